@@ -1,0 +1,5 @@
+//! Library half of `agent-min`: the parse command and the agent, split out so that tests and fuzz
+//! targets can reach the pieces (the SSE decoder, the diff applier) directly.
+
+pub mod parse_cmd;
+pub mod run;

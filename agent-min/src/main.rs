@@ -1,0 +1,37 @@
+//! `agent-min`: run a minimal Cline-style agent, or drive the parser from the command line.
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+agent-min — a minimal Cline-style coding agent and its parser, from the command line
+
+USAGE:
+    agent-min parse [OPTIONS] [FILE]     parse an LLM reply into Cline's blocks
+    agent-min run [OPTIONS] \"<task>\"     run the agent on a task
+
+Run `agent-min parse --help` or `agent-min run --help` for the options of each.
+";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let Some(cmd) = args.next() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let rest: Vec<_> = args.collect();
+    match cmd.to_str() {
+        Some("parse") => agent_min::parse_cmd::main(rest),
+        Some("run") => agent_min::run::main(rest),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprintln!(
+                "agent-min: unknown command {:?}; expected `parse` or `run`\n\n{USAGE}",
+                cmd
+            );
+            ExitCode::from(2)
+        }
+    }
+}
