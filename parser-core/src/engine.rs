@@ -144,7 +144,14 @@ impl Engine {
     }
 
     /// A complete `<…>` at `lt..=gt`: act on it if it is a tag in the current state.
-    fn on_tag<S: Sink>(&mut self, s: &[u8], g: &Grammar<'_>, lt: usize, gt: usize, sink: &mut S) -> Result<(), S::Error> {
+    fn on_tag<S: Sink>(
+        &mut self,
+        s: &[u8],
+        g: &Grammar<'_>,
+        lt: usize,
+        gt: usize,
+        sink: &mut S,
+    ) -> Result<(), S::Error> {
         let body = &s[lt + 1..gt];
         let (close, name) = match body {
             [b'/', rest @ ..] => (true, rest),
@@ -207,12 +214,22 @@ impl Engine {
     /// Cline's `write_to_file` rule: at the tool's close, `content` becomes everything from the
     /// first `<content>` to the last `</content>` of the body, if the latter comes after.
     fn retaken_content(&self, s: &[u8]) -> Option<RawParam> {
-        if !self.write_to_file || self.content_open == NONE || self.content_close == NONE || self.content_close <= self.content_open {
+        if !self.write_to_file
+            || self.content_open == NONE
+            || self.content_close == NONE
+            || self.content_close <= self.content_open
+        {
             return None;
         }
         let name = Span { start: self.content_open + 1, end: self.content_open + 1 + CONTENT.len() };
         let raw = Span { start: name.end + 1, end: self.content_close };
         Some(RawParam { name, raw, value: trim(s, raw) })
+    }
+
+    /// Where scanning stands: after a sink error, the offset of the tag that could not be stored.
+    /// Everything before it is parsed.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
     }
 
     /// What the current end of the input adds: trailing text, or the open param's value so far.

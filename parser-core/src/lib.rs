@@ -34,6 +34,8 @@
 //! is not); [`Param::raw`] gives the untrimmed value, which a file write needs.
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
+// With neither `alloc` nor `heapless` there is no block storage: only the tables and helpers remain.
+#![cfg_attr(not(any(feature = "alloc", feature = "heapless")), allow(dead_code))]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
@@ -72,7 +74,9 @@ pub use stream::Progress;
 pub use stream::StreamParser;
 #[cfg(feature = "alloc")]
 pub use table::TagSetBuf;
-pub use table::{TableError, TagSet, TagTable, CLINE_PARAMS, CLINE_PARAM_NAMES, CLINE_TOOLS, CLINE_TOOL_NAMES, MAX_NAME_LEN};
+pub use table::{
+    TableError, TagSet, TagTable, CLINE_PARAMS, CLINE_PARAM_NAMES, CLINE_TOOLS, CLINE_TOOL_NAMES, MAX_NAME_LEN,
+};
 pub use trim::{is_js_whitespace, js_trim};
 pub use utf8::{Utf8Error, Utf8ErrorKind};
 pub use view::{Block, Blocks, BlocksIter, Param, Params, ParamsIter, ToolUse};

@@ -52,9 +52,7 @@ pub enum NaiveBlock {
 }
 
 fn starts_with_at(chars: &[char], at: isize, tag: &[char]) -> bool {
-    at >= 0
-        && chars.len() >= at as usize + tag.len()
-        && &chars[at as usize..at as usize + tag.len()] == tag
+    at >= 0 && chars.len() >= at as usize + tag.len() && &chars[at as usize..at as usize + tag.len()] == tag
 }
 
 fn slice(chars: &[char], from: usize, to: usize) -> String {
@@ -73,25 +71,18 @@ fn index_of(hay: &[char], needle: &[char]) -> Option<usize> {
 }
 
 fn last_index_of(hay: &[char], needle: &[char]) -> Option<usize> {
-    (0..=hay.len().checked_sub(needle.len())?)
-        .rev()
-        .find(|&i| &hay[i..i + needle.len()] == needle)
+    (0..=hay.len().checked_sub(needle.len())?).rev().find(|&i| &hay[i..i + needle.len()] == needle)
 }
 
 /// Parse `input` with the given tool and param names.
 pub fn parse(input: &str, tool_names: &[&str], param_names: &[&str]) -> Vec<NaiveBlock> {
     let chars: Vec<char> = input.chars().collect();
     let tag = |open: bool, name: &str| -> Vec<char> {
-        let s: String = if open {
-            alloc::format!("<{name}>")
-        } else {
-            alloc::format!("</{name}>")
-        };
+        let s: String = if open { alloc::format!("<{name}>") } else { alloc::format!("</{name}>") };
         s.chars().collect()
     };
     let tool_tags: Vec<(Vec<char>, &str)> = tool_names.iter().map(|n| (tag(true, n), *n)).collect();
-    let param_tags: Vec<(Vec<char>, &str)> =
-        param_names.iter().map(|n| (tag(true, n), *n)).collect();
+    let param_tags: Vec<(Vec<char>, &str)> = param_names.iter().map(|n| (tag(true, n), *n)).collect();
 
     let mut blocks = Vec::new();
     let mut text_start = 0usize;
@@ -132,11 +123,7 @@ pub fn parse(input: &str, tool_names: &[&str], param_names: &[&str]) -> Vec<Naiv
                     }
                 }
                 let (name, params) = tool.take().unwrap_or_default();
-                blocks.push(NaiveBlock::Tool {
-                    name,
-                    params,
-                    partial: false,
-                });
+                blocks.push(NaiveBlock::Tool { name, params, partial: false });
                 text_start = i + 1;
             }
             continue;
@@ -145,10 +132,7 @@ pub fn parse(input: &str, tool_names: &[&str], param_names: &[&str]) -> Vec<Naiv
             let text = slice(&chars, text_start, i + 1 - t.len());
             let text = js_trim(&text);
             if !text.is_empty() {
-                blocks.push(NaiveBlock::Text {
-                    content: text.into(),
-                    partial: false,
-                });
+                blocks.push(NaiveBlock::Text { content: text.into(), partial: false });
             }
             tool = Some((String::from(*n), Vec::new()));
             tool_start = i + 1;
@@ -159,19 +143,12 @@ pub fn parse(input: &str, tool_names: &[&str], param_names: &[&str]) -> Vec<Naiv
         set(params, p, js_trim(&value).into());
     }
     match tool {
-        Some((name, params)) => blocks.push(NaiveBlock::Tool {
-            name,
-            params,
-            partial: true,
-        }),
+        Some((name, params)) => blocks.push(NaiveBlock::Tool { name, params, partial: true }),
         None => {
             let text = slice(&chars, text_start, chars.len());
             let text = js_trim(&text);
             if !text.is_empty() {
-                blocks.push(NaiveBlock::Text {
-                    content: text.into(),
-                    partial: true,
-                });
+                blocks.push(NaiveBlock::Text { content: text.into(), partial: true });
             }
         }
     }

@@ -32,7 +32,9 @@ fn find_naive(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
-    use core::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
 
     /// Load 16 bytes from `hay[at..at + 16]`.
     #[inline]
@@ -81,7 +83,6 @@ mod swar {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
 
-    #[target_feature(enable = "sse2")]
     pub(super) fn find(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
         let rep = LO * needle as u64;
         let mut i = from;

@@ -78,7 +78,7 @@ impl<T, const N: usize> Slots<T> for heapless::Vec<T, N> {
         if N - self.len() >= n {
             Ok(())
         } else {
-            Err(crate::fixed::CapacityError::Full { store, offset: at, capacity: N })
+            Err(crate::fixed::CapacityError { store, offset: at, capacity: N })
         }
     }
     fn append(&mut self, item: T) {
@@ -132,7 +132,8 @@ where
         };
         let (first, count) = (*first_param, *params);
         let name = &input[param.name.start..param.name.end];
-        let same = self.params.items()[first..first + count].iter().position(|p| &input[p.name.start..p.name.end] == name);
+        let same =
+            self.params.items()[first..first + count].iter().position(|p| &input[p.name.start..p.name.end] == name);
         match same {
             // Cline assigns into an object: the value changes, the key keeps its first position.
             Some(k) => {

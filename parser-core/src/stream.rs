@@ -23,6 +23,9 @@ pub struct Progress {
 /// Where the accumulated text lives: a growable `Vec<u8>`, or a fixed caller-provided buffer.
 pub(crate) trait TextBuf {
     fn bytes(&self) -> &[u8];
+    /// Total bytes it can hold.
+    #[allow(dead_code)]
+    fn capacity(&self) -> usize;
     /// Room for `n` more bytes?
     fn has_room(&self, n: usize) -> bool;
     /// Append (room was checked).
@@ -33,6 +36,9 @@ pub(crate) trait TextBuf {
 impl TextBuf for alloc::vec::Vec<u8> {
     fn bytes(&self) -> &[u8] {
         self
+    }
+    fn capacity(&self) -> usize {
+        usize::MAX
     }
     fn has_room(&self, _: usize) -> bool {
         true
@@ -47,7 +53,9 @@ impl TextBuf for alloc::vec::Vec<u8> {
 pub(crate) enum Stop<E> {
     Utf8(Utf8Error),
     /// The text buffer cannot take this many more bytes; nothing was consumed.
-    BufferFull { needed: usize },
+    BufferFull {
+        needed: usize,
+    },
     Store(E),
 }
 
@@ -82,6 +90,11 @@ where
         }
     }
 
+    #[allow(dead_code)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.text.capacity()
+    }
+
     /// The text pushed so far (held-back bytes of an incomplete character excluded).
     pub(crate) fn text(&self) -> &str {
         // The buffer only ever receives `&str` bytes, a whole character at a time.
@@ -89,7 +102,14 @@ where
     }
 
     pub(crate) fn blocks(&self) -> Blocks<'_> {
-        Blocks::new(self.text(), self.store.blocks.items(), self.store.params.items(), self.store.open, self.tail, self.call_seed)
+        Blocks::new(
+            self.text(),
+            self.store.blocks.items(),
+            self.store.params.items(),
+            self.store.open,
+            self.tail,
+            self.call_seed,
+        )
     }
 
     pub(crate) fn push_str(&mut self, chunk: &str) -> Result<Progress, Stop<E>> {
@@ -142,7 +162,9 @@ where
     fn scan(&mut self, (n0, open0, changes0, tail0): (usize, bool, u64, Tail)) -> Result<Progress, Stop<E>> {
         let s = self.text.bytes();
         let result = self.engine.run(s, self.grammar, &mut self.store);
-        self.tail = self.engine.tail(s);
+        // After a storage error the blocks are those of the text before the tag that did not fit.
+        let end = if result.is_ok() { s.len() } else { self.engine.position() };
+        self.tail = self.engine.tail(&s[..end]);
         let n1 = self.store.blocks.items().len();
         let len = n1 + usize::from(matches!(self.tail, Tail::Text(_)));
         let first = n0 - usize::from(open0);

@@ -24,7 +24,9 @@ impl core::fmt::Display for TableError {
         match self {
             TableError::InvalidName(i) => write!(f, "tag name #{i} is empty, contains '<' or '>', or starts with '/'"),
             TableError::NameTooLong(i) => write!(f, "tag name #{i} is longer than {MAX_NAME_LEN} bytes"),
-            TableError::TooManyNames => f.write_str("too many tag names for the slot array (keep the load at most one half)"),
+            TableError::TooManyNames => {
+                f.write_str("too many tag names for the slot array (keep the load at most one half)")
+            }
             TableError::NoPerfectSeed => f.write_str("no perfect-hash seed found; use a larger slot array"),
         }
     }
@@ -178,7 +180,9 @@ impl<'a, const S: usize> TagSet<'a, S> {
             Ok(t) => t,
             Err(TableError::InvalidName(_)) => panic!("tag name is empty, contains '<' or '>', or starts with '/'"),
             Err(TableError::NameTooLong(_)) => panic!("tag name is longer than MAX_NAME_LEN"),
-            Err(TableError::TooManyNames) => panic!("slot count S must be a power of two and at least twice the number of names"),
+            Err(TableError::TooManyNames) => {
+                panic!("slot count S must be a power of two and at least twice the number of names")
+            }
             Err(TableError::NoPerfectSeed) => panic!("no perfect-hash seed found; use a larger S"),
         }
     }
@@ -231,21 +235,82 @@ impl<'a> TagSetBuf<'a> {
 
 /// The 27 tool names of Cline v4.0.10.
 pub const CLINE_TOOL_NAMES: [&str; 27] = [
-    "ask_followup_question", "attempt_completion", "execute_command", "replace_in_file", "read_file",
-    "write_to_file", "search_files", "list_files", "list_code_definition_names", "browser_action",
-    "use_mcp_tool", "access_mcp_resource", "load_mcp_documentation", "new_task", "plan_mode_respond",
-    "act_mode_respond", "focus_chain", "web_fetch", "web_search", "condense", "summarize_task",
-    "report_bug", "new_rule", "apply_patch", "generate_explanation", "use_skill", "use_subagents",
+    "ask_followup_question",
+    "attempt_completion",
+    "execute_command",
+    "replace_in_file",
+    "read_file",
+    "write_to_file",
+    "search_files",
+    "list_files",
+    "list_code_definition_names",
+    "browser_action",
+    "use_mcp_tool",
+    "access_mcp_resource",
+    "load_mcp_documentation",
+    "new_task",
+    "plan_mode_respond",
+    "act_mode_respond",
+    "focus_chain",
+    "web_fetch",
+    "web_search",
+    "condense",
+    "summarize_task",
+    "report_bug",
+    "new_rule",
+    "apply_patch",
+    "generate_explanation",
+    "use_skill",
+    "use_subagents",
 ];
 
 /// The 45 param names of Cline v4.0.10.
 pub const CLINE_PARAM_NAMES: [&str; 45] = [
-    "command", "requires_approval", "path", "absolutePath", "content", "diff", "regex", "file_pattern",
-    "recursive", "action", "url", "coordinate", "text", "query", "allowed_domains", "blocked_domains",
-    "prompt", "server_name", "tool_name", "arguments", "uri", "question", "options", "response", "result",
-    "context", "title", "what_happened", "steps_to_reproduce", "api_request_output", "additional_context",
-    "needs_more_exploration", "task_progress", "timeout", "input", "from_ref", "to_ref", "skill_name",
-    "prompt_1", "prompt_2", "prompt_3", "prompt_4", "prompt_5", "start_line", "end_line",
+    "command",
+    "requires_approval",
+    "path",
+    "absolutePath",
+    "content",
+    "diff",
+    "regex",
+    "file_pattern",
+    "recursive",
+    "action",
+    "url",
+    "coordinate",
+    "text",
+    "query",
+    "allowed_domains",
+    "blocked_domains",
+    "prompt",
+    "server_name",
+    "tool_name",
+    "arguments",
+    "uri",
+    "question",
+    "options",
+    "response",
+    "result",
+    "context",
+    "title",
+    "what_happened",
+    "steps_to_reproduce",
+    "api_request_output",
+    "additional_context",
+    "needs_more_exploration",
+    "task_progress",
+    "timeout",
+    "input",
+    "from_ref",
+    "to_ref",
+    "skill_name",
+    "prompt_1",
+    "prompt_2",
+    "prompt_3",
+    "prompt_4",
+    "prompt_5",
+    "start_line",
+    "end_line",
 ];
 
 /// Cline v4.0.10's tool table.

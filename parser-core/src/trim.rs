@@ -106,7 +106,13 @@ impl TrimCache {
     /// Trim `region_start..end`, reusing the work done for an earlier, shorter `end` of the same region.
     pub(crate) fn trim(&mut self, s: &[u8], region_start: usize, end: usize) -> Span {
         if !self.valid || self.region_start != region_start || end < self.checked_end {
-            *self = TrimCache { region_start, lead: region_start, checked_end: region_start, trail: region_start, valid: true };
+            *self = TrimCache {
+                region_start,
+                lead: region_start,
+                checked_end: region_start,
+                trail: region_start,
+                valid: true,
+            };
         }
         let lead_was_done = self.lead < self.checked_end;
         if !lead_was_done {

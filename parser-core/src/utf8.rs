@@ -24,7 +24,9 @@ impl core::fmt::Display for Utf8Error {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.kind {
             Utf8ErrorKind::Invalid => write!(f, "invalid UTF-8 at byte offset {}", self.offset),
-            Utf8ErrorKind::Incomplete => write!(f, "stream ended inside a UTF-8 character at byte offset {}", self.offset),
+            Utf8ErrorKind::Incomplete => {
+                write!(f, "stream ended inside a UTF-8 character at byte offset {}", self.offset)
+            }
         }
     }
 }

@@ -148,7 +148,14 @@ pub struct Blocks<'a> {
 }
 
 impl<'a> Blocks<'a> {
-    pub(crate) fn new(input: &'a str, stored: &'a [RawBlock], params: &'a [RawParam], open: bool, tail: Tail, call_seed: u64) -> Self {
+    pub(crate) fn new(
+        input: &'a str,
+        stored: &'a [RawBlock],
+        params: &'a [RawParam],
+        open: bool,
+        tail: Tail,
+        call_seed: u64,
+    ) -> Self {
         Blocks { input, stored, params, open, tail, call_seed }
     }
 
@@ -178,7 +185,13 @@ impl<'a> Blocks<'a> {
                     _ => None,
                 };
                 let params = Params { input: self.input, closed, open };
-                Some(Block::ToolUse(ToolUse { name: s(name), partial: last_open, ordinal, call_seed: self.call_seed, params }))
+                Some(Block::ToolUse(ToolUse {
+                    name: s(name),
+                    partial: last_open,
+                    ordinal,
+                    call_seed: self.call_seed,
+                    params,
+                }))
             }
             None => match self.tail {
                 Tail::Text(span) if i == self.stored.len() => Some(Block::Text { content: s(span), partial: true }),

@@ -11,10 +11,8 @@ fn check_whole(file: &str) {
     for c in &cases {
         let got = to_json(parse(&c.input).iter());
         if !same(&got, &c.expected) {
-            failures.push(format!(
-                "{}:\n  input    {:?}\n  expected {}\n  got      {}",
-                c.id, c.input, c.expected, got
-            ));
+            failures
+                .push(format!("{}:\n  input    {:?}\n  expected {}\n  got      {}", c.id, c.input, c.expected, got));
         }
     }
     assert!(
@@ -22,12 +20,7 @@ fn check_whole(file: &str) {
         "{} of {} cases of {file} differ:\n{}",
         failures.len(),
         cases.len(),
-        failures
-            .iter()
-            .take(10)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+        failures.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
     );
 }
 
@@ -46,21 +39,9 @@ fn every_prefix_parsed_whole_matches_cline() {
 #[test]
 fn naive_oracle_matches_cline() {
     let mut checked = 0;
-    for c in load("cline-v4.0.10.jsonl")
-        .iter()
-        .filter(|c| c.input.len() <= 16 * 1024)
-    {
-        let got = naive_to_json(&oracle::parse(
-            &c.input,
-            &CLINE_TOOL_NAMES,
-            &CLINE_PARAM_NAMES,
-        ));
-        assert!(
-            same(&got, &c.expected),
-            "{}: oracle gives {got}, Cline {}",
-            c.id,
-            c.expected
-        );
+    for c in load("cline-v4.0.10.jsonl").iter().filter(|c| c.input.len() <= 16 * 1024) {
+        let got = naive_to_json(&oracle::parse(&c.input, &CLINE_TOOL_NAMES, &CLINE_PARAM_NAMES));
+        assert!(same(&got, &c.expected), "{}: oracle gives {got}, Cline {}", c.id, c.expected);
         checked += 1;
     }
     assert!(checked > 3000, "only {checked} cases checked");

@@ -18,19 +18,19 @@ pub struct Case {
 
 /// `../shared/conformance/<name>` from the repo root. Missing files fail the test, loudly.
 pub fn load(name: &str) -> Vec<Case> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/conformance")
-        .join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("conformance file {} is missing ({e}); it must be at ../shared/conformance relative to the repo root", path.display())
+        panic!(
+            "conformance file {} is missing ({e}); it must be at ../shared/conformance relative to the repo root",
+            path.display()
+        )
     });
     let cases: Vec<Case> = text
         .split('\n')
         .filter(|l| !l.is_empty())
         .enumerate()
         .map(|(n, line)| {
-            let v: Value =
-                serde_json::from_str(line).unwrap_or_else(|e| panic!("{name} line {}: {e}", n + 1));
+            let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{name} line {}: {e}", n + 1));
             Case {
                 id: v["id"].as_str().expect("id").to_string(),
                 input: v["input"].as_str().expect("input").to_string(),
@@ -50,7 +50,8 @@ pub fn to_json<'a>(blocks: impl IntoIterator<Item = Block<'a>>) -> Value {
             .map(|b| match b {
                 Block::Text { content, partial } => json!({"type": "text", "content": content, "partial": partial}),
                 Block::ToolUse(t) => {
-                    let params: Map<String, Value> = t.params().iter().map(|p| (p.name.to_string(), Value::from(p.value))).collect();
+                    let params: Map<String, Value> =
+                        t.params().iter().map(|p| (p.name.to_string(), Value::from(p.value))).collect();
                     json!({"type": "tool_use", "name": t.name, "params": params, "partial": t.partial})
                 }
             })
@@ -67,15 +68,9 @@ pub fn naive_to_json(blocks: &[oracle::NaiveBlock]) -> Value {
                 oracle::NaiveBlock::Text { content, partial } => {
                     json!({"type": "text", "content": content, "partial": partial})
                 }
-                oracle::NaiveBlock::Tool {
-                    name,
-                    params,
-                    partial,
-                } => {
-                    let params: Map<String, Value> = params
-                        .iter()
-                        .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
-                        .collect();
+                oracle::NaiveBlock::Tool { name, params, partial } => {
+                    let params: Map<String, Value> =
+                        params.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
                     json!({"type": "tool_use", "name": name, "params": params, "partial": partial})
                 }
             })
