@@ -47,7 +47,8 @@ mod tests {
         assert_eq!(strip_partial_tag("Hello <read_fi"), "Hello");
         assert_eq!(strip_partial_tag("Hello </"), "Hello");
         assert_eq!(strip_partial_tag("Hello <"), "Hello");
-        assert_eq!(strip_partial_tag("a < b"), "a < b"); // not a tag name
+        assert_eq!(strip_partial_tag("a < b"), "a"); // Cline trims " b" and takes it for a tag name
+        assert_eq!(strip_partial_tag("a < 3"), "a < 3");
         assert_eq!(strip_partial_tag("x <b> y"), "x <b> y");
         assert_eq!(strip_partial_tag("no tag"), "no tag");
     }

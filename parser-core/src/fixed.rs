@@ -1,7 +1,8 @@
 //! Allocation-free parsing (feature `heapless`): the same engine over fixed-capacity storage.
 //!
 //! Capacities are chosen at compile time: `B` blocks per reply and `P` params per reply (shared by
-//! all its tools — a text block costs no param slots). Running out is a [`CapacityError`] value
+//! all its tools — a text block costs no param slots). Trailing text, which Cline marks `partial`,
+//! is computed from the end of the input and takes no block slot. Running out is a [`CapacityError`] value
 //! naming the store and the byte offset of the tag that did not fit; the blocks returned with it
 //! are exactly those of the input before that offset. Nothing panics, nothing is dropped silently.
 //!

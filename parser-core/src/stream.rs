@@ -300,3 +300,58 @@ mod alloc_stream {
         }
     }
 }
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use crate::scan::counter;
+    use alloc::string::String;
+
+    /// About 1 MB of replies: prose, code full of `<`, tools, a long file write, long whitespace.
+    fn megabyte_reply() -> String {
+        let mut s = String::new();
+        let mut i = 0;
+        while s.len() < 1 << 20 {
+            s.push_str("I'll check the loop: `for i in 0..n { if a[i] < b { x <<= 1 } }` and then\n\n");
+            s.push_str("<read_file>\n<path>src/lib.rs</path>\n</read_file>\n");
+            s.push_str("<write_to_file>\n<path>out.rs</path>\n<content>\nfn f<T: Ord>(a: Vec<T>) -> Option<T> {\n    a.into_iter().max() // a < b\n}\n</content>\n</write_to_file>\n");
+            s.push_str("<execute_command><command>cargo test 2>&1 | head</command><requires_approval>false</requires_approval></execute_command>");
+            if i % 50 == 0 {
+                s.push_str(&" \n\t".repeat(2000));
+                s.push_str("<<<<>>>><read_fi <pat </ </path");
+            }
+            i += 1;
+        }
+        s
+    }
+
+    #[test]
+    fn bytes_examined_are_linear_for_one_byte_pushes() {
+        let reply = megabyte_reply();
+        counter::take();
+        let whole = crate::parse(&reply);
+        let whole_examined = counter::take();
+
+        let mut p = StreamParser::new();
+        for b in reply.as_bytes().chunks(1) {
+            let _ = p.push_bytes(b);
+        }
+        let streamed = counter::take();
+        assert!(p.blocks() == whole.blocks());
+        let n = reply.len();
+        assert!(whole_examined <= 2 * n, "whole parse examined {whole_examined} bytes of {n}");
+        assert!(streamed <= 3 * n, "1-byte pushes examined {streamed} bytes of {n}");
+    }
+
+    #[test]
+    fn the_counter_sees_a_quadratic_rescan() {
+        // Re-parsing the accumulated text after every byte (what Cline does) is caught.
+        let reply = &megabyte_reply()[..20_000];
+        counter::take();
+        for end in (1..=reply.len()).filter(|&e| reply.is_char_boundary(e)) {
+            let _ = crate::parse(&reply[..end]);
+        }
+        let examined = counter::take();
+        assert!(examined > 1000 * reply.len(), "examined {examined}");
+    }
+}

@@ -60,6 +60,8 @@ fn ws_len_before(s: &[u8], end: usize) -> usize {
 /// First offset in `from..end` that does not start a JS whitespace character (`end` if none).
 pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
     while from < end {
+        #[cfg(test)]
+        crate::scan::counter::add(1);
         let n = ws_len_at(&s[..end], from);
         if n == 0 {
             break;
@@ -72,6 +74,8 @@ pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
 /// Last offset in `floor..=end` after which only JS whitespace remains up to `end` (`floor` if all is).
 pub(crate) fn skip_ws_backward(s: &[u8], floor: usize, mut end: usize) -> usize {
     while end > floor {
+        #[cfg(test)]
+        crate::scan::counter::add(1);
         let n = ws_len_before(s, end);
         if n == 0 {
             break;

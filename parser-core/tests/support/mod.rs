@@ -5,6 +5,8 @@
 #[path = "../../src/oracle.rs"]
 pub mod oracle;
 
+pub mod gen;
+
 use parser_core::Block;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
