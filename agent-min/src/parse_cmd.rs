@@ -120,10 +120,9 @@ pub fn blocks_json<'a>(blocks: impl IntoIterator<Item = Block<'a>>) -> Value {
 fn jsonl(o: &Options) -> io::Result<()> {
     let stdin = io::stdin().lock();
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut line_no = 0;
     // Split on '\n' only: U+2028/U+2029 may appear raw inside JSON strings.
-    for line in stdin.split(b'\n') {
-        line_no += 1;
+    for (index, line) in stdin.split(b'\n').enumerate() {
+        let line_no = index + 1;
         let line = line?;
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;

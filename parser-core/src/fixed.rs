@@ -76,11 +76,14 @@ pub struct Overflow<'a, const B: usize, const P: usize> {
 }
 
 /// Parse a whole reply with Cline's tables into at most `B` blocks and `P` params.
+// Both variants hold the fixed storage, and there is no allocator to box it into.
+#[allow(clippy::result_large_err)]
 pub fn parse<const B: usize, const P: usize>(input: &str) -> Result<Parsed<'_, B, P>, Overflow<'_, B, P>> {
     parse_with(input, Grammar::cline())
 }
 
 /// Parse a whole reply with your own tables into at most `B` blocks and `P` params.
+#[allow(clippy::result_large_err)]
 pub fn parse_with<'a, const B: usize, const P: usize>(
     input: &'a str,
     grammar: &Grammar<'_>,

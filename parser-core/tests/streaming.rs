@@ -115,8 +115,8 @@ fn progress_reports_exactly_the_changed_and_completed_blocks() {
                 .collect();
             assert_eq!(progress.changed.end.max(now.len()), now.len(), "{}", c.id);
             // Everything before `changed.start` is untouched.
-            for i in 0..progress.changed.start {
-                assert_eq!(before.get(i), Some(&now[i]), "{}: block {i} changed but was reported unchanged", c.id);
+            for (i, block) in now.iter().enumerate().take(progress.changed.start) {
+                assert_eq!(before.get(i), Some(block), "{}: block {i} changed but was reported unchanged", c.id);
             }
             // An empty `changed` means nothing visible changed at all.
             if progress.changed.is_empty() {
@@ -124,7 +124,7 @@ fn progress_reports_exactly_the_changed_and_completed_blocks() {
             }
             // `completed` is exactly the blocks that are complete now and were not before.
             let newly: Vec<usize> =
-                (0..now.len()).filter(|&i| !partial[i] && before_partial.get(i).map_or(true, |&p| p)).collect();
+                (0..now.len()).filter(|&i| !partial[i] && before_partial.get(i).is_none_or(|&p| p)).collect();
             let reported: Vec<usize> = progress.completed.clone().collect();
             assert_eq!(reported, newly, "{}: completed blocks", c.id);
             before = now;
