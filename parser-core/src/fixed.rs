@@ -134,6 +134,8 @@ impl<const B: usize, const P: usize> Default for Storage<B, P> {
 /// let blocks = fixed::parse_into("Hi<read_file><path>a</path></read_file>", storage, Grammar::cline()).unwrap();
 /// assert_eq!(blocks.len(), 2);
 /// ```
+// The error carries the same view as the success; there is no allocator to box it into.
+#[allow(clippy::result_large_err)]
 pub fn parse_into<'s, const B: usize, const P: usize>(
     input: &'s str,
     storage: &'s mut Storage<B, P>,
