@@ -113,7 +113,9 @@ pub fn memchr_chunked(hay: &[u8], chunk: usize) -> usize {
 
 /// Stream `text` in `chunk`-byte chunks (raw bytes, so UTF-8 may be split); returns the blocks.
 pub fn stream(text: &str, chunk: usize) -> usize {
-    let mut p = StreamParser::new();
+    // Reserve like a caller that knows the reply's size would (e.g. from max_tokens), so that
+    // growing the text buffer does not copy it.
+    let mut p = StreamParser::new().with_capacity(text.len());
     for c in text.as_bytes().chunks(chunk) {
         let _ = p.push_bytes(c);
     }

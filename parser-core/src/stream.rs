@@ -48,6 +48,19 @@ impl TextBuf for alloc::string::String {
     }
 }
 
+/// Growable text buffers can reserve room up front.
+#[cfg(feature = "alloc")]
+pub(crate) trait ReserveText {
+    fn reserve_text(&mut self, bytes: usize);
+}
+
+#[cfg(feature = "alloc")]
+impl ReserveText for alloc::string::String {
+    fn reserve_text(&mut self, bytes: usize) {
+        self.reserve(bytes);
+    }
+}
+
 /// Why a push stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stop<E> {
@@ -92,6 +105,14 @@ where
 
     pub(crate) fn capacity(&self) -> usize {
         self.text.capacity()
+    }
+
+    #[cfg(feature = "alloc")]
+    pub(crate) fn reserve(&mut self, bytes: usize)
+    where
+        T: ReserveText,
+    {
+        self.text.reserve_text(bytes);
     }
 
     /// The text pushed so far (held-back bytes of an incomplete character excluded).
@@ -218,6 +239,13 @@ mod alloc_stream {
         /// A parser for your own tool and param tables.
         pub fn with_grammar(grammar: &'g Grammar<'g>) -> Self {
             StreamParser { core: StreamCore::new(grammar, String::new(), Vec::new(), Vec::new(), 0), misuse: None }
+        }
+
+        /// Reserve room for a reply of about `bytes` bytes up front, so the accumulated text is
+        /// never copied while it grows.
+        pub fn with_capacity(mut self, bytes: usize) -> Self {
+            self.core.reserve(bytes);
+            self
         }
 
         /// Seed for [`crate::ToolUse::call_id`] (feature `nanorand`); the default is 0.

@@ -227,10 +227,18 @@ fn every_chunking_of_short_replies_matches() {
         for &i in cuts.iter().chain([&input.len()]) {
             p.push_str(&input[start..i]);
             start = i;
-            assert!(p.blocks() == parse(&input[..i]).blocks(), "{input:?} cut at {cuts:?}, wrong at {i}: {:?}", p.blocks());
+            assert!(
+                p.blocks() == parse(&input[..i]).blocks(),
+                "{input:?} cut at {cuts:?}, wrong at {i}: {:?}",
+                p.blocks()
+            );
         }
     };
-    for input in ["<read_file><path>", "a<read_file><path>x</path></read_file>b", "<write_to_file><content>x</content></write_to_file>"] {
+    for input in [
+        "<read_file><path>",
+        "a<read_file><path>x</path></read_file>b",
+        "<write_to_file><content>x</content></write_to_file>",
+    ] {
         let n = input.len();
         for mask in 0u32..1 << (n - 1).min(16) {
             let cuts: Vec<usize> = (1..n).filter(|i| i - 1 < 32 && mask & (1 << (i - 1)) != 0).collect();
