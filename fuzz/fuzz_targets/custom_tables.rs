@@ -3,29 +3,19 @@
 //! is not in the tables is text.
 #![no_main]
 
+mod common;
+
+use common::owned;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use parser_core::oracle::{self, NaiveBlock};
-use parser_core::{parse_with, Block, Grammar, TagSet, TagSetBuf};
+use parser_core::oracle;
+use parser_core::{parse_with, Grammar, TagSet, TagSetBuf};
 
 #[derive(Arbitrary, Debug)]
 struct Case<'a> {
     tools: Vec<&'a str>,
     params: Vec<&'a str>,
     text: &'a str,
-}
-
-fn owned<'a>(blocks: impl Iterator<Item = Block<'a>>) -> Vec<NaiveBlock> {
-    blocks
-        .map(|b| match b {
-            Block::Text { content, partial } => NaiveBlock::Text { content: content.into(), partial },
-            Block::ToolUse(t) => NaiveBlock::Tool {
-                name: t.name.into(),
-                params: t.params().iter().map(|p| (p.name.into(), p.value.into())).collect(),
-                partial: t.partial,
-            },
-        })
-        .collect()
 }
 
 fuzz_target!(|case: Case<'_>| {
