@@ -1,4 +1,13 @@
-//! `agent-min run`: the agent (see issue 5). Not implemented yet.
+//! `agent-min run`: the agent (see issue 5).
+
+pub mod api;
+pub mod curl;
+pub mod diff;
+pub mod fsx;
+pub mod interrupt;
+pub mod paths;
+pub mod providers;
+pub mod sse;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
