@@ -1,0 +1,153 @@
+//! Streaming one reply: feed each text delta to the streaming parser, show text as it arrives,
+//! and stop reading as soon as the first tool block closes.
+//!
+//! This is the only module that uses `parser_core`; everything after it sees a [`Reply`].
+
+use parser_core::{display::strip_partial_tag, Block, StreamParser};
+
+use super::api::{ApiError, Delta, Flow, Message, StopReason, Transport, Usage};
+use super::prompt;
+use super::term::Term;
+use super::tools::Call;
+
+/// One reply, read as far as the loop needs it.
+#[derive(Debug, Default)]
+pub struct Reply {
+    /// The reply text, as it goes into the conversation history.
+    pub text: String,
+    /// The first complete tool block, if one closed.
+    pub tool: Option<Call>,
+    /// Names of further tool blocks seen in the same reply (never executed).
+    pub extra_tools: Vec<String>,
+    /// A tool block that was still open when the stream ended (never executed).
+    pub open_tool: Option<String>,
+    /// Why the model stopped, if the server said.
+    pub stop: Option<StopReason>,
+    /// This request's token usage.
+    pub usage: Usage,
+}
+
+impl Reply {
+    /// Nothing at all came back.
+    pub fn is_empty(&self) -> bool {
+        self.text.trim().is_empty()
+    }
+}
+
+/// Streams one reply from `transport`, presenting it on `term`.
+pub fn read_reply(
+    transport: &mut dyn Transport,
+    system: &str,
+    messages: &[Message],
+    term: &mut Term,
+) -> Result<Reply, ApiError> {
+    let mut parser = StreamParser::new();
+    let mut shown: Vec<String> = Vec::new();
+    let mut reply = Reply::default();
+    let mut stopped_early = false;
+    transport.send(system, messages, &mut |delta| {
+        match delta {
+            Delta::Text(s) => {
+                let progress = parser.push_str(&s);
+                present(&parser, progress.changed.start, &mut shown, term);
+                if let Some(call) = first_complete_tool(&parser, progress.completed) {
+                    reply.tool = Some(call);
+                    stopped_early = true;
+                    return Flow::Stop;
+                }
+            }
+            Delta::Reasoning(s) => term.reasoning(&s),
+            Delta::Usage(u) => reply.usage = u,
+            Delta::Stop(r) => reply.stop = Some(r),
+            Delta::Error(_) => {} // handled by the transport
+        }
+        Flow::Continue
+    })?;
+    if !stopped_early {
+        let progress = parser.finish();
+        present(&parser, progress.changed.start, &mut shown, term);
+        if let Some(call) = first_complete_tool(&parser, progress.completed) {
+            reply.tool = Some(call);
+        }
+    }
+    term.newline();
+    let first_ordinal = reply.tool.as_ref().map(|_| 0);
+    for block in parser.blocks() {
+        if let Block::ToolUse(t) = block {
+            match first_ordinal {
+                Some(first) if t.ordinal > first => reply.extra_tools.push(t.name.to_string()),
+                None if t.partial => reply.open_tool = Some(t.name.to_string()),
+                _ => {}
+            }
+        }
+    }
+    reply.text = parser.text().to_string();
+    if stopped_early && parser.len() > tool_index(&parser).map_or(0, |i| i + 1) {
+        reply.text.push_str("\n\n");
+        reply.text.push_str(prompt::INTERRUPTED_BY_TOOL);
+    }
+    Ok(reply)
+}
+
+/// Index of the first tool block.
+fn tool_index(parser: &StreamParser) -> Option<usize> {
+    parser.blocks().position(|b| matches!(b, Block::ToolUse(_)))
+}
+
+/// The first tool block (ordinal 0) if it is among the blocks completed by this push.
+fn first_complete_tool(parser: &StreamParser, completed: std::ops::Range<usize>) -> Option<Call> {
+    completed.into_iter().find_map(|i| match parser.block(i)? {
+        Block::ToolUse(t) if !t.partial && t.ordinal == 0 => Some(Call {
+            name: t.name.to_string(),
+            params: t
+                .params()
+                .map(|p| (p.name.to_string(), p.value.to_string(), p.raw.to_string()))
+                .collect(),
+        }),
+        _ => None,
+    })
+}
+
+/// Prints what is new in the text blocks from `from` on. `shown[i]` is what has been printed
+/// for block `i`; text only ever grows on screen.
+fn present(parser: &StreamParser, from: usize, shown: &mut Vec<String>, term: &mut Term) {
+    if tool_index(parser).is_some_and(|t| t < from) {
+        return; // nothing after the first tool is shown: it will not be acted on
+    }
+    for i in from..parser.len() {
+        let Some(block) = parser.block(i) else { break };
+        let Block::Text { content, partial } = block else {
+            if matches!(block, Block::ToolUse(_)) {
+                return;
+            }
+            continue;
+        };
+        let text = display_text(content, partial);
+        while shown.len() <= i {
+            shown.push(String::new());
+        }
+        let done = &shown[i];
+        if text.len() > done.len() && text.starts_with(done.as_str()) {
+            if done.is_empty() && i > 0 {
+                term.newline();
+            }
+            term.text(&text[done.len()..]);
+            shown[i] = text;
+        }
+    }
+}
+
+/// Text as Cline's presenter shows it: `<thinking>` tags removed, and a trailing incomplete tag
+/// dropped while the block is still streaming.
+fn display_text(content: &str, partial: bool) -> String {
+    let content = if partial {
+        strip_partial_tag(content)
+    } else {
+        content
+    };
+    content
+        .replace("<thinking>\n", "")
+        .replace("<thinking>", "")
+        .replace("\n</thinking>", "")
+        .replace("</thinking>", "")
+}
