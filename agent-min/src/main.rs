@@ -27,10 +27,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         _ => {
-            eprintln!(
-                "agent-min: unknown command {:?}; expected `parse` or `run`\n\n{USAGE}",
-                cmd
-            );
+            eprintln!("agent-min: unknown command {:?}; expected `parse` or `run`\n\n{USAGE}", cmd);
             ExitCode::from(2)
         }
     }

@@ -1,0 +1,1 @@
+//! Benchmarks (see issue 6).

@@ -1,0 +1,255 @@
+//! The resumable state machine: Cline's `parseAssistantMessageV2`, one pass, stopping only at `<`.
+//!
+//! Cline tests every tag at every character, by the tag's *end*. A tag is `<`, a name without `<`
+//! or `>`, then `>`, so each `>` ends at most one candidate, the one from the nearest `<` before
+//! it. Jumping from `<` to `<` and reading forward to the next `>` therefore sees exactly the tags
+//! Cline sees. The state after any offset depends only on the text before it, so the engine can
+//! stop at the end of the input (or inside a tag cut by it) and resume when more text arrives;
+//! only [`Engine::tail`] depends on where the input currently ends.
+
+use crate::grammar::Grammar;
+use crate::scan::find_byte;
+use crate::trim::{trim, TrimCache};
+use crate::Span;
+
+const CONTENT: &[u8] = b"content";
+const NONE: usize = usize::MAX;
+
+/// A param as stored: where its name and value lie in the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawParam {
+    pub(crate) name: Span,
+    /// The untrimmed value.
+    pub(crate) raw: Span,
+    /// The value trimmed as Cline trims it.
+    pub(crate) value: Span,
+}
+
+/// Where the engine's events go: block storage that may run out of room.
+pub(crate) trait Sink {
+    type Error;
+    /// A tool opens with its `<` at `at`; `text` is the non-empty trimmed text block before it.
+    fn open_tool(&mut self, text: Option<Span>, name: Span, at: usize) -> Result<(), Self::Error>;
+    /// Set a param of the open tool: overwrite a same-named one in place, or append.
+    fn set_param(&mut self, input: &[u8], param: RawParam, at: usize) -> Result<(), Self::Error>;
+    /// The open tool closes.
+    fn close_tool(&mut self);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Text,
+    Tool,
+    Param,
+}
+
+/// What the end of the input adds to the stored blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tail {
+    /// Nothing: the input ends in whitespace-only text, or inside a tool between params.
+    Nothing,
+    /// Trailing text (trimmed, non-empty): a `partial` text block.
+    Text(Span),
+    /// The open tool's open param, running to the end of the input.
+    Param(RawParam),
+}
+
+/// The parser's resumable state. All offsets are into the whole input seen so far.
+#[derive(Clone, Debug)]
+pub(crate) struct Engine {
+    /// Next offset to scan from.
+    pos: usize,
+    /// A `<` whose tag is cut by the end of the input: (offset of `<`, how far `>` was searched).
+    pending: Option<(usize, usize)>,
+    mode: Mode,
+    text_start: usize,
+    tool_name: Span,
+    /// The open tool is `write_to_file`, whose `content` Cline re-takes when it closes.
+    write_to_file: bool,
+    /// Offset of the first `<content>` and of the last `</content>` in the open tool's body.
+    content_open: usize,
+    content_close: usize,
+    param_name: Span,
+    value_start: usize,
+    /// Trim work already done on the growing trailing text or open param.
+    trim_cache: TrimCache,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine {
+            pos: 0,
+            pending: None,
+            mode: Mode::Text,
+            text_start: 0,
+            tool_name: Span::EMPTY,
+            write_to_file: false,
+            content_open: NONE,
+            content_close: NONE,
+            param_name: Span::EMPTY,
+            value_start: 0,
+            trim_cache: TrimCache::default(),
+        }
+    }
+}
+
+#[inline]
+fn bytes(s: &[u8], span: Span) -> &[u8] {
+    &s[span.start..span.end]
+}
+
+impl Engine {
+    /// Scan `s[self.pos..]`, sending blocks to `sink`. `s` is the whole input so far; call again
+    /// with a longer `s` (same prefix) to continue. On a sink error the state stays at the tag
+    /// that failed, so the blocks stored so far stay valid.
+    pub(crate) fn run<S: Sink>(&mut self, s: &[u8], g: &Grammar<'_>, sink: &mut S) -> Result<(), S::Error> {
+        loop {
+            let (lt, mut q) = match self.pending.take() {
+                Some(p) => p,
+                None => match find_byte(s, self.pos, b'<') {
+                    Some(lt) => (lt, lt + 1),
+                    None => {
+                        self.pos = s.len();
+                        return Ok(());
+                    }
+                },
+            };
+            // The tag body (`/`? + name) is at most `max_tag_body` bytes, then `>`.
+            let window_end = lt + 2 + g.max_tag_body;
+            let limit = window_end.min(s.len());
+            #[cfg(test)]
+            let from = q;
+            while q < limit && s[q] != b'>' && s[q] != b'<' {
+                q += 1;
+            }
+            #[cfg(test)]
+            crate::scan::counter::add(q + 1 - from);
+            if q == limit && limit < window_end {
+                // The input ends inside what may still become a tag.
+                self.pending = Some((lt, q));
+                self.pos = lt;
+                return Ok(());
+            }
+            if q < limit && s[q] == b'>' {
+                self.pos = q + 1;
+                if let Err(e) = self.on_tag(s, g, lt, q, sink) {
+                    self.pos = lt;
+                    return Err(e);
+                }
+            } else {
+                // A `<` inside (the next candidate) or no `>` within reach: not a tag.
+                self.pos = q;
+            }
+        }
+    }
+
+    /// A complete `<…>` at `lt..=gt`: act on it if it is a tag in the current state.
+    fn on_tag<S: Sink>(
+        &mut self,
+        s: &[u8],
+        g: &Grammar<'_>,
+        lt: usize,
+        gt: usize,
+        sink: &mut S,
+    ) -> Result<(), S::Error> {
+        let body = &s[lt + 1..gt];
+        let (close, name) = match body {
+            [b'/', rest @ ..] => (true, rest),
+            _ => (false, body),
+        };
+        #[cfg(test)]
+        crate::scan::counter::add(name.len());
+        let name_span = Span { start: gt - name.len(), end: gt };
+        match self.mode {
+            Mode::Text => {
+                if !close && g.tools.contains(name) {
+                    let text = trim(s, Span { start: self.text_start, end: lt });
+                    sink.open_tool((!text.is_empty()).then_some(text), name_span, lt)?;
+                    self.mode = Mode::Tool;
+                    self.tool_name = name_span;
+                    self.write_to_file = name == b"write_to_file";
+                    self.content_open = NONE;
+                    self.content_close = NONE;
+                }
+            }
+            Mode::Tool => {
+                self.note_content_tag(close, name, lt);
+                if !close && g.params.contains(name) {
+                    self.mode = Mode::Param;
+                    self.param_name = name_span;
+                    self.value_start = gt + 1;
+                } else if close && name == bytes(s, self.tool_name) {
+                    if let Some(content) = self.retaken_content(s) {
+                        sink.set_param(s, content, lt)?;
+                    }
+                    sink.close_tool();
+                    self.mode = Mode::Text;
+                    self.text_start = gt + 1;
+                }
+            }
+            Mode::Param => {
+                self.note_content_tag(close, name, lt);
+                if close && name == bytes(s, self.param_name) {
+                    let raw = Span { start: self.value_start, end: lt };
+                    sink.set_param(s, RawParam { name: self.param_name, raw, value: trim(s, raw) }, lt)?;
+                    self.mode = Mode::Tool;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Inside `write_to_file`, remember the first `<content>` and the last `</content>`.
+    #[inline]
+    fn note_content_tag(&mut self, close: bool, name: &[u8], lt: usize) {
+        if self.write_to_file && name == CONTENT {
+            if close {
+                self.content_close = lt;
+            } else if self.content_open == NONE {
+                self.content_open = lt;
+            }
+        }
+    }
+
+    /// Cline's `write_to_file` rule: at the tool's close, `content` becomes everything from the
+    /// first `<content>` to the last `</content>` of the body, if the latter comes after.
+    fn retaken_content(&self, s: &[u8]) -> Option<RawParam> {
+        if !self.write_to_file
+            || self.content_open == NONE
+            || self.content_close == NONE
+            || self.content_close <= self.content_open
+        {
+            return None;
+        }
+        let name = Span { start: self.content_open + 1, end: self.content_open + 1 + CONTENT.len() };
+        let raw = Span { start: name.end + 1, end: self.content_close };
+        Some(RawParam { name, raw, value: trim(s, raw) })
+    }
+
+    /// Where scanning stands: after a sink error, the offset of the tag that could not be stored.
+    /// Everything before it is parsed.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// What the current end of the input adds: trailing text, or the open param's value so far.
+    /// Repeated calls on a growing input only trim the new bytes.
+    pub(crate) fn tail(&mut self, s: &[u8]) -> Tail {
+        match self.mode {
+            Mode::Text => {
+                let text = self.trim_cache.trim(s, self.text_start, s.len());
+                if text.is_empty() {
+                    Tail::Nothing
+                } else {
+                    Tail::Text(text)
+                }
+            }
+            Mode::Tool => Tail::Nothing,
+            Mode::Param => {
+                let raw = Span { start: self.value_start, end: s.len() };
+                let value = self.trim_cache.trim(s, self.value_start, s.len());
+                Tail::Param(RawParam { name: self.param_name, raw, value })
+            }
+        }
+    }
+}

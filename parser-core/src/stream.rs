@@ -1,0 +1,357 @@
+//! Streaming: feed a reply chunk by chunk; after every push the blocks equal a whole parse of
+//! everything pushed so far, for O(chunk) work per push (plus a tag cut by the chunk's end).
+
+use core::ops::Range;
+
+use crate::engine::{Engine, RawParam, Tail};
+use crate::grammar::Grammar;
+use crate::store::{BlockStore, RawBlock, Slots};
+use crate::utf8::{HeldBytes, Utf8Error, Utf8ErrorKind};
+use crate::view::Blocks;
+
+/// What one push did, so a caller can present incrementally without diffing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Blocks in this range are new or may differ from before the push; blocks before
+    /// `changed.start` are exactly as they were. Empty when the push changed nothing visible.
+    pub changed: Range<usize>,
+    /// Blocks that became complete (`partial == false`) in this push: final from now on. A tool
+    /// in this range is ready to run.
+    pub completed: Range<usize>,
+}
+
+/// Where the accumulated text lives: a growable `Vec<u8>`, or a fixed caller-provided buffer.
+pub(crate) trait TextBuf {
+    fn bytes(&self) -> &[u8];
+    /// Total bytes it can hold.
+    #[allow(dead_code)]
+    fn capacity(&self) -> usize;
+    /// Room for `n` more bytes?
+    fn has_room(&self, n: usize) -> bool;
+    /// Append (room was checked).
+    fn append(&mut self, b: &[u8]);
+}
+
+#[cfg(feature = "alloc")]
+impl TextBuf for alloc::vec::Vec<u8> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn capacity(&self) -> usize {
+        usize::MAX
+    }
+    fn has_room(&self, _: usize) -> bool {
+        true
+    }
+    fn append(&mut self, b: &[u8]) {
+        self.extend_from_slice(b);
+    }
+}
+
+/// Why a push stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop<E> {
+    Utf8(Utf8Error),
+    /// The text buffer cannot take this many more bytes; nothing was consumed.
+    BufferFull {
+        needed: usize,
+    },
+    Store(E),
+}
+
+/// The streaming parser over any text buffer and block storage.
+#[derive(Clone, Debug)]
+pub(crate) struct StreamCore<'g, T, B, P> {
+    grammar: &'g Grammar<'g>,
+    /// Valid UTF-8 only: everything pushed, minus `held`.
+    text: T,
+    held: HeldBytes,
+    engine: Engine,
+    store: BlockStore<B, P>,
+    tail: Tail,
+    call_seed: u64,
+}
+
+impl<'g, T, B, P, E> StreamCore<'g, T, B, P>
+where
+    T: TextBuf,
+    B: Slots<RawBlock, Full = E>,
+    P: Slots<RawParam, Full = E>,
+{
+    pub(crate) fn new(grammar: &'g Grammar<'g>, text: T, blocks: B, params: P, call_seed: u64) -> Self {
+        StreamCore {
+            grammar,
+            text,
+            held: HeldBytes::default(),
+            engine: Engine::default(),
+            store: BlockStore { blocks, params, open: false, tools: 0, changes: 0 },
+            tail: Tail::Nothing,
+            call_seed,
+        }
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.text.capacity()
+    }
+
+    /// The text pushed so far (held-back bytes of an incomplete character excluded).
+    pub(crate) fn text(&self) -> &str {
+        // The buffer only ever receives `&str` bytes, a whole character at a time.
+        core::str::from_utf8(self.text.bytes()).unwrap_or("")
+    }
+
+    pub(crate) fn blocks(&self) -> Blocks<'_> {
+        Blocks::new(
+            self.text(),
+            self.store.blocks.items(),
+            self.store.params.items(),
+            self.store.open,
+            self.tail,
+            self.call_seed,
+        )
+    }
+
+    pub(crate) fn push_str(&mut self, chunk: &str) -> Result<Progress, Stop<E>> {
+        if self.held.len() > 0 {
+            return self.push_bytes(chunk.as_bytes());
+        }
+        if !self.text.has_room(chunk.len()) {
+            return Err(Stop::BufferFull { needed: chunk.len() });
+        }
+        let before = self.marks();
+        self.text.append(chunk.as_bytes());
+        self.scan(before)
+    }
+
+    pub(crate) fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, Stop<E>> {
+        let needed = self.held.len() + chunk.len();
+        if !self.text.has_room(needed) {
+            return Err(Stop::BufferFull { needed });
+        }
+        let before = self.marks();
+        let decoded = self.held.decode(chunk);
+        if let Some((buf, len)) = decoded.completed {
+            self.text.append(&buf[..len]);
+        }
+        self.text.append(decoded.text.as_bytes());
+        let progress = self.scan(before)?;
+        if decoded.invalid {
+            self.held.clear();
+            let offset = self.text.bytes().len();
+            return Err(Stop::Utf8(Utf8Error { offset, kind: Utf8ErrorKind::Invalid }));
+        }
+        Ok(progress)
+    }
+
+    /// End of stream: the blocks are final. An incomplete character still held is an error.
+    pub(crate) fn finish(&mut self) -> Result<Progress, Stop<E>> {
+        if self.held.len() > 0 {
+            let offset = self.text.bytes().len();
+            return Err(Stop::Utf8(Utf8Error { offset, kind: Utf8ErrorKind::Incomplete }));
+        }
+        let before = self.marks();
+        self.scan(before)
+    }
+
+    fn marks(&self) -> (usize, bool, u64, Tail) {
+        (self.store.blocks.items().len(), self.store.open, self.store.changes, self.tail)
+    }
+
+    /// Scan the new bytes, recompute the tail, and report what changed.
+    fn scan(&mut self, (n0, open0, changes0, tail0): (usize, bool, u64, Tail)) -> Result<Progress, Stop<E>> {
+        let s = self.text.bytes();
+        let result = self.engine.run(s, self.grammar, &mut self.store);
+        // After a storage error the blocks are those of the text before the tag that did not fit.
+        let end = if result.is_ok() { s.len() } else { self.engine.position() };
+        self.tail = self.engine.tail(&s[..end]);
+        let n1 = self.store.blocks.items().len();
+        let len = n1 + usize::from(matches!(self.tail, Tail::Text(_)));
+        let first = n0 - usize::from(open0);
+        let changed = if self.store.changes != changes0 || self.tail != tail0 { first..len } else { len..len };
+        let completed = first..n1 - usize::from(self.store.open);
+        result.map_err(Stop::Store)?;
+        Ok(Progress { changed, completed })
+    }
+}
+
+#[cfg(feature = "alloc")]
+pub use alloc_stream::StreamParser;
+
+#[cfg(feature = "alloc")]
+mod alloc_stream {
+    use super::*;
+    use alloc::vec::Vec;
+
+    /// The streaming parser (growable storage). After every push, [`StreamParser::blocks`] equals
+    /// [`crate::parse`] of everything pushed so far; each push scans only the new bytes.
+    ///
+    /// ```
+    /// use parser_core::{Block, StreamParser};
+    /// let mut p = StreamParser::new();
+    /// p.push_str("Reading it.<read_file><path>src/a");
+    /// let progress = p.push_str(".rs</path></read_file>");
+    /// assert_eq!(progress.completed, 1..2); // the tool is complete: run it now
+    /// let Some(Block::ToolUse(tool)) = p.blocks().get(1) else { panic!() };
+    /// assert_eq!((tool.name, tool.param("path"), tool.partial), ("read_file", Some("src/a.rs"), false));
+    /// ```
+    #[derive(Clone, Debug)]
+    pub struct StreamParser<'g> {
+        core: StreamCore<'g, Vec<u8>, Vec<RawBlock>, Vec<RawParam>>,
+        /// A `push_str` met an incomplete character left by `push_bytes`: reported by `finish`.
+        misuse: Option<Utf8Error>,
+    }
+
+    impl Default for StreamParser<'static> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl StreamParser<'static> {
+        /// A parser for Cline v4.0.10's tools and params.
+        pub fn new() -> Self {
+            Self::with_grammar(Grammar::cline())
+        }
+    }
+
+    impl<'g> StreamParser<'g> {
+        /// A parser for your own tool and param tables.
+        pub fn with_grammar(grammar: &'g Grammar<'g>) -> Self {
+            StreamParser { core: StreamCore::new(grammar, Vec::new(), Vec::new(), Vec::new(), 0), misuse: None }
+        }
+
+        /// Seed for [`crate::ToolUse::call_id`] (feature `nanorand`); the default is 0.
+        pub fn with_call_seed(mut self, seed: u64) -> Self {
+            self.core.call_seed = seed;
+            self
+        }
+
+        /// Append a chunk of text.
+        ///
+        /// If `push_bytes` left an incomplete UTF-8 character, a `&str` cannot complete it: the
+        /// held bytes are invalid, this chunk is not consumed, and [`StreamParser::finish`]
+        /// reports the error with its offset.
+        pub fn push_str(&mut self, chunk: &str) -> Progress {
+            match self.core.push_str(chunk) {
+                Ok(p) => p,
+                Err(Stop::Utf8(e)) => {
+                    self.misuse.get_or_insert(e);
+                    self.no_change()
+                }
+                Err(Stop::BufferFull { .. }) => self.no_change(), // a Vec is never full
+                Err(Stop::Store(never)) => match never {},
+            }
+        }
+
+        /// Append raw bytes; a chunk may end inside a UTF-8 character. Invalid UTF-8 is an error
+        /// with its stream offset: the bytes before it were parsed, none after.
+        pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, Utf8Error> {
+            match self.core.push_bytes(chunk) {
+                Ok(p) => Ok(p),
+                Err(Stop::Utf8(e)) => Err(e),
+                Err(Stop::BufferFull { .. }) => Ok(self.no_change()), // a Vec is never full
+                Err(Stop::Store(never)) => match never {},
+            }
+        }
+
+        /// End of stream. The blocks are final (trailing text stays `partial`, as in Cline).
+        /// Fails if the stream ended inside a UTF-8 character pushed with `push_bytes`.
+        pub fn finish(&mut self) -> Result<Blocks<'_>, Utf8Error> {
+            if let Some(e) = self.misuse {
+                return Err(e);
+            }
+            match self.core.finish() {
+                Ok(_) => Ok(self.core.blocks()),
+                Err(Stop::Utf8(e)) => Err(e),
+                Err(Stop::BufferFull { .. }) => Ok(self.core.blocks()),
+                Err(Stop::Store(never)) => match never {},
+            }
+        }
+
+        fn no_change(&self) -> Progress {
+            let len = self.core.blocks().len();
+            Progress { changed: len..len, completed: len..len }
+        }
+
+        /// The blocks now: equal to `parse(self.text())`.
+        pub fn blocks(&self) -> Blocks<'_> {
+            self.core.blocks()
+        }
+
+        /// Number of blocks now.
+        pub fn len(&self) -> usize {
+            self.core.blocks().len()
+        }
+
+        /// True while there are no blocks.
+        pub fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+
+        /// Block `i` now.
+        pub fn block(&self, i: usize) -> Option<crate::Block<'_>> {
+            self.core.blocks().get(i)
+        }
+
+        /// The text pushed so far.
+        pub fn text(&self) -> &str {
+            self.core.text()
+        }
+    }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use crate::scan::counter;
+    use alloc::string::String;
+
+    /// About 1 MB of replies: prose, code full of `<`, tools, a long file write, long whitespace.
+    fn megabyte_reply() -> String {
+        let mut s = String::new();
+        let mut i = 0;
+        while s.len() < 1 << 20 {
+            s.push_str("I'll check the loop: `for i in 0..n { if a[i] < b { x <<= 1 } }` and then\n\n");
+            s.push_str("<read_file>\n<path>src/lib.rs</path>\n</read_file>\n");
+            s.push_str("<write_to_file>\n<path>out.rs</path>\n<content>\nfn f<T: Ord>(a: Vec<T>) -> Option<T> {\n    a.into_iter().max() // a < b\n}\n</content>\n</write_to_file>\n");
+            s.push_str("<execute_command><command>cargo test 2>&1 | head</command><requires_approval>false</requires_approval></execute_command>");
+            if i % 50 == 0 {
+                s.push_str(&" \n\t".repeat(2000));
+                s.push_str("<<<<>>>><read_fi <pat </ </path");
+            }
+            i += 1;
+        }
+        s
+    }
+
+    #[test]
+    fn bytes_examined_are_linear_for_one_byte_pushes() {
+        let reply = megabyte_reply();
+        counter::take();
+        let whole = crate::parse(&reply);
+        let whole_examined = counter::take();
+
+        let mut p = StreamParser::new();
+        for b in reply.as_bytes().chunks(1) {
+            let _ = p.push_bytes(b);
+        }
+        let streamed = counter::take();
+        assert!(p.blocks() == whole.blocks());
+        let n = reply.len();
+        assert!(whole_examined <= 2 * n, "whole parse examined {whole_examined} bytes of {n}");
+        assert!(streamed <= 3 * n, "1-byte pushes examined {streamed} bytes of {n}");
+    }
+
+    #[test]
+    fn the_counter_sees_a_quadratic_rescan() {
+        // Re-parsing the accumulated text after every byte (what Cline does) is caught.
+        let reply = &megabyte_reply()[..20_000];
+        counter::take();
+        for end in (1..=reply.len()).filter(|&e| reply.is_char_boundary(e)) {
+            let _ = crate::parse(&reply[..end]);
+        }
+        let examined = counter::take();
+        assert!(examined > 1000 * reply.len(), "examined {examined}");
+    }
+}

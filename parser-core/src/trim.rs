@@ -1,0 +1,139 @@
+//! JavaScript's `String.prototype.trim`, on UTF-8 byte offsets.
+//!
+//! Cline trims every text block and param value with JS `trim`, whose whitespace set differs from
+//! Rust's `str::trim`: JS removes U+FEFF but keeps U+0085 (Rust does the opposite). Offsets given to
+//! these functions are always char boundaries of valid UTF-8.
+
+use crate::Span;
+
+/// Is `c` in the set that JavaScript's `trim` removes (WhiteSpace + LineTerminator)?
+pub const fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{D}'
+            | ' '
+            | '\u{A0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200A}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202F}'
+            | '\u{205F}'
+            | '\u{3000}'
+            | '\u{FEFF}'
+    )
+}
+
+/// Byte length of the JS whitespace character starting at `i`, or 0 if there is none.
+#[inline]
+fn ws_len_at(s: &[u8], i: usize) -> usize {
+    match s[i] {
+        b'\t'..=b'\r' | b' ' => 1,
+        0xC2 if s.get(i + 1) == Some(&0xA0) => 2,
+        0xE1 | 0xE2 | 0xE3 | 0xEF if i + 2 < s.len() => {
+            let c = ((s[i] as u32 & 0x0F) << 12) | ((s[i + 1] as u32 & 0x3F) << 6) | (s[i + 2] as u32 & 0x3F);
+            match char::from_u32(c) {
+                Some(c) if is_js_whitespace(c) => 3,
+                _ => 0,
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// Byte length of the JS whitespace character ending just before `end`, or 0 if there is none.
+#[inline]
+fn ws_len_before(s: &[u8], end: usize) -> usize {
+    let last = s[end - 1];
+    if last < 0x80 {
+        return usize::from(matches!(last, b'\t'..=b'\r' | b' '));
+    }
+    // Every non-ASCII JS whitespace character is 2 or 3 bytes long.
+    for len in [2, 3] {
+        if end >= len && s[end - len] >= 0xC0 {
+            return if ws_len_at(s, end - len) == len { len } else { 0 };
+        }
+    }
+    0
+}
+
+/// First offset in `from..end` that does not start a JS whitespace character (`end` if none).
+pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
+    while from < end {
+        #[cfg(test)]
+        crate::scan::counter::add(1);
+        let n = ws_len_at(&s[..end], from);
+        if n == 0 {
+            break;
+        }
+        from += n;
+    }
+    from
+}
+
+/// Last offset in `floor..=end` after which only JS whitespace remains up to `end` (`floor` if all is).
+pub(crate) fn skip_ws_backward(s: &[u8], floor: usize, mut end: usize) -> usize {
+    while end > floor {
+        #[cfg(test)]
+        crate::scan::counter::add(1);
+        let n = ws_len_before(s, end);
+        if n == 0 {
+            break;
+        }
+        end -= n;
+    }
+    end
+}
+
+/// `span` with JS whitespace removed from both ends (an empty span at `span.end` if nothing is left).
+pub(crate) fn trim(s: &[u8], span: Span) -> Span {
+    let start = skip_ws_forward(s, span.start, span.end);
+    let end = skip_ws_backward(s, start, span.end);
+    Span { start, end }
+}
+
+/// Remembers how far the trim of a growing region (the trailing text or open param of a stream)
+/// has been computed, so that re-trimming after each push only looks at the new bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TrimCache {
+    region_start: usize,
+    /// First non-whitespace offset, or how far the leading whitespace has been checked.
+    lead: usize,
+    /// End offset the last result was computed for.
+    checked_end: usize,
+    /// Trimmed end found for `checked_end`.
+    trail: usize,
+    valid: bool,
+}
+
+impl TrimCache {
+    /// Trim `region_start..end`, reusing the work done for an earlier, shorter `end` of the same region.
+    pub(crate) fn trim(&mut self, s: &[u8], region_start: usize, end: usize) -> Span {
+        if !self.valid || self.region_start != region_start || end < self.checked_end {
+            *self = TrimCache {
+                region_start,
+                lead: region_start,
+                checked_end: region_start,
+                trail: region_start,
+                valid: true,
+            };
+        }
+        let lead_was_done = self.lead < self.checked_end;
+        if !lead_was_done {
+            self.lead = skip_ws_forward(s, self.lead, end);
+        }
+        let floor = self.checked_end.max(self.lead);
+        let back = skip_ws_backward(s, floor, end);
+        if back > floor || floor == self.lead {
+            self.trail = back;
+        }
+        self.checked_end = end;
+        Span { start: self.lead, end: self.trail.max(self.lead) }
+    }
+}
+
+/// JavaScript's `String.prototype.trim` on a `&str`.
+pub fn js_trim(s: &str) -> &str {
+    let span = trim(s.as_bytes(), Span { start: 0, end: s.len() });
+    &s[span.start..span.end]
+}

@@ -1,0 +1,265 @@
+//! What callers see: blocks that borrow the input. Nothing here copies text.
+
+use crate::engine::{RawParam, Tail};
+use crate::store::RawBlock;
+use crate::Span;
+
+/// One block of a reply, as Cline's parser returns it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block<'a> {
+    /// Prose between tool uses, trimmed as JavaScript trims.
+    Text {
+        /// The text, trimmed; never empty.
+        content: &'a str,
+        /// True for text at the end of the input (even when the reply is finished, as in Cline).
+        partial: bool,
+    },
+    /// A tool use.
+    ToolUse(ToolUse<'a>),
+}
+
+/// A tool use: its name, its params, and whether its close tag has been seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolUse<'a> {
+    /// The tool's name.
+    pub name: &'a str,
+    /// True until `</name>` has been seen.
+    pub partial: bool,
+    /// 0 for the reply's first tool use, 1 for the next…: stable while a reply streams in.
+    pub ordinal: usize,
+    /// Seed of the stream this block came from, for [`ToolUse::call_id`].
+    #[cfg_attr(not(feature = "nanorand"), allow(dead_code))]
+    pub(crate) call_seed: u64,
+    params: Params<'a>,
+}
+
+impl<'a> ToolUse<'a> {
+    /// The params, in the order Cline's object holds them (first assignment).
+    pub fn params(&self) -> Params<'a> {
+        self.params
+    }
+
+    /// Cline's (trimmed) value of param `name`.
+    pub fn param(&self, name: &str) -> Option<&'a str> {
+        self.params.iter().find(|p| p.name == name).map(|p| p.value)
+    }
+
+    /// The untrimmed value of param `name`: Cline's trim loses a file's first-line indentation.
+    pub fn raw_param(&self, name: &str) -> Option<&'a str> {
+        self.params.iter().find(|p| p.name == name).map(|p| p.raw)
+    }
+}
+
+/// One param of a tool use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param<'a> {
+    /// The param's name.
+    pub name: &'a str,
+    /// The value as Cline has it: trimmed with JavaScript's whitespace set.
+    pub value: &'a str,
+    /// The value exactly as it stands between the tags (for `write_to_file`'s re-taken
+    /// `content`, between the first `<content>` and the last `</content>`).
+    pub raw: &'a str,
+}
+
+/// The params of a tool use (an iterator view; copying it is cheap).
+#[derive(Clone, Copy)]
+pub struct Params<'a> {
+    input: &'a str,
+    closed: &'a [RawParam],
+    /// The param still being streamed, if any, and which closed param it overwrites.
+    open: Option<(RawParam, Option<usize>)>,
+}
+
+impl<'a> Params<'a> {
+    /// Number of params.
+    pub fn len(&self) -> usize {
+        self.closed.len() + usize::from(matches!(self.open, Some((_, None))))
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The params in order.
+    pub fn iter(&self) -> ParamsIter<'a> {
+        ParamsIter { params: *self, next: 0 }
+    }
+
+    fn get(&self, i: usize) -> Option<Param<'a>> {
+        let s = |span: Span| &self.input[span.start..span.end];
+        let (raw, name) = match (self.closed.get(i), self.open) {
+            (Some(p), Some((open, Some(k)))) if k == i => (open, p.name),
+            (Some(p), _) => (*p, p.name),
+            (None, Some((open, None))) if i == self.closed.len() => (open, open.name),
+            _ => return None,
+        };
+        Some(Param { name: s(name), value: s(raw.value), raw: s(raw.raw) })
+    }
+}
+
+impl PartialEq for Params<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+impl Eq for Params<'_> {}
+
+impl core::fmt::Debug for Params<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.iter().map(|p| (p.name, p.value))).finish()
+    }
+}
+
+impl<'a> IntoIterator for Params<'a> {
+    type Item = Param<'a>;
+    type IntoIter = ParamsIter<'a>;
+    fn into_iter(self) -> ParamsIter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over [`Params`].
+#[derive(Clone, Debug)]
+pub struct ParamsIter<'a> {
+    params: Params<'a>,
+    next: usize,
+}
+
+impl<'a> Iterator for ParamsIter<'a> {
+    type Item = Param<'a>;
+    fn next(&mut self) -> Option<Param<'a>> {
+        let p = self.params.get(self.next)?;
+        self.next += 1;
+        Some(p)
+    }
+}
+
+/// A consistent view of a reply's blocks: what is stored plus what the end of the input adds.
+#[derive(Clone, Copy)]
+pub struct Blocks<'a> {
+    input: &'a str,
+    stored: &'a [RawBlock],
+    params: &'a [RawParam],
+    open: bool,
+    tail: Tail,
+    call_seed: u64,
+}
+
+impl<'a> Blocks<'a> {
+    pub(crate) fn new(
+        input: &'a str,
+        stored: &'a [RawBlock],
+        params: &'a [RawParam],
+        open: bool,
+        tail: Tail,
+        call_seed: u64,
+    ) -> Self {
+        Blocks { input, stored, params, open, tail, call_seed }
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.stored.len() + usize::from(matches!(self.tail, Tail::Text(_)))
+    }
+
+    /// True for a reply with no blocks (empty or whitespace-only).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Block `i`.
+    pub fn get(&self, i: usize) -> Option<Block<'a>> {
+        let s = |span: Span| &self.input[span.start..span.end];
+        match self.stored.get(i) {
+            Some(RawBlock::Text(span)) => Some(Block::Text { content: s(*span), partial: false }),
+            Some(&RawBlock::Tool { name, first_param, params, ordinal }) => {
+                let last_open = self.open && i + 1 == self.stored.len();
+                let closed = &self.params[first_param..first_param + params];
+                let open = match self.tail {
+                    Tail::Param(p) if last_open => {
+                        let name = s(p.name);
+                        Some((p, closed.iter().position(|c| s(c.name) == name)))
+                    }
+                    _ => None,
+                };
+                let params = Params { input: self.input, closed, open };
+                Some(Block::ToolUse(ToolUse {
+                    name: s(name),
+                    partial: last_open,
+                    ordinal,
+                    call_seed: self.call_seed,
+                    params,
+                }))
+            }
+            None => match self.tail {
+                Tail::Text(span) if i == self.stored.len() => Some(Block::Text { content: s(span), partial: true }),
+                _ => None,
+            },
+        }
+    }
+
+    /// The blocks in order.
+    pub fn iter(&self) -> BlocksIter<'a> {
+        BlocksIter { blocks: *self, next: 0 }
+    }
+
+    /// The last block, if any.
+    pub fn last(&self) -> Option<Block<'a>> {
+        self.len().checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// The input these blocks borrow from.
+    pub fn input(&self) -> &'a str {
+        self.input
+    }
+
+    /// The blocks collected into a `Vec`.
+    #[cfg(feature = "alloc")]
+    pub fn to_vec(&self) -> alloc::vec::Vec<Block<'a>> {
+        self.iter().collect()
+    }
+}
+
+impl PartialEq for Blocks<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl core::fmt::Debug for Blocks<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> IntoIterator for Blocks<'a> {
+    type Item = Block<'a>;
+    type IntoIter = BlocksIter<'a>;
+    fn into_iter(self) -> BlocksIter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over [`Blocks`].
+#[derive(Clone)]
+pub struct BlocksIter<'a> {
+    blocks: Blocks<'a>,
+    next: usize,
+}
+
+impl<'a> Iterator for BlocksIter<'a> {
+    type Item = Block<'a>;
+    fn next(&mut self) -> Option<Block<'a>> {
+        let b = self.blocks.get(self.next)?;
+        self.next += 1;
+        Some(b)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.blocks.len().saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for BlocksIter<'_> {}
