@@ -99,12 +99,7 @@ pub struct ApiError {
 impl ApiError {
     /// A failure that retrying will not fix.
     pub fn fatal(message: impl Into<String>) -> Self {
-        ApiError {
-            status: None,
-            message: message.into(),
-            retryable: false,
-            retry_after: None,
-        }
+        ApiError { status: None, message: message.into(), retryable: false, retry_after: None }
     }
 
     /// Classifies an HTTP error status and its body's message.
@@ -115,12 +110,7 @@ impl ApiError {
             || lower.contains("billing")
             || lower.contains("credit balance");
         let retryable = !quota && (status == 429 || status == 408 || status >= 500);
-        ApiError {
-            status: Some(status),
-            message,
-            retryable,
-            retry_after,
-        }
+        ApiError { status: Some(status), message, retryable, retry_after }
     }
 }
 
@@ -137,12 +127,7 @@ impl std::fmt::Display for ApiError {
 pub trait Transport {
     /// Streams one reply, calling `on` for each delta until it returns [`Flow::Stop`] or the
     /// reply ends.
-    fn send(
-        &mut self,
-        system: &str,
-        messages: &[Message],
-        on: &mut dyn FnMut(Delta) -> Flow,
-    ) -> Result<(), ApiError>;
+    fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError>;
 
     /// The provider name used in messages (e.g. "anthropic").
     fn provider(&self) -> &str;
@@ -159,12 +144,7 @@ impl Transport for Http {
         self.cfg.provider.name()
     }
 
-    fn send(
-        &mut self,
-        system: &str,
-        messages: &[Message],
-        on: &mut dyn FnMut(Delta) -> Flow,
-    ) -> Result<(), ApiError> {
+    fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
         let req = providers::build_request(&self.cfg, system, messages);
         let mut resp = curl::post(&curl::Request {
             url: &req.url,
@@ -174,19 +154,14 @@ impl Transport for Http {
             idle_timeout: self.cfg.idle_timeout,
         })
         .map_err(|e| match e {
-            curl::CurlError::Failed { .. } => ApiError {
-                status: None,
-                message: e.to_string(),
-                retryable: true,
-                retry_after: None,
-            },
+            curl::CurlError::Failed { .. } => {
+                ApiError { status: None, message: e.to_string(), retryable: true, retry_after: None }
+            }
             other => ApiError::fatal(other.to_string()),
         })?;
         if !(200..300).contains(&resp.status) {
             let body = resp.read_rest(64 * 1024);
-            let retry_after = resp
-                .header("retry-after")
-                .and_then(|v| v.trim().parse::<f64>().ok());
+            let retry_after = resp.header("retry-after").and_then(|v| v.trim().parse::<f64>().ok());
             let status = resp.status;
             resp.abort();
             let message = providers::error_message(&body);
@@ -256,11 +231,7 @@ mod tests {
         for s in [400, 401, 403, 404] {
             assert!(!ApiError::from_status(s, "x".into(), None).retryable, "{s}");
         }
-        let quota = ApiError::from_status(
-            429,
-            "You exceeded your current quota (insufficient_quota)".into(),
-            None,
-        );
+        let quota = ApiError::from_status(429, "You exceeded your current quota (insufficient_quota)".into(), None);
         assert!(!quota.retryable);
     }
 

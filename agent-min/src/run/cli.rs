@@ -131,9 +131,10 @@ pub fn parse(args: Vec<OsString>) -> Result<Options, String> {
             Short('h') | Long("help") => o.help = true,
             Long("provider") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;
-                o.provider = Some(Provider::parse(&v).ok_or_else(|| {
-                    format!("unknown provider {v:?}; use --provider anthropic, openai or ollama")
-                })?);
+                o.provider =
+                    Some(Provider::parse(&v).ok_or_else(|| {
+                        format!("unknown provider {v:?}; use --provider anthropic, openai or ollama")
+                    })?);
             }
             Long("model") => o.model = Some(p.value().map_err(err)?.string().map_err(err)?),
             Long("base-url") => o.base_url = Some(p.value().map_err(err)?.string().map_err(err)?),
@@ -151,17 +152,9 @@ pub fn parse(args: Vec<OsString>) -> Result<Options, String> {
             Long("replay-delay") => o.replay_delay_ms = number::<u64>(&mut p, "--replay-delay")?,
             Value(v) if o.task.is_none() => o.task = Some(v.string().map_err(err)?),
             Value(v) => {
-                return Err(format!(
-                    "unexpected extra argument {:?}; put the whole task in one quoted argument",
-                    v
-                ))
+                return Err(format!("unexpected extra argument {:?}; put the whole task in one quoted argument", v))
             }
-            other => {
-                return Err(format!(
-                    "{}; see `agent-min run --help`",
-                    other.unexpected()
-                ))
-            }
+            other => return Err(format!("{}; see `agent-min run --help`", other.unexpected())),
         }
     }
     if o.max_mistakes == 0 {
@@ -173,8 +166,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Options, String> {
 fn number<T: std::str::FromStr>(p: &mut lexopt::Parser, flag: &str) -> Result<T, String> {
     let v = p.value().map_err(|e| e.to_string())?;
     let s = v.to_string_lossy();
-    s.parse()
-        .map_err(|_| format!("{flag} expects a whole number, got {s:?}"))
+    s.parse().map_err(|_| format!("{flag} expects a whole number, got {s:?}"))
 }
 
 fn seconds(p: &mut lexopt::Parser, flag: &str) -> Result<f64, String> {
@@ -196,15 +188,7 @@ mod tests {
 
     #[test]
     fn parses_flags_and_task() {
-        let o = parse(args(&[
-            "--provider",
-            "openai",
-            "--yolo",
-            "--max-turns",
-            "5",
-            "do it",
-        ]))
-        .unwrap();
+        let o = parse(args(&["--provider", "openai", "--yolo", "--max-turns", "5", "do it"])).unwrap();
         assert_eq!(o.provider, Some(Provider::OpenAi));
         assert!(o.yolo);
         assert_eq!(o.max_turns, Some(5));
@@ -214,15 +198,9 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem() {
-        assert!(parse(args(&["--provider", "foo"]))
-            .unwrap_err()
-            .contains("unknown provider"));
-        assert!(parse(args(&["--max-turns", "x"]))
-            .unwrap_err()
-            .contains("--max-turns expects"));
-        assert!(parse(args(&["a", "b"]))
-            .unwrap_err()
-            .contains("one quoted argument"));
+        assert!(parse(args(&["--provider", "foo"])).unwrap_err().contains("unknown provider"));
+        assert!(parse(args(&["--max-turns", "x"])).unwrap_err().contains("--max-turns expects"));
+        assert!(parse(args(&["a", "b"])).unwrap_err().contains("one quoted argument"));
         assert!(parse(args(&["--bogus"])).unwrap_err().contains("--bogus"));
     }
 }

@@ -72,10 +72,7 @@ pub struct Response {
 impl Response {
     /// The first header with this (lower-case) name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     /// Reads the next chunk of the body; `Ok(0)` at its end.
@@ -112,12 +109,7 @@ fn failure(child: &mut Child, code: i32) -> CurlError {
     if let Some(mut e) = child.stderr.take() {
         let _ = e.read_to_string(&mut message);
     }
-    let message = message
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim_start_matches("curl: ")
-        .to_string();
+    let message = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim_start_matches("curl: ").to_string();
     CurlError::Failed { code, message }
 }
 
@@ -134,8 +126,7 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     }
     // An empty `Expect:` stops curl from waiting for `100 Continue` before sending large bodies.
     header_text.push_str("Expect:\n");
-    let headers_file = fsx::private_temp_file("agent-min-headers", header_text.as_bytes())
-        .map_err(CurlError::Io)?;
+    let headers_file = fsx::private_temp_file("agent-min-headers", header_text.as_bytes()).map_err(CurlError::Io)?;
     let mut header_arg = std::ffi::OsString::from("@");
     header_arg.push(headers_file.path());
 
@@ -153,13 +144,7 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| {
-            if e.kind() == io::ErrorKind::NotFound {
-                CurlError::Missing
-            } else {
-                CurlError::Io(e)
-            }
-        })?;
+        .map_err(|e| if e.kind() == io::ErrorKind::NotFound { CurlError::Missing } else { CurlError::Io(e) })?;
     let guard = interrupt::track_pid(child.id());
     {
         let mut stdin = child.stdin.take().expect("piped stdin");
@@ -172,14 +157,9 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     }
     let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
     match read_head(&mut stdout) {
-        Ok(Some((status, headers))) => Ok(Response {
-            status,
-            headers,
-            child,
-            stdout,
-            _headers_file: headers_file,
-            _guard: guard,
-        }),
+        Ok(Some((status, headers))) => {
+            Ok(Response { status, headers, child, stdout, _headers_file: headers_file, _guard: guard })
+        }
         Ok(None) => {
             let code = child.wait().map_err(CurlError::Io)?.code().unwrap_or(-1);
             Err(failure(&mut child, code))

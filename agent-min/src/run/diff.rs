@@ -120,22 +120,13 @@ pub fn apply_detailed(original: &str, diff: &str) -> Result<(String, Vec<Strateg
             }
             (0..0, Strategy::NewFile)
         } else {
-            find(original, search, last).ok_or_else(|| DiffError::NoMatch {
-                block: n,
-                search: search.clone(),
-            })?
+            find(original, search, last).ok_or_else(|| DiffError::NoMatch { block: n, search: search.clone() })?
         };
-        if edits
-            .iter()
-            .any(|(r, _)| range.start < r.end && r.start < range.end)
-        {
+        if edits.iter().any(|(r, _)| range.start < r.end && r.start < range.end) {
             return Err(DiffError::Overlap { block: n });
         }
         let mut replacement = replace.clone();
-        if !range.is_empty()
-            && !original[range.clone()].ends_with('\n')
-            && range.end == original.len()
-        {
+        if !range.is_empty() && !original[range.clone()].ends_with('\n') && range.end == original.len() {
             // The match ran to a final line without a newline: keep it that way.
             if replacement.ends_with('\n') {
                 replacement.pop();
@@ -267,9 +258,7 @@ fn find(original: &str, search: &str, from: usize) -> Option<(Range<usize>, Stra
     if let Some(r) = block_anchor(original, search, from) {
         return Some((r, Strategy::BlockAnchor));
     }
-    original
-        .find(search)
-        .map(|i| (i..i + search.len(), Strategy::ExactFromStart))
+    original.find(search).map(|i| (i..i + search.len(), Strategy::ExactFromStart))
 }
 
 /// Lines of `s` with their byte ranges (each range includes its `\n`, if any).
@@ -289,11 +278,7 @@ fn line_spans(s: &str) -> Vec<Range<usize>> {
 }
 
 fn search_lines(search: &str) -> Vec<&str> {
-    search
-        .strip_suffix('\n')
-        .unwrap_or(search)
-        .split('\n')
-        .collect()
+    search.strip_suffix('\n').unwrap_or(search).split('\n').collect()
 }
 
 fn line_trimmed(original: &str, search: &str, from: usize) -> Option<Range<usize>> {
@@ -304,10 +289,7 @@ fn line_trimmed(original: &str, search: &str, from: usize) -> Option<Range<usize
         return None;
     }
     (first..=spans.len() - want.len()).find_map(|i| {
-        let ok = want
-            .iter()
-            .zip(&spans[i..])
-            .all(|(w, r)| original[r.clone()].trim() == w.trim());
+        let ok = want.iter().zip(&spans[i..]).all(|(w, r)| original[r.clone()].trim() == w.trim());
         ok.then(|| spans[i].start..spans[i + want.len() - 1].end)
     })
 }
@@ -340,11 +322,7 @@ mod tests {
 
     #[test]
     fn exact_match() {
-        let (out, s) = apply_detailed(
-            "fn a() {}\nfn b() {}\n",
-            &block("fn b() {}\n", "fn c() {}\n"),
-        )
-        .unwrap();
+        let (out, s) = apply_detailed("fn a() {}\nfn b() {}\n", &block("fn b() {}\n", "fn c() {}\n")).unwrap();
         assert_eq!(out, "fn a() {}\nfn c() {}\n");
         assert_eq!(s, [Strategy::Exact]);
     }
@@ -358,10 +336,7 @@ mod tests {
     #[test]
     fn line_trimmed_match_ignores_indentation_differences() {
         let original = "fn main() {\n    let x = 1;\n    let y = 2;\n}\n";
-        let diff = block(
-            "let x = 1;\n  let y = 2;\n",
-            "    let x = 10;\n    let y = 20;\n",
-        );
+        let diff = block("let x = 1;\n  let y = 2;\n", "    let x = 10;\n    let y = 20;\n");
         let (out, s) = apply_detailed(original, &diff).unwrap();
         assert_eq!(out, "fn main() {\n    let x = 10;\n    let y = 20;\n}\n");
         assert_eq!(s, [Strategy::LineTrimmed]);
@@ -370,10 +345,7 @@ mod tests {
     #[test]
     fn block_anchor_match_uses_first_and_last_lines() {
         let original = "start\nfn f() {\n    old body\n}\nend\n";
-        let diff = block(
-            "fn f() {\n    something the model misremembered\n}\n",
-            "fn f() {}\n",
-        );
+        let diff = block("fn f() {\n    something the model misremembered\n}\n", "fn f() {}\n");
         let (out, s) = apply_detailed(original, &diff).unwrap();
         assert_eq!(out, "start\nfn f() {}\nend\n");
         assert_eq!(s, [Strategy::BlockAnchor]);
@@ -383,10 +355,7 @@ mod tests {
     fn block_anchor_needs_three_lines() {
         let original = "a\nb\nc\n";
         let diff = block("a\nX\n", "z\n");
-        assert!(matches!(
-            apply(original, &diff),
-            Err(DiffError::NoMatch { block: 1, .. })
-        ));
+        assert!(matches!(apply(original, &diff), Err(DiffError::NoMatch { block: 1, .. })));
     }
 
     #[test]
@@ -432,10 +401,7 @@ mod tests {
 
     #[test]
     fn empty_search_on_non_empty_file_fails() {
-        assert_eq!(
-            apply("x\n", &block("", "y\n")),
-            Err(DiffError::EmptySearch { block: 1 })
-        );
+        assert_eq!(apply("x\n", &block("", "y\n")), Err(DiffError::EmptySearch { block: 1 }));
     }
 
     #[test]
@@ -444,9 +410,7 @@ mod tests {
         let diff = format!("{}{}", block("a\n", "A\n"), block("zzz\n", "Z\n"));
         match apply(original, &diff) {
             Err(e @ DiffError::NoMatch { block: 2, .. }) => {
-                assert!(e
-                    .to_string()
-                    .contains("zzz\n...does not match anything in the file."))
+                assert!(e.to_string().contains("zzz\n...does not match anything in the file."))
             }
             other => panic!("{other:?}"),
         }
@@ -455,23 +419,14 @@ mod tests {
     #[test]
     fn unclosed_block_is_malformed() {
         let diff = "------- SEARCH\na\n=======\nb\n";
-        assert!(matches!(
-            apply("a\n", diff),
-            Err(DiffError::Malformed { block: 1, .. })
-        ));
+        assert!(matches!(apply("a\n", diff), Err(DiffError::Malformed { block: 1, .. })));
         let diff = "------- SEARCH\na\n";
-        assert!(matches!(
-            apply("a\n", diff),
-            Err(DiffError::Malformed { .. })
-        ));
+        assert!(matches!(apply("a\n", diff), Err(DiffError::Malformed { .. })));
     }
 
     #[test]
     fn separator_without_search_is_malformed() {
-        assert!(matches!(
-            apply("a\n", "=======\nb\n+++++++ REPLACE\n"),
-            Err(DiffError::Malformed { .. })
-        ));
+        assert!(matches!(apply("a\n", "=======\nb\n+++++++ REPLACE\n"), Err(DiffError::Malformed { .. })));
     }
 
     #[test]
@@ -495,9 +450,6 @@ mod tests {
     #[test]
     fn unicode_content() {
         let original = "héllo\nwörld ✓\n";
-        assert_eq!(
-            apply(original, &block("wörld ✓\n", "🦀\n")).unwrap(),
-            "héllo\n🦀\n"
-        );
+        assert_eq!(apply(original, &block("wörld ✓\n", "🦀\n")).unwrap(), "héllo\n🦀\n");
     }
 }

@@ -12,10 +12,8 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 fn unique_name(prefix: &str) -> String {
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     format!("{prefix}.{}.{n}.{nanos:x}", std::process::id())
 }
 
@@ -45,17 +43,9 @@ pub fn private_temp_file(prefix: &str, contents: &[u8]) -> io::Result<TempPath> 
     for _ in 0..16 {
         let path = dir.join(unique_name(prefix));
         let guard = interrupt::track_file(path.clone());
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-        {
+        match OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
             Ok(mut f) => {
-                let tmp = TempPath {
-                    path,
-                    _guard: guard,
-                };
+                let tmp = TempPath { path, _guard: guard };
                 f.write_all(contents)?;
                 return Ok(tmp);
             }
@@ -74,18 +64,11 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
         _ => Path::new("."),
     };
     fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(unique_name(&format!(".{name}.agent-min-tmp")));
     let _guard = interrupt::track_file(tmp.clone());
     let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o644)
-            .open(&tmp)?;
+        let mut f = OpenOptions::new().write(true).create_new(true).mode(0o644).open(&tmp)?;
         f.write_all(contents)?;
         if let Ok(meta) = fs::metadata(path) {
             f.set_permissions(meta.permissions())?;

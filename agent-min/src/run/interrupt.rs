@@ -9,11 +9,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-static LIVE: Mutex<Live> = Mutex::new(Live {
-    pids: Vec::new(),
-    groups: Vec::new(),
-    files: Vec::new(),
-});
+static LIVE: Mutex<Live> = Mutex::new(Live { pids: Vec::new(), groups: Vec::new(), files: Vec::new() });
 
 struct Live {
     pids: Vec<i32>,

@@ -73,10 +73,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     let replaying = opts.replay.is_some();
     let end = Task::new(settings, transport, ws, term).run(&task_text);
     if replaying {
-        Term::new().line(
-            Style::Bold,
-            "▶ End of replay: no model was called; the tools ran for real.",
-        );
+        Term::new().line(Style::Bold, "▶ End of replay: no model was called; the tools ran for real.");
     }
     match end {
         End::Completed(_) => ExitCode::SUCCESS,
@@ -100,21 +97,15 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     let Some(task) = opts.task.clone().filter(|t| !t.trim().is_empty()) else {
         return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());
     };
-    let provider = opts
-        .provider
-        .unwrap_or(if env("ANTHROPIC_API_KEY").is_some() {
-            Provider::Anthropic
-        } else {
-            Provider::OpenAi
-        });
+    let provider = opts.provider.unwrap_or(if env("ANTHROPIC_API_KEY").is_some() {
+        Provider::Anthropic
+    } else {
+        Provider::OpenAi
+    });
     let base_url = opts
         .base_url
         .clone()
-        .or_else(|| {
-            (provider == Provider::OpenAi)
-                .then(|| env("OPENAI_BASE_URL"))
-                .flatten()
-        })
+        .or_else(|| (provider == Provider::OpenAi).then(|| env("OPENAI_BASE_URL")).flatten())
         .unwrap_or_else(|| provider.default_base_url().to_string());
     let api_key = match provider {
         Provider::Anthropic => Some(env("ANTHROPIC_API_KEY").ok_or(
@@ -131,10 +122,7 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     };
     let cfg = ApiConfig {
         provider,
-        model: opts
-            .model
-            .clone()
-            .unwrap_or_else(|| provider.default_model().to_string()),
+        model: opts.model.clone().unwrap_or_else(|| provider.default_model().to_string()),
         base_url,
         api_key,
         max_tokens: opts.max_tokens,
@@ -147,53 +135,29 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
 }
 
 /// A replay: the recording, and its workspace (a fresh seeded temp dir unless `--cwd`).
-fn replay_setup(
-    opts: &cli::Options,
-    file: &std::path::Path,
-    term: &mut Term,
-) -> Result<Setup, String> {
+fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) -> Result<Setup, String> {
     let rec = replay::Recording::load(file)?;
-    let task = opts
-        .task
-        .clone()
-        .or_else(|| rec.task.clone())
-        .ok_or("the recording has no task; give one as an argument")?;
+    let task =
+        opts.task.clone().or_else(|| rec.task.clone()).ok_or("the recording has no task; give one as an argument")?;
     let (root, yolo) = match &opts.cwd {
         Some(dir) => (dir.clone(), opts.yolo),
         None => {
             let dir = std::env::temp_dir().join(format!(
                 "agent-min-replay-{}-{}",
                 std::process::id(),
-                clock::now_utc()
-                    .replace([' ', ':'], "")
-                    .trim_end_matches("UTC")
+                clock::now_utc().replace([' ', ':'], "").trim_end_matches("UTC")
             ));
             std::fs::create_dir_all(&dir)
                 .map_err(|e| format!("cannot create a workspace in {}: {e}", dir.display()))?;
             (dir, true)
         }
     };
-    rec.seed(&root).map_err(|e| {
-        format!(
-            "cannot write the recording's files into {}: {e}",
-            root.display()
-        )
-    })?;
-    term.line(
-        Style::Bold,
-        &format!(
-            "▶ REPLAY of {} — recorded model replies, real loop and tools",
-            file.display()
-        ),
-    );
+    rec.seed(&root).map_err(|e| format!("cannot write the recording's files into {}: {e}", root.display()))?;
+    term.line(Style::Bold, &format!("▶ REPLAY of {} — recorded model replies, real loop and tools", file.display()));
     term.info(&format!(
         "  workspace: {}{}",
         root.display(),
-        if opts.cwd.is_none() {
-            " (temporary; everything inside is approved)"
-        } else {
-            ""
-        }
+        if opts.cwd.is_none() { " (temporary; everything inside is approved)" } else { "" }
     ));
     let transport = rec.into_transport(Duration::from_millis(opts.replay_delay_ms));
     Ok((Box::new(transport), root, task, yolo))

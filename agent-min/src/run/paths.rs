@@ -23,9 +23,7 @@ pub struct Resolved {
 impl Workspace {
     /// A workspace rooted at `root`, which must exist.
     pub fn new(root: &Path) -> io::Result<Self> {
-        Ok(Workspace {
-            root: fs::canonicalize(root)?,
-        })
+        Ok(Workspace { root: fs::canonicalize(root)? })
     }
 
     /// The canonical root.

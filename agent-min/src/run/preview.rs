@@ -16,11 +16,7 @@ pub fn unified(old: &str, new: &str, path: &str) -> String {
         return s;
     }
     if a.len().saturating_mul(b.len()) > 4_000_000 {
-        return format!(
-            "{path}: {} lines → {} lines (too large to preview)\n",
-            a.len(),
-            b.len()
-        );
+        return format!("{path}: {} lines → {} lines (too large to preview)\n", a.len(), b.len());
     }
     // LCS table, then walk it into a list of ops.
     let (n, m) = (a.len(), b.len());

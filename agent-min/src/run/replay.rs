@@ -42,27 +42,16 @@ impl Recording {
     pub fn load(path: &Path) -> Result<Recording, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read the replay file {}: {e}", path.display()))?;
-        let mut rec = Recording {
-            task: None,
-            files: Vec::new(),
-            replies: VecDeque::new(),
-        };
-        for (n, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
+        let mut rec = Recording { task: None, files: Vec::new(), replies: VecDeque::new() };
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let bad = |why: &str| format!("{}:{}: {why}", path.display(), n + 1);
-            let v: Value =
-                serde_json::from_str(line).map_err(|e| bad(&format!("not JSON: {e}")))?;
+            let v: Value = serde_json::from_str(line).map_err(|e| bad(&format!("not JSON: {e}")))?;
             match v.get("type").and_then(Value::as_str) {
                 Some("session") => {
                     rec.task = v.get("task").and_then(Value::as_str).map(str::to_string);
                     if let Some(files) = v.get("files").and_then(Value::as_object) {
                         for (k, c) in files {
-                            let c = c
-                                .as_str()
-                                .ok_or_else(|| bad("file contents must be strings"))?;
+                            let c = c.as_str().ok_or_else(|| bad("file contents must be strings"))?;
                             rec.files.push((k.clone(), c.to_string()));
                         }
                     }
@@ -71,10 +60,7 @@ impl Recording {
                     let r = if let Some(t) = v.get("text").and_then(Value::as_str) {
                         Recorded::Text(t.to_string())
                     } else if let Some(s) = v.get("sse").and_then(Value::as_str) {
-                        let p = v
-                            .get("provider")
-                            .and_then(Value::as_str)
-                            .unwrap_or("anthropic");
+                        let p = v.get("provider").and_then(Value::as_str).unwrap_or("anthropic");
                         let p = Provider::parse(p).ok_or_else(|| bad("unknown provider"))?;
                         Recorded::Sse(p, s.to_string())
                     } else {
@@ -108,11 +94,7 @@ impl Recording {
 
     /// Turns the recording into a transport that streams with `delay` between pieces.
     pub fn into_transport(self, delay: Duration) -> Replay {
-        Replay {
-            replies: self.replies,
-            delay,
-            served: 0,
-        }
+        Replay { replies: self.replies, delay, served: 0 }
     }
 }
 
@@ -144,8 +126,7 @@ impl Transport for Replay {
         self.served += 1;
         let deltas = match reply {
             Recorded::Text(t) => {
-                let mut v: Vec<Delta> =
-                    pieces(&t, 12).map(|p| Delta::Text(p.to_string())).collect();
+                let mut v: Vec<Delta> = pieces(&t, 12).map(|p| Delta::Text(p.to_string())).collect();
                 v.push(Delta::Stop(StopReason::EndTurn));
                 v
             }
@@ -207,10 +188,7 @@ mod tests {
         let rec = Recording::load(&p).unwrap();
         assert_eq!(rec.task.as_deref(), Some("t"));
         rec.seed(d.path()).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(d.path().join("a/b.txt")).unwrap(),
-            "x"
-        );
+        assert_eq!(std::fs::read_to_string(d.path().join("a/b.txt")).unwrap(), "x");
         let mut t = rec.into_transport(Duration::ZERO);
         let mut got = String::new();
         t.send("", &[], &mut |d| {

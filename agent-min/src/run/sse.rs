@@ -110,10 +110,7 @@ impl SseDecoder {
             return;
         }
         self.has_data = false;
-        out.push(SseEvent {
-            event,
-            data: std::mem::take(&mut self.data),
-        });
+        out.push(SseEvent { event, data: std::mem::take(&mut self.data) });
     }
 }
 

@@ -64,15 +64,14 @@ pub fn read_reply(
         Flow::Continue
     })?;
     if !stopped_early {
-        let progress = parser.finish();
-        present(&parser, progress.changed.start, &mut shown, term);
-        if let Some(call) = first_complete_tool(&parser, progress.completed) {
-            reply.tool = Some(call);
-        }
+        // Text pushed as `&str` cannot end inside a character, so `finish` cannot fail here; it
+        // closes nothing (a tool still open stays partial), it only settles the last text block.
+        let _ = parser.finish();
+        present(&parser, 0, &mut shown, term);
     }
     term.newline();
     let first_ordinal = reply.tool.as_ref().map(|_| 0);
-    for block in parser.blocks() {
+    for block in parser.blocks().iter() {
         if let Block::ToolUse(t) = block {
             match first_ordinal {
                 Some(first) if t.ordinal > first => reply.extra_tools.push(t.name.to_string()),
@@ -91,7 +90,7 @@ pub fn read_reply(
 
 /// Index of the first tool block.
 fn tool_index(parser: &StreamParser) -> Option<usize> {
-    parser.blocks().position(|b| matches!(b, Block::ToolUse(_)))
+    parser.blocks().iter().position(|b| matches!(b, Block::ToolUse(_)))
 }
 
 /// The first tool block (ordinal 0) if it is among the blocks completed by this push.
@@ -99,10 +98,7 @@ fn first_complete_tool(parser: &StreamParser, completed: std::ops::Range<usize>)
     completed.into_iter().find_map(|i| match parser.block(i)? {
         Block::ToolUse(t) if !t.partial && t.ordinal == 0 => Some(Call {
             name: t.name.to_string(),
-            params: t
-                .params()
-                .map(|p| (p.name.to_string(), p.value.to_string(), p.raw.to_string()))
-                .collect(),
+            params: t.params().iter().map(|p| (p.name.to_string(), p.value.to_string(), p.raw.to_string())).collect(),
         }),
         _ => None,
     })
@@ -140,11 +136,7 @@ fn present(parser: &StreamParser, from: usize, shown: &mut Vec<String>, term: &m
 /// Text as Cline's presenter shows it: `<thinking>` tags removed, and a trailing incomplete tag
 /// dropped while the block is still streaming.
 fn display_text(content: &str, partial: bool) -> String {
-    let content = if partial {
-        strip_partial_tag(content)
-    } else {
-        content
-    };
+    let content = if partial { strip_partial_tag(content) } else { content };
     content
         .replace("<thinking>\n", "")
         .replace("<thinking>", "")

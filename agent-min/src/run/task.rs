@@ -65,12 +65,7 @@ const MAX_EMPTY_REPLIES: u32 = 2;
 
 impl Task {
     /// A task in workspace `ws` talking through `transport`.
-    pub fn new(
-        settings: Settings,
-        transport: Box<dyn Transport>,
-        ws: Workspace,
-        term: Term,
-    ) -> Self {
+    pub fn new(settings: Settings, transport: Box<dyn Transport>, ws: Workspace, term: Term) -> Self {
         let system = prompt::system(&ws.root().display().to_string());
         Task {
             settings,
@@ -87,10 +82,7 @@ impl Task {
 
     /// Runs the task to its end.
     pub fn run(mut self, task: &str) -> End {
-        let first = format!(
-            "<task>\n{task}\n</task>\n\n{}",
-            self.environment_details(true)
-        );
+        let first = format!("<task>\n{task}\n</task>\n\n{}", self.environment_details(true));
         let end = self.recursively_make_requests(first);
         self.report(&end);
         end
@@ -110,8 +102,7 @@ impl Task {
         if self.mistakes >= self.settings.max_mistakes {
             match self.ask_for_guidance() {
                 Some(guidance) => {
-                    user_content =
-                        format!("{user_content}\n\n{}", prompt::too_many_mistakes(&guidance));
+                    user_content = format!("{user_content}\n\n{}", prompt::too_many_mistakes(&guidance));
                     self.mistakes = 0;
                 }
                 None => return Next::End(End::Failed(self.mistake_limit_message())),
@@ -123,20 +114,14 @@ impl Task {
             )));
         }
         self.turns += 1;
-        self.messages.push(Message {
-            role: Role::User,
-            content: user_content,
-        });
+        self.messages.push(Message { role: Role::User, content: user_content });
 
         // Request, stream, parse, present.
         let reply = match self.stream_reply() {
             Ok(reply) => reply,
             Err(why) => return Next::End(End::Failed(why)),
         };
-        self.messages.push(Message {
-            role: Role::Assistant,
-            content: reply.text.clone(),
-        });
+        self.messages.push(Message { role: Role::Assistant, content: reply.text.clone() });
 
         // Execute, and build the next user message.
         let (result, end) = self.act_on(&reply);
@@ -151,12 +136,7 @@ impl Task {
         let (mut retries, mut empties) = (0, 0);
         loop {
             self.term.start_spinner("waiting for the model…");
-            let result = stream::read_reply(
-                &mut *self.transport,
-                &self.system,
-                &self.messages,
-                &mut self.term,
-            );
+            let result = stream::read_reply(&mut *self.transport, &self.system, &self.messages, &mut self.term);
             self.term.stop_spinner();
             match result {
                 Ok(reply) => {
@@ -170,7 +150,9 @@ impl Task {
                             "the model returned an empty reply {empties} times in a row; check the model name and the server"
                         ));
                     }
-                    self.term.warn(&format!("The model returned an empty reply; asking again ({empties} of {MAX_EMPTY_REPLIES})."));
+                    self.term.warn(&format!(
+                        "The model returned an empty reply; asking again ({empties} of {MAX_EMPTY_REPLIES})."
+                    ));
                 }
                 Err(e) if e.retryable && retries < self.settings.max_retries => {
                     retries += 1;
@@ -184,15 +166,9 @@ impl Task {
                     std::thread::sleep(wait);
                 }
                 Err(e) => {
-                    let tries = if e.retryable {
-                        format!(" (gave up after {} attempts)", retries + 1)
-                    } else {
-                        String::new()
-                    };
-                    return Err(format!(
-                        "{} API error: {e}{tries}",
-                        self.transport.provider()
-                    ));
+                    let tries =
+                        if e.retryable { format!(" (gave up after {} attempts)", retries + 1) } else { String::new() };
+                    return Err(format!("{} API error: {e}{tries}", self.transport.provider()));
                 }
             }
         }
@@ -207,22 +183,16 @@ impl Task {
                 (Some(name), _) => {
                     self.term.warn(&format!(
                         "The reply ended inside a <{name}> tool call{}; it was not executed.",
-                        if cut {
-                            " (cut at the output token limit)"
-                        } else {
-                            ""
-                        }
+                        if cut { " (cut at the output token limit)" } else { "" }
                     ));
                     prompt::truncated_tool(name)
                 }
                 (None, true) => {
-                    self.term
-                        .warn("The reply was cut at the output token limit before any tool call.");
+                    self.term.warn("The reply was cut at the output token limit before any tool call.");
                     prompt::truncated_text()
                 }
                 (None, false) => {
-                    self.term
-                        .warn("The model did not use a tool; reminding it.");
+                    self.term.warn("The model did not use a tool; reminding it.");
                     prompt::no_tools_used()
                 }
             };
@@ -252,12 +222,8 @@ impl Task {
     fn execute(&mut self, call: &Call) -> Outcome {
         if let Some(param) = tools::missing_param(call) {
             self.term.tool(&call.name, "");
-            self.term
-                .outcome(false, &format!("missing required parameter '{param}'"));
-            return Outcome::Failure {
-                text: tools::tool_error(&prompt::missing_param(param)),
-                mistake: true,
-            };
+            self.term.outcome(false, &format!("missing required parameter '{param}'"));
+            return Outcome::Failure { text: tools::tool_error(&prompt::missing_param(param)), mistake: true };
         }
         let mut ctx = Ctx {
             ws: &self.ws,
@@ -278,9 +244,7 @@ impl Task {
             "The model has made {} mistakes in a row. This may indicate a failure in its thought process or inability to use a tool properly, which can be mitigated with some guidance (e.g. \"Try breaking down the task into smaller steps\").",
             self.mistakes
         ));
-        self.term
-            .prompt("Guidance for the model (empty line to stop the task): ")
-            .filter(|g| !g.trim().is_empty())
+        self.term.prompt("Guidance for the model (empty line to stop the task): ").filter(|g| !g.trim().is_empty())
     }
 
     fn mistake_limit_message(&self) -> String {
@@ -304,10 +268,7 @@ impl Task {
         } else {
             s.push_str(&format!("# Current Working Directory\n{root}\n\n"));
         }
-        s.push_str(&format!(
-            "# Current Time\n{}\n</environment_details>",
-            super::clock::now_utc()
-        ));
+        s.push_str(&format!("# Current Time\n{}\n</environment_details>", super::clock::now_utc()));
         s
     }
 

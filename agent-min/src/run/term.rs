@@ -128,11 +128,7 @@ impl Term {
 
     /// The outcome line under a tool call.
     pub fn outcome(&mut self, ok: bool, s: &str) {
-        let (style, mark) = if ok {
-            (Style::Ok, "✓")
-        } else {
-            (Style::Err, "✗")
-        };
+        let (style, mark) = if ok { (Style::Ok, "✓") } else { (Style::Err, "✗") };
         self.line(style, &format!("  {mark} {s}"));
     }
 

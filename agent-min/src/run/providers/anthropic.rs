@@ -51,11 +51,7 @@ impl Stream {
         let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
             return Vec::new();
         };
-        let ty = v
-            .get("type")
-            .and_then(Value::as_str)
-            .or(ev.event.as_deref())
-            .unwrap_or("");
+        let ty = v.get("type").and_then(Value::as_str).or(ev.event.as_deref()).unwrap_or("");
         match ty {
             "message_start" => {
                 if let Some(u) = v.pointer("/message/usage") {
@@ -63,8 +59,7 @@ impl Stream {
                 }
                 vec![Delta::Usage(self.usage)]
             }
-            "content_block_start" => match v.pointer("/content_block/type").and_then(Value::as_str)
-            {
+            "content_block_start" => match v.pointer("/content_block/type").and_then(Value::as_str) {
                 Some("text") => text_of(&v, "/content_block/text", Delta::Text),
                 _ => Vec::new(),
             },
@@ -119,10 +114,7 @@ fn text_of(v: &Value, ptr: &str, f: fn(String) -> Delta) -> Vec<Delta> {
 
 /// `event: error` — `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`.
 fn stream_error(v: &Value) -> ApiError {
-    let kind = v
-        .pointer("/error/type")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let kind = v.pointer("/error/type").and_then(Value::as_str).unwrap_or("");
     let message = json_error_message(v).unwrap_or_else(|| v.to_string());
     let (status, retryable) = match kind {
         "overloaded_error" => (Some(529), true),
@@ -130,12 +122,7 @@ fn stream_error(v: &Value) -> ApiError {
         "api_error" => (Some(500), true),
         _ => (None, false),
     };
-    ApiError {
-        status,
-        message,
-        retryable,
-        retry_after: None,
-    }
+    ApiError { status, message, retryable, retry_after: None }
 }
 
 #[cfg(test)]
@@ -143,10 +130,7 @@ mod tests {
     use super::*;
 
     fn ev(name: &str, data: &str) -> SseEvent {
-        SseEvent {
-            event: Some(name.into()),
-            data: data.into(),
-        }
+        SseEvent { event: Some(name.into()), data: data.into() }
     }
 
     #[test]
@@ -162,9 +146,15 @@ mod tests {
             "content_block_delta",
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
         )));
-        out.extend(s.event(&ev("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#)));
+        out.extend(s.event(&ev(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#,
+        )));
         out.extend(s.event(&ev("ping", r#"{"type":"ping"}"#)));
-        out.extend(s.event(&ev("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":40}}"#)));
+        out.extend(s.event(&ev(
+            "message_delta",
+            r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":40}}"#,
+        )));
         assert!(out.contains(&Delta::Text("Hi".into())));
         assert!(out.contains(&Delta::Reasoning("hmm".into())));
         assert!(out.contains(&Delta::Stop(StopReason::MaxTokens)));
@@ -176,19 +166,14 @@ mod tests {
                 _ => None,
             })
             .unwrap();
-        assert_eq!(
-            (last_usage.input, last_usage.output, last_usage.cache_read),
-            (12, 40, 5)
-        );
+        assert_eq!((last_usage.input, last_usage.output, last_usage.cache_read), (12, 40, 5));
     }
 
     #[test]
     fn overloaded_error_event_is_retryable() {
         let mut s = Stream::default();
-        let out = s.event(&ev(
-            "error",
-            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
-        ));
+        let out =
+            s.event(&ev("error", r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#));
         match &out[0] {
             Delta::Error(e) => {
                 assert!(e.retryable);
@@ -196,10 +181,7 @@ mod tests {
             }
             d => panic!("{d:?}"),
         }
-        let out = s.event(&ev(
-            "error",
-            r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#,
-        ));
+        let out = s.event(&ev("error", r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#));
         assert!(matches!(&out[0], Delta::Error(e) if !e.retryable));
     }
 
@@ -215,14 +197,7 @@ mod tests {
             connect_timeout: 1,
             idle_timeout: 1,
         };
-        let r = request(
-            &cfg,
-            "SYS",
-            &[Message {
-                role: Role::User,
-                content: "hi".into(),
-            }],
-        );
+        let r = request(&cfg, "SYS", &[Message { role: Role::User, content: "hi".into() }]);
         assert_eq!(r.url, "http://x/v1/messages");
         assert!(r.headers.contains(&("x-api-key".into(), "sk-test".into())));
         let body: Value = serde_json::from_slice(&r.body).unwrap();

@@ -124,10 +124,7 @@ pub(crate) fn json_error_message(v: &serde_json::Value) -> Option<String> {
         return Some(s.to_string());
     }
     let msg = e.get("message").and_then(|m| m.as_str())?;
-    let kind = e
-        .get("type")
-        .or_else(|| e.get("code"))
-        .and_then(|t| t.as_str());
+    let kind = e.get("type").or_else(|| e.get("code")).and_then(|t| t.as_str());
     Some(match kind {
         Some(k) if !msg.contains(k) => format!("{msg} ({k})"),
         _ => msg.to_string(),
@@ -155,11 +152,7 @@ impl Decoder {
             Provider::OpenAi => Kind::OpenAi(openai::Stream::default()),
             Provider::Ollama => Kind::Ollama(ollama::Stream::default()),
         };
-        Decoder {
-            sse: SseDecoder::new(),
-            lines: Vec::new(),
-            kind,
-        }
+        Decoder { sse: SseDecoder::new(), lines: Vec::new(), kind }
     }
 
     /// Feeds raw body bytes.

@@ -43,10 +43,7 @@ impl Stream {
             return Vec::new();
         };
         if let Some(e) = v.get("error") {
-            let message = e
-                .as_str()
-                .map(str::to_string)
-                .unwrap_or_else(|| e.to_string());
+            let message = e.as_str().map(str::to_string).unwrap_or_else(|| e.to_string());
             return vec![Delta::Error(ApiError::fatal(message))];
         }
         let mut out = Vec::new();
@@ -67,12 +64,10 @@ impl Stream {
                 output: get("eval_count"),
                 ..Usage::default()
             }));
-            out.push(Delta::Stop(
-                match v.get("done_reason").and_then(Value::as_str) {
-                    Some("length") => StopReason::MaxTokens,
-                    _ => StopReason::EndTurn,
-                },
-            ));
+            out.push(Delta::Stop(match v.get("done_reason").and_then(Value::as_str) {
+                Some("length") => StopReason::MaxTokens,
+                _ => StopReason::EndTurn,
+            }));
         }
         out
     }
@@ -88,14 +83,7 @@ mod tests {
         let mut out = s.line(r#"{"message":{"role":"assistant","content":"Hi"},"done":false}"#);
         out.extend(s.line(r#"{"message":{"role":"assistant","content":""},"done":true,"done_reason":"length","prompt_eval_count":7,"eval_count":2}"#));
         assert_eq!(out[0], Delta::Text("Hi".into()));
-        assert_eq!(
-            out[1],
-            Delta::Usage(Usage {
-                input: 7,
-                output: 2,
-                ..Usage::default()
-            })
-        );
+        assert_eq!(out[1], Delta::Usage(Usage { input: 7, output: 2, ..Usage::default() }));
         assert_eq!(out[2], Delta::Stop(StopReason::MaxTokens));
     }
 }

@@ -112,22 +112,11 @@ fn stream_error(v: &Value) -> ApiError {
     .to_ascii_lowercase();
     let retryable = match code {
         Some(c) => c == 429 || c >= 500,
-        None => [
-            "overloaded",
-            "server_error",
-            "rate_limit",
-            "timeout",
-            "unavailable",
-        ]
-        .iter()
-        .any(|w| words.contains(w)),
+        None => {
+            ["overloaded", "server_error", "rate_limit", "timeout", "unavailable"].iter().any(|w| words.contains(w))
+        }
     } && !words.contains("insufficient_quota");
-    ApiError {
-        status: code,
-        message,
-        retryable,
-        retry_after: None,
-    }
+    ApiError { status: code, message, retryable, retry_after: None }
 }
 
 #[cfg(test)]
@@ -135,45 +124,27 @@ mod tests {
     use super::*;
 
     fn data(s: &str) -> SseEvent {
-        SseEvent {
-            event: None,
-            data: s.into(),
-        }
+        SseEvent { event: None, data: s.into() }
     }
 
     #[test]
     fn content_reasoning_finish_and_usage() {
         let mut s = Stream::default();
         let mut out = Vec::new();
-        out.extend(s.event(&data(
-            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#,
-        )));
-        out.extend(s.event(&data(
-            r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}"#,
-        )));
-        out.extend(s.event(&data(
-            r#"{"choices":[{"index":0,"delta":{"content":"Hello"}}]}"#,
-        )));
-        out.extend(s.event(&data(
-            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#,
-        )));
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#)));
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}"#)));
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"content":"Hello"}}]}"#)));
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#)));
         out.extend(s.event(&data(r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":2}}}"#)));
         out.extend(s.event(&data("[DONE]")));
-        out.extend(s.event(&data(
-            r#"{"choices":[{"index":0,"delta":{"content":"after done"}}]}"#,
-        )));
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"content":"after done"}}]}"#)));
         assert_eq!(
             out,
             vec![
                 Delta::Reasoning("think".into()),
                 Delta::Text("Hello".into()),
                 Delta::Stop(StopReason::MaxTokens),
-                Delta::Usage(Usage {
-                    input: 9,
-                    output: 3,
-                    cache_read: 2,
-                    cache_write: 0
-                }),
+                Delta::Usage(Usage { input: 9, output: 3, cache_read: 2, cache_write: 0 }),
             ]
         );
     }
@@ -181,13 +152,9 @@ mod tests {
     #[test]
     fn mid_stream_error_objects_are_classified() {
         let mut s = Stream::default();
-        let out = s.event(&data(
-            r#"{"error":{"message":"Provider overloaded","code":502}}"#,
-        ));
+        let out = s.event(&data(r#"{"error":{"message":"Provider overloaded","code":502}}"#));
         assert!(matches!(&out[0], Delta::Error(e) if e.retryable && e.status == Some(502)));
-        let out = s.event(&data(
-            r#"{"error":{"message":"bad key","type":"invalid_request_error"}}"#,
-        ));
+        let out = s.event(&data(r#"{"error":{"message":"bad key","type":"invalid_request_error"}}"#));
         assert!(matches!(&out[0], Delta::Error(e) if !e.retryable));
     }
 }

@@ -8,10 +8,7 @@ pub(super) fn followup(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     ctx.term.tool("ask_followup_question", "");
     ctx.term.line(Style::Bold, question);
     if ctx.yolo {
-        ctx.term.info(&format!(
-            "[YOLO MODE] Auto-responding to question: \"{}\"",
-            short(question)
-        ));
+        ctx.term.info(&format!("[YOLO MODE] Auto-responding to question: \"{}\"", short(question)));
         return Outcome::Success(format!(
             "[YOLO MODE: User input is not available in non-interactive mode. You must use available tools (read_file, list_files, search_files, etc.) to gather the information you need instead of asking the user. Proceed with using tools to find the answer to your question: \"{question}\"]"
         ));
@@ -49,8 +46,7 @@ pub(super) fn complete(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     ctx.term.line(Style::Bold, "Task completed");
     ctx.term.text(&format!("{result}\n"));
     if let Some(cmd) = call.param("command") {
-        ctx.term
-            .info(&format!("Suggested command to see the result: {cmd}"));
+        ctx.term.info(&format!("Suggested command to see the result: {cmd}"));
     }
     Outcome::Complete(result.to_string())
 }

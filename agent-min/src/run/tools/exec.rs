@@ -24,36 +24,24 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         .unwrap_or(ctx.command_timeout);
     ctx.term.tool("execute_command", command);
     if !ctx.yolo {
-        if let Err(denied) = ask(
-            ctx,
-            &format!("Run `{command}` in {}", ctx.ws.root().display()),
-        ) {
+        if let Err(denied) = ask(ctx, &format!("Run `{command}` in {}", ctx.ws.root().display())) {
             return denied;
         }
     }
-    match execute(command, ctx.ws.root(), timeout, &mut |chunk| {
-        ctx.term.reasoning(chunk)
-    }) {
+    match execute(command, ctx.ws.root(), timeout, &mut |chunk| ctx.term.reasoning(chunk)) {
         Err(e) => {
             ctx.term.outcome(false, &e);
-            Outcome::Failure {
-                text: tool_error(&e),
-                mistake: false,
-            }
+            Outcome::Failure { text: tool_error(&e), mistake: false }
         }
         Ok(r) => {
             ctx.term.newline();
             let summary = match (r.timed_out, r.code) {
-                (true, _) => format!(
-                    "timed out after {}s; process group killed",
-                    timeout.as_secs_f64()
-                ),
+                (true, _) => format!("timed out after {}s; process group killed", timeout.as_secs_f64()),
                 (false, Some(0)) => "exit code 0".to_string(),
                 (false, Some(c)) => format!("exit code {c}"),
                 (false, None) => "killed by a signal".to_string(),
             };
-            ctx.term
-                .outcome(r.code == Some(0) && !r.timed_out, &summary);
+            ctx.term.outcome(r.code == Some(0) && !r.timed_out, &summary);
             Outcome::Success(r.to_result(timeout))
         }
     }
@@ -80,9 +68,7 @@ impl Ran {
         };
         match (self.code, self.signal) {
             (Some(c), _) => s.push_str(&format!("\nExit code: {c}")),
-            (None, Some(sig)) if !self.timed_out => {
-                s.push_str(&format!("\nThe command was killed by signal {sig}."))
-            }
+            (None, Some(sig)) if !self.timed_out => s.push_str(&format!("\nThe command was killed by signal {sig}.")),
             _ => {}
         }
         if self.background_killed {
@@ -167,11 +153,7 @@ pub(crate) fn execute(
             }
         }
     });
-    let mut output = Capped {
-        head: Vec::new(),
-        tail: Vec::new(),
-        dropped: 0,
-    };
+    let mut output = Capped { head: Vec::new(), tail: Vec::new(), dropped: 0 };
     let mut take = |chunk: Vec<u8>, show: &mut dyn FnMut(&str)| {
         show(&String::from_utf8_lossy(&chunk));
         output.push(&chunk);
@@ -211,13 +193,7 @@ pub(crate) fn execute(
             }
         }
     }
-    Ok(Ran {
-        output,
-        code: status.code(),
-        signal: status.signal(),
-        timed_out,
-        background_killed,
-    })
+    Ok(Ran { output, code: status.code(), signal: status.signal(), timed_out, background_killed })
 }
 
 #[cfg(test)]
@@ -226,13 +202,7 @@ mod tests {
 
     fn run_sh(cmd: &str, timeout_ms: u64) -> Ran {
         let d = tempfile::tempdir().unwrap();
-        execute(
-            cmd,
-            d.path(),
-            Duration::from_millis(timeout_ms),
-            &mut |_| {},
-        )
-        .unwrap()
+        execute(cmd, d.path(), Duration::from_millis(timeout_ms), &mut |_| {}).unwrap()
     }
 
     #[test]
@@ -241,10 +211,7 @@ mod tests {
         assert_eq!(r.output.render(), "one\ntwo\nthree");
         assert_eq!(r.code, Some(3));
         let text = r.to_result(Duration::from_secs(1));
-        assert!(
-            text.starts_with("Command executed.\nExit code: 3\nOutput:\none"),
-            "{text}"
-        );
+        assert!(text.starts_with("Command executed.\nExit code: 3\nOutput:\none"), "{text}");
     }
 
     #[test]
@@ -264,27 +231,15 @@ mod tests {
         let r = execute(&cmd, d.path(), Duration::from_millis(500), &mut |_| {}).unwrap();
         assert!(r.timed_out);
         assert!(start.elapsed() < Duration::from_secs(10));
-        let pid: i32 = std::fs::read_to_string(&pidfile)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
         std::thread::sleep(Duration::from_millis(100));
         // The grandchild `sleep` must be gone (kill -0 fails), not just the shell.
         // (A killed process may linger as a zombie until it is reaped; that is not alive.)
         let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|s| {
-                !s.rsplit(')')
-                    .next()
-                    .unwrap_or("")
-                    .trim_start()
-                    .starts_with('Z')
-            })
+            .map(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
             .unwrap_or(false);
         assert!(!alive, "background sleep {pid} survived the timeout");
-        assert!(r
-            .to_result(Duration::from_millis(500))
-            .contains("timed out"));
+        assert!(r.to_result(Duration::from_millis(500)).contains("timed out"));
     }
 
     #[test]

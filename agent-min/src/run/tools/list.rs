@@ -12,10 +12,7 @@ pub const MAX_ENTRIES: usize = 200;
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
     let recursive = call.param("recursive") == Some("true");
-    ctx.term.tool(
-        "list_files",
-        &format!("{path}{}", if recursive { " (recursive)" } else { "" }),
-    );
+    ctx.term.tool("list_files", &format!("{path}{}", if recursive { " (recursive)" } else { "" }));
     let r = match check_path(ctx, path, Access::Read, &format!("List {path}"), None) {
         Ok(r) => r,
         Err(o) => return o,
@@ -23,20 +20,10 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     if !r.abs.is_dir() {
         let msg = format!("{path} is not a directory.");
         ctx.term.outcome(false, &msg);
-        return Outcome::Failure {
-            text: tool_error(&msg),
-            mistake: false,
-        };
+        return Outcome::Failure { text: tool_error(&msg), mistake: false };
     }
     let (entries, truncated) = list(&r.abs, recursive, MAX_ENTRIES);
-    ctx.term.outcome(
-        true,
-        &format!(
-            "{} entries{}",
-            entries.len(),
-            if truncated { " (truncated)" } else { "" }
-        ),
-    );
+    ctx.term.outcome(true, &format!("{} entries{}", entries.len(), if truncated { " (truncated)" } else { "" }));
     Outcome::Success(format_listing(&entries, truncated))
 }
 
@@ -47,7 +34,9 @@ pub fn format_listing(entries: &[String], truncated: bool) -> String {
     }
     let mut s = entries.join("\n");
     if truncated {
-        s.push_str("\n\n(File list truncated. Use list_files on specific subdirectories if you need to explore further.)");
+        s.push_str(
+            "\n\n(File list truncated. Use list_files on specific subdirectories if you need to explore further.)",
+        );
     }
     s
 }
@@ -95,14 +84,7 @@ mod tests {
     #[test]
     fn recursive_listing_skips_ignored_dirs_contents() {
         let d = tempfile::tempdir().unwrap();
-        for p in [
-            "src/a.rs",
-            "src/deep/b.rs",
-            ".git/HEAD",
-            "target/x",
-            "node_modules/m/i.js",
-            "README",
-        ] {
+        for p in ["src/a.rs", "src/deep/b.rs", ".git/HEAD", "target/x", "node_modules/m/i.js", "README"] {
             let p = d.path().join(p);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, "").unwrap();
@@ -111,16 +93,7 @@ mod tests {
         assert!(!t);
         assert_eq!(
             e,
-            [
-                ".git/",
-                "README",
-                "node_modules/",
-                "src/",
-                "target/",
-                "src/a.rs",
-                "src/deep/",
-                "src/deep/b.rs"
-            ]
+            [".git/", "README", "node_modules/", "src/", "target/", "src/a.rs", "src/deep/", "src/deep/b.rs"]
         );
         let (e, _) = list(d.path(), false, 200);
         assert_eq!(e.len(), 5);

@@ -27,19 +27,12 @@ pub struct Call {
 impl Call {
     /// A parameter's trimmed value; `None` when absent or empty (as Cline treats it).
     pub fn param(&self, name: &str) -> Option<&str> {
-        self.params
-            .iter()
-            .find(|p| p.0 == name)
-            .map(|p| p.1.as_str())
-            .filter(|v| !v.is_empty())
+        self.params.iter().find(|p| p.0 == name).map(|p| p.1.as_str()).filter(|v| !v.is_empty())
     }
 
     /// A parameter's untrimmed value.
     pub fn raw_param(&self, name: &str) -> Option<&str> {
-        self.params
-            .iter()
-            .find(|p| p.0 == name)
-            .map(|p| p.2.as_str())
+        self.params.iter().find(|p| p.0 == name).map(|p| p.2.as_str())
     }
 
     /// Cline's description of the call, used before `Result:`.
@@ -126,8 +119,7 @@ pub fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         "attempt_completion" => ask::complete(call, ctx),
         other => {
             let names: Vec<_> = TOOLS.iter().map(|t| t.0).collect();
-            ctx.term
-                .outcome(false, &format!("{other} is not available"));
+            ctx.term.outcome(false, &format!("{other} is not available"));
             Outcome::Failure {
                 text: tool_error(&format!(
                     "The tool '{other}' is not available in this environment. Available tools: {}.",
@@ -172,10 +164,7 @@ pub fn check_path(
                 ctx.ws.root().display()
             );
             ctx.term.outcome(false, "refused: outside the workspace");
-            return Err(Outcome::Failure {
-                text: tool_error(&msg),
-                mistake: false,
-            });
+            return Err(Outcome::Failure { text: tool_error(&msg), mistake: false });
         }
         if let Some(p) = preview {
             ctx.term.block(p);
@@ -199,9 +188,7 @@ pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
         Approval::Yes => Ok(()),
         Approval::No(None) => {
             ctx.term.outcome(false, "denied");
-            Err(Outcome::Denied(
-                "The user denied this operation.".to_string(),
-            ))
+            Err(Outcome::Denied("The user denied this operation.".to_string()))
         }
         Approval::No(Some(feedback)) => {
             ctx.term.outcome(false, "denied, with feedback");
@@ -222,21 +209,13 @@ pub(crate) mod testutil {
     pub fn call(name: &str, params: &[(&str, &str)]) -> Call {
         Call {
             name: name.to_string(),
-            params: params
-                .iter()
-                .map(|(n, v)| (n.to_string(), v.trim().to_string(), v.to_string()))
-                .collect(),
+            params: params.iter().map(|(n, v)| (n.to_string(), v.trim().to_string(), v.to_string())).collect(),
         }
     }
 
     pub fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
         let mut term = Term::new();
-        let mut ctx = Ctx {
-            ws,
-            term: &mut term,
-            yolo: true,
-            command_timeout: Duration::from_secs(30),
-        };
+        let mut ctx = Ctx { ws, term: &mut term, yolo: true, command_timeout: Duration::from_secs(30) };
         f(&mut ctx)
     }
 }
@@ -248,52 +227,29 @@ mod tests {
 
     #[test]
     fn descriptions_follow_cline() {
-        assert_eq!(
-            call("read_file", &[("path", "a.rs")]).description(),
-            "[read_file for 'a.rs']"
-        );
-        assert_eq!(
-            call("execute_command", &[("command", "ls")]).description(),
-            "[execute_command for 'ls']"
-        );
+        assert_eq!(call("read_file", &[("path", "a.rs")]).description(), "[read_file for 'a.rs']");
+        assert_eq!(call("execute_command", &[("command", "ls")]).description(), "[execute_command for 'ls']");
         assert_eq!(
             call("search_files", &[("regex", "x"), ("file_pattern", "*.rs")]).description(),
             "[search_files for 'x' in '*.rs']"
         );
-        assert_eq!(
-            call("attempt_completion", &[]).description(),
-            "[attempt_completion]"
-        );
+        assert_eq!(call("attempt_completion", &[]).description(), "[attempt_completion]");
     }
 
     #[test]
     fn missing_params_are_found_in_order() {
         assert_eq!(missing_param(&call("read_file", &[])), Some("path"));
-        assert_eq!(
-            missing_param(&call("read_file", &[("path", "  ")])),
-            Some("path")
-        );
-        assert_eq!(
-            missing_param(&call("write_to_file", &[("path", "a")])),
-            Some("content")
-        );
-        assert_eq!(
-            missing_param(&call("write_to_file", &[("path", "a"), ("content", "")])),
-            None
-        );
-        assert_eq!(
-            missing_param(&call("execute_command", &[("command", "ls")])),
-            Some("requires_approval")
-        );
+        assert_eq!(missing_param(&call("read_file", &[("path", "  ")])), Some("path"));
+        assert_eq!(missing_param(&call("write_to_file", &[("path", "a")])), Some("content"));
+        assert_eq!(missing_param(&call("write_to_file", &[("path", "a"), ("content", "")])), None);
+        assert_eq!(missing_param(&call("execute_command", &[("command", "ls")])), Some("requires_approval"));
     }
 
     #[test]
     fn yolo_refuses_paths_outside_the_workspace() {
         let d = tempfile::tempdir().unwrap();
         let ws = Workspace::new(d.path()).unwrap();
-        let out = with_ctx(&ws, |ctx| {
-            run(&call("read_file", &[("path", "../../etc/passwd")]), ctx)
-        });
+        let out = with_ctx(&ws, |ctx| run(&call("read_file", &[("path", "../../etc/passwd")]), ctx));
         match out {
             Outcome::Failure { text, .. } => {
                 assert!(text.contains("outside the workspace"), "{text}")

@@ -8,9 +8,7 @@ pub const MAX_LINES: usize = 1000;
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
-    let start = call
-        .param("start_line")
-        .and_then(|s| s.parse::<usize>().ok());
+    let start = call.param("start_line").and_then(|s| s.parse::<usize>().ok());
     let end = call.param("end_line").and_then(|s| s.parse::<usize>().ok());
     ctx.term.tool("read_file", path);
     let r = match check_path(ctx, path, Access::Read, &format!("Read {path}"), None) {
@@ -24,10 +22,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         }
         Err(e) => {
             ctx.term.outcome(false, &e);
-            Outcome::Failure {
-                text: tool_error(&e),
-                mistake: false,
-            }
+            Outcome::Failure { text: tool_error(&e), mistake: false }
         }
     }
 }
@@ -40,9 +35,7 @@ pub(crate) fn read(
 ) -> Result<(String, String), String> {
     let shown = abs.display();
     if abs.is_dir() {
-        return Err(format!(
-            "{shown} is a directory; use list_files to see what it contains."
-        ));
+        return Err(format!("{shown} is a directory; use list_files to see what it contains."));
     }
     let bytes = std::fs::read(abs).map_err(|e| format!("Error reading file {shown}: {e}"))?;
     let sniff = &bytes[..bytes.len().min(8192)];
@@ -62,9 +55,7 @@ pub(crate) fn read(
     }
     let first = start.unwrap_or(1).max(1);
     if first > total {
-        return Err(format!(
-            "start_line {first} is past the end of {shown}, which has {total} lines."
-        ));
+        return Err(format!("start_line {first} is past the end of {shown}, which has {total} lines."));
     }
     let last = end.unwrap_or(total).min(total).min(first + MAX_LINES - 1);
     if last < first {
@@ -119,12 +110,8 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("b.bin");
         std::fs::write(&p, [0x7f, b'E', b'L', b'F', 0, 1, 2]).unwrap();
-        assert!(read(&p, None, None)
-            .unwrap_err()
-            .contains("Cannot read binary file"));
-        assert!(read(d.path(), None, None)
-            .unwrap_err()
-            .contains("is a directory"));
+        assert!(read(&p, None, None).unwrap_err().contains("Cannot read binary file"));
+        assert!(read(d.path(), None, None).unwrap_err().contains("is a directory"));
         assert!(read(&d.path().join("missing"), None, None).is_err());
     }
 }

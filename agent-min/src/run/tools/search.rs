@@ -14,22 +14,14 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
     let pattern = call.param("regex").unwrap_or_default();
     let glob = call.param("file_pattern");
-    ctx.term.tool(
-        "search_files",
-        &format!(
-            "/{pattern}/ in {path}{}",
-            glob.map(|g| format!(" ({g})")).unwrap_or_default()
-        ),
-    );
+    ctx.term
+        .tool("search_files", &format!("/{pattern}/ in {path}{}", glob.map(|g| format!(" ({g})")).unwrap_or_default()));
     let re = match Regex::new(pattern) {
         Ok(r) => r,
         Err(e) => {
             let msg = format!("Invalid regex {pattern:?}: {e}");
             ctx.term.outcome(false, "invalid regex");
-            return Outcome::Failure {
-                text: tool_error(&msg),
-                mistake: true,
-            };
+            return Outcome::Failure { text: tool_error(&msg), mistake: true };
         }
     };
     let r = match check_path(ctx, path, Access::Read, &format!("Search {path}"), None) {
@@ -37,14 +29,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     let (hits, truncated) = search(&r.abs, &re, glob, MAX_RESULTS);
-    ctx.term.outcome(
-        true,
-        &format!(
-            "{} results{}",
-            hits.len(),
-            if truncated { " (truncated)" } else { "" }
-        ),
-    );
+    ctx.term.outcome(true, &format!("{} results{}", hits.len(), if truncated { " (truncated)" } else { "" }));
     let mut s = match hits.len() {
         0 => "Found 0 results.".to_string(),
         1 => "Found 1 result.\n\n".to_string(),
@@ -58,19 +43,10 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 }
 
 /// Searches files under `root` (or `root` itself if it is a file).
-pub(crate) fn search(
-    root: &Path,
-    re: &Regex,
-    glob: Option<&str>,
-    max: usize,
-) -> (Vec<String>, bool) {
+pub(crate) fn search(root: &Path, re: &Regex, glob: Option<&str>, max: usize) -> (Vec<String>, bool) {
     let mut hits = Vec::new();
     let mut stack = vec![root.to_path_buf()];
-    let base = if root.is_file() {
-        root.parent().unwrap_or(root)
-    } else {
-        root
-    };
+    let base = if root.is_file() { root.parent().unwrap_or(root) } else { root };
     while let Some(p) = stack.pop() {
         if p.is_dir() {
             let Ok(rd) = std::fs::read_dir(&p) else {
@@ -79,10 +55,7 @@ pub(crate) fn search(
             let mut kids: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
             kids.sort();
             for k in kids.into_iter().rev() {
-                let name = k
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
+                let name = k.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                 if k.is_dir() && SKIP_DIRS.contains(&name.as_str()) {
                     continue;
                 }
@@ -90,16 +63,9 @@ pub(crate) fn search(
             }
             continue;
         }
-        let rel = p
-            .strip_prefix(base)
-            .unwrap_or(&p)
-            .to_string_lossy()
-            .into_owned();
+        let rel = p.strip_prefix(base).unwrap_or(&p).to_string_lossy().into_owned();
         if let Some(g) = glob {
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if !glob_match(g, if g.contains('/') { &rel } else { &name }) {
                 continue;
             }
@@ -128,9 +94,9 @@ pub(crate) fn search(
 pub(crate) fn glob_match(glob: &str, s: &str) -> bool {
     if let (Some(open), Some(close)) = (glob.find('{'), glob.find('}')) {
         if open < close {
-            return glob[open + 1..close].split(',').any(|alt| {
-                glob_match(&format!("{}{alt}{}", &glob[..open], &glob[close + 1..]), s)
-            });
+            return glob[open + 1..close]
+                .split(',')
+                .any(|alt| glob_match(&format!("{}{alt}{}", &glob[..open], &glob[close + 1..]), s));
         }
     }
     fn m(g: &[u8], s: &[u8]) -> bool {
@@ -140,9 +106,7 @@ pub(crate) fn glob_match(glob: &str, s: &str) -> bool {
                 let rest = g[2..].strip_prefix(b"/").unwrap_or(&g[2..]);
                 (0..=s.len()).any(|i| m(rest, &s[i..]))
             }
-            (Some(b'*'), _) => (0..=s.len())
-                .take_while(|&i| i == 0 || s[i - 1] != b'/')
-                .any(|i| m(&g[1..], &s[i..])),
+            (Some(b'*'), _) => (0..=s.len()).take_while(|&i| i == 0 || s[i - 1] != b'/').any(|i| m(&g[1..], &s[i..])),
             (Some(b'?'), Some(c)) if *c != b'/' => m(&g[1..], &s[1..]),
             (Some(a), Some(b)) if a == b => m(&g[1..], &s[1..]),
             _ => false,

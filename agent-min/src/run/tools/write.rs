@@ -12,18 +12,9 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let abs = ctx.ws.resolve(path).abs;
     let old = std::fs::read_to_string(&abs).ok();
     let verb = if old.is_some() { "Overwrite" } else { "Create" };
-    ctx.term.tool(
-        "write_to_file",
-        &format!("{path} ({} lines)", content.lines().count()),
-    );
+    ctx.term.tool("write_to_file", &format!("{path} ({} lines)", content.lines().count()));
     let pv = preview::unified(old.as_deref().unwrap_or(""), content, path);
-    let r = match check_path(
-        ctx,
-        path,
-        Access::Write,
-        &format!("{verb} {path}"),
-        Some(&pv),
-    ) {
+    let r = match check_path(ctx, path, Access::Write, &format!("{verb} {path}"), Some(&pv)) {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -33,13 +24,8 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 /// The raw content with at most one leading and one trailing newline removed, so the first
 /// line keeps its indentation (Cline's trim would lose it).
 pub(crate) fn content_of(raw: &str) -> &str {
-    let s = raw
-        .strip_prefix("\r\n")
-        .or_else(|| raw.strip_prefix('\n'))
-        .unwrap_or(raw);
-    s.strip_suffix("\r\n")
-        .or_else(|| s.strip_suffix('\n'))
-        .unwrap_or(s)
+    let s = raw.strip_prefix("\r\n").or_else(|| raw.strip_prefix('\n')).unwrap_or(raw);
+    s.strip_suffix("\r\n").or_else(|| s.strip_suffix('\n')).unwrap_or(s)
 }
 
 pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
@@ -53,17 +39,13 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(e) => {
             let msg = format!("Error reading file {path}: {e}");
             ctx.term.outcome(false, &msg);
-            return Outcome::Failure {
-                text: tool_error(&msg),
-                mistake: false,
-            };
+            return Outcome::Failure { text: tool_error(&msg), mistake: false };
         }
     };
     let new = match diff::apply(&original, diff_text) {
         Ok(n) => n,
         Err(e) => {
-            ctx.term
-                .outcome(false, "the diff did not apply; file left unchanged");
+            ctx.term.outcome(false, "the diff did not apply; file left unchanged");
             return Outcome::Failure {
                 text: tool_error(&diff_failure(&e.to_string(), path, &original)),
                 mistake: true,
@@ -87,10 +69,7 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, content: &str) -> Outcome {
         Err(e) => {
             let msg = format!("Error writing file {path}: {e}");
             ctx.term.outcome(false, &msg);
-            Outcome::Failure {
-                text: tool_error(&msg),
-                mistake: false,
-            }
+            Outcome::Failure { text: tool_error(&msg), mistake: false }
         }
     }
 }
@@ -122,19 +101,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let ws = Workspace::new(d.path()).unwrap();
         let out = with_ctx(&ws, |ctx| {
-            run(
-                &call(
-                    "write_to_file",
-                    &[("path", "a/b/c.py"), ("content", "\n    x = 1\ny = 2\n")],
-                ),
-                ctx,
-            )
+            run(&call("write_to_file", &[("path", "a/b/c.py"), ("content", "\n    x = 1\ny = 2\n")]), ctx)
         });
         assert!(matches!(out, Outcome::Success(_)), "{out:?}");
-        assert_eq!(
-            std::fs::read_to_string(d.path().join("a/b/c.py")).unwrap(),
-            "    x = 1\ny = 2"
-        );
+        assert_eq!(std::fs::read_to_string(d.path().join("a/b/c.py")).unwrap(), "    x = 1\ny = 2");
     }
 
     #[test]
@@ -142,13 +112,9 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("f.txt"), "alpha\nbeta\n").unwrap();
         let ws = Workspace::new(d.path()).unwrap();
-        let diff = "------- SEARCH\nalpha\n=======\nA\n+++++++ REPLACE\n------- SEARCH\ngamma\n=======\nG\n+++++++ REPLACE\n";
-        let out = with_ctx(&ws, |ctx| {
-            run(
-                &call("replace_in_file", &[("path", "f.txt"), ("diff", diff)]),
-                ctx,
-            )
-        });
+        let diff =
+            "------- SEARCH\nalpha\n=======\nA\n+++++++ REPLACE\n------- SEARCH\ngamma\n=======\nG\n+++++++ REPLACE\n";
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "f.txt"), ("diff", diff)]), ctx));
         match out {
             Outcome::Failure { text, mistake } => {
                 assert!(mistake);
@@ -157,10 +123,7 @@ mod tests {
             }
             o => panic!("{o:?}"),
         }
-        assert_eq!(
-            std::fs::read_to_string(d.path().join("f.txt")).unwrap(),
-            "alpha\nbeta\n"
-        );
+        assert_eq!(std::fs::read_to_string(d.path().join("f.txt")).unwrap(), "alpha\nbeta\n");
     }
 
     #[test]
@@ -169,16 +132,8 @@ mod tests {
         std::fs::write(d.path().join("f.txt"), "alpha\nbeta\n").unwrap();
         let ws = Workspace::new(d.path()).unwrap();
         let diff = "------- SEARCH\nbeta\n=======\nBETA\n+++++++ REPLACE";
-        let out = with_ctx(&ws, |ctx| {
-            run(
-                &call("replace_in_file", &[("path", "f.txt"), ("diff", diff)]),
-                ctx,
-            )
-        });
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "f.txt"), ("diff", diff)]), ctx));
         assert!(matches!(out, Outcome::Success(_)), "{out:?}");
-        assert_eq!(
-            std::fs::read_to_string(d.path().join("f.txt")).unwrap(),
-            "alpha\nBETA\n"
-        );
+        assert_eq!(std::fs::read_to_string(d.path().join("f.txt")).unwrap(), "alpha\nBETA\n");
     }
 }
