@@ -25,6 +25,9 @@ pub struct Reply {
     pub stop: Option<StopReason>,
     /// This request's token usage.
     pub usage: Usage,
+    /// True when the stream was stopped (at the first tool) before the server sent its final
+    /// usage: missing counts are then estimated at about 4 characters per token.
+    pub usage_estimated: bool,
 }
 
 impl Reply {
@@ -81,11 +84,24 @@ pub fn read_reply(
         }
     }
     reply.text = parser.text().to_string();
+    if stopped_early && reply.stop.is_none() {
+        reply.usage_estimated = true;
+        let sent: usize = messages.iter().map(|m| m.content.len()).sum::<usize>() + system.len();
+        reply.usage.output = reply.usage.output.max(estimate_tokens(reply.text.len()));
+        if reply.usage.input == 0 {
+            reply.usage.input = estimate_tokens(sent);
+        }
+    }
     if stopped_early && parser.len() > tool_index(&parser).map_or(0, |i| i + 1) {
         reply.text.push_str("\n\n");
         reply.text.push_str(prompt::INTERRUPTED_BY_TOOL);
     }
     Ok(reply)
+}
+
+/// About 4 bytes of text per token.
+fn estimate_tokens(bytes: usize) -> u64 {
+    bytes.div_ceil(4) as u64
 }
 
 /// Index of the first tool block.

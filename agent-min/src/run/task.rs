@@ -58,6 +58,7 @@ pub struct Task {
     mistakes: u32,
     turns: u32,
     usage: Usage,
+    estimated_replies: u32,
 }
 
 /// Empty replies tolerated (each retried) before failing.
@@ -77,6 +78,7 @@ impl Task {
             mistakes: 0,
             turns: 0,
             usage: Usage::default(),
+            estimated_replies: 0,
         }
     }
 
@@ -141,6 +143,7 @@ impl Task {
             match result {
                 Ok(reply) => {
                     self.usage.add(&reply.usage);
+                    self.estimated_replies += u32::from(reply.usage_estimated);
                     if !reply.is_empty() {
                         return Ok(reply);
                     }
@@ -278,7 +281,7 @@ impl Task {
             self.term.line(Style::Err, &format!("Task failed: {why}"));
         }
         let u = &self.usage;
-        self.term.info(&format!(
+        let mut line = format!(
             "Tokens: {} in, {} out (cache: {} read, {} written) over {} request{}",
             u.input,
             u.output,
@@ -286,6 +289,13 @@ impl Task {
             u.cache_write,
             self.turns,
             if self.turns == 1 { "" } else { "s" }
-        ));
+        );
+        if self.estimated_replies > 0 {
+            line.push_str(&format!(
+                "; {} of them stopped at their first tool before the server reported usage, so those counts are estimates (~4 characters per token)",
+                self.estimated_replies
+            ));
+        }
+        self.term.info(&line);
     }
 }
