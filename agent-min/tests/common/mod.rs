@@ -76,9 +76,7 @@ impl Server {
                         let resp = script.pop_front().unwrap_or_else(|| {
                             status(500, json!({"error": {"type": "api_error", "message": "script exhausted"}}))
                         });
-                        if let Some(req) = serve(stream, &resp) {
-                            reqs.lock().unwrap().push(req);
-                        }
+                        serve(stream, &resp, &reqs, &flag);
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                         std::thread::sleep(Duration::from_millis(2))
@@ -112,7 +110,7 @@ impl Drop for Server {
     }
 }
 
-fn serve(stream: TcpStream, resp: &Resp) -> Option<Req> {
+fn serve(stream: TcpStream, resp: &Resp, reqs: &Mutex<Vec<Req>>, stop: &AtomicBool) -> Option<()> {
     stream.set_nonblocking(false).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     stream.set_nodelay(true).ok()?;
@@ -139,6 +137,7 @@ fn serve(stream: TcpStream, resp: &Resp) -> Option<Req> {
     let mut body = vec![0u8; len];
     r.read_exact(&mut body).ok()?;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    reqs.lock().unwrap().push(Req { path, headers, body });
     let mut w = stream;
     let mut head = format!("HTTP/1.1 {} Scripted\r\nConnection: close\r\n", resp.status);
     for (n, v) in &resp.headers {
@@ -147,14 +146,17 @@ fn serve(stream: TcpStream, resp: &Resp) -> Option<Req> {
     head.push_str("\r\n");
     let _ = w.write_all(head.as_bytes());
     let _ = w.flush();
-    std::thread::sleep(resp.stall);
+    let until = Instant::now() + resp.stall;
+    while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     for c in resp.body.chunks(resp.chunk.max(1)) {
         if w.write_all(c).and_then(|_| w.flush()).is_err() {
             break;
         }
     }
     let _ = w.shutdown(std::net::Shutdown::Both);
-    Some(Req { path, headers, body })
+    Some(())
 }
 
 /// Splits `s` into pieces of `n` characters (so deltas cut through tags).
