@@ -142,11 +142,9 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
     let (root, yolo) = match &opts.cwd {
         Some(dir) => (dir.clone(), opts.yolo),
         None => {
-            let dir = std::env::temp_dir().join(format!(
-                "agent-min-replay-{}-{}",
-                std::process::id(),
-                clock::now_utc().replace([' ', ':'], "").trim_end_matches("UTC")
-            ));
+            let secs =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+            let dir = std::env::temp_dir().join(format!("agent-min-replay-{secs}-{}", std::process::id()));
             std::fs::create_dir_all(&dir)
                 .map_err(|e| format!("cannot create a workspace in {}: {e}", dir.display()))?;
             (dir, true)

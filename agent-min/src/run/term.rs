@@ -123,7 +123,8 @@ impl Term {
     pub fn tool(&mut self, name: &str, summary: &str) {
         self.newline();
         let head = self.paint(Style::Tool, &format!("● {name}"));
-        self.out(&format!("{head} {summary}\n"));
+        let sep = if summary.is_empty() { "" } else { " " };
+        self.out(&format!("{head}{sep}{summary}\n"));
     }
 
     /// The outcome line under a tool call.
