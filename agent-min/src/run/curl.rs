@@ -172,8 +172,11 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     }
 }
 
+/// A status code and its headers.
+type Head = (u16, Vec<(String, String)>);
+
 /// Reads header blocks until a final (non-1xx) one. `None` if stdout ended first.
-fn read_head(r: &mut impl BufRead) -> io::Result<Option<(u16, Vec<(String, String)>)>> {
+fn read_head(r: &mut impl BufRead) -> io::Result<Option<Head>> {
     loop {
         let mut line = Vec::new();
         if r.read_until(b'\n', &mut line)? == 0 {

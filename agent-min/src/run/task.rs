@@ -1,8 +1,8 @@
 //! The Task: one instance per task, and Cline's recursive loop —
 //! request → stream → parse → present → execute → recurse.
 //!
-//! Each turn is one frame of [`Task::recursively_make_requests`]; the work of a turn happens in
-//! [`Task::turn`], which returns before the recursion so frames stay small.
+//! Each turn is one frame of `Task::recursively_make_requests`; the work of a turn happens in
+//! `Task::turn`, which returns before the recursion so frames stay small.
 
 use std::time::Duration;
 

@@ -329,8 +329,7 @@ pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    let r = Run { code: status.code(), stdout: t1.join().unwrap(), stderr: t2.join().unwrap() };
-    r
+    Run { code: status.code(), stdout: t1.join().unwrap(), stderr: t2.join().unwrap() }
 }
 
 /// Standard flags for a scripted run against `server`.

@@ -150,7 +150,7 @@ impl Decoder {
         let kind = match p {
             Provider::Anthropic => Kind::Anthropic(anthropic::Stream::default()),
             Provider::OpenAi => Kind::OpenAi(openai::Stream::default()),
-            Provider::Ollama => Kind::Ollama(ollama::Stream::default()),
+            Provider::Ollama => Kind::Ollama(ollama::Stream),
         };
         Decoder { sse: SseDecoder::new(), lines: Vec::new(), kind }
     }
