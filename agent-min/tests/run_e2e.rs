@@ -397,3 +397,63 @@ fn five_hundred_turns_do_not_exhaust_the_main_thread_stack() {
     assert_eq!(server.requests().len(), 500);
     assert!(r.stdout.contains("over 500 requests"));
 }
+
+#[test]
+fn interactive_mistake_limit_asks_for_guidance_and_sends_clines_feedback() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic("no tool"), anthropic("no tool"), anthropic(&completion("ok"))]);
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(["run", "--provider", "anthropic", "--base-url", &server.anthropic_url(), "--max-mistakes", "2", "t"])
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"Try breaking it into smaller steps\n").unwrap();
+    let r = wait_limited(child, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("mistakes in a row"), "{}", r.stdout);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let next = reqs[2].last_user();
+    assert!(next.contains("You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\nTry breaking it into smaller steps\n</feedback>"), "{next}");
+}
+
+#[test]
+fn ollama_native_chat_streams_ndjson_with_num_ctx() {
+    let ws = tempfile::tempdir().unwrap();
+    let ndjson = |text: &str| {
+        let mut body = String::new();
+        for p in pieces(text, 6) {
+            body.push_str(&json!({"model":"m","message":{"role":"assistant","content":p},"done":false}).to_string());
+            body.push('\n');
+        }
+        body.push_str(&json!({"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":30,"eval_count":5}).to_string());
+        body.push('\n');
+        Resp {
+            status: 200,
+            headers: vec![("Content-Type".into(), "application/x-ndjson".into())],
+            body: body.into_bytes(),
+            chunk: 5,
+            stall: Duration::ZERO,
+        }
+    };
+    let server = Server::start(vec![ndjson(&completion("from ollama"))]);
+    let url = server.anthropic_url();
+    let r = run_agent(
+        ws.path(),
+        &["--provider", "ollama", "--base-url", &url, "--model", "qwen-test", "--num-ctx", "16384", "--yolo", "t"],
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("from ollama"));
+    let req = &server.requests()[0];
+    assert_eq!(req.path, "/api/chat");
+    assert_eq!(req.body["options"]["num_ctx"], 16384);
+    assert_eq!(req.body["model"], "qwen-test");
+    assert!(req.header("authorization").is_none() && req.header("x-api-key").is_none());
+}
