@@ -1,1 +1,135 @@
-//! Benchmarks (see issue 6).
+//! Deterministic corpora and baselines shared by the divan benches (`benches/parse.rs`) and the
+//! callgrind instruction counter (`src/bin/ipb.rs`, driven by `callgrind.sh`).
+
+#[path = "../../parser-core/src/oracle.rs"]
+#[allow(missing_docs)]
+pub mod oracle;
+
+use parser_core::{parse, StreamParser};
+
+/// A small deterministic PRNG (xorshift64*), so every run measures the same bytes.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n as u64) as usize
+    }
+}
+
+const PROSE: &[&str] = &[
+    "Let me look at how the configuration is loaded before changing anything. ",
+    "The failing test expects the parser to keep the first line's indentation, ",
+    "so I will read the module, then make the smallest change that fixes it. ",
+    "This function returns early when the buffer is empty, which hides the bug. ",
+    "After the edit I'll run the test suite again to confirm nothing else broke. ",
+];
+
+const CODE: &[&str] = &[
+    "    for (i, item) in items.iter().enumerate() {\n",
+    "        if item.len() > limit && i % 2 == 0 {\n",
+    "            total += item.len();\n",
+    "        }\n",
+    "    }\n",
+    "    let map: HashMap<String, Vec<u8>> = HashMap::new();\n",
+    "    if a < b { return Err(Error::TooSmall); }\n",
+    "    // keep the indentation of the first line\n",
+];
+
+/// A typical reply of about 4 KB: prose, then a file read and a command.
+pub fn typical_4k() -> String {
+    let mut r = Rng(4);
+    let mut s = String::new();
+    while s.len() < 3000 {
+        s.push_str(PROSE[r.below(PROSE.len())]);
+        if r.below(6) == 0 {
+            s.push_str("\n\n");
+        }
+    }
+    s.push_str("\n\n<read_file>\n<path>src/config/loader.rs</path>\n</read_file>\n\n");
+    while s.len() < 3900 {
+        s.push_str(PROSE[r.below(PROSE.len())]);
+    }
+    s.push_str("\n<execute_command>\n<command>cargo test -p loader 2>&1 | tail -20</command>\n<requires_approval>false</requires_approval>\n</execute_command>");
+    s
+}
+
+/// A 100 KB `write_to_file`: the reply Cline's re-parsing hurts most on.
+pub fn write_100k() -> String {
+    let mut r = Rng(100);
+    let mut s =
+        String::from("I'll write the new module.\n\n<write_to_file>\n<path>src/generated/table.rs</path>\n<content>\n");
+    while s.len() < 100 * 1024 - 40 {
+        s.push_str(CODE[r.below(CODE.len())]);
+    }
+    s.push_str("</content>\n</write_to_file>");
+    s
+}
+
+/// 1 MiB of mixed prose, code and tool calls, about one `<` per 200 bytes.
+pub fn mixed_1mib() -> String {
+    let mut r = Rng(1 << 20);
+    let mut s = String::new();
+    while s.len() < (1 << 20) - 400 {
+        // Weights tuned for about one `<` per 200 bytes, as in real replies.
+        match r.below(40) {
+            0..=29 => s.push_str(PROSE[r.below(PROSE.len())]),
+            30..=37 => s.push_str(CODE[r.below(CODE.len())]),
+            38 => s.push_str("\n<read_file>\n<path>src/lib.rs</path>\n</read_file>\n"),
+            _ => {
+                s.push_str("<replace_in_file>\n<path>src/a.rs</path>\n<diff>\n------- SEARCH\n");
+                s.push_str(CODE[r.below(CODE.len())]);
+                s.push_str("=======\n");
+                s.push_str(CODE[r.below(CODE.len())]);
+                s.push_str("+++++++ REPLACE\n</diff>\n</replace_in_file>\n");
+            }
+        }
+    }
+    s
+}
+
+/// Baseline: count `<` by memchr find-next over the whole buffer (what a scanner cannot beat).
+pub fn memchr_find_next(hay: &[u8]) -> usize {
+    memchr::memchr_iter(b'<', hay).count()
+}
+
+/// Baseline: a plain byte loop finding each next `<`.
+pub fn byte_loop(hay: &[u8]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while let Some(k) = hay[i..].iter().position(|&b| b == b'<') {
+        n += 1;
+        i += k + 1;
+    }
+    n
+}
+
+/// Baseline for streaming: memchr find-next fed the same chunks (per-call cost included).
+pub fn memchr_chunked(hay: &[u8], chunk: usize) -> usize {
+    hay.chunks(chunk).map(|c| memchr::memchr_iter(b'<', c).count()).sum()
+}
+
+/// Stream `text` in `chunk`-byte chunks (raw bytes, so UTF-8 may be split); returns the blocks.
+pub fn stream(text: &str, chunk: usize) -> usize {
+    let mut p = StreamParser::new();
+    for c in text.as_bytes().chunks(chunk) {
+        let _ = p.push_bytes(c);
+    }
+    p.finish().map_or(0, |b| b.len())
+}
+
+/// What Cline does: parse the whole accumulated text again after every chunk.
+pub fn reparse_every_chunk(text: &str, chunk: usize) -> usize {
+    let mut blocks = 0;
+    let mut end = 0;
+    while end < text.len() {
+        end = (end + chunk).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        blocks = parse(&text[..end]).len();
+    }
+    blocks
+}

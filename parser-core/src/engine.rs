@@ -8,7 +8,7 @@
 //! only [`Engine::tail`] depends on where the input currently ends.
 
 use crate::grammar::Grammar;
-use crate::scan::find_byte;
+use crate::scan::{find_byte, find_either};
 use crate::trim::{trim, TrimCache};
 use crate::Span;
 
@@ -41,6 +41,18 @@ enum Mode {
     Text,
     Tool,
     Param,
+}
+
+/// The outcome of [`Engine::quick_check`].
+enum Quick {
+    /// Certainly not a tag that matters here.
+    NotATag,
+    /// The input ends before the check could decide.
+    CutShort,
+    /// A tag that matters, closing at this `>`.
+    Tag(usize),
+    /// Read on to the `>` to decide.
+    Maybe,
 }
 
 /// What the end of the input adds to the stored blocks.
@@ -114,16 +126,33 @@ impl Engine {
                     }
                 },
             };
+            if q == lt + 1 {
+                // Fresh candidate: cheap checks before reading the tag body.
+                match self.quick_check(s, g, lt) {
+                    Quick::NotATag => {
+                        self.pos = lt + 1;
+                        continue;
+                    }
+                    Quick::CutShort => {
+                        self.pending = Some((lt, lt + 1));
+                        self.pos = lt;
+                        return Ok(());
+                    }
+                    Quick::Tag(gt) => {
+                        self.pos = gt + 1;
+                        if let Err(e) = self.on_tag(s, g, lt, gt, sink) {
+                            self.pos = lt;
+                            return Err(e);
+                        }
+                        continue;
+                    }
+                    Quick::Maybe => {}
+                }
+            }
             // The tag body (`/`? + name) is at most `max_tag_body` bytes, then `>`.
             let window_end = lt + 2 + g.max_tag_body;
             let limit = window_end.min(s.len());
-            #[cfg(test)]
-            let from = q;
-            while q < limit && s[q] != b'>' && s[q] != b'<' {
-                q += 1;
-            }
-            #[cfg(test)]
-            crate::scan::counter::add(q + 1 - from);
+            q = find_either(s, q, limit, b'>', b'<');
             if q == limit && limit < window_end {
                 // The input ends inside what may still become a tag.
                 self.pending = Some((lt, q));
@@ -140,6 +169,47 @@ impl Engine {
                 // A `<` inside (the next candidate) or no `>` within reach: not a tag.
                 self.pos = q;
             }
+        }
+    }
+
+    /// Decide cheaply about the `<` at `lt`, before reading up to a `>`.
+    #[inline]
+    fn quick_check(&self, s: &[u8], g: &Grammar<'_>, lt: usize) -> Quick {
+        if self.mode == Mode::Param && !self.write_to_file {
+            // Inside a param only `</name>` counts: compare it directly.
+            let name = bytes(s, self.param_name);
+            let end = lt + 2 + name.len();
+            let have = &s[lt + 1..s.len().min(end + 1)];
+            #[cfg(test)]
+            crate::scan::counter::add(have.len());
+            let want = [b"/".as_slice(), name, b">"];
+            let mut matched = true;
+            let mut i = 0;
+            for part in want {
+                for &b in part {
+                    if i < have.len() && have[i] != b {
+                        matched = false;
+                    }
+                    i += 1;
+                }
+            }
+            return match (matched, have.len() == end + 1 - (lt + 1)) {
+                (true, true) => Quick::Tag(end),
+                (true, false) => Quick::CutShort,
+                (false, _) => Quick::NotATag,
+            };
+        }
+        // Elsewhere, what follows `<` (after an optional `/`) must start some name.
+        let mut k = lt + 1;
+        if s.get(k) == Some(&b'/') {
+            k += 1;
+        }
+        #[cfg(test)]
+        crate::scan::counter::add(k - lt);
+        match s.get(k) {
+            None => Quick::CutShort,
+            Some(&b) if g.may_start_name(b) => Quick::Maybe,
+            Some(_) => Quick::NotATag,
         }
     }
 

@@ -20,6 +20,7 @@
 
 use crate::engine::{Engine, RawParam, Tail};
 use crate::grammar::Grammar;
+use crate::scan::StrBuf;
 use crate::store::{BlockStore, RawBlock, Store};
 use crate::stream::{Progress, Stop, StreamCore, TextBuf};
 use crate::utf8::Utf8Error;
@@ -68,17 +69,19 @@ impl<const B: usize, const P: usize> Parsed<'_, B, P> {
 
 /// A reply that did not fit: the error, and the blocks of the input before [`CapacityError::offset`].
 #[derive(Clone, Debug)]
-pub struct Overflow<'a, const B: usize, const P: usize> {
+pub struct Overflow<T> {
     /// What overflowed, and where.
     pub error: CapacityError,
-    /// The blocks of `input[..error.offset]`, exactly as a whole parse of that prefix.
-    pub parsed: Parsed<'a, B, P>,
+    /// The blocks of `input[..error.offset]`, exactly as a whole parse of that prefix
+    /// ([`Parsed`] from [`parse`], [`Blocks`] from [`parse_into`]).
+    pub parsed: T,
 }
 
-/// Parse a whole reply with Cline's tables into at most `B` blocks and `P` params.
+/// Parse a whole reply with Cline's tables into at most `B` blocks and `P` params, returned by
+/// value. For large capacities prefer [`parse_into`], which does not move the storage.
 // Both variants hold the fixed storage, and there is no allocator to box it into.
 #[allow(clippy::result_large_err)]
-pub fn parse<const B: usize, const P: usize>(input: &str) -> Result<Parsed<'_, B, P>, Overflow<'_, B, P>> {
+pub fn parse<const B: usize, const P: usize>(input: &str) -> Result<Parsed<'_, B, P>, Overflow<Parsed<'_, B, P>>> {
     parse_with(input, Grammar::cline())
 }
 
@@ -87,43 +90,98 @@ pub fn parse<const B: usize, const P: usize>(input: &str) -> Result<Parsed<'_, B
 pub fn parse_with<'a, const B: usize, const P: usize>(
     input: &'a str,
     grammar: &Grammar<'_>,
-) -> Result<Parsed<'a, B, P>, Overflow<'a, B, P>> {
-    let mut engine = Engine::default();
+) -> Result<Parsed<'a, B, P>, Overflow<Parsed<'a, B, P>>> {
     let mut store = FixedStore::<B, P>::default();
-    match engine.run(input.as_bytes(), grammar, &mut store) {
-        Ok(()) => {
-            let tail = engine.tail(input.as_bytes());
-            Ok(Parsed { input, store, tail })
+    match run(input, grammar, &mut store) {
+        Ok((input, tail)) => Ok(Parsed { input, store, tail }),
+        Err((error, input, tail)) => Err(Overflow { error, parsed: Parsed { input, store, tail } }),
+    }
+}
+
+/// Reusable storage for [`parse_into`]: put it in a `static`, on the stack, or in an arena.
+#[derive(Clone, Debug)]
+pub struct Storage<const B: usize, const P: usize> {
+    store: FixedStore<B, P>,
+}
+
+impl<const B: usize, const P: usize> Storage<B, P> {
+    /// Empty storage (usable in a `static`).
+    pub const fn new() -> Self {
+        Storage {
+            store: BlockStore {
+                blocks: heapless::Vec::new(),
+                params: heapless::Vec::new(),
+                open: false,
+                tools: 0,
+                changes: 0,
+            },
         }
+    }
+}
+
+impl<const B: usize, const P: usize> Default for Storage<B, P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Parse a whole reply into caller-owned storage (cleared first), httparse-style: nothing is
+/// moved or copied, whatever the capacities.
+///
+/// ```
+/// use parser_core::{fixed, Grammar};
+/// let storage = &mut fixed::Storage::<16, 32>::new();
+/// let blocks = fixed::parse_into("Hi<read_file><path>a</path></read_file>", storage, Grammar::cline()).unwrap();
+/// assert_eq!(blocks.len(), 2);
+/// ```
+// The error carries the same view as the success; there is no allocator to box it into.
+#[allow(clippy::result_large_err)]
+pub fn parse_into<'s, const B: usize, const P: usize>(
+    input: &'s str,
+    storage: &'s mut Storage<B, P>,
+    grammar: &Grammar<'_>,
+) -> Result<Blocks<'s>, Overflow<Blocks<'s>>> {
+    storage.store = Storage::new().store;
+    let result = run(input, grammar, &mut storage.store);
+    let store = &storage.store;
+    let view = |input, tail| Blocks::new(input, &store.blocks, &store.params, store.open, tail, 0);
+    match result {
+        Ok((input, tail)) => Ok(view(input, tail)),
+        Err((error, input, tail)) => Err(Overflow { error, parsed: view(input, tail) }),
+    }
+}
+
+/// Run the engine over a whole input: the input the blocks cover (all of it, or the part before
+/// the tag that did not fit) and what its end adds.
+fn run<'a, const B: usize, const P: usize>(
+    input: &'a str,
+    grammar: &Grammar<'_>,
+    store: &mut FixedStore<B, P>,
+) -> Result<(&'a str, Tail), (CapacityError, &'a str, Tail)> {
+    let mut engine = Engine::default();
+    match engine.run(input.as_bytes(), grammar, store) {
+        Ok(()) => Ok((input, engine.tail(input.as_bytes()))),
         Err(error) => {
             // The offset is a `<`, so a char boundary.
             let input = &input[..engine.position()];
-            let tail = engine.tail(input.as_bytes());
-            Err(Overflow { error, parsed: Parsed { input, store, tail } })
+            Err((error, input, engine.tail(input.as_bytes())))
         }
     }
 }
 
-/// A caller-provided byte buffer that holds the accumulated text of a stream.
-#[derive(Debug)]
-pub(crate) struct SliceBuf<'buf> {
-    buf: &'buf mut [u8],
-    len: usize,
-}
-
-impl TextBuf for SliceBuf<'_> {
-    fn bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
+impl TextBuf for StrBuf<'_> {
+    fn as_str(&self) -> &str {
+        StrBuf::as_str(self)
     }
     fn capacity(&self) -> usize {
-        self.buf.len()
+        StrBuf::capacity(self)
     }
     fn has_room(&self, n: usize) -> bool {
-        self.buf.len() - self.len >= n
+        self.capacity() - self.as_str().len() >= n
     }
-    fn append(&mut self, b: &[u8]) {
-        self.buf[self.len..self.len + b.len()].copy_from_slice(b);
-        self.len += b.len();
+    fn append(&mut self, s: &str) {
+        // Room was checked by `has_room`.
+        let _ = self.push_str(s);
     }
 }
 
@@ -174,7 +232,7 @@ impl std::error::Error for StreamError {}
 /// ```
 #[derive(Debug)]
 pub struct StreamParser<'g, 'buf, const B: usize, const P: usize> {
-    core: StreamCore<'g, SliceBuf<'buf>, heapless::Vec<RawBlock, B>, heapless::Vec<RawParam, P>>,
+    core: StreamCore<'g, StrBuf<'buf>, heapless::Vec<RawBlock, B>, heapless::Vec<RawParam, P>>,
 }
 
 impl<'buf, const B: usize, const P: usize> StreamParser<'static, 'buf, B, P> {
@@ -187,7 +245,7 @@ impl<'buf, const B: usize, const P: usize> StreamParser<'static, 'buf, B, P> {
 impl<'g, 'buf, const B: usize, const P: usize> StreamParser<'g, 'buf, B, P> {
     /// A parser for your own tables, keeping the text in `buf`.
     pub fn with_grammar(grammar: &'g Grammar<'g>, buf: &'buf mut [u8]) -> Self {
-        let text = SliceBuf { buf, len: 0 };
+        let text = StrBuf::new(buf);
         StreamParser { core: StreamCore::new(grammar, text, heapless::Vec::new(), heapless::Vec::new(), 0) }
     }
 

@@ -11,6 +11,8 @@ pub struct Grammar<'a> {
     /// Longest tag body worth looking at: `/` + the longest name (and `content`, which
     /// `write_to_file` always looks for).
     pub(crate) max_tag_body: usize,
+    /// Bit set of the bytes that start some name (tools, params, and `content`).
+    name_starts: [u64; 4],
 }
 
 impl<'a> Grammar<'a> {
@@ -23,7 +25,27 @@ impl<'a> Grammar<'a> {
         if longest < b"content".len() {
             longest = b"content".len();
         }
-        Grammar { tools, params, max_tag_body: longest + 1 }
+        let mut name_starts = [0u64; 4];
+        let c = b'c';
+        name_starts[(c >> 6) as usize] |= 1 << (c & 63);
+        let tables = [tools.names(), params.names()];
+        let mut t = 0;
+        while t < tables.len() {
+            let mut i = 0;
+            while i < tables[t].len() {
+                let b = tables[t][i].as_bytes()[0];
+                name_starts[(b >> 6) as usize] |= 1 << (b & 63);
+                i += 1;
+            }
+            t += 1;
+        }
+        Grammar { tools, params, max_tag_body: longest + 1, name_starts }
+    }
+
+    /// Can `b` be the first byte of a tag name?
+    #[inline]
+    pub(crate) fn may_start_name(&self, b: u8) -> bool {
+        self.name_starts[(b >> 6) as usize] & (1 << (b & 63)) != 0
     }
 
     /// The tool table.

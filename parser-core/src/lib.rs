@@ -103,3 +103,20 @@ impl Span {
         self.start == self.end
     }
 }
+
+#[cfg(test)]
+mod footprint {
+    //! The sizes the README documents for 64-bit targets; this test keeps it honest. (The 32-bit
+    //! figures are checked by const assertions in `examples/no_main`, built for thumbv7em.)
+    use core::mem::size_of;
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn documented_sizes_on_64_bit() {
+        assert_eq!(size_of::<crate::RawBlock>(), 48);
+        assert_eq!(size_of::<crate::RawParam>(), 48);
+        assert_eq!(size_of::<crate::engine::Engine>(), 144);
+        #[cfg(feature = "heapless")]
+        assert_eq!(size_of::<crate::fixed::StreamParser<'static, 'static, 8, 16>>(), 1448);
+    }
+}

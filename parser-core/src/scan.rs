@@ -1,4 +1,4 @@
-//! Finding the next `<`: the only `unsafe` in the crate.
+//! Finding the next `<`, and text buffers that skip re-validation: all the `unsafe` in the crate.
 //!
 //! The parser only ever stops at a `<` (every tag starts with one), so its speed is the speed of
 //! this search. On x86_64 SSE2 is part of the baseline, so the vector path needs no run-time
@@ -14,6 +14,16 @@ pub(crate) fn find_byte(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
     found
 }
 
+/// Offset of the first `a` or `b` in `hay[from..end]`, or `end` if there is none
+/// (`end <= hay.len()`). Reads a tag body: from after `<` to the next `>` (or `<`).
+#[inline]
+pub(crate) fn find_either(hay: &[u8], from: usize, end: usize, a: u8, b: u8) -> usize {
+    let found = either_impl(hay, from, end, a, b);
+    #[cfg(test)]
+    counter::add((found + 1).min(end).saturating_sub(from));
+    found
+}
+
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline]
 fn find_impl(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
@@ -23,6 +33,70 @@ fn find_impl(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
 }
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 use swar::find as find_impl;
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
+fn either_impl(hay: &[u8], from: usize, end: usize, a: u8, b: u8) -> usize {
+    // SAFETY: as in `find_impl`: SSE2 is enabled for the whole build.
+    unsafe { sse2::find_either(hay, from, end, a, b) }
+}
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+use scalar_either as either_impl;
+
+/// The portable path for `find_either` (tag bodies are short: a plain loop is enough).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn scalar_either(hay: &[u8], from: usize, end: usize, a: u8, b: u8) -> usize {
+    let end = end.min(hay.len());
+    let from = from.min(end);
+    hay[from..end].iter().position(|&c| c == a || c == b).map_or(end, |i| from + i)
+}
+
+/// `bytes` as `&str` when it is all ASCII: for a 16-byte chunk, much cheaper than full UTF-8
+/// validation, which the streaming parser would otherwise pay on every push.
+#[inline]
+pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
+    if bytes.is_ascii() {
+        // SAFETY: every ASCII byte sequence is valid UTF-8.
+        Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+    } else {
+        None
+    }
+}
+
+/// A caller's byte buffer that holds text. It is filled only from `&str`, so its used part is
+/// always valid UTF-8 and can be handed out as `&str` without re-validating (which would make
+/// every `blocks()` call on a stream cost O(text)).
+#[derive(Debug)]
+pub(crate) struct StrBuf<'buf> {
+    buf: &'buf mut [u8],
+    len: usize,
+}
+
+impl<'buf> StrBuf<'buf> {
+    pub(crate) fn new(buf: &'buf mut [u8]) -> Self {
+        StrBuf { buf, len: 0 }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // SAFETY: `buf[..len]` is a concatenation of whole `&str`s (`push_str` is the only
+        // writer), hence valid UTF-8.
+        unsafe { core::str::from_utf8_unchecked(&self.buf[..self.len]) }
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Append `s` if it fits; returns whether it did.
+    pub(crate) fn push_str(&mut self, s: &str) -> bool {
+        if self.buf.len() - self.len < s.len() {
+            return false;
+        }
+        self.buf[self.len..self.len + s.len()].copy_from_slice(s.as_bytes());
+        self.len += s.len();
+        true
+    }
+}
 
 /// The naive oracle for the search paths.
 #[cfg(test)]
@@ -36,27 +110,37 @@ mod sse2 {
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
 
-    /// Load 16 bytes from `hay[at..at + 16]`.
+    /// Bit i set where byte i of the 16 at `p` equals the splatted byte `n`.
+    ///
+    /// # Safety
+    /// `p..p + 16` must be readable (any alignment).
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn load(hay: &[u8], at: usize) -> __m128i {
-        let chunk: &[u8; 16] = hay[at..at + 16].try_into().expect("16-byte slice");
-        // SAFETY: `chunk` is a valid, readable 16-byte array (the slice above was bounds-checked);
-        // `_mm_loadu_si128` has no alignment requirement; SSE2 is enabled at compile time (cfg).
-        unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) }
+    unsafe fn eq_mask(p: *const u8, n: __m128i) -> u32 {
+        // SAFETY: the caller guarantees 16 readable bytes; `loadu` has no alignment requirement.
+        let v = unsafe { _mm_loadu_si128(p.cast::<__m128i>()) };
+        _mm_movemask_epi8(_mm_cmpeq_epi8(v, n)) as u32
     }
 
     #[target_feature(enable = "sse2")]
     pub(super) fn find(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
         let len = hay.len();
-        let mut i = from;
+        if from >= len {
+            return None;
+        }
+        if len < 16 {
+            return super::swar::find(hay, from, needle);
+        }
+        let p = hay.as_ptr();
         let n = _mm_set1_epi8(needle as i8);
-        // 64 bytes per step while no match: one movemask per step on the common path.
+        let mut i = from;
+        // 64 bytes per step while nothing matches: one movemask per step on the common path.
         while i + 64 <= len {
-            let a = _mm_cmpeq_epi8(load(hay, i), n);
-            let b = _mm_cmpeq_epi8(load(hay, i + 16), n);
-            let c = _mm_cmpeq_epi8(load(hay, i + 32), n);
-            let d = _mm_cmpeq_epi8(load(hay, i + 48), n);
+            // SAFETY: i + 64 <= len, so the four 16-byte loads at p+i .. p+i+64 are inside `hay`.
+            let (a, b, c, d) = unsafe {
+                let load = |k: usize| _mm_cmpeq_epi8(_mm_loadu_si128(p.add(i + k).cast::<__m128i>()), n);
+                (load(0), load(16), load(32), load(48))
+            };
             if _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) != 0 {
                 for (k, v) in [a, b, c, d].into_iter().enumerate() {
                     let m = _mm_movemask_epi8(v);
@@ -68,13 +152,42 @@ mod sse2 {
             i += 64;
         }
         while i + 16 <= len {
-            let m = _mm_movemask_epi8(_mm_cmpeq_epi8(load(hay, i), n));
+            // SAFETY: i + 16 <= len: the load is inside `hay`.
+            let m = unsafe { eq_mask(p.add(i), n) };
             if m != 0 {
                 return Some(i + m.trailing_zeros() as usize);
             }
             i += 16;
         }
-        super::swar::find(hay, i, needle)
+        if i < len {
+            // The last 16 bytes, overlapping what was checked; bits before `i` are dropped.
+            let base = len - 16;
+            // SAFETY: len >= 16 (checked above), so base..len is inside `hay`.
+            let m = unsafe { eq_mask(p.add(base), n) } >> (i - base);
+            if m != 0 {
+                return Some(i + m.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+
+    #[target_feature(enable = "sse2")]
+    pub(super) fn find_either(hay: &[u8], from: usize, end: usize, a: u8, b: u8) -> usize {
+        let end = end.min(hay.len());
+        let (na, nb) = (_mm_set1_epi8(a as i8), _mm_set1_epi8(b as i8));
+        let mut i = from;
+        while i < end {
+            if i + 16 > hay.len() {
+                return super::scalar_either(hay, i, end, a, b);
+            }
+            // SAFETY: i + 16 <= hay.len(): the load is inside `hay`.
+            let m = unsafe { eq_mask(hay.as_ptr().add(i), na) | eq_mask(hay.as_ptr().add(i), nb) };
+            if m != 0 {
+                return (i + m.trailing_zeros() as usize).min(end);
+            }
+            i += 16;
+        }
+        end
     }
 }
 
@@ -124,9 +237,11 @@ mod tests {
 
     /// Every path, every alignment, every needle position (memchr's harness style).
     fn check_all_paths(buf: &[u8]) {
-        for start in 0..buf.len().min(80) {
+        // Under Miri (slow), 17 starts still cover every alignment mod 16.
+        let (starts, froms, step) = if cfg!(miri) { (17, 40, 3) } else { (80, 70, 1) };
+        for start in 0..buf.len().min(starts) {
             let hay = &buf[start..];
-            for from in 0..=hay.len().min(70) {
+            for from in (0..=hay.len().min(froms)).step_by(step) {
                 let want = find_naive(hay, from, b'<');
                 assert_eq!(swar::find(hay, from, b'<'), want, "swar start={start} from={from}");
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -156,6 +271,43 @@ mod tests {
         two[70] = b'<';
         two[71] = b'<';
         check_all_paths(&two);
+    }
+
+    #[test]
+    fn find_either_every_path_every_window() {
+        let len = if cfg!(miri) { 40 } else { 90 };
+        for (x, y) in [(5, 30), (20, 21), (0, 70), (70, 3)] {
+            let mut buf: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            if x < len {
+                buf[x] = b'>';
+            }
+            if y < len {
+                buf[y] = b'<';
+            }
+            for start in 0..len.min(if cfg!(miri) { 3 } else { 20 }) {
+                let hay = &buf[start..];
+                for from in 0..hay.len() {
+                    for end in from..=hay.len() {
+                        let want =
+                            hay[from..end].iter().position(|&c| c == b'>' || c == b'<').map_or(end, |i| from + i);
+                        assert_eq!(scalar_either(hay, from, end, b'>', b'<'), want, "scalar {start} {from} {end}");
+                        assert_eq!(find_either(hay, from, end, b'>', b'<'), want, "dispatch {start} {from} {end}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn str_buf_holds_whole_strs_and_refuses_what_does_not_fit() {
+        let mut raw = [0u8; 8];
+        let mut b = StrBuf::new(&mut raw);
+        assert!(b.push_str("é<"));
+        assert!(b.push_str("😀"));
+        assert!(!b.push_str("abc"));
+        assert_eq!((b.as_str(), b.capacity()), ("é<😀", 8));
+        assert_eq!(ascii_str(b"a<b"), Some("a<b"));
+        assert_eq!(ascii_str("é".as_bytes()), None);
     }
 
     #[test]

@@ -20,21 +20,21 @@ pub struct Progress {
     pub completed: Range<usize>,
 }
 
-/// Where the accumulated text lives: a growable `Vec<u8>`, or a fixed caller-provided buffer.
+/// Where the accumulated text lives: a growable `String`, or a fixed caller-provided buffer.
+/// Both take only `&str`, so the text is always valid UTF-8 without re-validation.
 pub(crate) trait TextBuf {
-    fn bytes(&self) -> &[u8];
+    fn as_str(&self) -> &str;
     /// Total bytes it can hold.
-    #[allow(dead_code)]
     fn capacity(&self) -> usize;
     /// Room for `n` more bytes?
     fn has_room(&self, n: usize) -> bool;
     /// Append (room was checked).
-    fn append(&mut self, b: &[u8]);
+    fn append(&mut self, s: &str);
 }
 
 #[cfg(feature = "alloc")]
-impl TextBuf for alloc::vec::Vec<u8> {
-    fn bytes(&self) -> &[u8] {
+impl TextBuf for alloc::string::String {
+    fn as_str(&self) -> &str {
         self
     }
     fn capacity(&self) -> usize {
@@ -43,8 +43,8 @@ impl TextBuf for alloc::vec::Vec<u8> {
     fn has_room(&self, _: usize) -> bool {
         true
     }
-    fn append(&mut self, b: &[u8]) {
-        self.extend_from_slice(b);
+    fn append(&mut self, s: &str) {
+        self.push_str(s);
     }
 }
 
@@ -90,15 +90,13 @@ where
         }
     }
 
-    #[allow(dead_code)]
     pub(crate) fn capacity(&self) -> usize {
         self.text.capacity()
     }
 
     /// The text pushed so far (held-back bytes of an incomplete character excluded).
     pub(crate) fn text(&self) -> &str {
-        // The buffer only ever receives `&str` bytes, a whole character at a time.
-        core::str::from_utf8(self.text.bytes()).unwrap_or("")
+        self.text.as_str()
     }
 
     pub(crate) fn blocks(&self) -> Blocks<'_> {
@@ -120,7 +118,7 @@ where
             return Err(Stop::BufferFull { needed: chunk.len() });
         }
         let before = self.marks();
-        self.text.append(chunk.as_bytes());
+        self.text.append(chunk);
         self.scan(before)
     }
 
@@ -131,14 +129,14 @@ where
         }
         let before = self.marks();
         let decoded = self.held.decode(chunk);
-        if let Some((buf, len)) = decoded.completed {
-            self.text.append(&buf[..len]);
+        if let Some(c) = decoded.completed {
+            self.text.append(c.encode_utf8(&mut [0; 4]));
         }
-        self.text.append(decoded.text.as_bytes());
+        self.text.append(decoded.text);
         let progress = self.scan(before)?;
         if decoded.invalid {
             self.held.clear();
-            let offset = self.text.bytes().len();
+            let offset = self.text.as_str().len();
             return Err(Stop::Utf8(Utf8Error { offset, kind: Utf8ErrorKind::Invalid }));
         }
         Ok(progress)
@@ -147,7 +145,7 @@ where
     /// End of stream: the blocks are final. An incomplete character still held is an error.
     pub(crate) fn finish(&mut self) -> Result<Progress, Stop<E>> {
         if self.held.len() > 0 {
-            let offset = self.text.bytes().len();
+            let offset = self.text.as_str().len();
             return Err(Stop::Utf8(Utf8Error { offset, kind: Utf8ErrorKind::Incomplete }));
         }
         let before = self.marks();
@@ -160,7 +158,7 @@ where
 
     /// Scan the new bytes, recompute the tail, and report what changed.
     fn scan(&mut self, (n0, open0, changes0, tail0): (usize, bool, u64, Tail)) -> Result<Progress, Stop<E>> {
-        let s = self.text.bytes();
+        let s = self.text.as_str().as_bytes();
         let result = self.engine.run(s, self.grammar, &mut self.store);
         // After a storage error the blocks are those of the text before the tag that did not fit.
         let end = if result.is_ok() { s.len() } else { self.engine.position() };
@@ -181,6 +179,7 @@ pub use alloc_stream::StreamParser;
 #[cfg(feature = "alloc")]
 mod alloc_stream {
     use super::*;
+    use alloc::string::String;
     use alloc::vec::Vec;
 
     /// The streaming parser (growable storage). After every push, [`StreamParser::blocks`] equals
@@ -197,7 +196,7 @@ mod alloc_stream {
     /// ```
     #[derive(Clone, Debug)]
     pub struct StreamParser<'g> {
-        core: StreamCore<'g, Vec<u8>, Vec<RawBlock>, Vec<RawParam>>,
+        core: StreamCore<'g, String, Vec<RawBlock>, Vec<RawParam>>,
         /// A `push_str` met an incomplete character left by `push_bytes`: reported by `finish`.
         misuse: Option<Utf8Error>,
     }
@@ -218,7 +217,7 @@ mod alloc_stream {
     impl<'g> StreamParser<'g> {
         /// A parser for your own tool and param tables.
         pub fn with_grammar(grammar: &'g Grammar<'g>) -> Self {
-            StreamParser { core: StreamCore::new(grammar, Vec::new(), Vec::new(), Vec::new(), 0), misuse: None }
+            StreamParser { core: StreamCore::new(grammar, String::new(), Vec::new(), Vec::new(), 0), misuse: None }
         }
 
         /// Seed for [`crate::ToolUse::call_id`] (feature `nanorand`); the default is 0.

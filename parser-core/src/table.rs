@@ -144,7 +144,7 @@ impl<'a> TagTable<'a> {
     }
 
     /// The names, in the order given (duplicates included).
-    pub fn names(&self) -> &'a [&'a str] {
+    pub const fn names(&self) -> &'a [&'a str] {
         self.names
     }
 

@@ -119,6 +119,12 @@ impl TrimCache {
             };
         }
         let lead_was_done = self.lead < self.checked_end;
+        // Fast path: the leading trim is known and the text ends in a visible ASCII character.
+        if lead_was_done && end > self.checked_end && s[end - 1] > b' ' && s[end - 1] < 0x80 {
+            self.trail = end;
+            self.checked_end = end;
+            return Span { start: self.lead, end };
+        }
         if !lead_was_done {
             self.lead = skip_ws_forward(s, self.lead, end);
         }

@@ -44,7 +44,7 @@ pub(crate) struct HeldBytes {
 /// The pieces a byte chunk turns into.
 pub(crate) struct Decoded<'c> {
     /// A character completed from held bytes, then the chunk's valid text.
-    pub(crate) completed: Option<([u8; 4], usize)>,
+    pub(crate) completed: Option<char>,
     pub(crate) text: &'c str,
     /// Set when the chunk holds invalid UTF-8 at this offset *within `text`'s end*.
     pub(crate) invalid: bool,
@@ -81,8 +81,8 @@ impl HeldBytes {
             self.buf[self.len..self.len + take].copy_from_slice(&chunk[..take]);
             let have = self.len + take;
             match core::str::from_utf8(&self.buf[..have]) {
-                Ok(_) => {
-                    completed = Some((self.buf, have));
+                Ok(c) => {
+                    completed = c.chars().next();
                     self.len = 0;
                     chunk = &chunk[take..];
                 }
@@ -92,6 +92,9 @@ impl HeldBytes {
                 }
                 Err(_) => return Decoded { completed: None, text: "", invalid: true },
             }
+        }
+        if let Some(text) = crate::scan::ascii_str(chunk) {
+            return Decoded { completed, text, invalid: false };
         }
         match core::str::from_utf8(chunk) {
             Ok(text) => Decoded { completed, text, invalid: false },

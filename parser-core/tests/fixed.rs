@@ -83,3 +83,17 @@ fn a_full_block_store_in_a_stream_keeps_the_blocks_before_the_tag() {
     assert!(matches!(err, StreamError::Capacity(e) if e.store == Store::Blocks && e.offset == 3), "{err:?}");
     assert!(p.blocks() == parse("Hi ").blocks());
 }
+
+#[test]
+fn parse_into_reuses_caller_storage_and_matches_parse() {
+    let mut storage = Box::new(fixed::Storage::<640, 320>::new());
+    for c in load("cline-v4.0.10.jsonl") {
+        let blocks = fixed::parse_into(&c.input, &mut storage, parser_core::Grammar::cline()).expect("fits");
+        assert!(same(&to_json(blocks), &c.expected), "{}", c.id);
+    }
+    let mut tiny = fixed::Storage::<1, 1>::new();
+    let input = "a<read_file><path>x</path><diff>y</diff></read_file>";
+    let over = fixed::parse_into(input, &mut tiny, parser_core::Grammar::cline()).unwrap_err();
+    assert_eq!((over.error.store, over.error.offset), (Store::Blocks, 1));
+    assert!(over.parsed == parse("a").blocks());
+}

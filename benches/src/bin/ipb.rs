@@ -1,0 +1,48 @@
+//! Runs one workload once, for `callgrind.sh` to count its instructions.
+//! Usage: ipb MODE CORPUS, MODE in none|info|whole|fixed|stream16|stream64|stream256|memchr,
+//! CORPUS in typical_4k|write_100k|mixed_1mib. Prints the corpus size in bytes.
+
+use std::hint::black_box;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (mode, corpus) = match args.as_slice() {
+        [_, m, c] => (m.as_str(), c.as_str()),
+        _ => {
+            eprintln!("usage: ipb MODE CORPUS");
+            std::process::exit(2);
+        }
+    };
+    let text = match corpus {
+        "typical_4k" => benches::typical_4k(),
+        "write_100k" => benches::write_100k(),
+        "mixed_1mib" => benches::mixed_1mib(),
+        other => {
+            eprintln!("unknown corpus {other}");
+            std::process::exit(2);
+        }
+    };
+    let s = black_box(text.as_str());
+    let n = match mode {
+        "none" | "info" => 0,
+        "whole" => parser_core::parse(s).len(),
+        "fixed" => {
+            let mut storage = Box::new(parser_core::fixed::Storage::<8192, 16384>::new());
+            parser_core::fixed::parse_into(s, &mut storage, parser_core::Grammar::cline()).map_or(0, |b| b.len())
+        }
+        "stream16" => benches::stream(s, 16),
+        "stream64" => benches::stream(s, 64),
+        "stream256" => benches::stream(s, 256),
+        "memchr" => benches::memchr_find_next(s.as_bytes()),
+        other => {
+            eprintln!("unknown mode {other}");
+            std::process::exit(2);
+        }
+    };
+    black_box(n);
+    if mode == "info" {
+        let lt = text.bytes().filter(|&b| b == b'<').count();
+        eprintln!("{corpus}: {} bytes, one `<` per {} bytes", text.len(), text.len() / lt.max(1));
+    }
+    println!("{}", text.len());
+}

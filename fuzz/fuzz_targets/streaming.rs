@@ -1,0 +1,53 @@
+//! The fuzzer chooses the chunking, as `&str` or raw bytes that split UTF-8 anywhere: after every
+//! chunk the streaming parser equals a whole parse of the text so far, and call ids never change.
+#![no_main]
+
+use std::collections::HashMap;
+
+use libfuzzer_sys::arbitrary::{self, Arbitrary};
+use libfuzzer_sys::fuzz_target;
+use parser_core::{parse, Block, StreamParser};
+
+#[derive(Arbitrary, Debug)]
+struct Case<'a> {
+    text: &'a str,
+    /// Chunk lengths in bytes, used in turn (0 is read as 1).
+    chunks: Vec<u8>,
+    raw_bytes: bool,
+    seed: u64,
+}
+
+fuzz_target!(|case: Case<'_>| {
+    let text = case.text;
+    let mut p = StreamParser::new().with_call_seed(case.seed);
+    let mut ids: HashMap<usize, String> = HashMap::new();
+    let mut at = 0;
+    let mut k = 0;
+    while at < text.len() {
+        let want = case.chunks.get(k % case.chunks.len().max(1)).copied().unwrap_or(7).max(1) as usize;
+        k += 1;
+        let mut end = (at + want).min(text.len());
+        if case.raw_bytes {
+            p.push_bytes(&text.as_bytes()[at..end]).expect("valid UTF-8 in, no error out");
+        } else {
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            p.push_str(&text[at..end]);
+        }
+        at = end;
+        let mut valid = at;
+        while !text.is_char_boundary(valid) {
+            valid -= 1;
+        }
+        assert_eq!(p.text(), &text[..valid]);
+        assert!(p.blocks() == parse(&text[..valid]).blocks(), "at byte {at} of {text:?}");
+        for b in p.blocks() {
+            if let Block::ToolUse(t) = b {
+                let id = t.call_id().to_string();
+                assert_eq!(ids.entry(t.ordinal).or_insert_with(|| id.clone()), &id, "call id changed");
+            }
+        }
+    }
+    assert!(p.finish().expect("complete") == parse(text).blocks());
+});

@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""Seed corpus from the conformance inputs: fuzz/corpus/<target>/, one file per input.
+
+Generated, not committed: run by fuzz/run.sh. The inputs come from ../shared/conformance.
+"""
+import hashlib
+import json
+import os
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+src = os.path.join(here, "..", "..", "shared", "conformance", "cline-v4.0.10.jsonl")
+if not os.path.exists(src):
+    sys.exit(f"seed.py: {src} is missing (../shared/conformance must sit beside the repo)")
+targets = sys.argv[1:] or ["parse", "differential_naive", "streaming", "heapless", "custom_tables"]
+max_len = 4096
+inputs = []
+with open(src, encoding="utf-8") as f:
+    for line in f.read().split("\n"):
+        if line:
+            data = json.loads(line)["input"].encode("utf-8")
+            if len(data) <= max_len:
+                inputs.append(data)
+for t in targets:
+    d = os.path.join(here, "corpus", t)
+    os.makedirs(d, exist_ok=True)
+    for data in inputs:
+        name = hashlib.sha1(data).hexdigest()
+        with open(os.path.join(d, name), "wb") as out:
+            out.write(data)
+print(f"seeded {len(inputs)} inputs into {len(targets)} corpora")
