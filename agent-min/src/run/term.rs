@@ -100,6 +100,9 @@ impl Term {
     pub fn reasoning(&mut self, s: &str) {
         let p = self.paint(Style::Dim, s);
         self.out(&p);
+        if !s.is_empty() {
+            self.at_line_start = s.ends_with('\n'); // not the colour reset after it
+        }
     }
 
     /// A full line in a style.
