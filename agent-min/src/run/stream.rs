@@ -159,3 +159,106 @@ fn display_text(content: &str, partial: bool) -> String {
         .replace("\n</thinking>", "")
         .replace("</thinking>", "")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// Replays fixed deltas; records how many it handed out before being told to stop.
+    struct Fake {
+        deltas: Vec<Delta>,
+        handed: usize,
+    }
+
+    impl Transport for Fake {
+        fn send(&mut self, _: &str, _: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
+            for d in self.deltas.clone() {
+                self.handed += 1;
+                if on(d) == Flow::Stop {
+                    break;
+                }
+            }
+            Ok(())
+        }
+        fn provider(&self) -> &str {
+            "fake"
+        }
+    }
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn read(deltas: &[&str], stop: Option<StopReason>) -> (Reply, String, usize, usize) {
+        let mut d: Vec<Delta> = deltas.iter().map(|s| Delta::Text(s.to_string())).collect();
+        if let Some(r) = stop {
+            d.push(Delta::Stop(r));
+        }
+        let total = d.len();
+        let mut fake = Fake { deltas: d, handed: 0 };
+        let out = Shared::default();
+        let mut term = Term::to_writer(Box::new(out.clone()));
+        let reply = read_reply(&mut fake, "", &[], &mut term).unwrap();
+        let shown = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        (reply, shown, fake.handed, total)
+    }
+
+    #[test]
+    fn stops_reading_when_the_first_tool_closes() {
+        let (reply, shown, handed, total) = read(
+            &["I'll read it.\n<read_fi", "le>\n<path>src/a", ".rs</path>\n</read_file>", "\nmore text", " never read"],
+            Some(StopReason::EndTurn),
+        );
+        let call = reply.tool.expect("a tool");
+        assert_eq!(call.name, "read_file");
+        assert_eq!(call.params, [("path".to_string(), "src/a.rs".to_string(), "src/a.rs".to_string())]);
+        assert_eq!(handed, 3, "nothing after the closing tag is read");
+        assert!(handed < total);
+        assert_eq!(shown, "I'll read it.\n", "partial tags are never shown");
+        assert!(reply.usage_estimated);
+    }
+
+    #[test]
+    fn thinking_tags_are_not_shown() {
+        let (reply, shown, ..) = read(&["<thinking>plan", " it</thinking>\nDone", "."], Some(StopReason::EndTurn));
+        assert!(reply.tool.is_none());
+        assert_eq!(shown, "plan it\nDone.\n");
+        assert!(!reply.usage_estimated);
+    }
+
+    #[test]
+    fn a_tool_still_open_at_the_end_is_reported_not_returned() {
+        let (reply, ..) = read(&["<write_to_file>\n<path>a</path>\n<content>\nhalf"], Some(StopReason::MaxTokens));
+        assert!(reply.tool.is_none());
+        assert_eq!(reply.open_tool.as_deref(), Some("write_to_file"));
+        assert_eq!(reply.stop, Some(StopReason::MaxTokens));
+    }
+
+    #[test]
+    fn further_tools_in_the_same_delta_are_listed() {
+        let two = "<list_files>\n<path>.</path>\n</list_files>\n<read_file>\n<path>x</path>\n</read_file>";
+        let (reply, ..) = read(&[two], None);
+        assert_eq!(reply.tool.unwrap().name, "list_files");
+        assert_eq!(reply.extra_tools, ["read_file"]);
+        assert!(reply.text.ends_with(prompt::INTERRUPTED_BY_TOOL));
+    }
+
+    #[test]
+    fn write_content_keeps_its_raw_value() {
+        let (reply, ..) =
+            read(&["<write_to_file>\n<path>a.py</path>\n<content>\n    x = 1\n</content>\n</write_to_file>"], None);
+        let call = reply.tool.unwrap();
+        let raw = &call.params.iter().find(|p| p.0 == "content").unwrap().2;
+        assert_eq!(raw, "\n    x = 1\n");
+    }
+}

@@ -47,6 +47,7 @@ pub enum Approval {
 
 /// The terminal.
 pub struct Term {
+    sink: Box<dyn Write + Send>,
     color: bool,
     spinner_enabled: bool,
     at_line_start: bool,
@@ -58,11 +59,18 @@ impl Term {
     pub fn new() -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Term {
+            sink: Box::new(io::stdout()),
             color: io::stdout().is_terminal() && !no_color,
             spinner_enabled: io::stderr().is_terminal(),
             at_line_start: true,
             spinner: None,
         }
+    }
+
+    /// Output to any writer, without colours or spinner (for tests, or for moving the human
+    /// output to stderr when stdout carries machine-readable events).
+    pub fn to_writer(sink: Box<dyn Write + Send>) -> Self {
+        Term { sink, color: false, spinner_enabled: false, at_line_start: true, spinner: None }
     }
 
     fn paint(&self, style: Style, s: &str) -> String {
@@ -78,9 +86,8 @@ impl Term {
         if s.is_empty() {
             return;
         }
-        let mut o = io::stdout().lock();
-        let _ = o.write_all(s.as_bytes());
-        let _ = o.flush();
+        let _ = self.sink.write_all(s.as_bytes());
+        let _ = self.sink.flush();
         self.at_line_start = s.ends_with('\n');
     }
 
