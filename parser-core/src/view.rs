@@ -18,8 +18,9 @@ pub enum Block<'a> {
     ToolUse(ToolUse<'a>),
 }
 
-/// A tool use: its name, its params, and whether its close tag has been seen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A tool use: its name, its params, and whether its close tag has been seen. Two tool uses are
+/// equal when they parse the same (name, params, flags, ordinal), whatever stream they came from.
+#[derive(Clone, Copy, Debug)]
 pub struct ToolUse<'a> {
     /// The tool's name.
     pub name: &'a str,
@@ -32,6 +33,13 @@ pub struct ToolUse<'a> {
     pub(crate) call_seed: u64,
     params: Params<'a>,
 }
+
+impl PartialEq for ToolUse<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.name, self.partial, self.ordinal, self.params) == (other.name, other.partial, other.ordinal, other.params)
+    }
+}
+impl Eq for ToolUse<'_> {}
 
 impl<'a> ToolUse<'a> {
     /// The params, in the order Cline's object holds them (first assignment).
