@@ -1,0 +1,247 @@
+//! What the loop sees of a model API: messages in, a stream of [`Delta`]s out, errors classified
+//! for retrying. The HTTP transport (curl + a provider's wire format) and the replay transport
+//! both implement [`Transport`].
+
+use std::time::Duration;
+
+use super::curl;
+use super::providers::{self, ApiConfig};
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The person, or tool results sent on their behalf.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// Who said it.
+    pub role: Role,
+    /// What was said.
+    pub content: String,
+}
+
+/// Token counts of one request (fields are totals for that request).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input: u64,
+    /// Generated tokens.
+    pub output: u64,
+    /// Prompt tokens read from the cache.
+    pub cache_read: u64,
+    /// Prompt tokens written to the cache.
+    pub cache_write: u64,
+}
+
+impl Usage {
+    /// Adds another request's usage to this total.
+    pub fn add(&mut self, o: &Usage) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// It finished its turn.
+    EndTurn,
+    /// It hit the output token limit: the reply is cut.
+    MaxTokens,
+    /// Anything else the server said.
+    Other(String),
+}
+
+/// One piece of a streamed reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delta {
+    /// Reply text.
+    Text(String),
+    /// Reasoning / thinking text (shown dimmed, not sent back).
+    Reasoning(String),
+    /// The usage of this request so far (a full snapshot, not an increment).
+    Usage(Usage),
+    /// The stop reason.
+    Stop(StopReason),
+    /// A mid-stream error object.
+    Error(ApiError),
+}
+
+/// What the consumer wants after a delta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep reading.
+    Continue,
+    /// Stop reading the stream now (a tool block closed).
+    Stop,
+}
+
+/// An API failure, classified.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    /// HTTP status, if the failure had one.
+    pub status: Option<u16>,
+    /// The server's (or curl's) message.
+    pub message: String,
+    /// Whether trying again may help (429, 529/overloaded, 5xx, dropped connections).
+    pub retryable: bool,
+    /// The server's `retry-after`, in seconds.
+    pub retry_after: Option<f64>,
+}
+
+impl ApiError {
+    /// A failure that retrying will not fix.
+    pub fn fatal(message: impl Into<String>) -> Self {
+        ApiError { status: None, message: message.into(), retryable: false, retry_after: None }
+    }
+
+    /// Classifies an HTTP error status and its body's message.
+    pub fn from_status(status: u16, message: String, retry_after: Option<f64>) -> Self {
+        let lower = message.to_ascii_lowercase();
+        let quota = lower.contains("insufficient_quota")
+            || lower.contains("exceeded your current quota")
+            || lower.contains("billing")
+            || lower.contains("credit balance");
+        let retryable = !quota && (status == 429 || status == 408 || status >= 500);
+        ApiError { status: Some(status), message, retryable, retry_after }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Some(s) => write!(f, "HTTP {s}: {}", self.message),
+            None => write!(f, "{}", self.message),
+        }
+    }
+}
+
+/// A way to get the model's reply to a conversation.
+pub trait Transport {
+    /// Streams one reply, calling `on` for each delta until it returns [`Flow::Stop`] or the
+    /// reply ends.
+    fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError>;
+
+    /// The provider name used in messages (e.g. "anthropic").
+    fn provider(&self) -> &str;
+}
+
+/// The real thing: the provider's HTTP API through curl.
+pub struct Http {
+    /// Where and how to connect.
+    pub cfg: ApiConfig,
+}
+
+impl Transport for Http {
+    fn provider(&self) -> &str {
+        self.cfg.provider.name()
+    }
+
+    fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
+        let req = providers::build_request(&self.cfg, system, messages);
+        let mut resp = curl::post(&curl::Request {
+            url: &req.url,
+            headers: &req.headers,
+            body: &req.body,
+            connect_timeout: self.cfg.connect_timeout,
+            idle_timeout: self.cfg.idle_timeout,
+        })
+        .map_err(|e| match e {
+            curl::CurlError::Failed { .. } => {
+                ApiError { status: None, message: e.to_string(), retryable: true, retry_after: None }
+            }
+            other => ApiError::fatal(other.to_string()),
+        })?;
+        if !(200..300).contains(&resp.status) {
+            let body = resp.read_rest(64 * 1024);
+            let retry_after = resp.header("retry-after").and_then(|v| v.trim().parse::<f64>().ok());
+            let status = resp.status;
+            resp.abort();
+            let message = providers::error_message(&body);
+            return Err(ApiError::from_status(status, message, retry_after));
+        }
+        let mut decoder = providers::Decoder::new(self.cfg.provider);
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = match resp.read_chunk(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) => {
+                    resp.abort();
+                    return Err(dropped(e.to_string()));
+                }
+            };
+            for d in decoder.push(&buf[..n]) {
+                if let Delta::Error(e) = d {
+                    resp.abort();
+                    return Err(e);
+                }
+                if on(d) == Flow::Stop {
+                    resp.abort();
+                    return Ok(());
+                }
+            }
+        }
+        for d in decoder.finish() {
+            if let Delta::Error(e) = d {
+                return Err(e);
+            }
+            if on(d) == Flow::Stop {
+                break;
+            }
+        }
+        resp.finish().map_err(|e| dropped(e.to_string()))
+    }
+}
+
+fn dropped(detail: String) -> ApiError {
+    ApiError {
+        status: None,
+        message: format!("the connection dropped mid-stream ({detail})"),
+        retryable: true,
+        retry_after: None,
+    }
+}
+
+/// The delay before retry number `attempt` (1-based): the server's `retry-after` if it gave one
+/// (capped at 60 s), else `base`·2^(attempt-1) — 2, 4, 8 s by default.
+pub fn backoff(base: Duration, attempt: u32, retry_after: Option<f64>) -> Duration {
+    match retry_after {
+        Some(s) if s.is_finite() && s >= 0.0 => Duration::from_secs_f64(s.min(60.0)),
+        _ => base * 2u32.saturating_pow(attempt.saturating_sub(1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification_of_statuses() {
+        for s in [429, 500, 502, 503, 529, 408] {
+            assert!(ApiError::from_status(s, "x".into(), None).retryable, "{s}");
+        }
+        for s in [400, 401, 403, 404] {
+            assert!(!ApiError::from_status(s, "x".into(), None).retryable, "{s}");
+        }
+        let quota = ApiError::from_status(429, "You exceeded your current quota (insufficient_quota)".into(), None);
+        assert!(!quota.retryable);
+    }
+
+    #[test]
+    fn backoff_doubles_and_honours_retry_after() {
+        let b = Duration::from_secs(2);
+        assert_eq!(backoff(b, 1, None), Duration::from_secs(2));
+        assert_eq!(backoff(b, 2, None), Duration::from_secs(4));
+        assert_eq!(backoff(b, 3, None), Duration::from_secs(8));
+        assert_eq!(backoff(b, 1, Some(7.0)), Duration::from_secs(7));
+        assert_eq!(backoff(b, 1, Some(1e9)), Duration::from_secs(60));
+    }
+}

@@ -1,0 +1,35 @@
+//! The current time for `<environment_details>`, without a date crate.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Now, as `YYYY-MM-DD HH:MM:SS UTC`.
+pub fn now_utc() -> String {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    format_utc(secs)
+}
+
+/// Formats seconds since the Unix epoch (civil-from-days, Howard Hinnant's algorithm).
+pub fn format_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn known_dates() {
+        assert_eq!(super::format_utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(super::format_utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(super::format_utc(1_700_000_000), "2023-11-14 22:13:20 UTC");
+    }
+}

@@ -1,0 +1,242 @@
+//! HTTP through a `curl` subprocess: the binary never opens a socket itself.
+//!
+//! The request body goes to curl on stdin (`--data-binary @-`). The headers, which carry the API
+//! key, go in a private (0600) temporary file passed as `-H @FILE`, so the key is never on any
+//! process's argv. `-D -` makes curl write the response headers to stdout before the body, so
+//! the status and headers (e.g. `retry-after`) are read from the protocol, not guessed from the
+//! body. `-N` turns off curl's output buffering so each SSE chunk arrives as it is sent.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+use super::fsx;
+use super::interrupt;
+
+/// One HTTP POST to make.
+pub struct Request<'a> {
+    /// Full URL.
+    pub url: &'a str,
+    /// Header lines as (name, value); may contain secrets.
+    pub headers: &'a [(String, String)],
+    /// The request body.
+    pub body: &'a [u8],
+    /// Seconds allowed to connect.
+    pub connect_timeout: u32,
+    /// Seconds without a single byte received before curl gives up.
+    pub idle_timeout: u32,
+}
+
+/// Why curl could not give us a response.
+#[derive(Debug)]
+pub enum CurlError {
+    /// `curl` is not installed or not on PATH.
+    Missing,
+    /// Spawning or talking to curl failed.
+    Io(io::Error),
+    /// curl exited with an error (couldn't connect, timed out, …): its exit code and message.
+    Failed {
+        /// curl's exit code.
+        code: i32,
+        /// curl's own error line.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for CurlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CurlError::Missing => write!(
+                f,
+                "`curl` was not found on PATH; agent-min talks HTTP only through curl — install it (e.g. `apt-get install curl`)"
+            ),
+            CurlError::Io(e) => write!(f, "running curl failed: {e}"),
+            CurlError::Failed { code, message } => {
+                write!(f, "curl failed (exit {code}): {}", message.trim())
+            }
+        }
+    }
+}
+
+/// A response being streamed from curl.
+pub struct Response {
+    /// HTTP status code of the final response.
+    pub status: u16,
+    /// Response headers of the final response (names lower-cased).
+    pub headers: Vec<(String, String)>,
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    _headers_file: fsx::TempPath,
+    _guard: interrupt::Guard,
+}
+
+impl Response {
+    /// The first header with this (lower-case) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Reads the next chunk of the body; `Ok(0)` at its end.
+    pub fn read_chunk(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stdout.read(buf)
+    }
+
+    /// Reads the whole remaining body (for error responses), at most `limit` bytes.
+    pub fn read_rest(&mut self, limit: usize) -> Vec<u8> {
+        let mut v = Vec::new();
+        let _ = (&mut self.stdout).take(limit as u64).read_to_end(&mut v);
+        v
+    }
+
+    /// Waits for curl after the body ended; an error if curl reports one (e.g. the connection
+    /// dropped mid-stream).
+    pub fn finish(mut self) -> Result<(), CurlError> {
+        let status = self.child.wait().map_err(CurlError::Io)?;
+        if status.success() {
+            return Ok(());
+        }
+        Err(failure(&mut self.child, status.code().unwrap_or(-1)))
+    }
+
+    /// Stops reading: kills curl (used once the first tool block has closed).
+    pub fn abort(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn failure(child: &mut Child, code: i32) -> CurlError {
+    let mut message = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut message);
+    }
+    let message = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim_start_matches("curl: ").to_string();
+    CurlError::Failed { code, message }
+}
+
+/// Starts the request and reads the response status and headers.
+pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
+    let mut header_text = String::new();
+    for (name, value) in req.headers {
+        if name.contains(['\r', '\n']) || value.contains(['\r', '\n']) {
+            return Err(CurlError::Io(io::Error::other(format!(
+                "header {name} contains a line break; check the API key / header value"
+            ))));
+        }
+        header_text.push_str(&format!("{name}: {value}\n"));
+    }
+    // An empty `Expect:` stops curl from waiting for `100 Continue` before sending large bodies.
+    header_text.push_str("Expect:\n");
+    let headers_file = fsx::private_temp_file("agent-min-headers", header_text.as_bytes()).map_err(CurlError::Io)?;
+    let mut header_arg = std::ffi::OsString::from("@");
+    header_arg.push(headers_file.path());
+
+    let mut child = Command::new("curl")
+        .args(["-sS", "-N", "-D", "-", "-X", "POST", "--data-binary", "@-"])
+        .arg("--connect-timeout")
+        .arg(req.connect_timeout.to_string())
+        .args(["--speed-limit", "1", "--speed-time"])
+        .arg(req.idle_timeout.to_string())
+        .arg("-H")
+        .arg(header_arg)
+        .arg("--")
+        .arg(req.url)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| if e.kind() == io::ErrorKind::NotFound { CurlError::Missing } else { CurlError::Io(e) })?;
+    let guard = interrupt::track_pid(child.id());
+    {
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        // curl reads all of `@-` before connecting, so writing it all here cannot deadlock.
+        if let Err(e) = stdin.write_all(req.body) {
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                return Err(CurlError::Io(e));
+            }
+        }
+    }
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    match read_head(&mut stdout) {
+        Ok(Some((status, headers))) => {
+            Ok(Response { status, headers, child, stdout, _headers_file: headers_file, _guard: guard })
+        }
+        Ok(None) => {
+            let code = child.wait().map_err(CurlError::Io)?.code().unwrap_or(-1);
+            Err(failure(&mut child, code))
+        }
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(CurlError::Io(e))
+        }
+    }
+}
+
+/// A status code and its headers.
+type Head = (u16, Vec<(String, String)>);
+
+/// Reads header blocks until a final (non-1xx) one. `None` if stdout ended first.
+fn read_head(r: &mut impl BufRead) -> io::Result<Option<Head>> {
+    loop {
+        let mut line = Vec::new();
+        if r.read_until(b'\n', &mut line)? == 0 {
+            return Ok(None);
+        }
+        let status_line = String::from_utf8_lossy(&line).trim().to_string();
+        if status_line.is_empty() {
+            continue;
+        }
+        let status: u16 = status_line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| io::Error::other(format!("bad HTTP status line {status_line:?}")))?;
+        let mut headers = Vec::new();
+        loop {
+            line.clear();
+            if r.read_until(b'\n', &mut line)? == 0 {
+                return Ok(None);
+            }
+            let l = String::from_utf8_lossy(&line);
+            let l = l.trim_end_matches(['\r', '\n']);
+            if l.is_empty() {
+                break;
+            }
+            if let Some((n, v)) = l.split_once(':') {
+                headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
+            }
+        }
+        if !(100..200).contains(&status) {
+            return Ok(Some((status, headers)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_skips_100_continue_and_reads_headers() {
+        let raw = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nContent-Type: text/event-stream\r\n\r\nbody";
+        let mut r = io::Cursor::new(&raw[..]);
+        let (status, headers) = read_head(&mut r).unwrap().unwrap();
+        assert_eq!(status, 429);
+        assert!(headers.contains(&("retry-after".into(), "3".into())));
+        let mut rest = String::new();
+        r.read_to_string(&mut rest).unwrap();
+        assert_eq!(rest, "body");
+    }
+
+    #[test]
+    fn head_reads_http2_status() {
+        let mut r = io::Cursor::new(&b"HTTP/2 200\r\nx: y\r\n\r\n"[..]);
+        assert_eq!(read_head(&mut r).unwrap().unwrap().0, 200);
+    }
+
+    #[test]
+    fn head_none_when_nothing_came() {
+        let mut r = io::Cursor::new(&b""[..]);
+        assert!(read_head(&mut r).unwrap().is_none());
+    }
+}

@@ -1,0 +1,112 @@
+//! Small file helpers: atomic writes and private (0600) temporary files.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::interrupt;
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn unique_name(prefix: &str) -> String {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    format!("{prefix}.{}.{n}.{nanos:x}", std::process::id())
+}
+
+/// A file that is removed when dropped (and on Ctrl-C).
+pub struct TempPath {
+    path: PathBuf,
+    _guard: interrupt::Guard,
+}
+
+impl TempPath {
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// Creates a new file readable only by this user (mode 0600, never an existing file) in the
+/// system temp directory, holding `contents`.
+pub fn private_temp_file(prefix: &str, contents: &[u8]) -> io::Result<TempPath> {
+    let dir = std::env::temp_dir();
+    for _ in 0..16 {
+        let path = dir.join(unique_name(prefix));
+        let guard = interrupt::track_file(path.clone());
+        match OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+            Ok(mut f) => {
+                let tmp = TempPath { path, _guard: guard };
+                f.write_all(contents)?;
+                return Ok(tmp);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("could not create a unique temporary file"))
+}
+
+/// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
+/// Keeps the permissions of an existing file. Creates missing parent directories.
+pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(unique_name(&format!(".{name}.agent-min-tmp")));
+    let _guard = interrupt::track_file(tmp.clone());
+    let result = (|| {
+        let mut f = OpenOptions::new().write(true).create_new(true).mode(0o644).open(&tmp)?;
+        f.write_all(contents)?;
+        if let Ok(meta) = fs::metadata(path) {
+            f.set_permissions(meta.permissions())?;
+        }
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn private_temp_file_is_0600_and_removed_on_drop() {
+        let t = private_temp_file("agent-min-test", b"secret").unwrap();
+        let p = t.path().to_path_buf();
+        let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(fs::read(&p).unwrap(), b"secret");
+        drop(t);
+        assert!(!p.exists());
+    }
+
+    #[test]
+    fn atomic_write_creates_dirs_and_leaves_no_temp() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a/b/c.txt");
+        atomic_write(&p, b"hello").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "hello");
+        atomic_write(&p, b"again").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "again");
+        let names: Vec<_> = fs::read_dir(d.path().join("a/b")).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+}

@@ -1,0 +1,102 @@
+//! Ctrl-C: kill what is running, remove what is half-written, exit 130.
+//!
+//! A watcher thread waits for SIGINT/SIGTERM. Everything that must not outlive an interrupt is
+//! registered here while it exists: the `curl` child, the process group of a running command, a
+//! temporary file (a header file holding the API key, the temp half of an atomic write). On the
+//! signal the watcher kills and removes them all, prints one line and exits with 130. The main
+//! thread never has to notice: blocking reads and waits simply end with the process.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+static LIVE: Mutex<Live> = Mutex::new(Live { pids: Vec::new(), groups: Vec::new(), files: Vec::new() });
+
+struct Live {
+    pids: Vec<i32>,
+    groups: Vec<i32>,
+    files: Vec<PathBuf>,
+}
+
+/// Starts the watcher thread. Call once, early in `main`.
+pub fn install() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return; // no handler: the default action (terminate) still leaves no half-written file
+    };
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
+            kill_everything();
+            eprintln!("\nagent-min: interrupted (Ctrl-C); stopped curl and any running command.");
+            std::process::exit(130);
+        }
+    });
+}
+
+fn kill_everything() {
+    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    for &pid in &live.pids {
+        send_signal(pid, libc::SIGKILL);
+    }
+    for &pgid in &live.groups {
+        send_signal(-pgid, libc::SIGKILL);
+    }
+    for f in &live.files {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+/// Sends `sig` to a process (`target > 0`) or a whole process group (`target < 0`).
+pub fn send_signal(target: i32, sig: i32) {
+    if target == 0 || target == -1 {
+        return; // never signal our own group or every process
+    }
+    // SAFETY: kill(2) has no memory-safety preconditions; it only takes integers.
+    unsafe {
+        libc::kill(target, sig);
+    }
+}
+
+/// What a [`Guard`] unregisters when dropped.
+enum Item {
+    Pid(i32),
+    Group(i32),
+    File(PathBuf),
+}
+
+/// Keeps a process, process group or file registered until dropped.
+pub struct Guard(Item);
+
+/// Registers a child process to be killed on Ctrl-C.
+pub fn track_pid(pid: u32) -> Guard {
+    let pid = pid as i32;
+    lock().pids.push(pid);
+    Guard(Item::Pid(pid))
+}
+
+/// Registers a process group (a command started with `process_group(0)`) to be killed on Ctrl-C.
+pub fn track_group(pgid: u32) -> Guard {
+    let pgid = pgid as i32;
+    lock().groups.push(pgid);
+    Guard(Item::Group(pgid))
+}
+
+/// Registers a temporary file to be removed on Ctrl-C.
+pub fn track_file(path: PathBuf) -> Guard {
+    lock().files.push(path.clone());
+    Guard(Item::File(path))
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Live> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let mut live = lock();
+        match &self.0 {
+            Item::Pid(p) => live.pids.retain(|x| x != p),
+            Item::Group(g) => live.groups.retain(|x| x != g),
+            Item::File(f) => live.files.retain(|x| x != f),
+        }
+    }
+}

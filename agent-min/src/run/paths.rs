@@ -1,0 +1,155 @@
+//! Path confinement: every path a tool touches is resolved against the workspace root —
+//! `..` and symlinks included — before deciding whether it is inside the workspace.
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// The workspace root (canonical).
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    root: PathBuf,
+}
+
+/// A path resolved against the workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The absolute path with `..` and symlinks of its existing part resolved.
+    pub abs: PathBuf,
+    /// Whether `abs` is the root or below it.
+    pub inside: bool,
+}
+
+impl Workspace {
+    /// A workspace rooted at `root`, which must exist.
+    pub fn new(root: &Path) -> io::Result<Self> {
+        Ok(Workspace { root: fs::canonicalize(root)? })
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolves `path` (relative to the root, or absolute). Symlinks in the part that exists are
+    /// followed, so a link inside the workspace pointing outside resolves outside.
+    pub fn resolve(&self, path: &str) -> Resolved {
+        let joined = self.root.join(path);
+        let abs = resolve_components(&joined);
+        let inside = abs.starts_with(&self.root);
+        Resolved { abs, inside }
+    }
+
+    /// How to show a resolved path: relative to the root when inside, absolute otherwise.
+    pub fn display(&self, abs: &Path) -> String {
+        match abs.strip_prefix(&self.root) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel.to_string_lossy().into_owned(),
+            Err(_) => abs.to_string_lossy().into_owned(),
+        }
+    }
+}
+
+/// Walks the components of an absolute path, canonicalising as it goes: after each step the
+/// prefix is either fully resolved (it exists) or purely lexical (it does not exist yet).
+fn resolve_components(p: &Path) -> PathBuf {
+    let mut cur = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => cur.push(c.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                cur.pop();
+            }
+            Component::Normal(name) => {
+                cur.push(name);
+                if let Ok(real) = fs::canonicalize(&cur) {
+                    cur = real;
+                } else if let Ok(target) = fs::read_link(&cur) {
+                    // A dangling symlink: follow it lexically so writes through it are judged by
+                    // where they would land.
+                    cur.pop();
+                    cur = resolve_components(&cur.join(target));
+                }
+            }
+        }
+    }
+    cur
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn ws() -> (tempfile::TempDir, Workspace) {
+        let d = tempfile::tempdir().unwrap();
+        fs::create_dir_all(d.path().join("src/sub")).unwrap();
+        fs::write(d.path().join("src/a.rs"), "x").unwrap();
+        let w = Workspace::new(d.path()).unwrap();
+        (d, w)
+    }
+
+    #[test]
+    fn plain_relative_paths_are_inside() {
+        let (_d, w) = ws();
+        let r = w.resolve("src/a.rs");
+        assert!(r.inside);
+        assert_eq!(r.abs, w.root().join("src/a.rs"));
+        assert!(w.resolve("new/dir/file.txt").inside);
+        assert!(w.resolve(".").inside);
+        assert_eq!(w.display(&w.resolve("src/sub/../a.rs").abs), "src/a.rs");
+    }
+
+    #[test]
+    fn dot_dot_escaping_the_root_is_outside() {
+        let (_d, w) = ws();
+        assert!(!w.resolve("../x").inside);
+        assert!(!w.resolve("src/../../x").inside);
+        assert!(!w.resolve("nope/../../../etc/passwd").inside);
+        assert!(w.resolve("src/../src/a.rs").inside);
+    }
+
+    #[test]
+    fn absolute_paths_are_judged_by_location() {
+        let (_d, w) = ws();
+        assert!(!w.resolve("/etc/passwd").inside);
+        let inside = w.root().join("src/a.rs");
+        assert!(w.resolve(inside.to_str().unwrap()).inside);
+    }
+
+    #[test]
+    fn symlink_pointing_outside_is_outside() {
+        let (d, w) = ws();
+        let outside = tempfile::tempdir().unwrap();
+        symlink(outside.path(), d.path().join("link")).unwrap();
+        assert!(!w.resolve("link/file.txt").inside);
+        assert!(!w.resolve("link").inside);
+    }
+
+    #[test]
+    fn dangling_symlink_pointing_outside_is_outside() {
+        let (d, w) = ws();
+        symlink("/nonexistent-agent-min-target/x", d.path().join("dangle")).unwrap();
+        assert!(!w.resolve("dangle").inside);
+    }
+
+    #[test]
+    fn symlink_inside_pointing_inside_is_inside() {
+        let (d, w) = ws();
+        symlink(d.path().join("src"), d.path().join("srclink")).unwrap();
+        let r = w.resolve("srclink/a.rs");
+        assert!(r.inside);
+        assert_eq!(r.abs, w.root().join("src/a.rs"));
+    }
+
+    #[test]
+    fn dot_dot_after_symlink_follows_the_real_parent() {
+        let (d, w) = ws();
+        let outside = tempfile::tempdir().unwrap();
+        fs::create_dir(outside.path().join("deep")).unwrap();
+        symlink(outside.path().join("deep"), d.path().join("l")).unwrap();
+        // "l/.." is the parent of the link's target, which is outside.
+        assert!(!w.resolve("l/../x").inside);
+    }
+}

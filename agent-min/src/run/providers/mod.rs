@@ -1,0 +1,194 @@
+//! The three wire formats: Anthropic Messages, OpenAI-compatible Chat Completions (OpenAI,
+//! OpenRouter, vLLM, llama.cpp server, LM Studio) and Ollama's native `/api/chat`.
+//!
+//! Each provider module has a `request` function (URL, headers, JSON body) and a stream decoder
+//! turning server events into [`Delta`]s.
+
+pub mod anthropic;
+pub mod ollama;
+pub mod openai;
+
+use super::api::{Delta, Message};
+use super::sse::{SseDecoder, SseEvent};
+
+/// Which API to talk to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    /// Anthropic Messages API.
+    Anthropic,
+    /// Any OpenAI-compatible Chat Completions API.
+    OpenAi,
+    /// Ollama's native chat API.
+    Ollama,
+}
+
+impl Provider {
+    /// The name used on the command line and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::OpenAi => "openai",
+            Provider::Ollama => "ollama",
+        }
+    }
+
+    /// Parses a `--provider` value.
+    pub fn parse(s: &str) -> Option<Provider> {
+        match s {
+            "anthropic" => Some(Provider::Anthropic),
+            "openai" | "openrouter" | "openai-compatible" => Some(Provider::OpenAi),
+            "ollama" => Some(Provider::Ollama),
+            _ => None,
+        }
+    }
+
+    /// The default base URL.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "https://api.anthropic.com",
+            Provider::OpenAi => "https://api.openai.com/v1",
+            Provider::Ollama => "http://127.0.0.1:11434",
+        }
+    }
+
+    /// The default model.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "claude-sonnet-4-5",
+            Provider::OpenAi => "gpt-4.1",
+            Provider::Ollama => "qwen2.5-coder:7b",
+        }
+    }
+}
+
+/// Everything needed to make a request.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// Which wire format.
+    pub provider: Provider,
+    /// Model name.
+    pub model: String,
+    /// Base URL (see `--help` for what each provider expects).
+    pub base_url: String,
+    /// API key, if any. Never printed.
+    pub api_key: Option<String>,
+    /// Maximum output tokens per reply.
+    pub max_tokens: u32,
+    /// Ollama's context window (`options.num_ctx`).
+    pub num_ctx: u32,
+    /// Seconds allowed to connect.
+    pub connect_timeout: u32,
+    /// Seconds of silence before giving up on a stream.
+    pub idle_timeout: u32,
+}
+
+/// A request ready for curl.
+pub struct HttpRequest {
+    /// Full URL.
+    pub url: String,
+    /// Headers (may include the key).
+    pub headers: Vec<(String, String)>,
+    /// JSON body.
+    pub body: Vec<u8>,
+}
+
+/// Builds the provider's request for this conversation.
+pub fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+    match cfg.provider {
+        Provider::Anthropic => anthropic::request(cfg, system, messages),
+        Provider::OpenAi => openai::request(cfg, system, messages),
+        Provider::Ollama => ollama::request(cfg, system, messages),
+    }
+}
+
+/// Pulls a readable message out of an error response body (any provider's shape).
+pub fn error_message(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text.trim()) {
+        if let Some(m) = json_error_message(&v) {
+            return m;
+        }
+    }
+    let t = text.trim();
+    if t.is_empty() {
+        "(empty response body)".to_string()
+    } else {
+        t.chars().take(500).collect()
+    }
+}
+
+/// `{"error":{"message":…}}`, `{"error":"…"}`, `{"message":…}`.
+pub(crate) fn json_error_message(v: &serde_json::Value) -> Option<String> {
+    let e = v.get("error").unwrap_or(v);
+    if let Some(s) = e.as_str() {
+        return Some(s.to_string());
+    }
+    let msg = e.get("message").and_then(|m| m.as_str())?;
+    let kind = e.get("type").or_else(|| e.get("code")).and_then(|t| t.as_str());
+    Some(match kind {
+        Some(k) if !msg.contains(k) => format!("{msg} ({k})"),
+        _ => msg.to_string(),
+    })
+}
+
+/// A stream decoder for one reply: SSE for Anthropic and OpenAI, NDJSON for Ollama.
+pub struct Decoder {
+    sse: SseDecoder,
+    lines: Vec<u8>,
+    kind: Kind,
+}
+
+enum Kind {
+    Anthropic(anthropic::Stream),
+    OpenAi(openai::Stream),
+    Ollama(ollama::Stream),
+}
+
+impl Decoder {
+    /// A decoder for a new reply.
+    pub fn new(p: Provider) -> Self {
+        let kind = match p {
+            Provider::Anthropic => Kind::Anthropic(anthropic::Stream::default()),
+            Provider::OpenAi => Kind::OpenAi(openai::Stream::default()),
+            Provider::Ollama => Kind::Ollama(ollama::Stream),
+        };
+        Decoder { sse: SseDecoder::new(), lines: Vec::new(), kind }
+    }
+
+    /// Feeds raw body bytes.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<Delta> {
+        if let Kind::Ollama(s) = &mut self.kind {
+            self.lines.extend_from_slice(bytes);
+            let mut out = Vec::new();
+            while let Some(i) = self.lines.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.lines.drain(..=i).collect();
+                out.extend(s.line(&String::from_utf8_lossy(&line)));
+            }
+            return out;
+        }
+        let events = self.sse.push(bytes);
+        self.events(events)
+    }
+
+    /// The body ended.
+    pub fn finish(&mut self) -> Vec<Delta> {
+        if let Kind::Ollama(s) = &mut self.kind {
+            let rest = std::mem::take(&mut self.lines);
+            return s.line(&String::from_utf8_lossy(&rest));
+        }
+        let events = self.sse.finish();
+        self.events(events)
+    }
+
+    fn events(&mut self, events: Vec<SseEvent>) -> Vec<Delta> {
+        let mut out = Vec::new();
+        for ev in &events {
+            match &mut self.kind {
+                Kind::Anthropic(s) => out.extend(s.event(ev)),
+                Kind::OpenAi(s) => out.extend(s.event(ev)),
+                Kind::Ollama(_) => {}
+            }
+        }
+        out
+    }
+}

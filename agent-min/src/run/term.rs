@@ -1,0 +1,243 @@
+//! Terminal output: streamed text, one line per tool call, approval prompts, a spinner.
+//!
+//! Colours only when stdout is a terminal and `NO_COLOR` is unset. The spinner runs on stderr,
+//! only when stderr is a terminal.
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// A colour / style.
+#[derive(Clone, Copy)]
+pub enum Style {
+    /// Tool call lines.
+    Tool,
+    /// Success outcomes.
+    Ok,
+    /// Failures and warnings.
+    Err,
+    /// Secondary text (reasoning, command output).
+    Dim,
+    /// Headings (completion, replay banner).
+    Bold,
+}
+
+impl Style {
+    fn code(self) -> &'static str {
+        match self {
+            Style::Tool => "\x1b[36m",
+            Style::Ok => "\x1b[32m",
+            Style::Err => "\x1b[31m",
+            Style::Dim => "\x1b[2m",
+            Style::Bold => "\x1b[1m",
+        }
+    }
+}
+
+/// The person's answer to an approval prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Go ahead.
+    Yes,
+    /// Don't; optionally with feedback for the model.
+    No(Option<String>),
+}
+
+/// The terminal.
+pub struct Term {
+    sink: Box<dyn Write + Send>,
+    color: bool,
+    spinner_enabled: bool,
+    at_line_start: bool,
+    spinner: Option<Spinner>,
+}
+
+impl Term {
+    /// Detects colour and spinner support from the environment.
+    pub fn new() -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Term {
+            sink: Box::new(io::stdout()),
+            color: io::stdout().is_terminal() && !no_color,
+            spinner_enabled: io::stderr().is_terminal(),
+            at_line_start: true,
+            spinner: None,
+        }
+    }
+
+    /// Output to any writer, without colours or spinner (for tests, or for moving the human
+    /// output to stderr when stdout carries machine-readable events).
+    pub fn to_writer(sink: Box<dyn Write + Send>) -> Self {
+        Term { sink, color: false, spinner_enabled: false, at_line_start: true, spinner: None }
+    }
+
+    fn paint(&self, style: Style, s: &str) -> String {
+        if self.color {
+            format!("{}{s}\x1b[0m", style.code())
+        } else {
+            s.to_string()
+        }
+    }
+
+    fn out(&mut self, s: &str) {
+        self.stop_spinner();
+        if s.is_empty() {
+            return;
+        }
+        let _ = self.sink.write_all(s.as_bytes());
+        let _ = self.sink.flush();
+        self.at_line_start = s.ends_with('\n');
+    }
+
+    /// Ends the current line if something is on it.
+    pub fn newline(&mut self) {
+        if !self.at_line_start {
+            self.out("\n");
+        }
+    }
+
+    /// Streams model text.
+    pub fn text(&mut self, s: &str) {
+        self.out(s);
+    }
+
+    /// Streams reasoning text (dimmed).
+    pub fn reasoning(&mut self, s: &str) {
+        let p = self.paint(Style::Dim, s);
+        self.out(&p);
+        if !s.is_empty() {
+            self.at_line_start = s.ends_with('\n'); // not the colour reset after it
+        }
+    }
+
+    /// A full line in a style.
+    pub fn line(&mut self, style: Style, s: &str) {
+        self.newline();
+        let p = self.paint(style, s);
+        self.out(&format!("{p}\n"));
+    }
+
+    /// An informational line.
+    pub fn info(&mut self, s: &str) {
+        self.line(Style::Dim, s);
+    }
+
+    /// A warning line.
+    pub fn warn(&mut self, s: &str) {
+        self.line(Style::Err, s);
+    }
+
+    /// One line for a tool call: `● name  key params`.
+    pub fn tool(&mut self, name: &str, summary: &str) {
+        self.newline();
+        let head = self.paint(Style::Tool, &format!("● {name}"));
+        let sep = if summary.is_empty() { "" } else { " " };
+        self.out(&format!("{head}{sep}{summary}\n"));
+    }
+
+    /// The outcome line under a tool call.
+    pub fn outcome(&mut self, ok: bool, s: &str) {
+        let (style, mark) = if ok { (Style::Ok, "✓") } else { (Style::Err, "✗") };
+        self.line(style, &format!("  {mark} {s}"));
+    }
+
+    /// Shows a block of text (a diff preview, command output), indented.
+    pub fn block(&mut self, s: &str) {
+        self.newline();
+        let mut buf = String::new();
+        for l in s.lines() {
+            let style = if l.starts_with('+') && !l.starts_with("+++") {
+                Style::Ok
+            } else if l.starts_with('-') && !l.starts_with("---") {
+                Style::Err
+            } else {
+                Style::Dim
+            };
+            buf.push_str("  │ ");
+            buf.push_str(&self.paint(style, l));
+            buf.push('\n');
+        }
+        self.out(&buf);
+    }
+
+    /// Starts the "waiting for the model" spinner (no-op unless stderr is a terminal).
+    pub fn start_spinner(&mut self, label: &str) {
+        self.stop_spinner();
+        if self.spinner_enabled {
+            self.spinner = Some(Spinner::start(label.to_string()));
+        }
+    }
+
+    /// Stops the spinner if it runs.
+    pub fn stop_spinner(&mut self) {
+        if let Some(s) = self.spinner.take() {
+            s.stop();
+        }
+    }
+
+    /// Asks a question and reads one line from stdin; `None` at end of input.
+    pub fn prompt(&mut self, question: &str) -> Option<String> {
+        self.newline();
+        let q = self.paint(Style::Bold, question);
+        self.out(&q);
+        self.at_line_start = true;
+        let mut line = String::new();
+        match io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => {
+                self.out("\n");
+                None
+            }
+            Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
+        }
+    }
+
+    /// Asks for approval: `y` approves; `n`, an empty line or end of input denies; any other text
+    /// denies and is sent to the model as feedback.
+    pub fn approve(&mut self, what: &str) -> Approval {
+        let q = format!("  {what} — approve? [y]es / [n]o / or type feedback for the model: ");
+        match self.prompt(&q) {
+            None => Approval::No(None),
+            Some(a) => match a.trim() {
+                "y" | "Y" | "yes" | "Yes" => Approval::Yes,
+                "" | "n" | "N" | "no" | "No" => Approval::No(None),
+                other => Approval::No(Some(other.to_string())),
+            },
+        }
+    }
+}
+
+impl Default for Term {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct Spinner {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<()>,
+}
+
+impl Spinner {
+    fn start(label: String) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            const FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+            let mut i = 0;
+            while !flag.load(Ordering::Relaxed) {
+                eprint!("\r{} {label}", FRAMES[i % FRAMES.len()]);
+                i += 1;
+                std::thread::sleep(Duration::from_millis(80));
+            }
+            eprint!("\r\x1b[2K");
+        });
+        Spinner { stop, handle }
+    }
+
+    fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.handle.join();
+    }
+}

@@ -1,0 +1,254 @@
+//! `execute_command(command, requires_approval, timeout?)`: `sh -c` in the workspace, in its own
+//! process group, stdout and stderr captured together (capped, with an honest note of what was
+//! cut), a timeout that kills the whole group, and the exit code reported.
+
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::{ask, tool_error, Call, Ctx, Outcome};
+use crate::run::interrupt;
+
+/// Bytes kept from the start and from the end of the output.
+const KEEP: usize = 10_000;
+
+pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
+    let command = call.param("command").unwrap_or_default();
+    let timeout = call
+        .param("timeout")
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .map(Duration::from_secs_f64)
+        .unwrap_or(ctx.command_timeout);
+    ctx.term.tool("execute_command", command);
+    if !ctx.yolo {
+        if let Err(denied) = ask(ctx, &format!("Run `{command}` in {}", ctx.ws.root().display())) {
+            return denied;
+        }
+    }
+    match execute(command, ctx.ws.root(), timeout, &mut |chunk| ctx.term.reasoning(chunk)) {
+        Err(e) => {
+            ctx.term.outcome(false, &e);
+            Outcome::Failure { text: tool_error(&e), mistake: false }
+        }
+        Ok(r) => {
+            ctx.term.newline();
+            let summary = match (r.timed_out, r.code) {
+                (true, _) => format!("timed out after {}s; process group killed", timeout.as_secs_f64()),
+                (false, Some(0)) => "exit code 0".to_string(),
+                (false, Some(c)) => format!("exit code {c}"),
+                (false, None) => "killed by a signal".to_string(),
+            };
+            ctx.term.outcome(r.code == Some(0) && !r.timed_out, &summary);
+            Outcome::Success(r.to_result(timeout))
+        }
+    }
+}
+
+/// What a command did.
+pub(crate) struct Ran {
+    output: Capped,
+    code: Option<i32>,
+    signal: Option<i32>,
+    timed_out: bool,
+    background_killed: bool,
+}
+
+impl Ran {
+    fn to_result(&self, timeout: Duration) -> String {
+        let mut s = if self.timed_out {
+            format!(
+                "Command timed out after {} seconds and was stopped (its whole process group was killed).",
+                timeout.as_secs_f64()
+            )
+        } else {
+            "Command executed.".to_string()
+        };
+        match (self.code, self.signal) {
+            (Some(c), _) => s.push_str(&format!("\nExit code: {c}")),
+            (None, Some(sig)) if !self.timed_out => s.push_str(&format!("\nThe command was killed by signal {sig}.")),
+            _ => {}
+        }
+        if self.background_killed {
+            s.push_str("\nNote: processes it left running in the background were stopped.");
+        }
+        let out = self.output.render();
+        if !out.is_empty() {
+            s.push_str("\nOutput:\n");
+            s.push_str(&out);
+        }
+        s
+    }
+}
+
+/// Head and tail of a stream, with a count of what was dropped in between.
+struct Capped {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    dropped: usize,
+}
+
+impl Capped {
+    fn push(&mut self, mut b: &[u8]) {
+        if self.head.len() < KEEP {
+            let n = (KEEP - self.head.len()).min(b.len());
+            self.head.extend_from_slice(&b[..n]);
+            b = &b[n..];
+        }
+        self.tail.extend_from_slice(b);
+        if self.tail.len() > 2 * KEEP {
+            let cut = self.tail.len() - KEEP;
+            self.dropped += cut;
+            self.tail.drain(..cut);
+        }
+    }
+
+    fn render(&self) -> String {
+        let mut tail = &self.tail[..];
+        let mut dropped = self.dropped;
+        if tail.len() > KEEP {
+            dropped += tail.len() - KEEP;
+            tail = &tail[tail.len() - KEEP..];
+        }
+        let mut s = String::from_utf8_lossy(&self.head).into_owned();
+        if dropped > 0 {
+            s.push_str(&format!(
+                "\n[... {dropped} bytes of output omitted; showing the first and last {KEEP} bytes ...]\n"
+            ));
+        }
+        s.push_str(&String::from_utf8_lossy(tail));
+        s.trim_end().to_string()
+    }
+}
+
+/// Runs `command` with `sh -c` in `cwd`; calls `show` with output as it arrives.
+pub(crate) fn execute(
+    command: &str,
+    cwd: &std::path::Path,
+    timeout: Duration,
+    show: &mut dyn FnMut(&str),
+) -> Result<Ran, String> {
+    // `exec 2>&1` merges stderr into stdout inside the shell, keeping their order.
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec 2>&1\n{command}"))
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("could not start `sh`: {e}"))?;
+    let pgid = child.id() as i32;
+    let _guard = interrupt::track_group(child.id());
+    let mut stdout = child.stdout.take().expect("piped");
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut output = Capped { head: Vec::new(), tail: Vec::new(), dropped: 0 };
+    let mut take = |chunk: Vec<u8>, show: &mut dyn FnMut(&str)| {
+        show(&String::from_utf8_lossy(&chunk));
+        output.push(&chunk);
+    };
+    let deadline = Instant::now() + timeout;
+    let mut timed_out = false;
+    let status = loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(chunk) => take(chunk, show),
+            Err(mpsc::RecvTimeoutError::Timeout) | Err(mpsc::RecvTimeoutError::Disconnected) => {}
+        }
+        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
+            break st;
+        }
+        if Instant::now() >= deadline {
+            timed_out = true;
+            interrupt::send_signal(-pgid, libc::SIGKILL);
+            break child.wait().map_err(|e| e.to_string())?;
+        }
+    };
+    // The shell is gone; collect what is left. Something it started in the background may still
+    // hold the pipe open: give it a moment, then stop the whole group.
+    let mut background_killed = false;
+    let drain_until = Instant::now() + Duration::from_millis(300);
+    loop {
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(chunk) => take(chunk, show),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < drain_until => {}
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                interrupt::send_signal(-pgid, libc::SIGKILL);
+                background_killed = !timed_out;
+                while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(500)) {
+                    take(chunk, show);
+                }
+                break;
+            }
+        }
+    }
+    Ok(Ran { output, code: status.code(), signal: status.signal(), timed_out, background_killed })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_sh(cmd: &str, timeout_ms: u64) -> Ran {
+        let d = tempfile::tempdir().unwrap();
+        execute(cmd, d.path(), Duration::from_millis(timeout_ms), &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn captures_stdout_and_stderr_in_order_with_exit_code() {
+        let r = run_sh("echo one; echo two >&2; echo three; exit 3", 10_000);
+        assert_eq!(r.output.render(), "one\ntwo\nthree");
+        assert_eq!(r.code, Some(3));
+        let text = r.to_result(Duration::from_secs(1));
+        assert!(text.starts_with("Command executed.\nExit code: 3\nOutput:\none"), "{text}");
+    }
+
+    #[test]
+    fn runs_in_the_workspace() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("marker.txt"), "").unwrap();
+        let r = execute("ls", d.path(), Duration::from_secs(10), &mut |_| {}).unwrap();
+        assert_eq!(r.output.render(), "marker.txt");
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_process_group() {
+        let d = tempfile::tempdir().unwrap();
+        let pidfile = d.path().join("child.pid");
+        let cmd = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+        let start = Instant::now();
+        let r = execute(&cmd, d.path(), Duration::from_millis(500), &mut |_| {}).unwrap();
+        assert!(r.timed_out);
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        // The grandchild `sleep` must be gone (kill -0 fails), not just the shell.
+        // (A killed process may linger as a zombie until it is reaped; that is not alive.)
+        let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .unwrap_or(false);
+        assert!(!alive, "background sleep {pid} survived the timeout");
+        assert!(r.to_result(Duration::from_millis(500)).contains("timed out"));
+    }
+
+    #[test]
+    fn huge_output_is_capped_with_an_honest_note() {
+        let r = run_sh("seq 1 200000", 30_000);
+        let out = r.output.render();
+        assert!(out.starts_with("1\n2\n3\n"));
+        assert!(out.ends_with("199999\n200000"));
+        assert!(out.contains("bytes of output omitted"), "no note");
+        assert!(out.len() < 3 * KEEP);
+    }
+}

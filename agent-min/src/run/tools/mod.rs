@@ -1,0 +1,267 @@
+//! The eight tools, with Cline's names and parameters, and the approval policy around them.
+//!
+//! A tool gets a [`Call`] (the parsed tool block) and a [`Ctx`] (workspace, terminal, flags) and
+//! returns an [`Outcome`]: the text that goes back to the model and whether it was a success.
+
+mod ask;
+mod exec;
+mod list;
+mod read;
+mod search;
+mod write;
+
+use std::time::Duration;
+
+use super::paths::{Resolved, Workspace};
+use super::term::{Approval, Term};
+
+/// A complete tool block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// Tool name.
+    pub name: String,
+    /// (name, trimmed value, raw value).
+    pub params: Vec<(String, String, String)>,
+}
+
+impl Call {
+    /// A parameter's trimmed value; `None` when absent or empty (as Cline treats it).
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params.iter().find(|p| p.0 == name).map(|p| p.1.as_str()).filter(|v| !v.is_empty())
+    }
+
+    /// A parameter's untrimmed value.
+    pub fn raw_param(&self, name: &str) -> Option<&str> {
+        self.params.iter().find(|p| p.0 == name).map(|p| p.2.as_str())
+    }
+
+    /// Cline's description of the call, used before `Result:`.
+    pub fn description(&self) -> String {
+        let p = |n| self.param(n).unwrap_or("");
+        match self.name.as_str() {
+            "execute_command" => format!("[execute_command for '{}']", p("command")),
+            "search_files" => match self.param("file_pattern") {
+                Some(fp) => format!("[search_files for '{}' in '{fp}']", p("regex")),
+                None => format!("[search_files for '{}']", p("regex")),
+            },
+            "ask_followup_question" => format!("[ask_followup_question for '{}']", p("question")),
+            "attempt_completion" => "[attempt_completion]".to_string(),
+            name => match self.param("path") {
+                Some(path) => format!("[{name} for '{path}']"),
+                None => format!("[{name}]"),
+            },
+        }
+    }
+}
+
+/// What came of a tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// It worked; the text is the result for the model. Resets the mistake count.
+    Success(String),
+    /// It failed; `mistake` says whether this counts toward `--max-mistakes`.
+    Failure {
+        /// The result for the model (usually via [`tool_error`]).
+        text: String,
+        /// Whether this is the model's mistake.
+        mistake: bool,
+    },
+    /// The person said no.
+    Denied(String),
+    /// `attempt_completion`: the task is done with this result.
+    Complete(String),
+}
+
+/// Everything a tool may use.
+pub struct Ctx<'a> {
+    /// The workspace root.
+    pub ws: &'a Workspace,
+    /// The terminal.
+    pub term: &'a mut Term,
+    /// Approve everything inside the workspace; never wait for a person.
+    pub yolo: bool,
+    /// Default timeout for `execute_command`.
+    pub command_timeout: Duration,
+}
+
+/// The tools this agent has, with their required parameters.
+pub const TOOLS: &[(&str, &[&str])] = &[
+    ("execute_command", &["command", "requires_approval"]),
+    ("read_file", &["path"]),
+    ("write_to_file", &["path", "content"]),
+    ("replace_in_file", &["path", "diff"]),
+    ("search_files", &["path", "regex"]),
+    ("list_files", &["path"]),
+    ("ask_followup_question", &["question"]),
+    ("attempt_completion", &["result"]),
+];
+
+/// The first required parameter missing from the call, if any.
+pub fn missing_param(call: &Call) -> Option<&'static str> {
+    let (_, required) = TOOLS.iter().find(|(n, _)| *n == call.name)?;
+    required.iter().copied().find(|p| match *p {
+        // Empty content is a legitimate (empty) file.
+        "content" => call.raw_param(p).is_none(),
+        _ => call.param(p).is_none(),
+    })
+}
+
+/// Runs a tool whose required parameters are present.
+pub fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
+    match call.name.as_str() {
+        "execute_command" => exec::run(call, ctx),
+        "read_file" => read::run(call, ctx),
+        "write_to_file" => write::write_to_file(call, ctx),
+        "replace_in_file" => write::replace_in_file(call, ctx),
+        "search_files" => search::run(call, ctx),
+        "list_files" => list::run(call, ctx),
+        "ask_followup_question" => ask::followup(call, ctx),
+        "attempt_completion" => ask::complete(call, ctx),
+        other => {
+            let names: Vec<_> = TOOLS.iter().map(|t| t.0).collect();
+            ctx.term.outcome(false, &format!("{other} is not available"));
+            Outcome::Failure {
+                text: tool_error(&format!(
+                    "The tool '{other}' is not available in this environment. Available tools: {}.",
+                    names.join(", ")
+                )),
+                mistake: true,
+            }
+        }
+    }
+}
+
+/// Cline's wrapper for a failed tool.
+pub fn tool_error(error: &str) -> String {
+    format!("The tool execution failed with the following error:\n<error>\n{error}\n</error>")
+}
+
+/// How much a tool touching a path needs approval.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reading.
+    Read,
+    /// Changing files or running things.
+    Write,
+}
+
+/// Resolves a path and applies the approval policy: reads inside the workspace run; writes
+/// inside ask (unless `--yolo`); anything outside asks, and is refused under `--yolo`.
+/// `preview` is shown before asking.
+pub fn check_path(
+    ctx: &mut Ctx<'_>,
+    path: &str,
+    access: Access,
+    what: &str,
+    preview: Option<&str>,
+) -> Result<Resolved, Outcome> {
+    let r = ctx.ws.resolve(path);
+    if !r.inside {
+        if ctx.yolo {
+            let msg = format!(
+                "Access to '{}' was refused: it resolves outside the workspace ({}). --yolo never approves paths outside the workspace.",
+                r.abs.display(),
+                ctx.ws.root().display()
+            );
+            ctx.term.outcome(false, "refused: outside the workspace");
+            return Err(Outcome::Failure { text: tool_error(&msg), mistake: false });
+        }
+        if let Some(p) = preview {
+            ctx.term.block(p);
+        }
+        let q = format!("{what} — OUTSIDE the workspace: {}", r.abs.display());
+        ask(ctx, &q)?;
+        return Ok(r);
+    }
+    if access == Access::Write && !ctx.yolo {
+        if let Some(p) = preview {
+            ctx.term.block(p);
+        }
+        ask(ctx, what)?;
+    }
+    Ok(r)
+}
+
+/// Asks the person; `Err(Denied)` with Cline's wording when they say no.
+pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
+    match ctx.term.approve(what) {
+        Approval::Yes => Ok(()),
+        Approval::No(None) => {
+            ctx.term.outcome(false, "denied");
+            Err(Outcome::Denied("The user denied this operation.".to_string()))
+        }
+        Approval::No(Some(feedback)) => {
+            ctx.term.outcome(false, "denied, with feedback");
+            Err(Outcome::Denied(format!(
+                "The user denied this operation and provided the following feedback:\n<feedback>\n{feedback}\n</feedback>"
+            )))
+        }
+    }
+}
+
+/// Directories never listed into or searched.
+pub const SKIP_DIRS: &[&str] = &[".git", "target", "node_modules"];
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::*;
+
+    pub fn call(name: &str, params: &[(&str, &str)]) -> Call {
+        Call {
+            name: name.to_string(),
+            params: params.iter().map(|(n, v)| (n.to_string(), v.trim().to_string(), v.to_string())).collect(),
+        }
+    }
+
+    pub fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+        let mut term = Term::new();
+        let mut ctx = Ctx { ws, term: &mut term, yolo: true, command_timeout: Duration::from_secs(30) };
+        f(&mut ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn descriptions_follow_cline() {
+        assert_eq!(call("read_file", &[("path", "a.rs")]).description(), "[read_file for 'a.rs']");
+        assert_eq!(call("execute_command", &[("command", "ls")]).description(), "[execute_command for 'ls']");
+        assert_eq!(
+            call("search_files", &[("regex", "x"), ("file_pattern", "*.rs")]).description(),
+            "[search_files for 'x' in '*.rs']"
+        );
+        assert_eq!(call("attempt_completion", &[]).description(), "[attempt_completion]");
+    }
+
+    #[test]
+    fn missing_params_are_found_in_order() {
+        assert_eq!(missing_param(&call("read_file", &[])), Some("path"));
+        assert_eq!(missing_param(&call("read_file", &[("path", "  ")])), Some("path"));
+        assert_eq!(missing_param(&call("write_to_file", &[("path", "a")])), Some("content"));
+        assert_eq!(missing_param(&call("write_to_file", &[("path", "a"), ("content", "")])), None);
+        assert_eq!(missing_param(&call("execute_command", &[("command", "ls")])), Some("requires_approval"));
+    }
+
+    #[test]
+    fn yolo_refuses_paths_outside_the_workspace() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let out = with_ctx(&ws, |ctx| run(&call("read_file", &[("path", "../../etc/passwd")]), ctx));
+        match out {
+            Outcome::Failure { text, .. } => {
+                assert!(text.contains("outside the workspace"), "{text}")
+            }
+            o => panic!("{o:?}"),
+        }
+    }
+}
+
+/// The first-turn file listing of the workspace (recursive, capped like `list_files`).
+pub fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
+    list::list(root, true, list::MAX_ENTRIES)
+}
+
+pub use list::format_listing;

@@ -1,0 +1,362 @@
+//! Test helpers: a scripted LLM server on 127.0.0.1 speaking the real Anthropic and OpenAI SSE
+//! wire formats (split at awkward boundaries), and a runner for the built binary.
+#![allow(dead_code)] // each test file uses a different subset
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The fake key used in tests; it must never show up on argv or in output.
+pub const KEY: &str = "sk-test-SECRET-4f9c2b7e";
+
+/// One scripted HTTP response.
+#[derive(Clone)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// Bytes per write (each write is flushed with TCP_NODELAY).
+    pub chunk: usize,
+    /// Pause before the body (to test the spinner / Ctrl-C).
+    pub stall: Duration,
+}
+
+/// One request the server received.
+#[derive(Clone, Debug)]
+pub struct Req {
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl Req {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The content of the last message (the newest user message).
+    pub fn last_user(&self) -> String {
+        let msgs = self.body["messages"].as_array().expect("messages");
+        msgs.last().unwrap()["content"].as_str().unwrap().to_string()
+    }
+}
+
+/// The scripted server.
+pub struct Server {
+    pub addr: SocketAddr,
+    requests: Arc<Mutex<Vec<Req>>>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Serves `script` in order, one response per request; after it runs out, answers 500
+    /// "script exhausted".
+    pub fn start(script: Vec<Resp>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (reqs, flag) = (requests.clone(), stop.clone());
+        let handle = std::thread::spawn(move || {
+            let mut script: VecDeque<Resp> = script.into();
+            let deadline = Instant::now() + Duration::from_secs(300);
+            while !flag.load(Ordering::Relaxed) && Instant::now() < deadline {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let resp = script.pop_front().unwrap_or_else(|| {
+                            status(500, json!({"error": {"type": "api_error", "message": "script exhausted"}}))
+                        });
+                        serve(stream, &resp, &reqs, &flag);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        std::thread::sleep(Duration::from_millis(2))
+                    }
+                    Err(_) => break,
+                }
+            }
+        });
+        Server { addr, requests, stop, handle: Some(handle) }
+    }
+
+    pub fn requests(&self) -> Vec<Req> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    pub fn anthropic_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn openai_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn serve(stream: TcpStream, resp: &Resp, reqs: &Mutex<Vec<Req>>, stop: &AtomicBool) -> Option<()> {
+    stream.set_nonblocking(false).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    stream.set_nodelay(true).ok()?;
+    let mut r = BufReader::new(stream.try_clone().ok()?);
+    let mut line = String::new();
+    r.read_line(&mut line).ok()?;
+    let path = line.split_whitespace().nth(1)?.to_string();
+    let mut headers = Vec::new();
+    let mut len = 0usize;
+    loop {
+        line.clear();
+        r.read_line(&mut line).ok()?;
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        let (n, v) = l.split_once(':')?;
+        let (n, v) = (n.trim().to_string(), v.trim().to_string());
+        if n.eq_ignore_ascii_case("content-length") {
+            len = v.parse().ok()?;
+        }
+        headers.push((n, v));
+    }
+    let mut body = vec![0u8; len];
+    r.read_exact(&mut body).ok()?;
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    reqs.lock().unwrap().push(Req { path, headers, body });
+    let mut w = stream;
+    let mut head = format!("HTTP/1.1 {} Scripted\r\nConnection: close\r\n", resp.status);
+    for (n, v) in &resp.headers {
+        head.push_str(&format!("{n}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = w.write_all(head.as_bytes());
+    let _ = w.flush();
+    let until = Instant::now() + resp.stall;
+    while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for c in resp.body.chunks(resp.chunk.max(1)) {
+        if w.write_all(c).and_then(|_| w.flush()).is_err() {
+            break;
+        }
+    }
+    let _ = w.shutdown(std::net::Shutdown::Both);
+    Some(())
+}
+
+/// Splits `s` into pieces of `n` characters (so deltas cut through tags).
+pub fn pieces(s: &str, n: usize) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    chars.chunks(n.max(1)).map(|c| c.iter().collect()).collect()
+}
+
+fn sse(event: Option<&str>, data: &Value) -> String {
+    match event {
+        Some(e) => format!("event: {e}\r\ndata: {data}\r\n\r\n"),
+        None => format!("data: {data}\n\n"),
+    }
+}
+
+/// An Anthropic Messages stream of `text` in deltas of `delta` characters.
+pub fn anthropic_body(text: &str, delta: usize, stop_reason: &str) -> String {
+    let mut b = String::new();
+    b.push_str(&sse(
+        Some("message_start"),
+        &json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","stop_reason":null,"usage":{"input_tokens":100,"output_tokens":1,"cache_read_input_tokens":7}}}),
+    ));
+    b.push_str(&sse(
+        Some("content_block_start"),
+        &json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
+    ));
+    b.push_str(&sse(Some("ping"), &json!({"type":"ping"})));
+    for p in pieces(text, delta) {
+        b.push_str(&sse(
+            Some("content_block_delta"),
+            &json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":p}}),
+        ));
+    }
+    b.push_str(&sse(Some("content_block_stop"), &json!({"type":"content_block_stop","index":0})));
+    b.push_str(&sse(
+        Some("message_delta"),
+        &json!({"type":"message_delta","delta":{"stop_reason":stop_reason,"stop_sequence":null},"usage":{"output_tokens":42}}),
+    ));
+    b.push_str(&sse(Some("message_stop"), &json!({"type":"message_stop"})));
+    b
+}
+
+/// A 200 Anthropic SSE response; deltas of 5 characters, written 7 bytes at a time.
+pub fn anthropic(text: &str) -> Resp {
+    anthropic_with(text, 5, "end_turn")
+}
+
+pub fn anthropic_with(text: &str, delta: usize, stop_reason: &str) -> Resp {
+    Resp {
+        status: 200,
+        headers: vec![("Content-Type".into(), "text/event-stream".into())],
+        body: anthropic_body(text, delta, stop_reason).into_bytes(),
+        chunk: 7,
+        stall: Duration::ZERO,
+    }
+}
+
+/// An OpenAI Chat Completions stream (with an OpenRouter-style comment line and a usage chunk).
+pub fn openai_with(text: &str, delta: usize, finish: &str) -> Resp {
+    let mut b = String::from(": OPENROUTER PROCESSING\n\n");
+    b.push_str(&sse(None, &json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})));
+    for p in pieces(text, delta) {
+        b.push_str(&sse(None, &json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":p},"finish_reason":null}]})));
+    }
+    b.push_str(&sse(
+        None,
+        &json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":finish}]}),
+    ));
+    b.push_str(&sse(None, &json!({"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":50,"completion_tokens":9,"total_tokens":59}})));
+    b.push_str("data: [DONE]\n\n");
+    Resp {
+        status: 200,
+        headers: vec![("Content-Type".into(), "text/event-stream".into())],
+        body: b.into_bytes(),
+        chunk: 7,
+        stall: Duration::ZERO,
+    }
+}
+
+pub fn openai(text: &str) -> Resp {
+    openai_with(text, 5, "stop")
+}
+
+/// A non-200 JSON response.
+pub fn status(code: u16, body: Value) -> Resp {
+    Resp {
+        status: code,
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: body.to_string().into_bytes(),
+        chunk: 4096,
+        stall: Duration::ZERO,
+    }
+}
+
+/// A tool call in Cline's XML.
+pub fn tool(name: &str, params: &[(&str, &str)]) -> String {
+    let mut s = format!("<{name}>\n");
+    for (k, v) in params {
+        s.push_str(&format!("<{k}>{v}</{k}>\n"));
+    }
+    s.push_str(&format!("</{name}>"));
+    s
+}
+
+pub fn completion(result: &str) -> String {
+    format!("All done.\n{}", tool("attempt_completion", &[("result", result)]))
+}
+
+/// Result of running the binary.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn all(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// The binary under test.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_agent-min"))
+}
+
+/// Runs `agent-min run ARGS` in `cwd` with a clean, key-bearing environment; kills it after
+/// `limit`.
+pub fn run_agent(cwd: &Path, args: &[&str], envs: &[(&str, &str)], limit: Duration) -> Run {
+    let mut cmd = Command::new(bin());
+    cmd.arg("run")
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().expect("spawn agent-min");
+    wait_limited(child, limit)
+}
+
+pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t1 = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let t2 = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("agent-min did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Run { code: status.code(), stdout: t1.join().unwrap(), stderr: t2.join().unwrap() }
+}
+
+/// Standard flags for a scripted run against `server`.
+pub fn anthropic_args(server: &Server) -> Vec<String> {
+    vec![
+        "--provider".into(),
+        "anthropic".into(),
+        "--base-url".into(),
+        server.anthropic_url(),
+        "--model".into(),
+        "claude-test".into(),
+        "--retry-delay".into(),
+        "0.05".into(),
+        "--yolo".into(),
+    ]
+}
+
+pub fn openai_args(server: &Server) -> Vec<String> {
+    vec![
+        "--provider".into(),
+        "openai".into(),
+        "--base-url".into(),
+        server.openai_url(),
+        "--model".into(),
+        "gpt-test".into(),
+        "--retry-delay".into(),
+        "0.05".into(),
+        "--yolo".into(),
+    ]
+}
