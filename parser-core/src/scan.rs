@@ -66,12 +66,14 @@ pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
 /// A caller's byte buffer that holds text. It is filled only from `&str`, so its used part is
 /// always valid UTF-8 and can be handed out as `&str` without re-validating (which would make
 /// every `blocks()` call on a stream cost O(text)).
+#[cfg(any(feature = "heapless", test))]
 #[derive(Debug)]
 pub(crate) struct StrBuf<'buf> {
     buf: &'buf mut [u8],
     len: usize,
 }
 
+#[cfg(any(feature = "heapless", test))]
 impl<'buf> StrBuf<'buf> {
     pub(crate) fn new(buf: &'buf mut [u8]) -> Self {
         StrBuf { buf, len: 0 }

@@ -25,6 +25,7 @@ pub struct Progress {
 pub(crate) trait TextBuf {
     fn as_str(&self) -> &str;
     /// Total bytes it can hold.
+    #[cfg(feature = "heapless")]
     fn capacity(&self) -> usize;
     /// Room for `n` more bytes?
     fn has_room(&self, n: usize) -> bool;
@@ -37,6 +38,7 @@ impl TextBuf for alloc::string::String {
     fn as_str(&self) -> &str {
         self
     }
+    #[cfg(feature = "heapless")]
     fn capacity(&self) -> usize {
         usize::MAX
     }
@@ -103,6 +105,7 @@ where
         }
     }
 
+    #[cfg(feature = "heapless")]
     pub(crate) fn capacity(&self) -> usize {
         self.text.capacity()
     }
