@@ -8,8 +8,10 @@ agent-min — a minimal Cline-style coding agent and its parser, from the comman
 USAGE:
     agent-min parse [OPTIONS] [FILE]     parse an LLM reply into Cline's blocks
     agent-min run [OPTIONS] \"<task>\"     run the agent on a task
+    agent-min resume [ID | --last]       continue a saved task (after a crash, Ctrl-C or a limit)
+    agent-min history                    list saved tasks
 
-Run `agent-min parse --help` or `agent-min run --help` for the options of each.
+Run `agent-min COMMAND --help` for the options of each.
 ";
 
 fn main() -> ExitCode {
@@ -22,12 +24,17 @@ fn main() -> ExitCode {
     match cmd.to_str() {
         Some("parse") => agent_min::parse_cmd::main(rest),
         Some("run") => agent_min::run::main(rest),
+        Some("resume") => agent_min::run::resume::main(rest),
+        Some("history") => agent_min::run::history::main(rest),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
         }
         _ => {
-            eprintln!("agent-min: unknown command {:?}; expected `parse` or `run`\n\n{USAGE}", cmd);
+            eprintln!(
+                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume` or `history`\n\n{USAGE}",
+                cmd
+            );
             ExitCode::from(2)
         }
     }

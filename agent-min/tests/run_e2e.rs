@@ -341,7 +341,7 @@ fn interactive_denial_with_feedback_goes_back_to_the_model() {
         anthropic(&completion("ok")),
     ]);
     let mut cmd = std::process::Command::new(bin());
-    cmd.args(["run", "--provider", "anthropic", "--base-url", &server.anthropic_url(), "t"])
+    cmd.args(["run", "--no-save", "--provider", "anthropic", "--base-url", &server.anthropic_url(), "t"])
         .current_dir(ws.path())
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")
@@ -403,13 +403,23 @@ fn interactive_mistake_limit_asks_for_guidance_and_sends_clines_feedback() {
     let ws = tempfile::tempdir().unwrap();
     let server = Server::start(vec![anthropic("no tool"), anthropic("no tool"), anthropic(&completion("ok"))]);
     let mut cmd = std::process::Command::new(bin());
-    cmd.args(["run", "--provider", "anthropic", "--base-url", &server.anthropic_url(), "--max-mistakes", "2", "t"])
-        .current_dir(ws.path())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
+    cmd.args([
+        "run",
+        "--no-save",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &server.anthropic_url(),
+        "--max-mistakes",
+        "2",
+        "t",
+    ])
+    .current_dir(ws.path())
+    .env("ANTHROPIC_API_KEY", KEY)
+    .env("NO_COLOR", "1")
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
     let mut child = cmd.spawn().unwrap();
     use std::io::Write;
     child.stdin.take().unwrap().write_all(b"Try breaking it into smaller steps\n").unwrap();

@@ -120,6 +120,7 @@ fn spawn_agent(ws: &Path, args: &[&str], envs: &[(&str, &str)]) -> std::process:
     let mut cmd = Command::new(bin());
     cmd.arg("run")
         .args(args)
+        .arg("--no-save")
         .current_dir(ws)
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")

@@ -114,6 +114,25 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// Whether the server refused the prompt as longer than the model's context window:
+    /// Anthropic "prompt is too long", OpenAI `context_length_exceeded`, llama.cpp
+    /// `exceed_context_size_error` (and the wordings other compatible servers use).
+    pub fn is_context_overflow(&self) -> bool {
+        let m = self.message.to_ascii_lowercase();
+        [
+            "prompt is too long",
+            "context_length_exceeded",
+            "exceed_context_size_error",
+            "maximum context length",
+            "context window",
+            "exceeds the available context size",
+        ]
+        .iter()
+        .any(|w| m.contains(w))
+    }
+}
+
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.status {
@@ -233,6 +252,24 @@ mod tests {
         }
         let quota = ApiError::from_status(429, "You exceeded your current quota (insufficient_quota)".into(), None);
         assert!(!quota.retryable);
+    }
+
+    #[test]
+    fn context_overflow_errors_of_each_server_are_recognised() {
+        let body = |s: &str| crate::run::providers::error_message(s.as_bytes());
+        let anthropic = body(
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+        );
+        let openai = body(
+            r#"{"error":{"message":"This model's context is 128000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+        );
+        let llama = body(
+            r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}}"#,
+        );
+        for m in [anthropic, openai, llama] {
+            assert!(ApiError::from_status(400, m.clone(), None).is_context_overflow(), "{m}");
+        }
+        assert!(!ApiError::from_status(400, "invalid x-api-key".into(), None).is_context_overflow());
     }
 
     #[test]

@@ -44,12 +44,41 @@ LIMITS:
     --max-mistakes N      consecutive mistakes (no tool used, missing parameter, failed edit,
                           cut-off tool call) before stopping under --yolo, or asking you for
                           guidance otherwise (default 3)
-    --max-turns N         stop after N model requests (default: no limit)
+    --max-turns N         stop after N model requests by this run (default: no limit)
+    --max-cost USD        stop before a request once this run has spent USD dollars
+                          (needs prices: the built-in table or the --price-* flags)
+    --timeout DURATION    stop after this long, e.g. 90s, 10m, 1h30m; curl and any running
+                          command are killed at the deadline (default: no limit)
+                          Each limit stops cleanly: exit 1, a message naming the limit, and
+                          the task saved so `agent-min resume` can continue it.
     --retry-delay S       first retry delay in seconds; doubles each retry (default 2).
                           429, 5xx, overloaded and dropped streams are retried 3 times,
                           honouring retry-after; 400/401/403 and quota errors are not.
     --connect-timeout S   seconds to connect (default 30)
     --idle-timeout S      seconds without any data before a stream is abandoned (default 300)
+
+CONTEXT WINDOW, TOKENS AND COST:
+    --context-window N    the model's context window in tokens (default by model: claude 200000,
+                          gpt-4.1 1047576, gpt-5 400000, gpt-4o and others 128000, ollama
+                          --num-ctx). Before each request the prompt is estimated; over Cline's
+                          threshold (e.g. 160000 of 200000) older reads of a file read again
+                          are dropped, then half of the history after the first exchange.
+                          A \"prompt is too long\" error cuts harder once and retries.
+    --price-input USD     price per million uncached input tokens  (defaults: a built-in
+    --price-output USD    price per million output tokens           table of well-known
+    --price-cache-read USD   per million cache-read tokens          Anthropic and OpenAI
+    --price-cache-write USD  per million cache-write tokens         models; Ollama is free)
+    Tokens and cost are shown per request (--json) and in total at the end.
+
+OUTPUT AND STATE:
+    --json                NDJSON events on stdout, one per line (task_started, text,
+                          reasoning, tool_call, approval, tool_result, api_request, retry,
+                          context_truncated, error, completion); the human-readable output
+                          moves to stderr. The schema is in docs/agent.md.
+    --state-dir DIR       where tasks are saved after every turn (default
+                          $XDG_STATE_HOME/agent-min or ~/.local/state/agent-min); see
+                          `agent-min history` and `agent-min resume --help`
+    --no-save             do not save the task
 
 REPLAY (no key, no network):
     --replay FILE         replay a recorded session (JSON lines: the model's replies) through
@@ -69,6 +98,35 @@ EXAMPLES:
     ANTHROPIC_API_KEY=... agent-min run \"add a --verbose flag to src/main.rs\"
     OPENAI_API_KEY=... agent-min run --provider openai --model gpt-4.1 --yolo \"fix the failing test\"
     agent-min run --provider ollama --model qwen2.5-coder:7b \"explain this repo\"
+    agent-min run --json --yolo --max-cost 0.50 --timeout 20m \"fix the failing test\" > events.ndjson
+";
+
+/// The `--help` text of `agent-min resume`.
+pub const RESUME_HELP: &str = "\
+agent-min resume — continue a saved task
+
+USAGE:
+    agent-min resume [TASK_ID | --last] [OPTIONS]
+
+Every `agent-min run` saves its task after each turn (see `agent-min history` for the ids).
+`resume` loads the conversation and sends the model Cline's [TASK RESUMPTION] message with the
+message that was about to be sent when the run stopped — after Ctrl-C, a crash, kill -9, a
+limit, or a failed request. A unique prefix of the id is enough; --last takes the most recently
+saved task.
+
+The provider, model, base URL and workspace are those of the saved task unless given again;
+the key comes from the environment as for `run` (it is never saved). Every option of
+`agent-min run` works here (--yolo, --json, --max-cost, --timeout, --context-window, …);
+limits count this run afresh, the totals shown include the earlier runs.
+
+OPTIONS:
+    --last                resume the most recently saved task
+    --state-dir DIR       where tasks are saved (default $XDG_STATE_HOME/agent-min or
+                          ~/.local/state/agent-min)
+
+EXAMPLES:
+    agent-min resume --last --yolo
+    agent-min resume 20250102-030405 --max-turns 20
 ";
 
 /// Parsed options.
@@ -92,8 +150,8 @@ pub struct Options {
     pub max_turns: Option<u32>,
     /// `--max-tokens`.
     pub max_tokens: u32,
-    /// `--num-ctx`.
-    pub num_ctx: u32,
+    /// `--num-ctx` (default: `--context-window`, else 32768).
+    pub num_ctx: Option<u32>,
     /// `--command-timeout` seconds.
     pub command_timeout: f64,
     /// `--retry-delay` seconds.
@@ -108,15 +166,50 @@ pub struct Options {
     pub replay_delay_ms: u64,
     /// `--help` was asked for.
     pub help: bool,
+    /// `--json`.
+    pub json: bool,
+    /// `--state-dir`.
+    pub state_dir: Option<PathBuf>,
+    /// `--no-save`.
+    pub no_save: bool,
+    /// `--context-window`.
+    pub context_window: Option<u64>,
+    /// `--max-cost` in dollars.
+    pub max_cost: Option<f64>,
+    /// `--timeout`.
+    pub timeout: Option<std::time::Duration>,
+    /// `--price-input`, `--price-output`, `--price-cache-read`, `--price-cache-write`.
+    pub prices: [Option<f64>; 4],
+    /// `--last` (resume).
+    pub last: bool,
 }
 
 /// Parses the arguments after `run`. Errors are one line naming the problem and the fix.
 pub fn parse(args: Vec<OsString>) -> Result<Options, String> {
+    parse_with(args, false)
+}
+
+/// Parses the arguments after `resume`: the positional argument is a task id, `--last` is
+/// allowed, `--replay` is not.
+pub fn parse_resume(args: Vec<OsString>) -> Result<Options, String> {
+    let o = parse_with(args, true)?;
+    if o.replay.is_some() {
+        return Err("--replay cannot be resumed (replays are not saved); run it again instead".to_string());
+    }
+    if o.last && o.task.is_some() {
+        return Err("give either a task id or --last, not both".to_string());
+    }
+    if !o.last && o.task.is_none() && !o.help {
+        return Err("which task? give its id (see `agent-min history`) or --last".to_string());
+    }
+    Ok(o)
+}
+
+fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
     use lexopt::prelude::*;
     let mut o = Options {
         max_mistakes: 3,
         max_tokens: 8192,
-        num_ctx: 32768,
         command_timeout: 600.0,
         retry_delay: 2.0,
         connect_timeout: 30,
@@ -143,7 +236,29 @@ pub fn parse(args: Vec<OsString>) -> Result<Options, String> {
             Long("max-mistakes") => o.max_mistakes = number(&mut p, "--max-mistakes")?,
             Long("max-turns") => o.max_turns = Some(number(&mut p, "--max-turns")?),
             Long("max-tokens") => o.max_tokens = number(&mut p, "--max-tokens")?,
-            Long("num-ctx") => o.num_ctx = number(&mut p, "--num-ctx")?,
+            Long("num-ctx") => o.num_ctx = Some(number(&mut p, "--num-ctx")?),
+            Long("json") => o.json = true,
+            Long("state-dir") => o.state_dir = Some(p.value().map_err(err)?.into()),
+            Long("no-save") => o.no_save = true,
+            Long("context-window") => {
+                let n: u64 = number(&mut p, "--context-window")?;
+                if n < 1024 {
+                    return Err(format!(
+                        "--context-window {n} is too small; give the model's window in tokens (e.g. 128000)"
+                    ));
+                }
+                o.context_window = Some(n);
+            }
+            Long("max-cost") => o.max_cost = Some(dollars(&mut p, "--max-cost")?),
+            Long("timeout") => {
+                let v = p.value().map_err(err)?;
+                o.timeout = Some(super::limits::parse_duration(&v.to_string_lossy())?);
+            }
+            Long("price-input") => o.prices[0] = Some(dollars(&mut p, "--price-input")?),
+            Long("price-output") => o.prices[1] = Some(dollars(&mut p, "--price-output")?),
+            Long("price-cache-read") => o.prices[2] = Some(dollars(&mut p, "--price-cache-read")?),
+            Long("price-cache-write") => o.prices[3] = Some(dollars(&mut p, "--price-cache-write")?),
+            Long("last") if resume => o.last = true,
             Long("command-timeout") => o.command_timeout = seconds(&mut p, "--command-timeout")?,
             Long("retry-delay") => o.retry_delay = seconds(&mut p, "--retry-delay")?,
             Long("connect-timeout") => o.connect_timeout = number(&mut p, "--connect-timeout")?,
@@ -151,6 +266,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Options, String> {
             Long("replay") => o.replay = Some(p.value().map_err(err)?.into()),
             Long("replay-delay") => o.replay_delay_ms = number::<u64>(&mut p, "--replay-delay")?,
             Value(v) if o.task.is_none() => o.task = Some(v.string().map_err(err)?),
+            Value(v) if resume => return Err(format!("unexpected extra argument {v:?}; give one task id")),
             Value(v) => {
                 return Err(format!("unexpected extra argument {:?}; put the whole task in one quoted argument", v))
             }
@@ -167,6 +283,15 @@ fn number<T: std::str::FromStr>(p: &mut lexopt::Parser, flag: &str) -> Result<T,
     let v = p.value().map_err(|e| e.to_string())?;
     let s = v.to_string_lossy();
     s.parse().map_err(|_| format!("{flag} expects a whole number, got {s:?}"))
+}
+
+fn dollars(p: &mut lexopt::Parser, flag: &str) -> Result<f64, String> {
+    let v = p.value().map_err(|e| e.to_string())?;
+    let s = v.to_string_lossy();
+    match s.trim_start_matches('$').parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("{flag} expects an amount in US dollars like 0.50, got {s:?}")),
+    }
 }
 
 fn seconds(p: &mut lexopt::Parser, flag: &str) -> Result<f64, String> {
@@ -202,5 +327,22 @@ mod tests {
         assert!(parse(args(&["--max-turns", "x"])).unwrap_err().contains("--max-turns expects"));
         assert!(parse(args(&["a", "b"])).unwrap_err().contains("one quoted argument"));
         assert!(parse(args(&["--bogus"])).unwrap_err().contains("--bogus"));
+        assert!(parse(args(&["--timeout", "soon"])).unwrap_err().contains("--timeout expects"));
+        assert!(parse(args(&["--max-cost", "lots"])).unwrap_err().contains("--max-cost expects"));
+        assert!(parse(args(&["--last"])).is_err(), "--last is only for resume");
+        assert!(parse_resume(args(&[])).unwrap_err().contains("--last"));
+        assert!(parse_resume(args(&["a", "--last"])).unwrap_err().contains("not both"));
+    }
+
+    #[test]
+    fn parses_the_new_flags() {
+        let o = parse(args(&["--json", "--max-cost", "$0.25", "--timeout", "2m", "--context-window", "8192", "t"]))
+            .unwrap();
+        assert!(o.json);
+        assert_eq!(o.max_cost, Some(0.25));
+        assert_eq!(o.timeout, Some(std::time::Duration::from_secs(120)));
+        assert_eq!(o.context_window, Some(8192));
+        let o = parse_resume(args(&["--last", "--state-dir", "/s"])).unwrap();
+        assert!(o.last && o.state_dir.is_some());
     }
 }

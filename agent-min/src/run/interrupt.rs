@@ -32,14 +32,21 @@ pub fn install() {
     });
 }
 
-fn kill_everything() {
-    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+/// Kills curl and any running command, without exiting (the `--timeout` watchdog): the blocked
+/// reads and waits of the main thread then end, and the loop stops at its next check.
+pub fn kill_children() {
+    let live = lock();
     for &pid in &live.pids {
         send_signal(pid, libc::SIGKILL);
     }
     for &pgid in &live.groups {
         send_signal(-pgid, libc::SIGKILL);
     }
+}
+
+fn kill_everything() {
+    kill_children();
+    let live = lock();
     for f in &live.files {
         let _ = std::fs::remove_file(f);
     }

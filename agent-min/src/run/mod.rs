@@ -4,19 +4,26 @@
 //! execute, recurse — over a model API reached only through a `curl` subprocess
 //! ([`curl`], [`providers`]), or over a recorded session ([`replay`]).
 
+pub mod accounting;
 pub mod api;
 pub mod cli;
 pub mod clock;
+pub mod context;
 pub mod curl;
 pub mod diff;
+pub mod events;
 pub mod fsx;
+pub mod history;
 pub mod interrupt;
+pub mod limits;
 pub mod paths;
 pub mod preview;
 pub mod prompt;
 pub mod providers;
 pub mod replay;
+pub mod resume;
 pub mod sse;
+pub mod state;
 pub mod stream;
 pub mod task;
 pub mod term;
@@ -27,53 +34,76 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use accounting::Accounting;
 use api::Transport;
+use context::ContextWindow;
+use events::Events;
+use limits::Limits;
 use paths::Workspace;
 use providers::{ApiConfig, Provider};
-use task::{End, Settings, Task};
+use state::{Meta, Record, Store};
+use task::{Around, End, Settings, Task};
 use term::{Style, Term};
 
 /// Entry point of `agent-min run`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
     let opts = match cli::parse(args) {
         Ok(o) => o,
-        Err(e) => return usage_error(&e),
+        Err(e) => return usage_error("run", &e),
     };
     if opts.help {
         print!("{}", cli::HELP);
         return ExitCode::SUCCESS;
     }
+    launch(&opts, None)
+}
+
+/// Runs a task: a new one, or `saved` resumed. Shared by `run` and `resume`.
+pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
+    let cmd = if saved.is_some() { "resume" } else { "run" };
     interrupt::install();
-    let mut term = Term::new();
+    let mut term = if opts.json { Term::stderr() } else { Term::new() };
+    let events = if opts.json { Events::to(Box::new(std::io::stdout())) } else { Events::off() };
     let setup = match &opts.replay {
-        Some(file) => replay_setup(&opts, file, &mut term),
-        None => live_setup(&opts),
+        Some(file) => replay_setup(opts, file, &mut term),
+        None => live_setup(opts),
     };
-    let (transport, root, task_text, yolo) = match setup {
+    let setup = match setup {
         Ok(s) => s,
-        Err(e) => return usage_error(&e),
+        Err(e) => return usage_error(cmd, &e),
     };
-    let ws = match Workspace::new(&root) {
+    let ws = match Workspace::new(&setup.root) {
         Ok(ws) => ws,
         Err(e) => {
-            return usage_error(&format!(
-                "the workspace {} is not usable ({e}); pass an existing directory with --cwd",
-                root.display()
-            ))
+            return usage_error(
+                cmd,
+                &format!(
+                    "the workspace {} is not usable ({e}); pass an existing directory with --cwd",
+                    setup.root.display()
+                ),
+            )
         }
     };
+    let around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
+        Ok(a) => a,
+        Err(e) => return usage_error(cmd, &e),
+    };
     let settings = Settings {
-        yolo,
+        yolo: setup.yolo,
         max_mistakes: opts.max_mistakes,
-        max_turns: opts.max_turns,
         retry_delay: Duration::from_secs_f64(opts.retry_delay),
         max_retries: 3,
         command_timeout: Duration::from_secs_f64(opts.command_timeout),
     };
     let replaying = opts.replay.is_some();
-    let end = Task::new(settings, transport, ws, term).run(&task_text);
+    let task = Task::new(settings, setup.transport, ws, term, around);
+    let end = match saved {
+        Some(record) => task.resume(record),
+        None => task.run(),
+    };
     if replaying {
-        Term::new().line(Style::Bold, "▶ End of replay: no model was called; the tools ran for real.");
+        let mut t = if opts.json { Term::stderr() } else { Term::new() };
+        t.line(Style::Bold, "▶ End of replay: no model was called; the tools ran for real.");
     }
     match end {
         End::Completed(_) => ExitCode::SUCCESS,
@@ -84,12 +114,75 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
 }
 
-fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("agent-min run: {msg}");
+fn usage_error(cmd: &str, msg: &str) -> ExitCode {
+    eprintln!("agent-min {cmd}: {msg}");
     ExitCode::from(2)
 }
 
-type Setup = (Box<dyn Transport>, PathBuf, String, bool);
+/// What a run talks to, where, and about what.
+struct Setup {
+    transport: Box<dyn Transport>,
+    root: PathBuf,
+    task: String,
+    yolo: bool,
+    provider: Option<Provider>,
+    model: String,
+    base_url: String,
+    api_key: Option<String>,
+    num_ctx: u32,
+}
+
+/// Events, saving, accounting, context window and limits for a run.
+fn surroundings(
+    opts: &cli::Options,
+    setup: &Setup,
+    ws: &Workspace,
+    saved: Option<&Meta>,
+    events: Events,
+) -> Result<Around, String> {
+    let provider_name = setup.provider.map_or("replay", Provider::name).to_string();
+    let meta = Meta {
+        id: saved.map_or_else(state::new_id, |m| m.id.clone()),
+        task: setup.task.clone(),
+        created: saved.map_or_else(state::now_secs, |m| m.created),
+        provider: provider_name,
+        model: setup.model.clone(),
+        base_url: setup.base_url.clone(),
+        cwd: ws.root().display().to_string(),
+    };
+    let store =
+        if opts.no_save || opts.replay.is_some() { None } else { Some(open_store(opts, setup.api_key.clone())?) };
+    let table = setup.provider.and_then(|p| accounting::builtin(p, &setup.model));
+    let [pi, po, pr, pw] = opts.prices;
+    let prices = accounting::resolve(table, pi, po, pr, pw);
+    if opts.max_cost.is_some() && prices.is_none() {
+        return Err(format!(
+            "--max-cost needs prices, and model {:?} is not in the built-in table; pass --price-input and --price-output (US dollars per million tokens)",
+            setup.model
+        ));
+    }
+    let accounting = Accounting::new(prices, accounting::cache_in_prompt(setup.provider));
+    let window =
+        opts.context_window.unwrap_or_else(|| context::default_window(setup.provider, &setup.model, setup.num_ctx));
+    Ok(Around {
+        events,
+        store,
+        meta,
+        accounting,
+        context: ContextWindow::new(window),
+        limits: Limits::start(opts.max_turns, opts.max_cost, opts.timeout),
+    })
+}
+
+/// The state directory from `--state-dir` or the default; `secret` is redacted from saves.
+pub fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, String> {
+    let dir = opts
+        .state_dir
+        .clone()
+        .or_else(state::default_dir)
+        .ok_or("no state directory: neither XDG_STATE_HOME nor HOME is set; pass --state-dir DIR (or --no-save)")?;
+    Store::open(&dir, secret)
+}
 
 /// A live run: provider, key, URL, workspace.
 fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
@@ -120,18 +213,32 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
         }
         Provider::Ollama => None,
     };
+    let model = opts.model.clone().unwrap_or_else(|| provider.default_model().to_string());
+    // Ollama's window is what we ask it for: --num-ctx, else --context-window, else 32768.
+    let num_ctx =
+        opts.num_ctx.or_else(|| opts.context_window.map(|w| w.min(u64::from(u32::MAX)) as u32)).unwrap_or(32768);
     let cfg = ApiConfig {
         provider,
-        model: opts.model.clone().unwrap_or_else(|| provider.default_model().to_string()),
-        base_url,
-        api_key,
+        model: model.clone(),
+        base_url: base_url.clone(),
+        api_key: api_key.clone(),
         max_tokens: opts.max_tokens,
-        num_ctx: opts.num_ctx,
+        num_ctx,
         connect_timeout: opts.connect_timeout,
         idle_timeout: opts.idle_timeout,
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-    Ok((Box::new(api::Http { cfg }), root, task, opts.yolo))
+    Ok(Setup {
+        transport: Box::new(api::Http { cfg }),
+        root,
+        task,
+        yolo: opts.yolo,
+        provider: Some(provider),
+        model,
+        base_url,
+        api_key,
+        num_ctx,
+    })
 }
 
 /// A replay: the recording, and its workspace (a fresh seeded temp dir unless `--cwd`).
@@ -158,5 +265,15 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         if opts.cwd.is_none() { " (temporary; everything inside is approved)" } else { "" }
     ));
     let transport = rec.into_transport(Duration::from_millis(opts.replay_delay_ms));
-    Ok((Box::new(transport), root, task, yolo))
+    Ok(Setup {
+        transport: Box::new(transport),
+        root,
+        task,
+        yolo,
+        provider: None,
+        model: "replay".to_string(),
+        base_url: file.display().to_string(),
+        api_key: None,
+        num_ctx: 32768,
+    })
 }

@@ -278,3 +278,25 @@ pub fn too_many_mistakes(feedback: &str) -> String {
         "You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\n{feedback}\n</feedback>"
     )
 }
+
+/// Cline's message when a saved task is resumed; `ago` is e.g. "5 minutes ago" or "just now".
+pub fn task_resumption(ago: &str, cwd: &str) -> String {
+    format!(
+        "[TASK RESUMPTION] This task was interrupted {ago}. It may or may not be complete, so please reassess the task context. Be aware that the project state may have changed since then. The current working directory is now '{cwd}'. If the task has not been completed, retry the last step before interruption and proceed with completing the task.\n\nNote: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful and assess whether you should retry. If the last tool was a browser_action, the browser has been closed and you must launch a new browser if needed."
+    )
+}
+
+/// Cline's "ago" text for the resumption message.
+pub fn ago(seconds: u64) -> String {
+    let (minutes, hours, days) = (seconds / 60, seconds / 3600, seconds / 86_400);
+    let plural = |n: u64, unit: &str| format!("{n} {unit}{} ago", if n > 1 { "s" } else { "" });
+    if days > 0 {
+        plural(days, "day")
+    } else if hours > 0 {
+        plural(hours, "hour")
+    } else if minutes > 0 {
+        plural(minutes, "minute")
+    } else {
+        "just now".to_string()
+    }
+}

@@ -6,9 +6,36 @@
 use parser_core::{display::strip_partial_tag, Block, StreamParser};
 
 use super::api::{ApiError, Delta, Flow, Message, StopReason, Transport, Usage};
+use super::events::Events;
 use super::prompt;
 use super::term::Term;
 use super::tools::Call;
+
+/// Where a streamed reply is shown: the terminal, and `--json` events for request `turn`.
+pub struct Screen<'a> {
+    /// Human output.
+    pub term: &'a mut Term,
+    /// Machine-readable events.
+    pub events: &'a mut Events,
+    /// The request number (1-based over the whole task), for events and call ids.
+    pub turn: u32,
+}
+
+impl Screen<'_> {
+    fn text(&mut self, s: &str) {
+        self.term.text(s);
+        self.events.text(self.turn, s);
+    }
+
+    fn tool_call(&mut self, name: &str, params: &[(String, String)], partial: bool) {
+        self.events.tool_call(self.turn, &call_id(self.turn), name, params, partial);
+    }
+}
+
+/// The id of the tool call of request `turn` (one tool runs per request).
+pub fn call_id(turn: u32) -> String {
+    format!("call_{turn}")
+}
 
 /// One reply, read as far as the loop needs it.
 #[derive(Debug, Default)]
@@ -37,12 +64,12 @@ impl Reply {
     }
 }
 
-/// Streams one reply from `transport`, presenting it on `term`.
+/// Streams one reply from `transport`, presenting it on `screen`.
 pub fn read_reply(
     transport: &mut dyn Transport,
     system: &str,
     messages: &[Message],
-    term: &mut Term,
+    screen: &mut Screen<'_>,
 ) -> Result<Reply, ApiError> {
     let mut parser = StreamParser::new();
     let mut shown: Vec<String> = Vec::new();
@@ -52,14 +79,21 @@ pub fn read_reply(
         match delta {
             Delta::Text(s) => {
                 let progress = parser.push_str(&s);
-                present(&parser, progress.changed.start, &mut shown, term);
+                present(&parser, progress.changed.start, &mut shown, screen);
                 if let Some(call) = first_complete_tool(&parser, progress.completed) {
+                    screen.tool_call(&call.name, &call.trimmed_params(), false);
                     reply.tool = Some(call);
                     stopped_early = true;
                     return Flow::Stop;
                 }
+                if let Some(partial) = first_tool_if_changed(&parser, progress.changed.start) {
+                    screen.tool_call(&partial.name, &partial.trimmed_params(), true);
+                }
             }
-            Delta::Reasoning(s) => term.reasoning(&s),
+            Delta::Reasoning(s) => {
+                screen.term.reasoning(&s);
+                screen.events.reasoning(screen.turn, &s);
+            }
             Delta::Usage(u) => reply.usage = u,
             Delta::Stop(r) => reply.stop = Some(r),
             Delta::Error(_) => {} // handled by the transport
@@ -70,9 +104,9 @@ pub fn read_reply(
         // Text pushed as `&str` cannot end inside a character, so `finish` cannot fail here; it
         // closes nothing (a tool still open stays partial), it only settles the last text block.
         let _ = parser.finish();
-        present(&parser, 0, &mut shown, term);
+        present(&parser, 0, &mut shown, screen);
     }
-    term.newline();
+    screen.term.newline();
     let first_ordinal = reply.tool.as_ref().map(|_| 0);
     for block in parser.blocks().iter() {
         if let Block::ToolUse(t) = block {
@@ -112,17 +146,30 @@ fn tool_index(parser: &StreamParser) -> Option<usize> {
 /// The first tool block (ordinal 0) if it is among the blocks completed by this push.
 fn first_complete_tool(parser: &StreamParser, completed: std::ops::Range<usize>) -> Option<Call> {
     completed.into_iter().find_map(|i| match parser.block(i)? {
-        Block::ToolUse(t) if !t.partial && t.ordinal == 0 => Some(Call {
-            name: t.name.to_string(),
-            params: t.params().iter().map(|p| (p.name.to_string(), p.value.to_string(), p.raw.to_string())).collect(),
-        }),
+        Block::ToolUse(t) if !t.partial && t.ordinal == 0 => Some(to_call(&t)),
         _ => None,
     })
 }
 
+/// The first tool block while it is still streaming, if this push changed it.
+fn first_tool_if_changed(parser: &StreamParser, changed_from: usize) -> Option<Call> {
+    let i = tool_index(parser).filter(|&i| i >= changed_from)?;
+    match parser.block(i)? {
+        Block::ToolUse(t) if t.partial => Some(to_call(&t)),
+        _ => None,
+    }
+}
+
+fn to_call(t: &parser_core::ToolUse<'_>) -> Call {
+    Call {
+        name: t.name.to_string(),
+        params: t.params().iter().map(|p| (p.name.to_string(), p.value.to_string(), p.raw.to_string())).collect(),
+    }
+}
+
 /// Prints what is new in the text blocks from `from` on. `shown[i]` is what has been printed
 /// for block `i`; text only ever grows on screen.
-fn present(parser: &StreamParser, from: usize, shown: &mut Vec<String>, term: &mut Term) {
+fn present(parser: &StreamParser, from: usize, shown: &mut Vec<String>, screen: &mut Screen<'_>) {
     if tool_index(parser).is_some_and(|t| t < from) {
         return; // nothing after the first tool is shown: it will not be acted on
     }
@@ -141,9 +188,9 @@ fn present(parser: &StreamParser, from: usize, shown: &mut Vec<String>, term: &m
         let done = &shown[i];
         if text.len() > done.len() && text.starts_with(done.as_str()) {
             if done.is_empty() && i > 0 {
-                term.newline();
+                screen.term.newline();
             }
-            term.text(&text[done.len()..]);
+            screen.text(&text[done.len()..]);
             shown[i] = text;
         }
     }
@@ -208,7 +255,9 @@ mod tests {
         let mut fake = Fake { deltas: d, handed: 0 };
         let out = Shared::default();
         let mut term = Term::to_writer(Box::new(out.clone()));
-        let reply = read_reply(&mut fake, "", &[], &mut term).unwrap();
+        let mut events = Events::off();
+        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1 };
+        let reply = read_reply(&mut fake, "", &[], &mut screen).unwrap();
         let shown = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (reply, shown, fake.handed, total)
     }

@@ -2,14 +2,22 @@
 //! request → stream → parse → present → execute → recurse.
 //!
 //! Each turn is one frame of `Task::recursively_make_requests`; the work of a turn happens in
-//! `Task::turn`, which returns before the recursion so frames stay small.
+//! `Task::turn`, which returns before the recursion so frames stay small. The concerns around
+//! the loop live in their own modules: `--json` events ([`super::events`]), saving after every
+//! turn ([`super::state`]), the context window ([`super::context`]), tokens and cost
+//! ([`super::accounting`]) and the run's limits ([`super::limits`]).
 
 use std::time::Duration;
 
-use super::api::{backoff, Message, Role, StopReason, Transport, Usage};
+use super::accounting::{self, Accounting};
+use super::api::{backoff, Message, Role, StopReason, Transport};
+use super::context::{ContextWindow, Cut};
+use super::events::{By, Events};
+use super::limits::{Hit, Limits};
 use super::paths::Workspace;
 use super::prompt;
-use super::stream::{self, Reply};
+use super::state::{Meta, Record, Snapshot, Store};
+use super::stream::{self, call_id, Reply, Screen};
 use super::term::{Style, Term};
 use super::tools::{self, Call, Ctx, Outcome};
 
@@ -20,8 +28,6 @@ pub struct Settings {
     pub yolo: bool,
     /// Consecutive mistakes before stopping (`--yolo`) or asking for guidance.
     pub max_mistakes: u32,
-    /// Requests before giving up; `None` for no limit.
-    pub max_turns: Option<u32>,
     /// First retry delay (doubles each retry).
     pub retry_delay: Duration,
     /// Retries of a failed request (429, 5xx, overloaded, dropped).
@@ -47,18 +53,38 @@ enum Next {
     End(End),
 }
 
+/// What surrounds the loop: events, saving, accounting, the context window and the limits.
+pub struct Around {
+    /// `--json` events (or none).
+    pub events: Events,
+    /// Where the task is saved after every turn (`None`: not saved, e.g. a replay).
+    pub store: Option<Store>,
+    /// The task's identity.
+    pub meta: Meta,
+    /// Tokens and cost.
+    pub accounting: Accounting,
+    /// The context window.
+    pub context: ContextWindow,
+    /// `--max-turns`, `--max-cost`, `--timeout`.
+    pub limits: Limits,
+}
+
 /// A running task.
 pub struct Task {
     settings: Settings,
     transport: Box<dyn Transport>,
     ws: Workspace,
     term: Term,
+    around: Around,
     system: String,
     messages: Vec<Message>,
     mistakes: u32,
+    /// Requests made by this run (what `--max-turns` counts).
     turns: u32,
-    usage: Usage,
-    estimated_replies: u32,
+    /// Requests made by earlier runs of a resumed task.
+    earlier_turns: u32,
+    /// The user message not yet answered when the task stopped (saved for `resume`).
+    unsent: Option<String>,
 }
 
 /// Empty replies tolerated (each retried) before failing.
@@ -66,27 +92,82 @@ const MAX_EMPTY_REPLIES: u32 = 2;
 
 impl Task {
     /// A task in workspace `ws` talking through `transport`.
-    pub fn new(settings: Settings, transport: Box<dyn Transport>, ws: Workspace, term: Term) -> Self {
+    pub fn new(
+        settings: Settings,
+        transport: Box<dyn Transport>,
+        ws: Workspace,
+        term: Term,
+        mut around: Around,
+    ) -> Self {
         let system = prompt::system(&ws.root().display().to_string());
+        around.events.set_task_id(&around.meta.id);
         Task {
             settings,
             transport,
             ws,
             term,
+            around,
             system,
             messages: Vec::new(),
             mistakes: 0,
             turns: 0,
-            usage: Usage::default(),
-            estimated_replies: 0,
+            earlier_turns: 0,
+            unsent: None,
         }
     }
 
-    /// Runs the task to its end.
-    pub fn run(mut self, task: &str) -> End {
+    /// Runs a new task to its end.
+    pub fn run(mut self) -> End {
+        let task = self.around.meta.task.clone();
+        self.started(false);
         let first = format!("<task>\n{task}\n</task>\n\n{}", self.environment_details(true));
+        self.save("running", None, Some(&first));
+        self.finish(first)
+    }
+
+    /// Continues a saved task with Cline's `[TASK RESUMPTION]` message.
+    pub fn resume(mut self, saved: Record) -> End {
+        self.messages = saved.messages;
+        self.earlier_turns = saved.turns;
+        self.around.accounting.restore(&saved.totals);
+        self.started(true);
+        // What was about to be sent when it stopped, without an earlier resumption notice.
+        let mut next = saved.pending.unwrap_or_default();
+        if self.messages.last().is_some_and(|m| m.role == Role::User) {
+            let last = self.messages.pop().map(|m| m.content).unwrap_or_default();
+            next = if next.is_empty() { last } else { format!("{last}\n\n{next}") };
+        }
+        if let Some(i) = next.find("[TASK RESUMPTION]") {
+            next.truncate(i);
+        }
+        let ago = prompt::ago(super::state::now_secs().saturating_sub(saved.updated));
+        let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string());
+        let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
+        let next = format!("{earlier}{resumption}\n\n{}", self.environment_details(true));
+        self.finish(next)
+    }
+
+    fn started(&mut self, resumed: bool) {
+        let m = &self.around.meta;
+        self.around.events.task_started(&m.provider, &m.model, &m.cwd, &m.task, resumed);
+        if self.around.store.is_some() {
+            let verb = if resumed { "Resuming" } else { "Task" };
+            self.term.info(&format!("{verb} {} (resume with `agent-min resume {}`)", m.id, m.id));
+        }
+    }
+
+    /// Runs the loop from `first`, then saves and reports the end.
+    fn finish(mut self, first: String) -> End {
         let end = self.recursively_make_requests(first);
+        let (status, text) = match &end {
+            End::Completed(r) => ("completed", r.as_str()),
+            End::Failed(why) => ("failed", why.as_str()),
+        };
+        let unsent = self.unsent.take();
+        self.save(status, Some(text), unsent.as_deref());
         self.report(&end);
+        let totals = self.around.accounting.totals_json();
+        self.around.events.completion(matches!(end, End::Completed(_)), text, totals);
         end
     }
 
@@ -107,21 +188,26 @@ impl Task {
                     user_content = format!("{user_content}\n\n{}", prompt::too_many_mistakes(&guidance));
                     self.mistakes = 0;
                 }
-                None => return Next::End(End::Failed(self.mistake_limit_message())),
+                None => {
+                    let why = self.mistake_limit_message();
+                    return self.stop(why, None, user_content);
+                }
             }
         }
-        if let Some(limit) = self.settings.max_turns.filter(|&l| self.turns >= l) {
-            return Next::End(End::Failed(format!(
-                "the turn limit was reached ({limit} requests; raise it with --max-turns)"
-            )));
+        if let Some(hit) = self.around.limits.check(self.turns, self.around.accounting.run_cost) {
+            return self.stop(hit.message, Some(hit.limit), user_content);
         }
         self.turns += 1;
         self.messages.push(Message { role: Role::User, content: user_content });
+        self.fit_context();
 
         // Request, stream, parse, present.
         let reply = match self.stream_reply() {
             Ok(reply) => reply,
-            Err(why) => return Next::End(End::Failed(why)),
+            Err((why, limit)) => {
+                let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
+                return self.stop(why, limit, unsent);
+            }
         };
         self.messages.push(Message { role: Role::Assistant, content: reply.text.clone() });
 
@@ -130,33 +216,107 @@ impl Task {
         if let Some(end) = end {
             return Next::End(end);
         }
-        Next::Continue(format!("{result}\n\n{}", self.environment_details(false)))
+        let next = format!("{result}\n\n{}", self.environment_details(false));
+        self.save("running", None, Some(&next));
+        Next::Continue(next)
     }
 
-    /// Streams the reply, retrying classified API errors and empty replies.
-    fn stream_reply(&mut self) -> Result<Reply, String> {
-        let (mut retries, mut empties) = (0, 0);
+    /// Ends the task as failed; `unsent` is kept for `resume`.
+    fn stop(&mut self, why: String, limit: Option<&'static str>, unsent: String) -> Next {
+        self.unsent = Some(unsent);
+        self.around.events.error(&why, limit);
+        Next::End(End::Failed(why))
+    }
+
+    /// The request number of the current turn over the whole task.
+    fn turn_number(&self) -> u32 {
+        self.earlier_turns + self.turns
+    }
+
+    /// Before a request: keeps the prompt under the context window's threshold.
+    fn fit_context(&mut self) {
+        if let Some(cut) = self.around.context.fit(&self.system, &mut self.messages) {
+            self.report_cut(&cut);
+        }
+    }
+
+    fn report_cut(&mut self, cut: &Cut) {
+        let why = if cut.reason == "threshold" {
+            format!(
+                "the prompt is estimated at {} tokens, over {} for a {}-token context window",
+                cut.estimated,
+                cut.limit,
+                self.around.context.window()
+            )
+        } else {
+            "the server said the prompt is too long".to_string()
+        };
+        self.term.warn(&format!(
+            "Context window: {why}; replaced {} older file read(s) and removed {} message(s) of history.",
+            cut.deduplicated, cut.removed
+        ));
+        let turn = self.turn_number();
+        self.around.events.context_truncated(turn, cut.reason, cut.estimated, cut.limit, cut.removed, cut.deduplicated);
+    }
+
+    /// Saves the task (if it is saved at all); a failure to save is reported, not fatal.
+    fn save(&mut self, status: &str, outcome: Option<&str>, pending: Option<&str>) {
+        let Some(store) = &self.around.store else { return };
+        let snap = Snapshot {
+            meta: &self.around.meta,
+            status,
+            outcome,
+            turns: self.earlier_turns + self.turns,
+            messages: &self.messages,
+            pending,
+            totals: self.around.accounting.totals_json(),
+        };
+        if let Err(e) = store.save(&snap) {
+            let dir = store.dir().display().to_string();
+            self.term.warn(&format!("Could not save the task in {dir} ({e}); it cannot be resumed from this turn."));
+        }
+    }
+
+    /// Streams the reply, retrying classified API errors and empty replies, and cutting the
+    /// history once if the server says the prompt is too long. An error names the limit hit,
+    /// if a limit (the timeout) ended it.
+    fn stream_reply(&mut self) -> Result<Reply, (String, Option<&'static str>)> {
+        let (mut retries, mut empties, mut cut_harder) = (0, 0, false);
+        let turn = self.turn_number();
         loop {
             self.term.start_spinner("waiting for the model…");
-            let result = stream::read_reply(&mut *self.transport, &self.system, &self.messages, &mut self.term);
+            let mut screen = Screen { term: &mut self.term, events: &mut self.around.events, turn };
+            let result = stream::read_reply(&mut *self.transport, &self.system, &self.messages, &mut screen);
             self.term.stop_spinner();
+            if self.around.limits.timed_out() {
+                let hit: Hit = self.around.limits.timeout_hit();
+                return Err((hit.message, Some(hit.limit)));
+            }
             match result {
                 Ok(reply) => {
-                    self.usage.add(&reply.usage);
-                    self.estimated_replies += u32::from(reply.usage_estimated);
+                    self.account(&reply, turn);
                     if !reply.is_empty() {
                         return Ok(reply);
                     }
                     empties += 1;
                     if empties > MAX_EMPTY_REPLIES {
-                        return Err(format!(
+                        return Err((format!(
                             "the model returned an empty reply {empties} times in a row; check the model name and the server"
-                        ));
+                        ), None));
                     }
                     self.term.warn(&format!(
                         "The model returned an empty reply; asking again ({empties} of {MAX_EMPTY_REPLIES})."
                     ));
                 }
+                Err(e) if e.is_context_overflow() && !cut_harder => {
+                    cut_harder = true;
+                    let Some(cut) = self.around.context.cut_harder(&self.system, &mut self.messages) else {
+                        return Err((self.overflow_message(&e), None));
+                    };
+                    self.report_cut(&cut);
+                    self.around.events.retry(turn, 1, 1, 0.0, &e);
+                }
+                Err(e) if e.is_context_overflow() => return Err((self.overflow_message(&e), None)),
                 Err(e) if e.retryable && retries < self.settings.max_retries => {
                     retries += 1;
                     let wait = backoff(self.settings.retry_delay, retries, e.retry_after);
@@ -166,15 +326,34 @@ impl Task {
                         wait.as_secs_f64(),
                         self.settings.max_retries
                     ));
+                    self.around.events.retry(turn, retries, self.settings.max_retries, wait.as_secs_f64(), &e);
                     std::thread::sleep(wait);
                 }
                 Err(e) => {
                     let tries =
                         if e.retryable { format!(" (gave up after {} attempts)", retries + 1) } else { String::new() };
-                    return Err(format!("{} API error: {e}{tries}", self.transport.provider()));
+                    return Err((format!("{} API error: {e}{tries}", self.transport.provider()), None));
                 }
             }
         }
+    }
+
+    fn overflow_message(&self, e: &super::api::ApiError) -> String {
+        format!(
+            "{} API error: {e} — the prompt is still too long for the model after removing older history; pass a smaller --context-window (now {} tokens) so history is cut earlier, or start a new task",
+            self.transport.provider(),
+            self.around.context.window()
+        )
+    }
+
+    /// Counts a reply's tokens and cost, and tells the context window what the prompt weighed.
+    fn account(&mut self, reply: &Reply, turn: u32) {
+        let acct = &mut self.around.accounting;
+        let cost = acct.record(&reply.usage, reply.usage_estimated);
+        let prompt = accounting::prompt_tokens(&reply.usage, acct.cache_in_prompt());
+        self.around.context.observe(prompt, reply.usage.output, self.messages.len() + 1);
+        let totals = acct.totals_json();
+        self.around.events.api_request(turn, &reply.usage, reply.usage_estimated, cost, totals);
     }
 
     /// Decides what a reply means: run its first tool, or tell the model what went wrong.
@@ -223,18 +402,34 @@ impl Task {
 
     /// Runs one tool call: checks its parameters, then hands it to the tool.
     fn execute(&mut self, call: &Call) -> Outcome {
-        if let Some(param) = tools::missing_param(call) {
+        let id = call_id(self.turn_number());
+        let outcome = if let Some(param) = tools::missing_param(call) {
             self.term.tool(&call.name, "");
             self.term.outcome(false, &format!("missing required parameter '{param}'"));
-            return Outcome::Failure { text: tools::tool_error(&prompt::missing_param(param)), mistake: true };
-        }
-        let mut ctx = Ctx {
-            ws: &self.ws,
-            term: &mut self.term,
-            yolo: self.settings.yolo,
-            command_timeout: self.settings.command_timeout,
+            Outcome::Failure { text: tools::tool_error(&prompt::missing_param(param)), mistake: true }
+        } else {
+            let mut ctx = Ctx {
+                ws: &self.ws,
+                term: &mut self.term,
+                yolo: self.settings.yolo,
+                command_timeout: self.settings.command_timeout,
+                events: &mut self.around.events,
+                call_id: &id,
+                tool: &call.name,
+                decided: false,
+            };
+            let outcome = tools::run(call, &mut ctx);
+            // Tools that change nothing (ask, complete) need no approval.
+            ctx.decide(true, By::Auto, None);
+            outcome
         };
-        tools::run(call, &mut ctx)
+        let (ok, text) = match &outcome {
+            Outcome::Success(t) | Outcome::Complete(t) => (true, t.as_str()),
+            Outcome::Failure { text, .. } => (false, text.as_str()),
+            Outcome::Denied(t) => (false, t.as_str()),
+        };
+        self.around.events.tool_result(&id, &call.name, ok, text);
+        outcome
     }
 
     /// At the mistake limit: under `--yolo`, nobody to ask (`None`); otherwise the person's
@@ -280,22 +475,12 @@ impl Task {
         if let End::Failed(why) = end {
             self.term.line(Style::Err, &format!("Task failed: {why}"));
         }
-        let u = &self.usage;
-        let mut line = format!(
-            "Tokens: {} in, {} out (cache: {} read, {} written) over {} request{}",
-            u.input,
-            u.output,
-            u.cache_read,
-            u.cache_write,
-            self.turns,
-            if self.turns == 1 { "" } else { "s" }
-        );
-        if self.estimated_replies > 0 {
-            line.push_str(&format!(
-                "; {} of them stopped at their first tool before the server reported usage, so those counts are estimates (~4 characters per token)",
-                self.estimated_replies
-            ));
-        }
+        let line = self.around.accounting.summary();
         self.term.info(&line);
+        if let Some(store) = &self.around.store {
+            let (id, dir) = (&self.around.meta.id, store.dir().display());
+            let how = if matches!(end, End::Failed(_)) { "Resume it with" } else { "Continue it with" };
+            self.term.info(&format!("Saved as {id} in {dir}. {how} `agent-min resume {id}`."));
+        }
     }
 }

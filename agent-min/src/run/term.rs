@@ -67,6 +67,20 @@ impl Term {
         }
     }
 
+    /// Human output on stderr (when stdout carries `--json` events): colours only if stderr is
+    /// a terminal and `NO_COLOR` is unset.
+    pub fn stderr() -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let tty = io::stderr().is_terminal();
+        Term {
+            sink: Box::new(io::stderr()),
+            color: tty && !no_color,
+            spinner_enabled: tty,
+            at_line_start: true,
+            spinner: None,
+        }
+    }
+
     /// Output to any writer, without colours or spinner (for tests, or for moving the human
     /// output to stderr when stdout carries machine-readable events).
     pub fn to_writer(sink: Box<dyn Write + Send>) -> Self {

@@ -286,10 +286,18 @@ pub fn bin() -> PathBuf {
 /// Runs `agent-min run ARGS` in `cwd` with a clean, key-bearing environment; kills it after
 /// `limit`.
 pub fn run_agent(cwd: &Path, args: &[&str], envs: &[(&str, &str)], limit: Duration) -> Run {
+    run_cmd("run", cwd, args, envs, limit)
+}
+
+/// Runs `agent-min SUB ARGS` like [`run_agent`]. Saved tasks go to a temporary
+/// `XDG_STATE_HOME` (removed afterwards) unless `--state-dir` or `envs` say otherwise.
+pub fn run_cmd(sub: &str, cwd: &Path, args: &[&str], envs: &[(&str, &str)], limit: Duration) -> Run {
+    let state = tempfile::tempdir().unwrap();
     let mut cmd = Command::new(bin());
-    cmd.arg("run")
+    cmd.arg(sub)
         .args(args)
         .current_dir(cwd)
+        .env("XDG_STATE_HOME", state.path())
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env("ANTHROPIC_API_KEY", KEY)

@@ -124,11 +124,14 @@ pub(crate) fn json_error_message(v: &serde_json::Value) -> Option<String> {
         return Some(s.to_string());
     }
     let msg = e.get("message").and_then(|m| m.as_str())?;
-    let kind = e.get("type").or_else(|| e.get("code")).and_then(|t| t.as_str());
-    Some(match kind {
-        Some(k) if !msg.contains(k) => format!("{msg} ({k})"),
-        _ => msg.to_string(),
-    })
+    // The type and a textual code (OpenAI's `context_length_exceeded`) both name the problem.
+    let kinds: Vec<&str> = [e.get("type"), e.get("code")]
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.as_str())
+        .filter(|k| !k.is_empty() && !msg.contains(k))
+        .collect();
+    Some(if kinds.is_empty() { msg.to_string() } else { format!("{msg} ({})", kinds.join(", ")) })
 }
 
 /// A stream decoder for one reply: SSE for Anthropic and OpenAI, NDJSON for Ollama.

@@ -9,6 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::{ask, tool_error, Call, Ctx, Outcome};
+use crate::run::events::By;
 use crate::run::interrupt;
 
 /// Bytes kept from the start and from the end of the output.
@@ -28,6 +29,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             return denied;
         }
     }
+    ctx.decide(true, By::Yolo, None);
     match execute(command, ctx.ws.root(), timeout, &mut |chunk| ctx.term.reasoning(chunk)) {
         Err(e) => {
             ctx.term.outcome(false, &e);

@@ -12,6 +12,7 @@ mod write;
 
 use std::time::Duration;
 
+use super::events::{By, Events};
 use super::paths::{Resolved, Workspace};
 use super::term::{Approval, Term};
 
@@ -28,6 +29,11 @@ impl Call {
     /// A parameter's trimmed value; `None` when absent or empty (as Cline treats it).
     pub fn param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|p| p.0 == name).map(|p| p.1.as_str()).filter(|v| !v.is_empty())
+    }
+
+    /// (name, trimmed value) of every parameter, as `--json` events show them.
+    pub fn trimmed_params(&self) -> Vec<(String, String)> {
+        self.params.iter().map(|p| (p.0.clone(), p.1.clone())).collect()
     }
 
     /// A parameter's untrimmed value.
@@ -82,6 +88,24 @@ pub struct Ctx<'a> {
     pub yolo: bool,
     /// Default timeout for `execute_command`.
     pub command_timeout: Duration,
+    /// `--json` events.
+    pub events: &'a mut Events,
+    /// The id of this call (for events).
+    pub call_id: &'a str,
+    /// The tool's name (for events).
+    pub tool: &'a str,
+    /// Whether an approval decision was already reported for this call.
+    pub decided: bool,
+}
+
+impl Ctx<'_> {
+    /// Reports who decided whether the call runs (once per call).
+    pub fn decide(&mut self, approved: bool, by: By, feedback: Option<&str>) {
+        if !self.decided {
+            self.decided = true;
+            self.events.approval(self.call_id, self.tool, approved, by, feedback);
+        }
+    }
 }
 
 /// The tools this agent has, with their required parameters.
@@ -158,6 +182,7 @@ pub fn check_path(
     let r = ctx.ws.resolve(path);
     if !r.inside {
         if ctx.yolo {
+            ctx.decide(false, By::Policy, None);
             let msg = format!(
                 "Access to '{}' was refused: it resolves outside the workspace ({}). --yolo never approves paths outside the workspace.",
                 r.abs.display(),
@@ -179,18 +204,25 @@ pub fn check_path(
         }
         ask(ctx, what)?;
     }
+    let by = if access == Access::Write { By::Yolo } else { By::Auto };
+    ctx.decide(true, by, None);
     Ok(r)
 }
 
 /// Asks the person; `Err(Denied)` with Cline's wording when they say no.
 pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
     match ctx.term.approve(what) {
-        Approval::Yes => Ok(()),
+        Approval::Yes => {
+            ctx.decide(true, By::User, None);
+            Ok(())
+        }
         Approval::No(None) => {
+            ctx.decide(false, By::User, None);
             ctx.term.outcome(false, "denied");
             Err(Outcome::Denied("The user denied this operation.".to_string()))
         }
         Approval::No(Some(feedback)) => {
+            ctx.decide(false, By::User, Some(&feedback));
             ctx.term.outcome(false, "denied, with feedback");
             Err(Outcome::Denied(format!(
                 "The user denied this operation and provided the following feedback:\n<feedback>\n{feedback}\n</feedback>"
@@ -215,7 +247,17 @@ pub(crate) mod testutil {
 
     pub fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
         let mut term = Term::new();
-        let mut ctx = Ctx { ws, term: &mut term, yolo: true, command_timeout: Duration::from_secs(30) };
+        let mut events = Events::off();
+        let mut ctx = Ctx {
+            ws,
+            term: &mut term,
+            yolo: true,
+            command_timeout: Duration::from_secs(30),
+            events: &mut events,
+            call_id: "call_1",
+            tool: "test",
+            decided: false,
+        };
         f(&mut ctx)
     }
 }

@@ -1,0 +1,300 @@
+//! Context-window management, after Cline's `ContextManager`.
+//!
+//! Before each request the prompt is estimated: the last request's reported usage (prompt plus
+//! reply) plus about one token per 4 bytes of what was added since; with no usable report (the
+//! first request, or just after a cut), the whole conversation at 4 bytes per token. Over
+//! Cline's threshold (`max_allowed`), repeated reads of the same file are replaced by Cline's
+//! notice first; if that is not enough, half of the history after the first user/assistant pair
+//! is removed (a quarter kept when the estimate is more than twice the threshold), ending on an
+//! assistant message, and the first assistant message becomes Cline's truncation notice. When
+//! the server still says the prompt is too long, [`ContextWindow::cut_harder`] keeps a quarter.
+
+use super::api::{Message, Role};
+use super::providers::Provider;
+
+/// Cline's notice in place of an older read of a file that was read again later.
+pub const DUPLICATE_READ_NOTICE: &str = "[[NOTE] This file read has been removed to save space in the context window. Refer to the latest file read for the most up to date version of this file.]";
+
+/// Cline's notice, put in place of the first assistant message when history is removed.
+pub const TRUNCATION_NOTICE: &str = "[NOTE] Some previous conversation history with the user has been removed to maintain optimal context window length. The initial user task and the most recent exchanges have been retained for continuity, while intermediate conversation history has been removed. Please keep this in mind as you continue assisting the user.";
+
+/// A sensible context window when `--context-window` is not given.
+pub fn default_window(provider: Option<Provider>, model: &str, num_ctx: u32) -> u64 {
+    if provider == Some(Provider::Ollama) {
+        return u64::from(num_ctx);
+    }
+    let m = model.to_ascii_lowercase();
+    let m = m.rsplit('/').next().unwrap_or(&m);
+    if m.starts_with("claude") {
+        200_000
+    } else if m.starts_with("gpt-4.1") {
+        1_047_576
+    } else if m.starts_with("gpt-5") {
+        400_000
+    } else if m.starts_with("o3") || m.starts_with("o4") {
+        200_000
+    } else if m.contains("deepseek") {
+        64_000
+    } else {
+        128_000 // gpt-4o and most hosted models; pass --context-window for a local server
+    }
+}
+
+/// Cline's `getContextWindowInfo`: the prompt size above which history is cut.
+pub fn max_allowed(window: u64) -> u64 {
+    match window {
+        64_000 => window - 27_000,
+        128_000 => window - 30_000,
+        200_000 => window - 40_000,
+        w => w.saturating_sub(40_000).max(w * 4 / 5),
+    }
+}
+
+/// About 4 bytes of text per token.
+pub fn estimate_tokens(bytes: usize) -> u64 {
+    bytes.div_ceil(4) as u64
+}
+
+/// How much history to keep when cutting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Remove half of what follows the first pair.
+    Half,
+    /// Remove three quarters.
+    Quarter,
+}
+
+/// What a cut did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cut {
+    /// `threshold` (estimate over the limit) or `context_error` (the server refused).
+    pub reason: &'static str,
+    /// The estimate that triggered it.
+    pub estimated: u64,
+    /// The threshold.
+    pub limit: u64,
+    /// Messages removed.
+    pub removed: usize,
+    /// Older file reads replaced by the notice.
+    pub deduplicated: usize,
+}
+
+/// The window and what is known about the current prompt's size.
+#[derive(Debug, Clone)]
+pub struct ContextWindow {
+    window: u64,
+    /// Tokens of the conversation up to `base_len` messages, from the last usage report.
+    base: Option<(u64, usize)>,
+}
+
+impl ContextWindow {
+    /// A window of `window` tokens.
+    pub fn new(window: u64) -> Self {
+        ContextWindow { window, base: None }
+    }
+
+    /// The window size.
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+
+    /// Cline's threshold for this window.
+    pub fn max_allowed(&self) -> u64 {
+        max_allowed(self.window)
+    }
+
+    /// Records a reply's usage: the request's whole prompt and its output; the conversation now
+    /// holds `len` messages (the reply included).
+    pub fn observe(&mut self, prompt: u64, output: u64, len: usize) {
+        self.base = (prompt > 0).then_some((prompt + output, len));
+    }
+
+    /// The estimated prompt of the next request.
+    pub fn estimate(&self, system: &str, messages: &[Message]) -> u64 {
+        match self.base {
+            Some((tokens, len)) if len <= messages.len() => {
+                tokens + estimate_tokens(messages[len..].iter().map(|m| m.content.len()).sum())
+            }
+            _ => estimate_tokens(system.len() + messages.iter().map(|m| m.content.len()).sum::<usize>()),
+        }
+    }
+
+    /// Before a request: if the estimate is over the threshold, drop repeated file reads, then,
+    /// if still over, remove history. `None` when nothing had to change.
+    pub fn fit(&mut self, system: &str, messages: &mut Vec<Message>) -> Option<Cut> {
+        let limit = self.max_allowed();
+        let estimated = self.estimate(system, messages);
+        if estimated < limit {
+            return None;
+        }
+        let before: usize = messages.iter().map(|m| m.content.len()).sum();
+        let deduplicated = dedupe_reads(messages);
+        let after: usize = messages.iter().map(|m| m.content.len()).sum();
+        let still = estimated.saturating_sub(estimate_tokens(before - after));
+        let removed = if still >= limit {
+            let keep = if still / 2 > limit { Keep::Quarter } else { Keep::Half };
+            truncate(messages, keep)
+        } else {
+            0
+        };
+        if deduplicated + removed == 0 {
+            return None;
+        }
+        self.base = None;
+        Some(Cut { reason: "threshold", estimated, limit, removed, deduplicated })
+    }
+
+    /// After the server said the prompt is too long: keep only a quarter of the history.
+    /// `None` when there is nothing left to remove.
+    pub fn cut_harder(&mut self, system: &str, messages: &mut Vec<Message>) -> Option<Cut> {
+        let estimated = self.estimate(system, messages);
+        let deduplicated = dedupe_reads(messages);
+        let removed = truncate(messages, Keep::Quarter);
+        if deduplicated + removed == 0 {
+            return None;
+        }
+        self.base = None;
+        Some(Cut { reason: "context_error", estimated, limit: self.max_allowed(), removed, deduplicated })
+    }
+}
+
+/// The path of a `read_file` result in a user message: `[read_file for 'PATH'] Result:`.
+fn read_path(content: &str) -> Option<&str> {
+    let rest = content.strip_prefix("[read_file for '")?;
+    let end = rest.find("'] Result:")?;
+    Some(&rest[..end])
+}
+
+/// Replaces every `read_file` result but the latest for the same path with Cline's notice.
+/// Returns how many were replaced.
+pub fn dedupe_reads(messages: &mut [Message]) -> usize {
+    let mut latest: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, m) in messages.iter().enumerate() {
+        if m.role == Role::User {
+            if let Some(p) = read_path(&m.content) {
+                latest.insert(p.to_string(), i);
+            }
+        }
+    }
+    let mut replaced = 0;
+    for (i, m) in messages.iter_mut().enumerate() {
+        let Some(path) = (m.role == Role::User).then(|| read_path(&m.content)).flatten() else { continue };
+        if latest.get(path) == Some(&i) {
+            continue;
+        }
+        let header_end = m.content.find("Result:").map_or(0, |p| p + "Result:".len());
+        // Keep what follows the file content: other tools' notices and the environment details.
+        let tail_start = ["\n\nTool [", "\n\n<environment_details>"]
+            .iter()
+            .filter_map(|t| m.content[header_end..].find(t).map(|p| p + header_end))
+            .min()
+            .unwrap_or(m.content.len());
+        let body = &m.content[header_end..tail_start];
+        if body.trim() == DUPLICATE_READ_NOTICE {
+            continue;
+        }
+        let new = format!("{}\n{DUPLICATE_READ_NOTICE}{}", &m.content[..header_end], &m.content[tail_start..]);
+        m.content = new;
+        replaced += 1;
+    }
+    replaced
+}
+
+/// Cline's `getNextTruncationRange`: keeps the first user/assistant pair, removes half (or three
+/// quarters) of the rest — an even number of messages, ending on an assistant message — and
+/// puts the truncation notice in place of the first assistant message. Returns how many
+/// messages were removed.
+pub fn truncate(messages: &mut Vec<Message>, keep: Keep) -> usize {
+    const START: usize = 2;
+    if messages.len() <= START {
+        return 0;
+    }
+    let rest = messages.len() - START;
+    let remove = match keep {
+        Keep::Half => rest / 4 * 2,
+        Keep::Quarter => rest * 3 / 4 / 2 * 2,
+    };
+    if remove == 0 {
+        return 0;
+    }
+    let mut end = START + remove - 1;
+    if messages[end].role != Role::Assistant {
+        end -= 1;
+    }
+    if end < START {
+        return 0;
+    }
+    messages.drain(START..=end);
+    if messages[1].role == Role::Assistant {
+        messages[1].content = TRUNCATION_NOTICE.to_string();
+    }
+    end - START + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conv(n_pairs: usize) -> Vec<Message> {
+        let mut v = Vec::new();
+        for i in 0..n_pairs {
+            v.push(Message { role: Role::User, content: format!("u{i}") });
+            v.push(Message { role: Role::Assistant, content: format!("a{i}") });
+        }
+        v.push(Message { role: Role::User, content: "last".into() });
+        v
+    }
+
+    #[test]
+    fn clines_thresholds() {
+        assert_eq!(max_allowed(200_000), 160_000);
+        assert_eq!(max_allowed(128_000), 98_000);
+        assert_eq!(max_allowed(64_000), 37_000);
+        assert_eq!(max_allowed(1_000_000), 960_000);
+        assert_eq!(max_allowed(10_000), 8_000);
+    }
+
+    #[test]
+    fn truncate_half_keeps_first_pair_and_ends_on_assistant() {
+        let mut m = conv(5); // u0 a0 u1 a1 u2 a2 u3 a3 u4 a4 last
+        assert_eq!(truncate(&mut m, Keep::Half), 4);
+        let c: Vec<_> = m.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(c, ["u0", TRUNCATION_NOTICE, "u3", "a3", "u4", "a4", "last"]);
+        let mut m = conv(5);
+        assert_eq!(truncate(&mut m, Keep::Quarter), 6);
+        assert_eq!(
+            m.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(),
+            ["u0", TRUNCATION_NOTICE, "u4", "a4", "last"]
+        );
+        let mut m = conv(1);
+        assert_eq!(truncate(&mut m, Keep::Half), 0);
+    }
+
+    #[test]
+    fn only_the_latest_read_of_a_file_is_kept() {
+        let read = |p: &str, body: &str| Message {
+            role: Role::User,
+            content: format!(
+                "[read_file for '{p}'] Result:\n{body}\n\n<environment_details>\nX\n</environment_details>"
+            ),
+        };
+        let a = |s: &str| Message { role: Role::Assistant, content: s.into() };
+        let mut m = vec![read("a.rs", "old a"), a("1"), read("b.rs", "b"), a("2"), read("a.rs", "new a"), a("3")];
+        assert_eq!(dedupe_reads(&mut m), 1);
+        assert!(m[0].content.starts_with("[read_file for 'a.rs'] Result:\n[[NOTE] This file read has been removed"));
+        assert!(m[0].content.ends_with("<environment_details>\nX\n</environment_details>"));
+        assert!(!m[0].content.contains("old a"));
+        assert!(m[2].content.contains("\nb\n") && m[4].content.contains("new a"));
+        assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
+    }
+
+    #[test]
+    fn estimate_uses_the_last_report_plus_what_was_added() {
+        let mut cw = ContextWindow::new(10_000);
+        let mut m = conv(1);
+        assert_eq!(cw.estimate("", &m), estimate_tokens(2 + 2 + 4));
+        cw.observe(5000, 100, 2);
+        m.push(Message { role: Role::User, content: "x".repeat(400) });
+        assert_eq!(cw.estimate("", &m), 5100 + 1 + 100);
+    }
+}

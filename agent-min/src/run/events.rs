@@ -1,0 +1,174 @@
+//! `--json`: the run as NDJSON events on stdout, one object per line with a `"type"` field.
+//!
+//! Every event carries `type`, `task_id` and `ts` (milliseconds since the Unix epoch). The
+//! schema of each type is documented in `docs/agent.md` and checked field by field by the
+//! end-to-end test `json_events_follow_the_schema`. Without `--json` every method is a no-op.
+
+use std::io::Write;
+
+use serde_json::{json, Map, Value};
+
+use super::api::{ApiError, Usage};
+
+/// Where events go (nowhere without `--json`).
+pub struct Events {
+    out: Option<Box<dyn Write + Send>>,
+    task_id: String,
+}
+
+/// Who decided whether a tool call runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    /// No approval needed: read-only inside the workspace, or a tool that changes nothing.
+    Auto,
+    /// `--yolo` approved it.
+    Yolo,
+    /// The person answered.
+    User,
+    /// Refused by policy (outside the workspace under `--yolo`).
+    Policy,
+}
+
+impl By {
+    fn name(self) -> &'static str {
+        match self {
+            By::Auto => "auto",
+            By::Yolo => "yolo",
+            By::User => "user",
+            By::Policy => "policy",
+        }
+    }
+}
+
+impl Events {
+    /// No events.
+    pub fn off() -> Self {
+        Events { out: None, task_id: String::new() }
+    }
+
+    /// Events written to `out` (stdout for `--json`).
+    pub fn to(out: Box<dyn Write + Send>) -> Self {
+        Events { out: Some(out), task_id: String::new() }
+    }
+
+    /// Sets the task id stamped on every event.
+    pub fn set_task_id(&mut self, id: &str) {
+        self.task_id = id.to_string();
+    }
+
+    fn emit(&mut self, ty: &str, fields: Value) {
+        let Some(out) = self.out.as_mut() else { return };
+        let mut obj = Map::new();
+        obj.insert("type".into(), ty.into());
+        obj.insert("task_id".into(), self.task_id.clone().into());
+        let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+        obj.insert("ts".into(), ts.into());
+        if let Value::Object(f) = fields {
+            obj.extend(f);
+        }
+        let mut line = Value::Object(obj).to_string();
+        line.push('\n');
+        // A closed stdout (the reader went away) must not stop the task.
+        let _ = out.write_all(line.as_bytes()).and_then(|_| out.flush());
+    }
+
+    /// The task started (or resumed).
+    pub fn task_started(&mut self, provider: &str, model: &str, cwd: &str, task: &str, resumed: bool) {
+        self.emit(
+            "task_started",
+            json!({"provider": provider, "model": model, "cwd": cwd, "task": task, "resumed": resumed}),
+        );
+    }
+
+    /// Reply text as shown (thinking tags and partial tags removed).
+    pub fn text(&mut self, turn: u32, text: &str) {
+        self.emit("text", json!({"turn": turn, "text": text}));
+    }
+
+    /// Reasoning text from the model.
+    pub fn reasoning(&mut self, turn: u32, text: &str) {
+        self.emit("reasoning", json!({"turn": turn, "text": text}));
+    }
+
+    /// A tool call: `partial` while it streams, then once complete (before it runs).
+    pub fn tool_call(&mut self, turn: u32, call_id: &str, tool: &str, params: &[(String, String)], partial: bool) {
+        let params: Map<String, Value> = params.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
+        self.emit(
+            "tool_call",
+            json!({"turn": turn, "call_id": call_id, "tool": tool, "partial": partial, "params": params}),
+        );
+    }
+
+    /// Whether a tool call may run, and who decided.
+    pub fn approval(&mut self, call_id: &str, tool: &str, approved: bool, by: By, feedback: Option<&str>) {
+        self.emit(
+            "approval",
+            json!({"call_id": call_id, "tool": tool, "approved": approved, "by": by.name(), "feedback": feedback}),
+        );
+    }
+
+    /// What a tool call gave back to the model.
+    pub fn tool_result(&mut self, call_id: &str, tool: &str, ok: bool, result: &str) {
+        self.emit("tool_result", json!({"call_id": call_id, "tool": tool, "ok": ok, "result": result}));
+    }
+
+    /// A model request finished: its tokens and cost, and the task's totals.
+    pub fn api_request(&mut self, turn: u32, u: &Usage, estimated: bool, cost: Option<f64>, totals: Value) {
+        self.emit(
+            "api_request",
+            json!({
+                "turn": turn,
+                "tokens_in": u.input,
+                "tokens_out": u.output,
+                "cache_read": u.cache_read,
+                "cache_write": u.cache_write,
+                "estimated": estimated,
+                "cost_usd": cost.map(super::accounting::round),
+                "totals": totals,
+            }),
+        );
+    }
+
+    /// A failed request will be tried again after `delay_s` seconds.
+    pub fn retry(&mut self, turn: u32, attempt: u32, max: u32, delay_s: f64, e: &ApiError) {
+        self.emit(
+            "retry",
+            json!({"turn": turn, "attempt": attempt, "max_retries": max, "delay_s": delay_s, "status": e.status, "error": e.message}),
+        );
+    }
+
+    /// Part of the history was dropped to fit the context window.
+    pub fn context_truncated(
+        &mut self,
+        turn: u32,
+        reason: &str,
+        estimated_tokens: u64,
+        limit: u64,
+        removed: usize,
+        dedup: usize,
+    ) {
+        self.emit(
+            "context_truncated",
+            json!({
+                "turn": turn,
+                "reason": reason,
+                "estimated_tokens": estimated_tokens,
+                "limit_tokens": limit,
+                "removed_messages": removed,
+                "deduplicated_reads": dedup,
+            }),
+        );
+    }
+
+    /// The task failed: why, and which limit if a limit stopped it.
+    pub fn error(&mut self, message: &str, limit: Option<&str>) {
+        self.emit("error", json!({"message": message, "limit": limit}));
+    }
+
+    /// The end: `completed` with the result, or `failed` with the reason; the task's totals.
+    pub fn completion(&mut self, completed: bool, text: &str, totals: Value) {
+        let (status, result, reason) =
+            if completed { ("completed", Some(text), None) } else { ("failed", None, Some(text)) };
+        self.emit("completion", json!({"status": status, "result": result, "reason": reason, "totals": totals}));
+    }
+}

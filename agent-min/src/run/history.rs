@@ -1,0 +1,99 @@
+//! `agent-min history`: the saved tasks, oldest first, one line each.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use super::cli::Options;
+use super::state::{Record, Store};
+
+/// The `--help` text of `agent-min history`.
+pub const HELP: &str = "\
+agent-min history — list saved tasks
+
+USAGE:
+    agent-min history [--state-dir DIR] [--json]
+
+One line per task, oldest first: id, status, requests, cost, when it was last saved, the
+workspace and the task. Continue one with `agent-min resume ID` (or `--last`).
+
+OPTIONS:
+    --state-dir DIR   where tasks are saved (default $XDG_STATE_HOME/agent-min or
+                      ~/.local/state/agent-min)
+    --json            one JSON object per task instead
+";
+
+/// Entry point of `agent-min history`.
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    use lexopt::prelude::*;
+    let mut opts = Options::default();
+    let mut json = false;
+    let mut p = lexopt::Parser::from_args(args);
+    loop {
+        match p.next() {
+            Ok(None) => break,
+            Ok(Some(Short('h') | Long("help"))) => {
+                print!("{HELP}");
+                return ExitCode::SUCCESS;
+            }
+            Ok(Some(Long("json"))) => json = true,
+            Ok(Some(Long("state-dir"))) => match p.value() {
+                Ok(v) => opts.state_dir = Some(v.into()),
+                Err(e) => return usage_error(&e.to_string()),
+            },
+            Ok(Some(other)) => return usage_error(&format!("{}; see `agent-min history --help`", other.unexpected())),
+            Err(e) => return usage_error(&e.to_string()),
+        }
+    }
+    let tasks = match super::open_store(&opts, None).and_then(|s: Store| s.list()) {
+        Ok(t) => t,
+        Err(e) => return usage_error(&e),
+    };
+    if tasks.is_empty() && !json {
+        println!("No saved tasks yet; `agent-min run` saves each task after every turn.");
+    }
+    for r in &tasks {
+        if json {
+            println!("{}", summary_json(r));
+        } else {
+            println!("{}", summary_line(r));
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("agent-min history: {msg}");
+    ExitCode::from(2)
+}
+
+fn summary_line(r: &Record) -> String {
+    let cost =
+        r.totals.get("cost_usd").and_then(serde_json::Value::as_f64).map_or("-".to_string(), |c| format!("${c:.4}"));
+    let task: String = r.meta.task.lines().next().unwrap_or("").chars().take(60).collect();
+    format!(
+        "{}  {:<9} {:>4} req  {:>9}  {}  {}  {}",
+        r.meta.id,
+        r.status,
+        r.turns,
+        cost,
+        super::clock::format_utc(r.updated),
+        r.meta.cwd,
+        task
+    )
+}
+
+fn summary_json(r: &Record) -> serde_json::Value {
+    serde_json::json!({
+        "id": r.meta.id,
+        "status": r.status,
+        "outcome": r.outcome,
+        "task": r.meta.task,
+        "cwd": r.meta.cwd,
+        "provider": r.meta.provider,
+        "model": r.meta.model,
+        "created": r.meta.created,
+        "updated": r.updated,
+        "turns": r.turns,
+        "totals": r.totals,
+    })
+}

@@ -1,0 +1,164 @@
+//! `--max-turns`, `--max-cost` and `--timeout`: the limits that stop a run cleanly (exit 1, a
+//! message naming the limit, the task saved so it can be resumed).
+//!
+//! Turns and cost are checked before each request. The timeout is also enforced while waiting:
+//! a watchdog thread, at the deadline, kills curl and any running command (as Ctrl-C does, but
+//! without exiting), so a stalled stream or a long command ends at once and the loop stops at
+//! its next check.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::interrupt;
+
+/// A limit that was reached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// `max_turns`, `max_cost` or `timeout` (the `limit` field of the `--json` error event).
+    pub limit: &'static str,
+    /// What to tell the person: which limit, and which flag raises it.
+    pub message: String,
+}
+
+/// The limits of one run (a resumed task counts afresh).
+pub struct Limits {
+    max_turns: Option<u32>,
+    max_cost: Option<f64>,
+    timeout: Option<Duration>,
+    started: Instant,
+    expired: Arc<AtomicBool>,
+}
+
+impl Limits {
+    /// Starts the clock (and the watchdog, with a timeout).
+    pub fn start(max_turns: Option<u32>, max_cost: Option<f64>, timeout: Option<Duration>) -> Self {
+        let expired = Arc::new(AtomicBool::new(false));
+        if let Some(t) = timeout {
+            let flag = expired.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(t);
+                flag.store(true, Ordering::SeqCst);
+                interrupt::kill_children();
+            });
+        }
+        Limits { max_turns, max_cost, timeout, started: Instant::now(), expired }
+    }
+
+    /// Whether the timeout has passed.
+    pub fn timed_out(&self) -> bool {
+        self.expired.load(Ordering::SeqCst) || self.timeout.is_some_and(|t| self.started.elapsed() >= t)
+    }
+
+    /// The first limit reached, given the requests made and dollars spent by this run.
+    pub fn check(&self, turns: u32, spent: f64) -> Option<Hit> {
+        if self.timed_out() {
+            return Some(self.timeout_hit());
+        }
+        if let Some(limit) = self.max_turns.filter(|&l| turns >= l) {
+            return Some(Hit {
+                limit: "max_turns",
+                message: format!("the turn limit was reached ({limit} requests; raise it with --max-turns)"),
+            });
+        }
+        if let Some(max) = self.max_cost.filter(|&m| spent >= m) {
+            return Some(Hit {
+                limit: "max_cost",
+                message: format!(
+                    "the cost limit was reached (${spent:.4} spent by this run, --max-cost {max}); raise it with --max-cost"
+                ),
+            });
+        }
+        None
+    }
+
+    /// The timeout as a [`Hit`].
+    pub fn timeout_hit(&self) -> Hit {
+        let t = self.timeout.unwrap_or_default();
+        Hit {
+            limit: "timeout",
+            message: format!(
+                "the time limit was reached (--timeout {}; stopped after {:.1}s, killing curl and any running command); raise it with --timeout",
+                format_duration(t),
+                self.started.elapsed().as_secs_f64()
+            ),
+        }
+    }
+}
+
+/// Parses `90`, `90s`, `1.5m`, `2h`, `1h30m`, `500ms` (a plain number is seconds).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let bad = || format!("--timeout expects a duration like 90s, 5m, 1h30m or a number of seconds, got {s:?}");
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(secs) = t.parse::<f64>() {
+        return (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs)).ok_or_else(bad);
+    }
+    let mut total = 0.0;
+    let mut rest = t;
+    while !rest.is_empty() {
+        let num_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(bad)?;
+        let n: f64 = rest[..num_len].parse().map_err(|_| bad())?;
+        rest = &rest[num_len..];
+        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(bad()),
+        };
+        total += n * scale;
+        rest = &rest[unit_len..];
+    }
+    (total > 0.0).then(|| Duration::from_secs_f64(total)).ok_or_else(bad)
+}
+
+/// `90s`, `1.5s`, `2m30s`.
+pub fn format_duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 60.0 || s.fract() != 0.0 {
+        format!("{}s", (s * 1000.0).round() / 1000.0)
+    } else {
+        let s = s as u64;
+        match (s / 3600, s % 3600 / 60, s % 60) {
+            (0, m, 0) => format!("{m}m"),
+            (0, m, sec) => format!("{m}m{sec}s"),
+            (h, m, sec) => format!("{h}h{m}m{sec}s"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("1.5m").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        for bad in ["", "x", "5 min", "-3", "0", "3d", "m"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        assert_eq!(format_duration(Duration::from_secs(2)), "2s");
+        assert_eq!(format_duration(Duration::from_secs(150)), "2m30s");
+    }
+
+    #[test]
+    fn each_limit_names_its_flag() {
+        let l = Limits::start(Some(2), Some(0.5), None);
+        assert_eq!(l.check(1, 0.1), None);
+        assert!(l.check(2, 0.1).unwrap().message.contains("--max-turns"));
+        let hit = l.check(1, 0.5).unwrap();
+        assert_eq!(hit.limit, "max_cost");
+        assert!(hit.message.contains("--max-cost 0.5"));
+        let l = Limits::start(None, None, Some(Duration::from_millis(1)));
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(l.check(0, 0.0).unwrap().limit, "timeout");
+    }
+}

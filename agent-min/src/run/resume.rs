@@ -1,0 +1,64 @@
+//! `agent-min resume [TASK_ID | --last]`: continue a saved task (see [`super::state`]).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::cli;
+use super::providers::Provider;
+
+/// Entry point of `agent-min resume`.
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    let mut opts = match cli::parse_resume(args) {
+        Ok(o) => o,
+        Err(e) => return usage_error(&e),
+    };
+    if opts.help {
+        print!("{}", cli::RESUME_HELP);
+        return ExitCode::SUCCESS;
+    }
+    // Open without the key for reading; `launch` reopens it with the key to redact on save.
+    let store = match super::open_store(&opts, None) {
+        Ok(s) => s,
+        Err(e) => return usage_error(&e),
+    };
+    let found = match opts.task.take() {
+        Some(id) => store.load(&id),
+        None => store.last(),
+    };
+    let record = match found {
+        Ok(r) => r,
+        Err(e) => return usage_error(&e),
+    };
+    // The saved task's provider, model, URL and workspace, unless given again.
+    if opts.provider.is_none() {
+        match Provider::parse(&record.meta.provider) {
+            Some(p) => opts.provider = Some(p),
+            None => {
+                return usage_error(&format!(
+                    "task {} was run with {:?}, which cannot be resumed; give --provider",
+                    record.meta.id, record.meta.provider
+                ))
+            }
+        }
+    }
+    if opts.model.is_none() {
+        opts.model = Some(record.meta.model.clone());
+    }
+    if opts.base_url.is_none() && !record.meta.base_url.is_empty() {
+        opts.base_url = Some(record.meta.base_url.clone());
+    }
+    if opts.cwd.is_none() {
+        opts.cwd = Some(PathBuf::from(&record.meta.cwd));
+    }
+    opts.task = Some(record.meta.task.clone());
+    if record.status == "completed" {
+        eprintln!("agent-min resume: task {} had completed; continuing it anyway.", record.meta.id);
+    }
+    super::launch(&opts, Some(record))
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("agent-min resume: {msg}");
+    ExitCode::from(2)
+}
