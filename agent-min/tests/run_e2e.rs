@@ -449,6 +449,7 @@ fn ollama_native_chat_streams_ndjson_with_num_ctx() {
             body: body.into_bytes(),
             chunk: 5,
             stall: Duration::ZERO,
+            stall_at: 0,
         }
     };
     let server = Server::start(vec![ndjson(&completion("from ollama"))]);

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+pub mod events;
+
 /// The fake key used in tests; it must never show up on argv or in output.
 pub const KEY: &str = "sk-test-SECRET-4f9c2b7e";
 
@@ -25,8 +27,11 @@ pub struct Resp {
     pub body: Vec<u8>,
     /// Bytes per write (each write is flushed with TCP_NODELAY).
     pub chunk: usize,
-    /// Pause before the body (to test the spinner / Ctrl-C).
+    /// Pause before the body (to test the spinner / Ctrl-C) — or, with `stall_at`, after that
+    /// many bytes of it (to stop a reply mid-stream).
     pub stall: Duration,
+    /// Where in the body the stall happens (0: before it).
+    pub stall_at: usize,
 }
 
 /// One request the server received.
@@ -146,12 +151,21 @@ fn serve(stream: TcpStream, resp: &Resp, reqs: &Mutex<Vec<Req>>, stop: &AtomicBo
     head.push_str("\r\n");
     let _ = w.write_all(head.as_bytes());
     let _ = w.flush();
+    let at = resp.stall_at.min(resp.body.len());
+    let (before, after) = resp.body.split_at(at);
+    let mut ok = true;
+    for c in before.chunks(resp.chunk.max(1)) {
+        if w.write_all(c).and_then(|_| w.flush()).is_err() {
+            ok = false;
+            break;
+        }
+    }
     let until = Instant::now() + resp.stall;
-    while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+    while ok && Instant::now() < until && !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(10));
     }
-    for c in resp.body.chunks(resp.chunk.max(1)) {
-        if w.write_all(c).and_then(|_| w.flush()).is_err() {
+    for c in after.chunks(resp.chunk.max(1)) {
+        if !ok || w.write_all(c).and_then(|_| w.flush()).is_err() {
             break;
         }
     }
@@ -174,10 +188,15 @@ fn sse(event: Option<&str>, data: &Value) -> String {
 
 /// An Anthropic Messages stream of `text` in deltas of `delta` characters.
 pub fn anthropic_body(text: &str, delta: usize, stop_reason: &str) -> String {
+    anthropic_body_usage(text, delta, stop_reason, 100, 7)
+}
+
+/// [`anthropic_body`] reporting `input` prompt tokens and `cache_read` cached ones.
+pub fn anthropic_body_usage(text: &str, delta: usize, stop_reason: &str, input: u64, cache_read: u64) -> String {
     let mut b = String::new();
     b.push_str(&sse(
         Some("message_start"),
-        &json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","stop_reason":null,"usage":{"input_tokens":100,"output_tokens":1,"cache_read_input_tokens":7}}}),
+        &json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","stop_reason":null,"usage":{"input_tokens":input,"output_tokens":1,"cache_read_input_tokens":cache_read}}}),
     ));
     b.push_str(&sse(
         Some("content_block_start"),
@@ -211,7 +230,13 @@ pub fn anthropic_with(text: &str, delta: usize, stop_reason: &str) -> Resp {
         body: anthropic_body(text, delta, stop_reason).into_bytes(),
         chunk: 7,
         stall: Duration::ZERO,
+        stall_at: 0,
     }
+}
+
+/// A 200 Anthropic SSE response whose usage reports `input` prompt tokens (no cache).
+pub fn anthropic_usage(text: &str, input: u64) -> Resp {
+    Resp { body: anthropic_body_usage(text, 5, "end_turn", input, 0).into_bytes(), ..anthropic("") }
 }
 
 /// An OpenAI Chat Completions stream (with an OpenRouter-style comment line and a usage chunk).
@@ -233,6 +258,7 @@ pub fn openai_with(text: &str, delta: usize, finish: &str) -> Resp {
         body: b.into_bytes(),
         chunk: 7,
         stall: Duration::ZERO,
+        stall_at: 0,
     }
 }
 
@@ -248,6 +274,7 @@ pub fn status(code: u16, body: Value) -> Resp {
         body: body.to_string().into_bytes(),
         chunk: 4096,
         stall: Duration::ZERO,
+        stall_at: 0,
     }
 }
 
