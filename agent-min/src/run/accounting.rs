@@ -205,9 +205,9 @@ impl Accounting {
     }
 }
 
-/// Dollars rounded to a millionth, so JSON shows `0.0123` rather than float noise.
+/// Dollars rounded to a billionth, so JSON shows `0.0009321` rather than float noise.
 pub fn round(usd: f64) -> f64 {
-    (usd * 1e6).round() / 1e6
+    (usd * 1e9).round() / 1e9
 }
 
 #[cfg(test)]
