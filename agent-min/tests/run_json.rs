@@ -94,6 +94,10 @@ fn json_events_follow_the_schema() {
         assert!(idx("tool_call", Some(true)).unwrap() < call.unwrap(), "partial first for {id}");
         assert!(call < approval && approval < result, "order for {id}: {call:?} {approval:?} {result:?}");
     }
+    for p in events::of(&events, "tool_call") {
+        let values = p["params"].as_object().unwrap();
+        assert!(values.values().all(|v| !v.as_str().unwrap().contains("</")), "a partial closing tag leaked: {p}");
+    }
     let read = complete[0];
     assert_eq!(read["tool"], "read_file");
     assert_eq!(read["params"], json!({"path": "a.txt"}));

@@ -130,7 +130,7 @@ impl ContextWindow {
         let before: usize = messages.iter().map(|m| m.content.len()).sum();
         let deduplicated = dedupe_reads(messages);
         let after: usize = messages.iter().map(|m| m.content.len()).sum();
-        let still = estimated.saturating_sub(estimate_tokens(before - after));
+        let still = estimated.saturating_sub(estimate_tokens(before.saturating_sub(after)));
         let removed = if still >= limit {
             let keep = if still / 2 > limit { Keep::Quarter } else { Keep::Half };
             truncate(messages, keep)

@@ -87,7 +87,15 @@ pub fn read_reply(
                     return Flow::Stop;
                 }
                 if let Some(partial) = first_tool_if_changed(&parser, progress.changed.start) {
-                    screen.tool_call(&partial.name, &partial.trimmed_params(), true);
+                    let params: Vec<(String, String)> = partial
+                        .trimmed_params()
+                        .into_iter()
+                        .map(|(name, value)| {
+                            let value = strip_partial_closing_tag(&name, &value).to_string();
+                            (name, value)
+                        })
+                        .collect();
+                    screen.tool_call(&partial.name, &params, true);
                 }
             }
             Delta::Reasoning(s) => {
@@ -131,6 +139,16 @@ pub fn read_reply(
         reply.text.push_str(prompt::INTERRUPTED_BY_TOOL);
     }
     Ok(reply)
+}
+
+/// A streaming parameter value without the start of its closing tag (`.</pat` → `.`), as
+/// Cline's `removeClosingTag` shows partial values.
+fn strip_partial_closing_tag<'a>(name: &str, value: &'a str) -> &'a str {
+    let close = format!("</{name}>");
+    match value.rfind('<') {
+        Some(i) if close.starts_with(&value[i..]) => value[..i].trim_end(),
+        _ => value,
+    }
 }
 
 /// About 4 bytes of text per token.
@@ -275,6 +293,14 @@ mod tests {
         assert!(handed < total);
         assert_eq!(shown, "I'll read it.\n", "partial tags are never shown");
         assert!(reply.usage_estimated);
+    }
+
+    #[test]
+    fn partial_values_lose_the_start_of_their_closing_tag() {
+        assert_eq!(strip_partial_closing_tag("path", "src/a.rs</pa"), "src/a.rs");
+        assert_eq!(strip_partial_closing_tag("path", "src/a.rs <"), "src/a.rs");
+        assert_eq!(strip_partial_closing_tag("path", "a < b"), "a < b");
+        assert_eq!(strip_partial_closing_tag("content", "<div>"), "<div>");
     }
 
     #[test]
