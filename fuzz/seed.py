@@ -13,6 +13,18 @@ src = os.path.join(here, "..", "..", "shared", "conformance", "cline-v4.0.10.jso
 if not os.path.exists(src):
     sys.exit(f"seed.py: {src} is missing (../shared/conformance must sit beside the repo)")
 targets = sys.argv[1:] or ["parse", "differential_naive", "streaming", "heapless", "custom_tables"]
+# The agent's targets get their own seeds: SSE streams and SEARCH/REPLACE diffs.
+AGENT_SEEDS = {
+    "sse_decoder": [
+        b"\x07event: message_start\ndata: {\"type\":\"message_start\"}\n\n: ping\r\ndata: a\r\ndata: b\r\n\r\n",
+        b"\x03data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n",
+        b"\x01event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}\r\r",
+    ],
+    "diff_apply": [
+        b"fn a() {\n    x\n}\n\x00------- SEARCH\n    x\n=======\n    y\n+++++++ REPLACE\n",
+        b"a\nb\nc\nd\n\x00<<<<<<< SEARCH\na\nb\nc\n=======\nz\n>>>>>>> REPLACE\n",
+    ],
+}
 max_len = 4096
 inputs = []
 with open(src, encoding="utf-8") as f:
@@ -24,7 +36,7 @@ with open(src, encoding="utf-8") as f:
 for t in targets:
     d = os.path.join(here, "corpus", t)
     os.makedirs(d, exist_ok=True)
-    for data in inputs:
+    for data in AGENT_SEEDS.get(t, inputs):
         name = hashlib.sha1(data).hexdigest()
         with open(os.path.join(d, name), "wb") as out:
             out.write(data)

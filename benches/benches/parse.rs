@@ -59,6 +59,12 @@ fn stream_mixed_1mib(b: Bencher, chunk: usize) {
 }
 
 #[divan::bench(args = [16, 64, 256])]
+fn stream_str_mixed_1mib(b: Bencher, chunk: usize) {
+    let s = corpus("mixed_1mib");
+    b.counter(BytesCount::of_str(s)).bench(|| stream_str(black_box(s), chunk));
+}
+
+#[divan::bench(args = [16, 64, 256])]
 fn memchr_chunked_mixed_1mib(b: Bencher, chunk: usize) {
     let s = corpus("mixed_1mib");
     b.counter(BytesCount::of_str(s)).bench(|| memchr_chunked(black_box(s.as_bytes()), chunk));

@@ -122,6 +122,22 @@ pub fn stream(text: &str, chunk: usize) -> usize {
     p.finish().map_or(0, |b| b.len())
 }
 
+/// Stream `text` as `&str` chunks of about `chunk` bytes (cut on char boundaries): what an agent
+/// that receives text deltas does; no UTF-8 validation is needed.
+pub fn stream_str(text: &str, chunk: usize) -> usize {
+    let mut p = StreamParser::new().with_capacity(text.len());
+    let mut at = 0;
+    while at < text.len() {
+        let mut end = (at + chunk).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        p.push_str(&text[at..end]);
+        at = end;
+    }
+    p.blocks().len()
+}
+
 /// What Cline does: parse the whole accumulated text again after every chunk.
 pub fn reparse_every_chunk(text: &str, chunk: usize) -> usize {
     let mut blocks = 0;

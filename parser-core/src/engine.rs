@@ -182,17 +182,13 @@ impl Engine {
             let have = &s[lt + 1..s.len().min(end + 1)];
             #[cfg(test)]
             crate::scan::counter::add(have.len());
-            let want = [b"/".as_slice(), name, b">"];
-            let mut matched = true;
-            let mut i = 0;
-            for part in want {
-                for &b in part {
-                    if i < have.len() && have[i] != b {
-                        matched = false;
-                    }
-                    i += 1;
-                }
-            }
+            // `have` is a prefix of `/name>` as far as it goes?
+            let matched = have.first().is_none_or(|&b| b == b'/')
+                && have.get(1..).is_none_or(|rest| {
+                    let k = rest.len().min(name.len());
+                    rest[..k] == name[..k]
+                })
+                && have.get(1 + name.len()).is_none_or(|&b| b == b'>');
             return match (matched, have.len() == end + 1 - (lt + 1)) {
                 (true, true) => Quick::Tag(end),
                 (true, false) => Quick::CutShort,

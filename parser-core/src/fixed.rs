@@ -141,7 +141,8 @@ pub fn parse_into<'s, const B: usize, const P: usize>(
     storage: &'s mut Storage<B, P>,
     grammar: &Grammar<'_>,
 ) -> Result<Blocks<'s>, Overflow<Blocks<'s>>> {
-    storage.store = Storage::new().store;
+    // Clearing sets two lengths; assigning a fresh `Storage` would copy all of its capacity.
+    storage.store.clear();
     let result = run(input, grammar, &mut storage.store);
     let store = &storage.store;
     let view = |input, tail| Blocks::new(input, &store.blocks, &store.params, store.open, tail, 0);

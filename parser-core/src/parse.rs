@@ -59,6 +59,10 @@ pub fn parse(input: &str) -> Parsed<'_> {
 pub fn parse_with<'a>(input: &'a str, grammar: &Grammar<'_>) -> Parsed<'a> {
     let mut engine = Engine::default();
     let mut store = BlockStore::<Vec<RawBlock>, Vec<RawParam>>::default();
+    // Room for a block and a param per 512 bytes (typical replies have fewer), so that growing
+    // the lists rarely copies them; a reply denser in tags grows them as usual.
+    store.blocks.reserve(input.len() / 512);
+    store.params.reserve(input.len() / 512);
     let Ok(()) = engine.run(input.as_bytes(), grammar, &mut store);
     let tail = engine.tail(input.as_bytes());
     Parsed { input, store, tail }

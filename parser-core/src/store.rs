@@ -44,6 +44,8 @@ pub trait Slots<T>: sealed::Sealed {
     fn items(&self) -> &[T];
     /// The items, mutably.
     fn items_mut(&mut self) -> &mut [T];
+    /// Remove every item (keeping the storage).
+    fn clear_items(&mut self);
 }
 
 mod sealed {
@@ -69,6 +71,9 @@ impl<T> Slots<T> for alloc::vec::Vec<T> {
     fn items_mut(&mut self) -> &mut [T] {
         self
     }
+    fn clear_items(&mut self) {
+        self.clear();
+    }
 }
 
 #[cfg(feature = "heapless")]
@@ -92,6 +97,9 @@ impl<T, const N: usize> Slots<T> for heapless::Vec<T, N> {
     fn items_mut(&mut self) -> &mut [T] {
         self
     }
+    fn clear_items(&mut self) {
+        self.clear();
+    }
 }
 
 /// Blocks and params of one reply, as the engine reported them.
@@ -104,6 +112,22 @@ pub(crate) struct BlockStore<B, P> {
     pub(crate) tools: usize,
     /// Bumped on every change, so a stream can tell whether a push changed anything.
     pub(crate) changes: u64,
+}
+
+impl<B, P, E> BlockStore<B, P>
+where
+    B: Slots<RawBlock, Full = E>,
+    P: Slots<RawParam, Full = E>,
+{
+    /// Empty, for a new reply, without touching the storage itself.
+    #[cfg_attr(not(feature = "heapless"), allow(dead_code))]
+    pub(crate) fn clear(&mut self) {
+        self.blocks.clear_items();
+        self.params.clear_items();
+        self.open = false;
+        self.tools = 0;
+        self.changes += 1;
+    }
 }
 
 impl<B, P, E> Sink for BlockStore<B, P>

@@ -44,6 +44,7 @@ fn tool(rng: &mut Rng, tools: &[&str]) -> String {
 
 fn param(rng: &mut Rng, params: &[&str]) -> String {
     match rng.below(12) {
+        _ if params.is_empty() => "content".into(),
         0 => "prompt_6".into(),
         1 => "absolutepath".into(),
         2 | 3 => "content".into(),
