@@ -159,3 +159,33 @@ fn the_schema_checker_rejects_what_the_docs_do_not_allow() {
     missing.as_object_mut().unwrap().remove("ts");
     assert!(events::validate(&missing).is_err());
 }
+
+#[test]
+fn a_persons_denial_with_feedback_is_an_approval_event() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x")])),
+        anthropic(&completion("ok")),
+    ]);
+    let mut cmd = std::process::Command::new(bin());
+    cmd.args(["run", "--no-save", "--json", "--provider", "anthropic", "--base-url", &server.anthropic_url(), "t"])
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"use b.txt\n").unwrap();
+    let r = wait_limited(child, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("Create a.txt — approve?"), "the prompt is on stderr: {}", r.stderr);
+    let events = events::parse(&r.stdout);
+    let approval = events::of(&events, "approval")[0];
+    assert_eq!(approval["by"], "user");
+    assert_eq!(approval["approved"], false);
+    assert_eq!(approval["feedback"], "use b.txt");
+    assert_eq!(events::of(&events, "tool_result")[0]["ok"], false);
+    assert!(!ws.path().join("a.txt").exists());
+}

@@ -246,6 +246,16 @@ mod tests {
     }
 
     #[test]
+    fn default_windows_by_model_family() {
+        assert_eq!(default_window(Some(Provider::Anthropic), "claude-sonnet-4-5", 0), 200_000);
+        assert_eq!(default_window(Some(Provider::OpenAi), "anthropic/claude-opus-4.5", 0), 200_000);
+        assert_eq!(default_window(Some(Provider::OpenAi), "gpt-4.1-mini", 0), 1_047_576);
+        assert_eq!(default_window(Some(Provider::OpenAi), "gpt-4o", 0), 128_000);
+        assert_eq!(default_window(Some(Provider::OpenAi), "deepseek-chat", 0), 64_000);
+        assert_eq!(default_window(Some(Provider::Ollama), "qwen2.5-coder:7b", 16_384), 16_384);
+    }
+
+    #[test]
     fn clines_thresholds() {
         assert_eq!(max_allowed(200_000), 160_000);
         assert_eq!(max_allowed(128_000), 98_000);
