@@ -288,3 +288,29 @@ impl<'g, 'buf, const B: usize, const P: usize> StreamParser<'g, 'buf, B, P> {
         self.core.text()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Small enough to run under Miri, which checks the unsafe text buffer in real use.
+    use super::*;
+    use crate::Block;
+
+    #[test]
+    fn byte_stream_in_a_fixed_buffer_matches_the_whole_parse() {
+        let reply = "Ünïcode first.<write_to_file><path>é.txt</path><content>\n  x</content>y</content></write_to_file> 😀 tail <read_fi";
+        let mut buf = [0u8; 256];
+        let mut p = StreamParser::<4, 4>::new(&mut buf);
+        for chunk in reply.as_bytes().chunks(3) {
+            p.push_bytes(chunk).unwrap();
+        }
+        let mut storage = Storage::<4, 4>::new();
+        let whole = parse_into(reply, &mut storage, Grammar::cline()).unwrap();
+        let streamed = p.finish().unwrap();
+        assert!(streamed == whole);
+        assert_eq!(streamed.len(), 3);
+        let Some(Block::ToolUse(t)) = streamed.get(1) else { panic!("a tool") };
+        assert_eq!(t.param("content"), Some("x</content>y"));
+        assert_eq!(t.raw_param("content"), Some("\n  x</content>y"));
+        assert_eq!(streamed.get(2), Some(Block::Text { content: "😀 tail <read_fi", partial: true }));
+    }
+}

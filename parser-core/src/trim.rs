@@ -60,6 +60,9 @@ fn ws_len_before(s: &[u8], end: usize) -> usize {
 /// First offset in `from..end` that does not start a JS whitespace character (`end` if none).
 pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
     while from < end {
+        if plainly_visible(s[from]) {
+            break;
+        }
         #[cfg(test)]
         crate::scan::counter::add(1);
         let n = ws_len_at(&s[..end], from);
@@ -74,6 +77,9 @@ pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
 /// Last offset in `floor..=end` after which only JS whitespace remains up to `end` (`floor` if all is).
 pub(crate) fn skip_ws_backward(s: &[u8], floor: usize, mut end: usize) -> usize {
     while end > floor {
+        if plainly_visible(s[end - 1]) {
+            break;
+        }
         #[cfg(test)]
         crate::scan::counter::add(1);
         let n = ws_len_before(s, end);
@@ -90,6 +96,12 @@ pub(crate) fn trim(s: &[u8], span: Span) -> Span {
     let start = skip_ws_forward(s, span.start, span.end);
     let end = skip_ws_backward(s, start, span.end);
     Span { start, end }
+}
+
+/// Is `b` a byte that is not whitespace on its own and starts no whitespace character?
+#[inline(always)]
+fn plainly_visible(b: u8) -> bool {
+    b > b' ' && b < 0x80
 }
 
 /// Remembers how far the trim of a growing region (the trailing text or open param of a stream)
