@@ -17,11 +17,16 @@ fn check<const B: usize, const P: usize>(input: &str) {
     let mut buf = [0u8; 512];
     let mut s = fixed::StreamParser::<B, P>::new(&mut buf);
     for chunk in input.as_bytes().chunks(5) {
-        match s.push_bytes(chunk) {
+        match s.push_bytes(chunk).map_err(|e| e.error) {
             Ok(_) => assert!(s.blocks() == parse(s.text()).blocks()),
             Err(fixed::StreamError::BufferFull { .. }) => return,
             Err(fixed::StreamError::Capacity(e)) => {
                 assert!(s.blocks() == parse(&s.text()[..e.offset]).blocks());
+                // Sticky: the next push is refused with the same error and takes nothing.
+                let len = s.text().len();
+                let again = s.push_bytes(b"<read_file>").unwrap_err().error;
+                assert_eq!(again, fixed::StreamError::Capacity(e));
+                assert_eq!(s.text().len(), len);
                 return;
             }
             Err(fixed::StreamError::Utf8(e)) => panic!("valid input reported invalid: {e}"),

@@ -22,7 +22,7 @@ use crate::engine::{Engine, RawParam, Tail};
 use crate::grammar::Grammar;
 use crate::scan::StrBuf;
 use crate::store::{BlockStore, RawBlock, Store};
-use crate::stream::{Progress, Stop, StreamCore, TextBuf};
+use crate::stream::{Progress, PushError, Stop, StreamCore, TextBuf};
 use crate::utf8::Utf8Error;
 use crate::view::Blocks;
 
@@ -170,26 +170,42 @@ fn run<'a, const B: usize, const P: usize>(
     }
 }
 
+/// A full text buffer: bytes a chunk needed, and bytes still free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Full {
+    needed: usize,
+    available: usize,
+}
+
 impl TextBuf for StrBuf<'_> {
+    type Full = Full;
     fn as_str(&self) -> &str {
         StrBuf::as_str(self)
     }
     fn capacity(&self) -> usize {
         StrBuf::capacity(self)
     }
-    fn has_room(&self, n: usize) -> bool {
-        self.capacity() - self.as_str().len() >= n
+    fn check_room(&self, needed: usize) -> Result<(), Full> {
+        let available = self.capacity() - self.as_str().len();
+        if available >= needed {
+            Ok(())
+        } else {
+            Err(Full { needed, available })
+        }
     }
     fn append(&mut self, s: &str) {
-        // Room was checked by `has_room`.
+        // Room was checked by `check_room`.
         let _ = self.push_str(s);
+    }
+    fn clear_text(&mut self) {
+        self.clear();
     }
 }
 
 /// Why a push to a [`StreamParser`] failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamError {
-    /// The text buffer cannot take the chunk; nothing of it was consumed.
+    /// The text buffer cannot take the chunk; nothing of it was consumed, and the stream goes on.
     BufferFull {
         /// Bytes the chunk needed.
         needed: usize,
@@ -197,9 +213,10 @@ pub enum StreamError {
         available: usize,
     },
     /// A block or param store is full. The text was taken; the blocks are those of the text
-    /// before [`CapacityError::offset`], and stay so on later pushes.
+    /// before [`CapacityError::offset`]. The stream is broken: later pushes return this again.
     Capacity(CapacityError),
-    /// The bytes were not UTF-8 (see [`Utf8Error`]).
+    /// The bytes were not UTF-8 (see [`Utf8Error`]); everything before them was parsed. The
+    /// stream is broken: later pushes return this again.
     Utf8(Utf8Error),
 }
 
@@ -218,6 +235,14 @@ impl core::fmt::Display for StreamError {
 #[cfg(feature = "std")]
 impl std::error::Error for StreamError {}
 
+fn stream_error(stop: Stop<CapacityError, Full>) -> StreamError {
+    match stop {
+        Stop::Utf8(e) => StreamError::Utf8(e),
+        Stop::BufferFull(Full { needed, available }) => StreamError::BufferFull { needed, available },
+        Stop::Store(e) => StreamError::Capacity(e),
+    }
+}
+
 /// The streaming parser with no allocator: text in a caller's buffer, at most `B` blocks and `P`
 /// params. Same contract as [`crate::StreamParser`]: after every push, the blocks equal a whole
 /// parse of the text pushed so far.
@@ -233,7 +258,7 @@ impl std::error::Error for StreamError {}
 /// ```
 #[derive(Debug)]
 pub struct StreamParser<'g, 'buf, const B: usize, const P: usize> {
-    core: StreamCore<'g, StrBuf<'buf>, heapless::Vec<RawBlock, B>, heapless::Vec<RawParam, P>>,
+    core: StreamCore<'g, StrBuf<'buf>, heapless::Vec<RawBlock, B>, heapless::Vec<RawParam, P>, CapacityError>,
 }
 
 impl<'buf, const B: usize, const P: usize> StreamParser<'static, 'buf, B, P> {
@@ -247,35 +272,40 @@ impl<'g, 'buf, const B: usize, const P: usize> StreamParser<'g, 'buf, B, P> {
     /// A parser for your own tables, keeping the text in `buf`.
     pub fn with_grammar(grammar: &'g Grammar<'g>, buf: &'buf mut [u8]) -> Self {
         let text = StrBuf::new(buf);
-        StreamParser { core: StreamCore::new(grammar, text, heapless::Vec::new(), heapless::Vec::new(), 0) }
+        StreamParser { core: StreamCore::new(grammar, text, heapless::Vec::new(), heapless::Vec::new()) }
     }
 
-    fn map(&self, stop: Stop<CapacityError>) -> StreamError {
-        match stop {
-            Stop::Utf8(e) => StreamError::Utf8(e),
-            Stop::BufferFull { needed } => {
-                StreamError::BufferFull { needed, available: self.core.capacity() - self.core.text().len() }
-            }
-            Stop::Store(e) => StreamError::Capacity(e),
-        }
+    /// Seed for [`crate::ToolUse::call_id`] (feature `nanorand`); the default is 0.
+    pub fn with_call_seed(mut self, seed: u64) -> Self {
+        self.core.set_call_seed(seed);
+        self
     }
 
-    /// Append a chunk of text.
-    pub fn push_str(&mut self, chunk: &str) -> Result<Progress, StreamError> {
-        self.core.push_str(chunk).map_err(|e| self.map(e))
+    /// Append a chunk of text. On an error, what the push completed before it is in the error's
+    /// `progress`.
+    pub fn push_str(&mut self, chunk: &str) -> Result<Progress, PushError<StreamError>> {
+        self.core.push_str(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
     }
 
     /// Append raw bytes (a chunk may end inside a UTF-8 character).
-    pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, StreamError> {
-        self.core.push_bytes(chunk).map_err(|e| self.map(e))
+    pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<StreamError>> {
+        self.core.push_bytes(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
     }
 
     /// End of stream: the final blocks.
     pub fn finish(&mut self) -> Result<Blocks<'_>, StreamError> {
-        match self.core.finish() {
-            Ok(_) => Ok(self.core.blocks()),
-            Err(e) => Err(self.map(e)),
-        }
+        self.core.finish().map_err(stream_error)?;
+        Ok(self.core.blocks())
+    }
+
+    /// The error that broke the stream, if any.
+    pub fn error(&self) -> Option<StreamError> {
+        self.core.failed().map(stream_error)
+    }
+
+    /// Start a new reply in the same buffer and storage.
+    pub fn reset(&mut self) {
+        self.core.reset();
     }
 
     /// The blocks now.
@@ -286,6 +316,11 @@ impl<'g, 'buf, const B: usize, const P: usize> StreamParser<'g, 'buf, B, P> {
     /// The text pushed so far.
     pub fn text(&self) -> &str {
         self.core.text()
+    }
+
+    /// Bytes the text buffer holds at most.
+    pub fn capacity(&self) -> usize {
+        self.core.capacity()
     }
 }
 

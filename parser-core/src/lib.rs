@@ -69,9 +69,9 @@ pub use grammar::{Grammar, CLINE};
 #[cfg(feature = "alloc")]
 pub use parse::{parse, parse_with, Parsed};
 pub use store::{RawBlock, Slots, Store};
-pub use stream::Progress;
 #[cfg(feature = "alloc")]
 pub use stream::StreamParser;
+pub use stream::{Progress, PushError};
 #[cfg(feature = "alloc")]
 pub use table::TagSetBuf;
 pub use table::{
@@ -117,6 +117,6 @@ mod footprint {
         assert_eq!(size_of::<crate::RawParam>(), 48);
         assert_eq!(size_of::<crate::engine::Engine>(), 144);
         #[cfg(feature = "heapless")]
-        assert_eq!(size_of::<crate::fixed::StreamParser<'static, 'static, 8, 16>>(), 1448);
+        assert_eq!(size_of::<crate::fixed::StreamParser<'static, 'static, 8, 16>>(), 1472);
     }
 }

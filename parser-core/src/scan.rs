@@ -89,6 +89,11 @@ impl<'buf> StrBuf<'buf> {
         self.buf.len()
     }
 
+    /// Forget the text (the buffer is kept).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Append `s` if it fits; returns whether it did.
     pub(crate) fn push_str(&mut self, s: &str) -> bool {
         if self.buf.len() - self.len < s.len() {

@@ -27,10 +27,14 @@ pub(crate) trait TextBuf {
     /// Total bytes it can hold.
     #[cfg(feature = "heapless")]
     fn capacity(&self) -> usize;
-    /// Room for `n` more bytes?
-    fn has_room(&self, n: usize) -> bool;
+    /// What a full buffer reports (`Infallible` for a growable one).
+    type Full: Copy;
+    /// Room for `n` more bytes, or what is missing.
+    fn check_room(&self, n: usize) -> Result<(), Self::Full>;
     /// Append (room was checked).
     fn append(&mut self, s: &str);
+    /// Empty it, keeping its storage.
+    fn clear_text(&mut self);
 }
 
 #[cfg(feature = "alloc")]
@@ -42,11 +46,15 @@ impl TextBuf for alloc::string::String {
     fn capacity(&self) -> usize {
         usize::MAX
     }
-    fn has_room(&self, _: usize) -> bool {
-        true
+    type Full = core::convert::Infallible;
+    fn check_room(&self, _: usize) -> Result<(), Self::Full> {
+        Ok(())
     }
     fn append(&mut self, s: &str) {
         self.push_str(s);
+    }
+    fn clear_text(&mut self) {
+        self.clear();
     }
 }
 
@@ -65,18 +73,27 @@ impl ReserveText for alloc::string::String {
 
 /// Why a push stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Stop<E> {
+pub(crate) enum Stop<E, F> {
     Utf8(Utf8Error),
-    /// The text buffer cannot take this many more bytes; nothing was consumed.
-    BufferFull {
-        needed: usize,
-    },
+    /// The text buffer cannot take the chunk; nothing was consumed.
+    BufferFull(F),
     Store(E),
+}
+
+/// A push that failed, with what it did before failing: blocks that the consumed part of the
+/// chunk completed are reported in `progress`, so a tool that closed just before the bad bytes
+/// can still be run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PushError<E> {
+    /// What went wrong.
+    pub error: E,
+    /// What the push changed and completed before the error.
+    pub progress: Progress,
 }
 
 /// The streaming parser over any text buffer and block storage.
 #[derive(Clone, Debug)]
-pub(crate) struct StreamCore<'g, T, B, P> {
+pub(crate) struct StreamCore<'g, T: TextBuf, B, P, E> {
     grammar: &'g Grammar<'g>,
     /// Valid UTF-8 only: everything pushed, minus `held`.
     text: T,
@@ -85,15 +102,19 @@ pub(crate) struct StreamCore<'g, T, B, P> {
     store: BlockStore<B, P>,
     tail: Tail,
     call_seed: u64,
+    /// The first error that broke the stream (invalid UTF-8, a full store): sticky, so that
+    /// nothing after the hole is ever parsed and offsets stay true.
+    failed: Option<Stop<E, T::Full>>,
 }
 
-impl<'g, T, B, P, E> StreamCore<'g, T, B, P>
+impl<'g, T, B, P, E> StreamCore<'g, T, B, P, E>
 where
     T: TextBuf,
     B: Slots<RawBlock, Full = E>,
     P: Slots<RawParam, Full = E>,
+    E: Copy,
 {
-    pub(crate) fn new(grammar: &'g Grammar<'g>, text: T, blocks: B, params: P, call_seed: u64) -> Self {
+    pub(crate) fn new(grammar: &'g Grammar<'g>, text: T, blocks: B, params: P) -> Self {
         StreamCore {
             grammar,
             text,
@@ -101,8 +122,28 @@ where
             engine: Engine::default(),
             store: BlockStore { blocks, params, open: false, tools: 0, changes: 0 },
             tail: Tail::Nothing,
-            call_seed,
+            call_seed: 0,
+            failed: None,
         }
+    }
+
+    pub(crate) fn set_call_seed(&mut self, seed: u64) {
+        self.call_seed = seed;
+    }
+
+    /// Start a new reply: forget the text, blocks and any error; keep the storage.
+    pub(crate) fn reset(&mut self) {
+        self.text.clear_text();
+        self.held.clear();
+        self.engine = Engine::default();
+        self.store.clear();
+        self.tail = Tail::Nothing;
+        self.failed = None;
+    }
+
+    /// The error that broke the stream, if any.
+    pub(crate) fn failed(&self) -> Option<Stop<E, T::Full>> {
+        self.failed
     }
 
     #[cfg(feature = "heapless")]
@@ -134,22 +175,38 @@ where
         )
     }
 
-    pub(crate) fn push_str(&mut self, chunk: &str) -> Result<Progress, Stop<E>> {
+    /// Nothing changed, nothing completed.
+    pub(crate) fn no_progress(&self) -> Progress {
+        let len = self.blocks().len();
+        Progress { changed: len..len, completed: len..len }
+    }
+
+    fn refuse(&self, stop: Stop<E, T::Full>) -> PushError<Stop<E, T::Full>> {
+        PushError { error: stop, progress: self.no_progress() }
+    }
+
+    pub(crate) fn push_str(&mut self, chunk: &str) -> Result<Progress, PushError<Stop<E, T::Full>>> {
         if self.held.len() > 0 {
+            // A `&str` starts on a character boundary, so it cannot complete held bytes.
             return self.push_bytes(chunk.as_bytes());
         }
-        if !self.text.has_room(chunk.len()) {
-            return Err(Stop::BufferFull { needed: chunk.len() });
+        if let Some(stop) = self.failed {
+            return Err(self.refuse(stop));
+        }
+        if let Err(full) = self.text.check_room(chunk.len()) {
+            return Err(self.refuse(Stop::BufferFull(full)));
         }
         let before = self.marks();
         self.text.append(chunk);
-        self.scan(before)
+        self.scan(before, None)
     }
 
-    pub(crate) fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, Stop<E>> {
-        let needed = self.held.len() + chunk.len();
-        if !self.text.has_room(needed) {
-            return Err(Stop::BufferFull { needed });
+    pub(crate) fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<Stop<E, T::Full>>> {
+        if let Some(stop) = self.failed {
+            return Err(self.refuse(stop));
+        }
+        if let Err(full) = self.text.check_room(self.held.len() + chunk.len()) {
+            return Err(self.refuse(Stop::BufferFull(full)));
         }
         let before = self.marks();
         let decoded = self.held.decode(chunk);
@@ -157,31 +214,38 @@ where
             self.text.append(c.encode_utf8(&mut [0; 4]));
         }
         self.text.append(decoded.text);
-        let progress = self.scan(before)?;
-        if decoded.invalid {
-            self.held.clear();
-            let offset = self.text.as_str().len();
-            return Err(Stop::Utf8(Utf8Error { offset, kind: Utf8ErrorKind::Invalid }));
-        }
-        Ok(progress)
+        let invalid = decoded.invalid.then(|| {
+            // Everything before the bad sequence was taken; it starts where the text ends.
+            Stop::Utf8(Utf8Error { offset: self.text.as_str().len(), kind: Utf8ErrorKind::Invalid })
+        });
+        self.scan(before, invalid)
     }
 
     /// End of stream: the blocks are final. An incomplete character still held is an error.
-    pub(crate) fn finish(&mut self) -> Result<Progress, Stop<E>> {
+    pub(crate) fn finish(&mut self) -> Result<(), Stop<E, T::Full>> {
+        if let Some(stop) = self.failed {
+            return Err(stop);
+        }
         if self.held.len() > 0 {
             let offset = self.text.as_str().len();
-            return Err(Stop::Utf8(Utf8Error { offset, kind: Utf8ErrorKind::Incomplete }));
+            let stop = Stop::Utf8(Utf8Error { offset, kind: Utf8ErrorKind::Incomplete });
+            self.failed = Some(stop);
+            return Err(stop);
         }
-        let before = self.marks();
-        self.scan(before)
+        Ok(())
     }
 
     fn marks(&self) -> (usize, bool, u64, Tail) {
         (self.store.blocks.items().len(), self.store.open, self.store.changes, self.tail)
     }
 
-    /// Scan the new bytes, recompute the tail, and report what changed.
-    fn scan(&mut self, (n0, open0, changes0, tail0): (usize, bool, u64, Tail)) -> Result<Progress, Stop<E>> {
+    /// Scan the new bytes, recompute the tail, and report what changed; then the first error,
+    /// if the engine's store or the chunk's bytes (`invalid`) failed. Errors are sticky.
+    fn scan(
+        &mut self,
+        (n0, open0, changes0, tail0): (usize, bool, u64, Tail),
+        invalid: Option<Stop<E, T::Full>>,
+    ) -> Result<Progress, PushError<Stop<E, T::Full>>> {
         let s = self.text.as_str().as_bytes();
         let result = self.engine.run(s, self.grammar, &mut self.store);
         // After a storage error the blocks are those of the text before the tag that did not fit.
@@ -192,8 +256,15 @@ where
         let first = n0 - usize::from(open0);
         let changed = if self.store.changes != changes0 || self.tail != tail0 { first..len } else { len..len };
         let completed = first..n1 - usize::from(self.store.open);
-        result.map_err(Stop::Store)?;
-        Ok(Progress { changed, completed })
+        let progress = Progress { changed, completed };
+        // A store error comes first in the stream: it stops at a tag inside the taken text.
+        match result.err().map(Stop::Store).or(invalid) {
+            None => Ok(progress),
+            Some(stop) => {
+                self.failed = Some(stop);
+                Err(PushError { error: stop, progress })
+            }
+        }
     }
 }
 
@@ -205,6 +276,7 @@ mod alloc_stream {
     use super::*;
     use alloc::string::String;
     use alloc::vec::Vec;
+    use core::convert::Infallible;
 
     /// The streaming parser (growable storage). After every push, [`StreamParser::blocks`] equals
     /// [`crate::parse`] of everything pushed so far; each push scans only the new bytes.
@@ -218,11 +290,13 @@ mod alloc_stream {
     /// let Some(Block::ToolUse(tool)) = p.blocks().get(1) else { panic!() };
     /// assert_eq!((tool.name, tool.param("path"), tool.partial), ("read_file", Some("src/a.rs"), false));
     /// ```
+    ///
+    /// Errors (only possible with [`StreamParser::push_bytes`]: invalid UTF-8) are sticky: the
+    /// stream keeps the blocks of everything before the bad bytes, refuses further input with the
+    /// same error, and [`StreamParser::reset`] starts a new reply.
     #[derive(Clone, Debug)]
     pub struct StreamParser<'g> {
-        core: StreamCore<'g, String, Vec<RawBlock>, Vec<RawParam>>,
-        /// A `push_str` met an incomplete character left by `push_bytes`: reported by `finish`.
-        misuse: Option<Utf8Error>,
+        core: StreamCore<'g, String, Vec<RawBlock>, Vec<RawParam>, Infallible>,
     }
 
     impl Default for StreamParser<'static> {
@@ -238,10 +312,18 @@ mod alloc_stream {
         }
     }
 
+    /// The only errors a growable stream can meet are UTF-8 errors.
+    fn utf8(stop: Stop<Infallible, Infallible>) -> Utf8Error {
+        match stop {
+            Stop::Utf8(e) => e,
+            Stop::BufferFull(never) | Stop::Store(never) => match never {},
+        }
+    }
+
     impl<'g> StreamParser<'g> {
         /// A parser for your own tool and param tables.
         pub fn with_grammar(grammar: &'g Grammar<'g>) -> Self {
-            StreamParser { core: StreamCore::new(grammar, String::new(), Vec::new(), Vec::new(), 0), misuse: None }
+            StreamParser { core: StreamCore::new(grammar, String::new(), Vec::new(), Vec::new()) }
         }
 
         /// Reserve room for a reply of about `bytes` bytes up front, so the accumulated text is
@@ -253,55 +335,43 @@ mod alloc_stream {
 
         /// Seed for [`crate::ToolUse::call_id`] (feature `nanorand`); the default is 0.
         pub fn with_call_seed(mut self, seed: u64) -> Self {
-            self.core.call_seed = seed;
+            self.core.set_call_seed(seed);
             self
         }
 
-        /// Append a chunk of text.
-        ///
-        /// If `push_bytes` left an incomplete UTF-8 character, a `&str` cannot complete it: the
-        /// held bytes are invalid, this chunk is not consumed, and [`StreamParser::finish`]
-        /// reports the error with its offset.
+        /// Append a chunk of text. A `&str` is always valid, so this cannot fail, except after a
+        /// misuse: if [`StreamParser::push_bytes`] left an incomplete UTF-8 character, a `&str`
+        /// cannot complete it; the stream then fails at that offset (see [`StreamParser::error`]),
+        /// this chunk is not taken, and the returned `Progress` is empty.
         pub fn push_str(&mut self, chunk: &str) -> Progress {
             match self.core.push_str(chunk) {
                 Ok(p) => p,
-                Err(Stop::Utf8(e)) => {
-                    self.misuse.get_or_insert(e);
-                    self.no_change()
-                }
-                Err(Stop::BufferFull { .. }) => self.no_change(), // a Vec is never full
-                Err(Stop::Store(never)) => match never {},
+                Err(e) => e.progress,
             }
         }
 
         /// Append raw bytes; a chunk may end inside a UTF-8 character. Invalid UTF-8 is an error
-        /// with its stream offset: the bytes before it were parsed, none after.
-        pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, Utf8Error> {
-            match self.core.push_bytes(chunk) {
-                Ok(p) => Ok(p),
-                Err(Stop::Utf8(e)) => Err(e),
-                Err(Stop::BufferFull { .. }) => Ok(self.no_change()), // a Vec is never full
-                Err(Stop::Store(never)) => match never {},
-            }
+        /// with its stream offset: the bytes before it were parsed (and what they completed is in
+        /// the error's `progress`), none from it on.
+        pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<Utf8Error>> {
+            self.core.push_bytes(chunk).map_err(|e| PushError { error: utf8(e.error), progress: e.progress })
         }
 
         /// End of stream. The blocks are final (trailing text stays `partial`, as in Cline).
-        /// Fails if the stream ended inside a UTF-8 character pushed with `push_bytes`.
+        /// Fails if the stream broke, or ended inside a UTF-8 character pushed as bytes.
         pub fn finish(&mut self) -> Result<Blocks<'_>, Utf8Error> {
-            if let Some(e) = self.misuse {
-                return Err(e);
-            }
-            match self.core.finish() {
-                Ok(_) => Ok(self.core.blocks()),
-                Err(Stop::Utf8(e)) => Err(e),
-                Err(Stop::BufferFull { .. }) => Ok(self.core.blocks()),
-                Err(Stop::Store(never)) => match never {},
-            }
+            self.core.finish().map_err(utf8)?;
+            Ok(self.core.blocks())
         }
 
-        fn no_change(&self) -> Progress {
-            let len = self.core.blocks().len();
-            Progress { changed: len..len, completed: len..len }
+        /// The error that broke the stream, if any.
+        pub fn error(&self) -> Option<Utf8Error> {
+            self.core.failed().map(utf8)
+        }
+
+        /// Start a new reply, keeping the allocations.
+        pub fn reset(&mut self) {
+            self.core.reset();
         }
 
         /// The blocks now: equal to `parse(self.text())`.

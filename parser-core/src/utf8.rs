@@ -90,7 +90,11 @@ impl HeldBytes {
                     self.len = have; // still incomplete, and valid so far
                     return Decoded { completed: None, text: "", invalid: false };
                 }
-                Err(_) => return Decoded { completed: None, text: "", invalid: true },
+                Err(_) => {
+                    // The held bytes start the invalid sequence: drop them with it.
+                    self.len = 0;
+                    return Decoded { completed: None, text: "", invalid: true };
+                }
             }
         }
         if let Some(text) = crate::scan::ascii_str(chunk) {

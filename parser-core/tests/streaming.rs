@@ -138,7 +138,7 @@ fn invalid_utf8_is_an_error_with_its_offset_and_keeps_what_came_before() {
     let mut p = StreamParser::new();
     p.push_bytes(b"Hi <read_file><path>a").unwrap();
     let err = p.push_bytes(b"b\xffc</path>").unwrap_err();
-    assert_eq!((err.offset, err.kind), (22, Utf8ErrorKind::Invalid));
+    assert_eq!((err.error.offset, err.error.kind), (22, Utf8ErrorKind::Invalid));
     assert_eq!(p.text(), "Hi <read_file><path>ab");
     assert!(p.blocks() == parse("Hi <read_file><path>ab").blocks());
 
@@ -147,20 +147,94 @@ fn invalid_utf8_is_an_error_with_its_offset_and_keeps_what_came_before() {
     p.push_bytes(b"x\xe2\x82").unwrap();
     assert_eq!(p.text(), "x");
     let err = p.push_bytes(b"A").unwrap_err();
-    assert_eq!((err.offset, err.kind), (1, Utf8ErrorKind::Invalid));
+    assert_eq!((err.error.offset, err.error.kind), (1, Utf8ErrorKind::Invalid));
 
     // A stream that ends inside a character.
     let mut p = StreamParser::new();
     p.push_bytes("é".as_bytes().split_at(1).0).unwrap();
     let err = p.finish().unwrap_err();
     assert_eq!((err.offset, err.kind), (0, Utf8ErrorKind::Incomplete));
+}
 
-    // A `&str` cannot complete held bytes: reported at `finish`, nothing silently replaced.
+/// Found in review: after an error nothing more may be parsed, or the text would have a hole
+/// and offsets would lie. Errors are sticky until `reset`.
+#[test]
+fn a_broken_stream_refuses_everything_after_the_hole() {
+    // Bytes, then invalid bytes, then more: the error stays the first one, at its true offset.
     let mut p = StreamParser::new();
-    p.push_bytes(b"ok\xf0\x9f").unwrap();
-    p.push_str("more");
-    assert_eq!(p.text(), "ok");
+    assert_eq!(p.push_bytes(b"ab\xffcd").unwrap_err().error.offset, 2);
+    assert_eq!(p.push_bytes(b"ef").unwrap_err().error.offset, 2);
+    assert_eq!(p.push_bytes(b"\xff").unwrap_err().error.offset, 2);
+    assert_eq!(p.text(), "ab");
+    assert!(p.push_str("gh").changed.is_empty());
+    assert_eq!(p.text(), "ab");
     assert_eq!(p.finish().unwrap_err().offset, 2);
+
+    // A `&str` cannot complete held bytes: the stream breaks there; the chunk is not taken.
+    let mut p = StreamParser::new();
+    p.push_bytes(b"<read_file><path>ok\xf0\x9f").unwrap();
+    let progress = p.push_str("more");
+    assert!(progress.changed.is_empty() && progress.completed.is_empty());
+    let progress = p.push_str("</path></read_file>");
+    assert!(progress.completed.is_empty(), "no tool may complete after the hole");
+    assert_eq!(p.text(), "<read_file><path>ok");
+    assert_eq!(p.error().map(|e| e.offset), Some(19));
+    assert_eq!(p.finish().unwrap_err().offset, 19);
+
+    // `reset` starts a new reply.
+    p.reset();
+    assert!(p.error().is_none() && p.text().is_empty() && p.is_empty());
+    p.push_str("<read_file><path>x</path></read_file>");
+    assert_eq!(p.len(), 1);
+}
+
+/// Found in review: a tool that closes before invalid bytes in the same chunk is still reported
+/// complete, in the error's `progress`.
+#[test]
+fn an_error_still_reports_what_the_push_completed() {
+    let mut p = StreamParser::new();
+    let err = p.push_bytes(b"<read_file><path>a</path></read_file>\xff").unwrap_err();
+    assert_eq!(err.error.offset, 37);
+    assert_eq!(err.progress.completed, 0..1);
+    assert_eq!(err.progress.changed, 0..1);
+}
+
+/// `Progress` with raw bytes splitting UTF-8, checked against consecutive whole parses.
+#[test]
+fn progress_from_byte_pushes_matches_the_diff_of_whole_parses() {
+    let mut rng = Rng(0xabcdef);
+    for c in load("cline-v4.0.10.jsonl").iter().filter(|c| c.input.len() < 8_000) {
+        let mut p = StreamParser::new();
+        let bytes = c.input.as_bytes();
+        let mut before: Vec<(String, bool)> = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let end = (at + 1 + rng.below(9)).min(bytes.len());
+            let progress = p.push_bytes(&bytes[at..end]).unwrap();
+            at = end;
+            let now: Vec<(String, bool)> = p
+                .blocks()
+                .iter()
+                .map(|b| {
+                    let done = !match b {
+                        Block::Text { partial, .. } => partial,
+                        Block::ToolUse(t) => t.partial,
+                    };
+                    (format!("{b:?}"), done)
+                })
+                .collect();
+            for (i, b) in now.iter().enumerate().take(progress.changed.start) {
+                assert_eq!(before.get(i), Some(b), "{}: block {i} reported unchanged", c.id);
+            }
+            if progress.changed.is_empty() {
+                assert_eq!(before, now, "{}", c.id);
+            }
+            let newly: Vec<usize> =
+                (0..now.len()).filter(|&i| now[i].1 && !before.get(i).is_some_and(|b| b.1)).collect();
+            assert_eq!(progress.completed.clone().collect::<Vec<_>>(), newly, "{}", c.id);
+            before = now;
+        }
+    }
 }
 
 #[test]
