@@ -2,8 +2,14 @@
 //!
 //! A table is built by a `const fn`, so a table written as a `static` costs nothing at run time,
 //! and the very same function builds tables from names only known at run time (Cline adds MCP tool
-//! names with `setDynamicToolUseNames`). Lookup hashes the candidate once and compares one entry:
-//! O(1) whatever the number of names, and a miss usually fails on the empty slot or the length.
+//! names with `setDynamicToolUseNames`).
+//!
+//! The hash is "hash and displace" (CHD, as in the phf crate): a name's hash picks a bucket, the
+//! bucket's displacement picks the name's slot. Buckets are placed largest first, each trying
+//! displacements until its names land in free slots, so building takes about linear time at a
+//! slot load of one half. Lookup hashes the candidate once, reads one displacement and one slot,
+//! and compares one name: O(1) whatever the number of names; a miss usually fails on the empty
+//! slot or the length.
 
 /// Why a table could not be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,7 +19,8 @@ pub enum TableError {
     InvalidName(usize),
     /// A name is longer than [`MAX_NAME_LEN`] bytes. Holds the name's index.
     NameTooLong(usize),
-    /// More names than the slot array can hold at a load of one half, or more than 65,535.
+    /// More names than the table can hold (its size must be a power of two, at least 4 × the
+    /// number of names), or more than 65,534 names.
     TooManyNames,
     /// No seed was found that maps every name to its own slot; a larger slot array will do.
     NoPerfectSeed,
@@ -39,9 +46,11 @@ impl std::error::Error for TableError {}
 pub const MAX_NAME_LEN: usize = 128;
 
 /// How many seeds the builder tries before giving up.
-const SEED_TRIES: u32 = 100_000;
+const SEED_TRIES: u32 = 64;
+/// Largest displacement tried for one bucket (kept below the high bit, which marks scratch data).
+const MAX_DISPLACEMENT: u16 = 0x7FFF;
 
-/// FNV-1a over the name, from a seed; the slot is taken from the mixed high bits.
+/// FNV-1a over the name, from a seed, with a final mix.
 #[inline(always)]
 const fn hash(seed: u32, name: &[u8]) -> u32 {
     let mut h = 0x811c_9dc5 ^ seed;
@@ -53,6 +62,26 @@ const fn hash(seed: u32, name: &[u8]) -> u32 {
     h ^ (h >> 16)
 }
 
+/// The slot of a name with hash `h` in a bucket displaced by `d` (before masking). Uses the high
+/// bits of `h`; the bucket uses the low ones.
+#[inline(always)]
+const fn displaced(h: u32, d: u16) -> usize {
+    let x = (h.rotate_right(16) ^ (d as u32).wrapping_mul(0x9E37_79B1)).wrapping_mul(0x85EB_CA6B);
+    (x ^ (x >> 15)) as usize
+}
+
+/// Number of buckets of a table of `size` entries: half of it, but no more than a `u16` can
+/// index (the builder lists buckets in `u16` work space).
+#[inline(always)]
+const fn buckets(size: usize) -> usize {
+    if size / 2 < 1 << 16 {
+        size / 2
+    } else {
+        1 << 16
+    }
+}
+
+/// Byte equality usable in `const fn`.
 const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
@@ -67,12 +96,8 @@ const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     true
 }
 
-/// Fill `slots` (length a power of two) with a perfect hash of `names`; returns (seed, max_len).
-/// Duplicate names share one slot, as they do in Cline's `Map`.
-const fn build(names: &[&str], slots: &mut [u16]) -> Result<(u32, usize), TableError> {
-    if names.len() > u16::MAX as usize || names.len() * 2 > slots.len() || !slots.len().is_power_of_two() {
-        return Err(TableError::TooManyNames);
-    }
+/// Check every name; returns the longest name's length.
+const fn validate(names: &[&str]) -> Result<usize, TableError> {
     let mut max_len = 0;
     let mut i = 0;
     while i < names.len() {
@@ -95,28 +120,126 @@ const fn build(names: &[&str], slots: &mut [u16]) -> Result<(u32, usize), TableE
         }
         i += 1;
     }
-    let mask = slots.len() - 1;
+    Ok(max_len)
+}
+
+/// Build a table of `S = table.len()` entries (a power of two, at least 4 × the names): the first
+/// half holds one displacement per bucket (up to 65,536 buckets), the second half the slots (name
+/// index + 1, 0 = free).
+/// `order` and `scratch` are work space of `S` entries each. Duplicate names share one slot, as
+/// they do in Cline's `Map`. Returns (seed, longest name length).
+const fn build(
+    names: &[&str],
+    table: &mut [u16],
+    order: &mut [u16],
+    scratch: &mut [u16],
+) -> Result<(u32, usize), TableError> {
+    let size = table.len();
+    let n = names.len();
+    if n >= u16::MAX as usize || size < 4 || !size.is_power_of_two() || n * 4 > size {
+        return Err(TableError::TooManyNames);
+    }
+    let max_len = match validate(names) {
+        Ok(m) => m,
+        Err(e) => return Err(e),
+    };
+    let half = size / 2; // where the slots start, and how many there are
+    let nb = buckets(size);
     let mut seed = 0;
     'seeds: while seed < SEED_TRIES {
+        // 1. Bucket sizes, then each bucket's first position in `order` (in `scratch[..half]`).
         let mut k = 0;
-        while k < slots.len() {
-            slots[k] = 0;
+        while k < size {
+            table[k] = 0;
+            scratch[k] = 0;
             k += 1;
         }
         let mut i = 0;
-        while i < names.len() {
-            let n = names[i].as_bytes();
-            let slot = hash(seed, n) as usize & mask;
-            if slots[slot] != 0 {
-                if !bytes_eq(names[slots[slot] as usize - 1].as_bytes(), n) {
+        while i < n {
+            let b = hash(seed, names[i].as_bytes()) as usize & (nb - 1);
+            table[b] += 1;
+            i += 1;
+        }
+        let mut b = 0;
+        let mut at = 0u16;
+        let mut largest = 0;
+        while b < nb {
+            scratch[b] = at;
+            at += table[b];
+            if table[b] > largest {
+                largest = table[b];
+            }
+            table[b] = 0; // now: how many of the bucket are in `order`
+            b += 1;
+        }
+        let mut i = 0;
+        while i < n {
+            let b = hash(seed, names[i].as_bytes()) as usize & (nb - 1);
+            order[scratch[b] as usize + table[b] as usize] = i as u16;
+            table[b] += 1;
+            i += 1;
+        }
+        // 2. Buckets from the largest down (their list in `scratch[half..]`).
+        let mut listed = 0;
+        let mut want = largest;
+        while want > 0 {
+            let mut b = 0;
+            while b < nb {
+                if table[b] == want {
+                    scratch[half + listed] = b as u16;
+                    listed += 1;
+                }
+                b += 1;
+            }
+            want -= 1;
+        }
+        // 3. Place each bucket at the first displacement that puts all its names in free slots.
+        //    The bucket sizes in `table[..half]` become displacements as buckets are placed.
+        let mut k = half;
+        while k < size {
+            table[k] = 0;
+            k += 1;
+        }
+        let mut l = 0;
+        while l < listed {
+            let b = scratch[half + l] as usize;
+            let (first, count) = (scratch[b] as usize, table[b] as usize);
+            let mut d: u16 = 0;
+            loop {
+                if d > MAX_DISPLACEMENT {
                     seed += 1;
                     continue 'seeds;
                 }
-            } else {
-                slots[slot] = i as u16 + 1;
+                let mut placed = 0;
+                while placed < count {
+                    let i = order[first + placed] as usize;
+                    let name = names[i].as_bytes();
+                    let slot = half + (displaced(hash(seed, name), d) & (half - 1));
+                    if table[slot] == 0 {
+                        table[slot] = i as u16 + 1;
+                    } else if !bytes_eq(names[table[slot] as usize - 1].as_bytes(), name) {
+                        break; // taken by another name: undo and try the next displacement
+                    }
+                    placed += 1;
+                }
+                if placed == count {
+                    break;
+                }
+                let mut u = 0;
+                while u < placed {
+                    let i = order[first + u] as usize;
+                    let slot = half + (displaced(hash(seed, names[i].as_bytes()), d) & (half - 1));
+                    if table[slot] == i as u16 + 1 {
+                        table[slot] = 0;
+                    }
+                    u += 1;
+                }
+                d += 1;
             }
-            i += 1;
+            table[b] = d;
+            l += 1;
         }
+        // Buckets that got no name keep displacement 0 (their size, 0, was never overwritten).
         return Ok((seed, max_len));
     }
     Err(TableError::NoPerfectSeed)
@@ -126,20 +249,27 @@ const fn build(names: &[&str], slots: &mut [u16]) -> Result<(u32, usize), TableE
 #[derive(Clone, Copy, Debug)]
 pub struct TagTable<'a> {
     names: &'a [&'a str],
-    /// Index + 1 into `names`, 0 for an empty slot. Length is a power of two.
-    slots: &'a [u16],
+    /// Displacements (first half) and slots (second half: index + 1 into `names`, 0 = free).
+    table: &'a [u16],
     seed: u32,
     max_len: usize,
 }
 
 impl<'a> TagTable<'a> {
+    const fn new(names: &'a [&'a str], table: &'a [u16], seed: u32, max_len: usize) -> Self {
+        TagTable { names, table, seed, max_len }
+    }
+
     /// Is `name` (the bytes between `<` or `</` and `>`) one of this table's names?
     #[inline]
     pub fn contains(&self, name: &[u8]) -> bool {
         if name.len() > self.max_len || name.is_empty() {
             return false;
         }
-        let slot = self.slots[hash(self.seed, name) as usize & (self.slots.len() - 1)];
+        let half = self.table.len() / 2;
+        let h = hash(self.seed, name);
+        let d = self.table[h as usize & (buckets(self.table.len()) - 1)];
+        let slot = self.table[half + (displaced(h, d) & (half - 1))];
         slot != 0 && self.names[slot as usize - 1].as_bytes() == name
     }
 
@@ -154,9 +284,10 @@ impl<'a> TagTable<'a> {
     }
 }
 
-/// A table that owns its slot array of `S` entries (a power of two, at least twice the number of
-/// names). Build it at compile time with [`TagSet::new`], or at run time with [`TagSet::try_new`];
-/// both run the same `const fn`.
+/// A table that owns its array of `S` entries: `S` is a power of two, at least 4 × the number of
+/// names (half of it holds bucket displacements, half the slots, at a load of at most one half);
+/// 2 bytes an entry. Build it at compile time with [`TagSet::new`], or at run time with
+/// [`TagSet::try_new`]; both run the same `const fn`.
 ///
 /// ```
 /// use parser_core::{Grammar, TagSet, CLINE_PARAMS};
@@ -168,7 +299,7 @@ impl<'a> TagTable<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct TagSet<'a, const S: usize> {
     names: &'a [&'a str],
-    slots: [u16; S],
+    table: [u16; S],
     seed: u32,
     max_len: usize,
 }
@@ -181,7 +312,7 @@ impl<'a, const S: usize> TagSet<'a, S> {
             Err(TableError::InvalidName(_)) => panic!("tag name is empty, contains '<' or '>', or starts with '/'"),
             Err(TableError::NameTooLong(_)) => panic!("tag name is longer than MAX_NAME_LEN"),
             Err(TableError::TooManyNames) => {
-                panic!("slot count S must be a power of two and at least twice the number of names")
+                panic!("S must be a power of two and at least 4 times the number of names")
             }
             Err(TableError::NoPerfectSeed) => panic!("no perfect-hash seed found; use a larger S"),
         }
@@ -189,39 +320,42 @@ impl<'a, const S: usize> TagSet<'a, S> {
 
     /// Build from names known only at run time.
     pub const fn try_new(names: &'a [&'a str]) -> Result<Self, TableError> {
-        let mut slots = [0u16; S];
-        match build(names, &mut slots) {
-            Ok((seed, max_len)) => Ok(TagSet { names, slots, seed, max_len }),
+        let mut table = [0u16; S];
+        let (mut order, mut scratch) = ([0u16; S], [0u16; S]);
+        match build(names, &mut table, &mut order, &mut scratch) {
+            Ok((seed, max_len)) => Ok(TagSet { names, table, seed, max_len }),
             Err(e) => Err(e),
         }
     }
 
     /// The view the parser reads.
     pub const fn table(&self) -> TagTable<'_> {
-        TagTable { names: self.names, slots: &self.slots, seed: self.seed, max_len: self.max_len }
+        TagTable::new(self.names, &self.table, self.seed, self.max_len)
     }
 }
 
-/// A run-time table whose slot array is sized to fit (alloc only).
+/// A run-time table sized to fit (alloc only): 16 bytes a name at most.
 #[cfg(feature = "alloc")]
 #[derive(Clone, Debug)]
 pub struct TagSetBuf<'a> {
     names: &'a [&'a str],
-    slots: alloc::vec::Vec<u16>,
+    table: alloc::vec::Vec<u16>,
     seed: u32,
     max_len: usize,
 }
 
 #[cfg(feature = "alloc")]
 impl<'a> TagSetBuf<'a> {
-    /// Build a table of any size (up to 65,535 names), e.g. Cline's tools plus MCP tool names.
+    /// Build a table of up to 65,534 names in about linear time, e.g. Cline's tools plus the
+    /// tool names of every MCP server.
     pub fn try_new(names: &'a [&'a str]) -> Result<Self, TableError> {
         let mut size = (names.len() * 4).next_power_of_two().max(16);
         loop {
-            let mut slots = alloc::vec![0u16; size];
-            match build(names, &mut slots) {
-                Ok((seed, max_len)) => return Ok(TagSetBuf { names, slots, seed, max_len }),
-                Err(TableError::NoPerfectSeed) if size < (1 << 20) => size *= 2,
+            let mut table = alloc::vec![0u16; size];
+            let (mut order, mut scratch) = (alloc::vec![0u16; size], alloc::vec![0u16; size]);
+            match build(names, &mut table, &mut order, &mut scratch) {
+                Ok((seed, max_len)) => return Ok(TagSetBuf { names, table, seed, max_len }),
+                Err(TableError::NoPerfectSeed) if size < (1 << 19) => size *= 2,
                 Err(e) => return Err(e),
             }
         }
@@ -229,7 +363,7 @@ impl<'a> TagSetBuf<'a> {
 
     /// The view the parser reads.
     pub fn table(&self) -> TagTable<'_> {
-        TagTable { names: self.names, slots: &self.slots, seed: self.seed, max_len: self.max_len }
+        TagTable::new(self.names, &self.table, self.seed, self.max_len)
     }
 }
 
@@ -317,3 +451,85 @@ pub const CLINE_PARAM_NAMES: [&str; 45] = [
 pub static CLINE_TOOLS: TagSet<'static, 128> = TagSet::new(&CLINE_TOOL_NAMES);
 /// Cline v4.0.10's param table.
 pub static CLINE_PARAMS: TagSet<'static, 256> = TagSet::new(&CLINE_PARAM_NAMES);
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    /// 100 names at compile time (this failed to build with a plain single-hash table).
+    static HUNDRED: TagSet<'static, 512> = TagSet::new(&[
+        "t00", "t01", "t02", "t03", "t04", "t05", "t06", "t07", "t08", "t09", "t10", "t11", "t12", "t13", "t14", "t15",
+        "t16", "t17", "t18", "t19", "t20", "t21", "t22", "t23", "t24", "t25", "t26", "t27", "t28", "t29", "t30", "t31",
+        "t32", "t33", "t34", "t35", "t36", "t37", "t38", "t39", "t40", "t41", "t42", "t43", "t44", "t45", "t46", "t47",
+        "t48", "t49", "t50", "t51", "t52", "t53", "t54", "t55", "t56", "t57", "t58", "t59", "t60", "t61", "t62", "t63",
+        "t64", "t65", "t66", "t67", "t68", "t69", "t70", "t71", "t72", "t73", "t74", "t75", "t76", "t77", "t78", "t79",
+        "t80", "t81", "t82", "t83", "t84", "t85", "t86", "t87", "t88", "t89", "t90", "t91", "t92", "t93", "t94", "t95",
+        "t96", "t97", "t98", "t99",
+    ]);
+
+    fn check_exact(t: &TagTable<'_>, names: &[&str]) {
+        for n in names {
+            assert!(t.contains(n.as_bytes()), "{n} missing");
+            let mut other = String::from(*n);
+            other.push('x');
+            assert!(
+                !names.contains(&other.as_str()) && !t.contains(other.as_bytes()) || names.contains(&other.as_str())
+            );
+        }
+        for miss in ["", "zz", "t100", "T00", "t0", "mcp__none"] {
+            assert_eq!(t.contains(miss.as_bytes()), names.contains(&miss), "{miss:?}");
+        }
+    }
+
+    #[test]
+    fn a_hundred_names_at_compile_time_are_all_found() {
+        let names = HUNDRED.table().names();
+        assert_eq!(names.len(), 100);
+        check_exact(&HUNDRED.table(), names);
+    }
+
+    #[test]
+    fn large_run_time_tables_build_and_find_every_name() {
+        for count in [1, 7, 1_000, 20_000, 65_534] {
+            let owned: Vec<String> = (0..count).map(|i| format!("mcp__server{}__tool_{i}", i % 97)).collect();
+            let names: Vec<&str> = owned.iter().map(String::as_str).collect();
+            let set = TagSetBuf::try_new(&names).unwrap_or_else(|e| panic!("{count} names: {e}"));
+            let t = set.table();
+            let missing: Vec<usize> = (0..names.len()).filter(|&i| !t.contains(names[i].as_bytes())).collect();
+            assert!(
+                missing.is_empty(),
+                "{count} names: {} missing, first {:?}, size {}",
+                missing.len(),
+                &missing[..missing.len().min(5)],
+                t.table.len()
+            );
+            assert!(!t.contains(b"mcp__server1__tool_65535"));
+            assert!(t.table.len() <= 8 * count.max(4), "{count} names took {} entries", t.table.len());
+        }
+    }
+
+    #[test]
+    fn duplicates_share_a_slot() {
+        let t: TagSet<'static, 16> = TagSet::new(&["a", "b", "a", "b"]);
+        check_exact(&t.table(), &["a", "b"]);
+    }
+
+    #[test]
+    fn every_table_error_is_reported() {
+        assert_eq!(TagSet::<16>::try_new(&["ok", ""]).err(), Some(TableError::InvalidName(1)));
+        assert_eq!(TagSet::<16>::try_new(&["a<b"]).err(), Some(TableError::InvalidName(0)));
+        assert_eq!(TagSet::<16>::try_new(&["a>b"]).err(), Some(TableError::InvalidName(0)));
+        assert_eq!(TagSet::<16>::try_new(&["/close"]).err(), Some(TableError::InvalidName(0)));
+        let long = "x".repeat(MAX_NAME_LEN + 1);
+        assert_eq!(TagSetBuf::try_new(&[long.as_str()]).err(), Some(TableError::NameTooLong(0)));
+        assert_eq!(TagSet::<16>::try_new(&["a", "b", "c", "d", "e"]).err(), Some(TableError::TooManyNames));
+        assert_eq!(TagSet::<24>::try_new(&["a"]).err(), Some(TableError::TooManyNames), "not a power of two");
+        let too_many: Vec<&str> = core::iter::repeat_n("n", 65_535).collect();
+        assert_eq!(TagSetBuf::try_new(&too_many).err(), Some(TableError::TooManyNames));
+        // NoPerfectSeed cannot be provoked with distinct names at a load of one half; it stays
+        // in the enum for tables built from adversarial hashes.
+    }
+}
