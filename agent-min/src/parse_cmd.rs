@@ -195,8 +195,8 @@ fn view(file: Option<&OsString>) -> io::Result<()> {
             Block::ToolUse(t) => {
                 writeln!(out, "\n[{i}] tool_use {} ({})", t.name, state(t.partial))?;
                 for p in t.params() {
-                    let lead = p.value.as_ptr() as usize - p.raw.as_ptr() as usize;
-                    let trail = p.raw.len() - p.value.len() - lead;
+                    let lead = p.value_span.start - p.raw_span.start;
+                    let trail = p.raw_span.end - p.value_span.end;
                     if lead + trail > 0 {
                         writeln!(
                             out,

@@ -65,6 +65,26 @@ impl<const B: usize, const P: usize> Parsed<'_, B, P> {
     pub fn blocks(&self) -> Blocks<'_> {
         Blocks::new(self.input, &self.store.blocks, &self.store.params, self.store.open, self.tail, 0)
     }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.blocks().len()
+    }
+
+    /// True when the reply has no blocks.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Block `i`.
+    pub fn get(&self, i: usize) -> Option<crate::Block<'_>> {
+        self.blocks().get(i)
+    }
+
+    /// The blocks in order.
+    pub fn iter(&self) -> crate::BlocksIter<'_> {
+        self.blocks().iter()
+    }
 }
 
 /// A reply that did not fit: the error, and the blocks of the input before [`CapacityError::offset`].

@@ -64,11 +64,14 @@ mod view;
 
 #[cfg(feature = "nanorand")]
 pub use call_id::CallId;
+#[doc(hidden)]
 pub use engine::RawParam;
 pub use grammar::{Grammar, CLINE};
 #[cfg(feature = "alloc")]
 pub use parse::{parse, parse_with, Parsed};
-pub use store::{RawBlock, Slots, Store};
+pub use store::Store;
+#[doc(hidden)]
+pub use store::{RawBlock, Slots};
 #[cfg(feature = "alloc")]
 pub use stream::StreamParser;
 pub use stream::{Progress, PushError};
@@ -93,14 +96,14 @@ pub struct Span {
 impl Span {
     pub(crate) const EMPTY: Span = Span { start: 0, end: 0 };
 
-    /// Length in bytes.
+    /// Length in bytes (0 for an inverted range).
     pub const fn len(&self) -> usize {
-        self.end - self.start
+        self.end.saturating_sub(self.start)
     }
 
     /// True for an empty range.
     pub const fn is_empty(&self) -> bool {
-        self.start == self.end
+        self.len() == 0
     }
 }
 

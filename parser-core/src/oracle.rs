@@ -44,8 +44,8 @@ pub enum NaiveBlock {
     Tool {
         /// Tool name.
         name: String,
-        /// Params in object-key order.
-        params: Vec<(String, String)>,
+        /// Params in object-key order: (name, value, raw value before the trim).
+        params: Vec<(String, String, String)>,
         /// Partial flag.
         partial: bool,
     },
@@ -59,10 +59,12 @@ fn slice(chars: &[char], from: usize, to: usize) -> String {
     chars[from..to.max(from)].iter().collect()
 }
 
-fn set(params: &mut Vec<(String, String)>, name: &str, value: String) {
-    match params.iter_mut().find(|(k, _)| k == name) {
-        Some((_, v)) => *v = value,
-        None => params.push((name.into(), value)),
+/// `params[name] = raw.trim()`, keeping the raw value too.
+fn set(params: &mut Vec<(String, String, String)>, name: &str, raw: String) {
+    let value = String::from(js_trim(&raw));
+    match params.iter_mut().find(|(k, _, _)| k == name) {
+        Some((_, v, r)) => (*v, *r) = (value, raw),
+        None => params.push((name.into(), value, raw)),
     }
 }
 
@@ -86,7 +88,7 @@ pub fn parse(input: &str, tool_names: &[&str], param_names: &[&str]) -> Vec<Naiv
 
     let mut blocks = Vec::new();
     let mut text_start = 0usize;
-    let mut tool: Option<(String, Vec<(String, String)>)> = None;
+    let mut tool: Option<(String, Vec<(String, String, String)>)> = None;
     let mut tool_start = 0usize;
     let mut param: Option<String> = None;
     let mut value_start = 0usize;
@@ -97,7 +99,7 @@ pub fn parse(input: &str, tool_names: &[&str], param_names: &[&str]) -> Vec<Naiv
             let close = tag(false, p);
             if ends_here(&close) {
                 let value = slice(&chars, value_start, i + 1 - close.len());
-                set(params, p, js_trim(&value).into());
+                set(params, p, value);
                 param = None;
             }
             continue;
@@ -118,7 +120,7 @@ pub fn parse(input: &str, tool_names: &[&str], param_names: &[&str]) -> Vec<Naiv
                     if let (Some(a), Some(b)) = (open_at, close_at) {
                         if b > a {
                             let v = slice(&body, a + "<content>".len(), b);
-                            set(params, "content", js_trim(&v).into());
+                            set(params, "content", v);
                         }
                     }
                 }
@@ -140,7 +142,7 @@ pub fn parse(input: &str, tool_names: &[&str], param_names: &[&str]) -> Vec<Naiv
     }
     if let (Some((_, params)), Some(p)) = (&mut tool, &param) {
         let value = slice(&chars, value_start, chars.len());
-        set(params, p, js_trim(&value).into());
+        set(params, p, value);
     }
     match tool {
         Some((name, params)) => blocks.push(NaiveBlock::Tool { name, params, partial: true }),

@@ -18,6 +18,16 @@ pub enum Block<'a> {
     ToolUse(ToolUse<'a>),
 }
 
+impl Block<'_> {
+    /// True while the block is unfinished: trailing text, or a tool whose close tag has not come.
+    pub fn partial(&self) -> bool {
+        match self {
+            Block::Text { partial, .. } => *partial,
+            Block::ToolUse(t) => t.partial,
+        }
+    }
+}
+
 /// A tool use: its name, its params, and whether its close tag has been seen. Two tool uses are
 /// equal when they parse the same (name, params, flags, ordinal), whatever stream they came from.
 #[derive(Clone, Copy, Debug)]
@@ -68,6 +78,10 @@ pub struct Param<'a> {
     /// The value exactly as it stands between the tags (for `write_to_file`'s re-taken
     /// `content`, between the first `<content>` and the last `</content>`).
     pub raw: &'a str,
+    /// Where `value` lies in the input, in bytes.
+    pub value_span: Span,
+    /// Where `raw` lies in the input, in bytes.
+    pub raw_span: Span,
 }
 
 /// The params of a tool use (an iterator view; copying it is cheap).
@@ -103,7 +117,7 @@ impl<'a> Params<'a> {
             (None, Some((open, None))) if i == self.closed.len() => (open, open.name),
             _ => return None,
         };
-        Some(Param { name: s(name), value: s(raw.value), raw: s(raw.raw) })
+        Some(Param { name: s(name), value: s(raw.value), raw: s(raw.raw), value_span: raw.value, raw_span: raw.raw })
     }
 }
 
@@ -221,6 +235,13 @@ impl<'a> Blocks<'a> {
     /// The input these blocks borrow from.
     pub fn input(&self) -> &'a str {
         self.input
+    }
+
+    /// The same blocks with call ids drawn from `seed` (see `ToolUse::call_id`, feature
+    /// `nanorand`): for whole parses, whose seed is otherwise 0.
+    pub fn with_call_seed(mut self, seed: u64) -> Self {
+        self.call_seed = seed;
+        self
     }
 
     /// The blocks collected into a `Vec`.

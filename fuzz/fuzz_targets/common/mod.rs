@@ -1,5 +1,5 @@
 //! Shared by the targets that compare with the naive oracle: the fast parser's blocks in the
-//! oracle's owned form.
+//! oracle's owned form, raw values included.
 
 use parser_core::oracle::NaiveBlock;
 use parser_core::Block;
@@ -11,7 +11,7 @@ pub fn owned<'a>(blocks: impl IntoIterator<Item = Block<'a>>) -> Vec<NaiveBlock>
             Block::Text { content, partial } => NaiveBlock::Text { content: content.into(), partial },
             Block::ToolUse(t) => NaiveBlock::Tool {
                 name: t.name.into(),
-                params: t.params().iter().map(|p| (p.name.into(), p.value.into())).collect(),
+                params: t.params().iter().map(|p| (p.name.into(), p.value.into(), p.raw.into())).collect(),
                 partial: t.partial,
             },
         })

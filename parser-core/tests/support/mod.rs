@@ -72,12 +72,27 @@ pub fn naive_to_json(blocks: &[oracle::NaiveBlock]) -> Value {
                 }
                 oracle::NaiveBlock::Tool { name, params, partial } => {
                     let params: Map<String, Value> =
-                        params.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
+                        params.iter().map(|(k, v, _)| (k.clone(), Value::from(v.as_str()))).collect();
                     json!({"type": "tool_use", "name": name, "params": params, "partial": partial})
                 }
             })
             .collect(),
     )
+}
+
+/// The fast parser's blocks in the oracle's form, raw values included.
+pub fn to_naive<'a>(blocks: impl IntoIterator<Item = Block<'a>>) -> Vec<oracle::NaiveBlock> {
+    blocks
+        .into_iter()
+        .map(|b| match b {
+            Block::Text { content, partial } => oracle::NaiveBlock::Text { content: content.into(), partial },
+            Block::ToolUse(t) => oracle::NaiveBlock::Tool {
+                name: t.name.into(),
+                params: t.params().iter().map(|p| (p.name.into(), p.value.into(), p.raw.into())).collect(),
+                partial: t.partial,
+            },
+        })
+        .collect()
 }
 
 /// JSON equality that also checks the order of object keys (serde_json's `==` does not).
