@@ -44,8 +44,8 @@ pub enum NaiveBlock {
     Tool {
         /// Tool name.
         name: String,
-        /// Params in object-key order: (name, value, raw value before the trim).
-        params: Vec<(String, String, String)>,
+        /// Params in object-key order.
+        params: Vec<NaiveParam>,
         /// Partial flag.
         partial: bool,
     },
@@ -59,8 +59,11 @@ fn slice(chars: &[char], from: usize, to: usize) -> String {
     chars[from..to.max(from)].iter().collect()
 }
 
+/// A param: (name, value, raw value before the trim).
+pub type NaiveParam = (String, String, String);
+
 /// `params[name] = raw.trim()`, keeping the raw value too.
-fn set(params: &mut Vec<(String, String, String)>, name: &str, raw: String) {
+fn set(params: &mut Vec<NaiveParam>, name: &str, raw: String) {
     let value = String::from(js_trim(&raw));
     match params.iter_mut().find(|(k, _, _)| k == name) {
         Some((_, v, r)) => (*v, *r) = (value, raw),
@@ -88,7 +91,7 @@ pub fn parse(input: &str, tool_names: &[&str], param_names: &[&str]) -> Vec<Naiv
 
     let mut blocks = Vec::new();
     let mut text_start = 0usize;
-    let mut tool: Option<(String, Vec<(String, String, String)>)> = None;
+    let mut tool: Option<(String, Vec<NaiveParam>)> = None;
     let mut tool_start = 0usize;
     let mut param: Option<String> = None;
     let mut value_start = 0usize;
