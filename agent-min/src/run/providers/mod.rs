@@ -92,6 +92,19 @@ pub struct HttpRequest {
     pub body: Vec<u8>,
 }
 
+/// The conversation in the chat format OpenAI-compatible servers and Ollama share: the system
+/// prompt first, then each message with its role.
+pub fn chat_messages(system: &str, messages: &[Message]) -> Vec<serde_json::Value> {
+    let mut msgs = vec![serde_json::json!({"role": "system", "content": system})];
+    msgs.extend(messages.iter().map(|m| {
+        serde_json::json!({
+            "role": if m.role == super::api::Role::User { "user" } else { "assistant" },
+            "content": m.content,
+        })
+    }));
+    msgs
+}
+
 /// Builds the provider's request for this conversation.
 pub fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     match cfg.provider {

@@ -4,17 +4,11 @@
 use serde_json::{json, Value};
 
 use super::{ApiConfig, HttpRequest};
-use crate::run::api::{ApiError, Delta, Message, Role, StopReason, Usage};
+use crate::run::api::{ApiError, Delta, Message, StopReason, Usage};
 
 /// Builds the request.
 pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
-    let mut msgs = vec![json!({"role": "system", "content": system})];
-    msgs.extend(messages.iter().map(|m| {
-        json!({
-            "role": if m.role == Role::User { "user" } else { "assistant" },
-            "content": m.content,
-        })
-    }));
+    let msgs = super::chat_messages(system, messages);
     let body = json!({
         "model": cfg.model,
         "messages": msgs,
