@@ -439,6 +439,7 @@ mod tests {
         let streamed = counter::take();
         assert!(p.blocks() == whole.blocks());
         let n = reply.len();
+        std::eprintln!("bytes examined for {n} input bytes: whole parse {whole_examined}, 1-byte pushes {streamed}");
         assert!(whole_examined <= 2 * n, "whole parse examined {whole_examined} bytes of {n}");
         assert!(streamed <= 3 * n, "1-byte pushes examined {streamed} bytes of {n}");
     }
