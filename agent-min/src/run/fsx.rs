@@ -1,7 +1,7 @@
 //! Small file helpers: atomic writes and private (0600) temporary files.
 
 use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -54,6 +54,41 @@ pub fn private_temp_file(prefix: &str, contents: &[u8]) -> io::Result<TempPath> 
         }
     }
     Err(io::Error::other("could not create a unique temporary file"))
+}
+
+/// Most bytes a tool reads from one file (a file the model reads, edits or searches).
+pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Reads `path` if it is a regular file of at most `max` bytes. Nothing else is opened for
+/// reading: a FIFO would block forever, `/dev/zero` never ends. The type is checked before
+/// opening, and again on the open file (opened non-blocking, so a FIFO swapped in between the
+/// two checks cannot block either).
+pub fn read_regular(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let not_regular = |m: &fs::Metadata| {
+        let what = if m.is_dir() { "is a directory" } else { "is not a regular file (a FIFO, device or socket)" };
+        io::Error::new(io::ErrorKind::InvalidInput, what)
+    };
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let f = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let too_large = |n: u64| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("is too large ({n} bytes; the limit is {max} bytes)"))
+    };
+    if meta.len() > max {
+        return Err(too_large(meta.len()));
+    }
+    let mut v = Vec::with_capacity(meta.len() as usize);
+    f.take(max + 1).read_to_end(&mut v)?;
+    if v.len() as u64 > max {
+        return Err(too_large(v.len() as u64));
+    }
+    Ok(v)
 }
 
 /// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
