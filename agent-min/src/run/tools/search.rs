@@ -5,6 +5,8 @@ use std::path::Path;
 
 use regex::Regex;
 
+use crate::run::fsx;
+
 use super::{check_path, tool_error, Access, Call, Ctx, Outcome, SKIP_DIRS};
 
 /// Most results returned.
@@ -42,24 +44,35 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     Outcome::Success(s)
 }
 
-/// Searches files under `root` (or `root` itself if it is a file).
+/// Searches files under `root` (or `root` itself if it is a file). The walk never follows a
+/// symlink (a link inside the workspace may point anywhere) and reads only regular files of at
+/// most [`fsx::MAX_FILE_BYTES`]; `root` itself is already resolved and confined by the caller.
 pub(crate) fn search(root: &Path, re: &Regex, glob: Option<&str>, max: usize) -> (Vec<String>, bool) {
     let mut hits = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    let base = if root.is_file() { root.parent().unwrap_or(root) } else { root };
-    while let Some(p) = stack.pop() {
-        if p.is_dir() {
+    let Ok(meta) = std::fs::metadata(root) else {
+        return (hits, false);
+    };
+    let base = if meta.is_file() { root.parent().unwrap_or(root) } else { root };
+    let mut stack = vec![(root.to_path_buf(), meta.is_dir())];
+    while let Some((p, is_dir)) = stack.pop() {
+        if is_dir {
             let Ok(rd) = std::fs::read_dir(&p) else {
                 continue;
             };
-            let mut kids: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+            // `file_type()` is the entry's own type: a symlink is a symlink, never its target.
+            let mut kids: Vec<_> = rd
+                .filter_map(|e| e.ok())
+                .filter_map(|e| e.file_type().ok().map(|t| (e.path(), t)))
+                .filter(|(_, t)| t.is_dir() || t.is_file())
+                .map(|(k, t)| (k, t.is_dir()))
+                .collect();
             kids.sort();
-            for k in kids.into_iter().rev() {
+            for (k, dir) in kids.into_iter().rev() {
                 let name = k.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                if k.is_dir() && SKIP_DIRS.contains(&name.as_str()) {
+                if dir && SKIP_DIRS.contains(&name.as_str()) {
                     continue;
                 }
-                stack.push(k);
+                stack.push((k, dir));
             }
             continue;
         }
@@ -70,7 +83,7 @@ pub(crate) fn search(root: &Path, re: &Regex, glob: Option<&str>, max: usize) ->
                 continue;
             }
         }
-        let Ok(bytes) = std::fs::read(&p) else {
+        let Ok(bytes) = fsx::read_regular(&p, fsx::MAX_FILE_BYTES) else {
             continue;
         };
         if bytes[..bytes.len().min(8192)].contains(&0) {
@@ -128,6 +141,24 @@ mod tests {
         assert!(glob_match("src/**/*.rs", "src/c.rs"));
         assert!(!glob_match("src/*.rs", "src/a/c.rs"));
         assert!(glob_match("?.md", "a.md"));
+    }
+
+    #[test]
+    fn never_follows_symlinks_nor_opens_fifos() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "SECRET-OUTSIDE\n").unwrap();
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("mine.txt"), "SECRET-INSIDE\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), d.path().join("dirlink")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), d.path().join("filelink")).unwrap();
+        let fifo = std::ffi::CString::new(d.path().join("pipe").to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo takes a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let re = Regex::new("SECRET").unwrap();
+        let (h, _) = search(d.path(), &re, None, 300);
+        assert_eq!(h, ["mine.txt:1: SECRET-INSIDE"]);
+        let (h, _) = search(&d.path().join("pipe"), &re, None, 300);
+        assert!(h.is_empty());
     }
 
     #[test]
