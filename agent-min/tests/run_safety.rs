@@ -238,3 +238,30 @@ fn usage_errors_exit_2_and_name_the_fix() {
     assert_eq!(code, Some(2));
     assert!(err.contains("--cwd"), "{err}");
 }
+
+#[test]
+fn commands_never_see_the_api_keys() {
+    let ws = tempfile::tempdir().unwrap();
+    const OPENAI_KEY: &str = "sk-openai-OTHER-SECRET-77";
+    let cmd = "env | grep API_KEY; echo \"a=$ANTHROPIC_API_KEY o=$OPENAI_API_KEY\" >&2";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--json", "t"]);
+    let r = run_agent(ws.path(), &args, &[("OPENAI_API_KEY", OPENAI_KEY)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    for k in [KEY, OPENAI_KEY] {
+        assert!(!r.stdout.contains(k), "the key is in the --json stdout:\n{}", r.stdout);
+        assert!(!r.stderr.contains(k), "the key is on stderr:\n{}", r.stderr);
+    }
+    let events = events::parse(&r.stdout);
+    let result = events::of(&events, "tool_result")[0]["result"].as_str().unwrap().to_string();
+    assert!(result.contains("a= o="), "{result}");
+    // The model was not told either.
+    let reqs = server.requests();
+    assert!(reqs[1].body.to_string().contains("a= o="));
+    assert!(!reqs[1].body.to_string().contains("sk-"));
+}

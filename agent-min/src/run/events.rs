@@ -66,7 +66,7 @@ impl Events {
         if let Value::Object(f) = fields {
             obj.extend(f);
         }
-        let mut line = Value::Object(obj).to_string();
+        let mut line = super::redact::apply(&Value::Object(obj).to_string()).into_owned();
         line.push('\n');
         // A closed stdout (the reader went away) must not stop the task.
         let _ = out.write_all(line.as_bytes()).and_then(|_| out.flush());

@@ -20,6 +20,7 @@ pub mod paths;
 pub mod preview;
 pub mod prompt;
 pub mod providers;
+pub mod redact;
 pub mod replay;
 pub mod resume;
 pub mod sse;
@@ -108,7 +109,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     match end {
         End::Completed(_) => ExitCode::SUCCESS,
         End::Failed(why) => {
-            eprintln!("agent-min: task failed: {why}");
+            eprintln!("agent-min: task failed: {}", redact::apply(&why));
             ExitCode::from(1)
         }
     }
@@ -187,6 +188,7 @@ pub fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, 
 /// A live run: provider, key, URL, workspace.
 fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    redact::add_from_env();
     let Some(task) = opts.task.clone().filter(|t| !t.trim().is_empty()) else {
         return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());
     };

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::{ask, tool_error, Call, Ctx, Outcome};
 use crate::run::events::By;
-use crate::run::interrupt;
+use crate::run::{interrupt, redact};
 
 /// Bytes kept from the start and from the end of the output.
 const KEEP: usize = 10_000;
@@ -133,7 +133,12 @@ pub(crate) fn execute(
     show: &mut dyn FnMut(&str),
 ) -> Result<Ran, String> {
     // `exec 2>&1` merges stderr into stdout inside the shell, keeping their order.
-    let mut child = Command::new("sh")
+    let mut cmd = Command::new("sh");
+    // The agent's API keys are not the command's business (`env` would print them).
+    for k in redact::KEY_VARS {
+        cmd.env_remove(k);
+    }
+    let mut child = cmd
         .arg("-c")
         .arg(format!("exec 2>&1\n{command}"))
         .current_dir(cwd)
