@@ -17,14 +17,14 @@ fn real_curl() -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
-/// A `curl` first on PATH that logs its argv (and the mode of any `@file` argument), its pid,
-/// then execs the real curl.
+/// A `curl` first on PATH that logs its argv (the kind of any `@/dev/fd/N` argument and the
+/// mode of any other `@file`), its pid, then execs the real curl.
 fn curl_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let log = dir.join("curl-argv.log");
     let script = format!(
-        "#!/bin/sh\necho \"pid $$\" >> '{log}'\nfor a in \"$@\"; do\n  printf 'arg %s\\n' \"$a\" >> '{log}'\n  case \"$a\" in @/*) printf 'mode %s\\n' \"$(stat -c %a \"${{a#@}}\")\" >> '{log}';; esac\ndone\nexec '{curl}' \"$@\"\n",
+        "#!/bin/sh\necho \"pid $$\" >> '{log}'\nfor a in \"$@\"; do\n  printf 'arg %s\\n' \"$a\" >> '{log}'\n  case \"$a\" in @/dev/fd/*) printf 'kind %s\\n' \"$(stat -L -c %F \"${{a#@}}\")\" >> '{log}';; @/*) printf 'mode %s\\n' \"$(stat -c %a \"${{a#@}}\")\" >> '{log}';; esac\ndone\nexec '{curl}' \"$@\"\n",
         log = log.display(),
         curl = real_curl()
     );
@@ -61,9 +61,10 @@ fn api_key_is_never_on_curls_argv_nor_in_output() {
     assert!(argv.contains("arg -H"), "{argv}");
     assert!(!argv.contains(KEY), "the key is on curl's argv:\n{argv}");
     assert!(!argv.contains("sk-test"), "{argv}");
-    // The headers go through a private file.
-    assert!(argv.lines().filter(|l| l.starts_with("mode ")).all(|l| l == "mode 600"), "{argv}");
-    assert!(argv.contains("mode 600"));
+    // The headers go through an inherited pipe, never a file.
+    assert!(argv.contains("arg @/dev/fd/"), "{argv}");
+    assert_eq!(argv.matches("kind fifo").count(), 2, "{argv}");
+    assert!(!argv.contains("mode "), "a file was passed to curl:\n{argv}");
     // The server did receive it, so it was really sent.
     assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY));
     // Not in output, not left on disk.
@@ -264,4 +265,32 @@ fn commands_never_see_the_api_keys() {
     let reqs = server.requests();
     assert!(reqs[1].body.to_string().contains("a= o="));
     assert!(!reqs[1].body.to_string().contains("sk-"));
+}
+
+#[test]
+fn kill_9_mid_stream_leaves_no_key_on_disk_and_no_curl_running() {
+    let ws = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (bin, log) = curl_wrapper(tools.path());
+    let mut stalled = anthropic(&completion("never"));
+    stalled.stall = Duration::from_secs(30);
+    let server = Server::start(vec![stalled]);
+    let base = anthropic_args(&server);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.push("t");
+    let path = path_with(&bin);
+    let tmpdir = tmp.path().display().to_string();
+    let mut child = spawn_agent(ws.path(), &args, &[("PATH", &path), ("TMPDIR", &tmpdir)]);
+    wait_for("the request", || !server.requests().is_empty());
+    let curl_pid: i32 = std::fs::read_to_string(&log).unwrap().lines().next().unwrap()[4..].parse().unwrap();
+    assert!(alive(curl_pid));
+    child.kill().unwrap(); // SIGKILL: no handler runs
+    child.wait().unwrap();
+    wait_for("curl to die with the agent", || !alive(curl_pid));
+    for f in walk(tmp.path()) {
+        let text = std::fs::read(&f).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&text).contains(KEY), "the key survives in {}", f.display());
+    }
+    assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY));
 }

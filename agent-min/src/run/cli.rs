@@ -30,8 +30,8 @@ MODEL:
     --max-tokens N        output token limit per reply (default 8192)
     --num-ctx N           Ollama context window, options.num_ctx (default 32768)
     Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY (Ollama needs none; a local
-    OpenAI-compatible server works without OPENAI_API_KEY). The key is passed to curl in a
-    private temporary file, never on a command line, and is never printed.
+    OpenAI-compatible server works without OPENAI_API_KEY). The key is passed to curl through
+    a pipe, never on a command line nor in a file, and is never printed.
 
 WORKSPACE AND SAFETY:
     --cwd DIR             workspace root (default: the current directory). Paths resolving

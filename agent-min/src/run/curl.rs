@@ -1,15 +1,16 @@
 //! HTTP through a `curl` subprocess: the binary never opens a socket itself.
 //!
 //! The request body goes to curl on stdin (`--data-binary @-`). The headers, which carry the API
-//! key, go in a private (0600) temporary file passed as `-H @FILE`, so the key is never on any
-//! process's argv. `-D -` makes curl write the response headers to stdout before the body, so
+//! key, go through an inherited pipe passed as `-H @/dev/fd/N`, so the key is never on any
+//! process's argv nor in any file. curl is killed with the agent (`PR_SET_PDEATHSIG`). `-D -` makes curl write the response headers to stdout before the body, so
 //! the status and headers (e.g. `retry-after`) are read from the protocol, not guessed from the
 //! body. `-N` turns off curl's output buffering so each SSE chunk arrives as it is sent.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
-use super::fsx;
 use super::interrupt;
 
 /// One HTTP POST to make.
@@ -65,7 +66,6 @@ pub struct Response {
     pub headers: Vec<(String, String)>,
     child: Child,
     stdout: BufReader<ChildStdout>,
-    _headers_file: fsx::TempPath,
     _guard: interrupt::Guard,
 }
 
@@ -126,25 +126,47 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     }
     // An empty `Expect:` stops curl from waiting for `100 Continue` before sending large bodies.
     header_text.push_str("Expect:\n");
-    let headers_file = fsx::private_temp_file("agent-min-headers", header_text.as_bytes()).map_err(CurlError::Io)?;
-    let mut header_arg = std::ffi::OsString::from("@");
-    header_arg.push(headers_file.path());
-
-    let mut child = Command::new("curl")
-        .args(["-sS", "-N", "-D", "-", "-X", "POST", "--data-binary", "@-"])
+    let headers = headers_pipe(header_text.as_bytes()).map_err(CurlError::Io)?;
+    let headers_fd = headers.as_raw_fd();
+    let mut cmd = Command::new("curl");
+    cmd.args(["-sS", "-N", "-D", "-", "-X", "POST", "--data-binary", "@-"])
         .arg("--connect-timeout")
         .arg(req.connect_timeout.to_string())
         .args(["--speed-limit", "1", "--speed-time"])
         .arg(req.idle_timeout.to_string())
         .arg("-H")
-        .arg(header_arg)
+        .arg(format!("@/dev/fd/{headers_fd}"))
         .arg("--")
         .arg(req.url)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| if e.kind() == io::ErrorKind::NotFound { CurlError::Missing } else { CurlError::Io(e) })?;
+        .stderr(Stdio::piped());
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: the hook runs in the forked child before exec and calls only async-signal-safe
+    // functions (fcntl, prctl, getppid, _exit) on integers.
+    unsafe {
+        cmd.pre_exec(move || {
+            // Let curl inherit the headers pipe (it was opened close-on-exec so that no other
+            // child gets it).
+            if libc::fcntl(headers_fd, libc::F_SETFD, 0) == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            // Die with the agent: after a kill -9 of agent-min, curl is killed too instead of
+            // finishing the request as an orphan. (Tied to the spawning thread, which is the
+            // main thread, alive as long as the process.)
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                libc::_exit(1); // the agent died before the line above took effect
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn();
+    drop(headers); // curl has its own copy of the read end
+    let mut child =
+        child.map_err(|e| if e.kind() == io::ErrorKind::NotFound { CurlError::Missing } else { CurlError::Io(e) })?;
     let guard = interrupt::track_pid(child.id());
     {
         let mut stdin = child.stdin.take().expect("piped stdin");
@@ -157,9 +179,7 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     }
     let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
     match read_head(&mut stdout) {
-        Ok(Some((status, headers))) => {
-            Ok(Response { status, headers, child, stdout, _headers_file: headers_file, _guard: guard })
-        }
+        Ok(Some((status, headers))) => Ok(Response { status, headers, child, stdout, _guard: guard }),
         Ok(None) => {
             let code = child.wait().map_err(CurlError::Io)?.code().unwrap_or(-1);
             Err(failure(&mut child, code))
@@ -170,6 +190,32 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
             Err(CurlError::Io(e))
         }
     }
+}
+
+/// A pipe holding `text`, its write end closed: the read end, close-on-exec, numbered 3 or
+/// higher (so the child's stdin/stdout/stderr can never land on it). The headers reach curl this
+/// way, never through a file or argv: nothing holding the key exists on disk, even after a
+/// kill -9.
+fn headers_pipe(text: &[u8]) -> io::Result<OwnedFd> {
+    // The whole text is written before curl starts: it must fit in the pipe's buffer.
+    if text.len() > 16 * 1024 {
+        return Err(io::Error::other("request headers too large"));
+    }
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 fills the two-element array with new descriptors on success.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nobody else.
+    let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    std::fs::File::from(w).write_all(text)?;
+    // SAFETY: F_DUPFD_CLOEXEC only creates a new descriptor.
+    let fd = unsafe { libc::fcntl(r.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+    if fd == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fd was just created by fcntl.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// A status code and its headers.

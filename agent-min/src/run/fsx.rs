@@ -1,9 +1,9 @@
-//! Small file helpers: atomic writes and private (0600) temporary files.
+//! Small file helpers: atomic writes, and reading regular files only.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::interrupt;
@@ -15,45 +15,6 @@ fn unique_name(prefix: &str) -> String {
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     format!("{prefix}.{}.{n}.{nanos:x}", std::process::id())
-}
-
-/// A file that is removed when dropped (and on Ctrl-C).
-pub struct TempPath {
-    path: PathBuf,
-    _guard: interrupt::Guard,
-}
-
-impl TempPath {
-    /// Where the file is.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for TempPath {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
-    }
-}
-
-/// Creates a new file readable only by this user (mode 0600, never an existing file) in the
-/// system temp directory, holding `contents`.
-pub fn private_temp_file(prefix: &str, contents: &[u8]) -> io::Result<TempPath> {
-    let dir = std::env::temp_dir();
-    for _ in 0..16 {
-        let path = dir.join(unique_name(prefix));
-        let guard = interrupt::track_file(path.clone());
-        match OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
-            Ok(mut f) => {
-                let tmp = TempPath { path, _guard: guard };
-                f.write_all(contents)?;
-                return Ok(tmp);
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(io::Error::other("could not create a unique temporary file"))
 }
 
 /// Most bytes a tool reads from one file (a file the model reads, edits or searches).
@@ -120,18 +81,6 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
-
-    #[test]
-    fn private_temp_file_is_0600_and_removed_on_drop() {
-        let t = private_temp_file("agent-min-test", b"secret").unwrap();
-        let p = t.path().to_path_buf();
-        let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
-        assert_eq!(fs::read(&p).unwrap(), b"secret");
-        drop(t);
-        assert!(!p.exists());
-    }
 
     #[test]
     fn atomic_write_creates_dirs_and_leaves_no_temp() {

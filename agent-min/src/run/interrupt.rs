@@ -2,7 +2,7 @@
 //!
 //! A watcher thread waits for SIGINT/SIGTERM. Everything that must not outlive an interrupt is
 //! registered here while it exists: the `curl` child, the process group of a running command, a
-//! temporary file (a header file holding the API key, the temp half of an atomic write). On the
+//! temporary file (the temp half of an atomic write). On the
 //! signal the watcher kills and removes them all, prints one line and exits with 130. The main
 //! thread never has to notice: blocking reads and waits simply end with the process.
 
