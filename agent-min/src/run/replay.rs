@@ -19,6 +19,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::api::{ApiError, Delta, Flow, Message, StopReason, Transport};
+use super::paths::Workspace;
 use super::providers::{Decoder, Provider};
 
 /// A loaded recording.
@@ -77,11 +78,24 @@ impl Recording {
         Ok(rec)
     }
 
-    /// Writes the recording's files into `dir`, never overwriting an existing file.
+    /// Writes the recording's files into `dir`, never overwriting an existing file. Every path
+    /// is resolved like a tool's (`..`, symlinks) and must stay inside `dir`; if one does not,
+    /// nothing is written.
     pub fn seed(&self, dir: &Path) -> std::io::Result<()> {
+        let ws = Workspace::new(dir)?;
+        let mut targets = Vec::new();
         for (rel, content) in &self.files {
-            let p = dir.join(rel);
-            if p.exists() {
+            let r = ws.resolve(rel);
+            if !r.inside {
+                return Err(std::io::Error::other(format!(
+                    "the recording's file {rel:?} resolves outside the workspace ({})",
+                    r.abs.display()
+                )));
+            }
+            targets.push((r.abs, content));
+        }
+        for (p, content) in targets {
+            if std::fs::symlink_metadata(&p).is_ok() {
                 continue;
             }
             if let Some(parent) = p.parent() {
@@ -210,6 +224,21 @@ mod tests {
         assert_eq!(got, "from sse ✓");
         let e = t.send("", &[], &mut |_| Flow::Continue).unwrap_err();
         assert!(e.message.contains("no reply left"));
+    }
+
+    #[test]
+    fn seed_refuses_paths_outside_the_workspace() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("ws");
+        std::fs::create_dir(&dir).unwrap();
+        let abs = parent.path().join("abs.txt").display().to_string();
+        for bad in ["../escape.txt", abs.as_str(), "sub/../../escape2.txt"] {
+            let rec = Recording { task: None, files: vec![(bad.to_string(), "x".into())], replies: VecDeque::new() };
+            let e = rec.seed(&dir).unwrap_err();
+            assert!(e.to_string().contains("outside"), "{bad}: {e}");
+        }
+        let names: Vec<_> = std::fs::read_dir(parent.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["ws"]);
     }
 
     #[test]
