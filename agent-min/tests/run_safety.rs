@@ -294,3 +294,19 @@ fn kill_9_mid_stream_leaves_no_key_on_disk_and_no_curl_running() {
     }
     assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY));
 }
+
+#[test]
+fn a_curlrc_is_never_read() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join(".curlrc"), "verbose\nheader = \"X-From-Curlrc: yes\"\n").unwrap();
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.push("t");
+    let h = home.path().display().to_string();
+    let r = run_agent(ws.path(), &args, &[("CURL_HOME", &h), ("HOME", &h), ("XDG_CONFIG_HOME", &h)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests()[0].header("x-from-curlrc"), None, "curl read ~/.curlrc");
+    assert!(!r.all().contains(KEY));
+}

@@ -129,7 +129,8 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     let headers = headers_pipe(header_text.as_bytes()).map_err(CurlError::Io)?;
     let headers_fd = headers.as_raw_fd();
     let mut cmd = Command::new("curl");
-    cmd.args(["-sS", "-N", "-D", "-", "-X", "POST", "--data-binary", "@-"])
+    // `-q` must come first: no ~/.curlrc (a `verbose` there would print the key's header).
+    cmd.args(["-q", "-sS", "-N", "-D", "-", "-X", "POST", "--data-binary", "@-"])
         .arg("--connect-timeout")
         .arg(req.connect_timeout.to_string())
         .args(["--speed-limit", "1", "--speed-time"])
