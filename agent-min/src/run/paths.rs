@@ -18,6 +18,8 @@ pub struct Resolved {
     pub abs: PathBuf,
     /// Whether `abs` is the root or below it.
     pub inside: bool,
+    /// Why the path cannot be resolved (a symlink loop); `inside` is then false.
+    pub error: Option<String>,
 }
 
 impl Workspace {
@@ -35,9 +37,18 @@ impl Workspace {
     /// followed, so a link inside the workspace pointing outside resolves outside.
     pub fn resolve(&self, path: &str) -> Resolved {
         let joined = self.root.join(path);
-        let abs = resolve_components(&joined);
-        let inside = abs.starts_with(&self.root);
-        Resolved { abs, inside }
+        let mut links = 0;
+        match resolve_components(&joined, &mut links) {
+            Some(abs) => {
+                let inside = abs.starts_with(&self.root);
+                Resolved { abs, inside, error: None }
+            }
+            None => Resolved {
+                abs: joined,
+                inside: false,
+                error: Some(format!("{path}: too many levels of symbolic links (a symlink loop?)")),
+            },
+        }
     }
 
     /// How to show a resolved path: relative to the root when inside, absolute otherwise.
@@ -50,9 +61,14 @@ impl Workspace {
     }
 }
 
+/// Most symlinks followed while resolving one path (Linux's own limit).
+const MAX_LINKS: u32 = 40;
+
 /// Walks the components of an absolute path, canonicalising as it goes: after each step the
 /// prefix is either fully resolved (it exists) or purely lexical (it does not exist yet).
-fn resolve_components(p: &Path) -> PathBuf {
+/// `None` after following more than [`MAX_LINKS`] dangling links (a loop, or a chain the kernel
+/// would refuse with ELOOP anyway).
+fn resolve_components(p: &Path, links: &mut u32) -> Option<PathBuf> {
     let mut cur = PathBuf::new();
     for c in p.components() {
         match c {
@@ -63,18 +79,26 @@ fn resolve_components(p: &Path) -> PathBuf {
             }
             Component::Normal(name) => {
                 cur.push(name);
-                if let Ok(real) = fs::canonicalize(&cur) {
-                    cur = real;
-                } else if let Ok(target) = fs::read_link(&cur) {
-                    // A dangling symlink: follow it lexically so writes through it are judged by
-                    // where they would land.
-                    cur.pop();
-                    cur = resolve_components(&cur.join(target));
+                match fs::canonicalize(&cur) {
+                    Ok(real) => cur = real,
+                    Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return None,
+                    Err(_) => {
+                        if let Ok(target) = fs::read_link(&cur) {
+                            // A dangling symlink: follow it lexically so writes through it are
+                            // judged by where they would land.
+                            *links += 1;
+                            if *links > MAX_LINKS {
+                                return None;
+                            }
+                            cur.pop();
+                            cur = resolve_components(&cur.join(target), links)?;
+                        }
+                    }
                 }
             }
         }
     }
-    cur
+    Some(cur)
 }
 
 #[cfg(test)]
@@ -141,6 +165,20 @@ mod tests {
         let r = w.resolve("srclink/a.rs");
         assert!(r.inside);
         assert_eq!(r.abs, w.root().join("src/a.rs"));
+    }
+
+    #[test]
+    fn symlink_loops_are_an_error_not_a_crash() {
+        let (d, w) = ws();
+        symlink(d.path().join("b"), d.path().join("a")).unwrap();
+        symlink(d.path().join("a"), d.path().join("b")).unwrap();
+        symlink("self", d.path().join("self")).unwrap();
+        for p in ["a", "a/x", "self", "self/../y"] {
+            let r = w.resolve(p);
+            assert!(!r.inside, "{p}");
+            assert!(r.error.as_deref().unwrap_or("").contains("symbolic links"), "{p}: {r:?}");
+        }
+        assert_eq!(w.resolve("src/a.rs").error, None);
     }
 
     #[test]

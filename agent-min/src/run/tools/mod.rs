@@ -180,6 +180,11 @@ pub fn check_path(
     preview: Option<&str>,
 ) -> Result<Resolved, Outcome> {
     let r = ctx.ws.resolve(path);
+    if let Some(e) = &r.error {
+        ctx.decide(false, By::Policy, None);
+        ctx.term.outcome(false, e);
+        return Err(Outcome::Failure { text: tool_error(e), mistake: false });
+    }
     if !r.inside {
         if ctx.yolo {
             ctx.decide(false, By::Policy, None);
