@@ -132,3 +132,18 @@ fn timeout_kills_a_running_command() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(!ws.path().join("late.txt").exists());
 }
+
+#[test]
+fn huge_durations_on_the_command_line_do_not_panic() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--command-timeout", "1e20", "--retry-delay", "1e300", "--timeout", "1e20", "t"]);
+    let r = run_agent(ws.path(), &args, &[], Duration::from_secs(60));
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    assert!(r.code == Some(0) || r.code == Some(2), "{}", r.all());
+    if r.code == Some(2) {
+        assert!(r.stderr.contains("--timeout"), "{}", r.stderr);
+    }
+}

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use super::clock::MAX_WAIT;
 use super::curl;
 use super::providers::{self, ApiConfig};
 
@@ -234,7 +235,7 @@ fn dropped(detail: String) -> ApiError {
 pub fn backoff(base: Duration, attempt: u32, retry_after: Option<f64>) -> Duration {
     match retry_after {
         Some(s) if s.is_finite() && s >= 0.0 => Duration::from_secs_f64(s.min(60.0)),
-        _ => base * 2u32.saturating_pow(attempt.saturating_sub(1)),
+        _ => base.checked_mul(2u32.saturating_pow(attempt.saturating_sub(1))).unwrap_or(MAX_WAIT).min(MAX_WAIT),
     }
 }
 
@@ -280,5 +281,7 @@ mod tests {
         assert_eq!(backoff(b, 3, None), Duration::from_secs(8));
         assert_eq!(backoff(b, 1, Some(7.0)), Duration::from_secs(7));
         assert_eq!(backoff(b, 1, Some(1e9)), Duration::from_secs(60));
+        let huge = Duration::from_secs(u64::MAX / 2);
+        assert_eq!(backoff(huge, 3, None), crate::run::clock::MAX_WAIT);
     }
 }

@@ -1,6 +1,16 @@
-//! The current time for `<environment_details>`, without a date crate.
+//! The current time for `<environment_details>`, without a date crate; durations from
+//! untrusted numbers of seconds.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The longest wait a number of seconds turns into (a command's timeout, a retry delay).
+pub const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
+
+/// `secs` as a duration between zero and [`MAX_WAIT`]: the model's `<timeout>` and the flags
+/// may say 1e20, which `Duration::from_secs_f64` (and `Instant + d`) would panic on.
+pub fn clamped_secs(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs).unwrap_or(if secs > 0.0 { MAX_WAIT } else { Duration::ZERO }).min(MAX_WAIT)
+}
 
 /// Now, as `YYYY-MM-DD HH:MM:SS UTC`.
 pub fn now_utc() -> String {

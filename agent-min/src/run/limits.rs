@@ -94,7 +94,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         return Err(bad());
     }
     if let Ok(secs) = t.parse::<f64>() {
-        return (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs)).ok_or_else(bad);
+        return (secs.is_finite() && secs > 0.0)
+            .then(|| Duration::try_from_secs_f64(secs).ok())
+            .flatten()
+            .ok_or_else(bad);
     }
     let mut total = 0.0;
     let mut rest = t;
@@ -113,7 +116,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         total += n * scale;
         rest = &rest[unit_len..];
     }
-    (total > 0.0).then(|| Duration::from_secs_f64(total)).ok_or_else(bad)
+    (total > 0.0).then(|| Duration::try_from_secs_f64(total).ok()).flatten().ok_or_else(bad)
 }
 
 /// `90s`, `1.5s`, `2m30s`.

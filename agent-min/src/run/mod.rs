@@ -92,9 +92,9 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     let settings = Settings {
         yolo: setup.yolo,
         max_mistakes: opts.max_mistakes,
-        retry_delay: Duration::from_secs_f64(opts.retry_delay),
+        retry_delay: clock::clamped_secs(opts.retry_delay),
         max_retries: 3,
-        command_timeout: Duration::from_secs_f64(opts.command_timeout),
+        command_timeout: clock::clamped_secs(opts.command_timeout),
     };
     let replaying = opts.replay.is_some();
     let task = Task::new(settings, setup.transport, ws, term, around);

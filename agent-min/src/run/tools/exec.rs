@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::{ask, tool_error, Call, Ctx, Outcome};
 use crate::run::events::By;
-use crate::run::{interrupt, redact};
+use crate::run::{clock, interrupt, redact};
 
 /// Bytes kept from the start and from the end of the output.
 const KEEP: usize = 10_000;
@@ -21,7 +21,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         .param("timeout")
         .and_then(|t| t.parse::<f64>().ok())
         .filter(|t| t.is_finite() && *t > 0.0)
-        .map(Duration::from_secs_f64)
+        .map(clock::clamped_secs)
         .unwrap_or(ctx.command_timeout);
     ctx.term.tool("execute_command", command);
     if !ctx.yolo {
@@ -165,7 +165,7 @@ pub(crate) fn execute(
         show(&String::from_utf8_lossy(&chunk));
         output.push(&chunk);
     };
-    let deadline = Instant::now() + timeout;
+    let deadline = Instant::now().checked_add(timeout).unwrap_or_else(|| Instant::now() + clock::MAX_WAIT);
     let mut timed_out = false;
     let status = loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
@@ -247,6 +247,18 @@ mod tests {
             .unwrap_or(false);
         assert!(!alive, "background sleep {pid} survived the timeout");
         assert!(r.to_result(Duration::from_millis(500)).contains("timed out"));
+    }
+
+    #[test]
+    fn a_huge_timeout_from_the_model_is_clamped_not_a_panic() {
+        use super::super::testutil::{call, with_ctx};
+        let d = tempfile::tempdir().unwrap();
+        let ws = crate::run::paths::Workspace::new(d.path()).unwrap();
+        for t in ["1e20", "1e300", "18446744073709551616"] {
+            let c = call("execute_command", &[("command", "echo ok"), ("requires_approval", "false"), ("timeout", t)]);
+            let out = with_ctx(&ws, |ctx| super::super::run(&c, ctx));
+            assert!(matches!(&out, Outcome::Success(s) if s.contains("ok")), "{t}: {out:?}");
+        }
     }
 
     #[test]
