@@ -147,3 +147,33 @@ fn huge_durations_on_the_command_line_do_not_panic() {
         assert!(r.stderr.contains("--timeout"), "{}", r.stderr);
     }
 }
+
+#[test]
+fn timeout_stops_a_loop_blocked_outside_any_child_process() {
+    // Without --yolo, ask_followup_question waits on stdin, which the test keeps open and
+    // silent: killing curl and commands cannot unblock that read, so the watchdog must end the run.
+    let ws = tempfile::tempdir().unwrap();
+    let ask = tool("ask_followup_question", &[("question", "Which file?")]);
+    let server = Server::start(vec![anthropic(&ask), anthropic(&completion("x"))]);
+    let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
+    let state = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new(bin());
+    cmd.arg("run")
+        .args(&base)
+        .args(["--timeout", "1s", "t"])
+        .current_dir(ws.path())
+        .env("XDG_STATE_HOME", state.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let _stdin = child.stdin.take(); // kept open, never written
+    let start = Instant::now();
+    let r = wait_limited(child, Duration::from_secs(30));
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(start.elapsed() < Duration::from_secs(15), "{:?}", start.elapsed());
+    assert!(r.stderr.contains("the time limit was reached"), "{}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+}

@@ -44,6 +44,15 @@ pub fn kill_children() {
     }
 }
 
+/// Kills curl and any running command, removes temporary files, prints `message` and exits
+/// with `code` — for a main thread that cannot be reached any other way (the `--timeout`
+/// watchdog when the loop is blocked).
+pub fn exit_now(code: i32, message: &str) -> ! {
+    kill_everything();
+    eprintln!("\nagent-min: {message}");
+    std::process::exit(code);
+}
+
 fn kill_everything() {
     kill_children();
     let live = lock();

@@ -28,21 +28,48 @@ pub struct Limits {
     timeout: Option<Duration>,
     started: Instant,
     expired: Arc<AtomicBool>,
+    /// Set when the run is over (dropped): the watchdog must not exit then.
+    done: Arc<AtomicBool>,
+}
+
+/// How long the watchdog waits, after the deadline, for the loop to stop by itself.
+const GRACE: Duration = Duration::from_secs(3);
+
+impl Drop for Limits {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::SeqCst);
+    }
 }
 
 impl Limits {
     /// Starts the clock (and the watchdog, with a timeout).
     pub fn start(max_turns: Option<u32>, max_cost: Option<f64>, timeout: Option<Duration>) -> Self {
         let expired = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicBool::new(false));
+        let started = Instant::now();
         if let Some(t) = timeout {
-            let flag = expired.clone();
+            let (flag, done) = (expired.clone(), done.clone());
             std::thread::spawn(move || {
                 std::thread::sleep(t);
+                if done.load(Ordering::SeqCst) {
+                    return;
+                }
                 flag.store(true, Ordering::SeqCst);
                 interrupt::kill_children();
+                // The loop stops at its next check. If it is blocked where killing children
+                // cannot reach (a read of a terminal or a FIFO), end the process: the task was
+                // saved after its last completed turn and can be resumed.
+                std::thread::sleep(GRACE);
+                if !done.load(Ordering::SeqCst) {
+                    let hit = timeout_hit(t, started);
+                    interrupt::exit_now(
+                        1,
+                        &format!("task failed: {} (the loop did not respond; the task is saved as of its last completed turn)", hit.message),
+                    );
+                }
             });
         }
-        Limits { max_turns, max_cost, timeout, started: Instant::now(), expired }
+        Limits { max_turns, max_cost, timeout, started, expired, done }
     }
 
     /// Whether the timeout has passed.
@@ -74,15 +101,18 @@ impl Limits {
 
     /// The timeout as a [`Hit`].
     pub fn timeout_hit(&self) -> Hit {
-        let t = self.timeout.unwrap_or_default();
-        Hit {
-            limit: "timeout",
-            message: format!(
-                "the time limit was reached (--timeout {}; stopped after {:.1}s, killing curl and any running command); raise it with --timeout",
-                format_duration(t),
-                self.started.elapsed().as_secs_f64()
-            ),
-        }
+        timeout_hit(self.timeout.unwrap_or_default(), self.started)
+    }
+}
+
+fn timeout_hit(t: Duration, started: Instant) -> Hit {
+    Hit {
+        limit: "timeout",
+        message: format!(
+            "the time limit was reached (--timeout {}; stopped after {:.1}s, killing curl and any running command); raise it with --timeout",
+            format_duration(t),
+            started.elapsed().as_secs_f64()
+        ),
     }
 }
 

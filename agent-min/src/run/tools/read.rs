@@ -1,6 +1,8 @@
 //! `read_file(path, start_line?, end_line?)`: numbered lines, at most 1000 per call with a note of
 //! the range shown; binary files are refused clearly.
 
+use crate::run::fsx;
+
 use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
 
 /// Most lines returned by one call.
@@ -37,7 +39,11 @@ pub(crate) fn read(
     if abs.is_dir() {
         return Err(format!("{shown} is a directory; use list_files to see what it contains."));
     }
-    let bytes = std::fs::read(abs).map_err(|e| format!("Error reading file {shown}: {e}"))?;
+    // Only regular files: a FIFO would block the loop, a device may never end.
+    let bytes = fsx::read_regular(abs, fsx::MAX_FILE_BYTES).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidInput => format!("Cannot read {shown}: it {e}."),
+        _ => format!("Error reading file {shown}: {e}"),
+    })?;
     let sniff = &bytes[..bytes.len().min(8192)];
     let text = match std::str::from_utf8(&bytes) {
         Ok(t) if !sniff.contains(&0) => t,
@@ -103,6 +109,17 @@ mod tests {
         assert!(t.contains("[Showing lines 2400-2500 of 2500."));
         let (t, _) = read(&p, Some(10), Some(12)).unwrap();
         assert_eq!(t.lines().count(), 4);
+    }
+
+    #[test]
+    fn refuses_fifos_and_devices_without_blocking() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("pipe");
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo takes a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(read(&p, None, None).unwrap_err().contains("not a regular file"));
+        assert!(read(std::path::Path::new("/dev/zero"), None, None).unwrap_err().contains("not a regular file"));
     }
 
     #[test]
