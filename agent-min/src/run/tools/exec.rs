@@ -12,6 +12,9 @@ use super::{ask, tool_error, Call, Ctx, Outcome};
 use crate::run::events::By;
 use crate::run::{clock, interrupt, redact};
 
+/// How long output is still read after the shell exits.
+const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+
 /// Bytes kept from the start and from the end of the output.
 const KEEP: usize = 10_000;
 
@@ -182,10 +185,16 @@ pub(crate) fn execute(
         }
     };
     // The shell is gone; collect what is left. Something it started in the background may still
-    // hold the pipe open: give it a moment, then stop the whole group.
+    // hold the pipe open: give it a moment, then stop the whole group. A process that left the
+    // group (setsid) cannot be stopped that way and may write forever: the drain has an absolute
+    // deadline, after which the rest is not read.
     let mut background_killed = false;
-    let drain_until = Instant::now() + Duration::from_millis(300);
+    let now = Instant::now();
+    let (drain_until, give_up) = (now + Duration::from_millis(300), now + DRAIN_LIMIT);
     loop {
+        if Instant::now() >= give_up {
+            break;
+        }
         match rx.recv_timeout(Duration::from_millis(20)) {
             Ok(chunk) => take(chunk, show),
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -193,8 +202,11 @@ pub(crate) fn execute(
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 interrupt::send_signal(-pgid, libc::SIGKILL);
                 background_killed = !timed_out;
-                while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(500)) {
-                    take(chunk, show);
+                while let Some(left) = give_up.checked_duration_since(Instant::now()) {
+                    match rx.recv_timeout(left.min(Duration::from_millis(500))) {
+                        Ok(chunk) => take(chunk, show),
+                        Err(_) => break,
+                    }
                 }
                 break;
             }
@@ -259,6 +271,25 @@ mod tests {
             let out = with_ctx(&ws, |ctx| super::super::run(&c, ctx));
             assert!(matches!(&out, Outcome::Success(s) if s.contains("ok")), "{t}: {out:?}");
         }
+    }
+
+    #[test]
+    fn a_child_escaping_the_process_group_does_not_hang_the_drain() {
+        let d = tempfile::tempdir().unwrap();
+        let cmd = "setsid sh -c 'while :; do echo tick; sleep 0.2; done' & echo $! > esc.pid; echo started";
+        let start = Instant::now();
+        let (tx, rx) = mpsc::channel();
+        let dir = d.path().to_path_buf();
+        std::thread::spawn(move || {
+            let _ = tx.send(execute(cmd, &dir, Duration::from_secs(60), &mut |_| {}).map(|r| r.output.render()));
+        });
+        let got = rx.recv_timeout(Duration::from_secs(15));
+        if let Ok(pid) = std::fs::read_to_string(d.path().join("esc.pid")) {
+            crate::run::interrupt::send_signal(pid.trim().parse().unwrap_or(0), libc::SIGKILL);
+        }
+        let out = got.expect("execute did not return: the drain follows the escaped child forever").unwrap();
+        assert!(out.contains("started"), "{out}");
+        assert!(start.elapsed() < Duration::from_secs(10));
     }
 
     #[test]
