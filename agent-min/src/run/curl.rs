@@ -130,7 +130,7 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     let headers_fd = headers.as_raw_fd();
     let mut cmd = Command::new("curl");
     // `-q` must come first: no ~/.curlrc (a `verbose` there would print the key's header).
-    cmd.args(["-q", "-sS", "-N", "-D", "-", "-X", "POST", "--data-binary", "@-"])
+    cmd.args(["-q", "-sS", "-N", "-D", "-", "--suppress-connect-headers", "-X", "POST", "--data-binary", "@-"])
         .arg("--connect-timeout")
         .arg(req.connect_timeout.to_string())
         .args(["--speed-limit", "1", "--speed-time"])
@@ -222,7 +222,8 @@ fn headers_pipe(text: &[u8]) -> io::Result<OwnedFd> {
 /// A status code and its headers.
 type Head = (u16, Vec<(String, String)>);
 
-/// Reads header blocks until a final (non-1xx) one. `None` if stdout ended first.
+/// Reads header blocks until a final one: not 1xx, not a proxy's `200 Connection established`.
+/// `None` if stdout ended first.
 fn read_head(r: &mut impl BufRead) -> io::Result<Option<Head>> {
     loop {
         let mut line = Vec::new();
@@ -253,7 +254,10 @@ fn read_head(r: &mut impl BufRead) -> io::Result<Option<Head>> {
                 headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
             }
         }
-        if !(100..200).contains(&status) {
+        // A proxy's answer to CONNECT is not the server's (curl is told to suppress it; this
+        // is for a curl that still prints it).
+        let connect = status == 200 && status_line.to_ascii_lowercase().contains("connection established");
+        if !(100..200).contains(&status) && !connect {
             return Ok(Some((status, headers)));
         }
     }
@@ -273,6 +277,18 @@ mod tests {
         let mut rest = String::new();
         r.read_to_string(&mut rest).unwrap();
         assert_eq!(rest, "body");
+    }
+
+    #[test]
+    fn head_skips_a_proxys_connect_response() {
+        let raw = b"HTTP/1.1 200 Connection established\r\n\r\nHTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\n\r\n{}";
+        let mut r = io::Cursor::new(&raw[..]);
+        let (status, headers) = read_head(&mut r).unwrap().unwrap();
+        assert_eq!(status, 401);
+        assert!(headers.contains(&("content-type".into(), "application/json".into())));
+        let raw = b"HTTP/1.0 200 Connection Established\r\nProxy-agent: squid\r\n\r\nHTTP/2 200\r\nx: y\r\n\r\n";
+        let (status, headers) = read_head(&mut io::Cursor::new(&raw[..])).unwrap().unwrap();
+        assert_eq!((status, headers), (200, vec![("x".into(), "y".into())]));
     }
 
     #[test]
