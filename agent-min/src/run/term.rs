@@ -127,10 +127,10 @@ impl Term {
         }
     }
 
-    /// A full line in a style.
+    /// A full line in a style (control characters made visible: it may quote the model).
     pub fn line(&mut self, style: Style, s: &str) {
         self.newline();
-        let p = self.paint(style, s);
+        let p = self.paint(style, &visible(s));
         self.out(&format!("{p}\n"));
     }
 
@@ -149,7 +149,7 @@ impl Term {
         self.newline();
         let head = self.paint(Style::Tool, &format!("● {name}"));
         let sep = if summary.is_empty() { "" } else { " " };
-        self.out(&format!("{head}{sep}{summary}\n"));
+        self.out(&format!("{head}{sep}{}\n", visible(summary)));
     }
 
     /// The outcome line under a tool call.
@@ -171,7 +171,7 @@ impl Term {
                 Style::Dim
             };
             buf.push_str("  │ ");
-            buf.push_str(&self.paint(style, l));
+            buf.push_str(&self.paint(style, &visible(l)));
             buf.push('\n');
         }
         self.out(&buf);
@@ -211,8 +211,7 @@ impl Term {
     /// Asks for approval: `y` approves; `n`, an empty line or end of input denies; any other text
     /// denies and is sent to the model as feedback.
     pub fn approve(&mut self, what: &str) -> Approval {
-        let q = format!("  {what} — approve? [y]es / [n]o / or type feedback for the model: ");
-        match self.prompt(&q) {
+        match self.prompt(&approval_question(what)) {
             None => Approval::No(None),
             Some(a) => match a.trim() {
                 "y" | "Y" | "yes" | "Yes" => Approval::Yes,
@@ -221,6 +220,32 @@ impl Term {
             },
         }
     }
+}
+
+/// The approval prompt for `what`, with its control characters made visible.
+fn approval_question(what: &str) -> String {
+    format!("  {} — approve? [y]es / [n]o / or type feedback for the model: ", visible(what))
+}
+
+/// `s` with control characters other than `\n` and `\t` (a `\r` or an escape sequence could
+/// overwrite what a prompt says will run), and bidirectional overrides, shown escaped.
+pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.contains(hidden) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            c if hidden(c) && (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.into()
 }
 
 impl Default for Term {
@@ -254,5 +279,39 @@ impl Spinner {
     fn stop(self) {
         self.stop.store(true, Ordering::Relaxed);
         let _ = self.handle.join();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn what_is_shown_for_approval_cannot_hide_behind_control_characters() {
+        let evil = "rm -rf ~\r\x1b[2Kls -l\x1b]0;t\x07 \u{202e}txt.sh";
+        let q = approval_question(evil);
+        assert!(!q.contains(['\r', '\x1b', '\x07', '\u{202e}']), "{q:?}");
+        assert!(q.contains("rm -rf ~\\r\\x1b[2Kls -l"), "{q:?}");
+        let buf = Buf::default();
+        let mut t = Term::to_writer(Box::new(buf.clone()));
+        t.block("+ok\tline\n+x\ry\x1b[1A");
+        t.tool("execute_command", evil);
+        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert!(!out.contains(['\r', '\x1b', '\x07', '\u{202e}']), "{out:?}");
+        assert!(out.contains("+ok\tline\n") && out.contains("x\\ry\\x1b[1A"), "{out:?}");
     }
 }
