@@ -173,12 +173,7 @@ impl Transport for Http {
             connect_timeout: self.cfg.connect_timeout,
             idle_timeout: self.cfg.idle_timeout,
         })
-        .map_err(|e| match e {
-            curl::CurlError::Failed { .. } => {
-                ApiError { status: None, message: e.to_string(), retryable: true, retry_after: None }
-            }
-            other => ApiError::fatal(other.to_string()),
-        })?;
+        .map_err(curl_error)?;
         if !(200..300).contains(&resp.status) {
             let body = resp.read_rest(64 * 1024);
             let retry_after = resp.header("retry-after").and_then(|v| v.trim().parse::<f64>().ok());
@@ -230,6 +225,20 @@ fn dropped(detail: String) -> ApiError {
     }
 }
 
+/// curl's failure as an API error: retried unless trying again cannot help — 1 (unsupported
+/// protocol), 3 (malformed URL), 6 (unknown host), 60 (certificate not trusted).
+fn curl_error(e: curl::CurlError) -> ApiError {
+    match e {
+        curl::CurlError::Failed { code, .. } => ApiError {
+            status: None,
+            message: e.to_string(),
+            retryable: !matches!(code, 1 | 3 | 6 | 60),
+            retry_after: None,
+        },
+        other => ApiError::fatal(other.to_string()),
+    }
+}
+
 /// The delay before retry number `attempt` (1-based): the server's `retry-after` if it gave one
 /// (capped at 60 s), else `base`·2^(attempt-1) — 2, 4, 8 s by default.
 pub fn backoff(base: Duration, attempt: u32, retry_after: Option<f64>) -> Duration {
@@ -242,6 +251,13 @@ pub fn backoff(base: Duration, attempt: u32, retry_after: Option<f64>) -> Durati
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hopeless_curl_failures_are_not_retried() {
+        let f = |code| curl_error(curl::CurlError::Failed { code, message: "x".into() }).retryable;
+        assert!(f(7) && f(28) && f(52) && f(56), "connect failures, timeouts, drops are retried");
+        assert!(!f(1) && !f(3) && !f(6) && !f(60));
+    }
 
     #[test]
     fn classification_of_statuses() {
