@@ -256,13 +256,32 @@ pub fn tool_already_used(name: &str) -> String {
 /// Cline's note appended to a reply that was cut short because a tool closed.
 pub const INTERRUPTED_BY_TOOL: &str = "[Response interrupted by a tool use result. Only one tool may be used at a time and should be placed at the end of the message.]";
 
-/// What the model hears when the output limit cut its reply inside a tool call.
-pub fn truncated_tool(name: &str) -> String {
+/// What the model hears when its reply ended inside a tool call: cut by the output limit
+/// (`cut`), or ended by the model itself before the closing tag.
+pub fn truncated_tool(name: &str, cut: bool) -> String {
+    if !cut {
+        return format!(
+            "[ERROR] Your previous response ended in the middle of the <{name}> tool call, before its closing </{name}> tag. That incomplete tool call was NOT executed, and nothing was changed.
+
+Please retry with one complete tool call, every parameter and the tool's closing tag included."
+        );
+    }
     format!(
         "[ERROR] Your previous response was cut off because it reached the maximum output token limit, in the middle of the <{name}> tool call. That incomplete tool call was NOT executed, and nothing was changed.
 
 Please continue in smaller steps: for example, use replace_in_file with a few targeted SEARCH/REPLACE blocks instead of rewriting a whole file with write_to_file, or create a large file in several smaller parts. Keep your reply short and end it with one complete tool call."
     )
+}
+
+#[cfg(test)]
+mod truncation_tests {
+    #[test]
+    fn an_unclosed_tool_blames_the_token_limit_only_when_it_was_hit() {
+        assert!(super::truncated_tool("write_to_file", true).contains("maximum output token limit"));
+        let t = super::truncated_tool("write_to_file", false);
+        assert!(!t.contains("token limit"), "{t}");
+        assert!(t.contains("</write_to_file>") && t.contains("NOT executed"), "{t}");
+    }
 }
 
 /// What the model hears when the output limit cut its reply before any tool call.

@@ -367,7 +367,7 @@ impl Task {
                         "The reply ended inside a <{name}> tool call{}; it was not executed.",
                         if cut { " (cut at the output token limit)" } else { "" }
                     ));
-                    prompt::truncated_tool(name)
+                    prompt::truncated_tool(name, cut)
                 }
                 (None, true) => {
                     self.term.warn("The reply was cut at the output token limit before any tool call.");
