@@ -310,3 +310,20 @@ fn a_curlrc_is_never_read() {
     assert_eq!(server.requests()[0].header("x-from-curlrc"), None, "curl read ~/.curlrc");
     assert!(!r.all().contains(KEY));
 }
+
+#[test]
+fn sigterm_is_reported_as_sigterm_not_ctrl_c() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut stalled = anthropic(&completion("never"));
+    stalled.stall = Duration::from_secs(30);
+    let server = Server::start(vec![stalled]);
+    let base = anthropic_args(&server);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.push("t");
+    let child = spawn_agent(ws.path(), &args, &[]);
+    wait_for("the request", || !server.requests().is_empty());
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    let r = wait_limited(child, Duration::from_secs(10));
+    assert_eq!(r.code, Some(130), "{}", r.all());
+    assert!(r.stderr.contains("terminated (SIGTERM)") && !r.stderr.contains("Ctrl-C"), "{}", r.stderr);
+}

@@ -24,9 +24,10 @@ pub fn install() {
         return; // no handler: the default action (terminate) still leaves no half-written file
     };
     std::thread::spawn(move || {
-        if signals.forever().next().is_some() {
+        if let Some(sig) = signals.forever().next() {
             kill_everything();
-            eprintln!("\nagent-min: interrupted (Ctrl-C); stopped curl and any running command.");
+            let how = if sig == SIGTERM { "terminated (SIGTERM)" } else { "interrupted (Ctrl-C)" };
+            eprintln!("\nagent-min: {how}; stopped curl and any running command.");
             std::process::exit(130);
         }
     });
