@@ -8,6 +8,12 @@ use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
 /// Most lines returned by one call.
 pub const MAX_LINES: usize = 1000;
 
+/// Most bytes shown of one line.
+pub const MAX_LINE_BYTES: usize = 2000;
+
+/// Most bytes of numbered lines returned by one call.
+pub const MAX_CALL_BYTES: usize = 100_000;
+
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
     let start = call.param("start_line").and_then(|s| s.parse::<usize>().ok());
@@ -63,14 +69,20 @@ pub(crate) fn read(
     if first > total {
         return Err(format!("start_line {first} is past the end of {shown}, which has {total} lines."));
     }
-    let last = end.unwrap_or(total).min(total).min(first + MAX_LINES - 1);
+    let mut last = end.unwrap_or(total).min(total).min(first + MAX_LINES - 1);
     if last < first {
         return Err(format!("end_line {last} is before start_line {first}."));
     }
     let width = last.to_string().len();
     let mut out = String::new();
     for (i, l) in lines[first - 1..last].iter().enumerate() {
-        out.push_str(&format!("{:>width$} | {l}\n", first + i));
+        let n = first + i;
+        let line = capped_line(l);
+        if i > 0 && out.len() + line.len() + width + 4 > MAX_CALL_BYTES {
+            last = n - 1;
+            break;
+        }
+        out.push_str(&format!("{n:>width$} | {line}\n"));
     }
     if first != 1 || last != total {
         out.push_str(&format!(
@@ -78,6 +90,18 @@ pub(crate) fn read(
         ));
     }
     Ok((out, format!("lines {first}-{last} of {total}")))
+}
+
+/// A line cut to at most [`MAX_LINE_BYTES`] (on a character boundary), with a note of the rest.
+fn capped_line(l: &str) -> std::borrow::Cow<'_, str> {
+    if l.len() <= MAX_LINE_BYTES {
+        return l.into();
+    }
+    let mut cut = MAX_LINE_BYTES;
+    while !l.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}[... {} more bytes of this line not shown]", &l[..cut], l.len() - cut).into()
 }
 
 #[cfg(test)]
@@ -120,6 +144,23 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         assert!(read(&p, None, None).unwrap_err().contains("not a regular file"));
         assert!(read(std::path::Path::new("/dev/zero"), None, None).unwrap_err().contains("not a regular file"));
+    }
+
+    #[test]
+    fn caps_bytes_per_line_and_per_call() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("one-line.min.js");
+        std::fs::write(&p, "é".repeat(2_500_000)).unwrap(); // 5 MB on one line
+        let (t, _) = read(&p, None, None).unwrap();
+        assert!(t.len() < MAX_LINE_BYTES + 200, "{}", t.len());
+        assert!(t.contains("more bytes of this line not shown"), "{}", &t[t.len() - 200..]);
+        let p = d.path().join("wide.txt");
+        std::fs::write(&p, format!("{}\n", "x".repeat(1000)).repeat(900)).unwrap();
+        let (t, _) = read(&p, None, None).unwrap();
+        assert!(t.len() <= MAX_CALL_BYTES + 200, "{}", t.len());
+        let shown = t.lines().filter(|l| l.contains(" | ")).count();
+        assert!(shown < 900);
+        assert!(t.contains(&format!("[Showing lines 1-{shown} of 900.")), "{}", &t[t.len() - 200..]);
     }
 
     #[test]
