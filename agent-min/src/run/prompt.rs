@@ -273,17 +273,6 @@ Please continue in smaller steps: for example, use replace_in_file with a few ta
     )
 }
 
-#[cfg(test)]
-mod truncation_tests {
-    #[test]
-    fn an_unclosed_tool_blames_the_token_limit_only_when_it_was_hit() {
-        assert!(super::truncated_tool("write_to_file", true).contains("maximum output token limit"));
-        let t = super::truncated_tool("write_to_file", false);
-        assert!(!t.contains("token limit"), "{t}");
-        assert!(t.contains("</write_to_file>") && t.contains("NOT executed"), "{t}");
-    }
-}
-
 /// What the model hears when the output limit cut its reply before any tool call.
 pub fn truncated_text() -> String {
     format!(
@@ -317,5 +306,16 @@ pub fn ago(seconds: u64) -> String {
         plural(minutes, "minute")
     } else {
         "just now".to_string()
+    }
+}
+
+#[cfg(test)]
+mod truncation_tests {
+    #[test]
+    fn an_unclosed_tool_blames_the_token_limit_only_when_it_was_hit() {
+        assert!(super::truncated_tool("write_to_file", true).contains("maximum output token limit"));
+        let t = super::truncated_tool("write_to_file", false);
+        assert!(!t.contains("token limit"), "{t}");
+        assert!(t.contains("</write_to_file>") && t.contains("NOT executed"), "{t}");
     }
 }
