@@ -9,10 +9,6 @@ use serde_json::json;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-fn args_with<'a>(base: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
-    base.iter().map(String::as_str).chain(extra.iter().copied()).collect()
-}
-
 #[test]
 fn anthropic_task_lists_reads_writes_edits_runs_a_command_and_completes() {
     let ws = tempfile::tempdir().unwrap();

@@ -10,10 +10,6 @@ use serde_json::{json, Value};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-fn args_with<'a>(base: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
-    base.iter().map(String::as_str).chain(extra.iter().copied()).collect()
-}
-
 #[test]
 fn json_events_follow_the_schema() {
     let ws = tempfile::tempdir().unwrap();

@@ -9,10 +9,6 @@ use common::*;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-fn args_with<'a>(base: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
-    base.iter().map(String::as_str).chain(extra.iter().copied()).collect()
-}
-
 #[test]
 fn max_cost_stops_before_the_request_that_would_exceed_it() {
     let ws = tempfile::tempdir().unwrap();

@@ -367,6 +367,11 @@ pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
     Run { code: status.code(), stdout: t1.join().unwrap(), stderr: t2.join().unwrap() }
 }
 
+/// Base arguments followed by test-specific ones.
+pub fn args_with<'a>(base: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
+    base.iter().map(String::as_str).chain(extra.iter().copied()).collect()
+}
+
 /// Standard flags for a scripted run against `server`.
 pub fn anthropic_args(server: &Server) -> Vec<String> {
     vec![
