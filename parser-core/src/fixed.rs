@@ -53,39 +53,8 @@ impl std::error::Error for CapacityError {}
 type FixedStore<const B: usize, const P: usize> = BlockStore<heapless::Vec<RawBlock, B>, heapless::Vec<RawParam, P>>;
 
 /// The blocks of one reply in fixed storage.
-#[derive(Clone, Debug)]
-pub struct Parsed<'a, const B: usize, const P: usize> {
-    input: &'a str,
-    store: FixedStore<B, P>,
-    tail: Tail,
-}
-
-impl<const B: usize, const P: usize> Parsed<'_, B, P> {
-    /// A view of the blocks.
-    pub fn blocks(&self) -> Blocks<'_> {
-        Blocks::new(self.input, &self.store.blocks, &self.store.params, self.store.open, self.tail, 0)
-    }
-
-    /// Number of blocks.
-    pub fn len(&self) -> usize {
-        self.blocks().len()
-    }
-
-    /// True when the reply has no blocks.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Block `i`.
-    pub fn get(&self, i: usize) -> Option<crate::Block<'_>> {
-        self.blocks().get(i)
-    }
-
-    /// The blocks in order.
-    pub fn iter(&self) -> crate::BlocksIter<'_> {
-        self.blocks().iter()
-    }
-}
+pub type Parsed<'a, const B: usize, const P: usize> =
+    crate::ParsedIn<'a, heapless::Vec<RawBlock, B>, heapless::Vec<RawParam, P>>;
 
 /// A reply that did not fit: the error, and the blocks of the input before [`CapacityError::offset`].
 #[derive(Clone, Debug)]
@@ -113,8 +82,8 @@ pub fn parse_with<'a, const B: usize, const P: usize>(
 ) -> Result<Parsed<'a, B, P>, Overflow<Parsed<'a, B, P>>> {
     let mut store = FixedStore::<B, P>::default();
     match run(input, grammar, &mut store) {
-        Ok((input, tail)) => Ok(Parsed { input, store, tail }),
-        Err((error, input, tail)) => Err(Overflow { error, parsed: Parsed { input, store, tail } }),
+        Ok((input, tail)) => Ok(Parsed::<'a, B, P> { input, store, tail }),
+        Err((error, input, tail)) => Err(Overflow { error, parsed: Parsed::<'a, B, P> { input, store, tail } }),
     }
 }
 

@@ -54,6 +54,7 @@ mod grammar;
 pub mod oracle;
 #[cfg(feature = "alloc")]
 mod parse;
+mod parsed;
 mod scan;
 mod store;
 mod stream;
@@ -69,6 +70,7 @@ pub use engine::RawParam;
 pub use grammar::{Grammar, CLINE};
 #[cfg(feature = "alloc")]
 pub use parse::{parse, parse_with, Parsed};
+pub use parsed::ParsedIn;
 pub use store::Store;
 #[doc(hidden)]
 pub use store::{RawBlock, Slots};

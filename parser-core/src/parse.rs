@@ -2,45 +2,14 @@
 
 use alloc::vec::Vec;
 
-use crate::engine::{Engine, RawParam, Tail};
+use crate::engine::{Engine, RawParam};
 use crate::grammar::Grammar;
+use crate::parsed::ParsedIn;
 use crate::store::{BlockStore, RawBlock};
-use crate::view::{Block, Blocks, BlocksIter};
 
-/// The blocks of one reply. Holds only offsets; the text is borrowed from the input.
-#[derive(Clone, Debug)]
-pub struct Parsed<'a> {
-    input: &'a str,
-    store: BlockStore<Vec<RawBlock>, Vec<RawParam>>,
-    tail: Tail,
-}
-
-impl<'a> Parsed<'a> {
-    /// A view of the blocks.
-    pub fn blocks(&self) -> Blocks<'_> {
-        Blocks::new(self.input, &self.store.blocks, &self.store.params, self.store.open, self.tail, 0)
-    }
-
-    /// Number of blocks.
-    pub fn len(&self) -> usize {
-        self.blocks().len()
-    }
-
-    /// True when the reply has no blocks.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Block `i`.
-    pub fn get(&self, i: usize) -> Option<Block<'_>> {
-        self.blocks().get(i)
-    }
-
-    /// The blocks in order.
-    pub fn iter(&self) -> BlocksIter<'_> {
-        self.blocks().iter()
-    }
-}
+/// The blocks of one reply in growable storage. Holds only offsets; the text is borrowed from
+/// the input.
+pub type Parsed<'a> = ParsedIn<'a, Vec<RawBlock>, Vec<RawParam>>;
 
 /// Parse a whole reply as Cline v4.0.10's `parseAssistantMessageV2` does.
 ///
@@ -65,5 +34,5 @@ pub fn parse_with<'a>(input: &'a str, grammar: &Grammar<'_>) -> Parsed<'a> {
     store.params.reserve(input.len() / 512);
     let Ok(()) = engine.run(input.as_bytes(), grammar, &mut store);
     let tail = engine.tail(input.as_bytes());
-    Parsed { input, store, tail }
+    ParsedIn { input, store, tail }
 }

@@ -90,6 +90,7 @@ impl<'buf> StrBuf<'buf> {
     }
 
     /// Forget the text (the buffer is kept).
+    #[cfg_attr(not(feature = "heapless"), allow(dead_code))]
     pub(crate) fn clear(&mut self) {
         self.len = 0;
     }
@@ -231,6 +232,7 @@ pub(crate) mod counter {
         EXAMINED.with(|c| c.set(c.get() + n));
     }
     /// Bytes examined on this thread since the last `take`.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn take() -> usize {
         EXAMINED.with(|c| c.replace(0))
     }
