@@ -29,9 +29,11 @@ pub fn parse_with<'a>(input: &'a str, grammar: &Grammar<'_>) -> Parsed<'a> {
     let mut engine = Engine::default();
     let mut store = BlockStore::<Vec<RawBlock>, Vec<RawParam>>::default();
     // Room for a block and a param per 512 bytes (typical replies have fewer), so that growing
-    // the lists rarely copies them; a reply denser in tags grows them as usual.
-    store.blocks.reserve(input.len() / 512);
-    store.params.reserve(input.len() / 512);
+    // the lists rarely copies them; a reply denser in tags grows them as usual. Capped, so that
+    // a huge reply with few tags does not reserve much.
+    let guess = (input.len() / 512).min(4096);
+    store.blocks.reserve(guess);
+    store.params.reserve(guess);
     let Ok(()) = engine.run(input.as_bytes(), grammar, &mut store);
     let tail = engine.tail(input.as_bytes());
     ParsedIn { input, store, tail }
