@@ -336,18 +336,9 @@ fn interactive_denial_with_feedback_goes_back_to_the_model() {
         anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x")])),
         anthropic(&completion("ok")),
     ]);
-    let mut cmd = std::process::Command::new(bin());
-    cmd.args(["run", "--no-save", "--provider", "anthropic", "--base-url", &server.anthropic_url(), "t"])
-        .current_dir(ws.path())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"please use b.txt instead\n").unwrap();
-    let r = wait_limited(child, LIMIT);
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "t"];
+    let r = run_interactive(ws.path(), &args, b"please use b.txt instead\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(!ws.path().join("a.txt").exists());
     assert!(r.stdout.contains("Create a.txt — approve?"), "{}", r.stdout);
@@ -398,28 +389,9 @@ fn five_hundred_turns_do_not_exhaust_the_main_thread_stack() {
 fn interactive_mistake_limit_asks_for_guidance_and_sends_clines_feedback() {
     let ws = tempfile::tempdir().unwrap();
     let server = Server::start(vec![anthropic("no tool"), anthropic("no tool"), anthropic(&completion("ok"))]);
-    let mut cmd = std::process::Command::new(bin());
-    cmd.args([
-        "run",
-        "--no-save",
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &server.anthropic_url(),
-        "--max-mistakes",
-        "2",
-        "t",
-    ])
-    .current_dir(ws.path())
-    .env("ANTHROPIC_API_KEY", KEY)
-    .env("NO_COLOR", "1")
-    .stdin(std::process::Stdio::piped())
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"Try breaking it into smaller steps\n").unwrap();
-    let r = wait_limited(child, LIMIT);
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--max-mistakes", "2", "t"];
+    let r = run_interactive(ws.path(), &args, b"Try breaking it into smaller steps\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stdout.contains("mistakes in a row"), "{}", r.stdout);
     let reqs = server.requests();

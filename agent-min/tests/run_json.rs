@@ -163,18 +163,9 @@ fn a_persons_denial_with_feedback_is_an_approval_event() {
         anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x")])),
         anthropic(&completion("ok")),
     ]);
-    let mut cmd = std::process::Command::new(bin());
-    cmd.args(["run", "--no-save", "--json", "--provider", "anthropic", "--base-url", &server.anthropic_url(), "t"])
-        .current_dir(ws.path())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"use b.txt\n").unwrap();
-    let r = wait_limited(child, LIMIT);
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--json", "--provider", "anthropic", "--base-url", &url, "t"];
+    let r = run_interactive(ws.path(), &args, b"use b.txt\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stderr.contains("Create a.txt — approve?"), "the prompt is on stderr: {}", r.stderr);
     let events = events::parse(&r.stdout);

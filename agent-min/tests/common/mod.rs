@@ -367,6 +367,25 @@ pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
     Run { code: status.code(), stdout: t1.join().unwrap(), stderr: t2.join().unwrap() }
 }
 
+/// Runs `agent-min run ARGS` in `cwd` as a person at the terminal would: `input` is what they
+/// type (stdin is then closed).
+pub fn run_interactive(cwd: &Path, args: &[&str], input: &[u8], limit: Duration) -> Run {
+    use std::io::Write;
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(args)
+        .current_dir(cwd)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-min");
+    child.stdin.take().expect("stdin").write_all(input).expect("type the answer");
+    wait_limited(child, limit)
+}
+
 /// Base arguments followed by test-specific ones.
 pub fn args_with<'a>(base: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
     base.iter().map(String::as_str).chain(extra.iter().copied()).collect()
