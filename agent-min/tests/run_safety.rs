@@ -138,8 +138,18 @@ fn sigint(pid: u32) {
     assert!(Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap().success());
 }
 
-#[test]
-fn ctrl_c_while_streaming_kills_curl_and_exits_130() {
+/// An agent run whose one request stalls mid-stream, with curl wrapped (its pid logged) and
+/// TMPDIR a private folder; returns once curl is running.
+struct StalledRun {
+    _ws: tempfile::TempDir,
+    _tools: tempfile::TempDir,
+    tmp: tempfile::TempDir,
+    server: Server,
+    child: std::process::Child,
+    curl_pid: i32,
+}
+
+fn stalled_run() -> StalledRun {
     let ws = tempfile::tempdir().unwrap();
     let tools = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
@@ -148,18 +158,24 @@ fn ctrl_c_while_streaming_kills_curl_and_exits_130() {
     stalled.stall = Duration::from_secs(30);
     let server = Server::start(vec![stalled]);
     let base = anthropic_args(&server);
-    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
-    args.push("t");
+    let args = args_with(&base, &["t"]);
     let path = path_with(&bin);
     let tmpdir = tmp.path().display().to_string();
     let child = spawn_agent(ws.path(), &args, &[("PATH", &path), ("TMPDIR", &tmpdir)]);
-    let pid = child.id();
     wait_for("the request", || !server.requests().is_empty());
     let curl_pid: i32 = std::fs::read_to_string(&log).unwrap().lines().next().unwrap()[4..].parse().unwrap();
     assert!(alive(curl_pid));
-    sigint(pid);
+    StalledRun { _ws: ws, _tools: tools, tmp, server, child, curl_pid }
+}
+
+#[test]
+fn ctrl_c_while_streaming_kills_curl_and_exits_130() {
+    // Kept whole: its server and folders must live until the end of the test.
+    let run = stalled_run();
+    let (tmp, curl_pid) = (&run.tmp, run.curl_pid);
+    sigint(run.child.id());
     let start = Instant::now();
-    let r = wait_limited(child, Duration::from_secs(10));
+    let r = wait_limited(run.child, Duration::from_secs(10));
     assert_eq!(r.code, Some(130), "{}", r.all());
     assert!(start.elapsed() < Duration::from_secs(5));
     assert!(r.stderr.contains("interrupted"), "{}", r.stderr);
@@ -269,22 +285,9 @@ fn commands_never_see_the_api_keys() {
 
 #[test]
 fn kill_9_mid_stream_leaves_no_key_on_disk_and_no_curl_running() {
-    let ws = tempfile::tempdir().unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let (bin, log) = curl_wrapper(tools.path());
-    let mut stalled = anthropic(&completion("never"));
-    stalled.stall = Duration::from_secs(30);
-    let server = Server::start(vec![stalled]);
-    let base = anthropic_args(&server);
-    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
-    args.push("t");
-    let path = path_with(&bin);
-    let tmpdir = tmp.path().display().to_string();
-    let mut child = spawn_agent(ws.path(), &args, &[("PATH", &path), ("TMPDIR", &tmpdir)]);
-    wait_for("the request", || !server.requests().is_empty());
-    let curl_pid: i32 = std::fs::read_to_string(&log).unwrap().lines().next().unwrap()[4..].parse().unwrap();
-    assert!(alive(curl_pid));
+    let mut run = stalled_run();
+    let (tmp, server, curl_pid) = (&run.tmp, &run.server, run.curl_pid);
+    let child = &mut run.child;
     child.kill().unwrap(); // SIGKILL: no handler runs
     child.wait().unwrap();
     wait_for("curl to die with the agent", || !alive(curl_pid));
