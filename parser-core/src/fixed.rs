@@ -21,34 +21,11 @@
 use crate::engine::{Engine, RawParam, Tail};
 use crate::grammar::Grammar;
 use crate::scan::StrBuf;
-use crate::store::{BlockStore, RawBlock, Store};
+pub use crate::store::CapacityError;
+use crate::store::{BlockStore, RawBlock};
 use crate::stream::{Progress, PushError, Stop, StreamCore, TextBuf};
 use crate::utf8::Utf8Error;
 use crate::view::Blocks;
-
-/// A fixed store ran out of room.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CapacityError {
-    /// Which store was full.
-    pub store: Store,
-    /// Byte offset of the tag (its `<`) that needed the room. The input before it is parsed.
-    pub offset: usize,
-    /// That store's capacity.
-    pub capacity: usize,
-}
-
-impl core::fmt::Display for CapacityError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let what = match self.store {
-            Store::Blocks => "block",
-            Store::Params => "param",
-        };
-        write!(f, "{what} capacity {} exhausted at byte offset {}", self.capacity, self.offset)
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for CapacityError {}
 
 type FixedStore<const B: usize, const P: usize> = BlockStore<heapless::Vec<RawBlock, B>, heapless::Vec<RawParam, P>>;
 

@@ -31,6 +31,32 @@ pub enum Store {
     Params,
 }
 
+/// A fixed store ran out of room: what a fixed [`Slots`] container reports when full.
+#[cfg(feature = "heapless")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CapacityError {
+    /// Which store was full.
+    pub store: Store,
+    /// Byte offset of the tag (its `<`) that needed the room. The input before it is parsed.
+    pub offset: usize,
+    /// That store's capacity.
+    pub capacity: usize,
+}
+
+#[cfg(feature = "heapless")]
+impl core::fmt::Display for CapacityError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let what = match self.store {
+            Store::Blocks => "block",
+            Store::Params => "param",
+        };
+        write!(f, "{what} capacity {} exhausted at byte offset {}", self.capacity, self.offset)
+    }
+}
+
+#[cfg(all(feature = "std", feature = "heapless"))]
+impl std::error::Error for CapacityError {}
+
 /// A container the engine can store blocks or params in. Implemented for `Vec` (never full) and
 /// `heapless::Vec` (full at its capacity); sealed.
 pub trait Slots<T>: sealed::Sealed {
@@ -78,12 +104,12 @@ impl<T> Slots<T> for alloc::vec::Vec<T> {
 
 #[cfg(feature = "heapless")]
 impl<T, const N: usize> Slots<T> for heapless::Vec<T, N> {
-    type Full = crate::fixed::CapacityError;
+    type Full = CapacityError;
     fn check_room(&self, n: usize, store: Store, at: usize) -> Result<(), Self::Full> {
         if N - self.len() >= n {
             Ok(())
         } else {
-            Err(crate::fixed::CapacityError { store, offset: at, capacity: N })
+            Err(CapacityError { store, offset: at, capacity: N })
         }
     }
     fn append(&mut self, item: T) {
