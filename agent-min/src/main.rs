@@ -24,8 +24,8 @@ fn main() -> ExitCode {
     match cmd.to_str() {
         Some("parse") => agent_min::parse_cmd::main(rest),
         Some("run") => agent_min::run::main(rest),
-        Some("resume") => agent_min::run::resume::main(rest),
-        Some("history") => agent_min::run::history::main(rest),
+        Some("resume") => agent_min::run::session::resume::main(rest),
+        Some("history") => agent_min::run::session::history::main(rest),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -2,7 +2,7 @@
 //! returns an error, never a partial result), and an empty diff is an error, not a change.
 #![no_main]
 
-use agent_min::run::diff;
+use agent_min::run::tools::diff;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 

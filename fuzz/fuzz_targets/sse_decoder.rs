@@ -1,7 +1,7 @@
 //! The agent's SSE decoder never panics, and how the bytes are chunked never changes the events.
 #![no_main]
 
-use agent_min::run::sse::SseDecoder;
+use agent_min::run::llm::sse::SseDecoder;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

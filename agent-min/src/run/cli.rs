@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::providers::Provider;
+use crate::run::llm::providers::Provider;
 
 /// The `--help` text.
 pub const HELP: &str = "\
@@ -252,7 +252,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("max-cost") => o.max_cost = Some(dollars(&mut p, "--max-cost")?),
             Long("timeout") => {
                 let v = p.value().map_err(err)?;
-                o.timeout = Some(super::limits::parse_duration(&v.to_string_lossy())?);
+                o.timeout = Some(crate::run::budget::limits::parse_duration(&v.to_string_lossy())?);
             }
             Long("price-input") => o.prices[0] = Some(dollars(&mut p, "--price-input")?),
             Long("price-output") => o.prices[1] = Some(dollars(&mut p, "--price-output")?),

@@ -1,50 +1,43 @@
 //! `agent-min run`: a minimal Cline-style coding agent (issue 5).
 //!
 //! One [`task::Task`] per run drives Cline's recursive loop — request, stream, parse, present,
-//! execute, recurse — over a model API reached only through a `curl` subprocess
-//! ([`curl`], [`providers`]), or over a recorded session ([`replay`]).
+//! execute, recurse — over a model API reached only through a `curl` subprocess ([`llm`]), or
+//! over a recorded session ([`session::replay`]).
+//!
+//! The loop is on top ([`task`], with [`stream`] for one streamed reply and [`prompt`] for what
+//! the model is told); each concern below it has its own folder: [`llm`] (the model's API),
+//! [`tools`] (the tools and their file helpers), [`session`] (saved tasks, resume, replay,
+//! `--json` events), [`budget`] (tokens, cost, limits, context window), [`ui`] (terminal,
+//! signals, redaction). `docs/architecture.md` is the map.
 
-pub mod accounting;
-pub mod api;
+pub mod budget;
 pub mod cli;
 pub mod clock;
-pub mod context;
-pub mod curl;
-pub mod diff;
-pub mod events;
-pub mod fsx;
-pub mod history;
-pub mod interrupt;
-pub mod limits;
-pub mod paths;
-pub mod preview;
+pub mod llm;
 pub mod prompt;
-pub mod providers;
-pub mod redact;
-pub mod replay;
-pub mod resume;
-pub mod sse;
-pub mod state;
+pub mod session;
 pub mod stream;
 pub mod task;
-pub mod term;
 pub mod tools;
+pub mod ui;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use accounting::Accounting;
-use api::Transport;
-use context::ContextWindow;
-use events::Events;
-use limits::Limits;
-use paths::Workspace;
-use providers::{ApiConfig, Provider};
-use state::{Meta, Record, Store};
+use budget::accounting::{self, Accounting};
+use budget::context::{self, ContextWindow};
+use budget::limits::Limits;
+use llm::providers::{ApiConfig, Provider};
+use llm::Transport;
+use session::events::Events;
+use session::state::{Meta, Record, Store};
+use session::{replay, state};
 use task::{Around, End, Settings, Task};
-use term::{Style, Term};
+use tools::paths::Workspace;
+use ui::term::{Style, Term};
+use ui::{interrupt, redact};
 
 /// Entry point of `agent-min run`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
@@ -231,7 +224,7 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     Ok(Setup {
-        transport: Box::new(api::Http { cfg }),
+        transport: Box::new(llm::Http { cfg }),
         root,
         task,
         yolo: opts.yolo,

@@ -5,11 +5,11 @@
 
 use parser_core::{display::strip_partial_tag, Block, StreamParser};
 
-use super::api::{ApiError, Delta, Flow, Message, StopReason, Transport, Usage};
-use super::events::Events;
-use super::prompt;
-use super::term::Term;
-use super::tools::Call;
+use crate::run::llm::{ApiError, Delta, Flow, Message, StopReason, Transport, Usage};
+use crate::run::prompt;
+use crate::run::session::events::Events;
+use crate::run::tools::Call;
+use crate::run::ui::term::Term;
 
 /// Where a streamed reply is shown: the terminal, and `--json` events for request `turn`.
 pub struct Screen<'a> {

@@ -3,23 +3,23 @@
 //!
 //! Each turn is one frame of `Task::recursively_make_requests`; the work of a turn happens in
 //! `Task::turn`, which returns before the recursion so frames stay small. The concerns around
-//! the loop live in their own modules: `--json` events ([`super::events`]), saving after every
-//! turn ([`super::state`]), the context window ([`super::context`]), tokens and cost
-//! ([`super::accounting`]) and the run's limits ([`super::limits`]).
+//! the loop live in their own modules: `--json` events ([`crate::run::session::events`]), saving after every
+//! turn ([`crate::run::session::state`]), the context window ([`crate::run::budget::context`]), tokens and cost
+//! ([`crate::run::budget::accounting`]) and the run's limits ([`crate::run::budget::limits`]).
 
 use std::time::Duration;
 
-use super::accounting::{self, Accounting};
-use super::api::{backoff, Message, Role, StopReason, Transport};
-use super::context::{ContextWindow, Cut};
-use super::events::{By, Events};
-use super::limits::{Hit, Limits};
-use super::paths::Workspace;
-use super::prompt;
-use super::state::{Meta, Record, Snapshot, Store};
-use super::stream::{self, call_id, Reply, Screen};
-use super::term::{Style, Term};
-use super::tools::{self, Call, Ctx, Outcome};
+use crate::run::budget::accounting::{self, Accounting};
+use crate::run::budget::context::{ContextWindow, Cut};
+use crate::run::budget::limits::{Hit, Limits};
+use crate::run::llm::{backoff, Message, Role, StopReason, Transport};
+use crate::run::prompt;
+use crate::run::session::events::{By, Events};
+use crate::run::session::state::{Meta, Record, Snapshot, Store};
+use crate::run::stream::{self, call_id, Reply, Screen};
+use crate::run::tools::paths::Workspace;
+use crate::run::tools::{self, Call, Ctx, Outcome};
+use crate::run::ui::term::{Style, Term};
 
 /// Limits and policies of a run.
 #[derive(Debug, Clone)]
@@ -140,7 +140,7 @@ impl Task {
         if let Some(i) = next.find("[TASK RESUMPTION]") {
             next.truncate(i);
         }
-        let ago = prompt::ago(super::state::now_secs().saturating_sub(saved.updated));
+        let ago = prompt::ago(crate::run::session::state::now_secs().saturating_sub(saved.updated));
         let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string());
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
         let next = format!("{earlier}{resumption}\n\n{}", self.environment_details(true));
@@ -338,7 +338,7 @@ impl Task {
         }
     }
 
-    fn overflow_message(&self, e: &super::api::ApiError) -> String {
+    fn overflow_message(&self, e: &crate::run::llm::ApiError) -> String {
         format!(
             "{} API error: {e} — the prompt is still too long for the model after removing older history; pass a smaller --context-window (now {} tokens) so history is cut earlier, or start a new task",
             self.transport.provider(),
@@ -466,7 +466,7 @@ impl Task {
         } else {
             s.push_str(&format!("# Current Working Directory\n{root}\n\n"));
         }
-        s.push_str(&format!("# Current Time\n{}\n</environment_details>", super::clock::now_utc()));
+        s.push_str(&format!("# Current Time\n{}\n</environment_details>", crate::run::clock::now_utc()));
         s
     }
 

@@ -1,7 +1,7 @@
 //! `ask_followup_question(question, options?)` and `attempt_completion(result, command?)`.
 
 use super::{Call, Ctx, Outcome};
-use crate::run::term::Style;
+use crate::run::ui::term::Style;
 
 pub(super) fn followup(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let question = call.param("question").unwrap_or_default();

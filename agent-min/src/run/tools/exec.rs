@@ -9,8 +9,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::{ask, tool_error, Call, Ctx, Outcome};
-use crate::run::events::By;
-use crate::run::{clock, interrupt, redact};
+use crate::run::clock;
+use crate::run::session::events::By;
+use crate::run::ui::{interrupt, redact};
 
 /// How long output is still read after the shell exits.
 const DRAIN_LIMIT: Duration = Duration::from_secs(2);
@@ -265,7 +266,7 @@ mod tests {
     fn a_huge_timeout_from_the_model_is_clamped_not_a_panic() {
         use super::super::testutil::{call, with_ctx};
         let d = tempfile::tempdir().unwrap();
-        let ws = crate::run::paths::Workspace::new(d.path()).unwrap();
+        let ws = crate::run::tools::paths::Workspace::new(d.path()).unwrap();
         for t in ["1e20", "1e300", "18446744073709551616"] {
             let c = call("execute_command", &[("command", "echo ok"), ("requires_approval", "false"), ("timeout", t)]);
             let out = with_ctx(&ws, |ctx| super::super::run(&c, ctx));
@@ -285,7 +286,7 @@ mod tests {
         });
         let got = rx.recv_timeout(Duration::from_secs(15));
         if let Ok(pid) = std::fs::read_to_string(d.path().join("esc.pid")) {
-            crate::run::interrupt::send_signal(pid.trim().parse().unwrap_or(0), libc::SIGKILL);
+            crate::run::ui::interrupt::send_signal(pid.trim().parse().unwrap_or(0), libc::SIGKILL);
         }
         let out = got.expect("execute did not return: the drain follows the escaped child forever").unwrap();
         assert!(out.contains("started"), "{out}");

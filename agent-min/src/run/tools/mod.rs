@@ -2,6 +2,16 @@
 //!
 //! A tool gets a [`Call`] (the parsed tool block) and a [`Ctx`] (workspace, terminal, flags) and
 //! returns an [`Outcome`]: the text that goes back to the model and whether it was a success.
+//!
+//! Owns: the tools and what they need — path confinement ([`paths`]), file helpers ([`fsx`]), the
+//! SEARCH/REPLACE engine ([`diff`]) and the approval preview ([`preview`]). May use:
+//! [`crate::run::ui`] (prompts, tool lines), [`crate::run::session::events`] (approval events),
+//! [`crate::run::clock`].
+
+pub mod diff;
+pub mod fsx;
+pub mod paths;
+pub mod preview;
 
 mod ask;
 mod exec;
@@ -12,9 +22,9 @@ mod write;
 
 use std::time::Duration;
 
-use super::events::{By, Events};
-use super::paths::{Resolved, Workspace};
-use super::term::{Approval, Term};
+use crate::run::session::events::{By, Events};
+use crate::run::tools::paths::{Resolved, Workspace};
+use crate::run::ui::term::{Approval, Term};
 
 /// A complete tool block.
 #[derive(Debug, Clone, PartialEq, Eq)]

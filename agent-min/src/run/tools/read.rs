@@ -1,7 +1,7 @@
 //! `read_file(path, start_line?, end_line?)`: numbered lines, at most 1000 per call with a note of
 //! the range shown; binary files are refused clearly.
 
-use crate::run::fsx;
+use crate::run::tools::fsx;
 
 use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
 

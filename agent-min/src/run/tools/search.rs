@@ -5,7 +5,7 @@ use std::path::Path;
 
 use regex::Regex;
 
-use crate::run::fsx;
+use crate::run::tools::fsx;
 
 use super::{check_path, tool_error, Access, Call, Ctx, Outcome, SKIP_DIRS};
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
-use crate::run::{diff, fsx, preview};
+use super::{diff, fsx, preview};
 
 pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
@@ -124,7 +124,7 @@ mod tests {
     use super::super::testutil::*;
     use super::super::{run, Outcome};
     use super::*;
-    use crate::run::paths::Workspace;
+    use crate::run::tools::paths::Workspace;
     use std::os::unix::fs::FileTypeExt;
 
     #[test]

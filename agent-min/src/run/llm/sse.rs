@@ -8,7 +8,7 @@
 //! inside `data:` never corrupts anything.
 //!
 //! ```
-//! use agent_min::run::sse::SseDecoder;
+//! use agent_min::run::llm::sse::SseDecoder;
 //! let mut d = SseDecoder::new();
 //! let mut events = d.push(b"event: ping\r\nda");
 //! events.extend(d.push(b"ta: {}\r\n\r\n"));

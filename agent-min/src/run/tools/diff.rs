@@ -18,7 +18,7 @@
 //! whole diff fails: nothing is applied.
 //!
 //! ```
-//! use agent_min::run::diff::apply;
+//! use agent_min::run::tools::diff::apply;
 //! let diff = "------- SEARCH\nb\n=======\nB\n+++++++ REPLACE\n";
 //! assert_eq!(apply("a\nb\nc\n", diff).unwrap(), "a\nB\nc\n");
 //! ```

@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::api::{ApiError, Delta, Flow, Message, StopReason, Transport};
-use super::paths::Workspace;
-use super::providers::{Decoder, Provider};
+use crate::run::llm::providers::{Decoder, Provider};
+use crate::run::llm::{ApiError, Delta, Flow, Message, StopReason, Transport};
+use crate::run::tools::paths::Workspace;
 
 /// A loaded recording.
 #[derive(Debug)]

@@ -1,7 +1,7 @@
 //! The API keys this process knows, and their removal from anything it shows.
 //!
 //! Commands never see the keys (`execute_command` removes them from the child's environment),
-//! and saved tasks redact them ([`super::state`]). As a second line of defence, the terminal and
+//! and saved tasks redact them ([`crate::run::session::state`]). As a second line of defence, the terminal and
 //! the `--json` events pass what they print through [`apply`]. (A key split across two streamed
 //! deltas is not caught here; the first line of defence is that nothing the model or a command
 //! can reach holds it.)
@@ -76,10 +76,10 @@ mod tests {
         add("short");
         assert_eq!(apply("a sk-redact-unit-test-1234 b short"), "a [REDACTED] b short");
         let buf = Buf::default();
-        let mut term = crate::run::term::Term::to_writer(Box::new(buf.clone()));
+        let mut term = crate::run::ui::term::Term::to_writer(Box::new(buf.clone()));
         term.text("key=sk-redact-unit-test-1234\n");
         term.outcome(false, "sk-redact-unit-test-1234");
-        let mut ev = crate::run::events::Events::to(Box::new(buf.clone()));
+        let mut ev = crate::run::session::events::Events::to(Box::new(buf.clone()));
         ev.tool_result("c1", "execute_command", true, "key=sk-redact-unit-test-1234");
         let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
         assert!(!out.contains("sk-redact-unit-test-1234"), "{out}");

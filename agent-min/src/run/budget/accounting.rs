@@ -7,8 +7,8 @@
 
 use serde_json::{json, Value};
 
-use super::api::Usage;
-use super::providers::Provider;
+use crate::run::llm::providers::Provider;
+use crate::run::llm::Usage;
 
 /// US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq)]

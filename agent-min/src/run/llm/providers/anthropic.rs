@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 
 use super::{json_error_message, ApiConfig, HttpRequest};
-use crate::run::api::{ApiError, Delta, Message, Role, StopReason, Usage};
-use crate::run::sse::SseEvent;
+use crate::run::llm::sse::SseEvent;
+use crate::run::llm::types::{ApiError, Delta, Message, Role, StopReason, Usage};
 
 /// Builds the request.
 pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {

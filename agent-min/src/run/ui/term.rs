@@ -100,7 +100,7 @@ impl Term {
         if s.is_empty() {
             return;
         }
-        let s = super::redact::apply(s);
+        let s = crate::run::ui::redact::apply(s);
         let _ = self.sink.write_all(s.as_bytes());
         let _ = self.sink.flush();
         self.at_line_start = s.ends_with('\n');

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::api::{Message, Role};
+use crate::run::llm::{Message, Role};
 
 /// File format version.
 const VERSION: u64 = 1;
@@ -33,7 +33,7 @@ pub fn default_dir() -> Option<PathBuf> {
 /// A new task id: UTC date and time, then 6 hex digits (sorts by creation time).
 pub fn new_id() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let stamp = super::clock::format_utc(now.as_secs());
+    let stamp = crate::run::clock::format_utc(now.as_secs());
     // "2025-01-02 03:04:05 UTC" → "20250102-030405"
     let digits: String = stamp.chars().filter(char::is_ascii_digit).collect();
     let mix = (now.subsec_nanos() as u64) ^ (u64::from(std::process::id()) << 20);
@@ -180,7 +180,7 @@ impl Store {
         }
         let path = self.path(&m.id);
         let tmp = self.dir.join("tasks").join(format!(".{}.json.tmp.{}", m.id, std::process::id()));
-        let _guard = super::interrupt::track_file(tmp.clone());
+        let _guard = crate::run::ui::interrupt::track_file(tmp.clone());
         let result = (|| {
             let mut f = OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
             f.write_all(text.as_bytes())?;

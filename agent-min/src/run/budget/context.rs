@@ -9,8 +9,8 @@
 //! assistant message, and the first assistant message becomes Cline's truncation notice. When
 //! the server still says the prompt is too long, [`ContextWindow::cut_harder`] keeps a quarter.
 
-use super::api::{Message, Role};
-use super::providers::Provider;
+use crate::run::llm::providers::Provider;
+use crate::run::llm::{Message, Role};
 
 /// Cline's notice in place of an older read of a file that was read again later.
 pub const DUPLICATE_READ_NOTICE: &str = "[[NOTE] This file read has been removed to save space in the context window. Refer to the latest file read for the most up to date version of this file.]";

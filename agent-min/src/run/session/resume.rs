@@ -1,11 +1,11 @@
-//! `agent-min resume [TASK_ID | --last]`: continue a saved task (see [`super::state`]).
+//! `agent-min resume [TASK_ID | --last]`: continue a saved task (see [`crate::run::session::state`]).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::cli;
-use super::providers::Provider;
+use crate::run::cli;
+use crate::run::llm::providers::Provider;
 
 /// Entry point of `agent-min resume`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
@@ -18,7 +18,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     // Open without the key for reading; `launch` reopens it with the key to redact on save.
-    let store = match super::open_store(&opts, None) {
+    let store = match crate::run::open_store(&opts, None) {
         Ok(s) => s,
         Err(e) => return usage_error(&e),
     };
@@ -55,7 +55,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     if record.status == "completed" {
         eprintln!("agent-min resume: task {} had completed; continuing it anyway.", record.meta.id);
     }
-    super::launch(&opts, Some(record))
+    crate::run::launch(&opts, Some(record))
 }
 
 fn usage_error(msg: &str) -> ExitCode {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::interrupt;
+use crate::run::ui::interrupt;
 
 /// A limit that was reached.
 #[derive(Debug, Clone, PartialEq)]

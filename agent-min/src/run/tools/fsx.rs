@@ -6,7 +6,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::interrupt;
+use crate::run::ui::interrupt;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 

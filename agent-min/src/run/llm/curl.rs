@@ -11,7 +11,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
-use super::interrupt;
+use crate::run::ui::interrupt;
 
 /// One HTTP POST to make.
 pub struct Request<'a> {

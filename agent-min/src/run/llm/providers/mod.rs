@@ -8,8 +8,8 @@ pub mod anthropic;
 pub mod ollama;
 pub mod openai;
 
-use super::api::{Delta, Message};
-use super::sse::{SseDecoder, SseEvent};
+use crate::run::llm::sse::{SseDecoder, SseEvent};
+use crate::run::llm::types::{Delta, Message};
 
 /// Which API to talk to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +98,7 @@ pub fn chat_messages(system: &str, messages: &[Message]) -> Vec<serde_json::Valu
     let mut msgs = vec![serde_json::json!({"role": "system", "content": system})];
     msgs.extend(messages.iter().map(|m| {
         serde_json::json!({
-            "role": if m.role == super::api::Role::User { "user" } else { "assistant" },
+            "role": if m.role == crate::run::llm::types::Role::User { "user" } else { "assistant" },
             "content": m.content,
         })
     }));

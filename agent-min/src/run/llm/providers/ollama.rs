@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{ApiConfig, HttpRequest};
-use crate::run::api::{ApiError, Delta, Message, StopReason, Usage};
+use crate::run::llm::types::{ApiError, Delta, Message, StopReason, Usage};
 
 /// Builds the request.
 pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {

@@ -3,8 +3,8 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use super::cli::Options;
-use super::state::{Record, Store};
+use crate::run::cli::Options;
+use crate::run::session::state::{Record, Store};
 
 /// The `--help` text of `agent-min history`.
 pub const HELP: &str = "\
@@ -44,7 +44,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             Err(e) => return usage_error(&e.to_string()),
         }
     }
-    let tasks = match super::open_store(&opts, None).and_then(|s: Store| s.list()) {
+    let tasks = match crate::run::open_store(&opts, None).and_then(|s: Store| s.list()) {
         Ok(t) => t,
         Err(e) => return usage_error(&e),
     };
@@ -76,7 +76,7 @@ fn summary_line(r: &Record) -> String {
         r.status,
         r.turns,
         cost,
-        super::clock::format_utc(r.updated),
+        crate::run::clock::format_utc(r.updated),
         r.meta.cwd,
         task
     )

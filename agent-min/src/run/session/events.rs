@@ -8,7 +8,7 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use super::api::{ApiError, Usage};
+use crate::run::llm::{ApiError, Usage};
 
 /// Where events go (nowhere without `--json`).
 pub struct Events {
@@ -66,7 +66,7 @@ impl Events {
         if let Value::Object(f) = fields {
             obj.extend(f);
         }
-        let mut line = super::redact::apply(&Value::Object(obj).to_string()).into_owned();
+        let mut line = crate::run::ui::redact::apply(&Value::Object(obj).to_string()).into_owned();
         line.push('\n');
         // A closed stdout (the reader went away) must not stop the task.
         let _ = out.write_all(line.as_bytes()).and_then(|_| out.flush());
@@ -123,7 +123,7 @@ impl Events {
                 "cache_read": u.cache_read,
                 "cache_write": u.cache_write,
                 "estimated": estimated,
-                "cost_usd": cost.map(super::accounting::round),
+                "cost_usd": cost.map(crate::run::budget::accounting::round),
                 "totals": totals,
             }),
         );

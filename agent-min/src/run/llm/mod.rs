@@ -1,0 +1,17 @@
+//! The model, reached over HTTP: what the loop sends and gets back ([`types`]), the three wire
+//! formats ([`providers`]), Server-Sent Events ([`sse`]), the `curl` subprocess ([`curl`]) and the
+//! transport that joins them with retries ([`http`]).
+//!
+//! Owns: everything between "a conversation" and "a stream of deltas". May use: [`crate::run::clock`]
+//! and [`crate::run::ui::interrupt`] (so Ctrl-C kills curl), nothing else of the agent. The types
+//! everyone shares live in [`types`], which depends on nothing, so the providers and the transport
+//! never import each other in a circle.
+
+pub mod curl;
+pub mod http;
+pub mod providers;
+pub mod sse;
+pub mod types;
+
+pub use http::{backoff, Http};
+pub use types::{ApiError, Delta, Flow, Message, Role, StopReason, Transport, Usage};

@@ -1,0 +1,149 @@
+//! What the loop sees of a model API: messages in, a stream of [`Delta`]s out, errors classified
+//! for retrying. These types are shared by the providers' wire formats and by every
+//! [`Transport`] (the HTTP one in `http.rs`, the replay one in `session/replay.rs`), so they
+//! depend on nothing else in the agent.
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The person, or tool results sent on their behalf.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// Who said it.
+    pub role: Role,
+    /// What was said.
+    pub content: String,
+}
+
+/// Token counts of one request (fields are totals for that request).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input: u64,
+    /// Generated tokens.
+    pub output: u64,
+    /// Prompt tokens read from the cache.
+    pub cache_read: u64,
+    /// Prompt tokens written to the cache.
+    pub cache_write: u64,
+}
+
+impl Usage {
+    /// Adds another request's usage to this total.
+    pub fn add(&mut self, o: &Usage) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// It finished its turn.
+    EndTurn,
+    /// It hit the output token limit: the reply is cut.
+    MaxTokens,
+    /// Anything else the server said.
+    Other(String),
+}
+
+/// One piece of a streamed reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delta {
+    /// Reply text.
+    Text(String),
+    /// Reasoning / thinking text (shown dimmed, not sent back).
+    Reasoning(String),
+    /// The usage of this request so far (a full snapshot, not an increment).
+    Usage(Usage),
+    /// The stop reason.
+    Stop(StopReason),
+    /// A mid-stream error object.
+    Error(ApiError),
+}
+
+/// What the consumer wants after a delta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep reading.
+    Continue,
+    /// Stop reading the stream now (a tool block closed).
+    Stop,
+}
+
+/// An API failure, classified.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    /// HTTP status, if the failure had one.
+    pub status: Option<u16>,
+    /// The server's (or curl's) message.
+    pub message: String,
+    /// Whether trying again may help (429, 529/overloaded, 5xx, dropped connections).
+    pub retryable: bool,
+    /// The server's `retry-after`, in seconds.
+    pub retry_after: Option<f64>,
+}
+
+impl ApiError {
+    /// A failure that retrying will not fix.
+    pub fn fatal(message: impl Into<String>) -> Self {
+        ApiError { status: None, message: message.into(), retryable: false, retry_after: None }
+    }
+
+    /// Classifies an HTTP error status and its body's message.
+    pub fn from_status(status: u16, message: String, retry_after: Option<f64>) -> Self {
+        let lower = message.to_ascii_lowercase();
+        let quota = lower.contains("insufficient_quota")
+            || lower.contains("exceeded your current quota")
+            || lower.contains("billing")
+            || lower.contains("credit balance");
+        let retryable = !quota && (status == 429 || status == 408 || status >= 500);
+        ApiError { status: Some(status), message, retryable, retry_after }
+    }
+}
+
+impl ApiError {
+    /// Whether the server refused the prompt as longer than the model's context window:
+    /// Anthropic "prompt is too long", OpenAI `context_length_exceeded`, llama.cpp
+    /// `exceed_context_size_error` (and the wordings other compatible servers use).
+    pub fn is_context_overflow(&self) -> bool {
+        let m = self.message.to_ascii_lowercase();
+        [
+            "prompt is too long",
+            "context_length_exceeded",
+            "exceed_context_size_error",
+            "maximum context length",
+            "context window",
+            "exceeds the available context size",
+        ]
+        .iter()
+        .any(|w| m.contains(w))
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Some(s) => write!(f, "HTTP {s}: {}", self.message),
+            None => write!(f, "{}", self.message),
+        }
+    }
+}
+
+/// A way to get the model's reply to a conversation.
+pub trait Transport {
+    /// Streams one reply, calling `on` for each delta until it returns [`Flow::Stop`] or the
+    /// reply ends.
+    fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError>;
+
+    /// The provider name used in messages (e.g. "anthropic").
+    fn provider(&self) -> &str;
+}
