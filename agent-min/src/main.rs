@@ -10,6 +10,7 @@ USAGE:
     agent-min run [OPTIONS] \"<task>\"     run the agent on a task
     agent-min resume [ID | --last]       continue a saved task (after a crash, Ctrl-C or a limit)
     agent-min history                    list saved tasks
+    agent-min checkpoints list|diff|restore   a task's workspace checkpoints: compare, put back
 
 Run `agent-min COMMAND --help` for the options of each.
 ";
@@ -26,13 +27,14 @@ fn main() -> ExitCode {
         Some("run") => agent_min::run::main(rest),
         Some("resume") => agent_min::run::session::resume::main(rest),
         Some("history") => agent_min::run::session::history::main(rest),
+        Some("checkpoints") => agent_min::run::checkpoints::command::main(rest),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
         }
         _ => {
             eprintln!(
-                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume` or `history`\n\n{USAGE}",
+                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume`, `history` or `checkpoints`\n\n{USAGE}",
                 cmd
             );
             ExitCode::from(2)

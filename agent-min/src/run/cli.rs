@@ -73,12 +73,15 @@ CONTEXT WINDOW, TOKENS AND COST:
 OUTPUT AND STATE:
     --json                NDJSON events on stdout, one per line (task_started, text,
                           reasoning, tool_call, approval, tool_result, api_request, retry,
-                          context_truncated, error, completion); the human-readable output
+                          context_truncated, checkpoint, error, completion); the human-readable output
                           moves to stderr. The schema is in docs/agent.md.
     --state-dir DIR       where tasks are saved after every turn (default
                           $XDG_STATE_HOME/agent-min or ~/.local/state/agent-min); see
                           `agent-min history` and `agent-min resume --help`
-    --no-save             do not save the task
+    --no-save             do not save the task (and take no checkpoints)
+    --no-checkpoints      do not save the workspace in a shadow git repository before the
+                          first edit or command and after each one (see
+                          `agent-min checkpoints --help`: list, diff, restore)
 
 REPLAY (no key, no network):
     --replay FILE         replay a recorded session (JSON lines: the model's replies) through
@@ -172,6 +175,8 @@ pub struct Options {
     pub state_dir: Option<PathBuf>,
     /// `--no-save`.
     pub no_save: bool,
+    /// `--no-checkpoints`.
+    pub no_checkpoints: bool,
     /// `--context-window`.
     pub context_window: Option<u64>,
     /// `--max-cost` in dollars.
@@ -240,6 +245,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("json") => o.json = true,
             Long("state-dir") => o.state_dir = Some(p.value().map_err(err)?.into()),
             Long("no-save") => o.no_save = true,
+            Long("no-checkpoints") => o.no_checkpoints = true,
             Long("context-window") => {
                 let n: u64 = number(&mut p, "--context-window")?;
                 if n < 1024 {

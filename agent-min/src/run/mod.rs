@@ -11,6 +11,7 @@
 //! signals, redaction). `docs/architecture.md` is the map.
 
 pub mod budget;
+pub mod checkpoints;
 pub mod cli;
 pub mod clock;
 pub mod llm;
@@ -156,6 +157,12 @@ fn surroundings(
         ));
     }
     let accounting = Accounting::new(prices, accounting::cache_in_prompt(setup.provider));
+    let checkpoints = match &store {
+        Some(s) if !opts.no_checkpoints => {
+            checkpoints::Tracker::new(s.dir().to_path_buf(), ws.root().to_path_buf(), &meta.id)
+        }
+        _ => checkpoints::Tracker::off(),
+    };
     let window =
         opts.context_window.unwrap_or_else(|| context::default_window(setup.provider, &setup.model, setup.num_ctx));
     Ok(Around {
@@ -165,6 +172,7 @@ fn surroundings(
         accounting,
         context: ContextWindow::new(window),
         limits: Limits::start(opts.max_turns, opts.max_cost, opts.timeout),
+        checkpoints,
     })
 }
 

@@ -67,6 +67,8 @@ pub struct Around {
     pub context: ContextWindow,
     /// `--max-turns`, `--max-cost`, `--timeout`.
     pub limits: Limits,
+    /// The workspace's checkpoints (off with `--no-checkpoints`).
+    pub checkpoints: crate::run::checkpoints::Tracker,
 }
 
 /// A running task.
@@ -129,6 +131,7 @@ impl Task {
     pub fn resume(mut self, saved: Record) -> End {
         self.messages = saved.messages;
         self.earlier_turns = saved.turns;
+        self.around.checkpoints.resume(saved.checkpoints);
         self.around.accounting.restore(&saved.totals);
         self.started(true);
         // What was about to be sent when it stopped, without an earlier resumption notice.
@@ -270,6 +273,7 @@ impl Task {
             messages: &self.messages,
             pending,
             totals: self.around.accounting.totals_json(),
+            checkpoints: self.around.checkpoints.records(),
         };
         if let Err(e) = store.save(&snap) {
             let dir = store.dir().display().to_string();
@@ -408,6 +412,7 @@ impl Task {
             self.term.outcome(false, &format!("missing required parameter '{param}'"));
             Outcome::Failure { text: tools::tool_error(&prompt::missing_param(param)), mistake: true }
         } else {
+            self.checkpoint(true, &call.name);
             let mut ctx = Ctx {
                 ws: &self.ws,
                 term: &mut self.term,
@@ -421,6 +426,9 @@ impl Task {
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.
             ctx.decide(true, By::Auto, None);
+            if !matches!(outcome, Outcome::Denied(_)) {
+                self.checkpoint(false, &call.name);
+            }
             outcome
         };
         let (ok, text) = match &outcome {
@@ -430,6 +438,16 @@ impl Task {
         };
         self.around.events.tool_result(&id, &call.name, ok, text);
         outcome
+    }
+
+    /// Cline's checkpoints around a tool: the run's first before its first edit or command,
+    /// then one after each tool that may have changed files.
+    fn checkpoint(&mut self, before: bool, tool: &str) {
+        let (turn, len, cp) = (self.turn_number(), self.messages.len(), &mut self.around.checkpoints);
+        match before {
+            true => cp.before(tool, turn, len, &mut self.term, &mut self.around.events),
+            false => cp.after(tool, turn, len, &mut self.term, &mut self.around.events),
+        }
     }
 
     /// At the mistake limit: under `--yolo`, nobody to ask (`None`); otherwise the person's

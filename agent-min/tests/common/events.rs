@@ -90,6 +90,10 @@ pub const SCHEMA: &[(&str, &[(&str, K)])] = &[
             ("deduplicated_reads", U64),
         ],
     ),
+    (
+        "checkpoint",
+        &[("turn", U64), ("number", U64), ("hash", NonEmptyStr), ("tool", NonEmptyStr), ("files_changed", U64)],
+    ),
     ("error", &[("message", NonEmptyStr), ("limit", Nullable(&OneOf(&["max_turns", "max_cost", "timeout"])))]),
     (
         "completion",

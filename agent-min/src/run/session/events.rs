@@ -160,6 +160,14 @@ impl Events {
         );
     }
 
+    /// A checkpoint of the workspace was taken (see `crate::run::checkpoints`).
+    pub fn checkpoint(&mut self, turn: u32, number: u32, hash: &str, tool: &str, files_changed: u32) {
+        self.emit(
+            "checkpoint",
+            json!({"turn": turn, "number": number, "hash": hash, "tool": tool, "files_changed": files_changed}),
+        );
+    }
+
     /// The task failed: why, and which limit if a limit stopped it.
     pub fn error(&mut self, message: &str, limit: Option<&str>) {
         self.emit("error", json!({"message": message, "limit": limit}));

@@ -78,6 +78,63 @@ pub struct Meta {
     pub cwd: String,
 }
 
+/// One checkpoint of the task's workspace (see `crate::run::checkpoints`), as saved in the task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointRecord {
+    /// 1, 2, 3… within the task (what `agent-min checkpoints` commands take).
+    pub number: u32,
+    /// The request (turn) it belongs to.
+    pub turn: u32,
+    /// The shadow repository's commit.
+    pub hash: String,
+    /// When it was taken (Unix seconds).
+    pub time: u64,
+    /// The tool after which it was taken, `start` before a run's first edit or command, or
+    /// `restore` before a restore.
+    pub tool: String,
+    /// How many files changed since the previous checkpoint.
+    pub files_changed: u32,
+    /// The first of those files.
+    pub files: Vec<String>,
+    /// Files left out (too large, unreadable).
+    pub left_out: Vec<String>,
+    /// How many messages the conversation had then (a task restore cuts it back to this).
+    pub messages: u32,
+}
+
+impl CheckpointRecord {
+    /// As saved.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "number": self.number, "turn": self.turn, "hash": self.hash, "time": self.time, "tool": self.tool,
+            "files_changed": self.files_changed, "files": self.files, "left_out": self.left_out,
+            "messages": self.messages,
+        })
+    }
+
+    /// As read back; `None` for an entry without a commit.
+    pub fn from_json(v: &Value) -> Option<CheckpointRecord> {
+        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let strs = |k: &str| -> Vec<String> {
+            v.get(k)
+                .and_then(Value::as_array)
+                .map_or_else(Vec::new, |a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+        };
+        let hash = v.get("hash")?.as_str()?.to_string();
+        Some(CheckpointRecord {
+            number: n("number") as u32,
+            turn: n("turn") as u32,
+            hash,
+            time: n("time"),
+            tool: v.get("tool").and_then(Value::as_str).unwrap_or_default().to_string(),
+            files_changed: n("files_changed") as u32,
+            files: strs("files"),
+            left_out: strs("left_out"),
+            messages: n("messages") as u32,
+        })
+    }
+}
+
 /// A saved task, as read back.
 #[derive(Debug, Clone)]
 pub struct Record {
@@ -97,6 +154,8 @@ pub struct Record {
     pub pending: Option<String>,
     /// Token and cost totals (see `Accounting::totals_json`).
     pub totals: Value,
+    /// The workspace's checkpoints taken by this task (none in tasks saved before checkpoints).
+    pub checkpoints: Vec<CheckpointRecord>,
 }
 
 /// What to save after a turn.
@@ -115,6 +174,8 @@ pub struct Snapshot<'a> {
     pub pending: Option<&'a str>,
     /// Totals.
     pub totals: Value,
+    /// The task's checkpoints.
+    pub checkpoints: &'a [CheckpointRecord],
 }
 
 /// A state directory.
@@ -171,6 +232,7 @@ impl Store {
             "totals": s.totals,
             "pending": s.pending,
             "messages": messages,
+            "checkpoints": s.checkpoints.iter().map(CheckpointRecord::to_json).collect::<Vec<_>>(),
         });
         let mut text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
         if let Some(k) = &self.secret {
@@ -271,6 +333,10 @@ fn read(path: &Path) -> Result<Record, String> {
         messages,
         pending: v.get("pending").and_then(Value::as_str).map(str::to_string),
         totals: v.get("totals").cloned().unwrap_or(Value::Null),
+        checkpoints: v
+            .get("checkpoints")
+            .and_then(Value::as_array)
+            .map_or_else(Vec::new, |a| a.iter().filter_map(CheckpointRecord::from_json).collect()),
     })
 }
 
@@ -307,6 +373,7 @@ mod tests {
             messages: &msgs,
             pending: Some("next"),
             totals: json!({"requests": 1}),
+            checkpoints: &[],
         };
         store.save(&snap).unwrap();
         let raw = fs::read_to_string(store.path(&m.id)).unwrap();
@@ -320,6 +387,43 @@ mod tests {
         assert_eq!(fs::read_dir(d.path().join("tasks")).unwrap().count(), 1);
         assert_eq!(store.last().unwrap().meta.id, m.id);
         assert!(store.load("nope").unwrap_err().contains("agent-min history"));
+    }
+
+    #[test]
+    fn checkpoints_round_trip_and_a_task_saved_before_them_still_loads() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path(), None).unwrap();
+        let m = meta("20250101-000000-abcdef");
+        let cp = CheckpointRecord {
+            number: 1,
+            turn: 2,
+            hash: "a".repeat(40),
+            time: 5,
+            tool: "write_to_file".into(),
+            files_changed: 1,
+            files: vec!["a.txt".into()],
+            left_out: vec![],
+            messages: 4,
+        };
+        let snap = Snapshot {
+            meta: &m,
+            status: "running",
+            outcome: None,
+            turns: 2,
+            messages: &[],
+            pending: None,
+            totals: json!({}),
+            checkpoints: std::slice::from_ref(&cp),
+        };
+        store.save(&snap).unwrap();
+        assert_eq!(store.load(&m.id).unwrap().checkpoints, vec![cp]);
+        // A file written before checkpoints existed has no such field.
+        let mut old: Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
+        old.as_object_mut().unwrap().remove("checkpoints");
+        fs::write(store.path(&m.id), old.to_string()).unwrap();
+        let r = store.load(&m.id).unwrap();
+        assert!(r.checkpoints.is_empty());
+        assert_eq!(r.turns, 2);
     }
 
     #[test]

@@ -1,0 +1,223 @@
+//! What checkpoints leave out: Cline's `CheckpointExclusions` patterns (build outputs, media,
+//! caches, environment files, archives, databases, geospatial data, logs), the workspace's Git
+//! LFS patterns, and files over [`MAX_FILE_BYTES`]. The workspace's own `.gitignore` files apply
+//! as well: git reads them from the work tree.
+
+use std::path::Path;
+
+/// The suffix Cline gives a nested `.git` directory while a checkpoint is taken.
+pub const GIT_DISABLED_SUFFIX: &str = "_disabled";
+
+/// Files larger than this are left out of checkpoints (and reported).
+pub const MAX_FILE_BYTES: u64 = 10 << 20;
+
+/// Cline's default exclusions, in Cline's order (`getDefaultExclusions`).
+const DEFAULT: &[&str] = &[
+    ".git/",
+    ".git_disabled/",
+    // Build and development artifacts
+    ".gradle/",
+    ".idea/",
+    ".parcel-cache/",
+    ".pytest_cache/",
+    ".next/",
+    ".nuxt/",
+    ".sass-cache/",
+    ".vs/",
+    ".vscode/",
+    ".clinerules/",
+    "Pods/",
+    "__pycache__/",
+    "bin/",
+    "build/",
+    "bundle/",
+    "coverage/",
+    "deps/",
+    "dist/",
+    "env/",
+    "node_modules/",
+    "obj/",
+    "out/",
+    "pycache/",
+    "target/dependency/",
+    "temp/",
+    "vendor/",
+    "venv/",
+    // Media
+    "*.jpg",
+    "*.jpeg",
+    "*.png",
+    "*.gif",
+    "*.bmp",
+    "*.ico",
+    "*.webp",
+    "*.tiff",
+    "*.tif",
+    "*.raw",
+    "*.heic",
+    "*.avif",
+    "*.eps",
+    "*.psd",
+    "*.3gp",
+    "*.aac",
+    "*.aiff",
+    "*.asf",
+    "*.avi",
+    "*.divx",
+    "*.flac",
+    "*.m4a",
+    "*.m4v",
+    "*.mkv",
+    "*.mov",
+    "*.mp3",
+    "*.mp4",
+    "*.mpeg",
+    "*.mpg",
+    "*.ogg",
+    "*.opus",
+    "*.rm",
+    "*.rmvb",
+    "*.vob",
+    "*.wav",
+    "*.webm",
+    "*.wma",
+    "*.wmv",
+    // Cache and temporary files
+    "*.DS_Store",
+    "*.bak",
+    "*.cache",
+    "*.crdownload",
+    "*.dmp",
+    "*.dump",
+    "*.eslintcache",
+    "*.lock",
+    "*.log",
+    "*.old",
+    "*.part",
+    "*.partial",
+    "*.pyc",
+    "*.pyo",
+    "*.stackdump",
+    "*.swo",
+    "*.swp",
+    "*.temp",
+    "*.tmp",
+    "*.Thumbs.db",
+    // Environment and config files
+    "*.env*",
+    "*.local",
+    "*.development",
+    "*.production",
+    // Large data files
+    "*.zip",
+    "*.tar",
+    "*.gz",
+    "*.rar",
+    "*.7z",
+    "*.iso",
+    "*.bin",
+    "*.exe",
+    "*.dll",
+    "*.so",
+    "*.dylib",
+    "*.dat",
+    "*.dmg",
+    "*.msi",
+    // Databases
+    "*.arrow",
+    "*.accdb",
+    "*.aof",
+    "*.avro",
+    "*.bak",
+    "*.bson",
+    "*.csv",
+    "*.db",
+    "*.dbf",
+    "*.dmp",
+    "*.frm",
+    "*.ibd",
+    "*.mdb",
+    "*.myd",
+    "*.myi",
+    "*.orc",
+    "*.parquet",
+    "*.pdb",
+    "*.rdb",
+    "*.sqlite",
+    // Geospatial datasets
+    "*.shp",
+    "*.shx",
+    "*.dbf",
+    "*.prj",
+    "*.sbn",
+    "*.sbx",
+    "*.shp.xml",
+    "*.cpg",
+    "*.gdb",
+    "*.mdb",
+    "*.gpkg",
+    "*.kml",
+    "*.kmz",
+    "*.gml",
+    "*.geojson",
+    "*.dem",
+    "*.asc",
+    "*.img",
+    "*.ecw",
+    "*.las",
+    "*.laz",
+    "*.mxd",
+    "*.qgs",
+    "*.grd",
+    "*.csv",
+    "*.dwg",
+    "*.dxf",
+    // Logs
+    "*.error",
+    "*.log",
+    "*.logs",
+    "*.npm-debug.log*",
+    "*.out",
+    "*.stdout",
+    "yarn-debug.log*",
+    "yarn-error.log*",
+];
+
+/// Cline's `getLfsPatterns`: the first word of each `.gitattributes` line with `filter=lfs`.
+pub fn lfs_patterns(workspace: &Path) -> Vec<String> {
+    let Ok(text) = crate::run::checkpoints::read_small(&workspace.join(".gitattributes"), 1 << 20) else {
+        return Vec::new();
+    };
+    text.split('\n')
+        .filter(|l| l.contains("filter=lfs"))
+        .map(|l| l.split(' ').next().unwrap_or_default().trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The `info/exclude` file's text (Cline's `writeExcludesFile`: patterns joined by newlines).
+pub fn exclude_file(workspace: &Path) -> String {
+    let lfs = lfs_patterns(workspace);
+    DEFAULT.iter().map(|s| s.to_string()).chain(lfs).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clines_patterns_then_lfs_ones() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join(".gitattributes"),
+            "*.psd filter=lfs diff=lfs merge=lfs -text\n*.md text\nassets/** filter=lfs\n",
+        )
+        .unwrap();
+        let text = exclude_file(d.path());
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert_eq!(lines[0], ".git/");
+        assert!(lines.contains(&"node_modules/") && lines.contains(&"*.env*") && lines.contains(&"*.log"));
+        assert!(!lines.contains(&"*.svg"), "Cline keeps SVGs");
+        assert_eq!(&lines[lines.len() - 2..], &["*.psd", "assets/**"]);
+    }
+}

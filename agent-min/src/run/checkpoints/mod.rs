@@ -1,0 +1,37 @@
+//! Checkpoints (issue 15, Cline's `CheckpointTracker`): every turn's workspace saved in a
+//! shadow git repository outside it, listed, compared and restored.
+//!
+//! Owns: the shadow repository ([`shadow`]: create, repair, stage, commit, diff, restore), how
+//! git is run ([`git`]: clean environment, time and output bounds), what is left out
+//! ([`exclusions`]), where the repository lives and which workspaces are refused ([`place`]),
+//! the cross-process lock ([`lock`]), nested repositories ([`nested`]), the checkpoints of a
+//! run ([`tracker`], called from `task.rs`), and `agent-min checkpoints`
+//! ([`command`], [`restore`]).
+//!
+//! May use: [`crate::run::session`] (the saved task and its checkpoint records, events),
+//! [`crate::run::ui`] (terminal, interrupts), [`crate::run::clock`]. Nothing here runs git in
+//! the user's own repository, or with the user's git configuration or hooks.
+
+pub mod command;
+pub mod exclusions;
+pub mod git;
+pub mod lock;
+pub mod nested;
+pub mod place;
+pub mod restore;
+pub mod shadow;
+pub mod tracker;
+
+pub use tracker::Tracker;
+
+/// Reads a text file of at most `cap` bytes (regular files only).
+pub(crate) fn read_small(path: &std::path::Path, cap: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let m = std::fs::metadata(path)?;
+    if !m.is_file() || m.len() > cap {
+        return Err(std::io::Error::other("not a small regular file"));
+    }
+    let mut s = String::new();
+    std::fs::File::open(path)?.take(cap).read_to_string(&mut s)?;
+    Ok(s)
+}

@@ -1,0 +1,200 @@
+//! `agent-min checkpoints restore`: Cline's three choices — the workspace files as at a
+//! checkpoint, the conversation cut back to it, or both — each undoable: the files are first
+//! checkpointed as they are, and the conversation as it is is first copied aside.
+
+use std::path::{Path, PathBuf};
+
+use super::shadow::Shadow;
+use crate::run::session::state::{now_secs, CheckpointRecord, Record, Snapshot, Store};
+
+/// What a restore puts back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum What {
+    /// The workspace's files (Cline's "Restore Files").
+    Files,
+    /// The conversation (Cline's "Restore Task Only").
+    Task,
+    /// Both (Cline's "Restore Files & Task"; the default).
+    Both,
+}
+
+impl What {
+    /// Includes the files.
+    pub fn files(self) -> bool {
+        self != What::Task
+    }
+
+    /// Includes the conversation.
+    pub fn task(self) -> bool {
+        self != What::Files
+    }
+}
+
+/// What a restore did, for the person.
+#[derive(Debug, Default)]
+pub struct Done {
+    /// The checkpoint of the files before the restore (restore it to undo).
+    pub undo_files: Option<u32>,
+    /// Where the conversation before the restore was copied.
+    pub undo_task: Option<PathBuf>,
+}
+
+/// The conversation of `record` cut back to checkpoint `cp`: the messages it had then, and as
+/// the pending message the one that answered its last reply (the tool's result), so `resume`
+/// continues from there.
+pub fn cut(record: &mut Record, cp: &CheckpointRecord) {
+    let keep = (cp.messages as usize).min(record.messages.len());
+    let following = record.messages.get(keep).map(|m| m.content.clone());
+    let ends_with_reply =
+        record.messages.get(keep.wrapping_sub(1)).is_some_and(|m| m.role == crate::run::llm::Role::Assistant);
+    record.pending = if ends_with_reply { following.or(record.pending.take()) } else { None };
+    record.messages.truncate(keep);
+    record.turns = cp.turn;
+    record.status = "running".into();
+    record.outcome = None;
+    record.checkpoints.retain(|c| c.number <= cp.number);
+}
+
+/// Restores `what` of checkpoint `cp` of `record` (whose workspace `shadow` tracks), saving the
+/// task in `store`.
+pub fn restore(
+    store: &Store,
+    shadow: &Shadow,
+    mut record: Record,
+    cp: &CheckpointRecord,
+    what: What,
+) -> Result<Done, String> {
+    let _held = shadow.lock()?;
+    let mut done = Done::default();
+    let mut before_files = None;
+    if what.files() {
+        let message = format!(
+            "checkpoint-{}-{} before restore to {}",
+            super::place::cwd_hash(shadow.workspace()),
+            record.meta.id,
+            cp.number
+        );
+        let taken = shadow.snapshot(&message, false)?.ok_or("the current state could not be checkpointed")?;
+        shadow.restore(&cp.hash, &taken)?;
+        before_files = Some(taken);
+    }
+    if what.task() {
+        done.undo_task = Some(copy_aside(store, shadow.dir(), &record)?);
+        cut(&mut record, cp);
+    }
+    if let Some(t) = before_files {
+        let number = record.checkpoints.iter().map(|c| c.number).max().unwrap_or(0) + 1;
+        record.checkpoints.push(CheckpointRecord {
+            number,
+            turn: record.turns,
+            hash: t.hash,
+            time: now_secs(),
+            tool: "restore".into(),
+            files_changed: t.files.len() as u32,
+            files: t.files.into_iter().take(50).collect(),
+            left_out: t.left_out,
+            messages: record.messages.len() as u32,
+        });
+        done.undo_files = Some(number);
+    }
+    let snap = Snapshot {
+        meta: &record.meta,
+        status: &record.status,
+        outcome: record.outcome.as_deref(),
+        turns: record.turns,
+        messages: &record.messages,
+        pending: record.pending.as_deref(),
+        totals: record.totals.clone(),
+        checkpoints: &record.checkpoints,
+    };
+    store.save(&snap).map_err(|e| {
+        format!("the files were restored but the task could not be saved in {} ({e})", store.dir().display())
+    })?;
+    Ok(done)
+}
+
+/// Copies the saved task as it is to `DIR/conversations/ID-before-restore-UNIX.json`.
+fn copy_aside(store: &Store, dir: &Path, record: &Record) -> Result<PathBuf, String> {
+    let from = store.dir().join("tasks").join(format!("{}.json", record.meta.id));
+    let to_dir = dir.join("conversations");
+    let to = to_dir.join(format!("{}-before-restore-{}.json", record.meta.id, now_secs()));
+    std::fs::create_dir_all(&to_dir)
+        .and_then(|_| std::fs::copy(&from, &to))
+        .map_err(|e| format!("not restored: cannot keep a copy of the conversation in {} ({e})", to.display()))?;
+    Ok(to)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::llm::{Message, Role};
+    use crate::run::session::state::Meta;
+
+    fn msg(role: Role, content: &str) -> Message {
+        Message { role, content: content.into() }
+    }
+
+    fn cp(number: u32, turn: u32, messages: u32) -> CheckpointRecord {
+        CheckpointRecord {
+            number,
+            turn,
+            hash: "h".into(),
+            time: 0,
+            tool: "t".into(),
+            files_changed: 0,
+            files: vec![],
+            left_out: vec![],
+            messages,
+        }
+    }
+
+    fn record() -> Record {
+        Record {
+            meta: Meta {
+                id: "i".into(),
+                task: "t".into(),
+                created: 0,
+                provider: "p".into(),
+                model: "m".into(),
+                base_url: String::new(),
+                cwd: "/w".into(),
+            },
+            status: "completed".into(),
+            outcome: Some("done".into()),
+            updated: 0,
+            turns: 3,
+            messages: vec![
+                msg(Role::User, "task"),
+                msg(Role::Assistant, "write a"),
+                msg(Role::User, "result 1"),
+                msg(Role::Assistant, "write b"),
+                msg(Role::User, "result 2"),
+                msg(Role::Assistant, "done"),
+            ],
+            pending: None,
+            totals: serde_json::Value::Null,
+            checkpoints: vec![cp(1, 1, 1), cp(2, 1, 2), cp(3, 2, 4)],
+        }
+    }
+
+    #[test]
+    fn cutting_to_a_tool_checkpoint_keeps_its_call_and_makes_its_result_pending() {
+        let mut r = record();
+        let target = r.checkpoints[1].clone();
+        cut(&mut r, &target);
+        assert_eq!(r.messages.len(), 2);
+        assert_eq!(r.pending.as_deref(), Some("result 1"));
+        assert_eq!((r.turns, r.status.as_str(), r.outcome.is_none()), (1, "running", true));
+        assert_eq!(r.checkpoints.iter().map(|c| c.number).collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    #[test]
+    fn cutting_to_a_start_checkpoint_resends_the_request_before_the_tool() {
+        let mut r = record();
+        let target = r.checkpoints[0].clone();
+        cut(&mut r, &target);
+        assert_eq!(r.messages.len(), 1);
+        assert_eq!(r.messages[0].role, Role::User);
+        assert_eq!(r.pending, None, "resume resends the last user message itself");
+    }
+}

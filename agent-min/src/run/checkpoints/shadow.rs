@@ -1,0 +1,445 @@
+//! The shadow repository of one workspace: a git directory under
+//! `STATE_DIR/checkpoints/HASH/.git` whose `core.worktree` is the workspace (the user's own
+//! `.git` is never read or written). Taking a checkpoint stages what changed — leaving out
+//! Cline's exclusions, `.gitignore`d files, files over the size limit and unreadable ones, each
+//! reported — and commits it; restoring puts the workspace's tracked files back as they were.
+//! Every operation holds the workspace's lock; the leftovers of a process killed mid-operation
+//! (git's `index.lock`, disabled nested repositories, an unusable repository) are repaired when
+//! the repository is next opened.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::git::{find_git, first_lines, Git};
+use super::{exclusions, lock, nested, place};
+
+/// git's empty tree, the "before" of a first checkpoint.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// An opened shadow repository.
+#[derive(Debug)]
+pub struct Shadow {
+    git: Git,
+    /// `STATE_DIR/checkpoints/HASH`.
+    dir: PathBuf,
+    workspace: PathBuf,
+}
+
+/// One checkpoint taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taken {
+    /// The commit.
+    pub hash: String,
+    /// Paths changed since the previous checkpoint (workspace-relative).
+    pub files: Vec<String>,
+    /// Paths left out: over the size limit, or unreadable (with why).
+    pub left_out: Vec<String>,
+}
+
+impl Shadow {
+    /// Opens (creating if needed) the shadow repository of `workspace` (absolute, canonical)
+    /// under `state_dir`, refusing what Cline refuses, and repairing what a crash left.
+    pub fn open(state_dir: &Path, workspace: &Path) -> Result<Shadow, String> {
+        let program = find_git()
+            .ok_or("git is not installed (or not on PATH); install git to get checkpoints, or pass --no-checkpoints")?;
+        place::refuse(workspace, place::home_dir().as_deref())?;
+        let git_dir = place::shadow_git_dir(state_dir, workspace);
+        let dir = git_dir.parent().expect("HASH/.git has a parent").to_path_buf();
+        use std::os::unix::fs::DirBuilderExt;
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| format!("cannot create {} ({e})", dir.display()))?;
+        let shadow = Shadow { git: Git::new(program, &git_dir, workspace), dir, workspace: workspace.to_path_buf() };
+        let _held = shadow.lock()?;
+        shadow.repair()?;
+        if git_dir.join("HEAD").exists() {
+            let wt = shadow.git.check(&["config", "core.worktree"], None)?.text();
+            if Path::new(wt.trim()) != workspace {
+                return Err(format!(
+                    "Checkpoints can only be used in the original workspace: {} (the shadow repository {} belongs to it; its path has the same hash as this one)",
+                    wt.trim(),
+                    git_dir.display()
+                ));
+            }
+        } else {
+            shadow.init()?;
+        }
+        let info = git_dir.join("info");
+        fs::create_dir_all(&info)
+            .and_then(|_| fs::write(info.join("exclude"), exclusions::exclude_file(workspace)))
+            .map_err(|e| format!("cannot write {} ({e})", info.join("exclude").display()))?;
+        Ok(shadow)
+    }
+
+    fn init(&self) -> Result<(), String> {
+        let ws = self.workspace.to_string_lossy();
+        self.git.check(&["init", "-q", "--template=", "--initial-branch=checkpoints"], None)?;
+        for (k, v) in [
+            ("core.worktree", ws.as_ref()),
+            ("commit.gpgSign", "false"),
+            ("user.name", super::git::AUTHOR.0),
+            ("user.email", super::git::AUTHOR.1),
+        ] {
+            self.git.check(&["config", k, v], None)?;
+        }
+        Ok(())
+    }
+
+    /// The folder holding the shadow repository, its lock and its journal.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// Takes the workspace's checkpoint lock (Cline's wait).
+    pub fn lock(&self) -> Result<lock::Held, String> {
+        lock::acquire(&self.dir.join("lock"), lock::WAIT)
+    }
+
+    fn journal(&self) -> PathBuf {
+        self.dir.join("nested-disabled")
+    }
+
+    /// With the lock held: whatever a killed process left is put right. Nested repositories are
+    /// re-enabled, git's stale lock files removed (no git of ours can be running), and a
+    /// repository git can no longer read is moved aside whole — its checkpoints kept — so a
+    /// fresh series starts.
+    fn repair(&self) -> Result<(), String> {
+        nested::repair(&self.journal())?;
+        let git_dir = self.git.git_dir();
+        for stale in ["index.lock", "HEAD.lock", "config.lock", "refs/heads/checkpoints.lock"] {
+            let _ = fs::remove_file(git_dir.join(stale));
+        }
+        if git_dir.join("HEAD").exists() {
+            let has_commit = git_dir.join("refs/heads/checkpoints").exists() || git_dir.join("packed-refs").exists();
+            let usable = self.git.run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], None).is_ok_and(|o| o.ok())
+                && self.git.run(&["ls-files", "-z", "--", "."], None).is_ok_and(|o| o.ok());
+            if has_commit && !usable {
+                let aside = self.dir.join(format!(".git.broken-{}", crate::run::session::state::now_secs()));
+                fs::rename(git_dir, &aside)
+                    .map_err(|e| format!("cannot move the unusable {} aside ({e})", git_dir.display()))?;
+                crate::run::ui::term::Term::stderr().warn(&format!(
+                    "The checkpoint repository was damaged (a crash?); it was moved to {} and a new series starts.",
+                    aside.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The current commit, if any.
+    pub fn head(&self) -> Option<String> {
+        let out = self.git.run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], None).ok()?;
+        out.ok().then(|| out.text().trim().to_string())
+    }
+
+    /// Stages the workspace as it is now (lock held by the caller). Returns what was left out.
+    fn stage(&self) -> Result<Vec<String>, String> {
+        let _nested = nested::disable(&self.workspace, &self.journal())?;
+        let listing = self.git.check(&["ls-files", "-z", "--others", "--modified", "--exclude-standard"], None)?;
+        let mut paths: Vec<&[u8]> = listing.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let mut left_out = Vec::new();
+        let mut input = Vec::new();
+        for p in paths {
+            use std::os::unix::ffi::OsStrExt;
+            let rel = Path::new(std::ffi::OsStr::from_bytes(p));
+            if let Ok(m) = fs::symlink_metadata(self.workspace.join(rel)) {
+                if m.is_file() && m.len() > exclusions::MAX_FILE_BYTES {
+                    left_out.push(format!("{} (over {} MiB)", rel.display(), exclusions::MAX_FILE_BYTES >> 20));
+                    continue;
+                }
+            }
+            input.extend_from_slice(p);
+            input.push(0);
+        }
+        if !input.is_empty() {
+            let args = ["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"];
+            let out = self.git.run(&args, Some(&input)).map_err(|e| format!("cannot run git: {e}"))?;
+            left_out.extend(unreadable(&out.stderr)?);
+        }
+        Ok(left_out)
+    }
+
+    /// Paths whose staged content differs from `base` (or from nothing).
+    fn staged_changes(&self, base: Option<&str>) -> Result<Vec<String>, String> {
+        let base = base.unwrap_or(EMPTY_TREE);
+        let out = self.git.check(&["diff", "--cached", "--no-renames", "--name-only", "-z", base], None)?;
+        Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect())
+    }
+
+    /// Takes a checkpoint with `message`. `None` when `skip_unchanged` and nothing changed
+    /// since the last one. The caller holds the lock.
+    pub fn snapshot(&self, message: &str, skip_unchanged: bool) -> Result<Option<Taken>, String> {
+        let left_out = self.stage()?;
+        let head = self.head();
+        let files = self.staged_changes(head.as_deref())?;
+        if skip_unchanged && files.is_empty() && head.is_some() {
+            return Ok(None);
+        }
+        self.git.check(&["commit", "-q", "--allow-empty", "--no-verify", "-m", message], None)?;
+        let hash = self.head().ok_or("git commit left no commit")?;
+        Ok(Some(Taken { hash, files, left_out }))
+    }
+
+    /// `(status letter, path)` of each file that differs between `from` and `to`, or between
+    /// `from` and the workspace now (`to` = `None`; stages the workspace, lock held by the caller).
+    pub fn changes(&self, from: &str, to: Option<&str>) -> Result<Vec<(char, String)>, String> {
+        let mut args = vec!["diff", "--no-renames", "--name-status", "-z"];
+        match to {
+            Some(to) => args.extend([from, to]),
+            None => {
+                self.stage()?;
+                args.extend(["--cached", from]);
+            }
+        }
+        let out = self.git.check(&args, None)?;
+        let mut fields = out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty());
+        let mut v = Vec::new();
+        while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
+            v.push((status.first().map_or('?', |c| *c as char), String::from_utf8_lossy(path).into_owned()));
+        }
+        Ok(v)
+    }
+
+    /// A unified diff from `from` to `to` (or to the workspace now; lock held by the caller).
+    pub fn diff(&self, from: &str, to: Option<&str>) -> Result<Vec<u8>, String> {
+        let mut args = vec!["diff", "--no-color", "--no-ext-diff", "--no-renames", "--binary"];
+        match to {
+            Some(to) => args.extend([from, to]),
+            None => {
+                self.stage()?;
+                args.extend(["--cached", from]);
+            }
+        }
+        // `diff --cached X` compares X (the old side) with the index (the workspace now).
+        Ok(self.git.check(&args, None)?.stdout)
+    }
+
+    /// Puts the workspace's files back as at `hash` (lock held by the caller): files tracked
+    /// now but not then are removed; excluded and ignored files are left alone. Refuses, naming
+    /// them, if it would overwrite files the pre-restore checkpoint `before` had to leave out.
+    pub fn restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
+        self.git.check(&["cat-file", "-e", &format!("{hash}^{{commit}}")], None).map_err(|_| {
+            format!("checkpoint commit {hash} is not in the shadow repository {}", self.git.git_dir().display())
+        })?;
+        let mut unsaved = Vec::new();
+        for entry in &before.left_out {
+            let path = entry.rsplit_once(" (").map_or(entry.as_str(), |(p, _)| p);
+            let out = self.git.check(&["ls-tree", "--name-only", hash, "--", path], None)?;
+            if !out.stdout.is_empty() {
+                unsaved.push(entry.clone());
+            }
+        }
+        if !unsaved.is_empty() {
+            return Err(format!(
+                "not restored: it would overwrite files the checkpoint of the current state could not save: {}; move them away first",
+                unsaved.join(", ")
+            ));
+        }
+        let _nested = nested::disable(&self.workspace, &self.journal())?;
+        self.git.check(&["read-tree", "-u", "--reset", hash], None)?;
+        Ok(())
+    }
+
+    /// Bytes the shadow repository takes on disk.
+    pub fn disk_bytes(&self) -> u64 {
+        fn walk(p: &Path) -> u64 {
+            let Ok(m) = fs::symlink_metadata(p) else { return 0 };
+            if !m.is_dir() {
+                use std::os::unix::fs::MetadataExt;
+                return m.blocks() * 512;
+            }
+            fs::read_dir(p).map(|es| es.flatten().map(|e| walk(&e.path())).sum()).unwrap_or(0)
+        }
+        walk(self.git.git_dir())
+    }
+}
+
+/// The files `git add --ignore-errors` could not read, from its messages
+/// (`error: open("b"): Permission denied`); an error for anything fatal.
+fn unreadable(stderr: &str) -> Result<Vec<String>, String> {
+    let mut v = Vec::new();
+    for line in stderr.lines() {
+        if let Some(rest) = line.strip_prefix("error: open(\"") {
+            let (path, why) = rest.split_once("\"):").unwrap_or((rest, ""));
+            v.push(format!("{path} (unreadable:{why})"));
+        } else if line.starts_with("fatal:") {
+            return Err(format!("git add failed: {}", first_lines(line, 1)));
+        }
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreadable_files_are_reported_from_gits_own_messages() {
+        // What git 2.47 prints for a mode-000 file when not run as root (checked by hand).
+        let stderr = "error: open(\"b\"): Permission denied\nerror: unable to index file 'b'\n";
+        assert_eq!(unreadable(stderr).unwrap(), vec!["b (unreadable: Permission denied)"]);
+        assert!(unreadable("fatal: index file corrupt\n").unwrap_err().contains("index file corrupt"));
+    }
+
+    struct Fixture {
+        _dirs: (tempfile::TempDir, tempfile::TempDir),
+        state: PathBuf,
+        ws: PathBuf,
+    }
+
+    fn fixture() -> Fixture {
+        let (s, w) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let ws = w.path().canonicalize().unwrap();
+        Fixture { state: s.path().to_path_buf(), ws, _dirs: (s, w) }
+    }
+
+    fn write(ws: &Path, rel: &str, text: &str) {
+        let p = ws.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn snap(s: &Shadow, msg: &str) -> Taken {
+        let _held = s.lock().unwrap();
+        s.snapshot(msg, false).unwrap().unwrap()
+    }
+
+    #[test]
+    fn exclusions_gitignore_and_the_size_limit_apply_and_the_users_git_is_untouched() {
+        let f = fixture();
+        write(&f.ws, "src/a.rs", "fn a() {}");
+        write(&f.ws, "node_modules/x/index.js", "x");
+        write(&f.ws, "photo.png", "png");
+        write(&f.ws, ".gitignore", "secret.txt\n");
+        write(&f.ws, "secret.txt", "s");
+        write(&f.ws, ".git/HEAD", "ref: refs/heads/main\n");
+        fs::write(f.ws.join("big.txt"), vec![b'x'; (exclusions::MAX_FILE_BYTES + 1) as usize]).unwrap();
+        let before = fs::read(f.ws.join(".git/HEAD")).unwrap();
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let t = snap(&s, "one");
+        assert_eq!(t.files, vec![".gitignore", "src/a.rs"]);
+        assert_eq!(t.left_out, vec!["big.txt (over 10 MiB)"]);
+        assert_eq!(fs::read(f.ws.join(".git/HEAD")).unwrap(), before);
+        assert_eq!(fs::read_dir(f.ws.join(".git")).unwrap().count(), 1, "nothing written in the user's .git");
+        assert!(f.state.join("checkpoints").join(place::cwd_hash(&f.ws)).join(".git/HEAD").is_file());
+    }
+
+    #[test]
+    fn restore_puts_back_edited_and_deleted_files_and_removes_created_ones() {
+        let f = fixture();
+        write(&f.ws, "a.txt", "one");
+        write(&f.ws, "keep.log", "excluded, never touched");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        write(&f.ws, "a.txt", "two");
+        write(&f.ws, "b/new.txt", "new");
+        let second = snap(&s, "second");
+        assert_eq!(second.files, vec!["a.txt", "b/new.txt"]);
+        fs::remove_file(f.ws.join("a.txt")).unwrap();
+        write(&f.ws, "keep.log", "changed, still never touched");
+        let _held = s.lock().unwrap();
+        let changes = s.changes(&first.hash, None).unwrap();
+        assert_eq!(changes, vec![('D', "a.txt".to_string()), ('A', "b/new.txt".to_string())]);
+        let before = s.snapshot("before restore", false).unwrap().unwrap();
+        s.restore(&first.hash, &before).unwrap();
+        assert_eq!(fs::read_to_string(f.ws.join("a.txt")).unwrap(), "one");
+        assert!(!f.ws.join("b/new.txt").exists());
+        assert_eq!(fs::read_to_string(f.ws.join("keep.log")).unwrap(), "changed, still never touched");
+        // The restore is itself undoable: the pre-restore checkpoint holds the later state.
+        let now = s.snapshot("after", false).unwrap().unwrap();
+        s.restore(&before.hash, &now).unwrap();
+        assert!(!f.ws.join("a.txt").exists());
+        assert_eq!(fs::read_to_string(f.ws.join("b/new.txt")).unwrap(), "new");
+        let diff = String::from_utf8(s.diff(&first.hash, Some(&second.hash)).unwrap()).unwrap();
+        assert!(diff.contains("\n-one\n") && diff.contains("\n+two\n") && diff.contains("+++ b/b/new.txt"), "{diff}");
+    }
+
+    #[test]
+    fn a_restore_that_would_overwrite_an_unsaved_file_is_refused() {
+        let f = fixture();
+        write(&f.ws, "data.txt", "small");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        fs::write(f.ws.join("data.txt"), vec![b'y'; (exclusions::MAX_FILE_BYTES + 1) as usize]).unwrap();
+        let _held = s.lock().unwrap();
+        let before = s.snapshot("before", false).unwrap().unwrap();
+        let err = s.restore(&first.hash, &before).unwrap_err();
+        assert!(err.contains("data.txt") && err.contains("not restored"), "{err}");
+        assert_eq!(fs::metadata(f.ws.join("data.txt")).unwrap().len(), exclusions::MAX_FILE_BYTES + 1);
+    }
+
+    #[test]
+    fn nested_repositories_files_are_tracked_and_their_git_put_back() {
+        let f = fixture();
+        write(&f.ws, "lib/.git/HEAD", "ref: refs/heads/main\n");
+        write(&f.ws, "lib/src.c", "int x;");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let t = snap(&s, "one");
+        assert_eq!(t.files, vec!["lib/src.c"]);
+        assert!(f.ws.join("lib/.git/HEAD").is_file() && !f.ws.join("lib/.git_disabled").exists());
+    }
+
+    #[test]
+    fn the_leftovers_of_a_killed_checkpoint_are_repaired_and_earlier_checkpoints_kept() {
+        let f = fixture();
+        write(&f.ws, "a.txt", "one");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        // What `kill -9` in the middle of `git add` leaves: git's index lock, and a nested
+        // repository still disabled, with its journal.
+        fs::write(s.git.git_dir().join("index.lock"), "").unwrap();
+        write(&f.ws, "lib/.git_disabled/HEAD", "ref: refs/heads/main\n");
+        fs::write(s.journal(), format!("{}\0", f.ws.join("lib/.git").display())).unwrap();
+        drop(s);
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        assert!(f.ws.join("lib/.git/HEAD").is_file(), "the nested repository is enabled again");
+        write(&f.ws, "a.txt", "two");
+        let second = snap(&s, "second");
+        assert_eq!(second.files, vec!["a.txt"]);
+        let diff = String::from_utf8(s.diff(&first.hash, Some(&second.hash)).unwrap()).unwrap();
+        assert!(diff.contains("\n-one\n") && diff.contains("\n+two\n"), "the earlier checkpoint survived: {diff}");
+    }
+
+    #[test]
+    fn a_damaged_repository_is_moved_aside_and_a_fresh_series_starts() {
+        let f = fixture();
+        write(&f.ws, "a.txt", "one");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        snap(&s, "first");
+        let git_dir = s.git.git_dir().to_path_buf();
+        // The branch points at a commit whose object is gone.
+        fs::write(git_dir.join("refs/heads/checkpoints"), format!("{}\n", "1".repeat(40))).unwrap();
+        drop(s);
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let aside: Vec<_> = fs::read_dir(s.dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".git.broken-"))
+            .collect();
+        assert_eq!(aside.len(), 1, "the damaged repository is kept, not deleted");
+        assert_eq!(snap(&s, "fresh").files, vec!["a.txt"]);
+    }
+
+    #[test]
+    fn another_workspace_with_the_same_hash_is_refused() {
+        let f = fixture();
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        s.git.check(&["config", "core.worktree", "/somewhere/else"], None).unwrap();
+        let err = Shadow::open(&f.state, &f.ws).unwrap_err();
+        assert!(err.contains("Checkpoints can only be used in the original workspace: /somewhere/else"), "{err}");
+    }
+}
