@@ -74,7 +74,8 @@ pub fn restore(
             record.meta.id,
             cp.number
         );
-        let taken = shadow.snapshot(&message, false)?.ok_or("the current state could not be checkpointed")?;
+        let since = record.checkpoints.last().map(|c| c.hash.as_str());
+        let taken = shadow.snapshot(&message, since, false)?.ok_or("the current state could not be checkpointed")?;
         shadow.restore(&cp.hash, &taken)?;
         before_files = Some(taken);
     }

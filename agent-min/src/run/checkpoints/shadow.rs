@@ -180,13 +180,15 @@ impl Shadow {
             .collect())
     }
 
-    /// Takes a checkpoint with `message`. `None` when `skip_unchanged` and nothing changed
-    /// since the last one. The caller holds the lock.
-    pub fn snapshot(&self, message: &str, skip_unchanged: bool) -> Result<Option<Taken>, String> {
+    /// Takes a checkpoint with `message`; its files are those changed since `since` (the
+    /// series' previous checkpoint; everything for the first, or if that commit is gone).
+    /// `None` when `skip_unchanged` and nothing changed since `since`. The caller holds the lock.
+    pub fn snapshot(&self, message: &str, since: Option<&str>, skip_unchanged: bool) -> Result<Option<Taken>, String> {
         let left_out = self.stage()?;
-        let head = self.head();
-        let files = self.staged_changes(head.as_deref())?;
-        if skip_unchanged && files.is_empty() && head.is_some() {
+        let since =
+            since.filter(|h| self.git.run(&["cat-file", "-e", &format!("{h}^{{commit}}")], None).is_ok_and(|o| o.ok()));
+        let files = self.staged_changes(since)?;
+        if skip_unchanged && files.is_empty() && since.is_some() {
             return Ok(None);
         }
         self.git.check(&["commit", "-q", "--allow-empty", "--no-verify", "-m", message], None)?;
@@ -315,7 +317,7 @@ mod tests {
 
     fn snap(s: &Shadow, msg: &str) -> Taken {
         let _held = s.lock().unwrap();
-        s.snapshot(msg, false).unwrap().unwrap()
+        s.snapshot(msg, None, false).unwrap().unwrap()
     }
 
     #[test]
@@ -347,20 +349,26 @@ mod tests {
         let first = snap(&s, "first");
         write(&f.ws, "a.txt", "two");
         write(&f.ws, "b/new.txt", "new");
-        let second = snap(&s, "second");
+        let _held = s.lock().unwrap();
+        let second = s.snapshot("second", Some(&first.hash), false).unwrap().unwrap();
+        drop(_held);
         assert_eq!(second.files, vec!["a.txt", "b/new.txt"]);
+        // Unchanged since `second`: nothing to take when asked to skip.
+        let _held = s.lock().unwrap();
+        assert_eq!(s.snapshot("again", Some(&second.hash), true).unwrap(), None);
+        drop(_held);
         fs::remove_file(f.ws.join("a.txt")).unwrap();
         write(&f.ws, "keep.log", "changed, still never touched");
         let _held = s.lock().unwrap();
         let changes = s.changes(&first.hash, None).unwrap();
         assert_eq!(changes, vec![('D', "a.txt".to_string()), ('A', "b/new.txt".to_string())]);
-        let before = s.snapshot("before restore", false).unwrap().unwrap();
+        let before = s.snapshot("before restore", None, false).unwrap().unwrap();
         s.restore(&first.hash, &before).unwrap();
         assert_eq!(fs::read_to_string(f.ws.join("a.txt")).unwrap(), "one");
         assert!(!f.ws.join("b/new.txt").exists());
         assert_eq!(fs::read_to_string(f.ws.join("keep.log")).unwrap(), "changed, still never touched");
         // The restore is itself undoable: the pre-restore checkpoint holds the later state.
-        let now = s.snapshot("after", false).unwrap().unwrap();
+        let now = s.snapshot("after", None, false).unwrap().unwrap();
         s.restore(&before.hash, &now).unwrap();
         assert!(!f.ws.join("a.txt").exists());
         assert_eq!(fs::read_to_string(f.ws.join("b/new.txt")).unwrap(), "new");
@@ -376,7 +384,7 @@ mod tests {
         let first = snap(&s, "first");
         fs::write(f.ws.join("data.txt"), vec![b'y'; (exclusions::MAX_FILE_BYTES + 1) as usize]).unwrap();
         let _held = s.lock().unwrap();
-        let before = s.snapshot("before", false).unwrap().unwrap();
+        let before = s.snapshot("before", None, false).unwrap().unwrap();
         let err = s.restore(&first.hash, &before).unwrap_err();
         assert!(err.contains("data.txt") && err.contains("not restored"), "{err}");
         assert_eq!(fs::metadata(f.ws.join("data.txt")).unwrap().len(), exclusions::MAX_FILE_BYTES + 1);

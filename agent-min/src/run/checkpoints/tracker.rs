@@ -104,11 +104,12 @@ impl Tracker {
     fn take(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
         // A run's start adds nothing when the workspace is as the series' last checkpoint left it.
         let skip_unchanged = tool == "start" && !self.records.is_empty();
+        let since = self.records.last().map(|r| r.hash.clone());
         let task_id = self.task_id.clone();
         let Some(shadow) = self.shadow(term) else { return };
         let hash = place::cwd_hash(shadow.workspace());
         let message = format!("checkpoint-{hash}-{task_id} turn {turn} {tool}");
-        let taken = shadow.lock().and_then(|_held| shadow.snapshot(&message, skip_unchanged));
+        let taken = shadow.lock().and_then(|_held| shadow.snapshot(&message, since.as_deref(), skip_unchanged));
         match taken {
             Ok(Some(t)) => self.record(t, tool, turn, messages, term, events),
             Ok(None) => {}

@@ -1,0 +1,359 @@
+//! Checkpoints end to end: a `--yolo` task that writes, edits and deletes files over several
+//! turns, put back to each of its checkpoints with `agent-min checkpoints restore` (files, then
+//! files and conversation, then resumed from there); and the faults: git missing, the home
+//! directory, a second agent holding the lock, `kill -9` in the middle of a checkpoint.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Every regular file of `dir` (relative path → content).
+fn files(dir: &Path) -> BTreeMap<String, String> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read_to_string(&p).unwrap_or_default());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn state_of(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+fn checkpoints(state: &Path, ws: &Path, args: &[&str]) -> Run {
+    let dir = state.display().to_string();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--state-dir", &dir]);
+    run_cmd("checkpoints", ws, &all, &[], LIMIT)
+}
+
+fn saved_task(state: &Path) -> Value {
+    let tasks: Vec<PathBuf> = std::fs::read_dir(state.join("tasks")).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(tasks.len(), 1, "{tasks:?}");
+    serde_json::from_str(&std::fs::read_to_string(&tasks[0]).unwrap()).unwrap()
+}
+
+/// The scripted task: list (read-only), write a.txt, edit it, a command that deletes seed.txt
+/// and creates c.txt, write b.txt, complete.
+fn scripted_task() -> Vec<Resp> {
+    let edit = "\n------- SEARCH\none\n=======\ntwo\n+++++++ REPLACE\n";
+    vec![
+        anthropic(&tool("list_files", &[("path", ".")])),
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&tool("replace_in_file", &[("path", "a.txt"), ("diff", edit)])),
+        anthropic(&tool(
+            "execute_command",
+            &[("command", "rm seed.txt && printf x > c.txt"), ("requires_approval", "false")],
+        )),
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "bee")])),
+        anthropic(&completion("Done.")),
+    ]
+}
+
+#[test]
+fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resumed() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("seed.txt"), "seed").unwrap();
+    let server = Server::start(scripted_task());
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "make files"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    // The events: the start checkpoint before the first write (not before list_files), then
+    // one after each write, edit and command.
+    let events = common::events::parse(&r.stdout);
+    let cps: Vec<(u64, u64, String, u64)> = common::events::of(&events, "checkpoint")
+        .iter()
+        .map(|e| {
+            (
+                e["number"].as_u64().unwrap(),
+                e["turn"].as_u64().unwrap(),
+                e["tool"].as_str().unwrap().to_string(),
+                e["files_changed"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected = [
+        (1, 2, "start", 1),
+        (2, 2, "write_to_file", 1),
+        (3, 3, "replace_in_file", 1),
+        (4, 4, "execute_command", 2),
+        (5, 5, "write_to_file", 1),
+    ];
+    assert_eq!(cps, expected.iter().map(|(n, t, tool, f)| (*n, *t, tool.to_string(), *f)).collect::<Vec<_>>());
+    // The workspace as at each checkpoint.
+    let at = [
+        state_of(&[("seed.txt", "seed")]),
+        state_of(&[("seed.txt", "seed"), ("a.txt", "one")]),
+        state_of(&[("seed.txt", "seed"), ("a.txt", "two")]),
+        state_of(&[("a.txt", "two"), ("c.txt", "x")]),
+        state_of(&[("a.txt", "two"), ("c.txt", "x"), ("b.txt", "bee")]),
+    ];
+    assert_eq!(files(&ws), at[4]);
+    assert_eq!(saved_task(state.path())["checkpoints"].as_array().unwrap().len(), 5);
+
+    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    assert_eq!(list.code, Some(0), "{}", list.all());
+    for tool in ["start", "write_to_file", "replace_in_file", "execute_command"] {
+        assert!(list.stdout.contains(tool), "{}", list.stdout);
+    }
+    assert_eq!(list.stdout.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit())).count(), 5);
+
+    let diff = checkpoints(state.path(), &ws, &["diff", "--last", "2", "3"]);
+    assert!(diff.stdout.contains("\n-one\n") && diff.stdout.contains("\n+two\n"), "{}", diff.all());
+    let diff_now = checkpoints(state.path(), &ws, &["diff", "--last", "1"]);
+    assert!(
+        diff_now.stdout.contains("deleted file mode") && diff_now.stdout.contains("+++ b/b.txt"),
+        "{}",
+        diff_now.all()
+    );
+
+    // Without --yes and nobody to answer, nothing is restored.
+    let declined = checkpoints(state.path(), &ws, &["restore", "--last", "1"]);
+    assert_eq!(declined.code, Some(1), "{}", declined.all());
+    assert!(
+        declined.stderr.contains("not restored") && declined.stderr.contains("delete  a.txt"),
+        "{}",
+        declined.stderr
+    );
+    assert_eq!(files(&ws), at[4]);
+
+    // The files, put back to every checkpoint in turn (in no particular order).
+    let mut undo = 0;
+    for n in [4u32, 2, 5, 1, 3] {
+        let r = checkpoints(state.path(), &ws, &["restore", "--last", &n.to_string(), "--files", "--yes"]);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        assert_eq!(files(&ws), at[n as usize - 1], "restored to {n}");
+        let line = r.stderr.lines().find(|l| l.contains("undoes this")).expect("the undo is named");
+        undo = line.split("checkpoint ").nth(1).unwrap().split(':').next().unwrap().parse::<u32>().unwrap();
+    }
+    // The last restore (to 3) is itself undone: back to the state at 1.
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", &undo.to_string(), "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), at[0]);
+
+    // Files and conversation back to checkpoint 3 (after the edit, turn 3).
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "3", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), at[2]);
+    let task = saved_task(state.path());
+    assert_eq!(task["status"], "running");
+    assert_eq!(task["turns"], 3);
+    let messages = task["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 6, "task, then three exchanges up to the edit");
+    assert!(messages[5]["content"].as_str().unwrap().contains("replace_in_file"));
+    assert!(task["pending"].as_str().unwrap().contains("[replace_in_file for 'a.txt'] Result:"));
+    let numbers: Vec<u64> =
+        task["checkpoints"].as_array().unwrap().iter().map(|c| c["number"].as_u64().unwrap()).collect();
+    assert_eq!(numbers.iter().take(3).copied().collect::<Vec<_>>(), vec![1, 2, 3]);
+    let copy = r.stderr.lines().find(|l| l.contains("conversation as it was is kept in")).expect("copy named");
+    let copy = copy.rsplit(" in ").next().unwrap().trim_end_matches('.');
+    assert_eq!(
+        serde_json::from_str::<Value>(&std::fs::read_to_string(copy).unwrap()).unwrap()["messages"]
+            .as_array()
+            .unwrap()
+            .len(),
+        12
+    );
+
+    // `resume` continues from checkpoint 3: the edit's result is sent again, and the new
+    // checkpoints continue the series.
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "d.txt"), ("content", "dee")])),
+        anthropic(&completion("Resumed.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_cmd("resume", &ws, &args_with(&base, &["--last", "--state-dir", &state_dir, "--json"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let sent = reqs[0].body["messages"].as_array().unwrap();
+    assert_eq!(sent.len(), 7);
+    assert!(reqs[0].last_user().contains("[replace_in_file for 'a.txt'] Result:"));
+    assert!(reqs[0].last_user().contains("[TASK RESUMPTION]"));
+    let events = common::events::parse(&r.stdout);
+    let new: Vec<(u64, String)> = common::events::of(&events, "checkpoint")
+        .iter()
+        .map(|e| (e["number"].as_u64().unwrap(), e["tool"].as_str().unwrap().to_string()))
+        .collect();
+    // After the restore record (4): this run's start, and its write.
+    assert_eq!(numbers, vec![1, 2, 3, 4]);
+    assert_eq!(new, vec![(5, "start".to_string()), (6, "write_to_file".to_string())]);
+    assert_eq!(files(&ws).get("d.txt").map(String::as_str), Some("dee"));
+}
+
+#[test]
+fn without_git_checkpoints_are_off_with_one_warning_and_the_task_runs() {
+    let ws = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    // PATH holds curl and sh, not git.
+    for tool in ["curl", "sh"] {
+        let found = which(tool);
+        std::os::unix::fs::symlink(found, bin.path().join(tool)).unwrap();
+    }
+    let server = Server::start(scripted_task());
+    let base = anthropic_args(&server);
+    let path = bin.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["make files"]), &[("PATH", &path)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(r.stdout.matches("Checkpoints are off for this run").count(), 1, "{}", r.stdout);
+    assert!(r.stdout.contains("git is not installed"), "{}", r.stdout);
+    assert_eq!(std::fs::read_to_string(ws.path().join("b.txt")).unwrap(), "bee");
+}
+
+#[test]
+fn the_home_directory_is_refused_and_the_task_runs() {
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let home_path = home.path().canonicalize().unwrap().display().to_string();
+    let r =
+        run_agent(home.path(), &args_with(&base, &["--state-dir", &state_dir, "t"]), &[("HOME", &home_path)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("Cannot use checkpoints in home directory"), "{}", r.stdout);
+    assert!(!state
+        .path()
+        .join("checkpoints")
+        .join(agent_min::run::checkpoints::place::cwd_hash(Path::new(&home_path)))
+        .join(".git")
+        .exists());
+    assert_eq!(std::fs::read_to_string(home.path().join("a.txt")).unwrap(), "one");
+}
+
+#[test]
+fn no_checkpoints_takes_none() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let server = Server::start(scripted_task());
+    let base = anthropic_args(&server);
+    let r = run_agent(
+        ws.path(),
+        &args_with(&base, &["--state-dir", &state_dir, "--no-checkpoints", "--json", "t"]),
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(common::events::of(&common::events::parse(&r.stdout), "checkpoint").is_empty());
+    assert!(!state.path().join("checkpoints").exists());
+}
+
+#[test]
+fn a_second_agent_waits_for_the_lock_then_takes_its_checkpoint() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let dir = state.path().join("checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Another agent holds the workspace's lock for 2 s.
+    let held = agent_min::run::checkpoints::lock::acquire(&dir.join("lock"), Duration::ZERO).unwrap();
+    let releaser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        drop(held);
+    });
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let start = Instant::now();
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "t"]), &[], LIMIT);
+    releaser.join().unwrap();
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(start.elapsed() >= Duration::from_secs(2), "it waited for the other agent");
+    let n = common::events::of(&common::events::parse(&r.stdout), "checkpoint").len();
+    assert_eq!(n, 2, "start and after the write, once the lock was free: {}", r.stderr);
+}
+
+#[test]
+fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoints_kept() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    // A nested repository (disabled while a checkpoint is taken) and enough files for the
+    // first checkpoint to take a while.
+    std::fs::create_dir_all(ws.join("lib/.git")).unwrap();
+    std::fs::write(ws.join("lib/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    for i in 0..20_000 {
+        let d = ws.join(format!("src/m{}", i % 100));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+    }
+    let dir = state.path().join("checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws));
+    let journal = dir.join("nested-disabled");
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(args_with(&base, &["--state-dir", &state_dir, "t"]))
+        .current_dir(&ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The moment the nested repository is disabled, the agent is in the middle of a checkpoint.
+    let start = Instant::now();
+    while !ws.join("lib/.git_disabled").exists() {
+        assert!(start.elapsed() < LIMIT, "the checkpoint never started");
+        assert!(child.try_wait().unwrap().is_none(), "the agent ended before its checkpoint");
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert!(journal.exists() && !ws.join("lib/.git").exists(), "killed mid-checkpoint, as intended");
+
+    // The next run (another task in the same workspace) repairs and goes on.
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "bee")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "t2"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(ws.join("lib/.git/HEAD").is_file() && !ws.join("lib/.git_disabled").exists(), "nested repository put back");
+    assert!(!journal.exists());
+    let events = common::events::parse(&r.stdout);
+    assert_eq!(common::events::of(&events, "checkpoint").len(), 2, "{}", r.stderr);
+    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    assert!(list.stdout.contains("write_to_file"), "{}", list.all());
+    let diff = checkpoints(state.path(), &ws, &["diff", "--last", "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/b.txt"), "{}", diff.all());
+}
+
+fn which(tool: &str) -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join(tool))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{tool} is needed by this test and is not on PATH"))
+}
