@@ -344,7 +344,9 @@ fn interactive_denial_with_feedback_goes_back_to_the_model() {
     assert!(r.stdout.contains("Create a.txt — approve?"), "{}", r.stdout);
     assert!(r.stdout.contains("+x"), "diff preview missing: {}", r.stdout);
     let next = server.requests()[1].last_user();
-    assert!(next.contains("The user denied this operation and provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>"), "{next}");
+    // Cline's framing: the feedback (pushed while asking), then the result.
+    let framed = "The user provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>\n\n[write_to_file for 'a.txt'] Result:\nThe user denied this operation. The file was not created.";
+    assert!(next.starts_with(framed), "{next}");
 }
 
 #[test]

@@ -18,6 +18,7 @@ use crate::run::session::events::{By, Events};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
 use crate::run::stream::{self, call_id, Reply, Screen};
 use crate::run::tools::paths::Workspace;
+use crate::run::tools::repeat::{Repeats, Verdict};
 use crate::run::tools::{self, Call, Ctx, Outcome};
 use crate::run::ui::term::{Style, Term};
 
@@ -79,6 +80,8 @@ pub struct Task {
     system: String,
     messages: Vec<Message>,
     mistakes: u32,
+    /// Cline's loop detection: identical calls in a row.
+    repeats: Repeats,
     /// Requests made by this run (what `--max-turns` counts).
     turns: u32,
     /// Requests made by earlier runs of a resumed task.
@@ -110,6 +113,7 @@ impl Task {
             system,
             messages: Vec::new(),
             mistakes: 0,
+            repeats: Repeats::default(),
             turns: 0,
             earlier_turns: 0,
             unsent: None,
@@ -381,19 +385,24 @@ impl Task {
             self.mistakes += 1;
             return (message, None);
         };
-        let (text, end) = match self.execute(call) {
-            Outcome::Complete(done) => (String::new(), Some(End::Completed(done))),
+        let (text, feedback, end) = match self.execute(call) {
+            Outcome::Complete(done) => (String::new(), None, Some(End::Completed(done))),
             Outcome::Success(t) => {
                 self.mistakes = 0;
-                (t, None)
+                (t, None, None)
             }
             Outcome::Failure { text, mistake } => {
                 self.mistakes += u32::from(mistake);
-                (text, None)
+                (text, None, None)
             }
-            Outcome::Denied(t) => (t, None),
+            Outcome::Denied { text, feedback } => (text, feedback, None),
         };
-        let mut result = format!("{} Result:\n{text}", call.description());
+        let mut result = tools::result_message(call, &text, feedback.as_deref());
+        match self.repeats.observe(call) {
+            Verdict::Warn(warning) => result.push_str(&format!("\n\n{warning}")),
+            Verdict::Escalate => self.mistakes = self.mistakes.max(self.settings.max_mistakes),
+            Verdict::Fine => {}
+        }
         for name in &reply.extra_tools {
             result.push_str(&format!("\n\n{}", prompt::tool_already_used(name)));
         }
@@ -406,7 +415,7 @@ impl Task {
         let outcome = if let Some(param) = tools::missing_param(call) {
             self.term.tool(&call.name, "");
             self.term.outcome(false, &format!("missing required parameter '{param}'"));
-            Outcome::Failure { text: tools::tool_error(&prompt::missing_param(param)), mistake: true }
+            Outcome::Failure { text: tools::missing_param_result(call, param, self.mistakes + 1), mistake: true }
         } else {
             let mut ctx = Ctx {
                 ws: &self.ws,
@@ -417,6 +426,7 @@ impl Task {
                 call_id: &id,
                 tool: &call.name,
                 decided: false,
+                model: &self.around.meta.model,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.
@@ -426,7 +436,7 @@ impl Task {
         let (ok, text) = match &outcome {
             Outcome::Success(t) | Outcome::Complete(t) => (true, t.as_str()),
             Outcome::Failure { text, .. } => (false, text.as_str()),
-            Outcome::Denied(t) => (false, t.as_str()),
+            Outcome::Denied { text, .. } => (false, text.as_str()),
         };
         self.around.events.tool_result(&id, &call.name, ok, text);
         outcome
