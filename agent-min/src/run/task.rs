@@ -102,7 +102,7 @@ impl Task {
         term: Term,
         mut around: Around,
     ) -> Self {
-        let system = prompt::system(&ws.root().display().to_string());
+        let system = prompt::system(&around.meta.provider, &around.meta.model, &ws.root().display().to_string());
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,

@@ -212,7 +212,7 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
     for line in lines {
         if is_search_start(line) {
             if in_search || in_replace {
-                return Err(DiffError::NestedSearch { block });
+                return Err(DiffError::NestedSearch { block: block.max(1) });
             }
             block += 1;
             in_search = true;
@@ -222,7 +222,7 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
         }
         if is_separator(line) {
             if in_replace {
-                return Err(DiffError::SeparatorInReplace { block });
+                return Err(DiffError::SeparatorInReplace { block: block.max(1) });
             }
             in_search = false;
             in_replace = true;
