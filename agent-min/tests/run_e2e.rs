@@ -377,7 +377,7 @@ fn five_hundred_turns_do_not_exhaust_the_main_thread_stack() {
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("f.txt"), "x\n").unwrap();
     // Two spellings of the path in turn: Cline's loop detection stops identical calls in a row.
-    let path = |i: usize| if i % 2 == 0 { "f.txt" } else { "./f.txt" };
+    let path = |i: usize| if i.is_multiple_of(2) { "f.txt" } else { "./f.txt" };
     let mut script: Vec<Resp> =
         (0..499).map(|i| anthropic_with(&tool("read_file", &[("path", path(i))]), 40, "end_turn")).collect();
     script.push(anthropic(&completion("500 turns")));
