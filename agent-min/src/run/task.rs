@@ -18,7 +18,7 @@ use crate::run::session::events::{By, Events};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
 use crate::run::stream::{self, call_id, Reply, Screen};
 use crate::run::tools::paths::Workspace;
-use crate::run::tools::repeat::{Repeats, Verdict};
+use crate::run::tools::repeat::Verdict;
 use crate::run::tools::{self, Call, Ctx, Outcome};
 use crate::run::ui::term::{Style, Term};
 
@@ -80,8 +80,8 @@ pub struct Task {
     system: String,
     messages: Vec<Message>,
     mistakes: u32,
-    /// Cline's loop detection: identical calls in a row.
-    repeats: Repeats,
+    /// What the tools remember across calls (Cline's loop detection, its file-read cache).
+    memory: tools::Memory,
     /// Requests made by this run (what `--max-turns` counts).
     turns: u32,
     /// Requests made by earlier runs of a resumed task.
@@ -113,7 +113,7 @@ impl Task {
             system,
             messages: Vec::new(),
             mistakes: 0,
-            repeats: Repeats::default(),
+            memory: tools::Memory::default(),
             turns: 0,
             earlier_turns: 0,
             unsent: None,
@@ -398,7 +398,7 @@ impl Task {
             Outcome::Denied { text, feedback } => (text, feedback, None),
         };
         let mut result = tools::result_message(call, &text, feedback.as_deref());
-        match self.repeats.observe(call) {
+        match self.memory.repeats.observe(call) {
             Verdict::Warn(warning) => result.push_str(&format!("\n\n{warning}")),
             Verdict::Escalate => self.mistakes = self.mistakes.max(self.settings.max_mistakes),
             Verdict::Fine => {}
@@ -427,6 +427,7 @@ impl Task {
                 tool: &call.name,
                 decided: false,
                 model: &self.around.meta.model,
+                memory: &mut self.memory,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.

@@ -18,7 +18,7 @@ pub mod repeat;
 mod ask;
 mod exec;
 mod list;
-mod read;
+pub mod read;
 mod search;
 mod write;
 
@@ -116,6 +116,17 @@ pub struct Ctx<'a> {
     pub decided: bool,
     /// The model's name: Cline repairs some models' HTML-escaped file content (not Claude's).
     pub model: &'a str,
+    /// What the tools remember across calls of this task.
+    pub memory: &'a mut Memory,
+}
+
+/// What the tools remember across the calls of one task.
+#[derive(Debug, Default)]
+pub struct Memory {
+    /// Cline's loop detection.
+    pub repeats: repeat::Repeats,
+    /// Cline's `fileReadCache`.
+    pub reads: read::ReadCache,
 }
 
 impl Ctx<'_> {
@@ -289,6 +300,7 @@ pub(crate) mod testutil {
     }
 
     pub fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+        let mut memory = Memory::default();
         let mut term = Term::new();
         let mut events = Events::off();
         let mut ctx = Ctx {
@@ -301,6 +313,7 @@ pub(crate) mod testutil {
             tool: "test",
             decided: false,
             model: "test-model",
+            memory: &mut memory,
         };
         f(&mut ctx)
     }

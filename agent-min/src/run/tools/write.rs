@@ -160,6 +160,7 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<Option<S
 fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, content: &str) -> Outcome {
     match fsx::atomic_write(abs, content.as_bytes()) {
         Ok(()) => {
+            ctx.memory.reads.forget(abs);
             ctx.term.outcome(true, &format!("saved {path}"));
             let saved = prompt::final_file_content(content);
             Outcome::Success(prompt::file_edit_without_user_changes(path, &saved))
