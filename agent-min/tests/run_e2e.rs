@@ -344,7 +344,9 @@ fn interactive_denial_with_feedback_goes_back_to_the_model() {
     assert!(r.stdout.contains("Create a.txt — approve?"), "{}", r.stdout);
     assert!(r.stdout.contains("+x"), "diff preview missing: {}", r.stdout);
     let next = server.requests()[1].last_user();
-    assert!(next.contains("The user denied this operation and provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>"), "{next}");
+    // Cline's framing: the feedback (pushed while asking), then the result.
+    let framed = "The user provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>\n\n[write_to_file for 'a.txt'] Result:\nThe user denied this operation. The file was not created.";
+    assert!(next.starts_with(framed), "{next}");
 }
 
 #[test]
@@ -374,8 +376,10 @@ fn turn_limit_exits_1() {
 fn five_hundred_turns_do_not_exhaust_the_main_thread_stack() {
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("f.txt"), "x\n").unwrap();
+    // Two spellings of the path in turn: Cline's loop detection stops identical calls in a row.
+    let path = |i: usize| if i.is_multiple_of(2) { "f.txt" } else { "./f.txt" };
     let mut script: Vec<Resp> =
-        (0..499).map(|_| anthropic_with(&tool("read_file", &[("path", "f.txt")]), 40, "end_turn")).collect();
+        (0..499).map(|i| anthropic_with(&tool("read_file", &[("path", path(i))]), 40, "end_turn")).collect();
     script.push(anthropic(&completion("500 turns")));
     let server = Server::start(script);
     let base = anthropic_args(&server);
@@ -435,4 +439,25 @@ fn ollama_native_chat_streams_ndjson_with_num_ctx() {
     assert_eq!(req.body["options"]["num_ctx"], 16384);
     assert_eq!(req.body["model"], "qwen-test");
     assert!(req.header("authorization").is_none() && req.header("x-api-key").is_none());
+}
+
+#[test]
+fn identical_calls_are_warned_at_three_and_stop_at_five_under_yolo() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("f.txt"), "x\n").unwrap();
+    let read = tool("read_file", &[("path", "f.txt")]);
+    let script: Vec<Resp> = (0..6).map(|_| anthropic(&read)).collect();
+    let server = Server::start(script);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    let reqs = server.requests();
+    // Request 4 answers the third identical call: Cline's warning follows the result.
+    let warning = "Tool [read_file] has been called 3 times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call.";
+    let third = reqs[3].last_user();
+    let (result, warned) = (third.find("[read_file for 'f.txt'] Result:"), third.find(warning));
+    assert!(result.is_some() && warned > result, "{third}");
+    assert!(!reqs[2].last_user().contains(warning));
+    // The fifth identical call reaches the mistake limit: no sixth request under --yolo.
+    assert_eq!(reqs.len(), 5, "{}", r.all());
 }

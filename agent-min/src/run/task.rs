@@ -18,6 +18,7 @@ use crate::run::session::events::{By, Events};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
 use crate::run::stream::{self, call_id, Reply, Screen};
 use crate::run::tools::paths::Workspace;
+use crate::run::tools::repeat::Verdict;
 use crate::run::tools::{self, Call, Ctx, Outcome};
 use crate::run::ui::term::{Style, Term};
 
@@ -81,6 +82,8 @@ pub struct Task {
     system: String,
     messages: Vec<Message>,
     mistakes: u32,
+    /// What the tools remember across calls (Cline's loop detection, its file-read cache).
+    memory: tools::Memory,
     /// Requests made by this run (what `--max-turns` counts).
     turns: u32,
     /// Requests made by earlier runs of a resumed task.
@@ -101,7 +104,7 @@ impl Task {
         term: Term,
         mut around: Around,
     ) -> Self {
-        let system = prompt::system(&ws.root().display().to_string());
+        let system = prompt::system(&around.meta.provider, &around.meta.model, &ws.root().display().to_string());
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,
@@ -112,6 +115,7 @@ impl Task {
             system,
             messages: Vec::new(),
             mistakes: 0,
+            memory: tools::Memory::default(),
             turns: 0,
             earlier_turns: 0,
             unsent: None,
@@ -385,19 +389,24 @@ impl Task {
             self.mistakes += 1;
             return (message, None);
         };
-        let (text, end) = match self.execute(call) {
-            Outcome::Complete(done) => (String::new(), Some(End::Completed(done))),
+        let (text, feedback, end) = match self.execute(call) {
+            Outcome::Complete(done) => (String::new(), None, Some(End::Completed(done))),
             Outcome::Success(t) => {
                 self.mistakes = 0;
-                (t, None)
+                (t, None, None)
             }
             Outcome::Failure { text, mistake } => {
                 self.mistakes += u32::from(mistake);
-                (text, None)
+                (text, None, None)
             }
-            Outcome::Denied(t) => (t, None),
+            Outcome::Denied { text, feedback } => (text, feedback, None),
         };
-        let mut result = format!("{} Result:\n{text}", call.description());
+        let mut result = tools::result_message(call, &text, feedback.as_deref());
+        match self.memory.repeats.observe(call) {
+            Verdict::Warn(warning) => result.push_str(&format!("\n\n{warning}")),
+            Verdict::Escalate => self.mistakes = self.mistakes.max(self.settings.max_mistakes),
+            Verdict::Fine => {}
+        }
         for name in &reply.extra_tools {
             result.push_str(&format!("\n\n{}", prompt::tool_already_used(name)));
         }
@@ -410,7 +419,7 @@ impl Task {
         let outcome = if let Some(param) = tools::missing_param(call) {
             self.term.tool(&call.name, "");
             self.term.outcome(false, &format!("missing required parameter '{param}'"));
-            Outcome::Failure { text: tools::tool_error(&prompt::missing_param(param)), mistake: true }
+            Outcome::Failure { text: tools::missing_param_result(call, param, self.mistakes + 1), mistake: true }
         } else {
             self.checkpoint(true, &call.name);
             let mut ctx = Ctx {
@@ -422,6 +431,8 @@ impl Task {
                 call_id: &id,
                 tool: &call.name,
                 decided: false,
+                model: &self.around.meta.model,
+                memory: &mut self.memory,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.
@@ -434,7 +445,7 @@ impl Task {
         let (ok, text) = match &outcome {
             Outcome::Success(t) | Outcome::Complete(t) => (true, t.as_str()),
             Outcome::Failure { text, .. } => (false, text.as_str()),
-            Outcome::Denied(t) => (false, t.as_str()),
+            Outcome::Denied { text, .. } => (false, text.as_str()),
         };
         self.around.events.tool_result(&id, &call.name, ok, text);
         outcome

@@ -1,5 +1,8 @@
-//! The SEARCH/REPLACE applier behind `replace_in_file`: a pure function from (file text, diff
-//! text) to the new file text.
+//! The SEARCH/REPLACE engine behind `replace_in_file`: Cline v4.0.10's `constructNewFileContent`
+//! (the default "v1" algorithm its handler calls, with `isFinal = true`), as a pure function from
+//! (file text, diff text) to the new file text — byte for byte the same result, except where
+//! Cline's result silently loses or invents content: there [`apply`] refuses with a
+//! [`DiffError`] that [`DiffError::is_refusal`] marks, and the file is left as it was.
 //!
 //! A diff is one or more blocks:
 //!
@@ -11,89 +14,124 @@
 //! +++++++ REPLACE
 //! ```
 //!
-//! (the legacy `<<<<<<< SEARCH` / `>>>>>>> REPLACE` markers work too). Each SEARCH part is
-//! matched in Cline's order: exactly, after the previous block's match; line by line with
-//! whitespace trimmed; by its first and last lines as anchors (blocks of 3+ lines); and finally
-//! exactly anywhere from the file's start (blocks given out of order). If any block fails, the
-//! whole diff fails: nothing is applied.
+//! Markers are whole lines: 3+ `-` (or `<`) then ` SEARCH`, 3+ `=`, 3+ `+` (or `>`) then
+//! ` REPLACE`, the first and last optionally followed by `>`; anything else on the line
+//! (trailing spaces, a `\r`) makes it an ordinary line, as in Cline. Each SEARCH part is found,
+//! in Cline's order: exactly, from the end of the previous block's match; line by line with
+//! JavaScript-trimmed lines; by its first and last lines (trimmed) as anchors; exactly anywhere
+//! from the file's start (a block given out of order). An empty SEARCH part creates an empty
+//! file's content. The last block may lack its `+++++++ REPLACE`.
 //!
 //! ```
 //! use agent_min::run::tools::diff::apply;
-//! let diff = "------- SEARCH\nb\n=======\nB\n+++++++ REPLACE\n";
+//! let diff = "------- SEARCH\nb\n=======\nB\n+++++++ REPLACE";
 //! assert_eq!(apply("a\nb\nc\n", diff).unwrap(), "a\nB\nc\n");
 //! ```
 
 use std::fmt;
-use std::ops::Range;
 
-/// How a SEARCH part was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// Byte-for-byte, after the previous block.
-    Exact,
-    /// Line by line, ignoring leading and trailing whitespace on each line.
-    LineTrimmed,
-    /// First and last lines (trimmed) match; the middle is taken on trust (3+ lines).
-    BlockAnchor,
-    /// Byte-for-byte, searching from the start of the file (a block given out of order).
-    ExactFromStart,
-    /// An empty SEARCH part on an empty file: the REPLACE part becomes the file.
-    NewFile,
-}
+use parser_core::{is_js_whitespace, js_trim};
 
-/// Why a diff could not be applied.
+/// Why a diff was not applied: one of Cline's own errors (same text), or a refusal where
+/// Cline would silently lose or invent content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DiffError {
-    /// The diff contains no complete SEARCH/REPLACE block.
-    NoBlocks,
-    /// Markers out of place (e.g. `=======` without a SEARCH, or a block never closed).
-    Malformed {
-        /// 1-based block number.
-        block: usize,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A SEARCH part matched nothing.
+    /// Cline: an empty SEARCH part on a file that is not empty.
+    EmptySearch,
+    /// Cline: a SEARCH part matched nothing (`search` as accumulated, one `\n` per line).
     NoMatch {
-        /// 1-based block number.
-        block: usize,
         /// The SEARCH text.
         search: String,
     },
-    /// A block matched text that an earlier block already replaced.
-    Overlap {
+    /// Cline: a `+++++++ REPLACE` marker with no `=======` before it in its block.
+    Malformed {
+        /// The SEARCH text accumulated so far.
+        search: String,
+    },
+    /// Refused: the diff's last line starts with `- + < > =`, sits inside a block never closed,
+    /// and is not a marker fragment; Cline drops it silently.
+    DroppedLastLine {
+        /// The line.
+        line: String,
+    },
+    /// Refused: a SEARCH marker inside a block; Cline silently restarts or drops that block.
+    NestedSearch {
+        /// 1-based block number of the block interrupted.
+        block: usize,
+    },
+    /// Refused: a second `=======` inside REPLACE; Cline drops that line from the replacement.
+    SeparatorInReplace {
         /// 1-based block number.
         block: usize,
     },
-    /// An empty SEARCH part on a file that is not empty.
-    EmptySearch {
+    /// Refused: the diff ends inside a SEARCH part; Cline ignores the block and reports success.
+    OpenSearch {
+        /// 1-based block number.
+        block: usize,
+    },
+    /// Refused: no block at all; Cline leaves the file as it was and reports success.
+    NoBlocks,
+    /// Refused: two blocks match overlapping (or the same) text; Cline applies both, duplicating
+    /// or losing text.
+    Overlap {
+        /// 1-based number of the later block in the file.
+        block: usize,
+    },
+    /// Refused: a SEARCH of only whitespace matched the end of the file, where Cline would
+    /// append the REPLACE text.
+    WhitespaceSearchAtEnd {
         /// 1-based block number.
         block: usize,
     },
 }
 
+impl DiffError {
+    /// Whether this is one of our refusals (a documented difference from Cline) rather than an
+    /// error Cline raises too.
+    pub fn is_refusal(&self) -> bool {
+        !matches!(self, DiffError::EmptySearch | DiffError::NoMatch { .. } | DiffError::Malformed { .. })
+    }
+}
+
+const CLOSE_ADVICE: &str = "The file was not changed. End every block with its own +++++++ REPLACE line, then retry.";
+
 impl fmt::Display for DiffError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let trim_end = |s: &str| s.trim_end_matches(is_js_whitespace).to_string();
         match self {
-            DiffError::NoBlocks => write!(
-                f,
-                "No SEARCH/REPLACE blocks were found in the diff. Each block must be:\n------- SEARCH\n[exact content to find]\n=======\n[new content]\n+++++++ REPLACE"
+            DiffError::EmptySearch => f.write_str(
+                "Empty SEARCH block detected with non-empty file. This usually indicates a malformed SEARCH marker.\nPlease ensure your SEARCH marker follows the correct format:\n- Use '------- SEARCH' (7+ dashes + space + SEARCH)\n",
             ),
-            DiffError::Malformed { block, reason } => {
-                write!(f, "The diff is malformed at block {block}: {reason}")
+            DiffError::NoMatch { search } => {
+                write!(f, "The SEARCH block:\n{}\n...does not match anything in the file.", trim_end(search))
             }
-            DiffError::NoMatch { search, .. } => write!(
+            DiffError::Malformed { search } => write!(f, "The SEARCH block:\n{}\n...is malformatted.", trim_end(search)),
+            DiffError::DroppedLastLine { line } => write!(
                 f,
-                "The SEARCH block:\n{}\n...does not match anything in the file.",
-                search.trim_end()
+                "The diff's last line {line:?} is inside a SEARCH/REPLACE block that was never closed, and a last line starting with -, +, <, > or = would be taken for an unfinished marker and lost. {CLOSE_ADVICE}"
+            ),
+            DiffError::NestedSearch { block } => write!(
+                f,
+                "SEARCH/REPLACE block {block} contains another SEARCH marker before its +++++++ REPLACE marker, so that block would be lost. {CLOSE_ADVICE}"
+            ),
+            DiffError::SeparatorInReplace { block } => write!(
+                f,
+                "The REPLACE part of block {block} contains a second ======= line; it would be dropped from the replacement. The file was not changed. Use exactly one ======= per block, then retry."
+            ),
+            DiffError::OpenSearch { block } => write!(
+                f,
+                "The diff ends inside the SEARCH part of block {block}: it has no ======= and no REPLACE part, so nothing of it could be applied. {CLOSE_ADVICE}"
+            ),
+            DiffError::NoBlocks => f.write_str(
+                "The diff contains no SEARCH/REPLACE block, so nothing would change. Each block must be:\n------- SEARCH\n[exact content to find]\n=======\n[new content to replace with]\n+++++++ REPLACE\nwith each marker alone on its line (no trailing spaces). The file was not changed.",
             ),
             DiffError::Overlap { block } => write!(
                 f,
-                "SEARCH block {block} matches text that an earlier block already replaced."
+                "SEARCH/REPLACE block {block} matches text that another block of this diff also matches, so applying both would duplicate or lose text. The file was not changed. Give each part of the file in one block only, in file order, then retry."
             ),
-            DiffError::EmptySearch { block } => write!(
+            DiffError::WhitespaceSearchAtEnd { block } => write!(
                 f,
-                "Empty SEARCH block {block} with a non-empty file. This usually means a malformed SEARCH marker; put the exact lines to replace between the markers."
+                "The SEARCH part of block {block} contains only whitespace and matched nothing but the end of the file, where its REPLACE part would be appended. The file was not changed. Put the exact lines to replace in the SEARCH part, then retry."
             ),
         }
     }
@@ -101,355 +139,243 @@ impl fmt::Display for DiffError {
 
 impl std::error::Error for DiffError {}
 
-/// Applies `diff` to `original`. See the module docs.
-pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
-    apply_detailed(original, diff).map(|(s, _)| s)
+/// A marker line: a run of 3+ `ch`, then `word` (if any), then an optional `>`.
+fn marker(line: &str, ch: u8, word: &str) -> bool {
+    let run = line.bytes().take_while(|&b| b == ch).count();
+    let rest = &line[run..];
+    run >= 3 && (rest == word || (!word.is_empty() && rest.strip_suffix('>') == Some(word)))
 }
 
-/// Like [`apply`], also telling which strategy matched each block.
-pub fn apply_detailed(original: &str, diff: &str) -> Result<(String, Vec<Strategy>), DiffError> {
-    let blocks = parse_blocks(diff)?;
-    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
-    let mut strategies = Vec::new();
-    let mut last = 0usize;
-    for (i, (search, replace)) in blocks.iter().enumerate() {
-        let n = i + 1;
-        let (range, strategy) = if search.is_empty() {
-            if !original.is_empty() {
-                return Err(DiffError::EmptySearch { block: n });
-            }
-            (0..0, Strategy::NewFile)
-        } else {
-            find(original, search, last).ok_or_else(|| DiffError::NoMatch { block: n, search: search.clone() })?
-        };
-        if edits.iter().any(|(r, _)| range.start < r.end && r.start < range.end) {
-            return Err(DiffError::Overlap { block: n });
-        }
-        let mut replacement = replace.clone();
-        if !range.is_empty() && !original[range.clone()].ends_with('\n') && range.end == original.len() {
-            // The match ran to a final line without a newline: keep it that way.
-            if replacement.ends_with('\n') {
-                replacement.pop();
-            }
-        }
-        last = last.max(range.end);
-        edits.push((range, replacement));
-        strategies.push(strategy);
+fn is_search_start(line: &str) -> bool {
+    marker(line, b'-', " SEARCH") || marker(line, b'<', " SEARCH")
+}
+
+fn is_separator(line: &str) -> bool {
+    marker(line, b'=', "")
+}
+
+fn is_replace_end(line: &str) -> bool {
+    marker(line, b'+', " REPLACE") || marker(line, b'>', " REPLACE")
+}
+
+fn is_marker(line: &str) -> bool {
+    is_search_start(line) || is_separator(line) || is_replace_end(line)
+}
+
+/// Whether a last line Cline drops is only a marker, unfinished or with trailing whitespace,
+/// so dropping it loses nothing: `+++++++ REPLACE ` or `+++++++ REPL`, never `- item`.
+fn is_marker_fragment(line: &str) -> bool {
+    let t = line.trim_end_matches(is_js_whitespace);
+    if is_marker(t) {
+        return true;
     }
-    edits.sort_by_key(|(r, _)| r.start);
-    let mut out = String::with_capacity(original.len());
+    let Some(&ch) = t.as_bytes().first() else { return false };
+    let word = match ch {
+        b'-' | b'<' => " SEARCH>",
+        b'+' | b'>' => " REPLACE>",
+        _ => return false,
+    };
+    let run = t.bytes().take_while(|&b| b == ch).count();
+    let rest = &t[run..];
+    run >= 3 && rest.len() >= 2 && word.starts_with(rest)
+}
+
+/// A replacement found for one block: `start..end` of the original (`end` may pass the end of
+/// a file without a final newline, as Cline's line arithmetic does).
+struct Replacement {
+    start: usize,
+    end: usize,
+    content: String,
+    block: usize,
+}
+
+/// Applies `diff` to `original`, as Cline's `constructNewFileContent(diff, original, true)`
+/// does, or refuses. See the module docs.
+pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
+    let mut lines: Vec<&str> = diff.split('\n').collect();
+    // Cline drops a last line that looks like an unfinished marker.
+    let mut dropped = None;
+    if let Some(last) = lines.last() {
+        if last.starts_with(['-', '<', '=', '+', '>']) && !is_marker(last) {
+            dropped = lines.pop();
+        }
+    }
+
+    let (mut in_search, mut in_replace) = (false, false);
+    let (mut search, mut replace) = (String::new(), String::new());
+    let mut matched: Option<(usize, usize)> = None;
+    let mut out_of_order = false;
+    let mut last_processed = 0usize;
+    let mut block = 0usize;
+    let mut replacements: Vec<Replacement> = Vec::new();
+
+    for line in lines {
+        if is_search_start(line) {
+            if in_search || in_replace {
+                return Err(DiffError::NestedSearch { block: block.max(1) });
+            }
+            block += 1;
+            in_search = true;
+            search.clear();
+            replace.clear();
+            continue;
+        }
+        if is_separator(line) {
+            if in_replace {
+                return Err(DiffError::SeparatorInReplace { block: block.max(1) });
+            }
+            in_search = false;
+            in_replace = true;
+            let (start, end) = if search.is_empty() {
+                if !original.is_empty() {
+                    return Err(DiffError::EmptySearch);
+                }
+                (0, 0)
+            } else {
+                let found = find(original, &search, last_processed)
+                    .ok_or_else(|| DiffError::NoMatch { search: search.clone() })?;
+                if js_trim(&search).is_empty() && found.0 >= original.len() {
+                    return Err(DiffError::WhitespaceSearchAtEnd { block: block.max(1) });
+                }
+                found
+            };
+            out_of_order = start < last_processed;
+            matched = Some((start, end));
+            continue;
+        }
+        if is_replace_end(line) {
+            let Some((start, end)) = matched.take() else {
+                return Err(DiffError::Malformed { search: search.clone() });
+            };
+            replacements.push(Replacement { start, end, content: std::mem::take(&mut replace), block });
+            if !out_of_order {
+                last_processed = end;
+            }
+            (in_search, in_replace, out_of_order) = (false, false, false);
+            search.clear();
+            continue;
+        }
+        if in_search {
+            search.push_str(line);
+            search.push('\n');
+        } else if in_replace {
+            replace.push_str(line);
+            replace.push('\n');
+        }
+    }
+
+    if let Some(line) = dropped {
+        if (in_search || in_replace) && !is_marker_fragment(line) {
+            return Err(DiffError::DroppedLastLine { line: line.to_string() });
+        }
+    }
+    if in_search {
+        return Err(DiffError::OpenSearch { block });
+    }
+    // The last block may end without its REPLACE marker.
+    if let (true, Some((start, end))) = (in_replace, matched) {
+        replacements.push(Replacement { start, end, content: replace, block });
+    }
+    if replacements.is_empty() {
+        return Err(DiffError::NoBlocks);
+    }
+
+    let len = original.len();
+    // A stable sort, as JavaScript's.
+    replacements.sort_by_key(|r| r.start);
+    for pair in replacements.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        if b.start < a.end.min(len) || (a.start, a.end) == (b.start, b.end) {
+            return Err(DiffError::Overlap { block: b.block.max(a.block) });
+        }
+    }
+    let mut out = String::with_capacity(len);
     let mut pos = 0;
-    for (r, rep) in edits {
-        out.push_str(&original[pos..r.start]);
-        out.push_str(&rep);
+    for r in &replacements {
+        out.push_str(&original[pos.min(len)..r.start.min(len)]);
+        out.push_str(&r.content);
         pos = r.end;
     }
-    out.push_str(&original[pos..]);
-    Ok((out, strategies))
+    out.push_str(&original[pos.min(len)..]);
+    Ok(out)
 }
 
-fn is_search_start(l: &str) -> bool {
-    let l = l.trim_end();
-    let l = l.strip_suffix('>').unwrap_or(l);
-    for c in ['-', '<'] {
-        if let Some(rest) = l.strip_suffix(" SEARCH") {
-            if rest.len() >= 3 && rest.chars().all(|x| x == c) {
-                return true;
-            }
+/// Cline's four searches for a non-empty SEARCH part, in order.
+fn find(original: &str, search: &str, from: usize) -> Option<(usize, usize)> {
+    if let Some(i) = original.get(from.min(original.len())..).and_then(|rest| rest.find(search)) {
+        let start = from.min(original.len()) + i;
+        return Some((start, start + search.len()));
+    }
+    let lines = Lines::new(original);
+    if let Some(m) = line_trimmed(&lines, search, from) {
+        return Some(m);
+    }
+    if let Some(m) = block_anchor(&lines, search, from) {
+        return Some(m);
+    }
+    original.find(search).map(|i| (i, i + search.len()))
+}
+
+/// The original split on `\n` as JavaScript's `split` does (a final empty line after a last
+/// `\n`), with each line's start offset and its JavaScript-trimmed text.
+struct Lines<'a> {
+    starts: Vec<usize>,
+    lines: Vec<&'a str>,
+    trimmed: Vec<&'a str>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(s: &'a str) -> Self {
+        let lines: Vec<&str> = s.split('\n').collect();
+        let mut starts = Vec::with_capacity(lines.len());
+        let mut at = 0;
+        for l in &lines {
+            starts.push(at);
+            at += l.len() + 1;
         }
+        let trimmed = lines.iter().map(|l| js_trim(l)).collect();
+        Lines { starts, lines, trimmed }
     }
-    false
-}
 
-fn is_separator(l: &str) -> bool {
-    let l = l.trim_end();
-    l.len() >= 3 && l.chars().all(|c| c == '=')
-}
+    /// The first line starting at or after `from` (Cline's walk over line lengths).
+    fn first_line_from(&self, from: usize) -> usize {
+        self.starts.iter().position(|&s| s >= from).unwrap_or(self.lines.len())
+    }
 
-fn is_replace_end(l: &str) -> bool {
-    let l = l.trim_end();
-    let l = l.strip_suffix('>').unwrap_or(l);
-    for c in ['+', '>'] {
-        if let Some(rest) = l.strip_suffix(" REPLACE") {
-            if rest.len() >= 3 && rest.chars().all(|x| x == c) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-/// Splits the diff into (search, replace) pairs; each part is its lines joined with `\n`, with a
-/// trailing `\n` when non-empty.
-fn parse_blocks(diff: &str) -> Result<Vec<(String, String)>, DiffError> {
-    enum State {
-        Outside,
-        Search(String),
-        Replace(String, String),
-    }
-    let mut state = State::Outside;
-    let mut blocks = Vec::new();
-    for line in diff.lines() {
-        let n = blocks.len() + 1;
-        state = match state {
-            State::Outside if is_search_start(line) => State::Search(String::new()),
-            State::Outside if is_separator(line) || is_replace_end(line) => {
-                return Err(DiffError::Malformed {
-                    block: n,
-                    reason: format!("found {:?} before a SEARCH marker", line.trim()),
-                })
-            }
-            State::Outside => State::Outside, // stray text between blocks is ignored
-            State::Search(s) if is_separator(line) => State::Replace(s, String::new()),
-            State::Search(_) if is_search_start(line) || is_replace_end(line) => {
-                return Err(DiffError::Malformed {
-                    block: n,
-                    reason: format!("found {:?} before the ======= separator", line.trim()),
-                })
-            }
-            State::Search(mut s) => {
-                s.push_str(line);
-                s.push('\n');
-                State::Search(s)
-            }
-            State::Replace(s, r) if is_replace_end(line) => {
-                blocks.push((s, r));
-                State::Outside
-            }
-            State::Replace(_, _) if is_search_start(line) || is_separator(line) => {
-                return Err(DiffError::Malformed {
-                    block: n,
-                    reason: format!("found {:?} before the +++++++ REPLACE marker", line.trim()),
-                })
-            }
-            State::Replace(s, mut r) => {
-                r.push_str(line);
-                r.push('\n');
-                State::Replace(s, r)
-            }
-        };
-    }
-    match state {
-        State::Outside if blocks.is_empty() => Err(DiffError::NoBlocks),
-        State::Outside => Ok(blocks),
-        _ => Err(DiffError::Malformed {
-            block: blocks.len() + 1,
-            reason: "the block is not closed with +++++++ REPLACE".to_string(),
-        }),
+    /// The byte range of `n` lines from line `i`, each counted with its `\n` (so the end may
+    /// pass the end of the text by one, as in Cline).
+    fn span(&self, i: usize, n: usize) -> (usize, usize) {
+        let end = self.starts[i + n - 1] + self.lines[i + n - 1].len() + 1;
+        (self.starts[i], end)
     }
 }
 
-fn find(original: &str, search: &str, from: usize) -> Option<(Range<usize>, Strategy)> {
-    if let Some(i) = original[from..].find(search) {
-        return Some((from + i..from + i + search.len(), Strategy::Exact));
-    }
-    // The last line of the file may lack its newline.
-    if let Some(body) = search.strip_suffix('\n') {
-        if original.ends_with(body) && original.len() - body.len() >= from {
-            let start = original.len() - body.len();
-            if start == 0 || original.as_bytes()[start - 1] == b'\n' {
-                return Some((start..original.len(), Strategy::Exact));
-            }
-        }
-    }
-    if let Some(r) = line_trimmed(original, search, from) {
-        return Some((r, Strategy::LineTrimmed));
-    }
-    if let Some(r) = block_anchor(original, search, from) {
-        return Some((r, Strategy::BlockAnchor));
-    }
-    original.find(search).map(|i| (i..i + search.len(), Strategy::ExactFromStart))
-}
-
-/// Lines of `s` with their byte ranges (each range includes its `\n`, if any).
-fn line_spans(s: &str) -> Vec<Range<usize>> {
-    let mut v = Vec::new();
-    let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        if b == b'\n' {
-            v.push(start..i + 1);
-            start = i + 1;
-        }
-    }
-    if start < s.len() {
-        v.push(start..s.len());
+/// SEARCH split on `\n`, minus the empty string after its final `\n`.
+fn search_lines(search: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = search.split('\n').collect();
+    if v.last() == Some(&"") {
+        v.pop();
     }
     v
 }
 
-fn search_lines(search: &str) -> Vec<&str> {
-    search.strip_suffix('\n').unwrap_or(search).split('\n').collect()
+fn line_trimmed(o: &Lines<'_>, search: &str, from: usize) -> Option<(usize, usize)> {
+    let want: Vec<&str> = search_lines(search).into_iter().map(js_trim).collect();
+    let n = want.len();
+    let last = o.lines.len().checked_sub(n)?;
+    (o.first_line_from(from)..=last).find(|&i| o.trimmed[i..i + n] == want[..]).map(|i| o.span(i, n))
 }
 
-fn line_trimmed(original: &str, search: &str, from: usize) -> Option<Range<usize>> {
-    let spans = line_spans(original);
+fn block_anchor(o: &Lines<'_>, search: &str, from: usize) -> Option<(usize, usize)> {
+    // Cline counts the lines before dropping the final empty one: 2-line SEARCH parts qualify.
+    if search.split('\n').count() < 3 {
+        return None;
+    }
     let want = search_lines(search);
-    let first = spans.iter().position(|r| r.end > from)?;
-    if want.len() > spans.len() {
-        return None;
-    }
-    (first..=spans.len() - want.len()).find_map(|i| {
-        let ok = want.iter().zip(&spans[i..]).all(|(w, r)| original[r.clone()].trim() == w.trim());
-        ok.then(|| spans[i].start..spans[i + want.len() - 1].end)
-    })
-}
-
-fn block_anchor(original: &str, search: &str, from: usize) -> Option<Range<usize>> {
-    let want = search_lines(search);
-    if want.len() < 3 {
-        return None;
-    }
-    let spans = line_spans(original);
-    let first = spans.iter().position(|r| r.end > from)?;
-    if want.len() > spans.len() {
-        return None;
-    }
-    let (head, tail) = (want[0].trim(), want[want.len() - 1].trim());
-    (first..=spans.len() - want.len()).find_map(|i| {
-        let last = i + want.len() - 1;
-        (original[spans[i].clone()].trim() == head && original[spans[last].clone()].trim() == tail)
-            .then(|| spans[i].start..spans[last].end)
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn block(search: &str, replace: &str) -> String {
-        format!("------- SEARCH\n{search}=======\n{replace}+++++++ REPLACE\n")
-    }
-
-    #[test]
-    fn exact_match() {
-        let (out, s) = apply_detailed("fn a() {}\nfn b() {}\n", &block("fn b() {}\n", "fn c() {}\n")).unwrap();
-        assert_eq!(out, "fn a() {}\nfn c() {}\n");
-        assert_eq!(s, [Strategy::Exact]);
-    }
-
-    #[test]
-    fn legacy_markers() {
-        let diff = "<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n";
-        assert_eq!(apply("a\nb\n", diff).unwrap(), "a\nB\n");
-    }
-
-    #[test]
-    fn line_trimmed_match_ignores_indentation_differences() {
-        let original = "fn main() {\n    let x = 1;\n    let y = 2;\n}\n";
-        let diff = block("let x = 1;\n  let y = 2;\n", "    let x = 10;\n    let y = 20;\n");
-        let (out, s) = apply_detailed(original, &diff).unwrap();
-        assert_eq!(out, "fn main() {\n    let x = 10;\n    let y = 20;\n}\n");
-        assert_eq!(s, [Strategy::LineTrimmed]);
-    }
-
-    #[test]
-    fn block_anchor_match_uses_first_and_last_lines() {
-        let original = "start\nfn f() {\n    old body\n}\nend\n";
-        let diff = block("fn f() {\n    something the model misremembered\n}\n", "fn f() {}\n");
-        let (out, s) = apply_detailed(original, &diff).unwrap();
-        assert_eq!(out, "start\nfn f() {}\nend\n");
-        assert_eq!(s, [Strategy::BlockAnchor]);
-    }
-
-    #[test]
-    fn block_anchor_needs_three_lines() {
-        let original = "a\nb\nc\n";
-        let diff = block("a\nX\n", "z\n");
-        assert!(matches!(apply(original, &diff), Err(DiffError::NoMatch { block: 1, .. })));
-    }
-
-    #[test]
-    fn out_of_order_blocks_match_from_the_start() {
-        let original = "one\ntwo\nthree\n";
-        let diff = format!("{}{}", block("three\n", "3\n"), block("one\n", "1\n"));
-        let (out, s) = apply_detailed(original, &diff).unwrap();
-        assert_eq!(out, "1\ntwo\n3\n");
-        assert_eq!(s, [Strategy::Exact, Strategy::ExactFromStart]);
-    }
-
-    #[test]
-    fn multiple_blocks_in_order() {
-        let original = "a\nb\nc\nd\n";
-        let diff = format!("{}{}", block("b\n", "B\n"), block("d\n", "D\n"));
-        assert_eq!(apply(original, &diff).unwrap(), "a\nB\nc\nD\n");
-    }
-
-    #[test]
-    fn repeated_text_matches_after_the_previous_block() {
-        let original = "x\nmark\nx\n";
-        let diff = format!("{}{}", block("mark\n", "MARK\n"), block("x\n", "Y\n"));
-        assert_eq!(apply(original, &diff).unwrap(), "x\nMARK\nY\n");
-    }
-
-    #[test]
-    fn last_line_without_newline() {
-        let original = "a\nb";
-        assert_eq!(apply(original, &block("b\n", "c\n")).unwrap(), "a\nc");
-    }
-
-    #[test]
-    fn deletion_with_empty_replace() {
-        assert_eq!(apply("a\nb\nc\n", &block("b\n", "")).unwrap(), "a\nc\n");
-    }
-
-    #[test]
-    fn empty_search_on_empty_file_creates_content() {
-        let (out, s) = apply_detailed("", &block("", "new\n")).unwrap();
-        assert_eq!(out, "new\n");
-        assert_eq!(s, [Strategy::NewFile]);
-    }
-
-    #[test]
-    fn empty_search_on_non_empty_file_fails() {
-        assert_eq!(apply("x\n", &block("", "y\n")), Err(DiffError::EmptySearch { block: 1 }));
-    }
-
-    #[test]
-    fn no_match_fails_whole_diff_and_names_the_block() {
-        let original = "a\nb\n";
-        let diff = format!("{}{}", block("a\n", "A\n"), block("zzz\n", "Z\n"));
-        match apply(original, &diff) {
-            Err(e @ DiffError::NoMatch { block: 2, .. }) => {
-                assert!(e.to_string().contains("zzz\n...does not match anything in the file."))
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn unclosed_block_is_malformed() {
-        let diff = "------- SEARCH\na\n=======\nb\n";
-        assert!(matches!(apply("a\n", diff), Err(DiffError::Malformed { block: 1, .. })));
-        let diff = "------- SEARCH\na\n";
-        assert!(matches!(apply("a\n", diff), Err(DiffError::Malformed { .. })));
-    }
-
-    #[test]
-    fn separator_without_search_is_malformed() {
-        assert!(matches!(apply("a\n", "=======\nb\n+++++++ REPLACE\n"), Err(DiffError::Malformed { .. })));
-    }
-
-    #[test]
-    fn no_blocks() {
-        assert_eq!(apply("a\n", "just text"), Err(DiffError::NoBlocks));
-    }
-
-    #[test]
-    fn overlapping_blocks_fail() {
-        let original = "a\nb\nc\n";
-        let diff = format!("{}{}", block("a\nb\n", "x\n"), block("b\nc\n", "y\n"));
-        assert_eq!(apply(original, &diff), Err(DiffError::Overlap { block: 2 }));
-    }
-
-    #[test]
-    fn marker_with_trailing_angle_and_longer_runs() {
-        let diff = "-------- SEARCH>\nb\n==========\nB\n++++++++ REPLACE>\n";
-        assert_eq!(apply("a\nb\n", diff).unwrap(), "a\nB\n");
-    }
-
-    #[test]
-    fn unicode_content() {
-        let original = "héllo\nwörld ✓\n";
-        assert_eq!(apply(original, &block("wörld ✓\n", "🦀\n")).unwrap(), "héllo\n🦀\n");
-    }
+    let n = want.len();
+    let (head, tail) = (js_trim(want[0]), js_trim(want[n - 1]));
+    let last = o.lines.len().checked_sub(n)?;
+    (o.first_line_from(from)..=last)
+        .find(|&i| o.trimmed[i] == head && o.trimmed[i + n - 1] == tail)
+        .map(|i| o.span(i, n))
 }

@@ -13,15 +13,18 @@ pub mod fsx;
 pub mod paths;
 pub mod preview;
 
+pub mod repeat;
+
 mod ask;
 mod exec;
 mod list;
-mod read;
+pub mod read;
 mod search;
 mod write;
 
 use std::time::Duration;
 
+use crate::run::prompt;
 use crate::run::session::events::{By, Events};
 use crate::run::tools::paths::{Resolved, Workspace};
 use crate::run::ui::term::{Approval, Term};
@@ -82,8 +85,13 @@ pub enum Outcome {
         /// Whether this is the model's mistake.
         mistake: bool,
     },
-    /// The person said no.
-    Denied(String),
+    /// The person said no: Cline's denial text, and the person's words if they gave any.
+    Denied {
+        /// The result for the model (Cline's `toolDenied`, or a file tool's own wording).
+        text: String,
+        /// What the person said, framed by [`result_message`] as Cline does.
+        feedback: Option<String>,
+    },
     /// `attempt_completion`: the task is done with this result.
     Complete(String),
 }
@@ -106,6 +114,19 @@ pub struct Ctx<'a> {
     pub tool: &'a str,
     /// Whether an approval decision was already reported for this call.
     pub decided: bool,
+    /// The model's name: Cline repairs some models' HTML-escaped file content (not Claude's).
+    pub model: &'a str,
+    /// What the tools remember across calls of this task.
+    pub memory: &'a mut Memory,
+}
+
+/// What the tools remember across the calls of one task.
+#[derive(Debug, Default)]
+pub struct Memory {
+    /// Cline's loop detection.
+    pub repeats: repeat::Repeats,
+    /// Cline's `fileReadCache`.
+    pub reads: read::ReadCache,
 }
 
 impl Ctx<'_> {
@@ -165,9 +186,29 @@ pub fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     }
 }
 
-/// Cline's wrapper for a failed tool.
-pub fn tool_error(error: &str) -> String {
-    format!("The tool execution failed with the following error:\n<error>\n{error}\n</error>")
+pub use crate::run::prompt::tool_error;
+
+/// The result of a required parameter's absence, in Cline's words for that tool; `failures`
+/// counts this mistake (Cline's consecutive-mistake count after it).
+pub fn missing_param_result(call: &Call, param: &str, failures: u32) -> String {
+    let path = call.param("path").unwrap_or("unknown");
+    tool_error(&match (call.name.as_str(), param) {
+        ("replace_in_file", "diff") => prompt::replace_in_file_missing_diff(path),
+        ("write_to_file", "content") => prompt::write_to_file_missing_content(path, failures),
+        ("execute_command", "command") => prompt::execute_command_missing_command(),
+        _ => prompt::missing_param(param),
+    })
+}
+
+/// The user message part for a tool's result, framed as Cline does: the person's feedback
+/// first (it is pushed while asking), then `[description] Result:` and the text.
+pub fn result_message(call: &Call, text: &str, feedback: Option<&str>) -> String {
+    let text = if text.is_empty() { "(tool did not return anything)" } else { text };
+    let result = format!("{} Result:\n{text}", call.description());
+    match feedback {
+        Some(f) => format!("{}\n\n{result}", prompt::user_feedback(f)),
+        None => result,
+    }
 }
 
 /// How much a tool touching a path needs approval.
@@ -234,14 +275,12 @@ pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
         Approval::No(None) => {
             ctx.decide(false, By::User, None);
             ctx.term.outcome(false, "denied");
-            Err(Outcome::Denied("The user denied this operation.".to_string()))
+            Err(Outcome::Denied { text: prompt::TOOL_DENIED.to_string(), feedback: None })
         }
         Approval::No(Some(feedback)) => {
             ctx.decide(false, By::User, Some(&feedback));
             ctx.term.outcome(false, "denied, with feedback");
-            Err(Outcome::Denied(format!(
-                "The user denied this operation and provided the following feedback:\n<feedback>\n{feedback}\n</feedback>"
-            )))
+            Err(Outcome::Denied { text: prompt::TOOL_DENIED.to_string(), feedback: Some(feedback) })
         }
     }
 }
@@ -261,6 +300,7 @@ pub(crate) mod testutil {
     }
 
     pub fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+        let mut memory = Memory::default();
         let mut term = Term::new();
         let mut events = Events::off();
         let mut ctx = Ctx {
@@ -272,6 +312,8 @@ pub(crate) mod testutil {
             call_id: "call_1",
             tool: "test",
             decided: false,
+            model: "test-model",
+            memory: &mut memory,
         };
         f(&mut ctx)
     }

@@ -1,138 +1,237 @@
-//! `read_file(path, start_line?, end_line?)`: numbered lines, at most 1000 per call with a note of
-//! the range shown; binary files are refused clearly.
+//! `read_file(path, start_line?, end_line?)` as Cline's `ReadFileToolHandler` answers it: the
+//! text cut at 400 KB with Cline's `[FILE TRUNCATED: …]` notice, `N | line` labels on at most
+//! 1000 lines from `start_line`, Cline's `(Showing lines …)` / `(File has N lines total.)` note,
+//! and its `[File already read]` / `[DUPLICATE READ]` prefixes when the same unchanged file is
+//! read again. Binary files, FIFOs and devices are refused.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::SystemTime;
 
 use crate::run::tools::fsx;
 
 use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
 
-/// Most lines returned by one call.
+/// Lines shown when no `end_line` is given (Cline's `DEFAULT_MAX_LINES`).
 pub const MAX_LINES: usize = 1000;
 
-/// Most bytes shown of one line.
-pub const MAX_LINE_BYTES: usize = 2000;
+/// Cline's `MAX_CONTENT_SIZE_BYTES`: content beyond it (in UTF-16 units, as JavaScript counts)
+/// is cut.
+pub const MAX_CONTENT: usize = 400 * 1024;
 
-/// Most bytes of numbered lines returned by one call.
-pub const MAX_CALL_BYTES: usize = 100_000;
+/// Cline's `fileReadCache`: how many times each unchanged file was read in this task.
+#[derive(Debug, Default)]
+pub struct ReadCache {
+    reads: HashMap<String, (u32, Option<SystemTime>)>,
+}
+
+impl ReadCache {
+    /// Counts a successful read of `abs` as it is now; returns the count (1 for a fresh read).
+    fn count(&mut self, abs: &Path) -> u32 {
+        let mtime = std::fs::metadata(abs).and_then(|m| m.modified()).ok();
+        let key = abs.to_string_lossy().to_lowercase();
+        let entry = self.reads.entry(key).or_insert((0, mtime));
+        if entry.1 != mtime {
+            *entry = (0, mtime);
+        }
+        entry.0 += 1;
+        entry.0
+    }
+
+    /// Forgets `abs` (it was just edited), as Cline does after a save.
+    pub fn forget(&mut self, abs: &Path) {
+        self.reads.remove(&abs.to_string_lossy().to_lowercase());
+    }
+}
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
-    let start = call.param("start_line").and_then(|s| s.parse::<usize>().ok());
-    let end = call.param("end_line").and_then(|s| s.parse::<usize>().ok());
+    let start = call.param("start_line").and_then(js_parse_int);
+    let end = call.param("end_line").and_then(js_parse_int);
     ctx.term.tool("read_file", path);
     let r = match check_path(ctx, path, Access::Read, &format!("Read {path}"), None) {
         Ok(r) => r,
         Err(o) => return o,
     };
-    match read(&r.abs, start, end) {
-        Ok((text, note)) => {
-            ctx.term.outcome(true, &note);
-            Outcome::Success(text)
-        }
+    let text = match extract_text(&r.abs) {
+        Ok(t) => t,
         Err(e) => {
+            let e = format!("Error reading file: {e}");
             ctx.term.outcome(false, &e);
-            Outcome::Failure { text: tool_error(&e), mistake: false }
-        }
-    }
-}
-
-/// Returns (numbered text, short summary).
-pub(crate) fn read(
-    abs: &std::path::Path,
-    start: Option<usize>,
-    end: Option<usize>,
-) -> Result<(String, String), String> {
-    let shown = abs.display();
-    if abs.is_dir() {
-        return Err(format!("{shown} is a directory; use list_files to see what it contains."));
-    }
-    // Only regular files: a FIFO would block the loop, a device may never end.
-    let bytes = fsx::read_regular(abs, fsx::MAX_FILE_BYTES).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidInput => format!("Cannot read {shown}: it {e}."),
-        _ => format!("Error reading file {shown}: {e}"),
-    })?;
-    let sniff = &bytes[..bytes.len().min(8192)];
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(t) if !sniff.contains(&0) => t,
-        _ => {
-            return Err(format!(
-                "Cannot read binary file {shown} ({} bytes): read_file only returns text.",
-                bytes.len()
-            ))
+            // Cline counts a failed read as a mistake.
+            return Outcome::Failure { text: tool_error(&e), mistake: true };
         }
     };
-    let lines: Vec<&str> = text.lines().collect();
-    let total = lines.len();
-    if total == 0 {
-        return Ok(("(the file is empty)".to_string(), "empty file".to_string()));
-    }
-    let first = start.unwrap_or(1).max(1);
-    if first > total {
-        return Err(format!("start_line {first} is past the end of {shown}, which has {total} lines."));
-    }
-    let mut last = end.unwrap_or(total).min(total).min(first + MAX_LINES - 1);
-    if last < first {
-        return Err(format!("end_line {last} is before start_line {first}."));
-    }
-    let width = last.to_string().len();
-    let mut out = String::new();
-    for (i, l) in lines[first - 1..last].iter().enumerate() {
-        let n = first + i;
-        let line = capped_line(l);
-        if i > 0 && out.len() + line.len() + width + 4 > MAX_CALL_BYTES {
-            last = n - 1;
-            break;
-        }
-        out.push_str(&format!("{n:>width$} | {line}\n"));
-    }
-    if first != 1 || last != total {
-        out.push_str(&format!(
-            "[Showing lines {first}-{last} of {total}. Use start_line and end_line to read other parts.]\n"
-        ));
-    }
-    Ok((out, format!("lines {first}-{last} of {total}")))
+    let (body, summary) = with_line_numbers(&text, start, end);
+    ctx.term.outcome(true, &summary);
+    let prefix = match ctx.memory.reads.count(&r.abs) {
+        1 => None,
+        n if n >= 3 => Some(format!(
+            "[DUPLICATE READ] You have already read '{path}' {n} times in this conversation. The content has not changed since your last read. Please use the information you already have and proceed with your task."
+        )),
+        _ => Some(format!("[File already read] The file '{path}' was already read earlier in this conversation. Returning content:")),
+    };
+    Outcome::Success(match prefix {
+        Some(p) => format!("{p}\n{body}"),
+        None => body,
+    })
 }
 
-/// A line cut to at most [`MAX_LINE_BYTES`] (on a character boundary), with a note of the rest.
-fn capped_line(l: &str) -> std::borrow::Cow<'_, str> {
-    if l.len() <= MAX_LINE_BYTES {
-        return l.into();
+/// JavaScript's `Number.parseInt(s, 10)`: optional whitespace and sign, then digits.
+fn js_parse_int(s: &str) -> Option<i64> {
+    let t = s.trim_start_matches(parser_core::is_js_whitespace);
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let n: String = digits.chars().take_while(char::is_ascii_digit).take(18).collect();
+    let v: i64 = n.parse().ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// The file's text, as Cline's `extractTextFromFile` gives it: refused when it is not a regular
+/// file, binary, or over the size limit; cut at [`MAX_CONTENT`] with Cline's notice.
+pub(crate) fn extract_text(abs: &Path) -> Result<String, String> {
+    if !abs.exists() {
+        return Err(format!("File not found: {}", abs.display()));
     }
-    let mut cut = MAX_LINE_BYTES;
-    while !l.is_char_boundary(cut) {
-        cut -= 1;
+    let bytes = fsx::read_regular(abs, fsx::MAX_FILE_BYTES).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidInput => format!("{} {e}.", abs.display()),
+        _ => e.to_string(),
+    })?;
+    let has_nul = bytes[..bytes.len().min(8192)].contains(&0);
+    let text = match String::from_utf8(bytes) {
+        Ok(t) if !has_nul => t,
+        _ => {
+            let ext = abs.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+            return Err(format!("Cannot read text for file type: {ext}"));
+        }
+    };
+    Ok(truncate_content(text))
+}
+
+/// Cline's `formatBytes`.
+fn format_bytes(n: usize) -> String {
+    match n {
+        n if n < 1024 => format!("{n} B"),
+        n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
+        n => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
     }
-    format!("{}[... {} more bytes of this line not shown]", &l[..cut], l.len() - cut).into()
+}
+
+/// Cline's `truncateContent`, counting as JavaScript does (UTF-16 units).
+fn truncate_content(text: String) -> String {
+    let units = text.encode_utf16().count();
+    if units <= MAX_CONTENT {
+        return text;
+    }
+    let mut seen = 0;
+    let cut = text
+        .char_indices()
+        .find(|(_, c)| {
+            seen += c.len_utf16();
+            seen > MAX_CONTENT
+        })
+        .map_or(text.len(), |(i, _)| i);
+    format!(
+        "{}\n\n---\n\n[FILE TRUNCATED: This content is {} but only the first {} is shown ({} truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
+        &text[..cut],
+        format_bytes(units),
+        format_bytes(MAX_CONTENT),
+        format_bytes(units - MAX_CONTENT)
+    )
+}
+
+const TRUNCATED_MARKER: &str = "\n\n---\n\n[FILE TRUNCATED:";
+
+/// Cline's `formatFileContentWithLineNumbers`; returns (text for the model, short summary).
+pub(crate) fn with_line_numbers(content: &str, start: Option<i64>, end: Option<i64>) -> (String, String) {
+    if content.is_empty() {
+        return (String::new(), "empty file".to_string());
+    }
+    let (body, notice) = match content.find(TRUNCATED_MARKER) {
+        Some(i) => content.split_at(i),
+        None => (content, ""),
+    };
+    let mut lines: Vec<&str> = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    if body.ends_with('\n') {
+        lines.pop();
+    }
+    let total = lines.len() as i64;
+    let requested_start = start.unwrap_or(1).max(1);
+    let requested_end = match end {
+        Some(e) => e.max(1),
+        None => requested_start + MAX_LINES as i64 - 1,
+    };
+    let swap = end.is_some() && requested_end < requested_start;
+    let first = if swap { requested_end } else { requested_start };
+    let last = total.min(if swap { requested_start } else { requested_end });
+    let shown = if first <= last { &lines[(first - 1) as usize..last as usize] } else { &[][..] };
+    let labeled: Vec<String> = shown.iter().enumerate().map(|(i, l)| format!("{} | {l}", first + i as i64)).collect();
+    let suffix = if !notice.is_empty() {
+        notice.to_string()
+    } else if last < total {
+        format!("\n\n(Showing lines {first}-{last} of {total} total. Use start_line={} to continue reading.)", last + 1)
+    } else {
+        format!("\n\n(File has {total} lines total.)")
+    };
+    (format!("{}{suffix}", labeled.join("\n")), format!("lines {first}-{last} of {total}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn numbers_lines() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("a.txt");
-        std::fs::write(&p, "  indented\nsecond\n").unwrap();
-        let (t, _) = read(&p, None, None).unwrap();
-        assert_eq!(t, "1 |   indented\n2 | second\n");
+    fn numbered(content: &str, start: Option<i64>, end: Option<i64>) -> String {
+        with_line_numbers(content, start, end).0
     }
 
     #[test]
-    fn caps_at_1000_lines_with_a_note() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("big.txt");
+    fn labels_lines_as_cline_does() {
+        assert_eq!(
+            numbered("  indented\r\nsecond\n", None, None),
+            "1 |   indented\n2 | second\n\n(File has 2 lines total.)"
+        );
+        assert_eq!(
+            numbered("a\nb\nc", Some(2), Some(2)),
+            "2 | b\n\n(Showing lines 2-2 of 3 total. Use start_line=3 to continue reading.)"
+        );
+        // end before start: Cline swaps them.
+        assert_eq!(numbered("a\nb\nc", Some(3), Some(2)), "2 | b\n3 | c\n\n(File has 3 lines total.)");
+        // start past the end: no lines, the total.
+        assert_eq!(numbered("a\n", Some(5), None), "\n\n(File has 1 lines total.)");
+        assert_eq!(numbered("", None, None), "");
+    }
+
+    #[test]
+    fn shows_1000_lines_then_says_where_to_continue() {
         let body: String = (1..=2500).map(|i| format!("l{i}\n")).collect();
-        std::fs::write(&p, body).unwrap();
-        let (t, _) = read(&p, None, None).unwrap();
-        assert_eq!(t.lines().count(), 1001);
-        assert!(t.contains("1000 | l1000\n"));
-        assert!(!t.contains("l1001"));
-        assert!(t.contains("[Showing lines 1-1000 of 2500."));
-        let (t, _) = read(&p, Some(2400), None).unwrap();
-        assert!(t.starts_with("2400 | l2400\n"));
-        assert!(t.contains("[Showing lines 2400-2500 of 2500."));
-        let (t, _) = read(&p, Some(10), Some(12)).unwrap();
-        assert_eq!(t.lines().count(), 4);
+        let t = numbered(&body, None, None);
+        assert_eq!(t.lines().filter(|l| l.contains(" | ")).count(), 1000);
+        assert!(t.contains(
+            "\n1000 | l1000\n\n(Showing lines 1-1000 of 2500 total. Use start_line=1001 to continue reading.)"
+        ));
+        assert!(numbered(&body, Some(2400), None).starts_with("2400 | l2400\n"));
+    }
+
+    #[test]
+    fn parses_line_numbers_as_javascript_does() {
+        assert_eq!(js_parse_int(" 12abc"), Some(12));
+        assert_eq!(js_parse_int("-3"), Some(-3));
+        assert_eq!(js_parse_int("x"), None);
+    }
+
+    #[test]
+    fn cuts_at_400_kb_with_clines_notice() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("one-line.min.js");
+        std::fs::write(&p, "é".repeat(500 * 1024)).unwrap();
+        let t = extract_text(&p).unwrap();
+        assert!(t.ends_with("[FILE TRUNCATED: This content is 500.0 KB but only the first 400.0 KB is shown (100.0 KB truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]"), "{}", &t[t.len() - 300..]);
+        let shown = numbered(&t, None, None);
+        assert!(shown.starts_with("1 | éé") && shown.contains("\n\n---\n\n[FILE TRUNCATED:"));
+        assert!(!shown.contains("(File has"));
     }
 
     #[test]
@@ -142,34 +241,29 @@ mod tests {
         let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
         // SAFETY: mkfifo takes a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert!(read(&p, None, None).unwrap_err().contains("not a regular file"));
-        assert!(read(std::path::Path::new("/dev/zero"), None, None).unwrap_err().contains("not a regular file"));
+        assert!(extract_text(&p).unwrap_err().contains("not a regular file"));
+        assert!(extract_text(Path::new("/dev/zero")).unwrap_err().contains("not a regular file"));
     }
 
     #[test]
-    fn caps_bytes_per_line_and_per_call() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("one-line.min.js");
-        std::fs::write(&p, "é".repeat(2_500_000)).unwrap(); // 5 MB on one line
-        let (t, _) = read(&p, None, None).unwrap();
-        assert!(t.len() < MAX_LINE_BYTES + 200, "{}", t.len());
-        assert!(t.contains("more bytes of this line not shown"), "{}", &t[t.len() - 200..]);
-        let p = d.path().join("wide.txt");
-        std::fs::write(&p, format!("{}\n", "x".repeat(1000)).repeat(900)).unwrap();
-        let (t, _) = read(&p, None, None).unwrap();
-        assert!(t.len() <= MAX_CALL_BYTES + 200, "{}", t.len());
-        let shown = t.lines().filter(|l| l.contains(" | ")).count();
-        assert!(shown < 900);
-        assert!(t.contains(&format!("[Showing lines 1-{shown} of 900.")), "{}", &t[t.len() - 200..]);
-    }
-
-    #[test]
-    fn refuses_binary_and_directories() {
+    fn refuses_binary_missing_and_directories() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("b.bin");
         std::fs::write(&p, [0x7f, b'E', b'L', b'F', 0, 1, 2]).unwrap();
-        assert!(read(&p, None, None).unwrap_err().contains("Cannot read binary file"));
-        assert!(read(d.path(), None, None).unwrap_err().contains("is a directory"));
-        assert!(read(&d.path().join("missing"), None, None).is_err());
+        assert_eq!(extract_text(&p).unwrap_err(), "Cannot read text for file type: .bin");
+        assert!(extract_text(d.path()).unwrap_err().contains("is a directory"));
+        let missing = d.path().join("missing");
+        assert_eq!(extract_text(&missing).unwrap_err(), format!("File not found: {}", missing.display()));
+    }
+
+    #[test]
+    fn repeated_reads_of_an_unchanged_file_are_counted_and_an_edit_resets() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        std::fs::write(&p, "x").unwrap();
+        let mut c = ReadCache::default();
+        assert_eq!([c.count(&p), c.count(&p), c.count(&p)], [1, 2, 3]);
+        c.forget(&p);
+        assert_eq!(c.count(&p), 1);
     }
 }

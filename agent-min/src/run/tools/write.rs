@@ -1,14 +1,17 @@
-//! `write_to_file(path, content)` and `replace_in_file(path, diff)`: preview, approval, atomic
-//! write (temp file + rename).
+//! `write_to_file(path, content)` and `replace_in_file(path, diff)` as Cline's
+//! `WriteToFileToolHandler` runs them: content clean-up, preview, approval, atomic write (temp
+//! file + rename), and Cline's result texts (the saved file, or the diff error with the file).
 
 use std::path::Path;
 
 use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
 use super::{diff, fsx, preview};
+use crate::run::prompt;
 
 pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
-    let content = content_of(call.raw_param("content").unwrap_or_default());
+    let content =
+        model_content_fixes(&strip_fences(content_of(call.raw_param("content").unwrap_or_default())), ctx.model, path);
     ctx.term.tool("write_to_file", &format!("{path} ({} lines)", content.lines().count()));
     // Confinement first: nothing outside the workspace is even read under --yolo.
     if let Err(o) = refuse_outside_under_yolo(ctx, path) {
@@ -20,12 +23,12 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     let verb = if old.is_some() { "Overwrite" } else { "Create" };
-    let pv = preview::unified(old.as_deref().unwrap_or(""), content, path);
+    let pv = preview::unified(old.as_deref().unwrap_or(""), &content, path);
     let r = match check_path(ctx, path, Access::Write, &format!("{verb} {path}"), Some(&pv)) {
         Ok(r) => r,
-        Err(o) => return o,
+        Err(o) => return denied_file_note(o, old.is_some()),
     };
-    save(ctx, &r.abs, path, content)
+    save(ctx, &r.abs, path, &content)
 }
 
 /// The raw content with at most one leading and one trailing newline removed, so the first
@@ -35,9 +38,55 @@ pub(crate) fn content_of(raw: &str) -> &str {
     s.strip_suffix("\r\n").or_else(|| s.strip_suffix('\n')).unwrap_or(s)
 }
 
+/// Cline's clean-up of a Markdown fence some models wrap file content in: a first line
+/// starting with ```` ``` ```` (```` ```python ````) and a last line ending with one are dropped.
+/// Cline then trims; we remove only the newline left at each end, as [`content_of`] does.
+fn strip_fences(content: &str) -> String {
+    let mut s = content.to_string();
+    if s.starts_with("```") {
+        s = content_of(s.split_once('\n').map_or("", |(_, rest)| rest)).to_string();
+    }
+    if s.ends_with("```") {
+        s = content_of(s.rsplit_once('\n').map_or("", |(head, _)| head)).to_string();
+    }
+    s
+}
+
+/// Cline's `applyModelContentFixes`: for models other than Claude, HTML entities some models
+/// emit are turned back into characters (not in `.xml` files, where they are syntax), and
+/// U+FFFD replacement characters are removed.
+pub(crate) fn model_content_fixes(text: &str, model: &str, path: &str) -> String {
+    if model.contains("claude") {
+        return text.to_string();
+    }
+    let mut s = text.to_string();
+    if !path.to_lowercase().ends_with(".xml") {
+        for (entity, c) in [("&gt;", ">"), ("&lt;", "<"), ("&quot;", "\""), ("&amp;", "&"), ("&apos;", "'")] {
+            s = s.replace(entity, c);
+        }
+    }
+    s.replace('\u{FFFD}', "")
+}
+
+/// Cline's denial of a file edit names what happened to the file.
+fn denied_file_note(o: Outcome, exists: bool) -> Outcome {
+    match o {
+        Outcome::Denied { feedback, .. } => {
+            let note = if exists {
+                "The file was not updated, and maintains its original contents."
+            } else {
+                "The file was not created."
+            };
+            Outcome::Denied { text: format!("{} {note}", prompt::TOOL_DENIED), feedback }
+        }
+        other => other,
+    }
+}
+
 pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
-    let diff_text = call.raw_param("diff").unwrap_or_default();
+    // Cline's handler sees the parser's trimmed value.
+    let diff_text = model_content_fixes(call.param("diff").unwrap_or_default(), ctx.model, path);
     ctx.term.tool("replace_in_file", path);
     // Confinement before reading: a failed diff sends the file's content to the model, so a
     // file outside the workspace is read only once a person has allowed it (never under --yolo).
@@ -48,16 +97,25 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             return o;
         }
     }
-    let original = match current_content(ctx, &resolved.abs, path) {
-        Ok(s) => s.unwrap_or_default(),
+    let existing = match current_content(ctx, &resolved.abs, path) {
+        Ok(s) => s,
         Err(o) => return o,
     };
-    let new = match diff::apply(&original, diff_text) {
+    let original = existing.clone().unwrap_or_default();
+    let new = match diff::apply(&original, &diff_text) {
         Ok(n) => n,
+        // Cline edits a missing file as an empty one: only an empty SEARCH can apply.
+        Err(_) if existing.is_none() => {
+            let msg = format!(
+                "The file {path} does not exist, so replace_in_file cannot edit it. Use write_to_file to create it, or check the path with list_files."
+            );
+            ctx.term.outcome(false, &format!("{path} does not exist"));
+            return Outcome::Failure { text: tool_error(&msg), mistake: true };
+        }
         Err(e) => {
             ctx.term.outcome(false, "the diff did not apply; file left unchanged");
             return Outcome::Failure {
-                text: tool_error(&diff_failure(&e.to_string(), path, &original)),
+                text: tool_error(&format!("{e}\n\n{}", prompt::diff_error(path, &original))),
                 mistake: true,
             };
         }
@@ -65,7 +123,7 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let pv = preview::unified(&original, &new, path);
     let r = match check_path(ctx, path, Access::Write, &format!("Edit {path}"), Some(&pv)) {
         Ok(r) => r,
-        Err(o) => return o,
+        Err(o) => return denied_file_note(o, existing.is_some()),
     };
     save(ctx, &r.abs, path, &new)
 }
@@ -98,11 +156,14 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<Option<S
     }
 }
 
+/// Writes the file; the model gets Cline's success text with the file as saved.
 fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, content: &str) -> Outcome {
     match fsx::atomic_write(abs, content.as_bytes()) {
         Ok(()) => {
+            ctx.memory.reads.forget(abs);
             ctx.term.outcome(true, &format!("saved {path}"));
-            Outcome::Success(format!("The content was successfully saved to {path}."))
+            let saved = prompt::final_file_content(content);
+            Outcome::Success(prompt::file_edit_without_user_changes(path, &saved))
         }
         Err(e) => {
             let msg = format!("Error writing file {path}: {e}");
@@ -110,13 +171,6 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, content: &str) -> Outcome {
             Outcome::Failure { text: tool_error(&msg), mistake: false }
         }
     }
-}
-
-/// Cline's message when a diff fails: the error, the advice, and the file's current content.
-fn diff_failure(error: &str, path: &str, original: &str) -> String {
-    format!(
-        "{error}\n\nThis is likely because the SEARCH block content doesn't match exactly with what's in the file, or if you used multiple SEARCH/REPLACE blocks they may not have been in the order they appear in the file. (Please also ensure that when using the replace_in_file tool, Do NOT add extra characters to the markers (e.g., ------- SEARCH> is INVALID). Do NOT forget to use the closing +++++++ REPLACE marker. Do NOT modify the marker format in any way. Malformed XML will cause complete tool failure and break the entire editing process.)\n\nThe file was reverted to its original state:\n\n<file_content path=\"{path}\">\n{original}\n</file_content>\n\nNow that you have the latest state of the file, try the operation again with fewer, more precise SEARCH blocks. For large files especially, it may be prudent to try to limit yourself to <5 SEARCH/REPLACE blocks at a time, then wait for the user to respond with the result of the operation before following up with another replace_in_file call to make additional edits.\n(If you run into this error 3 times in a row, you may use the write_to_file tool as a fallback.)"
-    )
 }
 
 #[cfg(test)]
@@ -236,5 +290,85 @@ mod tests {
         let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "f.txt"), ("diff", diff)]), ctx));
         assert!(matches!(out, Outcome::Success(_)), "{out:?}");
         assert_eq!(std::fs::read_to_string(d.path().join("f.txt")).unwrap(), "alpha\nBETA\n");
+    }
+
+    #[test]
+    fn success_sends_clines_text_with_the_saved_file() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("f.txt"), "alpha\r\nbeta\r\n").unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let diff = "------- SEARCH\nbeta\r\n=======\nBETA\r\n+++++++ REPLACE";
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "f.txt"), ("diff", diff)]), ctx));
+        let Outcome::Success(text) = out else { panic!("{out:?}") };
+        assert_eq!(
+            text,
+            "The content was successfully saved to f.txt.\n\nHere is the full, updated content of the file that was saved:\n\n<final_file_content path=\"f.txt\">\nalpha\r\nBETA\r\n\n</final_file_content>\n\nIMPORTANT: For any future changes to this file, use the final_file_content shown above as your reference. This content reflects the current state of the file, including any auto-formatting (e.g., if you used single quotes but the formatter converted them to double quotes). Always base your SEARCH/REPLACE operations on this final version to ensure accuracy.\n\n"
+        );
+        assert_eq!(std::fs::read_to_string(d.path().join("f.txt")).unwrap(), "alpha\r\nBETA\r\n");
+    }
+
+    #[test]
+    fn the_diff_is_the_trimmed_value() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("f.txt"), "a\nb\n").unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        // Untrimmed, the last line would be "  " (not a marker) after the block: trimmed, the
+        // REPLACE marker is the last line.
+        let diff = "\n------- SEARCH\nb\n=======\nB\n+++++++ REPLACE\n  ";
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "f.txt"), ("diff", diff)]), ctx));
+        assert!(matches!(out, Outcome::Success(_)), "{out:?}");
+        assert_eq!(std::fs::read_to_string(d.path().join("f.txt")).unwrap(), "a\nB\n");
+    }
+
+    #[test]
+    fn replace_in_a_missing_file_says_it_does_not_exist() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let out =
+            with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "nope.txt"), ("diff", failing_diff())]), ctx));
+        match out {
+            Outcome::Failure { text, .. } => assert!(text.contains("The file nope.txt does not exist"), "{text}"),
+            o => panic!("{o:?}"),
+        }
+        assert!(!d.path().join("nope.txt").exists());
+        // An empty SEARCH creates it, as in Cline.
+        let diff = "------- SEARCH\n=======\nnew\n+++++++ REPLACE";
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "nope.txt"), ("diff", diff)]), ctx));
+        assert!(matches!(out, Outcome::Success(_)), "{out:?}");
+        assert_eq!(std::fs::read_to_string(d.path().join("nope.txt")).unwrap(), "new\n");
+    }
+
+    #[test]
+    fn a_failed_diff_that_cline_would_apply_silently_leaves_the_file_and_says_why() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("f.txt"), "a\nb\n").unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let diff = "------- SEARCH\nb\n=======\nB\n- item";
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "f.txt"), ("diff", diff)]), ctx));
+        match out {
+            Outcome::Failure { text, mistake: true } => {
+                assert!(text.contains("\"- item\" is inside a SEARCH/REPLACE block that was never closed"), "{text}");
+                assert!(text.contains("<file_content path=\"f.txt\">\na\nb\n\n</file_content>"), "{text}");
+            }
+            o => panic!("{o:?}"),
+        }
+        assert_eq!(std::fs::read_to_string(d.path().join("f.txt")).unwrap(), "a\nb\n");
+    }
+
+    #[test]
+    fn fences_are_dropped_and_entities_repaired_for_non_claude_models() {
+        assert_eq!(strip_fences("```python\n    x = 1\n```"), "    x = 1");
+        assert_eq!(strip_fences("plain\n"), "plain\n");
+        assert_eq!(model_content_fixes("a &lt;b&gt; &amp;lt; \u{FFFD}", "gpt-4.1", "x.html"), "a <b> &lt; ");
+        assert_eq!(model_content_fixes("&lt;a/&gt;", "gpt-4.1", "pom.XML"), "&lt;a/&gt;");
+        assert_eq!(model_content_fixes("&lt; \u{FFFD}", "claude-sonnet-4-5", "x.html"), "&lt; \u{FFFD}");
+    }
+
+    #[test]
+    fn the_saved_file_is_reported_as_cline_normalises_it() {
+        assert_eq!(prompt::final_file_content("a\nb"), "a\nb\n");
+        assert_eq!(prompt::final_file_content("a\r\nb\n\n  \n"), "a\r\nb\r\n");
+        // JavaScript's trimEnd: U+FEFF goes, U+0085 stays.
+        assert_eq!(prompt::final_file_content("x\u{85}\u{FEFF}"), "x\u{85}\n");
     }
 }

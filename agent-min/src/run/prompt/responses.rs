@@ -1,0 +1,215 @@
+//! Cline's response texts (`apps/vscode/src/core/prompts/responses.ts`, `formatResponse`): what
+//! the model is told about tool results, errors and the loop, word for word. Texts of our own
+//! (where Cline has none) are marked "ours".
+
+/// Cline's reminder of the tool format (`toolUseInstructionsReminder`), appended to several
+/// error messages.
+pub const TOOL_USE_REMINDER: &str = "# Reminder: Instructions for Tool Use
+Tool uses are formatted using XML-style tags. The tool name is enclosed in opening and closing tags, and each parameter is similarly enclosed within its own set of tags. Here's the structure:
+<tool_name>
+<parameter1_name>value1</parameter1_name>
+<parameter2_name>value2</parameter2_name>
+...
+</tool_name>
+For example:
+<attempt_completion>
+<result>
+I have completed the task...
+</result>
+</attempt_completion>
+Always adhere to this format for all tool uses to ensure proper parsing and execution.";
+
+/// Cline's `toolError`: the wrapper of every failed tool's result.
+pub fn tool_error(error: &str) -> String {
+    format!("The tool execution failed with the following error:\n<error>\n{error}\n</error>")
+}
+
+/// Cline's `toolDenied`.
+pub const TOOL_DENIED: &str = "The user denied this operation.";
+
+/// How Cline frames a person's words given with an approval or a denial
+/// (`ToolResultUtils.pushAdditionalToolFeedback`); a separate text block after the result.
+pub fn user_feedback(feedback: &str) -> String {
+    format!("The user provided the following feedback:\n<feedback>\n{feedback}\n</feedback>")
+}
+
+/// Cline's `permissionDeniedError`.
+pub fn permission_denied(reason: &str) -> String {
+    format!(
+        "Command execution blocked by CLINE_COMMAND_PERMISSIONS: {reason}. You must try a different approach or ask the user to update the permission settings."
+    )
+}
+
+/// Cline's `repeatedToolCall`: the same tool with identical arguments `count` times in a row.
+pub fn repeated_tool_call(name: &str, count: u32) -> String {
+    format!(
+        "Tool [{name}] has been called {count} times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call."
+    )
+}
+
+/// Cline's `replaceInFileMissingDiffError`.
+pub fn replace_in_file_missing_diff(path: &str) -> String {
+    format!(
+        "Failed to edit '{path}': The 'diff' parameter was empty.\n\nThe diff parameter must contain SEARCH/REPLACE blocks in this format:\n<<<<<<< SEARCH\nexact lines to find\n=======\nreplacement lines\n>>>>>>> REPLACE\n\nRules:\n- The SEARCH block must match existing file content exactly (including whitespace and indentation)\n- You can include multiple SEARCH/REPLACE blocks in a single diff parameter\n- If you're unsure of the exact content, use read_file first to see the current file"
+    )
+}
+
+/// Cline's `executeCommandMissingCommandError`.
+pub fn execute_command_missing_command() -> String {
+    "The 'command' parameter was empty. Provide the shell command to execute.\n\nExample:\n<execute_command>\n<command>cd /path && python -m pytest tests/</command>\n<requires_approval>false</requires_approval>\n</execute_command>".to_string()
+}
+
+/// Cline's `writeToFileMissingContentError`, by the number of consecutive failures (Cline's
+/// mistake count after this one). agent-min passes no context-usage percentage.
+pub fn write_to_file_missing_content(path: &str, failures: u32) -> String {
+    let base = format!(
+        "Failed to write to '{path}': The 'content' parameter was empty. This typically happens when the file content is too large to generate in a single response, or when output token limits are reached before the content parameter is fully written."
+    );
+    if failures >= 3 {
+        return format!(
+            "{base}\n\nCRITICAL: You have failed to write this file {failures} times in a row. You MUST change your approach — do NOT retry write_to_file for this file again.\n\nRequired action — choose ONE of these strategies:\n1. **Create an empty file first, then use replace_in_file** to add content in small sections (recommended)\n2. **Break the file into multiple smaller files** if architecturally appropriate\n3. **Write a minimal skeleton** using write_to_file (just imports, class/function signatures, no implementations), then use replace_in_file to fill in each section one at a time\n\nEach replace_in_file call should add no more than 50-100 lines of content at a time."
+        );
+    }
+    if failures >= 2 {
+        let nth = if failures == 2 { "nd" } else { "rd" };
+        return format!(
+            "{base}\n\nThis is your {failures}{nth} failed attempt. The file content is likely too large to generate in one response. You must use a different strategy:\n\nRecommended approaches:\n1. **Use write_to_file with a minimal skeleton** (just the structure — imports, class/function signatures, no implementations), then use replace_in_file to fill in each section incrementally\n2. **Use replace_in_file with smaller chunks** — if the file already exists, make targeted edits instead of rewriting the entire file\n3. **Break the task into smaller steps** — write one function or section at a time\n\nDo NOT attempt to write the full file content in a single write_to_file call again."
+        );
+    }
+    format!(
+        "{base}\n\nSuggestions:\n- If the file is large, try breaking down the task into smaller steps. Write a skeleton first, then fill in sections using replace_in_file.\n- If the file already exists, prefer replace_in_file to make targeted edits instead of rewriting the entire file.\n- Ensure the 'content' parameter contains the complete file content before closing the tool tag.\n\n{TOOL_USE_REMINDER}"
+    )
+}
+
+/// Cline's `fileEditWithoutUserChanges` (no auto-formatting, no diagnostics): the saved file,
+/// as [`final_file_content`] gives it.
+pub fn file_edit_without_user_changes(path: &str, final_content: &str) -> String {
+    format!(
+        "The content was successfully saved to {path}.\n\nHere is the full, updated content of the file that was saved:\n\n<final_file_content path=\"{path}\">\n{final_content}\n</final_file_content>\n\nIMPORTANT: For any future changes to this file, use the final_file_content shown above as your reference. This content reflects the current state of the file, including any auto-formatting (e.g., if you used single quotes but the formatter converted them to double quotes). Always base your SEARCH/REPLACE operations on this final version to ensure accuracy.\n\n"
+    )
+}
+
+/// Cline's `fileEditWithUserChanges` (no auto-formatting, no diagnostics): `user_edits` is the
+/// person's changes to the proposal as a patch.
+pub fn file_edit_with_user_changes(path: &str, user_edits: &str, final_content: &str) -> String {
+    format!(
+        "The user made the following updates to your content:\n\n{user_edits}\n\nThe updated content, which includes both your original modifications and the additional edits, has been successfully saved to {path}. Here is the full, updated content of the file that was saved:\n\n<final_file_content path=\"{path}\">\n{final_content}\n</final_file_content>\n\nPlease note:\n1. You do not need to re-write the file with these changes, as they have already been applied.\n2. Proceed with the task using this updated file content as the new baseline.\n3. If the user's edits have addressed part of the task or changed the requirements, adjust your approach accordingly.4. IMPORTANT: For any future changes to this file, use the final_file_content shown above as your reference. This content reflects the current state of the file, including both user edits and any auto-formatting (e.g., if you used single quotes but the formatter converted them to double quotes). Always base your SEARCH/REPLACE operations on this final version to ensure accuracy.\n"
+    )
+}
+
+/// The saved file as Cline's `DiffViewProvider.saveChanges` reports it to the model: line
+/// endings made uniform (CRLF if the content has any), trailing whitespace trimmed
+/// (JavaScript's set), one line ending added.
+pub fn final_file_content(content: &str) -> String {
+    let eol = if content.contains("\r\n") { "\r\n" } else { "\n" };
+    let uniform = content.replace("\r\n", "\n").replace('\n', eol);
+    format!("{}{eol}", uniform.trim_end_matches(parser_core::is_js_whitespace))
+}
+
+/// Cline's `diffError`: after a failed `replace_in_file`, the file as it is.
+pub fn diff_error(path: &str, original: &str) -> String {
+    format!(
+        "This is likely because the SEARCH block content doesn't match exactly with what's in the file, or if you used multiple SEARCH/REPLACE blocks they may not have been in the order they appear in the file. (Please also ensure that when using the replace_in_file tool, Do NOT add extra characters to the markers (e.g., ------- SEARCH> is INVALID). Do NOT forget to use the closing +++++++ REPLACE marker. Do NOT modify the marker format in any way. Malformed XML will cause complete tool failure and break the entire editing process.)\n\nThe file was reverted to its original state:\n\n<file_content path=\"{path}\">\n{original}\n</file_content>\n\nNow that you have the latest state of the file, try the operation again with fewer, more precise SEARCH blocks. For large files especially, it may be prudent to try to limit yourself to <5 SEARCH/REPLACE blocks at a time, then wait for the user to respond with the result of the operation before following up with another replace_in_file call to make additional edits.\n(If you run into this error 3 times in a row, you may use the write_to_file tool as a fallback.)"
+    )
+}
+
+/// Cline's `formatFilesList` note when a listing hit its cap.
+pub const FILE_LIST_TRUNCATED: &str =
+    "(File list truncated. Use list_files on specific subdirectories if you need to explore further.)";
+
+/// Cline's nudge when a reply used no tool.
+pub fn no_tools_used() -> String {
+    format!(
+        "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.
+
+{TOOL_USE_REMINDER}
+
+# Next Steps
+
+If you have completed the user's task, use the attempt_completion tool. 
+If you require additional information from the user, use the ask_followup_question tool. 
+Otherwise, if you have not completed the task and do not need additional information, then proceed with the next step of the task. 
+(This is an automated message, so do not respond to it conversationally.)"
+    )
+}
+
+/// Cline's message for a missing required parameter.
+pub fn missing_param(param: &str) -> String {
+    format!(
+        "Missing value for required parameter '{param}'. Please retry with complete response.\n\n{TOOL_USE_REMINDER}"
+    )
+}
+
+/// Cline's message for tool blocks after the first.
+pub fn tool_already_used(name: &str) -> String {
+    format!(
+        "Tool [{name}] was not executed because a tool has already been used in this message. Only one tool may be used per message. You must assess the first tool's result before proceeding to use the next tool."
+    )
+}
+
+/// Cline's note appended to a reply that was cut short because a tool closed.
+pub const INTERRUPTED_BY_TOOL: &str = "[Response interrupted by a tool use result. Only one tool may be used at a time and should be placed at the end of the message.]";
+
+/// What the model hears when its reply ended inside a tool call: cut by the output limit
+/// (`cut`), or ended by the model itself before the closing tag.
+pub fn truncated_tool(name: &str, cut: bool) -> String {
+    if !cut {
+        return format!(
+            "[ERROR] Your previous response ended in the middle of the <{name}> tool call, before its closing </{name}> tag. That incomplete tool call was NOT executed, and nothing was changed.
+
+Please retry with one complete tool call, every parameter and the tool's closing tag included."
+        );
+    }
+    format!(
+        "[ERROR] Your previous response was cut off because it reached the maximum output token limit, in the middle of the <{name}> tool call. That incomplete tool call was NOT executed, and nothing was changed.
+
+Please continue in smaller steps: for example, use replace_in_file with a few targeted SEARCH/REPLACE blocks instead of rewriting a whole file with write_to_file, or create a large file in several smaller parts. Keep your reply short and end it with one complete tool call."
+    )
+}
+
+/// What the model hears when the output limit cut its reply before any tool call.
+pub fn truncated_text() -> String {
+    format!(
+        "[ERROR] Your previous response was cut off because it reached the maximum output token limit before it used a tool. Please keep your reply shorter and end it with one complete tool call.\n\n{TOOL_USE_REMINDER}"
+    )
+}
+
+/// Cline's message when the person gives guidance at the mistake limit.
+pub fn too_many_mistakes(feedback: &str) -> String {
+    format!(
+        "You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\n{feedback}\n</feedback>"
+    )
+}
+
+/// Cline's message when a saved task is resumed; `ago` is e.g. "5 minutes ago" or "just now".
+pub fn task_resumption(ago: &str, cwd: &str) -> String {
+    format!(
+        "[TASK RESUMPTION] This task was interrupted {ago}. It may or may not be complete, so please reassess the task context. Be aware that the project state may have changed since then. The current working directory is now '{cwd}'. If the task has not been completed, retry the last step before interruption and proceed with completing the task.\n\nNote: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful and assess whether you should retry. If the last tool was a browser_action, the browser has been closed and you must launch a new browser if needed."
+    )
+}
+
+/// Cline's "ago" text for the resumption message.
+pub fn ago(seconds: u64) -> String {
+    let (minutes, hours, days) = (seconds / 60, seconds / 3600, seconds / 86_400);
+    let plural = |n: u64, unit: &str| format!("{n} {unit}{} ago", if n > 1 { "s" } else { "" });
+    if days > 0 {
+        plural(days, "day")
+    } else if hours > 0 {
+        plural(hours, "hour")
+    } else if minutes > 0 {
+        plural(minutes, "minute")
+    } else {
+        "just now".to_string()
+    }
+}
+
+#[cfg(test)]
+mod truncation_tests {
+    #[test]
+    fn an_unclosed_tool_blames_the_token_limit_only_when_it_was_hit() {
+        assert!(super::truncated_tool("write_to_file", true).contains("maximum output token limit"));
+        let t = super::truncated_tool("write_to_file", false);
+        assert!(!t.contains("token limit"), "{t}");
+        assert!(t.contains("</write_to_file>") && t.contains("NOT executed"), "{t}");
+    }
+}

@@ -1,0 +1,145 @@
+//! The system prompt: Cline v4.0.10's text for the model's family, cut to the tools agent-min
+//! offers.
+//!
+//! The texts in `system/*.txt` are Cline's prompts as its snapshot tests print them
+//! (`apps/vscode/src/core/prompts/system-prompt/__tests__/__snapshots__/*-no-browser.snap`:
+//! `openai_gpt_3` for the generic family, `anthropic_claude_sonnet_4` for next-gen,
+//! `openai_gpt_5` for GPT-5), with what agent-min does not have left out: the sections of tools
+//! it lacks (MCP, `list_code_definition_names`, `plan_mode_respond`, `new_task`, …) and their
+//! examples, the `task_progress` parameter and its section, MCP servers, plan mode, Cline's
+//! feedback section (`/reportbug`, `web_fetch`) and every line naming one of those. The
+//! workspace, OS, shell and home directory fill the `{{…}}` places. The test
+//! `agent-min/tests/system_prompt.rs` checks every section against Cline's snapshot.
+
+/// Cline's prompt variants that agent-min's XML tool calls can use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// The fallback (`variants/generic`).
+    Generic,
+    /// Claude 4+, Gemini 2.5/3, Grok 4, GPT-5 chat, gpt-oss, MiniMax, DeepSeek chat/reasoner
+    /// and 3.2 (`variants/next-gen`).
+    NextGen,
+    /// GPT-5 (not "chat") from a next-gen provider (`variants/gpt-5`).
+    Gpt5,
+}
+
+/// What fills the template's places.
+#[derive(Debug, Clone)]
+pub struct Env<'a> {
+    /// The workspace root.
+    pub cwd: &'a str,
+    /// `Operating System:` in SYSTEM INFORMATION.
+    pub os: &'a str,
+    /// `IDE:`.
+    pub ide: &'a str,
+    /// `Default Shell:` (agent-min runs commands with `sh -c`).
+    pub shell: &'a str,
+    /// `Home Directory:`.
+    pub home: &'a str,
+}
+
+/// Cline's choice of variant (`variants/*/config.ts` matchers, in registry order), for a
+/// provider (`anthropic` | `openai` | `ollama`) and a model name.
+pub fn family(provider: &str, model: &str) -> Family {
+    let id = model.to_lowercase();
+    // Cline's next-gen providers include anthropic and openai(-compatible), not ollama.
+    let next_gen_provider = matches!(provider, "anthropic" | "openai");
+    let gpt5 = id.contains("gpt-5") || id.contains("gpt5");
+    if gpt5 && !id.contains("chat") && next_gen_provider {
+        return Family::Gpt5;
+    }
+    if is_next_gen_model(&id) {
+        return Family::NextGen;
+    }
+    Family::Generic
+}
+
+/// Cline's `isNextGenModelFamily` (without its open-source list).
+fn is_next_gen_model(id: &str) -> bool {
+    claude_major(id).is_some_and(|v| v >= 4)
+        || ["gemini-2.5", "grok-4", "gpt-5", "gpt5", "gpt-oss", "gpt_oss", "minimax", "gemini-3", "gemini3"]
+            .iter()
+            .any(|s| id.contains(s))
+        || id.contains("deepseek-chat")
+        || id.contains("deepseek-reasoner")
+        || (id.contains("deepseek") && id.contains("3.2") && !id.contains("speciale"))
+        || id.contains("laguna")
+}
+
+/// The major version of a Claude model name: the first number right after `claude`, `sonnet`,
+/// `opus` or `haiku` (`claude-3-7-sonnet` → 3, `claude-sonnet-4-5` → 4); the bare aliases
+/// `sonnet` and `opus` are Claude 4+.
+fn claude_major(id: &str) -> Option<u32> {
+    if id == "sonnet" || id == "opus" {
+        return Some(4);
+    }
+    id.char_indices().find_map(|(i, _)| {
+        let rest = &id[i..];
+        let name = ["claude", "sonnet", "opus", "haiku"].into_iter().find(|n| rest.starts_with(n))?;
+        let after = rest[name.len()..].strip_prefix(['-', '_', ' ', '.']).unwrap_or(&rest[name.len()..]);
+        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    })
+}
+
+/// The template of a family.
+fn template(family: Family) -> &'static str {
+    match family {
+        Family::Generic => include_str!("system/generic.txt"),
+        Family::NextGen => include_str!("system/next_gen.txt"),
+        Family::Gpt5 => include_str!("system/gpt_5.txt"),
+    }
+}
+
+/// The prompt of `family` with `env` filled in.
+pub fn render(family: Family, env: &Env<'_>) -> String {
+    template(family)
+        .replace("{{cwd}}", env.cwd)
+        .replace("{{os}}", env.os)
+        .replace("{{ide}}", env.ide)
+        .replace("{{shell}}", env.shell)
+        .replace("{{home}}", env.home)
+}
+
+/// The system prompt for this run: the model's family, this machine, workspace `cwd`.
+pub fn system(provider: &str, model: &str, cwd: &str) -> String {
+    let os = match std::env::consts::OS {
+        "linux" => "Linux",
+        "macos" => "macOS",
+        other => other,
+    };
+    let home = std::env::var("HOME").unwrap_or_default();
+    render(family(provider, model), &Env { cwd, os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_follow_clines_matchers() {
+        assert_eq!(family("openai", "gpt-5"), Family::Gpt5);
+        assert_eq!(family("openai", "gpt-5-mini"), Family::Gpt5);
+        assert_eq!(family("openai", "gpt-5-chat-latest"), Family::NextGen);
+        assert_eq!(family("ollama", "gpt-5"), Family::NextGen);
+        assert_eq!(family("anthropic", "claude-sonnet-4-5"), Family::NextGen);
+        assert_eq!(family("openai", "anthropic/claude-opus-4.1"), Family::NextGen);
+        assert_eq!(family("anthropic", "claude-3-7-sonnet-latest"), Family::Generic);
+        assert_eq!(family("anthropic", "claude-3-5-haiku"), Family::Generic);
+        assert_eq!(family("openai", "gpt-4.1"), Family::Generic);
+        assert_eq!(family("ollama", "qwen2.5-coder:7b"), Family::Generic);
+        assert_eq!(family("openai", "deepseek-chat"), Family::NextGen);
+        assert_eq!(family("openai", "gemini-2.5-pro"), Family::NextGen);
+    }
+
+    #[test]
+    fn places_are_all_filled() {
+        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h" };
+        for f in [Family::Generic, Family::NextGen, Family::Gpt5] {
+            let s = render(f, &env);
+            assert!(!s.contains("{{"), "{f:?}");
+            assert!(s.contains("Current Working Directory: /w\n") && s.contains("Default Shell: /bin/sh\n"), "{f:?}");
+            assert!(s.contains("You are stuck operating from '/w'"), "{f:?}");
+        }
+    }
+}
