@@ -1,0 +1,121 @@
+//! Issue 12's security review, end to end: each test is one of the failures it found, run
+//! through the real binary, the real curl and the scripted server.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Flags for a scripted run that asks a person (no `--yolo`).
+fn asking_args(server: &Server) -> Vec<String> {
+    anthropic_args(server).into_iter().filter(|a| a != "--yolo").collect()
+}
+
+/// Runs the agent in `ws`; when its stdout first shows an approval prompt, calls `meanwhile`
+/// (the person is still reading the prompt), then answers `y`. Returns the run.
+fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(args)
+        .arg("t")
+        .current_dir(ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .env("XDG_STATE_HOME", ws.join(".state"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-min");
+    let seen = Arc::new(Mutex::new(String::new()));
+    let mut out = child.stdout.take().unwrap();
+    let sink = seen.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = out.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    let start = Instant::now();
+    while !seen.lock().unwrap().contains("approve?") {
+        assert!(start.elapsed() < LIMIT, "no approval prompt:\n{}", seen.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    meanwhile();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"y\n").unwrap();
+    drop(stdin);
+    let mut err = String::new();
+    let mut e = child.stderr.take().unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(start.elapsed() < LIMIT, "agent-min did not finish");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let _ = e.read_to_string(&mut err);
+    reader.join().unwrap();
+    let stdout = seen.lock().unwrap().clone();
+    Run { code: status.code(), stdout, stderr: err }
+}
+
+/// A workspace `ws/` with a directory `sub/`, and `outside/` beside it.
+fn ws_and_outside() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let (ws, outside) = (d.path().join("ws"), d.path().join("outside"));
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    (d, ws, outside)
+}
+
+/// Replaces the directory `ws/sub` by a link to `../outside`.
+fn swap_sub_for_a_link(ws: &Path) {
+    let _ = std::fs::remove_file(ws.join("sub/f.txt"));
+    std::fs::remove_dir(ws.join("sub")).unwrap();
+    std::os::unix::fs::symlink("../outside", ws.join("sub")).unwrap();
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_during_the_write_prompt_is_not_followed() {
+    let (_d, ws, outside) = ws_and_outside();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "sub/x.txt"), ("content", "written")])),
+        anthropic(&completion("done")),
+    ]);
+    let r = approve_after(&ws, &asking_args(&server), || swap_sub_for_a_link(&ws));
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!outside.join("x.txt").exists(), "approving wrote outside the workspace:\n{}", r.all());
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "something was left outside");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("Error writing file sub/x.txt") && told.contains("nothing was written"), "{told}");
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_during_the_edit_prompt_is_not_followed() {
+    let (_d, ws, outside) = ws_and_outside();
+    std::fs::write(ws.join("sub/f.txt"), "alpha\n").unwrap();
+    std::fs::write(outside.join("f.txt"), "outside alpha\n").unwrap();
+    let diff = "------- SEARCH\nalpha\n=======\nBETA\n+++++++ REPLACE";
+    let server = Server::start(vec![
+        anthropic(&tool("replace_in_file", &[("path", "sub/f.txt"), ("diff", diff)])),
+        anthropic(&completion("done")),
+    ]);
+    let r = approve_after(&ws, &asking_args(&server), || swap_sub_for_a_link(&ws));
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(outside.join("f.txt")).unwrap(), "outside alpha\n", "edited outside");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "a temp file was left outside");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("nothing was written"), "{told}");
+}
