@@ -119,3 +119,54 @@ fn a_directory_swapped_for_a_link_during_the_edit_prompt_is_not_followed() {
     let told = server.requests()[1].last_user();
     assert!(told.contains("nothing was written"), "{told}");
 }
+
+/// Peak resident memory of a live process, in KiB (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_command_printing_hundreds_of_megabytes_keeps_the_agents_memory_bounded() {
+    let ws = tempfile::tempdir().unwrap();
+    let loud = "head -c 400000000 /dev/zero | tr '\\0' a; echo; echo END";
+    let mut done = anthropic(&completion("done"));
+    done.stall = Duration::from_secs(5); // the agent waits here while its peak memory is read
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", loud), ("requires_approval", "false")])),
+        done,
+    ]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "t"]);
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(&args)
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut out = child.stdout.take().unwrap();
+    let shown = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()).unwrap());
+    let start = Instant::now();
+    while server.requests().len() < 2 {
+        assert!(start.elapsed() < LIMIT, "the command's result never came back");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let peak = peak_rss_kib(pid);
+    let mut err = child.stderr.take().unwrap();
+    let mut stderr = String::new();
+    err.read_to_string(&mut stderr).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0), "{stderr}");
+    let printed = shown.join().unwrap();
+    assert!(printed > 400_000_000, "the output was shown as it came ({printed} bytes)");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("bytes of output omitted") && told.trim_end().contains("END"), "{}", &told[..200]);
+    eprintln!("agent peak RSS: {} KiB for 400 MB of command output", peak);
+    assert!(peak < 32 * 1024, "the agent's peak RSS was {} MiB for 400 MB of output", peak / 1024);
+}

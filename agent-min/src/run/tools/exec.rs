@@ -19,6 +19,9 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(2);
 /// Bytes kept from the start and from the end of the output.
 const KEEP: usize = 10_000;
 
+/// Chunks (of at most 8 KiB) queued between the pipe reader and the agent.
+const QUEUE_CHUNKS: usize = 16;
+
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let command = call.param("command").unwrap_or_default();
     let timeout = call
@@ -60,6 +63,9 @@ pub(crate) struct Ran {
     signal: Option<i32>,
     timed_out: bool,
     background_killed: bool,
+    /// Something it started left its process group (`setsid`, a daemon) and still held the
+    /// output open when reading stopped: it is still running.
+    survivor: bool,
 }
 
 impl Ran {
@@ -77,7 +83,9 @@ impl Ran {
             (None, Some(sig)) if !self.timed_out => s.push_str(&format!("\nThe command was killed by signal {sig}.")),
             _ => {}
         }
-        if self.background_killed {
+        if self.survivor {
+            s.push_str("\nNote: a process it started left its process group (setsid or a daemon) and is still running; its further output is not read.");
+        } else if self.background_killed {
             s.push_str("\nNote: processes it left running in the background were stopped.");
         }
         let out = self.output.render();
@@ -155,7 +163,9 @@ pub(crate) fn execute(
     let pgid = child.id() as i32;
     let _guard = interrupt::track_group(child.id());
     let mut stdout = child.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    // A bounded queue: a command printing faster than the output is shown waits for it, so
+    // memory stays at a few chunks plus the kept head and tail, whatever it prints.
+    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(QUEUE_CHUNKS);
     std::thread::spawn(move || {
         let mut buf = [0u8; 8192];
         while let Ok(n) = stdout.read(&mut buf) {
@@ -189,7 +199,7 @@ pub(crate) fn execute(
     // hold the pipe open: give it a moment, then stop the whole group. A process that left the
     // group (setsid) cannot be stopped that way and may write forever: the drain has an absolute
     // deadline, after which the rest is not read.
-    let mut background_killed = false;
+    let (mut background_killed, mut survivor) = (false, true);
     let now = Instant::now();
     let (drain_until, give_up) = (now + Duration::from_millis(300), now + DRAIN_LIMIT);
     loop {
@@ -198,7 +208,10 @@ pub(crate) fn execute(
         }
         match rx.recv_timeout(Duration::from_millis(20)) {
             Ok(chunk) => take(chunk, show),
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                survivor = false;
+                break;
+            }
             Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < drain_until => {}
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 interrupt::send_signal(-pgid, libc::SIGKILL);
@@ -206,14 +219,17 @@ pub(crate) fn execute(
                 while let Some(left) = give_up.checked_duration_since(Instant::now()) {
                     match rx.recv_timeout(left.min(Duration::from_millis(500))) {
                         Ok(chunk) => take(chunk, show),
-                        Err(_) => break,
+                        Err(e) => {
+                            survivor = e == mpsc::RecvTimeoutError::Timeout;
+                            break;
+                        }
                     }
                 }
                 break;
             }
         }
     }
-    Ok(Ran { output, code: status.code(), signal: status.signal(), timed_out, background_killed })
+    Ok(Ran { output, code: status.code(), signal: status.signal(), timed_out, background_killed, survivor })
 }
 
 #[cfg(test)]
@@ -282,7 +298,8 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let dir = d.path().to_path_buf();
         std::thread::spawn(move || {
-            let _ = tx.send(execute(cmd, &dir, Duration::from_secs(60), &mut |_| {}).map(|r| r.output.render()));
+            let _ =
+                tx.send(execute(cmd, &dir, Duration::from_secs(60), &mut |_| {}).map(|r| r.to_result(Duration::ZERO)));
         });
         let got = rx.recv_timeout(Duration::from_secs(15));
         if let Ok(pid) = std::fs::read_to_string(d.path().join("esc.pid")) {
@@ -290,6 +307,8 @@ mod tests {
         }
         let out = got.expect("execute did not return: the drain follows the escaped child forever").unwrap();
         assert!(out.contains("started"), "{out}");
+        assert!(out.contains("is still running"), "the survivor is reported as stopped: {out}");
+        assert!(!out.contains("were stopped"), "{out}");
         assert!(start.elapsed() < Duration::from_secs(10));
     }
 
