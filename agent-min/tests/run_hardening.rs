@@ -170,3 +170,22 @@ fn a_command_printing_hundreds_of_megabytes_keeps_the_agents_memory_bounded() {
     eprintln!("agent peak RSS: {} KiB for 400 MB of command output", peak);
     assert!(peak < 32 * 1024, "the agent's peak RSS was {} MiB for 400 MB of output", peak / 1024);
 }
+
+#[test]
+fn escape_sequences_from_the_model_and_from_commands_never_reach_the_terminal() {
+    let ws = tempfile::tempdir().unwrap();
+    let evil = "printf 'out\\033]0;pwned\\007\\033[2J\\rover\\n'";
+    let server = Server::start(vec![
+        anthropic(&format!(
+            "Title\x1b]0;owned\x07 clear\x1b[2J\r\n{}",
+            tool("execute_command", &[("command", evil), ("requires_approval", "false")])
+        )),
+        anthropic(&completion("done\x1b[5m")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!r.all().contains(['\x1b', '\x07']), "raw control bytes reached the terminal:\n{:?}", r.all());
+    assert!(r.stdout.contains("Title\\x1b]0;owned\\x07 clear\\x1b[2J\n"), "{:?}", r.stdout);
+    assert!(r.stdout.contains("out\\x1b]0;pwned\\x07\\x1b[2J\\rover"), "{:?}", r.stdout);
+}

@@ -102,7 +102,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     match end {
         End::Completed(_) => ExitCode::SUCCESS,
         End::Failed(why) => {
-            eprintln!("agent-min: task failed: {}", redact::apply(&why));
+            eprintln!("agent-min: task failed: {}", ui::term::visible(&redact::apply(&why)));
             ExitCode::from(1)
         }
     }
