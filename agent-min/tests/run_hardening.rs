@@ -189,3 +189,100 @@ fn escape_sequences_from_the_model_and_from_commands_never_reach_the_terminal() 
     assert!(r.stdout.contains("Title\\x1b]0;owned\\x07 clear\\x1b[2J\n"), "{:?}", r.stdout);
     assert!(r.stdout.contains("out\\x1b]0;pwned\\x07\\x1b[2J\\rover"), "{:?}", r.stdout);
 }
+
+#[test]
+fn a_command_cannot_read_the_key_from_the_agents_proc_environ_nor_inherit_secret_variables() {
+    let ws = tempfile::tempdir().unwrap();
+    const ROUTER: &str = "sk-or-v1-ROUTER-SECRET-0a1b2c3d";
+    const GH: &str = "ghp_GITHUB-TOKEN-SECRET-99887766";
+    std::fs::write(ws.path().join("notes.txt"), format!("leaked: {ROUTER}\n")).unwrap();
+    let cmd = "tr '\\0' '\\n' </proc/$PPID/environ | grep -e API_KEY -e TOKEN; env | grep -i -e key -e token -e secret; echo PLAIN=$PLAIN_VAR; echo end";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&tool("read_file", &[("path", "notes.txt")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let envs = [("OPENROUTER_API_KEY", ROUTER), ("GITHUB_TOKEN", GH), ("PLAIN_VAR", "visible-value")];
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--state-dir", &state_dir, "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let told = reqs[1].last_user();
+    assert!(told.contains("PLAIN=visible-value") && told.contains("end"), "the command ran: {told}");
+    let saved: String = walk_files(state.path()).iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+    for secret in [KEY, ROUTER, GH] {
+        for req in &reqs {
+            assert!(!req.body.to_string().contains(secret), "{secret} was sent to the model:\n{told}");
+        }
+        assert!(!r.all().contains(secret), "{secret} was shown");
+        assert!(!saved.contains(secret), "{secret} was saved");
+    }
+    assert!(reqs[2].last_user().contains("leaked: [REDACTED]"), "{}", reqs[2].last_user());
+}
+
+/// Every file below `dir`.
+fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn under_yolo_commands_are_sandboxed_by_default_and_the_model_is_told_how_to_ask_for_more() {
+    let ws = tempfile::tempdir().unwrap();
+    // Outside the workspace and outside the temp directory (target/tmp).
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let target = outside.path().join("escaped.txt");
+    let cmd = format!("echo x > '{}'", target.display());
+    let script = || {
+        vec![
+            anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+            anthropic(&completion("done")),
+        ]
+    };
+    let server = Server::start(script());
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("Commands run sandboxed (--sandbox workspace-write"), "{}", r.stdout);
+    assert!(!target.exists(), "a --yolo command wrote outside the workspace");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("Permission denied") && told.contains("agent-min's sandbox"), "{told}");
+    assert!(told.contains("--sandbox-allow-write DIR"), "{told}");
+
+    // Allowed explicitly, the same command writes there.
+    let server = Server::start(script());
+    let base = anthropic_args(&server);
+    let dir = outside.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox-allow-write", &dir, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(target.exists(), "--sandbox-allow-write did not allow it:\n{}", server.requests()[1].last_user());
+}
+
+#[test]
+fn sandbox_flags_are_checked_and_named() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox", "strict", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("expected workspace-write, read-only or off"), "{}", r.stderr);
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox-allow-write", "/nonexistent-w12", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("--sandbox-allow-write /nonexistent-w12"), "{}", r.stderr);
+    let help = run_agent(ws.path(), &["--help"], &[], LIMIT);
+    for flag in
+        ["--sandbox MODE", "--sandbox-allow-write DIR", "--sandbox-network", "--env-keep NAME", "--env-drop NAME"]
+    {
+        assert!(help.stdout.contains(flag), "--help does not teach {flag}");
+    }
+}

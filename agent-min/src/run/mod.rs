@@ -15,6 +15,7 @@ pub mod cli;
 pub mod clock;
 pub mod llm;
 pub mod prompt;
+pub mod sandbox;
 pub mod session;
 pub mod stream;
 pub mod task;
@@ -78,6 +79,10 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
             )
         }
     };
+    match opts.sandbox.resolve(setup.yolo, ws.root()).and_then(sandbox::configure) {
+        Ok(line) => line.iter().for_each(|l| term.info(l)),
+        Err(e) => return usage_error(cmd, &e),
+    }
     let around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
         Ok(a) => a,
         Err(e) => return usage_error(cmd, &e),

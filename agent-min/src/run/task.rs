@@ -393,7 +393,7 @@ impl Task {
             }
             Outcome::Denied(t) => (t, None),
         };
-        let mut result = format!("{} Result:\n{text}", call.description());
+        let mut result = format!("{} Result:\n{}", call.description(), crate::run::ui::redact::apply(&text));
         for name in &reply.extra_tools {
             result.push_str(&format!("\n\n{}", prompt::tool_already_used(name)));
         }

@@ -172,7 +172,10 @@ impl Store {
             "pending": s.pending,
             "messages": messages,
         });
-        let mut text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
+        let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
+        // Every secret this process knows (the key, secret-looking variables it withheld from
+        // commands), then the key this store was opened with.
+        let mut text = crate::run::ui::redact::apply(&text).into_owned();
         if let Some(k) = &self.secret {
             if text.contains(k.as_str()) {
                 text = text.replace(k.as_str(), "[REDACTED]");
