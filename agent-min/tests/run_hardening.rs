@@ -286,3 +286,22 @@ fn sandbox_flags_are_checked_and_named() {
         assert!(help.stdout.contains(flag), "--help does not teach {flag}");
     }
 }
+
+#[test]
+fn when_saves_fail_the_last_line_says_so_instead_of_claiming_a_save() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = ws.path().join("state");
+    // The command breaks the state directory: every later save fails.
+    let cmd = "rm -rf state/tasks && echo 'not a directory' > state/tasks";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let dir = state.display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", &dir, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!r.all().contains("Saved as"), "a save that failed was announced:\n{}", r.all());
+    assert!(r.all().contains("could NOT be saved"), "{}", r.all());
+    assert!(r.all().contains("Could not save the task"), "each failed save is reported:\n{}", r.all());
+}

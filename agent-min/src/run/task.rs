@@ -478,9 +478,10 @@ impl Task {
         let line = self.around.accounting.summary();
         self.term.info(&line);
         if let Some(store) = &self.around.store {
-            let (id, dir) = (&self.around.meta.id, store.dir().display());
-            let how = if matches!(end, End::Failed(_)) { "Resume it with" } else { "Continue it with" };
-            self.term.info(&format!("Saved as {id} in {dir}. {how} `agent-min resume {id}`."));
+            match store.closing_line(&self.around.meta.id, matches!(end, End::Failed(_))) {
+                Ok(line) => self.term.info(&line),
+                Err(warning) => self.term.warn(&warning),
+            }
         }
     }
 }
