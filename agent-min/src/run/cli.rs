@@ -40,6 +40,20 @@ WORKSPACE AND SAFETY:
                           (for scripts and CI); paths outside the workspace are refused.
     --command-timeout S   seconds before a command's whole process group is killed (default 600)
 
+COMMAND SANDBOX (Linux Landlock; not in Cline):
+    --sandbox MODE        workspace-write: commands read everywhere but write only in the
+                          workspace, the temp directory and --sandbox-allow-write dirs
+                          (the default under --yolo); read-only: write nowhere; off: no
+                          confinement (the default when you approve each command). Without
+                          Landlock in the kernel, a sandbox is refused: pass --sandbox off.
+    --sandbox-allow-write DIR   also let commands write in DIR (repeatable)
+    --sandbox-network     let sandboxed commands use the network (off by default: they run in
+                          an empty network namespace, so `curl evil | sh` cannot phone home)
+    --env-keep NAME       pass variable NAME to commands although its name contains KEY,
+                          SECRET or TOKEN (such variables are withheld by default; the
+                          agent's own ANTHROPIC_API_KEY / OPENAI_API_KEY never pass)
+    --env-drop NAME       withhold variable NAME from commands too (repeatable, like --env-keep)
+
 LIMITS:
     --max-mistakes N      consecutive mistakes (no tool used, missing parameter, failed edit,
                           cut-off tool call) before stopping under --yolo, or asking you for
@@ -187,6 +201,8 @@ pub struct Options {
     pub prices: [Option<f64>; 4],
     /// `--last` (resume).
     pub last: bool,
+    /// `--sandbox`, `--sandbox-allow-write`, `--sandbox-network`, `--env-keep`, `--env-drop`.
+    pub sandbox: crate::run::sandbox::Choice,
 }
 
 /// Parses the arguments after `run`. Errors are one line naming the problem and the fix.
@@ -270,6 +286,10 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("connect-timeout") => o.connect_timeout = number(&mut p, "--connect-timeout")?,
             Long("idle-timeout") => o.idle_timeout = number(&mut p, "--idle-timeout")?,
             Long("replay") => o.replay = Some(p.value().map_err(err)?.into()),
+            Long(f @ ("sandbox" | "sandbox-allow-write" | "sandbox-network" | "env-keep" | "env-drop")) => {
+                let f = f.to_string();
+                crate::run::sandbox::flag(&mut o.sandbox, &f, &mut p)?
+            }
             Long("replay-delay") => o.replay_delay_ms = number::<u64>(&mut p, "--replay-delay")?,
             Value(v) if o.task.is_none() => o.task = Some(v.string().map_err(err)?),
             Value(v) if resume => return Err(format!("unexpected extra argument {v:?}; give one task id")),

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod clock;
 pub mod llm;
 pub mod prompt;
+pub mod sandbox;
 pub mod session;
 pub mod stream;
 pub mod task;
@@ -79,6 +80,10 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
             )
         }
     };
+    match opts.sandbox.resolve(setup.yolo, ws.root()).and_then(sandbox::configure) {
+        Ok(line) => line.iter().for_each(|l| term.info(l)),
+        Err(e) => return usage_error(cmd, &e),
+    }
     let around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
         Ok(a) => a,
         Err(e) => return usage_error(cmd, &e),
@@ -103,7 +108,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     match end {
         End::Completed(_) => ExitCode::SUCCESS,
         End::Failed(why) => {
-            eprintln!("agent-min: task failed: {}", redact::apply(&why));
+            eprintln!("agent-min: task failed: {}", ui::term::visible(&redact::apply(&why)));
             ExitCode::from(1)
         }
     }

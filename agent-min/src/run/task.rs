@@ -401,7 +401,7 @@ impl Task {
             }
             Outcome::Denied { text, feedback } => (text, feedback, None),
         };
-        let mut result = tools::result_message(call, &text, feedback.as_deref());
+        let mut result = tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_deref());
         match self.memory.repeats.observe(call) {
             Verdict::Warn(warning) => result.push_str(&format!("\n\n{warning}")),
             Verdict::Escalate => self.mistakes = self.mistakes.max(self.settings.max_mistakes),
@@ -507,9 +507,10 @@ impl Task {
         let line = self.around.accounting.summary();
         self.term.info(&line);
         if let Some(store) = &self.around.store {
-            let (id, dir) = (&self.around.meta.id, store.dir().display());
-            let how = if matches!(end, End::Failed(_)) { "Resume it with" } else { "Continue it with" };
-            self.term.info(&format!("Saved as {id} in {dir}. {how} `agent-min resume {id}`."));
+            match store.closing_line(&self.around.meta.id, matches!(end, End::Failed(_))) {
+                Ok(line) => self.term.info(&line),
+                Err(warning) => self.term.warn(&warning),
+            }
         }
     }
 }

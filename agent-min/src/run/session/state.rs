@@ -183,6 +183,17 @@ pub struct Snapshot<'a> {
 pub struct Store {
     dir: PathBuf,
     secret: Option<String>,
+    /// What became of the saves so far, for an honest last line.
+    saves: std::cell::RefCell<Saves>,
+}
+
+/// What became of the saves so far.
+#[derive(Debug, Clone, Default)]
+struct Saves {
+    /// At least one save succeeded.
+    any_ok: bool,
+    /// The error of the latest save, if it failed.
+    last_error: Option<String>,
 }
 
 impl Store {
@@ -195,7 +206,27 @@ impl Store {
                 tasks.display()
             )
         })?;
-        Ok(Store { dir: dir.to_path_buf(), secret: secret.filter(|s| s.len() >= 8) })
+        sweep_stale_temps(&tasks);
+        Ok(Store { dir: dir.to_path_buf(), secret: secret.filter(|s| s.len() >= 8), saves: Default::default() })
+    }
+
+    /// The last line of a run: where the task is saved and how to continue it — or, if saving
+    /// failed, exactly that. `Err` holds a warning.
+    pub fn closing_line(&self, id: &str, failed: bool) -> Result<String, String> {
+        let dir = self.dir.display();
+        let saves = self.saves.borrow();
+        match (&saves.last_error, saves.any_ok) {
+            (None, _) => {
+                let how = if failed { "Resume it with" } else { "Continue it with" };
+                Ok(format!("Saved as {id} in {dir}. {how} `agent-min resume {id}`."))
+            }
+            (Some(e), true) => Err(format!(
+                "The end of task {id} could NOT be saved in {dir} ({e}); `agent-min resume {id}` would continue from the last turn that was saved, before the failure."
+            )),
+            (Some(e), false) => Err(format!(
+                "Task {id} was NOT saved: every save in {dir} failed ({e}); it cannot be resumed. Free space or fix the directory, or choose another with --state-dir."
+            )),
+        }
     }
 
     /// The directory.
@@ -234,7 +265,10 @@ impl Store {
             "messages": messages,
             "checkpoints": s.checkpoints.iter().map(CheckpointRecord::to_json).collect::<Vec<_>>(),
         });
-        let mut text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
+        let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
+        // Every secret this process knows (the key, secret-looking variables it withheld from
+        // commands), then the key this store was opened with.
+        let mut text = crate::run::ui::redact::apply(&text).into_owned();
         if let Some(k) = &self.secret {
             if text.contains(k.as_str()) {
                 text = text.replace(k.as_str(), "[REDACTED]");
@@ -253,6 +287,9 @@ impl Store {
         if result.is_err() {
             let _ = fs::remove_file(&tmp);
         }
+        let mut saves = self.saves.borrow_mut();
+        saves.any_ok |= result.is_ok();
+        saves.last_error = result.as_ref().err().map(ToString::to_string);
         result
     }
 
@@ -293,6 +330,20 @@ impl Store {
             .collect();
         v.sort_by(|a, b| (a.meta.created, &a.meta.id).cmp(&(b.meta.created, &b.meta.id)));
         Ok(v)
+    }
+}
+
+/// Removes the temporary files (`.ID.json.tmp.PID`) of saves that were interrupted by a
+/// crash or `kill -9`: those whose process is gone. A running agent's are left alone.
+fn sweep_stale_temps(tasks: &Path) {
+    let Ok(entries) = fs::read_dir(tasks) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((_, pid)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(".json.tmp.")) else { continue };
+        let alive = pid.parse::<u32>().is_ok_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+        if !alive {
+            let _ = fs::remove_file(e.path());
+        }
     }
 }
 
@@ -437,5 +488,53 @@ mod tests {
     fn userinfo_is_stripped() {
         assert_eq!(strip_userinfo("http://a:b@h:1/x@y"), "http://h:1/x@y");
         assert_eq!(strip_userinfo("http://h/v1"), "http://h/v1");
+    }
+
+    fn snapshot_of(m: &Meta) -> Snapshot<'_> {
+        Snapshot {
+            meta: m,
+            status: "running",
+            outcome: None,
+            turns: 1,
+            messages: &[],
+            pending: None,
+            totals: json!({}),
+        }
+    }
+
+    #[test]
+    fn the_closing_line_tells_whether_the_saves_worked() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path(), None).unwrap();
+        let m = meta("20250101-000000-abcdef");
+        store.save(&snapshot_of(&m)).unwrap();
+        assert!(store.closing_line(&m.id, false).unwrap().starts_with("Saved as 20250101-000000-abcdef"));
+        // The state directory disappears (a full or unmounted disk behaves alike): saves fail.
+        fs::remove_dir_all(d.path().join("tasks")).unwrap();
+        fs::write(d.path().join("tasks"), "not a directory").unwrap();
+        assert!(store.save(&snapshot_of(&m)).is_err());
+        let warn = store.closing_line(&m.id, false).unwrap_err();
+        assert!(warn.contains("could NOT be saved") && !warn.contains("Saved as"), "{warn}");
+        let never = Store { saves: Default::default(), ..store.clone() };
+        assert!(never.save(&snapshot_of(&m)).is_err());
+        let warn = never.closing_line(&m.id, true).unwrap_err();
+        assert!(warn.contains("was NOT saved") && warn.contains("cannot be resumed"), "{warn}");
+    }
+
+    #[test]
+    fn temp_files_of_dead_processes_are_swept_on_open() {
+        let d = tempfile::tempdir().unwrap();
+        let tasks = d.path().join("tasks");
+        fs::create_dir_all(&tasks).unwrap();
+        let stale = tasks.join(".20250101-000000-abcdef.json.tmp.4194305"); // above pid_max: no such process
+        let live = tasks.join(format!(".20250101-000000-abcdef.json.tmp.{}", std::process::id()));
+        let task = tasks.join("20250101-000000-abcdef.json");
+        for f in [&stale, &live, &task] {
+            fs::write(f, "{}").unwrap();
+        }
+        Store::open(d.path(), None).unwrap();
+        assert!(!stale.exists(), "a dead process's temp file was left");
+        assert!(live.exists(), "a running save's temp file was removed");
+        assert!(task.exists());
     }
 }

@@ -10,14 +10,18 @@ use std::time::{Duration, Instant};
 
 use super::{ask, tool_error, Call, Ctx, Outcome};
 use crate::run::clock;
+use crate::run::sandbox::{self, Policy};
 use crate::run::session::events::By;
-use crate::run::ui::{interrupt, redact};
+use crate::run::ui::interrupt;
 
 /// How long output is still read after the shell exits.
 const DRAIN_LIMIT: Duration = Duration::from_secs(2);
 
 /// Bytes kept from the start and from the end of the output.
 const KEEP: usize = 10_000;
+
+/// Chunks (of at most 8 KiB) queued between the pipe reader and the agent.
+const QUEUE_CHUNKS: usize = 16;
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let command = call.param("command").unwrap_or_default();
@@ -34,7 +38,8 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         }
     }
     ctx.decide(true, By::Yolo, None);
-    match execute(command, ctx.ws.root(), timeout, &mut |chunk| ctx.term.reasoning(chunk)) {
+    let policy = sandbox::current();
+    match execute(command, ctx.ws.root(), timeout, policy, &mut |chunk| ctx.term.reasoning(chunk)) {
         Err(e) => {
             ctx.term.outcome(false, &e);
             Outcome::Failure { text: tool_error(&e), mistake: false }
@@ -48,7 +53,12 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
                 (false, None) => "killed by a signal".to_string(),
             };
             ctx.term.outcome(r.code == Some(0) && !r.timed_out, &summary);
-            Outcome::Success(r.to_result(timeout))
+            let mut text = r.to_result(timeout);
+            if let Some(note) = sandbox::notice::for_failure(policy, r.code, &text) {
+                text.push_str("\n\n");
+                text.push_str(&note);
+            }
+            Outcome::Success(text)
         }
     }
 }
@@ -60,6 +70,9 @@ pub(crate) struct Ran {
     signal: Option<i32>,
     timed_out: bool,
     background_killed: bool,
+    /// Something it started left its process group (`setsid`, a daemon) and still held the
+    /// output open when reading stopped: it is still running.
+    survivor: bool,
 }
 
 impl Ran {
@@ -77,7 +90,9 @@ impl Ran {
             (None, Some(sig)) if !self.timed_out => s.push_str(&format!("\nThe command was killed by signal {sig}.")),
             _ => {}
         }
-        if self.background_killed {
+        if self.survivor {
+            s.push_str("\nNote: a process it started left its process group (setsid or a daemon) and is still running; its further output is not read.");
+        } else if self.background_killed {
             s.push_str("\nNote: processes it left running in the background were stopped.");
         }
         let out = self.output.render();
@@ -129,19 +144,19 @@ impl Capped {
     }
 }
 
-/// Runs `command` with `sh -c` in `cwd`; calls `show` with output as it arrives.
+/// Runs `command` with `sh -c` in `cwd` under `policy` (its environment, its sandbox); calls
+/// `show` with output as it arrives.
 pub(crate) fn execute(
     command: &str,
     cwd: &std::path::Path,
     timeout: Duration,
+    policy: &Policy,
     show: &mut dyn FnMut(&str),
 ) -> Result<Ran, String> {
     // `exec 2>&1` merges stderr into stdout inside the shell, keeping their order.
     let mut cmd = Command::new("sh");
-    // The agent's API keys are not the command's business (`env` would print them).
-    for k in redact::KEY_VARS {
-        cmd.env_remove(k);
-    }
+    // No secrets (`env` would print them), and the sandbox if one is on.
+    policy.apply(&mut cmd).map_err(|e| format!("could not prepare the sandbox: {e}"))?;
     let mut child = cmd
         .arg("-c")
         .arg(format!("exec 2>&1\n{command}"))
@@ -155,7 +170,9 @@ pub(crate) fn execute(
     let pgid = child.id() as i32;
     let _guard = interrupt::track_group(child.id());
     let mut stdout = child.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    // A bounded queue: a command printing faster than the output is shown waits for it, so
+    // memory stays at a few chunks plus the kept head and tail, whatever it prints.
+    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(QUEUE_CHUNKS);
     std::thread::spawn(move || {
         let mut buf = [0u8; 8192];
         while let Ok(n) = stdout.read(&mut buf) {
@@ -189,7 +206,7 @@ pub(crate) fn execute(
     // hold the pipe open: give it a moment, then stop the whole group. A process that left the
     // group (setsid) cannot be stopped that way and may write forever: the drain has an absolute
     // deadline, after which the rest is not read.
-    let mut background_killed = false;
+    let (mut background_killed, mut survivor) = (false, true);
     let now = Instant::now();
     let (drain_until, give_up) = (now + Duration::from_millis(300), now + DRAIN_LIMIT);
     loop {
@@ -198,7 +215,10 @@ pub(crate) fn execute(
         }
         match rx.recv_timeout(Duration::from_millis(20)) {
             Ok(chunk) => take(chunk, show),
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                survivor = false;
+                break;
+            }
             Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < drain_until => {}
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 interrupt::send_signal(-pgid, libc::SIGKILL);
@@ -206,14 +226,17 @@ pub(crate) fn execute(
                 while let Some(left) = give_up.checked_duration_since(Instant::now()) {
                     match rx.recv_timeout(left.min(Duration::from_millis(500))) {
                         Ok(chunk) => take(chunk, show),
-                        Err(_) => break,
+                        Err(e) => {
+                            survivor = e == mpsc::RecvTimeoutError::Timeout;
+                            break;
+                        }
                     }
                 }
                 break;
             }
         }
     }
-    Ok(Ran { output, code: status.code(), signal: status.signal(), timed_out, background_killed })
+    Ok(Ran { output, code: status.code(), signal: status.signal(), timed_out, background_killed, survivor })
 }
 
 #[cfg(test)]
@@ -222,7 +245,7 @@ mod tests {
 
     fn run_sh(cmd: &str, timeout_ms: u64) -> Ran {
         let d = tempfile::tempdir().unwrap();
-        execute(cmd, d.path(), Duration::from_millis(timeout_ms), &mut |_| {}).unwrap()
+        execute(cmd, d.path(), Duration::from_millis(timeout_ms), &Policy::default(), &mut |_| {}).unwrap()
     }
 
     #[test]
@@ -238,7 +261,7 @@ mod tests {
     fn runs_in_the_workspace() {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("marker.txt"), "").unwrap();
-        let r = execute("ls", d.path(), Duration::from_secs(10), &mut |_| {}).unwrap();
+        let r = execute("ls", d.path(), Duration::from_secs(10), &Policy::default(), &mut |_| {}).unwrap();
         assert_eq!(r.output.render(), "marker.txt");
     }
 
@@ -248,7 +271,7 @@ mod tests {
         let pidfile = d.path().join("child.pid");
         let cmd = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
         let start = Instant::now();
-        let r = execute(&cmd, d.path(), Duration::from_millis(500), &mut |_| {}).unwrap();
+        let r = execute(&cmd, d.path(), Duration::from_millis(500), &Policy::default(), &mut |_| {}).unwrap();
         assert!(r.timed_out);
         assert!(start.elapsed() < Duration::from_secs(10));
         let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
@@ -282,7 +305,10 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let dir = d.path().to_path_buf();
         std::thread::spawn(move || {
-            let _ = tx.send(execute(cmd, &dir, Duration::from_secs(60), &mut |_| {}).map(|r| r.output.render()));
+            let _ = tx.send(
+                execute(cmd, &dir, Duration::from_secs(60), &Policy::default(), &mut |_| {})
+                    .map(|r| r.to_result(Duration::ZERO)),
+            );
         });
         let got = rx.recv_timeout(Duration::from_secs(15));
         if let Ok(pid) = std::fs::read_to_string(d.path().join("esc.pid")) {
@@ -290,6 +316,8 @@ mod tests {
         }
         let out = got.expect("execute did not return: the drain follows the escaped child forever").unwrap();
         assert!(out.contains("started"), "{out}");
+        assert!(out.contains("is still running"), "the survivor is reported as stopped: {out}");
+        assert!(!out.contains("were stopped"), "{out}");
         assert!(start.elapsed() < Duration::from_secs(10));
     }
 
@@ -301,5 +329,81 @@ mod tests {
         assert!(out.ends_with("199999\n200000"));
         assert!(out.contains("bytes of output omitted"), "no note");
         assert!(out.len() < 3 * KEEP);
+    }
+
+    /// Workspace-write confinement to `ws` alone (not even the temp directory), network off.
+    fn sandboxed(ws: &std::path::Path, network: bool) -> Policy {
+        let ws = std::fs::canonicalize(ws).unwrap();
+        Policy { mode: sandbox::Mode::WorkspaceWrite, writable: vec![ws], network, env: Default::default() }
+    }
+
+    #[test]
+    fn a_sandboxed_command_writes_in_the_workspace_and_nowhere_else() {
+        let (ws, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let target = outside.path().join("escaped.txt");
+        let cmd = format!("echo in > inside.txt && cat inside.txt; echo out > '{}'; echo rc=$?", target.display());
+        let run = |p: &Policy| execute(&cmd, ws.path(), Duration::from_secs(20), p, &mut |_| {}).unwrap();
+        let r = run(&sandboxed(ws.path(), false));
+        let out = r.output.render();
+        assert!(out.starts_with("in\n"), "{out}");
+        assert!(out.contains("Permission denied") && out.contains("rc=2"), "{out}");
+        assert!(!target.exists(), "the sandbox let a command write outside the workspace");
+        let note = sandbox::notice::for_failure(&sandboxed(ws.path(), false), Some(1), &out).unwrap();
+        assert!(note.contains("--sandbox-allow-write DIR") && note.contains("no network"), "{note}");
+        // The same command unconfined does write there: the refusal above is the sandbox's.
+        run(&Policy::default());
+        assert!(target.exists());
+    }
+
+    #[test]
+    fn a_sandboxed_command_cannot_connect_to_a_local_listener_unless_network_is_allowed() {
+        let ws = tempfile::tempdir().unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let cmd = format!("curl -sS --max-time 3 -o /dev/null http://127.0.0.1:{port}/; echo curl=$?");
+        let connected = |policy: &Policy| {
+            let r = execute(&cmd, ws.path(), Duration::from_secs(20), policy, &mut |_| {}).unwrap();
+            let mut any = false;
+            while let Ok((c, _)) = listener.accept() {
+                any = true;
+                drop(c);
+            }
+            (any, r.output.render())
+        };
+        let (reached, out) = connected(&sandboxed(ws.path(), false));
+        assert!(!reached, "a sandboxed command reached 127.0.0.1:{port}: {out}");
+        assert!(out.contains("curl=7"), "curl could not connect: {out}");
+        let (reached, out) = connected(&sandboxed(ws.path(), true));
+        assert!(reached, "with --sandbox-network the command connects: {out}");
+    }
+
+    #[test]
+    fn a_small_python_project_builds_and_runs_under_the_sandbox() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("pkg")).unwrap();
+        std::fs::write(ws.path().join("pkg/__init__.py"), "").unwrap();
+        std::fs::write(ws.path().join("pkg/calc.py"), "def add(a, b):\n    return a + b\n").unwrap();
+        let cmd = "python3 -m compileall -q pkg && python3 -c 'from pkg.calc import add; print(add(2, 3))'";
+        let r = execute(cmd, ws.path(), Duration::from_secs(60), &sandboxed(ws.path(), false), &mut |_| {}).unwrap();
+        assert_eq!((r.code, r.output.render().as_str()), (Some(0), "5"));
+        assert!(ws.path().join("pkg/__pycache__").is_dir(), "the build wrote its bytecode in the workspace");
+    }
+
+    #[test]
+    fn a_small_cargo_project_builds_and_runs_under_the_sandbox() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("src")).unwrap();
+        std::fs::write(
+            ws.path().join("Cargo.toml"),
+            "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .unwrap();
+        std::fs::write(ws.path().join("src/main.rs"), "fn main() { println!(\"built {}\", 6 * 7); }\n").unwrap();
+        let mut policy = sandboxed(ws.path(), false);
+        policy.writable.push(std::env::temp_dir()); // rustc's temporary files, as under --yolo
+        let cmd = "CARGO_TARGET_DIR=target cargo run --offline -q 2>&1";
+        let r = execute(cmd, ws.path(), Duration::from_secs(300), &policy, &mut |_| {}).unwrap();
+        assert_eq!((r.code, r.output.render().as_str()), (Some(0), "built 42"));
     }
 }

@@ -1,9 +1,13 @@
-//! Small file helpers: atomic writes, and reading regular files only.
+//! Small file helpers: atomic writes that never follow a symlink, and reading regular files only.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Component, Path};
+
+use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::run::ui::interrupt;
@@ -34,9 +38,15 @@ pub fn read_regular(path: &Path, max: u64) -> io::Result<Vec<u8>> {
         return Err(not_regular(&meta));
     }
     let f = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    read_open(f, max)
+}
+
+/// Reads an open file if it is a regular file of at most `max` bytes.
+fn read_open(f: fs::File, max: u64) -> io::Result<Vec<u8>> {
     let meta = f.metadata()?;
     if !meta.is_file() {
-        return Err(not_regular(&meta));
+        let what = if meta.is_dir() { "is a directory" } else { "is not a regular file (a FIFO, device or socket)" };
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, what));
     }
     let too_large = |n: u64| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("is too large ({n} bytes; the limit is {max} bytes)"))
@@ -54,28 +64,100 @@ pub fn read_regular(path: &Path, max: u64) -> io::Result<Vec<u8>> {
 
 /// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
 /// Keeps the permissions of an existing file. Creates missing parent directories.
+///
+/// `path` must be absolute and already resolved (no symlinks in its existing part, as
+/// [`super::paths::Workspace::resolve`] returns it): the directories are opened one by one,
+/// relative to the previous one's descriptor, **without following any symlink**, at the moment
+/// of the write. A directory swapped for a link after the path was checked and approved (during
+/// the approval prompt, say) makes the write fail — nothing is written anywhere — instead of
+/// landing where the link points.
 pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
+    let (dir, name) = open_parent(path, true)?;
+    let mode = match rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => Some(st.st_mode & 0o7777),
+        Ok(_) => return Err(changed(path, "is no longer a regular file (a symlink, directory or device)")),
+        Err(e) if e == Errno::NOENT => None,
+        Err(e) => return Err(e.into()),
     };
-    fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(unique_name(&format!(".{name}.agent-min-tmp")));
-    let _guard = interrupt::track_file(tmp.clone());
+    let tmp = unique_name(&format!(".{}.agent-min-tmp", name.to_string_lossy()));
+    let parent = path.parent().unwrap_or(Path::new("/"));
+    let _guard = interrupt::track_file(parent.join(&tmp));
     let result = (|| {
-        let mut f = OpenOptions::new().write(true).create_new(true).mode(0o644).open(&tmp)?;
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut f = fs::File::from(rfs::openat(&dir, tmp.as_str(), flags, Mode::from_raw_mode(0o644))?);
         f.write_all(contents)?;
-        if let Ok(meta) = fs::metadata(path) {
-            f.set_permissions(meta.permissions())?;
+        if let Some(m) = mode {
+            rfs::fchmod(&f, Mode::from_raw_mode(m))?;
         }
         f.sync_all()?;
-        fs::rename(&tmp, path)
+        rfs::renameat(&dir, tmp.as_str(), &dir, name)?;
+        rfs::fsync(&dir).map_err(io::Error::from)
     })();
     if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = rfs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
     }
     result
+}
+
+/// Reads `path` like [`read_regular`], but opens it as [`atomic_write`] writes: every
+/// directory relative to its parent's descriptor and the file itself, all without following a
+/// symlink. A path that changed into a link after it was resolved is an error, not a read of
+/// wherever the link points.
+pub fn read_regular_no_follow(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let (dir, name) = open_parent(path, false)?;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let f = match rfs::openat(&dir, name, flags, Mode::empty()) {
+        Ok(fd) => fs::File::from(fd),
+        Err(e) if e == Errno::LOOP => return Err(changed(path, "is a symbolic link")),
+        Err(e) => return Err(e.into()),
+    };
+    read_open(f, max)
+}
+
+/// Opens the parent directory of the absolute `path` component by component from `/`, never
+/// following a symlink (creating missing directories when `create`); returns it and the file
+/// name.
+fn open_parent(path: &Path, create: bool) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
+    let name = path.file_name().filter(|_| path.is_absolute()).ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not an absolute path to a file", path.display()))
+    })?;
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut dir = rfs::open("/", dir_flags, Mode::empty())?;
+    for c in path.parent().unwrap_or(Path::new("/")).components() {
+        let Component::Normal(part) = c else {
+            if matches!(c, Component::ParentDir) {
+                return Err(changed(path, "contains `..`"));
+            }
+            continue;
+        };
+        let mut next = rfs::openat(&dir, part, dir_flags, Mode::empty());
+        if create && matches!(next, Err(Errno::NOENT)) {
+            match rfs::mkdirat(&dir, part, Mode::from_raw_mode(0o755)) {
+                Ok(()) | Err(Errno::EXIST) => {}
+                Err(e) => return Err(e.into()),
+            }
+            next = rfs::openat(&dir, part, dir_flags, Mode::empty());
+        }
+        dir = match next {
+            Ok(d) => d,
+            Err(e) if e == Errno::LOOP || e == Errno::NOTDIR => {
+                return Err(changed(path, "has a directory that is now a symbolic link or not a directory"))
+            }
+            Err(e) => return Err(e.into()),
+        };
+    }
+    Ok((dir, name))
+}
+
+/// The error for a path that is not what was checked and approved.
+fn changed(path: &Path, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} {what}: the path changed after it was checked, and links are never followed when writing; nothing was written",
+            path.display()
+        ),
+    )
 }
 
 #[cfg(test)]
@@ -92,5 +174,53 @@ mod tests {
         assert_eq!(fs::read_to_string(&p).unwrap(), "again");
         let names: Vec<_> = fs::read_dir(d.path().join("a/b")).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    /// A workspace with `sub/`, and an `outside/` beside it.
+    fn swap_setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+        let d = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(d.path()).unwrap();
+        let (ws, outside) = (root.join("ws"), root.join("outside"));
+        fs::create_dir_all(ws.join("sub")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        (d, ws, outside)
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_link_after_the_check_is_not_followed() {
+        let (_d, ws, outside) = swap_setup();
+        let checked = ws.join("sub/x.txt"); // resolved while `sub` was a directory
+        fs::remove_dir(ws.join("sub")).unwrap();
+        std::os::unix::fs::symlink("../outside", ws.join("sub")).unwrap();
+        let e = atomic_write(&checked, b"evil").unwrap_err();
+        assert!(e.to_string().contains("nothing was written"), "{e}");
+        assert!(!outside.join("x.txt").exists(), "the write followed the swapped link");
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0, "a temp file was left outside");
+        let e = read_regular_no_follow(&checked, 100).unwrap_err();
+        assert!(e.to_string().contains("changed"), "{e}");
+    }
+
+    #[test]
+    fn a_file_swapped_for_a_link_is_neither_read_nor_replaced() {
+        let (_d, ws, outside) = swap_setup();
+        fs::write(outside.join("secret"), "top secret").unwrap();
+        std::os::unix::fs::symlink(outside.join("secret"), ws.join("sub/f.txt")).unwrap();
+        assert!(read_regular_no_follow(&ws.join("sub/f.txt"), 100).is_err());
+        assert!(atomic_write(&ws.join("sub/f.txt"), b"new").is_err());
+        assert_eq!(fs::read_to_string(outside.join("secret")).unwrap(), "top secret");
+        assert!(fs::symlink_metadata(ws.join("sub/f.txt")).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn atomic_write_keeps_the_mode_of_an_existing_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_d, ws, _) = swap_setup();
+        let p = ws.join("sub/run.sh");
+        fs::write(&p, "old").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o751)).unwrap();
+        atomic_write(&p, b"new").unwrap();
+        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o751);
+        assert_eq!(read_regular_no_follow(&p, 100).unwrap(), b"new");
+        assert!(atomic_write(Path::new("relative.txt"), b"x").is_err(), "only resolved absolute paths");
     }
 }

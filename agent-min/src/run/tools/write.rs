@@ -143,7 +143,7 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<Option<S
         ctx.term.outcome(false, &msg);
         Err(Outcome::Failure { text: tool_error(&msg), mistake: false })
     };
-    match fsx::read_regular(abs, fsx::MAX_FILE_BYTES) {
+    match fsx::read_regular_no_follow(abs, fsx::MAX_FILE_BYTES) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(s) => Ok(Some(s)),
             Err(_) => fail(ctx, format!("{path} is not a UTF-8 text file; it cannot be edited with this tool.")),

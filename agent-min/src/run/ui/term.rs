@@ -113,14 +113,18 @@ impl Term {
         }
     }
 
-    /// Streams model text.
+    /// Streams model text (control characters made visible: the model must not drive the
+    /// terminal).
     pub fn text(&mut self, s: &str) {
-        self.out(s);
+        let s = visible(s);
+        self.out(&s);
     }
 
-    /// Streams reasoning text (dimmed).
+    /// Streams reasoning text (dimmed) — or a command's output, which the model controls as
+    /// much as its own text: control characters are made visible.
     pub fn reasoning(&mut self, s: &str) {
-        let p = self.paint(Style::Dim, s);
+        let s = visible(s);
+        let p = self.paint(Style::Dim, &s);
         self.out(&p);
         if !s.is_empty() {
             self.at_line_start = s.ends_with('\n'); // not the colour reset after it
@@ -227,18 +231,21 @@ fn approval_question(what: &str) -> String {
     format!("  {} — approve? [y]es / [n]o / or type feedback for the model: ", visible(what))
 }
 
-/// `s` with control characters other than `\n` and `\t` (a `\r` or an escape sequence could
-/// overwrite what a prompt says will run), and bidirectional overrides, shown escaped.
+/// `s` with control characters other than `\n`, `\t` and the `\r` of a `\r\n` (a lone `\r` or
+/// an escape sequence could overwrite what a prompt says will run, or retitle and reprogram the
+/// terminal), and bidirectional overrides, shown escaped. Our own styling is added after this.
 pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
     let hidden = |c: char| {
         (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };
-    if !s.contains(hidden) {
+    if !s.contains(hidden) || !s.replace("\r\n", "\n").contains(hidden) {
         return s.into();
     }
     let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
+            '\r' if chars.peek() == Some(&'\n') => out.push(c),
             '\r' => out.push_str("\\r"),
             c if hidden(c) && (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
             c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
@@ -313,5 +320,20 @@ mod tests {
         let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
         assert!(!out.contains(['\r', '\x1b', '\x07', '\u{202e}']), "{out:?}");
         assert!(out.contains("+ok\tline\n") && out.contains("x\\ry\\x1b[1A"), "{out:?}");
+    }
+
+    #[test]
+    fn model_text_and_command_output_cannot_drive_the_terminal() {
+        let buf = Buf::default();
+        let mut t = Term::to_writer(Box::new(buf.clone()));
+        t.color = true; // our own styling stays
+        t.text("title\x1b]0;pwned\x07 \x1b[2J\r\nnext\tline\rover\u{202e}\n");
+        t.reasoning("out\x1b[31mred\x1bc\n");
+        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let escapes: Vec<_> = out.match_indices('\x1b').map(|(i, _)| &out[i..(i + 4).min(out.len())]).collect();
+        assert_eq!(escapes, ["\x1b[2m", "\x1b[0m"], "only our dim style and its reset: {out:?}");
+        assert!(!out.contains(['\x07', '\u{202e}']), "{out:?}");
+        assert!(out.contains("title\\x1b]0;pwned\\x07 \\x1b[2J\r\nnext\tline\\rover"), "{out:?}");
+        assert!(out.contains("out\\x1b[31mred\\x1bc\n"), "{out:?}");
     }
 }

@@ -1,0 +1,58 @@
+//! The environment a command gets: the agent's own, minus every variable whose name says it
+//! holds a secret (like codex's `shell_environment_policy` default excludes), adjusted by
+//! `--env-keep NAME` and `--env-drop NAME`.
+
+/// Name fragments that mark a variable as a secret (compared case-insensitively).
+pub const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN"];
+
+/// Which variables a command inherits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvPolicy {
+    /// Passed although their names look secret (`--env-keep`).
+    pub keep: Vec<String>,
+    /// Removed although their names look harmless (`--env-drop`).
+    pub drop: Vec<String>,
+}
+
+impl EnvPolicy {
+    /// Whether a command may see the variable `name`. The agent's own API keys never pass,
+    /// whatever `--env-keep` says: a command has no business with them.
+    pub fn passes(&self, name: &str) -> bool {
+        if crate::run::ui::redact::KEY_VARS.contains(&name) || self.drop.iter().any(|d| d == name) {
+            return false;
+        }
+        !looks_secret(name) || self.keep.iter().any(|k| k == name)
+    }
+
+    /// The names of the variables of this process that a command does not get.
+    pub fn withheld(&self) -> Vec<String> {
+        std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| !self.passes(k)).collect()
+    }
+}
+
+/// Whether a variable's name contains `KEY`, `SECRET` or `TOKEN`, in any case.
+pub fn looks_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_MARKERS.iter().any(|m| upper.contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_looking_names_are_withheld_unless_kept() {
+        let p = EnvPolicy::default();
+        for name in ["OPENROUTER_API_KEY", "GITHUB_TOKEN", "aws_secret_access_key", "MyKeyFile"] {
+            assert!(!p.passes(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "LANG", "CARGO_HOME"] {
+            assert!(p.passes(name), "{name}");
+        }
+        let p = EnvPolicy { keep: vec!["GITHUB_TOKEN".into(), "ANTHROPIC_API_KEY".into()], drop: vec!["HOME".into()] };
+        assert!(p.passes("GITHUB_TOKEN"));
+        assert!(!p.passes("ANTHROPIC_API_KEY"), "the agent's own key never passes");
+        assert!(!p.passes("HOME"));
+        assert!(!p.passes("NPM_TOKEN"));
+    }
+}

@@ -1,0 +1,195 @@
+//! What a command can reach. Cline has no sandbox; this is agent-min's, after codex's.
+//!
+//! Owns: the environment policy ([`env`]: no variable whose name says `KEY`, `SECRET` or
+//! `TOKEN`), the agent's own hardening once its key is read ([`process`]: the key wiped from
+//! its environment in place, non-dumpable), the Landlock rules ([`rules`]: read everywhere,
+//! write only in the workspace, the temp directory and `--sandbox-allow-write` directories),
+//! the network namespace that cuts commands off the network, and what the model is told when
+//! the sandbox may be why a command failed ([`notice`]). The only `unsafe` is in [`sys`].
+//! May use: [`crate::run::ui::redact`].
+//!
+//! The policy is set once from the command line ([`configure`]) before the first command and
+//! read by `execute_command` ([`current`]).
+
+pub mod env;
+pub mod notice;
+pub mod process;
+pub mod rules;
+mod sys;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub use env::EnvPolicy;
+
+/// How commands are confined (`--sandbox`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// No confinement (the default without `--yolo`, where a person approves every command).
+    Off,
+    /// Read everywhere, write nowhere (except `/dev/null` and the like).
+    ReadOnly,
+    /// Read everywhere, write in the workspace, the temp directory and `--sandbox-allow-write`
+    /// directories (the default under `--yolo`).
+    WorkspaceWrite,
+}
+
+impl Mode {
+    /// The mode named on the command line.
+    pub fn parse(s: &str) -> Result<Mode, String> {
+        match s {
+            "off" => Ok(Mode::Off),
+            "read-only" => Ok(Mode::ReadOnly),
+            "workspace-write" => Ok(Mode::WorkspaceWrite),
+            other => Err(format!("--sandbox {other:?}: expected workspace-write, read-only or off")),
+        }
+    }
+
+    /// Its command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Off => "off",
+            Mode::ReadOnly => "read-only",
+            Mode::WorkspaceWrite => "workspace-write",
+        }
+    }
+}
+
+/// Everything that decides what a command can reach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    /// File-system confinement.
+    pub mode: Mode,
+    /// Where writes are allowed under [`Mode::WorkspaceWrite`] (canonical directories).
+    pub writable: Vec<PathBuf>,
+    /// Whether commands keep the network under a sandbox (`--sandbox-network`).
+    pub network: bool,
+    /// Which variables commands inherit.
+    pub env: EnvPolicy,
+}
+
+impl Default for Policy {
+    /// No sandbox, the default environment policy.
+    fn default() -> Self {
+        Policy { mode: Mode::Off, writable: Vec::new(), network: true, env: EnvPolicy::default() }
+    }
+}
+
+/// The command-line choices, before they are checked against the kernel.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Choice {
+    /// `--sandbox MODE`, if given.
+    pub mode: Option<Mode>,
+    /// `--sandbox-allow-write DIR` (repeatable).
+    pub allow_write: Vec<PathBuf>,
+    /// `--sandbox-network`.
+    pub network: bool,
+    /// `--env-keep` / `--env-drop`.
+    pub env: EnvPolicy,
+}
+
+impl Choice {
+    /// The policy for a run in `workspace`: the mode given, else `workspace-write` under
+    /// `--yolo` and `off` otherwise. A sandbox the kernel cannot enforce is an error naming
+    /// the way out (`--sandbox off`, given explicitly) — never a silent fallback.
+    pub fn resolve(&self, yolo: bool, workspace: &Path) -> Result<Policy, String> {
+        let mode = self.mode.unwrap_or(if yolo { Mode::WorkspaceWrite } else { Mode::Off });
+        let mut policy = Policy { mode, writable: Vec::new(), network: true, env: self.env.clone() };
+        if mode == Mode::Off {
+            return Ok(policy);
+        }
+        if let Err(why) = rules::available() {
+            let given = if self.mode.is_some() { "--sandbox" } else { "--yolo (which sandboxes commands by default)" };
+            return Err(format!(
+                "{given} needs Landlock, which this kernel does not provide ({why}); commands cannot be confined here. Pass --sandbox off to run them unconfined, knowingly"
+            ));
+        }
+        policy.network = self.network;
+        if mode == Mode::WorkspaceWrite {
+            policy.writable.push(workspace.to_path_buf());
+            policy.writable.push(std::env::temp_dir());
+            for dir in &self.allow_write {
+                let real = std::fs::canonicalize(dir)
+                    .map_err(|e| format!("--sandbox-allow-write {}: {e}; give an existing directory", dir.display()))?;
+                policy.writable.push(real);
+            }
+        }
+        Ok(policy)
+    }
+}
+
+static POLICY: OnceLock<Policy> = OnceLock::new();
+
+/// Sets the policy for this process's commands and hardens the process (its secrets wiped
+/// from its environment, non-dumpable). Once; later calls change nothing. Returns the line
+/// to show when commands are sandboxed.
+pub fn configure(policy: Policy) -> Result<Option<String>, String> {
+    process::harden(&policy.env)?;
+    let line = (policy.mode != Mode::Off).then(|| policy.describe());
+    let _ = POLICY.set(policy);
+    Ok(line)
+}
+
+/// The policy commands run under ([`Policy::default`] until [`configure`] is called).
+pub fn current() -> &'static Policy {
+    POLICY.get_or_init(Policy::default)
+}
+
+impl Policy {
+    /// Prepares `cmd` to run under this policy: its environment filtered, and — under a
+    /// sandbox — Landlock and (unless `network`) a network namespace applied in the child.
+    pub fn apply(&self, cmd: &mut Command) -> Result<(), String> {
+        for name in self.env.withheld() {
+            cmd.env_remove(name);
+        }
+        if self.mode == Mode::Off {
+            return Ok(());
+        }
+        let writable: &[PathBuf] = if self.mode == Mode::WorkspaceWrite { &self.writable } else { &[] };
+        let ruleset = rules::ruleset(writable)?;
+        let unshare_net = !self.network;
+        let uid = rustix::process::geteuid().as_raw();
+        let id_maps = (unshare_net && uid != 0).then(|| {
+            let gid = rustix::process::getegid().as_raw();
+            (format!("{uid} {uid} 1"), format!("{gid} {gid} 1"))
+        });
+        sys::before_exec(cmd, sys::ChildSetup { unshare_net, id_maps, ruleset: Some(ruleset) });
+        Ok(())
+    }
+
+    /// One line for the start of a run, saying how commands are confined.
+    pub fn describe(&self) -> String {
+        match self.mode {
+            Mode::Off => "Commands run unconfined (--sandbox off).".to_string(),
+            mode => {
+                let net = if self.network { "network on" } else { "network off" };
+                let dirs: Vec<String> = self.writable.iter().map(|d| d.display().to_string()).collect();
+                let writes = if dirs.is_empty() {
+                    "no writes".to_string()
+                } else {
+                    format!("writes only in {}", dirs.join(", "))
+                };
+                format!("Commands run sandboxed (--sandbox {}: {writes}; {net}).", mode.name())
+            }
+        }
+    }
+}
+
+/// Parses the sandbox flag `--NAME` (taking its value from `p`) into `choice`.
+pub fn flag(choice: &mut Choice, name: &str, p: &mut lexopt::Parser) -> Result<(), String> {
+    let mut value = || {
+        p.value()
+            .map_err(|e| e.to_string())
+            .and_then(|v| v.into_string().map_err(|v| format!("--{name}: {v:?} is not UTF-8")))
+    };
+    match name {
+        "sandbox" => choice.mode = Some(Mode::parse(&value()?)?),
+        "sandbox-allow-write" => choice.allow_write.push(value()?.into()),
+        "sandbox-network" => choice.network = true,
+        "env-keep" => choice.env.keep.push(value()?),
+        "env-drop" => choice.env.drop.push(value()?),
+        other => return Err(format!("--{other} is not a sandbox flag")),
+    }
+    Ok(())
+}

@@ -1,0 +1,307 @@
+//! Issue 12's security review, end to end: each test is one of the failures it found, run
+//! through the real binary, the real curl and the scripted server.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Flags for a scripted run that asks a person (no `--yolo`).
+fn asking_args(server: &Server) -> Vec<String> {
+    anthropic_args(server).into_iter().filter(|a| a != "--yolo").collect()
+}
+
+/// Runs the agent in `ws`; when its stdout first shows an approval prompt, calls `meanwhile`
+/// (the person is still reading the prompt), then answers `y`. Returns the run.
+fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(args)
+        .arg("t")
+        .current_dir(ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .env("XDG_STATE_HOME", ws.join(".state"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-min");
+    let seen = Arc::new(Mutex::new(String::new()));
+    let mut out = child.stdout.take().unwrap();
+    let sink = seen.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = out.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    let start = Instant::now();
+    while !seen.lock().unwrap().contains("approve?") {
+        assert!(start.elapsed() < LIMIT, "no approval prompt:\n{}", seen.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    meanwhile();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"y\n").unwrap();
+    drop(stdin);
+    let mut err = String::new();
+    let mut e = child.stderr.take().unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(start.elapsed() < LIMIT, "agent-min did not finish");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let _ = e.read_to_string(&mut err);
+    reader.join().unwrap();
+    let stdout = seen.lock().unwrap().clone();
+    Run { code: status.code(), stdout, stderr: err }
+}
+
+/// A workspace `ws/` with a directory `sub/`, and `outside/` beside it.
+fn ws_and_outside() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let (ws, outside) = (d.path().join("ws"), d.path().join("outside"));
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    (d, ws, outside)
+}
+
+/// Replaces the directory `ws/sub` by a link to `../outside`.
+fn swap_sub_for_a_link(ws: &Path) {
+    let _ = std::fs::remove_file(ws.join("sub/f.txt"));
+    std::fs::remove_dir(ws.join("sub")).unwrap();
+    std::os::unix::fs::symlink("../outside", ws.join("sub")).unwrap();
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_during_the_write_prompt_is_not_followed() {
+    let (_d, ws, outside) = ws_and_outside();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "sub/x.txt"), ("content", "written")])),
+        anthropic(&completion("done")),
+    ]);
+    let r = approve_after(&ws, &asking_args(&server), || swap_sub_for_a_link(&ws));
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!outside.join("x.txt").exists(), "approving wrote outside the workspace:\n{}", r.all());
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "something was left outside");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("Error writing file sub/x.txt") && told.contains("nothing was written"), "{told}");
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_during_the_edit_prompt_is_not_followed() {
+    let (_d, ws, outside) = ws_and_outside();
+    std::fs::write(ws.join("sub/f.txt"), "alpha\n").unwrap();
+    std::fs::write(outside.join("f.txt"), "outside alpha\n").unwrap();
+    let diff = "------- SEARCH\nalpha\n=======\nBETA\n+++++++ REPLACE";
+    let server = Server::start(vec![
+        anthropic(&tool("replace_in_file", &[("path", "sub/f.txt"), ("diff", diff)])),
+        anthropic(&completion("done")),
+    ]);
+    let r = approve_after(&ws, &asking_args(&server), || swap_sub_for_a_link(&ws));
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(outside.join("f.txt")).unwrap(), "outside alpha\n", "edited outside");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "a temp file was left outside");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("nothing was written"), "{told}");
+}
+
+/// Peak resident memory of a live process, in KiB (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_command_printing_hundreds_of_megabytes_keeps_the_agents_memory_bounded() {
+    let ws = tempfile::tempdir().unwrap();
+    let loud = "head -c 400000000 /dev/zero | tr '\\0' a; echo; echo END";
+    let mut done = anthropic(&completion("done"));
+    done.stall = Duration::from_secs(5); // the agent waits here while its peak memory is read
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", loud), ("requires_approval", "false")])),
+        done,
+    ]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "t"]);
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(&args)
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut out = child.stdout.take().unwrap();
+    let shown = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()).unwrap());
+    let start = Instant::now();
+    while server.requests().len() < 2 {
+        assert!(start.elapsed() < LIMIT, "the command's result never came back");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let peak = peak_rss_kib(pid);
+    let mut err = child.stderr.take().unwrap();
+    let mut stderr = String::new();
+    err.read_to_string(&mut stderr).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0), "{stderr}");
+    let printed = shown.join().unwrap();
+    assert!(printed > 400_000_000, "the output was shown as it came ({printed} bytes)");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("bytes of output omitted") && told.trim_end().contains("END"), "{}", &told[..200]);
+    eprintln!("agent peak RSS: {} KiB for 400 MB of command output", peak);
+    assert!(peak < 32 * 1024, "the agent's peak RSS was {} MiB for 400 MB of output", peak / 1024);
+}
+
+#[test]
+fn escape_sequences_from_the_model_and_from_commands_never_reach_the_terminal() {
+    let ws = tempfile::tempdir().unwrap();
+    let evil = "printf 'out\\033]0;pwned\\007\\033[2J\\rover\\n'";
+    let server = Server::start(vec![
+        anthropic(&format!(
+            "Title\x1b]0;owned\x07 clear\x1b[2J\r\n{}",
+            tool("execute_command", &[("command", evil), ("requires_approval", "false")])
+        )),
+        anthropic(&completion("done\x1b[5m")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!r.all().contains(['\x1b', '\x07']), "raw control bytes reached the terminal:\n{:?}", r.all());
+    assert!(r.stdout.contains("Title\\x1b]0;owned\\x07 clear\\x1b[2J\n"), "{:?}", r.stdout);
+    assert!(r.stdout.contains("out\\x1b]0;pwned\\x07\\x1b[2J\\rover"), "{:?}", r.stdout);
+}
+
+#[test]
+fn a_command_cannot_read_the_key_from_the_agents_proc_environ_nor_inherit_secret_variables() {
+    let ws = tempfile::tempdir().unwrap();
+    const ROUTER: &str = "sk-or-v1-ROUTER-SECRET-0a1b2c3d";
+    const GH: &str = "ghp_GITHUB-TOKEN-SECRET-99887766";
+    std::fs::write(ws.path().join("notes.txt"), format!("leaked: {ROUTER}\n")).unwrap();
+    let cmd = "tr '\\0' '\\n' </proc/$PPID/environ | grep -e API_KEY -e TOKEN; env | grep -i -e key -e token -e secret; echo PLAIN=$PLAIN_VAR; echo end";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&tool("read_file", &[("path", "notes.txt")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let envs = [("OPENROUTER_API_KEY", ROUTER), ("GITHUB_TOKEN", GH), ("PLAIN_VAR", "visible-value")];
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--state-dir", &state_dir, "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let told = reqs[1].last_user();
+    assert!(told.contains("PLAIN=visible-value") && told.contains("end"), "the command ran: {told}");
+    let saved: String = walk_files(state.path()).iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+    for secret in [KEY, ROUTER, GH] {
+        for req in &reqs {
+            assert!(!req.body.to_string().contains(secret), "{secret} was sent to the model:\n{told}");
+        }
+        assert!(!r.all().contains(secret), "{secret} was shown");
+        assert!(!saved.contains(secret), "{secret} was saved");
+    }
+    assert!(reqs[2].last_user().contains("leaked: [REDACTED]"), "{}", reqs[2].last_user());
+}
+
+/// Every file below `dir`.
+fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn under_yolo_commands_are_sandboxed_by_default_and_the_model_is_told_how_to_ask_for_more() {
+    let ws = tempfile::tempdir().unwrap();
+    // Outside the workspace and outside the temp directory (target/tmp).
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let target = outside.path().join("escaped.txt");
+    let cmd = format!("echo x > '{}'", target.display());
+    let script = || {
+        vec![
+            anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+            anthropic(&completion("done")),
+        ]
+    };
+    let server = Server::start(script());
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("Commands run sandboxed (--sandbox workspace-write"), "{}", r.stdout);
+    assert!(!target.exists(), "a --yolo command wrote outside the workspace");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("Permission denied") && told.contains("agent-min's sandbox"), "{told}");
+    assert!(told.contains("--sandbox-allow-write DIR"), "{told}");
+
+    // Allowed explicitly, the same command writes there.
+    let server = Server::start(script());
+    let base = anthropic_args(&server);
+    let dir = outside.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox-allow-write", &dir, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(target.exists(), "--sandbox-allow-write did not allow it:\n{}", server.requests()[1].last_user());
+}
+
+#[test]
+fn sandbox_flags_are_checked_and_named() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox", "strict", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("expected workspace-write, read-only or off"), "{}", r.stderr);
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox-allow-write", "/nonexistent-w12", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("--sandbox-allow-write /nonexistent-w12"), "{}", r.stderr);
+    let help = run_agent(ws.path(), &["--help"], &[], LIMIT);
+    for flag in
+        ["--sandbox MODE", "--sandbox-allow-write DIR", "--sandbox-network", "--env-keep NAME", "--env-drop NAME"]
+    {
+        assert!(help.stdout.contains(flag), "--help does not teach {flag}");
+    }
+}
+
+#[test]
+fn when_saves_fail_the_last_line_says_so_instead_of_claiming_a_save() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = ws.path().join("state");
+    // The command breaks the state directory: every later save fails.
+    let cmd = "rm -rf state/tasks && echo 'not a directory' > state/tasks";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let dir = state.display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", &dir, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!r.all().contains("Saved as"), "a save that failed was announced:\n{}", r.all());
+    assert!(r.all().contains("could NOT be saved"), "{}", r.all());
+    assert!(r.all().contains("Could not save the task"), "each failed save is reported:\n{}", r.all());
+}
