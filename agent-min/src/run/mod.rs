@@ -14,6 +14,7 @@ pub mod budget;
 pub mod cli;
 pub mod clock;
 pub mod llm;
+pub mod project;
 pub mod prompt;
 pub mod session;
 pub mod stream;

@@ -51,6 +51,11 @@ impl Events {
         Events { out: Some(out), task_id: String::new() }
     }
 
+    /// A hook script ran (fields: `run::project::hooks::report`).
+    pub fn hook(&mut self, fields: Value) {
+        self.emit("hook", fields);
+    }
+
     /// Sets the task id stamped on every event.
     pub fn set_task_id(&mut self, id: &str) {
         self.task_id = id.to_string();
