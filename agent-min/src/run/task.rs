@@ -13,6 +13,8 @@ use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::{Hit, Limits};
 use crate::run::llm::{backoff, Message, Role, StopReason, Transport};
+use crate::run::project::lifecycle::{self, Gate};
+use crate::run::project::Project;
 use crate::run::prompt;
 use crate::run::session::events::{By, Events};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
@@ -67,6 +69,8 @@ pub struct Around {
     pub context: ContextWindow,
     /// `--max-turns`, `--max-cost`, `--timeout`.
     pub limits: Limits,
+    /// The workspace's rules, `.clineignore` and hooks.
+    pub project: Project,
 }
 
 /// A running task.
@@ -77,6 +81,8 @@ pub struct Task {
     term: Term,
     around: Around,
     system: String,
+    /// The system prompt before the project's rules (`system` is rebuilt from it every turn).
+    base_system: String,
     messages: Vec<Message>,
     mistakes: u32,
     /// Requests made by this run (what `--max-turns` counts).
@@ -107,6 +113,7 @@ impl Task {
             ws,
             term,
             around,
+            base_system: system.clone(),
             system,
             messages: Vec::new(),
             mistakes: 0,
@@ -120,9 +127,18 @@ impl Task {
     pub fn run(mut self) -> End {
         let task = self.around.meta.task.clone();
         self.started(false);
-        let first = format!("<task>\n{task}\n</task>\n\n{}", self.environment_details(true));
-        self.save("running", None, Some(&first));
-        self.finish(first)
+        let env = self.environment_details(true);
+        let start =
+            match lifecycle::task_start(&mut self.around.project.hooks, &task, &mut self.term, &mut self.around.events)
+            {
+                Gate::Go(hooked) => {
+                    let first = format!("<task>\n{task}\n</task>{}\n\n{env}", before(&hooked));
+                    self.save("running", None, Some(&first));
+                    Next::Continue(first)
+                }
+                Gate::Stop(why) => self.stop(why, None, format!("<task>\n{task}\n</task>\n\n{env}")),
+            };
+        self.finish(start)
     }
 
     /// Continues a saved task with Cline's `[TASK RESUMPTION]` message.
@@ -144,7 +160,15 @@ impl Task {
         let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string());
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
         let next = format!("{earlier}{resumption}\n\n{}", self.environment_details(true));
-        self.finish(next)
+        let hooks = &mut self.around.project.hooks;
+        let start =
+            match lifecycle::task_resume(hooks, &self.messages, saved.updated, &mut self.term, &mut self.around.events)
+            {
+                Gate::Go(hooked) if hooked.is_empty() => Next::Continue(next),
+                Gate::Go(hooked) => Next::Continue(format!("{hooked}\n\n{next}")),
+                Gate::Stop(why) => self.stop(why, None, next),
+            };
+        self.finish(start)
     }
 
     fn started(&mut self, resumed: bool) {
@@ -154,11 +178,16 @@ impl Task {
             let verb = if resumed { "Resuming" } else { "Task" };
             self.term.info(&format!("{verb} {} (resume with `agent-min resume {}`)", m.id, m.id));
         }
+        self.around.project.hooks.check(&mut self.term);
+        lifecycle::cancel_on_interrupt(&self.around.project.hooks, &self.around.events);
     }
 
-    /// Runs the loop from `first`, then saves and reports the end.
-    fn finish(mut self, first: String) -> End {
-        let end = self.recursively_make_requests(first);
+    /// Runs the loop from `start` (unless a hook already ended it), then saves and reports the end.
+    fn finish(mut self, start: Next) -> End {
+        let end = match start {
+            Next::Continue(first) => self.recursively_make_requests(first),
+            Next::End(end) => end,
+        };
         let (status, text) = match &end {
             End::Completed(r) => ("completed", r.as_str()),
             End::Failed(why) => ("failed", why.as_str()),
@@ -199,7 +228,11 @@ impl Task {
         }
         self.turns += 1;
         self.messages.push(Message { role: Role::User, content: user_content });
-        self.fit_context();
+        self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);
+        if let Err(why) = self.fit_context() {
+            let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
+            return self.stop(why, None, unsent);
+        }
 
         // Request, stream, parse, present.
         let reply = match self.stream_reply() {
@@ -221,10 +254,13 @@ impl Task {
         Next::Continue(next)
     }
 
-    /// Ends the task as failed; `unsent` is kept for `resume`.
+    /// Ends the task as failed; `unsent` is kept for `resume`. A limit runs the `TaskCancel` hook.
     fn stop(&mut self, why: String, limit: Option<&'static str>, unsent: String) -> Next {
         self.unsent = Some(unsent);
         self.around.events.error(&why, limit);
+        if limit.is_some() {
+            lifecycle::task_cancel(&mut self.around.project.hooks, &mut self.term, &mut self.around.events);
+        }
         Next::End(End::Failed(why))
     }
 
@@ -233,11 +269,25 @@ impl Task {
         self.earlier_turns + self.turns
     }
 
-    /// Before a request: keeps the prompt under the context window's threshold.
-    fn fit_context(&mut self) {
-        if let Some(cut) = self.around.context.fit(&self.system, &mut self.messages) {
+    /// Before a request: keeps the prompt under the context window's threshold (after the
+    /// `PreCompact` hook, which may stop the task: `Err`).
+    fn fit_context(&mut self) -> Result<(), String> {
+        let strategy = ("standard-truncation-half", self.usage_now());
+        let (system, context) = (&self.system, &mut self.around.context);
+        let (hooks, events) = (&mut self.around.project.hooks, &mut self.around.events);
+        let cut = lifecycle::guarded_cut(hooks, &mut self.term, events, &mut self.messages, strategy, |m| {
+            context.fit(system, m)
+        })?;
+        if let Some(cut) = cut {
             self.report_cut(&cut);
         }
+        Ok(())
+    }
+
+    /// The task's token totals so far, for the `PreCompact` hook.
+    fn usage_now(&self) -> [u64; 4] {
+        let u = &self.around.accounting.usage;
+        [u.input, u.output, u.cache_read, u.cache_write]
     }
 
     fn report_cut(&mut self, cut: &Cut) {
@@ -310,7 +360,13 @@ impl Task {
                 }
                 Err(e) if e.is_context_overflow() && !cut_harder => {
                     cut_harder = true;
-                    let Some(cut) = self.around.context.cut_harder(&self.system, &mut self.messages) else {
+                    let strategy = ("standard-truncation-lastquarter", self.usage_now());
+                    let (system, context) = (&self.system, &mut self.around.context);
+                    let (hooks, events) = (&mut self.around.project.hooks, &mut self.around.events);
+                    let harder = |m: &mut Vec<Message>| context.cut_harder(system, m);
+                    let cut =
+                        lifecycle::guarded_cut(hooks, &mut self.term, events, &mut self.messages, strategy, harder);
+                    let Some(cut) = cut.map_err(|why| (why, None))? else {
                         return Err((self.overflow_message(&e), None));
                     };
                     self.report_cut(&cut);
@@ -381,7 +437,32 @@ impl Task {
             self.mistakes += 1;
             return (message, None);
         };
-        let (text, end) = match self.execute(call) {
+        let hooks = &mut self.around.project.hooks;
+        let pre = match tools::missing_param(call) {
+            None => lifecycle::pre_tool(hooks, call, &mut self.term, &mut self.around.events),
+            Some(_) => Gate::Go(String::new()),
+        };
+        let pre = match pre {
+            Gate::Go(hooked) => hooked,
+            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end())),
+        };
+        let started = std::time::Instant::now();
+        let outcome = self.execute(call);
+        let ms = started.elapsed().as_millis() as u64;
+        let (ok, shown) = match &outcome {
+            Outcome::Success(t) => (true, t.as_str()),
+            Outcome::Failure { text, .. } | Outcome::Denied(text) => (false, text.as_str()),
+            Outcome::Complete(_) => (true, ""),
+        };
+        let hooks = &mut self.around.project.hooks;
+        let post = match lifecycle::post_tool(hooks, call, shown, ok, ms, &mut self.term, &mut self.around.events) {
+            Gate::Go(hooked) => hooked,
+            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end())),
+        };
+        if matches!(outcome, Outcome::Complete(_)) {
+            lifecycle::task_complete(&mut self.around.project.hooks, call, &mut self.term, &mut self.around.events);
+        }
+        let (text, end) = match outcome {
             Outcome::Complete(done) => (String::new(), Some(End::Completed(done))),
             Outcome::Success(t) => {
                 self.mistakes = 0;
@@ -393,7 +474,7 @@ impl Task {
             }
             Outcome::Denied(t) => (t, None),
         };
-        let mut result = format!("{} Result:\n{text}", call.description());
+        let mut result = format!("{}{} Result:\n{text}{}", after(&pre), call.description(), before(&post));
         for name in &reply.extra_tools {
             result.push_str(&format!("\n\n{}", prompt::tool_already_used(name)));
         }
@@ -482,5 +563,33 @@ impl Task {
             let how = if matches!(end, End::Failed(_)) { "Resume it with" } else { "Continue it with" };
             self.term.info(&format!("Saved as {id} in {dir}. {how} `agent-min resume {id}`."));
         }
+    }
+}
+
+impl Next {
+    /// The end this is (a stop always is one).
+    fn into_end(self) -> End {
+        match self {
+            Next::End(end) => end,
+            Next::Continue(_) => End::Failed("the task stopped".to_string()),
+        }
+    }
+}
+
+/// A hook's text placed before what follows it (`"text\n\n"`), or nothing.
+fn after(hooked: &str) -> String {
+    if hooked.is_empty() {
+        String::new()
+    } else {
+        format!("{hooked}\n\n")
+    }
+}
+
+/// A hook's text placed after what precedes it (`"\n\ntext"`), or nothing.
+fn before(hooked: &str) -> String {
+    if hooked.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n{hooked}")
     }
 }

@@ -76,6 +76,11 @@ impl ClineIgnore {
         !self.matcher.matched(&rel, path.ends_with('/')).is_ignore()
     }
 
+    /// [`ClineIgnore::allows`] for a path on disk.
+    pub fn allows_path(&self, path: &Path) -> bool {
+        self.allows(&path.to_string_lossy())
+    }
+
     /// Cline's `validateCommand`: the first argument of a file-reading command that is
     /// ignored, if any.
     pub fn blocked_by_command(&self, command: &str) -> Option<String> {
@@ -164,6 +169,22 @@ fn read_bounded(path: &Path) -> Option<String> {
         return None;
     }
     std::fs::read(path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// The tools whose path `.clineignore` guards (Cline's read, write and edit handlers).
+const GUARDED_TOOLS: &[&str] = &["read_file", "write_to_file", "replace_in_file"];
+
+/// What `tool` says when `.clineignore` blocks `path` (Cline's `clineIgnoreError`), if it does.
+pub fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
+    if !GUARDED_TOOLS.contains(&tool) {
+        return None;
+    }
+    (!ClineIgnore::load(root).allows(path)).then(|| texts::cline_ignore_error(path))
+}
+
+/// What `execute_command` says when the command reads an ignored file, if it does.
+pub fn command_refusal(root: &Path, command: &str) -> Option<String> {
+    ClineIgnore::load(root).blocked_by_command(command).map(|p| texts::cline_ignore_error(&p))
 }
 
 /// The prompt's `.clineignore` section, when the workspace has one.

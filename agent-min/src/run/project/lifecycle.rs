@@ -129,6 +129,18 @@ pub fn task_cancel(h: &mut Hooks, term: &mut Term, events: &mut Events) {
     h.run(Hook::TaskCancel, json!({ "taskMetadata": md }), term, events);
 }
 
+/// Arranges for `TaskCancel` to run when Ctrl-C, SIGTERM or the watchdog ends the run.
+pub fn cancel_on_interrupt(h: &Hooks, events: &Events) {
+    if !h.has(Hook::TaskCancel) {
+        return;
+    }
+    let (mut h, mut events) = (h.detached(), events.for_other_thread());
+    crate::run::ui::interrupt::on_interrupt(Box::new(move || {
+        let mut term = Term::stderr();
+        task_cancel(&mut h, &mut term, &mut events);
+    }));
+}
+
 /// What is about to be cut from the context window.
 pub struct Compaction<'a> {
     /// The history before the cut.

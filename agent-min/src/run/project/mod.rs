@@ -19,6 +19,62 @@ use std::path::{Path, PathBuf};
 use crate::run::llm::{Message, Role};
 use crate::run::ui::term::Term;
 
+/// The command-line flags of this module.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// `--no-rules`.
+    pub no_rules: bool,
+    /// `--rules FILE`, in order.
+    pub rules: Vec<PathBuf>,
+    /// `--no-hooks`.
+    pub no_hooks: bool,
+    /// `--hook-timeout` (default 30 s).
+    pub hook_timeout: Option<std::time::Duration>,
+}
+
+impl Flags {
+    /// Sets flag `--name` (with its value, for those that take one).
+    pub fn set(&mut self, name: &str, value: Option<std::ffi::OsString>) -> Result<(), String> {
+        match (name, value) {
+            ("no-rules", _) => self.no_rules = true,
+            ("no-hooks", _) => self.no_hooks = true,
+            ("rules", Some(v)) => self.rules.push(PathBuf::from(v)),
+            ("hook-timeout", Some(v)) => {
+                let s = v.to_string_lossy();
+                match s.parse::<f64>() {
+                    Ok(x) if x.is_finite() && x > 0.0 && x <= 86_400.0 => {
+                        self.hook_timeout = Some(std::time::Duration::from_secs_f64(x))
+                    }
+                    _ => return Err(format!("--hook-timeout expects a number of seconds (at most a day), got {s:?}")),
+                }
+            }
+            (other, _) => return Err(format!("--{other} is not a project flag")),
+        }
+        Ok(())
+    }
+
+    /// The project at `root` for a run: `yolo` lets workspace hooks run unasked; approvals are
+    /// remembered in `state_dir`; `meta` names the task and model for the hooks' input.
+    pub fn project(
+        &self,
+        root: &Path,
+        yolo: bool,
+        state_dir: Option<PathBuf>,
+        meta: hooks::input::Meta,
+    ) -> Result<Project, String> {
+        let sources = rules::Sources::from_env(self.rules.clone(), self.no_rules);
+        sources.check()?;
+        let cfg = hooks::Config {
+            enabled: !self.no_hooks,
+            yolo,
+            timeout: self.hook_timeout.unwrap_or(hooks::DEFAULT_TIMEOUT),
+            global_dir: hooks::Config::default_global_dir(),
+            state_dir,
+        };
+        Ok(Project::new(root, sources, hooks::Hooks::new(root, cfg, meta)))
+    }
+}
+
 /// A workspace's rules, ignore file and hooks, for one run.
 pub struct Project {
     root: PathBuf,

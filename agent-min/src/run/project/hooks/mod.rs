@@ -153,13 +153,17 @@ pub struct Hooks {
     approvals: approval::Approvals,
     /// Workspace hook contents declined during this run (not asked again).
     declined: Vec<(String, String)>,
+    /// Workspace hook contents approved during this run.
+    accepted: Vec<(String, String)>,
+    /// Whether the person may be asked (not from the Ctrl-C handler).
+    ask: bool,
 }
 
 impl Hooks {
     /// The hooks of workspace `root`.
     pub fn new(root: &Path, cfg: Config, meta: input::Meta) -> Hooks {
         let approvals = approval::Approvals::new(cfg.state_dir.as_deref());
-        Hooks { cfg, root: root.to_path_buf(), meta, approvals, declined: Vec::new() }
+        Hooks { cfg, root: root.to_path_buf(), meta, approvals, declined: Vec::new(), accepted: Vec::new(), ask: true }
     }
 
     /// Hooks that never run (`--no-hooks`, tests).
@@ -168,9 +172,13 @@ impl Hooks {
         Hooks::new(root, cfg, input::Meta::default())
     }
 
-    /// A copy for another thread (the Ctrl-C handler), sharing the configuration.
+    /// A copy for another thread (the Ctrl-C handler): the same configuration and approvals,
+    /// and it never asks.
     pub fn detached(&self) -> Hooks {
-        Hooks::new(&self.root, self.cfg.clone(), self.meta.clone())
+        let mut h = Hooks::new(&self.root, self.cfg.clone(), self.meta.clone());
+        h.accepted = self.accepted.clone();
+        h.ask = false;
+        h
     }
 
     /// The scripts present for `hook`: global first, then the workspace's; executable regular
@@ -249,10 +257,11 @@ impl Hooks {
             return true;
         }
         let Ok(hash) = approval::file_hash(script) else { return false };
-        if self.approvals.is_approved(&self.root, hook.name(), &hash) {
+        let this = (hook.name().to_string(), hash.clone());
+        if self.accepted.contains(&this) || self.approvals.is_approved(&self.root, hook.name(), &hash) {
             return true;
         }
-        if self.declined.contains(&(hook.name().to_string(), hash.clone())) {
+        if !self.ask || self.declined.contains(&this) {
             return false;
         }
         let shown = self.shown(script);
@@ -262,6 +271,7 @@ impl Hooks {
             &hash[..12]
         ));
         if term.approve(&format!("Run workspace hook {shown}")) == Approval::Yes {
+            self.accepted.push(this);
             if let Err(e) = self.approvals.remember(&self.root, hook.name(), &hash) {
                 term.warn(&format!("Could not remember the approval ({e}); you will be asked again next time."));
             }
@@ -270,7 +280,7 @@ impl Hooks {
         term.warn(&format!(
             "Workspace hook {shown} was not approved and does not run (approve it, pass --yolo, or --no-hooks to silence this)."
         ));
-        self.declined.push((hook.name().to_string(), hash));
+        self.declined.push(this);
         false
     }
 
