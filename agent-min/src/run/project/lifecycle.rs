@@ -150,7 +150,7 @@ pub struct Compaction<'a> {
     pub strategy: &'a str,
     /// Input, output, cache-read, cache-write tokens of the last request.
     pub tokens: [u64; 4],
-    /// The range of messages removed.
+    /// The range of messages removed (inclusive; (0, 0) for none).
     pub deleted: (usize, usize),
 }
 
@@ -211,10 +211,11 @@ pub fn guarded_cut<C>(
     }
     let mut fitted = messages.clone();
     let Some(done) = cut(&mut fitted) else { return Ok(None) };
-    // The first exchange is kept; what goes is the run of messages after it.
-    let kept_head = messages.iter().zip(&fitted).take_while(|(a, b)| a.content == b.content).count();
+    // The cut keeps the first exchange and removes a run after it (`budget::context::truncate`):
+    // Cline's inclusive range; (0, 0) when only older file reads were replaced.
     let removed = messages.len().saturating_sub(fitted.len());
-    let c = Compaction { messages, strategy, tokens, deleted: (kept_head, kept_head + removed) };
+    let deleted = if removed > 0 { (2, 1 + removed) } else { (0, 0) };
+    let c = Compaction { messages, strategy, tokens, deleted };
     match pre_compact(h, &c, term, events) {
         Gate::Stop(why) => Err(why),
         Gate::Go(_) => {
