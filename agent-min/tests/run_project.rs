@@ -525,6 +525,7 @@ fn task_cancel_runs_at_a_limit_and_task_resume_adds_its_context_on_resume() {
     let h = ws_hooks(&e);
     recording_hook(&h, "TaskCancel", out.path(), r#"{"cancel": true}"#);
     recording_hook(&h, "TaskResume", out.path(), r#"{"contextModification": "Resumed after a break."}"#);
+    recording_hook(&h, "UserPromptSubmit", out.path(), r#"{"contextModification": "Prompt seen."}"#);
     e.write("a.txt", "a\n");
     let server = Server::start(vec![anthropic(&tool("read_file", &[("path", "a.txt")]))]);
     let r = e.run(&server, &["--max-turns", "1", "t"]);
@@ -548,6 +549,13 @@ fn task_cancel_runs_at_a_limit_and_task_resume_adds_its_context_on_resume() {
         "{next}"
     );
     assert!(next.contains("[TASK RESUMPTION]"), "{next}");
+    assert!(
+        next.contains("browser if needed.\n\n<hook_context source=\"UserPromptSubmit\">\nPrompt seen.\n</hook_context>\n\n<environment_details>"),
+        "UserPromptSubmit runs on resume too, with no new text; its context comes last: {next}"
+    );
+    let prompts: Vec<Value> =
+        inputs(out.path(), "UserPromptSubmit").iter().map(|i| i["userPromptSubmit"]["prompt"].clone()).collect();
+    assert_eq!(prompts, ["t", ""]);
     let resume = &inputs(out.path(), "TaskResume")[0]["taskResume"];
     assert_eq!(resume["taskMetadata"]["taskId"], cancel[0]["taskId"]);
     assert_eq!(resume["previousState"]["messageCount"], "2", "the saved history: the task and the reply");

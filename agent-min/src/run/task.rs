@@ -128,16 +128,14 @@ impl Task {
         let task = self.around.meta.task.clone();
         self.started(false);
         let env = self.environment_details(true);
-        let start =
-            match lifecycle::task_start(&mut self.around.project.hooks, &task, &mut self.term, &mut self.around.events)
-            {
-                Gate::Go(hooked) => {
-                    let first = format!("<task>\n{task}\n</task>{}\n\n{env}", before(&hooked));
-                    self.save("running", None, Some(&first));
-                    Next::Continue(first)
-                }
-                Gate::Stop(why) => self.stop(why, None, format!("<task>\n{task}\n</task>\n\n{env}")),
-            };
+        let hooks = &mut self.around.project.hooks;
+        let start = match lifecycle::task_start(hooks, &task, &env, &mut self.term, &mut self.around.events) {
+            Gate::Go(first) => {
+                self.save("running", None, Some(&first));
+                Next::Continue(first)
+            }
+            Gate::Stop(why) => self.stop(why, None, format!("<task>\n{task}\n</task>\n\n{env}")),
+        };
         self.finish(start)
     }
 
@@ -159,15 +157,12 @@ impl Task {
         let ago = prompt::ago(crate::run::session::state::now_secs().saturating_sub(saved.updated));
         let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string());
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
-        let next = format!("{earlier}{resumption}\n\n{}", self.environment_details(true));
-        let hooks = &mut self.around.project.hooks;
-        let start =
-            match lifecycle::task_resume(hooks, &self.messages, saved.updated, &mut self.term, &mut self.around.events)
-            {
-                Gate::Go(hooked) if hooked.is_empty() => Next::Continue(next),
-                Gate::Go(hooked) => Next::Continue(format!("{hooked}\n\n{next}")),
-                Gate::Stop(why) => self.stop(why, None, next),
-            };
+        let (body, env) = (format!("{earlier}{resumption}"), self.environment_details(true));
+        let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], saved.updated));
+        let start = match lifecycle::task_resume(hooks, history, &body, &env, &mut self.term, &mut self.around.events) {
+            Gate::Go(next) => Next::Continue(next),
+            Gate::Stop(why) => self.stop(why, None, format!("{body}\n\n{env}")),
+        };
         self.finish(start)
     }
 

@@ -12,7 +12,7 @@ use super::hooks::{input, tool_context, Answer, Hook, Hooks};
 use crate::run::llm::Message;
 use crate::run::session::events::Events;
 use crate::run::tools::Call;
-use crate::run::ui::term::Term;
+use crate::run::ui::term::{visible, Term};
 
 /// What the task does after a hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,36 +25,59 @@ pub enum Gate {
 
 fn stop(hook: Hook, a: &Answer) -> Gate {
     let why = a.error_message.as_deref().map(str::trim).unwrap_or("no reason given");
-    Gate::Stop(format!("the {} hook cancelled the task: {why}", hook.name()))
+    // Shown on the terminal: the hook may echo what the model wrote.
+    Gate::Stop(format!("the {} hook cancelled the task: {}", hook.name(), visible(why)))
 }
 
-/// `TaskStart`, then `UserPromptSubmit` with the task, as a new task starts. The contexts come
-/// after the `<task>` block, in that order.
-pub fn task_start(h: &mut Hooks, task: &str, term: &mut Term, events: &mut Events) -> Gate {
+/// `TaskStart`, then `UserPromptSubmit` with the task, as a new task starts: the first user
+/// message, with the hooks' contexts after the `<task>` block, in that order, and the
+/// environment details `env` last.
+pub fn task_start(h: &mut Hooks, task: &str, env: &str, term: &mut Term, events: &mut Events) -> Gate {
     let md = input::task_metadata(&h.meta, &[("initialTask", task)]);
     let a = h.run(Hook::TaskStart, json!({ "taskMetadata": md }), term, events);
     if a.cancel {
         return stop(Hook::TaskStart, &a);
     }
-    let mut parts = Vec::new();
+    let mut parts = vec![format!("<task>\n{task}\n</task>")];
     if let Some(c) = a.context.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
         parts.push(format!("<hook_context source=\"TaskStart\">\n{c}\n</hook_context>"));
     }
-    let a = h.run(Hook::UserPromptSubmit, json!({ "prompt": task, "attachments": [] }), term, events);
+    if let Err(why) = user_prompt(h, task, &mut parts, term, events) {
+        return Gate::Stop(why);
+    }
+    parts.push(env.to_string());
+    Gate::Go(parts.join("\n\n"))
+}
+
+/// `UserPromptSubmit` with `prompt`; its context is pushed onto `parts`.
+fn user_prompt(
+    h: &mut Hooks,
+    prompt: &str,
+    parts: &mut Vec<String>,
+    term: &mut Term,
+    events: &mut Events,
+) -> Result<(), String> {
+    let a = h.run(Hook::UserPromptSubmit, json!({ "prompt": prompt, "attachments": [] }), term, events);
     if a.cancel {
-        return stop(Hook::UserPromptSubmit, &a);
+        return match stop(Hook::UserPromptSubmit, &a) {
+            Gate::Stop(why) => Err(why),
+            Gate::Go(_) => Ok(()),
+        };
     }
     if let Some(c) = a.context {
         parts.push(format!("<hook_context source=\"UserPromptSubmit\">\n{c}\n</hook_context>"));
     }
-    Gate::Go(parts.join("\n\n"))
+    Ok(())
 }
 
-/// `TaskResume` as a saved task continues; its context comes first in the resumption message.
+/// `TaskResume`, then `UserPromptSubmit` (with no new text: `resume` takes none), as a saved
+/// task continues: the resumption message `body` with `TaskResume`'s context first,
+/// `UserPromptSubmit`'s after it, and the environment details `env` last.
 pub fn task_resume(
     h: &mut Hooks,
-    messages: &[Message],
-    updated_secs: u64,
+    (messages, updated_secs): (&[Message], u64),
+    body: &str,
+    env: &str,
     term: &mut Term,
     events: &mut Events,
 ) -> Gate {
@@ -68,9 +91,16 @@ pub fn task_resume(
     if a.cancel {
         return stop(Hook::TaskResume, &a);
     }
-    Gate::Go(a.context.map_or_else(String::new, |c| {
-        format!("<hook_context source=\"TaskResume\" type=\"general\">\n{c}\n</hook_context>")
-    }))
+    let mut parts = Vec::new();
+    if let Some(c) = a.context {
+        parts.push(format!("<hook_context source=\"TaskResume\" type=\"general\">\n{c}\n</hook_context>"));
+    }
+    parts.push(body.trim_end().to_string());
+    if let Err(why) = user_prompt(h, "", &mut parts, term, events) {
+        return Gate::Stop(why);
+    }
+    parts.push(env.to_string());
+    Gate::Go(parts.join("\n\n"))
 }
 
 /// `PreToolUse` once a call is about to run (never for `attempt_completion`). Its context
@@ -111,7 +141,7 @@ pub fn post_tool(
     let a = h.run(Hook::PostToolUse, data, term, events);
     if a.cancel {
         let why = a.error_message.as_deref().map(str::trim).unwrap_or("Hook requested task cancellation");
-        return Gate::Stop(format!("the PostToolUse hook cancelled the task: {why}"));
+        return Gate::Stop(format!("the PostToolUse hook cancelled the task: {}", visible(why)));
     }
     Gate::Go(a.context.and_then(|c| tool_context("PostToolUse", &c)).unwrap_or_default())
 }
