@@ -84,10 +84,27 @@ CONTEXT WINDOW, TOKENS AND COST:
     --price-cache-write USD  per million cache-write tokens         models; Ollama is free)
     Tokens and cost are shown per request (--json) and in total at the end.
 
+PROJECT SETUP (read as Cline reads it; see docs/agent.md):
+    Rules go into the system prompt: .clinerules (a file, or a directory of rule files;
+    hooks/, workflows/ and skills/ excluded), .cursorrules, .cursor/rules/*.mdc,
+    .windsurfrules, every AGENTS.md (when there is one at the top), and the global rules in
+    ~/Documents/Cline/Rules and $XDG_CONFIG_HOME/agent-min/rules. A rule with YAML
+    frontmatter `paths: [\"src/**\"]` applies only while the task touches a matching path.
+    .clineignore (gitignore syntax) walls files off from the tools.
+    Hooks: executables named TaskStart, TaskResume, TaskCancel, TaskComplete,
+    UserPromptSubmit, PreToolUse, PostToolUse, PreCompact in ~/Documents/Cline/Hooks/
+    (always run) and .clinerules/hooks/ (code from the repository: run under --yolo or
+    once you approve that exact content; the approval is kept in the state directory).
+    --rules FILE          add a rule file (repeatable)
+    --no-rules            no global or workspace rules (--rules files still apply);
+                          .clineignore still applies
+    --no-hooks            run no hooks at all
+    --hook-timeout S      seconds before a hook is killed (default 30, Cline's)
+
 OUTPUT AND STATE:
     --json                NDJSON events on stdout, one per line (task_started, text,
                           reasoning, tool_call, approval, tool_result, api_request, retry,
-                          context_truncated, checkpoint, error, completion); the human-readable output
+                          context_truncated, checkpoint, hook, error, completion); the human-readable output
                           moves to stderr. The schema is in docs/agent.md.
     --state-dir DIR       where tasks are saved after every turn (default
                           $XDG_STATE_HOME/agent-min or ~/.local/state/agent-min); see
@@ -203,6 +220,8 @@ pub struct Options {
     pub last: bool,
     /// `--sandbox`, `--sandbox-allow-write`, `--sandbox-network`, `--env-keep`, `--env-drop`.
     pub sandbox: crate::run::sandbox::Choice,
+    /// `--no-rules`, `--rules FILE`…, `--no-hooks`, `--hook-timeout`.
+    pub project: crate::run::project::Flags,
 }
 
 /// Parses the arguments after `run`. Errors are one line naming the problem and the fix.
@@ -281,6 +300,12 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("price-cache-read") => o.prices[2] = Some(dollars(&mut p, "--price-cache-read")?),
             Long("price-cache-write") => o.prices[3] = Some(dollars(&mut p, "--price-cache-write")?),
             Long("last") if resume => o.last = true,
+            Long("no-rules") => o.project.no_rules = true,
+            Long("no-hooks") => o.project.no_hooks = true,
+            Long(f @ ("rules" | "hook-timeout")) => {
+                let name = f.to_string();
+                o.project.set(&name, Some(p.value().map_err(err)?))?;
+            }
             Long("command-timeout") => o.command_timeout = seconds(&mut p, "--command-timeout")?,
             Long("retry-delay") => o.retry_delay = seconds(&mut p, "--retry-delay")?,
             Long("connect-timeout") => o.connect_timeout = number(&mut p, "--connect-timeout")?,

@@ -15,6 +15,7 @@ pub mod checkpoints;
 pub mod cli;
 pub mod clock;
 pub mod llm;
+pub mod project;
 pub mod prompt;
 pub mod sandbox;
 pub mod session;
@@ -170,7 +171,15 @@ fn surroundings(
     };
     let window =
         opts.context_window.unwrap_or_else(|| context::default_window(setup.provider, &setup.model, setup.num_ctx));
+    let hooks_meta = project::hooks::input::Meta {
+        task_id: meta.id.clone(),
+        provider: meta.provider.clone(),
+        model: meta.model.clone(),
+    };
+    let project =
+        opts.project.project(ws.root(), setup.yolo, opts.state_dir.clone().or_else(state::default_dir), hooks_meta)?;
     Ok(Around {
+        project,
         events,
         store,
         meta,

@@ -13,6 +13,8 @@ use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::{Hit, Limits};
 use crate::run::llm::{backoff, Message, Role, StopReason, Transport};
+use crate::run::project::lifecycle::{self, Gate};
+use crate::run::project::Project;
 use crate::run::prompt;
 use crate::run::session::events::{By, Events};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
@@ -70,6 +72,8 @@ pub struct Around {
     pub limits: Limits,
     /// The workspace's checkpoints (off with `--no-checkpoints`).
     pub checkpoints: crate::run::checkpoints::Tracker,
+    /// The workspace's rules, `.clineignore` and hooks.
+    pub project: Project,
 }
 
 /// A running task.
@@ -80,6 +84,8 @@ pub struct Task {
     term: Term,
     around: Around,
     system: String,
+    /// The system prompt before the project's rules (`system` is rebuilt from it every turn).
+    base_system: String,
     messages: Vec<Message>,
     mistakes: u32,
     /// What the tools remember across calls (Cline's loop detection, its file-read cache).
@@ -112,6 +118,7 @@ impl Task {
             ws,
             term,
             around,
+            base_system: system.clone(),
             system,
             messages: Vec::new(),
             mistakes: 0,
@@ -126,9 +133,16 @@ impl Task {
     pub fn run(mut self) -> End {
         let task = self.around.meta.task.clone();
         self.started(false);
-        let first = format!("<task>\n{task}\n</task>\n\n{}", self.environment_details(true));
-        self.save("running", None, Some(&first));
-        self.finish(first)
+        let env = self.environment_details(true);
+        let hooks = &mut self.around.project.hooks;
+        let start = match lifecycle::task_start(hooks, &task, &env, &mut self.term, &mut self.around.events) {
+            Gate::Go(first) => {
+                self.save("running", None, Some(&first));
+                Next::Continue(first)
+            }
+            Gate::Stop(why) => self.stop(why, None, format!("<task>\n{task}\n</task>\n\n{env}")),
+        };
+        self.finish(start)
     }
 
     /// Continues a saved task with Cline's `[TASK RESUMPTION]` message.
@@ -150,8 +164,13 @@ impl Task {
         let ago = prompt::ago(crate::run::session::state::now_secs().saturating_sub(saved.updated));
         let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string());
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
-        let next = format!("{earlier}{resumption}\n\n{}", self.environment_details(true));
-        self.finish(next)
+        let (body, env) = (format!("{earlier}{resumption}"), self.environment_details(true));
+        let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], saved.updated));
+        let start = match lifecycle::task_resume(hooks, history, &body, &env, &mut self.term, &mut self.around.events) {
+            Gate::Go(next) => Next::Continue(next),
+            Gate::Stop(why) => self.stop(why, None, format!("{body}\n\n{env}")),
+        };
+        self.finish(start)
     }
 
     fn started(&mut self, resumed: bool) {
@@ -161,11 +180,16 @@ impl Task {
             let verb = if resumed { "Resuming" } else { "Task" };
             self.term.info(&format!("{verb} {} (resume with `agent-min resume {}`)", m.id, m.id));
         }
+        self.around.project.hooks.check(&mut self.term);
+        lifecycle::cancel_on_interrupt(&self.around.project.hooks, &self.around.events);
     }
 
-    /// Runs the loop from `first`, then saves and reports the end.
-    fn finish(mut self, first: String) -> End {
-        let end = self.recursively_make_requests(first);
+    /// Runs the loop from `start` (unless a hook already ended it), then saves and reports the end.
+    fn finish(mut self, start: Next) -> End {
+        let end = match start {
+            Next::Continue(first) => self.recursively_make_requests(first),
+            Next::End(end) => end,
+        };
         let (status, text) = match &end {
             End::Completed(r) => ("completed", r.as_str()),
             End::Failed(why) => ("failed", why.as_str()),
@@ -206,7 +230,11 @@ impl Task {
         }
         self.turns += 1;
         self.messages.push(Message { role: Role::User, content: user_content });
-        self.fit_context();
+        self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);
+        if let Err(why) = self.fit_context() {
+            let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
+            return self.stop(why, None, unsent);
+        }
 
         // Request, stream, parse, present.
         let reply = match self.stream_reply() {
@@ -228,10 +256,13 @@ impl Task {
         Next::Continue(next)
     }
 
-    /// Ends the task as failed; `unsent` is kept for `resume`.
+    /// Ends the task as failed; `unsent` is kept for `resume`. A limit runs the `TaskCancel` hook.
     fn stop(&mut self, why: String, limit: Option<&'static str>, unsent: String) -> Next {
         self.unsent = Some(unsent);
         self.around.events.error(&why, limit);
+        if limit.is_some() {
+            lifecycle::task_cancel(&mut self.around.project.hooks, &mut self.term, &mut self.around.events);
+        }
         Next::End(End::Failed(why))
     }
 
@@ -240,11 +271,25 @@ impl Task {
         self.earlier_turns + self.turns
     }
 
-    /// Before a request: keeps the prompt under the context window's threshold.
-    fn fit_context(&mut self) {
-        if let Some(cut) = self.around.context.fit(&self.system, &mut self.messages) {
+    /// Before a request: keeps the prompt under the context window's threshold (after the
+    /// `PreCompact` hook, which may stop the task: `Err`).
+    fn fit_context(&mut self) -> Result<(), String> {
+        let strategy = ("standard-truncation-half", self.usage_now());
+        let (system, context) = (&self.system, &mut self.around.context);
+        let (hooks, events) = (&mut self.around.project.hooks, &mut self.around.events);
+        let cut = lifecycle::guarded_cut(hooks, &mut self.term, events, &mut self.messages, strategy, |m| {
+            context.fit(system, m)
+        })?;
+        if let Some(cut) = cut {
             self.report_cut(&cut);
         }
+        Ok(())
+    }
+
+    /// The task's token totals so far, for the `PreCompact` hook.
+    fn usage_now(&self) -> [u64; 4] {
+        let u = &self.around.accounting.usage;
+        [u.input, u.output, u.cache_read, u.cache_write]
     }
 
     fn report_cut(&mut self, cut: &Cut) {
@@ -318,7 +363,13 @@ impl Task {
                 }
                 Err(e) if e.is_context_overflow() && !cut_harder => {
                     cut_harder = true;
-                    let Some(cut) = self.around.context.cut_harder(&self.system, &mut self.messages) else {
+                    let strategy = ("standard-truncation-lastquarter", self.usage_now());
+                    let (system, context) = (&self.system, &mut self.around.context);
+                    let (hooks, events) = (&mut self.around.project.hooks, &mut self.around.events);
+                    let harder = |m: &mut Vec<Message>| context.cut_harder(system, m);
+                    let cut =
+                        lifecycle::guarded_cut(hooks, &mut self.term, events, &mut self.messages, strategy, harder);
+                    let Some(cut) = cut.map_err(|why| (why, None))? else {
                         return Err((self.overflow_message(&e), None));
                     };
                     self.report_cut(&cut);
@@ -389,7 +440,32 @@ impl Task {
             self.mistakes += 1;
             return (message, None);
         };
-        let (text, feedback, end) = match self.execute(call) {
+        let hooks = &mut self.around.project.hooks;
+        let pre = match tools::missing_param(call) {
+            None => lifecycle::pre_tool(hooks, call, &mut self.term, &mut self.around.events),
+            Some(_) => Gate::Go(String::new()),
+        };
+        let pre = match pre {
+            Gate::Go(hooked) => hooked,
+            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end())),
+        };
+        let started = std::time::Instant::now();
+        let outcome = self.execute(call);
+        let ms = started.elapsed().as_millis() as u64;
+        let (ok, shown) = match &outcome {
+            Outcome::Success(t) => (true, t.as_str()),
+            Outcome::Failure { text, .. } | Outcome::Denied { text, .. } => (false, text.as_str()),
+            Outcome::Complete(_) => (true, ""),
+        };
+        let hooks = &mut self.around.project.hooks;
+        let post = match lifecycle::post_tool(hooks, call, shown, ok, ms, &mut self.term, &mut self.around.events) {
+            Gate::Go(hooked) => hooked,
+            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end())),
+        };
+        if matches!(outcome, Outcome::Complete(_)) {
+            lifecycle::task_complete(&mut self.around.project.hooks, call, &mut self.term, &mut self.around.events);
+        }
+        let (text, feedback, end) = match outcome {
             Outcome::Complete(done) => (String::new(), None, Some(End::Completed(done))),
             Outcome::Success(t) => {
                 self.mistakes = 0;
@@ -401,7 +477,8 @@ impl Task {
             }
             Outcome::Denied { text, feedback } => (text, feedback, None),
         };
-        let mut result = tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_deref());
+        let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_deref());
+        let mut result = format!("{}{body}{}", after(&pre), before(&post));
         match self.memory.repeats.observe(call) {
             Verdict::Warn(warning) => result.push_str(&format!("\n\n{warning}")),
             Verdict::Escalate => self.mistakes = self.mistakes.max(self.settings.max_mistakes),
@@ -437,7 +514,7 @@ impl Task {
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.
             ctx.decide(true, By::Auto, None);
-            if !matches!(outcome, Outcome::Denied(_)) {
+            if !matches!(outcome, Outcome::Denied { .. }) {
                 self.checkpoint(false, &call.name);
             }
             outcome
@@ -512,5 +589,33 @@ impl Task {
                 Err(warning) => self.term.warn(&warning),
             }
         }
+    }
+}
+
+impl Next {
+    /// The end this is (a stop always is one).
+    fn into_end(self) -> End {
+        match self {
+            Next::End(end) => end,
+            Next::Continue(_) => End::Failed("the task stopped".to_string()),
+        }
+    }
+}
+
+/// A hook's text placed before what follows it (`"text\n\n"`), or nothing.
+fn after(hooked: &str) -> String {
+    if hooked.is_empty() {
+        String::new()
+    } else {
+        format!("{hooked}\n\n")
+    }
+}
+
+/// A hook's text placed after what precedes it (`"\n\ntext"`), or nothing.
+fn before(hooked: &str) -> String {
+    if hooked.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n{hooked}")
     }
 }

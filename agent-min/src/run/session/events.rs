@@ -51,6 +51,19 @@ impl Events {
         Events { out: Some(out), task_id: String::new() }
     }
 
+    /// Events to stdout again, for another thread (the Ctrl-C handler): off if these are.
+    pub fn for_other_thread(&self) -> Self {
+        match self.out {
+            Some(_) => Events { out: Some(Box::new(std::io::stdout())), task_id: self.task_id.clone() },
+            None => Events::off(),
+        }
+    }
+
+    /// A hook script ran (fields: `run::project::hooks::report`).
+    pub fn hook(&mut self, fields: Value) {
+        self.emit("hook", fields);
+    }
+
     /// Sets the task id stamped on every event.
     pub fn set_task_id(&mut self, id: &str) {
         self.task_id = id.to_string();

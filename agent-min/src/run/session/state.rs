@@ -498,6 +498,7 @@ mod tests {
             turns: 1,
             messages: &[],
             pending: None,
+            checkpoints: &[],
             totals: json!({}),
         }
     }

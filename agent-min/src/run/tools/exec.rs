@@ -32,6 +32,11 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         .map(clock::clamped_secs)
         .unwrap_or(ctx.command_timeout);
     ctx.term.tool("execute_command", command);
+    if let Some(refusal) = crate::run::project::ignore::command_refusal(ctx.ws.root(), command) {
+        ctx.decide(false, By::Policy, None);
+        ctx.term.outcome(false, "blocked by .clineignore");
+        return Outcome::Failure { text: tool_error(&refusal), mistake: false };
+    }
     if !ctx.yolo {
         if let Err(denied) = ask(ctx, &format!("Run `{command}` in {}", ctx.ws.root().display())) {
             return denied;

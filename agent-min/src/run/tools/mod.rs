@@ -230,6 +230,11 @@ pub fn check_path(
     what: &str,
     preview: Option<&str>,
 ) -> Result<Resolved, Outcome> {
+    if let Some(refusal) = crate::run::project::ignore::refusal(ctx.ws.root(), ctx.tool, path) {
+        ctx.decide(false, By::Policy, None);
+        ctx.term.outcome(false, "blocked by .clineignore");
+        return Err(Outcome::Failure { text: tool_error(&refusal), mistake: false });
+    }
     let r = ctx.ws.resolve(path);
     if let Some(e) = &r.error {
         ctx.decide(false, By::Policy, None);
@@ -360,7 +365,8 @@ mod tests {
 
 /// The first-turn file listing of the workspace (recursive, capped like `list_files`).
 pub fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
-    list::list(root, true, list::MAX_ENTRIES)
+    let (entries, truncated) = list::list(root, true, list::MAX_ENTRIES);
+    (crate::run::project::ignore::ClineIgnore::load(root).mark(root, entries), truncated)
 }
 
 pub use list::format_listing;

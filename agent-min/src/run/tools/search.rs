@@ -30,7 +30,8 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let (hits, truncated) = search(&r.abs, &re, glob, MAX_RESULTS);
+    let ignored = crate::run::project::ignore::ClineIgnore::load(ctx.ws.root());
+    let (hits, truncated) = search_where(&r.abs, &re, glob, MAX_RESULTS, &|p| ignored.allows_path(p));
     ctx.term.outcome(true, &format!("{} results{}", hits.len(), if truncated { " (truncated)" } else { "" }));
     let mut s = match hits.len() {
         0 => "Found 0 results.".to_string(),
@@ -47,7 +48,19 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 /// Searches files under `root` (or `root` itself if it is a file). The walk never follows a
 /// symlink (a link inside the workspace may point anywhere) and reads only regular files of at
 /// most [`fsx::MAX_FILE_BYTES`]; `root` itself is already resolved and confined by the caller.
+#[cfg(test)]
 pub(crate) fn search(root: &Path, re: &Regex, glob: Option<&str>, max: usize) -> (Vec<String>, bool) {
+    search_where(root, re, glob, max, &|_| true)
+}
+
+/// [`search`] over the files `allowed` accepts (`.clineignore` leaves files out).
+pub(crate) fn search_where(
+    root: &Path,
+    re: &Regex,
+    glob: Option<&str>,
+    max: usize,
+    allowed: &dyn Fn(&Path) -> bool,
+) -> (Vec<String>, bool) {
     let mut hits = Vec::new();
     let Ok(meta) = std::fs::metadata(root) else {
         return (hits, false);
@@ -82,6 +95,9 @@ pub(crate) fn search(root: &Path, re: &Regex, glob: Option<&str>, max: usize) ->
             if !glob_match(g, if g.contains('/') { &rel } else { &name }) {
                 continue;
             }
+        }
+        if !allowed(&p) {
+            continue;
         }
         let Ok(bytes) = fsx::read_regular(&p, fsx::MAX_FILE_BYTES) else {
             continue;

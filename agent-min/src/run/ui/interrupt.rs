@@ -25,9 +25,20 @@ pub fn install() {
     };
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
+            INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
             kill_everything();
             let how = if sig == SIGTERM { "terminated (SIGTERM)" } else { "interrupted (Ctrl-C)" };
             eprintln!("\nagent-min: {how}; stopped curl and any running command.");
+            if let Some(words) = take_last_words() {
+                std::thread::spawn(move || {
+                    LAST_WORDS_THREAD.with(|t| t.set(true));
+                    words();
+                    std::process::exit(130);
+                });
+                // A second signal does not wait for them.
+                let _ = signals.forever().next();
+                kill_children();
+            }
             std::process::exit(130);
         }
     });
@@ -49,9 +60,55 @@ pub fn kill_children() {
 /// with `code` — for a main thread that cannot be reached any other way (the `--timeout`
 /// watchdog when the loop is blocked).
 pub fn exit_now(code: i32, message: &str) -> ! {
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
     kill_everything();
     eprintln!("\nagent-min: {message}");
+    if let Some(words) = take_last_words() {
+        LAST_WORDS_THREAD.with(|t| t.set(true));
+        words();
+    }
     std::process::exit(code);
+}
+
+/// Set once a signal (or the unresponsive-loop watchdog) is ending the run.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// What runs after an interrupt has stopped everything and before the exit.
+type LastWords = Box<dyn FnOnce() + Send>;
+static LAST_WORDS: Mutex<Option<LastWords>> = Mutex::new(None);
+
+thread_local! {
+    /// True on the thread running the last words: it may still start processes.
+    static LAST_WORDS_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Registers what runs after Ctrl-C, SIGTERM or the watchdog stopped everything, before the
+/// exit (the `TaskCancel` hook). Meanwhile the main thread is stopped at its next attempt to
+/// start a process or write a file; a second signal exits at once.
+pub fn on_interrupt(words: LastWords) {
+    *LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()) = Some(words);
+}
+
+fn take_last_words() -> Option<LastWords> {
+    LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+/// After an interrupt, any thread but the last words' one is stopped here: what it just
+/// registered is killed or removed, and it waits for the exit.
+fn freeze_if_interrupted(item: &Item) {
+    if !INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) || LAST_WORDS_THREAD.with(|t| t.get()) {
+        return;
+    }
+    match item {
+        Item::Pid(p) => send_signal(*p, libc::SIGKILL),
+        Item::Group(g) => send_signal(-*g, libc::SIGKILL),
+        Item::File(f) => {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+    loop {
+        std::thread::park();
+    }
 }
 
 fn kill_everything() {
@@ -87,6 +144,7 @@ pub struct Guard(Item);
 pub fn track_pid(pid: u32) -> Guard {
     let pid = pid as i32;
     lock().pids.push(pid);
+    freeze_if_interrupted(&Item::Pid(pid));
     Guard(Item::Pid(pid))
 }
 
@@ -94,12 +152,14 @@ pub fn track_pid(pid: u32) -> Guard {
 pub fn track_group(pgid: u32) -> Guard {
     let pgid = pgid as i32;
     lock().groups.push(pgid);
+    freeze_if_interrupted(&Item::Group(pgid));
     Guard(Item::Group(pgid))
 }
 
 /// Registers a temporary file to be removed on Ctrl-C.
 pub fn track_file(path: PathBuf) -> Guard {
     lock().files.push(path.clone());
+    freeze_if_interrupted(&Item::File(path.clone()));
     Guard(Item::File(path))
 }
 

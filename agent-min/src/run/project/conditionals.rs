@@ -1,0 +1,207 @@
+//! Conditional rules: Cline's `rule-conditionals.ts` and `RuleContextBuilder.ts`.
+//!
+//! A rule whose frontmatter has `paths:` applies only when a path of the current request
+//! matches one of its globs (picomatch with `dot: true`, here `globset` with `*` stopping at
+//! `/`). The request's paths are those named in the latest user text (the task, or the
+//! person's latest feedback) and those of every tool call of the task so far, normalised,
+//! deduplicated, capped at 100 and sorted, as Cline builds them.
+
+use globset::GlobBuilder;
+
+use super::frontmatter::Value;
+
+/// Most candidate paths considered (`MAX_RULE_PATH_CANDIDATES`).
+pub const MAX_CANDIDATES: usize = 100;
+
+/// Whether a rule with frontmatter `data` applies to a request touching `paths`
+/// (`evaluateRuleConditionals`): unknown keys are ignored; `paths` must match.
+pub fn passes(data: &[(String, Value)], paths: &[String]) -> bool {
+    data.iter().all(|(key, value)| key != "paths" || paths_pass(value, paths))
+}
+
+fn paths_pass(value: &Value, candidates: &[String]) -> bool {
+    // Not a list of non-empty strings: the conditional is ignored (fail-open).
+    let Value::List(items) = value else { return true };
+    let mut patterns = Vec::new();
+    for item in items {
+        match item {
+            Value::Str(s) if !s.is_empty() => patterns.push(s.trim()),
+            _ => return true,
+        }
+    }
+    patterns.retain(|p| !p.is_empty());
+    // `paths: []` matches nothing; so does a request without any path.
+    if patterns.is_empty() || candidates.is_empty() {
+        return false;
+    }
+    patterns.iter().any(|p| {
+        GlobBuilder::new(p)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map(|g| g.compile_matcher())
+            .is_ok_and(|m| candidates.iter().any(|c| m.is_match(c)))
+    })
+}
+
+/// The request's candidate paths: from the latest user text and from the tool calls' `path`s
+/// (as the model wrote them), normalised to workspace-relative POSIX paths.
+pub fn candidates(user_text: &str, tool_paths: &[String], root: &std::path::Path) -> Vec<String> {
+    let mut raw = extract_path_like_strings(user_text);
+    raw.extend(tool_paths.iter().cloned());
+    let mut out: Vec<String> = Vec::new();
+    for c in raw {
+        let mut p = c.replace('\\', "/");
+        if let Ok(rel) = std::path::Path::new(&p).strip_prefix(root) {
+            p = rel.to_string_lossy().into_owned();
+        }
+        while let Some(rest) = p.strip_prefix("./") {
+            p = rest.to_string();
+        }
+        let p = p.strip_prefix('/').unwrap_or(&p).to_string();
+        if p.is_empty() || out.contains(&p) {
+            continue;
+        }
+        out.push(p);
+        if out.len() >= MAX_CANDIDATES {
+            break;
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Cline's `extractPathLikeStrings`: tokens that look like `dir/file` or `name.ext`, outside
+/// fenced code and URLs, relative, without `..`, in order, deduplicated.
+pub fn extract_path_like_strings(text: &str) -> Vec<String> {
+    static FENCES: std::sync::OnceLock<(regex::Regex, regex::Regex)> = std::sync::OnceLock::new();
+    let (fence, url) = FENCES
+        .get_or_init(|| (regex::Regex::new(r"(?s)```.*?```").unwrap(), regex::Regex::new(r"\b\w+://\S+").unwrap()));
+    let text = fence.replace_all(text, " ");
+    let text = url.replace_all(&text, " ");
+    let mut out: Vec<String> = Vec::new();
+    for token in tokens(&text) {
+        let t = token.strip_prefix("./").unwrap_or(token);
+        if t.len() > 300 || t.starts_with('/') || t.contains("..") || out.iter().any(|o| o == t) {
+            continue;
+        }
+        out.push(t.to_string());
+    }
+    out
+}
+
+fn is_path_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-')
+}
+
+/// The token regex with its lookahead, matched as JavaScript's backtracking matcher does:
+/// at each boundary, the first alternative (with a slash) longest first, then the second.
+fn tokens(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let boundary_before = |i: usize| i == 0 || b"([{\"'`".contains(&b[i - 1]) || (b[i - 1] as char).is_whitespace();
+    let boundary_after =
+        |i: usize| i == b.len() || b")]}\"'`,.;:!?".contains(&b[i]) || (b[i] as char).is_ascii_whitespace();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !boundary_before(i) || !(is_path_char(b[i]) || b[i] == b'/') {
+            i += 1;
+            continue;
+        }
+        let mut run = i;
+        while run < b.len() && (is_path_char(b[run]) || b[run] == b'/') && run - i < 1000 {
+            run += 1;
+        }
+        let found = (i + 1..=run)
+            .rev()
+            .find(|&e| with_slash(&b[i..e]) && boundary_after(e))
+            .or_else(|| (i + 1..=run).rev().find(|&e| with_extension(&b[i..e]) && boundary_after(e)));
+        match found {
+            Some(e) => {
+                out.push(&text[i..e]);
+                i = e;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// `[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?`
+fn with_slash(s: &[u8]) -> bool {
+    let s = s.strip_suffix(b"/").unwrap_or(s);
+    let parts: Vec<&[u8]> = s.split(|&c| c == b'/').collect();
+    parts.len() >= 2 && parts.iter().all(|p| !p.is_empty() && p.iter().all(|&c| is_path_char(c)))
+}
+
+/// `[A-Za-z0-9_.-]+\.[A-Za-z0-9]{1,10}`
+fn with_extension(s: &[u8]) -> bool {
+    if !s.iter().all(|&c| is_path_char(c)) {
+        return false;
+    }
+    // Some dot with 1..=10 alphanumerics after it to the end and something before it.
+    (1..s.len()).any(|d| {
+        s[d] == b'.' && (1..=10).contains(&(s.len() - d - 1)) && s[d + 1..].iter().all(u8::is_ascii_alphanumeric)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(v: &[&str]) -> Value {
+        Value::List(v.iter().map(|s| Value::Str(s.to_string())).collect())
+    }
+    fn owned(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn cline_conditional_cases() {
+        let paths = |v: Value| vec![("paths".to_string(), v)];
+        assert!(passes(&[], &[]), "no paths key: universal");
+        assert!(!passes(&paths(list(&[])), &owned(&["src/index.ts"])), "paths: [] matches nothing");
+        assert!(!passes(&paths(list(&["src/**"])), &[]), "no evidence: not activated");
+        assert!(passes(&paths(list(&["src/**", "apps/**"])), &owned(&["src/index.ts"])));
+        assert!(passes(&paths(Value::Str("src/**".into())), &[]), "not a list: ignored");
+        assert!(passes(&paths(list(&[""])), &[]), "an empty string: ignored");
+        assert!(passes(&[("owner".into(), Value::Other)], &[]), "unknown keys are ignored");
+    }
+
+    #[test]
+    fn globs_follow_picomatch_with_dot() {
+        let p = |g: &str, c: &str| passes(&[("paths".to_string(), list(&[g]))], &owned(&[c]));
+        assert!(p("src/**", "src/a/b/c.ts"));
+        assert!(p("*.md", "README.md"));
+        assert!(!p("*.md", "docs/README.md"), "* does not cross /");
+        assert!(p("**/*.md", "docs/README.md"));
+        assert!(p("**/*", ".github/workflows/ci.yml"), "dot: true");
+        assert!(p("src/{a,b}.ts", "src/b.ts"));
+        assert!(!p("src/**", "lib/src/a.ts"));
+    }
+
+    #[test]
+    fn cline_extract_cases() {
+        let x = extract_path_like_strings;
+        assert_eq!(x("edit apps/web/src/App.tsx and packages/foo/src"), ["apps/web/src/App.tsx", "packages/foo/src"]);
+        assert_eq!(x("Does foo.md exist? If not, create foo.md"), ["foo.md"]);
+        assert!(x("Please create foo and then update bar").is_empty());
+        assert_eq!(x("see https://example.com/a/b and edit src/index.ts"), ["src/index.ts"]);
+        let fenced = "Please update src/index.ts\n\n```ts\n// example code\nconst p = 'apps/web/src/App.tsx'\n// also: packages/foo/src\n```\n\nThanks!";
+        assert_eq!(x(fenced), ["src/index.ts"]);
+        assert_eq!(
+            x("```\nSee https://example.com/a/b and src/index.ts\n```\nBut edit docs/readme.md"),
+            ["docs/readme.md"]
+        );
+        let trace = "Error: boom\n    at foo (src/index.ts:12:3)\n    at bar (apps/web/src/App.tsx:5:1)";
+        assert_eq!(x(trace), ["src/index.ts", "apps/web/src/App.tsx"]);
+        assert_eq!(x("fix ./src/a.rs, not /etc/passwd or ../up.txt"), ["src/a.rs"]);
+    }
+
+    #[test]
+    fn candidates_are_normalised_deduplicated_and_sorted() {
+        let root = std::path::Path::new("/ws");
+        let c = candidates("look at src/b.ts", &owned(&["./src/b.ts", "/ws/lib/a.rs", "docs\\x.md"]), root);
+        assert_eq!(c, ["docs/x.md", "lib/a.rs", "src/b.ts"]);
+    }
+}

@@ -1,0 +1,394 @@
+//! A rule file's YAML frontmatter, read as Cline's `parseYamlFrontmatter` reads it.
+//!
+//! Cline finds the block with `^\s*---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$` and loads it
+//! with js-yaml's JSON schema; a block that does not load is a *parse error*, and the rule is
+//! then used whole, frontmatter included ("fail-open"). Rules only ever use flat keys with
+//! scalar or list values, so this reader understands exactly that much YAML — plain, quoted,
+//! flow-list and block-list values, comments, block scalars, nested maps it skips — and calls
+//! everything js-yaml rejects that a rule author is likely to write a parse error: unclosed
+//! quotes or brackets, tabs for indentation, duplicate keys, `a: b: c`, a top-level line that
+//! is not `key: value`, and tags (`!!js/function`, which the JSON schema refuses).
+
+/// A frontmatter value, as far as conditionals care.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// A string (quoted or plain).
+    Str(String),
+    /// A list of values.
+    List(Vec<Value>),
+    /// A number, boolean, null, map or block scalar: present, but not a string or list.
+    Other,
+}
+
+/// What [`parse`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frontmatter<'a> {
+    /// The keys and values, in order (empty without frontmatter or on a parse error).
+    pub data: Vec<(String, Value)>,
+    /// The text after the block; the whole input without frontmatter or on a parse error.
+    pub body: &'a str,
+    /// True when a block was found, even if it did not parse.
+    pub had_frontmatter: bool,
+    /// Why the block did not parse.
+    pub parse_error: Option<String>,
+}
+
+/// Splits `markdown` into frontmatter and body.
+pub fn parse(markdown: &str) -> Frontmatter<'_> {
+    let markdown = markdown.strip_prefix('\u{feff}').unwrap_or(markdown);
+    let none = Frontmatter { data: Vec::new(), body: markdown, had_frontmatter: false, parse_error: None };
+    let Some((yaml, body)) = split(markdown) else { return none };
+    match load(yaml) {
+        Ok(data) => Frontmatter { data, body, had_frontmatter: true, parse_error: None },
+        Err(e) => Frontmatter { data: Vec::new(), body: markdown, had_frontmatter: true, parse_error: Some(e) },
+    }
+}
+
+/// The regex of Cline, by hand: (yaml, body).
+fn split(s: &str) -> Option<(&str, &str)> {
+    let t = s.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    let rest = t.strip_prefix("---")?;
+    let rest = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n'))?;
+    // The lazy group ends at the first "\n---" that starts inside it.
+    let close = rest.find("\n---")?;
+    let yaml = rest[..close].strip_suffix('\r').unwrap_or(&rest[..close]);
+    let after = &rest[close + 4..];
+    let body = after.strip_prefix("\r\n").or_else(|| after.strip_prefix('\r')).unwrap_or(after);
+    let body = body.strip_prefix('\n').unwrap_or(body);
+    Some((yaml, body))
+}
+
+fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let mut data: Vec<(String, Value)> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let n = i + 1;
+        i += 1;
+        if is_blank(line) {
+            continue;
+        }
+        if line.starts_with([' ', '\t']) {
+            return Err(format!("bad indentation of a mapping entry (line {n})"));
+        }
+        if line == "..." || line == "---" {
+            return Err(format!("unexpected document marker (line {n})"));
+        }
+        let (key, rest) = split_key(line).ok_or_else(|| format!("expected `key: value` (line {n})"))?;
+        if data.iter().any(|(k, _)| *k == key) {
+            return Err(format!("duplicated mapping key {key:?} (line {n})"));
+        }
+        let rest = strip_comment(rest).trim();
+        let value = if rest.is_empty() {
+            // A nested block: a list of scalars, a map (skipped), or nothing (null).
+            let start = i;
+            while i < lines.len() && (is_blank(lines[i]) || lines[i].starts_with([' ', '\t', '-'])) {
+                if lines[i].starts_with('\t') {
+                    return Err(format!("tab characters must not be used in indentation (line {})", i + 1));
+                }
+                i += 1;
+            }
+            block(&lines[start..i], start)?
+        } else if rest.starts_with(['|', '>']) {
+            while i < lines.len() && (is_blank(lines[i]) || lines[i].starts_with(' ')) {
+                i += 1;
+            }
+            Value::Other
+        } else {
+            scalar_or_flow(rest).map_err(|e| format!("{e} (line {n})"))?
+        };
+        data.push((key, value));
+    }
+    Ok(data)
+}
+
+fn is_blank(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// `key: rest` (the key plain or quoted); `None` when the line is not a mapping entry.
+fn split_key(line: &str) -> Option<(String, &str)> {
+    if let Some(q) = line.chars().next().filter(|c| *c == '"' || *c == '\'') {
+        let end = line[1..].find(q)? + 1;
+        let rest = line[end + 1..].strip_prefix(':')?;
+        return (rest.is_empty() || rest.starts_with([' ', '\t'])).then(|| (line[1..end].to_string(), rest));
+    }
+    let colon = line.match_indices(':').map(|(i, _)| i).find(|&i| {
+        let after = &line[i + 1..];
+        after.is_empty() || after.starts_with([' ', '\t'])
+    })?;
+    let key = line[..colon].trim_end();
+    if key.is_empty() || key.starts_with(['-', '[', '{', '!', '&', '*', '#', '|', '>', '%', '@', '`']) {
+        return None;
+    }
+    Some((key.to_string(), &line[colon + 1..]))
+}
+
+/// A value's text without a trailing ` # comment` (outside quotes).
+fn strip_comment(s: &str) -> &str {
+    let mut quote = None;
+    let mut prev = ' ';
+    for (i, c) in s.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '#' && prev.is_whitespace() => return &s[..i],
+            None => {}
+        }
+        prev = c;
+    }
+    s
+}
+
+/// The indented lines under `key:`.
+fn block(lines: &[&str], first: usize) -> Result<Value, String> {
+    let content: Vec<(usize, &str)> =
+        lines.iter().enumerate().filter(|(_, l)| !is_blank(l)).map(|(j, l)| (first + j + 1, *l)).collect();
+    let Some(&(_, head)) = content.first() else { return Ok(Value::Other) };
+    let indent = head.len() - head.trim_start().len();
+    if !head.trim_start().starts_with('-') {
+        return Ok(Value::Other); // a nested map: not a conditional's shape
+    }
+    let mut items = Vec::new();
+    for (n, l) in content {
+        let here = l.len() - l.trim_start().len();
+        if here > indent {
+            continue; // a continuation or nested structure of the previous item
+        }
+        if here < indent {
+            return Err(format!("bad indentation of a sequence entry (line {n})"));
+        }
+        let t = l.trim_start();
+        let Some(item) = t.strip_prefix('-').filter(|r| r.is_empty() || r.starts_with(' ')) else {
+            return Err(format!("bad indentation of a mapping entry (line {n})"));
+        };
+        let item = strip_comment(item).trim();
+        items.push(if item.is_empty() {
+            Value::Other
+        } else {
+            scalar_or_flow(item).map_err(|e| format!("{e} (line {n})"))?
+        });
+    }
+    Ok(Value::List(items))
+}
+
+/// A one-line value: quoted, flow list, flow map, or plain.
+fn scalar_or_flow(s: &str) -> Result<Value, String> {
+    if s.starts_with('!') {
+        return Err(format!("unknown tag {:?}", s.split_whitespace().next().unwrap_or(s)));
+    }
+    if s.starts_with(['&', '*']) {
+        return Ok(Value::Other);
+    }
+    if s.starts_with('[') {
+        let (items, rest) = flow_list(s)?;
+        return if rest.trim().is_empty() {
+            Ok(Value::List(items))
+        } else {
+            Err("unexpected text after a list".into())
+        };
+    }
+    if s.starts_with('{') {
+        let end = matching(s, '{', '}').ok_or("unclosed flow mapping: missing }")?;
+        return if s[end + 1..].trim().is_empty() {
+            Ok(Value::Other)
+        } else {
+            Err("unexpected text after a map".into())
+        };
+    }
+    if s.starts_with(['"', '\'']) {
+        let (v, rest) = quoted(s)?;
+        return if rest.trim().is_empty() {
+            Ok(Value::Str(v))
+        } else {
+            Err("unexpected text after a quoted string".into())
+        };
+    }
+    plain(s)
+}
+
+fn plain(s: &str) -> Result<Value, String> {
+    if s.contains(": ") || s.ends_with(':') {
+        return Err("incomplete explicit mapping pair; a key node is missed".into());
+    }
+    if s.starts_with(['@', '`', '%']) {
+        return Err(format!("a plain value cannot start with {:?}", &s[..1]));
+    }
+    let json_like =
+        matches!(s, "null" | "Null" | "NULL" | "~" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE")
+            || s.parse::<f64>().is_ok();
+    Ok(if json_like { Value::Other } else { Value::Str(s.to_string()) })
+}
+
+/// A quoted string at the start of `s`: (value, rest).
+fn quoted(s: &str) -> Result<(String, &str), String> {
+    let q = s.as_bytes()[0] as char;
+    let mut out = String::new();
+    let mut chars = s[1..].char_indices();
+    while let Some((i, c)) = chars.next() {
+        if c == q {
+            if q == '\'' && s[1 + i + 1..].starts_with('\'') {
+                out.push('\'');
+                chars.next();
+                continue;
+            }
+            return Ok((out, &s[1 + i + 1..]));
+        }
+        if c == '\\' && q == '"' {
+            match chars.next().map(|(_, e)| e) {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some(e @ ('"' | '\\' | '/')) => out.push(e),
+                Some(e) => return Err(format!("unknown escape sequence \\{e}")),
+                None => break,
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    Err("unexpected end of the stream within a quoted scalar".into())
+}
+
+/// `[a, "b", [c]]` at the start of `s`: (items, rest).
+fn flow_list(s: &str) -> Result<(Vec<Value>, &str), String> {
+    let mut items = Vec::new();
+    let mut rest = s[1..].trim_start();
+    loop {
+        if let Some(r) = rest.strip_prefix(']') {
+            return Ok((items, r));
+        }
+        if rest.is_empty() {
+            return Err("unexpected end of the stream within a flow collection".into());
+        }
+        let (item, r) = if rest.starts_with(['"', '\'']) {
+            let (v, r) = quoted(rest)?;
+            (Value::Str(v), r)
+        } else if rest.starts_with('[') {
+            let (v, r) = flow_list(rest)?;
+            (Value::List(v), r)
+        } else if rest.starts_with('{') {
+            let end = matching(rest, '{', '}').ok_or("unclosed flow mapping: missing }")?;
+            (Value::Other, &rest[end + 1..])
+        } else {
+            let end = rest.find([',', ']']).ok_or("unexpected end of the stream within a flow collection")?;
+            (plain(rest[..end].trim())?, &rest[end..])
+        };
+        items.push(item);
+        rest = r.trim_start();
+        if let Some(r) = rest.strip_prefix(',') {
+            rest = r.trim_start();
+        } else if !rest.starts_with(']') {
+            return Err("missed comma between flow collection entries".into());
+        }
+    }
+}
+
+/// Index of the bracket closing the one at `s[0]`, quotes respected.
+fn matching(s: &str, open: char, close: char) -> Option<usize> {
+    let (mut depth, mut quote) = (0usize, None);
+    for (i, c) in s.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == open => depth += 1,
+            None if c == close => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            None => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(f: &Frontmatter<'_>) -> Option<Value> {
+        f.data.iter().find(|(k, _)| k == "paths").map(|(_, v)| v.clone())
+    }
+
+    fn strs(v: &[&str]) -> Value {
+        Value::List(v.iter().map(|s| Value::Str(s.to_string())).collect())
+    }
+
+    #[test]
+    fn text_without_frontmatter_is_all_body() {
+        let f = parse("Just text");
+        assert!(!f.had_frontmatter && f.data.is_empty() && f.parse_error.is_none());
+        assert_eq!(f.body, "Just text");
+    }
+
+    #[test]
+    fn block_list_of_quoted_globs() {
+        let f = parse("---\npaths:\n  - \"src/**\"\n---\n\nHello");
+        assert!(f.had_frontmatter && f.parse_error.is_none());
+        assert_eq!(paths(&f), Some(strs(&["src/**"])));
+        assert_eq!(f.body.trim(), "Hello");
+    }
+
+    #[test]
+    fn flow_lists_plain_values_and_comments() {
+        let f = parse("---\n# scope\npaths: [src/**, 'docs/*.md'] # two\ndescription: Frontend rules\n---\nBody");
+        assert_eq!(f.parse_error, None);
+        assert_eq!(paths(&f), Some(strs(&["src/**", "docs/*.md"])));
+        assert_eq!(f.data[1], ("description".to_string(), Value::Str("Frontend rules".into())));
+        assert_eq!(f.body, "Body");
+    }
+
+    #[test]
+    fn json_values_are_not_strings() {
+        let f = parse("---\ncount: 42\nenabled: true\ntags:\n  - \"a\"\n  - \"b\"\n---\nContent");
+        assert_eq!(f.parse_error, None);
+        assert_eq!(f.data[0].1, Value::Other);
+        assert_eq!(f.data[1].1, Value::Other);
+        assert_eq!(f.data[2].1, strs(&["a", "b"]));
+    }
+
+    #[test]
+    fn malformed_yaml_fails_open_with_the_whole_text_as_body() {
+        for input in [
+            "---\npaths: [invalid\n---\nBody",
+            "---\nfoo: !!js/function 'function(){ return 1 }'\n---\nBody",
+            "---\nfoo: !!python/object:os.system 'echo pwned'\n---\nBody",
+            "---\npaths: \"src/**\n---\nBody",
+            "---\na: b: c\n---\nBody",
+            "---\npaths: a\npaths: b\n---\nBody",
+            "---\njust words\nmore: x\n---\nBody",
+            "---\n\tpaths: x\n---\nBody",
+        ] {
+            let f = parse(input);
+            assert!(f.had_frontmatter, "{input:?}");
+            assert!(f.parse_error.is_some(), "{input:?} should not parse");
+            assert!(f.data.is_empty());
+            assert_eq!(f.body, input);
+        }
+    }
+
+    #[test]
+    fn the_close_is_the_first_dashes_line_and_crlf_works() {
+        let f = parse("---\r\npaths:\r\n  - a/*\r\n---\r\nBody\n---\nmore");
+        assert_eq!(f.parse_error, None);
+        assert_eq!(paths(&f), Some(strs(&["a/*"])));
+        assert_eq!(f.body, "Body\n---\nmore");
+        // An unclosed block is no frontmatter at all.
+        let f = parse("---\npaths: [a]\nBody");
+        assert!(!f.had_frontmatter);
+        assert_eq!(f.body, "---\npaths: [a]\nBody");
+    }
+
+    #[test]
+    fn nested_maps_and_block_scalars_are_skipped() {
+        let f = parse("---\nmeta:\n  owner: web\ndescription: >\n  long\n  text\npaths: [x]\n---\nB");
+        assert_eq!(f.parse_error, None);
+        assert_eq!(f.data.len(), 3);
+        assert_eq!(paths(&f), Some(strs(&["x"])));
+    }
+}

@@ -1,0 +1,93 @@
+//! Which workspace hooks the person has approved: `hook-approvals.json` in the state
+//! directory maps a workspace root to the SHA-256 of each approved hook file, so an edited
+//! hook (or one added later) asks again. Global hooks are the person's own and need none.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// The approvals file.
+pub struct Approvals {
+    file: Option<PathBuf>,
+}
+
+impl Approvals {
+    /// Approvals kept in `state_dir` (`None`: nothing is remembered).
+    pub fn new(state_dir: Option<&Path>) -> Approvals {
+        Approvals { file: state_dir.map(|d| d.join("hook-approvals.json")) }
+    }
+
+    /// Whether `hash` is the approved content of hook `name` in workspace `root`.
+    pub fn is_approved(&self, root: &Path, name: &str, hash: &str) -> bool {
+        self.load().get(&key(root)).and_then(|m| m.get(name)).and_then(Value::as_str) == Some(hash)
+    }
+
+    /// Remembers an approval. A failure to write is returned for a warning.
+    pub fn remember(&self, root: &Path, name: &str, hash: &str) -> Result<(), String> {
+        let Some(file) = &self.file else { return Ok(()) };
+        let mut all = self.load();
+        let entry = all.entry(key(root)).or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = entry {
+            m.insert(name.to_string(), Value::String(hash.to_string()));
+        }
+        let text = serde_json::to_string_pretty(&Value::Object(all.into_iter().collect())).unwrap_or_default();
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let tmp = file.with_extension("json.tmp");
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, file))
+            .map_err(|e| format!("{}: {e}", file.display()))
+    }
+
+    fn load(&self) -> BTreeMap<String, Value> {
+        let Some(text) = self.file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()) else {
+            return BTreeMap::new();
+        };
+        match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(m)) => m.into_iter().collect(),
+            _ => BTreeMap::new(),
+        }
+    }
+}
+
+fn key(root: &Path) -> String {
+    root.display().to_string()
+}
+
+/// The SHA-256 of a file's bytes, in hex.
+pub fn file_hash(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn approvals_are_per_workspace_per_hook_and_per_content() {
+        let state = tempfile::tempdir().unwrap();
+        let a = Approvals::new(Some(state.path()));
+        let (ws1, ws2) = (Path::new("/ws/one"), Path::new("/ws/two"));
+        assert!(!a.is_approved(ws1, "PreToolUse", "h1"));
+        a.remember(ws1, "PreToolUse", "h1").unwrap();
+        a.remember(ws1, "TaskStart", "h2").unwrap();
+        let again = Approvals::new(Some(state.path()));
+        assert!(again.is_approved(ws1, "PreToolUse", "h1"));
+        assert!(again.is_approved(ws1, "TaskStart", "h2"));
+        assert!(!again.is_approved(ws1, "PreToolUse", "h-edited"), "an edited hook asks again");
+        assert!(!again.is_approved(ws2, "PreToolUse", "h1"), "another workspace asks again");
+        assert!(!Approvals::new(None).is_approved(ws1, "PreToolUse", "h1"));
+    }
+
+    #[test]
+    fn the_hash_is_sha256_of_the_bytes() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("x");
+        std::fs::write(&f, "abc").unwrap();
+        assert_eq!(file_hash(&f).unwrap(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}

@@ -1,0 +1,181 @@
+//! One hook script run: Cline's `HookProcess`. The script is executed directly (its `#!` line
+//! picks the interpreter), in its own process group, with the workspace root as working
+//! directory, Cline's JSON on stdin and no API key in its environment. Output is capped at
+//! 1 MB (stdout and stderr together, as Cline caps it); at the timeout the whole group is
+//! killed.
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::run::ui::{interrupt, redact};
+
+/// Cline's `MAX_HOOK_OUTPUT_SIZE`: stdout and stderr together.
+pub const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+
+/// How long output is still read after the script exited (something it left in the
+/// background may hold the pipes open).
+const DRAIN: Duration = Duration::from_secs(1);
+
+/// What a finished run left.
+#[derive(Debug, Default)]
+pub struct Ran {
+    /// Everything on stdout (up to the cap).
+    pub stdout: String,
+    /// Everything on stderr (up to the cap).
+    pub stderr: String,
+    /// The exit code; `None` when killed by a signal.
+    pub code: Option<i32>,
+    /// The timeout killed it.
+    pub timed_out: bool,
+    /// Output beyond the cap was dropped.
+    pub truncated: bool,
+}
+
+/// Runs `script` with `input` on stdin. `Err` when it could not be started at all.
+pub fn run(script: &Path, cwd: &Path, input: &str, timeout: Duration) -> Result<Ran, String> {
+    let mut cmd = Command::new(script);
+    for k in redact::KEY_VARS {
+        cmd.env_remove(k);
+    }
+    let mut child = cmd
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| start_error(script, &e))?;
+    let pgid = child.id() as i32;
+    let _guard = interrupt::track_group(child.id());
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = input.as_bytes().to_vec();
+    // A hook that never reads its input must not block us: write from a thread.
+    std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let (tx, rx) = mpsc::channel::<(bool, Vec<u8>)>();
+    for (is_err, mut pipe) in [
+        (false, Box::new(child.stdout.take().expect("piped")) as Box<dyn Read + Send>),
+        (true, Box::new(child.stderr.take().expect("piped"))),
+    ] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = pipe.read(&mut buf) {
+                if n == 0 || tx.send((is_err, buf[..n].to_vec())).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let (mut out, mut err, mut ran) = (Vec::new(), Vec::new(), Ran::default());
+    let mut take = |(is_err, chunk): (bool, Vec<u8>), ran: &mut Ran| {
+        let room = MAX_OUTPUT_BYTES.saturating_sub(out.len() + err.len());
+        ran.truncated |= chunk.len() > room;
+        let keep = &chunk[..chunk.len().min(room)];
+        if is_err {
+            err.extend_from_slice(keep)
+        } else {
+            out.extend_from_slice(keep)
+        }
+    };
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Ok(piece) = rx.recv_timeout(Duration::from_millis(20)) {
+            take(piece, &mut ran);
+        }
+        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
+            break st;
+        }
+        if Instant::now() >= deadline {
+            ran.timed_out = true;
+            interrupt::send_signal(-pgid, libc::SIGKILL);
+            break child.wait().map_err(|e| e.to_string())?;
+        }
+    };
+    let until = Instant::now() + DRAIN;
+    while let Some(left) = until.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(piece) => take(piece, &mut ran),
+            Err(_) => break,
+        }
+    }
+    ran.code = status.code();
+    ran.stdout = String::from_utf8_lossy(&out).into_owned();
+    ran.stderr = String::from_utf8_lossy(&err).into_owned();
+    Ok(ran)
+}
+
+fn start_error(script: &Path, e: &std::io::Error) -> String {
+    let shown = script.display();
+    match e.raw_os_error() {
+        Some(libc::ENOEXEC) => {
+            format!("{shown} could not be started: it has no #! line; make its first line e.g. `#!/usr/bin/env bash`")
+        }
+        Some(libc::EACCES) => format!("{shown} could not be started: permission denied; make it executable (chmod +x)"),
+        Some(libc::ENOENT) => format!(
+            "{shown} could not be started: its #! interpreter was not found (or the file is gone); check its first line"
+        ),
+        _ => format!("{shown} could not be started: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn script(dir: &Path, body: &str) -> std::path::PathBuf {
+        let p = dir.join("Hook");
+        std::fs::write(&p, body).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    #[test]
+    fn input_on_stdin_output_and_exit_code_back() {
+        let d = tempfile::tempdir().unwrap();
+        let s = script(d.path(), "#!/bin/sh\nread line\necho \"got $line\"\necho oops >&2\npwd >&2\nexit 3\n");
+        let r = run(&s, d.path(), "{\"a\":1}\n", Duration::from_secs(10)).unwrap();
+        assert_eq!(r.stdout, "got {\"a\":1}\n");
+        assert!(r.stderr.starts_with("oops\n"));
+        assert!(r.stderr.contains(&d.path().canonicalize().unwrap().display().to_string()), "runs in the workspace");
+        assert_eq!(r.code, Some(3));
+        assert!(!r.timed_out && !r.truncated);
+    }
+
+    #[test]
+    fn the_timeout_kills_the_hook_and_what_it_started() {
+        let d = tempfile::tempdir().unwrap();
+        let marker = d.path().join("survived");
+        let s = script(d.path(), &format!("#!/bin/sh\n(sleep 3; touch {}) &\nsleep 30\n", marker.display()));
+        let t = Instant::now();
+        let r = run(&s, d.path(), "", Duration::from_millis(300)).unwrap();
+        assert!(r.timed_out && r.code.is_none());
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        std::thread::sleep(Duration::from_millis(3500));
+        assert!(!marker.exists(), "the background child was killed with the group");
+    }
+
+    #[test]
+    fn output_is_capped() {
+        let d = tempfile::tempdir().unwrap();
+        let s = script(d.path(), "#!/bin/sh\nhead -c 3000000 /dev/zero | tr '\\0' x\n");
+        let r = run(&s, d.path(), "", Duration::from_secs(20)).unwrap();
+        assert!(r.truncated);
+        assert_eq!(r.stdout.len(), MAX_OUTPUT_BYTES);
+    }
+
+    #[test]
+    fn a_missing_shebang_is_named() {
+        let d = tempfile::tempdir().unwrap();
+        let s = script(d.path(), "echo hi\n");
+        let e = run(&s, d.path(), "", Duration::from_secs(5)).unwrap_err();
+        assert!(e.contains("no #! line"), "{e}");
+    }
+}

@@ -1,0 +1,268 @@
+//! The hooks at Cline's points in a task, with Cline's per-hook data and the wrapping of what
+//! they add (`Task.startTask`, `resumeTaskFromHistory`, `abortTask`, `ToolHookUtils`,
+//! `ToolExecutor.runPostToolUseHook`, `AttemptCompletionHandler`, `precompact-executor`).
+//! Each returns a [`Gate`]: go on (with text for the next user message) or stop the task.
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+
+use serde_json::json;
+
+use super::hooks::{input, tool_context, Answer, Hook, Hooks};
+use crate::run::llm::Message;
+use crate::run::session::events::Events;
+use crate::run::tools::Call;
+use crate::run::ui::term::{visible, Term};
+
+/// What the task does after a hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    /// Go on; the text (empty for none) joins the next user message.
+    Go(String),
+    /// A hook cancelled the task: this says which and why.
+    Stop(String),
+}
+
+fn stop(hook: Hook, a: &Answer) -> Gate {
+    let why = a.error_message.as_deref().map(str::trim).unwrap_or("no reason given");
+    // Shown on the terminal: the hook may echo what the model wrote.
+    Gate::Stop(format!("the {} hook cancelled the task: {}", hook.name(), visible(why)))
+}
+
+/// `TaskStart`, then `UserPromptSubmit` with the task, as a new task starts: the first user
+/// message, with the hooks' contexts after the `<task>` block, in that order, and the
+/// environment details `env` last.
+pub fn task_start(h: &mut Hooks, task: &str, env: &str, term: &mut Term, events: &mut Events) -> Gate {
+    let md = input::task_metadata(&h.meta, &[("initialTask", task)]);
+    let a = h.run(Hook::TaskStart, json!({ "taskMetadata": md }), term, events);
+    if a.cancel {
+        return stop(Hook::TaskStart, &a);
+    }
+    let mut parts = vec![format!("<task>\n{task}\n</task>")];
+    if let Some(c) = a.context.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+        parts.push(format!("<hook_context source=\"TaskStart\">\n{c}\n</hook_context>"));
+    }
+    if let Err(why) = user_prompt(h, task, &mut parts, term, events) {
+        return Gate::Stop(why);
+    }
+    parts.push(env.to_string());
+    Gate::Go(parts.join("\n\n"))
+}
+
+/// `UserPromptSubmit` with `prompt`; its context is pushed onto `parts`.
+fn user_prompt(
+    h: &mut Hooks,
+    prompt: &str,
+    parts: &mut Vec<String>,
+    term: &mut Term,
+    events: &mut Events,
+) -> Result<(), String> {
+    let a = h.run(Hook::UserPromptSubmit, json!({ "prompt": prompt, "attachments": [] }), term, events);
+    if a.cancel {
+        return match stop(Hook::UserPromptSubmit, &a) {
+            Gate::Stop(why) => Err(why),
+            Gate::Go(_) => Ok(()),
+        };
+    }
+    if let Some(c) = a.context {
+        parts.push(format!("<hook_context source=\"UserPromptSubmit\">\n{c}\n</hook_context>"));
+    }
+    Ok(())
+}
+
+/// `TaskResume`, then `UserPromptSubmit` (with no new text: `resume` takes none), as a saved
+/// task continues: the resumption message `body` with `TaskResume`'s context first,
+/// `UserPromptSubmit`'s after it, and the environment details `env` last.
+pub fn task_resume(
+    h: &mut Hooks,
+    (messages, updated_secs): (&[Message], u64),
+    body: &str,
+    env: &str,
+    term: &mut Term,
+    events: &mut Events,
+) -> Gate {
+    let md = input::task_metadata(&h.meta, &[]);
+    let previous = json!({
+        "lastMessageTs": (u128::from(updated_secs) * 1000).to_string(),
+        "messageCount": messages.len().to_string(),
+        "conversationHistoryDeleted": "false",
+    });
+    let a = h.run(Hook::TaskResume, json!({ "taskMetadata": md, "previousState": previous }), term, events);
+    if a.cancel {
+        return stop(Hook::TaskResume, &a);
+    }
+    let mut parts = Vec::new();
+    if let Some(c) = a.context {
+        parts.push(format!("<hook_context source=\"TaskResume\" type=\"general\">\n{c}\n</hook_context>"));
+    }
+    parts.push(body.trim_end().to_string());
+    if let Err(why) = user_prompt(h, "", &mut parts, term, events) {
+        return Gate::Stop(why);
+    }
+    parts.push(env.to_string());
+    Gate::Go(parts.join("\n\n"))
+}
+
+/// `PreToolUse` once a call is about to run (never for `attempt_completion`). Its context
+/// comes before the tool's result.
+pub fn pre_tool(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) -> Gate {
+    if call.name == "attempt_completion" || !h.has(Hook::PreToolUse) {
+        return Gate::Go(String::new());
+    }
+    let data = json!({ "toolName": call.name, "parameters": input::parameters(&call.trimmed_params()) });
+    let a = h.run(Hook::PreToolUse, data, term, events);
+    if a.cancel {
+        return stop(Hook::PreToolUse, &a);
+    }
+    Gate::Go(a.context.and_then(|c| tool_context("PreToolUse", &c)).unwrap_or_default())
+}
+
+/// `PostToolUse` after a call ran (never for `attempt_completion`). Its context comes after
+/// the tool's result.
+pub fn post_tool(
+    h: &mut Hooks,
+    call: &Call,
+    result: &str,
+    success: bool,
+    ms: u64,
+    term: &mut Term,
+    events: &mut Events,
+) -> Gate {
+    if call.name == "attempt_completion" || !h.has(Hook::PostToolUse) {
+        return Gate::Go(String::new());
+    }
+    let data = json!({
+        "toolName": call.name,
+        "parameters": input::parameters(&call.trimmed_params()),
+        "result": result,
+        "success": success,
+        "executionTimeMs": ms,
+    });
+    let a = h.run(Hook::PostToolUse, data, term, events);
+    if a.cancel {
+        let why = a.error_message.as_deref().map(str::trim).unwrap_or("Hook requested task cancellation");
+        return Gate::Stop(format!("the PostToolUse hook cancelled the task: {}", visible(why)));
+    }
+    Gate::Go(a.context.and_then(|c| tool_context("PostToolUse", &c)).unwrap_or_default())
+}
+
+/// `TaskComplete` (observation only).
+pub fn task_complete(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) {
+    let extra = [("result", call.param("result").unwrap_or("")), ("command", call.param("command").unwrap_or(""))];
+    let md = input::task_metadata(&h.meta, &extra);
+    h.run(Hook::TaskComplete, json!({ "taskMetadata": md }), term, events);
+}
+
+/// `TaskCancel` (cannot cancel anything).
+pub fn task_cancel(h: &mut Hooks, term: &mut Term, events: &mut Events) {
+    let md = input::task_metadata(&h.meta, &[("completionStatus", "cancelled")]);
+    h.run(Hook::TaskCancel, json!({ "taskMetadata": md }), term, events);
+}
+
+/// Arranges for `TaskCancel` to run when Ctrl-C, SIGTERM or the watchdog ends the run.
+pub fn cancel_on_interrupt(h: &Hooks, events: &Events) {
+    if !h.has(Hook::TaskCancel) {
+        return;
+    }
+    let (mut h, mut events) = (h.detached(), events.for_other_thread());
+    crate::run::ui::interrupt::on_interrupt(Box::new(move || {
+        let mut term = Term::stderr();
+        task_cancel(&mut h, &mut term, &mut events);
+    }));
+}
+
+/// What is about to be cut from the context window.
+pub struct Compaction<'a> {
+    /// The history before the cut.
+    pub messages: &'a [Message],
+    /// "standard-truncation-half" (over the threshold) or "standard-truncation-lastquarter"
+    /// (the server said the prompt is too long), Cline's names.
+    pub strategy: &'a str,
+    /// Input, output, cache-read, cache-write tokens of the last request.
+    pub tokens: [u64; 4],
+    /// The range of messages removed (inclusive; (0, 0) for none).
+    pub deleted: (usize, usize),
+}
+
+/// `PreCompact` before the context window is cut. The history is in two files (JSON and plain
+/// text, readable only by the user) for the hook's life, then removed.
+pub fn pre_compact(h: &mut Hooks, c: &Compaction<'_>, term: &mut Term, events: &mut Events) -> Gate {
+    if !h.has(Hook::PreCompact) {
+        return Gate::Go(String::new());
+    }
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    let base = std::env::temp_dir().join(format!("agent-min-{}-conversation_history_{stamp}", std::process::id()));
+    let (json_path, raw_path) = (base.with_extension("json"), base.with_extension("txt"));
+    let history: Vec<_> = c.messages.iter().map(|m| json!({"role": role(m), "content": m.content})).collect();
+    let raw: String = c.messages.iter().map(|m| format!("{}: {}\n\n", role(m), m.content)).collect();
+    let written = private_write(&json_path, &serde_json::to_string_pretty(&history).unwrap_or_default())
+        .and_then(|()| private_write(&raw_path, &raw));
+    if let Err(e) = &written {
+        term.warn(&format!("PreCompact: could not write the history for the hook ({e}); it gets no file paths."));
+    }
+    let path = |p: &std::path::Path| if written.is_ok() { p.display().to_string() } else { String::new() };
+    let data = json!({
+        "taskId": h.meta.task_id,
+        "ulid": h.meta.task_id,
+        "contextSize": c.messages.len(),
+        "compactionStrategy": c.strategy,
+        "previousApiReqIndex": c.messages.len().saturating_sub(1),
+        "tokensIn": c.tokens[0],
+        "tokensOut": c.tokens[1],
+        "tokensInCache": c.tokens[2],
+        "tokensOutCache": c.tokens[3],
+        "deletedRangeStart": c.deleted.0,
+        "deletedRangeEnd": c.deleted.1,
+        "contextJsonPath": path(&json_path),
+        "contextRawPath": path(&raw_path),
+    });
+    let a = h.run(Hook::PreCompact, data, term, events);
+    let _ = std::fs::remove_file(&json_path);
+    let _ = std::fs::remove_file(&raw_path);
+    if a.cancel {
+        return stop(Hook::PreCompact, &a);
+    }
+    Gate::Go(String::new())
+}
+
+/// Cuts the history with `cut`, running `PreCompact` first when there is such a hook: the cut
+/// is computed on a copy, the hook sees the history before it, and a cancel leaves the history
+/// as it was. `Err` is the hook's reason to stop the task.
+pub fn guarded_cut<C>(
+    h: &mut Hooks,
+    term: &mut Term,
+    events: &mut Events,
+    messages: &mut Vec<Message>,
+    (strategy, tokens): (&str, [u64; 4]),
+    cut: impl FnOnce(&mut Vec<Message>) -> Option<C>,
+) -> Result<Option<C>, String> {
+    if !h.has(Hook::PreCompact) {
+        return Ok(cut(messages));
+    }
+    let mut fitted = messages.clone();
+    let Some(done) = cut(&mut fitted) else { return Ok(None) };
+    // The cut keeps the first exchange and removes a run after it (`budget::context::truncate`):
+    // Cline's inclusive range; (0, 0) when only older file reads were replaced.
+    let removed = messages.len().saturating_sub(fitted.len());
+    let deleted = if removed > 0 { (2, 1 + removed) } else { (0, 0) };
+    let c = Compaction { messages, strategy, tokens, deleted };
+    match pre_compact(h, &c, term, events) {
+        Gate::Stop(why) => Err(why),
+        Gate::Go(_) => {
+            *messages = fitted;
+            Ok(Some(done))
+        }
+    }
+}
+
+fn role(m: &Message) -> &'static str {
+    match m.role {
+        crate::run::llm::Role::User => "user",
+        crate::run::llm::Role::Assistant => "assistant",
+    }
+}
+
+fn private_write(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    f.write_all(text.as_bytes())
+}

@@ -1,0 +1,204 @@
+//! The project's own setup, as Cline reads it: rules ([`rules`], with [`frontmatter`] and
+//! [`conditionals`]), `.clineignore` ([`ignore`]) and hooks ([`hooks`], called at Cline's points
+//! by [`lifecycle`]). The texts are Cline's ([`texts`]).
+//!
+//! Owns: everything read from `.clinerules`, `.clineignore`, the other agents' rule files and
+//! the global Cline directories. May use: [`crate::run::llm`] (message types),
+//! [`crate::run::tools::Call`], [`crate::run::session::events`], [`crate::run::ui`].
+
+pub mod conditionals;
+pub mod frontmatter;
+pub mod hooks;
+pub mod ignore;
+pub mod lifecycle;
+pub mod rules;
+pub mod texts;
+
+use std::path::{Path, PathBuf};
+
+use crate::run::llm::{Message, Role};
+use crate::run::ui::term::Term;
+
+/// The command-line flags of this module.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// `--no-rules`.
+    pub no_rules: bool,
+    /// `--rules FILE`, in order.
+    pub rules: Vec<PathBuf>,
+    /// `--no-hooks`.
+    pub no_hooks: bool,
+    /// `--hook-timeout` (default 30 s).
+    pub hook_timeout: Option<std::time::Duration>,
+}
+
+impl Flags {
+    /// Sets flag `--name` (with its value, for those that take one).
+    pub fn set(&mut self, name: &str, value: Option<std::ffi::OsString>) -> Result<(), String> {
+        match (name, value) {
+            ("no-rules", _) => self.no_rules = true,
+            ("no-hooks", _) => self.no_hooks = true,
+            ("rules", Some(v)) => self.rules.push(PathBuf::from(v)),
+            ("hook-timeout", Some(v)) => {
+                let s = v.to_string_lossy();
+                match s.parse::<f64>() {
+                    Ok(x) if x.is_finite() && x > 0.0 && x <= 86_400.0 => {
+                        self.hook_timeout = Some(std::time::Duration::from_secs_f64(x))
+                    }
+                    _ => return Err(format!("--hook-timeout expects a number of seconds (at most a day), got {s:?}")),
+                }
+            }
+            (other, _) => return Err(format!("--{other} is not a project flag")),
+        }
+        Ok(())
+    }
+
+    /// The project at `root` for a run: `yolo` lets workspace hooks run unasked; approvals are
+    /// remembered in `state_dir`; `meta` names the task and model for the hooks' input.
+    pub fn project(
+        &self,
+        root: &Path,
+        yolo: bool,
+        state_dir: Option<PathBuf>,
+        meta: hooks::input::Meta,
+    ) -> Result<Project, String> {
+        let sources = rules::Sources::from_env(self.rules.clone(), self.no_rules);
+        sources.check()?;
+        let cfg = hooks::Config {
+            enabled: !self.no_hooks,
+            yolo,
+            timeout: self.hook_timeout.unwrap_or(hooks::DEFAULT_TIMEOUT),
+            global_dir: hooks::Config::default_global_dir(),
+            state_dir,
+        };
+        Ok(Project::new(root, sources, hooks::Hooks::new(root, cfg, meta)))
+    }
+}
+
+/// A workspace's rules, ignore file and hooks, for one run.
+pub struct Project {
+    root: PathBuf,
+    sources: rules::Sources,
+    /// The hooks.
+    pub hooks: hooks::Hooks,
+    /// Warnings already shown (each once per run).
+    warned: Vec<String>,
+}
+
+impl Project {
+    /// The project at `root`.
+    pub fn new(root: &Path, sources: rules::Sources, hooks: hooks::Hooks) -> Project {
+        Project { root: root.to_path_buf(), sources, hooks, warned: Vec::new() }
+    }
+
+    /// No rules beyond `.clineignore`, no hooks (replays of old recordings, tests).
+    pub fn bare(root: &Path) -> Project {
+        let sources = rules::Sources { no_rules: true, ..rules::Sources::default() };
+        Project::new(root, sources, hooks::Hooks::off(root))
+    }
+
+    /// The system prompt for the next request: `base` with Cline's "USER'S CUSTOM
+    /// INSTRUCTIONS" (rules, then `.clineignore`) appended, read afresh from disk with the
+    /// conditionals evaluated against the conversation so far.
+    pub fn system_prompt(&mut self, base: &str, messages: &[Message], term: &mut Term) -> String {
+        let paths = conditionals::candidates(&latest_user_text(messages), &tool_paths(messages), &self.root);
+        let mut warn = Vec::new();
+        let mut sections = rules::sections(&self.root, &self.sources, &paths, &mut warn);
+        sections.extend(ignore::instructions(&self.root));
+        for w in warn {
+            if !self.warned.contains(&w) {
+                term.warn(&format!("Rules: {w}"));
+                self.warned.push(w);
+            }
+        }
+        if sections.is_empty() {
+            return base.to_string();
+        }
+        format!("{}{}", base.trim_end(), texts::user_instructions(&sections))
+    }
+}
+
+/// The latest text the person wrote: their latest feedback, else the task.
+fn latest_user_text(messages: &[Message]) -> String {
+    for m in messages.iter().rev().filter(|m| m.role == Role::User) {
+        if let Some(f) = between(&m.content, "<feedback>\n", "\n</feedback>") {
+            return f.to_string();
+        }
+    }
+    messages
+        .iter()
+        .find(|m| m.role == Role::User)
+        .and_then(|m| between(&m.content, "<task>\n", "\n</task>"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let start = s.rfind(open)? + open.len();
+    let end = s[start..].find(close)? + start;
+    Some(&s[start..end])
+}
+
+/// The `path` of each tool call the model made (its first complete tool use per reply).
+fn tool_paths(messages: &[Message]) -> Vec<String> {
+    messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .filter_map(|m| {
+            let parsed = parser_core::parse(&m.content);
+            let path = parsed.iter().find_map(|b| match b {
+                parser_core::Block::ToolUse(t) if !t.partial => Some(t.param("path").map(str::to_string)),
+                _ => None,
+            });
+            path.flatten()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(role: Role, content: &str) -> Message {
+        Message { role, content: content.to_string() }
+    }
+
+    #[test]
+    fn conditional_rules_follow_the_conversation() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join(".clinerules")).unwrap();
+        std::fs::write(d.path().join(".clinerules/web.md"), "---\npaths: [\"web/**\"]\n---\nWeb rule.").unwrap();
+        std::fs::write(d.path().join(".clinerules/all.md"), "Always.").unwrap();
+        let mut p = Project::new(d.path(), rules::Sources::default(), hooks::Hooks::off(d.path()));
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        let mut history = vec![msg(Role::User, "<task>\nfix the bug\n</task>\n\n<environment_details>…")];
+        let s = p.system_prompt("BASE\n", &history, &mut term);
+        assert!(s.starts_with("BASE\n\n====\n\nUSER'S CUSTOM INSTRUCTIONS\n\n"), "{s}");
+        assert!(s.contains(".clinerules/all.md\nAlways.") && !s.contains("Web rule."), "{s}");
+        history.push(msg(Role::Assistant, "<read_file>\n<path>web/app.ts</path>\n</read_file>"));
+        assert!(p.system_prompt("BASE\n", &history, &mut term).contains(".clinerules/web.md\nWeb rule."));
+        // Named by the person in the task: active from the first request.
+        let named = vec![msg(Role::User, "<task>\nfix web/app.ts\n</task>")];
+        assert!(p.system_prompt("BASE\n", &named, &mut term).contains("Web rule."));
+    }
+
+    #[test]
+    fn nothing_to_add_leaves_the_prompt_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let mut p = Project::bare(d.path());
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        assert_eq!(p.system_prompt("BASE\n", &[], &mut term), "BASE\n");
+        std::fs::write(d.path().join(".clineignore"), "*.key").unwrap();
+        let s = p.system_prompt("BASE\n", &[], &mut term);
+        assert!(s.ends_with("\n\n*.key\n.clineignore") && s.contains("# .clineignore"), "{s}");
+    }
+
+    #[test]
+    fn the_latest_feedback_wins_over_the_task() {
+        let h = vec![
+            msg(Role::User, "<task>\nedit a.md\n</task>"),
+            msg(Role::User, "denied\n<feedback>\nuse b.md instead\n</feedback>\n\n<environment_details>"),
+        ];
+        assert_eq!(latest_user_text(&h), "use b.md instead");
+    }
+}

@@ -1,0 +1,421 @@
+//! The rules the model is told, from every source Cline reads, in Cline's order and headings
+//! (`cline-rules.ts`, `external-rules.ts`, `user_instructions.ts`):
+//!
+//! 1. global rules: every file under Cline's global rules directory
+//!    (`~/Documents/Cline/Rules`, the XDG documents directory on Linux), then agent-min's own
+//!    (`$XDG_CONFIG_HOME/agent-min/rules`, else `~/.config/agent-min/rules`);
+//! 2. `--rules FILE` files, in the order given;
+//! 3. the workspace's `.clinerules` file, or every file under its `.clinerules/` directory
+//!    except `workflows/`, `hooks/` and `skills/`;
+//! 4. `.cursorrules`, then the `.mdc` files under `.cursor/rules/`;
+//! 5. `.windsurfrules`;
+//! 6. every `AGENTS.md` (any case) in the workspace, when there is one at the top.
+//!
+//! Directory files are read recursively, sorted by path, symlinks and OS litter
+//! (`.DS_Store`, `Thumbs.db`, `desktop.ini`) skipped. Frontmatter and `paths:` conditionals
+//! apply to `.clinerules`, the global directories, `--rules` files and `.cursor/rules` (the
+//! latter evaluated without any request paths, as Cline evaluates it).
+
+use std::path::{Path, PathBuf};
+
+use super::conditionals;
+use super::frontmatter;
+use super::texts;
+
+/// Most bytes read of one rule file; a larger one is skipped with a warning.
+pub const MAX_RULE_FILE_BYTES: u64 = 1 << 20;
+
+/// Most entries looked at while searching for `AGENTS.md` (Cline's `listFiles` limit).
+const AGENTS_SEARCH_LIMIT: usize = 500;
+
+/// Files Cline's `readDirectory` leaves out.
+const OS_GENERATED_FILES: &[&str] = &[".DS_Store", "Thumbs.db", "desktop.ini"];
+
+/// Where rules come from, besides the workspace.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// Global rule directories (Cline's, then agent-min's).
+    pub global_dirs: Vec<PathBuf>,
+    /// `--rules FILE`, in order.
+    pub extra_files: Vec<PathBuf>,
+    /// `--no-rules`: no global or workspace rules (the `--rules` files still apply).
+    pub no_rules: bool,
+}
+
+impl Sources {
+    /// The default global directories, from the environment.
+    pub fn from_env(extra_files: Vec<PathBuf>, no_rules: bool) -> Sources {
+        let mut global_dirs = Vec::new();
+        if let Some(docs) = documents_dir() {
+            global_dirs.push(docs.join("Cline").join("Rules"));
+        }
+        if let Some(cfg) = config_dir() {
+            global_dirs.push(cfg.join("agent-min").join("rules"));
+        }
+        Sources { global_dirs, extra_files, no_rules }
+    }
+
+    /// Checks the `--rules` files up front, so a typo stops the run before it starts.
+    pub fn check(&self) -> Result<(), String> {
+        for f in &self.extra_files {
+            match std::fs::metadata(f) {
+                Ok(m) if m.is_file() => {}
+                Ok(_) => {
+                    return Err(format!(
+                        "--rules {}: not a regular file; give a rule file (Markdown or text)",
+                        f.display()
+                    ))
+                }
+                Err(e) => return Err(format!("--rules {}: {e}; give an existing rule file", f.display())),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The rule sections for one request, in Cline's order (each a heading and its content), and
+/// warnings about files that could not be used.
+pub fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut Vec<String>) -> Vec<String> {
+    let cwd = posix(root);
+    let mut out = Vec::new();
+    if !src.no_rules {
+        for dir in &src.global_dirs {
+            if dir.is_dir() {
+                let files = read_directory(dir, &[]);
+                let content = total_content(&files, dir, paths, warn);
+                if !content.is_empty() {
+                    out.push(texts::global_directory(&posix(dir), &content));
+                }
+            }
+        }
+    }
+    if !src.extra_files.is_empty() {
+        let content = extra_content(&src.extra_files, paths, warn);
+        if !content.is_empty() {
+            out.push(format!("# --rules\n\nThe following is provided by rule files given on the command line (--rules), where the user has specified instructions for this task:\n\n{content}"));
+        }
+    }
+    if src.no_rules {
+        return out;
+    }
+    out.extend(local_cline_rules(root, &cwd, paths, warn));
+    out.extend(cursor_rules(root, &cwd, warn));
+    if let Some(text) = read_trimmed(&root.join(".windsurfrules"), warn) {
+        out.push(texts::windsurf_file(&cwd, &text));
+    }
+    out.extend(agents_rules(root, &cwd, warn));
+    out
+}
+
+fn local_cline_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Vec<String>) -> Option<String> {
+    let at = root.join(".clinerules");
+    let meta = std::fs::symlink_metadata(&at).ok()?;
+    if meta.is_dir() {
+        let files = read_directory(&at, &["workflows", "hooks", "skills"]);
+        let content = total_content(&files, root, paths, warn);
+        return (!content.is_empty()).then(|| texts::local_directory(cwd, &content));
+    }
+    let raw = read_trimmed(&at, warn)?;
+    let fm = frontmatter::parse(&raw);
+    if fm.had_frontmatter && fm.parse_error.is_some() {
+        return Some(texts::local_file(cwd, &raw));
+    }
+    conditionals::passes(&fm.data, paths).then(|| texts::local_file(cwd, fm.body.trim()))
+}
+
+fn cursor_rules(root: &Path, cwd: &str, warn: &mut Vec<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(text) = read_trimmed(&root.join(".cursorrules"), warn) {
+        out.push(texts::cursor_file(cwd, &text));
+    }
+    let dir = root.join(".cursor").join("rules");
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        let files: Vec<PathBuf> =
+            read_directory(&dir, &[]).into_iter().filter(|f| f.extension().is_some_and(|e| e == "mdc")).collect();
+        // Cline evaluates these without the request's paths.
+        let content = total_content(&files, root, &[], warn);
+        if !content.is_empty() {
+            out.push(texts::cursor_directory(cwd, &content));
+        }
+    }
+    out
+}
+
+fn agents_rules(root: &Path, cwd: &str, warn: &mut Vec<String>) -> Option<String> {
+    if !std::fs::symlink_metadata(root.join("AGENTS.md")).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut found: Vec<PathBuf> = Vec::new();
+    let walk = ignore::WalkBuilder::new(root)
+        .require_git(false)
+        .git_global(false)
+        .parents(false)
+        .filter_entry(|e| !is_default_ignored_dir(e))
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walk.filter_map(Result::ok).skip(1).take(AGENTS_SEARCH_LIMIT) {
+        if entry.file_type().is_some_and(|t| t.is_file()) && entry.file_name().eq_ignore_ascii_case("agents.md") {
+            found.push(entry.into_path());
+        }
+    }
+    // Cline's listing is breadth first: shallower files come first.
+    found.sort_by_key(|p| (p.components().count(), p.clone()));
+    let parts: Vec<String> = found
+        .iter()
+        .filter_map(|p| {
+            let text = read_trimmed(p, warn)?;
+            Some(format!("## {}\n\n{text}", relative(p, root)))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| texts::agents_files(cwd, &parts.join("\n\n")))
+}
+
+/// Cline's `DEFAULT_IGNORE_DIRECTORIES` for `listFiles` (hidden directories are skipped by the
+/// walker itself).
+fn is_default_ignored_dir(e: &ignore::DirEntry) -> bool {
+    const DIRS: &[&str] = &[
+        "node_modules",
+        "__pycache__",
+        "env",
+        "venv",
+        "dist",
+        "out",
+        "bundle",
+        "vendor",
+        "tmp",
+        "temp",
+        "deps",
+        "Pods",
+    ];
+    e.file_type().is_some_and(|t| t.is_dir()) && e.file_name().to_str().is_some_and(|n| DIRS.contains(&n))
+}
+
+/// Every regular file under `dir`, recursively, sorted; `excluded` subfolders of `dir` left out.
+fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.filter_map(Result::ok) {
+            let Ok(t) = e.file_type() else { continue };
+            let path = e.path();
+            if t.is_dir() {
+                let top = d == dir && e.file_name().to_str().is_some_and(|n| excluded.contains(&n));
+                if !top {
+                    stack.push(path);
+                }
+            } else if t.is_file() && !e.file_name().to_str().is_some_and(|n| OS_GENERATED_FILES.contains(&n)) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Cline's `getRuleFilesTotalContentWithMetadata`: each file as `relative/name\nbody`, joined by
+/// blank lines; a frontmatter that does not parse keeps the whole file; a failed conditional
+/// leaves the file out.
+fn total_content(files: &[PathBuf], base: &Path, paths: &[String], warn: &mut Vec<String>) -> String {
+    let parts: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let raw = read_trimmed(f, warn)?;
+            rule_part(&relative(f, base), &raw, paths)
+        })
+        .collect();
+    parts.join("\n\n")
+}
+
+fn extra_content(files: &[PathBuf], paths: &[String], warn: &mut Vec<String>) -> String {
+    let parts: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let raw = read_trimmed(f, warn)?;
+            rule_part(&posix(f), &raw, paths)
+        })
+        .collect();
+    parts.join("\n\n")
+}
+
+fn rule_part(name: &str, raw: &str, paths: &[String]) -> Option<String> {
+    let fm = frontmatter::parse(raw);
+    if fm.had_frontmatter && fm.parse_error.is_some() {
+        return Some(format!("{name}\n{raw}"));
+    }
+    conditionals::passes(&fm.data, paths).then(|| format!("{name}\n{}", fm.body.trim()))
+}
+
+/// A regular file's text, trimmed as JavaScript trims; `None` when missing, empty or unusable.
+fn read_trimmed(path: &Path, warn: &mut Vec<String>) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    if meta.len() > MAX_RULE_FILE_BYTES {
+        warn.push(format!(
+            "rule file {} is {} bytes, over the {MAX_RULE_FILE_BYTES}-byte limit; it was not sent to the model",
+            path.display(),
+            meta.len()
+        ));
+        return None;
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let t = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+            (!t.is_empty()).then(|| t.to_string())
+        }
+        Err(e) => {
+            warn.push(format!("could not read rule file {}: {e}", path.display()));
+            None
+        }
+    }
+}
+
+fn relative(p: &Path, base: &Path) -> String {
+    posix(p.strip_prefix(base).unwrap_or(p))
+}
+
+fn posix(p: &Path) -> String {
+    p.to_string_lossy().replace('\\', "/")
+}
+
+/// The documents directory, as `xdg-user-dir DOCUMENTS` reports it (from `user-dirs.dirs`),
+/// else `~/Documents`.
+pub fn documents_dir() -> Option<PathBuf> {
+    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
+    let dirs = config_dir().map(|c| c.join("user-dirs.dirs"));
+    if let Some(text) = dirs.and_then(|f| std::fs::read_to_string(f).ok()) {
+        for line in text.lines() {
+            if let Some(v) = line.trim().strip_prefix("XDG_DOCUMENTS_DIR=") {
+                let v = v.trim().trim_matches('"');
+                let v = v
+                    .strip_prefix("$HOME")
+                    .map_or_else(|| PathBuf::from(v), |rest| home.join(rest.trim_start_matches('/')));
+                if v.is_absolute() && v != home {
+                    return Some(v);
+                }
+            }
+        }
+    }
+    Some(home.join("Documents"))
+}
+
+fn config_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".config")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn none() -> Sources {
+        Sources::default()
+    }
+
+    #[test]
+    fn a_clinerules_directory_is_read_sorted_without_hooks_workflows_or_skills() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, ".clinerules/b.md", "  Second rule.  \n");
+        write(r, ".clinerules/a.md", "First rule.");
+        write(r, ".clinerules/sub/c.txt", "Nested rule.");
+        write(r, ".clinerules/empty.md", "  \n");
+        write(r, ".clinerules/.DS_Store", "junk");
+        write(r, ".clinerules/hooks/PreToolUse", "#!/bin/sh\n");
+        write(r, ".clinerules/workflows/release.md", "Workflow.");
+        write(r, ".clinerules/skills/s/SKILL.md", "Skill.");
+        let s = sections(r, &none(), &[], &mut Vec::new());
+        let cwd = posix(r);
+        assert_eq!(
+            s,
+            [format!("# .clinerules/\n\nThe following is provided by a root-level .clinerules/ directory where the user has specified instructions for this working directory ({cwd})\n\n.clinerules/a.md\nFirst rule.\n\n.clinerules/b.md\nSecond rule.\n\n.clinerules/sub/c.txt\nNested rule.")]
+        );
+    }
+
+    #[test]
+    fn a_clinerules_file_uses_its_body_and_its_conditionals() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, ".clinerules", "---\npaths: [\"src/**\"]\n---\n\nUse tabs.\n");
+        assert!(sections(r, &none(), &[], &mut Vec::new()).is_empty(), "no path evidence: not applied");
+        let s = sections(r, &none(), &["src/a.rs".into()], &mut Vec::new());
+        assert_eq!(s.len(), 1);
+        assert!(s[0].starts_with("# .clinerules\n\nThe following is provided by a root-level .clinerules file"));
+        assert!(s[0].ends_with(")\n\nUse tabs."), "{}", s[0]);
+    }
+
+    #[test]
+    fn a_frontmatter_that_does_not_parse_is_sent_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, ".clinerules/x.md", "---\npaths: [src/**\n---\nScoped rule.");
+        let s = sections(r, &none(), &[], &mut Vec::new());
+        assert!(s[0].ends_with("\n\n.clinerules/x.md\n---\npaths: [src/**\n---\nScoped rule."), "{}", s[0]);
+    }
+
+    #[test]
+    fn cursor_windsurf_and_agents_files_in_clines_order() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, ".cursorrules", "cursor file");
+        write(r, ".cursor/rules/a.mdc", "---\ndescription: x\nglobs: src/*\nalwaysApply: false\n---\ncursor dir");
+        write(r, ".cursor/rules/skip.md", "not mdc");
+        write(r, ".cursor/rules/scoped.mdc", "---\npaths: [\"**\"]\n---\nnever: no paths for cursor rules");
+        write(r, ".windsurfrules", "windsurf");
+        write(r, "AGENTS.md", "top agents");
+        write(r, "pkg/agents.md", "nested agents");
+        write(r, "node_modules/m/AGENTS.md", "not searched");
+        write(r, ".hidden/AGENTS.md", "not searched");
+        let s = sections(r, &none(), &["src/a".into()], &mut Vec::new());
+        let heads: Vec<&str> = s.iter().map(|x| x.lines().next().unwrap()).collect();
+        assert_eq!(heads, ["# .cursorrules", "# .cursor/rules", "# .windsurfrules", "# AGENTS.md"]);
+        assert!(s[1].ends_with("\n\n.cursor/rules/a.mdc\ncursor dir"), "{}", s[1]);
+        assert!(s[3].ends_with("\n\n## AGENTS.md\n\ntop agents\n\n## pkg/agents.md\n\nnested agents"), "{}", s[3]);
+    }
+
+    #[test]
+    fn agents_md_is_only_searched_when_one_is_at_the_top() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "pkg/AGENTS.md", "nested only");
+        assert!(sections(d.path(), &none(), &[], &mut Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn global_dirs_then_rules_files_then_the_workspace_and_no_rules_keeps_only_rules_files() {
+        let d = tempfile::tempdir().unwrap();
+        let (g, r) = (d.path().join("global"), d.path().join("ws"));
+        write(&g, "style.md", "global style");
+        write(&r, ".clinerules/local.md", "local");
+        write(d.path(), "extra.md", "extra rule");
+        let extra = d.path().join("extra.md");
+        let src = Sources { global_dirs: vec![g.clone()], extra_files: vec![extra.clone()], no_rules: false };
+        let s = sections(&r, &src, &[], &mut Vec::new());
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[0], format!("# .clinerules/\n\nThe following is provided by a global .clinerules/ directory, located at {}, where the user has specified instructions for all working directories:\n\nstyle.md\nglobal style", posix(&g)));
+        assert!(s[1].starts_with("# --rules\n") && s[1].ends_with(&format!("{}\nextra rule", posix(&extra))));
+        assert!(s[2].starts_with("# .clinerules/\n"));
+        let s = sections(&r, &Sources { no_rules: true, ..src }, &[], &mut Vec::new());
+        assert_eq!(s.len(), 1);
+        assert!(s[0].starts_with("# --rules\n"));
+    }
+
+    #[test]
+    fn an_oversized_rule_file_is_reported_not_sent() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), ".clinerules/big.md", &"x".repeat(MAX_RULE_FILE_BYTES as usize + 1));
+        let mut warn = Vec::new();
+        assert!(sections(d.path(), &none(), &[], &mut warn).is_empty());
+        assert!(warn[0].contains("big.md") && warn[0].contains("limit"), "{warn:?}");
+    }
+}
