@@ -101,12 +101,13 @@ fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resume
     ];
     assert_eq!(cps, expected.iter().map(|(n, t, tool, f)| (*n, *t, tool.to_string(), *f)).collect::<Vec<_>>());
     // The workspace as at each checkpoint.
+    // replace_in_file ends a match on a last line without a newline with one, as Cline does.
     let at = [
         state_of(&[("seed.txt", "seed")]),
         state_of(&[("seed.txt", "seed"), ("a.txt", "one")]),
-        state_of(&[("seed.txt", "seed"), ("a.txt", "two")]),
-        state_of(&[("a.txt", "two"), ("c.txt", "x")]),
-        state_of(&[("a.txt", "two"), ("c.txt", "x"), ("b.txt", "bee")]),
+        state_of(&[("seed.txt", "seed"), ("a.txt", "two\n")]),
+        state_of(&[("a.txt", "two\n"), ("c.txt", "x")]),
+        state_of(&[("a.txt", "two\n"), ("c.txt", "x"), ("b.txt", "bee")]),
     ];
     assert_eq!(files(&ws), at[4]);
     assert_eq!(saved_task(state.path())["checkpoints"].as_array().unwrap().len(), 5);
