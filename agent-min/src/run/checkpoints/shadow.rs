@@ -52,6 +52,7 @@ impl Shadow {
             .create(&dir)
             .map_err(|e| format!("cannot create {} ({e})", dir.display()))?;
         let shadow = Shadow { git: Git::new(program, &git_dir, workspace), dir, workspace: workspace.to_path_buf() };
+        shadow.check_version()?;
         let _held = shadow.lock()?;
         shadow.repair()?;
         if git_dir.join("HEAD").exists() {
@@ -71,6 +72,21 @@ impl Shadow {
             .and_then(|_| fs::write(info.join("exclude"), exclusions::exclude_file(workspace)))
             .map_err(|e| format!("cannot write {} ({e})", info.join("exclude").display()))?;
         Ok(shadow)
+    }
+
+    /// git 2.28 or newer (`--pathspec-from-file`, `--initial-branch`).
+    fn check_version(&self) -> Result<(), String> {
+        let out = self.git.run(&["--version"], None).map_err(|e| format!("cannot run git: {e}"))?;
+        let text = out.text();
+        let version =
+            parse_version(&text).ok_or_else(|| format!("cannot tell git's version from {:?}", text.trim()))?;
+        if version < (2, 28) {
+            return Err(format!(
+                "{} is too old for checkpoints; install git 2.28 or newer, or pass --no-checkpoints",
+                text.trim()
+            ));
+        }
+        Ok(())
     }
 
     fn init(&self) -> Result<(), String> {
@@ -147,22 +163,24 @@ impl Shadow {
         paths.sort_unstable();
         paths.dedup();
         let mut left_out = Vec::new();
-        let mut input = Vec::new();
-        for p in paths {
+        // Everything but the files over the limit: `.` and one exclusion each (a pathspec per
+        // file would make git match every path against every pathspec).
+        let mut input = b".\0".to_vec();
+        for p in &paths {
             use std::os::unix::ffi::OsStrExt;
             let rel = Path::new(std::ffi::OsStr::from_bytes(p));
             if let Ok(m) = fs::symlink_metadata(self.workspace.join(rel)) {
                 if m.is_file() && m.len() > exclusions::MAX_FILE_BYTES {
                     left_out.push(format!("{} (over {} MiB)", rel.display(), exclusions::MAX_FILE_BYTES >> 20));
-                    continue;
+                    input.extend_from_slice(b":(exclude,literal)");
+                    input.extend_from_slice(p);
+                    input.push(0);
                 }
             }
-            input.extend_from_slice(p);
-            input.push(0);
         }
-        if !input.is_empty() {
+        if !paths.is_empty() {
             let args = ["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"];
-            let out = self.git.run(&args, Some(&input)).map_err(|e| format!("cannot run git: {e}"))?;
+            let out = self.git.run_with(&args, Some(&input), false).map_err(|e| format!("cannot run git: {e}"))?;
             left_out.extend(unreadable(&out.stderr)?);
         }
         Ok(left_out)
@@ -270,6 +288,13 @@ impl Shadow {
     }
 }
 
+/// `git version 2.47.3` → `(2, 47)`.
+fn parse_version(text: &str) -> Option<(u32, u32)> {
+    let v = text.trim().strip_prefix("git version ")?;
+    let mut parts = v.split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
 /// The files `git add --ignore-errors` could not read, from its messages
 /// (`error: open("b"): Permission denied`); an error for anything fatal.
 fn unreadable(stderr: &str) -> Result<Vec<String>, String> {
@@ -288,6 +313,13 @@ fn unreadable(stderr: &str) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn git_versions_are_read() {
+        assert_eq!(parse_version("git version 2.47.3\n"), Some((2, 47)));
+        assert_eq!(parse_version("git version 2.39.5 (Apple Git-154)"), Some((2, 39)));
+        assert_eq!(parse_version("hub version 1"), None);
+    }
 
     #[test]
     fn unreadable_files_are_reported_from_gits_own_messages() {
