@@ -234,6 +234,17 @@ impl Shadow {
         Ok(v)
     }
 
+    /// Paths that differ between commits `from` and `to`.
+    pub fn changed_between(&self, from: &str, to: &str) -> Result<Vec<String>, String> {
+        let out = self.git.check(&["diff", "--no-renames", "--name-only", "-z", from, to], None)?;
+        Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect())
+    }
+
     /// A unified diff from `from` to `to` (or to the workspace now; lock held by the caller).
     pub fn diff(&self, from: &str, to: Option<&str>) -> Result<Vec<u8>, String> {
         let mut args = vec!["diff", "--no-color", "--no-ext-diff", "--no-renames", "--binary"];
