@@ -357,3 +357,61 @@ fn which(tool: &str) -> PathBuf {
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("{tool} is needed by this test and is not on PATH"))
 }
+
+#[test]
+fn an_unreadable_file_is_left_out_and_reported() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("a.txt"), "readable").unwrap();
+    std::fs::write(ws.join("secret.txt"), "nobody may read this").unwrap();
+    std::fs::set_permissions(ws.join("secret.txt"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    // root reads everything: as root, the agent runs as `nobody` (owning the workspace and the
+    // state, but not secret.txt), through util-linux's setpriv.
+    let root = running_as_root();
+    if root {
+        for p in [ws.as_path(), ws.join("a.txt").as_path(), state.path()] {
+            std::os::unix::fs::chown(p, Some(65534), Some(65534)).unwrap();
+        }
+    }
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "bee")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut cmd = if root {
+        let mut c = Command::new(which("setpriv"));
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(bin());
+        c
+    } else {
+        Command::new(bin())
+    };
+    cmd.arg("run")
+        .args(args_with(&base, &["--state-dir", &state_dir, "--json", "t"]))
+        .current_dir(&ws)
+        .env("HOME", state.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("left out: secret.txt (unreadable: Permission denied)"), "{}", r.stderr);
+    let events = common::events::parse(&r.stdout);
+    assert_eq!(common::events::of(&events, "checkpoint").len(), 2, "{}", r.stderr);
+    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    assert!(list.stdout.contains("left out: secret.txt (unreadable: Permission denied)"), "{}", list.all());
+    // (Between the run's checkpoints: `diff N` alone would stage the workspace as whoever
+    // runs it, and root can read secret.txt.)
+    let diff = checkpoints(state.path(), &ws, &["diff", "--last", "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/b.txt") && !diff.stdout.contains("secret"), "{}", diff.all());
+}
+
+/// Whether the tests run as root (`id -u`, so no `unsafe` FFI is needed here).
+fn running_as_root() -> bool {
+    let out = Command::new("id").arg("-u").output().expect("run id -u");
+    String::from_utf8_lossy(&out.stdout).trim() == "0"
+}
