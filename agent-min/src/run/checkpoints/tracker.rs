@@ -144,7 +144,8 @@ impl Tracker {
     fn record(&mut self, t: Taken, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
         let number = self.records.last().map_or(1, |r| r.number + 1);
         let files_changed = t.files.len() as u32;
-        term.info(&format!("  checkpoint {number}: {files_changed} file(s) changed"));
+        let what = if tool == "start" { "the workspace before the run's first edit" } else { "after the tool" };
+        term.info(&format!("  checkpoint {number} ({what}): {files_changed} file(s) changed"));
         if !t.left_out.is_empty() {
             term.warn(&format!("  checkpoint {number} left out: {}", t.left_out.join(", ")));
         }
