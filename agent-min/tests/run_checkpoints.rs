@@ -345,9 +345,11 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
     assert!(!journal.exists());
     let events = common::events::parse(&r.stdout);
     assert_eq!(common::events::of(&events, "checkpoint").len(), 2, "{}", r.stderr);
-    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    // (By id: both tasks may have been saved within the same second, so `--last` could be either.)
+    let id = events[0]["task_id"].as_str().unwrap();
+    let list = checkpoints(state.path(), &ws, &["list", id]);
     assert!(list.stdout.contains("write_to_file"), "{}", list.all());
-    let diff = checkpoints(state.path(), &ws, &["diff", "--last", "1", "2"]);
+    let diff = checkpoints(state.path(), &ws, &["diff", id, "1", "2"]);
     assert!(diff.stdout.contains("+++ b/b.txt"), "{}", diff.all());
 }
 
