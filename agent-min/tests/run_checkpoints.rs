@@ -417,3 +417,71 @@ fn running_as_root() -> bool {
     let out = Command::new("id").arg("-u").output().expect("run id -u");
     String::from_utf8_lossy(&out.stdout).trim() == "0"
 }
+
+#[test]
+fn a_full_disk_makes_checkpoints_fail_loudly_the_task_go_on_and_earlier_ones_survive() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let one_write = |path: &str| {
+        Server::start(vec![
+            anthropic(&tool("write_to_file", &[("path", path), ("content", "x")])),
+            anthropic(&completion("Done.")),
+        ])
+    };
+    let server = one_write("a.txt");
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "first"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first_id = common::events::parse(&r.stdout)[0]["task_id"].as_str().unwrap().to_string();
+
+    // A 600 kB file the next checkpoint must store, and a 64 kB limit on every file the agent
+    // and its git write: git's object cannot be written, as on a full disk (EFBIG instead of
+    // ENOSPC; SIGXFSZ ignored so the write fails rather than killing git).
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let noise: String = (0..600_000)
+        .map(|_| {
+            // xorshift64: incompressible enough that git's object stays far above 64 kB.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b"0123456789abcdef"[(x >> 60) as usize])
+        })
+        .collect();
+    std::fs::write(ws.join("big.txt"), noise).unwrap();
+    let server = one_write("b.txt");
+    let base = anthropic_args(&server);
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\""])
+        .arg(bin())
+        .arg("run")
+        .args(args_with(&base, &["--state-dir", &state_dir, "second"]))
+        .current_dir(&ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(
+        r.stdout.contains(
+            "The initial checkpoint failed: git add failed: fatal: unable to write loose object file: File too large"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("Checkpoint after write_to_file failed"), "{}", r.stdout);
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "x");
+
+    // The first task's checkpoints are intact, and with room again checkpoints work.
+    let diff = checkpoints(state.path(), &ws, &["diff", &first_id, "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/a.txt"), "{}", diff.all());
+    let server = one_write("c.txt");
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "third"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let cps = common::events::of(&common::events::parse(&r.stdout), "checkpoint").len();
+    assert_eq!(cps, 2, "{}", r.stderr);
+}
