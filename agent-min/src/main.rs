@@ -10,7 +10,7 @@ USAGE:
     agent-min run [OPTIONS] \"<task>\"     run the agent on a task
     agent-min resume [ID | --last]       continue a saved task (after a crash, Ctrl-C or a limit)
     agent-min history                    list saved tasks
-    agent-min checkpoints list|diff|restore   a task's workspace checkpoints: compare, put back
+    agent-min checkpoints COMMAND        list, compare or restore a task's workspace checkpoints
 
 Run `agent-min COMMAND --help` for the options of each.
 ";

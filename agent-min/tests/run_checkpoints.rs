@@ -300,7 +300,7 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
     // first checkpoint to take a while.
     std::fs::create_dir_all(ws.join("lib/.git")).unwrap();
     std::fs::write(ws.join("lib/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
-    for i in 0..20_000 {
+    for i in 0..2_000 {
         let d = ws.join(format!("src/m{}", i % 100));
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
@@ -346,9 +346,11 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
     assert!(!journal.exists());
     let events = common::events::parse(&r.stdout);
     assert_eq!(common::events::of(&events, "checkpoint").len(), 2, "{}", r.stderr);
-    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    // (By id: both tasks may have been saved within the same second, so `--last` could be either.)
+    let id = events[0]["task_id"].as_str().unwrap();
+    let list = checkpoints(state.path(), &ws, &["list", id]);
     assert!(list.stdout.contains("write_to_file"), "{}", list.all());
-    let diff = checkpoints(state.path(), &ws, &["diff", "--last", "1", "2"]);
+    let diff = checkpoints(state.path(), &ws, &["diff", id, "1", "2"]);
     assert!(diff.stdout.contains("+++ b/b.txt"), "{}", diff.all());
 }
 
@@ -357,4 +359,130 @@ fn which(tool: &str) -> PathBuf {
         .map(|d| d.join(tool))
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("{tool} is needed by this test and is not on PATH"))
+}
+
+#[test]
+fn an_unreadable_file_is_left_out_and_reported() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("a.txt"), "readable").unwrap();
+    std::fs::write(ws.join("secret.txt"), "nobody may read this").unwrap();
+    std::fs::set_permissions(ws.join("secret.txt"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    // root reads everything: as root, the agent runs as `nobody` (owning the workspace and the
+    // state, but not secret.txt), through util-linux's setpriv.
+    let root = running_as_root();
+    if root {
+        for p in [ws.as_path(), ws.join("a.txt").as_path(), state.path()] {
+            std::os::unix::fs::chown(p, Some(65534), Some(65534)).unwrap();
+        }
+    }
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "bee")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut cmd = if root {
+        let mut c = Command::new(which("setpriv"));
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(bin());
+        c
+    } else {
+        Command::new(bin())
+    };
+    cmd.arg("run")
+        .args(args_with(&base, &["--state-dir", &state_dir, "--json", "t"]))
+        .current_dir(&ws)
+        .env("HOME", state.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("left out: secret.txt (unreadable: Permission denied)"), "{}", r.stderr);
+    let events = common::events::parse(&r.stdout);
+    assert_eq!(common::events::of(&events, "checkpoint").len(), 2, "{}", r.stderr);
+    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    assert!(list.stdout.contains("left out: secret.txt (unreadable: Permission denied)"), "{}", list.all());
+    // (Between the run's checkpoints: `diff N` alone would stage the workspace as whoever
+    // runs it, and root can read secret.txt.)
+    let diff = checkpoints(state.path(), &ws, &["diff", "--last", "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/b.txt") && !diff.stdout.contains("secret"), "{}", diff.all());
+}
+
+/// Whether the tests run as root (`id -u`, so no `unsafe` FFI is needed here).
+fn running_as_root() -> bool {
+    let out = Command::new("id").arg("-u").output().expect("run id -u");
+    String::from_utf8_lossy(&out.stdout).trim() == "0"
+}
+
+#[test]
+fn a_full_disk_makes_checkpoints_fail_loudly_the_task_go_on_and_earlier_ones_survive() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let one_write = |path: &str| {
+        Server::start(vec![
+            anthropic(&tool("write_to_file", &[("path", path), ("content", "x")])),
+            anthropic(&completion("Done.")),
+        ])
+    };
+    let server = one_write("a.txt");
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "first"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first_id = common::events::parse(&r.stdout)[0]["task_id"].as_str().unwrap().to_string();
+
+    // A 600 kB file the next checkpoint must store, and a 64 kB limit on every file the agent
+    // and its git write: git's object cannot be written, as on a full disk (EFBIG instead of
+    // ENOSPC; SIGXFSZ ignored so the write fails rather than killing git).
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let noise: String = (0..600_000)
+        .map(|_| {
+            // xorshift64: incompressible enough that git's object stays far above 64 kB.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b"0123456789abcdef"[(x >> 60) as usize])
+        })
+        .collect();
+    std::fs::write(ws.join("big.txt"), noise).unwrap();
+    let server = one_write("b.txt");
+    let base = anthropic_args(&server);
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\""])
+        .arg(bin())
+        .arg("run")
+        .args(args_with(&base, &["--state-dir", &state_dir, "second"]))
+        .current_dir(&ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(
+        r.stdout.contains(
+            "The initial checkpoint failed: git add failed: fatal: unable to write loose object file: File too large"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("Checkpoint after write_to_file failed"), "{}", r.stdout);
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "x");
+
+    // The first task's checkpoints are intact, and with room again checkpoints work.
+    let diff = checkpoints(state.path(), &ws, &["diff", &first_id, "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/a.txt"), "{}", diff.all());
+    let server = one_write("c.txt");
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "third"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let cps = common::events::of(&common::events::parse(&r.stdout), "checkpoint").len();
+    assert_eq!(cps, 2, "{}", r.stderr);
 }

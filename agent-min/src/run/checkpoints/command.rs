@@ -214,11 +214,15 @@ fn diff(dir: &Path, record: &Record, n: u32, m: Option<u32>) -> Result<(), Strin
 fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, yes: bool) -> Result<(), String> {
     let cp = find(&record, n)?.clone();
     let shadow = open(dir, &record)?;
+    let when = match cp.tool.as_str() {
+        "start" => "before the run's first edit or command".to_string(),
+        "restore" => "before a restore".to_string(),
+        tool => format!("after {tool}"),
+    };
     let mut plan = format!(
-        "Restore task {} to checkpoint {n} (turn {}, after {}, {}):\n",
+        "Restore task {} to checkpoint {n} (turn {}, {when}, {}):\n",
         record.meta.id,
         cp.turn,
-        cp.tool,
         format_utc(cp.time)
     );
     if what.files() {

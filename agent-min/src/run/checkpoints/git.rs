@@ -75,8 +75,13 @@ impl Git {
         &self.git_dir
     }
 
-    /// Runs `git ARGS`, feeding `input` on stdin.
+    /// Runs `git ARGS`, feeding `input` on stdin; pathspecs are literal.
     pub fn run(&self, args: &[&str], input: Option<&[u8]>) -> std::io::Result<Output> {
+        self.run_with(args, input, true)
+    }
+
+    /// [`Git::run`], with pathspec magic (`:(exclude,literal)…`) allowed unless `literal`.
+    pub fn run_with(&self, args: &[&str], input: Option<&[u8]>, literal: bool) -> std::io::Result<Output> {
         let mut cmd = Command::new(&self.program);
         // Settings that must hold whatever the repository's config says.
         cmd.args([
@@ -105,7 +110,7 @@ impl Git {
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_LITERAL_PATHSPECS", "1")
+        .env("GIT_LITERAL_PATHSPECS", if literal { "1" } else { "0" })
         .env("GIT_AUTHOR_NAME", AUTHOR.0)
         .env("GIT_AUTHOR_EMAIL", AUTHOR.1)
         .env("GIT_COMMITTER_NAME", AUTHOR.0)

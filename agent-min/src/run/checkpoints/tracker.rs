@@ -1,12 +1,14 @@
-//! Checkpoints during a run (Cline's `CheckpointTracker` as `Task` uses it): the shadow
-//! repository is opened at the first edit or command — read-only tools never wait for it — and
-//! a `start` checkpoint is taken before that tool runs (Cline's initial checkpoint); then one
-//! after every tool that may have changed files. Each is tagged with the task id and turn in
-//! its commit message, recorded in the saved task (so `resume` continues the series), shown in
-//! one dim line and sent as a `checkpoint` event. Failures never stop the task: they are one
+//! Checkpoints during a run (Cline's `CheckpointTracker` as `Task` uses it): when the task
+//! starts, the shadow repository is opened and the initial `start` checkpoint taken in the
+//! background — Cline's `initialCheckpointCommitPromise` — while the model works on its first
+//! reply; read-only tools never wait for it, the first edit or command does. Then one after
+//! every tool that may have changed files. Each is tagged with the task id and turn in its
+//! commit message, recorded in the saved task (so `resume` continues the series), shown in one
+//! dim line and sent as a `checkpoint` event. Failures never stop the task: they are one
 //! warning (checkpoints then off for the run when the repository cannot be opened at all).
 
 use std::path::PathBuf;
+use std::thread::JoinHandle;
 
 use super::place;
 use super::shadow::{Shadow, Taken};
@@ -22,13 +24,13 @@ pub fn changes_files(tool: &str) -> bool {
     matches!(tool, "write_to_file" | "replace_in_file" | "execute_command")
 }
 
+/// The background start: the opened repository and the initial checkpoint, or why not.
+type Opening = JoinHandle<Result<(Shadow, Result<Taken, String>), String>>;
+
 enum Repo {
     Off,
-    /// Not opened yet: where it will be.
-    Later {
-        state_dir: PathBuf,
-        workspace: PathBuf,
-    },
+    /// Being opened, the initial checkpoint being taken.
+    Opening(Opening),
     On(Shadow),
 }
 
@@ -37,7 +39,7 @@ pub struct Tracker {
     repo: Repo,
     task_id: String,
     records: Vec<CheckpointRecord>,
-    /// This run's `start` checkpoint has been taken (or was not needed).
+    /// This run's `start` checkpoint has been recorded (or was not needed).
     started: bool,
 }
 
@@ -47,14 +49,19 @@ impl Tracker {
         Tracker { repo: Repo::Off, task_id: String::new(), records: Vec::new(), started: true }
     }
 
-    /// Checkpoints of `workspace` in `STATE_DIR/checkpoints/`, for task `task_id`.
+    /// Checkpoints of `workspace` in `STATE_DIR/checkpoints/`, for task `task_id`; the
+    /// repository is opened and the initial checkpoint taken in the background from now on.
     pub fn new(state_dir: PathBuf, workspace: PathBuf, task_id: &str) -> Tracker {
-        Tracker {
-            repo: Repo::Later { state_dir, workspace },
-            task_id: task_id.to_string(),
-            records: Vec::new(),
-            started: false,
-        }
+        let message = format!("checkpoint-{}-{task_id} start", place::cwd_hash(&workspace));
+        let opening = std::thread::spawn(move || {
+            let shadow = Shadow::open(&state_dir, &workspace)?;
+            let taken = shadow
+                .lock()
+                .and_then(|_held| shadow.snapshot(&message, None, false))
+                .and_then(|t| t.ok_or_else(|| "nothing was committed".to_string()));
+            Ok((shadow, taken))
+        });
+        Tracker { repo: Repo::Opening(opening), task_id: task_id.to_string(), records: Vec::new(), started: false }
     }
 
     /// Continues the series of a resumed task.
@@ -67,60 +74,78 @@ impl Tracker {
         &self.records
     }
 
-    /// Before a tool runs: the run's `start` checkpoint, if `tool` is its first that may change
-    /// files. `messages` is the conversation's length, the reply asking for `tool` included.
+    /// Before a tool runs: if it may change files and is the run's first such tool, waits for
+    /// the initial checkpoint and records it. `messages` is the conversation's length, the
+    /// reply asking for `tool` included.
     pub fn before(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
         if self.started || !changes_files(tool) {
             return;
         }
         self.started = true;
-        // Restoring the task to this point resends the request that asked for the tool.
-        self.take("start", turn, messages.saturating_sub(1), term, events);
+        let Some(taken) = self.wait(term) else { return };
+        let Repo::On(shadow) = &self.repo else { return };
+        // A resumed run's start is only recorded if the workspace changed since the series'
+        // last checkpoint, and counts the files changed since then.
+        let taken = match self.records.last() {
+            None => Some(taken),
+            Some(last) => match shadow.changed_between(&last.hash, &taken.hash) {
+                Ok(files) if files.is_empty() => None,
+                Ok(files) => Some(Taken { files, ..taken }),
+                Err(_) => Some(taken),
+            },
+        };
+        if let Some(t) = taken {
+            // Restoring the task to this point resends the request that asked for the tool.
+            self.record(t, "start", turn, messages.saturating_sub(1), term, events);
+        }
     }
 
     /// After a tool ran: a checkpoint if it may have changed files.
     pub fn after(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
-        if changes_files(tool) && !matches!(self.repo, Repo::Off) {
-            self.take(tool, turn, messages, term, events);
+        if !changes_files(tool) {
+            return;
         }
-    }
-
-    fn shadow(&mut self, term: &mut Term) -> Option<&Shadow> {
-        if let Repo::Later { state_dir, workspace } = &self.repo {
-            self.repo = match Shadow::open(state_dir, workspace) {
-                Ok(s) => Repo::On(s),
-                Err(e) => {
-                    term.warn(&format!("Checkpoints are off for this run: {e}. The task goes on without them."));
-                    Repo::Off
-                }
-            };
-        }
-        match &self.repo {
-            Repo::On(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    fn take(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
-        // A run's start adds nothing when the workspace is as the series' last checkpoint left it.
-        let skip_unchanged = tool == "start" && !self.records.is_empty();
-        let since = self.records.last().map(|r| r.hash.clone());
-        let task_id = self.task_id.clone();
-        let Some(shadow) = self.shadow(term) else { return };
-        let hash = place::cwd_hash(shadow.workspace());
-        let message = format!("checkpoint-{hash}-{task_id} turn {turn} {tool}");
-        let taken = shadow.lock().and_then(|_held| shadow.snapshot(&message, since.as_deref(), skip_unchanged));
-        match taken {
+        let _ = self.wait(term);
+        let Repo::On(shadow) = &self.repo else { return };
+        let message = format!("checkpoint-{}-{} turn {turn} {tool}", place::cwd_hash(shadow.workspace()), self.task_id);
+        let since = self.records.last().map(|r| r.hash.as_str());
+        match shadow.lock().and_then(|_held| shadow.snapshot(&message, since, false)) {
             Ok(Some(t)) => self.record(t, tool, turn, messages, term, events),
             Ok(None) => {}
             Err(e) => term.warn(&format!("Checkpoint after {tool} failed: {e}. The task goes on.")),
         }
     }
 
+    /// Waits for the background start; its checkpoint, if it was taken.
+    fn wait(&mut self, term: &mut Term) -> Option<Taken> {
+        if !matches!(self.repo, Repo::Opening(_)) {
+            return None;
+        }
+        let Repo::Opening(handle) = std::mem::replace(&mut self.repo, Repo::Off) else { return None };
+        let joined = handle.join().unwrap_or_else(|_| Err("the checkpoint thread panicked".to_string()));
+        match joined {
+            Ok((shadow, taken)) => {
+                self.repo = Repo::On(shadow);
+                match taken {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        term.warn(&format!("The initial checkpoint failed: {e}. The task goes on."));
+                        None
+                    }
+                }
+            }
+            Err(e) => {
+                term.warn(&format!("Checkpoints are off for this run: {e}. The task goes on without them."));
+                None
+            }
+        }
+    }
+
     fn record(&mut self, t: Taken, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
         let number = self.records.last().map_or(1, |r| r.number + 1);
         let files_changed = t.files.len() as u32;
-        term.info(&format!("  checkpoint {number}: {files_changed} file(s) changed"));
+        let what = if tool == "start" { "the workspace before the run's first edit" } else { "after the tool" };
+        term.info(&format!("  checkpoint {number} ({what}): {files_changed} file(s) changed"));
         if !t.left_out.is_empty() {
             term.warn(&format!("  checkpoint {number} left out: {}", t.left_out.join(", ")));
         }
@@ -136,5 +161,15 @@ impl Tracker {
             left_out: t.left_out.into_iter().take(MAX_FILES_RECORDED).collect(),
             messages: messages as u32,
         });
+    }
+}
+
+impl Drop for Tracker {
+    /// A task that ended before its first edit still lets the initial checkpoint finish (its
+    /// git must not outlive the lock).
+    fn drop(&mut self) {
+        if let Repo::Opening(handle) = std::mem::replace(&mut self.repo, Repo::Off) {
+            let _ = handle.join();
+        }
     }
 }
