@@ -203,17 +203,6 @@ pub fn ago(seconds: u64) -> String {
     }
 }
 
-#[cfg(test)]
-mod truncation_tests {
-    #[test]
-    fn an_unclosed_tool_blames_the_token_limit_only_when_it_was_hit() {
-        assert!(super::truncated_tool("write_to_file", true).contains("maximum output token limit"));
-        let t = super::truncated_tool("write_to_file", false);
-        assert!(!t.contains("token limit"), "{t}");
-        assert!(t.contains("</write_to_file>") && t.contains("NOT executed"), "{t}");
-    }
-}
-
 /// A signal's name as Node reports it in Cline's `Command terminated by signal …` text.
 pub fn signal_name(sig: i32) -> String {
     let name = match sig {
@@ -229,4 +218,15 @@ pub fn signal_name(sig: i32) -> String {
         _ => return format!("{sig}"),
     };
     name.to_string()
+}
+
+#[cfg(test)]
+mod truncation_tests {
+    #[test]
+    fn an_unclosed_tool_blames_the_token_limit_only_when_it_was_hit() {
+        assert!(super::truncated_tool("write_to_file", true).contains("maximum output token limit"));
+        let t = super::truncated_tool("write_to_file", false);
+        assert!(!t.contains("token limit"), "{t}");
+        assert!(t.contains("</write_to_file>") && t.contains("NOT executed"), "{t}");
+    }
 }
