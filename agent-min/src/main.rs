@@ -11,7 +11,7 @@ USAGE:
     agent-min resume [ID | --last]       continue a saved task (after a crash, Ctrl-C or a limit)
     agent-min history                    list saved tasks
 
-Run `agent-min COMMAND --help` for the options of each.
+Run `agent-min COMMAND --help` for the options of each; `agent-min --version` for the version.
 ";
 
 fn main() -> ExitCode {
@@ -26,6 +26,10 @@ fn main() -> ExitCode {
         Some("run") => agent_min::run::main(rest),
         Some("resume") => agent_min::run::session::resume::main(rest),
         Some("history") => agent_min::run::session::history::main(rest),
+        Some("-V" | "--version") => {
+            println!("agent-min {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
