@@ -12,7 +12,7 @@ USAGE:
     agent-min history                    list saved tasks
     agent-min checkpoints COMMAND        list, compare or restore a task's workspace checkpoints
 
-Run `agent-min COMMAND --help` for the options of each.
+Run `agent-min COMMAND --help` for the options of each; `agent-min --version` for the version.
 ";
 
 fn main() -> ExitCode {
@@ -28,6 +28,10 @@ fn main() -> ExitCode {
         Some("resume") => agent_min::run::session::resume::main(rest),
         Some("history") => agent_min::run::session::history::main(rest),
         Some("checkpoints") => agent_min::run::checkpoints::command::main(rest),
+        Some("-V" | "--version") => {
+            println!("agent-min {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

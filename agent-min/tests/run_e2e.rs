@@ -55,7 +55,7 @@ fn anthropic_task_lists_reads_writes_edits_runs_a_command_and_completes() {
     let r5 = reqs[5].last_user();
     assert!(
         r5.contains(
-            "[execute_command for 'sh hello.sh Ada'] Result:\nCommand executed.\nExit code: 0\nOutput:\nHello, Ada!"
+            "[execute_command for 'sh hello.sh Ada'] Result:\nCommand executed successfully (exit code 0).\nOutput:\nHello, Ada!"
         ),
         "{r5}"
     );

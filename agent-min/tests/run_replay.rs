@@ -65,13 +65,26 @@ fn demo_session_edits_writes_runs_and_completes_in_a_given_workspace() {
 }
 
 #[test]
-fn demo_session_runs_in_a_fresh_temporary_workspace_by_default() {
+fn demo_session_runs_in_a_fresh_temporary_workspace_removed_unless_keep() {
     let d = demo();
+    let workspace = |out: &str| {
+        let line = out.lines().find(|l| l.trim_start().starts_with("workspace: ")).unwrap();
+        PathBuf::from(line.trim_start().trim_start_matches("workspace: ").split(" (").next().unwrap())
+    };
     let (code, out, err) = replay(&["--replay", d.to_str().unwrap(), "--replay-delay", "0"]);
     assert_eq!(code, Some(0), "{out}\n{err}");
-    let ws_line = out.lines().find(|l| l.trim_start().starts_with("workspace: ")).unwrap();
-    let dir = PathBuf::from(ws_line.trim_start().trim_start_matches("workspace: ").split(" (").next().unwrap());
+    let dir = workspace(&out);
+    assert!(!dir.exists(), "{} left behind", dir.display());
+    assert!(
+        out.contains(&format!("removed the temporary workspace {} (pass --keep to keep it)", dir.display())),
+        "{out}"
+    );
+
+    let (code, out, err) = replay(&["--replay", d.to_str().unwrap(), "--replay-delay", "0", "--keep"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let dir = workspace(&out);
     assert!(dir.join("test.sh").exists(), "{}", dir.display());
+    assert!(out.contains(&format!("workspace kept: {}", dir.display())), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

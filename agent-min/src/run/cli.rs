@@ -11,6 +11,7 @@ agent-min run — run a coding task with a Cline-style agent
 
 USAGE:
     agent-min run [OPTIONS] \"<task>\"
+    agent-min run [OPTIONS] -  < task.md       the task read from standard input
     agent-min run --replay FILE [OPTIONS]
 
 The agent sends your task to a model, streams its reply, runs the one tool it asks for
@@ -120,11 +121,13 @@ REPLAY (no key, no network):
                           workspace seeded with the recording's files and approves everything
                           there. The task defaults to the recorded one.
     --replay-delay MS     pause between streamed pieces of a replayed reply (default 15)
+    --keep                keep the temporary workspace of a replay (it is removed at the end
+                          otherwise; its path is printed either way)
 
 EXIT CODES:
     0   the model called attempt_completion
     1   the task failed: mistake limit, API error after retries, turn limit, empty replies
-    2   usage error (bad flag, missing key, missing task)
+    2   usage error (bad flag, missing key, missing task, unusable --cwd)
     130 interrupted with Ctrl-C (curl and any running command are killed)
 
 EXAMPLES:
@@ -222,6 +225,36 @@ pub struct Options {
     pub sandbox: crate::run::sandbox::Choice,
     /// `--no-rules`, `--rules FILE`…, `--no-hooks`, `--hook-timeout`.
     pub project: crate::run::project::Flags,
+    /// `--keep`: keep a replay's temporary workspace.
+    pub keep: bool,
+    /// `--version` was asked for.
+    pub version: bool,
+}
+
+/// Most bytes of a task read from standard input (`-`).
+pub const MAX_STDIN_TASK: u64 = 1 << 20;
+
+/// The task as given: the argument itself, or standard input when it is `-` (at most
+/// [`MAX_STDIN_TASK`] bytes of UTF-8, without its final line ending). Approvals then meet the
+/// end of that input (a denial): pipe a task together with `--yolo`.
+pub fn task_text(arg: &str, stdin: impl std::io::Read) -> Result<String, String> {
+    use std::io::Read;
+    if arg != "-" {
+        return Ok(arg.to_string());
+    }
+    let mut buf = Vec::new();
+    stdin
+        .take(MAX_STDIN_TASK + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("cannot read the task from standard input: {e}"))?;
+    if buf.len() as u64 > MAX_STDIN_TASK {
+        return Err(format!(
+            "the task on standard input is over {MAX_STDIN_TASK} bytes; shorten it or point the model at a file"
+        ));
+    }
+    let text = String::from_utf8(buf).map_err(|_| "the task on standard input is not UTF-8 text".to_string())?;
+    // The file's final line ending is not part of the task.
+    Ok(text.strip_suffix('\n').map(|t| t.strip_suffix('\r').unwrap_or(t)).unwrap_or(&text).to_string())
 }
 
 /// Parses the arguments after `run`. Errors are one line naming the problem and the fix.
@@ -262,6 +295,8 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
     while let Some(arg) = p.next().map_err(err)? {
         match arg {
             Short('h') | Long("help") => o.help = true,
+            Short('V') | Long("version") => o.version = true,
+            Long("keep") => o.keep = true,
             Long("provider") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;
                 o.provider =
@@ -383,6 +418,18 @@ mod tests {
         assert!(parse(args(&["--last"])).is_err(), "--last is only for resume");
         assert!(parse_resume(args(&[])).unwrap_err().contains("--last"));
         assert!(parse_resume(args(&["a", "--last"])).unwrap_err().contains("not both"));
+    }
+
+    #[test]
+    fn a_dash_reads_the_task_from_stdin_bounded() {
+        assert_eq!(task_text("fix it", &b"ignored"[..]).unwrap(), "fix it");
+        assert_eq!(task_text("-", &b"from a pipe\n\nsecond line\r\n"[..]).unwrap(), "from a pipe\n\nsecond line");
+        let big = vec![b'x'; MAX_STDIN_TASK as usize + 1];
+        assert!(task_text("-", &big[..]).unwrap_err().contains("over 1048576 bytes"));
+        assert!(task_text("-", &[0xff_u8][..]).unwrap_err().contains("not UTF-8"));
+        let o = parse(args(&["--keep", "-V", "-"])).unwrap();
+        assert!(o.keep && o.version);
+        assert_eq!(o.task.as_deref(), Some("-"));
     }
 
     #[test]

@@ -52,6 +52,10 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         print!("{}", cli::HELP);
         return ExitCode::SUCCESS;
     }
+    if opts.version {
+        println!("agent-min {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
     launch(&opts, None)
 }
 
@@ -69,17 +73,9 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage_error(cmd, &e),
     };
-    let ws = match Workspace::new(&setup.root) {
+    let ws = match open_workspace(&setup.root, &mut term) {
         Ok(ws) => ws,
-        Err(e) => {
-            return usage_error(
-                cmd,
-                &format!(
-                    "the workspace {} is not usable ({e}); pass an existing directory with --cwd",
-                    setup.root.display()
-                ),
-            )
-        }
+        Err(e) => return usage_error(cmd, &e),
     };
     match opts.sandbox.resolve(setup.yolo, ws.root()).and_then(sandbox::configure) {
         Ok(line) => line.iter().for_each(|l| term.info(l)),
@@ -97,6 +93,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         command_timeout: clock::clamped_secs(opts.command_timeout),
     };
     let replaying = opts.replay.is_some();
+    let temporary = setup.temporary.then(|| setup.root.clone());
     let task = Task::new(settings, setup.transport, ws, term, around);
     let end = match saved {
         Some(record) => task.resume(record),
@@ -105,6 +102,9 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     if replaying {
         let mut t = if opts.json { Term::stderr() } else { Term::new() };
         t.line(Style::Bold, "▶ End of replay: no model was called; the tools ran for real.");
+        if let Some(root) = &temporary {
+            end_temporary_workspace(root, opts.keep, &mut t);
+        }
     }
     match end {
         End::Completed(_) => ExitCode::SUCCESS,
@@ -112,6 +112,45 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
             eprintln!("agent-min: task failed: {}", ui::term::visible(&redact::apply(&why)));
             ExitCode::from(1)
         }
+    }
+}
+
+/// The workspace, or why `root` cannot be one (a usage error: exit 2). A workspace the user
+/// cannot write to is said up front: edits and new files would fail there.
+fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, String> {
+    let shown = root.display();
+    let meta = std::fs::metadata(root)
+        .map_err(|e| format!("the workspace {shown} is not usable ({e}); pass an existing directory with --cwd"))?;
+    if !meta.is_dir() {
+        return Err(format!("the workspace {shown} is not a directory; pass a directory with --cwd"));
+    }
+    let ws = Workspace::new(root)
+        .map_err(|e| format!("the workspace {shown} is not usable ({e}); pass an existing directory with --cwd"))?;
+    if let Err(e) = probe_writable(ws.root()) {
+        term.warn(&format!(
+            "the workspace {} is not writable ({e}): write_to_file, replace_in_file and commands that write there will fail",
+            ws.root().display()
+        ));
+    }
+    Ok(ws)
+}
+
+/// Creates and removes a probe file: the only test that sees read-only mounts and ACLs.
+fn probe_writable(dir: &std::path::Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".agent-min-write-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
+/// A replay's temporary workspace: removed unless `--keep`, and said where it is either way.
+fn end_temporary_workspace(root: &std::path::Path, keep: bool, term: &mut Term) {
+    if keep {
+        term.info(&format!("  workspace kept: {}", root.display()));
+        return;
+    }
+    match std::fs::remove_dir_all(root) {
+        Ok(()) => term.info(&format!("  removed the temporary workspace {} (pass --keep to keep it)", root.display())),
+        Err(e) => term.warn(&format!("could not remove the temporary workspace {}: {e}", root.display())),
     }
 }
 
@@ -131,6 +170,8 @@ struct Setup {
     base_url: String,
     api_key: Option<String>,
     num_ctx: u32,
+    /// A replay's own temporary workspace (removed at the end unless `--keep`).
+    temporary: bool,
 }
 
 /// Events, saving, accounting, context window and limits for a run.
@@ -204,7 +245,8 @@ pub fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, 
 fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
     redact::add_from_env();
-    let Some(task) = opts.task.clone().filter(|t| !t.trim().is_empty()) else {
+    let task = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin())).transpose()?;
+    let Some(task) = task.filter(|t| !t.trim().is_empty()) else {
         return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());
     };
     let provider = opts.provider.unwrap_or(if env("ANTHROPIC_API_KEY").is_some() {
@@ -255,14 +297,15 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
         base_url,
         api_key,
         num_ctx,
+        temporary: false,
     })
 }
 
 /// A replay: the recording, and its workspace (a fresh seeded temp dir unless `--cwd`).
 fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) -> Result<Setup, String> {
     let rec = replay::Recording::load(file)?;
-    let task =
-        opts.task.clone().or_else(|| rec.task.clone()).ok_or("the recording has no task; give one as an argument")?;
+    let given = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin())).transpose()?;
+    let task = given.or_else(|| rec.task.clone()).ok_or("the recording has no task; give one as an argument")?;
     let (root, yolo) = match &opts.cwd {
         Some(dir) => (dir.clone(), opts.yolo),
         None => {
@@ -292,5 +335,6 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         base_url: file.display().to_string(),
         api_key: None,
         num_ctx: 32768,
+        temporary: opts.cwd.is_none(),
     })
 }

@@ -203,6 +203,23 @@ pub fn ago(seconds: u64) -> String {
     }
 }
 
+/// A signal's name as Node reports it in Cline's `Command terminated by signal …` text.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        6 => "SIGABRT",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        _ => return format!("{sig}"),
+    };
+    name.to_string()
+}
+
 #[cfg(test)]
 mod truncation_tests {
     #[test]

@@ -81,29 +81,26 @@ pub(crate) struct Ran {
 }
 
 impl Ran {
+    /// Cline's result text (`CommandOrchestrator`), plus our note on background processes.
     fn to_result(&self, timeout: Duration) -> String {
-        let mut s = if self.timed_out {
-            format!(
-                "Command timed out after {} seconds and was stopped (its whole process group was killed).",
-                timeout.as_secs_f64()
-            )
-        } else {
-            "Command executed.".to_string()
-        };
-        match (self.code, self.signal) {
-            (Some(c), _) => s.push_str(&format!("\nExit code: {c}")),
-            (None, Some(sig)) if !self.timed_out => s.push_str(&format!("\nThe command was killed by signal {sig}.")),
-            _ => {}
+        let out = self.output.render();
+        if self.timed_out {
+            let so_far = if out.is_empty() { String::new() } else { format!("\nOutput so far:\n{out}") };
+            return format!("Command execution timed out after {} seconds. {so_far}", timeout.as_secs_f64());
         }
+        let mut s = match (self.code, self.signal) {
+            (Some(0), _) => "Command executed successfully (exit code 0).".to_string(),
+            (Some(c), _) => format!("Command failed with exit code {c}."),
+            (None, Some(sig)) => format!("Command terminated by signal {}.", crate::run::prompt::signal_name(sig)),
+            (None, None) => "Command executed.".to_string(),
+        };
         if self.survivor {
             s.push_str("\nNote: a process it started left its process group (setsid or a daemon) and is still running; its further output is not read.");
         } else if self.background_killed {
             s.push_str("\nNote: processes it left running in the background were stopped.");
         }
-        let out = self.output.render();
         if !out.is_empty() {
-            s.push_str("\nOutput:\n");
-            s.push_str(&out);
+            s.push_str(&format!("\nOutput:\n{out}"));
         }
         s
     }
@@ -259,7 +256,7 @@ mod tests {
         assert_eq!(r.output.render(), "one\ntwo\nthree");
         assert_eq!(r.code, Some(3));
         let text = r.to_result(Duration::from_secs(1));
-        assert!(text.starts_with("Command executed.\nExit code: 3\nOutput:\none"), "{text}");
+        assert_eq!(text, "Command failed with exit code 3.\nOutput:\none\ntwo\nthree");
     }
 
     #[test]
@@ -287,7 +284,7 @@ mod tests {
             .map(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
             .unwrap_or(false);
         assert!(!alive, "background sleep {pid} survived the timeout");
-        assert!(r.to_result(Duration::from_millis(500)).contains("timed out"));
+        assert!(r.to_result(Duration::from_millis(500)).starts_with("Command execution timed out after 0.5 seconds. "));
     }
 
     #[test]

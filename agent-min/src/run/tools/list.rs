@@ -1,13 +1,40 @@
-//! `list_files(path, recursive?)`: at most 200 entries, breadth first, never descending into
-//! `.git`, `target` or `node_modules`.
+//! `list_files(path, recursive?)` as Cline's `listFiles` + `formatFilesList` answer it: at most
+//! 200 entries, breadth first; recursively, ignored entries (`.gitignore` and the rules of
+//! [`super::walk`]) are left out, and Cline's always-ignored directories (`node_modules`,
+//! `__pycache__`, `venv`, `dist`, … and hidden ones) are shown but not entered. The root and the
+//! home directory are never listed. Sorted as Cline sorts: each directory's entries under it.
 
+use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use super::{check_path, tool_error, Access, Call, Ctx, Outcome, SKIP_DIRS};
+use super::{check_path, tool_error, walk, Access, Call, Ctx, Outcome};
+use crate::run::prompt;
 
-/// Most entries returned.
+/// Most entries returned (Cline's handler passes 200).
 pub const MAX_ENTRIES: usize = 200;
+
+/// Cline's `DEFAULT_IGNORE_DIRECTORIES`: listed, never entered by a recursive listing.
+pub const NOT_ENTERED: &[&str] = &[
+    "node_modules",
+    "__pycache__",
+    "env",
+    "venv",
+    "target/dependency",
+    "build/dependencies",
+    "dist",
+    "out",
+    "bundle",
+    "vendor",
+    "tmp",
+    "temp",
+    "deps",
+    "Pods",
+];
+
+/// Cline gives up on a recursive listing after 10 s and returns what it has.
+const DEADLINE: Duration = Duration::from_secs(10);
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
@@ -18,9 +45,9 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     if !r.abs.is_dir() {
-        let msg = format!("{path} is not a directory.");
+        let msg = format!("Error listing files: {path} does not exist or is not a directory.");
         ctx.term.outcome(false, &msg);
-        return Outcome::Failure { text: tool_error(&msg), mistake: false };
+        return Outcome::Failure { text: tool_error(&msg), mistake: true };
     }
     let (entries, truncated) = list(&r.abs, recursive, MAX_ENTRIES);
     let entries = crate::run::project::ignore::ClineIgnore::load(ctx.ws.root()).mark(&r.abs, entries);
@@ -28,46 +55,158 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     Outcome::Success(format_listing(&entries, truncated))
 }
 
-/// Formats a listing as Cline does.
+/// Cline's `formatFilesList`: sorted so each directory's entries follow it, the truncation
+/// note, or `No files found.`.
 pub fn format_listing(entries: &[String], truncated: bool) -> String {
-    if entries.is_empty() {
+    let mut sorted: Vec<&str> = entries.iter().map(String::as_str).collect();
+    sorted.sort_by(|a, b| cline_order(a, b));
+    if truncated {
+        return format!("{}\n\n{}", sorted.join("\n"), prompt::FILE_LIST_TRUNCATED);
+    }
+    if sorted.is_empty() || sorted == [""] {
         return "No files found.".to_string();
     }
-    let mut s = entries.join("\n");
-    if truncated {
-        s.push_str(
-            "\n\n(File list truncated. Use list_files on specific subdirectories if you need to explore further.)",
-        );
-    }
-    s
+    sorted.join("\n")
 }
 
-/// Lists `dir` (relative names, directories with a trailing `/`), breadth first, sorted per
-/// directory. Returns (entries, whether the limit cut the listing).
+/// Cline's comparator: path parts in turn; where they first differ, an entry that ends there
+/// comes before one that goes deeper, else the parts in locale order.
+fn cline_order(a: &str, b: &str) -> Ordering {
+    let (pa, pb): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
+    for i in 0..pa.len().min(pb.len()) {
+        if pa[i] != pb[i] {
+            if i + 1 == pa.len() && i + 1 < pb.len() {
+                return Ordering::Less;
+            }
+            if i + 1 == pb.len() && i + 1 < pa.len() {
+                return Ordering::Greater;
+            }
+            return locale_compare(pa[i], pb[i]);
+        }
+    }
+    pa.len().cmp(&pb.len())
+}
+
+/// An approximation of `localeCompare(b, undefined, { numeric: true, sensitivity: "base" })`
+/// (ICU's root collation): whitespace, then punctuation in ICU's order, then digit runs
+/// compared as numbers, then letters with case and common Latin accents ignored.
+fn locale_compare(a: &str, b: &str) -> Ordering {
+    const PUNCTUATION: &str = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+    fn key(c: char) -> (u8, u32) {
+        if let Some(i) = PUNCTUATION.find(c) {
+            return (0, i as u32);
+        }
+        if c.is_ascii_digit() {
+            return (1, 0);
+        }
+        if c.is_alphabetic() {
+            return (2, base_letter(c) as u32);
+        }
+        (0, 1000 + c as u32)
+    }
+    let (mut x, mut y) = (a.chars().peekable(), b.chars().peekable());
+    loop {
+        match (x.peek().copied(), y.peek().copied()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let take = |it: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+                    let mut s = String::new();
+                    while let Some(c) = it.next_if(char::is_ascii_digit) {
+                        s.push(c);
+                    }
+                    s
+                };
+                let (m, n) = (take(&mut x), take(&mut y));
+                let (m, n) = (m.trim_start_matches('0'), n.trim_start_matches('0'));
+                match m.len().cmp(&n.len()).then_with(|| m.cmp(n)) {
+                    Ordering::Equal => {}
+                    o => return o,
+                }
+            }
+            (Some(c), Some(d)) => {
+                let o = key(c).cmp(&key(d));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                x.next();
+                y.next();
+            }
+        }
+    }
+}
+
+/// A letter without case and, for Latin-1 letters, without accent.
+fn base_letter(c: char) -> char {
+    let l = c.to_lowercase().next().unwrap_or(c);
+    match l {
+        'à'..='å' => 'a',
+        'ç' => 'c',
+        'è'..='ë' => 'e',
+        'ì'..='ï' => 'i',
+        'ñ' => 'n',
+        'ò'..='ö' | 'ø' => 'o',
+        'ù'..='ü' => 'u',
+        'ý' | 'ÿ' => 'y',
+        other => other,
+    }
+}
+
+/// Cline refuses to list the file system's root and the home directory.
+fn restricted(dir: &Path) -> bool {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    dir == Path::new("/") || home.is_some_and(|h| h.canonicalize().unwrap_or(h) == dir)
+}
+
+/// Whether a recursive listing enters directory `rel` (relative to the listed directory).
+fn enters(rel: &Path, hidden_allowed: bool) -> bool {
+    let name = rel.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let rel = rel.to_string_lossy();
+    let named =
+        NOT_ENTERED
+            .iter()
+            .any(|d| if d.contains('/') { rel == *d || rel.ends_with(&format!("/{d}")) } else { name == *d });
+    !named && (hidden_allowed || !name.starts_with('.'))
+}
+
+/// Lists `dir` (names relative to it, directories with a trailing `/`), breadth first, at most
+/// `max`. Returns (entries, whether the limit was reached — Cline's `length >= limit`).
 pub(crate) fn list(dir: &Path, recursive: bool, max: usize) -> (Vec<String>, bool) {
+    if restricted(dir) {
+        return (Vec::new(), false);
+    }
     let mut out = Vec::new();
-    let mut queue: VecDeque<PathBuf> = VecDeque::from([PathBuf::new()]);
-    while let Some(rel) = queue.pop_front() {
-        let Ok(rd) = std::fs::read_dir(dir.join(&rel)) else {
-            continue;
-        };
-        let mut items: Vec<(String, bool)> = rd
-            .filter_map(|e| e.ok())
+    if !recursive {
+        // Cline: globby("*", { dot: true }) — every entry, no ignore rules.
+        let Ok(rd) = std::fs::read_dir(dir) else { return (out, false) };
+        let mut items: Vec<String> = rd
+            .filter_map(Result::ok)
             .map(|e| {
-                let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
-                (e.file_name().to_string_lossy().into_owned(), is_dir)
+                let slash = if e.file_type().is_ok_and(|t| t.is_dir()) { "/" } else { "" };
+                format!("{}{slash}", e.file_name().to_string_lossy())
             })
             .collect();
         items.sort();
-        for (name, is_dir) in items {
-            if out.len() >= max {
+        items.truncate(max);
+        let hit = items.len() >= max;
+        return (items, hit);
+    }
+    let hidden_allowed = dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+    let started = Instant::now();
+    let mut queue: VecDeque<PathBuf> = VecDeque::from([PathBuf::new()]);
+    while let Some(rel) = queue.pop_front() {
+        let level = walk::builder(&dir.join(&rel), false).max_depth(Some(1)).sort_by_file_name(|a, b| a.cmp(b)).build();
+        for entry in level.filter_map(Result::ok).filter(|e| e.depth() == 1) {
+            if out.len() >= max || started.elapsed() > DEADLINE {
                 return (out, true);
             }
-            let path = rel.join(&name);
+            let path = rel.join(entry.file_name());
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             let shown = path.to_string_lossy().into_owned();
             if is_dir {
                 out.push(format!("{shown}/"));
-                if recursive && !SKIP_DIRS.contains(&name.as_str()) {
+                if enters(&path, hidden_allowed) {
                     queue.push_back(path);
                 }
             } else {
@@ -75,40 +214,116 @@ pub(crate) fn list(dir: &Path, recursive: bool, max: usize) -> (Vec<String>, boo
             }
         }
     }
-    (out, false)
+    let hit = out.len() >= max;
+    (out, hit)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn recursive_listing_skips_ignored_dirs_contents() {
-        let d = tempfile::tempdir().unwrap();
-        for p in ["src/a.rs", "src/deep/b.rs", ".git/HEAD", "target/x", "node_modules/m/i.js", "README"] {
+    fn tree(files: &[&str]) -> tempfile::TempDir {
+        // Not a dot-named directory (tempdir's default): Cline enters hidden directories when
+        // the listed directory is itself hidden.
+        let d = tempfile::Builder::new().prefix("ws").tempdir().unwrap();
+        for p in files {
             let p = d.path().join(p);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, "").unwrap();
         }
-        let (e, t) = list(d.path(), true, 200);
-        assert!(!t);
-        assert_eq!(
-            e,
-            [".git/", "README", "node_modules/", "src/", "target/", "src/a.rs", "src/deep/", "src/deep/b.rs"]
-        );
-        let (e, _) = list(d.path(), false, 200);
-        assert_eq!(e.len(), 5);
+        d
     }
 
     #[test]
-    fn caps_at_the_limit() {
+    fn recursive_listing_skips_ignored_and_does_not_enter_clines_directories() {
+        let d = tree(&[
+            "src/a.rs",
+            "src/deep/b.rs",
+            ".git/HEAD",
+            ".venv/lib/x.py",
+            "node_modules/m/i.js",
+            "dist/bundle.js",
+            "README",
+            ".env",
+            "build/out.o",
+            "logs/a.log",
+            "notes.log",
+        ]);
+        std::fs::write(d.path().join(".gitignore"), "build/\n*.log\n").unwrap();
+        std::fs::write(d.path().join(".ignore"), "README\n").unwrap();
+        let (e, t) = list(d.path(), true, 200);
+        assert!(!t);
+        assert_eq!(
+            format_listing(&e, t),
+            // Cline's comparator puts a level's files before its directories.
+            ".env\n.gitignore\n.ignore\n.git/\n.venv/\ndist/\nlogs/\nnode_modules/\nsrc/\nsrc/a.rs\nsrc/deep/\nsrc/deep/b.rs"
+        );
+    }
+
+    #[test]
+    fn a_hidden_directory_listed_itself_is_entered() {
+        let d = tree(&[".config/app/x", ".config/.cache/y"]);
+        let (e, _) = list(&d.path().join(".config"), true, 200);
+        assert_eq!(format_listing(&e, false), ".cache/\n.cache/y\napp/\napp/x");
+    }
+
+    #[test]
+    fn a_nested_gitignore_counts_below_its_directory() {
+        let d = tree(&["pkg/gen/x.rs", "pkg/keep.rs", "gen/y.rs"]);
+        std::fs::write(d.path().join("pkg/.gitignore"), "gen/\n").unwrap();
+        let (e, _) = list(d.path(), true, 200);
+        assert!(e.contains(&"gen/y.rs".to_string()) && !e.iter().any(|p| p.starts_with("pkg/gen")), "{e:?}");
+    }
+
+    #[test]
+    fn top_level_listing_shows_everything() {
+        let d = tree(&["a", ".hidden", "node_modules/x", "ignored.log"]);
+        std::fs::write(d.path().join(".gitignore"), "*.log\n").unwrap();
+        let (e, _) = list(d.path(), false, 200);
+        assert_eq!(format_listing(&e, false), ".gitignore\n.hidden\na\nignored.log\nnode_modules/");
+    }
+
+    #[test]
+    fn symlinks_are_listed_never_followed() {
+        let outside = tree(&["secret/s.txt"]);
+        let d = tree(&["a.txt"]);
+        std::os::unix::fs::symlink(outside.path().join("secret"), d.path().join("link")).unwrap();
+        let (e, _) = list(d.path(), true, 200);
+        assert_eq!(e, ["a.txt", "link"]);
+    }
+
+    #[test]
+    fn caps_at_the_limit_with_clines_note() {
         let d = tempfile::tempdir().unwrap();
         for i in 0..250 {
             std::fs::write(d.path().join(format!("f{i:03}")), "").unwrap();
         }
-        let (e, t) = list(d.path(), false, MAX_ENTRIES);
+        let (e, t) = list(d.path(), true, MAX_ENTRIES);
         assert_eq!(e.len(), 200);
         assert!(t);
-        assert!(format_listing(&e, t).contains("(File list truncated."));
+        assert!(format_listing(&e, t).ends_with(
+            "\n\n(File list truncated. Use list_files on specific subdirectories if you need to explore further.)"
+        ));
+        assert_eq!(format_listing(&[], false), "No files found.");
+    }
+
+    #[test]
+    fn sorted_as_cline_sorts() {
+        let e: Vec<String> = ["b.txt", "a/", "a/z", "A2", "a10", "a9", "_x", "c/d/", "c/d/e", "c/"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        // Expected orders computed with Cline's comparator under node 20 (ICU).
+        assert_eq!(format_listing(&e, false), "_x\nA2\na9\na10\nb.txt\na/\na/z\nc/\nc/d/\nc/d/e");
+        let e: Vec<String> = ["a-b", "a_b", "a.b", "ab", "a b", "A", "a", "Z", "é", "e", "f1.txt", "f01.txt", "F1.txt"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(format_listing(&e, false).replace('\n', "|"), "A|a|a b|a_b|a-b|a.b|ab|é|e|f1.txt|f01.txt|F1.txt|Z");
+    }
+
+    #[test]
+    fn the_root_and_home_are_never_listed() {
+        assert_eq!(list(Path::new("/"), true, 200), (vec![], false));
     }
 }

@@ -20,6 +20,7 @@ mod exec;
 mod list;
 pub mod read;
 mod search;
+mod walk;
 mod write;
 
 use std::time::Duration;
@@ -289,9 +290,6 @@ pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
         }
     }
 }
-
-/// Directories never listed into or searched.
-pub const SKIP_DIRS: &[&str] = &[".git", "target", "node_modules"];
 
 #[cfg(test)]
 pub(crate) mod testutil {

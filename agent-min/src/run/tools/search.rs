@@ -1,16 +1,28 @@
-//! `search_files(path, regex, file_pattern?)`: a regex search over text files, at most 300
-//! results, each `file:line: text`.
+//! `search_files(path, regex, file_pattern?)` as Cline runs it — `rg --json -e REGEX --glob
+//! PATTERN --context 1 DIR` — with ripgrep's own crates instead of its binary: the walker of
+//! [`super::walk`] (hidden files skipped, as ripgrep does), `file_pattern` as ripgrep's `--glob`
+//! (globset: linear in the name), ripgrep's searcher and regex engine (binary files stop at
+//! their first NUL). Results are Cline's `formatResults`: grouped by file, one context line
+//! each side, `│----` separators, at most 300 results and 0.25 MB.
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
-use regex::Regex;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use ignore::overrides::OverrideBuilder;
 
 use crate::run::tools::fsx;
 
-use super::{check_path, tool_error, Access, Call, Ctx, Outcome, SKIP_DIRS};
+use super::{check_path, tool_error, walk, Access, Call, Ctx, Outcome};
 
-/// Most results returned.
+/// Cline's `MAX_RESULTS`.
 pub const MAX_RESULTS: usize = 300;
+
+/// Cline reads at most `MAX_RESULTS * 5` lines of ripgrep's JSON output.
+const MAX_JSON_LINES: usize = MAX_RESULTS * 5;
+
+/// Cline's `MAX_RIPGREP_MB`, in bytes.
+const MAX_BYTES: usize = 256 * 1024;
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
@@ -18,10 +30,10 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let glob = call.param("file_pattern");
     ctx.term
         .tool("search_files", &format!("/{pattern}/ in {path}{}", glob.map(|g| format!(" ({g})")).unwrap_or_default()));
-    let re = match Regex::new(pattern) {
-        Ok(r) => r,
+    let matcher = match RegexMatcherBuilder::new().line_terminator(Some(b'\n')).build(pattern) {
+        Ok(m) => m,
         Err(e) => {
-            let msg = format!("Invalid regex {pattern:?}: {e}");
+            let msg = format!("Error searching files: the regex {pattern:?} is not valid (ripgrep's Rust syntax): {e}");
             ctx.term.outcome(false, "invalid regex");
             return Outcome::Failure { text: tool_error(&msg), mistake: true };
         }
@@ -31,168 +43,309 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     let ignored = crate::run::project::ignore::ClineIgnore::load(ctx.ws.root());
-    let (hits, truncated) = search_where(&r.abs, &re, glob, MAX_RESULTS, &|p| ignored.allows_path(p));
-    ctx.term.outcome(true, &format!("{} results{}", hits.len(), if truncated { " (truncated)" } else { "" }));
-    let mut s = match hits.len() {
-        0 => "Found 0 results.".to_string(),
-        1 => "Found 1 result.\n\n".to_string(),
-        n if truncated => {
-            format!("Showing first {n} results. Use a more specific search if necessary.\n\n")
+    let results = match search(&r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p)) {
+        Ok(results) => results,
+        Err(e) => {
+            let msg = format!("Error searching files: {e}");
+            ctx.term.outcome(false, &msg);
+            return Outcome::Failure { text: tool_error(&msg), mistake: true };
         }
-        n => format!("Found {n} results.\n\n"),
     };
-    s.push_str(&hits.join("\n"));
-    Outcome::Success(s)
+    ctx.term.outcome(true, &format!("{} results", results.len()));
+    Outcome::Success(format_results(&results, ctx.ws.root()))
 }
 
-/// Searches files under `root` (or `root` itself if it is a file). The walk never follows a
-/// symlink (a link inside the workspace may point anywhere) and reads only regular files of at
-/// most [`fsx::MAX_FILE_BYTES`]; `root` itself is already resolved and confined by the caller.
-#[cfg(test)]
-pub(crate) fn search(root: &Path, re: &Regex, glob: Option<&str>, max: usize) -> (Vec<String>, bool) {
-    search_where(root, re, glob, max, &|_| true)
+/// One match and the context lines Cline gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hit {
+    file: PathBuf,
+    text: String,
+    /// Cline gives every context line to the latest match, as its `afterContext` (a context
+    /// line above a match comes after the previous match in ripgrep's output, and has a larger
+    /// line number).
+    after: Vec<String>,
 }
 
-/// [`search`] over the files `allowed` accepts (`.clineignore` leaves files out).
-pub(crate) fn search_where(
+/// Collects a file's matches and context in ripgrep's order, counting the JSON lines ripgrep
+/// would print (a `begin`, each match and context line, an `end`).
+struct Collect<'a> {
+    file: &'a Path,
+    hits: &'a mut Vec<Hit>,
+    json_lines: &'a mut usize,
+    /// The index in `hits` of this file's first match.
+    first: usize,
+    begun: bool,
+}
+
+impl Collect<'_> {
+    /// Counts one JSON line (and the file's `begin` before its first); false once Cline's cap
+    /// is reached.
+    fn line(&mut self) -> bool {
+        let needed = if self.begun { 1 } else { 2 };
+        self.begun = true;
+        if *self.json_lines + needed > MAX_JSON_LINES {
+            *self.json_lines = MAX_JSON_LINES;
+            return false;
+        }
+        *self.json_lines += needed;
+        true
+    }
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        if !self.line() {
+            return Ok(false);
+        }
+        let text = String::from_utf8_lossy(m.bytes()).into_owned();
+        self.hits.push(Hit { file: self.file.to_path_buf(), text, after: Vec::new() });
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        if !self.line() {
+            return Ok(false);
+        }
+        // Context above a file's first match: Cline drops it for the first file and gives it
+        // to the previous file's last match otherwise; we drop it always (docs/agent.md).
+        if self.hits.len() > self.first {
+            if let Some(h) = self.hits.last_mut() {
+                h.after.push(String::from_utf8_lossy(c.bytes()).into_owned());
+            }
+        }
+        Ok(true)
+    }
+
+    fn finish(&mut self, _: &Searcher, _: &grep_searcher::SinkFinish) -> Result<(), Self::Error> {
+        if self.begun && *self.json_lines < MAX_JSON_LINES {
+            *self.json_lines += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Searches `root` (a directory or one file) the way Cline's ripgrep call does, over the files
+/// `allowed` accepts (`.clineignore` leaves files out).
+pub(crate) fn search(
     root: &Path,
-    re: &Regex,
-    glob: Option<&str>,
-    max: usize,
+    matcher: &RegexMatcher,
+    glob: &str,
     allowed: &dyn Fn(&Path) -> bool,
-) -> (Vec<String>, bool) {
-    let mut hits = Vec::new();
-    let Ok(meta) = std::fs::metadata(root) else {
-        return (hits, false);
-    };
-    let base = if meta.is_file() { root.parent().unwrap_or(root) } else { root };
-    let mut stack = vec![(root.to_path_buf(), meta.is_dir())];
-    while let Some((p, is_dir)) = stack.pop() {
-        if is_dir {
-            let Ok(rd) = std::fs::read_dir(&p) else {
-                continue;
-            };
-            // `file_type()` is the entry's own type: a symlink is a symlink, never its target.
-            let mut kids: Vec<_> = rd
-                .filter_map(|e| e.ok())
-                .filter_map(|e| e.file_type().ok().map(|t| (e.path(), t)))
-                .filter(|(_, t)| t.is_dir() || t.is_file())
-                .map(|(k, t)| (k, t.is_dir()))
-                .collect();
-            kids.sort();
-            for (k, dir) in kids.into_iter().rev() {
-                let name = k.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                if dir && SKIP_DIRS.contains(&name.as_str()) {
-                    continue;
-                }
-                stack.push((k, dir));
-            }
+) -> Result<Vec<Hit>, String> {
+    let bad = |e: ignore::Error| format!("the file_pattern {glob:?} is not a valid glob: {e}");
+    let mut overrides = OverrideBuilder::new(root);
+    overrides.add(glob).map_err(bad)?;
+    let pattern = overrides.build().map_err(bad)?;
+    // ripgrep's --glob overrides every ignore rule (Cline's `--glob *` searches .venv/ and
+    // gitignored files); here it only filters the files the ignore rules let through.
+    let walker = walk::builder(root, true).sort_by_file_path(|a, b| a.cmp(b)).build();
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .before_context(1)
+        .after_context(1)
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        .build();
+    let mut raw = Vec::new();
+    let mut json_lines = 0usize;
+    for entry in walker.filter_map(Result::ok) {
+        if json_lines >= MAX_JSON_LINES {
+            break;
+        }
+        if !entry.file_type().is_some_and(|t| t.is_file())
+            || !pattern.matched(entry.path(), false).is_whitelist()
+            || !allowed(entry.path())
+        {
             continue;
         }
-        let rel = p.strip_prefix(base).unwrap_or(&p).to_string_lossy().into_owned();
-        if let Some(g) = glob {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if !glob_match(g, if g.contains('/') { &rel } else { &name }) {
-                continue;
-            }
-        }
-        if !allowed(&p) {
-            continue;
-        }
-        let Ok(bytes) = fsx::read_regular(&p, fsx::MAX_FILE_BYTES) else {
-            continue;
-        };
-        if bytes[..bytes.len().min(8192)].contains(&0) {
-            continue;
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        for (i, line) in text.lines().enumerate() {
-            if re.is_match(line) {
-                if hits.len() >= max {
-                    return (hits, true);
-                }
-                let line: String = line.trim().chars().take(300).collect();
-                hits.push(format!("{rel}:{}: {line}", i + 1));
-            }
-        }
+        // Only regular files of bounded size: never a FIFO or a device.
+        let Ok(bytes) = fsx::read_regular(entry.path(), fsx::MAX_FILE_BYTES) else { continue };
+        let first = raw.len();
+        let mut sink = Collect { file: entry.path(), hits: &mut raw, json_lines: &mut json_lines, first, begun: false };
+        let _ = searcher.search_slice(matcher, &bytes, &mut sink);
     }
-    (hits, false)
+    Ok(raw)
 }
 
-/// A small glob: `*` (within a path segment), `**` (any depth), `?`, and `{a,b}` alternatives.
-pub(crate) fn glob_match(glob: &str, s: &str) -> bool {
-    if let (Some(open), Some(close)) = (glob.find('{'), glob.find('}')) {
-        if open < close {
-            return glob[open + 1..close]
-                .split(',')
-                .any(|alt| glob_match(&format!("{}{alt}{}", &glob[..open], &glob[close + 1..]), s));
+/// `path.relative(from, to)` for absolute, normalised paths.
+fn relative(from: &Path, to: &Path) -> String {
+    let (f, t): (Vec<Component<'_>>, Vec<Component<'_>>) = (from.components().collect(), to.components().collect());
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); f.len() - common];
+    parts.extend(t[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    parts.join("/")
+}
+
+/// Cline's `formatResults`, paths relative to the workspace root.
+pub(crate) fn format_results(results: &[Hit], cwd: &Path) -> String {
+    let mut out = if results.len() >= MAX_RESULTS {
+        format!("Showing first {MAX_RESULTS} of {MAX_RESULTS}+ results. Use a more specific search if necessary.\n\n")
+    } else if results.len() == 1 {
+        "Found 1 result.\n\n".to_string()
+    } else {
+        format!("Found {} results.\n\n", results.len())
+    };
+    // Grouped by file, in the order files first appear.
+    let mut groups: Vec<(String, Vec<&Hit>)> = Vec::new();
+    for h in results.iter().take(MAX_RESULTS) {
+        let rel = relative(cwd, &h.file);
+        match groups.iter_mut().find(|g| g.0 == rel) {
+            Some(g) => g.1.push(h),
+            None => groups.push((rel, vec![h])),
         }
     }
-    fn m(g: &[u8], s: &[u8]) -> bool {
-        match (g.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) if g.get(1) == Some(&b'*') => {
-                let rest = g[2..].strip_prefix(b"/").unwrap_or(&g[2..]);
-                (0..=s.len()).any(|i| m(rest, &s[i..]))
+    let mut limit_reached = false;
+    'files: for (file, hits) in &groups {
+        let head = format!("{file}\n│----\n");
+        if out.len() + head.len() >= MAX_BYTES {
+            limit_reached = true;
+            break;
+        }
+        out.push_str(&head);
+        for (i, h) in hits.iter().enumerate() {
+            let mut block = String::new();
+            for line in [&h.text].into_iter().chain(&h.after) {
+                let l = format!("│{}\n", line.trim_end_matches(parser_core::is_js_whitespace));
+                if out.len() + block.len() + l.len() >= MAX_BYTES {
+                    limit_reached = true;
+                    break 'files;
+                }
+                block.push_str(&l);
             }
-            (Some(b'*'), _) => (0..=s.len()).take_while(|&i| i == 0 || s[i - 1] != b'/').any(|i| m(&g[1..], &s[i..])),
-            (Some(b'?'), Some(c)) if *c != b'/' => m(&g[1..], &s[1..]),
-            (Some(a), Some(b)) if a == b => m(&g[1..], &s[1..]),
-            _ => false,
+            out.push_str(&block);
+            if i + 1 < hits.len() {
+                if out.len() + "│----\n".len() >= MAX_BYTES {
+                    limit_reached = true;
+                    break 'files;
+                }
+                out.push_str("│----\n");
+            }
+            if out.len() >= MAX_BYTES {
+                limit_reached = true;
+                break 'files;
+            }
+        }
+        if out.len() + "│----\n\n".len() >= MAX_BYTES {
+            limit_reached = true;
+            break;
+        }
+        out.push_str("│----\n\n");
+    }
+    if limit_reached {
+        let note =
+            "\n[Results truncated due to exceeding the 0.25MB size limit. Please use a more specific search pattern.]";
+        if out.len() + note.len() < MAX_BYTES {
+            out.push_str(note);
         }
     }
-    m(glob.as_bytes(), s.as_bytes())
+    out.trim_matches(parser_core::is_js_whitespace).to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn globs() {
-        assert!(glob_match("*.rs", "main.rs"));
-        assert!(!glob_match("*.rs", "main.py"));
-        assert!(glob_match("*.{ts,tsx}", "a.tsx"));
-        assert!(glob_match("src/**/*.rs", "src/a/b/c.rs"));
-        assert!(glob_match("src/**/*.rs", "src/c.rs"));
-        assert!(!glob_match("src/*.rs", "src/a/c.rs"));
-        assert!(glob_match("?.md", "a.md"));
+    fn matcher(re: &str) -> RegexMatcher {
+        RegexMatcherBuilder::new().line_terminator(Some(b'\n')).build(re).unwrap()
+    }
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        // Not a dot-named directory (tempdir's default), which would be hidden itself.
+        let d = tempfile::Builder::new().prefix("ws").tempdir().unwrap();
+        for (p, body) in files {
+            let p = d.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, body).unwrap();
+        }
+        d
+    }
+
+    fn run_search(d: &Path, re: &str, glob: &str) -> String {
+        format_results(&search(d, &matcher(re), glob, &|_| true).unwrap(), d)
     }
 
     #[test]
-    fn never_follows_symlinks_nor_opens_fifos() {
-        let outside = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.txt"), "SECRET-OUTSIDE\n").unwrap();
-        let d = tempfile::tempdir().unwrap();
-        std::fs::write(d.path().join("mine.txt"), "SECRET-INSIDE\n").unwrap();
-        std::os::unix::fs::symlink(outside.path(), d.path().join("dirlink")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret.txt"), d.path().join("filelink")).unwrap();
-        let fifo = std::ffi::CString::new(d.path().join("pipe").to_str().unwrap()).unwrap();
+    fn clines_format_with_context_and_separators() {
+        let d = tree(&[("src/a.rs", "one\ntodo first\nthree\nfour\nfive\ntodo second\n"), ("b.txt", "todo b\n")]);
+        assert_eq!(
+            run_search(d.path(), "todo", "*"),
+            // As Cline shows ripgrep's output: every context line after the latest match (so
+            // "five", above the second match, ends the first), a file's leading one dropped.
+            "Found 3 results.\n\nb.txt\n│----\n│todo b\n│----\n\nsrc/a.rs\n│----\n│todo first\n│three\n│five\n│----\n│todo second\n│----"
+        );
+    }
+
+    #[test]
+    fn adjacent_matches_share_context_as_ripgrep_emits_it() {
+        let d = tree(&[("a", "x\nhit 1\nhit 2\ny\n")]);
+        assert_eq!(run_search(d.path(), "hit", "*"), "Found 2 results.\n\na\n│----\n│hit 1\n│----\n│hit 2\n│y\n│----");
+    }
+
+    #[test]
+    fn respects_gitignore_ignore_hidden_and_the_glob() {
+        let d = tree(&[
+            (".venv/lib/site.py", "needle\n"),
+            ("build/gen.rs", "needle\n"),
+            ("docs/x.md", "needle\n"),
+            ("src/main.rs", "needle\n"),
+            ("src/deep/lib.rs", "needle\n"),
+            ("notes.txt", "needle\n"),
+        ]);
+        std::fs::write(d.path().join(".gitignore"), "build/\n").unwrap();
+        std::fs::write(d.path().join(".ignore"), "docs/\n").unwrap();
+        let all = run_search(d.path(), "needle", "*");
+        assert!(all.starts_with("Found 3 results."), "{all}");
+        assert!(!all.contains(".venv") && !all.contains("build/") && !all.contains("docs/"), "{all}");
+        let rs = run_search(d.path(), "needle", "*.rs");
+        assert!(rs.starts_with("Found 2 results.") && rs.contains("src/deep/lib.rs"), "{rs}");
+        let anchored = run_search(d.path(), "needle", "src/*.rs");
+        assert!(anchored.starts_with("Found 1 result.") && anchored.contains("src/main.rs"), "{anchored}");
+    }
+
+    #[test]
+    fn caps_at_300_results_with_clines_header() {
+        let body: String = (0..400).map(|i| format!("hit {i}\n")).collect();
+        let d = tree(&[("many.txt", &body)]);
+        let out = run_search(d.path(), "hit", "*");
+        assert!(
+            out.starts_with(
+                "Showing first 300 of 300+ results. Use a more specific search if necessary.\n\nmany.txt\n"
+            ),
+            "{}",
+            &out[..200]
+        );
+        assert_eq!(out.matches("│hit ").count(), 300);
+    }
+
+    #[test]
+    fn no_results_and_bad_globs() {
+        let d = tree(&[("a", "x\n")]);
+        assert_eq!(run_search(d.path(), "nothing", "*"), "Found 0 results.");
+        assert!(search(d.path(), &matcher("x"), "a{", &|_| true).is_err());
+    }
+
+    #[test]
+    fn never_follows_symlinks_nor_opens_fifos_and_stops_binary_files_at_nul() {
+        let outside = tree(&[("secret.txt", "needle\n")]);
+        let d = tree(&[("bin", "needle\n\0needle\n"), ("text", "needle\n")]);
+        std::os::unix::fs::symlink(outside.path(), d.path().join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), d.path().join("s.txt")).unwrap();
+        let c = std::ffi::CString::new(d.path().join("fifo").to_str().unwrap()).unwrap();
         // SAFETY: mkfifo takes a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-        let re = Regex::new("SECRET").unwrap();
-        let (h, _) = search(d.path(), &re, None, 300);
-        assert_eq!(h, ["mine.txt:1: SECRET-INSIDE"]);
-        let (h, _) = search(&d.path().join("pipe"), &re, None, 300);
-        assert!(h.is_empty());
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let out = run_search(d.path(), "needle", "*");
+        assert!(!out.contains("secret") && !out.contains("s.txt"), "{out}");
+        // A binary file found by the walk is skipped at its NUL, as ripgrep does.
+        assert_eq!(out, "Found 1 result.\n\ntext\n│----\n│needle\n│----");
     }
 
     #[test]
-    fn finds_matches_with_file_and_line() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("src")).unwrap();
-        std::fs::create_dir_all(d.path().join("target")).unwrap();
-        std::fs::write(d.path().join("src/a.rs"), "fn main() {\n    todo!()\n}\n").unwrap();
-        std::fs::write(d.path().join("src/b.py"), "# todo!() here\n").unwrap();
-        std::fs::write(d.path().join("target/x.rs"), "todo!()\n").unwrap();
-        let re = Regex::new(r"todo!\(\)").unwrap();
-        let (h, t) = search(d.path(), &re, Some("*.rs"), 300);
-        assert_eq!(h, ["src/a.rs:2: todo!()"]);
-        assert!(!t);
-        let (h, _) = search(d.path(), &re, None, 300);
-        assert_eq!(h.len(), 2);
-        let (h, t) = search(d.path(), &re, None, 1);
-        assert_eq!(h.len(), 1);
-        assert!(t);
+    fn a_pathological_glob_takes_linear_time() {
+        let name = "a".repeat(200);
+        let d = tree(&[(&name, "needle\n")]);
+        let glob = "*a*a*a*a*a*a*a*a*a*a*a*b";
+        // globset compiles the glob to a regex: no backtracking, whatever the name.
+        assert_eq!(run_search(d.path(), "needle", glob), "Found 0 results.");
     }
 }
