@@ -30,7 +30,13 @@ pub struct ClineIgnore {
 impl ClineIgnore {
     /// Loads `root/.clineignore` (no file: everything is allowed).
     pub fn load(root: &Path) -> ClineIgnore {
-        let content = read_bounded(&root.join(".clineignore"));
+        // Its text goes into the prompt: a symlink leading outside the workspace is not followed.
+        let file = root.join(".clineignore");
+        let inside = match (file.canonicalize(), root.canonicalize()) {
+            (Ok(f), Ok(r)) => f.starts_with(r),
+            _ => false,
+        };
+        let content = if inside { read_bounded(&file) } else { None };
         let mut b = GitignoreBuilder::new(root);
         if let Some(text) = &content {
             for line in expand_includes(root, text).lines() {
@@ -381,6 +387,17 @@ mod tests {
         std::fs::write(d.path().join(".clineignore"), "b.txt").unwrap();
         let ig = ClineIgnore::load(d.path());
         assert!(ig.allows("a.txt") && !ig.allows("b.txt"));
+    }
+
+    #[test]
+    fn a_clineignore_symlinked_outside_the_workspace_is_not_read() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        std::fs::write(d.path().join("secret"), "PRIVATE KEY").unwrap();
+        std::os::unix::fs::symlink(d.path().join("secret"), ws.join(".clineignore")).unwrap();
+        assert!(ClineIgnore::load(&ws).content().is_none());
+        assert!(instructions(&ws).is_none());
     }
 
     #[test]
