@@ -472,7 +472,7 @@ fn broken_hooks_are_reported_and_the_task_goes_on() {
     hook(&h, "UserPromptSubmit", "#!/bin/sh\nsleep 10\n");
     hook(&h, "PreToolUse", "#!/bin/sh\necho 'not valid json'\n");
     hook(&h, "PostToolUse", "#!/bin/sh\necho boom >&2\nexit 2\n");
-    hook(&h, "TaskComplete", "#!/bin/sh\necho '{\"shouldContinue\": false}'\n");
+    hook(&h, "TaskComplete", "#!/bin/sh\necho 'completion noted' >&2\necho '{\"shouldContinue\": false}'\n");
     write(&h, "PreCompact", "#!/bin/sh\necho '{}'\n"); // not executable: not a hook
     e.write("a.txt", "a\n");
     let server = Server::start(vec![anthropic(&tool("read_file", &[("path", "a.txt")])), anthropic(&completion("ok"))]);
@@ -490,6 +490,7 @@ fn broken_hooks_are_reported_and_the_task_goes_on() {
         "{err}"
     );
     assert!(err.contains("PreCompact is not executable"), "{err}");
+    assert!(err.contains("  │ completion noted\n"), "a hook's stderr is shown: {err}");
     // Nothing of theirs reached the model, and the tool ran.
     let reqs = server.requests();
     assert!(!reqs[0].last_user().contains("hook_context") && !reqs[1].last_user().contains("hook_context"));
