@@ -474,7 +474,7 @@ fn broken_hooks_are_reported_and_the_task_goes_on() {
     hook(&h, "UserPromptSubmit", "#!/bin/sh\nsleep 10\n");
     hook(&h, "PreToolUse", "#!/bin/sh\necho 'not valid json'\n");
     hook(&h, "PostToolUse", "#!/bin/sh\necho boom >&2\nexit 2\n");
-    hook(&h, "TaskComplete", "#!/bin/sh\necho '{\"shouldContinue\": false}'\n");
+    hook(&h, "TaskComplete", "#!/bin/sh\necho 'completion noted' >&2\necho '{\"shouldContinue\": false}'\n");
     write(&h, "PreCompact", "#!/bin/sh\necho '{}'\n"); // not executable: not a hook
     e.write("a.txt", "a\n");
     let server = Server::start(vec![anthropic(&tool("read_file", &[("path", "a.txt")])), anthropic(&completion("ok"))]);
@@ -492,6 +492,7 @@ fn broken_hooks_are_reported_and_the_task_goes_on() {
         "{err}"
     );
     assert!(err.contains("PreCompact is not executable"), "{err}");
+    assert!(err.contains("  │ completion noted\n"), "a hook's stderr is shown: {err}");
     // Nothing of theirs reached the model, and the tool ran.
     let reqs = server.requests();
     assert!(!reqs[0].last_user().contains("hook_context") && !reqs[1].last_user().contains("hook_context"));
@@ -634,4 +635,82 @@ fn pre_compact_runs_before_the_context_window_is_cut_and_can_stop_the_task() {
             assert!(r.all().contains("Context window:"), "the cut happened after the hook");
         }
     }
+}
+
+/// A run whose one request stalls; returns once the request arrived.
+fn stalled(e: &Env, server: &Server) -> std::process::Child {
+    let base = anthropic_args(server);
+    let mut cmd = std::process::Command::new(bin());
+    cmd.arg("run").args(&base).args(["--retry-delay", "0.01", "t"]).current_dir(e.ws()).env("ANTHROPIC_API_KEY", KEY);
+    for (k, v) in e.vars() {
+        cmd.env(k, v);
+    }
+    let child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while server.requests().is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(20), "no request");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+fn signal(child: &std::process::Child, sig: &str) {
+    assert!(std::process::Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap().success());
+}
+
+#[test]
+fn while_task_cancel_runs_the_loop_starts_nothing_new_and_a_second_signal_exits_at_once() {
+    let e = Env::new();
+    let marker = e.home().join("cancel.log");
+    hook(&ws_hooks(&e), "TaskCancel", &format!("#!/bin/sh\nsleep 2\necho done >> '{}'\n", marker.display()));
+    // Interrupted during the command, the loop would go on to the next request and the write.
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", "touch started; sleep 30"), ("requires_approval", "false")])),
+        anthropic(&tool("write_to_file", &[("path", "proof.txt"), ("content", "the loop went on")])),
+        anthropic(&completion("went on")),
+    ]);
+    let base = anthropic_args(&server);
+    let vars = e.vars();
+    let mut cmd = std::process::Command::new(bin());
+    cmd.arg("run").args(&base).arg("t").current_dir(e.ws()).env("ANTHROPIC_API_KEY", KEY);
+    for (k, v) in &vars {
+        cmd.env(k, v);
+    }
+    let child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !e.ws().join("started").exists() {
+        assert!(start.elapsed() < Duration::from_secs(20), "the command did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(&child, "-INT");
+    let r = wait_limited(child, Duration::from_secs(20));
+    assert_eq!(r.code, Some(130), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "done\n", "TaskCancel ran to its end");
+    assert_eq!(server.requests().len(), 1, "no new request while the hook ran: {}", r.all());
+    assert!(!e.ws().join("proof.txt").exists());
+
+    // A slow TaskCancel does not hold a second Ctrl-C.
+    let e = Env::new();
+    hook(&ws_hooks(&e), "TaskCancel", "#!/bin/sh\nsleep 20\n");
+    let mut first = anthropic(&completion("never"));
+    first.stall = Duration::from_secs(30);
+    let server = Server::start(vec![first]);
+    let child = stalled(&e, &server);
+    signal(&child, "-INT");
+    std::thread::sleep(Duration::from_millis(500));
+    let t = std::time::Instant::now();
+    signal(&child, "-INT");
+    let r = wait_limited(child, Duration::from_secs(20));
+    assert_eq!(r.code, Some(130), "{}", r.all());
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }

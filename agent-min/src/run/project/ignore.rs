@@ -30,7 +30,13 @@ pub struct ClineIgnore {
 impl ClineIgnore {
     /// Loads `root/.clineignore` (no file: everything is allowed).
     pub fn load(root: &Path) -> ClineIgnore {
-        let content = read_bounded(&root.join(".clineignore"));
+        // Its text goes into the prompt: a symlink leading outside the workspace is not followed.
+        let file = root.join(".clineignore");
+        let inside = match (file.canonicalize(), root.canonicalize()) {
+            (Ok(f), Ok(r)) => f.starts_with(r),
+            _ => false,
+        };
+        let content = if inside { read_bounded(&file) } else { None };
         let mut b = GitignoreBuilder::new(root);
         if let Some(text) = &content {
             for line in expand_includes(root, text).lines() {
@@ -79,6 +85,18 @@ impl ClineIgnore {
     /// [`ClineIgnore::allows`] for a path on disk.
     pub fn allows_path(&self, path: &Path) -> bool {
         self.allows(&path.to_string_lossy())
+    }
+
+    /// Whether what `path` resolves to (through symlinks) is allowed; true when it does not
+    /// exist or lies outside the workspace.
+    pub fn allows_target(&self, path: &str) -> bool {
+        let (Ok(target), Ok(root)) = (self.root.join(path).canonicalize(), self.root.canonicalize()) else {
+            return true;
+        };
+        match target.strip_prefix(&root) {
+            Ok(rel) => self.allows(&rel.to_string_lossy()),
+            Err(_) => true,
+        }
     }
 
     /// Cline's `validateCommand`: the first argument of a file-reading command that is
@@ -175,11 +193,14 @@ fn read_bounded(path: &Path) -> Option<String> {
 const GUARDED_TOOLS: &[&str] = &["read_file", "write_to_file", "replace_in_file"];
 
 /// What `tool` says when `.clineignore` blocks `path` (Cline's `clineIgnoreError`), if it does.
+/// Unlike Cline, a symlink is also judged by where it leads: a link to an ignored file is
+/// blocked too.
 pub fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
     if !GUARDED_TOOLS.contains(&tool) {
         return None;
     }
-    (!ClineIgnore::load(root).allows(path)).then(|| texts::cline_ignore_error(path))
+    let ig = ClineIgnore::load(root);
+    (!ig.allows(path) || !ig.allows_target(path)).then(|| texts::cline_ignore_error(path))
 }
 
 /// What `execute_command` says when the command reads an ignored file, if it does.
@@ -381,6 +402,30 @@ mod tests {
         std::fs::write(d.path().join(".clineignore"), "b.txt").unwrap();
         let ig = ClineIgnore::load(d.path());
         assert!(ig.allows("a.txt") && !ig.allows("b.txt"));
+    }
+
+    #[test]
+    fn a_clineignore_symlinked_outside_the_workspace_is_not_read() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        std::fs::write(d.path().join("secret"), "PRIVATE KEY").unwrap();
+        std::os::unix::fs::symlink(d.path().join("secret"), ws.join(".clineignore")).unwrap();
+        assert!(ClineIgnore::load(&ws).content().is_none());
+        assert!(instructions(&ws).is_none());
+    }
+
+    #[test]
+    fn a_symlink_to_an_ignored_file_is_refused_too() {
+        let (d, _) = setup(&["secrets/"]);
+        std::fs::create_dir(d.path().join("secrets")).unwrap();
+        std::fs::write(d.path().join("secrets/token.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(d.path().join("secrets/token.txt"), d.path().join("link.txt")).unwrap();
+        std::fs::write(d.path().join("plain.txt"), "y").unwrap();
+        assert!(refusal(d.path(), "read_file", "link.txt").unwrap().starts_with("Access to link.txt is blocked"));
+        assert!(refusal(d.path(), "read_file", "plain.txt").is_none());
+        assert!(refusal(d.path(), "list_files", "secrets/token.txt").is_none(), "only read, write and edit refuse");
+        assert!(refusal(d.path(), "write_to_file", "secrets/new.txt").is_some());
     }
 
     #[test]

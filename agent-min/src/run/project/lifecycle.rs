@@ -106,7 +106,7 @@ pub fn task_resume(
 /// `PreToolUse` once a call is about to run (never for `attempt_completion`). Its context
 /// comes before the tool's result.
 pub fn pre_tool(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) -> Gate {
-    if call.name == "attempt_completion" || !h.has(Hook::PreToolUse) {
+    if !is_tool(call) || !h.has(Hook::PreToolUse) {
         return Gate::Go(String::new());
     }
     let data = json!({ "toolName": call.name, "parameters": input::parameters(&call.trimmed_params()) });
@@ -128,7 +128,7 @@ pub fn post_tool(
     term: &mut Term,
     events: &mut Events,
 ) -> Gate {
-    if call.name == "attempt_completion" || !h.has(Hook::PostToolUse) {
+    if !is_tool(call) || !h.has(Hook::PostToolUse) {
         return Gate::Go(String::new());
     }
     let data = json!({
@@ -144,6 +144,12 @@ pub fn post_tool(
         return Gate::Stop(format!("the PostToolUse hook cancelled the task: {}", visible(why)));
     }
     Gate::Go(a.context.and_then(|c| tool_context("PostToolUse", &c)).unwrap_or_default())
+}
+
+/// Whether the tool hooks see `call`: a tool of ours other than `attempt_completion` (an
+/// unknown tool never reaches a handler in Cline, so no hook sees it).
+fn is_tool(call: &Call) -> bool {
+    call.name != "attempt_completion" && crate::run::tools::TOOLS.iter().any(|(name, _)| *name == call.name)
 }
 
 /// `TaskComplete` (observation only).

@@ -102,10 +102,10 @@ impl Project {
     /// conditionals evaluated against the conversation so far.
     pub fn system_prompt(&mut self, base: &str, messages: &[Message], term: &mut Term) -> String {
         let paths = conditionals::candidates(&latest_user_text(messages), &tool_paths(messages), &self.root);
-        let mut warn = Vec::new();
-        let mut sections = rules::sections(&self.root, &self.sources, &paths, &mut warn);
+        let mut reader = rules::Reader::new();
+        let mut sections = rules::sections(&self.root, &self.sources, &paths, &mut reader);
         sections.extend(ignore::instructions(&self.root));
-        for w in warn {
+        for w in reader.warnings {
             if !self.warned.contains(&w) {
                 term.warn(&format!("Rules: {w}"));
                 self.warned.push(w);

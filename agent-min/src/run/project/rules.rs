@@ -25,6 +25,31 @@ use super::texts;
 /// Most bytes read of one rule file; a larger one is skipped with a warning.
 pub const MAX_RULE_FILE_BYTES: u64 = 1 << 20;
 
+/// Most bytes of rules read for one request; files beyond it are skipped with a warning.
+pub const MAX_RULES_TOTAL_BYTES: u64 = 4 << 20;
+
+/// Reads rule files within the budget, confined where they must be, collecting warnings.
+pub struct Reader {
+    /// Files that could not be used, and why.
+    pub warnings: Vec<String>,
+    used: u64,
+    /// The workspace root (canonical): a workspace rule file must resolve inside it.
+    confine: Option<PathBuf>,
+}
+
+impl Reader {
+    /// A reader with the whole budget.
+    pub fn new() -> Reader {
+        Reader { warnings: Vec::new(), used: 0, confine: None }
+    }
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader::new()
+    }
+}
+
 /// Most entries looked at while searching for `AGENTS.md` (Cline's `listFiles` limit).
 const AGENTS_SEARCH_LIMIT: usize = 500;
 
@@ -75,9 +100,10 @@ impl Sources {
 
 /// The rule sections for one request, in Cline's order (each a heading and its content), and
 /// warnings about files that could not be used.
-pub fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut Vec<String>) -> Vec<String> {
+pub fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut Reader) -> Vec<String> {
     let cwd = posix(root);
     let mut out = Vec::new();
+    warn.confine = None;
     if !src.no_rules {
         for dir in &src.global_dirs {
             if dir.is_dir() {
@@ -98,6 +124,8 @@ pub fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut Vec<Str
     if src.no_rules {
         return out;
     }
+    // From here on the files are the workspace's: a symlink must not lead the model outside it.
+    warn.confine = root.canonicalize().ok();
     out.extend(local_cline_rules(root, &cwd, paths, warn));
     out.extend(cursor_rules(root, &cwd, warn));
     if let Some(text) = read_trimmed(&root.join(".windsurfrules"), warn) {
@@ -107,7 +135,7 @@ pub fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut Vec<Str
     out
 }
 
-fn local_cline_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Vec<String>) -> Option<String> {
+fn local_cline_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Reader) -> Option<String> {
     let at = root.join(".clinerules");
     let meta = std::fs::symlink_metadata(&at).ok()?;
     if meta.is_dir() {
@@ -123,7 +151,7 @@ fn local_cline_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Vec<St
     conditionals::passes(&fm.data, paths).then(|| texts::local_file(cwd, fm.body.trim()))
 }
 
-fn cursor_rules(root: &Path, cwd: &str, warn: &mut Vec<String>) -> Vec<String> {
+fn cursor_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(text) = read_trimmed(&root.join(".cursorrules"), warn) {
         out.push(texts::cursor_file(cwd, &text));
@@ -141,7 +169,7 @@ fn cursor_rules(root: &Path, cwd: &str, warn: &mut Vec<String>) -> Vec<String> {
     out
 }
 
-fn agents_rules(root: &Path, cwd: &str, warn: &mut Vec<String>) -> Option<String> {
+fn agents_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Option<String> {
     if !std::fs::symlink_metadata(root.join("AGENTS.md")).is_ok_and(|m| m.is_file()) {
         return None;
     }
@@ -216,7 +244,7 @@ fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
 /// Cline's `getRuleFilesTotalContentWithMetadata`: each file as `relative/name\nbody`, joined by
 /// blank lines; a frontmatter that does not parse keeps the whole file; a failed conditional
 /// leaves the file out.
-fn total_content(files: &[PathBuf], base: &Path, paths: &[String], warn: &mut Vec<String>) -> String {
+fn total_content(files: &[PathBuf], base: &Path, paths: &[String], warn: &mut Reader) -> String {
     let parts: Vec<String> = files
         .iter()
         .filter_map(|f| {
@@ -227,7 +255,7 @@ fn total_content(files: &[PathBuf], base: &Path, paths: &[String], warn: &mut Ve
     parts.join("\n\n")
 }
 
-fn extra_content(files: &[PathBuf], paths: &[String], warn: &mut Vec<String>) -> String {
+fn extra_content(files: &[PathBuf], paths: &[String], warn: &mut Reader) -> String {
     let parts: Vec<String> = files
         .iter()
         .filter_map(|f| {
@@ -247,27 +275,44 @@ fn rule_part(name: &str, raw: &str, paths: &[String]) -> Option<String> {
 }
 
 /// A regular file's text, trimmed as JavaScript trims; `None` when missing, empty or unusable.
-fn read_trimmed(path: &Path, warn: &mut Vec<String>) -> Option<String> {
+fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {
         return None;
     }
+    if let Some(root) = &r.confine {
+        if !path.canonicalize().is_ok_and(|p| p.starts_with(root)) {
+            r.warnings.push(format!(
+                "rule file {} leads outside the workspace (a symlink); it was not sent to the model",
+                path.display()
+            ));
+            return None;
+        }
+    }
     if meta.len() > MAX_RULE_FILE_BYTES {
-        warn.push(format!(
+        r.warnings.push(format!(
             "rule file {} is {} bytes, over the {MAX_RULE_FILE_BYTES}-byte limit; it was not sent to the model",
             path.display(),
             meta.len()
         ));
         return None;
     }
+    if r.used + meta.len() > MAX_RULES_TOTAL_BYTES {
+        r.warnings.push(format!(
+            "rule file {} was not sent to the model: the rules together are over {MAX_RULES_TOTAL_BYTES} bytes",
+            path.display()
+        ));
+        return None;
+    }
     match std::fs::read(path) {
         Ok(bytes) => {
+            r.used += bytes.len() as u64;
             let text = String::from_utf8_lossy(&bytes);
             let t = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
             (!t.is_empty()).then(|| t.to_string())
         }
         Err(e) => {
-            warn.push(format!("could not read rule file {}: {e}", path.display()));
+            r.warnings.push(format!("could not read rule file {}: {e}", path.display()));
             None
         }
     }
@@ -335,7 +380,7 @@ mod tests {
         write(r, ".clinerules/hooks/PreToolUse", "#!/bin/sh\n");
         write(r, ".clinerules/workflows/release.md", "Workflow.");
         write(r, ".clinerules/skills/s/SKILL.md", "Skill.");
-        let s = sections(r, &none(), &[], &mut Vec::new());
+        let s = sections(r, &none(), &[], &mut Reader::new());
         let cwd = posix(r);
         assert_eq!(
             s,
@@ -348,8 +393,8 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let r = d.path();
         write(r, ".clinerules", "---\npaths: [\"src/**\"]\n---\n\nUse tabs.\n");
-        assert!(sections(r, &none(), &[], &mut Vec::new()).is_empty(), "no path evidence: not applied");
-        let s = sections(r, &none(), &["src/a.rs".into()], &mut Vec::new());
+        assert!(sections(r, &none(), &[], &mut Reader::new()).is_empty(), "no path evidence: not applied");
+        let s = sections(r, &none(), &["src/a.rs".into()], &mut Reader::new());
         assert_eq!(s.len(), 1);
         assert!(s[0].starts_with("# .clinerules\n\nThe following is provided by a root-level .clinerules file"));
         assert!(s[0].ends_with(")\n\nUse tabs."), "{}", s[0]);
@@ -360,7 +405,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let r = d.path();
         write(r, ".clinerules/x.md", "---\npaths: [src/**\n---\nScoped rule.");
-        let s = sections(r, &none(), &[], &mut Vec::new());
+        let s = sections(r, &none(), &[], &mut Reader::new());
         assert!(s[0].ends_with("\n\n.clinerules/x.md\n---\npaths: [src/**\n---\nScoped rule."), "{}", s[0]);
     }
 
@@ -377,7 +422,7 @@ mod tests {
         write(r, "pkg/agents.md", "nested agents");
         write(r, "node_modules/m/AGENTS.md", "not searched");
         write(r, ".hidden/AGENTS.md", "not searched");
-        let s = sections(r, &none(), &["src/a".into()], &mut Vec::new());
+        let s = sections(r, &none(), &["src/a".into()], &mut Reader::new());
         let heads: Vec<&str> = s.iter().map(|x| x.lines().next().unwrap()).collect();
         assert_eq!(heads, ["# .cursorrules", "# .cursor/rules", "# .windsurfrules", "# AGENTS.md"]);
         assert!(s[1].ends_with("\n\n.cursor/rules/a.mdc\ncursor dir"), "{}", s[1]);
@@ -388,7 +433,7 @@ mod tests {
     fn agents_md_is_only_searched_when_one_is_at_the_top() {
         let d = tempfile::tempdir().unwrap();
         write(d.path(), "pkg/AGENTS.md", "nested only");
-        assert!(sections(d.path(), &none(), &[], &mut Vec::new()).is_empty());
+        assert!(sections(d.path(), &none(), &[], &mut Reader::new()).is_empty());
     }
 
     #[test]
@@ -400,12 +445,12 @@ mod tests {
         write(d.path(), "extra.md", "extra rule");
         let extra = d.path().join("extra.md");
         let src = Sources { global_dirs: vec![g.clone()], extra_files: vec![extra.clone()], no_rules: false };
-        let s = sections(&r, &src, &[], &mut Vec::new());
+        let s = sections(&r, &src, &[], &mut Reader::new());
         assert_eq!(s.len(), 3);
         assert_eq!(s[0], format!("# .clinerules/\n\nThe following is provided by a global .clinerules/ directory, located at {}, where the user has specified instructions for all working directories:\n\nstyle.md\nglobal style", posix(&g)));
         assert!(s[1].starts_with("# --rules\n") && s[1].ends_with(&format!("{}\nextra rule", posix(&extra))));
         assert!(s[2].starts_with("# .clinerules/\n"));
-        let s = sections(&r, &Sources { no_rules: true, ..src }, &[], &mut Vec::new());
+        let s = sections(&r, &Sources { no_rules: true, ..src }, &[], &mut Reader::new());
         assert_eq!(s.len(), 1);
         assert!(s[0].starts_with("# --rules\n"));
     }
@@ -414,8 +459,44 @@ mod tests {
     fn an_oversized_rule_file_is_reported_not_sent() {
         let d = tempfile::tempdir().unwrap();
         write(d.path(), ".clinerules/big.md", &"x".repeat(MAX_RULE_FILE_BYTES as usize + 1));
-        let mut warn = Vec::new();
-        assert!(sections(d.path(), &none(), &[], &mut warn).is_empty());
-        assert!(warn[0].contains("big.md") && warn[0].contains("limit"), "{warn:?}");
+        let mut r = Reader::new();
+        assert!(sections(d.path(), &none(), &[], &mut r).is_empty());
+        assert!(r.warnings[0].contains("big.md") && r.warnings[0].contains("limit"), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn the_rules_together_are_bounded() {
+        let d = tempfile::tempdir().unwrap();
+        let chunk = "x".repeat(MAX_RULE_FILE_BYTES as usize - 1);
+        for i in 0..5 {
+            write(d.path(), &format!(".clinerules/{i}.md"), &chunk);
+        }
+        let mut r = Reader::new();
+        let s = sections(d.path(), &none(), &[], &mut r);
+        assert_eq!(s[0].matches(&chunk).count(), 4);
+        assert!(r.warnings[0].contains("4.md") && r.warnings[0].contains("together"), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn a_workspace_rule_symlinked_outside_is_not_sent() {
+        let d = tempfile::tempdir().unwrap();
+        let (ws, secret) = (d.path().join("ws"), d.path().join("id_rsa"));
+        std::fs::create_dir(&ws).unwrap();
+        std::fs::write(&secret, "PRIVATE KEY").unwrap();
+        std::os::unix::fs::symlink(&secret, ws.join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink(&secret, ws.join(".cursorrules")).unwrap();
+        std::os::unix::fs::symlink(&secret, ws.join(".clinerules")).unwrap();
+        write(&ws, "inside.md", "fine");
+        std::os::unix::fs::symlink(ws.join("inside.md"), ws.join(".windsurfrules")).unwrap();
+        let mut r = Reader::new();
+        let s = sections(&ws, &none(), &[], &mut r);
+        assert!(!s.iter().any(|x| x.contains("PRIVATE KEY")), "{s:?}");
+        assert_eq!(s.len(), 1, "a link inside the workspace is fine: {s:?}");
+        assert!(s[0].ends_with("\n\nfine"));
+        assert!(
+            r.warnings.iter().any(|w| w.contains(".cursorrules") && w.contains("outside the workspace")),
+            "{:?}",
+            r.warnings
+        );
     }
 }

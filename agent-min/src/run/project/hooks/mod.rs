@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::run::session::events::Events;
-use crate::run::ui::term::{Approval, Term};
+use crate::run::ui::term::Term;
 
 /// Cline's `HOOK_EXECUTION_TIMEOUT_MS`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -270,7 +270,9 @@ impl Hooks {
             hook.name(),
             &hash[..12]
         ));
-        if term.approve(&format!("Run workspace hook {shown}")) == Approval::Yes {
+        let answer =
+            term.prompt(&format!("  Run workspace hook {}? [y]es / [N]o: ", crate::run::ui::term::visible(&shown)));
+        if answer.is_some_and(|a| matches!(a.trim(), "y" | "Y" | "yes" | "Yes")) {
             self.accepted.push(this);
             if let Err(e) = self.approvals.remember(&self.root, hook.name(), &hash) {
                 term.warn(&format!("Could not remember the approval ({e}); you will be asked again next time."));

@@ -22,6 +22,9 @@ pub struct Report {
     pub failed: bool,
     /// A warning or error to show, if any.
     pub problem: Option<String>,
+    /// The end of what it printed on stderr (shown under a successful run; part of `problem`
+    /// for a failed one).
+    stderr: String,
     hook: Hook,
     source: &'static str,
     script: String,
@@ -50,6 +53,7 @@ impl Report {
             ms,
             code: None,
             timed_out: false,
+            stderr: String::new(),
         };
         let ran = match ran {
             Ok(ran) => ran,
@@ -61,6 +65,7 @@ impl Report {
         };
         r.code = ran.code;
         r.timed_out = ran.timed_out;
+        r.stderr = last_lines(&ran.stderr);
         let stderr = tail(&ran.stderr);
         if ran.timed_out {
             r.failed = true;
@@ -97,10 +102,14 @@ impl Report {
         r
     }
 
-    /// The outcome line under the hook's tool line.
+    /// The outcome line under the hook's tool line (and, for a run that did not fail, the end
+    /// of its stderr, where hooks tell the person what they did).
     pub fn show(&self, term: &mut Term) {
         if let Some(p) = &self.problem {
             term.outcome(!self.failed, p);
+        }
+        if !self.failed && !self.stderr.is_empty() {
+            term.block(&self.stderr);
         }
         match &self.answer {
             Some(a) if a.cancel => {
@@ -136,6 +145,15 @@ impl Report {
             "problem": self.problem,
         })
     }
+}
+
+/// Most lines of a successful hook's stderr shown.
+const STDERR_LINES: usize = 20;
+
+fn last_lines(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.trim_end().lines().collect();
+    let shown = &lines[lines.len().saturating_sub(STDERR_LINES)..];
+    shown.iter().map(|l| l.chars().take(STDERR_SHOWN).collect::<String>()).collect::<Vec<_>>().join("\n")
 }
 
 fn tail(stderr: &str) -> String {
