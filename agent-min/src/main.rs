@@ -10,6 +10,7 @@ USAGE:
     agent-min run [OPTIONS] \"<task>\"     run the agent on a task
     agent-min resume [ID | --last]       continue a saved task (after a crash, Ctrl-C or a limit)
     agent-min history                    list saved tasks
+    agent-min mcp list                   show the MCP servers, their tools and resources
 
 Run `agent-min COMMAND --help` for the options of each.
 ";
@@ -26,6 +27,7 @@ fn main() -> ExitCode {
         Some("run") => agent_min::run::main(rest),
         Some("resume") => agent_min::run::session::resume::main(rest),
         Some("history") => agent_min::run::session::history::main(rest),
+        Some("mcp") => agent_min::mcp_cmd::main(rest),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -40,6 +40,11 @@ WORKSPACE AND SAFETY:
                           (for scripts and CI); paths outside the workspace are refused.
     --command-timeout S   seconds before a command's whole process group is killed (default 600)
 
+MCP SERVERS:
+    --mcp-config FILE     Cline's MCP settings ({\"mcpServers\": {...}}); repeatable. Default:
+                          $XDG_CONFIG_HOME/agent-min/mcp.json. The workspace's .cline/mcp.json
+                          is used once you approve it (--yolo approves). See `agent-min mcp --help`.
+
 LIMITS:
     --max-mistakes N      consecutive mistakes (no tool used, missing parameter, failed edit,
                           cut-off tool call) before stopping under --yolo, or asking you for
@@ -182,6 +187,8 @@ pub struct Options {
     pub prices: [Option<f64>; 4],
     /// `--last` (resume).
     pub last: bool,
+    /// `--mcp-config FILE`, repeatable.
+    pub mcp_config: Vec<PathBuf>,
 }
 
 /// Parses the arguments after `run`. Errors are one line naming the problem and the fix.
@@ -259,6 +266,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("price-cache-read") => o.prices[2] = Some(dollars(&mut p, "--price-cache-read")?),
             Long("price-cache-write") => o.prices[3] = Some(dollars(&mut p, "--price-cache-write")?),
             Long("last") if resume => o.last = true,
+            Long("mcp-config") => o.mcp_config.push(p.value().map_err(err)?.into()),
             Long("command-timeout") => o.command_timeout = seconds(&mut p, "--command-timeout")?,
             Long("retry-delay") => o.retry_delay = seconds(&mut p, "--retry-delay")?,
             Long("connect-timeout") => o.connect_timeout = number(&mut p, "--connect-timeout")?,

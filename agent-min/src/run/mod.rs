@@ -14,6 +14,7 @@ pub mod budget;
 pub mod cli;
 pub mod clock;
 pub mod llm;
+pub mod mcp;
 pub mod prompt;
 pub mod session;
 pub mod stream;
@@ -78,8 +79,13 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
             )
         }
     };
-    let around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
+    let mut around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
         Ok(a) => a,
+        Err(e) => return usage_error(cmd, &e),
+    };
+    around.events.set_task_id(&around.meta.id);
+    around.mcp = match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, &mut term, &mut around.events) {
+        Ok(hub) => hub,
         Err(e) => return usage_error(cmd, &e),
     };
     let settings = Settings {
@@ -165,6 +171,7 @@ fn surroundings(
         accounting,
         context: ContextWindow::new(window),
         limits: Limits::start(opts.max_turns, opts.max_cost, opts.timeout),
+        mcp: mcp::Hub::none(),
     })
 }
 

@@ -67,6 +67,8 @@ pub struct Around {
     pub context: ContextWindow,
     /// `--max-turns`, `--max-cost`, `--timeout`.
     pub limits: Limits,
+    /// The MCP servers, started before the first request.
+    pub mcp: crate::run::mcp::Hub,
 }
 
 /// A running task.
@@ -99,7 +101,7 @@ impl Task {
         term: Term,
         mut around: Around,
     ) -> Self {
-        let system = prompt::system(&ws.root().display().to_string());
+        let system = crate::run::mcp::prompt::system(&ws.root().display().to_string(), &around.mcp);
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,
@@ -163,6 +165,7 @@ impl Task {
             End::Completed(r) => ("completed", r.as_str()),
             End::Failed(why) => ("failed", why.as_str()),
         };
+        self.around.mcp.stop(&mut self.around.events);
         let unsent = self.unsent.take();
         self.save(status, Some(text), unsent.as_deref());
         self.report(&end);
@@ -196,6 +199,9 @@ impl Task {
         }
         if let Some(hit) = self.around.limits.check(self.turns, self.around.accounting.run_cost) {
             return self.stop(hit.message, Some(hit.limit), user_content);
+        }
+        if self.around.mcp.take_changed() {
+            self.system = crate::run::mcp::prompt::system(&self.ws.root().display().to_string(), &self.around.mcp);
         }
         self.turns += 1;
         self.messages.push(Message { role: Role::User, content: user_content });
@@ -417,6 +423,7 @@ impl Task {
                 call_id: &id,
                 tool: &call.name,
                 decided: false,
+                mcp: &mut self.around.mcp,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.

@@ -16,6 +16,7 @@ pub mod preview;
 mod ask;
 mod exec;
 mod list;
+mod mcp;
 mod read;
 mod search;
 mod write;
@@ -62,6 +63,7 @@ impl Call {
             },
             "ask_followup_question" => format!("[ask_followup_question for '{}']", p("question")),
             "attempt_completion" => "[attempt_completion]".to_string(),
+            "use_mcp_tool" | "access_mcp_resource" => format!("[{} for '{}']", self.name, p("server_name")),
             name => match self.param("path") {
                 Some(path) => format!("[{name} for '{path}']"),
                 None => format!("[{name}]"),
@@ -106,6 +108,8 @@ pub struct Ctx<'a> {
     pub tool: &'a str,
     /// Whether an approval decision was already reported for this call.
     pub decided: bool,
+    /// The run's MCP servers (`use_mcp_tool`, `access_mcp_resource`).
+    pub mcp: &'a mut crate::run::mcp::Hub,
 }
 
 impl Ctx<'_> {
@@ -151,6 +155,8 @@ pub fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         "list_files" => list::run(call, ctx),
         "ask_followup_question" => ask::followup(call, ctx),
         "attempt_completion" => ask::complete(call, ctx),
+        "use_mcp_tool" => mcp::use_tool(call, ctx),
+        "access_mcp_resource" => mcp::access_resource(call, ctx),
         other => {
             let names: Vec<_> = TOOLS.iter().map(|t| t.0).collect();
             ctx.term.outcome(false, &format!("{other} is not available"));
@@ -263,6 +269,7 @@ pub(crate) mod testutil {
     pub fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
         let mut term = Term::new();
         let mut events = Events::off();
+        let mut hub = crate::run::mcp::Hub::none();
         let mut ctx = Ctx {
             ws,
             term: &mut term,
@@ -272,6 +279,7 @@ pub(crate) mod testutil {
             call_id: "call_1",
             tool: "test",
             decided: false,
+            mcp: &mut hub,
         };
         f(&mut ctx)
     }
