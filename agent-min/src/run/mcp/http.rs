@@ -82,6 +82,31 @@ impl HttpTransport {
             resp.abort();
             return Err(McpError::Transport(format!("Error POSTing to endpoint (HTTP {status}): {body}")));
         }
+        // curl's idle limit does not cover a server that sends nothing before its answer: a
+        // watchdog kills curl at the deadline (cancelled before curl is reaped, so the pid is
+        // still curl's).
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let pid = resp.pid() as i32;
+        let wait = deadline.saturating_duration_since(Instant::now());
+        let watchdog = std::thread::spawn(move || {
+            let fired = matches!(stopped.recv_timeout(wait), Err(std::sync::mpsc::RecvTimeoutError::Timeout));
+            if fired {
+                crate::run::ui::interrupt::send_signal(pid, libc::SIGKILL);
+            }
+            fired
+        });
+        let result = self.read_reply(&mut resp, msg);
+        let _ = stop.send(());
+        let fired = watchdog.join().unwrap_or(false);
+        resp.abort();
+        if fired {
+            return Err(McpError::Timeout);
+        }
+        result
+    }
+
+    /// Reads the answer to `msg` (JSON, or SSE until the answer's event), queueing every message.
+    fn read_reply(&mut self, resp: &mut curl::Response, msg: &Value) -> Result<(), McpError> {
         let sse = resp.header("content-type").is_some_and(|c| c.starts_with("text/event-stream"));
         let want = msg.get("id").and_then(Value::as_u64);
         let mut total = 0usize;
@@ -97,7 +122,6 @@ impl HttpTransport {
             }
             total += n;
             if total > MAX_BODY {
-                resp.abort();
                 return Err(McpError::Transport(format!("the response from {} is larger than 16 MiB", self.url)));
             }
             if !sse {
@@ -116,12 +140,8 @@ impl HttpTransport {
                 }
             }
             if answered {
-                resp.abort(); // the stream may stay open for more; we have what we asked for
-                return Ok(());
+                return Ok(()); // the stream may stay open for more; we have what we asked for
             }
-        }
-        if let Err(curl::CurlError::Failed { code: 28, .. }) = resp.finish() {
-            return Err(McpError::Timeout); // curl's "operation timed out"
         }
         if !sse && !plain.is_empty() {
             match serde_json::from_slice::<Value>(&plain) {
