@@ -114,6 +114,7 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
     assert!(
         system.contains("### Direct Resources\n- demo://resource/static/document/architecture.md (architecture.md)")
     );
+    assert!(system.contains("### Available Prompts\n- simple-prompt (Simple Prompt): A prompt with no arguments\n- args-prompt (Arguments Prompt): A prompt with two arguments, one required and one optional\n    Arguments: city (required): Name of the city, state\n"), "{system}");
     assert!(system.find("# Connected MCP Servers").unwrap() < system.find("RULES\n").unwrap());
 
     // Each real answer is in the next request.
@@ -216,6 +217,13 @@ fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
         reqs[3].last_user().starts_with("[use_mcp_tool for 'py'] Result:\nanswered after garbage"),
         "{}",
         reqs[3].last_user()
+    );
+    assert!(
+        r.stdout.contains(
+            "MCP server \"py\" printed 3 line(s) on stdout that are not JSON-RPC messages; they were ignored."
+        ),
+        "{}",
+        r.stdout
     );
     let r4 = reqs[4].last_user();
     assert!(
@@ -363,8 +371,9 @@ fn a_workspace_s_own_settings_start_nothing_until_approved() {
     assert!(marker.exists());
 }
 
-#[test]
-fn sigterm_during_a_call_stops_the_server_s_process_group() {
+/// Starts a run whose MCP call is under way and returns (agent, the server's pid, what must
+/// live until the end of the test).
+fn run_during_a_slow_call() -> (std::process::Child, i32, [tempfile::TempDir; 2], Server) {
     let ws = tempfile::tempdir().unwrap();
     let cfg_dir = tempfile::tempdir().unwrap();
     let pidfile = cfg_dir.path().join("pids");
@@ -391,8 +400,58 @@ fn sigterm_during_a_call_stops_the_server_s_process_group() {
     std::thread::sleep(Duration::from_millis(500)); // the call is under way
     let pid = pids(&pidfile)[0];
     assert!(alive(pid));
+    (child, pid, [ws, cfg_dir], server)
+}
+
+#[test]
+fn sigterm_during_a_call_stops_the_server_s_process_group() {
+    let (child, pid, _dirs, _server) = run_during_a_slow_call();
     Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     let r = wait_limited(child, Duration::from_secs(15));
     assert_eq!(r.code, Some(130), "{}", r.all());
     wait_for("the MCP server to be killed with the agent", || !alive(pid));
+}
+
+#[test]
+fn kill_9_of_the_agent_takes_the_server_with_it() {
+    let (mut child, pid, _dirs, _server) = run_during_a_slow_call();
+    child.kill().unwrap(); // SIGKILL: no handler runs
+    let _ = child.wait();
+    wait_for("the MCP server to die with the agent", || !alive(pid));
+}
+
+#[test]
+fn approval_is_asked_unless_the_tool_is_auto_approved() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"everything": {"command": "node", "args": [node_server("server-everything"), "stdio"], "autoApprove": ["get-sum"]}}),
+    );
+    let server = Server::start(vec![
+        anthropic(&use_mcp("everything", "echo", r#"{"message": "one"}"#)),
+        anthropic(&use_mcp("everything", "echo", r#"{"message": "two"}"#)),
+        anthropic(&use_mcp("everything", "get-sum", r#"{"a": 1, "b": 1}"#)),
+        anthropic(&tool(
+            "access_mcp_resource",
+            &[("server_name", "everything"), ("uri", "demo://resource/dynamic/text/1")],
+        )),
+        anthropic(&completion("done")),
+    ]);
+    let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
+    let args = args_with(&base, &["--mcp-config", &cfg, "--no-save", "t"]);
+    // No to the first echo, yes to the second; get-sum is auto-approved; feedback for the resource.
+    let r = run_interactive(ws.path(), &args, b"n\ny\nnot that one\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs[1].last_user().lines().nth(1), Some("The user denied this operation."), "{}", reqs[1].last_user());
+    assert!(reqs[2].last_user().contains("Result:\nEcho: two"), "{}", reqs[2].last_user());
+    assert!(reqs[3].last_user().contains("Result:\nThe sum of 1 and 1 is 2."), "{}", reqs[3].last_user());
+    assert!(reqs[4].last_user().contains("The user denied this operation and provided the following feedback:\n<feedback>\nnot that one\n</feedback>"), "{}", reqs[4].last_user());
+    assert!(
+        r.stdout.contains("Use MCP tool echo on server everything with arguments {\"message\": \"one\"} — approve?"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.stdout.matches("— approve?").count(), 3, "get-sum is auto-approved: {}", r.stdout);
 }

@@ -95,8 +95,15 @@ impl Client {
         }
     }
 
-    /// Every item of a paginated list (`tools/list` → `tools`), following `nextCursor`.
-    pub fn list_all(&mut self, method: &str, key: &str, timeout: Duration) -> Result<Vec<Value>, McpError> {
+    /// Every item of a paginated list (`tools/list` → `tools`), following `nextCursor`; each
+    /// page may take `timeout`, and all of them together end by `deadline`.
+    pub fn list_all(
+        &mut self,
+        method: &str,
+        key: &str,
+        timeout: Duration,
+        deadline: Instant,
+    ) -> Result<Vec<Value>, McpError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -104,7 +111,11 @@ impl Client {
                 Some(c) => json!({"cursor": c}),
                 None => json!({}),
             };
-            let page = self.request(method, params, timeout)?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(McpError::Timeout);
+            }
+            let page = self.request(method, params, timeout.min(left))?;
             if let Some(a) = page.get(key).and_then(Value::as_array) {
                 items.extend(a.iter().filter(|v| v.is_object()).cloned());
             }

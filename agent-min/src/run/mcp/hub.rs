@@ -36,6 +36,10 @@ pub struct Conn {
     pub resources: Vec<Value>,
     /// `resources/templates/list`.
     pub templates: Vec<Value>,
+    /// `prompts/list` (listed in the prompt, as Cline does; not used by any tool).
+    pub prompts: Vec<Value>,
+    /// Lines of garbage already reported.
+    garbage_told: usize,
 }
 
 /// Where a server stands.
@@ -205,7 +209,8 @@ impl Hub {
         let result = f(&mut conn.client, timeout);
         if conn.client.tools_changed {
             conn.client.tools_changed = false;
-            if let Ok(tools) = conn.client.list_all("tools/list", "tools", LIST_TIMEOUT) {
+            let by = Instant::now() + LIST_TIMEOUT;
+            if let Ok(tools) = conn.client.list_all("tools/list", "tools", LIST_TIMEOUT, by) {
                 conn.tools = tools;
                 self.changed = true;
             }
@@ -256,6 +261,20 @@ impl Hub {
         }
     }
 
+    /// A warning, once per new batch, when `server` printed lines on stdout that are not
+    /// JSON-RPC (they were skipped).
+    pub fn garbage_note(&mut self, server: &str) -> Option<String> {
+        let s = self.servers.iter_mut().find(|s| s.cfg.name == server)?;
+        let State::Connected(c) = &mut s.state else { return None };
+        let n = c.client.garbage_lines();
+        if n <= c.garbage_told {
+            return None;
+        }
+        let new = n - c.garbage_told;
+        c.garbage_told = n;
+        Some(format!("MCP server \"{server}\" printed {new} line(s) on stdout that are not JSON-RPC messages; they were ignored."))
+    }
+
     /// Stops every server (closing stdin, then SIGTERM and SIGKILL to each process group).
     pub fn stop(&mut self, events: &mut Events) {
         for s in &mut self.servers {
@@ -277,8 +296,8 @@ fn open(cfg: &ServerConfig) -> Result<Box<dyn Transport>, McpError> {
 
 /// Handshake and lists, by `deadline`. The error names the failure and adds the server's stderr.
 fn connect(t: Box<dyn Transport>, deadline: Instant) -> Result<Conn, String> {
-    let left = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
-    let mut client = match Client::connect(t, left()) {
+    let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+    let mut client = match Client::connect(t, left) {
         Ok(c) => c,
         Err(McpError::Closed(how)) => return Err(format!("the server stopped during the handshake: {how}")),
         Err(McpError::Timeout) => {
@@ -290,14 +309,15 @@ fn connect(t: Box<dyn Transport>, deadline: Instant) -> Result<Conn, String> {
         if !c.has(cap) {
             return Ok(Vec::new());
         }
-        c.list_all(method, key, left().min(LIST_TIMEOUT)).map_err(|e| format!("{method} failed: {e}"))
+        c.list_all(method, key, LIST_TIMEOUT, deadline).map_err(|e| format!("{method} failed: {e}"))
     };
     let tools = list(&mut client, "tools", "tools/list", "tools")?;
     // Cline treats failed resource lists as empty.
     let resources = list(&mut client, "resources", "resources/list", "resources").unwrap_or_default();
     let templates = list(&mut client, "resources", "resources/templates/list", "resourceTemplates").unwrap_or_default();
+    let prompts = list(&mut client, "prompts", "prompts/list", "prompts").unwrap_or_default();
     client.tools_changed = false;
-    Ok(Conn { client, tools, resources, templates })
+    Ok(Conn { client, tools, resources, templates, prompts, garbage_told: 0 })
 }
 
 fn server_event(events: &mut Events, s: &Server, what: &str) {

@@ -110,6 +110,43 @@ pub fn servers_list(hub: &Hub) -> String {
                 .iter()
                 .map(|r| format!("- {} ({}): {}", text(r, "uri"), text(r, "name"), text(r, "description")))
                 .collect();
+            let prompts: Vec<String> = conn
+                .prompts
+                .iter()
+                .map(|p| {
+                    let args: Vec<String> = p
+                        .get("arguments")
+                        .and_then(Value::as_array)
+                        .map(Vec::as_slice)
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(|a| {
+                            let req = if a.get("required").and_then(Value::as_bool) == Some(true) {
+                                " (required)"
+                            } else {
+                                ""
+                            };
+                            let desc = match a.get("description").and_then(Value::as_str) {
+                                Some(d) if !d.is_empty() => format!(": {d}"),
+                                _ => String::new(),
+                            };
+                            format!("{}{req}{desc}", text(a, "name"))
+                        })
+                        .collect();
+                    let args =
+                        if args.is_empty() { String::new() } else { format!("\n    Arguments: {}", args.join(", ")) };
+                    let title = match p.get("title").and_then(Value::as_str) {
+                        Some(t) if !t.is_empty() => format!(" ({t})"),
+                        _ => String::new(),
+                    };
+                    let desc = p
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .filter(|d| !d.is_empty())
+                        .unwrap_or("No description");
+                    format!("- {}{title}: {desc}{args}", text(p, "name"))
+                })
+                .collect();
             let mut s = format!("## {}", cfg.name);
             if let super::config::Kind::Stdio { .. } = cfg.kind {
                 s.push_str(&format!(" (`{}`)", cfg.command_line()));
@@ -122,6 +159,9 @@ pub fn servers_list(hub: &Hub) -> String {
             }
             if !resources.is_empty() {
                 s.push_str(&format!("\n\n### Direct Resources\n{}", resources.join("\n")));
+            }
+            if !prompts.is_empty() {
+                s.push_str(&format!("\n\n### Available Prompts\n{}", prompts.join("\n")));
             }
             s
         })

@@ -153,10 +153,7 @@ fn read_lines(stdout: impl Read, tx: mpsc::Sender<Line>) {
     let mut r = BufReader::new(stdout);
     loop {
         let mut line = Vec::new();
-        let n = match (&mut r).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line) {
-            Ok(n) => n,
-            Err(_) => 0,
-        };
+        let n: usize = (&mut r).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line).unwrap_or_default();
         if n == 0 {
             let _ = tx.send(Line::Eof);
             return;

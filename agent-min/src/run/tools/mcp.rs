@@ -41,12 +41,16 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         }
     };
     let auto = ctx.mcp.config(server).is_some_and(|c| c.auto_approve.iter().any(|t| t == tool));
-    if !approve(ctx, auto, &format!("Use MCP tool {tool} on server {server}")) {
-        return Outcome::Denied("The user denied this operation.".to_string());
+    let what = format!("Use MCP tool {tool} on server {server} with arguments {}", shorten(raw_args.unwrap_or("{}")));
+    if let Err(denied) = approve(ctx, auto, &what) {
+        return denied;
     }
     let start = Instant::now();
     let result = ctx.mcp.call_tool(server, tool, args, ctx.events);
     let ms = start.elapsed().as_millis() as u64;
+    if let Some(note) = ctx.mcp.garbage_note(server) {
+        ctx.term.warn(&note);
+    }
     match result {
         Ok(v) => {
             let (text, _) = texts::tool_result(&v);
@@ -71,8 +75,8 @@ pub(super) fn access_resource(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         return missing(if call.param("server_name").is_none() { "server_name" } else { "uri" }, ctx);
     };
     ctx.term.tool("access_mcp_resource", &format!("{server} {}", shorten(uri)));
-    if !approve(ctx, false, &format!("Access MCP resource {uri} on server {server}")) {
-        return Outcome::Denied("The user denied this operation.".to_string());
+    if let Err(denied) = approve(ctx, false, &format!("Access MCP resource {uri} on server {server}")) {
+        return denied;
     }
     let start = Instant::now();
     let result = ctx.mcp.read_resource(server, uri, ctx.events);
@@ -93,17 +97,17 @@ pub(super) fn access_resource(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     }
 }
 
-/// Approval like a command: `--yolo` or `autoApprove` run it, otherwise the person is asked.
-fn approve(ctx: &mut Ctx<'_>, auto: bool, what: &str) -> bool {
+/// Approval like a command: `--yolo` or `autoApprove` run it, otherwise the person is asked
+/// (`Err`: Cline's denial text, with their feedback if they gave some).
+fn approve(ctx: &mut Ctx<'_>, auto: bool, what: &str) -> Result<(), Outcome> {
     if auto {
         ctx.decide(true, By::Auto, None);
-        return true;
-    }
-    if ctx.yolo {
+    } else if ctx.yolo {
         ctx.decide(true, By::Yolo, None);
-        return true;
+    } else {
+        ask(ctx, what)?;
     }
-    ask(ctx, what).is_ok()
+    Ok(())
 }
 
 fn with_note(text: String, e: &CallError) -> String {
