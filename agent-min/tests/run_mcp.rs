@@ -177,12 +177,12 @@ fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
     let pidfile = cfg_dir.path().join("pids");
     let cfg = settings(
         cfg_dir.path(),
-        json!({"py": {"command": python(), "args": [py_script()], "timeout": 1,
+        json!({"py": {"command": python(), "args": [py_script()], "timeout": 3,
                       "env": {"PIDFILE": pidfile.display().to_string()}}}),
     );
     let server = Server::start(vec![
         anthropic(&use_mcp("py", "zz_last_page", r#"{"x": 7}"#)),
-        anthropic(&use_mcp("py", "slow", r#"{"seconds": 5}"#)),
+        anthropic(&use_mcp("py", "slow", r#"{"seconds": 30}"#)),
         anthropic(&use_mcp("py", "garbage", "{}")),
         anthropic(&use_mcp("py", "fail", "{}")),
         anthropic(&use_mcp("py", "crash", "{}")),
@@ -204,7 +204,7 @@ fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
         assert!(system.contains(t), "{t} missing from the prompt");
     }
     assert!(reqs[1].last_user().starts_with("[use_mcp_tool for 'py'] Result:\nlast page 7"), "{}", reqs[1].last_user());
-    // The slow tool hits the 1 s timeout from the settings.
+    // The slow tool hits the 3 s timeout from the settings.
     let r2 = reqs[2].last_user();
     assert!(
         r2.starts_with(
@@ -268,11 +268,11 @@ fn streamable_http_server_through_curl() {
     let cfg_dir = tempfile::tempdir().unwrap();
     let cfg = settings(
         cfg_dir.path(),
-        json!({"web": {"type": "streamableHttp", "url": format!("http://127.0.0.1:{port}/mcp"), "timeout": 2}}),
+        json!({"web": {"type": "streamableHttp", "url": format!("http://127.0.0.1:{port}/mcp"), "timeout": 3}}),
     );
     let server = Server::start(vec![
         anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 3}"#)),
-        anthropic(&use_mcp("web", "slow", r#"{"seconds": 6}"#)),
+        anthropic(&use_mcp("web", "slow", r#"{"seconds": 30}"#)),
         anthropic(&completion("done")),
     ]);
     let base = anthropic_args(&server);
