@@ -155,6 +155,24 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
         "{servers:?}"
     );
     assert!(servers.iter().any(|e| e["server"] == "fs" && e["event"] == "stopped"), "{servers:?}");
+    // Exactly the fields docs/agent.md documents.
+    let keys = |e: &Value| {
+        let mut k: Vec<String> = e.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k.join(",")
+    };
+    for e in &servers {
+        assert_eq!(keys(e), "error,event,resources,server,state,task_id,tools,ts,type", "{e}");
+        assert!(e["task_id"].as_str().is_some_and(|t| !t.is_empty()), "{e}");
+    }
+    for e in of("mcp_call") {
+        let what = if e.get("uri").is_some() { "uri" } else { "tool" };
+        assert_eq!(
+            keys(&e).split(',').filter(|k| *k != what).collect::<Vec<_>>().join(","),
+            "call_id,duration_ms,error,ok,server,task_id,ts,type",
+            "{e}"
+        );
+    }
     let calls = of("mcp_call");
     assert_eq!(calls.len(), 7, "{calls:?}"); // the invalid-JSON call never reached a server
     assert_eq!(calls[0]["tool"], "echo");
