@@ -273,6 +273,67 @@ fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
 }
 
 #[test]
+fn a_tools_list_changed_notification_updates_the_next_prompt() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(cfg_dir.path(), json!({"py": {"command": python(), "args": [py_script()]}}));
+    let server = Server::start(vec![
+        anthropic(&use_mcp("py", "grow", "{}")),
+        anthropic(&use_mcp("py", "grown", "{}")),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "grow"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let grown = "- grown: Appeared after list_changed.";
+    assert!(!reqs[0].body["system"].as_str().unwrap().contains(grown));
+    assert!(reqs[1].last_user().starts_with("[use_mcp_tool for 'py'] Result:\ngrew"), "{}", reqs[1].last_user());
+    assert!(reqs[1].body["system"].as_str().unwrap().contains(grown), "the new tool is in the next prompt");
+    assert!(reqs[2].last_user().starts_with("[use_mcp_tool for 'py'] Result:\ngrown"), "{}", reqs[2].last_user());
+}
+
+#[test]
+fn a_workspace_approval_is_remembered_until_the_file_changes() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join(".cline")).unwrap();
+    let file = ws.path().join(".cline/mcp.json");
+    let write = |name: &str| {
+        let s = json!({"mcpServers": {name: {"command": "node", "args": [node_server("server-everything"), "stdio"]}}});
+        std::fs::write(&file, s.to_string()).unwrap();
+    };
+    write("repo");
+    let cwd = ws.path().display().to_string();
+    let list = |input: &[u8]| {
+        use std::io::Write;
+        let mut child = Command::new(bin())
+            .args(["mcp", "list", "--cwd", &cwd])
+            .env("XDG_CONFIG_HOME", home.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        wait_limited(child, LIMIT)
+    };
+    let r = list(b"y\n");
+    assert!(r.stdout.contains("repo [connected]"), "approved: {}", r.all());
+    let r = list(b"");
+    assert!(r.stdout.contains("repo [connected]"), "remembered, nobody asked: {}", r.all());
+    assert!(!r.stderr.contains("approve?"), "{}", r.stderr);
+    write("changed");
+    let r = list(b"");
+    assert!(
+        r.stderr.contains("approve?") && r.stderr.contains("were not started"),
+        "a changed file asks again: {}",
+        r.all()
+    );
+    assert!(!r.stdout.contains("[connected]"));
+}
+
+#[test]
 fn streamable_http_server_through_curl() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut py = Command::new(python())
@@ -322,11 +383,15 @@ fn mcp_list_shows_states_tools_and_resources_and_bad_settings_name_the_field() {
         json!({
             "everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]},
             "broken": {"command": "/nonexistent/mcp-server"},
+            "mute": {"command": "sh", "args": ["-c", format!("echo $$ > {}; echo not json-rpc; sleep 60", dir.path().join("mute.pid").display())]},
             "off": {"command": "node", "disabled": true},
         }),
     );
+    let start = Instant::now();
     let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
     assert_eq!(r.code, Some(1), "a server failed: {}", r.all());
+    let took = start.elapsed();
+    assert!(took >= Duration::from_secs(10) && took < Duration::from_secs(20), "waited {took:?}");
     assert!(r.stdout.contains("everything [connected] node "), "{}", r.stdout);
     assert!(r.stdout.contains("    echo — Echoes back the input string\n"));
     assert!(r.stdout.contains("    demo://resource/static/document/features.md (features.md)\n"));
@@ -337,9 +402,23 @@ fn mcp_list_shows_states_tools_and_resources_and_bad_settings_name_the_field() {
         r.stdout
     );
     assert!(r.stdout.contains("off [disabled]"));
+    // A server that never answers `initialize`: failed after Cline's 10 s wait, and stopped.
+    assert!(
+        r.stdout.contains("mute [failed] sh -c ")
+            && r.stdout.contains("  error: no answer to `initialize` within 10 seconds"),
+        "{}",
+        r.stdout
+    );
+    let mute: i32 = std::fs::read_to_string(dir.path().join("mute.pid")).unwrap().trim().parse().unwrap();
+    wait_for("the silent server's group to be killed", || !alive(mute));
     assert!(r.stderr.contains("MCP: server \"broken\""), "failures are reported once: {}", r.stderr);
 
-    let r = run_cmd("mcp", dir.path(), &["list", "--json", "--mcp-config", &cfg], &[], LIMIT);
+    let only = settings(
+        dir.path(),
+        json!({"everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]}}),
+    );
+    let r = run_cmd("mcp", dir.path(), &["list", "--json", "--mcp-config", &only], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
     let first: Value = serde_json::from_str(r.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(first["server"], "everything");
     assert!(first["tools"].as_array().unwrap().iter().any(|t| t == "get-sum"));

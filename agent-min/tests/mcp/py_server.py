@@ -1,14 +1,14 @@
 """An MCP server on the official Python SDK (FastMCP), for agent-min's tests.
 
-Tools that sleep, crash mid-call, print garbage on stdout, raise, and a tools/list paginated two
-tools a page. `python py_server.py [stdio|streamable-http] [PORT]`; with $PIDFILE set, appends
-its pid there.
+Tools that sleep, crash mid-call, print garbage on stdout, raise, add a tool (with
+notifications/tools/list_changed), and a tools/list paginated two tools a page.
+`python py_server.py [stdio|streamable-http] [PORT]`; with $PIDFILE set, appends its pid there.
 """
 import os, sys
 
 import anyio
 import mcp.types as types
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
 
 port = int(sys.argv[2]) if len(sys.argv) > 2 else 8000
 mcp = FastMCP("py", host="127.0.0.1", port=port)
@@ -44,6 +44,16 @@ def fail() -> str:
 def zz_last_page(x: int) -> str:
     """Only on the last page of tools/list."""
     return f"last page {x}"
+
+@mcp.tool()
+async def grow(ctx: Context) -> str:
+    """Adds the tool `grown`, then sends notifications/tools/list_changed."""
+    def grown() -> str:
+        """Appeared after list_changed."""
+        return "grown"
+    mcp.add_tool(grown)
+    await ctx.session.send_tool_list_changed()
+    return "grew"
 
 async def paged_tools(req):
     tools = await mcp.list_tools()

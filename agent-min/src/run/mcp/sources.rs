@@ -36,9 +36,11 @@ pub fn load(files: &[PathBuf], workspace: &Path, yolo: bool, term: &mut Term) ->
     }
     let ws_file = workspace.join(WORKSPACE_FILE);
     if ws_file.is_file() {
-        let listed = config::load(&ws_file)?;
-        if !listed.is_empty() && approved(&ws_file, &listed, yolo, term)? {
-            servers.extend(listed);
+        // The repository's file, unlike the user's own, does not stop the run when it is broken.
+        match config::load(&ws_file) {
+            Ok(listed) if !listed.is_empty() && approved(&ws_file, &listed, yolo, term)? => servers.extend(listed),
+            Ok(_) => {}
+            Err(e) => term.warn(&format!("MCP: the workspace's settings are ignored: {e}")),
         }
     }
     for (i, s) in servers.iter().enumerate() {
@@ -130,4 +132,29 @@ pub fn start(
         }
     }
     Ok(hub)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_defined_in_two_files_is_an_error_naming_both() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b) = (d.path().join("a.json"), d.path().join("b.json"));
+        std::fs::write(&a, r#"{"mcpServers": {"db": {"command": "x"}}}"#).unwrap();
+        std::fs::write(&b, r#"{"mcpServers": {"db": {"command": "y"}, "other": {"command": "z"}}}"#).unwrap();
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        let e = load(&[a.clone(), b.clone()], d.path(), false, &mut term).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "MCP server \"db\" is defined twice: in {} and in {}; rename one of them",
+                a.display(),
+                b.display()
+            )
+        );
+        let ok = load(&[b], d.path(), false, &mut term).unwrap();
+        assert_eq!(ok.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["db", "other"]);
+    }
 }
