@@ -69,9 +69,14 @@ pub fn insert(prompt: &mut String, hub: &Hub) {
         Some(i) => prompt.insert_str(i, TOOLS),
         None => prompt.push_str(&format!("\n\n# MCP Tools\n\n{TOOLS}")),
     }
+    // Cline's `getServers()` leaves disabled servers out; with none left there is no section.
+    if !hub.servers().iter().any(|s| !s.cfg.disabled) {
+        return;
+    }
     let section = format!("{SECTION_HEAD}{}\n\n====\n\n", servers_list(hub));
-    match prompt.find("RULES\n") {
-        Some(i) => prompt.insert_str(i, &section),
+    const BEFORE: &str = "\n====\n\nRULES\n";
+    match prompt.find(BEFORE) {
+        Some(i) => prompt.insert_str(i + BEFORE.len() - "RULES\n".len(), &section),
         None => prompt.push_str(&format!("\n\n====\n\n{section}")),
     }
 }
@@ -172,6 +177,26 @@ pub fn servers_list(hub: &Hub) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_section_sits_between_tool_use_and_rules_like_clines() {
+        let hub = |json: &str| {
+            let cfg = crate::run::mcp::config::parse(json, std::path::Path::new("m.json")).unwrap();
+            Hub::start(cfg, &mut crate::run::session::events::Events::off())
+        };
+        let only_disabled = system("/w", &hub(r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#));
+        assert!(only_disabled.contains("## use_mcp_tool\n") && !only_disabled.contains("MCP SERVERS"));
+        // An enabled server that failed to start: the section, with nothing listed.
+        let p = system("/w", &hub(r#"{"mcpServers": {"a": {"command": "/nonexistent/server"}}}"#));
+        let (tools, examples) = (p.find("## use_mcp_tool\n").unwrap(), p.find("# Tool Use Examples").unwrap());
+        let (section, rules) = (p.find("====\n\nMCP SERVERS\n").unwrap(), p.find("====\n\nRULES\n").unwrap());
+        assert!(p.find("## attempt_completion").unwrap() < tools && tools < examples);
+        assert!(p.find("# Tool Use Guidelines").unwrap() < section && section < rules);
+        assert!(
+            p.contains("contextual messages.\n\n\n\n====\n\nRULES\n"),
+            "no connected server: an empty list, as Cline's"
+        );
+    }
 
     #[test]
     fn without_servers_the_prompt_is_unchanged() {
