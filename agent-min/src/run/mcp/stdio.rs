@@ -26,6 +26,9 @@ use crate::run::ui::interrupt;
 /// Longest line read from a server (a tool result of a few megabytes is still fine).
 pub const MAX_LINE: usize = 16 << 20;
 
+/// Messages read ahead of the client.
+const QUEUED: usize = 8;
+
 /// Bytes of stderr kept for error reports.
 const STDERR_KEEP: usize = 4096;
 
@@ -99,7 +102,9 @@ impl StdioTransport {
         })?;
         let group = interrupt::track_group(child.id());
         let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
+        // Bounded: a server that floods stdout between calls waits on its pipe instead of
+        // filling our memory (at most this many messages of at most MAX_LINE each are held).
+        let (tx, lines) = mpsc::sync_channel(QUEUED);
         std::thread::spawn(move || read_lines(stdout, tx));
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let err_pipe = child.stderr.take().expect("piped stderr");
@@ -149,7 +154,7 @@ impl WaitTimeout for Child {
     }
 }
 
-fn read_lines(stdout: impl Read, tx: mpsc::Sender<Line>) {
+fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Line>) {
     let mut r = BufReader::new(stdout);
     loop {
         let mut line = Vec::new();
