@@ -333,11 +333,11 @@ fn a_workspace_approval_is_remembered_until_the_file_changes() {
     assert!(!r.stdout.contains("[connected]"));
 }
 
-#[test]
-fn streamable_http_server_through_curl() {
+/// A run against the Python SDK server over streamable HTTP (`mode`: SSE or JSON answers).
+fn streamable_http_run(mode: &str) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut py = Command::new(python())
-        .args([py_script(), "streamable-http".into(), port.to_string()])
+        .args([py_script(), mode.into(), port.to_string()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -358,21 +358,28 @@ fn streamable_http_server_through_curl() {
     let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "over http"]), &[], LIMIT);
     let _ = py.kill();
     let _ = py.wait();
-    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(r.code, Some(0), "{mode}: {}", r.all());
     let reqs = server.requests();
-    assert!(reqs[0].body["system"].as_str().unwrap().contains("## web\n\n### Available Tools\n- slow: "));
-    assert!(
-        reqs[1].last_user().starts_with("[use_mcp_tool for 'web'] Result:\nlast page 3"),
-        "{}",
-        reqs[1].last_user()
-    );
+    assert!(reqs[0].body["system"].as_str().unwrap().contains("## web\n\n### Available Tools\n- slow: "), "{mode}");
+    let r1 = reqs[1].last_user();
+    assert!(r1.starts_with("[use_mcp_tool for 'web'] Result:\nlast page 3"), "{mode}: {r1}");
     let r2 = reqs[2].last_user();
     assert!(
         r2.starts_with(
             "[use_mcp_tool for 'web'] Result:\nError executing MCP tool: MCP error -32001: Request timed out"
         ),
-        "{r2}"
+        "{mode}: {r2}"
     );
+}
+
+#[test]
+fn streamable_http_server_with_sse_answers_through_curl() {
+    streamable_http_run("streamable-http");
+}
+
+#[test]
+fn streamable_http_server_with_json_answers_through_curl() {
+    streamable_http_run("streamable-http-json");
 }
 
 #[test]

@@ -18,7 +18,8 @@ if [ -f "$dest/.installed" ] && [ "$(cat "$dest/.installed")" = "$stamp" ]; then
   echo "MCP test servers already installed in $dest"
   exit 0
 fi
-rm -rf "$dest"
+# Only what this script creates is replaced (the folder may be shared with other caches).
+rm -rf "$dest/node" "$dest/venv" "$dest/.installed"
 mkdir -p "$dest/node"
 cp "$here/node/package.json" "$here/node/package-lock.json" "$dest/node/"
 npm ci --prefix "$dest/node" --no-audit --no-fund

@@ -2,7 +2,7 @@
 
 Tools that sleep, crash mid-call, print garbage on stdout, raise, add a tool (with
 notifications/tools/list_changed), and a tools/list paginated two tools a page.
-`python py_server.py [stdio|streamable-http] [PORT]`; with $PIDFILE set, appends its pid there.
+`python py_server.py [stdio|streamable-http|streamable-http-json] [PORT]`; with $PIDFILE set, appends its pid there.
 """
 import os, sys
 
@@ -11,7 +11,10 @@ import mcp.types as types
 from mcp.server.fastmcp import Context, FastMCP
 
 port = int(sys.argv[2]) if len(sys.argv) > 2 else 8000
-mcp = FastMCP("py", host="127.0.0.1", port=port)
+transport = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+# "streamable-http-json": answers as plain JSON bodies instead of SSE streams.
+json_response = transport == "streamable-http-json"
+mcp = FastMCP("py", host="127.0.0.1", port=port, json_response=json_response)
 if os.environ.get("PIDFILE"):
     with open(os.environ["PIDFILE"], "a") as f:
         f.write(f"{os.getpid()}\n")
@@ -64,4 +67,4 @@ async def paged_tools(req):
     return types.ServerResult(types.ListToolsResult(tools=tools[page * 2:(page + 1) * 2], nextCursor=nxt))
 
 mcp._mcp_server.request_handlers[types.ListToolsRequest] = paged_tools
-mcp.run(transport=sys.argv[1] if len(sys.argv) > 1 else "stdio")
+mcp.run(transport="streamable-http" if json_response else transport)

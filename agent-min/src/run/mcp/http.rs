@@ -63,8 +63,11 @@ impl HttpTransport {
             connect_timeout: secs.min(30),
             idle_timeout: secs,
         };
-        let mut resp =
-            curl::post(&req).map_err(|e| McpError::Transport(format!("HTTP request to {} failed: {e}", self.url)))?;
+        let mut resp = curl::post(&req).map_err(|e| match e {
+            // curl's "operation timed out": nothing came back before the deadline.
+            curl::CurlError::Failed { code: 28, .. } => McpError::Timeout,
+            e => McpError::Transport(format!("HTTP request to {} failed: {e}", self.url)),
+        })?;
         if let Some(s) = resp.header("mcp-session-id") {
             self.session = Some(s.to_string());
         }
