@@ -147,6 +147,8 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
     let events: Vec<Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let of = |ty: &str| events.iter().filter(|e| e["type"] == ty).cloned().collect::<Vec<_>>();
     let servers = of("mcp_server");
+    assert_eq!(events[0]["type"], "task_started", "task_started is still the first event");
+    assert_eq!((events[1]["type"].as_str(), events[2]["type"].as_str()), (Some("mcp_server"), Some("mcp_server")));
     assert!(
         servers.iter().any(|e| e["server"] == "everything"
             && e["event"] == "started"

@@ -83,8 +83,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(a) => a,
         Err(e) => return usage_error(cmd, &e),
     };
-    around.events.set_task_id(&around.meta.id);
-    around.mcp = match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, &mut term, &mut around.events) {
+    around.mcp = match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, &mut term) {
         Ok(hub) => hub,
         Err(e) => return usage_error(cmd, &e),
     };

@@ -152,6 +152,7 @@ impl Task {
     fn started(&mut self, resumed: bool) {
         let m = &self.around.meta;
         self.around.events.task_started(&m.provider, &m.model, &m.cwd, &m.task, resumed);
+        self.around.mcp.report_started(&mut self.around.events);
         if self.around.store.is_some() {
             let verb = if resumed { "Resuming" } else { "Task" };
             self.term.info(&format!("{verb} {} (resume with `agent-min resume {}`)", m.id, m.id));

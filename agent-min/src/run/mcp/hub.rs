@@ -95,8 +95,8 @@ impl Hub {
     }
 
     /// Starts every enabled server and waits (at most [`CONNECT_WAIT`] in all) for them to
-    /// connect and list what they offer. Each outcome is an `mcp_server` event.
-    pub fn start(cfgs: Vec<ServerConfig>, events: &mut Events) -> Hub {
+    /// connect and list what they offer ([`Hub::report_started`] sends the outcomes as events).
+    pub fn start(cfgs: Vec<ServerConfig>) -> Hub {
         let deadline = Instant::now() + CONNECT_WAIT;
         let (tx, rx) = mpsc::channel();
         let mut servers = Vec::new();
@@ -135,11 +135,14 @@ impl Hub {
                 Err(_) => break, // the rest are late: left as failed; their threads stop them
             }
         }
-        let hub = Hub { servers, changed: false };
-        for s in &hub.servers {
+        Hub { servers, changed: false }
+    }
+
+    /// One `mcp_server` event per server with how its start went (after `task_started`).
+    pub fn report_started(&self, events: &mut Events) {
+        for s in &self.servers {
             server_event(events, s, "started");
         }
-        hub
     }
 
     /// Every configured server.

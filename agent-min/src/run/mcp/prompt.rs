@@ -182,7 +182,7 @@ mod tests {
     fn the_section_sits_between_tool_use_and_rules_like_clines() {
         let hub = |json: &str| {
             let cfg = crate::run::mcp::config::parse(json, std::path::Path::new("m.json")).unwrap();
-            Hub::start(cfg, &mut crate::run::session::events::Events::off())
+            Hub::start(cfg)
         };
         let only_disabled = system("/w", &hub(r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#));
         assert!(only_disabled.contains("## use_mcp_tool\n") && !only_disabled.contains("MCP SERVERS"));

@@ -100,19 +100,13 @@ fn approved(file: &Path, servers: &[ServerConfig], yolo: bool, term: &mut Term) 
 
 /// Loads the run's settings and starts its servers (waiting at most
 /// [`super::hub::CONNECT_WAIT`]); each server that failed is reported once on `term`.
-pub fn start(
-    files: &[PathBuf],
-    workspace: &Path,
-    yolo: bool,
-    term: &mut Term,
-    events: &mut crate::run::session::events::Events,
-) -> Result<super::Hub, String> {
+pub fn start(files: &[PathBuf], workspace: &Path, yolo: bool, term: &mut Term) -> Result<super::Hub, String> {
     let servers = load(files, workspace, yolo, term)?;
     if servers.is_empty() {
         return Ok(super::Hub::none());
     }
     term.start_spinner("starting MCP servers…");
-    let hub = super::Hub::start(servers, events);
+    let hub = super::Hub::start(servers);
     term.stop_spinner();
     for s in hub.servers() {
         match &s.state {
