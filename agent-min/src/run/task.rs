@@ -101,7 +101,8 @@ impl Task {
         term: Term,
         mut around: Around,
     ) -> Self {
-        let system = crate::run::mcp::prompt::system(&ws.root().display().to_string(), &around.mcp);
+        let mut system = prompt::system(&ws.root().display().to_string());
+        crate::run::mcp::prompt::insert(&mut system, &mut around.mcp);
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,
@@ -201,9 +202,7 @@ impl Task {
         if let Some(hit) = self.around.limits.check(self.turns, self.around.accounting.run_cost) {
             return self.stop(hit.message, Some(hit.limit), user_content);
         }
-        if self.around.mcp.take_changed() {
-            self.system = crate::run::mcp::prompt::system(&self.ws.root().display().to_string(), &self.around.mcp);
-        }
+        crate::run::mcp::prompt::update(&mut self.system, &mut self.around.mcp);
         self.turns += 1;
         self.messages.push(Message { role: Role::User, content: user_content });
         self.fit_context();

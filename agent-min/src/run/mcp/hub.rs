@@ -86,6 +86,8 @@ pub struct CallError {
 pub struct Hub {
     servers: Vec<Server>,
     changed: bool,
+    /// The servers section as last put into the system prompt (see `prompt::update`).
+    pub(super) shown_section: String,
 }
 
 impl Hub {
@@ -135,7 +137,7 @@ impl Hub {
                 Err(_) => break, // the rest are late: left as failed; their threads stop them
             }
         }
-        Hub { servers, changed: false }
+        Hub { servers, changed: false, shown_section: String::new() }
     }
 
     /// One `mcp_server` event per server with how its start went (after `task_started`).

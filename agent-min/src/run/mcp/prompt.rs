@@ -53,15 +53,9 @@ Servers may also provide prompts - predefined templates that can be invoked by u
 
 ";
 
-/// The system prompt for `cwd` with the hub's servers in it.
-pub fn system(cwd: &str, hub: &Hub) -> String {
-    let mut s = crate::run::prompt::system(cwd);
-    insert(&mut s, hub);
-    s
-}
-
-/// Adds the two tools and the servers section to a built prompt (nothing without servers).
-pub fn insert(prompt: &mut String, hub: &Hub) {
+/// Adds the two tools and the servers section to a built prompt (nothing without servers);
+/// the hub remembers the section so that [`update`] can replace it.
+pub fn insert(prompt: &mut String, hub: &mut Hub) {
     if hub.is_empty() {
         return;
     }
@@ -73,12 +67,30 @@ pub fn insert(prompt: &mut String, hub: &Hub) {
     if !hub.servers().iter().any(|s| !s.cfg.disabled) {
         return;
     }
-    let section = format!("{SECTION_HEAD}{}\n\n====\n\n", servers_list(hub));
+    let section = section(hub);
     const BEFORE: &str = "\n====\n\nRULES\n";
     match prompt.find(BEFORE) {
         Some(i) => prompt.insert_str(i + BEFORE.len() - "RULES\n".len(), &section),
         None => prompt.push_str(&format!("\n\n====\n\n{section}")),
     }
+    hub.shown_section = section;
+}
+
+/// Before a request: if what the servers offer changed (`notifications/tools/list_changed`, a
+/// server died or came back), the prompt's servers section is replaced by the current one.
+pub fn update(prompt: &mut String, hub: &mut Hub) {
+    if !hub.take_changed() || hub.shown_section.is_empty() {
+        return;
+    }
+    let new = section(hub);
+    if let Some(i) = prompt.find(&hub.shown_section) {
+        prompt.replace_range(i..i + hub.shown_section.len(), &new);
+        hub.shown_section = new;
+    }
+}
+
+fn section(hub: &Hub) -> String {
+    format!("{SECTION_HEAD}{}\n\n====\n\n", servers_list(hub))
 }
 
 /// Cline's `formatMcpServersList`, for the connected servers.
@@ -180,14 +192,19 @@ mod tests {
 
     #[test]
     fn the_section_sits_between_tool_use_and_rules_like_clines() {
+        let system = |cwd: &str, mut hub: Hub| {
+            let mut p = crate::run::prompt::system(cwd);
+            insert(&mut p, &mut hub);
+            p
+        };
         let hub = |json: &str| {
             let cfg = crate::run::mcp::config::parse(json, std::path::Path::new("m.json")).unwrap();
             Hub::start(cfg)
         };
-        let only_disabled = system("/w", &hub(r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#));
+        let only_disabled = system("/w", hub(r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#));
         assert!(only_disabled.contains("## use_mcp_tool\n") && !only_disabled.contains("MCP SERVERS"));
         // An enabled server that failed to start: the section, with nothing listed.
-        let p = system("/w", &hub(r#"{"mcpServers": {"a": {"command": "/nonexistent/server"}}}"#));
+        let p = system("/w", hub(r#"{"mcpServers": {"a": {"command": "/nonexistent/server"}}}"#));
         let (tools, examples) = (p.find("## use_mcp_tool\n").unwrap(), p.find("# Tool Use Examples").unwrap());
         let (section, rules) = (p.find("====\n\nMCP SERVERS\n").unwrap(), p.find("====\n\nRULES\n").unwrap());
         assert!(p.find("## attempt_completion").unwrap() < tools && tools < examples);
@@ -201,6 +218,8 @@ mod tests {
     #[test]
     fn without_servers_the_prompt_is_unchanged() {
         let base = crate::run::prompt::system("/w");
-        assert_eq!(system("/w", &Hub::none()), base);
+        let mut p = base.clone();
+        insert(&mut p, &mut Hub::none());
+        assert_eq!(p, base);
     }
 }
