@@ -35,7 +35,8 @@ EXAMPLE SETTINGS:
     {\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv/docs\"],
                      \"autoApprove\": [\"read_text_file\"], \"timeout\": 30}}}
 
-EXIT CODES: 0 every enabled server connected; 1 one failed; 2 usage or settings error.
+EXIT CODES: 0 every enabled server connected; 1 one failed, or none is configured; 2 usage or
+settings error (the message names the file, the server and the field).
 ";
 
 struct Opts {
