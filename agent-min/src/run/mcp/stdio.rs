@@ -2,7 +2,8 @@
 //! environment (never the agent's API keys); JSON-RPC messages are single lines on its stdin
 //! and stdout; its stderr is kept (the last few kilobytes) for error reports.
 //!
-//! A reader thread turns stdout into messages. Lines that are not JSON (a server that prints
+//! A writer thread feeds stdin (so a server that stops reading cannot block the agent), and a
+//! reader thread turns stdout into messages (at most a few queued ahead). Lines that are not JSON (a server that prints
 //! garbage) are counted and skipped, as the SDK's transport reports and skips them; a line over
 //! [`MAX_LINE`] is dropped unread. Stopping closes stdin, sends SIGTERM to the whole group,
 //! and SIGKILL after a grace period; the group is also registered with
@@ -13,6 +14,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -48,7 +50,9 @@ enum Line {
 /// A running stdio server.
 pub struct StdioTransport {
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// Lines for the writer thread; dropping it closes the server's stdin.
+    stdin: Option<mpsc::Sender<Vec<u8>>>,
+    write_failed: Arc<AtomicBool>,
     lines: Receiver<Line>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     garbage: usize,
@@ -110,7 +114,23 @@ impl StdioTransport {
         let err_pipe = child.stderr.take().expect("piped stderr");
         let keep = Arc::clone(&stderr);
         std::thread::spawn(move || keep_tail(err_pipe, keep));
-        Ok(StdioTransport { stdin: child.stdin.take(), child, lines, stderr, garbage: 0, exited: false, _group: group })
+        // Writes go through a thread: a server that stops reading its stdin (while it floods
+        // stdout) can then never block the agent past a request's deadline.
+        let (to_server, outgoing) = mpsc::channel::<Vec<u8>>();
+        let write_failed = Arc::new(AtomicBool::new(false));
+        let failed = Arc::clone(&write_failed);
+        let stdin_pipe = child.stdin.take().expect("piped stdin");
+        std::thread::spawn(move || write_lines(stdin_pipe, outgoing, failed));
+        Ok(StdioTransport {
+            stdin: Some(to_server),
+            write_failed,
+            child,
+            lines,
+            stderr,
+            garbage: 0,
+            exited: false,
+            _group: group,
+        })
     }
 
     /// How the server ended, with the end of its stderr.
@@ -193,6 +213,15 @@ fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Line>) {
     }
 }
 
+fn write_lines(mut stdin: ChildStdin, outgoing: mpsc::Receiver<Vec<u8>>, failed: Arc<AtomicBool>) {
+    for line in outgoing {
+        if stdin.write_all(&line).and_then(|_| stdin.flush()).is_err() {
+            failed.store(true, Ordering::SeqCst);
+            return;
+        }
+    }
+}
+
 fn keep_tail(mut err: impl Read, keep: Arc<Mutex<VecDeque<u8>>>) {
     let mut buf = [0u8; 4096];
     while let Ok(n) = err.read(&mut buf) {
@@ -214,8 +243,8 @@ impl Transport for StdioTransport {
         }
         let mut line = msg.to_string();
         line.push('\n');
-        let Some(stdin) = self.stdin.as_mut() else { return Err(McpError::Closed("stdin closed".into())) };
-        if stdin.write_all(line.as_bytes()).and_then(|_| stdin.flush()).is_err() {
+        let sent = self.stdin.as_ref().is_some_and(|w| w.send(line.into_bytes()).is_ok());
+        if !sent || self.write_failed.load(Ordering::SeqCst) {
             self.exited = true;
             return Err(McpError::Closed(self.death()));
         }
