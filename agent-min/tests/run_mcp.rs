@@ -392,7 +392,7 @@ fn mcp_list_shows_states_tools_and_resources_and_bad_settings_name_the_field() {
         json!({
             "everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]},
             "broken": {"command": "/nonexistent/mcp-server"},
-            "mute": {"command": "sh", "args": ["-c", format!("echo $$ > {}; echo not json-rpc; sleep 60", dir.path().join("mute.pid").display())]},
+            "mute": {"command": "sh", "args": ["-c", format!("sleep 60 & echo $! > {}; echo not json-rpc; wait", dir.path().join("mute.pid").display())]},
             "off": {"command": "node", "disabled": true},
         }),
     );
@@ -419,6 +419,7 @@ fn mcp_list_shows_states_tools_and_resources_and_bad_settings_name_the_field() {
         r.stdout
     );
     let mute: i32 = std::fs::read_to_string(dir.path().join("mute.pid")).unwrap().trim().parse().unwrap();
+    // (the pid is the server's own child: the whole process group is gone, not just the server)
     wait_for("the silent server's group to be killed", || !alive(mute));
     assert!(r.stderr.contains("MCP: server \"broken\""), "failures are reported once: {}", r.stderr);
 
