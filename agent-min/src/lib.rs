@@ -1,5 +1,6 @@
 //! Library half of `agent-min`: the parse command and the agent, split out so that tests and fuzz
 //! targets can reach the pieces (the SSE decoder, the diff applier) directly.
 
+pub mod mcp_cmd;
 pub mod parse_cmd;
 pub mod run;

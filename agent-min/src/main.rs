@@ -11,6 +11,7 @@ USAGE:
     agent-min resume [ID | --last]       continue a saved task (after a crash, Ctrl-C or a limit)
     agent-min history                    list saved tasks
     agent-min checkpoints COMMAND        list, compare or restore a task's workspace checkpoints
+    agent-min mcp list                   show the MCP servers, their tools and resources
 
 Run `agent-min COMMAND --help` for the options of each; `agent-min --version` for the version.
 ";
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
             println!("agent-min {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
+        Some("mcp") => agent_min::mcp_cmd::main(rest),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

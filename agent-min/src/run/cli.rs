@@ -54,6 +54,10 @@ COMMAND SANDBOX (Linux Landlock; not in Cline):
                           SECRET or TOKEN (such variables are withheld by default; the
                           agent's own ANTHROPIC_API_KEY / OPENAI_API_KEY never pass)
     --env-drop NAME       withhold variable NAME from commands too (repeatable, like --env-keep)
+MCP SERVERS:
+    --mcp-config FILE     Cline's MCP settings ({\"mcpServers\": {...}}); repeatable. Default:
+                          $XDG_CONFIG_HOME/agent-min/mcp.json. The workspace's .cline/mcp.json
+                          is used once you approve it (--yolo approves). See `agent-min mcp --help`.
 
 LIMITS:
     --max-mistakes N      consecutive mistakes (no tool used, missing parameter, failed edit,
@@ -229,6 +233,8 @@ pub struct Options {
     pub keep: bool,
     /// `--version` was asked for.
     pub version: bool,
+    /// `--mcp-config FILE`, repeatable.
+    pub mcp_config: Vec<PathBuf>,
 }
 
 /// Most bytes of a task read from standard input (`-`).
@@ -341,6 +347,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
                 let name = f.to_string();
                 o.project.set(&name, Some(p.value().map_err(err)?))?;
             }
+            Long("mcp-config") => o.mcp_config.push(p.value().map_err(err)?.into()),
             Long("command-timeout") => o.command_timeout = seconds(&mut p, "--command-timeout")?,
             Long("retry-delay") => o.retry_delay = seconds(&mut p, "--retry-delay")?,
             Long("connect-timeout") => o.connect_timeout = number(&mut p, "--connect-timeout")?,

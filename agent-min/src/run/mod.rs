@@ -15,6 +15,7 @@ pub mod checkpoints;
 pub mod cli;
 pub mod clock;
 pub mod llm;
+pub mod mcp;
 pub mod project;
 pub mod prompt;
 pub mod sandbox;
@@ -81,8 +82,12 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(line) => line.iter().for_each(|l| term.info(l)),
         Err(e) => return usage_error(cmd, &e),
     }
-    let around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
+    let mut around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
         Ok(a) => a,
+        Err(e) => return usage_error(cmd, &e),
+    };
+    around.mcp = match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, &mut term) {
+        Ok(hub) => hub,
         Err(e) => return usage_error(cmd, &e),
     };
     let settings = Settings {
@@ -228,6 +233,7 @@ fn surroundings(
         context: ContextWindow::new(window),
         limits: Limits::start(opts.max_turns, opts.max_cost, opts.timeout),
         checkpoints,
+        mcp: mcp::Hub::none(),
     })
 }
 

@@ -74,6 +74,8 @@ pub struct Around {
     pub checkpoints: crate::run::checkpoints::Tracker,
     /// The workspace's rules, `.clineignore` and hooks.
     pub project: Project,
+    /// The MCP servers, started before the first request.
+    pub mcp: crate::run::mcp::Hub,
 }
 
 /// A running task.
@@ -110,7 +112,8 @@ impl Task {
         term: Term,
         mut around: Around,
     ) -> Self {
-        let system = prompt::system(&around.meta.provider, &around.meta.model, &ws.root().display().to_string());
+        let mut system = prompt::system(&around.meta.provider, &around.meta.model, &ws.root().display().to_string());
+        crate::run::mcp::prompt::insert(&mut system, &mut around.mcp);
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,
@@ -176,6 +179,7 @@ impl Task {
     fn started(&mut self, resumed: bool) {
         let m = &self.around.meta;
         self.around.events.task_started(&m.provider, &m.model, &m.cwd, &m.task, resumed);
+        self.around.mcp.report_started(&mut self.around.events);
         if self.around.store.is_some() {
             let verb = if resumed { "Resuming" } else { "Task" };
             self.term.info(&format!("{verb} {} (resume with `agent-min resume {}`)", m.id, m.id));
@@ -194,6 +198,7 @@ impl Task {
             End::Completed(r) => ("completed", r.as_str()),
             End::Failed(why) => ("failed", why.as_str()),
         };
+        self.around.mcp.stop(&mut self.around.events);
         let unsent = self.unsent.take();
         self.save(status, Some(text), unsent.as_deref());
         self.report(&end);
@@ -228,6 +233,7 @@ impl Task {
         if let Some(hit) = self.around.limits.check(self.turns, self.around.accounting.run_cost) {
             return self.stop(hit.message, Some(hit.limit), user_content);
         }
+        crate::run::mcp::prompt::update(&mut self.system, &mut self.around.mcp);
         self.turns += 1;
         self.messages.push(Message { role: Role::User, content: user_content });
         self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);
@@ -510,6 +516,7 @@ impl Task {
                 decided: false,
                 model: &self.around.meta.model,
                 memory: &mut self.memory,
+                mcp: &mut self.around.mcp,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.

@@ -75,6 +75,11 @@ impl Response {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
+    /// curl's process id (for a caller's own deadline; valid until `finish` or `abort`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Reads the next chunk of the body; `Ok(0)` at its end.
     pub fn read_chunk(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.stdout.read(buf)

@@ -85,6 +85,11 @@ impl Events {
         let _ = out.write_all(line.as_bytes()).and_then(|_| out.flush());
     }
 
+    /// An MCP event (`mcp_server`, `mcp_call`), built by `run::mcp` and `tools/mcp.rs`.
+    pub fn mcp(&mut self, ty: &str, fields: Value) {
+        self.emit(ty, fields);
+    }
+
     /// The task started (or resumed).
     pub fn task_started(&mut self, provider: &str, model: &str, cwd: &str, task: &str, resumed: bool) {
         self.emit(

@@ -18,6 +18,7 @@ pub mod repeat;
 mod ask;
 mod exec;
 mod list;
+pub mod mcp;
 pub mod read;
 mod search;
 mod walk;
@@ -66,6 +67,7 @@ impl Call {
             },
             "ask_followup_question" => format!("[ask_followup_question for '{}']", p("question")),
             "attempt_completion" => "[attempt_completion]".to_string(),
+            "use_mcp_tool" | "access_mcp_resource" => format!("[{} for '{}']", self.name, p("server_name")),
             name => match self.param("path") {
                 Some(path) => format!("[{name} for '{path}']"),
                 None => format!("[{name}]"),
@@ -119,6 +121,8 @@ pub struct Ctx<'a> {
     pub model: &'a str,
     /// What the tools remember across calls of this task.
     pub memory: &'a mut Memory,
+    /// The run's MCP servers (`use_mcp_tool`, `access_mcp_resource`).
+    pub mcp: &'a mut crate::run::mcp::Hub,
 }
 
 /// What the tools remember across the calls of one task.
@@ -173,6 +177,8 @@ pub fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         "list_files" => list::run(call, ctx),
         "ask_followup_question" => ask::followup(call, ctx),
         "attempt_completion" => ask::complete(call, ctx),
+        "use_mcp_tool" => mcp::use_tool(call, ctx),
+        "access_mcp_resource" => mcp::access_resource(call, ctx),
         other => {
             let names: Vec<_> = TOOLS.iter().map(|t| t.0).collect();
             ctx.term.outcome(false, &format!("{other} is not available"));
@@ -306,6 +312,7 @@ pub(crate) mod testutil {
         let mut memory = Memory::default();
         let mut term = Term::new();
         let mut events = Events::off();
+        let mut hub = crate::run::mcp::Hub::none();
         let mut ctx = Ctx {
             ws,
             term: &mut term,
@@ -317,6 +324,7 @@ pub(crate) mod testutil {
             decided: false,
             model: "test-model",
             memory: &mut memory,
+            mcp: &mut hub,
         };
         f(&mut ctx)
     }

@@ -1,0 +1,168 @@
+//! `agent-min mcp list`: starts the configured MCP servers as a run would, and shows each one's
+//! state, tools and resources (or, with `--json`, one JSON object per server).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::{json, Value};
+
+use crate::run::mcp::hub::State;
+use crate::run::mcp::sources;
+use crate::run::session::events::Events;
+use crate::run::ui::interrupt;
+use crate::run::ui::term::{visible, Term};
+
+/// The `--help` text.
+pub const HELP: &str = "\
+agent-min mcp — the MCP servers agent-min would start
+
+USAGE:
+    agent-min mcp list [--mcp-config FILE]... [--cwd DIR] [--yolo] [--json]
+
+Reads the settings as `agent-min run` does — every --mcp-config FILE (Cline's
+cline_mcp_settings.json format), else $XDG_CONFIG_HOME/agent-min/mcp.json, plus the workspace's
+.cline/mcp.json once you approve it — starts every enabled server (waiting at most 10 s), prints
+each server's state, tools and resources, and stops them again.
+
+OPTIONS:
+    --mcp-config FILE   a settings file; repeatable
+    --cwd DIR           the workspace whose .cline/mcp.json is considered (default: .)
+    --yolo              start the workspace's servers without asking
+    --json              one JSON object per server on stdout
+
+EXAMPLE SETTINGS:
+    {\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv/docs\"],
+                     \"autoApprove\": [\"read_text_file\"], \"timeout\": 30}}}
+
+EXIT CODES: 0 every enabled server connected; 1 one failed, or none is configured; 2 usage or
+settings error (the message names the file, the server and the field).
+";
+
+struct Opts {
+    files: Vec<PathBuf>,
+    cwd: PathBuf,
+    yolo: bool,
+    json: bool,
+}
+
+/// Entry point of `agent-min mcp`.
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    let mut it = args.into_iter();
+    match it.next().as_ref().and_then(|a| a.to_str()) {
+        Some("list") => {}
+        Some("-h" | "--help" | "help") | None => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => {
+            eprintln!("agent-min mcp: unknown subcommand {other:?}; expected `list`\n\n{HELP}");
+            return ExitCode::from(2);
+        }
+    }
+    let opts = match parse(it.collect()) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("agent-min mcp list: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    interrupt::install();
+    let mut term = Term::stderr();
+    let mut events = Events::off();
+    let mut hub = match sources::start(&opts.files, &opts.cwd, opts.yolo, &mut term) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("agent-min mcp list: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if hub.is_empty() {
+        eprintln!("agent-min mcp list: no MCP servers are configured; pass --mcp-config FILE or create $XDG_CONFIG_HOME/agent-min/mcp.json (see `agent-min mcp --help`)");
+        return ExitCode::from(1);
+    }
+    let mut failed = false;
+    let mut out = String::new();
+    for s in hub.servers() {
+        failed |= matches!(s.state, State::Failed(_));
+        if opts.json {
+            out.push_str(&server_json(s).to_string());
+            out.push('\n');
+        } else {
+            out.push_str(&server_text(s));
+        }
+    }
+    print!("{}", visible(&out));
+    hub.stop(&mut events);
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn parse(args: Vec<OsString>) -> Result<Option<Opts>, String> {
+    use lexopt::prelude::*;
+    let mut o = Opts { files: Vec::new(), cwd: PathBuf::from("."), yolo: false, json: false };
+    let mut p = lexopt::Parser::from_args(args);
+    while let Some(arg) = p.next().map_err(|e| e.to_string())? {
+        match arg {
+            Short('h') | Long("help") => return Ok(None),
+            Long("mcp-config") => o.files.push(p.value().map_err(|e| e.to_string())?.into()),
+            Long("cwd") => o.cwd = p.value().map_err(|e| e.to_string())?.into(),
+            Long("yolo") => o.yolo = true,
+            Long("json") => o.json = true,
+            other => return Err(format!("{}; see `agent-min mcp --help`", other.unexpected())),
+        }
+    }
+    Ok(Some(o))
+}
+
+fn field<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+fn server_text(s: &crate::run::mcp::hub::Server) -> String {
+    let mut t = format!("{} [{}] {}\n", s.cfg.name, s.state_name(), s.cfg.command_line());
+    match &s.state {
+        State::Connected(c) => {
+            t.push_str(&format!("  tools ({}):\n", c.tools.len()));
+            for tool in &c.tools {
+                t.push_str(&format!("    {} — {}\n", field(tool, "name"), field(tool, "description")));
+            }
+            if !c.resources.is_empty() {
+                t.push_str(&format!("  resources ({}):\n", c.resources.len()));
+                for r in &c.resources {
+                    t.push_str(&format!("    {} ({})\n", field(r, "uri"), field(r, "name")));
+                }
+            }
+            if !c.templates.is_empty() {
+                t.push_str(&format!("  resource templates ({}):\n", c.templates.len()));
+                for r in &c.templates {
+                    t.push_str(&format!("    {} ({})\n", field(r, "uriTemplate"), field(r, "name")));
+                }
+            }
+        }
+        State::Failed(e) => t.push_str(&format!("  error: {e}\n")),
+        State::Disabled => t.push_str("  (\"disabled\": true in its settings)\n"),
+    }
+    t
+}
+
+fn server_json(s: &crate::run::mcp::hub::Server) -> Value {
+    let names = |v: &[Value], k: &str| v.iter().map(|x| Value::from(field(x, k))).collect::<Vec<_>>();
+    let (tools, resources, templates, error) = match &s.state {
+        State::Connected(c) => {
+            (names(&c.tools, "name"), names(&c.resources, "uri"), names(&c.templates, "uriTemplate"), None)
+        }
+        State::Failed(e) => (vec![], vec![], vec![], Some(e.clone())),
+        State::Disabled => (vec![], vec![], vec![], None),
+    };
+    json!({"server": s.cfg.name, "file": s.cfg.file.display().to_string(), "state": s.state_name(),
+           "command": s.cfg.command_line(), "tools": tools, "resources": resources,
+           "resource_templates": templates, "error": error})
+}

@@ -1,0 +1,150 @@
+//! One MCP session over a [`Transport`]: the `initialize` handshake, requests with a deadline
+//! (a timed-out request is cancelled with `notifications/cancelled`, and its late answer is
+//! ignored), the paginated lists, `tools/call` and `resources/read`.
+//!
+//! While waiting for an answer, the server's own requests are answered (`ping`; anything else
+//! is "method not found", since we declare no client capabilities, like Cline) and
+//! `notifications/tools/list_changed` is remembered so the hub can fetch the new list.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::jsonrpc::{self, Incoming, McpError};
+use super::Transport;
+
+/// The protocol version we ask for.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// Versions we can speak, should the server answer with an older one.
+const SUPPORTED: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Pages followed per list (each page is one request); bounds a server that never stops.
+const MAX_PAGES: usize = 100;
+
+/// Items kept per list.
+const MAX_ITEMS: usize = 10_000;
+
+/// A connected session.
+pub struct Client {
+    transport: Box<dyn Transport>,
+    next_id: u64,
+    /// A `notifications/tools/list_changed` arrived since the last look.
+    pub tools_changed: bool,
+    /// What the server said about itself at `initialize` (`serverInfo`, `capabilities`).
+    pub init: Value,
+}
+
+impl Client {
+    /// Performs the handshake: `initialize`, then `notifications/initialized`.
+    pub fn connect(transport: Box<dyn Transport>, timeout: Duration) -> Result<Client, McpError> {
+        let mut c = Client { transport, next_id: 0, tools_changed: false, init: Value::Null };
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "agent-min", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let init = c.request("initialize", params, timeout)?;
+        let version = init.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
+        if !SUPPORTED.contains(&version) {
+            return Err(McpError::Transport(format!(
+                "the server speaks MCP protocol version {version:?}, which agent-min does not support (it speaks {})",
+                SUPPORTED.join(", ")
+            )));
+        }
+        c.transport.negotiated(version);
+        c.init = init;
+        c.transport.send(&jsonrpc::notification("notifications/initialized", None), Instant::now() + timeout)?;
+        Ok(c)
+    }
+
+    /// Whether the server declared `capability` (`tools`, `resources`, …).
+    pub fn has(&self, capability: &str) -> bool {
+        self.init.get("capabilities").and_then(|c| c.get(capability)).is_some()
+    }
+
+    /// Sends `method` and waits up to `timeout` for its answer.
+    pub fn request(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, McpError> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let deadline =
+            Instant::now().checked_add(timeout).unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
+        self.transport.send(&jsonrpc::request(id, method, params), deadline)?;
+        loop {
+            let msg = match self.transport.recv(deadline) {
+                Ok(m) => m,
+                Err(McpError::Timeout) => {
+                    let cancel = json!({"requestId": id, "reason": "McpError: MCP error -32001: Request timed out"});
+                    let soon = Instant::now() + Duration::from_secs(2);
+                    let _ = self.transport.send(&jsonrpc::notification("notifications/cancelled", Some(cancel)), soon);
+                    return Err(McpError::Timeout);
+                }
+                Err(e) => return Err(e),
+            };
+            match jsonrpc::classify(&msg) {
+                Incoming::Response { id: got, result } if got == id => return result,
+                Incoming::Response { .. } | Incoming::Invalid => {} // a late answer to a cancelled request
+                Incoming::Notification(m) => self.tools_changed |= m == "notifications/tools/list_changed",
+                Incoming::Request { id: their, method } => {
+                    let _ = self.transport.send(&jsonrpc::answer(&their, &method), deadline);
+                }
+            }
+            if Instant::now() >= deadline {
+                return Err(McpError::Timeout);
+            }
+        }
+    }
+
+    /// Every item of a paginated list (`tools/list` → `tools`), following `nextCursor`; each
+    /// page may take `timeout`, and all of them together end by `deadline`.
+    pub fn list_all(
+        &mut self,
+        method: &str,
+        key: &str,
+        timeout: Duration,
+        deadline: Instant,
+    ) -> Result<Vec<Value>, McpError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(McpError::Timeout);
+            }
+            let page = self.request(method, params, timeout.min(left))?;
+            if let Some(a) = page.get(key).and_then(Value::as_array) {
+                items.extend(a.iter().filter(|v| v.is_object()).cloned());
+            }
+            items.truncate(MAX_ITEMS);
+            cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_string);
+            if cursor.is_none() || items.len() >= MAX_ITEMS {
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    /// `tools/call`.
+    pub fn call_tool(&mut self, name: &str, arguments: Value, timeout: Duration) -> Result<Value, McpError> {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}), timeout)
+    }
+
+    /// `resources/read`.
+    pub fn read_resource(&mut self, uri: &str, timeout: Duration) -> Result<Value, McpError> {
+        self.request("resources/read", json!({"uri": uri}), timeout)
+    }
+
+    /// Lines of stdout that were not JSON-RPC, so far.
+    pub fn garbage_lines(&self) -> usize {
+        self.transport.garbage_lines()
+    }
+
+    /// The end of the server's stderr (stdio servers).
+    pub fn stderr(&self) -> String {
+        self.transport.stderr()
+    }
+}

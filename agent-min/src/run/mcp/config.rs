@@ -1,0 +1,321 @@
+//! Cline's MCP settings format (`cline_mcp_settings.json`): `{"mcpServers": {NAME: {...}}}`, read
+//! and checked field by field, so that a bad file names the file, the server and the field.
+//!
+//! Stdio servers: `command`, `args`, `env`, `cwd`; remote ones: `url`, `headers` with
+//! `"type": "streamableHttp"`. Common to both: `disabled`, `autoApprove` (tool names), `timeout`
+//! (seconds, at least 1; Cline's default 60). `${env:NAME}` is expanded as Cline does, except
+//! that the agent's API keys are never expanded into a server's config.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::run::ui::redact;
+
+/// Cline's `DEFAULT_MCP_TIMEOUT_SECONDS`.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+
+/// Largest settings file read (a settings file is a few kilobytes).
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// How a server is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to its (minimal) environment.
+        env: Vec<(String, String)>,
+        /// Its working directory (default: the agent's).
+        cwd: Option<PathBuf>,
+    },
+    /// Streamable HTTP at `url`, through curl.
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Extra request headers (e.g. `Authorization`).
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// One server of a settings file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// Its name (the key under `mcpServers`); what the model passes as `server_name`.
+    pub name: String,
+    /// The file it came from.
+    pub file: PathBuf,
+    /// Stdio or HTTP.
+    pub kind: Kind,
+    /// `disabled`: configured but not started.
+    pub disabled: bool,
+    /// `autoApprove`: tools that run without asking.
+    pub auto_approve: Vec<String>,
+    /// `timeout`: per tool call.
+    pub timeout: Duration,
+}
+
+impl ServerConfig {
+    /// The command line as Cline's prompt shows it (`command arg1 arg2`), or the URL.
+    pub fn command_line(&self) -> String {
+        match &self.kind {
+            Kind::Stdio { command, args, .. } if args.is_empty() => command.clone(),
+            Kind::Stdio { command, args, .. } => format!("{command} {}", args.join(" ")),
+            Kind::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// Reads and checks one settings file.
+pub fn load(file: &Path) -> Result<Vec<ServerConfig>, String> {
+    let text = read_capped(file)?;
+    parse(&text, file)
+}
+
+fn read_capped(file: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let f =
+        std::fs::File::open(file).map_err(|e| format!("cannot read the MCP settings file {}: {e}", file.display()))?;
+    let mut text = String::new();
+    f.take(MAX_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read the MCP settings file {}: {e}", file.display()))?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("the MCP settings file {} is larger than 1 MiB; is it the right file?", file.display()));
+    }
+    Ok(text)
+}
+
+/// Parses settings text; `file` names it in errors.
+pub fn parse(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String> {
+    let f = file.display();
+    let root: Value = serde_json::from_str(text)
+        .map_err(|e| format!("{f}: not valid JSON ({e}); expected {{\"mcpServers\": {{...}}}}"))?;
+    let servers = root
+        .get("mcpServers")
+        .ok_or_else(|| {
+            format!("{f}: no \"mcpServers\" object; expected {{\"mcpServers\": {{\"NAME\": {{\"command\": ...}}}}}}")
+        })?
+        .as_object()
+        .ok_or_else(|| format!("{f}: \"mcpServers\" must be an object mapping server names to their settings"))?;
+    servers.iter().map(|(name, v)| server(name, v, file)).collect()
+}
+
+fn server(name: &str, v: &Value, file: &Path) -> Result<ServerConfig, String> {
+    let at = |field: &str, what: &str| format!("{}: server \"{name}\": field \"{field}\": {what}", file.display());
+    if name.trim().is_empty() || name.chars().any(char::is_control) {
+        return Err(format!("{}: a server name must be non-empty printable text, got {name:?}", file.display()));
+    }
+    let o = v
+        .as_object()
+        .ok_or_else(|| format!("{}: server \"{name}\": its settings must be an object", file.display()))?;
+    let s = Fields { o, at: &at };
+    let ty = match (s.string("type")?, s.string("transportType")?.as_deref()) {
+        (Some(t), _) => Some(t),
+        (None, Some("stdio")) => Some("stdio".to_string()),
+        (None, Some("http")) => Some("streamableHttp".to_string()),
+        (None, Some("sse")) => Some("sse".to_string()),
+        (None, _) => None,
+    };
+    let command = s.string("command")?;
+    let url = s.string("url")?;
+    let kind = match (ty.as_deref(), command, url) {
+        (Some("stdio") | None, Some(command), _) => {
+            if command.trim().is_empty() {
+                return Err(at("command", "must not be empty"));
+            }
+            let cwd = s.string("cwd")?.map(|c| expand(&c, &at, "cwd").map(PathBuf::from));
+            let mut env = Vec::new();
+            for (k, val) in s.string_map("env")? {
+                let val = expand(&val, &at, "env")?;
+                env.push((k, val));
+            }
+            let args = s.strings("args")?.iter().map(|a| expand(a, &at, "args")).collect::<Result<_, _>>()?;
+            Kind::Stdio { command: expand(&command, &at, "command")?, args, env, cwd: cwd.transpose()? }
+        }
+        (Some("stdio"), None, _) => return Err(at("command", "is required for a stdio server")),
+        (Some("streamableHttp"), _, Some(url)) => {
+            let url = expand(&url, &at, "url")?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace) {
+                return Err(at("url", "URL must be a valid URL format (http:// or https://)"));
+            }
+            let mut headers = Vec::new();
+            for (k, val) in s.string_map("headers")? {
+                if k.contains(['\r', '\n', ':']) || val.contains(['\r', '\n']) {
+                    return Err(at("headers", &format!("header {k:?} contains a line break or a colon")));
+                }
+                headers.push((k, expand(&val, &at, "headers")?));
+            }
+            Kind::Http { url, headers }
+        }
+        (Some("streamableHttp"), _, None) => return Err(at("url", "is required for a streamableHttp server")),
+        (Some("sse") | None, None, Some(_)) => {
+            return Err(at(
+                "type",
+                "this is an SSE server (Cline's default for a \"url\" without \"type\"); agent-min speaks only the newer streamable HTTP transport — set \"type\": \"streamableHttp\" if the server supports it",
+            ))
+        }
+        (Some("sse"), Some(_), _) => {
+            return Err(at("type", "\"sse\" servers are not supported by agent-min; use a stdio or streamableHttp server"))
+        }
+        (None, None, None) => {
+            return Err(at("command", "missing: give \"command\" (a stdio server) or \"url\" with \"type\": \"streamableHttp\""))
+        }
+        (Some(_), ..) => return Err(at("type", "Server type must be one of: 'stdio', 'sse', or 'streamableHttp'")),
+    };
+    let timeout = match o.get("timeout") {
+        None | Some(Value::Null) => DEFAULT_TIMEOUT_SECS as f64,
+        Some(t) => match t.as_f64() {
+            Some(t) if t.is_finite() && t >= 1.0 => t,
+            _ => return Err(at("timeout", &format!("must be a number of seconds, at least 1, got {t}"))),
+        },
+    };
+    Ok(ServerConfig {
+        name: name.to_string(),
+        file: file.to_path_buf(),
+        kind,
+        disabled: s.bool("disabled")?,
+        auto_approve: s.strings("autoApprove")?,
+        timeout: crate::run::clock::clamped_secs(timeout),
+    })
+}
+
+/// Typed access to a server's fields, with errors naming the field.
+struct Fields<'a> {
+    o: &'a Map<String, Value>,
+    at: &'a dyn Fn(&str, &str) -> String,
+}
+
+impl Fields<'_> {
+    fn string(&self, k: &str) -> Result<Option<String>, String> {
+        match self.o.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(v) => Err((self.at)(k, &format!("must be a string, got {v}"))),
+        }
+    }
+
+    fn bool(&self, k: &str) -> Result<bool, String> {
+        match self.o.get(k) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err((self.at)(k, &format!("must be true or false, got {v}"))),
+        }
+    }
+
+    fn strings(&self, k: &str) -> Result<Vec<String>, String> {
+        match self.o.get(k) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| (self.at)(k, &format!("must be a list of strings; {v} is not a string")))
+                })
+                .collect(),
+            Some(v) => Err((self.at)(k, &format!("must be a list of strings, got {v}"))),
+        }
+    }
+
+    fn string_map(&self, k: &str) -> Result<Vec<(String, String)>, String> {
+        match self.o.get(k) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(name, v)| match v {
+                    Value::String(s) => Ok((name.clone(), s.clone())),
+                    v => Err((self.at)(k, &format!("the value of {name:?} must be a string, got {v}"))),
+                })
+                .collect(),
+            Some(v) => Err((self.at)(k, &format!("must be an object of strings, got {v}"))),
+        }
+    }
+}
+
+/// Cline's `${env:NAME}` expansion (an unset variable stays as written). The agent's API keys
+/// are refused: they must never reach a server.
+fn expand(s: &str, at: &dyn Fn(&str, &str) -> String, field: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("${env:") {
+        let Some(end) = rest[i..].find('}') else { break };
+        let name = rest[i + 6..i + end].trim();
+        out.push_str(&rest[..i]);
+        if redact::KEY_VARS.contains(&name) {
+            return Err(at(
+                field,
+                &format!("refusing to pass ${{env:{name}}} to an MCP server: the agent's API keys never leave it"),
+            ));
+        }
+        match std::env::var(name) {
+            Ok(v) => out.push_str(&v),
+            Err(_) => out.push_str(&rest[i..i + end + 1]),
+        }
+        rest = &rest[i + end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> Result<Vec<ServerConfig>, String> {
+        parse(text, Path::new("/cfg/mcp.json"))
+    }
+
+    #[test]
+    fn reads_clines_stdio_and_http_shapes() {
+        let s = p(r#"{"mcpServers": {
+            "fs": {"command": "npx", "args": ["-y", "server-filesystem", "/tmp"], "env": {"A": "1"},
+                   "autoApprove": ["read_file"], "timeout": 5},
+            "web": {"type": "streamableHttp", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer t"}, "disabled": true}
+        }}"#)
+        .unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].name, "fs");
+        assert_eq!(s[0].command_line(), "npx -y server-filesystem /tmp");
+        assert_eq!(s[0].auto_approve, ["read_file"]);
+        assert_eq!(s[0].timeout, Duration::from_secs(5));
+        assert!(!s[0].disabled);
+        assert!(matches!(&s[0].kind, Kind::Stdio { env, .. } if env == &[("A".to_string(), "1".to_string())]));
+        assert_eq!(s[1].timeout, Duration::from_secs(60), "Cline's default");
+        assert!(s[1].disabled);
+        assert!(matches!(&s[1].kind, Kind::Http { headers, .. } if headers[0].1 == "Bearer t"));
+    }
+
+    #[test]
+    fn errors_name_the_file_the_server_and_the_field() {
+        let e = p(r#"{"mcpServers": {"db": {"command": "x", "args": "not-a-list"}}}"#).unwrap_err();
+        assert_eq!(e, "/cfg/mcp.json: server \"db\": field \"args\": must be a list of strings, got \"not-a-list\"");
+        let e = p(r#"{"mcpServers": {"db": {"command": "x", "timeout": 0.5}}}"#).unwrap_err();
+        assert!(e.contains("server \"db\": field \"timeout\": must be a number of seconds, at least 1"), "{e}");
+        let e = p(r#"{"mcpServers": {"db": {"url": "http://h/sse"}}}"#).unwrap_err();
+        assert!(e.contains("field \"type\"") && e.contains("streamableHttp"), "{e}");
+        let e = p(r#"{"mcpServers": {"db": {"type": "websocket", "command": "x"}}}"#).unwrap_err();
+        assert!(e.contains("Server type must be one of"), "{e}");
+        let e = p(r#"{"servers": {}}"#).unwrap_err();
+        assert!(e.starts_with("/cfg/mcp.json: no \"mcpServers\""), "{e}");
+        let e = p("{").unwrap_err();
+        assert!(e.starts_with("/cfg/mcp.json: not valid JSON"), "{e}");
+        let e = p(r#"{"mcpServers": {"db": {"env": {"A": 1}, "command": "x"}}}"#).unwrap_err();
+        assert!(e.contains("field \"env\": the value of \"A\" must be a string"), "{e}");
+    }
+
+    #[test]
+    fn env_references_expand_but_never_to_an_api_key() {
+        std::env::set_var("AGENT_MIN_TEST_MCP_DIR", "/data");
+        let s = p(r#"{"mcpServers": {"a": {"command": "srv", "args": ["${env:AGENT_MIN_TEST_MCP_DIR}/x", "${env:AGENT_MIN_UNSET_VAR}"]}}}"#)
+            .unwrap();
+        assert!(matches!(&s[0].kind, Kind::Stdio { args, .. } if args == &["/data/x", "${env:AGENT_MIN_UNSET_VAR}"]));
+        let e =
+            p(r#"{"mcpServers": {"a": {"command": "srv", "env": {"K": "${env:ANTHROPIC_API_KEY}"}}}}"#).unwrap_err();
+        assert!(e.contains("field \"env\": refusing to pass ${env:ANTHROPIC_API_KEY}"), "{e}");
+    }
+}

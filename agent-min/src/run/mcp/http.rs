@@ -1,0 +1,176 @@
+//! The streamable HTTP transport, through curl (the agent's only HTTP path): every message is
+//! one POST to the server's URL with `Accept: application/json, text/event-stream`; the answer
+//! is a JSON body, or an SSE stream whose `data:` events are messages, read until the answer to
+//! our request arrives. The `Mcp-Session-Id` the server gives at `initialize` is sent with every
+//! later request, with the negotiated `MCP-Protocol-Version`.
+//!
+//! Headers from the config (e.g. `Authorization`) go through curl's header pipe, never argv.
+//! Each POST is bounded by the request's deadline (curl gives up after that long without data),
+//! and a body over [`MAX_BODY`] is refused.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::jsonrpc::McpError;
+use super::Transport;
+use crate::run::llm::curl;
+use crate::run::llm::sse::SseDecoder;
+
+/// Largest response body read.
+pub const MAX_BODY: usize = 16 << 20;
+
+/// A streamable HTTP server.
+pub struct HttpTransport {
+    url: String,
+    headers: Vec<(String, String)>,
+    session: Option<String>,
+    protocol: Option<String>,
+    queue: VecDeque<Value>,
+}
+
+impl HttpTransport {
+    /// A transport for `url` with the config's extra `headers`.
+    pub fn new(url: &str, headers: &[(String, String)]) -> Self {
+        HttpTransport {
+            url: url.to_string(),
+            headers: headers.to_vec(),
+            session: None,
+            protocol: None,
+            queue: VecDeque::new(),
+        }
+    }
+
+    fn post(&mut self, msg: &Value, deadline: Instant) -> Result<(), McpError> {
+        let mut headers = vec![
+            ("Content-Type".to_string(), "application/json".to_string()),
+            ("Accept".to_string(), "application/json, text/event-stream".to_string()),
+        ];
+        if let Some(s) = &self.session {
+            headers.push(("Mcp-Session-Id".to_string(), s.clone()));
+        }
+        if let Some(p) = &self.protocol {
+            headers.push(("MCP-Protocol-Version".to_string(), p.clone()));
+        }
+        headers.extend(self.headers.iter().cloned());
+        let body = msg.to_string();
+        let secs = deadline.saturating_duration_since(Instant::now()).as_secs_f64().ceil().max(1.0) as u32;
+        let req = curl::Request {
+            url: &self.url,
+            headers: &headers,
+            body: body.as_bytes(),
+            connect_timeout: secs.min(30),
+            idle_timeout: secs,
+        };
+        let mut resp = curl::post(&req).map_err(|e| match e {
+            // curl's "operation timed out": nothing came back before the deadline.
+            curl::CurlError::Failed { code: 28, .. } => McpError::Timeout,
+            e => McpError::Transport(format!("HTTP request to {} failed: {e}", self.url)),
+        })?;
+        if let Some(s) = resp.header("mcp-session-id") {
+            self.session = Some(s.to_string());
+        }
+        if resp.status == 404 && self.session.is_some() {
+            resp.abort();
+            return Err(McpError::Closed("the server ended the session (HTTP 404)".into()));
+        }
+        if resp.status == 202 || resp.status == 204 {
+            resp.abort();
+            return Ok(());
+        }
+        if !(200..300).contains(&resp.status) {
+            let body = String::from_utf8_lossy(&resp.read_rest(4096)).trim().to_string();
+            let status = resp.status;
+            resp.abort();
+            return Err(McpError::Transport(format!("Error POSTing to endpoint (HTTP {status}): {body}")));
+        }
+        // curl's idle limit does not cover a server that sends nothing before its answer: a
+        // watchdog kills curl at the deadline (cancelled before curl is reaped, so the pid is
+        // still curl's).
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let pid = resp.pid() as i32;
+        let wait = deadline.saturating_duration_since(Instant::now());
+        let watchdog = std::thread::spawn(move || {
+            let fired = matches!(stopped.recv_timeout(wait), Err(std::sync::mpsc::RecvTimeoutError::Timeout));
+            if fired {
+                crate::run::ui::interrupt::send_signal(pid, libc::SIGKILL);
+            }
+            fired
+        });
+        let result = self.read_reply(&mut resp, msg);
+        let _ = stop.send(());
+        let fired = watchdog.join().unwrap_or(false);
+        resp.abort();
+        if fired {
+            return Err(McpError::Timeout);
+        }
+        result
+    }
+
+    /// Reads the answer to `msg` (JSON, or SSE until the answer's event), queueing every message.
+    fn read_reply(&mut self, resp: &mut curl::Response, msg: &Value) -> Result<(), McpError> {
+        let sse = resp.header("content-type").is_some_and(|c| c.starts_with("text/event-stream"));
+        let want = msg.get("id").and_then(Value::as_u64);
+        let mut total = 0usize;
+        let mut buf = vec![0u8; 16 * 1024];
+        let mut plain = Vec::new();
+        let mut decoder = SseDecoder::new();
+        loop {
+            let n = resp
+                .read_chunk(&mut buf)
+                .map_err(|e| McpError::Transport(format!("reading from {}: {e}", self.url)))?;
+            if n == 0 {
+                break;
+            }
+            total += n;
+            if total > MAX_BODY {
+                return Err(McpError::Transport(format!("the response from {} is larger than 16 MiB", self.url)));
+            }
+            if !sse {
+                plain.extend_from_slice(&buf[..n]);
+                continue;
+            }
+            let mut answered = false;
+            for ev in decoder.push(&buf[..n]) {
+                if ev.data.trim().is_empty() {
+                    continue;
+                }
+                if let Ok(v) = serde_json::from_str::<Value>(&ev.data) {
+                    answered |=
+                        want.is_some() && v.get("id").and_then(Value::as_u64) == want && v.get("method").is_none();
+                    self.queue.push_back(v);
+                }
+            }
+            if answered {
+                return Ok(()); // the stream may stay open for more; we have what we asked for
+            }
+        }
+        if !sse && !plain.is_empty() {
+            match serde_json::from_slice::<Value>(&plain) {
+                Ok(Value::Array(items)) => self.queue.extend(items),
+                Ok(v) => self.queue.push_back(v),
+                Err(e) => {
+                    return Err(McpError::Transport(format!("the server at {} sent invalid JSON: {e}", self.url)))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Transport for HttpTransport {
+    fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), McpError> {
+        self.post(msg, deadline)
+    }
+
+    fn recv(&mut self, _deadline: Instant) -> Result<Value, McpError> {
+        // Everything a POST brought back was queued by `send`; an empty queue means the
+        // answer never came on that stream.
+        self.queue.pop_front().ok_or(McpError::Transport("the server ended its reply without answering".into()))
+    }
+
+    fn negotiated(&mut self, protocol: &str) {
+        self.protocol = Some(protocol.to_string());
+    }
+}

@@ -1,0 +1,338 @@
+//! The hub: every configured server, started together before the first request (waiting at
+//! most [`CONNECT_WAIT`], as Cline's `attemptApiRequest` does), its tools, resources and
+//! templates listed, and the calls routed to it.
+//!
+//! A server that fails to start is kept as `Failed` with the reason (shown once, left out of
+//! the prompt). A server that dies during the task is restarted once, and the model is told;
+//! a second death leaves it stopped. Every server is stopped (its whole process group) when the
+//! hub is dropped or [`Hub::stop`] is called — at the end of the task; Ctrl-C and SIGTERM reach
+//! the groups through [`crate::run::ui::interrupt`].
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::client::Client;
+use super::config::{Kind, ServerConfig};
+use super::http::HttpTransport;
+use super::jsonrpc::McpError;
+use super::stdio::StdioTransport;
+use super::Transport;
+use crate::run::session::events::Events;
+
+/// How long the first request waits for servers to connect (Cline: `pWaitFor(…, 10_000)`).
+pub const CONNECT_WAIT: Duration = Duration::from_secs(10);
+
+/// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` for the lists.
+pub const LIST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connected server's session and what it offers.
+pub struct Conn {
+    client: Client,
+    /// `tools/list`.
+    pub tools: Vec<Value>,
+    /// `resources/list`.
+    pub resources: Vec<Value>,
+    /// `resources/templates/list`.
+    pub templates: Vec<Value>,
+    /// `prompts/list` (listed in the prompt, as Cline does; not used by any tool).
+    pub prompts: Vec<Value>,
+    /// Lines of garbage already reported.
+    garbage_told: usize,
+}
+
+/// Where a server stands.
+pub enum State {
+    /// Running and listed.
+    Connected(Box<Conn>),
+    /// Could not start, or stopped for good: why.
+    Failed(String),
+    /// `"disabled": true`.
+    Disabled,
+}
+
+/// One configured server.
+pub struct Server {
+    /// Its settings.
+    pub cfg: ServerConfig,
+    /// Its state.
+    pub state: State,
+    restarted: bool,
+}
+
+impl Server {
+    /// Its state in one word, as `mcp list` and events show it.
+    pub fn state_name(&self) -> &'static str {
+        match self.state {
+            State::Connected(_) => "connected",
+            State::Failed(_) => "failed",
+            State::Disabled => "disabled",
+        }
+    }
+}
+
+/// Why a call got no result, and what else the model should know (a restart).
+#[derive(Debug)]
+pub struct CallError {
+    /// The error, as Cline's texts embed it.
+    pub message: String,
+    /// A note on the server's fate, when it died.
+    pub note: Option<String>,
+}
+
+/// All servers of a run.
+#[derive(Default)]
+pub struct Hub {
+    servers: Vec<Server>,
+    changed: bool,
+    /// The servers section as last put into the system prompt (see `prompt::update`).
+    pub(super) shown_section: String,
+}
+
+impl Hub {
+    /// No servers.
+    pub fn none() -> Hub {
+        Hub::default()
+    }
+
+    /// Starts every enabled server and waits (at most [`CONNECT_WAIT`] in all) for them to
+    /// connect and list what they offer ([`Hub::report_started`] sends the outcomes as events).
+    pub fn start(cfgs: Vec<ServerConfig>) -> Hub {
+        let deadline = Instant::now() + CONNECT_WAIT;
+        let (tx, rx) = mpsc::channel();
+        let mut servers = Vec::new();
+        let mut pending = 0;
+        for (i, cfg) in cfgs.into_iter().enumerate() {
+            let state = if cfg.disabled {
+                State::Disabled
+            } else {
+                // Spawned here, on the calling thread (the child's death signal is tied to it);
+                // the handshakes run in parallel.
+                match open(&cfg) {
+                    Ok(t) => {
+                        let tx = tx.clone();
+                        pending += 1;
+                        std::thread::spawn(move || {
+                            let _ = tx.send((i, connect(t, deadline)));
+                        });
+                        State::Failed(format!("did not finish connecting within {} seconds", CONNECT_WAIT.as_secs()))
+                    }
+                    Err(e) => State::Failed(e.to_string()),
+                }
+            };
+            servers.push(Server { cfg, state, restarted: false });
+        }
+        drop(tx);
+        while pending > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left + Duration::from_millis(200)) {
+                Ok((i, r)) => {
+                    pending -= 1;
+                    servers[i].state = match r {
+                        Ok(c) => State::Connected(Box::new(c)),
+                        Err(e) => State::Failed(e),
+                    };
+                }
+                Err(_) => break, // the rest are late: left as failed; their threads stop them
+            }
+        }
+        Hub { servers, changed: false, shown_section: String::new() }
+    }
+
+    /// One `mcp_server` event per server with how its start went (after `task_started`).
+    pub fn report_started(&self, events: &mut Events) {
+        for s in &self.servers {
+            server_event(events, s, "started");
+        }
+    }
+
+    /// Every configured server.
+    pub fn servers(&self) -> &[Server] {
+        &self.servers
+    }
+
+    /// Whether any server is configured.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// The connected servers, in config order.
+    pub fn connected(&self) -> impl Iterator<Item = (&ServerConfig, &Conn)> {
+        self.servers.iter().filter_map(|s| match &s.state {
+            State::Connected(c) => Some((&s.cfg, &**c)),
+            _ => None,
+        })
+    }
+
+    /// Whether what the prompt lists changed (a server's tools changed, one died or came back)
+    /// since the last call.
+    pub fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// A server's settings, if configured.
+    pub fn config(&self, name: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|s| s.cfg.name == name).map(|s| &s.cfg)
+    }
+
+    /// `tools/call` on `server`, with the server's timeout.
+    pub fn call_tool(
+        &mut self,
+        server: &str,
+        tool: &str,
+        args: Value,
+        events: &mut Events,
+    ) -> Result<Value, CallError> {
+        self.with_server(server, events, |c, timeout| c.call_tool(tool, args.clone(), timeout))
+    }
+
+    /// `resources/read` on `server`.
+    pub fn read_resource(&mut self, server: &str, uri: &str, events: &mut Events) -> Result<Value, CallError> {
+        self.with_server(server, events, |c, timeout| c.read_resource(uri, timeout))
+    }
+
+    fn with_server(
+        &mut self,
+        name: &str,
+        events: &mut Events,
+        mut f: impl FnMut(&mut Client, Duration) -> Result<Value, McpError>,
+    ) -> Result<Value, CallError> {
+        let plain = |message: String| CallError { message, note: None };
+        let Some(i) = self.servers.iter().position(|s| s.cfg.name == name) else {
+            return Err(plain(format!(
+                "No connection found for server: {name}. Please make sure to use MCP servers available under 'Connected MCP Servers'."
+            )));
+        };
+        let s = &mut self.servers[i];
+        let timeout = s.cfg.timeout;
+        let conn = match &mut s.state {
+            State::Connected(c) => c,
+            State::Disabled => return Err(plain(format!("Server \"{name}\" is disabled and cannot be used"))),
+            State::Failed(why) => return Err(plain(format!("Server \"{name}\" is not connected: {why}"))),
+        };
+        let result = f(&mut conn.client, timeout);
+        if conn.client.tools_changed {
+            conn.client.tools_changed = false;
+            let by = Instant::now() + LIST_TIMEOUT;
+            if let Ok(tools) = conn.client.list_all("tools/list", "tools", LIST_TIMEOUT, by) {
+                conn.tools = tools;
+                self.changed = true;
+            }
+        }
+        match result {
+            Ok(v) => Ok(v),
+            Err(e @ McpError::Closed(_)) => {
+                let McpError::Closed(how) = &e else { unreachable!() };
+                let note = self.restart_once(i, how, events);
+                Err(CallError { message: e.to_string(), note: Some(note) })
+            }
+            Err(e) => Err(plain(e.to_string())),
+        }
+    }
+
+    /// After a server died: starts it again the first time, and says what happened.
+    fn restart_once(&mut self, i: usize, how: &str, events: &mut Events) -> String {
+        self.changed = true;
+        let s = &mut self.servers[i];
+        let name = s.cfg.name.clone();
+        if s.restarted {
+            s.state = State::Failed(format!("stopped again ({how}); it is restarted only once per task"));
+            server_event(events, s, "stopped");
+            return format!(
+                "The MCP server \"{name}\" stopped ({how}). It was already restarted once in this task, so it is not restarted again and its tools are no longer available."
+            );
+        }
+        s.restarted = true;
+        s.state = State::Failed(how.to_string());
+        server_event(events, s, "crashed");
+        let state = match open(&s.cfg) {
+            Ok(t) => match connect(t, Instant::now() + CONNECT_WAIT) {
+                Ok(c) => State::Connected(Box::new(c)),
+                Err(e) => State::Failed(e),
+            },
+            Err(e) => State::Failed(e.to_string()),
+        };
+        s.state = state;
+        server_event(events, s, "restarted");
+        match &s.state {
+            State::Connected(_) => format!(
+                "The MCP server \"{name}\" stopped during the call ({how}). It has been restarted; the call was not retried, so check whether it took effect before using the tool again."
+            ),
+            State::Failed(e) => {
+                format!("The MCP server \"{name}\" stopped during the call ({how}) and could not be restarted: {e}")
+            }
+            State::Disabled => format!("The MCP server \"{name}\" stopped during the call ({how})."),
+        }
+    }
+
+    /// A warning, once per new batch, when `server` printed lines on stdout that are not
+    /// JSON-RPC (they were skipped).
+    pub fn garbage_note(&mut self, server: &str) -> Option<String> {
+        let s = self.servers.iter_mut().find(|s| s.cfg.name == server)?;
+        let State::Connected(c) = &mut s.state else { return None };
+        let n = c.client.garbage_lines();
+        if n <= c.garbage_told {
+            return None;
+        }
+        let new = n - c.garbage_told;
+        c.garbage_told = n;
+        Some(format!("MCP server \"{server}\" printed {new} line(s) on stdout that are not JSON-RPC messages; they were ignored."))
+    }
+
+    /// Stops every server (closing stdin, then SIGTERM and SIGKILL to each process group).
+    pub fn stop(&mut self, events: &mut Events) {
+        for s in &mut self.servers {
+            if matches!(s.state, State::Connected(_)) {
+                s.state = State::Failed("stopped at the end of the task".into());
+                server_event(events, s, "stopped");
+            }
+        }
+    }
+}
+
+/// Starts a server's transport (for stdio, its process).
+fn open(cfg: &ServerConfig) -> Result<Box<dyn Transport>, McpError> {
+    Ok(match &cfg.kind {
+        Kind::Stdio { command, args, env, cwd } => Box::new(StdioTransport::spawn(command, args, env, cwd.as_deref())?),
+        Kind::Http { url, headers } => Box::new(HttpTransport::new(url, headers)),
+    })
+}
+
+/// Handshake and lists, by `deadline`. The error names the failure and adds the server's stderr.
+fn connect(t: Box<dyn Transport>, deadline: Instant) -> Result<Conn, String> {
+    let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+    let mut client = match Client::connect(t, left) {
+        Ok(c) => c,
+        Err(McpError::Closed(how)) => return Err(format!("the server stopped during the handshake: {how}")),
+        Err(McpError::Timeout) => {
+            return Err(format!("no answer to `initialize` within {} seconds", CONNECT_WAIT.as_secs()))
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let list = |c: &mut Client, cap: &str, method: &str, key: &str| {
+        if !c.has(cap) {
+            return Ok(Vec::new());
+        }
+        c.list_all(method, key, LIST_TIMEOUT, deadline).map_err(|e| format!("{method} failed: {e}"))
+    };
+    let tools = list(&mut client, "tools", "tools/list", "tools")?;
+    // Cline treats failed resource lists as empty.
+    let resources = list(&mut client, "resources", "resources/list", "resources").unwrap_or_default();
+    let templates = list(&mut client, "resources", "resources/templates/list", "resourceTemplates").unwrap_or_default();
+    let prompts = list(&mut client, "prompts", "prompts/list", "prompts").unwrap_or_default();
+    client.tools_changed = false;
+    Ok(Conn { client, tools, resources, templates, prompts, garbage_told: 0 })
+}
+
+fn server_event(events: &mut Events, s: &Server, what: &str) {
+    let (tools, resources, error) = match &s.state {
+        State::Connected(c) => (c.tools.len(), c.resources.len() + c.templates.len(), None),
+        State::Failed(e) => (0, 0, Some(e.as_str())),
+        State::Disabled => (0, 0, None),
+    };
+    events.mcp(
+        "mcp_server",
+        json!({"server": s.cfg.name, "event": what, "state": s.state_name(), "tools": tools, "resources": resources, "error": error}),
+    );
+}

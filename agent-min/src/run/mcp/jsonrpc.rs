@@ -1,0 +1,137 @@
+//! JSON-RPC 2.0 as MCP uses it: the messages we send, what an incoming message is, and the
+//! errors a request can end with (worded as the MCP TypeScript SDK words them, since Cline's
+//! texts embed those messages).
+
+use serde_json::{json, Value};
+
+/// Why a request got no result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpError {
+    /// No answer within the timeout (the SDK's -32001).
+    Timeout,
+    /// The server went away: its process exited or its stream closed. `detail` says how
+    /// (exit status, the end of its stderr).
+    Closed(String),
+    /// The server answered with a JSON-RPC error.
+    Rpc {
+        /// The error code.
+        code: i64,
+        /// The server's message.
+        message: String,
+    },
+    /// Could not talk to it at all (spawn failed, HTTP error, a broken reply).
+    Transport(String),
+}
+
+impl McpError {
+    /// Whether the server is gone (and may be restarted).
+    pub fn is_closed(&self) -> bool {
+        matches!(self, McpError::Closed(_))
+    }
+}
+
+impl std::fmt::Display for McpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            McpError::Timeout => write!(f, "MCP error -32001: Request timed out"),
+            McpError::Closed(_) => write!(f, "MCP error -32000: Connection closed"),
+            McpError::Rpc { code, message } => write!(f, "MCP error {code}: {message}"),
+            McpError::Transport(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+/// A request line.
+pub fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A notification line.
+pub fn notification(method: &str, params: Option<Value>) -> Value {
+    match params {
+        Some(p) => json!({"jsonrpc": "2.0", "method": method, "params": p}),
+        None => json!({"jsonrpc": "2.0", "method": method}),
+    }
+}
+
+/// What a message from the server is.
+#[derive(Debug, PartialEq)]
+pub enum Incoming {
+    /// The answer to our request `id`.
+    Response {
+        /// Our id.
+        id: u64,
+        /// `result`, or the error.
+        result: Result<Value, McpError>,
+    },
+    /// A notification (`method`).
+    Notification(String),
+    /// The server asks us something (`ping`, `roots/list`, …).
+    Request {
+        /// Its id, echoed in our answer.
+        id: Value,
+        /// What it asks.
+        method: String,
+    },
+    /// Not JSON-RPC (or an answer to an id we never sent).
+    Invalid,
+}
+
+/// Classifies a message.
+pub fn classify(msg: &Value) -> Incoming {
+    let method = msg.get("method").and_then(Value::as_str);
+    match (method, msg.get("id")) {
+        (Some(m), Some(id)) if !id.is_null() => Incoming::Request { id: id.clone(), method: m.to_string() },
+        (Some(m), _) => Incoming::Notification(m.to_string()),
+        (None, Some(id)) => {
+            let Some(id) = id.as_u64() else { return Incoming::Invalid };
+            let result = match (msg.get("result"), msg.get("error")) {
+                (_, Some(e)) => Err(McpError::Rpc {
+                    code: e.get("code").and_then(Value::as_i64).unwrap_or(-32603),
+                    message: e.get("message").and_then(Value::as_str).unwrap_or("(no message)").to_string(),
+                }),
+                (Some(r), None) => Ok(r.clone()),
+                (None, None) => return Incoming::Invalid,
+            };
+            Incoming::Response { id, result }
+        }
+        (None, None) => Incoming::Invalid,
+    }
+}
+
+/// Our answer to a server's request: `{}` for `ping`, "method not found" for anything else
+/// (we declare no client capabilities, as Cline does).
+pub fn answer(id: &Value, method: &str) -> Value {
+    if method == "ping" {
+        json!({"jsonrpc": "2.0", "id": id, "result": {}})
+    } else {
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("Method not found: {method}")}})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_responses_errors_notifications_and_requests() {
+        let r = classify(&json!({"jsonrpc": "2.0", "id": 3, "result": {"ok": 1}}));
+        assert_eq!(r, Incoming::Response { id: 3, result: Ok(json!({"ok": 1})) });
+        let e = classify(&json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "bad"}}));
+        assert_eq!(e, Incoming::Response { id: 4, result: Err(McpError::Rpc { code: -32602, message: "bad".into() }) });
+        let n = classify(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+        assert_eq!(n, Incoming::Notification("notifications/tools/list_changed".into()));
+        let q = classify(&json!({"jsonrpc": "2.0", "id": "s1", "method": "ping"}));
+        assert_eq!(q, Incoming::Request { id: json!("s1"), method: "ping".into() });
+        assert_eq!(classify(&json!({"hello": 1})), Incoming::Invalid);
+        assert_eq!(classify(&json!([1, 2])), Incoming::Invalid);
+    }
+
+    #[test]
+    fn errors_read_like_the_sdk_s() {
+        assert_eq!(McpError::Timeout.to_string(), "MCP error -32001: Request timed out");
+        assert_eq!(McpError::Closed("exit 1".into()).to_string(), "MCP error -32000: Connection closed");
+        assert_eq!(answer(&json!(7), "ping"), json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
+        assert_eq!(answer(&json!(8), "roots/list")["error"]["code"], -32601);
+    }
+}

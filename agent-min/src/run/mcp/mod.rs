@@ -1,0 +1,49 @@
+//! MCP: the client side of the Model Context Protocol, with Cline's settings format and texts
+//! (issue 14).
+//!
+//! Owns: where the settings come from and the one-time approval of a workspace's own
+//! `.cline/mcp.json` ([`sources`], this file), the settings format ([`config`]), JSON-RPC
+//! ([`jsonrpc`]), the transports behind [`Transport`] — stdio child processes ([`stdio`]) and
+//! streamable HTTP through curl ([`http`]) — one session ([`client`]), the set of servers of a
+//! run ([`hub`]), what the prompt says about them ([`prompt`]) and Cline's result texts
+//! ([`texts`]). The tools that use it are `tools/mcp.rs`; `agent-min mcp list` is
+//! `crate::mcp_cmd`.
+//!
+//! May use: [`crate::run::llm::curl`] and [`crate::run::llm::sse`] (HTTP), [`crate::run::ui`]
+//! (prompts, interrupt registration, key names), [`crate::run::session::events`], and
+//! [`crate::run::prompt`] (the base system prompt).
+
+pub mod client;
+pub mod config;
+pub mod http;
+pub mod hub;
+pub mod jsonrpc;
+pub mod prompt;
+pub mod sources;
+pub mod stdio;
+pub mod texts;
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+pub use hub::Hub;
+use jsonrpc::McpError;
+
+/// A way to exchange JSON-RPC messages with a server.
+pub trait Transport: Send {
+    /// Sends one message; `deadline` bounds how long that may take (HTTP: the whole POST).
+    fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), McpError>;
+    /// The next message from the server, waiting until `deadline` ([`McpError::Timeout`]).
+    fn recv(&mut self, deadline: Instant) -> Result<Value, McpError>;
+    /// The protocol version agreed at `initialize` (HTTP sends it as a header).
+    fn negotiated(&mut self, _protocol: &str) {}
+    /// Lines of output that were not JSON-RPC messages (stdio).
+    fn garbage_lines(&self) -> usize {
+        0
+    }
+    /// The end of the server's stderr (stdio).
+    fn stderr(&self) -> String {
+        String::new()
+    }
+}

@@ -1,0 +1,126 @@
+//! Cline's texts for MCP results and errors (`UseMcpToolHandler`, `AccessMcpResourceHandler`,
+//! `formatResponse`, `truncateContent`).
+
+use serde_json::Value;
+
+/// Cline's `MAX_CONTENT_SIZE_BYTES` (400 KB) for a result.
+pub const MAX_CONTENT: usize = 400 * 1024;
+
+/// `formatResponse.invalidMcpToolArgumentError`.
+pub fn invalid_arguments(server: &str, tool: &str) -> String {
+    format!(
+        "Invalid JSON argument used with {server} for {tool}. Please retry with a properly formatted JSON argument."
+    )
+}
+
+/// A `tools/call` result as the model reads it: text items as text, resources as their JSON
+/// (without `blob`), `isError` prefixed with `Error:`; images are counted in a note (this agent
+/// sends the model text only). Returns the text and the number of images.
+pub fn tool_result(result: &Value) -> (String, usize) {
+    let items = result.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let mut parts = Vec::new();
+    let mut images = 0;
+    for item in items {
+        match item.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(t) = item.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                    parts.push(t.to_string());
+                }
+            }
+            Some("resource") => {
+                let mut r = item.get("resource").cloned().unwrap_or(Value::Null);
+                if let Some(o) = r.as_object_mut() {
+                    o.remove("blob");
+                }
+                parts.push(serde_json::to_string_pretty(&r).unwrap_or_default());
+            }
+            Some("image") => images += 1,
+            _ => {}
+        }
+    }
+    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
+    let joined = parts.join("\n\n");
+    let mut text = match (is_error, joined.is_empty()) {
+        (true, true) => "Error:\n".to_string(),
+        (true, false) => format!("Error:\n{joined}"),
+        (false, true) => "(No response)".to_string(),
+        (false, false) => joined,
+    };
+    if images > 0 {
+        text.push_str(&format!(
+            "\n\n[{images} images were provided in the response, and while they are displayed to the user, you do not have the ability to view them.]"
+        ));
+    }
+    (truncate(&text), images)
+}
+
+/// A `resources/read` result: the text of each content item (blobs are skipped, as Cline does).
+pub fn resource_result(result: &Value) -> String {
+    let items = result.get("contents").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let parts: Vec<&str> =
+        items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).filter(|t| !t.is_empty()).collect();
+    let text = if parts.is_empty() { "(Empty response)".to_string() } else { parts.join("\n\n") };
+    truncate(&text)
+}
+
+/// Cline's `truncateContent`: the first 400 KB and a note.
+pub fn truncate(s: &str) -> String {
+    if s.len() <= MAX_CONTENT {
+        return s.to_string();
+    }
+    let mut cut = MAX_CONTENT;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}\n\n---\n\n[FILE TRUNCATED: This content is {} but only the first {} is shown ({} truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
+        &s[..cut],
+        bytes(s.len()),
+        bytes(MAX_CONTENT),
+        bytes(s.len() - MAX_CONTENT)
+    )
+}
+
+/// Cline's `formatBytes`.
+fn bytes(n: usize) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1024 * 1024 {
+        format!("{:.1} KB", n as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn tool_results_follow_cline() {
+        let r = json!({"content": [{"type": "text", "text": "a"}, {"type": "image", "data": "x", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "f://x", "text": "t", "blob": "zzz"}}]});
+        let (text, images) = tool_result(&r);
+        assert_eq!(images, 1);
+        assert!(text.starts_with("a\n\n{\n  \"uri\": \"f://x\",\n  \"text\": \"t\"\n}"), "{text}");
+        assert!(!text.contains("zzz"));
+        assert!(text.ends_with("you do not have the ability to view them.]"));
+        assert_eq!(tool_result(&json!({"content": [], "isError": true})).0, "Error:\n");
+        assert_eq!(
+            tool_result(&json!({"content": [{"type": "text", "text": "bad"}], "isError": true})).0,
+            "Error:\nbad"
+        );
+        assert_eq!(tool_result(&json!({"content": []})).0, "(No response)");
+        assert_eq!(resource_result(&json!({"contents": [{"uri": "u", "blob": "b"}]})), "(Empty response)");
+    }
+
+    #[test]
+    fn long_results_are_cut_with_clines_note() {
+        let t = truncate(&"é".repeat(300 * 1024));
+        assert!(t.len() < MAX_CONTENT + 400);
+        assert!(t.ends_with("(200.0 KB truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]"), "{}", &t[t.len() - 300..]);
+        assert!(t.contains("This content is 600.0 KB but only the first 400.0 KB is shown"));
+    }
+}

@@ -1,0 +1,138 @@
+//! `use_mcp_tool(server_name, tool_name, arguments)` and `access_mcp_resource(server_name, uri)`:
+//! Cline's two MCP tools, with its texts (`UseMcpToolHandler`, `AccessMcpResourceHandler`).
+//!
+//! Approval is like a command's: asked unless `--yolo` or the tool is in the server's
+//! `autoApprove`. Each call is an `mcp_call` event (server, tool or URI, ok, milliseconds).
+
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::{ask, tool_error, Call, Ctx, Outcome};
+use crate::run::mcp::hub::CallError;
+use crate::run::mcp::texts;
+use crate::run::prompt;
+use crate::run::session::events::By;
+
+/// Shown on the terminal for arguments: at most this many characters.
+const SHOW: usize = 300;
+
+fn missing(param: &str, ctx: &mut Ctx<'_>) -> Outcome {
+    ctx.term.outcome(false, &format!("missing required parameter '{param}'"));
+    Outcome::Failure { text: tool_error(&prompt::missing_param(param)), mistake: true }
+}
+
+/// `use_mcp_tool`.
+pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
+    let (Some(server), Some(tool)) = (call.param("server_name"), call.param("tool_name")) else {
+        ctx.term.tool("use_mcp_tool", "");
+        return missing(if call.param("server_name").is_none() { "server_name" } else { "tool_name" }, ctx);
+    };
+    let raw_args = call.param("arguments");
+    ctx.term.tool("use_mcp_tool", &format!("{server} {tool} {}", shorten(raw_args.unwrap_or(""))));
+    // Cline parses the arguments only when given; absent ones become `{}`.
+    let args = match raw_args.map(serde_json::from_str::<Value>) {
+        None => json!({}),
+        Some(Ok(v)) if v.is_object() => v,
+        Some(_) => {
+            ctx.decide(false, By::Policy, None);
+            ctx.term.outcome(false, &format!("Cline tried to use {tool} with an invalid JSON argument. Retrying..."));
+            return Outcome::Failure { text: tool_error(&texts::invalid_arguments(server, tool)), mistake: true };
+        }
+    };
+    let auto = ctx.mcp.config(server).is_some_and(|c| c.auto_approve.iter().any(|t| t == tool));
+    let what = format!("Use MCP tool {tool} on server {server} with arguments {}", shorten(raw_args.unwrap_or("{}")));
+    if let Err(denied) = approve(ctx, auto, &what) {
+        return denied;
+    }
+    let start = Instant::now();
+    let result = ctx.mcp.call_tool(server, tool, args, ctx.events);
+    let ms = start.elapsed().as_millis() as u64;
+    if let Some(note) = ctx.mcp.garbage_note(server) {
+        ctx.term.warn(&note);
+    }
+    match result {
+        Ok(v) => {
+            let (text, _) = texts::tool_result(&v);
+            let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
+            call_event(ctx, server, json!({"tool": tool}), !is_error, ms, None);
+            ctx.term.outcome(!is_error, &first_line(&text));
+            Outcome::Success(text)
+        }
+        Err(e) => {
+            call_event(ctx, server, json!({"tool": tool}), false, ms, Some(&e.message));
+            ctx.term.outcome(false, &e.message);
+            // Cline returns this text as is, not wrapped as a tool error.
+            Outcome::Failure { text: with_note(format!("Error executing MCP tool: {}", e.message), &e), mistake: false }
+        }
+    }
+}
+
+/// `access_mcp_resource`.
+pub(super) fn access_resource(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
+    let (Some(server), Some(uri)) = (call.param("server_name"), call.param("uri")) else {
+        ctx.term.tool("access_mcp_resource", "");
+        return missing(if call.param("server_name").is_none() { "server_name" } else { "uri" }, ctx);
+    };
+    ctx.term.tool("access_mcp_resource", &format!("{server} {}", shorten(uri)));
+    if let Err(denied) = approve(ctx, false, &format!("Access MCP resource {uri} on server {server}")) {
+        return denied;
+    }
+    let start = Instant::now();
+    let result = ctx.mcp.read_resource(server, uri, ctx.events);
+    let ms = start.elapsed().as_millis() as u64;
+    match result {
+        Ok(v) => {
+            let text = texts::resource_result(&v);
+            call_event(ctx, server, json!({"uri": uri}), true, ms, None);
+            ctx.term.outcome(true, &first_line(&text));
+            Outcome::Success(text)
+        }
+        Err(e) => {
+            call_event(ctx, server, json!({"uri": uri}), false, ms, Some(&e.message));
+            ctx.term.outcome(false, &e.message);
+            let text = tool_error(&format!("Error executing access_mcp_resource: {}", e.message));
+            Outcome::Failure { text: with_note(text, &e), mistake: false }
+        }
+    }
+}
+
+/// Approval like a command: `--yolo` or `autoApprove` run it, otherwise the person is asked
+/// (`Err`: Cline's denial text, with their feedback if they gave some).
+fn approve(ctx: &mut Ctx<'_>, auto: bool, what: &str) -> Result<(), Outcome> {
+    if auto {
+        ctx.decide(true, By::Auto, None);
+    } else if ctx.yolo {
+        ctx.decide(true, By::Yolo, None);
+    } else {
+        ask(ctx, what)?;
+    }
+    Ok(())
+}
+
+fn with_note(text: String, e: &CallError) -> String {
+    match &e.note {
+        Some(n) => format!("{text}\n\n{n}"),
+        None => text,
+    }
+}
+
+fn call_event(ctx: &mut Ctx<'_>, server: &str, what: Value, ok: bool, ms: u64, error: Option<&str>) {
+    let mut f = json!({"call_id": ctx.call_id, "server": server, "ok": ok, "duration_ms": ms, "error": error});
+    if let (Some(f), Value::Object(w)) = (f.as_object_mut(), what) {
+        f.extend(w);
+    }
+    ctx.events.mcp("mcp_call", f);
+}
+
+fn shorten(s: &str) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one.char_indices().nth(SHOW) {
+        Some((i, _)) => format!("{}…", &one[..i]),
+        None => one,
+    }
+}
+
+fn first_line(s: &str) -> String {
+    shorten(s.lines().next().unwrap_or(""))
+}
