@@ -80,6 +80,8 @@ mod sealed {
     impl<T> Sealed for alloc::vec::Vec<T> {}
     #[cfg(feature = "heapless")]
     impl<T, const N: usize> Sealed for heapless::Vec<T, N> {}
+    #[cfg(feature = "heapless")]
+    impl<T> Sealed for crate::scan::Slab<'_, T> {}
 }
 
 #[cfg(feature = "alloc")]
@@ -122,6 +124,31 @@ impl<T, const N: usize> Slots<T> for heapless::Vec<T, N> {
     }
     fn items_mut(&mut self) -> &mut [T] {
         self
+    }
+    fn clear_items(&mut self) {
+        self.clear();
+    }
+}
+
+#[cfg(feature = "heapless")]
+impl<T: Copy> Slots<T> for crate::scan::Slab<'_, T> {
+    type Full = CapacityError;
+    fn check_room(&self, n: usize, store: Store, at: usize) -> Result<(), Self::Full> {
+        if self.capacity() - self.as_slice().len() >= n {
+            Ok(())
+        } else {
+            Err(CapacityError { store, offset: at, capacity: self.capacity() })
+        }
+    }
+    fn append(&mut self, item: T) {
+        // Room was checked by `check_room` (as for `heapless::Vec`).
+        let _ = self.push(item);
+    }
+    fn items(&self) -> &[T] {
+        self.as_slice()
+    }
+    fn items_mut(&mut self) -> &mut [T] {
+        self.as_mut_slice()
     }
     fn clear_items(&mut self) {
         self.clear();
