@@ -288,6 +288,17 @@ pub(crate) mod counter {
     extern crate std;
     use core::cell::Cell;
     std::thread_local!(static EXAMINED: Cell<usize> = const { Cell::new(0) });
+    std::thread_local!(static PROBES: Cell<usize> = const { Cell::new(0) });
+
+    /// Params compared while looking for a same-named one (`BlockStore::set_param`).
+    pub(crate) fn add_probes(n: usize) {
+        PROBES.with(|c| c.set(c.get() + n));
+    }
+    /// Params compared on this thread since the last `take_probes`.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn take_probes() -> usize {
+        PROBES.with(|c| c.replace(0))
+    }
 
     pub(crate) fn add(n: usize) {
         EXAMINED.with(|c| c.set(c.get() + n));
