@@ -155,11 +155,11 @@ impl<T: Copy> Slots<T> for crate::scan::Slab<'_, T> {
     }
 }
 
-/// Below this many params in a reply, a tool's params are scanned instead of hashed.
+/// Below this many params, a tool's params are scanned instead of hashed.
 const LINEAR: usize = 16;
 
-/// Buckets of the param index for `n` stored params: 0 below [`LINEAR`], else the largest power
-/// of two ≤ `n` (so every bucket is the `head` field of a stored param).
+/// Buckets of the param index for a tool with `n` params: 0 below [`LINEAR`], else the largest
+/// power of two ≤ `n` (so every bucket is the `head` field of one of its params).
 fn bucket_count(n: usize) -> usize {
     if n < LINEAR {
         0
@@ -174,15 +174,16 @@ fn bucket(id: u32, buckets: usize) -> usize {
     (id.wrapping_mul(0x9E37_79B9) >> (32 - buckets.trailing_zeros())) as usize
 }
 
-/// Re-chain every stored param into `buckets` buckets, oldest first, so chains run newest first.
-fn rebuild(params: &mut [RawParam], buckets: usize) {
-    for p in &mut params[..buckets] {
+/// Re-chain a tool's params (`tool`, the first at index `first` of the store) into `buckets`
+/// buckets.
+fn rebuild(tool: &mut [RawParam], first: usize, buckets: usize) {
+    for p in &mut tool[..buckets] {
         p.head = NIL;
     }
-    for i in 0..params.len() {
-        let b = bucket(params[i].id, buckets);
-        params[i].next = params[b].head;
-        params[b].head = i as u32;
+    for i in 0..tool.len() {
+        let b = bucket(tool[i].id, buckets);
+        tool[i].next = tool[b].head;
+        tool[b].head = (first + i) as u32;
     }
 }
 
@@ -234,12 +235,12 @@ where
         Ok(())
     }
 
-    /// O(1) per param, whatever the number of names: the reply's params are chained in a hash
-    /// index keyed by the name's table index, with no storage beyond the params themselves. With
-    /// `n` params stored, the buckets are the `head` fields of the first `b` params, `b` the
-    /// largest power of two ≤ `n` (rebuilt when `n` reaches the next one: amortised O(1)); each
-    /// chain runs from newest to oldest, so a search for the open tool's params stops at the
-    /// first older one. Below [`LINEAR`] params the tool's params are simply scanned.
+    /// O(1) per param, whatever the number of names: once the open tool has [`LINEAR`] params,
+    /// its params are chained in a hash index keyed by the name's table index, with no storage
+    /// beyond the params themselves. With `c` params in the tool, the buckets are the `head`
+    /// fields of its first `b` params, `b` the largest power of two ≤ `c` (rebuilt when `c`
+    /// reaches the next one: amortised O(1)). Below [`LINEAR`] params (nearly every real tool)
+    /// they are simply scanned, as before, and the index costs nothing.
     fn set_param(&mut self, input: &[u8], mut param: RawParam, at: usize) -> Result<(), E> {
         let Some(RawBlock::Tool { first_param, params, .. }) = self.blocks.items().last() else {
             return Ok(()); // the engine only sets params inside a tool
@@ -249,18 +250,18 @@ where
         let name = &input[name.start..name.end];
         let stored = self.params.items();
         let n = stored.len();
-        let buckets = bucket_count(n);
+        let buckets = bucket_count(count);
         let same_name = |p: &RawParam| p.id == param.id && &input[p.name().start..p.name().end] == name;
         let same = if buckets == 0 {
             #[cfg(test)]
             crate::scan::counter::add_probes(count);
             stored[first..first + count].iter().position(same_name).map(|k| first + k)
         } else {
-            let mut i = stored[bucket(param.id, buckets)].head;
+            let mut i = stored[first + bucket(param.id, buckets)].head;
             loop {
                 #[cfg(test)]
                 crate::scan::counter::add_probes(1);
-                if i == NIL || (i as usize) < first {
+                if i == NIL {
                     break None;
                 }
                 let p = &stored[i as usize];
@@ -279,15 +280,16 @@ where
             }
             None => {
                 self.params.check_room(1, Store::Params, at)?;
-                param.head = NIL;
-                param.next = if buckets == 0 { NIL } else { stored[bucket(param.id, buckets)].head };
-                self.params.append(param);
-                let all = self.params.items_mut();
                 if buckets > 0 {
-                    all[bucket(param.id, buckets)].head = n as u32;
+                    param.next = stored[first + bucket(param.id, buckets)].head;
                 }
-                if bucket_count(n + 1) != buckets {
-                    rebuild(all, bucket_count(n + 1));
+                self.params.append(param);
+                let tool = &mut self.params.items_mut()[first..];
+                if buckets > 0 {
+                    tool[bucket(param.id, buckets)].head = n as u32;
+                }
+                if bucket_count(count + 1) != buckets {
+                    rebuild(tool, first, bucket_count(count + 1));
                 }
                 if let Some(RawBlock::Tool { params, .. }) = self.blocks.items_mut().last_mut() {
                     *params += 1;

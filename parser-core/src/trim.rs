@@ -85,17 +85,46 @@ fn word(s: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
+/// Whitespace characters stepped over one at a time before a run is skipped a word at a time
+/// (most runs are a newline or two, for which a word's mask costs more than it saves).
+const BYTE_STEPS: u32 = 8;
+
 /// First offset in `from..end` that does not start a JS whitespace character (`end` if none).
+#[inline]
 pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
+    let mut steps = 0;
     while from < end {
         if plainly_visible(s[from]) {
             break;
         }
-        // Runs of ASCII whitespace, a word at a time.
+        if steps == BYTE_STEPS {
+            return skip_long_run_forward(s, from, end);
+        }
+        steps += 1;
+        #[cfg(test)]
+        crate::scan::counter::add(1);
+        let n = ws_len_at(&s[..end], from);
+        if n == 0 {
+            break;
+        }
+        from += n;
+    }
+    from
+}
+
+/// [`skip_ws_forward`] for a long run: ASCII whitespace a word at a time.
+#[inline(never)]
+fn skip_long_run_forward(s: &[u8], mut from: usize, end: usize) -> usize {
+    while from < end {
         while from + 8 <= end {
             #[cfg(test)]
             crate::scan::counter::add(1);
-            let other = !ascii_ws_mask(word(s, from)) & HIGH;
+            let w = word(s, from);
+            if w == splat(b' ') {
+                from += 8;
+                continue;
+            }
+            let other = !ascii_ws_mask(w) & HIGH;
             if other != 0 {
                 from += (other.trailing_zeros() / 8) as usize;
                 break;
@@ -117,15 +146,41 @@ pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
 }
 
 /// Last offset in `floor..=end` after which only JS whitespace remains up to `end` (`floor` if all is).
+#[inline]
 pub(crate) fn skip_ws_backward(s: &[u8], floor: usize, mut end: usize) -> usize {
+    let mut steps = 0;
     while end > floor {
         if plainly_visible(s[end - 1]) {
             break;
         }
+        if steps == BYTE_STEPS {
+            return skip_long_run_backward(s, floor, end);
+        }
+        steps += 1;
+        #[cfg(test)]
+        crate::scan::counter::add(1);
+        let n = ws_len_before(s, end);
+        if n == 0 {
+            break;
+        }
+        end -= n;
+    }
+    end
+}
+
+/// [`skip_ws_backward`] for a long run: ASCII whitespace a word at a time.
+#[inline(never)]
+fn skip_long_run_backward(s: &[u8], floor: usize, mut end: usize) -> usize {
+    while end > floor {
         while end >= floor + 8 {
             #[cfg(test)]
             crate::scan::counter::add(1);
-            let other = !ascii_ws_mask(word(s, end - 8)) & HIGH;
+            let w = word(s, end - 8);
+            if w == splat(b' ') {
+                end -= 8;
+                continue;
+            }
+            let other = !ascii_ws_mask(w) & HIGH;
             if other != 0 {
                 end -= (other.leading_zeros() / 8) as usize;
                 break;
