@@ -91,13 +91,15 @@ function createApi(w) {
     return check(w.grammar_new(putNames([...tools, ...params]), tools.length, params.length));
   }
 
-  // One block from the answer words at `i`: [block, next i].
+  // One block from the answer words at `i`; the index after it is left in `readEnd`.
+  let readEnd = 0;
   function readBlock(o, i, slice, callId) {
     const kind = o[i];
     const partial = (kind & 2) !== 0;
     const count = o[i + 3];
     if ((kind & 1) === 0) {
-      return [{ type: "text", content: slice(o[i + 1], o[i + 2], 0), partial }, i + 5];
+      readEnd = i + 5;
+      return { type: "text", content: slice(o[i + 1], o[i + 2], 0), partial };
     }
     const name = slice(o[i + 1], o[i + 2], 1);
     const ordinal = o[i + 4];
@@ -106,7 +108,8 @@ function createApi(w) {
     for (let p = 0; p < count; p++, k += 4) {
       params[slice(o[k], o[k + 1], 2 + 2 * p)] = slice(o[k + 2], o[k + 3], 3 + 2 * p);
     }
-    return [{ type: "tool_use", name, params, partial, call_id: callId(ordinal), isNativeToolCall: false }, k];
+    readEnd = k;
+    return { type: "tool_use", name, params, partial, call_id: callId(ordinal), isNativeToolCall: false };
   }
 
   /**
@@ -122,7 +125,10 @@ function createApi(w) {
     const blocks = new Array(n);
     const slice = (a, b) => assistantMessage.slice(a, b);
     let i = at + 4;
-    for (let b = 0; b < n; b++) [blocks[b], i] = readBlock(o, i, slice, nanoid8);
+    for (let b = 0; b < n; b++) {
+      blocks[b] = readBlock(o, i, slice, nanoid8);
+      i = readEnd;
+    }
     return blocks;
   }
 
@@ -188,6 +194,7 @@ function createApi(w) {
         : defaultGrammar;
       this._handle = check(w.stream_new(grammar));
       this._token = {};
+      this._callIdFn = (ordinal) => this._callId(ordinal);
       if (registry) registry.register(this, this._handle, this._token);
       this._clear();
     }
@@ -225,26 +232,30 @@ function createApi(w) {
         // the old string plus the new part, so a long growing value costs only its new
         // characters, and an unchanged one is reused.
         // Correct for any block: the text only grows, so text.slice(a, b) for b >= g.b extends g.s.
+        // The cache is read and rewritten slot by slot (a slot is read before it is written).
         const grow = this._grow;
-        const next = [];
+        const next = grow;
         const growing = (a, b, slot) => {
           if (slot < 0) return text.slice(a, b);
           const g = grow[slot];
           let s;
           if (g && g.a === a && g.b <= b) s = g.b === b ? g.s : g.s + text.slice(g.b, b);
           else s = text.slice(a, b);
-          next[slot] = { a, b, s };
+          const keep = next[slot];
+          if (keep) {
+            keep.a = a;
+            keep.b = b;
+            keep.s = s;
+          } else next[slot] = { a, b, s };
           return s;
         };
         this._blocks.length = Math.min(from, this._blocks.length);
         let i = at + 4;
         while (this._blocks.length < n) {
           const slice = this._blocks.length === n - 1 ? growing : plain;
-          const [block, k] = readBlock(o, i, slice, (ord) => this._callId(ord));
-          this._blocks.push(block);
-          i = k;
+          this._blocks.push(readBlock(o, i, slice, this._callIdFn));
+          i = readEnd;
         }
-        this._grow = next;
       }
       return this._blocks.slice();
     }
