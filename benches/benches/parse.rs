@@ -11,16 +11,18 @@ use parser_core::{fixed, parse, Grammar, CLINE_PARAM_NAMES, CLINE_TOOL_NAMES};
 static TYPICAL: LazyLock<String> = LazyLock::new(typical_4k);
 static WRITE: LazyLock<String> = LazyLock::new(write_100k);
 static MIXED: LazyLock<String> = LazyLock::new(mixed_1mib);
+static SPACES: LazyLock<String> = LazyLock::new(spaces_1mib);
 
 fn corpus(name: &str) -> &'static str {
     match name {
         "typical_4k" => &TYPICAL,
         "write_100k" => &WRITE,
+        "spaces_1mib" => &SPACES,
         _ => &MIXED,
     }
 }
 
-const CORPORA: &[&str] = &["typical_4k", "write_100k", "mixed_1mib"];
+const CORPORA: &[&str] = &["typical_4k", "write_100k", "mixed_1mib", "spaces_1mib"];
 
 fn main() {
     divan::main();
@@ -40,10 +42,29 @@ fn heapless_whole_parse(b: Bencher, name: &str) {
         .bench_local(|| fixed::parse_into(black_box(s), &mut storage, Grammar::cline()).map_or(0, |b| b.len()));
 }
 
+/// `memchr_iter().count()`: memchr's vectorised count, not a find-next.
+#[divan::bench(args = CORPORA)]
+fn memchr_count_baseline(b: Bencher, name: &str) {
+    let s = corpus(name);
+    b.counter(BytesCount::of_str(s)).bench(|| memchr_count(black_box(s.as_bytes())));
+}
+
+/// True find-next: one `next()` per `<`.
 #[divan::bench(args = CORPORA)]
 fn memchr_find_next_baseline(b: Bencher, name: &str) {
     let s = corpus(name);
     b.counter(BytesCount::of_str(s)).bench(|| memchr_find_next(black_box(s.as_bytes())));
+}
+
+/// One tool carrying K run-time param names: linear in K (it was quadratic).
+#[divan::bench(args = [1000, 4000, 16000, 64000], sample_count = 10)]
+fn many_params_one_tool(b: Bencher, k: usize) {
+    let (names, reply) = many_params(k);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let tools = parser_core::TagSetBuf::try_new(&["t"]).unwrap();
+    let params = parser_core::TagSetBuf::try_new(&names).unwrap();
+    let grammar = Grammar::new(tools.table(), params.table());
+    b.counter(BytesCount::of_str(&reply)).bench(|| parser_core::parse_with(black_box(&reply), &grammar).len());
 }
 
 #[divan::bench(args = CORPORA)]

@@ -90,9 +90,41 @@ pub fn mixed_1mib() -> String {
     s
 }
 
-/// Baseline: count `<` by memchr find-next over the whole buffer (what a scanner cannot beat).
-pub fn memchr_find_next(hay: &[u8]) -> usize {
+/// Baseline: count `<` with `memchr_iter(..).count()`, which memchr turns into a vectorised
+/// count (no per-match work at all). Not a find-next: a lower bound no parser can approach.
+pub fn memchr_count(hay: &[u8]) -> usize {
     memchr::memchr_iter(b'<', hay).count()
+}
+
+/// Baseline: true memchr find-next, one `next()` per `<`, using each position (what a scanner
+/// that stops at every `<` does at the least).
+pub fn memchr_find_next(hay: &[u8]) -> usize {
+    let mut sum = 0usize;
+    let mut it = memchr::memchr_iter(b'<', hay);
+    #[allow(clippy::while_let_on_iterator)] // `for` could be lowered to the vectorised count
+    while let Some(i) = it.next() {
+        sum = sum.wrapping_add(i);
+    }
+    sum
+}
+
+/// 1 MiB of spaces with one visible character in the middle and a tool tag at the end: the
+/// text block's leading and trailing trims each run over half a mebibyte of whitespace.
+pub fn spaces_1mib() -> String {
+    let half = " ".repeat(1 << 19);
+    format!("{half}x{half}<read_file>")
+}
+
+/// Names `p0`, `p1`, … and one tool `t` carrying all `k` of them (each set once), for the
+/// many-params corner: `(param names, reply)`.
+pub fn many_params(k: usize) -> (Vec<String>, String) {
+    let names: Vec<String> = (0..k).map(|i| format!("p{i}")).collect();
+    let mut reply = String::from("<t>");
+    for n in &names {
+        reply.push_str(&format!("<{n}>v</{n}>"));
+    }
+    reply.push_str("</t>");
+    (names, reply)
 }
 
 /// Baseline: a plain byte loop finding each next `<`.
@@ -106,9 +138,9 @@ pub fn byte_loop(hay: &[u8]) -> usize {
     n
 }
 
-/// Baseline for streaming: memchr find-next fed the same chunks (per-call cost included).
+/// Baseline for streaming: true memchr find-next fed the same chunks (per-call cost included).
 pub fn memchr_chunked(hay: &[u8], chunk: usize) -> usize {
-    hay.chunks(chunk).map(|c| memchr::memchr_iter(b'<', c).count()).sum()
+    hay.chunks(chunk).map(memchr_find_next).fold(0, usize::wrapping_add)
 }
 
 /// Stream `text` in `chunk`-byte chunks (raw bytes, so UTF-8 may be split); returns the blocks.

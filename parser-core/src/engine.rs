@@ -15,14 +15,44 @@ use crate::Span;
 const CONTENT: &[u8] = b"content";
 const NONE: usize = usize::MAX;
 
-/// A param as stored: where its name and value lie in the input.
+/// A param as stored: where its name and value lie in the input, and its links in the store's
+/// name index (see `store::BlockStore::set_param`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawParam {
-    pub(crate) name: Span,
     /// The untrimmed value.
     pub(crate) raw: Span,
     /// The value trimmed as Cline trims it.
     pub(crate) value: Span,
+    /// Length of the name, which ends just before the `>` that precedes `raw`.
+    name_len: u32,
+    /// The name's index in the grammar's param table ([`NO_ID`] for a name outside it).
+    pub(crate) id: u32,
+    /// The next older param in the same hash bucket ([`NIL`] at the end).
+    pub(crate) next: u32,
+    /// As bucket number `i` of the index (for `i` below the bucket count): its newest param.
+    pub(crate) head: u32,
+}
+
+/// No index: the end of a bucket's chain, or an empty bucket.
+pub(crate) const NIL: u32 = u32::MAX;
+/// The id of a param name that is not in the grammar's table (`write_to_file`'s re-taken
+/// `content` with a table that lacks it).
+pub(crate) const NO_ID: u32 = u32::MAX;
+
+impl RawParam {
+    /// `name` must end one byte (the open tag's `>`) before `raw` starts: names are at most
+    /// `MAX_NAME_LEN` bytes, so the length fits.
+    pub(crate) fn new(name: Span, raw: Span, value: Span, id: u32) -> Self {
+        debug_assert_eq!(name.end + 1, raw.start);
+        RawParam { raw, value, name_len: name.len() as u32, id, next: NIL, head: NIL }
+    }
+
+    /// Where the name lies: `<name>` ends where `raw` starts.
+    #[inline]
+    pub(crate) fn name(&self) -> Span {
+        let end = self.raw.start - 1;
+        Span { start: end - self.name_len as usize, end }
+    }
 }
 
 /// Where the engine's events go: block storage that may run out of room.
@@ -82,6 +112,8 @@ pub(crate) struct Engine {
     content_open: usize,
     content_close: usize,
     param_name: Span,
+    /// The open param's index in the grammar's param table.
+    param_id: u32,
     value_start: usize,
     /// Trim work already done on the growing trailing text or open param.
     trim_cache: TrimCache,
@@ -99,6 +131,7 @@ impl Default for Engine {
             content_open: NONE,
             content_close: NONE,
             param_name: Span::EMPTY,
+            param_id: NO_ID,
             value_start: 0,
             trim_cache: TrimCache::default(),
         }
@@ -240,12 +273,14 @@ impl Engine {
             }
             Mode::Tool => {
                 self.note_content_tag(close, name, lt);
-                if !close && g.params.contains(name) {
+                let id = if close { None } else { g.params.index(name) };
+                if let Some(id) = id {
                     self.mode = Mode::Param;
                     self.param_name = name_span;
+                    self.param_id = id;
                     self.value_start = gt + 1;
                 } else if close && name == bytes(s, self.tool_name) {
-                    if let Some(content) = self.retaken_content(s) {
+                    if let Some(content) = self.retaken_content(s, g) {
                         sink.set_param(s, content, lt)?;
                     }
                     sink.close_tool();
@@ -268,7 +303,7 @@ impl Engine {
     #[inline(never)]
     fn close_param<S: Sink>(&mut self, s: &[u8], lt: usize, sink: &mut S) -> Result<(), S::Error> {
         let raw = Span { start: self.value_start, end: lt };
-        sink.set_param(s, RawParam { name: self.param_name, raw, value: trim(s, raw) }, lt)?;
+        sink.set_param(s, RawParam::new(self.param_name, raw, trim(s, raw), self.param_id), lt)?;
         self.mode = Mode::Tool;
         Ok(())
     }
@@ -287,7 +322,7 @@ impl Engine {
 
     /// Cline's `write_to_file` rule: at the tool's close, `content` becomes everything from the
     /// first `<content>` to the last `</content>` of the body, if the latter comes after.
-    fn retaken_content(&self, s: &[u8]) -> Option<RawParam> {
+    fn retaken_content(&self, s: &[u8], g: &Grammar<'_>) -> Option<RawParam> {
         if !self.write_to_file
             || self.content_open == NONE
             || self.content_close == NONE
@@ -297,7 +332,7 @@ impl Engine {
         }
         let name = Span { start: self.content_open + 1, end: self.content_open + 1 + CONTENT.len() };
         let raw = Span { start: name.end + 1, end: self.content_close };
-        Some(RawParam { name, raw, value: trim(s, raw) })
+        Some(RawParam::new(name, raw, trim(s, raw), g.params.index(CONTENT).unwrap_or(NO_ID)))
     }
 
     /// Where scanning stands: after a sink error, the offset of the tag that could not be stored.
@@ -322,7 +357,7 @@ impl Engine {
             Mode::Param => {
                 let raw = Span { start: self.value_start, end: s.len() };
                 let value = self.trim_cache.trim(s, self.value_start, s.len());
-                Tail::Param(RawParam { name: self.param_name, raw, value })
+                Tail::Param(RawParam::new(self.param_name, raw, value, self.param_id))
             }
         }
     }

@@ -20,9 +20,10 @@
 
 use crate::engine::{Engine, RawParam, Tail};
 use crate::grammar::Grammar;
+use crate::scan::Slab;
 use crate::scan::StrBuf;
 pub use crate::store::CapacityError;
-use crate::store::{BlockStore, RawBlock};
+use crate::store::{BlockStore, RawBlock, Slots};
 use crate::stream::{Progress, PushError, Stop, StreamCore, TextBuf};
 use crate::utf8::Utf8Error;
 use crate::view::Blocks;
@@ -120,11 +121,15 @@ pub fn parse_into<'s, const B: usize, const P: usize>(
 
 /// Run the engine over a whole input: the input the blocks cover (all of it, or the part before
 /// the tag that did not fit) and what its end adds.
-fn run<'a, const B: usize, const P: usize>(
+fn run<'a, B, P>(
     input: &'a str,
     grammar: &Grammar<'_>,
-    store: &mut FixedStore<B, P>,
-) -> Result<(&'a str, Tail), (CapacityError, &'a str, Tail)> {
+    store: &mut BlockStore<B, P>,
+) -> Result<(&'a str, Tail), (CapacityError, &'a str, Tail)>
+where
+    B: Slots<RawBlock, Full = CapacityError>,
+    P: Slots<RawParam, Full = CapacityError>,
+{
     let mut engine = Engine::default();
     match engine.run(input.as_bytes(), grammar, store) {
         Ok(()) => Ok((input, engine.tail(input.as_bytes()))),
@@ -133,6 +138,47 @@ fn run<'a, const B: usize, const P: usize>(
             let input = &input[..engine.position()];
             Err((error, input, engine.tail(input.as_bytes())))
         }
+    }
+}
+
+/// One block's storage in caller memory, for [`parse_in_slots`] and [`SlotStreamParser`]: the
+/// memory may be uninitialised (`MaybeUninit`), so a C caller can hand over any buffer of
+/// suitably aligned bytes.
+pub type BlockSlot = core::mem::MaybeUninit<RawBlock>;
+
+/// One param's storage in caller memory (see [`BlockSlot`]).
+pub type ParamSlot = core::mem::MaybeUninit<RawParam>;
+
+/// Parse a whole reply into storage whose capacities are chosen at run time: at most
+/// `blocks.len()` blocks and `params.len()` params, in memory the caller owns (uninitialised is
+/// fine). Otherwise as [`parse_into`].
+///
+/// ```
+/// use core::mem::MaybeUninit;
+/// use parser_core::{fixed, Grammar};
+/// let (mut blocks, mut params) = ([MaybeUninit::uninit(); 4], [MaybeUninit::uninit(); 4]);
+/// let reply = "Hi<read_file><path>a</path></read_file>";
+/// let parsed = fixed::parse_in_slots(reply, &mut blocks, &mut params, Grammar::cline()).unwrap();
+/// assert_eq!(parsed.len(), 2);
+/// let err = fixed::parse_in_slots(reply, &mut blocks[..1], &mut params, Grammar::cline()).unwrap_err();
+/// assert_eq!((err.error.offset, err.parsed.len()), (2, 1));
+/// ```
+#[allow(clippy::result_large_err)]
+pub fn parse_in_slots<'s>(
+    input: &'s str,
+    blocks: &'s mut [BlockSlot],
+    params: &'s mut [ParamSlot],
+    grammar: &Grammar<'_>,
+) -> Result<Blocks<'s>, Overflow<Blocks<'s>>> {
+    let mut store =
+        BlockStore { blocks: Slab::new(blocks), params: Slab::new(params), open: false, tools: 0, changes: 0 };
+    let result = run(input, grammar, &mut store);
+    let open = store.open;
+    let (blocks, params) = (store.blocks.into_slice(), store.params.into_slice());
+    let view = |input, tail| Blocks::new(input, blocks, params, open, tail, 0);
+    match result {
+        Ok((input, tail)) => Ok(view(input, tail)),
+        Err((error, input, tail)) => Err(Overflow { error, parsed: view(input, tail) }),
     }
 }
 
@@ -290,6 +336,84 @@ impl<'g, 'buf, const B: usize, const P: usize> StreamParser<'g, 'buf, B, P> {
     }
 }
 
+/// [`StreamParser`] with capacities chosen at run time: text in `text`, blocks and params in
+/// caller memory (uninitialised is fine; see [`BlockSlot`]). Same contract and errors.
+///
+/// ```
+/// use core::mem::MaybeUninit;
+/// use parser_core::{fixed, Grammar};
+/// let (mut text, mut blocks, mut params) = ([0u8; 256], [MaybeUninit::uninit(); 4], [MaybeUninit::uninit(); 8]);
+/// let mut p = fixed::SlotStreamParser::new(Grammar::cline(), &mut text, &mut blocks, &mut params);
+/// for chunk in ["<read_file><pa", "th>a.txt</pa", "th></read_file>"] {
+///     p.push_str(chunk).unwrap();
+/// }
+/// assert_eq!(p.blocks().len(), 1);
+/// ```
+#[derive(Debug)]
+pub struct SlotStreamParser<'g, 'buf> {
+    core: StreamCore<'g, StrBuf<'buf>, Slab<'buf, RawBlock>, Slab<'buf, RawParam>, CapacityError>,
+}
+
+impl<'g, 'buf> SlotStreamParser<'g, 'buf> {
+    /// A parser for `grammar`, keeping the text in `text` and the blocks and params in `blocks`
+    /// and `params`.
+    pub fn new(
+        grammar: &'g Grammar<'g>,
+        text: &'buf mut [u8],
+        blocks: &'buf mut [BlockSlot],
+        params: &'buf mut [ParamSlot],
+    ) -> Self {
+        SlotStreamParser { core: StreamCore::new(grammar, StrBuf::new(text), Slab::new(blocks), Slab::new(params)) }
+    }
+
+    /// Seed for [`crate::ToolUse::call_id`] (feature `nanorand`); the default is 0.
+    pub fn with_call_seed(mut self, seed: u64) -> Self {
+        self.core.set_call_seed(seed);
+        self
+    }
+
+    /// Append a chunk of text (see [`StreamParser::push_str`]).
+    pub fn push_str(&mut self, chunk: &str) -> Result<Progress, PushError<StreamError>> {
+        self.core.push_str(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
+    }
+
+    /// Append raw bytes; a chunk may end inside a UTF-8 character (see [`StreamParser::push_bytes`]).
+    pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<StreamError>> {
+        self.core.push_bytes(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
+    }
+
+    /// End of stream: the final blocks.
+    pub fn finish(&mut self) -> Result<Blocks<'_>, StreamError> {
+        self.core.finish().map_err(stream_error)?;
+        Ok(self.core.blocks())
+    }
+
+    /// The error that broke the stream, if any.
+    pub fn error(&self) -> Option<StreamError> {
+        self.core.failed().map(stream_error)
+    }
+
+    /// Start a new reply in the same buffers.
+    pub fn reset(&mut self) {
+        self.core.reset();
+    }
+
+    /// The blocks now.
+    pub fn blocks(&self) -> Blocks<'_> {
+        self.core.blocks()
+    }
+
+    /// The text pushed so far.
+    pub fn text(&self) -> &str {
+        self.core.text()
+    }
+
+    /// Bytes the text buffer holds at most.
+    pub fn capacity(&self) -> usize {
+        self.core.capacity()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Small enough to run under Miri, which checks the unsafe text buffer in real use.
@@ -313,5 +437,27 @@ mod tests {
         assert_eq!(t.param("content"), Some("x</content>y"));
         assert_eq!(t.raw_param("content"), Some("\n  x</content>y"));
         assert_eq!(streamed.get(2), Some(Block::Text { content: "😀 tail <read_fi", partial: true }));
+    }
+
+    #[test]
+    fn slot_storage_in_uninitialised_memory_matches_the_const_generic_storage() {
+        use core::mem::MaybeUninit;
+        let reply = "Ünïcode.<write_to_file><path>é</path><content>\n x</content>y</content></write_to_file> tail <read_file><path>a";
+        let (mut b, mut p) = ([MaybeUninit::uninit(); 4], [MaybeUninit::uninit(); 4]);
+        let mut storage = Storage::<4, 4>::new();
+        let want = parse_into(reply, &mut storage, Grammar::cline()).unwrap();
+        assert!(parse_in_slots(reply, &mut b, &mut p, Grammar::cline()).unwrap() == want);
+        let (mut text, mut b2, mut p2) = ([0u8; 256], [MaybeUninit::uninit(); 4], [MaybeUninit::uninit(); 4]);
+        let mut s = SlotStreamParser::new(Grammar::cline(), &mut text, &mut b2, &mut p2);
+        for chunk in reply.as_bytes().chunks(3) {
+            s.push_bytes(chunk).unwrap();
+        }
+        assert!(s.finish().unwrap() == want);
+        s.reset();
+        assert_eq!(s.blocks().len(), 0);
+        // Two params fill the store: the third tag is refused at its offset.
+        let (mut b3, mut p3) = ([MaybeUninit::uninit(); 4], [MaybeUninit::uninit(); 1]);
+        let err = parse_in_slots(reply, &mut b3, &mut p3, Grammar::cline()).unwrap_err();
+        assert_eq!((err.error.store, err.error.capacity), (crate::Store::Params, 1));
     }
 }

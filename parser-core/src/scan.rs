@@ -106,6 +106,67 @@ impl<'buf> StrBuf<'buf> {
     }
 }
 
+/// A fixed-capacity list in a caller's possibly uninitialised memory (for callers that choose
+/// capacities at run time, such as C): the first `len` slots are initialised, the rest may not be.
+#[cfg(feature = "heapless")]
+pub struct Slab<'a, T> {
+    buf: &'a mut [core::mem::MaybeUninit<T>],
+    len: usize,
+}
+
+#[cfg(feature = "heapless")]
+impl<T> core::fmt::Debug for Slab<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Slab").field("len", &self.len).field("capacity", &self.buf.len()).finish()
+    }
+}
+
+#[cfg(feature = "heapless")]
+impl<'a, T: Copy> Slab<'a, T> {
+    pub(crate) fn new(buf: &'a mut [core::mem::MaybeUninit<T>]) -> Self {
+        Slab { buf, len: 0 }
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Append if there is room; returns whether there was.
+    pub(crate) fn push(&mut self, item: T) -> bool {
+        match self.buf.get_mut(self.len) {
+            Some(slot) => {
+                slot.write(item);
+                self.len += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        // `T: Copy`: nothing to drop.
+        self.len = 0;
+    }
+
+    pub(crate) fn as_slice(&self) -> &[T] {
+        // SAFETY: `push` is the only writer and `len` counts the slots it wrote: `buf[..len]`
+        // holds initialised `T`s, and `MaybeUninit<T>` has the layout of `T`.
+        unsafe { core::slice::from_raw_parts(self.buf.as_ptr().cast::<T>(), self.len) }
+    }
+
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in `as_slice`; the `&mut self` borrow makes the slice unique.
+        unsafe { core::slice::from_raw_parts_mut(self.buf.as_mut_ptr().cast::<T>(), self.len) }
+    }
+
+    /// The initialised items, borrowed for as long as the memory itself.
+    pub(crate) fn into_slice(self) -> &'a [T] {
+        // SAFETY: as in `as_slice`; `self` (the only handle on the memory) is consumed, so the
+        // shared borrow for `'a` cannot alias a mutable one.
+        unsafe { core::slice::from_raw_parts(self.buf.as_ptr().cast::<T>(), self.len) }
+    }
+}
+
 /// The naive oracle for the search paths.
 #[cfg(test)]
 fn find_naive(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
@@ -227,6 +288,17 @@ pub(crate) mod counter {
     extern crate std;
     use core::cell::Cell;
     std::thread_local!(static EXAMINED: Cell<usize> = const { Cell::new(0) });
+    std::thread_local!(static PROBES: Cell<usize> = const { Cell::new(0) });
+
+    /// Params compared while looking for a same-named one (`BlockStore::set_param`).
+    pub(crate) fn add_probes(n: usize) {
+        PROBES.with(|c| c.set(c.get() + n));
+    }
+    /// Params compared on this thread since the last `take_probes`.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn take_probes() -> usize {
+        PROBES.with(|c| c.replace(0))
+    }
 
     pub(crate) fn add(n: usize) {
         EXAMINED.with(|c| c.set(c.get() + n));
@@ -325,5 +397,22 @@ mod tests {
         assert_eq!(find_byte(b"abc", 3, b'<'), None);
         assert_eq!(find_byte(b"abc", 7, b'<'), None);
         assert_eq!(swar::find(b"abc", 7, b'<'), None);
+    }
+
+    #[test]
+    #[cfg(feature = "heapless")]
+    fn slab_in_uninitialised_memory_hands_out_only_what_was_written() {
+        use core::mem::MaybeUninit;
+        let mut raw = [MaybeUninit::<(u32, u8)>::uninit(); 3];
+        let mut s = Slab::new(&mut raw);
+        assert_eq!((s.as_slice(), s.capacity()), (&[][..], 3));
+        assert!(s.push((1, 2)) && s.push((3, 4)));
+        s.as_mut_slice()[0].1 = 9;
+        assert!(s.push((5, 6)));
+        assert!(!s.push((7, 8)));
+        assert_eq!(s.as_slice(), &[(1, 9), (3, 4), (5, 6)]);
+        s.clear();
+        assert!(s.push((10, 11)));
+        assert_eq!(s.into_slice(), &[(10, 11)]);
     }
 }

@@ -273,6 +273,20 @@ impl<'a> TagTable<'a> {
         slot != 0 && self.names[slot as usize - 1].as_bytes() == name
     }
 
+    /// The index in [`TagTable::names`] of `name`, if it is one of this table's names: the perfect
+    /// hash's slot, found with the same single probe as [`TagTable::contains`].
+    #[inline]
+    pub fn index(&self, name: &[u8]) -> Option<u32> {
+        if name.len() > self.max_len || name.is_empty() {
+            return None;
+        }
+        let half = self.table.len() / 2;
+        let h = hash(self.seed, name);
+        let d = self.table[h as usize & (buckets(self.table.len()) - 1)];
+        let slot = self.table[half + (displaced(h, d) & (half - 1))];
+        (slot != 0 && self.names[slot as usize - 1].as_bytes() == name).then(|| u32::from(slot) - 1)
+    }
+
     /// The names, in the order given (duplicates included).
     pub const fn names(&self) -> &'a [&'a str] {
         self.names

@@ -57,10 +57,81 @@ fn ws_len_before(s: &[u8], end: usize) -> usize {
     0
 }
 
+const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const fn splat(b: u8) -> u64 {
+    0x0101_0101_0101_0101 * b as u64
+}
+
+/// The high bit of each byte of `x` that is ASCII whitespace (`\t`..=`\r` or space), in one
+/// word: no carry or borrow crosses a byte.
+#[inline(always)]
+fn ascii_ws_mask(x: u64) -> u64 {
+    let ascii = !x & HIGH;
+    // Bytes equal to a space: their XOR with 0x20 is zero, so adding 0x7F leaves the high bit clear.
+    let t = x ^ splat(b' ');
+    let not_space = ((t & LOW7).wrapping_add(LOW7) | t) & HIGH;
+    // Bytes in 9..=13: (b | 0x80) - 9 has its high bit set (b >= 9) and low bits < 5.
+    let y = (x | HIGH).wrapping_sub(splat(9));
+    let in_range = y & !((y & LOW7).wrapping_add(splat(0x7B))) & HIGH;
+    (!not_space | in_range) & ascii & HIGH
+}
+
+/// Bytes `s[at..at + 8]` as a little-endian word.
+#[inline(always)]
+fn word(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Whitespace characters stepped over one at a time before a run is skipped a word at a time
+/// (most runs are a newline or two, for which a word's mask costs more than it saves).
+const BYTE_STEPS: u32 = 8;
+
 /// First offset in `from..end` that does not start a JS whitespace character (`end` if none).
+#[inline]
 pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
+    let mut steps = 0;
     while from < end {
         if plainly_visible(s[from]) {
+            break;
+        }
+        if steps == BYTE_STEPS {
+            return skip_long_run_forward(s, from, end);
+        }
+        steps += 1;
+        #[cfg(test)]
+        crate::scan::counter::add(1);
+        let n = ws_len_at(&s[..end], from);
+        if n == 0 {
+            break;
+        }
+        from += n;
+    }
+    from
+}
+
+/// [`skip_ws_forward`] for a long run: ASCII whitespace a word at a time.
+#[inline(never)]
+fn skip_long_run_forward(s: &[u8], mut from: usize, end: usize) -> usize {
+    while from < end {
+        while from + 8 <= end {
+            #[cfg(test)]
+            crate::scan::counter::add(1);
+            let w = word(s, from);
+            if w == splat(b' ') {
+                from += 8;
+                continue;
+            }
+            let other = !ascii_ws_mask(w) & HIGH;
+            if other != 0 {
+                from += (other.trailing_zeros() / 8) as usize;
+                break;
+            }
+            from += 8;
+        }
+        if from >= end || plainly_visible(s[from]) {
             break;
         }
         #[cfg(test)]
@@ -75,9 +146,48 @@ pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
 }
 
 /// Last offset in `floor..=end` after which only JS whitespace remains up to `end` (`floor` if all is).
+#[inline]
 pub(crate) fn skip_ws_backward(s: &[u8], floor: usize, mut end: usize) -> usize {
+    let mut steps = 0;
     while end > floor {
         if plainly_visible(s[end - 1]) {
+            break;
+        }
+        if steps == BYTE_STEPS {
+            return skip_long_run_backward(s, floor, end);
+        }
+        steps += 1;
+        #[cfg(test)]
+        crate::scan::counter::add(1);
+        let n = ws_len_before(s, end);
+        if n == 0 {
+            break;
+        }
+        end -= n;
+    }
+    end
+}
+
+/// [`skip_ws_backward`] for a long run: ASCII whitespace a word at a time.
+#[inline(never)]
+fn skip_long_run_backward(s: &[u8], floor: usize, mut end: usize) -> usize {
+    while end > floor {
+        while end >= floor + 8 {
+            #[cfg(test)]
+            crate::scan::counter::add(1);
+            let w = word(s, end - 8);
+            if w == splat(b' ') {
+                end -= 8;
+                continue;
+            }
+            let other = !ascii_ws_mask(w) & HIGH;
+            if other != 0 {
+                end -= (other.leading_zeros() / 8) as usize;
+                break;
+            }
+            end -= 8;
+        }
+        if end <= floor || plainly_visible(s[end - 1]) {
             break;
         }
         #[cfg(test)]
@@ -154,4 +264,43 @@ impl TrimCache {
 pub fn js_trim(s: &str) -> &str {
     let span = trim(s.as_bytes(), Span { start: 0, end: s.len() });
     &s[span.start..span.end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_word_mask_marks_exactly_the_ascii_whitespace_bytes() {
+        for b in 0..=255u8 {
+            for pos in 0..8 {
+                let mut bytes = [b'x'; 8];
+                bytes[pos] = b;
+                let want = if matches!(b, b'\t'..=b'\r' | b' ') { 0x80u64 << (8 * pos) } else { 0 };
+                assert_eq!(ascii_ws_mask(u64::from_le_bytes(bytes)), want, "byte {b:#x} at {pos}");
+                let mut spaces = [b' '; 8];
+                spaces[pos] = b;
+                let others = if want == 0 { 0x80u64 << (8 * pos) } else { 0 };
+                assert_eq!(!ascii_ws_mask(u64::from_le_bytes(spaces)) & HIGH, others, "byte {b:#x} in spaces");
+            }
+        }
+    }
+
+    #[test]
+    fn word_skips_agree_with_the_char_by_char_trim_at_every_length_and_offset() {
+        let pieces =
+            [" ", "\n", "\t", "\r", "\u{b}", "\u{c}", "\u{a0}", "\u{feff}", "\u{2028}", "\u{85}", "x", "é", "\u{3000}"];
+        let mut state = 7u32;
+        for _ in 0..3000 {
+            let mut s = std::string::String::new();
+            for _ in 0..(state % 40) {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                // Mostly ASCII whitespace, so that word steps happen.
+                let k = (state >> 16) as usize % (pieces.len() * 3);
+                s.push_str(pieces[if k < pieces.len() { k } else { k % 4 }]);
+            }
+            let want = s.trim_matches(is_js_whitespace);
+            assert_eq!(js_trim(&s), want, "{s:?}");
+        }
+    }
 }

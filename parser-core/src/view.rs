@@ -112,9 +112,9 @@ impl<'a> Params<'a> {
     fn get(&self, i: usize) -> Option<Param<'a>> {
         let s = |span: Span| &self.input[span.start..span.end];
         let (raw, name) = match (self.closed.get(i), self.open) {
-            (Some(p), Some((open, Some(k)))) if k == i => (open, p.name),
-            (Some(p), _) => (*p, p.name),
-            (None, Some((open, None))) if i == self.closed.len() => (open, open.name),
+            (Some(p), Some((open, Some(k)))) if k == i => (open, p.name()),
+            (Some(p), _) => (*p, p.name()),
+            (None, Some((open, None))) if i == self.closed.len() => (open, open.name()),
             _ => return None,
         };
         Some(Param { name: s(name), value: s(raw.value), raw: s(raw.raw), value_span: raw.value, raw_span: raw.raw })
@@ -201,8 +201,8 @@ impl<'a> Blocks<'a> {
                 let closed = &self.params[first_param..first_param + params];
                 let open = match self.tail {
                     Tail::Param(p) if last_open => {
-                        let name = s(p.name);
-                        Some((p, closed.iter().position(|c| s(c.name) == name)))
+                        let name = s(p.name());
+                        Some((p, closed.iter().position(|c| s(c.name()) == name)))
                     }
                     _ => None,
                 };

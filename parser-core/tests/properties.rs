@@ -68,3 +68,38 @@ fn the_oracle_and_the_parser_can_disagree_when_the_tables_differ() {
     let naive = naive_to_json(&oracle::parse(input, &["list_files"], &CLINE_PARAM_NAMES));
     assert!(!same(&naive, &to_json(parse(input).iter())));
 }
+
+#[test]
+fn tools_with_many_repeated_params_match_the_oracle_whole_and_streamed() {
+    // Past 16 params a tool's same-name search goes through a hash index: exercise it with
+    // repeats, several tools per reply, a re-taken `content`, and streams cut anywhere.
+    let names: Vec<String> = (0..60).map(|i| format!("p{i}")).chain(["content".to_string()]).collect();
+    let params: Vec<&str> = names.iter().map(String::as_str).collect();
+    let tools = ["t", "write_to_file"];
+    let (tool_set, param_set) = (TagSetBuf::try_new(&tools).unwrap(), TagSetBuf::try_new(&params).unwrap());
+    let grammar = Grammar::new(tool_set.table(), param_set.table());
+    let mut rng = Rng(0x5eed_0017_0000_0001);
+    for n in 0..400 {
+        let mut input = String::new();
+        for _ in 0..1 + rng.below(3) {
+            let tool = tools[rng.below(2)];
+            input.push_str(&format!("pre {n} <{tool}>"));
+            for _ in 0..rng.below(120) {
+                let p = params[rng.below(params.len())];
+                input.push_str(&format!("<{p}> v{} </{p}>", rng.below(1000)));
+            }
+            if rng.below(4) > 0 {
+                input.push_str(&format!("</{tool}>"));
+            }
+        }
+        let want = naive_to_json(&oracle::parse(&input, &tools, &params));
+        let whole = parse_with(&input, &grammar);
+        let got = to_json(whole.iter());
+        assert!(same(&got, &want), "case {n} {input:?}:\n naive {want}\n fast  {got}");
+        let mut p = StreamParser::with_grammar(&grammar);
+        for w in char_chunks(&input, &mut rng, 40).windows(2) {
+            p.push_str(&input[w[0]..w[1]]);
+        }
+        assert!(p.blocks() == whole.blocks(), "case {n}: streamed");
+    }
+}

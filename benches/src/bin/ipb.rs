@@ -1,6 +1,7 @@
 //! Runs one workload once, for `callgrind.sh` to count its instructions.
-//! Usage: ipb MODE CORPUS, MODE in none|info|whole|fixed|stream16|stream64|stream256|memchr,
-//! CORPUS in typical_4k|write_100k|mixed_1mib. Prints the corpus size in bytes.
+//! Usage: ipb MODE CORPUS, MODE in
+//! none|info|whole|fixed|stream16|stream64|stream256|memchr_count|memchr_next,
+//! CORPUS in typical_4k|write_100k|mixed_1mib|spaces_1mib. Prints the corpus size in bytes.
 
 use std::hint::black_box;
 
@@ -17,6 +18,7 @@ fn main() {
         "typical_4k" => benches::typical_4k(),
         "write_100k" => benches::write_100k(),
         "mixed_1mib" => benches::mixed_1mib(),
+        "spaces_1mib" => benches::spaces_1mib(),
         other => {
             eprintln!("unknown corpus {other}");
             std::process::exit(2);
@@ -34,7 +36,8 @@ fn main() {
         "stream16" => benches::stream(s, 16),
         "stream64" => benches::stream(s, 64),
         "stream256" => benches::stream(s, 256),
-        "memchr" => benches::memchr_find_next(s.as_bytes()),
+        "memchr_count" => benches::memchr_count(s.as_bytes()),
+        "memchr_next" => benches::memchr_find_next(s.as_bytes()),
         other => {
             eprintln!("unknown mode {other}");
             std::process::exit(2);

@@ -14,7 +14,7 @@ use parser_core::{Block, Grammar, RawBlock, RawParam};
 
 // The per-block and per-param costs the README documents for 32-bit targets.
 const _: () = assert!(core::mem::size_of::<RawBlock>() == 24);
-const _: () = assert!(core::mem::size_of::<RawParam>() == 24);
+const _: () = assert!(core::mem::size_of::<RawParam>() == 32);
 
 const REPLY: &[u8] = b"Reading the sensor config.<read_file><path>cfg/sensor.toml</path></read_file>";
 

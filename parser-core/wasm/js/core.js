@@ -1,0 +1,283 @@
+// parser-core's JavaScript glue over the module's raw exports (see ../src/lib.rs for the layout of
+// an answer). Shared by the CommonJS and the ES module entries; build.sh wraps it in each.
+//
+// Strings: the glue encodes a JS string with TextEncoder.encodeInto (a lone surrogate becomes
+// U+FFFD), and the module answers in UTF-16 offsets into that same JS string, which the glue then
+// slices. So blocks hold exactly the characters of the caller's string, astral characters and
+// lone surrogates included, as Cline's parser would return them.
+
+const NANOID_ALPHABET = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";
+
+function nanoid8() {
+  const bytes = new Uint8Array(8);
+  const c = globalThis.crypto;
+  if (c && typeof c.getRandomValues === "function") c.getRandomValues(bytes);
+  else for (let i = 0; i < 8; i++) bytes[i] = (Math.random() * 256) | 0;
+  let id = "";
+  for (let i = 0; i < 8; i++) id += NANOID_ALPHABET[bytes[i] & 63];
+  return id;
+}
+
+function createApi(w) {
+  const encoder = new TextEncoder();
+  const nameEncoder = new TextEncoder();
+  const errors = {
+    "-1": "input is not UTF-8",
+    "-2": "no such stream or grammar (was the parser freed?)",
+    "-3": "a tag name is empty, contains '<' or '>', or starts with '/'",
+    "-4": "a tag name is longer than 128 bytes, or there are too many names",
+    "-5": "length out of range",
+  };
+  function check(r) {
+    if (r < 0) throw new Error("parser-core: " + (errors[r] || "error " + r));
+    return r;
+  }
+
+  // Views of the module's memory, remade only when the memory grew or a buffer moved.
+  let inView = new Uint8Array(0);
+  let inPtr = -1;
+  let memBuffer = null;
+  let words32 = new Uint32Array(0);
+
+  // Encode `str` into the module's input buffer: its length in bytes (`lastAscii`: all ASCII).
+  let lastAscii = 0;
+  function put(str) {
+    const max = str.length * 3;
+    if (inPtr < 0 || max > inView.length || memBuffer !== w.memory.buffer) {
+      inPtr = w.input_buffer(Math.max(max, 1024));
+      memBuffer = w.memory.buffer;
+      inView = new Uint8Array(memBuffer, inPtr, Math.max(max, 1024));
+      words32 = new Uint32Array(memBuffer);
+    }
+    const { written } = encoder.encodeInto(str, inView);
+    lastAscii = written === str.length ? 1 : 0;
+    return written;
+  }
+
+  // The last answer's words, as a view of the whole memory and the index of its first word.
+  function words() {
+    if (memBuffer !== w.memory.buffer) {
+      memBuffer = w.memory.buffer;
+      words32 = new Uint32Array(memBuffer);
+      inPtr = -1;
+    }
+    return words32;
+  }
+
+  // Names, each followed by NUL, into the input buffer: their byte length.
+  function putNames(names) {
+    const joined = names.map((n) => n + "\0").join("");
+    if (joined.includes("\0\0") || joined === "\0") check(-3);
+    const bytes = nameEncoder.encode(joined);
+    const ptr = w.input_buffer(bytes.length);
+    inPtr = -1; // the input buffer may have moved
+    new Uint8Array(w.memory.buffer, ptr, bytes.length).set(bytes);
+    return bytes.length;
+  }
+
+  // Cline's tools plus every namespace's dynamic names, as getToolUseNames() has them.
+  const dynamic = new Map();
+  let defaultGrammar = 0;
+
+  function setDynamicToolUseNames(namespace, names) {
+    dynamic.set(namespace, new Set(names.map((n) => n.trim()).filter(Boolean)));
+    const extra = [...new Set([...dynamic.values()].flatMap((s) => [...s]))];
+    defaultGrammar = extra.length === 0 ? 0 : check(w.grammar_with_tools(putNames(extra)));
+  }
+
+  function customGrammar(toolNames, paramNames) {
+    const tools = [...new Set(toolNames)];
+    const params = [...new Set(paramNames)];
+    return check(w.grammar_new(putNames([...tools, ...params]), tools.length, params.length));
+  }
+
+  // One block from the answer words at `i`; the index after it is left in `readEnd`.
+  let readEnd = 0;
+  function readBlock(o, i, slice, callId) {
+    const kind = o[i];
+    const partial = (kind & 2) !== 0;
+    const count = o[i + 3];
+    if ((kind & 1) === 0) {
+      readEnd = i + 5;
+      return { type: "text", content: slice(o[i + 1], o[i + 2], 0), partial };
+    }
+    const name = slice(o[i + 1], o[i + 2], 1);
+    const ordinal = o[i + 4];
+    const params = {};
+    let k = i + 5;
+    for (let p = 0; p < count; p++, k += 4) {
+      params[slice(o[k], o[k + 1], 2 + 2 * p)] = slice(o[k + 2], o[k + 3], 3 + 2 * p);
+    }
+    readEnd = k;
+    return { type: "tool_use", name, params, partial, call_id: callId(ordinal), isNativeToolCall: false };
+  }
+
+  /**
+   * Cline's parseAssistantMessageV2: the reply's text and tool-use blocks, byte-exact.
+   * @param {string} assistantMessage
+   */
+  function parseAssistantMessageV2(assistantMessage) {
+    if (typeof assistantMessage !== "string") throw new TypeError("parseAssistantMessageV2 takes a string");
+    const len = put(assistantMessage);
+    const n = check(w.parse(len, lastAscii, defaultGrammar));
+    const o = words();
+    const at = w.out_ptr() >> 2;
+    const blocks = new Array(n);
+    const slice = (a, b) => assistantMessage.slice(a, b);
+    let i = at + 4;
+    for (let b = 0; b < n; b++) {
+      blocks[b] = readBlock(o, i, slice, nanoid8);
+      i = readEnd;
+    }
+    return blocks;
+  }
+
+  // A stream's text: a flat prefix plus recent chunks, merged when they outgrow it (so every
+  // character is copied O(1) times on average), sliced without flattening the whole.
+  class Text {
+    constructor() {
+      this.flat = "";
+      this.chunks = [];
+      this.ends = []; // end offset of each chunk
+      this.length = 0;
+    }
+    push(chunk) {
+      this.chunks.push(chunk);
+      this.length += chunk.length;
+      this.ends.push(this.length);
+      if (this.chunks.length >= 64 && this.length >= 2 * this.flat.length) {
+        this.flat = this.flat + this.chunks.join("");
+        this.flat.charCodeAt(0); // flattens it in V8
+        this.chunks = [];
+        this.ends = [];
+      }
+    }
+    slice(a, b) {
+      const f = this.flat.length;
+      if (b <= f) return this.flat.slice(a, b);
+      let out = a < f ? this.flat.slice(a, f) : "";
+      // First chunk ending after max(a, f).
+      const from = Math.max(a, f);
+      let lo = 0;
+      let hi = this.ends.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (this.ends[mid] > from) hi = mid;
+        else lo = mid + 1;
+      }
+      for (let c = lo; c < this.chunks.length; c++) {
+        const start = c === 0 ? f : this.ends[c - 1];
+        if (start >= b) break;
+        const chunk = this.chunks[c];
+        out += chunk.slice(Math.max(0, a - start), Math.min(chunk.length, b - start));
+      }
+      return out;
+    }
+  }
+
+  const registry =
+    typeof FinalizationRegistry === "function" ? new FinalizationRegistry((h) => w.stream_free(h)) : null;
+
+  /**
+   * Streaming: push chunks; after each push the blocks equal parseAssistantMessageV2 of all the
+   * text pushed so far, for work proportional to the chunk. Call ids are stable per tool.
+   */
+  class StreamParser {
+    /**
+     * @param {{toolNames?: string[], paramNames?: string[]}} [options] your own tag names
+     *   (default: Cline's tools, plus those set with setDynamicToolUseNames, and Cline's params)
+     */
+    constructor(options) {
+      const custom = options && (options.toolNames || options.paramNames);
+      const grammar = custom
+        ? customGrammar(options.toolNames || [], options.paramNames || [])
+        : defaultGrammar;
+      this._handle = check(w.stream_new(grammar));
+      this._token = {};
+      this._callIdFn = (ordinal) => this._callId(ordinal);
+      if (registry) registry.register(this, this._handle, this._token);
+      this._clear();
+    }
+    _clear() {
+      this._text = new Text();
+      this._blocks = [];
+      this._ids = [];
+      // The last block's value strings, extended in place while they grow.
+      this._grow = [];
+      /** Indices of the blocks the last push completed: {start, end}. */
+      this.completed = { start: 0, end: 0 };
+    }
+    _callId(ordinal) {
+      return this._ids[ordinal] || (this._ids[ordinal] = nanoid8());
+    }
+    /**
+     * Append a chunk; returns the blocks now (a fresh array; unchanged blocks are the same
+     * objects as before).
+     * @param {string} chunk
+     */
+    push(chunk) {
+      if (typeof chunk !== "string") throw new TypeError("push takes a string");
+      this._text.push(chunk);
+      const len = put(chunk);
+      const n = check(w.stream_push(this._handle, len, lastAscii));
+      const o = words();
+      const at = w.out_ptr() >> 2;
+      const from = o[at + 1];
+      this.completed = { start: o[at + 2], end: o[at + 3] };
+      if (from < n || this._blocks.length !== n) {
+        const text = this._text;
+        const plain = (a, b) => text.slice(a, b);
+        // The last block's strings (slot 0: a text's content, 1: a tool's name, 2 + 2p and
+        // 3 + 2p: param p's name and value) are kept; one that kept its start and grew becomes
+        // the old string plus the new part, so a long growing value costs only its new
+        // characters, and an unchanged one is reused.
+        // Correct for any block: the text only grows, so text.slice(a, b) for b >= g.b extends g.s.
+        // The cache is read and rewritten slot by slot (a slot is read before it is written).
+        const grow = this._grow;
+        const next = grow;
+        const growing = (a, b, slot) => {
+          if (slot < 0) return text.slice(a, b);
+          const g = grow[slot];
+          let s;
+          if (g && g.a === a && g.b <= b) s = g.b === b ? g.s : g.s + text.slice(g.b, b);
+          else s = text.slice(a, b);
+          const keep = next[slot];
+          if (keep) {
+            keep.a = a;
+            keep.b = b;
+            keep.s = s;
+          } else next[slot] = { a, b, s };
+          return s;
+        };
+        this._blocks.length = Math.min(from, this._blocks.length);
+        let i = at + 4;
+        while (this._blocks.length < n) {
+          const slice = this._blocks.length === n - 1 ? growing : plain;
+          this._blocks.push(readBlock(o, i, slice, this._callIdFn));
+          i = readEnd;
+        }
+      }
+      return this._blocks.slice();
+    }
+    /** End of the reply: the final blocks (trailing text stays partial, as in Cline). */
+    finish() {
+      return this._blocks.slice();
+    }
+    /** Start a new reply, keeping the parser's storage. */
+    reset() {
+      check(w.stream_reset(this._handle));
+      this._clear();
+    }
+    /** Free the parser's memory now (otherwise it is freed when the object is collected). */
+    free() {
+      if (this._handle >= 0) {
+        if (registry) registry.unregister(this._token);
+        w.stream_free(this._handle);
+        this._handle = -1;
+      }
+    }
+  }
+
+  // `_wasm`: the raw exports and memory, for tests and benchmarks; not a stable API.
+  return { parseAssistantMessageV2, StreamParser, setDynamicToolUseNames, _wasm: w };
+}

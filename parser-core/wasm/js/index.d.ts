@@ -1,0 +1,35 @@
+/** A text block, as in Cline's `AssistantMessageContent`. */
+export interface TextContent {
+  type: "text";
+  content: string;
+  partial: boolean;
+}
+
+/** A tool-use block, as in Cline's `AssistantMessageContent`. */
+export interface ToolUse {
+  type: "tool_use";
+  name: string;
+  params: Record<string, string>;
+  partial: boolean;
+  call_id: string;
+  isNativeToolCall: false;
+}
+
+export type AssistantMessageContent = TextContent | ToolUse;
+
+/** Cline's parseAssistantMessageV2, byte-exact. */
+export function parseAssistantMessageV2(assistantMessage: string): AssistantMessageContent[];
+
+/** As Cline's: extra tool names (in a namespace) for later parses and new StreamParsers. */
+export function setDynamicToolUseNames(namespace: string, names: string[]): void;
+
+/** Incremental parsing: after each push, the blocks of all the text so far. */
+export class StreamParser {
+  constructor(options?: { toolNames?: string[]; paramNames?: string[] });
+  /** Indices of the blocks that the last push completed. */
+  completed: { start: number; end: number };
+  push(chunk: string): AssistantMessageContent[];
+  finish(): AssistantMessageContent[];
+  reset(): void;
+  free(): void;
+}

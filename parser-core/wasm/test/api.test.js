@@ -1,0 +1,145 @@
+"use strict";
+// The package's API beyond the corpus: UTF-16 edge cases, custom names, memory, misuse.
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const { pkg, strip } = require("./common.js");
+const { parseAssistantMessageV2, StreamParser, setDynamicToolUseNames } = pkg;
+
+const json = (v) => JSON.stringify(v);
+
+test("lone surrogates and astral characters are kept exactly as the JS string has them", () => {
+  const input = "\uDC00 a😀\uD800<read_file>\n<path>\uDBFF😀x\uDFFF </path></read_file>\uD83D";
+  assert.equal(
+    json(strip(parseAssistantMessageV2(input))),
+    json([
+      { type: "text", content: "\uDC00 a😀\uD800", partial: false },
+      { type: "tool_use", name: "read_file", params: { path: "\uDBFF😀x\uDFFF" }, partial: false },
+      { type: "text", content: "\uD83D", partial: true },
+    ]),
+  );
+});
+
+// A small reference for strings with surrogates: a lone surrogate is an ordinary character to
+// Cline's parser (not `<`, `>` or whitespace), exactly like "X". Replacing each lone surrogate by
+// "X" (one unit for one unit) must therefore give the same blocks with "X" in its place.
+function loneToX(s) {
+  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "X");
+}
+
+function randomString(rand, n) {
+  const atoms = ["<read_file>", "</read_file>", "<path>", "</path>", "<write_to_file>", "</write_to_file>",
+    "<content>", "</content>", "<", ">", " ", "\n", "\u00A0", "\uFEFF", "a", "é", "😀", "\uD800", "\uDC00",
+    "\uDBFF", "\uDFFF", "\uD83D", "\uDE00", "\u2028", "x"];
+  let s = "";
+  for (let i = 0; i < n; i++) s += atoms[Math.floor(rand() * atoms.length)];
+  return s;
+}
+
+function lcg(seed) {
+  let x = seed >>> 0;
+  return () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+test("random UTF-16 with lone surrogates: never throws, lone surrogates act as ordinary characters, streams agree", () => {
+  const rand = lcg(17);
+  const p = new StreamParser();
+  for (let round = 0; round < 1500; round++) {
+    const s = randomString(rand, 1 + Math.floor(rand() * 40));
+    const got = parseAssistantMessageV2(s);
+    const reference = parseAssistantMessageV2(loneToX(s));
+    const xed = strip(got).map((b) =>
+      b.type === "text"
+        ? { ...b, content: loneToX(b.content) }
+        : { ...b, params: Object.fromEntries(Object.entries(b.params).map(([k, v]) => [k, loneToX(v)])) },
+    );
+    assert.equal(json(xed), json(strip(reference)), json(s));
+    // Streamed in chunks of 1–5 UTF-16 units (surrogate pairs split anywhere): every push equals
+    // the whole parse of the text so far.
+    p.reset();
+    let at = 0;
+    while (at < s.length) {
+      const next = Math.min(s.length, at + 1 + Math.floor(rand() * 5));
+      const blocks = p.push(s.slice(at, next));
+      at = next;
+      assert.equal(json(strip(blocks)), json(strip(parseAssistantMessageV2(s.slice(0, at)))), json(s.slice(0, at)));
+    }
+  }
+  p.free();
+});
+
+test("a long growing value streams exactly (the glue extends the last block's strings)", () => {
+  const body = "fn main() {\n    println!(\"<hi>\");\n}\n  \n".repeat(500) + " é😀\uD800";
+  const input = `Writing.<write_to_file><path>src/main.rs</path><content>\n${body}  `;
+  const p = new StreamParser();
+  let blocks;
+  for (let i = 0; i < input.length; i += 7) {
+    blocks = p.push(input.slice(i, i + 7));
+    if (i % 301 === 0) assert.equal(json(strip(blocks)), json(strip(parseAssistantMessageV2(input.slice(0, i + 7)))));
+  }
+  assert.equal(json(strip(blocks)), json(strip(parseAssistantMessageV2(input))));
+  assert.equal(blocks[1].params.content, body.trim());
+  blocks = p.push("</content></write_to_file>");
+  assert.equal(blocks[1].partial, false);
+  assert.deepEqual(p.completed, { start: 1, end: 2 });
+  p.free();
+});
+
+test("call ids: fresh per whole parse as in Cline, stable per tool while a stream grows", () => {
+  const reply = "<read_file><path>a</path></read_file>";
+  assert.notEqual(parseAssistantMessageV2(reply)[0].call_id, parseAssistantMessageV2(reply)[0].call_id);
+  const p = new StreamParser();
+  const first = p.push("<read_file><pa")[0].call_id;
+  assert.equal(p.push("th>a</path>")[0].call_id, first);
+  assert.equal(p.push("</read_file>")[0].call_id, first);
+  p.free();
+});
+
+test("custom tool and param names, and setDynamicToolUseNames as in Cline", () => {
+  const p = new StreamParser({ toolNames: ["my_tool"], paramNames: ["arg", "path"] });
+  const blocks = p.push("<read_file><path>a</path></read_file><my_tool><arg> 1 </arg><path>x</path>");
+  assert.equal(
+    json(strip(blocks)),
+    json([
+      { type: "text", content: "<read_file><path>a</path></read_file>", partial: false },
+      { type: "tool_use", name: "my_tool", params: { arg: "1", path: "x" }, partial: true },
+    ]),
+  );
+  p.free();
+  const reply = "<mcp_thing><path>p</path></mcp_thing>";
+  assert.equal(parseAssistantMessageV2(reply)[0].type, "text");
+  setDynamicToolUseNames("mcp", [" mcp_thing ", ""]);
+  assert.equal(parseAssistantMessageV2(reply)[0].name, "mcp_thing");
+  const q = new StreamParser();
+  assert.equal(q.push(reply)[0].name, "mcp_thing");
+  q.free();
+  setDynamicToolUseNames("mcp", []);
+  assert.equal(parseAssistantMessageV2(reply)[0].type, "text");
+  assert.throws(() => new StreamParser({ toolNames: ["bad<name"] }), /tag name/);
+});
+
+test("misuse is an exception, never a crash", () => {
+  assert.throws(() => parseAssistantMessageV2(42), TypeError);
+  const p = new StreamParser();
+  assert.throws(() => p.push(null), TypeError);
+  p.free();
+  assert.throws(() => p.push("x"), /no such stream/);
+  p.free(); // twice is harmless
+});
+
+test("memory does not grow over 100,000 calls", () => {
+  const memory = pkg._wasm.memory;
+  const reply = "I'll look.\n<read_file>\n<path>src/é😀.rs</path>\n</read_file>\nThen <write_to_file><path>a</path><content>x</content></write_to_file>";
+  const round = () => {
+    parseAssistantMessageV2(reply);
+    const p = new StreamParser();
+    p.push(reply.slice(0, 30));
+    p.push(reply.slice(30));
+    p.reset();
+    p.push(reply);
+    p.free();
+  };
+  for (let i = 0; i < 1000; i++) round();
+  const before = memory.buffer.byteLength;
+  for (let i = 0; i < 100000; i++) round();
+  assert.equal(memory.buffer.byteLength, before);
+});
