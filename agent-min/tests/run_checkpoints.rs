@@ -289,14 +289,24 @@ fn a_second_agent_waits_for_the_lock_then_takes_its_checkpoint() {
     assert_eq!(n, 2, "start and after the write, once the lock was free: {}", r.stderr);
 }
 
-#[test]
-fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoints_kept() {
+/// A workspace with a nested repository and enough files for its first checkpoint to take a
+/// while, and an agent stopped at the moment that checkpoint has disabled the nested
+/// repository (it is then in the middle of the checkpoint).
+struct MidCheckpoint {
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    ws: PathBuf,
+    state: PathBuf,
+    child: std::process::Child,
+    _server: Server,
+    /// The task run to completion in the workspace before.
+    earlier: String,
+}
+
+fn agent_mid_checkpoint() -> MidCheckpoint {
     let ws_dir = tempfile::tempdir().unwrap();
     let ws = ws_dir.path().canonicalize().unwrap();
     let state = tempfile::tempdir().unwrap();
     let state_dir = state.path().display().to_string();
-    // A nested repository (disabled while a checkpoint is taken) and enough files for the
-    // first checkpoint to take a while.
     std::fs::create_dir_all(ws.join("lib/.git")).unwrap();
     std::fs::write(ws.join("lib/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
     for i in 0..2_000 {
@@ -304,8 +314,19 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
     }
-    let dir = state.path().join("checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws));
-    let journal = dir.join("nested-disabled");
+    // An earlier task with its checkpoints.
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "z.txt"), ("content", "zed")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let r =
+        run_agent(&ws, &args_with(&anthropic_args(&server), &["--state-dir", &state_dir, "--json", "t0"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let earlier = common::events::parse(&r.stdout)[0]["task_id"].as_str().unwrap().to_string();
+    // Enough changed since for the next checkpoint to take a while.
+    for i in 0..2_000 {
+        std::fs::write(ws.join(format!("src/m{}/f{i}.txt", i % 100)), format!("{i} changed\n")).unwrap();
+    }
     let server = Server::start(vec![
         anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
         anthropic(&completion("Done.")),
@@ -322,13 +343,31 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // The moment the nested repository is disabled, the agent is in the middle of a checkpoint.
     let start = Instant::now();
     while !ws.join("lib/.git_disabled").exists() {
         assert!(start.elapsed() < LIMIT, "the checkpoint never started");
         assert!(child.try_wait().unwrap().is_none(), "the agent ended before its checkpoint");
         std::thread::sleep(Duration::from_micros(200));
     }
+    MidCheckpoint { ws, state: state.path().to_path_buf(), child, _server: server, _dirs: (ws_dir, state), earlier }
+}
+
+#[test]
+fn ctrl_c_during_a_checkpoint_puts_the_nested_repository_back_at_once() {
+    let mut m = agent_mid_checkpoint();
+    let pid = m.child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let status = m.child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(m.ws.join("lib/.git/HEAD").is_file() && !m.ws.join("lib/.git_disabled").exists());
+}
+
+#[test]
+fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoints_kept() {
+    let MidCheckpoint { ws, state, mut child, _dirs, _server, earlier } = agent_mid_checkpoint();
+    let state_dir = state.display().to_string();
+    let dir = state.join("checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws));
+    let journal = dir.join("nested-disabled");
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     assert!(journal.exists() && !ws.join("lib/.git").exists(), "killed mid-checkpoint, as intended");
@@ -347,10 +386,13 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
     assert_eq!(common::events::of(&events, "checkpoint").len(), 2, "{}", r.stderr);
     // (By id: both tasks may have been saved within the same second, so `--last` could be either.)
     let id = events[0]["task_id"].as_str().unwrap();
-    let list = checkpoints(state.path(), &ws, &["list", id]);
+    let list = checkpoints(&state, &ws, &["list", id]);
     assert!(list.stdout.contains("write_to_file"), "{}", list.all());
-    let diff = checkpoints(state.path(), &ws, &["diff", id, "1", "2"]);
+    let diff = checkpoints(&state, &ws, &["diff", id, "1", "2"]);
     assert!(diff.stdout.contains("+++ b/b.txt"), "{}", diff.all());
+    // The earlier task's checkpoints are all still there.
+    let diff = checkpoints(&state, &ws, &["diff", &earlier, "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/z.txt") && diff.stdout.contains("+zed"), "{}", diff.all());
 }
 
 fn which(tool: &str) -> PathBuf {
