@@ -73,8 +73,8 @@ CONTEXT WINDOW, TOKENS AND COST:
 OUTPUT AND STATE:
     --json                NDJSON events on stdout, one per line (task_started, text,
                           reasoning, tool_call, approval, tool_result, api_request, retry,
-                          context_truncated, checkpoint, error, completion); the human-readable output
-                          moves to stderr. The schema is in docs/agent.md.
+                          context_truncated, checkpoint, error, completion); the
+                          human-readable output moves to stderr. The schema is in docs/agent.md.
     --state-dir DIR       where tasks are saved after every turn (default
                           $XDG_STATE_HOME/agent-min or ~/.local/state/agent-min); see
                           `agent-min history` and `agent-min resume --help`
