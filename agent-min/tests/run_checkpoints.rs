@@ -289,9 +289,9 @@ fn a_second_agent_waits_for_the_lock_then_takes_its_checkpoint() {
     assert_eq!(n, 2, "start and after the write, once the lock was free: {}", r.stderr);
 }
 
-/// A workspace with a nested repository and enough files for its first checkpoint to take a
-/// while, and an agent stopped at the moment that checkpoint has disabled the nested
-/// repository (it is then in the middle of the checkpoint).
+/// A workspace with a nested repository and enough changed files for a checkpoint to take a
+/// while, and an agent caught in the middle of that checkpoint: its `git add` running, the
+/// nested repository disabled.
 struct MidCheckpoint {
     _dirs: (tempfile::TempDir, tempfile::TempDir),
     ws: PathBuf,
@@ -323,9 +323,11 @@ fn agent_mid_checkpoint() -> MidCheckpoint {
         run_agent(&ws, &args_with(&anthropic_args(&server), &["--state-dir", &state_dir, "--json", "t0"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let earlier = common::events::parse(&r.stdout)[0]["task_id"].as_str().unwrap().to_string();
-    // Enough changed since for the next checkpoint to take a while.
+    // Enough changed since (2,000 files of 16 kB) for the next checkpoint's `git add` to take
+    // well over the 300 ms within which it must die with the agent.
     for i in 0..2_000 {
-        std::fs::write(ws.join(format!("src/m{}/f{i}.txt", i % 100)), format!("{i} changed\n")).unwrap();
+        let text: String = (0..1_000).map(|l| format!("{i:05} {l:05} changed\n")).collect();
+        std::fs::write(ws.join(format!("src/m{}/f{i}.txt", i % 100)), text).unwrap();
     }
     let server = Server::start(vec![
         anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
@@ -344,7 +346,9 @@ fn agent_mid_checkpoint() -> MidCheckpoint {
         .spawn()
         .unwrap();
     let start = Instant::now();
-    while !ws.join("lib/.git_disabled").exists() {
+    // Stopped while its `git add` runs, the nested repository disabled.
+    let adding = |ws: &Path| processes_in(ws).iter().any(|c| c.contains(" add -A "));
+    while !(ws.join("lib/.git_disabled").exists() && adding(&ws)) {
         assert!(start.elapsed() < LIMIT, "the checkpoint never started");
         assert!(child.try_wait().unwrap().is_none(), "the agent ended before its checkpoint");
         std::thread::sleep(Duration::from_micros(200));
@@ -371,6 +375,12 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     assert!(journal.exists() && !ws.join("lib/.git").exists(), "killed mid-checkpoint, as intended");
+    // Its git died with it (git runs in the workspace: no process is left there).
+    let start = Instant::now();
+    while !processes_in(&ws).is_empty() {
+        assert!(start.elapsed() < Duration::from_millis(300), "git outlived the agent: {:?}", processes_in(&ws));
+        std::thread::sleep(Duration::from_millis(20));
+    }
 
     // The next run (another task in the same workspace) repairs and goes on.
     let server = Server::start(vec![
@@ -393,6 +403,17 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
     // The earlier task's checkpoints are all still there.
     let diff = checkpoints(&state, &ws, &["diff", &earlier, "1", "2"]);
     assert!(diff.stdout.contains("+++ b/z.txt") && diff.stdout.contains("+zed"), "{}", diff.all());
+}
+
+/// Processes whose working directory is `dir`.
+fn processes_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+        .filter(|e| std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c == dir))
+        .map(|e| std::fs::read_to_string(e.path().join("cmdline")).unwrap_or_default().replace('\0', " "))
+        .collect()
 }
 
 fn which(tool: &str) -> PathBuf {
