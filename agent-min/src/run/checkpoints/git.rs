@@ -120,7 +120,7 @@ impl Git {
         .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-        die_with_the_agent(&mut cmd);
+        super::sys::die_with_the_agent(&mut cmd);
         let mut child = cmd.spawn()?;
         let _guard = interrupt::track_pid(child.id());
         let feeder = input.map(|bytes| {
@@ -171,27 +171,6 @@ impl Git {
             return Err(format!("git {} failed: {}", args.first().unwrap_or(&""), first_lines(msg, 3)));
         }
         Ok(out)
-    }
-}
-
-/// After a `kill -9` of the agent, its git is killed too: an orphan git still writing the
-/// shadow repository (its lock released with the agent) could race the next run's repair.
-fn die_with_the_agent(cmd: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: the hook runs in the forked child before exec and calls only async-signal-safe
-    // functions (prctl, getppid, _exit) on integers. The death signal is tied to the spawning
-    // thread, which waits for git before it ends.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if libc::getppid() != parent {
-                libc::_exit(1); // the agent died before the line above took effect
-            }
-            Ok(())
-        });
     }
 }
 
