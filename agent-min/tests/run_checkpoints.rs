@@ -198,6 +198,16 @@ fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resume
     assert_eq!(numbers, vec![1, 2, 3, 4]);
     assert_eq!(new, vec![(5, "start".to_string()), (6, "write_to_file".to_string())]);
     assert_eq!(files(&ws).get("d.txt").map(String::as_str), Some("dee"));
+
+    // The conversation alone back to checkpoint 2 (after the first write): the files stay.
+    let before = files(&ws);
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "2", "--task", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), before);
+    assert!(!r.stderr.contains("undoes this"), "no file checkpoint for a task-only restore: {}", r.stderr);
+    let task = saved_task(state.path());
+    assert_eq!((task["turns"].as_u64(), task["messages"].as_array().unwrap().len()), (Some(2), 4));
+    assert!(task["pending"].as_str().unwrap().contains("[write_to_file for 'a.txt'] Result:"));
 }
 
 #[test]
