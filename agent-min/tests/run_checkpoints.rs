@@ -199,6 +199,16 @@ fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resume
     assert_eq!(numbers, vec![1, 2, 3, 4]);
     assert_eq!(new, vec![(5, "start".to_string()), (6, "write_to_file".to_string())]);
     assert_eq!(files(&ws).get("d.txt").map(String::as_str), Some("dee"));
+
+    // The conversation alone back to checkpoint 2 (after the first write): the files stay.
+    let before = files(&ws);
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "2", "--task", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), before);
+    assert!(!r.stderr.contains("undoes this"), "no file checkpoint for a task-only restore: {}", r.stderr);
+    let task = saved_task(state.path());
+    assert_eq!((task["turns"].as_u64(), task["messages"].as_array().unwrap().len()), (Some(2), 4));
+    assert!(task["pending"].as_str().unwrap().contains("[write_to_file for 'a.txt'] Result:"));
 }
 
 #[test]
@@ -290,14 +300,24 @@ fn a_second_agent_waits_for_the_lock_then_takes_its_checkpoint() {
     assert_eq!(n, 2, "start and after the write, once the lock was free: {}", r.stderr);
 }
 
-#[test]
-fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoints_kept() {
+/// A workspace with a nested repository and enough changed files for a checkpoint to take a
+/// while, and an agent caught in the middle of that checkpoint: its `git add` running, the
+/// nested repository disabled.
+struct MidCheckpoint {
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    ws: PathBuf,
+    state: PathBuf,
+    child: std::process::Child,
+    _server: Server,
+    /// The task run to completion in the workspace before.
+    earlier: String,
+}
+
+fn agent_mid_checkpoint() -> MidCheckpoint {
     let ws_dir = tempfile::tempdir().unwrap();
     let ws = ws_dir.path().canonicalize().unwrap();
     let state = tempfile::tempdir().unwrap();
     let state_dir = state.path().display().to_string();
-    // A nested repository (disabled while a checkpoint is taken) and enough files for the
-    // first checkpoint to take a while.
     std::fs::create_dir_all(ws.join("lib/.git")).unwrap();
     std::fs::write(ws.join("lib/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
     for i in 0..2_000 {
@@ -305,8 +325,21 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
     }
-    let dir = state.path().join("checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws));
-    let journal = dir.join("nested-disabled");
+    // An earlier task with its checkpoints.
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "z.txt"), ("content", "zed")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let r =
+        run_agent(&ws, &args_with(&anthropic_args(&server), &["--state-dir", &state_dir, "--json", "t0"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let earlier = common::events::parse(&r.stdout)[0]["task_id"].as_str().unwrap().to_string();
+    // Enough changed since (2,000 files of 16 kB) for the next checkpoint's `git add` to take
+    // well over the 300 ms within which it must die with the agent.
+    for i in 0..2_000 {
+        let text: String = (0..1_000).map(|l| format!("{i:05} {l:05} changed\n")).collect();
+        std::fs::write(ws.join(format!("src/m{}/f{i}.txt", i % 100)), text).unwrap();
+    }
     let server = Server::start(vec![
         anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
         anthropic(&completion("Done.")),
@@ -323,16 +356,42 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // The moment the nested repository is disabled, the agent is in the middle of a checkpoint.
     let start = Instant::now();
-    while !ws.join("lib/.git_disabled").exists() {
+    // Stopped while its `git add` runs, the nested repository disabled.
+    let adding = |ws: &Path| processes_in(ws).iter().any(|c| c.contains(" add -A "));
+    while !(ws.join("lib/.git_disabled").exists() && adding(&ws)) {
         assert!(start.elapsed() < LIMIT, "the checkpoint never started");
         assert!(child.try_wait().unwrap().is_none(), "the agent ended before its checkpoint");
         std::thread::sleep(Duration::from_micros(200));
     }
+    MidCheckpoint { ws, state: state.path().to_path_buf(), child, _server: server, _dirs: (ws_dir, state), earlier }
+}
+
+#[test]
+fn ctrl_c_during_a_checkpoint_puts_the_nested_repository_back_at_once() {
+    let mut m = agent_mid_checkpoint();
+    let pid = m.child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let status = m.child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(m.ws.join("lib/.git/HEAD").is_file() && !m.ws.join("lib/.git_disabled").exists());
+}
+
+#[test]
+fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoints_kept() {
+    let MidCheckpoint { ws, state, mut child, _dirs, _server, earlier } = agent_mid_checkpoint();
+    let state_dir = state.display().to_string();
+    let dir = state.join("checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws));
+    let journal = dir.join("nested-disabled");
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     assert!(journal.exists() && !ws.join("lib/.git").exists(), "killed mid-checkpoint, as intended");
+    // Its git died with it (git runs in the workspace: no process is left there).
+    let start = Instant::now();
+    while !processes_in(&ws).is_empty() {
+        assert!(start.elapsed() < Duration::from_millis(300), "git outlived the agent: {:?}", processes_in(&ws));
+        std::thread::sleep(Duration::from_millis(20));
+    }
 
     // The next run (another task in the same workspace) repairs and goes on.
     let server = Server::start(vec![
@@ -348,10 +407,24 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
     assert_eq!(common::events::of(&events, "checkpoint").len(), 2, "{}", r.stderr);
     // (By id: both tasks may have been saved within the same second, so `--last` could be either.)
     let id = events[0]["task_id"].as_str().unwrap();
-    let list = checkpoints(state.path(), &ws, &["list", id]);
+    let list = checkpoints(&state, &ws, &["list", id]);
     assert!(list.stdout.contains("write_to_file"), "{}", list.all());
-    let diff = checkpoints(state.path(), &ws, &["diff", id, "1", "2"]);
+    let diff = checkpoints(&state, &ws, &["diff", id, "1", "2"]);
     assert!(diff.stdout.contains("+++ b/b.txt"), "{}", diff.all());
+    // The earlier task's checkpoints are all still there.
+    let diff = checkpoints(&state, &ws, &["diff", &earlier, "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/z.txt") && diff.stdout.contains("+zed"), "{}", diff.all());
+}
+
+/// Processes whose working directory is `dir`.
+fn processes_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+        .filter(|e| std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c == dir))
+        .map(|e| std::fs::read_to_string(e.path().join("cmdline")).unwrap_or_default().replace('\0', " "))
+        .collect()
 }
 
 fn which(tool: &str) -> PathBuf {

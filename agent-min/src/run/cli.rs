@@ -109,8 +109,9 @@ PROJECT SETUP (read as Cline reads it; see docs/agent.md):
 OUTPUT AND STATE:
     --json                NDJSON events on stdout, one per line (task_started, text,
                           reasoning, tool_call, approval, tool_result, api_request, retry,
-                          context_truncated, checkpoint, hook, error, completion); the human-readable output
-                          moves to stderr. The schema is in docs/agent.md.
+                          context_truncated, checkpoint, hook, mcp_server, mcp_call, error,
+                          completion); the human-readable output moves to stderr. The schema
+                          is in docs/agent.md.
     --state-dir DIR       where tasks are saved after every turn (default
                           $XDG_STATE_HOME/agent-min or ~/.local/state/agent-min); see
                           `agent-min history` and `agent-min resume --help`

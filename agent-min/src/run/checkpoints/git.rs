@@ -120,6 +120,7 @@ impl Git {
         .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+        super::sys::die_with_the_agent(&mut cmd);
         let mut child = cmd.spawn()?;
         let _guard = interrupt::track_pid(child.id());
         let feeder = input.map(|bytes| {

@@ -4,7 +4,6 @@
 //! lock when its holder dies, so a `kill -9` never leaves a stale lock behind.
 
 use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -31,7 +30,7 @@ pub fn acquire(path: &Path, wait: Duration) -> Result<Held, String> {
     let start = Instant::now();
     let mut attempt: u64 = 0;
     loop {
-        if try_lock(&file) {
+        if super::sys::try_lock(&file) {
             return Ok(Held { _file: file });
         }
         let left = wait.saturating_sub(start.elapsed());
@@ -45,11 +44,6 @@ pub fn acquire(path: &Path, wait: Duration) -> Result<Held, String> {
         std::thread::sleep(Duration::from_millis(500 + 1000 * attempt).min(left));
         attempt += 1;
     }
-}
-
-fn try_lock(file: &File) -> bool {
-    // SAFETY: flock only reads the descriptor number; `file` keeps it open for the call.
-    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
 #[cfg(test)]

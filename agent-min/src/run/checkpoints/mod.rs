@@ -4,7 +4,8 @@
 //! Owns: the shadow repository ([`shadow`]: create, repair, stage, commit, diff, restore), how
 //! git is run ([`git`]: clean environment, time and output bounds), what is left out
 //! ([`exclusions`]), where the repository lives and which workspaces are refused ([`place`]),
-//! the cross-process lock ([`lock`]), nested repositories ([`nested`]), the checkpoints of a
+//! the cross-process lock ([`lock`]), nested repositories ([`nested`]), the two system calls
+//! that need `unsafe` (`sys.rs`), the checkpoints of a
 //! run ([`tracker`], called from `task.rs`), and `agent-min checkpoints`
 //! ([`command`], [`restore`]).
 //!
@@ -20,6 +21,7 @@ pub mod nested;
 pub mod place;
 pub mod restore;
 pub mod shadow;
+mod sys;
 pub mod tracker;
 
 pub use tracker::Tracker;

@@ -50,6 +50,8 @@ pub fn find(workspace: &Path) -> Vec<PathBuf> {
 pub struct Disabled {
     journal: PathBuf,
     renamed: Vec<PathBuf>,
+    /// Each rename is also undone by a Ctrl-C (the journal covers `kill -9`).
+    _on_interrupt: Vec<crate::run::ui::interrupt::Guard>,
 }
 
 fn disabled_name(git: &Path) -> PathBuf {
@@ -70,8 +72,9 @@ pub fn disable(workspace: &Path, journal: &Path) -> Result<Disabled, String> {
         };
         write().map_err(|e| format!("cannot write {} ({e})", journal.display()))?;
     }
-    let mut done = Disabled { journal: journal.to_path_buf(), renamed: Vec::new() };
+    let mut done = Disabled { journal: journal.to_path_buf(), renamed: Vec::new(), _on_interrupt: Vec::new() };
     for git in nested {
+        done._on_interrupt.push(crate::run::ui::interrupt::track_rename(disabled_name(&git), git.clone()));
         fs::rename(&git, disabled_name(&git))
             .map_err(|e| format!("cannot disable the nested repository {} ({e})", git.display()))?;
         done.renamed.push(git);

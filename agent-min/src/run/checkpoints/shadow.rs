@@ -428,6 +428,31 @@ mod tests {
     }
 
     #[test]
+    fn the_repository_grows_with_the_change_not_with_the_workspace() {
+        let f = fixture();
+        for i in 0..500 {
+            write(&f.ws, &format!("src/m{}/f{i}.txt", i % 10), &format!("{i}\n").repeat(100));
+        }
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let mut last = snap(&s, "first").hash;
+        let objects = |s: &Shadow| -> usize {
+            let out = s.git.check(&["count-objects", "-v"], None).unwrap().text();
+            let n = |k: &str| out.lines().find_map(|l| l.strip_prefix(k)).unwrap().trim().parse::<usize>().unwrap();
+            n("count:") + n("in-pack:")
+        };
+        for round in 0..3 {
+            let before = objects(&s);
+            write(&f.ws, "src/m3/f3.txt", &format!("round {round}\n"));
+            let _held = s.lock().unwrap();
+            let t = s.snapshot("one file", Some(&last), false).unwrap().unwrap();
+            assert_eq!(t.files, vec!["src/m3/f3.txt"]);
+            // The file, the trees above it (src/m3, src, the root) and the commit: nothing else.
+            assert_eq!(objects(&s) - before, 5, "round {round}");
+            last = t.hash;
+        }
+    }
+
+    #[test]
     fn restore_puts_back_edited_and_deleted_files_and_removes_created_ones() {
         let f = fixture();
         write(&f.ws, "a.txt", "one");

@@ -9,12 +9,15 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-static LIVE: Mutex<Live> = Mutex::new(Live { pids: Vec::new(), groups: Vec::new(), files: Vec::new() });
+static LIVE: Mutex<Live> =
+    Mutex::new(Live { pids: Vec::new(), groups: Vec::new(), files: Vec::new(), renames: Vec::new() });
 
 struct Live {
     pids: Vec<i32>,
     groups: Vec<i32>,
     files: Vec<PathBuf>,
+    /// (renamed, original): put back on an interrupt.
+    renames: Vec<(PathBuf, PathBuf)>,
 }
 
 /// Starts the watcher thread. Call once, early in `main`.
@@ -117,6 +120,9 @@ fn kill_everything() {
     for f in &live.files {
         let _ = std::fs::remove_file(f);
     }
+    for (renamed, original) in &live.renames {
+        let _ = std::fs::rename(renamed, original);
+    }
 }
 
 /// Sends `sig` to a process (`target > 0`) or a whole process group (`target < 0`).
@@ -135,6 +141,7 @@ enum Item {
     Pid(i32),
     Group(i32),
     File(PathBuf),
+    Rename(PathBuf),
 }
 
 /// Keeps a process, process group or file registered until dropped.
@@ -163,6 +170,13 @@ pub fn track_file(path: PathBuf) -> Guard {
     Guard(Item::File(path))
 }
 
+/// Registers a temporary rename (a nested repository disabled during a checkpoint) to be undone
+/// on Ctrl-C: `renamed` is renamed back to `original`.
+pub fn track_rename(renamed: PathBuf, original: PathBuf) -> Guard {
+    lock().renames.push((renamed.clone(), original));
+    Guard(Item::Rename(renamed))
+}
+
 fn lock() -> std::sync::MutexGuard<'static, Live> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -174,6 +188,7 @@ impl Drop for Guard {
             Item::Pid(p) => live.pids.retain(|x| x != p),
             Item::Group(g) => live.groups.retain(|x| x != g),
             Item::File(f) => live.files.retain(|x| x != f),
+            Item::Rename(r) => live.renames.retain(|(x, _)| x != r),
         }
     }
 }
