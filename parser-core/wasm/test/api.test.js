@@ -156,3 +156,15 @@ test("memory does not grow over 100,000 calls, custom names included", () => {
   }
   assert.equal(memory.buffer.byteLength, before);
 });
+
+test("the ES module entry loads the same module and API", async () => {
+  const path = require("path");
+  const { pathToFileURL } = require("url");
+  const esm = await import(pathToFileURL(path.resolve(process.env.PARSER_CORE_WASM_PKG, "index.mjs")).href);
+  const reply = "Hi <read_file><path>a😀</path></read_file>";
+  assert.equal(json(strip(esm.parseAssistantMessageV2(reply))), json(strip(parseAssistantMessageV2(reply))));
+  const p = new esm.StreamParser();
+  assert.equal(p.push(reply)[1].params.path, "a😀");
+  p.free();
+  assert.equal(typeof esm.default.setDynamicToolUseNames, "function");
+});
