@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build parser-core's WebAssembly package for Node.js and browsers into OUTDIR:
-#   package.json, index.js (CommonJS), index.mjs (ES module), index.d.ts, parser_core.wasm.
+#   package.json, index.js (CommonJS), index.mjs (ES module), index.d.ts, parser_core.wasm,
+#   README.md.
 # Usage: bash parser-core/wasm/build.sh OUTDIR
 # Installs the wasm32 target if it is missing; needs nothing else (the glue is hand-written).
 set -euo pipefail
@@ -22,6 +23,7 @@ cp "$target/wasm32-unknown-unknown/wasm/parser_core_wasm.wasm" "$out/parser_core
   cat "$here/js/load.mjs"
 } >"$out/index.mjs"
 cp "$here/js/index.d.ts" "$out/index.d.ts"
+cp "$here/README.md" "$out/README.md"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$here/Cargo.toml" | head -n 1)
 cat >"$out/package.json" <<JSON
 {
@@ -36,7 +38,7 @@ cat >"$out/package.json" <<JSON
     ".": { "types": "./index.d.ts", "import": "./index.mjs", "require": "./index.js" },
     "./parser_core.wasm": "./parser_core.wasm"
   },
-  "files": ["index.js", "index.mjs", "index.d.ts", "parser_core.wasm"]
+  "files": ["index.js", "index.mjs", "index.d.ts", "parser_core.wasm", "README.md"]
 }
 JSON
 echo "built $out: $(wc -c <"$out/parser_core.wasm") bytes of wasm"

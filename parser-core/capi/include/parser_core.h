@@ -97,6 +97,9 @@ int pc_stream_push(pc_stream *stream, const uint8_t *chunk, size_t len, pc_progr
 int pc_stream_finish(pc_stream *stream, pc_error *error);
 int pc_stream_reset(pc_stream *stream);
 int pc_stream_blocks(const pc_stream *stream, pc_blocks *out);
+/* The stream's text so far (it starts at the caller's text buffer); *len gets its length. The
+ * spans of the stream's blocks are offsets into it. Valid until the next push or reset. */
+const uint8_t *pc_stream_text(const pc_stream *stream, size_t *len);
 
 #ifdef __cplusplus
 }

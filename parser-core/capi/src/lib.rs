@@ -399,6 +399,22 @@ pub unsafe extern "C" fn pc_stream_reset(stream: *mut pc_stream) -> i32 {
     PC_OK
 }
 
+/// The stream's text so far (its bytes are in the caller's text buffer, from its start): returns
+/// its address and writes its length to `*len` (NULL for a NULL stream). The spans of the
+/// stream's blocks are offsets into it. Valid until the next push or reset.
+///
+/// # Safety
+/// As for `pc_stream_push`; `len` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn pc_stream_text(stream: *const pc_stream, len: *mut usize) -> *const u8 {
+    // SAFETY: the caller's contract above.
+    let Some(s) = (unsafe { raw::get_stream(stream as *mut pc_stream) }) else { return core::ptr::null() };
+    let text = s.text();
+    // SAFETY: `len` is NULL or writable (contract above).
+    unsafe { raw::put(len, text.len()) };
+    text.as_ptr()
+}
+
 /// A view of the stream's blocks now, into `*out`; spans are into the stream's text buffer. The
 /// view is valid until the next push or reset.
 ///
@@ -416,4 +432,96 @@ pub unsafe extern "C" fn pc_stream_blocks(stream: *const pc_stream, out: *mut pc
     // outlive the stream (contract of `pc_stream_init`), not the `pc_stream` itself.
     unsafe { raw::put_blocks(out, view) };
     PC_OK
+}
+
+#[cfg(test)]
+mod tests {
+    //! The ABI through its raw pointers, in uninitialised memory, small enough for Miri
+    //! (`cargo +nightly miri test -p parser-core-capi --lib`), which checks `raw`'s `unsafe`.
+    use super::*;
+    use core::mem::MaybeUninit;
+
+    fn text(base: &[u8], s: pc_span) -> &str {
+        core::str::from_utf8(&base[s.start..s.end]).unwrap()
+    }
+
+    #[test]
+    fn whole_parse_and_stream_in_uninitialised_caller_memory() {
+        let reply =
+            "Hi é<write_to_file><path>a</path><content>\n x</content>y</content></write_to_file> tail".as_bytes();
+        let mut blocks = [const { MaybeUninit::<pc_block_slot>::uninit() }; 4];
+        let mut params = [const { MaybeUninit::<pc_param_slot>::uninit() }; 4];
+        let mut view = MaybeUninit::<pc_blocks>::uninit();
+        let mut err = MaybeUninit::<pc_error>::uninit();
+        // SAFETY: every pointer is to live memory of the right size; the view is read only while
+        // `reply` and the slots are unchanged.
+        unsafe {
+            let code = pc_parse(
+                reply.as_ptr(),
+                reply.len(),
+                blocks.as_mut_ptr().cast(),
+                4,
+                params.as_mut_ptr().cast(),
+                4,
+                view.as_mut_ptr(),
+                err.as_mut_ptr(),
+            );
+            assert_eq!(code, PC_OK);
+            assert_eq!(pc_blocks_len(view.as_ptr()), 3);
+            let mut b = pc_block::default();
+            assert_eq!(pc_blocks_get(view.as_ptr(), 1, &mut b), PC_OK);
+            assert_eq!((b.kind, b.partial, b.param_count, text(reply, b.span)), (PC_TOOL_USE, 0, 2, "write_to_file"));
+            let mut p = pc_param::default();
+            assert_eq!(pc_blocks_param(view.as_ptr(), 1, 1, &mut p), PC_OK);
+            assert_eq!(
+                (text(reply, p.name), text(reply, p.value), text(reply, p.raw)),
+                ("content", "x</content>y", "\n x</content>y")
+            );
+            assert_eq!(pc_blocks_get(view.as_ptr(), 3, &mut b), PC_ERR_RANGE);
+            // One block slot: the tool's tag is refused at its offset, the text before it kept.
+            let code = pc_parse(
+                reply.as_ptr(),
+                reply.len(),
+                blocks.as_mut_ptr().cast(),
+                1,
+                params.as_mut_ptr().cast(),
+                4,
+                view.as_mut_ptr(),
+                err.as_mut_ptr(),
+            );
+            assert_eq!((code, err.assume_init().offset, pc_blocks_len(view.as_ptr())), (PC_ERR_BLOCKS_FULL, 5, 1));
+
+            let mut stream = MaybeUninit::<pc_stream>::uninit();
+            let mut buf = [0u8; 128];
+            let mut sb = [const { MaybeUninit::<pc_block_slot>::uninit() }; 4];
+            let mut sp = [const { MaybeUninit::<pc_param_slot>::uninit() }; 4];
+            let s = stream.as_mut_ptr();
+            assert_eq!(
+                pc_stream_init(s, buf.as_mut_ptr(), 128, sb.as_mut_ptr().cast(), 4, sp.as_mut_ptr().cast(), 4),
+                PC_OK
+            );
+            let mut progress = pc_progress::default();
+            for chunk in reply.chunks(3) {
+                assert_eq!(pc_stream_push(s, chunk.as_ptr(), chunk.len(), &mut progress, core::ptr::null_mut()), PC_OK);
+            }
+            assert_eq!(pc_stream_finish(s, core::ptr::null_mut()), PC_OK);
+            assert_eq!(pc_stream_blocks(s, view.as_mut_ptr()), PC_OK);
+            assert_eq!(pc_blocks_len(view.as_ptr()), 3);
+            assert_eq!(pc_blocks_get(view.as_ptr(), 2, &mut b), PC_OK);
+            // Read the text through the stream (C may read its buffer directly; in Rust that
+            // would be a second borrow of memory the stream holds uniquely).
+            let mut len = 0;
+            let at = pc_stream_text(s, &mut len);
+            let streamed = core::slice::from_raw_parts(at, len);
+            assert_eq!(streamed, reply);
+            assert_eq!((b.partial, text(streamed, b.span)), (1, "tail"));
+            assert_eq!(pc_stream_reset(s), PC_OK);
+            assert_eq!(pc_stream_push(s, [0xFFu8].as_ptr(), 1, &mut progress, err.as_mut_ptr()), PC_ERR_UTF8);
+            assert_eq!(pc_stream_push(s, b"a".as_ptr(), 1, &mut progress, core::ptr::null_mut()), PC_ERR_UTF8);
+            assert_eq!(
+                pc_stream_push(core::ptr::null_mut(), b"a".as_ptr(), 1, &mut progress, core::ptr::null_mut()),
+                PC_ERR_NULL
+            );
+        }
+    }
 }

@@ -120,7 +120,8 @@ fn c_program_matches_cline_on_both_conformance_files_under_sanitizers_and_shared
             .arg(&source)
             .arg("-L")
             .arg(&lib_dir)
-            .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+            // RPATH, not RUNPATH: searched before any LD_LIBRARY_PATH.
+            .arg(format!("-Wl,--disable-new-dtags,-rpath,{}", lib_dir.display()))
             .args(["-lparser_core_c", "-o"])
             .arg(&shared),
         "cc (shared library)",

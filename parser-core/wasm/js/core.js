@@ -78,17 +78,32 @@ function createApi(w) {
   // Cline's tools plus every namespace's dynamic names, as getToolUseNames() has them.
   const dynamic = new Map();
   let defaultGrammar = 0;
+  // A grammar's tables live as long as the module; each distinct name list is built once.
+  const grammars = new Map();
+  function cached(key, build) {
+    let g = grammars.get(key);
+    if (g === undefined) {
+      g = build();
+      grammars.set(key, g);
+    }
+    return g;
+  }
 
   function setDynamicToolUseNames(namespace, names) {
     dynamic.set(namespace, new Set(names.map((n) => n.trim()).filter(Boolean)));
     const extra = [...new Set([...dynamic.values()].flatMap((s) => [...s]))];
-    defaultGrammar = extra.length === 0 ? 0 : check(w.grammar_with_tools(putNames(extra)));
+    defaultGrammar =
+      extra.length === 0
+        ? 0
+        : cached(JSON.stringify(["cline+", extra]), () => check(w.grammar_with_tools(putNames(extra))));
   }
 
   function customGrammar(toolNames, paramNames) {
     const tools = [...new Set(toolNames)];
     const params = [...new Set(paramNames)];
-    return check(w.grammar_new(putNames([...tools, ...params]), tools.length, params.length));
+    return cached(JSON.stringify([tools, params]), () =>
+      check(w.grammar_new(putNames([...tools, ...params]), tools.length, params.length)),
+    );
   }
 
   // One block from the answer words at `i`; the index after it is left in `readEnd`.

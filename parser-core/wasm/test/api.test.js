@@ -126,7 +126,7 @@ test("misuse is an exception, never a crash", () => {
   p.free(); // twice is harmless
 });
 
-test("memory does not grow over 100,000 calls", () => {
+test("memory does not grow over 100,000 calls, custom names included", () => {
   const memory = pkg._wasm.memory;
   const reply = "I'll look.\n<read_file>\n<path>src/é😀.rs</path>\n</read_file>\nThen <write_to_file><path>a</path><content>x</content></write_to_file>";
   const round = () => {
@@ -138,8 +138,33 @@ test("memory does not grow over 100,000 calls", () => {
     p.push(reply);
     p.free();
   };
-  for (let i = 0; i < 1000; i++) round();
+  const custom = () => {
+    const p = new StreamParser({ toolNames: ["t"], paramNames: ["a"] });
+    p.push("<t><a>1</a></t>");
+    p.free();
+    setDynamicToolUseNames("ns", ["x_tool"]);
+    setDynamicToolUseNames("ns", []);
+  };
+  for (let i = 0; i < 1000; i++) {
+    round();
+    custom();
+  }
   const before = memory.buffer.byteLength;
-  for (let i = 0; i < 100000; i++) round();
+  for (let i = 0; i < 100000; i++) {
+    round();
+    if (i % 10 === 0) custom();
+  }
   assert.equal(memory.buffer.byteLength, before);
+});
+
+test("the ES module entry loads the same module and API", async () => {
+  const path = require("path");
+  const { pathToFileURL } = require("url");
+  const esm = await import(pathToFileURL(path.resolve(process.env.PARSER_CORE_WASM_PKG, "index.mjs")).href);
+  const reply = "Hi <read_file><path>a😀</path></read_file>";
+  assert.equal(json(strip(esm.parseAssistantMessageV2(reply))), json(strip(parseAssistantMessageV2(reply))));
+  const p = new esm.StreamParser();
+  assert.equal(p.push(reply)[1].params.path, "a😀");
+  p.free();
+  assert.equal(typeof esm.default.setDynamicToolUseNames, "function");
 });

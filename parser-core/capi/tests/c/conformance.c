@@ -68,7 +68,10 @@ static void stream_render(pc_stream *s) {
   pc_blocks view;
   int r = pc_stream_blocks(s, &view);
   if (r != PC_OK) fail("pc_stream_blocks", r);
-  render(&view, text_buf);
+  size_t len;
+  const uint8_t *text = pc_stream_text(s, &len);
+  if (text != text_buf) fail("pc_stream_text is not the text buffer", 0);
+  render(&view, text);
 }
 
 static void check_errors(void) {
