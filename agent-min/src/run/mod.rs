@@ -14,6 +14,7 @@ pub mod budget;
 pub mod cli;
 pub mod clock;
 pub mod llm;
+pub mod native;
 pub mod prompt;
 pub mod session;
 pub mod stream;
@@ -66,6 +67,9 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage_error(cmd, &e),
     };
+    if let Some(Err(e)) = saved.as_ref().map(|r| native::mode::check_resume(setup.native, &r.messages)) {
+        return usage_error(cmd, &e);
+    }
     let ws = match Workspace::new(&setup.root) {
         Ok(ws) => ws,
         Err(e) => {
@@ -88,6 +92,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         retry_delay: clock::clamped_secs(opts.retry_delay),
         max_retries: 3,
         command_timeout: clock::clamped_secs(opts.command_timeout),
+        native: setup.native,
     };
     let replaying = opts.replay.is_some();
     let task = Task::new(settings, setup.transport, ws, term, around);
@@ -124,6 +129,8 @@ struct Setup {
     base_url: String,
     api_key: Option<String>,
     num_ctx: u32,
+    /// Native tool calls (`--tool-calls`, resolved for this provider and model).
+    native: bool,
 }
 
 /// Events, saving, accounting, context window and limits for a run.
@@ -221,9 +228,14 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
         num_ctx,
         connect_timeout: opts.connect_timeout,
         idle_timeout: opts.idle_timeout,
+        native_tools: opts.tool_calls.native(provider, &model),
+        thinking_budget: opts.thinking_budget,
+        reasoning_effort: opts.reasoning_effort.clone(),
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let native = cfg.native_tools;
     Ok(Setup {
+        native,
         transport: Box::new(llm::Http { cfg }),
         root,
         task,
@@ -270,5 +282,6 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         base_url: file.display().to_string(),
         api_key: None,
         num_ctx: 32768,
+        native: false, // recordings are replies in the XML dialect
     })
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::run::llm::{Message, Role};
+use crate::run::llm::{Message, Part, Role, ToolUsePart};
 
 /// File format version.
 const VERSION: u64 = 1;
@@ -152,7 +152,13 @@ impl Store {
         let messages: Vec<Value> = s
             .messages
             .iter()
-            .map(|m| json!({"role": if m.role == Role::User { "user" } else { "assistant" }, "content": m.content}))
+            .map(|m| {
+                let mut v = json!({"role": if m.role == Role::User { "user" } else { "assistant" }, "content": m.content});
+                if !m.parts.is_empty() {
+                    v["parts"] = Value::Array(m.parts.iter().map(part_json).collect());
+                }
+                v
+            })
             .collect();
         let m = s.meta;
         let v = json!({
@@ -234,6 +240,33 @@ impl Store {
     }
 }
 
+/// A reply's thinking or native tool call, as saved.
+fn part_json(p: &Part) -> Value {
+    match p {
+        Part::Thinking { text, signature } => json!({"type": "thinking", "thinking": text, "signature": signature}),
+        Part::RedactedThinking { data } => json!({"type": "redacted_thinking", "data": data}),
+        Part::ToolUse(t) => {
+            json!({"type": "tool_use", "id": t.id, "name": t.name, "input": t.input, "answer": t.answer})
+        }
+    }
+}
+
+/// The inverse of [`part_json`]; unknown or malformed parts are dropped.
+fn part_from_json(v: &Value) -> Option<Part> {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(match v.get("type")?.as_str()? {
+        "thinking" => Part::Thinking { text: s("thinking")?, signature: s("signature") },
+        "redacted_thinking" => Part::RedactedThinking { data: s("data")? },
+        "tool_use" => Part::ToolUse(ToolUsePart {
+            id: s("id")?,
+            name: s("name")?,
+            input: s("input").filter(|i| serde_json::from_str::<serde_json::Map<String, Value>>(i).is_ok())?,
+            answer: s("answer"),
+        }),
+        _ => return None,
+    })
+}
+
 fn read(path: &Path) -> Result<Record, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("cannot read {} ({e})", path.display()))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| format!("{} is not a saved task ({e})", path.display()))?;
@@ -250,6 +283,8 @@ fn read(path: &Path) -> Result<Record, String> {
                 .map(|m| Message {
                     role: if m["role"] == "assistant" { Role::Assistant } else { Role::User },
                     content: m["content"].as_str().unwrap_or_default().to_string(),
+                    // Tasks saved before native tool calls have no `parts`.
+                    parts: m["parts"].as_array().map(|a| a.iter().filter_map(part_from_json).collect()).unwrap_or_default(),
                 })
                 .collect()
         })
@@ -295,8 +330,8 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let store = Store::open(d.path(), Some("sk-SECRET-123456".into())).unwrap();
         let msgs = vec![
-            Message { role: Role::User, content: "<task>t</task>".into() },
-            Message { role: Role::Assistant, content: "env shows sk-SECRET-123456".into() },
+            Message::user("<task>t</task>"),
+            Message::assistant("env shows sk-SECRET-123456"),
         ];
         let m = meta("20250101-000000-abcdef");
         let snap = Snapshot {

@@ -1,0 +1,210 @@
+//! One streamed reply in the native dialect: text shown as it comes, reasoning shown dimmed and
+//! kept (with Anthropic's signatures), and the streamed tool calls assembled into the same
+//! [`Call`] the XML path produces — partial `tool_call` events while the first call's
+//! arguments stream, then one complete call. The whole reply is read (parallel calls and the
+//! final usage come at its end); the first call is the one that runs, and every further call
+//! gets Cline's `toolAlreadyUsed` as its result.
+
+use crate::run::llm::{ApiError, BlockDelta, Delta, Flow, Message, Part, ToolUsePart, Transport};
+use crate::run::native::args::{self, Args, Invalid};
+use crate::run::prompt;
+use crate::run::stream::{call_id, Reply, Screen};
+use crate::run::tools::{self, Call};
+use crate::run::ui::term::visible;
+
+/// Most argument text kept per reply (all calls together); beyond it a call is refused.
+pub const MAX_ARGUMENTS: usize = 8 << 20;
+
+/// Most text or reasoning kept per reply.
+const MAX_TEXT: usize = 8 << 20;
+
+/// Most tool calls kept per reply (each needs a result in history).
+const MAX_CALLS: usize = 64;
+
+/// A call being streamed.
+struct Pending {
+    index: usize,
+    id: Option<String>,
+    name: String,
+    args: Args,
+    too_big: bool,
+}
+
+/// Everything a native reply streams besides its usage and stop reason.
+#[derive(Default)]
+struct Assembly {
+    text: String,
+    /// Thinking and redacted thinking, in order.
+    thinking: Vec<Part>,
+    calls: Vec<Pending>,
+    arguments: usize,
+    /// The params last sent as a partial event for the first call.
+    shown: Vec<(String, String)>,
+}
+
+/// Streams one native reply from `transport`, presenting it on `screen`.
+pub fn read_reply(
+    transport: &mut dyn Transport,
+    system: &str,
+    messages: &[Message],
+    screen: &mut Screen<'_>,
+) -> Result<Reply, ApiError> {
+    let mut a = Assembly::default();
+    let mut reply = Reply::default();
+    transport.send(system, messages, &mut |delta| {
+        match delta {
+            Delta::Text(s) => {
+                if a.text.len() + s.len() <= MAX_TEXT {
+                    a.text.push_str(&s);
+                    screen.term.text(&visible(&s));
+                    screen.events.text(screen.turn, &s);
+                }
+            }
+            Delta::Reasoning(s) => {
+                a.reasoning(&s);
+                screen.term.reasoning(&visible(&s));
+                screen.events.reasoning(screen.turn, &s);
+            }
+            Delta::Block(BlockDelta::ThinkingStart) => {
+                a.thinking.push(Part::Thinking { text: String::new(), signature: None })
+            }
+            Delta::Block(BlockDelta::Signature(sig)) => a.signature(sig),
+            Delta::Block(BlockDelta::RedactedThinking(data)) => a.thinking.push(Part::RedactedThinking { data }),
+            Delta::Block(BlockDelta::ToolCall { index, id, name, arguments }) => {
+                if let Some(first) = a.call(index, id, name, &arguments) {
+                    screen.events.tool_call(screen.turn, &call_id(screen.turn), &first.0, &first.1, true);
+                }
+            }
+            Delta::Usage(u) => reply.usage = u,
+            Delta::Stop(r) => reply.stop = Some(r),
+            Delta::Error(_) => {} // handled by the transport
+        }
+        Flow::Continue
+    })?;
+    screen.term.newline();
+    a.finish(&mut reply, screen);
+    Ok(reply)
+}
+
+impl Assembly {
+    fn reasoning(&mut self, s: &str) {
+        if !matches!(self.thinking.last(), Some(Part::Thinking { .. })) {
+            self.thinking.push(Part::Thinking { text: String::new(), signature: None });
+        }
+        if let Some(Part::Thinking { text, .. }) = self.thinking.last_mut() {
+            if text.len() + s.len() <= MAX_TEXT {
+                text.push_str(s);
+            }
+        }
+    }
+
+    fn signature(&mut self, sig: String) {
+        match self.thinking.last_mut() {
+            Some(Part::Thinking { signature, .. }) => *signature = Some(sig),
+            _ => self.thinking.push(Part::Thinking { text: String::new(), signature: Some(sig) }),
+        }
+    }
+
+    /// Adds a fragment of call `index`. Returns the first call's name and params when this
+    /// fragment changed what they show (for a partial event).
+    fn call(
+        &mut self,
+        index: usize,
+        id: Option<String>,
+        name: Option<String>,
+        arguments: &str,
+    ) -> Option<(String, Vec<(String, String)>)> {
+        let pos = match self.calls.iter().position(|c| c.index == index) {
+            Some(p) => p,
+            None if self.calls.len() >= MAX_CALLS => return None,
+            None => {
+                self.calls.push(Pending { index, id: None, name: String::new(), args: Args::new(), too_big: false });
+                self.calls.len() - 1
+            }
+        };
+        let call = &mut self.calls[pos];
+        if let Some(id) = id {
+            call.id.get_or_insert(id);
+        }
+        if let Some(name) = name {
+            if call.name.is_empty() {
+                call.name = name;
+            }
+        }
+        if self.arguments + arguments.len() > MAX_ARGUMENTS {
+            call.too_big = true;
+        } else {
+            self.arguments += arguments.len();
+            call.args.push(arguments);
+        }
+        let first = self.calls.iter().min_by_key(|c| c.index)?;
+        if first.index != index || first.name.is_empty() || first.args.params() == self.shown.as_slice() {
+            return None;
+        }
+        self.shown = first.args.params().to_vec();
+        Some((first.name.clone(), self.shown.clone()))
+    }
+
+    /// Turns the streamed calls into the reply: the first one runs (or is reported cut off or
+    /// invalid); all of them go into history, each with an id.
+    fn finish(mut self, reply: &mut Reply, screen: &mut Screen<'_>) {
+        self.calls.sort_by_key(|c| c.index);
+        let mut parts = std::mem::take(&mut self.thinking);
+        for (n, c) in self.calls.iter().enumerate() {
+            let id = c.id.clone().unwrap_or_else(|| format!("call_{}_{n}", screen.turn));
+            let name = if c.name.is_empty() { "unknown".to_string() } else { c.name.clone() };
+            let outcome = if c.too_big {
+                Err(Invalid::Malformed(format!("the arguments are longer than {MAX_ARGUMENTS} bytes")))
+            } else {
+                c.args.finish()
+            };
+            let input = match &outcome {
+                Ok(params) => args::object_text(params),
+                Err(_) => args::object_text(c.args.params()),
+            };
+            let answer = (n > 0).then(|| prompt::tool_already_used(&name));
+            if n == 0 {
+                match outcome {
+                    Ok(params) => {
+                        let call = to_call(&name, params);
+                        screen.events.tool_call(screen.turn, &call_id(screen.turn), &call.name, &call.trimmed_params(), false);
+                        reply.tool = Some(call);
+                    }
+                    Err(Invalid::Incomplete) => reply.open_tool = Some(name.clone()),
+                    Err(Invalid::Malformed(why)) => {
+                        screen.term.warn(&format!("The model's {name} call has invalid JSON arguments ({why}); it was not executed."));
+                        reply.invalid_call = Some(tools::tool_error(&super::invalid_arguments(&name, &why)));
+                    }
+                }
+            }
+            parts.push(Part::ToolUse(ToolUsePart { id, name, input, answer }));
+        }
+        reply.text = self.text;
+        reply.parts = parts;
+    }
+}
+
+/// A native call as the tools expect it: Cline's native schemas name the file of
+/// `write_to_file` / `replace_in_file` `absolutePath`, which its handlers read as `path`.
+fn to_call(name: &str, params: Vec<(String, String)>) -> Call {
+    let params = params
+        .into_iter()
+        .map(|(k, v)| {
+            let k = if k == "absolutePath" { "path".to_string() } else { k };
+            (k, v.trim().to_string(), v)
+        })
+        .collect();
+    Call { name: name.to_string(), params }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_path_is_the_tools_path() {
+        let c = to_call("write_to_file", vec![("absolutePath".into(), "/w/a".into()), ("content".into(), "x".into())]);
+        assert_eq!(c.param("path"), Some("/w/a"));
+        assert_eq!(c.raw_param("content"), Some("x"));
+    }
+}
