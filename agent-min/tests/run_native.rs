@@ -25,12 +25,20 @@ fn ollama_args(server: &Server) -> Vec<String> {
         .collect()
 }
 
-/// The write both dialects perform: its content has an escaped quote, a newline, an é and an
-/// emoji — and in the native replies its JSON arguments are split inside `\"`, inside `\u00e9`
-/// and between the two `\ud83d\ude00` halves.
-const CONTENT: &str = "say \"h\u{e9}llo\" \u{1f600}\n";
-const WRITE_FRAGMENTS: [&str; 7] =
-    [r#"{"absolutePath": "out.txt", "con"#, r#"tent": "say \"#, r#""h\u00"#, r#"e9llo\"#, r#"" \ud83d"#, r#"\ude00\"#, r#"n"}"#];
+/// The write both dialects perform: its content has an escaped quote, a newline, an é, an
+/// emoji and a ✓ — and in the native replies its JSON arguments are split inside `\"`, inside
+/// `\u00e9` and between the two `\ud83d\ude00` halves, while the body is written 2 or 3 bytes
+/// at a time, cutting through the raw ✓ (3 bytes of UTF-8).
+const CONTENT: &str = "say \"h\u{e9}llo\" \u{1f600} \u{2713}\n";
+const WRITE_FRAGMENTS: [&str; 7] = [
+    r#"{"absolutePath": "out.txt", "con"#,
+    r#"tent": "say \"#,
+    r#""h\u00"#,
+    r#"e9llo\"#,
+    r#"" \ud83d"#,
+    "\\ude00 \u{2713}\\",
+    r#"n"}"#,
+];
 
 #[test]
 fn the_same_task_runs_in_xml_and_native_mode_on_all_three_wire_formats() {

@@ -285,6 +285,29 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_never_leaves_a_call_without_its_result() {
+        use crate::run::llm::providers::history::answers;
+        use crate::run::llm::{Part, ToolUsePart};
+        let call = |id: &str| {
+            Part::ToolUse(ToolUsePart { id: id.into(), name: "read_file".into(), input: "{}".into(), answer: None })
+        };
+        let mut m = conv(5);
+        for (i, msg) in m.iter_mut().enumerate().filter(|(_, x)| x.role == Role::Assistant) {
+            msg.parts = vec![call(&format!("t{i}"))];
+        }
+        assert_eq!(truncate(&mut m, Keep::Half), 4);
+        // The notice calls nothing, so the user message after it answers nothing…
+        assert!(m[1].parts.is_empty());
+        assert!(answers(Some(&m[1]), &m[2]).0.is_empty());
+        // …and every call still in the history is answered by the message after it.
+        for i in (1..m.len() - 1).filter(|&i| m[i].tool_uses().next().is_some()) {
+            let (ans, _) = answers(Some(&m[i]), &m[i + 1]);
+            assert_eq!(ans.len(), 1);
+            assert_eq!(ans[0].content, m[i + 1].content);
+        }
+    }
+
+    #[test]
     fn only_the_latest_read_of_a_file_is_kept() {
         let read = |p: &str, body: &str| {
             Message::user(format!(

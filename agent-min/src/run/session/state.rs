@@ -358,6 +358,53 @@ mod tests {
     }
 
     #[test]
+    fn native_parts_round_trip_and_old_saves_still_load() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path(), None).unwrap();
+        let mut a = Message::assistant("Reading.");
+        a.parts = vec![
+            Part::Thinking { text: "plan".into(), signature: Some("SIG".into()) },
+            Part::RedactedThinking { data: "OPAQUE".into() },
+            Part::ToolUse(ToolUsePart {
+                id: "toolu_1".into(),
+                name: "read_file".into(),
+                input: r#"{"path":"a"}"#.into(),
+                answer: None,
+            }),
+            Part::ToolUse(ToolUsePart {
+                id: "toolu_2".into(),
+                name: "list_files".into(),
+                input: "{}".into(),
+                answer: Some("Tool [list_files] was not executed".into()),
+            }),
+        ];
+        let msgs = vec![Message::user("t"), a.clone()];
+        let m = meta("20250101-000000-aaaaaa");
+        let snap = Snapshot {
+            meta: &m,
+            status: "running",
+            outcome: None,
+            turns: 1,
+            messages: &msgs,
+            pending: None,
+            totals: json!({}),
+        };
+        store.save(&snap).unwrap();
+        let r = store.load(&m.id).unwrap();
+        assert_eq!(r.messages[1].parts, a.parts);
+        assert!(r.messages[0].parts.is_empty());
+
+        // A task saved before native calls existed: no `parts` anywhere.
+        let old = json!({"version": VERSION, "id": "20240101-000000-bbbbbb", "task": "t", "messages": [
+            {"role": "user", "content": "<task>t</task>"}, {"role": "assistant", "content": "<read_file>…"}]});
+        fs::write(store.path("20240101-000000-bbbbbb"), old.to_string()).unwrap();
+        let r = store.load("20240101").unwrap();
+        assert_eq!(r.messages.len(), 2);
+        assert!(r.messages.iter().all(|m| m.parts.is_empty()));
+        assert!(!fs::read_to_string(store.path(&m.id)).unwrap().contains("\"parts\": []"));
+    }
+
+    #[test]
     fn ids_are_dated_and_distinct() {
         let a = new_id();
         assert_eq!(a.len(), "20250101-000000-abcdef".len());
