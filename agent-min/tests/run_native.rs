@@ -79,7 +79,10 @@ fn the_same_task_runs_in_xml_and_native_mode_on_all_three_wire_formats() {
                     3,
                 ),
                 native::anthropic(
-                    AnthropicReply { calls: vec![call("toolu_02", "write_to_file", &WRITE_FRAGMENTS)], ..Default::default() },
+                    AnthropicReply {
+                        calls: vec![call("toolu_02", "write_to_file", &WRITE_FRAGMENTS)],
+                        ..Default::default()
+                    },
                     2,
                 ),
                 native::anthropic(
@@ -91,7 +94,12 @@ fn the_same_task_runs_in_xml_and_native_mode_on_all_three_wire_formats() {
                 ),
             ],
             ("openai", _) => vec![
-                native::openai("", "Reading first.", &[call("call_01", "read_file", &[r#"{"path":"#, r#""notes.txt"}"#])], 3),
+                native::openai(
+                    "",
+                    "Reading first.",
+                    &[call("call_01", "read_file", &[r#"{"path":"#, r#""notes.txt"}"#])],
+                    3,
+                ),
                 native::openai("", "", &[call("call_02", "write_to_file", &WRITE_FRAGMENTS)], 2),
                 native::openai("", "", &[call("call_03", "attempt_completion", &[r#"{"result":"wrote it"}"#])], 7),
             ],
@@ -258,7 +266,11 @@ fn thinking_signatures_survive_a_tool_turn_and_a_resume() {
     )]);
     let base = anthropic_args(&server);
     let sd = state.path().to_str().unwrap();
-    let args = with_mode(&base, "native", &["--thinking-budget", "2048", "--max-turns", "1", "--state-dir", sd, "--json", "t"]);
+    let args = with_mode(
+        &base,
+        "native",
+        &["--thinking-budget", "2048", "--max-turns", "1", "--state-dir", sd, "--json", "t"],
+    );
     let r = run_agent(ws.path(), &args, &[], LIMIT);
     assert_eq!(r.code, Some(1), "stops at --max-turns 1: {}", r.all());
     let reqs = server.requests();
@@ -272,7 +284,10 @@ fn thinking_signatures_survive_a_tool_turn_and_a_resume() {
 
     // Resume against a server that, like Anthropic, insists on the signed thinking and the result.
     let server = Server::start(vec![native::anthropic(
-        AnthropicReply { calls: vec![call("toolu_U", "attempt_completion", &[r#"{"result":"done"}"#])], ..Default::default() },
+        AnthropicReply {
+            calls: vec![call("toolu_U", "attempt_completion", &[r#"{"result":"done"}"#])],
+            ..Default::default()
+        },
         5,
     )]);
     let base = anthropic_args(&server);
@@ -310,7 +325,10 @@ fn a_call_cut_at_the_token_limit_still_gets_its_result() {
             5,
         ),
         native::anthropic(
-            AnthropicReply { calls: vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])], ..Default::default() },
+            AnthropicReply {
+                calls: vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])],
+                ..Default::default()
+            },
             5,
         ),
     ]);

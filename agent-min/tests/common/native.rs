@@ -49,40 +49,80 @@ fn event_stream(body: String, chunk: usize) -> Resp {
 pub fn anthropic(r: AnthropicReply<'_>, chunk: usize) -> Resp {
     let ev = |b: &mut String, name: &str, data: Value| b.push_str(&sse(Some(name), &data));
     let mut b = String::new();
-    ev(&mut b, "message_start", json!({"type":"message_start","message":{"id":"msg_n","type":"message","role":"assistant","content":[],"model":"claude-test","usage":{"input_tokens":80,"output_tokens":1}}}));
+    ev(
+        &mut b,
+        "message_start",
+        json!({"type":"message_start","message":{"id":"msg_n","type":"message","role":"assistant","content":[],"model":"claude-test","usage":{"input_tokens":80,"output_tokens":1}}}),
+    );
     let mut index = 0;
     if let Some((text, sig)) = r.thinking {
-        ev(&mut b, "content_block_start", json!({"type":"content_block_start","index":index,"content_block":{"type":"thinking","thinking":""}}));
+        ev(
+            &mut b,
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,"content_block":{"type":"thinking","thinking":""}}),
+        );
         for p in super::pieces(text, 4) {
-            ev(&mut b, "content_block_delta", json!({"type":"content_block_delta","index":index,"delta":{"type":"thinking_delta","thinking":p}}));
+            ev(
+                &mut b,
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":index,"delta":{"type":"thinking_delta","thinking":p}}),
+            );
         }
-        ev(&mut b, "content_block_delta", json!({"type":"content_block_delta","index":index,"delta":{"type":"signature_delta","signature":sig}}));
+        ev(
+            &mut b,
+            "content_block_delta",
+            json!({"type":"content_block_delta","index":index,"delta":{"type":"signature_delta","signature":sig}}),
+        );
         ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
         index += 1;
     }
     if let Some(data) = r.redacted {
-        ev(&mut b, "content_block_start", json!({"type":"content_block_start","index":index,"content_block":{"type":"redacted_thinking","data":data}}));
+        ev(
+            &mut b,
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,"content_block":{"type":"redacted_thinking","data":data}}),
+        );
         ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
         index += 1;
     }
     if !r.text.is_empty() {
-        ev(&mut b, "content_block_start", json!({"type":"content_block_start","index":index,"content_block":{"type":"text","text":""}}));
+        ev(
+            &mut b,
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,"content_block":{"type":"text","text":""}}),
+        );
         for p in super::pieces(r.text, 5) {
-            ev(&mut b, "content_block_delta", json!({"type":"content_block_delta","index":index,"delta":{"type":"text_delta","text":p}}));
+            ev(
+                &mut b,
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":index,"delta":{"type":"text_delta","text":p}}),
+            );
         }
         ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
         index += 1;
     }
     for c in &r.calls {
-        ev(&mut b, "content_block_start", json!({"type":"content_block_start","index":index,"content_block":{"type":"tool_use","id":c.id,"name":c.name,"input":{}}}));
+        ev(
+            &mut b,
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,"content_block":{"type":"tool_use","id":c.id,"name":c.name,"input":{}}}),
+        );
         for f in &c.fragments {
-            ev(&mut b, "content_block_delta", json!({"type":"content_block_delta","index":index,"delta":{"type":"input_json_delta","partial_json":f}}));
+            ev(
+                &mut b,
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":index,"delta":{"type":"input_json_delta","partial_json":f}}),
+            );
         }
         ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
         index += 1;
     }
     let stop = r.stop.unwrap_or(if r.calls.is_empty() { "end_turn" } else { "tool_use" });
-    ev(&mut b, "message_delta", json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":30}}));
+    ev(
+        &mut b,
+        "message_delta",
+        json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":30}}),
+    );
     ev(&mut b, "message_stop", json!({"type":"message_stop"}));
     event_stream(b, chunk)
 }
@@ -91,7 +131,10 @@ pub fn anthropic(r: AnthropicReply<'_>, chunk: usize) -> Resp {
 /// calls' fragments interleaved round-robin (parallel calls), keyed by index.
 pub fn openai(reasoning: &str, text: &str, calls: &[Call<'_>], chunk: usize) -> Resp {
     let chunk_of = |delta: Value, finish: Value| {
-        sse(None, &json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":delta,"finish_reason":finish}]}))
+        sse(
+            None,
+            &json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":delta,"finish_reason":finish}]}),
+        )
     };
     let mut b = chunk_of(json!({"role":"assistant","content":""}), Value::Null);
     for p in super::pieces(reasoning, 4) {
@@ -131,7 +174,9 @@ pub fn ollama(text: &str, calls: &[(&str, Value)], chunk: usize) -> Resp {
     }
     if !calls.is_empty() {
         let tc: Vec<Value> = calls.iter().map(|(n, a)| json!({"function":{"name":n,"arguments":a}})).collect();
-        b.push_str(&json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":tc},"done":false}).to_string());
+        b.push_str(
+            &json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":tc},"done":false}).to_string(),
+        );
         b.push('\n');
     }
     b.push_str(&json!({"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":40,"eval_count":8}).to_string());
@@ -191,10 +236,8 @@ fn anthropic_problem(body: &Value, msgs: &[Value]) -> Option<String> {
 
 fn chat_problem(msgs: &[Value]) -> Option<String> {
     for (i, m) in msgs.iter().enumerate() {
-        let ids: Vec<&str> = m["tool_calls"]
-            .as_array()
-            .map(|a| a.iter().filter_map(|c| c["id"].as_str()).collect())
-            .unwrap_or_default();
+        let ids: Vec<&str> =
+            m["tool_calls"].as_array().map(|a| a.iter().filter_map(|c| c["id"].as_str()).collect()).unwrap_or_default();
         if m["role"] == "assistant" && !ids.is_empty() {
             let answered: Vec<&str> = msgs[i + 1..]
                 .iter()

@@ -329,7 +329,10 @@ mod tests {
     fn non_string_values_become_compact_json() {
         let a = stream(r#"{ "options" : [ "a", "b,}" ], "n": 3, "o": {"k": [1, {"x": "}"}]} }"#);
         assert!(a.is_complete());
-        assert_eq!(a.finish().unwrap(), pairs(&[("options", r#"["a","b,}"]"#), ("n", "3"), ("o", r#"{"k":[1,{"x":"}"}]}"#)]));
+        assert_eq!(
+            a.finish().unwrap(),
+            pairs(&[("options", r#"["a","b,}"]"#), ("n", "3"), ("o", r#"{"k":[1,{"x":"}"}]}"#)])
+        );
     }
 
     #[test]

@@ -167,12 +167,20 @@ impl Assembly {
                 match outcome {
                     Ok(params) => {
                         let call = to_call(&name, params);
-                        screen.events.tool_call(screen.turn, &call_id(screen.turn), &call.name, &call.trimmed_params(), false);
+                        screen.events.tool_call(
+                            screen.turn,
+                            &call_id(screen.turn),
+                            &call.name,
+                            &call.trimmed_params(),
+                            false,
+                        );
                         reply.tool = Some(call);
                     }
                     Err(Invalid::Incomplete) => reply.open_tool = Some(name.clone()),
                     Err(Invalid::Malformed(why)) => {
-                        screen.term.warn(&format!("The model's {name} call has invalid JSON arguments ({why}); it was not executed."));
+                        screen.term.warn(&format!(
+                            "The model's {name} call has invalid JSON arguments ({why}); it was not executed."
+                        ));
                         reply.invalid_call = Some(tools::tool_error(&super::invalid_arguments(&name, &why)));
                     }
                 }

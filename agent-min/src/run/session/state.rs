@@ -153,7 +153,8 @@ impl Store {
             .messages
             .iter()
             .map(|m| {
-                let mut v = json!({"role": if m.role == Role::User { "user" } else { "assistant" }, "content": m.content});
+                let mut v =
+                    json!({"role": if m.role == Role::User { "user" } else { "assistant" }, "content": m.content});
                 if !m.parts.is_empty() {
                     v["parts"] = Value::Array(m.parts.iter().map(part_json).collect());
                 }
@@ -284,7 +285,10 @@ fn read(path: &Path) -> Result<Record, String> {
                     role: if m["role"] == "assistant" { Role::Assistant } else { Role::User },
                     content: m["content"].as_str().unwrap_or_default().to_string(),
                     // Tasks saved before native tool calls have no `parts`.
-                    parts: m["parts"].as_array().map(|a| a.iter().filter_map(part_from_json).collect()).unwrap_or_default(),
+                    parts: m["parts"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(part_from_json).collect())
+                        .unwrap_or_default(),
                 })
                 .collect()
         })
@@ -329,10 +333,7 @@ mod tests {
     fn save_load_round_trip_redacts_the_key_and_leaves_no_temp() {
         let d = tempfile::tempdir().unwrap();
         let store = Store::open(d.path(), Some("sk-SECRET-123456".into())).unwrap();
-        let msgs = vec![
-            Message::user("<task>t</task>"),
-            Message::assistant("env shows sk-SECRET-123456"),
-        ];
+        let msgs = vec![Message::user("<task>t</task>"), Message::assistant("env shows sk-SECRET-123456")];
         let m = meta("20250101-000000-abcdef");
         let snap = Snapshot {
             meta: &m,

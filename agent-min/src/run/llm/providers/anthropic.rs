@@ -135,16 +135,19 @@ impl Stream {
             "content_block_delta" => match v.pointer("/delta/type").and_then(Value::as_str) {
                 Some("text_delta") => text_of(&v, "/delta/text", Delta::Text),
                 Some("thinking_delta") => text_of(&v, "/delta/thinking", Delta::Reasoning),
-                Some("signature_delta") => {
-                    text_of(&v, "/delta/signature", |s| Delta::Block(BlockDelta::Signature(s)))
-                }
+                Some("signature_delta") => text_of(&v, "/delta/signature", |s| Delta::Block(BlockDelta::Signature(s))),
                 Some("input_json_delta") => {
                     let block = v.get("index").and_then(Value::as_u64).unwrap_or(0);
                     let Some(&(_, index)) = self.tool_blocks.iter().find(|(b, _)| *b == block) else {
                         return Vec::new();
                     };
                     let arguments = v.pointer("/delta/partial_json").and_then(Value::as_str).unwrap_or("");
-                    vec![Delta::Block(BlockDelta::ToolCall { index, id: None, name: None, arguments: arguments.into() })]
+                    vec![Delta::Block(BlockDelta::ToolCall {
+                        index,
+                        id: None,
+                        name: None,
+                        arguments: arguments.into(),
+                    })]
                 }
                 _ => Vec::new(),
             },
@@ -273,14 +276,38 @@ mod tests {
         let mut s = Stream::default();
         let mut out = Vec::new();
         for (name, data) in [
-            ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"plan"}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"SIG"}}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"OPAQUE"}}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"read_file","input":{}}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"pa"}}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_2","name":"list_files","input":{}}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"plan"}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"SIG"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"OPAQUE"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"read_file","input":{}}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"pa"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_2","name":"list_files","input":{}}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+            ),
         ] {
             out.extend(s.event(&ev(name, data)));
         }
@@ -315,7 +342,12 @@ mod tests {
             Part::Thinking { text: "plan".into(), signature: Some("SIG".into()) },
             Part::RedactedThinking { data: "OPAQUE".into() },
             Part::Thinking { text: "unsigned reasoning".into(), signature: None },
-            Part::ToolUse(ToolUsePart { id: "toolu_1".into(), name: "read_file".into(), input: r#"{"path":"a"}"#.into(), answer: None }),
+            Part::ToolUse(ToolUsePart {
+                id: "toolu_1".into(),
+                name: "read_file".into(),
+                input: r#"{"path":"a"}"#.into(),
+                answer: None,
+            }),
         ];
         let u = Message::user("[read_file for 'a'] Result:\nA\n\n<environment_details>\nE\n</environment_details>");
         let c = content(None, &a);

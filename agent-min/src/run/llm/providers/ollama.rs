@@ -106,8 +106,18 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                Delta::Block(BlockDelta::ToolCall { index: 0, id: None, name: Some("read_file".into()), arguments: r#"{"path":"a.txt"}"#.into() }),
-                Delta::Block(BlockDelta::ToolCall { index: 1, id: None, name: Some("list_files".into()), arguments: "{}".into() }),
+                Delta::Block(BlockDelta::ToolCall {
+                    index: 0,
+                    id: None,
+                    name: Some("read_file".into()),
+                    arguments: r#"{"path":"a.txt"}"#.into()
+                }),
+                Delta::Block(BlockDelta::ToolCall {
+                    index: 1,
+                    id: None,
+                    name: Some("list_files".into()),
+                    arguments: "{}".into()
+                }),
             ]
         );
     }

@@ -176,7 +176,9 @@ mod tests {
         let mut out = Vec::new();
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#)));
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","function":{"name":"list_files","arguments":"{}"}}]}}]}"#)));
-        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":"}}]}}]}"#)));
+        out.extend(s.event(&data(
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":"}}]}}]}"#,
+        )));
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#)));
         let call = |index: usize, id: Option<&str>, name: Option<&str>, arguments: &str| {
             Delta::Block(BlockDelta::ToolCall {
@@ -232,7 +234,10 @@ mod tests {
         assert_eq!(m[2]["tool_calls"][0]["id"], "call_a");
         assert_eq!(m[2]["tool_calls"][0]["function"]["arguments"], r#"{"path":"."}"#);
         assert!(m[2]["content"].is_null());
-        assert_eq!(m[3], json!({"role": "tool", "tool_call_id": "call_a", "content": "[list_files for '.'] Result:\nx"}));
+        assert_eq!(
+            m[3],
+            json!({"role": "tool", "tool_call_id": "call_a", "content": "[list_files for '.'] Result:\nx"})
+        );
         assert_eq!(m[4], json!({"role": "user", "content": "<environment_details>\nE\n</environment_details>"}));
     }
 
