@@ -395,3 +395,34 @@ fn the_scripted_server_refuses_a_call_without_its_result() {
     ]});
     assert!(native::check("/v1/messages", &unsigned).is_some(), "thinking must come back first");
 }
+
+#[test]
+fn a_denied_native_call_is_answered_with_the_denial() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call("toolu_W", "write_to_file", &[r#"{"absolutePath":"a.txt","content":"x\n"}"#])],
+                ..Default::default()
+            },
+            5,
+        ),
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call("toolu_Z", "attempt_completion", &[r#"{"result":"ok"}"#])],
+                ..Default::default()
+            },
+            5,
+        ),
+    ]);
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "native", "t"];
+    let r = run_interactive(ws.path(), &args, b"please use b.txt instead\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("a.txt").exists());
+    assert!(r.stdout.contains("Create a.txt — approve?"), "{}", r.stdout);
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_W");
+    let text = m[2]["content"][0]["content"].as_str().unwrap();
+    assert!(text.contains("The user denied this operation and provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>"), "{text}");
+}

@@ -21,8 +21,9 @@ const MAX_TEXT: usize = 8 << 20;
 /// Most tool calls kept per reply (each needs a result in history).
 const MAX_CALLS: usize = 64;
 
-/// A call being streamed.
+/// A call being streamed, in the order calls started.
 struct Pending {
+    /// The server's index for it.
     index: usize,
     id: Option<String>,
     name: String,
@@ -114,7 +115,14 @@ impl Assembly {
         name: Option<String>,
         arguments: &str,
     ) -> Option<(String, Vec<(String, String)>)> {
-        let pos = match self.calls.iter().position(|c| c.index == index) {
+        // The server's index names the call; a new id at an index already used is a new call
+        // (some OpenAI-compatible servers send every call whole at index 0).
+        let known = self.calls.iter().rposition(|c| c.index == index);
+        let same = |p: &usize| match (&id, &self.calls[*p].id) {
+            (Some(new), Some(old)) => new == old,
+            _ => true,
+        };
+        let pos = match known.filter(same) {
             Some(p) => p,
             None if self.calls.len() >= MAX_CALLS => return None,
             None => {
@@ -137,8 +145,8 @@ impl Assembly {
             self.arguments += arguments.len();
             call.args.push(arguments);
         }
-        let first = self.calls.iter().min_by_key(|c| c.index)?;
-        if first.index != index || first.name.is_empty() || first.args.params() == self.shown.as_slice() {
+        let first = self.calls.first()?;
+        if pos != 0 || first.name.is_empty() || first.args.params() == self.shown.as_slice() {
             return None;
         }
         self.shown = first.args.params().to_vec();
@@ -148,7 +156,6 @@ impl Assembly {
     /// Turns the streamed calls into the reply: the first one runs (or is reported cut off or
     /// invalid); all of them go into history, each with an id.
     fn finish(mut self, reply: &mut Reply, screen: &mut Screen<'_>) {
-        self.calls.sort_by_key(|c| c.index);
         let mut parts = std::mem::take(&mut self.thinking);
         for (n, c) in self.calls.iter().enumerate() {
             let id = c.id.clone().unwrap_or_else(|| format!("call_{}_{n}", screen.turn));
@@ -208,6 +215,21 @@ fn to_call(name: &str, params: Vec<(String, String)>) -> Call {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_are_keyed_by_index_and_a_new_id_at_a_used_index_is_a_new_call() {
+        let mut a = Assembly::default();
+        assert!(a.call(0, Some("c1".into()), Some("read_file".into()), "").is_none(), "nothing to show yet");
+        a.call(1, Some("c2".into()), Some("list_files".into()), r#"{"path":"."}"#);
+        let shown = a.call(0, None, None, r#"{"path":"a"#).expect("the first call's params changed");
+        assert_eq!(shown, ("read_file".to_string(), vec![("path".to_string(), "a".to_string())]));
+        assert!(a.call(1, None, None, " ").is_none(), "only the first call is shown while streaming");
+        a.call(0, None, None, r#"b"}"#);
+        a.call(0, Some("c3".into()), Some("search_files".into()), "{}");
+        let ids: Vec<_> = a.calls.iter().map(|c| c.id.clone().unwrap()).collect();
+        assert_eq!(ids, ["c1", "c2", "c3"]);
+        assert_eq!(a.calls[0].args.finish().unwrap(), vec![("path".to_string(), "ab".to_string())]);
+    }
 
     #[test]
     fn absolute_path_is_the_tools_path() {
