@@ -24,6 +24,8 @@ pub struct Args {
     key: String,
     broken: bool,
     steps: usize,
+    /// Characters of keys and values decoded so far.
+    decoded: usize,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -211,7 +213,13 @@ impl Args {
     }
 
     fn value(&mut self) -> &mut String {
+        self.decoded += 1;
         &mut self.params.last_mut().expect("a value follows its key").1
+    }
+
+    /// How many characters of values have been decoded (grows with every push that adds to one).
+    pub fn decoded(&self) -> usize {
+        self.decoded
     }
 
     /// The parameters read so far; the last one may still be growing.

@@ -39,8 +39,8 @@ struct Assembly {
     thinking: Vec<Part>,
     calls: Vec<Pending>,
     arguments: usize,
-    /// The params last sent as a partial event for the first call.
-    shown: Vec<(String, String)>,
+    /// The first call's parameter count and decoded size when it was last shown.
+    shown: (usize, usize),
 }
 
 /// Streams one native reply from `transport`, presenting it on `screen`.
@@ -145,12 +145,16 @@ impl Assembly {
             self.arguments += arguments.len();
             call.args.push(arguments);
         }
+        // A partial event is shown when a parameter starts or the values have doubled since the
+        // last one: each event copies the parameters, so the copies add up to O(n) per call.
         let first = self.calls.first()?;
-        if pos != 0 || first.name.is_empty() || first.args.params() == self.shown.as_slice() {
+        let now = (first.args.params().len(), first.args.decoded());
+        let grew = now.0 > self.shown.0 || now.1 >= self.shown.1.saturating_mul(2).max(1);
+        if pos != 0 || first.name.is_empty() || !grew {
             return None;
         }
-        self.shown = first.args.params().to_vec();
-        Some((first.name.clone(), self.shown.clone()))
+        self.shown = now;
+        Some((first.name.clone(), first.args.params().to_vec()))
     }
 
     /// Turns the streamed calls into the reply: the first one runs (or is reported cut off or
@@ -224,11 +228,27 @@ mod tests {
         let shown = a.call(0, None, None, r#"{"path":"a"#).expect("the first call's params changed");
         assert_eq!(shown, ("read_file".to_string(), vec![("path".to_string(), "a".to_string())]));
         assert!(a.call(1, None, None, " ").is_none(), "only the first call is shown while streaming");
+        assert!(a.call(0, None, None, "").is_none(), "nothing new");
         a.call(0, None, None, r#"b"}"#);
         a.call(0, Some("c3".into()), Some("search_files".into()), "{}");
         let ids: Vec<_> = a.calls.iter().map(|c| c.id.clone().unwrap()).collect();
         assert_eq!(ids, ["c1", "c2", "c3"]);
         assert_eq!(a.calls[0].args.finish().unwrap(), vec![("path".to_string(), "ab".to_string())]);
+    }
+
+    #[test]
+    fn partial_events_copy_o_n_in_total() {
+        let mut a = Assembly::default();
+        a.call(0, Some("c".into()), Some("write_to_file".into()), r#"{"absolutePath":"f","content":""#);
+        let mut copied = 0;
+        let n = 100_000;
+        for _ in 0..n {
+            if let Some((_, params)) = a.call(0, None, None, "x") {
+                copied += params.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+            }
+        }
+        assert!(copied <= 4 * n, "copied {copied} bytes of partial params for {n} bytes of arguments");
+        assert!(copied >= n, "the partial values were shown as they grew");
     }
 
     #[test]
