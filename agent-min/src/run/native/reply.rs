@@ -21,6 +21,9 @@ const MAX_TEXT: usize = 8 << 20;
 /// Most tool calls kept per reply (each needs a result in history).
 const MAX_CALLS: usize = 64;
 
+/// Most thinking blocks kept per reply.
+const MAX_THINKING_BLOCKS: usize = 256;
+
 /// A call being streamed, in the order calls started.
 struct Pending {
     /// The server's index for it.
@@ -37,6 +40,8 @@ struct Assembly {
     text: String,
     /// Thinking and redacted thinking, in order.
     thinking: Vec<Part>,
+    /// Bytes kept in `thinking`.
+    thinking_bytes: usize,
     calls: Vec<Pending>,
     arguments: usize,
     /// The first call's parameter count and decoded size when it was last shown.
@@ -66,11 +71,9 @@ pub fn read_reply(
                 screen.term.reasoning(&visible(&s));
                 screen.events.reasoning(screen.turn, &s);
             }
-            Delta::Block(BlockDelta::ThinkingStart) => {
-                a.thinking.push(Part::Thinking { text: String::new(), signature: None })
-            }
+            Delta::Block(BlockDelta::ThinkingStart) => a.block(Part::Thinking { text: String::new(), signature: None }),
             Delta::Block(BlockDelta::Signature(sig)) => a.signature(sig),
-            Delta::Block(BlockDelta::RedactedThinking(data)) => a.thinking.push(Part::RedactedThinking { data }),
+            Delta::Block(BlockDelta::RedactedThinking(data)) => a.block(Part::RedactedThinking { data }),
             Delta::Block(BlockDelta::ToolCall { index, id, name, arguments }) => {
                 if let Some(first) = a.call(index, id, name, &arguments) {
                     screen.events.tool_call(screen.turn, &call_id(screen.turn), &first.0, &first.1, true);
@@ -88,21 +91,43 @@ pub fn read_reply(
 }
 
 impl Assembly {
+    /// Starts a thinking or redacted thinking block, within the bounds on their number and
+    /// total size.
+    fn block(&mut self, part: Part) {
+        let size = match &part {
+            Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
+            Part::RedactedThinking { data } => data.len(),
+            Part::ToolUse(_) => 0,
+        };
+        if self.thinking.len() < MAX_THINKING_BLOCKS && self.thinking_bytes + size <= MAX_TEXT {
+            self.thinking_bytes += size;
+            self.thinking.push(part);
+        }
+    }
+
     fn reasoning(&mut self, s: &str) {
         if !matches!(self.thinking.last(), Some(Part::Thinking { .. })) {
-            self.thinking.push(Part::Thinking { text: String::new(), signature: None });
+            self.block(Part::Thinking { text: String::new(), signature: None });
+        }
+        if self.thinking_bytes + s.len() > MAX_TEXT {
+            return;
         }
         if let Some(Part::Thinking { text, .. }) = self.thinking.last_mut() {
-            if text.len() + s.len() <= MAX_TEXT {
-                text.push_str(s);
-            }
+            self.thinking_bytes += s.len();
+            text.push_str(s);
         }
     }
 
     fn signature(&mut self, sig: String) {
+        if self.thinking_bytes + sig.len() > MAX_TEXT {
+            return;
+        }
         match self.thinking.last_mut() {
-            Some(Part::Thinking { signature, .. }) => *signature = Some(sig),
-            _ => self.thinking.push(Part::Thinking { text: String::new(), signature: Some(sig) }),
+            Some(Part::Thinking { signature, .. }) => {
+                self.thinking_bytes += sig.len();
+                *signature = Some(sig);
+            }
+            _ => self.block(Part::Thinking { text: String::new(), signature: Some(sig) }),
         }
     }
 
@@ -249,6 +274,33 @@ mod tests {
         }
         assert!(copied <= 4 * n, "copied {copied} bytes of partial params for {n} bytes of arguments");
         assert!(copied >= n, "the partial values were shown as they grew");
+    }
+
+    #[test]
+    fn thinking_is_kept_in_order_with_signatures_and_bounded() {
+        let mut a = Assembly::default();
+        a.block(Part::Thinking { text: String::new(), signature: None });
+        a.reasoning("plan ");
+        a.reasoning("it");
+        a.signature("S1".into());
+        a.block(Part::RedactedThinking { data: "R".into() });
+        a.reasoning("unsigned");
+        assert_eq!(
+            a.thinking,
+            [
+                Part::Thinking { text: "plan it".into(), signature: Some("S1".into()) },
+                Part::RedactedThinking { data: "R".into() },
+                Part::Thinking { text: "unsigned".into(), signature: None },
+            ]
+        );
+        let big = "x".repeat(MAX_TEXT / 2 + 1);
+        a.reasoning(&big);
+        a.reasoning(&big);
+        assert!(a.thinking_bytes <= MAX_TEXT);
+        for _ in 0..2 * MAX_THINKING_BLOCKS {
+            a.block(Part::RedactedThinking { data: String::new() });
+        }
+        assert_eq!(a.thinking.len(), MAX_THINKING_BLOCKS);
     }
 
     #[test]
