@@ -426,3 +426,33 @@ fn a_denied_native_call_is_answered_with_the_denial() {
     let text = m[2]["content"][0]["content"].as_str().unwrap();
     assert!(text.contains("The user denied this operation and provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>"), "{text}");
 }
+
+#[test]
+fn auto_picks_native_for_claude_4_5_and_xml_for_older_models() {
+    for (model, native_expected) in [("claude-sonnet-4-5", true), ("claude-3-7-sonnet-20250219", false)] {
+        let ws = tempfile::tempdir().unwrap();
+        let reply = if native_expected {
+            native::anthropic(
+                AnthropicReply {
+                    text: "<thinking>\nquick</thinking>\nAll set.",
+                    calls: vec![call("toolu_Q", "attempt_completion", &[r#"{"result":"ok"}"#])],
+                    ..Default::default()
+                },
+                3,
+            )
+        } else {
+            anthropic(&completion("ok"))
+        };
+        let server = Server::start(vec![reply]);
+        let base = anthropic_args(&server);
+        let r = run_agent(ws.path(), &args_with(&base, &["--model", model, "--json", "t"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{model}: {}", r.all());
+        let body = &server.requests()[0].body;
+        assert_eq!(body.get("tools").is_some(), native_expected, "{model}");
+        if native_expected {
+            let events = events::parse(&r.stdout);
+            let text: String = events::of(&events, "text").iter().map(|e| e["text"].as_str().unwrap()).collect();
+            assert_eq!(text, "quick\nAll set.", "thinking tags are not shown");
+        }
+    }
+}

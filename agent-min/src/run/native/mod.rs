@@ -2,7 +2,7 @@
 //! ([`mode`]: `--tool-calls xml|native|auto` and Cline's table of model families), the streamed
 //! JSON arguments read incrementally ([`args`]), one native reply turned into the same
 //! [`crate::run::tools::Call`] the XML path produces ([`reply`]), and what the model is told in
-//! this dialect ([`prompt`]).
+//! this dialect ([`prompt`]), `<thinking>` tags kept off the screen ([`thinking_tags`]).
 //!
 //! Owns: the native dialect between the wire (`llm/`) and the loop. May use: [`crate::run::llm`]
 //! types, [`crate::run::stream`]'s `Reply` and `Screen`, [`crate::run::prompt`]'s texts,
@@ -13,6 +13,7 @@ pub mod args;
 pub mod mode;
 pub mod prompt;
 pub mod reply;
+pub mod thinking_tags;
 
 pub use mode::ToolCalls;
 pub use prompt::{invalid_arguments, no_tools_used, system};

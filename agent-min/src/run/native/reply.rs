@@ -7,6 +7,7 @@
 
 use crate::run::llm::{ApiError, BlockDelta, Delta, Flow, Message, Part, ToolUsePart, Transport};
 use crate::run::native::args::{self, Args, Invalid};
+use crate::run::native::thinking_tags::ThinkingTags;
 use crate::run::prompt;
 use crate::run::stream::{call_id, Reply, Screen};
 use crate::run::tools::{self, Call};
@@ -57,13 +58,13 @@ pub fn read_reply(
 ) -> Result<Reply, ApiError> {
     let mut a = Assembly::default();
     let mut reply = Reply::default();
+    let mut tags = ThinkingTags::default();
     transport.send(system, messages, &mut |delta| {
         match delta {
             Delta::Text(s) => {
                 if a.text.len() + s.len() <= MAX_TEXT {
                     a.text.push_str(&s);
-                    screen.term.text(&visible(&s));
-                    screen.events.text(screen.turn, &s);
+                    show(screen, &tags.push(&s));
                 }
             }
             Delta::Reasoning(s) => {
@@ -85,9 +86,18 @@ pub fn read_reply(
         }
         Flow::Continue
     })?;
+    show(screen, &tags.finish());
     screen.term.newline();
     a.finish(&mut reply, screen);
     Ok(reply)
+}
+
+/// Shows reply text (control characters made visible) and sends it as an event.
+fn show(screen: &mut Screen<'_>, s: &str) {
+    if !s.is_empty() {
+        screen.term.text(&visible(s));
+        screen.events.text(screen.turn, s);
+    }
 }
 
 impl Assembly {
