@@ -456,3 +456,36 @@ fn auto_picks_native_for_claude_4_5_and_xml_for_older_models() {
         }
     }
 }
+
+#[test]
+fn a_native_task_resumes_natively_and_refuses_the_xml_dialect() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "A\n").unwrap();
+    let server =
+        Server::start(vec![native::openai("", "", &[call("call_N", "read_file", &[r#"{"path":"a.txt"}"#])], 5)]);
+    let base = openai_args(&server); // gpt-test: XML under auto
+    let sd = state.path().to_str().unwrap();
+    let r =
+        run_agent(ws.path(), &with_mode(&base, "native", &["--max-turns", "1", "--state-dir", sd, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--tool-calls", "xml"], &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains("run with native tool calls; resume it with --tool-calls native"), "{}", r.stderr);
+
+    let server = Server::start(vec![native::openai(
+        "",
+        "",
+        &[call("call_M", "attempt_completion", &[r#"{"result":"ok"}"#])],
+        5,
+    )]);
+    let url = server.openai_url();
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--base-url", &url, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let body = &server.requests()[0].body;
+    assert!(body.get("tools").is_some(), "auto resumes a native task natively");
+    let m = body["messages"].as_array().unwrap();
+    assert_eq!(m[2]["tool_calls"][0]["id"], "call_N");
+    assert_eq!(m[3]["tool_call_id"], "call_N");
+}

@@ -45,7 +45,7 @@ impl ToolCalls {
 pub fn check_resume(native: bool, messages: &[Message]) -> Result<(), String> {
     if !native && messages.iter().any(|m| m.tool_uses().next().is_some()) {
         return Err(
-            "this task was run with native tool calls; resume it with --tool-calls native (or auto with the same model)"
+            "this task was run with native tool calls; resume it with --tool-calls native or auto (the default)"
                 .to_string(),
         );
     }
