@@ -337,7 +337,7 @@ fn interactive_denial_with_feedback_goes_back_to_the_model() {
         anthropic(&completion("ok")),
     ]);
     let url = server.anthropic_url();
-    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "t"];
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "t"];
     let r = run_interactive(ws.path(), &args, b"please use b.txt instead\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(!ws.path().join("a.txt").exists());
@@ -394,7 +394,8 @@ fn interactive_mistake_limit_asks_for_guidance_and_sends_clines_feedback() {
     let ws = tempfile::tempdir().unwrap();
     let server = Server::start(vec![anthropic("no tool"), anthropic("no tool"), anthropic(&completion("ok"))]);
     let url = server.anthropic_url();
-    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--max-mistakes", "2", "t"];
+    let args =
+        ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "--max-mistakes", "2", "t"];
     let r = run_interactive(ws.path(), &args, b"Try breaking it into smaller steps\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stdout.contains("mistakes in a row"), "{}", r.stdout);

@@ -37,7 +37,12 @@ fn json_events_follow_the_schema() {
         anthropic(&completion("Both files are there.")),
     ]);
     let base = anthropic_args(&server);
-    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--model", "claude-sonnet-4-5", "t"]), &[], LIMIT);
+    let r = run_agent(
+        ws.path(),
+        &args_with(&base, &["--json", "--model", "claude-sonnet-4-5", "--tool-calls", "xml", "t"]),
+        &[],
+        LIMIT,
+    );
     assert_eq!(r.code, Some(0), "{}", r.all());
     let events = events::parse(&r.stdout);
 
@@ -164,7 +169,7 @@ fn a_persons_denial_with_feedback_is_an_approval_event() {
         anthropic(&completion("ok")),
     ]);
     let url = server.anthropic_url();
-    let args = ["--no-save", "--json", "--provider", "anthropic", "--base-url", &url, "t"];
+    let args = ["--no-save", "--json", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "t"];
     let r = run_interactive(ws.path(), &args, b"use b.txt\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stderr.contains("Create a.txt — approve?"), "the prompt is on stderr: {}", r.stderr);

@@ -224,7 +224,10 @@ fn clineignore_walls_files_off_from_every_tool_and_an_edit_applies_on_the_next_c
         assert!(listing.lines().any(|l| l == line), "{line:?} in {listing}");
     }
     let found = reqs[3].last_user();
-    assert!(found.contains("src/main.rs\n│----\n│fn main() {} // hunter2") && found.contains("public.key\n│----\n│PUBLIC"), "{found}");
+    assert!(
+        found.contains("src/main.rs\n│----\n│fn main() {} // hunter2") && found.contains("public.key\n│----\n│PUBLIC"),
+        "{found}"
+    );
     assert!(!found.contains("token.txt") && !found.contains("app.key"), "{found}");
     assert!(reqs[4]
         .last_user()

@@ -30,6 +30,16 @@ MODEL:
                           ollama:    default http://127.0.0.1:11434 (native /api/chat)
     --max-tokens N        output token limit per reply (default 8192)
     --num-ctx N           Ollama context window, options.num_ctx (default 32768)
+    --tool-calls MODE     xml | native | auto (default auto). native: the tools go to the API as
+                          JSON-schema definitions and the model calls them natively; xml:
+                          Cline's XML tags in the reply text. auto: native for the model
+                          families Cline enables it for (Claude 4+, GPT-5, gpt-oss, DeepSeek
+                          chat/reasoner/3.2, Kimi K2, Gemini 2.5/3, Grok 4, MiniMax) on
+                          anthropic and openai, XML otherwise and on ollama (docs/agent.md)
+    --thinking-budget N   anthropic: extended thinking with N budget tokens (at least 1024),
+                          added to --max-tokens; thinking is shown dimmed and sent back with
+                          its signature
+    --reasoning-effort E  openai-compatible reasoning models: low | medium | high
     Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY (Ollama needs none; a local
     OpenAI-compatible server works without OPENAI_API_KEY). The key is passed to curl through
     a pipe, never on a command line nor in a file, and is never printed.
@@ -194,6 +204,12 @@ pub struct Options {
     pub max_tokens: u32,
     /// `--num-ctx` (default: `--context-window`, else 32768).
     pub num_ctx: Option<u32>,
+    /// `--tool-calls`.
+    pub tool_calls: crate::run::native::ToolCalls,
+    /// `--thinking-budget` tokens.
+    pub thinking_budget: Option<u32>,
+    /// `--reasoning-effort`.
+    pub reasoning_effort: Option<String>,
     /// `--command-timeout` seconds.
     pub command_timeout: f64,
     /// `--retry-delay` seconds.
@@ -319,6 +335,25 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("max-turns") => o.max_turns = Some(number(&mut p, "--max-turns")?),
             Long("max-tokens") => o.max_tokens = number(&mut p, "--max-tokens")?,
             Long("num-ctx") => o.num_ctx = Some(number(&mut p, "--num-ctx")?),
+            Long("tool-calls") => {
+                let v = p.value().map_err(err)?.string().map_err(err)?;
+                o.tool_calls = crate::run::native::ToolCalls::parse(&v)
+                    .ok_or_else(|| format!("unknown --tool-calls {v:?}; use xml, native or auto"))?;
+            }
+            Long("thinking-budget") => {
+                let n: u32 = number(&mut p, "--thinking-budget")?;
+                if n < 1024 {
+                    return Err(format!("--thinking-budget {n} is too small; Anthropic needs at least 1024 tokens"));
+                }
+                o.thinking_budget = Some(n);
+            }
+            Long("reasoning-effort") => {
+                let v = p.value().map_err(err)?.string().map_err(err)?;
+                if !["low", "medium", "high"].contains(&v.as_str()) {
+                    return Err(format!("unknown --reasoning-effort {v:?}; use low, medium or high"));
+                }
+                o.reasoning_effort = Some(v);
+            }
             Long("json") => o.json = true,
             Long("state-dir") => o.state_dir = Some(p.value().map_err(err)?.into()),
             Long("no-save") => o.no_save = true,
@@ -421,6 +456,13 @@ mod tests {
         assert!(parse(args(&["--max-turns", "x"])).unwrap_err().contains("--max-turns expects"));
         assert!(parse(args(&["a", "b"])).unwrap_err().contains("one quoted argument"));
         assert!(parse(args(&["--bogus"])).unwrap_err().contains("--bogus"));
+        assert!(parse(args(&["--tool-calls", "json"])).unwrap_err().contains("xml, native or auto"));
+        assert!(parse(args(&["--thinking-budget", "100"])).unwrap_err().contains("at least 1024"));
+        assert!(parse(args(&["--reasoning-effort", "max"])).unwrap_err().contains("low, medium or high"));
+        let o = parse(args(&["--tool-calls", "native", "--thinking-budget", "2048", "--reasoning-effort", "low", "t"]))
+            .unwrap();
+        assert_eq!(o.tool_calls, crate::run::native::ToolCalls::Native);
+        assert_eq!((o.thinking_budget, o.reasoning_effort.as_deref()), (Some(2048), Some("low")));
         assert!(parse(args(&["--timeout", "soon"])).unwrap_err().contains("--timeout expects"));
         assert!(parse(args(&["--max-cost", "lots"])).unwrap_err().contains("--max-cost expects"));
         assert!(parse(args(&["--last"])).is_err(), "--last is only for resume");

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod clock;
 pub mod llm;
 pub mod mcp;
+pub mod native;
 pub mod project;
 pub mod prompt;
 pub mod sandbox;
@@ -74,6 +75,9 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage_error(cmd, &e),
     };
+    if let Some(Err(e)) = saved.as_ref().map(|r| native::mode::check_resume(setup.native, &r.messages)) {
+        return usage_error(cmd, &e);
+    }
     let ws = match open_workspace(&setup.root, &mut term) {
         Ok(ws) => ws,
         Err(e) => return usage_error(cmd, &e),
@@ -96,6 +100,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         retry_delay: clock::clamped_secs(opts.retry_delay),
         max_retries: 3,
         command_timeout: clock::clamped_secs(opts.command_timeout),
+        native: setup.native,
     };
     let replaying = opts.replay.is_some();
     let temporary = setup.temporary.then(|| setup.root.clone());
@@ -177,6 +182,8 @@ struct Setup {
     num_ctx: u32,
     /// A replay's own temporary workspace (removed at the end unless `--keep`).
     temporary: bool,
+    /// Native tool calls (`--tool-calls`, resolved for this provider and model).
+    native: bool,
 }
 
 /// Events, saving, accounting, context window and limits for a run.
@@ -291,9 +298,14 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
         num_ctx,
         connect_timeout: opts.connect_timeout,
         idle_timeout: opts.idle_timeout,
+        native_tools: opts.tool_calls.native(provider, &model),
+        thinking_budget: opts.thinking_budget,
+        reasoning_effort: opts.reasoning_effort.clone(),
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let native = cfg.native_tools;
     Ok(Setup {
+        native,
         transport: Box::new(llm::Http { cfg }),
         root,
         task,
@@ -342,5 +354,6 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         api_key: None,
         num_ctx: 32768,
         temporary: opts.cwd.is_none(),
+        native: false, // recordings are replies in the XML dialect
     })
 }

@@ -55,12 +55,16 @@ pub struct Reply {
     /// True when the stream was stopped (at the first tool) before the server sent its final
     /// usage: missing counts are then estimated at about 4 characters per token.
     pub usage_estimated: bool,
+    /// Native dialect: thinking blocks and every tool call, for history (see `native/`).
+    pub parts: Vec<crate::run::llm::Part>,
+    /// Native dialect: the first call's arguments were not JSON; what the model is told.
+    pub invalid_call: Option<String>,
 }
 
 impl Reply {
     /// Nothing at all came back.
     pub fn is_empty(&self) -> bool {
-        self.text.trim().is_empty()
+        self.text.trim().is_empty() && !self.parts.iter().any(|p| matches!(p, crate::run::llm::Part::ToolUse(_)))
     }
 }
 
@@ -104,7 +108,7 @@ pub fn read_reply(
             }
             Delta::Usage(u) => reply.usage = u,
             Delta::Stop(r) => reply.stop = Some(r),
-            Delta::Error(_) => {} // handled by the transport
+            Delta::Error(_) | Delta::Block(_) => {} // errors: the transport; blocks: native/
         }
         Flow::Continue
     })?;

@@ -13,6 +13,7 @@ use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::{Hit, Limits};
 use crate::run::llm::{backoff, Message, Role, StopReason, Transport};
+use crate::run::native;
 use crate::run::project::lifecycle::{self, Gate};
 use crate::run::project::Project;
 use crate::run::prompt;
@@ -37,6 +38,8 @@ pub struct Settings {
     pub max_retries: u32,
     /// Default timeout of `execute_command`.
     pub command_timeout: Duration,
+    /// Native tool calls instead of the XML dialect (`--tool-calls`, see `native/`).
+    pub native: bool,
 }
 
 /// How a task ended.
@@ -112,7 +115,12 @@ impl Task {
         term: Term,
         mut around: Around,
     ) -> Self {
-        let mut system = prompt::system(&around.meta.provider, &around.meta.model, &ws.root().display().to_string());
+        let mut system = native::system(
+            settings.native,
+            &around.meta.provider,
+            &around.meta.model,
+            &ws.root().display().to_string(),
+        );
         crate::run::mcp::prompt::insert(&mut system, &mut around.mcp);
         around.events.set_task_id(&around.meta.id);
         Task {
@@ -233,9 +241,10 @@ impl Task {
         if let Some(hit) = self.around.limits.check(self.turns, self.around.accounting.run_cost) {
             return self.stop(hit.message, Some(hit.limit), user_content);
         }
-        crate::run::mcp::prompt::update(&mut self.system, &mut self.around.mcp);
+        // The servers' section lives in the base prompt, which the project's rules extend each turn.
+        crate::run::mcp::prompt::update(&mut self.base_system, &mut self.around.mcp);
         self.turns += 1;
-        self.messages.push(Message { role: Role::User, content: user_content });
+        self.messages.push(Message::user(user_content));
         self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);
         if let Err(why) = self.fit_context() {
             let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
@@ -250,7 +259,7 @@ impl Task {
                 return self.stop(why, limit, unsent);
             }
         };
-        self.messages.push(Message { role: Role::Assistant, content: reply.text.clone() });
+        self.messages.push(Message { parts: reply.parts.clone(), ..Message::assistant(reply.text.clone()) });
 
         // Execute, and build the next user message.
         let (result, end) = self.act_on(&reply);
@@ -345,7 +354,8 @@ impl Task {
         loop {
             self.term.start_spinner("waiting for the model…");
             let mut screen = Screen { term: &mut self.term, events: &mut self.around.events, turn };
-            let result = stream::read_reply(&mut *self.transport, &self.system, &self.messages, &mut screen);
+            let read = if self.settings.native { native::read_reply } else { stream::read_reply };
+            let result = read(&mut *self.transport, &self.system, &self.messages, &mut screen);
             self.term.stop_spinner();
             if self.around.limits.timed_out() {
                 let hit: Hit = self.around.limits.timeout_hit();
@@ -425,6 +435,10 @@ impl Task {
     /// Returns the next user message's result part, or the end of the task.
     fn act_on(&mut self, reply: &Reply) -> (String, Option<End>) {
         let cut = reply.stop == Some(StopReason::MaxTokens);
+        if let Some(message) = &reply.invalid_call {
+            self.mistakes += 1;
+            return (message.clone(), None);
+        }
         let Some(call) = &reply.tool else {
             let message = match (&reply.open_tool, cut) {
                 (Some(name), _) => {
@@ -440,7 +454,7 @@ impl Task {
                 }
                 (None, false) => {
                     self.term.warn("The model did not use a tool; reminding it.");
-                    prompt::no_tools_used()
+                    native::no_tools_used(self.settings.native)
                 }
             };
             self.mistakes += 1;

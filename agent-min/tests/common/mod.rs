@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 pub mod events;
+pub mod native;
 
 /// The fake key used in tests; it must never show up on argv or in output.
 pub const KEY: &str = "sk-test-SECRET-4f9c2b7e";
@@ -142,6 +143,9 @@ fn serve(stream: TcpStream, resp: &Resp, reqs: &Mutex<Vec<Req>>, stop: &AtomicBo
     let mut body = vec![0u8; len];
     r.read_exact(&mut body).ok()?;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    // Like the real APIs, refuse a history whose tool calls and results do not pair up.
+    let refusal = native::check(&path, &body).map(|e| status(400, e));
+    let resp = refusal.as_ref().unwrap_or(resp);
     reqs.lock().unwrap().push(Req { path, headers, body });
     let mut w = stream;
     let mut head = format!("HTTP/1.1 {} Scripted\r\nConnection: close\r\n", resp.status);
@@ -179,7 +183,7 @@ pub fn pieces(s: &str, n: usize) -> Vec<String> {
     chars.chunks(n.max(1)).map(|c| c.iter().collect()).collect()
 }
 
-fn sse(event: Option<&str>, data: &Value) -> String {
+pub(crate) fn sse(event: Option<&str>, data: &Value) -> String {
     match event {
         Some(e) => format!("event: {e}\r\ndata: {data}\r\n\r\n"),
         None => format!("data: {data}\n\n"),

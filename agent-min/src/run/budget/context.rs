@@ -227,6 +227,10 @@ pub fn truncate(messages: &mut Vec<Message>, keep: Keep) -> usize {
     messages.drain(START..=end);
     if messages[1].role == Role::Assistant {
         messages[1].content = TRUNCATION_NOTICE.to_string();
+        // Its calls' results were removed with the history: a notice calls nothing. The user
+        // message now after it answers no call, so it goes out as plain text, as Cline's
+        // `applyContextHistoryUpdates` drops the orphaned tool_results.
+        messages[1].parts.clear();
     }
     end - START + 1
 }
@@ -238,10 +242,10 @@ mod tests {
     fn conv(n_pairs: usize) -> Vec<Message> {
         let mut v = Vec::new();
         for i in 0..n_pairs {
-            v.push(Message { role: Role::User, content: format!("u{i}") });
-            v.push(Message { role: Role::Assistant, content: format!("a{i}") });
+            v.push(Message::user(format!("u{i}")));
+            v.push(Message::assistant(format!("a{i}")));
         }
-        v.push(Message { role: Role::User, content: "last".into() });
+        v.push(Message::user("last"));
         v
     }
 
@@ -281,14 +285,36 @@ mod tests {
     }
 
     #[test]
-    fn only_the_latest_read_of_a_file_is_kept() {
-        let read = |p: &str, body: &str| Message {
-            role: Role::User,
-            content: format!(
-                "[read_file for '{p}'] Result:\n{body}\n\n<environment_details>\nX\n</environment_details>"
-            ),
+    fn a_cut_never_leaves_a_call_without_its_result() {
+        use crate::run::llm::providers::history::answers;
+        use crate::run::llm::{Part, ToolUsePart};
+        let call = |id: &str| {
+            Part::ToolUse(ToolUsePart { id: id.into(), name: "read_file".into(), input: "{}".into(), answer: None })
         };
-        let a = |s: &str| Message { role: Role::Assistant, content: s.into() };
+        let mut m = conv(5);
+        for (i, msg) in m.iter_mut().enumerate().filter(|(_, x)| x.role == Role::Assistant) {
+            msg.parts = vec![call(&format!("t{i}"))];
+        }
+        assert_eq!(truncate(&mut m, Keep::Half), 4);
+        // The notice calls nothing, so the user message after it answers nothing…
+        assert!(m[1].parts.is_empty());
+        assert!(answers(Some(&m[1]), &m[2]).0.is_empty());
+        // …and every call still in the history is answered by the message after it.
+        for i in (1..m.len() - 1).filter(|&i| m[i].tool_uses().next().is_some()) {
+            let (ans, _) = answers(Some(&m[i]), &m[i + 1]);
+            assert_eq!(ans.len(), 1);
+            assert_eq!(ans[0].content, m[i + 1].content);
+        }
+    }
+
+    #[test]
+    fn only_the_latest_read_of_a_file_is_kept() {
+        let read = |p: &str, body: &str| {
+            Message::user(format!(
+                "[read_file for '{p}'] Result:\n{body}\n\n<environment_details>\nX\n</environment_details>"
+            ))
+        };
+        let a = |s: &str| Message::assistant(s);
         let mut m = vec![read("a.rs", "old a"), a("1"), read("b.rs", "b"), a("2"), read("a.rs", "new a"), a("3")];
         assert_eq!(dedupe_reads(&mut m), 1);
         assert!(m[0].content.starts_with("[read_file for 'a.rs'] Result:\n[[NOTE] This file read has been removed"));
@@ -304,7 +330,7 @@ mod tests {
         let mut m = conv(1);
         assert_eq!(cw.estimate("", &m), estimate_tokens(2 + 2 + 4));
         cw.observe(5000, 100, 2);
-        m.push(Message { role: Role::User, content: "x".repeat(400) });
+        m.push(Message::user("x".repeat(400)));
         assert_eq!(cw.estimate("", &m), 5100 + 1 + 100);
     }
 }

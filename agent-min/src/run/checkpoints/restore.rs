@@ -132,7 +132,7 @@ mod tests {
     use crate::run::session::state::Meta;
 
     fn msg(role: Role, content: &str) -> Message {
-        Message { role, content: content.into() }
+        Message { role, content: content.into(), parts: Vec::new() }
     }
 
     fn cp(number: u32, turn: u32, messages: u32) -> CheckpointRecord {

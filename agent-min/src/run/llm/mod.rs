@@ -11,7 +11,8 @@ pub mod curl;
 pub mod http;
 pub mod providers;
 pub mod sse;
+pub mod tool_specs;
 pub mod types;
 
 pub use http::{backoff, Http};
-pub use types::{ApiError, Delta, Flow, Message, Role, StopReason, Transport, Usage};
+pub use types::{ApiError, BlockDelta, Delta, Flow, Message, Part, Role, StopReason, ToolUsePart, Transport, Usage};

@@ -17,8 +17,89 @@ pub enum Role {
 pub struct Message {
     /// Who said it.
     pub role: Role,
-    /// What was said.
+    /// What was said: the whole text (in the XML dialect, tool calls included).
     pub content: String,
+    /// What a reply carried beside its text: thinking blocks and native tool calls, in the
+    /// order the model produced them. Empty for user messages and for the XML dialect.
+    pub parts: Vec<Part>,
+}
+
+impl Message {
+    /// A user message of plain text.
+    pub fn user(content: impl Into<String>) -> Self {
+        Message { role: Role::User, content: content.into(), parts: Vec::new() }
+    }
+
+    /// An assistant message of plain text.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message { role: Role::Assistant, content: content.into(), parts: Vec::new() }
+    }
+
+    /// The native tool calls of this message, in order.
+    pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUsePart> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolUse(t) => Some(t),
+            _ => None,
+        })
+    }
+}
+
+/// A block of a reply other than its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Reasoning. Anthropic's carries a `signature` that must go back unchanged with the
+    /// thinking when tools are used; OpenAI-compatible reasoning has none and is never sent back.
+    Thinking {
+        /// The reasoning text.
+        text: String,
+        /// Anthropic's signature, if any.
+        signature: Option<String>,
+    },
+    /// Anthropic's encrypted thinking: opaque, sent back exactly as received.
+    RedactedThinking {
+        /// The encrypted data.
+        data: String,
+    },
+    /// A native tool call.
+    ToolUse(ToolUsePart),
+}
+
+/// A native tool call as it is kept in history and sent back to the API.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolUsePart {
+    /// The provider's call id (Anthropic `toolu_…`, OpenAI `call_…`; made up for Ollama).
+    pub id: String,
+    /// The tool name.
+    pub name: String,
+    /// The arguments as a JSON object text (always valid: `{}` when the model's were not).
+    pub input: String,
+    /// The result already decided when the reply was read (a further call answered with
+    /// Cline's `toolAlreadyUsed`). `None`: the next user message is this call's result.
+    pub answer: Option<String>,
+}
+
+/// A piece of a reply beyond text and reasoning text: native tool calls and what Anthropic's
+/// thinking blocks carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockDelta {
+    /// A fragment of tool call number `index` (its position in the reply). `id` and `name`
+    /// come with the first fragment; `arguments` is the next piece of its JSON text.
+    ToolCall {
+        /// Which call of the reply.
+        index: usize,
+        /// The call id, when the server sends it.
+        id: Option<String>,
+        /// The tool name, when the server sends it.
+        name: Option<String>,
+        /// The next piece of the arguments' JSON text.
+        arguments: String,
+    },
+    /// A new thinking block starts (Anthropic `content_block_start` of type `thinking`).
+    ThinkingStart,
+    /// The signature of the current thinking block.
+    Signature(String),
+    /// A redacted thinking block, opaque.
+    RedactedThinking(String),
 }
 
 /// Token counts of one request (fields are totals for that request).
@@ -60,8 +141,11 @@ pub enum StopReason {
 pub enum Delta {
     /// Reply text.
     Text(String),
-    /// Reasoning / thinking text (shown dimmed, not sent back).
+    /// Reasoning / thinking text (shown dimmed; sent back only as Anthropic thinking with its
+    /// signature).
     Reasoning(String),
+    /// Native tool calls and thinking-block structure.
+    Block(BlockDelta),
     /// The usage of this request so far (a full snapshot, not an increment).
     Usage(Usage),
     /// The stop reason.

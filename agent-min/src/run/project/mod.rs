@@ -160,7 +160,7 @@ mod tests {
     use super::*;
 
     fn msg(role: Role, content: &str) -> Message {
-        Message { role, content: content.to_string() }
+        Message { role, content: content.to_string(), parts: Vec::new() }
     }
 
     #[test]

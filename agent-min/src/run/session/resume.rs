@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use crate::run::cli;
 use crate::run::llm::providers::Provider;
+use crate::run::native::ToolCalls;
 
 /// Entry point of `agent-min resume`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
@@ -50,6 +51,10 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     if opts.cwd.is_none() {
         opts.cwd = Some(PathBuf::from(&record.meta.cwd));
+    }
+    // A conversation with native calls goes on natively unless --tool-calls says otherwise.
+    if opts.tool_calls == ToolCalls::Auto && record.messages.iter().any(|m| m.tool_uses().next().is_some()) {
+        opts.tool_calls = ToolCalls::Native;
     }
     opts.task = Some(record.meta.task.clone());
     if record.status == "completed" {

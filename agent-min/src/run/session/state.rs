@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::run::llm::{Message, Role};
+use crate::run::llm::{Message, Part, Role, ToolUsePart};
 
 /// File format version.
 const VERSION: u64 = 1;
@@ -244,7 +244,14 @@ impl Store {
         let messages: Vec<Value> = s
             .messages
             .iter()
-            .map(|m| json!({"role": if m.role == Role::User { "user" } else { "assistant" }, "content": m.content}))
+            .map(|m| {
+                let mut v =
+                    json!({"role": if m.role == Role::User { "user" } else { "assistant" }, "content": m.content});
+                if !m.parts.is_empty() {
+                    v["parts"] = Value::Array(m.parts.iter().map(part_json).collect());
+                }
+                v
+            })
             .collect();
         let m = s.meta;
         let v = json!({
@@ -347,6 +354,33 @@ fn sweep_stale_temps(tasks: &Path) {
     }
 }
 
+/// A reply's thinking or native tool call, as saved.
+fn part_json(p: &Part) -> Value {
+    match p {
+        Part::Thinking { text, signature } => json!({"type": "thinking", "thinking": text, "signature": signature}),
+        Part::RedactedThinking { data } => json!({"type": "redacted_thinking", "data": data}),
+        Part::ToolUse(t) => {
+            json!({"type": "tool_use", "id": t.id, "name": t.name, "input": t.input, "answer": t.answer})
+        }
+    }
+}
+
+/// The inverse of [`part_json`]; unknown or malformed parts are dropped.
+fn part_from_json(v: &Value) -> Option<Part> {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(match v.get("type")?.as_str()? {
+        "thinking" => Part::Thinking { text: s("thinking")?, signature: s("signature") },
+        "redacted_thinking" => Part::RedactedThinking { data: s("data")? },
+        "tool_use" => Part::ToolUse(ToolUsePart {
+            id: s("id")?,
+            name: s("name")?,
+            input: s("input").filter(|i| serde_json::from_str::<serde_json::Map<String, Value>>(i).is_ok())?,
+            answer: s("answer"),
+        }),
+        _ => return None,
+    })
+}
+
 fn read(path: &Path) -> Result<Record, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("cannot read {} ({e})", path.display()))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| format!("{} is not a saved task ({e})", path.display()))?;
@@ -363,6 +397,11 @@ fn read(path: &Path) -> Result<Record, String> {
                 .map(|m| Message {
                     role: if m["role"] == "assistant" { Role::Assistant } else { Role::User },
                     content: m["content"].as_str().unwrap_or_default().to_string(),
+                    // Tasks saved before native tool calls have no `parts`.
+                    parts: m["parts"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(part_from_json).collect())
+                        .unwrap_or_default(),
                 })
                 .collect()
         })
@@ -411,10 +450,7 @@ mod tests {
     fn save_load_round_trip_redacts_the_key_and_leaves_no_temp() {
         let d = tempfile::tempdir().unwrap();
         let store = Store::open(d.path(), Some("sk-SECRET-123456".into())).unwrap();
-        let msgs = vec![
-            Message { role: Role::User, content: "<task>t</task>".into() },
-            Message { role: Role::Assistant, content: "env shows sk-SECRET-123456".into() },
-        ];
+        let msgs = vec![Message::user("<task>t</task>"), Message::assistant("env shows sk-SECRET-123456")];
         let m = meta("20250101-000000-abcdef");
         let snap = Snapshot {
             meta: &m,
@@ -475,6 +511,54 @@ mod tests {
         let r = store.load(&m.id).unwrap();
         assert!(r.checkpoints.is_empty());
         assert_eq!(r.turns, 2);
+    }
+
+    #[test]
+    fn native_parts_round_trip_and_old_saves_still_load() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path(), None).unwrap();
+        let mut a = Message::assistant("Reading.");
+        a.parts = vec![
+            Part::Thinking { text: "plan".into(), signature: Some("SIG".into()) },
+            Part::RedactedThinking { data: "OPAQUE".into() },
+            Part::ToolUse(ToolUsePart {
+                id: "toolu_1".into(),
+                name: "read_file".into(),
+                input: r#"{"path":"a"}"#.into(),
+                answer: None,
+            }),
+            Part::ToolUse(ToolUsePart {
+                id: "toolu_2".into(),
+                name: "list_files".into(),
+                input: "{}".into(),
+                answer: Some("Tool [list_files] was not executed".into()),
+            }),
+        ];
+        let msgs = vec![Message::user("t"), a.clone()];
+        let m = meta("20250101-000000-aaaaaa");
+        let snap = Snapshot {
+            meta: &m,
+            status: "running",
+            outcome: None,
+            turns: 1,
+            messages: &msgs,
+            pending: None,
+            totals: json!({}),
+            checkpoints: &[],
+        };
+        store.save(&snap).unwrap();
+        let r = store.load(&m.id).unwrap();
+        assert_eq!(r.messages[1].parts, a.parts);
+        assert!(r.messages[0].parts.is_empty());
+
+        // A task saved before native calls existed: no `parts` anywhere.
+        let old = json!({"version": VERSION, "id": "20240101-000000-bbbbbb", "task": "t", "messages": [
+            {"role": "user", "content": "<task>t</task>"}, {"role": "assistant", "content": "<read_file>…"}]});
+        fs::write(store.path("20240101-000000-bbbbbb"), old.to_string()).unwrap();
+        let r = store.load("20240101").unwrap();
+        assert_eq!(r.messages.len(), 2);
+        assert!(r.messages.iter().all(|m| m.parts.is_empty()));
+        assert!(!fs::read_to_string(store.path(&m.id)).unwrap().contains("\"parts\": []"));
     }
 
     #[test]

@@ -108,6 +108,12 @@ fn freeze_if_interrupted(item: &Item) {
         Item::File(f) => {
             let _ = std::fs::remove_file(f);
         }
+        Item::Rename(r) => {
+            let original = lock().renames.iter().find(|(x, _)| x == r).map(|(_, o)| o.clone());
+            if let Some(o) = original {
+                let _ = std::fs::rename(r, o);
+            }
+        }
     }
     loop {
         std::thread::park();
@@ -174,6 +180,7 @@ pub fn track_file(path: PathBuf) -> Guard {
 /// on Ctrl-C: `renamed` is renamed back to `original`.
 pub fn track_rename(renamed: PathBuf, original: PathBuf) -> Guard {
     lock().renames.push((renamed.clone(), original));
+    freeze_if_interrupted(&Item::Rename(renamed.clone()));
     Guard(Item::Rename(renamed))
 }
 

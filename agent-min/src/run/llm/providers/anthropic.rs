@@ -2,28 +2,40 @@
 
 use serde_json::{json, Value};
 
-use super::{json_error_message, ApiConfig, HttpRequest};
+use super::{history, json_error_message, ApiConfig, HttpRequest};
 use crate::run::llm::sse::SseEvent;
-use crate::run::llm::types::{ApiError, Delta, Message, Role, StopReason, Usage};
+use crate::run::llm::tool_specs;
+use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Part, Role, StopReason, Usage};
 
 /// Builds the request.
 pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let msgs: Vec<Value> = messages
         .iter()
-        .map(|m| {
+        .enumerate()
+        .map(|(i, m)| {
+            let prev = i.checked_sub(1).map(|p| &messages[p]);
             json!({
                 "role": if m.role == Role::User { "user" } else { "assistant" },
-                "content": m.content,
+                "content": content(prev, m),
             })
         })
         .collect();
-    let body = json!({
+    // The thinking budget counts towards max_tokens, which must exceed it: --max-tokens stays
+    // what the reply itself may use.
+    let max_tokens = cfg.max_tokens.saturating_add(cfg.thinking_budget.unwrap_or(0));
+    let mut body = json!({
         "model": cfg.model,
-        "max_tokens": cfg.max_tokens,
+        "max_tokens": max_tokens,
         "system": system,
         "messages": msgs,
         "stream": true,
     });
+    if cfg.native_tools {
+        body["tools"] = tool_specs::anthropic();
+    }
+    if let Some(budget) = cfg.thinking_budget {
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    }
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
         ("anthropic-version".to_string(), "2023-06-01".to_string()),
@@ -39,10 +51,57 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
     }
 }
 
+/// A message's content: a plain string, or blocks when it carries thinking, calls or results —
+/// thinking first (unchanged, signatures included), then text, then `tool_use`; in the user
+/// message after, every call's `tool_result` first, then the rest of the text.
+fn content(prev: Option<&Message>, m: &Message) -> Value {
+    if m.role == Role::User {
+        let (answers, rest) = history::answers(prev, m);
+        if answers.is_empty() {
+            return json!(m.content);
+        }
+        let mut blocks: Vec<Value> = answers
+            .iter()
+            .map(|a| json!({"type": "tool_result", "tool_use_id": a.call.id, "content": a.content}))
+            .collect();
+        if !rest.trim().is_empty() {
+            blocks.push(json!({"type": "text", "text": rest}));
+        }
+        return Value::Array(blocks);
+    }
+    if m.parts.is_empty() {
+        return json!(m.content);
+    }
+    let mut blocks = Vec::new();
+    for p in &m.parts {
+        match p {
+            // Only Anthropic's own thinking (signed) can go back; other providers' reasoning stays local.
+            Part::Thinking { text, signature: Some(sig) } => {
+                blocks.push(json!({"type": "thinking", "thinking": text, "signature": sig}))
+            }
+            Part::RedactedThinking { data } => blocks.push(json!({"type": "redacted_thinking", "data": data})),
+            _ => {}
+        }
+    }
+    if !m.content.trim().is_empty() {
+        blocks.push(json!({"type": "text", "text": m.content}));
+    }
+    for t in m.tool_uses() {
+        let input: Value = serde_json::from_str(&t.input).unwrap_or_else(|_| json!({}));
+        blocks.push(json!({"type": "tool_use", "id": t.id, "name": t.name, "input": input}));
+    }
+    if blocks.is_empty() {
+        return json!(m.content);
+    }
+    Value::Array(blocks)
+}
+
 /// Decoder state for one streamed message.
 #[derive(Default)]
 pub struct Stream {
     usage: Usage,
+    /// Content block index → tool call number, for the `tool_use` blocks seen so far.
+    tool_blocks: Vec<(u64, usize)>,
 }
 
 impl Stream {
@@ -61,11 +120,35 @@ impl Stream {
             }
             "content_block_start" => match v.pointer("/content_block/type").and_then(Value::as_str) {
                 Some("text") => text_of(&v, "/content_block/text", Delta::Text),
+                Some("thinking") => {
+                    let mut out = vec![Delta::Block(BlockDelta::ThinkingStart)];
+                    out.extend(text_of(&v, "/content_block/thinking", Delta::Reasoning));
+                    out.extend(text_of(&v, "/content_block/signature", |s| Delta::Block(BlockDelta::Signature(s))));
+                    out
+                }
+                Some("redacted_thinking") => {
+                    text_of(&v, "/content_block/data", |s| Delta::Block(BlockDelta::RedactedThinking(s)))
+                }
+                Some("tool_use") => vec![self.tool_use_start(&v)],
                 _ => Vec::new(),
             },
             "content_block_delta" => match v.pointer("/delta/type").and_then(Value::as_str) {
                 Some("text_delta") => text_of(&v, "/delta/text", Delta::Text),
                 Some("thinking_delta") => text_of(&v, "/delta/thinking", Delta::Reasoning),
+                Some("signature_delta") => text_of(&v, "/delta/signature", |s| Delta::Block(BlockDelta::Signature(s))),
+                Some("input_json_delta") => {
+                    let block = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+                    let Some(&(_, index)) = self.tool_blocks.iter().find(|(b, _)| *b == block) else {
+                        return Vec::new();
+                    };
+                    let arguments = v.pointer("/delta/partial_json").and_then(Value::as_str).unwrap_or("");
+                    vec![Delta::Block(BlockDelta::ToolCall {
+                        index,
+                        id: None,
+                        name: None,
+                        arguments: arguments.into(),
+                    })]
+                }
                 _ => Vec::new(),
             },
             "message_delta" => {
@@ -88,6 +171,25 @@ impl Stream {
         }
     }
 
+    /// `content_block_start` of a `tool_use` block: its id and name. Its `input` is `{}` when the
+    /// arguments follow as `input_json_delta`s; a proxy that sends them whole puts them here.
+    fn tool_use_start(&mut self, v: &Value) -> Delta {
+        let block = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+        let index = self.tool_blocks.len();
+        self.tool_blocks.push((block, index));
+        let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+        let arguments = match v.pointer("/content_block/input") {
+            Some(Value::Object(o)) if !o.is_empty() => Value::Object(o.clone()).to_string(),
+            _ => String::new(),
+        };
+        Delta::Block(BlockDelta::ToolCall {
+            index,
+            id: text("/content_block/id"),
+            name: text("/content_block/name"),
+            arguments,
+        })
+    }
+
     fn read_usage(&mut self, u: &Value) {
         let get = |k: &str| u.get(k).and_then(Value::as_u64);
         if let Some(n) = get("input_tokens") {
@@ -105,7 +207,7 @@ impl Stream {
     }
 }
 
-fn text_of(v: &Value, ptr: &str, f: fn(String) -> Delta) -> Vec<Delta> {
+fn text_of(v: &Value, ptr: &str, f: impl Fn(String) -> Delta) -> Vec<Delta> {
     match v.pointer(ptr).and_then(Value::as_str) {
         Some(s) if !s.is_empty() => vec![f(s.to_string())],
         _ => Vec::new(),
@@ -170,6 +272,105 @@ mod tests {
     }
 
     #[test]
+    fn tool_use_thinking_signature_and_redacted_blocks() {
+        let mut s = Stream::default();
+        let mut out = Vec::new();
+        for (name, data) in [
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"plan"}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"SIG"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"OPAQUE"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"read_file","input":{}}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"pa"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_2","name":"list_files","input":{}}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+            ),
+        ] {
+            out.extend(s.event(&ev(name, data)));
+        }
+        let call = |index, id: Option<&str>, name: Option<&str>, a: &str| {
+            Delta::Block(BlockDelta::ToolCall {
+                index,
+                id: id.map(str::to_string),
+                name: name.map(str::to_string),
+                arguments: a.into(),
+            })
+        };
+        assert_eq!(
+            out,
+            vec![
+                Delta::Block(BlockDelta::ThinkingStart),
+                Delta::Reasoning("plan".into()),
+                Delta::Block(BlockDelta::Signature("SIG".into())),
+                Delta::Block(BlockDelta::RedactedThinking("OPAQUE".into())),
+                call(0, Some("toolu_1"), Some("read_file"), ""),
+                call(0, None, None, "{\"pa"),
+                call(1, Some("toolu_2"), Some("list_files"), ""),
+                call(1, None, None, "{}"),
+            ]
+        );
+    }
+
+    #[test]
+    fn history_blocks_keep_thinking_then_text_then_calls_and_results_first() {
+        use crate::run::llm::types::ToolUsePart;
+        let mut a = Message::assistant("Reading.");
+        a.parts = vec![
+            Part::Thinking { text: "plan".into(), signature: Some("SIG".into()) },
+            Part::RedactedThinking { data: "OPAQUE".into() },
+            Part::Thinking { text: "unsigned reasoning".into(), signature: None },
+            Part::ToolUse(ToolUsePart {
+                id: "toolu_1".into(),
+                name: "read_file".into(),
+                input: r#"{"path":"a"}"#.into(),
+                answer: None,
+            }),
+        ];
+        let u = Message::user("[read_file for 'a'] Result:\nA\n\n<environment_details>\nE\n</environment_details>");
+        let c = content(None, &a);
+        assert_eq!(
+            c,
+            json!([
+                {"type": "thinking", "thinking": "plan", "signature": "SIG"},
+                {"type": "redacted_thinking", "data": "OPAQUE"},
+                {"type": "text", "text": "Reading."},
+                {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a"}},
+            ])
+        );
+        assert_eq!(
+            content(Some(&a), &u),
+            json!([
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "[read_file for 'a'] Result:\nA"},
+                {"type": "text", "text": "<environment_details>\nE\n</environment_details>"},
+            ])
+        );
+        assert_eq!(content(None, &Message::user("plain")), json!("plain"), "the XML dialect's shape is unchanged");
+    }
+
+    #[test]
     fn overloaded_error_event_is_retryable() {
         let mut s = Stream::default();
         let out =
@@ -196,8 +397,11 @@ mod tests {
             num_ctx: 0,
             connect_timeout: 1,
             idle_timeout: 1,
+            native_tools: false,
+            thinking_budget: None,
+            reasoning_effort: None,
         };
-        let r = request(&cfg, "SYS", &[Message { role: Role::User, content: "hi".into() }]);
+        let r = request(&cfg, "SYS", &[Message::user("hi")]);
         assert_eq!(r.url, "http://x/v1/messages");
         assert!(r.headers.contains(&("x-api-key".into(), "sk-test".into())));
         let body: Value = serde_json::from_slice(&r.body).unwrap();

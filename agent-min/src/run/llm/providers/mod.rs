@@ -5,11 +5,14 @@
 //! turning server events into [`Delta`]s.
 
 pub mod anthropic;
+pub mod history;
 pub mod ollama;
 pub mod openai;
 
+use serde_json::{json, Value};
+
 use crate::run::llm::sse::{SseDecoder, SseEvent};
-use crate::run::llm::types::{Delta, Message};
+use crate::run::llm::types::{Delta, Message, Role};
 
 /// Which API to talk to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +83,12 @@ pub struct ApiConfig {
     pub connect_timeout: u32,
     /// Seconds of silence before giving up on a stream.
     pub idle_timeout: u32,
+    /// Send the tools as native tool definitions (`--tool-calls native`).
+    pub native_tools: bool,
+    /// Anthropic extended thinking's `budget_tokens` (`--thinking-budget`).
+    pub thinking_budget: Option<u32>,
+    /// OpenAI-compatible `reasoning_effort` (`--reasoning-effort`).
+    pub reasoning_effort: Option<String>,
 }
 
 /// A request ready for curl.
@@ -93,16 +102,48 @@ pub struct HttpRequest {
 }
 
 /// The conversation in the chat format OpenAI-compatible servers and Ollama share: the system
-/// prompt first, then each message with its role.
-pub fn chat_messages(system: &str, messages: &[Message]) -> Vec<serde_json::Value> {
-    let mut msgs = vec![serde_json::json!({"role": "system", "content": system})];
-    msgs.extend(messages.iter().map(|m| {
-        serde_json::json!({
-            "role": if m.role == crate::run::llm::types::Role::User { "user" } else { "assistant" },
-            "content": m.content,
-        })
-    }));
+/// prompt first, then each message with its role. Native calls go out as `assistant.tool_calls`
+/// and their results as `role: "tool"` messages, then the rest of the user message; Ollama
+/// (`ollama`) wants the arguments as an object and no ids.
+pub fn chat_messages(system: &str, messages: &[Message], ollama: bool) -> Vec<Value> {
+    let mut msgs = vec![json!({"role": "system", "content": system})];
+    for (i, m) in messages.iter().enumerate() {
+        if m.role == Role::Assistant {
+            msgs.push(chat_assistant(m, ollama));
+            continue;
+        }
+        let (answers, rest) = history::answers(i.checked_sub(1).map(|p| &messages[p]), m);
+        for a in &answers {
+            msgs.push(if ollama {
+                json!({"role": "tool", "tool_name": a.call.name, "content": a.content})
+            } else {
+                json!({"role": "tool", "tool_call_id": a.call.id, "content": a.content})
+            });
+        }
+        if answers.is_empty() || !rest.is_empty() {
+            msgs.push(json!({"role": "user", "content": rest}));
+        }
+    }
     msgs
+}
+
+fn chat_assistant(m: &Message, ollama: bool) -> Value {
+    let calls: Vec<Value> = m
+        .tool_uses()
+        .map(|t| {
+            if ollama {
+                let args: Value = serde_json::from_str(&t.input).unwrap_or_else(|_| json!({}));
+                json!({"function": {"name": t.name, "arguments": args}})
+            } else {
+                json!({"id": t.id, "type": "function", "function": {"name": t.name, "arguments": t.input}})
+            }
+        })
+        .collect();
+    if calls.is_empty() {
+        return json!({"role": "assistant", "content": m.content});
+    }
+    let content = if m.content.is_empty() && !ollama { Value::Null } else { Value::String(m.content.clone()) };
+    json!({"role": "assistant", "content": content, "tool_calls": calls})
 }
 
 /// Builds the provider's request for this conversation.
@@ -166,7 +207,7 @@ impl Decoder {
         let kind = match p {
             Provider::Anthropic => Kind::Anthropic(anthropic::Stream::default()),
             Provider::OpenAi => Kind::OpenAi(openai::Stream::default()),
-            Provider::Ollama => Kind::Ollama(ollama::Stream),
+            Provider::Ollama => Kind::Ollama(ollama::Stream::default()),
         };
         Decoder { sse: SseDecoder::new(), lines: Vec::new(), kind }
     }

@@ -4,17 +4,21 @@
 use serde_json::{json, Value};
 
 use super::{ApiConfig, HttpRequest};
-use crate::run::llm::types::{ApiError, Delta, Message, StopReason, Usage};
+use crate::run::llm::tool_specs;
+use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, StopReason, Usage};
 
 /// Builds the request.
 pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
-    let msgs = super::chat_messages(system, messages);
-    let body = json!({
+    let msgs = super::chat_messages(system, messages, true);
+    let mut body = json!({
         "model": cfg.model,
         "messages": msgs,
         "stream": true,
         "options": {"num_ctx": cfg.num_ctx, "num_predict": cfg.max_tokens},
     });
+    if cfg.native_tools {
+        body["tools"] = tool_specs::openai();
+    }
     HttpRequest {
         url: format!("{}/api/chat", cfg.base_url.trim_end_matches('/')),
         headers: vec![("content-type".to_string(), "application/json".to_string())],
@@ -22,9 +26,12 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
     }
 }
 
-/// Decoder state (stateless; kept for symmetry with the other providers).
+/// Decoder state: how many tool calls the reply has made (Ollama sends each whole, without an
+/// id, so they are numbered here).
 #[derive(Default)]
-pub struct Stream;
+pub struct Stream {
+    calls: usize,
+}
 
 impl Stream {
     /// Handles one NDJSON line.
@@ -51,6 +58,17 @@ impl Stream {
                 out.push(Delta::Text(s.to_string()));
             }
         }
+        for call in v.pointer("/message/tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            let index = self.calls;
+            self.calls += 1;
+            let arguments = match call.pointer("/function/arguments") {
+                Some(Value::String(s)) => s.clone(),
+                Some(v) if !v.is_null() => v.to_string(),
+                _ => String::new(),
+            };
+            let name = call.pointer("/function/name").and_then(Value::as_str).map(str::to_string);
+            out.push(Delta::Block(BlockDelta::ToolCall { index, id: None, name, arguments }));
+        }
         if v.get("done").and_then(Value::as_bool) == Some(true) {
             let get = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
             out.push(Delta::Usage(Usage {
@@ -73,11 +91,34 @@ mod tests {
 
     #[test]
     fn ndjson_lines() {
-        let mut s = Stream;
+        let mut s = Stream::default();
         let mut out = s.line(r#"{"message":{"role":"assistant","content":"Hi"},"done":false}"#);
         out.extend(s.line(r#"{"message":{"role":"assistant","content":""},"done":true,"done_reason":"length","prompt_eval_count":7,"eval_count":2}"#));
         assert_eq!(out[0], Delta::Text("Hi".into()));
         assert_eq!(out[1], Delta::Usage(Usage { input: 7, output: 2, ..Usage::default() }));
         assert_eq!(out[2], Delta::Stop(StopReason::MaxTokens));
+    }
+
+    #[test]
+    fn whole_tool_calls_are_numbered() {
+        let mut s = Stream::default();
+        let out = s.line(r#"{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"read_file","arguments":{"path":"a.txt"}}},{"function":{"name":"list_files","arguments":{}}}]},"done":false}"#);
+        assert_eq!(
+            out,
+            vec![
+                Delta::Block(BlockDelta::ToolCall {
+                    index: 0,
+                    id: None,
+                    name: Some("read_file".into()),
+                    arguments: r#"{"path":"a.txt"}"#.into()
+                }),
+                Delta::Block(BlockDelta::ToolCall {
+                    index: 1,
+                    id: None,
+                    name: Some("list_files".into()),
+                    arguments: "{}".into()
+                }),
+            ]
+        );
     }
 }

@@ -5,18 +5,25 @@ use serde_json::{json, Value};
 
 use super::{json_error_message, ApiConfig, HttpRequest};
 use crate::run::llm::sse::SseEvent;
-use crate::run::llm::types::{ApiError, Delta, Message, StopReason, Usage};
+use crate::run::llm::tool_specs;
+use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, StopReason, Usage};
 
 /// Builds the request.
 pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
-    let msgs = super::chat_messages(system, messages);
-    let body = json!({
+    let msgs = super::chat_messages(system, messages, false);
+    let mut body = json!({
         "model": cfg.model,
         "messages": msgs,
         "max_tokens": cfg.max_tokens,
         "stream": true,
         "stream_options": {"include_usage": true},
     });
+    if cfg.native_tools {
+        body["tools"] = tool_specs::openai();
+    }
+    if let Some(effort) = &cfg.reasoning_effort {
+        body["reasoning_effort"] = json!(effort);
+    }
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
         ("accept".to_string(), "text/event-stream".to_string()),
@@ -70,6 +77,9 @@ impl Stream {
                         out.push(Delta::Text(s.to_string()));
                     }
                 }
+                for (pos, call) in d.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                    out.push(Delta::Block(tool_call(call, pos)));
+                }
             }
             if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
                 out.push(Delta::Stop(match r {
@@ -89,6 +99,23 @@ impl Stream {
             }));
         }
         out
+    }
+}
+
+/// One `tool_calls[i]` delta: keyed by its `index` (its position in the array when a server
+/// leaves that out); `id` and `function.name` come with the first fragment.
+fn tool_call(call: &Value, pos: usize) -> BlockDelta {
+    let text = |p: &str| call.pointer(p).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+    let arguments = match call.pointer("/function/arguments") {
+        Some(Value::String(s)) => s.clone(),
+        Some(v @ Value::Object(_)) => v.to_string(), // a server that sends the arguments parsed
+        _ => String::new(),
+    };
+    BlockDelta::ToolCall {
+        index: call.get("index").and_then(Value::as_u64).map_or(pos, |i| i as usize),
+        id: text("/id"),
+        name: text("/function/name"),
+        arguments,
     }
 }
 
@@ -141,6 +168,77 @@ mod tests {
                 Delta::Usage(Usage { input: 9, output: 3, cache_read: 2, cache_write: 0 }),
             ]
         );
+    }
+
+    #[test]
+    fn tool_call_fragments_are_keyed_by_index() {
+        let mut s = Stream::default();
+        let mut out = Vec::new();
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#)));
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","function":{"name":"list_files","arguments":"{}"}}]}}]}"#)));
+        out.extend(s.event(&data(
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":"}}]}}]}"#,
+        )));
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#)));
+        let call = |index: usize, id: Option<&str>, name: Option<&str>, arguments: &str| {
+            Delta::Block(BlockDelta::ToolCall {
+                index,
+                id: id.map(str::to_string),
+                name: name.map(str::to_string),
+                arguments: arguments.to_string(),
+            })
+        };
+        assert_eq!(
+            out,
+            vec![
+                call(0, Some("call_a"), Some("read_file"), ""),
+                call(1, Some("call_b"), Some("list_files"), "{}"),
+                call(0, None, None, "{\"path\":"),
+                Delta::Stop(StopReason::EndTurn),
+            ]
+        );
+    }
+
+    #[test]
+    fn native_request_sends_tools_effort_and_tool_messages() {
+        use crate::run::llm::types::{Part, ToolUsePart};
+        let cfg = ApiConfig {
+            provider: super::super::Provider::OpenAi,
+            model: "m".into(),
+            base_url: "http://x/v1".into(),
+            api_key: None,
+            max_tokens: 100,
+            num_ctx: 0,
+            connect_timeout: 1,
+            idle_timeout: 1,
+            native_tools: true,
+            thinking_budget: None,
+            reasoning_effort: Some("high".into()),
+        };
+        let mut a = Message::assistant("");
+        a.parts = vec![Part::ToolUse(ToolUsePart {
+            id: "call_a".into(),
+            name: "list_files".into(),
+            input: r#"{"path":"."}"#.into(),
+            answer: None,
+        })];
+        let msgs = [
+            Message::user("task"),
+            a,
+            Message::user("[list_files for '.'] Result:\nx\n\n<environment_details>\nE\n</environment_details>"),
+        ];
+        let body: Value = serde_json::from_slice(&request(&cfg, "SYS", &msgs).body).unwrap();
+        assert_eq!(body["reasoning_effort"], "high");
+        assert_eq!(body["tools"].as_array().unwrap().len(), 8);
+        let m = body["messages"].as_array().unwrap();
+        assert_eq!(m[2]["tool_calls"][0]["id"], "call_a");
+        assert_eq!(m[2]["tool_calls"][0]["function"]["arguments"], r#"{"path":"."}"#);
+        assert!(m[2]["content"].is_null());
+        assert_eq!(
+            m[3],
+            json!({"role": "tool", "tool_call_id": "call_a", "content": "[list_files for '.'] Result:\nx"})
+        );
+        assert_eq!(m[4], json!({"role": "user", "content": "<environment_details>\nE\n</environment_details>"}));
     }
 
     #[test]

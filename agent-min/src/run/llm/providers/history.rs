@@ -1,0 +1,109 @@
+//! How a conversation with native tool calls goes on the wire: every call of an assistant
+//! message is answered, in order, by the user message after it — the call Cline ran gets that
+//! message's result text, a further call the answer decided when the reply was read (Cline's
+//! `toolAlreadyUsed`), and any call left without one Cline's "result missing"
+//! (`ensureToolResultsFollowToolUse`). Done here, when the request is built, so no saved task,
+//! resume or context cut can ever send a call without its result: the APIs reject that.
+
+use crate::run::llm::types::{Message, Role, ToolUsePart};
+
+/// Cline's placeholder for a call whose result was never recorded.
+pub const RESULT_MISSING: &str = "result missing";
+
+/// Cline's text for a tool that returned nothing.
+const EMPTY_RESULT: &str = "(tool did not return anything)";
+
+/// One call's result.
+pub struct Answer<'a> {
+    /// The call answered.
+    pub call: &'a ToolUsePart,
+    /// The result text.
+    pub content: String,
+}
+
+/// The results a user message carries for the calls of `prev` (the message before it), and
+/// the text left over (the environment details), which goes out after them.
+pub fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<Answer<'a>>, &'a str) {
+    let calls: Vec<&ToolUsePart> = match prev {
+        Some(p) if p.role == Role::Assistant && user.role == Role::User => p.tool_uses().collect(),
+        _ => Vec::new(),
+    };
+    if calls.is_empty() {
+        return (Vec::new(), &user.content);
+    }
+    let (result, rest) = split_environment(&user.content);
+    let mut result = Some(result);
+    let out = calls
+        .into_iter()
+        .map(|call| {
+            let content = match &call.answer {
+                Some(a) => a.clone(),
+                None => match result.take() {
+                    Some(r) if r.trim().is_empty() => EMPTY_RESULT.to_string(),
+                    Some(r) => r.to_string(),
+                    None => RESULT_MISSING.to_string(),
+                },
+            };
+            Answer { call, content }
+        })
+        .collect();
+    (out, rest)
+}
+
+/// Splits a user message at its last `<environment_details>` block: the tool result before it,
+/// the details after.
+fn split_environment(text: &str) -> (&str, &str) {
+    match text.rfind("\n\n<environment_details>") {
+        Some(i) => (&text[..i], &text[i + 2..]),
+        None if text.starts_with("<environment_details>") => ("", text),
+        None => (text, ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::llm::types::Part;
+
+    fn call(id: &str, answer: Option<&str>) -> Part {
+        Part::ToolUse(ToolUsePart {
+            id: id.into(),
+            name: "read_file".into(),
+            input: "{}".into(),
+            answer: answer.map(str::to_string),
+        })
+    }
+
+    #[test]
+    fn every_call_gets_exactly_one_answer_in_order() {
+        let mut a = Message::assistant("");
+        a.parts = vec![call("t1", None), call("t2", Some("Tool [read_file] was not executed")), call("t3", None)];
+        let u = Message::user("[read_file for 'a'] Result:\nA\n\n<environment_details>\nE\n</environment_details>");
+        let (ans, rest) = answers(Some(&a), &u);
+        let got: Vec<(&str, &str)> = ans.iter().map(|x| (x.call.id.as_str(), x.content.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("t1", "[read_file for 'a'] Result:\nA"),
+                ("t2", "Tool [read_file] was not executed"),
+                ("t3", RESULT_MISSING)
+            ]
+        );
+        assert_eq!(rest, "<environment_details>\nE\n</environment_details>");
+    }
+
+    #[test]
+    fn plain_messages_answer_nothing() {
+        let u = Message::user("hello");
+        let hi = Message::assistant("hi");
+        let (ans, rest) = answers(Some(&hi), &u);
+        assert!(ans.is_empty());
+        assert_eq!(rest, "hello");
+        let mut a = Message::assistant("");
+        a.parts = vec![call("t1", None)];
+        let env = Message::user("<environment_details>\nE\n</environment_details>");
+        let (ans, rest) = answers(Some(&a), &env);
+        assert_eq!(ans[0].content, EMPTY_RESULT);
+        assert!(rest.starts_with("<environment_details>"));
+    }
+}

@@ -1,0 +1,79 @@
+//! What the model is told in the native dialect: Cline's system prompt with the native
+//! variants' TOOL USE section (`variants/native-next-gen/template.ts`: the tools travel as
+//! definitions, so no XML format and no tool catalogue), and the messages that differ from the
+//! XML dialect's.
+
+use crate::run::prompt as xml;
+
+/// Cline's native TOOL USE section (parallel tool calling off).
+pub const TOOL_USE: &str = "TOOL USE
+
+You have access to a set of tools that are executed upon the user's approval. You will receive the results of all tool uses in the user's response.";
+
+/// The system prompt for a workspace: the XML dialect's, or in the native dialect the same
+/// prompt with its TOOL USE section (from its heading to the next `====` rule) replaced by
+/// Cline's native one.
+pub fn system(native: bool, provider: &str, model: &str, cwd: &str) -> String {
+    let full = xml::system(provider, model, cwd);
+    if !native {
+        return full;
+    }
+    let Some(start) = full.find("\nTOOL USE\n").map(|i| i + 1) else {
+        return full; // no such section: nothing XML to remove
+    };
+    let end = full[start..].find("\n====\n").map_or(full.len(), |i| start + i);
+    format!("{}{TOOL_USE}\n{}", &full[..start], &full[end..])
+}
+
+/// Cline's `noToolsUsed(true)`: the native variant, without the XML format reminder.
+pub fn no_tools_used(native: bool) -> String {
+    if !native {
+        return xml::no_tools_used();
+    }
+    "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.
+
+
+
+# Next Steps
+
+If you have completed the user's task, use the attempt_completion tool. 
+If you require additional information from the user, use the ask_followup_question tool. 
+Otherwise, if you have not completed the task and do not need additional information, then proceed with the next step of the task. 
+(This is an automated message, so do not respond to it conversationally.)"
+        .to_string()
+}
+
+/// What the model hears when its call's arguments are not one JSON object (Cline has no such
+/// message: it salvages string fields with a regular expression; we refuse rather than run a
+/// guess).
+pub fn invalid_arguments(tool: &str, why: &str) -> String {
+    format!(
+        "The arguments of your {tool} call are not valid JSON ({why}). The tool was not executed. Please retry the call with its arguments as a single JSON object matching the tool's schema."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn native_prompt_drops_the_xml_tool_section_only() {
+        let xml_prompt = system(false, "openai", "gpt-4o", "/w");
+        let native = system(true, "openai", "gpt-4o", "/w");
+        assert!(xml_prompt.contains("Tool use is formatted using XML-style tags"));
+        assert!(!native.contains("Tool use is formatted using XML-style tags"));
+        assert!(!native.contains("<read_file>\n<path>"));
+        assert!(native.contains(TOOL_USE));
+        assert!(native.starts_with("You are Cline"));
+        // Everything after the TOOL USE section is kept.
+        let tail = &xml_prompt[xml_prompt.find("\n====\n\nRULES").unwrap()..];
+        assert!(native.ends_with(tail) || native.contains(tail));
+    }
+
+    #[test]
+    fn native_no_tools_message_has_no_xml_reminder() {
+        assert!(!no_tools_used(true).contains("XML"));
+        assert!(no_tools_used(false).contains("XML-style tags"));
+        assert!(no_tools_used(true).starts_with("[ERROR] You did not use a tool"));
+    }
+}

@@ -1,0 +1,322 @@
+//! One streamed reply in the native dialect: text shown as it comes, reasoning shown dimmed and
+//! kept (with Anthropic's signatures), and the streamed tool calls assembled into the same
+//! [`Call`] the XML path produces — partial `tool_call` events while the first call's
+//! arguments stream, then one complete call. The whole reply is read (parallel calls and the
+//! final usage come at its end); the first call is the one that runs, and every further call
+//! gets Cline's `toolAlreadyUsed` as its result.
+
+use crate::run::llm::{ApiError, BlockDelta, Delta, Flow, Message, Part, ToolUsePart, Transport};
+use crate::run::native::args::{self, Args, Invalid};
+use crate::run::native::thinking_tags::ThinkingTags;
+use crate::run::prompt;
+use crate::run::stream::{call_id, Reply, Screen};
+use crate::run::tools::{self, Call};
+use crate::run::ui::term::visible;
+
+/// Most argument text kept per reply (all calls together); beyond it a call is refused.
+pub const MAX_ARGUMENTS: usize = 8 << 20;
+
+/// Most text or reasoning kept per reply.
+const MAX_TEXT: usize = 8 << 20;
+
+/// Most tool calls kept per reply (each needs a result in history).
+const MAX_CALLS: usize = 64;
+
+/// Most thinking blocks kept per reply.
+const MAX_THINKING_BLOCKS: usize = 256;
+
+/// A call being streamed, in the order calls started.
+struct Pending {
+    /// The server's index for it.
+    index: usize,
+    id: Option<String>,
+    name: String,
+    args: Args,
+    too_big: bool,
+}
+
+/// Everything a native reply streams besides its usage and stop reason.
+#[derive(Default)]
+struct Assembly {
+    text: String,
+    /// Thinking and redacted thinking, in order.
+    thinking: Vec<Part>,
+    /// Bytes kept in `thinking`.
+    thinking_bytes: usize,
+    calls: Vec<Pending>,
+    arguments: usize,
+    /// The first call's parameter count and decoded size when it was last shown.
+    shown: (usize, usize),
+}
+
+/// Streams one native reply from `transport`, presenting it on `screen`.
+pub fn read_reply(
+    transport: &mut dyn Transport,
+    system: &str,
+    messages: &[Message],
+    screen: &mut Screen<'_>,
+) -> Result<Reply, ApiError> {
+    let mut a = Assembly::default();
+    let mut reply = Reply::default();
+    let mut tags = ThinkingTags::default();
+    transport.send(system, messages, &mut |delta| {
+        match delta {
+            Delta::Text(s) => {
+                if a.text.len() + s.len() <= MAX_TEXT {
+                    a.text.push_str(&s);
+                    show(screen, &tags.push(&s));
+                }
+            }
+            Delta::Reasoning(s) => {
+                a.reasoning(&s);
+                screen.term.reasoning(&visible(&s));
+                screen.events.reasoning(screen.turn, &s);
+            }
+            Delta::Block(BlockDelta::ThinkingStart) => a.block(Part::Thinking { text: String::new(), signature: None }),
+            Delta::Block(BlockDelta::Signature(sig)) => a.signature(sig),
+            Delta::Block(BlockDelta::RedactedThinking(data)) => a.block(Part::RedactedThinking { data }),
+            Delta::Block(BlockDelta::ToolCall { index, id, name, arguments }) => {
+                if let Some(first) = a.call(index, id, name, &arguments) {
+                    screen.events.tool_call(screen.turn, &call_id(screen.turn), &first.0, &first.1, true);
+                }
+            }
+            Delta::Usage(u) => reply.usage = u,
+            Delta::Stop(r) => reply.stop = Some(r),
+            Delta::Error(_) => {} // handled by the transport
+        }
+        Flow::Continue
+    })?;
+    show(screen, &tags.finish());
+    screen.term.newline();
+    a.finish(&mut reply, screen);
+    Ok(reply)
+}
+
+/// Shows reply text (control characters made visible) and sends it as an event.
+fn show(screen: &mut Screen<'_>, s: &str) {
+    if !s.is_empty() {
+        screen.term.text(&visible(s));
+        screen.events.text(screen.turn, s);
+    }
+}
+
+impl Assembly {
+    /// Starts a thinking or redacted thinking block, within the bounds on their number and
+    /// total size.
+    fn block(&mut self, part: Part) {
+        let size = match &part {
+            Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
+            Part::RedactedThinking { data } => data.len(),
+            Part::ToolUse(_) => 0,
+        };
+        if self.thinking.len() < MAX_THINKING_BLOCKS && self.thinking_bytes + size <= MAX_TEXT {
+            self.thinking_bytes += size;
+            self.thinking.push(part);
+        }
+    }
+
+    fn reasoning(&mut self, s: &str) {
+        if !matches!(self.thinking.last(), Some(Part::Thinking { .. })) {
+            self.block(Part::Thinking { text: String::new(), signature: None });
+        }
+        if self.thinking_bytes + s.len() > MAX_TEXT {
+            return;
+        }
+        if let Some(Part::Thinking { text, .. }) = self.thinking.last_mut() {
+            self.thinking_bytes += s.len();
+            text.push_str(s);
+        }
+    }
+
+    fn signature(&mut self, sig: String) {
+        if self.thinking_bytes + sig.len() > MAX_TEXT {
+            return;
+        }
+        match self.thinking.last_mut() {
+            Some(Part::Thinking { signature, .. }) => {
+                self.thinking_bytes += sig.len();
+                *signature = Some(sig);
+            }
+            _ => self.block(Part::Thinking { text: String::new(), signature: Some(sig) }),
+        }
+    }
+
+    /// Adds a fragment of call `index`. Returns the first call's name and params when this
+    /// fragment changed what they show (for a partial event).
+    fn call(
+        &mut self,
+        index: usize,
+        id: Option<String>,
+        name: Option<String>,
+        arguments: &str,
+    ) -> Option<(String, Vec<(String, String)>)> {
+        // The server's index names the call; a new id at an index already used is a new call
+        // (some OpenAI-compatible servers send every call whole at index 0).
+        let known = self.calls.iter().rposition(|c| c.index == index);
+        let same = |p: &usize| match (&id, &self.calls[*p].id) {
+            (Some(new), Some(old)) => new == old,
+            _ => true,
+        };
+        let pos = match known.filter(same) {
+            Some(p) => p,
+            None if self.calls.len() >= MAX_CALLS => return None,
+            None => {
+                self.calls.push(Pending { index, id: None, name: String::new(), args: Args::new(), too_big: false });
+                self.calls.len() - 1
+            }
+        };
+        let call = &mut self.calls[pos];
+        if let Some(id) = id {
+            call.id.get_or_insert(id);
+        }
+        if let Some(name) = name {
+            if call.name.is_empty() {
+                call.name = name;
+            }
+        }
+        if self.arguments + arguments.len() > MAX_ARGUMENTS {
+            call.too_big = true;
+        } else {
+            self.arguments += arguments.len();
+            call.args.push(arguments);
+        }
+        // A partial event is shown when a parameter starts or the values have doubled since the
+        // last one: each event copies the parameters, so the copies add up to O(n) per call.
+        let first = self.calls.first()?;
+        let now = (first.args.params().len(), first.args.decoded());
+        let grew = now.0 > self.shown.0 || now.1 >= self.shown.1.saturating_mul(2).max(1);
+        if pos != 0 || first.name.is_empty() || !grew {
+            return None;
+        }
+        self.shown = now;
+        Some((first.name.clone(), first.args.params().to_vec()))
+    }
+
+    /// Turns the streamed calls into the reply: the first one runs (or is reported cut off or
+    /// invalid); all of them go into history, each with an id.
+    fn finish(mut self, reply: &mut Reply, screen: &mut Screen<'_>) {
+        let mut parts = std::mem::take(&mut self.thinking);
+        for (n, c) in self.calls.iter().enumerate() {
+            let id = c.id.clone().unwrap_or_else(|| format!("call_{}_{n}", screen.turn));
+            let name = if c.name.is_empty() { "unknown".to_string() } else { c.name.clone() };
+            let outcome = if c.too_big {
+                Err(Invalid::Malformed(format!("the arguments are longer than {MAX_ARGUMENTS} bytes")))
+            } else {
+                c.args.finish()
+            };
+            let input = match &outcome {
+                Ok(params) => args::object_text(params),
+                Err(_) => args::object_text(c.args.params()),
+            };
+            let answer = (n > 0).then(|| prompt::tool_already_used(&name));
+            if n == 0 {
+                match outcome {
+                    Ok(params) => {
+                        let call = to_call(&name, params);
+                        screen.events.tool_call(
+                            screen.turn,
+                            &call_id(screen.turn),
+                            &call.name,
+                            &call.trimmed_params(),
+                            false,
+                        );
+                        reply.tool = Some(call);
+                    }
+                    Err(Invalid::Incomplete) => reply.open_tool = Some(name.clone()),
+                    Err(Invalid::Malformed(why)) => {
+                        screen.term.warn(&format!(
+                            "The model's {name} call has invalid JSON arguments ({why}); it was not executed."
+                        ));
+                        reply.invalid_call = Some(tools::tool_error(&super::invalid_arguments(&name, &why)));
+                    }
+                }
+            }
+            parts.push(Part::ToolUse(ToolUsePart { id, name, input, answer }));
+        }
+        reply.text = self.text;
+        reply.parts = parts;
+    }
+}
+
+/// A native call as the tools expect it: Cline's native schemas name the file of
+/// `write_to_file` / `replace_in_file` `absolutePath`, which its handlers read as `path`.
+fn to_call(name: &str, params: Vec<(String, String)>) -> Call {
+    let params = params
+        .into_iter()
+        .map(|(k, v)| {
+            let k = if k == "absolutePath" { "path".to_string() } else { k };
+            (k, v.trim().to_string(), v)
+        })
+        .collect();
+    Call { name: name.to_string(), params }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_are_keyed_by_index_and_a_new_id_at_a_used_index_is_a_new_call() {
+        let mut a = Assembly::default();
+        assert!(a.call(0, Some("c1".into()), Some("read_file".into()), "").is_none(), "nothing to show yet");
+        a.call(1, Some("c2".into()), Some("list_files".into()), r#"{"path":"."}"#);
+        let shown = a.call(0, None, None, r#"{"path":"a"#).expect("the first call's params changed");
+        assert_eq!(shown, ("read_file".to_string(), vec![("path".to_string(), "a".to_string())]));
+        assert!(a.call(1, None, None, " ").is_none(), "only the first call is shown while streaming");
+        assert!(a.call(0, None, None, "").is_none(), "nothing new");
+        a.call(0, None, None, r#"b"}"#);
+        a.call(0, Some("c3".into()), Some("search_files".into()), "{}");
+        let ids: Vec<_> = a.calls.iter().map(|c| c.id.clone().unwrap()).collect();
+        assert_eq!(ids, ["c1", "c2", "c3"]);
+        assert_eq!(a.calls[0].args.finish().unwrap(), vec![("path".to_string(), "ab".to_string())]);
+    }
+
+    #[test]
+    fn partial_events_copy_o_n_in_total() {
+        let mut a = Assembly::default();
+        a.call(0, Some("c".into()), Some("write_to_file".into()), r#"{"absolutePath":"f","content":""#);
+        let mut copied = 0;
+        let n = 100_000;
+        for _ in 0..n {
+            if let Some((_, params)) = a.call(0, None, None, "x") {
+                copied += params.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+            }
+        }
+        assert!(copied <= 4 * n, "copied {copied} bytes of partial params for {n} bytes of arguments");
+        assert!(copied >= n, "the partial values were shown as they grew");
+    }
+
+    #[test]
+    fn thinking_is_kept_in_order_with_signatures_and_bounded() {
+        let mut a = Assembly::default();
+        a.block(Part::Thinking { text: String::new(), signature: None });
+        a.reasoning("plan ");
+        a.reasoning("it");
+        a.signature("S1".into());
+        a.block(Part::RedactedThinking { data: "R".into() });
+        a.reasoning("unsigned");
+        assert_eq!(
+            a.thinking,
+            [
+                Part::Thinking { text: "plan it".into(), signature: Some("S1".into()) },
+                Part::RedactedThinking { data: "R".into() },
+                Part::Thinking { text: "unsigned".into(), signature: None },
+            ]
+        );
+        let big = "x".repeat(MAX_TEXT / 2 + 1);
+        a.reasoning(&big);
+        a.reasoning(&big);
+        assert!(a.thinking_bytes <= MAX_TEXT);
+        for _ in 0..2 * MAX_THINKING_BLOCKS {
+            a.block(Part::RedactedThinking { data: String::new() });
+        }
+        assert_eq!(a.thinking.len(), MAX_THINKING_BLOCKS);
+    }
+
+    #[test]
+    fn absolute_path_is_the_tools_path() {
+        let c = to_call("write_to_file", vec![("absolutePath".into(), "/w/a".into()), ("content".into(), "x".into())]);
+        assert_eq!(c.param("path"), Some("/w/a"));
+        assert_eq!(c.raw_param("content"), Some("x"));
+    }
+}

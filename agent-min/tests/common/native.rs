@@ -1,0 +1,262 @@
+//! The scripted server's native wire shapes: Anthropic `tool_use` blocks streamed as
+//! `input_json_delta` fragments, thinking with `signature_delta`, redacted thinking; OpenAI
+//! `tool_calls[i].function.arguments` fragments keyed by index (parallel calls interleaved),
+//! `reasoning_content` deltas; Ollama's whole `message.tool_calls`. And the check every real
+//! API makes of a request's history: each call answered by exactly one result right after it
+//! (and, with Anthropic thinking on, each calling turn's signed thinking sent back) — a request
+//! that breaks it gets the API's 400.
+
+use serde_json::{json, Value};
+
+use super::{sse, Resp};
+
+/// One native tool call of a scripted reply: id, name, and its arguments' JSON text in the
+/// fragments the server sends.
+pub struct Call<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub fragments: Vec<&'a str>,
+}
+
+/// A call whose arguments come in `fragments`.
+pub fn call<'a>(id: &'a str, name: &'a str, fragments: &[&'a str]) -> Call<'a> {
+    Call { id, name, fragments: fragments.to_vec() }
+}
+
+/// What an Anthropic reply streams, in order: thinking (text, signature), redacted thinking,
+/// text, then the calls.
+#[derive(Default)]
+pub struct AnthropicReply<'a> {
+    pub thinking: Option<(&'a str, &'a str)>,
+    pub redacted: Option<&'a str>,
+    pub text: &'a str,
+    pub calls: Vec<Call<'a>>,
+    pub stop: Option<&'a str>,
+}
+
+fn event_stream(body: String, chunk: usize) -> Resp {
+    Resp {
+        status: 200,
+        headers: vec![("Content-Type".into(), "text/event-stream".into())],
+        body: body.into_bytes(),
+        chunk,
+        stall: std::time::Duration::ZERO,
+        stall_at: 0,
+    }
+}
+
+/// An Anthropic stream, written `chunk` bytes at a time (1–3 cut through UTF-8 characters).
+pub fn anthropic(r: AnthropicReply<'_>, chunk: usize) -> Resp {
+    let ev = |b: &mut String, name: &str, data: Value| b.push_str(&sse(Some(name), &data));
+    let mut b = String::new();
+    ev(
+        &mut b,
+        "message_start",
+        json!({"type":"message_start","message":{"id":"msg_n","type":"message","role":"assistant","content":[],"model":"claude-test","usage":{"input_tokens":80,"output_tokens":1}}}),
+    );
+    let mut index = 0;
+    if let Some((text, sig)) = r.thinking {
+        ev(
+            &mut b,
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,"content_block":{"type":"thinking","thinking":""}}),
+        );
+        for p in super::pieces(text, 4) {
+            ev(
+                &mut b,
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":index,"delta":{"type":"thinking_delta","thinking":p}}),
+            );
+        }
+        ev(
+            &mut b,
+            "content_block_delta",
+            json!({"type":"content_block_delta","index":index,"delta":{"type":"signature_delta","signature":sig}}),
+        );
+        ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
+        index += 1;
+    }
+    if let Some(data) = r.redacted {
+        ev(
+            &mut b,
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,"content_block":{"type":"redacted_thinking","data":data}}),
+        );
+        ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
+        index += 1;
+    }
+    if !r.text.is_empty() {
+        ev(
+            &mut b,
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,"content_block":{"type":"text","text":""}}),
+        );
+        for p in super::pieces(r.text, 5) {
+            ev(
+                &mut b,
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":index,"delta":{"type":"text_delta","text":p}}),
+            );
+        }
+        ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
+        index += 1;
+    }
+    for c in &r.calls {
+        ev(
+            &mut b,
+            "content_block_start",
+            json!({"type":"content_block_start","index":index,"content_block":{"type":"tool_use","id":c.id,"name":c.name,"input":{}}}),
+        );
+        for f in &c.fragments {
+            ev(
+                &mut b,
+                "content_block_delta",
+                json!({"type":"content_block_delta","index":index,"delta":{"type":"input_json_delta","partial_json":f}}),
+            );
+        }
+        ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
+        index += 1;
+    }
+    let stop = r.stop.unwrap_or(if r.calls.is_empty() { "end_turn" } else { "tool_use" });
+    ev(
+        &mut b,
+        "message_delta",
+        json!({"type":"message_delta","delta":{"stop_reason":stop},"usage":{"output_tokens":30}}),
+    );
+    ev(&mut b, "message_stop", json!({"type":"message_stop"}));
+    event_stream(b, chunk)
+}
+
+/// An OpenAI-compatible stream: `reasoning` as `reasoning_content` deltas, `text`, then the
+/// calls' fragments interleaved round-robin (parallel calls), keyed by index.
+pub fn openai(reasoning: &str, text: &str, calls: &[Call<'_>], chunk: usize) -> Resp {
+    let chunk_of = |delta: Value, finish: Value| {
+        sse(
+            None,
+            &json!({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":delta,"finish_reason":finish}]}),
+        )
+    };
+    let mut b = chunk_of(json!({"role":"assistant","content":""}), Value::Null);
+    for p in super::pieces(reasoning, 4) {
+        b.push_str(&chunk_of(json!({"reasoning_content": p}), Value::Null));
+    }
+    for p in super::pieces(text, 5) {
+        b.push_str(&chunk_of(json!({"content": p}), Value::Null));
+    }
+    for (i, c) in calls.iter().enumerate() {
+        b.push_str(&chunk_of(
+            json!({"tool_calls":[{"index":i,"id":c.id,"type":"function","function":{"name":c.name,"arguments":""}}]}),
+            Value::Null,
+        ));
+    }
+    let longest = calls.iter().map(|c| c.fragments.len()).max().unwrap_or(0);
+    for k in 0..longest {
+        for (i, c) in calls.iter().enumerate() {
+            if let Some(f) = c.fragments.get(k) {
+                b.push_str(&chunk_of(json!({"tool_calls":[{"index":i,"function":{"arguments":f}}]}), Value::Null));
+            }
+        }
+    }
+    let finish = if calls.is_empty() { "stop" } else { "tool_calls" };
+    b.push_str(&chunk_of(json!({}), json!(finish)));
+    b.push_str(&sse(None, &json!({"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":50,"completion_tokens":9}})));
+    b.push_str("data: [DONE]\n\n");
+    event_stream(b, chunk)
+}
+
+/// An Ollama `/api/chat` NDJSON stream: `text` in pieces, then each call whole (as Ollama
+/// sends them: arguments as an object, no id), then `done`.
+pub fn ollama(text: &str, calls: &[(&str, Value)], chunk: usize) -> Resp {
+    let mut b = String::new();
+    for p in super::pieces(text, 5) {
+        b.push_str(&json!({"model":"m","message":{"role":"assistant","content":p},"done":false}).to_string());
+        b.push('\n');
+    }
+    if !calls.is_empty() {
+        let tc: Vec<Value> = calls.iter().map(|(n, a)| json!({"function":{"name":n,"arguments":a}})).collect();
+        b.push_str(
+            &json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":tc},"done":false}).to_string(),
+        );
+        b.push('\n');
+    }
+    b.push_str(&json!({"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":40,"eval_count":8}).to_string());
+    b.push('\n');
+    Resp { headers: vec![("Content-Type".into(), "application/x-ndjson".into())], ..event_stream(b, chunk) }
+}
+
+/// What the real API answers a request whose history breaks its rules, or `None`.
+pub fn check(path: &str, body: &Value) -> Option<Value> {
+    let msgs = body.get("messages")?.as_array()?;
+    let problem = if path.ends_with("/v1/messages") { anthropic_problem(body, msgs) } else { chat_problem(msgs) };
+    problem.map(|m| json!({"type":"error","error":{"type":"invalid_request_error","message":m}}))
+}
+
+fn anthropic_problem(body: &Value, msgs: &[Value]) -> Option<String> {
+    let thinking = body.pointer("/thinking/type").and_then(Value::as_str) == Some("enabled");
+    let has_tools = body.get("tools").is_some_and(|t| t.as_array().is_some_and(|a| !a.is_empty()));
+    for (i, m) in msgs.iter().enumerate() {
+        let blocks = m["content"].as_array().cloned().unwrap_or_default();
+        let ids: Vec<&str> =
+            blocks.iter().filter(|b| b["type"] == "tool_use").filter_map(|b| b["id"].as_str()).collect();
+        if m["role"] == "assistant" && !ids.is_empty() {
+            if !has_tools {
+                return Some("Requests which include `tool_use` or `tool_result` blocks must define tools.".into());
+            }
+            if thinking && !matches!(blocks[0]["type"].as_str(), Some("thinking") | Some("redacted_thinking")) {
+                return Some(format!("messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.", blocks[0]["type"]));
+            }
+            if blocks.iter().any(|b| b["type"] == "thinking" && b["signature"].as_str().unwrap_or("").is_empty()) {
+                return Some(format!("messages.{i}: thinking block without a signature"));
+            }
+            let next = msgs.get(i + 1).and_then(|n| n["content"].as_array().cloned()).unwrap_or_default();
+            let results: Vec<&str> = next
+                .iter()
+                .take_while(|b| b["type"] == "tool_result")
+                .filter_map(|b| b["tool_use_id"].as_str())
+                .collect();
+            if results != ids {
+                return Some(format!("messages.{}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i + 1, ids.join(", ")));
+            }
+        }
+        if m["role"] == "user" {
+            let prev_ids: Vec<&str> = i
+                .checked_sub(1)
+                .and_then(|p| msgs[p]["content"].as_array())
+                .map(|a| a.iter().filter(|b| b["type"] == "tool_use").filter_map(|b| b["id"].as_str()).collect())
+                .unwrap_or_default();
+            for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
+                if !prev_ids.contains(&b["tool_use_id"].as_str().unwrap_or("")) {
+                    return Some(format!("messages.{i}: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", b["tool_use_id"]));
+                }
+            }
+        }
+    }
+    None
+}
+
+fn chat_problem(msgs: &[Value]) -> Option<String> {
+    for (i, m) in msgs.iter().enumerate() {
+        let ids: Vec<&str> =
+            m["tool_calls"].as_array().map(|a| a.iter().filter_map(|c| c["id"].as_str()).collect()).unwrap_or_default();
+        if m["role"] == "assistant" && !ids.is_empty() {
+            let answered: Vec<&str> = msgs[i + 1..]
+                .iter()
+                .take_while(|n| n["role"] == "tool")
+                .filter_map(|n| n["tool_call_id"].as_str())
+                .collect();
+            if answered != ids {
+                return Some(format!("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}", ids.join(", ")));
+            }
+        }
+        if m["role"] == "tool" {
+            let ok = msgs[..i].iter().rev().find(|p| p["role"] != "tool").is_some_and(|p| {
+                p["tool_calls"].as_array().is_some_and(|a| a.iter().any(|c| c["id"] == m["tool_call_id"]))
+            });
+            // Ollama's tool messages carry no id.
+            if !ok && m.get("tool_name").is_none() {
+                return Some("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.".into());
+            }
+        }
+    }
+    None
+}
