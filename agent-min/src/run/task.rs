@@ -486,8 +486,10 @@ impl Task {
         if let End::Failed(why) = end {
             self.term.line(Style::Err, &format!("Task failed: {why}"));
         }
-        let line = self.around.accounting.summary();
-        self.term.info(&line);
+        if self.around.accounting.requests > 0 {
+            let line = self.around.accounting.summary();
+            self.term.info(&line);
+        }
         if let Some(store) = &self.around.store {
             let (id, dir) = (&self.around.meta.id, store.dir().display());
             let how = if matches!(end, End::Failed(_)) { "Resume it with" } else { "Continue it with" };

@@ -52,6 +52,15 @@ pub struct Term {
     spinner_enabled: bool,
     at_line_start: bool,
     spinner: Option<Spinner>,
+    /// What was streamed last, so reasoning and text never share a line.
+    streaming: Option<Stream>,
+}
+
+/// The two kinds of streamed model output.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Text,
+    Reasoning,
 }
 
 impl Term {
@@ -64,6 +73,7 @@ impl Term {
             spinner_enabled: io::stderr().is_terminal(),
             at_line_start: true,
             spinner: None,
+            streaming: None,
         }
     }
 
@@ -78,13 +88,14 @@ impl Term {
             spinner_enabled: tty,
             at_line_start: true,
             spinner: None,
+            streaming: None,
         }
     }
 
     /// Output to any writer, without colours or spinner (for tests, or for moving the human
     /// output to stderr when stdout carries machine-readable events).
     pub fn to_writer(sink: Box<dyn Write + Send>) -> Self {
-        Term { sink, color: false, spinner_enabled: false, at_line_start: true, spinner: None }
+        Term { sink, color: false, spinner_enabled: false, at_line_start: true, spinner: None, streaming: None }
     }
 
     fn paint(&self, style: Style, s: &str) -> String {
@@ -113,13 +124,19 @@ impl Term {
         }
     }
 
-    /// Streams model text.
+    /// Streams model text; after reasoning, on a line of its own.
     pub fn text(&mut self, s: &str) {
+        if !s.is_empty() && std::mem::replace(&mut self.streaming, Some(Stream::Text)) == Some(Stream::Reasoning) {
+            self.newline();
+        }
         self.out(s);
     }
 
-    /// Streams reasoning text (dimmed).
+    /// Streams reasoning text (dimmed); after text, on a line of its own.
     pub fn reasoning(&mut self, s: &str) {
+        if !s.is_empty() && std::mem::replace(&mut self.streaming, Some(Stream::Reasoning)) == Some(Stream::Text) {
+            self.newline();
+        }
         let p = self.paint(Style::Dim, s);
         self.out(&p);
         if !s.is_empty() {
@@ -129,6 +146,7 @@ impl Term {
 
     /// A full line in a style (control characters made visible: it may quote the model).
     pub fn line(&mut self, style: Style, s: &str) {
+        self.streaming = None;
         self.newline();
         let p = self.paint(style, &visible(s));
         self.out(&format!("{p}\n"));
@@ -298,6 +316,20 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn reasoning_and_text_never_share_a_line() {
+        let buf = Buf::default();
+        let mut t = Term::to_writer(Box::new(buf.clone()));
+        t.reasoning("Look ");
+        t.reasoning("first.");
+        t.text("Let me ");
+        t.text("read it.");
+        t.reasoning("Hmm.\n");
+        t.text("Done.");
+        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(out, "Look first.\nLet me read it.\nHmm.\nDone.");
     }
 
     #[test]
