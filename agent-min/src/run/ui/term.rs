@@ -126,7 +126,7 @@ impl Term {
 
     /// Streams model text; after reasoning, on a line of its own.
     pub fn text(&mut self, s: &str) {
-        if !s.is_empty() && std::mem::replace(&mut self.streaming, Some(Stream::Text)) == Some(Stream::Reasoning) {
+        if !s.is_empty() && self.streaming.replace(Stream::Text) == Some(Stream::Reasoning) {
             self.newline();
         }
         self.out(s);
@@ -134,7 +134,7 @@ impl Term {
 
     /// Streams reasoning text (dimmed); after text, on a line of its own.
     pub fn reasoning(&mut self, s: &str) {
-        if !s.is_empty() && std::mem::replace(&mut self.streaming, Some(Stream::Reasoning)) == Some(Stream::Text) {
+        if !s.is_empty() && self.streaming.replace(Stream::Reasoning) == Some(Stream::Text) {
             self.newline();
         }
         let p = self.paint(Style::Dim, s);
