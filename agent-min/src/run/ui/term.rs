@@ -43,6 +43,8 @@ pub enum Approval {
     Yes,
     /// Don't; optionally with feedback for the model.
     No(Option<String>),
+    /// Go ahead with the proposal as the person is about to edit it (file edits only).
+    Edit,
 }
 
 /// The terminal.
@@ -232,6 +234,24 @@ impl Term {
         match self.prompt(&approval_question(what)) {
             None => Approval::No(None),
             Some(a) => match a.trim() {
+                "y" | "Y" | "yes" | "Yes" => Approval::Yes,
+                "" | "n" | "N" | "no" | "No" => Approval::No(None),
+                other => Approval::No(Some(other.to_string())),
+            },
+        }
+    }
+}
+
+impl Term {
+    /// Asks for approval of a file edit: like [`Term::approve`], and `e` opens the proposal in
+    /// the person's editor before it is saved.
+    pub fn approve_edit(&mut self, what: &str) -> Approval {
+        let q =
+            format!("  {} — approve? [y]es / [n]o / [e]dit first / or type feedback for the model: ", visible(what));
+        match self.prompt(&q) {
+            None => Approval::No(None),
+            Some(a) => match a.trim() {
+                "e" | "E" | "edit" => Approval::Edit,
                 "y" | "Y" | "yes" | "Yes" => Approval::Yes,
                 "" | "n" | "N" | "no" | "No" => Approval::No(None),
                 other => Approval::No(Some(other.to_string())),
