@@ -4,9 +4,12 @@
 //! returns an [`Outcome`]: the text that goes back to the model and whether it was a success.
 //!
 //! Owns: the tools and what they need — path confinement ([`paths`]), file helpers ([`fsx`]), the
-//! SEARCH/REPLACE engine ([`diff`]) and the approval preview ([`preview`]). May use:
-//! [`crate::run::ui`] (prompts, tool lines), [`crate::run::session::events`] (approval events),
-//! [`crate::run::clock`].
+//! SEARCH/REPLACE engine ([`diff`]), ripgrep's walker (`walk`), the approval preview
+//! ([`preview`]), the patch of a person's edit ([`patch`]), their editor (`editor`), and what the
+//! tools remember across calls ([`Memory`]: loop detection, [`repeat`]; the file-read cache). The
+//! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
+//! (prompts, tool lines, interrupts), [`crate::run::session::events`] (approval events),
+//! [`crate::run::prompt`], [`crate::run::clock`].
 
 pub mod diff;
 pub mod fsx;
