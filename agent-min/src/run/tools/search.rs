@@ -146,7 +146,9 @@ pub(crate) fn search(root: &Path, matcher: &RegexMatcher, glob: &str) -> Result<
         if json_lines >= MAX_JSON_LINES {
             break;
         }
-        if !entry.file_type().is_some_and(|t| t.is_file()) || !pattern.matched(entry.path(), false).is_whitelist() {
+        // A file given as the path itself is searched whatever the pattern, as ripgrep does.
+        let wanted = entry.depth() == 0 || pattern.matched(entry.path(), false).is_whitelist();
+        if !entry.file_type().is_some_and(|t| t.is_file()) || !wanted {
             continue;
         }
         // Only regular files of bounded size: never a FIFO or a device.
@@ -328,6 +330,18 @@ mod tests {
         assert!(!out.contains("secret") && !out.contains("s.txt"), "{out}");
         // A binary file found by the walk is skipped at its NUL, as ripgrep does.
         assert_eq!(out, "Found 1 result.\n\ntext\n│----\n│needle\n│----");
+    }
+
+    #[test]
+    fn a_file_given_as_the_path_is_searched_whatever_the_pattern() {
+        let d = tree(&[("src/a.rs", "needle\n"), (".hidden.txt", "needle\n")]);
+        let one = |rel: &str, glob: &str| {
+            format_results(&search(&d.path().join(rel), &matcher("needle"), glob).unwrap(), d.path())
+        };
+        assert_eq!(one("src/a.rs", "*"), "Found 1 result.\n\nsrc/a.rs\n│----\n│needle\n│----");
+        // As ripgrep does with a path given explicitly: no glob or hidden rule applies to it.
+        assert!(one("src/a.rs", "*.md").starts_with("Found 1 result."));
+        assert!(one(".hidden.txt", "*").starts_with("Found 1 result."));
     }
 
     #[test]
