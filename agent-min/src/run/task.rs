@@ -458,7 +458,7 @@ impl Task {
 
     fn mistake_limit_message(&self) -> String {
         format!(
-            "the model made {} mistakes in a row (no tool used, missing parameters, or failed edits); stopping at --max-mistakes {}",
+            "the model made {} mistakes in a row (no tool used, missing parameters, failed edits or reads, or one call repeated 5 times); stopping at --max-mistakes {}",
             self.mistakes, self.settings.max_mistakes
         )
     }
