@@ -554,7 +554,8 @@ fn approval_is_asked_unless_the_tool_is_auto_approved() {
     assert_eq!(reqs[1].last_user().lines().nth(1), Some("The user denied this operation."), "{}", reqs[1].last_user());
     assert!(reqs[2].last_user().contains("Result:\nEcho: two"), "{}", reqs[2].last_user());
     assert!(reqs[3].last_user().contains("Result:\nThe sum of 1 and 1 is 2."), "{}", reqs[3].last_user());
-    assert!(reqs[4].last_user().contains("The user denied this operation and provided the following feedback:\n<feedback>\nnot that one\n</feedback>"), "{}", reqs[4].last_user());
+    // Cline's framing: the person's feedback first, then the denied tool's result.
+    assert!(reqs[4].last_user().starts_with("The user provided the following feedback:\n<feedback>\nnot that one\n</feedback>\n\n[access_mcp_resource for 'everything'] Result:\nThe user denied this operation."), "{}", reqs[4].last_user());
     assert!(
         r.stdout.contains("Use MCP tool echo on server everything with arguments {\"message\": \"one\"} — approve?"),
         "{}",

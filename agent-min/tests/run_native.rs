@@ -424,7 +424,13 @@ fn a_denied_native_call_is_answered_with_the_denial() {
     let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
     assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_W");
     let text = m[2]["content"][0]["content"].as_str().unwrap();
-    assert!(text.contains("The user denied this operation and provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>"), "{text}");
+    // Cline's framing: the person's feedback, then the denial.
+    assert!(
+        text.starts_with(
+            "The user provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>\n\n"
+        ) && text.contains("The user denied this operation."),
+        "{text}"
+    );
 }
 
 #[test]

@@ -112,10 +112,14 @@ fn kill_9_mid_stream_then_resume_completes_with_nothing_lost() {
     assert!(r2.contains("Output:\nkey=") && !r2.contains("key=[REDACTED]"), "{r2}");
     assert!(!out.lock().unwrap().contains(KEY), "the key is in the --json output");
 
-    // `history` lists it.
+    // `history` lists it, as interrupted: the process that saved it is gone.
     let h = run_cmd("history", ws.path(), &["--state-dir", &state_dir], &[], LIMIT);
     assert_eq!(h.code, Some(0), "{}", h.all());
-    assert!(h.stdout.contains(&id) && h.stdout.contains("running") && h.stdout.contains("write notes"), "{}", h.stdout);
+    assert!(
+        h.stdout.contains(&id) && h.stdout.contains(" interrupted ") && h.stdout.contains("write notes"),
+        "{}",
+        h.stdout
+    );
 
     // Resume (by id prefix, with the same provider flags) and finish.
     let prefix = &id[..id.len() - 2];

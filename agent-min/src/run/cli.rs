@@ -17,7 +17,8 @@ USAGE:
 The agent sends your task to a model, streams its reply, runs the one tool it asks for
 (list, read, write, edit, search, run a command, ask you, finish), sends back the result, and
 repeats until the model calls attempt_completion. Edits and commands ask for your approval
-(y / n / or type feedback for the model) unless you pass --yolo.
+(y / n / e to edit a file first in $EDITOR / or type feedback for the model) unless you
+pass --yolo.
 
 MODEL:
     --provider NAME       anthropic | openai | ollama

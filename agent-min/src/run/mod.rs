@@ -27,6 +27,7 @@ pub mod tools;
 pub mod ui;
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -119,7 +120,12 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     match end {
         End::Completed(_) => ExitCode::SUCCESS,
         End::Failed(why) => {
-            eprintln!("agent-min: task failed: {}", ui::term::visible(&redact::apply(&why)));
+            // The task's own "Task failed" line is already where a person looks — on stderr
+            // with --json, on the terminal when both streams are one: say it once.
+            let said = opts.json || (std::io::stdout().is_terminal() && std::io::stderr().is_terminal());
+            if !said {
+                eprintln!("agent-min: task failed: {}", ui::term::visible(&redact::apply(&why)));
+            }
             ExitCode::from(1)
         }
     }

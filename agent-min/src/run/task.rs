@@ -574,7 +574,7 @@ impl Task {
 
     fn mistake_limit_message(&self) -> String {
         format!(
-            "the model made {} mistakes in a row (no tool used, missing parameters, or failed edits); stopping at --max-mistakes {}",
+            "the model made {} mistakes in a row (no tool used, missing parameters, failed edits or reads, or one call repeated 5 times); stopping at --max-mistakes {}",
             self.mistakes, self.settings.max_mistakes
         )
     }
@@ -602,8 +602,10 @@ impl Task {
         if let End::Failed(why) = end {
             self.term.line(Style::Err, &format!("Task failed: {why}"));
         }
-        let line = self.around.accounting.summary();
-        self.term.info(&line);
+        if self.around.accounting.requests > 0 {
+            let line = self.around.accounting.summary();
+            self.term.info(&line);
+        }
         if let Some(store) = &self.around.store {
             match store.closing_line(&self.around.meta.id, matches!(end, End::Failed(_))) {
                 Ok(line) => self.term.info(&line),

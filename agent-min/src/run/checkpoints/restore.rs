@@ -174,6 +174,7 @@ mod tests {
             ],
             pending: None,
             totals: serde_json::Value::Null,
+            owner: None,
             checkpoints: vec![cp(1, 1, 1), cp(2, 1, 2), cp(3, 2, 4)],
         }
     }

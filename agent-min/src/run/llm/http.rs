@@ -28,13 +28,17 @@ impl Transport for Http {
             connect_timeout: self.cfg.connect_timeout,
             idle_timeout: self.cfg.idle_timeout,
         })
-        .map_err(curl_error)?;
+        .map_err(|e| curl_error(e, &req.url))?;
         if !(200..300).contains(&resp.status) {
             let body = resp.read_rest(64 * 1024);
             let retry_after = resp.header("retry-after").and_then(|v| v.trim().parse::<f64>().ok());
             let status = resp.status;
             resp.abort();
             let message = providers::error_message(&body);
+            let message = match status_hint(&self.cfg, &req.url, status) {
+                Some(hint) => format!("{message} — {hint}"),
+                None => message,
+            };
             return Err(ApiError::from_status(status, message, retry_after));
         }
         let mut decoder = providers::Decoder::new(self.cfg.provider);
@@ -81,9 +85,13 @@ fn dropped(detail: String) -> ApiError {
 }
 
 /// curl's failure as an API error: retried unless trying again cannot help — 1 (unsupported
-/// protocol), 3 (malformed URL), 6 (unknown host), 60 (certificate not trusted).
-fn curl_error(e: curl::CurlError) -> ApiError {
+/// protocol), 3 (malformed URL), 6 (unknown host), 7 (connection refused: nothing listens
+/// there), 60 (certificate not trusted).
+fn curl_error(e: curl::CurlError, url: &str) -> ApiError {
     match e {
+        curl::CurlError::Failed { code: 7, .. } => ApiError::fatal(format!(
+            "nothing is listening at {url} (connection refused); start the server, or check --base-url"
+        )),
         curl::CurlError::Failed { code, .. } => ApiError {
             status: None,
             message: e.to_string(),
@@ -91,6 +99,32 @@ fn curl_error(e: curl::CurlError) -> ApiError {
             retry_after: None,
         },
         other => ApiError::fatal(other.to_string()),
+    }
+}
+
+/// What to tell a user about an HTTP error that is usually theirs to fix: a 404 names the URL
+/// posted (and a base URL given with `/v1` to Anthropic, which adds its own); a 401 names the
+/// variable the key came from, or says that no key was sent.
+fn status_hint(cfg: &ApiConfig, url: &str, status: u16) -> Option<String> {
+    let var = match cfg.provider {
+        providers::Provider::Anthropic => Some("ANTHROPIC_API_KEY"),
+        providers::Provider::OpenAi => Some("OPENAI_API_KEY"),
+        providers::Provider::Ollama => None,
+    };
+    match status {
+        404 if cfg.provider == providers::Provider::Anthropic && cfg.base_url.trim_end_matches('/').ends_with("/v1") => {
+            Some(format!(
+                "posted to {url}; agent-min adds /v1/messages to an Anthropic base URL itself, so drop /v1 from --base-url ({})",
+                cfg.base_url.trim_end_matches('/').trim_end_matches("/v1")
+            ))
+        }
+        404 => Some(format!("posted to {url}; check --base-url and --model")),
+        401 => Some(match (var, &cfg.api_key) {
+            (Some(var), Some(_)) => format!("the key sent was read from {var}; check that it is valid for this server"),
+            (Some(var), None) => format!("no key was sent ({var} is not set)"),
+            (None, _) => "no key was sent (Ollama needs none; is something else listening there?)".to_string(),
+        }),
+        _ => None,
     }
 }
 
@@ -109,9 +143,15 @@ mod tests {
 
     #[test]
     fn hopeless_curl_failures_are_not_retried() {
-        let f = |code| curl_error(curl::CurlError::Failed { code, message: "x".into() }).retryable;
-        assert!(f(7) && f(28) && f(52) && f(56), "connect failures, timeouts, drops are retried");
-        assert!(!f(1) && !f(3) && !f(6) && !f(60));
+        let f = |code| curl_error(curl::CurlError::Failed { code, message: "x".into() }, "http://h/").retryable;
+        assert!(f(28) && f(52) && f(56), "timeouts and drops are retried");
+        assert!(!f(1) && !f(3) && !f(6) && !f(7) && !f(60));
+        let refused =
+            curl_error(curl::CurlError::Failed { code: 7, message: "x".into() }, "http://127.0.0.1:9/v1/messages");
+        assert_eq!(
+            refused.message,
+            "nothing is listening at http://127.0.0.1:9/v1/messages (connection refused); start the server, or check --base-url"
+        );
     }
 
     #[test]

@@ -91,7 +91,8 @@ fn approved(file: &Path, servers: &[ServerConfig], yolo: bool, term: &mut Term) 
             }
             Ok(true)
         }
-        Approval::No(_) => {
+        // `approve` offers no edit; anything but yes is a no.
+        Approval::No(_) | Approval::Edit => {
             term.info(&format!("MCP: the servers of {} were not started.", file.display()));
             Ok(false)
         }

@@ -1,6 +1,6 @@
 //! What the model is told, in one place per kind of text:
 //!
-//! - [`system`]: the system prompt, by model family (Cline's `system-prompt/` variants);
+//! - [`mod@system`]: the system prompt, by model family (Cline's `system-prompt/` variants);
 //! - [`responses`]: Cline's `formatResponse` texts (tool results, errors, the loop's notes).
 //!
 //! A new text goes in the file of its kind; callers use the re-exports below.

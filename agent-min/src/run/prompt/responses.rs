@@ -101,7 +101,21 @@ pub fn file_edit_with_user_changes(path: &str, user_edits: &str, final_content: 
 /// endings made uniform (CRLF if the content has any), trailing whitespace trimmed
 /// (JavaScript's set), one line ending added.
 pub fn final_file_content(content: &str) -> String {
-    let eol = if content.contains("\r\n") { "\r\n" } else { "\n" };
+    normalized(content, eol_of(content))
+}
+
+/// The line ending Cline's `DiffViewProvider` uses for a text: CRLF if it has any.
+pub fn eol_of(content: &str) -> &'static str {
+    if content.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// A text as `DiffViewProvider.saveChanges` normalises it: every line ending made `eol`,
+/// trailing whitespace trimmed (JavaScript's set), one `eol` added.
+pub fn normalized(content: &str, eol: &str) -> String {
     let uniform = content.replace("\r\n", "\n").replace('\n', eol);
     format!("{}{eol}", uniform.trim_end_matches(parser_core::is_js_whitespace))
 }

@@ -13,8 +13,10 @@ agent-min history — list saved tasks
 USAGE:
     agent-min history [--state-dir DIR] [--json]
 
-One line per task, oldest first: id, status, requests, cost, when it was last saved, the
-workspace and the task. Continue one with `agent-min resume ID` (or `--last`).
+One line per task, oldest first: id, status (running, completed, failed, or interrupted when
+the run that saved it is gone: Ctrl-C, kill, a crash), the requests the model answered, cost,
+when it was last saved, the workspace and the task. Continue one with `agent-min resume ID`
+(or `--last`).
 
 OPTIONS:
     --state-dir DIR   where tasks are saved (default $XDG_STATE_HOME/agent-min or
@@ -73,8 +75,8 @@ fn summary_line(r: &Record) -> String {
     format!(
         "{}  {:<9} {:>4} req  {:>9}  {}  {}  {}",
         r.meta.id,
-        r.status,
-        r.turns,
+        r.shown_status(),
+        r.requests(),
         cost,
         crate::run::clock::format_utc(r.updated),
         r.meta.cwd,
@@ -85,7 +87,7 @@ fn summary_line(r: &Record) -> String {
 fn summary_json(r: &Record) -> serde_json::Value {
     serde_json::json!({
         "id": r.meta.id,
-        "status": r.status,
+        "status": r.shown_status(),
         "outcome": r.outcome,
         "task": r.meta.task,
         "cwd": r.meta.cwd,
@@ -94,6 +96,7 @@ fn summary_json(r: &Record) -> serde_json::Value {
         "created": r.meta.created,
         "updated": r.updated,
         "turns": r.turns,
+        "requests": r.requests(),
         "totals": r.totals,
     })
 }

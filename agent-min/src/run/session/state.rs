@@ -156,6 +156,34 @@ pub struct Record {
     pub totals: Value,
     /// The workspace's checkpoints taken by this task (none in tasks saved before checkpoints).
     pub checkpoints: Vec<CheckpointRecord>,
+    /// The process that saved it: pid and start time (Linux clock ticks since boot).
+    pub owner: Option<(u32, u64)>,
+}
+
+impl Record {
+    /// The status to show: a task still `running` whose process is gone (Ctrl-C, SIGTERM,
+    /// `kill -9`, a crash) is `interrupted`.
+    pub fn shown_status(&self) -> &str {
+        match self.owner {
+            Some((pid, started)) if self.status == "running" && process_start(pid) != Some(started) => "interrupted",
+            _ => &self.status,
+        }
+    }
+
+    /// Requests the model answered (the token summary's count), over all runs of the task;
+    /// a request that failed or was cut off by an interrupt is not one.
+    pub fn requests(&self) -> u64 {
+        self.totals.get("requests").and_then(Value::as_u64).unwrap_or(0)
+    }
+}
+
+/// The start time of process `pid` (field 22 of `/proc/PID/stat`), which tells a live process
+/// from a later one given the same pid.
+pub fn process_start(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may contain anything: count after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
 }
 
 /// What to save after a turn.
@@ -269,6 +297,8 @@ impl Store {
             "turns": s.turns,
             "totals": s.totals,
             "pending": s.pending,
+            "pid": std::process::id(),
+            "started": process_start(std::process::id()),
             "messages": messages,
             "checkpoints": s.checkpoints.iter().map(CheckpointRecord::to_json).collect::<Vec<_>>(),
         });
@@ -427,6 +457,11 @@ fn read(path: &Path) -> Result<Record, String> {
             .get("checkpoints")
             .and_then(Value::as_array)
             .map_or_else(Vec::new, |a| a.iter().filter_map(CheckpointRecord::from_json).collect()),
+        owner: v
+            .get("pid")
+            .and_then(Value::as_u64)
+            .zip(v.get("started").and_then(Value::as_u64))
+            .map(|(p, t)| (p as u32, t)),
     })
 }
 
@@ -559,6 +594,34 @@ mod tests {
         assert_eq!(r.messages.len(), 2);
         assert!(r.messages.iter().all(|m| m.parts.is_empty()));
         assert!(!fs::read_to_string(store.path(&m.id)).unwrap().contains("\"parts\": []"));
+    }
+
+    #[test]
+    fn a_running_task_whose_process_is_gone_shows_as_interrupted() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path(), None).unwrap();
+        let m = meta("20250101-000000-aaaaaa");
+        let snap = Snapshot {
+            meta: &m,
+            status: "running",
+            outcome: None,
+            turns: 3,
+            messages: &[],
+            pending: None,
+            totals: json!({"requests": 2}),
+            checkpoints: &[],
+        };
+        store.save(&snap).unwrap();
+        let mut r = store.load(&m.id).unwrap();
+        // Saved by this live process: running.
+        assert_eq!(r.owner.map(|o| o.0), Some(std::process::id()));
+        assert_eq!(r.shown_status(), "running");
+        assert_eq!(r.requests(), 2);
+        // The same pid started at another time is another process: the saver is gone.
+        r.owner = r.owner.map(|(p, t)| (p, t + 1));
+        assert_eq!(r.shown_status(), "interrupted");
+        r.status = "failed".into();
+        assert_eq!(r.shown_status(), "failed");
     }
 
     #[test]

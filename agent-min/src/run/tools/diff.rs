@@ -192,12 +192,12 @@ struct Replacement {
 /// Applies `diff` to `original`, as Cline's `constructNewFileContent(diff, original, true)`
 /// does, or refuses. See the module docs.
 pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
-    let mut lines: Vec<&str> = diff.split('\n').collect();
+    let mut diff_lines: Vec<&str> = diff.split('\n').collect();
     // Cline drops a last line that looks like an unfinished marker.
     let mut dropped = None;
-    if let Some(last) = lines.last() {
+    if let Some(last) = diff_lines.last() {
         if last.starts_with(['-', '<', '=', '+', '>']) && !is_marker(last) {
-            dropped = lines.pop();
+            dropped = diff_lines.pop();
         }
     }
 
@@ -208,8 +208,9 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
     let mut last_processed = 0usize;
     let mut block = 0usize;
     let mut replacements: Vec<Replacement> = Vec::new();
+    let mut lines: Option<Lines<'_>> = None;
 
-    for line in lines {
+    for line in diff_lines {
         if is_search_start(line) {
             if in_search || in_replace {
                 return Err(DiffError::NestedSearch { block: block.max(1) });
@@ -232,7 +233,7 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
                 }
                 (0, 0)
             } else {
-                let found = find(original, &search, last_processed)
+                let found = find(original, &mut lines, &search, last_processed)
                     .ok_or_else(|| DiffError::NoMatch { search: search.clone() })?;
                 if js_trim(&search).is_empty() && found.0 >= original.len() {
                     return Err(DiffError::WhitespaceSearchAtEnd { block: block.max(1) });
@@ -300,17 +301,18 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
     Ok(out)
 }
 
-/// Cline's four searches for a non-empty SEARCH part, in order.
-fn find(original: &str, search: &str, from: usize) -> Option<(usize, usize)> {
+/// Cline's four searches for a non-empty SEARCH part, in order; `lines` is the original's
+/// lines, split on first use and kept for the next blocks.
+fn find<'a>(original: &'a str, lines: &mut Option<Lines<'a>>, search: &str, from: usize) -> Option<(usize, usize)> {
     if let Some(i) = original.get(from.min(original.len())..).and_then(|rest| rest.find(search)) {
         let start = from.min(original.len()) + i;
         return Some((start, start + search.len()));
     }
-    let lines = Lines::new(original);
-    if let Some(m) = line_trimmed(&lines, search, from) {
+    let lines = lines.get_or_insert_with(|| Lines::new(original));
+    if let Some(m) = line_trimmed(lines, search, from) {
         return Some(m);
     }
-    if let Some(m) = block_anchor(&lines, search, from) {
+    if let Some(m) = block_anchor(lines, search, from) {
         return Some(m);
     }
     original.find(search).map(|i| (i, i + search.len()))
@@ -362,8 +364,44 @@ fn search_lines(search: &str) -> Vec<&str> {
 fn line_trimmed(o: &Lines<'_>, search: &str, from: usize) -> Option<(usize, usize)> {
     let want: Vec<&str> = search_lines(search).into_iter().map(js_trim).collect();
     let n = want.len();
-    let last = o.lines.len().checked_sub(n)?;
-    (o.first_line_from(from)..=last).find(|&i| o.trimmed[i..i + n] == want[..]).map(|i| o.span(i, n))
+    let first = o.first_line_from(from);
+    if o.lines.len() < n || first > o.lines.len() - n {
+        return None;
+    }
+    // Cline tries every start line in turn; the first match is found here in linear time.
+    find_sequence(&o.trimmed[first..], &want).map(|i| o.span(first + i, n))
+}
+
+/// The first index where `needle` occurs in `hay` (Knuth–Morris–Pratt: linear in both, so a
+/// model's SEARCH part cannot make the edit quadratic in the file).
+fn find_sequence(hay: &[&str], needle: &[&str]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    let mut fail = vec![0usize; needle.len()];
+    let mut k = 0;
+    for i in 1..needle.len() {
+        while k > 0 && needle[i] != needle[k] {
+            k = fail[k - 1];
+        }
+        if needle[i] == needle[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    let mut k = 0;
+    for (i, h) in hay.iter().enumerate() {
+        while k > 0 && *h != needle[k] {
+            k = fail[k - 1];
+        }
+        if *h == needle[k] {
+            k += 1;
+            if k == needle.len() {
+                return Some(i + 1 - k);
+            }
+        }
+    }
+    None
 }
 
 fn block_anchor(o: &Lines<'_>, search: &str, from: usize) -> Option<(usize, usize)> {
@@ -378,4 +416,27 @@ fn block_anchor(o: &Lines<'_>, search: &str, from: usize) -> Option<(usize, usiz
     (o.first_line_from(from)..=last)
         .find(|&i| o.trimmed[i] == head && o.trimmed[i + n - 1] == tail)
         .map(|i| o.span(i, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequence_search_finds_the_first_occurrence() {
+        let hay = ["a", "a", "b", "a", "a", "a", "b"];
+        assert_eq!(find_sequence(&hay, &["a", "a", "b"]), Some(0));
+        assert_eq!(find_sequence(&hay, &["a", "a", "a", "b"]), Some(3));
+        assert_eq!(find_sequence(&hay, &["b", "b"]), None);
+        assert_eq!(find_sequence(&hay[..0], &["a"]), None);
+    }
+
+    #[test]
+    fn a_search_of_many_near_matches_stays_linear() {
+        // 200,000 identical lines and a 2,000-line SEARCH that fails on its last line: a naive
+        // scan would compare 400 million lines.
+        let original = "    a\n".repeat(200_000);
+        let diff = format!("------- SEARCH\n{}b\n=======\nx\n+++++++ REPLACE", "a\n".repeat(2_000));
+        assert!(matches!(apply(&original, &diff), Err(DiffError::NoMatch { .. })));
+    }
 }

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{check_path, tool_error, walk, Access, Call, Ctx, Outcome};
+use super::{check_path, walk, Access, Call, Ctx, Outcome};
 use crate::run::prompt;
 
 /// Most entries returned (Cline's handler passes 200).
@@ -44,11 +44,6 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    if !r.abs.is_dir() {
-        let msg = format!("Error listing files: {path} does not exist or is not a directory.");
-        ctx.term.outcome(false, &msg);
-        return Outcome::Failure { text: tool_error(&msg), mistake: true };
-    }
     let (entries, truncated) = list(&r.abs, recursive, MAX_ENTRIES);
     let entries = crate::run::project::ignore::ClineIgnore::load(ctx.ws.root()).mark(&r.abs, entries);
     ctx.term.outcome(true, &format!("{} entries{}", entries.len(), if truncated { " (truncated)" } else { "" }));
@@ -173,7 +168,9 @@ fn enters(rel: &Path, hidden_allowed: bool) -> bool {
 /// Lists `dir` (names relative to it, directories with a trailing `/`), breadth first, at most
 /// `max`. Returns (entries, whether the limit was reached — Cline's `length >= limit`).
 pub(crate) fn list(dir: &Path, recursive: bool, max: usize) -> (Vec<String>, bool) {
-    if restricted(dir) {
+    // Cline lists nothing (`No files found.`) for the root, the home directory, a file or a
+    // path that does not exist.
+    if restricted(dir) || !dir.is_dir() {
         return (Vec::new(), false);
     }
     let mut out = Vec::new();
@@ -323,7 +320,11 @@ mod tests {
     }
 
     #[test]
-    fn the_root_and_home_are_never_listed() {
+    fn the_root_home_files_and_missing_paths_list_nothing_as_in_cline() {
         assert_eq!(list(Path::new("/"), true, 200), (vec![], false));
+        let d = tree(&["f.txt"]);
+        assert_eq!(list(&d.path().join("f.txt"), true, 200), (vec![], false));
+        assert_eq!(list(&d.path().join("missing"), false, 200), (vec![], false));
+        assert_eq!(format_listing(&[], false), "No files found.");
     }
 }

@@ -4,18 +4,23 @@
 //! returns an [`Outcome`]: the text that goes back to the model and whether it was a success.
 //!
 //! Owns: the tools and what they need — path confinement ([`paths`]), file helpers ([`fsx`]), the
-//! SEARCH/REPLACE engine ([`diff`]) and the approval preview ([`preview`]). May use:
-//! [`crate::run::ui`] (prompts, tool lines), [`crate::run::session::events`] (approval events),
-//! [`crate::run::clock`].
+//! SEARCH/REPLACE engine ([`diff`]), ripgrep's walker (`walk`), the approval preview
+//! ([`preview`]), the patch of a person's edit ([`patch`]), their editor (`editor`), and what the
+//! tools remember across calls ([`Memory`]: loop detection, [`repeat`]; the file-read cache). The
+//! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
+//! (prompts, tool lines, interrupts), [`crate::run::session::events`] (approval events),
+//! [`crate::run::prompt`], [`crate::run::clock`].
 
 pub mod diff;
 pub mod fsx;
+pub mod patch;
 pub mod paths;
 pub mod preview;
 
 pub mod repeat;
 
 mod ask;
+mod editor;
 mod exec;
 mod list;
 pub mod mcp;
@@ -280,21 +285,47 @@ pub fn check_path(
 /// Asks the person; `Err(Denied)` with Cline's wording when they say no.
 pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
     match ctx.term.approve(what) {
-        Approval::Yes => {
+        Approval::Yes | Approval::Edit => {
             ctx.decide(true, By::User, None);
             Ok(())
         }
-        Approval::No(None) => {
-            ctx.decide(false, By::User, None);
-            ctx.term.outcome(false, "denied");
-            Err(Outcome::Denied { text: prompt::TOOL_DENIED.to_string(), feedback: None })
-        }
-        Approval::No(Some(feedback)) => {
-            ctx.decide(false, By::User, Some(&feedback));
-            ctx.term.outcome(false, "denied, with feedback");
-            Err(Outcome::Denied { text: prompt::TOOL_DENIED.to_string(), feedback: Some(feedback) })
-        }
+        Approval::No(feedback) => Err(denied(ctx, feedback)),
     }
+}
+
+/// A file edit's approval: as [`check_path`] with [`Access::Write`], and inside the workspace
+/// without `--yolo` the person may edit the proposal first (`Ok((_, true))`).
+pub fn check_edit(
+    ctx: &mut Ctx<'_>,
+    path: &str,
+    what: &str,
+    preview: Option<&str>,
+) -> Result<(Resolved, bool), Outcome> {
+    let r = ctx.ws.resolve(path);
+    if r.error.is_some() || !r.inside || ctx.yolo {
+        return check_path(ctx, path, Access::Write, what, preview).map(|r| (r, false));
+    }
+    if let Some(p) = preview {
+        ctx.term.block(p);
+    }
+    match ctx.term.approve_edit(what) {
+        Approval::Yes => {
+            ctx.decide(true, By::User, None);
+            Ok((r, false))
+        }
+        Approval::Edit => {
+            ctx.decide(true, By::User, None);
+            Ok((r, true))
+        }
+        Approval::No(feedback) => Err(denied(ctx, feedback)),
+    }
+}
+
+/// Cline's denial, with the person's words if any.
+fn denied(ctx: &mut Ctx<'_>, feedback: Option<String>) -> Outcome {
+    ctx.decide(false, By::User, feedback.as_deref());
+    ctx.term.outcome(false, if feedback.is_some() { "denied, with feedback" } else { "denied" });
+    Outcome::Denied { text: prompt::TOOL_DENIED.to_string(), feedback }
 }
 
 #[cfg(test)]

@@ -72,6 +72,8 @@ struct Collect<'a> {
     file: &'a Path,
     hits: &'a mut Vec<Hit>,
     json_lines: &'a mut usize,
+    /// Bytes of line text kept so far, over all files.
+    kept: &'a mut usize,
     /// The index in `hits` of this file's first match.
     first: usize,
     begun: bool,
@@ -92,6 +94,29 @@ impl Collect<'_> {
     }
 }
 
+impl Collect<'_> {
+    /// A line's text as the result shows it (trailing whitespace trimmed), within bounded
+    /// memory: a line that could never fit the 0.25 MB result is cut (it still does not fit),
+    /// and once the lines kept reach 0.25 MB the rest are kept empty — the result stops before
+    /// them, so it is the same.
+    fn keep(&mut self, bytes: &[u8]) -> String {
+        if *self.kept >= MAX_BYTES {
+            return String::new();
+        }
+        let text = String::from_utf8_lossy(bytes);
+        let mut t = text.trim_end_matches(parser_core::is_js_whitespace);
+        if t.len() > MAX_BYTES {
+            let mut cut = MAX_BYTES;
+            while !t.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            t = &t[..cut];
+        }
+        *self.kept += t.len();
+        t.to_string()
+    }
+}
+
 impl Sink for Collect<'_> {
     type Error = std::io::Error;
 
@@ -99,7 +124,7 @@ impl Sink for Collect<'_> {
         if !self.line() {
             return Ok(false);
         }
-        let text = String::from_utf8_lossy(m.bytes()).into_owned();
+        let text = self.keep(m.bytes());
         self.hits.push(Hit { file: self.file.to_path_buf(), text, after: Vec::new() });
         Ok(true)
     }
@@ -111,8 +136,9 @@ impl Sink for Collect<'_> {
         // Context above a file's first match: Cline drops it for the first file and gives it
         // to the previous file's last match otherwise; we drop it always (docs/agent.md).
         if self.hits.len() > self.first {
+            let text = self.keep(c.bytes());
             if let Some(h) = self.hits.last_mut() {
-                h.after.push(String::from_utf8_lossy(c.bytes()).into_owned());
+                h.after.push(text);
             }
         }
         Ok(true)
@@ -148,21 +174,27 @@ pub(crate) fn search(
         .binary_detection(BinaryDetection::quit(b'\x00'))
         .build();
     let mut raw = Vec::new();
-    let mut json_lines = 0usize;
+    let (mut json_lines, mut kept) = (0usize, 0usize);
     for entry in walker.filter_map(Result::ok) {
         if json_lines >= MAX_JSON_LINES {
             break;
         }
-        if !entry.file_type().is_some_and(|t| t.is_file())
-            || !pattern.matched(entry.path(), false).is_whitelist()
-            || !allowed(entry.path())
-        {
+        // A file given as the path itself is searched whatever the pattern, as ripgrep does.
+        let wanted = entry.depth() == 0 || pattern.matched(entry.path(), false).is_whitelist();
+        if !entry.file_type().is_some_and(|t| t.is_file()) || !wanted || !allowed(entry.path()) {
             continue;
         }
         // Only regular files of bounded size: never a FIFO or a device.
         let Ok(bytes) = fsx::read_regular(entry.path(), fsx::MAX_FILE_BYTES) else { continue };
         let first = raw.len();
-        let mut sink = Collect { file: entry.path(), hits: &mut raw, json_lines: &mut json_lines, first, begun: false };
+        let mut sink = Collect {
+            file: entry.path(),
+            hits: &mut raw,
+            json_lines: &mut json_lines,
+            kept: &mut kept,
+            first,
+            begun: false,
+        };
         let _ = searcher.search_slice(matcher, &bytes, &mut sink);
     }
     Ok(raw)
@@ -338,6 +370,34 @@ mod tests {
         assert!(!out.contains("secret") && !out.contains("s.txt"), "{out}");
         // A binary file found by the walk is skipped at its NUL, as ripgrep does.
         assert_eq!(out, "Found 1 result.\n\ntext\n│----\n│needle\n│----");
+    }
+
+    #[test]
+    fn a_file_given_as_the_path_is_searched_whatever_the_pattern() {
+        let d = tree(&[("src/a.rs", "needle\n"), (".hidden.txt", "needle\n")]);
+        let one = |rel: &str, glob: &str| {
+            format_results(&search(&d.path().join(rel), &matcher("needle"), glob, &|_| true).unwrap(), d.path())
+        };
+        assert_eq!(one("src/a.rs", "*"), "Found 1 result.\n\nsrc/a.rs\n│----\n│needle\n│----");
+        // As ripgrep does with a path given explicitly: no glob or hidden rule applies to it.
+        assert!(one("src/a.rs", "*.md").starts_with("Found 1 result."));
+        assert!(one(".hidden.txt", "*").starts_with("Found 1 result."));
+    }
+
+    #[test]
+    fn huge_lines_are_cut_to_the_result_cap_and_the_result_is_unchanged() {
+        let long = "x".repeat(600 * 1024);
+        let d = tree(&[("a.min.js", &format!("needle {long}\n")), ("b.txt", "needle\n")]);
+        let hits = search(d.path(), &matcher("needle"), "*", &|_| true).unwrap();
+        assert!(hits.iter().all(|h| h.text.len() <= MAX_BYTES), "kept within the cap");
+        let out = format_results(&hits, d.path());
+        // The long line never fits (as in Cline): the result stops there with the note.
+        assert!(
+            out.starts_with("Found 2 results.\n\na.min.js\n│----")
+                && out.ends_with("0.25MB size limit. Please use a more specific search pattern.]"),
+            "{}",
+            &out[..200.min(out.len())]
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
+use super::{check_edit, check_path, editor, patch, tool_error, Access, Call, Ctx, Outcome};
 use super::{diff, fsx, preview};
 use crate::run::prompt;
 
@@ -24,11 +24,11 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     let verb = if old.is_some() { "Overwrite" } else { "Create" };
     let pv = preview::unified(old.as_deref().unwrap_or(""), &content, path);
-    let r = match check_path(ctx, path, Access::Write, &format!("{verb} {path}"), Some(&pv)) {
+    let (r, edit) = match check_edit(ctx, path, &format!("{verb} {path}"), Some(&pv)) {
         Ok(r) => r,
         Err(o) => return denied_file_note(o, old.is_some()),
     };
-    save(ctx, &r.abs, path, &content)
+    save(ctx, &r.abs, path, &content, edit)
 }
 
 /// The raw content with at most one leading and one trailing newline removed, so the first
@@ -121,11 +121,11 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         }
     };
     let pv = preview::unified(&original, &new, path);
-    let r = match check_path(ctx, path, Access::Write, &format!("Edit {path}"), Some(&pv)) {
+    let (r, edit) = match check_edit(ctx, path, &format!("Edit {path}"), Some(&pv)) {
         Ok(r) => r,
         Err(o) => return denied_file_note(o, existing.is_some()),
     };
-    save(ctx, &r.abs, path, &new)
+    save(ctx, &r.abs, path, &new, edit)
 }
 
 /// Refuses a path outside the workspace under `--yolo`, before anything is read from it.
@@ -156,21 +156,38 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<Option<S
     }
 }
 
-/// Writes the file; the model gets Cline's success text with the file as saved.
-fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, content: &str) -> Outcome {
-    match fsx::atomic_write(abs, content.as_bytes()) {
-        Ok(()) => {
-            ctx.memory.reads.forget(abs);
-            ctx.term.outcome(true, &format!("saved {path}"));
-            let saved = prompt::final_file_content(content);
-            Outcome::Success(prompt::file_edit_without_user_changes(path, &saved))
+/// Writes the file — after the person's edits, when they chose to edit the proposal — and
+/// gives the model Cline's success text with the file as saved (and the person's changes as a
+/// patch, when they made any).
+fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool) -> Outcome {
+    let content = if edit {
+        match editor::edit(proposed, path) {
+            Ok(edited) => edited,
+            Err(e) => {
+                ctx.term.outcome(false, &e);
+                let msg = format!("The person's editor failed ({e}); the file was not changed.");
+                return Outcome::Failure { text: tool_error(&msg), mistake: false };
+            }
         }
-        Err(e) => {
-            let msg = format!("Error writing file {path}: {e}");
-            ctx.term.outcome(false, &msg);
-            Outcome::Failure { text: tool_error(&msg), mistake: false }
-        }
+    } else {
+        proposed.to_string()
+    };
+    if let Err(e) = fsx::atomic_write(abs, content.as_bytes()) {
+        let msg = format!("Error writing file {path}: {e}");
+        ctx.term.outcome(false, &msg);
+        return Outcome::Failure { text: tool_error(&msg), mistake: false };
     }
+    ctx.memory.reads.forget(abs);
+    ctx.term.outcome(true, &format!("saved {path}"));
+    // Cline normalises both texts with the proposal's line ending before comparing them.
+    let eol = prompt::eol_of(proposed);
+    let (proposed, saved) = (prompt::normalized(proposed, eol), prompt::normalized(&content, eol));
+    if proposed == saved {
+        return Outcome::Success(prompt::file_edit_without_user_changes(path, &saved));
+    }
+    let changes = patch::pretty_patch(&proposed, &saved)
+        .unwrap_or_else(|| "(the changes are too many to show as a patch)".to_string());
+    Outcome::Success(prompt::file_edit_with_user_changes(path, &changes, &saved))
 }
 
 #[cfg(test)]

@@ -43,6 +43,8 @@ pub enum Approval {
     Yes,
     /// Don't; optionally with feedback for the model.
     No(Option<String>),
+    /// Go ahead with the proposal as the person is about to edit it (file edits only).
+    Edit,
 }
 
 /// The terminal.
@@ -52,6 +54,15 @@ pub struct Term {
     spinner_enabled: bool,
     at_line_start: bool,
     spinner: Option<Spinner>,
+    /// What was streamed last, so reasoning and text never share a line.
+    streaming: Option<Stream>,
+}
+
+/// The two kinds of streamed model output.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Text,
+    Reasoning,
 }
 
 impl Term {
@@ -64,6 +75,7 @@ impl Term {
             spinner_enabled: io::stderr().is_terminal(),
             at_line_start: true,
             spinner: None,
+            streaming: None,
         }
     }
 
@@ -78,13 +90,14 @@ impl Term {
             spinner_enabled: tty,
             at_line_start: true,
             spinner: None,
+            streaming: None,
         }
     }
 
     /// Output to any writer, without colours or spinner (for tests, or for moving the human
     /// output to stderr when stdout carries machine-readable events).
     pub fn to_writer(sink: Box<dyn Write + Send>) -> Self {
-        Term { sink, color: false, spinner_enabled: false, at_line_start: true, spinner: None }
+        Term { sink, color: false, spinner_enabled: false, at_line_start: true, spinner: None, streaming: None }
     }
 
     fn paint(&self, style: Style, s: &str) -> String {
@@ -114,15 +127,22 @@ impl Term {
     }
 
     /// Streams model text (control characters made visible: the model must not drive the
-    /// terminal).
+    /// terminal); after reasoning, on a line of its own.
     pub fn text(&mut self, s: &str) {
+        if !s.is_empty() && self.streaming.replace(Stream::Text) == Some(Stream::Reasoning) {
+            self.newline();
+        }
         let s = visible(s);
         self.out(&s);
     }
 
     /// Streams reasoning text (dimmed) — or a command's output, which the model controls as
-    /// much as its own text: control characters are made visible.
+    /// much as its own text: control characters are made visible; after text, on a line of
+    /// its own.
     pub fn reasoning(&mut self, s: &str) {
+        if !s.is_empty() && self.streaming.replace(Stream::Reasoning) == Some(Stream::Text) {
+            self.newline();
+        }
         let s = visible(s);
         let p = self.paint(Style::Dim, &s);
         self.out(&p);
@@ -133,6 +153,7 @@ impl Term {
 
     /// A full line in a style (control characters made visible: it may quote the model).
     pub fn line(&mut self, style: Style, s: &str) {
+        self.streaming = None;
         self.newline();
         let p = self.paint(style, &visible(s));
         self.out(&format!("{p}\n"));
@@ -226,6 +247,24 @@ impl Term {
     }
 }
 
+impl Term {
+    /// Asks for approval of a file edit: like [`Term::approve`], and `e` opens the proposal in
+    /// the person's editor before it is saved.
+    pub fn approve_edit(&mut self, what: &str) -> Approval {
+        let q =
+            format!("  {} — approve? [y]es / [n]o / [e]dit first / or type feedback for the model: ", visible(what));
+        match self.prompt(&q) {
+            None => Approval::No(None),
+            Some(a) => match a.trim() {
+                "e" | "E" | "edit" => Approval::Edit,
+                "y" | "Y" | "yes" | "Yes" => Approval::Yes,
+                "" | "n" | "N" | "no" | "No" => Approval::No(None),
+                other => Approval::No(Some(other.to_string())),
+            },
+        }
+    }
+}
+
 /// The approval prompt for `what`, with its control characters made visible.
 fn approval_question(what: &str) -> String {
     format!("  {} — approve? [y]es / [n]o / or type feedback for the model: ", visible(what))
@@ -305,6 +344,20 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn reasoning_and_text_never_share_a_line() {
+        let buf = Buf::default();
+        let mut t = Term::to_writer(Box::new(buf.clone()));
+        t.reasoning("Look ");
+        t.reasoning("first.");
+        t.text("Let me ");
+        t.text("read it.");
+        t.reasoning("Hmm.\n");
+        t.text("Done.");
+        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(out, "Look first.\nLet me read it.\nHmm.\nDone.");
     }
 
     #[test]
