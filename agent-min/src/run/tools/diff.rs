@@ -245,7 +245,7 @@ fn find(original: &str, search: &str, from: usize) -> Option<(Range<usize>, Stra
     }
     // The last line of the file may lack its newline.
     if let Some(body) = search.strip_suffix('\n') {
-        if original.ends_with(body) && original.len() - body.len() >= from {
+        if !body.is_empty() && original.ends_with(body) && original.len() - body.len() >= from {
             let start = original.len() - body.len();
             if start == 0 || original.as_bytes()[start - 1] == b'\n' {
                 return Some((start..original.len(), Strategy::Exact));
@@ -379,6 +379,13 @@ mod tests {
         let original = "x\nmark\nx\n";
         let diff = format!("{}{}", block("mark\n", "MARK\n"), block("x\n", "Y\n"));
         assert_eq!(apply(original, &diff).unwrap(), "x\nMARK\nY\n");
+    }
+
+    #[test]
+    fn an_empty_line_is_not_found_again_as_nothing_at_the_end_of_the_file() {
+        // Found by the diff_apply fuzz target: the second block matched an empty range at EOF.
+        let twice = format!("{}{}", block("\n", ""), block("\n", ""));
+        assert!(matches!(apply("\n", &twice), Err(DiffError::Overlap { block: 2 })), "{:?}", apply("\n", &twice));
     }
 
     #[test]
