@@ -400,3 +400,24 @@ fn a_large_streamed_write_gives_bounded_partial_events_and_an_exact_complete_one
         content.len()
     );
 }
+
+#[test]
+fn curl_gets_the_key_only_through_its_header_pipe_never_in_its_environment() {
+    let ws = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v curl"]).output().unwrap().stdout).unwrap();
+    let (bin, log) = (tools.path().join("bin"), tools.path().join("curl-env.log"));
+    std::fs::create_dir_all(&bin).unwrap();
+    let wrapper = format!("#!/bin/sh\nenv >> '{}'\nexec '{}' \"$@\"\n", log.display(), real.trim());
+    std::fs::write(bin.join("curl"), wrapper).unwrap();
+    Command::new("chmod").arg("755").arg(bin.join("curl")).status().unwrap();
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[("PATH", &path)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let env = std::fs::read_to_string(&log).expect("the wrapper ran");
+    assert!(env.contains("PATH="), "{env}");
+    assert!(!env.contains(KEY) && !env.contains("ANTHROPIC_API_KEY"), "curl's environment holds the key:\n{env}");
+    assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY), "the key was still sent");
+}
