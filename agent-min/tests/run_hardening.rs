@@ -421,3 +421,48 @@ fn curl_gets_the_key_only_through_its_header_pipe_never_in_its_environment() {
     assert!(!env.contains(KEY) && !env.contains("ANTHROPIC_API_KEY"), "curl's environment holds the key:\n{env}");
     assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY), "the key was still sent");
 }
+
+#[test]
+fn for_an_unprivileged_user_the_sandbox_confines_writes_and_cuts_the_network_too() {
+    // As root the network namespace needs no user namespace; as anyone else it does. Run the
+    // agent as `nobody` (65534) with `setpriv` (util-linux), as a user who is not root would.
+    assert!(Command::new("setpriv").arg("--version").output().is_ok(), "setpriv (util-linux) is needed");
+    let ws = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(ws.path(), Some(65534), Some(65534)).unwrap();
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    std::os::unix::fs::chown(outside.path(), Some(65534), Some(65534)).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let cmd = format!(
+        "id -u; echo in > inside.txt && echo wrote-inside; echo x > '{}/escaped' || echo refused-outside; curl -sS --max-time 3 http://127.0.0.1:{port}/ || echo no-network",
+        outside.path().display()
+    );
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut child = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(bin())
+        .arg("run")
+        .args(args_with(&base, &["--no-save", "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .env("HOME", ws.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{out}");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("65534") && told.contains("wrote-inside"), "{told}");
+    assert!(told.contains("refused-outside") && !outside.path().join("escaped").exists(), "{told}");
+    assert!(told.contains("no-network") && listener.accept().is_err(), "{told}");
+}
