@@ -466,3 +466,35 @@ fn for_an_unprivileged_user_the_sandbox_confines_writes_and_cuts_the_network_too
     assert!(told.contains("refused-outside") && !outside.path().join("escaped").exists(), "{told}");
     assert!(told.contains("no-network") && listener.accept().is_err(), "{told}");
 }
+
+#[test]
+fn a_process_of_the_same_unprivileged_user_cannot_read_the_agents_proc_environ() {
+    // The agent turns itself non-dumpable: its /proc files become root's. Seen from a command
+    // run unconfined as the same user (`nobody`, through setpriv).
+    assert!(Command::new("setpriv").arg("--version").output().is_ok(), "setpriv (util-linux) is needed");
+    let ws = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(ws.path(), Some(65534), Some(65534)).unwrap();
+    let cmd = "id -u; cat /proc/$PPID/environ >/dev/null && echo READABLE || echo UNREADABLE; cat /proc/$$/environ >/dev/null && echo own-readable";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let status = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(bin())
+        .arg("run")
+        .args(args_with(&base, &["--no-save", "--sandbox", "off", "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("HOME", ws.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("65534") && told.contains("own-readable"), "{told}");
+    assert!(told.lines().any(|l| l == "UNREADABLE") && !told.lines().any(|l| l == "READABLE"), "{told}");
+}
