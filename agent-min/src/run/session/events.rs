@@ -3,6 +3,8 @@
 //! Every event carries `type`, `task_id` and `ts` (milliseconds since the Unix epoch). The
 //! schema of each type is documented in `docs/agent.md` and checked field by field by the
 //! end-to-end test `json_events_follow_the_schema`. Without `--json` every method is a no-op.
+//! Partial `tool_call` events are rationed ([`PartialGate`]): a streamed file must not turn into
+//! one event per delta, each carrying all of it.
 
 use std::io::Write;
 
