@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Run every fuzz target for SECONDS each (default 60); fail on any crash.
+# -len_control=0 and the long seeds of seed.py let libFuzzer try long inputs from the start.
 # Usage: fuzz/run.sh [SECONDS] [TARGET...]
 # Needs nightly (for AddressSanitizer) and cargo-fuzz; installs cargo-fuzz if missing.
 set -euo pipefail
@@ -21,7 +22,7 @@ for t in "${targets[@]}"; do
   [ "$t" = differential_naive ] && max_len=4096
   set +e
   cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
-    -dict=tags.dict -max_total_time="$secs" -max_len="$max_len" -timeout=20 -rss_limit_mb=4096 \
+    -dict=tags.dict -max_total_time="$secs" -max_len="$max_len" -len_control=0 -timeout=20 -rss_limit_mb=4096 \
     -print_final_stats=1 >"logs/$t.log" 2>&1
   status=$?
   set -e

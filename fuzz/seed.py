@@ -35,21 +35,55 @@ AGENT_SEEDS = {
         b"a\nb\nc\nd\n\x00<<<<<<< SEARCH\na\nb\nc\n=======\nz\n>>>>>>> REPLACE\n",
     ],
 }
-max_len = 4096
-inputs = list(BUILT_IN) if fallback else []
+
+# libFuzzer's length control grows inputs slowly from the seeds: long seeds (up to run.sh's
+# -max_len, 64 KiB) let it work on long replies at once. The naive oracle keeps its 4 KiB.
+MAX_LEN = {"differential_naive": 4096}
+all_inputs = list(BUILT_IN) if fallback else []
 if not fallback:
     with open(src, encoding="utf-8") as f:
         for line in f.read().split("\n"):
             if line:
-                data = json.loads(line)["input"].encode("utf-8")
-                if len(data) <= max_len:
-                    inputs.append(data)
+                all_inputs.append(json.loads(line)["input"].encode("utf-8"))
+# Long seeds: conformance inputs laid end to end, about 16, 32 and 60 KiB.
+for size in (16 << 10, 32 << 10, 60 << 10):
+    long, i = b"", len(all_inputs) // 3
+    while len(long) < size and all_inputs:
+        long += all_inputs[i % len(all_inputs)]
+        i += 7
+    all_inputs.append(long[:65536])
+
+
+def sse_seeds(replies):
+    """The agent's reply path: a provider byte (with the chunk size), then that provider's stream."""
+    out = []
+    for n, text in enumerate(replies):
+        t = text.decode("utf-8", "replace")
+        pieces = [t[i:i + 16] for i in range(0, len(t), 16)]
+        kind = n % 3
+        if kind == 0:  # Anthropic
+            body = 'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":9,"output_tokens":1}}}\n\n'
+            body += "".join("event: content_block_delta\ndata: " + json.dumps({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}) + "\n\n" for p in pieces)
+            body += 'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}\n\n'
+        elif kind == 1:  # OpenAI-compatible
+            body = "".join("data: " + json.dumps({"choices": [{"delta": {"content": p}, "finish_reason": None}]}) + "\n\n" for p in pieces)
+            body += 'data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":7}}\n\ndata: [DONE]\n\n'
+        else:  # Ollama
+            body = "".join(json.dumps({"message": {"content": p}, "done": False}) + "\n" for p in pieces)
+            body += '{"done":true,"done_reason":"stop","prompt_eval_count":9,"eval_count":7}\n'
+        out.append(bytes([kind + 3 * (1 + n % 40)]) + body.encode("utf-8"))
+    return out
+
+
+with_tools = [i for i in all_inputs if b"</" in i and len(i) < 8192][:300]
+AGENT_SEEDS["agent_stream"] = sse_seeds(with_tools) + [b"\x01" + b"data: " * 3000]
 corpus_dir = os.environ.get("FUZZ_CORPUS_DIR") or os.path.join(here, "corpus")
 for t in targets:
     d = os.path.join(corpus_dir, t)
     os.makedirs(d, exist_ok=True)
+    inputs = [i for i in all_inputs if len(i) <= MAX_LEN.get(t, 65536)]
     for data in AGENT_SEEDS.get(t, inputs):
         name = hashlib.sha1(data).hexdigest()
         with open(os.path.join(d, name), "wb") as out:
             out.write(data)
-print(f"seeded {len(inputs)} inputs into {len(targets)} corpora")
+print(f"seeded {len(all_inputs)} inputs into {len(targets)} corpora")

@@ -309,3 +309,196 @@ fn when_saves_fail_the_last_line_says_so_instead_of_claiming_a_save() {
     assert!(r.all().contains("could NOT be saved"), "{}", r.all());
     assert!(r.all().contains("Could not save the task"), "each failed save is reported:\n{}", r.all());
 }
+
+/// The `api_request` events of a `--json` run.
+fn api_requests(stdout: &str) -> Vec<serde_json::Value> {
+    events::of(&events::parse(stdout), "api_request").into_iter().cloned().collect()
+}
+
+#[test]
+fn a_reply_ending_in_a_tool_reports_the_servers_usage_not_an_estimate() {
+    for openai_wire in [false, true] {
+        let ws = tempfile::tempdir().unwrap();
+        let reply = |t: &str| if openai_wire { openai(t) } else { anthropic(t) };
+        let server = Server::start(vec![
+            reply(&format!("Listing.\n{}\nand text after the tool", tool("list_files", &[("path", ".")]))),
+            reply(&completion("done")),
+        ]);
+        let base = if openai_wire { openai_args(&server) } else { anthropic_args(&server) };
+        let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[("OPENAI_API_KEY", KEY)], LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        let reqs = api_requests(&r.stdout);
+        assert_eq!(reqs.len(), 2);
+        let (want_in, want_out) = if openai_wire { (50, 9) } else { (100, 42) };
+        for e in &reqs {
+            assert_eq!(e["estimated"], false, "openai={openai_wire}: {e}");
+            assert_eq!((e["tokens_in"].as_u64(), e["tokens_out"].as_u64()), (Some(want_in), Some(want_out)), "{e}");
+        }
+        assert_eq!(reqs[1]["totals"]["estimated_requests"], 0);
+        assert!(!r.all().contains("and text after the tool"), "what follows the tool was shown");
+        assert!(!server.requests()[1].body.to_string().contains("and text after the tool"), "…or sent back");
+        if !openai_wire {
+            assert_eq!(server.requests()[0].body["stream"], true);
+        } else {
+            assert_eq!(server.requests()[0].body["stream_options"]["include_usage"], true);
+        }
+    }
+}
+
+#[test]
+fn a_server_silent_after_the_tool_costs_a_short_wait_and_an_honest_estimate() {
+    let ws = tempfile::tempdir().unwrap();
+    let text = format!("Listing.\n{}", tool("list_files", &[("path", ".")]));
+    let mut stalled = anthropic(&text);
+    let body = String::from_utf8(stalled.body.clone()).unwrap();
+    stalled.stall_at = body.find("event: content_block_stop").unwrap(); // the tool has closed
+    stalled.stall = Duration::from_secs(30);
+    let server = Server::start(vec![stalled, anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let start = Instant::now();
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(10), "the agent waited for the stalled server: {took:?}");
+    let reqs = api_requests(&r.stdout);
+    assert_eq!(reqs[0]["estimated"], true, "{}", reqs[0]);
+    assert_eq!(reqs[0]["tokens_in"], 100, "the input count of message_start is kept: {}", reqs[0]);
+    assert_eq!(reqs[1]["estimated"], false);
+}
+
+#[test]
+fn a_large_streamed_write_gives_bounded_partial_events_and_an_exact_complete_one() {
+    let ws = tempfile::tempdir().unwrap();
+    let line = "    let value = compute(index, &table[offset..]); // <tag> & \"quotes\"\n";
+    let content: String = line.repeat(256 * 1024 / line.len());
+    let text = tool("write_to_file", &[("path", "big.rs"), ("content", &format!("\n{content}"))]);
+    let mut write = anthropic_with(&text, 16, "end_turn");
+    write.chunk = 64 * 1024;
+    let server = Server::start(vec![write, anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let written = std::fs::read_to_string(ws.path().join("big.rs")).unwrap();
+    assert!(written == content.trim_end_matches('\n'), "the file is not exact ({} bytes)", written.len());
+    let events = events::parse(&r.stdout);
+    let calls = events::of(&events, "tool_call");
+    let (partial, complete): (Vec<&&serde_json::Value>, Vec<&&serde_json::Value>) =
+        calls.iter().partition(|e| e["partial"] == true);
+    let complete: Vec<_> = complete.into_iter().filter(|e| e["tool"] == "write_to_file").collect();
+    assert_eq!(complete.len(), 1);
+    // Events carry Cline's trimmed values (the file keeps the first line's indentation).
+    let got = complete[0]["params"]["content"].as_str().unwrap();
+    assert!(
+        got == content.trim(),
+        "the complete event is not exact ({} bytes, want {})",
+        got.len(),
+        content.trim().len()
+    );
+    assert!(!partial.is_empty(), "partial events still show progress");
+    let partial_bytes: usize = partial.iter().map(|e| e["params"]["content"].as_str().map_or(0, str::len)).sum();
+    assert!(partial_bytes <= 1 << 20, "{} partial events carried {partial_bytes} bytes", partial.len());
+    assert!(
+        r.stdout.len() < 3 * content.len(),
+        "--json wrote {} bytes for a {}-byte file",
+        r.stdout.len(),
+        content.len()
+    );
+}
+
+#[test]
+fn curl_gets_the_key_only_through_its_header_pipe_never_in_its_environment() {
+    let ws = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v curl"]).output().unwrap().stdout).unwrap();
+    let (bin, log) = (tools.path().join("bin"), tools.path().join("curl-env.log"));
+    std::fs::create_dir_all(&bin).unwrap();
+    let wrapper = format!("#!/bin/sh\nenv >> '{}'\nexec '{}' \"$@\"\n", log.display(), real.trim());
+    std::fs::write(bin.join("curl"), wrapper).unwrap();
+    Command::new("chmod").arg("755").arg(bin.join("curl")).status().unwrap();
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[("PATH", &path)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let env = std::fs::read_to_string(&log).expect("the wrapper ran");
+    assert!(env.contains("PATH="), "{env}");
+    assert!(!env.contains(KEY) && !env.contains("ANTHROPIC_API_KEY"), "curl's environment holds the key:\n{env}");
+    assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY), "the key was still sent");
+}
+
+#[test]
+fn for_an_unprivileged_user_the_sandbox_confines_writes_and_cuts_the_network_too() {
+    // As root the network namespace needs no user namespace; as anyone else it does. Run the
+    // agent as `nobody` (65534) with `setpriv` (util-linux), as a user who is not root would.
+    assert!(Command::new("setpriv").arg("--version").output().is_ok(), "setpriv (util-linux) is needed");
+    let ws = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(ws.path(), Some(65534), Some(65534)).unwrap();
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    std::os::unix::fs::chown(outside.path(), Some(65534), Some(65534)).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let cmd = format!(
+        "id -u; echo in > inside.txt && echo wrote-inside; echo x > '{}/escaped' || echo refused-outside; curl -sS --max-time 3 http://127.0.0.1:{port}/ || echo no-network",
+        outside.path().display()
+    );
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut child = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(bin())
+        .arg("run")
+        .args(args_with(&base, &["--no-save", "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .env("HOME", ws.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{out}");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("65534") && told.contains("wrote-inside"), "{told}");
+    assert!(told.contains("refused-outside") && !outside.path().join("escaped").exists(), "{told}");
+    assert!(told.contains("no-network") && listener.accept().is_err(), "{told}");
+}
+
+#[test]
+fn a_process_of_the_same_unprivileged_user_cannot_read_the_agents_proc_environ() {
+    // The agent turns itself non-dumpable: its /proc files become root's. Seen from a command
+    // run unconfined as the same user (`nobody`, through setpriv).
+    assert!(Command::new("setpriv").arg("--version").output().is_ok(), "setpriv (util-linux) is needed");
+    let ws = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(ws.path(), Some(65534), Some(65534)).unwrap();
+    let cmd = "id -u; cat /proc/$PPID/environ >/dev/null && echo READABLE || echo UNREADABLE; cat /proc/$$/environ >/dev/null && echo own-readable";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let status = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(bin())
+        .arg("run")
+        .args(args_with(&base, &["--no-save", "--sandbox", "off", "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("HOME", ws.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("65534") && told.contains("own-readable"), "{told}");
+    assert!(told.lines().any(|l| l == "UNREADABLE") && !told.lines().any(|l| l == "READABLE"), "{told}");
+}

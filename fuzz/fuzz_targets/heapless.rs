@@ -1,11 +1,12 @@
 //! The allocation-free mode equals the alloc mode when it fits, and otherwise returns a capacity
 //! error whose blocks are exactly those of the input before the offending tag. Never a panic.
+//! The stream is fed in chunks of sizes the fuzzer chooses (the first byte seeds them).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use parser_core::{fixed, parse};
 
-fn check<const B: usize, const P: usize>(input: &str) {
+fn check<const B: usize, const P: usize>(input: &str, sizes: &[u8]) {
     match fixed::parse::<B, P>(input) {
         Ok(p) => assert!(p.blocks() == parse(input).blocks()),
         Err(over) => {
@@ -16,7 +17,13 @@ fn check<const B: usize, const P: usize>(input: &str) {
     }
     let mut buf = [0u8; 512];
     let mut s = fixed::StreamParser::<B, P>::new(&mut buf);
-    for chunk in input.as_bytes().chunks(5) {
+    let bytes = input.as_bytes();
+    let (mut at, mut k) = (0, 0);
+    while at < bytes.len() {
+        let size = usize::from(sizes.get(k % sizes.len().max(1)).copied().unwrap_or(5)).max(1);
+        k += 1;
+        let chunk = &bytes[at..(at + size).min(bytes.len())];
+        at += chunk.len();
         match s.push_bytes(chunk).map_err(|e| e.error) {
             Ok(_) => assert!(s.blocks() == parse(s.text()).blocks()),
             Err(fixed::StreamError::BufferFull { .. }) => return,
@@ -35,8 +42,10 @@ fn check<const B: usize, const P: usize>(input: &str) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(input) = std::str::from_utf8(data) else { return };
-    check::<1, 1>(input);
-    check::<3, 2>(input);
-    check::<16, 16>(input);
+    let Some((&n, rest)) = data.split_first() else { return };
+    let (sizes, text) = rest.split_at(usize::from(n % 8).min(rest.len()));
+    let Ok(input) = std::str::from_utf8(text) else { return };
+    check::<1, 1>(input, sizes);
+    check::<3, 2>(input, sizes);
+    check::<16, 16>(input, sizes);
 });

@@ -3,12 +3,15 @@
 //!
 //! This is the only module that uses `parser_core`; everything after it sees a [`Reply`].
 
-use parser_core::{display::strip_partial_tag, Block, StreamParser};
+use std::time::{Duration, Instant};
+
+use parser_core::{Block, StreamParser};
 
 use crate::run::llm::{ApiError, Delta, Flow, Message, StopReason, Transport, Usage};
 use crate::run::prompt;
-use crate::run::session::events::Events;
+use crate::run::session::events::{Events, PartialGate};
 use crate::run::tools::Call;
+use crate::run::ui::shown::ShownText;
 use crate::run::ui::term::Term;
 
 /// Where a streamed reply is shown: the terminal, and `--json` events for request `turn`.
@@ -52,8 +55,9 @@ pub struct Reply {
     pub stop: Option<StopReason>,
     /// This request's token usage.
     pub usage: Usage,
-    /// True when the stream was stopped (at the first tool) before the server sent its final
-    /// usage: missing counts are then estimated at about 4 characters per token.
+    /// True when the stream ended — or, after its first tool, the wait for the rest ran out —
+    /// without the server's final usage: missing counts are then estimated at about 4
+    /// characters per token.
     pub usage_estimated: bool,
     /// Native dialect: thinking blocks and every tool call, for history (see `native/`).
     pub parts: Vec<crate::run::llm::Part>,
@@ -68,7 +72,17 @@ impl Reply {
     }
 }
 
+/// How long the rest of a reply is read, after its first tool closed, for the usage the
+/// server sends at its end.
+pub const USAGE_WAIT: Duration = Duration::from_secs(2);
+
 /// Streams one reply from `transport`, presenting it on `screen`.
+///
+/// Linear in the reply: each delta is pushed into the parser once, text blocks are shown
+/// from where they were left ([`ShownText`]), and the first tool's partial `tool_call` events
+/// are built only when `--json` wants one ([`PartialGate`]). Once the first tool closes, the
+/// rest is read — never shown, parsed or run — only until the server's usage arrives or
+/// [`USAGE_WAIT`] passes, so the token counts are the server's and not estimates.
 pub fn read_reply(
     transport: &mut dyn Transport,
     system: &str,
@@ -76,47 +90,68 @@ pub fn read_reply(
     screen: &mut Screen<'_>,
 ) -> Result<Reply, ApiError> {
     let mut parser = StreamParser::new();
-    let mut shown: Vec<String> = Vec::new();
+    let mut shown: Vec<ShownText> = Vec::new();
     let mut reply = Reply::default();
-    let mut stopped_early = false;
+    let mut tool_at: Option<usize> = None;
+    let mut gate = PartialGate::default();
+    let mut drain_until: Option<Instant> = None;
+    // A usage report counts as final once no text followed it (Anthropic sends one at the
+    // start of a reply, with the input only, and the final one at its end).
+    let mut usage_is_final = false;
     transport.send(system, messages, &mut |delta| {
+        if let Some(until) = drain_until {
+            return match delta {
+                Delta::Usage(u) => {
+                    reply.usage = u;
+                    usage_is_final = true;
+                    Flow::Stop
+                }
+                Delta::Stop(r) => {
+                    reply.stop = Some(r);
+                    Flow::Drain(until)
+                }
+                _ => Flow::Drain(until), // what follows the tool is discarded
+            };
+        }
         match delta {
             Delta::Text(s) => {
+                usage_is_final = false;
                 let progress = parser.push_str(&s);
-                present(&parser, progress.changed.start, &mut shown, screen);
+                if tool_at.is_none() {
+                    tool_at = (progress.changed.start..parser.len())
+                        .find(|&i| matches!(parser.block(i), Some(Block::ToolUse(_))));
+                }
+                present(&parser, progress.changed.start, tool_at, &mut shown, screen);
                 if let Some(call) = first_complete_tool(&parser, progress.completed) {
                     screen.tool_call(&call.name, &call.trimmed_params(), false);
                     reply.tool = Some(call);
-                    stopped_early = true;
-                    return Flow::Stop;
+                    let until = Instant::now() + USAGE_WAIT;
+                    drain_until = Some(until);
+                    return Flow::Drain(until);
                 }
-                if let Some(partial) = first_tool_if_changed(&parser, progress.changed.start) {
-                    let params: Vec<(String, String)> = partial
-                        .trimmed_params()
-                        .into_iter()
-                        .map(|(name, value)| {
-                            let value = strip_partial_closing_tag(&name, &value).to_string();
-                            (name, value)
-                        })
-                        .collect();
-                    screen.tool_call(&partial.name, &params, true);
+                if let Some(i) = tool_at.filter(|&i| i >= progress.changed.start && screen.events.is_on()) {
+                    partial_tool_event(&parser, i, &mut gate, screen);
                 }
             }
             Delta::Reasoning(s) => {
                 screen.term.reasoning(&s);
                 screen.events.reasoning(screen.turn, &s);
             }
-            Delta::Usage(u) => reply.usage = u,
+            Delta::Usage(u) => {
+                reply.usage = u;
+                usage_is_final = true;
+            }
             Delta::Stop(r) => reply.stop = Some(r),
             Delta::Error(_) | Delta::Block(_) => {} // errors: the transport; blocks: native/
         }
         Flow::Continue
     })?;
+    let stopped_early = reply.tool.is_some();
     if !stopped_early {
         // Text pushed as `&str` cannot end inside a character, so `finish` cannot fail here; it
         // closes nothing (a tool still open stays partial), it only settles the last text block.
         let _ = parser.finish();
-        present(&parser, 0, &mut shown, screen);
+        present(&parser, 0, tool_at, &mut shown, screen);
     }
     screen.term.newline();
     let first_ordinal = reply.tool.as_ref().map(|_| 0);
@@ -130,7 +165,7 @@ pub fn read_reply(
         }
     }
     reply.text = parser.text().to_string();
-    if stopped_early && reply.stop.is_none() {
+    if !usage_is_final {
         reply.usage_estimated = true;
         let sent: usize = messages.iter().map(|m| m.content.len()).sum::<usize>() + system.len();
         reply.usage.output = reply.usage.output.max(estimate_tokens(reply.text.len()));
@@ -138,11 +173,31 @@ pub fn read_reply(
             reply.usage.input = estimate_tokens(sent);
         }
     }
-    if stopped_early && parser.len() > tool_index(&parser).map_or(0, |i| i + 1) {
+    if stopped_early && parser.len() > tool_at.map_or(0, |i| i + 1) {
         reply.text.push_str("\n\n");
         reply.text.push_str(prompt::INTERRUPTED_BY_TOOL);
     }
     Ok(reply)
+}
+
+/// A partial `tool_call` event for the streaming tool block `i`, if the gate lets one through
+/// now: its size is taken from the parser's borrowed view, and the values are copied only
+/// for an event that is sent.
+fn partial_tool_event(parser: &StreamParser, i: usize, gate: &mut PartialGate, screen: &mut Screen<'_>) {
+    let Some(Block::ToolUse(t)) = parser.block(i) else { return };
+    if !t.partial {
+        return;
+    }
+    let bytes: usize = t.params().iter().map(|p| p.name.len() + p.value.len()).sum();
+    if !gate.admit(Instant::now(), bytes) {
+        return;
+    }
+    let params: Vec<(String, String)> = t
+        .params()
+        .iter()
+        .map(|p| (p.name.to_string(), strip_partial_closing_tag(p.name, p.value).to_string()))
+        .collect();
+    screen.tool_call(t.name, &params, true);
 }
 
 /// A streaming parameter value without the start of its closing tag (`.</pat` → `.`), as
@@ -160,26 +215,12 @@ fn estimate_tokens(bytes: usize) -> u64 {
     bytes.div_ceil(4) as u64
 }
 
-/// Index of the first tool block.
-fn tool_index(parser: &StreamParser) -> Option<usize> {
-    parser.blocks().iter().position(|b| matches!(b, Block::ToolUse(_)))
-}
-
 /// The first tool block (ordinal 0) if it is among the blocks completed by this push.
 fn first_complete_tool(parser: &StreamParser, completed: std::ops::Range<usize>) -> Option<Call> {
     completed.into_iter().find_map(|i| match parser.block(i)? {
         Block::ToolUse(t) if !t.partial && t.ordinal == 0 => Some(to_call(&t)),
         _ => None,
     })
-}
-
-/// The first tool block while it is still streaming, if this push changed it.
-fn first_tool_if_changed(parser: &StreamParser, changed_from: usize) -> Option<Call> {
-    let i = tool_index(parser).filter(|&i| i >= changed_from)?;
-    match parser.block(i)? {
-        Block::ToolUse(t) if t.partial => Some(to_call(&t)),
-        _ => None,
-    }
 }
 
 fn to_call(t: &parser_core::ToolUse<'_>) -> Call {
@@ -189,44 +230,30 @@ fn to_call(t: &parser_core::ToolUse<'_>) -> Call {
     }
 }
 
-/// Prints what is new in the text blocks from `from` on. `shown[i]` is what has been printed
-/// for block `i`; text only ever grows on screen.
-fn present(parser: &StreamParser, from: usize, shown: &mut Vec<String>, screen: &mut Screen<'_>) {
-    if tool_index(parser).is_some_and(|t| t < from) {
-        return; // nothing after the first tool is shown: it will not be acted on
-    }
-    for i in from..parser.len() {
-        let Some(block) = parser.block(i) else { break };
-        let Block::Text { content, partial } = block else {
-            if matches!(block, Block::ToolUse(_)) {
-                return;
-            }
-            continue;
-        };
-        let text = display_text(content, partial);
-        while shown.len() <= i {
-            shown.push(String::new());
+/// Prints what is new in the text blocks from `from` on, up to the first tool block
+/// (`tool_at`): nothing after it is shown, since it will not be acted on.
+fn present(
+    parser: &StreamParser,
+    from: usize,
+    tool_at: Option<usize>,
+    shown: &mut Vec<ShownText>,
+    screen: &mut Screen<'_>,
+) {
+    let end = tool_at.unwrap_or(parser.len());
+    for i in from..end {
+        let Some(Block::Text { content, partial }) = parser.block(i) else { continue };
+        if shown.len() <= i {
+            shown.resize_with(i + 1, ShownText::default);
         }
-        let done = &shown[i];
-        if text.len() > done.len() && text.starts_with(done.as_str()) {
-            if done.is_empty() && i > 0 {
+        let started = shown[i].started();
+        let new = shown[i].advance(parser.text(), content, partial);
+        if !new.is_empty() {
+            if !started && i > 0 {
                 screen.term.newline();
             }
-            screen.text(&text[done.len()..]);
-            shown[i] = text;
+            screen.text(&new);
         }
     }
-}
-
-/// Text as Cline's presenter shows it: `<thinking>` tags removed, and a trailing incomplete tag
-/// dropped while the block is still streaming.
-fn display_text(content: &str, partial: bool) -> String {
-    let content = if partial { strip_partial_tag(content) } else { content };
-    content
-        .replace("<thinking>\n", "")
-        .replace("<thinking>", "")
-        .replace("\n</thinking>", "")
-        .replace("</thinking>", "")
 }
 
 #[cfg(test)]
@@ -245,7 +272,7 @@ mod tests {
         fn send(&mut self, _: &str, _: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
             for d in self.deltas.clone() {
                 self.handed += 1;
-                if on(d) == Flow::Stop {
+                if on(d).stops_now() {
                     break;
                 }
             }
@@ -269,9 +296,17 @@ mod tests {
     }
 
     fn read(deltas: &[&str], stop: Option<StopReason>) -> (Reply, String, usize, usize) {
+        read_with(deltas, stop, None)
+    }
+
+    fn read_with(deltas: &[&str], stop: Option<StopReason>, usage: Option<Usage>) -> (Reply, String, usize, usize) {
         let mut d: Vec<Delta> = deltas.iter().map(|s| Delta::Text(s.to_string())).collect();
         if let Some(r) = stop {
             d.push(Delta::Stop(r));
+        }
+        if let Some(u) = usage {
+            d.push(Delta::Usage(u));
+            d.push(Delta::Text("after the usage".into()));
         }
         let total = d.len();
         let mut fake = Fake { deltas: d, handed: 0 };
@@ -284,19 +319,39 @@ mod tests {
         (reply, shown, fake.handed, total)
     }
 
+    const READ: [&str; 5] =
+        ["I'll read it.\n<read_fi", "le>\n<path>src/a", ".rs</path>\n</read_file>", "\nmore text", " <list_files>"];
+
     #[test]
-    fn stops_reading_when_the_first_tool_closes() {
-        let (reply, shown, handed, total) = read(
-            &["I'll read it.\n<read_fi", "le>\n<path>src/a", ".rs</path>\n</read_file>", "\nmore text", " never read"],
-            Some(StopReason::EndTurn),
-        );
+    fn after_the_first_tool_the_rest_is_read_for_its_usage_but_never_shown_or_parsed() {
+        let usage = Usage { input: 1200, output: 34, cache_read: 5, cache_write: 0 };
+        let (reply, shown, handed, total) = read_with(&READ, Some(StopReason::EndTurn), Some(usage));
         let call = reply.tool.expect("a tool");
         assert_eq!(call.name, "read_file");
         assert_eq!(call.params, [("path".to_string(), "src/a.rs".to_string(), "src/a.rs".to_string())]);
-        assert_eq!(handed, 3, "nothing after the closing tag is read");
-        assert!(handed < total);
-        assert_eq!(shown, "I'll read it.\n", "partial tags are never shown");
+        assert_eq!(handed, total - 1, "read up to the usage, and not beyond");
+        assert_eq!(shown, "I'll read it.\n", "partial tags and what follows the tool are never shown");
+        assert!(!reply.text.contains("more text") && reply.extra_tools.is_empty(), "{:?}", reply.text);
+        assert_eq!(reply.usage, usage);
+        assert!(!reply.usage_estimated, "the server's usage arrived after the tool");
+    }
+
+    #[test]
+    fn a_reply_that_ends_without_usage_is_estimated() {
+        let (reply, _, handed, total) = read(&READ, Some(StopReason::EndTurn));
+        assert!(reply.tool.is_some());
+        assert_eq!(handed, total, "read to the end, looking for the usage");
         assert!(reply.usage_estimated);
+        assert!(reply.usage.output > 0);
+        let (reply, ..) = read(&["No tools here."], Some(StopReason::EndTurn));
+        assert!(reply.usage_estimated, "no usage at all");
+        let early = Usage { input: 10, output: 1, ..Usage::default() };
+        let d = vec![Delta::Usage(early), Delta::Text("text after the first report".into())];
+        let mut fake = Fake { deltas: d, handed: 0 };
+        let (mut term, mut events) = (Term::to_writer(Box::new(Shared::default())), Events::off());
+        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1 };
+        let reply = read_reply(&mut fake, "", &[], &mut screen).unwrap();
+        assert!(reply.usage_estimated, "a usage report followed by more text is not the final one");
     }
 
     #[test]
@@ -309,10 +364,12 @@ mod tests {
 
     #[test]
     fn thinking_tags_are_not_shown() {
-        let (reply, shown, ..) = read(&["<thinking>plan", " it</thinking>\nDone", "."], Some(StopReason::EndTurn));
+        let usage = Some(Usage { input: 3, output: 4, ..Usage::default() });
+        let (reply, shown, ..) =
+            read_with(&["<thinking>plan", " it</thinking>\nDone", "."], Some(StopReason::EndTurn), usage);
         assert!(reply.tool.is_none());
-        assert_eq!(shown, "plan it\nDone.\n");
-        assert!(!reply.usage_estimated);
+        assert_eq!(shown, "plan it\nDone.after the usage\n");
+        assert!(reply.usage_estimated, "text came after the usage report");
     }
 
     #[test]

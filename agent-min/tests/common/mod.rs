@@ -165,9 +165,15 @@ fn serve(stream: TcpStream, resp: &Resp, reqs: &Mutex<Vec<Req>>, stop: &AtomicBo
         }
     }
     let until = Instant::now() + resp.stall;
+    // A stall ends early when the client hangs up, as a real server notices.
+    let _ = w.set_nonblocking(true);
     while ok && Instant::now() < until && !stop.load(Ordering::Relaxed) {
+        if matches!(w.peek(&mut [0u8; 1]), Ok(0)) {
+            ok = false;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
+    let _ = w.set_nonblocking(false);
     for c in after.chunks(resp.chunk.max(1)) {
         if !ok || w.write_all(c).and_then(|_| w.flush()).is_err() {
             break;

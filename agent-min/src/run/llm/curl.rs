@@ -85,6 +85,25 @@ impl Response {
         self.stdout.read(buf)
     }
 
+    /// Waits until body bytes can be read without blocking, or `until` passes; false then.
+    pub fn wait_readable(&mut self, until: std::time::Instant) -> bool {
+        use rustix::event::{poll, PollFd, PollFlags, Timespec};
+        loop {
+            if !self.stdout.buffer().is_empty() {
+                return true;
+            }
+            let Some(left) = until.checked_duration_since(std::time::Instant::now()) else { return false };
+            let timeout = Timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
+            let mut fds = [PollFd::new(self.stdout.get_ref(), PollFlags::IN)];
+            match poll(&mut fds, Some(&timeout)) {
+                Ok(0) => return false,
+                Ok(_) => return true, // data, end of stream or an error: the read will tell
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => return true,
+            }
+        }
+    }
+
     /// Reads the whole remaining body (for error responses), at most `limit` bytes.
     pub fn read_rest(&mut self, limit: usize) -> Vec<u8> {
         let mut v = Vec::new();

@@ -43,7 +43,13 @@ impl Transport for Http {
         }
         let mut decoder = providers::Decoder::new(self.cfg.provider);
         let mut buf = vec![0u8; 16 * 1024];
+        let mut drain_until = None;
         loop {
+            // After the reply is decided, a silent server must not hold the turn up.
+            if drain_until.is_some_and(|t| !resp.wait_readable(t)) {
+                resp.abort();
+                return Ok(());
+            }
             let n = match resp.read_chunk(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => n,
@@ -57,9 +63,13 @@ impl Transport for Http {
                     resp.abort();
                     return Err(e);
                 }
-                if on(d) == Flow::Stop {
+                let flow = on(d);
+                if flow.stops_now() {
                     resp.abort();
                     return Ok(());
+                }
+                if let Flow::Drain(t) = flow {
+                    drain_until = Some(t);
                 }
             }
         }
@@ -67,7 +77,7 @@ impl Transport for Http {
             if let Delta::Error(e) = d {
                 return Err(e);
             }
-            if on(d) == Flow::Stop {
+            if on(d).stops_now() {
                 break;
             }
         }

@@ -159,8 +159,22 @@ pub enum Delta {
 pub enum Flow {
     /// Keep reading.
     Continue,
-    /// Stop reading the stream now (a tool block closed).
+    /// Stop reading the stream now.
     Stop,
+    /// The reply is decided (a tool block closed): read on only to learn its final usage, and
+    /// stop at this instant at the latest, even if no byte arrives.
+    Drain(std::time::Instant),
+}
+
+impl Flow {
+    /// Whether the transport must stop reading now.
+    pub fn stops_now(self) -> bool {
+        match self {
+            Flow::Continue => false,
+            Flow::Stop => true,
+            Flow::Drain(until) => std::time::Instant::now() >= until,
+        }
+    }
 }
 
 /// An API failure, classified.
@@ -224,8 +238,8 @@ impl std::fmt::Display for ApiError {
 
 /// A way to get the model's reply to a conversation.
 pub trait Transport {
-    /// Streams one reply, calling `on` for each delta until it returns [`Flow::Stop`] or the
-    /// reply ends.
+    /// Streams one reply, calling `on` for each delta until it returns [`Flow::Stop`], the
+    /// instant of a [`Flow::Drain`] passes, or the reply ends.
     fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError>;
 
     /// The provider name used in messages (e.g. "anthropic").

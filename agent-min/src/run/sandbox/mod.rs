@@ -1,11 +1,11 @@
 //! What a command can reach. Cline has no sandbox; this is agent-min's, after codex's.
 //!
-//! Owns: the environment policy ([`env`]: no variable whose name says `KEY`, `SECRET` or
+//! Owns: the environment policy ([`mod@env`]: no variable whose name says `KEY`, `SECRET` or
 //! `TOKEN`), the agent's own hardening once its key is read ([`process`]: the key wiped from
 //! its environment in place, non-dumpable), the Landlock rules ([`rules`]: read everywhere,
 //! write only in the workspace, the temp directory and `--sandbox-allow-write` directories),
 //! the network namespace that cuts commands off the network, and what the model is told when
-//! the sandbox may be why a command failed ([`notice`]). The only `unsafe` is in [`sys`].
+//! the sandbox may be why a command failed ([`notice`]). The only `unsafe` is in `sys.rs`.
 //! May use: [`crate::run::ui::redact`].
 //!
 //! The policy is set once from the command line ([`configure`]) before the first command and

@@ -60,6 +60,9 @@ pub fn before_exec(cmd: &mut Command, setup: ChildSetup) {
                 };
                 rustix::thread::unshare_unsafe(flags)?;
                 if let Some((uid_map, gid_map)) = &s.id_maps {
+                    // The agent is non-dumpable, which makes its `/proc/self` files root's; the
+                    // child (about to exec, which resets it anyway) must own them to map its ids.
+                    rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::Dumpable)?;
                     write_proc("/proc/self/setgroups", b"deny")?;
                     write_proc("/proc/self/uid_map", uid_map.as_bytes())?;
                     write_proc("/proc/self/gid_map", gid_map.as_bytes())?;

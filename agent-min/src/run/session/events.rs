@@ -3,6 +3,8 @@
 //! Every event carries `type`, `task_id` and `ts` (milliseconds since the Unix epoch). The
 //! schema of each type is documented in `docs/agent.md` and checked field by field by the
 //! end-to-end test `json_events_follow_the_schema`. Without `--json` every method is a no-op.
+//! Partial `tool_call` events are rationed ([`PartialGate`]): a streamed file must not turn into
+//! one event per delta, each carrying all of it.
 
 use std::io::Write;
 
@@ -14,6 +16,34 @@ use crate::run::llm::{ApiError, Usage};
 pub struct Events {
     out: Option<Box<dyn Write + Send>>,
     task_id: String,
+}
+
+/// Least time between two partial `tool_call` events of one call.
+pub const PARTIAL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Most bytes of parameter values all partial `tool_call` events of one call may carry: a
+/// streamed 4 MB file must not become gigabytes of events. The complete event is not counted.
+pub const PARTIAL_BUDGET: usize = 1 << 20;
+
+/// Decides which partial `tool_call` events of one call are sent: the first, then at most one
+/// per [`PARTIAL_INTERVAL`], while they fit in [`PARTIAL_BUDGET`].
+#[derive(Debug, Default, Clone)]
+pub struct PartialGate {
+    last: Option<std::time::Instant>,
+    spent: usize,
+}
+
+impl PartialGate {
+    /// Whether a partial event carrying `bytes` of values may go out at `now` (and counts it).
+    pub fn admit(&mut self, now: std::time::Instant, bytes: usize) -> bool {
+        let too_soon = self.last.is_some_and(|t| now.saturating_duration_since(t) < PARTIAL_INTERVAL);
+        if too_soon || self.spent.saturating_add(bytes) > PARTIAL_BUDGET {
+            return false;
+        }
+        self.last = Some(now);
+        self.spent += bytes;
+        true
+    }
 }
 
 /// Who decided whether a tool call runs.
@@ -62,6 +92,11 @@ impl Events {
     /// A hook script ran (fields: `run::project::hooks::report`).
     pub fn hook(&mut self, fields: Value) {
         self.emit("hook", fields);
+    }
+
+    /// Whether events go anywhere (`--json`).
+    pub fn is_on(&self) -> bool {
+        self.out.is_some()
     }
 
     /// Sets the task id stamped on every event.
@@ -196,5 +231,30 @@ impl Events {
         let (status, result, reason) =
             if completed { ("completed", Some(text), None) } else { ("failed", None, Some(text)) };
         self.emit("completion", json!({"status": status, "result": result, "reason": reason, "totals": totals}));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_tool_calls_are_spaced_in_time_and_bounded_in_bytes() {
+        use std::time::{Duration, Instant};
+        let t0 = Instant::now();
+        let mut gate = PartialGate::default();
+        assert!(gate.admit(t0, 10), "the first partial event goes out");
+        assert!(!gate.admit(t0 + Duration::from_millis(50), 10), "too soon after the last");
+        assert!(gate.admit(t0 + PARTIAL_INTERVAL, 1000));
+        // A value that grows to 4 MB, offered every 100 ms: the total stays within the budget.
+        let (mut sent, mut events) = (0, 0);
+        for i in 2..400u32 {
+            let size = i as usize * 10_000;
+            if gate.admit(t0 + PARTIAL_INTERVAL * i, size) {
+                sent += size;
+                events += 1;
+            }
+        }
+        assert!(sent + 1010 <= PARTIAL_BUDGET && events > 3, "{events} events, {sent} bytes");
     }
 }

@@ -159,7 +159,7 @@ impl Transport for Replay {
                 return Err(e);
             }
             let is_text = matches!(delta, Delta::Text(_));
-            if on(delta) == Flow::Stop {
+            if on(delta).stops_now() {
                 break;
             }
             if is_text && !self.delay.is_zero() {

@@ -1,6 +1,8 @@
 //! `execute_command(command, requires_approval, timeout?)`: `sh -c` in the workspace, in its own
-//! process group, stdout and stderr captured together (capped, with an honest note of what was
-//! cut), a timeout that kills the whole group, and the exit code reported.
+//! process group, under the sandbox policy ([`crate::run::sandbox`]: its environment, Landlock,
+//! the network), stdout and stderr captured together in bounded memory (the head and tail, with
+//! an honest note of what was cut), a timeout that kills the whole group, and the exit code
+//! reported — and a process that escaped the group reported as still running.
 
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};

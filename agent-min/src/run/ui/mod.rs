@@ -6,4 +6,5 @@
 
 pub mod interrupt;
 pub mod redact;
+pub mod shown;
 pub mod term;

@@ -1,6 +1,7 @@
 //! The API keys this process knows, and their removal from anything it shows.
 //!
-//! Commands never see the keys (`execute_command` removes them from the child's environment),
+//! Commands never see the keys (the sandbox's environment policy withholds them, and every
+//! variable whose name says it is a secret, whose values are registered here too),
 //! and saved tasks redact them ([`crate::run::session::state`]). As a second line of defence, the terminal and
 //! the `--json` events pass what they print through [`apply`]. (A key split across two streamed
 //! deltas is not caught here; the first line of defence is that nothing the model or a command

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The agent-stream benchmark (issue 12): the whole agent path — curl, SSE, parser, terminal,
+--json events, the write — for a write_to_file whose content is streamed in 16-byte deltas.
+
+    python3 benches/agent_stream.py            # builds agent-min (release), then measures
+
+For 1 MiB and 4 MiB files it serves, from a scripted Anthropic server on 127.0.0.1, a reply
+that writes the file in 16-byte text deltas, then a completion; it runs `agent-min run --json
+--yolo` against it and reports the agent's CPU time (its own and curl's, from wait4), the wall
+time, and the bytes of --json output. It fails (exit 1) unless the time grows at most 4.5x
+from 1 to 4 MiB (linear is 4x; quadratic would be 16x) and the --json output stays under 3x
+the file's size.
+"""
+import json, os, socket, subprocess, sys, tempfile, threading, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DELTA = 16
+
+
+def sse(event, data):
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def anthropic_reply(text):
+    out = [sse("message_start", {"type": "message_start", "message": {"usage": {"input_tokens": 100, "output_tokens": 1}}})]
+    out.append(sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}))
+    for i in range(0, len(text), DELTA):
+        out.append(sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text[i:i + DELTA]}}))
+    out.append(sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    out.append(sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": len(text) // 4}}))
+    out.append(sse("message_stop", {"type": "message_stop"}))
+    return b"".join(out)
+
+
+def serve(listener, bodies):
+    for body in bodies:
+        conn, _ = listener.accept()
+        with conn:
+            f = conn.makefile("rb")
+            length = 0
+            while True:
+                line = f.readline()
+                if line in (b"\r\n", b"\n", b""):
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            f.read(length)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n" + body)
+
+
+def content(size):
+    line = "    let value = compute(index, &table[offset..]); // a line of code\n"
+    return (line * (size // len(line) + 1))[:size]
+
+
+def measure(agent, size):
+    text = content(size)
+    reply = f"I'll write it.\n<write_to_file>\n<path>out.rs</path>\n<content>\n{text}\n</content>\n</write_to_file>"
+    done = "Done.\n<attempt_completion>\n<result>written</result>\n</attempt_completion>"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    port = listener.getsockname()[1]
+    server = threading.Thread(target=serve, args=(listener, [anthropic_reply(reply), anthropic_reply(done)]), daemon=True)
+    server.start()
+    with tempfile.TemporaryDirectory() as ws, tempfile.TemporaryFile() as out:
+        env = dict(os.environ, ANTHROPIC_API_KEY="sk-bench-0123456789", NO_COLOR="1")
+        args = [agent, "run", "--provider", "anthropic", "--base-url", f"http://127.0.0.1:{port}", "--model",
+                "claude-bench", "--yolo", "--json", "--no-save", "--sandbox", "off", "write it"]
+        start = time.monotonic()
+        p = subprocess.Popen(args, cwd=ws, env=env, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.monotonic() - start
+        p.returncode = os.waitstatus_to_exitcode(status)
+        written = os.path.getsize(os.path.join(ws, "out.rs")) if os.path.exists(os.path.join(ws, "out.rs")) else -1
+        json_bytes = out.tell()
+    listener.close()
+    if p.returncode != 0 or written != size:
+        sys.exit(f"agent-min failed for {size} bytes (exit {p.returncode}, wrote {written} bytes)")
+    return usage.ru_utime + usage.ru_stime, wall, json_bytes
+
+
+def main():
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "agent-min"], cwd=ROOT, check=True)
+    agent = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "agent-min")
+    rows = {}
+    for mib in (1, 4):
+        size = mib << 20
+        rows[mib] = min((measure(agent, size) for _ in range(3)), key=lambda r: r[0])  # best of 3
+        cpu, wall, out = rows[mib]
+        print(f"{mib} MiB in {size // DELTA} deltas: agent CPU {cpu:.3f} s, wall {wall:.3f} s, --json {out} bytes ({out / size:.2f}x the file)")
+    growth = rows[4][0] / rows[1][0]
+    print(f"growth from 1 to 4 MiB: {growth:.2f}x (limit 4.5x)")
+    ok = growth <= 4.5 and all(rows[m][2] < 3 * (m << 20) for m in rows)
+    print("PASS" if ok else "FAIL")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
