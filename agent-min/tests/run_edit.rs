@@ -15,7 +15,7 @@ const LIMIT: Duration = Duration::from_secs(60);
 fn run_with_editor(ws: &std::path::Path, server: &Server, editor: &str, input: &[u8]) -> Run {
     let url = server.anthropic_url();
     let mut child = Command::new(bin())
-        .args(["run", "--no-save", "--provider", "anthropic", "--base-url", &url, "t"])
+        .args(["run", "--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "t"])
         .current_dir(ws)
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")
