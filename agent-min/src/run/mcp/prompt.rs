@@ -2,7 +2,7 @@
 //! descriptions, and its "MCP SERVERS … # Connected MCP Servers" section listing each connected
 //! server (name, command, tools with input schemas, resource templates, direct resources).
 //!
-//! Both are inserted into the base system prompt ([`crate::run::prompt::system`]): the tools
+//! Both are inserted into the base system prompt ([`crate::run::prompt::system()`]): the tools
 //! before "# Tool Use Examples", the section before "RULES" (where Cline's generic prompt puts
 //! it). Without any configured server the prompt is left as it is.
 
