@@ -65,6 +65,7 @@ COMMAND SANDBOX (Linux Landlock; not in Cline):
                           SECRET or TOKEN (such variables are withheld by default; the
                           agent's own ANTHROPIC_API_KEY / OPENAI_API_KEY never pass)
     --env-drop NAME       withhold variable NAME from commands too (repeatable, like --env-keep)
+
 MCP SERVERS:
     --mcp-config FILE     Cline's MCP settings ({\"mcpServers\": {...}}); repeatable. Default:
                           $XDG_CONFIG_HOME/agent-min/mcp.json. The workspace's .cline/mcp.json
