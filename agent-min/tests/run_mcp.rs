@@ -686,3 +686,79 @@ fn native_mode_offers_each_mcp_tool_as_a_function_and_runs_its_calls_on_the_real
         );
     }
 }
+
+#[test]
+fn native_mode_leaves_out_tool_names_the_apis_refuse_and_says_so() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/py_names_server.py");
+    let cfg = settings(cfg_dir.path(), json!({"names": {"command": python(), "args": [script]}}));
+    let done = |id| native::call(id, "attempt_completion", &[r#"{"result": "done"}"#]);
+    let reply = |id| native::AnthropicReply { calls: vec![done(id)], ..Default::default() };
+    // A reply without a tool call, so that there is a second request.
+    let chat = native::AnthropicReply { text: "Let me see.", ..Default::default() };
+    let server = Server::start(vec![native::anthropic(chat, 7), native::anthropic(reply("toolu_2"), 7)]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "go"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "the scripted server refuses bad names as the APIs do: {}", r.all());
+    let reqs = server.requests();
+    let names: Vec<&str> =
+        reqs[0].body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.iter().any(|n| n.ends_with("0mcp0plain")), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("files.read") || n.contains("a_tool_name")), "{names:?}");
+    assert_eq!(reqs.len(), 2, "{}", r.all());
+    let out = r.all();
+    let said = |needle: &str| out.matches(needle).count();
+    assert_eq!(said("MCP tool 'files.read' of server 'names' is not offered as a native tool: function names may only hold a-z, A-Z, 0-9, '_' and '-'"), 1, "{}", r.all());
+    assert_eq!(said("MCP tool 'a_tool_name_that_is_long_enough_to_pass_sixty_four_with_prefix' of server 'names' is not offered as a native tool"), 1, "once, not every turn: {}", r.all());
+    assert!(out.contains("longer than 64 characters") && out.contains("run with --tool-calls xml to use it"), "{out}");
+}
+
+#[test]
+fn native_mode_follows_tools_list_changed_in_the_next_request() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"py": {"command": python(), "args": [py_script()], "autoApprove": ["grow", "grown"]}}),
+    );
+    let uid = {
+        // The uid comes from the server's name; a first request shows it.
+        let server = Server::start(vec![native::anthropic(
+            native::AnthropicReply {
+                calls: vec![native::call("t0", "attempt_completion", &[r#"{"result":"x"}"#])],
+                ..Default::default()
+            },
+            7,
+        )]);
+        let base = anthropic_args(&server);
+        let r =
+            run_agent(ws.path(), &args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "x"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        mcp_function(server.requests()[0].body["tools"].as_array().unwrap(), |t| &t["name"], "grow").0
+    };
+    let (grow, grown) = (format!("{uid}0mcp0grow"), format!("{uid}0mcp0grown"));
+    let reply =
+        |id, name| native::AnthropicReply { calls: vec![native::call(id, name, &["{}"])], ..Default::default() };
+    let server = Server::start(vec![
+        native::anthropic(reply("t1", &grow), 7),
+        native::anthropic(reply("t2", &grown), 7),
+        native::anthropic(reply("t3", "attempt_completion"), 7),
+    ]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "grow"]), &[], LIMIT);
+    let reqs = server.requests();
+    assert!(reqs.len() >= 3, "{}", r.all());
+    let names = |i: usize| -> Vec<String> {
+        reqs[i].body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str().map(String::from)).collect()
+    };
+    assert!(!names(0).contains(&grown), "not there before the notification");
+    assert!(names(1).contains(&grown), "the next request carries the new tool: {:?}", names(1));
+    let result = &reqs[2].body["messages"].as_array().unwrap()[4]["content"][0];
+    assert_eq!(
+        (result["tool_use_id"].as_str(), result["content"].as_str()),
+        (Some("t2"), Some("[use_mcp_tool for 'py'] Result:\ngrown"))
+    );
+}
