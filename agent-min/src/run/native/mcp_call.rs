@@ -30,6 +30,16 @@ pub fn params(name: &str, arguments: &str) -> Option<Vec<(String, String)>> {
     ])
 }
 
+/// The tool a native call of `name` is, in Cline's texts: `use_mcp_tool` for an MCP tool's
+/// function (Cline names the block so), else `name`.
+pub fn tool_name(name: &str) -> &str {
+    if name.contains(IDENTIFIER) {
+        "use_mcp_tool"
+    } else {
+        name
+    }
+}
+
 /// The `use_mcp_tool` call for a native call of `name`, if it is an MCP tool's.
 pub fn to_call(name: &str, arguments: &str) -> Option<Call> {
     let params = params(name, arguments)?;
@@ -55,5 +65,6 @@ mod tests {
         let empty = to_call(&format!("{uid}0mcp0a0mcp0b"), "").unwrap();
         assert_eq!((empty.param("tool_name"), empty.param("arguments")), (Some("a0mcp0b"), Some("{}")));
         assert!(to_call("read_file", "{}").is_none());
+        assert_eq!((tool_name(&format!("{uid}0mcp0echo")), tool_name("read_file")), ("use_mcp_tool", "read_file"));
     }
 }

@@ -214,7 +214,7 @@ impl Assembly {
                 (Ok(params), None) => args::object_text(params),
                 (Err(_), None) => args::object_text(c.args.params()),
             };
-            let answer = (n > 0).then(|| prompt::tool_already_used(&name));
+            let answer = (n > 0).then(|| prompt::tool_already_used(mcp_call::tool_name(&name)));
             if n == 0 {
                 match outcome {
                     Ok(params) => {
@@ -228,7 +228,7 @@ impl Assembly {
                         );
                         reply.tool = Some(call);
                     }
-                    Err(Invalid::Incomplete) => reply.open_tool = Some(name.clone()),
+                    Err(Invalid::Incomplete) => reply.open_tool = Some(mcp_call::tool_name(&name).to_string()),
                     Err(Invalid::Malformed(why)) => {
                         screen.term.warn(&format!(
                             "The model's {name} call has invalid JSON arguments ({why}); it was not executed."
