@@ -617,16 +617,19 @@ fn native_mode_offers_each_mcp_tool_as_a_function_and_runs_its_calls_on_the_real
     // server's answer comes back as that call's result.
     let echo_call = format!("{uid}0mcp0echo");
     let fragments = [r#"{"mess"#, r#"age": "hi \u00e9 from"#, r#" native"}"#];
+    let resource = r#"{"server_name": "everything", "uri": "demo://resource/dynamic/text/7"}"#;
     for provider in ["anthropic", "openai"] {
         let script = if provider == "anthropic" {
             let reply = |calls| native::AnthropicReply { calls, ..Default::default() };
             vec![
                 native::anthropic(reply(vec![native::call("toolu_1", &echo_call, &fragments)]), 3),
+                native::anthropic(reply(vec![native::call("toolu_r", "access_mcp_resource", &[resource])]), 5),
                 native::anthropic(reply(vec![native::call("toolu_2", "attempt_completion", &[done])]), 7),
             ]
         } else {
             vec![
                 native::openai("", "", &[native::call("call_1", &echo_call, &fragments)], 3),
+                native::openai("", "", &[native::call("call_r", "access_mcp_resource", &[resource])], 5),
                 native::openai("", "", &[native::call("call_2", "attempt_completion", &[done])], 7),
             ]
         };
@@ -635,7 +638,20 @@ fn native_mode_offers_each_mcp_tool_as_a_function_and_runs_its_calls_on_the_real
         let r = run_agent(ws.path(), &args_with(&base, &[&native_args[..], &["--json", "echo"]].concat()), &[], LIMIT);
         assert_eq!(r.code, Some(0), "{provider}: {}", r.all());
         let reqs = server.requests();
-        assert_eq!(reqs.len(), 2, "{provider}: {}", r.all());
+        assert_eq!(reqs.len(), 3, "{provider}: {}", r.all());
+        // Cline's native access_mcp_resource reads a real resource too.
+        let resource_result = if provider == "anthropic" {
+            reqs[2].body["messages"].as_array().unwrap().last().unwrap()["content"][0]["content"].clone()
+        } else {
+            let m = reqs[2].body["messages"].as_array().unwrap();
+            m.iter().rev().find(|x| x["role"] == "tool").unwrap()["content"].clone()
+        };
+        assert!(
+            resource_result.as_str().unwrap().starts_with(
+                "[access_mcp_resource for 'everything'] Result:\nResource 7: This is a plaintext resource"
+            ),
+            "{provider}: {resource_result}"
+        );
         let answer = "[use_mcp_tool for 'everything'] Result:\nEcho: hi \u{e9} from native";
         if provider == "anthropic" {
             let (same_uid, _) = mcp_function(reqs[0].body["tools"].as_array().unwrap(), |t| &t["name"], "echo");
@@ -676,6 +692,13 @@ fn native_mode_offers_each_mcp_tool_as_a_function_and_runs_its_calls_on_the_real
         let call =
             events.iter().find(|e| e["type"] == "tool_call" && e["partial"] == false).expect("a tool_call event");
         assert_eq!(call["tool"], "use_mcp_tool", "{call}");
+        assert!(events.iter().any(|e| e["type"] == "tool_call" && e["partial"] == true && e["tool"] == "use_mcp_tool"));
+        let calls = events.iter().filter(|e| e["type"] == "tool_call");
+        assert!(
+            calls.clone().count() >= 2 && calls.clone().all(|e| !e["tool"].as_str().unwrap().contains("0mcp0")),
+            "{}",
+            r.stdout
+        );
         assert!(
             events.iter().any(|e| e["type"] == "mcp_call"
                 && e["server"] == "everything"
