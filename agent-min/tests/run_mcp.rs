@@ -563,3 +563,226 @@ fn approval_is_asked_unless_the_tool_is_auto_approved() {
     );
     assert_eq!(r.stdout.matches("— approve?").count(), 3, "get-sum is auto-approved: {}", r.stdout);
 }
+
+/// The `uid` of the function named `uid0mcp0{tool}` in a request's tool list, and that definition.
+fn mcp_function<'a>(tools: &'a [Value], name_of: fn(&Value) -> &Value, tool: &str) -> (String, &'a Value) {
+    let suffix = format!("0mcp0{tool}");
+    let t = tools
+        .iter()
+        .find(|t| name_of(t).as_str().is_some_and(|n| n.ends_with(&suffix)))
+        .unwrap_or_else(|| panic!("no function for MCP tool {tool} in {tools:?}"));
+    let name = name_of(t).as_str().unwrap();
+    (name[..name.len() - suffix.len()].to_string(), t)
+}
+
+#[test]
+fn native_mode_offers_each_mcp_tool_as_a_function_and_runs_its_calls_on_the_real_server() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let everything =
+        json!({"command": "node", "args": [node_server("server-everything"), "stdio"], "autoApprove": ["echo"]});
+    let cfg = settings(cfg_dir.path(), json!({ "everything": everything }));
+    let done = r#"{"result": "done"}"#;
+
+    // A first run only completes: its request shows the definitions and the server's uid.
+    let server = Server::start(vec![native::anthropic(
+        native::AnthropicReply {
+            calls: vec![native::call("toolu_0", "attempt_completion", &[done])],
+            ..Default::default()
+        },
+        7,
+    )]);
+    let native_args = ["--tool-calls", "native", "--mcp-config", &cfg];
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &[&native_args[..], &["echo"]].concat()), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let req = &server.requests()[0].body;
+    let tools = req["tools"].as_array().unwrap();
+    let (uid, echo) = mcp_function(tools, |t| &t["name"], "echo");
+    assert!(uid.len() == 6 && uid.starts_with('c'), "Cline's uid shape: {uid}");
+    assert_eq!(
+        echo,
+        &json!({"name": format!("{uid}0mcp0echo"), "description": "everything: Echoes back the input string",
+            "input_schema": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}},
+                "required": ["message"]}})
+    );
+    let (_, sum) = mcp_function(tools, |t| &t["name"], "get-sum");
+    assert_eq!(sum["input_schema"]["required"], json!(["a", "b"]));
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"access_mcp_resource") && !names.contains(&"use_mcp_tool"), "{names:?}");
+    let system = req["system"].as_str().unwrap();
+    assert!(!system.contains("use_mcp_tool") && !system.contains("# Connected MCP Servers"), "{system}");
+    assert!(system.contains("\n- MCP operations should be used one at a time, similar to other tool usage. Wait for confirmation of success before proceeding with additional operations.\n\n===="));
+
+    // Then, on both wire formats, the model calls `<uid>0mcp0echo` natively and the real
+    // server's answer comes back as that call's result.
+    let echo_call = format!("{uid}0mcp0echo");
+    let fragments = [r#"{"mess"#, r#"age": "hi \u00e9 from"#, r#" native"}"#];
+    let resource = r#"{"server_name": "everything", "uri": "demo://resource/dynamic/text/7"}"#;
+    for provider in ["anthropic", "openai"] {
+        let script = if provider == "anthropic" {
+            let reply = |calls| native::AnthropicReply { calls, ..Default::default() };
+            vec![
+                native::anthropic(reply(vec![native::call("toolu_1", &echo_call, &fragments)]), 3),
+                native::anthropic(reply(vec![native::call("toolu_r", "access_mcp_resource", &[resource])]), 5),
+                native::anthropic(reply(vec![native::call("toolu_2", "attempt_completion", &[done])]), 7),
+            ]
+        } else {
+            vec![
+                native::openai("", "", &[native::call("call_1", &echo_call, &fragments)], 3),
+                native::openai("", "", &[native::call("call_r", "access_mcp_resource", &[resource])], 5),
+                native::openai("", "", &[native::call("call_2", "attempt_completion", &[done])], 7),
+            ]
+        };
+        let server = Server::start(script);
+        let base = if provider == "anthropic" { anthropic_args(&server) } else { openai_args(&server) };
+        let r = run_agent(ws.path(), &args_with(&base, &[&native_args[..], &["--json", "echo"]].concat()), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{provider}: {}", r.all());
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 3, "{provider}: {}", r.all());
+        // Cline's native access_mcp_resource reads a real resource too.
+        let resource_result = if provider == "anthropic" {
+            reqs[2].body["messages"].as_array().unwrap().last().unwrap()["content"][0]["content"].clone()
+        } else {
+            let m = reqs[2].body["messages"].as_array().unwrap();
+            m.iter().rev().find(|x| x["role"] == "tool").unwrap()["content"].clone()
+        };
+        assert!(
+            resource_result.as_str().unwrap().starts_with(
+                "[access_mcp_resource for 'everything'] Result:\nResource 7: This is a plaintext resource"
+            ),
+            "{provider}: {resource_result}"
+        );
+        let answer = "[use_mcp_tool for 'everything'] Result:\nEcho: hi \u{e9} from native";
+        if provider == "anthropic" {
+            let (same_uid, _) = mcp_function(reqs[0].body["tools"].as_array().unwrap(), |t| &t["name"], "echo");
+            assert_eq!(same_uid, uid, "the same server has the same uid in every run");
+            let m = reqs[1].body["messages"].as_array().unwrap();
+            assert_eq!(
+                m[1]["content"],
+                json!([{"type": "tool_use", "id": "toolu_1", "name": echo_call, "input": {"message": "hi \u{e9} from native"}}])
+            );
+            let result = &m[2]["content"][0];
+            assert_eq!(
+                (result["type"].as_str(), result["tool_use_id"].as_str()),
+                (Some("tool_result"), Some("toolu_1"))
+            );
+            assert_eq!(result["content"], answer);
+        } else {
+            let tools = reqs[0].body["tools"].as_array().unwrap();
+            let (same_uid, def) = mcp_function(tools, |t| &t["function"]["name"], "echo");
+            assert_eq!(same_uid, uid);
+            assert_eq!(
+                def,
+                &json!({"type": "function", "function": {"name": echo_call, "description": "everything: Echoes back the input string",
+                    "strict": false, "parameters": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}},
+                        "required": ["message"], "additionalProperties": false}}})
+            );
+            let m = reqs[1].body["messages"].as_array().unwrap();
+            let call = &m[2]["tool_calls"][0];
+            assert_eq!(
+                (call["id"].as_str(), call["function"]["name"].as_str()),
+                (Some("call_1"), Some(echo_call.as_str()))
+            );
+            assert_eq!(m[3]["role"], "tool");
+            assert_eq!(m[3]["tool_call_id"], "call_1");
+            assert_eq!(m[3]["content"], answer);
+        }
+        // One code path with the XML dialect: the same events, server name and all.
+        let events: Vec<Value> = r.stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let call =
+            events.iter().find(|e| e["type"] == "tool_call" && e["partial"] == false).expect("a tool_call event");
+        assert_eq!(call["tool"], "use_mcp_tool", "{call}");
+        assert!(events.iter().any(|e| e["type"] == "tool_call" && e["partial"] == true && e["tool"] == "use_mcp_tool"));
+        let calls = events.iter().filter(|e| e["type"] == "tool_call");
+        assert!(
+            calls.clone().count() >= 2 && calls.clone().all(|e| !e["tool"].as_str().unwrap().contains("0mcp0")),
+            "{}",
+            r.stdout
+        );
+        assert!(
+            events.iter().any(|e| e["type"] == "mcp_call"
+                && e["server"] == "everything"
+                && e["tool"] == "echo"
+                && e["ok"] == true),
+            "{}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
+fn native_mode_leaves_out_tool_names_the_apis_refuse_and_says_so() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/py_names_server.py");
+    let cfg = settings(cfg_dir.path(), json!({"names": {"command": python(), "args": [script]}}));
+    let done = |id| native::call(id, "attempt_completion", &[r#"{"result": "done"}"#]);
+    let reply = |id| native::AnthropicReply { calls: vec![done(id)], ..Default::default() };
+    // A reply without a tool call, so that there is a second request.
+    let chat = native::AnthropicReply { text: "Let me see.", ..Default::default() };
+    let server = Server::start(vec![native::anthropic(chat, 7), native::anthropic(reply("toolu_2"), 7)]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "go"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "the scripted server refuses bad names as the APIs do: {}", r.all());
+    let reqs = server.requests();
+    let names: Vec<&str> =
+        reqs[0].body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.iter().any(|n| n.ends_with("0mcp0plain")), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("files.read") || n.contains("a_tool_name")), "{names:?}");
+    assert_eq!(reqs.len(), 2, "{}", r.all());
+    let out = r.all();
+    let said = |needle: &str| out.matches(needle).count();
+    assert_eq!(said("MCP tool 'files.read' of server 'names' is not offered as a native tool: function names may only hold a-z, A-Z, 0-9, '_' and '-'"), 1, "{}", r.all());
+    assert_eq!(said("MCP tool 'a_tool_name_that_is_long_enough_to_pass_sixty_four_with_prefix' of server 'names' is not offered as a native tool"), 1, "once, not every turn: {}", r.all());
+    assert!(out.contains("longer than 64 characters") && out.contains("run with --tool-calls xml to use it"), "{out}");
+}
+
+#[test]
+fn native_mode_follows_tools_list_changed_in_the_next_request() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"py": {"command": python(), "args": [py_script()], "autoApprove": ["grow", "grown"]}}),
+    );
+    let uid = {
+        // The uid comes from the server's name; a first request shows it.
+        let server = Server::start(vec![native::anthropic(
+            native::AnthropicReply {
+                calls: vec![native::call("t0", "attempt_completion", &[r#"{"result":"x"}"#])],
+                ..Default::default()
+            },
+            7,
+        )]);
+        let base = anthropic_args(&server);
+        let r =
+            run_agent(ws.path(), &args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "x"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        mcp_function(server.requests()[0].body["tools"].as_array().unwrap(), |t| &t["name"], "grow").0
+    };
+    let (grow, grown) = (format!("{uid}0mcp0grow"), format!("{uid}0mcp0grown"));
+    let reply =
+        |id, name| native::AnthropicReply { calls: vec![native::call(id, name, &["{}"])], ..Default::default() };
+    let server = Server::start(vec![
+        native::anthropic(reply("t1", &grow), 7),
+        native::anthropic(reply("t2", &grown), 7),
+        native::anthropic(reply("t3", "attempt_completion"), 7),
+    ]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "grow"]), &[], LIMIT);
+    let reqs = server.requests();
+    assert!(reqs.len() >= 3, "{}", r.all());
+    let names = |i: usize| -> Vec<String> {
+        reqs[i].body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str().map(String::from)).collect()
+    };
+    assert!(!names(0).contains(&grown), "not there before the notification");
+    assert!(names(1).contains(&grown), "the next request carries the new tool: {:?}", names(1));
+    let result = &reqs[2].body["messages"].as_array().unwrap()[4]["content"][0];
+    assert_eq!(
+        (result["tool_use_id"].as_str(), result["content"].as_str()),
+        (Some("t2"), Some("[use_mcp_tool for 'py'] Result:\ngrown"))
+    );
+}

@@ -36,7 +36,9 @@ MODEL:
                           Cline's XML tags in the reply text. auto: native for the model
                           families Cline enables it for (Claude 4+, GPT-5, gpt-oss, DeepSeek
                           chat/reasoner/3.2, Kimi K2, Gemini 2.5/3, Grok 4, MiniMax) on
-                          anthropic and openai, XML otherwise and on ollama (docs/agent.md)
+                          anthropic and openai, XML otherwise and on ollama (docs/agent.md).
+                          In native mode each MCP tool is a function of its own
+                          (<uid>0mcp0<tool>); one the API cannot name is left out, with a warning
     --thinking-budget N   anthropic: extended thinking with N budget tokens (at least 1024),
                           added to --max-tokens; thinking is shown dimmed and sent back with
                           its signature

@@ -306,6 +306,7 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
         idle_timeout: opts.idle_timeout,
         native_tools: opts.tool_calls.native(provider, &model),
         thinking_budget: opts.thinking_budget,
+        extra_tools: Vec::new(),
         reasoning_effort: opts.reasoning_effort.clone(),
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));

@@ -121,7 +121,7 @@ impl Task {
             &around.meta.model,
             &ws.root().display().to_string(),
         );
-        crate::run::mcp::prompt::insert(&mut system, &mut around.mcp);
+        crate::run::mcp::prompt::insert(&mut system, &mut around.mcp, settings.native);
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,
@@ -243,6 +243,10 @@ impl Task {
         }
         // The servers' section lives in the base prompt, which the project's rules extend each turn.
         crate::run::mcp::prompt::update(&mut self.base_system, &mut self.around.mcp);
+        if self.settings.native {
+            let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
+            self.transport.set_extra_tools(crate::run::mcp::native::tool_specs(hub, &cwd, &mut self.term));
+        }
         self.turns += 1;
         self.messages.push(Message::user(user_content));
         self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);

@@ -187,8 +187,25 @@ pub fn ollama(text: &str, calls: &[(&str, Value)], chunk: usize) -> Resp {
 /// What the real API answers a request whose history breaks its rules, or `None`.
 pub fn check(path: &str, body: &Value) -> Option<Value> {
     let msgs = body.get("messages")?.as_array()?;
-    let problem = if path.ends_with("/v1/messages") { anthropic_problem(body, msgs) } else { chat_problem(msgs) };
+    let problem = tool_name_problem(body).or_else(|| {
+        if path.ends_with("/v1/messages") {
+            anthropic_problem(body, msgs)
+        } else {
+            chat_problem(msgs)
+        }
+    });
     problem.map(|m| json!({"type":"error","error":{"type":"invalid_request_error","message":m}}))
+}
+
+/// Both APIs refuse a function name that is not 1 to 64 of `[a-zA-Z0-9_-]`, in OpenAI's words.
+fn tool_name_problem(body: &Value) -> Option<String> {
+    let tools = body.get("tools")?.as_array()?;
+    tools.iter().enumerate().find_map(|(i, t)| {
+        let name = t["name"].as_str().or(t["function"]["name"].as_str()).unwrap_or("");
+        let ok = (1..=64).contains(&name.len())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        (!ok).then(|| format!("Invalid 'tools[{i}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{{1,64}}$'."))
+    })
 }
 
 fn anthropic_problem(body: &Value, msgs: &[Value]) -> Option<String> {

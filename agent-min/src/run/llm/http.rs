@@ -19,6 +19,10 @@ impl Transport for Http {
         self.cfg.provider.name()
     }
 
+    fn set_extra_tools(&mut self, tools: Vec<super::tool_specs::ToolSpec>) {
+        self.cfg.extra_tools = tools;
+    }
+
     fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
         let req = providers::build_request(&self.cfg, system, messages);
         let mut resp = curl::post(&curl::Request {

@@ -2,31 +2,88 @@
 //! (its `cline_native_next_gen.tools.snap`), cut to the tools this agent has and without the
 //! `task_progress` parameter (this agent has no task-progress checklist to update; the
 //! descriptions stay Cline's word for word, attempt_completion's mention of it included).
+//!
+//! A run may add definitions of its own ([`ToolSpec`], e.g. the connected MCP servers' tools
+//! from `mcp/native.rs`): each is converted the way Cline's `toolSpecFunctionDefinition`
+//! (OpenAI, Ollama) and `toolSpecInputSchema` (Anthropic) convert a tool spec.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+
+/// One extra tool definition, in neither wire shape yet: the parameters' schemas as Cline's
+/// converters build them, and the required ones in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// The function name (at most 64 characters of `[a-zA-Z0-9_-]`, checked by the maker).
+    pub name: String,
+    /// What the model reads about the tool.
+    pub description: String,
+    /// Each parameter's JSON schema, by name, in order.
+    pub properties: Map<String, Value>,
+    /// The names of the required parameters.
+    pub required: Vec<String>,
+}
+
+impl ToolSpec {
+    /// The OpenAI shape (`toolSpecFunctionDefinition`).
+    fn openai(&self) -> Value {
+        json!({"type": "function", "function": {
+            "name": self.name,
+            "description": self.description,
+            "strict": false,
+            "parameters": {"type": "object", "properties": self.properties, "required": self.required, "additionalProperties": false},
+        }})
+    }
+
+    /// The Anthropic shape (`toolSpecInputSchema`).
+    fn anthropic(&self) -> Value {
+        json!({
+            "name": self.name,
+            "description": self.description,
+            "input_schema": {"type": "object", "properties": self.properties, "required": self.required},
+        })
+    }
+}
+
+/// Adds `extra` to the built-in `tools`: named tools (Cline's `access_mcp_resource`) before
+/// attempt_completion, where Cline's list has them, MCP servers' own tools (`…0mcp0…`) last.
+fn with_extra(
+    mut tools: Vec<Value>,
+    extra: &[ToolSpec],
+    shape: fn(&ToolSpec) -> Value,
+    name: fn(&Value) -> &Value,
+) -> Value {
+    for spec in extra {
+        let at = tools.iter().position(|t| name(t) == "attempt_completion");
+        match at {
+            Some(i) if !spec.name.contains("0mcp0") => tools.insert(i, shape(spec)),
+            _ => tools.push(shape(spec)),
+        }
+    }
+    Value::Array(tools)
+}
 
 /// Cline's definitions in the OpenAI `tools` shape (`{"type":"function","function":{…}}`).
 const SPECS: &str = include_str!("tool_specs.json");
 
-/// The definitions for OpenAI-compatible servers and Ollama.
-pub fn openai() -> Value {
-    serde_json::from_str(SPECS).expect("tool_specs.json is valid JSON (checked by a test)")
+fn builtin() -> Vec<Value> {
+    serde_json::from_str(SPECS).expect("tool_specs.json is a JSON array (checked by a test)")
 }
 
-/// The definitions for Anthropic: `name`, `description`, `input_schema`.
-pub fn anthropic() -> Value {
-    let tools = openai();
-    Value::Array(
-        tools
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|t| {
-                let f = &t["function"];
-                json!({"name": f["name"], "description": f["description"], "input_schema": f["parameters"]})
-            })
-            .collect(),
-    )
+/// The definitions for OpenAI-compatible servers and Ollama, with `extra` added.
+pub fn openai(extra: &[ToolSpec]) -> Value {
+    with_extra(builtin(), extra, ToolSpec::openai, |t| &t["function"]["name"])
+}
+
+/// The definitions for Anthropic: `name`, `description`, `input_schema`, with `extra` added.
+pub fn anthropic(extra: &[ToolSpec]) -> Value {
+    let tools = builtin()
+        .iter()
+        .map(|t| {
+            let f = &t["function"];
+            json!({"name": f["name"], "description": f["description"], "input_schema": f["parameters"]})
+        })
+        .collect();
+    with_extra(tools, extra, ToolSpec::anthropic, |t| &t["name"])
 }
 
 #[cfg(test)]
@@ -35,8 +92,12 @@ mod tests {
 
     #[test]
     fn the_eight_tools_with_clines_descriptions() {
-        let names: Vec<String> =
-            openai().as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap().to_string()).collect();
+        let names: Vec<String> = openai(&[])
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+            .collect();
         let mut sorted = names.clone();
         sorted.sort();
         assert_eq!(
@@ -52,12 +113,44 @@ mod tests {
                 "write_to_file"
             ]
         );
-        let a = anthropic();
+        let a = anthropic(&[]);
         let exec = a.as_array().unwrap().iter().find(|t| t["name"] == "execute_command").unwrap();
         assert!(exec["description"].as_str().unwrap().starts_with("Request to execute a CLI command on the system."));
         assert_eq!(exec["input_schema"]["required"], json!(["command", "requires_approval"]));
-        for t in openai().as_array().unwrap() {
+        for t in openai(&[]).as_array().unwrap() {
             assert!(t["function"]["parameters"]["properties"].get("task_progress").is_none());
         }
+    }
+
+    #[test]
+    fn extra_definitions_take_clines_shapes_and_places() {
+        let mut properties = Map::new();
+        properties.insert("message".into(), json!({"type": "string", "description": "Message to echo"}));
+        let spec = |name: &str| ToolSpec {
+            name: name.into(),
+            description: "srv: Echoes".into(),
+            properties: properties.clone(),
+            required: vec!["message".into()],
+        };
+        let extra = [spec("access_mcp_resource"), spec("cabcde0mcp0echo")];
+        let o = openai(&extra);
+        let names: Vec<&str> = o.as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+        let at = names.iter().position(|n| *n == "attempt_completion").unwrap();
+        assert_eq!(names[at - 1], "access_mcp_resource");
+        assert_eq!(names.last(), Some(&"cabcde0mcp0echo"));
+        assert_eq!(
+            o[names.len() - 1],
+            json!({"type": "function", "function": {"name": "cabcde0mcp0echo", "description": "srv: Echoes", "strict": false,
+                "parameters": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}},
+                    "required": ["message"], "additionalProperties": false}}})
+        );
+        let a = anthropic(&extra);
+        assert_eq!(
+            a.as_array().unwrap().last().unwrap(),
+            &json!({"name": "cabcde0mcp0echo", "description": "srv: Echoes",
+                "input_schema": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}},
+                    "required": ["message"]}})
+        );
+        assert_eq!(a.as_array().unwrap().len(), 10);
     }
 }

@@ -88,6 +88,8 @@ pub struct Hub {
     changed: bool,
     /// The servers section as last put into the system prompt (see `prompt::update`).
     pub(super) shown_section: String,
+    /// Tools already warned about as not offered natively (`native::tool_specs`).
+    pub(super) native_refused: Vec<String>,
 }
 
 impl Hub {
@@ -137,7 +139,7 @@ impl Hub {
                 Err(_) => break, // the rest are late: left as failed; their threads stop them
             }
         }
-        Hub { servers, changed: false, shown_section: String::new() }
+        Hub { servers, ..Hub::default() }
     }
 
     /// One `mcp_server` event per server with how its start went (after `task_started`).

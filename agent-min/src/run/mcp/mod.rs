@@ -5,11 +5,13 @@
 //! `.cline/mcp.json` ([`sources`], this file), the settings format ([`config`]), JSON-RPC
 //! ([`jsonrpc`]), the transports behind [`Transport`] — stdio child processes ([`stdio`]) and
 //! streamable HTTP through curl ([`http`]) — one session ([`client`]), the set of servers of a
-//! run ([`hub`]), what the prompt says about them ([`prompt`]) and Cline's result texts
+//! run ([`hub`]), what the prompt says about them ([`prompt`]), their tools as native tool
+//! definitions with Cline's `uid0mcp0tool` names ([`native`]) and Cline's result texts
 //! ([`texts`]). The tools that use it are `tools/mcp.rs`; `agent-min mcp list` is
 //! `crate::mcp_cmd`.
 //!
-//! May use: [`crate::run::llm::curl`] and [`crate::run::llm::sse`] (HTTP), [`crate::run::ui`]
+//! May use: [`crate::run::llm::curl`] and [`crate::run::llm::sse`] (HTTP),
+//! [`crate::run::llm::tool_specs`] (the native definitions' type), [`crate::run::ui`]
 //! (prompts, interrupt registration, key names), [`crate::run::session::events`], and
 //! [`crate::run::prompt`] (the base system prompt).
 
@@ -18,6 +20,7 @@ pub mod config;
 pub mod http;
 pub mod hub;
 pub mod jsonrpc;
+pub mod native;
 pub mod prompt;
 pub mod sources;
 pub mod stdio;

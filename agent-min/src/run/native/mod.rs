@@ -2,14 +2,17 @@
 //! ([`mode`]: `--tool-calls xml|native|auto` and Cline's table of model families), the streamed
 //! JSON arguments read incrementally ([`args`]), one native reply turned into the same
 //! [`crate::run::tools::Call`] the XML path produces ([`reply`]), and what the model is told in
-//! this dialect ([`prompt`]), `<thinking>` tags kept off the screen ([`thinking_tags`]).
+//! this dialect ([`prompt`]), `<thinking>` tags kept off the screen ([`thinking_tags`]), and
+//! the MCP servers' own functions read as `use_mcp_tool` ([`mcp_call`]).
 //!
 //! Owns: the native dialect between the wire (`llm/`) and the loop. May use: [`crate::run::llm`]
 //! types, [`crate::run::stream`]'s `Reply` and `Screen`, [`crate::run::prompt`]'s texts,
-//! [`crate::run::tools`]' `Call`, [`crate::run::ui`]. The wire shapes themselves (tool
+//! [`crate::run::tools`]' `Call`, [`crate::run::ui`], [`crate::run::mcp::native`] (uids). The
+//! wire shapes themselves (tool
 //! definitions, `tool_use` / `tool_calls` decoding, history pairing) live in `llm/`.
 
 pub mod args;
+pub mod mcp_call;
 pub mod mode;
 pub mod prompt;
 pub mod reply;

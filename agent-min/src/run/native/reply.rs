@@ -7,6 +7,7 @@
 
 use crate::run::llm::{ApiError, BlockDelta, Delta, Flow, Message, Part, ToolUsePart, Transport};
 use crate::run::native::args::{self, Args, Invalid};
+use crate::run::native::mcp_call;
 use crate::run::native::thinking_tags::ThinkingTags;
 use crate::run::prompt;
 use crate::run::stream::{call_id, Reply, Screen};
@@ -76,8 +77,10 @@ pub fn read_reply(
             Delta::Block(BlockDelta::Signature(sig)) => a.signature(sig),
             Delta::Block(BlockDelta::RedactedThinking(data)) => a.block(Part::RedactedThinking { data }),
             Delta::Block(BlockDelta::ToolCall { index, id, name, arguments }) => {
-                if let Some(first) = a.call(index, id, name, &arguments) {
-                    screen.events.tool_call(screen.turn, &call_id(screen.turn), &first.0, &first.1, true);
+                if let Some((name, params)) = a.call(index, id, name, &arguments) {
+                    let mcp = mcp_call::params(&name, &args::object_text(&params));
+                    let (name, params) = mcp.map_or((name, params), |p| ("use_mcp_tool".to_string(), p));
+                    screen.events.tool_call(screen.turn, &call_id(screen.turn), &name, &params, true);
                 }
             }
             Delta::Usage(u) => reply.usage = u,
@@ -204,15 +207,18 @@ impl Assembly {
             } else {
                 c.args.finish()
             };
-            let input = match &outcome {
-                Ok(params) => args::object_text(params),
-                Err(_) => args::object_text(c.args.params()),
+            let mcp = outcome.as_ref().ok().and_then(|_| mcp_call::to_call(&name, c.args.raw()));
+            let input = match (&outcome, &mcp) {
+                // An MCP tool's input goes back as the model sent it, types and all.
+                (_, Some(call)) => call.raw_param("arguments").unwrap_or("{}").to_string(),
+                (Ok(params), None) => args::object_text(params),
+                (Err(_), None) => args::object_text(c.args.params()),
             };
-            let answer = (n > 0).then(|| prompt::tool_already_used(&name));
+            let answer = (n > 0).then(|| prompt::tool_already_used(mcp_call::tool_name(&name)));
             if n == 0 {
                 match outcome {
                     Ok(params) => {
-                        let call = to_call(&name, params);
+                        let call = mcp.unwrap_or_else(|| to_call(&name, params));
                         screen.events.tool_call(
                             screen.turn,
                             &call_id(screen.turn),
@@ -222,7 +228,7 @@ impl Assembly {
                         );
                         reply.tool = Some(call);
                     }
-                    Err(Invalid::Incomplete) => reply.open_tool = Some(name.clone()),
+                    Err(Invalid::Incomplete) => reply.open_tool = Some(mcp_call::tool_name(&name).to_string()),
                     Err(Invalid::Malformed(why)) => {
                         screen.term.warn(&format!(
                             "The model's {name} call has invalid JSON arguments ({why}); it was not executed."

@@ -31,7 +31,7 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
         "stream": true,
     });
     if cfg.native_tools {
-        body["tools"] = tool_specs::anthropic();
+        body["tools"] = tool_specs::anthropic(&cfg.extra_tools);
     }
     if let Some(budget) = cfg.thinking_budget {
         body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
@@ -400,6 +400,7 @@ mod tests {
             native_tools: false,
             thinking_budget: None,
             reasoning_effort: None,
+            extra_tools: Vec::new(),
         };
         let r = request(&cfg, "SYS", &[Message::user("hi")]);
         assert_eq!(r.url, "http://x/v1/messages");

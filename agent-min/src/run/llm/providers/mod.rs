@@ -12,6 +12,7 @@ pub mod openai;
 use serde_json::{json, Value};
 
 use crate::run::llm::sse::{SseDecoder, SseEvent};
+use crate::run::llm::tool_specs::ToolSpec;
 use crate::run::llm::types::{Delta, Message, Role};
 
 /// Which API to talk to.
@@ -89,6 +90,9 @@ pub struct ApiConfig {
     pub thinking_budget: Option<u32>,
     /// OpenAI-compatible `reasoning_effort` (`--reasoning-effort`).
     pub reasoning_effort: Option<String>,
+    /// Native definitions added to the eight tools (the connected MCP servers' tools), set
+    /// before each request.
+    pub extra_tools: Vec<ToolSpec>,
 }
 
 /// A request ready for curl.

@@ -17,7 +17,7 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
         "options": {"num_ctx": cfg.num_ctx, "num_predict": cfg.max_tokens},
     });
     if cfg.native_tools {
-        body["tools"] = tool_specs::openai();
+        body["tools"] = tool_specs::openai(&cfg.extra_tools);
     }
     HttpRequest {
         url: format!("{}/api/chat", cfg.base_url.trim_end_matches('/')),

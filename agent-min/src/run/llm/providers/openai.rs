@@ -19,7 +19,7 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
         "stream_options": {"include_usage": true},
     });
     if cfg.native_tools {
-        body["tools"] = tool_specs::openai();
+        body["tools"] = tool_specs::openai(&cfg.extra_tools);
     }
     if let Some(effort) = &cfg.reasoning_effort {
         body["reasoning_effort"] = json!(effort);
@@ -213,6 +213,7 @@ mod tests {
             idle_timeout: 1,
             native_tools: true,
             thinking_budget: None,
+            extra_tools: Vec::new(),
             reasoning_effort: Some("high".into()),
         };
         let mut a = Message::assistant("");
