@@ -48,7 +48,13 @@ run() { # provider base-url
   grep -q '"type":"tool_call".*"tool":"write_to_file","partial":false' "$ws/events.ndjson" || { echo "FAIL: $1: no native write_to_file call"; exit 1; }
   [ "$(cat "$ws/out.txt")" = "milk ✓" ] || { echo "FAIL: $1: out.txt is $(cat "$ws/out.txt" 2>&1)"; exit 1; }
   grep -q '"result":"copied via LiteLLM"' "$ws/events.ndjson" || { echo "FAIL: $1: no completion"; exit 1; }
-  echo "ok: $1 — 3 native tool calls through LiteLLM $LITELLM_VERSION"
+  # Real usage on tool turns (issue 11): the agent reads on after the first tool until the usage
+  # arrives, so no request of the run is an estimate.
+  local requests estimated
+  requests=$(grep -c '"type":"api_request"' "$ws/events.ndjson" || true)
+  estimated=$(grep '"type":"api_request"' "$ws/events.ndjson" | grep -c '"estimated":true' || true)
+  [ "$requests" -ge 3 ] && [ "$estimated" -eq 0 ] || { grep '"type":"api_request"' "$ws/events.ndjson"; echo "FAIL: $1: $estimated of $requests requests have estimated usage"; exit 1; }
+  echo "ok: $1 — 3 native tool calls through LiteLLM $LITELLM_VERSION, real usage on all $requests requests"
   rm -rf "$ws"
 }
 run openai "http://127.0.0.1:$PORT/v1"
