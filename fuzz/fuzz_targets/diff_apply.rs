@@ -80,11 +80,14 @@ fn reference(original: &str, lines: &[&str], blocks: &[(String, String)]) -> Opt
                 }
                 let want: Vec<&str> = body.split('\n').map(js_trim).collect();
                 let mut line_at = 0;
-                for (i, _) in lines.iter().enumerate() {
-                    if line_at >= last && line_at < at && i + want.len() <= lines.len() {
-                        if lines[i..i + want.len()].iter().map(|l| js_trim(l)).eq(want.iter().copied()) {
-                            return None;
-                        }
+                for i in 0..lines.len() {
+                    let fits = i + want.len() <= lines.len();
+                    if line_at >= last
+                        && line_at < at
+                        && fits
+                        && lines[i..i + want.len()].iter().map(|l| js_trim(l)).eq(want.iter().copied())
+                    {
+                        return None;
                     }
                     line_at += lines[i].len() + 1;
                 }
