@@ -7,7 +7,7 @@
 set -euo pipefail
 : "${SRC:?}" "${OUT:?}" "${WORK:?}"
 cd "$SRC/parser-core/fuzz"
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
 mapfile -t targets < <(cargo fuzz list)
 [ ${#targets[@]} -gt 0 ] || { echo "build.sh: no fuzz targets" >&2; exit 1; }
 cargo fuzz build -O
@@ -17,7 +17,8 @@ FUZZ_CORPUS_DIR="$WORK/corpus" FUZZ_SEED_FALLBACK=1 python3 seed.py "${targets[@
 for t in "${targets[@]}"; do
   cp "$bin_dir/$t" "$OUT/$t"
   cp tags.dict "$OUT/$t.dict"
-  (cd "$WORK/corpus/$t" && zip -q -r "$OUT/${t}_seed_corpus.zip" .)
+  # Python's zipfile, not zip(1): python3 is needed for seed.py anyway.
+  (cd "$WORK/corpus/$t" && python3 -m zipfile -c "$OUT/${t}_seed_corpus.zip" .)
   # The oracle is quadratic-ish by design: keep its inputs small, as fuzz/run.sh does.
   max_len=65536
   [ "$t" = differential_naive ] && max_len=4096

@@ -18,7 +18,7 @@ for t in "${targets[@]}"; do
   done
   test -x "$tmp/out/$t" || { echo "FAIL: $t is not executable" >&2; exit 1; }
   mkdir -p "$tmp/seeds/$t"
-  (cd "$tmp/seeds/$t" && unzip -q "$tmp/out/${t}_seed_corpus.zip")
+  python3 -m zipfile -e "$tmp/out/${t}_seed_corpus.zip" "$tmp/seeds/$t"
   mapfile -t seeds < <(find "$tmp/seeds/$t" -type f | sort)
   [ ${#seeds[@]} -gt 0 ] || { echo "FAIL: $t has an empty seed corpus" >&2; exit 1; }
   seed=${seeds[0]}

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 secs=${1:-60}
 shift || true
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cargo +nightly fuzz list)

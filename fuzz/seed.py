@@ -76,7 +76,17 @@ def sse_seeds(replies):
 
 
 with_tools = [i for i in all_inputs if b"</" in i and len(i) < 8192][:300]
-AGENT_SEEDS["agent_stream"] = sse_seeds(with_tools) + [b"\x01" + b"data: " * 3000]
+AGENT_SEEDS["agent_stream"] = sse_seeds(with_tools) + [b"\x01" + b"data: " * 3000] + [
+    # Native dialect (first byte's high bit): streamed tool calls, one stream per provider.
+    bytes([0x80 | 0 | 3 * 5]) + b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"read_file","input":{}}}\n\n'
+    b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\\"path\\": \\"a"}}\n\n'
+    b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":".rs\\"}"}}\n\n'
+    b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":7}}\n\n',
+    bytes([0x80 | 1 | 3 * 7]) + b'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"execute_command","arguments":"{\\"command\\":"}}]}}]}\n\n'
+    b'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"ls\\",\\"requires_approval\\":false}"}}]},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n',
+    bytes([0x80 | 2 | 3 * 9]) + b'{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"read_file","arguments":{"path":"a.rs"}}}]},"done":false}\n'
+    b'{"done":true,"done_reason":"stop","prompt_eval_count":9,"eval_count":7}\n',
+]
 corpus_dir = os.environ.get("FUZZ_CORPUS_DIR") or os.path.join(here, "corpus")
 for t in targets:
     d = os.path.join(corpus_dir, t)

@@ -1,32 +1,48 @@
-//! The agent's SEARCH/REPLACE applier, against what its documentation promises and a naive
-//! reference of the exact rules:
+//! The agent's SEARCH/REPLACE applier (Cline v4.0.10's `constructNewFileContent`, v1), against
+//! what `agent_min::run::tools::diff` documents and a naive reference of Cline's rules:
 //! - it never panics, and is deterministic;
-//! - a diff without a block (empty, blank, or only stray text) is an error, never a change;
-//! - a block whose SEARCH part cannot match (a line found nowhere, even trimmed, in a block too
-//!   short for the first/last-line anchor) fails the whole diff: no partial result;
-//! - when every block is found exactly — after the previous one, or else from the start — the
-//!   result is what a naive, position-by-position model of those rules gives.
+//! - a diff without a block (no SEARCH marker and no `=======` line) is an error, never a change;
+//! - an error leaves nothing applied: a valid diff plus one block whose SEARCH line is found
+//!   nowhere (not exactly, not trimmed) is an error as a whole, so no partial text exists;
+//! - when every block's SEARCH part is found exactly, after the previous block's match (Cline's
+//!   first strategy), the result is what a naive, position-by-position model gives — including
+//!   Cline's rule that a match ending on a last line without a newline gains one (the REPLACE
+//!   text keeps its final `\n`).
 #![no_main]
 
-use agent_min::run::tools::diff::{self, Strategy};
+use agent_min::run::tools::diff;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
+use parser_core::js_trim;
 
 #[derive(Arbitrary, Debug)]
 struct Case<'a> {
     original: &'a str,
     diff: &'a str,
-    /// A structured diff over lines of the original (indices) and new lines.
-    blocks: Vec<(Vec<u8>, Vec<&'a str>)>,
+    /// A structured diff: per block, (first line, line count) of the original and new lines.
+    blocks: Vec<(u8, u8, Vec<&'a str>)>,
     missing: Option<&'a str>,
 }
 
-/// A line the diff parser reads as a marker (or that would break a line apart).
-fn unusable(l: &str) -> bool {
-    let t = l.trim();
-    l.contains(['\n', '\r']) || ["---", "===", "+++", "<<<", ">>>"].iter().any(|m| t.starts_with(m))
+/// A run of 3+ `ch`, then `word`, then (only if `word` is not empty) an optional `>`: the
+/// marker rule of diff.rs's docs, written out naively.
+fn marker(line: &str, ch: char, word: &str) -> bool {
+    let rest = line.trim_start_matches(ch);
+    let run = line.len() - rest.len();
+    run >= 3 && (rest == word || (!word.is_empty() && rest == format!("{word}>")))
 }
 
+/// Whether the diff parser reads `line` as a marker (or `line` would be split into two lines).
+fn is_marker(line: &str) -> bool {
+    line.contains('\n')
+        || marker(line, '-', " SEARCH")
+        || marker(line, '<', " SEARCH")
+        || marker(line, '=', "")
+        || marker(line, '+', " REPLACE")
+        || marker(line, '>', " REPLACE")
+}
+
+/// One SEARCH/REPLACE block over whole lines, each ending in `\n`.
 fn block(search: &[&str], replace: &[&str]) -> String {
     let mut s = String::from("------- SEARCH\n");
     for l in search {
@@ -42,101 +58,100 @@ fn block(search: &[&str], replace: &[&str]) -> String {
     s
 }
 
-/// The exact rules, naively: each SEARCH part is looked for at every position from the end of
-/// the previous match, else at every position from the start; overlapping matches fail. Also
-/// says whether every block was found after the previous one (no other rule could apply then).
-fn reference(original: &str, blocks: &[(String, String)]) -> Option<(String, bool)> {
-    let find_from = |s: &str, from: usize| {
-        (from..=original.len()).find(|&i| original.is_char_boundary(i) && original[i..].starts_with(s))
-    };
-    let mut edits: Vec<(usize, usize, &str)> = Vec::new();
-    let mut last = 0;
-    let mut forward = true;
-    for (search, replace) in blocks {
-        // The last line of the file may lack its newline.
-        let body = &search[..search.len() - 1];
-        let at_end = original.len().checked_sub(body.len()).filter(|&s| {
-            !body.is_empty() && s >= last && original.ends_with(body) && (s == 0 || original.as_bytes()[s - 1] == b'\n')
-        });
-        let (start, end) = match find_from(search, last) {
-            Some(s) => (s, s + search.len()),
-            None => match at_end {
-                Some(s) => (s, original.len()),
-                None => {
-                    forward = false;
-                    find_from(search, 0).map(|s| (s, s + search.len()))?
-                }
-            },
-        };
-        let replace = if end == original.len() && !original[start..end].ends_with('\n') && end > start {
-            &replace[..replace.len().saturating_sub(usize::from(replace.ends_with('\n')))]
-        } else {
-            replace.as_str()
-        };
-        if edits.iter().any(|&(s, e, _)| start < e && s < end) {
-            return None;
-        }
-        last = last.max(end);
-        edits.push((start, end, replace));
-    }
-    edits.sort();
+/// The naive model of Cline's first strategy: each SEARCH part (its lines, each with `\n`) is
+/// looked for at every byte position from the end of the previous match. If it is not there but
+/// is the file's last lines, the last one without its `\n`, Cline's trimmed-line search takes
+/// it (and the REPLACE text keeps its final `\n`) — unless an earlier run of lines matches when
+/// trimmed, which that search would take first. `None` when some block falls outside this case.
+fn reference(original: &str, lines: &[&str], blocks: &[(String, String)]) -> Option<String> {
+    let bytes = original.as_bytes();
     let mut out = String::new();
-    let mut pos = 0;
-    for (s, e, r) in edits {
-        out.push_str(&original[pos..s]);
-        out.push_str(r);
-        pos = e;
+    let mut last = 0;
+    for (search, replace) in blocks {
+        let exact = (last..=bytes.len()).find(|&i| bytes[i..].starts_with(search.as_bytes()));
+        let (start, end) = match exact {
+            Some(i) => (i, i + search.len()),
+            None => {
+                let body = &search[..search.len() - 1];
+                let at = original.len().checked_sub(body.len())?;
+                let line_start = at == 0 || bytes[at - 1] == b'\n';
+                if original.ends_with('\n') || !original.ends_with(body) || !line_start || at < last {
+                    return None;
+                }
+                let want: Vec<&str> = body.split('\n').map(js_trim).collect();
+                let mut line_at = 0;
+                for i in 0..lines.len() {
+                    let fits = i + want.len() <= lines.len();
+                    if line_at >= last
+                        && line_at < at
+                        && fits
+                        && lines[i..i + want.len()].iter().map(|l| js_trim(l)).eq(want.iter().copied())
+                    {
+                        return None;
+                    }
+                    line_at += lines[i].len() + 1;
+                }
+                (at, original.len())
+            }
+        };
+        out.push_str(&original[last..start]);
+        out.push_str(replace);
+        last = end;
     }
-    out.push_str(&original[pos..]);
-    Some((out, forward))
+    out.push_str(&original[last..]);
+    Some(out)
 }
 
 fuzz_target!(|case: Case<'_>| {
     let original = case.original;
-    if let Ok(new) = diff::apply(original, case.diff) {
-        assert_eq!(diff::apply(original, case.diff).ok().as_deref(), Some(new.as_str()));
-    }
+    let first = diff::apply(original, case.diff);
+    assert_eq!(first, diff::apply(original, case.diff), "not deterministic");
     for empty in ["", "\n", "  \n\t\n", "stray text, no block\n"] {
         assert!(diff::apply(original, empty).is_err(), "{empty:?} was applied");
     }
-    if !case.diff.lines().any(|l| l.trim_end().trim_end_matches('>').ends_with(" SEARCH")) {
-        assert!(diff::apply(original, case.diff).is_err(), "a diff without a SEARCH marker was applied");
+    let opens_a_block = |l: &str| marker(l, '-', " SEARCH") || marker(l, '<', " SEARCH") || marker(l, '=', "");
+    if !case.diff.split('\n').any(opens_a_block) {
+        assert!(first.is_err(), "a diff without a block was applied: {:?}", case.diff);
     }
 
     // Structured diffs: SEARCH parts are runs of whole lines of the original.
-    let lines: Vec<&str> =
-        original.split_inclusive('\n').filter(|l| l.ends_with('\n')).map(|l| &l[..l.len() - 1]).collect();
-    if lines.is_empty() || lines.iter().any(|l| unusable(l)) {
+    let mut lines: Vec<&str> = original.split('\n').collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    if lines.is_empty() || lines.iter().any(|l| is_marker(l)) {
         return;
     }
     let mut text = String::new();
     let mut parts = Vec::new();
-    for (picks, replace) in case.blocks.iter().take(4) {
-        if replace.iter().any(|l| unusable(l)) {
+    for (start, len, replace) in case.blocks.iter().take(4) {
+        if replace.iter().any(|l| is_marker(l)) {
             return;
         }
-        let start = usize::from(*picks.first().unwrap_or(&0)) % lines.len();
-        let len = 1 + usize::from(*picks.get(1).unwrap_or(&0)) % 3;
-        let search: Vec<&str> = lines[start..(start + len).min(lines.len())].to_vec();
-        text.push_str(&block(&search, replace));
+        let start = usize::from(*start) % lines.len();
+        let end = (start + 1 + usize::from(*len) % 3).min(lines.len());
+        let search = &lines[start..end];
+        text.push_str(&block(search, replace));
         let join = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
-        parts.push((join(&search), join(replace)));
+        parts.push((join(search), join(replace)));
     }
     if parts.is_empty() {
         return;
     }
-    if let Ok((new, strategies)) = diff::apply_detailed(original, &text) {
-        if strategies.iter().all(|s| matches!(s, Strategy::Exact | Strategy::ExactFromStart)) {
-            assert_eq!(Some(new), reference(original, &parts).map(|r| r.0), "{text:?}");
-        }
-    } else if let Some((_, true)) = reference(original, &parts) {
-        panic!("a diff whose blocks are found in order was refused: {text:?}");
+    let applied = diff::apply(original, &text);
+    if let Some(expected) = reference(original, &lines, &parts) {
+        assert_eq!(applied.as_deref(), Ok(expected.as_str()), "{text:?}");
     }
-    // One block that cannot match anywhere makes the whole diff fail.
-    if let Some(missing) = case.missing.filter(|m| !unusable(m) && !m.trim().is_empty()) {
-        if !original.contains(missing.trim()) {
+    // One block that cannot match anywhere makes the whole diff fail: nothing is applied.
+    if let (Ok(_), Some(missing)) = (&applied, case.missing) {
+        let wanted = js_trim(missing);
+        let found = original.contains(&format!("{missing}\n")) || original.split('\n').any(|l| js_trim(l) == wanted);
+        if !is_marker(missing) && !wanted.is_empty() && !found {
             let bad = text.clone() + &block(&[missing], &["x"]);
-            assert!(diff::apply(original, &bad).is_err(), "a block matching nothing was skipped: {bad:?}");
+            assert!(
+                matches!(diff::apply(original, &bad), Err(diff::DiffError::NoMatch { .. })),
+                "a block matching nothing was skipped: {bad:?}"
+            );
         }
     }
 });
