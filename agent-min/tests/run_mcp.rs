@@ -1,7 +1,8 @@
 //! MCP end to end, with real servers nobody here wrote: `@modelcontextprotocol/server-everything`
 //! and `server-filesystem` from npm, and `tests/mcp/py_server.py` on the official Python SDK
-//! (stdio and streamable HTTP). They are installed by `agent-min/tests/mcp/install.sh`; without
-//! it every test here fails, naming the script.
+//! (stdio and streamable HTTP). `agent-min/tests/mcp/install.sh` installs them (pinned, cached in
+//! target/mcp-servers); the first test to need them runs it, and if it fails every test here
+//! fails with its output.
 
 mod common;
 
@@ -14,17 +15,35 @@ use serde_json::{json, Value};
 
 const LIMIT: Duration = Duration::from_secs(90);
 
-/// The installed servers (`install.sh`), or a loud failure saying how to get them.
+/// The installed servers: `install.sh` (pinned versions, cached; a no-op once installed) runs
+/// once per test run, so `cargo test` works on a fresh machine; a failed install fails every
+/// test here loudly, with the script's output.
 fn servers() -> PathBuf {
-    let dir = std::env::var_os("AGENT_MIN_MCP_SERVERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-servers"));
-    assert!(
-        dir.join(".installed").is_file(),
-        "the MCP test servers are not installed in {}; run agent-min/tests/mcp/install.sh (needs npm and python3)",
-        dir.display()
-    );
-    dir
+    static INSTALLED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    let installed = INSTALLED.get_or_init(|| {
+        let dir = std::env::var_os("AGENT_MIN_MCP_SERVERS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-servers"));
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/install.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .env("AGENT_MIN_MCP_SERVERS", &dir)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        if !out.status.success() || !dir.join(".installed").is_file() {
+            return Err(format!(
+                "the MCP test servers could not be installed in {} by {} (needs node, npm and python3, and the npm and PyPI registries):\n{said}",
+                dir.display(),
+                script.display()
+            ));
+        }
+        Ok(dir)
+    });
+    match installed {
+        Ok(dir) => dir.clone(),
+        Err(e) => panic!("{e}"),
+    }
 }
 
 fn node_server(name: &str) -> String {
