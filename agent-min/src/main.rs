@@ -40,7 +40,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume`, `history` or `checkpoints`\n\n{USAGE}",
+                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume`, `history`, `checkpoints` or `mcp`\n\n{USAGE}",
                 cmd
             );
             ExitCode::from(2)
