@@ -255,6 +255,60 @@ fn stream_error(stop: Stop<CapacityError, Full>) -> StreamError {
     }
 }
 
+/// The methods both fixed stream parsers share: each wraps the same `StreamCore`, over
+/// `heapless::Vec` storage or over caller slots.
+macro_rules! fixed_stream_methods {
+    () => {
+        /// Seed for [`crate::ToolUse::call_id`] (feature `nanorand`); the default is 0.
+        pub fn with_call_seed(mut self, seed: u64) -> Self {
+            self.core.set_call_seed(seed);
+            self
+        }
+
+        /// Append a chunk of text. On an error, what the push completed before it is in the error's
+        /// `progress`.
+        pub fn push_str(&mut self, chunk: &str) -> Result<Progress, PushError<StreamError>> {
+            self.core.push_str(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
+        }
+
+        /// Append raw bytes (a chunk may end inside a UTF-8 character).
+        pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<StreamError>> {
+            self.core.push_bytes(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
+        }
+
+        /// End of stream: the final blocks.
+        pub fn finish(&mut self) -> Result<Blocks<'_>, StreamError> {
+            self.core.finish().map_err(stream_error)?;
+            Ok(self.core.blocks())
+        }
+
+        /// The error that broke the stream, if any.
+        pub fn error(&self) -> Option<StreamError> {
+            self.core.failed().map(stream_error)
+        }
+
+        /// Start a new reply in the same buffer and storage.
+        pub fn reset(&mut self) {
+            self.core.reset();
+        }
+
+        /// The blocks now.
+        pub fn blocks(&self) -> Blocks<'_> {
+            self.core.blocks()
+        }
+
+        /// The text pushed so far.
+        pub fn text(&self) -> &str {
+            self.core.text()
+        }
+
+        /// Bytes the text buffer holds at most.
+        pub fn capacity(&self) -> usize {
+            self.core.capacity()
+        }
+    };
+}
+
 /// The streaming parser with no allocator: text in a caller's buffer, at most `B` blocks and `P`
 /// params. Same contract as [`crate::StreamParser`]: after every push, the blocks equal a whole
 /// parse of the text pushed so far.
@@ -287,53 +341,7 @@ impl<'g, 'buf, const B: usize, const P: usize> StreamParser<'g, 'buf, B, P> {
         StreamParser { core: StreamCore::new(grammar, text, heapless::Vec::new(), heapless::Vec::new()) }
     }
 
-    /// Seed for [`crate::ToolUse::call_id`] (feature `nanorand`); the default is 0.
-    pub fn with_call_seed(mut self, seed: u64) -> Self {
-        self.core.set_call_seed(seed);
-        self
-    }
-
-    /// Append a chunk of text. On an error, what the push completed before it is in the error's
-    /// `progress`.
-    pub fn push_str(&mut self, chunk: &str) -> Result<Progress, PushError<StreamError>> {
-        self.core.push_str(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
-    }
-
-    /// Append raw bytes (a chunk may end inside a UTF-8 character).
-    pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<StreamError>> {
-        self.core.push_bytes(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
-    }
-
-    /// End of stream: the final blocks.
-    pub fn finish(&mut self) -> Result<Blocks<'_>, StreamError> {
-        self.core.finish().map_err(stream_error)?;
-        Ok(self.core.blocks())
-    }
-
-    /// The error that broke the stream, if any.
-    pub fn error(&self) -> Option<StreamError> {
-        self.core.failed().map(stream_error)
-    }
-
-    /// Start a new reply in the same buffer and storage.
-    pub fn reset(&mut self) {
-        self.core.reset();
-    }
-
-    /// The blocks now.
-    pub fn blocks(&self) -> Blocks<'_> {
-        self.core.blocks()
-    }
-
-    /// The text pushed so far.
-    pub fn text(&self) -> &str {
-        self.core.text()
-    }
-
-    /// Bytes the text buffer holds at most.
-    pub fn capacity(&self) -> usize {
-        self.core.capacity()
-    }
+    fixed_stream_methods!();
 }
 
 /// [`StreamParser`] with capacities chosen at run time: text in `text`, blocks and params in
@@ -366,52 +374,7 @@ impl<'g, 'buf> SlotStreamParser<'g, 'buf> {
         SlotStreamParser { core: StreamCore::new(grammar, StrBuf::new(text), Slab::new(blocks), Slab::new(params)) }
     }
 
-    /// Seed for [`crate::ToolUse::call_id`] (feature `nanorand`); the default is 0.
-    pub fn with_call_seed(mut self, seed: u64) -> Self {
-        self.core.set_call_seed(seed);
-        self
-    }
-
-    /// Append a chunk of text (see [`StreamParser::push_str`]).
-    pub fn push_str(&mut self, chunk: &str) -> Result<Progress, PushError<StreamError>> {
-        self.core.push_str(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
-    }
-
-    /// Append raw bytes; a chunk may end inside a UTF-8 character (see [`StreamParser::push_bytes`]).
-    pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<StreamError>> {
-        self.core.push_bytes(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
-    }
-
-    /// End of stream: the final blocks.
-    pub fn finish(&mut self) -> Result<Blocks<'_>, StreamError> {
-        self.core.finish().map_err(stream_error)?;
-        Ok(self.core.blocks())
-    }
-
-    /// The error that broke the stream, if any.
-    pub fn error(&self) -> Option<StreamError> {
-        self.core.failed().map(stream_error)
-    }
-
-    /// Start a new reply in the same buffers.
-    pub fn reset(&mut self) {
-        self.core.reset();
-    }
-
-    /// The blocks now.
-    pub fn blocks(&self) -> Blocks<'_> {
-        self.core.blocks()
-    }
-
-    /// The text pushed so far.
-    pub fn text(&self) -> &str {
-        self.core.text()
-    }
-
-    /// Bytes the text buffer holds at most.
-    pub fn capacity(&self) -> usize {
-        self.core.capacity()
-    }
+    fixed_stream_methods!();
 }
 
 #[cfg(test)]
