@@ -120,7 +120,9 @@ impl Git {
         .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-        super::sys::die_with_the_agent(&mut cmd);
+        // After a kill -9 of the agent an orphan git still writing the shadow repository (its lock
+        // released with the agent) could race the next run's repair: git dies with the agent.
+        crate::run::ui::interrupt::die_with_the_agent(&mut cmd);
         let mut child = cmd.spawn()?;
         let _guard = interrupt::track_pid(child.id());
         let feeder = input.map(|bytes| {

@@ -166,24 +166,17 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: the hook runs in the forked child before exec and calls only async-signal-safe
-    // functions (fcntl, prctl, getppid, _exit) on integers.
+    // After a kill -9 of agent-min, curl is killed too instead of finishing the request as an
+    // orphan (spawned from the main thread, alive as long as the process).
+    interrupt::die_with_the_agent(&mut cmd);
+    // SAFETY: the hook runs in the forked child before exec and calls only the async-signal-safe
+    // fcntl on integers.
     unsafe {
         cmd.pre_exec(move || {
             // Let curl inherit the headers pipe (it was opened close-on-exec so that no other
             // child gets it).
             if libc::fcntl(headers_fd, libc::F_SETFD, 0) == -1 {
                 return Err(io::Error::last_os_error());
-            }
-            // Die with the agent: after a kill -9 of agent-min, curl is killed too instead of
-            // finishing the request as an orphan. (Tied to the spawning thread, which is the
-            // main thread, alive as long as the process.)
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
-                return Err(io::Error::last_os_error());
-            }
-            if libc::getppid() != parent {
-                libc::_exit(1); // the agent died before the line above took effect
             }
             Ok(())
         });

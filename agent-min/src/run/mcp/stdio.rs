@@ -86,20 +86,7 @@ impl StdioTransport {
             cmd.current_dir(dir);
         }
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: the hook runs in the forked child before exec and calls only async-signal-safe
-        // functions (prctl, getppid, _exit) on integers.
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::getppid() != parent {
-                    libc::_exit(1); // the agent died before the line above took effect
-                }
-                Ok(())
-            });
-        }
+        crate::run::ui::interrupt::die_with_the_agent(&mut cmd);
         let mut child = cmd.spawn().map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::NotFound { " (not found on PATH)" } else { "" };
             McpError::Transport(format!("could not start `{command}`{hint}: {e}"))

@@ -131,6 +131,28 @@ fn kill_everything() {
     }
 }
 
+/// Makes the child started by `cmd` die with the agent: after a `kill -9` of agent-min, a
+/// child (curl, an MCP server, git for checkpoints) is killed too instead of living on as an
+/// orphan. The death signal is tied to the spawning thread, so spawn from a thread that outlives
+/// the child (the main thread, or one that waits for it).
+pub fn die_with_the_agent(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: the hook runs in the forked child before exec and calls only async-signal-safe
+    // functions (prctl, getppid, _exit) on integers.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                libc::_exit(1); // the agent died before the line above took effect
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Sends `sig` to a process (`target > 0`) or a whole process group (`target < 0`).
 pub fn send_signal(target: i32, sig: i32) {
     if target == 0 || target == -1 {
