@@ -198,24 +198,11 @@ fn agents_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Option<String> {
     (!parts.is_empty()).then(|| texts::agents_files(cwd, &parts.join("\n\n")))
 }
 
-/// Cline's `DEFAULT_IGNORE_DIRECTORIES` for `listFiles` (hidden directories are skipped by the
-/// walker itself).
+/// Cline's `DEFAULT_IGNORE_DIRECTORIES` for `listFiles` (the list list_files uses; hidden
+/// directories are skipped by the walker itself).
 fn is_default_ignored_dir(e: &ignore::DirEntry) -> bool {
-    const DIRS: &[&str] = &[
-        "node_modules",
-        "__pycache__",
-        "env",
-        "venv",
-        "dist",
-        "out",
-        "bundle",
-        "vendor",
-        "tmp",
-        "temp",
-        "deps",
-        "Pods",
-    ];
-    e.file_type().is_some_and(|t| t.is_dir()) && e.file_name().to_str().is_some_and(|n| DIRS.contains(&n))
+    let dirs = crate::run::tools::NOT_ENTERED;
+    e.file_type().is_some_and(|t| t.is_dir()) && e.file_name().to_str().is_some_and(|n| dirs.contains(&n))
 }
 
 /// Every regular file under `dir`, recursively, sorted; `excluded` subfolders of `dir` left out.

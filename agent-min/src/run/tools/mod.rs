@@ -406,4 +406,4 @@ pub fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
     (crate::run::project::ignore::ClineIgnore::load(root).mark(root, entries), truncated)
 }
 
-pub use list::format_listing;
+pub use list::{format_listing, NOT_ENTERED};
