@@ -1,4 +1,6 @@
 //! Every reference output of Cline v4.0.10, through the whole-reply API and the naive oracle.
+// The growable API (`parse`, `StreamParser`) is the default `alloc` feature.
+#![cfg(feature = "alloc")]
 
 mod support;
 

@@ -1,5 +1,5 @@
 //! The allocation-free mode (feature `heapless`) against the alloc mode.
-#![cfg(feature = "heapless")]
+#![cfg(all(feature = "heapless", feature = "alloc"))] // compared with (or checked against) the alloc mode
 
 mod support;
 

@@ -1,5 +1,7 @@
 //! Property tests on generated replies: the fast parser equals the naive oracle, with Cline's
 //! tables and with tables built at run time; streaming equals whole parsing.
+// The growable API (`parse`, `StreamParser`) is the default `alloc` feature.
+#![cfg(feature = "alloc")]
 
 mod support;
 

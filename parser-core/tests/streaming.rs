@@ -1,4 +1,6 @@
 //! The streaming contract: after every push, the blocks equal a whole parse of the text so far.
+// The growable API (`parse`, `StreamParser`) is the default `alloc` feature.
+#![cfg(feature = "alloc")]
 
 mod support;
 

@@ -1,6 +1,6 @@
 //! The allocation-free mode really allocates nothing: a counting global allocator watches a whole
 //! parse and a full stream of every conformance reply.
-#![cfg(feature = "heapless")]
+#![cfg(all(feature = "heapless", feature = "alloc"))] // compared with (or checked against) the alloc mode
 
 mod support;
 
