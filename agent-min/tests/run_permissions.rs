@@ -77,3 +77,11 @@ fn unset_or_empty_means_no_rules() {
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(ws.path().join("made").exists(), "{}", r.all());
 }
+
+#[test]
+fn run_help_teaches_the_variable() {
+    let out = std::process::Command::new(bin()).args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(help.contains("CLINE_COMMAND_PERMISSIONS='{\"allow\": [\"npm *\""), "{help}");
+    assert!(help.contains("\"allowRedirects\": true"), "{help}");
+}
