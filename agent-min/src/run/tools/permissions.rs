@@ -294,10 +294,10 @@ fn chunks(s: &[char]) -> Vec<(usize, usize, bool)> {
     let mut i = 0;
     'scan: while i < s.len() {
         for op in CONTROL {
-            let op: Vec<char> = op.chars().collect();
-            if s[i..].starts_with(&op) {
-                out.push((i, i + op.len(), true));
-                i += op.len();
+            let n = op.len(); // ASCII: bytes are characters
+            if s.len() - i >= n && op.chars().zip(&s[i..]).all(|(a, b)| a == *b) {
+                out.push((i, i + n, true));
+                i += n;
                 continue 'scan;
             }
         }
