@@ -53,6 +53,10 @@ WORKSPACE AND SAFETY:
     --yolo                approve everything inside the workspace and never wait for a person
                           (for scripts and CI); paths outside the workspace are refused.
     --command-timeout S   seconds before a command's whole process group is killed (default 600)
+    CLINE_COMMAND_PERMISSIONS='{\"allow\": [\"npm *\", \"git *\"], \"deny\": [\"git push*\"]}'
+                          as in Cline: a command runs only if every part of it (split at &&,
+                          ||, |, ;, &, subshells) matches an allow and no deny pattern; redirects
+                          need \"allowRedirects\": true. Refused commands never run.
 
 COMMAND SANDBOX (Linux Landlock; not in Cline):
     --sandbox MODE        workspace-write: commands read everywhere but write only in the

@@ -34,6 +34,11 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         .map(clock::clamped_secs)
         .unwrap_or(ctx.command_timeout);
     ctx.term.tool("execute_command", command);
+    if let Some(why) = super::permissions::refusal(&super::permissions::from_env(), command) {
+        ctx.decide(false, By::Policy, None);
+        ctx.term.outcome(false, &why);
+        return Outcome::Failure { text: tool_error(&crate::run::prompt::permission_denied(&why)), mistake: false };
+    }
     if let Some(refusal) = crate::run::project::ignore::command_refusal(ctx.ws.root(), command) {
         ctx.decide(false, By::Policy, None);
         ctx.term.outcome(false, "blocked by .clineignore");

@@ -24,6 +24,7 @@ mod editor;
 mod exec;
 mod list;
 pub mod mcp;
+mod permissions;
 pub mod read;
 mod search;
 mod walk;
