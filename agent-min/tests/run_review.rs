@@ -1,0 +1,52 @@
+//! The adversarial review of the merged main, end to end: each test is one finding, run through
+//! the real binary, the real curl and the scripted server, as the user who relies on the agent
+//! and the attacker who controls the model (or its server).
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+#[test]
+fn a_server_streaming_one_endless_sse_line_is_refused_not_buffered() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut body = b"event: content_block_delta\ndata: ".to_vec();
+    body.resize(body.len() + 40 * 1024 * 1024, b'x');
+    let endless = Resp { body, chunk: 1024 * 1024, ..anthropic("") };
+    let server = Server::start(vec![endless]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "t"]), &[("ANTHROPIC_API_KEY", KEY)], LIMIT);
+    assert_ne!(r.code, Some(0), "{}", r.all());
+    assert!(r.all().contains("stream line longer than 16 MiB"), "{}", r.all());
+    assert_eq!(server.requests().len(), 1, "a refused stream is not retried");
+}
+
+#[test]
+fn under_yolo_a_hook_the_model_writes_during_the_run_does_not_run_outside_the_sandbox() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let plant = "mkdir -p .clinerules/hooks && printf '#!/bin/sh\\ntouch hook-ran\\necho {}\\n' > .clinerules/hooks/PreToolUse && chmod +x .clinerules/hooks/PreToolUse";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", plant), ("requires_approval", "false")])),
+        anthropic(&tool("list_files", &[("path", ".")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let h = home.path().display().to_string();
+    let state = format!("{h}/.state");
+    let envs = [("ANTHROPIC_API_KEY", KEY), ("HOME", h.as_str()), ("XDG_STATE_HOME", state.as_str())];
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox", "off", "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(ws.path().join(".clinerules/hooks/PreToolUse").is_file(), "the command planted the hook: {}", r.all());
+    assert!(!ws.path().join("hook-ran").exists(), "a hook planted by the model ran unasked: {}", r.all());
+    assert!(r.all().contains("was written or changed during this run and does not run"), "{}", r.all());
+    // The next run started by the person approves it under --yolo, as before.
+    let again = Server::start(vec![anthropic(&tool("list_files", &[("path", ".")])), anthropic(&completion("done"))]);
+    let base = anthropic_args(&again);
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox", "off", "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(ws.path().join("hook-ran").exists(), "{}", r.all());
+}
