@@ -50,3 +50,20 @@ fn under_yolo_a_hook_the_model_writes_during_the_run_does_not_run_outside_the_sa
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(ws.path().join("hook-ran").exists(), "{}", r.all());
 }
+
+#[test]
+fn history_shows_a_saved_task_with_its_escape_sequences_escaped() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let st = state.path().display().to_string();
+    let envs = [("ANTHROPIC_API_KEY", KEY), ("XDG_STATE_HOME", st.as_str())];
+    let task = "fix it\x1b]0;owned\x07\x1b[2J now";
+    let r = run_agent(ws.path(), &args_with(&base, &[task]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let h = run_cmd("history", ws.path(), &[], &envs, LIMIT);
+    assert_eq!(h.code, Some(0), "{}", h.all());
+    assert!(h.stdout.contains("fix it\\x1b]0;owned\\x07\\x1b[2J now"), "{}", h.stdout);
+    assert!(!h.stdout.contains('\x1b') && !h.stdout.contains('\x07'), "{:?}", h.stdout);
+}
