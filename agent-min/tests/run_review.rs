@@ -67,3 +67,16 @@ fn history_shows_a_saved_task_with_its_escape_sequences_escaped() {
     assert!(h.stdout.contains("fix it\\x1b]0;owned\\x07\\x1b[2J now"), "{}", h.stdout);
     assert!(!h.stdout.contains('\x1b') && !h.stdout.contains('\x07'), "{:?}", h.stdout);
 }
+
+#[test]
+fn a_reply_streaming_text_without_end_is_refused_at_its_cap() {
+    let ws = tempfile::tempdir().unwrap();
+    let big = "All work and no play. ".repeat(20 * 1024 * 1024 / 22);
+    let endless = Resp { chunk: 1 << 20, ..anthropic_with(&big, 64 * 1024, "end_turn") };
+    let server = Server::start(vec![endless]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "t"]), &[("ANTHROPIC_API_KEY", KEY)], LIMIT);
+    assert_ne!(r.code, Some(0), "{}", &r.stderr);
+    assert!(r.stderr.contains("passed 16 MiB of text without a complete tool call"), "{}", &r.stderr);
+    assert_eq!(server.requests().len(), 1, "a refused reply is not retried");
+}
