@@ -80,3 +80,26 @@ fn a_reply_streaming_text_without_end_is_refused_at_its_cap() {
     assert!(r.stderr.contains("passed 16 MiB of text without a complete tool call"), "{}", &r.stderr);
     assert_eq!(server.requests().len(), 1, "a refused reply is not retried");
 }
+
+#[test]
+fn mcp_list_starts_curl_for_an_http_server_without_the_api_keys_in_its_environment() {
+    let ws = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let (bin, log) = (tools.path().join("bin"), tools.path().join("curl-env.log"));
+    std::fs::create_dir_all(&bin).unwrap();
+    // A curl that records its environment and fails as an unreachable server would.
+    std::fs::write(bin.join("curl"), format!("#!/bin/sh\nenv >> '{}'\nexit 7\n", log.display())).unwrap();
+    std::fs::set_permissions(bin.join("curl"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let config = tools.path().join("mcp.json");
+    let servers =
+        r#"{"mcpServers": {"web": {"type": "streamableHttp", "url": "http://127.0.0.1:9/mcp", "timeout": 3}}}"#;
+    std::fs::write(&config, servers).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let openai_key = "sk-openai-SECRET-77aa11";
+    let cfg = config.display().to_string();
+    let envs = [("PATH", path.as_str()), ("OPENAI_API_KEY", openai_key)];
+    let r = run_cmd("mcp", ws.path(), &["list", "--mcp-config", &cfg], &envs, LIMIT);
+    let env = std::fs::read_to_string(&log).unwrap_or_else(|_| panic!("the curl wrapper never ran: {}", r.all()));
+    assert!(env.contains("PATH="), "{env}");
+    assert!(!env.contains(KEY) && !env.contains(openai_key), "curl's environment holds a key:\n{env}");
+}

@@ -166,6 +166,11 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // The key goes through the header pipe only: not through the environment either, even in
+    // commands that do not wipe it from the agent's own (`agent-min mcp list`).
+    for k in crate::run::ui::redact::KEY_VARS {
+        cmd.env_remove(k);
+    }
     let parent = std::process::id() as libc::pid_t;
     // SAFETY: the hook runs in the forked child before exec and calls only async-signal-safe
     // functions (fcntl, prctl, getppid, _exit) on integers.
