@@ -272,3 +272,38 @@ fn overflow() -> Delta {
         MAX_EVENT_BYTES / (1024 * 1024)
     )))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_overflow(d: &[Delta]) -> bool {
+        matches!(d, [Delta::Error(e)] if !e.retryable && e.message.contains("longer than 16 MiB"))
+    }
+
+    #[test]
+    fn an_ollama_line_split_anywhere_still_arrives_whole() {
+        let line = br#"{"message":{"role":"assistant","content":"hi there"},"done":false}"#;
+        let mut d = Decoder::new(Provider::Ollama);
+        let mut got = d.push(&line[..7]);
+        got.extend(d.push(&line[7..]));
+        got.extend(d.push(b"\n"));
+        assert!(matches!(&got[..], [Delta::Text(t)] if t == "hi there"), "{got:?}");
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_for_every_wire_format() {
+        let chunk = vec![b'x'; 1 << 20];
+        for p in [Provider::Ollama, Provider::Anthropic, Provider::OpenAi] {
+            let mut d = Decoder::new(p);
+            let mut last = d.push(b"data: ");
+            for _ in 0..=MAX_EVENT_BYTES / chunk.len() {
+                if !last.is_empty() {
+                    break;
+                }
+                last = d.push(&chunk);
+            }
+            assert!(is_overflow(&last), "{p:?}: {last:?}");
+        }
+    }
+}
