@@ -72,6 +72,10 @@ impl Reply {
     }
 }
 
+/// Most bytes of text one reply may stream before the first tool closes. A real model's
+/// output limit is far below this; a server streaming without end is refused, not buffered.
+pub const MAX_REPLY_TEXT: usize = 16 << 20;
+
 /// How long the rest of a reply is read, after its first tool closed, for the usage the
 /// server sends at its end.
 pub const USAGE_WAIT: Duration = Duration::from_secs(2);
@@ -98,6 +102,7 @@ pub fn read_reply(
     // A usage report counts as final once no text followed it (Anthropic sends one at the
     // start of a reply, with the input only, and the final one at its end).
     let mut usage_is_final = false;
+    let mut too_long = false;
     transport.send(system, messages, &mut |delta| {
         if let Some(until) = drain_until {
             return match delta {
@@ -116,6 +121,10 @@ pub fn read_reply(
         match delta {
             Delta::Text(s) => {
                 usage_is_final = false;
+                if parser.text().len() + s.len() > MAX_REPLY_TEXT {
+                    too_long = true;
+                    return Flow::Stop;
+                }
                 let progress = parser.push_str(&s);
                 if tool_at.is_none() {
                     tool_at = (progress.changed.start..parser.len())
@@ -146,6 +155,13 @@ pub fn read_reply(
         }
         Flow::Continue
     })?;
+    if too_long {
+        screen.term.newline();
+        return Err(ApiError::fatal(format!(
+            "the model's reply passed {} MiB of text without a complete tool call; it was refused (no model writes that much in one reply)",
+            MAX_REPLY_TEXT >> 20
+        )));
+    }
     let stopped_early = reply.tool.is_some();
     if !stopped_early {
         // Text pushed as `&str` cannot end inside a character, so `finish` cannot fail here; it

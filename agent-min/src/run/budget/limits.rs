@@ -190,7 +190,12 @@ mod tests {
         let hit = l.check(1, 0.5).unwrap();
         assert_eq!(hit.limit, "max_cost");
         assert!(hit.message.contains("--max-cost 0.5"));
-        let l = Limits::start(None, None, Some(Duration::from_millis(1)));
+        // Without the watchdog thread: it would kill every child of the test process (other
+        // tests' git, hooks, commands) when it fires.
+        let timeout = Some(Duration::from_millis(1));
+        let started = Instant::now();
+        let (expired, done) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let l = Limits { max_turns: None, max_cost: None, timeout, started, expired, done };
         std::thread::sleep(Duration::from_millis(20));
         assert_eq!(l.check(0, 0.0).unwrap().limit, "timeout");
     }

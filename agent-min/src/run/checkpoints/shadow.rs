@@ -489,6 +489,25 @@ mod tests {
     }
 
     #[test]
+    fn a_restore_never_writes_through_a_directory_since_swapped_for_a_link_outside() {
+        let f = fixture();
+        let outside = tempfile::tempdir().unwrap();
+        write(&f.ws, "sub/a.txt", "checkpointed");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        fs::remove_dir_all(f.ws.join("sub")).unwrap();
+        write(outside.path(), "a.txt", "the user's own file outside");
+        std::os::unix::fs::symlink(outside.path(), f.ws.join("sub")).unwrap();
+        let _held = s.lock().unwrap();
+        let before = s.snapshot("before", None, false).unwrap().unwrap();
+        s.restore(&first.hash, &before).unwrap();
+        let outside_file = fs::read_to_string(outside.path().join("a.txt")).unwrap();
+        assert_eq!(outside_file, "the user's own file outside", "the restore wrote outside the workspace");
+        assert!(fs::symlink_metadata(f.ws.join("sub")).unwrap().is_dir(), "the link became the directory again");
+        assert_eq!(fs::read_to_string(f.ws.join("sub/a.txt")).unwrap(), "checkpointed");
+    }
+
+    #[test]
     fn a_restore_that_would_overwrite_an_unsaved_file_is_refused() {
         let f = fixture();
         write(&f.ws, "data.txt", "small");

@@ -166,6 +166,11 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // The key goes through the header pipe only: not through the environment either, even in
+    // commands that do not wipe it from the agent's own (`agent-min mcp list`).
+    for k in crate::run::ui::redact::KEY_VARS {
+        cmd.env_remove(k);
+    }
     // After a kill -9 of agent-min, curl is killed too instead of finishing the request as an
     // orphan (spawned from the main thread, alive as long as the process).
     interrupt::die_with_the_agent(&mut cmd);

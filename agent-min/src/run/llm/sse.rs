@@ -5,7 +5,8 @@
 //! event are joined with `\n`; lines starting with `:` are comments (OpenRouter sends
 //! `: OPENROUTER PROCESSING` keep-alives); `event:` names the event; a blank line dispatches it.
 //! Bytes are buffered until a line is complete, so a chunk boundary inside a UTF-8 character or
-//! inside `data:` never corrupts anything.
+//! inside `data:` never corrupts anything. The server is untrusted: a line or an event longer
+//! than [`MAX_EVENT_BYTES`] is not buffered further, and [`SseDecoder::overflowed`] says so.
 //!
 //! ```
 //! use agent_min::run::llm::sse::SseDecoder;
@@ -15,6 +16,10 @@
 //! assert_eq!(events[0].event.as_deref(), Some("ping"));
 //! assert_eq!(events[0].data, "{}");
 //! ```
+
+/// Most bytes one line, or one event's joined `data:`, may hold. Real deltas are a few hundred
+/// bytes; a whole tool call sent in one delta stays far below this.
+pub const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +38,7 @@ pub struct SseDecoder {
     event: Option<String>,
     data: String,
     has_data: bool,
+    overflowed: bool,
 }
 
 impl SseDecoder {
@@ -44,6 +50,9 @@ impl SseDecoder {
     /// Feeds a chunk of bytes; returns the events completed by it, in order.
     pub fn push(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         let mut out = Vec::new();
+        if self.overflowed {
+            return out;
+        }
         for &b in chunk {
             if self.skip_lf {
                 self.skip_lf = false;
@@ -57,16 +66,40 @@ impl SseDecoder {
                     self.skip_lf = true;
                     self.end_line(&mut out);
                 }
+                _ if self.line.len() >= MAX_EVENT_BYTES => {
+                    self.overflow();
+                    return out;
+                }
                 _ => self.line.push(b),
+            }
+            if self.data.len() > MAX_EVENT_BYTES {
+                self.overflow();
+                return out;
             }
         }
         out
+    }
+
+    /// Whether a line or an event exceeded [`MAX_EVENT_BYTES`]; the decoder then ignores the rest
+    /// of the stream, and the reply must be treated as failed.
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
+    }
+
+    fn overflow(&mut self) {
+        self.overflowed = true;
+        self.line = Vec::new();
+        self.data = String::new();
+        self.has_data = false;
     }
 
     /// Ends the stream: a final event without its blank line is still dispatched (servers that
     /// close right after the last `data:` line exist).
     pub fn finish(&mut self) -> Vec<SseEvent> {
         let mut out = Vec::new();
+        if self.overflowed {
+            return out;
+        }
         if !self.line.is_empty() {
             self.end_line(&mut out);
         }
@@ -211,6 +244,39 @@ mod tests {
         v.extend(d.push(b"\n"));
         assert_eq!(v.len(), 1);
         assert_eq!(v[0].data, "a\nb");
+    }
+
+    #[test]
+    fn an_endless_line_stops_being_buffered() {
+        let mut d = SseDecoder::new();
+        let chunk = vec![b'x'; 1024 * 1024];
+        assert!(d.push(b"data: ").is_empty());
+        for _ in 0..=MAX_EVENT_BYTES / chunk.len() {
+            assert!(d.push(&chunk).is_empty());
+        }
+        assert!(d.overflowed());
+        assert!(d.line.capacity() == 0 && d.push(b"\n\ndata: y\n\n").is_empty());
+        assert!(d.finish().is_empty());
+    }
+
+    #[test]
+    fn an_endless_event_of_short_lines_stops_being_buffered() {
+        let mut d = SseDecoder::new();
+        let chunk = b"data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n".repeat(16 * 1024);
+        // Twice the cap of raw bytes: the `data: ` prefixes are not part of the event.
+        for _ in 0..2 * MAX_EVENT_BYTES / chunk.len() {
+            assert!(d.push(&chunk).is_empty());
+        }
+        assert!(d.overflowed());
+        assert!(d.data.capacity() == 0);
+    }
+
+    #[test]
+    fn a_large_but_bounded_event_still_arrives() {
+        let big = "y".repeat(MAX_EVENT_BYTES - 16);
+        let ev = all_at_once(format!("data: {big}\n\n").as_bytes());
+        assert_eq!(ev.len(), 1);
+        assert_eq!(ev[0].data.len(), big.len());
     }
 
     #[test]

@@ -68,11 +68,12 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// One task's line; its task and workspace are shown escaped, as everything else on the terminal.
 fn summary_line(r: &Record) -> String {
     let cost =
         r.totals.get("cost_usd").and_then(serde_json::Value::as_f64).map_or("-".to_string(), |c| format!("${c:.4}"));
     let task: String = r.meta.task.lines().next().unwrap_or("").chars().take(60).collect();
-    format!(
+    let line = format!(
         "{}  {:<9} {:>4} req  {:>9}  {}  {}  {}",
         r.meta.id,
         r.shown_status(),
@@ -81,7 +82,8 @@ fn summary_line(r: &Record) -> String {
         crate::run::clock::format_utc(r.updated),
         r.meta.cwd,
         task
-    )
+    );
+    crate::run::ui::term::visible(&line).into_owned()
 }
 
 fn summary_json(r: &Record) -> serde_json::Value {

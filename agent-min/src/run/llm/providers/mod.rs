@@ -11,9 +11,9 @@ pub mod openai;
 
 use serde_json::{json, Value};
 
-use crate::run::llm::sse::{SseDecoder, SseEvent};
+use crate::run::llm::sse::{SseDecoder, SseEvent, MAX_EVENT_BYTES};
 use crate::run::llm::tool_specs::ToolSpec;
-use crate::run::llm::types::{Delta, Message, Role};
+use crate::run::llm::types::{ApiError, Delta, Message, Role};
 
 /// Which API to talk to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,16 +219,25 @@ impl Decoder {
     /// Feeds raw body bytes.
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Delta> {
         if let Kind::Ollama(s) = &mut self.kind {
-            self.lines.extend_from_slice(bytes);
             let mut out = Vec::new();
-            while let Some(i) = self.lines.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = self.lines.drain(..=i).collect();
-                out.extend(s.line(&String::from_utf8_lossy(&line)));
+            for piece in bytes.split_inclusive(|&b| b == b'\n') {
+                if self.lines.len() + piece.len() > MAX_EVENT_BYTES {
+                    return vec![overflow()];
+                }
+                self.lines.extend_from_slice(piece);
+                if piece.ends_with(b"\n") {
+                    let line = std::mem::take(&mut self.lines);
+                    out.extend(s.line(&String::from_utf8_lossy(&line)));
+                }
             }
             return out;
         }
         let events = self.sse.push(bytes);
-        self.events(events)
+        let mut out = self.events(events);
+        if self.sse.overflowed() {
+            out.push(overflow());
+        }
+        out
     }
 
     /// The body ended.
@@ -251,5 +260,50 @@ impl Decoder {
             }
         }
         out
+    }
+}
+
+/// The server sent one line (or one event) larger than any real delta: the reply is refused
+/// rather than buffered without end.
+fn overflow() -> Delta {
+    Delta::Error(ApiError::fatal(format!(
+        "the server sent a stream line longer than {} MiB; the reply was refused (is --base-url a \
+         real model API?)",
+        MAX_EVENT_BYTES / (1024 * 1024)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn is_overflow(d: &[Delta]) -> bool {
+        matches!(d, [Delta::Error(e)] if !e.retryable && e.message.contains("longer than 16 MiB"))
+    }
+
+    #[test]
+    fn an_ollama_line_split_anywhere_still_arrives_whole() {
+        let line = br#"{"message":{"role":"assistant","content":"hi there"},"done":false}"#;
+        let mut d = Decoder::new(Provider::Ollama);
+        let mut got = d.push(&line[..7]);
+        got.extend(d.push(&line[7..]));
+        got.extend(d.push(b"\n"));
+        assert!(matches!(&got[..], [Delta::Text(t)] if t == "hi there"), "{got:?}");
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_for_every_wire_format() {
+        let chunk = vec![b'x'; 1 << 20];
+        for p in [Provider::Ollama, Provider::Anthropic, Provider::OpenAi] {
+            let mut d = Decoder::new(p);
+            let mut last = d.push(b"data: ");
+            for _ in 0..=MAX_EVENT_BYTES / chunk.len() {
+                if !last.is_empty() {
+                    break;
+                }
+                last = d.push(&chunk);
+            }
+            assert!(is_overflow(&last), "{p:?}: {last:?}");
+        }
     }
 }

@@ -11,7 +11,9 @@
 //!
 //! Workspace hooks are code from the repository: they run under `--yolo`, or once the person
 //! approved that exact file content ([`approval`]); global hooks always run; `--no-hooks` turns
-//! all of them off. Each run is a `hook` event under `--json`.
+//! all of them off. Each run is a `hook` event under `--json`. `--yolo` approves the workspace
+//! hooks as they were when the run started: a hook the model writes or edits during the run
+//! (its commands are sandboxed, a hook is not) does not run.
 
 pub mod approval;
 pub mod input;
@@ -157,13 +159,33 @@ pub struct Hooks {
     accepted: Vec<(String, String)>,
     /// Whether the person may be asked (not from the Ctrl-C handler).
     ask: bool,
+    /// Under `--yolo`: the workspace hooks present when the run started, by name and hash.
+    at_start: Vec<(String, String)>,
 }
 
 impl Hooks {
     /// The hooks of workspace `root`.
     pub fn new(root: &Path, cfg: Config, meta: input::Meta) -> Hooks {
         let approvals = approval::Approvals::new(cfg.state_dir.as_deref());
-        Hooks { cfg, root: root.to_path_buf(), meta, approvals, declined: Vec::new(), accepted: Vec::new(), ask: true }
+        let mut hooks = Hooks {
+            cfg,
+            root: root.to_path_buf(),
+            meta,
+            approvals,
+            declined: Vec::new(),
+            accepted: Vec::new(),
+            ask: true,
+            at_start: Vec::new(),
+        };
+        if hooks.cfg.yolo {
+            hooks.at_start = Hook::ALL
+                .into_iter()
+                .flat_map(|h| hooks.scripts(h).into_iter().map(move |(src, p)| (h, src, p)))
+                .filter(|(_, src, _)| *src == Source::Workspace)
+                .filter_map(|(h, _, p)| Some((h.name().to_string(), approval::file_hash(&p).ok()?)))
+                .collect();
+        }
+        hooks
     }
 
     /// Hooks that never run (`--no-hooks`, tests).
@@ -177,6 +199,7 @@ impl Hooks {
     pub fn detached(&self) -> Hooks {
         let mut h = Hooks::new(&self.root, self.cfg.clone(), self.meta.clone());
         h.accepted = self.accepted.clone();
+        h.at_start = self.at_start.clone();
         h.ask = false;
         h
     }
@@ -251,15 +274,29 @@ impl Hooks {
         merge(answers, scripts.len() > 1)
     }
 
-    /// Whether a script may run: global always; workspace under `--yolo` or once approved.
+    /// Whether a script may run: global always; workspace under `--yolo` (as it was when the
+    /// run started) or once approved.
     fn allowed(&mut self, src: Source, script: &Path, hook: Hook, term: &mut Term) -> bool {
-        if src == Source::Global || self.cfg.yolo {
+        if src == Source::Global {
             return true;
         }
         let Ok(hash) = approval::file_hash(script) else { return false };
         let this = (hook.name().to_string(), hash.clone());
         if self.accepted.contains(&this) || self.approvals.is_approved(&self.root, hook.name(), &hash) {
             return true;
+        }
+        if self.cfg.yolo {
+            if self.at_start.contains(&this) {
+                return true;
+            }
+            if !self.declined.contains(&this) {
+                term.warn(&format!(
+                    "Workspace hook {} was written or changed during this run and does not run: --yolo approves only the hooks present when the run started (run again to use it).",
+                    crate::run::ui::term::visible(&self.shown(script))
+                ));
+                self.declined.push(this);
+            }
+            return false;
         }
         if !self.ask || self.declined.contains(&this) {
             return false;
