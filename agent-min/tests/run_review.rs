@@ -82,6 +82,21 @@ fn a_reply_streaming_text_without_end_is_refused_at_its_cap() {
 }
 
 #[test]
+fn a_native_reply_streaming_text_without_end_is_refused_at_the_same_cap() {
+    // Native replies used to keep 8 MiB of text and drop the rest without a word.
+    let ws = tempfile::tempdir().unwrap();
+    let big = "All work and no play. ".repeat(20 * 1024 * 1024 / 22);
+    let endless = Resp { chunk: 1 << 20, ..anthropic_with(&big, 64 * 1024, "end_turn") };
+    let server = Server::start(vec![endless]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "--tool-calls", "native", "t"]);
+    let r = run_agent(ws.path(), &args, &[("ANTHROPIC_API_KEY", KEY)], LIMIT);
+    assert_ne!(r.code, Some(0), "{}", &r.stderr);
+    assert!(r.stderr.contains("passed 16 MiB of text without a complete tool call"), "{}", &r.stderr);
+    assert_eq!(server.requests().len(), 1, "a refused reply is not retried");
+}
+
+#[test]
 fn mcp_list_starts_curl_for_an_http_server_without_the_api_keys_in_its_environment() {
     let ws = tempfile::tempdir().unwrap();
     let tools = tempfile::tempdir().unwrap();

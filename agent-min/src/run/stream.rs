@@ -80,6 +80,15 @@ pub const MAX_REPLY_TEXT: usize = 16 << 20;
 /// server sends at its end.
 pub const USAGE_WAIT: Duration = Duration::from_secs(2);
 
+/// A reply refused for passing [`MAX_REPLY_TEXT`] (text, or thinking in the native dialect)
+/// before its first complete tool: fatal, never retried.
+pub fn reply_too_long() -> ApiError {
+    ApiError::fatal(format!(
+        "the model's reply passed {} MiB of text without a complete tool call; it was refused (no model writes that much in one reply)",
+        MAX_REPLY_TEXT >> 20
+    ))
+}
+
 /// Streams one reply from `transport`, presenting it on `screen`.
 ///
 /// Linear in the reply: each delta is pushed into the parser once, text blocks are shown
@@ -157,10 +166,7 @@ pub fn read_reply(
     })?;
     if too_long {
         screen.term.newline();
-        return Err(ApiError::fatal(format!(
-            "the model's reply passed {} MiB of text without a complete tool call; it was refused (no model writes that much in one reply)",
-            MAX_REPLY_TEXT >> 20
-        )));
+        return Err(reply_too_long());
     }
     let stopped_early = reply.tool.is_some();
     if !stopped_early {

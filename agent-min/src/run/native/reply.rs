@@ -10,15 +10,17 @@ use crate::run::native::args::{self, Args, Invalid};
 use crate::run::native::mcp_call;
 use crate::run::native::thinking_tags::ThinkingTags;
 use crate::run::prompt;
-use crate::run::stream::{call_id, Reply, Screen};
+use crate::run::stream::{call_id, reply_too_long, Reply, Screen, MAX_REPLY_TEXT};
 use crate::run::tools::{self, Call};
 use crate::run::ui::term::visible;
 
 /// Most argument text kept per reply (all calls together); beyond it a call is refused.
 pub const MAX_ARGUMENTS: usize = 8 << 20;
 
-/// Most text or reasoning kept per reply.
-const MAX_TEXT: usize = 8 << 20;
+/// Most thinking kept per reply (blocks, signatures, redacted data); past it, as past
+/// [`MAX_REPLY_TEXT`] of text, the reply is refused rather than cut (a cut thinking block or a
+/// lost signature would be sent back wrong).
+const MAX_THINKING: usize = 8 << 20;
 
 /// Most tool calls kept per reply (each needs a result in history).
 const MAX_CALLS: usize = 64;
@@ -60,22 +62,43 @@ pub fn read_reply(
     let mut a = Assembly::default();
     let mut reply = Reply::default();
     let mut tags = ThinkingTags::default();
+    let mut too_long = false;
     transport.send(system, messages, &mut |delta| {
         match delta {
             Delta::Text(s) => {
-                if a.text.len() + s.len() <= MAX_TEXT {
-                    a.text.push_str(&s);
-                    show(screen, &tags.push(&s));
+                if a.text.len() + s.len() > MAX_REPLY_TEXT {
+                    too_long = true;
+                    return Flow::Stop;
                 }
+                a.text.push_str(&s);
+                show(screen, &tags.push(&s));
             }
             Delta::Reasoning(s) => {
-                a.reasoning(&s);
+                if !a.reasoning(&s) {
+                    too_long = true;
+                    return Flow::Stop;
+                }
                 screen.term.reasoning(&visible(&s));
                 screen.events.reasoning(screen.turn, &s);
             }
-            Delta::Block(BlockDelta::ThinkingStart) => a.block(Part::Thinking { text: String::new(), signature: None }),
-            Delta::Block(BlockDelta::Signature(sig)) => a.signature(sig),
-            Delta::Block(BlockDelta::RedactedThinking(data)) => a.block(Part::RedactedThinking { data }),
+            Delta::Block(BlockDelta::ThinkingStart) => {
+                if !a.block(Part::Thinking { text: String::new(), signature: None }) {
+                    too_long = true;
+                    return Flow::Stop;
+                }
+            }
+            Delta::Block(BlockDelta::Signature(sig)) => {
+                if !a.signature(sig) {
+                    too_long = true;
+                    return Flow::Stop;
+                }
+            }
+            Delta::Block(BlockDelta::RedactedThinking(data)) => {
+                if !a.block(Part::RedactedThinking { data }) {
+                    too_long = true;
+                    return Flow::Stop;
+                }
+            }
             Delta::Block(BlockDelta::ToolCall { index, id, name, arguments }) => {
                 if let Some((name, params)) = a.call(index, id, name, &arguments) {
                     let mcp = mcp_call::params(&name, &args::object_text(&params));
@@ -89,6 +112,10 @@ pub fn read_reply(
         }
         Flow::Continue
     })?;
+    if too_long {
+        screen.term.newline();
+        return Err(reply_too_long());
+    }
     show(screen, &tags.finish());
     screen.term.newline();
     a.finish(&mut reply, screen);
@@ -104,41 +131,49 @@ fn show(screen: &mut Screen<'_>, s: &str) {
 }
 
 impl Assembly {
-    /// Starts a thinking or redacted thinking block, within the bounds on their number and
+    /// Starts a thinking or redacted thinking block; false past the bounds on their number and
     /// total size.
-    fn block(&mut self, part: Part) {
+    fn block(&mut self, part: Part) -> bool {
         let size = match &part {
             Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
             Part::RedactedThinking { data } => data.len(),
             Part::ToolUse(_) => 0,
         };
-        if self.thinking.len() < MAX_THINKING_BLOCKS && self.thinking_bytes + size <= MAX_TEXT {
-            self.thinking_bytes += size;
-            self.thinking.push(part);
+        if self.thinking.len() >= MAX_THINKING_BLOCKS || self.thinking_bytes + size > MAX_THINKING {
+            return false;
         }
+        self.thinking_bytes += size;
+        self.thinking.push(part);
+        true
     }
 
-    fn reasoning(&mut self, s: &str) {
-        if !matches!(self.thinking.last(), Some(Part::Thinking { .. })) {
-            self.block(Part::Thinking { text: String::new(), signature: None });
+    /// Adds reasoning to the open thinking block (opening one); false past the bounds.
+    fn reasoning(&mut self, s: &str) -> bool {
+        if !matches!(self.thinking.last(), Some(Part::Thinking { .. }))
+            && !self.block(Part::Thinking { text: String::new(), signature: None })
+        {
+            return false;
         }
-        if self.thinking_bytes + s.len() > MAX_TEXT {
-            return;
+        if self.thinking_bytes + s.len() > MAX_THINKING {
+            return false;
         }
         if let Some(Part::Thinking { text, .. }) = self.thinking.last_mut() {
             self.thinking_bytes += s.len();
             text.push_str(s);
         }
+        true
     }
 
-    fn signature(&mut self, sig: String) {
-        if self.thinking_bytes + sig.len() > MAX_TEXT {
-            return;
+    /// Signs the open thinking block (or a new one); false past the bounds.
+    fn signature(&mut self, sig: String) -> bool {
+        if self.thinking_bytes + sig.len() > MAX_THINKING {
+            return false;
         }
         match self.thinking.last_mut() {
             Some(Part::Thinking { signature, .. }) => {
                 self.thinking_bytes += sig.len();
                 *signature = Some(sig);
+                true
             }
             _ => self.block(Part::Thinking { text: String::new(), signature: Some(sig) }),
         }
@@ -309,14 +344,14 @@ mod tests {
                 Part::Thinking { text: "unsigned".into(), signature: None },
             ]
         );
-        let big = "x".repeat(MAX_TEXT / 2 + 1);
-        a.reasoning(&big);
-        a.reasoning(&big);
-        assert!(a.thinking_bytes <= MAX_TEXT);
-        for _ in 0..2 * MAX_THINKING_BLOCKS {
-            a.block(Part::RedactedThinking { data: String::new() });
-        }
+        let big = "x".repeat(MAX_THINKING / 2 + 1);
+        assert!(a.reasoning(&big));
+        assert!(!a.reasoning(&big), "past the bound: refused, not cut");
+        assert!(a.thinking_bytes <= MAX_THINKING);
+        let kept =
+            (0..2 * MAX_THINKING_BLOCKS).filter(|_| a.block(Part::RedactedThinking { data: String::new() })).count();
         assert_eq!(a.thinking.len(), MAX_THINKING_BLOCKS);
+        assert_eq!(kept, MAX_THINKING_BLOCKS - 3, "every block past the bound is refused");
     }
 
     #[test]
