@@ -309,7 +309,7 @@ fn pre_and_post_tool_use_see_clines_input_and_their_contexts_bracket_the_tool_re
     let pre = "<hook_context source=\"PreToolUse\" type=\"workspace_rules\">\nread carefully\n</hook_context>\n\n[read_file for 'a.txt'] Result:\n";
     let post = "\n\n<hook_context source=\"PostToolUse\" type=\"general\">\nSaw the file.\n</hook_context>\n\n<environment_details>";
     let body = next.strip_prefix(pre).and_then(|rest| rest.split_once(post)).map(|(body, _)| body);
-    assert!(body.is_some_and(|b| b.starts_with("1 | hello") && !b.contains("hook_context")), "{next}");
+    assert_eq!(body, Some("1 | hello\n\n(File has 1 lines total.)"), "{next}");
     // Cline's input, field by field; PreToolUse is skipped for attempt_completion.
     let pre = inputs(out.path(), "PreToolUse");
     assert_eq!(pre.len(), 1, "{pre:?}");
@@ -326,7 +326,7 @@ fn pre_and_post_tool_use_see_clines_input_and_their_contexts_bracket_the_tool_re
     assert_eq!(post.len(), 1, "not for attempt_completion either");
     let q = &post[0]["postToolUse"];
     assert_eq!(q["toolName"], "read_file");
-    assert!(q["result"].as_str().is_some_and(|r| r.starts_with("1 | hello")), "{q}");
+    assert_eq!(q["result"], "1 | hello\n\n(File has 1 lines total.)");
     assert_eq!(q["success"], true);
     assert!(q["executionTimeMs"].is_u64());
     // Each run is a --json event that follows the schema.
