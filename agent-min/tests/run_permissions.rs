@@ -95,3 +95,35 @@ fn run_help_teaches_the_variable() {
     assert!(help.contains("CLINE_COMMAND_PERMISSIONS='{\"allow\": [\"npm *\""), "{help}");
     assert!(help.contains("\"allowRedirects\": true"), "{help}");
 }
+
+/// Issue 25, finding 4: `$(…)` inside double quotes (also inside `${…}`, after escaped quotes,
+/// around a subshell) hid a command from `{"allow": ["echo *"]}`; none of them may run.
+#[test]
+fn command_substitution_in_double_quotes_does_not_pass_an_echo_rule() {
+    let ws = tempfile::tempdir().unwrap();
+    let cmds = [
+        r#"echo "$(touch m1)""#,
+        r#"echo "${x:-$(touch m3)}""#,
+        r#"echo \'a\'"$(touch m10)""#,
+        r#"echo "$( (touch m32) )""#,
+    ];
+    let mut replies: Vec<Resp> = cmds.iter().map(|c| exec(c)).collect();
+    replies.push(anthropic(&completion("Done.")));
+    let server = Server::start(replies);
+    let base = anthropic_args(&server);
+    let rules = r#"{"allow": ["echo *"]}"#;
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[("CLINE_COMMAND_PERMISSIONS", rules)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    for m in ["m1", "m3", "m10", "m32"] {
+        assert!(!ws.path().join(m).exists(), "{m}: a refused command ran\n{}", r.all());
+    }
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5);
+    for (i, c) in cmds.iter().enumerate() {
+        assert!(
+            reqs[i + 1].last_user().contains(&format!("Command \"{c}\" was denied by CLINE_COMMAND_PERMISSIONS")),
+            "{}",
+            reqs[i + 1].last_user()
+        );
+    }
+}

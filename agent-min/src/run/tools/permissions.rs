@@ -112,14 +112,7 @@ impl Config {
             Config::Broken(_) => return Verdict::new(false, "invalid_config"),
             Config::Rules(r) => r,
         };
-        if let Some(op) = dangerous_char(command) {
-            return Verdict::operator(op);
-        }
-        match split(&tokens(command)) {
-            Some(parsed) => rules.check_parsed(&parsed),
-            // Ours: Cline's parse error leaves nothing to check and allows the command.
-            None => Verdict::operator("parse_error"),
-        }
+        rules.validate(command, 0)
     }
 }
 
@@ -140,6 +133,31 @@ pub fn refusal(config: &Config, command: &str) -> Option<String> {
 }
 
 impl Rules {
+    fn validate(&self, command: &str, depth: usize) -> Verdict {
+        if let Some(op) = dangerous_char(command) {
+            return Verdict::operator(op);
+        }
+        // Ours: Cline's parse keeps a double-quoted `$(…)` inside one word, so the command in it
+        // was never checked (`echo "$(rm -rf x)"` matched `echo *`). Each is checked as a command.
+        let Some(quoted) = substitutions_in_double_quotes(command) else {
+            return Verdict::operator("parse_error");
+        };
+        for inner in quoted {
+            if depth >= MAX_DEPTH {
+                return Verdict::operator("parse_error");
+            }
+            let v = self.validate(&inner, depth + 1);
+            if !v.allowed {
+                return Verdict { failed_segment: v.failed_segment.or(Some(inner)), ..v };
+            }
+        }
+        match split(&tokens(command)) {
+            Some(parsed) => self.check_parsed(&parsed),
+            // Ours: Cline's parse error leaves nothing to check and allows the command.
+            None => Verdict::operator("parse_error"),
+        }
+    }
+
     fn check_parsed(&self, parsed: &Parsed) -> Verdict {
         if parsed.has_redirects && !self.allow_redirects {
             return Verdict::new(false, "redirect_detected");
@@ -228,6 +246,61 @@ fn dangerous_char(command: &str) -> Option<&'static str> {
             '`' if !single => return Some("`"),
             _ => {}
         }
+    }
+    None
+}
+
+/// Ours: the commands of the `$(…)` substitutions that stand inside double quotes (the shell
+/// runs them; `shell-quote` leaves them inside a word), at the outer level; `$((…))` counts
+/// too. `None` when one is not closed.
+fn substitutions_in_double_quotes(command: &str) -> Option<Vec<String>> {
+    let s: Vec<char> = command.chars().collect();
+    let (mut single, mut double) = (false, false);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            '\\' if !single => i += 1,
+            '"' if !single => double = !double,
+            '\'' if !double => single = !single,
+            '$' if double && s.get(i + 1) == Some(&'(') => {
+                let end = substitution_end(&s, i + 2, 0)?;
+                out.push(s[i + 2..end].iter().collect());
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+/// The index of the `)` closing a substitution whose text starts at `start`: parentheses
+/// counted outside quotes, quotes and backslashes as the shell reads them inside it.
+fn substitution_end(s: &[char], start: usize, nested: usize) -> Option<usize> {
+    if nested > MAX_DEPTH {
+        return None;
+    }
+    let (mut single, mut double, mut depth) = (false, false, 1usize);
+    let mut i = start;
+    while i < s.len() {
+        match s[i] {
+            '\\' if !single => i += 1,
+            '"' if !single => double = !double,
+            '\'' if !double => single = !single,
+            '$' if double && s.get(i + 1) == Some(&'(') => {
+                i = substitution_end(s, i + 2, nested + 1)?;
+            }
+            '(' if !single && !double => depth += 1,
+            ')' if !single && !double => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
     }
     None
 }

@@ -297,3 +297,25 @@ fn refusal_text_is_clines() {
         "Command \"npm i && ls\" was denied by CLINE_COMMAND_PERMISSIONS. Segment \"ls\" segment_no_match."
     );
 }
+
+/// Ours (issue 25, finding 4): Cline's check reads a double-quoted `$(…)` as part of one word,
+/// so `echo "$(touch x)"` matched `echo *` and ran `touch`. A substitution inside double quotes
+/// is checked like one outside them: its command against the rules.
+#[test]
+fn command_substitution_inside_double_quotes_is_checked() {
+    let echo = r#"{"allow":["echo *"]}"#;
+    check(&[
+        (echo, r#"echo "$(touch m1)""#, false, ""),
+        (echo, r#"echo "${x:-$(touch m3)}""#, false, ""),
+        (echo, r#"echo \'a\'"$(touch m10)""#, false, ""),
+        (echo, r#"echo "$( (touch m32) )""#, false, ""),
+        (echo, r#"echo "a $(echo "$(touch m4)") b""#, false, ""),
+        (echo, r#"echo "$(touch m5""#, false, ""),
+        (echo, r#"echo "$((1+2))""#, false, ""),
+        // Still allowed: an allowed command inside, a literal `\$(` or a single-quoted one.
+        (echo, r#"echo "$(echo hi)""#, true, ""),
+        (echo, r#"echo "\$(touch m6)""#, true, ""),
+        (echo, r#"echo '$(touch m7)'"#, true, ""),
+        (echo, r#"echo "it's $(echo "a)b") done""#, true, ""),
+    ]);
+}
