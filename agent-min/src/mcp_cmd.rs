@@ -74,7 +74,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     interrupt::install();
     let mut term = Term::stderr();
     let mut events = Events::off();
-    let mut hub = match sources::start(&opts.files, &opts.cwd, opts.yolo, &mut term) {
+    let mut hub = match sources::start(&opts.files, &opts.cwd, opts.yolo, opts.yolo, &mut term) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("agent-min mcp list: {e}");

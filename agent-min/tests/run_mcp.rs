@@ -490,7 +490,7 @@ fn a_workspace_s_own_settings_start_nothing_until_approved() {
         r.stderr
     );
     assert!(!marker.exists(), "a program from the repository ran without approval");
-    // --yolo approves it for that run.
+    // `mcp list --yolo` (the person at the prompt) approves it for that run.
     let r = run_cmd("mcp", ws.path(), &["list", "--cwd", &cwd, "--yolo"], &env, LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stdout.contains("repo [connected]"));

@@ -42,11 +42,18 @@ fn under_yolo_a_hook_the_model_writes_during_the_run_does_not_run_outside_the_sa
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(ws.path().join(".clinerules/hooks/PreToolUse").is_file(), "the command planted the hook: {}", r.all());
     assert!(!ws.path().join("hook-ran").exists(), "a hook planted by the model ran unasked: {}", r.all());
-    assert!(r.all().contains("was written or changed during this run and does not run"), "{}", r.all());
-    // The next run started by the person approves it under --yolo, as before.
+    assert!(r.all().contains("does not approve the workspace's hooks"), "{}", r.all());
+    // Issue 25, finding 5: the next --yolo run does not approve it either (a run wrote it);
+    // only the person does, here with --trust-workspace.
     let again = Server::start(vec![anthropic(&tool("list_files", &[("path", ".")])), anthropic(&completion("done"))]);
     let base = anthropic_args(&again);
     let r = run_agent(ws.path(), &args_with(&base, &["--sandbox", "off", "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("hook-ran").exists(), "{}", r.all());
+    assert!(r.all().contains("--yolo does not approve the workspace's hooks"), "{}", r.all());
+    let again = Server::start(vec![anthropic(&tool("list_files", &[("path", ".")])), anthropic(&completion("done"))]);
+    let base = anthropic_args(&again);
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox", "off", "--trust-workspace", "t"]), &envs, LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(ws.path().join("hook-ran").exists(), "{}", r.all());
 }

@@ -75,7 +75,8 @@ COMMAND SANDBOX (Linux Landlock; not in Cline):
 MCP SERVERS:
     --mcp-config FILE     Cline's MCP settings ({\"mcpServers\": {...}}); repeatable. Default:
                           $XDG_CONFIG_HOME/agent-min/mcp.json. The workspace's .cline/mcp.json
-                          is used once you approve it (--yolo approves). See `agent-min mcp --help`.
+                          is used once you approve it, or under --trust-workspace (--yolo alone
+                          does not approve it). See `agent-min mcp --help`.
 
 LIMITS:
     --max-mistakes N      consecutive mistakes (no tool used, missing parameter, failed edit,
@@ -116,12 +117,16 @@ PROJECT SETUP (read as Cline reads it; see docs/agent.md):
     .clineignore (gitignore syntax) walls files off from the tools.
     Hooks: executables named TaskStart, TaskResume, TaskCancel, TaskComplete,
     UserPromptSubmit, PreToolUse, PostToolUse, PreCompact in ~/Documents/Cline/Hooks/
-    (always run) and .clinerules/hooks/ (code from the repository: run under --yolo or
-    once you approve that exact content; the approval is kept in the state directory).
+    (always run) and .clinerules/hooks/ (code from the repository: run once you approve that
+    exact content, kept in the state directory, or under --trust-workspace). Each runs as it was
+    when the run started, whatever the file becomes during the run.
     --rules FILE          add a rule file (repeatable)
     --no-rules            no global or workspace rules (--rules files still apply);
                           .clineignore still applies
     --no-hooks            run no hooks at all
+    --trust-workspace     run the workspace's hooks and start its .cline/mcp.json servers as
+                          they are when the run starts, without asking (--yolo does not: a
+                          run's commands could have written them)
     --hook-timeout S      seconds before a hook is killed (default 30, Cline's)
 
 OUTPUT AND STATE:
@@ -252,7 +257,7 @@ pub struct Options {
     pub last: bool,
     /// `--sandbox`, `--sandbox-allow-write`, `--sandbox-network`, `--env-keep`, `--env-drop`.
     pub sandbox: crate::run::sandbox::Choice,
-    /// `--no-rules`, `--rules FILE`…, `--no-hooks`, `--hook-timeout`.
+    /// `--no-rules`, `--rules FILE`…, `--no-hooks`, `--hook-timeout`, `--trust-workspace`.
     pub project: crate::run::project::Flags,
     /// `--keep`: keep a replay's temporary workspace.
     pub keep: bool,
@@ -387,6 +392,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("last") if resume => o.last = true,
             Long("no-rules") => o.project.no_rules = true,
             Long("no-hooks") => o.project.no_hooks = true,
+            Long("trust-workspace") => o.project.trust_workspace = true,
             Long(f @ ("rules" | "hook-timeout")) => {
                 let name = f.to_string();
                 o.project.set(&name, Some(p.value().map_err(err)?))?;

@@ -91,10 +91,11 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(a) => a,
         Err(e) => return usage_error(cmd, &e),
     };
-    around.mcp = match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, &mut term) {
-        Ok(hub) => hub,
-        Err(e) => return usage_error(cmd, &e),
-    };
+    around.mcp =
+        match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, opts.project.trust_workspace, &mut term) {
+            Ok(hub) => hub,
+            Err(e) => return usage_error(cmd, &e),
+        };
     let settings = Settings {
         yolo: setup.yolo,
         max_mistakes: opts.max_mistakes,

@@ -2,12 +2,19 @@
 //! `$XDG_CONFIG_HOME/agent-min/mcp.json` (or `~/.config/agent-min/mcp.json`) if it exists; and
 //! the workspace's `.cline/mcp.json` only once the person has approved it (it starts programs
 //! that came with the repository). An approval is the exact text approved, kept under
-//! `$XDG_CONFIG_HOME/agent-min/mcp-approved/`; any change to the file asks again. `--yolo`
-//! approves it for that run without recording anything.
+//! `$XDG_CONFIG_HOME/agent-min/mcp-approved/`; any change to the file asks again.
+//! `--trust-workspace` approves it for that run without recording anything; `--yolo` alone does
+//! not (a run's commands can write the file, and the next run must not start what they wrote).
+//! Every file is read once, from one descriptor (no link for the workspace's, no FIFO, at most
+//! 1 MiB): the text parsed is the text compared with the approval.
 
 use std::path::{Path, PathBuf};
 
 use super::config::{self, ServerConfig};
+use crate::run::project::trusted_file::{self, Links};
+
+/// Largest settings file read (a settings file is a few kilobytes).
+const MAX_FILE_BYTES: u64 = 1 << 20;
 use crate::run::ui::term::{Approval, Term};
 
 /// The workspace's own settings file, relative to its root.
@@ -23,8 +30,15 @@ fn config_dir() -> Option<PathBuf> {
 }
 
 /// The servers of a run: from `files` (or the user default), plus the workspace's file if
-/// approved. Names must be unique across files. `yolo` approves the workspace file.
-pub fn load(files: &[PathBuf], workspace: &Path, yolo: bool, term: &mut Term) -> Result<Vec<ServerConfig>, String> {
+/// approved. Names must be unique across files. Under `yolo` nobody is asked; `trust` approves
+/// the workspace file.
+pub fn load(
+    files: &[PathBuf],
+    workspace: &Path,
+    yolo: bool,
+    trust: bool,
+    term: &mut Term,
+) -> Result<Vec<ServerConfig>, String> {
     let mut servers = Vec::new();
     let user: Vec<PathBuf> = if files.is_empty() {
         config_dir().map(|d| d.join("mcp.json")).filter(|f| f.is_file()).into_iter().collect()
@@ -32,16 +46,24 @@ pub fn load(files: &[PathBuf], workspace: &Path, yolo: bool, term: &mut Term) ->
         files.to_vec()
     };
     for f in &user {
-        servers.extend(config::load(f)?);
+        let text = read(f, Links::Follow).map_err(|e| {
+            if e.is_empty() {
+                format!("cannot read the MCP settings file {}: no such file", f.display())
+            } else {
+                e
+            }
+        })?;
+        servers.extend(config::parse(&text, f)?);
     }
     let ws_file = workspace.join(WORKSPACE_FILE);
-    if ws_file.is_file() {
-        // The repository's file, unlike the user's own, does not stop the run when it is broken.
-        match config::load(&ws_file) {
-            Ok(listed) if !listed.is_empty() && approved(&ws_file, &listed, yolo, term)? => servers.extend(listed),
-            Ok(_) => {}
-            Err(e) => term.warn(&format!("MCP: the workspace's settings are ignored: {e}")),
+    // The repository's file, unlike the user's own, does not stop the run when it is broken.
+    match read(&ws_file, Links::Refuse).and_then(|text| Ok((config::parse(&text, &ws_file)?, text))) {
+        Ok((listed, text)) if !listed.is_empty() && approved(&ws_file, &text, &listed, yolo, trust, term) => {
+            servers.extend(listed)
         }
+        Ok(_) => {}
+        Err(e) if e.is_empty() => {}
+        Err(e) => term.warn(&format!("MCP: the workspace's settings are ignored: {e}")),
     }
     for (i, s) in servers.iter().enumerate() {
         if let Some(first) = servers[..i].iter().find(|o| o.name == s.name) {
@@ -56,6 +78,17 @@ pub fn load(files: &[PathBuf], workspace: &Path, yolo: bool, term: &mut Term) ->
     Ok(servers)
 }
 
+/// A settings file's text, read once (`Err("")`: there is none).
+fn read(file: &Path, links: Links) -> Result<String, String> {
+    match trusted_file::read(file, links, MAX_FILE_BYTES) {
+        Ok(bytes) => {
+            String::from_utf8(bytes).map_err(|_| format!("the MCP settings file {} is not UTF-8", file.display()))
+        }
+        Err(trusted_file::Error::Missing) => Err(String::new()),
+        Err(e) => Err(format!("cannot read the MCP settings file {}: {e}", file.display())),
+    }
+}
+
 /// Where the approval of `file`'s current text is kept.
 fn approval_path(file: &Path) -> Option<PathBuf> {
     let abs = std::fs::canonicalize(file).ok()?;
@@ -63,15 +96,23 @@ fn approval_path(file: &Path) -> Option<PathBuf> {
     Some(config_dir()?.join("mcp-approved").join(format!("{hex}.json")))
 }
 
-fn approved(file: &Path, servers: &[ServerConfig], yolo: bool, term: &mut Term) -> Result<bool, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+/// Whether `text` (the file's one read, already parsed into `servers`) may start its servers.
+fn approved(file: &Path, text: &str, servers: &[ServerConfig], yolo: bool, trust: bool, term: &mut Term) -> bool {
     let record = approval_path(file);
-    if record.as_ref().and_then(|p| std::fs::read_to_string(p).ok()).is_some_and(|t| t == text) {
-        return Ok(true);
+    let recorded = record.as_ref().and_then(|p| trusted_file::read(p, Links::Refuse, MAX_FILE_BYTES).ok());
+    if recorded.is_some_and(|t| t == text.as_bytes()) {
+        return true;
+    }
+    if trust {
+        term.info(&format!("MCP: starting the servers of {} (approved by --trust-workspace).", file.display()));
+        return true;
     }
     if yolo {
-        term.info(&format!("MCP: starting the servers of {} (approved by --yolo).", file.display()));
-        return Ok(true);
+        term.warn(&format!(
+            "MCP: the servers of {} were not started: --yolo does not approve the workspace's MCP settings (a run's commands can write them); approve them in a run without --yolo, or pass --trust-workspace.",
+            file.display()
+        ));
+        return false;
     }
     term.warn(&format!("This workspace configures MCP servers in {}; they would run these programs:", file.display()));
     for s in servers {
@@ -81,7 +122,7 @@ fn approved(file: &Path, servers: &[ServerConfig], yolo: bool, term: &mut Term) 
     {
         Approval::Yes => {
             if let Some(p) = record {
-                let saved = p.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(&p, &text));
+                let saved = p.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(&p, text));
                 if let Err(e) = saved {
                     term.warn(&format!(
                         "Could not record the approval in {} ({e}); you will be asked again.",
@@ -89,20 +130,26 @@ fn approved(file: &Path, servers: &[ServerConfig], yolo: bool, term: &mut Term) 
                     ));
                 }
             }
-            Ok(true)
+            true
         }
         // `approve` offers no edit; anything but yes is a no.
         Approval::No(_) | Approval::Edit => {
             term.info(&format!("MCP: the servers of {} were not started.", file.display()));
-            Ok(false)
+            false
         }
     }
 }
 
 /// Loads the run's settings and starts its servers (waiting at most
 /// [`super::hub::CONNECT_WAIT`]); each server that failed is reported once on `term`.
-pub fn start(files: &[PathBuf], workspace: &Path, yolo: bool, term: &mut Term) -> Result<super::Hub, String> {
-    let servers = load(files, workspace, yolo, term)?;
+pub fn start(
+    files: &[PathBuf],
+    workspace: &Path,
+    yolo: bool,
+    trust: bool,
+    term: &mut Term,
+) -> Result<super::Hub, String> {
+    let servers = load(files, workspace, yolo, trust, term)?;
     if servers.is_empty() {
         return Ok(super::Hub::none());
     }
@@ -140,7 +187,7 @@ mod tests {
         std::fs::write(&a, r#"{"mcpServers": {"db": {"command": "x"}}}"#).unwrap();
         std::fs::write(&b, r#"{"mcpServers": {"db": {"command": "y"}, "other": {"command": "z"}}}"#).unwrap();
         let mut term = Term::to_writer(Box::new(std::io::sink()));
-        let e = load(&[a.clone(), b.clone()], d.path(), false, &mut term).unwrap_err();
+        let e = load(&[a.clone(), b.clone()], d.path(), false, false, &mut term).unwrap_err();
         assert_eq!(
             e,
             format!(
@@ -149,7 +196,35 @@ mod tests {
                 b.display()
             )
         );
-        let ok = load(&[b], d.path(), false, &mut term).unwrap();
+        let ok = load(&[b], d.path(), false, false, &mut term).unwrap();
         assert_eq!(ok.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["db", "other"]);
+    }
+
+    /// Issue 25, findings 2 and 8: the workspace's file is opened once, not through a link (a
+    /// link could lead to a file the check and the use see differently) and never blocks on a
+    /// FIFO; the user's own files may be links.
+    #[test]
+    fn the_workspace_file_is_not_read_through_a_link_nor_from_a_fifo() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join(".cline")).unwrap();
+        let real = d.path().join("real.json");
+        std::fs::write(&real, r#"{"mcpServers": {"x": {"command": "x"}}}"#).unwrap();
+        let ws_file = d.path().join(WORKSPACE_FILE);
+        std::os::unix::fs::symlink(&real, &ws_file).unwrap();
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        // The user's own settings: none (not the machine's default file).
+        let none = d.path().join("none.json");
+        std::fs::write(&none, r#"{"mcpServers": {}}"#).unwrap();
+        let none = [none];
+        assert!(load(&none, d.path(), true, true, &mut term).unwrap().is_empty(), "a link is not followed");
+        let linked = d.path().join("user.json");
+        std::os::unix::fs::symlink(&real, &linked).unwrap();
+        assert_eq!(load(&[linked], d.path(), true, true, &mut term).unwrap().len(), 1);
+        std::fs::remove_file(&ws_file).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(&ws_file).status().unwrap().success());
+        assert!(load(&none, d.path(), true, true, &mut term).unwrap().is_empty());
+        std::fs::remove_file(&ws_file).unwrap();
+        std::fs::copy(&real, &ws_file).unwrap();
+        assert_eq!(load(&none, d.path(), true, true, &mut term).unwrap().len(), 1, "a plain file is read");
     }
 }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::texts;
+use super::trusted_file::{self, Links};
 
 /// Most bytes read of `.clineignore` (and of each included file).
 pub const MAX_IGNORE_BYTES: u64 = 1 << 20;
@@ -31,12 +32,13 @@ impl ClineIgnore {
     /// Loads `root/.clineignore` (no file: everything is allowed).
     pub fn load(root: &Path) -> ClineIgnore {
         // Its text goes into the prompt: a symlink leading outside the workspace is not followed.
+        // Judged on the descriptor read (a FIFO or a swap cannot block or fool it).
         let file = root.join(".clineignore");
-        let inside = match (file.canonicalize(), root.canonicalize()) {
-            (Ok(f), Ok(r)) => f.starts_with(r),
-            _ => false,
-        };
-        let content = if inside { read_bounded(&file) } else { None };
+        let content = root.canonicalize().ok().and_then(|r| {
+            let opened = trusted_file::open(&file, Links::Follow).ok()?;
+            opened.within(&r).then_some(opened)?.read(MAX_IGNORE_BYTES).ok()
+        });
+        let content = content.map(|b| String::from_utf8_lossy(&b).into_owned());
         let mut b = GitignoreBuilder::new(root);
         if let Some(text) = &content {
             for line in expand_includes(root, text).lines() {
@@ -182,11 +184,8 @@ fn expand_includes(root: &Path, text: &str) -> String {
 }
 
 fn read_bounded(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_IGNORE_BYTES {
-        return None;
-    }
-    std::fs::read(path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+    let bytes = trusted_file::read(path, Links::Follow, MAX_IGNORE_BYTES).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The tools whose path `.clineignore` guards (Cline's read, write and edit handlers).

@@ -13,6 +13,7 @@ pub mod ignore;
 pub mod lifecycle;
 pub mod rules;
 pub mod texts;
+pub mod trusted_file;
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +31,9 @@ pub struct Flags {
     pub no_hooks: bool,
     /// `--hook-timeout` (default 30 s).
     pub hook_timeout: Option<std::time::Duration>,
+    /// `--trust-workspace`: the workspace's hooks (and `.cline/mcp.json`) as they are at the
+    /// start run unasked.
+    pub trust_workspace: bool,
 }
 
 impl Flags {
@@ -53,7 +57,7 @@ impl Flags {
         Ok(())
     }
 
-    /// The project at `root` for a run: `yolo` lets workspace hooks run unasked; approvals are
+    /// The project at `root` for a run: under `yolo` nobody is asked; approvals are
     /// remembered in `state_dir`; `meta` names the task and model for the hooks' input.
     pub fn project(
         &self,
@@ -67,6 +71,7 @@ impl Flags {
         let cfg = hooks::Config {
             enabled: !self.no_hooks,
             yolo,
+            trust: self.trust_workspace,
             timeout: self.hook_timeout.unwrap_or(hooks::DEFAULT_TIMEOUT),
             global_dir: hooks::Config::default_global_dir(),
             state_dir,

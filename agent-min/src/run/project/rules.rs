@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use super::conditionals;
 use super::frontmatter;
 use super::texts;
+use super::trusted_file::{self, Links};
 
 /// Most bytes read of one rule file; a larger one is skipped with a warning.
 pub const MAX_RULE_FILE_BYTES: u64 = 1 << 20;
@@ -262,13 +263,18 @@ fn rule_part(name: &str, raw: &str, paths: &[String]) -> Option<String> {
 }
 
 /// A regular file's text, trimmed as JavaScript trims; `None` when missing, empty or unusable.
+/// One open without blocking (a FIFO is not a rule file), and every check on that descriptor.
 fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
+    let opened = match trusted_file::open(path, Links::Follow) {
+        Ok(o) => o,
+        Err(trusted_file::Error::Missing | trusted_file::Error::NotRegular) => return None,
+        Err(e) => {
+            r.warnings.push(format!("could not read rule file {}: {e}", path.display()));
+            return None;
+        }
+    };
     if let Some(root) = &r.confine {
-        if !path.canonicalize().is_ok_and(|p| p.starts_with(root)) {
+        if !opened.within(root) {
             r.warnings.push(format!(
                 "rule file {} leads outside the workspace (a symlink); it was not sent to the model",
                 path.display()
@@ -276,22 +282,22 @@ fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
             return None;
         }
     }
-    if meta.len() > MAX_RULE_FILE_BYTES {
+    if opened.len() > MAX_RULE_FILE_BYTES {
         r.warnings.push(format!(
             "rule file {} is {} bytes, over the {MAX_RULE_FILE_BYTES}-byte limit; it was not sent to the model",
             path.display(),
-            meta.len()
+            opened.len()
         ));
         return None;
     }
-    if r.used + meta.len() > MAX_RULES_TOTAL_BYTES {
+    if r.used + opened.len() > MAX_RULES_TOTAL_BYTES {
         r.warnings.push(format!(
             "rule file {} was not sent to the model: the rules together are over {MAX_RULES_TOTAL_BYTES} bytes",
             path.display()
         ));
         return None;
     }
-    match std::fs::read(path) {
+    match opened.read(MAX_RULE_FILE_BYTES.min(MAX_RULES_TOTAL_BYTES - r.used)) {
         Ok(bytes) => {
             r.used += bytes.len() as u64;
             let text = String::from_utf8_lossy(&bytes);
@@ -318,7 +324,8 @@ fn posix(p: &Path) -> String {
 pub fn documents_dir() -> Option<PathBuf> {
     let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
     let dirs = config_dir().map(|c| c.join("user-dirs.dirs"));
-    if let Some(text) = dirs.and_then(|f| std::fs::read_to_string(f).ok()) {
+    let read = |f: PathBuf| trusted_file::read(&f, Links::Follow, 1 << 16).ok();
+    if let Some(text) = dirs.and_then(read).map(|b| String::from_utf8_lossy(&b).into_owned()) {
         for line in text.lines() {
             if let Some(v) = line.trim().strip_prefix("XDG_DOCUMENTS_DIR=") {
                 let v = v.trim().trim_matches('"');

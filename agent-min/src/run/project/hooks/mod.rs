@@ -20,14 +20,17 @@ pub mod input;
 pub mod output;
 pub mod process;
 pub mod report;
+mod sys;
 
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::run::session::events::Events;
-use crate::run::ui::term::Term;
+use crate::run::ui::term::{visible, Term};
 
 /// Cline's `HOOK_EXECUTION_TIMEOUT_MS`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -100,8 +103,10 @@ impl Hook {
 pub struct Config {
     /// False under `--no-hooks`.
     pub enabled: bool,
-    /// `--yolo`: workspace hooks run without asking.
+    /// `--yolo`: nobody is asked (a workspace hook runs only if approved before or trusted).
     pub yolo: bool,
+    /// `--trust-workspace`: the workspace hooks present when the run starts run unasked.
+    pub trust: bool,
     /// Per script (`--hook-timeout`, default 30 s).
     pub timeout: Duration,
     /// The global hooks directory.
@@ -146,6 +151,51 @@ pub struct Answer {
     pub error_message: Option<String>,
 }
 
+/// The largest hook file read (a script, or a small compiled program).
+pub const MAX_HOOK_BYTES: u64 = 8 << 20;
+
+/// A hook script as read once: its hash is what is approved, and its bytes (in a sealed memory
+/// file) are what runs, whatever the path holds later.
+#[derive(Clone)]
+struct Script {
+    hook: Hook,
+    src: Source,
+    path: PathBuf,
+    hash: String,
+    sealed: Arc<OwnedFd>,
+}
+
+/// What a hook path holds now.
+enum Found {
+    /// No hook: no file, or a file without the execute bit (not a hook, as in Cline).
+    None,
+    /// A hook that cannot be used, and why (a link, a FIFO, too large).
+    Unusable(String),
+    /// A hook: its bytes and their SHA-256.
+    Hook(Vec<u8>, String),
+}
+
+/// Reads a hook file once, from one descriptor: no link, a regular executable file, at most
+/// [`MAX_HOOK_BYTES`].
+fn find(path: &Path) -> Found {
+    use super::trusted_file::{open, Error, Links};
+    let opened = match open(path, Links::Refuse) {
+        Ok(o) => o,
+        Err(Error::Missing) => return Found::None,
+        Err(e) => return Found::Unusable(e.to_string()),
+    };
+    if opened.mode() & 0o111 == 0 {
+        return Found::None;
+    }
+    match opened.read(MAX_HOOK_BYTES) {
+        Ok(bytes) => {
+            let hash = approval::hash(&bytes);
+            Found::Hook(bytes, hash)
+        }
+        Err(e) => Found::Unusable(e.to_string()),
+    }
+}
+
 /// The hooks of a run.
 pub struct Hooks {
     cfg: Config,
@@ -159,12 +209,17 @@ pub struct Hooks {
     accepted: Vec<(String, String)>,
     /// Whether the person may be asked (not from the Ctrl-C handler).
     ask: bool,
-    /// Under `--yolo`: the workspace hooks present when the run started, by name and hash.
+    /// The scripts read when the run started (and any that appeared later and ran): these
+    /// bytes run for the whole run, whatever the files become.
+    loaded: Vec<Script>,
+    /// The workspace hooks present when the run started, by name and hash.
     at_start: Vec<(String, String)>,
+    /// Warnings already given (each once per run).
+    warned: Vec<String>,
 }
 
 impl Hooks {
-    /// The hooks of workspace `root`.
+    /// The hooks of workspace `root`: every hook file is read now, once.
     pub fn new(root: &Path, cfg: Config, meta: input::Meta) -> Hooks {
         let approvals = approval::Approvals::new(cfg.state_dir.as_deref());
         let mut hooks = Hooks {
@@ -175,38 +230,62 @@ impl Hooks {
             declined: Vec::new(),
             accepted: Vec::new(),
             ask: true,
+            loaded: Vec::new(),
             at_start: Vec::new(),
+            warned: Vec::new(),
         };
-        if hooks.cfg.yolo {
-            hooks.at_start = Hook::ALL
-                .into_iter()
-                .flat_map(|h| hooks.scripts(h).into_iter().map(move |(src, p)| (h, src, p)))
-                .filter(|(_, src, _)| *src == Source::Workspace)
-                .filter_map(|(h, _, p)| Some((h.name().to_string(), approval::file_hash(&p).ok()?)))
-                .collect();
+        for hook in Hook::ALL {
+            for (src, path) in hooks.paths(hook) {
+                if let Found::Hook(bytes, hash) = find(&path) {
+                    if let Ok(script) = hooks.seal(hook, src, path, &bytes, hash) {
+                        if src == Source::Workspace {
+                            hooks.at_start.push((hook.name().to_string(), script.hash.clone()));
+                        }
+                        hooks.loaded.push(script);
+                    }
+                }
+            }
         }
         hooks
     }
 
+    fn seal(&self, hook: Hook, src: Source, path: PathBuf, bytes: &[u8], hash: String) -> std::io::Result<Script> {
+        let sealed = Arc::new(sys::sealed_copy(bytes)?);
+        Ok(Script { hook, src, path, hash, sealed })
+    }
+
     /// Hooks that never run (`--no-hooks`, tests).
     pub fn off(root: &Path) -> Hooks {
-        let cfg = Config { enabled: false, yolo: false, timeout: DEFAULT_TIMEOUT, global_dir: None, state_dir: None };
+        let cfg = Config {
+            enabled: false,
+            yolo: false,
+            trust: false,
+            timeout: DEFAULT_TIMEOUT,
+            global_dir: None,
+            state_dir: None,
+        };
         Hooks::new(root, cfg, input::Meta::default())
     }
 
-    /// A copy for another thread (the Ctrl-C handler): the same configuration and approvals,
-    /// and it never asks.
+    /// A copy for another thread (the Ctrl-C handler): the same configuration, scripts and
+    /// approvals, and it never asks.
     pub fn detached(&self) -> Hooks {
-        let mut h = Hooks::new(&self.root, self.cfg.clone(), self.meta.clone());
-        h.accepted = self.accepted.clone();
-        h.at_start = self.at_start.clone();
-        h.ask = false;
-        h
+        Hooks {
+            cfg: self.cfg.clone(),
+            root: self.root.clone(),
+            meta: self.meta.clone(),
+            approvals: approval::Approvals::new(self.cfg.state_dir.as_deref()),
+            declined: self.declined.clone(),
+            accepted: self.accepted.clone(),
+            ask: false,
+            loaded: self.loaded.clone(),
+            at_start: self.at_start.clone(),
+            warned: self.warned.clone(),
+        }
     }
 
-    /// The scripts present for `hook`: global first, then the workspace's; executable regular
-    /// files only (a file without the execute bit is not a hook, as in Cline).
-    fn scripts(&self, hook: Hook) -> Vec<(Source, PathBuf)> {
+    /// Where `hook`'s scripts would be: global first, then the workspace's.
+    fn paths(&self, hook: Hook) -> Vec<(Source, PathBuf)> {
         if !self.cfg.enabled {
             return Vec::new();
         }
@@ -214,31 +293,80 @@ impl Hooks {
             (Source::Global, self.cfg.global_dir.clone()),
             (Source::Workspace, Some(self.root.join(".clinerules").join("hooks"))),
         ];
-        dirs.into_iter()
-            .filter_map(|(src, dir)| Some((src, dir?.join(hook.name()))))
-            .filter(|(_, p)| is_executable_file(p))
-            .collect()
+        dirs.into_iter().filter_map(|(src, dir)| Some((src, dir?.join(hook.name())))).collect()
+    }
+
+    /// The scripts of `hook` for this event: those read at the start run as they were read (a
+    /// change to the file is reported once); one that appeared since is read now.
+    fn scripts(&mut self, hook: Hook, term: &mut Term) -> Vec<Script> {
+        let mut out = Vec::new();
+        for (src, path) in self.paths(hook) {
+            let found = find(&path);
+            if let Some(s) = self.loaded.iter().find(|s| s.hook == hook && s.src == src).cloned() {
+                let now = match &found {
+                    Found::Hook(_, h) if *h == s.hash => None,
+                    Found::Hook(..) => Some("its content changed".to_string()),
+                    Found::None if path.symlink_metadata().is_ok() => Some("it is no longer executable".to_string()),
+                    Found::None => Some("it was removed".to_string()),
+                    Found::Unusable(why) => Some(format!("it cannot be read: {why}")),
+                };
+                if let Some(what) = now {
+                    self.warn_once(
+                        term,
+                        format!(
+                            "Hook {} changed during this run ({what}); the version read when the run started (sha256 {}…) keeps running until the run ends.",
+                            visible(&self.shown(&path)),
+                            &s.hash[..12]
+                        ),
+                    );
+                }
+                out.push(s);
+                continue;
+            }
+            match found {
+                Found::None => {}
+                Found::Unusable(why) => self
+                    .warn_once(term, format!("Hook {} does not run: {}.", visible(&self.shown(&path)), visible(&why))),
+                Found::Hook(bytes, hash) => match self.seal(hook, src, path.clone(), &bytes, hash) {
+                    Ok(s) => out.push(s),
+                    Err(e) => self.warn_once(
+                        term,
+                        format!("Hook {} does not run: it could not be copied ({e}).", visible(&self.shown(&path))),
+                    ),
+                },
+            }
+        }
+        out
+    }
+
+    fn warn_once(&mut self, term: &mut Term, message: String) {
+        if !self.warned.contains(&message) {
+            term.warn(&message);
+            self.warned.push(message);
+        }
     }
 
     /// Whether any script exists for `hook`.
     pub fn has(&self, hook: Hook) -> bool {
-        !self.scripts(hook).is_empty()
+        self.loaded.iter().any(|s| s.hook == hook)
+            || self.paths(hook).iter().any(|(_, p)| p.symlink_metadata().is_ok_and(|m| m.is_file()))
     }
 
-    /// Warns about hook files that will never run (no execute bit): Cline skips them silently.
-    pub fn check(&self, term: &mut Term) {
-        if !self.cfg.enabled {
-            return;
-        }
-        let dirs = [self.cfg.global_dir.clone(), Some(self.root.join(".clinerules").join("hooks"))];
-        for dir in dirs.into_iter().flatten() {
-            for hook in Hook::ALL {
-                let p = dir.join(hook.name());
-                if p.is_file() && !is_executable_file(&p) {
-                    term.warn(&format!(
-                        "Hook {} is not executable, so it does not run; `chmod +x` it to enable it.",
-                        p.display()
-                    ));
+    /// Warns about hook files that will never run (no execute bit, a link, too large): Cline
+    /// skips a file without the execute bit silently.
+    pub fn check(&mut self, term: &mut Term) {
+        for hook in Hook::ALL {
+            for (_, p) in self.paths(hook) {
+                let shown = visible(&p.display().to_string()).into_owned();
+                match find(&p) {
+                    Found::None if p.symlink_metadata().is_ok_and(|m| m.is_file()) => self.warn_once(
+                        term,
+                        format!("Hook {shown} is not executable, so it does not run; `chmod +x` it to enable it."),
+                    ),
+                    Found::Unusable(why) => {
+                        self.warn_once(term, format!("Hook {shown} does not run: {}.", visible(&why)))
+                    }
+                    _ => {}
                 }
             }
         }
@@ -246,21 +374,31 @@ impl Hooks {
 
     /// Runs `hook`'s scripts with `data` as the per-hook object.
     pub fn run(&mut self, hook: Hook, data: Value, term: &mut Term, events: &mut Events) -> Answer {
-        let scripts: Vec<(Source, PathBuf)> =
-            self.scripts(hook).into_iter().filter(|(src, p)| self.allowed(*src, p, hook, term)).collect();
+        let found = self.scripts(hook, term);
+        let scripts: Vec<Script> = found.into_iter().filter(|s| self.allowed(s, term)).collect();
         if scripts.is_empty() {
             return Answer::default();
+        }
+        for s in &scripts {
+            if !self.loaded.iter().any(|l| l.hook == s.hook && l.src == s.src) {
+                self.loaded.push(s.clone());
+            }
         }
         let stdin = input::build(hook, &self.meta, &self.root, data).to_string();
         let mut answers = Vec::new();
         let mut failed = false;
-        for (src, script) in &scripts {
-            let shown = self.shown(script);
+        for script in &scripts {
+            let shown = self.shown(&script.path);
             term.tool("hook", &format!("{} ({shown})", hook.name()));
             let started = Instant::now();
-            let ran = process::run(script, &self.root, &stdin, self.cfg.timeout);
+            let ran = sys::inheritable(&script.sealed)
+                .map_err(|e| format!("{shown} could not be started: {e}"))
+                .and_then(|fd| {
+                    let program = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
+                    process::run(&program, Path::new(&shown), &self.root, &stdin, self.cfg.timeout)
+                });
             let ms = started.elapsed().as_millis() as u64;
-            let report = report::Report::of(hook, src.name(), &shown, ms, &ran, self.cfg.timeout);
+            let report = report::Report::of(hook, script.src.name(), &shown, ms, &ran, self.cfg.timeout);
             report.show(term);
             events.hook(report.event());
             match report.answer {
@@ -274,41 +412,43 @@ impl Hooks {
         merge(answers, scripts.len() > 1)
     }
 
-    /// Whether a script may run: global always; workspace under `--yolo` (as it was when the
-    /// run started) or once approved.
-    fn allowed(&mut self, src: Source, script: &Path, hook: Hook, term: &mut Term) -> bool {
-        if src == Source::Global {
+    /// Whether a script may run: global always; workspace once its content was approved (here
+    /// or in an earlier run), or under `--trust-workspace` as it was when the run started.
+    /// `--yolo` alone approves none: a run's commands could have written them.
+    fn allowed(&mut self, script: &Script, term: &mut Term) -> bool {
+        if script.src == Source::Global {
             return true;
         }
-        let Ok(hash) = approval::file_hash(script) else { return false };
+        let (hook, hash) = (script.hook, script.hash.clone());
         let this = (hook.name().to_string(), hash.clone());
         if self.accepted.contains(&this) || self.approvals.is_approved(&self.root, hook.name(), &hash) {
             return true;
         }
-        if self.cfg.yolo {
-            if self.at_start.contains(&this) {
-                return true;
-            }
-            if !self.declined.contains(&this) {
-                term.warn(&format!(
-                    "Workspace hook {} was written or changed during this run and does not run: --yolo approves only the hooks present when the run started (run again to use it).",
-                    crate::run::ui::term::visible(&self.shown(script))
-                ));
+        if self.cfg.trust && self.at_start.contains(&this) {
+            return true;
+        }
+        let shown = self.shown(&script.path);
+        if self.cfg.yolo || !self.ask {
+            if self.ask && !self.declined.contains(&this) {
+                let why = if self.cfg.trust {
+                    "was written or changed during this run and does not run: --trust-workspace trusts only the hooks present when the run started"
+                } else {
+                    "is not approved and does not run: --yolo does not approve the workspace's hooks (a run's commands can write them); approve it in a run without --yolo, or pass --trust-workspace"
+                };
+                term.warn(&format!("Workspace hook {} {why}.", visible(&shown)));
                 self.declined.push(this);
             }
             return false;
         }
-        if !self.ask || self.declined.contains(&this) {
+        if self.declined.contains(&this) {
             return false;
         }
-        let shown = self.shown(script);
         term.warn(&format!(
             "This workspace has a {} hook ({shown}, sha256 {}…): a program from the repository that agent-min would run on your behalf. Read it before approving; the approval is remembered until the file changes.",
             hook.name(),
             &hash[..12]
         ));
-        let answer =
-            term.prompt(&format!("  Run workspace hook {}? [y]es / [N]o: ", crate::run::ui::term::visible(&shown)));
+        let answer = term.prompt(&format!("  Run workspace hook {}? [y]es / [N]o: ", visible(&shown)));
         if answer.is_some_and(|a| matches!(a.trim(), "y" | "Y" | "yes" | "Yes")) {
             self.accepted.push(this);
             if let Err(e) = self.approvals.remember(&self.root, hook.name(), &hash) {
@@ -317,7 +457,7 @@ impl Hooks {
             return true;
         }
         term.warn(&format!(
-            "Workspace hook {shown} was not approved and does not run (approve it, pass --yolo, or --no-hooks to silence this)."
+            "Workspace hook {shown} was not approved and does not run (approve it, pass --trust-workspace, or --no-hooks to silence this)."
         ));
         self.declined.push(this);
         false
@@ -341,11 +481,6 @@ fn merge(answers: Vec<output::Output>, combined: bool) -> Answer {
     };
     let keep = |s: String| (!s.trim().is_empty()).then_some(s);
     Answer { cancel, context: keep(context), error_message: keep(error) }
-}
-
-fn is_executable_file(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// `<hook_context source="…" type="…">` as Cline's tool hooks wrap a context: a first line

@@ -35,8 +35,9 @@ pub struct Ran {
     pub truncated: bool,
 }
 
-/// Runs `script` with `input` on stdin. `Err` when it could not be started at all.
-pub fn run(script: &Path, cwd: &Path, input: &str, timeout: Duration) -> Result<Ran, String> {
+/// Runs `script` (named `shown` in messages) with `input` on stdin. `Err` when it could not be
+/// started at all.
+pub fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout: Duration) -> Result<Ran, String> {
     let mut cmd = Command::new(script);
     for k in redact::KEY_VARS {
         cmd.env_remove(k);
@@ -48,7 +49,7 @@ pub fn run(script: &Path, cwd: &Path, input: &str, timeout: Duration) -> Result<
         .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
-        .map_err(|e| start_error(script, &e))?;
+        .map_err(|e| start_error(shown, &e))?;
     let pgid = child.id() as i32;
     let _guard = interrupt::track_group(child.id());
     let mut stdin = child.stdin.take().expect("piped");
@@ -141,7 +142,7 @@ mod tests {
     fn input_on_stdin_output_and_exit_code_back() {
         let d = tempfile::tempdir().unwrap();
         let s = script(d.path(), "#!/bin/sh\nread line\necho \"got $line\"\necho oops >&2\npwd >&2\nexit 3\n");
-        let r = run(&s, d.path(), "{\"a\":1}\n", Duration::from_secs(10)).unwrap();
+        let r = run(&s, &s, d.path(), "{\"a\":1}\n", Duration::from_secs(10)).unwrap();
         assert_eq!(r.stdout, "got {\"a\":1}\n");
         assert!(r.stderr.starts_with("oops\n"));
         assert!(r.stderr.contains(&d.path().canonicalize().unwrap().display().to_string()), "runs in the workspace");
@@ -155,7 +156,7 @@ mod tests {
         let marker = d.path().join("survived");
         let s = script(d.path(), &format!("#!/bin/sh\n(sleep 3; touch {}) &\nsleep 30\n", marker.display()));
         let t = Instant::now();
-        let r = run(&s, d.path(), "", Duration::from_millis(300)).unwrap();
+        let r = run(&s, &s, d.path(), "", Duration::from_millis(300)).unwrap();
         assert!(r.timed_out && r.code.is_none());
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
         std::thread::sleep(Duration::from_millis(3500));
@@ -166,7 +167,7 @@ mod tests {
     fn output_is_capped() {
         let d = tempfile::tempdir().unwrap();
         let s = script(d.path(), "#!/bin/sh\nhead -c 3000000 /dev/zero | tr '\\0' x\n");
-        let r = run(&s, d.path(), "", Duration::from_secs(20)).unwrap();
+        let r = run(&s, &s, d.path(), "", Duration::from_secs(20)).unwrap();
         assert!(r.truncated);
         assert_eq!(r.stdout.len(), MAX_OUTPUT_BYTES);
     }
@@ -175,7 +176,7 @@ mod tests {
     fn a_missing_shebang_is_named() {
         let d = tempfile::tempdir().unwrap();
         let s = script(d.path(), "echo hi\n");
-        let e = run(&s, d.path(), "", Duration::from_secs(5)).unwrap_err();
+        let e = run(&s, &s, d.path(), "", Duration::from_secs(5)).unwrap_err();
         assert!(e.contains("no #! line"), "{e}");
     }
 }
