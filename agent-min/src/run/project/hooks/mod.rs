@@ -9,11 +9,16 @@
 //! event goes on as if there were no hook, as in Cline (a failure in one voids the merged
 //! answer). A script that exits 0 without a valid answer is a warning, not an error.
 //!
-//! Workspace hooks are code from the repository: they run under `--yolo`, or once the person
-//! approved that exact file content ([`approval`]); global hooks always run; `--no-hooks` turns
-//! all of them off. Each run is a `hook` event under `--json`. `--yolo` approves the workspace
-//! hooks as they were when the run started: a hook the model writes or edits during the run
-//! (its commands are sandboxed, a hook is not) does not run.
+//! Workspace hooks are code from the repository: they run once the person approved that exact
+//! file content ([`approval`]), or under `--trust-workspace` as they were when the run started;
+//! `--yolo` alone approves none (a run's commands, sandboxed, could have written them, and a
+//! hook is not sandboxed). Global hooks always run; `--no-hooks` turns all of them off. Each
+//! run is a `hook` event under `--json`.
+//!
+//! Every hook file is read once, from one descriptor (no link, no FIFO, at most
+//! [`MAX_HOOK_BYTES`]), and its bytes are kept in a sealed memory file (`sys.rs`) that is what
+//! gets executed: a hook swapped, edited, made non-executable or removed during the run keeps
+//! running as it was read, and the change is reported.
 
 pub mod approval;
 pub mod input;
