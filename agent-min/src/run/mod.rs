@@ -14,6 +14,7 @@ pub mod budget;
 pub mod checkpoints;
 pub mod cli;
 pub mod clock;
+pub mod dialect;
 pub mod llm;
 pub mod mcp;
 pub mod native;
@@ -76,7 +77,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage_error(cmd, &e),
     };
-    if let Some(Err(e)) = saved.as_ref().map(|r| native::mode::check_resume(setup.native, &r.messages)) {
+    if let Some(Err(e)) = saved.as_ref().map(|r| setup.dialect.check_resume(&r.messages)) {
         return usage_error(cmd, &e);
     }
     let ws = match open_workspace(&setup.root, &mut term) {
@@ -101,7 +102,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         retry_delay: clock::clamped_secs(opts.retry_delay),
         max_retries: 3,
         command_timeout: clock::clamped_secs(opts.command_timeout),
-        native: setup.native,
+        dialect: setup.dialect,
     };
     let replaying = opts.replay.is_some();
     let temporary = setup.temporary.then(|| setup.root.clone());
@@ -188,8 +189,8 @@ struct Setup {
     num_ctx: u32,
     /// A replay's own temporary workspace (removed at the end unless `--keep`).
     temporary: bool,
-    /// Native tool calls (`--tool-calls`, resolved for this provider and model).
-    native: bool,
+    /// The dialect of tool calls (`--tool-calls`, resolved for this provider and model).
+    dialect: &'static dyn dialect::Dialect,
 }
 
 /// Events, saving, accounting, context window and limits for a run.
@@ -304,15 +305,13 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
         num_ctx,
         connect_timeout: opts.connect_timeout,
         idle_timeout: opts.idle_timeout,
-        native_tools: opts.tool_calls.native(provider, &model),
         thinking_budget: opts.thinking_budget,
-        extra_tools: Vec::new(),
+        tools: None,
         reasoning_effort: opts.reasoning_effort.clone(),
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-    let native = cfg.native_tools;
     Ok(Setup {
-        native,
+        dialect: dialect::of(opts.tool_calls.native(provider, &model)),
         transport: Box::new(llm::Http { cfg }),
         root,
         task,
@@ -361,6 +360,6 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         api_key: None,
         num_ctx: 32768,
         temporary: opts.cwd.is_none(),
-        native: false, // recordings are replies in the XML dialect
+        dialect: &dialect::xml::Xml, // recordings are replies in the XML dialect
     })
 }

@@ -19,8 +19,8 @@ impl Transport for Http {
         self.cfg.provider.name()
     }
 
-    fn set_extra_tools(&mut self, tools: Vec<super::tool_specs::ToolSpec>) {
-        self.cfg.extra_tools = tools;
+    fn set_tools(&mut self, tools: super::tool_specs::Tools) {
+        self.cfg.tools = Some(tools);
     }
 
     fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {

@@ -8,7 +8,9 @@
 //! it lacks (MCP, `list_code_definition_names`, `plan_mode_respond`, `new_task`, …) and their
 //! examples, the `task_progress` parameter and its section, MCP servers, plan mode, Cline's
 //! feedback section (`/reportbug`, `web_fetch`) and every line naming one of those. The
-//! workspace, OS, shell and home directory fill the `{{…}}` places. The test
+//! tools' sections (`## read_file` …) are their declarations' (`tools/registry.rs`, texts in
+//! `tools/decl/`) and fill `{{tools}}`; the workspace, OS, shell and home directory fill the
+//! other `{{…}}` places. The test
 //! `agent-min/tests/system_prompt.rs` checks every section against Cline's snapshot.
 
 /// Cline's prompt variants that agent-min's XML tool calls can use.
@@ -91,9 +93,11 @@ fn template(family: Family) -> &'static str {
     }
 }
 
-/// The prompt of `family` with `env` filled in.
+/// The prompt of `family` with `env` filled in; its `# Tools` are the sections of the tools
+/// declared in `tools/registry.rs`, in order.
 pub fn render(family: Family, env: &Env<'_>) -> String {
     template(family)
+        .replace("{{tools}}", &crate::run::tools::registry::prompt_sections(family))
         .replace("{{cwd}}", env.cwd)
         .replace("{{os}}", env.os)
         .replace("{{ide}}", env.ide)

@@ -12,7 +12,7 @@ pub mod openai;
 use serde_json::{json, Value};
 
 use crate::run::llm::sse::{SseDecoder, SseEvent, MAX_EVENT_BYTES};
-use crate::run::llm::tool_specs::ToolSpec;
+use crate::run::llm::tool_specs::Tools;
 use crate::run::llm::types::{ApiError, Delta, Message, Role};
 
 /// Which API to talk to.
@@ -84,15 +84,13 @@ pub struct ApiConfig {
     pub connect_timeout: u32,
     /// Seconds of silence before giving up on a stream.
     pub idle_timeout: u32,
-    /// Send the tools as native tool definitions (`--tool-calls native`).
-    pub native_tools: bool,
     /// Anthropic extended thinking's `budget_tokens` (`--thinking-budget`).
     pub thinking_budget: Option<u32>,
     /// OpenAI-compatible `reasoning_effort` (`--reasoning-effort`).
     pub reasoning_effort: Option<String>,
-    /// Native definitions added to the eight tools (the connected MCP servers' tools), set
-    /// before each request.
-    pub extra_tools: Vec<ToolSpec>,
+    /// The native tool definitions sent with each request; `None` in the XML dialect (set
+    /// before each request by the native one).
+    pub tools: Option<Tools>,
 }
 
 /// A request ready for curl.
