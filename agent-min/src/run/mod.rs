@@ -269,29 +269,22 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     let Some(task) = task.filter(|t| !t.trim().is_empty()) else {
         return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());
     };
-    let provider = opts.provider.unwrap_or(if env("ANTHROPIC_API_KEY").is_some() {
-        Provider::Anthropic
-    } else {
-        Provider::OpenAi
+    // Everything about the provider comes from its declaration (`llm/providers/registry.rs`).
+    let declared = llm::providers::registry::PROVIDERS;
+    let provider = opts.provider.unwrap_or_else(|| {
+        let keyed = declared.iter().find(|d| d.key_var.is_some_and(|v| env(v).is_some()));
+        keyed.map_or(llm::providers::registry::FALLBACK, |d| d.provider)
     });
+    let decl = provider.decl();
     let base_url = opts
         .base_url
         .clone()
-        .or_else(|| (provider == Provider::OpenAi).then(|| env("OPENAI_BASE_URL")).flatten())
-        .unwrap_or_else(|| provider.default_base_url().to_string());
-    let api_key = match provider {
-        Provider::Anthropic => Some(env("ANTHROPIC_API_KEY").ok_or(
-            "ANTHROPIC_API_KEY is not set; export your key, or choose another provider with --provider openai|ollama",
-        )?),
-        Provider::OpenAi => {
-            let key = env("OPENAI_API_KEY");
-            if key.is_none() && base_url.contains("api.openai.com") {
-                return Err("OPENAI_API_KEY is not set; export your key, or point --base-url at a local OpenAI-compatible server (which needs none)".to_string());
-            }
-            key
-        }
-        Provider::Ollama => None,
-    };
+        .or_else(|| decl.base_url_var.and_then(env))
+        .unwrap_or_else(|| decl.default_base_url.to_string());
+    let api_key = decl.key_var.and_then(env);
+    if api_key.is_none() && decl.key_required_at.is_some_and(|at| base_url.contains(at)) {
+        return Err(decl.missing_key.to_string());
+    }
     let model = opts.model.clone().unwrap_or_else(|| provider.default_model().to_string());
     // Ollama's window is what we ask it for: --num-ctx, else --context-window, else 32768.
     let num_ctx =

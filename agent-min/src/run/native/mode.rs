@@ -34,7 +34,7 @@ impl ToolCalls {
         match self {
             ToolCalls::Xml => false,
             ToolCalls::Native => true,
-            ToolCalls::Auto => provider != Provider::Ollama && is_next_gen_family(model),
+            ToolCalls::Auto => provider.decl().next_gen && is_next_gen_family(model),
         }
     }
 }

@@ -45,7 +45,7 @@ pub struct Env<'a> {
 pub fn family(provider: &str, model: &str) -> Family {
     let id = model.to_lowercase();
     // Cline's next-gen providers include anthropic and openai(-compatible), not ollama.
-    let next_gen_provider = matches!(provider, "anthropic" | "openai");
+    let next_gen_provider = crate::run::llm::providers::registry::is_next_gen(provider);
     let gpt5 = id.contains("gpt-5") || id.contains("gpt5");
     if gpt5 && !id.contains("chat") && next_gen_provider {
         return Family::Gpt5;

@@ -1,13 +1,14 @@
 //! The three wire formats: Anthropic Messages, OpenAI-compatible Chat Completions (OpenAI,
 //! OpenRouter, vLLM, llama.cpp server, LM Studio) and Ollama's native `/api/chat`.
 //!
-//! Each provider module has a `request` function (URL, headers, JSON body) and a stream decoder
+//! Each provider is declared once in [`registry`]. Each wire format's module has a `request` function (URL, headers, JSON body) and a stream decoder
 //! turning server events into [`Delta`]s.
 
 pub mod anthropic;
 pub mod history;
 pub mod ollama;
 pub mod openai;
+pub mod registry;
 
 use serde_json::{json, Value};
 
@@ -27,41 +28,29 @@ pub enum Provider {
 }
 
 impl Provider {
+    /// Its declaration ([`registry`]).
+    pub fn decl(self) -> &'static registry::ProviderDecl {
+        registry::decl(self)
+    }
+
     /// The name used on the command line and in messages.
     pub fn name(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "anthropic",
-            Provider::OpenAi => "openai",
-            Provider::Ollama => "ollama",
-        }
+        self.decl().name
     }
 
     /// Parses a `--provider` value.
     pub fn parse(s: &str) -> Option<Provider> {
-        match s {
-            "anthropic" => Some(Provider::Anthropic),
-            "openai" | "openrouter" | "openai-compatible" => Some(Provider::OpenAi),
-            "ollama" => Some(Provider::Ollama),
-            _ => None,
-        }
+        registry::by_name(s)
     }
 
     /// The default base URL.
     pub fn default_base_url(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "https://api.anthropic.com",
-            Provider::OpenAi => "https://api.openai.com/v1",
-            Provider::Ollama => "http://127.0.0.1:11434",
-        }
+        self.decl().default_base_url
     }
 
     /// The default model.
     pub fn default_model(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "claude-sonnet-4-5",
-            Provider::OpenAi => "gpt-4.1",
-            Provider::Ollama => "qwen2.5-coder:7b",
-        }
+        self.decl().default_model
     }
 }
 
