@@ -335,10 +335,10 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("keep") => o.keep = true,
             Long("provider") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;
-                o.provider =
-                    Some(Provider::parse(&v).ok_or_else(|| {
-                        format!("unknown provider {v:?}; use --provider anthropic, openai or ollama")
-                    })?);
+                o.provider = Some(
+                    Provider::parse(&v)
+                        .ok_or_else(|| format!("unknown provider {v:?}; use --provider {}", provider_names()))?,
+                );
             }
             Long("model") => o.model = Some(p.value().map_err(err)?.string().map_err(err)?),
             Long("base-url") => o.base_url = Some(p.value().map_err(err)?.string().map_err(err)?),
@@ -443,6 +443,15 @@ fn seconds(p: &mut lexopt::Parser, flag: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
         _ => Err(format!("{flag} expects a number of seconds, got {s:?}")),
+    }
+}
+
+/// The declared providers' names, as a sentence lists them ("a, b or c").
+fn provider_names() -> String {
+    let names: Vec<&str> = crate::run::llm::providers::registry::PROVIDERS.iter().map(|d| d.name).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
     }
 }
 

@@ -14,6 +14,7 @@ pub mod budget;
 pub mod checkpoints;
 pub mod cli;
 pub mod clock;
+pub mod dialect;
 pub mod llm;
 pub mod mcp;
 pub mod native;
@@ -76,7 +77,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage_error(cmd, &e),
     };
-    if let Some(Err(e)) = saved.as_ref().map(|r| native::mode::check_resume(setup.native, &r.messages)) {
+    if let Some(Err(e)) = saved.as_ref().map(|r| setup.dialect.check_resume(&r.messages)) {
         return usage_error(cmd, &e);
     }
     let ws = match open_workspace(&setup.root, &mut term) {
@@ -102,7 +103,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         retry_delay: clock::clamped_secs(opts.retry_delay),
         max_retries: 3,
         command_timeout: clock::clamped_secs(opts.command_timeout),
-        native: setup.native,
+        dialect: setup.dialect,
     };
     let replaying = opts.replay.is_some();
     let temporary = setup.temporary.then(|| setup.root.clone());
@@ -189,8 +190,8 @@ struct Setup {
     num_ctx: u32,
     /// A replay's own temporary workspace (removed at the end unless `--keep`).
     temporary: bool,
-    /// Native tool calls (`--tool-calls`, resolved for this provider and model).
-    native: bool,
+    /// The dialect of tool calls (`--tool-calls`, resolved for this provider and model).
+    dialect: &'static dyn dialect::Dialect,
 }
 
 /// Events, saving, accounting, context window and limits for a run.
@@ -269,29 +270,22 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     let Some(task) = task.filter(|t| !t.trim().is_empty()) else {
         return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());
     };
-    let provider = opts.provider.unwrap_or(if env("ANTHROPIC_API_KEY").is_some() {
-        Provider::Anthropic
-    } else {
-        Provider::OpenAi
+    // Everything about the provider comes from its declaration (`llm/providers/registry.rs`).
+    let declared = llm::providers::registry::PROVIDERS;
+    let provider = opts.provider.unwrap_or_else(|| {
+        let keyed = declared.iter().find(|d| d.key_var.is_some_and(|v| env(v).is_some()));
+        keyed.map_or(llm::providers::registry::FALLBACK, |d| d.provider)
     });
+    let decl = provider.decl();
     let base_url = opts
         .base_url
         .clone()
-        .or_else(|| (provider == Provider::OpenAi).then(|| env("OPENAI_BASE_URL")).flatten())
-        .unwrap_or_else(|| provider.default_base_url().to_string());
-    let api_key = match provider {
-        Provider::Anthropic => Some(env("ANTHROPIC_API_KEY").ok_or(
-            "ANTHROPIC_API_KEY is not set; export your key, or choose another provider with --provider openai|ollama",
-        )?),
-        Provider::OpenAi => {
-            let key = env("OPENAI_API_KEY");
-            if key.is_none() && base_url.contains("api.openai.com") {
-                return Err("OPENAI_API_KEY is not set; export your key, or point --base-url at a local OpenAI-compatible server (which needs none)".to_string());
-            }
-            key
-        }
-        Provider::Ollama => None,
-    };
+        .or_else(|| decl.base_url_var.and_then(env))
+        .unwrap_or_else(|| decl.default_base_url.to_string());
+    let api_key = decl.key_var.and_then(env);
+    if api_key.is_none() && decl.key_required_at.is_some_and(|at| base_url.contains(at)) {
+        return Err(decl.missing_key.to_string());
+    }
     let model = opts.model.clone().unwrap_or_else(|| provider.default_model().to_string());
     // Ollama's window is what we ask it for: --num-ctx, else --context-window, else 32768.
     let num_ctx =
@@ -305,15 +299,13 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
         num_ctx,
         connect_timeout: opts.connect_timeout,
         idle_timeout: opts.idle_timeout,
-        native_tools: opts.tool_calls.native(provider, &model),
         thinking_budget: opts.thinking_budget,
-        extra_tools: Vec::new(),
+        tools: None,
         reasoning_effort: opts.reasoning_effort.clone(),
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-    let native = cfg.native_tools;
     Ok(Setup {
-        native,
+        dialect: dialect::of(opts.tool_calls.native(provider, &model)),
         transport: Box::new(llm::Http { cfg }),
         root,
         task,
@@ -362,6 +354,6 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         api_key: None,
         num_ctx: 32768,
         temporary: opts.cwd.is_none(),
-        native: false, // recordings are replies in the XML dialect
+        dialect: &dialect::xml::Xml, // recordings are replies in the XML dialect
     })
 }

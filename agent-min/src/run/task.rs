@@ -12,14 +12,14 @@ use std::time::Duration;
 use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::{Hit, Limits};
+use crate::run::dialect::Dialect;
 use crate::run::llm::{backoff, Message, Role, StopReason, Transport};
-use crate::run::native;
 use crate::run::project::lifecycle::{self, Gate};
 use crate::run::project::Project;
 use crate::run::prompt;
 use crate::run::session::events::{By, Events};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
-use crate::run::stream::{self, call_id, Reply, Screen};
+use crate::run::stream::{call_id, Reply, Screen};
 use crate::run::tools::paths::Workspace;
 use crate::run::tools::repeat::Verdict;
 use crate::run::tools::{self, Call, Ctx, Outcome};
@@ -38,8 +38,8 @@ pub struct Settings {
     pub max_retries: u32,
     /// Default timeout of `execute_command`.
     pub command_timeout: Duration,
-    /// Native tool calls instead of the XML dialect (`--tool-calls`, see `native/`).
-    pub native: bool,
+    /// The dialect tool calls are made in (`--tool-calls`, see `dialect/`).
+    pub dialect: &'static dyn Dialect,
 }
 
 /// How a task ended.
@@ -115,13 +115,9 @@ impl Task {
         term: Term,
         mut around: Around,
     ) -> Self {
-        let mut system = native::system(
-            settings.native,
-            &around.meta.provider,
-            &around.meta.model,
-            &ws.root().display().to_string(),
-        );
-        crate::run::mcp::prompt::insert(&mut system, &mut around.mcp, settings.native);
+        let (meta, cwd) = (&around.meta, ws.root().display().to_string());
+        let mut system = settings.dialect.system_prompt(&meta.provider, &meta.model, &cwd);
+        settings.dialect.insert_mcp(&mut system, &mut around.mcp);
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,
@@ -243,10 +239,8 @@ impl Task {
         }
         // The servers' section lives in the base prompt, which the project's rules extend each turn.
         crate::run::mcp::prompt::update(&mut self.base_system, &mut self.around.mcp);
-        if self.settings.native {
-            let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
-            self.transport.set_extra_tools(crate::run::mcp::native::tool_specs(hub, &cwd, &mut self.term));
-        }
+        let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
+        self.settings.dialect.offer_tools(&mut *self.transport, hub, &cwd, &mut self.term);
         self.turns += 1;
         self.messages.push(Message::user(user_content));
         self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);
@@ -358,8 +352,8 @@ impl Task {
         loop {
             self.term.start_spinner("waiting for the model…");
             let mut screen = Screen { term: &mut self.term, events: &mut self.around.events, turn };
-            let read = if self.settings.native { native::read_reply } else { stream::read_reply };
-            let result = read(&mut *self.transport, &self.system, &self.messages, &mut screen);
+            let result =
+                self.settings.dialect.read_reply(&mut *self.transport, &self.system, &self.messages, &mut screen);
             self.term.stop_spinner();
             if self.around.limits.timed_out() {
                 let hit: Hit = self.around.limits.timeout_hit();
@@ -458,7 +452,7 @@ impl Task {
                 }
                 (None, false) => {
                     self.term.warn("The model did not use a tool; reminding it.");
-                    native::no_tools_used(self.settings.native)
+                    self.settings.dialect.no_tools_used()
                 }
             };
             self.mistakes += 1;

@@ -19,9 +19,9 @@ use crate::run::ui::term::Term;
 /// Files recorded per checkpoint in the saved task (the count is always exact).
 const MAX_FILES_RECORDED: usize = 50;
 
-/// Whether `tool` may change files (Cline's checkpointed tools).
+/// Whether `tool` may change files (Cline's checkpointed tools): its declaration says so.
 pub fn changes_files(tool: &str) -> bool {
-    matches!(tool, "write_to_file" | "replace_in_file" | "execute_command")
+    crate::run::tools::registry::mutates(tool)
 }
 
 /// The background start: the opened repository and the initial checkpoint, or why not.

@@ -245,7 +245,7 @@ pub trait Transport {
     /// The provider name used in messages (e.g. "anthropic").
     fn provider(&self) -> &str;
 
-    /// Native definitions to send besides the eight tools from the next request on (the MCP
-    /// servers' tools); a transport without a wire of its own ignores them.
-    fn set_extra_tools(&mut self, _tools: Vec<super::tool_specs::ToolSpec>) {}
+    /// The native tool definitions to send from the next request on (the native dialect sets
+    /// them before every request); a transport without a wire of its own ignores them.
+    fn set_tools(&mut self, _tools: super::tool_specs::Tools) {}
 }

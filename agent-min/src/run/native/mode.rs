@@ -5,7 +5,6 @@
 //! families (`isNextGenModelFamily` in `utils/model-utils.ts`).
 
 use crate::run::llm::providers::Provider;
-use crate::run::llm::Message;
 
 /// Which dialect tool calls are made in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -35,21 +34,9 @@ impl ToolCalls {
         match self {
             ToolCalls::Xml => false,
             ToolCalls::Native => true,
-            ToolCalls::Auto => provider != Provider::Ollama && is_next_gen_family(model),
+            ToolCalls::Auto => provider.decl().next_gen && is_next_gen_family(model),
         }
     }
-}
-
-/// A saved conversation with native calls can only go on natively: the APIs refuse `tool_use`
-/// history without tool definitions, and an XML reply could not answer the open call.
-pub fn check_resume(native: bool, messages: &[Message]) -> Result<(), String> {
-    if !native && messages.iter().any(|m| m.tool_uses().next().is_some()) {
-        return Err(
-            "this task was run with native tool calls; resume it with --tool-calls native or auto (the default)"
-                .to_string(),
-        );
-    }
-    Ok(())
 }
 
 /// Cline's `isNextGenModelFamily`: Claude 4+, Gemini 2.5 and 3, Grok 4, GPT-5, gpt-oss,

@@ -10,14 +10,10 @@ pub const TOOL_USE: &str = "TOOL USE
 
 You have access to a set of tools that are executed upon the user's approval. You will receive the results of all tool uses in the user's response.";
 
-/// The system prompt for a workspace: the XML dialect's, or in the native dialect the same
-/// prompt with its TOOL USE section (from its heading to the next `====` rule) replaced by
-/// Cline's native one.
-pub fn system(native: bool, provider: &str, model: &str, cwd: &str) -> String {
+/// The system prompt for a workspace: the XML dialect's with its TOOL USE section (from its
+/// heading to the next `====` rule) replaced by Cline's native one.
+pub fn system(provider: &str, model: &str, cwd: &str) -> String {
     let full = xml::system(provider, model, cwd);
-    if !native {
-        return full;
-    }
     let Some(start) = full.find("\nTOOL USE\n").map(|i| i + 1) else {
         return full; // no such section: nothing XML to remove
     };
@@ -26,10 +22,7 @@ pub fn system(native: bool, provider: &str, model: &str, cwd: &str) -> String {
 }
 
 /// Cline's `noToolsUsed(true)`: the native variant, without the XML format reminder.
-pub fn no_tools_used(native: bool) -> String {
-    if !native {
-        return xml::no_tools_used();
-    }
+pub fn no_tools_used() -> String {
     "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.
 
 
@@ -58,8 +51,8 @@ mod tests {
 
     #[test]
     fn native_prompt_drops_the_xml_tool_section_only() {
-        let xml_prompt = system(false, "openai", "gpt-4o", "/w");
-        let native = system(true, "openai", "gpt-4o", "/w");
+        let xml_prompt = xml::system("openai", "gpt-4o", "/w");
+        let native = system("openai", "gpt-4o", "/w");
         assert!(xml_prompt.contains("Tool use is formatted using XML-style tags"));
         assert!(!native.contains("Tool use is formatted using XML-style tags"));
         assert!(!native.contains("<read_file>\n<path>"));
@@ -72,8 +65,8 @@ mod tests {
 
     #[test]
     fn native_no_tools_message_has_no_xml_reminder() {
-        assert!(!no_tools_used(true).contains("XML"));
-        assert!(no_tools_used(false).contains("XML-style tags"));
-        assert!(no_tools_used(true).starts_with("[ERROR] You did not use a tool"));
+        assert!(!no_tools_used().contains("XML"));
+        assert!(xml::no_tools_used().contains("XML-style tags"));
+        assert!(no_tools_used().starts_with("[ERROR] You did not use a tool"));
     }
 }

@@ -188,14 +188,12 @@ fn read_bounded(path: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// The tools whose path `.clineignore` guards (Cline's read, write and edit handlers).
-const GUARDED_TOOLS: &[&str] = &["read_file", "write_to_file", "replace_in_file"];
-
-/// What `tool` says when `.clineignore` blocks `path` (Cline's `clineIgnoreError`), if it does.
+/// What `tool` says when `.clineignore` blocks `path` (Cline's `clineIgnoreError`), if it does:
+/// for the tools whose declaration names path parameters (`tools/registry.rs`).
 /// Unlike Cline, a symlink is also judged by where it leads: a link to an ignored file is
 /// blocked too.
 pub fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
-    if !GUARDED_TOOLS.contains(&tool) {
+    if !crate::run::tools::registry::guards_paths(tool) {
         return None;
     }
     let ig = ClineIgnore::load(root);

@@ -8,7 +8,9 @@
 //! it lacks (MCP, `list_code_definition_names`, `plan_mode_respond`, `new_task`, …) and their
 //! examples, the `task_progress` parameter and its section, MCP servers, plan mode, Cline's
 //! feedback section (`/reportbug`, `web_fetch`) and every line naming one of those. The
-//! workspace, OS, shell and home directory fill the `{{…}}` places. The test
+//! tools' sections (`## read_file` …) are their declarations' (`tools/registry.rs`, texts in
+//! `tools/decl/`) and fill `{{tools}}`; the workspace, OS, shell and home directory fill the
+//! other `{{…}}` places. The test
 //! `agent-min/tests/system_prompt.rs` checks every section against Cline's snapshot.
 
 /// Cline's prompt variants that agent-min's XML tool calls can use.
@@ -43,7 +45,7 @@ pub struct Env<'a> {
 pub fn family(provider: &str, model: &str) -> Family {
     let id = model.to_lowercase();
     // Cline's next-gen providers include anthropic and openai(-compatible), not ollama.
-    let next_gen_provider = matches!(provider, "anthropic" | "openai");
+    let next_gen_provider = crate::run::llm::providers::registry::is_next_gen(provider);
     let gpt5 = id.contains("gpt-5") || id.contains("gpt5");
     if gpt5 && !id.contains("chat") && next_gen_provider {
         return Family::Gpt5;
@@ -91,9 +93,11 @@ fn template(family: Family) -> &'static str {
     }
 }
 
-/// The prompt of `family` with `env` filled in.
+/// The prompt of `family` with `env` filled in; its `# Tools` are the sections of the tools
+/// declared in `tools/registry.rs`, in order.
 pub fn render(family: Family, env: &Env<'_>) -> String {
     template(family)
+        .replace("{{tools}}", &crate::run::tools::registry::prompt_sections(family))
         .replace("{{cwd}}", env.cwd)
         .replace("{{os}}", env.os)
         .replace("{{ide}}", env.ide)

@@ -26,6 +26,7 @@ mod list;
 pub mod mcp;
 mod permissions;
 pub mod read;
+pub mod registry;
 mod search;
 mod walk;
 mod write;
@@ -35,6 +36,7 @@ use std::time::Duration;
 use crate::run::prompt;
 use crate::run::session::events::{By, Events};
 use crate::run::tools::paths::{Resolved, Workspace};
+use crate::run::tools::registry::MissingText;
 use crate::run::ui::term::{Approval, Term};
 
 /// A complete tool block.
@@ -62,23 +64,9 @@ impl Call {
         self.params.iter().find(|p| p.0 == name).map(|p| p.2.as_str())
     }
 
-    /// Cline's description of the call, used before `Result:`.
+    /// Cline's description of the call, used before `Result:` (the tool's declaration says it).
     pub fn description(&self) -> String {
-        let p = |n| self.param(n).unwrap_or("");
-        match self.name.as_str() {
-            "execute_command" => format!("[execute_command for '{}']", p("command")),
-            "search_files" => match self.param("file_pattern") {
-                Some(fp) => format!("[search_files for '{}' in '{fp}']", p("regex")),
-                None => format!("[search_files for '{}']", p("regex")),
-            },
-            "ask_followup_question" => format!("[ask_followup_question for '{}']", p("question")),
-            "attempt_completion" => "[attempt_completion]".to_string(),
-            "use_mcp_tool" | "access_mcp_resource" => format!("[{} for '{}']", self.name, p("server_name")),
-            name => match self.param("path") {
-                Some(path) => format!("[{name} for '{path}']"),
-                None => format!("[{name}]"),
-            },
-        }
+        registry::find(&self.name).map_or_else(|| registry::describe_path(self), |t| (t.describe)(self))
     }
 }
 
@@ -150,52 +138,30 @@ impl Ctx<'_> {
     }
 }
 
-/// The tools this agent has, with their required parameters.
-pub const TOOLS: &[(&str, &[&str])] = &[
-    ("execute_command", &["command", "requires_approval"]),
-    ("read_file", &["path"]),
-    ("write_to_file", &["path", "content"]),
-    ("replace_in_file", &["path", "diff"]),
-    ("search_files", &["path", "regex"]),
-    ("list_files", &["path"]),
-    ("ask_followup_question", &["question"]),
-    ("attempt_completion", &["result"]),
-];
-
 /// The first required parameter missing from the call, if any.
 pub fn missing_param(call: &Call) -> Option<&'static str> {
-    let (_, required) = TOOLS.iter().find(|(n, _)| *n == call.name)?;
-    required.iter().copied().find(|p| match *p {
+    let decl = registry::find(&call.name)?;
+    decl.required.iter().copied().find(|p| match *p {
         // Empty content is a legitimate (empty) file.
         "content" => call.raw_param(p).is_none(),
         _ => call.param(p).is_none(),
     })
 }
 
-/// Runs a tool whose required parameters are present.
+/// Runs a tool whose required parameters are present: its declaration's handler.
 pub fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
-    match call.name.as_str() {
-        "execute_command" => exec::run(call, ctx),
-        "read_file" => read::run(call, ctx),
-        "write_to_file" => write::write_to_file(call, ctx),
-        "replace_in_file" => write::replace_in_file(call, ctx),
-        "search_files" => search::run(call, ctx),
-        "list_files" => list::run(call, ctx),
-        "ask_followup_question" => ask::followup(call, ctx),
-        "attempt_completion" => ask::complete(call, ctx),
-        "use_mcp_tool" => mcp::use_tool(call, ctx),
-        "access_mcp_resource" => mcp::access_resource(call, ctx),
-        other => {
-            let names: Vec<_> = TOOLS.iter().map(|t| t.0).collect();
-            ctx.term.outcome(false, &format!("{other} is not available"));
-            Outcome::Failure {
-                text: tool_error(&format!(
-                    "The tool '{other}' is not available in this environment. Available tools: {}.",
-                    names.join(", ")
-                )),
-                mistake: true,
-            }
-        }
+    if let Some(decl) = registry::find(&call.name) {
+        return (decl.run)(call, ctx);
+    }
+    let names: Vec<_> = registry::offered().iter().map(|t| t.name).collect();
+    ctx.term.outcome(false, &format!("{} is not available", call.name));
+    Outcome::Failure {
+        text: tool_error(&format!(
+            "The tool '{}' is not available in this environment. Available tools: {}.",
+            call.name,
+            names.join(", ")
+        )),
+        mistake: true,
     }
 }
 
@@ -204,13 +170,8 @@ pub use crate::run::prompt::tool_error;
 /// The result of a required parameter's absence, in Cline's words for that tool; `failures`
 /// counts this mistake (Cline's consecutive-mistake count after it).
 pub fn missing_param_result(call: &Call, param: &str, failures: u32) -> String {
-    let path = call.param("path").unwrap_or("unknown");
-    tool_error(&match (call.name.as_str(), param) {
-        ("replace_in_file", "diff") => prompt::replace_in_file_missing_diff(path),
-        ("write_to_file", "content") => prompt::write_to_file_missing_content(path, failures),
-        ("execute_command", "command") => prompt::execute_command_missing_command(),
-        _ => prompt::missing_param(param),
-    })
+    let missing: MissingText = registry::find(&call.name).map_or(registry::generic_missing, |t| t.missing);
+    tool_error(&missing(call, param, failures))
 }
 
 /// The user message part for a tool's result, framed as Cline does: the person's feedback

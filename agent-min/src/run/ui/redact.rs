@@ -11,7 +11,8 @@ use std::borrow::Cow;
 use std::sync::Mutex;
 
 /// The environment variables a key is read from; removed from every command's environment.
-pub const KEY_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
+/// Each provider's declaration names its own (`llm/providers/registry.rs`).
+pub const KEY_VARS: &[&str] = crate::run::llm::providers::registry::KEY_VARS;
 
 /// What a secret is replaced with.
 pub const MASK: &str = "[REDACTED]";

@@ -30,8 +30,8 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
         "messages": msgs,
         "stream": true,
     });
-    if cfg.native_tools {
-        body["tools"] = tool_specs::anthropic(&cfg.extra_tools);
+    if let Some(tools) = &cfg.tools {
+        body["tools"] = tool_specs::anthropic(tools);
     }
     if let Some(budget) = cfg.thinking_budget {
         body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
@@ -397,10 +397,9 @@ mod tests {
             num_ctx: 0,
             connect_timeout: 1,
             idle_timeout: 1,
-            native_tools: false,
             thinking_budget: None,
             reasoning_effort: None,
-            extra_tools: Vec::new(),
+            tools: None,
         };
         let r = request(&cfg, "SYS", &[Message::user("hi")]);
         assert_eq!(r.url, "http://x/v1/messages");

@@ -1,18 +1,19 @@
 //! The three wire formats: Anthropic Messages, OpenAI-compatible Chat Completions (OpenAI,
 //! OpenRouter, vLLM, llama.cpp server, LM Studio) and Ollama's native `/api/chat`.
 //!
-//! Each provider module has a `request` function (URL, headers, JSON body) and a stream decoder
+//! Each provider is declared once in [`registry`]. Each wire format's module has a `request` function (URL, headers, JSON body) and a stream decoder
 //! turning server events into [`Delta`]s.
 
 pub mod anthropic;
 pub mod history;
 pub mod ollama;
 pub mod openai;
+pub mod registry;
 
 use serde_json::{json, Value};
 
 use crate::run::llm::sse::{SseDecoder, SseEvent, MAX_EVENT_BYTES};
-use crate::run::llm::tool_specs::ToolSpec;
+use crate::run::llm::tool_specs::Tools;
 use crate::run::llm::types::{ApiError, Delta, Message, Role};
 
 /// Which API to talk to.
@@ -27,41 +28,29 @@ pub enum Provider {
 }
 
 impl Provider {
+    /// Its declaration ([`registry`]).
+    pub fn decl(self) -> &'static registry::ProviderDecl {
+        registry::decl(self)
+    }
+
     /// The name used on the command line and in messages.
     pub fn name(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "anthropic",
-            Provider::OpenAi => "openai",
-            Provider::Ollama => "ollama",
-        }
+        self.decl().name
     }
 
     /// Parses a `--provider` value.
     pub fn parse(s: &str) -> Option<Provider> {
-        match s {
-            "anthropic" => Some(Provider::Anthropic),
-            "openai" | "openrouter" | "openai-compatible" => Some(Provider::OpenAi),
-            "ollama" => Some(Provider::Ollama),
-            _ => None,
-        }
+        registry::by_name(s)
     }
 
     /// The default base URL.
     pub fn default_base_url(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "https://api.anthropic.com",
-            Provider::OpenAi => "https://api.openai.com/v1",
-            Provider::Ollama => "http://127.0.0.1:11434",
-        }
+        self.decl().default_base_url
     }
 
     /// The default model.
     pub fn default_model(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "claude-sonnet-4-5",
-            Provider::OpenAi => "gpt-4.1",
-            Provider::Ollama => "qwen2.5-coder:7b",
-        }
+        self.decl().default_model
     }
 }
 
@@ -84,15 +73,13 @@ pub struct ApiConfig {
     pub connect_timeout: u32,
     /// Seconds of silence before giving up on a stream.
     pub idle_timeout: u32,
-    /// Send the tools as native tool definitions (`--tool-calls native`).
-    pub native_tools: bool,
     /// Anthropic extended thinking's `budget_tokens` (`--thinking-budget`).
     pub thinking_budget: Option<u32>,
     /// OpenAI-compatible `reasoning_effort` (`--reasoning-effort`).
     pub reasoning_effort: Option<String>,
-    /// Native definitions added to the eight tools (the connected MCP servers' tools), set
-    /// before each request.
-    pub extra_tools: Vec<ToolSpec>,
+    /// The native tool definitions sent with each request; `None` in the XML dialect (set
+    /// before each request by the native one).
+    pub tools: Option<Tools>,
 }
 
 /// A request ready for curl.

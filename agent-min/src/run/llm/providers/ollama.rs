@@ -16,8 +16,8 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
         "stream": true,
         "options": {"num_ctx": cfg.num_ctx, "num_predict": cfg.max_tokens},
     });
-    if cfg.native_tools {
-        body["tools"] = tool_specs::openai(&cfg.extra_tools);
+    if let Some(tools) = &cfg.tools {
+        body["tools"] = tool_specs::openai(tools);
     }
     HttpRequest {
         url: format!("{}/api/chat", cfg.base_url.trim_end_matches('/')),

@@ -18,8 +18,8 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
         "stream": true,
         "stream_options": {"include_usage": true},
     });
-    if cfg.native_tools {
-        body["tools"] = tool_specs::openai(&cfg.extra_tools);
+    if let Some(tools) = &cfg.tools {
+        body["tools"] = tool_specs::openai(tools);
     }
     if let Some(effort) = &cfg.reasoning_effort {
         body["reasoning_effort"] = json!(effort);
@@ -211,9 +211,11 @@ mod tests {
             num_ctx: 0,
             connect_timeout: 1,
             idle_timeout: 1,
-            native_tools: true,
             thinking_budget: None,
-            extra_tools: Vec::new(),
+            tools: Some(crate::run::llm::tool_specs::Tools {
+                builtin: crate::run::dialect::native::definitions(),
+                extra: Vec::new(),
+            }),
             reasoning_effort: Some("high".into()),
         };
         let mut a = Message::assistant("");
