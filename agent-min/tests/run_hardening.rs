@@ -691,3 +691,20 @@ fn a_sandboxed_command_cannot_type_into_the_agents_terminal() {
     let line = |l: &str| told.lines().any(|x| x == l);
     assert!(line("NO-TTY") && !line("INJECTED"), "{told}");
 }
+
+#[test]
+fn sandbox_check_names_the_kernel_features_and_what_probe_commands_could_do() {
+    let ws = tempfile::tempdir().unwrap();
+    let r = run_cmd("sandbox", ws.path(), &["check"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    for line in [
+        "Landlock ABI: ",
+        "  write in the workspace: possible",
+        "  write outside it (the system temp directory): refused",
+        "  write in the workspace's .git: refused",
+        "  open the terminal (/dev/tty): refused",
+        "  open /proc/PID/mem of a process outside: refused",
+    ] {
+        assert!(r.stdout.contains(line), "{line:?} missing:\n{}", r.stdout);
+    }
+}
