@@ -570,7 +570,9 @@ fn a_sandboxed_command_cannot_signal_the_agent_nor_reach_a_unix_socket_nor_get_s
     // Issue 25, finding 6: `kill -STOP $PPID` froze the agent past its --timeout; a command drove
     // tmux through its socket; SSH_AUTH_SOCK was handed to commands.
     let ws = tempfile::tempdir().unwrap();
-    let sockdir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // In the system temp directory: a socket's path must stay under 108 bytes, however deep the
+    // checkout.
+    let sockdir = tempfile::tempdir().unwrap();
     let sock = sockdir.path().join("server.sock");
     let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
     listener.set_nonblocking(true).unwrap();
