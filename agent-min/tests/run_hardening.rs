@@ -602,6 +602,12 @@ fn sandboxed_commands_get_a_private_tmpdir_and_cannot_write_the_system_temp_dire
     // approval there.
     let ws = tempfile::tempdir().unwrap();
     let planted = std::env::temp_dir().join(format!("agent-min-planted-{}", std::process::id()));
+    // A private temp directory left by a run that was killed (its process is gone) is removed
+    // by the next run.
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let stale = std::env::temp_dir().join(format!("agent-min-tmp-{}-0", gone.id()));
+    std::fs::create_dir_all(stale.join("left")).unwrap();
     let cmd = format!(
         "echo x > '{}' || echo REFUSED; echo y > \"$TMPDIR/own\" && echo TMP-OK; echo TMPDIR=$TMPDIR",
         planted.display()
@@ -620,6 +626,7 @@ fn sandboxed_commands_get_a_private_tmpdir_and_cannot_write_the_system_temp_dire
     let tmpdir = told.lines().find_map(|l| l.strip_prefix("TMPDIR=")).unwrap().to_string();
     assert!(tmpdir.contains("agent-min-tmp-"), "{told}");
     assert!(!Path::new(&tmpdir).exists(), "the private temp directory outlived the run");
+    assert!(!stale.exists(), "a killed run's private temp directory was left");
 
     // A state directory the sandbox lets commands write is named loudly.
     let server = Server::start(vec![anthropic(&completion("done"))]);

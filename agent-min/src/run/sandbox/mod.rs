@@ -129,6 +129,7 @@ impl Choice {
 fn private_tmp() -> Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt;
     let base = std::fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| std::env::temp_dir());
+    remove_stale_tmps(&base);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let dir = base.join(format!("agent-min-tmp-{}-{nanos:08x}", std::process::id()));
     std::fs::DirBuilder::new()
@@ -137,6 +138,26 @@ fn private_tmp() -> Result<PathBuf, String> {
         .map_err(|e| format!("cannot create a temporary directory for commands ({}): {e}", dir.display()))?;
     std::mem::forget(crate::run::ui::interrupt::track_file(dir.clone()));
     Ok(dir)
+}
+
+/// Removes the private temporary directories of runs that ended without removing theirs (a
+/// `kill -9`): ours (same owner), named for a process that no longer exists.
+fn remove_stale_tmps(base: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    let me = rustix::process::geteuid().as_raw();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("agent-min-tmp-")).and_then(|r| r.split('-').next())
+        else {
+            continue;
+        };
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else { continue };
+        let alive = Path::new("/proc").join(pid).exists();
+        if meta.is_dir() && meta.uid() == me && !alive && pid.parse::<u32>().is_ok() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// Removes the run's private temporary directory, if there is one. Call when the run ends.
