@@ -4,3 +4,4 @@
 pub mod mcp_cmd;
 pub mod parse_cmd;
 pub mod run;
+pub mod sandbox_cmd;

@@ -12,6 +12,7 @@ USAGE:
     agent-min history                    list saved tasks
     agent-min checkpoints COMMAND        list, compare or restore a task's workspace checkpoints
     agent-min mcp list                   show the MCP servers, their tools and resources
+    agent-min sandbox check              show what the command sandbox confines on this machine
 
 Run `agent-min COMMAND --help` for the options of each; `agent-min --version` for the version.
 ";
@@ -34,13 +35,14 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("mcp") => agent_min::mcp_cmd::main(rest),
+        Some("sandbox") => agent_min::sandbox_cmd::main(rest),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
         }
         _ => {
             eprintln!(
-                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume`, `history`, `checkpoints` or `mcp`\n\n{USAGE}",
+                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume`, `history`, `checkpoints`, `mcp` or `sandbox`\n\n{USAGE}",
                 cmd
             );
             ExitCode::from(2)

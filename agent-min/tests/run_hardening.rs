@@ -502,3 +502,218 @@ fn a_process_of_the_same_unprivileged_user_cannot_read_the_agents_proc_environ()
     assert!(told.contains("65534") && told.contains("own-readable"), "{told}");
     assert!(told.lines().any(|l| l == "UNREADABLE") && !told.lines().any(|l| l == "READABLE"), "{told}");
 }
+
+// ---- issue 20 (children die with the agent) and issue 25 (what escapes the sandbox) ----
+
+/// Waits until `cond` holds, checking often; false if `limit` passes first.
+fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cond()
+}
+
+/// The pid written in `file`, once it is there.
+fn pid_in(file: &Path) -> Option<i32> {
+    std::fs::read_to_string(file).ok()?.trim().parse().ok()
+}
+
+/// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
+fn ended(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn a_command_and_everything_it_started_die_with_the_agent_on_kill_9() {
+    for sandbox in ["off", "workspace-write"] {
+        let ws = tempfile::tempdir().unwrap();
+        let cmd = "sleep 600 & echo $! > bg.pid; echo $$ > sh.pid; wait";
+        let server = Server::start(vec![
+            anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+            anthropic(&completion("done")),
+        ]);
+        let base = anthropic_args(&server);
+        let mut agent = Command::new(bin())
+            .arg("run")
+            .args(args_with(&base, &["--no-save", "--sandbox", sandbox, "t"]))
+            .current_dir(ws.path())
+            .env("ANTHROPIC_API_KEY", KEY)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pids = || Some((pid_in(&ws.path().join("bg.pid"))?, pid_in(&ws.path().join("sh.pid"))?));
+        assert!(wait_until(LIMIT, || pids().is_some()), "the command did not start ({sandbox})");
+        let (bg, sh) = pids().unwrap();
+        agent.kill().unwrap(); // SIGKILL: the agent cleans nothing up itself
+        agent.wait().unwrap();
+        let both_ended = wait_until(LIMIT, || ended(bg) && ended(sh));
+        for pid in [bg, sh] {
+            if !ended(pid) {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+        }
+        assert!(both_ended, "after kill -9 of the agent its command lives on (--sandbox {sandbox})");
+    }
+}
+
+#[test]
+fn a_sandboxed_command_cannot_signal_the_agent_nor_reach_a_unix_socket_nor_get_ssh_auth_sock() {
+    // Issue 25, finding 6: `kill -STOP $PPID` froze the agent past its --timeout; a command drove
+    // tmux through its socket; SSH_AUTH_SOCK was handed to commands.
+    let ws = tempfile::tempdir().unwrap();
+    // In the system temp directory: a socket's path must stay under 108 bytes, however deep the
+    // checkout.
+    let sockdir = tempfile::tempdir().unwrap();
+    let sock = sockdir.path().join("server.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let cmd = format!(
+        "kill -CONT $PPID && echo SIGNALLED || echo NO-SIGNAL; curl -sS --max-time 5 --unix-socket '{}' http://x/ >/dev/null 2>&1; echo curl=$?; echo SOCK=$SSH_AUTH_SOCK.",
+        sock.display()
+    );
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let envs = [("SSH_AUTH_SOCK", sock.to_str().unwrap())];
+    let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    let line = |l: &str| told.lines().any(|x| x == l);
+    assert!(line("NO-SIGNAL") && !line("SIGNALLED"), "{told}");
+    assert!(listener.accept().is_err(), "a sandboxed command connected to {}: {told}", sock.display());
+    assert!(told.contains("curl=7"), "{told}");
+    assert!(told.contains("SOCK=."), "SSH_AUTH_SOCK reached the command: {told}");
+}
+
+#[test]
+fn sandboxed_commands_get_a_private_tmpdir_and_cannot_write_the_system_temp_directory() {
+    // Issue 25, finding 7: with the state dir under /tmp a command planted a hook and its
+    // approval there.
+    let ws = tempfile::tempdir().unwrap();
+    let planted = std::env::temp_dir().join(format!("agent-min-planted-{}", std::process::id()));
+    // A private temp directory left by a run that was killed (its process is gone) is removed
+    // by the next run.
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let stale = std::env::temp_dir().join(format!("agent-min-tmp-{}-0", gone.id()));
+    std::fs::create_dir_all(stale.join("left")).unwrap();
+    let cmd = format!(
+        "echo x > '{}' || echo REFUSED; echo y > \"$TMPDIR/own\" && echo TMP-OK; echo TMPDIR=$TMPDIR",
+        planted.display()
+    );
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "t"]), &[], LIMIT);
+    let _ = std::fs::remove_file(&planted);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    let line = |l: &str| told.lines().any(|x| x == l);
+    assert!(line("REFUSED") && line("TMP-OK"), "{told}");
+    let tmpdir = told.lines().find_map(|l| l.strip_prefix("TMPDIR=")).unwrap().to_string();
+    assert!(tmpdir.contains("agent-min-tmp-"), "{told}");
+    assert!(!Path::new(&tmpdir).exists(), "the private temp directory outlived the run");
+    assert!(!stale.exists(), "a killed run's private temp directory was left");
+
+    // A state directory the sandbox lets commands write is named loudly.
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", "state", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.all().contains("which sandboxed commands may write"), "{}", r.all());
+}
+
+#[test]
+fn sandboxed_commands_cannot_plant_git_hooks_git_config_cline_hooks_or_mcp_settings() {
+    // Issue 25, finding 5: what a --yolo command writes there runs later outside the sandbox.
+    let ws = tempfile::tempdir().unwrap();
+    assert!(Command::new("git").args(["init", "-q"]).current_dir(ws.path()).status().unwrap().success());
+    std::fs::create_dir_all(ws.path().join(".clinerules/hooks")).unwrap();
+    std::fs::create_dir_all(ws.path().join(".cline")).unwrap();
+    let cmd = "for f in .git/hooks/pre-commit .clinerules/hooks/TaskResume .cline/mcp.json; do echo x > $f && echo WROTE $f; done; git config core.fsmonitor ./evil && echo WROTE-CONFIG; echo in > inside.txt && echo INSIDE-OK";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("WROTE")), "{told}");
+    for f in [".git/hooks/pre-commit", ".clinerules/hooks/TaskResume", ".cline/mcp.json"] {
+        assert!(!ws.path().join(f).exists(), "{f} was planted");
+    }
+    let config = std::fs::read_to_string(ws.path().join(".git/config")).unwrap();
+    assert!(!config.contains("fsmonitor"), "{config}");
+}
+
+/// `s` quoted for `sh`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[test]
+fn a_sandboxed_command_cannot_type_into_the_agents_terminal() {
+    // Issue 25, finding 3: with TIOCSTI a command typed `y⏎` into the terminal and approved the
+    // model's next command itself. The agent runs on a pseudo-terminal (`script`), its
+    // controlling terminal, as at a person's desk.
+    let ws = tempfile::tempdir().unwrap();
+    let inject = "python3 -c 'import fcntl, os, termios; fd = os.open(\"/dev/tty\", os.O_RDWR); fcntl.ioctl(fd, termios.TIOCSTI, b\"#\"); print(\"INJECTED\")' 2>/dev/null || echo NO-TTY";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", inject), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let line: Vec<String> = std::iter::once(bin().display().to_string())
+        .chain(["run".to_string()])
+        .chain(args_with(&base, &["--no-save", "t"]).iter().map(|s| s.to_string()))
+        .map(|a| sh_quote(&a))
+        .collect();
+    let mut child = Command::new("script")
+        .args(["-qefc", &line.join(" "), "/dev/null"])
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) is needed");
+    let stdin = child.stdin.take();
+    let r = wait_limited(child, LIMIT);
+    drop(stdin);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    let line = |l: &str| told.lines().any(|x| x == l);
+    assert!(line("NO-TTY") && !line("INJECTED"), "{told}");
+}
+
+#[test]
+fn sandbox_check_names_the_kernel_features_and_what_probe_commands_could_do() {
+    let ws = tempfile::tempdir().unwrap();
+    let r = run_cmd("sandbox", ws.path(), &["check"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    for line in [
+        "Landlock ABI: ",
+        "  write in the workspace: possible",
+        "  write outside it (the system temp directory): refused",
+        "  write in the workspace's .git: refused",
+        "  open the terminal (/dev/tty): refused",
+        "  open /proc/PID/mem of a process outside: refused",
+    ] {
+        assert!(r.stdout.contains(line), "{line:?} missing:\n{}", r.stdout);
+    }
+}

@@ -906,4 +906,50 @@ fn clineignore_and_rule_files_swapped_for_fifos_never_block_the_run() {
     assert!(swaps > 0);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert_eq!(server.requests().len(), 31);
+#[test]
+fn a_hook_and_what_it_started_die_with_the_agent_on_kill_9() {
+    // Issue 20: hooks lived on after a kill -9 of the agent (their own process group, no
+    // parent-death signal).
+    let e = Env::new();
+    let (bg, sh) = (e.home().join("bg.pid"), e.home().join("sh.pid"));
+    let body = format!(
+        "#!/bin/sh\ncat >/dev/null\nsleep 600 & echo $! > '{}'\necho $$ > '{}'\nwait\n",
+        bg.display(),
+        sh.display()
+    );
+    hook(&e.home().join("Documents/Cline/Hooks"), "TaskStart", &body);
+    let server = Server::start(vec![anthropic(&completion("ok"))]);
+    let base = anthropic_args(&server);
+    let mut cmd = std::process::Command::new(bin());
+    cmd.arg("run").args(args_with(&base, &["t"])).current_dir(e.ws()).env("ANTHROPIC_API_KEY", KEY);
+    for (k, v) in e.vars() {
+        cmd.env(k, v);
+    }
+    let mut agent = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_in = |f: &Path| std::fs::read_to_string(f).ok().and_then(|s| s.trim().parse::<i32>().ok());
+    let ended = |pid: i32| match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    };
+    let until = |cond: &dyn Fn() -> bool| {
+        let start = std::time::Instant::now();
+        while start.elapsed() < LIMIT && !cond() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        cond()
+    };
+    assert!(until(&|| pid_in(&bg).is_some() && pid_in(&sh).is_some()), "the hook did not start");
+    let pids = [pid_in(&bg).unwrap(), pid_in(&sh).unwrap()];
+    agent.kill().unwrap();
+    agent.wait().unwrap();
+    let all_ended = until(&|| pids.iter().all(|p| ended(*p)));
+    for p in pids.iter().filter(|p| !ended(**p)) {
+        let _ = std::process::Command::new("kill").args(["-9", &p.to_string()]).status();
+    }
+    assert!(all_ended, "after kill -9 of the agent its hook lives on");
 }

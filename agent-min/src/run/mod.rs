@@ -22,6 +22,7 @@ pub mod project;
 pub mod prompt;
 pub mod sandbox;
 pub mod session;
+pub mod spawn;
 pub mod stream;
 pub mod task;
 pub mod tools;
@@ -65,6 +66,12 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 
 /// Runs a task: a new one, or `saved` resumed. Shared by `run` and `resume`.
 pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
+    let code = launch_inner(opts, saved);
+    sandbox::remove_private_tmp();
+    code
+}
+
+fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     let cmd = if saved.is_some() { "resume" } else { "run" };
     interrupt::install();
     let mut term = if opts.json { Term::stderr() } else { Term::new() };
@@ -87,6 +94,10 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     match opts.sandbox.resolve(setup.yolo, ws.root()).and_then(sandbox::configure) {
         Ok(line) => line.iter().for_each(|l| term.info(l)),
         Err(e) => return usage_error(cmd, &e),
+    }
+    let state_dir = if opts.no_save { None } else { opts.state_dir.clone().or_else(state::default_dir) };
+    if let Some(w) = state_dir.and_then(|d| sandbox::state_dir_warning(sandbox::current(), &d)) {
+        term.warn(&w);
     }
     let mut around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
         Ok(a) => a,

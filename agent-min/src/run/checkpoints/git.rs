@@ -4,9 +4,10 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// Longest a single git command may run before it is killed.
@@ -82,7 +83,10 @@ impl Git {
 
     /// [`Git::run`], with pathspec magic (`:(exclude,literal)…`) allowed unless `literal`.
     pub fn run_with(&self, args: &[&str], input: Option<&[u8]>, literal: bool) -> std::io::Result<Output> {
-        let mut cmd = Command::new(&self.program);
+        // Only the environment set here; dies with the agent (an orphan git still writing the
+        // shadow repository after a kill -9, its lock released, could race the next run's
+        // repair); ptrace-scoped.
+        let mut cmd = spawn::command(&self.program, spawn::Policy::Git).map_err(std::io::Error::other)?;
         // Settings that must hold whatever the repository's config says.
         cmd.args([
             "-c",
@@ -103,8 +107,6 @@ impl Git {
             "core.pager=cat",
         ])
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()))
         .env("GIT_DIR", &self.git_dir)
         .env("GIT_WORK_TREE", &self.work_tree)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -120,9 +122,6 @@ impl Git {
         .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-        // After a kill -9 of the agent an orphan git still writing the shadow repository (its lock
-        // released with the agent) could race the next run's repair: git dies with the agent.
-        crate::run::ui::interrupt::die_with_the_agent(&mut cmd);
         let mut child = cmd.spawn()?;
         let _guard = interrupt::track_pid(child.id());
         let feeder = input.map(|bytes| {

@@ -8,9 +8,9 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdout, Stdio};
 
+use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// One HTTP POST to make.
@@ -152,7 +152,8 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     header_text.push_str("Expect:\n");
     let headers = headers_pipe(header_text.as_bytes()).map_err(CurlError::Io)?;
     let headers_fd = headers.as_raw_fd();
-    let mut cmd = Command::new("curl");
+    let mut cmd =
+        spawn::command("curl", spawn::Policy::Curl { headers_fd }).map_err(|e| CurlError::Io(io::Error::other(e)))?;
     // `-q` must come first: no ~/.curlrc (a `verbose` there would print the key's header).
     cmd.args(["-q", "-sS", "-N", "-D", "-", "--suppress-connect-headers", "-X", "POST", "--data-binary", "@-"])
         .arg("--connect-timeout")
@@ -166,26 +167,9 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // The key goes through the header pipe only: not through the environment either, even in
-    // commands that do not wipe it from the agent's own (`agent-min mcp list`).
-    for k in crate::run::ui::redact::KEY_VARS {
-        cmd.env_remove(k);
-    }
-    // After a kill -9 of agent-min, curl is killed too instead of finishing the request as an
-    // orphan (spawned from the main thread, alive as long as the process).
-    interrupt::die_with_the_agent(&mut cmd);
-    // SAFETY: the hook runs in the forked child before exec and calls only the async-signal-safe
-    // fcntl on integers.
-    unsafe {
-        cmd.pre_exec(move || {
-            // Let curl inherit the headers pipe (it was opened close-on-exec so that no other
-            // child gets it).
-            if libc::fcntl(headers_fd, libc::F_SETFD, 0) == -1 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    // The spawner keeps the key out of curl's environment (it goes through the header pipe
+    // only), makes curl die with the agent (spawned from the main thread, alive as long as the
+    // process) and lets it alone inherit the pipe.
     let child = cmd.spawn();
     drop(headers); // curl has its own copy of the read end
     let mut child =

@@ -221,7 +221,7 @@ mod tests {
         std::os::unix::fs::symlink(&real, &linked).unwrap();
         assert_eq!(load(&[linked], d.path(), true, true, &mut term).unwrap().len(), 1);
         std::fs::remove_file(&ws_file).unwrap();
-        assert!(std::process::Command::new("mkfifo").arg(&ws_file).status().unwrap().success());
+        rustix::fs::mknodat(rustix::fs::CWD, &ws_file, rustix::fs::FileType::Fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR, 0).unwrap();
         assert!(load(&none, d.path(), true, true, &mut term).unwrap().is_empty());
         std::fs::remove_file(&ws_file).unwrap();
         std::fs::copy(&real, &ws_file).unwrap();

@@ -12,8 +12,7 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -23,6 +22,7 @@ use serde_json::Value;
 
 use super::jsonrpc::McpError;
 use super::Transport;
+use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// Longest line read from a server (a tool result of a few megabytes is still fine).
@@ -36,10 +36,6 @@ const STDERR_KEEP: usize = 4096;
 
 /// How long a stopping server gets between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_millis(500);
-
-/// Variables passed through from our environment (the SDK's `getDefaultEnvironment`); the
-/// config's `env` is added to these. Nothing else of ours — no API key — reaches the server.
-const INHERITED: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
 enum Line {
     Message(Value),
@@ -69,13 +65,9 @@ impl StdioTransport {
         env: &[(String, String)],
         cwd: Option<&std::path::Path>,
     ) -> Result<Self, McpError> {
-        let mut cmd = Command::new(command);
-        cmd.args(args).env_clear();
-        for k in INHERITED {
-            if let Some(v) = std::env::var_os(k) {
-                cmd.env(k, v);
-            }
-        }
+        // A minimal environment, its own process group, dies with the agent, ptrace-scoped.
+        let mut cmd = spawn::command(command, spawn::Policy::McpServer).map_err(McpError::Transport)?;
+        cmd.args(args);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -85,8 +77,7 @@ impl StdioTransport {
         if let Some(dir) = cwd {
             cmd.current_dir(dir);
         }
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-        crate::run::ui::interrupt::die_with_the_agent(&mut cmd);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::NotFound { " (not found on PATH)" } else { "" };
             McpError::Transport(format!("could not start `{command}`{hint}: {e}"))

@@ -5,6 +5,23 @@
 /// Name fragments that mark a variable as a secret (compared case-insensitively).
 pub const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN"];
 
+/// Variables that lead a command to a process outside the sandbox through a socket or a
+/// display (an ssh or gpg agent, the session bus, docker, tmux or screen, X or Wayland):
+/// withheld by default, like secrets.
+pub const SOCKET_VARS: &[&str] = &[
+    "SSH_AUTH_SOCK",
+    "SSH_AGENT_PID",
+    "GPG_AGENT_INFO",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DOCKER_HOST",
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XAUTHORITY",
+];
+
 /// Which variables a command inherits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EnvPolicy {
@@ -21,7 +38,8 @@ impl EnvPolicy {
         if crate::run::ui::redact::KEY_VARS.contains(&name) || self.drop.iter().any(|d| d == name) {
             return false;
         }
-        !looks_secret(name) || self.keep.iter().any(|k| k == name)
+        let withheld = looks_secret(name) || SOCKET_VARS.contains(&name);
+        !withheld || self.keep.iter().any(|k| k == name)
     }
 
     /// The names of the variables of this process that a command does not get.
@@ -49,6 +67,10 @@ mod tests {
         for name in ["PATH", "HOME", "LANG", "CARGO_HOME"] {
             assert!(p.passes(name), "{name}");
         }
+        for name in ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "TMUX", "DISPLAY"] {
+            assert!(!p.passes(name), "{name}");
+        }
+        assert!(EnvPolicy { keep: vec!["SSH_AUTH_SOCK".into()], drop: vec![] }.passes("SSH_AUTH_SOCK"));
         let p = EnvPolicy { keep: vec!["GITHUB_TOKEN".into(), "ANTHROPIC_API_KEY".into()], drop: vec!["HOME".into()] };
         assert!(p.passes("GITHUB_TOKEN"));
         assert!(!p.passes("ANTHROPIC_API_KEY"), "the agent's own key never passes");

@@ -8,6 +8,8 @@
 //! the sandbox may be why a command failed ([`notice`]). The only `unsafe` is in `sys.rs`.
 //! May use: [`crate::run::ui::redact`].
 //!
+//! How a child is actually started (and this policy applied to it) is [`crate::run::spawn`]'s.
+//!
 //! The policy is set once from the command line ([`configure`]) before the first command and
 //! read by `execute_command` ([`current`]).
 
@@ -18,7 +20,6 @@ pub mod rules;
 mod sys;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 pub use env::EnvPolicy;
@@ -67,12 +68,16 @@ pub struct Policy {
     pub network: bool,
     /// Which variables commands inherit.
     pub env: EnvPolicy,
+    /// The run's private temporary directory, commands' `TMPDIR` (under `workspace-write`):
+    /// the system's `/tmp` is not writable to them, so nothing there (another run's state, a
+    /// socket) can be planted or changed.
+    pub tmp: Option<PathBuf>,
 }
 
 impl Default for Policy {
     /// No sandbox, the default environment policy.
     fn default() -> Self {
-        Policy { mode: Mode::Off, writable: Vec::new(), network: true, env: EnvPolicy::default() }
+        Policy { mode: Mode::Off, writable: Vec::new(), network: true, env: EnvPolicy::default(), tmp: None }
     }
 }
 
@@ -95,7 +100,7 @@ impl Choice {
     /// the way out (`--sandbox off`, given explicitly) — never a silent fallback.
     pub fn resolve(&self, yolo: bool, workspace: &Path) -> Result<Policy, String> {
         let mode = self.mode.unwrap_or(if yolo { Mode::WorkspaceWrite } else { Mode::Off });
-        let mut policy = Policy { mode, writable: Vec::new(), network: true, env: self.env.clone() };
+        let mut policy = Policy { mode, writable: Vec::new(), network: true, env: self.env.clone(), tmp: None };
         if mode == Mode::Off {
             return Ok(policy);
         }
@@ -108,7 +113,7 @@ impl Choice {
         policy.network = self.network;
         if mode == Mode::WorkspaceWrite {
             policy.writable.push(workspace.to_path_buf());
-            policy.writable.push(std::env::temp_dir());
+            policy.tmp = Some(private_tmp()?);
             for dir in &self.allow_write {
                 let real = std::fs::canonicalize(dir)
                     .map_err(|e| format!("--sandbox-allow-write {}: {e}; give an existing directory", dir.display()))?;
@@ -117,6 +122,76 @@ impl Choice {
         }
         Ok(policy)
     }
+}
+
+/// Creates the run's private temporary directory (mode 0700) in the system's, removed when the
+/// agent ends ([`remove_private_tmp`], or the interrupt handler).
+fn private_tmp() -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = std::fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| std::env::temp_dir());
+    remove_stale_tmps(&base);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let dir = base.join(format!("agent-min-tmp-{}-{nanos:08x}", std::process::id()));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| format!("cannot create a temporary directory for commands ({}): {e}", dir.display()))?;
+    std::mem::forget(crate::run::ui::interrupt::track_file(dir.clone()));
+    Ok(dir)
+}
+
+/// Removes the private temporary directories of runs that ended without removing theirs (a
+/// `kill -9`): ours (same owner), named for a process that no longer exists.
+fn remove_stale_tmps(base: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    let me = rustix::process::geteuid().as_raw();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("agent-min-tmp-")).and_then(|r| r.split('-').next())
+        else {
+            continue;
+        };
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else { continue };
+        let alive = Path::new("/proc").join(pid).exists();
+        if meta.is_dir() && meta.uid() == me && !alive && pid.parse::<u32>().is_ok() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Removes the run's private temporary directory, if there is one. Call when the run ends.
+pub fn remove_private_tmp() {
+    if let Some(dir) = POLICY.get().and_then(|p| p.tmp.as_ref()) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// A warning when the state directory `state` lies where sandboxed commands may write: a
+/// command could then plant a hook approval, an MCP approval or a saved task there, which the
+/// next run trusts. `None` when it does not.
+pub fn state_dir_warning(policy: &Policy, state: &Path) -> Option<String> {
+    if policy.mode != Mode::WorkspaceWrite {
+        return None;
+    }
+    // It may not exist yet: resolve the part that does.
+    let state = std::path::absolute(state).unwrap_or_else(|_| state.to_path_buf());
+    let mut existing = state.as_path();
+    let state = loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            break real.join(state.strip_prefix(existing).unwrap_or(Path::new("")));
+        }
+        match existing.parent() {
+            Some(p) => existing = p,
+            None => break state.clone(),
+        }
+    };
+    let root = policy.writable.iter().find(|w| state.starts_with(w))?;
+    Some(format!(
+        "warning: the state directory {} is inside {}, which sandboxed commands may write: a command could change saved tasks and approvals that later runs trust. Pass --state-dir DIR outside it.",
+        state.display(),
+        root.display()
+    ))
 }
 
 static POLICY: OnceLock<Policy> = OnceLock::new();
@@ -137,27 +212,6 @@ pub fn current() -> &'static Policy {
 }
 
 impl Policy {
-    /// Prepares `cmd` to run under this policy: its environment filtered, and — under a
-    /// sandbox — Landlock and (unless `network`) a network namespace applied in the child.
-    pub fn apply(&self, cmd: &mut Command) -> Result<(), String> {
-        for name in self.env.withheld() {
-            cmd.env_remove(name);
-        }
-        if self.mode == Mode::Off {
-            return Ok(());
-        }
-        let writable: &[PathBuf] = if self.mode == Mode::WorkspaceWrite { &self.writable } else { &[] };
-        let ruleset = rules::ruleset(writable)?;
-        let unshare_net = !self.network;
-        let uid = rustix::process::geteuid().as_raw();
-        let id_maps = (unshare_net && uid != 0).then(|| {
-            let gid = rustix::process::getegid().as_raw();
-            (format!("{uid} {uid} 1"), format!("{gid} {gid} 1"))
-        });
-        sys::before_exec(cmd, sys::ChildSetup { unshare_net, id_maps, ruleset: Some(ruleset) });
-        Ok(())
-    }
-
     /// One line for the start of a run, saying how commands are confined.
     pub fn describe(&self) -> String {
         match self.mode {

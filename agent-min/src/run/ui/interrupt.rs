@@ -124,32 +124,12 @@ fn kill_everything() {
     kill_children();
     let live = lock();
     for f in &live.files {
-        let _ = std::fs::remove_file(f);
+        if std::fs::remove_file(f).is_err() {
+            let _ = std::fs::remove_dir_all(f); // a private temporary directory
+        }
     }
     for (renamed, original) in &live.renames {
         let _ = std::fs::rename(renamed, original);
-    }
-}
-
-/// Makes the child started by `cmd` die with the agent: after a `kill -9` of agent-min, a
-/// child (curl, an MCP server, git for checkpoints) is killed too instead of living on as an
-/// orphan. The death signal is tied to the spawning thread, so spawn from a thread that outlives
-/// the child (the main thread, or one that waits for it).
-pub fn die_with_the_agent(cmd: &mut std::process::Command) {
-    use std::os::unix::process::CommandExt;
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: the hook runs in the forked child before exec and calls only async-signal-safe
-    // functions (prctl, getppid, _exit) on integers.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if libc::getppid() != parent {
-                libc::_exit(1); // the agent died before the line above took effect
-            }
-            Ok(())
-        });
     }
 }
 
@@ -183,7 +163,7 @@ pub fn track_pid(pid: u32) -> Guard {
     Guard(Item::Pid(pid))
 }
 
-/// Registers a process group (a command started with `process_group(0)`) to be killed on Ctrl-C.
+/// Registers a process group (a child in a group or session of its own) to be killed on Ctrl-C.
 pub fn track_group(pgid: u32) -> Guard {
     let pgid = pgid as i32;
     lock().groups.push(pgid);

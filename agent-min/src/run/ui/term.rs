@@ -223,6 +223,11 @@ impl Term {
         let q = self.paint(Style::Bold, question);
         self.out(&q);
         self.at_line_start = true;
+        // Input typed before the question is not its answer: a command could have pushed
+        // `y⏎` into the terminal (TIOCSTI) to approve the next one itself.
+        if io::stdin().is_terminal() {
+            let _ = rustix::termios::tcflush(io::stdin(), rustix::termios::QueueSelector::IFlush);
+        }
         let mut line = String::new();
         match io::stdin().lock().read_line(&mut line) {
             Ok(0) | Err(_) => {
