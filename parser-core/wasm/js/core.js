@@ -226,8 +226,10 @@ function createApi(w) {
       return this._ids[ordinal] || (this._ids[ordinal] = nanoid8());
     }
     /**
-     * Append a chunk; returns the blocks now (a fresh array; unchanged blocks are the same
-     * objects as before).
+     * Append a chunk; returns the blocks now. The array is the parser's own, updated in place by
+     * the next push (copy it with `.slice()` to keep a snapshot): copying every block's reference
+     * on every push would make a reply of many blocks quadratic. Unchanged blocks are the same
+     * objects as before; a changed block is a new object.
      * @param {string} chunk
      */
     push(chunk) {
@@ -272,9 +274,9 @@ function createApi(w) {
           i = readEnd;
         }
       }
-      return this._blocks.slice();
+      return this._blocks;
     }
-    /** End of the reply: the final blocks (trailing text stays partial, as in Cline). */
+    /** End of the reply: the final blocks, a copy (trailing text stays partial, as in Cline). */
     finish() {
       return this._blocks.slice();
     }
