@@ -113,4 +113,7 @@ for (const n of [16, 64]) {
     ratio >= goal,
   );
 }
+const fs = require("fs");
+const gz = require("zlib").gzipSync(fs.readFileSync(path.join(dir, "parser_core.wasm")), { level: 9 }).length;
+report("parser_core.wasm gzip'd (goal <= 60 KB)", `${(gz / 1024).toFixed(1)} KB`, gz <= 60 * 1024);
 process.exitCode = failed ? 1 : 0;

@@ -109,6 +109,21 @@ impl<'a> Params<'a> {
         ParamsIter { params: *self, next: 0 }
     }
 
+    /// Where each param's name and (trimmed) value lie in the input, in order, without making
+    /// the strings: for bindings that hand out offsets (the WebAssembly package).
+    pub fn spans(&self) -> impl Iterator<Item = (Span, Span)> + 'a {
+        let params = *self;
+        (0..self.len()).filter_map(move |i| {
+            let (raw, name) = match (params.closed.get(i), params.open) {
+                (Some(p), Some((open, Some(k)))) if k == i => (open, p.name()),
+                (Some(p), _) => (*p, p.name()),
+                (None, Some((open, None))) if i == params.closed.len() => (open, open.name()),
+                _ => return None,
+            };
+            Some((name, raw.value))
+        })
+    }
+
     fn get(&self, i: usize) -> Option<Param<'a>> {
         let s = |span: Span| &self.input[span.start..span.end];
         let (raw, name) = match (self.closed.get(i), self.open) {
@@ -206,8 +221,10 @@ impl<'a> Blocks<'a> {
                 let closed = &self.params[first_param..first_param + params];
                 let open = match self.tail {
                     Tail::Param(p) if last_open => {
-                        let name = s(p.name());
-                        Some((p, closed.iter().position(|c| s(c.name()) == name)))
+                        // Compared as bytes: names are whole tags, no need to check boundaries.
+                        let b = |span: Span| &self.input.as_bytes()[span.start..span.end];
+                        let name = b(p.name());
+                        Some((p, closed.iter().position(|c| b(c.name()) == name)))
                     }
                     _ => None,
                 };
@@ -329,6 +346,14 @@ mod tests {
         let params: Vec<_> = tool.params().iter().collect();
         for k in 0..=params.len() {
             assert_eq!(tool.params().iter().nth(k), params.get(k).copied(), "param nth({k})");
+        }
+        // spans() names the same bytes as the params, also for the open block's params.
+        for b in &all {
+            let crate::Block::ToolUse(tool) = b else { continue };
+            let by_spans: Vec<_> =
+                tool.params().spans().map(|(n, v)| (&reply[n.start..n.end], &reply[v.start..v.end])).collect();
+            let by_params: Vec<_> = tool.params().iter().map(|p| (p.name, p.value)).collect();
+            assert_eq!(by_spans, by_params);
         }
     }
 }
