@@ -5,8 +5,9 @@
 //   2. a 16-char push on a 200 KB write_to_file: its time, and Cline's way (re-parsing the whole
 //      reply after every push, with this package's whole parse) against StreamParser, at 16- and
 //      64-char pushes.
-// Prints one line per goal ending in PASS or FAIL; exit status 1 when any fails.
-// Usage: bash parser-core/wasm/build.sh OUT && node benches/wasm_goals.js OUT
+// Prints one line per goal ending in PASS or FAIL; exit status 1 when any fails (with --ci,
+// only when a goal that must hold fails: linear in blocks, the package's size).
+// Usage: bash parser-core/wasm/build.sh OUT && node benches/wasm_goals.js OUT [--ci]
 // Times are the process's CPU time (user + system, process.cpuUsage), not wall time: on a shared
 // machine a waiting process is not charged. Every figure is the best of several runs.
 const path = require("path");
@@ -68,9 +69,10 @@ function reparse(parts) {
 }
 
 const strip = (bs) => JSON.stringify(bs.map(({ call_id, ...rest }) => rest));
+const ci = process.argv.includes("--ci");
 let failed = false;
-function report(goal, figure, pass) {
-  if (!pass) failed = true;
+function report(goal, figure, pass, must) {
+  if (!pass && (!ci || must)) failed = true;
   console.log(`wasm  ${goal.padEnd(62)} ${figure.padEnd(34)} ${pass ? "PASS" : "FAIL"}`);
 }
 
@@ -93,6 +95,7 @@ reparse(chunks(write(200 * 1024), 16).slice(0, 2000));
     "4,000 tools / 1,000 tools, 16-char pushes (linear: 4x)",
     `${ratio.toFixed(2)}x (${(t1 / 1e6).toFixed(1)} / ${(t4 / 1e6).toFixed(1)} ms)`,
     ratio <= 5,
+    true,
   );
 }
 
@@ -115,5 +118,5 @@ for (const n of [16, 64]) {
 }
 const fs = require("fs");
 const gz = require("zlib").gzipSync(fs.readFileSync(path.join(dir, "parser_core.wasm")), { level: 9 }).length;
-report("parser_core.wasm gzip'd (goal <= 60 KB)", `${(gz / 1024).toFixed(1)} KB`, gz <= 60 * 1024);
+report("parser_core.wasm gzip'd (goal <= 60 KB)", `${(gz / 1024).toFixed(1)} KB`, gz <= 60 * 1024, true);
 process.exitCode = failed ? 1 : 0;
