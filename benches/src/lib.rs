@@ -198,7 +198,9 @@ pub fn write_code(bytes: usize) -> String {
         body.push_str(LINES[i % 3]);
         i += 1;
     }
-    format!("I'll write the file.\n<write_to_file>\n<path>src/lib.rs</path>\n<content>\n{body}</content>\n</write_to_file>")
+    format!(
+        "I'll write the file.\n<write_to_file>\n<path>src/lib.rs</path>\n<content>\n{body}</content>\n</write_to_file>"
+    )
 }
 
 /// A reply of `n` tool calls, each after a line of prose (2n blocks), as in `benches/wasm_goals.js`.
