@@ -73,7 +73,7 @@ const ci = process.argv.includes("--ci");
 let failed = false;
 function report(goal, figure, pass, must) {
   if (!pass && (!ci || must)) failed = true;
-  console.log(`wasm  ${goal.padEnd(62)} ${figure.padEnd(34)} ${pass ? "PASS" : "FAIL"}`);
+  console.log(`wasm   ${goal.padEnd(66)} ${figure.padEnd(44)} ${pass ? "PASS" : "FAIL"}`);
 }
 
 // Warm the JIT on every workload first.
