@@ -221,6 +221,7 @@ impl Shadow {
 
     /// Stages the workspace as it is now (lock held by the caller). Returns what was left out.
     fn stage(&self) -> Result<Vec<String>, String> {
+        self.sync_index()?;
         let _nested = nested::disable(&self.workspace, &self.journal())?;
         let listing = self.git.check(&["ls-files", "-z", "--others", "--modified", "--exclude-standard"], None)?;
         let mut paths: Vec<&[u8]> = listing.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
@@ -256,41 +257,124 @@ impl Shadow {
         Ok(left_out)
     }
 
-    /// Stages only `paths` (absolute, as an edit tool wrote them) over the index as the last
-    /// checkpoint left it (lock held by the caller). Returns what was left out, or `None` when
-    /// only the whole scan is exact: a path that is gone or a directory, a `.gitignore` or
-    /// `.gitattributes` (which files are left out may have changed), a path inside a nested
-    /// repository (its `.git` must be disabled first).
-    fn stage_paths(&self, paths: &[PathBuf]) -> Result<Option<Vec<String>>, String> {
-        use std::os::unix::ffi::OsStrExt;
-        let mut input = Vec::new();
-        let mut left_out = Vec::new();
+    /// The checkpoint of only `paths` (absolute, as an edit tool wrote them) over `base`, the
+    /// series' previous checkpoint, built from `base`'s trees along each path without reading
+    /// the index (which grows with the workspace). `None` when only the whole scan is exact:
+    /// `base` is not the last commit (another process took one, or a restore), a path that is
+    /// gone, a directory or a symlink, unreadable, a `.gitignore` or `.gitattributes` (which
+    /// files are left out may have changed), inside a nested repository.
+    fn commit_paths(&self, paths: &[PathBuf], base: &str, message: &str) -> Result<Option<Taken>, String> {
+        use std::os::unix::fs::PermissionsExt;
+        if self.head().as_deref() != Some(base) {
+            return Ok(None);
+        }
+        let mut tree = self.git.check(&["rev-parse", "--verify", &format!("{base}^{{tree}}")], None)?.text();
+        tree.truncate(tree.trim_end().len());
+        let (mut files, mut left_out) = (Vec::new(), Vec::new());
         for abs in paths {
             // Written outside the workspace: nothing of it is checkpointed.
             let Some(rel) = self.relative(abs) else { continue };
+            let Some(rel_text) = rel.to_str().filter(|t| !t.contains('\n')) else { return Ok(None) };
             let name = rel.file_name().unwrap_or_default();
             if name == ".gitignore" || name == ".gitattributes" || self.in_nested_repository(&rel) {
                 return Ok(None);
             }
-            match fs::symlink_metadata(self.workspace.join(&rel)) {
+            let mode = match fs::symlink_metadata(self.workspace.join(&rel)) {
                 Ok(m) if m.is_file() && m.len() > exclusions::MAX_FILE_BYTES => {
-                    left_out.push(format!("{} (over {} MiB)", rel.display(), exclusions::MAX_FILE_BYTES >> 20));
+                    left_out.push(format!("{rel_text} (over {} MiB)", exclusions::MAX_FILE_BYTES >> 20));
+                    continue;
                 }
-                Ok(m) if !m.is_dir() => {
-                    input.extend_from_slice(rel.as_os_str().as_bytes());
-                    input.push(0);
-                }
+                // git's own rule: executable when its owner may execute it.
+                Ok(m) if m.is_file() && m.permissions().mode() & 0o100 != 0 => "100755",
+                Ok(m) if m.is_file() => "100644",
                 _ => return Ok(None),
+            };
+            // The folders from the root down to the file's, as they are in `tree`.
+            let dirs: Vec<&str> =
+                std::iter::once("").chain(rel_text.match_indices('/').map(|(i, _)| &rel_text[..i])).collect();
+            let mut listings = Vec::new();
+            for dir in &dirs {
+                let out = self.git.run(&["ls-tree", "-z", &format!("{tree}:{dir}")], None);
+                let out = out.map_err(|e| format!("cannot run git: {e}"))?;
+                // A folder not in the tree yet is empty.
+                listings.push(if out.ok() { out.text() } else { String::new() });
+            }
+            let leaf = rel_text.rsplit('/').next().unwrap_or(rel_text);
+            let tracked = entry(&listings[dirs.len() - 1], leaf).is_some();
+            if !tracked {
+                // As in the whole scan: an untracked ignored or excluded file is not added.
+                let out = self.git.run(&["check-ignore", "-q", "--no-index", "--", rel_text], None);
+                match out.map_err(|e| format!("cannot run git: {e}"))?.code {
+                    Some(0) => continue,
+                    Some(1) => {}
+                    _ => return Ok(None),
+                }
+            }
+            let blob = self.git.run(&["hash-object", "-w", "--no-filters", "--", rel_text], None);
+            let blob = blob.map_err(|e| format!("cannot run git: {e}"))?;
+            if !blob.ok() {
+                return Ok(None);
+            }
+            let blob = blob.text().trim().to_string();
+            if entry(&listings[dirs.len() - 1], leaf) == Some((mode.to_string(), blob.clone())) {
+                continue;
+            }
+            // Bottom up: each folder's listing with the new entry, written as a tree.
+            let (mut child_mode, mut child_type, mut child, mut child_name) = (mode, "blob", blob, leaf);
+            for (i, dir) in dirs.iter().enumerate().rev() {
+                let mut input = Vec::new();
+                for line in listings[i].split('\0').filter(|l| !l.is_empty()) {
+                    if line.split_once('\t').map(|(_, n)| n) != Some(child_name) {
+                        input.extend_from_slice(line.as_bytes());
+                        input.push(0);
+                    }
+                }
+                input.extend_from_slice(format!("{child_mode} {child_type} {child}\t{child_name}\0").as_bytes());
+                child = self.git.check(&["mktree", "-z"], Some(&input))?.text().trim().to_string();
+                (child_mode, child_type) = ("040000", "tree");
+                child_name = dir.rsplit('/').next().unwrap_or(dir);
+            }
+            tree = child;
+            files.push(rel_text.to_string());
+        }
+        let hash = self.git.check(&["commit-tree", &tree, "-m", message, "-p", base], None)?.text().trim().to_string();
+        self.git.check(&["update-ref", "-m", message, "HEAD", &hash, base], None)?;
+        files.sort();
+        files.dedup();
+        Ok(Some(Taken { hash, files, left_out }))
+    }
+
+    /// Before the whole scan: the index brought back to the last commit where checkpoints of
+    /// paths only moved past it (their entries' stat data emptied, so `git add` reads them).
+    fn sync_index(&self) -> Result<(), String> {
+        let Some(head) = self.head() else { return Ok(()) };
+        let out = self.git.check(&["diff-index", "--cached", "--no-renames", "--name-only", "-z", &head], None)?;
+        if out.stdout.is_empty() {
+            return Ok(());
+        }
+        let mut input = Vec::new();
+        let listed = self.git.check(&["ls-tree", "-r", "-z", "--full-tree", &head], None);
+        let listed = listed?.stdout;
+        let differ: std::collections::HashSet<&[u8]> =
+            out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
+        let mut in_head = std::collections::HashSet::new();
+        for line in listed.split(|b| *b == 0).filter(|l| !l.is_empty()) {
+            let Some(tab) = line.iter().position(|b| *b == b'\t') else { continue };
+            let path = &line[tab + 1..];
+            if differ.contains(path) {
+                in_head.insert(path);
+                input.extend_from_slice(line);
+                input.push(0);
             }
         }
-        if !input.is_empty() {
-            // As in the whole scan: an ignored or excluded path is not added (git lists it and
-            // exits 1), an unreadable one is reported.
-            let args = ["add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"];
-            let out = self.git.run(&args, Some(&input)).map_err(|e| format!("cannot run git: {e}"))?;
-            left_out.extend(unreadable(&out.stderr)?);
+        for path in differ.iter().filter(|p| !in_head.contains(*p)) {
+            // Mode 0 removes the entry.
+            input.extend_from_slice(b"0 0000000000000000000000000000000000000000\t");
+            input.extend_from_slice(path);
+            input.push(0);
         }
-        Ok(Some(left_out))
+        self.git.check(&["update-index", "-z", "--index-info"], Some(&input))?;
+        Ok(())
     }
 
     /// `abs` relative to the workspace, its directory's symlinks resolved; `None` if outside.
@@ -325,13 +409,12 @@ impl Shadow {
         since: Option<&str>,
         skip_unchanged: bool,
     ) -> Result<Option<Taken>, String> {
-        let left_out = match scope {
-            Scope::Paths(paths) => match self.stage_paths(paths)? {
-                Some(left_out) => left_out,
-                None => self.stage()?,
-            },
-            Scope::All => self.stage()?,
-        };
+        if let (Scope::Paths(paths), Some(base), false) = (scope, since, skip_unchanged) {
+            if let Some(taken) = self.commit_paths(paths, base, message)? {
+                return Ok(Some(taken));
+            }
+        }
+        let left_out = self.stage()?;
         let since =
             since.filter(|h| self.git.run(&["cat-file", "-e", &format!("{h}^{{commit}}")], None).is_ok_and(|o| o.ok()));
         // The commit from the index as staged: `git commit` would first re-examine every file
@@ -461,6 +544,15 @@ pub fn reenable_nested(state_dir: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The `(mode, object)` of `name` in an `ls-tree -z` listing.
+fn entry(listing: &str, name: &str) -> Option<(String, String)> {
+    listing.split('\0').find_map(|line| {
+        let (meta, n) = line.split_once('\t')?;
+        let mut parts = meta.split(' ');
+        (n == name).then(|| (parts.next().unwrap_or("").to_string(), parts.nth(1).unwrap_or("").to_string()))
+    })
 }
 
 /// git's own words for a damaged repository (`Ok(Some)`), or anything else as an error.
@@ -886,6 +978,23 @@ mod tests {
             last = t.hash;
         }
         assert!(f.ws.join("lib/.git/HEAD").is_file());
+        // An executable file keeps its mode, as the whole scan stores it.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            write(&f.ws, "run.sh", "#!/bin/sh\n");
+            fs::set_permissions(f.ws.join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let t = s.snapshot_of(Scope::Paths(&[f.ws.join("run.sh")]), "x", Some(&last), false).unwrap().unwrap();
+        assert_eq!(t.files, vec!["run.sh"]);
+        assert_eq!(s.snapshot("whole", Some(&t.hash), true).unwrap(), None);
+        last = t.hash;
+        // Another process took a checkpoint since (or a restore ran): the whole scan instead.
+        write(&f.ws, "src/a.rs", "a3");
+        let other = s.snapshot("another agent", None, false).unwrap().unwrap();
+        write(&f.ws, "src/new/c.rs", "c1");
+        let t = s.snapshot_of(Scope::Paths(&[f.ws.join("src/new/c.rs")]), "c", Some(&last), false).unwrap().unwrap();
+        assert_eq!(t.files, vec!["src/a.rs", "src/new/c.rs"], "since {last}, not {}", other.hash);
+        last = t.hash;
         // A change the edit did not make is left for the next whole scan.
         write(&f.ws, "src/a.rs", "behind the back");
         write(&f.ws, "src/new/c.rs", "c2");
