@@ -436,11 +436,6 @@ impl Shadow {
         Ok(Some(Taken { hash, files, left_out }))
     }
 
-    /// The tree of commit `hash`.
-    pub fn tree_of(&self, hash: &str) -> Result<String, String> {
-        Ok(self.git.check(&["rev-parse", "--verify", &format!("{hash}^{{tree}}")], None)?.text().trim().to_string())
-    }
-
     /// `(status letter, path)` of each file that differs between `from` and `to`, or between
     /// `from` and the workspace now (`to` = `None`; stages the workspace, lock held by the caller).
     pub fn changes(&self, from: &str, to: Option<&str>) -> Result<Vec<(char, String)>, String> {
