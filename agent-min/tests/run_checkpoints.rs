@@ -559,3 +559,153 @@ fn a_full_disk_makes_checkpoints_fail_loudly_the_task_go_on_and_earlier_ones_sur
     let cps = common::events::of(&common::events::parse(&r.stdout), "checkpoint").len();
     assert_eq!(cps, 2, "{}", r.stderr);
 }
+
+/// A scripted run in `ws` that writes each of `paths`, then completes; its checkpoint events
+/// as (tool, files changed).
+fn write_run(
+    cwd: &Path,
+    ws: &Path,
+    state_dir: &str,
+    paths: &[&str],
+    envs: &[(&str, &str)],
+) -> (Run, Vec<(String, u64)>) {
+    let mut script: Vec<Resp> =
+        paths.iter().map(|p| anthropic(&tool("write_to_file", &[("path", p), ("content", p)]))).collect();
+    script.push(anthropic(&completion("Done.")));
+    let server = Server::start(script);
+    let base = anthropic_args(&server);
+    let ws_arg = ws.display().to_string();
+    let r =
+        run_agent(cwd, &args_with(&base, &["--cwd", &ws_arg, "--state-dir", state_dir, "--json", "t"]), envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let events = common::events::parse(&r.stdout);
+    let cps = common::events::of(&events, "checkpoint")
+        .iter()
+        .map(|e| (e["tool"].as_str().unwrap().to_string(), e["files_changed"].as_u64().unwrap()))
+        .collect();
+    (r, cps)
+}
+
+#[test]
+fn a_relative_state_dir_keeps_one_series_outside_the_workspace() {
+    let top_dir = tempfile::tempdir().unwrap();
+    let top = top_dir.path().canonicalize().unwrap();
+    let ws = top.join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(ws.join("seed.txt"), "seed").unwrap();
+    // Run from `top` on the workspace `ws`: `state` is top/state.
+    for path in ["a.txt", "b.txt"] {
+        let (r, cps) = write_run(&top, &ws, "state", &[path], &[]);
+        assert!(!r.all().contains("damaged") && !r.all().contains("failed"), "{}", r.all());
+        assert_eq!(cps.len(), 2, "{}", r.all());
+    }
+    assert!(!ws.join("state").exists(), "nothing of the state directory in the workspace");
+    let git_dir = top.join("state/checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws)).join(".git");
+    let out =
+        Command::new("git").arg("--git-dir").arg(&git_dir).args(["rev-list", "--count", "HEAD"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "4", "both runs' checkpoints in one series");
+}
+
+#[test]
+fn a_checkpoints_command_puts_back_a_nested_repository_a_killed_checkpoint_left_disabled() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.join("lib/.git")).unwrap();
+    std::fs::write(ws.join("lib/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    write_run(&ws, &ws, &state.path().display().to_string(), &["a.txt"], &[]);
+    // What `kill -9` in the middle of a checkpoint leaves (the kill itself: the test above).
+    let journal = state
+        .path()
+        .join("checkpoints")
+        .join(agent_min::run::checkpoints::place::cwd_hash(&ws))
+        .join("nested-disabled");
+    std::fs::rename(ws.join("lib/.git"), ws.join("lib/.git_disabled")).unwrap();
+    std::fs::write(&journal, format!("{}\0", ws.join("lib/.git").display())).unwrap();
+    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    assert_eq!(list.code, Some(0), "{}", list.all());
+    assert!(ws.join("lib/.git/HEAD").is_file() && !ws.join("lib/.git_disabled").exists(), "put back");
+    assert!(!journal.exists());
+}
+
+#[test]
+fn no_program_the_workspace_or_the_users_git_config_names_runs_in_checkpoints() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let marker = |n: &str| home.path().join(format!("ran-{n}"));
+    let touch = |n: &str| format!("touch '{}'", marker(n).display());
+    // The workspace names drivers; the user's git config (and environment) defines them.
+    std::fs::write(ws.join(".gitattributes"), "* filter=evil diff=evil\n").unwrap();
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    let hooks = home.path().join("hooks");
+    std::fs::create_dir(&hooks).unwrap();
+    for name in ["pre-commit", "post-commit", "post-checkout", "reference-transaction", "post-index-change"] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(hooks.join(name), format!("#!/bin/sh\n{}\n", touch("hook"))).unwrap();
+        std::fs::set_permissions(hooks.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let config = format!(
+        "[filter \"evil\"]\n\tclean = \"{}; cat\"\n\tsmudge = \"{}; cat\"\n\trequired = true\n[diff \"evil\"]\n\ttextconv = \"{}; cat\"\n\tcommand = \"{}\"\n[core]\n\tfsmonitor = \"{}\"\n\thooksPath = {}\n\tpager = \"{}; cat\"\n",
+        touch("clean"),
+        touch("smudge"),
+        touch("textconv"),
+        touch("diff"),
+        touch("fsmonitor"),
+        hooks.display(),
+        touch("pager"),
+    );
+    std::fs::write(home.path().join(".gitconfig"), &config).unwrap();
+    std::fs::create_dir_all(home.path().join(".config/git")).unwrap();
+    std::fs::write(home.path().join(".config/git/config"), &config).unwrap();
+    let fsmonitor = touch("env");
+    let envs = [
+        ("HOME", home.path().to_str().unwrap()),
+        ("XDG_CONFIG_HOME", &*home.path().join(".config").display().to_string()),
+        ("GIT_CONFIG_COUNT", "1"),
+        ("GIT_CONFIG_KEY_0", "core.fsmonitor"),
+        ("GIT_CONFIG_VALUE_0", &fsmonitor),
+    ]
+    .map(|(k, v)| (k, v.to_string()));
+    let envs: Vec<(&str, &str)> = envs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let state_dir = state.path().display().to_string();
+    let (r, cps) = write_run(&ws, &ws, &state_dir, &["a.txt", "b.txt"], &envs);
+    assert_eq!(cps.len(), 3, "{}", r.all());
+    for args in
+        [&["diff", "--last", "1"][..], &["diff", "--last", "1", "3"], &["restore", "--last", "1", "--files", "--yes"]]
+    {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--state-dir", &state_dir]);
+        let c = run_cmd("checkpoints", &ws, &all, &envs, LIMIT);
+        assert_eq!(c.code, Some(0), "{}", c.all());
+    }
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n", "restored");
+    let ran: Vec<_> = std::fs::read_dir(home.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ran-"))
+        .collect();
+    assert!(ran.is_empty(), "configured programs ran: {ran:?}");
+}
+
+#[test]
+fn after_a_hook_ran_an_edits_checkpoint_scans_the_whole_workspace() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    // A hook that changes a file after every tool (`.clinerules/` itself is left out).
+    let hooks = ws.join(".clinerules/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let script =
+        format!("#!/bin/sh\ncat > /dev/null\necho ran >> '{}'\necho '{{}}'\n", ws.join("hooked.txt").display());
+    std::fs::write(hooks.join("PostToolUse"), script).unwrap();
+    std::fs::set_permissions(hooks.join("PostToolUse"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (r, cps) = write_run(&ws, &ws, &state.path().display().to_string(), &["a.txt", "b.txt"], &[]);
+    assert!(ws.join("hooked.txt").is_file(), "the hook ran: {}", r.all());
+    // The hook ran after the first write's checkpoint: the second holds its file too.
+    let expected = [("start", 0), ("write_to_file", 1), ("write_to_file", 2)];
+    assert_eq!(cps, expected.map(|(t, n)| (t.to_string(), n)), "{}", r.all());
+}

@@ -368,7 +368,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
                 o.reasoning_effort = Some(v);
             }
             Long("json") => o.json = true,
-            Long("state-dir") => o.state_dir = Some(p.value().map_err(err)?.into()),
+            Long("state-dir") => o.state_dir = Some(absolute(p.value().map_err(err)?.into())?),
             Long("no-save") => o.no_save = true,
             Long("no-checkpoints") => o.no_checkpoints = true,
             Long("context-window") => {
@@ -455,6 +455,12 @@ fn provider_names() -> String {
     }
 }
 
+/// `path` made absolute against the current directory, now: the shadow repository's git runs
+/// in the workspace, where a relative state directory would name another folder.
+pub fn absolute(path: PathBuf) -> Result<PathBuf, String> {
+    std::path::absolute(&path).map_err(|e| format!("cannot make {} absolute ({e})", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,6 +509,13 @@ mod tests {
         let o = parse(args(&["--keep", "-V", "-"])).unwrap();
         assert!(o.keep && o.version);
         assert_eq!(o.task.as_deref(), Some("-"));
+    }
+
+    #[test]
+    fn a_relative_state_dir_is_made_absolute() {
+        // git runs with the workspace as its directory: a relative path would name another folder.
+        let o = parse(args(&["--state-dir", "rel/state", "t"])).unwrap();
+        assert_eq!(o.state_dir.unwrap(), std::env::current_dir().unwrap().join("rel/state"));
     }
 
     #[test]

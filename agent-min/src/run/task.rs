@@ -14,6 +14,7 @@ use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::{Hit, Limits};
 use crate::run::dialect::Dialect;
 use crate::run::llm::{backoff, Message, Role, StopReason, Transport};
+use crate::run::project::hooks::Hook;
 use crate::run::project::lifecycle::{self, Gate};
 use crate::run::project::Project;
 use crate::run::prompt;
@@ -516,7 +517,7 @@ impl Task {
             self.term.outcome(false, &format!("missing required parameter '{param}'"));
             Outcome::Failure { text: tools::missing_param_result(call, param, self.mistakes + 1), mistake: true }
         } else {
-            self.checkpoint(true, &call.name);
+            self.checkpoint(true, call);
             let mut ctx = Ctx {
                 ws: &self.ws,
                 term: &mut self.term,
@@ -534,7 +535,7 @@ impl Task {
             // Tools that change nothing (ask, complete) need no approval.
             ctx.decide(true, By::Auto, None);
             if !matches!(outcome, Outcome::Denied { .. }) {
-                self.checkpoint(false, &call.name);
+                self.checkpoint(false, call);
             }
             outcome
         };
@@ -548,13 +549,20 @@ impl Task {
     }
 
     /// Cline's checkpoints around a tool: the run's first before its first edit or command,
-    /// then one after each tool that may have changed files.
-    fn checkpoint(&mut self, before: bool, tool: &str) {
-        let (turn, len, cp) = (self.turn_number(), self.messages.len(), &mut self.around.checkpoints);
-        match before {
-            true => cp.before(tool, turn, len, &mut self.term, &mut self.around.events),
-            false => cp.after(tool, turn, len, &mut self.term, &mut self.around.events),
+    /// then one after each tool that may have changed files — after an edit tool, of the one
+    /// path it wrote, unless a hook may have changed others.
+    fn checkpoint(&mut self, before: bool, call: &Call) {
+        let (turn, len, tool) = (self.turn_number(), self.messages.len(), call.name.as_str());
+        if before {
+            return self.around.checkpoints.before(tool, turn, len, &mut self.term, &mut self.around.events);
         }
+        let hooked = Hook::ALL.into_iter().any(|h| self.around.project.hooks.has(h));
+        let wrote = match tool {
+            "write_to_file" | "replace_in_file" if !hooked => call.param("path").map(|p| vec![self.ws.resolve(p).abs]),
+            _ => None,
+        };
+        let cp = &mut self.around.checkpoints;
+        cp.after(tool, wrote.as_deref(), turn, len, &mut self.term, &mut self.around.events);
     }
 
     /// At the mistake limit: under `--yolo`, nobody to ask (`None`); otherwise the person's

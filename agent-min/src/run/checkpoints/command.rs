@@ -81,7 +81,12 @@ fn parse(args: Vec<OsString>) -> Result<Args, String> {
             Long("files") => set_what(&mut a, What::Files)?,
             Long("task") => set_what(&mut a, What::Task)?,
             Long("both") => set_what(&mut a, What::Both)?,
-            Long("state-dir") => a.state_dir = Some(p.value().map_err(err)?.into()),
+            // Absolute now: git runs in the workspace, where a relative path names another folder.
+            Long("state-dir") => {
+                let dir = PathBuf::from(p.value().map_err(err)?);
+                a.state_dir =
+                    Some(std::path::absolute(&dir).map_err(|e| format!("--state-dir {}: {e}", dir.display()))?);
+            }
             Value(v) if a.sub.is_empty() => a.sub = v.string().map_err(err)?,
             Value(v) => positional.push(v.string().map_err(err)?),
             other => return Err(format!("{}; see `agent-min checkpoints --help`", other.unexpected())),
@@ -133,6 +138,10 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     let Some(dir) = a.state_dir.clone().or_else(state::default_dir) else {
         return fail(2, "no state directory: neither XDG_STATE_HOME nor HOME is set; pass --state-dir DIR");
     };
+    // After a `kill -9` mid-checkpoint, nested repositories are hidden until put back.
+    for problem in super::shadow::reenable_nested(&dir) {
+        eprintln!("agent-min checkpoints: {}", visible(&problem));
+    }
     let result = Store::open(&dir, None).and_then(|store| {
         let record = match &a.id {
             Some(id) => store.load(id)?,

@@ -183,6 +183,10 @@ const DEFAULT: &[&str] = &[
     "yarn-error.log*",
 ];
 
+/// Added to Cline's: a submodule's `.git` *file*, while disabled, is a file `.git_disabled`
+/// (Cline's `.git_disabled/` matches directories only).
+const DISABLED_FILE: &str = ".git_disabled";
+
 /// Cline's `getLfsPatterns`: the first word of each `.gitattributes` line with `filter=lfs`.
 pub fn lfs_patterns(workspace: &Path) -> Vec<String> {
     let Ok(text) = crate::run::checkpoints::read_small(&workspace.join(".gitattributes"), 1 << 20) else {
@@ -198,7 +202,7 @@ pub fn lfs_patterns(workspace: &Path) -> Vec<String> {
 /// The `info/exclude` file's text (Cline's `writeExcludesFile`: patterns joined by newlines).
 pub fn exclude_file(workspace: &Path) -> String {
     let lfs = lfs_patterns(workspace);
-    DEFAULT.iter().map(|s| s.to_string()).chain(lfs).collect::<Vec<_>>().join("\n")
+    DEFAULT.iter().chain([&DISABLED_FILE]).map(|s| s.to_string()).chain(lfs).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]

@@ -105,6 +105,10 @@ impl Git {
             "diff.external=",
             "-c",
             "core.pager=cat",
+            // The index of a large workspace is written whole by every `add` and `write-tree`;
+            // split, only the entries that changed are (an edit's checkpoint costs the change).
+            "-c",
+            "core.splitIndex=true",
         ])
         .args(args)
         .env("GIT_DIR", &self.git_dir)
