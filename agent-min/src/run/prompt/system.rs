@@ -9,7 +9,7 @@
 //! examples, the `task_progress` parameter and its section, MCP servers, plan mode, Cline's
 //! feedback section (`/reportbug`, `web_fetch`) and every line naming one of those. The
 //! workspace, OS, shell and home directory fill the `{{…}}` places. The test
-//! `agent-min/tests/system_prompt.rs` checks every section against Cline's snapshot.
+//! `agent-min/tests/it/system_prompt.rs` checks every section against Cline's snapshot.
 
 /// Cline's prompt variants that agent-min's XML tool calls can use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! binary, real curl and the scripted server: what reaches the model is what Cline would send.
 //! Each test has its own HOME, so the global Cline directories are the test's.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -704,16 +704,22 @@ fn while_task_cancel_runs_the_loop_starts_nothing_new_and_a_second_signal_exits_
 
     // A slow TaskCancel does not hold a second Ctrl-C.
     let e = Env::new();
-    hook(&ws_hooks(&e), "TaskCancel", "#!/bin/sh\nsleep 20\n");
+    let running = e.ws().join("cancel-hook-running");
+    hook(&ws_hooks(&e), "TaskCancel", &format!("#!/bin/sh\ntouch '{}'\nsleep 20\n", running.display()));
     let mut first = anthropic(&completion("never"));
     first.stall = Duration::from_secs(30);
     let server = Server::start(vec![first]);
     let child = stalled(&e, &server);
     signal(&child, "-INT");
-    std::thread::sleep(Duration::from_millis(500));
+    let start = std::time::Instant::now();
+    while !running.exists() {
+        assert!(start.elapsed() < Duration::from_secs(20), "the TaskCancel hook never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let t = std::time::Instant::now();
     signal(&child, "-INT");
     let r = wait_limited(child, Duration::from_secs(20));
     assert_eq!(r.code, Some(130), "{}", r.all());
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // Well before the hook's 20 s would end.
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
 }
