@@ -1,4 +1,4 @@
-//! Benchmark of checkpoints (issue 15): a 10,000-file workspace in which one file changes
+//! Benchmark of checkpoints: a 10,000-file workspace in which one file changes
 //! between checkpoints. Prints the median, fastest and slowest time of a checkpoint, and how
 //! much the shadow repository grows per change (it should grow with the change, not with the
 //! workspace).

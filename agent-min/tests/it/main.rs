@@ -6,6 +6,7 @@
 mod common;
 
 mod diff_cline;
+mod layout;
 mod parse_cli;
 mod run_checkpoints;
 mod run_cli;

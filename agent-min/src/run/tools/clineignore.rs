@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use super::texts;
+use crate::run::prompt as texts;
 
 /// Most bytes read of `.clineignore` (and of each included file).
 pub const MAX_IGNORE_BYTES: u64 = 1 << 20;

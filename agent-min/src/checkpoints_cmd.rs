@@ -7,8 +7,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::restore::{self, What};
-use super::shadow::Shadow;
+use crate::run::checkpoints::restore::{self, What};
+use crate::run::checkpoints::shadow::Shadow;
 use crate::run::clock::format_utc;
 use crate::run::session::state::{self, CheckpointRecord, Record, Store};
 use crate::run::ui::term::visible;
