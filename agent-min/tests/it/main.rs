@@ -1,7 +1,8 @@
 //! agent-min's integration tests, in one binary (as ripgrep's `tests/tests.rs`): one link instead
 //! of one per file. Each module is one area; run one with `cargo test -p agent-min --test it run_native::`.
 //!
-//! They drive the built `agent-min` binary against scripted servers on 127.0.0.1 (black box).
+//! Most drive the built `agent-min` binary against scripted servers on 127.0.0.1 (black box);
+//! `task_loop` drives `Task` in-process through a scripted `Transport` (fast, no processes).
 
 mod common;
 
@@ -26,3 +27,4 @@ mod run_resume;
 mod run_review;
 mod run_safety;
 mod system_prompt;
+mod task_loop;
