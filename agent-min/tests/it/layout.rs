@@ -150,6 +150,7 @@ fn may_use(folder: &str) -> Option<Vec<Vec<String>>> {
 /// For each folder, each path outside it that its (non-test) code uses, with where.
 fn uses_by_folder() -> BTreeMap<String, Vec<(Vec<String>, String)>> {
     let run = src().join("run");
+    let other = Regex::new(r"crate::([a-z_]+)::").unwrap();
     let mut all = BTreeMap::new();
     for folder in folders() {
         let dir = run.join(&folder);
@@ -176,7 +177,6 @@ fn uses_by_folder() -> BTreeMap<String, Vec<(Vec<String>, String)>> {
                 }
             }
             // Nothing in a folder reaches up to the commands beside `run`.
-            let other = Regex::new(r"crate::([a-z_]+)::").unwrap();
             for c in other.captures_iter(&code) {
                 assert_eq!(&c[1], "run", "{shown} uses crate::{}: a folder of run/ may not use a command", &c[1]);
             }
