@@ -1,4 +1,4 @@
-//! Benchmark of checkpoints (issues 15 and 26): what an edit turn's checkpoint costs in a small
+//! Benchmark of checkpoints: what an edit turn's checkpoint costs in a small
 //! and a large workspace, and their ratio — the goal is that it costs the change, not the
 //! workspace (at most 1.6x from 2,000 to 40,000 files). An edit turn: one file rewritten, then
 //! the checkpoint of the path the edit tool wrote. The two workspaces take turns, round after

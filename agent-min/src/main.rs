@@ -27,9 +27,9 @@ fn main() -> ExitCode {
     match cmd.to_str() {
         Some("parse") => agent_min::parse_cmd::main(rest),
         Some("run") => agent_min::run::main(rest),
-        Some("resume") => agent_min::run::session::resume::main(rest),
-        Some("history") => agent_min::run::session::history::main(rest),
-        Some("checkpoints") => agent_min::run::checkpoints::command::main(rest),
+        Some("resume") => agent_min::resume_cmd::main(rest),
+        Some("history") => agent_min::history_cmd::main(rest),
+        Some("checkpoints") => agent_min::checkpoints_cmd::main(rest),
         Some("-V" | "--version") => {
             println!("agent-min {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS

@@ -1,13 +1,12 @@
-//! `agent-min run`: a minimal Cline-style coding agent (issue 5).
+//! `agent-min run`: a minimal Cline-style coding agent.
 //!
 //! One [`task::Task`] per run drives Cline's recursive loop — request, stream, parse, present,
 //! execute, recurse — over a model API reached only through a `curl` subprocess ([`llm`]), or
-//! over a recorded session ([`session::replay`]).
+//! over a recorded session ([`replay`]).
 //!
 //! The loop is on top ([`task`], with [`stream`] for one streamed reply and [`prompt`] for what
 //! the model is told); each concern below it has its own folder: [`llm`] (the model's API),
-//! [`tools`] (the tools and their file helpers), [`session`] (saved tasks, resume, replay,
-//! `--json` events), [`budget`] (tokens, cost, limits, context window), [`ui`] (terminal,
+//! [`tools`] (the tools and their file helpers), [`session`] (saved tasks, `--json` events), [`budget`] (tokens, cost, limits, context window), [`ui`] (terminal,
 //! signals, redaction). `docs/architecture.md` is the map.
 
 pub mod budget;
@@ -20,12 +19,15 @@ pub mod mcp;
 pub mod native;
 pub mod project;
 pub mod prompt;
+pub mod replay;
+pub mod reply;
 pub mod sandbox;
 pub mod session;
 pub mod spawn;
 pub mod stream;
 pub mod task;
 pub mod tools;
+pub mod trusted_file;
 pub mod ui;
 
 use std::ffi::OsString;
@@ -40,8 +42,8 @@ use budget::limits::Limits;
 use llm::providers::{ApiConfig, Provider};
 use llm::Transport;
 use session::events::Events;
+use session::state;
 use session::state::{Meta, Record, Store};
-use session::{replay, state};
 use task::{Around, End, Settings, Task};
 use tools::paths::Workspace;
 use ui::term::{Style, Term};

@@ -14,7 +14,7 @@ pub mod xml;
 
 use crate::run::llm::{ApiError, Message, Transport};
 use crate::run::mcp::Hub;
-use crate::run::stream::{Reply, Screen};
+use crate::run::reply::{Reply, Screen};
 use crate::run::ui::term::Term;
 
 /// One way of making tool calls, from the prompt to the reply read.

@@ -9,7 +9,7 @@ use crate::run::llm::tool_specs::Tools;
 use crate::run::llm::{ApiError, Message, Transport};
 use crate::run::mcp::Hub;
 use crate::run::native;
-use crate::run::stream::{Reply, Screen};
+use crate::run::reply::{Reply, Screen};
 use crate::run::tools::registry;
 use crate::run::ui::term::Term;
 

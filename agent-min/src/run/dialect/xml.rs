@@ -4,7 +4,8 @@
 use super::Dialect;
 use crate::run::llm::{ApiError, Message, Transport};
 use crate::run::mcp::Hub;
-use crate::run::stream::{self, Reply, Screen};
+use crate::run::reply::{Reply, Screen};
+use crate::run::stream;
 use crate::run::ui::term::Term;
 
 /// Tool calls as XML tags in the reply text.

@@ -2,8 +2,9 @@
 //! formats ([`providers`]), Server-Sent Events ([`sse`]), the `curl` subprocess ([`curl`]) and the
 //! transport that joins them with retries ([`http`]).
 //!
-//! Owns: everything between "a conversation" and "a stream of deltas". May use: [`crate::run::clock`]
-//! and [`crate::run::ui::interrupt`] (so Ctrl-C kills curl), nothing else of the agent. The types
+//! Owns: everything between "a conversation" and "a stream of deltas". May use: [`crate::run::clock`],
+//! [`crate::run::ui::interrupt`] (so Ctrl-C kills curl) and [`crate::run::ui::redact`] (the key
+//! variables curl never inherits), nothing else of the agent. The types
 //! everyone shares live in [`types`], which depends on nothing, so the providers and the transport
 //! never import each other in a circle.
 

@@ -1,6 +1,6 @@
 //! What the loop sees of a model API: messages in, a stream of [`Delta`]s out, errors classified
 //! for retrying. These types are shared by the providers' wire formats and by every
-//! [`Transport`] (the HTTP one in `http.rs`, the replay one in `session/replay.rs`), so they
+//! [`Transport`] (the HTTP one in `http.rs`, the replay one in `run/replay.rs`), so they
 //! depend on nothing else in the agent.
 
 /// Who said a message.

@@ -1,5 +1,4 @@
-//! MCP: the client side of the Model Context Protocol, with Cline's settings format and texts
-//! (issue 14).
+//! MCP: the client side of the Model Context Protocol, with Cline's settings format and texts.
 //!
 //! Owns: where the settings come from and the one-time approval of a workspace's own
 //! `.cline/mcp.json` ([`sources`], this file), the settings format ([`config`]), JSON-RPC
@@ -13,7 +12,7 @@
 //! May use: [`crate::run::llm::curl`] and [`crate::run::llm::sse`] (HTTP),
 //! [`crate::run::llm::tool_specs`] (the native definitions' type), [`crate::run::ui`]
 //! (prompts, interrupt registration, key names), [`crate::run::session::events`], and
-//! [`crate::run::prompt`] (the base system prompt).
+//! [`crate::run::prompt`] (the base system prompt), [`crate::run::clock`].
 
 pub mod client;
 pub mod config;

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::config::{self, ServerConfig};
-use crate::run::project::trusted_file::{self, Links};
+use crate::run::trusted_file::{self, Links};
 
 /// Largest settings file read (a settings file is a few kilobytes).
 const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -221,7 +221,14 @@ mod tests {
         std::os::unix::fs::symlink(&real, &linked).unwrap();
         assert_eq!(load(&[linked], d.path(), true, true, &mut term).unwrap().len(), 1);
         std::fs::remove_file(&ws_file).unwrap();
-        rustix::fs::mknodat(rustix::fs::CWD, &ws_file, rustix::fs::FileType::Fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR, 0).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &ws_file,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
         assert!(load(&none, d.path(), true, true, &mut term).unwrap().is_empty());
         std::fs::remove_file(&ws_file).unwrap();
         std::fs::copy(&real, &ws_file).unwrap();

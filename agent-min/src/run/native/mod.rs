@@ -1,4 +1,4 @@
-//! Native tool calls, beside the XML dialect (issue 16): which dialect a run speaks
+//! Native tool calls, beside the XML dialect: which dialect a run speaks
 //! ([`mode`]: `--tool-calls xml|native|auto` and Cline's table of model families), the streamed
 //! JSON arguments read incrementally ([`args`]), one native reply turned into the same
 //! [`crate::run::tools::Call`] the XML path produces ([`reply`]), and what the model is told in
@@ -6,7 +6,7 @@
 //! the MCP servers' own functions read as `use_mcp_tool` ([`mcp_call`]).
 //!
 //! Owns: the native dialect between the wire (`llm/`) and the loop. May use: [`crate::run::llm`]
-//! types, [`crate::run::stream`]'s `Reply` and `Screen`, [`crate::run::prompt`]'s texts,
+//! types, [`crate::run::reply`] (`Reply`, `Screen`), [`crate::run::prompt`]'s texts,
 //! [`crate::run::tools`]' `Call`, [`crate::run::ui`], [`crate::run::mcp::native`] (uids). The
 //! wire shapes themselves (tool
 //! definitions, `tool_use` / `tool_calls` decoding, history pairing) live in `llm/`.

@@ -10,7 +10,7 @@ use crate::run::native::args::{self, Args, Invalid};
 use crate::run::native::mcp_call;
 use crate::run::native::thinking_tags::ThinkingTags;
 use crate::run::prompt;
-use crate::run::stream::{call_id, reply_too_long, Reply, Screen, MAX_REPLY_TEXT};
+use crate::run::reply::{call_id, reply_too_long, Reply, Screen, MAX_REPLY_TEXT};
 use crate::run::tools::{self, Call};
 use crate::run::ui::term::visible;
 

@@ -1,19 +1,19 @@
 //! The project's own setup, as Cline reads it: rules ([`rules`], with [`frontmatter`] and
-//! [`conditionals`]), `.clineignore` ([`ignore`]) and hooks ([`hooks`], called at Cline's points
-//! by [`lifecycle`]). The texts are Cline's ([`texts`]).
+//! [`conditionals`]) and hooks ([`hooks`], called at Cline's points by [`lifecycle`]). The texts
+//! are Cline's ([`texts`]). `.clineignore`, which walls files off from the tools, is
+//! `crate::run::tools::clineignore`; this module adds its section to the prompt.
 //!
-//! Owns: everything read from `.clinerules`, `.clineignore`, the other agents' rule files and
-//! the global Cline directories. May use: [`crate::run::llm`] (message types),
-//! [`crate::run::tools::Call`], [`crate::run::session::events`], [`crate::run::ui`].
+//! Owns: everything read from `.clinerules`, the other agents' rule files and the global Cline
+//! directories. May use: [`crate::run::llm`] (message types), [`crate::run::tools`] (`Call`, the
+//! tool names, `.clineignore`, the directories never entered), [`crate::run::session::events`],
+//! [`crate::run::ui`].
 
 pub mod conditionals;
 pub mod frontmatter;
 pub mod hooks;
-pub mod ignore;
 pub mod lifecycle;
 pub mod rules;
 pub mod texts;
-pub mod trusted_file;
 
 use std::path::{Path, PathBuf};
 
@@ -109,7 +109,7 @@ impl Project {
         let paths = conditionals::candidates(&latest_user_text(messages), &tool_paths(messages), &self.root);
         let mut reader = rules::Reader::new();
         let mut sections = rules::sections(&self.root, &self.sources, &paths, &mut reader);
-        sections.extend(ignore::instructions(&self.root));
+        sections.extend(crate::run::tools::clineignore::instructions(&self.root));
         for w in reader.warnings {
             if !self.warned.contains(&w) {
                 term.warn(&format!("Rules: {w}"));

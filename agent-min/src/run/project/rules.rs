@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use super::conditionals;
 use super::frontmatter;
 use super::texts;
-use super::trusted_file::{self, Links};
+use crate::run::trusted_file::{self, Links};
 
 /// Most bytes read of one rule file; a larger one is skipped with a warning.
 pub const MAX_RULE_FILE_BYTES: u64 = 1 << 20;

@@ -1,19 +1,6 @@
 //! Cline v4.0.10's texts for the project's own setup, word for word (`formatResponse` in
-//! `core/prompts/responses.ts`, `components/user_instructions.ts`): the rule headings, the
-//! `.clineignore` instructions and refusal, and the custom-instructions section they sit in.
-
-/// The lock Cline puts before an ignored entry in a file listing (`LOCK_TEXT_SYMBOL`).
-pub const LOCK: &str = "\u{1F512}";
-
-/// `formatResponse.clineIgnoreError`: what a tool says when `.clineignore` blocks a path.
-pub fn cline_ignore_error(path: &str) -> String {
-    format!("Access to {path} is blocked by the .clineignore file settings. You must try to continue in the task without using this file, or ask the user to update the .clineignore file.")
-}
-
-/// `formatResponse.clineIgnoreInstructions`: the prompt's `.clineignore` section.
-pub fn cline_ignore_instructions(content: &str) -> String {
-    format!("# .clineignore\n\n(The following is provided by a root-level .clineignore file where the user has specified files and directories that should not be accessed. When using list_files, you'll notice a {LOCK} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)\n\n{content}\n.clineignore")
-}
+//! `core/prompts/responses.ts`, `components/user_instructions.ts`): the rule headings and the
+//! custom-instructions section they sit in (the `.clineignore` texts are in `prompt/responses.rs`).
 
 /// `formatResponse.clineRulesGlobalDirectoryInstructions`.
 pub fn global_directory(dir: &str, content: &str) -> String {

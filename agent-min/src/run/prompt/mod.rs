@@ -4,6 +4,8 @@
 //! - [`responses`]: Cline's `formatResponse` texts (tool results, errors, the loop's notes).
 //!
 //! A new text goes in the file of its kind; callers use the re-exports below.
+//!
+//! May use: nothing else of the agent.
 
 pub mod responses;
 pub mod system;

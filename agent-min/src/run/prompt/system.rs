@@ -11,7 +11,7 @@
 //! tools' sections (`## read_file` …) are their declarations' (`tools/registry.rs`, texts in
 //! `tools/decl/`) and fill `{{tools}}`; the workspace, OS, shell and home directory fill the
 //! other `{{…}}` places. The test
-//! `agent-min/tests/system_prompt.rs` checks every section against Cline's snapshot.
+//! `agent-min/tests/it/system_prompt.rs` checks every section against Cline's snapshot.
 
 /// Cline's prompt variants that agent-min's XML tool calls can use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -40,7 +40,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         ctx.term.outcome(false, &why);
         return Outcome::Failure { text: tool_error(&crate::run::prompt::permission_denied(&why)), mistake: false };
     }
-    if let Some(refusal) = crate::run::project::ignore::command_refusal(ctx.ws.root(), command) {
+    if let Some(refusal) = crate::run::tools::clineignore::command_refusal(ctx.ws.root(), command) {
         ctx.decide(false, By::Policy, None);
         ctx.term.outcome(false, "blocked by .clineignore");
         return Outcome::Failure { text: tool_error(&refusal), mistake: false };

@@ -45,7 +45,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     let (entries, truncated) = list(&r.abs, recursive, MAX_ENTRIES);
-    let entries = crate::run::project::ignore::ClineIgnore::load(ctx.ws.root()).mark(&r.abs, entries);
+    let entries = crate::run::tools::clineignore::ClineIgnore::load(ctx.ws.root()).mark(&r.abs, entries);
     ctx.term.outcome(true, &format!("{} entries{}", entries.len(), if truncated { " (truncated)" } else { "" }));
     Outcome::Success(format_listing(&entries, truncated))
 }

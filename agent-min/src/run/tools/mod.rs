@@ -3,14 +3,16 @@
 //! A tool gets a [`Call`] (the parsed tool block) and a [`Ctx`] (workspace, terminal, flags) and
 //! returns an [`Outcome`]: the text that goes back to the model and whether it was a success.
 //!
-//! Owns: the tools and what they need — path confinement ([`paths`]), file helpers ([`fsx`]), the
+//! Owns: the tools and what they need — path confinement ([`paths`]), `.clineignore` ([`clineignore`]), file helpers ([`fsx`]), the
 //! SEARCH/REPLACE engine ([`diff`]), ripgrep's walker (`walk`), the approval preview
 //! ([`preview`]), the patch of a person's edit ([`patch`]), their editor (`editor`), and what the
 //! tools remember across calls ([`Memory`]: loop detection, [`repeat`]; the file-read cache). The
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
 //! (prompts, tool lines, interrupts), [`crate::run::session::events`] (approval events),
-//! [`crate::run::prompt`], [`crate::run::clock`].
+//! [`crate::run::prompt`], [`crate::run::clock`], [`crate::run::sandbox`] (what a command may
+//! reach), [`crate::run::mcp`] (the servers behind the MCP tools).
 
+pub mod clineignore;
 pub mod diff;
 pub mod fsx;
 pub mod patch;
@@ -204,7 +206,7 @@ pub fn check_path(
     what: &str,
     preview: Option<&str>,
 ) -> Result<Resolved, Outcome> {
-    if let Some(refusal) = crate::run::project::ignore::refusal(ctx.ws.root(), ctx.tool, path) {
+    if let Some(refusal) = crate::run::tools::clineignore::refusal(ctx.ws.root(), ctx.tool, path) {
         ctx.decide(false, By::Policy, None);
         ctx.term.outcome(false, "blocked by .clineignore");
         return Err(Outcome::Failure { text: tool_error(&refusal), mistake: false });
@@ -365,7 +367,7 @@ mod tests {
 /// The first-turn file listing of the workspace (recursive, capped like `list_files`).
 pub fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
     let (entries, truncated) = list::list(root, true, list::MAX_ENTRIES);
-    (crate::run::project::ignore::ClineIgnore::load(root).mark(root, entries), truncated)
+    (crate::run::tools::clineignore::ClineIgnore::load(root).mark(root, entries), truncated)
 }
 
 pub use list::{format_listing, NOT_ENTERED};

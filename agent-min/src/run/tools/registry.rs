@@ -353,7 +353,7 @@ mod tests {
             super::super::run(&call("touch_file", &[("path", "a.txt")]), ctx)
         });
         assert_eq!(done, Outcome::Success("touched a.txt".into()));
-        tracker.after("touch_file", 1, 2, &mut term, &mut events);
+        tracker.after("touch_file", None, 1, 2, &mut term, &mut events);
         let tools: Vec<&str> = tracker.records().iter().map(|r| r.tool.as_str()).collect();
         assert_eq!(tools, ["start", "touch_file"]);
         assert_eq!(tracker.records()[1].files, ["a.txt"]);

@@ -42,7 +42,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let ignored = crate::run::project::ignore::ClineIgnore::load(ctx.ws.root());
+    let ignored = crate::run::tools::clineignore::ClineIgnore::load(ctx.ws.root());
     let results = match search(&r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p)) {
         Ok(results) => results,
         Err(e) => {

@@ -183,7 +183,7 @@ enum Found {
 /// Reads a hook file once, from one descriptor: no link, a regular executable file, at most
 /// [`MAX_HOOK_BYTES`].
 fn find(path: &Path) -> Found {
-    use super::trusted_file::{open, Error, Links};
+    use crate::run::trusted_file::{open, Error, Links};
     let opened = match open(path, Links::Refuse) {
         Ok(o) => o,
         Err(Error::Missing) => return Found::None,

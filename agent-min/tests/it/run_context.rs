@@ -1,7 +1,7 @@
 //! Context-window management end to end: the request sent after the threshold is crossed, and
 //! one harder cut and a retry after a server's context-length error.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use super::texts;
-use super::trusted_file::{self, Links};
+use crate::run::prompt as texts;
+use crate::run::trusted_file::{self, Links};
 
 /// Most bytes read of `.clineignore` (and of each included file).
 pub const MAX_IGNORE_BYTES: u64 = 1 << 20;

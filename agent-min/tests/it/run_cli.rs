@@ -1,7 +1,7 @@
 //! What a new user hits first: an unusable `--cwd`, a read-only workspace, `--version`, a task
 //! piped on standard input.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -1,7 +1,7 @@
 //! `--replay`: the shipped demo session runs through the real loop and tools, with no key and no
 //! network, clearly labelled as a replay.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! files and conversation, then resumed from there); and the faults: git missing, the home
 //! directory, a second agent holding the lock, `kill -9` in the middle of a checkpoint.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -334,8 +334,8 @@ fn agent_mid_checkpoint() -> MidCheckpoint {
         run_agent(&ws, &args_with(&anthropic_args(&server), &["--state-dir", &state_dir, "--json", "t0"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let earlier = common::events::parse(&r.stdout)[0]["task_id"].as_str().unwrap().to_string();
-    // Enough changed since (2,000 files of 16 kB) for the next checkpoint's `git add` to take
-    // well over the 300 ms within which it must die with the agent.
+    // Enough changed since (2,000 files of 16 kB) for the next checkpoint's `git add` to be
+    // caught running.
     for i in 0..2_000 {
         let text: String = (0..1_000).map(|l| format!("{i:05} {l:05} changed\n")).collect();
         std::fs::write(ws.join(format!("src/m{}/f{i}.txt", i % 100)), text).unwrap();
@@ -383,13 +383,17 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
     let state_dir = state.display().to_string();
     let dir = state.join("checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws));
     let journal = dir.join("nested-disabled");
+    // Its git dies with it (git runs in the workspace). Stopped first, git cannot finish its
+    // work by itself however long it is given: only the agent's death signal can end it.
+    for pid in pids_in(&ws).into_iter().filter(|&p| p != child.id()) {
+        let _ = Command::new("kill").args(["-STOP", &pid.to_string()]).status();
+    }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     assert!(journal.exists() && !ws.join("lib/.git").exists(), "killed mid-checkpoint, as intended");
-    // Its git died with it (git runs in the workspace: no process is left there).
     let start = Instant::now();
     while !processes_in(&ws).is_empty() {
-        assert!(start.elapsed() < Duration::from_millis(300), "git outlived the agent: {:?}", processes_in(&ws));
+        assert!(start.elapsed() < LIMIT, "git outlived the agent: {:?}", processes_in(&ws));
         std::thread::sleep(Duration::from_millis(20));
     }
 
@@ -417,6 +421,16 @@ fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoint
 }
 
 /// Processes whose working directory is `dir`.
+fn pids_in(dir: &Path) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| Some((e.file_name().to_str()?.parse::<u32>().ok()?, e.path())))
+        .filter(|(_, p)| std::fs::read_link(p.join("cwd")).is_ok_and(|c| c == dir))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
 fn processes_in(dir: &Path) -> Vec<String> {
     std::fs::read_dir("/proc")
         .unwrap()

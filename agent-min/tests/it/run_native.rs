@@ -2,7 +2,7 @@
 //! speaking Anthropic's, OpenAI's and Ollama's native wire shapes — and refusing, as the real
 //! APIs do, any request whose calls and results do not pair up.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! command never runs and the model's next request carries Cline's refusal text; an allowed one
 //! still runs.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

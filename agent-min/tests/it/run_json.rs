@@ -1,7 +1,7 @@
 //! `--json`: every event of end-to-end runs follows the documented schema, the events tell the
 //! whole story in order, and the human output moves to stderr.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

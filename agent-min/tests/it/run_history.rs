@@ -1,6 +1,6 @@
 //! `agent-min history` after the ways a run ends: Ctrl-C, a failure after answered requests.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

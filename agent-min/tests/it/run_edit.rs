@@ -1,7 +1,7 @@
 //! A person editing a proposed file edit before approving it (`e`), and what the model is told:
 //! Cline's `fileEditWithUserChanges` with the person's changes as a jsdiff patch.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

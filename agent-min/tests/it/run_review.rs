@@ -2,7 +2,7 @@
 //! the real binary, the real curl and the scripted server, as the user who relies on the agent
 //! and the attacker who controls the model (or its server).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! binary, real curl and the scripted server: what reaches the model is what Cline would send.
 //! Each test has its own HOME, so the global Cline directories are the test's.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -713,18 +713,24 @@ fn while_task_cancel_runs_the_loop_starts_nothing_new_and_a_second_signal_exits_
 
     // A slow TaskCancel does not hold a second Ctrl-C.
     let e = Env::new();
-    hook(&ws_hooks(&e), "TaskCancel", "#!/bin/sh\nsleep 20\n");
+    let running = e.ws().join("cancel-hook-running");
+    hook(&ws_hooks(&e), "TaskCancel", &format!("#!/bin/sh\ntouch '{}'\nsleep 20\n", running.display()));
     let mut first = anthropic(&completion("never"));
     first.stall = Duration::from_secs(30);
     let server = Server::start(vec![first]);
     let child = stalled(&e, &server);
     signal(&child, "-INT");
-    std::thread::sleep(Duration::from_millis(500));
+    let start = std::time::Instant::now();
+    while !running.exists() {
+        assert!(start.elapsed() < Duration::from_secs(20), "the TaskCancel hook never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let t = std::time::Instant::now();
     signal(&child, "-INT");
     let r = wait_limited(child, Duration::from_secs(20));
     assert_eq!(r.code, Some(130), "{}", r.all());
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // Well before the hook's 20 s would end.
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
 }
 
 // ---- issue 25: hooks and workspace files under attack ----
@@ -867,7 +873,14 @@ fn clineignore_and_rule_files_swapped_for_fifos_never_block_the_run() {
     let e = Env::new();
     let spare = tempfile::tempdir_in(e.ws()).unwrap();
     let fifo = spare.path().join("fifo");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        0,
+    )
+    .unwrap();
     let files = [e.ws().join(".clineignore"), e.ws().join(".windsurfrules")];
     for f in &files {
         std::fs::write(f, "secret.txt\n").unwrap();
@@ -906,9 +919,11 @@ fn clineignore_and_rule_files_swapped_for_fifos_never_block_the_run() {
     assert!(swaps > 0);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert_eq!(server.requests().len(), 31);
+}
+
 #[test]
 fn a_hook_and_what_it_started_die_with_the_agent_on_kill_9() {
-    // Issue 20: hooks lived on after a kill -9 of the agent (their own process group, no
+    // Hooks lived on after a kill -9 of the agent (their own process group, no
     // parent-death signal).
     let e = Env::new();
     let (bg, sh) = (e.home().join("bg.pid"), e.home().join("sh.pid"));

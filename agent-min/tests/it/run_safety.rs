@@ -1,7 +1,7 @@
 //! The key never reaches argv or output; missing curl is named; Ctrl-C kills curl and running
 //! commands and exits 130; usage errors exit 2.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

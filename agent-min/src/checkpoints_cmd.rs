@@ -7,8 +7,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::restore::{self, What};
-use super::shadow::Shadow;
+use crate::run::checkpoints::restore::{self, What};
+use crate::run::checkpoints::shadow::Shadow;
 use crate::run::clock::format_utc;
 use crate::run::session::state::{self, CheckpointRecord, Record, Store};
 use crate::run::ui::term::visible;
@@ -139,7 +139,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         return fail(2, "no state directory: neither XDG_STATE_HOME nor HOME is set; pass --state-dir DIR");
     };
     // After a `kill -9` mid-checkpoint, nested repositories are hidden until put back.
-    for problem in super::shadow::reenable_nested(&dir) {
+    for problem in crate::run::checkpoints::shadow::reenable_nested(&dir) {
         eprintln!("agent-min checkpoints: {}", visible(&problem));
     }
     let result = Store::open(&dir, None).and_then(|store| {

@@ -4,7 +4,7 @@
 //! target/mcp-servers); the first test to need them runs it, and if it fails every test here
 //! fails with its output.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -523,7 +523,8 @@ fn run_during_a_slow_call() -> (std::process::Child, i32, [tempfile::TempDir; 2]
         .unwrap();
     wait_for("the first request", || !server.requests().is_empty());
     wait_for("the server's pid", || !pids(&pidfile).is_empty());
-    std::thread::sleep(Duration::from_millis(500)); // the call is under way
+    let calls = cfg_dir.path().join("pids.calls");
+    wait_for("the slow call to be under way", || std::fs::read_to_string(&calls).is_ok_and(|c| c.contains("slow")));
     let pid = pids(&pidfile)[0];
     assert!(alive(pid));
     (child, pid, [ws, cfg_dir], server)

@@ -130,7 +130,14 @@ mod tests {
     fn a_fifo_is_refused_without_blocking() {
         let d = tempfile::tempdir().unwrap();
         let fifo = d.path().join("fifo");
-        rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR, 0).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
         assert!(matches!(read(&fifo, Links::Follow, 100), Err(Error::NotRegular)));
     }
 

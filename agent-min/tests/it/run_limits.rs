@@ -1,7 +1,7 @@
 //! Limits and accounting: `--max-cost`, `--max-turns` and `--timeout` each stop the run with
 //! exit 1 and a message naming the limit; tokens and cost per request and in total.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

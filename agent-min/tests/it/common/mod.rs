@@ -1,6 +1,5 @@
 //! Test helpers: a scripted LLM server on 127.0.0.1 speaking the real Anthropic and OpenAI SSE
 //! wire formats (split at awkward boundaries), and a runner for the built binary.
-#![allow(dead_code)] // each test file uses a different subset
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -1,7 +1,7 @@
 //! Saved tasks: kill -9 in the middle of a streamed reply, then `resume` completes the task with
 //! every completed turn intact; `history` lists tasks; saved files never hold the API key.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

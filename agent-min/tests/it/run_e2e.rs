@@ -1,6 +1,6 @@
 //! End-to-end: the real binary, real curl, a scripted LLM server on 127.0.0.1, a temp workspace.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
