@@ -34,6 +34,26 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("mcp") => agent_min::mcp_cmd::main(rest),
+        // `agent-min help run` is `agent-min run --help`.
+        Some("help") if !rest.is_empty() => {
+            match rest[0].to_str() {
+                Some(sub @ ("parse" | "run" | "resume" | "history" | "checkpoints" | "mcp")) => {
+                    let help = vec![std::ffi::OsString::from("--help")];
+                    match sub {
+                        "parse" => agent_min::parse_cmd::main(help),
+                        "run" => agent_min::run::main(help),
+                        "resume" => agent_min::run::session::resume::main(help),
+                        "history" => agent_min::run::session::history::main(help),
+                        "checkpoints" => agent_min::run::checkpoints::command::main(help),
+                        _ => agent_min::mcp_cmd::main(help),
+                    }
+                }
+                _ => {
+                    eprintln!("agent-min help: unknown command {:?}; expected parse, run, resume, history, checkpoints or mcp", rest[0]);
+                    ExitCode::from(2)
+                }
+            }
+        }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
