@@ -249,7 +249,8 @@ fn piped_input_beside_a_task_is_context_and_stdout_carries_only_the_result() {
     let server = Server::start(vec![anthropic(&completion("Looks fine: one line added."))]);
     let ws = tempfile::tempdir().unwrap();
     let out = ws.path().join("review.md");
-    let args = args_with(&anthropic_args(&server), &["--no-save", "-o", out.to_str().unwrap(), "review this"]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "-o", out.to_str().unwrap(), "review this"]);
     let r = run_piped(ws.path(), &args, &[], b"diff --git a/x b/x\n+one line\n");
     assert_eq!(r.code, Some(0), "{}", r.all());
     let first = server.requests()[0].last_user();
@@ -272,7 +273,8 @@ fn sigterm_and_sigint_end_the_json_stream_with_completion_and_exit_143_or_130() 
         let server = Server::start(vec![slow]);
         let ws = tempfile::tempdir().unwrap();
         let state = tempfile::tempdir().unwrap();
-        let args = args_with(&anthropic_args(&server), &["--json", "t"]);
+        let base = anthropic_args(&server);
+        let args = args_with(&base, &["--json", "t"]);
         let mut child = agent_cmd("run", ws.path(), &args, &[], state.path()).stdin(Stdio::null()).spawn().unwrap();
         let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
         // Wait for the request to be under way: its first text event.
@@ -311,7 +313,8 @@ fn output_schema_retries_an_invalid_result_once_then_prints_valid_json() {
         anthropic(&completion("There are two TODOs.")),
         anthropic(&completion("{\"todos\": [\"a\", \"b\"]}")),
     ]);
-    let args = args_with(&anthropic_args(&server), &["--no-save", "--output-schema", "s.json", "list the TODOs"]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "--output-schema", "s.json", "list the TODOs"]);
     let r = run_piped(ws.path(), &args, &[], b"");
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert_eq!(r.stdout, "{\"todos\":[\"a\",\"b\"]}\n");
@@ -320,7 +323,8 @@ fn output_schema_retries_an_invalid_result_once_then_prints_valid_json() {
     assert!(reqs[1].last_user().contains("does not match the required JSON Schema"), "{}", reqs[1].last_user());
     // Invalid twice: the run fails.
     let server = Server::start(vec![anthropic(&completion("no")), anthropic(&completion("{\"todos\": 3}"))]);
-    let args = args_with(&anthropic_args(&server), &["--no-save", "--output-schema", "s.json", "list the TODOs"]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "--output-schema", "s.json", "list the TODOs"]);
     let r = run_piped(ws.path(), &args, &[], b"");
     assert_eq!(r.code, Some(1), "{}", r.all());
     assert_eq!(r.stdout, "");
