@@ -38,7 +38,7 @@ every write_to_file, replace_in_file and execute_command. Each checkpoint has a 
               outputs, media, .gitignore'd, over 10 MiB) are never touched.
 
 ID is a task id or a unique prefix of one (see `agent-min history`); without one, or with
---last, the most recently saved task.
+--last, the latest task run in the current directory (it is named on stderr).
 
 OPTIONS:
     --state-dir DIR       where tasks are saved (default $XDG_STATE_HOME/agent-min or
@@ -145,7 +145,12 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     let result = Store::open(&dir, None).and_then(|store| {
         let record = match &a.id {
             Some(id) => store.load(id)?,
-            None => store.last()?,
+            None => {
+                let r = store.last_in(std::path::Path::new("."))?;
+                let task = crate::resume_cmd::short(&r.meta.task);
+                eprintln!("agent-min checkpoints: the latest task of {}: {} — {task}", r.meta.cwd, r.meta.id);
+                r
+            }
         };
         match a.sub.as_str() {
             "list" => list(&record),

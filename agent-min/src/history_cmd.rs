@@ -53,6 +53,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     if tasks.is_empty() && !json {
         println!("No saved tasks yet; `agent-min run` saves each task after every turn.");
     }
+    if !tasks.is_empty() && !json {
+        println!("{}", header());
+    }
     for r in &tasks {
         if json {
             println!("{}", summary_json(r));
@@ -66,6 +69,15 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 fn usage_error(msg: &str) -> ExitCode {
     eprintln!("agent-min history: {msg}");
     ExitCode::from(2)
+}
+
+/// The column names, over [`summary_line`]'s columns.
+fn header() -> String {
+    let when = crate::run::clock::format_utc(0).chars().count();
+    format!(
+        "{:<22}  {:<9} {:>8}  {:>9}  {:<when$}  {}  {}",
+        "ID", "STATUS", "REQUESTS", "COST", "UPDATED", "WORKSPACE", "TASK"
+    )
 }
 
 /// One task's line; its task and workspace are shown escaped, as everything else on the terminal.

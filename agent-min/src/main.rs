@@ -36,6 +36,26 @@ fn main() -> ExitCode {
         }
         Some("mcp") => agent_min::mcp_cmd::main(rest),
         Some("sandbox") => agent_min::sandbox_cmd::main(rest),
+        // `agent-min help run` is `agent-min run --help`.
+        Some("help") if !rest.is_empty() => {
+            let help = vec![std::ffi::OsString::from("--help")];
+            match rest[0].to_str() {
+                Some("parse") => agent_min::parse_cmd::main(help),
+                Some("run") => agent_min::run::main(help),
+                Some("resume") => agent_min::resume_cmd::main(help),
+                Some("history") => agent_min::history_cmd::main(help),
+                Some("checkpoints") => agent_min::checkpoints_cmd::main(help),
+                Some("mcp") => agent_min::mcp_cmd::main(help),
+                Some("sandbox") => agent_min::sandbox_cmd::main(help),
+                _ => {
+                    eprintln!(
+                        "agent-min help: unknown command {:?}; expected parse, run, resume, history, checkpoints, mcp or sandbox",
+                        rest[0]
+                    );
+                    ExitCode::from(2)
+                }
+            }
+        }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -25,12 +25,20 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     };
     let found = match opts.task.take() {
         Some(id) => store.load(&id),
-        None => store.last(),
+        None => store.last_in(opts.cwd.as_deref().unwrap_or(std::path::Path::new("."))),
     };
     let record = match found {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
     };
+    if opts.last {
+        eprintln!(
+            "agent-min resume: the latest task of {}: {} — {}",
+            record.meta.cwd,
+            record.meta.id,
+            short(&record.meta.task)
+        );
+    }
     // The saved task's provider, model, URL and workspace, unless given again.
     if opts.provider.is_none() {
         match Provider::parse(&record.meta.provider) {
@@ -61,6 +69,14 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         eprintln!("agent-min resume: task {} had completed; continuing it anyway.", record.meta.id);
     }
     crate::run::launch(&opts, Some(record))
+}
+
+/// The first line of a task, at most 60 characters, control characters visible.
+pub(crate) fn short(task: &str) -> String {
+    let line = task.lines().next().unwrap_or("");
+    let cut: String = line.chars().take(60).collect();
+    let more = if cut.len() < task.trim_end().len() { "…" } else { "" };
+    format!("{}{more}", crate::run::ui::term::visible(&cut))
 }
 
 fn usage_error(msg: &str) -> ExitCode {

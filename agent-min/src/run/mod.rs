@@ -13,10 +13,12 @@ pub mod budget;
 pub mod checkpoints;
 pub mod cli;
 pub mod clock;
+pub mod config;
 pub mod dialect;
 pub mod llm;
 pub mod mcp;
 pub mod native;
+pub mod output_schema;
 pub mod project;
 pub mod prompt;
 pub mod replay;
@@ -76,8 +78,15 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
 fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     let cmd = if saved.is_some() { "resume" } else { "run" };
     interrupt::install();
-    let mut term = if opts.json { Term::stderr() } else { Term::new() };
+    // stdout carries what a script reads — the events, or the final result — and nothing else
+    // when it is not a terminal; the transcript then goes to stderr.
+    let human_on_stderr = opts.json || !std::io::stdout().is_terminal();
+    let mut term = if human_on_stderr { Term::stderr() } else { Term::new() };
     let events = if opts.json { Events::to(Box::new(std::io::stdout())) } else { Events::off() };
+    // A workspace that cannot be is said before anything else (the key, the recording).
+    if let Some(Err(e)) = opts.cwd.as_deref().map(existing_dir) {
+        return usage_error(cmd, &e);
+    }
     let setup = match &opts.replay {
         Some(file) => replay_setup(opts, file, &mut term),
         None => live_setup(opts),
@@ -105,11 +114,12 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(a) => a,
         Err(e) => return usage_error(cmd, &e),
     };
-    around.mcp =
-        match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, opts.project.trust_workspace, &mut term) {
-            Ok(hub) => hub,
-            Err(e) => return usage_error(cmd, &e),
-        };
+    let mcp_wait = opts.mcp_startup_timeout.map_or(mcp::hub::CONNECT_WAIT, clock::clamped_secs);
+    let trust = opts.project.trust_workspace;
+    around.mcp = match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, trust, mcp_wait, &mut term) {
+        Ok(hub) => hub,
+        Err(e) => return usage_error(cmd, &e),
+    };
     let settings = Settings {
         yolo: setup.yolo,
         max_mistakes: opts.max_mistakes,
@@ -126,35 +136,67 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         None => task.run(),
     };
     if replaying {
-        let mut t = if opts.json { Term::stderr() } else { Term::new() };
+        let mut t = if human_on_stderr { Term::stderr() } else { Term::new() };
         t.line(Style::Bold, "▶ End of replay: no model was called; the tools ran for real.");
         if let Some(root) = &temporary {
             end_temporary_workspace(root, opts.keep, &mut t);
         }
     }
-    match end {
-        End::Completed(_) => ExitCode::SUCCESS,
-        End::Failed(why) => {
-            // The task's own "Task failed" line is already where a person looks — on stderr
-            // with --json, on the terminal when both streams are one: say it once.
-            let said = opts.json || (std::io::stdout().is_terminal() && std::io::stderr().is_terminal());
-            if !said {
-                eprintln!("agent-min: task failed: {}", ui::term::visible(&redact::apply(&why)));
-            }
-            ExitCode::from(1)
+    if let (End::Completed(result), Some(file)) = (&end, &opts.output_last_message) {
+        if let Err(e) = write_last_message(file, result) {
+            eprintln!("agent-min: could not write the final result to {} ({e})", file.display());
+            return ExitCode::from(1);
         }
     }
+    match &end {
+        End::Completed(result) => {
+            if !opts.json && !std::io::stdout().is_terminal() {
+                print_result(result);
+            }
+            ExitCode::SUCCESS
+        }
+        End::Failed(why) | End::NeedsPerson(why) => {
+            // The task's own "Task failed" line is already where a person looks — on stderr
+            // when stdout is not a terminal, on the terminal when both streams are one: say it
+            // once.
+            let said = human_on_stderr || std::io::stderr().is_terminal();
+            if !said {
+                eprintln!("agent-min: task failed: {}", ui::term::visible(&redact::apply(why)));
+            }
+            ExitCode::from(end.exit_code() as u8)
+        }
+    }
+}
+
+/// The final result on stdout, for a script (stdout is not a terminal), with one final newline.
+fn print_result(result: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let text = redact::apply(result);
+    let _ = out.write_all(text.as_bytes());
+    if !text.ends_with('\n') {
+        let _ = out.write_all(b"\n");
+    }
+    let _ = out.flush();
+}
+
+/// `-o FILE`: the final result, written whole or not at all (a temporary file renamed over it).
+fn write_last_message(file: &std::path::Path, result: &str) -> std::io::Result<()> {
+    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let name = file.file_name().ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let tmp = dir.join(format!(".{}.tmp.{}", name.to_string_lossy(), std::process::id()));
+    let text = redact::apply(result);
+    std::fs::write(&tmp, text.as_bytes())?;
+    std::fs::rename(&tmp, file).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 /// The workspace, or why `root` cannot be one (a usage error: exit 2). A workspace the user
 /// cannot write to is said up front: edits and new files would fail there.
 fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, String> {
     let shown = root.display();
-    let meta = std::fs::metadata(root)
-        .map_err(|e| format!("the workspace {shown} is not usable ({e}); pass an existing directory with --cwd"))?;
-    if !meta.is_dir() {
-        return Err(format!("the workspace {shown} is not a directory; pass a directory with --cwd"));
-    }
+    existing_dir(root)?;
     let ws = Workspace::new(root)
         .map_err(|e| format!("the workspace {shown} is not usable ({e}); pass an existing directory with --cwd"))?;
     if let Err(e) = probe_writable(ws.root()) {
@@ -164,6 +206,17 @@ fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, 
         ));
     }
     Ok(ws)
+}
+
+/// Why `root` cannot be a workspace, if it cannot: it must be an existing directory.
+fn existing_dir(root: &std::path::Path) -> Result<(), String> {
+    let shown = root.display();
+    let meta = std::fs::metadata(root)
+        .map_err(|e| format!("the workspace {shown} is not usable ({e}); pass an existing directory with --cwd"))?;
+    if !meta.is_dir() {
+        return Err(format!("the workspace {shown} is not a directory; pass a directory with --cwd"));
+    }
+    Ok(())
 }
 
 /// Creates and removes a probe file: the only test that sees read-only mounts and ACLs.
@@ -262,6 +315,7 @@ fn surroundings(
         limits: Limits::start(opts.max_turns, opts.max_cost, opts.timeout),
         checkpoints,
         mcp: mcp::Hub::none(),
+        output_schema: opts.output_schema.as_deref().map(output_schema::OutputSchema::load).transpose()?,
     })
 }
 
@@ -279,7 +333,7 @@ pub fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, 
 fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
     redact::add_from_env();
-    let task = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin())).transpose()?;
+    let task = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin(), cli::stdin_is_piped())).transpose()?;
     let Some(task) = task.filter(|t| !t.trim().is_empty()) else {
         return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());
     };
@@ -293,7 +347,7 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     let base_url = opts
         .base_url
         .clone()
-        .or_else(|| decl.base_url_var.and_then(env))
+        .or_else(|| decl.base_url_var.and_then(env).map(|u| u.trim_end_matches('/').to_string()))
         .unwrap_or_else(|| decl.default_base_url.to_string());
     let api_key = decl.key_var.and_then(env);
     if api_key.is_none() && decl.key_required_at.is_some_and(|at| base_url.contains(at)) {
@@ -335,7 +389,7 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
 /// A replay: the recording, and its workspace (a fresh seeded temp dir unless `--cwd`).
 fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) -> Result<Setup, String> {
     let rec = replay::Recording::load(file)?;
-    let given = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin())).transpose()?;
+    let given = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin(), cli::stdin_is_piped())).transpose()?;
     let task = given.or_else(|| rec.task.clone()).ok_or("the recording has no task; give one as an argument")?;
     let (root, yolo) = match &opts.cwd {
         Some(dir) => (dir.clone(), opts.yolo),
@@ -353,7 +407,11 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
     term.info(&format!(
         "  workspace: {}{}",
         root.display(),
-        if opts.cwd.is_none() { " (temporary; everything inside is approved)" } else { "" }
+        match (opts.cwd.is_none(), opts.keep) {
+            (true, false) => " (temporary: removed at the end, pass --keep to keep it; everything inside is approved)",
+            (true, true) => " (temporary, kept after the end: --keep; everything inside is approved)",
+            (false, _) => "",
+        }
     ));
     let transport = rec.into_transport(Duration::from_millis(opts.replay_delay_ms));
     Ok(Setup {

@@ -3,8 +3,6 @@
 
 use crate::common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::*;
@@ -14,20 +12,8 @@ const LIMIT: Duration = Duration::from_secs(60);
 /// Runs an interactive task whose person types `input`, with `editor` as `$EDITOR`.
 fn run_with_editor(ws: &std::path::Path, server: &Server, editor: &str, input: &[u8]) -> Run {
     let url = server.anthropic_url();
-    let mut child = Command::new(bin())
-        .args(["run", "--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "t"])
-        .current_dir(ws)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .env_remove("VISUAL")
-        .env("EDITOR", editor)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    wait_limited(child, LIMIT)
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "t"];
+    run_interactive_env(ws, &args, &[("EDITOR", editor), ("VISUAL", "")], input, LIMIT)
 }
 
 #[test]

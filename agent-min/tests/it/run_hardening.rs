@@ -21,7 +21,10 @@ fn asking_args(server: &Server) -> Vec<String> {
 /// Runs the agent in `ws`; when its stdout first shows an approval prompt, calls `meanwhile`
 /// (the person is still reading the prompt), then answers `y`. Returns the run.
 fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
-    let mut child = Command::new(bin())
+    // The person's terminal: a pseudo-terminal as standard input.
+    let (mut terminal, tty) = pty();
+    let mut child = Command::new("setsid")
+        .arg(bin())
         .arg("run")
         .args(args)
         .arg("t")
@@ -29,13 +32,13 @@ fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")
         .env("XDG_STATE_HOME", ws.join(".state"))
-        .stdin(Stdio::piped())
+        .stdin(Stdio::from(tty))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn agent-min");
     let seen = Arc::new(Mutex::new(String::new()));
-    let mut out = child.stdout.take().unwrap();
+    let mut out = child.stderr.take().unwrap();
     let sink = seen.clone();
     let reader = std::thread::spawn(move || {
         let mut buf = [0u8; 4096];
@@ -52,11 +55,10 @@ fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
         std::thread::sleep(Duration::from_millis(10));
     }
     meanwhile();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"y\n").unwrap();
-    drop(stdin);
+    terminal.write_all(b"y\n").unwrap();
+    drop(terminal);
     let mut err = String::new();
-    let mut e = child.stderr.take().unwrap();
+    let mut e = child.stdout.take().unwrap();
     let start = Instant::now();
     let status = loop {
         if let Some(st) = child.try_wait().unwrap() {
@@ -67,8 +69,9 @@ fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
     };
     let _ = e.read_to_string(&mut err);
     reader.join().unwrap();
-    let stdout = seen.lock().unwrap().clone();
-    Run { code: status.code(), stdout, stderr: err }
+    // stdout is not a terminal: the transcript is on stderr, the result on stdout.
+    let transcript = seen.lock().unwrap().clone();
+    Run { code: status.code(), stdout: err, stderr: transcript }
 }
 
 /// A workspace `ws/` with a directory `sub/`, and `outside/` beside it.

@@ -153,19 +153,21 @@ fn timeout_stops_a_loop_blocked_outside_any_child_process() {
     let server = Server::start(vec![anthropic(&ask), anthropic(&completion("x"))]);
     let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
     let state = tempfile::tempdir().unwrap();
-    let mut cmd = std::process::Command::new(bin());
-    cmd.arg("run")
+    // The person's terminal stays open and silent: the approval prompt blocks reading it.
+    let (_terminal, tty) = pty();
+    let mut cmd = std::process::Command::new("setsid");
+    cmd.arg(bin())
+        .arg("run")
         .args(&base)
         .args(["--timeout", "1s", "t"])
         .current_dir(ws.path())
         .env("XDG_STATE_HOME", state.path())
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::piped())
+        .stdin(std::process::Stdio::from(tty))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let _stdin = child.stdin.take(); // kept open, never written
+    let child = cmd.spawn().unwrap();
     let start = Instant::now();
     let r = wait_limited(child, Duration::from_secs(30));
     assert_eq!(r.code, Some(1), "{}", r.all());

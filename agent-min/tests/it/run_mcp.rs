@@ -327,17 +327,13 @@ fn a_workspace_approval_is_remembered_until_the_file_changes() {
     write("repo");
     let cwd = ws.path().display().to_string();
     let list = |input: &[u8]| {
-        use std::io::Write;
-        let mut child = Command::new(bin())
+        let mut cmd = Command::new("setsid");
+        cmd.arg(bin())
             .args(["mcp", "list", "--cwd", &cwd])
             .env("XDG_CONFIG_HOME", home.path())
-            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input).unwrap();
-        wait_limited(child, LIMIT)
+            .stderr(Stdio::piped());
+        type_answers(cmd, input, LIMIT)
     };
     let r = list(b"y\n");
     assert!(r.stdout.contains("repo [connected]"), "approved: {}", r.all());

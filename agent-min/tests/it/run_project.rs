@@ -53,7 +53,6 @@ impl Env {
     }
     /// A run without --yolo where the person types `input`.
     fn run_typing(&self, server: &Server, extra: &[&str], input: &[u8]) -> Run {
-        use std::io::Write;
         let base: Vec<String> = anthropic_args(server).into_iter().filter(|a| a != "--yolo").collect();
         let mut cmd = std::process::Command::new(bin());
         cmd.arg("run")
@@ -65,14 +64,8 @@ impl Env {
         for (k, v) in self.vars() {
             cmd.env(k, v);
         }
-        let mut child = cmd
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input).unwrap();
-        wait_limited(child, LIMIT)
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        type_answers(cmd, input, LIMIT)
     }
 }
 

@@ -187,6 +187,7 @@ fn run(setup: &Setup, steps: Vec<Step>, saved: Option<Record>) -> Ran {
         checkpoints: Tracker::off(),
         project: Project::bare(ws.root()),
         mcp: Hub::none(),
+        output_schema: None,
     };
     let settings = Settings {
         yolo: true,

@@ -62,10 +62,10 @@ impl Limits {
                 std::thread::sleep(GRACE);
                 if !done.load(Ordering::SeqCst) {
                     let hit = timeout_hit(t, started);
-                    interrupt::exit_now(
-                        1,
-                        &format!("task failed: {} (the loop did not respond; the task is saved as of its last completed turn)", hit.message),
-                    );
+                    interrupt::exit_now(&format!(
+                        "task failed: {} (the loop did not respond; the task is saved as of its last completed turn)",
+                        hit.message
+                    ));
                 }
             });
         }

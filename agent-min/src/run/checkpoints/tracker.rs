@@ -193,7 +193,7 @@ impl Tracker {
         let number = self.records.last().map_or(1, |r| r.number + 1);
         let files_changed = t.files.len() as u32;
         let what = if tool == "start" { "the workspace before the run's first edit" } else { "after the tool" };
-        term.info(&format!("  checkpoint {number} ({what}): {files_changed} file(s) changed"));
+        term.info(&format!("  checkpoint {number} ({what}): {} changed", crate::run::ui::count(files_changed, "file")));
         if !t.left_out.is_empty() {
             term.warn(&format!("  checkpoint {number} left out: {}", t.left_out.join(", ")));
         }

@@ -57,6 +57,9 @@ pub struct ServerConfig {
     pub auto_approve: Vec<String>,
     /// `timeout`: per tool call.
     pub timeout: Duration,
+    /// `startupTimeout` (agent-min's; Cline ignores it): how long the server may take to start
+    /// and list its tools; `None`: the run's `--mcp-startup-timeout`.
+    pub startup_timeout: Option<Duration>,
 }
 
 impl ServerConfig {
@@ -174,6 +177,13 @@ fn server(name: &str, v: &Value, file: &Path) -> Result<ServerConfig, String> {
             _ => return Err(at("timeout", &format!("must be a number of seconds, at least 1, got {t}"))),
         },
     };
+    let startup_timeout = match o.get("startupTimeout") {
+        None | Some(Value::Null) => None,
+        Some(t) => match t.as_f64() {
+            Some(t) if t.is_finite() && t >= 1.0 => Some(crate::run::clock::clamped_secs(t)),
+            _ => return Err(at("startupTimeout", &format!("must be a number of seconds, at least 1, got {t}"))),
+        },
+    };
     Ok(ServerConfig {
         name: name.to_string(),
         file: file.to_path_buf(),
@@ -181,6 +191,7 @@ fn server(name: &str, v: &Value, file: &Path) -> Result<ServerConfig, String> {
         disabled: s.bool("disabled")?,
         auto_approve: s.strings("autoApprove")?,
         timeout: crate::run::clock::clamped_secs(timeout),
+        startup_timeout,
     })
 }
 

@@ -21,7 +21,8 @@ use super::stdio::StdioTransport;
 use super::Transport;
 use crate::run::session::events::Events;
 
-/// How long the first request waits for servers to connect (Cline: `pWaitFor(…, 10_000)`).
+/// How long the first request waits for servers to connect by default (Cline:
+/// `pWaitFor(…, 10_000)`); `--mcp-startup-timeout` and a server's `startupTimeout` change it.
 pub const CONNECT_WAIT: Duration = Duration::from_secs(10);
 
 /// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` for the lists.
@@ -90,6 +91,8 @@ pub struct Hub {
     pub(super) shown_section: String,
     /// Tools already warned about as not offered natively (`native::tool_specs`).
     pub(super) native_refused: Vec<String>,
+    /// How long a (re)starting server may take unless its settings say otherwise.
+    wait: Duration,
 }
 
 impl Hub {
@@ -98,10 +101,12 @@ impl Hub {
         Hub::default()
     }
 
-    /// Starts every enabled server and waits (at most [`CONNECT_WAIT`] in all) for them to
-    /// connect and list what they offer ([`Hub::report_started`] sends the outcomes as events).
-    pub fn start(cfgs: Vec<ServerConfig>) -> Hub {
-        let deadline = Instant::now() + CONNECT_WAIT;
+    /// Starts every enabled server and waits (each at most its `startupTimeout`, else `wait`)
+    /// for them to connect and list what they offer ([`Hub::report_started`] sends the
+    /// outcomes as events).
+    pub fn start(cfgs: Vec<ServerConfig>, wait: Duration) -> Hub {
+        let started = Instant::now();
+        let deadline = started + cfgs.iter().map(|c| c.startup_timeout.unwrap_or(wait)).max().unwrap_or(wait);
         let (tx, rx) = mpsc::channel();
         let mut servers = Vec::new();
         let mut pending = 0;
@@ -115,10 +120,11 @@ impl Hub {
                     Ok(t) => {
                         let tx = tx.clone();
                         pending += 1;
+                        let own = cfg.startup_timeout.unwrap_or(wait);
                         std::thread::spawn(move || {
-                            let _ = tx.send((i, connect(t, deadline)));
+                            let _ = tx.send((i, connect(t, started + own, own)));
                         });
-                        State::Failed(format!("did not finish connecting within {} seconds", CONNECT_WAIT.as_secs()))
+                        State::Failed(slow_start("did not finish starting", own))
                     }
                     Err(e) => State::Failed(e.to_string()),
                 }
@@ -139,7 +145,7 @@ impl Hub {
                 Err(_) => break, // the rest are late: left as failed; their threads stop them
             }
         }
-        Hub { servers, ..Hub::default() }
+        Hub { servers, wait, ..Hub::default() }
     }
 
     /// One `mcp_server` event per server with how its start went (after `task_started`).
@@ -235,6 +241,7 @@ impl Hub {
 
     /// After a server died: starts it again the first time, and says what happened.
     fn restart_once(&mut self, i: usize, how: &str, events: &mut Events) -> String {
+        let run_wait = self.wait;
         self.changed = true;
         let s = &mut self.servers[i];
         let name = s.cfg.name.clone();
@@ -246,10 +253,11 @@ impl Hub {
             );
         }
         s.restarted = true;
+        let wait = s.cfg.startup_timeout.unwrap_or(run_wait);
         s.state = State::Failed(how.to_string());
         server_event(events, s, "crashed");
         let state = match open(&s.cfg) {
-            Ok(t) => match connect(t, Instant::now() + CONNECT_WAIT) {
+            Ok(t) => match connect(t, Instant::now() + wait, wait) {
                 Ok(c) => State::Connected(Box::new(c)),
                 Err(e) => State::Failed(e),
             },
@@ -279,7 +287,10 @@ impl Hub {
         }
         let new = n - c.garbage_told;
         c.garbage_told = n;
-        Some(format!("MCP server \"{server}\" printed {new} line(s) on stdout that are not JSON-RPC messages; they were ignored."))
+        Some(format!(
+            "MCP server \"{server}\" printed {} on stdout that are not JSON-RPC messages; they were ignored.",
+            crate::run::ui::count(new as u64, "line")
+        ))
     }
 
     /// Stops every server (closing stdin, then SIGTERM and SIGKILL to each process group).
@@ -301,15 +312,22 @@ fn open(cfg: &ServerConfig) -> Result<Box<dyn Transport>, McpError> {
     })
 }
 
-/// Handshake and lists, by `deadline`. The error names the failure and adds the server's stderr.
-fn connect(t: Box<dyn Transport>, deadline: Instant) -> Result<Conn, String> {
+/// Why a server is not up after `budget`, and the likely cause and fix.
+fn slow_start(what: &str, budget: Duration) -> String {
+    let secs = budget.as_secs_f64();
+    format!(
+        "{what} within {secs} seconds. A server started with npx or uvx may still be downloading itself (its first run can take a minute): give it longer with --mcp-startup-timeout 120, or \"startupTimeout\": 120 in its settings"
+    )
+}
+
+/// Handshake and lists, by `deadline` (`budget` after the start). The error names the failure
+/// and adds the server's stderr.
+fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result<Conn, String> {
     let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
     let mut client = match Client::connect(t, left) {
         Ok(c) => c,
         Err(McpError::Closed(how)) => return Err(format!("the server stopped during the handshake: {how}")),
-        Err(McpError::Timeout) => {
-            return Err(format!("no answer to `initialize` within {} seconds", CONNECT_WAIT.as_secs()))
-        }
+        Err(McpError::Timeout) => return Err(slow_start("no answer to `initialize`", budget)),
         Err(e) => return Err(e.to_string()),
     };
     let list = |c: &mut Client, cap: &str, method: &str, key: &str| {

@@ -213,7 +213,7 @@ mod tests {
         };
         let hub = |json: &str| {
             let cfg = crate::run::mcp::config::parse(json, std::path::Path::new("m.json")).unwrap();
-            Hub::start(cfg)
+            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT)
         };
         let only_disabled = system("/w", hub(r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#));
         assert!(only_disabled.contains("## use_mcp_tool\n") && !only_disabled.contains("MCP SERVERS"));
@@ -246,7 +246,7 @@ mod tests {
         )
         .unwrap();
         let mut p = base.clone();
-        insert_native(&mut p, &mut Hub::start(cfg));
+        insert_native(&mut p, &mut Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT));
         assert!(!p.contains("use_mcp_tool") && !p.contains("MCP SERVERS"), "{p}");
         let rules = p.find("\n====\n\nRULES\n").unwrap();
         let line = p.find(NATIVE_RULE).unwrap();

@@ -133,20 +133,21 @@ fn approved(file: &Path, text: &str, servers: &[ServerConfig], yolo: bool, trust
             true
         }
         // `approve` offers no edit; anything but yes is a no.
-        Approval::No(_) | Approval::Edit => {
+        Approval::No(_) | Approval::Edit | Approval::Unanswered => {
             term.info(&format!("MCP: the servers of {} were not started.", file.display()));
             false
         }
     }
 }
 
-/// Loads the run's settings and starts its servers (waiting at most
-/// [`super::hub::CONNECT_WAIT`]); each server that failed is reported once on `term`.
+/// Loads the run's settings and starts its servers (waiting for each at most its
+/// `startupTimeout`, else `wait`); each server that failed is reported once on `term`.
 pub fn start(
     files: &[PathBuf],
     workspace: &Path,
     yolo: bool,
     trust: bool,
+    wait: std::time::Duration,
     term: &mut Term,
 ) -> Result<super::Hub, String> {
     let servers = load(files, workspace, yolo, trust, term)?;
@@ -154,7 +155,7 @@ pub fn start(
         return Ok(super::Hub::none());
     }
     term.start_spinner("starting MCP servers…");
-    let hub = super::Hub::start(servers);
+    let hub = super::Hub::start(servers, wait);
     term.stop_spinner();
     for s in hub.servers() {
         match &s.state {

@@ -40,10 +40,13 @@ impl Mode {
     /// The mode named on the command line.
     pub fn parse(s: &str) -> Result<Mode, String> {
         match s {
-            "off" => Ok(Mode::Off),
+            // codex's name for the same thing.
+            "off" | "danger-full-access" => Ok(Mode::Off),
             "read-only" => Ok(Mode::ReadOnly),
             "workspace-write" => Ok(Mode::WorkspaceWrite),
-            other => Err(format!("--sandbox {other:?}: expected workspace-write, read-only or off")),
+            other => {
+                Err(format!("--sandbox {other:?}: expected workspace-write, read-only or off (danger-full-access)"))
+            }
         }
     }
 

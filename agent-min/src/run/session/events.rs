@@ -16,6 +16,17 @@ use crate::run::llm::{ApiError, Usage};
 pub struct Events {
     out: Option<Box<dyn Write + Send>>,
     task_id: String,
+    /// What this stream shares with its copies on other threads.
+    shared: std::sync::Arc<Shared>,
+}
+
+/// The state of one event stream that its copies share.
+#[derive(Default)]
+struct Shared {
+    /// The `completion` event went out: it is the last line, whoever writes after it.
+    closed: std::sync::atomic::AtomicBool,
+    /// The task's totals as of the last request (for a `completion` said from another thread).
+    totals: std::sync::Mutex<Value>,
 }
 
 /// Least time between two partial `tool_call` events of one call.
@@ -73,18 +84,22 @@ impl By {
 impl Events {
     /// No events.
     pub fn off() -> Self {
-        Events { out: None, task_id: String::new() }
+        Events { out: None, task_id: String::new(), shared: Default::default() }
     }
 
     /// Events written to `out` (stdout for `--json`).
     pub fn to(out: Box<dyn Write + Send>) -> Self {
-        Events { out: Some(out), task_id: String::new() }
+        Events { out: Some(out), task_id: String::new(), shared: Default::default() }
     }
 
     /// Events to stdout again, for another thread (the Ctrl-C handler): off if these are.
     pub fn for_other_thread(&self) -> Self {
         match self.out {
-            Some(_) => Events { out: Some(Box::new(std::io::stdout())), task_id: self.task_id.clone() },
+            Some(_) => Events {
+                out: Some(Box::new(std::io::stdout())),
+                task_id: self.task_id.clone(),
+                shared: self.shared.clone(),
+            },
             None => Events::off(),
         }
     }
@@ -106,6 +121,9 @@ impl Events {
 
     fn emit(&mut self, ty: &str, fields: Value) {
         let Some(out) = self.out.as_mut() else { return };
+        if self.shared.closed.load(std::sync::atomic::Ordering::SeqCst) {
+            return; // `completion` was the last line
+        }
         let mut obj = Map::new();
         obj.insert("type".into(), ty.into());
         obj.insert("task_id".into(), self.task_id.clone().into());
@@ -167,6 +185,7 @@ impl Events {
 
     /// A model request finished: its tokens and cost, and the task's totals.
     pub fn api_request(&mut self, turn: u32, u: &Usage, estimated: bool, cost: Option<f64>, totals: Value) {
+        *self.shared.totals.lock().unwrap_or_else(|e| e.into_inner()) = totals.clone();
         self.emit(
             "api_request",
             json!({
@@ -226,12 +245,48 @@ impl Events {
         self.emit("error", json!({"message": message, "limit": limit}));
     }
 
-    /// The end: `completed` with the result, or `failed` with the reason; the task's totals.
-    pub fn completion(&mut self, completed: bool, text: &str, totals: Value) {
-        let (status, result, reason) =
-            if completed { ("completed", Some(text), None) } else { ("failed", None, Some(text)) };
-        self.emit("completion", json!({"status": status, "result": result, "reason": reason, "totals": totals}));
+    /// A tool call needs a person's approval and nobody can answer (no terminal): the run stops
+    /// here, resumable; `fix` says how to let it go on.
+    pub fn approval_needed(&mut self, call_id: &str, tool: &str, params: &[(String, String)], fix: &str) {
+        let params: Map<String, Value> = params.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
+        self.emit("approval_needed", json!({"call_id": call_id, "tool": tool, "params": params, "fix": fix}));
     }
+
+    /// Notes the task's totals (before its first request: a resumed task's earlier ones).
+    pub fn note_totals(&mut self, totals: Value) {
+        *self.shared.totals.lock().unwrap_or_else(|e| e.into_inner()) = totals;
+    }
+
+    /// The task's totals as of its last request.
+    pub fn last_totals(&self) -> Value {
+        self.shared.totals.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The end, always the last event: how the run ended (`completed`, `failed`,
+    /// `approval_needed`, `interrupted`, `terminated`), the result or the reason, the process's
+    /// exit code and the task's totals. Said once: later events are dropped.
+    pub fn completion(&mut self, end: &Ended<'_>, totals: Value) {
+        let (result, reason) = match end.status {
+            "completed" => (Some(end.text), None),
+            _ => (None, Some(end.text)),
+        };
+        self.emit(
+            "completion",
+            json!({"status": end.status, "result": result, "reason": reason, "exit_code": end.exit_code, "totals": totals}),
+        );
+        self.shared.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// How a run ended, as its `completion` event says it.
+#[derive(Debug, Clone, Copy)]
+pub struct Ended<'a> {
+    /// `completed`, `failed`, `approval_needed`, `interrupted` or `terminated`.
+    pub status: &'a str,
+    /// The result (completed) or the reason (otherwise).
+    pub text: &'a str,
+    /// The process's exit code.
+    pub exit_code: i32,
 }
 
 #[cfg(test)]

@@ -352,6 +352,26 @@ impl Store {
             .ok_or_else(|| format!("no saved tasks in {}; start one with `agent-min run`", self.dir.display()))
     }
 
+    /// The most recently saved task whose workspace is `dir` (the Cline CLI's `--continue`); the
+    /// error names the most recent task elsewhere, if there is one.
+    pub fn last_in(&self, dir: &Path) -> Result<Record, String> {
+        let here = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let all = self.list()?;
+        let newest =
+            |v: Vec<Record>| v.into_iter().max_by(|a, b| (a.updated, &a.meta.id).cmp(&(b.updated, &b.meta.id)));
+        let (mine, others): (Vec<Record>, Vec<Record>) =
+            all.into_iter().partition(|r| Path::new(&r.meta.cwd) == here.as_path());
+        newest(mine).ok_or_else(|| match newest(others) {
+            Some(r) => format!(
+                "no saved task was run in {}; the most recent one elsewhere is {} (in {}): give its id",
+                here.display(),
+                r.meta.id,
+                r.meta.cwd
+            ),
+            None => format!("no saved tasks in {}; start one with `agent-min run`", self.dir.display()),
+        })
+    }
+
     /// Every saved task, oldest first (unreadable files are skipped).
     pub fn list(&self) -> Result<Vec<Record>, String> {
         let dir = self.dir.join("tasks");

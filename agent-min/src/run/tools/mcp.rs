@@ -56,7 +56,7 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             let (text, _) = texts::tool_result(&v);
             let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
             call_event(ctx, server, json!({"tool": tool}), !is_error, ms, None);
-            ctx.term.outcome(!is_error, &first_line(&text));
+            ctx.term.outcome(!is_error, &summary(&text));
             Outcome::Success(text)
         }
         Err(e) => {
@@ -85,7 +85,7 @@ pub(super) fn access_resource(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(v) => {
             let text = texts::resource_result(&v);
             call_event(ctx, server, json!({"uri": uri}), true, ms, None);
-            ctx.term.outcome(true, &first_line(&text));
+            ctx.term.outcome(true, &summary(&text));
             Outcome::Success(text)
         }
         Err(e) => {
@@ -133,6 +133,28 @@ fn shorten(s: &str) -> String {
     }
 }
 
-fn first_line(s: &str) -> String {
-    shorten(s.lines().next().unwrap_or(""))
+/// Lines of a result shown on the terminal, at most.
+const SHOW_LINES: usize = 5;
+
+/// The start of a result as the person sees it: its first lines (each shortened), and how many
+/// more there are.
+fn summary(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut shown: Vec<String> = lines.iter().take(SHOW_LINES).map(|l| shorten(l)).collect();
+    if lines.len() > SHOW_LINES {
+        shown.push(format!("… ({} more)", crate::run::ui::count((lines.len() - SHOW_LINES) as u64, "line")));
+    }
+    shown.join("\n    ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_summary_shows_the_first_lines_and_counts_the_rest() {
+        assert_eq!(super::summary("one\n\ntwo"), "one\n    two");
+        let many: String = (1..=8).map(|i| format!("line {i}\n")).collect();
+        let s = super::summary(&many);
+        assert!(s.starts_with("line 1\n    line 2") && s.contains("line 5") && !s.contains("line 6"), "{s}");
+        assert!(s.ends_with("… (3 more lines)"), "{s}");
+    }
 }

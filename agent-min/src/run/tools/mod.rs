@@ -254,6 +254,7 @@ pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
             Ok(())
         }
         Approval::No(feedback) => Err(denied(ctx, feedback)),
+        Approval::Unanswered => Err(unanswered(ctx)),
     }
 }
 
@@ -282,7 +283,15 @@ pub fn check_edit(
             Ok((r, true))
         }
         Approval::No(feedback) => Err(denied(ctx, feedback)),
+        Approval::Unanswered => Err(unanswered(ctx)),
     }
+}
+
+/// Nobody could answer the approval (no terminal): the call does not run, and the loop stops
+/// before anything goes back to the model (`Term::take_unanswered`); no approval is reported.
+fn unanswered(ctx: &mut Ctx<'_>) -> Outcome {
+    ctx.decided = true;
+    Outcome::Denied { text: prompt::TOOL_DENIED.to_string(), feedback: None }
 }
 
 /// Cline's denial, with the person's words if any.

@@ -1,9 +1,11 @@
-//! Ctrl-C: kill what is running, remove what is half-written, exit 130.
+//! Ctrl-C and SIGTERM: kill what is running, remove what is half-written, say the final
+//! words (the last `--json` event), exit 130 (SIGINT) or 143 (SIGTERM).
 //!
 //! A watcher thread waits for SIGINT/SIGTERM. Everything that must not outlive an interrupt is
 //! registered here while it exists: the `curl` child, the process group of a running command, a
 //! temporary file (the temp half of an atomic write). On the
-//! signal the watcher kills and removes them all, prints one line and exits with 130. The main
+//! signal the watcher kills and removes them all, prints one line and exits with 130 (143 for
+//! SIGTERM). The main
 //! thread never has to notice: blocking reads and waits simply end with the process.
 
 use std::path::PathBuf;
@@ -30,21 +32,74 @@ pub fn install() {
         if let Some(sig) = signals.forever().next() {
             INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
             kill_everything();
-            let how = if sig == SIGTERM { "terminated (SIGTERM)" } else { "interrupted (Ctrl-C)" };
+            // The shell's conventions: 128 + the signal's number.
+            let (how, ending) = if sig == SIGTERM {
+                ("terminated (SIGTERM)", Ending::Terminated)
+            } else {
+                ("interrupted (Ctrl-C)", Ending::Interrupted)
+            };
             eprintln!("\nagent-min: {how}; stopped curl and any running command.");
             if let Some(words) = take_last_words() {
+                let last = ending.clone();
                 std::thread::spawn(move || {
                     LAST_WORDS_THREAD.with(|t| t.set(true));
                     words();
-                    std::process::exit(130);
+                    finish(last);
                 });
                 // A second signal does not wait for them.
                 let _ = signals.forever().next();
                 kill_children();
             }
-            std::process::exit(130);
+            finish(ending);
         }
     });
+}
+
+/// How the process is ending when its final words are said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// Ctrl-C (SIGINT): exit 130.
+    Interrupted,
+    /// SIGTERM: exit 143.
+    Terminated,
+    /// The `--timeout` watchdog ended a loop that did not respond: exit 1, with this reason.
+    Failed(String),
+}
+
+impl Ending {
+    /// The exit code of this ending.
+    pub fn code(&self) -> i32 {
+        match self {
+            Ending::Interrupted => 130,
+            Ending::Terminated => 143,
+            Ending::Failed(_) => 1,
+        }
+    }
+}
+
+/// What is said when the process ends from another thread (the final `completion` event, the
+/// resume command): registered by the task, said once.
+type FinalWords = Box<dyn FnOnce(&Ending) + Send>;
+static FINAL_WORDS: Mutex<Option<FinalWords>> = Mutex::new(None);
+
+/// Registers what is said when a signal or the watchdog ends the process, after everything
+/// was stopped and the `TaskCancel` hook ran: the `--json` stream's last event, the resume
+/// command. Replaces what was registered before.
+pub fn on_exit(words: FinalWords) {
+    *FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()) = Some(words);
+}
+
+/// Forgets the final words (the task ended by itself and said its own).
+pub fn clear_on_exit() {
+    FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
+}
+
+fn finish(ending: Ending) -> ! {
+    let words = FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(words) = words {
+        words(&ending);
+    }
+    std::process::exit(ending.code());
 }
 
 /// Kills curl and any running command, without exiting (the `--timeout` watchdog): the blocked
@@ -60,9 +115,9 @@ pub fn kill_children() {
 }
 
 /// Kills curl and any running command, removes temporary files, prints `message` and exits
-/// with `code` — for a main thread that cannot be reached any other way (the `--timeout`
+/// with 1 — for a main thread that cannot be reached any other way (the `--timeout`
 /// watchdog when the loop is blocked).
-pub fn exit_now(code: i32, message: &str) -> ! {
+pub fn exit_now(message: &str) -> ! {
     INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
     kill_everything();
     eprintln!("\nagent-min: {message}");
@@ -70,7 +125,7 @@ pub fn exit_now(code: i32, message: &str) -> ! {
         LAST_WORDS_THREAD.with(|t| t.set(true));
         words();
     }
-    std::process::exit(code);
+    finish(Ending::Failed(message.to_string()))
 }
 
 /// Set once a signal (or the unresponsive-loop watchdog) is ending the run.

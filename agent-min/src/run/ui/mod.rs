@@ -8,3 +8,23 @@ pub mod interrupt;
 pub mod redact;
 pub mod shown;
 pub mod term;
+
+/// `n` and the noun, singular for one: "1 line", "3 lines" (the noun takes an "s").
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_is_singular() {
+        assert_eq!(super::count(1u32, "line"), "1 line");
+        assert_eq!(super::count(0u32, "file"), "0 files");
+        assert_eq!(super::count(2u64, "request"), "2 requests");
+    }
+}

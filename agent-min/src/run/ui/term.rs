@@ -45,6 +45,36 @@ pub enum Approval {
     No(Option<String>),
     /// Go ahead with the proposal as the person is about to edit it (file edits only).
     Edit,
+    /// Nobody can answer here (no terminal): the call does not run and the run stops, resumable.
+    Unanswered,
+}
+
+/// Where a person's answers come from.
+enum Input {
+    /// Standard input, a terminal.
+    Stdin,
+    /// The controlling terminal, when standard input is a pipe or a file (context, or the task).
+    Tty(io::BufReader<std::fs::File>),
+    /// No terminal at all (CI, cron, a detached script): nobody can answer.
+    Nobody,
+}
+
+impl Input {
+    fn detect() -> Input {
+        use std::os::unix::fs::OpenOptionsExt;
+        if io::stdin().is_terminal() {
+            return Input::Stdin;
+        }
+        let tty = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_CLOEXEC)
+            .open("/dev/tty");
+        match tty {
+            Ok(f) if f.is_terminal() => Input::Tty(io::BufReader::new(f)),
+            _ => Input::Nobody,
+        }
+    }
 }
 
 /// The terminal.
@@ -56,6 +86,10 @@ pub struct Term {
     spinner: Option<Spinner>,
     /// What was streamed last, so reasoning and text never share a line.
     streaming: Option<Stream>,
+    /// Where answers come from (found at the first question).
+    input: Option<Input>,
+    /// A question nobody could answer since the last [`Term::take_unanswered`].
+    unanswered: Option<String>,
 }
 
 /// The two kinds of streamed model output.
@@ -76,6 +110,8 @@ impl Term {
             at_line_start: true,
             spinner: None,
             streaming: None,
+            input: None,
+            unanswered: None,
         }
     }
 
@@ -91,13 +127,24 @@ impl Term {
             at_line_start: true,
             spinner: None,
             streaming: None,
+            input: None,
+            unanswered: None,
         }
     }
 
-    /// Output to any writer, without colours or spinner (for tests, or for moving the human
-    /// output to stderr when stdout carries machine-readable events).
+    /// Output to any writer, without colours or spinner, and nobody to answer questions (for
+    /// tests and in-process use).
     pub fn to_writer(sink: Box<dyn Write + Send>) -> Self {
-        Term { sink, color: false, spinner_enabled: false, at_line_start: true, spinner: None, streaming: None }
+        Term {
+            sink,
+            color: false,
+            spinner_enabled: false,
+            at_line_start: true,
+            spinner: None,
+            streaming: None,
+            input: Some(Input::Nobody),
+            unanswered: None,
+        }
     }
 
     fn paint(&self, style: Style, s: &str) -> String {
@@ -217,7 +264,9 @@ impl Term {
         }
     }
 
-    /// Asks a question and reads one line from stdin; `None` at end of input.
+    /// Asks a question and reads one line of the answer — from standard input when it is a
+    /// terminal, else from the controlling terminal; `None` at end of input, or when there is no
+    /// terminal at all.
     pub fn prompt(&mut self, question: &str) -> Option<String> {
         self.newline();
         let q = self.paint(Style::Bold, question);
@@ -229,7 +278,12 @@ impl Term {
             let _ = rustix::termios::tcflush(io::stdin(), rustix::termios::QueueSelector::IFlush);
         }
         let mut line = String::new();
-        match io::stdin().lock().read_line(&mut line) {
+        let read = match self.input.get_or_insert_with(Input::detect) {
+            Input::Stdin => io::stdin().lock().read_line(&mut line),
+            Input::Tty(tty) => tty.read_line(&mut line),
+            Input::Nobody => Ok(0),
+        };
+        match read {
             Ok(0) | Err(_) => {
                 self.out("\n");
                 None
@@ -238,9 +292,33 @@ impl Term {
         }
     }
 
+    /// Whether nobody can answer a question here: neither standard input nor the process has a
+    /// terminal.
+    pub fn nobody_answers(&mut self) -> bool {
+        matches!(self.input.get_or_insert_with(Input::detect), Input::Nobody)
+    }
+
+    /// Records that `question` needed a person and nobody could answer; the loop stops there.
+    pub fn note_unanswered(&mut self, question: &str) {
+        self.newline();
+        let line = format!("  {} — needs a person's answer, and there is no terminal to ask on", visible(question));
+        let line = self.paint(Style::Err, &line);
+        self.out(&format!("{line}\n"));
+        self.unanswered = Some(question.to_string());
+    }
+
+    /// The question nobody could answer since the last call, if any.
+    pub fn take_unanswered(&mut self) -> Option<String> {
+        self.unanswered.take()
+    }
+
     /// Asks for approval: `y` approves; `n`, an empty line or end of input denies; any other text
-    /// denies and is sent to the model as feedback.
+    /// denies and is sent to the model as feedback. Without a terminal: [`Approval::Unanswered`].
     pub fn approve(&mut self, what: &str) -> Approval {
+        if self.nobody_answers() {
+            self.note_unanswered(what);
+            return Approval::Unanswered;
+        }
         match self.prompt(&approval_question(what)) {
             None => Approval::No(None),
             Some(a) => match a.trim() {
@@ -256,6 +334,10 @@ impl Term {
     /// Asks for approval of a file edit: like [`Term::approve`], and `e` opens the proposal in
     /// the person's editor before it is saved.
     pub fn approve_edit(&mut self, what: &str) -> Approval {
+        if self.nobody_answers() {
+            self.note_unanswered(what);
+            return Approval::Unanswered;
+        }
         let q =
             format!("  {} — approve? [y]es / [n]o / [e]dit first / or type feedback for the model: ", visible(what));
         match self.prompt(&q) {

@@ -123,12 +123,14 @@ pub const SCHEMA: &[(&str, &[(&str, K)])] = &[
         ],
     ),
     ("error", &[("message", NonEmptyStr), ("limit", Nullable(&OneOf(&["max_turns", "max_cost", "timeout"])))]),
+    ("approval_needed", &[("call_id", NonEmptyStr), ("tool", NonEmptyStr), ("params", StrMap), ("fix", NonEmptyStr)]),
     (
         "completion",
         &[
-            ("status", OneOf(&["completed", "failed"])),
+            ("status", OneOf(&["completed", "failed", "approval_needed", "interrupted", "terminated"])),
             ("result", Nullable(&Str)),
             ("reason", Nullable(&NonEmptyStr)),
+            ("exit_code", U64),
             ("totals", Totals),
         ],
     ),

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -326,26 +327,37 @@ pub fn run_agent(cwd: &Path, args: &[&str], envs: &[(&str, &str)], limit: Durati
 }
 
 /// Runs `agent-min SUB ARGS` like [`run_agent`]. Saved tasks go to a temporary
-/// `XDG_STATE_HOME` (removed afterwards) unless `--state-dir` or `envs` say otherwise.
+/// `XDG_STATE_HOME` (removed afterwards) unless `--state-dir` or `envs` say otherwise. The agent
+/// runs in a session of its own (util-linux `setsid`), without a controlling terminal, as in
+/// CI: nobody can answer a question, whatever terminal the tests were started from.
 pub fn run_cmd(sub: &str, cwd: &Path, args: &[&str], envs: &[(&str, &str)], limit: Duration) -> Run {
     let state = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(bin());
-    cmd.arg(sub)
+    let child = agent_cmd(sub, cwd, args, envs, state.path()).stdin(Stdio::null()).spawn().expect("spawn agent-min");
+    wait_limited(child, limit)
+}
+
+/// `agent-min SUB ARGS` in `cwd`, without a controlling terminal, with a clean key-bearing
+/// environment, `XDG_STATE_HOME` and `XDG_CONFIG_HOME` under `state` (unless `envs` set them),
+/// stdout and stderr piped; stdin is the caller's to set.
+pub fn agent_cmd(sub: &str, cwd: &Path, args: &[&str], envs: &[(&str, &str)], state: &Path) -> Command {
+    let mut cmd = Command::new("setsid");
+    cmd.arg(bin())
+        .arg(sub)
         .args(args)
         .current_dir(cwd)
-        .env("XDG_STATE_HOME", state.path())
+        .env("XDG_STATE_HOME", state)
+        .env("XDG_CONFIG_HOME", state.join("config"))
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
+        .env_remove("ANTHROPIC_BASE_URL")
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let child = cmd.spawn().expect("spawn agent-min");
-    wait_limited(child, limit)
+    cmd
 }
 
 pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
@@ -376,23 +388,95 @@ pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
     Run { code: status.code(), stdout: t1.join().unwrap(), stderr: t2.join().unwrap() }
 }
 
-/// Runs `agent-min run ARGS` in `cwd` as a person at the terminal would: `input` is what they
-/// type (stdin is then closed).
+/// What the agent prints when it waits for a person's answer.
+const QUESTIONS: [&str; 4] = [" — approve? [", "Your answer: ", "Guidance for the model", "? [y]es / [N]o: "];
+
+/// Runs `agent-min run ARGS` in `cwd` as a person at a terminal would: standard input is a
+/// pseudo-terminal, and each line of `input` is typed when the next question appears (never
+/// ahead of it); after the last one the terminal is closed (end of input). stdout and stderr
+/// stay separate pipes.
 pub fn run_interactive(cwd: &Path, args: &[&str], input: &[u8], limit: Duration) -> Run {
-    use std::io::Write;
-    let mut child = Command::new(bin())
-        .arg("run")
-        .args(args)
-        .current_dir(cwd)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn agent-min");
-    child.stdin.take().expect("stdin").write_all(input).expect("type the answer");
-    wait_limited(child, limit)
+    run_interactive_env(cwd, args, &[], input, limit)
+}
+
+/// A pseudo-terminal: (the end a person types into, the end a program reads as its terminal).
+pub fn pty() -> (std::fs::File, std::fs::File) {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).expect("a pseudo-terminal");
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(Path::new(std::ffi::OsStr::from_bytes(name.as_bytes())))
+        .expect("the terminal's other end");
+    (std::fs::File::from(master), slave)
+}
+
+/// [`run_interactive`] with more environment variables.
+pub fn run_interactive_env(cwd: &Path, args: &[&str], envs: &[(&str, &str)], input: &[u8], limit: Duration) -> Run {
+    let state = tempfile::tempdir().unwrap();
+    type_answers(agent_cmd("run", cwd, args, envs, state.path()), input, limit)
+}
+
+/// Runs `cmd` (stdout and stderr piped) with a pseudo-terminal as standard input, typing each
+/// line of `input` when the next question appears, as [`run_interactive`] does.
+pub fn type_answers(mut cmd: Command, input: &[u8], limit: Duration) -> Run {
+    let (master, slave) = pty();
+    let mut child = cmd.stdin(Stdio::from(slave)).spawn().expect("spawn agent-min");
+    let (out, err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let seen = Arc::new(Mutex::new(String::new()));
+    let readers = [Box::new(out) as Box<dyn Read + Send>, Box::new(err)].map(|mut r| {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            let (mut mine, mut buf) = (Vec::new(), [0u8; 4096]);
+            while let Ok(n) = r.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                mine.extend_from_slice(&buf[..n]);
+                seen.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+            String::from_utf8_lossy(&mine).into_owned()
+        })
+    });
+    let asked = || {
+        let s = seen.lock().unwrap();
+        QUESTIONS.iter().map(|q| s.matches(q).count()).sum::<usize>()
+    };
+    let start = Instant::now();
+    let mut master = master;
+    let mut status = None;
+    for (typed, line) in input.split_inclusive(|&b| b == b'\n').enumerate() {
+        // Wait for question number `typed + 1`, or for the end of the run.
+        while asked() <= typed && status.is_none() {
+            status = child.try_wait().unwrap();
+            assert!(start.elapsed() < limit, "agent-min did not ask question {} within {limit:?}", typed + 1);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if status.is_some() {
+            break;
+        }
+        master.write_all(line).expect("type the answer");
+    }
+    drop(master); // end of input
+    let status = match status {
+        Some(s) => s,
+        None => loop {
+            if let Some(st) = child.try_wait().unwrap() {
+                break st;
+            }
+            if start.elapsed() > limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("agent-min did not finish within {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        },
+    };
+    let [out, err] = readers.map(|t| t.join().unwrap());
+    Run { code: status.code(), stdout: out, stderr: err }
 }
 
 /// Base arguments followed by test-specific ones.

@@ -46,7 +46,8 @@ pub const PROVIDERS: &[ProviderDecl] = &[
         name: "anthropic",
         aliases: &[],
         default_base_url: "https://api.anthropic.com",
-        base_url_var: None,
+        // As the Anthropic SDKs and Claude Code read it: without /v1.
+        base_url_var: Some("ANTHROPIC_BASE_URL"),
         default_model: "claude-sonnet-4-5",
         key_var: Some("ANTHROPIC_API_KEY"),
         key_required_at: Some(""),
