@@ -274,13 +274,16 @@ impl Term {
         self.at_line_start = true;
         // Input typed before the question is not its answer: a command could have pushed
         // `y⏎` into the terminal (TIOCSTI) to approve the next one itself.
-        if io::stdin().is_terminal() {
-            let _ = rustix::termios::tcflush(io::stdin(), rustix::termios::QueueSelector::IFlush);
-        }
         let mut line = String::new();
         let read = match self.input.get_or_insert_with(Input::detect) {
-            Input::Stdin => io::stdin().lock().read_line(&mut line),
-            Input::Tty(tty) => tty.read_line(&mut line),
+            Input::Stdin => {
+                let _ = rustix::termios::tcflush(io::stdin(), rustix::termios::QueueSelector::IFlush);
+                io::stdin().lock().read_line(&mut line)
+            }
+            Input::Tty(tty) => {
+                let _ = rustix::termios::tcflush(tty.get_ref(), rustix::termios::QueueSelector::IFlush);
+                tty.read_line(&mut line)
+            }
             Input::Nobody => Ok(0),
         };
         match read {
