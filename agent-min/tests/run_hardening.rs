@@ -396,9 +396,14 @@ fn a_large_streamed_write_gives_bounded_partial_events_and_an_exact_complete_one
     );
     assert!(!partial.is_empty(), "partial events still show progress");
     let partial_bytes: usize = partial.iter().map(|e| e["params"]["content"].as_str().map_or(0, str::len)).sum();
-    assert!(partial_bytes <= 1 << 20, "{} partial events carried {partial_bytes} bytes", partial.len());
+    // Rationed by bytes, not time: the same on a loaded machine as on an idle one.
     assert!(
-        r.stdout.len() < 3 * content.len(),
+        partial_bytes <= content.len() + content.len() / 4,
+        "{} partial events carried {partial_bytes} bytes",
+        partial.len()
+    );
+    assert!(
+        r.stdout.len() <= 2 * content.len(),
         "--json wrote {} bytes for a {}-byte file",
         r.stdout.len(),
         content.len()

@@ -210,7 +210,7 @@ impl Task {
         let unsent = self.unsent.take();
         self.save(status, Some(text), unsent.as_deref());
         self.report(&end);
-        let totals = self.around.accounting.totals_json();
+        let totals = self.around.accounting.totals();
         self.around.events.completion(matches!(end, End::Completed(_)), text, totals);
         end
     }
@@ -340,7 +340,7 @@ impl Task {
             turns: self.earlier_turns + self.turns,
             messages: &self.messages,
             pending,
-            totals: self.around.accounting.totals_json(),
+            totals: self.around.accounting.totals(),
             checkpoints: self.around.checkpoints.records(),
         };
         if let Err(e) = store.save(&snap) {
@@ -431,7 +431,7 @@ impl Task {
         let cost = acct.record(&reply.usage, reply.usage_estimated);
         let prompt = accounting::prompt_tokens(&reply.usage, acct.cache_in_prompt());
         self.around.context.observe(prompt, reply.usage.output, self.messages.len() + 1);
-        let totals = acct.totals_json();
+        let totals = acct.totals();
         self.around.events.api_request(turn, &reply.usage, reply.usage_estimated, cost, totals);
     }
 

@@ -3,8 +3,49 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::run::budget::accounting::Totals;
 use crate::run::cli::Options;
 use crate::run::session::state::{Record, Store};
+
+/// The version of the `history --json` format, in every line's `version` field.
+pub const VERSION: u32 = 1;
+
+/// One line of `agent-min history --json`: one saved task. `agent-min/schemas/history.schema.json`
+/// is generated from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// The format's version ([`VERSION`]).
+    pub version: u32,
+    /// The task id (what `agent-min resume` takes).
+    pub id: String,
+    /// `running`, `completed`, `failed`, or `interrupted` (saved as running by a run that is gone).
+    #[schemars(extend("enum" = ["running", "completed", "failed", "interrupted"]))]
+    pub status: String,
+    /// The result (completed) or the reason (failed).
+    pub outcome: Option<String>,
+    /// The task as given.
+    pub task: String,
+    /// The workspace.
+    pub cwd: String,
+    /// Provider name.
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+    /// When it was created (Unix seconds).
+    pub created: u64,
+    /// Last save (Unix seconds).
+    pub updated: u64,
+    /// Turns (requests) so far.
+    pub turns: u32,
+    /// Requests the model answered, over all runs.
+    pub requests: u64,
+    /// Token and cost totals, over all runs.
+    pub totals: Totals,
+}
 
 /// The `--help` text of `agent-min history`.
 pub const HELP: &str = "\
@@ -55,7 +96,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     for r in &tasks {
         if json {
-            println!("{}", summary_json(r));
+            println!("{}", serde_json::to_string(&entry(r)).unwrap_or_default());
         } else {
             println!("{}", summary_line(r));
         }
@@ -70,8 +111,7 @@ fn usage_error(msg: &str) -> ExitCode {
 
 /// One task's line; its task and workspace are shown escaped, as everything else on the terminal.
 fn summary_line(r: &Record) -> String {
-    let cost =
-        r.totals.get("cost_usd").and_then(serde_json::Value::as_f64).map_or("-".to_string(), |c| format!("${c:.4}"));
+    let cost = r.totals.cost_usd.map_or("-".to_string(), |c| format!("${c:.4}"));
     let task: String = r.meta.task.lines().next().unwrap_or("").chars().take(60).collect();
     let line = format!(
         "{}  {:<9} {:>4} req  {:>9}  {}  {}  {}",
@@ -86,19 +126,20 @@ fn summary_line(r: &Record) -> String {
     crate::run::ui::term::visible(&line).into_owned()
 }
 
-fn summary_json(r: &Record) -> serde_json::Value {
-    serde_json::json!({
-        "id": r.meta.id,
-        "status": r.shown_status(),
-        "outcome": r.outcome,
-        "task": r.meta.task,
-        "cwd": r.meta.cwd,
-        "provider": r.meta.provider,
-        "model": r.meta.model,
-        "created": r.meta.created,
-        "updated": r.updated,
-        "turns": r.turns,
-        "requests": r.requests(),
-        "totals": r.totals,
-    })
+fn entry(r: &Record) -> Entry {
+    Entry {
+        version: VERSION,
+        id: r.meta.id.clone(),
+        status: r.shown_status().to_string(),
+        outcome: r.outcome.clone(),
+        task: r.meta.task.clone(),
+        cwd: r.meta.cwd.clone(),
+        provider: r.meta.provider.clone(),
+        model: r.meta.model.clone(),
+        created: r.meta.created,
+        updated: r.updated,
+        turns: r.turns,
+        requests: r.requests(),
+        totals: r.totals.clone(),
+    }
 }
