@@ -17,7 +17,7 @@ pub fn schema(name: &str) -> jsonschema::Validator {
 
 /// Every error of `v` against `schema`, one per line.
 pub fn errors(schema: &jsonschema::Validator, v: &Value) -> Result<(), String> {
-    let errors: Vec<String> = schema.iter_errors(v).map(|e| format!("at {}: {e}", e.instance_path)).collect();
+    let errors: Vec<String> = schema.iter_errors(v).map(|e| format!("at {}: {e}", e.instance_path())).collect();
     if errors.is_empty() {
         Ok(())
     } else {
