@@ -183,14 +183,14 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
         k.join(",")
     };
     for e in &servers {
-        assert_eq!(keys(e), "error,event,resources,server,state,task_id,tools,ts,type", "{e}");
+        assert_eq!(keys(e), "error,event,resources,server,state,task_id,tools,ts,type,version", "{e}");
         assert!(e["task_id"].as_str().is_some_and(|t| !t.is_empty()), "{e}");
     }
     for e in of("mcp_call") {
         let what = if e.get("uri").is_some() { "uri" } else { "tool" };
         assert_eq!(
             keys(&e).split(',').filter(|k| *k != what).collect::<Vec<_>>().join(","),
-            "call_id,duration_ms,error,ok,server,task_id,ts,type",
+            "call_id,duration_ms,error,ok,server,task_id,ts,type,version",
             "{e}"
         );
     }
