@@ -3,7 +3,9 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+
 use crate::run::cli::Options;
+use crate::run::session::history::entry;
 use crate::run::session::state::{Record, Store};
 
 /// The `--help` text of `agent-min history`.
@@ -58,7 +60,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     for r in &tasks {
         if json {
-            println!("{}", summary_json(r));
+            println!("{}", serde_json::to_string(&entry(r)).unwrap_or_default());
         } else {
             println!("{}", summary_line(r));
         }
@@ -82,8 +84,7 @@ fn header() -> String {
 
 /// One task's line; its task and workspace are shown escaped, as everything else on the terminal.
 fn summary_line(r: &Record) -> String {
-    let cost =
-        r.totals.get("cost_usd").and_then(serde_json::Value::as_f64).map_or("-".to_string(), |c| format!("${c:.4}"));
+    let cost = r.totals.cost_usd.map_or("-".to_string(), |c| format!("${c:.4}"));
     let task: String = r.meta.task.lines().next().unwrap_or("").chars().take(60).collect();
     let line = format!(
         "{}  {:<9} {:>4} req  {:>9}  {}  {}  {}",
@@ -98,19 +99,3 @@ fn summary_line(r: &Record) -> String {
     crate::run::ui::term::visible(&line).into_owned()
 }
 
-fn summary_json(r: &Record) -> serde_json::Value {
-    serde_json::json!({
-        "id": r.meta.id,
-        "status": r.shown_status(),
-        "outcome": r.outcome,
-        "task": r.meta.task,
-        "cwd": r.meta.cwd,
-        "provider": r.meta.provider,
-        "model": r.meta.model,
-        "created": r.meta.created,
-        "updated": r.updated,
-        "turns": r.turns,
-        "requests": r.requests(),
-        "totals": r.totals,
-    })
-}

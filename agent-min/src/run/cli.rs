@@ -147,7 +147,7 @@ OUTPUT AND STATE:
                           reasoning, tool_call, approval, tool_result, api_request, retry,
                           context_truncated, checkpoint, hook, mcp_server, mcp_call, error,
                           completion); the human-readable output moves to stderr. The schema
-                          is in docs/agent.md.
+                          is agent-min/schemas/events.schema.json (docs/agent.md).
     --state-dir DIR       where tasks are saved after every turn (default
                           $XDG_STATE_HOME/agent-min or ~/.local/state/agent-min); see
                           `agent-min history` and `agent-min resume --help`

@@ -141,7 +141,7 @@ fn partial_tool_event(parser: &StreamParser, i: usize, gate: &mut PartialGate, s
         return;
     }
     let bytes: usize = t.params().iter().map(|p| p.name.len() + p.value.len()).sum();
-    if !gate.admit(Instant::now(), bytes) {
+    if !gate.admit(bytes) {
         return;
     }
     let params: Vec<(String, String)> = t

@@ -223,7 +223,7 @@ impl Task {
         }
         self.around.project.hooks.check(&mut self.term);
         lifecycle::cancel_on_interrupt(&self.around.project.hooks, &self.around.events);
-        self.around.events.note_totals(self.around.accounting.totals_json());
+        self.around.events.note_totals(self.around.accounting.totals());
         self.last_words_on_a_signal();
     }
 
@@ -264,7 +264,7 @@ impl Task {
         self.report(&end);
         // From here the task says its own last words.
         crate::run::ui::interrupt::clear_on_exit();
-        let totals = self.around.accounting.totals_json();
+        let totals = self.around.accounting.totals();
         let ended = crate::run::session::events::Ended { status, text, exit_code: end.exit_code() };
         self.around.events.completion(&ended, totals);
         end
@@ -420,7 +420,7 @@ impl Task {
             turns: self.earlier_turns + self.turns,
             messages: &self.messages,
             pending,
-            totals: self.around.accounting.totals_json(),
+            totals: self.around.accounting.totals(),
             checkpoints: self.around.checkpoints.records(),
         };
         if let Err(e) = store.save(&snap) {
@@ -511,7 +511,7 @@ impl Task {
         let cost = acct.record(&reply.usage, reply.usage_estimated);
         let prompt = accounting::prompt_tokens(&reply.usage, acct.cache_in_prompt());
         self.around.context.observe(prompt, reply.usage.output, self.messages.len() + 1);
-        let totals = acct.totals_json();
+        let totals = acct.totals();
         self.around.events.api_request(turn, &reply.usage, reply.usage_estimated, cost, totals);
     }
 

@@ -77,3 +77,38 @@ fn a_failed_task_counts_only_the_requests_the_model_answered() {
     assert!(line.contains(" failed       2 req "), "{line}");
     assert!(r.stdout.contains("over 2 requests"), "{}", r.stdout);
 }
+
+#[test]
+fn history_json_and_the_saved_task_follow_their_published_schemas() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "x\n").unwrap();
+    let server =
+        Server::start(vec![anthropic(&tool("read_file", &[("path", "a.txt")])), anthropic(&completion("read"))]);
+    let s = state.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["t"]), &[("XDG_STATE_HOME", &s)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+
+    let here = tempfile::tempdir().unwrap();
+    let h = run_cmd("history", here.path(), &["--json"], &[("XDG_STATE_HOME", &s)], LIMIT);
+    assert_eq!(h.code, Some(0), "{}", h.all());
+    let lines: Vec<serde_json::Value> = h.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "{}", h.stdout);
+    let history = common::events::schema("history.schema.json");
+    common::events::errors(&history, &lines[0]).unwrap();
+    assert_eq!((lines[0]["version"].as_u64(), lines[0]["status"].as_str()), (Some(1), Some("completed")));
+    assert_eq!(lines[0]["totals"]["requests"], 2);
+    let mut extra = lines[0].clone();
+    extra["surprise"] = true.into();
+    assert!(common::events::errors(&history, &extra).is_err(), "the schema is closed");
+
+    let id = lines[0]["id"].as_str().unwrap();
+    let file = state.path().join("agent-min/tasks").join(format!("{id}.json"));
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let task = common::events::schema("task.schema.json");
+    common::events::errors(&task, &saved).unwrap();
+    assert_eq!(saved["messages"][1]["role"], "assistant");
+    let mut role = saved.clone();
+    role["messages"][1]["role"] = "system".into();
+    assert!(common::events::errors(&task, &role).is_err(), "an unknown role is not a saved task");
+}

@@ -163,7 +163,7 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
     assert!(r8.starts_with("[use_mcp_tool for 'nosuch'] Result:\nError executing MCP tool: No connection found for server: nosuch. Please make sure to use MCP servers available under 'Connected MCP Servers'."), "{r8}");
 
     // --json: the servers' start and stop, and each call.
-    let events: Vec<Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let events = common::events::parse(&r.stdout);
     let of = |ty: &str| events.iter().filter(|e| e["type"] == ty).cloned().collect::<Vec<_>>();
     let servers = of("mcp_server");
     assert_eq!(events[0]["type"], "task_started", "task_started is still the first event");
@@ -183,14 +183,14 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
         k.join(",")
     };
     for e in &servers {
-        assert_eq!(keys(e), "error,event,resources,server,state,task_id,tools,ts,type", "{e}");
+        assert_eq!(keys(e), "error,event,resources,server,state,task_id,tools,ts,type,version", "{e}");
         assert!(e["task_id"].as_str().is_some_and(|t| !t.is_empty()), "{e}");
     }
     for e in of("mcp_call") {
         let what = if e.get("uri").is_some() { "uri" } else { "tool" };
         assert_eq!(
             keys(&e).split(',').filter(|k| *k != what).collect::<Vec<_>>().join(","),
-            "call_id,duration_ms,error,ok,server,task_id,ts,type",
+            "call_id,duration_ms,error,ok,server,task_id,ts,type,version",
             "{e}"
         );
     }
@@ -705,7 +705,7 @@ fn native_mode_offers_each_mcp_tool_as_a_function_and_runs_its_calls_on_the_real
             assert_eq!(m[3]["content"], answer);
         }
         // One code path with the XML dialect: the same events, server name and all.
-        let events: Vec<Value> = r.stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let events = common::events::parse(&r.stdout);
         let call =
             events.iter().find(|e| e["type"] == "tool_call" && e["partial"] == false).expect("a tool_call event");
         assert_eq!(call["tool"], "use_mcp_tool", "{call}");

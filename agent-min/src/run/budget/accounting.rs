@@ -5,8 +5,6 @@
 //! format: Anthropic reports `input_tokens` *without* the cached part (cache reads and writes come
 //! separately), OpenAI-compatible servers report `prompt_tokens` *including* the cached part.
 
-use serde_json::{json, Value};
-
 use crate::run::llm::providers::Provider;
 use crate::run::llm::Usage;
 
@@ -21,6 +19,27 @@ pub struct Prices {
     pub cache_read: f64,
     /// Prompt tokens written to the cache.
     pub cache_write: f64,
+}
+
+/// A task's token and cost totals, over all its runs: in `api_request` and `completion` events
+/// and in the saved task (field names are part of both formats).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Totals {
+    /// Requests the model answered.
+    pub requests: u32,
+    /// Prompt tokens.
+    pub tokens_in: u64,
+    /// Generated tokens.
+    pub tokens_out: u64,
+    /// Prompt tokens read from the cache.
+    pub cache_read: u64,
+    /// Prompt tokens written to the cache.
+    pub cache_write: u64,
+    /// US dollars; `null` for a model without prices.
+    pub cost_usd: Option<f64>,
+    /// Requests whose counts are estimates (the stream ended before the server's usage).
+    pub estimated_requests: u32,
 }
 
 /// The built-in table: (model name fragment, input, output, cache read, cache write). The first
@@ -153,31 +172,26 @@ impl Accounting {
         Some(c)
     }
 
-    /// The totals as a JSON object (for `--json` events and the saved state).
-    pub fn totals_json(&self) -> Value {
-        json!({
-            "requests": self.requests,
-            "tokens_in": self.usage.input,
-            "tokens_out": self.usage.output,
-            "cache_read": self.usage.cache_read,
-            "cache_write": self.usage.cache_write,
-            "cost_usd": self.priced().then_some(round(self.cost)),
-            "estimated_requests": self.estimated,
-        })
+    /// The totals (for `--json` events and the saved state).
+    pub fn totals(&self) -> Totals {
+        Totals {
+            requests: self.requests,
+            tokens_in: self.usage.input,
+            tokens_out: self.usage.output,
+            cache_read: self.usage.cache_read,
+            cache_write: self.usage.cache_write,
+            cost_usd: self.priced().then_some(round(self.cost)),
+            estimated_requests: self.estimated,
+        }
     }
 
-    /// Restores totals saved by an earlier run (see [`Accounting::totals_json`]).
-    pub fn restore(&mut self, v: &Value) {
-        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-        self.usage = Usage {
-            input: n("tokens_in"),
-            output: n("tokens_out"),
-            cache_read: n("cache_read"),
-            cache_write: n("cache_write"),
-        };
-        self.requests = n("requests") as u32;
-        self.estimated = n("estimated_requests") as u32;
-        self.cost = v.get("cost_usd").and_then(Value::as_f64).unwrap_or(0.0);
+    /// Restores totals saved by an earlier run (see [`Accounting::totals`]).
+    pub fn restore(&mut self, t: &Totals) {
+        self.usage =
+            Usage { input: t.tokens_in, output: t.tokens_out, cache_read: t.cache_read, cache_write: t.cache_write };
+        self.requests = t.requests;
+        self.estimated = t.estimated_requests;
+        self.cost = t.cost_usd.unwrap_or(0.0);
     }
 
     /// The end-of-run summary line.
@@ -253,7 +267,7 @@ mod tests {
         let mut a = Accounting::new(builtin(Provider::Anthropic, "claude-sonnet-4"), false);
         a.record(&Usage { input: 1000, output: 10, cache_read: 5, cache_write: 0 }, true);
         let mut b = Accounting::new(None, false);
-        b.restore(&a.totals_json());
+        b.restore(&a.totals());
         assert_eq!((b.usage, b.requests, b.estimated), (a.usage, 1, 1));
         assert!((b.cost - round(a.cost)).abs() < 1e-12);
         assert_eq!(b.run_cost, 0.0, "a restored total is not this run's spending");

@@ -173,7 +173,7 @@ mod tests {
                 msg(Role::Assistant, "done"),
             ],
             pending: None,
-            totals: serde_json::Value::Null,
+            totals: Default::default(),
             owner: None,
             checkpoints: vec![cp(1, 1, 1), cp(2, 1, 2), cp(3, 2, 4)],
         }

@@ -11,7 +11,7 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::client::Client;
 use super::config::{Kind, ServerConfig};
@@ -19,7 +19,7 @@ use super::http::HttpTransport;
 use super::jsonrpc::McpError;
 use super::stdio::StdioTransport;
 use super::Transport;
-use crate::run::session::events::Events;
+use crate::run::session::events::{Event, Events, McpServerEvent, McpState};
 
 /// How long the first request waits for servers to connect by default (Cline:
 /// `pWaitFor(…, 10_000)`); `--mcp-startup-timeout` and a server's `startupTimeout` change it.
@@ -151,7 +151,7 @@ impl Hub {
     /// One `mcp_server` event per server with how its start went (after `task_started`).
     pub fn report_started(&self, events: &mut Events) {
         for s in &self.servers {
-            server_event(events, s, "started");
+            server_event(events, s, McpServerEvent::Started);
         }
     }
 
@@ -247,7 +247,7 @@ impl Hub {
         let name = s.cfg.name.clone();
         if s.restarted {
             s.state = State::Failed(format!("stopped again ({how}); it is restarted only once per task"));
-            server_event(events, s, "stopped");
+            server_event(events, s, McpServerEvent::Stopped);
             return format!(
                 "The MCP server \"{name}\" stopped ({how}). It was already restarted once in this task, so it is not restarted again and its tools are no longer available."
             );
@@ -255,7 +255,7 @@ impl Hub {
         s.restarted = true;
         let wait = s.cfg.startup_timeout.unwrap_or(run_wait);
         s.state = State::Failed(how.to_string());
-        server_event(events, s, "crashed");
+        server_event(events, s, McpServerEvent::Crashed);
         let state = match open(&s.cfg) {
             Ok(t) => match connect(t, Instant::now() + wait, wait) {
                 Ok(c) => State::Connected(Box::new(c)),
@@ -264,7 +264,7 @@ impl Hub {
             Err(e) => State::Failed(e.to_string()),
         };
         s.state = state;
-        server_event(events, s, "restarted");
+        server_event(events, s, McpServerEvent::Restarted);
         match &s.state {
             State::Connected(_) => format!(
                 "The MCP server \"{name}\" stopped during the call ({how}). It has been restarted; the call was not retried, so check whether it took effect before using the tool again."
@@ -298,7 +298,7 @@ impl Hub {
         for s in &mut self.servers {
             if matches!(s.state, State::Connected(_)) {
                 s.state = State::Failed("stopped at the end of the task".into());
-                server_event(events, s, "stopped");
+                server_event(events, s, McpServerEvent::Stopped);
             }
         }
     }
@@ -345,14 +345,18 @@ fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result
     Ok(Conn { client, tools, resources, templates, prompts, garbage_told: 0 })
 }
 
-fn server_event(events: &mut Events, s: &Server, what: &str) {
-    let (tools, resources, error) = match &s.state {
-        State::Connected(c) => (c.tools.len(), c.resources.len() + c.templates.len(), None),
-        State::Failed(e) => (0, 0, Some(e.as_str())),
-        State::Disabled => (0, 0, None),
+fn server_event(events: &mut Events, s: &Server, event: McpServerEvent) {
+    let (state, tools, resources, error) = match &s.state {
+        State::Connected(c) => (McpState::Connected, c.tools.len(), c.resources.len() + c.templates.len(), None),
+        State::Failed(e) => (McpState::Failed, 0, 0, Some(e.clone())),
+        State::Disabled => (McpState::Disabled, 0, 0, None),
     };
-    events.mcp(
-        "mcp_server",
-        json!({"server": s.cfg.name, "event": what, "state": s.state_name(), "tools": tools, "resources": resources, "error": error}),
-    );
+    events.emit(&Event::McpServer {
+        server: s.cfg.name.clone(),
+        event,
+        state,
+        tools: tools as u64,
+        resources: resources as u64,
+        error,
+    });
 }

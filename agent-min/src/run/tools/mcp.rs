@@ -12,7 +12,7 @@ use super::{ask, tool_error, Call, Ctx, Outcome};
 use crate::run::mcp::hub::CallError;
 use crate::run::mcp::texts;
 use crate::run::prompt;
-use crate::run::session::events::By;
+use crate::run::session::events::{By, Event};
 
 /// Shown on the terminal for arguments: at most this many characters.
 const SHOW: usize = 300;
@@ -55,12 +55,12 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(v) => {
             let (text, _) = texts::tool_result(&v);
             let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
-            call_event(ctx, server, json!({"tool": tool}), !is_error, ms, None);
+            call_event(ctx, server, Target::Tool(tool), !is_error, ms, None);
             ctx.term.outcome(!is_error, &summary(&text));
             Outcome::Success(text)
         }
         Err(e) => {
-            call_event(ctx, server, json!({"tool": tool}), false, ms, Some(&e.message));
+            call_event(ctx, server, Target::Tool(tool), false, ms, Some(&e.message));
             ctx.term.outcome(false, &e.message);
             // Cline returns this text as is, not wrapped as a tool error.
             Outcome::Failure { text: with_note(format!("Error executing MCP tool: {}", e.message), &e), mistake: false }
@@ -84,12 +84,12 @@ pub(super) fn access_resource(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     match result {
         Ok(v) => {
             let text = texts::resource_result(&v);
-            call_event(ctx, server, json!({"uri": uri}), true, ms, None);
+            call_event(ctx, server, Target::Uri(uri), true, ms, None);
             ctx.term.outcome(true, &summary(&text));
             Outcome::Success(text)
         }
         Err(e) => {
-            call_event(ctx, server, json!({"uri": uri}), false, ms, Some(&e.message));
+            call_event(ctx, server, Target::Uri(uri), false, ms, Some(&e.message));
             ctx.term.outcome(false, &e.message);
             let text = tool_error(&format!("Error executing access_mcp_resource: {}", e.message));
             Outcome::Failure { text: with_note(text, &e), mistake: false }
@@ -117,12 +117,26 @@ fn with_note(text: String, e: &CallError) -> String {
     }
 }
 
-fn call_event(ctx: &mut Ctx<'_>, server: &str, what: Value, ok: bool, ms: u64, error: Option<&str>) {
-    let mut f = json!({"call_id": ctx.call_id, "server": server, "ok": ok, "duration_ms": ms, "error": error});
-    if let (Some(f), Value::Object(w)) = (f.as_object_mut(), what) {
-        f.extend(w);
-    }
-    ctx.events.mcp("mcp_call", f);
+/// What an MCP call was about: a tool, or a resource.
+enum Target<'a> {
+    Tool(&'a str),
+    Uri(&'a str),
+}
+
+fn call_event(ctx: &mut Ctx<'_>, server: &str, what: Target<'_>, ok: bool, ms: u64, error: Option<&str>) {
+    let (tool, uri) = match what {
+        Target::Tool(t) => (Some(t.to_string()), None),
+        Target::Uri(u) => (None, Some(u.to_string())),
+    };
+    ctx.events.emit(&Event::McpCall {
+        call_id: ctx.call_id.to_string(),
+        server: server.to_string(),
+        ok,
+        duration_ms: ms,
+        error: error.map(str::to_string),
+        tool,
+        uri,
+    });
 }
 
 fn shorten(s: &str) -> String {

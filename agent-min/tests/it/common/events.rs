@@ -1,178 +1,65 @@
-//! The `--json` event schema, written out by hand from docs/agent.md, and a strict checker:
-//! every event must have exactly the fields of its type, each of the documented kind.
+//! The `--json` event format as the repository publishes it: every event the tests read is
+//! validated against `agent-min/schemas/events.schema.json` (a JSON Schema generated from the
+//! event types; a unit test keeps the file equal to them) by the `jsonschema` crate.
 
-use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
-/// The kind of a field.
-#[derive(Clone, Copy, Debug)]
-pub enum K {
-    Str,
-    NonEmptyStr,
-    U64,
-    Num,
-    Bool,
-    /// An object whose values are all strings.
-    StrMap,
-    Totals,
-    OneOf(&'static [&'static str]),
-    Nullable(&'static K),
+use serde_json::{json, Value};
+
+/// A compiled schema file of `agent-min/schemas/`.
+pub fn schema(name: &str) -> jsonschema::Validator {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+    jsonschema::validator_for(&v).unwrap_or_else(|e| panic!("{} is not a valid schema: {e}", path.display()))
 }
 
-use K::*;
-
-const COMMON: &[(&str, K)] = &[("type", NonEmptyStr), ("task_id", NonEmptyStr), ("ts", U64)];
-
-const TOTALS: &[(&str, K)] = &[
-    ("requests", U64),
-    ("tokens_in", U64),
-    ("tokens_out", U64),
-    ("cache_read", U64),
-    ("cache_write", U64),
-    ("cost_usd", Nullable(&Num)),
-    ("estimated_requests", U64),
-];
-
-/// The fields of each event type (besides `type`, `task_id`, `ts`).
-pub const SCHEMA: &[(&str, &[(&str, K)])] = &[
-    (
-        "task_started",
-        &[("provider", NonEmptyStr), ("model", NonEmptyStr), ("cwd", NonEmptyStr), ("task", Str), ("resumed", Bool)],
-    ),
-    ("text", &[("turn", U64), ("text", NonEmptyStr)]),
-    ("reasoning", &[("turn", U64), ("text", NonEmptyStr)]),
-    (
-        "tool_call",
-        &[("turn", U64), ("call_id", NonEmptyStr), ("tool", NonEmptyStr), ("partial", Bool), ("params", StrMap)],
-    ),
-    (
-        "approval",
-        &[
-            ("call_id", NonEmptyStr),
-            ("tool", NonEmptyStr),
-            ("approved", Bool),
-            ("by", OneOf(&["auto", "yolo", "user", "policy"])),
-            ("feedback", Nullable(&Str)),
-        ],
-    ),
-    ("tool_result", &[("call_id", NonEmptyStr), ("tool", NonEmptyStr), ("ok", Bool), ("result", Str)]),
-    (
-        "api_request",
-        &[
-            ("turn", U64),
-            ("tokens_in", U64),
-            ("tokens_out", U64),
-            ("cache_read", U64),
-            ("cache_write", U64),
-            ("estimated", Bool),
-            ("cost_usd", Nullable(&Num)),
-            ("totals", Totals),
-        ],
-    ),
-    (
-        "retry",
-        &[
-            ("turn", U64),
-            ("attempt", U64),
-            ("max_retries", U64),
-            ("delay_s", Num),
-            ("status", Nullable(&U64)),
-            ("error", Str),
-        ],
-    ),
-    (
-        "context_truncated",
-        &[
-            ("turn", U64),
-            ("reason", OneOf(&["threshold", "context_error"])),
-            ("estimated_tokens", U64),
-            ("limit_tokens", U64),
-            ("removed_messages", U64),
-            ("deduplicated_reads", U64),
-        ],
-    ),
-    (
-        "checkpoint",
-        &[("turn", U64), ("number", U64), ("hash", NonEmptyStr), ("tool", NonEmptyStr), ("files_changed", U64)],
-    ),
-    (
-        "hook",
-        &[
-            (
-                "hook",
-                OneOf(&[
-                    "TaskStart",
-                    "TaskResume",
-                    "TaskCancel",
-                    "TaskComplete",
-                    "UserPromptSubmit",
-                    "PreToolUse",
-                    "PostToolUse",
-                    "PreCompact",
-                ]),
-            ),
-            ("source", OneOf(&["global", "workspace"])),
-            ("script", NonEmptyStr),
-            ("ok", Bool),
-            ("exit_code", Nullable(&U64)),
-            ("timed_out", Bool),
-            ("duration_ms", U64),
-            ("cancel", Bool),
-            ("context_chars", U64),
-            ("error_message", Str),
-            ("problem", Nullable(&NonEmptyStr)),
-        ],
-    ),
-    ("error", &[("message", NonEmptyStr), ("limit", Nullable(&OneOf(&["max_turns", "max_cost", "timeout"])))]),
-    ("approval_needed", &[("call_id", NonEmptyStr), ("tool", NonEmptyStr), ("params", StrMap), ("fix", NonEmptyStr)]),
-    (
-        "completion",
-        &[
-            ("status", OneOf(&["completed", "failed", "approval_needed", "interrupted", "terminated"])),
-            ("result", Nullable(&Str)),
-            ("reason", Nullable(&NonEmptyStr)),
-            ("exit_code", U64),
-            ("totals", Totals),
-        ],
-    ),
-];
-
-fn check_kind(v: &Value, k: K, at: &str) -> Result<(), String> {
-    let ok = match k {
-        Str => v.is_string(),
-        NonEmptyStr => v.as_str().is_some_and(|s| !s.is_empty()),
-        U64 => v.is_u64(),
-        Num => v.is_number(),
-        Bool => v.is_boolean(),
-        StrMap => v.as_object().is_some_and(|o| o.values().all(Value::is_string)),
-        Totals => return check_fields(v, TOTALS, at),
-        OneOf(options) => v.as_str().is_some_and(|s| options.contains(&s)),
-        Nullable(inner) => return if v.is_null() { Ok(()) } else { check_kind(v, *inner, at) },
-    };
-    if ok {
+/// Every error of `v` against `schema`, one per line.
+pub fn errors(schema: &jsonschema::Validator, v: &Value) -> Result<(), String> {
+    let errors: Vec<String> = schema.iter_errors(v).map(|e| format!("at {}: {e}", e.instance_path())).collect();
+    if errors.is_empty() {
         Ok(())
     } else {
-        Err(format!("{at}: {v} is not {k:?}"))
+        Err(errors.join("\n"))
     }
 }
 
-fn check_fields(v: &Value, fields: &[(&str, K)], at: &str) -> Result<(), String> {
-    let obj = v.as_object().ok_or_else(|| format!("{at}: not an object: {v}"))?;
-    for (name, kind) in fields {
-        let f = obj.get(*name).ok_or_else(|| format!("{at}: missing field {name:?} in {v}"))?;
-        check_kind(f, *kind, &format!("{at}.{name}"))?;
-    }
-    if let Some(extra) = obj.keys().find(|k| !fields.iter().any(|(n, _)| n == k)) {
-        return Err(format!("{at}: undocumented field {extra:?} in {v}"));
-    }
-    Ok(())
+struct Events {
+    /// The whole schema: one of the event types.
+    all: jsonschema::Validator,
+    /// Each type's own schema, for an error that says what is wrong rather than "none matched".
+    by_type: HashMap<String, jsonschema::Validator>,
+}
+
+fn events_schema() -> &'static Events {
+    static S: OnceLock<Events> = OnceLock::new();
+    S.get_or_init(|| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/events.schema.json");
+        let root: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let by_type = root["oneOf"]
+            .as_array()
+            .expect("events.schema.json: oneOf the event types")
+            .iter()
+            .map(|variant| {
+                let ty = variant["properties"]["type"]["const"].as_str().expect("each type has a const").to_string();
+                let mut one = variant.clone();
+                one["$schema"] = root["$schema"].clone();
+                one["$defs"] = root.get("$defs").cloned().unwrap_or(json!({}));
+                (ty, jsonschema::validator_for(&one).unwrap())
+            })
+            .collect();
+        Events { all: schema("events.schema.json"), by_type }
+    })
 }
 
 /// Checks one event against the schema.
 pub fn validate(v: &Value) -> Result<(), String> {
+    let s = events_schema();
     let ty = v.get("type").and_then(Value::as_str).ok_or_else(|| format!("no \"type\": {v}"))?;
-    let (_, fields) = SCHEMA.iter().find(|(t, _)| *t == ty).ok_or_else(|| format!("unknown event type {ty:?}"))?;
-    let all: Vec<(&str, K)> = COMMON.iter().chain(fields.iter()).copied().collect();
-    check_fields(v, &all, ty)
+    let one = s.by_type.get(ty).ok_or_else(|| format!("unknown event type {ty:?}: {v}"))?;
+    errors(one, v).map_err(|e| format!("{ty}: {e}\nin {v}"))?;
+    errors(&s.all, v).map_err(|e| format!("{e}\nin {v}"))
 }
 
 /// Parses NDJSON stdout; panics unless every line is an event that follows the schema.

@@ -40,8 +40,8 @@ use crate::run::ui::term::{visible, Term};
 /// Cline's `HOOK_EXECUTION_TIMEOUT_MS`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The eight hook events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The eight hook events (named as in the `hook` event: `TaskStart`…).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum Hook {
     /// A new task starts.
     TaskStart,
@@ -127,8 +127,9 @@ impl Config {
     }
 }
 
-/// Where a script comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a script comes from (`global` or `workspace` in the `hook` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Source {
     /// The global hooks directory.
     Global,
@@ -137,7 +138,8 @@ pub enum Source {
 }
 
 impl Source {
-    fn name(self) -> &'static str {
+    /// As the `hook` event names it.
+    pub fn name(self) -> &'static str {
         match self {
             Source::Global => "global",
             Source::Workspace => "workspace",
@@ -403,9 +405,9 @@ impl Hooks {
                     process::run(&program, Path::new(&shown), &self.root, &stdin, self.cfg.timeout)
                 });
             let ms = started.elapsed().as_millis() as u64;
-            let report = report::Report::of(hook, script.src.name(), &shown, ms, &ran, self.cfg.timeout);
+            let report = report::Report::of(hook, script.src, &shown, ms, &ran, self.cfg.timeout);
             report.show(term);
-            events.hook(report.event());
+            events.emit(&report.event());
             match report.answer {
                 Some(a) => answers.push(a),
                 None => failed |= report.failed,
