@@ -14,7 +14,7 @@ use crate::run::session::state::{self, CheckpointRecord, Record, Store};
 use crate::run::ui::term::visible;
 
 /// The `--help` text.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 agent-min checkpoints — list, compare and restore a task's checkpoints
 
 USAGE:

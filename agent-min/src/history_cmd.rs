@@ -3,13 +3,12 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-
 use crate::run::cli::Options;
 use crate::run::session::history::entry;
 use crate::run::session::state::{Record, Store};
 
 /// The `--help` text of `agent-min history`.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 agent-min history — list saved tasks
 
 USAGE:
@@ -98,4 +97,3 @@ fn summary_line(r: &Record) -> String {
     );
     crate::run::ui::term::visible(&line).into_owned()
 }
-

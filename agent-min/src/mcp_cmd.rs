@@ -14,7 +14,7 @@ use crate::run::ui::interrupt;
 use crate::run::ui::term::{visible, Term};
 
 /// The `--help` text.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 agent-min mcp — the MCP servers agent-min would start
 
 USAGE:

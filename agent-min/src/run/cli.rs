@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::run::llm::providers::Provider;
 
 /// The `--help` text.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 agent-min run — run a coding task with a Cline-style agent
 
 USAGE:
@@ -194,7 +194,7 @@ EXAMPLES:
 ";
 
 /// The `--help` text of `agent-min resume`.
-pub const RESUME_HELP: &str = "\
+pub(crate) const RESUME_HELP: &str = "\
 agent-min resume — continue a saved task
 
 USAGE:
@@ -223,7 +223,7 @@ EXAMPLES:
 
 /// Parsed options.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// The task text.
     pub task: Option<String>,
     /// `--provider`.
@@ -305,14 +305,14 @@ pub struct Options {
 }
 
 /// Most bytes of a task read from standard input (`-`).
-pub const MAX_STDIN_TASK: u64 = 1 << 20;
+pub(crate) const MAX_STDIN_TASK: u64 = 1 << 20;
 
 /// The task as given: the argument itself, or standard input when it is `-` (at most
 /// [`MAX_STDIN_TASK`] bytes of UTF-8, without its final line ending). With a task argument,
 /// piped standard input (`piped`: a pipe or a file, never a terminal) is context: it follows the
 /// task after an empty line, trimmed, as the Cline CLI joins them. Approvals are then asked on
 /// the controlling terminal, if there is one.
-pub fn task_text(arg: &str, stdin: impl std::io::Read, piped: bool) -> Result<String, String> {
+pub(crate) fn task_text(arg: &str, stdin: impl std::io::Read, piped: bool) -> Result<String, String> {
     if arg != "-" {
         if !piped {
             return Ok(arg.to_string());
@@ -339,7 +339,7 @@ fn read_stdin(stdin: impl std::io::Read, what: &str) -> Result<String, String> {
 
 /// Whether standard input is piped data (a pipe or a regular file), as the Cline CLI decides:
 /// not a terminal, not `/dev/null` or another device, not closed.
-pub fn stdin_is_piped() -> bool {
+pub(crate) fn stdin_is_piped() -> bool {
     use std::io::IsTerminal;
     if std::io::stdin().is_terminal() {
         return false;
@@ -355,7 +355,7 @@ pub fn stdin_is_piped() -> bool {
 
 /// Parses the arguments after `run`, after those of the config file (unless `--no-config`).
 /// Errors are one line naming the problem and the fix.
-pub fn parse(args: Vec<OsString>) -> Result<Options, String> {
+pub(crate) fn parse(args: Vec<OsString>) -> Result<Options, String> {
     parse_with(with_config(args, crate::run::config::default_path())?, false)
 }
 
@@ -389,7 +389,7 @@ fn with_config(args: Vec<OsString>, file: Option<PathBuf>) -> Result<Vec<OsStrin
 
 /// Parses the arguments after `resume`: the positional argument is a task id, `--last` is
 /// allowed, `--replay` is not.
-pub fn parse_resume(args: Vec<OsString>) -> Result<Options, String> {
+pub(crate) fn parse_resume(args: Vec<OsString>) -> Result<Options, String> {
     let o = parse_with(with_config(args, crate::run::config::default_path())?, true)?;
     if o.replay.is_some() {
         return Err("--replay cannot be resumed (replays are not saved); run it again instead".to_string());
@@ -551,7 +551,7 @@ fn provider_names() -> String {
 
 /// `path` made absolute against the current directory, now: the shadow repository's git runs
 /// in the workspace, where a relative state directory would name another folder.
-pub fn absolute(path: PathBuf) -> Result<PathBuf, String> {
+pub(crate) fn absolute(path: PathBuf) -> Result<PathBuf, String> {
     std::path::absolute(&path).map_err(|e| format!("cannot make {} absolute ({e})", path.display()))
 }
 

@@ -15,7 +15,7 @@ const MAX_CONFIG: u64 = 1 << 20;
 const NOT_IN_THE_FILE: &[&str] = &["help", "version", "replay", "last", "profile", "no-config", "output-last-message"];
 
 /// The default config file, if a home is known.
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -27,7 +27,7 @@ pub fn default_path() -> Option<PathBuf> {
 /// own `profile` key) applied over its top level. A missing file is no arguments; a file that
 /// does not parse, an unknown profile or a value of the wrong kind is an error naming the file
 /// and the key.
-pub fn arguments(path: &Path, profile: Option<&str>) -> Result<Vec<OsString>, String> {
+pub(crate) fn arguments(path: &Path, profile: Option<&str>) -> Result<Vec<OsString>, String> {
     let shown = path.display();
     let text = match read_bounded(path) {
         Ok(Some(t)) => t,

@@ -2,7 +2,7 @@
 //!
 //! One [`task::Task`] per run drives Cline's recursive loop — request, stream, parse, present,
 //! execute, recurse — over a model API reached only through a `curl` subprocess ([`llm`]), or
-//! over a recorded session ([`replay`]).
+//! over a recorded session (`replay`).
 //!
 //! The loop is on top ([`task`], with [`stream`] for one streamed reply and [`prompt`] for what
 //! the model is told); each concern below it has its own folder: [`llm`] (the model's API),
@@ -11,25 +11,25 @@
 
 pub mod budget;
 pub mod checkpoints;
-pub mod cli;
-pub mod clock;
-pub mod config;
+pub(crate) mod cli;
+pub(crate) mod clock;
+pub(crate) mod config;
 pub mod dialect;
 pub mod llm;
 pub mod mcp;
 pub mod native;
-pub mod output_schema;
+pub(crate) mod output_schema;
 pub mod project;
 pub mod prompt;
-pub mod replay;
+pub(crate) mod replay;
 pub mod reply;
-pub mod sandbox;
+pub(crate) mod sandbox;
 pub mod session;
-pub mod spawn;
+pub(crate) mod spawn;
 pub mod stream;
 pub mod task;
 pub mod tools;
-pub mod trusted_file;
+pub(crate) mod trusted_file;
 pub mod ui;
 
 use std::ffi::OsString;
@@ -69,7 +69,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 }
 
 /// Runs a task: a new one, or `saved` resumed. Shared by `run` and `resume`.
-pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
+pub(crate) fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     let code = launch_inner(opts, saved);
     sandbox::remove_private_tmp();
     code
@@ -320,7 +320,7 @@ fn surroundings(
 }
 
 /// The state directory from `--state-dir` or the default; `secret` is redacted from saves.
-pub fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, String> {
+pub(crate) fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, String> {
     let dir = opts
         .state_dir
         .clone()

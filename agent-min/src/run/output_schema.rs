@@ -22,7 +22,7 @@ pub struct OutputSchema {
 
 /// What came of checking a final result.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Valid: the result as compact JSON.
     Valid(String),
     /// Invalid, first time: this goes back to the model as the tool's error.
@@ -33,7 +33,7 @@ pub enum Verdict {
 
 impl OutputSchema {
     /// Reads and compiles the schema in `file`; an error names the file and the problem.
-    pub fn load(file: &Path) -> Result<Self, String> {
+    pub(crate) fn load(file: &Path) -> Result<Self, String> {
         let shown = file.display();
         let text = read(file).map_err(|e| format!("--output-schema {shown}: cannot read it ({e})"))?;
         let schema: serde_json::Value =
@@ -44,7 +44,7 @@ impl OutputSchema {
     }
 
     /// What the model is told with the task.
-    pub fn instructions(&self) -> String {
+    pub(crate) fn instructions(&self) -> String {
         format!(
             "IMPORTANT: When you call attempt_completion, its result must be only a JSON value (no prose, no code fence) that is valid against this JSON Schema:\n{}",
             self.text.trim()
@@ -52,7 +52,7 @@ impl OutputSchema {
     }
 
     /// Checks a final result.
-    pub fn check(&mut self, result: &str) -> Verdict {
+    pub(crate) fn check(&mut self, result: &str) -> Verdict {
         let errors = match serde_json::from_str::<serde_json::Value>(unfenced(result)) {
             Err(e) => vec![format!("the result is not JSON ({e})")],
             Ok(value) => {

@@ -24,7 +24,7 @@ use crate::run::tools::paths::Workspace;
 
 /// A loaded recording.
 #[derive(Debug)]
-pub struct Recording {
+pub(crate) struct Recording {
     /// The recorded task.
     pub task: Option<String>,
     /// Files to create in a fresh workspace: (relative path, content).
@@ -40,7 +40,7 @@ enum Recorded {
 
 impl Recording {
     /// Reads and checks a recording.
-    pub fn load(path: &Path) -> Result<Recording, String> {
+    pub(crate) fn load(path: &Path) -> Result<Recording, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read the replay file {}: {e}", path.display()))?;
         let mut rec = Recording { task: None, files: Vec::new(), replies: VecDeque::new() };
@@ -81,7 +81,7 @@ impl Recording {
     /// Writes the recording's files into `dir`, never overwriting an existing file. Every path
     /// is resolved like a tool's (`..`, symlinks) and must stay inside `dir`; if one does not,
     /// nothing is written.
-    pub fn seed(&self, dir: &Path) -> std::io::Result<()> {
+    pub(crate) fn seed(&self, dir: &Path) -> std::io::Result<()> {
         let ws = Workspace::new(dir)?;
         let mut targets = Vec::new();
         for (rel, content) in &self.files {
@@ -107,13 +107,13 @@ impl Recording {
     }
 
     /// Turns the recording into a transport that streams with `delay` between pieces.
-    pub fn into_transport(self, delay: Duration) -> Replay {
+    pub(crate) fn into_transport(self, delay: Duration) -> Replay {
         Replay { replies: self.replies, delay, served: 0 }
     }
 }
 
 /// The replay transport.
-pub struct Replay {
+pub(crate) struct Replay {
     replies: VecDeque<Recorded>,
     delay: Duration,
     served: usize,

@@ -19,19 +19,19 @@ pub struct Screen<'a> {
 
 impl Screen<'_> {
     /// Shows streamed text and sends it as a `text` event.
-    pub fn text(&mut self, s: &str) {
+    pub(crate) fn text(&mut self, s: &str) {
         self.term.text(s);
         self.events.text(self.turn, s);
     }
 
     /// Sends a `tool_call` event for this request's call.
-    pub fn tool_call(&mut self, name: &str, params: &[(String, String)], partial: bool) {
+    pub(crate) fn tool_call(&mut self, name: &str, params: &[(String, String)], partial: bool) {
         self.events.tool_call(self.turn, &call_id(self.turn), name, params, partial);
     }
 }
 
 /// The id of the tool call of request `turn` (one tool runs per request).
-pub fn call_id(turn: u32) -> String {
+pub(crate) fn call_id(turn: u32) -> String {
     format!("call_{turn}")
 }
 
@@ -62,18 +62,18 @@ pub struct Reply {
 
 impl Reply {
     /// Nothing at all came back.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.text.trim().is_empty() && !self.parts.iter().any(|p| matches!(p, crate::run::llm::Part::ToolUse(_)))
     }
 }
 
 /// Most bytes of text one reply may stream before the first tool closes. A real model's
 /// output limit is far below this; a server streaming without end is refused, not buffered.
-pub const MAX_REPLY_TEXT: usize = 16 << 20;
+pub(crate) const MAX_REPLY_TEXT: usize = 16 << 20;
 
 /// A reply refused for passing [`MAX_REPLY_TEXT`] (text, or thinking in the native dialect)
 /// before its first complete tool: fatal, never retried.
-pub fn reply_too_long() -> ApiError {
+pub(crate) fn reply_too_long() -> ApiError {
     ApiError::fatal(format!(
         "the model's reply passed {} MiB of text without a complete tool call; it was refused (no model writes that much in one reply)",
         MAX_REPLY_TEXT >> 20

@@ -17,15 +17,15 @@ use crate::run::ui::shown::ShownText;
 
 /// How long the rest of a reply is read, after its first tool closed, for the usage the
 /// server sends at its end.
-pub const USAGE_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const USAGE_WAIT: Duration = Duration::from_secs(2);
 
 /// Streams one reply from `transport`, presenting it on `screen`.
 ///
 /// Linear in the reply: each delta is pushed into the parser once, text blocks are shown
-/// from where they were left ([`ShownText`]), and the first tool's partial `tool_call` events
-/// are built only when `--json` wants one ([`PartialGate`]). Once the first tool closes, the
+/// from where they were left (`ShownText`), and the first tool's partial `tool_call` events
+/// are built only when `--json` wants one (`PartialGate`). Once the first tool closes, the
 /// rest is read — never shown, parsed or run — only until the server's usage arrives or
-/// [`USAGE_WAIT`] passes, so the token counts are the server's and not estimates.
+/// `USAGE_WAIT` passes, so the token counts are the server's and not estimates.
 pub fn read_reply(
     transport: &mut dyn Transport,
     system: &str,

@@ -58,7 +58,7 @@ pub enum End {
 
 impl End {
     /// The process's exit code for this end (README: exit codes).
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         match self {
             End::Completed(_) => 0,
             End::Failed(_) => 1,
@@ -67,7 +67,7 @@ impl End {
     }
 
     /// The `status` of the `completion` event and of the saved task.
-    pub fn status(&self) -> &'static str {
+    pub(crate) fn status(&self) -> &'static str {
         match self {
             End::Completed(_) => "completed",
             End::Failed(_) => "failed",

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Whether the last component may be a symlink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Links {
+pub(crate) enum Links {
     /// A symlink is refused (`O_NOFOLLOW`).
     Refuse,
     /// A symlink is followed (judge where it leads with [`Opened::within`]).
@@ -22,7 +22,7 @@ pub enum Links {
 
 /// Why a file could not be used.
 #[derive(Debug)]
-pub enum Error {
+pub(crate) enum Error {
     /// There is no such file.
     Missing,
     /// A symlink where none is accepted.
@@ -53,13 +53,13 @@ impl std::fmt::Display for Error {
 }
 
 /// A regular file, open.
-pub struct Opened {
+pub(crate) struct Opened {
     file: File,
     meta: std::fs::Metadata,
 }
 
 /// Opens `path` without blocking; refuses anything but a regular file.
-pub fn open(path: &Path, links: Links) -> Result<Opened, Error> {
+pub(crate) fn open(path: &Path, links: Links) -> Result<Opened, Error> {
     let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY;
     if links == Links::Refuse {
         flags |= libc::O_NOFOLLOW;
@@ -78,38 +78,33 @@ pub fn open(path: &Path, links: Links) -> Result<Opened, Error> {
 }
 
 /// Opens and reads `path` (at most `cap` bytes).
-pub fn read(path: &Path, links: Links, cap: u64) -> Result<Vec<u8>, Error> {
+pub(crate) fn read(path: &Path, links: Links, cap: u64) -> Result<Vec<u8>, Error> {
     open(path, links)?.read(cap)
 }
 
 impl Opened {
     /// Its size, from `fstat`.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.meta.len()
     }
 
-    /// Whether it is empty.
-    pub fn is_empty(&self) -> bool {
-        self.meta.len() == 0
-    }
-
     /// Its permission bits.
-    pub fn mode(&self) -> u32 {
+    pub(crate) fn mode(&self) -> u32 {
         self.meta.mode() & 0o7777
     }
 
     /// Where the descriptor really is (the kernel's name for it, after every link).
-    pub fn real_path(&self) -> Option<PathBuf> {
+    pub(crate) fn real_path(&self) -> Option<PathBuf> {
         std::fs::read_link(format!("/proc/self/fd/{}", self.file.as_raw_fd())).ok()
     }
 
     /// Whether the opened file lies inside `root` (itself canonical), judged on the descriptor.
-    pub fn within(&self, root: &Path) -> bool {
+    pub(crate) fn within(&self, root: &Path) -> bool {
         self.real_path().is_some_and(|p| p.starts_with(root))
     }
 
     /// Its bytes: at most `cap`, else [`Error::TooLarge`].
-    pub fn read(self, cap: u64) -> Result<Vec<u8>, Error> {
+    pub(crate) fn read(self, cap: u64) -> Result<Vec<u8>, Error> {
         if self.meta.len() > cap {
             return Err(Error::TooLarge { size: self.meta.len(), cap });
         }

@@ -22,6 +22,7 @@
 //! A text block's `start..end` is its content; a tool's is its name. A whole parse lists every
 //! block; a push lists the blocks from `Progress::changed.start` on (the earlier ones are as the
 //! previous push left them).
+#![allow(unsafe_code)] // only for `#[unsafe(no_mangle)]`: the exports JavaScript calls by name
 
 use std::cell::RefCell;
 

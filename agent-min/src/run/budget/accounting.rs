@@ -68,7 +68,7 @@ const TABLE: &[(&str, f64, f64, f64, f64)] = &[
 
 /// Built-in prices for a model: the table above, or free for a local Ollama model. `None` when
 /// the model is unknown (its cost is then not reported unless prices are given with flags).
-pub fn builtin(provider: Provider, model: &str) -> Option<Prices> {
+pub(crate) fn builtin(provider: Provider, model: &str) -> Option<Prices> {
     if provider == Provider::Ollama {
         return Some(Prices { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0 });
     }
@@ -84,7 +84,7 @@ pub fn builtin(provider: Provider, model: &str) -> Option<Prices> {
 
 /// The prices to use: flags override the built-in table field by field. With flags for an
 /// unknown model, cache reads and writes default to the input price (the cautious choice).
-pub fn resolve(
+pub(crate) fn resolve(
     table: Option<Prices>,
     input: Option<f64>,
     output: Option<f64>,
@@ -105,12 +105,12 @@ pub fn resolve(
 }
 
 /// Whether the provider's prompt count includes the cached tokens (OpenAI-compatible: yes).
-pub fn cache_in_prompt(provider: Option<Provider>) -> bool {
+pub(crate) fn cache_in_prompt(provider: Option<Provider>) -> bool {
     matches!(provider, Some(Provider::OpenAi))
 }
 
 /// The whole prompt of a request in tokens (cached or not).
-pub fn prompt_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
+pub(crate) fn prompt_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
     if cache_in_prompt {
         u.input
     } else {
@@ -119,7 +119,7 @@ pub fn prompt_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
 }
 
 /// The cost of one request's usage.
-pub fn cost(u: &Usage, p: &Prices, cache_in_prompt: bool) -> f64 {
+pub(crate) fn cost(u: &Usage, p: &Prices, cache_in_prompt: bool) -> f64 {
     let uncached = if cache_in_prompt { u.input.saturating_sub(u.cache_read + u.cache_write) } else { u.input };
     let m = 1_000_000.0;
     uncached as f64 * p.input / m
@@ -152,17 +152,17 @@ impl Accounting {
     }
 
     /// Whether costs can be computed.
-    pub fn priced(&self) -> bool {
+    pub(crate) fn priced(&self) -> bool {
         self.prices.is_some()
     }
 
     /// Whether the provider's prompt count includes the cached tokens.
-    pub fn cache_in_prompt(&self) -> bool {
+    pub(crate) fn cache_in_prompt(&self) -> bool {
         self.cache_in_prompt
     }
 
     /// Adds one request; returns its cost if prices are known.
-    pub fn record(&mut self, u: &Usage, estimated: bool) -> Option<f64> {
+    pub(crate) fn record(&mut self, u: &Usage, estimated: bool) -> Option<f64> {
         self.usage.add(u);
         self.requests += 1;
         self.estimated += u32::from(estimated);
@@ -173,7 +173,7 @@ impl Accounting {
     }
 
     /// The totals (for `--json` events and the saved state).
-    pub fn totals(&self) -> Totals {
+    pub(crate) fn totals(&self) -> Totals {
         Totals {
             requests: self.requests,
             tokens_in: self.usage.input,
@@ -186,7 +186,7 @@ impl Accounting {
     }
 
     /// Restores totals saved by an earlier run (see [`Accounting::totals`]).
-    pub fn restore(&mut self, t: &Totals) {
+    pub(crate) fn restore(&mut self, t: &Totals) {
         self.usage =
             Usage { input: t.tokens_in, output: t.tokens_out, cache_read: t.cache_read, cache_write: t.cache_write };
         self.requests = t.requests;
@@ -195,7 +195,7 @@ impl Accounting {
     }
 
     /// The end-of-run summary line.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let u = &self.usage;
         let mut line = format!(
             "Tokens: {} in, {} out (cache: {} read, {} written) over {} request{}",
@@ -220,7 +220,7 @@ impl Accounting {
 }
 
 /// Dollars rounded to a billionth, so JSON shows `0.0009321` rather than float noise.
-pub fn round(usd: f64) -> f64 {
+pub(crate) fn round(usd: f64) -> f64 {
     (usd * 1e9).round() / 1e9
 }
 

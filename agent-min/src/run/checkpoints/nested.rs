@@ -18,7 +18,7 @@ const MAX_ENTRIES: usize = 2_000_000;
 
 /// Nested `.git` entries — directories, and the files or symlinks of submodules and worktrees —
 /// not the workspace's own, skipping `node_modules` as Cline does and never following symlinks.
-pub fn find(workspace: &Path) -> Vec<PathBuf> {
+pub(crate) fn find(workspace: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![workspace.to_path_buf()];
     let mut seen = 0usize;
@@ -50,7 +50,7 @@ pub fn find(workspace: &Path) -> Vec<PathBuf> {
 }
 
 /// The nested repositories disabled for one operation; enabled again when dropped.
-pub struct Disabled {
+pub(crate) struct Disabled {
     journal: PathBuf,
     renamed: Vec<PathBuf>,
     /// Each rename is also undone by a Ctrl-C (the journal covers `kill -9`).
@@ -64,7 +64,7 @@ fn disabled_name(git: &Path) -> PathBuf {
 }
 
 /// Renames every nested `.git` to `.git_disabled`, journalled in `journal` first.
-pub fn disable(workspace: &Path, journal: &Path) -> Result<Disabled, String> {
+pub(crate) fn disable(workspace: &Path, journal: &Path) -> Result<Disabled, String> {
     let nested: Vec<PathBuf> = find(workspace).into_iter().filter(|g| !present(&disabled_name(g))).collect();
     if !nested.is_empty() {
         let text: String = nested.iter().map(|p| format!("{}\0", p.display())).collect();
@@ -103,7 +103,7 @@ fn present(p: &Path) -> bool {
 
 /// After a crash: renames back what `journal` lists (where the `.git` is still missing).
 /// Returns how many were put back.
-pub fn repair(journal: &Path) -> Result<usize, String> {
+pub(crate) fn repair(journal: &Path) -> Result<usize, String> {
     let Ok(text) = fs::read(journal) else { return Ok(0) };
     let mut n = 0;
     for entry in text.split(|b| *b == 0).filter(|e| !e.is_empty()) {

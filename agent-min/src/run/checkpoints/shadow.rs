@@ -133,12 +133,12 @@ impl Shadow {
     }
 
     /// The folder holding the shadow repository, its lock and its journal.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// The workspace.
-    pub fn workspace(&self) -> &Path {
+    pub(crate) fn workspace(&self) -> &Path {
         &self.workspace
     }
 
@@ -214,7 +214,7 @@ impl Shadow {
     }
 
     /// The current commit, if any.
-    pub fn head(&self) -> Option<String> {
+    pub(crate) fn head(&self) -> Option<String> {
         let out = self.git.run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], None).ok()?;
         out.ok().then(|| out.text().trim().to_string())
     }
@@ -438,7 +438,7 @@ impl Shadow {
 
     /// `(status letter, path)` of each file that differs between `from` and `to`, or between
     /// `from` and the workspace now (`to` = `None`; stages the workspace, lock held by the caller).
-    pub fn changes(&self, from: &str, to: Option<&str>) -> Result<Vec<(char, String)>, String> {
+    pub(crate) fn changes(&self, from: &str, to: Option<&str>) -> Result<Vec<(char, String)>, String> {
         let mut args = vec!["diff", "--no-renames", "--name-status", "-z"];
         match to {
             Some(to) => args.extend([from, to]),
@@ -457,7 +457,7 @@ impl Shadow {
     }
 
     /// Paths that differ between commits (or trees) `from` and `to`.
-    pub fn changed_between(&self, from: &str, to: &str) -> Result<Vec<String>, String> {
+    pub(crate) fn changed_between(&self, from: &str, to: &str) -> Result<Vec<String>, String> {
         let out = self.git.check(&["diff-tree", "-r", "--no-renames", "--name-only", "-z", from, to], None)?;
         Ok(out
             .stdout
@@ -468,7 +468,7 @@ impl Shadow {
     }
 
     /// A unified diff from `from` to `to` (or to the workspace now; lock held by the caller).
-    pub fn diff(&self, from: &str, to: Option<&str>) -> Result<Vec<u8>, String> {
+    pub(crate) fn diff(&self, from: &str, to: Option<&str>) -> Result<Vec<u8>, String> {
         let mut args = vec!["diff", "--no-color", "--no-ext-diff", "--no-renames", "--binary"];
         match to {
             Some(to) => args.extend([from, to]),
@@ -484,7 +484,7 @@ impl Shadow {
     /// Puts the workspace's files back as at `hash` (lock held by the caller): files tracked
     /// now but not then are removed; excluded and ignored files are left alone. Refuses, naming
     /// them, if it would overwrite files the pre-restore checkpoint `before` had to leave out.
-    pub fn restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
+    pub(crate) fn restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
         self.git.check(&["cat-file", "-e", &format!("{hash}^{{commit}}")], None).map_err(|_| {
             format!("checkpoint commit {hash} is not in the shadow repository {}", self.git.git_dir().display())
         })?;
@@ -525,7 +525,7 @@ impl Shadow {
 /// with checkpoints under `state_dir` (what `agent-min checkpoints` does first, whichever task
 /// it is asked about). A workspace whose lock is held is skipped: its checkpoint is still
 /// running and puts them back itself. Returns what could not be done.
-pub fn reenable_nested(state_dir: &Path) -> Vec<String> {
+pub(crate) fn reenable_nested(state_dir: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     let Ok(entries) = fs::read_dir(state_dir.join("checkpoints")) else { return problems };
     for dir in entries.flatten().map(|e| e.path()) {

@@ -24,7 +24,7 @@ use crate::run::ui::term::Term;
 const MAX_FILES_RECORDED: usize = 50;
 
 /// Whether `tool` may change files (Cline's checkpointed tools): its declaration says so.
-pub fn changes_files(tool: &str) -> bool {
+pub(crate) fn changes_files(tool: &str) -> bool {
     crate::run::tools::registry::mutates(tool)
 }
 
@@ -75,7 +75,7 @@ impl Tracker {
 
     /// Checkpoints of `workspace` in `STATE_DIR/checkpoints/`, for task `task_id`; the
     /// repository is opened and the initial checkpoint taken in the background from now on.
-    pub fn new(state_dir: PathBuf, workspace: PathBuf, task_id: &str) -> Tracker {
+    pub(crate) fn new(state_dir: PathBuf, workspace: PathBuf, task_id: &str) -> Tracker {
         let message = format!("checkpoint-{}-{task_id} start", place::cwd_hash(&workspace));
         let opening = std::thread::spawn(move || {
             let shadow = Shadow::open(&state_dir, &workspace)?;
@@ -95,19 +95,19 @@ impl Tracker {
     }
 
     /// Continues the series of a resumed task.
-    pub fn resume(&mut self, saved: Vec<CheckpointRecord>) {
+    pub(crate) fn resume(&mut self, saved: Vec<CheckpointRecord>) {
         self.records = saved;
     }
 
     /// The task's checkpoints so far (saved with the task).
-    pub fn records(&self) -> &[CheckpointRecord] {
+    pub(crate) fn records(&self) -> &[CheckpointRecord] {
         &self.records
     }
 
     /// Before a tool runs: if it may change files and is the run's first such tool, waits for
     /// the initial checkpoint and records it. `messages` is the conversation's length, the
     /// reply asking for `tool` included.
-    pub fn before(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
+    pub(crate) fn before(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
         if self.started || !changes_files(tool) {
             return;
         }
@@ -133,7 +133,7 @@ impl Tracker {
     /// After a tool ran: a checkpoint if it may have changed files. `wrote`: every path the
     /// tool wrote, when that is all it can have changed (an edit tool, no hook); `None` looks
     /// at the whole workspace.
-    pub fn after(
+    pub(crate) fn after(
         &mut self,
         tool: &str,
         wrote: Option<&[PathBuf]>,

@@ -1,16 +1,16 @@
 //! The dialect tool calls are made in, as one interface ([`Dialect`]) with one implementation
-//! per dialect: Cline's XML tags in the reply text ([`xml::Xml`]) or the API's native tool calls
-//! ([`native::Native`]). The loop (`task.rs`) holds a `&'static dyn Dialect` and never asks
+//! per dialect: Cline's XML tags in the reply text (`xml::Xml`) or the API's native tool calls
+//! (`native::Native`). The loop (`task.rs`) holds a `&'static dyn Dialect` and never asks
 //! which one it is.
 //!
 //! Owns: what differs between the dialects — the system prompt, what the MCP servers add to it,
 //! the tool definitions a request carries, how a reply's calls are read, the no-tool nudge and
 //! which saved conversations can go on. May use: [`crate::run::prompt`], [`crate::run::native`],
 //! [`crate::run::stream`], [`crate::run::mcp`] (prompt, native definitions),
-//! [`crate::run::tools::registry`], [`crate::run::llm`].
+//! `crate::run::tools::registry`, [`crate::run::llm`].
 
-pub mod native;
-pub mod xml;
+pub(crate) mod native;
+pub(crate) mod xml;
 
 use crate::run::llm::{ApiError, Message, Transport};
 use crate::run::mcp::Hub;

@@ -15,11 +15,11 @@ use crate::run::ui::term::Term;
 
 /// Tool calls as the API's own.
 #[derive(Debug, Clone, Copy)]
-pub struct Native;
+pub(crate) struct Native;
 
 /// The declared tools' native definitions in the order of Cline's native variants, which list
 /// `ask_followup_question` first and the rest as its XML prompt does.
-pub fn definitions() -> Vec<Value> {
+pub(crate) fn definitions() -> Vec<Value> {
     let (mut first, rest): (Vec<_>, Vec<_>) =
         registry::offered().into_iter().partition(|t| t.name == "ask_followup_question");
     first.extend(rest);

@@ -10,7 +10,7 @@ use crate::run::ui::term::Term;
 
 /// Tool calls as XML tags in the reply text.
 #[derive(Debug, Clone, Copy)]
-pub struct Xml;
+pub(crate) struct Xml;
 
 impl Dialect for Xml {
     fn name(&self) -> &'static str {

@@ -5,6 +5,7 @@
 //! process's argv nor in any file. curl is killed with the agent (`PR_SET_PDEATHSIG`). `-D -` makes curl write the response headers to stdout before the body, so
 //! the status and headers (e.g. `retry-after`) are read from the protocol, not guessed from the
 //! body. `-N` turns off curl's output buffering so each SSE chunk arrives as it is sent.
+#![allow(unsafe_code)] // the key's pipe (pipe2, fcntl, OwnedFd::from_raw_fd) and curl's child set-up
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -14,7 +15,7 @@ use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// One HTTP POST to make.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// Full URL.
     pub url: &'a str,
     /// Header lines as (name, value); may contain secrets.
@@ -29,7 +30,7 @@ pub struct Request<'a> {
 
 /// Why curl could not give us a response.
 #[derive(Debug)]
-pub enum CurlError {
+pub(crate) enum CurlError {
     /// `curl` is not installed or not on PATH.
     Missing,
     /// Spawning or talking to curl failed.
@@ -59,7 +60,7 @@ impl std::fmt::Display for CurlError {
 }
 
 /// A response being streamed from curl.
-pub struct Response {
+pub(crate) struct Response {
     /// HTTP status code of the final response.
     pub status: u16,
     /// Response headers of the final response (names lower-cased).
@@ -71,22 +72,22 @@ pub struct Response {
 
 impl Response {
     /// The first header with this (lower-case) name.
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     /// curl's process id (for a caller's own deadline; valid until `finish` or `abort`).
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Reads the next chunk of the body; `Ok(0)` at its end.
-    pub fn read_chunk(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    pub(crate) fn read_chunk(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.stdout.read(buf)
     }
 
     /// Waits until body bytes can be read without blocking, or `until` passes; false then.
-    pub fn wait_readable(&mut self, until: std::time::Instant) -> bool {
+    pub(crate) fn wait_readable(&mut self, until: std::time::Instant) -> bool {
         use rustix::event::{poll, PollFd, PollFlags, Timespec};
         loop {
             if !self.stdout.buffer().is_empty() {
@@ -105,7 +106,7 @@ impl Response {
     }
 
     /// Reads the whole remaining body (for error responses), at most `limit` bytes.
-    pub fn read_rest(&mut self, limit: usize) -> Vec<u8> {
+    pub(crate) fn read_rest(&mut self, limit: usize) -> Vec<u8> {
         let mut v = Vec::new();
         let _ = (&mut self.stdout).take(limit as u64).read_to_end(&mut v);
         v
@@ -113,7 +114,7 @@ impl Response {
 
     /// Waits for curl after the body ended; an error if curl reports one (e.g. the connection
     /// dropped mid-stream).
-    pub fn finish(mut self) -> Result<(), CurlError> {
+    pub(crate) fn finish(mut self) -> Result<(), CurlError> {
         let status = self.child.wait().map_err(CurlError::Io)?;
         if status.success() {
             return Ok(());
@@ -122,7 +123,7 @@ impl Response {
     }
 
     /// Stops reading: kills curl (used once the first tool block has closed).
-    pub fn abort(mut self) {
+    pub(crate) fn abort(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -138,7 +139,7 @@ fn failure(child: &mut Child, code: i32) -> CurlError {
 }
 
 /// Starts the request and reads the response status and headers.
-pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
+pub(crate) fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     let mut header_text = String::new();
     for (name, value) in req.headers {
         if name.contains(['\r', '\n']) || value.contains(['\r', '\n']) {

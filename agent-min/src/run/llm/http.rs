@@ -9,7 +9,7 @@ use super::types::{ApiError, Delta, Flow, Message, Transport};
 use crate::run::clock::MAX_WAIT;
 
 /// The real thing: the provider's HTTP API through curl.
-pub struct Http {
+pub(crate) struct Http {
     /// Where and how to connect.
     pub cfg: ApiConfig,
 }
@@ -140,7 +140,7 @@ fn status_hint(cfg: &ApiConfig, url: &str, status: u16) -> Option<String> {
 
 /// The delay before retry number `attempt` (1-based): the server's `retry-after` if it gave one
 /// (capped at 60 s), else `base`·2^(attempt-1) — 2, 4, 8 s by default.
-pub fn backoff(base: Duration, attempt: u32, retry_after: Option<f64>) -> Duration {
+pub(crate) fn backoff(base: Duration, attempt: u32, retry_after: Option<f64>) -> Duration {
     match retry_after {
         Some(s) if s.is_finite() && s >= 0.0 => Duration::from_secs_f64(s.min(60.0)),
         _ => base.checked_mul(2u32.saturating_pow(attempt.saturating_sub(1))).unwrap_or(MAX_WAIT).min(MAX_WAIT),

@@ -13,13 +13,13 @@ pub struct Tools {
     /// The agent's own tools, in OpenAI's `tools` shape, in order.
     pub builtin: Vec<Value>,
     /// Definitions added by the run (the MCP servers' tools).
-    pub extra: Vec<ToolSpec>,
+    pub(crate) extra: Vec<ToolSpec>,
 }
 
 /// One extra tool definition, in neither wire shape yet: the parameters' schemas as Cline's
 /// converters build them, and the required ones in order.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolSpec {
+pub(crate) struct ToolSpec {
     /// The function name (at most 64 characters of `[a-zA-Z0-9_-]`, checked by the maker).
     pub name: String,
     /// What the model reads about the tool.
@@ -70,12 +70,12 @@ fn with_extra(
 }
 
 /// The definitions for OpenAI-compatible servers and Ollama.
-pub fn openai(tools: &Tools) -> Value {
+pub(crate) fn openai(tools: &Tools) -> Value {
     with_extra(tools.builtin.clone(), &tools.extra, ToolSpec::openai, |t| &t["function"]["name"])
 }
 
 /// The definitions for Anthropic: `name`, `description`, `input_schema`.
-pub fn anthropic(tools: &Tools) -> Value {
+pub(crate) fn anthropic(tools: &Tools) -> Value {
     let builtin = tools
         .builtin
         .iter()

@@ -26,17 +26,17 @@ pub struct Message {
 
 impl Message {
     /// A user message of plain text.
-    pub fn user(content: impl Into<String>) -> Self {
+    pub(crate) fn user(content: impl Into<String>) -> Self {
         Message { role: Role::User, content: content.into(), parts: Vec::new() }
     }
 
     /// An assistant message of plain text.
-    pub fn assistant(content: impl Into<String>) -> Self {
+    pub(crate) fn assistant(content: impl Into<String>) -> Self {
         Message { role: Role::Assistant, content: content.into(), parts: Vec::new() }
     }
 
     /// The native tool calls of this message, in order.
-    pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUsePart> {
+    pub(crate) fn tool_uses(&self) -> impl Iterator<Item = &ToolUsePart> {
         self.parts.iter().filter_map(|p| match p {
             Part::ToolUse(t) => Some(t),
             _ => None,
@@ -117,7 +117,7 @@ pub struct Usage {
 
 impl Usage {
     /// Adds another request's usage to this total.
-    pub fn add(&mut self, o: &Usage) {
+    pub(crate) fn add(&mut self, o: &Usage) {
         self.input += o.input;
         self.output += o.output;
         self.cache_read += o.cache_read;
@@ -197,7 +197,7 @@ impl ApiError {
     }
 
     /// Classifies an HTTP error status and its body's message.
-    pub fn from_status(status: u16, message: String, retry_after: Option<f64>) -> Self {
+    pub(crate) fn from_status(status: u16, message: String, retry_after: Option<f64>) -> Self {
         let lower = message.to_ascii_lowercase();
         let quota = lower.contains("insufficient_quota")
             || lower.contains("exceeded your current quota")
@@ -212,7 +212,7 @@ impl ApiError {
     /// Whether the server refused the prompt as longer than the model's context window:
     /// Anthropic "prompt is too long", OpenAI `context_length_exceeded`, llama.cpp
     /// `exceed_context_size_error` (and the wordings other compatible servers use).
-    pub fn is_context_overflow(&self) -> bool {
+    pub(crate) fn is_context_overflow(&self) -> bool {
         let m = self.message.to_ascii_lowercase();
         [
             "prompt is too long",

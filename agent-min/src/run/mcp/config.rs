@@ -18,7 +18,7 @@ use crate::run::ui::redact;
 
 /// A settings file: the servers by name, in the file's order.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// The servers.
     #[serde(rename = "mcpServers")]
     pub mcp_servers: indexmap::IndexMap<String, ServerSettings>,
@@ -28,7 +28,7 @@ pub struct Settings {
 /// Cline has and agent-min does not use are ignored, as Cline ignores them.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, rename_all = "camelCase")]
-pub struct ServerSettings {
+pub(crate) struct ServerSettings {
     /// `stdio`, `sse` or `streamableHttp`.
     #[serde(rename = "type", deserialize_with = "string")]
     pub ty: Option<String>,
@@ -126,14 +126,11 @@ fn seconds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
 }
 
 /// Cline's `DEFAULT_MCP_TIMEOUT_SECONDS`.
-pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
-
-/// Largest settings file read (a settings file is a few kilobytes).
-const MAX_FILE_BYTES: u64 = 1 << 20;
+pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
 /// How a server is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A child process speaking JSON-RPC on stdin/stdout.
     Stdio {
         /// The program.
@@ -156,7 +153,7 @@ pub enum Kind {
 
 /// One server of a settings file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerConfig {
+pub(crate) struct ServerConfig {
     /// Its name (the key under `mcpServers`); what the model passes as `server_name`.
     pub name: String,
     /// The file it came from.
@@ -176,7 +173,7 @@ pub struct ServerConfig {
 
 impl ServerConfig {
     /// The command line as Cline's prompt shows it (`command arg1 arg2`), or the URL.
-    pub fn command_line(&self) -> String {
+    pub(crate) fn command_line(&self) -> String {
         match &self.kind {
             Kind::Stdio { command, args, .. } if args.is_empty() => command.clone(),
             Kind::Stdio { command, args, .. } => format!("{command} {}", args.join(" ")),
@@ -185,28 +182,8 @@ impl ServerConfig {
     }
 }
 
-/// Reads and checks one settings file.
-pub fn load(file: &Path) -> Result<Vec<ServerConfig>, String> {
-    let text = read_capped(file)?;
-    parse(&text, file)
-}
-
-fn read_capped(file: &Path) -> Result<String, String> {
-    use std::io::Read;
-    let f =
-        std::fs::File::open(file).map_err(|e| format!("cannot read the MCP settings file {}: {e}", file.display()))?;
-    let mut text = String::new();
-    f.take(MAX_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read the MCP settings file {}: {e}", file.display()))?;
-    if text.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("the MCP settings file {} is larger than 1 MiB; is it the right file?", file.display()));
-    }
-    Ok(text)
-}
-
 /// Parses settings text; `file` names it in errors.
-pub fn parse(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String> {
+pub(crate) fn parse(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String> {
     let f = file.display();
     let root: Value = serde_json::from_str(text)
         .map_err(|e| format!("{f}: not valid JSON ({e}); expected {{\"mcpServers\": {{...}}}}"))?;

@@ -23,13 +23,13 @@ use crate::run::session::events::{Event, Events, McpServerEvent, McpState};
 
 /// How long the first request waits for servers to connect by default (Cline:
 /// `pWaitFor(…, 10_000)`); `--mcp-startup-timeout` and a server's `startupTimeout` change it.
-pub const CONNECT_WAIT: Duration = Duration::from_secs(10);
+pub(crate) const CONNECT_WAIT: Duration = Duration::from_secs(10);
 
 /// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` for the lists.
-pub const LIST_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A connected server's session and what it offers.
-pub struct Conn {
+pub(crate) struct Conn {
     client: Client,
     /// `tools/list`.
     pub tools: Vec<Value>,
@@ -44,7 +44,7 @@ pub struct Conn {
 }
 
 /// Where a server stands.
-pub enum State {
+pub(crate) enum State {
     /// Running and listed.
     Connected(Box<Conn>),
     /// Could not start, or stopped for good: why.
@@ -54,7 +54,7 @@ pub enum State {
 }
 
 /// One configured server.
-pub struct Server {
+pub(crate) struct Server {
     /// Its settings.
     pub cfg: ServerConfig,
     /// Its state.
@@ -64,7 +64,7 @@ pub struct Server {
 
 impl Server {
     /// Its state in one word, as `mcp list` and events show it.
-    pub fn state_name(&self) -> &'static str {
+    pub(crate) fn state_name(&self) -> &'static str {
         match self.state {
             State::Connected(_) => "connected",
             State::Failed(_) => "failed",
@@ -75,7 +75,7 @@ impl Server {
 
 /// Why a call got no result, and what else the model should know (a restart).
 #[derive(Debug)]
-pub struct CallError {
+pub(crate) struct CallError {
     /// The error, as Cline's texts embed it.
     pub message: String,
     /// A note on the server's fate, when it died.
@@ -104,7 +104,7 @@ impl Hub {
     /// Starts every enabled server and waits (each at most its `startupTimeout`, else `wait`)
     /// for them to connect and list what they offer ([`Hub::report_started`] sends the
     /// outcomes as events).
-    pub fn start(cfgs: Vec<ServerConfig>, wait: Duration) -> Hub {
+    pub(crate) fn start(cfgs: Vec<ServerConfig>, wait: Duration) -> Hub {
         let started = Instant::now();
         let deadline = started + cfgs.iter().map(|c| c.startup_timeout.unwrap_or(wait)).max().unwrap_or(wait);
         let (tx, rx) = mpsc::channel();
@@ -149,24 +149,24 @@ impl Hub {
     }
 
     /// One `mcp_server` event per server with how its start went (after `task_started`).
-    pub fn report_started(&self, events: &mut Events) {
+    pub(crate) fn report_started(&self, events: &mut Events) {
         for s in &self.servers {
             server_event(events, s, McpServerEvent::Started);
         }
     }
 
     /// Every configured server.
-    pub fn servers(&self) -> &[Server] {
+    pub(crate) fn servers(&self) -> &[Server] {
         &self.servers
     }
 
     /// Whether any server is configured.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.servers.is_empty()
     }
 
     /// The connected servers, in config order.
-    pub fn connected(&self) -> impl Iterator<Item = (&ServerConfig, &Conn)> {
+    pub(crate) fn connected(&self) -> impl Iterator<Item = (&ServerConfig, &Conn)> {
         self.servers.iter().filter_map(|s| match &s.state {
             State::Connected(c) => Some((&s.cfg, &**c)),
             _ => None,
@@ -175,17 +175,17 @@ impl Hub {
 
     /// Whether what the prompt lists changed (a server's tools changed, one died or came back)
     /// since the last call.
-    pub fn take_changed(&mut self) -> bool {
+    pub(crate) fn take_changed(&mut self) -> bool {
         std::mem::take(&mut self.changed)
     }
 
     /// A server's settings, if configured.
-    pub fn config(&self, name: &str) -> Option<&ServerConfig> {
+    pub(crate) fn config(&self, name: &str) -> Option<&ServerConfig> {
         self.servers.iter().find(|s| s.cfg.name == name).map(|s| &s.cfg)
     }
 
     /// `tools/call` on `server`, with the server's timeout.
-    pub fn call_tool(
+    pub(crate) fn call_tool(
         &mut self,
         server: &str,
         tool: &str,
@@ -196,7 +196,7 @@ impl Hub {
     }
 
     /// `resources/read` on `server`.
-    pub fn read_resource(&mut self, server: &str, uri: &str, events: &mut Events) -> Result<Value, CallError> {
+    pub(crate) fn read_resource(&mut self, server: &str, uri: &str, events: &mut Events) -> Result<Value, CallError> {
         self.with_server(server, events, |c, timeout| c.read_resource(uri, timeout))
     }
 
@@ -278,7 +278,7 @@ impl Hub {
 
     /// A warning, once per new batch, when `server` printed lines on stdout that are not
     /// JSON-RPC (they were skipped).
-    pub fn garbage_note(&mut self, server: &str) -> Option<String> {
+    pub(crate) fn garbage_note(&mut self, server: &str) -> Option<String> {
         let s = self.servers.iter_mut().find(|s| s.cfg.name == server)?;
         let State::Connected(c) = &mut s.state else { return None };
         let n = c.client.garbage_lines();
@@ -294,7 +294,7 @@ impl Hub {
     }
 
     /// Stops every server (closing stdin, then SIGTERM and SIGKILL to each process group).
-    pub fn stop(&mut self, events: &mut Events) {
+    pub(crate) fn stop(&mut self, events: &mut Events) {
         for s in &mut self.servers {
             if matches!(s.state, State::Connected(_)) {
                 s.state = State::Failed("stopped at the end of the task".into());

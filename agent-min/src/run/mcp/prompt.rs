@@ -54,12 +54,12 @@ Servers may also provide prompts - predefined templates that can be invoked by u
 ";
 
 /// Cline's native variants' one MCP line, the last of their RULES when a server is enabled.
-pub const NATIVE_RULE: &str = "- MCP operations should be used one at a time, similar to other tool usage. Wait for confirmation of success before proceeding with additional operations.";
+pub(crate) const NATIVE_RULE: &str = "- MCP operations should be used one at a time, similar to other tool usage. Wait for confirmation of success before proceeding with additional operations.";
 
 /// The native dialect's share: Cline's prompt has neither the two tools nor the servers
 /// section (the tools travel as definitions: `super::native`), only [`NATIVE_RULE`] at the end
 /// of RULES when a server is enabled.
-pub fn insert_native(prompt: &mut String, hub: &mut Hub) {
+pub(crate) fn insert_native(prompt: &mut String, hub: &mut Hub) {
     if hub.servers().iter().any(|s| !s.cfg.disabled) {
         let rules = prompt.find("\n====\n\nRULES\n").unwrap_or(0);
         let end = prompt[rules + 1..].find("\n\n====\n").map_or(prompt.len(), |i| rules + 1 + i);
@@ -69,7 +69,7 @@ pub fn insert_native(prompt: &mut String, hub: &mut Hub) {
 
 /// Adds the two tools and the servers section to a built XML prompt (nothing without
 /// servers); the hub remembers the section so that [`update`] can replace it.
-pub fn insert_xml(prompt: &mut String, hub: &mut Hub) {
+pub(crate) fn insert_xml(prompt: &mut String, hub: &mut Hub) {
     if hub.is_empty() {
         return;
     }
@@ -92,7 +92,7 @@ pub fn insert_xml(prompt: &mut String, hub: &mut Hub) {
 
 /// Before a request: if what the servers offer changed (`notifications/tools/list_changed`, a
 /// server died or came back), the prompt's servers section is replaced by the current one.
-pub fn update(prompt: &mut String, hub: &mut Hub) {
+pub(crate) fn update(prompt: &mut String, hub: &mut Hub) {
     if !hub.take_changed() || hub.shown_section.is_empty() {
         return;
     }
@@ -108,7 +108,7 @@ fn section(hub: &Hub) -> String {
 }
 
 /// Cline's `formatMcpServersList`, for the connected servers.
-pub fn servers_list(hub: &Hub) -> String {
+pub(crate) fn servers_list(hub: &Hub) -> String {
     let list: Vec<String> = hub
         .connected()
         .map(|(cfg, conn)| {

@@ -18,7 +18,7 @@ const MAX_FILE_BYTES: u64 = 1 << 20;
 use crate::run::ui::term::{Approval, Term};
 
 /// The workspace's own settings file, relative to its root.
-pub const WORKSPACE_FILE: &str = ".cline/mcp.json";
+pub(crate) const WORKSPACE_FILE: &str = ".cline/mcp.json";
 
 /// The user's config directory for agent-min.
 fn config_dir() -> Option<PathBuf> {
@@ -32,7 +32,7 @@ fn config_dir() -> Option<PathBuf> {
 /// The servers of a run: from `files` (or the user default), plus the workspace's file if
 /// approved. Names must be unique across files. Under `yolo` nobody is asked; `trust` approves
 /// the workspace file.
-pub fn load(
+pub(crate) fn load(
     files: &[PathBuf],
     workspace: &Path,
     yolo: bool,
@@ -142,7 +142,7 @@ fn approved(file: &Path, text: &str, servers: &[ServerConfig], yolo: bool, trust
 
 /// Loads the run's settings and starts its servers (waiting for each at most its
 /// `startupTimeout`, else `wait`); each server that failed is reported once on `term`.
-pub fn start(
+pub(crate) fn start(
     files: &[PathBuf],
     workspace: &Path,
     yolo: bool,

@@ -26,7 +26,7 @@ use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// Longest line read from a server (a tool result of a few megabytes is still fine).
-pub const MAX_LINE: usize = 16 << 20;
+pub(crate) const MAX_LINE: usize = 16 << 20;
 
 /// Messages read ahead of the client.
 const QUEUED: usize = 8;
@@ -44,7 +44,7 @@ enum Line {
 }
 
 /// A running stdio server.
-pub struct StdioTransport {
+pub(crate) struct StdioTransport {
     child: Child,
     /// Lines for the writer thread; dropping it closes the server's stdin.
     stdin: Option<mpsc::Sender<Vec<u8>>>,
@@ -59,7 +59,7 @@ pub struct StdioTransport {
 impl StdioTransport {
     /// Starts `command args` in `cwd` with `env` added to the minimal environment. Call from
     /// the main thread: the child's death signal is tied to the thread that spawns it.
-    pub fn spawn(
+    pub(crate) fn spawn(
         command: &str,
         args: &[String],
         env: &[(String, String)],
@@ -126,7 +126,7 @@ impl StdioTransport {
     }
 
     /// The last bytes the server wrote to stderr.
-    pub fn stderr_tail(&self) -> String {
+    pub(crate) fn stderr_tail(&self) -> String {
         let b = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         let v: Vec<u8> = b.iter().copied().collect();
         String::from_utf8_lossy(&v).trim().to_string()
@@ -246,10 +246,6 @@ impl Transport for StdioTransport {
 
     fn garbage_lines(&self) -> usize {
         self.garbage
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr_tail()
     }
 }
 

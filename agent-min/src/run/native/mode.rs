@@ -8,7 +8,7 @@ use crate::run::llm::providers::Provider;
 
 /// Which dialect tool calls are made in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ToolCalls {
+pub(crate) enum ToolCalls {
     /// Cline's XML tags in the reply text.
     Xml,
     /// The API's native tool calls.
@@ -20,7 +20,7 @@ pub enum ToolCalls {
 
 impl ToolCalls {
     /// Parses a `--tool-calls` value.
-    pub fn parse(s: &str) -> Option<ToolCalls> {
+    pub(crate) fn parse(s: &str) -> Option<ToolCalls> {
         match s {
             "xml" => Some(ToolCalls::Xml),
             "native" => Some(ToolCalls::Native),
@@ -30,7 +30,7 @@ impl ToolCalls {
     }
 
     /// Whether this run uses native calls with `provider` and `model`.
-    pub fn native(self, provider: Provider, model: &str) -> bool {
+    pub(crate) fn native(self, provider: Provider, model: &str) -> bool {
         match self {
             ToolCalls::Xml => false,
             ToolCalls::Native => true,
@@ -41,7 +41,7 @@ impl ToolCalls {
 
 /// Cline's `isNextGenModelFamily`: Claude 4+, Gemini 2.5 and 3, Grok 4, GPT-5, gpt-oss,
 /// MiniMax, Kimi K2, DeepSeek 3.2 (not Speciale), deepseek-chat / deepseek-reasoner, Laguna.
-pub fn is_next_gen_family(model: &str) -> bool {
+pub(crate) fn is_next_gen_family(model: &str) -> bool {
     let m = model.trim().to_lowercase();
     let has = |s: &str| m.contains(s);
     is_claude_4_plus(&m)

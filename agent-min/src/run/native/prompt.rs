@@ -6,13 +6,13 @@
 use crate::run::prompt as xml;
 
 /// Cline's native TOOL USE section (parallel tool calling off).
-pub const TOOL_USE: &str = "TOOL USE
+pub(crate) const TOOL_USE: &str = "TOOL USE
 
 You have access to a set of tools that are executed upon the user's approval. You will receive the results of all tool uses in the user's response.";
 
 /// The system prompt for a workspace: the XML dialect's with its TOOL USE section (from its
 /// heading to the next `====` rule) replaced by Cline's native one.
-pub fn system(provider: &str, model: &str, cwd: &str) -> String {
+pub(crate) fn system(provider: &str, model: &str, cwd: &str) -> String {
     let full = xml::system(provider, model, cwd);
     let Some(start) = full.find("\nTOOL USE\n").map(|i| i + 1) else {
         return full; // no such section: nothing XML to remove
@@ -22,7 +22,7 @@ pub fn system(provider: &str, model: &str, cwd: &str) -> String {
 }
 
 /// Cline's `noToolsUsed(true)`: the native variant, without the XML format reminder.
-pub fn no_tools_used() -> String {
+pub(crate) fn no_tools_used() -> String {
     "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.
 
 
@@ -39,7 +39,7 @@ Otherwise, if you have not completed the task and do not need additional informa
 /// What the model hears when its call's arguments are not one JSON object (Cline has no such
 /// message: it salvages string fields with a regular expression; we refuse rather than run a
 /// guess).
-pub fn invalid_arguments(tool: &str, why: &str) -> String {
+pub(crate) fn invalid_arguments(tool: &str, why: &str) -> String {
     format!(
         "The arguments of your {tool} call are not valid JSON ({why}). The tool was not executed. Please retry the call with its arguments as a single JSON object matching the tool's schema."
     )

@@ -15,7 +15,7 @@ use crate::run::tools::{self, Call};
 use crate::run::ui::term::visible;
 
 /// Most argument text kept per reply (all calls together); beyond it a call is refused.
-pub const MAX_ARGUMENTS: usize = 8 << 20;
+pub(crate) const MAX_ARGUMENTS: usize = 8 << 20;
 
 /// Most thinking kept per reply (blocks, signatures, redacted data); past it, as past
 /// [`MAX_REPLY_TEXT`] of text, the reply is refused rather than cut (a cut thinking block or a

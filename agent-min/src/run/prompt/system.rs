@@ -42,7 +42,7 @@ pub struct Env<'a> {
 
 /// Cline's choice of variant (`variants/*/config.ts` matchers, in registry order), for a
 /// provider (`anthropic` | `openai` | `ollama`) and a model name.
-pub fn family(provider: &str, model: &str) -> Family {
+pub(crate) fn family(provider: &str, model: &str) -> Family {
     let id = model.to_lowercase();
     // Cline's next-gen providers include anthropic and openai(-compatible), not ollama.
     let next_gen_provider = crate::run::llm::providers::registry::is_next_gen(provider);
@@ -106,7 +106,7 @@ pub fn render(family: Family, env: &Env<'_>) -> String {
 }
 
 /// The system prompt for this run: the model's family, this machine, workspace `cwd`.
-pub fn system(provider: &str, model: &str, cwd: &str) -> String {
+pub(crate) fn system(provider: &str, model: &str, cwd: &str) -> String {
     let os = match std::env::consts::OS {
         "linux" => "Linux",
         "macos" => "macOS",

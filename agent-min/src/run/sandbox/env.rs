@@ -3,12 +3,12 @@
 //! `--env-keep NAME` and `--env-drop NAME`.
 
 /// Name fragments that mark a variable as a secret (compared case-insensitively).
-pub const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN"];
+pub(crate) const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN"];
 
 /// Variables that lead a command to a process outside the sandbox through a socket or a
 /// display (an ssh or gpg agent, the session bus, docker, tmux or screen, X or Wayland):
 /// withheld by default, like secrets.
-pub const SOCKET_VARS: &[&str] = &[
+pub(crate) const SOCKET_VARS: &[&str] = &[
     "SSH_AUTH_SOCK",
     "SSH_AGENT_PID",
     "GPG_AGENT_INFO",
@@ -24,7 +24,7 @@ pub const SOCKET_VARS: &[&str] = &[
 
 /// Which variables a command inherits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EnvPolicy {
+pub(crate) struct EnvPolicy {
     /// Passed although their names look secret (`--env-keep`).
     pub keep: Vec<String>,
     /// Removed although their names look harmless (`--env-drop`).
@@ -34,7 +34,7 @@ pub struct EnvPolicy {
 impl EnvPolicy {
     /// Whether a command may see the variable `name`. The agent's own API keys never pass,
     /// whatever `--env-keep` says: a command has no business with them.
-    pub fn passes(&self, name: &str) -> bool {
+    pub(crate) fn passes(&self, name: &str) -> bool {
         if crate::run::ui::redact::KEY_VARS.contains(&name) || self.drop.iter().any(|d| d == name) {
             return false;
         }
@@ -43,13 +43,13 @@ impl EnvPolicy {
     }
 
     /// The names of the variables of this process that a command does not get.
-    pub fn withheld(&self) -> Vec<String> {
+    pub(crate) fn withheld(&self) -> Vec<String> {
         std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| !self.passes(k)).collect()
     }
 }
 
 /// Whether a variable's name contains `KEY`, `SECRET` or `TOKEN`, in any case.
-pub fn looks_secret(name: &str) -> bool {
+pub(crate) fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_MARKERS.iter().any(|m| upper.contains(m))
 }

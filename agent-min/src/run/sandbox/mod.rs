@@ -13,20 +13,20 @@
 //! The policy is set once from the command line ([`configure`]) before the first command and
 //! read by `execute_command` ([`current`]).
 
-pub mod env;
-pub mod notice;
-pub mod process;
-pub mod rules;
+pub(crate) mod env;
+pub(crate) mod notice;
+pub(crate) mod process;
+pub(crate) mod rules;
 mod sys;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub use env::EnvPolicy;
+pub(crate) use env::EnvPolicy;
 
 /// How commands are confined (`--sandbox`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// No confinement (the default without `--yolo`, where a person approves every command).
     Off,
     /// Read everywhere, write nowhere (except `/dev/null` and the like).
@@ -38,7 +38,7 @@ pub enum Mode {
 
 impl Mode {
     /// The mode named on the command line.
-    pub fn parse(s: &str) -> Result<Mode, String> {
+    pub(crate) fn parse(s: &str) -> Result<Mode, String> {
         match s {
             // codex's name for the same thing.
             "off" | "danger-full-access" => Ok(Mode::Off),
@@ -51,7 +51,7 @@ impl Mode {
     }
 
     /// Its command-line name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Mode::Off => "off",
             Mode::ReadOnly => "read-only",
@@ -62,7 +62,7 @@ impl Mode {
 
 /// Everything that decides what a command can reach.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Policy {
+pub(crate) struct Policy {
     /// File-system confinement.
     pub mode: Mode,
     /// Where writes are allowed under [`Mode::WorkspaceWrite`] (canonical directories).
@@ -86,7 +86,7 @@ impl Default for Policy {
 
 /// The command-line choices, before they are checked against the kernel.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Choice {
+pub(crate) struct Choice {
     /// `--sandbox MODE`, if given.
     pub mode: Option<Mode>,
     /// `--sandbox-allow-write DIR` (repeatable).
@@ -101,7 +101,7 @@ impl Choice {
     /// The policy for a run in `workspace`: the mode given, else `workspace-write` under
     /// `--yolo` and `off` otherwise. A sandbox the kernel cannot enforce is an error naming
     /// the way out (`--sandbox off`, given explicitly) — never a silent fallback.
-    pub fn resolve(&self, yolo: bool, workspace: &Path) -> Result<Policy, String> {
+    pub(crate) fn resolve(&self, yolo: bool, workspace: &Path) -> Result<Policy, String> {
         let mode = self.mode.unwrap_or(if yolo { Mode::WorkspaceWrite } else { Mode::Off });
         let mut policy = Policy { mode, writable: Vec::new(), network: true, env: self.env.clone(), tmp: None };
         if mode == Mode::Off {
@@ -164,7 +164,7 @@ fn remove_stale_tmps(base: &Path) {
 }
 
 /// Removes the run's private temporary directory, if there is one. Call when the run ends.
-pub fn remove_private_tmp() {
+pub(crate) fn remove_private_tmp() {
     if let Some(dir) = POLICY.get().and_then(|p| p.tmp.as_ref()) {
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -173,7 +173,7 @@ pub fn remove_private_tmp() {
 /// A warning when the state directory `state` lies where sandboxed commands may write: a
 /// command could then plant a hook approval, an MCP approval or a saved task there, which the
 /// next run trusts. `None` when it does not.
-pub fn state_dir_warning(policy: &Policy, state: &Path) -> Option<String> {
+pub(crate) fn state_dir_warning(policy: &Policy, state: &Path) -> Option<String> {
     if policy.mode != Mode::WorkspaceWrite {
         return None;
     }
@@ -202,7 +202,7 @@ static POLICY: OnceLock<Policy> = OnceLock::new();
 /// Sets the policy for this process's commands and hardens the process (its secrets wiped
 /// from its environment, non-dumpable). Once; later calls change nothing. Returns the line
 /// to show when commands are sandboxed.
-pub fn configure(policy: Policy) -> Result<Option<String>, String> {
+pub(crate) fn configure(policy: Policy) -> Result<Option<String>, String> {
     process::harden(&policy.env)?;
     let line = (policy.mode != Mode::Off).then(|| policy.describe());
     let _ = POLICY.set(policy);
@@ -210,13 +210,13 @@ pub fn configure(policy: Policy) -> Result<Option<String>, String> {
 }
 
 /// The policy commands run under ([`Policy::default`] until [`configure`] is called).
-pub fn current() -> &'static Policy {
+pub(crate) fn current() -> &'static Policy {
     POLICY.get_or_init(Policy::default)
 }
 
 impl Policy {
     /// One line for the start of a run, saying how commands are confined.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self.mode {
             Mode::Off => "Commands run unconfined (--sandbox off).".to_string(),
             mode => {
@@ -234,7 +234,7 @@ impl Policy {
 }
 
 /// Parses the sandbox flag `--NAME` (taking its value from `p`) into `choice`.
-pub fn flag(choice: &mut Choice, name: &str, p: &mut lexopt::Parser) -> Result<(), String> {
+pub(crate) fn flag(choice: &mut Choice, name: &str, p: &mut lexopt::Parser) -> Result<(), String> {
     let mut value = || {
         p.value()
             .map_err(|e| e.to_string())

@@ -19,7 +19,7 @@ const HANDLED: ABI = ABI::V3;
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 /// Whether the running kernel enforces Landlock; the reason when it does not.
-pub fn available() -> Result<(), String> {
+pub(crate) fn available() -> Result<(), String> {
     Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(HANDLED))
@@ -31,7 +31,7 @@ pub fn available() -> Result<(), String> {
 /// A ruleset allowing reads everywhere and writes beneath `writable` (which must exist;
 /// missing ones are skipped). Fails, rather than running unconfined, if the kernel cannot
 /// enforce it.
-pub fn ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, String> {
+pub(crate) fn ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, String> {
     let read = AccessFs::from_read(HANDLED);
     let all = AccessFs::from_all(HANDLED);
     let mut rules = Ruleset::default()
@@ -64,7 +64,7 @@ pub fn ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, String> {
 /// ABI). `None` on a kernel without Landlock (`agent-min sandbox check` says so). Root needs
 /// no `no_new_privs` to enter it, so there `sudo` and the like keep working; anyone else's
 /// children get it (the kernel's condition for entering a domain).
-pub fn ptrace_scope() -> Option<RulesetCreated> {
+pub(crate) fn ptrace_scope() -> Option<RulesetCreated> {
     let root = rustix::process::geteuid().is_root();
     Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)

@@ -1,11 +1,12 @@
 //! The sandbox's only `unsafe`: overwriting the process's initial environment in place.
+#![allow(unsafe_code)] // the sandbox's system calls (this is its `sys` module)
 
 use std::ffi::CStr;
 
 /// Overwrites the value of the environment variable `name` with zero bytes where it lives,
 /// so `/proc/self/environ` (which shows the memory the process started with) no longer holds
 /// it. The variable list itself is left to `std::env::remove_var`.
-pub fn wipe_env_value(name: &str) {
+pub(crate) fn wipe_env_value(name: &str) {
     let prefix = format!("{name}=");
     // SAFETY: `environ` is the C library's NULL-terminated array of pointers to NUL-terminated
     // "NAME=value" strings; it is read here before any thread of ours changes the environment

@@ -1,11 +1,11 @@
 //! `--json`: the run as NDJSON events on stdout, one object per line.
 //!
-//! Every line is one [`Event`] — its `type` and fields — plus `version` ([`VERSION`], the
+//! Every line is one `Event` — its `type` and fields — plus `version` (`VERSION`, the
 //! schema's), `task_id` and `ts` (milliseconds since the Unix epoch). The format is these types:
 //! `agent-min/schemas/events.schema.json` is generated from them (`session::schemas`) and the
 //! end-to-end tests validate every event they read against that file. A change to an event is a
-//! schema change and a bump of [`VERSION`]. Without `--json` every method is a no-op.
-//! Partial `tool_call` events are rationed by bytes ([`PartialGate`]): a streamed file must not
+//! schema change and a bump of `VERSION`. Without `--json` every method is a no-op.
+//! Partial `tool_call` events are rationed by bytes (`PartialGate`): a streamed file must not
 //! turn into one event per delta, each carrying all of it, however slow the machine.
 
 use std::io::Write;
@@ -18,7 +18,7 @@ use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ApiError, Usage};
 
 /// The version of the event format, in every event's `version` field.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// Where events go (nowhere without `--json`).
 pub struct Events {
@@ -41,29 +41,29 @@ struct Shared {
 /// times the bytes of all the call's partial events before it (a geometric step): the partial
 /// events of a value that grows to `n` bytes carry at most `n × (1 + 1/PARTIAL_STEP)` bytes,
 /// whatever the speed of the machine and the size of the deltas.
-pub const PARTIAL_STEP: usize = 4;
+pub(crate) const PARTIAL_STEP: usize = 4;
 
 /// The second partial event of a call waits for at least this many bytes of values.
-pub const PARTIAL_MIN_BYTES: usize = 4096;
+pub(crate) const PARTIAL_MIN_BYTES: usize = 4096;
 
 /// Most bytes of parameter values all partial `tool_call` events of one call may carry: a
 /// streamed 64 MB file gets no more progress events than a 4 MB one. The complete event is not
 /// counted.
-pub const PARTIAL_BUDGET: usize = 1 << 20;
+pub(crate) const PARTIAL_BUDGET: usize = 1 << 20;
 
 /// Decides which partial `tool_call` events of one call are sent: the first, then one each
 /// time the values have grown to [`PARTIAL_STEP`] times all that was sent (at least
 /// [`PARTIAL_MIN_BYTES`]), while they fit in [`PARTIAL_BUDGET`]. By bytes, never by time, so the
 /// output of a streamed write is the same on a loaded machine as on an idle one.
 #[derive(Debug, Default, Clone)]
-pub struct PartialGate {
+pub(crate) struct PartialGate {
     sent_any: bool,
     spent: usize,
 }
 
 impl PartialGate {
     /// Whether a partial event carrying `bytes` of values may go out (and counts it).
-    pub fn admit(&mut self, bytes: usize) -> bool {
+    pub(crate) fn admit(&mut self, bytes: usize) -> bool {
         let grown = !self.sent_any || bytes >= PARTIAL_MIN_BYTES.max(self.spent.saturating_mul(PARTIAL_STEP));
         if !grown || self.spent.saturating_add(bytes) > PARTIAL_BUDGET {
             return false;
@@ -77,7 +77,7 @@ impl PartialGate {
 /// Who decided whether a tool call runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum By {
+pub(crate) enum By {
     /// No approval needed: read-only inside the workspace, or a tool that changes nothing.
     Auto,
     /// `--yolo` approved it.
@@ -91,7 +91,7 @@ pub enum By {
 /// What happened to an MCP server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum McpServerEvent {
+pub(crate) enum McpServerEvent {
     /// Started before the first request.
     Started,
     /// Died during the task.
@@ -105,7 +105,7 @@ pub enum McpServerEvent {
 /// An MCP server's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum McpState {
+pub(crate) enum McpState {
     /// Running and listed.
     Connected,
     /// Could not start, or died.
@@ -117,7 +117,7 @@ pub enum McpState {
 /// One `--json` event: its `type` and fields (the line adds `version`, `task_id`, `ts`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Event {
+pub(crate) enum Event {
     /// The first event.
     TaskStarted {
         /// Provider name.
@@ -353,7 +353,7 @@ struct Line<'a> {
 
 impl Events {
     /// No events.
-    pub fn off() -> Self {
+    pub(crate) fn off() -> Self {
         Events { out: None, task_id: String::new(), shared: Default::default() }
     }
 
@@ -363,7 +363,7 @@ impl Events {
     }
 
     /// Events to stdout again, for another thread (the Ctrl-C handler): off if these are.
-    pub fn for_other_thread(&self) -> Self {
+    pub(crate) fn for_other_thread(&self) -> Self {
         match self.out {
             Some(_) => Events {
                 out: Some(Box::new(std::io::stdout())),
@@ -375,17 +375,17 @@ impl Events {
     }
 
     /// Whether events go anywhere (`--json`).
-    pub fn is_on(&self) -> bool {
+    pub(crate) fn is_on(&self) -> bool {
         self.out.is_some()
     }
 
     /// Sets the task id stamped on every event.
-    pub fn set_task_id(&mut self, id: &str) {
+    pub(crate) fn set_task_id(&mut self, id: &str) {
         self.task_id = id.to_string();
     }
 
     /// Writes one event (the hook and MCP events are built where they happen).
-    pub fn emit(&mut self, event: &Event) {
+    pub(crate) fn emit(&mut self, event: &Event) {
         let Some(out) = self.out.as_mut() else { return };
         if self.shared.closed.load(std::sync::atomic::Ordering::SeqCst) {
             return; // `completion` was the last line
@@ -400,7 +400,7 @@ impl Events {
     }
 
     /// The task started (or resumed).
-    pub fn task_started(&mut self, provider: &str, model: &str, cwd: &str, task: &str, resumed: bool) {
+    pub(crate) fn task_started(&mut self, provider: &str, model: &str, cwd: &str, task: &str, resumed: bool) {
         self.emit(&Event::TaskStarted {
             provider: provider.into(),
             model: model.into(),
@@ -411,17 +411,24 @@ impl Events {
     }
 
     /// Reply text as shown (thinking tags and partial tags removed).
-    pub fn text(&mut self, turn: u32, text: &str) {
+    pub(crate) fn text(&mut self, turn: u32, text: &str) {
         self.emit(&Event::Text { turn, text: text.into() });
     }
 
     /// Reasoning text from the model.
-    pub fn reasoning(&mut self, turn: u32, text: &str) {
+    pub(crate) fn reasoning(&mut self, turn: u32, text: &str) {
         self.emit(&Event::Reasoning { turn, text: text.into() });
     }
 
     /// A tool call: `partial` while it streams, then once complete (before it runs).
-    pub fn tool_call(&mut self, turn: u32, call_id: &str, tool: &str, params: &[(String, String)], partial: bool) {
+    pub(crate) fn tool_call(
+        &mut self,
+        turn: u32,
+        call_id: &str,
+        tool: &str,
+        params: &[(String, String)],
+        partial: bool,
+    ) {
         if !self.is_on() {
             return;
         }
@@ -435,7 +442,7 @@ impl Events {
     }
 
     /// Whether a tool call may run, and who decided.
-    pub fn approval(&mut self, call_id: &str, tool: &str, approved: bool, by: By, feedback: Option<&str>) {
+    pub(crate) fn approval(&mut self, call_id: &str, tool: &str, approved: bool, by: By, feedback: Option<&str>) {
         self.emit(&Event::Approval {
             call_id: call_id.into(),
             tool: tool.into(),
@@ -446,7 +453,7 @@ impl Events {
     }
 
     /// What a tool call gave back to the model.
-    pub fn tool_result(&mut self, call_id: &str, tool: &str, ok: bool, result: &str) {
+    pub(crate) fn tool_result(&mut self, call_id: &str, tool: &str, ok: bool, result: &str) {
         if !self.is_on() {
             return;
         }
@@ -454,7 +461,7 @@ impl Events {
     }
 
     /// A model request finished: its tokens and cost, and the task's totals.
-    pub fn api_request(&mut self, turn: u32, u: &Usage, estimated: bool, cost: Option<f64>, totals: Totals) {
+    pub(crate) fn api_request(&mut self, turn: u32, u: &Usage, estimated: bool, cost: Option<f64>, totals: Totals) {
         *self.shared.totals.lock().unwrap_or_else(|e| e.into_inner()) = totals.clone();
         self.emit(&Event::ApiRequest {
             turn,
@@ -469,7 +476,7 @@ impl Events {
     }
 
     /// A failed request will be tried again after `delay_s` seconds.
-    pub fn retry(&mut self, turn: u32, attempt: u32, max: u32, delay_s: f64, e: &ApiError) {
+    pub(crate) fn retry(&mut self, turn: u32, attempt: u32, max: u32, delay_s: f64, e: &ApiError) {
         self.emit(&Event::Retry {
             turn,
             attempt,
@@ -481,7 +488,7 @@ impl Events {
     }
 
     /// Part of the history was dropped to fit the context window.
-    pub fn context_truncated(
+    pub(crate) fn context_truncated(
         &mut self,
         turn: u32,
         reason: &str,
@@ -501,18 +508,18 @@ impl Events {
     }
 
     /// A checkpoint of the workspace was taken (see `crate::run::checkpoints`).
-    pub fn checkpoint(&mut self, turn: u32, number: u32, hash: &str, tool: &str, files_changed: u32) {
+    pub(crate) fn checkpoint(&mut self, turn: u32, number: u32, hash: &str, tool: &str, files_changed: u32) {
         self.emit(&Event::Checkpoint { turn, number, hash: hash.into(), tool: tool.into(), files_changed });
     }
 
     /// The task failed: why, and which limit if a limit stopped it.
-    pub fn error(&mut self, message: &str, limit: Option<&str>) {
+    pub(crate) fn error(&mut self, message: &str, limit: Option<&str>) {
         self.emit(&Event::Error { message: message.into(), limit: limit.map(Into::into) });
     }
 
     /// A tool call needs a person's approval and nobody can answer (no terminal): the run stops
     /// here, resumable; `fix` says how to let it go on.
-    pub fn approval_needed(&mut self, call_id: &str, tool: &str, params: &[(String, String)], fix: &str) {
+    pub(crate) fn approval_needed(&mut self, call_id: &str, tool: &str, params: &[(String, String)], fix: &str) {
         self.emit(&Event::ApprovalNeeded {
             call_id: call_id.into(),
             tool: tool.into(),
@@ -522,19 +529,19 @@ impl Events {
     }
 
     /// Notes the task's totals (before its first request: a resumed task's earlier ones).
-    pub fn note_totals(&mut self, totals: Totals) {
+    pub(crate) fn note_totals(&mut self, totals: Totals) {
         *self.shared.totals.lock().unwrap_or_else(|e| e.into_inner()) = totals;
     }
 
     /// The task's totals as of its last request.
-    pub fn last_totals(&self) -> Totals {
+    pub(crate) fn last_totals(&self) -> Totals {
         self.shared.totals.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// The end, always the last event: how the run ended (`completed`, `failed`,
     /// `approval_needed`, `interrupted`, `terminated`), the result or the reason, the process's
     /// exit code and the task's totals. Said once: later events are dropped.
-    pub fn completion(&mut self, end: &Ended<'_>, totals: Totals) {
+    pub(crate) fn completion(&mut self, end: &Ended<'_>, totals: Totals) {
         let (result, reason) = match end.status {
             "completed" => (Some(end.text.to_string()), None),
             _ => (None, Some(end.text.to_string())),
@@ -546,7 +553,7 @@ impl Events {
 
 /// How a run ended, as its `completion` event says it.
 #[derive(Debug, Clone, Copy)]
-pub struct Ended<'a> {
+pub(crate) struct Ended<'a> {
     /// `completed`, `failed`, `approval_needed`, `interrupted` or `terminated`.
     pub status: &'a str,
     /// The result (completed) or the reason (otherwise).

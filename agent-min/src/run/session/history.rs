@@ -9,13 +9,13 @@ use super::state::Record;
 use crate::run::budget::accounting::Totals;
 
 /// The version of the `history --json` format, in every line's `version` field.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// One line of `agent-min history --json`: one saved task. `agent-min/schemas/history.schema.json`
 /// is generated from it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The format's version ([`VERSION`]).
     pub version: u32,
     /// The task id (what `agent-min resume` takes).
@@ -47,7 +47,7 @@ pub struct Entry {
 }
 
 /// The `history --json` line of a saved task.
-pub fn entry(r: &Record) -> Entry {
+pub(crate) fn entry(r: &Record) -> Entry {
     Entry {
         version: VERSION,
         id: r.meta.id.clone(),

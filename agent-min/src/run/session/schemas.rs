@@ -16,8 +16,11 @@ use super::events::{self, Event};
 use super::history::{self, Entry};
 use super::state::{self, TaskFile};
 
-/// The schema files: name under `agent-min/schemas/`, and the schema.
-pub const FILES: &[(&str, fn() -> Value)] =
+/// A schema file: its name under `agent-min/schemas/`, and the schema.
+type File = (&'static str, fn() -> Value);
+
+/// The schema files.
+pub(crate) const FILES: &[File] =
     &[("events.schema.json", events), ("task.schema.json", task), ("history.schema.json", history)];
 
 fn generate<T: JsonSchema>(serialize: bool, description: &str) -> Value {
@@ -35,7 +38,7 @@ fn generate<T: JsonSchema>(serialize: bool, description: &str) -> Value {
 }
 
 /// One `--json` line: an [`Event`] plus `version`, `task_id` and `ts`.
-pub fn events() -> Value {
+pub(crate) fn events() -> Value {
     let mut v = generate::<Event>(
         true,
         "One line of `agent-min run --json`: an event object. `version` is the version of this schema.",
@@ -54,7 +57,7 @@ pub fn events() -> Value {
 }
 
 /// The saved task file, `STATE_DIR/tasks/ID.json`.
-pub fn task() -> Value {
+pub(crate) fn task() -> Value {
     let mut v = generate::<TaskFile>(
         false,
         "A task saved by agent-min (STATE_DIR/tasks/ID.json); fields added after version 1 may be absent.",
@@ -64,7 +67,7 @@ pub fn task() -> Value {
 }
 
 /// One line of `agent-min history --json`.
-pub fn history() -> Value {
+pub(crate) fn history() -> Value {
     let mut v = generate::<Entry>(true, "One line of `agent-min history --json`: one saved task.");
     v["properties"]["version"] = json!({"const": history::VERSION});
     v

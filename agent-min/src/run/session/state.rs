@@ -9,7 +9,7 @@
 //! as a second line of defence any occurrence of it (say, in a command's output that printed the
 //! environment) is replaced by `[REDACTED]` before writing.
 //!
-//! The file is a [`TaskFile`] (serde): `agent-min/schemas/task.schema.json` is generated from
+//! The file is a `TaskFile` (serde): `agent-min/schemas/task.schema.json` is generated from
 //! it. Fields added after the first version default when absent, so older saves load; a save
 //! that does not fit — a missing field, a wrong type, an unknown role — is an error naming the
 //! file and the field, never a task of empty strings.
@@ -26,10 +26,10 @@ use crate::run::budget::accounting::Totals;
 use crate::run::llm::{Message, Part, Role, ToolUsePart};
 
 /// File format version (the `version` field). A change to the format is a bump.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// The default state directory: `$XDG_STATE_HOME/agent-min`, else `~/.local/state/agent-min`.
-pub fn default_dir() -> Option<PathBuf> {
+pub(crate) fn default_dir() -> Option<PathBuf> {
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     var("XDG_STATE_HOME")
         .filter(|p| p.is_absolute())
@@ -53,7 +53,7 @@ pub fn now_secs() -> u64 {
 }
 
 /// `https://user:pw@host/…` → `https://host/…`.
-pub fn strip_userinfo(url: &str) -> String {
+pub(crate) fn strip_userinfo(url: &str) -> String {
     match url.split_once("://") {
         Some((scheme, rest)) => {
             let host_end = rest.find('/').unwrap_or(rest.len());
@@ -113,7 +113,7 @@ pub struct CheckpointRecord {
 /// A task's status as saved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
+pub(crate) enum Status {
     /// Not finished (or its run is gone: see [`Record::shown_status`]).
     Running,
     /// Ended with `attempt_completion`.
@@ -126,7 +126,7 @@ pub enum Status {
 
 impl Status {
     /// As saved.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Status::Running => "running",
             Status::Completed => "completed",
@@ -143,7 +143,7 @@ impl Status {
 /// Who said a saved message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum SavedRole {
+pub(crate) enum SavedRole {
     /// The person, or tool results sent on their behalf.
     User,
     /// The model.
@@ -153,7 +153,7 @@ pub enum SavedRole {
 /// A reply's thinking or native tool call, as saved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum SavedPart {
+pub(crate) enum SavedPart {
     /// Reasoning, with Anthropic's signature if any.
     Thinking {
         /// The reasoning text.
@@ -182,7 +182,7 @@ pub enum SavedPart {
 /// One message of the saved conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SavedMessage {
+pub(crate) struct SavedMessage {
     /// Who said it.
     pub role: SavedRole,
     /// The whole text.
@@ -250,7 +250,7 @@ impl SavedMessage {
 /// The saved task file, `STATE_DIR/tasks/ID.json`: the format itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TaskFile {
+pub(crate) struct TaskFile {
     /// The format's version ([`VERSION`]).
     pub version: u32,
     /// The task id.
@@ -320,7 +320,7 @@ pub struct Record {
 impl Record {
     /// The status to show: a task still `running` whose process is gone (Ctrl-C, SIGTERM,
     /// `kill -9`, a crash) is `interrupted`.
-    pub fn shown_status(&self) -> &str {
+    pub(crate) fn shown_status(&self) -> &str {
         match self.owner {
             Some((pid, started)) if self.status == "running" && process_start(pid) != Some(started) => "interrupted",
             _ => &self.status,
@@ -329,14 +329,14 @@ impl Record {
 
     /// Requests the model answered (the token summary's count), over all runs of the task;
     /// a request that failed or was cut off by an interrupt is not one.
-    pub fn requests(&self) -> u64 {
+    pub(crate) fn requests(&self) -> u64 {
         u64::from(self.totals.requests)
     }
 }
 
 /// The start time of process `pid` (field 22 of `/proc/PID/stat`), which tells a live process
 /// from a later one given the same pid.
-pub fn process_start(pid: u32) -> Option<u64> {
+pub(crate) fn process_start(pid: u32) -> Option<u64> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may contain anything: count after it.
     let rest = &stat[stat.rfind(')')? + 1..];
@@ -344,7 +344,7 @@ pub fn process_start(pid: u32) -> Option<u64> {
 }
 
 /// What to save after a turn.
-pub struct Snapshot<'a> {
+pub(crate) struct Snapshot<'a> {
     /// Identity.
     pub meta: &'a Meta,
     /// `running`, `completed` or `failed`.
@@ -397,7 +397,7 @@ impl Store {
 
     /// The last line of a run: where the task is saved and how to continue it — or, if saving
     /// failed, exactly that. `Err` holds a warning.
-    pub fn closing_line(&self, id: &str, failed: bool) -> Result<String, String> {
+    pub(crate) fn closing_line(&self, id: &str, failed: bool) -> Result<String, String> {
         let dir = self.dir.display();
         let saves = self.saves.borrow();
         match (&saves.last_error, saves.any_ok) {
@@ -415,7 +415,7 @@ impl Store {
     }
 
     /// The directory.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -425,7 +425,7 @@ impl Store {
 
     /// Writes a snapshot atomically: temp file (0600) in the same directory, fsync, rename,
     /// fsync of the directory.
-    pub fn save(&self, s: &Snapshot<'_>) -> std::io::Result<()> {
+    pub(crate) fn save(&self, s: &Snapshot<'_>) -> std::io::Result<()> {
         let m = s.meta;
         let v = TaskFile {
             version: VERSION,
@@ -490,7 +490,8 @@ impl Store {
     }
 
     /// The most recently saved task.
-    pub fn last(&self) -> Result<Record, String> {
+    #[cfg(test)]
+    pub(crate) fn last(&self) -> Result<Record, String> {
         self.list()?
             .into_iter()
             .max_by(|a, b| (a.updated, &a.meta.id).cmp(&(b.updated, &b.meta.id)))
@@ -499,7 +500,7 @@ impl Store {
 
     /// The most recently saved task whose workspace is `dir` (the Cline CLI's `--continue`); the
     /// error names the most recent task elsewhere, if there is one.
-    pub fn last_in(&self, dir: &Path) -> Result<Record, String> {
+    pub(crate) fn last_in(&self, dir: &Path) -> Result<Record, String> {
         let here = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         let all = self.list()?;
         let newest =
@@ -518,7 +519,7 @@ impl Store {
     }
 
     /// Every saved task, oldest first (unreadable files are skipped).
-    pub fn list(&self) -> Result<Vec<Record>, String> {
+    pub(crate) fn list(&self) -> Result<Vec<Record>, String> {
         let dir = self.dir.join("tasks");
         let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {} ({e})", dir.display()))?;
         let mut v: Vec<Record> = entries

@@ -31,12 +31,12 @@ use std::process::Command;
 
 use crate::run::sandbox::{self, rules, Mode};
 use crate::run::ui::redact;
-pub use sys::landlock_abi;
+pub(crate) use sys::landlock_abi;
 use sys::{ChildSetup, Group, ReadOnly};
 
 /// Why a child is started; each one gets its fixed set of protections (see the module table).
 #[derive(Debug, Clone, Copy)]
-pub enum Policy<'a> {
+pub(crate) enum Policy<'a> {
     /// curl for one HTTP request; the request headers (with the key) arrive on descriptor
     /// `headers_fd`, which curl alone inherits.
     Curl {
@@ -66,11 +66,11 @@ const MINIMAL_ENV: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER
 
 /// Directories of a workspace that decide what runs outside the sandbox later (git's hooks
 /// and config, Cline's hooks, the project's MCP servers): read-only to sandboxed commands.
-pub const PROTECTED: &[&str] = &[".git", ".clinerules/hooks", ".cline"];
+pub(crate) const PROTECTED: &[&str] = &[".git", ".clinerules/hooks", ".cline"];
 
 /// A `Command` for `program` under `policy`, ready for the caller's arguments and pipes.
 /// Fails only when a sandbox cannot be prepared (never by running unconfined instead).
-pub fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<Command, String> {
+pub(crate) fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<Command, String> {
     let mut cmd = Command::new(program);
     let mut setup = ChildSetup::plain();
     match policy {
@@ -121,7 +121,7 @@ pub fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<Command
 /// Whether `path` is a file a kernel cannot execute — neither `#!` nor ELF at its start —
 /// which the C library's `execvp` (used for every child with a pre-exec step) would then hand
 /// to `/bin/sh` instead of failing with `ENOEXEC`. Callers refuse such a file themselves.
-pub fn lacks_interpreter_line(path: &Path) -> bool {
+pub(crate) fn lacks_interpreter_line(path: &Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 4];
     let Ok(n) = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) else { return false };

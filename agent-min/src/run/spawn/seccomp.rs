@@ -6,7 +6,7 @@
 //! which could open sockets without the `socket` system call.
 
 /// The filter for this architecture, or `None` where none is written (the check says so).
-pub fn deny_unix_sockets() -> Option<Vec<libc::sock_filter>> {
+pub(crate) fn deny_unix_sockets() -> Option<Vec<libc::sock_filter>> {
     #[cfg(target_arch = "x86_64")]
     const ARCH: u32 = 0xC000_003E; // AUDIT_ARCH_X86_64
     #[cfg(target_arch = "x86_64")]

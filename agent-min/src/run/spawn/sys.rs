@@ -1,6 +1,7 @@
 //! The spawner's only `unsafe`: what a child does between `fork` and `exec`, and the probes
 //! `agent-min sandbox check` makes. Everything a child needs is prepared in the agent before
 //! the fork; the child only makes raw system calls (no allocation, no locks).
+#![allow(unsafe_code)] // the spawner's system calls between fork and exec (its `sys` module)
 
 use std::ffi::CString;
 use std::os::unix::process::CommandExt;
@@ -8,7 +9,7 @@ use std::process::Command;
 
 /// Which process group / session the child gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Group {
+pub(crate) enum Group {
     /// The agent's own (curl, git, the editor: they end with their request).
     Inherit,
     /// A process group of its own, so a timeout or Ctrl-C stops all it started.
@@ -19,7 +20,7 @@ pub enum Group {
 
 /// A read-only bind mount: the path, and the mount flags it already has (a user namespace may
 /// not drop `nosuid`, `nodev`, … when remounting).
-pub struct ReadOnly {
+pub(crate) struct ReadOnly {
     /// NUL-terminated path.
     pub path: CString,
     /// `MS_NOSUID | MS_NODEV | …` as found.
@@ -27,7 +28,7 @@ pub struct ReadOnly {
 }
 
 /// What the child does before `exec`, in this order.
-pub struct ChildSetup {
+pub(crate) struct ChildSetup {
     /// 1. Its process group or session.
     pub group: Group,
     /// 2. Killed (`SIGKILL`) when the agent's spawning thread ends (`PR_SET_PDEATHSIG`).
@@ -51,7 +52,7 @@ pub struct ChildSetup {
 
 impl ChildSetup {
     /// Nothing but the defaults of `std::process::Command`.
-    pub fn plain() -> ChildSetup {
+    pub(crate) fn plain() -> ChildSetup {
         ChildSetup {
             group: Group::Inherit,
             die_with_agent: false,
@@ -79,7 +80,7 @@ fn check(r: libc::c_int) -> std::io::Result<()> {
 }
 
 /// Installs `setup` to run in the child after `fork`.
-pub fn before_exec(cmd: &mut Command, setup: ChildSetup) {
+pub(crate) fn before_exec(cmd: &mut Command, setup: ChildSetup) {
     let agent = std::process::id() as libc::pid_t;
     let uid = rustix::process::geteuid().as_raw();
     let mut setup = Some(setup);
@@ -224,7 +225,7 @@ unsafe fn write_proc(path: &std::ffi::CStr, data: &[u8]) -> std::io::Result<()> 
 }
 
 /// The highest Landlock ABI the kernel offers (0: none).
-pub fn landlock_abi() -> i64 {
+pub(crate) fn landlock_abi() -> i64 {
     const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
     // SAFETY: with a NULL attribute pointer, size 0 and the VERSION flag the call only returns
     // an integer; no memory is read or written.

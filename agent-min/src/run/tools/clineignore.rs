@@ -14,14 +14,14 @@ use crate::run::prompt as texts;
 use crate::run::trusted_file::{self, Links};
 
 /// Most bytes read of `.clineignore` (and of each included file).
-pub const MAX_IGNORE_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_IGNORE_BYTES: u64 = 1 << 20;
 
 /// The commands whose file arguments `validateCommand` checks.
 const FILE_READING_COMMANDS: &[&str] =
     &["cat", "less", "more", "head", "tail", "grep", "awk", "sed", "get-content", "gc", "type", "select-string", "sls"];
 
 /// The workspace's `.clineignore`, as loaded for one tool call.
-pub struct ClineIgnore {
+pub(crate) struct ClineIgnore {
     root: PathBuf,
     /// The file's text (Cline's `clineIgnoreContent`); `None` when there is none.
     content: Option<String>,
@@ -30,7 +30,7 @@ pub struct ClineIgnore {
 
 impl ClineIgnore {
     /// Loads `root/.clineignore` (no file: everything is allowed).
-    pub fn load(root: &Path) -> ClineIgnore {
+    pub(crate) fn load(root: &Path) -> ClineIgnore {
         // Its text goes into the prompt: a symlink leading outside the workspace is not followed.
         // Judged on the descriptor read (a FIFO or a swap cannot block or fool it).
         let file = root.join(".clineignore");
@@ -53,13 +53,13 @@ impl ClineIgnore {
     }
 
     /// The file's text, for the prompt's instructions.
-    pub fn content(&self) -> Option<&str> {
+    pub(crate) fn content(&self) -> Option<&str> {
         self.content.as_deref()
     }
 
     /// Cline's `validateAccess`: false when `path` (relative to the root, or absolute) is
     /// ignored, itself or through a parent directory.
-    pub fn allows(&self, path: &str) -> bool {
+    pub(crate) fn allows(&self, path: &str) -> bool {
         if self.content.as_deref().is_none_or(str::is_empty) {
             return true;
         }
@@ -85,13 +85,13 @@ impl ClineIgnore {
     }
 
     /// [`ClineIgnore::allows`] for a path on disk.
-    pub fn allows_path(&self, path: &Path) -> bool {
+    pub(crate) fn allows_path(&self, path: &Path) -> bool {
         self.allows(&path.to_string_lossy())
     }
 
     /// Whether what `path` resolves to (through symlinks) is allowed; true when it does not
     /// exist or lies outside the workspace.
-    pub fn allows_target(&self, path: &str) -> bool {
+    pub(crate) fn allows_target(&self, path: &str) -> bool {
         let (Ok(target), Ok(root)) = (self.root.join(path).canonicalize(), self.root.canonicalize()) else {
             return true;
         };
@@ -103,7 +103,7 @@ impl ClineIgnore {
 
     /// Cline's `validateCommand`: the first argument of a file-reading command that is
     /// ignored, if any.
-    pub fn blocked_by_command(&self, command: &str) -> Option<String> {
+    pub(crate) fn blocked_by_command(&self, command: &str) -> Option<String> {
         self.content.as_ref()?;
         let mut parts = command.split_whitespace();
         let base = parts.next()?.to_lowercase();
@@ -120,7 +120,7 @@ impl ClineIgnore {
     /// `dir`, directories ending in `/`). Like Cline, each entry is checked by its resolved path,
     /// which has no trailing `/`: a directory-only pattern (`private/`) locks what is inside the
     /// directory, not the directory's own line.
-    pub fn mark(&self, dir: &Path, entries: Vec<String>) -> Vec<String> {
+    pub(crate) fn mark(&self, dir: &Path, entries: Vec<String>) -> Vec<String> {
         if self.content.is_none() {
             return entries;
         }
@@ -192,7 +192,7 @@ fn read_bounded(path: &Path) -> Option<String> {
 /// for the tools whose declaration names path parameters (`tools/registry.rs`).
 /// Unlike Cline, a symlink is also judged by where it leads: a link to an ignored file is
 /// blocked too.
-pub fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
+pub(crate) fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
     if !crate::run::tools::registry::guards_paths(tool) {
         return None;
     }
@@ -201,12 +201,12 @@ pub fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
 }
 
 /// What `execute_command` says when the command reads an ignored file, if it does.
-pub fn command_refusal(root: &Path, command: &str) -> Option<String> {
+pub(crate) fn command_refusal(root: &Path, command: &str) -> Option<String> {
     ClineIgnore::load(root).blocked_by_command(command).map(|p| texts::cline_ignore_error(&p))
 }
 
 /// The prompt's `.clineignore` section, when the workspace has one.
-pub fn instructions(root: &Path) -> Option<String> {
+pub(crate) fn instructions(root: &Path) -> Option<String> {
     let ig = ClineIgnore::load(root);
     ig.content().filter(|c| !c.is_empty()).map(texts::cline_ignore_instructions)
 }

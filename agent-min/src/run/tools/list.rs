@@ -13,10 +13,10 @@ use super::{check_path, walk, Access, Call, Ctx, Outcome};
 use crate::run::prompt;
 
 /// Most entries returned (Cline's handler passes 200).
-pub const MAX_ENTRIES: usize = 200;
+pub(crate) const MAX_ENTRIES: usize = 200;
 
 /// Cline's `DEFAULT_IGNORE_DIRECTORIES`: listed, never entered by a recursive listing.
-pub const NOT_ENTERED: &[&str] = &[
+pub(crate) const NOT_ENTERED: &[&str] = &[
     "node_modules",
     "__pycache__",
     "env",
@@ -52,7 +52,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 
 /// Cline's `formatFilesList`: sorted so each directory's entries follow it, the truncation
 /// note, or `No files found.`.
-pub fn format_listing(entries: &[String], truncated: bool) -> String {
+pub(crate) fn format_listing(entries: &[String], truncated: bool) -> String {
     let mut sorted: Vec<&str> = entries.iter().map(String::as_str).collect();
     sorted.sort_by(|a, b| cline_order(a, b));
     if truncated {

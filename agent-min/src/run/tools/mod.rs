@@ -1,34 +1,34 @@
 //! The eight tools, with Cline's names and parameters, and the approval policy around them.
 //!
-//! A tool gets a [`Call`] (the parsed tool block) and a [`Ctx`] (workspace, terminal, flags) and
-//! returns an [`Outcome`]: the text that goes back to the model and whether it was a success.
+//! A tool gets a [`Call`] (the parsed tool block) and a `Ctx` (workspace, terminal, flags) and
+//! returns an `Outcome`: the text that goes back to the model and whether it was a success.
 //!
-//! Owns: the tools and what they need — path confinement ([`paths`]), `.clineignore` ([`clineignore`]), file helpers ([`fsx`]), the
+//! Owns: the tools and what they need — path confinement ([`paths`]), `.clineignore` (`clineignore`), file helpers (`fsx`), the
 //! SEARCH/REPLACE engine ([`diff`]), ripgrep's walker (`walk`), the approval preview
-//! ([`preview`]), the patch of a person's edit ([`patch`]), their editor (`editor`), and what the
-//! tools remember across calls ([`Memory`]: loop detection, [`repeat`]; the file-read cache). The
+//! (`preview`), the patch of a person's edit (`patch`), their editor (`editor`), and what the
+//! tools remember across calls (`Memory`: loop detection, `repeat`; the file-read cache). The
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
 //! (prompts, tool lines, interrupts), [`crate::run::session::events`] (approval events),
-//! [`crate::run::prompt`], [`crate::run::clock`], [`crate::run::sandbox`] (what a command may
+//! [`crate::run::prompt`], `crate::run::clock`, `crate::run::sandbox` (what a command may
 //! reach), [`crate::run::mcp`] (the servers behind the MCP tools).
 
-pub mod clineignore;
+pub(crate) mod clineignore;
 pub mod diff;
-pub mod fsx;
-pub mod patch;
+pub(crate) mod fsx;
+pub(crate) mod patch;
 pub mod paths;
-pub mod preview;
+pub(crate) mod preview;
 
-pub mod repeat;
+pub(crate) mod repeat;
 
 mod ask;
 mod editor;
 mod exec;
 mod list;
-pub mod mcp;
+pub(crate) mod mcp;
 mod permissions;
-pub mod read;
-pub mod registry;
+pub(crate) mod read;
+pub(crate) mod registry;
 mod search;
 mod walk;
 mod write;
@@ -52,29 +52,29 @@ pub struct Call {
 
 impl Call {
     /// A parameter's trimmed value; `None` when absent or empty (as Cline treats it).
-    pub fn param(&self, name: &str) -> Option<&str> {
+    pub(crate) fn param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|p| p.0 == name).map(|p| p.1.as_str()).filter(|v| !v.is_empty())
     }
 
     /// (name, trimmed value) of every parameter, as `--json` events show them.
-    pub fn trimmed_params(&self) -> Vec<(String, String)> {
+    pub(crate) fn trimmed_params(&self) -> Vec<(String, String)> {
         self.params.iter().map(|p| (p.0.clone(), p.1.clone())).collect()
     }
 
     /// A parameter's untrimmed value.
-    pub fn raw_param(&self, name: &str) -> Option<&str> {
+    pub(crate) fn raw_param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|p| p.0 == name).map(|p| p.2.as_str())
     }
 
     /// Cline's description of the call, used before `Result:` (the tool's declaration says it).
-    pub fn description(&self) -> String {
+    pub(crate) fn description(&self) -> String {
         registry::find(&self.name).map_or_else(|| registry::describe_path(self), |t| (t.describe)(self))
     }
 }
 
 /// What came of a tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// It worked; the text is the result for the model. Resets the mistake count.
     Success(String),
     /// It failed; `mistake` says whether this counts toward `--max-mistakes`.
@@ -96,7 +96,7 @@ pub enum Outcome {
 }
 
 /// Everything a tool may use.
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     /// The workspace root.
     pub ws: &'a Workspace,
     /// The terminal.
@@ -123,7 +123,7 @@ pub struct Ctx<'a> {
 
 /// What the tools remember across the calls of one task.
 #[derive(Debug, Default)]
-pub struct Memory {
+pub(crate) struct Memory {
     /// Cline's loop detection.
     pub repeats: repeat::Repeats,
     /// Cline's `fileReadCache`.
@@ -132,7 +132,7 @@ pub struct Memory {
 
 impl Ctx<'_> {
     /// Reports who decided whether the call runs (once per call).
-    pub fn decide(&mut self, approved: bool, by: By, feedback: Option<&str>) {
+    pub(crate) fn decide(&mut self, approved: bool, by: By, feedback: Option<&str>) {
         if !self.decided {
             self.decided = true;
             self.events.approval(self.call_id, self.tool, approved, by, feedback);
@@ -141,7 +141,7 @@ impl Ctx<'_> {
 }
 
 /// The first required parameter missing from the call, if any.
-pub fn missing_param(call: &Call) -> Option<&'static str> {
+pub(crate) fn missing_param(call: &Call) -> Option<&'static str> {
     let decl = registry::find(&call.name)?;
     decl.required.iter().copied().find(|p| match *p {
         // Empty content is a legitimate (empty) file.
@@ -151,7 +151,7 @@ pub fn missing_param(call: &Call) -> Option<&'static str> {
 }
 
 /// Runs a tool whose required parameters are present: its declaration's handler.
-pub fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
+pub(crate) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     if let Some(decl) = registry::find(&call.name) {
         return (decl.run)(call, ctx);
     }
@@ -167,18 +167,18 @@ pub fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     }
 }
 
-pub use crate::run::prompt::tool_error;
+pub(crate) use crate::run::prompt::tool_error;
 
 /// The result of a required parameter's absence, in Cline's words for that tool; `failures`
 /// counts this mistake (Cline's consecutive-mistake count after it).
-pub fn missing_param_result(call: &Call, param: &str, failures: u32) -> String {
+pub(crate) fn missing_param_result(call: &Call, param: &str, failures: u32) -> String {
     let missing: MissingText = registry::find(&call.name).map_or(registry::generic_missing, |t| t.missing);
     tool_error(&missing(call, param, failures))
 }
 
 /// The user message part for a tool's result, framed as Cline does: the person's feedback
 /// first (it is pushed while asking), then `[description] Result:` and the text.
-pub fn result_message(call: &Call, text: &str, feedback: Option<&str>) -> String {
+pub(crate) fn result_message(call: &Call, text: &str, feedback: Option<&str>) -> String {
     let text = if text.is_empty() { "(tool did not return anything)" } else { text };
     let result = format!("{} Result:\n{text}", call.description());
     match feedback {
@@ -189,7 +189,7 @@ pub fn result_message(call: &Call, text: &str, feedback: Option<&str>) -> String
 
 /// How much a tool touching a path needs approval.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     /// Reading.
     Read,
     /// Changing files or running things.
@@ -199,7 +199,7 @@ pub enum Access {
 /// Resolves a path and applies the approval policy: reads inside the workspace run; writes
 /// inside ask (unless `--yolo`); anything outside asks, and is refused under `--yolo`.
 /// `preview` is shown before asking.
-pub fn check_path(
+pub(crate) fn check_path(
     ctx: &mut Ctx<'_>,
     path: &str,
     access: Access,
@@ -247,7 +247,7 @@ pub fn check_path(
 }
 
 /// Asks the person; `Err(Denied)` with Cline's wording when they say no.
-pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
+pub(crate) fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
     match ctx.term.approve(what) {
         Approval::Yes | Approval::Edit => {
             ctx.decide(true, By::User, None);
@@ -260,7 +260,7 @@ pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
 
 /// A file edit's approval: as [`check_path`] with [`Access::Write`], and inside the workspace
 /// without `--yolo` the person may edit the proposal first (`Ok((_, true))`).
-pub fn check_edit(
+pub(crate) fn check_edit(
     ctx: &mut Ctx<'_>,
     path: &str,
     what: &str,
@@ -305,14 +305,14 @@ fn denied(ctx: &mut Ctx<'_>, feedback: Option<String>) -> Outcome {
 pub(crate) mod testutil {
     use super::*;
 
-    pub fn call(name: &str, params: &[(&str, &str)]) -> Call {
+    pub(crate) fn call(name: &str, params: &[(&str, &str)]) -> Call {
         Call {
             name: name.to_string(),
             params: params.iter().map(|(n, v)| (n.to_string(), v.trim().to_string(), v.to_string())).collect(),
         }
     }
 
-    pub fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+    pub(crate) fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
         let mut memory = Memory::default();
         let mut term = Term::new();
         let mut events = Events::off();
@@ -374,9 +374,9 @@ mod tests {
 }
 
 /// The first-turn file listing of the workspace (recursive, capped like `list_files`).
-pub fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
+pub(crate) fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
     let (entries, truncated) = list::list(root, true, list::MAX_ENTRIES);
     (crate::run::tools::clineignore::ClineIgnore::load(root).mark(root, entries), truncated)
 }
 
-pub use list::{format_listing, NOT_ENTERED};
+pub(crate) use list::{format_listing, NOT_ENTERED};

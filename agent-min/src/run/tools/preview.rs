@@ -2,7 +2,7 @@
 
 /// Renders the change from `old` to `new` as `-`/`+` lines with context. Large inputs fall back to
 /// a one-line summary rather than spending quadratic time.
-pub fn unified(old: &str, new: &str, path: &str) -> String {
+pub(crate) fn unified(old: &str, new: &str, path: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     if a.is_empty() {

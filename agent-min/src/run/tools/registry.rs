@@ -15,11 +15,11 @@ use crate::run::prompt;
 use crate::run::prompt::system::Family;
 
 /// A tool's text for a missing required parameter: (call, parameter, failures so far).
-pub type MissingText = fn(&Call, &str, u32) -> String;
+pub(crate) type MissingText = fn(&Call, &str, u32) -> String;
 
 /// One tool, declared once.
 #[derive(Debug)]
-pub struct ToolDecl {
+pub(crate) struct ToolDecl {
     /// The name the model calls it by.
     pub name: &'static str,
     /// The required parameters, in the order their absence is reported.
@@ -46,7 +46,7 @@ pub struct ToolDecl {
 }
 
 /// The tools, in the order of Cline's XML prompt.
-pub static BUILTIN: &[ToolDecl] = &[
+pub(crate) static BUILTIN: &[ToolDecl] = &[
     ToolDecl {
         name: "execute_command",
         required: &["command", "requires_approval"],
@@ -185,7 +185,7 @@ pub static BUILTIN: &[ToolDecl] = &[
 ];
 
 /// `[name for 'path']`, or `[name]` without a path: most tools' description.
-pub fn describe_path(call: &Call) -> String {
+pub(crate) fn describe_path(call: &Call) -> String {
     match call.param("path") {
         Some(path) => format!("[{} for '{path}']", call.name),
         None => format!("[{}]", call.name),
@@ -197,12 +197,12 @@ fn describe_server(call: &Call) -> String {
 }
 
 /// Cline's generic `missingToolParameterError` text.
-pub fn generic_missing(_call: &Call, param: &str, _failures: u32) -> String {
+pub(crate) fn generic_missing(_call: &Call, param: &str, _failures: u32) -> String {
     prompt::missing_param(param)
 }
 
 /// Every declared tool (in tests, with the ones [`register`]ed on this thread after them).
-pub fn all() -> Vec<&'static ToolDecl> {
+pub(crate) fn all() -> Vec<&'static ToolDecl> {
     let all = BUILTIN.iter();
     #[cfg(test)]
     let all = all.chain(TEST_TOOLS.with(|t| t.borrow().clone()));
@@ -210,27 +210,27 @@ pub fn all() -> Vec<&'static ToolDecl> {
 }
 
 /// The tools offered to the model, in order.
-pub fn offered() -> Vec<&'static ToolDecl> {
+pub(crate) fn offered() -> Vec<&'static ToolDecl> {
     all().into_iter().filter(|t| t.offered).collect()
 }
 
 /// The declaration of `name`, if it is a tool.
-pub fn find(name: &str) -> Option<&'static ToolDecl> {
+pub(crate) fn find(name: &str) -> Option<&'static ToolDecl> {
     all().into_iter().find(|t| t.name == name)
 }
 
 /// Whether a call of `name` may change files (checkpointed).
-pub fn mutates(name: &str) -> bool {
+pub(crate) fn mutates(name: &str) -> bool {
     find(name).is_some_and(|t| t.mutates)
 }
 
 /// Whether `.clineignore` guards the paths `name` is given.
-pub fn guards_paths(name: &str) -> bool {
+pub(crate) fn guards_paths(name: &str) -> bool {
     find(name).is_some_and(|t| !t.paths.is_empty())
 }
 
 /// The `# Tools` sections of the XML prompt for `family`, in order.
-pub fn prompt_sections(family: Family) -> String {
+pub(crate) fn prompt_sections(family: Family) -> String {
     offered().iter().map(|t| (t.prompt)(family)).collect::<Vec<_>>().join("\n\n")
 }
 
@@ -242,7 +242,7 @@ thread_local! {
 /// Adds `decl` to the registry for the rest of this test's thread: a unit test declares a
 /// tool exactly as [`BUILTIN`] does and sees what every consumer makes of it.
 #[cfg(test)]
-pub fn register(decl: ToolDecl) {
+pub(crate) fn register(decl: ToolDecl) {
     let leaked: &'static ToolDecl = Box::leak(Box::new(decl));
     TEST_TOOLS.with(|t| t.borrow_mut().push(leaked));
 }

@@ -16,7 +16,7 @@ use crate::run::tools::fsx;
 use super::{check_path, tool_error, walk, Access, Call, Ctx, Outcome};
 
 /// Cline's `MAX_RESULTS`.
-pub const MAX_RESULTS: usize = 300;
+pub(crate) const MAX_RESULTS: usize = 300;
 
 /// Cline reads at most `MAX_RESULTS * 5` lines of ripgrep's JSON output.
 const MAX_JSON_LINES: usize = MAX_RESULTS * 5;
@@ -357,6 +357,7 @@ mod tests {
         assert!(search(d.path(), &matcher("x"), "a{", &|_| true).is_err());
     }
 
+    #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs
     #[test]
     fn never_follows_symlinks_nor_opens_fifos_and_stops_binary_files_at_nul() {
         let outside = tree(&[("secret.txt", "needle\n")]);

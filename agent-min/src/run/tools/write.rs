@@ -322,6 +322,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&secret).unwrap(), "TOP-SECRET-CONTENT\n");
     }
 
+    #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs
     #[test]
     fn replace_and_write_refuse_devices_and_fifos_without_blocking() {
         let d = tempfile::tempdir().unwrap();

@@ -7,6 +7,7 @@
 //! signal the watcher kills and removes them all, prints one line and exits with 130 (143 for
 //! SIGTERM). The main
 //! thread never has to notice: blocking reads and waits simply end with the process.
+#![allow(unsafe_code)] // kill(2) and the child set-up that ties a child's life to the agent's
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -23,7 +24,7 @@ struct Live {
 }
 
 /// Starts the watcher thread. Call once, early in `main`.
-pub fn install() {
+pub(crate) fn install() {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
         return; // no handler: the default action (terminate) still leaves no half-written file
@@ -57,7 +58,7 @@ pub fn install() {
 
 /// How the process is ending when its final words are said.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// Ctrl-C (SIGINT): exit 130.
     Interrupted,
     /// SIGTERM: exit 143.
@@ -68,7 +69,7 @@ pub enum Ending {
 
 impl Ending {
     /// The exit code of this ending.
-    pub fn code(&self) -> i32 {
+    pub(crate) fn code(&self) -> i32 {
         match self {
             Ending::Interrupted => 130,
             Ending::Terminated => 143,
@@ -85,12 +86,12 @@ static FINAL_WORDS: Mutex<Option<FinalWords>> = Mutex::new(None);
 /// Registers what is said when a signal or the watchdog ends the process, after everything
 /// was stopped and the `TaskCancel` hook ran: the `--json` stream's last event, the resume
 /// command. Replaces what was registered before.
-pub fn on_exit(words: FinalWords) {
+pub(crate) fn on_exit(words: FinalWords) {
     *FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()) = Some(words);
 }
 
 /// Forgets the final words (the task ended by itself and said its own).
-pub fn clear_on_exit() {
+pub(crate) fn clear_on_exit() {
     FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
 }
 
@@ -104,7 +105,7 @@ fn finish(ending: Ending) -> ! {
 
 /// Kills curl and any running command, without exiting (the `--timeout` watchdog): the blocked
 /// reads and waits of the main thread then end, and the loop stops at its next check.
-pub fn kill_children() {
+pub(crate) fn kill_children() {
     let live = lock();
     for &pid in &live.pids {
         send_signal(pid, libc::SIGKILL);
@@ -117,7 +118,7 @@ pub fn kill_children() {
 /// Kills curl and any running command, removes temporary files, prints `message` and exits
 /// with 1 — for a main thread that cannot be reached any other way (the `--timeout`
 /// watchdog when the loop is blocked).
-pub fn exit_now(message: &str) -> ! {
+pub(crate) fn exit_now(message: &str) -> ! {
     INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
     kill_everything();
     eprintln!("\nagent-min: {message}");
@@ -143,7 +144,7 @@ thread_local! {
 /// Registers what runs after Ctrl-C, SIGTERM or the watchdog stopped everything, before the
 /// exit (the `TaskCancel` hook). Meanwhile the main thread is stopped at its next attempt to
 /// start a process or write a file; a second signal exits at once.
-pub fn on_interrupt(words: LastWords) {
+pub(crate) fn on_interrupt(words: LastWords) {
     *LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()) = Some(words);
 }
 
@@ -189,7 +190,7 @@ fn kill_everything() {
 }
 
 /// Sends `sig` to a process (`target > 0`) or a whole process group (`target < 0`).
-pub fn send_signal(target: i32, sig: i32) {
+pub(crate) fn send_signal(target: i32, sig: i32) {
     if target == 0 || target == -1 {
         return; // never signal our own group or every process
     }
@@ -208,10 +209,10 @@ enum Item {
 }
 
 /// Keeps a process, process group or file registered until dropped.
-pub struct Guard(Item);
+pub(crate) struct Guard(Item);
 
 /// Registers a child process to be killed on Ctrl-C.
-pub fn track_pid(pid: u32) -> Guard {
+pub(crate) fn track_pid(pid: u32) -> Guard {
     let pid = pid as i32;
     lock().pids.push(pid);
     freeze_if_interrupted(&Item::Pid(pid));
@@ -219,7 +220,7 @@ pub fn track_pid(pid: u32) -> Guard {
 }
 
 /// Registers a process group (a child in a group or session of its own) to be killed on Ctrl-C.
-pub fn track_group(pgid: u32) -> Guard {
+pub(crate) fn track_group(pgid: u32) -> Guard {
     let pgid = pgid as i32;
     lock().groups.push(pgid);
     freeze_if_interrupted(&Item::Group(pgid));
@@ -227,7 +228,7 @@ pub fn track_group(pgid: u32) -> Guard {
 }
 
 /// Registers a temporary file to be removed on Ctrl-C.
-pub fn track_file(path: PathBuf) -> Guard {
+pub(crate) fn track_file(path: PathBuf) -> Guard {
     lock().files.push(path.clone());
     freeze_if_interrupted(&Item::File(path.clone()));
     Guard(Item::File(path))
@@ -235,7 +236,7 @@ pub fn track_file(path: PathBuf) -> Guard {
 
 /// Registers a temporary rename (a nested repository disabled during a checkpoint) to be undone
 /// on Ctrl-C: `renamed` is renamed back to `original`.
-pub fn track_rename(renamed: PathBuf, original: PathBuf) -> Guard {
+pub(crate) fn track_rename(renamed: PathBuf, original: PathBuf) -> Guard {
     lock().renames.push((renamed.clone(), original));
     freeze_if_interrupted(&Item::Rename(renamed.clone()));
     Guard(Item::Rename(renamed))

@@ -12,16 +12,16 @@ use std::sync::Mutex;
 
 /// The environment variables a key is read from; removed from every command's environment.
 /// Each provider's declaration names its own (`llm/providers/registry.rs`).
-pub const KEY_VARS: &[&str] = crate::run::llm::providers::registry::KEY_VARS;
+pub(crate) const KEY_VARS: &[&str] = crate::run::llm::providers::registry::KEY_VARS;
 
 /// What a secret is replaced with.
-pub const MASK: &str = "[REDACTED]";
+pub(crate) const MASK: &str = "[REDACTED]";
 
 static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Registers a secret to be masked from now on. Very short values (under 8 characters) are not
 /// registered: masking them would mangle ordinary text, and they are not real keys.
-pub fn add(secret: &str) {
+pub(crate) fn add(secret: &str) {
     let s = secret.trim();
     if s.len() < 8 {
         return;
@@ -33,7 +33,7 @@ pub fn add(secret: &str) {
 }
 
 /// Registers the keys of [`KEY_VARS`] that are set.
-pub fn add_from_env() {
+pub(crate) fn add_from_env() {
     for k in KEY_VARS {
         if let Ok(v) = std::env::var(k) {
             add(&v);
@@ -42,7 +42,7 @@ pub fn add_from_env() {
 }
 
 /// `s` with every registered secret replaced by [`MASK`].
-pub fn apply(s: &str) -> Cow<'_, str> {
+pub(crate) fn apply(s: &str) -> Cow<'_, str> {
     let v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
     let mut out = Cow::Borrowed(s);
     for secret in v.iter() {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// A colour / style.
 #[derive(Clone, Copy)]
-pub enum Style {
+pub(crate) enum Style {
     /// Tool call lines.
     Tool,
     /// Success outcomes.
@@ -38,7 +38,7 @@ impl Style {
 
 /// The person's answer to an approval prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Approval {
+pub(crate) enum Approval {
     /// Go ahead.
     Yes,
     /// Don't; optionally with feedback for the model.
@@ -101,7 +101,7 @@ enum Stream {
 
 impl Term {
     /// Detects colour and spinner support from the environment.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Term {
             sink: Box::new(io::stdout()),
@@ -117,7 +117,7 @@ impl Term {
 
     /// Human output on stderr (when stdout carries `--json` events): colours only if stderr is
     /// a terminal and `NO_COLOR` is unset.
-    pub fn stderr() -> Self {
+    pub(crate) fn stderr() -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let tty = io::stderr().is_terminal();
         Term {
@@ -167,7 +167,7 @@ impl Term {
     }
 
     /// Ends the current line if something is on it.
-    pub fn newline(&mut self) {
+    pub(crate) fn newline(&mut self) {
         if !self.at_line_start {
             self.out("\n");
         }
@@ -175,7 +175,7 @@ impl Term {
 
     /// Streams model text (control characters made visible: the model must not drive the
     /// terminal); after reasoning, on a line of its own.
-    pub fn text(&mut self, s: &str) {
+    pub(crate) fn text(&mut self, s: &str) {
         if !s.is_empty() && self.streaming.replace(Stream::Text) == Some(Stream::Reasoning) {
             self.newline();
         }
@@ -186,7 +186,7 @@ impl Term {
     /// Streams reasoning text (dimmed) — or a command's output, which the model controls as
     /// much as its own text: control characters are made visible; after text, on a line of
     /// its own.
-    pub fn reasoning(&mut self, s: &str) {
+    pub(crate) fn reasoning(&mut self, s: &str) {
         if !s.is_empty() && self.streaming.replace(Stream::Reasoning) == Some(Stream::Text) {
             self.newline();
         }
@@ -199,7 +199,7 @@ impl Term {
     }
 
     /// A full line in a style (control characters made visible: it may quote the model).
-    pub fn line(&mut self, style: Style, s: &str) {
+    pub(crate) fn line(&mut self, style: Style, s: &str) {
         self.streaming = None;
         self.newline();
         let p = self.paint(style, &visible(s));
@@ -207,17 +207,17 @@ impl Term {
     }
 
     /// An informational line.
-    pub fn info(&mut self, s: &str) {
+    pub(crate) fn info(&mut self, s: &str) {
         self.line(Style::Dim, s);
     }
 
     /// A warning line.
-    pub fn warn(&mut self, s: &str) {
+    pub(crate) fn warn(&mut self, s: &str) {
         self.line(Style::Err, s);
     }
 
     /// One line for a tool call: `● name  key params`.
-    pub fn tool(&mut self, name: &str, summary: &str) {
+    pub(crate) fn tool(&mut self, name: &str, summary: &str) {
         self.newline();
         let head = self.paint(Style::Tool, &format!("● {name}"));
         let sep = if summary.is_empty() { "" } else { " " };
@@ -225,13 +225,13 @@ impl Term {
     }
 
     /// The outcome line under a tool call.
-    pub fn outcome(&mut self, ok: bool, s: &str) {
+    pub(crate) fn outcome(&mut self, ok: bool, s: &str) {
         let (style, mark) = if ok { (Style::Ok, "✓") } else { (Style::Err, "✗") };
         self.line(style, &format!("  {mark} {s}"));
     }
 
     /// Shows a block of text (a diff preview, command output), indented.
-    pub fn block(&mut self, s: &str) {
+    pub(crate) fn block(&mut self, s: &str) {
         self.newline();
         let mut buf = String::new();
         for l in s.lines() {
@@ -250,7 +250,7 @@ impl Term {
     }
 
     /// Starts the "waiting for the model" spinner (no-op unless stderr is a terminal).
-    pub fn start_spinner(&mut self, label: &str) {
+    pub(crate) fn start_spinner(&mut self, label: &str) {
         self.stop_spinner();
         if self.spinner_enabled {
             self.spinner = Some(Spinner::start(label.to_string()));
@@ -258,7 +258,7 @@ impl Term {
     }
 
     /// Stops the spinner if it runs.
-    pub fn stop_spinner(&mut self) {
+    pub(crate) fn stop_spinner(&mut self) {
         if let Some(s) = self.spinner.take() {
             s.stop();
         }
@@ -267,7 +267,7 @@ impl Term {
     /// Asks a question and reads one line of the answer — from standard input when it is a
     /// terminal, else from the controlling terminal; `None` at end of input, or when there is no
     /// terminal at all.
-    pub fn prompt(&mut self, question: &str) -> Option<String> {
+    pub(crate) fn prompt(&mut self, question: &str) -> Option<String> {
         self.newline();
         let q = self.paint(Style::Bold, question);
         self.out(&q);
@@ -297,12 +297,12 @@ impl Term {
 
     /// Whether nobody can answer a question here: neither standard input nor the process has a
     /// terminal.
-    pub fn nobody_answers(&mut self) -> bool {
+    pub(crate) fn nobody_answers(&mut self) -> bool {
         matches!(self.input.get_or_insert_with(Input::detect), Input::Nobody)
     }
 
     /// Records that `question` needed a person and nobody could answer; the loop stops there.
-    pub fn note_unanswered(&mut self, question: &str) {
+    pub(crate) fn note_unanswered(&mut self, question: &str) {
         self.newline();
         let line = format!("  {} — needs a person's answer, and there is no terminal to ask on", visible(question));
         let line = self.paint(Style::Err, &line);
@@ -311,13 +311,13 @@ impl Term {
     }
 
     /// The question nobody could answer since the last call, if any.
-    pub fn take_unanswered(&mut self) -> Option<String> {
+    pub(crate) fn take_unanswered(&mut self) -> Option<String> {
         self.unanswered.take()
     }
 
     /// Asks for approval: `y` approves; `n`, an empty line or end of input denies; any other text
     /// denies and is sent to the model as feedback. Without a terminal: [`Approval::Unanswered`].
-    pub fn approve(&mut self, what: &str) -> Approval {
+    pub(crate) fn approve(&mut self, what: &str) -> Approval {
         if self.nobody_answers() {
             self.note_unanswered(what);
             return Approval::Unanswered;
@@ -336,7 +336,7 @@ impl Term {
 impl Term {
     /// Asks for approval of a file edit: like [`Term::approve`], and `e` opens the proposal in
     /// the person's editor before it is saved.
-    pub fn approve_edit(&mut self, what: &str) -> Approval {
+    pub(crate) fn approve_edit(&mut self, what: &str) -> Approval {
         if self.nobody_answers() {
             self.note_unanswered(what);
             return Approval::Unanswered;
@@ -363,7 +363,7 @@ fn approval_question(what: &str) -> String {
 /// `s` with control characters other than `\n`, `\t` and the `\r` of a `\r\n` (a lone `\r` or
 /// an escape sequence could overwrite what a prompt says will run, or retitle and reprogram the
 /// terminal), and bidirectional overrides, shown escaped. Our own styling is added after this.
-pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn visible(s: &str) -> std::borrow::Cow<'_, str> {
     let hidden = |c: char| {
         (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };

@@ -8,7 +8,7 @@ use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Part, Role, StopReason, Usage};
 
 /// Builds the request.
-pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let msgs: Vec<Value> = messages
         .iter()
         .enumerate()
@@ -98,7 +98,7 @@ fn content(prev: Option<&Message>, m: &Message) -> Value {
 
 /// Decoder state for one streamed message.
 #[derive(Default)]
-pub struct Stream {
+pub(crate) struct Stream {
     usage: Usage,
     /// Content block index → tool call number, for the `tool_use` blocks seen so far.
     tool_blocks: Vec<(u64, usize)>,
@@ -106,7 +106,7 @@ pub struct Stream {
 
 impl Stream {
     /// Handles one SSE event.
-    pub fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
+    pub(crate) fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
         let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
             return Vec::new();
         };

@@ -1,14 +1,14 @@
 //! The three wire formats: Anthropic Messages, OpenAI-compatible Chat Completions (OpenAI,
 //! OpenRouter, vLLM, llama.cpp server, LM Studio) and Ollama's native `/api/chat`.
 //!
-//! Each provider is declared once in [`registry`]. Each wire format's module has a `request` function (URL, headers, JSON body) and a stream decoder
+//! Each provider is declared once in `registry`. Each wire format's module has a `request` function (URL, headers, JSON body) and a stream decoder
 //! turning server events into [`Delta`]s.
 
-pub mod anthropic;
-pub mod history;
-pub mod ollama;
-pub mod openai;
-pub mod registry;
+pub(crate) mod anthropic;
+pub(crate) mod history;
+pub(crate) mod ollama;
+pub(crate) mod openai;
+pub(crate) mod registry;
 
 use serde_json::{json, Value};
 
@@ -29,34 +29,29 @@ pub enum Provider {
 
 impl Provider {
     /// Its declaration ([`registry`]).
-    pub fn decl(self) -> &'static registry::ProviderDecl {
+    pub(crate) fn decl(self) -> &'static registry::ProviderDecl {
         registry::decl(self)
     }
 
     /// The name used on the command line and in messages.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.decl().name
     }
 
     /// Parses a `--provider` value.
-    pub fn parse(s: &str) -> Option<Provider> {
+    pub(crate) fn parse(s: &str) -> Option<Provider> {
         registry::by_name(s)
     }
 
-    /// The default base URL.
-    pub fn default_base_url(self) -> &'static str {
-        self.decl().default_base_url
-    }
-
     /// The default model.
-    pub fn default_model(self) -> &'static str {
+    pub(crate) fn default_model(self) -> &'static str {
         self.decl().default_model
     }
 }
 
 /// Everything needed to make a request.
 #[derive(Debug, Clone)]
-pub struct ApiConfig {
+pub(crate) struct ApiConfig {
     /// Which wire format.
     pub provider: Provider,
     /// Model name.
@@ -83,7 +78,7 @@ pub struct ApiConfig {
 }
 
 /// A request ready for curl.
-pub struct HttpRequest {
+pub(crate) struct HttpRequest {
     /// Full URL.
     pub url: String,
     /// Headers (may include the key).
@@ -96,7 +91,7 @@ pub struct HttpRequest {
 /// prompt first, then each message with its role. Native calls go out as `assistant.tool_calls`
 /// and their results as `role: "tool"` messages, then the rest of the user message; Ollama
 /// (`ollama`) wants the arguments as an object and no ids.
-pub fn chat_messages(system: &str, messages: &[Message], ollama: bool) -> Vec<Value> {
+pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool) -> Vec<Value> {
     let mut msgs = vec![json!({"role": "system", "content": system})];
     for (i, m) in messages.iter().enumerate() {
         if m.role == Role::Assistant {
@@ -138,7 +133,7 @@ fn chat_assistant(m: &Message, ollama: bool) -> Value {
 }
 
 /// Builds the provider's request for this conversation.
-pub fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+pub(crate) fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     match cfg.provider {
         Provider::Anthropic => anthropic::request(cfg, system, messages),
         Provider::OpenAi => openai::request(cfg, system, messages),
@@ -147,7 +142,7 @@ pub fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Htt
 }
 
 /// Pulls a readable message out of an error response body (any provider's shape).
-pub fn error_message(body: &[u8]) -> String {
+pub(crate) fn error_message(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(text.trim()) {
         if let Some(m) = json_error_message(&v) {

@@ -9,7 +9,7 @@ use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, StopReason, Usage};
 
 /// Builds the request.
-pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let msgs = super::chat_messages(system, messages, false);
     let mut body = json!({
         "model": cfg.model,
@@ -40,13 +40,13 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
 
 /// Decoder state for one streamed completion.
 #[derive(Default)]
-pub struct Stream {
+pub(crate) struct Stream {
     done: bool,
 }
 
 impl Stream {
     /// Handles one SSE event.
-    pub fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
+    pub(crate) fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
         let data = ev.data.trim();
         if self.done || data.is_empty() {
             return Vec::new();

@@ -13,7 +13,7 @@ use super::Provider;
 
 /// One provider, declared once.
 #[derive(Debug)]
-pub struct ProviderDecl {
+pub(crate) struct ProviderDecl {
     /// Which one (its wire format: `super::build_request`, `super::Decoder`).
     pub provider: Provider,
     /// The name on the command line, in saved tasks and in messages.
@@ -40,7 +40,7 @@ pub struct ProviderDecl {
 
 /// The providers; without `--provider`, the first whose key variable is set is used, else
 /// OpenAI-compatible.
-pub const PROVIDERS: &[ProviderDecl] = &[
+pub(crate) const PROVIDERS: &[ProviderDecl] = &[
     ProviderDecl {
         provider: Provider::Anthropic,
         name: "anthropic",
@@ -81,25 +81,25 @@ pub const PROVIDERS: &[ProviderDecl] = &[
 ];
 
 /// The provider used when `--provider` is not given and no declared key variable is set.
-pub const FALLBACK: Provider = Provider::OpenAi;
+pub(crate) const FALLBACK: Provider = Provider::OpenAi;
 
 /// The declaration of `p`.
-pub fn decl(p: Provider) -> &'static ProviderDecl {
+pub(crate) fn decl(p: Provider) -> &'static ProviderDecl {
     PROVIDERS.iter().find(|d| d.provider == p).expect("every Provider is declared in PROVIDERS")
 }
 
 /// The provider a `--provider` value (or a saved task's provider) names.
-pub fn by_name(s: &str) -> Option<Provider> {
+pub(crate) fn by_name(s: &str) -> Option<Provider> {
     PROVIDERS.iter().find(|d| d.name == s || d.aliases.contains(&s)).map(|d| d.provider)
 }
 
 /// Whether `name` (a provider's name) is one of Cline's next-gen providers.
-pub fn is_next_gen(name: &str) -> bool {
+pub(crate) fn is_next_gen(name: &str) -> bool {
     by_name(name).is_some_and(|p| decl(p).next_gen)
 }
 
 /// The variables keys are read from: withheld from every child, their values masked.
-pub const KEY_VARS: &[&str] = &key_vars::<{ key_var_count() }>();
+pub(crate) const KEY_VARS: &[&str] = &key_vars::<{ key_var_count() }>();
 
 const fn key_var_count() -> usize {
     let (mut i, mut n) = (0, 0);

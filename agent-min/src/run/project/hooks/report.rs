@@ -13,7 +13,7 @@ use crate::run::ui::term::Term;
 const STDERR_SHOWN: usize = 2000;
 
 /// One script's outcome.
-pub struct Report {
+pub(crate) struct Report {
     /// Its answer: valid JSON (whatever the exit code), or the empty answer of a script that
     /// exited 0 without one.
     pub answer: Option<Output>,
@@ -34,7 +34,7 @@ pub struct Report {
 
 impl Report {
     /// Judges a run.
-    pub fn of(
+    pub(crate) fn of(
         hook: Hook,
         source: Source,
         script: &str,
@@ -103,7 +103,7 @@ impl Report {
 
     /// The outcome line under the hook's tool line (and, for a run that did not fail, the end
     /// of its stderr, where hooks tell the person what they did).
-    pub fn show(&self, term: &mut Term) {
+    pub(crate) fn show(&self, term: &mut Term) {
         if let Some(p) = &self.problem {
             term.outcome(!self.failed, p);
         }
@@ -128,7 +128,7 @@ impl Report {
     }
 
     /// The `--json` event.
-    pub fn event(&self) -> Event {
+    pub(crate) fn event(&self) -> Event {
         let a = self.answer.clone().unwrap_or_default();
         Event::Hook {
             hook: self.hook.name().into(),
