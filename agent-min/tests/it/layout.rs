@@ -298,7 +298,10 @@ fn unsafe_is_only_in_the_listed_files_and_every_block_says_why() {
             if !word.is_match(code_part) || code_part.trim_start().starts_with("#!") {
                 continue;
             }
-            let said = lines[i.saturating_sub(8)..=i].iter().any(|l| l.contains("// SAFETY:"));
+            // A block says why in a `// SAFETY:` comment; an `unsafe fn` in its `# Safety` doc.
+            let said = lines[i.saturating_sub(8)..=i].iter().any(|l| l.contains("// SAFETY:"))
+                || code_part.contains("unsafe fn")
+                    && lines[i.saturating_sub(8)..i].iter().any(|l| l.trim() == "/// # Safety");
             if !said {
                 wrong.push(format!("src/{rel}:{}: an `unsafe` without a `// SAFETY:` comment above it", i + 1));
             }
