@@ -3,7 +3,6 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-
 use crate::run::cli::Options;
 use crate::run::session::history::entry;
 use crate::run::session::state::{Record, Store};
@@ -98,4 +97,3 @@ fn summary_line(r: &Record) -> String {
     );
     crate::run::ui::term::visible(&line).into_owned()
 }
-

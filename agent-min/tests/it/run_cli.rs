@@ -268,7 +268,7 @@ fn sigterm_and_sigint_end_the_json_stream_with_completion_and_exit_143_or_130() 
         let mut slow = anthropic("I will look at the files now, one by one.");
         let body = String::from_utf8(slow.body.clone()).unwrap();
         let delta = body.find("text_delta").expect("a text delta");
-        slow.stall_at = delta + body[delta..].find("\n\n").unwrap() + 2;
+        slow.stall_at = delta + body[delta..].find("\r\n\r\n").unwrap() + 4;
         slow.stall = Duration::from_secs(60);
         let server = Server::start(vec![slow]);
         let ws = tempfile::tempdir().unwrap();
@@ -441,7 +441,7 @@ fn readme_scripts_section_runs() {
     let config = tempfile::tempdir().unwrap();
     for c in &commands {
         let script = c.split("  #").next().unwrap();
-        let out = Command::new("setsid")
+        let out = Command::new(setsid())
             .args(["sh", "-c", script])
             .current_dir(ws.path())
             .env("PATH", &path)

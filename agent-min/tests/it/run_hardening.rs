@@ -23,7 +23,7 @@ fn asking_args(server: &Server) -> Vec<String> {
 fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
     // The person's terminal: a pseudo-terminal as standard input.
     let (mut terminal, tty) = pty();
-    let mut child = Command::new("setsid")
+    let mut child = Command::new(setsid())
         .arg(bin())
         .arg("run")
         .args(args)

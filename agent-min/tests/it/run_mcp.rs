@@ -327,7 +327,7 @@ fn a_workspace_approval_is_remembered_until_the_file_changes() {
     write("repo");
     let cwd = ws.path().display().to_string();
     let list = |input: &[u8]| {
-        let mut cmd = Command::new("setsid");
+        let mut cmd = Command::new(setsid());
         cmd.arg(bin())
             .args(["mcp", "list", "--cwd", &cwd])
             .env("XDG_CONFIG_HOME", home.path())

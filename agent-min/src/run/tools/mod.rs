@@ -10,7 +10,8 @@
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
 //! (prompts, tool lines, interrupts), [`crate::run::session::events`] (approval events),
 //! [`crate::run::prompt`], [`crate::run::clock`], [`crate::run::sandbox`] (what a command may
-//! reach), [`crate::run::mcp`] (the servers behind the MCP tools).
+//! reach), [`crate::run::mcp`] (the servers behind the MCP tools), [`crate::run::trusted_file`]
+//! (reading `.clineignore`), [`crate::run::spawn`] (commands, the editor).
 
 pub mod clineignore;
 pub mod diff;

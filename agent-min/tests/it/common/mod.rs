@@ -336,11 +336,20 @@ pub fn run_cmd(sub: &str, cwd: &Path, args: &[&str], envs: &[(&str, &str)], limi
     wait_limited(child, limit)
 }
 
+/// util-linux `setsid`, found on the tests' own `PATH` (a test may give the agent another).
+pub fn setsid() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("setsid"))
+        .find(|p| p.is_file())
+        .expect("util-linux `setsid` is needed by the tests (apt-get install util-linux)")
+}
+
 /// `agent-min SUB ARGS` in `cwd`, without a controlling terminal, with a clean key-bearing
 /// environment, `XDG_STATE_HOME` and `XDG_CONFIG_HOME` under `state` (unless `envs` set them),
 /// stdout and stderr piped; stdin is the caller's to set.
 pub fn agent_cmd(sub: &str, cwd: &Path, args: &[&str], envs: &[(&str, &str)], state: &Path) -> Command {
-    let mut cmd = Command::new("setsid");
+    let mut cmd = Command::new(setsid());
     cmd.arg(bin())
         .arg(sub)
         .args(args)
