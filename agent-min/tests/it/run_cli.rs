@@ -291,7 +291,9 @@ fn sigterm_and_sigint_end_the_json_stream_with_completion_and_exit_143_or_130() 
         kill_process(Pid::from_raw(child.id() as i32).unwrap(), signal).unwrap();
         let mut rest = String::new();
         std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-        let r = wait_limited(child, LIMIT);
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        let r = Run { code: child.wait().unwrap().code(), stdout: String::new(), stderr };
         assert_eq!(r.code, Some(code), "{seen}{rest}");
         let events = events::parse(&format!("{seen}{rest}"));
         let last = events.last().unwrap();
@@ -439,6 +441,10 @@ fn readme_scripts_section_runs() {
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let url = server.anthropic_url();
     let config = tempfile::tempdir().unwrap();
+    // The scripted server replies in Cline's XML dialect: a model name the config file gives
+    // that `--tool-calls auto` does not send native tools to.
+    std::fs::create_dir(config.path().join("agent-min")).unwrap();
+    std::fs::write(config.path().join("agent-min/config.toml"), "model = \"claude-test\"\n").unwrap();
     for c in &commands {
         let script = c.split("  #").next().unwrap();
         let out = Command::new(setsid())

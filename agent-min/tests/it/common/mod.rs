@@ -469,12 +469,18 @@ pub fn type_answers(mut cmd: Command, input: &[u8], limit: Duration) -> Run {
         }
         master.write_all(line).expect("type the answer");
     }
-    drop(master); // end of input
+    // The terminal stays open while the last answer is read (closing it would drop what is not
+    // read yet); a question beyond the answers given gets the end of input.
+    let typed = input.split_inclusive(|&b| b == b'\n').count();
+    let mut master = Some(master);
     let status = match status {
         Some(s) => s,
         None => loop {
             if let Some(st) = child.try_wait().unwrap() {
                 break st;
+            }
+            if master.is_some() && asked() > typed {
+                master = None; // end of input
             }
             if start.elapsed() > limit {
                 let _ = child.kill();
@@ -484,6 +490,7 @@ pub fn type_answers(mut cmd: Command, input: &[u8], limit: Duration) -> Run {
             std::thread::sleep(Duration::from_millis(10));
         },
     };
+    drop(master);
     let [out, err] = readers.map(|t| t.join().unwrap());
     Run { code: status.code(), stdout: out, stderr: err }
 }
