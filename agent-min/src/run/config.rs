@@ -132,12 +132,13 @@ mod tests {
             "model = \"m1\"\nmax_tokens = 100\nyolo = false\nrules = [\"a.md\", \"b.md\"]\n\n[profiles.ci]\nyolo = true\nmodel = \"m2\"\nmax-cost = 0.5\n",
         )
         .unwrap();
+        // Keys in the file's tables come in name order; the profile's after the top level's.
         assert_eq!(
             strings(&arguments(&f, None).unwrap()),
-            ["--model", "m1", "--max-tokens", "100", "--rules", "a.md", "--rules", "b.md"]
+            ["--max-tokens", "100", "--model", "m1", "--rules", "a.md", "--rules", "b.md"]
         );
         let ci = strings(&arguments(&f, Some("ci")).unwrap());
-        assert_eq!(&ci[8..], ["--yolo", "--model", "m2", "--max-cost", "0.5"]);
+        assert_eq!(&ci[8..], ["--max-cost", "0.5", "--model", "m2", "--yolo"]);
         let e = arguments(&f, Some("nope")).unwrap_err();
         assert!(e.contains("profile \"nope\"") && e.contains("it has: ci"), "{e}");
     }

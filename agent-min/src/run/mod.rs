@@ -168,11 +168,12 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     }
 }
 
-/// The final result on stdout, for a script (stdout is not a terminal), with one final newline.
+/// The final result on stdout, for a script (stdout is not a terminal), with one final newline;
+/// control characters made visible as on a terminal (a script's output is often shown on one).
 fn print_result(result: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    let text = redact::apply(result);
+    let text = ui::term::visible(&redact::apply(result)).into_owned();
     let _ = out.write_all(text.as_bytes());
     if !text.ends_with('\n') {
         let _ = out.write_all(b"\n");

@@ -272,6 +272,8 @@ const UNSAFE_FILES: &[&str] = &[
     "run/project/hooks/sys.rs",
     "run/llm/curl.rs",     // the key's pipe (pipe2, fcntl, OwnedFd::from_raw_fd) and curl's pre_exec
     "run/ui/interrupt.rs", // kill(2) and the pre_exec that ties a child's life to the agent's
+    "run/spawn/sys.rs",    // the child's pre-exec setup and the watchdog (fork, prctl, Landlock)
+    "run/project/hooks/sys.rs", // the sealed memory copy a hook runs from (memfd, seals)
 ];
 
 #[test]

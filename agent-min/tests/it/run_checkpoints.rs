@@ -225,8 +225,8 @@ fn without_git_checkpoints_are_off_with_one_warning_and_the_task_runs() {
     let path = bin.path().display().to_string();
     let r = run_agent(ws.path(), &args_with(&base, &["make files"]), &[("PATH", &path)], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    assert_eq!(r.stdout.matches("Checkpoints are off for this run").count(), 1, "{}", r.stdout);
-    assert!(r.stdout.contains("git is not installed"), "{}", r.stdout);
+    assert_eq!(r.stderr.matches("Checkpoints are off for this run").count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains("git is not installed"), "{}", r.stderr);
     assert_eq!(std::fs::read_to_string(ws.path().join("b.txt")).unwrap(), "bee");
 }
 
@@ -244,7 +244,7 @@ fn the_home_directory_is_refused_and_the_task_runs() {
     let r =
         run_agent(home.path(), &args_with(&base, &["--state-dir", &state_dir, "t"]), &[("HOME", &home_path)], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    assert!(r.stdout.contains("Cannot use checkpoints in home directory"), "{}", r.stdout);
+    assert!(r.stderr.contains("Cannot use checkpoints in home directory"), "{}", r.stderr);
     assert!(!state
         .path()
         .join("checkpoints")
@@ -554,13 +554,13 @@ fn a_full_disk_makes_checkpoints_fail_loudly_the_task_go_on_and_earlier_ones_sur
     let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(
-        r.stdout.contains(
+        r.stderr.contains(
             "The initial checkpoint failed: git add failed: fatal: unable to write loose object file: File too large"
         ),
         "{}",
-        r.stdout
+        r.stderr
     );
-    assert!(r.stdout.contains("Checkpoint after write_to_file failed"), "{}", r.stdout);
+    assert!(r.stderr.contains("Checkpoint after write_to_file failed"), "{}", r.stderr);
     assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "x");
 
     // The first task's checkpoints are intact, and with room again checkpoints work.
@@ -589,8 +589,12 @@ fn write_run(
     let server = Server::start(script);
     let base = anthropic_args(&server);
     let ws_arg = ws.display().to_string();
-    let r =
-        run_agent(cwd, &args_with(&base, &["--cwd", &ws_arg, "--state-dir", state_dir, "--json", "t"]), envs, LIMIT);
+    let r = run_agent(
+        cwd,
+        &args_with(&base, &["--cwd", &ws_arg, "--state-dir", state_dir, "--json", "--trust-workspace", "t"]),
+        envs,
+        LIMIT,
+    );
     assert_eq!(r.code, Some(0), "{}", r.all());
     let events = common::events::parse(&r.stdout);
     let cps = common::events::of(&events, "checkpoint")

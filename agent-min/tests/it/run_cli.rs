@@ -268,7 +268,7 @@ fn sigterm_and_sigint_end_the_json_stream_with_completion_and_exit_143_or_130() 
         let mut slow = anthropic("I will look at the files now, one by one.");
         let body = String::from_utf8(slow.body.clone()).unwrap();
         let delta = body.find("text_delta").expect("a text delta");
-        slow.stall_at = delta + body[delta..].find("\n\n").unwrap() + 2;
+        slow.stall_at = delta + body[delta..].find("\r\n\r\n").unwrap() + 4;
         slow.stall = Duration::from_secs(60);
         let server = Server::start(vec![slow]);
         let ws = tempfile::tempdir().unwrap();
@@ -291,7 +291,9 @@ fn sigterm_and_sigint_end_the_json_stream_with_completion_and_exit_143_or_130() 
         kill_process(Pid::from_raw(child.id() as i32).unwrap(), signal).unwrap();
         let mut rest = String::new();
         std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-        let r = wait_limited(child, LIMIT);
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        let r = Run { code: child.wait().unwrap().code(), stdout: String::new(), stderr };
         assert_eq!(r.code, Some(code), "{seen}{rest}");
         let events = events::parse(&format!("{seen}{rest}"));
         let last = events.last().unwrap();
@@ -439,9 +441,13 @@ fn readme_scripts_section_runs() {
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let url = server.anthropic_url();
     let config = tempfile::tempdir().unwrap();
+    // The scripted server replies in Cline's XML dialect: a model name the config file gives
+    // that `--tool-calls auto` does not send native tools to.
+    std::fs::create_dir(config.path().join("agent-min")).unwrap();
+    std::fs::write(config.path().join("agent-min/config.toml"), "model = \"claude-test\"\n").unwrap();
     for c in &commands {
         let script = c.split("  #").next().unwrap();
-        let out = Command::new("setsid")
+        let out = Command::new(setsid())
             .args(["sh", "-c", script])
             .current_dir(ws.path())
             .env("PATH", &path)

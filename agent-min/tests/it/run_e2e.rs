@@ -65,15 +65,15 @@ fn anthropic_task_lists_reads_writes_edits_runs_a_command_and_completes() {
     assert!(hist[1]["content"].as_str().unwrap().contains("<list_files>"));
 
     // The terminal: tool lines, the result, token usage; <thinking> tags stripped.
-    assert!(r.stdout.contains("● list_files ."), "{}", r.stdout);
-    assert!(r.stdout.contains("● execute_command sh hello.sh Ada"));
-    assert!(r.stdout.contains("Greeting fixed."));
-    assert!(r.stdout.contains("Look first."));
-    assert!(!r.stdout.contains("<thinking>"));
+    assert!(r.stderr.contains("● list_files ."), "{}", r.stderr);
+    assert!(r.stderr.contains("● execute_command sh hello.sh Ada"));
+    assert!(r.stderr.contains("Greeting fixed."));
+    assert!(r.stderr.contains("Look first."));
+    assert!(!r.stderr.contains("<thinking>"));
     // Anthropic reports input tokens up front and output tokens at the end, after the tool: the
     // loop reads on (discarding the rest) until they arrive, so nothing is estimated.
-    assert!(r.stdout.contains("Tokens: 600 in, 252 out (cache: 42 read, 0 written) over 6 requests\n"), "{}", r.stdout);
-    assert!(!r.stdout.contains("estimate"), "{}", r.stdout);
+    assert!(r.stderr.contains("Tokens: 600 in, 252 out (cache: 42 read, 0 written) over 6 requests\n"), "{}", r.stderr);
+    assert!(!r.stderr.contains("estimate"), "{}", r.stderr);
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn openai_compatible_task_completes_with_bearer_key_and_usage() {
     assert_eq!(reqs[0].body["stream_options"]["include_usage"], true);
     assert_eq!(reqs[0].body["messages"][0]["role"], "system");
     // The usage chunk after the tool is read: the server's counts, not estimates.
-    assert!(r.stdout.contains("Tokens: 100 in, 18 out (cache: 0 read, 0 written) over 2 requests\n"), "{}", r.stdout);
+    assert!(r.stderr.contains("Tokens: 100 in, 18 out (cache: 0 read, 0 written) over 2 requests\n"), "{}", r.stderr);
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn usage_from_complete_streams_is_exact() {
     let base = openai_args(&server);
     let r = run_agent(ws.path(), &args_with(&base, &["--max-mistakes", "1", "t"]), &[("OPENAI_API_KEY", KEY)], LIMIT);
     assert_eq!(r.code, Some(1), "{}", r.all());
-    let line = r.stdout.lines().find(|l| l.starts_with("Tokens:")).unwrap();
+    let line = r.stderr.lines().find(|l| l.starts_with("Tokens:")).unwrap();
     assert_eq!(line, "Tokens: 50 in, 9 out (cache: 0 read, 0 written) over 1 request");
 }
 
@@ -174,8 +174,8 @@ fn http_429_is_retried_then_succeeds() {
     let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert_eq!(server.requests().len(), 2);
-    assert!(r.stdout.contains("HTTP 429: slow down"), "{}", r.stdout);
-    assert!(r.stdout.contains("retry 1 of 3"));
+    assert!(r.stderr.contains("HTTP 429: slow down"), "{}", r.stderr);
+    assert!(r.stderr.contains("retry 1 of 3"));
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn persistent_500_exits_1_naming_provider_status_and_message() {
     let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
     assert_eq!(r.code, Some(1), "{}", r.all());
     assert_eq!(server.requests().len(), 4, "1 try + 3 retries");
-    let last = r.stderr.lines().last().unwrap();
+    let last = r.stderr.lines().find(|l| l.starts_with("Task failed:")).unwrap_or_else(|| panic!("{}", r.stderr));
     assert!(last.contains("anthropic API error: HTTP 500: Internal server boom"), "{last}");
     assert!(last.contains("gave up after 4 attempts"));
 }
@@ -218,7 +218,7 @@ fn mid_stream_overloaded_error_is_retried() {
     let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert_eq!(server.requests().len(), 2);
-    assert!(r.stdout.contains("HTTP 529: Overloaded"), "{}", r.stdout);
+    assert!(r.stderr.contains("HTTP 529: Overloaded"), "{}", r.stderr);
     // The discarded attempt is not in the history.
     let hist = server.requests()[1].body["messages"].as_array().unwrap().len();
     assert_eq!(hist, 1);
@@ -239,7 +239,7 @@ fn tool_cut_by_max_tokens_is_not_executed() {
     assert!(told.contains("cut off because it reached the maximum output token limit"), "{told}");
     assert!(told.contains("<write_to_file> tool call. That incomplete tool call was NOT executed"));
     assert!(told.contains("replace_in_file"));
-    assert!(r.stdout.contains("it was not executed"), "{}", r.stdout);
+    assert!(r.stderr.contains("it was not executed"), "{}", r.stderr);
 }
 
 #[test]
@@ -342,8 +342,8 @@ fn interactive_denial_with_feedback_goes_back_to_the_model() {
     let r = run_interactive(ws.path(), &args, b"please use b.txt instead\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(!ws.path().join("a.txt").exists());
-    assert!(r.stdout.contains("Create a.txt — approve?"), "{}", r.stdout);
-    assert!(r.stdout.contains("+x"), "diff preview missing: {}", r.stdout);
+    assert!(r.stderr.contains("Create a.txt — approve?"), "{}", r.stderr);
+    assert!(r.stderr.contains("+x"), "diff preview missing: {}", r.stderr);
     let next = server.requests()[1].last_user();
     // Cline's framing: the feedback (pushed while asking), then the result.
     let framed = "The user provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>\n\n[write_to_file for 'a.txt'] Result:\nThe user denied this operation. The file was not created.";
@@ -387,7 +387,7 @@ fn five_hundred_turns_do_not_exhaust_the_main_thread_stack() {
     let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], Duration::from_secs(280));
     assert_eq!(r.code, Some(0), "{}", r.all().chars().rev().take(2000).collect::<String>());
     assert_eq!(server.requests().len(), 500);
-    assert!(r.stdout.contains("over 500 requests"));
+    assert!(r.stderr.contains("over 500 requests"));
 }
 
 #[test]
@@ -399,7 +399,7 @@ fn interactive_mistake_limit_asks_for_guidance_and_sends_clines_feedback() {
         ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "--max-mistakes", "2", "t"];
     let r = run_interactive(ws.path(), &args, b"Try breaking it into smaller steps\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    assert!(r.stdout.contains("mistakes in a row"), "{}", r.stdout);
+    assert!(r.stderr.contains("mistakes in a row"), "{}", r.stderr);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
     let next = reqs[2].last_user();
@@ -435,7 +435,7 @@ fn ollama_native_chat_streams_ndjson_with_num_ctx() {
         LIMIT,
     );
     assert_eq!(r.code, Some(0), "{}", r.all());
-    assert!(r.stdout.contains("from ollama"));
+    assert!(r.stderr.contains("from ollama"));
     let req = &server.requests()[0];
     assert_eq!(req.path, "/api/chat");
     assert_eq!(req.body["options"]["num_ctx"], 16384);

@@ -23,7 +23,7 @@ fn asking_args(server: &Server) -> Vec<String> {
 fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
     // The person's terminal: a pseudo-terminal as standard input.
     let (mut terminal, tty) = pty();
-    let mut child = Command::new("setsid")
+    let mut child = Command::new(setsid())
         .arg(bin())
         .arg("run")
         .args(args)
@@ -56,7 +56,6 @@ fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
     }
     meanwhile();
     terminal.write_all(b"y\n").unwrap();
-    drop(terminal);
     let mut err = String::new();
     let mut e = child.stdout.take().unwrap();
     let start = Instant::now();
@@ -67,6 +66,7 @@ fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
         assert!(start.elapsed() < LIMIT, "agent-min did not finish");
         std::thread::sleep(Duration::from_millis(10));
     };
+    drop(terminal); // kept open until the end: closing it would drop the unread answer
     let _ = e.read_to_string(&mut err);
     reader.join().unwrap();
     // stdout is not a terminal: the transcript is on stderr, the result on stdout.
@@ -154,7 +154,8 @@ fn a_command_printing_hundreds_of_megabytes_keeps_the_agents_memory_bounded() {
         .spawn()
         .unwrap();
     let pid = child.id();
-    let mut out = child.stdout.take().unwrap();
+    // stdout is not a terminal: the transcript, with the command's output, is on stderr.
+    let mut out = child.stderr.take().unwrap();
     let shown = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()).unwrap());
     let start = Instant::now();
     while server.requests().len() < 2 {
@@ -162,10 +163,10 @@ fn a_command_printing_hundreds_of_megabytes_keeps_the_agents_memory_bounded() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let peak = peak_rss_kib(pid);
-    let mut err = child.stderr.take().unwrap();
-    let mut stderr = String::new();
-    err.read_to_string(&mut stderr).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(0), "{stderr}");
+    let mut result = child.stdout.take().unwrap();
+    let mut stdout = String::new();
+    result.read_to_string(&mut stdout).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0), "{stdout}");
     let printed = shown.join().unwrap();
     assert!(printed > 400_000_000, "the output was shown as it came ({printed} bytes)");
     let told = server.requests()[1].last_user();
@@ -189,8 +190,8 @@ fn escape_sequences_from_the_model_and_from_commands_never_reach_the_terminal() 
     let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(!r.all().contains(['\x1b', '\x07']), "raw control bytes reached the terminal:\n{:?}", r.all());
-    assert!(r.stdout.contains("Title\\x1b]0;owned\\x07 clear\\x1b[2J\n"), "{:?}", r.stdout);
-    assert!(r.stdout.contains("out\\x1b]0;pwned\\x07\\x1b[2J\\rover"), "{:?}", r.stdout);
+    assert!(r.stderr.contains("Title\\x1b]0;owned\\x07 clear\\x1b[2J\n"), "{:?}", r.stderr);
+    assert!(r.stderr.contains("out\\x1b]0;pwned\\x07\\x1b[2J\\rover"), "{:?}", r.stderr);
 }
 
 #[test]
@@ -271,7 +272,7 @@ fn under_yolo_commands_are_sandboxed_by_default_and_the_model_is_told_how_to_ask
     let tmpdir = [("TMPDIR", tmp.path().to_str().unwrap())];
     let r = run_agent(ws.path(), &args_with(&base, &["t"]), &tmpdir, LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    assert!(r.stdout.contains("Commands run sandboxed (--sandbox workspace-write"), "{}", r.stdout);
+    assert!(r.stderr.contains("Commands run sandboxed (--sandbox workspace-write"), "{}", r.stderr);
     assert!(!target.exists(), "a --yolo command wrote outside the workspace");
     let told = server.requests()[1].last_user();
     assert!(told.contains("Permission denied") && told.contains("agent-min's sandbox"), "{told}");

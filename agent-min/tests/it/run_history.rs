@@ -16,8 +16,9 @@ fn history_line(state: &std::path::Path) -> String {
     let r = run_cmd("history", here.path(), &[], &[("XDG_STATE_HOME", &state)], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let lines: Vec<&str> = r.stdout.lines().collect();
-    assert_eq!(lines.len(), 1, "{}", r.stdout);
-    lines[0].to_string()
+    assert_eq!(lines.len(), 2, "a header and one task: {}", r.stdout);
+    assert!(lines[0].starts_with("ID "), "{}", r.stdout);
+    lines[1].to_string()
 }
 
 #[test]
@@ -75,7 +76,7 @@ fn a_failed_task_counts_only_the_requests_the_model_answered() {
     assert_eq!(server.requests().len(), 6);
     let line = history_line(state.path());
     assert!(line.contains(" failed       2 req "), "{line}");
-    assert!(r.stdout.contains("over 2 requests"), "{}", r.stdout);
+    assert!(r.stderr.contains("over 2 requests"), "{}", r.stderr);
 }
 
 #[test]

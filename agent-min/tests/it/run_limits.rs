@@ -155,7 +155,7 @@ fn timeout_stops_a_loop_blocked_outside_any_child_process() {
     let state = tempfile::tempdir().unwrap();
     // The person's terminal stays open and silent: the approval prompt blocks reading it.
     let (_terminal, tty) = pty();
-    let mut cmd = std::process::Command::new("setsid");
+    let mut cmd = std::process::Command::new(setsid());
     cmd.arg(bin())
         .arg("run")
         .args(&base)

@@ -258,11 +258,10 @@ fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
         reqs[3].last_user()
     );
     assert!(
-        r.stdout.contains(
-            "MCP server \"py\" printed 3 line(s) on stdout that are not JSON-RPC messages; they were ignored."
-        ),
+        r.stderr
+            .contains("MCP server \"py\" printed 3 lines on stdout that are not JSON-RPC messages; they were ignored."),
         "{}",
-        r.stdout
+        r.stderr
     );
     let r4 = reqs[4].last_user();
     assert!(
@@ -327,7 +326,7 @@ fn a_workspace_approval_is_remembered_until_the_file_changes() {
     write("repo");
     let cwd = ws.path().display().to_string();
     let list = |input: &[u8]| {
-        let mut cmd = Command::new("setsid");
+        let mut cmd = Command::new(setsid());
         cmd.arg(bin())
             .args(["mcp", "list", "--cwd", &cwd])
             .env("XDG_CONFIG_HOME", home.path())
@@ -531,7 +530,7 @@ fn sigterm_during_a_call_stops_the_server_s_process_group() {
     let (child, pid, _dirs, _server) = run_during_a_slow_call();
     Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     let r = wait_limited(child, Duration::from_secs(15));
-    assert_eq!(r.code, Some(130), "{}", r.all());
+    assert_eq!(r.code, Some(143), "SIGTERM: 128 + 15: {}", r.all());
     wait_for("the MCP server to be killed with the agent", || !alive(pid));
 }
 
@@ -573,11 +572,11 @@ fn approval_is_asked_unless_the_tool_is_auto_approved() {
     // Cline's framing: the person's feedback first, then the denied tool's result.
     assert!(reqs[4].last_user().starts_with("The user provided the following feedback:\n<feedback>\nnot that one\n</feedback>\n\n[access_mcp_resource for 'everything'] Result:\nThe user denied this operation."), "{}", reqs[4].last_user());
     assert!(
-        r.stdout.contains("Use MCP tool echo on server everything with arguments {\"message\": \"one\"} — approve?"),
+        r.stderr.contains("Use MCP tool echo on server everything with arguments {\"message\": \"one\"} — approve?"),
         "{}",
-        r.stdout
+        r.stderr
     );
-    assert_eq!(r.stdout.matches("— approve?").count(), 3, "get-sum is auto-approved: {}", r.stdout);
+    assert_eq!(r.stderr.matches("— approve?").count(), 3, "get-sum is auto-approved: {}", r.stderr);
 }
 
 /// The `uid` of the function named `uid0mcp0{tool}` in a request's tool list, and that definition.

@@ -420,7 +420,7 @@ fn a_denied_native_call_is_answered_with_the_denial() {
     let r = run_interactive(ws.path(), &args, b"please use b.txt instead\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(!ws.path().join("a.txt").exists());
-    assert!(r.stdout.contains("Create a.txt — approve?"), "{}", r.stdout);
+    assert!(r.stderr.contains("Create a.txt — approve?"), "{}", r.stderr);
     let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
     assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_W");
     let text = m[2]["content"][0]["content"].as_str().unwrap();

@@ -50,9 +50,9 @@ fn a_refused_chain_never_runs_and_the_model_gets_clines_text() {
     );
     // The terminal shows what Cline says (`command_permission_denied`).
     assert!(
-        r.stdout.contains("✗ Command \"echo ok && touch pwned\" was denied by CLINE_COMMAND_PERMISSIONS. Segment \"touch pwned\" segment_no_match."),
+        r.stderr.contains("✗ Command \"echo ok && touch pwned\" was denied by CLINE_COMMAND_PERMISSIONS. Segment \"touch pwned\" segment_no_match."),
         "{}",
-        r.stdout
+        r.stderr
     );
 }
 
@@ -72,9 +72,9 @@ fn an_unreadable_variable_refuses_every_command_and_names_the_fix() {
     );
     assert!(answer.contains("fix or unset CLINE_COMMAND_PERMISSIONS"), "{answer}");
     assert!(
-        r.stdout.contains("is not valid JSON") && r.stdout.contains("fix or unset CLINE_COMMAND_PERMISSIONS"),
+        r.stderr.contains("is not valid JSON") && r.stderr.contains("fix or unset CLINE_COMMAND_PERMISSIONS"),
         "{}",
-        r.stdout
+        r.stderr
     );
 }
 

@@ -593,7 +593,7 @@ fn task_cancel_runs_on_sigterm_before_the_exit() {
     }
     assert!(std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
     let r = wait_limited(child, Duration::from_secs(20));
-    assert_eq!(r.code, Some(130), "{}", r.all());
+    assert_eq!(r.code, Some(143), "SIGTERM: 128 + 15: {}", r.all());
     let cancel = inputs(out.path(), "TaskCancel");
     assert_eq!(cancel.len(), 1, "{}", r.all());
     assert_eq!(cancel[0]["hookName"], "TaskCancel");

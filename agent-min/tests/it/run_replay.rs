@@ -12,6 +12,7 @@ fn demo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sessions/demo.jsonl")
 }
 
+/// (exit code, the transcript, stdout).
 fn replay(args: &[&str]) -> (Option<i32>, String, String) {
     // PATH holds only `sh`: no curl anywhere, so a replay provably makes no HTTP request.
     let only_sh = tempfile::tempdir().unwrap();
@@ -25,10 +26,11 @@ fn replay(args: &[&str]) -> (Option<i32>, String, String) {
         .env("PATH", only_sh.path())
         .output()
         .unwrap();
+    // stdout is not a terminal: the transcript is on stderr, stdout holds the final result.
     (
         out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
     )
 }
 
@@ -95,7 +97,7 @@ fn a_recording_that_runs_out_fails_clearly() {
     std::fs::write(&rec, "{\"type\":\"session\",\"task\":\"t\"}\n{\"type\":\"reply\",\"text\":\"<list_files>\\n<path>.</path>\\n</list_files>\"}\n").unwrap();
     let (code, out, err) = replay(&["--replay", rec.to_str().unwrap(), "--cwd", ws.path().to_str().unwrap(), "--yolo"]);
     assert_eq!(code, Some(1), "{out}\n{err}");
-    assert!(err.contains("the recording has no reply left for request 2"), "{err}");
+    assert!(out.contains("the recording has no reply left for request 2"), "{out}");
 }
 
 #[test]
@@ -103,7 +105,7 @@ fn a_broken_recording_is_a_usage_error() {
     let ws = tempfile::tempdir().unwrap();
     let rec = ws.path().join("bad.jsonl");
     std::fs::write(&rec, "{\"type\":\"reply\"}\n").unwrap();
-    let (code, _, err) = replay(&["--replay", rec.to_str().unwrap()]);
+    let (code, out, _) = replay(&["--replay", rec.to_str().unwrap()]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("bad.jsonl:1"), "{err}");
+    assert!(out.contains("bad.jsonl:1"), "{out}");
 }

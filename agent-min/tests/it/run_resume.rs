@@ -182,7 +182,7 @@ fn resume_last_continues_a_task_stopped_by_a_limit() {
     first.extend(["--max-turns", "2", "list twice"]);
     let r = run_agent(ws.path(), &first, &[], LIMIT);
     assert_eq!(r.code, Some(1), "{}", r.all());
-    assert!(r.stdout.contains("agent-min resume "), "the way to resume is printed: {}", r.stdout);
+    assert!(r.stderr.contains("agent-min resume "), "the way to resume is printed: {}", r.stderr);
     assert_eq!(saved_tasks(state.path())[0]["status"], "failed");
 
     // The provider flags are the saved ones; only the key comes from the environment.
@@ -202,7 +202,7 @@ fn resume_last_continues_a_task_stopped_by_a_limit() {
     assert!(last.starts_with("[list_files for '.'] Result:"), "{last}");
     assert!(last.contains("[TASK RESUMPTION]"));
     assert_eq!(reqs[2].header("x-api-key"), Some(KEY));
-    assert!(r.stdout.contains("over 3 requests"), "totals include the earlier run: {}", r.stdout);
+    assert!(r.stderr.contains("over 3 requests"), "totals include the earlier run: {}", r.stderr);
 }
 
 #[test]

@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use agent_min::run::prompt::system::{render, Env, Family};
+use agent_min::run::dialect::system::render;
+use agent_min::run::prompt::system::{Env, Family};
 
 /// Top-level sections left out, with why.
 const LEFT_OUT_SECTIONS: &[(&str, &str)] = &[

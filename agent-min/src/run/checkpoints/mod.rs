@@ -11,7 +11,8 @@
 //!
 //! May use: [`crate::run::session`] (the saved task and its checkpoint records, events),
 //! [`crate::run::llm`] (message roles), [`crate::run::ui`] (terminal, interrupts),
-//! `crate::run::clock`. Nothing here runs git in
+//! `crate::run::clock`, `crate::run::spawn` (how git is started),
+//! `crate::run::tools::registry` (which tools change files). Nothing here runs git in
 //! the user's own repository, or with the user's git configuration or hooks.
 
 pub(crate) mod exclusions;

@@ -7,9 +7,11 @@
 //! the tool definitions a request carries, how a reply's calls are read, the no-tool nudge and
 //! which saved conversations can go on. May use: [`crate::run::prompt`], [`crate::run::native`],
 //! [`crate::run::stream`], [`crate::run::mcp`] (prompt, native definitions),
-//! `crate::run::tools::registry`, [`crate::run::llm`].
+//! `crate::run::tools::registry`, `crate::run::llm`, `crate::run::reply`, `crate::run::ui`
+//! (the terminal a reply is shown on).
 
 pub(crate) mod native;
+pub mod system;
 pub(crate) mod xml;
 
 use crate::run::llm::{ApiError, Message, Transport};

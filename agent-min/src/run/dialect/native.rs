@@ -35,7 +35,7 @@ impl Dialect for Native {
     }
 
     fn system_prompt(&self, provider: &str, model: &str, cwd: &str) -> String {
-        native::system(provider, model, cwd)
+        native::system(super::system::system(provider, model, cwd))
     }
 
     fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub) {

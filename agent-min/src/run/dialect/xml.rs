@@ -18,7 +18,7 @@ impl Dialect for Xml {
     }
 
     fn system_prompt(&self, provider: &str, model: &str, cwd: &str) -> String {
-        crate::run::prompt::system(provider, model, cwd)
+        super::system::system(provider, model, cwd)
     }
 
     fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub) {

@@ -12,7 +12,8 @@
 //! May use: `crate::run::llm::curl` and [`crate::run::llm::sse`] (HTTP),
 //! `crate::run::llm::tool_specs` (the native definitions' type), [`crate::run::ui`]
 //! (prompts, interrupt registration, key names), [`crate::run::session::events`], and
-//! [`crate::run::prompt`] (the base system prompt), `crate::run::clock`.
+//! `crate::run::prompt` (the base system prompt), `crate::run::clock`,
+//! `crate::run::trusted_file` (reading the settings), `crate::run::spawn` (starting a server).
 
 pub(crate) mod client;
 pub(crate) mod config;

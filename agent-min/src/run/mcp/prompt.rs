@@ -2,7 +2,7 @@
 //! descriptions, and its "MCP SERVERS … # Connected MCP Servers" section listing each connected
 //! server (name, command, tools with input schemas, resource templates, direct resources).
 //!
-//! Both are inserted into the base system prompt ([`crate::run::prompt::system()`]): the tools
+//! Both are inserted into the base system prompt (`crate::run::dialect::system::system`): the tools
 //! before "# Tool Use Examples", the section before "RULES" (where Cline's generic prompt puts
 //! it). Without any configured server the prompt is left as it is.
 
@@ -207,7 +207,7 @@ mod tests {
     #[test]
     fn the_section_sits_between_tool_use_and_rules_like_clines() {
         let system = |cwd: &str, mut hub: Hub| {
-            let mut p = crate::run::prompt::system("openai", "gpt-4o", cwd);
+            let mut p = crate::run::dialect::system::system("openai", "gpt-4o", cwd);
             insert_xml(&mut p, &mut hub);
             p
         };
@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn without_servers_the_prompt_is_unchanged() {
-        let base = crate::run::prompt::system("openai", "gpt-4o", "/w");
+        let base = crate::run::dialect::system::system("openai", "gpt-4o", "/w");
         let mut p = base.clone();
         insert_xml(&mut p, &mut Hub::none());
         assert_eq!(p, base);
@@ -239,7 +239,8 @@ mod tests {
 
     #[test]
     fn the_native_prompt_has_only_clines_rule_line() {
-        let base = crate::run::native::system("anthropic", "claude-sonnet-4-5", "/w");
+        let base =
+            crate::run::native::system(crate::run::dialect::system::system("anthropic", "claude-sonnet-4-5", "/w"));
         let cfg = crate::run::mcp::config::parse(
             r#"{"mcpServers": {"a": {"command": "/nonexistent/server"}}}"#,
             std::path::Path::new("m.json"),

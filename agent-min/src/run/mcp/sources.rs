@@ -201,7 +201,7 @@ mod tests {
         assert_eq!(ok.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["db", "other"]);
     }
 
-    /// Issue 25, findings 2 and 8: the workspace's file is opened once, not through a link (a
+    /// The workspace's file is opened once, not through a link (a
     /// link could lead to a file the check and the use see differently) and never blocks on a
     /// FIFO; the user's own files may be links.
     #[test]

@@ -3,17 +3,14 @@
 //! definitions, so no XML format and no tool catalogue), and the messages that differ from the
 //! XML dialect's.
 
-use crate::run::prompt as xml;
-
 /// Cline's native TOOL USE section (parallel tool calling off).
 pub(crate) const TOOL_USE: &str = "TOOL USE
 
 You have access to a set of tools that are executed upon the user's approval. You will receive the results of all tool uses in the user's response.";
 
-/// The system prompt for a workspace: the XML dialect's with its TOOL USE section (from its
-/// heading to the next `====` rule) replaced by Cline's native one.
-pub(crate) fn system(provider: &str, model: &str, cwd: &str) -> String {
-    let full = xml::system(provider, model, cwd);
+/// The system prompt for a workspace: the XML dialect's (`full`) with its TOOL USE section
+/// (from its heading to the next `====` rule) replaced by Cline's native one.
+pub(crate) fn system(full: String) -> String {
     let Some(start) = full.find("\nTOOL USE\n").map(|i| i + 1) else {
         return full; // no such section: nothing XML to remove
     };
@@ -51,8 +48,8 @@ mod tests {
 
     #[test]
     fn native_prompt_drops_the_xml_tool_section_only() {
-        let xml_prompt = xml::system("openai", "gpt-4o", "/w");
-        let native = system("openai", "gpt-4o", "/w");
+        let xml_prompt = crate::run::dialect::system::system("openai", "gpt-4o", "/w");
+        let native = system(xml_prompt.clone());
         assert!(xml_prompt.contains("Tool use is formatted using XML-style tags"));
         assert!(!native.contains("Tool use is formatted using XML-style tags"));
         assert!(!native.contains("<read_file>\n<path>"));
@@ -66,7 +63,7 @@ mod tests {
     #[test]
     fn native_no_tools_message_has_no_xml_reminder() {
         assert!(!no_tools_used().contains("XML"));
-        assert!(xml::no_tools_used().contains("XML-style tags"));
+        assert!(crate::run::prompt::no_tools_used().contains("XML-style tags"));
         assert!(no_tools_used().starts_with("[ERROR] You did not use a tool"));
     }
 }

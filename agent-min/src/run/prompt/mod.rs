@@ -5,10 +5,10 @@
 //!
 //! A new text goes in the file of its kind; callers use the re-exports below.
 //!
-//! May use: nothing else of the agent.
+//! May use: [`crate::run::llm::providers::registry`] (which providers Cline counts as next-gen),
+//! nothing else of the agent.
 
 pub(crate) mod responses;
 pub mod system;
 
 pub use responses::*;
-pub(crate) use system::system;

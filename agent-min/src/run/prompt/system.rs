@@ -85,7 +85,7 @@ fn claude_major(id: &str) -> Option<u32> {
 }
 
 /// The template of a family.
-fn template(family: Family) -> &'static str {
+pub(crate) fn template(family: Family) -> &'static str {
     match family {
         Family::Generic => include_str!("system/generic.txt"),
         Family::NextGen => include_str!("system/next_gen.txt"),
@@ -93,32 +93,10 @@ fn template(family: Family) -> &'static str {
     }
 }
 
-/// The prompt of `family` with `env` filled in; its `# Tools` are the sections of the tools
-/// declared in `tools/registry.rs`, in order.
-pub fn render(family: Family, env: &Env<'_>) -> String {
-    template(family)
-        .replace("{{tools}}", &crate::run::tools::registry::prompt_sections(family))
-        .replace("{{cwd}}", env.cwd)
-        .replace("{{os}}", env.os)
-        .replace("{{ide}}", env.ide)
-        .replace("{{shell}}", env.shell)
-        .replace("{{home}}", env.home)
-}
-
-/// The system prompt for this run: the model's family, this machine, workspace `cwd`.
-pub(crate) fn system(provider: &str, model: &str, cwd: &str) -> String {
-    let os = match std::env::consts::OS {
-        "linux" => "Linux",
-        "macos" => "macOS",
-        other => other,
-    };
-    let home = std::env::var("HOME").unwrap_or_default();
-    render(family(provider, model), &Env { cwd, os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::dialect::system::render;
 
     #[test]
     fn families_follow_clines_matchers() {

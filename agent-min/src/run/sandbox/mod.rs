@@ -6,7 +6,8 @@
 //! write only in the workspace, the temp directory and `--sandbox-allow-write` directories),
 //! the network namespace that cuts commands off the network, and what the model is told when
 //! the sandbox may be why a command failed ([`notice`]). The only `unsafe` is in `sys.rs`.
-//! May use: [`crate::run::ui::redact`].
+//! May use: [`crate::run::ui::redact`], [`crate::run::ui::interrupt`] (the private temp directory
+//! removed on Ctrl-C).
 //!
 //! How a child is actually started (and this policy applied to it) is [`crate::run::spawn`]'s.
 //!

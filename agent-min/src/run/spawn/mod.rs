@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn hooks_mcp_servers_and_unsandboxed_commands_cannot_read_the_memory_of_processes_outside() {
-        // Issue 25, finding 1: a server or hook read curl's memory (the key) through /proc.
+        // A server or hook could read curl's memory (the key) through /proc.
         // The test process stands for curl: same user, dumpable, outside any domain.
         let me = std::process::id();
         let probe = format!("(exec 3</proc/{me}/mem) 2>/dev/null && echo READABLE || echo DENIED");

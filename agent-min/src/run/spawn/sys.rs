@@ -166,6 +166,8 @@ pub(crate) fn before_exec(cmd: &mut Command, setup: ChildSetup) {
 ///
 /// # Safety
 /// Call only in a forked child, before `exec`.
+// SAFETY: an `unsafe fn` for its callers (see `# Safety`); its body only makes system calls on
+// integers.
 unsafe fn start_watchdog(agent: libc::pid_t, group: libc::pid_t) -> std::io::Result<()> {
     let first = libc::fork();
     if first == -1 {
@@ -213,6 +215,8 @@ unsafe fn start_watchdog(agent: libc::pid_t, group: libc::pid_t) -> std::io::Res
 ///
 /// # Safety
 /// Call only in a forked child, before `exec` (it is safe anywhere, but only needed there).
+// SAFETY: an `unsafe fn` for its callers (see `# Safety`); it passes `path`, a valid C string,
+// and `data`'s own pointer and length to open(2) and write(2).
 unsafe fn write_proc(path: &std::ffi::CStr, data: &[u8]) -> std::io::Result<()> {
     let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
     check(fd)?;

@@ -156,7 +156,8 @@ fn summary(s: &str) -> String {
     let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
     let mut shown: Vec<String> = lines.iter().take(SHOW_LINES).map(|l| shorten(l)).collect();
     if lines.len() > SHOW_LINES {
-        shown.push(format!("… ({} more)", crate::run::ui::count((lines.len() - SHOW_LINES) as u64, "line")));
+        let more = lines.len() - SHOW_LINES;
+        shown.push(format!("… ({more} more {})", if more == 1 { "line" } else { "lines" }));
     }
     shown.join("\n    ")
 }

@@ -9,8 +9,9 @@
 //! tools remember across calls (`Memory`: loop detection, `repeat`; the file-read cache). The
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
 //! (prompts, tool lines, interrupts), [`crate::run::session::events`] (approval events),
-//! [`crate::run::prompt`], `crate::run::clock`, `crate::run::sandbox` (what a command may
-//! reach), [`crate::run::mcp`] (the servers behind the MCP tools).
+//! `crate::run::prompt`, `crate::run::clock`, `crate::run::sandbox` (what a command may
+//! reach), `crate::run::mcp` (the servers behind the MCP tools), `crate::run::trusted_file`
+//! (reading `.clineignore`), `crate::run::spawn` (commands, the editor).
 
 pub(crate) mod clineignore;
 pub mod diff;

@@ -305,7 +305,8 @@ mod tests {
     fn a_tool_declared_once_is_listed_checkpointed_and_clineignore_checked() {
         use super::super::testutil::{call, with_ctx};
         use crate::run::checkpoints::Tracker;
-        use crate::run::prompt::system::{render, Env};
+        use crate::run::dialect::system::render;
+        use crate::run::prompt::system::Env;
         use crate::run::tools::paths::Workspace;
 
         assert!(find("touch_file").is_none());

@@ -243,7 +243,7 @@ mod tests {
 
     #[test]
     fn the_tools_never_write_git_hooks_cline_hooks_or_mcp_settings() {
-        // Issue 25, finding 5: a --yolo run planted .git/hooks/pre-commit, a hook and an MCP
+        // A --yolo run could plant .git/hooks/pre-commit, a hook and an MCP
         // server that later ran unsandboxed.
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(d.path().join(".git/hooks")).unwrap();

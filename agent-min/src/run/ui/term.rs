@@ -268,22 +268,26 @@ impl Term {
     /// terminal, else from the controlling terminal; `None` at end of input, or when there is no
     /// terminal at all.
     pub(crate) fn prompt(&mut self, question: &str) -> Option<String> {
+        // Input typed before the question is shown is not its answer: a command could have
+        // pushed `y⏎` into the terminal (TIOCSTI) to approve the next one itself. What is typed
+        // once the question is visible is kept.
+        match self.input.get_or_insert_with(Input::detect) {
+            Input::Stdin => {
+                let _ = rustix::termios::tcflush(io::stdin(), rustix::termios::QueueSelector::IFlush);
+            }
+            Input::Tty(tty) => {
+                let _ = rustix::termios::tcflush(tty.get_ref(), rustix::termios::QueueSelector::IFlush);
+            }
+            Input::Nobody => {}
+        }
         self.newline();
         let q = self.paint(Style::Bold, question);
         self.out(&q);
         self.at_line_start = true;
-        // Input typed before the question is not its answer: a command could have pushed
-        // `y⏎` into the terminal (TIOCSTI) to approve the next one itself.
         let mut line = String::new();
         let read = match self.input.get_or_insert_with(Input::detect) {
-            Input::Stdin => {
-                let _ = rustix::termios::tcflush(io::stdin(), rustix::termios::QueueSelector::IFlush);
-                io::stdin().lock().read_line(&mut line)
-            }
-            Input::Tty(tty) => {
-                let _ = rustix::termios::tcflush(tty.get_ref(), rustix::termios::QueueSelector::IFlush);
-                tty.read_line(&mut line)
-            }
+            Input::Stdin => io::stdin().lock().read_line(&mut line),
+            Input::Tty(tty) => tty.read_line(&mut line),
             Input::Nobody => Ok(0),
         };
         match read {

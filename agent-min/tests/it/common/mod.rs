@@ -336,11 +336,20 @@ pub fn run_cmd(sub: &str, cwd: &Path, args: &[&str], envs: &[(&str, &str)], limi
     wait_limited(child, limit)
 }
 
+/// util-linux `setsid`, found on the tests' own `PATH` (a test may give the agent another).
+pub fn setsid() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("setsid"))
+        .find(|p| p.is_file())
+        .expect("util-linux `setsid` is needed by the tests (apt-get install util-linux)")
+}
+
 /// `agent-min SUB ARGS` in `cwd`, without a controlling terminal, with a clean key-bearing
 /// environment, `XDG_STATE_HOME` and `XDG_CONFIG_HOME` under `state` (unless `envs` set them),
 /// stdout and stderr piped; stdin is the caller's to set.
 pub fn agent_cmd(sub: &str, cwd: &Path, args: &[&str], envs: &[(&str, &str)], state: &Path) -> Command {
-    let mut cmd = Command::new("setsid");
+    let mut cmd = Command::new(setsid());
     cmd.arg(bin())
         .arg(sub)
         .args(args)
@@ -460,12 +469,18 @@ pub fn type_answers(mut cmd: Command, input: &[u8], limit: Duration) -> Run {
         }
         master.write_all(line).expect("type the answer");
     }
-    drop(master); // end of input
+    // The terminal stays open while the last answer is read (closing it would drop what is not
+    // read yet); a question beyond the answers given gets the end of input.
+    let typed = input.split_inclusive(|&b| b == b'\n').count();
+    let mut master = Some(master);
     let status = match status {
         Some(s) => s,
         None => loop {
             if let Some(st) = child.try_wait().unwrap() {
                 break st;
+            }
+            if master.is_some() && asked() > typed {
+                master = None; // end of input
             }
             if start.elapsed() > limit {
                 let _ = child.kill();
@@ -475,6 +490,7 @@ pub fn type_answers(mut cmd: Command, input: &[u8], limit: Duration) -> Run {
             std::thread::sleep(Duration::from_millis(10));
         },
     };
+    drop(master);
     let [out, err] = readers.map(|t| t.join().unwrap());
     Run { code: status.code(), stdout: out, stderr: err }
 }
