@@ -23,6 +23,7 @@ mod ask;
 mod editor;
 mod exec;
 mod list;
+mod output;
 pub mod mcp;
 mod permissions;
 pub mod read;
