@@ -218,7 +218,12 @@ const RULES: &[Case] = &[
     ),
     // Partial REPLACE markers (Cline's streaming artefacts) are dropped and the block applied.
     case("a bare run of pluses ends the block", "a\nb\n", "------- SEARCH\nb\n=======\nB\n+++", File("a\nB\n")),
-    case("a short REPLACE marker ends the block", "a\nb\n", "------- SEARCH\nb\n=======\nB\n++ REPLACE", File("a\nB\n")),
+    case(
+        "a short REPLACE marker ends the block",
+        "a\nb\n",
+        "------- SEARCH\nb\n=======\nB\n++ REPLACE",
+        File("a\nB\n"),
+    ),
     case(
         "a REPLACE marker without its space ends the block",
         "a\nb\n",

@@ -91,7 +91,8 @@ impl Ran {
     fn to_result(&self, timeout: Duration) -> String {
         let out = self.output.render();
         // Cline's `logFileMsg`.
-        let log = self.output.log_path().map(|p| format!("\nFull output saved to: {}", p.display())).unwrap_or_default();
+        let log =
+            self.output.log_path().map(|p| format!("\nFull output saved to: {}", p.display())).unwrap_or_default();
         if self.timed_out {
             let so_far = if out.is_empty() { String::new() } else { format!("\nOutput so far:\n{out}") };
             return format!("Command execution timed out after {} seconds. {so_far}{log}", timeout.as_secs_f64());

@@ -298,7 +298,11 @@ mod tests {
         let path = o.log_path().expect("a log file").to_path_buf();
         assert_eq!(std::fs::read(&path).unwrap(), text);
         let r = o.render();
-        assert!(r.starts_with(&format!("\n... (0 lines written to {}) ...\n", path.display()).trim_start().to_string()), "{}", &r[..200]);
+        assert!(
+            r.starts_with(&format!("\n... (0 lines written to {}) ...\n", path.display()).trim_start().to_string()),
+            "{}",
+            &r[..200]
+        );
         assert!(r.ends_with("\nend\nlast"), "{}", &r[r.len() - 50..]);
         assert!(r.len() < RING_LINE_KEEP + 1000);
     }

@@ -331,7 +331,10 @@ mod tests {
     #[test]
     fn adjacent_matches_share_context_as_ripgrep_emits_it() {
         let d = tree(&[("a", "x\nhit 1\nhit 2\ny\n")]);
-        assert_eq!(run_search(d.path(), "hit", "*"), "Found 2 results.\n\na\n│----\n│x\n│hit 1\n│----\n│hit 2\n│y\n│----");
+        assert_eq!(
+            run_search(d.path(), "hit", "*"),
+            "Found 2 results.\n\na\n│----\n│x\n│hit 1\n│----\n│hit 2\n│y\n│----"
+        );
     }
 
     #[test]

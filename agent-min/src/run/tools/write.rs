@@ -387,12 +387,14 @@ mod tests {
     fn the_saved_file_is_shown_byte_for_byte() {
         let d = tempfile::tempdir().unwrap();
         let ws = Workspace::new(d.path()).unwrap();
-        let out = with_ctx(&ws, |ctx| {
-            run(&call("write_to_file", &[("path", "f.txt"), ("content", "a\r\nb  \n\n  x")]), ctx)
-        });
+        let out =
+            with_ctx(&ws, |ctx| run(&call("write_to_file", &[("path", "f.txt"), ("content", "a\r\nb  \n\n  x")]), ctx));
         let Outcome::Success(text) = out else { panic!("{out:?}") };
         assert_eq!(std::fs::read(d.path().join("f.txt")).unwrap(), b"a\r\nb  \n\n  x");
-        assert!(text.contains("<final_file_content path=\"f.txt\">\na\r\nb  \n\n  x\n</final_file_content>"), "{text:?}");
+        assert!(
+            text.contains("<final_file_content path=\"f.txt\">\na\r\nb  \n\n  x\n</final_file_content>"),
+            "{text:?}"
+        );
     }
 
     #[test]
