@@ -463,3 +463,42 @@ fn identical_calls_are_warned_at_three_and_stop_at_five_under_yolo() {
     // The fifth identical call reaches the mistake limit: no sixth request under --yolo.
     assert_eq!(reqs.len(), 5, "{}", r.all());
 }
+
+/// Files made by real tools (python-docx, openpyxl, fpdf2, nbformat; legacy encodings by
+/// Python's codecs): `scripts/make-document-fixtures.py`.
+#[cfg(feature = "documents")]
+#[test]
+fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
+    let ws = tempfile::tempdir().unwrap();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/documents");
+    let names = ["report.docx", "sales.xlsx", "analysis.ipynb", "latin1.txt", "two-pages.pdf", "utf16.txt"];
+    let mut replies = Vec::new();
+    for n in names {
+        std::fs::copy(fixtures.join(n), ws.path().join(n)).unwrap();
+        replies.push(anthropic(&tool("read_file", &[("path", n)])));
+    }
+    replies.push(anthropic(&completion("Read them all.")));
+    let server = Server::start(replies);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["read the documents"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let result = |i: usize| reqs[i + 1].last_user();
+    let docx = result(0);
+    assert!(
+        docx.starts_with("[read_file for 'report.docx'] Result:\n1 | Quarterly report\n2 | \n3 | Revenue rose 12 % in Q3.\n4 | \n5 | Item\tValue\n6 | \n7 | Region\n"),
+        "{docx}"
+    );
+    let xlsx = result(1);
+    assert!(
+        xlsx.starts_with("[read_file for 'sales.xlsx'] Result:\n1 | --- Sheet: Sales ---\n2 | Region\tUnits\tPrice\tDate\tPaid\n3 | Nord\t12\t2.5\t2024-03-01\ttrue\n4 | Süd\t7\t0.1\t2023-12-31\tfalse\n5 | Total\t[Formula: SUM(B2:B3)]\n6 | \n7 | --- Sheet: Notes ---\n8 | \tonly B2\n"),
+        "{xlsx}"
+    );
+    assert!(!xlsx.contains("hidden value"), "a hidden sheet is left out: {xlsx}");
+    let nb = result(2);
+    assert!(nb.contains("\"outputs\": [],") && nb.contains("\"x = 1 + 1\\n\",") && !nb.contains("stdout"), "{nb}");
+    assert!(result(3).contains("1 | Le café et la crème brûlée sont très appréciés à Genève."), "{}", result(3));
+    let pdf = result(4);
+    assert!(pdf.contains("Hello from page one.") && pdf.contains("Page two says goodbye."), "{pdf}");
+    assert!(result(5).contains("1 | Grüße aus Köln"), "{}", result(5));
+    assert!(!reqs.iter().any(|q| q.last_user().contains("Cannot read text")));
+}

@@ -20,11 +20,13 @@ pub mod preview;
 pub mod repeat;
 
 mod ask;
+#[cfg(feature = "documents")]
+mod documents;
 mod editor;
 mod exec;
 mod list;
-mod output;
 pub mod mcp;
+mod output;
 mod permissions;
 pub mod read;
 mod search;
