@@ -5,7 +5,7 @@
     /tmp/venv/bin/python agent-min/scripts/make-document-fixtures.py
 
 python-docx, openpyxl, fpdf2 and nbformat are the libraries people use to write these formats
-(Word/Excel-compatible OOXML, PDF 1.3+, Jupyter's own nbformat); nothing here is our own writer.
+(Word/Excel-compatible OOXML, PDF from fpdf2 and ReportLab, Jupyter's own nbformat); nothing here is our own writer.
 """
 import datetime
 import os
@@ -15,6 +15,7 @@ import docx
 import fpdf
 import nbformat
 import openpyxl
+from reportlab.pdfgen import canvas
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "documents")
 os.makedirs(out, exist_ok=True)
@@ -64,6 +65,15 @@ pdf.cell(text="Second line.")
 pdf.add_page()
 pdf.cell(text="Page two says goodbye.")
 pdf.output(os.path.join(out, "two-pages.pdf"))
+
+# PDF by ReportLab (invariant: no timestamps or random ids).
+c = canvas.Canvas(os.path.join(out, "reportlab.pdf"), invariant=1)
+c.drawString(72, 770, "Invoice 2024-001")
+c.drawString(72, 750, "Total due: 1,234.50 EUR")
+c.showPage()
+c.drawString(72, 770, "Thank you.")
+c.showPage()
+c.save()
 
 # Notebook: markdown and code cells with outputs, as Jupyter writes them.
 nb = nbformat.v4.new_notebook()

@@ -471,7 +471,8 @@ fn identical_calls_are_warned_at_three_and_stop_at_five_under_yolo() {
 fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
     let ws = tempfile::tempdir().unwrap();
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/documents");
-    let names = ["report.docx", "sales.xlsx", "analysis.ipynb", "latin1.txt", "two-pages.pdf", "utf16.txt"];
+    let names =
+        ["report.docx", "sales.xlsx", "analysis.ipynb", "latin1.txt", "two-pages.pdf", "utf16.txt", "reportlab.pdf"];
     let mut replies = Vec::new();
     for n in names {
         std::fs::copy(fixtures.join(n), ws.path().join(n)).unwrap();
@@ -497,8 +498,17 @@ fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
     let nb = result(2);
     assert!(nb.contains("\"outputs\": [],") && nb.contains("\"x = 1 + 1\\n\",") && !nb.contains("stdout"), "{nb}");
     assert!(result(3).contains("1 | Le café et la crème brûlée sont très appréciés à Genève."), "{}", result(3));
+    // As pdf-parse lays pages out (each after a blank line).
     let pdf = result(4);
-    assert!(pdf.contains("Hello from page one.") && pdf.contains("Page two says goodbye."), "{pdf}");
+    assert!(
+        pdf.contains("1 | \n2 | \n3 | Hello from page one.\n4 | Second line.\n5 | \n6 | Page two says goodbye.\n"),
+        "{pdf}"
+    );
     assert!(result(5).contains("1 | Grüße aus Köln"), "{}", result(5));
+    let pdf = result(6);
+    assert!(
+        pdf.contains("1 | \n2 | \n3 | Invoice 2024-001\n4 | Total due: 1,234.50 EUR\n5 | \n6 | Thank you.\n"),
+        "{pdf}"
+    );
     assert!(!reqs.iter().any(|q| q.last_user().contains("Cannot read text")));
 }
