@@ -124,7 +124,7 @@ impl Output {
         // line ends (its bytes count), so move now; the result is the same.
         if self.bytes + self.cur.len() >= MAX_BYTES_BEFORE_FILE {
             let line = std::mem::take(&mut self.cur);
-            self.to_file(&line);
+            self.move_to_file(&line);
             self.cur = line[..line.len().min(RING_LINE_KEEP)].to_vec();
         }
     }
@@ -137,7 +137,7 @@ impl Output {
             && (self.lines.len() >= MAX_LINES_BEFORE_FILE || self.bytes >= MAX_BYTES_BEFORE_FILE)
         {
             // Cline checks before keeping the line: it goes to the file, and the summary.
-            self.to_file(&line);
+            self.move_to_file(&line);
             if newline {
                 self.write(b"\n");
             }
@@ -154,7 +154,7 @@ impl Output {
     }
 
     /// Switches to the log file: the lines so far, then `pending` (the line being read).
-    fn to_file(&mut self, pending: &[u8]) {
+    fn move_to_file(&mut self, pending: &[u8]) {
         let (path, mut file) = match create_log(&self.dir) {
             Ok((p, f)) => (p, Some(f)),
             Err(e) => (PathBuf::from(format!("(the log file could not be created: {e})")), None),

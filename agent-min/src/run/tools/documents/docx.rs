@@ -34,15 +34,11 @@ fn raw_text(xml: &str) -> Result<String, String> {
                     in_t = true;
                 }
             }
-            Event::Empty(e) => {
-                if skip == 0 && in_body {
-                    match e.name().as_ref() {
-                        b"w:tab" => out.push('\t'),
-                        b"w:p" => out.push_str("\n\n"),
-                        _ => {}
-                    }
-                }
-            }
+            Event::Empty(e) if skip == 0 && in_body => match e.name().as_ref() {
+                b"w:tab" => out.push('\t'),
+                b"w:p" => out.push_str("\n\n"),
+                _ => {}
+            },
             Event::End(e) => {
                 if skip > 0 {
                     skip -= 1;

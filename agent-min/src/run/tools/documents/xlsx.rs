@@ -245,11 +245,9 @@ fn rows(xml: &str, shared: &[String], dates: &[bool], date1904: bool, out: &mut 
                         place(&mut row, c.col, text);
                     }
                 }
-                b"row" => {
-                    if row.iter().any(|t| !t.trim_matches(parser_core::is_js_whitespace).is_empty()) {
-                        out.push_str(&row.join("\t"));
-                        out.push('\n');
-                    }
+                b"row" if row.iter().any(|t| !t.trim_matches(parser_core::is_js_whitespace).is_empty()) => {
+                    out.push_str(&row.join("\t"));
+                    out.push('\n');
                 }
                 _ => {}
             },
