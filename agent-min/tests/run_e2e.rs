@@ -512,3 +512,40 @@ fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
     );
     assert!(!reqs.iter().any(|q| q.last_user().contains("Cannot read text")));
 }
+
+/// Issue 22's tool results, through the real binary: the saved file byte for byte, a partial
+/// REPLACE marker applied, hidden and node_modules directories out of a recursive listing, a
+/// file's leading context line in its own block.
+#[test]
+fn tool_results_match_clines_where_issue_22_found_them_different() {
+    let ws = tempfile::Builder::new().prefix("ws").tempdir().unwrap();
+    for (p, body) in [(".hidden/h.txt", "x\n"), ("node_modules/m/i.js", "x\n"), ("src/a.rs", "fn a() { hit(); }\n")] {
+        std::fs::create_dir_all(ws.path().join(p).parent().unwrap()).unwrap();
+        std::fs::write(ws.path().join(p), body).unwrap();
+    }
+    std::fs::write(ws.path().join("src/b.rs"), "// above\nfn b() { hit(); }\n").unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "w.txt"), ("content", "one\ntwo  ")])),
+        anthropic(&tool("replace_in_file", &[("path", "w.txt"), ("diff", "------- SEARCH\none\n=======\nONE\n+++")])),
+        anthropic(&tool("list_files", &[("path", "."), ("recursive", "true")])),
+        anthropic(&tool("search_files", &[("path", "src"), ("regex", "hit")])),
+        anthropic(&completion("done")),
+    ]);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let write = reqs[1].last_user();
+    assert!(write.contains("<final_file_content path=\"w.txt\">\none\ntwo  \n</final_file_content>"), "{write}");
+    assert_eq!(std::fs::read_to_string(ws.path().join("w.txt")).unwrap(), "ONE\ntwo  ");
+    assert!(reqs[2].last_user().contains("[replace_in_file for 'w.txt'] Result:\nThe content was successfully saved"));
+    let list = reqs[3].last_user();
+    assert!(list.starts_with("[list_files for '.'] Result:\nw.txt\nsrc/\nsrc/a.rs\nsrc/b.rs"), "{list}");
+    assert!(!list.contains(".hidden") && !list.contains("node_modules"), "{list}");
+    let search = reqs[4].last_user();
+    assert!(
+        search.contains(
+            "src/a.rs\n│----\n│fn a() { hit(); }\n│----\n\nsrc/b.rs\n│----\n│// above\n│fn b() { hit(); }\n│----"
+        ),
+        "{search}"
+    );
+}
