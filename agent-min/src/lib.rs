@@ -1,6 +1,10 @@
 //! Library half of `agent-min`: the parse command and the agent, split out so that tests and fuzz
 //! targets can reach the pieces (the SSE decoder, the diff applier) directly.
 
+pub mod checkpoints_cmd;
+pub mod history_cmd;
 pub mod mcp_cmd;
 pub mod parse_cmd;
+pub mod resume_cmd;
 pub mod run;
+pub mod sandbox_cmd;

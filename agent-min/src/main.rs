@@ -12,6 +12,7 @@ USAGE:
     agent-min history                    list saved tasks
     agent-min checkpoints COMMAND        list, compare or restore a task's workspace checkpoints
     agent-min mcp list                   show the MCP servers, their tools and resources
+    agent-min sandbox check              show what the command sandbox confines on this machine
 
 Run `agent-min COMMAND --help` for the options of each; `agent-min --version` for the version.
 ";
@@ -26,21 +27,42 @@ fn main() -> ExitCode {
     match cmd.to_str() {
         Some("parse") => agent_min::parse_cmd::main(rest),
         Some("run") => agent_min::run::main(rest),
-        Some("resume") => agent_min::run::session::resume::main(rest),
-        Some("history") => agent_min::run::session::history::main(rest),
-        Some("checkpoints") => agent_min::run::checkpoints::command::main(rest),
+        Some("resume") => agent_min::resume_cmd::main(rest),
+        Some("history") => agent_min::history_cmd::main(rest),
+        Some("checkpoints") => agent_min::checkpoints_cmd::main(rest),
         Some("-V" | "--version") => {
             println!("agent-min {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
         Some("mcp") => agent_min::mcp_cmd::main(rest),
+        Some("sandbox") => agent_min::sandbox_cmd::main(rest),
+        // `agent-min help run` is `agent-min run --help`.
+        Some("help") if !rest.is_empty() => {
+            let help = vec![std::ffi::OsString::from("--help")];
+            match rest[0].to_str() {
+                Some("parse") => agent_min::parse_cmd::main(help),
+                Some("run") => agent_min::run::main(help),
+                Some("resume") => agent_min::resume_cmd::main(help),
+                Some("history") => agent_min::history_cmd::main(help),
+                Some("checkpoints") => agent_min::checkpoints_cmd::main(help),
+                Some("mcp") => agent_min::mcp_cmd::main(help),
+                Some("sandbox") => agent_min::sandbox_cmd::main(help),
+                _ => {
+                    eprintln!(
+                        "agent-min help: unknown command {:?}; expected parse, run, resume, history, checkpoints, mcp or sandbox",
+                        rest[0]
+                    );
+                    ExitCode::from(2)
+                }
+            }
+        }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
         }
         _ => {
             eprintln!(
-                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume`, `history`, `checkpoints` or `mcp`\n\n{USAGE}",
+                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume`, `history`, `checkpoints`, `mcp` or `sandbox`\n\n{USAGE}",
                 cmd
             );
             ExitCode::from(2)

@@ -14,15 +14,16 @@ use crate::run::ui::interrupt;
 use crate::run::ui::term::{visible, Term};
 
 /// The `--help` text.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 agent-min mcp — the MCP servers agent-min would start
 
 USAGE:
-    agent-min mcp list [--mcp-config FILE]... [--cwd DIR] [--yolo] [--json]
+    agent-min mcp list [--mcp-config FILE]... [--cwd DIR] [--yolo] [--json] [--mcp-startup-timeout S]
 
 Reads the settings as `agent-min run` does — every --mcp-config FILE (Cline's
 cline_mcp_settings.json format), else $XDG_CONFIG_HOME/agent-min/mcp.json, plus the workspace's
-.cline/mcp.json once you approve it — starts every enabled server (waiting at most 10 s), prints
+.cline/mcp.json once you approve it — starts every enabled server (waiting at most 10 s, or its
+\"startupTimeout\" in seconds, or --mcp-startup-timeout), prints
 each server's state, tools and resources, and stops them again.
 
 OPTIONS:
@@ -30,6 +31,8 @@ OPTIONS:
     --cwd DIR           the workspace whose .cline/mcp.json is considered (default: .)
     --yolo              start the workspace's servers without asking
     --json              one JSON object per server on stdout
+    --mcp-startup-timeout S   seconds a server may take to start and list its tools
+                        (default 10; `npx -y` and `uvx` download on their first run: give 120)
 
 EXAMPLE SETTINGS:
     {\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv/docs\"],
@@ -44,6 +47,7 @@ struct Opts {
     cwd: PathBuf,
     yolo: bool,
     json: bool,
+    wait: std::time::Duration,
 }
 
 /// Entry point of `agent-min mcp`.
@@ -74,7 +78,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     interrupt::install();
     let mut term = Term::stderr();
     let mut events = Events::off();
-    let mut hub = match sources::start(&opts.files, &opts.cwd, opts.yolo, opts.yolo, &mut term) {
+    let mut hub = match sources::start(&opts.files, &opts.cwd, opts.yolo, opts.yolo, opts.wait, &mut term) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("agent-min mcp list: {e}");
@@ -107,7 +111,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 
 fn parse(args: Vec<OsString>) -> Result<Option<Opts>, String> {
     use lexopt::prelude::*;
-    let mut o = Opts { files: Vec::new(), cwd: PathBuf::from("."), yolo: false, json: false };
+    let mut o = Opts {
+        files: Vec::new(),
+        cwd: PathBuf::from("."),
+        yolo: false,
+        json: false,
+        wait: crate::run::mcp::hub::CONNECT_WAIT,
+    };
     let mut p = lexopt::Parser::from_args(args);
     while let Some(arg) = p.next().map_err(|e| e.to_string())? {
         match arg {
@@ -116,6 +126,18 @@ fn parse(args: Vec<OsString>) -> Result<Option<Opts>, String> {
             Long("cwd") => o.cwd = p.value().map_err(|e| e.to_string())?.into(),
             Long("yolo") => o.yolo = true,
             Long("json") => o.json = true,
+            Long("mcp-startup-timeout") => {
+                let v = p.value().map_err(|e| e.to_string())?;
+                let s = v.to_string_lossy();
+                match s.parse::<f64>() {
+                    Ok(x) if x.is_finite() && x >= 1.0 => o.wait = crate::run::clock::clamped_secs(x),
+                    _ => {
+                        return Err(format!(
+                            "--mcp-startup-timeout expects a number of seconds (at least 1), got {s:?}"
+                        ))
+                    }
+                }
+            }
             other => return Err(format!("{}; see `agent-min mcp --help`", other.unexpected())),
         }
     }

@@ -104,7 +104,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 }
 
 /// Blocks in the conformance schema; params in first-assignment order.
-pub fn blocks_json<'a>(blocks: impl IntoIterator<Item = Block<'a>>) -> Value {
+pub(crate) fn blocks_json<'a>(blocks: impl IntoIterator<Item = Block<'a>>) -> Value {
     blocks
         .into_iter()
         .map(|b| match b {

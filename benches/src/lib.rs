@@ -183,3 +183,45 @@ pub fn reparse_every_chunk(text: &str, chunk: usize) -> usize {
     }
     blocks
 }
+
+/// The WebAssembly package's benchmark reply (`parser-core/wasm/bench/bench.js`,
+/// `benches/wasm_goals.js`): a `write_to_file` of Rust-like code, about `bytes` bytes.
+pub fn write_code(bytes: usize) -> String {
+    const LINES: [&str; 3] = [
+        "    for (i, item) in items.iter().enumerate() { if *item < limit && i > 0 { total += item; } }\n",
+        "    let v: Vec<Option<u32>> = input.lines().map(|l| l.parse().ok()).collect();\n",
+        "    // compare a < b, then shift x <<= 2 and print \"<done>\"\n",
+    ];
+    let mut body = String::new();
+    let mut i = 0;
+    while body.len() < bytes {
+        body.push_str(LINES[i % 3]);
+        i += 1;
+    }
+    format!(
+        "I'll write the file.\n<write_to_file>\n<path>src/lib.rs</path>\n<content>\n{body}</content>\n</write_to_file>"
+    )
+}
+
+/// A reply of `n` tool calls, each after a line of prose (2n blocks), as in `benches/wasm_goals.js`.
+pub fn many_tools(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!("Now file {i}.\n<read_file>\n<path>src/module_{i}.rs</path>\n</read_file>\n"));
+    }
+    s
+}
+
+/// Stream `text` through the WebAssembly package's exported layer (compiled natively): per
+/// chunk what the JS glue asks of it — copy the chunk in, push, produce the answer words.
+pub fn wasm_stream(text: &str, chunk: usize) -> usize {
+    let h = parser_core_wasm::stream_new(0) as u32;
+    let mut words = 0;
+    for c in text.as_bytes().chunks(chunk) {
+        parser_core_wasm::set_input(c);
+        parser_core_wasm::stream_push(h, c.len() as u32, u32::from(c.is_ascii()));
+        words += parser_core_wasm::answer_len();
+    }
+    parser_core_wasm::stream_free(h);
+    words
+}

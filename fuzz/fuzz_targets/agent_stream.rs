@@ -17,7 +17,8 @@ use agent_min::run::llm::providers::{Decoder, Provider};
 use agent_min::run::llm::{ApiError, Delta, Flow, Message, Part, Transport};
 use agent_min::run::native;
 use agent_min::run::session::events::Events;
-use agent_min::run::stream::{read_reply, Screen};
+use agent_min::run::reply::{Reply, Screen};
+use agent_min::run::stream::read_reply;
 use agent_min::run::ui::term::Term;
 use libfuzzer_sys::fuzz_target;
 use parser_core::{parse, Block};
@@ -112,7 +113,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 /// XML dialect: the returned tool is the first tool of a whole parse of the reply text.
-fn check_xml_tool(reply: &agent_min::run::stream::Reply) {
+fn check_xml_tool(reply: &Reply) {
     let note = format!("\n\n{}", agent_min::run::prompt::INTERRUPTED_BY_TOOL);
     let text = reply.text.strip_suffix(note.as_str()).unwrap_or(&reply.text);
     let whole = parse(text);
@@ -131,7 +132,7 @@ fn check_xml_tool(reply: &agent_min::run::stream::Reply) {
 }
 
 /// Every `--json` line is one JSON object; a complete `tool_call` event names the tool.
-fn check_events(json: &Sink, reply: &agent_min::run::stream::Reply) {
+fn check_events(json: &Sink, reply: &Reply) {
     let json = String::from_utf8(json.0.lock().unwrap().clone()).expect("events are UTF-8");
     for line in json.lines() {
         let v: serde_json::Value = serde_json::from_str(line).expect("each event is one JSON object");

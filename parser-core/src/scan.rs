@@ -4,6 +4,7 @@
 //! this search. On x86_64 SSE2 is part of the baseline, so the vector path needs no run-time
 //! detection and works in `no_std`; elsewhere a portable SWAR path tests eight bytes per step.
 //! Both are checked against a naive loop at every alignment (see the tests below) and under Miri.
+#![allow(unsafe_code)] // the SIMD search for `<` and the buffers that skip re-validation (measured speed)
 
 /// Offset of the first `needle` in `hay[from..]` (an offset into `hay`), or `None`.
 #[inline]

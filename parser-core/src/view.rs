@@ -109,6 +109,21 @@ impl<'a> Params<'a> {
         ParamsIter { params: *self, next: 0 }
     }
 
+    /// Where each param's name and (trimmed) value lie in the input, in order, without making
+    /// the strings: for bindings that hand out offsets (the WebAssembly package).
+    pub fn spans(&self) -> impl Iterator<Item = (Span, Span)> + 'a {
+        let params = *self;
+        (0..self.len()).filter_map(move |i| {
+            let (raw, name) = match (params.closed.get(i), params.open) {
+                (Some(p), Some((open, Some(k)))) if k == i => (open, p.name()),
+                (Some(p), _) => (*p, p.name()),
+                (None, Some((open, None))) if i == params.closed.len() => (open, open.name()),
+                _ => return None,
+            };
+            Some((name, raw.value))
+        })
+    }
+
     fn get(&self, i: usize) -> Option<Param<'a>> {
         let s = |span: Span| &self.input[span.start..span.end];
         let (raw, name) = match (self.closed.get(i), self.open) {
@@ -156,6 +171,11 @@ impl<'a> Iterator for ParamsIter<'a> {
         self.next += 1;
         Some(p)
     }
+    // Random access: `skip(k)` and `nth(k)` cost O(1), not k steps.
+    fn nth(&mut self, n: usize) -> Option<Param<'a>> {
+        self.next = self.next.saturating_add(n);
+        self.next()
+    }
 }
 
 /// A consistent view of a reply's blocks: what is stored plus what the end of the input adds.
@@ -201,8 +221,10 @@ impl<'a> Blocks<'a> {
                 let closed = &self.params[first_param..first_param + params];
                 let open = match self.tail {
                     Tail::Param(p) if last_open => {
-                        let name = s(p.name());
-                        Some((p, closed.iter().position(|c| s(c.name()) == name)))
+                        // Compared as bytes: names are whole tags, no need to check boundaries.
+                        let b = |span: Span| &self.input.as_bytes()[span.start..span.end];
+                        let name = b(p.name());
+                        Some((p, closed.iter().position(|c| b(c.name()) == name)))
                     }
                     _ => None,
                 };
@@ -285,6 +307,12 @@ impl<'a> Iterator for BlocksIter<'a> {
         self.next += 1;
         Some(b)
     }
+    // Random access: `skip(k)` and `nth(k)` cost O(1), not k steps, so a streaming caller that
+    // lists only the blocks from the first changed one pays for those alone.
+    fn nth(&mut self, n: usize) -> Option<Block<'a>> {
+        self.next = self.next.saturating_add(n);
+        self.next()
+    }
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.blocks.len().saturating_sub(self.next);
         (n, Some(n))
@@ -292,3 +320,40 @@ impl<'a> Iterator for BlocksIter<'a> {
 }
 
 impl ExactSizeIterator for BlocksIter<'_> {}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use alloc::vec::Vec;
+
+    #[test]
+    fn nth_and_skip_land_on_the_block_and_param_that_next_would_reach() {
+        let reply = "a <read_file><path>x</path></read_file> b <execute_command><command>ls</command>\
+                     <requires_approval>false</requires_approval></execute_command> c <write_to_file><path>y</path><con";
+        let parsed = crate::parse(reply);
+        let blocks = parsed.blocks();
+        let all: Vec<_> = blocks.iter().collect();
+        assert_eq!(all.len(), 6);
+        for k in 0..=all.len() + 1 {
+            assert_eq!(blocks.iter().nth(k), all.get(k).copied(), "nth({k})");
+            assert_eq!(blocks.iter().skip(k).collect::<Vec<_>>(), all[k.min(all.len())..], "skip({k})");
+            let mut it = blocks.iter();
+            it.nth(k);
+            assert_eq!(it.next(), all.get(k + 1).copied(), "next after nth({k})");
+            assert_eq!(it.len(), all.len().saturating_sub(k + 2), "len after nth({k})");
+        }
+        assert_eq!(blocks.iter().nth(usize::MAX), None);
+        let crate::Block::ToolUse(tool) = all[3] else { panic!("block 3 is execute_command") };
+        let params: Vec<_> = tool.params().iter().collect();
+        for k in 0..=params.len() {
+            assert_eq!(tool.params().iter().nth(k), params.get(k).copied(), "param nth({k})");
+        }
+        // spans() names the same bytes as the params, also for the open block's params.
+        for b in &all {
+            let crate::Block::ToolUse(tool) = b else { continue };
+            let by_spans: Vec<_> =
+                tool.params().spans().map(|(n, v)| (&reply[n.start..n.end], &reply[v.start..v.end])).collect();
+            let by_params: Vec<_> = tool.params().iter().map(|p| (p.name, p.value)).collect();
+            assert_eq!(by_spans, by_params);
+        }
+    }
+}

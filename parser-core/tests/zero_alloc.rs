@@ -1,6 +1,7 @@
 //! The allocation-free mode really allocates nothing: a counting global allocator watches a whole
 //! parse and a full stream of every conformance reply.
 #![cfg(all(feature = "heapless", feature = "alloc"))] // compared with (or checked against) the alloc mode
+#![allow(unsafe_code)] // a counting global allocator (GlobalAlloc is an unsafe trait)
 
 mod support;
 

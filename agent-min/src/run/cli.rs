@@ -6,26 +6,29 @@ use std::path::PathBuf;
 use crate::run::llm::providers::Provider;
 
 /// The `--help` text.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 agent-min run — run a coding task with a Cline-style agent
 
 USAGE:
     agent-min run [OPTIONS] \"<task>\"
     agent-min run [OPTIONS] -  < task.md       the task read from standard input
+    git diff | agent-min run [OPTIONS] \"<task>\"   piped input is context, after the task
     agent-min run --replay FILE [OPTIONS]
 
 The agent sends your task to a model, streams its reply, runs the one tool it asks for
 (list, read, write, edit, search, run a command, ask you, finish), sends back the result, and
 repeats until the model calls attempt_completion. Edits and commands ask for your approval
 (y / n / e to edit a file first in $EDITOR / or type feedback for the model) unless you
-pass --yolo.
+pass --yolo. Answers are read from the terminal (standard input, or the controlling terminal
+when input is piped); with no terminal at all (CI, cron) a call that needs an answer stops the
+run with exit code 3 — let a policy decide instead: --yolo, CLINE_COMMAND_PERMISSIONS.
 
 MODEL:
     --provider NAME       anthropic | openai | ollama
                           (default: anthropic if ANTHROPIC_API_KEY is set, else openai).
                           `openai` is any OpenAI-compatible server: OpenAI, OpenRouter, vLLM,
                           llama.cpp server, LM Studio.
-    --model NAME          model name (defaults: claude-sonnet-4-5, gpt-4.1, qwen2.5-coder:7b)
+    -m, --model NAME      model name (defaults: claude-sonnet-4-5, gpt-4.1, qwen2.5-coder:7b)
     --base-url URL        anthropic: without /v1 (default https://api.anthropic.com)
                           openai:    with /v1 (default $OPENAI_BASE_URL or https://api.openai.com/v1)
                           ollama:    default http://127.0.0.1:11434 (native /api/chat)
@@ -48,9 +51,9 @@ MODEL:
     a pipe, never on a command line nor in a file, and is never printed.
 
 WORKSPACE AND SAFETY:
-    --cwd DIR             workspace root (default: the current directory). Paths resolving
+    -C, --cwd DIR         workspace root (default: the current directory). Paths resolving
                           outside it (via .. or symlinks) need explicit approval.
-    --yolo                approve everything inside the workspace and never wait for a person
+    -y, --yolo            approve everything inside the workspace and never wait for a person
                           (for scripts and CI); paths outside the workspace are refused.
     --command-timeout S   seconds before a command's whole process group is killed (default 600)
     CLINE_COMMAND_PERMISSIONS='{\"allow\": [\"npm *\", \"git *\"], \"deny\": [\"git push*\"]}'
@@ -61,8 +64,9 @@ WORKSPACE AND SAFETY:
 COMMAND SANDBOX (Linux Landlock; not in Cline):
     --sandbox MODE        workspace-write: commands read everywhere but write only in the
                           workspace, the temp directory and --sandbox-allow-write dirs
-                          (the default under --yolo); read-only: write nowhere; off: no
-                          confinement (the default when you approve each command). Without
+                          (the default under --yolo); read-only: write nowhere; off (or
+                          codex's danger-full-access): no confinement (the default when you
+                          approve each command). Without
                           Landlock in the kernel, a sandbox is refused: pass --sandbox off.
     --sandbox-allow-write DIR   also let commands write in DIR (repeatable)
     --sandbox-network     let sandboxed commands use the network (off by default: they run in
@@ -77,6 +81,9 @@ MCP SERVERS:
                           $XDG_CONFIG_HOME/agent-min/mcp.json. The workspace's .cline/mcp.json
                           is used once you approve it, or under --trust-workspace (--yolo alone
                           does not approve it). See `agent-min mcp --help`.
+    --mcp-startup-timeout S   seconds each server may take to start and list its tools
+                          (default 10, Cline's; a server's own \"startupTimeout\" wins). `npx -y`
+                          and `uvx` download the server on its first run: give 120.
 
 LIMITS:
     --max-mistakes N      consecutive mistakes (no tool used, missing parameter, failed edit,
@@ -130,11 +137,17 @@ PROJECT SETUP (read as Cline reads it; see docs/agent.md):
     --hook-timeout S      seconds before a hook is killed (default 30, Cline's)
 
 OUTPUT AND STATE:
+    stdout carries what a script reads: when it is not a terminal, only the final result (the
+    transcript goes to stderr); with --json, only the events.
+    -o, --output-last-message FILE   write the final result to FILE when the task completes
+    --output-schema FILE  the final result must be JSON valid against this JSON Schema: the
+                          model is told; an invalid result goes back to it once with the
+                          errors, then the run fails (exit 1)
     --json                NDJSON events on stdout, one per line (task_started, text,
                           reasoning, tool_call, approval, tool_result, api_request, retry,
                           context_truncated, checkpoint, hook, mcp_server, mcp_call, error,
                           completion); the human-readable output moves to stderr. The schema
-                          is in docs/agent.md.
+                          is agent-min/schemas/events.schema.json (docs/agent.md).
     --state-dir DIR       where tasks are saved after every turn (default
                           $XDG_STATE_HOME/agent-min or ~/.local/state/agent-min); see
                           `agent-min history` and `agent-min resume --help`
@@ -152,11 +165,24 @@ REPLAY (no key, no network):
     --keep                keep the temporary workspace of a replay (it is removed at the end
                           otherwise; its path is printed either way)
 
+CONFIG FILE:
+    $XDG_CONFIG_HOME/agent-min/config.toml (else ~/.config/agent-min/config.toml): the long
+    options above as keys, e.g.  provider = \"openai\"  model = \"gpt-5\"  max_cost = 2.0
+    sandbox_network = true  rules = [\"team.md\"];  [profiles.NAME] tables hold more, chosen
+    with --profile NAME (or the file's own profile = \"NAME\"). Flags beat the file.
+    --profile NAME        use [profiles.NAME] of the config file
+    --no-config           read no config file
+    ANTHROPIC_BASE_URL and OPENAI_BASE_URL are honoured like --base-url.
+
 EXIT CODES:
     0   the model called attempt_completion
-    1   the task failed: mistake limit, API error after retries, turn limit, empty replies
-    2   usage error (bad flag, missing key, missing task, unusable --cwd)
-    130 interrupted with Ctrl-C (curl and any running command are killed)
+    1   the task failed: mistake limit, API error after retries, a limit (turns, cost, timeout),
+        empty replies, a result invalid against --output-schema
+    2   usage error (bad flag, missing key, missing task, unusable --cwd, bad config file)
+    3   a call needed a person's answer and there was no terminal to ask on: nothing was run,
+        the task is saved; resume it with --yolo or at a terminal
+    130 interrupted with Ctrl-C; 143 terminated by SIGTERM (curl and any running command are
+        killed; the task is saved; --json ends with a completion event either way)
 
 EXAMPLES:
     agent-min run --replay agent-min/sessions/demo.jsonl
@@ -164,10 +190,11 @@ EXAMPLES:
     OPENAI_API_KEY=... agent-min run --provider openai --model gpt-4.1 --yolo \"fix the failing test\"
     agent-min run --provider ollama --model qwen2.5-coder:7b \"explain this repo\"
     agent-min run --json --yolo --max-cost 0.50 --timeout 20m \"fix the failing test\" > events.ndjson
+    git diff | agent-min run -y -o review.md \"review this change\"
 ";
 
 /// The `--help` text of `agent-min resume`.
-pub const RESUME_HELP: &str = "\
+pub(crate) const RESUME_HELP: &str = "\
 agent-min resume — continue a saved task
 
 USAGE:
@@ -176,8 +203,8 @@ USAGE:
 Every `agent-min run` saves its task after each turn (see `agent-min history` for the ids).
 `resume` loads the conversation and sends the model Cline's [TASK RESUMPTION] message with the
 message that was about to be sent when the run stopped — after Ctrl-C, a crash, kill -9, a
-limit, or a failed request. A unique prefix of the id is enough; --last takes the most recently
-saved task.
+limit, or a failed request. A unique prefix of the id is enough; --last takes the latest task
+run in the current directory (or in --cwd DIR), and says which one.
 
 The provider, model, base URL and workspace are those of the saved task unless given again;
 the key comes from the environment as for `run` (it is never saved). Every option of
@@ -185,7 +212,7 @@ the key comes from the environment as for `run` (it is never saved). Every optio
 limits count this run afresh, the totals shown include the earlier runs.
 
 OPTIONS:
-    --last                resume the most recently saved task
+    --last                resume the latest task of the current directory (or of --cwd DIR)
     --state-dir DIR       where tasks are saved (default $XDG_STATE_HOME/agent-min or
                           ~/.local/state/agent-min)
 
@@ -196,7 +223,7 @@ EXAMPLES:
 
 /// Parsed options.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// The task text.
     pub task: Option<String>,
     /// `--provider`.
@@ -265,43 +292,105 @@ pub struct Options {
     pub version: bool,
     /// `--mcp-config FILE`, repeatable.
     pub mcp_config: Vec<PathBuf>,
+    /// `-o` / `--output-last-message FILE`: the final result is written there.
+    pub output_last_message: Option<PathBuf>,
+    /// `--output-schema FILE`: the final result must be JSON valid against this schema.
+    pub output_schema: Option<PathBuf>,
+    /// `--profile NAME` of the config file.
+    pub profile: Option<String>,
+    /// `--no-config`: read no config file.
+    pub no_config: bool,
+    /// `--mcp-startup-timeout` seconds (default: each server's own, else 10).
+    pub mcp_startup_timeout: Option<f64>,
 }
 
 /// Most bytes of a task read from standard input (`-`).
-pub const MAX_STDIN_TASK: u64 = 1 << 20;
+pub(crate) const MAX_STDIN_TASK: u64 = 1 << 20;
 
 /// The task as given: the argument itself, or standard input when it is `-` (at most
-/// [`MAX_STDIN_TASK`] bytes of UTF-8, without its final line ending). Approvals then meet the
-/// end of that input (a denial): pipe a task together with `--yolo`.
-pub fn task_text(arg: &str, stdin: impl std::io::Read) -> Result<String, String> {
-    use std::io::Read;
+/// [`MAX_STDIN_TASK`] bytes of UTF-8, without its final line ending). With a task argument,
+/// piped standard input (`piped`: a pipe or a file, never a terminal) is context: it follows the
+/// task after an empty line, trimmed, as the Cline CLI joins them. Approvals are then asked on
+/// the controlling terminal, if there is one.
+pub(crate) fn task_text(arg: &str, stdin: impl std::io::Read, piped: bool) -> Result<String, String> {
     if arg != "-" {
-        return Ok(arg.to_string());
+        if !piped {
+            return Ok(arg.to_string());
+        }
+        let context = read_stdin(stdin, "the context on standard input")?;
+        let context = context.trim();
+        return Ok(if context.is_empty() { arg.to_string() } else { format!("{arg}\n\n{context}") });
     }
-    let mut buf = Vec::new();
-    stdin
-        .take(MAX_STDIN_TASK + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| format!("cannot read the task from standard input: {e}"))?;
-    if buf.len() as u64 > MAX_STDIN_TASK {
-        return Err(format!(
-            "the task on standard input is over {MAX_STDIN_TASK} bytes; shorten it or point the model at a file"
-        ));
-    }
-    let text = String::from_utf8(buf).map_err(|_| "the task on standard input is not UTF-8 text".to_string())?;
+    let text = read_stdin(stdin, "the task on standard input")?;
     // The file's final line ending is not part of the task.
     Ok(text.strip_suffix('\n').map(|t| t.strip_suffix('\r').unwrap_or(t)).unwrap_or(&text).to_string())
 }
 
-/// Parses the arguments after `run`. Errors are one line naming the problem and the fix.
-pub fn parse(args: Vec<OsString>) -> Result<Options, String> {
-    parse_with(args, false)
+/// At most [`MAX_STDIN_TASK`] bytes of UTF-8 text from standard input.
+fn read_stdin(stdin: impl std::io::Read, what: &str) -> Result<String, String> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    stdin.take(MAX_STDIN_TASK + 1).read_to_end(&mut buf).map_err(|e| format!("cannot read {what}: {e}"))?;
+    if buf.len() as u64 > MAX_STDIN_TASK {
+        return Err(format!("{what} is over {MAX_STDIN_TASK} bytes; shorten it or point the model at a file"));
+    }
+    String::from_utf8(buf).map_err(|_| format!("{what} is not UTF-8 text"))
+}
+
+/// Whether standard input is piped data (a pipe or a regular file), as the Cline CLI decides:
+/// not a terminal, not `/dev/null` or another device, not closed.
+pub(crate) fn stdin_is_piped() -> bool {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        return false;
+    }
+    match rustix::fs::fstat(std::io::stdin()) {
+        Ok(st) => {
+            let kind = rustix::fs::FileType::from_raw_mode(st.st_mode);
+            kind == rustix::fs::FileType::Fifo || kind == rustix::fs::FileType::RegularFile
+        }
+        Err(_) => false,
+    }
+}
+
+/// Parses the arguments after `run`, after those of the config file (unless `--no-config`).
+/// Errors are one line naming the problem and the fix.
+pub(crate) fn parse(args: Vec<OsString>) -> Result<Options, String> {
+    parse_with(with_config(args, crate::run::config::default_path())?, false)
+}
+
+/// `args` preceded by what the config file at `file` says (see [`crate::run::config`]), the
+/// file's own options checked on their own so an error names it.
+fn with_config(args: Vec<OsString>, file: Option<PathBuf>) -> Result<Vec<OsString>, String> {
+    let (mut profile, mut no_config, mut it) = (None, false, args.iter());
+    while let Some(a) = it.next() {
+        match a.to_str() {
+            Some("--no-config") => no_config = true,
+            Some("--profile") => profile = it.next().map(|p| p.to_string_lossy().into_owned()),
+            Some(s) if s.starts_with("--profile=") => profile = Some(s["--profile=".len()..].to_string()),
+            Some("--") => break,
+            _ => {}
+        }
+    }
+    let Some(file) = file.filter(|_| !no_config) else {
+        return match (no_config, profile) {
+            (false, Some(p)) => {
+                Err(format!("--profile {p:?}: no config file (neither XDG_CONFIG_HOME nor HOME is set)"))
+            }
+            _ => Ok(args),
+        };
+    };
+    let from_file = crate::run::config::arguments(&file, profile.as_deref())?;
+    if let Err(e) = parse_with(from_file.clone(), false) {
+        return Err(format!("in the config file {}: {e}", file.display()));
+    }
+    Ok(from_file.into_iter().chain(args).collect())
 }
 
 /// Parses the arguments after `resume`: the positional argument is a task id, `--last` is
 /// allowed, `--replay` is not.
-pub fn parse_resume(args: Vec<OsString>) -> Result<Options, String> {
-    let o = parse_with(args, true)?;
+pub(crate) fn parse_resume(args: Vec<OsString>) -> Result<Options, String> {
+    let o = parse_with(with_config(args, crate::run::config::default_path())?, true)?;
     if o.replay.is_some() {
         return Err("--replay cannot be resumed (replays are not saved); run it again instead".to_string());
     }
@@ -335,15 +424,20 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("keep") => o.keep = true,
             Long("provider") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;
-                o.provider =
-                    Some(Provider::parse(&v).ok_or_else(|| {
-                        format!("unknown provider {v:?}; use --provider anthropic, openai or ollama")
-                    })?);
+                o.provider = Some(
+                    Provider::parse(&v)
+                        .ok_or_else(|| format!("unknown provider {v:?}; use --provider {}", provider_names()))?,
+                );
             }
-            Long("model") => o.model = Some(p.value().map_err(err)?.string().map_err(err)?),
+            Short('m') | Long("model") => o.model = Some(p.value().map_err(err)?.string().map_err(err)?),
             Long("base-url") => o.base_url = Some(p.value().map_err(err)?.string().map_err(err)?),
-            Long("yolo") => o.yolo = true,
-            Long("cwd") => o.cwd = Some(p.value().map_err(err)?.into()),
+            Short('y') | Long("yolo") => o.yolo = true,
+            Short('C') | Long("cwd") => o.cwd = Some(p.value().map_err(err)?.into()),
+            Short('o') | Long("output-last-message") => o.output_last_message = Some(p.value().map_err(err)?.into()),
+            Long("output-schema") => o.output_schema = Some(p.value().map_err(err)?.into()),
+            Long("profile") => o.profile = Some(p.value().map_err(err)?.string().map_err(err)?),
+            Long("no-config") => o.no_config = true,
+            Long("mcp-startup-timeout") => o.mcp_startup_timeout = Some(seconds(&mut p, "--mcp-startup-timeout")?),
             Long("max-mistakes") => o.max_mistakes = number(&mut p, "--max-mistakes")?,
             Long("max-turns") => o.max_turns = Some(number(&mut p, "--max-turns")?),
             Long("max-tokens") => o.max_tokens = number(&mut p, "--max-tokens")?,
@@ -368,7 +462,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
                 o.reasoning_effort = Some(v);
             }
             Long("json") => o.json = true,
-            Long("state-dir") => o.state_dir = Some(p.value().map_err(err)?.into()),
+            Long("state-dir") => o.state_dir = Some(absolute(p.value().map_err(err)?.into())?),
             Long("no-save") => o.no_save = true,
             Long("no-checkpoints") => o.no_checkpoints = true,
             Long("context-window") => {
@@ -446,6 +540,21 @@ fn seconds(p: &mut lexopt::Parser, flag: &str) -> Result<f64, String> {
     }
 }
 
+/// The declared providers' names, as a sentence lists them ("a, b or c").
+fn provider_names() -> String {
+    let names: Vec<&str> = crate::run::llm::providers::registry::PROVIDERS.iter().map(|d| d.name).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
+/// `path` made absolute against the current directory, now: the shadow repository's git runs
+/// in the workspace, where a relative state directory would name another folder.
+pub(crate) fn absolute(path: PathBuf) -> Result<PathBuf, String> {
+    std::path::absolute(&path).map_err(|e| format!("cannot make {} absolute ({e})", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -486,14 +595,61 @@ mod tests {
 
     #[test]
     fn a_dash_reads_the_task_from_stdin_bounded() {
-        assert_eq!(task_text("fix it", &b"ignored"[..]).unwrap(), "fix it");
-        assert_eq!(task_text("-", &b"from a pipe\n\nsecond line\r\n"[..]).unwrap(), "from a pipe\n\nsecond line");
+        assert_eq!(task_text("fix it", &b"ignored"[..], false).unwrap(), "fix it");
+        assert_eq!(task_text("-", &b"from a pipe\n\nsecond line\r\n"[..], true).unwrap(), "from a pipe\n\nsecond line");
         let big = vec![b'x'; MAX_STDIN_TASK as usize + 1];
-        assert!(task_text("-", &big[..]).unwrap_err().contains("over 1048576 bytes"));
-        assert!(task_text("-", &[0xff_u8][..]).unwrap_err().contains("not UTF-8"));
+        assert!(task_text("-", &big[..], true).unwrap_err().contains("over 1048576 bytes"));
+        assert!(task_text("-", &[0xff_u8][..], true).unwrap_err().contains("not UTF-8"));
         let o = parse(args(&["--keep", "-V", "-"])).unwrap();
         assert!(o.keep && o.version);
         assert_eq!(o.task.as_deref(), Some("-"));
+    }
+
+    #[test]
+    fn a_relative_state_dir_is_made_absolute() {
+        // git runs with the workspace as its directory: a relative path would name another folder.
+        let o = parse(args(&["--state-dir", "rel/state", "t"])).unwrap();
+        assert_eq!(o.state_dir.unwrap(), std::env::current_dir().unwrap().join("rel/state"));
+    }
+
+    #[test]
+    fn piped_input_beside_a_task_is_context_as_the_cline_cli_joins_it() {
+        assert_eq!(
+            task_text("review this", &b"\ndiff --git a b\n+x\n\n"[..], true).unwrap(),
+            "review this\n\ndiff --git a b\n+x"
+        );
+        assert_eq!(task_text("review this", &b"  \n"[..], true).unwrap(), "review this");
+        let big = vec![b'x'; MAX_STDIN_TASK as usize + 1];
+        assert!(task_text("t", &big[..], true).unwrap_err().contains("the context on standard input is over"));
+    }
+
+    #[test]
+    fn short_flags_and_codex_aliases() {
+        let o = parse_with(
+            args(&["-y", "-m", "m1", "-C", "/w", "-o", "last.txt", "--sandbox", "danger-full-access", "t"]),
+            false,
+        )
+        .unwrap();
+        assert!(o.yolo);
+        assert_eq!(o.model.as_deref(), Some("m1"));
+        assert_eq!(o.cwd.as_deref(), Some(std::path::Path::new("/w")));
+        assert_eq!(o.output_last_message.as_deref(), Some(std::path::Path::new("last.txt")));
+    }
+
+    #[test]
+    fn the_config_file_goes_first_and_flags_beat_it() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("config.toml");
+        std::fs::write(&f, "model = \"from-file\"\nmax_tokens = 100\n[profiles.ci]\nyolo = true\n").unwrap();
+        let o = parse_with(with_config(args(&["--model", "from-flag", "t"]), Some(f.clone())).unwrap(), false).unwrap();
+        assert_eq!((o.model.as_deref(), o.max_tokens, o.yolo), (Some("from-flag"), 100, false));
+        let o = parse_with(with_config(args(&["--profile", "ci", "t"]), Some(f.clone())).unwrap(), false).unwrap();
+        assert!(o.yolo && o.model.as_deref() == Some("from-file"));
+        let o = parse_with(with_config(args(&["--no-config", "t"]), Some(f.clone())).unwrap(), false).unwrap();
+        assert_eq!(o.max_tokens, 8192, "--no-config reads no file");
+        std::fs::write(&f, "max_tokens = \"lots\"\n").unwrap();
+        let e = with_config(args(&["t"]), Some(f.clone())).unwrap_err();
+        assert!(e.contains("in the config file") && e.contains("--max-tokens expects"), "{e}");
     }
 
     #[test]

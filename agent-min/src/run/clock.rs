@@ -4,22 +4,22 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The longest wait a number of seconds turns into (a command's timeout, a retry delay).
-pub const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
+pub(crate) const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
 
 /// `secs` as a duration between zero and [`MAX_WAIT`]: the model's `<timeout>` and the flags
 /// may say 1e20, which `Duration::from_secs_f64` (and `Instant + d`) would panic on.
-pub fn clamped_secs(secs: f64) -> Duration {
+pub(crate) fn clamped_secs(secs: f64) -> Duration {
     Duration::try_from_secs_f64(secs).unwrap_or(if secs > 0.0 { MAX_WAIT } else { Duration::ZERO }).min(MAX_WAIT)
 }
 
 /// Now, as `YYYY-MM-DD HH:MM:SS UTC`.
-pub fn now_utc() -> String {
+pub(crate) fn now_utc() -> String {
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     format_utc(secs)
 }
 
 /// Formats seconds since the Unix epoch (civil-from-days, Howard Hinnant's algorithm).
-pub fn format_utc(secs: u64) -> String {
+pub(crate) fn format_utc(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let z = days + 719_468;

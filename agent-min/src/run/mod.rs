@@ -1,29 +1,35 @@
-//! `agent-min run`: a minimal Cline-style coding agent (issue 5).
+//! `agent-min run`: a minimal Cline-style coding agent.
 //!
 //! One [`task::Task`] per run drives Cline's recursive loop — request, stream, parse, present,
 //! execute, recurse — over a model API reached only through a `curl` subprocess ([`llm`]), or
-//! over a recorded session ([`session::replay`]).
+//! over a recorded session (`replay`).
 //!
 //! The loop is on top ([`task`], with [`stream`] for one streamed reply and [`prompt`] for what
 //! the model is told); each concern below it has its own folder: [`llm`] (the model's API),
-//! [`tools`] (the tools and their file helpers), [`session`] (saved tasks, resume, replay,
-//! `--json` events), [`budget`] (tokens, cost, limits, context window), [`ui`] (terminal,
+//! [`tools`] (the tools and their file helpers), [`session`] (saved tasks, `--json` events), [`budget`] (tokens, cost, limits, context window), [`ui`] (terminal,
 //! signals, redaction). `docs/architecture.md` is the map.
 
 pub mod budget;
 pub mod checkpoints;
-pub mod cli;
-pub mod clock;
+pub(crate) mod cli;
+pub(crate) mod clock;
+pub(crate) mod config;
+pub mod dialect;
 pub mod llm;
 pub mod mcp;
 pub mod native;
+pub(crate) mod output_schema;
 pub mod project;
 pub mod prompt;
-pub mod sandbox;
+pub(crate) mod replay;
+pub mod reply;
+pub(crate) mod sandbox;
 pub mod session;
+pub(crate) mod spawn;
 pub mod stream;
 pub mod task;
 pub mod tools;
+pub(crate) mod trusted_file;
 pub mod ui;
 
 use std::ffi::OsString;
@@ -38,8 +44,8 @@ use budget::limits::Limits;
 use llm::providers::{ApiConfig, Provider};
 use llm::Transport;
 use session::events::Events;
+use session::state;
 use session::state::{Meta, Record, Store};
-use session::{replay, state};
 use task::{Around, End, Settings, Task};
 use tools::paths::Workspace;
 use ui::term::{Style, Term};
@@ -63,11 +69,24 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 }
 
 /// Runs a task: a new one, or `saved` resumed. Shared by `run` and `resume`.
-pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
+pub(crate) fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
+    let code = launch_inner(opts, saved);
+    sandbox::remove_private_tmp();
+    code
+}
+
+fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     let cmd = if saved.is_some() { "resume" } else { "run" };
     interrupt::install();
-    let mut term = if opts.json { Term::stderr() } else { Term::new() };
+    // stdout carries what a script reads — the events, or the final result — and nothing else
+    // when it is not a terminal; the transcript then goes to stderr.
+    let human_on_stderr = opts.json || !std::io::stdout().is_terminal();
+    let mut term = if human_on_stderr { Term::stderr() } else { Term::new() };
     let events = if opts.json { Events::to(Box::new(std::io::stdout())) } else { Events::off() };
+    // A workspace that cannot be is said before anything else (the key, the recording).
+    if let Some(Err(e)) = opts.cwd.as_deref().map(existing_dir) {
+        return usage_error(cmd, &e);
+    }
     let setup = match &opts.replay {
         Some(file) => replay_setup(opts, file, &mut term),
         None => live_setup(opts),
@@ -76,7 +95,7 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage_error(cmd, &e),
     };
-    if let Some(Err(e)) = saved.as_ref().map(|r| native::mode::check_resume(setup.native, &r.messages)) {
+    if let Some(Err(e)) = saved.as_ref().map(|r| setup.dialect.check_resume(&r.messages)) {
         return usage_error(cmd, &e);
     }
     let ws = match open_workspace(&setup.root, &mut term) {
@@ -87,22 +106,27 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(line) => line.iter().for_each(|l| term.info(l)),
         Err(e) => return usage_error(cmd, &e),
     }
+    let state_dir = if opts.no_save { None } else { opts.state_dir.clone().or_else(state::default_dir) };
+    if let Some(w) = state_dir.and_then(|d| sandbox::state_dir_warning(sandbox::current(), &d)) {
+        term.warn(&w);
+    }
     let mut around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
         Ok(a) => a,
         Err(e) => return usage_error(cmd, &e),
     };
-    around.mcp =
-        match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, opts.project.trust_workspace, &mut term) {
-            Ok(hub) => hub,
-            Err(e) => return usage_error(cmd, &e),
-        };
+    let mcp_wait = opts.mcp_startup_timeout.map_or(mcp::hub::CONNECT_WAIT, clock::clamped_secs);
+    let trust = opts.project.trust_workspace;
+    around.mcp = match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, trust, mcp_wait, &mut term) {
+        Ok(hub) => hub,
+        Err(e) => return usage_error(cmd, &e),
+    };
     let settings = Settings {
         yolo: setup.yolo,
         max_mistakes: opts.max_mistakes,
         retry_delay: clock::clamped_secs(opts.retry_delay),
         max_retries: 3,
         command_timeout: clock::clamped_secs(opts.command_timeout),
-        native: setup.native,
+        dialect: setup.dialect,
     };
     let replaying = opts.replay.is_some();
     let temporary = setup.temporary.then(|| setup.root.clone());
@@ -112,35 +136,68 @@ pub fn launch(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         None => task.run(),
     };
     if replaying {
-        let mut t = if opts.json { Term::stderr() } else { Term::new() };
+        let mut t = if human_on_stderr { Term::stderr() } else { Term::new() };
         t.line(Style::Bold, "▶ End of replay: no model was called; the tools ran for real.");
         if let Some(root) = &temporary {
             end_temporary_workspace(root, opts.keep, &mut t);
         }
     }
-    match end {
-        End::Completed(_) => ExitCode::SUCCESS,
-        End::Failed(why) => {
-            // The task's own "Task failed" line is already where a person looks — on stderr
-            // with --json, on the terminal when both streams are one: say it once.
-            let said = opts.json || (std::io::stdout().is_terminal() && std::io::stderr().is_terminal());
-            if !said {
-                eprintln!("agent-min: task failed: {}", ui::term::visible(&redact::apply(&why)));
-            }
-            ExitCode::from(1)
+    if let (End::Completed(result), Some(file)) = (&end, &opts.output_last_message) {
+        if let Err(e) = write_last_message(file, result) {
+            eprintln!("agent-min: could not write the final result to {} ({e})", file.display());
+            return ExitCode::from(1);
         }
     }
+    match &end {
+        End::Completed(result) => {
+            if !opts.json && !std::io::stdout().is_terminal() {
+                print_result(result);
+            }
+            ExitCode::SUCCESS
+        }
+        End::Failed(why) | End::NeedsPerson(why) => {
+            // The task's own "Task failed" line is already where a person looks — on stderr
+            // when stdout is not a terminal, on the terminal when both streams are one: say it
+            // once.
+            let said = human_on_stderr || std::io::stderr().is_terminal();
+            if !said {
+                eprintln!("agent-min: task failed: {}", ui::term::visible(&redact::apply(why)));
+            }
+            ExitCode::from(end.exit_code() as u8)
+        }
+    }
+}
+
+/// The final result on stdout, for a script (stdout is not a terminal), with one final newline;
+/// control characters made visible as on a terminal (a script's output is often shown on one).
+fn print_result(result: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let text = ui::term::visible(&redact::apply(result)).into_owned();
+    let _ = out.write_all(text.as_bytes());
+    if !text.ends_with('\n') {
+        let _ = out.write_all(b"\n");
+    }
+    let _ = out.flush();
+}
+
+/// `-o FILE`: the final result, written whole or not at all (a temporary file renamed over it).
+fn write_last_message(file: &std::path::Path, result: &str) -> std::io::Result<()> {
+    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let name = file.file_name().ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let tmp = dir.join(format!(".{}.tmp.{}", name.to_string_lossy(), std::process::id()));
+    let text = redact::apply(result);
+    std::fs::write(&tmp, text.as_bytes())?;
+    std::fs::rename(&tmp, file).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 /// The workspace, or why `root` cannot be one (a usage error: exit 2). A workspace the user
 /// cannot write to is said up front: edits and new files would fail there.
 fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, String> {
     let shown = root.display();
-    let meta = std::fs::metadata(root)
-        .map_err(|e| format!("the workspace {shown} is not usable ({e}); pass an existing directory with --cwd"))?;
-    if !meta.is_dir() {
-        return Err(format!("the workspace {shown} is not a directory; pass a directory with --cwd"));
-    }
+    existing_dir(root)?;
     let ws = Workspace::new(root)
         .map_err(|e| format!("the workspace {shown} is not usable ({e}); pass an existing directory with --cwd"))?;
     if let Err(e) = probe_writable(ws.root()) {
@@ -150,6 +207,17 @@ fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, 
         ));
     }
     Ok(ws)
+}
+
+/// Why `root` cannot be a workspace, if it cannot: it must be an existing directory.
+fn existing_dir(root: &std::path::Path) -> Result<(), String> {
+    let shown = root.display();
+    let meta = std::fs::metadata(root)
+        .map_err(|e| format!("the workspace {shown} is not usable ({e}); pass an existing directory with --cwd"))?;
+    if !meta.is_dir() {
+        return Err(format!("the workspace {shown} is not a directory; pass a directory with --cwd"));
+    }
+    Ok(())
 }
 
 /// Creates and removes a probe file: the only test that sees read-only mounts and ACLs.
@@ -189,8 +257,8 @@ struct Setup {
     num_ctx: u32,
     /// A replay's own temporary workspace (removed at the end unless `--keep`).
     temporary: bool,
-    /// Native tool calls (`--tool-calls`, resolved for this provider and model).
-    native: bool,
+    /// The dialect of tool calls (`--tool-calls`, resolved for this provider and model).
+    dialect: &'static dyn dialect::Dialect,
 }
 
 /// Events, saving, accounting, context window and limits for a run.
@@ -248,11 +316,12 @@ fn surroundings(
         limits: Limits::start(opts.max_turns, opts.max_cost, opts.timeout),
         checkpoints,
         mcp: mcp::Hub::none(),
+        output_schema: opts.output_schema.as_deref().map(output_schema::OutputSchema::load).transpose()?,
     })
 }
 
 /// The state directory from `--state-dir` or the default; `secret` is redacted from saves.
-pub fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, String> {
+pub(crate) fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, String> {
     let dir = opts
         .state_dir
         .clone()
@@ -265,33 +334,26 @@ pub fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, 
 fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
     redact::add_from_env();
-    let task = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin())).transpose()?;
+    let task = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin(), cli::stdin_is_piped())).transpose()?;
     let Some(task) = task.filter(|t| !t.trim().is_empty()) else {
         return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());
     };
-    let provider = opts.provider.unwrap_or(if env("ANTHROPIC_API_KEY").is_some() {
-        Provider::Anthropic
-    } else {
-        Provider::OpenAi
+    // Everything about the provider comes from its declaration (`llm/providers/registry.rs`).
+    let declared = llm::providers::registry::PROVIDERS;
+    let provider = opts.provider.unwrap_or_else(|| {
+        let keyed = declared.iter().find(|d| d.key_var.is_some_and(|v| env(v).is_some()));
+        keyed.map_or(llm::providers::registry::FALLBACK, |d| d.provider)
     });
+    let decl = provider.decl();
     let base_url = opts
         .base_url
         .clone()
-        .or_else(|| (provider == Provider::OpenAi).then(|| env("OPENAI_BASE_URL")).flatten())
-        .unwrap_or_else(|| provider.default_base_url().to_string());
-    let api_key = match provider {
-        Provider::Anthropic => Some(env("ANTHROPIC_API_KEY").ok_or(
-            "ANTHROPIC_API_KEY is not set; export your key, or choose another provider with --provider openai|ollama",
-        )?),
-        Provider::OpenAi => {
-            let key = env("OPENAI_API_KEY");
-            if key.is_none() && base_url.contains("api.openai.com") {
-                return Err("OPENAI_API_KEY is not set; export your key, or point --base-url at a local OpenAI-compatible server (which needs none)".to_string());
-            }
-            key
-        }
-        Provider::Ollama => None,
-    };
+        .or_else(|| decl.base_url_var.and_then(env).map(|u| u.trim_end_matches('/').to_string()))
+        .unwrap_or_else(|| decl.default_base_url.to_string());
+    let api_key = decl.key_var.and_then(env);
+    if api_key.is_none() && decl.key_required_at.is_some_and(|at| base_url.contains(at)) {
+        return Err(decl.missing_key.to_string());
+    }
     let model = opts.model.clone().unwrap_or_else(|| provider.default_model().to_string());
     // Ollama's window is what we ask it for: --num-ctx, else --context-window, else 32768.
     let num_ctx =
@@ -305,15 +367,13 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
         num_ctx,
         connect_timeout: opts.connect_timeout,
         idle_timeout: opts.idle_timeout,
-        native_tools: opts.tool_calls.native(provider, &model),
         thinking_budget: opts.thinking_budget,
-        extra_tools: Vec::new(),
+        tools: None,
         reasoning_effort: opts.reasoning_effort.clone(),
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-    let native = cfg.native_tools;
     Ok(Setup {
-        native,
+        dialect: dialect::of(opts.tool_calls.native(provider, &model)),
         transport: Box::new(llm::Http { cfg }),
         root,
         task,
@@ -330,7 +390,7 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
 /// A replay: the recording, and its workspace (a fresh seeded temp dir unless `--cwd`).
 fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) -> Result<Setup, String> {
     let rec = replay::Recording::load(file)?;
-    let given = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin())).transpose()?;
+    let given = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin(), cli::stdin_is_piped())).transpose()?;
     let task = given.or_else(|| rec.task.clone()).ok_or("the recording has no task; give one as an argument")?;
     let (root, yolo) = match &opts.cwd {
         Some(dir) => (dir.clone(), opts.yolo),
@@ -348,7 +408,11 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
     term.info(&format!(
         "  workspace: {}{}",
         root.display(),
-        if opts.cwd.is_none() { " (temporary; everything inside is approved)" } else { "" }
+        match (opts.cwd.is_none(), opts.keep) {
+            (true, false) => " (temporary: removed at the end, pass --keep to keep it; everything inside is approved)",
+            (true, true) => " (temporary, kept after the end: --keep; everything inside is approved)",
+            (false, _) => "",
+        }
     ));
     let transport = rec.into_transport(Duration::from_millis(opts.replay_delay_ms));
     Ok(Setup {
@@ -362,6 +426,6 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         api_key: None,
         num_ctx: 32768,
         temporary: opts.cwd.is_none(),
-        native: false, // recordings are replies in the XML dialect
+        dialect: &dialect::xml::Xml, // recordings are replies in the XML dialect
     })
 }

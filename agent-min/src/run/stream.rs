@@ -1,101 +1,31 @@
 //! Streaming one reply: feed each text delta to the streaming parser, show text as it arrives,
 //! and stop reading as soon as the first tool block closes.
 //!
-//! This is the only module that uses `parser_core`; everything after it sees a [`Reply`].
+//! The XML dialect's side of a reply; everything after it sees a [`Reply`] (shared with the
+//! native dialect, `native/reply.rs`).
 
 use std::time::{Duration, Instant};
 
 use parser_core::{Block, StreamParser};
 
-use crate::run::llm::{ApiError, Delta, Flow, Message, StopReason, Transport, Usage};
+use crate::run::llm::{ApiError, Delta, Flow, Message, Transport};
 use crate::run::prompt;
-use crate::run::session::events::{Events, PartialGate};
+use crate::run::reply::{reply_too_long, Reply, Screen, MAX_REPLY_TEXT};
+use crate::run::session::events::PartialGate;
 use crate::run::tools::Call;
 use crate::run::ui::shown::ShownText;
-use crate::run::ui::term::Term;
-
-/// Where a streamed reply is shown: the terminal, and `--json` events for request `turn`.
-pub struct Screen<'a> {
-    /// Human output.
-    pub term: &'a mut Term,
-    /// Machine-readable events.
-    pub events: &'a mut Events,
-    /// The request number (1-based over the whole task), for events and call ids.
-    pub turn: u32,
-}
-
-impl Screen<'_> {
-    fn text(&mut self, s: &str) {
-        self.term.text(s);
-        self.events.text(self.turn, s);
-    }
-
-    fn tool_call(&mut self, name: &str, params: &[(String, String)], partial: bool) {
-        self.events.tool_call(self.turn, &call_id(self.turn), name, params, partial);
-    }
-}
-
-/// The id of the tool call of request `turn` (one tool runs per request).
-pub fn call_id(turn: u32) -> String {
-    format!("call_{turn}")
-}
-
-/// One reply, read as far as the loop needs it.
-#[derive(Debug, Default)]
-pub struct Reply {
-    /// The reply text, as it goes into the conversation history.
-    pub text: String,
-    /// The first complete tool block, if one closed.
-    pub tool: Option<Call>,
-    /// Names of further tool blocks seen in the same reply (never executed).
-    pub extra_tools: Vec<String>,
-    /// A tool block that was still open when the stream ended (never executed).
-    pub open_tool: Option<String>,
-    /// Why the model stopped, if the server said.
-    pub stop: Option<StopReason>,
-    /// This request's token usage.
-    pub usage: Usage,
-    /// True when the stream ended — or, after its first tool, the wait for the rest ran out —
-    /// without the server's final usage: missing counts are then estimated at about 4
-    /// characters per token.
-    pub usage_estimated: bool,
-    /// Native dialect: thinking blocks and every tool call, for history (see `native/`).
-    pub parts: Vec<crate::run::llm::Part>,
-    /// Native dialect: the first call's arguments were not JSON; what the model is told.
-    pub invalid_call: Option<String>,
-}
-
-impl Reply {
-    /// Nothing at all came back.
-    pub fn is_empty(&self) -> bool {
-        self.text.trim().is_empty() && !self.parts.iter().any(|p| matches!(p, crate::run::llm::Part::ToolUse(_)))
-    }
-}
-
-/// Most bytes of text one reply may stream before the first tool closes. A real model's
-/// output limit is far below this; a server streaming without end is refused, not buffered.
-pub const MAX_REPLY_TEXT: usize = 16 << 20;
 
 /// How long the rest of a reply is read, after its first tool closed, for the usage the
 /// server sends at its end.
-pub const USAGE_WAIT: Duration = Duration::from_secs(2);
-
-/// A reply refused for passing [`MAX_REPLY_TEXT`] (text, or thinking in the native dialect)
-/// before its first complete tool: fatal, never retried.
-pub fn reply_too_long() -> ApiError {
-    ApiError::fatal(format!(
-        "the model's reply passed {} MiB of text without a complete tool call; it was refused (no model writes that much in one reply)",
-        MAX_REPLY_TEXT >> 20
-    ))
-}
+pub(crate) const USAGE_WAIT: Duration = Duration::from_secs(2);
 
 /// Streams one reply from `transport`, presenting it on `screen`.
 ///
 /// Linear in the reply: each delta is pushed into the parser once, text blocks are shown
-/// from where they were left ([`ShownText`]), and the first tool's partial `tool_call` events
-/// are built only when `--json` wants one ([`PartialGate`]). Once the first tool closes, the
+/// from where they were left (`ShownText`), and the first tool's partial `tool_call` events
+/// are built only when `--json` wants one (`PartialGate`). Once the first tool closes, the
 /// rest is read — never shown, parsed or run — only until the server's usage arrives or
-/// [`USAGE_WAIT`] passes, so the token counts are the server's and not estimates.
+/// `USAGE_WAIT` passes, so the token counts are the server's and not estimates.
 pub fn read_reply(
     transport: &mut dyn Transport,
     system: &str,
@@ -211,7 +141,7 @@ fn partial_tool_event(parser: &StreamParser, i: usize, gate: &mut PartialGate, s
         return;
     }
     let bytes: usize = t.params().iter().map(|p| p.name.len() + p.value.len()).sum();
-    if !gate.admit(Instant::now(), bytes) {
+    if !gate.admit(bytes) {
         return;
     }
     let params: Vec<(String, String)> = t
@@ -283,6 +213,9 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
+    use crate::run::llm::{StopReason, Usage};
+    use crate::run::session::events::Events;
+    use crate::run::ui::term::Term;
 
     /// Replays fixed deltas; records how many it handed out before being told to stop.
     struct Fake {

@@ -12,14 +12,16 @@ use std::time::Duration;
 use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::{Hit, Limits};
+use crate::run::dialect::Dialect;
 use crate::run::llm::{backoff, Message, Role, StopReason, Transport};
-use crate::run::native;
+use crate::run::output_schema::Verdict as Schema;
+use crate::run::project::hooks::Hook;
 use crate::run::project::lifecycle::{self, Gate};
 use crate::run::project::Project;
 use crate::run::prompt;
+use crate::run::reply::{call_id, Reply, Screen};
 use crate::run::session::events::{By, Events};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
-use crate::run::stream::{self, call_id, Reply, Screen};
 use crate::run::tools::paths::Workspace;
 use crate::run::tools::repeat::Verdict;
 use crate::run::tools::{self, Call, Ctx, Outcome};
@@ -38,8 +40,8 @@ pub struct Settings {
     pub max_retries: u32,
     /// Default timeout of `execute_command`.
     pub command_timeout: Duration,
-    /// Native tool calls instead of the XML dialect (`--tool-calls`, see `native/`).
-    pub native: bool,
+    /// The dialect tool calls are made in (`--tool-calls`, see `dialect/`).
+    pub dialect: &'static dyn Dialect,
 }
 
 /// How a task ended.
@@ -49,6 +51,29 @@ pub enum End {
     Completed(String),
     /// Stopped: why.
     Failed(String),
+    /// Stopped at a question only a person can answer, with nobody to ask (no terminal): why,
+    /// and how to let it go on. Resumable; the reply is asked for again.
+    NeedsPerson(String),
+}
+
+impl End {
+    /// The process's exit code for this end (README: exit codes).
+    pub(crate) fn exit_code(&self) -> i32 {
+        match self {
+            End::Completed(_) => 0,
+            End::Failed(_) => 1,
+            End::NeedsPerson(_) => 3,
+        }
+    }
+
+    /// The `status` of the `completion` event and of the saved task.
+    pub(crate) fn status(&self) -> &'static str {
+        match self {
+            End::Completed(_) => "completed",
+            End::Failed(_) => "failed",
+            End::NeedsPerson(_) => "approval_needed",
+        }
+    }
 }
 
 /// What a turn leads to.
@@ -79,6 +104,8 @@ pub struct Around {
     pub project: Project,
     /// The MCP servers, started before the first request.
     pub mcp: crate::run::mcp::Hub,
+    /// `--output-schema`: the JSON Schema the final result must match.
+    pub output_schema: Option<crate::run::output_schema::OutputSchema>,
 }
 
 /// A running task.
@@ -101,6 +128,8 @@ pub struct Task {
     earlier_turns: u32,
     /// The user message not yet answered when the task stopped (saved for `resume`).
     unsent: Option<String>,
+    /// The question of the current call that nobody could answer (no terminal).
+    unanswered: Option<String>,
 }
 
 /// Empty replies tolerated (each retried) before failing.
@@ -115,13 +144,9 @@ impl Task {
         term: Term,
         mut around: Around,
     ) -> Self {
-        let mut system = native::system(
-            settings.native,
-            &around.meta.provider,
-            &around.meta.model,
-            &ws.root().display().to_string(),
-        );
-        crate::run::mcp::prompt::insert(&mut system, &mut around.mcp, settings.native);
+        let (meta, cwd) = (&around.meta, ws.root().display().to_string());
+        let mut system = settings.dialect.system_prompt(&meta.provider, &meta.model, &cwd);
+        settings.dialect.insert_mcp(&mut system, &mut around.mcp);
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,
@@ -137,12 +162,16 @@ impl Task {
             turns: 0,
             earlier_turns: 0,
             unsent: None,
+            unanswered: None,
         }
     }
 
     /// Runs a new task to its end.
     pub fn run(mut self) -> End {
-        let task = self.around.meta.task.clone();
+        let task = match &self.around.output_schema {
+            Some(schema) => format!("{}\n\n{}", self.around.meta.task, schema.instructions()),
+            None => self.around.meta.task.clone(),
+        };
         self.started(false);
         let env = self.environment_details(true);
         let hooks = &mut self.around.project.hooks;
@@ -194,6 +223,29 @@ impl Task {
         }
         self.around.project.hooks.check(&mut self.term);
         lifecycle::cancel_on_interrupt(&self.around.project.hooks, &self.around.events);
+        self.around.events.note_totals(self.around.accounting.totals());
+        self.last_words_on_a_signal();
+    }
+
+    /// Ctrl-C, SIGTERM or the unresponsive-loop watchdog end the process from another thread:
+    /// the `--json` stream still ends with `completion`, and the person learns how to go on.
+    fn last_words_on_a_signal(&mut self) {
+        use crate::run::ui::interrupt::{self, Ending};
+        let mut events = self.around.events.for_other_thread();
+        let saved = self.around.store.as_ref().map(|_| self.around.meta.id.clone());
+        interrupt::on_exit(Box::new(move |ending: &Ending| {
+            if let Some(id) = &saved {
+                eprintln!("agent-min: the task is saved; continue it with `agent-min resume {id}`");
+            }
+            let (status, text) = match ending {
+                Ending::Interrupted => ("interrupted", "interrupted with Ctrl-C (SIGINT)"),
+                Ending::Terminated => ("terminated", "terminated by SIGTERM"),
+                Ending::Failed(why) => ("failed", why.as_str()),
+            };
+            let totals = events.last_totals();
+            let ended = crate::run::session::events::Ended { status, text, exit_code: ending.code() };
+            events.completion(&ended, totals);
+        }));
     }
 
     /// Runs the loop from `start` (unless a hook already ended it), then saves and reports the end.
@@ -202,16 +254,19 @@ impl Task {
             Next::Continue(first) => self.recursively_make_requests(first),
             Next::End(end) => end,
         };
-        let (status, text) = match &end {
-            End::Completed(r) => ("completed", r.as_str()),
-            End::Failed(why) => ("failed", why.as_str()),
+        let text = match &end {
+            End::Completed(t) | End::Failed(t) | End::NeedsPerson(t) => t.as_str(),
         };
+        let status = end.status();
         self.around.mcp.stop(&mut self.around.events);
         let unsent = self.unsent.take();
         self.save(status, Some(text), unsent.as_deref());
         self.report(&end);
-        let totals = self.around.accounting.totals_json();
-        self.around.events.completion(matches!(end, End::Completed(_)), text, totals);
+        // From here the task says its own last words.
+        crate::run::ui::interrupt::clear_on_exit();
+        let totals = self.around.accounting.totals();
+        let ended = crate::run::session::events::Ended { status, text, exit_code: end.exit_code() };
+        self.around.events.completion(&ended, totals);
         end
     }
 
@@ -243,10 +298,8 @@ impl Task {
         }
         // The servers' section lives in the base prompt, which the project's rules extend each turn.
         crate::run::mcp::prompt::update(&mut self.base_system, &mut self.around.mcp);
-        if self.settings.native {
-            let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
-            self.transport.set_extra_tools(crate::run::mcp::native::tool_specs(hub, &cwd, &mut self.term));
-        }
+        let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
+        self.settings.dialect.offer_tools(&mut *self.transport, hub, &cwd, &mut self.term);
         self.turns += 1;
         self.messages.push(Message::user(user_content));
         self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);
@@ -289,6 +342,32 @@ impl Task {
         Next::End(End::Failed(why))
     }
 
+    /// Stops where only a person could go on and nobody can answer (no terminal): the reply is
+    /// dropped with its request, which `resume` sends again, and the `--json` stream names the
+    /// call and the fix.
+    fn wait_for_a_person(&mut self, call: &Call, question: &str) -> End {
+        self.messages.pop(); // the reply holding the call
+        let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
+        self.unsent = Some(unsent);
+        let resume = match &self.around.store {
+            Some(_) => format!(
+                "; the task is saved: continue it with `agent-min resume {} --yolo`, or at a terminal",
+                self.around.meta.id
+            ),
+            None => String::new(),
+        };
+        let fix = format!(
+            "run at a terminal to answer, or let a policy decide: --yolo approves edits and commands inside the workspace, CLINE_COMMAND_PERMISSIONS allows commands by pattern{resume}"
+        );
+        let id = call_id(self.turn_number());
+        self.around.events.approval_needed(&id, &call.name, &call.trimmed_params(), &fix);
+        End::NeedsPerson(format!(
+            "{} needs a person's answer ({}), and there is no terminal to ask on; nothing was run. To go on: {fix}",
+            call.name,
+            crate::run::ui::term::visible(question).trim()
+        ))
+    }
+
     /// The request number of the current turn over the whole task.
     fn turn_number(&self) -> u32 {
         self.earlier_turns + self.turns
@@ -327,8 +406,9 @@ impl Task {
             "the server said the prompt is too long".to_string()
         };
         self.term.warn(&format!(
-            "Context window: {why}; replaced {} older file read(s) and removed {} message(s) of history.",
-            cut.deduplicated, cut.removed
+            "Context window: {why}; replaced {} and removed {} of history.",
+            crate::run::ui::count(cut.deduplicated as u64, "older file read"),
+            crate::run::ui::count(cut.removed as u64, "message")
         ));
         let turn = self.turn_number();
         self.around.events.context_truncated(turn, cut.reason, cut.estimated, cut.limit, cut.removed, cut.deduplicated);
@@ -344,7 +424,7 @@ impl Task {
             turns: self.earlier_turns + self.turns,
             messages: &self.messages,
             pending,
-            totals: self.around.accounting.totals_json(),
+            totals: self.around.accounting.totals(),
             checkpoints: self.around.checkpoints.records(),
         };
         if let Err(e) = store.save(&snap) {
@@ -362,8 +442,8 @@ impl Task {
         loop {
             self.term.start_spinner("waiting for the model…");
             let mut screen = Screen { term: &mut self.term, events: &mut self.around.events, turn };
-            let read = if self.settings.native { native::read_reply } else { stream::read_reply };
-            let result = read(&mut *self.transport, &self.system, &self.messages, &mut screen);
+            let result =
+                self.settings.dialect.read_reply(&mut *self.transport, &self.system, &self.messages, &mut screen);
             self.term.stop_spinner();
             if self.around.limits.timed_out() {
                 let hit: Hit = self.around.limits.timeout_hit();
@@ -435,7 +515,7 @@ impl Task {
         let cost = acct.record(&reply.usage, reply.usage_estimated);
         let prompt = accounting::prompt_tokens(&reply.usage, acct.cache_in_prompt());
         self.around.context.observe(prompt, reply.usage.output, self.messages.len() + 1);
-        let totals = acct.totals_json();
+        let totals = acct.totals();
         self.around.events.api_request(turn, &reply.usage, reply.usage_estimated, cost, totals);
     }
 
@@ -462,7 +542,7 @@ impl Task {
                 }
                 (None, false) => {
                     self.term.warn("The model did not use a tool; reminding it.");
-                    native::no_tools_used(self.settings.native)
+                    self.settings.dialect.no_tools_used()
                 }
             };
             self.mistakes += 1;
@@ -479,6 +559,20 @@ impl Task {
         };
         let started = std::time::Instant::now();
         let outcome = self.execute(call);
+        if let Some(question) = self.unanswered.take() {
+            return (String::new(), Some(self.wait_for_a_person(call, &question)));
+        }
+        let outcome = match (outcome, self.around.output_schema.as_mut()) {
+            (Outcome::Complete(done), Some(schema)) => match schema.check(&done) {
+                Schema::Valid(json) => Outcome::Complete(json),
+                Schema::Retry(text) => {
+                    self.term.warn("The result does not match --output-schema; asking the model once more.");
+                    Outcome::Failure { text: tools::tool_error(&text), mistake: false }
+                }
+                Schema::Fail(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end())),
+            },
+            (outcome, _) => outcome,
+        };
         let ms = started.elapsed().as_millis() as u64;
         let (ok, shown) = match &outcome {
             Outcome::Success(t) => (true, t.as_str()),
@@ -526,7 +620,7 @@ impl Task {
             self.term.outcome(false, &format!("missing required parameter '{param}'"));
             Outcome::Failure { text: tools::missing_param_result(call, param, self.mistakes + 1), mistake: true }
         } else {
-            self.checkpoint(true, &call.name);
+            self.checkpoint(true, call);
             let mut ctx = Ctx {
                 ws: &self.ws,
                 term: &mut self.term,
@@ -543,8 +637,18 @@ impl Task {
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.
             ctx.decide(true, By::Auto, None);
-            if !matches!(outcome, Outcome::Denied { .. }) {
-                self.checkpoint(false, &call.name);
+            if let Some(question) = self.term.take_unanswered() {
+                self.unanswered = Some(question);
+                return outcome; // nothing ran and nothing goes back to the model
+            }
+            // A refused or failed file tool changed nothing; a failed command may have.
+            let changed_nothing = match &outcome {
+                Outcome::Denied { .. } => true,
+                Outcome::Failure { .. } => matches!(call.name.as_str(), "write_to_file" | "replace_in_file"),
+                _ => false,
+            };
+            if !changed_nothing {
+                self.checkpoint(false, call);
             }
             outcome
         };
@@ -558,13 +662,20 @@ impl Task {
     }
 
     /// Cline's checkpoints around a tool: the run's first before its first edit or command,
-    /// then one after each tool that may have changed files.
-    fn checkpoint(&mut self, before: bool, tool: &str) {
-        let (turn, len, cp) = (self.turn_number(), self.messages.len(), &mut self.around.checkpoints);
-        match before {
-            true => cp.before(tool, turn, len, &mut self.term, &mut self.around.events),
-            false => cp.after(tool, turn, len, &mut self.term, &mut self.around.events),
+    /// then one after each tool that may have changed files — after an edit tool, of the one
+    /// path it wrote, unless a hook may have changed others.
+    fn checkpoint(&mut self, before: bool, call: &Call) {
+        let (turn, len, tool) = (self.turn_number(), self.messages.len(), call.name.as_str());
+        if before {
+            return self.around.checkpoints.before(tool, turn, len, &mut self.term, &mut self.around.events);
         }
+        let hooked = Hook::ALL.into_iter().any(|h| self.around.project.hooks.has(h));
+        let wrote = match tool {
+            "write_to_file" | "replace_in_file" if !hooked => call.param("path").map(|p| vec![self.ws.resolve(p).abs]),
+            _ => None,
+        };
+        let cp = &mut self.around.checkpoints;
+        cp.after(tool, wrote.as_deref(), turn, len, &mut self.term, &mut self.around.events);
     }
 
     /// At the mistake limit: under `--yolo`, nobody to ask (`None`); otherwise the person's
@@ -607,15 +718,17 @@ impl Task {
 
     /// Prints the end of the task and the token usage.
     fn report(&mut self, end: &End) {
-        if let End::Failed(why) = end {
-            self.term.line(Style::Err, &format!("Task failed: {why}"));
+        match end {
+            End::Failed(why) => self.term.line(Style::Err, &format!("Task failed: {why}")),
+            End::NeedsPerson(why) => self.term.line(Style::Err, &format!("Task stopped: {why}")),
+            End::Completed(_) => {}
         }
         if self.around.accounting.requests > 0 {
             let line = self.around.accounting.summary();
             self.term.info(&line);
         }
         if let Some(store) = &self.around.store {
-            match store.closing_line(&self.around.meta.id, matches!(end, End::Failed(_))) {
+            match store.closing_line(&self.around.meta.id, !matches!(end, End::Completed(_))) {
                 Ok(line) => self.term.info(&line),
                 Err(warning) => self.term.warn(&warning),
             }

@@ -21,7 +21,10 @@ if os.environ.get("PIDFILE"):
 
 @mcp.tool()
 async def slow(seconds: float) -> str:
-    """Sleeps, then answers."""
+    """Sleeps, then answers (with $PIDFILE set, first appends "slow" to $PIDFILE.calls)."""
+    if os.environ.get("PIDFILE"):
+        with open(os.environ["PIDFILE"] + ".calls", "a") as f:
+            f.write("slow\n")
     await anyio.sleep(seconds)
     return "slept"
 

@@ -4,7 +4,7 @@
 //!
 //! All pointer handling is in [`raw`], each `unsafe` block with its `// SAFETY:` comment; the
 //! functions here only check arguments and translate between C structs and parser-core.
-
+#![allow(unsafe_code)] // the C ABI: raw pointers from C are the whole point of this crate
 #![deny(unsafe_op_in_unsafe_fn)]
 // The C names of the types are the header's.
 #![allow(non_camel_case_types)]

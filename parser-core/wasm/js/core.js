@@ -33,32 +33,46 @@ function createApi(w) {
     return r;
   }
 
-  // Views of the module's memory, remade only when the memory grew or a buffer moved.
+  // Views of the module's memory, remade only when the memory grew or a buffer moved. When the
+  // memory grows its old buffer is detached and every view of it has length 0: that is the
+  // test, cheaper than reading `w.memory.buffer` on every call.
   let inView = new Uint8Array(0);
   let inPtr = -1;
-  let memBuffer = null;
   let words32 = new Uint32Array(0);
 
   // Encode `str` into the module's input buffer: its length in bytes (`lastAscii`: all ASCII).
   let lastAscii = 0;
   function put(str) {
-    const max = str.length * 3;
-    if (inPtr < 0 || max > inView.length || memBuffer !== w.memory.buffer) {
-      inPtr = w.input_buffer(Math.max(max, 1024));
-      memBuffer = w.memory.buffer;
-      inView = new Uint8Array(memBuffer, inPtr, Math.max(max, 1024));
-      words32 = new Uint32Array(memBuffer);
+    const len = str.length;
+    const max = len * 3;
+    if (inPtr < 0 || max > inView.length || inView.length === 0) {
+      const size = Math.max(max, 1024);
+      inPtr = w.input_buffer(size);
+      inView = new Uint8Array(w.memory.buffer, inPtr, size);
+      words32 = new Uint32Array(w.memory.buffer);
+    }
+    // A short chunk is usually ASCII: copied by hand, it skips encodeInto's call overhead.
+    if (len <= 64) {
+      let i = 0;
+      for (; i < len; i++) {
+        const c = str.charCodeAt(i);
+        if (c >= 0x80) break;
+        inView[i] = c;
+      }
+      if (i === len) {
+        lastAscii = 1;
+        return len;
+      }
     }
     const { written } = encoder.encodeInto(str, inView);
-    lastAscii = written === str.length ? 1 : 0;
+    lastAscii = written === len ? 1 : 0;
     return written;
   }
 
   // The last answer's words, as a view of the whole memory and the index of its first word.
   function words() {
-    if (memBuffer !== w.memory.buffer) {
-      memBuffer = w.memory.buffer;
-      words32 = new Uint32Array(memBuffer);
+    if (words32.length === 0) {
+      words32 = new Uint32Array(w.memory.buffer);
       inPtr = -1;
     }
     return words32;
@@ -214,20 +228,45 @@ function createApi(w) {
       this._clear();
     }
     _clear() {
-      this._text = new Text();
+      const text = new Text();
+      this._text = text;
       this._blocks = [];
       this._ids = [];
-      // The last block's value strings, extended in place while they grow.
-      this._grow = [];
       /** Indices of the blocks the last push completed: {start, end}. */
       this.completed = { start: 0, end: 0 };
+      // Slicers for readBlock, made once per reply rather than once per push (fewer objects
+      // for the GC). `_plain` for blocks before the last.
+      this._plain = (a, b) => text.slice(a, b);
+      // The last block's strings (slot 0: a text's content, 1: a tool's name, 2 + 2p and 3 + 2p:
+      // param p's name and value) are kept; one that kept its start and grew becomes the old
+      // string plus the new part, so a long growing value costs only its new characters, and an
+      // unchanged one is reused. Correct for any block: the text only grows, so
+      // text.slice(a, b) for b >= g.b extends g.s. A slot is read before it is rewritten.
+      const grow = [];
+      this._growing = (a, b, slot) => {
+        const g = grow[slot];
+        if (g === undefined) {
+          const s = text.slice(a, b);
+          grow[slot] = { a, b, s };
+          return s;
+        }
+        let s;
+        if (g.a === a && g.b <= b) s = g.b === b ? g.s : g.s + text.slice(g.b, b);
+        else s = text.slice(a, b);
+        g.a = a;
+        g.b = b;
+        g.s = s;
+        return s;
+      };
     }
     _callId(ordinal) {
       return this._ids[ordinal] || (this._ids[ordinal] = nanoid8());
     }
     /**
-     * Append a chunk; returns the blocks now (a fresh array; unchanged blocks are the same
-     * objects as before).
+     * Append a chunk; returns the blocks now. The array is the parser's own, updated in place by
+     * the next push (copy it with `.slice()` to keep a snapshot): copying every block's reference
+     * on every push would make a reply of many blocks quadratic. Unchanged blocks are the same
+     * objects as before; a changed block is a new object.
      * @param {string} chunk
      */
     push(chunk) {
@@ -238,43 +277,26 @@ function createApi(w) {
       const o = words();
       const at = w.out_ptr() >> 2;
       const from = o[at + 1];
-      this.completed = { start: o[at + 2], end: o[at + 3] };
-      if (from < n || this._blocks.length !== n) {
-        const text = this._text;
-        const plain = (a, b) => text.slice(a, b);
-        // The last block's strings (slot 0: a text's content, 1: a tool's name, 2 + 2p and
-        // 3 + 2p: param p's name and value) are kept; one that kept its start and grew becomes
-        // the old string plus the new part, so a long growing value costs only its new
-        // characters, and an unchanged one is reused.
-        // Correct for any block: the text only grows, so text.slice(a, b) for b >= g.b extends g.s.
-        // The cache is read and rewritten slot by slot (a slot is read before it is written).
-        const grow = this._grow;
-        const next = grow;
-        const growing = (a, b, slot) => {
-          if (slot < 0) return text.slice(a, b);
-          const g = grow[slot];
-          let s;
-          if (g && g.a === a && g.b <= b) s = g.b === b ? g.s : g.s + text.slice(g.b, b);
-          else s = text.slice(a, b);
-          const keep = next[slot];
-          if (keep) {
-            keep.a = a;
-            keep.b = b;
-            keep.s = s;
-          } else next[slot] = { a, b, s };
-          return s;
-        };
-        this._blocks.length = Math.min(from, this._blocks.length);
+      const completed = this.completed;
+      if (completed.start !== o[at + 2] || completed.end !== o[at + 3]) {
+        this.completed = { start: o[at + 2], end: o[at + 3] };
+      }
+      const blocks = this._blocks;
+      if (from < n || blocks.length !== n) {
+        // Overwrite in place: shrinking the array (`length = from`) and pushing again would
+        // make V8 trim and regrow its backing store on every push.
+        if (blocks.length > n) blocks.length = n;
         let i = at + 4;
-        while (this._blocks.length < n) {
-          const slice = this._blocks.length === n - 1 ? growing : plain;
-          this._blocks.push(readBlock(o, i, slice, this._callIdFn));
+        for (let b = Math.min(from, blocks.length); b < n; b++) {
+          const block = readBlock(o, i, b === n - 1 ? this._growing : this._plain, this._callIdFn);
+          if (b < blocks.length) blocks[b] = block;
+          else blocks.push(block);
           i = readEnd;
         }
       }
-      return this._blocks.slice();
+      return blocks;
     }
-    /** End of the reply: the final blocks (trailing text stays partial, as in Cline). */
+    /** End of the reply: the final blocks, a copy (trailing text stays partial, as in Cline). */
     finish() {
       return this._blocks.slice();
     }

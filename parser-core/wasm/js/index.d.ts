@@ -28,7 +28,13 @@ export class StreamParser {
   constructor(options?: { toolNames?: string[]; paramNames?: string[] });
   /** Indices of the blocks that the last push completed. */
   completed: { start: number; end: number };
+  /**
+   * Append a chunk: the blocks of all the text so far. The array is the parser's own and the
+   * next push updates it in place (`.slice()` it to keep a snapshot); unchanged blocks stay the
+   * same objects.
+   */
   push(chunk: string): AssistantMessageContent[];
+  /** The final blocks, as a copy. */
   finish(): AssistantMessageContent[];
   reset(): void;
   free(): void;

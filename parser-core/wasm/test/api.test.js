@@ -94,6 +94,25 @@ test("call ids: fresh per whole parse as in Cline, stable per tool while a strea
   p.free();
 });
 
+test("a push rebuilds only the blocks from the first changed one, in the parser's own array", () => {
+  const p = new StreamParser();
+  const reply = "a <read_file><path>x</path></read_file> b <read_file><path>y</path></read_file> c";
+  const array = p.push(reply.slice(0, 50));
+  const before = array.slice();
+  assert.equal(json(strip(before)), json(strip(parseAssistantMessageV2(reply.slice(0, 50)))));
+  const after = p.push(reply.slice(50));
+  assert.equal(after, array, "push returns the same array, updated in place");
+  assert.equal(json(strip(after)), json(strip(parseAssistantMessageV2(reply))));
+  // Blocks 0 and 1 were complete before: the same objects. Block 2 ("b", then partial) changed.
+  assert.equal(after[0], before[0]);
+  assert.equal(after[1], before[1]);
+  assert.notEqual(after[2], before[2]);
+  const done = p.finish();
+  assert.notEqual(done, after, "finish returns a copy");
+  assert.equal(json(done), json(after));
+  p.free();
+});
+
 test("custom tool and param names, and setDynamicToolUseNames as in Cline", () => {
   const p = new StreamParser({ toolNames: ["my_tool"], paramNames: ["arg", "path"] });
   const blocks = p.push("<read_file><path>a</path></read_file><my_tool><arg> 1 </arg><path>x</path>");

@@ -5,8 +5,6 @@
 //! format: Anthropic reports `input_tokens` *without* the cached part (cache reads and writes come
 //! separately), OpenAI-compatible servers report `prompt_tokens` *including* the cached part.
 
-use serde_json::{json, Value};
-
 use crate::run::llm::providers::Provider;
 use crate::run::llm::Usage;
 
@@ -21,6 +19,27 @@ pub struct Prices {
     pub cache_read: f64,
     /// Prompt tokens written to the cache.
     pub cache_write: f64,
+}
+
+/// A task's token and cost totals, over all its runs: in `api_request` and `completion` events
+/// and in the saved task (field names are part of both formats).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Totals {
+    /// Requests the model answered.
+    pub requests: u32,
+    /// Prompt tokens.
+    pub tokens_in: u64,
+    /// Generated tokens.
+    pub tokens_out: u64,
+    /// Prompt tokens read from the cache.
+    pub cache_read: u64,
+    /// Prompt tokens written to the cache.
+    pub cache_write: u64,
+    /// US dollars; `null` for a model without prices.
+    pub cost_usd: Option<f64>,
+    /// Requests whose counts are estimates (the stream ended before the server's usage).
+    pub estimated_requests: u32,
 }
 
 /// The built-in table: (model name fragment, input, output, cache read, cache write). The first
@@ -49,7 +68,7 @@ const TABLE: &[(&str, f64, f64, f64, f64)] = &[
 
 /// Built-in prices for a model: the table above, or free for a local Ollama model. `None` when
 /// the model is unknown (its cost is then not reported unless prices are given with flags).
-pub fn builtin(provider: Provider, model: &str) -> Option<Prices> {
+pub(crate) fn builtin(provider: Provider, model: &str) -> Option<Prices> {
     if provider == Provider::Ollama {
         return Some(Prices { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0 });
     }
@@ -65,7 +84,7 @@ pub fn builtin(provider: Provider, model: &str) -> Option<Prices> {
 
 /// The prices to use: flags override the built-in table field by field. With flags for an
 /// unknown model, cache reads and writes default to the input price (the cautious choice).
-pub fn resolve(
+pub(crate) fn resolve(
     table: Option<Prices>,
     input: Option<f64>,
     output: Option<f64>,
@@ -86,12 +105,12 @@ pub fn resolve(
 }
 
 /// Whether the provider's prompt count includes the cached tokens (OpenAI-compatible: yes).
-pub fn cache_in_prompt(provider: Option<Provider>) -> bool {
+pub(crate) fn cache_in_prompt(provider: Option<Provider>) -> bool {
     matches!(provider, Some(Provider::OpenAi))
 }
 
 /// The whole prompt of a request in tokens (cached or not).
-pub fn prompt_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
+pub(crate) fn prompt_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
     if cache_in_prompt {
         u.input
     } else {
@@ -100,7 +119,7 @@ pub fn prompt_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
 }
 
 /// The cost of one request's usage.
-pub fn cost(u: &Usage, p: &Prices, cache_in_prompt: bool) -> f64 {
+pub(crate) fn cost(u: &Usage, p: &Prices, cache_in_prompt: bool) -> f64 {
     let uncached = if cache_in_prompt { u.input.saturating_sub(u.cache_read + u.cache_write) } else { u.input };
     let m = 1_000_000.0;
     uncached as f64 * p.input / m
@@ -133,17 +152,17 @@ impl Accounting {
     }
 
     /// Whether costs can be computed.
-    pub fn priced(&self) -> bool {
+    pub(crate) fn priced(&self) -> bool {
         self.prices.is_some()
     }
 
     /// Whether the provider's prompt count includes the cached tokens.
-    pub fn cache_in_prompt(&self) -> bool {
+    pub(crate) fn cache_in_prompt(&self) -> bool {
         self.cache_in_prompt
     }
 
     /// Adds one request; returns its cost if prices are known.
-    pub fn record(&mut self, u: &Usage, estimated: bool) -> Option<f64> {
+    pub(crate) fn record(&mut self, u: &Usage, estimated: bool) -> Option<f64> {
         self.usage.add(u);
         self.requests += 1;
         self.estimated += u32::from(estimated);
@@ -153,35 +172,30 @@ impl Accounting {
         Some(c)
     }
 
-    /// The totals as a JSON object (for `--json` events and the saved state).
-    pub fn totals_json(&self) -> Value {
-        json!({
-            "requests": self.requests,
-            "tokens_in": self.usage.input,
-            "tokens_out": self.usage.output,
-            "cache_read": self.usage.cache_read,
-            "cache_write": self.usage.cache_write,
-            "cost_usd": self.priced().then_some(round(self.cost)),
-            "estimated_requests": self.estimated,
-        })
+    /// The totals (for `--json` events and the saved state).
+    pub(crate) fn totals(&self) -> Totals {
+        Totals {
+            requests: self.requests,
+            tokens_in: self.usage.input,
+            tokens_out: self.usage.output,
+            cache_read: self.usage.cache_read,
+            cache_write: self.usage.cache_write,
+            cost_usd: self.priced().then_some(round(self.cost)),
+            estimated_requests: self.estimated,
+        }
     }
 
-    /// Restores totals saved by an earlier run (see [`Accounting::totals_json`]).
-    pub fn restore(&mut self, v: &Value) {
-        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-        self.usage = Usage {
-            input: n("tokens_in"),
-            output: n("tokens_out"),
-            cache_read: n("cache_read"),
-            cache_write: n("cache_write"),
-        };
-        self.requests = n("requests") as u32;
-        self.estimated = n("estimated_requests") as u32;
-        self.cost = v.get("cost_usd").and_then(Value::as_f64).unwrap_or(0.0);
+    /// Restores totals saved by an earlier run (see [`Accounting::totals`]).
+    pub(crate) fn restore(&mut self, t: &Totals) {
+        self.usage =
+            Usage { input: t.tokens_in, output: t.tokens_out, cache_read: t.cache_read, cache_write: t.cache_write };
+        self.requests = t.requests;
+        self.estimated = t.estimated_requests;
+        self.cost = t.cost_usd.unwrap_or(0.0);
     }
 
     /// The end-of-run summary line.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let u = &self.usage;
         let mut line = format!(
             "Tokens: {} in, {} out (cache: {} read, {} written) over {} request{}",
@@ -206,7 +220,7 @@ impl Accounting {
 }
 
 /// Dollars rounded to a billionth, so JSON shows `0.0009321` rather than float noise.
-pub fn round(usd: f64) -> f64 {
+pub(crate) fn round(usd: f64) -> f64 {
     (usd * 1e9).round() / 1e9
 }
 
@@ -253,7 +267,7 @@ mod tests {
         let mut a = Accounting::new(builtin(Provider::Anthropic, "claude-sonnet-4"), false);
         a.record(&Usage { input: 1000, output: 10, cache_read: 5, cache_write: 0 }, true);
         let mut b = Accounting::new(None, false);
-        b.restore(&a.totals_json());
+        b.restore(&a.totals());
         assert_eq!((b.usage, b.requests, b.estimated), (a.usage, 1, 1));
         assert!((b.cost - round(a.cost)).abs() < 1e-12);
         assert_eq!(b.run_cost, 0.0, "a restored total is not this run's spending");

@@ -8,20 +8,20 @@
 //! `attemptFileReadOptimizationCore` rule), half of the history after the first user/assistant pair
 //! is removed (a quarter kept when the estimate is more than twice the threshold), ending on an
 //! assistant message, and the first assistant message becomes Cline's truncation notice. When
-//! the server still says the prompt is too long, [`ContextWindow::cut_harder`] keeps a quarter.
+//! the server still says the prompt is too long, `ContextWindow::cut_harder` keeps a quarter.
 
 use crate::run::llm::providers::Provider;
 use crate::run::llm::{Message, Role};
 
 /// Cline's notice in place of an older read of a file that was read again later.
-pub const DUPLICATE_READ_NOTICE: &str = "[[NOTE] This file read has been removed to save space in the context window. Refer to the latest file read for the most up to date version of this file.]";
+pub(crate) const DUPLICATE_READ_NOTICE: &str = "[[NOTE] This file read has been removed to save space in the context window. Refer to the latest file read for the most up to date version of this file.]";
 
 /// Cline's notice, put in place of the first assistant message when history is removed.
 /// (v4.0.10's `formatResponse.contextTruncationNotice`).
-pub const TRUNCATION_NOTICE: &str = "[NOTE] Some previous conversation history with the user has been removed to maintain optimal context window length. The initial user task has been retained for continuity, while intermediate conversation history has been removed. Keep this in mind as you continue assisting the user. Pay special attention to the user's latest messages.";
+pub(crate) const TRUNCATION_NOTICE: &str = "[NOTE] Some previous conversation history with the user has been removed to maintain optimal context window length. The initial user task has been retained for continuity, while intermediate conversation history has been removed. Keep this in mind as you continue assisting the user. Pay special attention to the user's latest messages.";
 
 /// A sensible context window when `--context-window` is not given.
-pub fn default_window(provider: Option<Provider>, model: &str, num_ctx: u32) -> u64 {
+pub(crate) fn default_window(provider: Option<Provider>, model: &str, num_ctx: u32) -> u64 {
     if provider == Some(Provider::Ollama) {
         return u64::from(num_ctx);
     }
@@ -43,7 +43,7 @@ pub fn default_window(provider: Option<Provider>, model: &str, num_ctx: u32) -> 
 }
 
 /// Cline's `getContextWindowInfo`: the prompt size above which history is cut.
-pub fn max_allowed(window: u64) -> u64 {
+pub(crate) fn max_allowed(window: u64) -> u64 {
     match window {
         64_000 => window - 27_000,
         128_000 => window - 30_000,
@@ -53,13 +53,13 @@ pub fn max_allowed(window: u64) -> u64 {
 }
 
 /// About 4 bytes of text per token.
-pub fn estimate_tokens(bytes: usize) -> u64 {
+pub(crate) fn estimate_tokens(bytes: usize) -> u64 {
     bytes.div_ceil(4) as u64
 }
 
 /// How much history to keep when cutting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Keep {
+pub(crate) enum Keep {
     /// Remove half of what follows the first pair.
     Half,
     /// Remove three quarters.
@@ -68,7 +68,7 @@ pub enum Keep {
 
 /// What a cut did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cut {
+pub(crate) struct Cut {
     /// `threshold` (estimate over the limit) or `context_error` (the server refused).
     pub reason: &'static str,
     /// The estimate that triggered it.
@@ -96,23 +96,23 @@ impl ContextWindow {
     }
 
     /// The window size.
-    pub fn window(&self) -> u64 {
+    pub(crate) fn window(&self) -> u64 {
         self.window
     }
 
     /// Cline's threshold for this window.
-    pub fn max_allowed(&self) -> u64 {
+    pub(crate) fn max_allowed(&self) -> u64 {
         max_allowed(self.window)
     }
 
     /// Records a reply's usage: the request's whole prompt and its output; the conversation now
     /// holds `len` messages (the reply included).
-    pub fn observe(&mut self, prompt: u64, output: u64, len: usize) {
+    pub(crate) fn observe(&mut self, prompt: u64, output: u64, len: usize) {
         self.base = (prompt > 0).then_some((prompt + output, len));
     }
 
     /// The estimated prompt of the next request.
-    pub fn estimate(&self, system: &str, messages: &[Message]) -> u64 {
+    pub(crate) fn estimate(&self, system: &str, messages: &[Message]) -> u64 {
         match self.base {
             Some((tokens, len)) if len <= messages.len() => {
                 tokens + estimate_tokens(messages[len..].iter().map(|m| m.content.len()).sum())
@@ -123,7 +123,7 @@ impl ContextWindow {
 
     /// Before a request: if the estimate is over the threshold, drop repeated file reads, then,
     /// if still over, remove history. `None` when nothing had to change.
-    pub fn fit(&mut self, system: &str, messages: &mut Vec<Message>) -> Option<Cut> {
+    pub(crate) fn fit(&mut self, system: &str, messages: &mut Vec<Message>) -> Option<Cut> {
         let limit = self.max_allowed();
         let estimated = self.estimate(system, messages);
         if estimated < limit {
@@ -148,7 +148,7 @@ impl ContextWindow {
 
     /// After the server said the prompt is too long: keep only a quarter of the history.
     /// `None` when there is nothing left to remove.
-    pub fn cut_harder(&mut self, system: &str, messages: &mut Vec<Message>) -> Option<Cut> {
+    pub(crate) fn cut_harder(&mut self, system: &str, messages: &mut Vec<Message>) -> Option<Cut> {
         let estimated = self.estimate(system, messages);
         let deduplicated = dedupe_reads(messages);
         let removed = truncate(messages, Keep::Quarter);
@@ -176,7 +176,7 @@ fn read_path(content: &str) -> Option<&str> {
 
 /// Replaces every `read_file` result but the latest for the same path with Cline's notice.
 /// Returns how many were replaced.
-pub fn dedupe_reads(messages: &mut [Message]) -> usize {
+pub(crate) fn dedupe_reads(messages: &mut [Message]) -> usize {
     let mut latest: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, m) in messages.iter().enumerate() {
         if m.role == Role::User {
@@ -213,7 +213,7 @@ pub fn dedupe_reads(messages: &mut [Message]) -> usize {
 /// quarters) of the rest — an even number of messages, ending on an assistant message — and
 /// puts the truncation notice in place of the first assistant message. Returns how many
 /// messages were removed.
-pub fn truncate(messages: &mut Vec<Message>, keep: Keep) -> usize {
+pub(crate) fn truncate(messages: &mut Vec<Message>, keep: Keep) -> usize {
     const START: usize = 2;
     if messages.len() <= START {
         return 0;

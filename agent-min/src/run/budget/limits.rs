@@ -14,7 +14,7 @@ use crate::run::ui::interrupt;
 
 /// A limit that was reached.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Hit {
+pub(crate) struct Hit {
     /// `max_turns`, `max_cost` or `timeout` (the `limit` field of the `--json` error event).
     pub limit: &'static str,
     /// What to tell the person: which limit, and which flag raises it.
@@ -62,10 +62,10 @@ impl Limits {
                 std::thread::sleep(GRACE);
                 if !done.load(Ordering::SeqCst) {
                     let hit = timeout_hit(t, started);
-                    interrupt::exit_now(
-                        1,
-                        &format!("task failed: {} (the loop did not respond; the task is saved as of its last completed turn)", hit.message),
-                    );
+                    interrupt::exit_now(&format!(
+                        "task failed: {} (the loop did not respond; the task is saved as of its last completed turn)",
+                        hit.message
+                    ));
                 }
             });
         }
@@ -73,12 +73,12 @@ impl Limits {
     }
 
     /// Whether the timeout has passed.
-    pub fn timed_out(&self) -> bool {
+    pub(crate) fn timed_out(&self) -> bool {
         self.expired.load(Ordering::SeqCst) || self.timeout.is_some_and(|t| self.started.elapsed() >= t)
     }
 
     /// The first limit reached, given the requests made and dollars spent by this run.
-    pub fn check(&self, turns: u32, spent: f64) -> Option<Hit> {
+    pub(crate) fn check(&self, turns: u32, spent: f64) -> Option<Hit> {
         if self.timed_out() {
             return Some(self.timeout_hit());
         }
@@ -100,7 +100,7 @@ impl Limits {
     }
 
     /// The timeout as a [`Hit`].
-    pub fn timeout_hit(&self) -> Hit {
+    pub(crate) fn timeout_hit(&self) -> Hit {
         timeout_hit(self.timeout.unwrap_or_default(), self.started)
     }
 }
@@ -117,7 +117,7 @@ fn timeout_hit(t: Duration, started: Instant) -> Hit {
 }
 
 /// Parses `90`, `90s`, `1.5m`, `2h`, `1h30m`, `500ms` (a plain number is seconds).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let bad = || format!("--timeout expects a duration like 90s, 5m, 1h30m or a number of seconds, got {s:?}");
     let t = s.trim();
     if t.is_empty() {
@@ -150,7 +150,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 /// `90s`, `1.5s`, `2m30s`.
-pub fn format_duration(d: Duration) -> String {
+pub(crate) fn format_duration(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s < 60.0 || s.fract() != 0.0 {
         format!("{}s", (s * 1000.0).round() / 1000.0)

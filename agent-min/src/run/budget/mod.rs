@@ -2,7 +2,7 @@
 //! `--timeout` ([`limits`]), and the context window with Cline's truncation ([`context`]).
 //!
 //! Owns: every count, price and limit. May use: [`crate::run::llm`]'s types and provider names, and
-//! [`crate::run::ui::interrupt`] (the timeout's watchdog stops what runs, as Ctrl-C does).
+//! `crate::run::ui::interrupt` (the timeout's watchdog stops what runs, as Ctrl-C does).
 
 pub mod accounting;
 pub mod context;

@@ -6,10 +6,10 @@
 use std::path::Path;
 
 /// The suffix Cline gives a nested `.git` directory while a checkpoint is taken.
-pub const GIT_DISABLED_SUFFIX: &str = "_disabled";
+pub(crate) const GIT_DISABLED_SUFFIX: &str = "_disabled";
 
 /// Files larger than this are left out of checkpoints (and reported).
-pub const MAX_FILE_BYTES: u64 = 10 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 10 << 20;
 
 /// Cline's default exclusions, in Cline's order (`getDefaultExclusions`).
 const DEFAULT: &[&str] = &[
@@ -183,8 +183,12 @@ const DEFAULT: &[&str] = &[
     "yarn-error.log*",
 ];
 
+/// Added to Cline's: a submodule's `.git` *file*, while disabled, is a file `.git_disabled`
+/// (Cline's `.git_disabled/` matches directories only).
+const DISABLED_FILE: &str = ".git_disabled";
+
 /// Cline's `getLfsPatterns`: the first word of each `.gitattributes` line with `filter=lfs`.
-pub fn lfs_patterns(workspace: &Path) -> Vec<String> {
+pub(crate) fn lfs_patterns(workspace: &Path) -> Vec<String> {
     let Ok(text) = crate::run::checkpoints::read_small(&workspace.join(".gitattributes"), 1 << 20) else {
         return Vec::new();
     };
@@ -196,9 +200,9 @@ pub fn lfs_patterns(workspace: &Path) -> Vec<String> {
 }
 
 /// The `info/exclude` file's text (Cline's `writeExcludesFile`: patterns joined by newlines).
-pub fn exclude_file(workspace: &Path) -> String {
+pub(crate) fn exclude_file(workspace: &Path) -> String {
     let lfs = lfs_patterns(workspace);
-    DEFAULT.iter().map(|s| s.to_string()).chain(lfs).collect::<Vec<_>>().join("\n")
+    DEFAULT.iter().chain([&DISABLED_FILE]).map(|s| s.to_string()).chain(lfs).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]

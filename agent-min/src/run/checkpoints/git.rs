@@ -4,26 +4,27 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// Longest a single git command may run before it is killed.
-pub const GIT_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const GIT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Most bytes kept of a git command's stdout (a listing of every file of a huge workspace fits).
-pub const MAX_OUTPUT: usize = 64 << 20;
+pub(crate) const MAX_OUTPUT: usize = 64 << 20;
 
 /// Most bytes kept of a git command's stderr.
 const MAX_STDERR: usize = 64 << 10;
 
 /// Author and committer of every checkpoint commit (Cline's).
-pub const AUTHOR: (&str, &str) = ("Cline Checkpoint", "checkpoint@cline.bot");
+pub(crate) const AUTHOR: (&str, &str) = ("Cline Checkpoint", "checkpoint@cline.bot");
 
 /// What a git command did.
 #[derive(Debug)]
-pub struct Output {
+pub(crate) struct Output {
     /// Exit code (`None`: killed by a signal).
     pub code: Option<i32>,
     /// Standard output, at most [`MAX_OUTPUT`] bytes.
@@ -36,19 +37,19 @@ pub struct Output {
 
 impl Output {
     /// Exit code 0.
-    pub fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.code == Some(0)
     }
 
     /// Stdout as text (lossy).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.stdout).into_owned()
     }
 }
 
 /// A git invocation bound to one shadow repository and one work tree.
 #[derive(Debug, Clone)]
-pub struct Git {
+pub(crate) struct Git {
     /// The `git` program (from `PATH`).
     program: PathBuf,
     git_dir: PathBuf,
@@ -56,7 +57,7 @@ pub struct Git {
 }
 
 /// Finds `git` on `PATH`; `None` if it is not installed.
-pub fn find_git() -> Option<PathBuf> {
+pub(crate) fn find_git() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|d| d.join("git")).find(|p| {
         use std::os::unix::fs::PermissionsExt;
@@ -66,23 +67,26 @@ pub fn find_git() -> Option<PathBuf> {
 
 impl Git {
     /// Runs `program` against `git_dir` with `work_tree` as its work tree.
-    pub fn new(program: PathBuf, git_dir: &Path, work_tree: &Path) -> Git {
+    pub(crate) fn new(program: PathBuf, git_dir: &Path, work_tree: &Path) -> Git {
         Git { program, git_dir: git_dir.to_path_buf(), work_tree: work_tree.to_path_buf() }
     }
 
     /// The shadow repository's git directory.
-    pub fn git_dir(&self) -> &Path {
+    pub(crate) fn git_dir(&self) -> &Path {
         &self.git_dir
     }
 
     /// Runs `git ARGS`, feeding `input` on stdin; pathspecs are literal.
-    pub fn run(&self, args: &[&str], input: Option<&[u8]>) -> std::io::Result<Output> {
+    pub(crate) fn run(&self, args: &[&str], input: Option<&[u8]>) -> std::io::Result<Output> {
         self.run_with(args, input, true)
     }
 
     /// [`Git::run`], with pathspec magic (`:(exclude,literal)…`) allowed unless `literal`.
-    pub fn run_with(&self, args: &[&str], input: Option<&[u8]>, literal: bool) -> std::io::Result<Output> {
-        let mut cmd = Command::new(&self.program);
+    pub(crate) fn run_with(&self, args: &[&str], input: Option<&[u8]>, literal: bool) -> std::io::Result<Output> {
+        // Only the environment set here; dies with the agent (an orphan git still writing the
+        // shadow repository after a kill -9, its lock released, could race the next run's
+        // repair); ptrace-scoped.
+        let mut cmd = spawn::command(&self.program, spawn::Policy::Git).map_err(std::io::Error::other)?;
         // Settings that must hold whatever the repository's config says.
         cmd.args([
             "-c",
@@ -101,10 +105,12 @@ impl Git {
             "diff.external=",
             "-c",
             "core.pager=cat",
+            // The index of a large workspace is written whole by every `add` and `write-tree`;
+            // split, only the entries that changed are (an edit's checkpoint costs the change).
+            "-c",
+            "core.splitIndex=true",
         ])
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()))
         .env("GIT_DIR", &self.git_dir)
         .env("GIT_WORK_TREE", &self.work_tree)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -120,9 +126,6 @@ impl Git {
         .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-        // After a kill -9 of the agent an orphan git still writing the shadow repository (its lock
-        // released with the agent) could race the next run's repair: git dies with the agent.
-        crate::run::ui::interrupt::die_with_the_agent(&mut cmd);
         let mut child = cmd.spawn()?;
         let _guard = interrupt::track_pid(child.id());
         let feeder = input.map(|bytes| {
@@ -163,7 +166,7 @@ impl Git {
     }
 
     /// Runs `git ARGS` and fails (with git's own message) unless it exits 0 with all its output.
-    pub fn check(&self, args: &[&str], input: Option<&[u8]>) -> Result<Output, String> {
+    pub(crate) fn check(&self, args: &[&str], input: Option<&[u8]>) -> Result<Output, String> {
         let out = self.run(args, input).map_err(|e| format!("cannot run git: {e}"))?;
         if out.truncated {
             return Err(format!("git {} printed more than {} MiB", args.join(" "), MAX_OUTPUT >> 20));
@@ -193,7 +196,7 @@ fn read_capped(r: &mut impl Read, cap: usize) -> (Vec<u8>, bool) {
 }
 
 /// The first `n` lines of `s`.
-pub fn first_lines(s: &str, n: usize) -> String {
+pub(crate) fn first_lines(s: &str, n: usize) -> String {
     s.lines().take(n).collect::<Vec<_>>().join(" / ")
 }
 

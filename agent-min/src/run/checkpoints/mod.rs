@@ -1,28 +1,29 @@
-//! Checkpoints (issue 15, Cline's `CheckpointTracker`): every turn's workspace saved in a
+//! Checkpoints (Cline's `CheckpointTracker`): every turn's workspace saved in a
 //! shadow git repository outside it, listed, compared and restored.
 //!
 //! Owns: the shadow repository ([`shadow`]: create, repair, stage, commit, diff, restore), how
-//! git is run ([`git`]: clean environment, time and output bounds), what is left out
-//! ([`exclusions`]), where the repository lives and which workspaces are refused ([`place`]),
-//! the cross-process lock ([`lock`]), nested repositories ([`nested`]), the two system calls
+//! git is run (`git`: clean environment, time and output bounds), what is left out
+//! (`exclusions`), where the repository lives and which workspaces are refused ([`place`]),
+//! the cross-process lock ([`lock`]), nested repositories (`nested`), the two system calls
 //! that need `unsafe` (`sys.rs`), the checkpoints of a
-//! run ([`tracker`], called from `task.rs`), and `agent-min checkpoints`
-//! ([`command`], [`restore`]).
+//! run (`tracker`, called from `task.rs`), and restoring one (`restore`; the
+//! `agent-min checkpoints` command is `crate::checkpoints_cmd`).
 //!
 //! May use: [`crate::run::session`] (the saved task and its checkpoint records, events),
-//! [`crate::run::ui`] (terminal, interrupts), [`crate::run::clock`]. Nothing here runs git in
+//! [`crate::run::llm`] (message roles), [`crate::run::ui`] (terminal, interrupts),
+//! `crate::run::clock`, `crate::run::spawn` (how git is started),
+//! `crate::run::tools::registry` (which tools change files). Nothing here runs git in
 //! the user's own repository, or with the user's git configuration or hooks.
 
-pub mod command;
-pub mod exclusions;
-pub mod git;
+pub(crate) mod exclusions;
+pub(crate) mod git;
 pub mod lock;
-pub mod nested;
+pub(crate) mod nested;
 pub mod place;
-pub mod restore;
+pub(crate) mod restore;
 pub mod shadow;
 mod sys;
-pub mod tracker;
+pub(crate) mod tracker;
 
 pub use tracker::Tracker;
 

@@ -3,7 +3,9 @@
 //! the shadow repository tracks the nested project's files instead of a gitlink, then renamed
 //! back. Unlike Cline (which renames back every `.git_disabled` it finds), the renames are first
 //! written to a journal, so after a `kill -9` the next run puts back exactly those — and never a
-//! `.git_disabled` directory of the user's own.
+//! `.git_disabled` directory of the user's own. A submodule's or worktree's `.git` *file* (or a
+//! `.git` symlink) is disabled the same way: git would otherwise store a gitlink for the
+//! folder and none of its files, silently.
 
 use std::fs;
 use std::io::Write;
@@ -14,9 +16,9 @@ use super::exclusions::GIT_DISABLED_SUFFIX;
 /// Most directory entries looked at when searching for nested repositories.
 const MAX_ENTRIES: usize = 2_000_000;
 
-/// Nested `.git` directories (not the workspace's own), skipping `node_modules` as Cline does
-/// and never following symlinks.
-pub fn find(workspace: &Path) -> Vec<PathBuf> {
+/// Nested `.git` entries — directories, and the files or symlinks of submodules and worktrees —
+/// not the workspace's own, skipping `node_modules` as Cline does and never following symlinks.
+pub(crate) fn find(workspace: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![workspace.to_path_buf()];
     let mut seen = 0usize;
@@ -28,17 +30,18 @@ pub fn find(workspace: &Path) -> Vec<PathBuf> {
                 return found;
             }
             let Ok(ty) = e.file_type() else { continue };
+            let name = e.file_name();
+            if name == ".git" {
+                if dir != workspace {
+                    found.push(e.path());
+                }
+                continue;
+            }
             if !ty.is_dir() {
                 continue;
             }
-            let name = e.file_name();
             let path = e.path();
-            if name == ".git" {
-                if dir != workspace {
-                    found.push(path);
-                }
-            } else if name != "node_modules" && !name.to_string_lossy().ends_with(&format!(".git{GIT_DISABLED_SUFFIX}"))
-            {
+            if name != "node_modules" && !name.to_string_lossy().ends_with(&format!(".git{GIT_DISABLED_SUFFIX}")) {
                 stack.push(path);
             }
         }
@@ -47,7 +50,7 @@ pub fn find(workspace: &Path) -> Vec<PathBuf> {
 }
 
 /// The nested repositories disabled for one operation; enabled again when dropped.
-pub struct Disabled {
+pub(crate) struct Disabled {
     journal: PathBuf,
     renamed: Vec<PathBuf>,
     /// Each rename is also undone by a Ctrl-C (the journal covers `kill -9`).
@@ -61,8 +64,8 @@ fn disabled_name(git: &Path) -> PathBuf {
 }
 
 /// Renames every nested `.git` to `.git_disabled`, journalled in `journal` first.
-pub fn disable(workspace: &Path, journal: &Path) -> Result<Disabled, String> {
-    let nested: Vec<PathBuf> = find(workspace).into_iter().filter(|g| !disabled_name(g).exists()).collect();
+pub(crate) fn disable(workspace: &Path, journal: &Path) -> Result<Disabled, String> {
+    let nested: Vec<PathBuf> = find(workspace).into_iter().filter(|g| !present(&disabled_name(g))).collect();
     if !nested.is_empty() {
         let text: String = nested.iter().map(|p| format!("{}\0", p.display())).collect();
         let write = || -> std::io::Result<()> {
@@ -87,22 +90,27 @@ impl Drop for Disabled {
         for git in &self.renamed {
             let _ = fs::rename(disabled_name(git), git);
         }
-        if self.renamed.iter().all(|g| g.exists()) {
+        if self.renamed.iter().all(|g| present(g)) {
             let _ = fs::remove_file(&self.journal);
         }
     }
 }
 
+/// Whether something (a directory, file or symlink, even dangling) is at `p`.
+fn present(p: &Path) -> bool {
+    fs::symlink_metadata(p).is_ok()
+}
+
 /// After a crash: renames back what `journal` lists (where the `.git` is still missing).
 /// Returns how many were put back.
-pub fn repair(journal: &Path) -> Result<usize, String> {
+pub(crate) fn repair(journal: &Path) -> Result<usize, String> {
     let Ok(text) = fs::read(journal) else { return Ok(0) };
     let mut n = 0;
     for entry in text.split(|b| *b == 0).filter(|e| !e.is_empty()) {
         use std::os::unix::ffi::OsStrExt;
         let git = PathBuf::from(std::ffi::OsStr::from_bytes(entry));
         let off = disabled_name(&git);
-        if !git.exists() && off.is_dir() {
+        if !present(&git) && present(&off) {
             fs::rename(&off, &git)
                 .map_err(|e| format!("cannot re-enable the nested repository {} ({e})", git.display()))?;
             n += 1;

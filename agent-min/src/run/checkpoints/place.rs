@@ -16,13 +16,13 @@ pub fn cwd_hash(workspace: &Path) -> String {
 }
 
 /// The shadow repository's git directory for `workspace` under `state_dir`.
-pub fn shadow_git_dir(state_dir: &Path, workspace: &Path) -> PathBuf {
+pub(crate) fn shadow_git_dir(state_dir: &Path, workspace: &Path) -> PathBuf {
     state_dir.join("checkpoints").join(cwd_hash(workspace)).join(".git")
 }
 
 /// Refuses the workspaces Cline refuses, and the filesystem root: a checkpoint there would copy
 /// a whole home directory (or machine) into the shadow repository, and a restore would rewrite it.
-pub fn refuse(workspace: &Path, home: Option<&Path>) -> Result<(), String> {
+pub(crate) fn refuse(workspace: &Path, home: Option<&Path>) -> Result<(), String> {
     let hint = "run the agent in a project directory (--cwd DIR), or pass --no-checkpoints";
     if workspace.parent().is_none() {
         return Err(format!("Cannot use checkpoints in the filesystem root {}; {hint}", workspace.display()));
@@ -43,7 +43,7 @@ pub fn refuse(workspace: &Path, home: Option<&Path>) -> Result<(), String> {
 }
 
 /// The home directory from `$HOME`.
-pub fn home_dir() -> Option<PathBuf> {
+pub(crate) fn home_dir() -> Option<PathBuf> {
     std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 

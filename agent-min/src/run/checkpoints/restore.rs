@@ -9,7 +9,7 @@ use crate::run::session::state::{now_secs, CheckpointRecord, Record, Snapshot, S
 
 /// What a restore puts back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum What {
+pub(crate) enum What {
     /// The workspace's files (Cline's "Restore Files").
     Files,
     /// The conversation (Cline's "Restore Task Only").
@@ -20,19 +20,19 @@ pub enum What {
 
 impl What {
     /// Includes the files.
-    pub fn files(self) -> bool {
+    pub(crate) fn files(self) -> bool {
         self != What::Task
     }
 
     /// Includes the conversation.
-    pub fn task(self) -> bool {
+    pub(crate) fn task(self) -> bool {
         self != What::Files
     }
 }
 
 /// What a restore did, for the person.
 #[derive(Debug, Default)]
-pub struct Done {
+pub(crate) struct Done {
     /// The checkpoint of the files before the restore (restore it to undo).
     pub undo_files: Option<u32>,
     /// Where the conversation before the restore was copied.
@@ -42,7 +42,7 @@ pub struct Done {
 /// The conversation of `record` cut back to checkpoint `cp`: the messages it had then, and as
 /// the pending message the one that answered its last reply (the tool's result), so `resume`
 /// continues from there.
-pub fn cut(record: &mut Record, cp: &CheckpointRecord) {
+pub(crate) fn cut(record: &mut Record, cp: &CheckpointRecord) {
     let keep = (cp.messages as usize).min(record.messages.len());
     let following = record.messages.get(keep).map(|m| m.content.clone());
     let ends_with_reply =
@@ -57,7 +57,7 @@ pub fn cut(record: &mut Record, cp: &CheckpointRecord) {
 
 /// Restores `what` of checkpoint `cp` of `record` (whose workspace `shadow` tracks), saving the
 /// task in `store`.
-pub fn restore(
+pub(crate) fn restore(
     store: &Store,
     shadow: &Shadow,
     mut record: Record,
@@ -173,7 +173,7 @@ mod tests {
                 msg(Role::Assistant, "done"),
             ],
             pending: None,
-            totals: serde_json::Value::Null,
+            totals: Default::default(),
             owner: None,
             checkpoints: vec![cp(1, 1, 1), cp(2, 1, 2), cp(3, 2, 4)],
         }

@@ -19,6 +19,22 @@ const BULK_FILES: usize = 64;
 /// git's empty tree, the "before" of a first checkpoint.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
+/// The shadow repository's `info/attributes`, above every `.gitattributes` of the workspace:
+/// files are stored and restored byte for byte — no end-of-line conversion (`text`, `eol`), no
+/// `$Id$` expansion (`ident`), no clean/smudge program (`filter`: never run one a repository
+/// names), no re-encoding (`working-tree-encoding`).
+const ATTRIBUTES: &str = "* -text -eol -ident -filter -working-tree-encoding\n";
+
+/// What a checkpoint looks at.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    /// The whole workspace: after a command, a hook, an MCP tool, anything not known.
+    All,
+    /// Only these paths (absolute), all an edit tool wrote: everything else is as the previous
+    /// checkpoint staged it. The whole scan is done instead where only it is exact.
+    Paths(&'a [PathBuf]),
+}
+
 /// An opened shadow repository.
 #[derive(Debug)]
 pub struct Shadow {
@@ -45,8 +61,16 @@ impl Shadow {
     pub fn open(state_dir: &Path, workspace: &Path) -> Result<Shadow, String> {
         let program = find_git()
             .ok_or("git is not installed (or not on PATH); install git to get checkpoints, or pass --no-checkpoints")?;
+        Shadow::open_with(program, state_dir, workspace)
+    }
+
+    /// [`Shadow::open`] with `program` as git.
+    fn open_with(program: PathBuf, state_dir: &Path, workspace: &Path) -> Result<Shadow, String> {
         place::refuse(workspace, place::home_dir().as_deref())?;
-        let git_dir = place::shadow_git_dir(state_dir, workspace);
+        // git runs in the workspace: a relative GIT_DIR would name another folder there.
+        let state_dir = std::path::absolute(state_dir)
+            .map_err(|e| format!("cannot make the state directory {} absolute ({e})", state_dir.display()))?;
+        let git_dir = place::shadow_git_dir(&state_dir, workspace);
         let dir = git_dir.parent().expect("HASH/.git has a parent").to_path_buf();
         use std::os::unix::fs::DirBuilderExt;
         fs::DirBuilder::new()
@@ -71,9 +95,11 @@ impl Shadow {
             shadow.init()?;
         }
         let info = git_dir.join("info");
-        fs::create_dir_all(&info)
-            .and_then(|_| fs::write(info.join("exclude"), exclusions::exclude_file(workspace)))
-            .map_err(|e| format!("cannot write {} ({e})", info.join("exclude").display()))?;
+        for (name, text) in [("exclude", exclusions::exclude_file(workspace)), ("attributes", ATTRIBUTES.to_string())] {
+            fs::create_dir_all(&info)
+                .and_then(|_| fs::write(info.join(name), text))
+                .map_err(|e| format!("cannot write {} ({e})", info.join(name).display()))?;
+        }
         Ok(shadow)
     }
 
@@ -107,12 +133,12 @@ impl Shadow {
     }
 
     /// The folder holding the shadow repository, its lock and its journal.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// The workspace.
-    pub fn workspace(&self) -> &Path {
+    pub(crate) fn workspace(&self) -> &Path {
         &self.workspace
     }
 
@@ -127,8 +153,9 @@ impl Shadow {
 
     /// With the lock held: whatever a killed process left is put right. Nested repositories are
     /// re-enabled, git's stale lock files removed (no git of ours can be running), and a
-    /// repository git can no longer read is moved aside whole — its checkpoints kept — so a
-    /// fresh series starts.
+    /// repository git positively reports as damaged is moved aside whole — its checkpoints
+    /// kept — so a fresh series starts. Any other failure (git could not run, was killed, timed
+    /// out, said something else) is an error: nothing is moved.
     fn repair(&self) -> Result<(), String> {
         nested::repair(&self.journal())?;
         let git_dir = self.git.git_dir();
@@ -136,15 +163,12 @@ impl Shadow {
             let _ = fs::remove_file(git_dir.join(stale));
         }
         if git_dir.join("HEAD").exists() {
-            let has_commit = git_dir.join("refs/heads/checkpoints").exists() || git_dir.join("packed-refs").exists();
-            let usable = self.git.run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], None).is_ok_and(|o| o.ok())
-                && self.git.run(&["ls-files", "-z", "--", "."], None).is_ok_and(|o| o.ok());
-            if has_commit && !usable {
+            if let Some(why) = self.damage()? {
                 let aside = self.dir.join(format!(".git.broken-{}", crate::run::session::state::now_secs()));
                 fs::rename(git_dir, &aside)
                     .map_err(|e| format!("cannot move the unusable {} aside ({e})", git_dir.display()))?;
                 crate::run::ui::term::Term::stderr().warn(&format!(
-                    "The checkpoint repository was damaged (a crash?); it was moved to {} and a new series starts.",
+                    "The checkpoint repository was damaged ({why}); it was moved to {} and a new series starts.",
                     aside.display()
                 ));
             }
@@ -152,14 +176,52 @@ impl Shadow {
         Ok(())
     }
 
+    /// What is damaged in the repository, as git reports it: `Ok(None)` when it reads fine,
+    /// `Err` when git could not tell (it did not run to the end, or failed for another reason).
+    fn damage(&self) -> Result<Option<String>, String> {
+        let head = fs::read(self.git.git_dir().join("HEAD"))
+            .map_err(|e| format!("cannot read the checkpoint repository's HEAD ({e})"))?;
+        let head = String::from_utf8_lossy(&head);
+        let head = head.trim();
+        if !(head.starts_with("ref: refs/") || (head.len() >= 40 && head.bytes().all(|b| b.is_ascii_hexdigit()))) {
+            return Ok(Some("its HEAD is not a reference".into()));
+        }
+        let run = |args: &[&str]| -> Result<super::git::Output, String> {
+            let out = self.git.run(args, None).map_err(|e| format!("cannot run git: {e}"))?;
+            match out.code {
+                Some(_) => Ok(out),
+                None => Err(format!("git {} was killed", args.join(" "))),
+            }
+        };
+        let commit = run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"])?;
+        match commit.code {
+            Some(0) => {}
+            // No such commit: either no checkpoint yet, or the branch names an object that is gone.
+            Some(1) if commit.stderr.trim().is_empty() => {
+                let named = run(&["rev-parse", "--verify", "-q", "HEAD"])?;
+                if named.ok() {
+                    return Ok(Some(format!("its last checkpoint {} is missing", named.text().trim())));
+                }
+            }
+            _ => return corrupt_or_unknown(&commit.stderr),
+        }
+        // Reading the index checks its checksum; the pathspec keeps the output empty.
+        let index = run(&["ls-files", "-z", "--", ".git/no such file"])?;
+        if !index.ok() {
+            return corrupt_or_unknown(&index.stderr);
+        }
+        Ok(None)
+    }
+
     /// The current commit, if any.
-    pub fn head(&self) -> Option<String> {
+    pub(crate) fn head(&self) -> Option<String> {
         let out = self.git.run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], None).ok()?;
         out.ok().then(|| out.text().trim().to_string())
     }
 
     /// Stages the workspace as it is now (lock held by the caller). Returns what was left out.
     fn stage(&self) -> Result<Vec<String>, String> {
+        self.sync_index()?;
         let _nested = nested::disable(&self.workspace, &self.journal())?;
         let listing = self.git.check(&["ls-files", "-z", "--others", "--modified", "--exclude-standard"], None)?;
         let mut paths: Vec<&[u8]> = listing.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
@@ -195,32 +257,174 @@ impl Shadow {
         Ok(left_out)
     }
 
-    /// Paths whose staged content differs from `base` (or from nothing).
-    fn staged_changes(&self, base: Option<&str>) -> Result<Vec<String>, String> {
-        let base = base.unwrap_or(EMPTY_TREE);
-        let out = self.git.check(&["diff", "--cached", "--no-renames", "--name-only", "-z", base], None)?;
-        Ok(out
-            .stdout
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| String::from_utf8_lossy(p).into_owned())
-            .collect())
+    /// The checkpoint of only `paths` (absolute, as an edit tool wrote them) over `base`, the
+    /// series' previous checkpoint, built from `base`'s trees along each path without reading
+    /// the index (which grows with the workspace). `None` when only the whole scan is exact:
+    /// `base` is not the last commit (another process took one, or a restore), a path that is
+    /// gone, a directory or a symlink, unreadable, a `.gitignore` or `.gitattributes` (which
+    /// files are left out may have changed), inside a nested repository.
+    fn commit_paths(&self, paths: &[PathBuf], base: &str, message: &str) -> Result<Option<Taken>, String> {
+        use std::os::unix::fs::PermissionsExt;
+        if self.head().as_deref() != Some(base) {
+            return Ok(None);
+        }
+        let mut tree = self.git.check(&["rev-parse", "--verify", &format!("{base}^{{tree}}")], None)?.text();
+        tree.truncate(tree.trim_end().len());
+        let (mut files, mut left_out) = (Vec::new(), Vec::new());
+        for abs in paths {
+            // Written outside the workspace: nothing of it is checkpointed.
+            let Some(rel) = self.relative(abs) else { continue };
+            let Some(rel_text) = rel.to_str().filter(|t| !t.contains('\n')) else { return Ok(None) };
+            let name = rel.file_name().unwrap_or_default();
+            if name == ".gitignore" || name == ".gitattributes" || self.in_nested_repository(&rel) {
+                return Ok(None);
+            }
+            let mode = match fs::symlink_metadata(self.workspace.join(&rel)) {
+                Ok(m) if m.is_file() && m.len() > exclusions::MAX_FILE_BYTES => {
+                    left_out.push(format!("{rel_text} (over {} MiB)", exclusions::MAX_FILE_BYTES >> 20));
+                    continue;
+                }
+                // git's own rule: executable when its owner may execute it.
+                Ok(m) if m.is_file() && m.permissions().mode() & 0o100 != 0 => "100755",
+                Ok(m) if m.is_file() => "100644",
+                _ => return Ok(None),
+            };
+            // The folders from the root down to the file's, as they are in `tree`.
+            let dirs: Vec<&str> =
+                std::iter::once("").chain(rel_text.match_indices('/').map(|(i, _)| &rel_text[..i])).collect();
+            let mut listings = Vec::new();
+            for dir in &dirs {
+                let out = self.git.run(&["ls-tree", "-z", &format!("{tree}:{dir}")], None);
+                let out = out.map_err(|e| format!("cannot run git: {e}"))?;
+                // A folder not in the tree yet is empty.
+                listings.push(if out.ok() { out.text() } else { String::new() });
+            }
+            let leaf = rel_text.rsplit('/').next().unwrap_or(rel_text);
+            let tracked = entry(&listings[dirs.len() - 1], leaf).is_some();
+            if !tracked {
+                // As in the whole scan: an untracked ignored or excluded file is not added.
+                let out = self.git.run(&["check-ignore", "-q", "--no-index", "--", rel_text], None);
+                match out.map_err(|e| format!("cannot run git: {e}"))?.code {
+                    Some(0) => continue,
+                    Some(1) => {}
+                    _ => return Ok(None),
+                }
+            }
+            let blob = self.git.run(&["hash-object", "-w", "--no-filters", "--", rel_text], None);
+            let blob = blob.map_err(|e| format!("cannot run git: {e}"))?;
+            if !blob.ok() {
+                return Ok(None);
+            }
+            let blob = blob.text().trim().to_string();
+            if entry(&listings[dirs.len() - 1], leaf) == Some((mode.to_string(), blob.clone())) {
+                continue;
+            }
+            // Bottom up: each folder's listing with the new entry, written as a tree.
+            let (mut child_mode, mut child_type, mut child, mut child_name) = (mode, "blob", blob, leaf);
+            for (i, dir) in dirs.iter().enumerate().rev() {
+                let mut input = Vec::new();
+                for line in listings[i].split('\0').filter(|l| !l.is_empty()) {
+                    if line.split_once('\t').map(|(_, n)| n) != Some(child_name) {
+                        input.extend_from_slice(line.as_bytes());
+                        input.push(0);
+                    }
+                }
+                input.extend_from_slice(format!("{child_mode} {child_type} {child}\t{child_name}\0").as_bytes());
+                child = self.git.check(&["mktree", "-z"], Some(&input))?.text().trim().to_string();
+                (child_mode, child_type) = ("040000", "tree");
+                child_name = dir.rsplit('/').next().unwrap_or(dir);
+            }
+            tree = child;
+            files.push(rel_text.to_string());
+        }
+        let hash = self.git.check(&["commit-tree", &tree, "-m", message, "-p", base], None)?.text().trim().to_string();
+        self.git.check(&["update-ref", "-m", message, "HEAD", &hash, base], None)?;
+        files.sort();
+        files.dedup();
+        Ok(Some(Taken { hash, files, left_out }))
     }
 
-    /// Takes a checkpoint with `message`; its files are those changed since `since` (the
-    /// series' previous checkpoint; everything for the first, or if that commit is gone).
-    /// `None` when `skip_unchanged` and nothing changed since `since`. The caller holds the lock.
+    /// Before the whole scan: the index brought back to the last commit where checkpoints of
+    /// paths only moved past it (their entries' stat data emptied, so `git add` reads them).
+    fn sync_index(&self) -> Result<(), String> {
+        let Some(head) = self.head() else { return Ok(()) };
+        let out = self.git.check(&["diff-index", "--cached", "--no-renames", "--name-only", "-z", &head], None)?;
+        if out.stdout.is_empty() {
+            return Ok(());
+        }
+        let mut input = Vec::new();
+        let listed = self.git.check(&["ls-tree", "-r", "-z", "--full-tree", &head], None);
+        let listed = listed?.stdout;
+        let differ: std::collections::HashSet<&[u8]> =
+            out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
+        let mut in_head = std::collections::HashSet::new();
+        for line in listed.split(|b| *b == 0).filter(|l| !l.is_empty()) {
+            let Some(tab) = line.iter().position(|b| *b == b'\t') else { continue };
+            let path = &line[tab + 1..];
+            if differ.contains(path) {
+                in_head.insert(path);
+                input.extend_from_slice(line);
+                input.push(0);
+            }
+        }
+        for path in differ.iter().filter(|p| !in_head.contains(*p)) {
+            // Mode 0 removes the entry.
+            input.extend_from_slice(b"0 0000000000000000000000000000000000000000\t");
+            input.extend_from_slice(path);
+            input.push(0);
+        }
+        self.git.check(&["update-index", "-z", "--index-info"], Some(&input))?;
+        Ok(())
+    }
+
+    /// `abs` relative to the workspace, its directory's symlinks resolved; `None` if outside.
+    fn relative(&self, abs: &Path) -> Option<PathBuf> {
+        let name = abs.file_name()?;
+        let dir = abs.parent()?;
+        let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let rel = dir.strip_prefix(&self.workspace).ok()?.join(name);
+        rel.components().all(|c| matches!(c, std::path::Component::Normal(_))).then_some(rel)
+    }
+
+    /// Whether a folder above `rel` (below the workspace) holds a `.git`.
+    fn in_nested_repository(&self, rel: &Path) -> bool {
+        rel.ancestors().skip(1).filter(|a| !a.as_os_str().is_empty()).any(|a| {
+            a.file_name() == Some(".git".as_ref()) || fs::symlink_metadata(self.workspace.join(a).join(".git")).is_ok()
+        })
+    }
+
+    /// Takes a checkpoint of the whole workspace with `message`; its files are those changed
+    /// since `since` (the series' previous checkpoint; everything for the first, or if that
+    /// commit is gone). `None` when `skip_unchanged` and nothing changed since `since`. The
+    /// caller holds the lock.
     pub fn snapshot(&self, message: &str, since: Option<&str>, skip_unchanged: bool) -> Result<Option<Taken>, String> {
+        self.snapshot_of(Scope::All, message, since, skip_unchanged)
+    }
+
+    /// [`Shadow::snapshot`] looking at `scope` only: after an edit tool, the paths it wrote.
+    pub fn snapshot_of(
+        &self,
+        scope: Scope<'_>,
+        message: &str,
+        since: Option<&str>,
+        skip_unchanged: bool,
+    ) -> Result<Option<Taken>, String> {
+        if let (Scope::Paths(paths), Some(base), false) = (scope, since, skip_unchanged) {
+            if let Some(taken) = self.commit_paths(paths, base, message)? {
+                return Ok(Some(taken));
+            }
+        }
         let left_out = self.stage()?;
         let since =
             since.filter(|h| self.git.run(&["cat-file", "-e", &format!("{h}^{{commit}}")], None).is_ok_and(|o| o.ok()));
-        let files = self.staged_changes(since)?;
-        if skip_unchanged && files.is_empty() && since.is_some() {
-            return Ok(None);
-        }
         // The commit from the index as staged: `git commit` would first re-examine every file
         // of the workspace again (5x slower on 10,000 files).
         let tree = self.git.check(&["write-tree"], None)?.text().trim().to_string();
+        // Tree against tree: only the subtrees that differ are read.
+        let files = self.changed_between(since.unwrap_or(EMPTY_TREE), &tree)?;
+        if skip_unchanged && files.is_empty() && since.is_some() {
+            return Ok(None);
+        }
         let head = self.head();
         let mut args = vec!["commit-tree", tree.as_str(), "-m", message];
         if let Some(parent) = &head {
@@ -234,7 +438,7 @@ impl Shadow {
 
     /// `(status letter, path)` of each file that differs between `from` and `to`, or between
     /// `from` and the workspace now (`to` = `None`; stages the workspace, lock held by the caller).
-    pub fn changes(&self, from: &str, to: Option<&str>) -> Result<Vec<(char, String)>, String> {
+    pub(crate) fn changes(&self, from: &str, to: Option<&str>) -> Result<Vec<(char, String)>, String> {
         let mut args = vec!["diff", "--no-renames", "--name-status", "-z"];
         match to {
             Some(to) => args.extend([from, to]),
@@ -252,9 +456,9 @@ impl Shadow {
         Ok(v)
     }
 
-    /// Paths that differ between commits `from` and `to`.
-    pub fn changed_between(&self, from: &str, to: &str) -> Result<Vec<String>, String> {
-        let out = self.git.check(&["diff", "--no-renames", "--name-only", "-z", from, to], None)?;
+    /// Paths that differ between commits (or trees) `from` and `to`.
+    pub(crate) fn changed_between(&self, from: &str, to: &str) -> Result<Vec<String>, String> {
+        let out = self.git.check(&["diff-tree", "-r", "--no-renames", "--name-only", "-z", from, to], None)?;
         Ok(out
             .stdout
             .split(|b| *b == 0)
@@ -264,7 +468,7 @@ impl Shadow {
     }
 
     /// A unified diff from `from` to `to` (or to the workspace now; lock held by the caller).
-    pub fn diff(&self, from: &str, to: Option<&str>) -> Result<Vec<u8>, String> {
+    pub(crate) fn diff(&self, from: &str, to: Option<&str>) -> Result<Vec<u8>, String> {
         let mut args = vec!["diff", "--no-color", "--no-ext-diff", "--no-renames", "--binary"];
         match to {
             Some(to) => args.extend([from, to]),
@@ -280,7 +484,7 @@ impl Shadow {
     /// Puts the workspace's files back as at `hash` (lock held by the caller): files tracked
     /// now but not then are removed; excluded and ignored files are left alone. Refuses, naming
     /// them, if it would overwrite files the pre-restore checkpoint `before` had to leave out.
-    pub fn restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
+    pub(crate) fn restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
         self.git.check(&["cat-file", "-e", &format!("{hash}^{{commit}}")], None).map_err(|_| {
             format!("checkpoint commit {hash} is not in the shadow repository {}", self.git.git_dir().display())
         })?;
@@ -314,6 +518,55 @@ impl Shadow {
             fs::read_dir(p).map(|es| es.flatten().map(|e| walk(&e.path())).sum()).unwrap_or(0)
         }
         walk(self.git.git_dir())
+    }
+}
+
+/// Re-enables the nested repositories a killed checkpoint left disabled, in every workspace
+/// with checkpoints under `state_dir` (what `agent-min checkpoints` does first, whichever task
+/// it is asked about). A workspace whose lock is held is skipped: its checkpoint is still
+/// running and puts them back itself. Returns what could not be done.
+pub(crate) fn reenable_nested(state_dir: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Ok(entries) = fs::read_dir(state_dir.join("checkpoints")) else { return problems };
+    for dir in entries.flatten().map(|e| e.path()) {
+        let journal = dir.join("nested-disabled");
+        if !journal.is_file() {
+            continue;
+        }
+        let Ok(_held) = lock::acquire(&dir.join("lock"), std::time::Duration::ZERO) else { continue };
+        if let Err(e) = nested::repair(&journal) {
+            problems.push(e);
+        }
+    }
+    problems
+}
+
+/// The `(mode, object)` of `name` in an `ls-tree -z` listing.
+fn entry(listing: &str, name: &str) -> Option<(String, String)> {
+    listing.split('\0').find_map(|line| {
+        let (meta, n) = line.split_once('\t')?;
+        let mut parts = meta.split(' ');
+        (n == name).then(|| (parts.next().unwrap_or("").to_string(), parts.nth(1).unwrap_or("").to_string()))
+    })
+}
+
+/// git's own words for a damaged repository (`Ok(Some)`), or anything else as an error.
+fn corrupt_or_unknown(stderr: &str) -> Result<Option<String>, String> {
+    const DAMAGE: [&str; 8] = [
+        "corrupt",
+        "bad signature",
+        "smaller than expected",
+        "unable to unpack",
+        "inflate:",
+        "bad object",
+        "invalid object",
+        "unknown index entry format",
+    ];
+    let said = first_lines(stderr.trim(), 2);
+    if DAMAGE.iter().any(|d| stderr.contains(d)) {
+        Ok(Some(said))
+    } else {
+        Err(format!("git cannot read the checkpoint repository: {said}"))
     }
 }
 
@@ -580,5 +833,169 @@ mod tests {
         s.git.check(&["config", "core.worktree", "/somewhere/else"], None).unwrap();
         let err = Shadow::open(&f.state, &f.ws).unwrap_err();
         assert!(err.contains("Checkpoints can only be used in the original workspace: /somewhere/else"), "{err}");
+    }
+
+    #[test]
+    fn a_restore_is_byte_exact_whatever_the_workspaces_gitattributes_say() {
+        let f = fixture();
+        write(&f.ws, ".gitattributes", "* text=auto eol=lf\n*.txt ident\n*.enc working-tree-encoding=UTF-16\n");
+        write(&f.ws, "crlf.txt", "one\r\ntwo\r\n");
+        write(&f.ws, "id.txt", "$Id$\n");
+        write(&f.ws, "x.enc", "plain\n");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        let stored = s.git.check(&["cat-file", "blob", &format!("{}:crlf.txt", first.hash)], None).unwrap();
+        assert_eq!(stored.stdout, b"one\r\ntwo\r\n", "stored as it was");
+        for f2 in ["crlf.txt", "id.txt", "x.enc"] {
+            write(&f.ws, f2, "changed\n");
+        }
+        let _held = s.lock().unwrap();
+        let before = s.snapshot("before", None, false).unwrap().unwrap();
+        s.restore(&first.hash, &before).unwrap();
+        assert_eq!(fs::read(f.ws.join("crlf.txt")).unwrap(), b"one\r\ntwo\r\n");
+        assert_eq!(fs::read(f.ws.join("id.txt")).unwrap(), b"$Id$\n");
+        assert_eq!(fs::read(f.ws.join("x.enc")).unwrap(), b"plain\n");
+    }
+
+    #[test]
+    fn a_filter_the_workspace_names_never_runs_even_if_configured() {
+        let f = fixture();
+        let marker = f.state.join("filter-ran");
+        write(&f.ws, ".gitattributes", "* filter=evil\n");
+        write(&f.ws, "a.txt", "one\n");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        // Even a driver in the shadow repository's own config (a user's doing) is not run.
+        for k in ["filter.evil.clean", "filter.evil.smudge", "filter.evil.process"] {
+            let cmd = format!("touch '{}'; cat", marker.display());
+            s.git.check(&["config", k, &cmd], None).unwrap();
+        }
+        let first = snap(&s, "first");
+        write(&f.ws, "a.txt", "two\n");
+        let _held = s.lock().unwrap();
+        let before = s.snapshot("before", None, false).unwrap().unwrap();
+        s.restore(&first.hash, &before).unwrap();
+        s.diff(&first.hash, None).unwrap();
+        assert_eq!(fs::read_to_string(f.ws.join("a.txt")).unwrap(), "one\n");
+        assert!(!marker.exists(), "a filter ran");
+    }
+
+    /// A repository with one commit at `dir` (its git directory `git_dir`).
+    fn real_repo(git_dir: &Path, dir: &Path) {
+        fs::create_dir_all(dir).unwrap();
+        let git = Git::new(find_git().unwrap(), git_dir, dir);
+        git.check(&["init", "-q"], None).unwrap();
+        git.check(&["commit", "-q", "--allow-empty", "-m", "x"], None).unwrap();
+    }
+
+    #[test]
+    fn files_of_a_submodule_or_a_linked_git_are_checkpointed() {
+        let f = fixture();
+        let outside = tempfile::tempdir().unwrap();
+        // A submodule: `.git` is a file naming the real git directory.
+        real_repo(&outside.path().join("sub.git"), &f.ws.join("sub"));
+        write(&f.ws, "sub/.git", &format!("gitdir: {}\n", outside.path().join("sub.git").display()));
+        write(&f.ws, "sub/file.txt", "in the submodule");
+        // A `.git` symlink to a repository elsewhere.
+        real_repo(&outside.path().join("linked.git"), &f.ws.join("linked"));
+        std::os::unix::fs::symlink(outside.path().join("linked.git"), f.ws.join("linked/.git")).unwrap();
+        write(&f.ws, "linked/file.txt", "in the linked one");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let t = snap(&s, "one");
+        assert_eq!(t.files, vec!["linked/file.txt", "sub/file.txt"], "{:?}", t.left_out);
+        let tree = s.git.check(&["ls-tree", "-r", &t.hash], None).unwrap().text();
+        assert!(!tree.contains("160000"), "no gitlink: {tree}");
+        assert!(
+            f.ws.join("sub/.git").is_file() && fs::symlink_metadata(f.ws.join("linked/.git")).unwrap().is_symlink()
+        );
+        assert!(!f.ws.join("sub/.git_disabled").exists() && !f.ws.join("linked/.git_disabled").exists());
+    }
+
+    #[test]
+    fn a_git_failure_that_is_not_damage_moves_nothing_aside() {
+        use std::os::unix::fs::PermissionsExt;
+        let f = fixture();
+        write(&f.ws, "a.txt", "one");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        let git_dir = s.git.git_dir().to_path_buf();
+        drop(s);
+        // A git that fails transiently (out of processes) whenever it reads the repository.
+        let bin = tempfile::tempdir().unwrap();
+        let fake = bin.path().join("git");
+        let script = format!(
+            "#!/bin/sh\ncase \"$*\" in *rev-parse*|*ls-files*) echo 'fatal: unable to fork' >&2; exit 128;; esac\nexec '{}' \"$@\"\n",
+            find_git().unwrap().display()
+        );
+        fs::write(&fake, script).unwrap();
+        fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+        let err = Shadow::open_with(fake, &f.state, &f.ws).unwrap_err();
+        assert!(err.contains("unable to fork"), "{err}");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        assert_eq!(s.git.git_dir(), git_dir);
+        assert_eq!(s.head().as_deref(), Some(first.hash.as_str()), "the series is kept");
+        assert!(!fs::read_dir(s.dir()).unwrap().flatten().any(|e| e.file_name().to_string_lossy().contains("broken")));
+    }
+
+    #[test]
+    fn an_edits_checkpoint_of_the_paths_it_wrote_equals_the_whole_scan() {
+        let f = fixture();
+        write(&f.ws, ".gitignore", "ignored/\n");
+        write(&f.ws, "src/a.rs", "a");
+        write(&f.ws, "src/b.rs", "b");
+        write(&f.ws, "lib/.git/HEAD", "ref: refs/heads/main\n");
+        write(&f.ws, "lib/x.c", "x");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        let _held = s.lock().unwrap();
+        let mut last = first.hash;
+        // (what the tool wrote, paths it names)
+        let big = vec![b'x'; (exclusions::MAX_FILE_BYTES + 1) as usize];
+        let cases: Vec<(&str, Vec<u8>, Vec<&str>)> = vec![
+            ("src/a.rs", b"a2".to_vec(), vec!["src/a.rs"]),
+            ("src/new/c.rs", b"c".to_vec(), vec!["src/new/c.rs"]),
+            ("x.log", b"excluded".to_vec(), vec![]),
+            ("ignored/y.txt", b"ignored".to_vec(), vec![]),
+            ("src/b.rs", big, vec![]),
+            ("lib/x.c", b"x2".to_vec(), vec!["lib/x.c"]),
+            (".gitignore", b"".to_vec(), vec![".gitignore", "ignored/y.txt"]),
+        ];
+        for (path, bytes, changed) in cases {
+            let abs = f.ws.join(path);
+            fs::create_dir_all(abs.parent().unwrap()).unwrap();
+            fs::write(&abs, &bytes).unwrap();
+            let t = s.snapshot_of(Scope::Paths(&[abs]), path, Some(&last), false).unwrap().unwrap();
+            assert_eq!(t.files, changed, "{path}");
+            if path == "src/b.rs" {
+                assert_eq!(t.left_out, vec!["src/b.rs (over 10 MiB)"]);
+            }
+            // The whole scan finds nothing more.
+            assert_eq!(s.snapshot("whole", Some(&t.hash), true).unwrap(), None, "{path}");
+            last = t.hash;
+        }
+        assert!(f.ws.join("lib/.git/HEAD").is_file());
+        // An executable file keeps its mode, as the whole scan stores it.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            write(&f.ws, "run.sh", "#!/bin/sh\n");
+            fs::set_permissions(f.ws.join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let t = s.snapshot_of(Scope::Paths(&[f.ws.join("run.sh")]), "x", Some(&last), false).unwrap().unwrap();
+        assert_eq!(t.files, vec!["run.sh"]);
+        assert_eq!(s.snapshot("whole", Some(&t.hash), true).unwrap(), None);
+        last = t.hash;
+        // Another process took a checkpoint since (or a restore ran): the whole scan instead.
+        write(&f.ws, "src/a.rs", "a3");
+        let other = s.snapshot("another agent", None, false).unwrap().unwrap();
+        write(&f.ws, "src/new/c.rs", "c1");
+        let t = s.snapshot_of(Scope::Paths(&[f.ws.join("src/new/c.rs")]), "c", Some(&last), false).unwrap().unwrap();
+        assert_eq!(t.files, vec!["src/a.rs", "src/new/c.rs"], "since {last}, not {}", other.hash);
+        last = t.hash;
+        // A change the edit did not make is left for the next whole scan.
+        write(&f.ws, "src/a.rs", "behind the back");
+        write(&f.ws, "src/new/c.rs", "c2");
+        let t = s.snapshot_of(Scope::Paths(&[f.ws.join("src/new/c.rs")]), "c", Some(&last), false).unwrap().unwrap();
+        assert_eq!(t.files, vec!["src/new/c.rs"]);
+        let whole = s.snapshot("whole", Some(&t.hash), false).unwrap().unwrap();
+        assert_eq!(whole.files, vec!["src/a.rs"]);
     }
 }

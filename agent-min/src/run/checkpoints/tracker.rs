@@ -6,12 +6,16 @@
 //! commit message, recorded in the saved task (so `resume` continues the series), shown in one
 //! dim line and sent as a `checkpoint` event. Failures never stop the task: they are one
 //! warning (checkpoints then off for the run when the repository cannot be opened at all).
+//!
+//! An edit tool's checkpoint looks only at the paths it wrote, so it costs the change, not the
+//! workspace; the whole workspace is scanned again after anything else that may have changed
+//! files (a command, an MCP tool, any tool not known to only read, a failed checkpoint).
 
 use std::path::PathBuf;
 use std::thread::JoinHandle;
 
 use super::place;
-use super::shadow::{Shadow, Taken};
+use super::shadow::{Scope, Shadow, Taken};
 use crate::run::session::events::Events;
 use crate::run::session::state::{now_secs, CheckpointRecord};
 use crate::run::ui::term::Term;
@@ -19,9 +23,26 @@ use crate::run::ui::term::Term;
 /// Files recorded per checkpoint in the saved task (the count is always exact).
 const MAX_FILES_RECORDED: usize = 50;
 
-/// Whether `tool` may change files (Cline's checkpointed tools).
-pub fn changes_files(tool: &str) -> bool {
-    matches!(tool, "write_to_file" | "replace_in_file" | "execute_command")
+/// Whether `tool` may change files (Cline's checkpointed tools): its declaration says so.
+pub(crate) fn changes_files(tool: &str) -> bool {
+    crate::run::tools::registry::mutates(tool)
+}
+
+/// Tools known to change no file: after them an edit's checkpoint may still look at the
+/// paths it wrote only. Anything else makes the next checkpoint scan the whole workspace.
+fn reads_only(tool: &str) -> bool {
+    matches!(
+        tool,
+        "read_file"
+            | "list_files"
+            | "search_files"
+            | "list_code_definition_names"
+            | "ask_followup_question"
+            | "attempt_completion"
+            | "plan_mode_respond"
+            | "access_mcp_resource"
+            | "load_mcp_documentation"
+    )
 }
 
 /// The background start: the opened repository and the initial checkpoint, or why not.
@@ -41,17 +62,20 @@ pub struct Tracker {
     records: Vec<CheckpointRecord>,
     /// This run's `start` checkpoint has been recorded (or was not needed).
     started: bool,
+    /// Something may have changed files the index does not know of yet: the next checkpoint
+    /// scans the whole workspace.
+    scan_due: bool,
 }
 
 impl Tracker {
     /// No checkpoints (`--no-checkpoints`, `--no-save`, replays).
     pub fn off() -> Tracker {
-        Tracker { repo: Repo::Off, task_id: String::new(), records: Vec::new(), started: true }
+        Tracker { repo: Repo::Off, task_id: String::new(), records: Vec::new(), started: true, scan_due: true }
     }
 
     /// Checkpoints of `workspace` in `STATE_DIR/checkpoints/`, for task `task_id`; the
     /// repository is opened and the initial checkpoint taken in the background from now on.
-    pub fn new(state_dir: PathBuf, workspace: PathBuf, task_id: &str) -> Tracker {
+    pub(crate) fn new(state_dir: PathBuf, workspace: PathBuf, task_id: &str) -> Tracker {
         let message = format!("checkpoint-{}-{task_id} start", place::cwd_hash(&workspace));
         let opening = std::thread::spawn(move || {
             let shadow = Shadow::open(&state_dir, &workspace)?;
@@ -61,23 +85,29 @@ impl Tracker {
                 .and_then(|t| t.ok_or_else(|| "nothing was committed".to_string()));
             Ok((shadow, taken))
         });
-        Tracker { repo: Repo::Opening(opening), task_id: task_id.to_string(), records: Vec::new(), started: false }
+        Tracker {
+            repo: Repo::Opening(opening),
+            task_id: task_id.to_string(),
+            records: Vec::new(),
+            started: false,
+            scan_due: false,
+        }
     }
 
     /// Continues the series of a resumed task.
-    pub fn resume(&mut self, saved: Vec<CheckpointRecord>) {
+    pub(crate) fn resume(&mut self, saved: Vec<CheckpointRecord>) {
         self.records = saved;
     }
 
     /// The task's checkpoints so far (saved with the task).
-    pub fn records(&self) -> &[CheckpointRecord] {
+    pub(crate) fn records(&self) -> &[CheckpointRecord] {
         &self.records
     }
 
     /// Before a tool runs: if it may change files and is the run's first such tool, waits for
     /// the initial checkpoint and records it. `messages` is the conversation's length, the
     /// reply asking for `tool` included.
-    pub fn before(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
+    pub(crate) fn before(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
         if self.started || !changes_files(tool) {
             return;
         }
@@ -100,16 +130,33 @@ impl Tracker {
         }
     }
 
-    /// After a tool ran: a checkpoint if it may have changed files.
-    pub fn after(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
+    /// After a tool ran: a checkpoint if it may have changed files. `wrote`: every path the
+    /// tool wrote, when that is all it can have changed (an edit tool, no hook); `None` looks
+    /// at the whole workspace.
+    pub(crate) fn after(
+        &mut self,
+        tool: &str,
+        wrote: Option<&[PathBuf]>,
+        turn: u32,
+        messages: usize,
+        term: &mut Term,
+        events: &mut Events,
+    ) {
         if !changes_files(tool) {
+            self.scan_due |= !reads_only(tool);
             return;
         }
         let _ = self.wait(term);
         let Repo::On(shadow) = &self.repo else { return };
         let message = format!("checkpoint-{}-{} turn {turn} {tool}", place::cwd_hash(shadow.workspace()), self.task_id);
         let since = self.records.last().map(|r| r.hash.as_str());
-        match shadow.lock().and_then(|_held| shadow.snapshot(&message, since, false)) {
+        let scope = match wrote {
+            Some(paths) if !self.scan_due => Scope::Paths(paths),
+            _ => Scope::All,
+        };
+        let taken = shadow.lock().and_then(|_held| shadow.snapshot_of(scope, &message, since, false));
+        self.scan_due = taken.is_err();
+        match taken {
             Ok(Some(t)) => self.record(t, tool, turn, messages, term, events),
             Ok(None) => {}
             Err(e) => term.warn(&format!("Checkpoint after {tool} failed: {e}. The task goes on.")),
@@ -129,6 +176,7 @@ impl Tracker {
                 match taken {
                     Ok(t) => Some(t),
                     Err(e) => {
+                        self.scan_due = true;
                         term.warn(&format!("The initial checkpoint failed: {e}. The task goes on."));
                         None
                     }
@@ -145,7 +193,7 @@ impl Tracker {
         let number = self.records.last().map_or(1, |r| r.number + 1);
         let files_changed = t.files.len() as u32;
         let what = if tool == "start" { "the workspace before the run's first edit" } else { "after the tool" };
-        term.info(&format!("  checkpoint {number} ({what}): {files_changed} file(s) changed"));
+        term.info(&format!("  checkpoint {number} ({what}): {} changed", crate::run::ui::count(files_changed, "file")));
         if !t.left_out.is_empty() {
             term.warn(&format!("  checkpoint {number} left out: {}", t.left_out.join(", ")));
         }

@@ -5,16 +5,17 @@
 //! process's argv nor in any file. curl is killed with the agent (`PR_SET_PDEATHSIG`). `-D -` makes curl write the response headers to stdout before the body, so
 //! the status and headers (e.g. `retry-after`) are read from the protocol, not guessed from the
 //! body. `-N` turns off curl's output buffering so each SSE chunk arrives as it is sent.
+#![allow(unsafe_code)] // the key's pipe (pipe2, fcntl, OwnedFd::from_raw_fd) and curl's child set-up
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdout, Stdio};
 
+use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// One HTTP POST to make.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// Full URL.
     pub url: &'a str,
     /// Header lines as (name, value); may contain secrets.
@@ -29,7 +30,7 @@ pub struct Request<'a> {
 
 /// Why curl could not give us a response.
 #[derive(Debug)]
-pub enum CurlError {
+pub(crate) enum CurlError {
     /// `curl` is not installed or not on PATH.
     Missing,
     /// Spawning or talking to curl failed.
@@ -59,7 +60,7 @@ impl std::fmt::Display for CurlError {
 }
 
 /// A response being streamed from curl.
-pub struct Response {
+pub(crate) struct Response {
     /// HTTP status code of the final response.
     pub status: u16,
     /// Response headers of the final response (names lower-cased).
@@ -71,22 +72,22 @@ pub struct Response {
 
 impl Response {
     /// The first header with this (lower-case) name.
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     /// curl's process id (for a caller's own deadline; valid until `finish` or `abort`).
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Reads the next chunk of the body; `Ok(0)` at its end.
-    pub fn read_chunk(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    pub(crate) fn read_chunk(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.stdout.read(buf)
     }
 
     /// Waits until body bytes can be read without blocking, or `until` passes; false then.
-    pub fn wait_readable(&mut self, until: std::time::Instant) -> bool {
+    pub(crate) fn wait_readable(&mut self, until: std::time::Instant) -> bool {
         use rustix::event::{poll, PollFd, PollFlags, Timespec};
         loop {
             if !self.stdout.buffer().is_empty() {
@@ -105,7 +106,7 @@ impl Response {
     }
 
     /// Reads the whole remaining body (for error responses), at most `limit` bytes.
-    pub fn read_rest(&mut self, limit: usize) -> Vec<u8> {
+    pub(crate) fn read_rest(&mut self, limit: usize) -> Vec<u8> {
         let mut v = Vec::new();
         let _ = (&mut self.stdout).take(limit as u64).read_to_end(&mut v);
         v
@@ -113,7 +114,7 @@ impl Response {
 
     /// Waits for curl after the body ended; an error if curl reports one (e.g. the connection
     /// dropped mid-stream).
-    pub fn finish(mut self) -> Result<(), CurlError> {
+    pub(crate) fn finish(mut self) -> Result<(), CurlError> {
         let status = self.child.wait().map_err(CurlError::Io)?;
         if status.success() {
             return Ok(());
@@ -122,7 +123,7 @@ impl Response {
     }
 
     /// Stops reading: kills curl (used once the first tool block has closed).
-    pub fn abort(mut self) {
+    pub(crate) fn abort(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -138,7 +139,7 @@ fn failure(child: &mut Child, code: i32) -> CurlError {
 }
 
 /// Starts the request and reads the response status and headers.
-pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
+pub(crate) fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     let mut header_text = String::new();
     for (name, value) in req.headers {
         if name.contains(['\r', '\n']) || value.contains(['\r', '\n']) {
@@ -152,7 +153,8 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     header_text.push_str("Expect:\n");
     let headers = headers_pipe(header_text.as_bytes()).map_err(CurlError::Io)?;
     let headers_fd = headers.as_raw_fd();
-    let mut cmd = Command::new("curl");
+    let mut cmd =
+        spawn::command("curl", spawn::Policy::Curl { headers_fd }).map_err(|e| CurlError::Io(io::Error::other(e)))?;
     // `-q` must come first: no ~/.curlrc (a `verbose` there would print the key's header).
     cmd.args(["-q", "-sS", "-N", "-D", "-", "--suppress-connect-headers", "-X", "POST", "--data-binary", "@-"])
         .arg("--connect-timeout")
@@ -166,26 +168,9 @@ pub fn post(req: &Request<'_>) -> Result<Response, CurlError> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // The key goes through the header pipe only: not through the environment either, even in
-    // commands that do not wipe it from the agent's own (`agent-min mcp list`).
-    for k in crate::run::ui::redact::KEY_VARS {
-        cmd.env_remove(k);
-    }
-    // After a kill -9 of agent-min, curl is killed too instead of finishing the request as an
-    // orphan (spawned from the main thread, alive as long as the process).
-    interrupt::die_with_the_agent(&mut cmd);
-    // SAFETY: the hook runs in the forked child before exec and calls only the async-signal-safe
-    // fcntl on integers.
-    unsafe {
-        cmd.pre_exec(move || {
-            // Let curl inherit the headers pipe (it was opened close-on-exec so that no other
-            // child gets it).
-            if libc::fcntl(headers_fd, libc::F_SETFD, 0) == -1 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    // The spawner keeps the key out of curl's environment (it goes through the header pipe
+    // only), makes curl die with the agent (spawned from the main thread, alive as long as the
+    // process) and lets it alone inherit the pipe.
     let child = cmd.spawn();
     drop(headers); // curl has its own copy of the read end
     let mut child =

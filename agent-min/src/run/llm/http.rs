@@ -9,7 +9,7 @@ use super::types::{ApiError, Delta, Flow, Message, Transport};
 use crate::run::clock::MAX_WAIT;
 
 /// The real thing: the provider's HTTP API through curl.
-pub struct Http {
+pub(crate) struct Http {
     /// Where and how to connect.
     pub cfg: ApiConfig,
 }
@@ -19,8 +19,8 @@ impl Transport for Http {
         self.cfg.provider.name()
     }
 
-    fn set_extra_tools(&mut self, tools: Vec<super::tool_specs::ToolSpec>) {
-        self.cfg.extra_tools = tools;
+    fn set_tools(&mut self, tools: super::tool_specs::Tools) {
+        self.cfg.tools = Some(tools);
     }
 
     fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
@@ -120,11 +120,7 @@ fn curl_error(e: curl::CurlError, url: &str) -> ApiError {
 /// posted (and a base URL given with `/v1` to Anthropic, which adds its own); a 401 names the
 /// variable the key came from, or says that no key was sent.
 fn status_hint(cfg: &ApiConfig, url: &str, status: u16) -> Option<String> {
-    let var = match cfg.provider {
-        providers::Provider::Anthropic => Some("ANTHROPIC_API_KEY"),
-        providers::Provider::OpenAi => Some("OPENAI_API_KEY"),
-        providers::Provider::Ollama => None,
-    };
+    let var = cfg.provider.decl().key_var;
     match status {
         404 if cfg.provider == providers::Provider::Anthropic && cfg.base_url.trim_end_matches('/').ends_with("/v1") => {
             Some(format!(
@@ -144,7 +140,7 @@ fn status_hint(cfg: &ApiConfig, url: &str, status: u16) -> Option<String> {
 
 /// The delay before retry number `attempt` (1-based): the server's `retry-after` if it gave one
 /// (capped at 60 s), else `base`·2^(attempt-1) — 2, 4, 8 s by default.
-pub fn backoff(base: Duration, attempt: u32, retry_after: Option<f64>) -> Duration {
+pub(crate) fn backoff(base: Duration, attempt: u32, retry_after: Option<f64>) -> Duration {
     match retry_after {
         Some(s) if s.is_finite() && s >= 0.0 => Duration::from_secs_f64(s.min(60.0)),
         _ => base.checked_mul(2u32.saturating_pow(attempt.saturating_sub(1))).unwrap_or(MAX_WAIT).min(MAX_WAIT),

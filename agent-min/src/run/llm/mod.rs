@@ -1,18 +1,20 @@
-//! The model, reached over HTTP: what the loop sends and gets back ([`types`]), the three wire
-//! formats ([`providers`]), Server-Sent Events ([`sse`]), the `curl` subprocess ([`curl`]) and the
-//! transport that joins them with retries ([`http`]).
+//! The model, reached over HTTP: what the loop sends and gets back (`types`), the three wire
+//! formats ([`providers`]), Server-Sent Events ([`sse`]), the `curl` subprocess (`curl`) and the
+//! transport that joins them with retries (`http`).
 //!
-//! Owns: everything between "a conversation" and "a stream of deltas". May use: [`crate::run::clock`]
-//! and [`crate::run::ui::interrupt`] (so Ctrl-C kills curl), nothing else of the agent. The types
-//! everyone shares live in [`types`], which depends on nothing, so the providers and the transport
+//! Owns: everything between "a conversation" and "a stream of deltas". May use: `crate::run::clock`,
+//! `crate::run::ui::interrupt` (so Ctrl-C kills curl) and `crate::run::ui::redact` (the key
+//! variables curl never inherits), `crate::run::spawn` (how curl is started), nothing else of
+//! the agent. The types
+//! everyone shares live in `types`, which depends on nothing, so the providers and the transport
 //! never import each other in a circle.
 
-pub mod curl;
-pub mod http;
+pub(crate) mod curl;
+pub(crate) mod http;
 pub mod providers;
 pub mod sse;
-pub mod tool_specs;
-pub mod types;
+pub(crate) mod tool_specs;
+pub(crate) mod types;
 
-pub use http::{backoff, Http};
+pub(crate) use http::{backoff, Http};
 pub use types::{ApiError, BlockDelta, Delta, Flow, Message, Part, Role, StopReason, ToolUsePart, Transport, Usage};

@@ -6,7 +6,7 @@
 //! `: OPENROUTER PROCESSING` keep-alives); `event:` names the event; a blank line dispatches it.
 //! Bytes are buffered until a line is complete, so a chunk boundary inside a UTF-8 character or
 //! inside `data:` never corrupts anything. The server is untrusted: a line or an event longer
-//! than [`MAX_EVENT_BYTES`] is not buffered further, and [`SseDecoder::overflowed`] says so.
+//! than `MAX_EVENT_BYTES` is not buffered further, and `SseDecoder::overflowed` says so.
 //!
 //! ```
 //! use agent_min::run::llm::sse::SseDecoder;
@@ -19,7 +19,7 @@
 
 /// Most bytes one line, or one event's joined `data:`, may hold. Real deltas are a few hundred
 /// bytes; a whole tool call sent in one delta stays far below this.
-pub const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,7 +82,7 @@ impl SseDecoder {
 
     /// Whether a line or an event exceeded [`MAX_EVENT_BYTES`]; the decoder then ignores the rest
     /// of the stream, and the reply must be treated as failed.
-    pub fn overflowed(&self) -> bool {
+    pub(crate) fn overflowed(&self) -> bool {
         self.overflowed
     }
 

@@ -1,18 +1,25 @@
-//! The eight tools as native tool definitions: Cline v4.0.10's JSON schemas and descriptions
-//! (its `cline_native_next_gen.tools.snap`), cut to the tools this agent has and without the
-//! `task_progress` parameter (this agent has no task-progress checklist to update; the
-//! descriptions stay Cline's word for word, attempt_completion's mention of it included).
-//!
-//! A run may add definitions of its own ([`ToolSpec`], e.g. the connected MCP servers' tools
-//! from `mcp/native.rs`): each is converted the way Cline's `toolSpecFunctionDefinition`
-//! (OpenAI, Ollama) and `toolSpecInputSchema` (Anthropic) convert a tool spec.
+//! The tools of a native request in each wire shape: the agent's own definitions ([`Tools`]'s
+//! `builtin`, in OpenAI's shape as Cline v4.0.10's `cline_native_next_gen.tools.snap` has them —
+//! each tool's declaration in `tools/registry.rs` holds its own), and definitions a run adds
+//! ([`ToolSpec`], e.g. the connected MCP servers' tools from `mcp/native.rs`), each converted
+//! the way Cline's `toolSpecFunctionDefinition` (OpenAI, Ollama) and `toolSpecInputSchema`
+//! (Anthropic) convert a tool spec.
 
 use serde_json::{json, Map, Value};
+
+/// What a native request offers; no `Tools` at all: the XML dialect, no definitions sent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tools {
+    /// The agent's own tools, in OpenAI's `tools` shape, in order.
+    pub builtin: Vec<Value>,
+    /// Definitions added by the run (the MCP servers' tools).
+    pub(crate) extra: Vec<ToolSpec>,
+}
 
 /// One extra tool definition, in neither wire shape yet: the parameters' schemas as Cline's
 /// converters build them, and the required ones in order.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolSpec {
+pub(crate) struct ToolSpec {
     /// The function name (at most 64 characters of `[a-zA-Z0-9_-]`, checked by the maker).
     pub name: String,
     /// What the model reads about the tool.
@@ -62,37 +69,36 @@ fn with_extra(
     Value::Array(tools)
 }
 
-/// Cline's definitions in the OpenAI `tools` shape (`{"type":"function","function":{…}}`).
-const SPECS: &str = include_str!("tool_specs.json");
-
-fn builtin() -> Vec<Value> {
-    serde_json::from_str(SPECS).expect("tool_specs.json is a JSON array (checked by a test)")
+/// The definitions for OpenAI-compatible servers and Ollama.
+pub(crate) fn openai(tools: &Tools) -> Value {
+    with_extra(tools.builtin.clone(), &tools.extra, ToolSpec::openai, |t| &t["function"]["name"])
 }
 
-/// The definitions for OpenAI-compatible servers and Ollama, with `extra` added.
-pub fn openai(extra: &[ToolSpec]) -> Value {
-    with_extra(builtin(), extra, ToolSpec::openai, |t| &t["function"]["name"])
-}
-
-/// The definitions for Anthropic: `name`, `description`, `input_schema`, with `extra` added.
-pub fn anthropic(extra: &[ToolSpec]) -> Value {
-    let tools = builtin()
+/// The definitions for Anthropic: `name`, `description`, `input_schema`.
+pub(crate) fn anthropic(tools: &Tools) -> Value {
+    let builtin = tools
+        .builtin
         .iter()
         .map(|t| {
             let f = &t["function"];
             json!({"name": f["name"], "description": f["description"], "input_schema": f["parameters"]})
         })
         .collect();
-    with_extra(tools, extra, ToolSpec::anthropic, |t| &t["name"])
+    with_extra(builtin, &tools.extra, ToolSpec::anthropic, |t| &t["name"])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The agent's own definitions (as the native dialect sends them) and `extra`.
+    fn ours(extra: &[ToolSpec]) -> Tools {
+        Tools { builtin: crate::run::dialect::native::definitions(), extra: extra.to_vec() }
+    }
+
     #[test]
     fn the_eight_tools_with_clines_descriptions() {
-        let names: Vec<String> = openai(&[])
+        let names: Vec<String> = openai(&ours(&[]))
             .as_array()
             .unwrap()
             .iter()
@@ -113,11 +119,11 @@ mod tests {
                 "write_to_file"
             ]
         );
-        let a = anthropic(&[]);
+        let a = anthropic(&ours(&[]));
         let exec = a.as_array().unwrap().iter().find(|t| t["name"] == "execute_command").unwrap();
         assert!(exec["description"].as_str().unwrap().starts_with("Request to execute a CLI command on the system."));
         assert_eq!(exec["input_schema"]["required"], json!(["command", "requires_approval"]));
-        for t in openai(&[]).as_array().unwrap() {
+        for t in openai(&ours(&[])).as_array().unwrap() {
             assert!(t["function"]["parameters"]["properties"].get("task_progress").is_none());
         }
     }
@@ -133,7 +139,7 @@ mod tests {
             required: vec!["message".into()],
         };
         let extra = [spec("access_mcp_resource"), spec("cabcde0mcp0echo")];
-        let o = openai(&extra);
+        let o = openai(&ours(&extra));
         let names: Vec<&str> = o.as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
         let at = names.iter().position(|n| *n == "attempt_completion").unwrap();
         assert_eq!(names[at - 1], "access_mcp_resource");
@@ -144,7 +150,7 @@ mod tests {
                 "parameters": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}},
                     "required": ["message"], "additionalProperties": false}}})
         );
-        let a = anthropic(&extra);
+        let a = anthropic(&ours(&extra));
         assert_eq!(
             a.as_array().unwrap().last().unwrap(),
             &json!({"name": "cabcde0mcp0echo", "description": "srv: Echoes",

@@ -1,6 +1,6 @@
 //! What the loop sees of a model API: messages in, a stream of [`Delta`]s out, errors classified
 //! for retrying. These types are shared by the providers' wire formats and by every
-//! [`Transport`] (the HTTP one in `http.rs`, the replay one in `session/replay.rs`), so they
+//! [`Transport`] (the HTTP one in `http.rs`, the replay one in `run/replay.rs`), so they
 //! depend on nothing else in the agent.
 
 /// Who said a message.
@@ -26,17 +26,17 @@ pub struct Message {
 
 impl Message {
     /// A user message of plain text.
-    pub fn user(content: impl Into<String>) -> Self {
+    pub(crate) fn user(content: impl Into<String>) -> Self {
         Message { role: Role::User, content: content.into(), parts: Vec::new() }
     }
 
     /// An assistant message of plain text.
-    pub fn assistant(content: impl Into<String>) -> Self {
+    pub(crate) fn assistant(content: impl Into<String>) -> Self {
         Message { role: Role::Assistant, content: content.into(), parts: Vec::new() }
     }
 
     /// The native tool calls of this message, in order.
-    pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUsePart> {
+    pub(crate) fn tool_uses(&self) -> impl Iterator<Item = &ToolUsePart> {
         self.parts.iter().filter_map(|p| match p {
             Part::ToolUse(t) => Some(t),
             _ => None,
@@ -117,7 +117,7 @@ pub struct Usage {
 
 impl Usage {
     /// Adds another request's usage to this total.
-    pub fn add(&mut self, o: &Usage) {
+    pub(crate) fn add(&mut self, o: &Usage) {
         self.input += o.input;
         self.output += o.output;
         self.cache_read += o.cache_read;
@@ -197,7 +197,7 @@ impl ApiError {
     }
 
     /// Classifies an HTTP error status and its body's message.
-    pub fn from_status(status: u16, message: String, retry_after: Option<f64>) -> Self {
+    pub(crate) fn from_status(status: u16, message: String, retry_after: Option<f64>) -> Self {
         let lower = message.to_ascii_lowercase();
         let quota = lower.contains("insufficient_quota")
             || lower.contains("exceeded your current quota")
@@ -212,7 +212,7 @@ impl ApiError {
     /// Whether the server refused the prompt as longer than the model's context window:
     /// Anthropic "prompt is too long", OpenAI `context_length_exceeded`, llama.cpp
     /// `exceed_context_size_error` (and the wordings other compatible servers use).
-    pub fn is_context_overflow(&self) -> bool {
+    pub(crate) fn is_context_overflow(&self) -> bool {
         let m = self.message.to_ascii_lowercase();
         [
             "prompt is too long",
@@ -245,7 +245,7 @@ pub trait Transport {
     /// The provider name used in messages (e.g. "anthropic").
     fn provider(&self) -> &str;
 
-    /// Native definitions to send besides the eight tools from the next request on (the MCP
-    /// servers' tools); a transport without a wire of its own ignores them.
-    fn set_extra_tools(&mut self, _tools: Vec<super::tool_specs::ToolSpec>) {}
+    /// The native tool definitions to send from the next request on (the native dialect sets
+    /// them before every request); a transport without a wire of its own ignores them.
+    fn set_tools(&mut self, _tools: super::tool_specs::Tools) {}
 }

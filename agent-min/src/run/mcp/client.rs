@@ -14,7 +14,7 @@ use super::jsonrpc::{self, Incoming, McpError};
 use super::Transport;
 
 /// The protocol version we ask for.
-pub const PROTOCOL_VERSION: &str = "2025-06-18";
+pub(crate) const PROTOCOL_VERSION: &str = "2025-06-18";
 
 /// Versions we can speak, should the server answer with an older one.
 const SUPPORTED: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
@@ -26,7 +26,7 @@ const MAX_PAGES: usize = 100;
 const MAX_ITEMS: usize = 10_000;
 
 /// A connected session.
-pub struct Client {
+pub(crate) struct Client {
     transport: Box<dyn Transport>,
     next_id: u64,
     /// A `notifications/tools/list_changed` arrived since the last look.
@@ -37,7 +37,7 @@ pub struct Client {
 
 impl Client {
     /// Performs the handshake: `initialize`, then `notifications/initialized`.
-    pub fn connect(transport: Box<dyn Transport>, timeout: Duration) -> Result<Client, McpError> {
+    pub(crate) fn connect(transport: Box<dyn Transport>, timeout: Duration) -> Result<Client, McpError> {
         let mut c = Client { transport, next_id: 0, tools_changed: false, init: Value::Null };
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
@@ -59,12 +59,12 @@ impl Client {
     }
 
     /// Whether the server declared `capability` (`tools`, `resources`, …).
-    pub fn has(&self, capability: &str) -> bool {
+    pub(crate) fn has(&self, capability: &str) -> bool {
         self.init.get("capabilities").and_then(|c| c.get(capability)).is_some()
     }
 
     /// Sends `method` and waits up to `timeout` for its answer.
-    pub fn request(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, McpError> {
+    pub(crate) fn request(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, McpError> {
         self.next_id += 1;
         let id = self.next_id;
         let deadline =
@@ -97,7 +97,7 @@ impl Client {
 
     /// Every item of a paginated list (`tools/list` → `tools`), following `nextCursor`; each
     /// page may take `timeout`, and all of them together end by `deadline`.
-    pub fn list_all(
+    pub(crate) fn list_all(
         &mut self,
         method: &str,
         key: &str,
@@ -129,22 +129,17 @@ impl Client {
     }
 
     /// `tools/call`.
-    pub fn call_tool(&mut self, name: &str, arguments: Value, timeout: Duration) -> Result<Value, McpError> {
+    pub(crate) fn call_tool(&mut self, name: &str, arguments: Value, timeout: Duration) -> Result<Value, McpError> {
         self.request("tools/call", json!({"name": name, "arguments": arguments}), timeout)
     }
 
     /// `resources/read`.
-    pub fn read_resource(&mut self, uri: &str, timeout: Duration) -> Result<Value, McpError> {
+    pub(crate) fn read_resource(&mut self, uri: &str, timeout: Duration) -> Result<Value, McpError> {
         self.request("resources/read", json!({"uri": uri}), timeout)
     }
 
     /// Lines of stdout that were not JSON-RPC, so far.
-    pub fn garbage_lines(&self) -> usize {
+    pub(crate) fn garbage_lines(&self) -> usize {
         self.transport.garbage_lines()
-    }
-
-    /// The end of the server's stderr (stdio servers).
-    pub fn stderr(&self) -> String {
-        self.transport.stderr()
     }
 }

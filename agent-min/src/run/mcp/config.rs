@@ -1,5 +1,6 @@
-//! Cline's MCP settings format (`cline_mcp_settings.json`): `{"mcpServers": {NAME: {...}}}`, read
-//! and checked field by field, so that a bad file names the file, the server and the field.
+//! Cline's MCP settings format (`cline_mcp_settings.json`): `{"mcpServers": {NAME: {...}}}`, as
+//! typed structs ([`Settings`], [`ServerSettings`]); a bad file is an error naming the file, the
+//! server and the field.
 //!
 //! Stdio servers: `command`, `args`, `env`, `cwd`; remote ones: `url`, `headers` with
 //! `"type": "streamableHttp"`. Common to both: `disabled`, `autoApprove` (tool names), `timeout`
@@ -9,19 +10,127 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
 
 use crate::run::ui::redact;
 
-/// Cline's `DEFAULT_MCP_TIMEOUT_SECONDS`.
-pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+/// A settings file: the servers by name, in the file's order.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub(crate) struct Settings {
+    /// The servers.
+    #[serde(rename = "mcpServers")]
+    pub mcp_servers: indexmap::IndexMap<String, ServerSettings>,
+}
 
-/// Largest settings file read (a settings file is a few kilobytes).
-const MAX_FILE_BYTES: u64 = 1 << 20;
+/// One server's settings as Cline writes them; every field may be absent or `null`, and fields
+/// Cline has and agent-min does not use are ignored, as Cline ignores them.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct ServerSettings {
+    /// `stdio`, `sse` or `streamableHttp`.
+    #[serde(rename = "type", deserialize_with = "string")]
+    pub ty: Option<String>,
+    /// The older spelling of `type`: `stdio`, `sse` or `http`.
+    #[serde(deserialize_with = "string")]
+    pub transport_type: Option<String>,
+    /// A stdio server's program.
+    #[serde(deserialize_with = "string")]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(deserialize_with = "strings")]
+    pub args: Vec<String>,
+    /// Variables added to its environment, in the file's order.
+    #[serde(deserialize_with = "string_map")]
+    #[schemars(with = "std::collections::BTreeMap<String, String>")]
+    pub env: Vec<(String, String)>,
+    /// Its working directory.
+    #[serde(deserialize_with = "string")]
+    pub cwd: Option<String>,
+    /// A remote server's endpoint.
+    #[serde(deserialize_with = "string")]
+    pub url: Option<String>,
+    /// Extra request headers.
+    #[serde(deserialize_with = "string_map")]
+    #[schemars(with = "std::collections::BTreeMap<String, String>")]
+    pub headers: Vec<(String, String)>,
+    /// Configured but not started.
+    #[serde(deserialize_with = "boolean")]
+    pub disabled: bool,
+    /// Tools that run without asking.
+    #[serde(deserialize_with = "strings")]
+    pub auto_approve: Vec<String>,
+    /// Seconds per tool call, at least 1 (Cline's default 60).
+    #[serde(deserialize_with = "seconds")]
+    pub timeout: Option<f64>,
+    /// agent-min's (Cline ignores it): seconds the server may take to start and list its tools.
+    #[serde(deserialize_with = "seconds")]
+    pub startup_timeout: Option<f64>,
+}
+
+// Each field's reader says, in Cline's words, what the field must be; `null` is absence.
+
+fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(serde::de::Error::custom(format!("must be a string, got {v}"))),
+    }
+}
+
+fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(b),
+        Some(v) => Err(serde::de::Error::custom(format!("must be true or false, got {v}"))),
+    }
+}
+
+fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(a)) => a
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s),
+                v => Err(serde::de::Error::custom(format!("must be a list of strings; {v} is not a string"))),
+            })
+            .collect(),
+        Some(v) => Err(serde::de::Error::custom(format!("must be a list of strings, got {v}"))),
+    }
+}
+
+fn string_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(m)) => m
+            .into_iter()
+            .map(|(name, v)| match v {
+                Value::String(s) => Ok((name, s)),
+                v => Err(serde::de::Error::custom(format!("the value of {name:?} must be a string, got {v}"))),
+            })
+            .collect(),
+        Some(v) => Err(serde::de::Error::custom(format!("must be an object of strings, got {v}"))),
+    }
+}
+
+fn seconds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(t) => match t.as_f64() {
+            Some(s) if s.is_finite() && s >= 1.0 => Ok(Some(s)),
+            _ => Err(serde::de::Error::custom(format!("must be a number of seconds, at least 1, got {t}"))),
+        },
+    }
+}
+
+/// Cline's `DEFAULT_MCP_TIMEOUT_SECONDS`.
+pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
 /// How a server is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A child process speaking JSON-RPC on stdin/stdout.
     Stdio {
         /// The program.
@@ -44,7 +153,7 @@ pub enum Kind {
 
 /// One server of a settings file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerConfig {
+pub(crate) struct ServerConfig {
     /// Its name (the key under `mcpServers`); what the model passes as `server_name`.
     pub name: String,
     /// The file it came from.
@@ -57,11 +166,14 @@ pub struct ServerConfig {
     pub auto_approve: Vec<String>,
     /// `timeout`: per tool call.
     pub timeout: Duration,
+    /// `startupTimeout` (agent-min's; Cline ignores it): how long the server may take to start
+    /// and list its tools; `None`: the run's `--mcp-startup-timeout`.
+    pub startup_timeout: Option<Duration>,
 }
 
 impl ServerConfig {
     /// The command line as Cline's prompt shows it (`command arg1 arg2`), or the URL.
-    pub fn command_line(&self) -> String {
+    pub(crate) fn command_line(&self) -> String {
         match &self.kind {
             Kind::Stdio { command, args, .. } if args.is_empty() => command.clone(),
             Kind::Stdio { command, args, .. } => format!("{command} {}", args.join(" ")),
@@ -70,71 +182,62 @@ impl ServerConfig {
     }
 }
 
-/// Reads and checks one settings file.
-pub fn load(file: &Path) -> Result<Vec<ServerConfig>, String> {
-    let text = read_capped(file)?;
-    parse(&text, file)
-}
-
-fn read_capped(file: &Path) -> Result<String, String> {
-    use std::io::Read;
-    let f =
-        std::fs::File::open(file).map_err(|e| format!("cannot read the MCP settings file {}: {e}", file.display()))?;
-    let mut text = String::new();
-    f.take(MAX_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read the MCP settings file {}: {e}", file.display()))?;
-    if text.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("the MCP settings file {} is larger than 1 MiB; is it the right file?", file.display()));
-    }
-    Ok(text)
-}
-
 /// Parses settings text; `file` names it in errors.
-pub fn parse(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String> {
+pub(crate) fn parse(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String> {
     let f = file.display();
     let root: Value = serde_json::from_str(text)
         .map_err(|e| format!("{f}: not valid JSON ({e}); expected {{\"mcpServers\": {{...}}}}"))?;
-    let servers = root
-        .get("mcpServers")
-        .ok_or_else(|| {
-            format!("{f}: no \"mcpServers\" object; expected {{\"mcpServers\": {{\"NAME\": {{\"command\": ...}}}}}}")
-        })?
-        .as_object()
-        .ok_or_else(|| format!("{f}: \"mcpServers\" must be an object mapping server names to their settings"))?;
-    servers.iter().map(|(name, v)| server(name, v, file)).collect()
+    match root.get("mcpServers") {
+        None => {
+            return Err(format!(
+                "{f}: no \"mcpServers\" object; expected {{\"mcpServers\": {{\"NAME\": {{\"command\": ...}}}}}}"
+            ))
+        }
+        // serde would read an array as a struct's fields in order: only objects are settings.
+        Some(Value::Object(servers)) => {
+            if let Some((name, _)) = servers.iter().find(|(_, v)| !v.is_object()) {
+                return Err(format!("{f}: server \"{name}\": its settings must be an object"));
+            }
+        }
+        Some(_) => return Err(format!("{f}: \"mcpServers\" must be an object mapping server names to their settings")),
+    }
+    let settings: Settings = serde_path_to_error::deserialize(&root).map_err(|e| {
+        use serde_path_to_error::Segment;
+        let keys: Vec<String> =
+            e.path().iter().map(|s| if let Segment::Map { key } = s { key.clone() } else { s.to_string() }).collect();
+        match keys.as_slice() {
+            [_, name] => format!("{f}: server \"{name}\": its settings must be an object"),
+            [_, name, field, ..] => format!("{f}: server \"{name}\": field \"{field}\": {}", e.inner()),
+            _ => format!("{f}: {}", e.inner()),
+        }
+    })?;
+    settings.mcp_servers.into_iter().map(|(name, s)| server(&name, s, file)).collect()
 }
 
-fn server(name: &str, v: &Value, file: &Path) -> Result<ServerConfig, String> {
+fn server(name: &str, s: ServerSettings, file: &Path) -> Result<ServerConfig, String> {
     let at = |field: &str, what: &str| format!("{}: server \"{name}\": field \"{field}\": {what}", file.display());
     if name.trim().is_empty() || name.chars().any(char::is_control) {
         return Err(format!("{}: a server name must be non-empty printable text, got {name:?}", file.display()));
     }
-    let o = v
-        .as_object()
-        .ok_or_else(|| format!("{}: server \"{name}\": its settings must be an object", file.display()))?;
-    let s = Fields { o, at: &at };
-    let ty = match (s.string("type")?, s.string("transportType")?.as_deref()) {
+    let ty = match (s.ty, s.transport_type.as_deref()) {
         (Some(t), _) => Some(t),
         (None, Some("stdio")) => Some("stdio".to_string()),
         (None, Some("http")) => Some("streamableHttp".to_string()),
         (None, Some("sse")) => Some("sse".to_string()),
         (None, _) => None,
     };
-    let command = s.string("command")?;
-    let url = s.string("url")?;
-    let kind = match (ty.as_deref(), command, url) {
+    let kind = match (ty.as_deref(), s.command, s.url) {
         (Some("stdio") | None, Some(command), _) => {
             if command.trim().is_empty() {
                 return Err(at("command", "must not be empty"));
             }
-            let cwd = s.string("cwd")?.map(|c| expand(&c, &at, "cwd").map(PathBuf::from));
+            let cwd = s.cwd.map(|c| expand(&c, &at, "cwd").map(PathBuf::from));
             let mut env = Vec::new();
-            for (k, val) in s.string_map("env")? {
+            for (k, val) in s.env {
                 let val = expand(&val, &at, "env")?;
                 env.push((k, val));
             }
-            let args = s.strings("args")?.iter().map(|a| expand(a, &at, "args")).collect::<Result<_, _>>()?;
+            let args = s.args.iter().map(|a| expand(a, &at, "args")).collect::<Result<_, _>>()?;
             Kind::Stdio { command: expand(&command, &at, "command")?, args, env, cwd: cwd.transpose()? }
         }
         (Some("stdio"), None, _) => return Err(at("command", "is required for a stdio server")),
@@ -144,7 +247,7 @@ fn server(name: &str, v: &Value, file: &Path) -> Result<ServerConfig, String> {
                 return Err(at("url", "URL must be a valid URL format (http:// or https://)"));
             }
             let mut headers = Vec::new();
-            for (k, val) in s.string_map("headers")? {
+            for (k, val) in s.headers {
                 if k.contains(['\r', '\n', ':']) || val.contains(['\r', '\n']) {
                     return Err(at("headers", &format!("header {k:?} contains a line break or a colon")));
                 }
@@ -167,74 +270,15 @@ fn server(name: &str, v: &Value, file: &Path) -> Result<ServerConfig, String> {
         }
         (Some(_), ..) => return Err(at("type", "Server type must be one of: 'stdio', 'sse', or 'streamableHttp'")),
     };
-    let timeout = match o.get("timeout") {
-        None | Some(Value::Null) => DEFAULT_TIMEOUT_SECS as f64,
-        Some(t) => match t.as_f64() {
-            Some(t) if t.is_finite() && t >= 1.0 => t,
-            _ => return Err(at("timeout", &format!("must be a number of seconds, at least 1, got {t}"))),
-        },
-    };
     Ok(ServerConfig {
         name: name.to_string(),
         file: file.to_path_buf(),
         kind,
-        disabled: s.bool("disabled")?,
-        auto_approve: s.strings("autoApprove")?,
-        timeout: crate::run::clock::clamped_secs(timeout),
+        disabled: s.disabled,
+        auto_approve: s.auto_approve,
+        timeout: crate::run::clock::clamped_secs(s.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS as f64)),
+        startup_timeout: s.startup_timeout.map(crate::run::clock::clamped_secs),
     })
-}
-
-/// Typed access to a server's fields, with errors naming the field.
-struct Fields<'a> {
-    o: &'a Map<String, Value>,
-    at: &'a dyn Fn(&str, &str) -> String,
-}
-
-impl Fields<'_> {
-    fn string(&self, k: &str) -> Result<Option<String>, String> {
-        match self.o.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(v) => Err((self.at)(k, &format!("must be a string, got {v}"))),
-        }
-    }
-
-    fn bool(&self, k: &str) -> Result<bool, String> {
-        match self.o.get(k) {
-            None | Some(Value::Null) => Ok(false),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(v) => Err((self.at)(k, &format!("must be true or false, got {v}"))),
-        }
-    }
-
-    fn strings(&self, k: &str) -> Result<Vec<String>, String> {
-        match self.o.get(k) {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|v| {
-                    v.as_str()
-                        .map(str::to_string)
-                        .ok_or_else(|| (self.at)(k, &format!("must be a list of strings; {v} is not a string")))
-                })
-                .collect(),
-            Some(v) => Err((self.at)(k, &format!("must be a list of strings, got {v}"))),
-        }
-    }
-
-    fn string_map(&self, k: &str) -> Result<Vec<(String, String)>, String> {
-        match self.o.get(k) {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::Object(m)) => m
-                .iter()
-                .map(|(name, v)| match v {
-                    Value::String(s) => Ok((name.clone(), s.clone())),
-                    v => Err((self.at)(k, &format!("the value of {name:?} must be a string, got {v}"))),
-                })
-                .collect(),
-            Some(v) => Err((self.at)(k, &format!("must be an object of strings, got {v}"))),
-        }
-    }
 }
 
 /// Cline's `${env:NAME}` expansion (an unset variable stays as written). The agent's API keys
@@ -306,6 +350,14 @@ mod tests {
         assert!(e.starts_with("/cfg/mcp.json: not valid JSON"), "{e}");
         let e = p(r#"{"mcpServers": {"db": {"env": {"A": 1}, "command": "x"}}}"#).unwrap_err();
         assert!(e.contains("field \"env\": the value of \"A\" must be a string"), "{e}");
+        let e = p(r#"{"mcpServers": {"db": ["x"]}}"#).unwrap_err();
+        assert_eq!(e, "/cfg/mcp.json: server \"db\": its settings must be an object");
+        let e = p(r#"{"mcpServers": {"db": {"command": "x", "disabled": "yes"}}}"#).unwrap_err();
+        assert_eq!(e, "/cfg/mcp.json: server \"db\": field \"disabled\": must be true or false, got \"yes\"");
+        // Fields agent-min does not use are ignored, as Cline ignores them; `null` is absence.
+        let s =
+            p(r#"{"mcpServers": {"db": {"command": "x", "alwaysAllow": [], "cwd": null, "timeout": null}}}"#).unwrap();
+        assert_eq!(s[0].timeout, Duration::from_secs(DEFAULT_TIMEOUT_SECS));
     }
 
     #[test]

@@ -19,10 +19,10 @@ use crate::run::llm::curl;
 use crate::run::llm::sse::SseDecoder;
 
 /// Largest response body read.
-pub const MAX_BODY: usize = 16 << 20;
+pub(crate) const MAX_BODY: usize = 16 << 20;
 
 /// A streamable HTTP server.
-pub struct HttpTransport {
+pub(crate) struct HttpTransport {
     url: String,
     headers: Vec<(String, String)>,
     session: Option<String>,
@@ -32,7 +32,7 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     /// A transport for `url` with the config's extra `headers`.
-    pub fn new(url: &str, headers: &[(String, String)]) -> Self {
+    pub(crate) fn new(url: &str, headers: &[(String, String)]) -> Self {
         HttpTransport {
             url: url.to_string(),
             headers: headers.to_vec(),

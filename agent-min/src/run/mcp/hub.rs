@@ -11,7 +11,7 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::client::Client;
 use super::config::{Kind, ServerConfig};
@@ -19,16 +19,17 @@ use super::http::HttpTransport;
 use super::jsonrpc::McpError;
 use super::stdio::StdioTransport;
 use super::Transport;
-use crate::run::session::events::Events;
+use crate::run::session::events::{Event, Events, McpServerEvent, McpState};
 
-/// How long the first request waits for servers to connect (Cline: `pWaitFor(…, 10_000)`).
-pub const CONNECT_WAIT: Duration = Duration::from_secs(10);
+/// How long the first request waits for servers to connect by default (Cline:
+/// `pWaitFor(…, 10_000)`); `--mcp-startup-timeout` and a server's `startupTimeout` change it.
+pub(crate) const CONNECT_WAIT: Duration = Duration::from_secs(10);
 
 /// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` for the lists.
-pub const LIST_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A connected server's session and what it offers.
-pub struct Conn {
+pub(crate) struct Conn {
     client: Client,
     /// `tools/list`.
     pub tools: Vec<Value>,
@@ -43,7 +44,7 @@ pub struct Conn {
 }
 
 /// Where a server stands.
-pub enum State {
+pub(crate) enum State {
     /// Running and listed.
     Connected(Box<Conn>),
     /// Could not start, or stopped for good: why.
@@ -53,7 +54,7 @@ pub enum State {
 }
 
 /// One configured server.
-pub struct Server {
+pub(crate) struct Server {
     /// Its settings.
     pub cfg: ServerConfig,
     /// Its state.
@@ -63,7 +64,7 @@ pub struct Server {
 
 impl Server {
     /// Its state in one word, as `mcp list` and events show it.
-    pub fn state_name(&self) -> &'static str {
+    pub(crate) fn state_name(&self) -> &'static str {
         match self.state {
             State::Connected(_) => "connected",
             State::Failed(_) => "failed",
@@ -74,7 +75,7 @@ impl Server {
 
 /// Why a call got no result, and what else the model should know (a restart).
 #[derive(Debug)]
-pub struct CallError {
+pub(crate) struct CallError {
     /// The error, as Cline's texts embed it.
     pub message: String,
     /// A note on the server's fate, when it died.
@@ -90,6 +91,8 @@ pub struct Hub {
     pub(super) shown_section: String,
     /// Tools already warned about as not offered natively (`native::tool_specs`).
     pub(super) native_refused: Vec<String>,
+    /// How long a (re)starting server may take unless its settings say otherwise.
+    wait: Duration,
 }
 
 impl Hub {
@@ -98,10 +101,12 @@ impl Hub {
         Hub::default()
     }
 
-    /// Starts every enabled server and waits (at most [`CONNECT_WAIT`] in all) for them to
-    /// connect and list what they offer ([`Hub::report_started`] sends the outcomes as events).
-    pub fn start(cfgs: Vec<ServerConfig>) -> Hub {
-        let deadline = Instant::now() + CONNECT_WAIT;
+    /// Starts every enabled server and waits (each at most its `startupTimeout`, else `wait`)
+    /// for them to connect and list what they offer ([`Hub::report_started`] sends the
+    /// outcomes as events).
+    pub(crate) fn start(cfgs: Vec<ServerConfig>, wait: Duration) -> Hub {
+        let started = Instant::now();
+        let deadline = started + cfgs.iter().map(|c| c.startup_timeout.unwrap_or(wait)).max().unwrap_or(wait);
         let (tx, rx) = mpsc::channel();
         let mut servers = Vec::new();
         let mut pending = 0;
@@ -115,10 +120,11 @@ impl Hub {
                     Ok(t) => {
                         let tx = tx.clone();
                         pending += 1;
+                        let own = cfg.startup_timeout.unwrap_or(wait);
                         std::thread::spawn(move || {
-                            let _ = tx.send((i, connect(t, deadline)));
+                            let _ = tx.send((i, connect(t, started + own, own)));
                         });
-                        State::Failed(format!("did not finish connecting within {} seconds", CONNECT_WAIT.as_secs()))
+                        State::Failed(slow_start("did not finish starting", own))
                     }
                     Err(e) => State::Failed(e.to_string()),
                 }
@@ -139,28 +145,28 @@ impl Hub {
                 Err(_) => break, // the rest are late: left as failed; their threads stop them
             }
         }
-        Hub { servers, ..Hub::default() }
+        Hub { servers, wait, ..Hub::default() }
     }
 
     /// One `mcp_server` event per server with how its start went (after `task_started`).
-    pub fn report_started(&self, events: &mut Events) {
+    pub(crate) fn report_started(&self, events: &mut Events) {
         for s in &self.servers {
-            server_event(events, s, "started");
+            server_event(events, s, McpServerEvent::Started);
         }
     }
 
     /// Every configured server.
-    pub fn servers(&self) -> &[Server] {
+    pub(crate) fn servers(&self) -> &[Server] {
         &self.servers
     }
 
     /// Whether any server is configured.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.servers.is_empty()
     }
 
     /// The connected servers, in config order.
-    pub fn connected(&self) -> impl Iterator<Item = (&ServerConfig, &Conn)> {
+    pub(crate) fn connected(&self) -> impl Iterator<Item = (&ServerConfig, &Conn)> {
         self.servers.iter().filter_map(|s| match &s.state {
             State::Connected(c) => Some((&s.cfg, &**c)),
             _ => None,
@@ -169,17 +175,17 @@ impl Hub {
 
     /// Whether what the prompt lists changed (a server's tools changed, one died or came back)
     /// since the last call.
-    pub fn take_changed(&mut self) -> bool {
+    pub(crate) fn take_changed(&mut self) -> bool {
         std::mem::take(&mut self.changed)
     }
 
     /// A server's settings, if configured.
-    pub fn config(&self, name: &str) -> Option<&ServerConfig> {
+    pub(crate) fn config(&self, name: &str) -> Option<&ServerConfig> {
         self.servers.iter().find(|s| s.cfg.name == name).map(|s| &s.cfg)
     }
 
     /// `tools/call` on `server`, with the server's timeout.
-    pub fn call_tool(
+    pub(crate) fn call_tool(
         &mut self,
         server: &str,
         tool: &str,
@@ -190,7 +196,7 @@ impl Hub {
     }
 
     /// `resources/read` on `server`.
-    pub fn read_resource(&mut self, server: &str, uri: &str, events: &mut Events) -> Result<Value, CallError> {
+    pub(crate) fn read_resource(&mut self, server: &str, uri: &str, events: &mut Events) -> Result<Value, CallError> {
         self.with_server(server, events, |c, timeout| c.read_resource(uri, timeout))
     }
 
@@ -235,28 +241,30 @@ impl Hub {
 
     /// After a server died: starts it again the first time, and says what happened.
     fn restart_once(&mut self, i: usize, how: &str, events: &mut Events) -> String {
+        let run_wait = self.wait;
         self.changed = true;
         let s = &mut self.servers[i];
         let name = s.cfg.name.clone();
         if s.restarted {
             s.state = State::Failed(format!("stopped again ({how}); it is restarted only once per task"));
-            server_event(events, s, "stopped");
+            server_event(events, s, McpServerEvent::Stopped);
             return format!(
                 "The MCP server \"{name}\" stopped ({how}). It was already restarted once in this task, so it is not restarted again and its tools are no longer available."
             );
         }
         s.restarted = true;
+        let wait = s.cfg.startup_timeout.unwrap_or(run_wait);
         s.state = State::Failed(how.to_string());
-        server_event(events, s, "crashed");
+        server_event(events, s, McpServerEvent::Crashed);
         let state = match open(&s.cfg) {
-            Ok(t) => match connect(t, Instant::now() + CONNECT_WAIT) {
+            Ok(t) => match connect(t, Instant::now() + wait, wait) {
                 Ok(c) => State::Connected(Box::new(c)),
                 Err(e) => State::Failed(e),
             },
             Err(e) => State::Failed(e.to_string()),
         };
         s.state = state;
-        server_event(events, s, "restarted");
+        server_event(events, s, McpServerEvent::Restarted);
         match &s.state {
             State::Connected(_) => format!(
                 "The MCP server \"{name}\" stopped during the call ({how}). It has been restarted; the call was not retried, so check whether it took effect before using the tool again."
@@ -270,7 +278,7 @@ impl Hub {
 
     /// A warning, once per new batch, when `server` printed lines on stdout that are not
     /// JSON-RPC (they were skipped).
-    pub fn garbage_note(&mut self, server: &str) -> Option<String> {
+    pub(crate) fn garbage_note(&mut self, server: &str) -> Option<String> {
         let s = self.servers.iter_mut().find(|s| s.cfg.name == server)?;
         let State::Connected(c) = &mut s.state else { return None };
         let n = c.client.garbage_lines();
@@ -279,15 +287,18 @@ impl Hub {
         }
         let new = n - c.garbage_told;
         c.garbage_told = n;
-        Some(format!("MCP server \"{server}\" printed {new} line(s) on stdout that are not JSON-RPC messages; they were ignored."))
+        Some(format!(
+            "MCP server \"{server}\" printed {} on stdout that are not JSON-RPC messages; they were ignored.",
+            crate::run::ui::count(new as u64, "line")
+        ))
     }
 
     /// Stops every server (closing stdin, then SIGTERM and SIGKILL to each process group).
-    pub fn stop(&mut self, events: &mut Events) {
+    pub(crate) fn stop(&mut self, events: &mut Events) {
         for s in &mut self.servers {
             if matches!(s.state, State::Connected(_)) {
                 s.state = State::Failed("stopped at the end of the task".into());
-                server_event(events, s, "stopped");
+                server_event(events, s, McpServerEvent::Stopped);
             }
         }
     }
@@ -301,15 +312,22 @@ fn open(cfg: &ServerConfig) -> Result<Box<dyn Transport>, McpError> {
     })
 }
 
-/// Handshake and lists, by `deadline`. The error names the failure and adds the server's stderr.
-fn connect(t: Box<dyn Transport>, deadline: Instant) -> Result<Conn, String> {
+/// Why a server is not up after `budget`, and the likely cause and fix.
+fn slow_start(what: &str, budget: Duration) -> String {
+    let secs = budget.as_secs_f64();
+    format!(
+        "{what} within {secs} seconds. A server started with npx or uvx may still be downloading itself (its first run can take a minute): give it longer with --mcp-startup-timeout 120, or \"startupTimeout\": 120 in its settings"
+    )
+}
+
+/// Handshake and lists, by `deadline` (`budget` after the start). The error names the failure
+/// and adds the server's stderr.
+fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result<Conn, String> {
     let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
     let mut client = match Client::connect(t, left) {
         Ok(c) => c,
         Err(McpError::Closed(how)) => return Err(format!("the server stopped during the handshake: {how}")),
-        Err(McpError::Timeout) => {
-            return Err(format!("no answer to `initialize` within {} seconds", CONNECT_WAIT.as_secs()))
-        }
+        Err(McpError::Timeout) => return Err(slow_start("no answer to `initialize`", budget)),
         Err(e) => return Err(e.to_string()),
     };
     let list = |c: &mut Client, cap: &str, method: &str, key: &str| {
@@ -327,14 +345,18 @@ fn connect(t: Box<dyn Transport>, deadline: Instant) -> Result<Conn, String> {
     Ok(Conn { client, tools, resources, templates, prompts, garbage_told: 0 })
 }
 
-fn server_event(events: &mut Events, s: &Server, what: &str) {
-    let (tools, resources, error) = match &s.state {
-        State::Connected(c) => (c.tools.len(), c.resources.len() + c.templates.len(), None),
-        State::Failed(e) => (0, 0, Some(e.as_str())),
-        State::Disabled => (0, 0, None),
+fn server_event(events: &mut Events, s: &Server, event: McpServerEvent) {
+    let (state, tools, resources, error) = match &s.state {
+        State::Connected(c) => (McpState::Connected, c.tools.len(), c.resources.len() + c.templates.len(), None),
+        State::Failed(e) => (McpState::Failed, 0, 0, Some(e.clone())),
+        State::Disabled => (McpState::Disabled, 0, 0, None),
     };
-    events.mcp(
-        "mcp_server",
-        json!({"server": s.cfg.name, "event": what, "state": s.state_name(), "tools": tools, "resources": resources, "error": error}),
-    );
+    events.emit(&Event::McpServer {
+        server: s.cfg.name.clone(),
+        event,
+        state,
+        tools: tools as u64,
+        resources: resources as u64,
+        error,
+    });
 }

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 /// Why a request got no result.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum McpError {
+pub(crate) enum McpError {
     /// No answer within the timeout (the SDK's -32001).
     Timeout,
     /// The server went away: its process exited or its stream closed. `detail` says how
@@ -23,12 +23,7 @@ pub enum McpError {
     Transport(String),
 }
 
-impl McpError {
-    /// Whether the server is gone (and may be restarted).
-    pub fn is_closed(&self) -> bool {
-        matches!(self, McpError::Closed(_))
-    }
-}
+impl McpError {}
 
 impl std::fmt::Display for McpError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -42,12 +37,12 @@ impl std::fmt::Display for McpError {
 }
 
 /// A request line.
-pub fn request(id: u64, method: &str, params: Value) -> Value {
+pub(crate) fn request(id: u64, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
 /// A notification line.
-pub fn notification(method: &str, params: Option<Value>) -> Value {
+pub(crate) fn notification(method: &str, params: Option<Value>) -> Value {
     match params {
         Some(p) => json!({"jsonrpc": "2.0", "method": method, "params": p}),
         None => json!({"jsonrpc": "2.0", "method": method}),
@@ -56,7 +51,7 @@ pub fn notification(method: &str, params: Option<Value>) -> Value {
 
 /// What a message from the server is.
 #[derive(Debug, PartialEq)]
-pub enum Incoming {
+pub(crate) enum Incoming {
     /// The answer to our request `id`.
     Response {
         /// Our id.
@@ -78,7 +73,7 @@ pub enum Incoming {
 }
 
 /// Classifies a message.
-pub fn classify(msg: &Value) -> Incoming {
+pub(crate) fn classify(msg: &Value) -> Incoming {
     let method = msg.get("method").and_then(Value::as_str);
     match (method, msg.get("id")) {
         (Some(m), Some(id)) if !id.is_null() => Incoming::Request { id: id.clone(), method: m.to_string() },
@@ -101,7 +96,7 @@ pub fn classify(msg: &Value) -> Incoming {
 
 /// Our answer to a server's request: `{}` for `ping`, "method not found" for anything else
 /// (we declare no client capabilities, as Cline does).
-pub fn answer(id: &Value, method: &str) -> Value {
+pub(crate) fn answer(id: &Value, method: &str) -> Value {
     if method == "ping" {
         json!({"jsonrpc": "2.0", "id": id, "result": {}})
     } else {

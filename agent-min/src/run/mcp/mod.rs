@@ -1,30 +1,30 @@
-//! MCP: the client side of the Model Context Protocol, with Cline's settings format and texts
-//! (issue 14).
+//! MCP: the client side of the Model Context Protocol, with Cline's settings format and texts.
 //!
 //! Owns: where the settings come from and the one-time approval of a workspace's own
-//! `.cline/mcp.json` ([`sources`], this file), the settings format ([`config`]), JSON-RPC
-//! ([`jsonrpc`]), the transports behind [`Transport`] — stdio child processes ([`stdio`]) and
-//! streamable HTTP through curl ([`http`]) — one session ([`client`]), the set of servers of a
-//! run ([`hub`]), what the prompt says about them ([`prompt`]), their tools as native tool
-//! definitions with Cline's `uid0mcp0tool` names ([`native`]) and Cline's result texts
-//! ([`texts`]). The tools that use it are `tools/mcp.rs`; `agent-min mcp list` is
+//! `.cline/mcp.json` (`sources`, this file), the settings format (`config`), JSON-RPC
+//! (`jsonrpc`), the transports behind `Transport` — stdio child processes (`stdio`) and
+//! streamable HTTP through curl (`http`) — one session (`client`), the set of servers of a
+//! run (`hub`), what the prompt says about them (`prompt`), their tools as native tool
+//! definitions with Cline's `uid0mcp0tool` names (`native`) and Cline's result texts
+//! (`texts`). The tools that use it are `tools/mcp.rs`; `agent-min mcp list` is
 //! `crate::mcp_cmd`.
 //!
-//! May use: [`crate::run::llm::curl`] and [`crate::run::llm::sse`] (HTTP),
-//! [`crate::run::llm::tool_specs`] (the native definitions' type), [`crate::run::ui`]
+//! May use: `crate::run::llm::curl` and [`crate::run::llm::sse`] (HTTP),
+//! `crate::run::llm::tool_specs` (the native definitions' type), [`crate::run::ui`]
 //! (prompts, interrupt registration, key names), [`crate::run::session::events`], and
-//! [`crate::run::prompt`] (the base system prompt).
+//! `crate::run::prompt` (the base system prompt), `crate::run::clock`,
+//! `crate::run::trusted_file` (reading the settings), `crate::run::spawn` (starting a server).
 
-pub mod client;
-pub mod config;
-pub mod http;
-pub mod hub;
-pub mod jsonrpc;
-pub mod native;
-pub mod prompt;
-pub mod sources;
-pub mod stdio;
-pub mod texts;
+pub(crate) mod client;
+pub(crate) mod config;
+pub(crate) mod http;
+pub(crate) mod hub;
+pub(crate) mod jsonrpc;
+pub(crate) mod native;
+pub(crate) mod prompt;
+pub(crate) mod sources;
+pub(crate) mod stdio;
+pub(crate) mod texts;
 
 use std::time::Instant;
 
@@ -34,7 +34,7 @@ pub use hub::Hub;
 use jsonrpc::McpError;
 
 /// A way to exchange JSON-RPC messages with a server.
-pub trait Transport: Send {
+pub(crate) trait Transport: Send {
     /// Sends one message; `deadline` bounds how long that may take (HTTP: the whole POST).
     fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), McpError>;
     /// The next message from the server, waiting until `deadline` ([`McpError::Timeout`]).
@@ -44,9 +44,5 @@ pub trait Transport: Send {
     /// Lines of output that were not JSON-RPC messages (stdio).
     fn garbage_lines(&self) -> usize {
         0
-    }
-    /// The end of the server's stderr (stdio).
-    fn stderr(&self) -> String {
-        String::new()
     }
 }

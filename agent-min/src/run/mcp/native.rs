@@ -21,7 +21,7 @@ use crate::run::llm::tool_specs::ToolSpec;
 use crate::run::ui::term::{visible, Term};
 
 /// Cline's `CLINE_MCP_TOOL_IDENTIFIER`, between the server's uid and the tool's name.
-pub const IDENTIFIER: &str = "0mcp0";
+pub(crate) const IDENTIFIER: &str = "0mcp0";
 
 /// The longest function name Anthropic and OpenAI accept.
 const MAX_NAME: usize = 64;
@@ -33,14 +33,14 @@ const ALPHABET: &[u8; 64] = b"useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbf
 static KEYS: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
 
 /// Cline's `getMcpServerByKey`: the server a uid stands for, or the key itself when unknown.
-pub fn server_by_key(key: &str) -> String {
+pub(crate) fn server_by_key(key: &str) -> String {
     let keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
     keys.iter().find(|(k, _)| k == key).map_or_else(|| key.to_string(), |(_, name)| name.clone())
 }
 
 /// The uid of server `name` (Cline's `getMcpServerKey`): the one it already has, else a new
 /// one unique among the servers of this process.
-pub fn server_key(name: &str) -> String {
+pub(crate) fn server_key(name: &str) -> String {
     let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((k, _)) = keys.iter().find(|(_, n)| n == name) {
         return k.clone();
@@ -71,7 +71,7 @@ fn uid(name: &str, salt: u64) -> String {
 /// any server is configured) and every connected server's tools. Tools whose function name the
 /// APIs would refuse are left out, each warned about once on `term`. `cwd` fills Cline's
 /// `{{CWD}}` placeholder, which its converter replaces in every description.
-pub fn tool_specs(hub: &mut Hub, cwd: &str, term: &mut Term) -> Vec<ToolSpec> {
+pub(crate) fn tool_specs(hub: &mut Hub, cwd: &str, term: &mut Term) -> Vec<ToolSpec> {
     if hub.is_empty() {
         return Vec::new();
     }

@@ -2,7 +2,7 @@
 //! descriptions, and its "MCP SERVERS … # Connected MCP Servers" section listing each connected
 //! server (name, command, tools with input schemas, resource templates, direct resources).
 //!
-//! Both are inserted into the base system prompt ([`crate::run::prompt::system()`]): the tools
+//! Both are inserted into the base system prompt (`crate::run::dialect::system::system`): the tools
 //! before "# Tool Use Examples", the section before "RULES" (where Cline's generic prompt puts
 //! it). Without any configured server the prompt is left as it is.
 
@@ -54,22 +54,23 @@ Servers may also provide prompts - predefined templates that can be invoked by u
 ";
 
 /// Cline's native variants' one MCP line, the last of their RULES when a server is enabled.
-pub const NATIVE_RULE: &str = "- MCP operations should be used one at a time, similar to other tool usage. Wait for confirmation of success before proceeding with additional operations.";
+pub(crate) const NATIVE_RULE: &str = "- MCP operations should be used one at a time, similar to other tool usage. Wait for confirmation of success before proceeding with additional operations.";
 
-/// Adds the two tools and the servers section to a built prompt (nothing without servers);
-/// the hub remembers the section so that [`update`] can replace it. In the `native` dialect
-/// Cline's prompt has neither (the tools travel as definitions: `super::native`), only
-/// [`NATIVE_RULE`] at the end of RULES.
-pub fn insert(prompt: &mut String, hub: &mut Hub, native: bool) {
-    if hub.is_empty() {
-        return;
+/// The native dialect's share: Cline's prompt has neither the two tools nor the servers
+/// section (the tools travel as definitions: `super::native`), only [`NATIVE_RULE`] at the end
+/// of RULES when a server is enabled.
+pub(crate) fn insert_native(prompt: &mut String, hub: &mut Hub) {
+    if hub.servers().iter().any(|s| !s.cfg.disabled) {
+        let rules = prompt.find("\n====\n\nRULES\n").unwrap_or(0);
+        let end = prompt[rules + 1..].find("\n\n====\n").map_or(prompt.len(), |i| rules + 1 + i);
+        prompt.insert_str(end, &format!("\n{NATIVE_RULE}"));
     }
-    if native {
-        if hub.servers().iter().any(|s| !s.cfg.disabled) {
-            let rules = prompt.find("\n====\n\nRULES\n").unwrap_or(0);
-            let end = prompt[rules + 1..].find("\n\n====\n").map_or(prompt.len(), |i| rules + 1 + i);
-            prompt.insert_str(end, &format!("\n{NATIVE_RULE}"));
-        }
+}
+
+/// Adds the two tools and the servers section to a built XML prompt (nothing without
+/// servers); the hub remembers the section so that [`update`] can replace it.
+pub(crate) fn insert_xml(prompt: &mut String, hub: &mut Hub) {
+    if hub.is_empty() {
         return;
     }
     match prompt.find("# Tool Use Examples") {
@@ -91,7 +92,7 @@ pub fn insert(prompt: &mut String, hub: &mut Hub, native: bool) {
 
 /// Before a request: if what the servers offer changed (`notifications/tools/list_changed`, a
 /// server died or came back), the prompt's servers section is replaced by the current one.
-pub fn update(prompt: &mut String, hub: &mut Hub) {
+pub(crate) fn update(prompt: &mut String, hub: &mut Hub) {
     if !hub.take_changed() || hub.shown_section.is_empty() {
         return;
     }
@@ -107,7 +108,7 @@ fn section(hub: &Hub) -> String {
 }
 
 /// Cline's `formatMcpServersList`, for the connected servers.
-pub fn servers_list(hub: &Hub) -> String {
+pub(crate) fn servers_list(hub: &Hub) -> String {
     let list: Vec<String> = hub
         .connected()
         .map(|(cfg, conn)| {
@@ -206,13 +207,13 @@ mod tests {
     #[test]
     fn the_section_sits_between_tool_use_and_rules_like_clines() {
         let system = |cwd: &str, mut hub: Hub| {
-            let mut p = crate::run::prompt::system("openai", "gpt-4o", cwd);
-            insert(&mut p, &mut hub, false);
+            let mut p = crate::run::dialect::system::system("openai", "gpt-4o", cwd);
+            insert_xml(&mut p, &mut hub);
             p
         };
         let hub = |json: &str| {
             let cfg = crate::run::mcp::config::parse(json, std::path::Path::new("m.json")).unwrap();
-            Hub::start(cfg)
+            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT)
         };
         let only_disabled = system("/w", hub(r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#));
         assert!(only_disabled.contains("## use_mcp_tool\n") && !only_disabled.contains("MCP SERVERS"));
@@ -230,22 +231,23 @@ mod tests {
 
     #[test]
     fn without_servers_the_prompt_is_unchanged() {
-        let base = crate::run::prompt::system("openai", "gpt-4o", "/w");
+        let base = crate::run::dialect::system::system("openai", "gpt-4o", "/w");
         let mut p = base.clone();
-        insert(&mut p, &mut Hub::none(), false);
+        insert_xml(&mut p, &mut Hub::none());
         assert_eq!(p, base);
     }
 
     #[test]
     fn the_native_prompt_has_only_clines_rule_line() {
-        let base = crate::run::native::system(true, "anthropic", "claude-sonnet-4-5", "/w");
+        let base =
+            crate::run::native::system(crate::run::dialect::system::system("anthropic", "claude-sonnet-4-5", "/w"));
         let cfg = crate::run::mcp::config::parse(
             r#"{"mcpServers": {"a": {"command": "/nonexistent/server"}}}"#,
             std::path::Path::new("m.json"),
         )
         .unwrap();
         let mut p = base.clone();
-        insert(&mut p, &mut Hub::start(cfg), true);
+        insert_native(&mut p, &mut Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT));
         assert!(!p.contains("use_mcp_tool") && !p.contains("MCP SERVERS"), "{p}");
         let rules = p.find("\n====\n\nRULES\n").unwrap();
         let line = p.find(NATIVE_RULE).unwrap();

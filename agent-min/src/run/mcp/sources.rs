@@ -11,14 +11,14 @@
 use std::path::{Path, PathBuf};
 
 use super::config::{self, ServerConfig};
-use crate::run::project::trusted_file::{self, Links};
+use crate::run::trusted_file::{self, Links};
 
 /// Largest settings file read (a settings file is a few kilobytes).
 const MAX_FILE_BYTES: u64 = 1 << 20;
 use crate::run::ui::term::{Approval, Term};
 
 /// The workspace's own settings file, relative to its root.
-pub const WORKSPACE_FILE: &str = ".cline/mcp.json";
+pub(crate) const WORKSPACE_FILE: &str = ".cline/mcp.json";
 
 /// The user's config directory for agent-min.
 fn config_dir() -> Option<PathBuf> {
@@ -32,7 +32,7 @@ fn config_dir() -> Option<PathBuf> {
 /// The servers of a run: from `files` (or the user default), plus the workspace's file if
 /// approved. Names must be unique across files. Under `yolo` nobody is asked; `trust` approves
 /// the workspace file.
-pub fn load(
+pub(crate) fn load(
     files: &[PathBuf],
     workspace: &Path,
     yolo: bool,
@@ -133,20 +133,21 @@ fn approved(file: &Path, text: &str, servers: &[ServerConfig], yolo: bool, trust
             true
         }
         // `approve` offers no edit; anything but yes is a no.
-        Approval::No(_) | Approval::Edit => {
+        Approval::No(_) | Approval::Edit | Approval::Unanswered => {
             term.info(&format!("MCP: the servers of {} were not started.", file.display()));
             false
         }
     }
 }
 
-/// Loads the run's settings and starts its servers (waiting at most
-/// [`super::hub::CONNECT_WAIT`]); each server that failed is reported once on `term`.
-pub fn start(
+/// Loads the run's settings and starts its servers (waiting for each at most its
+/// `startupTimeout`, else `wait`); each server that failed is reported once on `term`.
+pub(crate) fn start(
     files: &[PathBuf],
     workspace: &Path,
     yolo: bool,
     trust: bool,
+    wait: std::time::Duration,
     term: &mut Term,
 ) -> Result<super::Hub, String> {
     let servers = load(files, workspace, yolo, trust, term)?;
@@ -154,7 +155,7 @@ pub fn start(
         return Ok(super::Hub::none());
     }
     term.start_spinner("starting MCP servers…");
-    let hub = super::Hub::start(servers);
+    let hub = super::Hub::start(servers, wait);
     term.stop_spinner();
     for s in hub.servers() {
         match &s.state {
@@ -200,7 +201,7 @@ mod tests {
         assert_eq!(ok.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["db", "other"]);
     }
 
-    /// Issue 25, findings 2 and 8: the workspace's file is opened once, not through a link (a
+    /// The workspace's file is opened once, not through a link (a
     /// link could lead to a file the check and the use see differently) and never blocks on a
     /// FIFO; the user's own files may be links.
     #[test]
@@ -221,7 +222,14 @@ mod tests {
         std::os::unix::fs::symlink(&real, &linked).unwrap();
         assert_eq!(load(&[linked], d.path(), true, true, &mut term).unwrap().len(), 1);
         std::fs::remove_file(&ws_file).unwrap();
-        assert!(std::process::Command::new("mkfifo").arg(&ws_file).status().unwrap().success());
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &ws_file,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
         assert!(load(&none, d.path(), true, true, &mut term).unwrap().is_empty());
         std::fs::remove_file(&ws_file).unwrap();
         std::fs::copy(&real, &ws_file).unwrap();

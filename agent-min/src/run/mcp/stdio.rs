@@ -12,8 +12,7 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -23,10 +22,11 @@ use serde_json::Value;
 
 use super::jsonrpc::McpError;
 use super::Transport;
+use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// Longest line read from a server (a tool result of a few megabytes is still fine).
-pub const MAX_LINE: usize = 16 << 20;
+pub(crate) const MAX_LINE: usize = 16 << 20;
 
 /// Messages read ahead of the client.
 const QUEUED: usize = 8;
@@ -37,10 +37,6 @@ const STDERR_KEEP: usize = 4096;
 /// How long a stopping server gets between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_millis(500);
 
-/// Variables passed through from our environment (the SDK's `getDefaultEnvironment`); the
-/// config's `env` is added to these. Nothing else of ours — no API key — reaches the server.
-const INHERITED: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
-
 enum Line {
     Message(Value),
     Garbage,
@@ -48,7 +44,7 @@ enum Line {
 }
 
 /// A running stdio server.
-pub struct StdioTransport {
+pub(crate) struct StdioTransport {
     child: Child,
     /// Lines for the writer thread; dropping it closes the server's stdin.
     stdin: Option<mpsc::Sender<Vec<u8>>>,
@@ -63,19 +59,15 @@ pub struct StdioTransport {
 impl StdioTransport {
     /// Starts `command args` in `cwd` with `env` added to the minimal environment. Call from
     /// the main thread: the child's death signal is tied to the thread that spawns it.
-    pub fn spawn(
+    pub(crate) fn spawn(
         command: &str,
         args: &[String],
         env: &[(String, String)],
         cwd: Option<&std::path::Path>,
     ) -> Result<Self, McpError> {
-        let mut cmd = Command::new(command);
-        cmd.args(args).env_clear();
-        for k in INHERITED {
-            if let Some(v) = std::env::var_os(k) {
-                cmd.env(k, v);
-            }
-        }
+        // A minimal environment, its own process group, dies with the agent, ptrace-scoped.
+        let mut cmd = spawn::command(command, spawn::Policy::McpServer).map_err(McpError::Transport)?;
+        cmd.args(args);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -85,8 +77,7 @@ impl StdioTransport {
         if let Some(dir) = cwd {
             cmd.current_dir(dir);
         }
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-        crate::run::ui::interrupt::die_with_the_agent(&mut cmd);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().map_err(|e| {
             let hint = if e.kind() == std::io::ErrorKind::NotFound { " (not found on PATH)" } else { "" };
             McpError::Transport(format!("could not start `{command}`{hint}: {e}"))
@@ -135,7 +126,7 @@ impl StdioTransport {
     }
 
     /// The last bytes the server wrote to stderr.
-    pub fn stderr_tail(&self) -> String {
+    pub(crate) fn stderr_tail(&self) -> String {
         let b = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         let v: Vec<u8> = b.iter().copied().collect();
         String::from_utf8_lossy(&v).trim().to_string()
@@ -255,10 +246,6 @@ impl Transport for StdioTransport {
 
     fn garbage_lines(&self) -> usize {
         self.garbage
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr_tail()
     }
 }
 

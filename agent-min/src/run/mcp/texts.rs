@@ -4,10 +4,10 @@
 use serde_json::Value;
 
 /// Cline's `MAX_CONTENT_SIZE_BYTES` (400 KB) for a result.
-pub const MAX_CONTENT: usize = 400 * 1024;
+pub(crate) const MAX_CONTENT: usize = 400 * 1024;
 
 /// `formatResponse.invalidMcpToolArgumentError`.
-pub fn invalid_arguments(server: &str, tool: &str) -> String {
+pub(crate) fn invalid_arguments(server: &str, tool: &str) -> String {
     format!(
         "Invalid JSON argument used with {server} for {tool}. Please retry with a properly formatted JSON argument."
     )
@@ -16,7 +16,7 @@ pub fn invalid_arguments(server: &str, tool: &str) -> String {
 /// A `tools/call` result as the model reads it: text items as text, resources as their JSON
 /// (without `blob`), `isError` prefixed with `Error:`; images are counted in a note (this agent
 /// sends the model text only). Returns the text and the number of images.
-pub fn tool_result(result: &Value) -> (String, usize) {
+pub(crate) fn tool_result(result: &Value) -> (String, usize) {
     let items = result.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     let mut parts = Vec::new();
     let mut images = 0;
@@ -55,7 +55,7 @@ pub fn tool_result(result: &Value) -> (String, usize) {
 }
 
 /// A `resources/read` result: the text of each content item (blobs are skipped, as Cline does).
-pub fn resource_result(result: &Value) -> String {
+pub(crate) fn resource_result(result: &Value) -> String {
     let items = result.get("contents").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     let parts: Vec<&str> =
         items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).filter(|t| !t.is_empty()).collect();
@@ -64,7 +64,7 @@ pub fn resource_result(result: &Value) -> String {
 }
 
 /// Cline's `truncateContent`: the first 400 KB and a note.
-pub fn truncate(s: &str) -> String {
+pub(crate) fn truncate(s: &str) -> String {
     if s.len() <= MAX_CONTENT {
         return s.to_string();
     }

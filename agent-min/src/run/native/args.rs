@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 /// A tool call's arguments being read.
 #[derive(Debug, Default)]
-pub struct Args {
+pub(crate) struct Args {
     raw: String,
     state: State,
     text: Text,
@@ -123,12 +123,12 @@ impl Text {
 
 impl Args {
     /// Nothing read yet.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Args::default()
     }
 
     /// Reads the next fragment.
-    pub fn push(&mut self, fragment: &str) {
+    pub(crate) fn push(&mut self, fragment: &str) {
         self.raw.push_str(fragment);
         for c in fragment.chars() {
             self.steps += 1;
@@ -218,34 +218,36 @@ impl Args {
     }
 
     /// How many characters of values have been decoded (grows with every push that adds to one).
-    pub fn decoded(&self) -> usize {
+    pub(crate) fn decoded(&self) -> usize {
         self.decoded
     }
 
     /// The parameters read so far; the last one may still be growing.
-    pub fn params(&self) -> &[(String, String)] {
+    pub(crate) fn params(&self) -> &[(String, String)] {
         &self.params
     }
 
     /// The whole text so far.
-    pub fn raw(&self) -> &str {
+    pub(crate) fn raw(&self) -> &str {
         &self.raw
     }
 
     /// Characters scanned so far (each exactly once).
-    pub fn steps(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn steps(&self) -> usize {
         self.steps
     }
 
     /// Whether the text read so far is a whole object (more than whitespace may not follow).
-    pub fn is_complete(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_complete(&self) -> bool {
         self.state == State::Done && !self.broken
     }
 
     /// The final arguments: the whole text parsed as one JSON object, each value a string
     /// (strings as they are, anything else as compact JSON, as Cline's `JSON.stringify`).
     /// Empty text is an empty object (a call without arguments).
-    pub fn finish(&self) -> Result<Vec<(String, String)>, Invalid> {
+    pub(crate) fn finish(&self) -> Result<Vec<(String, String)>, Invalid> {
         if self.raw.trim().is_empty() {
             return Ok(Vec::new());
         }
@@ -268,7 +270,7 @@ impl Args {
 
 /// Why arguments cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Invalid {
+pub(crate) enum Invalid {
     /// The text stopped before the object closed (the reply was cut, or ended).
     Incomplete,
     /// Not a JSON object: serde_json's message.
@@ -276,7 +278,7 @@ pub enum Invalid {
 }
 
 /// The parameters as one JSON object text (for history: always valid JSON).
-pub fn object_text(params: &[(String, String)]) -> String {
+pub(crate) fn object_text(params: &[(String, String)]) -> String {
     let map: Map<String, Value> = params.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
     Value::Object(map).to_string()
 }

@@ -15,7 +15,7 @@ use crate::run::tools::Call;
 
 /// `use_mcp_tool`'s three parameters for a call of `name` with `arguments` (a JSON object's
 /// text); `None` when `name` is not an MCP tool's.
-pub fn params(name: &str, arguments: &str) -> Option<Vec<(String, String)>> {
+pub(crate) fn params(name: &str, arguments: &str) -> Option<Vec<(String, String)>> {
     let (key, tool) = name.split_once(IDENTIFIER)?;
     // Compact, as Cline's `JSON.stringify(input)`; no arguments at all are `{}`.
     let args = match serde_json::from_str::<Value>(arguments) {
@@ -32,7 +32,7 @@ pub fn params(name: &str, arguments: &str) -> Option<Vec<(String, String)>> {
 
 /// The tool a native call of `name` is, in Cline's texts: `use_mcp_tool` for an MCP tool's
 /// function (Cline names the block so), else `name`.
-pub fn tool_name(name: &str) -> &str {
+pub(crate) fn tool_name(name: &str) -> &str {
     if name.contains(IDENTIFIER) {
         "use_mcp_tool"
     } else {
@@ -41,7 +41,7 @@ pub fn tool_name(name: &str) -> &str {
 }
 
 /// The `use_mcp_tool` call for a native call of `name`, if it is an MCP tool's.
-pub fn to_call(name: &str, arguments: &str) -> Option<Call> {
+pub(crate) fn to_call(name: &str, arguments: &str) -> Option<Call> {
     let params = params(name, arguments)?;
     Some(Call {
         name: "use_mcp_tool".to_string(),

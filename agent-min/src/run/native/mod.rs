@@ -1,23 +1,23 @@
-//! Native tool calls, beside the XML dialect (issue 16): which dialect a run speaks
-//! ([`mode`]: `--tool-calls xml|native|auto` and Cline's table of model families), the streamed
-//! JSON arguments read incrementally ([`args`]), one native reply turned into the same
+//! Native tool calls, beside the XML dialect: which dialect a run speaks
+//! (`mode`: `--tool-calls xml|native|auto` and Cline's table of model families), the streamed
+//! JSON arguments read incrementally (`args`), one native reply turned into the same
 //! [`crate::run::tools::Call`] the XML path produces ([`reply`]), and what the model is told in
-//! this dialect ([`prompt`]), `<thinking>` tags kept off the screen ([`thinking_tags`]), and
-//! the MCP servers' own functions read as `use_mcp_tool` ([`mcp_call`]).
+//! this dialect (`prompt`), `<thinking>` tags kept off the screen (`thinking_tags`), and
+//! the MCP servers' own functions read as `use_mcp_tool` (`mcp_call`).
 //!
 //! Owns: the native dialect between the wire (`llm/`) and the loop. May use: [`crate::run::llm`]
-//! types, [`crate::run::stream`]'s `Reply` and `Screen`, [`crate::run::prompt`]'s texts,
-//! [`crate::run::tools`]' `Call`, [`crate::run::ui`], [`crate::run::mcp::native`] (uids). The
+//! types, [`crate::run::reply`] (`Reply`, `Screen`), [`crate::run::prompt`]'s texts,
+//! [`crate::run::tools`]' `Call`, [`crate::run::ui`], `crate::run::mcp::native` (uids). The
 //! wire shapes themselves (tool
 //! definitions, `tool_use` / `tool_calls` decoding, history pairing) live in `llm/`.
 
-pub mod args;
-pub mod mcp_call;
-pub mod mode;
-pub mod prompt;
+pub(crate) mod args;
+pub(crate) mod mcp_call;
+pub(crate) mod mode;
+pub(crate) mod prompt;
 pub mod reply;
-pub mod thinking_tags;
+pub(crate) mod thinking_tags;
 
-pub use mode::ToolCalls;
-pub use prompt::{invalid_arguments, no_tools_used, system};
-pub use reply::read_reply;
+pub(crate) use mode::ToolCalls;
+pub(crate) use prompt::{invalid_arguments, no_tools_used, system};
+pub(crate) use reply::read_reply;

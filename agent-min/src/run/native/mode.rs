@@ -5,11 +5,10 @@
 //! families (`isNextGenModelFamily` in `utils/model-utils.ts`).
 
 use crate::run::llm::providers::Provider;
-use crate::run::llm::Message;
 
 /// Which dialect tool calls are made in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ToolCalls {
+pub(crate) enum ToolCalls {
     /// Cline's XML tags in the reply text.
     Xml,
     /// The API's native tool calls.
@@ -21,7 +20,7 @@ pub enum ToolCalls {
 
 impl ToolCalls {
     /// Parses a `--tool-calls` value.
-    pub fn parse(s: &str) -> Option<ToolCalls> {
+    pub(crate) fn parse(s: &str) -> Option<ToolCalls> {
         match s {
             "xml" => Some(ToolCalls::Xml),
             "native" => Some(ToolCalls::Native),
@@ -31,30 +30,18 @@ impl ToolCalls {
     }
 
     /// Whether this run uses native calls with `provider` and `model`.
-    pub fn native(self, provider: Provider, model: &str) -> bool {
+    pub(crate) fn native(self, provider: Provider, model: &str) -> bool {
         match self {
             ToolCalls::Xml => false,
             ToolCalls::Native => true,
-            ToolCalls::Auto => provider != Provider::Ollama && is_next_gen_family(model),
+            ToolCalls::Auto => provider.decl().next_gen && is_next_gen_family(model),
         }
     }
 }
 
-/// A saved conversation with native calls can only go on natively: the APIs refuse `tool_use`
-/// history without tool definitions, and an XML reply could not answer the open call.
-pub fn check_resume(native: bool, messages: &[Message]) -> Result<(), String> {
-    if !native && messages.iter().any(|m| m.tool_uses().next().is_some()) {
-        return Err(
-            "this task was run with native tool calls; resume it with --tool-calls native or auto (the default)"
-                .to_string(),
-        );
-    }
-    Ok(())
-}
-
 /// Cline's `isNextGenModelFamily`: Claude 4+, Gemini 2.5 and 3, Grok 4, GPT-5, gpt-oss,
 /// MiniMax, Kimi K2, DeepSeek 3.2 (not Speciale), deepseek-chat / deepseek-reasoner, Laguna.
-pub fn is_next_gen_family(model: &str) -> bool {
+pub(crate) fn is_next_gen_family(model: &str) -> bool {
     let m = model.trim().to_lowercase();
     let has = |s: &str| m.contains(s);
     is_claude_4_plus(&m)

@@ -3,21 +3,14 @@
 //! definitions, so no XML format and no tool catalogue), and the messages that differ from the
 //! XML dialect's.
 
-use crate::run::prompt as xml;
-
 /// Cline's native TOOL USE section (parallel tool calling off).
-pub const TOOL_USE: &str = "TOOL USE
+pub(crate) const TOOL_USE: &str = "TOOL USE
 
 You have access to a set of tools that are executed upon the user's approval. You will receive the results of all tool uses in the user's response.";
 
-/// The system prompt for a workspace: the XML dialect's, or in the native dialect the same
-/// prompt with its TOOL USE section (from its heading to the next `====` rule) replaced by
-/// Cline's native one.
-pub fn system(native: bool, provider: &str, model: &str, cwd: &str) -> String {
-    let full = xml::system(provider, model, cwd);
-    if !native {
-        return full;
-    }
+/// The system prompt for a workspace: the XML dialect's (`full`) with its TOOL USE section
+/// (from its heading to the next `====` rule) replaced by Cline's native one.
+pub(crate) fn system(full: String) -> String {
     let Some(start) = full.find("\nTOOL USE\n").map(|i| i + 1) else {
         return full; // no such section: nothing XML to remove
     };
@@ -26,10 +19,7 @@ pub fn system(native: bool, provider: &str, model: &str, cwd: &str) -> String {
 }
 
 /// Cline's `noToolsUsed(true)`: the native variant, without the XML format reminder.
-pub fn no_tools_used(native: bool) -> String {
-    if !native {
-        return xml::no_tools_used();
-    }
+pub(crate) fn no_tools_used() -> String {
     "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.
 
 
@@ -46,7 +36,7 @@ Otherwise, if you have not completed the task and do not need additional informa
 /// What the model hears when its call's arguments are not one JSON object (Cline has no such
 /// message: it salvages string fields with a regular expression; we refuse rather than run a
 /// guess).
-pub fn invalid_arguments(tool: &str, why: &str) -> String {
+pub(crate) fn invalid_arguments(tool: &str, why: &str) -> String {
     format!(
         "The arguments of your {tool} call are not valid JSON ({why}). The tool was not executed. Please retry the call with its arguments as a single JSON object matching the tool's schema."
     )
@@ -58,8 +48,8 @@ mod tests {
 
     #[test]
     fn native_prompt_drops_the_xml_tool_section_only() {
-        let xml_prompt = system(false, "openai", "gpt-4o", "/w");
-        let native = system(true, "openai", "gpt-4o", "/w");
+        let xml_prompt = crate::run::dialect::system::system("openai", "gpt-4o", "/w");
+        let native = system(xml_prompt.clone());
         assert!(xml_prompt.contains("Tool use is formatted using XML-style tags"));
         assert!(!native.contains("Tool use is formatted using XML-style tags"));
         assert!(!native.contains("<read_file>\n<path>"));
@@ -72,8 +62,8 @@ mod tests {
 
     #[test]
     fn native_no_tools_message_has_no_xml_reminder() {
-        assert!(!no_tools_used(true).contains("XML"));
-        assert!(no_tools_used(false).contains("XML-style tags"));
-        assert!(no_tools_used(true).starts_with("[ERROR] You did not use a tool"));
+        assert!(!no_tools_used().contains("XML"));
+        assert!(crate::run::prompt::no_tools_used().contains("XML-style tags"));
+        assert!(no_tools_used().starts_with("[ERROR] You did not use a tool"));
     }
 }

@@ -10,12 +10,12 @@ use crate::run::native::args::{self, Args, Invalid};
 use crate::run::native::mcp_call;
 use crate::run::native::thinking_tags::ThinkingTags;
 use crate::run::prompt;
-use crate::run::stream::{call_id, reply_too_long, Reply, Screen, MAX_REPLY_TEXT};
+use crate::run::reply::{call_id, reply_too_long, Reply, Screen, MAX_REPLY_TEXT};
 use crate::run::tools::{self, Call};
 use crate::run::ui::term::visible;
 
 /// Most argument text kept per reply (all calls together); beyond it a call is refused.
-pub const MAX_ARGUMENTS: usize = 8 << 20;
+pub(crate) const MAX_ARGUMENTS: usize = 8 << 20;
 
 /// Most thinking kept per reply (blocks, signatures, redacted data); past it, as past
 /// [`MAX_REPLY_TEXT`] of text, the reply is refused rather than cut (a cut thinking block or a

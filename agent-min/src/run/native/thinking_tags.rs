@@ -7,13 +7,13 @@ const TAGS: [&str; 4] = ["<thinking>\n", "\n</thinking>", "<thinking>", "</think
 
 /// What has been held back between deltas.
 #[derive(Debug, Default)]
-pub struct ThinkingTags {
+pub(crate) struct ThinkingTags {
     held: String,
 }
 
 impl ThinkingTags {
     /// The displayable text of the next delta.
-    pub fn push(&mut self, s: &str) -> String {
+    pub(crate) fn push(&mut self, s: &str) -> String {
         self.held.push_str(s);
         let mut text = std::mem::take(&mut self.held);
         // Hold back the longest tail that a later delta could still turn into a (longer) tag:
@@ -30,7 +30,7 @@ impl ThinkingTags {
     }
 
     /// What is still held back when the reply ends (an unfinished tag is text after all).
-    pub fn finish(&mut self) -> String {
+    pub(crate) fn finish(&mut self) -> String {
         strip(std::mem::take(&mut self.held))
     }
 }

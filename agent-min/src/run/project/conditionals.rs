@@ -11,11 +11,11 @@ use globset::GlobBuilder;
 use super::frontmatter::Value;
 
 /// Most candidate paths considered (`MAX_RULE_PATH_CANDIDATES`).
-pub const MAX_CANDIDATES: usize = 100;
+pub(crate) const MAX_CANDIDATES: usize = 100;
 
 /// Whether a rule with frontmatter `data` applies to a request touching `paths`
 /// (`evaluateRuleConditionals`): unknown keys are ignored; `paths` must match.
-pub fn passes(data: &[(String, Value)], paths: &[String]) -> bool {
+pub(crate) fn passes(data: &[(String, Value)], paths: &[String]) -> bool {
     data.iter().all(|(key, value)| key != "paths" || paths_pass(value, paths))
 }
 
@@ -46,7 +46,7 @@ fn paths_pass(value: &Value, candidates: &[String]) -> bool {
 
 /// The request's candidate paths: from the latest user text and from the tool calls' `path`s
 /// (as the model wrote them), normalised to workspace-relative POSIX paths.
-pub fn candidates(user_text: &str, tool_paths: &[String], root: &std::path::Path) -> Vec<String> {
+pub(crate) fn candidates(user_text: &str, tool_paths: &[String], root: &std::path::Path) -> Vec<String> {
     let mut raw = extract_path_like_strings(user_text);
     raw.extend(tool_paths.iter().cloned());
     let mut out: Vec<String> = Vec::new();
@@ -73,7 +73,7 @@ pub fn candidates(user_text: &str, tool_paths: &[String], root: &std::path::Path
 
 /// Cline's `extractPathLikeStrings`: tokens that look like `dir/file` or `name.ext`, outside
 /// fenced code and URLs, relative, without `..`, in order, deduplicated.
-pub fn extract_path_like_strings(text: &str) -> Vec<String> {
+pub(crate) fn extract_path_like_strings(text: &str) -> Vec<String> {
     static FENCES: std::sync::OnceLock<(regex::Regex, regex::Regex)> = std::sync::OnceLock::new();
     let (fence, url) = FENCES
         .get_or_init(|| (regex::Regex::new(r"(?s)```.*?```").unwrap(), regex::Regex::new(r"\b\w+://\S+").unwrap()));

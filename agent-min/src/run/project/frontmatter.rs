@@ -11,7 +11,7 @@
 
 /// A frontmatter value, as far as conditionals care.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Value {
+pub(crate) enum Value {
     /// A string (quoted or plain).
     Str(String),
     /// A list of values.
@@ -22,7 +22,7 @@ pub enum Value {
 
 /// What [`parse`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frontmatter<'a> {
+pub(crate) struct Frontmatter<'a> {
     /// The keys and values, in order (empty without frontmatter or on a parse error).
     pub data: Vec<(String, Value)>,
     /// The text after the block; the whole input without frontmatter or on a parse error.
@@ -34,7 +34,7 @@ pub struct Frontmatter<'a> {
 }
 
 /// Splits `markdown` into frontmatter and body.
-pub fn parse(markdown: &str) -> Frontmatter<'_> {
+pub(crate) fn parse(markdown: &str) -> Frontmatter<'_> {
     let markdown = markdown.strip_prefix('\u{feff}').unwrap_or(markdown);
     let none = Frontmatter { data: Vec::new(), body: markdown, had_frontmatter: false, parse_error: None };
     let Some((yaml, body)) = split(markdown) else { return none };

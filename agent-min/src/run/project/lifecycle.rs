@@ -16,7 +16,7 @@ use crate::run::ui::term::{visible, Term};
 
 /// What the task does after a hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Gate {
+pub(crate) enum Gate {
     /// Go on; the text (empty for none) joins the next user message.
     Go(String),
     /// A hook cancelled the task: this says which and why.
@@ -32,7 +32,7 @@ fn stop(hook: Hook, a: &Answer) -> Gate {
 /// `TaskStart`, then `UserPromptSubmit` with the task, as a new task starts: the first user
 /// message, with the hooks' contexts after the `<task>` block, in that order, and the
 /// environment details `env` last.
-pub fn task_start(h: &mut Hooks, task: &str, env: &str, term: &mut Term, events: &mut Events) -> Gate {
+pub(crate) fn task_start(h: &mut Hooks, task: &str, env: &str, term: &mut Term, events: &mut Events) -> Gate {
     let md = input::task_metadata(&h.meta, &[("initialTask", task)]);
     let a = h.run(Hook::TaskStart, json!({ "taskMetadata": md }), term, events);
     if a.cancel {
@@ -73,7 +73,7 @@ fn user_prompt(
 /// `TaskResume`, then `UserPromptSubmit` (with no new text: `resume` takes none), as a saved
 /// task continues: the resumption message `body` with `TaskResume`'s context first,
 /// `UserPromptSubmit`'s after it, and the environment details `env` last.
-pub fn task_resume(
+pub(crate) fn task_resume(
     h: &mut Hooks,
     (messages, updated_secs): (&[Message], u64),
     body: &str,
@@ -105,7 +105,7 @@ pub fn task_resume(
 
 /// `PreToolUse` once a call is about to run (never for `attempt_completion`). Its context
 /// comes before the tool's result.
-pub fn pre_tool(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) -> Gate {
+pub(crate) fn pre_tool(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) -> Gate {
     if !is_tool(call) || !h.has(Hook::PreToolUse) {
         return Gate::Go(String::new());
     }
@@ -119,7 +119,7 @@ pub fn pre_tool(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events
 
 /// `PostToolUse` after a call ran (never for `attempt_completion`). Its context comes after
 /// the tool's result.
-pub fn post_tool(
+pub(crate) fn post_tool(
     h: &mut Hooks,
     call: &Call,
     result: &str,
@@ -149,24 +149,24 @@ pub fn post_tool(
 /// Whether the tool hooks see `call`: a tool of ours other than `attempt_completion` (an
 /// unknown tool never reaches a handler in Cline, so no hook sees it).
 fn is_tool(call: &Call) -> bool {
-    call.name != "attempt_completion" && crate::run::tools::TOOLS.iter().any(|(name, _)| *name == call.name)
+    call.name != "attempt_completion" && crate::run::tools::registry::offered().iter().any(|t| t.name == call.name)
 }
 
 /// `TaskComplete` (observation only).
-pub fn task_complete(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) {
+pub(crate) fn task_complete(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) {
     let extra = [("result", call.param("result").unwrap_or("")), ("command", call.param("command").unwrap_or(""))];
     let md = input::task_metadata(&h.meta, &extra);
     h.run(Hook::TaskComplete, json!({ "taskMetadata": md }), term, events);
 }
 
 /// `TaskCancel` (cannot cancel anything).
-pub fn task_cancel(h: &mut Hooks, term: &mut Term, events: &mut Events) {
+pub(crate) fn task_cancel(h: &mut Hooks, term: &mut Term, events: &mut Events) {
     let md = input::task_metadata(&h.meta, &[("completionStatus", "cancelled")]);
     h.run(Hook::TaskCancel, json!({ "taskMetadata": md }), term, events);
 }
 
 /// Arranges for `TaskCancel` to run when Ctrl-C, SIGTERM or the watchdog ends the run.
-pub fn cancel_on_interrupt(h: &Hooks, events: &Events) {
+pub(crate) fn cancel_on_interrupt(h: &Hooks, events: &Events) {
     if !h.has(Hook::TaskCancel) {
         return;
     }
@@ -178,7 +178,7 @@ pub fn cancel_on_interrupt(h: &Hooks, events: &Events) {
 }
 
 /// What is about to be cut from the context window.
-pub struct Compaction<'a> {
+pub(crate) struct Compaction<'a> {
     /// The history before the cut.
     pub messages: &'a [Message],
     /// "standard-truncation-half" (over the threshold) or "standard-truncation-lastquarter"
@@ -192,7 +192,7 @@ pub struct Compaction<'a> {
 
 /// `PreCompact` before the context window is cut. The history is in two files (JSON and plain
 /// text, readable only by the user) for the hook's life, then removed.
-pub fn pre_compact(h: &mut Hooks, c: &Compaction<'_>, term: &mut Term, events: &mut Events) -> Gate {
+pub(crate) fn pre_compact(h: &mut Hooks, c: &Compaction<'_>, term: &mut Term, events: &mut Events) -> Gate {
     if !h.has(Hook::PreCompact) {
         return Gate::Go(String::new());
     }
@@ -234,7 +234,7 @@ pub fn pre_compact(h: &mut Hooks, c: &Compaction<'_>, term: &mut Term, events: &
 /// Cuts the history with `cut`, running `PreCompact` first when there is such a hook: the cut
 /// is computed on a copy, the hook sees the history before it, and a cancel leaves the history
 /// as it was. `Err` is the hook's reason to stop the task.
-pub fn guarded_cut<C>(
+pub(crate) fn guarded_cut<C>(
     h: &mut Hooks,
     term: &mut Term,
     events: &mut Events,

@@ -1,19 +1,20 @@
-//! The project's own setup, as Cline reads it: rules ([`rules`], with [`frontmatter`] and
-//! [`conditionals`]), `.clineignore` ([`ignore`]) and hooks ([`hooks`], called at Cline's points
-//! by [`lifecycle`]). The texts are Cline's ([`texts`]).
+//! The project's own setup, as Cline reads it: rules (`rules`, with `frontmatter` and
+//! `conditionals`) and hooks (`hooks`, called at Cline's points by `lifecycle`). The texts
+//! are Cline's (`texts`). `.clineignore`, which walls files off from the tools, is
+//! `crate::run::tools::clineignore`; this module adds its section to the prompt.
 //!
-//! Owns: everything read from `.clinerules`, `.clineignore`, the other agents' rule files and
-//! the global Cline directories. May use: [`crate::run::llm`] (message types),
-//! [`crate::run::tools::Call`], [`crate::run::session::events`], [`crate::run::ui`].
+//! Owns: everything read from `.clinerules`, the other agents' rule files and the global Cline
+//! directories. May use: [`crate::run::llm`] (message types), [`crate::run::tools`] (`Call`, the
+//! tool names, `.clineignore`, the directories never entered), [`crate::run::session::events`],
+//! [`crate::run::ui`], [`crate::run::trusted_file`] (reading what the workspace holds),
+//! [`crate::run::spawn`] (running a hook).
 
-pub mod conditionals;
-pub mod frontmatter;
-pub mod hooks;
-pub mod ignore;
-pub mod lifecycle;
-pub mod rules;
-pub mod texts;
-pub mod trusted_file;
+pub(crate) mod conditionals;
+pub(crate) mod frontmatter;
+pub(crate) mod hooks;
+pub(crate) mod lifecycle;
+pub(crate) mod rules;
+pub(crate) mod texts;
 
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,7 @@ use crate::run::ui::term::Term;
 
 /// The command-line flags of this module.
 #[derive(Debug, Clone, Default)]
-pub struct Flags {
+pub(crate) struct Flags {
     /// `--no-rules`.
     pub no_rules: bool,
     /// `--rules FILE`, in order.
@@ -38,7 +39,7 @@ pub struct Flags {
 
 impl Flags {
     /// Sets flag `--name` (with its value, for those that take one).
-    pub fn set(&mut self, name: &str, value: Option<std::ffi::OsString>) -> Result<(), String> {
+    pub(crate) fn set(&mut self, name: &str, value: Option<std::ffi::OsString>) -> Result<(), String> {
         match (name, value) {
             ("no-rules", _) => self.no_rules = true,
             ("no-hooks", _) => self.no_hooks = true,
@@ -59,7 +60,7 @@ impl Flags {
 
     /// The project at `root` for a run: under `yolo` nobody is asked; approvals are
     /// remembered in `state_dir`; `meta` names the task and model for the hooks' input.
-    pub fn project(
+    pub(crate) fn project(
         &self,
         root: &Path,
         yolo: bool,
@@ -92,7 +93,7 @@ pub struct Project {
 
 impl Project {
     /// The project at `root`.
-    pub fn new(root: &Path, sources: rules::Sources, hooks: hooks::Hooks) -> Project {
+    pub(crate) fn new(root: &Path, sources: rules::Sources, hooks: hooks::Hooks) -> Project {
         Project { root: root.to_path_buf(), sources, hooks, warned: Vec::new() }
     }
 
@@ -105,11 +106,11 @@ impl Project {
     /// The system prompt for the next request: `base` with Cline's "USER'S CUSTOM
     /// INSTRUCTIONS" (rules, then `.clineignore`) appended, read afresh from disk with the
     /// conditionals evaluated against the conversation so far.
-    pub fn system_prompt(&mut self, base: &str, messages: &[Message], term: &mut Term) -> String {
+    pub(crate) fn system_prompt(&mut self, base: &str, messages: &[Message], term: &mut Term) -> String {
         let paths = conditionals::candidates(&latest_user_text(messages), &tool_paths(messages), &self.root);
         let mut reader = rules::Reader::new();
         let mut sections = rules::sections(&self.root, &self.sources, &paths, &mut reader);
-        sections.extend(ignore::instructions(&self.root));
+        sections.extend(crate::run::tools::clineignore::instructions(&self.root));
         for w in reader.warnings {
             if !self.warned.contains(&w) {
                 term.warn(&format!("Rules: {w}"));

@@ -21,16 +21,16 @@ use std::path::{Path, PathBuf};
 use super::conditionals;
 use super::frontmatter;
 use super::texts;
-use super::trusted_file::{self, Links};
+use crate::run::trusted_file::{self, Links};
 
 /// Most bytes read of one rule file; a larger one is skipped with a warning.
-pub const MAX_RULE_FILE_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_RULE_FILE_BYTES: u64 = 1 << 20;
 
 /// Most bytes of rules read for one request; files beyond it are skipped with a warning.
-pub const MAX_RULES_TOTAL_BYTES: u64 = 4 << 20;
+pub(crate) const MAX_RULES_TOTAL_BYTES: u64 = 4 << 20;
 
 /// Reads rule files within the budget, confined where they must be, collecting warnings.
-pub struct Reader {
+pub(crate) struct Reader {
     /// Files that could not be used, and why.
     pub warnings: Vec<String>,
     used: u64,
@@ -40,7 +40,7 @@ pub struct Reader {
 
 impl Reader {
     /// A reader with the whole budget.
-    pub fn new() -> Reader {
+    pub(crate) fn new() -> Reader {
         Reader { warnings: Vec::new(), used: 0, confine: None }
     }
 }
@@ -59,7 +59,7 @@ const OS_GENERATED_FILES: &[&str] = &[".DS_Store", "Thumbs.db", "desktop.ini"];
 
 /// Where rules come from, besides the workspace.
 #[derive(Debug, Clone, Default)]
-pub struct Sources {
+pub(crate) struct Sources {
     /// Global rule directories (Cline's, then agent-min's).
     pub global_dirs: Vec<PathBuf>,
     /// `--rules FILE`, in order.
@@ -70,7 +70,7 @@ pub struct Sources {
 
 impl Sources {
     /// The default global directories, from the environment.
-    pub fn from_env(extra_files: Vec<PathBuf>, no_rules: bool) -> Sources {
+    pub(crate) fn from_env(extra_files: Vec<PathBuf>, no_rules: bool) -> Sources {
         let mut global_dirs = Vec::new();
         if let Some(docs) = documents_dir() {
             global_dirs.push(docs.join("Cline").join("Rules"));
@@ -82,7 +82,7 @@ impl Sources {
     }
 
     /// Checks the `--rules` files up front, so a typo stops the run before it starts.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         for f in &self.extra_files {
             match std::fs::metadata(f) {
                 Ok(m) if m.is_file() => {}
@@ -101,7 +101,7 @@ impl Sources {
 
 /// The rule sections for one request, in Cline's order (each a heading and its content), and
 /// warnings about files that could not be used.
-pub fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut Reader) -> Vec<String> {
+pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut Reader) -> Vec<String> {
     let cwd = posix(root);
     let mut out = Vec::new();
     warn.confine = None;
@@ -321,7 +321,7 @@ fn posix(p: &Path) -> String {
 
 /// The documents directory, as `xdg-user-dir DOCUMENTS` reports it (from `user-dirs.dirs`),
 /// else `~/Documents`.
-pub fn documents_dir() -> Option<PathBuf> {
+pub(crate) fn documents_dir() -> Option<PathBuf> {
     let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
     let dirs = config_dir().map(|c| c.join("user-dirs.dirs"));
     let read = |f: PathBuf| trusted_file::read(&f, Links::Follow, 1 << 16).ok();

@@ -1,58 +1,45 @@
 //! Cline v4.0.10's texts for the project's own setup, word for word (`formatResponse` in
-//! `core/prompts/responses.ts`, `components/user_instructions.ts`): the rule headings, the
-//! `.clineignore` instructions and refusal, and the custom-instructions section they sit in.
-
-/// The lock Cline puts before an ignored entry in a file listing (`LOCK_TEXT_SYMBOL`).
-pub const LOCK: &str = "\u{1F512}";
-
-/// `formatResponse.clineIgnoreError`: what a tool says when `.clineignore` blocks a path.
-pub fn cline_ignore_error(path: &str) -> String {
-    format!("Access to {path} is blocked by the .clineignore file settings. You must try to continue in the task without using this file, or ask the user to update the .clineignore file.")
-}
-
-/// `formatResponse.clineIgnoreInstructions`: the prompt's `.clineignore` section.
-pub fn cline_ignore_instructions(content: &str) -> String {
-    format!("# .clineignore\n\n(The following is provided by a root-level .clineignore file where the user has specified files and directories that should not be accessed. When using list_files, you'll notice a {LOCK} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)\n\n{content}\n.clineignore")
-}
+//! `core/prompts/responses.ts`, `components/user_instructions.ts`): the rule headings and the
+//! custom-instructions section they sit in (the `.clineignore` texts are in `prompt/responses.rs`).
 
 /// `formatResponse.clineRulesGlobalDirectoryInstructions`.
-pub fn global_directory(dir: &str, content: &str) -> String {
+pub(crate) fn global_directory(dir: &str, content: &str) -> String {
     format!("# .clinerules/\n\nThe following is provided by a global .clinerules/ directory, located at {dir}, where the user has specified instructions for all working directories:\n\n{content}")
 }
 
 /// `formatResponse.clineRulesLocalDirectoryInstructions`.
-pub fn local_directory(cwd: &str, content: &str) -> String {
+pub(crate) fn local_directory(cwd: &str, content: &str) -> String {
     format!("# .clinerules/\n\nThe following is provided by a root-level .clinerules/ directory where the user has specified instructions for this working directory ({cwd})\n\n{content}")
 }
 
 /// `formatResponse.clineRulesLocalFileInstructions`.
-pub fn local_file(cwd: &str, content: &str) -> String {
+pub(crate) fn local_file(cwd: &str, content: &str) -> String {
     format!("# .clinerules\n\nThe following is provided by a root-level .clinerules file where the user has specified instructions for this working directory ({cwd})\n\n{content}")
 }
 
 /// `formatResponse.windsurfRulesLocalFileInstructions`.
-pub fn windsurf_file(cwd: &str, content: &str) -> String {
+pub(crate) fn windsurf_file(cwd: &str, content: &str) -> String {
     format!("# .windsurfrules\n\nThe following is provided by a root-level .windsurfrules file where the user has specified instructions for this working directory ({cwd})\n\n{content}")
 }
 
 /// `formatResponse.cursorRulesLocalFileInstructions`.
-pub fn cursor_file(cwd: &str, content: &str) -> String {
+pub(crate) fn cursor_file(cwd: &str, content: &str) -> String {
     format!("# .cursorrules\n\nThe following is provided by a root-level .cursorrules file where the user has specified instructions for this working directory ({cwd})\n\n{content}")
 }
 
 /// `formatResponse.cursorRulesLocalDirectoryInstructions`.
-pub fn cursor_directory(cwd: &str, content: &str) -> String {
+pub(crate) fn cursor_directory(cwd: &str, content: &str) -> String {
     format!("# .cursor/rules\n\nThe following is provided by a root-level .cursor/rules directory where the user has specified instructions for this working directory ({cwd})\n\n{content}")
 }
 
 /// `formatResponse.agentsRulesLocalFileInstructions`.
-pub fn agents_files(cwd: &str, content: &str) -> String {
+pub(crate) fn agents_files(cwd: &str, content: &str) -> String {
     format!("# AGENTS.md\n\nThe following is provided by AGENTS.md files found recursively throughout this working directory ({cwd}) where the user has specified instructions. Nested AGENTS.md will be combined below, and you should only apply the instructions for each AGENTS.md file that is directly applicable to the current task, i.e. if you are reading or writing to a file in that directory.\n\n{content}")
 }
 
 /// `USER_CUSTOM_INSTRUCTIONS_TEMPLATE_TEXT` with its sections joined, and the `====` separator
 /// that puts it last in Cline's generic system prompt.
-pub fn user_instructions(sections: &[String]) -> String {
+pub(crate) fn user_instructions(sections: &[String]) -> String {
     format!(
         "\n\n====\n\nUSER'S CUSTOM INSTRUCTIONS\n\nThe following additional instructions are provided by the user, and should be followed to the best of your ability without interfering with the TOOL USE guidelines.\n\n{}",
         sections.join("\n\n")

@@ -4,7 +4,7 @@
 
 /// Cline's reminder of the tool format (`toolUseInstructionsReminder`), appended to several
 /// error messages.
-pub const TOOL_USE_REMINDER: &str = "# Reminder: Instructions for Tool Use
+pub(crate) const TOOL_USE_REMINDER: &str = "# Reminder: Instructions for Tool Use
 Tool uses are formatted using XML-style tags. The tool name is enclosed in opening and closing tags, and each parameter is similarly enclosed within its own set of tags. Here's the structure:
 <tool_name>
 <parameter1_name>value1</parameter1_name>
@@ -20,48 +20,48 @@ I have completed the task...
 Always adhere to this format for all tool uses to ensure proper parsing and execution.";
 
 /// Cline's `toolError`: the wrapper of every failed tool's result.
-pub fn tool_error(error: &str) -> String {
+pub(crate) fn tool_error(error: &str) -> String {
     format!("The tool execution failed with the following error:\n<error>\n{error}\n</error>")
 }
 
 /// Cline's `toolDenied`.
-pub const TOOL_DENIED: &str = "The user denied this operation.";
+pub(crate) const TOOL_DENIED: &str = "The user denied this operation.";
 
 /// How Cline frames a person's words given with an approval or a denial
 /// (`ToolResultUtils.pushAdditionalToolFeedback`); a separate text block after the result.
-pub fn user_feedback(feedback: &str) -> String {
+pub(crate) fn user_feedback(feedback: &str) -> String {
     format!("The user provided the following feedback:\n<feedback>\n{feedback}\n</feedback>")
 }
 
 /// Cline's `permissionDeniedError`.
-pub fn permission_denied(reason: &str) -> String {
+pub(crate) fn permission_denied(reason: &str) -> String {
     format!(
         "Command execution blocked by CLINE_COMMAND_PERMISSIONS: {reason}. You must try a different approach or ask the user to update the permission settings."
     )
 }
 
 /// Cline's `repeatedToolCall`: the same tool with identical arguments `count` times in a row.
-pub fn repeated_tool_call(name: &str, count: u32) -> String {
+pub(crate) fn repeated_tool_call(name: &str, count: u32) -> String {
     format!(
         "Tool [{name}] has been called {count} times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call."
     )
 }
 
 /// Cline's `replaceInFileMissingDiffError`.
-pub fn replace_in_file_missing_diff(path: &str) -> String {
+pub(crate) fn replace_in_file_missing_diff(path: &str) -> String {
     format!(
         "Failed to edit '{path}': The 'diff' parameter was empty.\n\nThe diff parameter must contain SEARCH/REPLACE blocks in this format:\n<<<<<<< SEARCH\nexact lines to find\n=======\nreplacement lines\n>>>>>>> REPLACE\n\nRules:\n- The SEARCH block must match existing file content exactly (including whitespace and indentation)\n- You can include multiple SEARCH/REPLACE blocks in a single diff parameter\n- If you're unsure of the exact content, use read_file first to see the current file"
     )
 }
 
 /// Cline's `executeCommandMissingCommandError`.
-pub fn execute_command_missing_command() -> String {
+pub(crate) fn execute_command_missing_command() -> String {
     "The 'command' parameter was empty. Provide the shell command to execute.\n\nExample:\n<execute_command>\n<command>cd /path && python -m pytest tests/</command>\n<requires_approval>false</requires_approval>\n</execute_command>".to_string()
 }
 
 /// Cline's `writeToFileMissingContentError`, by the number of consecutive failures (Cline's
 /// mistake count after this one). agent-min passes no context-usage percentage.
-pub fn write_to_file_missing_content(path: &str, failures: u32) -> String {
+pub(crate) fn write_to_file_missing_content(path: &str, failures: u32) -> String {
     let base = format!(
         "Failed to write to '{path}': The 'content' parameter was empty. This typically happens when the file content is too large to generate in a single response, or when output token limits are reached before the content parameter is fully written."
     );
@@ -83,7 +83,7 @@ pub fn write_to_file_missing_content(path: &str, failures: u32) -> String {
 
 /// Cline's `fileEditWithoutUserChanges` (no auto-formatting, no diagnostics): the saved file,
 /// byte for byte.
-pub fn file_edit_without_user_changes(path: &str, final_content: &str) -> String {
+pub(crate) fn file_edit_without_user_changes(path: &str, final_content: &str) -> String {
     format!(
         "The content was successfully saved to {path}.\n\nHere is the full, updated content of the file that was saved:\n\n<final_file_content path=\"{path}\">\n{final_content}\n</final_file_content>\n\nIMPORTANT: For any future changes to this file, use the final_file_content shown above as your reference. This content reflects the current state of the file, including any auto-formatting (e.g., if you used single quotes but the formatter converted them to double quotes). Always base your SEARCH/REPLACE operations on this final version to ensure accuracy.\n\n"
     )
@@ -91,14 +91,14 @@ pub fn file_edit_without_user_changes(path: &str, final_content: &str) -> String
 
 /// Cline's `fileEditWithUserChanges` (no auto-formatting, no diagnostics): `user_edits` is the
 /// person's changes to the proposal as a patch.
-pub fn file_edit_with_user_changes(path: &str, user_edits: &str, final_content: &str) -> String {
+pub(crate) fn file_edit_with_user_changes(path: &str, user_edits: &str, final_content: &str) -> String {
     format!(
         "The user made the following updates to your content:\n\n{user_edits}\n\nThe updated content, which includes both your original modifications and the additional edits, has been successfully saved to {path}. Here is the full, updated content of the file that was saved:\n\n<final_file_content path=\"{path}\">\n{final_content}\n</final_file_content>\n\nPlease note:\n1. You do not need to re-write the file with these changes, as they have already been applied.\n2. Proceed with the task using this updated file content as the new baseline.\n3. If the user's edits have addressed part of the task or changed the requirements, adjust your approach accordingly.4. IMPORTANT: For any future changes to this file, use the final_file_content shown above as your reference. This content reflects the current state of the file, including both user edits and any auto-formatting (e.g., if you used single quotes but the formatter converted them to double quotes). Always base your SEARCH/REPLACE operations on this final version to ensure accuracy.\n"
     )
 }
 
 /// The line ending Cline's `DiffViewProvider` uses for a text: CRLF if it has any.
-pub fn eol_of(content: &str) -> &'static str {
+pub(crate) fn eol_of(content: &str) -> &'static str {
     if content.contains("\r\n") {
         "\r\n"
     } else {
@@ -108,20 +108,20 @@ pub fn eol_of(content: &str) -> &'static str {
 
 /// A text as `DiffViewProvider.saveChanges` normalises it: every line ending made `eol`,
 /// trailing whitespace trimmed (JavaScript's set), one `eol` added.
-pub fn normalized(content: &str, eol: &str) -> String {
+pub(crate) fn normalized(content: &str, eol: &str) -> String {
     let uniform = content.replace("\r\n", "\n").replace('\n', eol);
     format!("{}{eol}", uniform.trim_end_matches(parser_core::is_js_whitespace))
 }
 
 /// Cline's `diffError`: after a failed `replace_in_file`, the file as it is.
-pub fn diff_error(path: &str, original: &str) -> String {
+pub(crate) fn diff_error(path: &str, original: &str) -> String {
     format!(
         "This is likely because the SEARCH block content doesn't match exactly with what's in the file, or if you used multiple SEARCH/REPLACE blocks they may not have been in the order they appear in the file. (Please also ensure that when using the replace_in_file tool, Do NOT add extra characters to the markers (e.g., ------- SEARCH> is INVALID). Do NOT forget to use the closing +++++++ REPLACE marker. Do NOT modify the marker format in any way. Malformed XML will cause complete tool failure and break the entire editing process.)\n\nThe file was reverted to its original state:\n\n<file_content path=\"{path}\">\n{original}\n</file_content>\n\nNow that you have the latest state of the file, try the operation again with fewer, more precise SEARCH blocks. For large files especially, it may be prudent to try to limit yourself to <5 SEARCH/REPLACE blocks at a time, then wait for the user to respond with the result of the operation before following up with another replace_in_file call to make additional edits.\n(If you run into this error 3 times in a row, you may use the write_to_file tool as a fallback.)"
     )
 }
 
 /// Cline's `formatFilesList` note when a listing hit its cap.
-pub const FILE_LIST_TRUNCATED: &str =
+pub(crate) const FILE_LIST_TRUNCATED: &str =
     "(File list truncated. Use list_files on specific subdirectories if you need to explore further.)";
 
 /// Cline's nudge when a reply used no tool.
@@ -141,7 +141,7 @@ Otherwise, if you have not completed the task and do not need additional informa
 }
 
 /// Cline's message for a missing required parameter.
-pub fn missing_param(param: &str) -> String {
+pub(crate) fn missing_param(param: &str) -> String {
     format!(
         "Missing value for required parameter '{param}'. Please retry with complete response.\n\n{TOOL_USE_REMINDER}"
     )
@@ -182,21 +182,21 @@ pub fn truncated_text() -> String {
 }
 
 /// Cline's message when the person gives guidance at the mistake limit.
-pub fn too_many_mistakes(feedback: &str) -> String {
+pub(crate) fn too_many_mistakes(feedback: &str) -> String {
     format!(
         "You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\n{feedback}\n</feedback>"
     )
 }
 
 /// Cline's message when a saved task is resumed; `ago` is e.g. "5 minutes ago" or "just now".
-pub fn task_resumption(ago: &str, cwd: &str) -> String {
+pub(crate) fn task_resumption(ago: &str, cwd: &str) -> String {
     format!(
         "[TASK RESUMPTION] This task was interrupted {ago}. It may or may not be complete, so please reassess the task context. Be aware that the project state may have changed since then. The current working directory is now '{cwd}'. If the task has not been completed, retry the last step before interruption and proceed with completing the task.\n\nNote: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful and assess whether you should retry. If the last tool was a browser_action, the browser has been closed and you must launch a new browser if needed."
     )
 }
 
 /// Cline's "ago" text for the resumption message.
-pub fn ago(seconds: u64) -> String {
+pub(crate) fn ago(seconds: u64) -> String {
     let (minutes, hours, days) = (seconds / 60, seconds / 3600, seconds / 86_400);
     let plural = |n: u64, unit: &str| format!("{n} {unit}{} ago", if n > 1 { "s" } else { "" });
     if days > 0 {
@@ -211,7 +211,7 @@ pub fn ago(seconds: u64) -> String {
 }
 
 /// A signal's name as Node reports it in Cline's `Command terminated by signal …` text.
-pub fn signal_name(sig: i32) -> String {
+pub(crate) fn signal_name(sig: i32) -> String {
     let name = match sig {
         1 => "SIGHUP",
         2 => "SIGINT",
@@ -225,6 +225,19 @@ pub fn signal_name(sig: i32) -> String {
         _ => return format!("{sig}"),
     };
     name.to_string()
+}
+
+/// The lock Cline puts before an ignored entry in a file listing (`LOCK_TEXT_SYMBOL`).
+pub(crate) const LOCK: &str = "\u{1F512}";
+
+/// `formatResponse.clineIgnoreError`: what a tool says when `.clineignore` blocks a path.
+pub(crate) fn cline_ignore_error(path: &str) -> String {
+    format!("Access to {path} is blocked by the .clineignore file settings. You must try to continue in the task without using this file, or ask the user to update the .clineignore file.")
+}
+
+/// `formatResponse.clineIgnoreInstructions`: the prompt's `.clineignore` section.
+pub(crate) fn cline_ignore_instructions(content: &str) -> String {
+    format!("# .clineignore\n\n(The following is provided by a root-level .clineignore file where the user has specified files and directories that should not be accessed. When using list_files, you'll notice a {LOCK} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)\n\n{content}\n.clineignore")
 }
 
 #[cfg(test)]

@@ -8,8 +8,10 @@
 //! it lacks (MCP, `list_code_definition_names`, `plan_mode_respond`, `new_task`, …) and their
 //! examples, the `task_progress` parameter and its section, MCP servers, plan mode, Cline's
 //! feedback section (`/reportbug`, `web_fetch`) and every line naming one of those. The
-//! workspace, OS, shell and home directory fill the `{{…}}` places. The test
-//! `agent-min/tests/system_prompt.rs` checks every section against Cline's snapshot.
+//! tools' sections (`## read_file` …) are their declarations' (`tools/registry.rs`, texts in
+//! `tools/decl/`) and fill `{{tools}}`; the workspace, OS, shell and home directory fill the
+//! other `{{…}}` places. The test
+//! `agent-min/tests/it/system_prompt.rs` checks every section against Cline's snapshot.
 
 /// Cline's prompt variants that agent-min's XML tool calls can use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,10 +42,10 @@ pub struct Env<'a> {
 
 /// Cline's choice of variant (`variants/*/config.ts` matchers, in registry order), for a
 /// provider (`anthropic` | `openai` | `ollama`) and a model name.
-pub fn family(provider: &str, model: &str) -> Family {
+pub(crate) fn family(provider: &str, model: &str) -> Family {
     let id = model.to_lowercase();
     // Cline's next-gen providers include anthropic and openai(-compatible), not ollama.
-    let next_gen_provider = matches!(provider, "anthropic" | "openai");
+    let next_gen_provider = crate::run::llm::providers::registry::is_next_gen(provider);
     let gpt5 = id.contains("gpt-5") || id.contains("gpt5");
     if gpt5 && !id.contains("chat") && next_gen_provider {
         return Family::Gpt5;
@@ -83,7 +85,7 @@ fn claude_major(id: &str) -> Option<u32> {
 }
 
 /// The template of a family.
-fn template(family: Family) -> &'static str {
+pub(crate) fn template(family: Family) -> &'static str {
     match family {
         Family::Generic => include_str!("system/generic.txt"),
         Family::NextGen => include_str!("system/next_gen.txt"),
@@ -91,30 +93,10 @@ fn template(family: Family) -> &'static str {
     }
 }
 
-/// The prompt of `family` with `env` filled in.
-pub fn render(family: Family, env: &Env<'_>) -> String {
-    template(family)
-        .replace("{{cwd}}", env.cwd)
-        .replace("{{os}}", env.os)
-        .replace("{{ide}}", env.ide)
-        .replace("{{shell}}", env.shell)
-        .replace("{{home}}", env.home)
-}
-
-/// The system prompt for this run: the model's family, this machine, workspace `cwd`.
-pub fn system(provider: &str, model: &str, cwd: &str) -> String {
-    let os = match std::env::consts::OS {
-        "linux" => "Linux",
-        "macos" => "macOS",
-        other => other,
-    };
-    let home = std::env::var("HOME").unwrap_or_default();
-    render(family(provider, model), &Env { cwd, os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::dialect::system::render;
 
     #[test]
     fn families_follow_clines_matchers() {

@@ -3,11 +3,28 @@
 //! `--env-keep NAME` and `--env-drop NAME`.
 
 /// Name fragments that mark a variable as a secret (compared case-insensitively).
-pub const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN"];
+pub(crate) const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN"];
+
+/// Variables that lead a command to a process outside the sandbox through a socket or a
+/// display (an ssh or gpg agent, the session bus, docker, tmux or screen, X or Wayland):
+/// withheld by default, like secrets.
+pub(crate) const SOCKET_VARS: &[&str] = &[
+    "SSH_AUTH_SOCK",
+    "SSH_AGENT_PID",
+    "GPG_AGENT_INFO",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DOCKER_HOST",
+    "TMUX",
+    "TMUX_PANE",
+    "STY",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XAUTHORITY",
+];
 
 /// Which variables a command inherits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EnvPolicy {
+pub(crate) struct EnvPolicy {
     /// Passed although their names look secret (`--env-keep`).
     pub keep: Vec<String>,
     /// Removed although their names look harmless (`--env-drop`).
@@ -17,21 +34,22 @@ pub struct EnvPolicy {
 impl EnvPolicy {
     /// Whether a command may see the variable `name`. The agent's own API keys never pass,
     /// whatever `--env-keep` says: a command has no business with them.
-    pub fn passes(&self, name: &str) -> bool {
+    pub(crate) fn passes(&self, name: &str) -> bool {
         if crate::run::ui::redact::KEY_VARS.contains(&name) || self.drop.iter().any(|d| d == name) {
             return false;
         }
-        !looks_secret(name) || self.keep.iter().any(|k| k == name)
+        let withheld = looks_secret(name) || SOCKET_VARS.contains(&name);
+        !withheld || self.keep.iter().any(|k| k == name)
     }
 
     /// The names of the variables of this process that a command does not get.
-    pub fn withheld(&self) -> Vec<String> {
+    pub(crate) fn withheld(&self) -> Vec<String> {
         std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| !self.passes(k)).collect()
     }
 }
 
 /// Whether a variable's name contains `KEY`, `SECRET` or `TOKEN`, in any case.
-pub fn looks_secret(name: &str) -> bool {
+pub(crate) fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_MARKERS.iter().any(|m| upper.contains(m))
 }
@@ -49,6 +67,10 @@ mod tests {
         for name in ["PATH", "HOME", "LANG", "CARGO_HOME"] {
             assert!(p.passes(name), "{name}");
         }
+        for name in ["SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "TMUX", "DISPLAY"] {
+            assert!(!p.passes(name), "{name}");
+        }
+        assert!(EnvPolicy { keep: vec!["SSH_AUTH_SOCK".into()], drop: vec![] }.passes("SSH_AUTH_SOCK"));
         let p = EnvPolicy { keep: vec!["GITHUB_TOKEN".into(), "ANTHROPIC_API_KEY".into()], drop: vec!["HOME".into()] };
         assert!(p.passes("GITHUB_TOKEN"));
         assert!(!p.passes("ANTHROPIC_API_KEY"), "the agent's own key never passes");

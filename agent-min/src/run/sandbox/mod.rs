@@ -6,26 +6,28 @@
 //! write only in the workspace, the temp directory and `--sandbox-allow-write` directories),
 //! the network namespace that cuts commands off the network, and what the model is told when
 //! the sandbox may be why a command failed ([`notice`]). The only `unsafe` is in `sys.rs`.
-//! May use: [`crate::run::ui::redact`].
+//! May use: [`crate::run::ui::redact`], [`crate::run::ui::interrupt`] (the private temp directory
+//! removed on Ctrl-C).
+//!
+//! How a child is actually started (and this policy applied to it) is [`crate::run::spawn`]'s.
 //!
 //! The policy is set once from the command line ([`configure`]) before the first command and
 //! read by `execute_command` ([`current`]).
 
-pub mod env;
-pub mod notice;
-pub mod process;
-pub mod rules;
+pub(crate) mod env;
+pub(crate) mod notice;
+pub(crate) mod process;
+pub(crate) mod rules;
 mod sys;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
-pub use env::EnvPolicy;
+pub(crate) use env::EnvPolicy;
 
 /// How commands are confined (`--sandbox`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// No confinement (the default without `--yolo`, where a person approves every command).
     Off,
     /// Read everywhere, write nowhere (except `/dev/null` and the like).
@@ -37,17 +39,20 @@ pub enum Mode {
 
 impl Mode {
     /// The mode named on the command line.
-    pub fn parse(s: &str) -> Result<Mode, String> {
+    pub(crate) fn parse(s: &str) -> Result<Mode, String> {
         match s {
-            "off" => Ok(Mode::Off),
+            // codex's name for the same thing.
+            "off" | "danger-full-access" => Ok(Mode::Off),
             "read-only" => Ok(Mode::ReadOnly),
             "workspace-write" => Ok(Mode::WorkspaceWrite),
-            other => Err(format!("--sandbox {other:?}: expected workspace-write, read-only or off")),
+            other => {
+                Err(format!("--sandbox {other:?}: expected workspace-write, read-only or off (danger-full-access)"))
+            }
         }
     }
 
     /// Its command-line name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Mode::Off => "off",
             Mode::ReadOnly => "read-only",
@@ -58,7 +63,7 @@ impl Mode {
 
 /// Everything that decides what a command can reach.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Policy {
+pub(crate) struct Policy {
     /// File-system confinement.
     pub mode: Mode,
     /// Where writes are allowed under [`Mode::WorkspaceWrite`] (canonical directories).
@@ -67,18 +72,22 @@ pub struct Policy {
     pub network: bool,
     /// Which variables commands inherit.
     pub env: EnvPolicy,
+    /// The run's private temporary directory, commands' `TMPDIR` (under `workspace-write`):
+    /// the system's `/tmp` is not writable to them, so nothing there (another run's state, a
+    /// socket) can be planted or changed.
+    pub tmp: Option<PathBuf>,
 }
 
 impl Default for Policy {
     /// No sandbox, the default environment policy.
     fn default() -> Self {
-        Policy { mode: Mode::Off, writable: Vec::new(), network: true, env: EnvPolicy::default() }
+        Policy { mode: Mode::Off, writable: Vec::new(), network: true, env: EnvPolicy::default(), tmp: None }
     }
 }
 
 /// The command-line choices, before they are checked against the kernel.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Choice {
+pub(crate) struct Choice {
     /// `--sandbox MODE`, if given.
     pub mode: Option<Mode>,
     /// `--sandbox-allow-write DIR` (repeatable).
@@ -93,9 +102,9 @@ impl Choice {
     /// The policy for a run in `workspace`: the mode given, else `workspace-write` under
     /// `--yolo` and `off` otherwise. A sandbox the kernel cannot enforce is an error naming
     /// the way out (`--sandbox off`, given explicitly) — never a silent fallback.
-    pub fn resolve(&self, yolo: bool, workspace: &Path) -> Result<Policy, String> {
+    pub(crate) fn resolve(&self, yolo: bool, workspace: &Path) -> Result<Policy, String> {
         let mode = self.mode.unwrap_or(if yolo { Mode::WorkspaceWrite } else { Mode::Off });
-        let mut policy = Policy { mode, writable: Vec::new(), network: true, env: self.env.clone() };
+        let mut policy = Policy { mode, writable: Vec::new(), network: true, env: self.env.clone(), tmp: None };
         if mode == Mode::Off {
             return Ok(policy);
         }
@@ -108,7 +117,7 @@ impl Choice {
         policy.network = self.network;
         if mode == Mode::WorkspaceWrite {
             policy.writable.push(workspace.to_path_buf());
-            policy.writable.push(std::env::temp_dir());
+            policy.tmp = Some(private_tmp()?);
             for dir in &self.allow_write {
                 let real = std::fs::canonicalize(dir)
                     .map_err(|e| format!("--sandbox-allow-write {}: {e}; give an existing directory", dir.display()))?;
@@ -119,12 +128,82 @@ impl Choice {
     }
 }
 
+/// Creates the run's private temporary directory (mode 0700) in the system's, removed when the
+/// agent ends ([`remove_private_tmp`], or the interrupt handler).
+fn private_tmp() -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = std::fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| std::env::temp_dir());
+    remove_stale_tmps(&base);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let dir = base.join(format!("agent-min-tmp-{}-{nanos:08x}", std::process::id()));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| format!("cannot create a temporary directory for commands ({}): {e}", dir.display()))?;
+    std::mem::forget(crate::run::ui::interrupt::track_file(dir.clone()));
+    Ok(dir)
+}
+
+/// Removes the private temporary directories of runs that ended without removing theirs (a
+/// `kill -9`): ours (same owner), named for a process that no longer exists.
+fn remove_stale_tmps(base: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    let me = rustix::process::geteuid().as_raw();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("agent-min-tmp-")).and_then(|r| r.split('-').next())
+        else {
+            continue;
+        };
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else { continue };
+        let alive = Path::new("/proc").join(pid).exists();
+        if meta.is_dir() && meta.uid() == me && !alive && pid.parse::<u32>().is_ok() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Removes the run's private temporary directory, if there is one. Call when the run ends.
+pub(crate) fn remove_private_tmp() {
+    if let Some(dir) = POLICY.get().and_then(|p| p.tmp.as_ref()) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// A warning when the state directory `state` lies where sandboxed commands may write: a
+/// command could then plant a hook approval, an MCP approval or a saved task there, which the
+/// next run trusts. `None` when it does not.
+pub(crate) fn state_dir_warning(policy: &Policy, state: &Path) -> Option<String> {
+    if policy.mode != Mode::WorkspaceWrite {
+        return None;
+    }
+    // It may not exist yet: resolve the part that does.
+    let state = std::path::absolute(state).unwrap_or_else(|_| state.to_path_buf());
+    let mut existing = state.as_path();
+    let state = loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            break real.join(state.strip_prefix(existing).unwrap_or(Path::new("")));
+        }
+        match existing.parent() {
+            Some(p) => existing = p,
+            None => break state.clone(),
+        }
+    };
+    let root = policy.writable.iter().find(|w| state.starts_with(w))?;
+    Some(format!(
+        "warning: the state directory {} is inside {}, which sandboxed commands may write: a command could change saved tasks and approvals that later runs trust. Pass --state-dir DIR outside it.",
+        state.display(),
+        root.display()
+    ))
+}
+
 static POLICY: OnceLock<Policy> = OnceLock::new();
 
 /// Sets the policy for this process's commands and hardens the process (its secrets wiped
 /// from its environment, non-dumpable). Once; later calls change nothing. Returns the line
 /// to show when commands are sandboxed.
-pub fn configure(policy: Policy) -> Result<Option<String>, String> {
+pub(crate) fn configure(policy: Policy) -> Result<Option<String>, String> {
     process::harden(&policy.env)?;
     let line = (policy.mode != Mode::Off).then(|| policy.describe());
     let _ = POLICY.set(policy);
@@ -132,34 +211,13 @@ pub fn configure(policy: Policy) -> Result<Option<String>, String> {
 }
 
 /// The policy commands run under ([`Policy::default`] until [`configure`] is called).
-pub fn current() -> &'static Policy {
+pub(crate) fn current() -> &'static Policy {
     POLICY.get_or_init(Policy::default)
 }
 
 impl Policy {
-    /// Prepares `cmd` to run under this policy: its environment filtered, and — under a
-    /// sandbox — Landlock and (unless `network`) a network namespace applied in the child.
-    pub fn apply(&self, cmd: &mut Command) -> Result<(), String> {
-        for name in self.env.withheld() {
-            cmd.env_remove(name);
-        }
-        if self.mode == Mode::Off {
-            return Ok(());
-        }
-        let writable: &[PathBuf] = if self.mode == Mode::WorkspaceWrite { &self.writable } else { &[] };
-        let ruleset = rules::ruleset(writable)?;
-        let unshare_net = !self.network;
-        let uid = rustix::process::geteuid().as_raw();
-        let id_maps = (unshare_net && uid != 0).then(|| {
-            let gid = rustix::process::getegid().as_raw();
-            (format!("{uid} {uid} 1"), format!("{gid} {gid} 1"))
-        });
-        sys::before_exec(cmd, sys::ChildSetup { unshare_net, id_maps, ruleset: Some(ruleset) });
-        Ok(())
-    }
-
     /// One line for the start of a run, saying how commands are confined.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self.mode {
             Mode::Off => "Commands run unconfined (--sandbox off).".to_string(),
             mode => {
@@ -177,7 +235,7 @@ impl Policy {
 }
 
 /// Parses the sandbox flag `--NAME` (taking its value from `p`) into `choice`.
-pub fn flag(choice: &mut Choice, name: &str, p: &mut lexopt::Parser) -> Result<(), String> {
+pub(crate) fn flag(choice: &mut Choice, name: &str, p: &mut lexopt::Parser) -> Result<(), String> {
     let mut value = || {
         p.value()
             .map_err(|e| e.to_string())

@@ -18,7 +18,7 @@ const SYMPTOMS: &[&str] = &[
 
 /// The note for a command that exited with `code` and printed `output`, if the sandbox may be
 /// why it failed.
-pub fn for_failure(policy: &Policy, code: Option<i32>, output: &str) -> Option<String> {
+pub(crate) fn for_failure(policy: &Policy, code: Option<i32>, output: &str) -> Option<String> {
     if policy.mode == Mode::Off || code == Some(0) || !SYMPTOMS.iter().any(|s| output.contains(s)) {
         return None;
     }

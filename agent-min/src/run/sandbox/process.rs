@@ -10,7 +10,7 @@ use crate::run::ui::redact;
 /// Registers the value of every withheld secret-looking variable for masking, wipes those variables from the
 /// agent's environment (in place, then from the variable list) and turns off dumping.
 /// Call it once, early, after the API key has been read.
-pub fn harden(policy: &EnvPolicy) -> Result<(), String> {
+pub(crate) fn harden(policy: &EnvPolicy) -> Result<(), String> {
     let secret = |n: &str| super::env::looks_secret(n) || redact::KEY_VARS.contains(&n);
     for name in policy.withheld().into_iter().filter(|n| secret(n)) {
         if let Some(value) = std::env::var_os(&name) {

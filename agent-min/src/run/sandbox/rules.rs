@@ -6,18 +6,20 @@ use std::path::{Path, PathBuf};
 
 use landlock::{
     Access, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated,
-    RulesetCreatedAttr, ABI,
+    RulesetCreatedAttr, Scope, ABI,
 };
 
-/// The Landlock ABI whose file-system rights are handled: 3 adds `truncate` to 2's `refer`.
-/// (ABI 5's device-ioctl right is left alone so terminals and `/dev/null` keep working.)
+/// The Landlock ABI whose file-system rights are required: 3 adds `truncate` to 2's `refer`.
+/// Where the kernel has them, ABI 5's device ioctls (no `TIOCSTI` into a terminal) and ABI 6's
+/// scopes (no signal to, and no abstract socket of, a process outside) are handled too.
 const HANDLED: ABI = ABI::V3;
 
-/// Device files every command may write: discarding output, reading randomness, its terminal.
-const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
+/// Device files every command may write: discarding output, reading randomness. Not
+/// `/dev/tty`: a command has no terminal, and typing into the person's is an escape.
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 /// Whether the running kernel enforces Landlock; the reason when it does not.
-pub fn available() -> Result<(), String> {
+pub(crate) fn available() -> Result<(), String> {
     Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(HANDLED))
@@ -29,12 +31,15 @@ pub fn available() -> Result<(), String> {
 /// A ruleset allowing reads everywhere and writes beneath `writable` (which must exist;
 /// missing ones are skipped). Fails, rather than running unconfined, if the kernel cannot
 /// enforce it.
-pub fn ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, String> {
+pub(crate) fn ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, String> {
     let read = AccessFs::from_read(HANDLED);
     let all = AccessFs::from_all(HANDLED);
     let mut rules = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(all)
+        .map(|r| r.set_compatibility(CompatLevel::BestEffort))
+        .and_then(|r| r.handle_access(AccessFs::IoctlDev))
+        .and_then(|r| r.scope(Scope::Signal | Scope::AbstractUnixSocket))
         .and_then(|r| r.create())
         .map_err(|e| format!("Landlock: {e}"))?
         .add_rule(PathBeneath::new(PathFd::new("/").map_err(|e| e.to_string())?, read))
@@ -51,4 +56,20 @@ pub fn ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, String> {
         rules = rules.add_rule(PathBeneath::new(fd, all)).map_err(|e| format!("Landlock: {e}"))?;
     }
     Ok(rules)
+}
+
+/// A Landlock domain that restricts nothing a program needs: it handles only the creation of
+/// block devices. Being in a domain is the point: a process in one cannot ptrace, nor open
+/// `/proc/PID/mem` of, a process outside it (Landlock's ptrace restriction, every
+/// ABI). `None` on a kernel without Landlock (`agent-min sandbox check` says so). Root needs
+/// no `no_new_privs` to enter it, so there `sudo` and the like keep working; anyone else's
+/// children get it (the kernel's condition for entering a domain).
+pub(crate) fn ptrace_scope() -> Option<RulesetCreated> {
+    let root = rustix::process::geteuid().is_root();
+    Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::MakeBlock)
+        .and_then(|r| r.create())
+        .map(|r| r.no_new_privs(!root))
+        .ok()
 }

@@ -1,54 +1,83 @@
-//! `--json`: the run as NDJSON events on stdout, one object per line with a `"type"` field.
+//! `--json`: the run as NDJSON events on stdout, one object per line.
 //!
-//! Every event carries `type`, `task_id` and `ts` (milliseconds since the Unix epoch). The
-//! schema of each type is documented in `docs/agent.md` and checked field by field by the
-//! end-to-end test `json_events_follow_the_schema`. Without `--json` every method is a no-op.
-//! Partial `tool_call` events are rationed ([`PartialGate`]): a streamed file must not turn into
-//! one event per delta, each carrying all of it.
+//! Every line is one `Event` — its `type` and fields — plus `version` (`VERSION`, the
+//! schema's), `task_id` and `ts` (milliseconds since the Unix epoch). The format is these types:
+//! `agent-min/schemas/events.schema.json` is generated from them (`session::schemas`) and the
+//! end-to-end tests validate every event they read against that file. A change to an event is a
+//! schema change and a bump of `VERSION`. Without `--json` every method is a no-op.
+//! Partial `tool_call` events are rationed by bytes (`PartialGate`): a streamed file must not
+//! turn into one event per delta, each carrying all of it, however slow the machine.
 
 use std::io::Write;
 
-use serde_json::{json, Map, Value};
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
+use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ApiError, Usage};
+
+/// The version of the event format, in every event's `version` field.
+pub(crate) const VERSION: u32 = 1;
 
 /// Where events go (nowhere without `--json`).
 pub struct Events {
     out: Option<Box<dyn Write + Send>>,
     task_id: String,
+    /// What this stream shares with its copies on other threads.
+    shared: std::sync::Arc<Shared>,
 }
 
-/// Least time between two partial `tool_call` events of one call.
-pub const PARTIAL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+/// The state of one event stream that its copies share.
+#[derive(Default)]
+struct Shared {
+    /// The `completion` event went out: it is the last line, whoever writes after it.
+    closed: std::sync::atomic::AtomicBool,
+    /// The task's totals as of the last request (for a `completion` said from another thread).
+    totals: std::sync::Mutex<Totals>,
+}
+
+/// Each partial `tool_call` event after the first of a call must carry at least this many
+/// times the bytes of all the call's partial events before it (a geometric step): the partial
+/// events of a value that grows to `n` bytes carry at most `n × (1 + 1/PARTIAL_STEP)` bytes,
+/// whatever the speed of the machine and the size of the deltas.
+pub(crate) const PARTIAL_STEP: usize = 4;
+
+/// The second partial event of a call waits for at least this many bytes of values.
+pub(crate) const PARTIAL_MIN_BYTES: usize = 4096;
 
 /// Most bytes of parameter values all partial `tool_call` events of one call may carry: a
-/// streamed 4 MB file must not become gigabytes of events. The complete event is not counted.
-pub const PARTIAL_BUDGET: usize = 1 << 20;
+/// streamed 64 MB file gets no more progress events than a 4 MB one. The complete event is not
+/// counted.
+pub(crate) const PARTIAL_BUDGET: usize = 1 << 20;
 
-/// Decides which partial `tool_call` events of one call are sent: the first, then at most one
-/// per [`PARTIAL_INTERVAL`], while they fit in [`PARTIAL_BUDGET`].
+/// Decides which partial `tool_call` events of one call are sent: the first, then one each
+/// time the values have grown to [`PARTIAL_STEP`] times all that was sent (at least
+/// [`PARTIAL_MIN_BYTES`]), while they fit in [`PARTIAL_BUDGET`]. By bytes, never by time, so the
+/// output of a streamed write is the same on a loaded machine as on an idle one.
 #[derive(Debug, Default, Clone)]
-pub struct PartialGate {
-    last: Option<std::time::Instant>,
+pub(crate) struct PartialGate {
+    sent_any: bool,
     spent: usize,
 }
 
 impl PartialGate {
-    /// Whether a partial event carrying `bytes` of values may go out at `now` (and counts it).
-    pub fn admit(&mut self, now: std::time::Instant, bytes: usize) -> bool {
-        let too_soon = self.last.is_some_and(|t| now.saturating_duration_since(t) < PARTIAL_INTERVAL);
-        if too_soon || self.spent.saturating_add(bytes) > PARTIAL_BUDGET {
+    /// Whether a partial event carrying `bytes` of values may go out (and counts it).
+    pub(crate) fn admit(&mut self, bytes: usize) -> bool {
+        let grown = !self.sent_any || bytes >= PARTIAL_MIN_BYTES.max(self.spent.saturating_mul(PARTIAL_STEP));
+        if !grown || self.spent.saturating_add(bytes) > PARTIAL_BUDGET {
             return false;
         }
-        self.last = Some(now);
+        self.sent_any = true;
         self.spent += bytes;
         true
     }
 }
 
 /// Who decided whether a tool call runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum By {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum By {
     /// No approval needed: read-only inside the workspace, or a tool that changes nothing.
     Auto,
     /// `--yolo` approved it.
@@ -59,139 +88,407 @@ pub enum By {
     Policy,
 }
 
-impl By {
-    fn name(self) -> &'static str {
-        match self {
-            By::Auto => "auto",
-            By::Yolo => "yolo",
-            By::User => "user",
-            By::Policy => "policy",
-        }
-    }
+/// What happened to an MCP server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum McpServerEvent {
+    /// Started before the first request.
+    Started,
+    /// Died during the task.
+    Crashed,
+    /// Started again after a crash.
+    Restarted,
+    /// Stopped at the end.
+    Stopped,
+}
+
+/// An MCP server's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum McpState {
+    /// Running and listed.
+    Connected,
+    /// Could not start, or died.
+    Failed,
+    /// `disabled` in the settings.
+    Disabled,
+}
+
+/// One `--json` event: its `type` and fields (the line adds `version`, `task_id`, `ts`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub(crate) enum Event {
+    /// The first event.
+    TaskStarted {
+        /// Provider name.
+        provider: String,
+        /// Model name.
+        model: String,
+        /// The workspace.
+        cwd: String,
+        /// The task as given.
+        task: String,
+        /// Whether this run resumes a saved task.
+        resumed: bool,
+    },
+    /// Reply text as shown (thinking tags and partial tags removed).
+    Text {
+        /// The request number.
+        turn: u32,
+        /// The text.
+        text: String,
+    },
+    /// Reasoning/thinking deltas.
+    Reasoning {
+        /// The request number.
+        turn: u32,
+        /// The text.
+        text: String,
+    },
+    /// A tool call: `partial` while it streams, then once complete, before it runs.
+    ToolCall {
+        /// The request number.
+        turn: u32,
+        /// `call_N`.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// Still streaming.
+        partial: bool,
+        /// Parameter values by name.
+        params: IndexMap<String, String>,
+    },
+    /// Whether the call runs, and who decided.
+    Approval {
+        /// `call_N`.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// Whether it runs.
+        approved: bool,
+        /// Who decided.
+        by: By,
+        /// What the person said, if anything.
+        feedback: Option<String>,
+    },
+    /// The text sent back to the model.
+    ToolResult {
+        /// `call_N`.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// Whether it succeeded.
+        ok: bool,
+        /// The text.
+        result: String,
+    },
+    /// A request finished with usage.
+    ApiRequest {
+        /// The request number.
+        turn: u32,
+        /// Prompt tokens.
+        tokens_in: u64,
+        /// Generated tokens.
+        tokens_out: u64,
+        /// Prompt tokens read from the cache.
+        cache_read: u64,
+        /// Prompt tokens written to the cache.
+        cache_write: u64,
+        /// The stream ended without the server's final counts.
+        estimated: bool,
+        /// US dollars; `null` for a model without prices.
+        cost_usd: Option<f64>,
+        /// The task's totals.
+        totals: Totals,
+    },
+    /// A failed request will be tried again.
+    Retry {
+        /// The request number.
+        turn: u32,
+        /// Which attempt failed.
+        attempt: u32,
+        /// Most attempts.
+        max_retries: u32,
+        /// Seconds until the next.
+        delay_s: f64,
+        /// The HTTP status, if any.
+        status: Option<u16>,
+        /// What went wrong.
+        error: String,
+    },
+    /// History was cut to fit the context window.
+    ContextTruncated {
+        /// The request number.
+        turn: u32,
+        /// `threshold` or `context_error`.
+        #[schemars(extend("enum" = ["threshold", "context_error"]))]
+        reason: String,
+        /// The estimate that crossed the threshold.
+        estimated_tokens: u64,
+        /// The window's limit.
+        limit_tokens: u64,
+        /// Messages removed.
+        removed_messages: u64,
+        /// Repeated file reads dropped.
+        deduplicated_reads: u64,
+    },
+    /// A checkpoint of the workspace was taken.
+    Checkpoint {
+        /// The request number.
+        turn: u32,
+        /// What `agent-min checkpoints` takes.
+        number: u32,
+        /// The shadow repository's commit.
+        hash: String,
+        /// The tool it followed (`start` before the first edit or command).
+        tool: String,
+        /// Files changed since the previous checkpoint.
+        files_changed: u32,
+    },
+    /// The task failed.
+    Error {
+        /// Why.
+        message: String,
+        /// The limit that stopped it.
+        #[schemars(extend("enum" = ["max_turns", "max_cost", "timeout", null]))]
+        limit: Option<String>,
+    },
+    /// A hook script ran.
+    Hook {
+        /// Which hook.
+        #[schemars(extend("enum" = ["TaskStart", "TaskResume", "TaskCancel", "TaskComplete", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact"]))]
+        hook: String,
+        /// Where the script came from.
+        #[schemars(extend("enum" = ["global", "workspace"]))]
+        source: String,
+        /// The script.
+        script: String,
+        /// It ran and answered.
+        ok: bool,
+        /// Its exit code, if it exited.
+        exit_code: Option<i32>,
+        /// It was stopped at its time limit.
+        timed_out: bool,
+        /// How long it ran.
+        duration_ms: u64,
+        /// It asked to cancel the task.
+        cancel: bool,
+        /// Characters of context it added.
+        context_chars: u64,
+        /// Its `errorMessage`.
+        error_message: String,
+        /// What went wrong.
+        problem: Option<String>,
+    },
+    /// An MCP server's start, death, restart or stop.
+    McpServer {
+        /// Its name.
+        server: String,
+        /// What happened.
+        event: McpServerEvent,
+        /// Its state now.
+        state: McpState,
+        /// Tools listed.
+        tools: u64,
+        /// Resources plus templates listed.
+        resources: u64,
+        /// Why it failed.
+        error: Option<String>,
+    },
+    /// A `use_mcp_tool` (`tool`) or `access_mcp_resource` (`uri`) call that reached the hub.
+    McpCall {
+        /// `call_N`.
+        call_id: String,
+        /// The server.
+        server: String,
+        /// It succeeded (not an error, a timeout, or a result with `isError`).
+        ok: bool,
+        /// How long it took.
+        duration_ms: u64,
+        /// What went wrong.
+        error: Option<String>,
+        /// The tool called (`use_mcp_tool`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+        /// The resource read (`access_mcp_resource`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        uri: Option<String>,
+    },
+    /// A call needed a person's answer and there is no terminal: nothing ran, the run stops.
+    ApprovalNeeded {
+        /// The call.
+        call_id: String,
+        /// Its tool.
+        tool: String,
+        /// Its parameters (trimmed values).
+        params: IndexMap<String, String>,
+        /// How to let the run go on.
+        fix: String,
+    },
+    /// The last event, however the run ends.
+    Completion {
+        /// How it ended.
+        #[schemars(extend("enum" = ["completed", "failed", "approval_needed", "interrupted", "terminated"]))]
+        status: String,
+        /// The result (completed).
+        result: Option<String>,
+        /// The reason (otherwise).
+        reason: Option<String>,
+        /// The process's exit code.
+        exit_code: i32,
+        /// The task's totals.
+        totals: Totals,
+    },
+}
+
+/// One line of the stream: the event, then what every event carries.
+#[derive(Serialize)]
+struct Line<'a> {
+    #[serde(flatten)]
+    event: &'a Event,
+    version: u32,
+    task_id: &'a str,
+    ts: u64,
 }
 
 impl Events {
     /// No events.
-    pub fn off() -> Self {
-        Events { out: None, task_id: String::new() }
+    pub(crate) fn off() -> Self {
+        Events { out: None, task_id: String::new(), shared: Default::default() }
     }
 
     /// Events written to `out` (stdout for `--json`).
     pub fn to(out: Box<dyn Write + Send>) -> Self {
-        Events { out: Some(out), task_id: String::new() }
+        Events { out: Some(out), task_id: String::new(), shared: Default::default() }
     }
 
     /// Events to stdout again, for another thread (the Ctrl-C handler): off if these are.
-    pub fn for_other_thread(&self) -> Self {
+    pub(crate) fn for_other_thread(&self) -> Self {
         match self.out {
-            Some(_) => Events { out: Some(Box::new(std::io::stdout())), task_id: self.task_id.clone() },
+            Some(_) => Events {
+                out: Some(Box::new(std::io::stdout())),
+                task_id: self.task_id.clone(),
+                shared: self.shared.clone(),
+            },
             None => Events::off(),
         }
     }
 
-    /// A hook script ran (fields: `run::project::hooks::report`).
-    pub fn hook(&mut self, fields: Value) {
-        self.emit("hook", fields);
-    }
-
     /// Whether events go anywhere (`--json`).
-    pub fn is_on(&self) -> bool {
+    pub(crate) fn is_on(&self) -> bool {
         self.out.is_some()
     }
 
     /// Sets the task id stamped on every event.
-    pub fn set_task_id(&mut self, id: &str) {
+    pub(crate) fn set_task_id(&mut self, id: &str) {
         self.task_id = id.to_string();
     }
 
-    fn emit(&mut self, ty: &str, fields: Value) {
+    /// Writes one event (the hook and MCP events are built where they happen).
+    pub(crate) fn emit(&mut self, event: &Event) {
         let Some(out) = self.out.as_mut() else { return };
-        let mut obj = Map::new();
-        obj.insert("type".into(), ty.into());
-        obj.insert("task_id".into(), self.task_id.clone().into());
-        let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-        obj.insert("ts".into(), ts.into());
-        if let Value::Object(f) = fields {
-            obj.extend(f);
+        if self.shared.closed.load(std::sync::atomic::Ordering::SeqCst) {
+            return; // `completion` was the last line
         }
-        let mut line = crate::run::ui::redact::apply(&Value::Object(obj).to_string()).into_owned();
+        let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+        let line = Line { event, version: VERSION, task_id: &self.task_id, ts };
+        let Ok(text) = serde_json::to_string(&line) else { return };
+        let mut line = crate::run::ui::redact::apply(&text).into_owned();
         line.push('\n');
         // A closed stdout (the reader went away) must not stop the task.
         let _ = out.write_all(line.as_bytes()).and_then(|_| out.flush());
     }
 
-    /// An MCP event (`mcp_server`, `mcp_call`), built by `run::mcp` and `tools/mcp.rs`.
-    pub fn mcp(&mut self, ty: &str, fields: Value) {
-        self.emit(ty, fields);
-    }
-
     /// The task started (or resumed).
-    pub fn task_started(&mut self, provider: &str, model: &str, cwd: &str, task: &str, resumed: bool) {
-        self.emit(
-            "task_started",
-            json!({"provider": provider, "model": model, "cwd": cwd, "task": task, "resumed": resumed}),
-        );
+    pub(crate) fn task_started(&mut self, provider: &str, model: &str, cwd: &str, task: &str, resumed: bool) {
+        self.emit(&Event::TaskStarted {
+            provider: provider.into(),
+            model: model.into(),
+            cwd: cwd.into(),
+            task: task.into(),
+            resumed,
+        });
     }
 
     /// Reply text as shown (thinking tags and partial tags removed).
-    pub fn text(&mut self, turn: u32, text: &str) {
-        self.emit("text", json!({"turn": turn, "text": text}));
+    pub(crate) fn text(&mut self, turn: u32, text: &str) {
+        self.emit(&Event::Text { turn, text: text.into() });
     }
 
     /// Reasoning text from the model.
-    pub fn reasoning(&mut self, turn: u32, text: &str) {
-        self.emit("reasoning", json!({"turn": turn, "text": text}));
+    pub(crate) fn reasoning(&mut self, turn: u32, text: &str) {
+        self.emit(&Event::Reasoning { turn, text: text.into() });
     }
 
     /// A tool call: `partial` while it streams, then once complete (before it runs).
-    pub fn tool_call(&mut self, turn: u32, call_id: &str, tool: &str, params: &[(String, String)], partial: bool) {
-        let params: Map<String, Value> = params.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
-        self.emit(
-            "tool_call",
-            json!({"turn": turn, "call_id": call_id, "tool": tool, "partial": partial, "params": params}),
-        );
+    pub(crate) fn tool_call(
+        &mut self,
+        turn: u32,
+        call_id: &str,
+        tool: &str,
+        params: &[(String, String)],
+        partial: bool,
+    ) {
+        if !self.is_on() {
+            return;
+        }
+        self.emit(&Event::ToolCall {
+            turn,
+            call_id: call_id.into(),
+            tool: tool.into(),
+            partial,
+            params: params.iter().cloned().collect(),
+        });
     }
 
     /// Whether a tool call may run, and who decided.
-    pub fn approval(&mut self, call_id: &str, tool: &str, approved: bool, by: By, feedback: Option<&str>) {
-        self.emit(
-            "approval",
-            json!({"call_id": call_id, "tool": tool, "approved": approved, "by": by.name(), "feedback": feedback}),
-        );
+    pub(crate) fn approval(&mut self, call_id: &str, tool: &str, approved: bool, by: By, feedback: Option<&str>) {
+        self.emit(&Event::Approval {
+            call_id: call_id.into(),
+            tool: tool.into(),
+            approved,
+            by,
+            feedback: feedback.map(Into::into),
+        });
     }
 
     /// What a tool call gave back to the model.
-    pub fn tool_result(&mut self, call_id: &str, tool: &str, ok: bool, result: &str) {
-        self.emit("tool_result", json!({"call_id": call_id, "tool": tool, "ok": ok, "result": result}));
+    pub(crate) fn tool_result(&mut self, call_id: &str, tool: &str, ok: bool, result: &str) {
+        if !self.is_on() {
+            return;
+        }
+        self.emit(&Event::ToolResult { call_id: call_id.into(), tool: tool.into(), ok, result: result.into() });
     }
 
     /// A model request finished: its tokens and cost, and the task's totals.
-    pub fn api_request(&mut self, turn: u32, u: &Usage, estimated: bool, cost: Option<f64>, totals: Value) {
-        self.emit(
-            "api_request",
-            json!({
-                "turn": turn,
-                "tokens_in": u.input,
-                "tokens_out": u.output,
-                "cache_read": u.cache_read,
-                "cache_write": u.cache_write,
-                "estimated": estimated,
-                "cost_usd": cost.map(crate::run::budget::accounting::round),
-                "totals": totals,
-            }),
-        );
+    pub(crate) fn api_request(&mut self, turn: u32, u: &Usage, estimated: bool, cost: Option<f64>, totals: Totals) {
+        *self.shared.totals.lock().unwrap_or_else(|e| e.into_inner()) = totals.clone();
+        self.emit(&Event::ApiRequest {
+            turn,
+            tokens_in: u.input,
+            tokens_out: u.output,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            estimated,
+            cost_usd: cost.map(crate::run::budget::accounting::round),
+            totals,
+        });
     }
 
     /// A failed request will be tried again after `delay_s` seconds.
-    pub fn retry(&mut self, turn: u32, attempt: u32, max: u32, delay_s: f64, e: &ApiError) {
-        self.emit(
-            "retry",
-            json!({"turn": turn, "attempt": attempt, "max_retries": max, "delay_s": delay_s, "status": e.status, "error": e.message}),
-        );
+    pub(crate) fn retry(&mut self, turn: u32, attempt: u32, max: u32, delay_s: f64, e: &ApiError) {
+        self.emit(&Event::Retry {
+            turn,
+            attempt,
+            max_retries: max,
+            delay_s,
+            status: e.status,
+            error: e.message.clone(),
+        });
     }
 
     /// Part of the history was dropped to fit the context window.
-    pub fn context_truncated(
+    pub(crate) fn context_truncated(
         &mut self,
         turn: u32,
         reason: &str,
@@ -200,38 +497,69 @@ impl Events {
         removed: usize,
         dedup: usize,
     ) {
-        self.emit(
-            "context_truncated",
-            json!({
-                "turn": turn,
-                "reason": reason,
-                "estimated_tokens": estimated_tokens,
-                "limit_tokens": limit,
-                "removed_messages": removed,
-                "deduplicated_reads": dedup,
-            }),
-        );
+        self.emit(&Event::ContextTruncated {
+            turn,
+            reason: reason.into(),
+            estimated_tokens,
+            limit_tokens: limit,
+            removed_messages: removed as u64,
+            deduplicated_reads: dedup as u64,
+        });
     }
 
     /// A checkpoint of the workspace was taken (see `crate::run::checkpoints`).
-    pub fn checkpoint(&mut self, turn: u32, number: u32, hash: &str, tool: &str, files_changed: u32) {
-        self.emit(
-            "checkpoint",
-            json!({"turn": turn, "number": number, "hash": hash, "tool": tool, "files_changed": files_changed}),
-        );
+    pub(crate) fn checkpoint(&mut self, turn: u32, number: u32, hash: &str, tool: &str, files_changed: u32) {
+        self.emit(&Event::Checkpoint { turn, number, hash: hash.into(), tool: tool.into(), files_changed });
     }
 
     /// The task failed: why, and which limit if a limit stopped it.
-    pub fn error(&mut self, message: &str, limit: Option<&str>) {
-        self.emit("error", json!({"message": message, "limit": limit}));
+    pub(crate) fn error(&mut self, message: &str, limit: Option<&str>) {
+        self.emit(&Event::Error { message: message.into(), limit: limit.map(Into::into) });
     }
 
-    /// The end: `completed` with the result, or `failed` with the reason; the task's totals.
-    pub fn completion(&mut self, completed: bool, text: &str, totals: Value) {
-        let (status, result, reason) =
-            if completed { ("completed", Some(text), None) } else { ("failed", None, Some(text)) };
-        self.emit("completion", json!({"status": status, "result": result, "reason": reason, "totals": totals}));
+    /// A tool call needs a person's approval and nobody can answer (no terminal): the run stops
+    /// here, resumable; `fix` says how to let it go on.
+    pub(crate) fn approval_needed(&mut self, call_id: &str, tool: &str, params: &[(String, String)], fix: &str) {
+        self.emit(&Event::ApprovalNeeded {
+            call_id: call_id.into(),
+            tool: tool.into(),
+            params: params.iter().cloned().collect(),
+            fix: fix.into(),
+        });
     }
+
+    /// Notes the task's totals (before its first request: a resumed task's earlier ones).
+    pub(crate) fn note_totals(&mut self, totals: Totals) {
+        *self.shared.totals.lock().unwrap_or_else(|e| e.into_inner()) = totals;
+    }
+
+    /// The task's totals as of its last request.
+    pub(crate) fn last_totals(&self) -> Totals {
+        self.shared.totals.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The end, always the last event: how the run ended (`completed`, `failed`,
+    /// `approval_needed`, `interrupted`, `terminated`), the result or the reason, the process's
+    /// exit code and the task's totals. Said once: later events are dropped.
+    pub(crate) fn completion(&mut self, end: &Ended<'_>, totals: Totals) {
+        let (result, reason) = match end.status {
+            "completed" => (Some(end.text.to_string()), None),
+            _ => (None, Some(end.text.to_string())),
+        };
+        self.emit(&Event::Completion { status: end.status.into(), result, reason, exit_code: end.exit_code, totals });
+        self.shared.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// How a run ended, as its `completion` event says it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ended<'a> {
+    /// `completed`, `failed`, `approval_needed`, `interrupted` or `terminated`.
+    pub status: &'a str,
+    /// The result (completed) or the reason (otherwise).
+    pub text: &'a str,
+    /// The process's exit code.
+    pub exit_code: i32,
 }
 
 #[cfg(test)]
@@ -239,22 +567,57 @@ mod tests {
     use super::*;
 
     #[test]
-    fn partial_tool_calls_are_spaced_in_time_and_bounded_in_bytes() {
-        use std::time::{Duration, Instant};
-        let t0 = Instant::now();
+    fn partial_tool_calls_are_rationed_by_bytes_not_time() {
         let mut gate = PartialGate::default();
-        assert!(gate.admit(t0, 10), "the first partial event goes out");
-        assert!(!gate.admit(t0 + Duration::from_millis(50), 10), "too soon after the last");
-        assert!(gate.admit(t0 + PARTIAL_INTERVAL, 1000));
-        // A value that grows to 4 MB, offered every 100 ms: the total stays within the budget.
-        let (mut sent, mut events) = (0, 0);
-        for i in 2..400u32 {
-            let size = i as usize * 10_000;
-            if gate.admit(t0 + PARTIAL_INTERVAL * i, size) {
-                sent += size;
-                events += 1;
+        assert!(gate.admit(10), "the first partial event goes out");
+        assert!(!gate.admit(100), "too little growth");
+        assert!(gate.admit(PARTIAL_MIN_BYTES));
+        // A value that grows 16 bytes at a time to `n`: the partial events carry at most
+        // n × (1 + 1/PARTIAL_STEP) bytes, and still show progress.
+        for n in [50_000usize, 262_144, 1 << 20, 3_000_000] {
+            let mut gate = PartialGate::default();
+            let (mut sent, mut events) = (0, 0);
+            for size in (0..=n).step_by(16) {
+                if gate.admit(size) {
+                    sent += size;
+                    events += 1;
+                }
             }
+            assert!(sent <= n + n / PARTIAL_STEP && sent <= PARTIAL_BUDGET, "{n}: {events} events, {sent} bytes");
+            assert!(events >= 3, "{n}: {events} events");
         }
-        assert!(sent + 1010 <= PARTIAL_BUDGET && events > 3, "{events} events, {sent} bytes");
+    }
+
+    /// The bytes of one event as `--json` writes it.
+    fn line(e: &Event) -> serde_json::Value {
+        let l = Line { event: e, version: VERSION, task_id: "T", ts: 5 };
+        serde_json::from_str(&serde_json::to_string(&l).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn an_event_line_has_its_type_and_fields_then_version_task_and_time() {
+        let v = line(&Event::Text { turn: 2, text: "hi".into() });
+        assert_eq!(
+            v,
+            serde_json::json!({"type": "text", "turn": 2, "text": "hi", "version": VERSION, "task_id": "T", "ts": 5})
+        );
+        let v = line(&Event::McpCall {
+            call_id: "call_1".into(),
+            server: "s".into(),
+            ok: true,
+            duration_ms: 3,
+            error: None,
+            tool: None,
+            uri: Some("file:///a".into()),
+        });
+        assert_eq!(v["uri"], "file:///a");
+        assert!(v.get("tool").is_none(), "{v}");
+        // Events read back as the same typed value; an unknown field is refused.
+        let e = Event::Approval { call_id: "c".into(), tool: "t".into(), approved: true, by: By::Yolo, feedback: None };
+        let back: Event = serde_json::from_value(serde_json::to_value(&e).unwrap()).unwrap();
+        assert_eq!(back, e);
+        let mut extra = serde_json::to_value(&e).unwrap();
+        extra["surprise"] = 1.into();
+        assert!(serde_json::from_value::<Event>(extra).is_err());
     }
 }

@@ -1,12 +1,14 @@
-//! The task as a record: saved state after every turn ([`state`]), `agent-min history`
-//! ([`history`]), `agent-min resume` ([`resume`]), recorded sessions played back in place of a
-//! model ([`replay`]), and the `--json` event stream ([`events`]).
+//! The task as a record: saved state after every turn ([`state`]), the `--json` event stream
+//! ([`events`]), the `history --json` line (`history`) and the JSON Schemas of these formats (`schemas`). `agent-min history` and
+//! `agent-min resume` are `crate::history_cmd` and `crate::resume_cmd`; a recorded session played
+//! back in place of a model is `crate::run::replay`.
 //!
 //! Owns: what outlives a run and what a script sees of one. May use: [`crate::run::llm`]'s types
-//! (messages, usage, errors), [`crate::run::budget`] (totals), [`crate::run::ui`] (redaction).
+//! (messages, usage, errors), [`crate::run::budget`] (totals), [`crate::run::ui`] (redaction,
+//! interrupts), `crate::run::clock`.
 
 pub mod events;
-pub mod history;
-pub mod replay;
-pub mod resume;
+pub(crate) mod history;
+#[cfg(test)]
+mod schemas;
 pub mod state;

@@ -8,21 +8,28 @@
 //! (`pending`), and the token/cost totals. Never the API key: it is not part of the state, and
 //! as a second line of defence any occurrence of it (say, in a command's output that printed the
 //! environment) is replaced by `[REDACTED]` before writing.
+//!
+//! The file is a `TaskFile` (serde): `agent-min/schemas/task.schema.json` is generated from
+//! it. Fields added after the first version default when absent, so older saves load; a save
+//! that does not fit — a missing field, a wrong type, an unknown role — is an error naming the
+//! file and the field, never a task of empty strings.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
+use crate::run::budget::accounting::Totals;
 use crate::run::llm::{Message, Part, Role, ToolUsePart};
 
-/// File format version.
-const VERSION: u64 = 1;
+/// File format version (the `version` field). A change to the format is a bump.
+pub(crate) const VERSION: u32 = 1;
 
 /// The default state directory: `$XDG_STATE_HOME/agent-min`, else `~/.local/state/agent-min`.
-pub fn default_dir() -> Option<PathBuf> {
+pub(crate) fn default_dir() -> Option<PathBuf> {
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     var("XDG_STATE_HOME")
         .filter(|p| p.is_absolute())
@@ -46,7 +53,7 @@ pub fn now_secs() -> u64 {
 }
 
 /// `https://user:pw@host/…` → `https://host/…`.
-pub fn strip_userinfo(url: &str) -> String {
+pub(crate) fn strip_userinfo(url: &str) -> String {
     match url.split_once("://") {
         Some((scheme, rest)) => {
             let host_end = rest.find('/').unwrap_or(rest.len());
@@ -79,7 +86,8 @@ pub struct Meta {
 }
 
 /// One checkpoint of the task's workspace (see `crate::run::checkpoints`), as saved in the task.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CheckpointRecord {
     /// 1, 2, 3… within the task (what `agent-min checkpoints` commands take).
     pub number: u32,
@@ -102,37 +110,186 @@ pub struct CheckpointRecord {
     pub messages: u32,
 }
 
-impl CheckpointRecord {
+/// A task's status as saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Status {
+    /// Not finished (or its run is gone: see [`Record::shown_status`]).
+    Running,
+    /// Ended with `attempt_completion`.
+    Completed,
+    /// Ended with an error or a limit.
+    Failed,
+    /// Stopped at a call that needed a person's answer, with no terminal to ask on.
+    ApprovalNeeded,
+}
+
+impl Status {
     /// As saved.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "number": self.number, "turn": self.turn, "hash": self.hash, "time": self.time, "tool": self.tool,
-            "files_changed": self.files_changed, "files": self.files, "left_out": self.left_out,
-            "messages": self.messages,
-        })
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::ApprovalNeeded => "approval_needed",
+        }
     }
 
-    /// As read back; `None` for an entry without a commit.
-    pub fn from_json(v: &Value) -> Option<CheckpointRecord> {
-        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let strs = |k: &str| -> Vec<String> {
-            v.get(k)
-                .and_then(Value::as_array)
-                .map_or_else(Vec::new, |a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
-        };
-        let hash = v.get("hash")?.as_str()?.to_string();
-        Some(CheckpointRecord {
-            number: n("number") as u32,
-            turn: n("turn") as u32,
-            hash,
-            time: n("time"),
-            tool: v.get("tool").and_then(Value::as_str).unwrap_or_default().to_string(),
-            files_changed: n("files_changed") as u32,
-            files: strs("files"),
-            left_out: strs("left_out"),
-            messages: n("messages") as u32,
-        })
+    fn parse(s: &str) -> Option<Status> {
+        [Status::Running, Status::Completed, Status::Failed, Status::ApprovalNeeded].into_iter().find(|x| x.name() == s)
     }
+}
+
+/// Who said a saved message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum SavedRole {
+    /// The person, or tool results sent on their behalf.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// A reply's thinking or native tool call, as saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub(crate) enum SavedPart {
+    /// Reasoning, with Anthropic's signature if any.
+    Thinking {
+        /// The reasoning text.
+        thinking: String,
+        /// Anthropic's signature.
+        signature: Option<String>,
+    },
+    /// Anthropic's encrypted thinking.
+    RedactedThinking {
+        /// The encrypted data.
+        data: String,
+    },
+    /// A native tool call.
+    ToolUse {
+        /// The provider's call id.
+        id: String,
+        /// The tool name.
+        name: String,
+        /// The arguments: a JSON object's text.
+        input: String,
+        /// The result decided when the reply was read, if any.
+        answer: Option<String>,
+    },
+}
+
+/// One message of the saved conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SavedMessage {
+    /// Who said it.
+    pub role: SavedRole,
+    /// The whole text.
+    pub content: String,
+    /// Thinking and native tool calls (absent in saves from before native tool calls).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<SavedPart>,
+}
+
+impl From<&Message> for SavedMessage {
+    fn from(m: &Message) -> Self {
+        let parts = m
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Thinking { text, signature } => {
+                    SavedPart::Thinking { thinking: text.clone(), signature: signature.clone() }
+                }
+                Part::RedactedThinking { data } => SavedPart::RedactedThinking { data: data.clone() },
+                Part::ToolUse(t) => SavedPart::ToolUse {
+                    id: t.id.clone(),
+                    name: t.name.clone(),
+                    input: t.input.clone(),
+                    answer: t.answer.clone(),
+                },
+            })
+            .collect();
+        let role = match m.role {
+            Role::User => SavedRole::User,
+            Role::Assistant => SavedRole::Assistant,
+        };
+        SavedMessage { role, content: m.content.clone(), parts }
+    }
+}
+
+impl SavedMessage {
+    /// The message; `Err` names the field that is wrong and how (a tool call's input that is
+    /// not a JSON object).
+    fn into_message(self) -> Result<Message, (String, &'static str)> {
+        let parts = self
+            .parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                Ok(match p {
+                    SavedPart::Thinking { thinking, signature } => Part::Thinking { text: thinking, signature },
+                    SavedPart::RedactedThinking { data } => Part::RedactedThinking { data },
+                    SavedPart::ToolUse { id, name, input, answer } => {
+                        if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&input).is_err() {
+                            return Err((format!("parts[{i}].input"), "not the text of a JSON object"));
+                        }
+                        Part::ToolUse(ToolUsePart { id, name, input, answer })
+                    }
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let role = match self.role {
+            SavedRole::User => Role::User,
+            SavedRole::Assistant => Role::Assistant,
+        };
+        Ok(Message { role, content: self.content, parts })
+    }
+}
+
+/// The saved task file, `STATE_DIR/tasks/ID.json`: the format itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TaskFile {
+    /// The format's version ([`VERSION`]).
+    pub version: u32,
+    /// The task id.
+    pub id: String,
+    /// The task as given.
+    pub task: String,
+    /// When it was created (Unix seconds).
+    pub created: u64,
+    /// Last save (Unix seconds).
+    pub updated: u64,
+    /// Where it stands.
+    pub status: Status,
+    /// The result (completed) or the reason (failed).
+    pub outcome: Option<String>,
+    /// Provider name.
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+    /// Base URL (no credentials).
+    pub base_url: String,
+    /// Absolute workspace root.
+    pub cwd: String,
+    /// Turns (requests) so far.
+    pub turns: u32,
+    /// Token and cost totals over all runs.
+    pub totals: Totals,
+    /// The user message about to be sent (or being answered) when saved.
+    pub pending: Option<String>,
+    /// The process that saved it (absent in early saves).
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// That process's start time (Linux clock ticks since boot; absent in early saves).
+    #[serde(default)]
+    pub started: Option<u64>,
+    /// The conversation: only completed turns.
+    pub messages: Vec<SavedMessage>,
+    /// The workspace's checkpoints (absent in saves from before checkpoints).
+    #[serde(default)]
+    pub checkpoints: Vec<CheckpointRecord>,
 }
 
 /// A saved task, as read back.
@@ -152,8 +309,8 @@ pub struct Record {
     pub messages: Vec<Message>,
     /// The user message that was about to be sent (or was being answered) when last saved.
     pub pending: Option<String>,
-    /// Token and cost totals (see `Accounting::totals_json`).
-    pub totals: Value,
+    /// Token and cost totals (see `Accounting::totals`).
+    pub totals: Totals,
     /// The workspace's checkpoints taken by this task (none in tasks saved before checkpoints).
     pub checkpoints: Vec<CheckpointRecord>,
     /// The process that saved it: pid and start time (Linux clock ticks since boot).
@@ -163,7 +320,7 @@ pub struct Record {
 impl Record {
     /// The status to show: a task still `running` whose process is gone (Ctrl-C, SIGTERM,
     /// `kill -9`, a crash) is `interrupted`.
-    pub fn shown_status(&self) -> &str {
+    pub(crate) fn shown_status(&self) -> &str {
         match self.owner {
             Some((pid, started)) if self.status == "running" && process_start(pid) != Some(started) => "interrupted",
             _ => &self.status,
@@ -172,14 +329,14 @@ impl Record {
 
     /// Requests the model answered (the token summary's count), over all runs of the task;
     /// a request that failed or was cut off by an interrupt is not one.
-    pub fn requests(&self) -> u64 {
-        self.totals.get("requests").and_then(Value::as_u64).unwrap_or(0)
+    pub(crate) fn requests(&self) -> u64 {
+        u64::from(self.totals.requests)
     }
 }
 
 /// The start time of process `pid` (field 22 of `/proc/PID/stat`), which tells a live process
 /// from a later one given the same pid.
-pub fn process_start(pid: u32) -> Option<u64> {
+pub(crate) fn process_start(pid: u32) -> Option<u64> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may contain anything: count after it.
     let rest = &stat[stat.rfind(')')? + 1..];
@@ -187,7 +344,7 @@ pub fn process_start(pid: u32) -> Option<u64> {
 }
 
 /// What to save after a turn.
-pub struct Snapshot<'a> {
+pub(crate) struct Snapshot<'a> {
     /// Identity.
     pub meta: &'a Meta,
     /// `running`, `completed` or `failed`.
@@ -201,7 +358,7 @@ pub struct Snapshot<'a> {
     /// The next user message, not yet answered.
     pub pending: Option<&'a str>,
     /// Totals.
-    pub totals: Value,
+    pub totals: Totals,
     /// The task's checkpoints.
     pub checkpoints: &'a [CheckpointRecord],
 }
@@ -240,7 +397,7 @@ impl Store {
 
     /// The last line of a run: where the task is saved and how to continue it — or, if saving
     /// failed, exactly that. `Err` holds a warning.
-    pub fn closing_line(&self, id: &str, failed: bool) -> Result<String, String> {
+    pub(crate) fn closing_line(&self, id: &str, failed: bool) -> Result<String, String> {
         let dir = self.dir.display();
         let saves = self.saves.borrow();
         match (&saves.last_error, saves.any_ok) {
@@ -258,7 +415,7 @@ impl Store {
     }
 
     /// The directory.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -268,40 +425,28 @@ impl Store {
 
     /// Writes a snapshot atomically: temp file (0600) in the same directory, fsync, rename,
     /// fsync of the directory.
-    pub fn save(&self, s: &Snapshot<'_>) -> std::io::Result<()> {
-        let messages: Vec<Value> = s
-            .messages
-            .iter()
-            .map(|m| {
-                let mut v =
-                    json!({"role": if m.role == Role::User { "user" } else { "assistant" }, "content": m.content});
-                if !m.parts.is_empty() {
-                    v["parts"] = Value::Array(m.parts.iter().map(part_json).collect());
-                }
-                v
-            })
-            .collect();
+    pub(crate) fn save(&self, s: &Snapshot<'_>) -> std::io::Result<()> {
         let m = s.meta;
-        let v = json!({
-            "version": VERSION,
-            "id": m.id,
-            "task": m.task,
-            "created": m.created,
-            "updated": now_secs(),
-            "status": s.status,
-            "outcome": s.outcome,
-            "provider": m.provider,
-            "model": m.model,
-            "base_url": strip_userinfo(&m.base_url),
-            "cwd": m.cwd,
-            "turns": s.turns,
-            "totals": s.totals,
-            "pending": s.pending,
-            "pid": std::process::id(),
-            "started": process_start(std::process::id()),
-            "messages": messages,
-            "checkpoints": s.checkpoints.iter().map(CheckpointRecord::to_json).collect::<Vec<_>>(),
-        });
+        let v = TaskFile {
+            version: VERSION,
+            id: m.id.clone(),
+            task: m.task.clone(),
+            created: m.created,
+            updated: now_secs(),
+            status: Status::parse(s.status).ok_or_else(|| std::io::Error::other(format!("status {:?}", s.status)))?,
+            outcome: s.outcome.map(str::to_string),
+            provider: m.provider.clone(),
+            model: m.model.clone(),
+            base_url: strip_userinfo(&m.base_url),
+            cwd: m.cwd.clone(),
+            turns: s.turns,
+            totals: s.totals.clone(),
+            pending: s.pending.map(str::to_string),
+            pid: Some(std::process::id()),
+            started: process_start(std::process::id()),
+            messages: s.messages.iter().map(SavedMessage::from).collect(),
+            checkpoints: s.checkpoints.to_vec(),
+        };
         let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
         // Every secret this process knows (the key, secret-looking variables it withheld from
         // commands), then the key this store was opened with.
@@ -345,15 +490,36 @@ impl Store {
     }
 
     /// The most recently saved task.
-    pub fn last(&self) -> Result<Record, String> {
+    #[cfg(test)]
+    pub(crate) fn last(&self) -> Result<Record, String> {
         self.list()?
             .into_iter()
             .max_by(|a, b| (a.updated, &a.meta.id).cmp(&(b.updated, &b.meta.id)))
             .ok_or_else(|| format!("no saved tasks in {}; start one with `agent-min run`", self.dir.display()))
     }
 
+    /// The most recently saved task whose workspace is `dir` (the Cline CLI's `--continue`); the
+    /// error names the most recent task elsewhere, if there is one.
+    pub(crate) fn last_in(&self, dir: &Path) -> Result<Record, String> {
+        let here = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let all = self.list()?;
+        let newest =
+            |v: Vec<Record>| v.into_iter().max_by(|a, b| (a.updated, &a.meta.id).cmp(&(b.updated, &b.meta.id)));
+        let (mine, others): (Vec<Record>, Vec<Record>) =
+            all.into_iter().partition(|r| Path::new(&r.meta.cwd) == here.as_path());
+        newest(mine).ok_or_else(|| match newest(others) {
+            Some(r) => format!(
+                "no saved task was run in {}; the most recent one elsewhere is {} (in {}): give its id",
+                here.display(),
+                r.meta.id,
+                r.meta.cwd
+            ),
+            None => format!("no saved tasks in {}; start one with `agent-min run`", self.dir.display()),
+        })
+    }
+
     /// Every saved task, oldest first (unreadable files are skipped).
-    pub fn list(&self) -> Result<Vec<Record>, String> {
+    pub(crate) fn list(&self) -> Result<Vec<Record>, String> {
         let dir = self.dir.join("tasks");
         let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {} ({e})", dir.display()))?;
         let mut v: Vec<Record> = entries
@@ -384,90 +550,58 @@ fn sweep_stale_temps(tasks: &Path) {
     }
 }
 
-/// A reply's thinking or native tool call, as saved.
-fn part_json(p: &Part) -> Value {
-    match p {
-        Part::Thinking { text, signature } => json!({"type": "thinking", "thinking": text, "signature": signature}),
-        Part::RedactedThinking { data } => json!({"type": "redacted_thinking", "data": data}),
-        Part::ToolUse(t) => {
-            json!({"type": "tool_use", "id": t.id, "name": t.name, "input": t.input, "answer": t.answer})
-        }
-    }
-}
-
-/// The inverse of [`part_json`]; unknown or malformed parts are dropped.
-fn part_from_json(v: &Value) -> Option<Part> {
-    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    Some(match v.get("type")?.as_str()? {
-        "thinking" => Part::Thinking { text: s("thinking")?, signature: s("signature") },
-        "redacted_thinking" => Part::RedactedThinking { data: s("data")? },
-        "tool_use" => Part::ToolUse(ToolUsePart {
-            id: s("id")?,
-            name: s("name")?,
-            input: s("input").filter(|i| serde_json::from_str::<serde_json::Map<String, Value>>(i).is_ok())?,
-            answer: s("answer"),
-        }),
-        _ => return None,
-    })
-}
-
+/// Reads and checks one saved task: every error names the file, and the field where there is one.
 fn read(path: &Path) -> Result<Record, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("cannot read {} ({e})", path.display()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{} is not a saved task ({e})", path.display()))?;
-    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-    let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-    if n("version") != VERSION || s("id").is_empty() {
-        return Err(format!("{} is not a saved task of this version", path.display()));
+    let bad = |field: &str, what: &dyn std::fmt::Display| {
+        format!("{} is not a valid saved task: field {field}: {what}", path.display())
+    };
+    let f: TaskFile = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&text))
+        .map_err(|e| bad(&e.path().to_string(), e.inner()))?;
+    if f.version != VERSION {
+        return Err(bad(
+            "version",
+            &format!(
+                "format version {} (this agent-min reads version {VERSION}); use the agent-min that saved it",
+                f.version
+            ),
+        ));
     }
-    let messages = v
-        .get("messages")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|m| Message {
-                    role: if m["role"] == "assistant" { Role::Assistant } else { Role::User },
-                    content: m["content"].as_str().unwrap_or_default().to_string(),
-                    // Tasks saved before native tool calls have no `parts`.
-                    parts: m["parts"]
-                        .as_array()
-                        .map(|a| a.iter().filter_map(part_from_json).collect())
-                        .unwrap_or_default(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    if f.id.is_empty() {
+        return Err(bad("id", &"empty"));
+    }
+    let messages = f
+        .messages
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| m.into_message().map_err(|(field, what)| bad(&format!("messages[{i}].{field}"), &what)))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Record {
         meta: Meta {
-            id: s("id"),
-            task: s("task"),
-            created: n("created"),
-            provider: s("provider"),
-            model: s("model"),
-            base_url: s("base_url"),
-            cwd: s("cwd"),
+            id: f.id,
+            task: f.task,
+            created: f.created,
+            provider: f.provider,
+            model: f.model,
+            base_url: f.base_url,
+            cwd: f.cwd,
         },
-        status: s("status"),
-        outcome: v.get("outcome").and_then(Value::as_str).map(str::to_string),
-        updated: n("updated"),
-        turns: n("turns") as u32,
+        status: f.status.name().to_string(),
+        outcome: f.outcome,
+        updated: f.updated,
+        turns: f.turns,
         messages,
-        pending: v.get("pending").and_then(Value::as_str).map(str::to_string),
-        totals: v.get("totals").cloned().unwrap_or(Value::Null),
-        checkpoints: v
-            .get("checkpoints")
-            .and_then(Value::as_array)
-            .map_or_else(Vec::new, |a| a.iter().filter_map(CheckpointRecord::from_json).collect()),
-        owner: v
-            .get("pid")
-            .and_then(Value::as_u64)
-            .zip(v.get("started").and_then(Value::as_u64))
-            .map(|(p, t)| (p as u32, t)),
+        pending: f.pending,
+        totals: f.totals,
+        checkpoints: f.checkpoints,
+        owner: f.pid.zip(f.started),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn meta(id: &str) -> Meta {
         Meta {
@@ -494,7 +628,7 @@ mod tests {
             turns: 1,
             messages: &msgs,
             pending: Some("next"),
-            totals: json!({"requests": 1}),
+            totals: Totals { requests: 1, ..Totals::default() },
             checkpoints: &[],
         };
         store.save(&snap).unwrap();
@@ -534,7 +668,7 @@ mod tests {
             turns: 2,
             messages: &[],
             pending: None,
-            totals: json!({}),
+            totals: Totals::default(),
             checkpoints: std::slice::from_ref(&cp),
         };
         store.save(&snap).unwrap();
@@ -578,7 +712,7 @@ mod tests {
             turns: 1,
             messages: &msgs,
             pending: None,
-            totals: json!({}),
+            totals: Totals::default(),
             checkpoints: &[],
         };
         store.save(&snap).unwrap();
@@ -587,13 +721,101 @@ mod tests {
         assert!(r.messages[0].parts.is_empty());
 
         // A task saved before native calls existed: no `parts` anywhere.
-        let old = json!({"version": VERSION, "id": "20240101-000000-bbbbbb", "task": "t", "messages": [
-            {"role": "user", "content": "<task>t</task>"}, {"role": "assistant", "content": "<read_file>…"}]});
+        let mut old: Value = serde_json::from_str(OLD_SAVE).unwrap();
+        old["id"] = "20240101-000000-bbbbbb".into();
+        for m in old["messages"].as_array_mut().unwrap() {
+            m.as_object_mut().unwrap().remove("parts");
+        }
         fs::write(store.path("20240101-000000-bbbbbb"), old.to_string()).unwrap();
         let r = store.load("20240101").unwrap();
-        assert_eq!(r.messages.len(), 2);
+        assert_eq!(r.messages.len(), 3);
         assert!(r.messages.iter().all(|m| m.parts.is_empty()));
         assert!(!fs::read_to_string(store.path(&m.id)).unwrap().contains("\"parts\": []"));
+    }
+
+    /// A task saved by agent-min before the format was typed (commit e15e7d9), with every kind
+    /// of field: native parts, a checkpoint, totals, a pending message.
+    const OLD_SAVE: &str = include_str!("../../../tests/fixtures/saved-task-v1.json");
+
+    #[test]
+    fn a_save_written_before_the_typed_format_loads_unchanged() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path(), None).unwrap();
+        fs::write(store.path("20250101-000000-abcdef"), OLD_SAVE).unwrap();
+        let r = store.load("20250101-000000-abcdef").unwrap();
+        assert_eq!(
+            (r.meta.task.as_str(), r.meta.model.as_str(), r.status.as_str()),
+            ("read a.txt", "claude-sonnet-4-5", "completed")
+        );
+        assert_eq!((r.outcome.as_deref(), r.pending.as_deref(), r.turns), (Some("done"), Some("next"), 2));
+        assert_eq!(
+            r.totals,
+            Totals {
+                requests: 2,
+                tokens_in: 100,
+                tokens_out: 20,
+                cost_usd: Some(0.0006),
+                estimated_requests: 1,
+                ..Totals::default()
+            }
+        );
+        assert_eq!(r.messages.len(), 3);
+        assert_eq!(r.messages[1].role, Role::Assistant);
+        assert_eq!(r.messages[1].parts.len(), 3);
+        assert!(matches!(&r.messages[1].parts[2], Part::ToolUse(t) if t.input == r#"{"path":"a.txt"}"#));
+        assert_eq!(r.checkpoints[0].hash, "a".repeat(40));
+        // Saved again, it is the same file but for the time and the process.
+        let snap = Snapshot {
+            meta: &r.meta,
+            status: &r.status,
+            outcome: r.outcome.as_deref(),
+            turns: r.turns,
+            messages: &r.messages,
+            pending: r.pending.as_deref(),
+            totals: r.totals.clone(),
+            checkpoints: &r.checkpoints,
+        };
+        store.save(&snap).unwrap();
+        let strip = |t: &str| {
+            let mut v: Value = serde_json::from_str(t).unwrap();
+            for k in ["updated", "pid", "started"] {
+                v.as_object_mut().unwrap().remove(k);
+            }
+            v
+        };
+        assert_eq!(strip(&fs::read_to_string(store.path(&r.meta.id)).unwrap()), strip(OLD_SAVE));
+    }
+
+    #[test]
+    fn a_corrupt_save_is_an_error_naming_the_file_and_the_field() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path(), None).unwrap();
+        let id = "20250101-000000-abcdef";
+        let path = store.path(id);
+        let with = |edit: &dyn Fn(&mut Value)| {
+            let mut v: Value = serde_json::from_str(OLD_SAVE).unwrap();
+            edit(&mut v);
+            fs::write(&path, v.to_string()).unwrap();
+            store.load(id).unwrap_err()
+        };
+        let file = path.display().to_string();
+        let e = with(&|v| v["messages"][2]["role"] = "system".into());
+        assert!(e.starts_with(&file) && e.contains("field messages[2].role: unknown variant `system`"), "{e}");
+        let e = with(&|v| v["task"] = 5.into());
+        assert!(e.starts_with(&file) && e.contains("field task: invalid type: integer `5`, expected a string"), "{e}");
+        let e = with(&|v| drop(v.as_object_mut().unwrap().remove("status")));
+        assert!(e.contains("missing field `status`"), "{e}");
+        let e = with(&|v| v["status"] = "paused".into());
+        assert!(e.contains("field status: unknown variant `paused`"), "{e}");
+        let e = with(&|v| v["messages"][1]["parts"][2]["input"] = "[1]".into());
+        assert!(e.contains("field messages[1].parts[2].input: not the text of a JSON object"), "{e}");
+        let e = with(&|v| v["checkpoints"][0]["surprise"] = true.into());
+        assert!(e.contains("field checkpoints[0]") && e.contains("unknown field `surprise`"), "{e}");
+        let e = with(&|v| v["version"] = 2.into());
+        assert!(e.contains("field version: format version 2"), "{e}");
+        fs::write(&path, "{\"version\": 1, \"id\": ").unwrap();
+        let e = store.load(id).unwrap_err();
+        assert!(e.starts_with(&file) && e.contains("EOF"), "{e}");
     }
 
     #[test]
@@ -608,7 +830,7 @@ mod tests {
             turns: 3,
             messages: &[],
             pending: None,
-            totals: json!({"requests": 2}),
+            totals: Totals { requests: 2, ..Totals::default() },
             checkpoints: &[],
         };
         store.save(&snap).unwrap();
@@ -646,7 +868,7 @@ mod tests {
             messages: &[],
             pending: None,
             checkpoints: &[],
-            totals: json!({}),
+            totals: Totals::default(),
         }
     }
 

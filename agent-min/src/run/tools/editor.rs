@@ -5,9 +5,9 @@
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
-use std::process::Command;
 
 use super::fsx;
+use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// The editor's command line: `$VISUAL`, else `$EDITOR`, else `vi`.
@@ -41,13 +41,11 @@ pub(crate) fn edit(proposed: &str, path: &str) -> Result<String, String> {
         f.write_all(proposed.as_bytes()).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         drop(f);
         // The editor gets the terminal, not the API keys.
-        let status = Command::new("sh")
+        let status = spawn::command("sh", spawn::Policy::Editor)?
             .arg("-c")
             .arg(format!("{editor} \"$1\""))
             .arg("sh")
             .arg(&tmp)
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
             .status()
             .map_err(|e| format!("cannot start the editor `{editor}`: {e}"))?;
         if !status.success() {

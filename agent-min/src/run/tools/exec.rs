@@ -6,8 +6,8 @@
 //! the group reported as still running.
 
 use std::io::Read;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,7 @@ use super::{ask, tool_error, Call, Ctx, Outcome};
 use crate::run::clock;
 use crate::run::sandbox::{self, Policy};
 use crate::run::session::events::By;
+use crate::run::spawn;
 use crate::run::ui::interrupt;
 
 /// How long output is still read after the shell exits.
@@ -38,7 +39,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         ctx.term.outcome(false, &why);
         return Outcome::Failure { text: tool_error(&crate::run::prompt::permission_denied(&why)), mistake: false };
     }
-    if let Some(refusal) = crate::run::project::ignore::command_refusal(ctx.ws.root(), command) {
+    if let Some(refusal) = crate::run::tools::clineignore::command_refusal(ctx.ws.root(), command) {
         ctx.decide(false, By::Policy, None);
         ctx.term.outcome(false, "blocked by .clineignore");
         return Outcome::Failure { text: tool_error(&refusal), mistake: false };
@@ -126,9 +127,9 @@ pub(crate) fn execute(
     show: &mut dyn FnMut(&str),
 ) -> Result<Ran, String> {
     // `exec 2>&1` merges stderr into stdout inside the shell, keeping their order.
-    let mut cmd = Command::new("sh");
-    // No secrets (`env` would print them), and the sandbox if one is on.
-    policy.apply(&mut cmd).map_err(|e| format!("could not prepare the sandbox: {e}"))?;
+    // No secrets (`env` would print them), its own session, and the sandbox if one is on.
+    let mut cmd = spawn::command("sh", spawn::Policy::Command { sandbox: policy, workspace: cwd })
+        .map_err(|e| format!("could not prepare the sandbox: {e}"))?;
     let mut child = cmd
         .arg("-c")
         .arg(format!("exec 2>&1\n{command}"))
@@ -136,7 +137,6 @@ pub(crate) fn execute(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .process_group(0)
         .spawn()
         .map_err(|e| format!("could not start `sh`: {e}"))?;
     let pgid = child.id() as i32;
@@ -324,7 +324,7 @@ mod tests {
     /// Workspace-write confinement to `ws` alone (not even the temp directory), network off.
     fn sandboxed(ws: &std::path::Path, network: bool) -> Policy {
         let ws = std::fs::canonicalize(ws).unwrap();
-        Policy { mode: sandbox::Mode::WorkspaceWrite, writable: vec![ws], network, env: Default::default() }
+        Policy { mode: sandbox::Mode::WorkspaceWrite, writable: vec![ws], network, env: Default::default(), tmp: None }
     }
 
     #[test]
@@ -391,7 +391,8 @@ mod tests {
         .unwrap();
         std::fs::write(ws.path().join("src/main.rs"), "fn main() { println!(\"built {}\", 6 * 7); }\n").unwrap();
         let mut policy = sandboxed(ws.path(), false);
-        policy.writable.push(std::env::temp_dir()); // rustc's temporary files, as under --yolo
+        let tmp = tempfile::tempdir().unwrap();
+        policy.tmp = Some(tmp.path().to_path_buf()); // rustc's temporary files, as under --yolo
         let cmd = "CARGO_TARGET_DIR=target cargo run --offline -q 2>&1";
         let r = execute(cmd, ws.path(), Duration::from_secs(300), &policy, &mut |_| {}).unwrap();
         assert_eq!((r.code, r.output.render().as_str()), (Some(0), "built 42"));

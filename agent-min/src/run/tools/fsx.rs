@@ -22,13 +22,13 @@ fn unique_name(prefix: &str) -> String {
 }
 
 /// Most bytes a tool reads from one file (a file the model reads, edits or searches).
-pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 
 /// Reads `path` if it is a regular file of at most `max` bytes. Nothing else is opened for
 /// reading: a FIFO would block forever, `/dev/zero` never ends. The type is checked before
 /// opening, and again on the open file (opened non-blocking, so a FIFO swapped in between the
 /// two checks cannot block either).
-pub fn read_regular(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_regular(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     let not_regular = |m: &fs::Metadata| {
         let what = if m.is_dir() { "is a directory" } else { "is not a regular file (a FIFO, device or socket)" };
         io::Error::new(io::ErrorKind::InvalidInput, what)
@@ -71,7 +71,7 @@ fn read_open(f: fs::File, max: u64) -> io::Result<Vec<u8>> {
 /// of the write. A directory swapped for a link after the path was checked and approved (during
 /// the approval prompt, say) makes the write fail — nothing is written anywhere — instead of
 /// landing where the link points.
-pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
+pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
     let (dir, name) = open_parent(path, true)?;
     let mode = match rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => Some(st.st_mode & 0o7777),
@@ -103,7 +103,7 @@ pub fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
 /// directory relative to its parent's descriptor and the file itself, all without following a
 /// symlink. A path that changed into a link after it was resolved is an error, not a read of
 /// wherever the link points.
-pub fn read_regular_no_follow(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_regular_no_follow(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     let (dir, name) = open_parent(path, false)?;
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let f = match rfs::openat(&dir, name, flags, Mode::empty()) {

@@ -14,10 +14,10 @@ use super::{check_path, walk, Access, Call, Ctx, Outcome};
 use crate::run::prompt;
 
 /// Most entries returned (Cline's handler passes 200).
-pub const MAX_ENTRIES: usize = 200;
+pub(crate) const MAX_ENTRIES: usize = 200;
 
 /// Cline's `DEFAULT_IGNORE_DIRECTORIES`: left out of a recursive listing.
-pub const NOT_ENTERED: &[&str] = &[
+pub(crate) const NOT_ENTERED: &[&str] = &[
     "node_modules",
     "__pycache__",
     "env",
@@ -46,14 +46,14 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     let (entries, truncated) = list(&r.abs, recursive, MAX_ENTRIES);
-    let entries = crate::run::project::ignore::ClineIgnore::load(ctx.ws.root()).mark(&r.abs, entries);
+    let entries = crate::run::tools::clineignore::ClineIgnore::load(ctx.ws.root()).mark(&r.abs, entries);
     ctx.term.outcome(true, &format!("{} entries{}", entries.len(), if truncated { " (truncated)" } else { "" }));
     Outcome::Success(format_listing(&entries, truncated))
 }
 
 /// Cline's `formatFilesList`: sorted so each directory's entries follow it, the truncation
 /// note, or `No files found.`.
-pub fn format_listing(entries: &[String], truncated: bool) -> String {
+pub(crate) fn format_listing(entries: &[String], truncated: bool) -> String {
     let mut sorted: Vec<&str> = entries.iter().map(String::as_str).collect();
     sorted.sort_by(|a, b| cline_order(a, b));
     if truncated {

@@ -12,7 +12,7 @@ use super::{ask, tool_error, Call, Ctx, Outcome};
 use crate::run::mcp::hub::CallError;
 use crate::run::mcp::texts;
 use crate::run::prompt;
-use crate::run::session::events::By;
+use crate::run::session::events::{By, Event};
 
 /// Shown on the terminal for arguments: at most this many characters.
 const SHOW: usize = 300;
@@ -55,12 +55,12 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(v) => {
             let (text, _) = texts::tool_result(&v);
             let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
-            call_event(ctx, server, json!({"tool": tool}), !is_error, ms, None);
-            ctx.term.outcome(!is_error, &first_line(&text));
+            call_event(ctx, server, Target::Tool(tool), !is_error, ms, None);
+            ctx.term.outcome(!is_error, &summary(&text));
             Outcome::Success(text)
         }
         Err(e) => {
-            call_event(ctx, server, json!({"tool": tool}), false, ms, Some(&e.message));
+            call_event(ctx, server, Target::Tool(tool), false, ms, Some(&e.message));
             ctx.term.outcome(false, &e.message);
             // Cline returns this text as is, not wrapped as a tool error.
             Outcome::Failure { text: with_note(format!("Error executing MCP tool: {}", e.message), &e), mistake: false }
@@ -84,12 +84,12 @@ pub(super) fn access_resource(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     match result {
         Ok(v) => {
             let text = texts::resource_result(&v);
-            call_event(ctx, server, json!({"uri": uri}), true, ms, None);
-            ctx.term.outcome(true, &first_line(&text));
+            call_event(ctx, server, Target::Uri(uri), true, ms, None);
+            ctx.term.outcome(true, &summary(&text));
             Outcome::Success(text)
         }
         Err(e) => {
-            call_event(ctx, server, json!({"uri": uri}), false, ms, Some(&e.message));
+            call_event(ctx, server, Target::Uri(uri), false, ms, Some(&e.message));
             ctx.term.outcome(false, &e.message);
             let text = tool_error(&format!("Error executing access_mcp_resource: {}", e.message));
             Outcome::Failure { text: with_note(text, &e), mistake: false }
@@ -117,12 +117,26 @@ fn with_note(text: String, e: &CallError) -> String {
     }
 }
 
-fn call_event(ctx: &mut Ctx<'_>, server: &str, what: Value, ok: bool, ms: u64, error: Option<&str>) {
-    let mut f = json!({"call_id": ctx.call_id, "server": server, "ok": ok, "duration_ms": ms, "error": error});
-    if let (Some(f), Value::Object(w)) = (f.as_object_mut(), what) {
-        f.extend(w);
-    }
-    ctx.events.mcp("mcp_call", f);
+/// What an MCP call was about: a tool, or a resource.
+enum Target<'a> {
+    Tool(&'a str),
+    Uri(&'a str),
+}
+
+fn call_event(ctx: &mut Ctx<'_>, server: &str, what: Target<'_>, ok: bool, ms: u64, error: Option<&str>) {
+    let (tool, uri) = match what {
+        Target::Tool(t) => (Some(t.to_string()), None),
+        Target::Uri(u) => (None, Some(u.to_string())),
+    };
+    ctx.events.emit(&Event::McpCall {
+        call_id: ctx.call_id.to_string(),
+        server: server.to_string(),
+        ok,
+        duration_ms: ms,
+        error: error.map(str::to_string),
+        tool,
+        uri,
+    });
 }
 
 fn shorten(s: &str) -> String {
@@ -133,6 +147,29 @@ fn shorten(s: &str) -> String {
     }
 }
 
-fn first_line(s: &str) -> String {
-    shorten(s.lines().next().unwrap_or(""))
+/// Lines of a result shown on the terminal, at most.
+const SHOW_LINES: usize = 5;
+
+/// The start of a result as the person sees it: its first lines (each shortened), and how many
+/// more there are.
+fn summary(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut shown: Vec<String> = lines.iter().take(SHOW_LINES).map(|l| shorten(l)).collect();
+    if lines.len() > SHOW_LINES {
+        let more = lines.len() - SHOW_LINES;
+        shown.push(format!("… ({more} more {})", if more == 1 { "line" } else { "lines" }));
+    }
+    shown.join("\n    ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_summary_shows_the_first_lines_and_counts_the_rest() {
+        assert_eq!(super::summary("one\n\ntwo"), "one\n    two");
+        let many: String = (1..=8).map(|i| format!("line {i}\n")).collect();
+        let s = super::summary(&many);
+        assert!(s.starts_with("line 1\n    line 2") && s.contains("line 5") && !s.contains("line 6"), "{s}");
+        assert!(s.ends_with("… (3 more lines)"), "{s}");
+    }
 }

@@ -1,23 +1,26 @@
 //! The eight tools, with Cline's names and parameters, and the approval policy around them.
 //!
-//! A tool gets a [`Call`] (the parsed tool block) and a [`Ctx`] (workspace, terminal, flags) and
-//! returns an [`Outcome`]: the text that goes back to the model and whether it was a success.
+//! A tool gets a [`Call`] (the parsed tool block) and a `Ctx` (workspace, terminal, flags) and
+//! returns an `Outcome`: the text that goes back to the model and whether it was a success.
 //!
-//! Owns: the tools and what they need — path confinement ([`paths`]), file helpers ([`fsx`]), the
+//! Owns: the tools and what they need — path confinement ([`paths`]), `.clineignore` (`clineignore`), file helpers (`fsx`), the
 //! SEARCH/REPLACE engine ([`diff`]), ripgrep's walker (`walk`), the approval preview
-//! ([`preview`]), the patch of a person's edit ([`patch`]), their editor (`editor`), and what the
-//! tools remember across calls ([`Memory`]: loop detection, [`repeat`]; the file-read cache). The
+//! (`preview`), the patch of a person's edit (`patch`), their editor (`editor`), and what the
+//! tools remember across calls (`Memory`: loop detection, `repeat`; the file-read cache). The
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
 //! (prompts, tool lines, interrupts), [`crate::run::session::events`] (approval events),
-//! [`crate::run::prompt`], [`crate::run::clock`].
+//! `crate::run::prompt`, `crate::run::clock`, `crate::run::sandbox` (what a command may
+//! reach), `crate::run::mcp` (the servers behind the MCP tools), `crate::run::trusted_file`
+//! (reading `.clineignore`), `crate::run::spawn` (commands, the editor).
 
+pub(crate) mod clineignore;
 pub mod diff;
-pub mod fsx;
-pub mod patch;
+pub(crate) mod fsx;
+pub(crate) mod patch;
 pub mod paths;
-pub mod preview;
+pub(crate) mod preview;
 
-pub mod repeat;
+pub(crate) mod repeat;
 
 mod ask;
 #[cfg(feature = "documents")]
@@ -25,10 +28,11 @@ mod documents;
 mod editor;
 mod exec;
 mod list;
-pub mod mcp;
+pub(crate) mod mcp;
 mod output;
 mod permissions;
 pub mod read;
+pub(crate) mod registry;
 mod search;
 mod walk;
 mod write;
@@ -38,6 +42,7 @@ use std::time::Duration;
 use crate::run::prompt;
 use crate::run::session::events::{By, Events};
 use crate::run::tools::paths::{Resolved, Workspace};
+use crate::run::tools::registry::MissingText;
 use crate::run::ui::term::{Approval, Term};
 
 /// A complete tool block.
@@ -51,43 +56,29 @@ pub struct Call {
 
 impl Call {
     /// A parameter's trimmed value; `None` when absent or empty (as Cline treats it).
-    pub fn param(&self, name: &str) -> Option<&str> {
+    pub(crate) fn param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|p| p.0 == name).map(|p| p.1.as_str()).filter(|v| !v.is_empty())
     }
 
     /// (name, trimmed value) of every parameter, as `--json` events show them.
-    pub fn trimmed_params(&self) -> Vec<(String, String)> {
+    pub(crate) fn trimmed_params(&self) -> Vec<(String, String)> {
         self.params.iter().map(|p| (p.0.clone(), p.1.clone())).collect()
     }
 
     /// A parameter's untrimmed value.
-    pub fn raw_param(&self, name: &str) -> Option<&str> {
+    pub(crate) fn raw_param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|p| p.0 == name).map(|p| p.2.as_str())
     }
 
-    /// Cline's description of the call, used before `Result:`.
-    pub fn description(&self) -> String {
-        let p = |n| self.param(n).unwrap_or("");
-        match self.name.as_str() {
-            "execute_command" => format!("[execute_command for '{}']", p("command")),
-            "search_files" => match self.param("file_pattern") {
-                Some(fp) => format!("[search_files for '{}' in '{fp}']", p("regex")),
-                None => format!("[search_files for '{}']", p("regex")),
-            },
-            "ask_followup_question" => format!("[ask_followup_question for '{}']", p("question")),
-            "attempt_completion" => "[attempt_completion]".to_string(),
-            "use_mcp_tool" | "access_mcp_resource" => format!("[{} for '{}']", self.name, p("server_name")),
-            name => match self.param("path") {
-                Some(path) => format!("[{name} for '{path}']"),
-                None => format!("[{name}]"),
-            },
-        }
+    /// Cline's description of the call, used before `Result:` (the tool's declaration says it).
+    pub(crate) fn description(&self) -> String {
+        registry::find(&self.name).map_or_else(|| registry::describe_path(self), |t| (t.describe)(self))
     }
 }
 
 /// What came of a tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// It worked; the text is the result for the model. Resets the mistake count.
     Success(String),
     /// It failed; `mistake` says whether this counts toward `--max-mistakes`.
@@ -109,7 +100,7 @@ pub enum Outcome {
 }
 
 /// Everything a tool may use.
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     /// The workspace root.
     pub ws: &'a Workspace,
     /// The terminal.
@@ -136,7 +127,7 @@ pub struct Ctx<'a> {
 
 /// What the tools remember across the calls of one task.
 #[derive(Debug, Default)]
-pub struct Memory {
+pub(crate) struct Memory {
     /// Cline's loop detection.
     pub repeats: repeat::Repeats,
     /// Cline's `fileReadCache`.
@@ -145,7 +136,7 @@ pub struct Memory {
 
 impl Ctx<'_> {
     /// Reports who decided whether the call runs (once per call).
-    pub fn decide(&mut self, approved: bool, by: By, feedback: Option<&str>) {
+    pub(crate) fn decide(&mut self, approved: bool, by: By, feedback: Option<&str>) {
         if !self.decided {
             self.decided = true;
             self.events.approval(self.call_id, self.tool, approved, by, feedback);
@@ -153,72 +144,45 @@ impl Ctx<'_> {
     }
 }
 
-/// The tools this agent has, with their required parameters.
-pub const TOOLS: &[(&str, &[&str])] = &[
-    ("execute_command", &["command", "requires_approval"]),
-    ("read_file", &["path"]),
-    ("write_to_file", &["path", "content"]),
-    ("replace_in_file", &["path", "diff"]),
-    ("search_files", &["path", "regex"]),
-    ("list_files", &["path"]),
-    ("ask_followup_question", &["question"]),
-    ("attempt_completion", &["result"]),
-];
-
 /// The first required parameter missing from the call, if any.
-pub fn missing_param(call: &Call) -> Option<&'static str> {
-    let (_, required) = TOOLS.iter().find(|(n, _)| *n == call.name)?;
-    required.iter().copied().find(|p| match *p {
+pub(crate) fn missing_param(call: &Call) -> Option<&'static str> {
+    let decl = registry::find(&call.name)?;
+    decl.required.iter().copied().find(|p| match *p {
         // Empty content is a legitimate (empty) file.
         "content" => call.raw_param(p).is_none(),
         _ => call.param(p).is_none(),
     })
 }
 
-/// Runs a tool whose required parameters are present.
-pub fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
-    match call.name.as_str() {
-        "execute_command" => exec::run(call, ctx),
-        "read_file" => read::run(call, ctx),
-        "write_to_file" => write::write_to_file(call, ctx),
-        "replace_in_file" => write::replace_in_file(call, ctx),
-        "search_files" => search::run(call, ctx),
-        "list_files" => list::run(call, ctx),
-        "ask_followup_question" => ask::followup(call, ctx),
-        "attempt_completion" => ask::complete(call, ctx),
-        "use_mcp_tool" => mcp::use_tool(call, ctx),
-        "access_mcp_resource" => mcp::access_resource(call, ctx),
-        other => {
-            let names: Vec<_> = TOOLS.iter().map(|t| t.0).collect();
-            ctx.term.outcome(false, &format!("{other} is not available"));
-            Outcome::Failure {
-                text: tool_error(&format!(
-                    "The tool '{other}' is not available in this environment. Available tools: {}.",
-                    names.join(", ")
-                )),
-                mistake: true,
-            }
-        }
+/// Runs a tool whose required parameters are present: its declaration's handler.
+pub(crate) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
+    if let Some(decl) = registry::find(&call.name) {
+        return (decl.run)(call, ctx);
+    }
+    let names: Vec<_> = registry::offered().iter().map(|t| t.name).collect();
+    ctx.term.outcome(false, &format!("{} is not available", call.name));
+    Outcome::Failure {
+        text: tool_error(&format!(
+            "The tool '{}' is not available in this environment. Available tools: {}.",
+            call.name,
+            names.join(", ")
+        )),
+        mistake: true,
     }
 }
 
-pub use crate::run::prompt::tool_error;
+pub(crate) use crate::run::prompt::tool_error;
 
 /// The result of a required parameter's absence, in Cline's words for that tool; `failures`
 /// counts this mistake (Cline's consecutive-mistake count after it).
-pub fn missing_param_result(call: &Call, param: &str, failures: u32) -> String {
-    let path = call.param("path").unwrap_or("unknown");
-    tool_error(&match (call.name.as_str(), param) {
-        ("replace_in_file", "diff") => prompt::replace_in_file_missing_diff(path),
-        ("write_to_file", "content") => prompt::write_to_file_missing_content(path, failures),
-        ("execute_command", "command") => prompt::execute_command_missing_command(),
-        _ => prompt::missing_param(param),
-    })
+pub(crate) fn missing_param_result(call: &Call, param: &str, failures: u32) -> String {
+    let missing: MissingText = registry::find(&call.name).map_or(registry::generic_missing, |t| t.missing);
+    tool_error(&missing(call, param, failures))
 }
 
 /// The user message part for a tool's result, framed as Cline does: the person's feedback
 /// first (it is pushed while asking), then `[description] Result:` and the text.
-pub fn result_message(call: &Call, text: &str, feedback: Option<&str>) -> String {
+pub(crate) fn result_message(call: &Call, text: &str, feedback: Option<&str>) -> String {
     let text = if text.is_empty() { "(tool did not return anything)" } else { text };
     let result = format!("{} Result:\n{text}", call.description());
     match feedback {
@@ -229,7 +193,7 @@ pub fn result_message(call: &Call, text: &str, feedback: Option<&str>) -> String
 
 /// How much a tool touching a path needs approval.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     /// Reading.
     Read,
     /// Changing files or running things.
@@ -239,14 +203,14 @@ pub enum Access {
 /// Resolves a path and applies the approval policy: reads inside the workspace run; writes
 /// inside ask (unless `--yolo`); anything outside asks, and is refused under `--yolo`.
 /// `preview` is shown before asking.
-pub fn check_path(
+pub(crate) fn check_path(
     ctx: &mut Ctx<'_>,
     path: &str,
     access: Access,
     what: &str,
     preview: Option<&str>,
 ) -> Result<Resolved, Outcome> {
-    if let Some(refusal) = crate::run::project::ignore::refusal(ctx.ws.root(), ctx.tool, path) {
+    if let Some(refusal) = crate::run::tools::clineignore::refusal(ctx.ws.root(), ctx.tool, path) {
         ctx.decide(false, By::Policy, None);
         ctx.term.outcome(false, "blocked by .clineignore");
         return Err(Outcome::Failure { text: tool_error(&refusal), mistake: false });
@@ -287,19 +251,20 @@ pub fn check_path(
 }
 
 /// Asks the person; `Err(Denied)` with Cline's wording when they say no.
-pub fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
+pub(crate) fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
     match ctx.term.approve(what) {
         Approval::Yes | Approval::Edit => {
             ctx.decide(true, By::User, None);
             Ok(())
         }
         Approval::No(feedback) => Err(denied(ctx, feedback)),
+        Approval::Unanswered => Err(unanswered(ctx)),
     }
 }
 
 /// A file edit's approval: as [`check_path`] with [`Access::Write`], and inside the workspace
 /// without `--yolo` the person may edit the proposal first (`Ok((_, true))`).
-pub fn check_edit(
+pub(crate) fn check_edit(
     ctx: &mut Ctx<'_>,
     path: &str,
     what: &str,
@@ -322,7 +287,15 @@ pub fn check_edit(
             Ok((r, true))
         }
         Approval::No(feedback) => Err(denied(ctx, feedback)),
+        Approval::Unanswered => Err(unanswered(ctx)),
     }
+}
+
+/// Nobody could answer the approval (no terminal): the call does not run, and the loop stops
+/// before anything goes back to the model (`Term::take_unanswered`); no approval is reported.
+fn unanswered(ctx: &mut Ctx<'_>) -> Outcome {
+    ctx.decided = true;
+    Outcome::Denied { text: prompt::TOOL_DENIED.to_string(), feedback: None }
 }
 
 /// Cline's denial, with the person's words if any.
@@ -336,14 +309,14 @@ fn denied(ctx: &mut Ctx<'_>, feedback: Option<String>) -> Outcome {
 pub(crate) mod testutil {
     use super::*;
 
-    pub fn call(name: &str, params: &[(&str, &str)]) -> Call {
+    pub(crate) fn call(name: &str, params: &[(&str, &str)]) -> Call {
         Call {
             name: name.to_string(),
             params: params.iter().map(|(n, v)| (n.to_string(), v.trim().to_string(), v.to_string())).collect(),
         }
     }
 
-    pub fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+    pub(crate) fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
         let mut memory = Memory::default();
         let mut term = Term::new();
         let mut events = Events::off();
@@ -405,9 +378,9 @@ mod tests {
 }
 
 /// The first-turn file listing of the workspace (recursive, capped like `list_files`).
-pub fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
+pub(crate) fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
     let (entries, truncated) = list::list(root, true, list::MAX_ENTRIES);
-    (crate::run::project::ignore::ClineIgnore::load(root).mark(root, entries), truncated)
+    (crate::run::tools::clineignore::ClineIgnore::load(root).mark(root, entries), truncated)
 }
 
-pub use list::{format_listing, NOT_ENTERED};
+pub(crate) use list::{format_listing, NOT_ENTERED};

@@ -88,7 +88,7 @@ fn backtrack<'a>(
 
 /// Cline's `createPrettyPatch(path, old, new)`; `None` when the texts are too different to
 /// diff within a bounded time (more than 10,000 changed lines).
-pub fn pretty_patch(old: &str, new: &str) -> Option<String> {
+pub(crate) fn pretty_patch(old: &str, new: &str) -> Option<String> {
     const CONTEXT: usize = 4;
     let (a, b) = (lines(old), lines(new));
     let ops = myers(&a, &b, 10_000)?;

@@ -13,7 +13,7 @@ pub struct Workspace {
 
 /// A path resolved against the workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// The absolute path with `..` and symlinks of its existing part resolved.
     pub abs: PathBuf,
     /// Whether `abs` is the root or below it.
@@ -35,7 +35,7 @@ impl Workspace {
 
     /// Resolves `path` (relative to the root, or absolute). Symlinks in the part that exists are
     /// followed, so a link inside the workspace pointing outside resolves outside.
-    pub fn resolve(&self, path: &str) -> Resolved {
+    pub(crate) fn resolve(&self, path: &str) -> Resolved {
         let joined = self.root.join(path);
         let mut links = 0;
         match resolve_components(&joined, &mut links) {
@@ -52,7 +52,8 @@ impl Workspace {
     }
 
     /// How to show a resolved path: relative to the root when inside, absolute otherwise.
-    pub fn display(&self, abs: &Path) -> String {
+    #[cfg(test)]
+    pub(crate) fn display(&self, abs: &Path) -> String {
         match abs.strip_prefix(&self.root) {
             Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
             Ok(rel) => rel.to_string_lossy().into_owned(),

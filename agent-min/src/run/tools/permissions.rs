@@ -8,14 +8,14 @@
 //! the rules, we refuse instead (each place is marked "ours" and listed in docs/agent.md).
 
 /// The variable Cline reads.
-pub const VAR: &str = "CLINE_COMMAND_PERMISSIONS";
+pub(crate) const VAR: &str = "CLINE_COMMAND_PERMISSIONS";
 
 /// Subshells nested deeper than this are refused rather than parsed (ours: bounds the stack).
 const MAX_DEPTH: usize = 64;
 
 /// What the variable says.
 #[derive(Debug)]
-pub enum Config {
+pub(crate) enum Config {
     /// Unset or empty: every command is allowed (Cline's backward compatibility).
     Unset,
     /// Rules to check each command against.
@@ -27,7 +27,7 @@ pub enum Config {
 
 /// The parsed rules.
 #[derive(Debug, Default)]
-pub struct Rules {
+pub(crate) struct Rules {
     allow: Option<Vec<String>>,
     deny: Option<Vec<String>>,
     allow_redirects: bool,
@@ -35,7 +35,7 @@ pub struct Rules {
 
 /// Cline's `PermissionValidationResult`.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// Whether the command may run.
     pub allowed: bool,
     /// Cline's reason code (`no_config`, `allowed`, `denied`, `segment_no_match`, …).
@@ -58,7 +58,7 @@ impl Verdict {
 }
 
 /// Reads the variable from agent-min's environment.
-pub fn from_env() -> Config {
+pub(crate) fn from_env() -> Config {
     match std::env::var(VAR) {
         Ok(v) => parse_config(&v),
         Err(std::env::VarError::NotPresent) => Config::Unset,
@@ -67,7 +67,7 @@ pub fn from_env() -> Config {
 }
 
 /// Parses the variable's value as Cline does, refusing (ours) where Cline would drop the rules.
-pub fn parse_config(value: &str) -> Config {
+pub(crate) fn parse_config(value: &str) -> Config {
     if value.is_empty() {
         return Config::Unset;
     }
@@ -106,7 +106,7 @@ pub fn parse_config(value: &str) -> Config {
 
 impl Config {
     /// Cline's `validateCommand`.
-    pub fn validate(&self, command: &str) -> Verdict {
+    pub(crate) fn validate(&self, command: &str) -> Verdict {
         let rules = match self {
             Config::Unset => return Verdict::new(true, "no_config"),
             Config::Broken(_) => return Verdict::new(false, "invalid_config"),
@@ -118,7 +118,7 @@ impl Config {
 
 /// The message Cline says and sends (inside `permissionDeniedError`) for a refused command, or
 /// `None` if it may run.
-pub fn refusal(config: &Config, command: &str) -> Option<String> {
+pub(crate) fn refusal(config: &Config, command: &str) -> Option<String> {
     let v = config.validate(command);
     if v.allowed {
         return None;

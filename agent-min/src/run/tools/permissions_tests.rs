@@ -298,7 +298,7 @@ fn refusal_text_is_clines() {
     );
 }
 
-/// Ours (issue 25, finding 4): Cline's check reads a double-quoted `$(…)` as part of one word,
+/// Ours: Cline's check reads a double-quoted `$(…)` as part of one word,
 /// so `echo "$(touch x)"` matched `echo *` and ran `touch`. A substitution inside double quotes
 /// is checked like one outside them: its command against the rules.
 #[test]

@@ -2,7 +2,7 @@
 
 /// Renders the change from `old` to `new` as `-`/`+` lines with context. Large inputs fall back to
 /// a one-line summary rather than spending quadratic time.
-pub fn unified(old: &str, new: &str, path: &str) -> String {
+pub(crate) fn unified(old: &str, new: &str, path: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     if a.is_empty() {
@@ -16,7 +16,11 @@ pub fn unified(old: &str, new: &str, path: &str) -> String {
         return s;
     }
     if a.len().saturating_mul(b.len()) > 4_000_000 {
-        return format!("{path}: {} lines → {} lines (too large to preview)\n", a.len(), b.len());
+        return format!(
+            "{path}: {} → {} (too large to preview)\n",
+            crate::run::ui::count(a.len() as u64, "line"),
+            crate::run::ui::count(b.len() as u64, "line")
+        );
     }
     // LCS table, then walk it into a list of ops.
     let (n, m) = (a.len(), b.len());

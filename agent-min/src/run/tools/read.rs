@@ -13,15 +13,15 @@ use crate::run::tools::fsx;
 use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
 
 /// Lines shown when no `end_line` is given (Cline's `DEFAULT_MAX_LINES`).
-pub const MAX_LINES: usize = 1000;
+pub(crate) const MAX_LINES: usize = 1000;
 
 /// Cline's `MAX_CONTENT_SIZE_BYTES`: content beyond it (in UTF-16 units, as JavaScript counts)
 /// is cut.
-pub const MAX_CONTENT: usize = 400 * 1024;
+pub(crate) const MAX_CONTENT: usize = 400 * 1024;
 
 /// Cline's `fileReadCache`: how many times each unchanged file was read in this task.
 #[derive(Debug, Default)]
-pub struct ReadCache {
+pub(crate) struct ReadCache {
     reads: HashMap<String, (u32, Option<SystemTime>)>,
 }
 
@@ -39,7 +39,7 @@ impl ReadCache {
     }
 
     /// Forgets `abs` (it was just edited), as Cline does after a save.
-    pub fn forget(&mut self, abs: &Path) {
+    pub(crate) fn forget(&mut self, abs: &Path) {
         self.reads.remove(&abs.to_string_lossy().to_lowercase());
     }
 }
@@ -265,6 +265,7 @@ mod tests {
         assert!(extract_text(&big).unwrap().contains("[FILE TRUNCATED:"));
     }
 
+    #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs
     #[test]
     fn refuses_fifos_and_devices_without_blocking() {
         let d = tempfile::tempdir().unwrap();

@@ -7,13 +7,13 @@ use super::Call;
 use crate::run::prompt;
 
 /// At this many identical calls in a row the model is warned.
-pub const SOFT_THRESHOLD: u32 = 3;
+pub(crate) const SOFT_THRESHOLD: u32 = 3;
 /// At this many the mistake limit is reached.
-pub const HARD_THRESHOLD: u32 = 5;
+pub(crate) const HARD_THRESHOLD: u32 = 5;
 
 /// What the latest call means for the loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Nothing to do.
     Fine,
     /// Send this warning after the result.
@@ -24,14 +24,14 @@ pub enum Verdict {
 
 /// The previous call's signature and how many identical calls in a row there have been.
 #[derive(Debug, Default)]
-pub struct Repeats {
+pub(crate) struct Repeats {
     last: Option<(String, String)>,
     count: u32,
 }
 
 impl Repeats {
     /// Counts an executed call (Cline counts after the tool ran, whatever its outcome).
-    pub fn observe(&mut self, call: &Call) -> Verdict {
+    pub(crate) fn observe(&mut self, call: &Call) -> Verdict {
         let current = (call.name.clone(), signature(call));
         if self.last.as_ref() == Some(&current) {
             self.count += 1;

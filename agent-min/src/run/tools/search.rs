@@ -16,7 +16,7 @@ use crate::run::tools::fsx;
 use super::{check_path, tool_error, walk, Access, Call, Ctx, Outcome};
 
 /// Cline's `MAX_RESULTS`.
-pub const MAX_RESULTS: usize = 300;
+pub(crate) const MAX_RESULTS: usize = 300;
 
 /// Cline reads at most `MAX_RESULTS * 5` lines of ripgrep's JSON output.
 const MAX_JSON_LINES: usize = MAX_RESULTS * 5;
@@ -42,7 +42,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let ignored = crate::run::project::ignore::ClineIgnore::load(ctx.ws.root());
+    let ignored = crate::run::tools::clineignore::ClineIgnore::load(ctx.ws.root());
     let results = match search(&r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p)) {
         Ok(results) => results,
         Err(e) => {
@@ -380,6 +380,7 @@ mod tests {
         assert!(search(d.path(), &matcher("x"), "a{", &|_| true).is_err());
     }
 
+    #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs
     #[test]
     fn never_follows_symlinks_nor_opens_fifos_and_stops_binary_files_at_nul() {
         let outside = tree(&[("secret.txt", "needle\n")]);

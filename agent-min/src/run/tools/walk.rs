@@ -8,7 +8,7 @@ use std::path::Path;
 use ignore::WalkBuilder;
 
 /// A walker over `root` with those rules; `hidden` skips dot files and directories too.
-pub fn builder(root: &Path, hidden: bool) -> WalkBuilder {
+pub(crate) fn builder(root: &Path, hidden: bool) -> WalkBuilder {
     let mut b = WalkBuilder::new(root);
     b.hidden(hidden)
         .parents(true)

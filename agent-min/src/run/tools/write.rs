@@ -12,12 +12,16 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
     let content =
         model_content_fixes(&strip_fences(content_of(call.raw_param("content").unwrap_or_default())), ctx.model, path);
-    ctx.term.tool("write_to_file", &format!("{path} ({} lines)", content.lines().count()));
+    ctx.term
+        .tool("write_to_file", &format!("{path} ({})", crate::run::ui::count(content.lines().count() as u64, "line")));
     // Confinement first: nothing outside the workspace is even read under --yolo.
     if let Err(o) = refuse_outside_under_yolo(ctx, path) {
         return o;
     }
     let abs = ctx.ws.resolve(path).abs;
+    if let Err(o) = refuse_protected(ctx, &abs, path) {
+        return o;
+    }
     let old = match current_content(ctx, &abs, path) {
         Ok(old) => old,
         Err(o) => return o,
@@ -91,6 +95,9 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     // Confinement before reading: a failed diff sends the file's content to the model, so a
     // file outside the workspace is read only once a person has allowed it (never under --yolo).
     let resolved = ctx.ws.resolve(path);
+    if let Err(o) = refuse_protected(ctx, &resolved.abs, path) {
+        return o;
+    }
     if !resolved.inside {
         let what = format!("Read {path} to edit it");
         if let Err(o) = check_path(ctx, path, Access::Read, &what, None) {
@@ -126,6 +133,23 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return denied_file_note(o, existing.is_some()),
     };
     save(ctx, &r.abs, path, &new, edit)
+}
+
+/// Refuses a file under `.git/` (anywhere), or `.clinerules/hooks/` or `.cline/` of the
+/// workspace: what is there runs later outside any sandbox (git's hooks and config, Cline's
+/// hooks, the project's MCP servers), so neither the tools nor sandboxed commands write there.
+fn refuse_protected(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<(), Outcome> {
+    let rel = abs.strip_prefix(ctx.ws.root()).unwrap_or(abs);
+    let git = rel.components().any(|c| c.as_os_str() == ".git");
+    let Some(dir) = crate::run::spawn::PROTECTED.iter().find(|p| rel.starts_with(p)).copied().or(git.then_some(".git"))
+    else {
+        return Ok(());
+    };
+    ctx.term.outcome(false, &format!("{path} is in {dir}/, which agent-min does not write"));
+    let msg = format!(
+        "{path} is inside {dir}/, which agent-min never writes: files there run later outside the sandbox (git hooks and config, Cline hooks, MCP server settings). If this change is needed, ask the user to make it themselves."
+    );
+    Err(Outcome::Failure { text: tool_error(&msg), mistake: false })
 }
 
 /// Refuses a path outside the workspace under `--yolo`, before anything is read from it.
@@ -220,6 +244,41 @@ mod tests {
     }
 
     #[test]
+    fn the_tools_never_write_git_hooks_cline_hooks_or_mcp_settings() {
+        // A --yolo run could plant .git/hooks/pre-commit, a hook and an MCP
+        // server that later ran unsandboxed.
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(d.path().join("sub/.git")).unwrap();
+        std::fs::write(d.path().join(".cline-notes.md"), "a\n").unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        for path in [
+            ".git/hooks/pre-commit",
+            ".git/config",
+            ".clinerules/hooks/TaskResume",
+            ".cline/mcp.json",
+            "sub/.git/config",
+        ] {
+            let out = with_ctx(&ws, |ctx| {
+                run(&call("write_to_file", &[("path", path), ("content", "#!/bin/sh\ntouch pwned\n")]), ctx)
+            });
+            let Outcome::Failure { text, .. } = out else { panic!("{path} was written: {out:?}") };
+            assert!(text.contains("agent-min never writes") && text.contains("ask the user"), "{text}");
+            assert!(!d.path().join(path).exists(), "{path}");
+        }
+        std::fs::write(d.path().join(".git/config"), "[core]\n").unwrap();
+        let diff = "------- SEARCH\n[core]\n=======\n[core]\n\tfsmonitor = ./x\n+++++++ REPLACE";
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", ".git/config"), ("diff", diff)]), ctx));
+        assert!(matches!(out, Outcome::Failure { .. }), "{out:?}");
+        assert_eq!(std::fs::read_to_string(d.path().join(".git/config")).unwrap(), "[core]\n");
+        // Neighbours with similar names are ordinary files.
+        for path in [".cline-notes.md", ".clinerules/rules.md", ".github/x.yml"] {
+            let out = with_ctx(&ws, |ctx| run(&call("write_to_file", &[("path", path), ("content", "ok")]), ctx));
+            assert!(matches!(out, Outcome::Success(_)), "{path}: {out:?}");
+        }
+    }
+
+    #[test]
     fn failed_replace_leaves_file_untouched_and_returns_its_content() {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("f.txt"), "alpha\nbeta\n").unwrap();
@@ -265,6 +324,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&secret).unwrap(), "TOP-SECRET-CONTENT\n");
     }
 
+    #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs
     #[test]
     fn replace_and_write_refuse_devices_and_fifos_without_blocking() {
         let d = tempfile::tempdir().unwrap();

@@ -1,10 +1,13 @@
-//! Ctrl-C: kill what is running, remove what is half-written, exit 130.
+//! Ctrl-C and SIGTERM: kill what is running, remove what is half-written, say the final
+//! words (the last `--json` event), exit 130 (SIGINT) or 143 (SIGTERM).
 //!
 //! A watcher thread waits for SIGINT/SIGTERM. Everything that must not outlive an interrupt is
 //! registered here while it exists: the `curl` child, the process group of a running command, a
 //! temporary file (the temp half of an atomic write). On the
-//! signal the watcher kills and removes them all, prints one line and exits with 130. The main
+//! signal the watcher kills and removes them all, prints one line and exits with 130 (143 for
+//! SIGTERM). The main
 //! thread never has to notice: blocking reads and waits simply end with the process.
+#![allow(unsafe_code)] // kill(2) and the child set-up that ties a child's life to the agent's
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -21,7 +24,7 @@ struct Live {
 }
 
 /// Starts the watcher thread. Call once, early in `main`.
-pub fn install() {
+pub(crate) fn install() {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
         return; // no handler: the default action (terminate) still leaves no half-written file
@@ -30,26 +33,79 @@ pub fn install() {
         if let Some(sig) = signals.forever().next() {
             INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
             kill_everything();
-            let how = if sig == SIGTERM { "terminated (SIGTERM)" } else { "interrupted (Ctrl-C)" };
+            // The shell's conventions: 128 + the signal's number.
+            let (how, ending) = if sig == SIGTERM {
+                ("terminated (SIGTERM)", Ending::Terminated)
+            } else {
+                ("interrupted (Ctrl-C)", Ending::Interrupted)
+            };
             eprintln!("\nagent-min: {how}; stopped curl and any running command.");
             if let Some(words) = take_last_words() {
+                let last = ending.clone();
                 std::thread::spawn(move || {
                     LAST_WORDS_THREAD.with(|t| t.set(true));
                     words();
-                    std::process::exit(130);
+                    finish(last);
                 });
                 // A second signal does not wait for them.
                 let _ = signals.forever().next();
                 kill_children();
             }
-            std::process::exit(130);
+            finish(ending);
         }
     });
 }
 
+/// How the process is ending when its final words are said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// Ctrl-C (SIGINT): exit 130.
+    Interrupted,
+    /// SIGTERM: exit 143.
+    Terminated,
+    /// The `--timeout` watchdog ended a loop that did not respond: exit 1, with this reason.
+    Failed(String),
+}
+
+impl Ending {
+    /// The exit code of this ending.
+    pub(crate) fn code(&self) -> i32 {
+        match self {
+            Ending::Interrupted => 130,
+            Ending::Terminated => 143,
+            Ending::Failed(_) => 1,
+        }
+    }
+}
+
+/// What is said when the process ends from another thread (the final `completion` event, the
+/// resume command): registered by the task, said once.
+type FinalWords = Box<dyn FnOnce(&Ending) + Send>;
+static FINAL_WORDS: Mutex<Option<FinalWords>> = Mutex::new(None);
+
+/// Registers what is said when a signal or the watchdog ends the process, after everything
+/// was stopped and the `TaskCancel` hook ran: the `--json` stream's last event, the resume
+/// command. Replaces what was registered before.
+pub(crate) fn on_exit(words: FinalWords) {
+    *FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()) = Some(words);
+}
+
+/// Forgets the final words (the task ended by itself and said its own).
+pub(crate) fn clear_on_exit() {
+    FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
+}
+
+fn finish(ending: Ending) -> ! {
+    let words = FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(words) = words {
+        words(&ending);
+    }
+    std::process::exit(ending.code());
+}
+
 /// Kills curl and any running command, without exiting (the `--timeout` watchdog): the blocked
 /// reads and waits of the main thread then end, and the loop stops at its next check.
-pub fn kill_children() {
+pub(crate) fn kill_children() {
     let live = lock();
     for &pid in &live.pids {
         send_signal(pid, libc::SIGKILL);
@@ -60,9 +116,9 @@ pub fn kill_children() {
 }
 
 /// Kills curl and any running command, removes temporary files, prints `message` and exits
-/// with `code` — for a main thread that cannot be reached any other way (the `--timeout`
+/// with 1 — for a main thread that cannot be reached any other way (the `--timeout`
 /// watchdog when the loop is blocked).
-pub fn exit_now(code: i32, message: &str) -> ! {
+pub(crate) fn exit_now(message: &str) -> ! {
     INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
     kill_everything();
     eprintln!("\nagent-min: {message}");
@@ -70,7 +126,7 @@ pub fn exit_now(code: i32, message: &str) -> ! {
         LAST_WORDS_THREAD.with(|t| t.set(true));
         words();
     }
-    std::process::exit(code);
+    finish(Ending::Failed(message.to_string()))
 }
 
 /// Set once a signal (or the unresponsive-loop watchdog) is ending the run.
@@ -88,7 +144,7 @@ thread_local! {
 /// Registers what runs after Ctrl-C, SIGTERM or the watchdog stopped everything, before the
 /// exit (the `TaskCancel` hook). Meanwhile the main thread is stopped at its next attempt to
 /// start a process or write a file; a second signal exits at once.
-pub fn on_interrupt(words: LastWords) {
+pub(crate) fn on_interrupt(words: LastWords) {
     *LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()) = Some(words);
 }
 
@@ -124,37 +180,17 @@ fn kill_everything() {
     kill_children();
     let live = lock();
     for f in &live.files {
-        let _ = std::fs::remove_file(f);
+        if std::fs::remove_file(f).is_err() {
+            let _ = std::fs::remove_dir_all(f); // a private temporary directory
+        }
     }
     for (renamed, original) in &live.renames {
         let _ = std::fs::rename(renamed, original);
     }
 }
 
-/// Makes the child started by `cmd` die with the agent: after a `kill -9` of agent-min, a
-/// child (curl, an MCP server, git for checkpoints) is killed too instead of living on as an
-/// orphan. The death signal is tied to the spawning thread, so spawn from a thread that outlives
-/// the child (the main thread, or one that waits for it).
-pub fn die_with_the_agent(cmd: &mut std::process::Command) {
-    use std::os::unix::process::CommandExt;
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: the hook runs in the forked child before exec and calls only async-signal-safe
-    // functions (prctl, getppid, _exit) on integers.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if libc::getppid() != parent {
-                libc::_exit(1); // the agent died before the line above took effect
-            }
-            Ok(())
-        });
-    }
-}
-
 /// Sends `sig` to a process (`target > 0`) or a whole process group (`target < 0`).
-pub fn send_signal(target: i32, sig: i32) {
+pub(crate) fn send_signal(target: i32, sig: i32) {
     if target == 0 || target == -1 {
         return; // never signal our own group or every process
     }
@@ -173,18 +209,18 @@ enum Item {
 }
 
 /// Keeps a process, process group or file registered until dropped.
-pub struct Guard(Item);
+pub(crate) struct Guard(Item);
 
 /// Registers a child process to be killed on Ctrl-C.
-pub fn track_pid(pid: u32) -> Guard {
+pub(crate) fn track_pid(pid: u32) -> Guard {
     let pid = pid as i32;
     lock().pids.push(pid);
     freeze_if_interrupted(&Item::Pid(pid));
     Guard(Item::Pid(pid))
 }
 
-/// Registers a process group (a command started with `process_group(0)`) to be killed on Ctrl-C.
-pub fn track_group(pgid: u32) -> Guard {
+/// Registers a process group (a child in a group or session of its own) to be killed on Ctrl-C.
+pub(crate) fn track_group(pgid: u32) -> Guard {
     let pgid = pgid as i32;
     lock().groups.push(pgid);
     freeze_if_interrupted(&Item::Group(pgid));
@@ -192,7 +228,7 @@ pub fn track_group(pgid: u32) -> Guard {
 }
 
 /// Registers a temporary file to be removed on Ctrl-C.
-pub fn track_file(path: PathBuf) -> Guard {
+pub(crate) fn track_file(path: PathBuf) -> Guard {
     lock().files.push(path.clone());
     freeze_if_interrupted(&Item::File(path.clone()));
     Guard(Item::File(path))
@@ -200,7 +236,7 @@ pub fn track_file(path: PathBuf) -> Guard {
 
 /// Registers a temporary rename (a nested repository disabled during a checkpoint) to be undone
 /// on Ctrl-C: `renamed` is renamed back to `original`.
-pub fn track_rename(renamed: PathBuf, original: PathBuf) -> Guard {
+pub(crate) fn track_rename(renamed: PathBuf, original: PathBuf) -> Guard {
     lock().renames.push((renamed.clone(), original));
     freeze_if_interrupted(&Item::Rename(renamed.clone()));
     Guard(Item::Rename(renamed))

@@ -11,16 +11,18 @@ use std::borrow::Cow;
 use std::sync::Mutex;
 
 /// The environment variables a key is read from; removed from every command's environment.
-pub const KEY_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
+/// Each provider's declaration names its own (`llm/providers/registry.rs`); a test there fails
+/// until a new provider's variable is listed here too (`ui` depends on nothing of `llm`).
+pub(crate) const KEY_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
 
 /// What a secret is replaced with.
-pub const MASK: &str = "[REDACTED]";
+pub(crate) const MASK: &str = "[REDACTED]";
 
 static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Registers a secret to be masked from now on. Very short values (under 8 characters) are not
 /// registered: masking them would mangle ordinary text, and they are not real keys.
-pub fn add(secret: &str) {
+pub(crate) fn add(secret: &str) {
     let s = secret.trim();
     if s.len() < 8 {
         return;
@@ -32,7 +34,7 @@ pub fn add(secret: &str) {
 }
 
 /// Registers the keys of [`KEY_VARS`] that are set.
-pub fn add_from_env() {
+pub(crate) fn add_from_env() {
     for k in KEY_VARS {
         if let Ok(v) = std::env::var(k) {
             add(&v);
@@ -41,7 +43,7 @@ pub fn add_from_env() {
 }
 
 /// `s` with every registered secret replaced by [`MASK`].
-pub fn apply(s: &str) -> Cow<'_, str> {
+pub(crate) fn apply(s: &str) -> Cow<'_, str> {
     let v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
     let mut out = Cow::Borrowed(s);
     for secret in v.iter() {

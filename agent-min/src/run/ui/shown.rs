@@ -20,7 +20,7 @@ const MAX_HELD: usize = 256;
 
 /// How far one text block has been shown.
 #[derive(Debug, Default, Clone)]
-pub struct ShownText {
+pub(crate) struct ShownText {
     /// Byte offset, in the whole reply, up to which the block's content has been shown (what
     /// follows is looked at again on the next push: at most a held-back tail).
     upto: usize,
@@ -30,14 +30,14 @@ pub struct ShownText {
 
 impl ShownText {
     /// Whether anything of the block has been shown yet.
-    pub fn started(&self) -> bool {
+    pub(crate) fn started(&self) -> bool {
         self.started
     }
 
     /// The text newly shown for a block whose content is now `content`, a slice of `reply`
     /// (everything streamed so far); `partial` while it can still grow (or end earlier than it
     /// seems: the start of a tool tag is held back until it is known not to be one).
-    pub fn advance(&mut self, reply: &str, content: &str, partial: bool) -> String {
+    pub(crate) fn advance(&mut self, reply: &str, content: &str, partial: bool) -> String {
         if content.is_empty() {
             return String::new(); // (an empty slice need not point into `reply`)
         }

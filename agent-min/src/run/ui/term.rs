@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// A colour / style.
 #[derive(Clone, Copy)]
-pub enum Style {
+pub(crate) enum Style {
     /// Tool call lines.
     Tool,
     /// Success outcomes.
@@ -38,13 +38,43 @@ impl Style {
 
 /// The person's answer to an approval prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Approval {
+pub(crate) enum Approval {
     /// Go ahead.
     Yes,
     /// Don't; optionally with feedback for the model.
     No(Option<String>),
     /// Go ahead with the proposal as the person is about to edit it (file edits only).
     Edit,
+    /// Nobody can answer here (no terminal): the call does not run and the run stops, resumable.
+    Unanswered,
+}
+
+/// Where a person's answers come from.
+enum Input {
+    /// Standard input, a terminal.
+    Stdin,
+    /// The controlling terminal, when standard input is a pipe or a file (context, or the task).
+    Tty(io::BufReader<std::fs::File>),
+    /// No terminal at all (CI, cron, a detached script): nobody can answer.
+    Nobody,
+}
+
+impl Input {
+    fn detect() -> Input {
+        use std::os::unix::fs::OpenOptionsExt;
+        if io::stdin().is_terminal() {
+            return Input::Stdin;
+        }
+        let tty = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_CLOEXEC)
+            .open("/dev/tty");
+        match tty {
+            Ok(f) if f.is_terminal() => Input::Tty(io::BufReader::new(f)),
+            _ => Input::Nobody,
+        }
+    }
 }
 
 /// The terminal.
@@ -56,6 +86,10 @@ pub struct Term {
     spinner: Option<Spinner>,
     /// What was streamed last, so reasoning and text never share a line.
     streaming: Option<Stream>,
+    /// Where answers come from (found at the first question).
+    input: Option<Input>,
+    /// A question nobody could answer since the last [`Term::take_unanswered`].
+    unanswered: Option<String>,
 }
 
 /// The two kinds of streamed model output.
@@ -67,7 +101,7 @@ enum Stream {
 
 impl Term {
     /// Detects colour and spinner support from the environment.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Term {
             sink: Box::new(io::stdout()),
@@ -76,12 +110,14 @@ impl Term {
             at_line_start: true,
             spinner: None,
             streaming: None,
+            input: None,
+            unanswered: None,
         }
     }
 
     /// Human output on stderr (when stdout carries `--json` events): colours only if stderr is
     /// a terminal and `NO_COLOR` is unset.
-    pub fn stderr() -> Self {
+    pub(crate) fn stderr() -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let tty = io::stderr().is_terminal();
         Term {
@@ -91,13 +127,24 @@ impl Term {
             at_line_start: true,
             spinner: None,
             streaming: None,
+            input: None,
+            unanswered: None,
         }
     }
 
-    /// Output to any writer, without colours or spinner (for tests, or for moving the human
-    /// output to stderr when stdout carries machine-readable events).
+    /// Output to any writer, without colours or spinner, and nobody to answer questions (for
+    /// tests and in-process use).
     pub fn to_writer(sink: Box<dyn Write + Send>) -> Self {
-        Term { sink, color: false, spinner_enabled: false, at_line_start: true, spinner: None, streaming: None }
+        Term {
+            sink,
+            color: false,
+            spinner_enabled: false,
+            at_line_start: true,
+            spinner: None,
+            streaming: None,
+            input: Some(Input::Nobody),
+            unanswered: None,
+        }
     }
 
     fn paint(&self, style: Style, s: &str) -> String {
@@ -120,7 +167,7 @@ impl Term {
     }
 
     /// Ends the current line if something is on it.
-    pub fn newline(&mut self) {
+    pub(crate) fn newline(&mut self) {
         if !self.at_line_start {
             self.out("\n");
         }
@@ -128,7 +175,7 @@ impl Term {
 
     /// Streams model text (control characters made visible: the model must not drive the
     /// terminal); after reasoning, on a line of its own.
-    pub fn text(&mut self, s: &str) {
+    pub(crate) fn text(&mut self, s: &str) {
         if !s.is_empty() && self.streaming.replace(Stream::Text) == Some(Stream::Reasoning) {
             self.newline();
         }
@@ -139,7 +186,7 @@ impl Term {
     /// Streams reasoning text (dimmed) — or a command's output, which the model controls as
     /// much as its own text: control characters are made visible; after text, on a line of
     /// its own.
-    pub fn reasoning(&mut self, s: &str) {
+    pub(crate) fn reasoning(&mut self, s: &str) {
         if !s.is_empty() && self.streaming.replace(Stream::Reasoning) == Some(Stream::Text) {
             self.newline();
         }
@@ -152,7 +199,7 @@ impl Term {
     }
 
     /// A full line in a style (control characters made visible: it may quote the model).
-    pub fn line(&mut self, style: Style, s: &str) {
+    pub(crate) fn line(&mut self, style: Style, s: &str) {
         self.streaming = None;
         self.newline();
         let p = self.paint(style, &visible(s));
@@ -160,17 +207,17 @@ impl Term {
     }
 
     /// An informational line.
-    pub fn info(&mut self, s: &str) {
+    pub(crate) fn info(&mut self, s: &str) {
         self.line(Style::Dim, s);
     }
 
     /// A warning line.
-    pub fn warn(&mut self, s: &str) {
+    pub(crate) fn warn(&mut self, s: &str) {
         self.line(Style::Err, s);
     }
 
     /// One line for a tool call: `● name  key params`.
-    pub fn tool(&mut self, name: &str, summary: &str) {
+    pub(crate) fn tool(&mut self, name: &str, summary: &str) {
         self.newline();
         let head = self.paint(Style::Tool, &format!("● {name}"));
         let sep = if summary.is_empty() { "" } else { " " };
@@ -178,13 +225,13 @@ impl Term {
     }
 
     /// The outcome line under a tool call.
-    pub fn outcome(&mut self, ok: bool, s: &str) {
+    pub(crate) fn outcome(&mut self, ok: bool, s: &str) {
         let (style, mark) = if ok { (Style::Ok, "✓") } else { (Style::Err, "✗") };
         self.line(style, &format!("  {mark} {s}"));
     }
 
     /// Shows a block of text (a diff preview, command output), indented.
-    pub fn block(&mut self, s: &str) {
+    pub(crate) fn block(&mut self, s: &str) {
         self.newline();
         let mut buf = String::new();
         for l in s.lines() {
@@ -203,7 +250,7 @@ impl Term {
     }
 
     /// Starts the "waiting for the model" spinner (no-op unless stderr is a terminal).
-    pub fn start_spinner(&mut self, label: &str) {
+    pub(crate) fn start_spinner(&mut self, label: &str) {
         self.stop_spinner();
         if self.spinner_enabled {
             self.spinner = Some(Spinner::start(label.to_string()));
@@ -211,20 +258,39 @@ impl Term {
     }
 
     /// Stops the spinner if it runs.
-    pub fn stop_spinner(&mut self) {
+    pub(crate) fn stop_spinner(&mut self) {
         if let Some(s) = self.spinner.take() {
             s.stop();
         }
     }
 
-    /// Asks a question and reads one line from stdin; `None` at end of input.
-    pub fn prompt(&mut self, question: &str) -> Option<String> {
+    /// Asks a question and reads one line of the answer — from standard input when it is a
+    /// terminal, else from the controlling terminal; `None` at end of input, or when there is no
+    /// terminal at all.
+    pub(crate) fn prompt(&mut self, question: &str) -> Option<String> {
+        // Input typed before the question is shown is not its answer: a command could have
+        // pushed `y⏎` into the terminal (TIOCSTI) to approve the next one itself. What is typed
+        // once the question is visible is kept.
+        match self.input.get_or_insert_with(Input::detect) {
+            Input::Stdin => {
+                let _ = rustix::termios::tcflush(io::stdin(), rustix::termios::QueueSelector::IFlush);
+            }
+            Input::Tty(tty) => {
+                let _ = rustix::termios::tcflush(tty.get_ref(), rustix::termios::QueueSelector::IFlush);
+            }
+            Input::Nobody => {}
+        }
         self.newline();
         let q = self.paint(Style::Bold, question);
         self.out(&q);
         self.at_line_start = true;
         let mut line = String::new();
-        match io::stdin().lock().read_line(&mut line) {
+        let read = match self.input.get_or_insert_with(Input::detect) {
+            Input::Stdin => io::stdin().lock().read_line(&mut line),
+            Input::Tty(tty) => tty.read_line(&mut line),
+            Input::Nobody => Ok(0),
+        };
+        match read {
             Ok(0) | Err(_) => {
                 self.out("\n");
                 None
@@ -233,9 +299,33 @@ impl Term {
         }
     }
 
+    /// Whether nobody can answer a question here: neither standard input nor the process has a
+    /// terminal.
+    pub(crate) fn nobody_answers(&mut self) -> bool {
+        matches!(self.input.get_or_insert_with(Input::detect), Input::Nobody)
+    }
+
+    /// Records that `question` needed a person and nobody could answer; the loop stops there.
+    pub(crate) fn note_unanswered(&mut self, question: &str) {
+        self.newline();
+        let line = format!("  {} — needs a person's answer, and there is no terminal to ask on", visible(question));
+        let line = self.paint(Style::Err, &line);
+        self.out(&format!("{line}\n"));
+        self.unanswered = Some(question.to_string());
+    }
+
+    /// The question nobody could answer since the last call, if any.
+    pub(crate) fn take_unanswered(&mut self) -> Option<String> {
+        self.unanswered.take()
+    }
+
     /// Asks for approval: `y` approves; `n`, an empty line or end of input denies; any other text
-    /// denies and is sent to the model as feedback.
-    pub fn approve(&mut self, what: &str) -> Approval {
+    /// denies and is sent to the model as feedback. Without a terminal: [`Approval::Unanswered`].
+    pub(crate) fn approve(&mut self, what: &str) -> Approval {
+        if self.nobody_answers() {
+            self.note_unanswered(what);
+            return Approval::Unanswered;
+        }
         match self.prompt(&approval_question(what)) {
             None => Approval::No(None),
             Some(a) => match a.trim() {
@@ -250,7 +340,11 @@ impl Term {
 impl Term {
     /// Asks for approval of a file edit: like [`Term::approve`], and `e` opens the proposal in
     /// the person's editor before it is saved.
-    pub fn approve_edit(&mut self, what: &str) -> Approval {
+    pub(crate) fn approve_edit(&mut self, what: &str) -> Approval {
+        if self.nobody_answers() {
+            self.note_unanswered(what);
+            return Approval::Unanswered;
+        }
         let q =
             format!("  {} — approve? [y]es / [n]o / [e]dit first / or type feedback for the model: ", visible(what));
         match self.prompt(&q) {
@@ -273,7 +367,7 @@ fn approval_question(what: &str) -> String {
 /// `s` with control characters other than `\n`, `\t` and the `\r` of a `\r\n` (a lone `\r` or
 /// an escape sequence could overwrite what a prompt says will run, or retitle and reprogram the
 /// terminal), and bidirectional overrides, shown escaped. Our own styling is added after this.
-pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn visible(s: &str) -> std::borrow::Cow<'_, str> {
     let hidden = |c: char| {
         (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };

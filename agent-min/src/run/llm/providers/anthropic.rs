@@ -8,7 +8,7 @@ use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Part, Role, StopReason, Usage};
 
 /// Builds the request.
-pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let msgs: Vec<Value> = messages
         .iter()
         .enumerate()
@@ -30,8 +30,8 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
         "messages": msgs,
         "stream": true,
     });
-    if cfg.native_tools {
-        body["tools"] = tool_specs::anthropic(&cfg.extra_tools);
+    if let Some(tools) = &cfg.tools {
+        body["tools"] = tool_specs::anthropic(tools);
     }
     if let Some(budget) = cfg.thinking_budget {
         body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
@@ -98,7 +98,7 @@ fn content(prev: Option<&Message>, m: &Message) -> Value {
 
 /// Decoder state for one streamed message.
 #[derive(Default)]
-pub struct Stream {
+pub(crate) struct Stream {
     usage: Usage,
     /// Content block index → tool call number, for the `tool_use` blocks seen so far.
     tool_blocks: Vec<(u64, usize)>,
@@ -106,7 +106,7 @@ pub struct Stream {
 
 impl Stream {
     /// Handles one SSE event.
-    pub fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
+    pub(crate) fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
         let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
             return Vec::new();
         };
@@ -397,10 +397,9 @@ mod tests {
             num_ctx: 0,
             connect_timeout: 1,
             idle_timeout: 1,
-            native_tools: false,
             thinking_budget: None,
             reasoning_effort: None,
-            extra_tools: Vec::new(),
+            tools: None,
         };
         let r = request(&cfg, "SYS", &[Message::user("hi")]);
         assert_eq!(r.url, "http://x/v1/messages");

@@ -8,13 +8,13 @@
 use crate::run::llm::types::{Message, Role, ToolUsePart};
 
 /// Cline's placeholder for a call whose result was never recorded.
-pub const RESULT_MISSING: &str = "result missing";
+pub(crate) const RESULT_MISSING: &str = "result missing";
 
 /// Cline's text for a tool that returned nothing.
 const EMPTY_RESULT: &str = "(tool did not return anything)";
 
 /// One call's result.
-pub struct Answer<'a> {
+pub(crate) struct Answer<'a> {
     /// The call answered.
     pub call: &'a ToolUsePart,
     /// The result text.
@@ -23,7 +23,7 @@ pub struct Answer<'a> {
 
 /// The results a user message carries for the calls of `prev` (the message before it), and
 /// the text left over (the environment details), which goes out after them.
-pub fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<Answer<'a>>, &'a str) {
+pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<Answer<'a>>, &'a str) {
     let calls: Vec<&ToolUsePart> = match prev {
         Some(p) if p.role == Role::Assistant && user.role == Role::User => p.tool_uses().collect(),
         _ => Vec::new(),

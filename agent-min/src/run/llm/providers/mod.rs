@@ -1,18 +1,19 @@
 //! The three wire formats: Anthropic Messages, OpenAI-compatible Chat Completions (OpenAI,
 //! OpenRouter, vLLM, llama.cpp server, LM Studio) and Ollama's native `/api/chat`.
 //!
-//! Each provider module has a `request` function (URL, headers, JSON body) and a stream decoder
+//! Each provider is declared once in `registry`. Each wire format's module has a `request` function (URL, headers, JSON body) and a stream decoder
 //! turning server events into [`Delta`]s.
 
-pub mod anthropic;
-pub mod history;
-pub mod ollama;
-pub mod openai;
+pub(crate) mod anthropic;
+pub(crate) mod history;
+pub(crate) mod ollama;
+pub(crate) mod openai;
+pub(crate) mod registry;
 
 use serde_json::{json, Value};
 
 use crate::run::llm::sse::{SseDecoder, SseEvent, MAX_EVENT_BYTES};
-use crate::run::llm::tool_specs::ToolSpec;
+use crate::run::llm::tool_specs::Tools;
 use crate::run::llm::types::{ApiError, Delta, Message, Role};
 
 /// Which API to talk to.
@@ -27,47 +28,30 @@ pub enum Provider {
 }
 
 impl Provider {
+    /// Its declaration ([`registry`]).
+    pub(crate) fn decl(self) -> &'static registry::ProviderDecl {
+        registry::decl(self)
+    }
+
     /// The name used on the command line and in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "anthropic",
-            Provider::OpenAi => "openai",
-            Provider::Ollama => "ollama",
-        }
+    pub(crate) fn name(self) -> &'static str {
+        self.decl().name
     }
 
     /// Parses a `--provider` value.
-    pub fn parse(s: &str) -> Option<Provider> {
-        match s {
-            "anthropic" => Some(Provider::Anthropic),
-            "openai" | "openrouter" | "openai-compatible" => Some(Provider::OpenAi),
-            "ollama" => Some(Provider::Ollama),
-            _ => None,
-        }
-    }
-
-    /// The default base URL.
-    pub fn default_base_url(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "https://api.anthropic.com",
-            Provider::OpenAi => "https://api.openai.com/v1",
-            Provider::Ollama => "http://127.0.0.1:11434",
-        }
+    pub(crate) fn parse(s: &str) -> Option<Provider> {
+        registry::by_name(s)
     }
 
     /// The default model.
-    pub fn default_model(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "claude-sonnet-4-5",
-            Provider::OpenAi => "gpt-4.1",
-            Provider::Ollama => "qwen2.5-coder:7b",
-        }
+    pub(crate) fn default_model(self) -> &'static str {
+        self.decl().default_model
     }
 }
 
 /// Everything needed to make a request.
 #[derive(Debug, Clone)]
-pub struct ApiConfig {
+pub(crate) struct ApiConfig {
     /// Which wire format.
     pub provider: Provider,
     /// Model name.
@@ -84,19 +68,17 @@ pub struct ApiConfig {
     pub connect_timeout: u32,
     /// Seconds of silence before giving up on a stream.
     pub idle_timeout: u32,
-    /// Send the tools as native tool definitions (`--tool-calls native`).
-    pub native_tools: bool,
     /// Anthropic extended thinking's `budget_tokens` (`--thinking-budget`).
     pub thinking_budget: Option<u32>,
     /// OpenAI-compatible `reasoning_effort` (`--reasoning-effort`).
     pub reasoning_effort: Option<String>,
-    /// Native definitions added to the eight tools (the connected MCP servers' tools), set
-    /// before each request.
-    pub extra_tools: Vec<ToolSpec>,
+    /// The native tool definitions sent with each request; `None` in the XML dialect (set
+    /// before each request by the native one).
+    pub tools: Option<Tools>,
 }
 
 /// A request ready for curl.
-pub struct HttpRequest {
+pub(crate) struct HttpRequest {
     /// Full URL.
     pub url: String,
     /// Headers (may include the key).
@@ -109,7 +91,7 @@ pub struct HttpRequest {
 /// prompt first, then each message with its role. Native calls go out as `assistant.tool_calls`
 /// and their results as `role: "tool"` messages, then the rest of the user message; Ollama
 /// (`ollama`) wants the arguments as an object and no ids.
-pub fn chat_messages(system: &str, messages: &[Message], ollama: bool) -> Vec<Value> {
+pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool) -> Vec<Value> {
     let mut msgs = vec![json!({"role": "system", "content": system})];
     for (i, m) in messages.iter().enumerate() {
         if m.role == Role::Assistant {
@@ -151,7 +133,7 @@ fn chat_assistant(m: &Message, ollama: bool) -> Value {
 }
 
 /// Builds the provider's request for this conversation.
-pub fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+pub(crate) fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     match cfg.provider {
         Provider::Anthropic => anthropic::request(cfg, system, messages),
         Provider::OpenAi => openai::request(cfg, system, messages),
@@ -160,7 +142,7 @@ pub fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Htt
 }
 
 /// Pulls a readable message out of an error response body (any provider's shape).
-pub fn error_message(body: &[u8]) -> String {
+pub(crate) fn error_message(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(text.trim()) {
         if let Some(m) = json_error_message(&v) {

@@ -8,7 +8,7 @@ use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, StopReason, Usage};
 
 /// Builds the request.
-pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let msgs = super::chat_messages(system, messages, true);
     let mut body = json!({
         "model": cfg.model,
@@ -16,8 +16,8 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
         "stream": true,
         "options": {"num_ctx": cfg.num_ctx, "num_predict": cfg.max_tokens},
     });
-    if cfg.native_tools {
-        body["tools"] = tool_specs::openai(&cfg.extra_tools);
+    if let Some(tools) = &cfg.tools {
+        body["tools"] = tool_specs::openai(tools);
     }
     HttpRequest {
         url: format!("{}/api/chat", cfg.base_url.trim_end_matches('/')),
@@ -29,13 +29,13 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
 /// Decoder state: how many tool calls the reply has made (Ollama sends each whole, without an
 /// id, so they are numbered here).
 #[derive(Default)]
-pub struct Stream {
+pub(crate) struct Stream {
     calls: usize,
 }
 
 impl Stream {
     /// Handles one NDJSON line.
-    pub fn line(&mut self, line: &str) -> Vec<Delta> {
+    pub(crate) fn line(&mut self, line: &str) -> Vec<Delta> {
         let line = line.trim();
         if line.is_empty() {
             return Vec::new();

@@ -9,7 +9,7 @@ use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, StopReason, Usage};
 
 /// Builds the request.
-pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let msgs = super::chat_messages(system, messages, false);
     let mut body = json!({
         "model": cfg.model,
@@ -18,8 +18,8 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
         "stream": true,
         "stream_options": {"include_usage": true},
     });
-    if cfg.native_tools {
-        body["tools"] = tool_specs::openai(&cfg.extra_tools);
+    if let Some(tools) = &cfg.tools {
+        body["tools"] = tool_specs::openai(tools);
     }
     if let Some(effort) = &cfg.reasoning_effort {
         body["reasoning_effort"] = json!(effort);
@@ -40,13 +40,13 @@ pub fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpReque
 
 /// Decoder state for one streamed completion.
 #[derive(Default)]
-pub struct Stream {
+pub(crate) struct Stream {
     done: bool,
 }
 
 impl Stream {
     /// Handles one SSE event.
-    pub fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
+    pub(crate) fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
         let data = ev.data.trim();
         if self.done || data.is_empty() {
             return Vec::new();
@@ -211,9 +211,11 @@ mod tests {
             num_ctx: 0,
             connect_timeout: 1,
             idle_timeout: 1,
-            native_tools: true,
             thinking_budget: None,
-            extra_tools: Vec::new(),
+            tools: Some(crate::run::llm::tool_specs::Tools {
+                builtin: crate::run::dialect::native::definitions(),
+                extra: Vec::new(),
+            }),
             reasoning_effort: Some("high".into()),
         };
         let mut a = Message::assistant("");

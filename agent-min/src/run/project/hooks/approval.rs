@@ -9,23 +9,23 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 /// The approvals file.
-pub struct Approvals {
+pub(crate) struct Approvals {
     file: Option<PathBuf>,
 }
 
 impl Approvals {
     /// Approvals kept in `state_dir` (`None`: nothing is remembered).
-    pub fn new(state_dir: Option<&Path>) -> Approvals {
+    pub(crate) fn new(state_dir: Option<&Path>) -> Approvals {
         Approvals { file: state_dir.map(|d| d.join("hook-approvals.json")) }
     }
 
     /// Whether `hash` is the approved content of hook `name` in workspace `root`.
-    pub fn is_approved(&self, root: &Path, name: &str, hash: &str) -> bool {
+    pub(crate) fn is_approved(&self, root: &Path, name: &str, hash: &str) -> bool {
         self.load().get(&key(root)).and_then(|m| m.get(name)).and_then(Value::as_str) == Some(hash)
     }
 
     /// Remembers an approval. A failure to write is returned for a warning.
-    pub fn remember(&self, root: &Path, name: &str, hash: &str) -> Result<(), String> {
+    pub(crate) fn remember(&self, root: &Path, name: &str, hash: &str) -> Result<(), String> {
         let Some(file) = &self.file else { return Ok(()) };
         let mut all = self.load();
         let entry = all.entry(key(root)).or_insert_with(|| Value::Object(Map::new()));
@@ -58,7 +58,7 @@ fn key(root: &Path) -> String {
 }
 
 /// The SHA-256 of a hook's bytes, in hex.
-pub fn hash(bytes: &[u8]) -> String {
+pub(crate) fn hash(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -8,11 +8,11 @@ use serde_json::{json, Map, Value};
 use super::Hook;
 
 /// The Cline version whose hook input this is.
-pub const CLINE_VERSION: &str = "4.0.10";
+pub(crate) const CLINE_VERSION: &str = "4.0.10";
 
 /// What every input carries besides the event's data.
 #[derive(Debug, Clone, Default)]
-pub struct Meta {
+pub(crate) struct Meta {
     /// `taskId` (agent-min's task id, which is also sent as `ulid`).
     pub task_id: String,
     /// `model.provider`.
@@ -22,7 +22,7 @@ pub struct Meta {
 }
 
 /// The whole input for `hook` with its per-hook object `data`.
-pub fn build(hook: Hook, meta: &Meta, root: &Path, data: Value) -> Value {
+pub(crate) fn build(hook: Hook, meta: &Meta, root: &Path, data: Value) -> Value {
     let unknown = |s: &str| if s.trim().is_empty() { "unknown".to_string() } else { s.trim().to_string() };
     let mut m = Map::new();
     m.insert("clineVersion".into(), json!(CLINE_VERSION));
@@ -37,7 +37,7 @@ pub fn build(hook: Hook, meta: &Meta, root: &Path, data: Value) -> Value {
 }
 
 /// `taskMetadata` with the task's id and ulid, and `extra` pairs.
-pub fn task_metadata(meta: &Meta, extra: &[(&str, &str)]) -> Value {
+pub(crate) fn task_metadata(meta: &Meta, extra: &[(&str, &str)]) -> Value {
     let mut m = Map::new();
     m.insert("taskId".into(), json!(meta.task_id));
     m.insert("ulid".into(), json!(meta.task_id));
@@ -48,7 +48,7 @@ pub fn task_metadata(meta: &Meta, extra: &[(&str, &str)]) -> Value {
 }
 
 /// A tool call's parameters as the `map<string, string>` Cline sends.
-pub fn parameters(params: &[(String, String)]) -> Value {
+pub(crate) fn parameters(params: &[(String, String)]) -> Value {
     Value::Object(params.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
 }
 

@@ -20,11 +20,11 @@
 //! gets executed: a hook swapped, edited, made non-executable or removed during the run keeps
 //! running as it was read, and the change is reported.
 
-pub mod approval;
-pub mod input;
-pub mod output;
-pub mod process;
-pub mod report;
+pub(crate) mod approval;
+pub(crate) mod input;
+pub(crate) mod output;
+pub(crate) mod process;
+pub(crate) mod report;
 mod sys;
 
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -32,17 +32,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::run::session::events::Events;
 use crate::run::ui::term::{visible, Term};
 
 /// Cline's `HOOK_EXECUTION_TIMEOUT_MS`.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The eight hook events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hook {
+/// The eight hook events (named as in the `hook` event: `TaskStart`…).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub(crate) enum Hook {
     /// A new task starts.
     TaskStart,
     /// A saved task is resumed.
@@ -63,7 +63,7 @@ pub enum Hook {
 
 impl Hook {
     /// All of them.
-    pub const ALL: [Hook; 8] = [
+    pub(crate) const ALL: [Hook; 8] = [
         Hook::TaskStart,
         Hook::TaskResume,
         Hook::TaskCancel,
@@ -75,7 +75,7 @@ impl Hook {
     ];
 
     /// The file name, which is also `hookName`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Hook::TaskStart => "TaskStart",
             Hook::TaskResume => "TaskResume",
@@ -89,7 +89,7 @@ impl Hook {
     }
 
     /// The key of the per-hook object in the input (`preToolUse`, …).
-    pub fn data_key(self) -> &'static str {
+    pub(crate) fn data_key(self) -> &'static str {
         match self {
             Hook::TaskStart => "taskStart",
             Hook::TaskResume => "taskResume",
@@ -105,7 +105,7 @@ impl Hook {
 
 /// How hooks are run.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     /// False under `--no-hooks`.
     pub enabled: bool,
     /// `--yolo`: nobody is asked (a workspace hook runs only if approved before or trusted).
@@ -122,14 +122,15 @@ pub struct Config {
 
 impl Config {
     /// The global hooks directory Cline uses: `Cline/Hooks` in the documents directory.
-    pub fn default_global_dir() -> Option<PathBuf> {
+    pub(crate) fn default_global_dir() -> Option<PathBuf> {
         super::rules::documents_dir().map(|d| d.join("Cline").join("Hooks"))
     }
 }
 
-/// Where a script comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+/// Where a script comes from (`global` or `workspace` in the `hook` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Source {
     /// The global hooks directory.
     Global,
     /// The workspace's `.clinerules/hooks/`.
@@ -137,7 +138,8 @@ pub enum Source {
 }
 
 impl Source {
-    fn name(self) -> &'static str {
+    /// As the `hook` event names it.
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Source::Global => "global",
             Source::Workspace => "workspace",
@@ -147,7 +149,7 @@ impl Source {
 
 /// The merged answer of an event's scripts (Cline's `HookExecutionResult`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// Stop the task.
     pub cancel: bool,
     /// Context for the next request, when not blank.
@@ -157,7 +159,7 @@ pub struct Answer {
 }
 
 /// The largest hook file read (a script, or a small compiled program).
-pub const MAX_HOOK_BYTES: u64 = 8 << 20;
+pub(crate) const MAX_HOOK_BYTES: u64 = 8 << 20;
 
 /// A hook script as read once: its hash is what is approved, and its bytes (in a sealed memory
 /// file) are what runs, whatever the path holds later.
@@ -183,7 +185,7 @@ enum Found {
 /// Reads a hook file once, from one descriptor: no link, a regular executable file, at most
 /// [`MAX_HOOK_BYTES`].
 fn find(path: &Path) -> Found {
-    use super::trusted_file::{open, Error, Links};
+    use crate::run::trusted_file::{open, Error, Links};
     let opened = match open(path, Links::Refuse) {
         Ok(o) => o,
         Err(Error::Missing) => return Found::None,
@@ -206,7 +208,7 @@ pub struct Hooks {
     cfg: Config,
     root: PathBuf,
     /// `taskId` and the model, for the input.
-    pub meta: input::Meta,
+    pub(crate) meta: input::Meta,
     approvals: approval::Approvals,
     /// Workspace hook contents declined during this run (not asked again).
     declined: Vec<(String, String)>,
@@ -225,7 +227,7 @@ pub struct Hooks {
 
 impl Hooks {
     /// The hooks of workspace `root`: every hook file is read now, once.
-    pub fn new(root: &Path, cfg: Config, meta: input::Meta) -> Hooks {
+    pub(crate) fn new(root: &Path, cfg: Config, meta: input::Meta) -> Hooks {
         let approvals = approval::Approvals::new(cfg.state_dir.as_deref());
         let mut hooks = Hooks {
             cfg,
@@ -260,7 +262,7 @@ impl Hooks {
     }
 
     /// Hooks that never run (`--no-hooks`, tests).
-    pub fn off(root: &Path) -> Hooks {
+    pub(crate) fn off(root: &Path) -> Hooks {
         let cfg = Config {
             enabled: false,
             yolo: false,
@@ -274,7 +276,7 @@ impl Hooks {
 
     /// A copy for another thread (the Ctrl-C handler): the same configuration, scripts and
     /// approvals, and it never asks.
-    pub fn detached(&self) -> Hooks {
+    pub(crate) fn detached(&self) -> Hooks {
         Hooks {
             cfg: self.cfg.clone(),
             root: self.root.clone(),
@@ -352,14 +354,14 @@ impl Hooks {
     }
 
     /// Whether any script exists for `hook`.
-    pub fn has(&self, hook: Hook) -> bool {
+    pub(crate) fn has(&self, hook: Hook) -> bool {
         self.loaded.iter().any(|s| s.hook == hook)
             || self.paths(hook).iter().any(|(_, p)| p.symlink_metadata().is_ok_and(|m| m.is_file()))
     }
 
     /// Warns about hook files that will never run (no execute bit, a link, too large): Cline
     /// skips a file without the execute bit silently.
-    pub fn check(&mut self, term: &mut Term) {
+    pub(crate) fn check(&mut self, term: &mut Term) {
         for hook in Hook::ALL {
             for (_, p) in self.paths(hook) {
                 let shown = visible(&p.display().to_string()).into_owned();
@@ -378,7 +380,7 @@ impl Hooks {
     }
 
     /// Runs `hook`'s scripts with `data` as the per-hook object.
-    pub fn run(&mut self, hook: Hook, data: Value, term: &mut Term, events: &mut Events) -> Answer {
+    pub(crate) fn run(&mut self, hook: Hook, data: Value, term: &mut Term, events: &mut Events) -> Answer {
         let found = self.scripts(hook, term);
         let scripts: Vec<Script> = found.into_iter().filter(|s| self.allowed(s, term)).collect();
         if scripts.is_empty() {
@@ -403,9 +405,9 @@ impl Hooks {
                     process::run(&program, Path::new(&shown), &self.root, &stdin, self.cfg.timeout)
                 });
             let ms = started.elapsed().as_millis() as u64;
-            let report = report::Report::of(hook, script.src.name(), &shown, ms, &ran, self.cfg.timeout);
+            let report = report::Report::of(hook, script.src, &shown, ms, &ran, self.cfg.timeout);
             report.show(term);
-            events.hook(report.event());
+            events.emit(&report.event());
             match report.answer {
                 Some(a) => answers.push(a),
                 None => failed |= report.failed,
@@ -490,7 +492,7 @@ fn merge(answers: Vec<output::Output>, combined: bool) -> Answer {
 
 /// `<hook_context source="…" type="…">` as Cline's tool hooks wrap a context: a first line
 /// `TYPE: text` names the type (lower-cased), else it is `general`.
-pub fn tool_context(source: &str, context: &str) -> Option<String> {
+pub(crate) fn tool_context(source: &str, context: &str) -> Option<String> {
     let text = context.trim();
     if text.is_empty() {
         return None;
@@ -519,11 +521,6 @@ fn typed_first_line(line: &str) -> Option<(&str, &str)> {
         return None;
     }
     Some((&line[..end], line[end + 1..].trim_start()))
-}
-
-/// A value for `json!` that is the string, or "".
-pub fn text(s: Option<&str>) -> Value {
-    json!(s.unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -5,14 +5,14 @@
 use serde_json::Value;
 
 /// Cline's `MAX_CONTEXT_MODIFICATION_SIZE` (JavaScript string length: UTF-16 units).
-pub const MAX_CONTEXT_CHARS: usize = 50_000;
+pub(crate) const MAX_CONTEXT_CHARS: usize = 50_000;
 
 /// What Cline appends to a cut context.
-pub const TRUNCATED_NOTE: &str = "\n\n[... context truncated due to size limit ...]";
+pub(crate) const TRUNCATED_NOTE: &str = "\n\n[... context truncated due to size limit ...]";
 
 /// A hook's answer (`HookOutput`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Output {
+pub(crate) struct Output {
     /// Stop the task.
     pub cancel: bool,
     /// Text for the next request ("" for none).
@@ -22,7 +22,7 @@ pub struct Output {
 }
 
 /// Parses stdout. `Err` says why no valid answer was found.
-pub fn parse(stdout: &str) -> Result<Output, String> {
+pub(crate) fn parse(stdout: &str) -> Result<Output, String> {
     match serde_json::from_str::<Value>(stdout.trim()) {
         Ok(v) if !v.is_null() => from_value(&v),
         _ => match last_object(stdout) {

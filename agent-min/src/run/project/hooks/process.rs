@@ -5,16 +5,16 @@
 //! killed.
 
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::run::ui::{interrupt, redact};
+use crate::run::spawn;
+use crate::run::ui::interrupt;
 
 /// Cline's `MAX_HOOK_OUTPUT_SIZE`: stdout and stderr together.
-pub const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 
 /// How long output is still read after the script exited (something it left in the
 /// background may hold the pipes open).
@@ -22,7 +22,7 @@ const DRAIN: Duration = Duration::from_secs(1);
 
 /// What a finished run left.
 #[derive(Debug, Default)]
-pub struct Ran {
+pub(crate) struct Ran {
     /// Everything on stdout (up to the cap).
     pub stdout: String,
     /// Everything on stderr (up to the cap).
@@ -37,17 +37,17 @@ pub struct Ran {
 
 /// Runs `script` (named `shown` in messages) with `input` on stdin. `Err` when it could not be
 /// started at all.
-pub fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout: Duration) -> Result<Ran, String> {
-    let mut cmd = Command::new(script);
-    for k in redact::KEY_VARS {
-        cmd.env_remove(k);
+pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout: Duration) -> Result<Ran, String> {
+    if spawn::lacks_interpreter_line(script) {
+        return Err(start_error(shown, &std::io::Error::from_raw_os_error(libc::ENOEXEC)));
     }
+    // No API key, its own process group, killed with the agent, ptrace-scoped.
+    let mut cmd = spawn::command(script, spawn::Policy::Hook)?;
     let mut child = cmd
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .spawn()
         .map_err(|e| start_error(shown, &e))?;
     let pgid = child.id() as i32;

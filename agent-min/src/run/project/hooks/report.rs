@@ -3,18 +3,17 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
-
 use super::output::{self, Output};
 use super::process::Ran;
-use super::Hook;
+use super::{Hook, Source};
+use crate::run::session::events::Event;
 use crate::run::ui::term::Term;
 
 /// Most characters of a script's stderr quoted in a failure.
 const STDERR_SHOWN: usize = 2000;
 
 /// One script's outcome.
-pub struct Report {
+pub(crate) struct Report {
     /// Its answer: valid JSON (whatever the exit code), or the empty answer of a script that
     /// exited 0 without one.
     pub answer: Option<Output>,
@@ -26,7 +25,7 @@ pub struct Report {
     /// for a failed one).
     stderr: String,
     hook: Hook,
-    source: &'static str,
+    source: Source,
     script: String,
     ms: u64,
     code: Option<i32>,
@@ -35,9 +34,9 @@ pub struct Report {
 
 impl Report {
     /// Judges a run.
-    pub fn of(
+    pub(crate) fn of(
         hook: Hook,
-        source: &'static str,
+        source: Source,
         script: &str,
         ms: u64,
         ran: &Result<Ran, String>,
@@ -104,7 +103,7 @@ impl Report {
 
     /// The outcome line under the hook's tool line (and, for a run that did not fail, the end
     /// of its stderr, where hooks tell the person what they did).
-    pub fn show(&self, term: &mut Term) {
+    pub(crate) fn show(&self, term: &mut Term) {
         if let Some(p) = &self.problem {
             term.outcome(!self.failed, p);
         }
@@ -129,21 +128,21 @@ impl Report {
     }
 
     /// The `--json` event.
-    pub fn event(&self) -> Value {
+    pub(crate) fn event(&self) -> Event {
         let a = self.answer.clone().unwrap_or_default();
-        json!({
-            "hook": self.hook.name(),
-            "source": self.source,
-            "script": self.script,
-            "ok": !self.failed,
-            "exit_code": self.code,
-            "timed_out": self.timed_out,
-            "duration_ms": self.ms,
-            "cancel": a.cancel,
-            "context_chars": a.context_modification.chars().count(),
-            "error_message": a.error_message,
-            "problem": self.problem,
-        })
+        Event::Hook {
+            hook: self.hook.name().into(),
+            source: self.source.name().into(),
+            script: self.script.clone(),
+            ok: !self.failed,
+            exit_code: self.code,
+            timed_out: self.timed_out,
+            duration_ms: self.ms,
+            cancel: a.cancel,
+            context_chars: a.context_modification.chars().count() as u64,
+            error_message: a.error_message,
+            problem: self.problem.clone(),
+        }
     }
 }
 
@@ -174,7 +173,7 @@ mod tests {
     }
 
     fn judge(r: &Result<Ran, String>) -> Report {
-        Report::of(Hook::PreToolUse, "workspace", ".clinerules/hooks/PreToolUse", 5, r, Duration::from_secs(30))
+        Report::of(Hook::PreToolUse, Source::Workspace, ".clinerules/hooks/PreToolUse", 5, r, Duration::from_secs(30))
     }
 
     #[test]
@@ -200,7 +199,7 @@ mod tests {
         let r = judge(&t);
         assert!(r.failed);
         assert_eq!(r.problem.as_deref(), Some("PreToolUse hook execution timed out after 30000ms and was killed"));
-        assert_eq!(r.event()["timed_out"], true);
+        assert!(matches!(r.event(), crate::run::session::events::Event::Hook { timed_out: true, ok: false, .. }));
         let r = judge(&Err("x could not be started: it has no #! line".into()));
         assert!(r.failed && r.problem.unwrap().contains("no #! line"));
     }

@@ -1,5 +1,6 @@
 //! The hooks' only `unsafe`: a sealed memory file holding an approved script's bytes, so what
 //! runs is what was approved, not whatever the workspace path holds at that moment.
+#![allow(unsafe_code)] // the hooks' system calls (their `sys` module)
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -9,7 +10,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 const MFD_EXEC: libc::c_uint = 0x0010;
 
 /// A memory file with `bytes` in it, sealed against any change (write, grow, shrink, new seals).
-pub fn sealed_copy(bytes: &[u8]) -> std::io::Result<OwnedFd> {
+pub(crate) fn sealed_copy(bytes: &[u8]) -> std::io::Result<OwnedFd> {
     let name = c"agent-min-hook";
     let flags = libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING;
     // SAFETY: `name` is a valid NUL-terminated string; the return value is checked.
@@ -35,7 +36,7 @@ pub fn sealed_copy(bytes: &[u8]) -> std::io::Result<OwnedFd> {
 
 /// A duplicate of `fd` that a child inherits (no close-on-exec), for the moment of one spawn:
 /// a `#!` script's interpreter opens `/proc/self/fd/N` after the exec, so N must survive it.
-pub fn inheritable(fd: &OwnedFd) -> std::io::Result<OwnedFd> {
+pub(crate) fn inheritable(fd: &OwnedFd) -> std::io::Result<OwnedFd> {
     // SAFETY: a valid descriptor; `dup` returns a new one without FD_CLOEXEC, checked below.
     let n = unsafe { libc::dup(fd.as_raw_fd()) };
     if n < 0 {

@@ -1,0 +1,169 @@
+//! The config file: `$XDG_CONFIG_HOME/agent-min/config.toml` (else `~/.config/agent-min/`).
+//!
+//! Its keys are `run`'s long options with `_` or `-` (`model = "…"`, `max_cost = 0.5`,
+//! `yolo = true`, `rules = ["a.md", "b.md"]`); `[profiles.NAME]` tables hold more of them,
+//! chosen by `--profile NAME` or the file's own `profile = "NAME"`. The file becomes arguments
+//! placed before the command line's, so one parser reads both and a flag beats the file.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// Most bytes of a config file.
+const MAX_CONFIG: u64 = 1 << 20;
+
+/// Options that cannot come from the file: they name one task, one run, or the file itself.
+const NOT_IN_THE_FILE: &[&str] = &["help", "version", "replay", "last", "profile", "no-config", "output-last-message"];
+
+/// The default config file, if a home is known.
+pub(crate) fn default_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("agent-min").join("config.toml"))
+}
+
+/// The arguments the config file at `path` stands for, with profile `profile` (or the file's
+/// own `profile` key) applied over its top level. A missing file is no arguments; a file that
+/// does not parse, an unknown profile or a value of the wrong kind is an error naming the file
+/// and the key.
+pub(crate) fn arguments(path: &Path, profile: Option<&str>) -> Result<Vec<OsString>, String> {
+    let shown = path.display();
+    let text = match read_bounded(path) {
+        Ok(Some(t)) => t,
+        Ok(None) if profile.is_none() => return Ok(Vec::new()),
+        Ok(None) => return Err(format!("--profile {:?}: there is no config file {shown}", profile.unwrap_or(""))),
+        Err(e) => return Err(format!("cannot read the config file {shown}: {e}")),
+    };
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        format!("the config file {shown} is not valid TOML: {}", one_line(&e.to_string()))
+    })?;
+    let chosen =
+        profile.map(str::to_string).or_else(|| table.get("profile").and_then(|v| v.as_str()).map(String::from));
+    let mut args = Vec::new();
+    for (key, value) in &table {
+        if key == "profile" || key == "profiles" {
+            continue;
+        }
+        push(&mut args, key, value, &format!("{shown}"))?;
+    }
+    if let Some(name) = chosen {
+        let profiles = table.get("profiles").and_then(|p| p.as_table());
+        let Some(p) = profiles.and_then(|p| p.get(&name)).and_then(|p| p.as_table()) else {
+            let known: Vec<&str> = profiles.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
+            return Err(format!(
+                "profile {name:?} is not in the config file {shown} (it has: {}); add a [profiles.{name}] table",
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            ));
+        };
+        for (key, value) in p {
+            push(&mut args, key, value, &format!("{shown} [profiles.{name}]"))?;
+        }
+    }
+    Ok(args)
+}
+
+/// `key = value` as the long option it stands for.
+fn push(args: &mut Vec<OsString>, key: &str, value: &toml::Value, at: &str) -> Result<(), String> {
+    let flag = key.replace('_', "-");
+    if NOT_IN_THE_FILE.contains(&flag.as_str()) || flag.is_empty() || flag.starts_with('-') {
+        return Err(format!("{at}: `{key}` cannot be set in the config file; give --{flag} on the command line"));
+    }
+    let long = OsString::from(format!("--{flag}"));
+    match value {
+        toml::Value::Boolean(true) => args.push(long),
+        toml::Value::Boolean(false) => {}
+        toml::Value::String(s) => args.extend([long, s.into()]),
+        toml::Value::Integer(n) => args.extend([long, n.to_string().into()]),
+        toml::Value::Float(x) => args.extend([long, x.to_string().into()]),
+        toml::Value::Array(items) => {
+            for item in items {
+                let Some(s) = item.as_str() else {
+                    return Err(format!("{at}: `{key}` must be a list of strings"));
+                };
+                args.extend([long.clone(), s.into()]);
+            }
+        }
+        _ => return Err(format!("{at}: `{key}` must be a string, a number, true/false or a list of strings")),
+    }
+    Ok(())
+}
+
+/// The file's text, `None` if it does not exist; at most [`MAX_CONFIG`] bytes of UTF-8, read
+/// from one descriptor that is a regular file (a FIFO put there cannot block the start).
+fn read_bounded(path: &Path) -> std::io::Result<Option<String>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if meta.len() > MAX_CONFIG {
+        return Err(std::io::Error::other(format!("over {MAX_CONFIG} bytes")));
+    }
+    let mut text = String::new();
+    file.take(MAX_CONFIG).read_to_string(&mut text)?;
+    Ok(Some(text))
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(a: &[OsString]) -> Vec<String> {
+        a.iter().map(|s| s.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn keys_become_flags_and_a_profile_goes_after_the_top_level() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("config.toml");
+        std::fs::write(
+            &f,
+            "model = \"m1\"\nmax_tokens = 100\nyolo = false\nrules = [\"a.md\", \"b.md\"]\n\n[profiles.ci]\nyolo = true\nmodel = \"m2\"\nmax-cost = 0.5\n",
+        )
+        .unwrap();
+        // Keys in the file's tables come in name order; the profile's after the top level's.
+        assert_eq!(
+            strings(&arguments(&f, None).unwrap()),
+            ["--max-tokens", "100", "--model", "m1", "--rules", "a.md", "--rules", "b.md"]
+        );
+        let ci = strings(&arguments(&f, Some("ci")).unwrap());
+        assert_eq!(&ci[8..], ["--max-cost", "0.5", "--model", "m2", "--yolo"]);
+        let e = arguments(&f, Some("nope")).unwrap_err();
+        assert!(e.contains("profile \"nope\"") && e.contains("it has: ci"), "{e}");
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_key() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("config.toml");
+        assert!(arguments(&f, None).unwrap().is_empty(), "no file, no arguments");
+        assert!(arguments(&f, Some("x")).unwrap_err().contains("there is no config file"));
+        std::fs::write(&f, "model = ").unwrap();
+        assert!(arguments(&f, None).unwrap_err().contains("is not valid TOML"));
+        std::fs::write(&f, "replay = \"x.jsonl\"").unwrap();
+        let e = arguments(&f, None).unwrap_err();
+        assert!(e.contains("`replay` cannot be set") && e.contains(&f.display().to_string()), "{e}");
+        std::fs::write(&f, "[profiles.a]\nmodel = { x = 1 }").unwrap();
+        assert!(arguments(&f, Some("a")).unwrap_err().contains("[profiles.a]: `model` must be"));
+    }
+
+    #[test]
+    fn a_fifo_in_its_place_does_not_block() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("config.toml");
+        use rustix::fs::{FileType, Mode, CWD};
+        rustix::fs::mknodat(CWD, &f, FileType::Fifo, Mode::RUSR | Mode::WUSR, 0).unwrap();
+        assert!(arguments(&f, None).unwrap_err().contains("not a regular file"));
+    }
+}

@@ -1,0 +1,60 @@
+//! The dialect tool calls are made in, as one interface ([`Dialect`]) with one implementation
+//! per dialect: Cline's XML tags in the reply text (`xml::Xml`) or the API's native tool calls
+//! (`native::Native`). The loop (`task.rs`) holds a `&'static dyn Dialect` and never asks
+//! which one it is.
+//!
+//! Owns: what differs between the dialects — the system prompt, what the MCP servers add to it,
+//! the tool definitions a request carries, how a reply's calls are read, the no-tool nudge and
+//! which saved conversations can go on. May use: [`crate::run::prompt`], [`crate::run::native`],
+//! [`crate::run::stream`], [`crate::run::mcp`] (prompt, native definitions),
+//! `crate::run::tools::registry`, `crate::run::llm`, `crate::run::reply`, `crate::run::ui`
+//! (the terminal a reply is shown on).
+
+pub(crate) mod native;
+pub mod system;
+pub(crate) mod xml;
+
+use crate::run::llm::{ApiError, Message, Transport};
+use crate::run::mcp::Hub;
+use crate::run::reply::{Reply, Screen};
+use crate::run::ui::term::Term;
+
+/// One way of making tool calls, from the prompt to the reply read.
+pub trait Dialect: std::fmt::Debug + Sync {
+    /// `xml` or `native`.
+    fn name(&self) -> &'static str;
+
+    /// The system prompt for `provider`'s `model` in workspace `cwd`, before the project's
+    /// rules and the MCP servers.
+    fn system_prompt(&self, provider: &str, model: &str, cwd: &str) -> String;
+
+    /// Adds what the MCP servers bring to a built prompt (nothing without servers).
+    fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub);
+
+    /// Before each request: the tool definitions the transport sends (none in XML).
+    fn offer_tools(&self, transport: &mut dyn Transport, hub: &mut Hub, cwd: &str, term: &mut Term);
+
+    /// Streams one reply and reads its text and first complete call.
+    fn read_reply(
+        &self,
+        transport: &mut dyn Transport,
+        system: &str,
+        messages: &[Message],
+        screen: &mut Screen<'_>,
+    ) -> Result<Reply, ApiError>;
+
+    /// Cline's `noToolsUsed` in this dialect.
+    fn no_tools_used(&self) -> String;
+
+    /// Whether a saved conversation can go on in this dialect; why not otherwise.
+    fn check_resume(&self, messages: &[Message]) -> Result<(), String>;
+}
+
+/// The dialect: native tool calls when `native`, else XML.
+pub fn of(native: bool) -> &'static dyn Dialect {
+    if native {
+        &native::Native
+    } else {
+        &xml::Xml
+    }
+}

@@ -1,0 +1,55 @@
+//! Cline's XML dialect: the tools are sections of the system prompt, a call is a tag in the
+//! reply text, cut out by parser-core as it streams ([`crate::run::stream`]).
+
+use super::Dialect;
+use crate::run::llm::{ApiError, Message, Transport};
+use crate::run::mcp::Hub;
+use crate::run::reply::{Reply, Screen};
+use crate::run::stream;
+use crate::run::ui::term::Term;
+
+/// Tool calls as XML tags in the reply text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Xml;
+
+impl Dialect for Xml {
+    fn name(&self) -> &'static str {
+        "xml"
+    }
+
+    fn system_prompt(&self, provider: &str, model: &str, cwd: &str) -> String {
+        super::system::system(provider, model, cwd)
+    }
+
+    fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub) {
+        crate::run::mcp::prompt::insert_xml(prompt, hub);
+    }
+
+    fn offer_tools(&self, _transport: &mut dyn Transport, _hub: &mut Hub, _cwd: &str, _term: &mut Term) {}
+
+    fn read_reply(
+        &self,
+        transport: &mut dyn Transport,
+        system: &str,
+        messages: &[Message],
+        screen: &mut Screen<'_>,
+    ) -> Result<Reply, ApiError> {
+        stream::read_reply(transport, system, messages, screen)
+    }
+
+    fn no_tools_used(&self) -> String {
+        crate::run::prompt::no_tools_used()
+    }
+
+    /// A saved conversation with native calls cannot go on in XML: the APIs refuse `tool_use`
+    /// history without tool definitions, and an XML reply could not answer the open call.
+    fn check_resume(&self, messages: &[Message]) -> Result<(), String> {
+        if messages.iter().any(|m| m.tool_uses().next().is_some()) {
+            return Err(
+                "this task was run with native tool calls; resume it with --tool-calls native or auto (the default)"
+                    .to_string(),
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,146 @@
+//! The one registry of providers: each is one [`ProviderDecl`] in [`PROVIDERS`] — its name and
+//! aliases, default base URL and model, the variable its key is read from (and so withheld from
+//! children and masked in everything shown), when a key is required, and whether Cline counts
+//! it among its "next-gen" providers. Every consumer reads it here: [`Provider`]'s names and
+//! defaults, `run/mod.rs` (which provider, URL and key a live run uses), `llm/http.rs` (where
+//! a 401's key came from), `ui/redact.rs` ([`KEY_VARS`]), `prompt/system.rs` and
+//! `native/mode.rs` (Cline's next-gen providers).
+//!
+//! A new provider: a variant of [`Provider`], one entry here, and, for a wire format not yet
+//! spoken, its module in `llm/providers/` (request and decoder).
+
+use super::Provider;
+
+/// One provider, declared once.
+#[derive(Debug)]
+pub(crate) struct ProviderDecl {
+    /// Which one (its wire format: `super::build_request`, `super::Decoder`).
+    pub provider: Provider,
+    /// The name on the command line, in saved tasks and in messages.
+    pub name: &'static str,
+    /// Other `--provider` values meaning it.
+    pub aliases: &'static [&'static str],
+    /// The base URL without `--base-url`.
+    pub default_base_url: &'static str,
+    /// A variable giving the base URL when `--base-url` is not given.
+    pub base_url_var: Option<&'static str>,
+    /// The model without `--model`.
+    pub default_model: &'static str,
+    /// The variable the key is read from; `None`: it needs no key.
+    pub key_var: Option<&'static str>,
+    /// Where a key is required: every base URL (`Some("")`), base URLs containing this text, or
+    /// none (`None`: a key is sent when set).
+    pub key_required_at: Option<&'static str>,
+    /// What a run without its required key is told.
+    pub missing_key: &'static str,
+    /// One of Cline's next-gen providers (`isNextGenModelProvider`): next-gen prompt variants
+    /// and, with `--tool-calls auto`, native tool calls for next-gen models.
+    pub next_gen: bool,
+}
+
+/// The providers; without `--provider`, the first whose key variable is set is used, else
+/// OpenAI-compatible.
+pub(crate) const PROVIDERS: &[ProviderDecl] = &[
+    ProviderDecl {
+        provider: Provider::Anthropic,
+        name: "anthropic",
+        aliases: &[],
+        default_base_url: "https://api.anthropic.com",
+        // As the Anthropic SDKs and Claude Code read it: without /v1.
+        base_url_var: Some("ANTHROPIC_BASE_URL"),
+        default_model: "claude-sonnet-4-5",
+        key_var: Some("ANTHROPIC_API_KEY"),
+        key_required_at: Some(""),
+        missing_key: "ANTHROPIC_API_KEY is not set; export your key, or choose another provider with --provider openai|ollama",
+        next_gen: true,
+    },
+    ProviderDecl {
+        provider: Provider::OpenAi,
+        name: "openai",
+        aliases: &["openrouter", "openai-compatible"],
+        default_base_url: "https://api.openai.com/v1",
+        base_url_var: Some("OPENAI_BASE_URL"),
+        default_model: "gpt-4.1",
+        key_var: Some("OPENAI_API_KEY"),
+        key_required_at: Some("api.openai.com"),
+        missing_key: "OPENAI_API_KEY is not set; export your key, or point --base-url at a local OpenAI-compatible server (which needs none)",
+        next_gen: true,
+    },
+    ProviderDecl {
+        provider: Provider::Ollama,
+        name: "ollama",
+        aliases: &[],
+        default_base_url: "http://127.0.0.1:11434",
+        base_url_var: None,
+        default_model: "qwen2.5-coder:7b",
+        key_var: None,
+        key_required_at: None,
+        missing_key: "",
+        next_gen: false,
+    },
+];
+
+/// The provider used when `--provider` is not given and no declared key variable is set.
+pub(crate) const FALLBACK: Provider = Provider::OpenAi;
+
+/// The declaration of `p`.
+pub(crate) fn decl(p: Provider) -> &'static ProviderDecl {
+    PROVIDERS.iter().find(|d| d.provider == p).expect("every Provider is declared in PROVIDERS")
+}
+
+/// The provider a `--provider` value (or a saved task's provider) names.
+pub(crate) fn by_name(s: &str) -> Option<Provider> {
+    PROVIDERS.iter().find(|d| d.name == s || d.aliases.contains(&s)).map(|d| d.provider)
+}
+
+/// Whether `name` (a provider's name) is one of Cline's next-gen providers.
+pub(crate) fn is_next_gen(name: &str) -> bool {
+    by_name(name).is_some_and(|p| decl(p).next_gen)
+}
+
+/// The variables keys are read from: withheld from every child, their values masked.
+#[cfg(test)]
+pub(crate) const KEY_VARS: &[&str] = &key_vars::<{ key_var_count() }>();
+
+#[cfg(test)]
+const fn key_var_count() -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < PROVIDERS.len() {
+        if PROVIDERS[i].key_var.is_some() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+#[cfg(test)]
+const fn key_vars<const N: usize>() -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut i, mut n) = (0, 0);
+    while i < PROVIDERS.len() {
+        if let Some(v) = PROVIDERS[i].key_var {
+            out[n] = v;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_provider_is_declared_once_and_its_key_variable_is_masked() {
+        for p in [Provider::Anthropic, Provider::OpenAi, Provider::Ollama] {
+            assert_eq!(PROVIDERS.iter().filter(|d| d.provider == p).count(), 1, "{p:?}");
+            assert_eq!(by_name(decl(p).name), Some(p));
+        }
+        assert_eq!(KEY_VARS, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
+        assert_eq!(crate::run::ui::redact::KEY_VARS, KEY_VARS);
+        assert_eq!(by_name("openrouter"), Some(Provider::OpenAi));
+        assert!(is_next_gen("openai") && !is_next_gen("ollama") && !is_next_gen("replay"));
+    }
+}

@@ -1,0 +1,159 @@
+//! `--output-schema FILE`: the final result must be JSON valid against the user's JSON Schema
+//! (codex's `--output-schema`, `claude -p --json-schema`).
+//!
+//! The model is told the schema with the task. A result that does not validate goes back to it
+//! once with the validation errors; a second one fails the run. What is valid is printed and
+//! written (`-o`) as compact JSON. `$ref`s are resolved only inside the file: nothing is fetched.
+
+use std::path::{Path, PathBuf};
+
+/// Most bytes of a schema file.
+const MAX_SCHEMA: u64 = 1 << 20;
+/// Validation errors shown to the model, at most.
+const MAX_ERRORS: usize = 10;
+
+/// A compiled schema and how often the model missed it.
+pub struct OutputSchema {
+    file: PathBuf,
+    text: String,
+    validator: jsonschema::Validator,
+    misses: u32,
+}
+
+/// What came of checking a final result.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Valid: the result as compact JSON.
+    Valid(String),
+    /// Invalid, first time: this goes back to the model as the tool's error.
+    Retry(String),
+    /// Invalid again: the run fails with this reason.
+    Fail(String),
+}
+
+impl OutputSchema {
+    /// Reads and compiles the schema in `file`; an error names the file and the problem.
+    pub(crate) fn load(file: &Path) -> Result<Self, String> {
+        let shown = file.display();
+        let text = read(file).map_err(|e| format!("--output-schema {shown}: cannot read it ({e})"))?;
+        let schema: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| format!("--output-schema {shown}: not JSON ({e})"))?;
+        let validator = jsonschema::validator_for(&schema)
+            .map_err(|e| format!("--output-schema {shown}: not a usable JSON Schema ({e})"))?;
+        Ok(OutputSchema { file: file.to_path_buf(), text, validator, misses: 0 })
+    }
+
+    /// What the model is told with the task.
+    pub(crate) fn instructions(&self) -> String {
+        format!(
+            "IMPORTANT: When you call attempt_completion, its result must be only a JSON value (no prose, no code fence) that is valid against this JSON Schema:\n{}",
+            self.text.trim()
+        )
+    }
+
+    /// Checks a final result.
+    pub(crate) fn check(&mut self, result: &str) -> Verdict {
+        let errors = match serde_json::from_str::<serde_json::Value>(unfenced(result)) {
+            Err(e) => vec![format!("the result is not JSON ({e})")],
+            Ok(value) => {
+                let errors: Vec<String> = self
+                    .validator
+                    .iter_errors(&value)
+                    .take(MAX_ERRORS)
+                    .map(|e| {
+                        let at = e.instance_path().to_string();
+                        if at.is_empty() {
+                            e.to_string()
+                        } else {
+                            format!("at {at}: {e}")
+                        }
+                    })
+                    .collect();
+                if errors.is_empty() {
+                    return Verdict::Valid(value.to_string());
+                }
+                errors
+            }
+        };
+        self.misses += 1;
+        let list = errors.join("; ");
+        if self.misses == 1 {
+            Verdict::Retry(format!(
+                "The result does not match the required JSON Schema (--output-schema): {list}. Call attempt_completion again with a result that is only a JSON value valid against the schema."
+            ))
+        } else {
+            Verdict::Fail(format!(
+                "the final result is not valid against --output-schema {} ({list}), after one retry",
+                self.file.display()
+            ))
+        }
+    }
+}
+
+/// The JSON inside one Markdown code fence, if the whole result is one; else the result.
+fn unfenced(s: &str) -> &str {
+    let t = s.trim();
+    let Some(rest) = t.strip_prefix("```") else { return t };
+    let Some(body) = rest.strip_suffix("```") else { return t };
+    body.split_once('\n')
+        .map_or(body, |(lang, b)| if lang.trim().chars().all(|c| c.is_ascii_alphanumeric()) { b } else { body })
+        .trim()
+}
+
+fn read(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() || meta.len() > MAX_SCHEMA {
+        return Err(std::io::Error::other(format!("not a regular file of at most {MAX_SCHEMA} bytes")));
+    }
+    let mut s = String::new();
+    f.take(MAX_SCHEMA).read_to_string(&mut s)?;
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(text: &str) -> OutputSchema {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("s.json");
+        std::fs::write(&f, text).unwrap();
+        OutputSchema::load(&f).unwrap()
+    }
+
+    const S: &str = r#"{"type":"object","properties":{"ok":{"type":"boolean"},"n":{"type":"integer"}},"required":["ok"],"additionalProperties":false}"#;
+
+    #[test]
+    fn valid_results_come_back_compact_and_fenced_ones_are_read() {
+        let mut s = schema(S);
+        assert_eq!(s.check("{ \"ok\": true,\n \"n\": 3 }"), Verdict::Valid(r#"{"ok":true,"n":3}"#.into()));
+        assert_eq!(s.check("```json\n{\"ok\": false}\n```"), Verdict::Valid(r#"{"ok":false}"#.into()));
+    }
+
+    #[test]
+    fn an_invalid_result_is_retried_once_then_fails() {
+        let mut s = schema(S);
+        match s.check(r#"{"n": "x"}"#) {
+            Verdict::Retry(t) => assert!(t.contains("\"ok\" is a required property") && t.contains("/n"), "{t}"),
+            v => panic!("{v:?}"),
+        }
+        match s.check("All done!") {
+            Verdict::Fail(t) => assert!(t.contains("not JSON") && t.contains("after one retry"), "{t}"),
+            v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn a_bad_schema_file_is_named() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("s.json");
+        std::fs::write(&f, "{not json").unwrap();
+        assert!(OutputSchema::load(&f).err().unwrap().contains("not JSON"));
+        std::fs::write(&f, r#"{"type": 12}"#).unwrap();
+        assert!(OutputSchema::load(&f).err().unwrap().contains("not a usable JSON Schema"));
+        assert!(OutputSchema::load(&d.path().join("none")).err().unwrap().contains("cannot read it"));
+    }
+}

@@ -1,0 +1,81 @@
+//! One model reply as the loop sees it, whichever dialect produced it: the XML dialect's
+//! [`crate::run::stream`] and the native one's [`crate::run::native`] both return a [`Reply`]
+//! and show it on a [`Screen`].
+
+use crate::run::llm::{ApiError, StopReason, Usage};
+use crate::run::session::events::Events;
+use crate::run::tools::Call;
+use crate::run::ui::term::Term;
+
+/// Where a streamed reply is shown: the terminal, and `--json` events for request `turn`.
+pub struct Screen<'a> {
+    /// Human output.
+    pub term: &'a mut Term,
+    /// Machine-readable events.
+    pub events: &'a mut Events,
+    /// The request number (1-based over the whole task), for events and call ids.
+    pub turn: u32,
+}
+
+impl Screen<'_> {
+    /// Shows streamed text and sends it as a `text` event.
+    pub(crate) fn text(&mut self, s: &str) {
+        self.term.text(s);
+        self.events.text(self.turn, s);
+    }
+
+    /// Sends a `tool_call` event for this request's call.
+    pub(crate) fn tool_call(&mut self, name: &str, params: &[(String, String)], partial: bool) {
+        self.events.tool_call(self.turn, &call_id(self.turn), name, params, partial);
+    }
+}
+
+/// The id of the tool call of request `turn` (one tool runs per request).
+pub(crate) fn call_id(turn: u32) -> String {
+    format!("call_{turn}")
+}
+
+/// One reply, read as far as the loop needs it.
+#[derive(Debug, Default)]
+pub struct Reply {
+    /// The reply text, as it goes into the conversation history.
+    pub text: String,
+    /// The first complete tool block, if one closed.
+    pub tool: Option<Call>,
+    /// Names of further tool blocks seen in the same reply (never executed).
+    pub extra_tools: Vec<String>,
+    /// A tool block that was still open when the stream ended (never executed).
+    pub open_tool: Option<String>,
+    /// Why the model stopped, if the server said.
+    pub stop: Option<StopReason>,
+    /// This request's token usage.
+    pub usage: Usage,
+    /// True when the stream ended — or, after its first tool, the wait for the rest ran out —
+    /// without the server's final usage: missing counts are then estimated at about 4
+    /// characters per token.
+    pub usage_estimated: bool,
+    /// Native dialect: thinking blocks and every tool call, for history (see `native/`).
+    pub parts: Vec<crate::run::llm::Part>,
+    /// Native dialect: the first call's arguments were not JSON; what the model is told.
+    pub invalid_call: Option<String>,
+}
+
+impl Reply {
+    /// Nothing at all came back.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.text.trim().is_empty() && !self.parts.iter().any(|p| matches!(p, crate::run::llm::Part::ToolUse(_)))
+    }
+}
+
+/// Most bytes of text one reply may stream before the first tool closes. A real model's
+/// output limit is far below this; a server streaming without end is refused, not buffered.
+pub(crate) const MAX_REPLY_TEXT: usize = 16 << 20;
+
+/// A reply refused for passing [`MAX_REPLY_TEXT`] (text, or thinking in the native dialect)
+/// before its first complete tool: fatal, never retried.
+pub(crate) fn reply_too_long() -> ApiError {
+    ApiError::fatal(format!(
+        "the model's reply passed {} MiB of text without a complete tool call; it was refused (no model writes that much in one reply)",
+        MAX_REPLY_TEXT >> 20
+    ))
+}

@@ -1,0 +1,246 @@
+//! The one way agent-min starts a child process. Every `std::process::Command` of the crate is
+//! made here ([`command`]), under a named [`Policy`] that decides, in one table, its
+//! environment, its process group or session, whether it dies with the agent (even by
+//! `kill -9`), and its sandbox. Callers add arguments, pipes and variables of their own and
+//! spawn it; they never set up a child themselves. A test keeps `Command::new` out of every
+//! other file.
+//!
+//! | policy | environment | group | dies with the agent | confinement |
+//! |---|---|---|---|---|
+//! | [`Policy::Curl`] | no API key | the agent's | `PR_SET_PDEATHSIG` | — (the key's reader) |
+//! | [`Policy::Git`] | only what the caller sets, plus `PATH` | the agent's | `PR_SET_PDEATHSIG` | ptrace scope |
+//! | [`Policy::Editor`] | no API key | the agent's (the terminal's) | `PR_SET_PDEATHSIG` | — (the person's own) |
+//! | [`Policy::Hook`] | no API key | its own | watchdog | ptrace scope |
+//! | [`Policy::McpServer`] | a minimal one, plus its config's | its own | both | ptrace scope |
+//! | [`Policy::Command`] | the sandbox's, a private `TMPDIR` | its own session | watchdog | the sandbox, or ptrace scope under `--sandbox off` |
+//!
+//! "ptrace scope" is a Landlock domain that restricts nothing on the file system: a process
+//! in it cannot ptrace, nor open `/proc/PID/mem` of, any process outside it —
+//! such as curl holding the API key in its memory. The sandbox is [`crate::run::sandbox`]'s
+//! policy; the system calls are in `sys.rs`, the only `unsafe` here.
+//!
+//! May use: [`crate::run::sandbox`], [`crate::run::ui::redact`].
+
+mod seccomp;
+mod sys;
+
+use std::ffi::{CString, OsStr};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::run::sandbox::{self, rules, Mode};
+use crate::run::ui::redact;
+pub(crate) use sys::landlock_abi;
+use sys::{ChildSetup, Group, ReadOnly};
+
+/// Why a child is started; each one gets its fixed set of protections (see the module table).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Policy<'a> {
+    /// curl for one HTTP request; the request headers (with the key) arrive on descriptor
+    /// `headers_fd`, which curl alone inherits.
+    Curl {
+        /// Opened close-on-exec by the caller; inherited by curl only.
+        headers_fd: i32,
+    },
+    /// git for the checkpoints' shadow repository.
+    Git,
+    /// The person's `$EDITOR` on a proposed edit, in the foreground of the terminal.
+    Editor,
+    /// A project hook script (approved by the person).
+    Hook,
+    /// A stdio MCP server from the person's settings.
+    McpServer,
+    /// `execute_command`: the model's command, under `sandbox`, in `workspace`.
+    Command {
+        /// The run's sandbox policy.
+        sandbox: &'a sandbox::Policy,
+        /// The workspace root, whose `.git`, `.clinerules/hooks` and `.cline` stay read-only.
+        workspace: &'a Path,
+    },
+}
+
+/// Variables an MCP server gets from ours (the SDK's `getDefaultEnvironment`); its config's
+/// `env` is added to these. Nothing else of ours — no API key — reaches the server.
+const MINIMAL_ENV: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// Directories of a workspace that decide what runs outside the sandbox later (git's hooks
+/// and config, Cline's hooks, the project's MCP servers): read-only to sandboxed commands.
+pub(crate) const PROTECTED: &[&str] = &[".git", ".clinerules/hooks", ".cline"];
+
+/// A `Command` for `program` under `policy`, ready for the caller's arguments and pipes.
+/// Fails only when a sandbox cannot be prepared (never by running unconfined instead).
+pub(crate) fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<Command, String> {
+    let mut cmd = Command::new(program);
+    let mut setup = ChildSetup::plain();
+    match policy {
+        Policy::Curl { headers_fd } => {
+            without_keys(&mut cmd);
+            setup.die_with_agent = true;
+            setup.inherit_fd = Some(headers_fd);
+        }
+        Policy::Git => {
+            cmd.env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()));
+            setup.die_with_agent = true;
+            setup.ruleset = rules::ptrace_scope();
+        }
+        Policy::Editor => {
+            without_keys(&mut cmd);
+            setup.die_with_agent = true;
+        }
+        Policy::Hook => {
+            without_keys(&mut cmd);
+            (setup.group, setup.watchdog) = (Group::Own, true);
+            setup.ruleset = rules::ptrace_scope();
+        }
+        Policy::McpServer => {
+            cmd.env_clear();
+            for k in MINIMAL_ENV {
+                if let Some(v) = std::env::var_os(k) {
+                    cmd.env(k, v);
+                }
+            }
+            (setup.group, setup.watchdog, setup.die_with_agent) = (Group::Own, true, true);
+            setup.ruleset = rules::ptrace_scope();
+        }
+        Policy::Command { sandbox, workspace } => {
+            for name in sandbox.env.withheld() {
+                cmd.env_remove(name);
+            }
+            if let Some(tmp) = &sandbox.tmp {
+                cmd.env("TMPDIR", tmp);
+            }
+            (setup.group, setup.watchdog) = (Group::Session, true);
+            confine(&mut setup, sandbox, workspace)?;
+        }
+    }
+    sys::before_exec(&mut cmd, setup);
+    Ok(cmd)
+}
+
+/// Whether `path` is a file a kernel cannot execute — neither `#!` nor ELF at its start —
+/// which the C library's `execvp` (used for every child with a pre-exec step) would then hand
+/// to `/bin/sh` instead of failing with `ENOEXEC`. Callers refuse such a file themselves.
+pub(crate) fn lacks_interpreter_line(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    let Ok(n) = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) else { return false };
+    !(head[..n].starts_with(b"#!") || head[..n] == *b"\x7fELF")
+}
+
+/// The agent's own keys never reach a child (they are wiped from the agent's environment
+/// early, but `agent-min mcp list` and the like keep them).
+fn without_keys(cmd: &mut Command) {
+    for k in redact::KEY_VARS {
+        cmd.env_remove(k);
+    }
+}
+
+/// A command's sandbox: Landlock, and unless `--sandbox off` the network namespace, the
+/// read-only protected directories and the seccomp filter.
+fn confine(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path) -> Result<(), String> {
+    if sandbox.mode == Mode::Off {
+        setup.ruleset = rules::ptrace_scope();
+        return Ok(());
+    }
+    let mut writable: Vec<PathBuf> = Vec::new();
+    if sandbox.mode == Mode::WorkspaceWrite {
+        writable.extend(sandbox.writable.iter().cloned());
+        writable.extend(sandbox.tmp.iter().cloned());
+        setup.read_only = protected(workspace)?;
+    }
+    setup.ruleset = Some(rules::ruleset(&writable)?);
+    setup.unshare_net = !sandbox.network;
+    if rustix::process::geteuid().as_raw() != 0 {
+        let (uid, gid) = (rustix::process::geteuid().as_raw(), rustix::process::getegid().as_raw());
+        setup.id_maps = Some((format!("{uid} {uid} 1"), format!("{gid} {gid} 1")));
+    }
+    setup.seccomp = seccomp::deny_unix_sockets();
+    Ok(())
+}
+
+/// The [`PROTECTED`] entries that exist in `workspace`, as read-only bind mounts.
+fn protected(workspace: &Path) -> Result<Vec<ReadOnly>, String> {
+    let mut out = Vec::new();
+    for rel in PROTECTED {
+        let path = workspace.join(rel);
+        // A link is not followed: binding its target would protect something else.
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        let flags = rustix::fs::statvfs(&path).map_err(|e| format!("{}: {e}", path.display()))?.f_flag.bits();
+        let locked = flags
+            & (libc::ST_NOSUID
+                | libc::ST_NODEV
+                | libc::ST_NOEXEC
+                | libc::ST_NOATIME
+                | libc::ST_NODIRATIME
+                | libc::ST_RELATIME);
+        let path = CString::new(path.as_os_str().as_bytes()).map_err(|_| format!("{}: a NUL byte", path.display()))?;
+        out.push(ReadOnly { path, locked: locked as libc::c_ulong });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `.rs` file under `dir`.
+    fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                sources(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+
+    #[test]
+    fn no_file_outside_the_spawner_starts_a_process() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let spawner = src.join("run/spawn");
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        assert!(files.len() > 50, "the sources were not found under {}", src.display());
+        let mut offenders = Vec::new();
+        for f in files.iter().filter(|f| !f.starts_with(&spawner)) {
+            let text = std::fs::read_to_string(f).unwrap();
+            for needle in ["Command::new", "pre_exec", "libc::fork", ".process_group(", "posix_spawn"] {
+                if text.contains(needle) {
+                    offenders.push(format!("{}: {needle}", f.strip_prefix(&src).unwrap().display()));
+                }
+            }
+        }
+        assert!(offenders.is_empty(), "children must be started through run/spawn: {offenders:#?}");
+    }
+
+    /// Runs `sh -c script` under `policy` and returns its stdout.
+    fn output(policy: Policy<'_>, script: &str) -> String {
+        let out = command("sh", policy).unwrap().arg("-c").arg(script).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    #[test]
+    fn hooks_mcp_servers_and_unsandboxed_commands_cannot_read_the_memory_of_processes_outside() {
+        // A server or hook could read curl's memory (the key) through /proc.
+        // The test process stands for curl: same user, dumpable, outside any domain.
+        let me = std::process::id();
+        let probe = format!("(exec 3</proc/{me}/mem) 2>/dev/null && echo READABLE || echo DENIED");
+        let ws = tempfile::tempdir().unwrap();
+        let off = sandbox::Policy::default();
+        for (name, policy) in [
+            ("hook", Policy::Hook),
+            ("mcp server", Policy::McpServer),
+            ("git", Policy::Git),
+            ("--sandbox off command", Policy::Command { sandbox: &off, workspace: ws.path() }),
+        ] {
+            assert_eq!(output(policy, &probe).trim(), "DENIED", "a {name} opened /proc/{me}/mem");
+            // Its own children it may still inspect (debuggers work inside).
+            assert_eq!(output(policy, "sleep 5 & (exec 3</proc/$!/mem) && echo OWN; kill $!").trim(), "OWN");
+        }
+    }
+}

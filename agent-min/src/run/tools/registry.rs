@@ -1,0 +1,362 @@
+//! The one registry of tools (codex's `ToolHandler` registry is the model): each tool is one
+//! [`ToolDecl`] in [`BUILTIN`] — its name, required parameters, which parameters are paths
+//! `.clineignore` guards, whether it may change files (a checkpoint after it), its handler, how
+//! a call of it is described, its missing-parameter texts, its native definition and its
+//! section of the XML system prompt. Every consumer reads it here: the dispatch
+//! ([`super::run`]), [`super::missing_param`], [`super::Call::description`], the checkpoint
+//! tracker (`checkpoints/tracker.rs`), `.clineignore` (`project/ignore.rs`), the native tool
+//! definitions (`dialect/native.rs`) and the XML prompt's tool list (`prompt/system.rs`).
+//!
+//! A new tool: a handler in a file of its own in `tools/`, its two texts in `tools/decl/`
+//! (`NAME.txt`, the prompt section; `NAME.json`, the native definition) and one entry here.
+
+use super::{ask, exec, list, mcp, read, search, write, Call, Ctx, Outcome};
+use crate::run::prompt;
+use crate::run::prompt::system::Family;
+
+/// A tool's text for a missing required parameter: (call, parameter, failures so far).
+pub(crate) type MissingText = fn(&Call, &str, u32) -> String;
+
+/// One tool, declared once.
+#[derive(Debug)]
+pub(crate) struct ToolDecl {
+    /// The name the model calls it by.
+    pub name: &'static str,
+    /// The required parameters, in the order their absence is reported.
+    pub required: &'static [&'static str],
+    /// The parameters naming a file `.clineignore` guards (Cline's read, write and edit
+    /// handlers check theirs; listing and searching mark entries instead).
+    pub paths: &'static [&'static str],
+    /// Whether it may change files: a checkpoint is taken after it (and the run's first one
+    /// waits for the initial checkpoint).
+    pub mutates: bool,
+    /// Offered in the prompt, the native definitions and "Available tools"; `false` for the
+    /// MCP tools, which `mcp/` offers only when servers are connected.
+    pub offered: bool,
+    /// Runs a call whose required parameters are present.
+    pub run: fn(&Call, &mut Ctx<'_>) -> Outcome,
+    /// Cline's `[name for '…']` description, put before `Result:`.
+    pub describe: fn(&Call) -> String,
+    /// Cline's text for a missing required parameter (`failures` counts this mistake).
+    pub missing: MissingText,
+    /// The native definition in OpenAI's `tools` shape (Cline's, without `task_progress`).
+    pub native: &'static str,
+    /// The section of the XML system prompt's `# Tools` for a model family.
+    pub prompt: fn(Family) -> &'static str,
+}
+
+/// The tools, in the order of Cline's XML prompt.
+pub(crate) static BUILTIN: &[ToolDecl] = &[
+    ToolDecl {
+        name: "execute_command",
+        required: &["command", "requires_approval"],
+        paths: &[],
+        mutates: true,
+        offered: true,
+        run: exec::run,
+        describe: |c| format!("[execute_command for '{}']", c.param("command").unwrap_or("")),
+        missing: |c, p, n| match p {
+            "command" => prompt::execute_command_missing_command(),
+            _ => generic_missing(c, p, n),
+        },
+        native: include_str!("decl/execute_command.json"),
+        prompt: |_| include_str!("decl/execute_command.txt"),
+    },
+    ToolDecl {
+        name: "read_file",
+        required: &["path"],
+        paths: &["path"],
+        mutates: false,
+        offered: true,
+        run: read::run,
+        describe: describe_path,
+        missing: generic_missing,
+        native: include_str!("decl/read_file.json"),
+        prompt: |_| include_str!("decl/read_file.txt"),
+    },
+    ToolDecl {
+        name: "write_to_file",
+        required: &["path", "content"],
+        paths: &["path"],
+        mutates: true,
+        offered: true,
+        run: write::write_to_file,
+        describe: describe_path,
+        missing: |c, p, n| match p {
+            "content" => prompt::write_to_file_missing_content(c.param("path").unwrap_or("unknown"), n),
+            _ => generic_missing(c, p, n),
+        },
+        native: include_str!("decl/write_to_file.json"),
+        prompt: |_| include_str!("decl/write_to_file.txt"),
+    },
+    ToolDecl {
+        name: "replace_in_file",
+        required: &["path", "diff"],
+        paths: &["path"],
+        mutates: true,
+        offered: true,
+        run: write::replace_in_file,
+        describe: describe_path,
+        missing: |c, p, n| match p {
+            "diff" => prompt::replace_in_file_missing_diff(c.param("path").unwrap_or("unknown")),
+            _ => generic_missing(c, p, n),
+        },
+        native: include_str!("decl/replace_in_file.json"),
+        prompt: |_| include_str!("decl/replace_in_file.txt"),
+    },
+    ToolDecl {
+        name: "search_files",
+        required: &["path", "regex"],
+        paths: &[],
+        mutates: false,
+        offered: true,
+        run: search::run,
+        describe: |c| match c.param("file_pattern") {
+            Some(fp) => format!("[search_files for '{}' in '{fp}']", c.param("regex").unwrap_or("")),
+            None => format!("[search_files for '{}']", c.param("regex").unwrap_or("")),
+        },
+        missing: generic_missing,
+        native: include_str!("decl/search_files.json"),
+        prompt: |_| include_str!("decl/search_files.txt"),
+    },
+    ToolDecl {
+        name: "list_files",
+        required: &["path"],
+        paths: &[],
+        mutates: false,
+        offered: true,
+        run: list::run,
+        describe: describe_path,
+        missing: generic_missing,
+        native: include_str!("decl/list_files.json"),
+        prompt: |_| include_str!("decl/list_files.txt"),
+    },
+    ToolDecl {
+        name: "ask_followup_question",
+        required: &["question"],
+        paths: &[],
+        mutates: false,
+        offered: true,
+        run: ask::followup,
+        describe: |c| format!("[ask_followup_question for '{}']", c.param("question").unwrap_or("")),
+        missing: generic_missing,
+        native: include_str!("decl/ask_followup_question.json"),
+        prompt: |_| include_str!("decl/ask_followup_question.txt"),
+    },
+    ToolDecl {
+        name: "attempt_completion",
+        required: &["result"],
+        paths: &[],
+        mutates: false,
+        offered: true,
+        run: ask::complete,
+        describe: |_| "[attempt_completion]".to_string(),
+        missing: generic_missing,
+        native: include_str!("decl/attempt_completion.json"),
+        prompt: |f| match f {
+            Family::Gpt5 => include_str!("decl/attempt_completion.gpt_5.txt"),
+            _ => include_str!("decl/attempt_completion.txt"),
+        },
+    },
+    ToolDecl {
+        name: "use_mcp_tool",
+        required: &[],
+        paths: &[],
+        mutates: false,
+        offered: false,
+        run: mcp::use_tool,
+        describe: describe_server,
+        missing: generic_missing,
+        native: "",
+        prompt: |_| "",
+    },
+    ToolDecl {
+        name: "access_mcp_resource",
+        required: &[],
+        paths: &[],
+        mutates: false,
+        offered: false,
+        run: mcp::access_resource,
+        describe: describe_server,
+        missing: generic_missing,
+        native: "",
+        prompt: |_| "",
+    },
+];
+
+/// `[name for 'path']`, or `[name]` without a path: most tools' description.
+pub(crate) fn describe_path(call: &Call) -> String {
+    match call.param("path") {
+        Some(path) => format!("[{} for '{path}']", call.name),
+        None => format!("[{}]", call.name),
+    }
+}
+
+fn describe_server(call: &Call) -> String {
+    format!("[{} for '{}']", call.name, call.param("server_name").unwrap_or(""))
+}
+
+/// Cline's generic `missingToolParameterError` text.
+pub(crate) fn generic_missing(_call: &Call, param: &str, _failures: u32) -> String {
+    prompt::missing_param(param)
+}
+
+/// Every declared tool (in tests, with the ones [`register`]ed on this thread after them).
+pub(crate) fn all() -> Vec<&'static ToolDecl> {
+    let all = BUILTIN.iter();
+    #[cfg(test)]
+    let all = all.chain(TEST_TOOLS.with(|t| t.borrow().clone()));
+    all.collect()
+}
+
+/// The tools offered to the model, in order.
+pub(crate) fn offered() -> Vec<&'static ToolDecl> {
+    all().into_iter().filter(|t| t.offered).collect()
+}
+
+/// The declaration of `name`, if it is a tool.
+pub(crate) fn find(name: &str) -> Option<&'static ToolDecl> {
+    all().into_iter().find(|t| t.name == name)
+}
+
+/// Whether a call of `name` may change files (checkpointed).
+pub(crate) fn mutates(name: &str) -> bool {
+    find(name).is_some_and(|t| t.mutates)
+}
+
+/// Whether `.clineignore` guards the paths `name` is given.
+pub(crate) fn guards_paths(name: &str) -> bool {
+    find(name).is_some_and(|t| !t.paths.is_empty())
+}
+
+/// The `# Tools` sections of the XML prompt for `family`, in order.
+pub(crate) fn prompt_sections(family: Family) -> String {
+    offered().iter().map(|t| (t.prompt)(family)).collect::<Vec<_>>().join("\n\n")
+}
+
+#[cfg(test)]
+thread_local! {
+    static TEST_TOOLS: std::cell::RefCell<Vec<&'static ToolDecl>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Adds `decl` to the registry for the rest of this test's thread: a unit test declares a
+/// tool exactly as [`BUILTIN`] does and sees what every consumer makes of it.
+#[cfg(test)]
+pub(crate) fn register(decl: ToolDecl) {
+    let leaked: &'static ToolDecl = Box::leak(Box::new(decl));
+    TEST_TOOLS.with(|t| t.borrow_mut().push(leaked));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_offered_tool_has_both_texts() {
+        let mut names: Vec<&str> = all().iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all().len());
+        for t in offered() {
+            let def: serde_json::Value = serde_json::from_str(t.native).unwrap();
+            assert_eq!(def["function"]["name"], t.name);
+            for f in [Family::Generic, Family::NextGen, Family::Gpt5] {
+                assert!((t.prompt)(f).starts_with(&format!("## {}\n", t.name)), "{}", t.name);
+            }
+        }
+    }
+
+    /// The dummy tool: touches a file, declared as `docs/architecture.md` says a new tool is.
+    fn touch(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
+        let path = call.param("path").unwrap_or_default();
+        let r = match super::super::check_path(ctx, path, super::super::Access::Write, "Touch", None) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        match std::fs::write(&r.abs, "touched") {
+            Ok(()) => Outcome::Success(format!("touched {path}")),
+            Err(e) => Outcome::Failure { text: e.to_string(), mistake: false },
+        }
+    }
+
+    fn dummy() -> ToolDecl {
+        ToolDecl {
+            name: "touch_file",
+            required: &["path"],
+            paths: &["path"],
+            mutates: true,
+            offered: true,
+            run: touch,
+            describe: describe_path,
+            missing: generic_missing,
+            native: r#"{"type": "function", "function": {"name": "touch_file", "description": "Touch a file.", "strict": false,
+                "parameters": {"type": "object", "properties": {"path": {"type": "string", "description": "The file"}},
+                "required": ["path"], "additionalProperties": false}}}"#,
+            prompt: |_| {
+                "## touch_file\nDescription: Touch a file.\nParameters:\n- path: (required) The file\nUsage:\n<touch_file>\n<path>File path here</path>\n</touch_file>"
+            },
+        }
+    }
+
+    /// A tool added by one declaration is listed (XML prompt, native definitions, "Available
+    /// tools"), dispatched, described, checked for missing parameters, checkpointed after it
+    /// runs and refused a path `.clineignore` blocks — every consumer reads the registry.
+    #[test]
+    fn a_tool_declared_once_is_listed_checkpointed_and_clineignore_checked() {
+        use super::super::testutil::{call, with_ctx};
+        use crate::run::checkpoints::Tracker;
+        use crate::run::dialect::system::render;
+        use crate::run::prompt::system::Env;
+        use crate::run::tools::paths::Workspace;
+
+        assert!(find("touch_file").is_none());
+        register(dummy());
+
+        // Listed: the XML prompt's `# Tools`, before the examples; the native definitions; the
+        // tools named to a model that calls an unknown one.
+        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h" };
+        let xml = render(Family::NextGen, &env);
+        let at = xml.find("\n\n## touch_file\nDescription: Touch a file.").expect("in the XML prompt");
+        assert!(at > xml.find("## attempt_completion").unwrap() && at < xml.find("# Tool Use Examples").unwrap());
+        let native = crate::run::dialect::native::definitions();
+        assert!(native.iter().any(|d| d["function"]["name"] == "touch_file"), "in the native definitions");
+
+        let root = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(root.path()).unwrap();
+        std::fs::write(root.path().join(".clineignore"), "secret.txt\n").unwrap();
+        let unknown = with_ctx(&ws, |ctx| super::super::run(&call("no_such_tool", &[]), ctx));
+        assert!(matches!(&unknown, Outcome::Failure { text, .. } if text.contains("attempt_completion, touch_file.")));
+
+        // Its parameters, its description.
+        assert_eq!(super::super::missing_param(&call("touch_file", &[])), Some("path"));
+        assert_eq!(call("touch_file", &[("path", "a.txt")]).description(), "[touch_file for 'a.txt']");
+
+        // `.clineignore`-checked: its path is refused, with Cline's text, and nothing is written.
+        let refused = with_ctx(&ws, |ctx| {
+            ctx.tool = "touch_file";
+            super::super::run(&call("touch_file", &[("path", "secret.txt")]), ctx)
+        });
+        match refused {
+            Outcome::Failure { text, .. } => {
+                assert!(text.contains("Access to secret.txt is blocked by the .clineignore"), "{text}")
+            }
+            o => panic!("{o:?}"),
+        }
+        assert!(!root.path().join("secret.txt").exists());
+
+        // Checkpointed: a run's tracker takes the initial checkpoint before it and one after it.
+        let state = tempfile::tempdir().unwrap();
+        let mut tracker = Tracker::new(state.path().to_path_buf(), root.path().to_path_buf(), "t1");
+        let (mut term, mut events) = (crate::run::ui::term::Term::new(), crate::run::session::events::Events::off());
+        tracker.before("touch_file", 1, 2, &mut term, &mut events);
+        let done = with_ctx(&ws, |ctx| {
+            ctx.tool = "touch_file";
+            super::super::run(&call("touch_file", &[("path", "a.txt")]), ctx)
+        });
+        assert_eq!(done, Outcome::Success("touched a.txt".into()));
+        tracker.after("touch_file", None, 1, 2, &mut term, &mut events);
+        let tools: Vec<&str> = tracker.records().iter().map(|r| r.tool.as_str()).collect();
+        assert_eq!(tools, ["start", "touch_file"]);
+        assert_eq!(tracker.records()[1].files, ["a.txt"]);
+    }
+}

@@ -1,0 +1,115 @@
+//! `agent-min sandbox check`: which protections this machine gives commands, per kernel
+//! feature, and probes that run a real command under the sandbox and report what it could do.
+
+use std::ffi::OsString;
+use std::process::{ExitCode, Stdio};
+
+use crate::run::sandbox::{self, Mode};
+use crate::run::spawn;
+
+const HELP: &str = "Usage: agent-min sandbox check
+
+Prints which protections agent-min's command sandbox has on this machine (Landlock ABI,
+namespaces, seccomp) and runs probe commands under `--sandbox workspace-write` (network off)
+to show what a command can and cannot do here. Exit code 1 when commands cannot be sandboxed.
+";
+
+/// Entry point of `agent-min sandbox`.
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    match args.first().and_then(|a| a.to_str()) {
+        Some("check") => check(),
+        Some("-h" | "--help" | "help") | None => {
+            print!("{HELP}");
+            ExitCode::SUCCESS
+        }
+        Some(other) => {
+            eprintln!("agent-min sandbox: unknown subcommand {other:?}; expected `check`\n\n{HELP}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "NO"
+    }
+}
+
+fn check() -> ExitCode {
+    let abi = spawn::landlock_abi();
+    println!("Landlock ABI: {abi}{}", if abi == 0 { " (not available: commands cannot be sandboxed)" } else { "" });
+    println!("  file-system confinement (ABI 1, truncate ABI 3): {}", yes(abi >= 3));
+    println!("  device ioctls handled, no TIOCSTI into a terminal (ABI 5): {}", yes(abi >= 5));
+    println!("  signals and abstract sockets scoped to the sandbox (ABI 6): {}", yes(abi >= 6));
+    println!(
+        "  hooks, MCP servers, git and --sandbox off commands cannot ptrace or open /proc/PID/mem outside: {}",
+        yes(abi >= 1)
+    );
+    let root = rustix::process::geteuid().is_root();
+    println!(
+        "Namespaces: network off and read-only .git/.clinerules/hooks/.cline {}",
+        if root { "as root" } else { "through a user namespace (needs unprivileged user namespaces)" }
+    );
+    println!(
+        "seccomp: Unix-domain sockets denied to sandboxed commands: {}",
+        yes(cfg!(any(target_arch = "x86_64", target_arch = "aarch64")))
+    );
+    if let Ok(v) = std::fs::read_to_string("/proc/sys/dev/tty/legacy_tiocsti") {
+        println!(
+            "TIOCSTI allowed by the kernel (dev.tty.legacy_tiocsti): {} (commands run in their own session either way)",
+            v.trim()
+        );
+    }
+    if abi == 0 {
+        return ExitCode::from(1);
+    }
+    match probes() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agent-min sandbox check: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Runs one command per question under the workspace-write sandbox in a scratch workspace.
+fn probes() -> Result<(), String> {
+    let base = std::env::temp_dir().join(format!("agent-min-check-{}", std::process::id()));
+    let ws = base.join("ws");
+    std::fs::create_dir_all(ws.join(".git")).map_err(|e| format!("{}: {e}", ws.display()))?;
+    let ws = std::fs::canonicalize(&ws).map_err(|e| e.to_string())?;
+    let choice = sandbox::Choice { mode: Some(Mode::WorkspaceWrite), ..Default::default() };
+    let policy = choice.resolve(true, &ws)?;
+    let outside = base.join("outside");
+    let me = std::process::id();
+    let questions: [(&str, String); 6] = [
+        ("write in the workspace", "echo x > inside".into()),
+        ("write outside it (the system temp directory)", format!("echo x > '{}'", outside.display())),
+        ("write in the workspace's .git", "echo x > .git/planted".into()),
+        ("signal the agent", "kill -0 $PPID".into()),
+        ("open the terminal (/dev/tty)", ": </dev/tty".into()),
+        ("open /proc/PID/mem of a process outside", format!("exec 3</proc/{me}/mem")),
+    ];
+    println!("Probes (a command under --sandbox workspace-write, network off):");
+    for (what, script) in questions {
+        let cmd = spawn::command("sh", spawn::Policy::Command { sandbox: &policy, workspace: &ws });
+        let ok = cmd?
+            .arg("-c")
+            .arg(script)
+            .current_dir(&ws)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?
+            .success();
+        println!("  {what}: {}", if ok { "possible" } else { "refused" });
+    }
+    if let Some(tmp) = &policy.tmp {
+        let _ = std::fs::remove_dir_all(tmp);
+    }
+    let _ = std::fs::remove_dir_all(&base);
+    Ok(())
+}

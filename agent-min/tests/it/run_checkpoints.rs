@@ -1,0 +1,729 @@
+//! Checkpoints end to end: a `--yolo` task that writes, edits and deletes files over several
+//! turns, put back to each of its checkpoints with `agent-min checkpoints restore` (files, then
+//! files and conversation, then resumed from there); and the faults: git missing, the home
+//! directory, a second agent holding the lock, `kill -9` in the middle of a checkpoint.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Every regular file of `dir` (relative path → content).
+fn files(dir: &Path) -> BTreeMap<String, String> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read_to_string(&p).unwrap_or_default());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn state_of(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+fn checkpoints(state: &Path, ws: &Path, args: &[&str]) -> Run {
+    let dir = state.display().to_string();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--state-dir", &dir]);
+    run_cmd("checkpoints", ws, &all, &[], LIMIT)
+}
+
+fn saved_task(state: &Path) -> Value {
+    let tasks: Vec<PathBuf> = std::fs::read_dir(state.join("tasks")).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(tasks.len(), 1, "{tasks:?}");
+    serde_json::from_str(&std::fs::read_to_string(&tasks[0]).unwrap()).unwrap()
+}
+
+/// The scripted task: list (read-only), write a.txt, edit it, a command that deletes seed.txt
+/// and creates c.txt, write b.txt, complete.
+fn scripted_task() -> Vec<Resp> {
+    let edit = "\n------- SEARCH\none\n=======\ntwo\n+++++++ REPLACE\n";
+    vec![
+        anthropic(&tool("list_files", &[("path", ".")])),
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&tool("replace_in_file", &[("path", "a.txt"), ("diff", edit)])),
+        anthropic(&tool(
+            "execute_command",
+            &[("command", "rm seed.txt && printf x > c.txt"), ("requires_approval", "false")],
+        )),
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "bee")])),
+        anthropic(&completion("Done.")),
+    ]
+}
+
+#[test]
+fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resumed() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("seed.txt"), "seed").unwrap();
+    let server = Server::start(scripted_task());
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "make files"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    // The events: the start checkpoint before the first write (not before list_files), then
+    // one after each write, edit and command.
+    let events = common::events::parse(&r.stdout);
+    let cps: Vec<(u64, u64, String, u64)> = common::events::of(&events, "checkpoint")
+        .iter()
+        .map(|e| {
+            (
+                e["number"].as_u64().unwrap(),
+                e["turn"].as_u64().unwrap(),
+                e["tool"].as_str().unwrap().to_string(),
+                e["files_changed"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected = [
+        (1, 2, "start", 1),
+        (2, 2, "write_to_file", 1),
+        (3, 3, "replace_in_file", 1),
+        (4, 4, "execute_command", 2),
+        (5, 5, "write_to_file", 1),
+    ];
+    assert_eq!(cps, expected.iter().map(|(n, t, tool, f)| (*n, *t, tool.to_string(), *f)).collect::<Vec<_>>());
+    // The workspace as at each checkpoint.
+    // replace_in_file ends a match on a last line without a newline with one, as Cline does.
+    let at = [
+        state_of(&[("seed.txt", "seed")]),
+        state_of(&[("seed.txt", "seed"), ("a.txt", "one")]),
+        state_of(&[("seed.txt", "seed"), ("a.txt", "two\n")]),
+        state_of(&[("a.txt", "two\n"), ("c.txt", "x")]),
+        state_of(&[("a.txt", "two\n"), ("c.txt", "x"), ("b.txt", "bee")]),
+    ];
+    assert_eq!(files(&ws), at[4]);
+    assert_eq!(saved_task(state.path())["checkpoints"].as_array().unwrap().len(), 5);
+
+    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    assert_eq!(list.code, Some(0), "{}", list.all());
+    for tool in ["start", "write_to_file", "replace_in_file", "execute_command"] {
+        assert!(list.stdout.contains(tool), "{}", list.stdout);
+    }
+    assert_eq!(list.stdout.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit())).count(), 5);
+
+    let diff = checkpoints(state.path(), &ws, &["diff", "--last", "2", "3"]);
+    assert!(diff.stdout.contains("\n-one\n") && diff.stdout.contains("\n+two\n"), "{}", diff.all());
+    let diff_now = checkpoints(state.path(), &ws, &["diff", "--last", "1"]);
+    assert!(
+        diff_now.stdout.contains("deleted file mode") && diff_now.stdout.contains("+++ b/b.txt"),
+        "{}",
+        diff_now.all()
+    );
+
+    // Without --yes and nobody to answer, nothing is restored.
+    let declined = checkpoints(state.path(), &ws, &["restore", "--last", "1"]);
+    assert_eq!(declined.code, Some(1), "{}", declined.all());
+    assert!(
+        declined.stderr.contains("not restored") && declined.stderr.contains("delete  a.txt"),
+        "{}",
+        declined.stderr
+    );
+    assert_eq!(files(&ws), at[4]);
+
+    // The files, put back to every checkpoint in turn (in no particular order).
+    let mut undo = 0;
+    for n in [4u32, 2, 5, 1, 3] {
+        let r = checkpoints(state.path(), &ws, &["restore", "--last", &n.to_string(), "--files", "--yes"]);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        assert_eq!(files(&ws), at[n as usize - 1], "restored to {n}");
+        let line = r.stderr.lines().find(|l| l.contains("undoes this")).expect("the undo is named");
+        undo = line.split("checkpoint ").nth(1).unwrap().split(':').next().unwrap().parse::<u32>().unwrap();
+    }
+    // The last restore (to 3) is itself undone: back to the state at 1.
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", &undo.to_string(), "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), at[0]);
+
+    // Files and conversation back to checkpoint 3 (after the edit, turn 3).
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "3", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), at[2]);
+    let task = saved_task(state.path());
+    assert_eq!(task["status"], "running");
+    assert_eq!(task["turns"], 3);
+    let messages = task["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 6, "task, then three exchanges up to the edit");
+    assert!(messages[5]["content"].as_str().unwrap().contains("replace_in_file"));
+    assert!(task["pending"].as_str().unwrap().contains("[replace_in_file for 'a.txt'] Result:"));
+    let numbers: Vec<u64> =
+        task["checkpoints"].as_array().unwrap().iter().map(|c| c["number"].as_u64().unwrap()).collect();
+    assert_eq!(numbers.iter().take(3).copied().collect::<Vec<_>>(), vec![1, 2, 3]);
+    let copy = r.stderr.lines().find(|l| l.contains("conversation as it was is kept in")).expect("copy named");
+    let copy = copy.rsplit(" in ").next().unwrap().trim_end_matches('.');
+    assert_eq!(
+        serde_json::from_str::<Value>(&std::fs::read_to_string(copy).unwrap()).unwrap()["messages"]
+            .as_array()
+            .unwrap()
+            .len(),
+        12
+    );
+
+    // `resume` continues from checkpoint 3: the edit's result is sent again, and the new
+    // checkpoints continue the series.
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "d.txt"), ("content", "dee")])),
+        anthropic(&completion("Resumed.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_cmd("resume", &ws, &args_with(&base, &["--last", "--state-dir", &state_dir, "--json"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let sent = reqs[0].body["messages"].as_array().unwrap();
+    assert_eq!(sent.len(), 7);
+    assert!(reqs[0].last_user().contains("[replace_in_file for 'a.txt'] Result:"));
+    assert!(reqs[0].last_user().contains("[TASK RESUMPTION]"));
+    let events = common::events::parse(&r.stdout);
+    let new: Vec<(u64, String)> = common::events::of(&events, "checkpoint")
+        .iter()
+        .map(|e| (e["number"].as_u64().unwrap(), e["tool"].as_str().unwrap().to_string()))
+        .collect();
+    // After the restore record (4): this run's start, and its write.
+    assert_eq!(numbers, vec![1, 2, 3, 4]);
+    assert_eq!(new, vec![(5, "start".to_string()), (6, "write_to_file".to_string())]);
+    assert_eq!(files(&ws).get("d.txt").map(String::as_str), Some("dee"));
+
+    // The conversation alone back to checkpoint 2 (after the first write): the files stay.
+    let before = files(&ws);
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "2", "--task", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), before);
+    assert!(!r.stderr.contains("undoes this"), "no file checkpoint for a task-only restore: {}", r.stderr);
+    let task = saved_task(state.path());
+    assert_eq!((task["turns"].as_u64(), task["messages"].as_array().unwrap().len()), (Some(2), 4));
+    assert!(task["pending"].as_str().unwrap().contains("[write_to_file for 'a.txt'] Result:"));
+}
+
+#[test]
+fn without_git_checkpoints_are_off_with_one_warning_and_the_task_runs() {
+    let ws = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    // PATH holds curl and sh, not git.
+    for tool in ["curl", "sh"] {
+        let found = which(tool);
+        std::os::unix::fs::symlink(found, bin.path().join(tool)).unwrap();
+    }
+    let server = Server::start(scripted_task());
+    let base = anthropic_args(&server);
+    let path = bin.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["make files"]), &[("PATH", &path)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(r.stderr.matches("Checkpoints are off for this run").count(), 1, "{}", r.stderr);
+    assert!(r.stderr.contains("git is not installed"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(ws.path().join("b.txt")).unwrap(), "bee");
+}
+
+#[test]
+fn the_home_directory_is_refused_and_the_task_runs() {
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let home_path = home.path().canonicalize().unwrap().display().to_string();
+    let r =
+        run_agent(home.path(), &args_with(&base, &["--state-dir", &state_dir, "t"]), &[("HOME", &home_path)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("Cannot use checkpoints in home directory"), "{}", r.stderr);
+    assert!(!state
+        .path()
+        .join("checkpoints")
+        .join(agent_min::run::checkpoints::place::cwd_hash(Path::new(&home_path)))
+        .join(".git")
+        .exists());
+    assert_eq!(std::fs::read_to_string(home.path().join("a.txt")).unwrap(), "one");
+}
+
+#[test]
+fn no_checkpoints_takes_none() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let server = Server::start(scripted_task());
+    let base = anthropic_args(&server);
+    let r = run_agent(
+        ws.path(),
+        &args_with(&base, &["--state-dir", &state_dir, "--no-checkpoints", "--json", "t"]),
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(common::events::of(&common::events::parse(&r.stdout), "checkpoint").is_empty());
+    assert!(!state.path().join("checkpoints").exists());
+}
+
+#[test]
+fn a_second_agent_waits_for_the_lock_then_takes_its_checkpoint() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let dir = state.path().join("checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Another agent holds the workspace's lock for 2 s.
+    let held = agent_min::run::checkpoints::lock::acquire(&dir.join("lock"), Duration::ZERO).unwrap();
+    let releaser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        drop(held);
+    });
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let start = Instant::now();
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "t"]), &[], LIMIT);
+    releaser.join().unwrap();
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(start.elapsed() >= Duration::from_secs(2), "it waited for the other agent");
+    let n = common::events::of(&common::events::parse(&r.stdout), "checkpoint").len();
+    assert_eq!(n, 2, "start and after the write, once the lock was free: {}", r.stderr);
+}
+
+/// A workspace with a nested repository and enough changed files for a checkpoint to take a
+/// while, and an agent caught in the middle of that checkpoint: its `git add` running, the
+/// nested repository disabled.
+struct MidCheckpoint {
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    ws: PathBuf,
+    state: PathBuf,
+    child: std::process::Child,
+    _server: Server,
+    /// The task run to completion in the workspace before.
+    earlier: String,
+}
+
+fn agent_mid_checkpoint() -> MidCheckpoint {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::create_dir_all(ws.join("lib/.git")).unwrap();
+    std::fs::write(ws.join("lib/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    for i in 0..2_000 {
+        let d = ws.join(format!("src/m{}", i % 100));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+    }
+    // An earlier task with its checkpoints.
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "z.txt"), ("content", "zed")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let r =
+        run_agent(&ws, &args_with(&anthropic_args(&server), &["--state-dir", &state_dir, "--json", "t0"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let earlier = common::events::parse(&r.stdout)[0]["task_id"].as_str().unwrap().to_string();
+    // Enough changed since (2,000 files of 16 kB) for the next checkpoint's `git add` to be
+    // caught running.
+    for i in 0..2_000 {
+        let text: String = (0..1_000).map(|l| format!("{i:05} {l:05} changed\n")).collect();
+        std::fs::write(ws.join(format!("src/m{}/f{i}.txt", i % 100)), text).unwrap();
+    }
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(args_with(&base, &["--state-dir", &state_dir, "t"]))
+        .current_dir(&ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    // Stopped while its `git add` runs, the nested repository disabled.
+    let adding = |ws: &Path| processes_in(ws).iter().any(|c| c.contains(" add -A "));
+    while !(ws.join("lib/.git_disabled").exists() && adding(&ws)) {
+        assert!(start.elapsed() < LIMIT, "the checkpoint never started");
+        assert!(child.try_wait().unwrap().is_none(), "the agent ended before its checkpoint");
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    MidCheckpoint { ws, state: state.path().to_path_buf(), child, _server: server, _dirs: (ws_dir, state), earlier }
+}
+
+#[test]
+fn ctrl_c_during_a_checkpoint_puts_the_nested_repository_back_at_once() {
+    let mut m = agent_mid_checkpoint();
+    let pid = m.child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let status = m.child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(m.ws.join("lib/.git/HEAD").is_file() && !m.ws.join("lib/.git_disabled").exists());
+}
+
+#[test]
+fn kill_9_during_a_checkpoint_is_repaired_by_the_next_run_and_earlier_checkpoints_kept() {
+    let MidCheckpoint { ws, state, mut child, _dirs, _server, earlier } = agent_mid_checkpoint();
+    let state_dir = state.display().to_string();
+    let dir = state.join("checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws));
+    let journal = dir.join("nested-disabled");
+    // Its git dies with it (git runs in the workspace). Stopped first, git cannot finish its
+    // work by itself however long it is given: only the agent's death signal can end it.
+    for pid in pids_in(&ws).into_iter().filter(|&p| p != child.id()) {
+        let _ = Command::new("kill").args(["-STOP", &pid.to_string()]).status();
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert!(journal.exists() && !ws.join("lib/.git").exists(), "killed mid-checkpoint, as intended");
+    let start = Instant::now();
+    while !processes_in(&ws).is_empty() {
+        assert!(start.elapsed() < LIMIT, "git outlived the agent: {:?}", processes_in(&ws));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    // The next run (another task in the same workspace) repairs and goes on.
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "bee")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "t2"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(ws.join("lib/.git/HEAD").is_file() && !ws.join("lib/.git_disabled").exists(), "nested repository put back");
+    assert!(!journal.exists());
+    let events = common::events::parse(&r.stdout);
+    assert_eq!(common::events::of(&events, "checkpoint").len(), 2, "{}", r.stderr);
+    // (By id: both tasks may have been saved within the same second, so `--last` could be either.)
+    let id = events[0]["task_id"].as_str().unwrap();
+    let list = checkpoints(&state, &ws, &["list", id]);
+    assert!(list.stdout.contains("write_to_file"), "{}", list.all());
+    let diff = checkpoints(&state, &ws, &["diff", id, "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/b.txt"), "{}", diff.all());
+    // The earlier task's checkpoints are all still there.
+    let diff = checkpoints(&state, &ws, &["diff", &earlier, "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/z.txt") && diff.stdout.contains("+zed"), "{}", diff.all());
+}
+
+/// Processes whose working directory is `dir`.
+fn pids_in(dir: &Path) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| Some((e.file_name().to_str()?.parse::<u32>().ok()?, e.path())))
+        .filter(|(_, p)| std::fs::read_link(p.join("cwd")).is_ok_and(|c| c == dir))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+fn processes_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
+        .filter(|e| std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c == dir))
+        .map(|e| std::fs::read_to_string(e.path().join("cmdline")).unwrap_or_default().replace('\0', " "))
+        .collect()
+}
+
+fn which(tool: &str) -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join(tool))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{tool} is needed by this test and is not on PATH"))
+}
+
+#[test]
+fn an_unreadable_file_is_left_out_and_reported() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("a.txt"), "readable").unwrap();
+    std::fs::write(ws.join("secret.txt"), "nobody may read this").unwrap();
+    std::fs::set_permissions(ws.join("secret.txt"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    // root reads everything: as root, the agent runs as `nobody` (owning the workspace and the
+    // state, but not secret.txt), through util-linux's setpriv.
+    let root = running_as_root();
+    if root {
+        for p in [ws.as_path(), ws.join("a.txt").as_path(), state.path()] {
+            std::os::unix::fs::chown(p, Some(65534), Some(65534)).unwrap();
+        }
+    }
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "bee")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut cmd = if root {
+        let mut c = Command::new(which("setpriv"));
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(bin());
+        c
+    } else {
+        Command::new(bin())
+    };
+    cmd.arg("run")
+        .args(args_with(&base, &["--state-dir", &state_dir, "--json", "t"]))
+        .current_dir(&ws)
+        .env("HOME", state.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("left out: secret.txt (unreadable: Permission denied)"), "{}", r.stderr);
+    let events = common::events::parse(&r.stdout);
+    assert_eq!(common::events::of(&events, "checkpoint").len(), 2, "{}", r.stderr);
+    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    assert!(list.stdout.contains("left out: secret.txt (unreadable: Permission denied)"), "{}", list.all());
+    // (Between the run's checkpoints: `diff N` alone would stage the workspace as whoever
+    // runs it, and root can read secret.txt.)
+    let diff = checkpoints(state.path(), &ws, &["diff", "--last", "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/b.txt") && !diff.stdout.contains("secret"), "{}", diff.all());
+}
+
+/// Whether the tests run as root (`id -u`, so no `unsafe` FFI is needed here).
+fn running_as_root() -> bool {
+    let out = Command::new("id").arg("-u").output().expect("run id -u");
+    String::from_utf8_lossy(&out.stdout).trim() == "0"
+}
+
+#[test]
+fn a_full_disk_makes_checkpoints_fail_loudly_the_task_go_on_and_earlier_ones_survive() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let one_write = |path: &str| {
+        Server::start(vec![
+            anthropic(&tool("write_to_file", &[("path", path), ("content", "x")])),
+            anthropic(&completion("Done.")),
+        ])
+    };
+    let server = one_write("a.txt");
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "first"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first_id = common::events::parse(&r.stdout)[0]["task_id"].as_str().unwrap().to_string();
+
+    // A 600 kB file the next checkpoint must store, and a 64 kB limit on every file the agent
+    // and its git write: git's object cannot be written, as on a full disk (EFBIG instead of
+    // ENOSPC; SIGXFSZ ignored so the write fails rather than killing git).
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let noise: String = (0..600_000)
+        .map(|_| {
+            // xorshift64: incompressible enough that git's object stays far above 64 kB.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b"0123456789abcdef"[(x >> 60) as usize])
+        })
+        .collect();
+    std::fs::write(ws.join("big.txt"), noise).unwrap();
+    let server = one_write("b.txt");
+    let base = anthropic_args(&server);
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\""])
+        .arg(bin())
+        .arg("run")
+        .args(args_with(&base, &["--state-dir", &state_dir, "second"]))
+        .current_dir(&ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(
+        r.stderr.contains(
+            "The initial checkpoint failed: git add failed: fatal: unable to write loose object file: File too large"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("Checkpoint after write_to_file failed"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "x");
+
+    // The first task's checkpoints are intact, and with room again checkpoints work.
+    let diff = checkpoints(state.path(), &ws, &["diff", &first_id, "1", "2"]);
+    assert!(diff.stdout.contains("+++ b/a.txt"), "{}", diff.all());
+    let server = one_write("c.txt");
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "third"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let cps = common::events::of(&common::events::parse(&r.stdout), "checkpoint").len();
+    assert_eq!(cps, 2, "{}", r.stderr);
+}
+
+/// A scripted run in `ws` that writes each of `paths`, then completes; its checkpoint events
+/// as (tool, files changed).
+fn write_run(
+    cwd: &Path,
+    ws: &Path,
+    state_dir: &str,
+    paths: &[&str],
+    envs: &[(&str, &str)],
+) -> (Run, Vec<(String, u64)>) {
+    let mut script: Vec<Resp> =
+        paths.iter().map(|p| anthropic(&tool("write_to_file", &[("path", p), ("content", p)]))).collect();
+    script.push(anthropic(&completion("Done.")));
+    let server = Server::start(script);
+    let base = anthropic_args(&server);
+    let ws_arg = ws.display().to_string();
+    let r = run_agent(
+        cwd,
+        &args_with(&base, &["--cwd", &ws_arg, "--state-dir", state_dir, "--json", "--trust-workspace", "t"]),
+        envs,
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let events = common::events::parse(&r.stdout);
+    let cps = common::events::of(&events, "checkpoint")
+        .iter()
+        .map(|e| (e["tool"].as_str().unwrap().to_string(), e["files_changed"].as_u64().unwrap()))
+        .collect();
+    (r, cps)
+}
+
+#[test]
+fn a_relative_state_dir_keeps_one_series_outside_the_workspace() {
+    let top_dir = tempfile::tempdir().unwrap();
+    let top = top_dir.path().canonicalize().unwrap();
+    let ws = top.join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(ws.join("seed.txt"), "seed").unwrap();
+    // Run from `top` on the workspace `ws`: `state` is top/state.
+    for path in ["a.txt", "b.txt"] {
+        let (r, cps) = write_run(&top, &ws, "state", &[path], &[]);
+        assert!(!r.all().contains("damaged") && !r.all().contains("failed"), "{}", r.all());
+        assert_eq!(cps.len(), 2, "{}", r.all());
+    }
+    assert!(!ws.join("state").exists(), "nothing of the state directory in the workspace");
+    let git_dir = top.join("state/checkpoints").join(agent_min::run::checkpoints::place::cwd_hash(&ws)).join(".git");
+    let out =
+        Command::new("git").arg("--git-dir").arg(&git_dir).args(["rev-list", "--count", "HEAD"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "4", "both runs' checkpoints in one series");
+}
+
+#[test]
+fn a_checkpoints_command_puts_back_a_nested_repository_a_killed_checkpoint_left_disabled() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.join("lib/.git")).unwrap();
+    std::fs::write(ws.join("lib/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    write_run(&ws, &ws, &state.path().display().to_string(), &["a.txt"], &[]);
+    // What `kill -9` in the middle of a checkpoint leaves (the kill itself: the test above).
+    let journal = state
+        .path()
+        .join("checkpoints")
+        .join(agent_min::run::checkpoints::place::cwd_hash(&ws))
+        .join("nested-disabled");
+    std::fs::rename(ws.join("lib/.git"), ws.join("lib/.git_disabled")).unwrap();
+    std::fs::write(&journal, format!("{}\0", ws.join("lib/.git").display())).unwrap();
+    let list = checkpoints(state.path(), &ws, &["list", "--last"]);
+    assert_eq!(list.code, Some(0), "{}", list.all());
+    assert!(ws.join("lib/.git/HEAD").is_file() && !ws.join("lib/.git_disabled").exists(), "put back");
+    assert!(!journal.exists());
+}
+
+#[test]
+fn no_program_the_workspace_or_the_users_git_config_names_runs_in_checkpoints() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let marker = |n: &str| home.path().join(format!("ran-{n}"));
+    let touch = |n: &str| format!("touch '{}'", marker(n).display());
+    // The workspace names drivers; the user's git config (and environment) defines them.
+    std::fs::write(ws.join(".gitattributes"), "* filter=evil diff=evil\n").unwrap();
+    std::fs::write(ws.join("a.txt"), "one\n").unwrap();
+    let hooks = home.path().join("hooks");
+    std::fs::create_dir(&hooks).unwrap();
+    for name in ["pre-commit", "post-commit", "post-checkout", "reference-transaction", "post-index-change"] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(hooks.join(name), format!("#!/bin/sh\n{}\n", touch("hook"))).unwrap();
+        std::fs::set_permissions(hooks.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let config = format!(
+        "[filter \"evil\"]\n\tclean = \"{}; cat\"\n\tsmudge = \"{}; cat\"\n\trequired = true\n[diff \"evil\"]\n\ttextconv = \"{}; cat\"\n\tcommand = \"{}\"\n[core]\n\tfsmonitor = \"{}\"\n\thooksPath = {}\n\tpager = \"{}; cat\"\n",
+        touch("clean"),
+        touch("smudge"),
+        touch("textconv"),
+        touch("diff"),
+        touch("fsmonitor"),
+        hooks.display(),
+        touch("pager"),
+    );
+    std::fs::write(home.path().join(".gitconfig"), &config).unwrap();
+    std::fs::create_dir_all(home.path().join(".config/git")).unwrap();
+    std::fs::write(home.path().join(".config/git/config"), &config).unwrap();
+    let fsmonitor = touch("env");
+    let envs = [
+        ("HOME", home.path().to_str().unwrap()),
+        ("XDG_CONFIG_HOME", &*home.path().join(".config").display().to_string()),
+        ("GIT_CONFIG_COUNT", "1"),
+        ("GIT_CONFIG_KEY_0", "core.fsmonitor"),
+        ("GIT_CONFIG_VALUE_0", &fsmonitor),
+    ]
+    .map(|(k, v)| (k, v.to_string()));
+    let envs: Vec<(&str, &str)> = envs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let state_dir = state.path().display().to_string();
+    let (r, cps) = write_run(&ws, &ws, &state_dir, &["a.txt", "b.txt"], &envs);
+    assert_eq!(cps.len(), 3, "{}", r.all());
+    for args in
+        [&["diff", "--last", "1"][..], &["diff", "--last", "1", "3"], &["restore", "--last", "1", "--files", "--yes"]]
+    {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--state-dir", &state_dir]);
+        let c = run_cmd("checkpoints", &ws, &all, &envs, LIMIT);
+        assert_eq!(c.code, Some(0), "{}", c.all());
+    }
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n", "restored");
+    let ran: Vec<_> = std::fs::read_dir(home.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ran-"))
+        .collect();
+    assert!(ran.is_empty(), "configured programs ran: {ran:?}");
+}
+
+#[test]
+fn after_a_hook_ran_an_edits_checkpoint_scans_the_whole_workspace() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    // A hook that changes a file after every tool (`.clinerules/` itself is left out).
+    let hooks = ws.join(".clinerules/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let script =
+        format!("#!/bin/sh\ncat > /dev/null\necho ran >> '{}'\necho '{{}}'\n", ws.join("hooked.txt").display());
+    std::fs::write(hooks.join("PostToolUse"), script).unwrap();
+    std::fs::set_permissions(hooks.join("PostToolUse"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (r, cps) = write_run(&ws, &ws, &state.path().display().to_string(), &["a.txt", "b.txt"], &[]);
+    assert!(ws.join("hooked.txt").is_file(), "the hook ran: {}", r.all());
+    // The hook ran after the first write's checkpoint: the second holds its file too.
+    let expected = [("start", 0), ("write_to_file", 1), ("write_to_file", 2)];
+    assert_eq!(cps, expected.map(|(t, n)| (t.to_string(), n)), "{}", r.all());
+}

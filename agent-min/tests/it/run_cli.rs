@@ -1,0 +1,470 @@
+//! What a new user hits first: an unusable `--cwd`, a read-only workspace, `--version`, a task
+//! piped on standard input.
+
+use crate::common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+#[test]
+fn an_unusable_cwd_is_a_usage_error_naming_it() {
+    let here = tempfile::tempdir().unwrap();
+    let r = run_agent(here.path(), &["--cwd", "/etc/passwd", "--no-save", "hi"], &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(
+        r.stderr.contains("the workspace /etc/passwd is not a directory; pass a directory with --cwd"),
+        "{}",
+        r.stderr
+    );
+    let missing = here.path().join("nope");
+    let r = run_agent(here.path(), &["--cwd", missing.to_str().unwrap(), "--no-save", "hi"], &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains("is not usable (No such file or directory"), "{}", r.stderr);
+}
+
+#[test]
+fn a_workspace_that_is_not_writable_is_said_up_front() {
+    // /proc refuses new files to everyone, root included.
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let here = tempfile::tempdir().unwrap();
+    let r =
+        run_agent(here.path(), &args_with(&anthropic_args(&server), &["--cwd", "/proc", "--no-save", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let warning = "the workspace /proc is not writable (";
+    let at = r.all().find(warning).unwrap_or_else(|| panic!("no warning: {}", r.all()));
+    assert!(r.all()[at..].contains("write_to_file, replace_in_file and commands that write there will fail"));
+    assert!(at < r.all().find("Task completed").unwrap_or(usize::MAX), "said before the task ran");
+}
+
+#[test]
+fn version_is_printed_by_the_binary_and_by_run() {
+    for args in [&["--version"][..], &["-V"], &["run", "--version"]] {
+        let out = Command::new(bin()).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("agent-min {}\n", env!("CARGO_PKG_VERSION")),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_dash_reads_the_task_from_standard_input() {
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let base = anthropic_args(&server);
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(args_with(&base, &["--no-save", "-"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"Refactor the parser.\nKeep the tests green.\n").unwrap();
+    let r = wait_limited(child, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first = server.requests()[0].last_user();
+    assert!(first.starts_with("<task>\nRefactor the parser.\nKeep the tests green.\n</task>"), "{first}");
+}
+
+#[test]
+fn anthropic_404_names_the_url_and_suggests_dropping_v1() {
+    let server = Server::start(vec![status(
+        404,
+        serde_json::json!({"type":"error","error":{"type":"not_found_error","message":"Not Found"}}),
+    )]);
+    let ws = tempfile::tempdir().unwrap();
+    let base = format!("{}/v1", server.anthropic_url());
+    let r =
+        run_agent(ws.path(), &["--provider", "anthropic", "--base-url", &base, "--yolo", "--no-save", "t"], &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(server.requests()[0].path, "/v1/v1/messages");
+    let want = format!(
+        "posted to {base}/v1/messages; agent-min adds /v1/messages to an Anthropic base URL itself, so drop /v1 from --base-url ({})",
+        server.anthropic_url()
+    );
+    assert!(r.stderr.contains(&want), "{}", r.stderr);
+}
+
+#[test]
+fn http_401_says_where_the_key_came_from_or_that_none_was_sent() {
+    let unauthorized = || status(401, serde_json::json!({"error":{"message":"Unauthorized","type":"auth"}}));
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![unauthorized()]);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["--no-save", "t"]), &[], LIMIT);
+    assert!(r.stderr.contains("the key sent was read from ANTHROPIC_API_KEY; check that it is valid"), "{}", r.stderr);
+    let server = Server::start(vec![unauthorized()]);
+    let r = run_agent(ws.path(), &args_with(&openai_args(&server), &["--no-save", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("no key was sent (OPENAI_API_KEY is not set)"), "{}", r.stderr);
+}
+
+#[test]
+fn a_refused_connection_is_not_retried_and_says_nothing_listens() {
+    // A port that was just free: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let base = format!("http://127.0.0.1:{port}");
+    let ws = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let r = run_agent(
+        ws.path(),
+        &["--provider", "anthropic", "--base-url", &base, "--yolo", "--no-save", "--json", "t"],
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(
+        r.stderr.contains(&format!(
+            "nothing is listening at {base}/v1/messages (connection refused); start the server, or check --base-url"
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stdout.contains("\"type\":\"retry\""), "{}", r.stdout);
+    // The default retry delays (2 + 4 + 8 s) were not waited for.
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// Runs agent-min on a pseudo-terminal (util-linux `script`), as a person sees it.
+fn on_a_terminal(ws: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let quoted: Vec<String> = std::iter::once(bin().display().to_string())
+        .chain(std::iter::once("run".to_string()))
+        .chain(args.iter().map(|a| a.to_string()))
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect();
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", &quoted.join(" "), "/dev/null"])
+        .current_dir(ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux `script` is needed to run agent-min on a terminal (apt-get install util-linux)");
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn on_a_terminal_a_failure_is_said_once_without_an_empty_token_line() {
+    let server = Server::start(vec![status(
+        401,
+        serde_json::json!({"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}),
+    )]);
+    let ws = tempfile::tempdir().unwrap();
+    let (code, screen) = on_a_terminal(ws.path(), &args_with(&anthropic_args(&server), &["--no-save", "t"]));
+    assert_eq!(code, Some(1), "{screen}");
+    assert_eq!(screen.matches("invalid x-api-key").count(), 1, "{screen}");
+    assert!(!screen.contains("Tokens:"), "{screen}");
+}
+
+// ---- In scripts and CI ----
+
+/// A write the model asks for; it needs approval without --yolo.
+fn write_reply() -> Resp {
+    anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "hello")]))
+}
+
+/// The base flags of `anthropic_args` without `--yolo`.
+fn asking_args(server: &Server) -> Vec<String> {
+    anthropic_args(server).into_iter().filter(|a| a != "--yolo").collect()
+}
+
+#[test]
+fn without_a_terminal_a_needed_approval_stops_the_run_with_exit_3_and_it_resumes() {
+    let server = Server::start(vec![write_reply(), write_reply(), anthropic(&completion("written"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    let r =
+        run_agent(ws.path(), &args_with(&asking_args(&server), &["--json", "--state-dir", sd, "write a"]), &[], LIMIT);
+    assert_eq!(r.code, Some(3), "never a green run over refused work: {}", r.all());
+    assert!(!ws.path().join("a.txt").exists(), "nothing ran");
+    assert!(r.stderr.contains("write_to_file needs a person's answer") && r.stderr.contains("--yolo"), "{}", r.stderr);
+    let events = events::parse(&r.stdout);
+    let needed = events::of(&events, "approval_needed");
+    assert_eq!(needed.len(), 1, "{}", r.stdout);
+    assert_eq!(
+        (needed[0]["tool"].as_str(), needed[0]["params"]["path"].as_str()),
+        (Some("write_to_file"), Some("a.txt"))
+    );
+    let last = events.last().unwrap();
+    assert_eq!(
+        (last["type"].as_str(), last["status"].as_str(), last["exit_code"].as_u64()),
+        (Some("completion"), Some("approval_needed"), Some(3))
+    );
+    assert!(
+        events::of(&events, "approval").is_empty() && events::of(&events, "tool_result").is_empty(),
+        "{}",
+        r.stdout
+    );
+    // The task is saved as of the request before the call; --yolo lets it go on.
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("the latest task of"), "resume says which task: {}", r.stderr);
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap(), "hello");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[1].last_user().contains("[TASK RESUMPTION]"), "{}", reqs[1].last_user());
+}
+
+#[test]
+fn without_a_terminal_a_followup_question_stops_the_run_too() {
+    let ask = anthropic(&tool("ask_followup_question", &[("question", "Which file?")]));
+    let server = Server::start(vec![ask]);
+    let ws = tempfile::tempdir().unwrap();
+    let r = run_agent(ws.path(), &args_with(&asking_args(&server), &["--no-save", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(3), "{}", r.all());
+    assert!(r.stderr.contains("Which file?"), "{}", r.stderr);
+    assert_eq!(server.requests().len(), 1, "no answer was invented for the model");
+}
+
+#[test]
+fn at_a_terminal_the_person_answers_on_standard_input() {
+    let server = Server::start(vec![write_reply(), anthropic(&completion("written"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let r = run_interactive(ws.path(), &args_with(&asking_args(&server), &["--no-save", "write a"]), b"y\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap(), "hello");
+}
+
+/// Runs `agent-min run ARGS` with `input` piped on standard input and no terminal.
+fn run_piped(ws: &std::path::Path, args: &[&str], envs: &[(&str, &str)], input: &[u8]) -> Run {
+    let state = tempfile::tempdir().unwrap();
+    let mut child = agent_cmd("run", ws, args, envs, state.path()).stdin(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    wait_limited(child, LIMIT)
+}
+
+#[test]
+fn piped_input_beside_a_task_is_context_and_stdout_carries_only_the_result() {
+    let server = Server::start(vec![anthropic(&completion("Looks fine: one line added."))]);
+    let ws = tempfile::tempdir().unwrap();
+    let out = ws.path().join("review.md");
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "-o", out.to_str().unwrap(), "review this"]);
+    let r = run_piped(ws.path(), &args, &[], b"diff --git a/x b/x\n+one line\n");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first = server.requests()[0].last_user();
+    assert!(first.starts_with("<task>\nreview this\n\ndiff --git a/x b/x\n+one line\n</task>"), "{first}");
+    assert_eq!(r.stdout, "Looks fine: one line added.\n", "stdout is the result alone");
+    assert!(r.stderr.contains("Task completed"), "the transcript is on stderr: {}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "Looks fine: one line added.");
+}
+
+#[test]
+fn sigterm_and_sigint_end_the_json_stream_with_completion_and_exit_143_or_130() {
+    use rustix::process::{kill_process, Pid, Signal};
+    for (signal, code, status) in [(Signal::TERM, 143, "terminated"), (Signal::INT, 130, "interrupted")] {
+        // The reply stalls after its first text delta, until the signal comes.
+        let mut slow = anthropic("I will look at the files now, one by one.");
+        let body = String::from_utf8(slow.body.clone()).unwrap();
+        let delta = body.find("text_delta").expect("a text delta");
+        slow.stall_at = delta + body[delta..].find("\r\n\r\n").unwrap() + 4;
+        slow.stall = Duration::from_secs(60);
+        let server = Server::start(vec![slow]);
+        let ws = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let base = anthropic_args(&server);
+        let args = args_with(&base, &["--json", "t"]);
+        let mut child = agent_cmd("run", ws.path(), &args, &[], state.path()).stdin(Stdio::null()).spawn().unwrap();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        // Wait for the request to be under way: its first text event.
+        let mut seen = String::new();
+        let mut line = String::new();
+        while std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() > 0 {
+            seen.push_str(&line);
+            if line.contains("\"type\":\"text\"") {
+                break;
+            }
+            line.clear();
+        }
+        assert!(seen.contains("\"type\":\"text\""), "{seen}");
+        kill_process(Pid::from_raw(child.id() as i32).unwrap(), signal).unwrap();
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        let r = Run { code: child.wait().unwrap().code(), stdout: String::new(), stderr };
+        assert_eq!(r.code, Some(code), "{seen}{rest}");
+        let events = events::parse(&format!("{seen}{rest}"));
+        let last = events.last().unwrap();
+        assert_eq!(
+            (last["type"].as_str(), last["status"].as_str(), last["exit_code"].as_u64()),
+            (Some("completion"), Some(status), Some(code as u64)),
+            "{rest}"
+        );
+        assert!(r.stderr.contains("continue it with `agent-min resume"), "the resume command is shown: {}", r.stderr);
+    }
+}
+
+#[test]
+fn output_schema_retries_an_invalid_result_once_then_prints_valid_json() {
+    let schema = r#"{"type":"object","properties":{"todos":{"type":"array","items":{"type":"string"}}},"required":["todos"],"additionalProperties":false}"#;
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("s.json"), schema).unwrap();
+    let server = Server::start(vec![
+        anthropic(&completion("There are two TODOs.")),
+        anthropic(&completion("{\"todos\": [\"a\", \"b\"]}")),
+    ]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "--output-schema", "s.json", "list the TODOs"]);
+    let r = run_piped(ws.path(), &args, &[], b"");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(r.stdout, "{\"todos\":[\"a\",\"b\"]}\n");
+    let reqs = server.requests();
+    assert!(reqs[0].last_user().contains("valid against this JSON Schema"), "the model is told");
+    assert!(reqs[1].last_user().contains("does not match the required JSON Schema"), "{}", reqs[1].last_user());
+    // Invalid twice: the run fails.
+    let server = Server::start(vec![anthropic(&completion("no")), anthropic(&completion("{\"todos\": 3}"))]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "--output-schema", "s.json", "list the TODOs"]);
+    let r = run_piped(ws.path(), &args, &[], b"");
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(r.stdout, "");
+    assert!(r.stderr.contains("not valid against --output-schema"), "{}", r.stderr);
+}
+
+#[test]
+fn short_flags_a_config_profile_and_anthropic_base_url() {
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x")])),
+        anthropic(&completion("ok")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir(config.path().join("agent-min")).unwrap();
+    std::fs::write(
+        config.path().join("agent-min/config.toml"),
+        "provider = \"anthropic\"\nmodel = \"from-the-file\"\nretry_delay = 0.05\n\n[profiles.ci]\nmodel = \"from-the-profile\"\nno_save = true\n",
+    )
+    .unwrap();
+    let url = server.anthropic_url();
+    let cfg = config.path().to_str().unwrap();
+    let envs = [("XDG_CONFIG_HOME", cfg), ("ANTHROPIC_BASE_URL", url.as_str())];
+    let r = run_piped(ws.path(), &["-y", "--profile", "ci", "-C", ws.path().to_str().unwrap(), "t"], &envs, b"");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests()[0].body["model"], "from-the-profile");
+    assert!(ws.path().join("a.txt").exists(), "-y approved the write");
+    // A flag beats the file; a broken file is named.
+    let server = Server::start(vec![anthropic(&completion("ok"))]);
+    let url = server.anthropic_url();
+    let envs = [("XDG_CONFIG_HOME", cfg), ("ANTHROPIC_BASE_URL", url.as_str())];
+    let r = run_piped(ws.path(), &["-y", "-m", "from-the-flag", "--profile", "ci", "t"], &envs, b"");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests()[0].body["model"], "from-the-flag");
+    let r = run_piped(ws.path(), &["--profile", "nightly", "t"], &envs, b"");
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(
+        r.stderr.contains("profile \"nightly\" is not in the config file") && r.stderr.contains("it has: ci"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn checkpoints_and_resume_last_take_the_latest_task_of_the_current_directory() {
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut ids = Vec::new();
+    for ws in [&a, &b] {
+        let server = Server::start(vec![write_reply(), anthropic(&completion("ok"))]);
+        let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["--state-dir", sd, "t"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        let id = r.stderr.split("Saved as ").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_string();
+        ids.push(id);
+    }
+    let r = run_cmd("checkpoints", a.path(), &["list", "--state-dir", sd], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(
+        r.stderr.contains(&format!("the latest task of {}: {}", a.path().canonicalize().unwrap().display(), ids[0])),
+        "{}",
+        r.stderr
+    );
+    let r = run_cmd("checkpoints", std::path::Path::new("/"), &["list", "--state-dir", sd], &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(
+        r.stderr.contains("no saved task was run in /") && r.stderr.contains(&ids[1]),
+        "names the latest elsewhere: {}",
+        r.stderr
+    );
+}
+
+#[test]
+fn help_run_is_run_help_and_history_has_a_header() {
+    let out = Command::new(bin()).args(["help", "run"]).output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.starts_with("agent-min run —") && help.contains("-o, --output-last-message"), "{help}");
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    let server = Server::start(vec![anthropic(&completion("ok"))]);
+    run_agent(ws.path(), &args_with(&anthropic_args(&server), &["--state-dir", sd, "t"]), &[], LIMIT);
+    let r = run_cmd("history", ws.path(), &["--state-dir", sd], &[], LIMIT);
+    let first = r.stdout.lines().next().unwrap_or("");
+    assert!(first.starts_with("ID ") && first.contains("STATUS") && first.contains("REQUESTS"), "{}", r.stdout);
+}
+
+#[test]
+fn readme_scripts_section_runs() {
+    // The commands of the README's "In scripts and CI" block, run as written against a scripted
+    // server (ANTHROPIC_BASE_URL), in a git repository with a change to review.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let block = readme.split("<!-- README-SCRIPTS:").nth(1).expect("the README's scripts block");
+    let block = block.split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
+    let commands: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(commands.len(), 4, "{block}");
+    let server = Server::start(vec![
+        anthropic(&completion("Added --verbose.")),
+        anthropic(&completion("The change looks right.")),
+        anthropic(&completion("Fixed.")),
+        anthropic(&completion("{\"todos\": [\"write docs\"]}")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let sh = |script: &str| {
+        let out = Command::new("sh").args(["-c", script]).current_dir(ws.path()).output().unwrap();
+        assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    sh("git init -q . && git config user.email t@t && git config user.name t && echo a > f && git add f && git commit -qm a && echo b >> f");
+    std::fs::write(ws.path().join("todos.schema.json"), r#"{"type":"object","required":["todos"]}"#).unwrap();
+    let bin_dir = bin().parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let url = server.anthropic_url();
+    let config = tempfile::tempdir().unwrap();
+    // The scripted server replies in Cline's XML dialect: a model name the config file gives
+    // that `--tool-calls auto` does not send native tools to.
+    std::fs::create_dir(config.path().join("agent-min")).unwrap();
+    std::fs::write(config.path().join("agent-min/config.toml"), "model = \"claude-test\"\n").unwrap();
+    for c in &commands {
+        let script = c.split("  #").next().unwrap();
+        let out = Command::new(setsid())
+            .args(["sh", "-c", script])
+            .current_dir(ws.path())
+            .env("PATH", &path)
+            .env("ANTHROPIC_API_KEY", KEY)
+            .env("ANTHROPIC_BASE_URL", &url)
+            .env("XDG_STATE_HOME", config.path())
+            .env("XDG_CONFIG_HOME", config.path())
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let read = |f: &str| std::fs::read_to_string(ws.path().join(f)).unwrap();
+    assert_eq!(read("result.txt"), "Added --verbose.\n");
+    assert_eq!(read("review.md"), "The change looks right.");
+    assert!(server.requests()[1].last_user().contains("+b"), "git diff reached the model as context");
+    assert!(read("events.ndjson").lines().last().unwrap().contains("\"type\":\"completion\""));
+    assert_eq!(read("todos.json"), "{\"todos\":[\"write docs\"]}\n");
+}

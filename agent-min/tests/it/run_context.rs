@@ -1,0 +1,186 @@
+//! Context-window management end to end: the request sent after the threshold is crossed, and
+//! one harder cut and a retry after a server's context-length error.
+
+use crate::common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+// Cline v4.0.10's `contextTruncationNotice`, word for word.
+const NOTICE: &str = "[NOTE] Some previous conversation history with the user has been removed to maintain optimal context window length. The initial user task has been retained for continuity, while intermediate conversation history has been removed. Keep this in mind as you continue assisting the user. Pay special attention to the user's latest messages.";
+const DUP: &str = "[[NOTE] This file read has been removed to save space in the context window. Refer to the latest file read for the most up to date version of this file.]";
+
+fn args_with<'a>(base: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
+    base.iter().map(String::as_str).chain(extra.iter().copied()).collect()
+}
+
+fn contents(req: &Req) -> Vec<String> {
+    req.body["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn crossing_the_threshold_drops_repeated_reads_then_half_the_history() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let read = tool("read_file", &[("path", "a.txt")]);
+    // A 10,000-token window: Cline's threshold is max(10000 - 40000, 80%) = 8000. The server
+    // reports a growing prompt; the fifth reply's 7990 tokens plus what follows cross it.
+    let server = Server::start(vec![
+        anthropic_usage(&list, 1000),
+        anthropic_usage(&list, 2000),
+        anthropic_usage(&read, 3000),
+        anthropic_usage(&list, 4000),
+        anthropic_usage(&read, 7990),
+        anthropic_usage(&completion("fits"), 3000),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--context-window", "10000", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 6);
+    // Before the cut nothing was touched: request 5 carries the whole conversation.
+    let before = contents(&reqs[4]);
+    assert_eq!(before.len(), 9);
+    assert!(!before.iter().any(|c| c.contains(NOTICE) || c.contains(DUP)));
+    // The request after the cut: [task, notice, u3 (older read of a.txt, now the notice), a3,
+    // u4, a4, u5 (the latest read of a.txt)] — half of the 9 messages after the first pair
+    // removed (4, ending on an assistant message).
+    let after = contents(&reqs[5]);
+    assert_eq!(after.len(), 7, "{after:#?}");
+    assert_eq!(after[0], before[0], "the task is kept");
+    assert!(after[0].starts_with("<task>"));
+    assert_eq!(after[1], NOTICE);
+    assert!(
+        after[2].starts_with("[read_file for 'a.txt'] Result:\n[[NOTE] This file read has been removed"),
+        "{}",
+        after[2]
+    );
+    assert!(!after[2].contains("1 | alpha"));
+    assert!(after[2].contains("<environment_details>"));
+    assert_eq!(after[3], before[7], "a3 is kept as it was");
+    assert_eq!(after[4], before[8], "u4 is kept as it was");
+    assert!(
+        // Cline's file-read cache marks the second read of the unchanged file.
+        after[6].starts_with("[read_file for 'a.txt'] Result:\n[File already read] The file 'a.txt' was already read earlier in this conversation. Returning content:\n1 | alpha"),
+        "the latest read is kept: {}",
+        after[6]
+    );
+    let roles: Vec<Value> = reqs[5].body["messages"].as_array().unwrap().iter().map(|m| m["role"].clone()).collect();
+    assert_eq!(
+        roles,
+        [
+            json!("user"),
+            json!("assistant"),
+            json!("user"),
+            json!("assistant"),
+            json!("user"),
+            json!("assistant"),
+            json!("user")
+        ]
+    );
+
+    let events = events::parse(&r.stdout);
+    let cut = events::of(&events, "context_truncated");
+    assert_eq!(cut.len(), 1);
+    assert_eq!(cut[0]["reason"], "threshold");
+    assert_eq!(cut[0]["limit_tokens"], 8000);
+    assert_eq!(cut[0]["removed_messages"], 4);
+    assert_eq!(cut[0]["deduplicated_reads"], 1);
+    assert!(cut[0]["estimated_tokens"].as_u64().unwrap() >= 8000);
+    assert!(r.stderr.contains("Context window:"), "{}", r.stderr);
+}
+
+#[test]
+fn dropping_repeated_reads_alone_can_be_enough() {
+    let ws = tempfile::tempdir().unwrap();
+    let big: String = (1..=1000).map(|i| format!("line {i:05}\n")).collect(); // read back as ~18 kB, ~4.5k tokens
+    std::fs::write(ws.path().join("big.txt"), &big).unwrap();
+    let read = tool("read_file", &[("path", "big.txt")]);
+    // A 30,000-token window: threshold 24,000. The second read adds ~4.5k tokens to the 20,500
+    // reported, which crosses it; dropping the first read brings it back under, so no history
+    // is removed.
+    let server = Server::start(vec![
+        anthropic_usage(&read, 1000),
+        anthropic_usage(&read, 20_500),
+        anthropic_usage(&completion("ok"), 15_000),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--context-window", "30000", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let after = contents(&reqs[2]);
+    assert_eq!(after.len(), 5, "no message removed");
+    assert!(!after.contains(&NOTICE.to_string()));
+    assert!(after[2].contains(DUP) && !after[2].contains("line 00001"), "the older read is dropped");
+    assert!(after[4].contains("line 00001"), "the latest read is kept");
+    let events = events::parse(&r.stdout);
+    let cut = events::of(&events, "context_truncated");
+    assert_eq!((cut[0]["removed_messages"].as_u64(), cut[0]["deduplicated_reads"].as_u64()), (Some(0), Some(1)));
+}
+
+#[test]
+fn a_context_length_error_cuts_harder_once_and_retries() {
+    let ws = tempfile::tempdir().unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    // llama.cpp server's error, through the OpenAI-compatible provider.
+    let too_long = status(
+        400,
+        json!({"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}}),
+    );
+    let server = Server::start(vec![
+        openai(&list),
+        openai(&list),
+        openai(&list),
+        openai(&list),
+        too_long,
+        openai(&completion("after the cut")),
+    ]);
+    let base = openai_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[("OPENAI_API_KEY", KEY)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 6, "one retry");
+    // OpenAI framing: messages[0] is the system prompt.
+    let refused = &reqs[4].body["messages"].as_array().unwrap()[1..];
+    let retried = &reqs[5].body["messages"].as_array().unwrap()[1..];
+    assert_eq!(refused.len(), 9);
+    // A quarter kept: 4 of the 7 messages after the first pair removed, ending on an assistant.
+    assert_eq!(retried.len(), 5);
+    assert_eq!(retried[0], refused[0]);
+    assert_eq!(retried[1]["content"], NOTICE);
+    assert_eq!(retried[2..], refused[6..]);
+    let events = events::parse(&r.stdout);
+    let cut = events::of(&events, "context_truncated");
+    assert_eq!(cut.len(), 1);
+    assert_eq!((cut[0]["reason"].as_str(), cut[0]["removed_messages"].as_u64()), (Some("context_error"), Some(4)));
+    assert_eq!(events::of(&events, "retry").len(), 1);
+}
+
+#[test]
+fn a_second_context_length_error_fails_naming_the_fix() {
+    let ws = tempfile::tempdir().unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let too_long = status(
+        400,
+        json!({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}),
+    );
+    let server = Server::start(vec![
+        anthropic(&list),
+        anthropic(&list),
+        anthropic(&list),
+        too_long.clone(),
+        too_long,
+        anthropic(&completion("never")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(server.requests().len(), 5, "cut once, retried once, then stopped");
+    assert!(r.stderr.contains("prompt is too long"), "{}", r.stderr);
+    assert!(r.stderr.contains("--context-window"), "{}", r.stderr);
+}

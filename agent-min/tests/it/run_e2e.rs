@@ -1,0 +1,551 @@
+//! End-to-end: the real binary, real curl, a scripted LLM server on 127.0.0.1, a temp workspace.
+
+use crate::common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+#[test]
+fn anthropic_task_lists_reads_writes_edits_runs_a_command_and_completes() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("hello.sh"), "#!/bin/sh\necho \"Hello, $1\"\n").unwrap();
+    let write_content = "\n    indented first line ✓\nsecond\n";
+    let diff = "\n------- SEARCH\necho \"Hello, $1\"\n=======\necho \"Hello, $1!\"\n+++++++ REPLACE\n";
+    let server = Server::start(vec![
+        anthropic(&format!("<thinking>Look first.</thinking>\n{}", tool("list_files", &[("path", ".")]))),
+        anthropic(&tool("read_file", &[("path", "hello.sh")])),
+        anthropic(&tool("write_to_file", &[("path", "notes/n.txt"), ("content", write_content)])),
+        anthropic(&tool("replace_in_file", &[("path", "hello.sh"), ("diff", diff)])),
+        anthropic(&tool("execute_command", &[("command", "sh hello.sh Ada"), ("requires_approval", "false")])),
+        anthropic(&completion("Greeting fixed.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["make hello.sh excited"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+
+    // The tools really ran.
+    assert_eq!(std::fs::read_to_string(ws.path().join("notes/n.txt")).unwrap(), "    indented first line ✓\nsecond");
+    assert_eq!(std::fs::read_to_string(ws.path().join("hello.sh")).unwrap(), "#!/bin/sh\necho \"Hello, $1!\"\n");
+
+    // And each result went back to the model as the next user message, in Cline's framing.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 6);
+    assert_eq!(reqs[0].path, "/v1/messages");
+    assert_eq!(reqs[0].header("x-api-key"), Some(KEY));
+    assert_eq!(reqs[0].header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(reqs[0].body["stream"], true);
+    assert!(reqs[0].body["system"].as_str().unwrap().contains("## replace_in_file"));
+    let first = reqs[0].last_user();
+    assert!(first.starts_with("<task>\nmake hello.sh excited\n</task>"), "{first}");
+    assert!(first.contains("<environment_details>") && first.contains("hello.sh"), "{first}");
+    let r1 = reqs[1].last_user();
+    assert!(r1.starts_with("[list_files for '.'] Result:\nhello.sh"), "{r1}");
+    let r2 = reqs[2].last_user();
+    assert!(r2.contains("[read_file for 'hello.sh'] Result:\n1 | #!/bin/sh\n2 | echo"), "{r2}");
+    assert!(reqs[3]
+        .last_user()
+        .contains("[write_to_file for 'notes/n.txt'] Result:\nThe content was successfully saved"));
+    assert!(reqs[4]
+        .last_user()
+        .contains("[replace_in_file for 'hello.sh'] Result:\nThe content was successfully saved"));
+    let r5 = reqs[5].last_user();
+    assert!(
+        r5.contains(
+            "[execute_command for 'sh hello.sh Ada'] Result:\nCommand executed successfully (exit code 0).\nOutput:\nHello, Ada!"
+        ),
+        "{r5}"
+    );
+    // The assistant's own reply is in the history.
+    let hist = reqs[5].body["messages"].as_array().unwrap();
+    assert_eq!(hist.len(), 11);
+    assert!(hist[1]["content"].as_str().unwrap().contains("<list_files>"));
+
+    // The terminal: tool lines, the result, token usage; <thinking> tags stripped.
+    assert!(r.stderr.contains("● list_files ."), "{}", r.stderr);
+    assert!(r.stderr.contains("● execute_command sh hello.sh Ada"));
+    assert!(r.stderr.contains("Greeting fixed."));
+    assert!(r.stderr.contains("Look first."));
+    assert!(!r.stderr.contains("<thinking>"));
+    // Anthropic reports input tokens up front and output tokens at the end, after the tool: the
+    // loop reads on (discarding the rest) until they arrive, so nothing is estimated.
+    assert!(r.stderr.contains("Tokens: 600 in, 252 out (cache: 42 read, 0 written) over 6 requests\n"), "{}", r.stderr);
+    assert!(!r.stderr.contains("estimate"), "{}", r.stderr);
+}
+
+#[test]
+fn openai_compatible_task_completes_with_bearer_key_and_usage() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        openai(&tool("write_to_file", &[("path", "a.txt"), ("content", "héllo 🦀\n")])),
+        openai(&completion("wrote a.txt")),
+    ]);
+    let base = openai_args(&server);
+    let r = run_agent(
+        ws.path(),
+        &args_with(&base, &["write a file"]),
+        &[("OPENAI_API_KEY", KEY), ("ANTHROPIC_API_KEY", "")],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap(), "héllo 🦀");
+    let reqs = server.requests();
+    assert_eq!(reqs[0].path, "/v1/chat/completions");
+    assert_eq!(reqs[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(reqs[0].body["stream_options"]["include_usage"], true);
+    assert_eq!(reqs[0].body["messages"][0]["role"], "system");
+    // The usage chunk after the tool is read: the server's counts, not estimates.
+    assert!(r.stderr.contains("Tokens: 100 in, 18 out (cache: 0 read, 0 written) over 2 requests\n"), "{}", r.stderr);
+}
+
+#[test]
+fn usage_from_complete_streams_is_exact() {
+    // A reply without a tool is read to its end: the server's usage is reported as is.
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![openai("thinking aloud, no tool")]);
+    let base = openai_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--max-mistakes", "1", "t"]), &[("OPENAI_API_KEY", KEY)], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    let line = r.stderr.lines().find(|l| l.starts_with("Tokens:")).unwrap();
+    assert_eq!(line, "Tokens: 50 in, 9 out (cache: 0 read, 0 written) over 1 request");
+}
+
+#[test]
+fn no_tool_reply_gets_clines_nudge_and_counts_a_mistake() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic("I think the answer is 42."), anthropic(&completion("42"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["what is it"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let nudge = reqs[1].last_user();
+    assert!(
+        nudge.starts_with("[ERROR] You did not use a tool in your previous response! Please retry with a tool use."),
+        "{nudge}"
+    );
+    assert!(nudge.contains("# Reminder: Instructions for Tool Use"));
+}
+
+#[test]
+fn mistake_limit_under_yolo_stops_with_exit_1() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic("no tool here"),
+        anthropic(&tool("read_file", &[])), // missing required 'path'
+        anthropic("still no tool"),
+        anthropic(&completion("never reached")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--max-mistakes", "3", "loop"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("3 mistakes in a row"), "{}", r.stderr);
+    assert!(r.stderr.contains("--max-mistakes 3"));
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "must stop before a 4th request");
+    let missing = reqs[2].last_user();
+    assert!(missing.contains("[read_file] Result:\nThe tool execution failed with the following error:\n<error>\nMissing value for required parameter 'path'. Please retry with complete response."), "{missing}");
+}
+
+#[test]
+fn a_successful_tool_resets_the_mistake_count() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic("no tool"),
+        anthropic(&tool("list_files", &[("path", ".")])),
+        anthropic("no tool"),
+        anthropic(&completion("ok")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--max-mistakes", "2", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+}
+
+#[test]
+fn http_429_is_retried_then_succeeds() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut limited = status(429, json!({"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}));
+    limited.headers.push(("retry-after".into(), "0".into()));
+    let server = Server::start(vec![limited, anthropic(&completion("after retry"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests().len(), 2);
+    assert!(r.stderr.contains("HTTP 429: slow down"), "{}", r.stderr);
+    assert!(r.stderr.contains("retry 1 of 3"));
+}
+
+#[test]
+fn persistent_500_exits_1_naming_provider_status_and_message() {
+    let ws = tempfile::tempdir().unwrap();
+    let err = status(500, json!({"type":"error","error":{"type":"api_error","message":"Internal server boom"}}));
+    let server = Server::start(vec![err.clone(), err.clone(), err.clone(), err.clone(), anthropic(&completion("x"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(server.requests().len(), 4, "1 try + 3 retries");
+    let last = r.stderr.lines().find(|l| l.starts_with("Task failed:")).unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(last.contains("anthropic API error: HTTP 500: Internal server boom"), "{last}");
+    assert!(last.contains("gave up after 4 attempts"));
+}
+
+#[test]
+fn http_401_is_not_retried() {
+    let ws = tempfile::tempdir().unwrap();
+    let err =
+        status(401, json!({"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}));
+    let server = Server::start(vec![err, anthropic(&completion("x"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(server.requests().len(), 1);
+    assert!(r.stderr.contains("HTTP 401: invalid x-api-key"), "{}", r.stderr);
+}
+
+#[test]
+fn mid_stream_overloaded_error_is_retried() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut body = anthropic_body("Partial text that will be discarded", 5, "end_turn");
+    let cut = body.find("event: content_block_stop").unwrap();
+    body.truncate(cut);
+    body.push_str("event: error\r\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\r\n\r\n");
+    let overloaded = Resp { body: body.into_bytes(), ..anthropic("") };
+    let server = Server::start(vec![overloaded, anthropic(&completion("second time lucky"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests().len(), 2);
+    assert!(r.stderr.contains("HTTP 529: Overloaded"), "{}", r.stderr);
+    // The discarded attempt is not in the history.
+    let hist = server.requests()[1].body["messages"].as_array().unwrap().len();
+    assert_eq!(hist, 1);
+}
+
+#[test]
+fn tool_cut_by_max_tokens_is_not_executed() {
+    let ws = tempfile::tempdir().unwrap();
+    let cut = "I'll write it.\n<write_to_file>\n<path>big.txt</path>\n<content>\nline 1\nline 2\n";
+    let server =
+        Server::start(vec![anthropic_with(cut, 5, "max_tokens"), anthropic(&completion("gave up on big file"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["write big"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("big.txt").exists(), "a cut-off write_to_file must never run");
+    let reqs = server.requests();
+    let told = reqs[1].last_user();
+    assert!(told.contains("cut off because it reached the maximum output token limit"), "{told}");
+    assert!(told.contains("<write_to_file> tool call. That incomplete tool call was NOT executed"));
+    assert!(told.contains("replace_in_file"));
+    assert!(r.stderr.contains("it was not executed"), "{}", r.stderr);
+}
+
+#[test]
+fn openai_length_finish_also_blocks_the_cut_tool() {
+    let ws = tempfile::tempdir().unwrap();
+    let cut =
+        "<execute_command>\n<command>touch should-not-exist</command>\n<requires_approval>false</requires_approval>\n";
+    let server = Server::start(vec![openai_with(cut, 3, "length"), openai(&completion("ok"))]);
+    let base = openai_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[("OPENAI_API_KEY", KEY)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("should-not-exist").exists());
+}
+
+#[test]
+fn second_tool_in_one_reply_is_not_executed_and_the_model_is_told() {
+    let ws = tempfile::tempdir().unwrap();
+    // Both tools arrive in one delta, so the parser sees both before the loop stops reading.
+    let two = format!(
+        "{}\n{}",
+        tool("list_files", &[("path", ".")]),
+        tool("write_to_file", &[("path", "second.txt"), ("content", "x")])
+    );
+    let server = Server::start(vec![anthropic_with(&two, 10_000, "end_turn"), anthropic(&completion("ok"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("second.txt").exists());
+    let next = server.requests()[1].last_user();
+    assert!(next.starts_with("[list_files for '.'] Result:"), "{next}");
+    assert!(next.contains("Tool [write_to_file] was not executed because a tool has already been used in this message. Only one tool may be used per message."), "{next}");
+    let hist = server.requests()[1].body["messages"][1]["content"].as_str().unwrap().to_string();
+    assert!(hist.contains("[Response interrupted by a tool use result."), "{hist}");
+}
+
+#[test]
+fn failed_edit_is_a_mistake_and_returns_the_file() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("f.txt"), "alpha\n").unwrap();
+    let diff = "------- SEARCH\nnot there\n=======\nx\n+++++++ REPLACE";
+    let server = Server::start(vec![
+        anthropic(&tool("replace_in_file", &[("path", "f.txt"), ("diff", diff)])),
+        anthropic(&completion("ok")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(ws.path().join("f.txt")).unwrap(), "alpha\n");
+    let next = server.requests()[1].last_user();
+    assert!(next.contains("does not match anything in the file."), "{next}");
+    assert!(next.contains("<file_content path=\"f.txt\">\nalpha\n"), "{next}");
+}
+
+#[test]
+fn yolo_refuses_paths_outside_the_workspace() {
+    let outer = tempfile::tempdir().unwrap();
+    let ws = outer.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(outer.path().join("secret.txt"), "top secret").unwrap();
+    std::os::unix::fs::symlink(outer.path().join("secret.txt"), ws.join("link.txt")).unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("read_file", &[("path", "../secret.txt")])),
+        anthropic(&tool("write_to_file", &[("path", "link.txt"), ("content", "overwritten")])),
+        anthropic(&completion("ok")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert!(reqs[1].last_user().contains("outside the workspace"));
+    assert!(!reqs[1].last_user().contains("top secret"));
+    assert!(reqs[2].last_user().contains("outside the workspace"));
+    assert_eq!(std::fs::read_to_string(outer.path().join("secret.txt")).unwrap(), "top secret");
+}
+
+#[test]
+fn ask_followup_under_yolo_gets_clines_auto_answer() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("ask_followup_question", &[("question", "Which file?")])),
+        anthropic(&completion("ok")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let next = server.requests()[1].last_user();
+    assert!(next.contains("[YOLO MODE: User input is not available in non-interactive mode."), "{next}");
+    assert!(next.contains("\"Which file?\""));
+}
+
+#[test]
+fn interactive_denial_with_feedback_goes_back_to_the_model() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x")])),
+        anthropic(&completion("ok")),
+    ]);
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "t"];
+    let r = run_interactive(ws.path(), &args, b"please use b.txt instead\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("a.txt").exists());
+    assert!(r.stderr.contains("Create a.txt — approve?"), "{}", r.stderr);
+    assert!(r.stderr.contains("+x"), "diff preview missing: {}", r.stderr);
+    let next = server.requests()[1].last_user();
+    // Cline's framing: the feedback (pushed while asking), then the result.
+    let framed = "The user provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>\n\n[write_to_file for 'a.txt'] Result:\nThe user denied this operation. The file was not created.";
+    assert!(next.starts_with(framed), "{next}");
+}
+
+#[test]
+fn empty_replies_are_retried_then_fail_clearly() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic(""), anthropic(""), anthropic(""), anthropic(&completion("x"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("empty reply 3 times"), "{}", r.stderr);
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn turn_limit_exits_1() {
+    let ws = tempfile::tempdir().unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let server = Server::start(vec![anthropic(&list), anthropic(&list), anthropic(&list)]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--max-turns", "2", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("turn limit"), "{}", r.stderr);
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn five_hundred_turns_do_not_exhaust_the_main_thread_stack() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("f.txt"), "x\n").unwrap();
+    // Two spellings of the path in turn: Cline's loop detection stops identical calls in a row.
+    let path = |i: usize| if i.is_multiple_of(2) { "f.txt" } else { "./f.txt" };
+    let mut script: Vec<Resp> =
+        (0..499).map(|i| anthropic_with(&tool("read_file", &[("path", path(i))]), 40, "end_turn")).collect();
+    script.push(anthropic(&completion("500 turns")));
+    let server = Server::start(script);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], Duration::from_secs(280));
+    assert_eq!(r.code, Some(0), "{}", r.all().chars().rev().take(2000).collect::<String>());
+    assert_eq!(server.requests().len(), 500);
+    assert!(r.stderr.contains("over 500 requests"));
+}
+
+#[test]
+fn interactive_mistake_limit_asks_for_guidance_and_sends_clines_feedback() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic("no tool"), anthropic("no tool"), anthropic(&completion("ok"))]);
+    let url = server.anthropic_url();
+    let args =
+        ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "--max-mistakes", "2", "t"];
+    let r = run_interactive(ws.path(), &args, b"Try breaking it into smaller steps\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("mistakes in a row"), "{}", r.stderr);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let next = reqs[2].last_user();
+    assert!(next.contains("You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\nTry breaking it into smaller steps\n</feedback>"), "{next}");
+}
+
+#[test]
+fn ollama_native_chat_streams_ndjson_with_num_ctx() {
+    let ws = tempfile::tempdir().unwrap();
+    let ndjson = |text: &str| {
+        let mut body = String::new();
+        for p in pieces(text, 6) {
+            body.push_str(&json!({"model":"m","message":{"role":"assistant","content":p},"done":false}).to_string());
+            body.push('\n');
+        }
+        body.push_str(&json!({"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":30,"eval_count":5}).to_string());
+        body.push('\n');
+        Resp {
+            status: 200,
+            headers: vec![("Content-Type".into(), "application/x-ndjson".into())],
+            body: body.into_bytes(),
+            chunk: 5,
+            stall: Duration::ZERO,
+            stall_at: 0,
+        }
+    };
+    let server = Server::start(vec![ndjson(&completion("from ollama"))]);
+    let url = server.anthropic_url();
+    let r = run_agent(
+        ws.path(),
+        &["--provider", "ollama", "--base-url", &url, "--model", "qwen-test", "--num-ctx", "16384", "--yolo", "t"],
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("from ollama"));
+    let req = &server.requests()[0];
+    assert_eq!(req.path, "/api/chat");
+    assert_eq!(req.body["options"]["num_ctx"], 16384);
+    assert_eq!(req.body["model"], "qwen-test");
+    assert!(req.header("authorization").is_none() && req.header("x-api-key").is_none());
+}
+
+#[test]
+fn identical_calls_are_warned_at_three_and_stop_at_five_under_yolo() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("f.txt"), "x\n").unwrap();
+    let read = tool("read_file", &[("path", "f.txt")]);
+    let script: Vec<Resp> = (0..6).map(|_| anthropic(&read)).collect();
+    let server = Server::start(script);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    let reqs = server.requests();
+    // Request 4 answers the third identical call: Cline's warning follows the result.
+    let warning = "Tool [read_file] has been called 3 times consecutively with identical arguments. This is not making progress. Please use a different tool or different arguments instead of repeating the same call.";
+    let third = reqs[3].last_user();
+    let (result, warned) = (third.find("[read_file for 'f.txt'] Result:"), third.find(warning));
+    assert!(result.is_some() && warned > result, "{third}");
+    assert!(!reqs[2].last_user().contains(warning));
+    // The fifth identical call reaches the mistake limit: no sixth request under --yolo.
+    assert_eq!(reqs.len(), 5, "{}", r.all());
+}
+
+/// Files made by real tools (python-docx, openpyxl, fpdf2, nbformat; legacy encodings by
+/// Python's codecs): `scripts/make-document-fixtures.py`.
+#[cfg(feature = "documents")]
+#[test]
+fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
+    let ws = tempfile::tempdir().unwrap();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/documents");
+    let names =
+        ["report.docx", "sales.xlsx", "analysis.ipynb", "latin1.txt", "two-pages.pdf", "utf16.txt", "reportlab.pdf"];
+    let mut replies = Vec::new();
+    for n in names {
+        std::fs::copy(fixtures.join(n), ws.path().join(n)).unwrap();
+        replies.push(anthropic(&tool("read_file", &[("path", n)])));
+    }
+    replies.push(anthropic(&completion("Read them all.")));
+    let server = Server::start(replies);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["read the documents"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let result = |i: usize| reqs[i + 1].last_user();
+    let docx = result(0);
+    assert!(
+        docx.starts_with("[read_file for 'report.docx'] Result:\n1 | Quarterly report\n2 | \n3 | Revenue rose 12 % in Q3.\n4 | \n5 | Item\tValue\n6 | \n7 | Region\n"),
+        "{docx}"
+    );
+    let xlsx = result(1);
+    assert!(
+        xlsx.starts_with("[read_file for 'sales.xlsx'] Result:\n1 | --- Sheet: Sales ---\n2 | Region\tUnits\tPrice\tDate\tPaid\n3 | Nord\t12\t2.5\t2024-03-01\ttrue\n4 | Süd\t7\t0.1\t2023-12-31\tfalse\n5 | Total\t[Formula: SUM(B2:B3)]\n6 | \n7 | --- Sheet: Notes ---\n8 | \tonly B2\n"),
+        "{xlsx}"
+    );
+    assert!(!xlsx.contains("hidden value"), "a hidden sheet is left out: {xlsx}");
+    let nb = result(2);
+    assert!(nb.contains("\"outputs\": [],") && nb.contains("\"x = 1 + 1\\n\",") && !nb.contains("stdout"), "{nb}");
+    assert!(result(3).contains("1 | Le café et la crème brûlée sont très appréciés à Genève."), "{}", result(3));
+    // As pdf-parse lays pages out (each after a blank line).
+    let pdf = result(4);
+    assert!(
+        pdf.contains("1 | \n2 | \n3 | Hello from page one.\n4 | Second line.\n5 | \n6 | Page two says goodbye.\n"),
+        "{pdf}"
+    );
+    assert!(result(5).contains("1 | Grüße aus Köln"), "{}", result(5));
+    let pdf = result(6);
+    assert!(
+        pdf.contains("1 | \n2 | \n3 | Invoice 2024-001\n4 | Total due: 1,234.50 EUR\n5 | \n6 | Thank you.\n"),
+        "{pdf}"
+    );
+    assert!(!reqs.iter().any(|q| q.last_user().contains("Cannot read text")));
+}
+
+/// Issue 22's tool results, through the real binary: the saved file byte for byte, a partial
+/// REPLACE marker applied, hidden and node_modules directories out of a recursive listing, a
+/// file's leading context line in its own block.
+#[test]
+fn tool_results_match_clines_where_issue_22_found_them_different() {
+    let ws = tempfile::Builder::new().prefix("ws").tempdir().unwrap();
+    for (p, body) in [(".hidden/h.txt", "x\n"), ("node_modules/m/i.js", "x\n"), ("src/a.rs", "fn a() { hit(); }\n")] {
+        std::fs::create_dir_all(ws.path().join(p).parent().unwrap()).unwrap();
+        std::fs::write(ws.path().join(p), body).unwrap();
+    }
+    std::fs::write(ws.path().join("src/b.rs"), "// above\nfn b() { hit(); }\n").unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "w.txt"), ("content", "one\ntwo  ")])),
+        anthropic(&tool("replace_in_file", &[("path", "w.txt"), ("diff", "------- SEARCH\none\n=======\nONE\n+++")])),
+        anthropic(&tool("list_files", &[("path", "."), ("recursive", "true")])),
+        anthropic(&tool("search_files", &[("path", "src"), ("regex", "hit")])),
+        anthropic(&completion("done")),
+    ]);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let write = reqs[1].last_user();
+    assert!(write.contains("<final_file_content path=\"w.txt\">\none\ntwo  \n</final_file_content>"), "{write}");
+    assert_eq!(std::fs::read_to_string(ws.path().join("w.txt")).unwrap(), "ONE\ntwo  ");
+    assert!(reqs[2].last_user().contains("[replace_in_file for 'w.txt'] Result:\nThe content was successfully saved"));
+    let list = reqs[3].last_user();
+    assert!(list.starts_with("[list_files for '.'] Result:\nw.txt\nsrc/\nsrc/a.rs\nsrc/b.rs"), "{list}");
+    assert!(!list.contains(".hidden") && !list.contains("node_modules"), "{list}");
+    let search = reqs[4].last_user();
+    assert!(
+        search.contains(
+            "src/a.rs\n│----\n│fn a() { hit(); }\n│----\n\nsrc/b.rs\n│----\n│// above\n│fn b() { hit(); }\n│----"
+        ),
+        "{search}"
+    );
+}

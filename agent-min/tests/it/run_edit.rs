@@ -1,0 +1,72 @@
+//! A person editing a proposed file edit before approving it (`e`), and what the model is told:
+//! Cline's `fileEditWithUserChanges` with the person's changes as a jsdiff patch.
+
+use crate::common;
+
+use std::time::Duration;
+
+use common::*;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Runs an interactive task whose person types `input`, with `editor` as `$EDITOR`.
+fn run_with_editor(ws: &std::path::Path, server: &Server, editor: &str, input: &[u8]) -> Run {
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "t"];
+    run_interactive_env(ws, &args, &[("EDITOR", editor), ("VISUAL", "")], input, LIMIT)
+}
+
+#[test]
+fn the_persons_edit_is_saved_and_sent_back_as_clines_user_changes() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "\nhello world\nbye\n")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = run_with_editor(ws.path(), &server, "sed -i s/world/there/", b"e\n");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("[e]dit first"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap(), "hello there\nbye");
+    let next = server.requests()[1].last_user();
+    let want = "[write_to_file for 'a.txt'] Result:\nThe user made the following updates to your content:\n\n@@ -1,2 +1,2 @@\n-hello world\n+hello there\n bye\n\n\nThe updated content, which includes both your original modifications and the additional edits, has been successfully saved to a.txt. Here is the full, updated content of the file that was saved:\n\n<final_file_content path=\"a.txt\">\nhello there\nbye\n\n</final_file_content>\n\nPlease note:\n1. You do not need to re-write the file with these changes, as they have already been applied.";
+    assert!(next.starts_with(want), "{next}");
+}
+
+#[test]
+fn an_edit_that_changes_nothing_is_a_plain_success_and_a_failed_editor_writes_nothing() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x\n")])),
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "y\n")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = run_with_editor(ws.path(), &server, "true", b"e\n");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert!(
+        reqs[1]
+            .last_user()
+            .starts_with("[write_to_file for 'a.txt'] Result:\nThe content was successfully saved to a.txt."),
+        "{}",
+        reqs[1].last_user()
+    );
+    // The same editor for the second file, which the person answers with end of input: denied.
+    assert!(
+        reqs[2].last_user().starts_with(
+            "[write_to_file for 'b.txt'] Result:\nThe user denied this operation. The file was not created."
+        ),
+        "{}",
+        reqs[2].last_user()
+    );
+
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x\n")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = run_with_editor(ws.path(), &server, "false", b"e\n");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("a.txt").exists());
+    let next = server.requests()[1].last_user();
+    assert!(next.contains("The person's editor failed (the editor `false` exited with exit status: 1"), "{next}");
+}

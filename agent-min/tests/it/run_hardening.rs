@@ -1,0 +1,747 @@
+//! Issue 12's security review, end to end: each test is one of the failures it found, run
+//! through the real binary, the real curl and the scripted server.
+
+use crate::common;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Flags for a scripted run that asks a person (no `--yolo`).
+fn asking_args(server: &Server) -> Vec<String> {
+    anthropic_args(server).into_iter().filter(|a| a != "--yolo").collect()
+}
+
+/// Runs the agent in `ws`; when its stdout first shows an approval prompt, calls `meanwhile`
+/// (the person is still reading the prompt), then answers `y`. Returns the run.
+fn approve_after(ws: &Path, args: &[String], meanwhile: impl FnOnce()) -> Run {
+    // The person's terminal: a pseudo-terminal as standard input.
+    let (mut terminal, tty) = pty();
+    let mut child = Command::new(setsid())
+        .arg(bin())
+        .arg("run")
+        .args(args)
+        .arg("t")
+        .current_dir(ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .env("XDG_STATE_HOME", ws.join(".state"))
+        .stdin(Stdio::from(tty))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-min");
+    let seen = Arc::new(Mutex::new(String::new()));
+    let mut out = child.stderr.take().unwrap();
+    let sink = seen.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = out.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    let start = Instant::now();
+    while !seen.lock().unwrap().contains("approve?") {
+        assert!(start.elapsed() < LIMIT, "no approval prompt:\n{}", seen.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    meanwhile();
+    terminal.write_all(b"y\n").unwrap();
+    let mut err = String::new();
+    let mut e = child.stdout.take().unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(start.elapsed() < LIMIT, "agent-min did not finish");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    drop(terminal); // kept open until the end: closing it would drop the unread answer
+    let _ = e.read_to_string(&mut err);
+    reader.join().unwrap();
+    // stdout is not a terminal: the transcript is on stderr, the result on stdout.
+    let transcript = seen.lock().unwrap().clone();
+    Run { code: status.code(), stdout: err, stderr: transcript }
+}
+
+/// A workspace `ws/` with a directory `sub/`, and `outside/` beside it.
+fn ws_and_outside() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let (ws, outside) = (d.path().join("ws"), d.path().join("outside"));
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    (d, ws, outside)
+}
+
+/// Replaces the directory `ws/sub` by a link to `../outside`.
+fn swap_sub_for_a_link(ws: &Path) {
+    let _ = std::fs::remove_file(ws.join("sub/f.txt"));
+    std::fs::remove_dir(ws.join("sub")).unwrap();
+    std::os::unix::fs::symlink("../outside", ws.join("sub")).unwrap();
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_during_the_write_prompt_is_not_followed() {
+    let (_d, ws, outside) = ws_and_outside();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "sub/x.txt"), ("content", "written")])),
+        anthropic(&completion("done")),
+    ]);
+    let r = approve_after(&ws, &asking_args(&server), || swap_sub_for_a_link(&ws));
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!outside.join("x.txt").exists(), "approving wrote outside the workspace:\n{}", r.all());
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "something was left outside");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("Error writing file sub/x.txt") && told.contains("nothing was written"), "{told}");
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_during_the_edit_prompt_is_not_followed() {
+    let (_d, ws, outside) = ws_and_outside();
+    std::fs::write(ws.join("sub/f.txt"), "alpha\n").unwrap();
+    std::fs::write(outside.join("f.txt"), "outside alpha\n").unwrap();
+    let diff = "------- SEARCH\nalpha\n=======\nBETA\n+++++++ REPLACE";
+    let server = Server::start(vec![
+        anthropic(&tool("replace_in_file", &[("path", "sub/f.txt"), ("diff", diff)])),
+        anthropic(&completion("done")),
+    ]);
+    let r = approve_after(&ws, &asking_args(&server), || swap_sub_for_a_link(&ws));
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(outside.join("f.txt")).unwrap(), "outside alpha\n", "edited outside");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "a temp file was left outside");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("nothing was written"), "{told}");
+}
+
+/// Peak resident memory of a live process, in KiB (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_command_printing_hundreds_of_megabytes_keeps_the_agents_memory_bounded() {
+    let ws = tempfile::tempdir().unwrap();
+    let loud = "head -c 400000000 /dev/zero | tr '\\0' a; echo; echo END";
+    let mut done = anthropic(&completion("done"));
+    done.stall = Duration::from_secs(5); // the agent waits here while its peak memory is read
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", loud), ("requires_approval", "false")])),
+        done,
+    ]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "t"]);
+    // The whole output goes to a log file in the temp directory, as in Cline.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(&args)
+        .current_dir(ws.path())
+        .env("TMPDIR", tmp.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // stdout is not a terminal: the transcript, with the command's output, is on stderr.
+    let mut out = child.stderr.take().unwrap();
+    let shown = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()).unwrap());
+    let start = Instant::now();
+    while server.requests().len() < 2 {
+        assert!(start.elapsed() < LIMIT, "the command's result never came back");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let peak = peak_rss_kib(pid);
+    let mut result = child.stdout.take().unwrap();
+    let mut stdout = String::new();
+    result.read_to_string(&mut stdout).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0), "{stdout}");
+    let printed = shown.join().unwrap();
+    assert!(printed > 400_000_000, "the output was shown as it came ({printed} bytes)");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("Full output saved to: ") && told.contains("\nEND"), "{}", &told[..200]);
+    let logs: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert_eq!(std::fs::metadata(&logs[0]).unwrap().len(), 400_000_005, "the whole output, byte for byte");
+    eprintln!("agent peak RSS: {} KiB for 400 MB of command output", peak);
+    assert!(peak < 32 * 1024, "the agent's peak RSS was {} MiB for 400 MB of output", peak / 1024);
+}
+
+#[test]
+fn escape_sequences_from_the_model_and_from_commands_never_reach_the_terminal() {
+    let ws = tempfile::tempdir().unwrap();
+    let evil = "printf 'out\\033]0;pwned\\007\\033[2J\\rover\\n'";
+    let server = Server::start(vec![
+        anthropic(&format!(
+            "Title\x1b]0;owned\x07 clear\x1b[2J\r\n{}",
+            tool("execute_command", &[("command", evil), ("requires_approval", "false")])
+        )),
+        anthropic(&completion("done\x1b[5m")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!r.all().contains(['\x1b', '\x07']), "raw control bytes reached the terminal:\n{:?}", r.all());
+    assert!(r.stderr.contains("Title\\x1b]0;owned\\x07 clear\\x1b[2J\n"), "{:?}", r.stderr);
+    assert!(r.stderr.contains("out\\x1b]0;pwned\\x07\\x1b[2J\\rover"), "{:?}", r.stderr);
+}
+
+#[test]
+fn a_command_cannot_read_the_key_from_the_agents_proc_environ_nor_inherit_secret_variables() {
+    let ws = tempfile::tempdir().unwrap();
+    const ROUTER: &str = "sk-or-v1-ROUTER-SECRET-0a1b2c3d";
+    const GH: &str = "ghp_GITHUB-TOKEN-SECRET-99887766";
+    std::fs::write(ws.path().join("notes.txt"), format!("leaked: {ROUTER}\n")).unwrap();
+    let cmd = "tr '\\0' '\\n' </proc/$PPID/environ | grep -e API_KEY -e TOKEN; env | grep -i -e key -e token -e secret; echo PLAIN=$PLAIN_VAR; echo end";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&tool("read_file", &[("path", "notes.txt")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let envs = [("OPENROUTER_API_KEY", ROUTER), ("GITHUB_TOKEN", GH), ("PLAIN_VAR", "visible-value")];
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--state-dir", &state_dir, "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let told = reqs[1].last_user();
+    assert!(told.contains("PLAIN=visible-value") && told.contains("end"), "the command ran: {told}");
+    // Bytes, read lossily: the state dir also holds the checkpoints' shadow git objects.
+    let saved: String = walk_files(state.path())
+        .iter()
+        .map(|f| String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned())
+        .collect();
+    for secret in [KEY, ROUTER, GH] {
+        for req in &reqs {
+            assert!(!req.body.to_string().contains(secret), "{secret} was sent to the model:\n{told}");
+        }
+        assert!(!r.all().contains(secret), "{secret} was shown");
+        assert!(!saved.contains(secret), "{secret} was saved");
+    }
+    assert!(reqs[2].last_user().contains("leaked: [REDACTED]"), "{}", reqs[2].last_user());
+}
+
+/// Every file below `dir`.
+fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A directory outside the workspace and a temp directory for the agent (its `TMPDIR`, which
+/// the sandbox lets commands write): siblings in target/tmp, so the first is never inside the
+/// second, wherever the checkout and the system's temp directory are.
+fn outside_and_tmpdir() -> (tempfile::TempDir, tempfile::TempDir) {
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    (outside, tmp)
+}
+
+#[test]
+fn under_yolo_commands_are_sandboxed_by_default_and_the_model_is_told_how_to_ask_for_more() {
+    let ws = tempfile::tempdir().unwrap();
+    // Outside the workspace and outside the agent's temp directory, wherever the checkout is
+    // (also under the system's temp directory): the agent gets its own TMPDIR beside it.
+    let (outside, tmp) = outside_and_tmpdir();
+    let target = outside.path().join("escaped.txt");
+    let cmd = format!("echo x > '{}'", target.display());
+    let script = || {
+        vec![
+            anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+            anthropic(&completion("done")),
+        ]
+    };
+    let server = Server::start(script());
+    let base = anthropic_args(&server);
+    let tmpdir = [("TMPDIR", tmp.path().to_str().unwrap())];
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &tmpdir, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("Commands run sandboxed (--sandbox workspace-write"), "{}", r.stderr);
+    assert!(!target.exists(), "a --yolo command wrote outside the workspace");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("Permission denied") && told.contains("agent-min's sandbox"), "{told}");
+    assert!(told.contains("--sandbox-allow-write DIR"), "{told}");
+
+    // Allowed explicitly, the same command writes there.
+    let server = Server::start(script());
+    let base = anthropic_args(&server);
+    let dir = outside.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox-allow-write", &dir, "t"]), &tmpdir, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(target.exists(), "--sandbox-allow-write did not allow it:\n{}", server.requests()[1].last_user());
+}
+
+#[test]
+fn sandbox_flags_are_checked_and_named() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox", "strict", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("expected workspace-write, read-only or off"), "{}", r.stderr);
+    let r = run_agent(ws.path(), &args_with(&base, &["--sandbox-allow-write", "/nonexistent-w12", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("--sandbox-allow-write /nonexistent-w12"), "{}", r.stderr);
+    let help = run_agent(ws.path(), &["--help"], &[], LIMIT);
+    for flag in
+        ["--sandbox MODE", "--sandbox-allow-write DIR", "--sandbox-network", "--env-keep NAME", "--env-drop NAME"]
+    {
+        assert!(help.stdout.contains(flag), "--help does not teach {flag}");
+    }
+}
+
+#[test]
+fn when_saves_fail_the_last_line_says_so_instead_of_claiming_a_save() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = ws.path().join("state");
+    // The command breaks the state directory: every later save fails.
+    let cmd = "rm -rf state/tasks && echo 'not a directory' > state/tasks";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let dir = state.display().to_string();
+    let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", &dir, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!r.all().contains("Saved as"), "a save that failed was announced:\n{}", r.all());
+    assert!(r.all().contains("could NOT be saved"), "{}", r.all());
+    assert!(r.all().contains("Could not save the task"), "each failed save is reported:\n{}", r.all());
+}
+
+/// The `api_request` events of a `--json` run.
+fn api_requests(stdout: &str) -> Vec<serde_json::Value> {
+    events::of(&events::parse(stdout), "api_request").into_iter().cloned().collect()
+}
+
+#[test]
+fn a_reply_ending_in_a_tool_reports_the_servers_usage_not_an_estimate() {
+    for openai_wire in [false, true] {
+        let ws = tempfile::tempdir().unwrap();
+        let reply = |t: &str| if openai_wire { openai(t) } else { anthropic(t) };
+        let server = Server::start(vec![
+            reply(&format!("Listing.\n{}\nand text after the tool", tool("list_files", &[("path", ".")]))),
+            reply(&completion("done")),
+        ]);
+        let base = if openai_wire { openai_args(&server) } else { anthropic_args(&server) };
+        let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[("OPENAI_API_KEY", KEY)], LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        let reqs = api_requests(&r.stdout);
+        assert_eq!(reqs.len(), 2);
+        let (want_in, want_out) = if openai_wire { (50, 9) } else { (100, 42) };
+        for e in &reqs {
+            assert_eq!(e["estimated"], false, "openai={openai_wire}: {e}");
+            assert_eq!((e["tokens_in"].as_u64(), e["tokens_out"].as_u64()), (Some(want_in), Some(want_out)), "{e}");
+        }
+        assert_eq!(reqs[1]["totals"]["estimated_requests"], 0);
+        assert!(!r.all().contains("and text after the tool"), "what follows the tool was shown");
+        assert!(!server.requests()[1].body.to_string().contains("and text after the tool"), "…or sent back");
+        if !openai_wire {
+            assert_eq!(server.requests()[0].body["stream"], true);
+        } else {
+            assert_eq!(server.requests()[0].body["stream_options"]["include_usage"], true);
+        }
+    }
+}
+
+#[test]
+fn a_server_silent_after_the_tool_costs_a_short_wait_and_an_honest_estimate() {
+    let ws = tempfile::tempdir().unwrap();
+    let text = format!("Listing.\n{}", tool("list_files", &[("path", ".")]));
+    let mut stalled = anthropic(&text);
+    let body = String::from_utf8(stalled.body.clone()).unwrap();
+    stalled.stall_at = body.find("event: content_block_stop").unwrap(); // the tool has closed
+    stalled.stall = Duration::from_secs(30);
+    let server = Server::start(vec![stalled, anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let start = Instant::now();
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(10), "the agent waited for the stalled server: {took:?}");
+    let reqs = api_requests(&r.stdout);
+    assert_eq!(reqs[0]["estimated"], true, "{}", reqs[0]);
+    assert_eq!(reqs[0]["tokens_in"], 100, "the input count of message_start is kept: {}", reqs[0]);
+    assert_eq!(reqs[1]["estimated"], false);
+}
+
+#[test]
+fn a_large_streamed_write_gives_bounded_partial_events_and_an_exact_complete_one() {
+    let ws = tempfile::tempdir().unwrap();
+    let line = "    let value = compute(index, &table[offset..]); // <tag> & \"quotes\"\n";
+    let content: String = line.repeat(256 * 1024 / line.len());
+    let text = tool("write_to_file", &[("path", "big.rs"), ("content", &format!("\n{content}"))]);
+    let mut write = anthropic_with(&text, 16, "end_turn");
+    write.chunk = 64 * 1024;
+    let server = Server::start(vec![write, anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let written = std::fs::read_to_string(ws.path().join("big.rs")).unwrap();
+    assert!(written == content.trim_end_matches('\n'), "the file is not exact ({} bytes)", written.len());
+    let events = events::parse(&r.stdout);
+    let calls = events::of(&events, "tool_call");
+    let (partial, complete): (Vec<&&serde_json::Value>, Vec<&&serde_json::Value>) =
+        calls.iter().partition(|e| e["partial"] == true);
+    let complete: Vec<_> = complete.into_iter().filter(|e| e["tool"] == "write_to_file").collect();
+    assert_eq!(complete.len(), 1);
+    // Events carry Cline's trimmed values (the file keeps the first line's indentation).
+    let got = complete[0]["params"]["content"].as_str().unwrap();
+    assert!(
+        got == content.trim(),
+        "the complete event is not exact ({} bytes, want {})",
+        got.len(),
+        content.trim().len()
+    );
+    assert!(!partial.is_empty(), "partial events still show progress");
+    let partial_bytes: usize = partial.iter().map(|e| e["params"]["content"].as_str().map_or(0, str::len)).sum();
+    // Rationed by bytes, not time: the same on a loaded machine as on an idle one.
+    assert!(
+        partial_bytes <= content.len() + content.len() / 4,
+        "{} partial events carried {partial_bytes} bytes",
+        partial.len()
+    );
+    assert!(
+        r.stdout.len() < 3 * content.len(),
+        "--json wrote {} bytes for a {}-byte file",
+        r.stdout.len(),
+        content.len()
+    );
+}
+
+#[test]
+fn curl_gets_the_key_only_through_its_header_pipe_never_in_its_environment() {
+    let ws = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v curl"]).output().unwrap().stdout).unwrap();
+    let (bin, log) = (tools.path().join("bin"), tools.path().join("curl-env.log"));
+    std::fs::create_dir_all(&bin).unwrap();
+    let wrapper = format!("#!/bin/sh\nenv >> '{}'\nexec '{}' \"$@\"\n", log.display(), real.trim());
+    std::fs::write(bin.join("curl"), wrapper).unwrap();
+    Command::new("chmod").arg("755").arg(bin.join("curl")).status().unwrap();
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[("PATH", &path)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let env = std::fs::read_to_string(&log).expect("the wrapper ran");
+    assert!(env.contains("PATH="), "{env}");
+    assert!(!env.contains(KEY) && !env.contains("ANTHROPIC_API_KEY"), "curl's environment holds the key:\n{env}");
+    assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY), "the key was still sent");
+}
+
+#[test]
+fn for_an_unprivileged_user_the_sandbox_confines_writes_and_cuts_the_network_too() {
+    // As root the network namespace needs no user namespace; as anyone else it does. Run the
+    // agent as `nobody` (65534) with `setpriv` (util-linux), as a user who is not root would.
+    assert!(Command::new("setpriv").arg("--version").output().is_ok(), "setpriv (util-linux) is needed");
+    let ws = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(ws.path(), Some(65534), Some(65534)).unwrap();
+    let (outside, tmp) = outside_and_tmpdir();
+    std::os::unix::fs::chown(outside.path(), Some(65534), Some(65534)).unwrap();
+    std::os::unix::fs::chown(tmp.path(), Some(65534), Some(65534)).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let cmd = format!(
+        "id -u; echo in > inside.txt && echo wrote-inside; echo x > '{}/escaped' || echo refused-outside; curl -sS --max-time 3 http://127.0.0.1:{port}/ || echo no-network",
+        outside.path().display()
+    );
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut child = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(bin())
+        .arg("run")
+        .args(args_with(&base, &["--no-save", "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .env("HOME", ws.path())
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{out}");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("65534") && told.contains("wrote-inside"), "{told}");
+    assert!(told.contains("refused-outside") && !outside.path().join("escaped").exists(), "{told}");
+    assert!(told.contains("no-network") && listener.accept().is_err(), "{told}");
+}
+
+#[test]
+fn a_process_of_the_same_unprivileged_user_cannot_read_the_agents_proc_environ() {
+    // The agent turns itself non-dumpable: its /proc files become root's. Seen from a command
+    // run unconfined as the same user (`nobody`, through setpriv).
+    assert!(Command::new("setpriv").arg("--version").output().is_ok(), "setpriv (util-linux) is needed");
+    let ws = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(ws.path(), Some(65534), Some(65534)).unwrap();
+    let cmd = "id -u; cat /proc/$PPID/environ >/dev/null && echo READABLE || echo UNREADABLE; cat /proc/$$/environ >/dev/null && echo own-readable";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let status = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(bin())
+        .arg("run")
+        .args(args_with(&base, &["--no-save", "--sandbox", "off", "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("HOME", ws.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("65534") && told.contains("own-readable"), "{told}");
+    assert!(told.lines().any(|l| l == "UNREADABLE") && !told.lines().any(|l| l == "READABLE"), "{told}");
+}
+
+// ---- issue 20 (children die with the agent) and issue 25 (what escapes the sandbox) ----
+
+/// Waits until `cond` holds, checking often; false if `limit` passes first.
+fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cond()
+}
+
+/// The pid written in `file`, once it is there.
+fn pid_in(file: &Path) -> Option<i32> {
+    std::fs::read_to_string(file).ok()?.trim().parse().ok()
+}
+
+/// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
+fn ended(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn a_command_and_everything_it_started_die_with_the_agent_on_kill_9() {
+    for sandbox in ["off", "workspace-write"] {
+        let ws = tempfile::tempdir().unwrap();
+        let cmd = "sleep 600 & echo $! > bg.pid; echo $$ > sh.pid; wait";
+        let server = Server::start(vec![
+            anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+            anthropic(&completion("done")),
+        ]);
+        let base = anthropic_args(&server);
+        let mut agent = Command::new(bin())
+            .arg("run")
+            .args(args_with(&base, &["--no-save", "--sandbox", sandbox, "t"]))
+            .current_dir(ws.path())
+            .env("ANTHROPIC_API_KEY", KEY)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let pids = || Some((pid_in(&ws.path().join("bg.pid"))?, pid_in(&ws.path().join("sh.pid"))?));
+        assert!(wait_until(LIMIT, || pids().is_some()), "the command did not start ({sandbox})");
+        let (bg, sh) = pids().unwrap();
+        agent.kill().unwrap(); // SIGKILL: the agent cleans nothing up itself
+        agent.wait().unwrap();
+        let both_ended = wait_until(LIMIT, || ended(bg) && ended(sh));
+        for pid in [bg, sh] {
+            if !ended(pid) {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+        }
+        assert!(both_ended, "after kill -9 of the agent its command lives on (--sandbox {sandbox})");
+    }
+}
+
+#[test]
+fn a_sandboxed_command_cannot_signal_the_agent_nor_reach_a_unix_socket_nor_get_ssh_auth_sock() {
+    // Issue 25, finding 6: `kill -STOP $PPID` froze the agent past its --timeout; a command drove
+    // tmux through its socket; SSH_AUTH_SOCK was handed to commands.
+    let ws = tempfile::tempdir().unwrap();
+    // In the system temp directory: a socket's path must stay under 108 bytes, however deep the
+    // checkout.
+    let sockdir = tempfile::tempdir().unwrap();
+    let sock = sockdir.path().join("server.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let cmd = format!(
+        "kill -CONT $PPID && echo SIGNALLED || echo NO-SIGNAL; curl -sS --max-time 5 --unix-socket '{}' http://x/ >/dev/null 2>&1; echo curl=$?; echo SOCK=$SSH_AUTH_SOCK.",
+        sock.display()
+    );
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let envs = [("SSH_AUTH_SOCK", sock.to_str().unwrap())];
+    let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    let line = |l: &str| told.lines().any(|x| x == l);
+    assert!(line("NO-SIGNAL") && !line("SIGNALLED"), "{told}");
+    assert!(listener.accept().is_err(), "a sandboxed command connected to {}: {told}", sock.display());
+    assert!(told.contains("curl=7"), "{told}");
+    assert!(told.contains("SOCK=."), "SSH_AUTH_SOCK reached the command: {told}");
+}
+
+#[test]
+fn sandboxed_commands_get_a_private_tmpdir_and_cannot_write_the_system_temp_directory() {
+    // Issue 25, finding 7: with the state dir under /tmp a command planted a hook and its
+    // approval there.
+    let ws = tempfile::tempdir().unwrap();
+    let planted = std::env::temp_dir().join(format!("agent-min-planted-{}", std::process::id()));
+    // A private temp directory left by a run that was killed (its process is gone) is removed
+    // by the next run.
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let stale = std::env::temp_dir().join(format!("agent-min-tmp-{}-0", gone.id()));
+    std::fs::create_dir_all(stale.join("left")).unwrap();
+    let cmd = format!(
+        "echo x > '{}' || echo REFUSED; echo y > \"$TMPDIR/own\" && echo TMP-OK; echo TMPDIR=$TMPDIR",
+        planted.display()
+    );
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "t"]), &[], LIMIT);
+    let _ = std::fs::remove_file(&planted);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    let line = |l: &str| told.lines().any(|x| x == l);
+    assert!(line("REFUSED") && line("TMP-OK"), "{told}");
+    let tmpdir = told.lines().find_map(|l| l.strip_prefix("TMPDIR=")).unwrap().to_string();
+    assert!(tmpdir.contains("agent-min-tmp-"), "{told}");
+    assert!(!Path::new(&tmpdir).exists(), "the private temp directory outlived the run");
+    assert!(!stale.exists(), "a killed run's private temp directory was left");
+
+    // A state directory the sandbox lets commands write is named loudly.
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", "state", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.all().contains("which sandboxed commands may write"), "{}", r.all());
+}
+
+#[test]
+fn sandboxed_commands_cannot_plant_git_hooks_git_config_cline_hooks_or_mcp_settings() {
+    // Issue 25, finding 5: what a --yolo command writes there runs later outside the sandbox.
+    let ws = tempfile::tempdir().unwrap();
+    assert!(Command::new("git").args(["init", "-q"]).current_dir(ws.path()).status().unwrap().success());
+    std::fs::create_dir_all(ws.path().join(".clinerules/hooks")).unwrap();
+    std::fs::create_dir_all(ws.path().join(".cline")).unwrap();
+    let cmd = "for f in .git/hooks/pre-commit .clinerules/hooks/TaskResume .cline/mcp.json; do echo x > $f && echo WROTE $f; done; git config core.fsmonitor ./evil && echo WROTE-CONFIG; echo in > inside.txt && echo INSIDE-OK";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("WROTE")), "{told}");
+    for f in [".git/hooks/pre-commit", ".clinerules/hooks/TaskResume", ".cline/mcp.json"] {
+        assert!(!ws.path().join(f).exists(), "{f} was planted");
+    }
+    let config = std::fs::read_to_string(ws.path().join(".git/config")).unwrap();
+    assert!(!config.contains("fsmonitor"), "{config}");
+}
+
+/// `s` quoted for `sh`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[test]
+fn a_sandboxed_command_cannot_type_into_the_agents_terminal() {
+    // Issue 25, finding 3: with TIOCSTI a command typed `y⏎` into the terminal and approved the
+    // model's next command itself. The agent runs on a pseudo-terminal (`script`), its
+    // controlling terminal, as at a person's desk.
+    let ws = tempfile::tempdir().unwrap();
+    let inject = "python3 -c 'import fcntl, os, termios; fd = os.open(\"/dev/tty\", os.O_RDWR); fcntl.ioctl(fd, termios.TIOCSTI, b\"#\"); print(\"INJECTED\")' 2>/dev/null || echo NO-TTY";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", inject), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let line: Vec<String> = std::iter::once(bin().display().to_string())
+        .chain(["run".to_string()])
+        .chain(args_with(&base, &["--no-save", "t"]).iter().map(|s| s.to_string()))
+        .map(|a| sh_quote(&a))
+        .collect();
+    let mut child = Command::new("script")
+        .args(["-qefc", &line.join(" "), "/dev/null"])
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) is needed");
+    let stdin = child.stdin.take();
+    let r = wait_limited(child, LIMIT);
+    drop(stdin);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    let line = |l: &str| told.lines().any(|x| x == l);
+    assert!(line("NO-TTY") && !line("INJECTED"), "{told}");
+}
+
+#[test]
+fn sandbox_check_names_the_kernel_features_and_what_probe_commands_could_do() {
+    let ws = tempfile::tempdir().unwrap();
+    let r = run_cmd("sandbox", ws.path(), &["check"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    for line in [
+        "Landlock ABI: ",
+        "  write in the workspace: possible",
+        "  write outside it (the system temp directory): refused",
+        "  write in the workspace's .git: refused",
+        "  open the terminal (/dev/tty): refused",
+        "  open /proc/PID/mem of a process outside: refused",
+    ] {
+        assert!(r.stdout.contains(line), "{line:?} missing:\n{}", r.stdout);
+    }
+}

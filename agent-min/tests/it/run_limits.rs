@@ -1,0 +1,177 @@
+//! Limits and accounting: `--max-cost`, `--max-turns` and `--timeout` each stop the run with
+//! exit 1 and a message naming the limit; tokens and cost per request and in total.
+
+use crate::common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+#[test]
+fn max_cost_stops_before_the_request_that_would_exceed_it() {
+    let ws = tempfile::tempdir().unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let server = Server::start(vec![anthropic(&list), anthropic(&list), anthropic(&list), anthropic(&completion("x"))]);
+    let base = anthropic_args(&server);
+    // $10,000 per million tokens: each request's 100 input + 7 cached tokens cost $1.07, plus
+    // its (estimated) output.
+    let r = run_agent(
+        ws.path(),
+        &args_with(&base, &["--json", "--price-input", "10000", "--price-output", "10000", "--max-cost", "1.5", "t"]),
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(server.requests().len(), 2, "stops before the third request");
+    assert!(r.stderr.contains("the cost limit was reached"), "{}", r.stderr);
+    assert!(r.stderr.contains("--max-cost 1.5"), "{}", r.stderr);
+    let events = events::parse(&r.stdout);
+    let costs: Vec<f64> = events::of(&events, "api_request").iter().map(|e| e["cost_usd"].as_f64().unwrap()).collect();
+    assert_eq!(costs.len(), 2);
+    assert!(costs.iter().all(|&c| c > 1.07 && c < 1.5), "{costs:?}");
+    let err = events::of(&events, "error");
+    assert_eq!(err[0]["limit"], "max_cost");
+    let total = events.last().unwrap()["totals"]["cost_usd"].as_f64().unwrap();
+    assert!((total - costs.iter().sum::<f64>()).abs() < 1e-5);
+    assert!(r.stderr.contains(&format!("cost ${total:.4}")), "{}", r.stderr);
+}
+
+#[test]
+fn max_cost_without_prices_is_a_usage_error_naming_the_flags() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--max-cost", "1", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains("--price-input") && r.stderr.contains("claude-test"), "{}", r.stderr);
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn exact_usage_is_priced_from_the_built_in_table() {
+    // A reply read to its end reports its usage; claude-sonnet-4-5 costs $3 / $15 / $0.30 per
+    // million input / output / cache-read tokens.
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic("no tool in this reply")]);
+    let base = anthropic_args(&server);
+    let r = run_agent(
+        ws.path(),
+        &args_with(&base, &["--json", "--model", "claude-sonnet-4-5", "--max-mistakes", "1", "t"]),
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    let events = events::parse(&r.stdout);
+    let req = events::of(&events, "api_request")[0];
+    assert_eq!(
+        (req["tokens_in"].as_u64(), req["tokens_out"].as_u64(), req["cache_read"].as_u64()),
+        (Some(100), Some(42), Some(7))
+    );
+    assert_eq!(req["estimated"], false);
+    let expected = (100.0 * 3.0 + 42.0 * 15.0 + 7.0 * 0.30) / 1e6;
+    assert!((req["cost_usd"].as_f64().unwrap() - expected).abs() < 1e-9, "{req}");
+    assert!(
+        r.stderr.contains("Tokens: 100 in, 42 out (cache: 7 read, 0 written) over 1 request; cost $0.0009"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn max_turns_stops_with_exit_1_naming_the_flag() {
+    let ws = tempfile::tempdir().unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let server = Server::start(vec![anthropic(&list), anthropic(&list), anthropic(&list)]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--max-turns", "2", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(server.requests().len(), 2);
+    assert!(r.stderr.contains("the turn limit was reached (2 requests; raise it with --max-turns)"), "{}", r.stderr);
+}
+
+#[test]
+fn timeout_stops_a_stalled_stream_with_exit_1_naming_the_flag() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut stalled = anthropic(&completion("too late"));
+    stalled.stall = Duration::from_secs(30);
+    let server = Server::start(vec![anthropic(&tool("list_files", &[("path", ".")])), stalled]);
+    let base = anthropic_args(&server);
+    let start = Instant::now();
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--timeout", "2s", "t"]), &[], LIMIT);
+    let took = start.elapsed();
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(took < Duration::from_secs(15), "the stall was not cut short: {took:?}");
+    assert!(took >= Duration::from_secs(2));
+    assert!(r.stderr.contains("the time limit was reached (--timeout 2s"), "{}", r.stderr);
+    assert!(!r.stderr.contains("too late"));
+    let events = events::parse(&r.stdout);
+    assert_eq!(events::of(&events, "error")[0]["limit"], "timeout");
+    assert!(events::of(&events, "retry").is_empty(), "a timeout is not retried");
+}
+
+#[test]
+fn timeout_kills_a_running_command() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", "sleep 30; touch late.txt"), ("requires_approval", "false")])),
+        anthropic(&completion("never")),
+    ]);
+    let base = anthropic_args(&server);
+    let start = Instant::now();
+    let r = run_agent(ws.path(), &args_with(&base, &["--timeout", "1.5s", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(start.elapsed() < Duration::from_secs(15));
+    assert!(r.stderr.contains("the time limit was reached (--timeout 1.5s"), "{}", r.stderr);
+    assert_eq!(server.requests().len(), 1);
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!ws.path().join("late.txt").exists());
+}
+
+#[test]
+fn huge_durations_on_the_command_line_do_not_panic() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--command-timeout", "1e20", "--retry-delay", "1e300", "--timeout", "1e20", "t"]);
+    let r = run_agent(ws.path(), &args, &[], Duration::from_secs(60));
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    assert!(r.code == Some(0) || r.code == Some(2), "{}", r.all());
+    if r.code == Some(2) {
+        assert!(r.stderr.contains("--timeout"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn timeout_stops_a_loop_blocked_outside_any_child_process() {
+    // Without --yolo, ask_followup_question waits on stdin, which the test keeps open and
+    // silent: killing curl and commands cannot unblock that read, so the watchdog must end the run.
+    let ws = tempfile::tempdir().unwrap();
+    let ask = tool("ask_followup_question", &[("question", "Which file?")]);
+    let server = Server::start(vec![anthropic(&ask), anthropic(&completion("x"))]);
+    let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
+    let state = tempfile::tempdir().unwrap();
+    // The person's terminal stays open and silent: the approval prompt blocks reading it.
+    let (_terminal, tty) = pty();
+    let mut cmd = std::process::Command::new(setsid());
+    cmd.arg(bin())
+        .arg("run")
+        .args(&base)
+        .args(["--timeout", "1s", "t"])
+        .current_dir(ws.path())
+        .env("XDG_STATE_HOME", state.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::from(tty))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let start = Instant::now();
+    let r = wait_limited(child, Duration::from_secs(30));
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(start.elapsed() < Duration::from_secs(15), "{:?}", start.elapsed());
+    assert!(r.stderr.contains("the time limit was reached"), "{}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+}

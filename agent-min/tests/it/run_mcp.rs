@@ -1,0 +1,803 @@
+//! MCP end to end, with real servers nobody here wrote: `@modelcontextprotocol/server-everything`
+//! and `server-filesystem` from npm, and `tests/mcp/py_server.py` on the official Python SDK
+//! (stdio and streamable HTTP). `agent-min/tests/mcp/install.sh` installs them (pinned, cached in
+//! target/mcp-servers); the first test to need them runs it, and if it fails every test here
+//! fails with its output.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+const LIMIT: Duration = Duration::from_secs(90);
+
+/// The installed servers: `install.sh` (pinned versions, cached; a no-op once installed) runs
+/// once per test run, so `cargo test` works on a fresh machine; a failed install fails every
+/// test here loudly, with the script's output.
+fn servers() -> PathBuf {
+    static INSTALLED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    let installed = INSTALLED.get_or_init(|| {
+        let dir = std::env::var_os("AGENT_MIN_MCP_SERVERS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/mcp-servers"));
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/install.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .env("AGENT_MIN_MCP_SERVERS", &dir)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        if !out.status.success() || !dir.join(".installed").is_file() {
+            return Err(format!(
+                "the MCP test servers could not be installed in {} by {} (needs node, npm and python3, and the npm and PyPI registries):\n{said}",
+                dir.display(),
+                script.display()
+            ));
+        }
+        Ok(dir)
+    });
+    match installed {
+        Ok(dir) => dir.clone(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn node_server(name: &str) -> String {
+    let js = servers().join(format!("node/node_modules/@modelcontextprotocol/{name}/dist/index.js"));
+    assert!(js.is_file(), "{} missing; run agent-min/tests/mcp/install.sh", js.display());
+    js.display().to_string()
+}
+
+fn python() -> String {
+    servers().join("venv/bin/python").display().to_string()
+}
+
+fn py_script() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/py_server.py").display().to_string()
+}
+
+/// Writes `{"mcpServers": servers}` to `dir/mcp.json`.
+fn settings(dir: &Path, servers: Value) -> String {
+    let f = dir.join("mcp.json");
+    std::fs::write(&f, json!({ "mcpServers": servers }).to_string()).unwrap();
+    f.display().to_string()
+}
+
+fn use_mcp(server: &str, tool_name: &str, args: &str) -> String {
+    tool("use_mcp_tool", &[("server_name", server), ("tool_name", tool_name), ("arguments", args)])
+}
+
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+        .unwrap_or(false)
+}
+
+fn pids(file: &Path) -> Vec<i32> {
+    std::fs::read_to_string(file).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(start.elapsed() < Duration::from_secs(15), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("notes.txt"), "filesystem says hello\n").unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap().display().to_string();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({
+            "everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]},
+            "fs": {"command": "node", "args": [node_server("server-filesystem"), &root], "autoApprove": ["read_text_file"]},
+        }),
+    );
+    let notes = format!("{root}/notes.txt");
+    let server = Server::start(vec![
+        anthropic(&use_mcp("everything", "echo", r#"{"message": "hi from the model"}"#)),
+        anthropic(&use_mcp("everything", "get-sum", r#"{"a": 2, "b": 40}"#)),
+        anthropic(&use_mcp("everything", "get-sum", r#"{"a": "two"}"#)),
+        anthropic(&use_mcp("everything", "echo", "{not json")),
+        anthropic(&use_mcp("everything", "get-env", "{}")),
+        anthropic(&tool(
+            "access_mcp_resource",
+            &[("server_name", "everything"), ("uri", "demo://resource/dynamic/text/7")],
+        )),
+        anthropic(&use_mcp("fs", "read_text_file", &json!({ "path": notes }).to_string())),
+        anthropic(&use_mcp("nosuch", "echo", "{}")),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "--json", "use the servers"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 9, "{}", r.all());
+
+    // The prompt lists the connected servers the way Cline does.
+    let system = reqs[0].body["system"].as_str().unwrap();
+    assert!(system.contains("## use_mcp_tool\nDescription: Request to use a tool provided by a connected MCP server."));
+    assert!(system.contains("# Connected MCP Servers\n\nWhen a server is connected, you can use the server's tools via the `use_mcp_tool` tool"));
+    assert!(system.contains(&format!("## everything (`node {} stdio`)\n\n### Available Tools\n- echo: Echoes back the input string\n    Input Schema:\n    {{", node_server("server-everything"))), "{system}");
+    assert!(system
+        .contains("### Resource Templates\n- demo://resource/dynamic/text/{resourceId} (Dynamic Text Resource): "));
+    assert!(
+        system.contains("### Direct Resources\n- demo://resource/static/document/architecture.md (architecture.md)")
+    );
+    assert!(system.contains("### Available Prompts\n- simple-prompt (Simple Prompt): A prompt with no arguments\n- args-prompt (Arguments Prompt): A prompt with two arguments, one required and one optional\n    Arguments: city (required): Name of the city, state\n"), "{system}");
+    assert!(system.find("# Connected MCP Servers").unwrap() < system.find("RULES\n").unwrap());
+
+    // Each real answer is in the next request.
+    let r1 = reqs[1].last_user();
+    assert!(
+        r1.starts_with("[use_mcp_tool for 'everything'] Result:\nEcho: hi from the model\n\n<environment_details>"),
+        "{r1}"
+    );
+    let r2 = reqs[2].last_user();
+    assert!(r2.starts_with("[use_mcp_tool for 'everything'] Result:\nThe sum of 2 and 40 is 42."), "{r2}");
+    let r3 = reqs[3].last_user();
+    assert!(r3.starts_with("[use_mcp_tool for 'everything'] Result:\nError:\n"), "isError is reported: {r3}");
+    assert!(r3.contains("-32602") || r3.to_lowercase().contains("invalid"), "{r3}");
+    let r4 = reqs[4].last_user();
+    assert!(r4.contains("The tool execution failed with the following error:\n<error>\nInvalid JSON argument used with everything for echo. Please retry with a properly formatted JSON argument.\n</error>"), "{r4}");
+    let r5 = reqs[5].last_user();
+    assert!(r5.contains("\"PATH\""), "get-env shows the server's environment: {r5}");
+    assert!(!r5.contains(KEY) && !r5.contains("ANTHROPIC_API_KEY"), "the API key reached an MCP server: {r5}");
+    let r6 = reqs[6].last_user();
+    assert!(
+        r6.starts_with("[access_mcp_resource for 'everything'] Result:\nResource 7: This is a plaintext resource"),
+        "{r6}"
+    );
+    let r7 = reqs[7].last_user();
+    assert!(r7.starts_with("[use_mcp_tool for 'fs'] Result:\nfilesystem says hello"), "{r7}");
+    let r8 = reqs[8].last_user();
+    assert!(r8.starts_with("[use_mcp_tool for 'nosuch'] Result:\nError executing MCP tool: No connection found for server: nosuch. Please make sure to use MCP servers available under 'Connected MCP Servers'."), "{r8}");
+
+    // --json: the servers' start and stop, and each call.
+    let events = common::events::parse(&r.stdout);
+    let of = |ty: &str| events.iter().filter(|e| e["type"] == ty).cloned().collect::<Vec<_>>();
+    let servers = of("mcp_server");
+    assert_eq!(events[0]["type"], "task_started", "task_started is still the first event");
+    assert_eq!((events[1]["type"].as_str(), events[2]["type"].as_str()), (Some("mcp_server"), Some("mcp_server")));
+    assert!(
+        servers.iter().any(|e| e["server"] == "everything"
+            && e["event"] == "started"
+            && e["state"] == "connected"
+            && e["tools"].as_u64() > Some(5)),
+        "{servers:?}"
+    );
+    assert!(servers.iter().any(|e| e["server"] == "fs" && e["event"] == "stopped"), "{servers:?}");
+    // Exactly the fields docs/agent.md documents.
+    let keys = |e: &Value| {
+        let mut k: Vec<String> = e.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k.join(",")
+    };
+    for e in &servers {
+        assert_eq!(keys(e), "error,event,resources,server,state,task_id,tools,ts,type,version", "{e}");
+        assert!(e["task_id"].as_str().is_some_and(|t| !t.is_empty()), "{e}");
+    }
+    for e in of("mcp_call") {
+        let what = if e.get("uri").is_some() { "uri" } else { "tool" };
+        assert_eq!(
+            keys(&e).split(',').filter(|k| *k != what).collect::<Vec<_>>().join(","),
+            "call_id,duration_ms,error,ok,server,task_id,ts,type,version",
+            "{e}"
+        );
+    }
+    let calls = of("mcp_call");
+    assert_eq!(calls.len(), 7, "{calls:?}"); // the invalid-JSON call never reached a server
+    assert_eq!(calls[0]["tool"], "echo");
+    assert_eq!(calls[0]["ok"], true);
+    assert_eq!(calls[1]["ok"], true);
+    assert_eq!(calls[2]["ok"], false, "isError");
+    assert_eq!(calls[4]["uri"], "demo://resource/dynamic/text/7");
+    let approvals = of("approval");
+    assert!(
+        approvals.iter().any(|a| a["tool"] == "use_mcp_tool" && a["by"] == "auto"),
+        "fs read_text_file is in autoApprove: {approvals:?}"
+    );
+    assert!(approvals.iter().any(|a| a["tool"] == "use_mcp_tool" && a["by"] == "yolo"));
+}
+
+#[test]
+fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let pidfile = cfg_dir.path().join("pids");
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"py": {"command": python(), "args": [py_script()], "timeout": 3,
+                      "env": {"PIDFILE": pidfile.display().to_string()}}}),
+    );
+    let server = Server::start(vec![
+        anthropic(&use_mcp("py", "zz_last_page", r#"{"x": 7}"#)),
+        anthropic(&use_mcp("py", "slow", r#"{"seconds": 30}"#)),
+        anthropic(&use_mcp("py", "garbage", "{}")),
+        anthropic(&use_mcp("py", "fail", "{}")),
+        anthropic(&use_mcp("py", "crash", "{}")),
+        anthropic(&use_mcp("py", "zz_last_page", r#"{"x": 8}"#)),
+        anthropic(&use_mcp("py", "crash", "{}")),
+        anthropic(&use_mcp("py", "zz_last_page", r#"{"x": 9}"#)),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let start = Instant::now();
+    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "test the server"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 9, "{}", r.all());
+
+    // Pagination: tools/list returns two tools a page; the last page's tool is listed and callable.
+    let system = reqs[0].body["system"].as_str().unwrap();
+    for t in ["- slow: ", "- crash: ", "- garbage: ", "- fail: ", "- zz_last_page: Only on the last page"] {
+        assert!(system.contains(t), "{t} missing from the prompt");
+    }
+    assert!(reqs[1].last_user().starts_with("[use_mcp_tool for 'py'] Result:\nlast page 7"), "{}", reqs[1].last_user());
+    // The slow tool hits the 3 s timeout from the settings.
+    let r2 = reqs[2].last_user();
+    assert!(
+        r2.starts_with(
+            "[use_mcp_tool for 'py'] Result:\nError executing MCP tool: MCP error -32001: Request timed out"
+        ),
+        "{r2}"
+    );
+    // Garbage on stdout is skipped; the answer that follows arrives.
+    assert!(
+        reqs[3].last_user().starts_with("[use_mcp_tool for 'py'] Result:\nanswered after garbage"),
+        "{}",
+        reqs[3].last_user()
+    );
+    assert!(
+        r.stderr
+            .contains("MCP server \"py\" printed 3 lines on stdout that are not JSON-RPC messages; they were ignored."),
+        "{}",
+        r.stderr
+    );
+    let r4 = reqs[4].last_user();
+    assert!(
+        r4.starts_with("[use_mcp_tool for 'py'] Result:\nError:\n") && r4.contains("the tool failed on purpose"),
+        "{r4}"
+    );
+    // A crash mid-call: Connection closed, the server's stderr, and a restart.
+    let r5 = reqs[5].last_user();
+    assert!(r5.starts_with("[use_mcp_tool for 'py'] Result:\nError executing MCP tool: MCP error -32000: Connection closed\n\nThe MCP server \"py\" stopped during the call"), "{r5}");
+    assert!(r5.contains("crashing on purpose") && r5.contains("It has been restarted"), "{r5}");
+    assert!(
+        reqs[6].last_user().starts_with("[use_mcp_tool for 'py'] Result:\nlast page 8"),
+        "the restarted server answers: {}",
+        reqs[6].last_user()
+    );
+    // A second crash: not restarted again.
+    let r7 = reqs[7].last_user();
+    assert!(r7.contains("It was already restarted once in this task, so it is not restarted again"), "{r7}");
+    let r8 = reqs[8].last_user();
+    assert!(r8.contains("Error executing MCP tool: Server \"py\" is not connected: stopped again"), "{r8}");
+    assert!(start.elapsed() < Duration::from_secs(60));
+
+    // Both server processes (the first and the restarted one) are gone.
+    let started = pids(&pidfile);
+    assert_eq!(started.len(), 2, "{started:?}");
+    for p in started {
+        wait_for("the server to be gone", || !alive(p));
+    }
+}
+
+#[test]
+fn a_tools_list_changed_notification_updates_the_next_prompt() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(cfg_dir.path(), json!({"py": {"command": python(), "args": [py_script()]}}));
+    let server = Server::start(vec![
+        anthropic(&use_mcp("py", "grow", "{}")),
+        anthropic(&use_mcp("py", "grown", "{}")),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "grow"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let grown = "- grown: Appeared after list_changed.";
+    assert!(!reqs[0].body["system"].as_str().unwrap().contains(grown));
+    assert!(reqs[1].last_user().starts_with("[use_mcp_tool for 'py'] Result:\ngrew"), "{}", reqs[1].last_user());
+    assert!(reqs[1].body["system"].as_str().unwrap().contains(grown), "the new tool is in the next prompt");
+    assert!(reqs[2].last_user().starts_with("[use_mcp_tool for 'py'] Result:\ngrown"), "{}", reqs[2].last_user());
+}
+
+#[test]
+fn a_workspace_approval_is_remembered_until_the_file_changes() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join(".cline")).unwrap();
+    let file = ws.path().join(".cline/mcp.json");
+    let write = |name: &str| {
+        let s = json!({"mcpServers": {name: {"command": "node", "args": [node_server("server-everything"), "stdio"]}}});
+        std::fs::write(&file, s.to_string()).unwrap();
+    };
+    write("repo");
+    let cwd = ws.path().display().to_string();
+    let list = |input: &[u8]| {
+        let mut cmd = Command::new(setsid());
+        cmd.arg(bin())
+            .args(["mcp", "list", "--cwd", &cwd])
+            .env("XDG_CONFIG_HOME", home.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        type_answers(cmd, input, LIMIT)
+    };
+    let r = list(b"y\n");
+    assert!(r.stdout.contains("repo [connected]"), "approved: {}", r.all());
+    let r = list(b"");
+    assert!(r.stdout.contains("repo [connected]"), "remembered, nobody asked: {}", r.all());
+    assert!(!r.stderr.contains("approve?"), "{}", r.stderr);
+    write("changed");
+    let r = list(b"");
+    assert!(
+        r.stderr.contains("approve?") && r.stderr.contains("were not started"),
+        "a changed file asks again: {}",
+        r.all()
+    );
+    assert!(!r.stdout.contains("[connected]"));
+}
+
+/// A run against the Python SDK server over streamable HTTP (`mode`: SSE or JSON answers).
+fn streamable_http_run(mode: &str) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut py = Command::new(python())
+        .args([py_script(), mode.into(), port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the Python SDK server");
+    wait_for("the HTTP server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"web": {"type": "streamableHttp", "url": format!("http://127.0.0.1:{port}/mcp"), "timeout": 3}}),
+    );
+    let server = Server::start(vec![
+        anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 3}"#)),
+        anthropic(&use_mcp("web", "slow", r#"{"seconds": 30}"#)),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "over http"]), &[], LIMIT);
+    let _ = py.kill();
+    let _ = py.wait();
+    assert_eq!(r.code, Some(0), "{mode}: {}", r.all());
+    let reqs = server.requests();
+    assert!(reqs[0].body["system"].as_str().unwrap().contains("## web\n\n### Available Tools\n- slow: "), "{mode}");
+    let r1 = reqs[1].last_user();
+    assert!(r1.starts_with("[use_mcp_tool for 'web'] Result:\nlast page 3"), "{mode}: {r1}");
+    let r2 = reqs[2].last_user();
+    assert!(
+        r2.starts_with(
+            "[use_mcp_tool for 'web'] Result:\nError executing MCP tool: MCP error -32001: Request timed out"
+        ),
+        "{mode}: {r2}"
+    );
+}
+
+#[test]
+fn streamable_http_server_with_sse_answers_through_curl() {
+    streamable_http_run("streamable-http");
+}
+
+#[test]
+fn streamable_http_server_with_json_answers_through_curl() {
+    streamable_http_run("streamable-http-json");
+}
+
+#[test]
+fn mcp_list_shows_states_tools_and_resources_and_bad_settings_name_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        dir.path(),
+        json!({
+            "everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]},
+            "broken": {"command": "/nonexistent/mcp-server"},
+            "mute": {"command": "sh", "args": ["-c", format!("sleep 60 & echo $! > {}; echo not json-rpc; wait", dir.path().join("mute.pid").display())]},
+            "off": {"command": "node", "disabled": true},
+        }),
+    );
+    let start = Instant::now();
+    let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
+    assert_eq!(r.code, Some(1), "a server failed: {}", r.all());
+    let took = start.elapsed();
+    assert!(took >= Duration::from_secs(10) && took < Duration::from_secs(20), "waited {took:?}");
+    assert!(r.stdout.contains("everything [connected] node "), "{}", r.stdout);
+    assert!(r.stdout.contains("    echo — Echoes back the input string\n"));
+    assert!(r.stdout.contains("    demo://resource/static/document/features.md (features.md)\n"));
+    assert!(
+        r.stdout
+            .contains("broken [failed] /nonexistent/mcp-server\n  error: could not start `/nonexistent/mcp-server`"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("off [disabled]"));
+    // A server that never answers `initialize`: failed after Cline's 10 s wait, and stopped.
+    assert!(
+        r.stdout.contains("mute [failed] sh -c ")
+            && r.stdout.contains("  error: no answer to `initialize` within 10 seconds"),
+        "{}",
+        r.stdout
+    );
+    let mute: i32 = std::fs::read_to_string(dir.path().join("mute.pid")).unwrap().trim().parse().unwrap();
+    // (the pid is the server's own child: the whole process group is gone, not just the server)
+    wait_for("the silent server's group to be killed", || !alive(mute));
+    assert!(r.stderr.contains("MCP: server \"broken\""), "failures are reported once: {}", r.stderr);
+
+    let only = settings(
+        dir.path(),
+        json!({"everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]}}),
+    );
+    let r = run_cmd("mcp", dir.path(), &["list", "--json", "--mcp-config", &only], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first: Value = serde_json::from_str(r.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(first["server"], "everything");
+    assert!(first["tools"].as_array().unwrap().iter().any(|t| t == "get-sum"));
+
+    let bad = settings(dir.path(), json!({"db": {"command": "x", "autoApprove": "all"}}));
+    let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &bad], &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(
+        r.stderr.contains(&format!("{bad}: server \"db\": field \"autoApprove\": must be a list of strings")),
+        "{}",
+        r.stderr
+    );
+    // The same error stops a run before any request.
+    let r = run_agent(dir.path(), &["--mcp-config", &bad, "t"], &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("field \"autoApprove\""), "{}", r.stderr);
+}
+
+#[test]
+fn a_workspace_s_own_settings_start_nothing_until_approved() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join(".cline")).unwrap();
+    let marker = ws.path().join("ran");
+    let script = format!("touch {}; exec node {} stdio", marker.display(), node_server("server-everything"));
+    std::fs::write(
+        ws.path().join(".cline/mcp.json"),
+        json!({"mcpServers": {"repo": {"command": "sh", "args": ["-c", script]}}}).to_string(),
+    )
+    .unwrap();
+    let cfg_home = home.path().display().to_string();
+    let env = [("XDG_CONFIG_HOME", cfg_home.as_str())];
+    let cwd = ws.path().display().to_string();
+    // Nobody to approve (stdin closed): not started.
+    let r = run_cmd("mcp", ws.path(), &["list", "--cwd", &cwd], &env, LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(
+        r.stderr.contains("they would run these programs") && r.stderr.contains("were not started"),
+        "{}",
+        r.stderr
+    );
+    assert!(!marker.exists(), "a program from the repository ran without approval");
+    // `mcp list --yolo` (the person at the prompt) approves it for that run.
+    let r = run_cmd("mcp", ws.path(), &["list", "--cwd", &cwd, "--yolo"], &env, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("repo [connected]"));
+    assert!(marker.exists());
+}
+
+/// Starts a run whose MCP call is under way and returns (agent, the server's pid, what must
+/// live until the end of the test).
+fn run_during_a_slow_call() -> (std::process::Child, i32, [tempfile::TempDir; 2], Server) {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let pidfile = cfg_dir.path().join("pids");
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"py": {"command": python(), "args": [py_script()], "timeout": 60,
+                      "env": {"PIDFILE": pidfile.display().to_string()}}}),
+    );
+    let server = Server::start(vec![anthropic(&use_mcp("py", "slow", r#"{"seconds": 60}"#))]);
+    let base = anthropic_args(&server);
+    let child = Command::new(bin())
+        .arg("run")
+        .args(args_with(&base, &["--mcp-config", &cfg, "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("XDG_STATE_HOME", cfg_dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for("the first request", || !server.requests().is_empty());
+    wait_for("the server's pid", || !pids(&pidfile).is_empty());
+    let calls = cfg_dir.path().join("pids.calls");
+    wait_for("the slow call to be under way", || std::fs::read_to_string(&calls).is_ok_and(|c| c.contains("slow")));
+    let pid = pids(&pidfile)[0];
+    assert!(alive(pid));
+    (child, pid, [ws, cfg_dir], server)
+}
+
+#[test]
+fn sigterm_during_a_call_stops_the_server_s_process_group() {
+    let (child, pid, _dirs, _server) = run_during_a_slow_call();
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let r = wait_limited(child, Duration::from_secs(15));
+    assert_eq!(r.code, Some(143), "SIGTERM: 128 + 15: {}", r.all());
+    wait_for("the MCP server to be killed with the agent", || !alive(pid));
+}
+
+#[test]
+fn kill_9_of_the_agent_takes_the_server_with_it() {
+    let (mut child, pid, _dirs, _server) = run_during_a_slow_call();
+    child.kill().unwrap(); // SIGKILL: no handler runs
+    let _ = child.wait();
+    wait_for("the MCP server to die with the agent", || !alive(pid));
+}
+
+#[test]
+fn approval_is_asked_unless_the_tool_is_auto_approved() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"everything": {"command": "node", "args": [node_server("server-everything"), "stdio"], "autoApprove": ["get-sum"]}}),
+    );
+    let server = Server::start(vec![
+        anthropic(&use_mcp("everything", "echo", r#"{"message": "one"}"#)),
+        anthropic(&use_mcp("everything", "echo", r#"{"message": "two"}"#)),
+        anthropic(&use_mcp("everything", "get-sum", r#"{"a": 1, "b": 1}"#)),
+        anthropic(&tool(
+            "access_mcp_resource",
+            &[("server_name", "everything"), ("uri", "demo://resource/dynamic/text/1")],
+        )),
+        anthropic(&completion("done")),
+    ]);
+    let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
+    let args = args_with(&base, &["--mcp-config", &cfg, "--no-save", "t"]);
+    // No to the first echo, yes to the second; get-sum is auto-approved; feedback for the resource.
+    let r = run_interactive(ws.path(), &args, b"n\ny\nnot that one\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs[1].last_user().lines().nth(1), Some("The user denied this operation."), "{}", reqs[1].last_user());
+    assert!(reqs[2].last_user().contains("Result:\nEcho: two"), "{}", reqs[2].last_user());
+    assert!(reqs[3].last_user().contains("Result:\nThe sum of 1 and 1 is 2."), "{}", reqs[3].last_user());
+    // Cline's framing: the person's feedback first, then the denied tool's result.
+    assert!(reqs[4].last_user().starts_with("The user provided the following feedback:\n<feedback>\nnot that one\n</feedback>\n\n[access_mcp_resource for 'everything'] Result:\nThe user denied this operation."), "{}", reqs[4].last_user());
+    assert!(
+        r.stderr.contains("Use MCP tool echo on server everything with arguments {\"message\": \"one\"} — approve?"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.stderr.matches("— approve?").count(), 3, "get-sum is auto-approved: {}", r.stderr);
+}
+
+/// The `uid` of the function named `uid0mcp0{tool}` in a request's tool list, and that definition.
+fn mcp_function<'a>(tools: &'a [Value], name_of: fn(&Value) -> &Value, tool: &str) -> (String, &'a Value) {
+    let suffix = format!("0mcp0{tool}");
+    let t = tools
+        .iter()
+        .find(|t| name_of(t).as_str().is_some_and(|n| n.ends_with(&suffix)))
+        .unwrap_or_else(|| panic!("no function for MCP tool {tool} in {tools:?}"));
+    let name = name_of(t).as_str().unwrap();
+    (name[..name.len() - suffix.len()].to_string(), t)
+}
+
+#[test]
+fn native_mode_offers_each_mcp_tool_as_a_function_and_runs_its_calls_on_the_real_server() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let everything =
+        json!({"command": "node", "args": [node_server("server-everything"), "stdio"], "autoApprove": ["echo"]});
+    let cfg = settings(cfg_dir.path(), json!({ "everything": everything }));
+    let done = r#"{"result": "done"}"#;
+
+    // A first run only completes: its request shows the definitions and the server's uid.
+    let server = Server::start(vec![native::anthropic(
+        native::AnthropicReply {
+            calls: vec![native::call("toolu_0", "attempt_completion", &[done])],
+            ..Default::default()
+        },
+        7,
+    )]);
+    let native_args = ["--tool-calls", "native", "--mcp-config", &cfg];
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &[&native_args[..], &["echo"]].concat()), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let req = &server.requests()[0].body;
+    let tools = req["tools"].as_array().unwrap();
+    let (uid, echo) = mcp_function(tools, |t| &t["name"], "echo");
+    assert!(uid.len() == 6 && uid.starts_with('c'), "Cline's uid shape: {uid}");
+    assert_eq!(
+        echo,
+        &json!({"name": format!("{uid}0mcp0echo"), "description": "everything: Echoes back the input string",
+            "input_schema": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}},
+                "required": ["message"]}})
+    );
+    let (_, sum) = mcp_function(tools, |t| &t["name"], "get-sum");
+    assert_eq!(sum["input_schema"]["required"], json!(["a", "b"]));
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"access_mcp_resource") && !names.contains(&"use_mcp_tool"), "{names:?}");
+    let system = req["system"].as_str().unwrap();
+    assert!(!system.contains("use_mcp_tool") && !system.contains("# Connected MCP Servers"), "{system}");
+    assert!(system.contains("\n- MCP operations should be used one at a time, similar to other tool usage. Wait for confirmation of success before proceeding with additional operations.\n\n===="));
+
+    // Then, on both wire formats, the model calls `<uid>0mcp0echo` natively and the real
+    // server's answer comes back as that call's result.
+    let echo_call = format!("{uid}0mcp0echo");
+    let fragments = [r#"{"mess"#, r#"age": "hi \u00e9 from"#, r#" native"}"#];
+    let resource = r#"{"server_name": "everything", "uri": "demo://resource/dynamic/text/7"}"#;
+    for provider in ["anthropic", "openai"] {
+        let script = if provider == "anthropic" {
+            let reply = |calls| native::AnthropicReply { calls, ..Default::default() };
+            vec![
+                native::anthropic(reply(vec![native::call("toolu_1", &echo_call, &fragments)]), 3),
+                native::anthropic(reply(vec![native::call("toolu_r", "access_mcp_resource", &[resource])]), 5),
+                native::anthropic(reply(vec![native::call("toolu_2", "attempt_completion", &[done])]), 7),
+            ]
+        } else {
+            vec![
+                native::openai("", "", &[native::call("call_1", &echo_call, &fragments)], 3),
+                native::openai("", "", &[native::call("call_r", "access_mcp_resource", &[resource])], 5),
+                native::openai("", "", &[native::call("call_2", "attempt_completion", &[done])], 7),
+            ]
+        };
+        let server = Server::start(script);
+        let base = if provider == "anthropic" { anthropic_args(&server) } else { openai_args(&server) };
+        let r = run_agent(ws.path(), &args_with(&base, &[&native_args[..], &["--json", "echo"]].concat()), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{provider}: {}", r.all());
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 3, "{provider}: {}", r.all());
+        // Cline's native access_mcp_resource reads a real resource too.
+        let resource_result = if provider == "anthropic" {
+            reqs[2].body["messages"].as_array().unwrap().last().unwrap()["content"][0]["content"].clone()
+        } else {
+            let m = reqs[2].body["messages"].as_array().unwrap();
+            m.iter().rev().find(|x| x["role"] == "tool").unwrap()["content"].clone()
+        };
+        assert!(
+            resource_result.as_str().unwrap().starts_with(
+                "[access_mcp_resource for 'everything'] Result:\nResource 7: This is a plaintext resource"
+            ),
+            "{provider}: {resource_result}"
+        );
+        let answer = "[use_mcp_tool for 'everything'] Result:\nEcho: hi \u{e9} from native";
+        if provider == "anthropic" {
+            let (same_uid, _) = mcp_function(reqs[0].body["tools"].as_array().unwrap(), |t| &t["name"], "echo");
+            assert_eq!(same_uid, uid, "the same server has the same uid in every run");
+            let m = reqs[1].body["messages"].as_array().unwrap();
+            assert_eq!(
+                m[1]["content"],
+                json!([{"type": "tool_use", "id": "toolu_1", "name": echo_call, "input": {"message": "hi \u{e9} from native"}}])
+            );
+            let result = &m[2]["content"][0];
+            assert_eq!(
+                (result["type"].as_str(), result["tool_use_id"].as_str()),
+                (Some("tool_result"), Some("toolu_1"))
+            );
+            assert_eq!(result["content"], answer);
+        } else {
+            let tools = reqs[0].body["tools"].as_array().unwrap();
+            let (same_uid, def) = mcp_function(tools, |t| &t["function"]["name"], "echo");
+            assert_eq!(same_uid, uid);
+            assert_eq!(
+                def,
+                &json!({"type": "function", "function": {"name": echo_call, "description": "everything: Echoes back the input string",
+                    "strict": false, "parameters": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}},
+                        "required": ["message"], "additionalProperties": false}}})
+            );
+            let m = reqs[1].body["messages"].as_array().unwrap();
+            let call = &m[2]["tool_calls"][0];
+            assert_eq!(
+                (call["id"].as_str(), call["function"]["name"].as_str()),
+                (Some("call_1"), Some(echo_call.as_str()))
+            );
+            assert_eq!(m[3]["role"], "tool");
+            assert_eq!(m[3]["tool_call_id"], "call_1");
+            assert_eq!(m[3]["content"], answer);
+        }
+        // One code path with the XML dialect: the same events, server name and all.
+        let events = common::events::parse(&r.stdout);
+        let call =
+            events.iter().find(|e| e["type"] == "tool_call" && e["partial"] == false).expect("a tool_call event");
+        assert_eq!(call["tool"], "use_mcp_tool", "{call}");
+        assert!(events.iter().any(|e| e["type"] == "tool_call" && e["partial"] == true && e["tool"] == "use_mcp_tool"));
+        let calls = events.iter().filter(|e| e["type"] == "tool_call");
+        assert!(
+            calls.clone().count() >= 2 && calls.clone().all(|e| !e["tool"].as_str().unwrap().contains("0mcp0")),
+            "{}",
+            r.stdout
+        );
+        assert!(
+            events.iter().any(|e| e["type"] == "mcp_call"
+                && e["server"] == "everything"
+                && e["tool"] == "echo"
+                && e["ok"] == true),
+            "{}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
+fn native_mode_leaves_out_tool_names_the_apis_refuse_and_says_so() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/py_names_server.py");
+    let cfg = settings(cfg_dir.path(), json!({"names": {"command": python(), "args": [script]}}));
+    let done = |id| native::call(id, "attempt_completion", &[r#"{"result": "done"}"#]);
+    let reply = |id| native::AnthropicReply { calls: vec![done(id)], ..Default::default() };
+    // A reply without a tool call, so that there is a second request.
+    let chat = native::AnthropicReply { text: "Let me see.", ..Default::default() };
+    let server = Server::start(vec![native::anthropic(chat, 7), native::anthropic(reply("toolu_2"), 7)]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "go"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "the scripted server refuses bad names as the APIs do: {}", r.all());
+    let reqs = server.requests();
+    let names: Vec<&str> =
+        reqs[0].body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.iter().any(|n| n.ends_with("0mcp0plain")), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("files.read") || n.contains("a_tool_name")), "{names:?}");
+    assert_eq!(reqs.len(), 2, "{}", r.all());
+    let out = r.all();
+    let said = |needle: &str| out.matches(needle).count();
+    assert_eq!(said("MCP tool 'files.read' of server 'names' is not offered as a native tool: function names may only hold a-z, A-Z, 0-9, '_' and '-'"), 1, "{}", r.all());
+    assert_eq!(said("MCP tool 'a_tool_name_that_is_long_enough_to_pass_sixty_four_with_prefix' of server 'names' is not offered as a native tool"), 1, "once, not every turn: {}", r.all());
+    assert!(out.contains("longer than 64 characters") && out.contains("run with --tool-calls xml to use it"), "{out}");
+}
+
+#[test]
+fn native_mode_follows_tools_list_changed_in_the_next_request() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"py": {"command": python(), "args": [py_script()], "autoApprove": ["grow", "grown"]}}),
+    );
+    let uid = {
+        // The uid comes from the server's name; a first request shows it.
+        let server = Server::start(vec![native::anthropic(
+            native::AnthropicReply {
+                calls: vec![native::call("t0", "attempt_completion", &[r#"{"result":"x"}"#])],
+                ..Default::default()
+            },
+            7,
+        )]);
+        let base = anthropic_args(&server);
+        let r =
+            run_agent(ws.path(), &args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "x"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        mcp_function(server.requests()[0].body["tools"].as_array().unwrap(), |t| &t["name"], "grow").0
+    };
+    let (grow, grown) = (format!("{uid}0mcp0grow"), format!("{uid}0mcp0grown"));
+    let reply =
+        |id, name| native::AnthropicReply { calls: vec![native::call(id, name, &["{}"])], ..Default::default() };
+    let server = Server::start(vec![
+        native::anthropic(reply("t1", &grow), 7),
+        native::anthropic(reply("t2", &grown), 7),
+        native::anthropic(reply("t3", "attempt_completion"), 7),
+    ]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "grow"]), &[], LIMIT);
+    let reqs = server.requests();
+    assert!(reqs.len() >= 3, "{}", r.all());
+    let names = |i: usize| -> Vec<String> {
+        reqs[i].body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str().map(String::from)).collect()
+    };
+    assert!(!names(0).contains(&grown), "not there before the notification");
+    assert!(names(1).contains(&grown), "the next request carries the new tool: {:?}", names(1));
+    let result = &reqs[2].body["messages"].as_array().unwrap()[4]["content"][0];
+    assert_eq!(
+        (result["tool_use_id"].as_str(), result["content"].as_str()),
+        (Some("t2"), Some("[use_mcp_tool for 'py'] Result:\ngrown"))
+    );
+}

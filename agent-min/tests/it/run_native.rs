@@ -1,0 +1,497 @@
+//! Native tool calls and reasoning, end to end: the real binary, real curl, the scripted server
+//! speaking Anthropic's, OpenAI's and Ollama's native wire shapes — and refusing, as the real
+//! APIs do, any request whose calls and results do not pair up.
+
+use crate::common;
+
+use std::time::Duration;
+
+use common::native::{self, call, AnthropicReply};
+use common::*;
+use serde_json::{json, Value};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn with_mode<'a>(base: &'a [String], mode: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = args_with(base, &["--tool-calls", mode]);
+    v.extend_from_slice(extra);
+    v
+}
+
+fn ollama_args(server: &Server) -> Vec<String> {
+    ["--provider", "ollama", "--base-url", &server.anthropic_url(), "--model", "qwen3-test", "--yolo"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The write both dialects perform: its content has an escaped quote, a newline, an é, an
+/// emoji and a ✓ — and in the native replies its JSON arguments are split inside `\"`, inside
+/// `\u00e9` and between the two `\ud83d\ude00` halves, while the body is written 2 or 3 bytes
+/// at a time, cutting through the raw ✓ (3 bytes of UTF-8).
+const CONTENT: &str = "say \"h\u{e9}llo\" \u{1f600} \u{2713}\n";
+const WRITE_FRAGMENTS: [&str; 7] = [
+    r#"{"absolutePath": "out.txt", "con"#,
+    r#"tent": "say \"#,
+    r#""h\u00"#,
+    r#"e9llo\"#,
+    r#"" \ud83d"#,
+    "\\ude00 \u{2713}\\",
+    r#"n"}"#,
+];
+
+#[test]
+fn the_same_task_runs_in_xml_and_native_mode_on_all_three_wire_formats() {
+    for (provider, mode) in [
+        ("anthropic", "xml"),
+        ("anthropic", "native"),
+        ("openai", "xml"),
+        ("openai", "native"),
+        ("ollama", "xml"),
+        ("ollama", "native"),
+    ] {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("notes.txt"), "remember the milk\n").unwrap();
+        let xml_write = tool("write_to_file", &[("path", "out.txt"), ("content", CONTENT)]);
+        let script = match (provider, mode) {
+            ("anthropic", "xml") => vec![
+                anthropic(&tool("read_file", &[("path", "notes.txt")])),
+                anthropic(&xml_write),
+                anthropic(&completion("wrote it")),
+            ],
+            ("openai", "xml") => vec![
+                openai(&tool("read_file", &[("path", "notes.txt")])),
+                openai(&xml_write),
+                openai(&completion("wrote it")),
+            ],
+            ("ollama", "xml") => vec![
+                native::ollama(&tool("read_file", &[("path", "notes.txt")]), &[], 7),
+                native::ollama(&xml_write, &[], 7),
+                native::ollama(&completion("wrote it"), &[], 7),
+            ],
+            ("anthropic", _) => vec![
+                native::anthropic(
+                    AnthropicReply {
+                        text: "Reading first.",
+                        calls: vec![call("toolu_01", "read_file", &[r#"{"pa"#, r#"th": "notes"#, r#".txt"}"#])],
+                        ..Default::default()
+                    },
+                    3,
+                ),
+                native::anthropic(
+                    AnthropicReply {
+                        calls: vec![call("toolu_02", "write_to_file", &WRITE_FRAGMENTS)],
+                        ..Default::default()
+                    },
+                    2,
+                ),
+                native::anthropic(
+                    AnthropicReply {
+                        calls: vec![call("toolu_03", "attempt_completion", &[r#"{"result": "wrote it"}"#])],
+                        ..Default::default()
+                    },
+                    7,
+                ),
+            ],
+            ("openai", _) => vec![
+                native::openai(
+                    "",
+                    "Reading first.",
+                    &[call("call_01", "read_file", &[r#"{"path":"#, r#""notes.txt"}"#])],
+                    3,
+                ),
+                native::openai("", "", &[call("call_02", "write_to_file", &WRITE_FRAGMENTS)], 2),
+                native::openai("", "", &[call("call_03", "attempt_completion", &[r#"{"result":"wrote it"}"#])], 7),
+            ],
+            _ => vec![
+                native::ollama("Reading first.", &[("read_file", json!({"path": "notes.txt"}))], 3),
+                native::ollama("", &[("write_to_file", json!({"absolutePath": "out.txt", "content": CONTENT}))], 2),
+                native::ollama("", &[("attempt_completion", json!({"result": "wrote it"}))], 7),
+            ],
+        };
+        let server = Server::start(script);
+        let base = match provider {
+            "anthropic" => anthropic_args(&server),
+            "openai" => openai_args(&server),
+            _ => ollama_args(&server),
+        };
+        let r = run_agent(ws.path(), &with_mode(&base, mode, &["--json", "copy the notes"]), &[], LIMIT);
+        let what = format!("{provider} {mode}");
+        assert_eq!(r.code, Some(0), "{what}: {}", r.all());
+        let written = std::fs::read_to_string(ws.path().join("out.txt")).unwrap();
+        // The XML path trims the parameter's surrounding newlines; JSON values are exact.
+        assert_eq!(written.trim_end(), CONTENT.trim_end(), "{what}");
+        let events = events::parse(&r.stdout);
+        let done = events::of(&events, "completion");
+        assert_eq!(done[0]["result"], "wrote it", "{what}");
+        let calls = events::of(&events, "tool_call");
+        assert!(calls.iter().any(|c| c["tool"] == "write_to_file" && c["partial"] == false), "{what}");
+
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 3, "{what}");
+        let sent_tools = reqs[0].body.get("tools").is_some();
+        assert_eq!(sent_tools, mode == "native", "{what}: tools are sent only in native mode");
+        let system = match provider {
+            "anthropic" => reqs[0].body["system"].as_str().unwrap().to_string(),
+            _ => reqs[0].body["messages"][0]["content"].as_str().unwrap().to_string(),
+        };
+        assert_eq!(system.contains("Tool use is formatted using XML-style tags"), mode == "xml", "{what}");
+        // The read's result reached the model in the second request, in Cline's framing.
+        let second = reqs[1].body.to_string();
+        assert!(second.contains("[read_file for 'notes.txt'] Result:"), "{what}: {second}");
+        assert!(second.contains("remember the milk"), "{what}");
+    }
+}
+
+#[test]
+fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("notes.txt"), "milk\n").unwrap();
+    let server = Server::start(vec![
+        native::anthropic(
+            AnthropicReply {
+                text: "Reading.",
+                calls: vec![call("toolu_A", "read_file", &[r#"{"path":"notes.txt"}"#])],
+                ..Default::default()
+            },
+            5,
+        ),
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call("toolu_B", "attempt_completion", &[r#"{"result":"ok"}"#])],
+                ..Default::default()
+            },
+            5,
+        ),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["read the notes"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let tools = reqs[0].body["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 8);
+    let read = tools.iter().find(|t| t["name"] == "read_file").unwrap();
+    assert!(read["description"].as_str().unwrap().starts_with("Request to read the contents of a file"));
+    assert_eq!(read["input_schema"]["required"], json!(["path"]));
+    let m = reqs[1].body["messages"].as_array().unwrap();
+    assert_eq!(
+        m[1]["content"],
+        json!([
+            {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "id": "toolu_A", "name": "read_file", "input": {"path": "notes.txt"}},
+        ])
+    );
+    let result = &m[2]["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(result["tool_use_id"], "toolu_A");
+    assert!(result["content"].as_str().unwrap().starts_with("[read_file for 'notes.txt'] Result:\n1 | milk"));
+    assert!(m[2]["content"][1]["text"].as_str().unwrap().starts_with("<environment_details>"));
+}
+
+#[test]
+fn parallel_calls_get_tool_already_used_and_bad_arguments_are_mistakes() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "A\n").unwrap();
+    let server = Server::start(vec![
+        // Two parallel calls, their fragments interleaved: the first runs, the second is answered.
+        native::openai(
+            "",
+            "",
+            &[
+                call("call_1", "read_file", &[r#"{"pa"#, r#"th":"a.txt"}"#]),
+                call("call_2", "list_files", &[r#"{"path":"#, r#"".", "recursive": true}"#]),
+            ],
+            3,
+        ),
+        // A call with empty arguments: a missing parameter, answered as a mistake.
+        native::openai("", "", &[call("call_3", "read_file", &[""])], 7),
+        // Arguments that are not JSON.
+        native::openai("", "", &[call("call_4", "read_file", &[r#"{"path": a.txt}"#])], 7),
+        native::openai("", "", &[call("call_5", "attempt_completion", &[r#"{"result":"fine"}"#])], 7),
+    ]);
+    let base = openai_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["look around"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 4);
+    let m = reqs[1].body["messages"].as_array().unwrap();
+    let calls = m[2]["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0]["function"]["arguments"], r#"{"path":"a.txt"}"#);
+    assert_eq!(calls[1]["id"], "call_2");
+    assert_eq!(m[3]["role"], "tool");
+    assert_eq!(m[3]["tool_call_id"], "call_1");
+    assert!(m[3]["content"].as_str().unwrap().starts_with("[read_file for 'a.txt'] Result:\n1 | A"));
+    assert_eq!(
+        m[4],
+        json!({"role": "tool", "tool_call_id": "call_2", "content": "Tool [list_files] was not executed because a tool has already been used in this message. Only one tool may be used per message. You must assess the first tool's result before proceeding to use the next tool."})
+    );
+    assert_eq!(m[5]["role"], "user");
+    assert!(!a_dir_listing_ran(&r.stdout));
+
+    let m = reqs[2].body["messages"].as_array().unwrap();
+    let last_tool = m.iter().rev().find(|x| x["role"] == "tool").unwrap();
+    assert_eq!(last_tool["tool_call_id"], "call_3");
+    assert!(last_tool["content"].as_str().unwrap().contains("Missing value for required parameter 'path'"));
+
+    let m = reqs[3].body["messages"].as_array().unwrap();
+    let last_tool = m.iter().rev().find(|x| x["role"] == "tool").unwrap();
+    assert_eq!(last_tool["tool_call_id"], "call_4");
+    let text = last_tool["content"].as_str().unwrap();
+    assert!(text.contains("The arguments of your read_file call are not valid JSON"), "{text}");
+    // History can only carry JSON: the call goes back with what could be read of it.
+    let call4 = m.iter().find(|x| x["tool_calls"][0]["id"] == "call_4").unwrap();
+    let sent: Value = serde_json::from_str(call4["tool_calls"][0]["function"]["arguments"].as_str().unwrap()).unwrap();
+    assert!(sent.is_object(), "{sent}");
+}
+
+fn a_dir_listing_ran(stdout: &str) -> bool {
+    stdout.contains("● list_files")
+}
+
+#[test]
+fn thinking_signatures_survive_a_tool_turn_and_a_resume() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "A\n").unwrap();
+    let server = Server::start(vec![native::anthropic(
+        AnthropicReply {
+            thinking: Some(("I should read a.txt first.", "SIG-abc123")),
+            redacted: Some("ENCRYPTED-opaque=="),
+            text: "",
+            calls: vec![call("toolu_T", "read_file", &[r#"{"path":"a.txt"}"#])],
+            ..Default::default()
+        },
+        4,
+    )]);
+    let base = anthropic_args(&server);
+    let sd = state.path().to_str().unwrap();
+    let args = with_mode(
+        &base,
+        "native",
+        &["--thinking-budget", "2048", "--max-turns", "1", "--state-dir", sd, "--json", "t"],
+    );
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(1), "stops at --max-turns 1: {}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs[0].body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+    assert_eq!(reqs[0].body["max_tokens"], 8192 + 2048);
+    let events = events::parse(&r.stdout);
+    let reasoning: String = events::of(&events, "reasoning").iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(reasoning, "I should read a.txt first.");
+    assert!(events::of(&events, "text").iter().all(|e| !e["text"].as_str().unwrap().contains("read a.txt first")));
+    drop(server);
+
+    // Resume against a server that, like Anthropic, insists on the signed thinking and the result.
+    let server = Server::start(vec![native::anthropic(
+        AnthropicReply {
+            calls: vec![call("toolu_U", "attempt_completion", &[r#"{"result":"done"}"#])],
+            ..Default::default()
+        },
+        5,
+    )]);
+    let base = anthropic_args(&server);
+    let args = with_mode(&base, "native", &["--thinking-budget", "2048", "--state-dir", sd, "--last"]);
+    let r = run_cmd("resume", ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let m = server.requests()[0].body["messages"].as_array().unwrap().clone();
+    assert_eq!(
+        m[1]["content"],
+        json!([
+            {"type": "thinking", "thinking": "I should read a.txt first.", "signature": "SIG-abc123"},
+            {"type": "redacted_thinking", "data": "ENCRYPTED-opaque=="},
+            {"type": "tool_use", "id": "toolu_T", "name": "read_file", "input": {"path": "a.txt"}},
+        ])
+    );
+    assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_T");
+    assert!(m[2]["content"][0]["content"].as_str().unwrap().starts_with("[read_file for 'a.txt'] Result:"));
+    // The saved text of the reply holds no reasoning.
+    let saved = std::fs::read_dir(state.path().join("tasks")).unwrap().next().unwrap().unwrap().path();
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(saved).unwrap()).unwrap();
+    assert_eq!(saved["messages"][1]["content"], "");
+    assert_eq!(saved["messages"][1]["parts"][0]["signature"], "SIG-abc123");
+}
+
+#[test]
+fn a_call_cut_at_the_token_limit_still_gets_its_result() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call("toolu_C", "write_to_file", &[r#"{"absolutePath":"big.txt","content":"lots of"#])],
+                stop: Some("max_tokens"),
+                ..Default::default()
+            },
+            5,
+        ),
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])],
+                ..Default::default()
+            },
+            5,
+        ),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["write big"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("big.txt").exists(), "a cut-off call never runs");
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(m[1]["content"][0]["input"], json!({"absolutePath": "big.txt", "content": "lots of"}));
+    assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_C");
+    let text = m[2]["content"][0]["content"].as_str().unwrap();
+    assert!(text.contains("write_to_file"), "{text}");
+}
+
+#[test]
+fn openai_reasoning_is_shown_as_reasoning_never_as_text_and_effort_is_sent() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![native::openai(
+        "Let me think: the answer is 4.",
+        "Done thinking.",
+        &[call("call_R", "attempt_completion", &[r#"{"result":"4"}"#])],
+        3,
+    )]);
+    let base = openai_args(&server);
+    let sd = state.path().to_str().unwrap();
+    let args = with_mode(&base, "native", &["--reasoning-effort", "high", "--json", "--state-dir", sd, "2+2?"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests()[0].body["reasoning_effort"], "high");
+    let events = events::parse(&r.stdout);
+    let reasoning: String = events::of(&events, "reasoning").iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(reasoning, "Let me think: the answer is 4.");
+    let text: String = events::of(&events, "text").iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(text, "Done thinking.");
+    let saved = std::fs::read_dir(state.path().join("tasks")).unwrap().next().unwrap().unwrap().path();
+    let saved = std::fs::read_to_string(saved).unwrap();
+    let saved: Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(saved["messages"][1]["content"], "Done thinking.");
+}
+
+#[test]
+fn the_scripted_server_refuses_a_call_without_its_result() {
+    // The check the tests above rely on can fail: a history with a tool_use and no tool_result
+    // gets Anthropic's 400, one with a tool_call and no tool message OpenAI's.
+    let bad_anthropic = json!({"tools": [{"name": "x"}], "messages": [
+        {"role": "user", "content": "t"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}]},
+        {"role": "user", "content": "no result"},
+    ]});
+    let e = native::check("/v1/messages", &bad_anthropic).expect("refused");
+    assert!(e["error"]["message"].as_str().unwrap().contains("without `tool_result` blocks"));
+    let bad_openai = json!({"messages": [
+        {"role": "user", "content": "t"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "x", "arguments": "{}"}}]},
+        {"role": "user", "content": "no result"},
+    ]});
+    let e = native::check("/v1/chat/completions", &bad_openai).expect("refused");
+    assert!(e["error"]["message"].as_str().unwrap().contains("call_1"));
+    let unsigned = json!({"tools": [{"name": "x"}], "thinking": {"type": "enabled", "budget_tokens": 1024}, "messages": [
+        {"role": "user", "content": "t"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "r"}]},
+    ]});
+    assert!(native::check("/v1/messages", &unsigned).is_some(), "thinking must come back first");
+}
+
+#[test]
+fn a_denied_native_call_is_answered_with_the_denial() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call("toolu_W", "write_to_file", &[r#"{"absolutePath":"a.txt","content":"x\n"}"#])],
+                ..Default::default()
+            },
+            5,
+        ),
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call("toolu_Z", "attempt_completion", &[r#"{"result":"ok"}"#])],
+                ..Default::default()
+            },
+            5,
+        ),
+    ]);
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "native", "t"];
+    let r = run_interactive(ws.path(), &args, b"please use b.txt instead\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("a.txt").exists());
+    assert!(r.stderr.contains("Create a.txt — approve?"), "{}", r.stderr);
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_W");
+    let text = m[2]["content"][0]["content"].as_str().unwrap();
+    // Cline's framing: the person's feedback, then the denial.
+    assert!(
+        text.starts_with(
+            "The user provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>\n\n"
+        ) && text.contains("The user denied this operation."),
+        "{text}"
+    );
+}
+
+#[test]
+fn auto_picks_native_for_claude_4_5_and_xml_for_older_models() {
+    for (model, native_expected) in [("claude-sonnet-4-5", true), ("claude-3-7-sonnet-20250219", false)] {
+        let ws = tempfile::tempdir().unwrap();
+        let reply = if native_expected {
+            native::anthropic(
+                AnthropicReply {
+                    text: "<thinking>\nquick</thinking>\nAll set.",
+                    calls: vec![call("toolu_Q", "attempt_completion", &[r#"{"result":"ok"}"#])],
+                    ..Default::default()
+                },
+                3,
+            )
+        } else {
+            anthropic(&completion("ok"))
+        };
+        let server = Server::start(vec![reply]);
+        let base = anthropic_args(&server);
+        let r = run_agent(ws.path(), &args_with(&base, &["--model", model, "--json", "t"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{model}: {}", r.all());
+        let body = &server.requests()[0].body;
+        assert_eq!(body.get("tools").is_some(), native_expected, "{model}");
+        if native_expected {
+            let events = events::parse(&r.stdout);
+            let text: String = events::of(&events, "text").iter().map(|e| e["text"].as_str().unwrap()).collect();
+            assert_eq!(text, "quick\nAll set.", "thinking tags are not shown");
+        }
+    }
+}
+
+#[test]
+fn a_native_task_resumes_natively_and_refuses_the_xml_dialect() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "A\n").unwrap();
+    let server =
+        Server::start(vec![native::openai("", "", &[call("call_N", "read_file", &[r#"{"path":"a.txt"}"#])], 5)]);
+    let base = openai_args(&server); // gpt-test: XML under auto
+    let sd = state.path().to_str().unwrap();
+    let r =
+        run_agent(ws.path(), &with_mode(&base, "native", &["--max-turns", "1", "--state-dir", sd, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--tool-calls", "xml"], &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains("run with native tool calls; resume it with --tool-calls native"), "{}", r.stderr);
+
+    let server = Server::start(vec![native::openai(
+        "",
+        "",
+        &[call("call_M", "attempt_completion", &[r#"{"result":"ok"}"#])],
+        5,
+    )]);
+    let url = server.openai_url();
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--base-url", &url, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let body = &server.requests()[0].body;
+    assert!(body.get("tools").is_some(), "auto resumes a native task natively");
+    let m = body["messages"].as_array().unwrap();
+    assert_eq!(m[2]["tool_calls"][0]["id"], "call_N");
+    assert_eq!(m[3]["tool_call_id"], "call_N");
+}

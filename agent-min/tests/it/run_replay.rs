@@ -1,0 +1,111 @@
+//! `--replay`: the shipped demo session runs through the real loop and tools, with no key and no
+//! network, clearly labelled as a replay.
+
+use crate::common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::bin;
+
+fn demo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sessions/demo.jsonl")
+}
+
+/// (exit code, the transcript, stdout).
+fn replay(args: &[&str]) -> (Option<i32>, String, String) {
+    // PATH holds only `sh`: no curl anywhere, so a replay provably makes no HTTP request.
+    let only_sh = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/bin/sh", only_sh.path().join("sh")).unwrap();
+    let out = Command::new(bin())
+        .arg("run")
+        .args(args)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env("NO_COLOR", "1")
+        .env("PATH", only_sh.path())
+        .output()
+        .unwrap();
+    // stdout is not a terminal: the transcript is on stderr, stdout holds the final result.
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn demo_session_edits_writes_runs_and_completes_in_a_given_workspace() {
+    let ws = tempfile::tempdir().unwrap();
+    let d = demo();
+    let (code, out, err) = replay(&[
+        "--replay",
+        d.to_str().unwrap(),
+        "--cwd",
+        ws.path().to_str().unwrap(),
+        "--yolo",
+        "--replay-delay",
+        "0",
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.starts_with("▶ REPLAY of "), "{out}");
+    assert!(out.contains("no model was called"));
+    for line in [
+        "● list_files . (recursive)",
+        "● read_file hello.sh",
+        "● replace_in_file hello.sh",
+        "● write_to_file test.sh",
+        "● execute_command sh test.sh",
+    ] {
+        assert!(out.contains(line), "missing {line:?} in\n{out}");
+    }
+    assert!(out.contains("ok: Hello, Ada!"), "the command's real output: {out}");
+    let hello = std::fs::read_to_string(ws.path().join("hello.sh")).unwrap();
+    assert!(hello.contains("echo \"Hello, $name!\""), "{hello}");
+    let test = std::fs::read_to_string(ws.path().join("test.sh")).unwrap();
+    assert!(test.contains("\n    echo \"ok: $out\"\n"), "indentation kept: {test}");
+}
+
+#[test]
+fn demo_session_runs_in_a_fresh_temporary_workspace_removed_unless_keep() {
+    let d = demo();
+    let workspace = |out: &str| {
+        let line = out.lines().find(|l| l.trim_start().starts_with("workspace: ")).unwrap();
+        PathBuf::from(line.trim_start().trim_start_matches("workspace: ").split(" (").next().unwrap())
+    };
+    let (code, out, err) = replay(&["--replay", d.to_str().unwrap(), "--replay-delay", "0"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let dir = workspace(&out);
+    assert!(!dir.exists(), "{} left behind", dir.display());
+    assert!(
+        out.contains(&format!("removed the temporary workspace {} (pass --keep to keep it)", dir.display())),
+        "{out}"
+    );
+
+    let (code, out, err) = replay(&["--replay", d.to_str().unwrap(), "--replay-delay", "0", "--keep"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let dir = workspace(&out);
+    assert!(dir.join("test.sh").exists(), "{}", dir.display());
+    assert!(out.contains(&format!("workspace kept: {}", dir.display())), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_recording_that_runs_out_fails_clearly() {
+    let ws = tempfile::tempdir().unwrap();
+    let rec = ws.path().join("short.jsonl");
+    std::fs::write(&rec, "{\"type\":\"session\",\"task\":\"t\"}\n{\"type\":\"reply\",\"text\":\"<list_files>\\n<path>.</path>\\n</list_files>\"}\n").unwrap();
+    let (code, out, err) = replay(&["--replay", rec.to_str().unwrap(), "--cwd", ws.path().to_str().unwrap(), "--yolo"]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(out.contains("the recording has no reply left for request 2"), "{out}");
+}
+
+#[test]
+fn a_broken_recording_is_a_usage_error() {
+    let ws = tempfile::tempdir().unwrap();
+    let rec = ws.path().join("bad.jsonl");
+    std::fs::write(&rec, "{\"type\":\"reply\"}\n").unwrap();
+    let (code, out, _) = replay(&["--replay", rec.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(out.contains("bad.jsonl:1"), "{out}");
+}

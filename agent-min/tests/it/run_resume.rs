@@ -1,0 +1,287 @@
+//! Saved tasks: kill -9 in the middle of a streamed reply, then `resume` completes the task with
+//! every completed turn intact; `history` lists tasks; saved files never hold the API key.
+
+use crate::common;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            v.extend(files(&e.path()));
+        } else {
+            v.push(e.path());
+        }
+    }
+    v
+}
+
+fn saved_tasks(state: &Path) -> Vec<Value> {
+    files(&state.join("tasks"))
+        .iter()
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect()
+}
+
+#[test]
+fn kill_9_mid_stream_then_resume_completes_with_nothing_lost() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    // The fourth reply streams its first text, then the server stalls before the rest: the
+    // agent is killed with SIGKILL while it waits.
+    let mut stalled = anthropic_with("I am halfway through the next step", 1000, "end_turn");
+    let body = String::from_utf8(stalled.body.clone()).unwrap();
+    stalled.stall_at = body.find("event: content_block_stop").unwrap();
+    stalled.stall = Duration::from_secs(3);
+    let server = Server::start(vec![
+        anthropic(&tool("list_files", &[("path", ".")])),
+        // A command that tries to print the key: it is not in the command's environment.
+        anthropic(&tool(
+            "execute_command",
+            &[("command", "echo key=$ANTHROPIC_API_KEY"), ("requires_approval", "false")],
+        )),
+        anthropic(&tool("write_to_file", &[("path", "notes.txt"), ("content", "turn three")])),
+        stalled,
+        anthropic(&completion("Resumed and finished.")),
+    ]);
+    let state_dir = state.path().display().to_string();
+    let base = anthropic_args(&server);
+    let mut cmd = Command::new(bin());
+    cmd.arg("run")
+        .args(&base)
+        .args(["--state-dir", &state_dir, "--json", "write notes"])
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let out = Arc::new(Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = out.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    let start = Instant::now();
+    while !out.lock().unwrap().contains("halfway") {
+        assert!(start.elapsed() < Duration::from_secs(30), "the stalled reply never started: {}", out.lock().unwrap());
+        assert!(child.try_wait().unwrap().is_none(), "the agent ended early: {}", out.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(9));
+    reader.join().unwrap();
+    assert_eq!(server.requests().len(), 4);
+    assert_eq!(std::fs::read_to_string(ws.path().join("notes.txt")).unwrap(), "turn three");
+
+    // What the kill left on disk: the three completed turns, the unanswered message pending,
+    // no temp file, no key.
+    let saved = saved_tasks(state.path());
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let task = &saved[0];
+    assert_eq!(task["status"], "running");
+    assert_eq!(task["messages"].as_array().unwrap().len(), 6);
+    let id = task["id"].as_str().unwrap().to_string();
+    for f in files(state.path()) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        assert!(!text.contains(KEY), "the key is in {}", f.display());
+        // The workspace's checkpoints (a shadow git repository) live beside the tasks.
+        let checkpoint = f.starts_with(state.path().join("checkpoints"));
+        assert!(checkpoint || f.extension().is_some_and(|e| e == "json"), "leftover {}", f.display());
+    }
+    assert!(task["messages"][5]["content"].as_str().unwrap().contains("write_to_file"));
+    let r2 = task["messages"][4]["content"].as_str().unwrap();
+    assert!(r2.contains("Output:\nkey=") && !r2.contains("key=[REDACTED]"), "{r2}");
+    assert!(!out.lock().unwrap().contains(KEY), "the key is in the --json output");
+
+    // `history` lists it, as interrupted: the process that saved it is gone.
+    let h = run_cmd("history", ws.path(), &["--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(h.code, Some(0), "{}", h.all());
+    assert!(
+        h.stdout.contains(&id) && h.stdout.contains(" interrupted ") && h.stdout.contains("write notes"),
+        "{}",
+        h.stdout
+    );
+
+    // Resume (by id prefix, with the same provider flags) and finish.
+    let prefix = &id[..id.len() - 2];
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--state-dir", &state_dir, "--json", prefix]);
+    let r = run_cmd("resume", ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let events = events::parse(&r.stdout);
+    assert_eq!(events[0]["resumed"], true);
+    assert_eq!(events[0]["task_id"], id.as_str());
+    assert_eq!(events.last().unwrap()["status"], "completed");
+
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5);
+    let before = reqs[3].body["messages"].as_array().unwrap();
+    let after = reqs[4].body["messages"].as_array().unwrap();
+    // Every completed turn is sent again exactly as before the kill…
+    assert_eq!(after.len(), before.len());
+    assert!(!reqs.iter().any(|r| r.body.to_string().contains(KEY)), "the key was in the conversation");
+    assert_eq!(after[..before.len() - 1], before[..before.len() - 1]);
+    // …the message the killed request was answering is there, followed by Cline's resumption
+    // notice; the half-streamed reply is not.
+    let last = after.last().unwrap()["content"].as_str().unwrap();
+    let unanswered = before.last().unwrap()["content"].as_str().unwrap();
+    assert!(last.starts_with(unanswered.trim_end()), "{last}");
+    assert!(
+        last.contains("[TASK RESUMPTION] This task was interrupted just now. It may or may not be complete"),
+        "{last}"
+    );
+    assert!(
+        last.contains(&format!(
+            "The current working directory is now '{}'",
+            std::fs::canonicalize(ws.path()).unwrap().display()
+        )),
+        "{last}"
+    );
+    assert!(!after.iter().any(|m| m["content"].as_str().unwrap().contains("halfway")));
+
+    let saved = saved_tasks(state.path());
+    assert_eq!(saved[0]["status"], "completed");
+    assert_eq!(saved[0]["outcome"], "Resumed and finished.");
+    assert_eq!(saved[0]["turns"], 4, "three turns before the kill, one after; the killed one never completed");
+    assert_eq!(saved[0]["totals"]["requests"], 4, "the killed request never reported usage");
+    for f in files(state.path()) {
+        assert!(!String::from_utf8_lossy(&std::fs::read(&f).unwrap()).contains(KEY), "the key is in {}", f.display());
+    }
+}
+
+#[test]
+fn resume_last_continues_a_task_stopped_by_a_limit() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let list = tool("list_files", &[("path", ".")]);
+    let server = Server::start(vec![anthropic(&list), anthropic(&list), anthropic(&completion("done later"))]);
+    let base = anthropic_args(&server);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--state-dir", &state_dir]);
+    let mut first = args.clone();
+    first.extend(["--max-turns", "2", "list twice"]);
+    let r = run_agent(ws.path(), &first, &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("agent-min resume "), "the way to resume is printed: {}", r.stderr);
+    assert_eq!(saved_tasks(state.path())[0]["status"], "failed");
+
+    // The provider flags are the saved ones; only the key comes from the environment.
+    let r = run_cmd(
+        "resume",
+        ws.path(),
+        &["--last", "--state-dir", &state_dir, "--yolo", "--retry-delay", "0.05"],
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let msgs = reqs[2].body["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 5);
+    let last = msgs[4]["content"].as_str().unwrap();
+    assert!(last.starts_with("[list_files for '.'] Result:"), "{last}");
+    assert!(last.contains("[TASK RESUMPTION]"));
+    assert_eq!(reqs[2].header("x-api-key"), Some(KEY));
+    assert!(r.stderr.contains("over 3 requests"), "totals include the earlier run: {}", r.stderr);
+}
+
+#[test]
+fn resume_errors_name_the_fix() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("no saved tasks") && r.stderr.contains("agent-min run"), "{}", r.stderr);
+    let r = run_cmd("resume", ws.path(), &["nope", "--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("agent-min history"), "{}", r.stderr);
+    let r = run_cmd("resume", ws.path(), &[], &[], LIMIT);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("--last"), "{}", r.stderr);
+    let h = run_cmd("history", ws.path(), &["--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(h.code, Some(0));
+    assert!(h.stdout.contains("No saved tasks"), "{}", h.stdout);
+}
+
+#[test]
+fn ctrl_c_during_a_command_keeps_the_answered_request_and_resume_does_not_ask_it_again() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let cmd = "touch started; sleep 60";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("Resumed and finished.")),
+    ]);
+    let state_dir = state.path().display().to_string();
+    let base = anthropic_args(&server);
+    let child = Command::new(bin())
+        .arg("run")
+        .args(&base)
+        .args(["--state-dir", &state_dir, "wait a minute"])
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = child;
+    let start = Instant::now();
+    while !ws.path().join("started").exists() {
+        assert!(start.elapsed() < LIMIT, "the command never started");
+        assert!(child.try_wait().unwrap().is_none(), "the agent ended early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+
+    // The answered (and billed) request is on disk: its reply and its usage.
+    let saved = saved_tasks(state.path());
+    let task = &saved[0];
+    assert_eq!(task["totals"]["requests"], 1, "{task}");
+    assert_eq!(task["turns"], 1);
+    let messages = task["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(messages[1]["content"].as_str().unwrap().contains("<execute_command>"));
+    let h = run_cmd("history", ws.path(), &["--state-dir", &state_dir], &[], LIMIT);
+    assert!(h.stdout.contains(" interrupted ") && h.stdout.contains("  1 req "), "{}", h.stdout);
+
+    // Resume continues after the reply, as Cline does: the next request is the resumption
+    // notice, not the task asked again.
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--state-dir", &state_dir, "--last"]);
+    let r = run_cmd("resume", ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let sent = reqs[1].body["messages"].as_array().unwrap();
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    assert_eq!(sent[1]["role"], "assistant");
+    assert!(sent[1]["content"].to_string().contains("<execute_command>"));
+    let last = sent[2]["content"].to_string();
+    assert!(last.contains("[TASK RESUMPTION]") && !last.contains("<task>"), "{last}");
+    let saved = saved_tasks(state.path());
+    assert_eq!(saved[0]["totals"]["requests"], 2);
+}

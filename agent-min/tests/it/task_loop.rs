@@ -1,0 +1,362 @@
+//! The Task loop's rules, driven in-process: a scripted [`Transport`] hands out fixed replies and
+//! records every request, the workspace and state directory are temp dirs, the terminal and the
+//! `--json` events write into buffers. No server, no curl, no sleeps: each test is a few
+//! milliseconds and gives the same result on every run.
+//!
+//! The black-box suites (`run_*`) check the same rules through the real binary and wire formats;
+//! these check the loop's decisions one by one.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use agent_min::run::budget::accounting::Accounting;
+use agent_min::run::budget::context::ContextWindow;
+use agent_min::run::budget::limits::Limits;
+use agent_min::run::checkpoints::Tracker;
+use agent_min::run::llm::{ApiError, Delta, Flow, Message, Role, StopReason, Transport, Usage};
+use agent_min::run::mcp::Hub;
+use agent_min::run::project::Project;
+use agent_min::run::prompt;
+use agent_min::run::session::events::Events;
+use agent_min::run::session::state::{self, Meta, Record, Store};
+use agent_min::run::task::{Around, End, Settings, Task};
+use agent_min::run::tools::paths::Workspace;
+use agent_min::run::ui::term::Term;
+use serde_json::Value;
+
+/// One scripted reply: what the transport hands the loop, delta by delta, or the error it
+/// returns instead.
+enum Step {
+    Reply(Vec<Delta>),
+    /// Hands out the deltas only once `Instant::now()` has passed the deadline (a timeout that
+    /// fires while a reply streams).
+    After(Instant, Vec<Delta>),
+    Fail(ApiError),
+}
+
+/// A model that answers from a script and remembers what it was sent.
+struct Scripted {
+    steps: VecDeque<Step>,
+    requests: Arc<Mutex<Vec<Vec<Message>>>>,
+}
+
+impl Transport for Scripted {
+    fn send(&mut self, _system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
+        self.requests.lock().unwrap().push(messages.to_vec());
+        let deltas = match self.steps.pop_front() {
+            Some(Step::Reply(d)) => d,
+            Some(Step::After(deadline, d)) => {
+                // Wait for the deadline itself (not a guess at how long something takes).
+                let now = Instant::now();
+                if now < deadline {
+                    std::thread::sleep(deadline - now);
+                }
+                d
+            }
+            Some(Step::Fail(e)) => return Err(e),
+            None => return Err(ApiError::fatal("the script has no reply left")),
+        };
+        for d in deltas {
+            if on(d).stops_now() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn provider(&self) -> &str {
+        "scripted"
+    }
+}
+
+/// A reply of plain text in the XML dialect, ended as a server ends one, with its usage.
+fn reply(text: &str) -> Step {
+    reply_stopped(text, StopReason::EndTurn)
+}
+
+fn reply_stopped(text: &str, stop: StopReason) -> Step {
+    reply_in(text, 7, stop)
+}
+
+/// A reply streamed `chunk` characters per text delta.
+fn reply_in(text: &str, chunk: usize, stop: StopReason) -> Step {
+    let mut deltas: Vec<Delta> = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    for piece in chars.chunks(chunk) {
+        deltas.push(Delta::Text(piece.iter().collect()));
+    }
+    deltas.push(Delta::Stop(stop));
+    deltas.push(Delta::Usage(Usage { input: 100, output: 20, cache_read: 0, cache_write: 0 }));
+    Step::Reply(deltas)
+}
+
+const DONE: &str = "<attempt_completion>\n<result>done</result>\n</attempt_completion>";
+
+/// A writer into shared memory: the terminal and the events of a run, read after it.
+#[derive(Clone, Default)]
+struct Buf(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Buf {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+/// Everything a test sets up: a workspace, a state directory, and the run's options.
+struct Setup {
+    ws: tempfile::TempDir,
+    state: tempfile::TempDir,
+    max_mistakes: u32,
+    timeout: Option<Duration>,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        Setup { ws: tempfile::tempdir().unwrap(), state: tempfile::tempdir().unwrap(), max_mistakes: 3, timeout: None }
+    }
+
+    fn store(&self) -> Store {
+        Store::open(self.state.path(), None).unwrap()
+    }
+}
+
+/// What a run left behind.
+struct Ran {
+    end: End,
+    /// Every request: the messages the model was sent.
+    requests: Vec<Vec<Message>>,
+    /// The terminal's output.
+    shown: String,
+    /// The `--json` events.
+    events: Vec<Value>,
+    id: String,
+}
+
+impl Ran {
+    /// The last user message of request `n` (1-based).
+    fn user(&self, n: usize) -> &str {
+        let m = self.requests[n - 1].last().expect("a message");
+        assert_eq!(m.role, Role::User);
+        &m.content
+    }
+
+    fn events_of(&self, ty: &str) -> Vec<&Value> {
+        self.events.iter().filter(|e| e["type"] == ty).collect()
+    }
+}
+
+/// Runs a new task (or resumes `saved`) through `steps`, under `--yolo`.
+fn run(setup: &Setup, steps: Vec<Step>, saved: Option<Record>) -> Ran {
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let transport = Scripted { steps: steps.into(), requests: requests.clone() };
+    let (shown, events) = (Buf::default(), Buf::default());
+    let ws = Workspace::new(setup.ws.path()).unwrap();
+    let meta = match &saved {
+        Some(r) => r.meta.clone(),
+        None => Meta {
+            id: state::new_id(),
+            task: "make the files".to_string(),
+            created: state::now_secs(),
+            provider: "scripted".to_string(),
+            model: "script".to_string(),
+            base_url: "script".to_string(),
+            cwd: ws.root().display().to_string(),
+        },
+    };
+    let id = meta.id.clone();
+    let around = Around {
+        events: Events::to(Box::new(events.clone())),
+        store: Some(setup.store()),
+        meta,
+        accounting: Accounting::new(None, false),
+        context: ContextWindow::new(200_000),
+        limits: Limits::start(None, None, setup.timeout),
+        checkpoints: Tracker::off(),
+        project: Project::bare(ws.root()),
+        mcp: Hub::none(),
+        output_schema: None,
+    };
+    let settings = Settings {
+        yolo: true,
+        max_mistakes: setup.max_mistakes,
+        retry_delay: Duration::ZERO,
+        max_retries: 0,
+        command_timeout: Duration::from_secs(30),
+        dialect: agent_min::run::dialect::of(false),
+    };
+    let task = Task::new(settings, Box::new(transport), ws, Term::to_writer(Box::new(shown.clone())), around);
+    let end = match saved {
+        Some(record) => task.resume(record),
+        None => task.run(),
+    };
+    let events = events.text().lines().map(|l| serde_json::from_str(l).expect("an event is JSON")).collect();
+    let requests = requests.lock().unwrap().clone();
+    Ran { end, requests, shown: shown.text(), events, id }
+}
+
+/// A file's content without trailing newlines (whether one is added is write_to_file's business).
+fn read(ws: &Path, name: &str) -> Option<String> {
+    std::fs::read_to_string(ws.join(name)).ok().map(|s| s.trim_end_matches('\n').to_string())
+}
+
+#[test]
+fn a_tool_call_runs_and_its_result_is_the_next_request() {
+    let s = Setup::new();
+    let write = "I'll write it.\n<write_to_file>\n<path>a.txt</path>\n<content>\nhello\n</content>\n</write_to_file>";
+    let r = run(&s, vec![reply(write), reply(DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(read(s.ws.path(), "a.txt").as_deref(), Some("hello"));
+    assert_eq!(r.requests.len(), 2);
+    assert!(r.user(1).starts_with("<task>\nmake the files\n</task>"), "{}", r.user(1));
+    assert!(r.user(2).starts_with("[write_to_file for 'a.txt'] Result:"), "{}", r.user(2));
+    assert!(r.user(2).contains("<environment_details>"), "{}", r.user(2));
+    let types: Vec<&str> = r.events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types.first(), Some(&"task_started"));
+    assert_eq!(types.last(), Some(&"completion"));
+    assert_eq!(r.events_of("tool_result").len(), 2, "the write, then the completion: {types:?}");
+}
+
+const TWO_WRITES: &str = "<write_to_file>\n<path>a.txt</path>\n<content>\none\n</content>\n</write_to_file>\n\
+                          <write_to_file>\n<path>b.txt</path>\n<content>\ntwo\n</content>\n</write_to_file>";
+
+#[test]
+fn of_two_tool_calls_in_one_delta_only_the_first_runs_and_the_model_is_told() {
+    let s = Setup::new();
+    let r = run(&s, vec![reply_in(TWO_WRITES, usize::MAX, StopReason::EndTurn), reply(DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(read(s.ws.path(), "a.txt").as_deref(), Some("one"));
+    assert_eq!(read(s.ws.path(), "b.txt"), None, "the second call must not run");
+    // The history keeps what the model said, marked as cut where the first tool's result came.
+    let assistant = &r.requests[1][r.requests[1].len() - 2];
+    assert_eq!(assistant.role, Role::Assistant);
+    assert!(assistant.content.ends_with(prompt::INTERRUPTED_BY_TOOL), "{}", assistant.content);
+    assert!(r.user(2).contains(&prompt::tool_already_used("write_to_file")), "{}", r.user(2));
+    assert_eq!(r.events_of("tool_result").len(), 2, "one write and the completion");
+}
+
+#[test]
+fn of_two_tool_calls_streamed_the_first_ends_the_reply_and_the_second_is_never_read() {
+    let s = Setup::new();
+    let r = run(&s, vec![reply(TWO_WRITES), reply(DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(read(s.ws.path(), "a.txt").as_deref(), Some("one"));
+    assert_eq!(read(s.ws.path(), "b.txt"), None, "the second call must not run");
+    // Reading stopped at the first tool's close (as Cline stops the stream after a tool): the
+    // history holds the reply up to there, and nothing of the second call.
+    let assistant = &r.requests[1][r.requests[1].len() - 2];
+    assert!(assistant.content.trim_end().ends_with("</write_to_file>"), "{}", assistant.content);
+    assert!(!assistant.content.contains("b.txt"), "{}", assistant.content);
+    let calls: Vec<&Value> = r.events_of("tool_call").into_iter().filter(|e| e["partial"] == false).collect();
+    assert_eq!(calls.len(), 2, "the first write and the completion: {calls:?}");
+}
+
+#[test]
+fn consecutive_mistakes_stop_the_task_at_the_limit() {
+    let s = Setup { max_mistakes: 3, ..Setup::new() };
+    let no_tool = || reply("I think the answer is 42.");
+    let r = run(&s, vec![no_tool(), no_tool(), no_tool(), reply(DONE)], None);
+    let End::Failed(why) = &r.end else { panic!("{:?}\n{}", r.end, r.shown) };
+    assert!(why.contains("3 mistakes in a row") && why.contains("--max-mistakes 3"), "{why}");
+    assert_eq!(r.requests.len(), 3, "no request after the third mistake");
+    for n in [2, 3] {
+        assert!(r.user(n).starts_with(&prompt::no_tools_used()), "request {n}: {}", r.user(n));
+    }
+    assert_eq!(r.events_of("error").len(), 1);
+    assert_eq!(r.events_of("completion")[0]["status"], "failed");
+}
+
+#[test]
+fn a_success_between_mistakes_resets_the_count() {
+    let s = Setup { max_mistakes: 2, ..Setup::new() };
+    let no_tool = || reply("Thinking.");
+    let list = "<list_files>\n<path>.</path>\n</list_files>";
+    let r = run(&s, vec![no_tool(), reply(list), no_tool(), reply(DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(r.requests.len(), 4);
+}
+
+#[test]
+fn a_reply_cut_at_the_token_limit_inside_a_tool_call_never_runs_it() {
+    let s = Setup::new();
+    let cut = "<write_to_file>\n<path>a.txt</path>\n<content>\nhalf of the fi";
+    let r = run(&s, vec![reply_stopped(cut, StopReason::MaxTokens), reply(DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(read(s.ws.path(), "a.txt"), None, "a cut tool call is never executed");
+    assert!(r.user(2).starts_with(&prompt::truncated_tool("write_to_file", true)), "{}", r.user(2));
+    assert!(r.shown.contains("cut at the output token limit"), "{}", r.shown);
+    assert!(r.events_of("tool_result").iter().all(|e| e["tool"] != "write_to_file"));
+}
+
+#[test]
+fn a_reply_cut_at_the_token_limit_before_any_tool_is_answered_with_cline_s_text() {
+    let s = Setup::new();
+    let r = run(&s, vec![reply_stopped("Let me explain at length", StopReason::MaxTokens), reply(DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()));
+    assert!(r.user(2).starts_with(&prompt::truncated_text()), "{}", r.user(2));
+}
+
+#[test]
+fn a_timeout_while_a_reply_streams_cancels_the_task_without_running_the_reply() {
+    let timeout = Duration::from_millis(100);
+    let s = Setup { timeout: Some(timeout), ..Setup::new() };
+    // The deadline is taken before the run starts its clock, so it is passed when the reply comes.
+    let deadline = Instant::now() + timeout;
+    let write = "<write_to_file>\n<path>late.txt</path>\n<content>\nx\n</content>\n</write_to_file>";
+    let Step::Reply(deltas) = reply(write) else { unreachable!() };
+    let r = run(&s, vec![Step::After(deadline, deltas), reply(DONE)], None);
+    let End::Failed(why) = &r.end else { panic!("{:?}", r.end) };
+    assert!(why.contains("time limit was reached"), "{why}");
+    assert_eq!(read(s.ws.path(), "late.txt"), None, "a reply that arrived after the deadline is not acted on");
+    assert_eq!(r.requests.len(), 1);
+    let errors = r.events_of("error");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["limit"], "timeout");
+    // Saved as failed, with the unanswered message kept for `resume`.
+    let saved = s.store().load(&r.id).unwrap();
+    assert_eq!(saved.status, "failed");
+    assert!(saved.pending.as_deref().is_some_and(|p| p.contains("make the files")), "{:?}", saved.pending);
+}
+
+#[test]
+fn a_saved_task_resumes_where_it_stopped() {
+    let s = Setup::new();
+    let list = "<list_files>\n<path>.</path>\n</list_files>";
+    std::fs::write(s.ws.path().join("seen.txt"), "x").unwrap();
+    let first = run(&s, vec![reply(list), Step::Fail(ApiError::fatal("the server went away"))], None);
+    let End::Failed(why) = &first.end else { panic!("{:?}", first.end) };
+    assert!(why.contains("the server went away"), "{why}");
+    let record = s.store().load(&first.id).unwrap();
+    assert_eq!(record.turns, 2);
+
+    let again = run(&s, vec![reply(DONE)], Some(record));
+    assert_eq!(again.end, End::Completed("done".to_string()), "{}", again.shown);
+    assert_eq!(again.requests.len(), 1);
+    let sent = &again.requests[0];
+    // The earlier conversation, then one user message: the unanswered result and Cline's notice.
+    assert!(sent[0].content.starts_with("<task>\nmake the files\n</task>"), "{}", sent[0].content);
+    assert_eq!(sent[1].role, Role::Assistant);
+    assert!(sent[1].content.contains("<list_files>"));
+    let last = again.user(1);
+    assert!(last.starts_with("[list_files for '.'] Result:"), "{last}");
+    assert!(last.contains("seen.txt"), "{last}");
+    assert!(last.contains("[TASK RESUMPTION]"), "{last}");
+    assert_eq!(last.matches("[TASK RESUMPTION]").count(), 1);
+    assert_eq!(again.events[0]["type"], "task_started");
+    assert_eq!(again.events[0]["resumed"], true);
+    let done = s.store().load(&first.id).unwrap();
+    assert_eq!(done.status, "completed");
+    assert_eq!(done.turns, 3, "requests of both runs");
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Issue 26's goals, each as a figure and a PASS/FAIL, in one run:
+#   parser   callgrind instructions (deterministic, whatever the machine's load): whole parse
+#            per byte of the 1 MiB mixed corpus, against memchr's true find-next, and streaming
+#            in 16/64/256-byte pushes against one whole parse; many run-time params, linear;
+#   wasm     the WebAssembly package's exported layer compiled natively under callgrind (linear
+#            in blocks, instructions per push), then the npm package itself in node
+#            (benches/wasm_goals.js: CPU time, best of several runs);
+#   binary   agent-min's release build, stripped, with default features.
+# Usage: benches/goals.sh [--abort] [--ci] [--readme]
+#   --abort  also builds the `release-abort` profile (release with panic = "abort") and prints
+#            what it would save;
+#   --ci     exit 1 only when a goal marked `must` fails (what is met and must stay met: the
+#            linear ones and the package's size), not for goals still open;
+#   --readme rewrite the README's block between `<!-- goals.sh begin -->` and
+#            `<!-- goals.sh end -->` with this run's output.
+# Needs valgrind, node, and the wasm32 target (parser-core/wasm/build.sh installs it).
+# Exit status 1 when a goal fails; the README's performance section quotes this output.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+abort=0
+ci=0
+readme=0
+for arg in "$@"; do
+  case $arg in
+    --abort) abort=1 ;;
+    --ci) ci=1 ;;
+    --readme) readme=1 ;;
+    *) echo "usage: benches/goals.sh [--abort] [--ci] [--readme]" >&2; exit 2 ;;
+  esac
+done
+for tool in valgrind node strip; do
+  command -v "$tool" >/dev/null || { echo "goals.sh: $tool is required" >&2; exit 1; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cargo build --release -q -p benches --bin ipb
+cargo build --release -q -p agent-min
+[ $abort = 0 ] || cargo build --profile release-abort -q -p agent-min
+bash parser-core/wasm/build.sh "$tmp/pkg" >/dev/null 2>&1 || bash parser-core/wasm/build.sh "$tmp/pkg"
+tgt=${CARGO_TARGET_DIR:-target}
+bin=$tgt/release/ipb
+
+# Every result line is also kept in $tmp/report, for --readme.
+: >"$tmp/report"
+failed=0
+count() { # MODE CORPUS -> instructions of MODE minus those of building the corpus
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/out" "$bin" "$1" "$2" >/dev/null 2>&1
+  local t
+  t=$(awk '/^summary:/ {print $2}' "$tmp/out")
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/out" "$bin" none "$2" >/dev/null 2>&1
+  echo $((t - $(awk '/^summary:/ {print $2}' "$tmp/out")))
+}
+# line AREA GOAL FIGURE PASS(1/0, or `info` for a figure without a goal) [must]
+line() {
+  local verdict=PASS
+  if [ "$4" = info ]; then
+    verdict=info
+  elif [ "$4" != 1 ]; then
+    verdict=FAIL
+    if [ $ci = 0 ] || [ "${5:-}" = must ]; then failed=1; fi
+  fi
+  printf '%-6s %-66s %-44s %s\n' "$1" "$2" "$3" "$verdict" | tee -a "$tmp/report"
+}
+calc() { awk "BEGIN { print $1 }"; }
+is() { awk "BEGIN { exit !($1) }" && echo 1 || echo 0; }
+
+# Parser, on the 1 MiB mixed corpus.
+bytes=$("$bin" info mixed_1mib 2>/dev/null)
+whole=$(count whole mixed_1mib)
+next=$(count memchr_next mixed_1mib)
+ipb=$(calc "$whole / $bytes")
+vs=$(calc "$next / $whole")
+line parser "whole parse, 1 MiB mixed corpus (goal <= 1.2 instr/byte)" "$(printf '%.3f instr/byte' "$ipb")" "$(is "$ipb <= 1.2")"
+line parser "whole parse vs memchr true find-next (goal >= 0.35x)" \
+  "$(printf '%.2fx (find-next %.3f instr/byte)' "$vs" "$(calc "$next / $bytes")")" "$(is "$vs >= 0.35")"
+for chunk in 16 64 256; do
+  s=$(count "stream$chunk" mixed_1mib)
+  r=$(calc "$s / $whole")
+  pushes=$(( (bytes + chunk - 1) / chunk ))
+  fig=$(printf '%.2fx (%.2f instr/byte, %.0f instr/push)' "$r" "$(calc "$s / $bytes")" "$(calc "$s / $pushes")")
+  case $chunk in
+    16) line parser "streaming 16-byte pushes / whole parse (goal <= 8x)" "$fig" "$(is "$r <= 8")" ;;
+    *) line parser "streaming $chunk-byte pushes / whole parse (no goal)" "$fig" info ;;
+  esac
+done
+p1=$(count whole params_1000)
+p64=$(count whole params_64000)
+line parser "64k / 1k run-time params on one tool (linear: 64x)" \
+  "$(printf '%.1fx (%.0f / %.0f instr per param)' "$(calc "$p64 / $p1")" "$(calc "$p1 / 1000")" "$(calc "$p64 / 64000")")" \
+  "$(is "$p64 / $p1 <= 72")" must
+
+# WASM: the exported layer, natively, under callgrind.
+t1=$(count wasm_stream16 tools_1k)
+t4=$(count wasm_stream16 tools_4k)
+line wasm "exported layer: 4,000 / 1,000 tools, 16-byte pushes (linear: 4x)" \
+  "$(printf '%.2fx instructions' "$(calc "$t4 / $t1")")" "$(is "$t4 / $t1 <= 4.4")" must
+wb=$("$bin" info write_200k 2>/dev/null)
+w16=$(count wasm_stream16 write_200k)
+line wasm "exported layer: one 16-byte push on the 200 KB write (no goal)" \
+  "$(printf '%.0f instr/push' "$(calc "$w16 / int(($wb + 15) / 16)")")" info
+wasm_args=("$tmp/pkg")
+[ $ci = 0 ] || wasm_args+=(--ci)
+node benches/wasm_goals.js "${wasm_args[@]}" | tee -a "$tmp/report" || failed=1
+
+# Binary size, stripped, default features.
+size() { strip -o "$tmp/stripped" "$1" && stat -c %s "$tmp/stripped"; }
+b=$(size "$tgt/release/agent-min")
+line binary "agent-min release, stripped (goal <= 3.5 MB)" "$(printf '%d B (%.2f MB)' "$b" "$(calc "$b / 1e6")")" "$(is "$b <= 3500000")"
+if [ $abort = 1 ]; then
+  a=$(size "$tgt/release-abort/agent-min")
+  line binary "the same with panic = \"abort\" (not used; no goal)" \
+    "$(printf '%d B (%.2f MB, -%.1f%%)' "$a" "$(calc "$a / 1e6")" "$(calc "100 * ($b - $a) / $b")")" info
+fi
+if [ $readme = 1 ]; then
+  {
+    echo "$(date -u +%Y-%m-%d), $(rustc --version | cut -d' ' -f1-2), node $(node --version), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg):"
+    echo
+    echo '```text'
+    cat "$tmp/report"
+    echo '```'
+  } >"$tmp/block"
+  awk -v block="$tmp/block" '
+    /<!-- goals.sh end -->/ { while ((getline l < block) > 0) print l; skip = 0 }
+    !skip { print }
+    /<!-- goals.sh begin -->/ { skip = 1 }
+  ' README.md >"$tmp/README.md"
+  grep -q '<!-- goals.sh begin -->' README.md || { echo "goals.sh: README.md has no goals.sh markers" >&2; exit 1; }
+  cp "$tmp/README.md" README.md
+  echo "README.md: goals block rewritten"
+fi
+exit $failed

@@ -1,0 +1,122 @@
+"use strict";
+// The WebAssembly package's goals (issue 26), as ratios measured in one run of one process:
+//   1. cost linear in blocks: a reply of 4,000 tool calls streamed in 16-char pushes against one
+//      of 1,000 (linear is 4x, quadratic 16x);
+//   2. a 16-char push on a 200 KB write_to_file: its time, and Cline's way (re-parsing the whole
+//      reply after every push, with this package's whole parse) against StreamParser, at 16- and
+//      64-char pushes.
+// Prints one line per goal ending in PASS or FAIL; exit status 1 when any fails (with --ci,
+// only when a goal that must hold fails: linear in blocks, the package's size).
+// Usage: bash parser-core/wasm/build.sh OUT && node benches/wasm_goals.js OUT [--ci]
+// Times are the process's CPU time (user + system, process.cpuUsage), not wall time: on a shared
+// machine a waiting process is not charged. Every figure is the best of several runs.
+const path = require("path");
+
+const dir = path.resolve(process.argv[2] || "");
+const { parseAssistantMessageV2, StreamParser } = require(dir);
+
+// A write_to_file whose content is Rust-like code (full of `<`) of about `bytes` bytes (the same
+// reply as parser-core/wasm/bench/bench.js).
+function write(bytes) {
+  const line = [
+    "    for (i, item) in items.iter().enumerate() { if *item < limit && i > 0 { total += item; } }\n",
+    "    let v: Vec<Option<u32>> = input.lines().map(|l| l.parse().ok()).collect();\n",
+    "    // compare a < b, then shift x <<= 2 and print \"<done>\"\n",
+  ];
+  let body = "";
+  for (let i = 0; body.length < bytes; i++) body += line[i % line.length];
+  return `I'll write the file.\n<write_to_file>\n<path>src/lib.rs</path>\n<content>\n${body}</content>\n</write_to_file>`;
+}
+
+// A reply of `n` tool calls, each after a line of prose: 2n blocks.
+function tools(n) {
+  let s = "";
+  for (let i = 0; i < n; i++) s += `Now file ${i}.\n<read_file>\n<path>src/module_${i}.rs</path>\n</read_file>\n`;
+  return s;
+}
+
+function chunks(s, n) {
+  const out = [];
+  for (let i = 0; i < s.length; i += n) out.push(s.slice(i, i + n));
+  return out;
+}
+
+function best(runs, f) {
+  let t = Infinity;
+  let result;
+  for (let r = 0; r < runs; r++) {
+    const t0 = process.cpuUsage();
+    result = f();
+    const d = process.cpuUsage(t0);
+    t = Math.min(t, (d.user + d.system) * 1000);
+  }
+  return [t, result]; // nanoseconds
+}
+
+function stream(parts) {
+  const p = new StreamParser();
+  let blocks;
+  for (const c of parts) blocks = p.push(c);
+  p.free();
+  return blocks;
+}
+
+function reparse(parts) {
+  let acc = "";
+  let blocks;
+  for (const c of parts) blocks = parseAssistantMessageV2((acc += c));
+  return blocks;
+}
+
+const strip = (bs) => JSON.stringify(bs.map(({ call_id, ...rest }) => rest));
+const ci = process.argv.includes("--ci");
+let failed = false;
+function report(goal, figure, pass, must) {
+  if (!pass && (!ci || must)) failed = true;
+  console.log(`wasm   ${goal.padEnd(66)} ${figure.padEnd(44)} ${pass ? "PASS" : "FAIL"}`);
+}
+
+// Warm the JIT on every workload first.
+for (const s of [tools(1000), tools(4000), write(200 * 1024)]) stream(chunks(s, 16));
+reparse(chunks(write(200 * 1024), 16).slice(0, 2000));
+
+// 1. Linear in blocks.
+{
+  const small = chunks(tools(1000), 16);
+  const large = chunks(tools(4000), 16);
+  let t1 = Infinity;
+  let t4 = Infinity;
+  for (let r = 0; r < 5; r++) {
+    t1 = Math.min(t1, best(1, () => stream(small))[0]);
+    t4 = Math.min(t4, best(1, () => stream(large))[0]);
+  }
+  const ratio = t4 / t1;
+  report(
+    "4,000 tools / 1,000 tools, 16-char pushes (linear: 4x)",
+    `${ratio.toFixed(2)}x (${(t1 / 1e6).toFixed(1)} / ${(t4 / 1e6).toFixed(1)} ms)`,
+    ratio <= 5,
+    true,
+  );
+}
+
+// 2. The 200 KB write.
+const text = write(200 * 1024);
+for (const n of [16, 64]) {
+  const parts = chunks(text, n);
+  const [ts, a] = best(9, () => stream(parts));
+  const [tr, b] = best(n === 16 ? 2 : 3, () => reparse(parts));
+  if (strip(a) !== strip(b)) throw new Error("StreamParser and the whole parse disagree");
+  const perPush = ts / parts.length;
+  if (n === 16) report("16-char push on the 200 KB write (goal <= 500 ns)", `${perPush.toFixed(0)} ns per push`, perPush <= 500);
+  const ratio = tr / ts;
+  const goal = n === 16 ? 500 : 1000;
+  report(
+    `whole reparse / StreamParser, ${n}-char pushes (goal >= ${goal}x)`,
+    `${ratio.toFixed(0)}x (${(tr / 1e6).toFixed(0)} ms / ${(ts / 1e6).toFixed(2)} ms)`,
+    ratio >= goal,
+  );
+}
+const fs = require("fs");
+const gz = require("zlib").gzipSync(fs.readFileSync(path.join(dir, "parser_core.wasm")), { level: 9 }).length;
+report("parser_core.wasm gzip'd (goal <= 60 KB)", `${(gz / 1024).toFixed(1)} KB`, gz <= 60 * 1024, true);
+process.exitCode = failed ? 1 : 0;
