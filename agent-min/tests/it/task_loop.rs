@@ -31,9 +31,10 @@ use serde_json::Value;
 /// returns instead.
 enum Step {
     Reply(Vec<Delta>),
-    /// Hands out the deltas only once `Instant::now()` has passed the deadline (a timeout that
-    /// fires while a reply streams).
-    After(Instant, Vec<Delta>),
+    /// Hands out the deltas only once this long has passed since the request arrived (a
+    /// timeout that fires while a reply streams: the request comes after the run's clock started,
+    /// so its timeout has passed by then, whatever the machine's load).
+    After(Duration, Vec<Delta>),
     Fail(ApiError),
 }
 
@@ -48,11 +49,11 @@ impl Transport for Scripted {
         self.requests.lock().unwrap().push(messages.to_vec());
         let deltas = match self.steps.pop_front() {
             Some(Step::Reply(d)) => d,
-            Some(Step::After(deadline, d)) => {
-                // Wait for the deadline itself (not a guess at how long something takes).
-                let now = Instant::now();
-                if now < deadline {
-                    std::thread::sleep(deadline - now);
+            Some(Step::After(wait, d)) => {
+                // Wait past the deadline itself (not a guess at how long something takes).
+                let deadline = Instant::now() + wait;
+                while Instant::now() < deadline {
+                    std::thread::sleep(deadline - Instant::now());
                 }
                 d
             }
@@ -312,11 +313,11 @@ fn a_reply_cut_at_the_token_limit_before_any_tool_is_answered_with_cline_s_text(
 fn a_timeout_while_a_reply_streams_cancels_the_task_without_running_the_reply() {
     let timeout = Duration::from_millis(100);
     let s = Setup { timeout: Some(timeout), ..Setup::new() };
-    // The deadline is taken before the run starts its clock, so it is passed when the reply comes.
-    let deadline = Instant::now() + timeout;
+    // The reply comes a whole timeout after its request, which the run sent after its clock
+    // started: the deadline has passed when it comes.
     let write = "<write_to_file>\n<path>late.txt</path>\n<content>\nx\n</content>\n</write_to_file>";
     let Step::Reply(deltas) = reply(write) else { unreachable!() };
-    let r = run(&s, vec![Step::After(deadline, deltas), reply(DONE)], None);
+    let r = run(&s, vec![Step::After(timeout, deltas), reply(DONE)], None);
     let End::Failed(why) = &r.end else { panic!("{:?}", r.end) };
     assert!(why.contains("time limit was reached"), "{why}");
     assert_eq!(read(s.ws.path(), "late.txt"), None, "a reply that arrived after the deadline is not acted on");

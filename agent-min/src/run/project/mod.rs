@@ -6,8 +6,8 @@
 //! Owns: everything read from `.clinerules`, the other agents' rule files and the global Cline
 //! directories. May use: [`crate::run::llm`] (message types), [`crate::run::tools`] (`Call`, the
 //! tool names, `.clineignore`, the directories never entered), [`crate::run::session::events`],
-//! [`crate::run::ui`], [`crate::run::trusted_file`] (reading what the workspace holds),
-//! [`crate::run::spawn`] (running a hook).
+//! [`crate::run::ui`], `crate::run::trusted_file` (reading what the workspace holds),
+//! `crate::run::spawn` (running a hook).
 
 pub(crate) mod conditionals;
 pub(crate) mod frontmatter;

@@ -5,7 +5,7 @@
 //!
 //! A new text goes in the file of its kind; callers use the re-exports below.
 //!
-//! May use: [`crate::run::llm::providers::registry`] (which providers Cline counts as next-gen),
+//! May use: `crate::run::llm::providers::registry` (which providers Cline counts as next-gen),
 //! nothing else of the agent.
 
 pub(crate) mod responses;
