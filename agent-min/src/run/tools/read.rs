@@ -95,7 +95,7 @@ pub const MAX_READ_BYTES: u64 = 20 * 1000 * 1024;
 
 /// The file's text, as Cline's `extractTextFromFile` gives it: PDF, DOCX, `.ipynb` and XLSX
 /// as text, legacy encodings decoded (with the `documents` feature); refused when it is not a
-/// regular file, binary, or over Cline's 20 MB; cut at [`MAX_CONTENT`] with Cline's notice.
+/// regular file, binary, or over Cline's 20 MB; cut at `MAX_CONTENT` with Cline's notice.
 pub fn extract_text(abs: &Path) -> Result<String, String> {
     if !abs.exists() {
         return Err(format!("File not found: {}", abs.display()));
