@@ -89,26 +89,15 @@ fn push(args: &mut Vec<OsString>, key: &str, value: &toml::Value, at: &str) -> R
     Ok(())
 }
 
-/// The file's text, `None` if it does not exist; at most [`MAX_CONFIG`] bytes of UTF-8, read
-/// from one descriptor that is a regular file (a FIFO put there cannot block the start).
-fn read_bounded(path: &Path) -> std::io::Result<Option<String>> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = match std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
+/// The file's text, `None` if it does not exist: at most [`MAX_CONFIG`] bytes of UTF-8, read
+/// once from one descriptor that is a regular file (a FIFO put there cannot block the start).
+fn read_bounded(path: &Path) -> Result<Option<String>, String> {
+    use crate::run::trusted_file::{read, Error, Links};
+    match read(path, Links::Follow, MAX_CONFIG) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| "not UTF-8 text".to_string()),
+        Err(Error::Missing) => Ok(None),
+        Err(e) => Err(e.to_string()),
     }
-    if meta.len() > MAX_CONFIG {
-        return Err(std::io::Error::other(format!("over {MAX_CONFIG} bytes")));
-    }
-    let mut text = String::new();
-    file.take(MAX_CONFIG).read_to_string(&mut text)?;
-    Ok(Some(text))
 }
 
 fn one_line(s: &str) -> String {

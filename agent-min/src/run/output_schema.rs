@@ -100,17 +100,11 @@ fn unfenced(s: &str) -> &str {
         .trim()
 }
 
-fn read(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
-    let meta = f.metadata()?;
-    if !meta.is_file() || meta.len() > MAX_SCHEMA {
-        return Err(std::io::Error::other(format!("not a regular file of at most {MAX_SCHEMA} bytes")));
-    }
-    let mut s = String::new();
-    f.take(MAX_SCHEMA).read_to_string(&mut s)?;
-    Ok(s)
+/// The schema's text: one regular file of at most [`MAX_SCHEMA`] bytes of UTF-8, read once.
+fn read(path: &Path) -> Result<String, String> {
+    let bytes = crate::run::trusted_file::read(path, crate::run::trusted_file::Links::Follow, MAX_SCHEMA)
+        .map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())
 }
 
 #[cfg(test)]

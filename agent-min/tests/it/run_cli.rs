@@ -375,26 +375,29 @@ fn checkpoints_and_resume_last_take_the_latest_task_of_the_current_directory() {
     let state = tempfile::tempdir().unwrap();
     let sd = state.path().to_str().unwrap();
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let mut ids = Vec::new();
-    for ws in [&a, &b] {
+    let run_in = |ws: &std::path::Path| {
         let server = Server::start(vec![write_reply(), anthropic(&completion("ok"))]);
-        let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["--state-dir", sd, "t"]), &[], LIMIT);
+        let r = run_agent(ws, &args_with(&anthropic_args(&server), &["--state-dir", sd, "t"]), &[], LIMIT);
         assert_eq!(r.code, Some(0), "{}", r.all());
-        let id = r.stderr.split("Saved as ").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_string();
-        ids.push(id);
-    }
-    let r = run_cmd("checkpoints", a.path(), &["list", "--state-dir", sd], &[], LIMIT);
-    assert_eq!(r.code, Some(0), "{}", r.all());
-    assert!(
-        r.stderr.contains(&format!("the latest task of {}: {}", a.path().canonicalize().unwrap().display(), ids[0])),
-        "{}",
-        r.stderr
-    );
+        r.stderr.split("Saved as ").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_string()
+    };
+    // One task so far: from `/` it is the latest elsewhere (saves are dated to the second, so
+    // two tasks of one second would tie).
+    let first = run_in(a.path());
     let r = run_cmd("checkpoints", std::path::Path::new("/"), &["list", "--state-dir", sd], &[], LIMIT);
     assert_eq!(r.code, Some(1), "{}", r.all());
     assert!(
-        r.stderr.contains("no saved task was run in /") && r.stderr.contains(&ids[1]),
+        r.stderr.contains("no saved task was run in /") && r.stderr.contains(&first),
         "names the latest elsewhere: {}",
+        r.stderr
+    );
+    // A task in another directory does not become the first directory's.
+    run_in(b.path());
+    let r = run_cmd("checkpoints", a.path(), &["list", "--state-dir", sd], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(
+        r.stderr.contains(&format!("the latest task of {}: {}", a.path().canonicalize().unwrap().display(), first)),
+        "{}",
         r.stderr
     );
 }
