@@ -163,7 +163,7 @@ impl ContextWindow {
 /// Cline's rule after de-duplicating file reads: history is still removed unless the
 /// de-duplication saved at least 30 % of the conversation's characters (`before` and `after`
 /// its size, `deduplicated` the reads replaced).
-pub fn needs_truncation(deduplicated: usize, before: usize, after: usize) -> bool {
+pub(crate) fn needs_truncation(deduplicated: usize, before: usize, after: usize) -> bool {
     deduplicated == 0 || before == 0 || (before.saturating_sub(after) as u128) * 10 < (before as u128) * 3
 }
 

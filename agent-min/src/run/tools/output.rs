@@ -15,15 +15,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Cline's `terminalOutputLineLimit` default: over this many lines, the middle is cut.
-pub const LINE_LIMIT: usize = 500;
+pub(crate) const LINE_LIMIT: usize = 500;
 /// Cline's `MAX_LINES_BEFORE_FILE`.
-pub const MAX_LINES_BEFORE_FILE: usize = 1000;
+pub(crate) const MAX_LINES_BEFORE_FILE: usize = 1000;
 /// Cline's `MAX_BYTES_BEFORE_FILE`.
-pub const MAX_BYTES_BEFORE_FILE: usize = 512 * 1024;
+pub(crate) const MAX_BYTES_BEFORE_FILE: usize = 512 * 1024;
 /// Cline's `SUMMARY_LINES_TO_KEEP`: the first and last lines shown once output is in a file.
-pub const SUMMARY_LINES: usize = 100;
+pub(crate) const SUMMARY_LINES: usize = 100;
 /// Bytes of a line kept in the ring of last lines (the log file has the rest).
-pub const RING_LINE_KEEP: usize = 4096;
+pub(crate) const RING_LINE_KEEP: usize = 4096;
 
 /// Where the log file went, or why it could not be written.
 enum Log {
@@ -32,7 +32,7 @@ enum Log {
 }
 
 /// The output of one command, by lines.
-pub struct Output {
+pub(crate) struct Output {
     /// Complete lines, while in memory.
     lines: Vec<Vec<u8>>,
     /// The line being read (in file mode, only its first [`RING_LINE_KEEP`] bytes).
@@ -50,7 +50,7 @@ pub struct Output {
 
 impl Output {
     /// An empty output whose log file, if one is needed, is created in `dir`.
-    pub fn new(dir: &Path) -> Output {
+    pub(crate) fn new(dir: &Path) -> Output {
         Output {
             lines: Vec::new(),
             cur: Vec::new(),
@@ -64,7 +64,7 @@ impl Output {
     }
 
     /// The log file holding the whole output, once there is one.
-    pub fn log_path(&self) -> Option<&Path> {
+    pub(crate) fn log_path(&self) -> Option<&Path> {
         match &self.log {
             Log::File { path, .. } => Some(path),
             Log::Memory => None,
@@ -72,7 +72,7 @@ impl Output {
     }
 
     /// Takes the next bytes of output.
-    pub fn push(&mut self, mut b: &[u8]) {
+    pub(crate) fn push(&mut self, mut b: &[u8]) {
         while !b.is_empty() {
             let (piece, ends) = match memchr(b) {
                 Some(i) => (&b[..i], true),
@@ -92,7 +92,7 @@ impl Output {
     }
 
     /// The end of the output: a last line without a newline counts as a line.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if !self.cur.is_empty() {
             let line = std::mem::take(&mut self.cur);
             self.end_line(line, false);
@@ -176,7 +176,7 @@ impl Output {
     }
 
     /// The output as the model gets it (Cline's `processOutput`, or its file summary).
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         match &self.log {
             Log::Memory => process_output(&self.lines),
             Log::File { path, .. } => {

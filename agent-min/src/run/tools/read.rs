@@ -91,7 +91,7 @@ fn js_parse_int(s: &str) -> Option<i64> {
 }
 
 /// Cline's limit on a file read (`20 * 1000 * 1024` bytes).
-pub const MAX_READ_BYTES: u64 = 20 * 1000 * 1024;
+pub(crate) const MAX_READ_BYTES: u64 = 20 * 1000 * 1024;
 
 /// The file's text, as Cline's `extractTextFromFile` gives it: PDF, DOCX, `.ipynb` and XLSX
 /// as text, legacy encodings decoded (with the `documents` feature); refused when it is not a

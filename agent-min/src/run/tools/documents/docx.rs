@@ -8,7 +8,7 @@ use quick_xml::Reader;
 use super::zipped::Archive;
 
 /// The document's text.
-pub fn text(bytes: &[u8]) -> Result<String, String> {
+pub(crate) fn text(bytes: &[u8]) -> Result<String, String> {
     let mut zip = Archive::open(bytes)?;
     let xml = zip.text("word/document.xml")?.ok_or("word/document.xml is missing")?;
     raw_text(&xml)

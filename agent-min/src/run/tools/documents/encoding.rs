@@ -4,7 +4,7 @@
 
 /// Decodes `bytes` whose encoding is not UTF-8; `None` for binary data (a NUL in the first
 /// 8 KB without a UTF-16 BOM).
-pub fn decode_legacy(bytes: &[u8]) -> Option<String> {
+pub(crate) fn decode_legacy(bytes: &[u8]) -> Option<String> {
     if let Some((enc, bom)) = encoding_rs::Encoding::for_bom(bytes) {
         return Some(enc.decode_without_bom_handling(&bytes[bom..]).0.into_owned());
     }

@@ -14,13 +14,13 @@ mod pdf;
 mod xlsx;
 mod zipped;
 
-pub use encoding::decode_legacy;
+pub(crate) use encoding::decode_legacy;
 
 /// Most bytes read from one member of a DOCX or XLSX archive once inflated.
-pub const MAX_MEMBER: u64 = 64 << 20;
+pub(crate) const MAX_MEMBER: u64 = 64 << 20;
 
 /// The text of a document by its (lower-case, dotted) extension: `None` for a plain file.
-pub fn extract(ext: &str, bytes: &[u8]) -> Option<Result<String, String>> {
+pub(crate) fn extract(ext: &str, bytes: &[u8]) -> Option<Result<String, String>> {
     Some(match ext {
         ".pdf" => pdf::text(bytes),
         ".docx" => docx::text(bytes),
@@ -32,7 +32,7 @@ pub fn extract(ext: &str, bytes: &[u8]) -> Option<Result<String, String>> {
 
 /// A number as JavaScript's `String(n)` writes it (shortest round trip; exponent form from
 /// 1e21 and below 1e-6).
-pub fn js_number(n: f64) -> String {
+pub(crate) fn js_number(n: f64) -> String {
     if n.is_nan() {
         return "NaN".into();
     }

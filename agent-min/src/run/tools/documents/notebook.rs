@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 /// The notebook's text for the model.
-pub fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     let raw = match std::str::from_utf8(bytes) {
         Ok(s) => s.to_string(),
         Err(_) => super::decode_legacy(bytes).unwrap_or_else(|| String::from_utf8_lossy(bytes).into_owned()),

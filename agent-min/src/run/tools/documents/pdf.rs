@@ -3,7 +3,7 @@
 //! parser panics on is refused with an error, never a crash.
 
 /// The document's text.
-pub fn text(bytes: &[u8]) -> Result<String, String> {
+pub(crate) fn text(bytes: &[u8]) -> Result<String, String> {
     let owned = bytes.to_vec();
     match std::panic::catch_unwind(move || pdf_extract::extract_text_from_mem_by_pages(&owned)) {
         Ok(Ok(pages)) => Ok(layout(&pages)),

@@ -16,7 +16,7 @@ use super::zipped::Archive;
 const MAX_ROW: u64 = 50_000;
 
 /// The workbook's text.
-pub fn text(bytes: &[u8]) -> Result<String, String> {
+pub(crate) fn text(bytes: &[u8]) -> Result<String, String> {
     let mut zip = Archive::open(bytes)?;
     let workbook = zip.text("xl/workbook.xml")?.ok_or("xl/workbook.xml is missing")?;
     let rels = zip.text("xl/_rels/workbook.xml.rels")?.unwrap_or_default();

@@ -3,16 +3,16 @@
 use std::io::{Cursor, Read};
 
 /// An opened archive.
-pub struct Archive<'a>(zip::ZipArchive<Cursor<&'a [u8]>>);
+pub(crate) struct Archive<'a>(zip::ZipArchive<Cursor<&'a [u8]>>);
 
 impl<'a> Archive<'a> {
     /// Opens `bytes` as a zip archive.
-    pub fn open(bytes: &'a [u8]) -> Result<Self, String> {
+    pub(crate) fn open(bytes: &'a [u8]) -> Result<Self, String> {
         zip::ZipArchive::new(Cursor::new(bytes)).map(Archive).map_err(|e| format!("not a valid archive ({e})"))
     }
 
     /// The member `name` as text; `None` when the archive has no such member.
-    pub fn text(&mut self, name: &str) -> Result<Option<String>, String> {
+    pub(crate) fn text(&mut self, name: &str) -> Result<Option<String>, String> {
         let member = match self.0.by_name(name) {
             Ok(m) => m,
             Err(zip::result::ZipError::FileNotFound) => return Ok(None),
