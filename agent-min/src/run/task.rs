@@ -317,6 +317,10 @@ impl Task {
             }
         };
         self.messages.push(Message { parts: reply.parts.clone(), ..Message::assistant(reply.text.clone()) });
+        // Saved before the tool runs: a task stopped during it (Ctrl-C in a long command) keeps
+        // the answered, billed request, and `resume` continues after it as Cline does (its
+        // resumption notice covers a call left without a result) instead of asking again.
+        self.save("running", None, None);
 
         // Execute, and build the next user message.
         let (result, end) = self.act_on(&reply);

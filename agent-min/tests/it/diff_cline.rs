@@ -216,6 +216,26 @@ const RULES: &[Case] = &[
         "------- SEARCH\nb\n=======\nB\n+++++++ REPLACE  ",
         File("a\nB\n"),
     ),
+    // Partial REPLACE markers (Cline's streaming artefacts) are dropped and the block applied.
+    case("a bare run of pluses ends the block", "a\nb\n", "------- SEARCH\nb\n=======\nB\n+++", File("a\nB\n")),
+    case(
+        "a short REPLACE marker ends the block",
+        "a\nb\n",
+        "------- SEARCH\nb\n=======\nB\n++ REPLACE",
+        File("a\nB\n"),
+    ),
+    case(
+        "a REPLACE marker without its space ends the block",
+        "a\nb\n",
+        "------- SEARCH\nb\n=======\nB\n+++++++REPLACE",
+        File("a\nB\n"),
+    ),
+    case(
+        "a REPLACE marker typed with dashes ends the block",
+        "a\nb\n",
+        "------- SEARCH\nb\n=======\nB\n------- REPLACE",
+        File("a\nB\n"),
+    ),
     case(
         "a stray line after a closed block is dropped",
         "a\nb\n",
@@ -249,9 +269,9 @@ const REFUSALS: &[Case] = &[
         Refused(|e| matches!(e, DiffError::DroppedLastLine { .. })),
     ),
     case(
-        "a bare run of pluses is not taken for a marker",
+        "a Markdown rule as the last line of an unclosed REPLACE is text",
         "a\nb\n",
-        "------- SEARCH\nb\n=======\n+++",
+        "------- SEARCH\nb\n=======\nB\n---",
         Refused(|e| matches!(e, DiffError::DroppedLastLine { .. })),
     ),
     case(

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
-const NOTICE: &str = "[NOTE] Some previous conversation history with the user has been removed to maintain optimal context window length. The initial user task and the most recent exchanges have been retained for continuity, while intermediate conversation history has been removed. Please keep this in mind as you continue assisting the user.";
+// Cline v4.0.10's `contextTruncationNotice`, word for word.
+const NOTICE: &str = "[NOTE] Some previous conversation history with the user has been removed to maintain optimal context window length. The initial user task has been retained for continuity, while intermediate conversation history has been removed. Keep this in mind as you continue assisting the user. Pay special attention to the user's latest messages.";
 const DUP: &str = "[[NOTE] This file read has been removed to save space in the context window. Refer to the latest file read for the most up to date version of this file.]";
 
 fn args_with<'a>(base: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {

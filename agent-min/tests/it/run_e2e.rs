@@ -463,3 +463,89 @@ fn identical_calls_are_warned_at_three_and_stop_at_five_under_yolo() {
     // The fifth identical call reaches the mistake limit: no sixth request under --yolo.
     assert_eq!(reqs.len(), 5, "{}", r.all());
 }
+
+/// Files made by real tools (python-docx, openpyxl, fpdf2, nbformat; legacy encodings by
+/// Python's codecs): `scripts/make-document-fixtures.py`.
+#[cfg(feature = "documents")]
+#[test]
+fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
+    let ws = tempfile::tempdir().unwrap();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/documents");
+    let names =
+        ["report.docx", "sales.xlsx", "analysis.ipynb", "latin1.txt", "two-pages.pdf", "utf16.txt", "reportlab.pdf"];
+    let mut replies = Vec::new();
+    for n in names {
+        std::fs::copy(fixtures.join(n), ws.path().join(n)).unwrap();
+        replies.push(anthropic(&tool("read_file", &[("path", n)])));
+    }
+    replies.push(anthropic(&completion("Read them all.")));
+    let server = Server::start(replies);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["read the documents"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let result = |i: usize| reqs[i + 1].last_user();
+    let docx = result(0);
+    assert!(
+        docx.starts_with("[read_file for 'report.docx'] Result:\n1 | Quarterly report\n2 | \n3 | Revenue rose 12 % in Q3.\n4 | \n5 | Item\tValue\n6 | \n7 | Region\n"),
+        "{docx}"
+    );
+    let xlsx = result(1);
+    assert!(
+        xlsx.starts_with("[read_file for 'sales.xlsx'] Result:\n1 | --- Sheet: Sales ---\n2 | Region\tUnits\tPrice\tDate\tPaid\n3 | Nord\t12\t2.5\t2024-03-01\ttrue\n4 | Süd\t7\t0.1\t2023-12-31\tfalse\n5 | Total\t[Formula: SUM(B2:B3)]\n6 | \n7 | --- Sheet: Notes ---\n8 | \tonly B2\n"),
+        "{xlsx}"
+    );
+    assert!(!xlsx.contains("hidden value"), "a hidden sheet is left out: {xlsx}");
+    let nb = result(2);
+    assert!(nb.contains("\"outputs\": [],") && nb.contains("\"x = 1 + 1\\n\",") && !nb.contains("stdout"), "{nb}");
+    assert!(result(3).contains("1 | Le café et la crème brûlée sont très appréciés à Genève."), "{}", result(3));
+    // As pdf-parse lays pages out (each after a blank line).
+    let pdf = result(4);
+    assert!(
+        pdf.contains("1 | \n2 | \n3 | Hello from page one.\n4 | Second line.\n5 | \n6 | Page two says goodbye.\n"),
+        "{pdf}"
+    );
+    assert!(result(5).contains("1 | Grüße aus Köln"), "{}", result(5));
+    let pdf = result(6);
+    assert!(
+        pdf.contains("1 | \n2 | \n3 | Invoice 2024-001\n4 | Total due: 1,234.50 EUR\n5 | \n6 | Thank you.\n"),
+        "{pdf}"
+    );
+    assert!(!reqs.iter().any(|q| q.last_user().contains("Cannot read text")));
+}
+
+/// Issue 22's tool results, through the real binary: the saved file byte for byte, a partial
+/// REPLACE marker applied, hidden and node_modules directories out of a recursive listing, a
+/// file's leading context line in its own block.
+#[test]
+fn tool_results_match_clines_where_issue_22_found_them_different() {
+    let ws = tempfile::Builder::new().prefix("ws").tempdir().unwrap();
+    for (p, body) in [(".hidden/h.txt", "x\n"), ("node_modules/m/i.js", "x\n"), ("src/a.rs", "fn a() { hit(); }\n")] {
+        std::fs::create_dir_all(ws.path().join(p).parent().unwrap()).unwrap();
+        std::fs::write(ws.path().join(p), body).unwrap();
+    }
+    std::fs::write(ws.path().join("src/b.rs"), "// above\nfn b() { hit(); }\n").unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "w.txt"), ("content", "one\ntwo  ")])),
+        anthropic(&tool("replace_in_file", &[("path", "w.txt"), ("diff", "------- SEARCH\none\n=======\nONE\n+++")])),
+        anthropic(&tool("list_files", &[("path", "."), ("recursive", "true")])),
+        anthropic(&tool("search_files", &[("path", "src"), ("regex", "hit")])),
+        anthropic(&completion("done")),
+    ]);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let write = reqs[1].last_user();
+    assert!(write.contains("<final_file_content path=\"w.txt\">\none\ntwo  \n</final_file_content>"), "{write}");
+    assert_eq!(std::fs::read_to_string(ws.path().join("w.txt")).unwrap(), "ONE\ntwo  ");
+    assert!(reqs[2].last_user().contains("[replace_in_file for 'w.txt'] Result:\nThe content was successfully saved"));
+    let list = reqs[3].last_user();
+    assert!(list.starts_with("[list_files for '.'] Result:\nw.txt\nsrc/\nsrc/a.rs\nsrc/b.rs"), "{list}");
+    assert!(!list.contains(".hidden") && !list.contains("node_modules"), "{list}");
+    let search = reqs[4].last_user();
+    assert!(
+        search.contains(
+            "src/a.rs\n│----\n│fn a() { hit(); }\n│----\n\nsrc/b.rs\n│----\n│// above\n│fn b() { hit(); }\n│----"
+        ),
+        "{search}"
+    );
+}

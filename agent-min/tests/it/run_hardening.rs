@@ -142,10 +142,13 @@ fn a_command_printing_hundreds_of_megabytes_keeps_the_agents_memory_bounded() {
     ]);
     let base = anthropic_args(&server);
     let args = args_with(&base, &["--no-save", "t"]);
+    // The whole output goes to a log file in the temp directory, as in Cline.
+    let tmp = tempfile::tempdir().unwrap();
     let mut child = Command::new(bin())
         .arg("run")
         .args(&args)
         .current_dir(ws.path())
+        .env("TMPDIR", tmp.path())
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
@@ -170,7 +173,10 @@ fn a_command_printing_hundreds_of_megabytes_keeps_the_agents_memory_bounded() {
     let printed = shown.join().unwrap();
     assert!(printed > 400_000_000, "the output was shown as it came ({printed} bytes)");
     let told = server.requests()[1].last_user();
-    assert!(told.contains("bytes of output omitted") && told.trim_end().contains("END"), "{}", &told[..200]);
+    assert!(told.contains("Full output saved to: ") && told.contains("\nEND"), "{}", &told[..200]);
+    let logs: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert_eq!(std::fs::metadata(&logs[0]).unwrap().len(), 400_000_005, "the whole output, byte for byte");
     eprintln!("agent peak RSS: {} KiB for 400 MB of command output", peak);
     assert!(peak < 32 * 1024, "the agent's peak RSS was {} MiB for 400 MB of output", peak / 1024);
 }

@@ -223,3 +223,65 @@ fn resume_errors_name_the_fix() {
     assert_eq!(h.code, Some(0));
     assert!(h.stdout.contains("No saved tasks"), "{}", h.stdout);
 }
+
+#[test]
+fn ctrl_c_during_a_command_keeps_the_answered_request_and_resume_does_not_ask_it_again() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let cmd = "touch started; sleep 60";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("Resumed and finished.")),
+    ]);
+    let state_dir = state.path().display().to_string();
+    let base = anthropic_args(&server);
+    let child = Command::new(bin())
+        .arg("run")
+        .args(&base)
+        .args(["--state-dir", &state_dir, "wait a minute"])
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = child;
+    let start = Instant::now();
+    while !ws.path().join("started").exists() {
+        assert!(start.elapsed() < LIMIT, "the command never started");
+        assert!(child.try_wait().unwrap().is_none(), "the agent ended early");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+
+    // The answered (and billed) request is on disk: its reply and its usage.
+    let saved = saved_tasks(state.path());
+    let task = &saved[0];
+    assert_eq!(task["totals"]["requests"], 1, "{task}");
+    assert_eq!(task["turns"], 1);
+    let messages = task["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(messages[1]["content"].as_str().unwrap().contains("<execute_command>"));
+    let h = run_cmd("history", ws.path(), &["--state-dir", &state_dir], &[], LIMIT);
+    assert!(h.stdout.contains(" interrupted ") && h.stdout.contains("  1 req "), "{}", h.stdout);
+
+    // Resume continues after the reply, as Cline does: the next request is the resumption
+    // notice, not the task asked again.
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--state-dir", &state_dir, "--last"]);
+    let r = run_cmd("resume", ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let sent = reqs[1].body["messages"].as_array().unwrap();
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    assert_eq!(sent[1]["role"], "assistant");
+    assert!(sent[1]["content"].to_string().contains("<execute_command>"));
+    let last = sent[2]["content"].to_string();
+    assert!(last.contains("[TASK RESUMPTION]") && !last.contains("<task>"), "{last}");
+    let saved = saved_tasks(state.path());
+    assert_eq!(saved[0]["totals"]["requests"], 2);
+}

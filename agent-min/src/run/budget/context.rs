@@ -4,7 +4,8 @@
 //! reply) plus about one token per 4 bytes of what was added since; with no usable report (the
 //! first request, or just after a cut), the whole conversation at 4 bytes per token. Over
 //! Cline's threshold (`max_allowed`), repeated reads of the same file are replaced by Cline's
-//! notice first; if that is not enough, half of the history after the first user/assistant pair
+//! notice first; unless that saved at least 30 % of the conversation's characters (Cline's
+//! `attemptFileReadOptimizationCore` rule), half of the history after the first user/assistant pair
 //! is removed (a quarter kept when the estimate is more than twice the threshold), ending on an
 //! assistant message, and the first assistant message becomes Cline's truncation notice. When
 //! the server still says the prompt is too long, `ContextWindow::cut_harder` keeps a quarter.
@@ -16,7 +17,8 @@ use crate::run::llm::{Message, Role};
 pub(crate) const DUPLICATE_READ_NOTICE: &str = "[[NOTE] This file read has been removed to save space in the context window. Refer to the latest file read for the most up to date version of this file.]";
 
 /// Cline's notice, put in place of the first assistant message when history is removed.
-pub(crate) const TRUNCATION_NOTICE: &str = "[NOTE] Some previous conversation history with the user has been removed to maintain optimal context window length. The initial user task and the most recent exchanges have been retained for continuity, while intermediate conversation history has been removed. Please keep this in mind as you continue assisting the user.";
+/// (v4.0.10's `formatResponse.contextTruncationNotice`).
+pub(crate) const TRUNCATION_NOTICE: &str = "[NOTE] Some previous conversation history with the user has been removed to maintain optimal context window length. The initial user task has been retained for continuity, while intermediate conversation history has been removed. Keep this in mind as you continue assisting the user. Pay special attention to the user's latest messages.";
 
 /// A sensible context window when `--context-window` is not given.
 pub(crate) fn default_window(provider: Option<Provider>, model: &str, num_ctx: u32) -> u64 {
@@ -130,9 +132,9 @@ impl ContextWindow {
         let before: usize = messages.iter().map(|m| m.content.len()).sum();
         let deduplicated = dedupe_reads(messages);
         let after: usize = messages.iter().map(|m| m.content.len()).sum();
-        let still = estimated.saturating_sub(estimate_tokens(before.saturating_sub(after)));
-        let removed = if still >= limit {
-            let keep = if still / 2 > limit { Keep::Quarter } else { Keep::Half };
+        let removed = if needs_truncation(deduplicated, before, after) {
+            // Cline picks the share to keep from the usage before de-duplicating.
+            let keep = if estimated / 2 > limit { Keep::Quarter } else { Keep::Half };
             truncate(messages, keep)
         } else {
             0
@@ -156,6 +158,13 @@ impl ContextWindow {
         self.base = None;
         Some(Cut { reason: "context_error", estimated, limit: self.max_allowed(), removed, deduplicated })
     }
+}
+
+/// Cline's rule after de-duplicating file reads: history is still removed unless the
+/// de-duplication saved at least 30 % of the conversation's characters (`before` and `after`
+/// its size, `deduplicated` the reads replaced).
+pub(crate) fn needs_truncation(deduplicated: usize, before: usize, after: usize) -> bool {
+    deduplicated == 0 || before == 0 || (before.saturating_sub(after) as u128) * 10 < (before as u128) * 3
 }
 
 /// The path of a `read_file` result in a user message: `[read_file for 'PATH'] Result:`.
@@ -305,6 +314,35 @@ mod tests {
             assert_eq!(ans.len(), 1);
             assert_eq!(ans[0].content, m[i + 1].content);
         }
+    }
+
+    #[test]
+    fn deduplication_is_enough_only_when_it_saved_30_percent() {
+        assert!(needs_truncation(0, 1000, 1000));
+        assert!(needs_truncation(1, 1000, 701), "29.9 % saved");
+        assert!(!needs_truncation(1, 1000, 700), "30 % saved");
+        assert!(!needs_truncation(2, 1000, 100));
+    }
+
+    #[test]
+    fn a_small_deduplication_still_truncates() {
+        // Two reads of a small file in a long conversation: the saving is far below 30 %, so
+        // Cline removes history too, although the estimate would now fit.
+        let mut m = conv(10);
+        let read = "[read_file for 'a.rs'] Result:\nfn a() {}\n".to_string();
+        m[2].content = read.clone();
+        m[4].content = read;
+        for msg in m.iter_mut() {
+            if !msg.content.starts_with("[read_file") {
+                msg.content.push_str(&"x".repeat(1000));
+            }
+        }
+        let mut w = ContextWindow::new(64_000);
+        w.observe(w.max_allowed(), 0, m.len());
+        let cut = w.fit("", &mut m).expect("a cut");
+        assert_eq!(cut.deduplicated, 1);
+        assert!(cut.removed > 0, "{cut:?}");
+        assert_eq!(m[1].content, TRUNCATION_NOTICE);
     }
 
     #[test]

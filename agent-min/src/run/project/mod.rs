@@ -145,20 +145,26 @@ fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
     Some(&s[start..end])
 }
 
-/// The `path` of each tool call the model made (its first complete tool use per reply).
+/// The `path` of each tool call the model made: its first complete tool use per reply in the
+/// XML dialect, and in native mode the calls kept in the reply's parts (the one run; those
+/// answered with `toolAlreadyUsed` never ran, as Cline asks about none of them).
 fn tool_paths(messages: &[Message]) -> Vec<String> {
-    messages
-        .iter()
-        .filter(|m| m.role == Role::Assistant)
-        .filter_map(|m| {
-            let parsed = parser_core::parse(&m.content);
-            let path = parsed.iter().find_map(|b| match b {
-                parser_core::Block::ToolUse(t) if !t.partial => Some(t.param("path").map(str::to_string)),
-                _ => None,
-            });
-            path.flatten()
-        })
-        .collect()
+    let mut paths = Vec::new();
+    for m in messages.iter().filter(|m| m.role == Role::Assistant) {
+        let parsed = parser_core::parse(&m.content);
+        let path = parsed.iter().find_map(|b| match b {
+            parser_core::Block::ToolUse(t) if !t.partial => Some(t.param("path").map(str::to_string)),
+            _ => None,
+        });
+        paths.extend(path.flatten());
+        for call in m.tool_uses().filter(|t| t.answer.is_none()) {
+            let input: Option<serde_json::Value> = serde_json::from_str(&call.input).ok();
+            if let Some(p) = input.as_ref().and_then(|v| v.get("path")).and_then(|p| p.as_str()) {
+                paths.push(p.to_string());
+            }
+        }
+    }
+    paths
 }
 
 #[cfg(test)]
@@ -186,6 +192,34 @@ mod tests {
         // Named by the person in the task: active from the first request.
         let named = vec![msg(Role::User, "<task>\nfix web/app.ts\n</task>")];
         assert!(p.system_prompt("BASE\n", &named, &mut term).contains("Web rule."));
+    }
+
+    #[test]
+    fn conditional_rules_follow_native_tool_calls() {
+        use crate::run::llm::{Part, ToolUsePart};
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join(".clinerules")).unwrap();
+        std::fs::write(d.path().join(".clinerules/web.md"), "---\npaths: [\"web/**\"]\n---\nWeb rule.").unwrap();
+        let mut p = Project::new(d.path(), rules::Sources::default(), hooks::Hooks::off(d.path()));
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        let mut history = vec![msg(Role::User, "<task>\nfix the bug\n</task>")];
+        assert!(!p.system_prompt("BASE\n", &history, &mut term).contains("Web rule."));
+        let mut reply = msg(Role::Assistant, "Reading it.");
+        let call = |path: &str, answer: Option<String>| {
+            Part::ToolUse(ToolUsePart {
+                id: "toolu_1".into(),
+                name: "read_file".into(),
+                input: format!("{{\"path\":\"{path}\"}}"),
+                answer,
+            })
+        };
+        // A call answered with toolAlreadyUsed never ran: it activates nothing.
+        reply.parts.push(call("web/skipped.ts", Some("already used".into())));
+        history.push(reply.clone());
+        assert!(!p.system_prompt("BASE\n", &history, &mut term).contains("Web rule."));
+        reply.parts.push(call("web/app.ts", None));
+        history.push(reply);
+        assert!(p.system_prompt("BASE\n", &history, &mut term).contains(".clinerules/web.md\nWeb rule."));
     }
 
     #[test]

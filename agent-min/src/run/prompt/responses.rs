@@ -82,7 +82,7 @@ pub(crate) fn write_to_file_missing_content(path: &str, failures: u32) -> String
 }
 
 /// Cline's `fileEditWithoutUserChanges` (no auto-formatting, no diagnostics): the saved file,
-/// as [`final_file_content`] gives it.
+/// byte for byte.
 pub(crate) fn file_edit_without_user_changes(path: &str, final_content: &str) -> String {
     format!(
         "The content was successfully saved to {path}.\n\nHere is the full, updated content of the file that was saved:\n\n<final_file_content path=\"{path}\">\n{final_content}\n</final_file_content>\n\nIMPORTANT: For any future changes to this file, use the final_file_content shown above as your reference. This content reflects the current state of the file, including any auto-formatting (e.g., if you used single quotes but the formatter converted them to double quotes). Always base your SEARCH/REPLACE operations on this final version to ensure accuracy.\n\n"
@@ -95,14 +95,6 @@ pub(crate) fn file_edit_with_user_changes(path: &str, user_edits: &str, final_co
     format!(
         "The user made the following updates to your content:\n\n{user_edits}\n\nThe updated content, which includes both your original modifications and the additional edits, has been successfully saved to {path}. Here is the full, updated content of the file that was saved:\n\n<final_file_content path=\"{path}\">\n{final_content}\n</final_file_content>\n\nPlease note:\n1. You do not need to re-write the file with these changes, as they have already been applied.\n2. Proceed with the task using this updated file content as the new baseline.\n3. If the user's edits have addressed part of the task or changed the requirements, adjust your approach accordingly.4. IMPORTANT: For any future changes to this file, use the final_file_content shown above as your reference. This content reflects the current state of the file, including both user edits and any auto-formatting (e.g., if you used single quotes but the formatter converted them to double quotes). Always base your SEARCH/REPLACE operations on this final version to ensure accuracy.\n"
     )
-}
-
-/// The saved file as Cline's `DiffViewProvider.saveChanges` reports it to the model: line
-/// endings made uniform (CRLF if the content has any), trailing whitespace trimmed
-/// (JavaScript's set), one line ending added.
-#[cfg(test)]
-pub(crate) fn final_file_content(content: &str) -> String {
-    normalized(content, eol_of(content))
 }
 
 /// The line ending Cline's `DiffViewProvider` uses for a text: CRLF if it has any.

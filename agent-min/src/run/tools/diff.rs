@@ -180,6 +180,26 @@ fn is_marker_fragment(line: &str) -> bool {
     run >= 3 && rest.len() >= 2 && word.starts_with(rest)
 }
 
+/// Whether a last line ending a REPLACE part is a REPLACE marker the model was still streaming
+/// or mistyped — `+++`, `++ REPLACE`, `+++++++REPLACE`, `------- REPLACE` — which Cline drops
+/// before applying the block. A run of one marker character, optional spaces, then a prefix of
+/// `REPLACE` (2+ letters, or none after a run of 3+ `+`/`>`): never text such as `- item`.
+fn is_partial_replace_marker(line: &str) -> bool {
+    let t = line.trim_end_matches(is_js_whitespace);
+    let Some(&ch) = t.as_bytes().first() else { return false };
+    if !matches!(ch, b'+' | b'>' | b'-' | b'<' | b'=') {
+        return false;
+    }
+    let run = t.bytes().take_while(|&b| b == ch).count();
+    let rest = t[run..].trim_start_matches(' ');
+    let word = rest.strip_suffix('>').unwrap_or(rest);
+    if word.is_empty() {
+        // `---` or `===` alone may be text (a Markdown rule); `+++` is not.
+        return run >= 3 && rest.is_empty() && matches!(ch, b'+' | b'>');
+    }
+    word.len() >= 2 && "REPLACE".starts_with(word)
+}
+
 /// A replacement found for one block: `start..end` of the original (`end` may pass the end of
 /// a file without a final newline, as Cline's line arithmetic does).
 struct Replacement {
@@ -266,7 +286,8 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
     }
 
     if let Some(line) = dropped {
-        if (in_search || in_replace) && !is_marker_fragment(line) {
+        let fragment = is_marker_fragment(line) || (in_replace && is_partial_replace_marker(line));
+        if (in_search || in_replace) && !fragment {
             return Err(DiffError::DroppedLastLine { line: line.to_string() });
         }
     }

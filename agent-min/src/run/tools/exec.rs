@@ -1,8 +1,9 @@
 //! `execute_command(command, requires_approval, timeout?)`: `sh -c` in the workspace, in its own
 //! process group, under the sandbox policy ([`crate::run::sandbox`]: its environment, Landlock,
-//! the network), stdout and stderr captured together in bounded memory (the head and tail, with
-//! an honest note of what was cut), a timeout that kills the whole group, and the exit code
-//! reported — and a process that escaped the group reported as still running.
+//! the network), stdout and stderr captured together by lines as Cline keeps them, in bounded
+//! memory ([`super::output`]: the whole output in a log file past 1000 lines or 512 KB), a
+//! timeout that kills the whole group, and the exit code reported — and a process that escaped
+//! the group reported as still running.
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
@@ -10,6 +11,7 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::output::Output;
 use super::{ask, tool_error, Call, Ctx, Outcome};
 use crate::run::clock;
 use crate::run::sandbox::{self, Policy};
@@ -19,9 +21,6 @@ use crate::run::ui::interrupt;
 
 /// How long output is still read after the shell exits.
 const DRAIN_LIMIT: Duration = Duration::from_secs(2);
-
-/// Bytes kept from the start and from the end of the output.
-const KEEP: usize = 10_000;
 
 /// Chunks (of at most 8 KiB) queued between the pipe reader and the agent.
 const QUEUE_CHUNKS: usize = 16;
@@ -78,7 +77,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 
 /// What a command did.
 pub(crate) struct Ran {
-    output: Capped,
+    output: Output,
     code: Option<i32>,
     signal: Option<i32>,
     timed_out: bool,
@@ -92,9 +91,12 @@ impl Ran {
     /// Cline's result text (`CommandOrchestrator`), plus our note on background processes.
     fn to_result(&self, timeout: Duration) -> String {
         let out = self.output.render();
+        // Cline's `logFileMsg`.
+        let log =
+            self.output.log_path().map(|p| format!("\nFull output saved to: {}", p.display())).unwrap_or_default();
         if self.timed_out {
             let so_far = if out.is_empty() { String::new() } else { format!("\nOutput so far:\n{out}") };
-            return format!("Command execution timed out after {} seconds. {so_far}", timeout.as_secs_f64());
+            return format!("Command execution timed out after {} seconds. {so_far}{log}", timeout.as_secs_f64());
         }
         let mut s = match (self.code, self.signal) {
             (Some(0), _) => "Command executed successfully (exit code 0).".to_string(),
@@ -110,47 +112,8 @@ impl Ran {
         if !out.is_empty() {
             s.push_str(&format!("\nOutput:\n{out}"));
         }
+        s.push_str(&log);
         s
-    }
-}
-
-/// Head and tail of a stream, with a count of what was dropped in between.
-struct Capped {
-    head: Vec<u8>,
-    tail: Vec<u8>,
-    dropped: usize,
-}
-
-impl Capped {
-    fn push(&mut self, mut b: &[u8]) {
-        if self.head.len() < KEEP {
-            let n = (KEEP - self.head.len()).min(b.len());
-            self.head.extend_from_slice(&b[..n]);
-            b = &b[n..];
-        }
-        self.tail.extend_from_slice(b);
-        if self.tail.len() > 2 * KEEP {
-            let cut = self.tail.len() - KEEP;
-            self.dropped += cut;
-            self.tail.drain(..cut);
-        }
-    }
-
-    fn render(&self) -> String {
-        let mut tail = &self.tail[..];
-        let mut dropped = self.dropped;
-        if tail.len() > KEEP {
-            dropped += tail.len() - KEEP;
-            tail = &tail[tail.len() - KEEP..];
-        }
-        let mut s = String::from_utf8_lossy(&self.head).into_owned();
-        if dropped > 0 {
-            s.push_str(&format!(
-                "\n[... {dropped} bytes of output omitted; showing the first and last {KEEP} bytes ...]\n"
-            ));
-        }
-        s.push_str(&String::from_utf8_lossy(tail));
-        s.trim_end().to_string()
     }
 }
 
@@ -190,7 +153,7 @@ pub(crate) fn execute(
             }
         }
     });
-    let mut output = Capped { head: Vec::new(), tail: Vec::new(), dropped: 0 };
+    let mut output = Output::new(&std::env::temp_dir());
     let mut take = |chunk: Vec<u8>, show: &mut dyn FnMut(&str)| {
         show(&String::from_utf8_lossy(&chunk));
         output.push(&chunk);
@@ -245,6 +208,7 @@ pub(crate) fn execute(
             }
         }
     }
+    output.finish();
     Ok(Ran { output, code: status.code(), signal: status.signal(), timed_out, background_killed, survivor })
 }
 
@@ -331,13 +295,30 @@ mod tests {
     }
 
     #[test]
-    fn huge_output_is_capped_with_an_honest_note() {
+    fn huge_output_is_summarised_by_lines_and_saved_whole_as_cline_does() {
         let r = run_sh("seq 1 200000", 30_000);
+        let log = r.output.log_path().expect("a log file").to_path_buf();
+        let text = r.to_result(Duration::from_secs(1));
+        let _ = std::fs::remove_file(&log);
+        let head: String = (1..=100).map(|i| format!("{i}\n")).collect();
+        let tail = (199_901..=200_000).map(|i| i.to_string()).collect::<Vec<_>>().join("\n");
+        assert_eq!(
+            text,
+            format!(
+                "Command executed successfully (exit code 0).\nOutput:\n{head}\n... (199800 lines written to {p}) ...\n\n{tail}\nFull output saved to: {p}",
+                p = log.display()
+            )
+        );
+    }
+
+    #[test]
+    fn over_500_lines_the_middle_is_cut_as_cline_cuts_it() {
+        let r = run_sh("seq 1 600", 30_000);
+        assert!(r.output.log_path().is_none());
         let out = r.output.render();
-        assert!(out.starts_with("1\n2\n3\n"));
-        assert!(out.ends_with("199999\n200000"));
-        assert!(out.contains("bytes of output omitted"), "no note");
-        assert!(out.len() < 3 * KEEP);
+        assert!(out.starts_with("1\n2\n") && out.ends_with("\n600"));
+        assert!(out.contains("\n250\n... (output truncated) ...\n351\n"), "{out}");
+        assert_eq!(out.lines().count(), 501);
     }
 
     /// Workspace-write confinement to `ws` alone (not even the temp directory), network off.

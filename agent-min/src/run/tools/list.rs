@@ -1,7 +1,8 @@
 //! `list_files(path, recursive?)` as Cline's `listFiles` + `formatFilesList` answer it: at most
 //! 200 entries, breadth first; recursively, ignored entries (`.gitignore` and the rules of
 //! [`super::walk`]) are left out, and Cline's always-ignored directories (`node_modules`,
-//! `__pycache__`, `venv`, `dist`, … and hidden ones) are shown but not entered. The root and the
+//! `__pycache__`, `venv`, `dist`, … and hidden ones) are left out, as globby's `**/DIR/**` ignore
+//! patterns leave them out (the directory too, not only what it holds). The root and the
 //! home directory are never listed. Sorted as Cline sorts: each directory's entries under it.
 
 use std::cmp::Ordering;
@@ -15,7 +16,7 @@ use crate::run::prompt;
 /// Most entries returned (Cline's handler passes 200).
 pub(crate) const MAX_ENTRIES: usize = 200;
 
-/// Cline's `DEFAULT_IGNORE_DIRECTORIES`: listed, never entered by a recursive listing.
+/// Cline's `DEFAULT_IGNORE_DIRECTORIES`: left out of a recursive listing.
 pub(crate) const NOT_ENTERED: &[&str] = &[
     "node_modules",
     "__pycache__",
@@ -154,7 +155,8 @@ fn restricted(dir: &Path) -> bool {
     dir == Path::new("/") || home.is_some_and(|h| h.canonicalize().unwrap_or(h) == dir)
 }
 
-/// Whether a recursive listing enters directory `rel` (relative to the listed directory).
+/// Whether a recursive listing shows and enters directory `rel` (relative to the listed
+/// directory).
 fn enters(rel: &Path, hidden_allowed: bool) -> bool {
     let name = rel.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let rel = rel.to_string_lossy();
@@ -202,8 +204,10 @@ pub(crate) fn list(dir: &Path, recursive: bool, max: usize) -> (Vec<String>, boo
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             let shown = path.to_string_lossy().into_owned();
             if is_dir {
-                out.push(format!("{shown}/"));
+                // Cline's ignore patterns leave these out entirely, so they use no slot of the
+                // cap.
                 if enters(&path, hidden_allowed) {
+                    out.push(format!("{shown}/"));
                     queue.push_back(path);
                 }
             } else {
@@ -232,7 +236,7 @@ mod tests {
     }
 
     #[test]
-    fn recursive_listing_skips_ignored_and_does_not_enter_clines_directories() {
+    fn recursive_listing_leaves_out_ignored_hidden_and_clines_directories() {
         let d = tree(&[
             "src/a.rs",
             "src/deep/b.rs",
@@ -252,8 +256,9 @@ mod tests {
         assert!(!t);
         assert_eq!(
             format_listing(&e, t),
-            // Cline's comparator puts a level's files before its directories.
-            ".env\n.gitignore\n.ignore\n.git/\n.venv/\ndist/\nlogs/\nnode_modules/\nsrc/\nsrc/a.rs\nsrc/deep/\nsrc/deep/b.rs"
+            // Cline's comparator puts a level's files before its directories; hidden files stay
+            // (globby's `**/.*/**` matches directories only).
+            ".env\n.gitignore\n.ignore\nlogs/\nsrc/\nsrc/a.rs\nsrc/deep/\nsrc/deep/b.rs"
         );
     }
 

@@ -23,12 +23,15 @@ pub(crate) mod preview;
 pub(crate) mod repeat;
 
 mod ask;
+#[cfg(feature = "documents")]
+mod documents;
 mod editor;
 mod exec;
 mod list;
 pub(crate) mod mcp;
+mod output;
 mod permissions;
-pub(crate) mod read;
+pub mod read;
 pub(crate) mod registry;
 mod search;
 mod walk;

@@ -90,23 +90,40 @@ fn js_parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-/// The file's text, as Cline's `extractTextFromFile` gives it: refused when it is not a regular
-/// file, binary, or over the size limit; cut at [`MAX_CONTENT`] with Cline's notice.
-pub(crate) fn extract_text(abs: &Path) -> Result<String, String> {
+/// Cline's limit on a file read (`20 * 1000 * 1024` bytes).
+pub(crate) const MAX_READ_BYTES: u64 = 20 * 1000 * 1024;
+
+/// The file's text, as Cline's `extractTextFromFile` gives it: PDF, DOCX, `.ipynb` and XLSX
+/// as text, legacy encodings decoded (with the `documents` feature); refused when it is not a
+/// regular file, binary, or over Cline's 20 MB; cut at `MAX_CONTENT` with Cline's notice.
+pub fn extract_text(abs: &Path) -> Result<String, String> {
     if !abs.exists() {
         return Err(format!("File not found: {}", abs.display()));
     }
-    let bytes = fsx::read_regular(abs, fsx::MAX_FILE_BYTES).map_err(|e| match e.kind() {
+    let bytes = fsx::read_regular(abs, MAX_READ_BYTES).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidInput if e.to_string().starts_with("is too large") => {
+            "File is too large to read into context.".to_string()
+        }
         std::io::ErrorKind::InvalidInput => format!("{} {e}.", abs.display()),
         _ => e.to_string(),
     })?;
+    let ext = abs.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase())).unwrap_or_default();
+    #[cfg(feature = "documents")]
+    let document = super::documents::extract(&ext, &bytes);
+    #[cfg(not(feature = "documents"))]
+    let document: Option<Result<String, String>> = None;
+    if let Some(text) = document {
+        return text.map(truncate_content);
+    }
     let has_nul = bytes[..bytes.len().min(8192)].contains(&0);
     let text = match String::from_utf8(bytes) {
         Ok(t) if !has_nul => t,
-        _ => {
-            let ext = abs.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-            return Err(format!("Cannot read text for file type: {ext}"));
-        }
+        #[cfg(feature = "documents")]
+        Err(e) => match super::documents::decode_legacy(e.as_bytes()) {
+            Some(t) => t,
+            None => return Err(format!("Cannot read text for file type: {ext}")),
+        },
+        _ => return Err(format!("Cannot read text for file type: {ext}")),
     };
     Ok(truncate_content(text))
 }
@@ -232,6 +249,20 @@ mod tests {
         let shown = numbered(&t, None, None);
         assert!(shown.starts_with("1 | éé") && shown.contains("\n\n---\n\n[FILE TRUNCATED:"));
         assert!(!shown.contains("(File has"));
+    }
+
+    #[cfg(feature = "documents")]
+    #[test]
+    fn legacy_encodings_are_decoded_and_clines_size_limit_holds() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("menu.txt");
+        std::fs::write(&p, b"caf\xe9\n").unwrap();
+        assert_eq!(extract_text(&p).unwrap(), "café\n");
+        let big = d.path().join("big.txt");
+        std::fs::write(&big, vec![b'a'; MAX_READ_BYTES as usize + 1]).unwrap();
+        assert_eq!(extract_text(&big).unwrap_err(), "File is too large to read into context.");
+        std::fs::write(&big, vec![b'a'; MAX_READ_BYTES as usize]).unwrap();
+        assert!(extract_text(&big).unwrap().contains("[FILE TRUNCATED:"));
     }
 
     #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs

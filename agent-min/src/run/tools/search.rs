@@ -60,6 +60,9 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 pub(crate) struct Hit {
     file: PathBuf,
     text: String,
+    /// The context line above a file's first match, shown before it in its own file's block
+    /// (Cline gives it to the previous file's last match, in the wrong file's block).
+    before: Vec<String>,
     /// Cline gives every context line to the latest match, as its `afterContext` (a context
     /// line above a match comes after the previous match in ripgrep's output, and has a larger
     /// line number).
@@ -77,6 +80,8 @@ struct Collect<'a> {
     /// The index in `hits` of this file's first match.
     first: usize,
     begun: bool,
+    /// Context read before this file's first match.
+    before: Vec<String>,
 }
 
 impl Collect<'_> {
@@ -125,7 +130,8 @@ impl Sink for Collect<'_> {
             return Ok(false);
         }
         let text = self.keep(m.bytes());
-        self.hits.push(Hit { file: self.file.to_path_buf(), text, after: Vec::new() });
+        let before = std::mem::take(&mut self.before);
+        self.hits.push(Hit { file: self.file.to_path_buf(), text, before, after: Vec::new() });
         Ok(true)
     }
 
@@ -134,12 +140,14 @@ impl Sink for Collect<'_> {
             return Ok(false);
         }
         // Context above a file's first match: Cline drops it for the first file and gives it
-        // to the previous file's last match otherwise; we drop it always (docs/agent.md).
+        // to the previous file's last match otherwise; we show it before that first match.
+        let text = self.keep(c.bytes());
         if self.hits.len() > self.first {
-            let text = self.keep(c.bytes());
             if let Some(h) = self.hits.last_mut() {
                 h.after.push(text);
             }
+        } else {
+            self.before.push(text);
         }
         Ok(true)
     }
@@ -194,6 +202,7 @@ pub(crate) fn search(
             kept: &mut kept,
             first,
             begun: false,
+            before: Vec::new(),
         };
         let _ = searcher.search_slice(matcher, &bytes, &mut sink);
     }
@@ -237,7 +246,7 @@ pub(crate) fn format_results(results: &[Hit], cwd: &Path) -> String {
         out.push_str(&head);
         for (i, h) in hits.iter().enumerate() {
             let mut block = String::new();
-            for line in [&h.text].into_iter().chain(&h.after) {
+            for line in h.before.iter().chain([&h.text]).chain(&h.after) {
                 let l = format!("│{}\n", line.trim_end_matches(parser_core::is_js_whitespace));
                 if out.len() + block.len() + l.len() >= MAX_BYTES {
                     limit_reached = true;
@@ -303,15 +312,29 @@ mod tests {
         assert_eq!(
             run_search(d.path(), "todo", "*"),
             // As Cline shows ripgrep's output: every context line after the latest match (so
-            // "five", above the second match, ends the first), a file's leading one dropped.
-            "Found 3 results.\n\nb.txt\n│----\n│todo b\n│----\n\nsrc/a.rs\n│----\n│todo first\n│three\n│five\n│----\n│todo second\n│----"
+            // "five", above the second match, ends the first), except a file's leading one,
+            // shown before its first match in its own block.
+            "Found 3 results.\n\nb.txt\n│----\n│todo b\n│----\n\nsrc/a.rs\n│----\n│one\n│todo first\n│three\n│five\n│----\n│todo second\n│----"
+        );
+    }
+
+    #[test]
+    fn a_files_leading_context_line_is_in_its_own_block() {
+        // Cline would show "above b" in a.txt's block, after "hit a".
+        let d = tree(&[("a.txt", "hit a\n"), ("b.txt", "above b\nhit b\n")]);
+        assert_eq!(
+            run_search(d.path(), "hit", "*"),
+            "Found 2 results.\n\na.txt\n│----\n│hit a\n│----\n\nb.txt\n│----\n│above b\n│hit b\n│----"
         );
     }
 
     #[test]
     fn adjacent_matches_share_context_as_ripgrep_emits_it() {
         let d = tree(&[("a", "x\nhit 1\nhit 2\ny\n")]);
-        assert_eq!(run_search(d.path(), "hit", "*"), "Found 2 results.\n\na\n│----\n│hit 1\n│----\n│hit 2\n│y\n│----");
+        assert_eq!(
+            run_search(d.path(), "hit", "*"),
+            "Found 2 results.\n\na\n│----\n│x\n│hit 1\n│----\n│hit 2\n│y\n│----"
+        );
     }
 
     #[test]

@@ -203,15 +203,17 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool) -
     }
     ctx.memory.reads.forget(abs);
     ctx.term.outcome(true, &format!("saved {path}"));
-    // Cline normalises both texts with the proposal's line ending before comparing them.
+    // Cline normalises both texts with the proposal's line ending before comparing them. The
+    // model is shown the file as saved, byte for byte (Cline shows the normalised text, which
+    // may have a final newline the file does not).
     let eol = prompt::eol_of(proposed);
-    let (proposed, saved) = (prompt::normalized(proposed, eol), prompt::normalized(&content, eol));
-    if proposed == saved {
-        return Outcome::Success(prompt::file_edit_without_user_changes(path, &saved));
+    let (normal_proposed, normal_saved) = (prompt::normalized(proposed, eol), prompt::normalized(&content, eol));
+    if normal_proposed == normal_saved {
+        return Outcome::Success(prompt::file_edit_without_user_changes(path, &content));
     }
-    let changes = patch::pretty_patch(&proposed, &saved)
+    let changes = patch::pretty_patch(&normal_proposed, &normal_saved)
         .unwrap_or_else(|| "(the changes are too many to show as a patch)".to_string());
-    Outcome::Success(prompt::file_edit_with_user_changes(path, &changes, &saved))
+    Outcome::Success(prompt::file_edit_with_user_changes(path, &changes, &content))
 }
 
 #[cfg(test)]
@@ -442,10 +444,24 @@ mod tests {
     }
 
     #[test]
-    fn the_saved_file_is_reported_as_cline_normalises_it() {
-        assert_eq!(prompt::final_file_content("a\nb"), "a\nb\n");
-        assert_eq!(prompt::final_file_content("a\r\nb\n\n  \n"), "a\r\nb\r\n");
+    fn the_saved_file_is_shown_byte_for_byte() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let out =
+            with_ctx(&ws, |ctx| run(&call("write_to_file", &[("path", "f.txt"), ("content", "a\r\nb  \n\n  x")]), ctx));
+        let Outcome::Success(text) = out else { panic!("{out:?}") };
+        assert_eq!(std::fs::read(d.path().join("f.txt")).unwrap(), b"a\r\nb  \n\n  x");
+        assert!(
+            text.contains("<final_file_content path=\"f.txt\">\na\r\nb  \n\n  x\n</final_file_content>"),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn normalised_texts_decide_whether_the_person_changed_it() {
+        assert_eq!(prompt::normalized("a\nb", "\n"), "a\nb\n");
+        assert_eq!(prompt::normalized("a\r\nb\n\n  \n", "\r\n"), "a\r\nb\r\n");
         // JavaScript's trimEnd: U+FEFF goes, U+0085 stays.
-        assert_eq!(prompt::final_file_content("x\u{85}\u{FEFF}"), "x\u{85}\n");
+        assert_eq!(prompt::normalized("x\u{85}\u{FEFF}", "\n"), "x\u{85}\n");
     }
 }

@@ -1,0 +1,309 @@
+//! A command's output kept as Cline's `CommandOrchestrator` keeps it — by lines, not bytes — in
+//! bounded memory.
+//!
+//! Up to 1000 lines and 512 KB stay in memory; the model gets them all, or, over 500 lines, the
+//! first and last 250 around `... (output truncated) ...` (`processOutput`). Past 1000 lines or
+//! 512 KB, the whole output goes to a log file as it comes (byte for byte) and only the first
+//! 100 lines and a ring of the last 100 are kept; the model gets those around `... (N lines
+//! written to PATH) ...` and `Full output saved to: PATH`. Unlike Cline, a line in that ring is
+//! kept to its first [`RING_LINE_KEEP`] bytes (Cline keeps whole lines, so one endless line is
+//! all in memory); the log file has it whole.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Cline's `terminalOutputLineLimit` default: over this many lines, the middle is cut.
+pub(crate) const LINE_LIMIT: usize = 500;
+/// Cline's `MAX_LINES_BEFORE_FILE`.
+pub(crate) const MAX_LINES_BEFORE_FILE: usize = 1000;
+/// Cline's `MAX_BYTES_BEFORE_FILE`.
+pub(crate) const MAX_BYTES_BEFORE_FILE: usize = 512 * 1024;
+/// Cline's `SUMMARY_LINES_TO_KEEP`: the first and last lines shown once output is in a file.
+pub(crate) const SUMMARY_LINES: usize = 100;
+/// Bytes of a line kept in the ring of last lines (the log file has the rest).
+pub(crate) const RING_LINE_KEEP: usize = 4096;
+
+/// Where the log file went, or why it could not be written.
+enum Log {
+    Memory,
+    File { path: PathBuf, file: Option<File> },
+}
+
+/// The output of one command, by lines.
+pub(crate) struct Output {
+    /// Complete lines, while in memory.
+    lines: Vec<Vec<u8>>,
+    /// The line being read (in file mode, only its first [`RING_LINE_KEEP`] bytes).
+    cur: Vec<u8>,
+    /// Bytes of complete lines (without their newlines), as Cline counts them.
+    bytes: usize,
+    /// Complete lines seen.
+    total_lines: usize,
+    log: Log,
+    /// Where log files are created.
+    dir: PathBuf,
+    first: Vec<Vec<u8>>,
+    last: VecDeque<Vec<u8>>,
+}
+
+impl Output {
+    /// An empty output whose log file, if one is needed, is created in `dir`.
+    pub(crate) fn new(dir: &Path) -> Output {
+        Output {
+            lines: Vec::new(),
+            cur: Vec::new(),
+            bytes: 0,
+            total_lines: 0,
+            log: Log::Memory,
+            dir: dir.to_path_buf(),
+            first: Vec::new(),
+            last: VecDeque::new(),
+        }
+    }
+
+    /// The log file holding the whole output, once there is one.
+    pub(crate) fn log_path(&self) -> Option<&Path> {
+        match &self.log {
+            Log::File { path, .. } => Some(path),
+            Log::Memory => None,
+        }
+    }
+
+    /// Takes the next bytes of output.
+    pub(crate) fn push(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            let (piece, ends) = match memchr(b) {
+                Some(i) => (&b[..i], true),
+                None => (b, false),
+            };
+            self.write(piece);
+            self.take_partial(piece);
+            if ends {
+                self.write(b"\n");
+                let line = std::mem::take(&mut self.cur);
+                self.end_line(line, true);
+                b = &b[piece.len() + 1..];
+            } else {
+                b = &[];
+            }
+        }
+    }
+
+    /// The end of the output: a last line without a newline counts as a line.
+    pub(crate) fn finish(&mut self) {
+        if !self.cur.is_empty() {
+            let line = std::mem::take(&mut self.cur);
+            self.end_line(line, false);
+        }
+        if let Log::File { file: Some(f), .. } = &mut self.log {
+            let _ = f.flush();
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        if let Log::File { file: Some(f), .. } = &mut self.log {
+            if f.write_all(bytes).is_err() {
+                // A full disk: the summary is still right; the file is what could be written.
+                if let Log::File { file, .. } = &mut self.log {
+                    *file = None;
+                }
+            }
+        }
+    }
+
+    fn take_partial(&mut self, piece: &[u8]) {
+        if matches!(self.log, Log::File { .. }) {
+            let room = RING_LINE_KEEP.saturating_sub(self.cur.len());
+            self.cur.extend_from_slice(&piece[..piece.len().min(room)]);
+            return;
+        }
+        self.cur.extend_from_slice(piece);
+        // One endless line would otherwise stay in memory: Cline would move to a file once the
+        // line ends (its bytes count), so move now; the result is the same.
+        if self.bytes + self.cur.len() >= MAX_BYTES_BEFORE_FILE {
+            let line = std::mem::take(&mut self.cur);
+            self.move_to_file(&line);
+            self.cur = line[..line.len().min(RING_LINE_KEEP)].to_vec();
+        }
+    }
+
+    /// A complete line; `newline`: it ended with one (not the output's unfinished last line).
+    fn end_line(&mut self, line: Vec<u8>, newline: bool) {
+        self.bytes += line.len();
+        self.total_lines += 1;
+        if matches!(self.log, Log::Memory)
+            && (self.lines.len() >= MAX_LINES_BEFORE_FILE || self.bytes >= MAX_BYTES_BEFORE_FILE)
+        {
+            // Cline checks before keeping the line: it goes to the file, and the summary.
+            self.move_to_file(&line);
+            if newline {
+                self.write(b"\n");
+            }
+        }
+        match self.log {
+            Log::Memory => self.lines.push(line),
+            Log::File { .. } => {
+                self.last.push_back(line);
+                if self.last.len() > SUMMARY_LINES {
+                    self.last.pop_front();
+                }
+            }
+        }
+    }
+
+    /// Switches to the log file: the lines so far, then `pending` (the line being read).
+    fn move_to_file(&mut self, pending: &[u8]) {
+        let (path, mut file) = match create_log(&self.dir) {
+            Ok((p, f)) => (p, Some(f)),
+            Err(e) => (PathBuf::from(format!("(the log file could not be created: {e})")), None),
+        };
+        if let Some(f) = &mut file {
+            let mut ok = true;
+            for l in &self.lines {
+                ok = ok && f.write_all(l).is_ok() && f.write_all(b"\n").is_ok();
+            }
+            ok = ok && f.write_all(pending).is_ok();
+            if !ok {
+                file = None;
+            }
+        }
+        self.first = self.lines.iter().take(SUMMARY_LINES).cloned().collect();
+        let from = self.lines.len().saturating_sub(SUMMARY_LINES);
+        self.last = std::mem::take(&mut self.lines).into_iter().skip(from).collect();
+        self.log = Log::File { path, file };
+    }
+
+    /// The output as the model gets it (Cline's `processOutput`, or its file summary).
+    pub(crate) fn render(&self) -> String {
+        match &self.log {
+            Log::Memory => process_output(&self.lines),
+            Log::File { path, .. } => {
+                let skipped = self.total_lines as i64 - self.first.len() as i64 - self.last.len() as i64;
+                let mut summary: Vec<Vec<u8>> = self.first.clone();
+                summary.push(format!("\n... ({skipped} lines written to {}) ...\n", path.display()).into_bytes());
+                summary.extend(self.last.iter().cloned());
+                process_output(&summary)
+            }
+        }
+    }
+}
+
+fn memchr(b: &[u8]) -> Option<usize> {
+    b.iter().position(|&c| c == b'\n')
+}
+
+/// Cline's `StandaloneTerminalManager.processOutput` with its default limit of 500 lines.
+fn process_output(lines: &[Vec<u8>]) -> String {
+    let join = |ls: &[Vec<u8>]| ls.iter().map(|l| String::from_utf8_lossy(l)).collect::<Vec<_>>().join("\n");
+    let s = if lines.len() > LINE_LIMIT {
+        let half = LINE_LIMIT / 2;
+        format!("{}\n... (output truncated) ...\n{}", join(&lines[..half]), join(&lines[lines.len() - half..]))
+    } else {
+        join(lines)
+    };
+    s.trim_matches(parser_core::is_js_whitespace).to_string()
+}
+
+/// A new log file in `dir`, readable by its owner only, never an existing file or a link.
+fn create_log(dir: &Path) -> std::io::Result<(PathBuf, File)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    for attempt in 0..100u32 {
+        let name = format!(
+            "agent-min-large-output-{}-{}-{}.log",
+            stamp.as_millis(),
+            std::process::id(),
+            stamp.subsec_nanos().wrapping_add(attempt)
+        );
+        let path = dir.join(name);
+        match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+            Ok(f) => return Ok((path, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("no free name"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(text: &[u8], chunk: usize, dir: &Path) -> Output {
+        let mut o = Output::new(dir);
+        for c in text.chunks(chunk) {
+            o.push(c);
+        }
+        o.finish();
+        o
+    }
+
+    fn numbers(n: usize) -> String {
+        (1..=n).map(|i| format!("{i}\n")).collect()
+    }
+
+    #[test]
+    fn up_to_500_lines_are_all_shown() {
+        let d = tempfile::tempdir().unwrap();
+        let o = feed(numbers(500).as_bytes(), 7, d.path());
+        assert_eq!(o.render(), numbers(500).trim_end());
+        assert!(o.log_path().is_none());
+    }
+
+    #[test]
+    fn over_500_lines_the_first_and_last_250_are_shown() {
+        let d = tempfile::tempdir().unwrap();
+        let o = feed(numbers(1000).as_bytes(), 4096, d.path());
+        let want = format!(
+            "{}\n... (output truncated) ...\n{}",
+            (1..=250).map(|i| i.to_string()).collect::<Vec<_>>().join("\n"),
+            (751..=1000).map(|i| i.to_string()).collect::<Vec<_>>().join("\n")
+        );
+        assert_eq!(o.render(), want);
+        assert!(o.log_path().is_none(), "1000 lines stay in memory");
+    }
+
+    #[test]
+    fn past_1000_lines_the_whole_output_is_in_the_log_file() {
+        let d = tempfile::tempdir().unwrap();
+        let text = numbers(200_000);
+        let o = feed(text.as_bytes(), 8192, d.path());
+        let path = o.log_path().expect("a log file").to_path_buf();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "byte for byte");
+        let want = format!(
+            "{}\n\n... (199800 lines written to {}) ...\n\n{}",
+            (1..=100).map(|i| i.to_string()).collect::<Vec<_>>().join("\n"),
+            path.display(),
+            (199_901..=200_000).map(|i| i.to_string()).collect::<Vec<_>>().join("\n")
+        );
+        assert_eq!(o.render(), want);
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn past_512_kb_in_few_lines_the_output_goes_to_the_file_and_memory_stays_bounded() {
+        let d = tempfile::tempdir().unwrap();
+        // One 3 MB line without a newline, then two short ones.
+        let mut text = vec![b'x'; 3 << 20];
+        text.extend_from_slice(b"\nend\nlast");
+        let mut o = Output::new(d.path());
+        for c in text.chunks(8192) {
+            o.push(c);
+            assert!(o.cur.len() <= MAX_BYTES_BEFORE_FILE, "the endless line is not kept whole");
+        }
+        o.finish();
+        let path = o.log_path().expect("a log file").to_path_buf();
+        assert_eq!(std::fs::read(&path).unwrap(), text);
+        let r = o.render();
+        assert!(
+            r.starts_with(&format!("\n... (0 lines written to {}) ...\n", path.display()).trim_start().to_string()),
+            "{}",
+            &r[..200]
+        );
+        assert!(r.ends_with("\nend\nlast"), "{}", &r[r.len() - 50..]);
+        assert!(r.len() < RING_LINE_KEEP + 1000);
+    }
+}
