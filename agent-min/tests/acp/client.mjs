@@ -7,7 +7,8 @@
 // Every line on the wire, both ways, is appended to TRANSCRIPT as {"from": "agent"|"client",
 // "line": "..."}; what the client saw is printed on stdout as one JSON object.
 import { spawn } from "node:child_process";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, watch as watchDir, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [sdkEntry, transcript, workspace, agentBin, ...agentArgs] = process.argv.slice(2);
@@ -33,14 +34,23 @@ function recorder(from) {
 }
 const fromAgent = recorder("agent");
 const fromClient = recorder("client");
+// The SDK may cancel its side of the stream when the connection closes: from then on what
+// arrives is still recorded, and not enqueued.
+let open = true;
 const input = new ReadableStream({
   start(controller) {
     agent.stdout.on("data", (chunk) => {
       const bytes = new Uint8Array(chunk);
       fromAgent(bytes);
-      controller.enqueue(bytes);
+      if (open) controller.enqueue(bytes);
     });
-    agent.stdout.on("end", () => controller.close());
+    agent.stdout.on("end", () => {
+      if (open) controller.close();
+      open = false;
+    });
+  },
+  cancel() {
+    open = false;
   },
 });
 const output = new WritableStream({
@@ -88,14 +98,29 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
 
   mark("prompt 3");
   answer = "allow_once";
-  // Cancelled once the command has been approved and runs.
+  // Cancelled once the command has been approved...
   const running = new Promise((resolve) => {
     watch = (p) => {
       if (p.update.sessionUpdate === "tool_call_update" && p.update.status === "in_progress") resolve();
     };
   });
+  // ...and has begun: it writes started.txt first (a file event, not a timer).
+  const started = new Promise((resolve) => {
+    const marker = join(workspace, "started.txt");
+    const w = watchDir(workspace, () => {
+      if (existsSync(marker)) {
+        w.close();
+        resolve();
+      }
+    });
+    if (existsSync(marker)) {
+      w.close();
+      resolve();
+    }
+  });
   const third = prompt("Run the slow command.");
   await running;
+  await started;
   await ctx.notify("session/cancel", { sessionId: session.sessionId });
   seen.third = await third;
 });
