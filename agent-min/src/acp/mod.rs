@@ -9,7 +9,7 @@
 //!
 //! Each session is one [`Task`] set up from the run options as `run` sets one up, in the
 //! session's `cwd`, with the client's MCP servers; each `session/prompt` runs the same loop
-//! ([`Task::converse`]) through two ports: its events are tapped into `session/update`
+//! (`Task::converse`) through two ports: its events are tapped into `session/update`
 //! notifications (`updates`), and its approvals are answered by the client through
 //! `session/request_permission` (`approvals`) exactly where the terminal would ask.
 
