@@ -1,6 +1,8 @@
 //! Library half of `agent-min`: the parse command and the agent, split out so that tests and fuzz
 //! targets can reach the pieces (the SSE decoder, the diff applier) directly.
 
+#[cfg(feature = "acp")]
+pub mod acp;
 pub mod checkpoints_cmd;
 pub mod history_cmd;
 pub mod mcp_cmd;

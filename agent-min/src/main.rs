@@ -11,6 +11,7 @@ USAGE:
     agent-min resume [ID | --last]       continue a saved task (after a crash, Ctrl-C or a limit)
     agent-min history                    list saved tasks
     agent-min checkpoints COMMAND        list, compare or restore a task's workspace checkpoints
+    agent-min acp [OPTIONS]              serve an editor over the Agent Client Protocol (stdio)
     agent-min mcp list                   show the MCP servers, their tools and resources
     agent-min sandbox check              show what the command sandbox confines on this machine
 
@@ -27,6 +28,8 @@ fn main() -> ExitCode {
     match cmd.to_str() {
         Some("parse") => agent_min::parse_cmd::main(rest),
         Some("run") => agent_min::run::main(rest),
+        #[cfg(feature = "acp")]
+        Some("acp") => agent_min::acp::main(rest),
         Some("resume") => agent_min::resume_cmd::main(rest),
         Some("history") => agent_min::history_cmd::main(rest),
         Some("checkpoints") => agent_min::checkpoints_cmd::main(rest),
@@ -42,6 +45,8 @@ fn main() -> ExitCode {
             match rest[0].to_str() {
                 Some("parse") => agent_min::parse_cmd::main(help),
                 Some("run") => agent_min::run::main(help),
+                #[cfg(feature = "acp")]
+                Some("acp") => agent_min::acp::main(help),
                 Some("resume") => agent_min::resume_cmd::main(help),
                 Some("history") => agent_min::history_cmd::main(help),
                 Some("checkpoints") => agent_min::checkpoints_cmd::main(help),

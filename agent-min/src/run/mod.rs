@@ -320,6 +320,45 @@ fn surroundings(
     })
 }
 
+/// What an editor's session (`agent-min acp`) brings to a task: its workspace, its MCP servers,
+/// and where what the task says and asks goes.
+pub(crate) struct SessionSetup {
+    /// The session's `cwd`.
+    pub cwd: PathBuf,
+    /// The client's MCP servers, started with the settings files' ones.
+    pub mcp: Vec<mcp::config::ServerConfig>,
+    /// The log (stderr) and who answers approvals (the editor).
+    pub term: Term,
+    /// The events, tapped by the front end.
+    pub events: Events,
+}
+
+/// A task for an editor's session, set up from the run options exactly as `run` sets one up
+/// (provider, sandbox, rules, hooks, MCP, saving); its prompts come later ([`Task::converse`]).
+pub(crate) fn session_task(opts: &cli::Options, s: SessionSetup) -> Result<Task, String> {
+    let SessionSetup { cwd, mcp: client_mcp, mut term, events } = s;
+    let opts = cli::Options { cwd: Some(cwd), ..opts.clone() };
+    let mut setup = live_setup_for(&opts, String::new())?;
+    setup.root = opts.cwd.clone().unwrap_or_default();
+    let ws = open_workspace(&setup.root, &mut term)?;
+    let line = opts.sandbox.resolve(setup.yolo, ws.root()).and_then(sandbox::configure)?;
+    line.iter().for_each(|l| term.info(l));
+    let mut around = surroundings(&opts, &setup, &ws, None, events)?;
+    let mcp_wait = opts.mcp_startup_timeout.map_or(mcp::hub::CONNECT_WAIT, clock::clamped_secs);
+    let trust = opts.project.trust_workspace;
+    around.mcp =
+        mcp::sources::start_with(&opts.mcp_config, client_mcp, ws.root(), setup.yolo, trust, mcp_wait, &mut term)?;
+    let settings = Settings {
+        yolo: setup.yolo,
+        max_mistakes: opts.max_mistakes,
+        retry_delay: clock::clamped_secs(opts.retry_delay),
+        max_retries: 3,
+        command_timeout: clock::clamped_secs(opts.command_timeout),
+        dialect: setup.dialect,
+    };
+    Ok(Task::new(settings, setup.transport, ws, term, around))
+}
+
 /// The state directory from `--state-dir` or the default; `secret` is redacted from saves.
 pub(crate) fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<Store, String> {
     let dir = opts
@@ -332,12 +371,17 @@ pub(crate) fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<
 
 /// A live run: provider, key, URL, workspace.
 fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-    redact::add_from_env();
     let task = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin(), cli::stdin_is_piped())).transpose()?;
     let Some(task) = task.filter(|t| !t.trim().is_empty()) else {
         return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());
     };
+    live_setup_for(opts, task)
+}
+
+/// A live run of `task`: provider, key, URL, workspace.
+fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    redact::add_from_env();
     // Everything about the provider comes from its declaration (`llm/providers/registry.rs`).
     let declared = llm::providers::registry::PROVIDERS;
     let provider = opts.provider.unwrap_or_else(|| {

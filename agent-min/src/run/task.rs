@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
-use crate::run::budget::limits::{Hit, Limits};
+use crate::run::budget::limits::Limits;
 use crate::run::dialect::Dialect;
 use crate::run::llm::{backoff, Message, Role, StopReason, Transport};
 use crate::run::output_schema::Verdict as Schema;
@@ -63,6 +63,13 @@ impl End {
             End::Completed(_) => 0,
             End::Failed(_) => 1,
             End::NeedsPerson(_) => 3,
+        }
+    }
+
+    /// The result (completed) or the reason (otherwise).
+    pub(crate) fn text(&self) -> &str {
+        match self {
+            End::Completed(t) | End::Failed(t) | End::NeedsPerson(t) => t,
         }
     }
 
@@ -130,6 +137,8 @@ pub struct Task {
     unsent: Option<String>,
     /// The question of the current call that nobody could answer (no terminal).
     unanswered: Option<String>,
+    /// A conversation (`agent-min acp`) has opened the task: later prompts continue it.
+    conversing: bool,
 }
 
 /// Empty replies tolerated (each retried) before failing.
@@ -163,11 +172,48 @@ impl Task {
             earlier_turns: 0,
             unsent: None,
             unanswered: None,
+            conversing: false,
         }
     }
 
     /// Runs a new task to its end.
     pub fn run(mut self) -> End {
+        let start = self.open();
+        self.finish(start)
+    }
+
+    /// One prompt of a conversation (`agent-min acp`): the first opens the task as `run` does,
+    /// a later one continues it after its last end — as feedback on its completion, or after
+    /// what a stop left unsent. The task stays for the next prompt.
+    pub(crate) fn converse(&mut self, prompt: &str) -> End {
+        let start = match self.conversing {
+            false => {
+                self.conversing = true;
+                self.around.meta.task = prompt.to_string();
+                self.open()
+            }
+            true => self.follow_up(prompt),
+        };
+        self.answer(start)
+    }
+
+    /// The workspace's root.
+    pub(crate) fn root(&self) -> &std::path::Path {
+        self.ws.root()
+    }
+
+    /// The flag that cancels the current turn (`session/cancel`; see `budget::limits`).
+    pub(crate) fn cancel_flag(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        self.around.limits.cancel_flag()
+    }
+
+    /// Ends a conversation: its MCP servers stop.
+    pub(crate) fn hang_up(mut self) {
+        self.around.mcp.stop(&mut self.around.events);
+    }
+
+    /// The first user message of a new task (after the `TaskStart` hook).
+    fn open(&mut self) -> Next {
         let task = match &self.around.output_schema {
             Some(schema) => format!("{}\n\n{}", self.around.meta.task, schema.instructions()),
             None => self.around.meta.task.clone(),
@@ -182,7 +228,18 @@ impl Task {
             }
             Gate::Stop(why) => self.stop(why, None, format!("<task>\n{task}\n</task>\n\n{env}")),
         };
-        self.finish(start)
+        start
+    }
+
+    /// The user message of a later prompt of a conversation (after the `UserPromptSubmit` hook).
+    fn follow_up(&mut self, text: &str) -> Next {
+        let (env, unsent) = (self.environment_details(false), self.unsent.take());
+        let hooks = &mut self.around.project.hooks;
+        let head = prompt::follow_up(text, unsent.as_deref());
+        match lifecycle::follow_up(hooks, text, head, &env, &mut self.term, &mut self.around.events) {
+            Gate::Go(next) => Next::Continue(next),
+            Gate::Stop(why) => self.stop(why, None, unsent.unwrap_or_default()),
+        }
     }
 
     /// Continues a saved task with Cline's `[TASK RESUMPTION]` message.
@@ -248,25 +305,28 @@ impl Task {
         }));
     }
 
-    /// Runs the loop from `start` (unless a hook already ended it), then saves and reports the end.
+    /// Runs the loop from `start`, then ends the task: its servers stopped, its last event.
     fn finish(mut self, start: Next) -> End {
+        let end = self.answer(start);
+        self.around.mcp.stop(&mut self.around.events);
+        // From here the task says its own last words.
+        crate::run::ui::interrupt::clear_on_exit();
+        let (status, text) = (end.status(), end.text());
+        let totals = self.around.accounting.totals();
+        let ended = crate::run::session::events::Ended { status, text, exit_code: end.exit_code() };
+        self.around.events.completion(&ended, totals);
+        end
+    }
+
+    /// Runs the loop from `start` (unless a hook already ended it), then saves and reports the end.
+    fn answer(&mut self, start: Next) -> End {
         let end = match start {
             Next::Continue(first) => self.recursively_make_requests(first),
             Next::End(end) => end,
         };
-        let text = match &end {
-            End::Completed(t) | End::Failed(t) | End::NeedsPerson(t) => t.as_str(),
-        };
-        let status = end.status();
-        self.around.mcp.stop(&mut self.around.events);
-        let unsent = self.unsent.take();
-        self.save(status, Some(text), unsent.as_deref());
+        let unsent = self.unsent.clone();
+        self.save(end.status(), Some(end.text()), unsent.as_deref());
         self.report(&end);
-        // From here the task says its own last words.
-        crate::run::ui::interrupt::clear_on_exit();
-        let totals = self.around.accounting.totals();
-        let ended = crate::run::session::events::Ended { status, text, exit_code: end.exit_code() };
-        self.around.events.completion(&ended, totals);
         end
     }
 
@@ -445,8 +505,7 @@ impl Task {
             let result =
                 self.settings.dialect.read_reply(&mut *self.transport, &self.system, &self.messages, &mut screen);
             self.term.stop_spinner();
-            if self.around.limits.timed_out() {
-                let hit: Hit = self.around.limits.timeout_hit();
+            if let Some(hit) = self.around.limits.stopped_now() {
                 return Err((hit.message, Some(hit.limit)));
             }
             match result {

@@ -6,6 +6,8 @@
 
 mod common;
 
+#[cfg(feature = "acp")]
+mod acp;
 mod diff_cline;
 mod layout;
 mod parse_cli;

@@ -28,6 +28,9 @@ pub struct Limits {
     timeout: Option<Duration>,
     started: Instant,
     expired: Arc<AtomicBool>,
+    /// Set by the ACP client's `session/cancel` (after curl and any command were killed): the
+    /// turn stops at its next check, as after Ctrl-C, and the task stays for the next prompt.
+    cancelled: Arc<AtomicBool>,
     /// Set when the run is over (dropped): the watchdog must not exit then.
     done: Arc<AtomicBool>,
 }
@@ -69,7 +72,12 @@ impl Limits {
                 }
             });
         }
-        Limits { max_turns, max_cost, timeout, started, expired, done }
+        Limits { max_turns, max_cost, timeout, started, expired, cancelled: Arc::default(), done }
+    }
+
+    /// The flag that cancels the current turn (`session/cancel`); cleared before each prompt.
+    pub(crate) fn cancel_flag(&self) -> Arc<AtomicBool> {
+        self.cancelled.clone()
     }
 
     /// Whether the timeout has passed.
@@ -77,8 +85,16 @@ impl Limits {
         self.expired.load(Ordering::SeqCst) || self.timeout.is_some_and(|t| self.started.elapsed() >= t)
     }
 
+    /// Whether the client cancelled the turn.
+    pub(crate) fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
     /// The first limit reached, given the requests made and dollars spent by this run.
     pub(crate) fn check(&self, turns: u32, spent: f64) -> Option<Hit> {
+        if self.cancelled() {
+            return Some(cancelled_hit());
+        }
         if self.timed_out() {
             return Some(self.timeout_hit());
         }
@@ -99,10 +115,24 @@ impl Limits {
         None
     }
 
+    /// What ended a wait early, if anything: the client's cancel, or the timeout.
+    pub(crate) fn stopped_now(&self) -> Option<Hit> {
+        if self.cancelled() {
+            return Some(cancelled_hit());
+        }
+        self.timed_out().then(|| self.timeout_hit())
+    }
+
     /// The timeout as a [`Hit`].
     pub(crate) fn timeout_hit(&self) -> Hit {
         timeout_hit(self.timeout.unwrap_or_default(), self.started)
     }
+}
+
+/// The client's `session/cancel` as a [`Hit`] (only ever under `agent-min acp`, which writes no
+/// `--json` events).
+pub(crate) fn cancelled_hit() -> Hit {
+    Hit { limit: "cancelled", message: "the client cancelled the turn (session/cancel)".to_string() }
 }
 
 fn timeout_hit(t: Duration, started: Instant) -> Hit {
@@ -195,7 +225,7 @@ mod tests {
         let timeout = Some(Duration::from_millis(1));
         let started = Instant::now();
         let (expired, done) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
-        let l = Limits { max_turns: None, max_cost: None, timeout, started, expired, done };
+        let l = Limits { max_turns: None, max_cost: None, timeout, started, expired, cancelled: Arc::default(), done };
         std::thread::sleep(Duration::from_millis(20));
         assert_eq!(l.check(0, 0.0).unwrap().limit, "timeout");
     }

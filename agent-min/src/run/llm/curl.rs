@@ -176,6 +176,7 @@ pub(crate) fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     let mut child =
         child.map_err(|e| if e.kind() == io::ErrorKind::NotFound { CurlError::Missing } else { CurlError::Io(e) })?;
     let guard = interrupt::track_pid(child.id());
+    interrupt::part_of_turn(child.id() as i32);
     {
         let mut stdin = child.stdin.take().expect("piped stdin");
         // curl reads all of `@-` before connecting, so writing it all here cannot deadlock.

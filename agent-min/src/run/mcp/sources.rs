@@ -150,7 +150,32 @@ pub(crate) fn start(
     wait: std::time::Duration,
     term: &mut Term,
 ) -> Result<super::Hub, String> {
-    let servers = load(files, workspace, yolo, trust, term)?;
+    start_with(files, Vec::new(), workspace, yolo, trust, wait, term)
+}
+
+/// As [`start`], with `more` servers after the files' (an editor's session's, over ACP); a
+/// name given twice is an error naming both places.
+pub(crate) fn start_with(
+    files: &[PathBuf],
+    more: Vec<super::config::ServerConfig>,
+    workspace: &Path,
+    yolo: bool,
+    trust: bool,
+    wait: std::time::Duration,
+    term: &mut Term,
+) -> Result<super::Hub, String> {
+    let mut servers = load(files, workspace, yolo, trust, term)?;
+    for extra in more {
+        if let Some(same) = servers.iter().find(|s| s.name == extra.name) {
+            return Err(format!(
+                "MCP server \"{}\" is defined twice: in {} and in {}; rename one of them",
+                extra.name,
+                same.file.display(),
+                extra.file.display()
+            ));
+        }
+        servers.push(extra);
+    }
     if servers.is_empty() {
         return Ok(super::Hub::none());
     }

@@ -49,6 +49,24 @@ pub(crate) fn task_start(h: &mut Hooks, task: &str, env: &str, term: &mut Term, 
     Gate::Go(parts.join("\n\n"))
 }
 
+/// `UserPromptSubmit` with a later prompt of a conversation (`agent-min acp`): the message
+/// `head` (built from the prompt), the hook's context, then the environment details `env`.
+pub(crate) fn follow_up(
+    h: &mut Hooks,
+    prompt: &str,
+    head: String,
+    env: &str,
+    term: &mut Term,
+    events: &mut Events,
+) -> Gate {
+    let mut parts = vec![head];
+    if let Err(why) = user_prompt(h, prompt, &mut parts, term, events) {
+        return Gate::Stop(why);
+    }
+    parts.push(env.to_string());
+    Gate::Go(parts.join("\n\n"))
+}
+
 /// `UserPromptSubmit` with `prompt`; its context is pushed onto `parts`.
 fn user_prompt(
     h: &mut Hooks,

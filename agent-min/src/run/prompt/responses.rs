@@ -33,6 +33,25 @@ pub(crate) fn user_feedback(feedback: &str) -> String {
     format!("The user provided the following feedback:\n<feedback>\n{feedback}\n</feedback>")
 }
 
+/// A later prompt of a conversation (`agent-min acp`) as the model reads it: after a
+/// completion, Cline's feedback on the result of `attempt_completion`
+/// (`AttemptCompletionHandler`); after a stop, what was left unsent (without its environment
+/// details: fresh ones follow) and then the person's words as feedback.
+pub(crate) fn follow_up(prompt: &str, unsent: Option<&str>) -> String {
+    match unsent.map(str::trim_end).filter(|u| !u.is_empty()) {
+        None => format!(
+            "[attempt_completion] Result:\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\n{prompt}\n</feedback>"
+        ),
+        Some(earlier) => {
+            let earlier = match earlier.rfind("<environment_details>") {
+                Some(i) if earlier.ends_with("</environment_details>") => earlier[..i].trim_end(),
+                _ => earlier,
+            };
+            format!("{earlier}\n\n{}", user_feedback(prompt))
+        }
+    }
+}
+
 /// Cline's `permissionDeniedError`.
 pub(crate) fn permission_denied(reason: &str) -> String {
     format!(

@@ -23,10 +23,16 @@ pub(crate) const VERSION: u32 = 1;
 /// Where events go (nowhere without `--json`).
 pub struct Events {
     out: Option<Box<dyn Write + Send>>,
+    /// Who else reads the events as they happen (the ACP front end turns them into session
+    /// updates): every event, before the line is written, whatever `completion` closed.
+    tap: Option<Tap>,
     task_id: String,
     /// What this stream shares with its copies on other threads.
     shared: std::sync::Arc<Shared>,
 }
+
+/// A reader of the events as they happen, in the loop's thread.
+pub(crate) type Tap = Box<dyn FnMut(&Event) + Send>;
 
 /// The state of one event stream that its copies share.
 #[derive(Default)]
@@ -354,12 +360,17 @@ struct Line<'a> {
 impl Events {
     /// No events.
     pub(crate) fn off() -> Self {
-        Events { out: None, task_id: String::new(), shared: Default::default() }
+        Events { out: None, tap: None, task_id: String::new(), shared: Default::default() }
     }
 
     /// Events written to `out` (stdout for `--json`).
     pub fn to(out: Box<dyn Write + Send>) -> Self {
-        Events { out: Some(out), task_id: String::new(), shared: Default::default() }
+        Events { out: Some(out), tap: None, task_id: String::new(), shared: Default::default() }
+    }
+
+    /// Events given to `tap` as they happen, and written nowhere (the ACP front end).
+    pub(crate) fn tapped(tap: Tap) -> Self {
+        Events { out: None, tap: Some(tap), task_id: String::new(), shared: Default::default() }
     }
 
     /// Events to stdout again, for another thread (the Ctrl-C handler): off if these are.
@@ -367,6 +378,7 @@ impl Events {
         match self.out {
             Some(_) => Events {
                 out: Some(Box::new(std::io::stdout())),
+                tap: None,
                 task_id: self.task_id.clone(),
                 shared: self.shared.clone(),
             },
@@ -376,7 +388,7 @@ impl Events {
 
     /// Whether events go anywhere (`--json`).
     pub(crate) fn is_on(&self) -> bool {
-        self.out.is_some()
+        self.out.is_some() || self.tap.is_some()
     }
 
     /// Sets the task id stamped on every event.
@@ -386,6 +398,9 @@ impl Events {
 
     /// Writes one event (the hook and MCP events are built where they happen).
     pub(crate) fn emit(&mut self, event: &Event) {
+        if let Some(tap) = self.tap.as_mut() {
+            tap(event);
+        }
         let Some(out) = self.out.as_mut() else { return };
         if self.shared.closed.load(std::sync::atomic::Ordering::SeqCst) {
             return; // `completion` was the last line

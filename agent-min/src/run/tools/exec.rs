@@ -141,6 +141,7 @@ pub(crate) fn execute(
         .map_err(|e| format!("could not start `sh`: {e}"))?;
     let pgid = child.id() as i32;
     let _guard = interrupt::track_group(child.id());
+    interrupt::part_of_turn(-pgid);
     let mut stdout = child.stdout.take().expect("piped");
     // A bounded queue: a command printing faster than the output is shown waits for it, so
     // memory stays at a few chunks plus the kept head and tail, whatever it prints.

@@ -13,11 +13,13 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 static LIVE: Mutex<Live> =
-    Mutex::new(Live { pids: Vec::new(), groups: Vec::new(), files: Vec::new(), renames: Vec::new() });
+    Mutex::new(Live { pids: Vec::new(), groups: Vec::new(), files: Vec::new(), renames: Vec::new(), turn: Vec::new() });
 
 struct Live {
     pids: Vec<i32>,
     groups: Vec<i32>,
+    /// What a cancelled turn stops (a curl request, a command's group), as `kill` targets.
+    turn: Vec<i32>,
     files: Vec<PathBuf>,
     /// (renamed, original): put back on an interrupt.
     renames: Vec<(PathBuf, PathBuf)>,
@@ -93,6 +95,35 @@ pub(crate) fn on_exit(words: FinalWords) {
 /// Forgets the final words (the task ended by itself and said its own).
 pub(crate) fn clear_on_exit() {
     FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
+}
+
+/// Set by [`kill_turn`] until the next turn begins: what registers meanwhile is killed at once
+/// (a command that was about to start when the turn was cancelled).
+static TURN_CANCELLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Stops the current turn (the ACP client's `session/cancel`), without exiting: curl's request
+/// and a running command's group are killed, as Ctrl-C kills them — and so is any that starts
+/// before the next turn begins; MCP servers and hooks live on.
+pub(crate) fn kill_turn() {
+    TURN_CANCELLED.store(true, std::sync::atomic::Ordering::SeqCst);
+    for &target in &lock().turn {
+        send_signal(target, libc::SIGKILL);
+    }
+}
+
+/// A new turn begins: [`kill_turn`] no longer applies.
+pub(crate) fn turn_begins() {
+    TURN_CANCELLED.store(false, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Marks a registered curl process (`pid`) or command group (`-pgid`) as part of the turn:
+/// [`kill_turn`] stops it (at once, if the turn was already cancelled). Unmarked with the guard
+/// that registered it.
+pub(crate) fn part_of_turn(target: i32) {
+    lock().turn.push(target);
+    if TURN_CANCELLED.load(std::sync::atomic::Ordering::SeqCst) {
+        send_signal(target, libc::SIGKILL);
+    }
 }
 
 fn finish(ending: Ending) -> ! {
@@ -250,8 +281,14 @@ impl Drop for Guard {
     fn drop(&mut self) {
         let mut live = lock();
         match &self.0 {
-            Item::Pid(p) => live.pids.retain(|x| x != p),
-            Item::Group(g) => live.groups.retain(|x| x != g),
+            Item::Pid(p) => {
+                live.pids.retain(|x| x != p);
+                live.turn.retain(|x| x != p);
+            }
+            Item::Group(g) => {
+                live.groups.retain(|x| x != g);
+                live.turn.retain(|x| *x != -g);
+            }
             Item::File(f) => live.files.retain(|x| x != f),
             Item::Rename(r) => live.renames.retain(|(x, _)| x != r),
         }

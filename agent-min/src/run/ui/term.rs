@@ -90,6 +90,17 @@ pub struct Term {
     input: Option<Input>,
     /// A question nobody could answer since the last [`Term::take_unanswered`].
     unanswered: Option<String>,
+    /// Who answers instead of a person at this terminal (an editor over ACP), if anyone.
+    asker: Option<Box<dyn Asker>>,
+}
+
+/// Who answers the agent's questions when they are not asked at this terminal: an editor over
+/// the Agent Client Protocol. It is asked exactly where the terminal would ask, never elsewhere.
+pub(crate) trait Asker: Send {
+    /// Whether `what` may run (an edit, a command, a path outside the workspace).
+    fn approve(&mut self, what: &str) -> Approval;
+    /// The answer to a question for the person (`None`: nobody answers it).
+    fn answer(&mut self, question: &str) -> Option<String>;
 }
 
 /// The two kinds of streamed model output.
@@ -112,6 +123,7 @@ impl Term {
             streaming: None,
             input: None,
             unanswered: None,
+            asker: None,
         }
     }
 
@@ -129,6 +141,7 @@ impl Term {
             streaming: None,
             input: None,
             unanswered: None,
+            asker: None,
         }
     }
 
@@ -144,7 +157,15 @@ impl Term {
             streaming: None,
             input: Some(Input::Nobody),
             unanswered: None,
+            asker: None,
         }
+    }
+
+    /// Questions answered by `asker` instead of a person here: the terminal's input is never read.
+    pub(crate) fn answered_by(mut self, asker: Box<dyn Asker>) -> Self {
+        self.asker = Some(asker);
+        self.input = Some(Input::Nobody);
+        self
     }
 
     fn paint(&self, style: Style, s: &str) -> String {
@@ -268,6 +289,9 @@ impl Term {
     /// terminal, else from the controlling terminal; `None` at end of input, or when there is no
     /// terminal at all.
     pub(crate) fn prompt(&mut self, question: &str) -> Option<String> {
+        if let Some(asker) = self.asker.as_mut() {
+            return asker.answer(question);
+        }
         // Input typed before the question is shown is not its answer: a command could have
         // pushed `y⏎` into the terminal (TIOCSTI) to approve the next one itself. What is typed
         // once the question is visible is kept.
@@ -302,6 +326,9 @@ impl Term {
     /// Whether nobody can answer a question here: neither standard input nor the process has a
     /// terminal.
     pub(crate) fn nobody_answers(&mut self) -> bool {
+        if self.asker.is_some() {
+            return false;
+        }
         matches!(self.input.get_or_insert_with(Input::detect), Input::Nobody)
     }
 
@@ -322,6 +349,9 @@ impl Term {
     /// Asks for approval: `y` approves; `n`, an empty line or end of input denies; any other text
     /// denies and is sent to the model as feedback. Without a terminal: [`Approval::Unanswered`].
     pub(crate) fn approve(&mut self, what: &str) -> Approval {
+        if let Some(asker) = self.asker.as_mut() {
+            return asker.approve(what);
+        }
         if self.nobody_answers() {
             self.note_unanswered(what);
             return Approval::Unanswered;
@@ -341,6 +371,9 @@ impl Term {
     /// Asks for approval of a file edit: like [`Term::approve`], and `e` opens the proposal in
     /// the person's editor before it is saved.
     pub(crate) fn approve_edit(&mut self, what: &str) -> Approval {
+        if let Some(asker) = self.asker.as_mut() {
+            return asker.approve(what);
+        }
         if self.nobody_answers() {
             self.note_unanswered(what);
             return Approval::Unanswered;

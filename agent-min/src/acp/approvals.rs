@@ -1,0 +1,90 @@
+//! Approvals through `session/request_permission`: asked exactly where the terminal would ask
+//! (the tools call [`Asker::approve`] where they would prompt a person; the permission rules,
+//! `.clineignore`, the sandbox and `--yolo` decide first, as for `run`), with four options —
+//! allow or reject, once or always. "Always" is remembered for the session: for a command,
+//! that exact command; for any other tool, the tool.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol_schema::v1::{
+    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, ToolCallUpdate, ToolCallUpdateFields,
+};
+
+use super::updates::Session;
+use crate::run::ui::term::{Approval, Asker};
+
+/// The session's approvals and what it said "always" to.
+pub(crate) struct Approvals {
+    session: Arc<Mutex<Session>>,
+    /// What to do without asking, by [`key`].
+    always: HashMap<String, bool>,
+}
+
+impl Approvals {
+    pub(crate) fn new(session: Arc<Mutex<Session>>) -> Self {
+        Approvals { session, always: HashMap::new() }
+    }
+}
+
+/// What an "always" answer covers: a command's text, or a tool.
+fn key(tool: &str, command: Option<&String>) -> String {
+    match (tool, command) {
+        ("execute_command", Some(c)) => format!("execute_command\n{c}"),
+        _ => tool.to_string(),
+    }
+}
+
+const OPTIONS: [(&str, &str, PermissionOptionKind); 4] = [
+    ("allow_once", "Allow", PermissionOptionKind::AllowOnce),
+    ("allow_always", "Always allow", PermissionOptionKind::AllowAlways),
+    ("reject_once", "Reject", PermissionOptionKind::RejectOnce),
+    ("reject_always", "Always reject", PermissionOptionKind::RejectAlways),
+];
+
+impl Asker for Approvals {
+    fn approve(&mut self, what: &str) -> Approval {
+        let (wire, session_id, call) = {
+            let s = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            if s.cancel.load(std::sync::atomic::Ordering::SeqCst) {
+                return Approval::No(None); // the turn is over: nothing more runs
+            }
+            (s.wire.clone(), s.id.clone(), s.current.clone())
+        };
+        let Some(call) = call else { return Approval::No(None) };
+        let key = key(&call.tool, call.params.get("command"));
+        match self.always.get(&key) {
+            Some(true) => return Approval::Yes,
+            Some(false) => return Approval::No(None),
+            None => {}
+        }
+        let fields = ToolCallUpdateFields::new().title(what.to_string());
+        let options = OPTIONS.iter().map(|(id, name, kind)| PermissionOption::new(*id, *name, *kind)).collect();
+        let request = RequestPermissionRequest::new(session_id, ToolCallUpdate::new(call.id.clone(), fields), options);
+        let answer = wire
+            .request("session/request_permission", request)
+            .and_then(|v| serde_json::from_value::<RequestPermissionResponse>(v).ok());
+        let chosen = match answer.map(|a| a.outcome) {
+            Some(RequestPermissionOutcome::Selected(s)) => s.option_id.0.to_string(),
+            _ => return Approval::No(None), // cancelled, or no answer
+        };
+        match chosen.as_str() {
+            "allow_once" => Approval::Yes,
+            "allow_always" => {
+                self.always.insert(key, true);
+                Approval::Yes
+            }
+            "reject_always" => {
+                self.always.insert(key, false);
+                Approval::No(None)
+            }
+            _ => Approval::No(None),
+        }
+    }
+
+    /// An editor has no prompt for a question in the middle of a turn.
+    fn answer(&mut self, _question: &str) -> Option<String> {
+        None
+    }
+}

@@ -1,0 +1,155 @@
+//! The task's events as `session/update` notifications: reply text as agent message chunks,
+//! reasoning as thought chunks, a complete tool call as `tool_call` (its kind, title, the paths
+//! it touches, an edit's diff), its approval and result as `tool_call_update` (the result,
+//! a command's output with it, as text content).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol_schema::v1::{
+    Content, ContentBlock, ContentChunk, Diff, SessionNotification, SessionUpdate, TextContent, ToolCall,
+    ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+};
+use indexmap::IndexMap;
+
+use super::wire::Wire;
+use crate::run::session::events::{Event, Tap};
+
+/// What the updates and the approvals of one session share.
+pub(crate) struct Session {
+    pub wire: Arc<Wire>,
+    pub id: String,
+    pub root: PathBuf,
+    /// The complete tool call being run (what an approval is about).
+    pub current: Option<Call>,
+    /// Set while the turn is cancelled: nothing more is asked.
+    pub cancel: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// A complete tool call.
+#[derive(Clone)]
+pub(crate) struct Call {
+    pub id: String,
+    pub tool: String,
+    pub params: IndexMap<String, String>,
+}
+
+impl Session {
+    /// Sends one update of this session.
+    pub(crate) fn update(&self, update: SessionUpdate) {
+        self.wire.notify("session/update", SessionNotification::new(self.id.clone(), update));
+    }
+}
+
+/// The tools whose calls are said as text, not shown as tool calls.
+fn said(tool: &str) -> Option<&'static str> {
+    match tool {
+        "attempt_completion" => Some("result"),
+        "ask_followup_question" => Some("question"),
+        _ => None,
+    }
+}
+
+/// The events' reader that turns them into updates.
+pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
+    Box::new(move |event: &Event| {
+        let mut s = session.lock().unwrap_or_else(|e| e.into_inner());
+        match event {
+            Event::Text { text, .. } => s.update(SessionUpdate::AgentMessageChunk(chunk(text))),
+            Event::Reasoning { text, .. } => s.update(SessionUpdate::AgentThoughtChunk(chunk(text))),
+            Event::ToolCall { call_id, tool, params, partial: false, .. } => {
+                s.current = Some(Call { id: call_id.clone(), tool: tool.clone(), params: params.clone() });
+                match said(tool) {
+                    Some(param) => {
+                        let text = params.get(param).cloned().unwrap_or_default();
+                        s.update(SessionUpdate::AgentMessageChunk(chunk(&format!("\n\n{text}"))));
+                    }
+                    None => {
+                        let call = tool_call(&s.root, call_id, tool, params);
+                        s.update(SessionUpdate::ToolCall(call));
+                    }
+                }
+            }
+            Event::Approval { call_id, tool, approved: true, .. } if said(tool).is_none() => {
+                let fields = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
+                s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.clone(), fields)));
+            }
+            Event::ToolResult { call_id, tool, ok, result } if said(tool).is_none() => {
+                let status = if *ok { ToolCallStatus::Completed } else { ToolCallStatus::Failed };
+                let content =
+                    vec![ToolCallContent::Content(Content::new(ContentBlock::Text(TextContent::new(result.clone()))))];
+                let fields = ToolCallUpdateFields::new().status(status).content(content);
+                s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.clone(), fields)));
+            }
+            _ => {}
+        }
+    })
+}
+
+fn chunk(text: &str) -> ContentChunk {
+    ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
+}
+
+/// A complete call as the client shows it: kind, title, the paths it touches, an edit's diff.
+pub(crate) fn tool_call(root: &Path, id: &str, tool: &str, params: &IndexMap<String, String>) -> ToolCall {
+    let p = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
+    let path = params.get("path").map(|rel| root.join(rel));
+    let (kind, title) = match tool {
+        "read_file" => (ToolKind::Read, format!("Read {}", p("path"))),
+        "write_to_file" => (ToolKind::Edit, format!("Write {}", p("path"))),
+        "replace_in_file" => (ToolKind::Edit, format!("Edit {}", p("path"))),
+        "list_files" => (ToolKind::Search, format!("List {}", p("path"))),
+        "list_code_definition_names" => (ToolKind::Search, format!("List definitions in {}", p("path"))),
+        "search_files" => (ToolKind::Search, format!("Search {} in {}", p("regex"), p("path"))),
+        "execute_command" => (ToolKind::Execute, format!("Run `{}`", p("command"))),
+        "use_mcp_tool" => (ToolKind::Other, format!("{} ({})", p("tool_name"), p("server_name"))),
+        "access_mcp_resource" => (ToolKind::Fetch, format!("{} ({})", p("uri"), p("server_name"))),
+        other => (ToolKind::Other, other.to_string()),
+    };
+    let raw: serde_json::Map<String, serde_json::Value> =
+        params.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
+    let mut call = ToolCall::new(id.to_string(), title)
+        .kind(kind)
+        .status(ToolCallStatus::Pending)
+        .raw_input(serde_json::Value::Object(raw));
+    if let Some(path) = &path {
+        call = call.locations(vec![ToolCallLocation::new(path.clone())]);
+        if let Some(diff) = diff(tool, path, params) {
+            call = call.content(vec![ToolCallContent::Diff(diff)]);
+        }
+    }
+    call
+}
+
+/// The largest file an edit's diff carries (its old and new text).
+const MAX_DIFF_FILE: u64 = 1 << 20;
+
+/// An edit's diff: the file as it is and as the edit would leave it.
+fn diff(tool: &str, path: &Path, params: &IndexMap<String, String>) -> Option<Diff> {
+    let old = read_small(path);
+    let new = match tool {
+        "write_to_file" => params.get("content")?.clone(),
+        "replace_in_file" => {
+            let old = old.as_deref()?;
+            crate::run::tools::diff::apply(old, params.get("diff")?).ok()?
+        }
+        _ => return None,
+    };
+    Some(Diff::new(path.to_path_buf(), new).old_text(old))
+}
+
+/// A file's text, if it is a small regular UTF-8 file.
+fn read_small(path: &Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_DIFF_FILE + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > MAX_DIFF_FILE {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}

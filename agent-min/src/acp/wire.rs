@@ -1,0 +1,173 @@
+//! The connection: newline-delimited JSON-RPC 2.0 on stdin and stdout, and nothing else on
+//! stdout. A reader thread sorts what arrives: requests for the main loop, responses to the
+//! agent's own requests (`session/request_permission`), and `session/cancel`, which is acted on
+//! at once — the session's cancel flag set, curl and any running command killed, a pending
+//! permission request given up — while the main thread is busy with the turn.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use crate::run::ui::{interrupt, redact};
+
+/// The longest line read (a prompt with embedded files); a longer one ends the connection.
+const MAX_LINE: u64 = 64 << 20;
+
+/// A request or notification from the client.
+pub(crate) struct Incoming {
+    /// `None` for a notification.
+    pub id: Option<Value>,
+    pub method: String,
+    pub params: Value,
+}
+
+/// What answers one of the agent's own requests.
+enum Answer {
+    Response(Value),
+    /// This turn (by number) was cancelled.
+    Cancelled(u64),
+}
+
+/// The agent's side of the connection.
+pub(crate) struct Wire {
+    out: Mutex<std::io::Stdout>,
+    answers: Mutex<Receiver<Answer>>,
+    next_id: AtomicI64,
+    /// The number of the current turn (`session/prompt`s read so far).
+    turn: AtomicU64,
+    /// Each session's cancel flag, by session id.
+    cancels: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>,
+}
+
+impl Wire {
+    /// Starts reading stdin; the requests arrive on the returned receiver, which ends with the
+    /// input.
+    pub(crate) fn start() -> (Arc<Wire>, Receiver<Incoming>) {
+        let (requests, incoming) = mpsc::channel();
+        let (answer_tx, answers) = mpsc::channel();
+        let cancels: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>> = Arc::default();
+        let wire = Arc::new(Wire {
+            out: Mutex::new(std::io::stdout()),
+            answers: Mutex::new(answers),
+            next_id: AtomicI64::new(0),
+            turn: AtomicU64::new(0),
+            cancels: cancels.clone(),
+        });
+        let reader = wire.clone();
+        std::thread::spawn(move || reader.read(requests, answer_tx));
+        (wire, incoming)
+    }
+
+    fn read(&self, requests: Sender<Incoming>, answers: Sender<Answer>) {
+        let mut stdin = std::io::stdin().lock();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match (&mut stdin).take(MAX_LINE).read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) if !line.ends_with(b"\n") && line.len() as u64 >= MAX_LINE => {
+                    eprintln!("agent-min acp: a message longer than {MAX_LINE} bytes; closing the connection");
+                    return;
+                }
+                Ok(_) => {}
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let msg: Value = match serde_json::from_slice(&line) {
+                Ok(v) => v,
+                Err(e) => {
+                    self.send(&json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("Parse error: {e}")}}));
+                    continue;
+                }
+            };
+            let id = msg.get("id").cloned();
+            match msg.get("method").and_then(Value::as_str) {
+                Some("session/cancel") if id.is_none() => self.cancel(&msg["params"], &answers),
+                Some(method) => {
+                    if method == "session/prompt" {
+                        self.turn_begins(&msg["params"]);
+                    }
+                    let params = msg.get("params").cloned().unwrap_or(Value::Null);
+                    if requests.send(Incoming { id, method: method.to_string(), params }).is_err() {
+                        return;
+                    }
+                }
+                None => {
+                    let _ = answers.send(Answer::Response(msg));
+                }
+            }
+        }
+    }
+
+    /// A prompt is read: its session's turn is not cancelled — by a cancel read before it, in
+    /// the order the client sent them (which the main thread may not have caught up with).
+    fn turn_begins(&self, params: &Value) {
+        let session = params.get("sessionId").and_then(Value::as_str).unwrap_or_default();
+        if let Some(flag) = self.cancels.lock().unwrap_or_else(|e| e.into_inner()).get(session) {
+            flag.store(false, Ordering::SeqCst);
+        }
+        self.turn.fetch_add(1, Ordering::SeqCst);
+        interrupt::turn_begins();
+    }
+
+    /// `session/cancel`: stops the session's turn as Ctrl-C stops a run, without exiting.
+    fn cancel(&self, params: &Value, answers: &Sender<Answer>) {
+        let session = params.get("sessionId").and_then(Value::as_str).unwrap_or_default();
+        let flag = self.cancels.lock().unwrap_or_else(|e| e.into_inner()).get(session).cloned();
+        if let Some(flag) = flag {
+            flag.store(true, Ordering::SeqCst);
+            interrupt::kill_turn();
+            let _ = answers.send(Answer::Cancelled(self.turn.load(Ordering::SeqCst)));
+        }
+    }
+
+    /// Registers a session's cancel flag.
+    pub(crate) fn on_cancel(&self, session: &str, flag: Arc<AtomicBool>) {
+        self.cancels.lock().unwrap_or_else(|e| e.into_inner()).insert(session.to_string(), flag);
+    }
+
+    /// One message, one line; keys masked as in everything the agent shows.
+    pub(crate) fn send(&self, msg: &Value) {
+        let Ok(text) = serde_json::to_string(msg) else { return };
+        let mut line = redact::apply(&text).into_owned();
+        line.push('\n');
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = out.write_all(line.as_bytes()).and_then(|_| out.flush());
+    }
+
+    /// A notification.
+    pub(crate) fn notify(&self, method: &str, params: impl serde::Serialize) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// A successful response.
+    pub(crate) fn respond(&self, id: &Value, result: impl serde::Serialize) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    }
+
+    /// An error response.
+    pub(crate) fn fail(&self, id: &Value, code: i64, message: &str) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}));
+    }
+
+    /// Sends a request and waits for its result: `None` if the turn was cancelled meanwhile,
+    /// the client answered with an error, or the connection ended.
+    pub(crate) fn request(&self, method: &str, params: impl serde::Serialize) -> Option<Value> {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            match answers.recv().ok()? {
+                Answer::Cancelled(turn) if turn == self.turn.load(Ordering::SeqCst) => return None,
+                Answer::Cancelled(_) => {} // an earlier turn's
+                Answer::Response(r) if r.get("id") == Some(&json!(id)) => return r.get("result").cloned(),
+                Answer::Response(_) => {} // an answer to nothing pending
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+// A real ACP client — the official TypeScript SDK's `client()` over an `ndJsonStream` — driving
+// `agent-min acp` through the scenario of tests/it/acp.rs: initialize, session/new, a prompt
+// whose permission is granted, a second prompt in the same session whose permission is
+// rejected, and a third that is cancelled while its command runs.
+//
+// Usage: node client.mjs SDK_ENTRY TRANSCRIPT WORKSPACE AGENT [AGENT_ARGS...]
+// Every line on the wire, both ways, is appended to TRANSCRIPT as {"from": "agent"|"client",
+// "line": "..."}; what the client saw is printed on stdout as one JSON object.
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, watch as watchDir, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [sdkEntry, transcript, workspace, agentBin, ...agentArgs] = process.argv.slice(2);
+const acp = await import(pathToFileURL(sdkEntry).href);
+
+writeFileSync(transcript, "");
+const agent = spawn(agentBin, agentArgs, { stdio: ["pipe", "pipe", "inherit"] });
+const exited = new Promise((resolve) => agent.on("exit", (code, signal) => resolve({ code, signal })));
+
+// Records whole lines as they pass, in each direction.
+function recorder(from) {
+  let pending = "";
+  const decoder = new TextDecoder();
+  return (bytes) => {
+    pending += decoder.decode(bytes, { stream: true });
+    let i;
+    while ((i = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, i);
+      pending = pending.slice(i + 1);
+      if (line.trim() !== "") appendFileSync(transcript, JSON.stringify({ from, line }) + "\n");
+    }
+  };
+}
+const fromAgent = recorder("agent");
+const fromClient = recorder("client");
+// The SDK may cancel its side of the stream when the connection closes: from then on what
+// arrives is still recorded, and not enqueued.
+let open = true;
+const input = new ReadableStream({
+  start(controller) {
+    agent.stdout.on("data", (chunk) => {
+      const bytes = new Uint8Array(chunk);
+      fromAgent(bytes);
+      if (open) controller.enqueue(bytes);
+    });
+    agent.stdout.on("end", () => {
+      if (open) controller.close();
+      open = false;
+    });
+  },
+  cancel() {
+    open = false;
+  },
+});
+const output = new WritableStream({
+  write(bytes) {
+    fromClient(bytes);
+    return new Promise((resolve, reject) => agent.stdin.write(bytes, (e) => (e ? reject(e) : resolve())));
+  },
+  close() {
+    agent.stdin.end();
+  },
+});
+
+const seen = { updates: [], permissions: [] };
+let answer = "allow_once";
+let watch = () => {};
+const app = acp
+  .client({ name: "agent-min-acp-test" })
+  .onRequest("session/request_permission", async ({ params }) => {
+    seen.permissions.push(params);
+    return { outcome: { outcome: "selected", optionId: answer } };
+  })
+  .onNotification("session/update", async ({ params }) => {
+    seen.updates.push(params);
+    watch(params);
+  });
+
+await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
+  seen.initialize = await ctx.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientInfo: { name: "agent-min-acp-test", version: "1.0.0" },
+  });
+  const session = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+  seen.session = session;
+  const prompt = (text) => ctx.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text }] });
+  const mark = (name) => seen.updates.push({ mark: name });
+
+  mark("prompt 1");
+  answer = "allow_once";
+  seen.first = await prompt("Write hello.txt saying hello.");
+
+  mark("prompt 2");
+  answer = "reject_once";
+  seen.second = await prompt("Now write other.txt.");
+
+  mark("prompt 3");
+  answer = "allow_once";
+  // Cancelled once the command has been approved...
+  const running = new Promise((resolve) => {
+    watch = (p) => {
+      if (p.update.sessionUpdate === "tool_call_update" && p.update.status === "in_progress") resolve();
+    };
+  });
+  // ...and has begun: it writes started.txt first (a file event, not a timer).
+  const started = new Promise((resolve) => {
+    const marker = join(workspace, "started.txt");
+    const w = watchDir(workspace, () => {
+      if (existsSync(marker)) {
+        w.close();
+        resolve();
+      }
+    });
+    if (existsSync(marker)) {
+      w.close();
+      resolve();
+    }
+  });
+  const third = prompt("Run the slow command.");
+  await running;
+  await started;
+  await ctx.notify("session/cancel", { sessionId: session.sessionId });
+  seen.third = await third;
+});
+
+agent.stdin.end();
+seen.exit = await exited;
+process.stdout.write(JSON.stringify(seen) + "\n");
