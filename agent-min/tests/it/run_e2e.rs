@@ -38,7 +38,7 @@ fn anthropic_task_lists_reads_writes_edits_runs_a_command_and_completes() {
     assert_eq!(reqs[0].header("x-api-key"), Some(KEY));
     assert_eq!(reqs[0].header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(reqs[0].body["stream"], true);
-    assert!(reqs[0].body["system"].as_str().unwrap().contains("## replace_in_file"));
+    assert!(reqs[0].body["system"][0]["text"].as_str().unwrap().contains("## replace_in_file"));
     let first = reqs[0].last_user();
     assert!(first.starts_with("<task>\nmake hello.sh excited\n</task>"), "{first}");
     assert!(first.contains("<environment_details>") && first.contains("hello.sh"), "{first}");
