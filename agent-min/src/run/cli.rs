@@ -32,7 +32,15 @@ MODEL:
     --base-url URL        anthropic: without /v1 (default https://api.anthropic.com)
                           openai:    with /v1 (default $OPENAI_BASE_URL or https://api.openai.com/v1)
                           ollama:    default http://127.0.0.1:11434 (native /api/chat)
-    --max-tokens N        output token limit per reply (default 8192)
+    --max-tokens N        output token limit per reply. Default as Cline: anthropic sends the
+                          model's maxTokens from Cline's model table (agent-min/data/models.json:
+                          64000 for claude-sonnet-4-5; 8192 for a model not in it); openai sends
+                          none (with N: max_tokens, or max_completion_tokens for the reasoning
+                          families o1/o3/o4/gpt-5); ollama 8192 (options.num_predict)
+    --one-tool-per-reply  run only the first tool call of a reply (Cline's parallel tool
+                          calling setting off): the XML reply is cut after it, and any further
+                          call is answered with Cline's toolAlreadyUsed text.
+                          Default: every complete call of a reply runs, in order
     --num-ctx N           Ollama context window, options.num_ctx (default 32768)
     --tool-calls MODE     xml | native | auto (default auto). native: the tools go to the API as
                           JSON-schema definitions and the model calls them natively; xml:
@@ -43,7 +51,7 @@ MODEL:
                           In native mode each MCP tool is a function of its own
                           (<uid>0mcp0<tool>); one the API cannot name is left out, with a warning
     --thinking-budget N   anthropic: extended thinking with N budget tokens (at least 1024),
-                          added to --max-tokens; thinking is shown dimmed and sent back with
+                          within max_tokens (as Cline); thinking is shown dimmed and sent back with
                           its signature
     --reasoning-effort E  openai-compatible reasoning models: low | medium | high
     Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY (Ollama needs none; a local
@@ -103,8 +111,9 @@ LIMITS:
     --idle-timeout S      seconds without any data before a stream is abandoned (default 300)
 
 CONTEXT WINDOW, TOKENS AND COST:
-    --context-window N    the model's context window in tokens (default by model: claude 200000,
-                          gpt-4.1 1047576, gpt-5 400000, gpt-4o and others 128000, ollama
+    --context-window N    the model's context window in tokens (default: the model's in Cline's
+                          table, agent-min/data/models.json — claude 200000, gpt-4.1 1047576,
+                          gpt-5 272000, gpt-4o 128000; 128000 for a model not in it; ollama
                           --num-ctx). Before each request the prompt is estimated; over Cline's
                           threshold (e.g. 160000 of 200000) older reads of a file read again
                           are dropped, then half of the history after the first exchange.
@@ -240,8 +249,10 @@ pub(crate) struct Options {
     pub max_mistakes: u32,
     /// `--max-turns`.
     pub max_turns: Option<u32>,
-    /// `--max-tokens`.
-    pub max_tokens: u32,
+    /// `--max-tokens` (`None`: the provider's default, as Cline's).
+    pub max_tokens: Option<u32>,
+    /// `--one-tool-per-reply`: Cline's parallel tool calling off.
+    pub one_tool_per_reply: bool,
     /// `--num-ctx` (default: `--context-window`, else 32768).
     pub num_ctx: Option<u32>,
     /// `--tool-calls`.
@@ -407,7 +418,6 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
     use lexopt::prelude::*;
     let mut o = Options {
         max_mistakes: 3,
-        max_tokens: 8192,
         command_timeout: 600.0,
         retry_delay: 2.0,
         connect_timeout: 30,
@@ -440,7 +450,8 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("mcp-startup-timeout") => o.mcp_startup_timeout = Some(seconds(&mut p, "--mcp-startup-timeout")?),
             Long("max-mistakes") => o.max_mistakes = number(&mut p, "--max-mistakes")?,
             Long("max-turns") => o.max_turns = Some(number(&mut p, "--max-turns")?),
-            Long("max-tokens") => o.max_tokens = number(&mut p, "--max-tokens")?,
+            Long("max-tokens") => o.max_tokens = Some(number(&mut p, "--max-tokens")?),
+            Long("one-tool-per-reply") => o.one_tool_per_reply = true,
             Long("num-ctx") => o.num_ctx = Some(number(&mut p, "--num-ctx")?),
             Long("tool-calls") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;
@@ -642,11 +653,11 @@ mod tests {
         let f = d.path().join("config.toml");
         std::fs::write(&f, "model = \"from-file\"\nmax_tokens = 100\n[profiles.ci]\nyolo = true\n").unwrap();
         let o = parse_with(with_config(args(&["--model", "from-flag", "t"]), Some(f.clone())).unwrap(), false).unwrap();
-        assert_eq!((o.model.as_deref(), o.max_tokens, o.yolo), (Some("from-flag"), 100, false));
+        assert_eq!((o.model.as_deref(), o.max_tokens, o.yolo), (Some("from-flag"), Some(100), false));
         let o = parse_with(with_config(args(&["--profile", "ci", "t"]), Some(f.clone())).unwrap(), false).unwrap();
         assert!(o.yolo && o.model.as_deref() == Some("from-file"));
         let o = parse_with(with_config(args(&["--no-config", "t"]), Some(f.clone())).unwrap(), false).unwrap();
-        assert_eq!(o.max_tokens, 8192, "--no-config reads no file");
+        assert_eq!(o.max_tokens, None, "--no-config reads no file");
         std::fs::write(&f, "max_tokens = \"lots\"\n").unwrap();
         let e = with_config(args(&["t"]), Some(f.clone())).unwrap_err();
         assert!(e.contains("in the config file") && e.contains("--max-tokens expects"), "{e}");

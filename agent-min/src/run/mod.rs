@@ -127,6 +127,7 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         max_retries: 3,
         command_timeout: clock::clamped_secs(opts.command_timeout),
         dialect: setup.dialect,
+        one_tool_per_reply: opts.one_tool_per_reply,
     };
     let replaying = opts.replay.is_some();
     let temporary = setup.temporary.then(|| setup.root.clone());
@@ -408,6 +409,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         base_url: base_url.clone(),
         api_key: api_key.clone(),
         max_tokens: opts.max_tokens,
+        facts: llm::models::lookup(provider, &model).facts,
         num_ctx,
         connect_timeout: opts.connect_timeout,
         idle_timeout: opts.idle_timeout,

@@ -15,6 +15,9 @@ pub struct Screen<'a> {
     pub events: &'a mut Events,
     /// The request number (1-based over the whole task), for events and call ids.
     pub turn: u32,
+    /// `--one-tool-per-reply`: only the first call of a reply runs (Cline's parallel tool
+    /// calling off); otherwise every complete call does.
+    pub one_tool: bool,
 }
 
 impl Screen<'_> {
@@ -24,15 +27,30 @@ impl Screen<'_> {
         self.events.text(self.turn, s);
     }
 
-    /// Sends a `tool_call` event for this request's call.
-    pub(crate) fn tool_call(&mut self, name: &str, params: &[(String, String)], partial: bool) {
-        self.events.tool_call(self.turn, &call_id(self.turn), name, params, partial);
+    /// Sends a `tool_call` event for call `n` (0-based) of this request.
+    pub(crate) fn tool_call(&mut self, n: usize, name: &str, params: &[(String, String)], partial: bool) {
+        self.events.tool_call(self.turn, &call_id(self.turn, n), name, params, partial);
     }
 }
 
-/// The id of the tool call of request `turn` (one tool runs per request).
-pub(crate) fn call_id(turn: u32) -> String {
-    format!("call_{turn}")
+/// The id of call `n` (0-based) of request `turn` in events: `call_3` for the first,
+/// `call_3_2` for the second.
+pub(crate) fn call_id(turn: u32, n: usize) -> String {
+    if n == 0 {
+        format!("call_{turn}")
+    } else {
+        format!("call_{turn}_{}", n + 1)
+    }
+}
+
+/// A complete call of a reply, to be run.
+#[derive(Debug)]
+pub struct Planned {
+    /// The call.
+    pub call: Call,
+    /// Its position: the XML tool block's ordinal, or the native call's index among the
+    /// reply's calls (`parts`), whose result it is.
+    pub n: usize,
 }
 
 /// One reply, read as far as the loop needs it.
@@ -40,9 +58,9 @@ pub(crate) fn call_id(turn: u32) -> String {
 pub struct Reply {
     /// The reply text, as it goes into the conversation history.
     pub text: String,
-    /// The first complete tool block, if one closed.
-    pub tool: Option<Call>,
-    /// Names of further tool blocks seen in the same reply (never executed).
+    /// The complete calls to run, in order (only the first with `--one-tool-per-reply`).
+    pub calls: Vec<Planned>,
+    /// With `--one-tool-per-reply`: names of further XML tool blocks (never executed).
     pub extra_tools: Vec<String>,
     /// A tool block that was still open when the stream ended (never executed).
     pub open_tool: Option<String>,
@@ -56,7 +74,8 @@ pub struct Reply {
     pub usage_estimated: bool,
     /// Native dialect: thinking blocks and every tool call, for history (see `native/`).
     pub parts: Vec<crate::run::llm::Part>,
-    /// Native dialect: the first call's arguments were not JSON; what the model is told.
+    /// Native dialect: a call's arguments were not JSON and no call can run; what the model
+    /// is told.
     pub invalid_call: Option<String>,
 }
 

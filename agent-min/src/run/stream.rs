@@ -1,5 +1,6 @@
 //! Streaming one reply: feed each text delta to the streaming parser, show text as it arrives,
-//! and stop reading as soon as the first tool block closes.
+//! and collect every tool block as it closes — or, with `--one-tool-per-reply` (Cline's
+//! parallel tool calling off), stop reading as soon as the first one closes.
 //!
 //! The XML dialect's side of a reply; everything after it sees a [`Reply`] (shared with the
 //! native dialect, `native/reply.rs`).
@@ -10,7 +11,7 @@ use parser_core::{Block, StreamParser};
 
 use crate::run::llm::{ApiError, Delta, Flow, Message, Transport};
 use crate::run::prompt;
-use crate::run::reply::{reply_too_long, Reply, Screen, MAX_REPLY_TEXT};
+use crate::run::reply::{reply_too_long, Planned, Reply, Screen, MAX_REPLY_TEXT};
 use crate::run::session::events::PartialGate;
 use crate::run::tools::Call;
 use crate::run::ui::shown::ShownText;
@@ -37,6 +38,8 @@ pub fn read_reply(
     let mut reply = Reply::default();
     let mut tool_at: Option<usize> = None;
     let mut gate = PartialGate::default();
+    // The tool block whose partial events the gate is counting (every call streams its own).
+    let mut streaming: Option<usize> = None;
     let mut drain_until: Option<Instant> = None;
     // A usage report counts as final once no text followed it (Anthropic sends one at the
     // start of a reply, with the input only, and the final one at its end).
@@ -65,14 +68,36 @@ pub fn read_reply(
                     return Flow::Stop;
                 }
                 let progress = parser.push_str(&s);
+                if !screen.one_tool {
+                    // Every call runs: all text is shown, each tool block is taken as it closes.
+                    present(&parser, progress.changed.start, None, &mut shown, screen);
+                    for i in progress.completed.clone() {
+                        if let Some(Block::ToolUse(t)) = parser.block(i) {
+                            if !t.partial {
+                                let call = to_call(&t);
+                                screen.tool_call(t.ordinal, &call.name, &call.trimmed_params(), false);
+                                reply.calls.push(Planned { call, n: t.ordinal });
+                            }
+                        }
+                    }
+                    let last = parser.len().checked_sub(1);
+                    let open = last.filter(|&i| matches!(parser.block(i), Some(Block::ToolUse(t)) if t.partial));
+                    if let Some(i) = open.filter(|_| screen.events.is_on()) {
+                        if streaming != Some(i) {
+                            (streaming, gate) = (Some(i), PartialGate::default());
+                        }
+                        partial_tool_event(&parser, i, &mut gate, screen);
+                    }
+                    return Flow::Continue;
+                }
                 if tool_at.is_none() {
                     tool_at = (progress.changed.start..parser.len())
                         .find(|&i| matches!(parser.block(i), Some(Block::ToolUse(_))));
                 }
                 present(&parser, progress.changed.start, tool_at, &mut shown, screen);
                 if let Some(call) = first_complete_tool(&parser, progress.completed) {
-                    screen.tool_call(&call.name, &call.trimmed_params(), false);
-                    reply.tool = Some(call);
+                    screen.tool_call(0, &call.name, &call.trimmed_params(), false);
+                    reply.calls.push(Planned { call, n: 0 });
                     let until = Instant::now() + USAGE_WAIT;
                     drain_until = Some(until);
                     return Flow::Drain(until);
@@ -98,7 +123,7 @@ pub fn read_reply(
         screen.term.newline();
         return Err(reply_too_long());
     }
-    let stopped_early = reply.tool.is_some();
+    let stopped_early = screen.one_tool && !reply.calls.is_empty();
     if !stopped_early {
         // Text pushed as `&str` cannot end inside a character, so `finish` cannot fail here; it
         // closes nothing (a tool still open stays partial), it only settles the last text block.
@@ -106,10 +131,10 @@ pub fn read_reply(
         present(&parser, 0, tool_at, &mut shown, screen);
     }
     screen.term.newline();
-    let first_ordinal = reply.tool.as_ref().map(|_| 0);
+    let first_ran = stopped_early.then_some(0);
     for block in parser.blocks().iter() {
         if let Block::ToolUse(t) = block {
-            match first_ordinal {
+            match first_ran {
                 Some(first) if t.ordinal > first => reply.extra_tools.push(t.name.to_string()),
                 None if t.partial => reply.open_tool = Some(t.name.to_string()),
                 _ => {}
@@ -149,7 +174,7 @@ fn partial_tool_event(parser: &StreamParser, i: usize, gate: &mut PartialGate, s
         .iter()
         .map(|p| (p.name.to_string(), strip_partial_closing_tag(p.name, p.value).to_string()))
         .collect();
-    screen.tool_call(t.name, &params, true);
+    screen.tool_call(t.ordinal, t.name, &params, true);
 }
 
 /// A streaming parameter value without the start of its closing tag (`.</pat` → `.`), as
@@ -268,7 +293,7 @@ mod tests {
         let out = Shared::default();
         let mut term = Term::to_writer(Box::new(out.clone()));
         let mut events = Events::off();
-        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1 };
+        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool: true };
         let reply = read_reply(&mut fake, "", &[], &mut screen).unwrap();
         let shown = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (reply, shown, fake.handed, total)
@@ -281,7 +306,7 @@ mod tests {
     fn after_the_first_tool_the_rest_is_read_for_its_usage_but_never_shown_or_parsed() {
         let usage = Usage { input: 1200, output: 34, cache_read: 5, cache_write: 0 };
         let (reply, shown, handed, total) = read_with(&READ, Some(StopReason::EndTurn), Some(usage));
-        let call = reply.tool.expect("a tool");
+        let call = reply.calls.into_iter().next().expect("a tool").call;
         assert_eq!(call.name, "read_file");
         assert_eq!(call.params, [("path".to_string(), "src/a.rs".to_string(), "src/a.rs".to_string())]);
         assert_eq!(handed, total - 1, "read up to the usage, and not beyond");
@@ -294,7 +319,7 @@ mod tests {
     #[test]
     fn a_reply_that_ends_without_usage_is_estimated() {
         let (reply, _, handed, total) = read(&READ, Some(StopReason::EndTurn));
-        assert!(reply.tool.is_some());
+        assert!(!reply.calls.is_empty());
         assert_eq!(handed, total, "read to the end, looking for the usage");
         assert!(reply.usage_estimated);
         assert!(reply.usage.output > 0);
@@ -304,7 +329,7 @@ mod tests {
         let d = vec![Delta::Usage(early), Delta::Text("text after the first report".into())];
         let mut fake = Fake { deltas: d, handed: 0 };
         let (mut term, mut events) = (Term::to_writer(Box::new(Shared::default())), Events::off());
-        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1 };
+        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool: true };
         let reply = read_reply(&mut fake, "", &[], &mut screen).unwrap();
         assert!(reply.usage_estimated, "a usage report followed by more text is not the final one");
     }
@@ -322,7 +347,7 @@ mod tests {
         let usage = Some(Usage { input: 3, output: 4, ..Usage::default() });
         let (reply, shown, ..) =
             read_with(&["<thinking>plan", " it</thinking>\nDone", "."], Some(StopReason::EndTurn), usage);
-        assert!(reply.tool.is_none());
+        assert!(reply.calls.is_empty());
         assert_eq!(shown, "plan it\nDone.after the usage\n");
         assert!(reply.usage_estimated, "text came after the usage report");
     }
@@ -330,7 +355,7 @@ mod tests {
     #[test]
     fn a_tool_still_open_at_the_end_is_reported_not_returned() {
         let (reply, ..) = read(&["<write_to_file>\n<path>a</path>\n<content>\nhalf"], Some(StopReason::MaxTokens));
-        assert!(reply.tool.is_none());
+        assert!(reply.calls.is_empty());
         assert_eq!(reply.open_tool.as_deref(), Some("write_to_file"));
         assert_eq!(reply.stop, Some(StopReason::MaxTokens));
     }
@@ -339,7 +364,7 @@ mod tests {
     fn further_tools_in_the_same_delta_are_listed() {
         let two = "<list_files>\n<path>.</path>\n</list_files>\n<read_file>\n<path>x</path>\n</read_file>";
         let (reply, ..) = read(&[two], None);
-        assert_eq!(reply.tool.unwrap().name, "list_files");
+        assert_eq!(reply.calls[0].call.name, "list_files");
         assert_eq!(reply.extra_tools, ["read_file"]);
         assert!(reply.text.ends_with(prompt::INTERRUPTED_BY_TOOL));
     }
@@ -348,7 +373,7 @@ mod tests {
     fn write_content_keeps_its_raw_value() {
         let (reply, ..) =
             read(&["<write_to_file>\n<path>a.py</path>\n<content>\n    x = 1\n</content>\n</write_to_file>"], None);
-        let call = reply.tool.unwrap();
+        let call = reply.calls.into_iter().next().unwrap().call;
         let raw = &call.params.iter().find(|p| p.0 == "content").unwrap().2;
         assert_eq!(raw, "\n    x = 1\n");
     }

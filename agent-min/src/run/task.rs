@@ -13,7 +13,7 @@ use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::Limits;
 use crate::run::dialect::Dialect;
-use crate::run::llm::{backoff, Message, Role, StopReason, Transport};
+use crate::run::llm::{backoff, Message, Part, Role, StopReason, Transport};
 use crate::run::output_schema::Verdict as Schema;
 use crate::run::project::hooks::Hook;
 use crate::run::project::lifecycle::{self, Gate};
@@ -23,7 +23,7 @@ use crate::run::reply::{call_id, Reply, Screen};
 use crate::run::session::events::{By, Events};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
 use crate::run::tools::paths::Workspace;
-use crate::run::tools::repeat::Verdict;
+use crate::run::tools::repeat;
 use crate::run::tools::{self, Call, Ctx, Outcome};
 use crate::run::ui::term::{Style, Term};
 
@@ -42,6 +42,9 @@ pub struct Settings {
     pub command_timeout: Duration,
     /// The dialect tool calls are made in (`--tool-calls`, see `dialect/`).
     pub dialect: &'static dyn Dialect,
+    /// `--one-tool-per-reply`: only a reply's first call runs (Cline's parallel tool calling
+    /// off); otherwise every complete call does, in order.
+    pub one_tool_per_reply: bool,
 }
 
 /// How a task ended.
@@ -154,7 +157,8 @@ impl Task {
         mut around: Around,
     ) -> Self {
         let (meta, cwd) = (&around.meta, ws.root().display().to_string());
-        let mut system = settings.dialect.system_prompt(&meta.provider, &meta.model, &cwd);
+        let mut system =
+            settings.dialect.system_prompt(&meta.provider, &meta.model, &cwd, !settings.one_tool_per_reply);
         settings.dialect.insert_mcp(&mut system, &mut around.mcp);
         around.events.set_task_id(&around.meta.id);
         Task {
@@ -405,7 +409,7 @@ impl Task {
     /// Stops where only a person could go on and nobody can answer (no terminal): the reply is
     /// dropped with its request, which `resume` sends again, and the `--json` stream names the
     /// call and the fix.
-    fn wait_for_a_person(&mut self, call: &Call, question: &str) -> End {
+    fn wait_for_a_person(&mut self, call: &Call, n: usize, question: &str) -> End {
         self.messages.pop(); // the reply holding the call
         let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
         self.unsent = Some(unsent);
@@ -419,7 +423,7 @@ impl Task {
         let fix = format!(
             "run at a terminal to answer, or let a policy decide: --yolo approves edits and commands inside the workspace, CLINE_COMMAND_PERMISSIONS allows commands by pattern{resume}"
         );
-        let id = call_id(self.turn_number());
+        let id = call_id(self.turn_number(), n);
         self.around.events.approval_needed(&id, &call.name, &call.trimmed_params(), &fix);
         End::NeedsPerson(format!(
             "{} needs a person's answer ({}), and there is no terminal to ask on; nothing was run. To go on: {fix}",
@@ -501,7 +505,8 @@ impl Task {
         let turn = self.turn_number();
         loop {
             self.term.start_spinner("waiting for the model…");
-            let mut screen = Screen { term: &mut self.term, events: &mut self.around.events, turn };
+            let one_tool = self.settings.one_tool_per_reply;
+            let mut screen = Screen { term: &mut self.term, events: &mut self.around.events, turn, one_tool };
             let result =
                 self.settings.dialect.read_reply(&mut *self.transport, &self.system, &self.messages, &mut screen);
             self.term.stop_spinner();
@@ -578,15 +583,16 @@ impl Task {
         self.around.events.api_request(turn, &reply.usage, reply.usage_estimated, cost, totals);
     }
 
-    /// Decides what a reply means: run its first tool, or tell the model what went wrong.
-    /// Returns the next user message's result part, or the end of the task.
+    /// Decides what a reply means: run its calls in order (each with its own result, approvals
+    /// one by one, and after a refusal Cline's "Skipping tool…" for the rest), or tell the model
+    /// what went wrong. Returns the next user message's results part, or the end of the task.
     fn act_on(&mut self, reply: &Reply) -> (String, Option<End>) {
         let cut = reply.stop == Some(StopReason::MaxTokens);
-        if let Some(message) = &reply.invalid_call {
-            self.mistakes += 1;
-            return (message.clone(), None);
-        }
-        let Some(call) = &reply.tool else {
+        if reply.calls.is_empty() {
+            if let Some(message) = &reply.invalid_call {
+                self.mistakes += 1;
+                return (message.clone(), None);
+            }
             let message = match (&reply.open_tool, cut) {
                 (Some(name), _) => {
                     self.term.warn(&format!(
@@ -606,7 +612,46 @@ impl Task {
             };
             self.mistakes += 1;
             return (message, None);
-        };
+        }
+        let mut results = Vec::with_capacity(reply.calls.len());
+        let mut rejected = false;
+        for planned in &reply.calls {
+            let text = if rejected {
+                format!("{} {}", prompt::SKIPPED_AFTER_REJECTION, planned.call.description())
+            } else {
+                let (text, end, denied) = self.run_call(&planned.call, planned.n);
+                if end.is_some() {
+                    return (results.join("\n\n"), end);
+                }
+                rejected = denied;
+                text
+            };
+            self.answer_in_history(planned.n, &text);
+            results.push(text);
+        }
+        for name in &reply.extra_tools {
+            results.push(prompt::tool_already_used(name));
+        }
+        if let (Some(name), false) = (&reply.open_tool, self.settings.one_tool_per_reply) {
+            if reply.parts.is_empty() {
+                results.push(prompt::truncated_tool(name, cut)); // XML; a native one is answered already
+            }
+        }
+        (results.join("\n\n"), None)
+    }
+
+    /// Native calls: call `n`'s result goes into history with the call itself, so each call is
+    /// paired with its own result by id on the wire (`llm/providers/history.rs`).
+    fn answer_in_history(&mut self, n: usize, text: &str) {
+        let Some(reply) = self.messages.last_mut().filter(|m| m.role == Role::Assistant) else { return };
+        if let Some(Part::ToolUse(t)) = reply.parts.iter_mut().filter(|p| matches!(p, Part::ToolUse(_))).nth(n) {
+            t.answer = Some(text.to_string());
+        }
+    }
+
+    /// Runs call `n` of the reply with its hooks: its result text, the end of the task if it
+    /// ended it, and whether the person refused it.
+    fn run_call(&mut self, call: &Call, n: usize) -> (String, Option<End>, bool) {
         let hooks = &mut self.around.project.hooks;
         let pre = match tools::missing_param(call) {
             None => lifecycle::pre_tool(hooks, call, &mut self.term, &mut self.around.events),
@@ -614,12 +659,12 @@ impl Task {
         };
         let pre = match pre {
             Gate::Go(hooked) => hooked,
-            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end())),
+            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end()), false),
         };
         let started = std::time::Instant::now();
-        let outcome = self.execute(call);
+        let outcome = self.execute(call, n);
         if let Some(question) = self.unanswered.take() {
-            return (String::new(), Some(self.wait_for_a_person(call, &question)));
+            return (String::new(), Some(self.wait_for_a_person(call, n, &question)), false);
         }
         let outcome = match (outcome, self.around.output_schema.as_mut()) {
             (Outcome::Complete(done), Some(schema)) => match schema.check(&done) {
@@ -628,7 +673,9 @@ impl Task {
                     self.term.warn("The result does not match --output-schema; asking the model once more.");
                     Outcome::Failure { text: tools::tool_error(&text), mistake: false }
                 }
-                Schema::Fail(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end())),
+                Schema::Fail(why) => {
+                    return (String::new(), Some(self.stop(why, None, String::new()).into_end()), false)
+                }
             },
             (outcome, _) => outcome,
         };
@@ -641,11 +688,12 @@ impl Task {
         let hooks = &mut self.around.project.hooks;
         let post = match lifecycle::post_tool(hooks, call, shown, ok, ms, &mut self.term, &mut self.around.events) {
             Gate::Go(hooked) => hooked,
-            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end())),
+            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end()), false),
         };
         if matches!(outcome, Outcome::Complete(_)) {
             lifecycle::task_complete(&mut self.around.project.hooks, call, &mut self.term, &mut self.around.events);
         }
+        let denied = matches!(outcome, Outcome::Denied { .. });
         let (text, feedback, end) = match outcome {
             Outcome::Complete(done) => (String::new(), None, Some(End::Completed(done))),
             Outcome::Success(t) => {
@@ -661,19 +709,16 @@ impl Task {
         let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_deref());
         let mut result = format!("{}{body}{}", after(&pre), before(&post));
         match self.memory.repeats.observe(call) {
-            Verdict::Warn(warning) => result.push_str(&format!("\n\n{warning}")),
-            Verdict::Escalate => self.mistakes = self.mistakes.max(self.settings.max_mistakes),
-            Verdict::Fine => {}
+            repeat::Verdict::Warn(warning) => result.push_str(&format!("\n\n{warning}")),
+            repeat::Verdict::Escalate => self.mistakes = self.mistakes.max(self.settings.max_mistakes),
+            repeat::Verdict::Fine => {}
         }
-        for name in &reply.extra_tools {
-            result.push_str(&format!("\n\n{}", prompt::tool_already_used(name)));
-        }
-        (result, end)
+        (result, end, denied)
     }
 
     /// Runs one tool call: checks its parameters, then hands it to the tool.
-    fn execute(&mut self, call: &Call) -> Outcome {
-        let id = call_id(self.turn_number());
+    fn execute(&mut self, call: &Call, n: usize) -> Outcome {
+        let id = call_id(self.turn_number(), n);
         let outcome = if let Some(param) = tools::missing_param(call) {
             self.term.tool(&call.name, "");
             self.term.outcome(false, &format!("missing required parameter '{param}'"));

@@ -161,7 +161,7 @@ fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resume
     assert_eq!(task["turns"], 3);
     let messages = task["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 6, "task, then three exchanges up to the edit");
-    assert!(messages[5]["content"].as_str().unwrap().contains("replace_in_file"));
+    assert!(text_of(&messages[5]["content"]).contains("replace_in_file"));
     assert!(task["pending"].as_str().unwrap().contains("[replace_in_file for 'a.txt'] Result:"));
     let numbers: Vec<u64> =
         task["checkpoints"].as_array().unwrap().iter().map(|c| c["number"].as_u64().unwrap()).collect();

@@ -19,7 +19,7 @@ fn args_with<'a>(base: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
 }
 
 fn contents(req: &Req) -> Vec<String> {
-    req.body["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_string()).collect()
+    req.body["messages"].as_array().unwrap().iter().map(|m| text_of(&m["content"])).collect()
 }
 
 #[test]

@@ -38,7 +38,7 @@ fn anthropic_task_lists_reads_writes_edits_runs_a_command_and_completes() {
     assert_eq!(reqs[0].header("x-api-key"), Some(KEY));
     assert_eq!(reqs[0].header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(reqs[0].body["stream"], true);
-    assert!(reqs[0].body["system"].as_str().unwrap().contains("## replace_in_file"));
+    assert!(reqs[0].body["system"][0]["text"].as_str().unwrap().contains("## replace_in_file"));
     let first = reqs[0].last_user();
     assert!(first.starts_with("<task>\nmake hello.sh excited\n</task>"), "{first}");
     assert!(first.contains("<environment_details>") && first.contains("hello.sh"), "{first}");
@@ -255,7 +255,7 @@ fn openai_length_finish_also_blocks_the_cut_tool() {
 }
 
 #[test]
-fn second_tool_in_one_reply_is_not_executed_and_the_model_is_told() {
+fn with_one_tool_per_reply_a_second_tool_in_one_reply_is_not_executed_and_the_model_is_told() {
     let ws = tempfile::tempdir().unwrap();
     // Both tools arrive in one delta, so the parser sees both before the loop stops reading.
     let two = format!(
@@ -265,7 +265,7 @@ fn second_tool_in_one_reply_is_not_executed_and_the_model_is_told() {
     );
     let server = Server::start(vec![anthropic_with(&two, 10_000, "end_turn"), anthropic(&completion("ok"))]);
     let base = anthropic_args(&server);
-    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    let r = run_agent(ws.path(), &args_with(&base, &["--one-tool-per-reply", "t"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(!ws.path().join("second.txt").exists());
     let next = server.requests()[1].last_user();

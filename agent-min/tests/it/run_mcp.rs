@@ -124,7 +124,7 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
     assert_eq!(reqs.len(), 9, "{}", r.all());
 
     // The prompt lists the connected servers the way Cline does.
-    let system = reqs[0].body["system"].as_str().unwrap();
+    let system = reqs[0].body["system"][0]["text"].as_str().unwrap();
     assert!(system.contains("## use_mcp_tool\nDescription: Request to use a tool provided by a connected MCP server."));
     assert!(system.contains("# Connected MCP Servers\n\nWhen a server is connected, you can use the server's tools via the `use_mcp_tool` tool"));
     assert!(system.contains(&format!("## everything (`node {} stdio`)\n\n### Available Tools\n- echo: Echoes back the input string\n    Input Schema:\n    {{", node_server("server-everything"))), "{system}");
@@ -238,7 +238,7 @@ fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
     assert_eq!(reqs.len(), 9, "{}", r.all());
 
     // Pagination: tools/list returns two tools a page; the last page's tool is listed and callable.
-    let system = reqs[0].body["system"].as_str().unwrap();
+    let system = reqs[0].body["system"][0]["text"].as_str().unwrap();
     for t in ["- slow: ", "- crash: ", "- garbage: ", "- fail: ", "- zz_last_page: Only on the last page"] {
         assert!(system.contains(t), "{t} missing from the prompt");
     }
@@ -307,9 +307,9 @@ fn a_tools_list_changed_notification_updates_the_next_prompt() {
     assert_eq!(r.code, Some(0), "{}", r.all());
     let reqs = server.requests();
     let grown = "- grown: Appeared after list_changed.";
-    assert!(!reqs[0].body["system"].as_str().unwrap().contains(grown));
+    assert!(!reqs[0].body["system"][0]["text"].as_str().unwrap().contains(grown));
     assert!(reqs[1].last_user().starts_with("[use_mcp_tool for 'py'] Result:\ngrew"), "{}", reqs[1].last_user());
-    assert!(reqs[1].body["system"].as_str().unwrap().contains(grown), "the new tool is in the next prompt");
+    assert!(reqs[1].body["system"][0]["text"].as_str().unwrap().contains(grown), "the new tool is in the next prompt");
     assert!(reqs[2].last_user().starts_with("[use_mcp_tool for 'py'] Result:\ngrown"), "{}", reqs[2].last_user());
 }
 
@@ -376,7 +376,10 @@ fn streamable_http_run(mode: &str) {
     let _ = py.wait();
     assert_eq!(r.code, Some(0), "{mode}: {}", r.all());
     let reqs = server.requests();
-    assert!(reqs[0].body["system"].as_str().unwrap().contains("## web\n\n### Available Tools\n- slow: "), "{mode}");
+    assert!(
+        reqs[0].body["system"][0]["text"].as_str().unwrap().contains("## web\n\n### Available Tools\n- slow: "),
+        "{mode}"
+    );
     let r1 = reqs[1].last_user();
     assert!(r1.starts_with("[use_mcp_tool for 'web'] Result:\nlast page 3"), "{mode}: {r1}");
     let r2 = reqs[2].last_user();
@@ -625,7 +628,7 @@ fn native_mode_offers_each_mcp_tool_as_a_function_and_runs_its_calls_on_the_real
     assert_eq!(sum["input_schema"]["required"], json!(["a", "b"]));
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     assert!(names.contains(&"access_mcp_resource") && !names.contains(&"use_mcp_tool"), "{names:?}");
-    let system = req["system"].as_str().unwrap();
+    let system = req["system"][0]["text"].as_str().unwrap();
     assert!(!system.contains("use_mcp_tool") && !system.contains("# Connected MCP Servers"), "{system}");
     assert!(system.contains("\n- MCP operations should be used one at a time, similar to other tool usage. Wait for confirmation of success before proceeding with additional operations.\n\n===="));
 

@@ -132,7 +132,7 @@ fn the_same_task_runs_in_xml_and_native_mode_on_all_three_wire_formats() {
         let sent_tools = reqs[0].body.get("tools").is_some();
         assert_eq!(sent_tools, mode == "native", "{what}: tools are sent only in native mode");
         let system = match provider {
-            "anthropic" => reqs[0].body["system"].as_str().unwrap().to_string(),
+            "anthropic" => reqs[0].body["system"][0]["text"].as_str().unwrap().to_string(),
             _ => reqs[0].body["messages"][0]["content"].as_str().unwrap().to_string(),
         };
         assert_eq!(system.contains("Tool use is formatted using XML-style tags"), mode == "xml", "{what}");
@@ -189,7 +189,7 @@ fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
 }
 
 #[test]
-fn parallel_calls_get_tool_already_used_and_bad_arguments_are_mistakes() {
+fn with_one_tool_per_reply_parallel_calls_get_tool_already_used_and_bad_arguments_are_mistakes() {
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("a.txt"), "A\n").unwrap();
     let server = Server::start(vec![
@@ -210,7 +210,7 @@ fn parallel_calls_get_tool_already_used_and_bad_arguments_are_mistakes() {
         native::openai("", "", &[call("call_5", "attempt_completion", &[r#"{"result":"fine"}"#])], 7),
     ]);
     let base = openai_args(&server);
-    let r = run_agent(ws.path(), &with_mode(&base, "native", &["look around"]), &[], LIMIT);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["--one-tool-per-reply", "look around"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let reqs = server.requests();
     assert_eq!(reqs.len(), 4);
@@ -275,7 +275,9 @@ fn thinking_signatures_survive_a_tool_turn_and_a_resume() {
     assert_eq!(r.code, Some(1), "stops at --max-turns 1: {}", r.all());
     let reqs = server.requests();
     assert_eq!(reqs[0].body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
-    assert_eq!(reqs[0].body["max_tokens"], 8192 + 2048);
+    // As Cline: the model's max_tokens (8192 for one not in its table), the budget within it.
+    assert_eq!(reqs[0].body["max_tokens"], 8192);
+    assert_eq!(reqs[0].body.get("temperature"), None, "no temperature with thinking");
     let events = events::parse(&r.stdout);
     let reasoning: String = events::of(&events, "reasoning").iter().map(|e| e["text"].as_str().unwrap()).collect();
     assert_eq!(reasoning, "I should read a.txt first.");
@@ -494,4 +496,152 @@ fn a_native_task_resumes_natively_and_refuses_the_xml_dialect() {
     let m = body["messages"].as_array().unwrap();
     assert_eq!(m[2]["tool_calls"][0]["id"], "call_N");
     assert_eq!(m[3]["tool_call_id"], "call_N");
+}
+
+/// Two native write calls in one Anthropic reply, then the completion.
+fn two_native_writes() -> Vec<Resp> {
+    vec![
+        native::anthropic(
+            AnthropicReply {
+                text: "Writing both.",
+                calls: vec![
+                    call("toolu_A", "write_to_file", &[r#"{"absolutePath":"a.txt","#, r#""content":"one\n"}"#]),
+                    call("toolu_B", "write_to_file", &[r#"{"absolutePath":"b.txt","content":"two\n"}"#]),
+                ],
+                ..Default::default()
+            },
+            5,
+        ),
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call("toolu_Z", "attempt_completion", &[r#"{"result":"ok"}"#])],
+                ..Default::default()
+            },
+            5,
+        ),
+    ]
+}
+
+#[test]
+fn two_native_calls_in_one_reply_both_run_and_each_result_goes_back_by_its_id() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(two_native_writes());
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["write both"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap().trim_end(), "one");
+    assert_eq!(std::fs::read_to_string(ws.path().join("b.txt")).unwrap().trim_end(), "two");
+    let reqs = server.requests();
+    let m = reqs[1].body["messages"].as_array().unwrap();
+    let results = m[2]["content"].as_array().unwrap();
+    assert_eq!(results[0]["tool_use_id"], "toolu_A");
+    assert!(results[0]["content"].as_str().unwrap().starts_with("[write_to_file for 'a.txt'] Result:"));
+    assert_eq!(results[1]["tool_use_id"], "toolu_B");
+    assert!(results[1]["content"].as_str().unwrap().starts_with("[write_to_file for 'b.txt'] Result:"));
+    assert_eq!(results[2]["type"], "text", "then the environment details");
+    // Prompt caching as Cline marks it: the system block and the last block of the last two
+    // user messages.
+    assert_eq!(reqs[1].body["system"][0]["cache_control"], json!({"type": "ephemeral"}));
+    assert_eq!(results[2]["cache_control"], json!({"type": "ephemeral"}));
+    assert_eq!(m[0]["content"].as_array().unwrap().last().unwrap()["cache_control"], json!({"type": "ephemeral"}));
+}
+
+#[test]
+fn a_denial_skips_the_rest_of_the_reply_with_clines_text() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(two_native_writes());
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "native", "t"];
+    let r = run_interactive(ws.path(), &args, b"n\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("a.txt").exists() && !ws.path().join("b.txt").exists(), "{}", r.all());
+    assert_eq!(r.stderr.matches("approve?").count(), 1, "one question, for the first call: {}", r.stderr);
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let results = m[2]["content"].as_array().unwrap();
+    assert!(results[0]["content"].as_str().unwrap().contains("The user denied this operation."));
+    assert_eq!(results[1]["tool_use_id"], "toolu_B");
+    assert_eq!(
+        results[1]["content"],
+        "Skipping tool due to user rejecting a previous tool. [write_to_file for 'b.txt']"
+    );
+}
+
+#[test]
+fn two_xml_calls_in_one_reply_both_run_and_a_denial_skips_the_rest() {
+    let both = format!(
+        "Two files.\n{}\n{}",
+        tool("write_to_file", &[("path", "a.txt"), ("content", "one")]),
+        tool("write_to_file", &[("path", "b.txt"), ("content", "two")])
+    );
+    // Approved (under --yolo): both run, their results follow each other.
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic(&both), anthropic(&completion("ok"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "xml", &["write both"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(ws.path().join("a.txt").exists() && ws.path().join("b.txt").exists(), "{}", r.all());
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(m[1]["content"], both, "the reply is kept whole");
+    let next = m[2]["content"][0]["text"].as_str().unwrap();
+    let a = next.find("[write_to_file for 'a.txt'] Result:").expect(next);
+    let b = next.find("[write_to_file for 'b.txt'] Result:").expect(next);
+    assert!(a < b && next.find("<environment_details>").unwrap() > b, "{next}");
+    // Refused: the first is denied, the second skipped.
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic(&both), anthropic(&completion("ok"))]);
+    let url = server.anthropic_url();
+    let args = [
+        "--no-save",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &url,
+        "--model",
+        "claude-test",
+        "--tool-calls",
+        "xml",
+        "t",
+    ];
+    let r = run_interactive(ws.path(), &args, b"n\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("a.txt").exists() && !ws.path().join("b.txt").exists(), "{}", r.all());
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let next = m[2]["content"][0]["text"].as_str().unwrap();
+    assert!(next.contains("The user denied this operation."), "{next}");
+    assert!(
+        next.contains("Skipping tool due to user rejecting a previous tool. [write_to_file for 'b.txt']"),
+        "{next}"
+    );
+}
+
+#[test]
+fn the_first_request_carries_clines_settings_and_a_reasoning_model_gets_max_completion_tokens() {
+    let ws = tempfile::tempdir().unwrap();
+    let server =
+        Server::start(vec![native::openai("", "", &[call("c1", "attempt_completion", &[r#"{"result":"ok"}"#])], 7)]);
+    let url = server.openai_url();
+    let args = ["--provider", "openai", "--base-url", &url, "--model", "gpt-5", "--yolo", "--max-tokens", "1000", "t"];
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "accepted by a server that refuses what OpenAI refuses: {}", r.all());
+    let body = &server.requests()[0].body;
+    assert_eq!(body["messages"][0]["role"], "developer");
+    assert_eq!((body.get("max_tokens"), body.get("temperature")), (None, None));
+    assert_eq!(body["max_completion_tokens"], 1000);
+}
+
+#[test]
+fn the_scripted_server_refuses_the_settings_the_real_apis_refuse() {
+    let reasoning = json!({"model": "gpt-5", "max_tokens": 100, "messages": [{"role": "user", "content": "t"}]});
+    let e = native::check("/v1/chat/completions", &reasoning).expect("refused");
+    assert!(e["error"]["message"].as_str().unwrap().contains("Use 'max_completion_tokens' instead"));
+    let temp = json!({"model": "o3", "temperature": 0, "messages": []});
+    assert!(native::check("/v1/chat/completions", &temp).is_some());
+    let ok = json!({"model": "gpt-4o", "max_tokens": 100, "temperature": 0, "messages": []});
+    assert!(native::check("/v1/chat/completions", &ok).is_none());
+    let thinking = json!({"model": "claude", "max_tokens": 64000, "temperature": 0,
+        "thinking": {"type": "enabled", "budget_tokens": 2048}, "messages": []});
+    assert!(native::check("/v1/messages", &thinking).is_some(), "no temperature with thinking");
+    let forced = json!({"model": "claude", "max_tokens": 64000, "tools": [{"name": "x"}], "tool_choice": {"type": "any"},
+        "thinking": {"type": "enabled", "budget_tokens": 2048}, "messages": []});
+    assert!(native::check("/v1/messages", &forced).is_some(), "no forced tool use with thinking");
 }

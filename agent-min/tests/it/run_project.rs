@@ -77,7 +77,7 @@ fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
 }
 
 fn system(req: &Req) -> String {
-    req.body["system"].as_str().expect("system prompt").to_string()
+    req.body["system"][0]["text"].as_str().expect("system prompt").to_string()
 }
 
 /// The custom-instructions part of a system prompt.

@@ -107,8 +107,8 @@ fn kill_9_mid_stream_then_resume_completes_with_nothing_lost() {
         let checkpoint = f.starts_with(state.path().join("checkpoints"));
         assert!(checkpoint || f.extension().is_some_and(|e| e == "json"), "leftover {}", f.display());
     }
-    assert!(task["messages"][5]["content"].as_str().unwrap().contains("write_to_file"));
-    let r2 = task["messages"][4]["content"].as_str().unwrap();
+    assert!(text_of(&task["messages"][5]["content"]).contains("write_to_file"));
+    let r2 = text_of(&task["messages"][4]["content"]);
     assert!(r2.contains("Output:\nkey=") && !r2.contains("key=[REDACTED]"), "{r2}");
     assert!(!out.lock().unwrap().contains(KEY), "the key is in the --json output");
 
@@ -142,8 +142,8 @@ fn kill_9_mid_stream_then_resume_completes_with_nothing_lost() {
     assert_eq!(after[..before.len() - 1], before[..before.len() - 1]);
     // …the message the killed request was answering is there, followed by Cline's resumption
     // notice; the half-streamed reply is not.
-    let last = after.last().unwrap()["content"].as_str().unwrap();
-    let unanswered = before.last().unwrap()["content"].as_str().unwrap();
+    let last = text_of(&after.last().unwrap()["content"]);
+    let unanswered = text_of(&before.last().unwrap()["content"]);
     assert!(last.starts_with(unanswered.trim_end()), "{last}");
     assert!(
         last.contains("[TASK RESUMPTION] This task was interrupted just now. It may or may not be complete"),
@@ -156,7 +156,7 @@ fn kill_9_mid_stream_then_resume_completes_with_nothing_lost() {
         )),
         "{last}"
     );
-    assert!(!after.iter().any(|m| m["content"].as_str().unwrap().contains("halfway")));
+    assert!(!after.iter().any(|m| text_of(&m["content"]).contains("halfway")));
 
     let saved = saved_tasks(state.path());
     assert_eq!(saved[0]["status"], "completed");
@@ -198,7 +198,7 @@ fn resume_last_continues_a_task_stopped_by_a_limit() {
     assert_eq!(reqs.len(), 3);
     let msgs = reqs[2].body["messages"].as_array().unwrap();
     assert_eq!(msgs.len(), 5);
-    let last = msgs[4]["content"].as_str().unwrap();
+    let last = text_of(&msgs[4]["content"]);
     assert!(last.starts_with("[list_files for '.'] Result:"), "{last}");
     assert!(last.contains("[TASK RESUMPTION]"));
     assert_eq!(reqs[2].header("x-api-key"), Some(KEY));
@@ -264,7 +264,7 @@ fn ctrl_c_during_a_command_keeps_the_answered_request_and_resume_does_not_ask_it
     assert_eq!(task["turns"], 1);
     let messages = task["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 2, "{messages:?}");
-    assert!(messages[1]["content"].as_str().unwrap().contains("<execute_command>"));
+    assert!(text_of(&messages[1]["content"]).contains("<execute_command>"));
     let h = run_cmd("history", ws.path(), &["--state-dir", &state_dir], &[], LIMIT);
     assert!(h.stdout.contains(" interrupted ") && h.stdout.contains("  1 req "), "{}", h.stdout);
 

@@ -131,8 +131,14 @@ fn fixture(name: &str) -> String {
 }
 
 /// The settings of Cline's snapshot test.
-const CLINE_TEST_ENV: Env<'static> =
-    Env { cwd: "/test/project", os: "macOS", ide: "TestIde", shell: "/bin/zsh", home: "/Users/tester" };
+const CLINE_TEST_ENV: Env<'static> = Env {
+    cwd: "/test/project",
+    os: "macOS",
+    ide: "TestIde",
+    shell: "/bin/zsh",
+    home: "/Users/tester",
+    parallel_tool_calls: true,
+};
 
 fn check(family: Family, snapshot: &str) {
     let snapshot = fixture(snapshot);

@@ -122,11 +122,27 @@ struct Setup {
     state: tempfile::TempDir,
     max_mistakes: u32,
     timeout: Option<Duration>,
+    /// The native dialect (else XML).
+    native: bool,
+    /// `--one-tool-per-reply`.
+    one_tool: bool,
 }
 
 impl Setup {
     fn new() -> Setup {
-        Setup { ws: tempfile::tempdir().unwrap(), state: tempfile::tempdir().unwrap(), max_mistakes: 3, timeout: None }
+        Setup {
+            ws: tempfile::tempdir().unwrap(),
+            state: tempfile::tempdir().unwrap(),
+            max_mistakes: 3,
+            timeout: None,
+            native: false,
+            one_tool: false,
+        }
+    }
+
+    /// With `--one-tool-per-reply` (Cline's parallel tool calling off).
+    fn one_tool() -> Setup {
+        Setup { one_tool: true, ..Setup::new() }
     }
 
     fn store(&self) -> Store {
@@ -196,7 +212,8 @@ fn run(setup: &Setup, steps: Vec<Step>, saved: Option<Record>) -> Ran {
         retry_delay: Duration::ZERO,
         max_retries: 0,
         command_timeout: Duration::from_secs(30),
-        dialect: agent_min::run::dialect::of(false),
+        dialect: agent_min::run::dialect::of(setup.native),
+        one_tool_per_reply: setup.one_tool,
     };
     let task = Task::new(settings, Box::new(transport), ws, Term::to_writer(Box::new(shown.clone())), around);
     let end = match saved {
@@ -234,8 +251,8 @@ const TWO_WRITES: &str = "<write_to_file>\n<path>a.txt</path>\n<content>\none\n<
                           <write_to_file>\n<path>b.txt</path>\n<content>\ntwo\n</content>\n</write_to_file>";
 
 #[test]
-fn of_two_tool_calls_in_one_delta_only_the_first_runs_and_the_model_is_told() {
-    let s = Setup::new();
+fn with_one_tool_per_reply_of_two_tool_calls_in_one_delta_only_the_first_runs_and_the_model_is_told() {
+    let s = Setup::one_tool();
     let r = run(&s, vec![reply_in(TWO_WRITES, usize::MAX, StopReason::EndTurn), reply(DONE)], None);
     assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
     assert_eq!(read(s.ws.path(), "a.txt").as_deref(), Some("one"));
@@ -249,8 +266,8 @@ fn of_two_tool_calls_in_one_delta_only_the_first_runs_and_the_model_is_told() {
 }
 
 #[test]
-fn of_two_tool_calls_streamed_the_first_ends_the_reply_and_the_second_is_never_read() {
-    let s = Setup::new();
+fn with_one_tool_per_reply_of_two_tool_calls_streamed_the_first_ends_the_reply_and_the_second_is_never_read() {
+    let s = Setup::one_tool();
     let r = run(&s, vec![reply(TWO_WRITES), reply(DONE)], None);
     assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
     assert_eq!(read(s.ws.path(), "a.txt").as_deref(), Some("one"));
@@ -262,6 +279,85 @@ fn of_two_tool_calls_streamed_the_first_ends_the_reply_and_the_second_is_never_r
     assert!(!assistant.content.contains("b.txt"), "{}", assistant.content);
     let calls: Vec<&Value> = r.events_of("tool_call").into_iter().filter(|e| e["partial"] == false).collect();
     assert_eq!(calls.len(), 2, "the first write and the completion: {calls:?}");
+}
+
+#[test]
+fn two_tool_calls_in_one_reply_both_run_in_order_each_with_its_own_result() {
+    let s = Setup::new();
+    let r = run(&s, vec![reply(TWO_WRITES), reply(DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(read(s.ws.path(), "a.txt").as_deref(), Some("one"));
+    assert_eq!(read(s.ws.path(), "b.txt").as_deref(), Some("two"), "the second call runs too");
+    // The reply is kept whole (Cline does not cut the stream when several calls may run).
+    let assistant = &r.requests[1][r.requests[1].len() - 2];
+    assert_eq!(assistant.content, TWO_WRITES);
+    let next = r.user(2);
+    let (a, b) = (next.find("[write_to_file for 'a.txt'] Result:"), next.find("[write_to_file for 'b.txt'] Result:"));
+    assert!(matches!((a, b), (Some(a), Some(b)) if a < b), "both results, in order: {next}");
+    assert!(!next.contains("was not executed"), "{next}");
+    let ids: Vec<&str> = r.events_of("tool_result").iter().map(|e| e["call_id"].as_str().unwrap_or_default()).collect();
+    assert_eq!(ids, ["call_1", "call_1_2", "call_2"], "each call its own id");
+}
+
+/// A native reply: `calls` as (id, tool, JSON arguments), then the stop and usage.
+fn native_reply(calls: &[(&str, &str, &str)]) -> Step {
+    use agent_min::run::llm::BlockDelta;
+    let mut deltas = vec![Delta::Text("On it.".into())];
+    for (index, (id, name, args)) in calls.iter().enumerate() {
+        deltas.push(Delta::Block(BlockDelta::ToolCall {
+            index,
+            id: Some(id.to_string()),
+            name: Some(name.to_string()),
+            arguments: args.to_string(),
+        }));
+    }
+    deltas.push(Delta::Stop(StopReason::EndTurn));
+    deltas.push(Delta::Usage(Usage { input: 100, output: 20, cache_read: 0, cache_write: 0 }));
+    Step::Reply(deltas)
+}
+
+const NATIVE_TWO_WRITES: &[(&str, &str, &str)] = &[
+    ("toolu_a", "write_to_file", r#"{"absolutePath":"a.txt","content":"one"}"#),
+    ("toolu_b", "write_to_file", r#"{"absolutePath":"b.txt","content":"two"}"#),
+];
+
+const NATIVE_DONE: &[(&str, &str, &str)] = &[("toolu_z", "attempt_completion", r#"{"result":"done"}"#)];
+
+/// The native calls of the assistant message before request `n`'s last message: (id, answer).
+fn answers(r: &Ran, n: usize) -> Vec<(String, Option<String>)> {
+    let msgs = &r.requests[n - 1];
+    let assistant = &msgs[msgs.len() - 2];
+    let calls = assistant.parts.iter().filter_map(|p| match p {
+        agent_min::run::llm::Part::ToolUse(t) => Some((t.id.clone(), t.answer.clone())),
+        _ => None,
+    });
+    calls.collect()
+}
+
+#[test]
+fn two_native_calls_in_one_reply_both_run_and_each_id_gets_its_own_result() {
+    let s = Setup { native: true, ..Setup::new() };
+    let r = run(&s, vec![native_reply(NATIVE_TWO_WRITES), native_reply(NATIVE_DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(read(s.ws.path(), "a.txt").as_deref(), Some("one"));
+    assert_eq!(read(s.ws.path(), "b.txt").as_deref(), Some("two"));
+    let got = answers(&r, 2);
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].0, "toolu_a");
+    assert!(got[0].1.as_deref().unwrap().starts_with("[write_to_file for 'a.txt'] Result:"), "{got:?}");
+    assert_eq!(got[1].0, "toolu_b");
+    assert!(got[1].1.as_deref().unwrap().starts_with("[write_to_file for 'b.txt'] Result:"), "{got:?}");
+}
+
+#[test]
+fn with_one_tool_per_reply_a_second_native_call_is_answered_with_clines_text() {
+    let s = Setup { native: true, ..Setup::one_tool() };
+    let r = run(&s, vec![native_reply(NATIVE_TWO_WRITES), native_reply(NATIVE_DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(read(s.ws.path(), "a.txt").as_deref(), Some("one"));
+    assert_eq!(read(s.ws.path(), "b.txt"), None, "the second call must not run");
+    let got = answers(&r, 2);
+    assert_eq!(got[1].1.as_deref(), Some(prompt::tool_already_used("write_to_file").as_str()));
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! Tokens and cost: per request and in total, priced from `--price-*` flags or a small built-in
-//! table of well-known models.
+//! Tokens and cost: per request and in total, priced from `--price-*` flags or Cline's model
+//! facts (`llm/models.rs`).
 //!
 //! Prices are US dollars per million tokens. How a request's usage is priced depends on the wire
 //! format: Anthropic reports `input_tokens` *without* the cached part (cache reads and writes come
@@ -42,43 +42,20 @@ pub struct Totals {
     pub estimated_requests: u32,
 }
 
-/// The built-in table: (model name fragment, input, output, cache read, cache write). The first
-/// fragment contained in the (lower-cased) model name wins, so longer names come first.
-const TABLE: &[(&str, f64, f64, f64, f64)] = &[
-    ("claude-opus-4-5", 5.0, 25.0, 0.50, 6.25),
-    ("claude-opus-4.5", 5.0, 25.0, 0.50, 6.25),
-    ("claude-opus-4", 15.0, 75.0, 1.50, 18.75),
-    ("claude-sonnet-4", 3.0, 15.0, 0.30, 3.75),
-    ("claude-3-7-sonnet", 3.0, 15.0, 0.30, 3.75),
-    ("claude-3-5-sonnet", 3.0, 15.0, 0.30, 3.75),
-    ("claude-haiku-4-5", 1.0, 5.0, 0.10, 1.25),
-    ("claude-haiku-4.5", 1.0, 5.0, 0.10, 1.25),
-    ("claude-3-5-haiku", 0.80, 4.0, 0.08, 1.0),
-    ("gpt-4.1-nano", 0.10, 0.40, 0.025, 0.10),
-    ("gpt-4.1-mini", 0.40, 1.60, 0.10, 0.40),
-    ("gpt-4.1", 2.0, 8.0, 0.50, 2.0),
-    ("gpt-4o-mini", 0.15, 0.60, 0.075, 0.15),
-    ("gpt-4o", 2.50, 10.0, 1.25, 2.50),
-    ("gpt-5-nano", 0.05, 0.40, 0.005, 0.05),
-    ("gpt-5-mini", 0.25, 2.0, 0.025, 0.25),
-    ("gpt-5", 1.25, 10.0, 0.125, 1.25),
-    ("o4-mini", 1.10, 4.40, 0.275, 1.10),
-    ("o3", 2.0, 8.0, 0.50, 2.0),
-];
-
-/// Built-in prices for a model: the table above, or free for a local Ollama model. `None` when
-/// the model is unknown (its cost is then not reported unless prices are given with flags).
+/// Built-in prices for a model: Cline's, from the generated model facts
+/// ([`crate::run::llm::models`]), or free for a local Ollama model. `None` when Cline's tables do
+/// not price the model (its cost is then not reported unless prices are given with flags). A
+/// price Cline leaves out (OpenAI's cache writes) is 0, as Cline's cost functions count it.
 pub(crate) fn builtin(provider: Provider, model: &str) -> Option<Prices> {
     if provider == Provider::Ollama {
         return Some(Prices { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0 });
     }
-    let m = model.to_ascii_lowercase();
-    let name = m.rsplit('/').next().unwrap_or(&m); // OpenRouter: "anthropic/claude-…"
-    TABLE.iter().find(|row| name.starts_with(row.0)).map(|&(_, input, output, cache_read, cache_write)| Prices {
-        input,
-        output,
-        cache_read,
-        cache_write,
+    let f = crate::run::llm::models::lookup(provider, model).facts;
+    Some(Prices {
+        input: f.input_price?,
+        output: f.output_price?,
+        cache_read: f.cache_reads_price.unwrap_or(0.0),
+        cache_write: f.cache_writes_price.unwrap_or(0.0),
     })
 }
 
@@ -229,7 +206,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn table_matches_longest_names_first_and_openrouter_prefixes() {
+    fn prices_come_from_clines_model_facts_and_openrouter_names() {
         let p = builtin(Provider::Anthropic, "claude-sonnet-4-5").unwrap();
         assert_eq!((p.input, p.output), (3.0, 15.0));
         let p = builtin(Provider::OpenAi, "anthropic/claude-opus-4.5").unwrap();
@@ -271,5 +248,77 @@ mod tests {
         assert_eq!((b.usage, b.requests, b.estimated), (a.usage, 1, 1));
         assert!((b.cost - round(a.cost)).abs() < 1e-12);
         assert_eq!(b.run_cost, 0.0, "a restored total is not this run's spending");
+    }
+}
+
+/// A 10-turn task priced from the usage the servers report, decoded from their own wire
+/// formats, with and without prompt caching.
+#[cfg(test)]
+mod ten_turns {
+    use super::*;
+    use crate::run::llm::providers::{Decoder, Provider};
+    use crate::run::llm::Delta;
+
+    /// The usage one reply reports, decoded from the server's SSE bytes.
+    fn decoded(p: Provider, sse: &str) -> Usage {
+        let mut d = Decoder::new(p);
+        let mut out = d.push(sse.as_bytes());
+        out.extend(d.finish());
+        out.iter().rev().find_map(|x| if let Delta::Usage(u) = x { Some(*u) } else { None }).expect("a usage")
+    }
+
+    /// Turn `k` (0-based): a 12,000-token prompt (system + tools) plus 3,000 tokens per earlier
+    /// turn, 400 output tokens; with caching everything before the newest user message is read
+    /// from the cache and the newest 3,000 are written (Anthropic), or read (OpenAI: automatic).
+    fn task_cost(p: Provider, model: &str, cached: bool) -> (f64, Usage) {
+        let prices = builtin(p, model).unwrap();
+        let mut acct = Accounting::new(Some(prices), cache_in_prompt(Some(p)));
+        for k in 0..10u64 {
+            let prompt = 12_000 + 3_000 * k;
+            let (read, write) = match (cached, k) {
+                (false, _) => (0, 0),
+                (true, 0) => (0, prompt),
+                (true, _) => (prompt - 3_000, 3_000),
+            };
+            let sse = match p {
+                Provider::Anthropic => format!(
+                    "event: message_start\ndata: {{\"type\":\"message_start\",\"message\":{{\"usage\":{{\"input_tokens\":{},\"output_tokens\":1,\"cache_creation_input_tokens\":{write},\"cache_read_input_tokens\":{read}}}}}}}\n\n\
+                     event: message_delta\ndata: {{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":\"end_turn\"}},\"usage\":{{\"output_tokens\":400}}}}\n\n",
+                    prompt - read - write
+                ),
+                _ => format!(
+                    "data: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":{prompt},\"completion_tokens\":400,\"prompt_tokens_details\":{{\"cached_tokens\":{}}}}}}}\n\ndata: [DONE]\n\n",
+                    if cached { read } else { 0 }
+                ),
+            };
+            acct.record(&decoded(p, &sse), false);
+        }
+        (acct.cost, acct.usage)
+    }
+
+    #[test]
+    fn caching_cuts_the_cost_of_a_ten_turn_task() {
+        for (p, model) in [
+            (Provider::Anthropic, "claude-sonnet-4-5"),
+            (Provider::Anthropic, "claude-3-7-sonnet-20250219"),
+            (Provider::OpenAi, "gpt-5"),
+            (Provider::OpenAi, "gpt-4o"),
+        ] {
+            let (plain, u0) = task_cost(p, model, false);
+            let (cached, u1) = task_cost(p, model, true);
+            println!(
+                "{model}: 10 turns without caching ${plain:.4} ({} in, {} out); with caching ${cached:.4} (cache read {}, cache write {})",
+                u0.input, u0.output, u1.cache_read, u1.cache_write
+            );
+            assert!(u1.cache_read > 0, "{model}: the cache reads are read back");
+            assert!(cached < plain * 0.65, "{model}: {cached} vs {plain}");
+        }
+        // The arithmetic, for claude-sonnet-4-5 ($3 in, $15 out, $0.30 read, $3.75 write):
+        // without caching 255,000 × $3 + 4,000 × $15 per million.
+        let (plain, _) = task_cost(Provider::Anthropic, "claude-sonnet-4-5", false);
+        assert!((plain - (0.765 + 0.06)).abs() < 1e-9, "{plain}");
+        // with caching 216,000 read × $0.30 + 39,000 written × $3.75 + 4,000 × $15.
+        let (cached, _) = task_cost(Provider::Anthropic, "claude-sonnet-4-5", true);
+        assert!((cached - (0.0648 + 0.14625 + 0.06)).abs() < 1e-9, "{cached}");
     }
 }

@@ -20,25 +20,13 @@ pub(crate) const DUPLICATE_READ_NOTICE: &str = "[[NOTE] This file read has been 
 /// (v4.0.10's `formatResponse.contextTruncationNotice`).
 pub(crate) const TRUNCATION_NOTICE: &str = "[NOTE] Some previous conversation history with the user has been removed to maintain optimal context window length. The initial user task has been retained for continuity, while intermediate conversation history has been removed. Keep this in mind as you continue assisting the user. Pay special attention to the user's latest messages.";
 
-/// A sensible context window when `--context-window` is not given.
+/// The context window when `--context-window` is not given: Cline's model facts (`llm/models.rs`),
+/// Cline's 128,000 for a model it does not know, Ollama's `num_ctx`.
 pub(crate) fn default_window(provider: Option<Provider>, model: &str, num_ctx: u32) -> u64 {
-    if provider == Some(Provider::Ollama) {
-        return u64::from(num_ctx);
-    }
-    let m = model.to_ascii_lowercase();
-    let m = m.rsplit('/').next().unwrap_or(&m);
-    if m.starts_with("claude") {
-        200_000
-    } else if m.starts_with("gpt-4.1") {
-        1_047_576
-    } else if m.starts_with("gpt-5") {
-        400_000
-    } else if m.starts_with("o3") || m.starts_with("o4") {
-        200_000
-    } else if m.contains("deepseek") {
-        64_000
-    } else {
-        128_000 // gpt-4o and most hosted models; pass --context-window for a local server
+    match provider {
+        Some(Provider::Ollama) => u64::from(num_ctx),
+        Some(p) => crate::run::llm::models::lookup(p, model).facts.context_window.unwrap_or(128_000),
+        None => 128_000,
     }
 }
 
@@ -264,7 +252,8 @@ mod tests {
         assert_eq!(default_window(Some(Provider::OpenAi), "anthropic/claude-opus-4.5", 0), 200_000);
         assert_eq!(default_window(Some(Provider::OpenAi), "gpt-4.1-mini", 0), 1_047_576);
         assert_eq!(default_window(Some(Provider::OpenAi), "gpt-4o", 0), 128_000);
-        assert_eq!(default_window(Some(Provider::OpenAi), "deepseek-chat", 0), 64_000);
+        assert_eq!(default_window(Some(Provider::OpenAi), "deepseek-chat", 0), 128_000);
+        assert_eq!(default_window(Some(Provider::OpenAi), "some-local-model", 0), 128_000);
         assert_eq!(default_window(Some(Provider::Ollama), "qwen2.5-coder:7b", 16_384), 16_384);
     }
 

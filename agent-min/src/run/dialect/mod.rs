@@ -25,8 +25,8 @@ pub trait Dialect: std::fmt::Debug + Sync {
     fn name(&self) -> &'static str;
 
     /// The system prompt for `provider`'s `model` in workspace `cwd`, before the project's
-    /// rules and the MCP servers.
-    fn system_prompt(&self, provider: &str, model: &str, cwd: &str) -> String;
+    /// rules and the MCP servers; `parallel_tool_calls`: several calls per reply may run.
+    fn system_prompt(&self, provider: &str, model: &str, cwd: &str, parallel_tool_calls: bool) -> String;
 
     /// Adds what the MCP servers bring to a built prompt (nothing without servers).
     fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub);
@@ -34,7 +34,8 @@ pub trait Dialect: std::fmt::Debug + Sync {
     /// Before each request: the tool definitions the transport sends (none in XML).
     fn offer_tools(&self, transport: &mut dyn Transport, hub: &mut Hub, cwd: &str, term: &mut Term);
 
-    /// Streams one reply and reads its text and first complete call.
+    /// Streams one reply and reads its text and complete calls (only the first with
+    /// `screen.one_tool`).
     fn read_reply(
         &self,
         transport: &mut dyn Transport,

@@ -34,8 +34,8 @@ impl Dialect for Native {
         "native"
     }
 
-    fn system_prompt(&self, provider: &str, model: &str, cwd: &str) -> String {
-        native::system(super::system::system(provider, model, cwd))
+    fn system_prompt(&self, provider: &str, model: &str, cwd: &str, parallel_tool_calls: bool) -> String {
+        native::system(super::system::system(provider, model, cwd, parallel_tool_calls))
     }
 
     fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub) {

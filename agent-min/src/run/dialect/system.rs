@@ -17,8 +17,9 @@ pub fn render(family: Family, env: &Env<'_>) -> String {
         .replace("{{home}}", env.home)
 }
 
-/// The system prompt for this run: the model's family, this machine, workspace `cwd`.
-pub(crate) fn system(provider: &str, model: &str, cwd: &str) -> String {
+/// The system prompt for this run: the model's family, this machine, workspace `cwd`, and
+/// whether several tools may be called per reply.
+pub(crate) fn system(provider: &str, model: &str, cwd: &str, parallel_tool_calls: bool) -> String {
     let os = match std::env::consts::OS {
         "linux" => "Linux",
         "macos" => "macOS",
@@ -27,6 +28,6 @@ pub(crate) fn system(provider: &str, model: &str, cwd: &str) -> String {
     let home = std::env::var("HOME").unwrap_or_default();
     render(
         crate::run::prompt::system::family(provider, model),
-        &Env { cwd, os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home },
+        &Env { cwd, os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home, parallel_tool_calls },
     )
 }

@@ -17,8 +17,8 @@ impl Dialect for Xml {
         "xml"
     }
 
-    fn system_prompt(&self, provider: &str, model: &str, cwd: &str) -> String {
-        super::system::system(provider, model, cwd)
+    fn system_prompt(&self, provider: &str, model: &str, cwd: &str, parallel_tool_calls: bool) -> String {
+        super::system::system(provider, model, cwd, parallel_tool_calls)
     }
 
     fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub) {

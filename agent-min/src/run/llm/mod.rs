@@ -11,6 +11,7 @@
 
 pub(crate) mod curl;
 pub(crate) mod http;
+pub(crate) mod models;
 pub mod providers;
 pub mod sse;
 pub(crate) mod tool_specs;

@@ -1,16 +1,17 @@
 //! One streamed reply in the native dialect: text shown as it comes, reasoning shown dimmed and
 //! kept (with Anthropic's signatures), and the streamed tool calls assembled into the same
 //! [`Call`] the XML path produces — partial `tool_call` events while the first call's
-//! arguments stream, then one complete call. The whole reply is read (parallel calls and the
-//! final usage come at its end); the first call is the one that runs, and every further call
-//! gets Cline's `toolAlreadyUsed` as its result.
+//! arguments stream, then one event per complete call. The whole reply is read (parallel calls
+//! and the final usage come at its end); every call runs in order, or, with
+//! `--one-tool-per-reply`, the first one does and every further call gets Cline's
+//! `toolAlreadyUsed` as its result.
 
-use crate::run::llm::{ApiError, BlockDelta, Delta, Flow, Message, Part, ToolUsePart, Transport};
+use crate::run::llm::{ApiError, BlockDelta, Delta, Flow, Message, Part, StopReason, ToolUsePart, Transport};
 use crate::run::native::args::{self, Args, Invalid};
 use crate::run::native::mcp_call;
 use crate::run::native::thinking_tags::ThinkingTags;
 use crate::run::prompt;
-use crate::run::reply::{call_id, reply_too_long, Reply, Screen, MAX_REPLY_TEXT};
+use crate::run::reply::{call_id, reply_too_long, Planned, Reply, Screen, MAX_REPLY_TEXT};
 use crate::run::tools::{self, Call};
 use crate::run::ui::term::visible;
 
@@ -103,7 +104,7 @@ pub fn read_reply(
                 if let Some((name, params)) = a.call(index, id, name, &arguments) {
                     let mcp = mcp_call::params(&name, &args::object_text(&params));
                     let (name, params) = mcp.map_or((name, params), |p| ("use_mcp_tool".to_string(), p));
-                    screen.events.tool_call(screen.turn, &call_id(screen.turn), &name, &params, true);
+                    screen.events.tool_call(screen.turn, &call_id(screen.turn, 0), &name, &params, true);
                 }
             }
             Delta::Usage(u) => reply.usage = u,
@@ -230,8 +231,9 @@ impl Assembly {
         Some((first.name.clone(), first.args.params().to_vec()))
     }
 
-    /// Turns the streamed calls into the reply: the first one runs (or is reported cut off or
-    /// invalid); all of them go into history, each with an id.
+    /// Turns the streamed calls into the reply: every valid call runs in order (only the first
+    /// with `--one-tool-per-reply`), one cut off or invalid is answered with why; all of them
+    /// go into history, each with an id.
     fn finish(mut self, reply: &mut Reply, screen: &mut Screen<'_>) {
         let mut parts = std::mem::take(&mut self.thinking);
         for (n, c) in self.calls.iter().enumerate() {
@@ -249,26 +251,39 @@ impl Assembly {
                 (Ok(params), None) => args::object_text(params),
                 (Err(_), None) => args::object_text(c.args.params()),
             };
-            let answer = (n > 0).then(|| prompt::tool_already_used(mcp_call::tool_name(&name)));
-            if n == 0 {
+            // With one tool per reply, a further call is answered with Cline's toolAlreadyUsed;
+            // otherwise every valid call runs, and one that cannot is answered here with why.
+            let one_tool_extra = screen.one_tool && n > 0;
+            let mut answer = one_tool_extra.then(|| prompt::tool_already_used(mcp_call::tool_name(&name)));
+            if !one_tool_extra {
                 match outcome {
                     Ok(params) => {
                         let call = mcp.unwrap_or_else(|| to_call(&name, params));
                         screen.events.tool_call(
                             screen.turn,
-                            &call_id(screen.turn),
+                            &call_id(screen.turn, n),
                             &call.name,
                             &call.trimmed_params(),
                             false,
                         );
-                        reply.tool = Some(call);
+                        reply.calls.push(Planned { call, n });
                     }
-                    Err(Invalid::Incomplete) => reply.open_tool = Some(mcp_call::tool_name(&name).to_string()),
+                    Err(Invalid::Incomplete) => {
+                        let shown = mcp_call::tool_name(&name).to_string();
+                        if !screen.one_tool {
+                            answer = Some(prompt::truncated_tool(&shown, reply.stop == Some(StopReason::MaxTokens)));
+                        }
+                        reply.open_tool.get_or_insert(shown);
+                    }
                     Err(Invalid::Malformed(why)) => {
                         screen.term.warn(&format!(
                             "The model's {name} call has invalid JSON arguments ({why}); it was not executed."
                         ));
-                        reply.invalid_call = Some(tools::tool_error(&super::invalid_arguments(&name, &why)));
+                        let text = tools::tool_error(&super::invalid_arguments(&name, &why));
+                        if !screen.one_tool {
+                            answer = Some(text.clone());
+                        }
+                        reply.invalid_call.get_or_insert(text);
                     }
                 }
             }

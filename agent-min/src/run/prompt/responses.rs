@@ -173,6 +173,10 @@ pub fn tool_already_used(name: &str) -> String {
     )
 }
 
+/// Cline's result for a call after one the person refused in the same reply (`ToolExecutor`,
+/// `didRejectTool`), followed by the call's description.
+pub(crate) const SKIPPED_AFTER_REJECTION: &str = "Skipping tool due to user rejecting a previous tool.";
+
 /// Cline's note appended to a reply that was cut short because a tool closed.
 pub const INTERRUPTED_BY_TOOL: &str = "[Response interrupted by a tool use result. Only one tool may be used at a time and should be placed at the end of the message.]";
 

@@ -38,6 +38,9 @@ pub struct Env<'a> {
     pub shell: &'a str,
     /// `Home Directory:`.
     pub home: &'a str,
+    /// Whether several tool calls may be made in one reply (Cline's `enableParallelToolCalling`,
+    /// off with `--one-tool-per-reply`): a variant whose text depends on it reads it here.
+    pub parallel_tool_calls: bool,
 }
 
 /// Cline's choice of variant (`variants/*/config.ts` matchers, in registry order), for a
@@ -116,7 +119,7 @@ mod tests {
 
     #[test]
     fn places_are_all_filled() {
-        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h" };
+        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h", parallel_tool_calls: true };
         for f in [Family::Generic, Family::NextGen, Family::Gpt5] {
             let s = render(f, &env);
             assert!(!s.contains("{{"), "{f:?}");

@@ -314,7 +314,7 @@ mod tests {
 
         // Listed: the XML prompt's `# Tools`, before the examples; the native definitions; the
         // tools named to a model that calls an unknown one.
-        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h" };
+        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h", parallel_tool_calls: true };
         let xml = render(Family::NextGen, &env);
         let at = xml.find("\n\n## touch_file\nDescription: Touch a file.").expect("in the XML prompt");
         assert!(at > xml.find("## attempt_completion").unwrap() && at < xml.find("# Tool Use Examples").unwrap());

@@ -51,7 +51,19 @@ impl Req {
     /// The content of the last message (the newest user message).
     pub fn last_user(&self) -> String {
         let msgs = self.body["messages"].as_array().expect("messages");
-        msgs.last().unwrap()["content"].as_str().unwrap().to_string()
+        text_of(&msgs.last().unwrap()["content"])
+    }
+}
+
+/// A message's text: the string, or its blocks' texts (a message marked for prompt caching
+/// goes as blocks) joined by blank lines.
+pub fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => {
+            blocks.iter().filter_map(|b| b["text"].as_str().or(b["content"].as_str())).collect::<Vec<_>>().join("\n\n")
+        }
+        other => panic!("not a message's content: {other}"),
     }
 }
 

@@ -187,7 +187,7 @@ pub fn ollama(text: &str, calls: &[(&str, Value)], chunk: usize) -> Resp {
 /// What the real API answers a request whose history breaks its rules, or `None`.
 pub fn check(path: &str, body: &Value) -> Option<Value> {
     let msgs = body.get("messages")?.as_array()?;
-    let problem = tool_name_problem(body).or_else(|| {
+    let problem = settings_problem(path, body).or_else(|| tool_name_problem(body)).or_else(|| {
         if path.ends_with("/v1/messages") {
             anthropic_problem(body, msgs)
         } else {
@@ -195,6 +195,47 @@ pub fn check(path: &str, body: &Value) -> Option<Value> {
         }
     });
     problem.map(|m| json!({"type":"error","error":{"type":"invalid_request_error","message":m}}))
+}
+
+/// The request settings the real APIs refuse, in their words: on OpenAI's reasoning models
+/// `max_tokens` and a temperature other than 1; on Anthropic's a temperature or forced tool use
+/// with thinking, `max_tokens` not above the thinking budget, `tool_choice` without tools, more
+/// than 4 `cache_control` marks.
+fn settings_problem(path: &str, body: &Value) -> Option<String> {
+    let model = body["model"].as_str().unwrap_or("");
+    if path.ends_with("/chat/completions") {
+        let reasoning = ["o1", "o3", "o4", "gpt-5"].iter().any(|p| model.starts_with(p)) && !model.contains("chat");
+        if reasoning && body.get("max_tokens").is_some() {
+            return Some("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.".into());
+        }
+        if reasoning && body.get("temperature").is_some_and(|t| t.as_f64() != Some(1.0)) {
+            return Some(format!("Unsupported value: 'temperature' does not support {} with this model. Only the default (1) value is supported.", body["temperature"]));
+        }
+        return None;
+    }
+    if !path.ends_with("/v1/messages") {
+        return None;
+    }
+    let thinking = body.pointer("/thinking/type").and_then(Value::as_str) == Some("enabled");
+    if thinking && body.get("temperature").is_some_and(|t| t.as_f64() != Some(1.0)) {
+        return Some("`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#important-considerations-when-using-extended-thinking".into());
+    }
+    let forced = matches!(body.pointer("/tool_choice/type").and_then(Value::as_str), Some("any") | Some("tool"));
+    if thinking && forced {
+        return Some("Thinking may not be enabled when tool_choice forces tool use.".into());
+    }
+    let budget = body.pointer("/thinking/budget_tokens").and_then(Value::as_u64).unwrap_or(0);
+    if thinking && body["max_tokens"].as_u64().unwrap_or(0) <= budget {
+        return Some("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size".into());
+    }
+    if body.get("tool_choice").is_some() && body.get("tools").is_none() {
+        return Some("tool_choice may only be specified while providing tools.".into());
+    }
+    let marks = body.to_string().matches("\"cache_control\"").count();
+    if marks > 4 {
+        return Some(format!("A maximum of 4 blocks with cache_control may be provided. Found {marks}."));
+    }
+    None
 }
 
 /// Both APIs refuse a function name that is not 1 to 64 of `[a-zA-Z0-9_-]`, in OpenAI's words.

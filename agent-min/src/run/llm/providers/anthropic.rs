@@ -7,34 +7,57 @@ use crate::run::llm::sse::SseEvent;
 use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Part, Role, StopReason, Usage};
 
-/// Builds the request.
+/// Builds the request as Cline's `AnthropicHandler.createMessage` does: `max_tokens` the
+/// model's `maxTokens` (or `--max-tokens`), `temperature: 0` unless thinking, and for a model
+/// that supports prompt caching the system prompt as a block marked `cache_control: ephemeral`,
+/// the last two user messages marked the same way (`sanitizeAnthropicMessages`) and
+/// `tool_choice: {"type": "any"}` when tools go out and thinking is off; for a model without it,
+/// `tool_choice: {"type": "auto"}` (sent only with tools: the API refuses it without).
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+    let cache = cfg.facts.supports_prompt_cache;
+    let users: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| m.role == Role::User).map(|(i, _)| i).collect();
+    let marked = &users[users.len().saturating_sub(2)..];
     let msgs: Vec<Value> = messages
         .iter()
         .enumerate()
         .map(|(i, m)| {
             let prev = i.checked_sub(1).map(|p| &messages[p]);
+            let mut content = content(prev, m);
+            if cache && marked.contains(&i) {
+                mark_last_block(&mut content);
+            }
             json!({
                 "role": if m.role == Role::User { "user" } else { "assistant" },
-                "content": content(prev, m),
+                "content": content,
             })
         })
         .collect();
-    // The thinking budget counts towards max_tokens, which must exceed it: --max-tokens stays
-    // what the reply itself may use.
-    let max_tokens = cfg.max_tokens.saturating_add(cfg.thinking_budget.unwrap_or(0));
-    let mut body = json!({
-        "model": cfg.model,
-        "max_tokens": max_tokens,
-        "system": system,
-        "messages": msgs,
-        "stream": true,
-    });
-    if let Some(tools) = &cfg.tools {
-        body["tools"] = tool_specs::anthropic(tools);
+    let mut max_tokens = cfg.max_tokens.or(cfg.facts.max_output()).unwrap_or(8192);
+    // The thinking budget counts towards max_tokens, which must exceed it.
+    if let Some(budget) = cfg.thinking_budget.filter(|&b| b >= max_tokens) {
+        max_tokens = budget.saturating_add(max_tokens);
     }
+    let thinking = cfg.thinking_budget.is_some();
+    let mut body = json!({"model": cfg.model});
     if let Some(budget) = cfg.thinking_budget {
         body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    }
+    body["max_tokens"] = json!(max_tokens);
+    if !thinking {
+        body["temperature"] = json!(0);
+    }
+    body["system"] = if cache {
+        json!([{"text": system, "type": "text", "cache_control": {"type": "ephemeral"}}])
+    } else {
+        json!([{"text": system, "type": "text"}])
+    };
+    body["messages"] = Value::Array(msgs);
+    body["stream"] = json!(true);
+    if let Some(tools) = &cfg.tools {
+        body["tools"] = tool_specs::anthropic(tools);
+        if !thinking {
+            body["tool_choice"] = if cache { json!({"type": "any"}) } else { json!({"type": "auto"}) };
+        }
     }
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
@@ -48,6 +71,20 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
         url: format!("{}/v1/messages", cfg.base_url.trim_end_matches('/')),
         headers,
         body: body.to_string().into_bytes(),
+    }
+}
+
+/// Cline's `addCacheControl`: `cache_control: ephemeral` on the last block of a message (a
+/// string becomes one text block), unless that block is thinking.
+fn mark_last_block(content: &mut Value) {
+    if let Value::String(text) = content {
+        *content = json!([{"type": "text", "text": text}]);
+    }
+    if let Some(last) = content.as_array_mut().and_then(|blocks| blocks.last_mut()) {
+        let ty = last.get("type").and_then(Value::as_str).unwrap_or("");
+        if ty != "thinking" && ty != "redacted_thinking" {
+            last["cache_control"] = json!({"type": "ephemeral"});
+        }
     }
 }
 
@@ -393,7 +430,8 @@ mod tests {
             model: "m".into(),
             base_url: "http://x/".into(),
             api_key: Some("sk-test".into()),
-            max_tokens: 100,
+            max_tokens: Some(100),
+            facts: Default::default(),
             num_ctx: 0,
             connect_timeout: 1,
             idle_timeout: 1,
@@ -405,7 +443,7 @@ mod tests {
         assert_eq!(r.url, "http://x/v1/messages");
         assert!(r.headers.contains(&("x-api-key".into(), "sk-test".into())));
         let body: Value = serde_json::from_slice(&r.body).unwrap();
-        assert_eq!(body["system"], "SYS");
+        assert_eq!(body["system"], json!([{"text": "SYS", "type": "text"}]));
         assert_eq!(body["stream"], true);
         assert_eq!(body["messages"][0]["content"], "hi");
         assert!(!String::from_utf8_lossy(&r.body).contains("sk-test"));

@@ -60,8 +60,10 @@ pub(crate) struct ApiConfig {
     pub base_url: String,
     /// API key, if any. Never printed.
     pub api_key: Option<String>,
-    /// Maximum output tokens per reply.
-    pub max_tokens: u32,
+    /// `--max-tokens`; `None`: each wire format's default, as Cline's providers have it.
+    pub max_tokens: Option<u32>,
+    /// What Cline's tables say of the model (`llm/models.rs`).
+    pub facts: crate::run::llm::models::Facts,
     /// Ollama's context window (`options.num_ctx`).
     pub num_ctx: u32,
     /// Seconds allowed to connect.
@@ -287,5 +289,137 @@ mod tests {
             }
             assert!(is_overflow(&last), "{p:?}: {last:?}");
         }
+    }
+}
+
+/// The first request of a native task for the four models of the default path, as Cline's
+/// providers build it: the settings part of each body.
+#[cfg(test)]
+mod first_request {
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::run::llm::models;
+    use crate::run::llm::tool_specs::Tools;
+
+    pub(crate) fn body(provider: Provider, model: &str, max_tokens: Option<u32>, thinking: Option<u32>) -> Value {
+        let cfg = ApiConfig {
+            provider,
+            model: model.into(),
+            base_url: "http://x".into(),
+            api_key: None,
+            max_tokens,
+            facts: models::lookup(provider, model).facts,
+            num_ctx: 0,
+            connect_timeout: 1,
+            idle_timeout: 1,
+            thinking_budget: thinking,
+            reasoning_effort: None,
+            tools: Some(Tools { builtin: crate::run::dialect::native::definitions(), extra: Vec::new() }),
+        };
+        let msgs = [Message::user("<task>\nt\n</task>\n\n<environment_details>\nE\n</environment_details>")];
+        serde_json::from_slice(&build_request(&cfg, "SYS", &msgs).body).unwrap()
+    }
+
+    /// The body without what is the same for every model (messages' text, tool definitions).
+    fn settings(mut b: Value) -> Value {
+        let o = b.as_object_mut().unwrap();
+        o.remove("tools");
+        o.remove("messages");
+        o.remove("system");
+        b
+    }
+
+    #[test]
+    fn claude_sonnet_4_5_as_clines_anthropic_provider() {
+        let b = body(Provider::Anthropic, "claude-sonnet-4-5", None, None);
+        assert_eq!(b["system"], json!([{"text": "SYS", "type": "text", "cache_control": {"type": "ephemeral"}}]));
+        assert_eq!(b["messages"][0]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
+        assert_eq!(
+            settings(b),
+            json!({"model": "claude-sonnet-4-5", "max_tokens": 64000, "temperature": 0, "stream": true,
+                   "tool_choice": {"type": "any"}})
+        );
+        // Thinking: no temperature, no forced tool use.
+        let t = settings(body(Provider::Anthropic, "claude-sonnet-4-5", None, Some(2048)));
+        assert_eq!(
+            t,
+            json!({"model": "claude-sonnet-4-5", "thinking": {"type": "enabled", "budget_tokens": 2048},
+                   "max_tokens": 64000, "stream": true})
+        );
+    }
+
+    #[test]
+    fn claude_3_7_sonnet_as_clines_anthropic_provider() {
+        let b = body(Provider::Anthropic, "claude-3-7-sonnet-20250219", None, None);
+        assert_eq!(b["system"][0]["cache_control"], json!({"type": "ephemeral"}));
+        assert_eq!(
+            settings(b),
+            json!({"model": "claude-3-7-sonnet-20250219", "max_tokens": 128000, "temperature": 0, "stream": true,
+                   "tool_choice": {"type": "any"}})
+        );
+    }
+
+    #[test]
+    fn gpt_5_as_clines_openai_compatible_provider() {
+        let b = body(Provider::OpenAi, "gpt-5", None, None);
+        assert_eq!(b["messages"][0], json!({"role": "developer", "content": "SYS"}));
+        assert_eq!(
+            settings(b),
+            json!({"model": "gpt-5", "reasoning_effort": "medium", "stream": true,
+                   "stream_options": {"include_usage": true}, "tool_choice": "auto", "parallel_tool_calls": false})
+        );
+        // --max-tokens on a reasoning model: the parameter the API takes for it.
+        let m = body(Provider::OpenAi, "gpt-5", Some(1000), None);
+        assert_eq!((m.get("max_tokens"), &m["max_completion_tokens"]), (None, &json!(1000)));
+    }
+
+    #[test]
+    fn gpt_4o_as_clines_openai_compatible_provider() {
+        let b = body(Provider::OpenAi, "gpt-4o", None, None);
+        assert_eq!(b["messages"][0], json!({"role": "system", "content": "SYS"}));
+        assert_eq!(
+            settings(b),
+            json!({"model": "gpt-4o", "temperature": 0, "stream": true, "stream_options": {"include_usage": true},
+                   "tool_choice": "auto", "parallel_tool_calls": false})
+        );
+    }
+
+    #[test]
+    fn openrouter_anthropic_models_are_marked_for_caching_as_cline_does() {
+        let b = body(Provider::OpenAi, "anthropic/claude-sonnet-4.5", None, None);
+        assert_eq!(b["messages"][0]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
+        assert_eq!(b["messages"][1]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
+        let plain = body(Provider::OpenAi, "gpt-4o", None, None);
+        assert!(!plain.to_string().contains("cache_control"));
+    }
+
+    #[test]
+    fn the_last_two_user_messages_are_marked_on_anthropic() {
+        let cfg = ApiConfig {
+            provider: Provider::Anthropic,
+            model: "claude-sonnet-4-5".into(),
+            base_url: "http://x".into(),
+            api_key: None,
+            max_tokens: None,
+            facts: models::lookup(Provider::Anthropic, "claude-sonnet-4-5").facts,
+            num_ctx: 0,
+            connect_timeout: 1,
+            idle_timeout: 1,
+            thinking_budget: None,
+            reasoning_effort: None,
+            tools: None,
+        };
+        let msgs = [
+            Message::user("1"),
+            Message::assistant("a"),
+            Message::user("2"),
+            Message::assistant("b"),
+            Message::user("3"),
+        ];
+        let b: Value = serde_json::from_slice(&build_request(&cfg, "SYS", &msgs).body).unwrap();
+        let marked: Vec<bool> =
+            (0..5).map(|i| b["messages"][i]["content"].to_string().contains("cache_control")).collect();
+        assert_eq!(marked, [false, false, true, false, true]);
     }
 }

@@ -14,7 +14,7 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
         "model": cfg.model,
         "messages": msgs,
         "stream": true,
-        "options": {"num_ctx": cfg.num_ctx, "num_predict": cfg.max_tokens},
+        "options": {"num_ctx": cfg.num_ctx, "num_predict": cfg.max_tokens.unwrap_or(8192)},
     });
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);

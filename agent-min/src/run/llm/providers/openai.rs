@@ -8,21 +8,62 @@ use crate::run::llm::sse::SseEvent;
 use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, StopReason, Usage};
 
-/// Builds the request.
+/// Whether Cline's `OpenAiHandler` treats the model as a reasoning model: its id contains
+/// `o1`, `o3`, `o4` or `gpt-5`, and not `chat`.
+pub(crate) fn is_reasoning_family(model: &str) -> bool {
+    ["o1", "o3", "o4", "gpt-5"].iter().any(|p| model.contains(p)) && !model.contains("chat")
+}
+
+/// OpenRouter-style ids whose prompt Cline marks for caching itself (`openrouter-stream.ts`,
+/// `needsExplicitCacheControl`); other providers cache on their own.
+fn needs_cache_marks(model: &str) -> bool {
+    const EXPLICIT: &[&str] = &[
+        "deepseek/deepseek-v3.2",
+        "qwen/qwen-plus",
+        "qwen/qwen3-max",
+        "qwen/qwen3.6-plus",
+        "qwen/qwen3.7-max",
+        "qwen/qwen3-coder-plus",
+        "qwen/qwen3-coder-flash",
+    ];
+    model.starts_with("anthropic/") || model.starts_with("minimax/") || EXPLICIT.contains(&model)
+}
+
+/// Builds the request as Cline's `OpenAiHandler.createMessage` does: `temperature: 0` and no
+/// `max_tokens`; for the reasoning families the system prompt as role `developer`, no
+/// temperature and `reasoning_effort` (Cline's default `medium`); tools with
+/// `tool_choice: "auto"` and `parallel_tool_calls: false` (`getOpenAIToolParams`). An explicit
+/// `--max-tokens` goes as `max_tokens`, or `max_completion_tokens` for a reasoning model (the
+/// API refuses `max_tokens` there). OpenRouter-style Anthropic ids get Cline's cache marks.
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
-    let msgs = super::chat_messages(system, messages, false);
-    let mut body = json!({
-        "model": cfg.model,
-        "messages": msgs,
-        "max_tokens": cfg.max_tokens,
-        "stream": true,
-        "stream_options": {"include_usage": true},
-    });
+    let reasoning = is_reasoning_family(&cfg.model);
+    let mut msgs = super::chat_messages(system, messages, false);
+    if reasoning {
+        msgs[0]["role"] = json!("developer");
+    }
+    if needs_cache_marks(&cfg.model) {
+        mark_for_cache(&mut msgs, system);
+    }
+    let mut body = json!({"model": cfg.model, "messages": msgs});
+    if !reasoning {
+        body["temperature"] = json!(0);
+    }
+    match (cfg.max_tokens, reasoning) {
+        (Some(n), false) => body["max_tokens"] = json!(n),
+        (Some(n), true) => body["max_completion_tokens"] = json!(n),
+        (None, _) => {}
+    }
+    match (&cfg.reasoning_effort, reasoning) {
+        (Some(effort), _) => body["reasoning_effort"] = json!(effort),
+        (None, true) => body["reasoning_effort"] = json!("medium"),
+        (None, false) => {}
+    }
+    body["stream"] = json!(true);
+    body["stream_options"] = json!({"include_usage": true});
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
-    }
-    if let Some(effort) = &cfg.reasoning_effort {
-        body["reasoning_effort"] = json!(effort);
+        body["tool_choice"] = json!("auto");
+        body["parallel_tool_calls"] = json!(false);
     }
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
@@ -35,6 +76,27 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
         url: format!("{}/chat/completions", cfg.base_url.trim_end_matches('/')),
         headers,
         body: body.to_string().into_bytes(),
+    }
+}
+
+/// Cline's OpenRouter cache marks: the system prompt as a text block with
+/// `cache_control: ephemeral`, and the same mark on the last text part of the last two user
+/// messages (a string becomes one text part).
+fn mark_for_cache(msgs: &mut [Value], system: &str) {
+    msgs[0]["content"] = json!([{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]);
+    let users: Vec<usize> = msgs.iter().enumerate().filter(|(_, m)| m["role"] == "user").map(|(i, _)| i).collect();
+    for &i in &users[users.len().saturating_sub(2)..] {
+        if let Value::String(text) = &msgs[i]["content"] {
+            msgs[i]["content"] = json!([{"type": "text", "text": text}]);
+        }
+        if let Some(parts) = msgs[i]["content"].as_array_mut() {
+            if !parts.iter().any(|p| p["type"] == "text") {
+                parts.push(json!({"type": "text", "text": "..."}));
+            }
+            if let Some(last) = parts.iter_mut().rev().find(|p| p["type"] == "text") {
+                last["cache_control"] = json!({"type": "ephemeral"});
+            }
+        }
     }
 }
 
@@ -207,7 +269,8 @@ mod tests {
             model: "m".into(),
             base_url: "http://x/v1".into(),
             api_key: None,
-            max_tokens: 100,
+            max_tokens: Some(100),
+            facts: Default::default(),
             num_ctx: 0,
             connect_timeout: 1,
             idle_timeout: 1,
