@@ -50,7 +50,7 @@ impl Asker for Approvals {
             if s.cancel.load(std::sync::atomic::Ordering::SeqCst) {
                 return Approval::No(None); // the turn is over: nothing more runs
             }
-            (s.wire.clone(), s.id.clone(), s.current.clone())
+            (s.wire.clone(), s.id.clone(), s.pending.front().cloned())
         };
         let Some(call) = call else { return Approval::No(None) };
         let key = key(&call.tool, call.params.get("command"));

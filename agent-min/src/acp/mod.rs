@@ -132,7 +132,7 @@ impl Agent {
             wire: self.wire.clone(),
             id: id.clone(),
             root: req.cwd.clone(),
-            current: None,
+            pending: Default::default(),
             cancel: Arc::default(),
         }));
         let term = Term::stderr().answered_by(Box::new(approvals::Approvals::new(shared.clone())));
@@ -159,6 +159,8 @@ impl Agent {
             .get_mut(&*req.session_id.0)
             .ok_or_else(|| (INVALID_PARAMS, format!("no session {}", req.session_id.0)))?;
         let text = prompt_text(&req.prompt);
+        // A call a cancelled turn left unanswered is no longer what an approval is about.
+        live.shared.lock().unwrap_or_else(|e| e.into_inner()).pending.clear();
         let end = live.task.converse(&text);
         let stop = if live.cancel.load(Ordering::SeqCst) {
             StopReason::Cancelled

@@ -20,8 +20,10 @@ pub(crate) struct Session {
     pub wire: Arc<Wire>,
     pub id: String,
     pub root: PathBuf,
-    /// The complete tool call being run (what an approval is about).
-    pub current: Option<Call>,
+    /// The reply's complete tool calls not yet answered, in order: the loop runs them one by one
+    /// and answers each (a result, an error or a skip) before the next, so the first is the one
+    /// an approval is about.
+    pub pending: std::collections::VecDeque<Call>,
     /// Set while the turn is cancelled: nothing more is asked.
     pub cancel: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -58,7 +60,7 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
             Event::Text { text, .. } => s.update(SessionUpdate::AgentMessageChunk(chunk(text))),
             Event::Reasoning { text, .. } => s.update(SessionUpdate::AgentThoughtChunk(chunk(text))),
             Event::ToolCall { call_id, tool, params, partial: false, .. } => {
-                s.current = Some(Call { id: call_id.clone(), tool: tool.clone(), params: params.clone() });
+                s.pending.push_back(Call { id: call_id.clone(), tool: tool.clone(), params: params.clone() });
                 match said(tool) {
                     Some(param) => {
                         let text = params.get(param).cloned().unwrap_or_default();
@@ -74,7 +76,11 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                 let fields = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
                 s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.clone(), fields)));
             }
-            Event::ToolResult { call_id, tool, ok, result } if said(tool).is_none() => {
+            Event::ToolResult { call_id, tool, ok, result } => {
+                s.pending.retain(|c| &c.id != call_id);
+                if said(tool).is_some() {
+                    return;
+                }
                 let status = if *ok { ToolCallStatus::Completed } else { ToolCallStatus::Failed };
                 let content =
                     vec![ToolCallContent::Content(Content::new(ContentBlock::Text(TextContent::new(result.clone()))))];

@@ -120,15 +120,7 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(hub) => hub,
         Err(e) => return usage_error(cmd, &e),
     };
-    let settings = Settings {
-        yolo: setup.yolo,
-        max_mistakes: opts.max_mistakes,
-        retry_delay: clock::clamped_secs(opts.retry_delay),
-        max_retries: 3,
-        command_timeout: clock::clamped_secs(opts.command_timeout),
-        dialect: setup.dialect,
-        one_tool_per_reply: opts.one_tool_per_reply,
-    };
+    let settings = task_settings(&opts, &setup);
     let replaying = opts.replay.is_some();
     let temporary = setup.temporary.then(|| setup.root.clone());
     let task = Task::new(settings, setup.transport, ws, term, around);
@@ -349,15 +341,21 @@ pub(crate) fn session_task(opts: &cli::Options, s: SessionSetup) -> Result<Task,
     let trust = opts.project.trust_workspace;
     around.mcp =
         mcp::sources::start_with(&opts.mcp_config, client_mcp, ws.root(), setup.yolo, trust, mcp_wait, &mut term)?;
-    let settings = Settings {
+    let settings = task_settings(&opts, &setup);
+    Ok(Task::new(settings, setup.transport, ws, term, around))
+}
+
+/// The loop's settings from the options, the same for `run`, `resume` and an ACP session.
+fn task_settings(opts: &cli::Options, setup: &Setup) -> Settings {
+    Settings {
         yolo: setup.yolo,
         max_mistakes: opts.max_mistakes,
         retry_delay: clock::clamped_secs(opts.retry_delay),
         max_retries: 3,
         command_timeout: clock::clamped_secs(opts.command_timeout),
         dialect: setup.dialect,
-    };
-    Ok(Task::new(settings, setup.transport, ws, term, around))
+        one_tool_per_reply: opts.one_tool_per_reply,
+    }
 }
 
 /// The state directory from `--state-dir` or the default; `secret` is redacted from saves.
