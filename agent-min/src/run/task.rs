@@ -118,6 +118,8 @@ pub struct Task {
     system: String,
     /// The system prompt before the project's rules (`system` is rebuilt from it every turn).
     base_system: String,
+    /// Cline's prompt variant for this model and dialect (which tools are offered).
+    family: crate::run::prompt::system::Family,
     messages: Vec<Message>,
     mistakes: u32,
     /// What the tools remember across calls (Cline's loop detection, its file-read cache).
@@ -145,7 +147,10 @@ impl Task {
         mut around: Around,
     ) -> Self {
         let (meta, cwd) = (&around.meta, ws.root().display().to_string());
-        let mut system = settings.dialect.system_prompt(&meta.provider, &meta.model, &cwd);
+        let family = settings.dialect.family(&meta.provider, &meta.model);
+        // Several tool calls per reply, Cline's default (`enableParallelToolCalling`).
+        let parallel = true;
+        let mut system = settings.dialect.system_prompt(family, &cwd, parallel);
         settings.dialect.insert_mcp(&mut system, &mut around.mcp);
         around.events.set_task_id(&around.meta.id);
         Task {
@@ -156,6 +161,7 @@ impl Task {
             around,
             base_system: system.clone(),
             system,
+            family,
             messages: Vec::new(),
             mistakes: 0,
             memory: tools::Memory::default(),
@@ -299,7 +305,7 @@ impl Task {
         // The servers' section lives in the base prompt, which the project's rules extend each turn.
         crate::run::mcp::prompt::update(&mut self.base_system, &mut self.around.mcp);
         let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
-        self.settings.dialect.offer_tools(&mut *self.transport, hub, &cwd, &mut self.term);
+        self.settings.dialect.offer_tools(self.family, &mut *self.transport, hub, &cwd, &mut self.term);
         self.turns += 1;
         self.messages.push(Message::user(user_content));
         self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);
@@ -633,6 +639,7 @@ impl Task {
                 model: &self.around.meta.model,
                 memory: &mut self.memory,
                 mcp: &mut self.around.mcp,
+                family: self.family,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.
