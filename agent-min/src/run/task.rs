@@ -120,6 +120,8 @@ pub struct Task {
     base_system: String,
     /// Cline's prompt variant for this model and dialect (which tools are offered).
     family: crate::run::prompt::system::Family,
+    /// The tokens of the last request that reported any (`# Context Window Usage`).
+    last_request_tokens: u64,
     messages: Vec<Message>,
     mistakes: u32,
     /// What the tools remember across calls (Cline's loop detection, its file-read cache).
@@ -162,6 +164,7 @@ impl Task {
             base_system: system.clone(),
             system,
             family,
+            last_request_tokens: 0,
             messages: Vec::new(),
             mistakes: 0,
             memory: tools::Memory::default(),
@@ -519,6 +522,11 @@ impl Task {
     fn account(&mut self, reply: &Reply, turn: u32) {
         let acct = &mut self.around.accounting;
         let cost = acct.record(&reply.usage, reply.usage_estimated);
+        let u = &reply.usage;
+        // Cline's "last request" is the last one with tokens.
+        if u.input + u.output + u.cache_read + u.cache_write > 0 {
+            self.last_request_tokens = u.input + u.output + u.cache_read + u.cache_write;
+        }
         let prompt = accounting::prompt_tokens(&reply.usage, acct.cache_in_prompt());
         self.around.context.observe(prompt, reply.usage.output, self.messages.len() + 1);
         let totals = acct.totals();
@@ -705,22 +713,27 @@ impl Task {
         )
     }
 
-    /// `<environment_details>`: working directory (with a capped file listing on the first turn)
-    /// and the current time.
+    /// Cline's `<environment_details>` (`prompt/environment.rs`): the time, on the first turn
+    /// the workspace's files (capped) and the CLI tools found, the context window's use when
+    /// Cline shows it, the mode.
     fn environment_details(&self, first: bool) -> String {
-        let root = self.ws.root().display();
-        let mut s = String::from("<environment_details>\n");
-        if first {
+        use crate::run::prompt::environment::{self, Details};
+        let root = self.ws.root().display().to_string();
+        let listing = first.then(|| {
             let (entries, truncated) = tools::list_workspace(self.ws.root());
-            s.push_str(&format!(
-                "# Current Working Directory ({root}) Files\n{}\n\n",
-                tools::format_listing(&entries, truncated)
-            ));
-        } else {
-            s.push_str(&format!("# Current Working Directory\n{root}\n\n"));
-        }
-        s.push_str(&format!("# Current Time\n{}\n</environment_details>", crate::run::clock::now_utc()));
-        s
+            tools::format_listing(&entries, truncated)
+        });
+        let (tokens, window) = (self.last_request_tokens, self.around.context.window());
+        let model = &self.around.meta.model;
+        let next_gen = crate::run::native::mode::is_claude_4_plus(&model.to_lowercase())
+            || model.to_lowercase().contains("gpt-5")
+            || model.to_lowercase().contains("gpt5");
+        environment::render(&Details {
+            now: crate::run::session::state::now_secs(),
+            files: listing.as_deref().map(|l| (root.as_str(), l)),
+            cli_tools: first.then(environment::detect_cli_tools),
+            context: environment::shows_context_usage(next_gen, tokens, window).then_some((tokens, window)),
+        })
     }
 
     /// Prints the end of the task and the token usage.
