@@ -113,4 +113,33 @@ mod tests {
         assert_eq!(family(true, "anthropic", "claude-sonnet-4-5"), Family::NativeNextGen);
         assert_eq!(family(true, "openai", "gpt-4o"), Family::Generic);
     }
+
+    /// The four models of the default path: the variant `--tool-calls auto` gives each, and its
+    /// size against Cline's snapshot (printed with `--nocapture`).
+    #[test]
+    fn the_default_path_variants() {
+        use crate::run::llm::providers::Provider;
+        use crate::run::native::ToolCalls;
+        for (provider, p, model, want, cline) in [
+            (Provider::Anthropic, "anthropic", "claude-sonnet-4-5", Family::NativeNextGen, 11156),
+            (Provider::Anthropic, "anthropic", "claude-3-7-sonnet", Family::Generic, 52108),
+            (Provider::OpenAi, "openai", "gpt-5", Family::NativeGpt5, 11219),
+            (Provider::OpenAi, "openai", "gpt-4o", Family::Generic, 52108),
+        ] {
+            let native = ToolCalls::Auto.native(provider, model);
+            let dialect = crate::run::dialect::of(native);
+            let f = dialect.family(p, model);
+            assert_eq!(f, want, "{model}");
+            let env = Env {
+                cwd: "/test/project",
+                os: "macOS",
+                ide: "TestIde",
+                shell: "/bin/zsh",
+                home: "/Users/tester",
+                parallel: true,
+            };
+            let n = render(f, &env).len();
+            println!("{model}: {} dialect, {f:?}, {n} bytes (Cline's snapshot {cline})", dialect.name());
+        }
+    }
 }
