@@ -546,7 +546,7 @@ fn js_trim_end(s: &str) -> &str {
 }
 
 /// JavaScript's `Array.prototype.slice(start, end)`: negative indices count from the end.
-fn js_slice<'a, T>(v: &'a [T], start: i64, end: i64) -> &'a [T] {
+fn js_slice<T>(v: &[T], start: i64, end: i64) -> &[T] {
     let len = v.len() as i64;
     let norm = |i: i64| if i < 0 { (len + i).max(0) } else { i.min(len) };
     let (s, e) = (norm(start), norm(end));
