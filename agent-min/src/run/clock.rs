@@ -1,7 +1,7 @@
 //! The current time for `<environment_details>`, without a date crate; durations from
 //! untrusted numbers of seconds.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// The longest wait a number of seconds turns into (a command's timeout, a retry delay).
 pub(crate) const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
@@ -12,14 +12,15 @@ pub(crate) fn clamped_secs(secs: f64) -> Duration {
     Duration::try_from_secs_f64(secs).unwrap_or(if secs > 0.0 { MAX_WAIT } else { Duration::ZERO }).min(MAX_WAIT)
 }
 
-/// Now, as `YYYY-MM-DD HH:MM:SS UTC`.
-pub(crate) fn now_utc() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    format_utc(secs)
+/// Formats seconds since the Unix epoch.
+pub(crate) fn format_utc(secs: u64) -> String {
+    let (y, m, d, hh, mm, ss) = civil(secs);
+    format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02}:{ss:02} UTC")
 }
 
-/// Formats seconds since the Unix epoch (civil-from-days, Howard Hinnant's algorithm).
-pub(crate) fn format_utc(secs: u64) -> String {
+/// Seconds since the Unix epoch as UTC (year, month, day, hour, minute, second):
+/// civil-from-days, Howard Hinnant's algorithm.
+pub(crate) fn civil(secs: u64) -> (i64, i64, i64, u64, u64, u64) {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let z = days + 719_468;
@@ -31,7 +32,7 @@ pub(crate) fn format_utc(secs: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
+    (y, m, d, rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 #[cfg(test)]

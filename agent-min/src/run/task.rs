@@ -128,6 +128,10 @@ pub struct Task {
     system: String,
     /// The system prompt before the project's rules (`system` is rebuilt from it every turn).
     base_system: String,
+    /// Cline's prompt variant for this model and dialect (which tools are offered).
+    family: crate::run::prompt::system::Family,
+    /// The tokens of the last request that reported any (`# Context Window Usage`).
+    last_request_tokens: u64,
     messages: Vec<Message>,
     mistakes: u32,
     /// What the tools remember across calls (Cline's loop detection, its file-read cache).
@@ -157,8 +161,10 @@ impl Task {
         mut around: Around,
     ) -> Self {
         let (meta, cwd) = (&around.meta, ws.root().display().to_string());
-        let mut system =
-            settings.dialect.system_prompt(&meta.provider, &meta.model, &cwd, !settings.one_tool_per_reply);
+        let family = settings.dialect.family(&meta.provider, &meta.model);
+        // Several tool calls per reply, Cline's default (`enableParallelToolCalling`).
+        let parallel = !settings.one_tool_per_reply;
+        let mut system = settings.dialect.system_prompt(family, &cwd, parallel);
         settings.dialect.insert_mcp(&mut system, &mut around.mcp);
         around.events.set_task_id(&around.meta.id);
         Task {
@@ -169,6 +175,8 @@ impl Task {
             around,
             base_system: system.clone(),
             system,
+            family,
+            last_request_tokens: 0,
             messages: Vec::new(),
             mistakes: 0,
             memory: tools::Memory::default(),
@@ -363,7 +371,7 @@ impl Task {
         // The servers' section lives in the base prompt, which the project's rules extend each turn.
         crate::run::mcp::prompt::update(&mut self.base_system, &mut self.around.mcp);
         let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
-        self.settings.dialect.offer_tools(&mut *self.transport, hub, &cwd, &mut self.term);
+        self.settings.dialect.offer_tools(self.family, &mut *self.transport, hub, &cwd, &mut self.term);
         self.turns += 1;
         self.messages.push(Message::user(user_content));
         self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);
@@ -577,6 +585,11 @@ impl Task {
     fn account(&mut self, reply: &Reply, turn: u32) {
         let acct = &mut self.around.accounting;
         let cost = acct.record(&reply.usage, reply.usage_estimated);
+        let u = &reply.usage;
+        // Cline's "last request" is the last one with tokens.
+        if u.input + u.output + u.cache_read + u.cache_write > 0 {
+            self.last_request_tokens = u.input + u.output + u.cache_read + u.cache_write;
+        }
         let prompt = accounting::prompt_tokens(&reply.usage, acct.cache_in_prompt());
         self.around.context.observe(prompt, reply.usage.output, self.messages.len() + 1);
         let totals = acct.totals();
@@ -737,6 +750,7 @@ impl Task {
                 model: &self.around.meta.model,
                 memory: &mut self.memory,
                 mcp: &mut self.around.mcp,
+                family: self.family,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.
@@ -802,22 +816,27 @@ impl Task {
         )
     }
 
-    /// `<environment_details>`: working directory (with a capped file listing on the first turn)
-    /// and the current time.
+    /// Cline's `<environment_details>` (`prompt/environment.rs`): the time, on the first turn
+    /// the workspace's files (capped) and the CLI tools found, the context window's use when
+    /// Cline shows it, the mode.
     fn environment_details(&self, first: bool) -> String {
-        let root = self.ws.root().display();
-        let mut s = String::from("<environment_details>\n");
-        if first {
+        use crate::run::prompt::environment::{self, Details};
+        let root = self.ws.root().display().to_string();
+        let listing = first.then(|| {
             let (entries, truncated) = tools::list_workspace(self.ws.root());
-            s.push_str(&format!(
-                "# Current Working Directory ({root}) Files\n{}\n\n",
-                tools::format_listing(&entries, truncated)
-            ));
-        } else {
-            s.push_str(&format!("# Current Working Directory\n{root}\n\n"));
-        }
-        s.push_str(&format!("# Current Time\n{}\n</environment_details>", crate::run::clock::now_utc()));
-        s
+            tools::format_listing(&entries, truncated)
+        });
+        let (tokens, window) = (self.last_request_tokens, self.around.context.window());
+        let model = &self.around.meta.model;
+        let next_gen = crate::run::native::mode::is_claude_4_plus(&model.to_lowercase())
+            || model.to_lowercase().contains("gpt-5")
+            || model.to_lowercase().contains("gpt5");
+        environment::render(&Details {
+            now: crate::run::session::state::now_secs(),
+            files: listing.as_deref().map(|l| (root.as_str(), l)),
+            cli_tools: first.then(environment::detect_cli_tools),
+            context: environment::shows_context_usage(next_gen, tokens, window).then_some((tokens, window)),
+        })
     }
 
     /// Prints the end of the task and the token usage.

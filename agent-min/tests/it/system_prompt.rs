@@ -16,6 +16,7 @@ const LEFT_OUT_SECTIONS: &[(&str, &str)] = &[
     ("ACT MODE V.S. PLAN MODE", "agent-min has no plan mode"),
     ("USER'S CUSTOM INSTRUCTIONS", "the snapshot's are test placeholders; agent-min reads no rules files yet"),
     ("If the user asks for help or wants to give feedback", "Cline's /reportbug and web_fetch"),
+    ("FEEDBACK", "the native variants' /reportbug slash command"),
 ];
 
 /// The tools agent-min offers; other tools' sections and examples are left out.
@@ -59,6 +60,8 @@ const LEFT_OUT_WORDS: &[&str] = &[
     "generate_explanation",
     "Actively Running Terminals",
     "browser_action",
+    "web_search",
+    "act_mode_respond",
 ];
 
 const SEP: &str = "\n\n====\n\n";
@@ -90,7 +93,8 @@ fn keep_our_tools(section: &str) -> String {
                     .filter(|t| t.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
                     .all(|t| OUR_TOOLS.contains(&t) || OUR_PARAMS.contains(&t))
             } else {
-                OUR_TOOLS.contains(&name)
+                // A tool's section, or a heading of prose (GPT-5.1's "Tool-Calling Convention").
+                OUR_TOOLS.contains(&name) || name.contains(' ')
             }
         })
         .collect()
@@ -115,8 +119,17 @@ fn drop_lines(section: &str) -> String {
     out.join("\n")
 }
 
+/// GPT-5.1's guidance on `act_mode_respond` (a tool agent-min does not have), which runs from
+/// this line of its OBJECTIVE's second item to the third item.
+const ACT_MODE_RESPOND_GUIDANCE: (&str, &str) = ("\n   \n   **IMPORTANT: In ACT MODE", "\n\n3. Remember");
+
 /// Cline's snapshot with the rule applied: the sections we expect, in order.
 fn expected_sections(snapshot: &str) -> Vec<String> {
+    let mut snapshot = snapshot.to_string();
+    if let Some(i) = snapshot.find(ACT_MODE_RESPOND_GUIDANCE.0) {
+        let j = snapshot.find(ACT_MODE_RESPOND_GUIDANCE.1).expect("the third item");
+        snapshot.replace_range(i..j, "");
+    }
     snapshot
         .split(SEP)
         .filter(|s| !LEFT_OUT_SECTIONS.iter().any(|(t, _)| title(s).starts_with(t)))
@@ -130,23 +143,27 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The settings of Cline's snapshot test.
+/// The settings of Cline's snapshot test (parallel tool calling off, as in its context).
 const CLINE_TEST_ENV: Env<'static> = Env {
     cwd: "/test/project",
     os: "macOS",
     ide: "TestIde",
     shell: "/bin/zsh",
     home: "/Users/tester",
-    parallel_tool_calls: true,
+    parallel: false,
 };
 
 fn check(family: Family, snapshot: &str) {
+    check_with(family, snapshot, &CLINE_TEST_ENV)
+}
+
+fn check_with(family: Family, snapshot: &str, env: &Env<'_>) {
     let snapshot = fixture(snapshot);
     // Cline's test fixture reports another directory in SYSTEM INFORMATION than its cwd.
     let snapshot = snapshot
         .replace("Current Working Directory: /Users/tester/dev/project", "Current Working Directory: /test/project");
     let want = expected_sections(&snapshot);
-    let ours = render(family, &CLINE_TEST_ENV);
+    let ours = render(family, env);
     let got: Vec<&str> = ours.split(SEP).collect();
     let titles = |v: &[&str]| v.iter().map(|s| title(s).to_string()).collect::<Vec<_>>();
     let want_refs: Vec<&str> = want.iter().map(String::as_str).collect();
@@ -163,11 +180,17 @@ fn check(family: Family, snapshot: &str) {
             );
         }
     }
-    // What is kept is most of Cline's prompt, and every tool of ours is described.
-    for tool in OUR_TOOLS {
-        assert!(ours.contains(&format!("\n## {tool}\n")), "{family:?}: {tool} missing");
+    // An XML prompt keeps most of Cline's and describes every tool of ours; a native one
+    // describes none (they travel as definitions) and keeps its headings.
+    if matches!(family, Family::NativeNextGen | Family::NativeGpt5 | Family::NativeGpt51) {
+        assert!(!ours.contains("\n## read_file"), "{family:?}");
+        assert!(ours.len() * 2 > snapshot.len() - snapshot.find("\nUPDATING TASK PROGRESS").map_or(0, |_| 3000));
+    } else {
+        for tool in OUR_TOOLS {
+            assert!(ours.contains(&format!("\n## {tool}\n")), "{family:?}: {tool} missing");
+        }
+        assert!(ours.len() * 2 > snapshot.len(), "{family:?}: {} of {} bytes kept", ours.len(), snapshot.len());
     }
-    assert!(ours.len() * 2 > snapshot.len(), "{family:?}: {} of {} bytes kept", ours.len(), snapshot.len());
 }
 
 #[test]
@@ -197,4 +220,81 @@ fn the_families_differ_where_cline_s_do() {
     assert!(
         f.contains("and all tasks have been completed in full") && !n.contains("all tasks have been completed in full")
     );
+}
+
+#[test]
+fn native_next_gen_variant_is_clines() {
+    check(Family::NativeNextGen, "cline_claude_4_5_sonnet-no-browser.snap");
+}
+
+#[test]
+fn native_gpt_5_variant_is_clines() {
+    check(Family::NativeGpt5, "openai_gpt_5_codex-no-browser.snap");
+    // Cline's GPT-5 native texts say several tools may be used, whatever the setting.
+    check_with(Family::NativeGpt5, "openai_gpt_5_codex-no-browser.snap", &Env { parallel: true, ..CLINE_TEST_ENV });
+}
+
+#[test]
+fn native_gpt_5_1_variant_is_clines() {
+    check(Family::NativeGpt51, "openai_gpt_5_1-no-browser.snap");
+}
+
+/// With several calls per reply (Cline's default), the native next-gen variant differs from
+/// its snapshot (taken with the setting off) in exactly the three places its template makes
+/// conditional, with `native-next-gen/template.ts`'s words.
+#[test]
+fn native_next_gen_says_several_tools_may_be_used_as_cline_does() {
+    let off = render(Family::NativeNextGen, &CLINE_TEST_ENV);
+    let on = render(Family::NativeNextGen, &Env { parallel: true, ..CLINE_TEST_ENV });
+    let expected = off
+        .replace(
+            "executed upon the user's approval. You will receive",
+            "executed upon the user's approval. You may use multiple tools in a single response when the operations are independent (e.g., reading several files, searching in parallel). For dependent operations where one result informs the next, use tools sequentially. You will receive",
+        )
+        .replace(
+            "where all the tools will be executed from.\n",
+            "where all the tools will be executed from.\n- You may use multiple tools in a single response when the operations are independent (e.g., reading several files, creating independent files). For dependent operations where one result informs the next, use tools sequentially and wait for the user's response.\n",
+        )
+        .replace(
+            "utilizing available tools one at a time as necessary.",
+            "utilizing available tools as necessary. You may call multiple independent tools in a single response to work efficiently.",
+        );
+    assert_ne!(on, off);
+    assert_eq!(on, expected);
+}
+
+/// The native definitions each variant sends are Cline's (`*.tools.snap`), `task_progress`
+/// left out, for the tools agent-min has, in Cline's order.
+#[test]
+fn native_definitions_are_clines_per_variant() {
+    use agent_min::run::dialect::native_definitions;
+    for (family, snap) in [
+        (Family::NativeNextGen, "cline_native_next_gen.tools.snap"),
+        (Family::NativeGpt5, "openai_gpt_5_native.tools.snap"),
+        (Family::NativeGpt51, "openai_gpt_5_1_native.tools.snap"),
+    ] {
+        let cline: Vec<serde_json::Value> = serde_json::from_str(&fixture(snap)).unwrap();
+        let ours = native_definitions(family, "/test/project");
+        let names: Vec<&str> = ours.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+        let want: Vec<serde_json::Value> = cline
+            .into_iter()
+            .filter(|t| names.contains(&t["function"]["name"].as_str().unwrap()))
+            .map(|mut t| {
+                let params = &mut t["function"]["parameters"];
+                params["properties"].as_object_mut().unwrap().remove("task_progress");
+                params["required"].as_array_mut().unwrap().retain(|r| r != "task_progress");
+                t
+            })
+            .collect();
+        assert_eq!(ours, want, "{family:?}");
+        let edits = if family == Family::NativeNextGen {
+            vec!["write_to_file", "replace_in_file"]
+        } else {
+            vec!["apply_patch"]
+        };
+        for e in edits {
+            assert!(names.contains(&e), "{family:?}: {e}");
+        }
+        assert_eq!(names.len(), 7 + usize::from(family == Family::NativeNextGen), "{family:?}: {names:?}");
+    }
 }

@@ -16,6 +16,7 @@ pub(crate) mod xml;
 
 use crate::run::llm::{ApiError, Message, Transport};
 use crate::run::mcp::Hub;
+use crate::run::prompt::system::Family;
 use crate::run::reply::{Reply, Screen};
 use crate::run::ui::term::Term;
 
@@ -24,15 +25,18 @@ pub trait Dialect: std::fmt::Debug + Sync {
     /// `xml` or `native`.
     fn name(&self) -> &'static str;
 
-    /// The system prompt for `provider`'s `model` in workspace `cwd`, before the project's
-    /// rules and the MCP servers; `parallel_tool_calls`: several calls per reply may run.
-    fn system_prompt(&self, provider: &str, model: &str, cwd: &str, parallel_tool_calls: bool) -> String;
+    /// Cline's prompt variant for `provider`'s `model` in this dialect.
+    fn family(&self, provider: &str, model: &str) -> Family;
+
+    /// The system prompt of `family` in workspace `cwd`, before the project's rules and the
+    /// MCP servers; `parallel`: several tool calls may come in one reply.
+    fn system_prompt(&self, family: Family, cwd: &str, parallel: bool) -> String;
 
     /// Adds what the MCP servers bring to a built prompt (nothing without servers).
     fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub);
 
-    /// Before each request: the tool definitions the transport sends (none in XML).
-    fn offer_tools(&self, transport: &mut dyn Transport, hub: &mut Hub, cwd: &str, term: &mut Term);
+    /// Before each request: the tool definitions the transport sends for `family` (none in XML).
+    fn offer_tools(&self, family: Family, transport: &mut dyn Transport, hub: &mut Hub, cwd: &str, term: &mut Term);
 
     /// Streams one reply and reads its text and complete calls (only the first with
     /// `screen.one_tool`).
@@ -58,4 +62,10 @@ pub fn of(native: bool) -> &'static dyn Dialect {
     } else {
         &xml::Xml
     }
+}
+
+/// The native tool definitions `family` sends from workspace `cwd`, before the MCP servers'
+/// (for the snapshot tests).
+pub fn native_definitions(family: Family, cwd: &str) -> Vec<serde_json::Value> {
+    native::definitions(family, cwd)
 }

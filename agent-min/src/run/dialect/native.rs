@@ -9,6 +9,7 @@ use crate::run::llm::tool_specs::Tools;
 use crate::run::llm::{ApiError, Message, Transport};
 use crate::run::mcp::Hub;
 use crate::run::native;
+use crate::run::prompt::system::Family;
 use crate::run::reply::{Reply, Screen};
 use crate::run::tools::registry;
 use crate::run::ui::term::Term;
@@ -17,16 +18,27 @@ use crate::run::ui::term::Term;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Native;
 
-/// The declared tools' native definitions in the order of Cline's native variants, which list
-/// `ask_followup_question` first and the rest as its XML prompt does.
-pub(crate) fn definitions() -> Vec<Value> {
+/// The native definitions of the tools `family` offers, in the order of Cline's variant:
+/// `native-next-gen` lists `ask_followup_question` first and the rest as its XML prompt does;
+/// the GPT-5 variants list them as declared (`apply_patch` after `read_file`); `{{cwd}}` in a
+/// definition is the workspace `cwd`.
+pub(crate) fn definitions(family: Family, cwd: &str) -> Vec<Value> {
     let (mut first, rest): (Vec<_>, Vec<_>) =
-        registry::offered().into_iter().partition(|t| t.name == "ask_followup_question");
+        registry::offered(family).into_iter().partition(|t| t.name == "ask_followup_question" && !family.patches());
     first.extend(rest);
     first
         .iter()
-        .map(|t| serde_json::from_str(t.native).unwrap_or_else(|e| panic!("tools/decl/{}.json: {e}", t.name)))
+        .map(|t| {
+            let text = (t.native)(family).replace("{{cwd}}", &json_str(cwd));
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("tools/decl/{}.json: {e}", t.name))
+        })
         .collect()
+}
+
+/// `s` as the inside of a JSON string.
+fn json_str(s: &str) -> String {
+    let quoted = Value::String(s.to_string()).to_string();
+    quoted[1..quoted.len() - 1].to_string()
 }
 
 impl Dialect for Native {
@@ -34,17 +46,27 @@ impl Dialect for Native {
         "native"
     }
 
-    fn system_prompt(&self, provider: &str, model: &str, cwd: &str, parallel_tool_calls: bool) -> String {
-        native::system(super::system::system(provider, model, cwd, parallel_tool_calls))
+    fn family(&self, provider: &str, model: &str) -> Family {
+        super::system::family(true, provider, model)
+    }
+
+    /// Cline's native variant; elsewhere the XML family's prompt with TOOL USE swapped.
+    fn system_prompt(&self, family: Family, cwd: &str, parallel: bool) -> String {
+        let prompt = super::system::system(family, cwd, parallel);
+        if family.is_native() {
+            prompt
+        } else {
+            native::system(prompt)
+        }
     }
 
     fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub) {
         crate::run::mcp::prompt::insert_native(prompt, hub);
     }
 
-    fn offer_tools(&self, transport: &mut dyn Transport, hub: &mut Hub, cwd: &str, term: &mut Term) {
+    fn offer_tools(&self, family: Family, transport: &mut dyn Transport, hub: &mut Hub, cwd: &str, term: &mut Term) {
         let extra = crate::run::mcp::native::tool_specs(hub, cwd, term);
-        transport.set_tools(Tools { builtin: definitions(), extra });
+        transport.set_tools(Tools { builtin: definitions(family, cwd), extra });
     }
 
     fn read_reply(

@@ -1,33 +1,145 @@
 //! The system prompt as a dialect starts from: Cline's template for the model's family
 //! (`prompt/system.rs`) with the declared tools' sections (`tools/registry.rs`) and this
-//! machine filled in. It lives here, above both, because the tools' own texts come from
-//! `prompt/`.
+//! machine filled in, and Cline's choice of variant when tool calls are native. It lives here,
+//! above both, because the tools' own texts come from `prompt/`.
 
 use crate::run::prompt::system::{Env, Family};
 
-/// The prompt of `family` with `env` filled in; its `# Tools` are the sections of the tools
-/// declared in `tools/registry.rs`, in order.
+/// Cline's native next-gen texts for several tool calls per reply (`native-next-gen/template.ts`):
+/// TOOL USE, RULES and OBJECTIVE, each on and off.
+const PARALLEL: [(&str, &str, &str); 3] = [
+    (
+        "{{parallel_tool_use}}",
+        " You may use multiple tools in a single response when the operations are independent (e.g., reading several files, searching in parallel). For dependent operations where one result informs the next, use tools sequentially.",
+        "",
+    ),
+    (
+        "{{parallel_rule}}",
+        "\n- You may use multiple tools in a single response when the operations are independent (e.g., reading several files, creating independent files). For dependent operations where one result informs the next, use tools sequentially and wait for the user's response.",
+        "",
+    ),
+    (
+        "{{parallel_objective}}",
+        "as necessary. You may call multiple independent tools in a single response to work efficiently.",
+        "one at a time as necessary.",
+    ),
+];
+
+/// The prompt of `family` with `env` filled in; an XML family's `# Tools` are the sections of
+/// the tools declared in `tools/registry.rs`, in order (a native family lists none: its tools
+/// travel as definitions).
 pub fn render(family: Family, env: &Env<'_>) -> String {
-    crate::run::prompt::system::template(family)
+    let mut s = crate::run::prompt::system::template(family)
         .replace("{{tools}}", &crate::run::tools::registry::prompt_sections(family))
         .replace("{{cwd}}", env.cwd)
         .replace("{{os}}", env.os)
         .replace("{{ide}}", env.ide)
         .replace("{{shell}}", env.shell)
-        .replace("{{home}}", env.home)
+        .replace("{{home}}", env.home);
+    for (place, on, off) in PARALLEL {
+        s = s.replace(place, if env.parallel { on } else { off });
+    }
+    s
 }
 
-/// The system prompt for this run: the model's family, this machine, workspace `cwd`, and
-/// whether several tools may be called per reply.
-pub(crate) fn system(provider: &str, model: &str, cwd: &str, parallel_tool_calls: bool) -> String {
+/// Cline's choice among its native variants (`variants/index.ts` order: `native-gpt-5`,
+/// `native-gpt-5-1`, `gemini-3`, `native-next-gen`), or `None` where none matches (a provider
+/// Cline does not call next-gen, a model outside its next-gen families, `gpt-5-chat`): there the
+/// native dialect keeps the XML family's prompt with its TOOL USE section swapped. Gemini 3,
+/// which Cline gives its own `gemini-3` variant, gets `native-next-gen`.
+pub(crate) fn native_family(provider: &str, model: &str) -> Option<Family> {
+    if !crate::run::llm::providers::registry::is_next_gen(provider) {
+        return None;
+    }
+    let id = model.trim().to_lowercase();
+    let gpt5 = id.contains("gpt-5") || id.contains("gpt5");
+    // Cline tests "chat" on the model id as given, not lowercased.
+    let chat = model.contains("chat");
+    if id.contains("gpt-oss") || id.contains("gpt_oss") || (gpt5 && !is_gpt_51_plus(&id) && !chat) {
+        return Some(Family::NativeGpt5);
+    }
+    if is_gpt_51_plus(&id) && !chat {
+        return Some(Family::NativeGpt51);
+    }
+    (!gpt5 && crate::run::native::mode::is_next_gen_family(&id)).then_some(Family::NativeNextGen)
+}
+
+/// Cline's `isGPT51PlusModel`: GPT-5.1 to 5.6, dotted or dashed.
+fn is_gpt_51_plus(id: &str) -> bool {
+    (1..=6).any(|v| id.contains(&format!("gpt-5.{v}")) || id.contains(&format!("gpt-5-{v}")))
+}
+
+/// The variant a run's prompt is: Cline's native one when calls are `native` and one matches,
+/// else the XML family's.
+pub(crate) fn family(native: bool, provider: &str, model: &str) -> Family {
+    let native = if native { native_family(provider, model) } else { None };
+    native.unwrap_or_else(|| crate::run::prompt::system::family(provider, model))
+}
+
+/// The system prompt of `family` for this machine and workspace `cwd`; `parallel`: several
+/// tool calls per reply.
+pub(crate) fn system(family: Family, cwd: &str, parallel: bool) -> String {
     let os = match std::env::consts::OS {
         "linux" => "Linux",
         "macos" => "macOS",
         other => other,
     };
     let home = std::env::var("HOME").unwrap_or_default();
-    render(
-        crate::run::prompt::system::family(provider, model),
-        &Env { cwd, os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home, parallel_tool_calls },
-    )
+    render(family, &Env { cwd, os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home, parallel })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn native_variants_follow_clines_matchers() {
+        let n = |p, m| native_family(p, m);
+        assert_eq!(n("anthropic", "claude-sonnet-4-5"), Some(Family::NativeNextGen));
+        assert_eq!(n("openai", "anthropic/claude-opus-4.1"), Some(Family::NativeNextGen));
+        assert_eq!(n("openai", "gemini-2.5-pro"), Some(Family::NativeNextGen));
+        assert_eq!(n("openai", "gpt-5"), Some(Family::NativeGpt5));
+        assert_eq!(n("openai", "gpt-5-codex"), Some(Family::NativeGpt5));
+        assert_eq!(n("openai", "openai/gpt-oss-120b"), Some(Family::NativeGpt5));
+        assert_eq!(n("openai", "gpt-5.1"), Some(Family::NativeGpt51));
+        assert_eq!(n("openai", "gpt-5-1"), Some(Family::NativeGpt51));
+        assert_eq!(n("openai", "gpt-5.2-codex"), Some(Family::NativeGpt51));
+        // gpt-5-chat: no native variant matches (Cline falls back to generic).
+        assert_eq!(n("openai", "gpt-5-chat-latest"), None);
+        assert_eq!(n("openai", "gpt-4o"), None);
+        assert_eq!(n("anthropic", "claude-3-7-sonnet-latest"), None);
+        assert_eq!(n("ollama", "gpt-oss:20b"), None);
+        assert_eq!(family(false, "anthropic", "claude-sonnet-4-5"), Family::NextGen);
+        assert_eq!(family(true, "anthropic", "claude-sonnet-4-5"), Family::NativeNextGen);
+        assert_eq!(family(true, "openai", "gpt-4o"), Family::Generic);
+    }
+
+    /// The four models of the default path: the variant `--tool-calls auto` gives each, and its
+    /// size against Cline's snapshot (printed with `--nocapture`).
+    #[test]
+    fn the_default_path_variants() {
+        use crate::run::llm::providers::Provider;
+        use crate::run::native::ToolCalls;
+        for (provider, p, model, want, cline) in [
+            (Provider::Anthropic, "anthropic", "claude-sonnet-4-5", Family::NativeNextGen, 11156),
+            (Provider::Anthropic, "anthropic", "claude-3-7-sonnet", Family::Generic, 52108),
+            (Provider::OpenAi, "openai", "gpt-5", Family::NativeGpt5, 11219),
+            (Provider::OpenAi, "openai", "gpt-4o", Family::Generic, 52108),
+        ] {
+            let native = ToolCalls::Auto.native(provider, model);
+            let dialect = crate::run::dialect::of(native);
+            let f = dialect.family(p, model);
+            assert_eq!(f, want, "{model}");
+            let env = Env {
+                cwd: "/test/project",
+                os: "macOS",
+                ide: "TestIde",
+                shell: "/bin/zsh",
+                home: "/Users/tester",
+                parallel: true,
+            };
+            let n = render(f, &env).len();
+            println!("{model}: {} dialect, {f:?}, {n} bytes (Cline's snapshot {cline})", dialect.name());
+        }
+    }
 }

@@ -4,6 +4,7 @@
 use super::Dialect;
 use crate::run::llm::{ApiError, Message, Transport};
 use crate::run::mcp::Hub;
+use crate::run::prompt::system::Family;
 use crate::run::reply::{Reply, Screen};
 use crate::run::stream;
 use crate::run::ui::term::Term;
@@ -17,15 +18,19 @@ impl Dialect for Xml {
         "xml"
     }
 
-    fn system_prompt(&self, provider: &str, model: &str, cwd: &str, parallel_tool_calls: bool) -> String {
-        super::system::system(provider, model, cwd, parallel_tool_calls)
+    fn family(&self, provider: &str, model: &str) -> Family {
+        super::system::family(false, provider, model)
+    }
+
+    fn system_prompt(&self, family: Family, cwd: &str, parallel: bool) -> String {
+        super::system::system(family, cwd, parallel)
     }
 
     fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub) {
         crate::run::mcp::prompt::insert_xml(prompt, hub);
     }
 
-    fn offer_tools(&self, _transport: &mut dyn Transport, _hub: &mut Hub, _cwd: &str, _term: &mut Term) {}
+    fn offer_tools(&self, _: Family, _: &mut dyn Transport, _: &mut Hub, _: &str, _: &mut Term) {}
 
     fn read_reply(
         &self,

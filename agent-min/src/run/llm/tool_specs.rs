@@ -52,7 +52,8 @@ impl ToolSpec {
 }
 
 /// Adds `extra` to the built-in `tools`: named tools (Cline's `access_mcp_resource`) before
-/// attempt_completion, where Cline's list has them, MCP servers' own tools (`…0mcp0…`) last.
+/// attempt_completion — and before an ask_followup_question right before it, as Cline's GPT-5
+/// variants list them — MCP servers' own tools (`…0mcp0…`) last.
 fn with_extra(
     mut tools: Vec<Value>,
     extra: &[ToolSpec],
@@ -61,6 +62,7 @@ fn with_extra(
 ) -> Value {
     for spec in extra {
         let at = tools.iter().position(|t| name(t) == "attempt_completion");
+        let at = at.map(|i| if i > 0 && name(&tools[i - 1]) == "ask_followup_question" { i - 1 } else { i });
         match at {
             Some(i) if !spec.name.contains("0mcp0") => tools.insert(i, shape(spec)),
             _ => tools.push(shape(spec)),
@@ -93,7 +95,10 @@ mod tests {
 
     /// The agent's own definitions (as the native dialect sends them) and `extra`.
     fn ours(extra: &[ToolSpec]) -> Tools {
-        Tools { builtin: crate::run::dialect::native::definitions(), extra: extra.to_vec() }
+        Tools {
+            builtin: crate::run::dialect::native::definitions(crate::run::prompt::system::Family::NativeNextGen, "/w"),
+            extra: extra.to_vec(),
+        }
     }
 
     #[test]

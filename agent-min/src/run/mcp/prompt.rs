@@ -207,7 +207,7 @@ mod tests {
     #[test]
     fn the_section_sits_between_tool_use_and_rules_like_clines() {
         let system = |cwd: &str, mut hub: Hub| {
-            let mut p = crate::run::dialect::system::system("openai", "gpt-4o", cwd, true);
+            let mut p = crate::run::dialect::system::system(crate::run::prompt::system::Family::Generic, cwd, true);
             insert_xml(&mut p, &mut hub);
             p
         };
@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn without_servers_the_prompt_is_unchanged() {
-        let base = crate::run::dialect::system::system("openai", "gpt-4o", "/w", true);
+        let base = crate::run::dialect::system::system(crate::run::prompt::system::Family::Generic, "/w", true);
         let mut p = base.clone();
         insert_xml(&mut p, &mut Hub::none());
         assert_eq!(p, base);
@@ -240,8 +240,7 @@ mod tests {
     #[test]
     fn the_native_prompt_has_only_clines_rule_line() {
         let base = crate::run::native::system(crate::run::dialect::system::system(
-            "anthropic",
-            "claude-sonnet-4-5",
+            crate::run::prompt::system::Family::NextGen,
             "/w",
             true,
         ));

@@ -64,7 +64,7 @@ pub(crate) fn is_next_gen_family(model: &str) -> bool {
 /// Cline's `isClaude4PlusModelFamily`: `sonnet` / `opus` aliases, or a Claude name (one with
 /// sonnet, opus or haiku in it) whose version — the first `[-_ ]D` or `[-_ ]D.0` / `D.5`
 /// (`CLAUDE_VERSION_MATCH_REGEX`) — is at least 4.
-fn is_claude_4_plus(m: &str) -> bool {
+pub(crate) fn is_claude_4_plus(m: &str) -> bool {
     if m == "sonnet" || m == "opus" {
         return true;
     }

@@ -48,7 +48,7 @@ mod tests {
 
     #[test]
     fn native_prompt_drops_the_xml_tool_section_only() {
-        let xml_prompt = crate::run::dialect::system::system("openai", "gpt-4o", "/w", true);
+        let xml_prompt = crate::run::dialect::system::system(crate::run::prompt::system::Family::Generic, "/w", true);
         let native = system(xml_prompt.clone());
         assert!(xml_prompt.contains("Tool use is formatted using XML-style tags"));
         assert!(!native.contains("Tool use is formatted using XML-style tags"));

@@ -167,7 +167,7 @@ pub(crate) fn post_tool(
 /// Whether the tool hooks see `call`: a tool of ours other than `attempt_completion` (an
 /// unknown tool never reaches a handler in Cline, so no hook sees it).
 fn is_tool(call: &Call) -> bool {
-    call.name != "attempt_completion" && crate::run::tools::registry::offered().iter().any(|t| t.name == call.name)
+    call.name != "attempt_completion" && crate::run::tools::registry::offered_somewhere(&call.name)
 }
 
 /// `TaskComplete` (observation only).

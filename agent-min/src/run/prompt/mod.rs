@@ -1,13 +1,15 @@
 //! What the model is told, in one place per kind of text:
 //!
 //! - [`mod@system`]: the system prompt, by model family (Cline's `system-prompt/` variants);
-//! - `responses`: Cline's `formatResponse` texts (tool results, errors, the loop's notes).
+//! - `responses`: Cline's `formatResponse` texts (tool results, errors, the loop's notes);
+//! - `environment`: Cline's `<environment_details>`.
 //!
 //! A new text goes in the file of its kind; callers use the re-exports below.
 //!
 //! May use: `crate::run::llm::providers::registry` (which providers Cline counts as next-gen),
-//! nothing else of the agent.
+//! `crate::run::clock` (the time), nothing else of the agent.
 
+pub(crate) mod environment;
 pub(crate) mod responses;
 pub mod system;
 

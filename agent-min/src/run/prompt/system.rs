@@ -13,7 +13,8 @@
 //! other `{{…}}` places. The test
 //! `agent-min/tests/it/system_prompt.rs` checks every section against Cline's snapshot.
 
-/// Cline's prompt variants that agent-min's XML tool calls can use.
+/// Cline's prompt variants: the XML ones (`Generic`, `NextGen`, `Gpt5`) and the native ones
+/// (`Native*`, whose tools travel as definitions beside the prompt).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
     /// The fallback (`variants/generic`).
@@ -23,6 +24,28 @@ pub enum Family {
     NextGen,
     /// GPT-5 (not "chat") from a next-gen provider (`variants/gpt-5`).
     Gpt5,
+    /// Native calls: Claude 4+, Gemini 2.5, Grok 4, DeepSeek… — every next-gen family but GPT-5
+    /// (`variants/native-next-gen`).
+    NativeNextGen,
+    /// Native calls: GPT-5 before 5.1 (not "chat") and gpt-oss; edits with `apply_patch`
+    /// (`variants/native-gpt-5`).
+    NativeGpt5,
+    /// Native calls: GPT-5.1 and later (not "chat"); edits with `apply_patch`
+    /// (`variants/native-gpt-5-1`).
+    NativeGpt51,
+}
+
+impl Family {
+    /// Whether this variant edits files with `apply_patch` instead of `write_to_file` and
+    /// `replace_in_file` (Cline's native GPT-5 variants).
+    pub(crate) fn patches(self) -> bool {
+        matches!(self, Family::NativeGpt5 | Family::NativeGpt51)
+    }
+
+    /// Whether this is one of Cline's native variants.
+    pub(crate) fn is_native(self) -> bool {
+        matches!(self, Family::NativeNextGen | Family::NativeGpt5 | Family::NativeGpt51)
+    }
 }
 
 /// What fills the template's places.
@@ -38,9 +61,9 @@ pub struct Env<'a> {
     pub shell: &'a str,
     /// `Home Directory:`.
     pub home: &'a str,
-    /// Whether several tool calls may be made in one reply (Cline's `enableParallelToolCalling`,
-    /// off with `--one-tool-per-reply`): a variant whose text depends on it reads it here.
-    pub parallel_tool_calls: bool,
+    /// Whether several tool calls may come in one reply (Cline's `enableParallelToolCalling`,
+    /// on by default): the native next-gen variant says so in three places.
+    pub parallel: bool,
 }
 
 /// Cline's choice of variant (`variants/*/config.ts` matchers, in registry order), for a
@@ -93,6 +116,9 @@ pub(crate) fn template(family: Family) -> &'static str {
         Family::Generic => include_str!("system/generic.txt"),
         Family::NextGen => include_str!("system/next_gen.txt"),
         Family::Gpt5 => include_str!("system/gpt_5.txt"),
+        Family::NativeNextGen => include_str!("system/native_next_gen.txt"),
+        Family::NativeGpt5 => include_str!("system/native_gpt_5.txt"),
+        Family::NativeGpt51 => include_str!("system/native_gpt_5_1.txt"),
     }
 }
 
@@ -119,12 +145,22 @@ mod tests {
 
     #[test]
     fn places_are_all_filled() {
-        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h", parallel_tool_calls: true };
+        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h", parallel: true };
         for f in [Family::Generic, Family::NextGen, Family::Gpt5] {
             let s = render(f, &env);
             assert!(!s.contains("{{"), "{f:?}");
             assert!(s.contains("Current Working Directory: /w\n") && s.contains("Default Shell: /bin/sh\n"), "{f:?}");
             assert!(s.contains("You are stuck operating from '/w'"), "{f:?}");
+        }
+        for f in [Family::NativeNextGen, Family::NativeGpt5, Family::NativeGpt51] {
+            for parallel in [true, false] {
+                let s = render(f, &Env { parallel, ..env.clone() });
+                assert!(!s.contains("{{"), "{f:?}");
+                assert!(
+                    s.contains("Current Working Directory: /w\n") && s.contains("Default Shell: /bin/sh\n"),
+                    "{f:?}"
+                );
+            }
         }
     }
 }

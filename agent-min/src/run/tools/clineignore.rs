@@ -196,6 +196,12 @@ pub(crate) fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
     if !crate::run::tools::registry::guards_paths(tool) {
         return None;
     }
+    path_refusal(root, path)
+}
+
+/// Cline's `clineIgnoreError` if `.clineignore` blocks `path` (or where it leads), for any tool
+/// (`apply_patch` names its paths inside the patch).
+pub(crate) fn path_refusal(root: &Path, path: &str) -> Option<String> {
     let ig = ClineIgnore::load(root);
     (!ig.allows(path) || !ig.allows_target(path)).then(|| texts::cline_ignore_error(path))
 }

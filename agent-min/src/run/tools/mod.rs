@@ -13,6 +13,7 @@
 //! reach), `crate::run::mcp` (the servers behind the MCP tools), `crate::run::trusted_file`
 //! (reading `.clineignore`), `crate::run::spawn` (commands, the editor).
 
+mod apply_patch;
 pub(crate) mod clineignore;
 pub mod diff;
 pub(crate) mod fsx;
@@ -34,6 +35,7 @@ mod permissions;
 pub mod read;
 pub(crate) mod registry;
 mod search;
+pub mod v4a;
 mod walk;
 mod write;
 
@@ -123,6 +125,8 @@ pub(crate) struct Ctx<'a> {
     pub memory: &'a mut Memory,
     /// The run's MCP servers (`use_mcp_tool`, `access_mcp_resource`).
     pub mcp: &'a mut crate::run::mcp::Hub,
+    /// The run's prompt variant: which tools it offers.
+    pub family: crate::run::prompt::system::Family,
 }
 
 /// What the tools remember across the calls of one task.
@@ -159,7 +163,7 @@ pub(crate) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     if let Some(decl) = registry::find(&call.name) {
         return (decl.run)(call, ctx);
     }
-    let names: Vec<_> = registry::offered().iter().map(|t| t.name).collect();
+    let names: Vec<_> = registry::offered(ctx.family).iter().map(|t| t.name).collect();
     ctx.term.outcome(false, &format!("{} is not available", call.name));
     Outcome::Failure {
         text: tool_error(&format!(
@@ -333,6 +337,7 @@ pub(crate) mod testutil {
             model: "test-model",
             memory: &mut memory,
             mcp: &mut hub,
+            family: crate::run::prompt::system::Family::NextGen,
         };
         f(&mut ctx)
     }

@@ -10,7 +10,7 @@
 //! A new tool: a handler in a file of its own in `tools/`, its two texts in `tools/decl/`
 //! (`NAME.txt`, the prompt section; `NAME.json`, the native definition) and one entry here.
 
-use super::{ask, exec, list, mcp, read, search, write, Call, Ctx, Outcome};
+use super::{apply_patch, ask, exec, list, mcp, read, search, write, Call, Ctx, Outcome};
 use crate::run::prompt;
 use crate::run::prompt::system::Family;
 
@@ -30,17 +30,20 @@ pub(crate) struct ToolDecl {
     /// Whether it may change files: a checkpoint is taken after it (and the run's first one
     /// waits for the initial checkpoint).
     pub mutates: bool,
-    /// Offered in the prompt, the native definitions and "Available tools"; `false` for the
-    /// MCP tools, which `mcp/` offers only when servers are connected.
-    pub offered: bool,
+    /// Whether a prompt variant offers it (in the prompt, the native definitions and
+    /// "Available tools"): never for the MCP tools, which `mcp/` offers only when servers are
+    /// connected; `apply_patch` only in Cline's GPT-5 native variants, which drop
+    /// `write_to_file` and `replace_in_file` for it.
+    pub offered: fn(Family) -> bool,
     /// Runs a call whose required parameters are present.
     pub run: fn(&Call, &mut Ctx<'_>) -> Outcome,
     /// Cline's `[name for '…']` description, put before `Result:`.
     pub describe: fn(&Call) -> String,
     /// Cline's text for a missing required parameter (`failures` counts this mistake).
     pub missing: MissingText,
-    /// The native definition in OpenAI's `tools` shape (Cline's, without `task_progress`).
-    pub native: &'static str,
+    /// The native definition in OpenAI's `tools` shape (Cline's, without `task_progress`) for
+    /// a family; `{{cwd}}` stands for the workspace.
+    pub native: fn(Family) -> &'static str,
     /// The section of the XML system prompt's `# Tools` for a model family.
     pub prompt: fn(Family) -> &'static str,
 }
@@ -52,14 +55,17 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["command", "requires_approval"],
         paths: &[],
         mutates: true,
-        offered: true,
+        offered: |_| true,
         run: exec::run,
         describe: |c| format!("[execute_command for '{}']", c.param("command").unwrap_or("")),
         missing: |c, p, n| match p {
             "command" => prompt::execute_command_missing_command(),
             _ => generic_missing(c, p, n),
         },
-        native: include_str!("decl/execute_command.json"),
+        native: |f| match f {
+            Family::NativeGpt51 => include_str!("decl/execute_command.gpt_5_1.json"),
+            _ => include_str!("decl/execute_command.json"),
+        },
         prompt: |_| include_str!("decl/execute_command.txt"),
     },
     ToolDecl {
@@ -67,26 +73,39 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["path"],
         paths: &["path"],
         mutates: false,
-        offered: true,
+        offered: |_| true,
         run: read::run,
         describe: describe_path,
         missing: generic_missing,
-        native: include_str!("decl/read_file.json"),
+        native: |_| include_str!("decl/read_file.json"),
         prompt: |_| include_str!("decl/read_file.txt"),
+    },
+    ToolDecl {
+        name: "apply_patch",
+        required: &["input"],
+        paths: &[],
+        mutates: true,
+        offered: Family::patches,
+        run: apply_patch::run,
+        describe: |_| "[apply_patch]".to_string(),
+        missing: generic_missing,
+        native: |_| include_str!("decl/apply_patch.json"),
+        // Offered by native variants only: no XML section.
+        prompt: |_| "",
     },
     ToolDecl {
         name: "write_to_file",
         required: &["path", "content"],
         paths: &["path"],
         mutates: true,
-        offered: true,
+        offered: |f| !f.patches(),
         run: write::write_to_file,
         describe: describe_path,
         missing: |c, p, n| match p {
             "content" => prompt::write_to_file_missing_content(c.param("path").unwrap_or("unknown"), n),
             _ => generic_missing(c, p, n),
         },
-        native: include_str!("decl/write_to_file.json"),
+        native: |_| include_str!("decl/write_to_file.json"),
         prompt: |_| include_str!("decl/write_to_file.txt"),
     },
     ToolDecl {
@@ -94,14 +113,14 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["path", "diff"],
         paths: &["path"],
         mutates: true,
-        offered: true,
+        offered: |f| !f.patches(),
         run: write::replace_in_file,
         describe: describe_path,
         missing: |c, p, n| match p {
             "diff" => prompt::replace_in_file_missing_diff(c.param("path").unwrap_or("unknown")),
             _ => generic_missing(c, p, n),
         },
-        native: include_str!("decl/replace_in_file.json"),
+        native: |_| include_str!("decl/replace_in_file.json"),
         prompt: |_| include_str!("decl/replace_in_file.txt"),
     },
     ToolDecl {
@@ -109,14 +128,14 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["path", "regex"],
         paths: &[],
         mutates: false,
-        offered: true,
+        offered: |_| true,
         run: search::run,
         describe: |c| match c.param("file_pattern") {
             Some(fp) => format!("[search_files for '{}' in '{fp}']", c.param("regex").unwrap_or("")),
             None => format!("[search_files for '{}']", c.param("regex").unwrap_or("")),
         },
         missing: generic_missing,
-        native: include_str!("decl/search_files.json"),
+        native: |_| include_str!("decl/search_files.json"),
         prompt: |_| include_str!("decl/search_files.txt"),
     },
     ToolDecl {
@@ -124,11 +143,14 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["path"],
         paths: &[],
         mutates: false,
-        offered: true,
+        offered: |_| true,
         run: list::run,
         describe: describe_path,
         missing: generic_missing,
-        native: include_str!("decl/list_files.json"),
+        native: |f| match f {
+            Family::NativeGpt51 => include_str!("decl/list_files.gpt_5_1.json"),
+            _ => include_str!("decl/list_files.json"),
+        },
         prompt: |_| include_str!("decl/list_files.txt"),
     },
     ToolDecl {
@@ -136,11 +158,14 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["question"],
         paths: &[],
         mutates: false,
-        offered: true,
+        offered: |_| true,
         run: ask::followup,
         describe: |c| format!("[ask_followup_question for '{}']", c.param("question").unwrap_or("")),
         missing: generic_missing,
-        native: include_str!("decl/ask_followup_question.json"),
+        native: |f| match f {
+            Family::NativeGpt51 => include_str!("decl/ask_followup_question.gpt_5_1.json"),
+            _ => include_str!("decl/ask_followup_question.json"),
+        },
         prompt: |_| include_str!("decl/ask_followup_question.txt"),
     },
     ToolDecl {
@@ -148,11 +173,14 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["result"],
         paths: &[],
         mutates: false,
-        offered: true,
+        offered: |_| true,
         run: ask::complete,
         describe: |_| "[attempt_completion]".to_string(),
         missing: generic_missing,
-        native: include_str!("decl/attempt_completion.json"),
+        native: |f| match f {
+            Family::NativeGpt51 => include_str!("decl/attempt_completion.gpt_5_1.json"),
+            _ => include_str!("decl/attempt_completion.json"),
+        },
         prompt: |f| match f {
             Family::Gpt5 => include_str!("decl/attempt_completion.gpt_5.txt"),
             _ => include_str!("decl/attempt_completion.txt"),
@@ -163,11 +191,11 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &[],
         paths: &[],
         mutates: false,
-        offered: false,
+        offered: |_| false,
         run: mcp::use_tool,
         describe: describe_server,
         missing: generic_missing,
-        native: "",
+        native: |_| "",
         prompt: |_| "",
     },
     ToolDecl {
@@ -175,11 +203,11 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &[],
         paths: &[],
         mutates: false,
-        offered: false,
+        offered: |_| false,
         run: mcp::access_resource,
         describe: describe_server,
         missing: generic_missing,
-        native: "",
+        native: |_| "",
         prompt: |_| "",
     },
 ];
@@ -209,10 +237,19 @@ pub(crate) fn all() -> Vec<&'static ToolDecl> {
     all.collect()
 }
 
-/// The tools offered to the model, in order.
-pub(crate) fn offered() -> Vec<&'static ToolDecl> {
-    all().into_iter().filter(|t| t.offered).collect()
+/// The tools `family` offers the model, in order.
+pub(crate) fn offered(family: Family) -> Vec<&'static ToolDecl> {
+    all().into_iter().filter(|t| (t.offered)(family)).collect()
 }
+
+/// Whether some prompt variant offers `name` (the MCP tools are offered by servers instead).
+pub(crate) fn offered_somewhere(name: &str) -> bool {
+    find(name).is_some_and(|t| ALL_FAMILIES.iter().any(|f| (t.offered)(*f)))
+}
+
+/// Every prompt variant.
+pub(crate) const ALL_FAMILIES: [Family; 6] =
+    [Family::Generic, Family::NextGen, Family::Gpt5, Family::NativeNextGen, Family::NativeGpt5, Family::NativeGpt51];
 
 /// The declaration of `name`, if it is a tool.
 pub(crate) fn find(name: &str) -> Option<&'static ToolDecl> {
@@ -231,7 +268,7 @@ pub(crate) fn guards_paths(name: &str) -> bool {
 
 /// The `# Tools` sections of the XML prompt for `family`, in order.
 pub(crate) fn prompt_sections(family: Family) -> String {
-    offered().iter().map(|t| (t.prompt)(family)).collect::<Vec<_>>().join("\n\n")
+    offered(family).iter().map(|t| (t.prompt)(family)).collect::<Vec<_>>().join("\n\n")
 }
 
 #[cfg(test)]
@@ -257,11 +294,13 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), all().len());
-        for t in offered() {
-            let def: serde_json::Value = serde_json::from_str(t.native).unwrap();
-            assert_eq!(def["function"]["name"], t.name);
-            for f in [Family::Generic, Family::NextGen, Family::Gpt5] {
-                assert!((t.prompt)(f).starts_with(&format!("## {}\n", t.name)), "{}", t.name);
+        for f in ALL_FAMILIES {
+            for t in offered(f) {
+                let def: serde_json::Value = serde_json::from_str(&(t.native)(f).replace("{{cwd}}", "/w")).unwrap();
+                assert_eq!(def["function"]["name"], t.name);
+                if !f.is_native() {
+                    assert!((t.prompt)(f).starts_with(&format!("## {}\n", t.name)), "{}", t.name);
+                }
             }
         }
     }
@@ -285,13 +324,15 @@ mod tests {
             required: &["path"],
             paths: &["path"],
             mutates: true,
-            offered: true,
+            offered: |_| true,
             run: touch,
             describe: describe_path,
             missing: generic_missing,
-            native: r#"{"type": "function", "function": {"name": "touch_file", "description": "Touch a file.", "strict": false,
+            native: |_| {
+                r#"{"type": "function", "function": {"name": "touch_file", "description": "Touch a file.", "strict": false,
                 "parameters": {"type": "object", "properties": {"path": {"type": "string", "description": "The file"}},
-                "required": ["path"], "additionalProperties": false}}}"#,
+                "required": ["path"], "additionalProperties": false}}}"#
+            },
             prompt: |_| {
                 "## touch_file\nDescription: Touch a file.\nParameters:\n- path: (required) The file\nUsage:\n<touch_file>\n<path>File path here</path>\n</touch_file>"
             },
@@ -314,11 +355,11 @@ mod tests {
 
         // Listed: the XML prompt's `# Tools`, before the examples; the native definitions; the
         // tools named to a model that calls an unknown one.
-        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h", parallel_tool_calls: true };
+        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h", parallel: true };
         let xml = render(Family::NextGen, &env);
         let at = xml.find("\n\n## touch_file\nDescription: Touch a file.").expect("in the XML prompt");
         assert!(at > xml.find("## attempt_completion").unwrap() && at < xml.find("# Tool Use Examples").unwrap());
-        let native = crate::run::dialect::native::definitions();
+        let native = crate::run::dialect::native::definitions(Family::NativeNextGen, "/w");
         assert!(native.iter().any(|d| d["function"]["name"] == "touch_file"), "in the native definitions");
 
         let root = tempfile::tempdir().unwrap();

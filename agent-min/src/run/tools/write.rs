@@ -138,7 +138,7 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 /// Refuses a file under `.git/` (anywhere), or `.clinerules/hooks/` or `.cline/` of the
 /// workspace: what is there runs later outside any sandbox (git's hooks and config, Cline's
 /// hooks, the project's MCP servers), so neither the tools nor sandboxed commands write there.
-fn refuse_protected(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<(), Outcome> {
+pub(super) fn refuse_protected(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<(), Outcome> {
     let rel = abs.strip_prefix(ctx.ws.root()).unwrap_or(abs);
     let git = rel.components().any(|c| c.as_os_str() == ".git");
     let Some(dir) = crate::run::spawn::PROTECTED.iter().find(|p| rel.starts_with(p)).copied().or(git.then_some(".git"))

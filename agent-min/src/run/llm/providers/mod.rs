@@ -315,7 +315,13 @@ mod first_request {
             idle_timeout: 1,
             thinking_budget: thinking,
             reasoning_effort: None,
-            tools: Some(Tools { builtin: crate::run::dialect::native::definitions(), extra: Vec::new() }),
+            tools: Some(Tools {
+                builtin: crate::run::dialect::native::definitions(
+                    crate::run::dialect::system::family(true, provider.name(), model),
+                    "/w",
+                ),
+                extra: Vec::new(),
+            }),
         };
         let msgs = [Message::user("<task>\nt\n</task>\n\n<environment_details>\nE\n</environment_details>")];
         serde_json::from_slice(&build_request(&cfg, "SYS", &msgs).body).unwrap()

@@ -276,7 +276,10 @@ mod tests {
             idle_timeout: 1,
             thinking_budget: None,
             tools: Some(crate::run::llm::tool_specs::Tools {
-                builtin: crate::run::dialect::native::definitions(),
+                builtin: crate::run::dialect::native::definitions(
+                    crate::run::prompt::system::Family::NativeNextGen,
+                    "/w",
+                ),
                 extra: Vec::new(),
             }),
             reasoning_effort: Some("high".into()),

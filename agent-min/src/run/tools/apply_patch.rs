@@ -1,0 +1,262 @@
+//! `apply_patch(input)`: Cline's `ApplyPatchHandler` for its GPT-5 native variants. The V4A
+//! text is read by `v4a.rs`; here the files it names are confined to the workspace, checked
+//! against `.clineignore` and the protected directories, read (regular files only, capped),
+//! approved one by one with a diff, and written atomically — each file by a temp file and a
+//! rename, and none before every file is approved — with Cline's result and error texts.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::v4a::{self, Change};
+use super::{check_path, fsx, preview, tool_error, Access, Call, Ctx, Outcome};
+
+/// Cline's text when the person says no to a file of the patch.
+pub(crate) const PATCH_DENIED: &str = "The user denied this patch operation.";
+
+/// One file the patch writes or removes, ready once approved.
+struct Step {
+    /// The path as the patch names it (what the result shows).
+    shown: String,
+    abs: PathBuf,
+    /// The new content; `None` removes the file.
+    content: Option<String>,
+}
+
+pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
+    let input = call.raw_param("input").unwrap_or_default();
+    ctx.term.tool("apply_patch", &first_target(input));
+    match prepare(input, ctx) {
+        Ok((steps, fuzz)) => commit(steps, fuzz, ctx),
+        Err(o) => o,
+    }
+}
+
+/// The first file a patch names, for the tool line.
+fn first_target(input: &str) -> String {
+    input
+        .lines()
+        .find_map(|l| {
+            ["*** Add File: ", "*** Update File: ", "*** Delete File: "].iter().find_map(|m| l.strip_prefix(m))
+        })
+        .map_or_else(String::new, |p| p.trim().to_string())
+}
+
+fn error(ctx: &mut Ctx<'_>, msg: &str) -> Outcome {
+    ctx.term.outcome(false, msg);
+    Outcome::Failure { text: tool_error(&format!("Error executing apply_patch: {msg}")), mistake: true }
+}
+
+/// Reads the files, parses and applies the patch in memory, and asks for each file.
+fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> {
+    let mut files = HashMap::new();
+    for path in v4a::files_to_load(input) {
+        let abs = confined(ctx, &path)?;
+        match fsx::read_regular_no_follow(&abs, fsx::MAX_FILE_BYTES) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(s) => files.insert(path, s.replace("\r\n", "\n")),
+                Err(_) => return Err(error(ctx, &format!("{path} is not a UTF-8 text file"))),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(error(ctx, &format!("File not found: {path}")))
+            }
+            Err(e) => return Err(error(ctx, &format!("{path}: {e}"))),
+        };
+    }
+    let applied = v4a::apply(input, &files).map_err(|e| error(ctx, &e))?;
+    // Cline skips a chunk whose context it cannot find and reports success; the model would
+    // believe a change was made that was not. We refuse the whole patch instead.
+    if let Some(w) = applied.warnings.first() {
+        let msg = format!("{w}\nNo file was changed: the patch must apply in full. Read the file again and retry with context lines copied from it.");
+        return Err(error(ctx, &msg));
+    }
+    let mut steps = Vec::new();
+    for (path, change) in applied.changes {
+        let abs = confined(ctx, &path)?;
+        let old = files.get(&path).map(String::as_str);
+        match change {
+            Change::Delete => {
+                ask(ctx, &path, &format!("Delete {path}"), &preview::unified(old.unwrap_or(""), "", &path))?;
+                steps.push(Step { shown: path, abs, content: None });
+            }
+            Change::Add(content) => {
+                // Cline overwrites a file that exists but was not named for update; we refuse.
+                if abs.symlink_metadata().is_ok() {
+                    return Err(error(ctx, &format!("Add File Error: File already exists: {path}")));
+                }
+                ask(ctx, &path, &format!("Create {path}"), &preview::unified("", &content, &path))?;
+                steps.push(Step { shown: path, abs, content: Some(content) });
+            }
+            Change::Update { content, move_to } => {
+                if content.is_empty() {
+                    return Err(error(ctx, &format!("UPDATE change for {path} has no new content")));
+                }
+                let pv = preview::unified(old.unwrap_or(""), &content, &path);
+                match move_to {
+                    None => {
+                        ask(ctx, &path, &format!("Edit {path}"), &pv)?;
+                        steps.push(Step { shown: path, abs, content: Some(content) });
+                    }
+                    Some(to) => {
+                        let to_abs = confined(ctx, &to)?;
+                        if to_abs.symlink_metadata().is_ok() {
+                            return Err(error(ctx, &format!("Move target already exists: {to}")));
+                        }
+                        ask(ctx, &to, &format!("Move {path} to {to}"), &pv)?;
+                        steps.push(Step { shown: to, abs: to_abs, content: Some(content) });
+                        steps.push(Step { shown: path, abs, content: None });
+                    }
+                }
+            }
+        }
+    }
+    Ok((steps, applied.fuzz))
+}
+
+/// A patch path: inside the workspace, not `.clineignore`d, not protected.
+fn confined(ctx: &mut Ctx<'_>, path: &str) -> Result<PathBuf, Outcome> {
+    if let Some(refusal) = super::clineignore::path_refusal(ctx.ws.root(), path) {
+        ctx.term.outcome(false, "blocked by .clineignore");
+        return Err(Outcome::Failure { text: tool_error(&refusal), mistake: false });
+    }
+    let r = ctx.ws.resolve(path);
+    if let Some(e) = r.error {
+        return Err(error(ctx, &e));
+    }
+    if !r.inside {
+        let msg = format!(
+            "{path} is outside the workspace ({}); apply_patch only changes files inside it.",
+            ctx.ws.root().display()
+        );
+        ctx.term.outcome(false, "refused: outside the workspace");
+        return Err(Outcome::Failure { text: tool_error(&msg), mistake: false });
+    }
+    super::write::refuse_protected(ctx, &r.abs, path)?;
+    Ok(r.abs)
+}
+
+/// One file's approval (automatic under `--yolo`); a denial is Cline's patch denial.
+fn ask(ctx: &mut Ctx<'_>, path: &str, what: &str, pv: &str) -> Result<(), Outcome> {
+    // Each file is approved on its own; the call's event reports the first decision.
+    ctx.decided = false;
+    match check_path(ctx, path, Access::Write, what, Some(pv)) {
+        Ok(_) => Ok(()),
+        Err(Outcome::Denied { feedback, .. }) => Err(Outcome::Denied { text: PATCH_DENIED.to_string(), feedback }),
+        Err(o) => Err(o),
+    }
+}
+
+/// Writes every approved file and gives Cline's result.
+fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
+    let mut lines = vec!["Successfully applied patch to the following files:".to_string()];
+    for (i, s) in steps.iter().enumerate() {
+        let done = match &s.content {
+            Some(c) => fsx::atomic_write(&s.abs, c.as_bytes()),
+            None => std::fs::remove_file(&s.abs),
+        };
+        ctx.memory.reads.forget(&s.abs);
+        if let Err(e) = done {
+            let written: Vec<&str> = steps[..i].iter().map(|s| s.shown.as_str()).collect();
+            let msg = format!(
+                "{}: {e}. Files already changed by this patch: {}.",
+                s.shown,
+                if written.is_empty() { "none".to_string() } else { written.join(", ") }
+            );
+            return error(ctx, &msg);
+        }
+        match &s.content {
+            Some(c) => lines.push(format!("\n<final_file_content path=\"{}\">\n{c}\n</final_file_content>", s.shown)),
+            None => lines.push(format!("\n{}: [deleted]", s.shown)),
+        }
+    }
+    if fuzz > 0 {
+        lines.push(format!("\nNote: Patch applied with fuzz factor {fuzz}"));
+    }
+    ctx.term.outcome(true, &format!("patched {}", crate::run::ui::count(steps.len() as u64, "file")));
+    Outcome::Success(lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::super::{run, Outcome};
+    use crate::run::tools::paths::Workspace;
+
+    #[test]
+    fn a_patch_adds_updates_moves_and_deletes_with_clines_text() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("a.py"), "def f():\n    return 1\n").unwrap();
+        std::fs::write(root.path().join("old.txt"), "x").unwrap();
+        let ws = Workspace::new(root.path()).unwrap();
+        let patch = "*** Begin Patch\n*** Add File: dir/new.txt\n+hi\n*** Update File: a.py\n def f():\n-    return 1\n+    return 2\n*** Delete File: old.txt\n*** End Patch";
+        let out = with_ctx(&ws, |ctx| {
+            ctx.yolo = true;
+            ctx.tool = "apply_patch";
+            run(&call("apply_patch", &[("input", patch)]), ctx)
+        });
+        assert_eq!(
+            out,
+            Outcome::Success("Successfully applied patch to the following files:\n\n<final_file_content path=\"dir/new.txt\">\nhi\n</final_file_content>\n\n<final_file_content path=\"a.py\">\ndef f():\n    return 2\n\n</final_file_content>\n\nold.txt: [deleted]".into())
+        );
+        assert_eq!(std::fs::read_to_string(root.path().join("dir/new.txt")).unwrap(), "hi");
+        assert_eq!(std::fs::read_to_string(root.path().join("a.py")).unwrap(), "def f():\n    return 2\n");
+        assert!(!root.path().join("old.txt").exists());
+    }
+
+    #[test]
+    fn nothing_is_written_when_any_part_fails_or_leaves_the_workspace() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("a.txt"), "one\ntwo\n").unwrap();
+        std::fs::write(root.path().join("b.txt"), "keep").unwrap();
+        let ws = Workspace::new(root.path()).unwrap();
+        let run_patch = |patch: &str| {
+            with_ctx(&ws, |ctx| {
+                ctx.yolo = true;
+                ctx.tool = "apply_patch";
+                run(&call("apply_patch", &[("input", patch)]), ctx)
+            })
+        };
+        // A chunk whose context is nowhere: Cline would skip it and report success.
+        let out = run_patch("*** Update File: a.txt\n-one\n+1\n@@\n-zzzzzzzzzzzzzzzzzzzz\n+2");
+        assert!(
+            matches!(&out, Outcome::Failure { text, .. } if text.contains("Could not find matching context")),
+            "{out:?}"
+        );
+        assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "one\ntwo\n");
+        // Adding over an existing file; moving onto one; leaving the workspace.
+        let out = run_patch("*** Add File: b.txt\n+new");
+        assert!(
+            matches!(&out, Outcome::Failure { text, .. } if text.contains("Add File Error: File already exists: b.txt")),
+            "{out:?}"
+        );
+        let out = run_patch("*** Update File: a.txt\n*** Move to: b.txt\n-one\n+1");
+        assert!(
+            matches!(&out, Outcome::Failure { text, .. } if text.contains("Move target already exists: b.txt")),
+            "{out:?}"
+        );
+        let out = run_patch("*** Add File: ../escape.txt\n+x");
+        assert!(matches!(&out, Outcome::Failure { text, .. } if text.contains("outside the workspace")), "{out:?}");
+        assert!(!root.path().parent().unwrap().join("escape.txt").exists());
+        assert_eq!(std::fs::read_to_string(root.path().join("b.txt")).unwrap(), "keep");
+        // Cline's error text for a file that is not there.
+        let out = run_patch("*** Update File: nope.txt\n-x\n+y");
+        assert!(
+            matches!(&out, Outcome::Failure { text, .. } if text.contains("Error executing apply_patch: File not found: nope.txt")),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn clineignored_files_are_refused() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join(".clineignore"), "secret.txt\n").unwrap();
+        std::fs::write(root.path().join("secret.txt"), "s").unwrap();
+        let ws = Workspace::new(root.path()).unwrap();
+        let out = with_ctx(&ws, |ctx| {
+            ctx.yolo = true;
+            ctx.tool = "apply_patch";
+            run(&call("apply_patch", &[("input", "*** Update File: secret.txt\n-s\n+t")]), ctx)
+        });
+        assert!(matches!(&out, Outcome::Failure { text, .. } if text.contains(".clineignore")), "{out:?}");
+        assert_eq!(std::fs::read_to_string(root.path().join("secret.txt")).unwrap(), "s");
+    }
+}
