@@ -120,7 +120,7 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(hub) => hub,
         Err(e) => return usage_error(cmd, &e),
     };
-    let settings = task_settings(&opts, &setup);
+    let settings = task_settings(opts, &setup);
     let replaying = opts.replay.is_some();
     let temporary = setup.temporary.then(|| setup.root.clone());
     let task = Task::new(settings, setup.transport, ws, term, around);
