@@ -336,9 +336,11 @@ fn api_requests(stdout: &str) -> Vec<serde_json::Value> {
     events::of(&events::parse(stdout), "api_request").into_iter().cloned().collect()
 }
 
+/// With `--one-tool-per-reply` the reply is cut after its tool, yet the server's usage is read;
+/// by default (several calls per reply, as Cline) the text after the tool is shown and kept.
 #[test]
 fn a_reply_ending_in_a_tool_reports_the_servers_usage_not_an_estimate() {
-    for openai_wire in [false, true] {
+    for (openai_wire, one_tool) in [(false, true), (true, true), (false, false), (true, false)] {
         let ws = tempfile::tempdir().unwrap();
         let reply = |t: &str| if openai_wire { openai(t) } else { anthropic(t) };
         let server = Server::start(vec![
@@ -346,7 +348,11 @@ fn a_reply_ending_in_a_tool_reports_the_servers_usage_not_an_estimate() {
             reply(&completion("done")),
         ]);
         let base = if openai_wire { openai_args(&server) } else { anthropic_args(&server) };
-        let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[("OPENAI_API_KEY", KEY)], LIMIT);
+        let mut args = vec!["--json", "t"];
+        if one_tool {
+            args.insert(0, "--one-tool-per-reply");
+        }
+        let r = run_agent(ws.path(), &args_with(&base, &args), &[("OPENAI_API_KEY", KEY)], LIMIT);
         assert_eq!(r.code, Some(0), "{}", r.all());
         let reqs = api_requests(&r.stdout);
         assert_eq!(reqs.len(), 2);
@@ -356,8 +362,14 @@ fn a_reply_ending_in_a_tool_reports_the_servers_usage_not_an_estimate() {
             assert_eq!((e["tokens_in"].as_u64(), e["tokens_out"].as_u64()), (Some(want_in), Some(want_out)), "{e}");
         }
         assert_eq!(reqs[1]["totals"]["estimated_requests"], 0);
-        assert!(!r.all().contains("and text after the tool"), "what follows the tool was shown");
-        assert!(!server.requests()[1].body.to_string().contains("and text after the tool"), "…or sent back");
+        let sent_back = server.requests()[1].body.to_string().contains("and text after the tool");
+        if one_tool {
+            assert!(!r.all().contains("and text after the tool"), "what follows the tool was shown");
+            assert!(!sent_back, "…or sent back");
+        } else {
+            assert!(r.all().contains("and text after the tool"), "the whole reply is shown: {}", r.all());
+            assert!(sent_back, "…and kept in the history");
+        }
         if !openai_wire {
             assert_eq!(server.requests()[0].body["stream"], true);
         } else {
@@ -377,7 +389,8 @@ fn a_server_silent_after_the_tool_costs_a_short_wait_and_an_honest_estimate() {
     let server = Server::start(vec![stalled, anthropic(&completion("done"))]);
     let base = anthropic_args(&server);
     let start = Instant::now();
-    let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[], LIMIT);
+    // Only a reply cut at its first tool stops reading there; by default the whole reply is read.
+    let r = run_agent(ws.path(), &args_with(&base, &["--one-tool-per-reply", "--json", "t"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let took = start.elapsed();
     assert!(took < Duration::from_secs(10), "the agent waited for the stalled server: {took:?}");
