@@ -42,6 +42,9 @@ MODEL:
                           anthropic and openai, XML otherwise and on ollama (docs/agent.md).
                           In native mode each MCP tool is a function of its own
                           (<uid>0mcp0<tool>); one the API cannot name is left out, with a warning
+    --no-recover-text-calls   native mode: do not run a tool call the model wrote as Cline's XML
+                          in its text (by default a reply with no native call whose text holds a
+                          complete call runs it, marked recovered; local models often do this)
     --thinking-budget N   anthropic: extended thinking with N budget tokens (at least 1024),
                           added to --max-tokens; thinking is shown dimmed and sent back with
                           its signature
@@ -105,7 +108,8 @@ LIMITS:
 CONTEXT WINDOW, TOKENS AND COST:
     --context-window N    the model's context window in tokens (default by model: claude 200000,
                           gpt-4.1 1047576, gpt-5 400000, gpt-4o and others 128000, ollama
-                          --num-ctx). Before each request the prompt is estimated; over Cline's
+                          --num-ctx; a local OpenAI-compatible server is asked first: llama.cpp
+                          /props, LM Studio, Ollama). Before each request the prompt is estimated; over Cline's
                           threshold (e.g. 160000 of 200000) older reads of a file read again
                           are dropped, then half of the history after the first exchange.
                           A \"prompt is too long\" error cuts harder once and retries.
@@ -246,6 +250,8 @@ pub(crate) struct Options {
     pub num_ctx: Option<u32>,
     /// `--tool-calls`.
     pub tool_calls: crate::run::native::ToolCalls,
+    /// `--no-recover-text-calls`.
+    pub no_recover_text_calls: bool,
     /// `--thinking-budget` tokens.
     pub thinking_budget: Option<u32>,
     /// `--reasoning-effort`.
@@ -465,6 +471,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("state-dir") => o.state_dir = Some(absolute(p.value().map_err(err)?.into())?),
             Long("no-save") => o.no_save = true,
             Long("no-checkpoints") => o.no_checkpoints = true,
+            Long("no-recover-text-calls") => o.no_recover_text_calls = true,
             Long("context-window") => {
                 let n: u64 = number(&mut p, "--context-window")?;
                 if n < 1024 {

@@ -23,6 +23,10 @@ impl Transport for Http {
         self.cfg.tools = Some(tools);
     }
 
+    fn max_output(&self) -> Option<u64> {
+        Some(u64::from(self.cfg.max_tokens))
+    }
+
     fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
         let req = providers::build_request(&self.cfg, system, messages);
         let mut resp = curl::post(&curl::Request {

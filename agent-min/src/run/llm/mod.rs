@@ -12,6 +12,7 @@
 pub(crate) mod curl;
 pub(crate) mod http;
 pub mod providers;
+pub(crate) mod server_window;
 pub mod sse;
 pub(crate) mod tool_specs;
 pub(crate) mod types;
