@@ -122,6 +122,13 @@ run xml xml-read "Read hello.txt and tell me what it says."
 # A small model copies what it is shown: this one writes an XML call as text in native mode.
 run native native-list "List the files here. Answer with exactly this and nothing else: <list_files><path>.</path></list_files>"
 
+# The recording is kept whatever the assertions say (it is what the replay test reads).
+if [ -n "${AGENT_MIN_RECORD_FIXTURE:-}" ]; then
+  mkdir -p "$(dirname "$AGENT_MIN_RECORD_FIXTURE")"
+  grep '/chat/completions' "$record" >"$AGENT_MIN_RECORD_FIXTURE"
+  echo "recorded $(wc -l <"$AGENT_MIN_RECORD_FIXTURE") replies into $AGENT_MIN_RECORD_FIXTURE"
+fi
+
 step "assertions"
 "$venv/bin/python" - "$work" "$record" "$repo/agent-min/schemas/events.schema.json" "$MAX_TOKENS" <<'PY'
 import json, sys, jsonschema
@@ -192,10 +199,5 @@ if failures:
 print("\nall assertions hold")
 PY
 
-if [ -n "${AGENT_MIN_RECORD_FIXTURE:-}" ]; then
-  mkdir -p "$(dirname "$AGENT_MIN_RECORD_FIXTURE")"
-  grep '/chat/completions' "$record" >"$AGENT_MIN_RECORD_FIXTURE"
-  echo "recorded $(wc -l <"$AGENT_MIN_RECORD_FIXTURE") replies into $AGENT_MIN_RECORD_FIXTURE"
-fi
 echo "done in $((SECONDS - t0)) s"
 echo "local-model-e2e: 1 passed, 0 failed"
