@@ -79,8 +79,9 @@ free_port() { "$venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("
 
 step "the server on 127.0.0.1 (n_ctx $N_CTX, logits_all off: on, it allocates logits for every position)"
 port=$(free_port)
-# The GGUF's own chat template renders the system message (llama-cpp-python's `gemma` format
-# would drop it); `tools` are not rendered by it: the server accepts and ignores them. One
+# This GGUF carries no chat template: llama-cpp-python falls back to the llama-2 format (the
+# model's replies echo `[/INST]`), which renders the system message but not `tools`: the server
+# accepts and ignores them (`--chat_format gemma` would drop the system message instead). One
 # thread: on a machine busy with other work, ggml's threads wait for each other at every step
 # (a reply crawled at a token every few seconds with two).
 "$venv/bin/python" -m llama_cpp.server --model "$model" --host 127.0.0.1 --port "$port" \
