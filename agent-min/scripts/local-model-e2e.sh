@@ -19,7 +19,8 @@
 #   AGENT_MIN_LOCAL_MODEL_CACHE=DIR ...               where the server and model are kept
 #                                                     (default ${XDG_CACHE_HOME:-~/.cache}/agent-min/local-model)
 #   AGENT_MIN_RECORD_FIXTURE=FILE ...                 also copy the server's recorded replies to FILE
-#                                                     (agent-min/tests/fixtures/llama-cpp-python/*.jsonl)
+#                                                     (the replay test's fixture is recorded by
+#                                                     record-local-fixture.sh, with curl)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
