@@ -1,5 +1,5 @@
 //! What a run may spend: tokens and cost ([`accounting`]), `--max-turns` / `--max-cost` /
-//! `--timeout` ([`limits`]), `--max-mistakes` by kind ([`mistakes`]), and the context window with Cline's truncation ([`context`]).
+//! `--timeout` ([`limits`]), `--max-mistakes` by kind (`mistakes`), and the context window with Cline's truncation ([`context`]).
 //!
 //! Owns: every count, price and limit. May use: [`crate::run::llm`]'s types and provider names, and
 //! `crate::run::ui::interrupt` (the timeout's watchdog stops what runs, as Ctrl-C does).

@@ -7,10 +7,10 @@
 //! schema change and a bump of `VERSION`. Without `--json` every method is a no-op.
 //! Partial `tool_call` events are rationed by bytes (`PartialGate`): a streamed file must not
 //! turn into one event per delta, each carrying all of it, however slow the machine. On top of
-//! that, the stream is bounded per second ([`Pace`]): `text` and `reasoning` deltas are
-//! coalesced (at most one event per [`TEXT_INTERVAL`]; their concatenation is still exactly the
+//! that, the stream is bounded per second (`Pace`): `text` and `reasoning` deltas are
+//! coalesced (at most one event per `TEXT_INTERVAL`; their concatenation is still exactly the
 //! text, and any other event first flushes what is pending), and a call's partial events after
-//! its first are spaced by at least [`TEXT_INTERVAL`] and one microsecond per byte they carry.
+//! its first are spaced by at least `TEXT_INTERVAL` and one microsecond per byte they carry.
 //! The complete `tool_call` event is never dropped.
 
 use std::io::Write;
