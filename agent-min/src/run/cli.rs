@@ -50,6 +50,9 @@ MODEL:
                           anthropic and openai, XML otherwise and on ollama (docs/agent.md).
                           In native mode each MCP tool is a function of its own
                           (<uid>0mcp0<tool>); one the API cannot name is left out, with a warning
+    --no-recover-text-calls   native mode: do not run a tool call the model wrote as Cline's XML
+                          in its text (by default a reply with no native call whose text holds a
+                          complete call runs it, marked recovered; local models often do this)
     --thinking-budget N   anthropic: extended thinking with N budget tokens (at least 1024),
                           within max_tokens (as Cline); thinking is shown dimmed and sent back with
                           its signature
@@ -114,7 +117,8 @@ CONTEXT WINDOW, TOKENS AND COST:
     --context-window N    the model's context window in tokens (default: the model's in Cline's
                           table, agent-min/data/models.json — claude 200000, gpt-4.1 1047576,
                           gpt-5 272000, gpt-4o 128000; 128000 for a model not in it; ollama
-                          --num-ctx). Before each request the prompt is estimated; over Cline's
+                          --num-ctx; a local OpenAI-compatible server is asked first: llama.cpp
+                          /props, LM Studio, Ollama). Before each request the prompt is estimated; over Cline's
                           threshold (e.g. 160000 of 200000) older reads of a file read again
                           are dropped, then half of the history after the first exchange.
                           A \"prompt is too long\" error cuts harder once and retries.
@@ -257,6 +261,8 @@ pub(crate) struct Options {
     pub num_ctx: Option<u32>,
     /// `--tool-calls`.
     pub tool_calls: crate::run::native::ToolCalls,
+    /// `--no-recover-text-calls`.
+    pub no_recover_text_calls: bool,
     /// `--thinking-budget` tokens.
     pub thinking_budget: Option<u32>,
     /// `--reasoning-effort`.
@@ -476,6 +482,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("state-dir") => o.state_dir = Some(absolute(p.value().map_err(err)?.into())?),
             Long("no-save") => o.no_save = true,
             Long("no-checkpoints") => o.no_checkpoints = true,
+            Long("no-recover-text-calls") => o.no_recover_text_calls = true,
             Long("context-window") => {
                 let n: u64 = number(&mut p, "--context-window")?;
                 if n < 1024 {

@@ -290,8 +290,10 @@ fn surroundings(
         }
         _ => checkpoints::Tracker::off(),
     };
-    let window =
-        opts.context_window.unwrap_or_else(|| context::default_window(setup.provider, &setup.model, setup.num_ctx));
+    let context = match opts.context_window {
+        Some(window) => ContextWindow::new(window),
+        None => asked_window(setup),
+    };
     let hooks_meta = project::hooks::input::Meta {
         task_id: meta.id.clone(),
         provider: meta.provider.clone(),
@@ -305,7 +307,7 @@ fn surroundings(
         store,
         meta,
         accounting,
-        context: ContextWindow::new(window),
+        context,
         limits: Limits::start(opts.max_turns, opts.max_cost, opts.timeout),
         checkpoints,
         mcp: mcp::Hub::none(),
@@ -355,6 +357,32 @@ fn task_settings(opts: &cli::Options, setup: &Setup) -> Settings {
         command_timeout: clock::clamped_secs(opts.command_timeout),
         dialect: setup.dialect,
         one_tool_per_reply: opts.one_tool_per_reply,
+    }
+}
+
+/// The context window without `--context-window`: what a local OpenAI-compatible server says
+/// (`llm/server_window.rs`), else the model facts' fallback — said once, since a local server's
+/// window is often far smaller than the fallback.
+fn asked_window(setup: &Setup) -> ContextWindow {
+    let fallback = context::default_window(setup.provider, &setup.model, setup.num_ctx);
+    let Some(provider) = setup.provider.filter(|p| *p == Provider::OpenAi) else {
+        return ContextWindow::new(fallback);
+    };
+    if !llm::server_window::is_local(&setup.base_url) {
+        return ContextWindow::new(fallback);
+    }
+    match llm::server_window::ask(provider, &setup.base_url, &setup.model) {
+        Some(said) => ContextWindow::noted(
+            said.tokens,
+            format!("Context window: {} tokens, as {} says.", said.tokens, said.source),
+        ),
+        None => ContextWindow::noted(
+            fallback,
+            format!(
+                "Context window: the server at {} did not say its size (asked /props, /api/v0/models, /api/show); assuming {fallback} tokens. Pass --context-window N (the server's context size) so history is cut before the server refuses it.",
+                setup.base_url
+            ),
+        ),
     }
 }
 
@@ -417,7 +445,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     Ok(Setup {
-        dialect: dialect::of(opts.tool_calls.native(provider, &model)),
+        dialect: dialect::of_run(opts.tool_calls.native(provider, &model), !opts.no_recover_text_calls),
         transport: Box::new(llm::Http { cfg }),
         root,
         task,

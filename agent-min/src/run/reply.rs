@@ -77,13 +77,43 @@ pub struct Reply {
     /// Native dialect: a call's arguments were not JSON and no call can run; what the model
     /// is told.
     pub invalid_call: Option<String>,
+    /// Native dialect: `tool` was not a native call but one written as XML in the text.
+    pub recovered: bool,
 }
 
 impl Reply {
+    /// Fills in the counts the server did not send (it sent no final usage): about 4 bytes per
+    /// token of what was sent (`sent` bytes) and of what came back (`received` bytes), the
+    /// output never above the request's cap, and marks the usage estimated.
+    pub(crate) fn estimate_usage(&mut self, sent: usize, received: usize, cap: Option<u64>) {
+        self.usage_estimated = true;
+        let out = self.usage.output.max(estimate_tokens(received));
+        self.usage.output = cap.map_or(out, |cap| out.min(cap));
+        if self.usage.input == 0 {
+            self.usage.input = estimate_tokens(sent);
+        }
+    }
+
     /// Nothing at all came back.
     pub(crate) fn is_empty(&self) -> bool {
         self.text.trim().is_empty() && !self.parts.iter().any(|p| matches!(p, crate::run::llm::Part::ToolUse(_)))
     }
+}
+
+/// About 4 bytes of text per token.
+pub(crate) fn estimate_tokens(bytes: usize) -> u64 {
+    bytes.div_ceil(4) as u64
+}
+
+/// Bytes of a request: the system prompt and every message's text and parts.
+pub(crate) fn request_bytes(system: &str, messages: &[crate::run::llm::Message]) -> usize {
+    use crate::run::llm::Part;
+    let part = |p: &Part| match p {
+        Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
+        Part::RedactedThinking { data } => data.len(),
+        Part::ToolUse(t) => t.name.len() + t.input.len() + t.answer.as_ref().map_or(0, String::len),
+    };
+    system.len() + messages.iter().map(|m| m.content.len() + m.parts.iter().map(part).sum::<usize>()).sum::<usize>()
 }
 
 /// Most bytes of text one reply may stream before the first tool closes. A real model's

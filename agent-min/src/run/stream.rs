@@ -11,7 +11,7 @@ use parser_core::{Block, StreamParser};
 
 use crate::run::llm::{ApiError, Delta, Flow, Message, Transport};
 use crate::run::prompt;
-use crate::run::reply::{reply_too_long, Planned, Reply, Screen, MAX_REPLY_TEXT};
+use crate::run::reply::{reply_too_long, request_bytes, Planned, Reply, Screen, MAX_REPLY_TEXT};
 use crate::run::session::events::PartialGate;
 use crate::run::tools::Call;
 use crate::run::ui::shown::ShownText;
@@ -143,12 +143,8 @@ pub fn read_reply(
     }
     reply.text = parser.text().to_string();
     if !usage_is_final {
-        reply.usage_estimated = true;
-        let sent: usize = messages.iter().map(|m| m.content.len()).sum::<usize>() + system.len();
-        reply.usage.output = reply.usage.output.max(estimate_tokens(reply.text.len()));
-        if reply.usage.input == 0 {
-            reply.usage.input = estimate_tokens(sent);
-        }
+        let received = reply.text.len();
+        reply.estimate_usage(request_bytes(system, messages), received, transport.max_output());
     }
     if stopped_early && parser.len() > tool_at.map_or(0, |i| i + 1) {
         reply.text.push_str("\n\n");
@@ -185,11 +181,6 @@ fn strip_partial_closing_tag<'a>(name: &str, value: &'a str) -> &'a str {
         Some(i) if close.starts_with(&value[i..]) => value[..i].trim_end(),
         _ => value,
     }
-}
-
-/// About 4 bytes of text per token.
-fn estimate_tokens(bytes: usize) -> u64 {
-    bytes.div_ceil(4) as u64
 }
 
 /// The first tool block (ordinal 0) if it is among the blocks completed by this push.

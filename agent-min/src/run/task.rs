@@ -12,6 +12,7 @@ use std::time::Duration;
 use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::Limits;
+use crate::run::budget::mistakes::{Mistake, Mistakes};
 use crate::run::dialect::Dialect;
 use crate::run::llm::{backoff, Message, Part, Role, StopReason, Transport};
 use crate::run::output_schema::Verdict as Schema;
@@ -20,10 +21,10 @@ use crate::run::project::lifecycle::{self, Gate};
 use crate::run::project::Project;
 use crate::run::prompt;
 use crate::run::reply::{call_id, Reply, Screen};
-use crate::run::session::events::{By, Events};
+use crate::run::session::events::{By, Events, NoticeKind};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
 use crate::run::tools::paths::Workspace;
-use crate::run::tools::repeat;
+use crate::run::tools::repeat::Verdict;
 use crate::run::tools::{self, Call, Ctx, Outcome};
 use crate::run::ui::term::{Style, Term};
 
@@ -133,7 +134,11 @@ pub struct Task {
     /// The tokens of the last request that reported any (`# Context Window Usage`).
     last_request_tokens: u64,
     messages: Vec<Message>,
-    mistakes: u32,
+    /// The model's mistakes in a row (`--max-mistakes`), by kind.
+    mistakes: Mistakes,
+    /// Replies in a row that were offered tools and called none natively (recovered text
+    /// calls count: the server may be ignoring the definitions); said once at 2.
+    without_native_call: u32,
     /// What the tools remember across calls (Cline's loop detection, its file-read cache).
     memory: tools::Memory,
     /// Requests made by this run (what `--max-turns` counts).
@@ -178,7 +183,8 @@ impl Task {
             family,
             last_request_tokens: 0,
             messages: Vec::new(),
-            mistakes: 0,
+            mistakes: Mistakes::default(),
+            without_native_call: 0,
             memory: tools::Memory::default(),
             turns: 0,
             earlier_turns: 0,
@@ -293,6 +299,9 @@ impl Task {
         self.around.project.hooks.check(&mut self.term);
         lifecycle::cancel_on_interrupt(&self.around.project.hooks, &self.around.events);
         self.around.events.note_totals(self.around.accounting.totals());
+        if let Some(note) = self.around.context.take_note() {
+            self.notice(NoticeKind::ContextWindow, &note);
+        }
         self.last_words_on_a_signal();
     }
 
@@ -353,11 +362,11 @@ impl Task {
     /// One turn: request, stream, parse, present, execute — and what to send next.
     #[inline(never)]
     fn turn(&mut self, mut user_content: String) -> Next {
-        if self.mistakes >= self.settings.max_mistakes {
+        if self.mistakes.count(self.settings.max_mistakes) >= self.settings.max_mistakes {
             match self.ask_for_guidance() {
                 Some(guidance) => {
                     user_content = format!("{user_content}\n\n{}", prompt::too_many_mistakes(&guidance));
-                    self.mistakes = 0;
+                    self.mistakes.clear();
                 }
                 None => {
                     let why = self.mistake_limit_message();
@@ -511,7 +520,10 @@ impl Task {
     fn stream_reply(&mut self) -> Result<Reply, (String, Option<&'static str>)> {
         let (mut retries, mut empties, mut cut_harder) = (0, 0, false);
         let turn = self.turn_number();
+        let mut attempt = 0;
         loop {
+            attempt += 1;
+            self.around.events.request_started(turn, attempt);
             self.term.start_spinner("waiting for the model…");
             let one_tool = self.settings.one_tool_per_reply;
             let mut screen = Screen { term: &mut self.term, events: &mut self.around.events, turn, one_tool };
@@ -533,9 +545,9 @@ impl Task {
                             "the model returned an empty reply {empties} times in a row; check the model name and the server"
                         ), None));
                     }
-                    self.term.warn(&format!(
-                        "The model returned an empty reply; asking again ({empties} of {MAX_EMPTY_REPLIES})."
-                    ));
+                    let text =
+                        format!("The model returned an empty reply; asking again ({empties} of {MAX_EMPTY_REPLIES}).");
+                    self.notice(NoticeKind::EmptyReply, &text);
                 }
                 Err(e) if e.is_context_overflow() && !cut_harder => {
                     cut_harder = true;
@@ -601,29 +613,34 @@ impl Task {
     /// what went wrong. Returns the next user message's results part, or the end of the task.
     fn act_on(&mut self, reply: &Reply) -> (String, Option<End>) {
         let cut = reply.stop == Some(StopReason::MaxTokens);
+        self.watch_native_calls(reply);
         if reply.calls.is_empty() {
             if let Some(message) = &reply.invalid_call {
-                self.mistakes += 1;
+                self.mistakes.add(Mistake::InvalidCall);
                 return (message.clone(), None);
             }
-            let message = match (&reply.open_tool, cut) {
+            let (message, kind) = match (&reply.open_tool, cut) {
                 (Some(name), _) => {
-                    self.term.warn(&format!(
+                    let why = format!(
                         "The reply ended inside a <{name}> tool call{}; it was not executed.",
                         if cut { " (cut at the output token limit)" } else { "" }
-                    ));
-                    prompt::truncated_tool(name, cut)
+                    );
+                    self.notice(NoticeKind::CutOff, &why);
+                    (prompt::truncated_tool(name, cut), Mistake::CutOff)
                 }
                 (None, true) => {
-                    self.term.warn("The reply was cut at the output token limit before any tool call.");
-                    prompt::truncated_text()
+                    self.notice(
+                        NoticeKind::CutOff,
+                        "The reply was cut at the output token limit before any tool call.",
+                    );
+                    (prompt::truncated_text(), Mistake::CutOff)
                 }
                 (None, false) => {
-                    self.term.warn("The model did not use a tool; reminding it.");
-                    self.settings.dialect.no_tools_used()
+                    self.notice(NoticeKind::NoToolUsed, "The model did not use a tool; reminding it.");
+                    (self.settings.dialect.no_tools_used(), Mistake::NoTool)
                 }
             };
-            self.mistakes += 1;
+            self.mistakes.add(kind);
             return (message, None);
         }
         let mut results = Vec::with_capacity(reply.calls.len());
@@ -710,11 +727,14 @@ impl Task {
         let (text, feedback, end) = match outcome {
             Outcome::Complete(done) => (String::new(), None, Some(End::Completed(done))),
             Outcome::Success(t) => {
-                self.mistakes = 0;
+                self.mistakes.clear();
                 (t, None, None)
             }
             Outcome::Failure { text, mistake } => {
-                self.mistakes += u32::from(mistake);
+                if mistake {
+                    let invalid = tools::missing_param(call).is_some();
+                    self.mistakes.add(if invalid { Mistake::InvalidCall } else { Mistake::FailedTool });
+                }
                 (text, None, None)
             }
             Outcome::Denied { text, feedback } => (text, feedback, None),
@@ -722,9 +742,13 @@ impl Task {
         let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_deref());
         let mut result = format!("{}{body}{}", after(&pre), before(&post));
         match self.memory.repeats.observe(call) {
-            repeat::Verdict::Warn(warning) => result.push_str(&format!("\n\n{warning}")),
-            repeat::Verdict::Escalate => self.mistakes = self.mistakes.max(self.settings.max_mistakes),
-            repeat::Verdict::Fine => {}
+            Verdict::Warn(warning) => {
+                // Appended to the result for the model (not in `tool_result`): said as a notice.
+                self.around.events.notice(self.turn_number(), NoticeKind::RepeatedCall, &warning);
+                result.push_str(&format!("\n\n{warning}"));
+            }
+            Verdict::Escalate => self.mistakes.looped(&call.name, tools::repeat::HARD_THRESHOLD),
+            Verdict::Fine => {}
         }
         (result, end, denied)
     }
@@ -735,7 +759,8 @@ impl Task {
         let outcome = if let Some(param) = tools::missing_param(call) {
             self.term.tool(&call.name, "");
             self.term.outcome(false, &format!("missing required parameter '{param}'"));
-            Outcome::Failure { text: tools::missing_param_result(call, param, self.mistakes + 1), mistake: true }
+            let count = self.mistakes.count(self.settings.max_mistakes) + 1;
+            Outcome::Failure { text: tools::missing_param_result(call, param, count), mistake: true }
         } else {
             self.checkpoint(true, call);
             let mut ctx = Ctx {
@@ -804,16 +829,37 @@ impl Task {
         }
         self.term.warn(&format!(
             "The model has made {} mistakes in a row. This may indicate a failure in its thought process or inability to use a tool properly, which can be mitigated with some guidance (e.g. \"Try breaking down the task into smaller steps\").",
-            self.mistakes
+            self.mistakes.count(self.settings.max_mistakes)
         ));
         self.term.prompt("Guidance for the model (empty line to stop the task): ").filter(|g| !g.trim().is_empty())
     }
 
     fn mistake_limit_message(&self) -> String {
-        format!(
-            "the model made {} mistakes in a row (no tool used, missing parameters, failed edits or reads, or one call repeated 5 times); stopping at --max-mistakes {}",
-            self.mistakes, self.settings.max_mistakes
-        )
+        self.mistakes.stop_reason(self.settings.max_mistakes)
+    }
+
+    /// Tells the person (terminal) and the `--json` reader (a `notice` event) the same thing.
+    fn notice(&mut self, kind: NoticeKind, text: &str) {
+        self.term.warn(text);
+        self.around.events.notice(self.turn_number(), kind, text);
+    }
+
+    /// A recovered text call is shown; and after two replies in a row that were offered tools
+    /// and called none natively, the person learns the server may be ignoring them (once).
+    fn watch_native_calls(&mut self, reply: &Reply) {
+        if let Some(call) = reply.calls.first().map(|p| &p.call).filter(|_| reply.recovered) {
+            let text = format!(
+                "The model wrote its {} call as text instead of a native tool call; it was recovered from the text and runs (--no-recover-text-calls turns this off).",
+                call.name
+            );
+            self.notice(NoticeKind::ToolCallRecovered, &text);
+        }
+        let Some(hint) = self.settings.dialect.tools_ignored_hint() else { return };
+        let native_call = !reply.calls.is_empty() && !reply.recovered || reply.invalid_call.is_some();
+        self.without_native_call = if native_call { 0 } else { self.without_native_call.saturating_add(1) };
+        if self.without_native_call == 2 {
+            self.notice(NoticeKind::ToolsIgnored, hint);
+        }
     }
 
     /// Cline's `<environment_details>` (`prompt/environment.rs`): the time, on the first turn

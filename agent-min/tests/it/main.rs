@@ -20,6 +20,7 @@ mod run_hardening;
 mod run_history;
 mod run_json;
 mod run_limits;
+mod run_local;
 mod run_mcp;
 mod run_native;
 mod run_permissions;

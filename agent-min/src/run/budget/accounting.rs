@@ -114,7 +114,8 @@ pub struct Accounting {
     pub usage: Usage,
     /// Requests made for the task.
     pub requests: u32,
-    /// Requests whose counts are partly estimated (stopped at their first tool).
+    /// Requests whose counts are partly estimated (the server's usage never came: it sends
+    /// none, or the reply was stopped at its first tool before it).
     pub estimated: u32,
     /// Dollars spent on the task (0 when prices are unknown).
     pub cost: f64,
@@ -186,9 +187,11 @@ impl Accounting {
         if self.priced() {
             line.push_str(&format!("; cost ${:.4}", self.cost));
         }
-        if self.estimated > 0 {
+        if self.estimated > 0 && self.estimated >= self.requests {
+            line.push_str("; the server reported no usage, so these counts are estimates (~4 characters per token)");
+        } else if self.estimated > 0 {
             line.push_str(&format!(
-                "; {} of them stopped at their first tool before the server reported usage, so those counts are estimates (~4 characters per token)",
+                "; the server's usage did not arrive for {} of them, so those counts are estimates (~4 characters per token)",
                 self.estimated
             ));
         }
@@ -248,6 +251,20 @@ mod tests {
         assert_eq!((b.usage, b.requests, b.estimated), (a.usage, 1, 1));
         assert!((b.cost - round(a.cost)).abs() < 1e-12);
         assert_eq!(b.run_cost, 0.0, "a restored total is not this run's spending");
+    }
+
+    #[test]
+    fn the_summary_says_why_counts_are_estimates_without_blaming_tools() {
+        let mut a = Accounting::new(None, false);
+        let u = Usage { input: 100, output: 10, ..Usage::default() };
+        a.record(&u, true);
+        a.record(&u, true);
+        let line = a.summary();
+        assert!(line.contains("the server reported no usage, so these counts are estimates"), "{line}");
+        assert!(!line.contains("tool"), "{line}");
+        a.record(&u, false);
+        let line = a.summary();
+        assert!(line.contains("the server's usage did not arrive for 2 of them"), "{line}");
     }
 }
 

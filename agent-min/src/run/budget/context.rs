@@ -75,12 +75,24 @@ pub struct ContextWindow {
     window: u64,
     /// Tokens of the conversation up to `base_len` messages, from the last usage report.
     base: Option<(u64, usize)>,
+    /// Where the size came from, when the person should hear it (said once at the start).
+    note: Option<String>,
 }
 
 impl ContextWindow {
     /// A window of `window` tokens.
     pub fn new(window: u64) -> Self {
-        ContextWindow { window, base: None }
+        ContextWindow { window, base: None, note: None }
+    }
+
+    /// A window whose size the person should hear about once (e.g. a fallback).
+    pub(crate) fn noted(window: u64, note: String) -> Self {
+        ContextWindow { window, base: None, note: Some(note) }
+    }
+
+    /// The note about the size, once.
+    pub(crate) fn take_note(&mut self) -> Option<String> {
+        self.note.take()
     }
 
     /// The window size.

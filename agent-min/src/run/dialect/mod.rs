@@ -53,14 +53,25 @@ pub trait Dialect: std::fmt::Debug + Sync {
 
     /// Whether a saved conversation can go on in this dialect; why not otherwise.
     fn check_resume(&self, messages: &[Message]) -> Result<(), String>;
+
+    /// What the person is told when two replies in a row were offered tools and called none
+    /// in this dialect's own way (`None`: the dialect offers no tools to ignore).
+    fn tools_ignored_hint(&self) -> Option<&'static str> {
+        None
+    }
 }
 
-/// The dialect: native tool calls when `native`, else XML.
+/// The dialect: native tool calls when `native` (recovering calls written as text), else XML.
 pub fn of(native: bool) -> &'static dyn Dialect {
-    if native {
-        &native::Native
-    } else {
-        &xml::Xml
+    of_run(native, true)
+}
+
+/// [`of`], with text-call recovery on or off (`--no-recover-text-calls`).
+pub(crate) fn of_run(native: bool, recover: bool) -> &'static dyn Dialect {
+    match (native, recover) {
+        (true, true) => &native::Native { recover: true },
+        (true, false) => &native::Native { recover: false },
+        (false, _) => &xml::Xml,
     }
 }
 

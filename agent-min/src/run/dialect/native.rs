@@ -16,7 +16,10 @@ use crate::run::ui::term::Term;
 
 /// Tool calls as the API's own.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Native;
+pub(crate) struct Native {
+    /// A reply with no native call runs a complete XML call written in its text.
+    pub recover: bool,
+}
 
 /// The native definitions of the tools `family` offers, in the order of Cline's variant:
 /// `native-next-gen` lists `ask_followup_question` first and the rest as its XML prompt does;
@@ -76,7 +79,7 @@ impl Dialect for Native {
         messages: &[Message],
         screen: &mut Screen<'_>,
     ) -> Result<Reply, ApiError> {
-        native::read_reply(transport, system, messages, screen)
+        native::read_reply(transport, system, messages, screen, self.recover)
     }
 
     fn no_tools_used(&self) -> String {
@@ -85,5 +88,9 @@ impl Dialect for Native {
 
     fn check_resume(&self, _messages: &[Message]) -> Result<(), String> {
         Ok(())
+    }
+
+    fn tools_ignored_hint(&self) -> Option<&'static str> {
+        Some(native::TOOLS_IGNORED)
     }
 }

@@ -140,6 +140,15 @@ fn failure(child: &mut Child, code: i32) -> CurlError {
 
 /// Starts the request and reads the response status and headers.
 pub(crate) fn post(req: &Request<'_>) -> Result<Response, CurlError> {
+    send(req, true)
+}
+
+/// A GET of `req.url` (the body is not sent): status and headers, then the body as [`post`]'s.
+pub(crate) fn get(req: &Request<'_>) -> Result<Response, CurlError> {
+    send(req, false)
+}
+
+fn send(req: &Request<'_>, post: bool) -> Result<Response, CurlError> {
     let mut header_text = String::new();
     for (name, value) in req.headers {
         if name.contains(['\r', '\n']) || value.contains(['\r', '\n']) {
@@ -156,7 +165,8 @@ pub(crate) fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     let mut cmd =
         spawn::command("curl", spawn::Policy::Curl { headers_fd }).map_err(|e| CurlError::Io(io::Error::other(e)))?;
     // `-q` must come first: no ~/.curlrc (a `verbose` there would print the key's header).
-    cmd.args(["-q", "-sS", "-N", "-D", "-", "--suppress-connect-headers", "-X", "POST", "--data-binary", "@-"])
+    cmd.args(["-q", "-sS", "-N", "-D", "-", "--suppress-connect-headers"])
+        .args(if post { &["-X", "POST", "--data-binary", "@-"][..] } else { &["-G"][..] })
         .arg("--connect-timeout")
         .arg(req.connect_timeout.to_string())
         .args(["--speed-limit", "1", "--speed-time"])
@@ -180,7 +190,7 @@ pub(crate) fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     {
         let mut stdin = child.stdin.take().expect("piped stdin");
         // curl reads all of `@-` before connecting, so writing it all here cannot deadlock.
-        if let Err(e) = stdin.write_all(req.body) {
+        if let Err(e) = stdin.write_all(if post { req.body } else { b"" }) {
             if e.kind() != io::ErrorKind::BrokenPipe {
                 return Err(CurlError::Io(e));
             }

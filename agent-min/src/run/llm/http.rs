@@ -23,6 +23,14 @@ impl Transport for Http {
         self.cfg.tools = Some(tools);
     }
 
+    fn max_output(&self) -> Option<u64> {
+        // The cap this request was sent with, else the model's own (none: no cap to hold to).
+        match self.cfg.max_tokens {
+            Some(n) => Some(u64::from(n)),
+            None => self.cfg.facts.max_tokens.and_then(|n| u64::try_from(n).ok()),
+        }
+    }
+
     fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
         let req = providers::build_request(&self.cfg, system, messages);
         let mut resp = curl::post(&curl::Request {

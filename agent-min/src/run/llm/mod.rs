@@ -13,6 +13,7 @@ pub(crate) mod curl;
 pub(crate) mod http;
 pub(crate) mod models;
 pub mod providers;
+pub(crate) mod server_window;
 pub mod sse;
 pub(crate) mod tool_specs;
 pub(crate) mod types;

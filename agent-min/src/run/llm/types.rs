@@ -248,4 +248,10 @@ pub trait Transport {
     /// The native tool definitions to send from the next request on (the native dialect sets
     /// them before every request); a transport without a wire of its own ignores them.
     fn set_tools(&mut self, _tools: super::tool_specs::Tools) {}
+
+    /// The most output tokens a request asks for (`--max-tokens`), if this transport sets one:
+    /// an estimated count never says more than the server was allowed to send.
+    fn max_output(&self) -> Option<u64> {
+        None
+    }
 }

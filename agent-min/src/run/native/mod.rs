@@ -2,7 +2,7 @@
 //! (`mode`: `--tool-calls xml|native|auto` and Cline's table of model families), the streamed
 //! JSON arguments read incrementally (`args`), one native reply turned into the same
 //! [`crate::run::tools::Call`] the XML path produces ([`reply`]), and what the model is told in
-//! this dialect (`prompt`), `<thinking>` tags kept off the screen (`thinking_tags`), and
+//! this dialect (`prompt`), calls written as XML text instead (`recover`), `<thinking>` tags kept off the screen (`thinking_tags`), and
 //! the MCP servers' own functions read as `use_mcp_tool` (`mcp_call`).
 //!
 //! Owns: the native dialect between the wire (`llm/`) and the loop. May use: [`crate::run::llm`]
@@ -15,9 +15,11 @@ pub(crate) mod args;
 pub(crate) mod mcp_call;
 pub(crate) mod mode;
 pub(crate) mod prompt;
+pub(crate) mod recover;
 pub mod reply;
 pub(crate) mod thinking_tags;
 
 pub(crate) use mode::ToolCalls;
 pub(crate) use prompt::{invalid_arguments, no_tools_used, system};
+pub(crate) use recover::TOOLS_IGNORED;
 pub(crate) use reply::read_reply;

@@ -11,7 +11,7 @@ use crate::run::native::args::{self, Args, Invalid};
 use crate::run::native::mcp_call;
 use crate::run::native::thinking_tags::ThinkingTags;
 use crate::run::prompt;
-use crate::run::reply::{call_id, reply_too_long, Planned, Reply, Screen, MAX_REPLY_TEXT};
+use crate::run::reply::{call_id, reply_too_long, request_bytes, Planned, Reply, Screen, MAX_REPLY_TEXT};
 use crate::run::tools::{self, Call};
 use crate::run::ui::term::visible;
 
@@ -54,16 +54,22 @@ struct Assembly {
 }
 
 /// Streams one native reply from `transport`, presenting it on `screen`.
+///
+/// With `recover`, a reply that made no native call but wrote a complete call in Cline's XML
+/// in its text runs that call (`Reply::recovered`, and its `tool_call` event says so).
 pub fn read_reply(
     transport: &mut dyn Transport,
     system: &str,
     messages: &[Message],
     screen: &mut Screen<'_>,
+    recover: bool,
 ) -> Result<Reply, ApiError> {
     let mut a = Assembly::default();
     let mut reply = Reply::default();
     let mut tags = ThinkingTags::default();
     let mut too_long = false;
+    // Some servers never send usage (llama-cpp-python ignores `stream_options`).
+    let mut got_usage = false;
     transport.send(system, messages, &mut |delta| {
         match delta {
             Delta::Text(s) => {
@@ -107,7 +113,10 @@ pub fn read_reply(
                     screen.events.tool_call(screen.turn, &call_id(screen.turn, 0), &name, &params, true);
                 }
             }
-            Delta::Usage(u) => reply.usage = u,
+            Delta::Usage(u) => {
+                reply.usage = u;
+                got_usage = true;
+            }
             Delta::Stop(r) => reply.stop = Some(r),
             Delta::Error(_) => {} // handled by the transport
         }
@@ -119,7 +128,20 @@ pub fn read_reply(
     }
     show(screen, &tags.finish());
     screen.term.newline();
+    let received = a.text.len() + a.thinking_bytes + a.arguments;
+    let no_calls = a.calls.is_empty();
     a.finish(&mut reply, screen);
+    if recover && no_calls {
+        if let Some(call) = super::recover::text_call(&reply.text) {
+            let id = call_id(screen.turn, 0);
+            screen.events.tool_call_as(screen.turn, &id, &call.name, &call.trimmed_params(), false, true);
+            reply.calls.push(Planned { call, n: 0 });
+            reply.recovered = true;
+        }
+    }
+    if !got_usage {
+        reply.estimate_usage(request_bytes(system, messages), received, transport.max_output());
+    }
     Ok(reply)
 }
 

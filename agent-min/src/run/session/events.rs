@@ -6,7 +6,12 @@
 //! end-to-end tests validate every event they read against that file. A change to an event is a
 //! schema change and a bump of `VERSION`. Without `--json` every method is a no-op.
 //! Partial `tool_call` events are rationed by bytes (`PartialGate`): a streamed file must not
-//! turn into one event per delta, each carrying all of it, however slow the machine.
+//! turn into one event per delta, each carrying all of it, however slow the machine. On top of
+//! that, the stream is bounded per second (`Pace`): `text` and `reasoning` deltas are
+//! coalesced (at most one event per `TEXT_INTERVAL`; their concatenation is still exactly the
+//! text, and any other event first flushes what is pending), and a call's partial events after
+//! its first are spaced by at least `TEXT_INTERVAL` and one microsecond per byte they carry.
+//! The complete `tool_call` event is never dropped.
 
 use std::io::Write;
 
@@ -18,7 +23,14 @@ use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ApiError, Usage};
 
 /// The version of the event format, in every event's `version` field.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
+
+/// Least time between two `text` (or `reasoning`) events of one stream, and between two partial
+/// `tool_call` events of one call: at most ten a second, whatever the server's token rate.
+pub(crate) const TEXT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Pending text is flushed at this size even inside [`TEXT_INTERVAL`].
+const TEXT_FLUSH_BYTES: usize = 64 * 1024;
 
 /// Where events go (nowhere without `--json`).
 pub struct Events {
@@ -29,6 +41,19 @@ pub struct Events {
     task_id: String,
     /// What this stream shares with its copies on other threads.
     shared: std::sync::Arc<Shared>,
+    /// Coalescing of text and spacing of partial events.
+    pace: Pace,
+}
+
+/// What the stream holds back to bound its events per second.
+#[derive(Default)]
+struct Pace {
+    /// Text not yet sent: (reasoning rather than text, turn, text).
+    pending: Option<(bool, u32, String)>,
+    /// When the last `text` or `reasoning` event went out.
+    last_text: Option<std::time::Instant>,
+    /// The call of the last partial `tool_call` event, and when it went out.
+    last_partial: Option<(String, std::time::Instant)>,
 }
 
 /// A reader of the events as they happen, in the loop's thread.
@@ -120,6 +145,27 @@ pub(crate) enum McpState {
     Disabled,
 }
 
+/// What a `notice` event is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum NoticeKind {
+    /// The reply called no tool; the model is reminded (Cline's `noToolsUsed`).
+    NoToolUsed,
+    /// The reply was cut at the output token limit, or ended inside a tool call.
+    CutOff,
+    /// The reply came back empty; it is asked for again.
+    EmptyReply,
+    /// Native dialect: a call written as XML text was recovered and runs.
+    ToolCallRecovered,
+    /// Native dialect: tools were sent and two replies in a row called none natively.
+    ToolsIgnored,
+    /// The context window: where its size came from, when it was not asked for.
+    ContextWindow,
+    /// Loop detection's warning, appended for the model after a call's result (the third
+    /// identical call in a row).
+    RepeatedCall,
+}
+
 /// One `--json` event: its `type` and fields (the line adds `version`, `task_id`, `ts`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -163,6 +209,10 @@ pub(crate) enum Event {
         partial: bool,
         /// Parameter values by name.
         params: IndexMap<String, String>,
+        /// Native dialect: the model wrote this call as XML in its text instead of a native
+        /// call, and it was recovered from there (`--no-recover-text-calls` turns this off).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recovered: bool,
     },
     /// Whether the call runs, and who decided.
     Approval {
@@ -187,6 +237,23 @@ pub(crate) enum Event {
         ok: bool,
         /// The text.
         result: String,
+    },
+    /// A request to the model was sent; its reply (text, calls, `api_request`) follows. The
+    /// wait for a local model's first token can be long: this says the run is not stuck.
+    RequestStarted {
+        /// The request number.
+        turn: u32,
+        /// 1 for the first try, then one more per retry of the same request.
+        attempt: u32,
+    },
+    /// Something the person is told on the terminal about the run (the same text).
+    Notice {
+        /// The request number.
+        turn: u32,
+        /// What it is about.
+        kind: NoticeKind,
+        /// What the terminal shows.
+        message: String,
     },
     /// A request finished with usage.
     ApiRequest {
@@ -360,17 +427,17 @@ struct Line<'a> {
 impl Events {
     /// No events.
     pub(crate) fn off() -> Self {
-        Events { out: None, tap: None, task_id: String::new(), shared: Default::default() }
+        Events { out: None, tap: None, task_id: String::new(), shared: Default::default(), pace: Pace::default() }
     }
 
     /// Events written to `out` (stdout for `--json`).
     pub fn to(out: Box<dyn Write + Send>) -> Self {
-        Events { out: Some(out), tap: None, task_id: String::new(), shared: Default::default() }
+        Events { out: Some(out), tap: None, task_id: String::new(), shared: Default::default(), pace: Pace::default() }
     }
 
     /// Events given to `tap` as they happen, and written nowhere (the ACP front end).
     pub(crate) fn tapped(tap: Tap) -> Self {
-        Events { out: None, tap: Some(tap), task_id: String::new(), shared: Default::default() }
+        Events { out: None, tap: Some(tap), task_id: String::new(), shared: Default::default(), pace: Pace::default() }
     }
 
     /// Events to stdout again, for another thread (the Ctrl-C handler): off if these are.
@@ -381,6 +448,7 @@ impl Events {
                 tap: None,
                 task_id: self.task_id.clone(),
                 shared: self.shared.clone(),
+                pace: Pace::default(),
             },
             None => Events::off(),
         }
@@ -396,8 +464,39 @@ impl Events {
         self.task_id = id.to_string();
     }
 
-    /// Writes one event (the hook and MCP events are built where they happen).
+    /// Writes one event (the hook and MCP events are built where they happen), after any text
+    /// held back.
     pub(crate) fn emit(&mut self, event: &Event) {
+        self.flush_text();
+        self.write(event);
+    }
+
+    /// Sends the text held back, if any.
+    pub(crate) fn flush_text(&mut self) {
+        if let Some((reasoning, turn, text)) = self.pace.pending.take() {
+            self.pace.last_text = Some(std::time::Instant::now());
+            self.write(&if reasoning { Event::Reasoning { turn, text } } else { Event::Text { turn, text } });
+        }
+    }
+
+    /// Adds streamed text (or reasoning) to what is held back, and sends it once
+    /// [`TEXT_INTERVAL`] has passed since the last text event.
+    fn push_text(&mut self, reasoning: bool, turn: u32, text: &str) {
+        if !self.is_on() || text.is_empty() {
+            return;
+        }
+        if self.pace.pending.as_ref().is_some_and(|(r, t, _)| (*r, *t) != (reasoning, turn)) {
+            self.flush_text();
+        }
+        let pending = self.pace.pending.get_or_insert_with(|| (reasoning, turn, String::new()));
+        pending.2.push_str(text);
+        let due = self.pace.last_text.is_none_or(|t| t.elapsed() >= TEXT_INTERVAL);
+        if due || pending.2.len() >= TEXT_FLUSH_BYTES {
+            self.flush_text();
+        }
+    }
+
+    fn write(&mut self, event: &Event) {
         if let Some(tap) = self.tap.as_mut() {
             tap(event);
         }
@@ -427,12 +526,22 @@ impl Events {
 
     /// Reply text as shown (thinking tags and partial tags removed).
     pub(crate) fn text(&mut self, turn: u32, text: &str) {
-        self.emit(&Event::Text { turn, text: text.into() });
+        self.push_text(false, turn, text);
     }
 
     /// Reasoning text from the model.
     pub(crate) fn reasoning(&mut self, turn: u32, text: &str) {
-        self.emit(&Event::Reasoning { turn, text: text.into() });
+        self.push_text(true, turn, text);
+    }
+
+    /// A request was sent (`attempt` 1, or a retry).
+    pub(crate) fn request_started(&mut self, turn: u32, attempt: u32) {
+        self.emit(&Event::RequestStarted { turn, attempt });
+    }
+
+    /// What the terminal was told about the run.
+    pub(crate) fn notice(&mut self, turn: u32, kind: NoticeKind, message: &str) {
+        self.emit(&Event::Notice { turn, kind, message: message.into() });
     }
 
     /// A tool call: `partial` while it streams, then once complete (before it runs).
@@ -444,8 +553,30 @@ impl Events {
         params: &[(String, String)],
         partial: bool,
     ) {
+        self.tool_call_as(turn, call_id, tool, params, partial, false);
+    }
+
+    /// [`Events::tool_call`], saying whether the call was recovered from the reply's text.
+    /// A partial event after a call's first is dropped inside its spacing (see the module doc).
+    pub(crate) fn tool_call_as(
+        &mut self,
+        turn: u32,
+        call_id: &str,
+        tool: &str,
+        params: &[(String, String)],
+        partial: bool,
+        recovered: bool,
+    ) {
         if !self.is_on() {
             return;
+        }
+        if partial {
+            let bytes: usize = params.iter().map(|(k, v)| k.len() + v.len()).sum();
+            let gap = TEXT_INTERVAL.max(std::time::Duration::from_micros(bytes as u64));
+            if self.pace.last_partial.as_ref().is_some_and(|(id, t)| id == call_id && t.elapsed() < gap) {
+                return;
+            }
+            self.pace.last_partial = Some((call_id.to_string(), std::time::Instant::now()));
         }
         self.emit(&Event::ToolCall {
             turn,
@@ -453,6 +584,7 @@ impl Events {
             tool: tool.into(),
             partial,
             params: params.iter().cloned().collect(),
+            recovered,
         });
     }
 
@@ -601,6 +733,71 @@ mod tests {
             assert!(sent <= n + n / PARTIAL_STEP && sent <= PARTIAL_BUDGET, "{n}: {events} events, {sent} bytes");
             assert!(events >= 3, "{n}: {events} events");
         }
+    }
+
+    /// A writer whose bytes a test reads back.
+    #[derive(Clone, Default)]
+    struct Sink(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Sink {
+        fn events(&self) -> Vec<serde_json::Value> {
+            let text = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
+            text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+        }
+    }
+
+    #[test]
+    fn text_is_coalesced_exactly_and_flushed_before_any_other_event() {
+        let sink = Sink::default();
+        let mut events = Events::to(Box::new(sink.clone()));
+        let deltas: Vec<String> = (0..2000).map(|i| format!("tok{i} ")).collect();
+        for d in &deltas {
+            events.text(1, d);
+        }
+        events.tool_call(1, "call_1", "read_file", &[("path".into(), "a".into())], false);
+        let got = sink.events();
+        let texts: Vec<&serde_json::Value> = got.iter().filter(|e| e["type"] == "text").collect();
+        let joined: String = texts.iter().map(|e| e["text"].as_str().unwrap()).collect();
+        assert_eq!(joined, deltas.concat(), "the text events together are exactly the text");
+        assert!(texts.len() < 50, "{} text events for 2000 deltas sent within moments", texts.len());
+        assert_eq!(got.last().unwrap()["type"], "tool_call", "pending text went out before the call");
+        // A new turn's text does not join the previous turn's.
+        events.text(2, "a");
+        events.reasoning(2, "b");
+        events.text(3, "c");
+        events.flush_text();
+        let tail: Vec<(String, u64)> = sink.events()[got.len()..]
+            .iter()
+            .map(|e| (e["type"].as_str().unwrap().to_string(), e["turn"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(tail, [("text".into(), 2), ("reasoning".into(), 2), ("text".into(), 3)]);
+    }
+
+    #[test]
+    fn partial_calls_are_spaced_but_the_first_and_the_complete_one_always_go_out() {
+        let sink = Sink::default();
+        let mut events = Events::to(Box::new(sink.clone()));
+        for n in 0..500 {
+            events.tool_call(1, "call_1", "write_to_file", &[("content".into(), "x".repeat(n))], true);
+        }
+        events.tool_call(1, "call_1", "write_to_file", &[("content".into(), "x".repeat(500))], false);
+        events.tool_call(2, "call_2", "write_to_file", &[("content".into(), "y".into())], true);
+        let calls = sink.events();
+        let partial = calls.iter().filter(|e| e["partial"] == true && e["call_id"] == "call_1").count();
+        assert!((1..10).contains(&partial), "{partial} partial events of 500 within moments");
+        assert_eq!(calls.iter().filter(|e| e["partial"] == false).count(), 1);
+        assert_eq!(calls.last().unwrap()["call_id"], "call_2", "a new call's first partial event goes out");
+        assert!(calls.iter().all(|e| e.get("recovered").is_none()), "not recovered: the field is left out");
     }
 
     /// The bytes of one event as `--json` writes it.

@@ -91,10 +91,7 @@ impl Server {
             while !flag.load(Ordering::Relaxed) && Instant::now() < deadline {
                 match listener.accept() {
                     Ok((stream, _)) => {
-                        let resp = script.pop_front().unwrap_or_else(|| {
-                            status(500, json!({"error": {"type": "api_error", "message": "script exhausted"}}))
-                        });
-                        serve(stream, &resp, &reqs, &flag);
+                        serve(stream, &mut script, &reqs, &flag);
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                         std::thread::sleep(Duration::from_millis(2))
@@ -128,14 +125,34 @@ impl Drop for Server {
     }
 }
 
-fn serve(stream: TcpStream, resp: &Resp, reqs: &Mutex<Vec<Req>>, stop: &AtomicBool) -> Option<()> {
+/// The questions agent-min asks a local OpenAI-compatible server about its context window
+/// (llama-server's, LM Studio's, Ollama's): the scripted server, like the real APIs it stands
+/// for, does not know them (404) and answers them without using up its script.
+fn window_question(method: &str, path: &str) -> bool {
+    (method == "GET" && (path.ends_with("/props") || path.ends_with("/api/v0/models")))
+        || (method == "POST" && path.ends_with("/api/show"))
+}
+
+fn serve(stream: TcpStream, script: &mut VecDeque<Resp>, reqs: &Mutex<Vec<Req>>, stop: &AtomicBool) -> Option<()> {
     stream.set_nonblocking(false).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     stream.set_nodelay(true).ok()?;
     let mut r = BufReader::new(stream.try_clone().ok()?);
     let mut line = String::new();
     r.read_line(&mut line).ok()?;
+    let method = line.split_whitespace().next()?.to_string();
     let path = line.split_whitespace().nth(1)?.to_string();
+    let not_found = status(404, json!({"error": {"code": 404, "message": "Not Found"}}));
+    let scripted = if window_question(&method, &path) {
+        None
+    } else {
+        Some(
+            script
+                .pop_front()
+                .unwrap_or_else(|| status(500, json!({"error": {"type": "api_error", "message": "script exhausted"}}))),
+        )
+    };
+    let resp = scripted.as_ref().unwrap_or(&not_found);
     let mut headers = Vec::new();
     let mut len = 0usize;
     loop {
@@ -158,7 +175,9 @@ fn serve(stream: TcpStream, resp: &Resp, reqs: &Mutex<Vec<Req>>, stop: &AtomicBo
     // Like the real APIs, refuse a history whose tool calls and results do not pair up.
     let refusal = native::check(&path, &body).map(|e| status(400, e));
     let resp = refusal.as_ref().unwrap_or(resp);
-    reqs.lock().unwrap().push(Req { path, headers, body });
+    if scripted.is_some() {
+        reqs.lock().unwrap().push(Req { path, headers, body });
+    }
     let mut w = stream;
     let mut head = format!("HTTP/1.1 {} Scripted\r\nConnection: close\r\n", resp.status);
     for (n, v) in &resp.headers {

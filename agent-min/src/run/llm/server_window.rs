@@ -1,0 +1,143 @@
+//! Asking a local model server for its context window, where it says it: llama.cpp's
+//! `llama-server` (`GET /props`, `default_generation_settings.n_ctx`), LM Studio
+//! (`GET /api/v0/models`, the model's `loaded_context_length`, else `max_context_length`) and
+//! Ollama's OpenAI-compatible endpoint (`POST /api/show`, `model_info.<arch>.context_length`).
+//! Only the OpenAI-compatible provider on this machine is asked (Ollama's own API runs the
+//! `num_ctx` agent-min sends); a server that says nothing (llama-cpp-python, vLLM) leaves the
+//! caller to its fallback.
+
+use serde_json::Value;
+
+use super::curl;
+use super::providers::Provider;
+
+/// Seconds each question may take to connect, and to go without a byte.
+const TIMEOUT: u32 = 3;
+
+/// Most bytes of an answer read.
+const MAX_ANSWER: usize = 1 << 20;
+
+/// The window a server said, and where it said it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Said {
+    /// Tokens.
+    pub tokens: u64,
+    /// Which question answered (`llama.cpp /props`, …).
+    pub source: &'static str,
+}
+
+/// Whether `base_url` is a server on this machine (the only kind asked).
+pub(crate) fn is_local(base_url: &str) -> bool {
+    let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    };
+    host == "localhost" || host == "::1" || host == "0.0.0.0" || host.starts_with("127.")
+}
+
+/// Asks the local server at `base_url` (the provider's, with or without `/v1`) for `model`'s
+/// context window. `None`: not a local server, or it did not say.
+pub(crate) fn ask(provider: Provider, base_url: &str, model: &str) -> Option<Said> {
+    if !is_local(base_url) {
+        return None;
+    }
+    let root = base_url.trim_end_matches('/');
+    let root = root.strip_suffix("/v1").unwrap_or(root);
+    // Ollama's own API gets the window agent-min asks for (`num_ctx`); nothing to ask.
+    if provider != Provider::OpenAi {
+        return None;
+    }
+    if let Some(tokens) = fetch(&format!("{root}/props"), None).and_then(|v| llama_props(&v)) {
+        return Some(Said { tokens, source: "llama.cpp's /props" });
+    }
+    if let Some(tokens) = fetch(&format!("{root}/api/v0/models"), None).and_then(|v| lm_studio(&v, model)) {
+        return Some(Said { tokens, source: "LM Studio's model list" });
+    }
+    // Ollama's OpenAI-compatible endpoint: the model's own window (Ollama may run it smaller).
+    let body = serde_json::json!({ "model": model }).to_string();
+    let tokens = fetch(&format!("{root}/api/show"), Some(&body)).and_then(|v| ollama_show(&v))?;
+    Some(Said { tokens, source: "Ollama's /api/show" })
+}
+
+/// One question: a GET (or a POST of `body`), the answer as JSON if it was a 200.
+fn fetch(url: &str, body: Option<&str>) -> Option<Value> {
+    let headers = [("Content-Type".to_string(), "application/json".to_string())];
+    let req = curl::Request {
+        url,
+        headers: &headers,
+        body: body.unwrap_or("").as_bytes(),
+        connect_timeout: TIMEOUT,
+        idle_timeout: TIMEOUT,
+    };
+    let mut resp = match body {
+        Some(_) => curl::post(&req),
+        None => curl::get(&req),
+    }
+    .ok()?;
+    let ok = resp.status == 200;
+    let text = resp.read_rest(MAX_ANSWER);
+    resp.abort();
+    ok.then(|| serde_json::from_slice(&text).ok()).flatten()
+}
+
+/// A positive token count.
+fn tokens(v: &Value) -> Option<u64> {
+    v.as_u64().filter(|&n| n > 0)
+}
+
+/// llama-server's `/props`.
+pub(crate) fn llama_props(v: &Value) -> Option<u64> {
+    tokens(&v["default_generation_settings"]["n_ctx"]).or_else(|| tokens(&v["n_ctx"]))
+}
+
+/// LM Studio's `/api/v0/models`: the entry for `model` (or the only one).
+pub(crate) fn lm_studio(v: &Value, model: &str) -> Option<u64> {
+    let list = v["data"].as_array()?;
+    let entry = list.iter().find(|m| m["id"] == model).or(if list.len() == 1 { list.first() } else { None })?;
+    tokens(&entry["loaded_context_length"]).or_else(|| tokens(&entry["max_context_length"]))
+}
+
+/// Ollama's `/api/show`: the architecture's `context_length`.
+pub(crate) fn ollama_show(v: &Value) -> Option<u64> {
+    let info = v["model_info"].as_object()?;
+    info.iter().find(|(k, _)| k.ends_with(".context_length")).and_then(|(_, n)| tokens(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_servers_on_this_machine_are_asked() {
+        for url in ["http://127.0.0.1:8080/v1", "http://localhost:11434", "http://[::1]:1234/v1", "http://0.0.0.0:8000"]
+        {
+            assert!(is_local(url), "{url}");
+        }
+        for url in ["https://api.openai.com/v1", "http://10.0.0.2:8080/v1", "https://localhost.example.com/v1"] {
+            assert!(!is_local(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn each_server_says_it_its_own_way() {
+        // llama-server's /props (as b5000-era builds answer it).
+        let props = json!({"default_generation_settings": {"n_ctx": 32768, "params": {}}, "total_slots": 1});
+        assert_eq!(llama_props(&props), Some(32768));
+        assert_eq!(llama_props(&json!({"error": {"code": 404}})), None);
+        // LM Studio's REST API.
+        let lms = json!({"object": "list", "data": [
+            {"id": "qwen2.5-7b-instruct", "state": "loaded", "max_context_length": 32768, "loaded_context_length": 4096},
+            {"id": "other", "state": "not-loaded", "max_context_length": 8192}
+        ]});
+        assert_eq!(lm_studio(&lms, "qwen2.5-7b-instruct"), Some(4096), "the loaded window, not the most");
+        assert_eq!(lm_studio(&lms, "other"), Some(8192));
+        assert_eq!(lm_studio(&lms, "missing"), None);
+        // Ollama's /api/show.
+        let show = json!({"model_info": {"general.architecture": "qwen2", "qwen2.context_length": 32768}});
+        assert_eq!(ollama_show(&show), Some(32768));
+        assert_eq!(ollama_show(&json!({"model_info": {}})), None);
+    }
+}
