@@ -45,6 +45,9 @@ def serve(listener, bodies):
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":")[1])
             f.read(length)
+            # The body ends when the connection closes (no length, not chunked): close the file
+            # object too, or the socket stays open and a reader that reads to the end waits forever.
+            f.close()
             conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n" + body)
 
 
