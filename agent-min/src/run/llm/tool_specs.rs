@@ -76,14 +76,17 @@ pub(crate) fn openai(tools: &Tools) -> Value {
     with_extra(tools.builtin.clone(), &tools.extra, ToolSpec::openai, |t| &t["function"]["name"])
 }
 
-/// The definitions for Anthropic: `name`, `description`, `input_schema`.
+/// The definitions for Anthropic: `name`, `description`, `input_schema` — as Cline's
+/// `toolSpecInputSchema` builds them: `type`, `properties`, `required`, without the
+/// `additionalProperties` and `strict` of its OpenAI shape.
 pub(crate) fn anthropic(tools: &Tools) -> Value {
     let builtin = tools
         .builtin
         .iter()
         .map(|t| {
-            let f = &t["function"];
-            json!({"name": f["name"], "description": f["description"], "input_schema": f["parameters"]})
+            let (f, p) = (&t["function"], &t["function"]["parameters"]);
+            let schema = json!({"type": "object", "properties": p["properties"], "required": p["required"]});
+            json!({"name": f["name"], "description": f["description"], "input_schema": schema})
         })
         .collect();
     with_extra(builtin, &tools.extra, ToolSpec::anthropic, |t| &t["name"])
@@ -128,6 +131,9 @@ mod tests {
         let exec = a.as_array().unwrap().iter().find(|t| t["name"] == "execute_command").unwrap();
         assert!(exec["description"].as_str().unwrap().starts_with("Request to execute a CLI command on the system."));
         assert_eq!(exec["input_schema"]["required"], json!(["command", "requires_approval"]));
+        // toolSpecInputSchema's keys only: no additionalProperties (that is the OpenAI shape's).
+        let keys: Vec<&String> = exec["input_schema"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["type", "properties", "required"]);
         for t in openai(&ours(&[])).as_array().unwrap() {
             assert!(t["function"]["parameters"]["properties"].get("task_progress").is_none());
         }

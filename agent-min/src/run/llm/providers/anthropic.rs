@@ -88,21 +88,22 @@ fn mark_last_block(content: &mut Value) {
     }
 }
 
-/// A message's content: a plain string, or blocks when it carries thinking, calls or results —
-/// thinking first (unchanged, signatures included), then text, then `tool_use`; in the user
-/// message after, every call's `tool_result` first, then the rest of the text.
+/// A message's content. A user message is Cline's blocks: every answered call's `tool_result`
+/// first, then its text as Cline's separate text blocks (task, hook contexts, environment
+/// details). An assistant message is a plain string, or blocks when it carries thinking or
+/// calls — thinking first (unchanged, signatures included), then text, then `tool_use`.
 fn content(prev: Option<&Message>, m: &Message) -> Value {
     if m.role == Role::User {
         let (answers, rest) = history::answers(prev, m);
-        if answers.is_empty() {
-            return json!(m.content);
-        }
         let mut blocks: Vec<Value> = answers
             .iter()
             .map(|a| json!({"type": "tool_result", "tool_use_id": a.call.id, "content": a.content}))
             .collect();
-        if !rest.trim().is_empty() {
-            blocks.push(json!({"type": "text", "text": rest}));
+        if answers.is_empty() || !rest.trim().is_empty() {
+            blocks.extend(history::text_blocks(rest).into_iter().map(|t| json!({"type": "text", "text": t})));
+        }
+        if blocks.is_empty() {
+            return json!(m.content);
         }
         return Value::Array(blocks);
     }
@@ -404,7 +405,9 @@ mod tests {
                 {"type": "text", "text": "<environment_details>\nE\n</environment_details>"},
             ])
         );
-        assert_eq!(content(None, &Message::user("plain")), json!("plain"), "the XML dialect's shape is unchanged");
+        // A user message is always blocks, as Cline's user content is (its `userContent` array).
+        assert_eq!(content(None, &Message::user("plain")), json!([{"type": "text", "text": "plain"}]));
+        assert_eq!(content(None, &Message::assistant("plain")), json!("plain"));
     }
 
     #[test]
@@ -445,7 +448,7 @@ mod tests {
         let body: Value = serde_json::from_slice(&r.body).unwrap();
         assert_eq!(body["system"], json!([{"text": "SYS", "type": "text"}]));
         assert_eq!(body["stream"], true);
-        assert_eq!(body["messages"][0]["content"], "hi");
+        assert_eq!(body["messages"][0]["content"], json!([{"type": "text", "text": "hi"}]));
         assert!(!String::from_utf8_lossy(&r.body).contains("sk-test"));
     }
 }

@@ -50,6 +50,27 @@ pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<
     (out, rest)
 }
 
+/// The text blocks Cline sends for a user message's text (`task/index.ts`: the `<task>` block,
+/// each `<hook_context>` block, and the environment details "as its own text block, separate from
+/// tool results"), in order. Empty for an empty text.
+pub(crate) fn text_blocks(text: &str) -> Vec<&str> {
+    let (mut head, env) = split_environment(text);
+    let mut blocks = Vec::new();
+    if !env.is_empty() {
+        blocks.push(env);
+    }
+    while head.ends_with("</hook_context>") {
+        let Some(i) = head.rfind("\n\n<hook_context source=\"") else { break };
+        blocks.push(&head[i + 2..]);
+        head = &head[..i];
+    }
+    if !head.is_empty() {
+        blocks.push(head);
+    }
+    blocks.reverse();
+    blocks
+}
+
 /// Splits a user message at its last `<environment_details>` block: the tool result before it,
 /// the details after.
 fn split_environment(text: &str) -> (&str, &str) {
@@ -90,6 +111,23 @@ mod tests {
             ]
         );
         assert_eq!(rest, "<environment_details>\nE\n</environment_details>");
+    }
+
+    #[test]
+    fn a_first_message_is_clines_separate_text_blocks() {
+        let first = "<task>\nt\n\n</task>\n\n<hook_context source=\"TaskStart\">\nh\n</hook_context>\n\n<hook_context source=\"UserPromptSubmit\">\nu\n</hook_context>\n\n<environment_details>\nE\n</environment_details>";
+        assert_eq!(
+            text_blocks(first),
+            [
+                "<task>\nt\n\n</task>",
+                "<hook_context source=\"TaskStart\">\nh\n</hook_context>",
+                "<hook_context source=\"UserPromptSubmit\">\nu\n</hook_context>",
+                "<environment_details>\nE\n</environment_details>"
+            ]
+        );
+        assert_eq!(text_blocks("[x] Result:\nr\n\n<environment_details>\nE\n</environment_details>").len(), 2);
+        assert_eq!(text_blocks("hello"), ["hello"]);
+        assert!(text_blocks("").is_empty());
     }
 
     #[test]

@@ -91,8 +91,8 @@ pub(crate) struct HttpRequest {
 
 /// The conversation in the chat format OpenAI-compatible servers and Ollama share: the system
 /// prompt first, then each message with its role. Native calls go out as `assistant.tool_calls`
-/// and their results as `role: "tool"` messages, then the rest of the user message; Ollama
-/// (`ollama`) wants the arguments as an object and no ids.
+/// and their results as `role: "tool"` messages, then the rest of the user message as Cline's
+/// text parts; Ollama (`ollama`) wants the arguments as an object, no ids and string contents.
 pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool) -> Vec<Value> {
     let mut msgs = vec![json!({"role": "system", "content": system})];
     for (i, m) in messages.iter().enumerate() {
@@ -109,7 +109,14 @@ pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool) ->
             });
         }
         if answers.is_empty() || !rest.is_empty() {
-            msgs.push(json!({"role": "user", "content": rest}));
+            // Cline's text blocks as text parts (`convertToOpenAiMessages`); Ollama takes a string.
+            let blocks = history::text_blocks(rest);
+            let content = if ollama || blocks.is_empty() {
+                json!(rest)
+            } else {
+                Value::Array(blocks.into_iter().map(|t| json!({"type": "text", "text": t})).collect())
+            };
+            msgs.push(json!({"role": "user", "content": content}));
         }
     }
     msgs
@@ -340,7 +347,14 @@ mod first_request {
     fn claude_sonnet_4_5_as_clines_anthropic_provider() {
         let b = body(Provider::Anthropic, "claude-sonnet-4-5", None, None);
         assert_eq!(b["system"], json!([{"text": "SYS", "type": "text", "cache_control": {"type": "ephemeral"}}]));
-        assert_eq!(b["messages"][0]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
+        // Cline's separate text blocks (task, then environment details), the last one marked.
+        assert_eq!(
+            b["messages"],
+            json!([{"role": "user", "content": [
+                {"type": "text", "text": "<task>\nt\n</task>"},
+                {"type": "text", "text": "<environment_details>\nE\n</environment_details>", "cache_control": {"type": "ephemeral"}}
+            ]}])
+        );
         assert_eq!(
             settings(b),
             json!({"model": "claude-sonnet-4-5", "max_tokens": 64000, "temperature": 0, "stream": true,
@@ -385,6 +399,13 @@ mod first_request {
         let b = body(Provider::OpenAi, "gpt-4o", None, None);
         assert_eq!(b["messages"][0], json!({"role": "system", "content": "SYS"}));
         assert_eq!(
+            b["messages"][1],
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "<task>\nt\n</task>"},
+                {"type": "text", "text": "<environment_details>\nE\n</environment_details>"}
+            ]})
+        );
+        assert_eq!(
             settings(b),
             json!({"model": "gpt-4o", "temperature": 0, "stream": true, "stream_options": {"include_usage": true},
                    "tool_choice": "auto", "parallel_tool_calls": false})
@@ -395,7 +416,8 @@ mod first_request {
     fn openrouter_anthropic_models_are_marked_for_caching_as_cline_does() {
         let b = body(Provider::OpenAi, "anthropic/claude-sonnet-4.5", None, None);
         assert_eq!(b["messages"][0]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
-        assert_eq!(b["messages"][1]["content"][0]["cache_control"], json!({"type": "ephemeral"}));
+        assert_eq!(b["messages"][1]["content"][0].get("cache_control"), None);
+        assert_eq!(b["messages"][1]["content"][1]["cache_control"], json!({"type": "ephemeral"}));
         let plain = body(Provider::OpenAi, "gpt-4o", None, None);
         assert!(!plain.to_string().contains("cache_control"));
     }

@@ -307,7 +307,10 @@ mod tests {
             m[3],
             json!({"role": "tool", "tool_call_id": "call_a", "content": "[list_files for '.'] Result:\nx"})
         );
-        assert_eq!(m[4], json!({"role": "user", "content": "<environment_details>\nE\n</environment_details>"}));
+        assert_eq!(
+            m[4],
+            json!({"role": "user", "content": [{"type": "text", "text": "<environment_details>\nE\n</environment_details>"}]})
+        );
     }
 
     #[test]
