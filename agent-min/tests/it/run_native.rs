@@ -585,7 +585,9 @@ fn two_xml_calls_in_one_reply_both_run_and_a_denial_skips_the_rest() {
     let next = m[2]["content"][0]["text"].as_str().unwrap();
     let a = next.find("[write_to_file for 'a.txt'] Result:").expect(next);
     let b = next.find("[write_to_file for 'b.txt'] Result:").expect(next);
-    assert!(a < b && next.find("<environment_details>").unwrap() > b, "{next}");
+    assert!(a < b, "{next}");
+    let env = m[2]["content"][1]["text"].as_str().unwrap();
+    assert!(env.starts_with("<environment_details>"), "then the details, as a block of their own: {env}");
     // Refused: the first is denied, the second skipped.
     let ws = tempfile::tempdir().unwrap();
     let server = Server::start(vec![anthropic(&both), anthropic(&completion("ok"))]);
@@ -644,4 +646,79 @@ fn the_scripted_server_refuses_the_settings_the_real_apis_refuse() {
     let forced = json!({"model": "claude", "max_tokens": 64000, "tools": [{"name": "x"}], "tool_choice": {"type": "any"},
         "thinking": {"type": "enabled", "budget_tokens": 2048}, "messages": []});
     assert!(native::check("/v1/messages", &forced).is_some(), "no forced tool use with thinking");
+}
+
+/// The four models of the default path (`--tool-calls auto`), each with the reply shape its
+/// dialect gets: two calls in one reply both run, and the next request answers both.
+#[test]
+fn on_the_default_path_two_calls_in_one_reply_both_run_for_the_four_models() {
+    let add = |p: &str, text: &str| {
+        serde_json::to_string(&json!({"input": format!("*** Begin Patch\n*** Add File: {p}\n+{text}\n*** End Patch")}))
+            .unwrap()
+    };
+    let (patch_a, patch_b) = (add("a.txt", "one"), add("b.txt", "two"));
+    let xml_both = format!(
+        "Two files.\n{}\n{}",
+        tool("write_to_file", &[("path", "a.txt"), ("content", "one")]),
+        tool("write_to_file", &[("path", "b.txt"), ("content", "two")])
+    );
+    let done = [r#"{"result":"ok"}"#];
+    for (provider, model, native_calls) in [
+        ("anthropic", "claude-sonnet-4-5", true),
+        ("anthropic", "claude-3-7-sonnet", false),
+        ("openai", "gpt-5", true),
+        ("openai", "gpt-4o", false),
+    ] {
+        let script = match (provider, native_calls) {
+            ("anthropic", true) => two_native_writes(),
+            ("anthropic", false) => vec![anthropic(&xml_both), anthropic(&completion("ok"))],
+            (_, true) => vec![
+                native::openai(
+                    "",
+                    "Adding both.",
+                    &[call("c_A", "apply_patch", &[&patch_a]), call("c_B", "apply_patch", &[&patch_b])],
+                    7,
+                ),
+                native::openai("", "", &[call("c_Z", "attempt_completion", &done)], 7),
+            ],
+            (_, false) => vec![openai(&xml_both), openai(&completion("ok"))],
+        };
+        let ws = tempfile::tempdir().unwrap();
+        let server = Server::start(script);
+        let url = if provider == "anthropic" { server.anthropic_url() } else { server.openai_url() };
+        let args = ["--provider", provider, "--base-url", &url, "--model", model, "--yolo", "--no-save", "write both"];
+        let r = run_agent(ws.path(), &args, &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{model}: {}", r.all());
+        let read = |f: &str| std::fs::read_to_string(ws.path().join(f)).map(|s| s.trim_end().to_string());
+        assert_eq!(
+            (read("a.txt").ok(), read("b.txt").ok()),
+            (Some("one".into()), Some("two".into())),
+            "{model}: {}",
+            r.all()
+        );
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 2, "{model}");
+        let first = &reqs[0].body;
+        assert_eq!(first.get("tools").is_some(), native_calls, "{model}: the dialect of the default path");
+        let m = reqs[1].body["messages"].as_array().unwrap();
+        if !native_calls {
+            // XML: both results in the next user message, in order, then the details.
+            let last = text_of(&m.last().unwrap()["content"]);
+            let a = last.find("[write_to_file for 'a.txt'] Result:").expect(&last);
+            let b = last.find("[write_to_file for 'b.txt'] Result:").expect(&last);
+            assert!(a < b, "{model}: {last}");
+        } else if provider == "anthropic" {
+            let results = m[2]["content"].as_array().unwrap();
+            assert_eq!(
+                (&results[0]["tool_use_id"], &results[1]["tool_use_id"]),
+                (&json!("toolu_A"), &json!("toolu_B"))
+            );
+        } else {
+            let ids: Vec<&Value> = m.iter().filter(|x| x["role"] == "tool").map(|x| &x["tool_call_id"]).collect();
+            assert_eq!(ids, [&json!("c_A"), &json!("c_B")], "{model}");
+            let results: Vec<&str> =
+                m.iter().filter(|x| x["role"] == "tool").filter_map(|x| x["content"].as_str()).collect();
+            assert!(results.iter().all(|t| t.contains("Successfully applied patch")), "{model}: {results:?}");
+        }
+    }
 }
