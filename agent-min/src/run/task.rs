@@ -862,10 +862,10 @@ impl Task {
         }
     }
 
-    /// Cline's `<environment_details>` (`prompt/environment.rs`): the time, on the first turn
-    /// the workspace's files (capped) and the CLI tools found, the context window's use when
-    /// Cline shows it, the mode.
-    fn environment_details(&self, first: bool) -> String {
+    /// Cline's `<environment_details>` (`prompt/environment.rs`): the files read or edited that
+    /// something else changed since, the time, on the first turn the workspace's files (capped)
+    /// and the CLI tools found, the context window's use when Cline shows it, the mode.
+    fn environment_details(&mut self, first: bool) -> String {
         use crate::run::prompt::environment::{self, Details};
         let root = self.ws.root().display().to_string();
         let listing = first.then(|| {
@@ -882,6 +882,7 @@ impl Task {
             files: listing.as_deref().map(|l| (root.as_str(), l)),
             cli_tools: first.then(environment::detect_cli_tools),
             context: environment::shows_context_usage(next_gen, tokens, window).then_some((tokens, window)),
+            modified: self.memory.watched.take_modified(),
         })
     }
 

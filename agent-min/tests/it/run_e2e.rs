@@ -549,3 +549,25 @@ fn tool_results_match_clines_where_issue_22_found_them_different() {
         "{search}"
     );
 }
+
+/// Cline's `# Recently Modified Files`: a file the agent read, then changed by a command, is
+/// reported once in the next environment details; a file the agent wrote itself is not.
+#[test]
+fn a_file_changed_behind_the_agents_back_is_reported_once_as_recently_modified() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("read_file", &[("path", "a.txt")])),
+        anthropic(&tool("execute_command", &[("command", "echo two >> a.txt"), ("requires_approval", "false")])),
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "mine\n")])),
+        anthropic(&completion("ok")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let users: Vec<String> = server.requests().iter().map(|q| q.last_user()).collect();
+    let section = "# Recently Modified Files\nThese files have been modified since you last accessed them (file was just edited so you may need to re-read it before editing):\na.txt\n\n# Current Time";
+    assert!(!users[1].contains("# Recently Modified Files"), "after the read: {}", users[1]);
+    assert!(users[2].contains(section), "after the command changed it: {}", users[2]);
+    assert!(!users[3].contains("# Recently Modified Files"), "once, and not for the agent's own write: {}", users[3]);
+}

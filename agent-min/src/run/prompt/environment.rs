@@ -1,6 +1,6 @@
 //! `<environment_details>` as Cline's `Task.getEnvironmentDetails` builds it, minus what a
 //! terminal has no notion of (the editor's visible files and open tabs, its terminals, the
-//! multi-root workspace sections): `# Current Time`, on the first turn the workspace's files
+//! multi-root workspace sections): `# Recently Modified Files`, `# Current Time`, on the first turn the workspace's files
 //! and `# Detected CLI Tools`, `# Context Window Usage` when Cline shows it, `# Current Mode`.
 
 /// Cline's `CLI_TOOLS` (`core/task/utils.ts`), in its order.
@@ -74,11 +74,21 @@ pub(crate) struct Details<'a> {
     pub cli_tools: Option<Vec<&'a str>>,
     /// `(tokens of the last request, context window)` when Cline shows the usage.
     pub context: Option<(u64, u64)>,
+    /// Files read or edited that something else changed since (`tools/watched.rs`).
+    pub modified: Vec<String>,
 }
 
 /// The `<environment_details>` block.
 pub(crate) fn render(d: &Details<'_>) -> String {
-    let mut s = format!("\n\n# Current Time\n{}", current_time(d.now));
+    let mut s = String::new();
+    if !d.modified.is_empty() {
+        s.push_str("\n\n# Recently Modified Files\nThese files have been modified since you last accessed them (file was just edited so you may need to re-read it before editing):");
+        for f in &d.modified {
+            s.push('\n');
+            s.push_str(f);
+        }
+    }
+    s.push_str(&format!("\n\n# Current Time\n{}", current_time(d.now)));
     if let Some((root, listing)) = d.files {
         s.push_str(&format!("\n\n# Current Working Directory ({root}) Files\n{listing}"));
     }
@@ -148,6 +158,7 @@ mod tests {
             files: Some(("/w", "a.txt")),
             cli_tools: Some(vec!["git", "cargo"]),
             context: Some((12_345, 200_000)),
+            modified: Vec::new(),
         };
         assert_eq!(
             render(&d),
@@ -155,6 +166,9 @@ mod tests {
         );
         let later = render(&Details { now: 0, ..Default::default() });
         assert_eq!(later, "<environment_details>\n# Current Time\n1/1/1970, 12:00:00 AM (UTC, UTC+0:00)\n\n# Current Mode\nACT MODE\n</environment_details>");
+        let modified =
+            render(&Details { now: 0, modified: vec!["a.txt".into(), "src/b.rs".into()], ..Default::default() });
+        assert_eq!(modified, "<environment_details>\n# Recently Modified Files\nThese files have been modified since you last accessed them (file was just edited so you may need to re-read it before editing):\na.txt\nsrc/b.rs\n\n# Current Time\n1/1/1970, 12:00:00 AM (UTC, UTC+0:00)\n\n# Current Mode\nACT MODE\n</environment_details>");
     }
 
     #[test]

@@ -154,6 +154,7 @@ fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
             None => std::fs::remove_file(&s.abs),
         };
         ctx.memory.reads.forget(&s.abs);
+        ctx.memory.watched.saw(&s.shown, &s.abs);
         if let Err(e) = done {
             let written: Vec<&str> = steps[..i].iter().map(|s| s.shown.as_str()).collect();
             let msg = format!(

@@ -6,7 +6,7 @@
 //! Owns: the tools and what they need — path confinement ([`paths`]), `.clineignore` (`clineignore`), file helpers (`fsx`), the
 //! SEARCH/REPLACE engine ([`diff`]), ripgrep's walker (`walk`), the approval preview
 //! (`preview`), the patch of a person's edit (`patch`), their editor (`editor`), and what the
-//! tools remember across calls (`Memory`: loop detection, `repeat`; the file-read cache). The
+//! tools remember across calls (`Memory`: loop detection, `repeat`; the file-read cache; the files watched for changes, `watched`). The
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
 //! (prompts, tool lines, interrupts), [`crate::run::session::events`] (approval events),
 //! `crate::run::prompt`, `crate::run::clock`, `crate::run::sandbox` (what a command may
@@ -37,6 +37,7 @@ pub(crate) mod registry;
 mod search;
 pub mod v4a;
 mod walk;
+pub(crate) mod watched;
 mod write;
 
 use std::time::Duration;
@@ -136,6 +137,8 @@ pub(crate) struct Memory {
     pub repeats: repeat::Repeats,
     /// Cline's `fileReadCache`.
     pub reads: read::ReadCache,
+    /// The files read or edited, for `# Recently Modified Files` (Cline's `FileContextTracker`).
+    pub watched: watched::Watched,
 }
 
 impl Ctx<'_> {

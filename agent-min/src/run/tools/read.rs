@@ -64,6 +64,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     let (body, summary) = with_line_numbers(&text, start, end);
     ctx.term.outcome(true, &summary);
+    ctx.memory.watched.saw(path, &r.abs);
     let prefix = match ctx.memory.reads.count(&r.abs) {
         1 => None,
         n if n >= 3 => Some(format!(

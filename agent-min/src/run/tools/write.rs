@@ -202,6 +202,7 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool) -
         return Outcome::Failure { text: tool_error(&msg), mistake: false };
     }
     ctx.memory.reads.forget(abs);
+    ctx.memory.watched.saw(path, abs);
     ctx.term.outcome(true, &format!("saved {path}"));
     // Cline normalises both texts with the proposal's line ending before comparing them. The
     // model is shown the file as saved, byte for byte (Cline shows the normalised text, which
