@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The cost of a 10-turn task with and without prompt caching, as the server's usage reports it.
 
-    python3 agent-min/scripts/cache-cost.py [AGENT_MIN_BIN] [MODEL]
+    python3 agent-min/scripts/cache-cost.py [AGENT_MIN_BIN] [MODEL]   (default claude-sonnet-4-5;
+                                                                     claude-3-7-sonnet: the XML path)
 
 A SCRIPTED Anthropic Messages server on 127.0.0.1 (not the real API) answers agent-min's requests
 over the real SSE wire format: nine replies that each call `read_file` on another 2 KB source file
-(native `tool_use`), then `attempt_completion`. It reports `usage` by applying Anthropic's documented prompt-caching rules
+(native `tool_use`), then `attempt_completion` (as XML text when the request carries no tools). It reports `usage` by applying Anthropic's documented prompt-caching rules
 (docs.anthropic.com, "Prompt caching") to the `cache_control` breakpoints each request carries:
 
 - the prompt is the sequence tools -> system -> messages, cut into content blocks;
@@ -37,7 +38,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "debug", "agent-min")
+BIN = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(ROOT, "target", "debug", "agent-min")
 MODEL = sys.argv[2] if len(sys.argv) > 2 else "claude-sonnet-4-5"
 MIN_CACHEABLE = 1024
 LOOKBACK = 20
@@ -105,17 +106,23 @@ def sse(event, data):
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def reply(turn, usage):
+def reply(turn, usage, native):
     if turn < TURNS:
         name, args = "read_file", {"path": f"src/part{turn}.py"}
     else:
         name, args = "attempt_completion", {"result": "Done."}
     out_tokens = tokens(args) + 10
     yield sse("message_start", {"type": "message_start", "message": {"id": f"msg_{turn}", "type": "message", "role": "assistant", "content": [], "model": MODEL, "stop_reason": None, "usage": {**usage, "output_tokens": 1}}})
-    yield sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": f"toolu_{turn}", "name": name, "input": {}}})
-    yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": json.dumps(args)}})
+    if native:
+        yield sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": f"toolu_{turn}", "name": name, "input": {}}})
+        yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": json.dumps(args)}})
+    else:  # the XML dialect (a model Cline gives no native tools, e.g. claude-3-7-sonnet)
+        text = f"<{name}>" + "".join(f"<{k}>{v}</{k}>" for k, v in args.items()) + f"</{name}>"
+        yield sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+        yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})
     yield sse("content_block_stop", {"type": "content_block_stop", "index": 0})
-    yield sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": out_tokens}})
+    stop = "tool_use" if native else "end_turn"
+    yield sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": out_tokens}})
     yield sse("message_stop", {"type": "message_stop"})
 
 
@@ -131,7 +138,7 @@ def serve(cache):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
             state["turn"] += 1
-            chunks = list(reply(state["turn"], cache.usage(body)))
+            chunks = list(reply(state["turn"], cache.usage(body), "tools" in body))
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("content-length", str(sum(map(len, chunks))))
