@@ -1,4 +1,4 @@
-// Driven by request-vs-cline.sh: node request-vs-cline.js WORK AGENT_MIN_BIN DOCS_AGENT_MD
+// Driven by request-vs-cline.sh: node request-vs-cline.js WORK AGENT_MIN_BIN
 "use strict"
 const fs = require("fs")
 const path = require("path")

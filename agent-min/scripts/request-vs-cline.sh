@@ -44,4 +44,4 @@ for s in cline_native_next_gen.tools openai_gpt_5_native.tools; do
 done
 npm install --silent --no-audit --no-fund --prefix "$work" \
     typescript@5.6.3 @anthropic-ai/sdk@0.50.4 openai@6.21.0 >/dev/null
-node "$here/request-vs-cline.js" "$work" "$bin" "$root/docs/agent.md"
+node "$here/request-vs-cline.js" "$work" "$bin"
