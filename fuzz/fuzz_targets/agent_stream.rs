@@ -4,10 +4,11 @@
 //! (streamed tool calls assembled by `native::reply`). It never panics, and:
 //! - nothing the server sends reaches the terminal as a control character (escape sequences,
 //!   BEL, a lone CR are shown escaped);
-//! - XML: the tool it returns is exactly the first tool of a whole parse of the reply text;
-//! - native: every call kept for history has a JSON object as its arguments text, and when
-//!   there is a call, exactly one of "runs", "cut off", "invalid arguments" is decided for it;
-//! - every `--json` line is one JSON object, and a complete `tool_call` event matches the tool.
+//! - XML: the calls it returns are exactly the complete tool blocks of a whole parse of the
+//!   reply text (with `--one-tool-per-reply`, the first tool block if it is complete);
+//! - native: every call kept for history has a JSON object as its arguments text, and each is
+//!   decided once: it runs or the model is told why not;
+//! - every `--json` line is one JSON object, and the complete `tool_call` events name the calls.
 #![no_main]
 
 use std::io::Write;
@@ -16,8 +17,8 @@ use std::sync::{Arc, Mutex};
 use agent_min::run::llm::providers::{Decoder, Provider};
 use agent_min::run::llm::{ApiError, Delta, Flow, Message, Part, Transport};
 use agent_min::run::native;
-use agent_min::run::session::events::Events;
 use agent_min::run::reply::{Reply, Screen};
+use agent_min::run::session::events::Events;
 use agent_min::run::stream::read_reply;
 use agent_min::run::ui::term::Term;
 use libfuzzer_sys::fuzz_target;
@@ -73,18 +74,20 @@ impl Write for Sink {
 
 fuzz_target!(|data: &[u8]| {
     let Some((&first, bytes)) = data.split_first() else { return };
-    // The high bit picks the dialect, so seed.py's seeds (first byte below 128) stay XML.
+    // The high bit picks the dialect, so seed.py's seeds (first byte below 128) stay XML; the
+    // next bit picks `--one-tool-per-reply`.
     let native = first & 0x80 != 0;
-    let first = first & 0x7f;
+    let one_tool = first & 0x40 != 0;
+    let first = first & 0x3f;
     let provider = [Provider::Anthropic, Provider::OpenAi, Provider::Ollama][usize::from(first % 3)];
     let chunk = usize::from(first / 3).max(1);
     let (shown, json) = (Sink::default(), Sink::default());
     let mut term = Term::to_writer(Box::new(shown.clone()));
     let mut events = Events::to(Box::new(json.clone()));
-    let mut screen = Screen { term: &mut term, events: &mut events, turn: 1 };
+    let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool };
     let mut server = Server { provider, bytes, chunk };
     let read = if native {
-        native::reply::read_reply(&mut server, "", &[], &mut screen)
+        native::reply::read_reply(&mut server, "", &[], &mut screen, true)
     } else {
         read_reply(&mut server, "", &[], &mut screen)
     };
@@ -96,48 +99,80 @@ fuzz_target!(|data: &[u8]| {
         "a control character reached the terminal: {shown:?}"
     );
     assert!(!shown.replace("\r\n", "\n").contains('\r'), "a lone CR reached the terminal: {shown:?}");
+    assert!(reply.calls.windows(2).all(|w| w[0].n < w[1].n), "calls run in reply order");
+    assert!(!one_tool || reply.calls.len() <= 1, "one tool per reply ran {}", reply.calls.len());
 
-    if native {
-        let calls: Vec<_> =
-            reply.parts.iter().filter_map(|p| if let Part::ToolUse(t) = p { Some(t) } else { None }).collect();
-        for c in &calls {
-            let v: serde_json::Value = serde_json::from_str(&c.input).expect("a call's input is JSON");
-            assert!(v.is_object(), "a call's input is not a JSON object: {:?}", c.input);
-        }
-        let decided = [reply.tool.is_some(), reply.open_tool.is_some(), reply.invalid_call.is_some()];
-        assert_eq!(decided.iter().filter(|d| **d).count(), usize::from(!calls.is_empty()), "{decided:?}");
+    if native && !reply.recovered {
+        check_native_calls(&reply, one_tool);
     } else {
-        check_xml_tool(&reply);
+        // XML, or a native reply whose one call was written as XML in its text.
+        check_xml_calls(&reply, one_tool || reply.recovered);
     }
     check_events(&json, &reply);
 });
 
-/// XML dialect: the returned tool is the first tool of a whole parse of the reply text.
-fn check_xml_tool(reply: &Reply) {
+/// Native dialect: every call kept for history has a JSON object as its arguments text, and
+/// each is decided once: it runs, or the model is told why not (cut off, invalid arguments,
+/// one tool per reply). With one tool per reply the first is decided as runs, cut off
+/// (`open_tool`) or invalid (`invalid_call`), and every further one is answered.
+fn check_native_calls(reply: &Reply, one_tool: bool) {
+    let calls: Vec<_> =
+        reply.parts.iter().filter_map(|p| if let Part::ToolUse(t) = p { Some(t) } else { None }).collect();
+    for (k, c) in calls.iter().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(&c.input).expect("a call's input is JSON");
+        assert!(v.is_object(), "a call's input is not a JSON object: {:?}", c.input);
+        let runs = reply.calls.iter().any(|p| p.n == k);
+        if one_tool && k == 0 {
+            let decided = [runs, reply.open_tool.is_some(), reply.invalid_call.is_some()];
+            assert_eq!(decided.iter().filter(|d| **d).count(), 1, "{decided:?}");
+        } else if one_tool {
+            assert!(!runs && c.answer.is_some(), "call {k} after the first ran or was not answered");
+        } else {
+            assert_eq!(runs, c.answer.is_none(), "call {k}: runs {runs}, answer {:?}", c.answer);
+        }
+    }
+    assert!(reply.calls.iter().all(|p| p.n < calls.len()), "a call runs that is not in the reply");
+}
+
+/// XML: the calls returned are exactly the complete tool blocks of a whole parse of the reply
+/// text, in order (`first_only`: the first tool block, and only if it is complete).
+fn check_xml_calls(reply: &Reply, first_only: bool) {
     let note = format!("\n\n{}", agent_min::run::prompt::INTERRUPTED_BY_TOOL);
     let text = reply.text.strip_suffix(note.as_str()).unwrap_or(&reply.text);
     let whole = parse(text);
-    let first_tool = whole.blocks().into_iter().find_map(|b| match b {
-        Block::ToolUse(t) => Some(t),
-        _ => None,
-    });
-    if let Some(call) = &reply.tool {
-        let t = first_tool.expect("the tool returned is in the reply text");
-        assert!(!t.partial, "a partial tool was returned");
-        assert_eq!(call.name, t.name);
+    let tools: Vec<_> = whole
+        .blocks()
+        .into_iter()
+        .filter_map(|b| match b {
+            Block::ToolUse(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<_> = if first_only {
+        tools.into_iter().take(1).filter(|t| !t.partial).collect()
+    } else {
+        tools.into_iter().filter(|t| !t.partial).collect()
+    };
+    assert_eq!(reply.calls.len(), expected.len(), "calls returned vs complete tool blocks");
+    for (planned, t) in reply.calls.iter().zip(&expected) {
+        assert_eq!(planned.call.name, t.name);
         let params: Vec<(&str, &str)> = t.params().iter().map(|p| (p.name, p.value)).collect();
-        let got: Vec<(&str, &str)> = call.params.iter().map(|p| (p.0.as_str(), p.1.as_str())).collect();
+        let got: Vec<(&str, &str)> = planned.call.params.iter().map(|p| (p.0.as_str(), p.1.as_str())).collect();
         assert_eq!(got, params);
     }
 }
 
-/// Every `--json` line is one JSON object; a complete `tool_call` event names the tool.
+/// Every `--json` line is one JSON object; the complete `tool_call` events name the calls
+/// returned, in order.
 fn check_events(json: &Sink, reply: &Reply) {
     let json = String::from_utf8(json.0.lock().unwrap().clone()).expect("events are UTF-8");
+    let mut complete = Vec::new();
     for line in json.lines() {
         let v: serde_json::Value = serde_json::from_str(line).expect("each event is one JSON object");
         if v["type"] == "tool_call" && v["partial"] == false {
-            assert_eq!(Some(v["tool"].as_str().unwrap()), reply.tool.as_ref().map(|c| c.name.as_str()));
+            complete.push(v["tool"].as_str().expect("a tool_call names its tool").to_string());
         }
     }
+    let calls: Vec<&str> = reply.calls.iter().map(|p| p.call.name.as_str()).collect();
+    assert_eq!(complete, calls, "complete tool_call events vs the calls returned");
 }

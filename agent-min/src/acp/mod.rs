@@ -11,9 +11,13 @@
 //! session's `cwd`, with the client's MCP servers; each `session/prompt` runs the same loop
 //! (`Task::converse`) through two ports: its events are tapped into `session/update`
 //! notifications (`updates`), and its approvals are answered by the client through
-//! `session/request_permission` (`approvals`) exactly where the terminal would ask.
+//! `session/request_permission` (`approvals`) exactly where the terminal would ask. When the
+//! client offers its file system, the file tools read and write text files through it (the
+//! editor's buffers, `buffers`); otherwise on disk.
 
 mod approvals;
+mod buffers;
+mod history;
 mod updates;
 mod wire;
 
@@ -26,13 +30,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol_schema::v1::{
-    AgentCapabilities, ContentBlock, EmbeddedResourceResource, Implementation, InitializeResponse, McpCapabilities,
-    McpServer, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, SessionUpdate, StopReason,
+    AgentCapabilities, ContentBlock, EmbeddedResourceResource, FileSystemCapabilities, Implementation,
+    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
+    NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, SessionUpdate, StopReason,
 };
 use agent_client_protocol_schema::ProtocolVersion;
 use serde_json::Value;
 
 use crate::run::mcp::config::{Kind, ServerConfig};
+use crate::run::session::state::Record;
 use crate::run::task::{End, Task};
 use crate::run::ui::term::Term;
 use crate::run::{cli, session_task, SessionSetup};
@@ -48,7 +54,9 @@ Speaks ACP v1 (newline-delimited JSON-RPC 2.0) on standard input and output; the
 standard error. The editor starts it: each session's cwd is the workspace, each prompt a turn
 of the task, approvals are asked in the editor. The run options (--provider, --model,
 --base-url, --sandbox, --yolo, rules, hooks, --mcp-config, --state-dir...) mean what they
-mean for `agent-min run` (see `agent-min run --help`); no task is given here.
+mean for `agent-min run` (see `agent-min run --help`); no task is given here. When the editor
+offers its file system (fs/read_text_file, fs/write_text_file), files are read from and edits
+written to its buffers, unsaved changes included.
 ";
 
 /// Entry point of `agent-min acp`.
@@ -70,7 +78,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     crate::run::ui::interrupt::install();
     let (wire, incoming) = Wire::start();
-    let mut agent = Agent { opts, wire, sessions: HashMap::new() };
+    let mut agent = Agent { opts, wire, sessions: HashMap::new(), fs: FileSystemCapabilities::default() };
     for message in incoming {
         agent.handle(message);
     }
@@ -92,6 +100,8 @@ struct Agent {
     opts: cli::Options,
     wire: Arc<Wire>,
     sessions: HashMap<String, Live>,
+    /// What the client's file system offers (`initialize`): used where it does.
+    fs: FileSystemCapabilities,
 }
 
 /// JSON-RPC's error codes.
@@ -103,9 +113,10 @@ impl Agent {
     fn handle(&mut self, m: Incoming) {
         let Some(id) = m.id.clone() else { return }; // notifications other than cancel: none we act on
         let result = match m.method.as_str() {
-            "initialize" => Ok(serde_json::to_value(initialize()).unwrap_or(Value::Null)),
+            "initialize" => self.initialize(m.params),
             "authenticate" => Ok(serde_json::json!({})),
             "session/new" => self.new_session(m.params),
+            "session/load" => self.load_session(m.params),
             "session/prompt" => self.prompt(m.params),
             other => Err((METHOD_NOT_FOUND, format!("Method not found: {other}"))),
         };
@@ -115,40 +126,80 @@ impl Agent {
         }
     }
 
+    fn initialize(&mut self, params: Value) -> Result<Value, (i64, String)> {
+        let req: InitializeRequest =
+            serde_json::from_value(params).map_err(|e| (INVALID_PARAMS, format!("Invalid params: {e}")))?;
+        self.fs = req.client_capabilities.fs;
+        // Sessions can be loaded when they are saved.
+        Ok(serde_json::to_value(initialize(!self.opts.no_save)).unwrap_or(Value::Null))
+    }
+
     fn new_session(&mut self, params: Value) -> Result<Value, (i64, String)> {
         let req: NewSessionRequest =
             serde_json::from_value(params).map_err(|e| (INVALID_PARAMS, format!("Invalid params: {e}")))?;
-        if !req.cwd.is_absolute() {
-            return Err((INVALID_PARAMS, format!("cwd must be an absolute path, got {}", req.cwd.display())));
+        let id = self.open(req.cwd, &req.mcp_servers, None)?;
+        Ok(serde_json::to_value(NewSessionResponse::new(id)).unwrap_or(Value::Null))
+    }
+
+    /// `session/load`: the saved task of that id (every session is saved as a task, under its
+    /// id, as `run` saves one) is set up again in its workspace, its conversation is sent back
+    /// as `session/update` notifications, and the next prompt continues it.
+    fn load_session(&mut self, params: Value) -> Result<Value, (i64, String)> {
+        let req: LoadSessionRequest =
+            serde_json::from_value(params).map_err(|e| (INVALID_PARAMS, format!("Invalid params: {e}")))?;
+        let id = req.session_id.0.to_string();
+        if self.sessions.contains_key(&id) {
+            return Err((INVALID_PARAMS, format!("session {id} is already open")));
         }
-        let mcp = req
-            .mcp_servers
-            .iter()
-            .map(server_config)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| (INVALID_PARAMS, e))?;
-        let id = crate::run::session::state::new_id();
+        let store = crate::run::open_store(&self.opts, None).map_err(|e| (INTERNAL_ERROR, e))?;
+        let saved = store.load(&id).map_err(|e| (INVALID_PARAMS, format!("cannot load session {id}: {e}")))?;
+        let (want, have) = (std::fs::canonicalize(&req.cwd).ok(), PathBuf::from(&saved.meta.cwd));
+        if want.as_deref() != Some(have.as_path()) {
+            let msg = format!("session {id} belongs to the workspace {}, not {}", have.display(), req.cwd.display());
+            return Err((INVALID_PARAMS, msg));
+        }
+        self.open(req.cwd, &req.mcp_servers, Some(saved))?;
+        let live = &self.sessions[&id];
+        let shared = live.shared.lock().unwrap_or_else(|e| e.into_inner());
+        history::replay(&shared, live.task.messages());
+        drop(shared);
+        Ok(serde_json::to_value(LoadSessionResponse::new()).unwrap_or(Value::Null))
+    }
+
+    /// Sets up a session's task in `cwd` with the client's MCP servers (a `saved` one taken
+    /// up); returns the session's id, which is the task's.
+    fn open(&mut self, cwd: PathBuf, servers: &[McpServer], saved: Option<Record>) -> Result<String, (i64, String)> {
+        if !cwd.is_absolute() {
+            return Err((INVALID_PARAMS, format!("cwd must be an absolute path, got {}", cwd.display())));
+        }
+        let mcp = servers.iter().map(server_config).collect::<Result<Vec<_>, _>>().map_err(|e| (INVALID_PARAMS, e))?;
         let shared = Arc::new(Mutex::new(updates::Session {
             wire: self.wire.clone(),
-            id: id.clone(),
-            root: req.cwd.clone(),
+            id: String::new(),
+            root: cwd.clone(),
             pending: Default::default(),
             cancel: Arc::default(),
         }));
-        let term = Term::stderr().answered_by(Box::new(approvals::Approvals::new(shared.clone())));
-        let events = crate::run::session::events::Events::tapped(updates::tap(shared.clone()));
-        let setup = SessionSetup { cwd: req.cwd.clone(), mcp, term, events };
-        let task = session_task(&self.opts, setup).map_err(|e| (INTERNAL_ERROR, e))?;
-        if let Ok(mut s) = shared.lock() {
-            s.root = task.root().to_path_buf();
+        let mut term = Term::stderr().answered_by(Box::new(approvals::Approvals::new(shared.clone())));
+        if let Some(b) = buffers::EditorBuffers::offered(shared.clone(), &self.fs) {
+            term = term.with_buffers(Box::new(b));
         }
+        let events = crate::run::session::events::Events::tapped(updates::tap(shared.clone()));
+        let setup = SessionSetup { cwd, mcp, term, events };
+        let mut task = session_task(&self.opts, setup, saved.as_ref()).map_err(|e| (INTERNAL_ERROR, e))?;
+        let id = task.id().to_string();
         let cancel = task.cancel_flag();
-        self.wire.on_cancel(&id, cancel.clone());
         if let Ok(mut s) = shared.lock() {
+            s.id = id.clone();
+            s.root = task.root().to_path_buf();
             s.cancel = cancel.clone();
         }
+        if let Some(saved) = saved {
+            task.restore(saved);
+        }
+        self.wire.on_cancel(&id, cancel.clone());
         self.sessions.insert(id.clone(), Live { task, cancel, shared });
-        Ok(serde_json::to_value(NewSessionResponse::new(id)).unwrap_or(Value::Null))
+        Ok(id)
     }
 
     fn prompt(&mut self, params: Value) -> Result<Value, (i64, String)> {
@@ -179,8 +230,8 @@ impl Agent {
 }
 
 /// What the agent says it is and can do: only what is true.
-fn initialize() -> InitializeResponse {
-    let caps = AgentCapabilities::new().load_session(false).mcp_capabilities(McpCapabilities::new().http(true));
+fn initialize(load_session: bool) -> InitializeResponse {
+    let caps = AgentCapabilities::new().load_session(load_session).mcp_capabilities(McpCapabilities::new().http(true));
     InitializeResponse::new(ProtocolVersion::V1)
         .agent_capabilities(caps)
         .agent_info(Implementation::new("agent-min", env!("CARGO_PKG_VERSION")))

@@ -44,7 +44,7 @@ impl Session {
 }
 
 /// The tools whose calls are said as text, not shown as tool calls.
-fn said(tool: &str) -> Option<&'static str> {
+pub(crate) fn said(tool: &str) -> Option<&'static str> {
     match tool {
         "attempt_completion" => Some("result"),
         "ask_followup_question" => Some("question"),
@@ -98,6 +98,16 @@ fn chunk(text: &str) -> ContentChunk {
 
 /// A complete call as the client shows it: kind, title, the paths it touches, an edit's diff.
 pub(crate) fn tool_call(root: &Path, id: &str, tool: &str, params: &IndexMap<String, String>) -> ToolCall {
+    let mut call = shown_call(root, id, tool, params);
+    let path = params.get("path").map(|rel| root.join(rel));
+    if let Some(diff) = path.and_then(|path| diff(tool, &path, params)) {
+        call = call.content(vec![ToolCallContent::Diff(diff)]);
+    }
+    call
+}
+
+/// A call as the client shows it, without an edit's diff: kind, title, the path it touches.
+pub(crate) fn shown_call(root: &Path, id: &str, tool: &str, params: &IndexMap<String, String>) -> ToolCall {
     let p = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
     let path = params.get("path").map(|rel| root.join(rel));
     let (kind, title) = match tool {
@@ -118,11 +128,8 @@ pub(crate) fn tool_call(root: &Path, id: &str, tool: &str, params: &IndexMap<Str
         .kind(kind)
         .status(ToolCallStatus::Pending)
         .raw_input(serde_json::Value::Object(raw));
-    if let Some(path) = &path {
-        call = call.locations(vec![ToolCallLocation::new(path.clone())]);
-        if let Some(diff) = diff(tool, path, params) {
-            call = call.content(vec![ToolCallContent::Diff(diff)]);
-        }
+    if let Some(path) = path {
+        call = call.locations(vec![ToolCallLocation::new(path)]);
     }
     call
 }

@@ -158,14 +158,32 @@ impl Wire {
     /// Sends a request and waits for its result: `None` if the turn was cancelled meanwhile,
     /// the client answered with an error, or the connection ended.
     pub(crate) fn request(&self, method: &str, params: impl serde::Serialize) -> Option<Value> {
+        self.call(method, params).ok()
+    }
+
+    /// Sends a request and waits for its result, or says why there is none: the turn was
+    /// cancelled meanwhile, the client answered with an error (its message), or the
+    /// connection ended.
+    pub(crate) fn call(&self, method: &str, params: impl serde::Serialize) -> Result<Value, String> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         let answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            match answers.recv().ok()? {
-                Answer::Cancelled(turn) if turn == self.turn.load(Ordering::SeqCst) => return None,
+            match answers.recv().map_err(|_| "the editor closed the connection".to_string())? {
+                Answer::Cancelled(turn) if turn == self.turn.load(Ordering::SeqCst) => {
+                    return Err("the turn was cancelled".to_string())
+                }
                 Answer::Cancelled(_) => {} // an earlier turn's
-                Answer::Response(r) if r.get("id") == Some(&json!(id)) => return r.get("result").cloned(),
+                Answer::Response(r) if r.get("id") == Some(&json!(id)) => {
+                    return match (r.get("result"), r.get("error")) {
+                        (Some(result), None) => Ok(result.clone()),
+                        (_, Some(e)) => Err(match e.get("message").and_then(Value::as_str) {
+                            Some(m) => format!("the editor answered: {m}"),
+                            None => format!("the editor answered with an error: {e}"),
+                        }),
+                        (None, None) => Err("the editor's answer has no result".to_string()),
+                    };
+                }
                 Answer::Response(_) => {} // an answer to nothing pending
             }
         }

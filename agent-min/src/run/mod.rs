@@ -330,15 +330,20 @@ pub(crate) struct SessionSetup {
 
 /// A task for an editor's session, set up from the run options exactly as `run` sets one up
 /// (provider, sandbox, rules, hooks, MCP, saving); its prompts come later ([`Task::converse`]).
-pub(crate) fn session_task(opts: &cli::Options, s: SessionSetup) -> Result<Task, String> {
+/// A `saved` task keeps its identity (its id, its first prompt); [`Task::restore`] takes up its
+/// conversation.
+pub(crate) fn session_task(opts: &cli::Options, s: SessionSetup, saved: Option<&Record>) -> Result<Task, String> {
     let SessionSetup { cwd, mcp: client_mcp, mut term, events } = s;
     let opts = cli::Options { cwd: Some(cwd), ..opts.clone() };
-    let mut setup = live_setup_for(&opts, String::new())?;
+    let mut setup = live_setup_for(&opts, saved.map(|r| r.meta.task.clone()).unwrap_or_default())?;
     setup.root = opts.cwd.clone().unwrap_or_default();
+    if let Some(Err(e)) = saved.map(|r| setup.dialect.check_resume(&r.messages)) {
+        return Err(e);
+    }
     let ws = open_workspace(&setup.root, &mut term)?;
     let line = opts.sandbox.resolve(setup.yolo, ws.root()).and_then(sandbox::configure)?;
     line.iter().for_each(|l| term.info(l));
-    let mut around = surroundings(&opts, &setup, &ws, None, events)?;
+    let mut around = surroundings(&opts, &setup, &ws, saved.map(|r| &r.meta), events)?;
     let mcp_wait = opts.mcp_startup_timeout.map_or(mcp::hub::CONNECT_WAIT, clock::clamped_secs);
     let trust = opts.project.trust_workspace;
     around.mcp =

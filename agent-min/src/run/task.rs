@@ -262,12 +262,38 @@ impl Task {
 
     /// Continues a saved task with Cline's `[TASK RESUMPTION]` message.
     pub fn resume(mut self, saved: Record) -> End {
+        let updated = saved.updated;
+        let next = self.take_up(saved);
+        self.started(true);
+        let ago = prompt::ago(crate::run::session::state::now_secs().saturating_sub(updated));
+        let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string());
+        let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
+        let (body, env) = (format!("{earlier}{resumption}"), self.environment_details(true));
+        let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated));
+        let start = match lifecycle::task_resume(hooks, history, &body, &env, &mut self.term, &mut self.around.events) {
+            Gate::Go(next) => Next::Continue(next),
+            Gate::Stop(why) => self.stop(why, None, format!("{body}\n\n{env}")),
+        };
+        self.finish(start)
+    }
+
+    /// Takes up a saved conversation (`session/load` of `agent-min acp`): the next prompt
+    /// continues it as a later prompt of a conversation does, after what was left unsent.
+    pub(crate) fn restore(&mut self, saved: Record) {
+        let next = self.take_up(saved);
+        self.unsent = (!next.trim().is_empty()).then(|| next.trim_end().to_string());
+        self.conversing = true;
+        self.started(true);
+    }
+
+    /// The saved task's history, turns, checkpoints and totals; returns what was about to be
+    /// sent when it stopped (its last user message and what was pending), without an earlier
+    /// resumption notice.
+    fn take_up(&mut self, saved: Record) -> String {
         self.messages = saved.messages;
         self.earlier_turns = saved.turns;
         self.around.checkpoints.resume(saved.checkpoints);
         self.around.accounting.restore(&saved.totals);
-        self.started(true);
-        // What was about to be sent when it stopped, without an earlier resumption notice.
         let mut next = saved.pending.unwrap_or_default();
         if self.messages.last().is_some_and(|m| m.role == Role::User) {
             let last = self.messages.pop().map(|m| m.content).unwrap_or_default();
@@ -276,16 +302,17 @@ impl Task {
         if let Some(i) = next.find("[TASK RESUMPTION]") {
             next.truncate(i);
         }
-        let ago = prompt::ago(crate::run::session::state::now_secs().saturating_sub(saved.updated));
-        let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string());
-        let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
-        let (body, env) = (format!("{earlier}{resumption}"), self.environment_details(true));
-        let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], saved.updated));
-        let start = match lifecycle::task_resume(hooks, history, &body, &env, &mut self.term, &mut self.around.events) {
-            Gate::Go(next) => Next::Continue(next),
-            Gate::Stop(why) => self.stop(why, None, format!("{body}\n\n{env}")),
-        };
-        self.finish(start)
+        next
+    }
+
+    /// The task's id (its saved state's name).
+    pub(crate) fn id(&self) -> &str {
+        &self.around.meta.id
+    }
+
+    /// The conversation so far.
+    pub(crate) fn messages(&self) -> &[Message] {
+        &self.messages
     }
 
     fn started(&mut self, resumed: bool) {

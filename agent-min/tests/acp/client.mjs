@@ -3,11 +3,17 @@
 // whose permission is granted, a second prompt in the same session whose permission is
 // rejected, and a third that is cancelled while its command runs.
 //
+// ACP_SCENARIO=once: one prompt, ACP_PROMPT. With ACP_FS=1 the client offers its file system
+// and holds notes.txt in a buffer with unsaved changes ("unsaved line\n"); what the agent writes
+// through fs/write_text_file goes to the buffers, not to the disk.
+// ACP_SCENARIO=load: session/load of the saved session ACP_LOAD_ID (its history arrives as
+// updates), then one prompt, ACP_PROMPT.
+//
 // Usage: node client.mjs SDK_ENTRY TRANSCRIPT WORKSPACE AGENT [AGENT_ARGS...]
 // Every line on the wire, both ways, is appended to TRANSCRIPT as {"from": "agent"|"client",
 // "line": "..."}; what the client saw is printed on stdout as one JSON object.
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, watch as watchDir, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, watch as watchDir, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -63,14 +69,26 @@ const output = new WritableStream({
   },
 });
 
-const seen = { updates: [], permissions: [] };
+const scenario = process.env.ACP_SCENARIO ?? "approvals";
+const seen = { updates: [], permissions: [], fs: [] };
 let answer = "allow_once";
 let watch = () => {};
+// The editor's buffers (fs scenario), by absolute path.
+const buffers = new Map([[join(workspace, "notes.txt"), "unsaved line\n"]]);
 const app = acp
   .client({ name: "agent-min-acp-test" })
   .onRequest("session/request_permission", async ({ params }) => {
     seen.permissions.push(params);
     return { outcome: { outcome: "selected", optionId: answer } };
+  })
+  .onRequest("fs/read_text_file", async ({ params }) => {
+    seen.fs.push({ method: "read", path: params.path });
+    return { content: buffers.get(params.path) ?? readFileSync(params.path, "utf8") };
+  })
+  .onRequest("fs/write_text_file", async ({ params }) => {
+    seen.fs.push({ method: "write", path: params.path, content: params.content });
+    buffers.set(params.path, params.content);
+    return {};
   })
   .onNotification("session/update", async ({ params }) => {
     seen.updates.push(params);
@@ -78,25 +96,33 @@ const app = acp
   });
 
 await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
+  const fs = process.env.ACP_FS === "1";
   seen.initialize = await ctx.request("initialize", {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal: false },
     clientInfo: { name: "agent-min-acp-test", version: "1.0.0" },
   });
-  const session = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+  let session;
+  if (scenario === "load") {
+    session = { sessionId: process.env.ACP_LOAD_ID };
+    seen.loaded = await ctx.request("session/load", { sessionId: session.sessionId, cwd: workspace, mcpServers: [] });
+  } else {
+    session = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+  }
   seen.session = session;
   const prompt = (text) => ctx.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text }] });
-  const mark = (name) => seen.updates.push({ mark: name });
+  if (scenario === "once" || scenario === "load") {
+    seen.first = await prompt(process.env.ACP_PROMPT);
+    seen.buffers = Object.fromEntries(buffers);
+    return;
+  }
 
-  mark("prompt 1");
   answer = "allow_once";
   seen.first = await prompt("Write hello.txt saying hello.");
 
-  mark("prompt 2");
   answer = "reject_once";
   seen.second = await prompt("Now write other.txt.");
 
-  mark("prompt 3");
   answer = "allow_once";
   // Cancelled once the command has been approved...
   const running = new Promise((resolve) => {

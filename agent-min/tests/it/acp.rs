@@ -83,10 +83,13 @@ fn types(method: &str) -> (&'static str, Option<&'static str>) {
     match method {
         "initialize" => ("InitializeRequest", Some("InitializeResponse")),
         "session/new" => ("NewSessionRequest", Some("NewSessionResponse")),
+        "session/load" => ("LoadSessionRequest", Some("LoadSessionResponse")),
         "session/prompt" => ("PromptRequest", Some("PromptResponse")),
         "session/cancel" => ("CancelNotification", None),
         "session/update" => ("SessionNotification", None),
         "session/request_permission" => ("RequestPermissionRequest", Some("RequestPermissionResponse")),
+        "fs/read_text_file" => ("ReadTextFileRequest", Some("ReadTextFileResponse")),
+        "fs/write_text_file" => ("WriteTextFileRequest", Some("WriteTextFileResponse")),
         other => panic!("a method the scenario does not use: {other}"),
     }
 }
@@ -136,11 +139,28 @@ fn errors(schema: &jsonschema::Validator, v: &Value) -> Result<(), String> {
     common::events::errors(schema, v)
 }
 
-/// The updates of one prompt (between the client's marks).
-fn updates_of<'a>(seen: &'a Value, prompt: &str) -> Vec<&'a Value> {
-    let all = seen["updates"].as_array().unwrap();
-    let start = all.iter().position(|u| u["mark"] == prompt).unwrap() + 1;
-    all[start..].iter().take_while(|u| u.get("mark").is_none()).map(|u| &u["update"]).collect()
+/// The agent's `session/update`s between the client's `n`-th request of `method` (0-based) and
+/// the agent's answer to it, in the order on the wire (the SDK's notification handlers may run
+/// after the answer's promise resolves, so what the client saw is not cut by its own marks).
+fn updates_of<'a>(messages: &'a [(String, Value)], method: &str, n: usize) -> Vec<&'a Value> {
+    let asked = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, (from, m))| from == "client" && m["method"] == method)
+        .nth(n)
+        .map(|(i, _)| i)
+        .unwrap_or_else(|| panic!("no {method} number {n}"));
+    let id = &messages[asked].1["id"];
+    let answered = asked
+        + messages[asked..]
+            .iter()
+            .position(|(from, m)| from == "agent" && &m["id"] == id && m.get("method").is_none())
+            .unwrap_or_else(|| panic!("{method} number {n} was not answered"));
+    messages[asked..answered]
+        .iter()
+        .filter(|(from, m)| from == "agent" && m["method"] == "session/update")
+        .map(|(_, m)| &m["params"]["update"])
+        .collect()
 }
 
 fn kinds<'a>(updates: &[&'a Value]) -> Vec<&'a str> {
@@ -149,7 +169,6 @@ fn kinds<'a>(updates: &[&'a Value]) -> Vec<&'a str> {
 
 #[test]
 fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
-    let sdk = sdk();
     let server = Server::start(vec![
         // Prompt 1: an edit, approved; then done.
         anthropic(&format!(
@@ -170,63 +189,21 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
         )),
     ]);
     let ws = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(ws.path()).unwrap();
-    let transcript = state.path().join("transcript.ndjson");
-    let (url, tasks) = (server.anthropic_url(), state.path().join("tasks").display().to_string());
-    let agent_args = [
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &url,
-        "--model",
-        "claude-test",
-        "--retry-delay",
-        "0.05",
-        "--state-dir",
-        &tasks,
-    ];
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/client.mjs");
-    // The client starts the agent as an editor would, in the tests' usual environment (a key, a
-    // state directory, no controlling terminal).
-    let mut cmd = Command::new(setsid());
-    cmd.arg("node")
-        .arg(&script)
-        .arg(sdk.join("dist/v1/stable/acp.js"))
-        .arg(&transcript)
-        .arg(&root)
-        .arg(bin())
-        .arg("acp")
-        .args(agent_args)
-        .current_dir(ws.path())
-        .env("XDG_STATE_HOME", state.path())
-        .env("XDG_CONFIG_HOME", state.path().join("config"))
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("ANTHROPIC_BASE_URL")
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let child = cmd.spawn().expect("node");
-    let run = wait_limited(child, LIMIT);
-    assert_eq!(run.code, Some(0), "the client failed:\n{}", run.all());
-    let seen: Value = serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", run.all()));
-    assert_eq!(seen["exit"]["code"], 0, "agent-min acp did not exit cleanly: {}", run.all());
+    let state = tempfile::tempdir().unwrap();
+    let (seen, messages) = run_client("approvals", &[], &server, &root, state.path());
 
-    // Every message, both ways, follows the ACP v1 schema.
-    let messages = validate(&std::fs::read_to_string(&transcript).unwrap());
+    // Every message, both ways, follows the ACP v1 schema (`run_client`).
     assert!(messages.iter().any(|(from, m)| from == "agent" && m["method"] == "session/request_permission"));
 
     assert_eq!(seen["initialize"]["protocolVersion"], 1);
-    assert_eq!(seen["initialize"]["agentCapabilities"]["loadSession"], false);
+    assert_eq!(seen["initialize"]["agentCapabilities"]["loadSession"], true);
 
     // 1: granted — the file is written; tool_call (an edit, its path, its diff), its updates and
     // the reply's text were streamed; the turn ended.
     assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
     assert_eq!(std::fs::read_to_string(root.join("hello.txt")).unwrap(), "Hello from ACP");
-    let first = updates_of(&seen, "prompt 1");
+    let first = updates_of(&messages, "session/prompt", 0);
     let k = kinds(&first);
     assert!(k.contains(&"agent_message_chunk"), "{k:?}");
     let call = first.iter().find(|u| u["sessionUpdate"] == "tool_call").expect("a tool_call");
@@ -258,7 +235,7 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
     // 2: the same conversation, rejected — nothing written, the call failed, the model told.
     assert_eq!(seen["second"]["stopReason"], "end_turn", "{seen}");
     assert!(!root.join("other.txt").exists());
-    let second = updates_of(&seen, "prompt 2");
+    let second = updates_of(&messages, "session/prompt", 1);
     let call = second.iter().find(|u| u["sessionUpdate"] == "tool_call").expect("a tool_call");
     let last =
         second.iter().rev().find(|u| u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == call["toolCallId"]);
@@ -274,4 +251,163 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
     assert!(root.join("started.txt").exists(), "the command ran");
     assert!(!root.join("finished.txt").exists(), "the command was killed");
     assert_eq!(server.requests().len(), 5);
+}
+
+/// Runs tests/acp/client.mjs's `scenario` (with `env`) against `agent-min acp` (the model:
+/// `server`) in the workspace `root`, its state in `state`, as an editor starts it; returns
+/// what the client saw and every message on the wire, each checked against the ACP v1 schema.
+fn run_client(
+    scenario: &str,
+    env: &[(&str, &str)],
+    server: &Server,
+    root: &Path,
+    state: &Path,
+) -> (Value, Vec<(String, Value)>) {
+    let sdk = sdk();
+    let transcript = state.join("transcript.ndjson");
+    let (url, tasks) = (server.anthropic_url(), state.join("tasks").display().to_string());
+    let agent_args = [
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &url,
+        "--model",
+        "claude-test",
+        "--retry-delay",
+        "0.05",
+        "--state-dir",
+        &tasks,
+    ];
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/client.mjs");
+    // The client starts the agent as an editor would, in the tests' usual environment (a key, a
+    // state directory, no controlling terminal).
+    let mut cmd = Command::new(setsid());
+    cmd.arg("node")
+        .arg(&script)
+        .arg(sdk.join("dist/v1/stable/acp.js"))
+        .arg(&transcript)
+        .arg(root)
+        .arg(bin())
+        .arg("acp")
+        .args(agent_args)
+        .current_dir(root)
+        .env("ACP_SCENARIO", scenario)
+        .envs(env.iter().copied())
+        .env("XDG_STATE_HOME", state)
+        .env("XDG_CONFIG_HOME", state.join("config"))
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().expect("node");
+    let run = wait_limited(child, LIMIT);
+    assert_eq!(run.code, Some(0), "the client failed:\n{}", run.all());
+    let seen: Value = serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", run.all()));
+    assert_eq!(seen["exit"]["code"], 0, "agent-min acp did not exit cleanly: {}", run.all());
+    let messages = validate(&std::fs::read_to_string(&transcript).unwrap());
+    (seen, messages)
+}
+
+#[test]
+fn an_editor_that_offers_its_file_system_gets_the_reads_and_writes_of_text_files() {
+    let server = Server::start(vec![
+        // An edit of a file the editor holds with unsaved changes, and a new file: one reply.
+        anthropic(&format!(
+            "{}{}",
+            tool(
+                "replace_in_file",
+                &[
+                    ("path", "notes.txt"),
+                    ("diff", "------- SEARCH\nunsaved line\n=======\nedited line\n+++++++ REPLACE")
+                ]
+            ),
+            tool("write_to_file", &[("path", "new.txt"), ("content", "brand new\n")])
+        )),
+        anthropic(&tool("read_file", &[("path", "notes.txt")])),
+        anthropic(&completion("done")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    std::fs::write(root.join("notes.txt"), "saved line\n").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let env = [("ACP_FS", "1"), ("ACP_PROMPT", "Edit notes.txt, then write new.txt.")];
+    let (seen, _) = run_client("once", &env, &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
+
+    // The edit applied to the buffer's text and went back to the buffer; the new file too.
+    // The disk is the editor's business: agent-min wrote nothing there.
+    let (notes, new) = (root.join("notes.txt").display().to_string(), root.join("new.txt").display().to_string());
+    assert_eq!(seen["buffers"][&notes], "edited line\n", "{seen}");
+    assert_eq!(seen["buffers"][&new], "brand new", "{seen}"); // Cline's write_to_file drops the last newline
+    assert_eq!(std::fs::read_to_string(root.join("notes.txt")).unwrap(), "saved line\n");
+    assert!(!root.join("new.txt").exists(), "written on disk by the agent");
+    let calls: Vec<(String, String)> = seen["fs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["method"].as_str().unwrap().to_string(), c["path"].as_str().unwrap().to_string()))
+        .collect();
+    let want = [("read", &notes), ("write", &notes), ("write", &new), ("read", &notes)];
+    let want: Vec<(String, String)> = want.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+    assert_eq!(calls, want);
+
+    // read_file gave the model the buffer's text.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let result = reqs[2].last_user();
+    assert!(result.contains("edited line") && !result.contains("saved line"), "{result}");
+}
+
+#[test]
+fn a_saved_session_is_loaded_its_history_sent_back_and_continued() {
+    let server = Server::start(vec![
+        // The first process: one prompt, an edit and a completion.
+        anthropic(&format!(
+            "I'll write it.\n{}",
+            tool("write_to_file", &[("path", "hello.txt"), ("content", "Hello from ACP")])
+        )),
+        anthropic(&completion("hello.txt says hello")),
+        // The second process loads the session; its prompt continues the conversation.
+        anthropic(&completion("it still says hello")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (first, _) =
+        run_client("once", &[("ACP_PROMPT", "Write hello.txt saying hello.")], &server, &root, state.path());
+    assert_eq!(first["first"]["stopReason"], "end_turn", "{first}");
+    let id = first["session"]["sessionId"].as_str().unwrap().to_string();
+
+    let env = [("ACP_LOAD_ID", id.as_str()), ("ACP_PROMPT", "Does it still say hello?")];
+    let (seen, messages) = run_client("load", &env, &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
+
+    // The history came back before the load's answer (in the order on the wire: the SDK's
+    // handlers may run after the answer's promise resolves): the person's words, the reply's
+    // text, the edit as a completed tool call, the completion's result.
+    let history = updates_of(&messages, "session/load", 0);
+    let texts = |kind: &str| -> Vec<&str> {
+        history.iter().filter(|u| u["sessionUpdate"] == kind).map(|u| u["content"]["text"].as_str().unwrap()).collect()
+    };
+    assert_eq!(texts("user_message_chunk"), ["Write hello.txt saying hello."], "{history:?}");
+    assert_eq!(texts("agent_message_chunk"), ["I'll write it.", "All done.", "hello.txt says hello"], "{history:?}");
+    let call = history.iter().find(|u| u["sessionUpdate"] == "tool_call").expect("the edit");
+    assert_eq!((&call["kind"], &call["status"]), (&json!("edit"), &json!("completed")));
+    assert_eq!(call["locations"][0]["path"], root.join("hello.txt").display().to_string());
+
+    // The prompt after the load continued the saved conversation, as feedback on its result.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let messages = reqs[2].body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 5, "{messages:?}");
+    assert!(
+        reqs[2].last_user().contains("<feedback>\nDoes it still say hello?\n</feedback>"),
+        "{}",
+        reqs[2].last_user()
+    );
+    assert!(messages[0].to_string().contains("Write hello.txt saying hello."));
 }

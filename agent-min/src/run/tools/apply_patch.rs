@@ -53,7 +53,12 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
         let abs = confined(ctx, &path)?;
         match fsx::read_regular_no_follow(&abs, fsx::MAX_FILE_BYTES) {
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(s) => files.insert(path, s.replace("\r\n", "\n")),
+                // An editor's buffer may hold changes not yet saved: the patch applies to those.
+                Ok(s) => match ctx.term.buffer_text(&abs) {
+                    None => files.insert(path, s.replace("\r\n", "\n")),
+                    Some(Ok(text)) => files.insert(path, text.replace("\r\n", "\n")),
+                    Some(Err(e)) => return Err(error(ctx, &format!("{path}: the editor could not read it: {e}"))),
+                },
                 Err(_) => return Err(error(ctx, &format!("{path} is not a UTF-8 text file"))),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -149,9 +154,13 @@ fn ask(ctx: &mut Ctx<'_>, path: &str, what: &str, pv: &str) -> Result<(), Outcom
 fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
     let mut lines = vec!["Successfully applied patch to the following files:".to_string()];
     for (i, s) in steps.iter().enumerate() {
+        // ACP has no delete: a file deleted by the patch is deleted on disk.
         let done = match &s.content {
-            Some(c) => fsx::atomic_write(&s.abs, c.as_bytes()),
-            None => std::fs::remove_file(&s.abs),
+            Some(c) => match ctx.term.buffer_write(&s.abs, c) {
+                Some(through_editor) => through_editor,
+                None => fsx::atomic_write(&s.abs, c.as_bytes()).map_err(|e| e.to_string()),
+            },
+            None => std::fs::remove_file(&s.abs).map_err(|e| e.to_string()),
         };
         ctx.memory.reads.forget(&s.abs);
         ctx.memory.watched.saw(&s.shown, &s.abs);

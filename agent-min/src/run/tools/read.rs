@@ -53,7 +53,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let text = match extract_text(&r.abs) {
+    let text = match extract_text(&r.abs).and_then(|t| from_buffer(ctx, &r.abs, t)) {
         Ok(t) => t,
         Err(e) => {
             let e = format!("Error reading file: {e}");
@@ -76,6 +76,20 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Some(p) => format!("{p}\n{body}"),
         None => body,
     })
+}
+
+/// A text file's contents as the editor's buffer holds them (unsaved changes included), when
+/// an editor reads files for the agent; documents are always extracted from the disk.
+fn from_buffer(ctx: &mut Ctx<'_>, abs: &Path, from_disk: String) -> Result<String, String> {
+    let ext = abs.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+    if matches!(ext.as_str(), "pdf" | "docx" | "ipynb" | "xlsx") {
+        return Ok(from_disk);
+    }
+    match ctx.term.buffer_text(abs) {
+        None => Ok(from_disk),
+        Some(Ok(text)) => Ok(truncate_content(text)),
+        Some(Err(e)) => Err(format!("the editor could not read it: {e}")),
+    }
 }
 
 /// JavaScript's `Number.parseInt(s, 10)`: optional whitespace and sign, then digits.

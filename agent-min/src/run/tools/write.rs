@@ -169,7 +169,12 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<Option<S
     };
     match fsx::read_regular_no_follow(abs, fsx::MAX_FILE_BYTES) {
         Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(s) => Ok(Some(s)),
+            // An editor's buffer may hold changes not yet saved: the edit applies to those.
+            Ok(s) => match ctx.term.buffer_text(abs) {
+                None => Ok(Some(s)),
+                Some(Ok(text)) => Ok(Some(text)),
+                Some(Err(e)) => fail(ctx, format!("Error reading file {path} from the editor: {e}")),
+            },
             Err(_) => fail(ctx, format!("{path} is not a UTF-8 text file; it cannot be edited with this tool.")),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -196,7 +201,11 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool) -
     } else {
         proposed.to_string()
     };
-    if let Err(e) = fsx::atomic_write(abs, content.as_bytes()) {
+    let written = match ctx.term.buffer_write(abs, &content) {
+        Some(through_editor) => through_editor,
+        None => fsx::atomic_write(abs, content.as_bytes()).map_err(|e| e.to_string()),
+    };
+    if let Err(e) = written {
         let msg = format!("Error writing file {path}: {e}");
         ctx.term.outcome(false, &msg);
         return Outcome::Failure { text: tool_error(&msg), mistake: false };

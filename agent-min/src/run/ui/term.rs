@@ -92,6 +92,19 @@ pub struct Term {
     unanswered: Option<String>,
     /// Who answers instead of a person at this terminal (an editor over ACP), if anyone.
     asker: Option<Box<dyn Asker>>,
+    /// The editor's buffers, when the editor offers to read or write files for the agent.
+    buffers: Option<Box<dyn Buffers>>,
+}
+
+/// Files as an editor holds them (ACP's `fs/read_text_file` and `fs/write_text_file`): its
+/// buffers, unsaved changes included, and edits made through them. Only ever asked about a
+/// path the tools have already checked (inside the workspace, not ignored, approved), and
+/// only for a regular text file's contents: the checks stay the agent's.
+pub(crate) trait Buffers: Send {
+    /// The text of `abs` as the editor has it; `None`: the editor does not read files.
+    fn read(&mut self, abs: &std::path::Path) -> Option<Result<String, String>>;
+    /// Writes `text` to `abs` through the editor; `None`: the editor does not write files.
+    fn write(&mut self, abs: &std::path::Path, text: &str) -> Option<Result<(), String>>;
 }
 
 /// Who answers the agent's questions when they are not asked at this terminal: an editor over
@@ -124,6 +137,7 @@ impl Term {
             input: None,
             unanswered: None,
             asker: None,
+            buffers: None,
         }
     }
 
@@ -142,6 +156,7 @@ impl Term {
             input: None,
             unanswered: None,
             asker: None,
+            buffers: None,
         }
     }
 
@@ -158,6 +173,7 @@ impl Term {
             input: Some(Input::Nobody),
             unanswered: None,
             asker: None,
+            buffers: None,
         }
     }
 
@@ -166,6 +182,22 @@ impl Term {
         self.asker = Some(asker);
         self.input = Some(Input::Nobody);
         self
+    }
+
+    /// Files are read and written through an editor's buffers where it offers to.
+    pub(crate) fn with_buffers(mut self, buffers: Box<dyn Buffers>) -> Self {
+        self.buffers = Some(buffers);
+        self
+    }
+
+    /// The text of `abs` as the editor has it, when an editor reads files for the agent.
+    pub(crate) fn buffer_text(&mut self, abs: &std::path::Path) -> Option<Result<String, String>> {
+        self.buffers.as_mut()?.read(abs)
+    }
+
+    /// Writes `text` to `abs` through the editor, when an editor writes files for the agent.
+    pub(crate) fn buffer_write(&mut self, abs: &std::path::Path, text: &str) -> Option<Result<(), String>> {
+        self.buffers.as_mut()?.write(abs, text)
     }
 
     fn paint(&self, style: Style, s: &str) -> String {

@@ -1,0 +1,65 @@
+//! The editor's file system, when the client advertises it (`clientCapabilities.fs`): the file
+//! tools read a text file's contents through `fs/read_text_file` (the editor's buffer, unsaved
+//! changes included) and write through `fs/write_text_file` (the edit lands in the buffer and
+//! the editor saves it). Everything else stays the agent's: which paths may be touched (the
+//! workspace, `.clineignore`, the protected directories), approvals, the checks that a path is
+//! a regular file, documents, deletions.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol_schema::v1::{
+    FileSystemCapabilities, ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest,
+};
+
+use super::updates::Session;
+use crate::run::ui::term::Buffers;
+
+/// The session's way to the editor's buffers, for what the client said it can do.
+pub(crate) struct EditorBuffers {
+    session: Arc<Mutex<Session>>,
+    read: bool,
+    write: bool,
+}
+
+impl EditorBuffers {
+    /// `None` when the client offers neither reading nor writing.
+    pub(crate) fn offered(session: Arc<Mutex<Session>>, fs: &FileSystemCapabilities) -> Option<Self> {
+        (fs.read_text_file || fs.write_text_file).then(|| EditorBuffers {
+            session,
+            read: fs.read_text_file,
+            write: fs.write_text_file,
+        })
+    }
+
+    fn call(&self, method: &str, params: impl serde::Serialize) -> Result<serde_json::Value, String> {
+        let wire = self.session.lock().unwrap_or_else(|e| e.into_inner()).wire.clone();
+        wire.call(method, params)
+    }
+
+    fn session_id(&self) -> String {
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).id.clone()
+    }
+}
+
+impl Buffers for EditorBuffers {
+    fn read(&mut self, abs: &Path) -> Option<Result<String, String>> {
+        if !self.read {
+            return None;
+        }
+        let request = ReadTextFileRequest::new(self.session_id(), abs.to_path_buf());
+        Some(self.call("fs/read_text_file", request).and_then(|v| {
+            serde_json::from_value::<ReadTextFileResponse>(v)
+                .map(|r| r.content)
+                .map_err(|e| format!("the editor's answer is not a ReadTextFileResponse: {e}"))
+        }))
+    }
+
+    fn write(&mut self, abs: &Path, text: &str) -> Option<Result<(), String>> {
+        if !self.write {
+            return None;
+        }
+        let request = WriteTextFileRequest::new(self.session_id(), abs.to_path_buf(), text.to_string());
+        Some(self.call("fs/write_text_file", request).map(|_| ()))
+    }
+}
