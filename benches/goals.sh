@@ -6,10 +6,13 @@
 #   wasm     the WebAssembly package's exported layer compiled natively under callgrind (linear
 #            in blocks, instructions per push), then the npm package itself in node
 #            (benches/wasm_goals.js: CPU time, best of several runs);
-#   binary   agent-min's release build, stripped, with default features.
-# Usage: benches/goals.sh [--abort] [--ci] [--readme]
+#   binary   agent-min's release build, stripped: with default features, and the minimal agent
+#            (`--no-default-features`, built in the `release-min` profile: release's settings,
+#            its own directory so that target/release/agent-min stays the default build).
+# Usage: benches/goals.sh [--abort] [--ci] [--readme] [--binary]
 #   --abort  also builds the `release-abort` profile (release with panic = "abort") and prints
 #            what it would save;
+#   --binary only the binary goals (builds nothing else; what `.ci/run fast` checks);
 #   --ci     exit 1 only when a goal marked `must` fails (what is met and must stay met: the
 #            linear ones and the package's size), not for goals still open;
 #   --readme rewrite the README's block between `<!-- goals.sh begin -->` and
@@ -21,24 +24,32 @@ cd "$(dirname "$0")/.."
 abort=0
 ci=0
 readme=0
+binary_only=0
 for arg in "$@"; do
   case $arg in
     --abort) abort=1 ;;
     --ci) ci=1 ;;
     --readme) readme=1 ;;
-    *) echo "usage: benches/goals.sh [--abort] [--ci] [--readme]" >&2; exit 2 ;;
+    --binary) binary_only=1 ;;
+    *) echo "usage: benches/goals.sh [--abort] [--ci] [--readme] [--binary]" >&2; exit 2 ;;
   esac
 done
-for tool in valgrind node strip; do
+tools="valgrind node strip"
+[ $binary_only = 0 ] || tools=strip
+for tool in $tools; do
   command -v "$tool" >/dev/null || { echo "goals.sh: $tool is required" >&2; exit 1; }
 done
+[ $binary_only = 0 ] || [ $readme = 0 ] || { echo "goals.sh: --readme needs every goal (no --binary)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-cargo build --release -q -p benches --bin ipb
-cargo build --release -q -p agent-min
-[ $abort = 0 ] || cargo build --profile release-abort -q -p agent-min
-bash parser-core/wasm/build.sh "$tmp/pkg" >/dev/null 2>&1 || bash parser-core/wasm/build.sh "$tmp/pkg"
+cargo build --locked --release -q -p agent-min
+cargo build --locked --profile release-min -q -p agent-min --no-default-features
+[ $abort = 0 ] || cargo build --locked --profile release-abort -q -p agent-min
+if [ $binary_only = 0 ]; then
+  cargo build --release -q -p benches --bin ipb
+  bash parser-core/wasm/build.sh "$tmp/pkg" >/dev/null 2>&1 || bash parser-core/wasm/build.sh "$tmp/pkg"
+fi
 tgt=${CARGO_TARGET_DIR:-target}
 bin=$tgt/release/ipb
 
@@ -66,6 +77,7 @@ line() {
 calc() { awk "BEGIN { print $1 }"; }
 is() { awk "BEGIN { exit !($1) }" && echo 1 || echo 0; }
 
+if [ $binary_only = 0 ]; then
 # Parser, on the 1 MiB mixed corpus.
 bytes=$("$bin" info mixed_1mib 2>/dev/null)
 whole=$(count whole mixed_1mib)
@@ -103,11 +115,20 @@ line wasm "exported layer: one 16-byte push on the 200 KB write (no goal)" \
 wasm_args=("$tmp/pkg")
 [ $ci = 0 ] || wasm_args+=(--ci)
 node benches/wasm_goals.js "${wasm_args[@]}" | tee -a "$tmp/report" || failed=1
+fi
 
-# Binary size, stripped, default features.
+# Binary size, stripped: default features, and the minimal agent. Both goals are still open
+# (README, "Reading it": what costs the bytes); until one is met, CI (`.ci/run fast`,
+# `--binary --ci`) holds each binary to a ceiling a little above its size today, so that it can
+# only shrink. A goal met replaces its ceiling.
 size() { strip -o "$tmp/stripped" "$1" && stat -c %s "$tmp/stripped"; }
+mb() { printf '%d B (%.2f MB)' "$1" "$(calc "$1 / 1e6")"; }
 b=$(size "$tgt/release/agent-min")
-line binary "agent-min release, stripped (goal <= 3.5 MB)" "$(printf '%d B (%.2f MB)' "$b" "$(calc "$b / 1e6")")" "$(is "$b <= 3500000")"
+line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(mb "$b")" "$(is "$b <= 3500000")"
+line binary "  the same, no larger than today (ceiling 10.1 MB)" "$(mb "$b")" "$(is "$b <= 10100000")" must
+m=$(size "$tgt/release-min/agent-min")
+line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
+line binary "  the same, no larger than today (ceiling 3.72 MB)" "$(mb "$m")" "$(is "$m <= 3720000")" must
 if [ $abort = 1 ]; then
   a=$(size "$tgt/release-abort/agent-min")
   line binary "the same with panic = \"abort\" (not used; no goal)" \

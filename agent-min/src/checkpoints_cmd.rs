@@ -135,6 +135,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         print!("{HELP}");
         return ExitCode::SUCCESS;
     }
+    if !crate::run::checkpoints::BUILT_IN {
+        return fail(2, &crate::run::built::not_built_in("checkpoints", "`agent-min checkpoints`"));
+    }
     let Some(dir) = a.state_dir.clone().or_else(state::default_dir) else {
         return fail(2, "no state directory: neither XDG_STATE_HOME nor HOME is set; pass --state-dir DIR");
     };

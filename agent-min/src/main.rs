@@ -30,6 +30,11 @@ fn main() -> ExitCode {
         Some("run") => agent_min::run::main(rest),
         #[cfg(feature = "acp")]
         Some("acp") => agent_min::acp::main(rest),
+        #[cfg(not(feature = "acp"))]
+        Some("acp") => {
+            eprintln!("agent-min acp: the Agent Client Protocol is not built into this agent-min (it was built without the cargo feature `acp`); rebuild with `cargo build --release -p agent-min --features acp`, or with the default features");
+            ExitCode::from(2)
+        }
         Some("resume") => agent_min::resume_cmd::main(rest),
         Some("history") => agent_min::history_cmd::main(rest),
         Some("checkpoints") => agent_min::checkpoints_cmd::main(rest),

@@ -54,6 +54,10 @@ struct Opts {
 pub fn main(args: Vec<OsString>) -> ExitCode {
     let mut it = args.into_iter();
     match it.next().as_ref().and_then(|a| a.to_str()) {
+        Some("list") if !crate::run::mcp::BUILT_IN => {
+            eprintln!("agent-min mcp: {}", crate::run::built::not_built_in("mcp", "MCP"));
+            return ExitCode::from(2);
+        }
         Some("list") => {}
         Some("-h" | "--help" | "help") | None => {
             print!("{HELP}");

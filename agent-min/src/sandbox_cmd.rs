@@ -38,6 +38,10 @@ fn yes(b: bool) -> &'static str {
 }
 
 fn check() -> ExitCode {
+    if !cfg!(feature = "sandbox") {
+        eprintln!("agent-min sandbox check: {}", crate::run::built::not_built_in("sandbox", "the command sandbox"));
+        return ExitCode::from(1);
+    }
     let abi = spawn::landlock_abi();
     println!("Landlock ABI: {abi}{}", if abi == 0 { " (not available: commands cannot be sandboxed)" } else { "" });
     println!("  file-system confinement (ABI 1, truncate ABI 3): {}", yes(abi >= 3));

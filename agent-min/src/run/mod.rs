@@ -10,6 +10,7 @@
 //! signals, redaction). `docs/architecture.md` is the map.
 
 pub mod budget;
+pub(crate) mod built;
 pub mod checkpoints;
 pub(crate) mod cli;
 pub(crate) mod clock;

@@ -4,6 +4,10 @@
 //! The model is told the schema with the task. A result that does not validate goes back to it
 //! once with the validation errors; a second one fails the run. What is valid is printed and
 //! written (`-o`) as compact JSON. `$ref`s are resolved only inside the file: nothing is fetched.
+//!
+//! The validator (jsonschema, the largest dependency) is the cargo feature `output-schema`;
+//! without it (`validator` below is the one gate) `--output-schema` is refused before the run
+//! starts, naming the feature: a result is never passed off as checked.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +20,7 @@ const MAX_ERRORS: usize = 10;
 pub struct OutputSchema {
     file: PathBuf,
     text: String,
-    validator: jsonschema::Validator,
+    validator: validator::Validator,
     misses: u32,
 }
 
@@ -35,11 +39,11 @@ impl OutputSchema {
     /// Reads and compiles the schema in `file`; an error names the file and the problem.
     pub(crate) fn load(file: &Path) -> Result<Self, String> {
         let shown = file.display();
+        validator::built_in().map_err(|e| format!("--output-schema {shown}: {e}"))?;
         let text = read(file).map_err(|e| format!("--output-schema {shown}: cannot read it ({e})"))?;
         let schema: serde_json::Value =
             serde_json::from_str(&text).map_err(|e| format!("--output-schema {shown}: not JSON ({e})"))?;
-        let validator = jsonschema::validator_for(&schema)
-            .map_err(|e| format!("--output-schema {shown}: not a usable JSON Schema ({e})"))?;
+        let validator = validator::compile(&schema).map_err(|e| format!("--output-schema {shown}: {e}"))?;
         Ok(OutputSchema { file: file.to_path_buf(), text, validator, misses: 0 })
     }
 
@@ -56,19 +60,7 @@ impl OutputSchema {
         let errors = match serde_json::from_str::<serde_json::Value>(unfenced(result)) {
             Err(e) => vec![format!("the result is not JSON ({e})")],
             Ok(value) => {
-                let errors: Vec<String> = self
-                    .validator
-                    .iter_errors(&value)
-                    .take(MAX_ERRORS)
-                    .map(|e| {
-                        let at = e.instance_path().to_string();
-                        if at.is_empty() {
-                            e.to_string()
-                        } else {
-                            format!("at {at}: {e}")
-                        }
-                    })
-                    .collect();
+                let errors = validator::errors(&self.validator, &value, MAX_ERRORS);
                 if errors.is_empty() {
                     return Verdict::Valid(value.to_string());
                 }
@@ -90,6 +82,54 @@ impl OutputSchema {
     }
 }
 
+/// The one place the JSON Schema validator is named: jsonschema with the feature, else nothing
+/// (a schema is refused before the run, with how to get a build that checks it).
+#[cfg(feature = "output-schema")]
+mod validator {
+    pub(super) use jsonschema::Validator;
+
+    /// Built in.
+    pub(super) fn built_in() -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The compiled schema, or why it is not usable.
+    pub(super) fn compile(schema: &serde_json::Value) -> Result<Validator, String> {
+        jsonschema::validator_for(schema).map_err(|e| format!("not a usable JSON Schema ({e})"))
+    }
+
+    /// At most `max` validation errors of `value`, each with where it is.
+    pub(super) fn errors(v: &Validator, value: &serde_json::Value, max: usize) -> Vec<String> {
+        let at = |e: jsonschema::ValidationError| match e.instance_path().to_string() {
+            at if at.is_empty() => e.to_string(),
+            at => format!("at {at}: {e}"),
+        };
+        v.iter_errors(value).take(max).map(at).collect()
+    }
+}
+
+/// Built without the feature `output-schema`: no validator, so no schema is ever accepted.
+#[cfg(not(feature = "output-schema"))]
+mod validator {
+    /// No value: a schema is never compiled in this build.
+    pub(super) enum Validator {}
+
+    /// Refused, naming the feature.
+    pub(super) fn built_in() -> Result<(), String> {
+        Err(crate::run::built::not_built_in("output-schema", "checking the final result against a JSON Schema"))
+    }
+
+    /// Unreachable after [`built_in`].
+    pub(super) fn compile(_: &serde_json::Value) -> Result<Validator, String> {
+        built_in().map(|()| unreachable!())
+    }
+
+    /// Unreachable: there is no validator.
+    pub(super) fn errors(v: &Validator, _: &serde_json::Value, _: usize) -> Vec<String> {
+        match *v {}
+    }
+}
+
 /// The JSON inside one Markdown code fence, if the whole result is one; else the result.
 fn unfenced(s: &str) -> &str {
     let t = s.trim();
@@ -107,7 +147,19 @@ fn read(path: &Path) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "output-schema")))]
+mod not_built_in {
+    #[test]
+    fn without_the_feature_a_schema_is_refused_naming_it() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("s.json");
+        std::fs::write(&f, r#"{"type":"object"}"#).unwrap();
+        let e = super::OutputSchema::load(&f).err().unwrap();
+        assert!(e.contains("--output-schema") && e.contains("`output-schema`") && e.contains("--features"), "{e}");
+    }
+}
+
+#[cfg(all(test, feature = "output-schema"))]
 mod tests {
     use super::*;
 

@@ -12,7 +12,8 @@
 //! May use: [`crate::run::session`] (the saved task and its checkpoint records, events),
 //! [`crate::run::llm`] (message roles), [`crate::run::ui`] (terminal, interrupts),
 //! `crate::run::clock`, `crate::run::spawn` (how git is started),
-//! `crate::run::tools::registry` (which tools change files). Nothing here runs git in
+//! `crate::run::tools::registry` (which tools change files), `crate::run::built` (what a
+//! build without checkpoints says). Nothing here runs git in
 //! the user's own repository, or with the user's git configuration or hooks.
 
 pub(crate) mod exclusions;
@@ -26,6 +27,11 @@ mod sys;
 pub(crate) mod tracker;
 
 pub use tracker::Tracker;
+
+/// Whether this build takes checkpoints (the cargo feature `checkpoints`). Without it a run
+/// takes none and says so once, at its first edit or command; `agent-min checkpoints` refuses.
+/// Every way to the shadow repository starts with this test, so the optimizer leaves it out.
+pub(crate) const BUILT_IN: bool = cfg!(feature = "checkpoints");
 
 /// Reads a text file of at most `cap` bytes (regular files only).
 pub(crate) fn read_small(path: &std::path::Path, cap: u64) -> std::io::Result<String> {

@@ -65,17 +65,31 @@ pub struct Tracker {
     /// Something may have changed files the index does not know of yet: the next checkpoint
     /// scans the whole workspace.
     scan_due: bool,
+    /// Built without checkpoints: say so at the first tool that changes files.
+    not_built: bool,
 }
 
 impl Tracker {
     /// No checkpoints (`--no-checkpoints`, `--no-save`, replays).
     pub fn off() -> Tracker {
-        Tracker { repo: Repo::Off, task_id: String::new(), records: Vec::new(), started: true, scan_due: true }
+        Tracker {
+            repo: Repo::Off,
+            task_id: String::new(),
+            records: Vec::new(),
+            started: true,
+            scan_due: true,
+            not_built: false,
+        }
     }
 
     /// Checkpoints of `workspace` in `STATE_DIR/checkpoints/`, for task `task_id`; the
     /// repository is opened and the initial checkpoint taken in the background from now on.
     pub(crate) fn new(state_dir: PathBuf, workspace: PathBuf, task_id: &str) -> Tracker {
+        if !super::BUILT_IN {
+            let mut off = Tracker::off();
+            off.not_built = true;
+            return off;
+        }
         let message = format!("checkpoint-{}-{task_id} start", place::cwd_hash(&workspace));
         let opening = std::thread::spawn(move || {
             let shadow = Shadow::open(&state_dir, &workspace)?;
@@ -91,6 +105,7 @@ impl Tracker {
             records: Vec::new(),
             started: false,
             scan_due: false,
+            not_built: false,
         }
     }
 
@@ -108,7 +123,19 @@ impl Tracker {
     /// the initial checkpoint and records it. `messages` is the conversation's length, the
     /// reply asking for `tool` included.
     pub(crate) fn before(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
-        if self.started || !changes_files(tool) {
+        if !changes_files(tool) {
+            return;
+        }
+        if !super::BUILT_IN {
+            if std::mem::take(&mut self.not_built) {
+                term.info(&format!(
+                    "  no checkpoints: {}",
+                    crate::run::built::not_built_in("checkpoints", "checkpoints")
+                ));
+            }
+            return;
+        }
+        if self.started {
             return;
         }
         self.started = true;
@@ -142,6 +169,9 @@ impl Tracker {
         term: &mut Term,
         events: &mut Events,
     ) {
+        if !super::BUILT_IN {
+            return;
+        }
         if !changes_files(tool) {
             self.scan_due |= !reads_only(tool);
             return;
@@ -209,6 +239,39 @@ impl Tracker {
             left_out: t.left_out.into_iter().take(MAX_FILES_RECORDED).collect(),
             messages: messages as u32,
         });
+    }
+}
+
+#[cfg(all(test, not(feature = "checkpoints")))]
+mod not_built_in {
+    use super::*;
+
+    #[test]
+    fn without_the_feature_no_checkpoint_is_taken_and_the_run_is_told_once() {
+        let (state, ws) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::fs::write(ws.path().join("a.txt"), "a").unwrap();
+        let mut t = Tracker::new(state.path().to_path_buf(), ws.path().to_path_buf(), "t1");
+        let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        struct W(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for W {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut term = Term::to_writer(Box::new(W(buf.clone())));
+        let mut events = Events::off();
+        for turn in 1..3 {
+            t.before("write_to_file", turn, 2, &mut term, &mut events);
+            t.after("write_to_file", None, turn, 2, &mut term, &mut events);
+        }
+        let said = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
+        assert_eq!(said.matches("`checkpoints`").count(), 1, "{said}");
+        assert!(t.records().is_empty());
+        assert_eq!(std::fs::read_dir(state.path()).unwrap().count(), 0, "nothing written in the state directory");
     }
 }
 

@@ -13,7 +13,8 @@
 //! `crate::run::llm::tool_specs` (the native definitions' type), [`crate::run::ui`]
 //! (prompts, interrupt registration, key names), [`crate::run::session::events`], and
 //! `crate::run::prompt` (the base system prompt), `crate::run::clock`,
-//! `crate::run::trusted_file` (reading the settings), `crate::run::spawn` (starting a server).
+//! `crate::run::trusted_file` (reading the settings), `crate::run::spawn` (starting a server),
+//! `crate::run::built` (what a build without MCP says).
 
 pub(crate) mod client;
 pub(crate) mod config;
@@ -32,6 +33,11 @@ use serde_json::Value;
 
 pub use hub::Hub;
 use jsonrpc::McpError;
+
+/// Whether this build starts MCP servers (the cargo feature `mcp`). Without it the servers a
+/// settings file lists are named in one warning and never started (`--mcp-config` is refused),
+/// so no hub ever has a server and the optimizer leaves the transports and sessions out.
+pub(crate) const BUILT_IN: bool = cfg!(feature = "mcp");
 
 /// A way to exchange JSON-RPC messages with a server.
 pub(crate) trait Transport: Send {

@@ -205,6 +205,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "mcp")]
     fn the_section_sits_between_tool_use_and_rules_like_clines() {
         let system = |cwd: &str, mut hub: Hub| {
             let mut p = crate::run::dialect::system::system(crate::run::prompt::system::Family::Generic, cwd, true);
@@ -238,6 +239,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "mcp")]
     fn the_native_prompt_has_only_clines_rule_line() {
         let base = crate::run::native::system(crate::run::dialect::system::system(
             crate::run::prompt::system::Family::NextGen,

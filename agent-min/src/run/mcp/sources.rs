@@ -98,6 +98,9 @@ fn approval_path(file: &Path) -> Option<PathBuf> {
 
 /// Whether `text` (the file's one read, already parsed into `servers`) may start its servers.
 fn approved(file: &Path, text: &str, servers: &[ServerConfig], yolo: bool, trust: bool, term: &mut Term) -> bool {
+    if !super::BUILT_IN {
+        return true; // nothing starts in this build: listed as not started, nobody asked
+    }
     let record = approval_path(file);
     let recorded = record.as_ref().and_then(|p| trusted_file::read(p, Links::Refuse, MAX_FILE_BYTES).ok());
     if recorded.is_some_and(|t| t == text.as_bytes()) {
@@ -164,6 +167,9 @@ pub(crate) fn start_with(
     wait: std::time::Duration,
     term: &mut Term,
 ) -> Result<super::Hub, String> {
+    if !super::BUILT_IN && !files.is_empty() {
+        return Err(format!("--mcp-config: {}", crate::run::built::not_built_in("mcp", "MCP")));
+    }
     let mut servers = load(files, workspace, yolo, trust, term)?;
     for extra in more {
         if let Some(same) = servers.iter().find(|s| s.name == extra.name) {
@@ -177,6 +183,18 @@ pub(crate) fn start_with(
         servers.push(extra);
     }
     if servers.is_empty() {
+        return Ok(super::Hub::none());
+    }
+    if !super::BUILT_IN {
+        let mut files: Vec<String> = servers.iter().map(|s| s.file.display().to_string()).collect();
+        files.dedup();
+        let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+        let why = crate::run::built::not_built_in("mcp", "MCP");
+        term.warn(&format!(
+            "MCP: the servers {} (configured in {}) are not started: {why}.",
+            names.join(", "),
+            files.join(", ")
+        ));
         return Ok(super::Hub::none());
     }
     term.start_spinner("starting MCP servers…");
@@ -200,6 +218,47 @@ pub(crate) fn start_with(
         }
     }
     Ok(hub)
+}
+
+#[cfg(all(test, not(feature = "mcp")))]
+mod not_built_in {
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Buf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn without_the_feature_mcp_config_is_refused_and_found_settings_are_said_not_started() {
+        let d = tempfile::tempdir().unwrap();
+        let marker = d.path().join("started");
+        let settings =
+            format!(r#"{{"mcpServers": {{"db": {{"command": "touch", "args": ["{}"]}}}}}}"#, marker.display());
+        let given = d.path().join("mcp.json");
+        std::fs::write(&given, &settings).unwrap();
+        let wait = std::time::Duration::from_secs(5);
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        let e = start(&[given], d.path(), false, false, wait, &mut term).err().unwrap();
+        assert!(e.starts_with("--mcp-config: MCP is not built into") && e.contains("`mcp`"), "{e}");
+        // The workspace's own settings: said, not started, and nobody is asked.
+        std::fs::create_dir_all(d.path().join(".cline")).unwrap();
+        std::fs::write(d.path().join(WORKSPACE_FILE), &settings).unwrap();
+        let buf = Buf::default();
+        let mut term = Term::to_writer(Box::new(buf.clone()));
+        let hub = start(&[], d.path(), false, false, wait, &mut term).unwrap();
+        assert!(hub.is_empty());
+        let said = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert!(said.contains("MCP: the servers db (configured in") && said.contains("`mcp`"), "{said}");
+        assert!(!marker.exists(), "a server was started in a build without MCP");
+    }
 }
 
 #[cfg(test)]

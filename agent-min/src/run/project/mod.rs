@@ -7,7 +7,7 @@
 //! directories. May use: [`crate::run::llm`] (message types), [`crate::run::tools`] (`Call`, the
 //! tool names, `.clineignore`, the directories never entered), [`crate::run::session::events`],
 //! [`crate::run::ui`], `crate::run::trusted_file` (reading what the workspace holds),
-//! `crate::run::spawn` (running a hook).
+//! `crate::run::spawn` (running a hook), `crate::run::built` (what a build without hooks says).
 
 pub(crate) mod conditionals;
 pub(crate) mod frontmatter;

@@ -7,7 +7,13 @@
 //! the network namespace that cuts commands off the network, and what the model is told when
 //! the sandbox may be why a command failed ([`notice`]). The only `unsafe` is in `sys.rs`.
 //! May use: [`crate::run::ui::redact`], [`crate::run::ui::interrupt`] (the private temp directory
-//! removed on Ctrl-C).
+//! removed on Ctrl-C), `crate::run::built` (the refusal when the feature is off).
+//!
+//! Without the cargo feature `sandbox` (the minimal build) a sandbox is refused, never skipped:
+//! `--sandbox` other than `off`, and `--yolo`'s default, stop the run before it starts
+//! ([`Choice::resolve`]), and `crate::run::spawn` refuses to start a command under a sandbox
+//! policy. The environment policy, the agent's own hardening and the ptrace-only Landlock
+//! domain of every child protect the key, not the workspace: they are in every build.
 //!
 //! How a child is actually started (and this policy applied to it) is [`crate::run::spawn`]'s.
 //!
@@ -108,8 +114,14 @@ impl Choice {
         if mode == Mode::Off {
             return Ok(policy);
         }
+        let given = if self.mode.is_some() { "--sandbox" } else { "--yolo (which sandboxes commands by default)" };
+        if !cfg!(feature = "sandbox") {
+            let why = crate::run::built::not_built_in("sandbox", "the command sandbox");
+            return Err(format!(
+                "{given} asks for the command sandbox, but {why}. Pass --sandbox off to run commands unconfined, knowingly"
+            ));
+        }
         if let Err(why) = rules::available() {
-            let given = if self.mode.is_some() { "--sandbox" } else { "--yolo (which sandboxes commands by default)" };
             return Err(format!(
                 "{given} needs Landlock, which this kernel does not provide ({why}); commands cannot be confined here. Pass --sandbox off to run them unconfined, knowingly"
             ));
@@ -250,4 +262,26 @@ pub(crate) fn flag(choice: &mut Choice, name: &str, p: &mut lexopt::Parser) -> R
         other => return Err(format!("--{other} is not a sandbox flag")),
     }
     Ok(())
+}
+
+#[cfg(all(test, not(feature = "sandbox")))]
+mod not_built_in {
+    use super::*;
+
+    #[test]
+    fn without_the_feature_a_sandbox_is_refused_and_off_is_said_explicitly() {
+        let ws = std::env::temp_dir();
+        let asked = Choice { mode: Some(Mode::WorkspaceWrite), ..Default::default() };
+        let e = asked.resolve(false, &ws).unwrap_err();
+        assert!(e.starts_with("--sandbox asks for the command sandbox") && e.contains("`sandbox`"), "{e}");
+        let e = Choice { mode: Some(Mode::ReadOnly), ..Default::default() }.resolve(true, &ws).unwrap_err();
+        assert!(e.contains("--sandbox off"), "{e}");
+        // --yolo sandboxes by default: refused too, never run unconfined instead.
+        let e = Choice::default().resolve(true, &ws).unwrap_err();
+        assert!(e.starts_with("--yolo (which sandboxes commands by default)") && e.contains("`sandbox`"), "{e}");
+        // Unconfined only when asked for, and by default without --yolo (a person approves each command).
+        let off = Choice { mode: Some(Mode::Off), ..Default::default() };
+        assert_eq!(off.resolve(true, &ws).unwrap().mode, Mode::Off);
+        assert_eq!(Choice::default().resolve(false, &ws).unwrap().mode, Mode::Off);
+    }
 }

@@ -2,12 +2,14 @@
 //! mode allows. Built in the agent before the command starts (opening the allowed directories);
 //! the child only applies it.
 
+#[cfg(feature = "sandbox")]
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    Access, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated,
-    RulesetCreatedAttr, Scope, ABI,
+    Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, ABI,
 };
+#[cfg(feature = "sandbox")]
+use landlock::{PathBeneath, PathFd, Scope};
 
 /// The Landlock ABI whose file-system rights are required: 3 adds `truncate` to 2's `refer`.
 /// Where the kernel has them, ABI 5's device ioctls (no `TIOCSTI` into a terminal) and ABI 6's
@@ -16,6 +18,7 @@ const HANDLED: ABI = ABI::V3;
 
 /// Device files every command may write: discarding output, reading randomness. Not
 /// `/dev/tty`: a command has no terminal, and typing into the person's is an escape.
+#[cfg(feature = "sandbox")]
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 /// Whether the running kernel enforces Landlock; the reason when it does not.
@@ -31,6 +34,7 @@ pub(crate) fn available() -> Result<(), String> {
 /// A ruleset allowing reads everywhere and writes beneath `writable` (which must exist;
 /// missing ones are skipped). Fails, rather than running unconfined, if the kernel cannot
 /// enforce it.
+#[cfg(feature = "sandbox")]
 pub(crate) fn ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, String> {
     let read = AccessFs::from_read(HANDLED);
     let all = AccessFs::from_all(HANDLED);

@@ -19,20 +19,20 @@
 //! such as curl holding the API key in its memory. The sandbox is [`crate::run::sandbox`]'s
 //! policy; the system calls are in `sys.rs`, the only `unsafe` here.
 //!
-//! May use: [`crate::run::sandbox`], [`crate::run::ui::redact`].
+//! May use: [`crate::run::sandbox`], [`crate::run::ui::redact`], `crate::run::built`.
 
+#[cfg(feature = "sandbox")]
 mod seccomp;
 mod sys;
 
-use std::ffi::{CString, OsStr};
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::path::Path;
 use std::process::Command;
 
 use crate::run::sandbox::{self, rules, Mode};
 use crate::run::ui::redact;
 pub(crate) use sys::landlock_abi;
-use sys::{ChildSetup, Group, ReadOnly};
+use sys::{ChildSetup, Group};
 
 /// Why a child is started; each one gets its fixed set of protections (see the module table).
 #[derive(Debug, Clone, Copy)]
@@ -143,6 +143,19 @@ fn confine(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path) 
         setup.ruleset = rules::ptrace_scope();
         return Ok(());
     }
+    sandboxed(setup, sandbox, workspace)
+}
+
+/// Built without the cargo feature `sandbox`: a command that was to be sandboxed does not run.
+#[cfg(not(feature = "sandbox"))]
+fn sandboxed(_: &mut ChildSetup, _: &sandbox::Policy, _: &Path) -> Result<(), String> {
+    Err(crate::run::built::not_built_in("sandbox", "the command sandbox"))
+}
+
+/// Landlock, the read-only protected directories, the network namespace, the seccomp filter.
+#[cfg(feature = "sandbox")]
+fn sandboxed(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path) -> Result<(), String> {
+    use std::path::PathBuf;
     let mut writable: Vec<PathBuf> = Vec::new();
     if sandbox.mode == Mode::WorkspaceWrite {
         writable.extend(sandbox.writable.iter().cloned());
@@ -160,7 +173,10 @@ fn confine(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path) 
 }
 
 /// The [`PROTECTED`] entries that exist in `workspace`, as read-only bind mounts.
-fn protected(workspace: &Path) -> Result<Vec<ReadOnly>, String> {
+#[cfg(feature = "sandbox")]
+fn protected(workspace: &Path) -> Result<Vec<sys::ReadOnly>, String> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
     let mut out = Vec::new();
     for rel in PROTECTED {
         let path = workspace.join(rel);
@@ -178,7 +194,7 @@ fn protected(workspace: &Path) -> Result<Vec<ReadOnly>, String> {
                 | libc::ST_NODIRATIME
                 | libc::ST_RELATIME);
         let path = CString::new(path.as_os_str().as_bytes()).map_err(|_| format!("{}: a NUL byte", path.display()))?;
-        out.push(ReadOnly { path, locked: locked as libc::c_ulong });
+        out.push(sys::ReadOnly { path, locked: locked as libc::c_ulong });
     }
     Ok(out)
 }
@@ -186,6 +202,7 @@ fn protected(workspace: &Path) -> Result<Vec<ReadOnly>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     /// Every `.rs` file under `dir`.
     fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -242,5 +259,20 @@ mod tests {
             // Its own children it may still inspect (debuggers work inside).
             assert_eq!(output(policy, "sleep 5 & (exec 3</proc/$!/mem) && echo OWN; kill $!").trim(), "OWN");
         }
+    }
+}
+
+#[cfg(all(test, not(feature = "sandbox")))]
+mod not_built_in {
+    use super::*;
+
+    #[test]
+    fn without_the_feature_a_sandboxed_command_is_not_started() {
+        let ws = std::env::temp_dir();
+        let policy = sandbox::Policy { mode: Mode::WorkspaceWrite, writable: vec![ws.clone()], ..Default::default() };
+        let e = command("true", Policy::Command { sandbox: &policy, workspace: &ws }).unwrap_err();
+        assert!(e.contains("`sandbox`"), "{e}");
+        let off = sandbox::Policy::default();
+        assert!(command("true", Policy::Command { sandbox: &off, workspace: &ws }).is_ok());
     }
 }

@@ -343,6 +343,7 @@ mod tests {
     /// tools"), dispatched, described, checked for missing parameters, checkpointed after it
     /// runs and refused a path `.clineignore` blocks — every consumer reads the registry.
     #[test]
+    #[cfg(feature = "checkpoints")]
     fn a_tool_declared_once_is_listed_checkpointed_and_clineignore_checked() {
         use super::super::testutil::{call, with_ctx};
         use crate::run::checkpoints::Tracker;

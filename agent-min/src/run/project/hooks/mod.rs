@@ -19,6 +19,10 @@
 //! [`MAX_HOOK_BYTES`]), and its bytes are kept in a sealed memory file (`sys.rs`) that is what
 //! gets executed: a hook swapped, edited, made non-executable or removed during the run keeps
 //! running as it was read, and the change is reported.
+//!
+//! Without the cargo feature `hooks` (the minimal build) no hook runs: the hook files present
+//! are said once ([`Hooks::check`]), and every way to a script starts with [`BUILT_IN`], so the
+//! optimizer leaves the running of scripts out of the binary.
 
 pub(crate) mod approval;
 pub(crate) mod input;
@@ -36,6 +40,9 @@ use serde_json::Value;
 
 use crate::run::session::events::Events;
 use crate::run::ui::term::{visible, Term};
+
+/// Whether this build runs hooks (the cargo feature `hooks`).
+const BUILT_IN: bool = cfg!(feature = "hooks");
 
 /// Cline's `HOOK_EXECUTION_TIMEOUT_MS`.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -223,6 +230,8 @@ pub struct Hooks {
     at_start: Vec<(String, String)>,
     /// Warnings already given (each once per run).
     warned: Vec<String>,
+    /// Built without hooks: the hook files present when the run started (said, never run).
+    not_run: Vec<PathBuf>,
 }
 
 impl Hooks {
@@ -240,7 +249,15 @@ impl Hooks {
             loaded: Vec::new(),
             at_start: Vec::new(),
             warned: Vec::new(),
+            not_run: Vec::new(),
         };
+        if !BUILT_IN {
+            let present = |p: &PathBuf| p.symlink_metadata().is_ok_and(|m| m.is_file());
+            hooks.not_run =
+                Hook::ALL.into_iter().flat_map(|h| hooks.paths(h)).map(|(_, p)| p).filter(present).collect();
+            hooks.cfg.enabled = false;
+            return hooks;
+        }
         for hook in Hook::ALL {
             for (src, path) in hooks.paths(hook) {
                 if let Found::Hook(bytes, hash) = find(&path) {
@@ -288,6 +305,7 @@ impl Hooks {
             loaded: self.loaded.clone(),
             at_start: self.at_start.clone(),
             warned: self.warned.clone(),
+            not_run: self.not_run.clone(),
         }
     }
 
@@ -362,6 +380,14 @@ impl Hooks {
     /// Warns about hook files that will never run (no execute bit, a link, too large): Cline
     /// skips a file without the execute bit silently.
     pub(crate) fn check(&mut self, term: &mut Term) {
+        if !self.not_run.is_empty() {
+            let files: Vec<String> = self.not_run.iter().map(|p| visible(&self.shown(p)).into_owned()).collect();
+            let why = crate::run::built::not_built_in("hooks", "running hooks");
+            self.warn_once(
+                term,
+                format!("Hooks do not run in this build: {} will not run, because {why}.", files.join(", ")),
+            );
+        }
         for hook in Hook::ALL {
             for (_, p) in self.paths(hook) {
                 let shown = visible(&p.display().to_string()).into_owned();
@@ -381,6 +407,9 @@ impl Hooks {
 
     /// Runs `hook`'s scripts with `data` as the per-hook object.
     pub(crate) fn run(&mut self, hook: Hook, data: Value, term: &mut Term, events: &mut Events) -> Answer {
+        if !BUILT_IN {
+            return Answer::default();
+        }
         let found = self.scripts(hook, term);
         let scripts: Vec<Script> = found.into_iter().filter(|s| self.allowed(s, term)).collect();
         if scripts.is_empty() {
@@ -521,6 +550,54 @@ fn typed_first_line(line: &str) -> Option<(&str, &str)> {
         return None;
     }
     Some((&line[..end], line[end + 1..].trim_start()))
+}
+
+#[cfg(all(test, not(feature = "hooks")))]
+mod not_built_in {
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Buf(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn without_the_feature_a_workspaces_hooks_are_said_and_never_run() {
+        use std::os::unix::fs::PermissionsExt;
+        let ws = tempfile::tempdir().unwrap();
+        let dir = ws.path().join(".clinerules/hooks");
+        std::fs::create_dir_all(&dir).unwrap();
+        let marker = ws.path().join("ran");
+        let script = dir.join("TaskStart");
+        std::fs::write(&script, format!("#!/bin/sh\ntouch '{}'\necho '{{\"cancel\": true}}'\n", marker.display()))
+            .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let cfg = Config {
+            enabled: true,
+            yolo: true,
+            trust: true,
+            timeout: DEFAULT_TIMEOUT,
+            global_dir: None,
+            state_dir: None,
+        };
+        let mut hooks = Hooks::new(ws.path(), cfg, input::Meta::default());
+        let buf = Buf::default();
+        let mut term = Term::to_writer(Box::new(buf.clone()));
+        hooks.check(&mut term);
+        let said = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert!(said.contains(".clinerules/hooks/TaskStart") && said.contains("`hooks`"), "{said}");
+        let answer = hooks.run(Hook::TaskStart, serde_json::json!({}), &mut term, &mut Events::off());
+        assert_eq!(answer, Answer::default());
+        assert!(!hooks.has(Hook::TaskStart));
+        assert!(!marker.exists(), "a hook ran in a build without hooks");
+    }
 }
 
 #[cfg(test)]
