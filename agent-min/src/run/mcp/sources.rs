@@ -224,18 +224,6 @@ pub(crate) fn start_with(
 mod not_built_in {
     use super::*;
 
-    #[derive(Clone, Default)]
-    struct Buf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-    impl std::io::Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
     #[test]
     fn without_the_feature_mcp_config_is_refused_and_found_settings_are_said_not_started() {
         let d = tempfile::tempdir().unwrap();
@@ -251,11 +239,11 @@ mod not_built_in {
         // The workspace's own settings: said, not started, and nobody is asked.
         std::fs::create_dir_all(d.path().join(".cline")).unwrap();
         std::fs::write(d.path().join(WORKSPACE_FILE), &settings).unwrap();
-        let buf = Buf::default();
+        let buf = crate::run::ui::term::Captured::default();
         let mut term = Term::to_writer(Box::new(buf.clone()));
         let hub = start(&[], d.path(), false, false, wait, &mut term).unwrap();
         assert!(hub.is_empty());
-        let said = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let said = buf.text();
         assert!(said.contains("MCP: the servers db (configured in") && said.contains("`mcp`"), "{said}");
         assert!(!marker.exists(), "a server was started in a build without MCP");
     }

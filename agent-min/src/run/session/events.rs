@@ -735,23 +735,12 @@ mod tests {
         }
     }
 
-    /// A writer whose bytes a test reads back.
-    #[derive(Clone, Default)]
-    struct Sink(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-    impl Write for Sink {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    /// What a test reads back: the event lines.
+    type Sink = crate::run::ui::term::Captured;
 
     impl Sink {
         fn events(&self) -> Vec<serde_json::Value> {
-            let text = String::from_utf8(self.0.lock().unwrap().clone()).unwrap();
+            let text = self.text();
             text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
         }
     }

@@ -57,34 +57,19 @@ pub(crate) fn apply(s: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-    use std::sync::Arc;
-
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
 
     #[test]
     fn terminal_and_events_mask_registered_keys() {
         add("sk-redact-unit-test-1234");
         add("short");
         assert_eq!(apply("a sk-redact-unit-test-1234 b short"), "a [REDACTED] b short");
-        let buf = Buf::default();
+        let buf = crate::run::ui::term::Captured::default();
         let mut term = crate::run::ui::term::Term::to_writer(Box::new(buf.clone()));
         term.text("key=sk-redact-unit-test-1234\n");
         term.outcome(false, "sk-redact-unit-test-1234");
         let mut ev = crate::run::session::events::Events::to(Box::new(buf.clone()));
         ev.tool_result("c1", "execute_command", true, "key=sk-redact-unit-test-1234");
-        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let out = buf.text();
         assert!(!out.contains("sk-redact-unit-test-1234"), "{out}");
         assert_eq!(out.matches(MASK).count(), 3, "{out}");
     }

@@ -487,27 +487,37 @@ impl Spinner {
     }
 }
 
+/// A writer whose bytes a test reads back (a `Term` or `Events` built on a clone of it).
+#[cfg(test)]
+#[derive(Clone, Default)]
+pub(crate) struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+#[cfg(test)]
+impl Write for Captured {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+impl Captured {
+    /// Everything written so far, as text.
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()).unwrap()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
 
     #[test]
     fn reasoning_and_text_never_share_a_line() {
-        let buf = Buf::default();
+        let buf = Captured::default();
         let mut t = Term::to_writer(Box::new(buf.clone()));
         t.reasoning("Look ");
         t.reasoning("first.");
@@ -515,7 +525,7 @@ mod tests {
         t.text("read it.");
         t.reasoning("Hmm.\n");
         t.text("Done.");
-        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let out = buf.text();
         assert_eq!(out, "Look first.\nLet me read it.\nHmm.\nDone.");
     }
 
@@ -525,23 +535,23 @@ mod tests {
         let q = approval_question(evil);
         assert!(!q.contains(['\r', '\x1b', '\x07', '\u{202e}']), "{q:?}");
         assert!(q.contains("rm -rf ~\\r\\x1b[2Kls -l"), "{q:?}");
-        let buf = Buf::default();
+        let buf = Captured::default();
         let mut t = Term::to_writer(Box::new(buf.clone()));
         t.block("+ok\tline\n+x\ry\x1b[1A");
         t.tool("execute_command", evil);
-        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let out = buf.text();
         assert!(!out.contains(['\r', '\x1b', '\x07', '\u{202e}']), "{out:?}");
         assert!(out.contains("+ok\tline\n") && out.contains("x\\ry\\x1b[1A"), "{out:?}");
     }
 
     #[test]
     fn model_text_and_command_output_cannot_drive_the_terminal() {
-        let buf = Buf::default();
+        let buf = Captured::default();
         let mut t = Term::to_writer(Box::new(buf.clone()));
         t.color = true; // our own styling stays
         t.text("title\x1b]0;pwned\x07 \x1b[2J\r\nnext\tline\rover\u{202e}\n");
         t.reasoning("out\x1b[31mred\x1bc\n");
-        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let out = buf.text();
         let escapes: Vec<_> = out.match_indices('\x1b').map(|(i, _)| &out[i..(i + 4).min(out.len())]).collect();
         assert_eq!(escapes, ["\x1b[2m", "\x1b[0m"], "only our dim style and its reset: {out:?}");
         assert!(!out.contains(['\x07', '\u{202e}']), "{out:?}");

@@ -556,18 +556,6 @@ fn typed_first_line(line: &str) -> Option<(&str, &str)> {
 mod not_built_in {
     use super::*;
 
-    #[derive(Clone, Default)]
-    struct Buf(Arc<std::sync::Mutex<Vec<u8>>>);
-    impl std::io::Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
     #[test]
     fn without_the_feature_a_workspaces_hooks_are_said_and_never_run() {
         use std::os::unix::fs::PermissionsExt;
@@ -588,10 +576,10 @@ mod not_built_in {
             state_dir: None,
         };
         let mut hooks = Hooks::new(ws.path(), cfg, input::Meta::default());
-        let buf = Buf::default();
+        let buf = crate::run::ui::term::Captured::default();
         let mut term = Term::to_writer(Box::new(buf.clone()));
         hooks.check(&mut term);
-        let said = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let said = buf.text();
         assert!(said.contains(".clinerules/hooks/TaskStart") && said.contains("`hooks`"), "{said}");
         let answer = hooks.run(Hook::TaskStart, serde_json::json!({}), &mut term, &mut Events::off());
         assert_eq!(answer, Answer::default());
