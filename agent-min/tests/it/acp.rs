@@ -292,17 +292,8 @@ fn run_client(
         .args(agent_args)
         .current_dir(root)
         .env("ACP_SCENARIO", scenario)
-        .envs(env.iter().copied())
-        .env("XDG_STATE_HOME", state)
-        .env("XDG_CONFIG_HOME", state.join("config"))
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("ANTHROPIC_BASE_URL")
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .envs(env.iter().copied());
+    agent_env(&mut cmd, state).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let child = cmd.spawn().expect("node");
     let run = wait_limited(child, LIMIT);
     assert_eq!(run.code, Some(0), "the client failed:\n{}", run.all());

@@ -381,23 +381,24 @@ pub fn setsid() -> PathBuf {
 /// stdout and stderr piped; stdin is the caller's to set.
 pub fn agent_cmd(sub: &str, cwd: &Path, args: &[&str], envs: &[(&str, &str)], state: &Path) -> Command {
     let mut cmd = Command::new(setsid());
-    cmd.arg(bin())
-        .arg(sub)
-        .args(args)
-        .current_dir(cwd)
-        .env("XDG_STATE_HOME", state)
+    cmd.arg(bin()).arg(sub).args(args).current_dir(cwd);
+    agent_env(&mut cmd, state).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// The tests' environment for agent-min (or a program that starts it): `XDG_STATE_HOME` and
+/// `XDG_CONFIG_HOME` under `state`, the test key, no other provider's key or base URL, no colour.
+pub fn agent_env<'a>(cmd: &'a mut Command, state: &Path) -> &'a mut Command {
+    cmd.env("XDG_STATE_HOME", state)
         .env("XDG_CONFIG_HOME", state.join("config"))
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("ANTHROPIC_BASE_URL")
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    cmd
 }
 
 pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
