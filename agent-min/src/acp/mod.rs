@@ -148,11 +148,18 @@ impl Agent {
         let req: LoadSessionRequest =
             serde_json::from_value(params).map_err(|e| (INVALID_PARAMS, format!("Invalid params: {e}")))?;
         let id = req.session_id.0.to_string();
+        if !is_session_id(&id) {
+            return Err((INVALID_PARAMS, format!("{id:?} is not a session id")));
+        }
         if self.sessions.contains_key(&id) {
             return Err((INVALID_PARAMS, format!("session {id} is already open")));
         }
         let store = crate::run::open_store(&self.opts, None).map_err(|e| (INTERNAL_ERROR, e))?;
         let saved = store.load(&id).map_err(|e| (INVALID_PARAMS, format!("cannot load session {id}: {e}")))?;
+        // The store also finds a task by a prefix of its id; a session is named exactly.
+        if saved.meta.id != id {
+            return Err((INVALID_PARAMS, format!("no session {id}")));
+        }
         let (want, have) = (std::fs::canonicalize(&req.cwd).ok(), PathBuf::from(&saved.meta.cwd));
         if want.as_deref() != Some(have.as_path()) {
             let msg = format!("session {id} belongs to the workspace {}, not {}", have.display(), req.cwd.display());
@@ -229,6 +236,12 @@ impl Agent {
     }
 }
 
+/// A session id as agent-min makes them (a saved task's id: letters, digits, `-`, `_`), so a
+/// client's id never names a path outside the state directory.
+fn is_session_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// What the agent says it is and can do: only what is true.
 fn initialize(load_session: bool) -> InitializeResponse {
     let caps = AgentCapabilities::new().load_session(load_session).mcp_capabilities(McpCapabilities::new().http(true));
@@ -287,4 +300,17 @@ fn server_config(s: &McpServer) -> Result<ServerConfig, String> {
         timeout: Duration::from_secs(60),
         startup_timeout: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_id_to_load_names_no_path() {
+        assert!(is_session_id("20261201-223630-da5d7f"));
+        for bad in ["", "../tasks/x", "a/b", ".hidden", "x.json", "a b", &"a".repeat(65)] {
+            assert!(!is_session_id(bad), "{bad:?}");
+        }
+    }
 }
