@@ -16,6 +16,8 @@ pub(crate) mod cli;
 pub(crate) mod clock;
 pub(crate) mod config;
 pub mod dialect;
+#[cfg(feature = "output-schema")]
+pub(crate) mod json_schema;
 pub mod llm;
 pub mod mcp;
 pub mod native;

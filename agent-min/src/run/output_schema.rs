@@ -5,9 +5,9 @@
 //! once with the validation errors; a second one fails the run. What is valid is printed and
 //! written (`-o`) as compact JSON. `$ref`s are resolved only inside the file: nothing is fetched.
 //!
-//! The validator (jsonschema, the largest dependency) is the cargo feature `output-schema`;
-//! without it (`validator` below is the one gate) `--output-schema` is refused before the run
-//! starts, naming the feature: a result is never passed off as checked.
+//! The validator (`json_schema.rs`) is the cargo feature `output-schema`; without it (`validator`
+//! below is the one gate) `--output-schema` is refused before the run starts, naming the
+//! feature: a result is never passed off as checked.
 
 use std::path::{Path, PathBuf};
 
@@ -82,11 +82,11 @@ impl OutputSchema {
     }
 }
 
-/// The one place the JSON Schema validator is named: jsonschema with the feature, else nothing
-/// (a schema is refused before the run, with how to get a build that checks it).
+/// The one place the JSON Schema validator is named: ours (`json_schema.rs`) with the feature,
+/// else nothing (a schema is refused before the run, with how to get a build that checks it).
 #[cfg(feature = "output-schema")]
 mod validator {
-    pub(super) use jsonschema::Validator;
+    pub(super) use crate::run::json_schema::Validator;
 
     /// Built in.
     pub(super) fn built_in() -> Result<(), String> {
@@ -95,16 +95,12 @@ mod validator {
 
     /// The compiled schema, or why it is not usable.
     pub(super) fn compile(schema: &serde_json::Value) -> Result<Validator, String> {
-        jsonschema::validator_for(schema).map_err(|e| format!("not a usable JSON Schema ({e})"))
+        Validator::new(schema).map_err(|e| format!("not a usable JSON Schema ({e})"))
     }
 
     /// At most `max` validation errors of `value`, each with where it is.
     pub(super) fn errors(v: &Validator, value: &serde_json::Value, max: usize) -> Vec<String> {
-        let at = |e: jsonschema::ValidationError| match e.instance_path().to_string() {
-            at if at.is_empty() => e.to_string(),
-            at => format!("at {at}: {e}"),
-        };
-        v.iter_errors(value).take(max).map(at).collect()
+        v.errors(value, max)
     }
 }
 
