@@ -437,7 +437,10 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     // Ollama's window is what we ask it for: --num-ctx, else --context-window, else 32768.
     let num_ctx =
         opts.num_ctx.or_else(|| opts.context_window.map(|w| w.min(u64::from(u32::MAX)) as u32)).unwrap_or(32768);
+    // llama-cpp-python reads only string contents (asked only of a server on this machine).
+    let string_contents = provider == Provider::OpenAi && llm::server_window::takes_only_strings(&base_url);
     let cfg = ApiConfig {
+        string_contents,
         provider,
         model: model.clone(),
         base_url: base_url.clone(),

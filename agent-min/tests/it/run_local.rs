@@ -240,3 +240,48 @@ fn recovery_is_off_with_no_recover_text_calls() {
     assert!(reason.contains("(3 replies without a tool call)"), "{reason}");
     assert_eq!(run.code, Some(1));
 }
+
+/// llama-cpp-python's built-in chat formats read a message's content only as a string (a list
+/// of parts renders as nothing: the model would see no task). A local server whose model list
+/// is llama-cpp-python's (`owned_by: "me"`, as its `/v1/models` answers) gets string contents;
+/// any other gets Cline's text parts.
+#[test]
+fn llama_cpp_python_is_sent_string_contents_and_other_servers_text_parts() {
+    let [.., called] = recorded();
+    let models = serde_json::json!({"object": "list", "data": [
+        {"id": "gemma-3-270m", "object": "model", "owned_by": "me", "permissions": []}
+    ]});
+    for llama_cpp_python in [true, false] {
+        let server = Server::start_answering_models(vec![replay(&called)], llama_cpp_python.then(|| models.clone()));
+        let ws = tempfile::tempdir().unwrap();
+        let url = server.openai_url();
+        let args = [
+            "--provider",
+            "openai",
+            "--base-url",
+            &url,
+            "--model",
+            "gemma-3-270m",
+            "--tool-calls",
+            "xml",
+            "--yolo",
+            "--no-save",
+            "--retry-delay",
+            "0.05",
+            "List the files here.",
+        ];
+        let run = run_agent(ws.path(), &args, &[], Duration::from_secs(120));
+        let reqs = server.requests();
+        assert!(!reqs.is_empty(), "{}", run.stderr);
+        let user = &reqs[0].body["messages"][1];
+        assert_eq!(user["role"], "user");
+        if llama_cpp_python {
+            let text = user["content"].as_str().unwrap_or_else(|| panic!("a string: {user}"));
+            assert!(text.contains("<task>\nList the files here.\n</task>"), "{text}");
+            assert!(text.contains("# Current Working Directory"), "the environment details too: {text}");
+        } else {
+            let parts = user["content"].as_array().unwrap_or_else(|| panic!("text parts: {user}"));
+            assert!(parts.len() >= 2 && parts.iter().all(|p| p["type"] == "text"), "{user}");
+        }
+    }
+}

@@ -1,10 +1,12 @@
-//! Asking a local model server for its context window, where it says it: llama.cpp's
-//! `llama-server` (`GET /props`, `default_generation_settings.n_ctx`), LM Studio
+//! Asking a local model server what it says of itself. Its context window, where it says it:
+//! llama.cpp's `llama-server` (`GET /props`, `default_generation_settings.n_ctx`), LM Studio
 //! (`GET /api/v0/models`, the model's `loaded_context_length`, else `max_context_length`) and
 //! Ollama's OpenAI-compatible endpoint (`POST /api/show`, `model_info.<arch>.context_length`).
 //! Only the OpenAI-compatible provider on this machine is asked (Ollama's own API runs the
 //! `num_ctx` agent-min sends); a server that says nothing (llama-cpp-python, vLLM) leaves the
-//! caller to its fallback.
+//! caller to its fallback. And whether it is llama-cpp-python (`GET /v1/models`, whose entries
+//! it says are `owned_by: "me"`): its built-in chat formats read a message's content only as a
+//! string, and render Cline's list of text parts as nothing.
 
 use serde_json::Value;
 
@@ -59,6 +61,24 @@ pub(crate) fn ask(provider: Provider, base_url: &str, model: &str) -> Option<Sai
     let body = serde_json::json!({ "model": model }).to_string();
     let tokens = fetch(&format!("{root}/api/show"), Some(&body)).and_then(|v| ollama_show(&v))?;
     Some(Said { tokens, source: "Ollama's /api/show" })
+}
+
+/// Whether the OpenAI-compatible server at `base_url` on this machine is llama-cpp-python, which
+/// must be sent each message's content as one string.
+pub(crate) fn takes_only_strings(base_url: &str) -> bool {
+    if !is_local(base_url) {
+        return false;
+    }
+    let root = base_url.trim_end_matches('/');
+    let root = root.strip_suffix("/v1").unwrap_or(root);
+    fetch(&format!("{root}/v1/models"), None).is_some_and(|v| llama_cpp_python(&v))
+}
+
+/// llama-cpp-python's `/v1/models`: every entry `owned_by: "me"` with a `permissions` list
+/// (llama-server says `llamacpp`, LM Studio `organization_owner`, Ollama `library`).
+pub(crate) fn llama_cpp_python(v: &Value) -> bool {
+    let Some(list) = v["data"].as_array().filter(|l| !l.is_empty()) else { return false };
+    list.iter().all(|m| m["owned_by"] == "me" && m["permissions"].is_array())
 }
 
 /// One question: a GET (or a POST of `body`), the answer as JSON if it was a 200.
@@ -135,6 +155,14 @@ mod tests {
         assert_eq!(lm_studio(&lms, "qwen2.5-7b-instruct"), Some(4096), "the loaded window, not the most");
         assert_eq!(lm_studio(&lms, "other"), Some(8192));
         assert_eq!(lm_studio(&lms, "missing"), None);
+        // llama-cpp-python's /v1/models (0.3.x), and the others' answers to the same question.
+        let models = json!({"object": "list", "data": [{"id": "local", "object": "model", "owned_by": "me", "permissions": []}]});
+        assert!(llama_cpp_python(&models));
+        let llama_server = json!({"object": "list", "data": [{"id": "m.gguf", "object": "model", "created": 1, "owned_by": "llamacpp", "meta": {}}]});
+        let ollama = json!({"object": "list", "data": [{"id": "qwen2.5-coder:7b", "object": "model", "created": 1, "owned_by": "library"}]});
+        for other in [llama_server, ollama, json!({"object": "list", "data": []}), json!({"error": "x"})] {
+            assert!(!llama_cpp_python(&other), "{other}");
+        }
         // Ollama's /api/show.
         let show = json!({"model_info": {"general.architecture": "qwen2", "qwen2.context_length": 32768}});
         assert_eq!(ollama_show(&show), Some(32768));

@@ -79,6 +79,12 @@ impl Server {
     /// Serves `script` in order, one response per request; after it runs out, answers 500
     /// "script exhausted".
     pub fn start(script: Vec<Resp>) -> Server {
+        Server::start_answering_models(script, None)
+    }
+
+    /// [`Server::start`], answering `GET /v1/models` with `models` (as llama-cpp-python does:
+    /// agent-min asks a local server this to know whether it takes only string contents).
+    pub fn start_answering_models(script: Vec<Resp>, models: Option<Value>) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
@@ -91,7 +97,7 @@ impl Server {
             while !flag.load(Ordering::Relaxed) && Instant::now() < deadline {
                 match listener.accept() {
                     Ok((stream, _)) => {
-                        serve(stream, &mut script, &reqs, &flag);
+                        serve(stream, &mut script, &reqs, &flag, models.as_ref());
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                         std::thread::sleep(Duration::from_millis(2))
@@ -125,15 +131,22 @@ impl Drop for Server {
     }
 }
 
-/// The questions agent-min asks a local OpenAI-compatible server about its context window
-/// (llama-server's, LM Studio's, Ollama's): the scripted server, like the real APIs it stands
-/// for, does not know them (404) and answers them without using up its script.
+/// The questions agent-min asks a local OpenAI-compatible server about itself (its context
+/// window: llama-server's, LM Studio's, Ollama's questions; its model list): the scripted server,
+/// like the real APIs it stands for, does not know them (404, unless it was given a model list)
+/// and answers them without using up its script.
 fn window_question(method: &str, path: &str) -> bool {
-    (method == "GET" && (path.ends_with("/props") || path.ends_with("/api/v0/models")))
+    (method == "GET" && (path.ends_with("/props") || path.ends_with("/api/v0/models") || path == "/v1/models"))
         || (method == "POST" && path.ends_with("/api/show"))
 }
 
-fn serve(stream: TcpStream, script: &mut VecDeque<Resp>, reqs: &Mutex<Vec<Req>>, stop: &AtomicBool) -> Option<()> {
+fn serve(
+    stream: TcpStream,
+    script: &mut VecDeque<Resp>,
+    reqs: &Mutex<Vec<Req>>,
+    stop: &AtomicBool,
+    models: Option<&Value>,
+) -> Option<()> {
     stream.set_nonblocking(false).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     stream.set_nodelay(true).ok()?;
@@ -142,7 +155,10 @@ fn serve(stream: TcpStream, script: &mut VecDeque<Resp>, reqs: &Mutex<Vec<Req>>,
     r.read_line(&mut line).ok()?;
     let method = line.split_whitespace().next()?.to_string();
     let path = line.split_whitespace().nth(1)?.to_string();
-    let not_found = status(404, json!({"error": {"code": 404, "message": "Not Found"}}));
+    let not_found = match models {
+        Some(list) if method == "GET" && path == "/v1/models" => status(200, list.clone()),
+        _ => status(404, json!({"error": {"code": 404, "message": "Not Found"}})),
+    };
     let scripted = if window_question(&method, &path) {
         None
     } else {

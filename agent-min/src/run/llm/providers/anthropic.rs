@@ -429,6 +429,7 @@ mod tests {
     #[test]
     fn request_puts_key_in_headers_and_system_in_body() {
         let cfg = ApiConfig {
+            string_contents: false,
             provider: super::super::Provider::Anthropic,
             model: "m".into(),
             base_url: "http://x/".into(),

@@ -74,6 +74,9 @@ pub(crate) struct ApiConfig {
     pub thinking_budget: Option<u32>,
     /// OpenAI-compatible `reasoning_effort` (`--reasoning-effort`).
     pub reasoning_effort: Option<String>,
+    /// Each message's content as one string, never a list of parts (llama-cpp-python, whose
+    /// built-in chat formats render a list as nothing; `llm/server_window.rs` recognises it).
+    pub string_contents: bool,
     /// The native tool definitions sent with each request; `None` in the XML dialect (set
     /// before each request by the native one).
     pub tools: Option<Tools>,
@@ -92,8 +95,9 @@ pub(crate) struct HttpRequest {
 /// The conversation in the chat format OpenAI-compatible servers and Ollama share: the system
 /// prompt first, then each message with its role. Native calls go out as `assistant.tool_calls`
 /// and their results as `role: "tool"` messages, then the rest of the user message as Cline's
-/// text parts; Ollama (`ollama`) wants the arguments as an object, no ids and string contents.
-pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool) -> Vec<Value> {
+/// text parts; Ollama (`ollama`) wants the arguments as an object, no ids and string contents,
+/// and `strings` sends string contents alone.
+pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool, strings: bool) -> Vec<Value> {
     let mut msgs = vec![json!({"role": "system", "content": system})];
     for (i, m) in messages.iter().enumerate() {
         if m.role == Role::Assistant {
@@ -109,9 +113,10 @@ pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool) ->
             });
         }
         if answers.is_empty() || !rest.is_empty() {
-            // Cline's text blocks as text parts (`convertToOpenAiMessages`); Ollama takes a string.
+            // Cline's text blocks as text parts (`convertToOpenAiMessages`); Ollama and
+            // llama-cpp-python take a string.
             let blocks = history::text_blocks(rest);
-            let content = if ollama || blocks.is_empty() {
+            let content = if ollama || strings || blocks.is_empty() {
                 json!(rest)
             } else {
                 Value::Array(blocks.into_iter().map(|t| json!({"type": "text", "text": t})).collect())
@@ -311,6 +316,7 @@ mod first_request {
 
     pub(crate) fn body(provider: Provider, model: &str, max_tokens: Option<u32>, thinking: Option<u32>) -> Value {
         let cfg = ApiConfig {
+            string_contents: false,
             provider,
             model: model.into(),
             base_url: "http://x".into(),
@@ -425,6 +431,7 @@ mod first_request {
     #[test]
     fn the_last_two_user_messages_are_marked_on_anthropic() {
         let cfg = ApiConfig {
+            string_contents: false,
             provider: Provider::Anthropic,
             model: "claude-sonnet-4-5".into(),
             base_url: "http://x".into(),

@@ -9,7 +9,7 @@ use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, StopReason, U
 
 /// Builds the request.
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
-    let msgs = super::chat_messages(system, messages, true);
+    let msgs = super::chat_messages(system, messages, true, true);
     let mut body = json!({
         "model": cfg.model,
         "messages": msgs,

@@ -37,11 +37,12 @@ fn needs_cache_marks(model: &str) -> bool {
 /// API refuses `max_tokens` there). OpenRouter-style Anthropic ids get Cline's cache marks.
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let reasoning = is_reasoning_family(&cfg.model);
-    let mut msgs = super::chat_messages(system, messages, false);
+    let mut msgs = super::chat_messages(system, messages, false, cfg.string_contents);
     if reasoning {
         msgs[0]["role"] = json!("developer");
     }
-    if needs_cache_marks(&cfg.model) {
+    // Cache marks need lists of parts; a server taking strings only gets none.
+    if needs_cache_marks(&cfg.model) && !cfg.string_contents {
         mark_for_cache(&mut msgs, system);
     }
     let mut body = json!({"model": cfg.model, "messages": msgs});
@@ -265,6 +266,7 @@ mod tests {
     fn native_request_sends_tools_effort_and_tool_messages() {
         use crate::run::llm::types::{Part, ToolUsePart};
         let cfg = ApiConfig {
+            string_contents: false,
             provider: super::super::Provider::OpenAi,
             model: "m".into(),
             base_url: "http://x/v1".into(),
