@@ -147,7 +147,61 @@ impl Engine {
     /// Scan `s[self.pos..]`, sending blocks to `sink`. `s` is the whole input so far; call again
     /// with a longer `s` (same prefix) to continue. On a sink error the state stays at the tag
     /// that failed, so the blocks stored so far stay valid.
+    ///
+    /// Inlined into its callers: a stream's push whose new bytes hold no `<` (most of them) costs
+    /// one search and returns, without entering the loop.
+    #[inline]
     pub(crate) fn run<S: Sink>(&mut self, s: &[u8], g: &Grammar<'_>, sink: &mut S) -> Result<(), S::Error> {
+        if self.pending.is_none() {
+            match find_byte(s, self.pos, b'<') {
+                // A fresh candidate: the loop takes it as if a tag had been cut short there.
+                Some(lt) => self.pending = Some((lt, lt + 1)),
+                None => {
+                    self.pos = s.len();
+                    return Ok(());
+                }
+            }
+        }
+        self.run_tags(s, g, sink)
+    }
+
+    /// [`Engine::run`] for new bytes that hold no `<` (the input is now `len` bytes long):
+    /// unless a tag was cut short before them, nothing happens but the position moving to the
+    /// end. Returns false, having done nothing, when [`Engine::run_searched`] must run instead.
+    #[inline(always)]
+    pub(crate) fn run_plain(&mut self, len: usize) -> bool {
+        if self.pending.is_some() {
+            return false;
+        }
+        self.pos = len;
+        true
+    }
+
+    /// [`Engine::run`] when the caller has already searched the new bytes `s[self.pos..]` for
+    /// their first `<` (`lt`).
+    #[inline(always)]
+    pub(crate) fn run_searched<S: Sink>(
+        &mut self,
+        s: &[u8],
+        lt: Option<usize>,
+        g: &Grammar<'_>,
+        sink: &mut S,
+    ) -> Result<(), S::Error> {
+        if self.pending.is_none() {
+            match lt {
+                Some(lt) => self.pending = Some((lt, lt + 1)),
+                None => {
+                    self.pos = s.len();
+                    return Ok(());
+                }
+            }
+        }
+        self.run_tags(s, g, sink)
+    }
+
+    /// [`Engine::run`] from a candidate `<` (`pending` is set).
+    #[inline(never)]
+    fn run_tags<S: Sink>(&mut self, s: &[u8], g: &Grammar<'_>, sink: &mut S) -> Result<(), S::Error> {
         loop {
             let (lt, mut q) = match self.pending.take() {
                 Some(p) => p,
@@ -343,6 +397,7 @@ impl Engine {
 
     /// What the current end of the input adds: trailing text, or the open param's value so far.
     /// Repeated calls on a growing input only trim the new bytes.
+    #[inline]
     pub(crate) fn tail(&mut self, s: &[u8]) -> Tail {
         match self.mode {
             Mode::Text => {
@@ -358,6 +413,42 @@ impl Engine {
                 let raw = Span { start: self.value_start, end: s.len() };
                 let value = self.trim_cache.trim(s, self.value_start, s.len());
                 Tail::Param(RawParam::new(self.param_name, raw, value, self.param_id))
+            }
+        }
+    }
+
+    /// Bring `tail` (what [`Engine::tail`] returned for a shorter input, or after a change of
+    /// state) up to date with the input `s`; returns whether it changed. Cheaper than comparing
+    /// whole tails: within one region only the spans can change.
+    #[inline(always)]
+    pub(crate) fn update_tail(&mut self, s: &[u8], tail: &mut Tail) -> bool {
+        match (self.mode, &mut *tail) {
+            // The span is recomputed whole; `changed` only matters when no block event happened,
+            // and a new text region starts only with one (a tool's close).
+            (Mode::Text, Tail::Text(span)) => {
+                let text = self.trim_cache.trim(s, self.text_start, s.len());
+                if text.is_empty() {
+                    *tail = Tail::Nothing;
+                    return true;
+                }
+                let changed = text.end != span.end || text.start != span.start;
+                *span = text;
+                changed
+            }
+            // The same open param (its value starts right after its own open tag).
+            (Mode::Param, Tail::Param(p)) if p.raw.start == self.value_start => {
+                let value = self.trim_cache.trim(s, self.value_start, s.len());
+                let changed = p.raw.end != s.len() || p.value != value;
+                p.raw.end = s.len();
+                p.value = value;
+                changed
+            }
+            (Mode::Tool, Tail::Nothing) => false,
+            _ => {
+                let new = self.tail(s);
+                let changed = new != *tail;
+                *tail = new;
+                changed
             }
         }
     }

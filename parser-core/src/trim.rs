@@ -230,7 +230,28 @@ pub(crate) struct TrimCache {
 
 impl TrimCache {
     /// Trim `region_start..end`, reusing the work done for an earlier, shorter `end` of the same region.
+    #[inline(always)]
     pub(crate) fn trim(&mut self, s: &[u8], region_start: usize, end: usize) -> Span {
+        // The common case of a stream: the leading trim is known and the region grew by text
+        // that ends in a visible ASCII character (one compare per push, inlined).
+        if self.valid && self.region_start == region_start && self.lead < self.checked_end && end > self.checked_end {
+            // `lead < checked_end < end`, so `end - 2 >= lead`: a visible byte there ends the trim.
+            let trail = if plainly_visible(s[end - 1]) {
+                end
+            } else if matches!(s[end - 1], b'\t'..=b'\r' | b' ') && plainly_visible(s[end - 2]) {
+                end - 1
+            } else {
+                return self.trim_slow(s, region_start, end);
+            };
+            self.trail = trail;
+            self.checked_end = end;
+            return Span { start: self.lead, end: trail };
+        }
+        self.trim_slow(s, region_start, end)
+    }
+
+    #[inline(never)]
+    fn trim_slow(&mut self, s: &[u8], region_start: usize, end: usize) -> Span {
         if !self.valid || self.region_start != region_start || end < self.checked_end {
             *self = TrimCache {
                 region_start,
