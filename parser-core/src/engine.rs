@@ -96,6 +96,17 @@ pub(crate) enum Tail {
     Param(RawParam),
 }
 
+/// How [`Engine::update_tail`] found the tail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TailMove {
+    /// As it was.
+    Same,
+    /// The same trailing text or open param, its spans moved (it grew).
+    Grew,
+    /// Another kind of tail, or another param.
+    Other,
+}
+
 /// The parser's resumable state. All offsets are into the whole input seen so far.
 #[derive(Clone, Debug)]
 pub(crate) struct Engine {
@@ -418,22 +429,23 @@ impl Engine {
     }
 
     /// Bring `tail` (what [`Engine::tail`] returned for a shorter input, or after a change of
-    /// state) up to date with the input `s`; returns whether it changed. Cheaper than comparing
+    /// state) up to date with the input `s`, and say how it changed. Cheaper than comparing
     /// whole tails: within one region only the spans can change.
     #[inline(always)]
-    pub(crate) fn update_tail(&mut self, s: &[u8], tail: &mut Tail) -> bool {
+    pub(crate) fn update_tail(&mut self, s: &[u8], tail: &mut Tail) -> TailMove {
+        let moved = |changed: bool| if changed { TailMove::Grew } else { TailMove::Same };
         match (self.mode, &mut *tail) {
-            // The span is recomputed whole; `changed` only matters when no block event happened,
-            // and a new text region starts only with one (a tool's close).
+            // The span is recomputed whole; a new text region starts only with a block event
+            // (a tool's close), which the caller sees in the store.
             (Mode::Text, Tail::Text(span)) => {
                 let text = self.trim_cache.trim(s, self.text_start, s.len());
                 if text.is_empty() {
                     *tail = Tail::Nothing;
-                    return true;
+                    return TailMove::Other;
                 }
                 let changed = text.end != span.end || text.start != span.start;
                 *span = text;
-                changed
+                moved(changed)
             }
             // The same open param (its value starts right after its own open tag).
             (Mode::Param, Tail::Param(p)) if p.raw.start == self.value_start => {
@@ -441,14 +453,18 @@ impl Engine {
                 let changed = p.raw.end != s.len() || p.value != value;
                 p.raw.end = s.len();
                 p.value = value;
-                changed
+                moved(changed)
             }
-            (Mode::Tool, Tail::Nothing) => false,
+            (Mode::Tool, Tail::Nothing) => TailMove::Same,
             _ => {
                 let new = self.tail(s);
                 let changed = new != *tail;
                 *tail = new;
-                changed
+                if changed {
+                    TailMove::Other
+                } else {
+                    TailMove::Same
+                }
             }
         }
     }

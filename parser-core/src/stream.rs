@@ -3,7 +3,7 @@
 
 use core::ops::Range;
 
-use crate::engine::{Engine, RawParam, Tail};
+use crate::engine::{Engine, RawParam, Tail, TailMove};
 use crate::grammar::Grammar;
 use crate::scan::find_byte;
 use crate::store::{BlockStore, RawBlock, Slots};
@@ -19,6 +19,11 @@ pub struct Progress {
     /// Blocks that became complete (`partial == false`) in this push: final from now on. A tool
     /// in this range is ready to run.
     pub completed: Range<usize>,
+    /// True when all the push changed is the growing end of the last block: its trailing text,
+    /// or the value of the param being streamed ([`crate::Params::streaming`]). No block or param
+    /// was added, completed or closed; `changed` is the last block alone. (The usual push: a
+    /// caller can update that one string and nothing else.)
+    pub grew_only: bool,
 }
 
 /// Where the accumulated text lives: a growable `String`, or a fixed caller-provided buffer.
@@ -179,7 +184,7 @@ where
     /// Nothing changed, nothing completed.
     pub(crate) fn no_progress(&self) -> Progress {
         let len = self.blocks().len();
-        Progress { changed: len..len, completed: len..len }
+        Progress { changed: len..len, completed: len..len, grew_only: false }
     }
 
     fn refuse(&self, stop: Stop<E, T::Full>) -> PushError<Stop<E, T::Full>> {
@@ -223,11 +228,15 @@ where
     #[inline(always)]
     fn plain_progress(&mut self) -> Progress {
         let s = self.text.as_str().as_bytes();
-        let tail_changed = self.engine.update_tail(s, &mut self.tail);
+        let moved = self.engine.update_tail(s, &mut self.tail);
         let n = self.store.blocks.items().len();
         let len = n + usize::from(matches!(self.tail, Tail::Text(_)));
         let first = n - usize::from(self.store.open);
-        Progress { changed: if tail_changed { first..len } else { len..len }, completed: first..first }
+        Progress {
+            changed: if moved != TailMove::Same { first..len } else { len..len },
+            completed: first..first,
+            grew_only: moved == TailMove::Grew,
+        }
     }
 
     #[inline]
@@ -305,13 +314,14 @@ where
         let s = self.text.as_str().as_bytes();
         // After a storage error the blocks are those of the text before the tag that did not fit.
         let end = if result.is_ok() { s.len() } else { self.engine.position() };
-        let tail_changed = self.engine.update_tail(&s[..end], &mut self.tail);
+        let moved = self.engine.update_tail(&s[..end], &mut self.tail);
         let n1 = self.store.blocks.items().len();
         let len = n1 + usize::from(matches!(self.tail, Tail::Text(_)));
         let first = n0 - usize::from(open0);
-        let changed = if self.store.changes != changes0 || tail_changed { first..len } else { len..len };
+        let stored = self.store.changes != changes0;
+        let changed = if stored || moved != TailMove::Same { first..len } else { len..len };
         let completed = first..n1 - usize::from(self.store.open);
-        let progress = Progress { changed, completed };
+        let progress = Progress { changed, completed, grew_only: !stored && moved == TailMove::Grew };
         // A store error comes first in the stream: it stops at a tag inside the taken text.
         match result.err().map(Stop::Store).or(invalid) {
             None => Ok(progress),

@@ -104,6 +104,13 @@ impl<'a> Params<'a> {
         self.len() == 0
     }
 
+    /// The index of the param still being streamed (its close tag not seen yet), if any: the
+    /// one whose value grows as text arrives. It may be an earlier param's name set again, as
+    /// in Cline, which keeps that param's position.
+    pub fn streaming(&self) -> Option<usize> {
+        self.open.map(|(_, over)| over.unwrap_or(self.closed.len()))
+    }
+
     /// The params in order.
     pub fn iter(&self) -> ParamsIter<'a> {
         ParamsIter { params: *self, next: 0 }
