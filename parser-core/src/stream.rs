@@ -408,6 +408,7 @@ mod alloc_stream {
         /// misuse: if [`StreamParser::push_bytes`] left an incomplete UTF-8 character, a `&str`
         /// cannot complete it; the stream then fails at that offset (see [`StreamParser::error`]),
         /// this chunk is not taken, and the returned `Progress` is empty.
+        #[inline]
         pub fn push_str(&mut self, chunk: &str) -> Progress {
             match self.core.push_str(chunk) {
                 Ok(p) => p,
@@ -418,6 +419,7 @@ mod alloc_stream {
         /// Append raw bytes; a chunk may end inside a UTF-8 character. Invalid UTF-8 is an error
         /// with its stream offset: the bytes before it were parsed (and what they completed is in
         /// the error's `progress`), none from it on.
+        #[inline]
         pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<Utf8Error>> {
             self.core.push_bytes(chunk).map_err(|e| PushError { error: utf8(e.error), progress: e.progress })
         }

@@ -238,6 +238,17 @@ fn grew_only_means_only_the_last_blocks_growing_string_moved() {
             let progress = p.push_str(&c.input[w[0]..w[1]]);
             let now = owned(&p);
             pushes += 1;
+            // `Blocks::growing` names the same string as the blocks do.
+            let blocks = p.blocks();
+            let want = match blocks.last() {
+                Some(Block::Text { content, partial: true }) => Some((None, content)),
+                Some(Block::ToolUse(t)) if t.partial => {
+                    t.params().streaming().map(|k| (Some(k), t.params().iter().nth(k).expect("streaming param").value))
+                }
+                _ => None,
+            };
+            let got = blocks.growing().map(|(k, span)| (k, &p.text()[span.start..span.end]));
+            assert_eq!(got, want, "{}", c.id);
             if progress.grew_only {
                 grew += 1;
                 let n = now.len();

@@ -7,6 +7,7 @@
 // lone surrogates included, as Cline's parser would return them.
 
 const NANOID_ALPHABET = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";
+const ALPHABET_CODES = Uint8Array.from(NANOID_ALPHABET, (c) => c.charCodeAt(0));
 
 // Random bytes are drawn 1 KiB at a time (128 ids): one getRandomValues call costs about as
 // much as parsing a tool call, as nanoid's own pool does.
@@ -20,10 +21,15 @@ function nanoid8() {
     else for (let i = 0; i < pool.length; i++) pool[i] = (Math.random() * 256) | 0;
     poolAt = 0;
   }
-  let id = "";
-  for (let i = poolAt; i < poolAt + 8; i++) id += NANOID_ALPHABET[pool[i] & 63];
+  const b = pool;
+  const i = poolAt;
   poolAt += 8;
-  return id;
+  // One string, not eight growing ones.
+  return String.fromCharCode(
+    ALPHABET_CODES[b[i] & 63], ALPHABET_CODES[b[i + 1] & 63], ALPHABET_CODES[b[i + 2] & 63],
+    ALPHABET_CODES[b[i + 3] & 63], ALPHABET_CODES[b[i + 4] & 63], ALPHABET_CODES[b[i + 5] & 63],
+    ALPHABET_CODES[b[i + 6] & 63], ALPHABET_CODES[b[i + 7] & 63],
+  );
 }
 
 // The answer's `moved` word when no single string of the last block moved (see ../src/lib.rs).
@@ -62,8 +68,9 @@ function createApi(w) {
       inView = new Uint8Array(w.memory.buffer, inPtr, size);
       words32 = new Uint32Array(w.memory.buffer);
     }
-    // A short chunk is usually ASCII: copied by hand, it skips encodeInto's call overhead.
-    if (len <= 64) {
+    // A short chunk is usually ASCII: copied by hand, it skips encodeInto's call overhead (from
+    // about 16 characters on, encodeInto is as fast or faster).
+    if (len < 16) {
       let i = 0;
       for (; i < len; i++) {
         const c = str.charCodeAt(i);
@@ -207,13 +214,42 @@ function createApi(w) {
     return blocks;
   }
 
-  // A stream's text: a flat prefix plus recent chunks, merged when they outgrow it (so every
-  // character is copied O(1) times on average), sliced without flattening the whole.
+  // The first chunk of `ends` (the end offset of each of a list of strings, ascending) that ends
+  // after `at`.
+  function firstAfter(ends, at) {
+    let lo = 0;
+    let hi = ends.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid] > at) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  // Pieces `strings[from..]` of `a..b` (`ends` their end offsets, `base` where the first starts).
+  function slicePieces(strings, ends, base, from, a, b, out) {
+    for (let k = from; k < strings.length; k++) {
+      const start = k === 0 ? base : ends[k - 1];
+      if (start >= b) break;
+      const piece = strings[k];
+      out += piece.slice(Math.max(0, a - start), Math.min(piece.length, b - start));
+    }
+    return out;
+  }
+
+  // A stream's text: joined pieces of 64 chunks each, then the chunks since, sliced without
+  // flattening the whole. Every character is copied once (into its piece), and no array grows
+  // with the reply but the list of pieces (one entry per 64 chunks): a long reply leaves the
+  // garbage collector little to copy.
+  const PIECE = 64;
   class Text {
     constructor() {
-      this.flat = "";
+      this.pieces = [];
+      this.pieceEnds = [];
       this.chunks = [];
       this.ends = []; // end offset of each chunk
+      this.base = 0; // where the first of `chunks` starts
       this.length = 0;
       // The last chunk pushed and where it starts: a growing string that ends where the text
       // ends is extended by the chunk itself, with no slicing.
@@ -226,33 +262,22 @@ function createApi(w) {
       this.chunks.push(chunk);
       this.length += chunk.length;
       this.ends.push(this.length);
-      if (this.chunks.length >= 64 && this.length >= 2 * this.flat.length) {
-        this.flat = this.flat + this.chunks.join("");
-        this.flat.charCodeAt(0); // flattens it in V8
+      if (this.chunks.length === PIECE) {
+        this.pieces.push(this.chunks.join(""));
+        this.pieceEnds.push(this.length);
         this.chunks = [];
         this.ends = [];
+        this.base = this.length;
       }
     }
     slice(a, b) {
-      const f = this.flat.length;
-      if (b <= f) return this.flat.slice(a, b);
-      let out = a < f ? this.flat.slice(a, f) : "";
-      // First chunk ending after max(a, f).
-      const from = Math.max(a, f);
-      let lo = 0;
-      let hi = this.ends.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (this.ends[mid] > from) hi = mid;
-        else lo = mid + 1;
+      const base = this.base;
+      let out = "";
+      if (a < base) {
+        out = slicePieces(this.pieces, this.pieceEnds, 0, firstAfter(this.pieceEnds, a), a, b, out);
+        if (b <= base) return out;
       }
-      for (let c = lo; c < this.chunks.length; c++) {
-        const start = c === 0 ? f : this.ends[c - 1];
-        if (start >= b) break;
-        const chunk = this.chunks[c];
-        out += chunk.slice(Math.max(0, a - start), Math.min(chunk.length, b - start));
-      }
-      return out;
+      return slicePieces(this.chunks, this.ends, base, firstAfter(this.ends, Math.max(a, base)), a, b, out);
     }
   }
 

@@ -283,9 +283,11 @@ pub extern "C" fn stream_push(handle: u32, len: u32, ascii: u32) -> i32 {
         st.index.extend(st.parser.text().as_bytes(), ascii != 0);
         let blocks = st.parser.blocks();
         let n = blocks.len();
-        let grown = if progress.grew_only && st.last == Some(n - 1) { growing(&blocks, n - 1) } else { None };
+        // The usual push: the growing string of the last block, which the glue has, moved.
+        let grown = if progress.grew_only && st.last == Some(n - 1) { blocks.growing() } else { None };
         match grown {
-            Some((moved, span)) => {
+            Some((param, span)) => {
+                let moved = param.map_or(0, |k| 1 + k as u32);
                 let bytes = blocks.input().as_bytes();
                 let u = |offset: usize| st.index.utf16(bytes, offset) as u32;
                 out.clear();
@@ -302,23 +304,6 @@ pub extern "C" fn stream_push(handle: u32, len: u32, ascii: u32) -> i32 {
         }
         (out.as_ptr() as usize / 4) as i32
     })
-}
-
-/// The string of block `i` that grows as text arrives: its `moved` word and where it lies
-/// (a text's content, or the value of the param being streamed).
-fn growing(blocks: &Blocks<'_>, i: usize) -> Option<(u32, parser_core::Span)> {
-    match blocks.get(i)? {
-        Block::Text { content, .. } => {
-            let start = content.as_ptr() as usize - blocks.input().as_ptr() as usize;
-            Some((0, parser_core::Span { start, end: start + content.len() }))
-        }
-        Block::ToolUse(tool) => {
-            let params = tool.params();
-            let k = params.streaming()?;
-            let (_, value) = params.spans().nth(k)?;
-            Some((1 + k as u32, value))
-        }
-    }
 }
 
 /// Write the answer words for `blocks[from..]`; returns whether it listed any (then the last
