@@ -9,6 +9,7 @@
 
 use crate::grammar::Grammar;
 use crate::scan::{find_byte, find_either};
+use crate::table::same_name;
 use crate::trim::{trim, TrimCache};
 use crate::Span;
 
@@ -331,7 +332,7 @@ impl Engine {
                     sink.open_tool((!text.is_empty()).then_some(text), name_span, lt)?;
                     self.mode = Mode::Tool;
                     self.tool_name = name_span;
-                    self.write_to_file = name == b"write_to_file";
+                    self.write_to_file = same_name(name, b"write_to_file");
                     self.content_open = NONE;
                     self.content_close = NONE;
                 }
@@ -344,7 +345,7 @@ impl Engine {
                     self.param_name = name_span;
                     self.param_id = id;
                     self.value_start = gt + 1;
-                } else if close && name == bytes(s, self.tool_name) {
+                } else if close && same_name(name, bytes(s, self.tool_name)) {
                     if let Some(content) = self.retaken_content(s, g) {
                         sink.set_param(s, content, lt)?;
                     }
@@ -355,7 +356,7 @@ impl Engine {
             }
             Mode::Param => {
                 self.note_content_tag(close, name, lt);
-                if close && name == bytes(s, self.param_name) {
+                if close && same_name(name, bytes(s, self.param_name)) {
                     self.close_param(s, lt, sink)?;
                 }
             }
@@ -376,7 +377,7 @@ impl Engine {
     /// Inside `write_to_file`, remember the first `<content>` and the last `</content>`.
     #[inline]
     fn note_content_tag(&mut self, close: bool, name: &[u8], lt: usize) {
-        if self.write_to_file && name == CONTENT {
+        if self.write_to_file && same_name(name, CONTENT) {
             if close {
                 self.content_close = lt;
             } else if self.content_open == NONE {

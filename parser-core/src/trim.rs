@@ -103,13 +103,20 @@ pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
         steps += 1;
         #[cfg(test)]
         crate::scan::counter::add(1);
-        let n = ws_len_at(&s[..end], from);
+        // ASCII whitespace (nearly all of it) without the call for the rest.
+        let n = if is_ascii_ws(s[from]) { 1 } else { ws_len_at(&s[..end], from) };
         if n == 0 {
             break;
         }
         from += n;
     }
     from
+}
+
+/// Is `b` ASCII whitespace as JavaScript's `trim` sees it?
+#[inline(always)]
+fn is_ascii_ws(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ')
 }
 
 /// [`skip_ws_forward`] for a long run: ASCII whitespace a word at a time.
@@ -159,7 +166,7 @@ pub(crate) fn skip_ws_backward(s: &[u8], floor: usize, mut end: usize) -> usize 
         steps += 1;
         #[cfg(test)]
         crate::scan::counter::add(1);
-        let n = ws_len_before(s, end);
+        let n = if is_ascii_ws(s[end - 1]) { 1 } else { ws_len_before(s, end) };
         if n == 0 {
             break;
         }
@@ -202,9 +209,24 @@ fn skip_long_run_backward(s: &[u8], floor: usize, mut end: usize) -> usize {
 }
 
 /// `span` with JS whitespace removed from both ends (an empty span at `span.end` if nothing is left).
+#[inline(always)]
 pub(crate) fn trim(s: &[u8], span: Span) -> Span {
-    let start = skip_ws_forward(s, span.start, span.end);
-    let end = skip_ws_backward(s, start, span.end);
+    // Inline for the usual ends (a visible byte, or one ASCII whitespace byte before one, such
+    // as a newline); the general walks only for the rest.
+    let mut start = span.start;
+    if start < span.end && is_ascii_ws(s[start]) {
+        start += 1;
+    }
+    if start < span.end && !plainly_visible(s[start]) {
+        start = skip_ws_forward(s, start, span.end);
+    }
+    let mut end = span.end;
+    if end > start && is_ascii_ws(s[end - 1]) {
+        end -= 1;
+    }
+    if end > start && !plainly_visible(s[end - 1]) {
+        end = skip_ws_backward(s, start, end);
+    }
     Span { start, end }
 }
 

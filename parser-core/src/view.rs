@@ -275,7 +275,7 @@ impl<'a> Blocks<'a> {
         // Compared as bytes: names are whole tags, no need to check boundaries.
         let b = |span: Span| &self.input.as_bytes()[span.start..span.end];
         let name = b(p.name());
-        closed.iter().position(|c| b(c.name()) == name)
+        closed.iter().position(|c| crate::table::same_name(b(c.name()), name))
     }
 
     /// The last block, if any.
