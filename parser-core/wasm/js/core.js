@@ -140,12 +140,12 @@ function createApi(w) {
 
   // A param name as a property key (internalized: a keyed store with it is fast, where one
   // with a fresh slice of the text is not). Names are the grammars' param names: few.
-  const keys = new Map();
+  const keyCache = new Map();
   function keyOf(name) {
-    let key = keys.get(name);
+    let key = keyCache.get(name);
     if (key === undefined) {
       key = Object.keys({ [name]: 0 })[0];
-      keys.set(name, key);
+      keyCache.set(name, key);
     }
     return key;
   }
