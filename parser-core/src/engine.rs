@@ -9,6 +9,7 @@
 
 use crate::grammar::Grammar;
 use crate::scan::{find_byte, find_either};
+use crate::table::same_name;
 use crate::trim::{trim, TrimCache};
 use crate::Span;
 
@@ -96,6 +97,17 @@ pub(crate) enum Tail {
     Param(RawParam),
 }
 
+/// How [`Engine::update_tail`] found the tail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TailMove {
+    /// As it was.
+    Same,
+    /// The same trailing text or open param, its spans moved (it grew).
+    Grew,
+    /// Another kind of tail, or another param.
+    Other,
+}
+
 /// The parser's resumable state. All offsets are into the whole input seen so far.
 #[derive(Clone, Debug)]
 pub(crate) struct Engine {
@@ -147,7 +159,61 @@ impl Engine {
     /// Scan `s[self.pos..]`, sending blocks to `sink`. `s` is the whole input so far; call again
     /// with a longer `s` (same prefix) to continue. On a sink error the state stays at the tag
     /// that failed, so the blocks stored so far stay valid.
+    ///
+    /// Inlined into its callers: a stream's push whose new bytes hold no `<` (most of them) costs
+    /// one search and returns, without entering the loop.
+    #[inline]
     pub(crate) fn run<S: Sink>(&mut self, s: &[u8], g: &Grammar<'_>, sink: &mut S) -> Result<(), S::Error> {
+        if self.pending.is_none() {
+            match find_byte(s, self.pos, b'<') {
+                // A fresh candidate: the loop takes it as if a tag had been cut short there.
+                Some(lt) => self.pending = Some((lt, lt + 1)),
+                None => {
+                    self.pos = s.len();
+                    return Ok(());
+                }
+            }
+        }
+        self.run_tags(s, g, sink)
+    }
+
+    /// [`Engine::run`] for new bytes that hold no `<` (the input is now `len` bytes long):
+    /// unless a tag was cut short before them, nothing happens but the position moving to the
+    /// end. Returns false, having done nothing, when [`Engine::run_searched`] must run instead.
+    #[inline(always)]
+    pub(crate) fn run_plain(&mut self, len: usize) -> bool {
+        if self.pending.is_some() {
+            return false;
+        }
+        self.pos = len;
+        true
+    }
+
+    /// [`Engine::run`] when the caller has already searched the new bytes `s[self.pos..]` for
+    /// their first `<` (`lt`).
+    #[inline(always)]
+    pub(crate) fn run_searched<S: Sink>(
+        &mut self,
+        s: &[u8],
+        lt: Option<usize>,
+        g: &Grammar<'_>,
+        sink: &mut S,
+    ) -> Result<(), S::Error> {
+        if self.pending.is_none() {
+            match lt {
+                Some(lt) => self.pending = Some((lt, lt + 1)),
+                None => {
+                    self.pos = s.len();
+                    return Ok(());
+                }
+            }
+        }
+        self.run_tags(s, g, sink)
+    }
+
+    /// [`Engine::run`] from a candidate `<` (`pending` is set).
+    #[inline(never)]
+    fn run_tags<S: Sink>(&mut self, s: &[u8], g: &Grammar<'_>, sink: &mut S) -> Result<(), S::Error> {
         loop {
             let (lt, mut q) = match self.pending.take() {
                 Some(p) => p,
@@ -266,7 +332,7 @@ impl Engine {
                     sink.open_tool((!text.is_empty()).then_some(text), name_span, lt)?;
                     self.mode = Mode::Tool;
                     self.tool_name = name_span;
-                    self.write_to_file = name == b"write_to_file";
+                    self.write_to_file = same_name(name, b"write_to_file");
                     self.content_open = NONE;
                     self.content_close = NONE;
                 }
@@ -279,7 +345,7 @@ impl Engine {
                     self.param_name = name_span;
                     self.param_id = id;
                     self.value_start = gt + 1;
-                } else if close && name == bytes(s, self.tool_name) {
+                } else if close && same_name(name, bytes(s, self.tool_name)) {
                     if let Some(content) = self.retaken_content(s, g) {
                         sink.set_param(s, content, lt)?;
                     }
@@ -290,7 +356,7 @@ impl Engine {
             }
             Mode::Param => {
                 self.note_content_tag(close, name, lt);
-                if close && name == bytes(s, self.param_name) {
+                if close && same_name(name, bytes(s, self.param_name)) {
                     self.close_param(s, lt, sink)?;
                 }
             }
@@ -311,7 +377,7 @@ impl Engine {
     /// Inside `write_to_file`, remember the first `<content>` and the last `</content>`.
     #[inline]
     fn note_content_tag(&mut self, close: bool, name: &[u8], lt: usize) {
-        if self.write_to_file && name == CONTENT {
+        if self.write_to_file && same_name(name, CONTENT) {
             if close {
                 self.content_close = lt;
             } else if self.content_open == NONE {
@@ -343,6 +409,7 @@ impl Engine {
 
     /// What the current end of the input adds: trailing text, or the open param's value so far.
     /// Repeated calls on a growing input only trim the new bytes.
+    #[inline]
     pub(crate) fn tail(&mut self, s: &[u8]) -> Tail {
         match self.mode {
             Mode::Text => {
@@ -358,6 +425,47 @@ impl Engine {
                 let raw = Span { start: self.value_start, end: s.len() };
                 let value = self.trim_cache.trim(s, self.value_start, s.len());
                 Tail::Param(RawParam::new(self.param_name, raw, value, self.param_id))
+            }
+        }
+    }
+
+    /// Bring `tail` (what [`Engine::tail`] returned for a shorter input, or after a change of
+    /// state) up to date with the input `s`, and say how it changed. Cheaper than comparing
+    /// whole tails: within one region only the spans can change.
+    #[inline(always)]
+    pub(crate) fn update_tail(&mut self, s: &[u8], tail: &mut Tail) -> TailMove {
+        let moved = |changed: bool| if changed { TailMove::Grew } else { TailMove::Same };
+        match (self.mode, &mut *tail) {
+            // The span is recomputed whole; a new text region starts only with a block event
+            // (a tool's close), which the caller sees in the store.
+            (Mode::Text, Tail::Text(span)) => {
+                let text = self.trim_cache.trim(s, self.text_start, s.len());
+                if text.is_empty() {
+                    *tail = Tail::Nothing;
+                    return TailMove::Other;
+                }
+                let changed = text.end != span.end || text.start != span.start;
+                *span = text;
+                moved(changed)
+            }
+            // The same open param (its value starts right after its own open tag).
+            (Mode::Param, Tail::Param(p)) if p.raw.start == self.value_start => {
+                let value = self.trim_cache.trim(s, self.value_start, s.len());
+                let changed = p.raw.end != s.len() || p.value != value;
+                p.raw.end = s.len();
+                p.value = value;
+                moved(changed)
+            }
+            (Mode::Tool, Tail::Nothing) => TailMove::Same,
+            _ => {
+                let new = self.tail(s);
+                let changed = new != *tail;
+                *tail = new;
+                if changed {
+                    TailMove::Other
+                } else {
+                    TailMove::Same
+                }
             }
         }
     }

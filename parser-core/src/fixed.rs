@@ -267,11 +267,13 @@ macro_rules! fixed_stream_methods {
 
         /// Append a chunk of text. On an error, what the push completed before it is in the error's
         /// `progress`.
+        #[inline]
         pub fn push_str(&mut self, chunk: &str) -> Result<Progress, PushError<StreamError>> {
             self.core.push_str(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
         }
 
         /// Append raw bytes (a chunk may end inside a UTF-8 character).
+        #[inline]
         pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<StreamError>> {
             self.core.push_bytes(chunk).map_err(|e| PushError { error: stream_error(e.error), progress: e.progress })
         }

@@ -56,11 +56,70 @@ fn scalar_either(hay: &[u8], from: usize, end: usize, a: u8, b: u8) -> usize {
 /// validation, which the streaming parser would otherwise pay on every push.
 #[inline]
 pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
-    if bytes.is_ascii() {
+    if is_ascii(bytes) {
         // SAFETY: every ASCII byte sequence is valid UTF-8.
         Some(unsafe { core::str::from_utf8_unchecked(bytes) })
     } else {
         None
+    }
+}
+
+const LOW: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// A short chunk (8 to 16 bytes, a stream's usual push) as two overlapping words.
+#[inline(always)]
+fn two_words(bytes: &[u8]) -> Option<(u64, u64)> {
+    let n = bytes.len();
+    if !(8..=16).contains(&n) {
+        return None;
+    }
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    Some((word(0), word(n - 8)))
+}
+
+/// Does `w` hold the byte `b`? (Exact: the lowest flagged byte is a real match, and any match
+/// flags some byte.)
+#[inline(always)]
+fn word_has(w: u64, b: u8) -> bool {
+    let x = w ^ (LOW * b as u64);
+    x.wrapping_sub(LOW) & !x & HIGH != 0
+}
+
+/// `bytes.is_ascii()`, a short chunk in two words.
+#[inline]
+fn is_ascii(bytes: &[u8]) -> bool {
+    match two_words(bytes) {
+        Some((a, b)) => (a | b) & HIGH == 0,
+        None => bytes.is_ascii(),
+    }
+}
+
+/// [`ascii_str`] and [`surely_no_lt`] at once, reading a short chunk once.
+#[inline]
+pub(crate) fn ascii_str_no_lt(bytes: &[u8]) -> Option<(&str, bool)> {
+    let no_lt = match two_words(bytes) {
+        Some((a, b)) if (a | b) & HIGH == 0 => !word_has(a, b'<') && !word_has(b, b'<'),
+        Some(_) => return None,
+        None if bytes.is_ascii() => false,
+        None => return None,
+    };
+    // SAFETY: every ASCII byte sequence is valid UTF-8 (checked just above).
+    Some((unsafe { core::str::from_utf8_unchecked(bytes) }, no_lt))
+}
+
+/// True when `bytes` certainly holds no `<` (decided only for short chunks, in two words; a
+/// longer one answers false and is searched as usual). A stream's push that brings no `<` needs
+/// no search at all.
+#[inline]
+pub(crate) fn surely_no_lt(bytes: &[u8]) -> bool {
+    match two_words(bytes) {
+        Some((a, b)) => !word_has(a, b'<') && !word_has(b, b'<'),
+        None => false,
     }
 }
 
@@ -390,6 +449,34 @@ mod tests {
         assert_eq!((b.as_str(), b.capacity()), ("é<😀", 8));
         assert_eq!(ascii_str(b"a<b"), Some("a<b"));
         assert_eq!(ascii_str("é".as_bytes()), None);
+    }
+
+    #[test]
+    fn short_chunk_words_see_every_high_byte_and_every_lt_at_every_length_and_position() {
+        for len in 0..=40 {
+            let plain: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert_eq!(ascii_str_no_lt(&plain).map(|(s, _)| s.len()), Some(len));
+            // "No `<`" is only ever claimed when true (and always for 8 to 16 bytes).
+            assert_eq!(surely_no_lt(&plain), (8..=16).contains(&len), "len {len}");
+            for at in 0..len {
+                for (b, ascii) in
+                    [(b'<', true), (0x80, false), (0xFF, false), (0xBC, false), (0x3D, true), (0x3B, true)]
+                {
+                    let mut chunk = plain.clone();
+                    chunk[at] = b;
+                    assert_eq!(ascii_str(&chunk).is_some(), ascii, "len {len} byte {b:#x} at {at}");
+                    let both = ascii_str_no_lt(&chunk);
+                    assert_eq!(both.is_some(), ascii, "len {len} byte {b:#x} at {at}");
+                    let has_lt = b == b'<';
+                    if surely_no_lt(&chunk) || both.is_some_and(|(_, no_lt)| no_lt) {
+                        assert!(!has_lt, "len {len}: a `<` at {at} was missed");
+                    }
+                    if (8..=16).contains(&len) && ascii {
+                        assert_eq!(both.map(|(_, no_lt)| no_lt), Some(!has_lt), "len {len} byte {b:#x} at {at}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

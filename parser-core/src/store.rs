@@ -1,7 +1,8 @@
 //! Block storage behind the engine: one implementation over any slot container, growable
 //! (`Vec`, with the `alloc` feature) or fixed (`heapless::Vec`, with the `heapless` feature).
 
-use crate::engine::{RawParam, Sink, NIL};
+use crate::engine::{RawParam, Sink, NIL, NO_ID};
+use crate::table::same_name;
 use crate::Span;
 
 /// A stored block. Text blocks in storage are always complete; only the last tool may be open.
@@ -251,7 +252,9 @@ where
         let stored = self.params.items();
         let n = stored.len();
         let buckets = bucket_count(count);
-        let same_name = |p: &RawParam| p.id == param.id && &input[p.name().start..p.name().end] == name;
+        // One table index is one name; only names outside the table (`NO_ID`) are compared.
+        let same_name =
+            |p: &RawParam| p.id == param.id && (p.id != NO_ID || same_name(&input[p.name().start..p.name().end], name));
         let same = if buckets == 0 {
             #[cfg(test)]
             crate::scan::counter::add_probes(count);

@@ -3,8 +3,9 @@
 
 use core::ops::Range;
 
-use crate::engine::{Engine, RawParam, Tail};
+use crate::engine::{Engine, RawParam, Tail, TailMove};
 use crate::grammar::Grammar;
+use crate::scan::find_byte;
 use crate::store::{BlockStore, RawBlock, Slots};
 use crate::utf8::{HeldBytes, Utf8Error, Utf8ErrorKind};
 use crate::view::Blocks;
@@ -18,6 +19,11 @@ pub struct Progress {
     /// Blocks that became complete (`partial == false`) in this push: final from now on. A tool
     /// in this range is ready to run.
     pub completed: Range<usize>,
+    /// True when all the push changed is the growing end of the last block: its trailing text,
+    /// or the value of the param being streamed ([`crate::Params::streaming`]). No block or param
+    /// was added, completed or closed; `changed` is the last block alone. (The usual push: a
+    /// caller can update that one string and nothing else.)
+    pub grew_only: bool,
 }
 
 /// Where the accumulated text lives: a growable `String`, or a fixed caller-provided buffer.
@@ -178,30 +184,74 @@ where
     /// Nothing changed, nothing completed.
     pub(crate) fn no_progress(&self) -> Progress {
         let len = self.blocks().len();
-        Progress { changed: len..len, completed: len..len }
+        Progress { changed: len..len, completed: len..len, grew_only: false }
     }
 
     fn refuse(&self, stop: Stop<E, T::Full>) -> PushError<Stop<E, T::Full>> {
         PushError { error: stop, progress: self.no_progress() }
     }
 
+    #[inline]
     pub(crate) fn push_str(&mut self, chunk: &str) -> Result<Progress, PushError<Stop<E, T::Full>>> {
         if self.held.len() > 0 {
             // A `&str` starts on a character boundary, so it cannot complete held bytes.
-            return self.push_bytes(chunk.as_bytes());
+            return self.push_bytes_slow(chunk.as_bytes());
         }
+        self.push_whole(chunk, crate::scan::surely_no_lt(chunk.as_bytes()))
+    }
+
+    /// Push text while nothing is held; `no_lt`: the chunk is known to hold no `<`.
+    #[inline(always)]
+    fn push_whole(&mut self, chunk: &str, no_lt: bool) -> Result<Progress, PushError<Stop<E, T::Full>>> {
         if let Some(stop) = self.failed {
             return Err(self.refuse(stop));
         }
         if let Err(full) = self.text.check_room(chunk.len()) {
             return Err(self.refuse(Stop::BufferFull(full)));
         }
-        let before = self.marks();
+        let from = self.text.as_str().len();
         self.text.append(chunk);
-        self.scan(before, None)
+        let s = self.text.as_str().as_bytes();
+        // The new bytes' first `<`, searched once here (a short chunk in two words).
+        let lt = if no_lt { None } else { find_byte(s, from, b'<') };
+        if lt.is_none() && self.engine.run_plain(s.len()) {
+            return Ok(self.plain_progress());
+        }
+        // Appending leaves the store as it was: these are the marks from before the push.
+        let before = self.marks();
+        let result = self.engine.run_searched(s, lt, self.grammar, &mut self.store);
+        self.finish_scan(before, result, None)
     }
 
+    /// After new bytes that moved only the end of the input (no tag in them, none cut short):
+    /// no block was stored or closed, only the tail may have grown.
+    #[inline(always)]
+    fn plain_progress(&mut self) -> Progress {
+        let s = self.text.as_str().as_bytes();
+        let moved = self.engine.update_tail(s, &mut self.tail);
+        let n = self.store.blocks.items().len();
+        let len = n + usize::from(matches!(self.tail, Tail::Text(_)));
+        let first = n - usize::from(self.store.open);
+        Progress {
+            changed: if moved != TailMove::Same { first..len } else { len..len },
+            completed: first..first,
+            grew_only: moved == TailMove::Grew,
+        }
+    }
+
+    #[inline]
     pub(crate) fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<Stop<E, T::Full>>> {
+        // Nothing held and an ASCII chunk (most chunks): a `&str` already, with no decoding.
+        if self.held.len() == 0 {
+            if let Some((text, no_lt)) = crate::scan::ascii_str_no_lt(chunk) {
+                return self.push_whole(text, no_lt);
+            }
+        }
+        self.push_bytes_slow(chunk)
+    }
+
+    #[inline(never)]
+    fn push_bytes_slow(&mut self, chunk: &[u8]) -> Result<Progress, PushError<Stop<E, T::Full>>> {
         if let Some(stop) = self.failed {
             return Err(self.refuse(stop));
         }
@@ -235,28 +285,43 @@ where
         Ok(())
     }
 
-    fn marks(&self) -> (usize, bool, u64, Tail) {
-        (self.store.blocks.items().len(), self.store.open, self.store.changes, self.tail)
+    #[inline]
+    fn marks(&self) -> (usize, bool, u64) {
+        (self.store.blocks.items().len(), self.store.open, self.store.changes)
     }
 
     /// Scan the new bytes, recompute the tail, and report what changed; then the first error,
     /// if the engine's store or the chunk's bytes (`invalid`) failed. Errors are sticky.
     fn scan(
         &mut self,
-        (n0, open0, changes0, tail0): (usize, bool, u64, Tail),
+        marks: (usize, bool, u64),
         invalid: Option<Stop<E, T::Full>>,
     ) -> Result<Progress, PushError<Stop<E, T::Full>>> {
         let s = self.text.as_str().as_bytes();
         let result = self.engine.run(s, self.grammar, &mut self.store);
+        self.finish_scan(marks, result, invalid)
+    }
+
+    /// After the engine ran on the new bytes (`result`): recompute the tail and report what
+    /// changed since `marks`; then the first error, as for [`StreamCore::scan`].
+    #[inline(never)]
+    fn finish_scan(
+        &mut self,
+        (n0, open0, changes0): (usize, bool, u64),
+        result: Result<(), E>,
+        invalid: Option<Stop<E, T::Full>>,
+    ) -> Result<Progress, PushError<Stop<E, T::Full>>> {
+        let s = self.text.as_str().as_bytes();
         // After a storage error the blocks are those of the text before the tag that did not fit.
         let end = if result.is_ok() { s.len() } else { self.engine.position() };
-        self.tail = self.engine.tail(&s[..end]);
+        let moved = self.engine.update_tail(&s[..end], &mut self.tail);
         let n1 = self.store.blocks.items().len();
         let len = n1 + usize::from(matches!(self.tail, Tail::Text(_)));
         let first = n0 - usize::from(open0);
-        let changed = if self.store.changes != changes0 || self.tail != tail0 { first..len } else { len..len };
+        let stored = self.store.changes != changes0;
+        let changed = if stored || moved != TailMove::Same { first..len } else { len..len };
         let completed = first..n1 - usize::from(self.store.open);
-        let progress = Progress { changed, completed };
+        let progress = Progress { changed, completed, grew_only: !stored && moved == TailMove::Grew };
         // A store error comes first in the stream: it stops at a tag inside the taken text.
         match result.err().map(Stop::Store).or(invalid) {
             None => Ok(progress),
@@ -343,6 +408,7 @@ mod alloc_stream {
         /// misuse: if [`StreamParser::push_bytes`] left an incomplete UTF-8 character, a `&str`
         /// cannot complete it; the stream then fails at that offset (see [`StreamParser::error`]),
         /// this chunk is not taken, and the returned `Progress` is empty.
+        #[inline]
         pub fn push_str(&mut self, chunk: &str) -> Progress {
             match self.core.push_str(chunk) {
                 Ok(p) => p,
@@ -353,6 +419,7 @@ mod alloc_stream {
         /// Append raw bytes; a chunk may end inside a UTF-8 character. Invalid UTF-8 is an error
         /// with its stream offset: the bytes before it were parsed (and what they completed is in
         /// the error's `progress`), none from it on.
+        #[inline]
         pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Progress, PushError<Utf8Error>> {
             self.core.push_bytes(chunk).map_err(|e| PushError { error: utf8(e.error), progress: e.progress })
         }

@@ -245,6 +245,32 @@ const fn build(
     Err(TableError::NoPerfectSeed)
 }
 
+/// `a == b` for tag names, inlined: a name is short, and comparing it as one or two (possibly
+/// overlapping) words beats the call to `memcmp` that `==` on slices makes.
+#[inline(always)]
+pub(crate) fn same_name(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let w8 = |s: &[u8], at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let w4 = |s: &[u8], at: usize| {
+        let mut w = [0; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_le_bytes(w)
+    };
+    match n {
+        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
+        4..=7 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
+}
+
 /// A borrowed view of a built table: what the parser reads.
 #[derive(Clone, Copy, Debug)]
 pub struct TagTable<'a> {
@@ -270,7 +296,7 @@ impl<'a> TagTable<'a> {
         let h = hash(self.seed, name);
         let d = self.table[h as usize & (buckets(self.table.len()) - 1)];
         let slot = self.table[half + (displaced(h, d) & (half - 1))];
-        slot != 0 && self.names[slot as usize - 1].as_bytes() == name
+        slot != 0 && same_name(self.names[slot as usize - 1].as_bytes(), name)
     }
 
     /// The index in [`TagTable::names`] of `name`, if it is one of this table's names: the perfect
@@ -284,7 +310,7 @@ impl<'a> TagTable<'a> {
         let h = hash(self.seed, name);
         let d = self.table[h as usize & (buckets(self.table.len()) - 1)];
         let slot = self.table[half + (displaced(h, d) & (half - 1))];
-        (slot != 0 && self.names[slot as usize - 1].as_bytes() == name).then(|| u32::from(slot) - 1)
+        (slot != 0 && same_name(self.names[slot as usize - 1].as_bytes(), name)).then(|| u32::from(slot) - 1)
     }
 
     /// The names, in the order given (duplicates included).
@@ -522,6 +548,20 @@ mod tests {
             );
             assert!(!t.contains(b"mcp__server1__tool_65535"));
             assert!(t.table.len() <= 8 * count.max(4), "{count} names took {} entries", t.table.len());
+        }
+    }
+
+    #[test]
+    fn same_name_is_slice_equality_at_every_length_and_difference() {
+        for len in 0..=40usize {
+            let a: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(same_name(&a, &a.clone()));
+            assert!(!same_name(&a, &a[..len.saturating_sub(1)]) || len == 0);
+            for at in 0..len {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same_name(&a, &b), "len {len}, byte {at}");
+            }
         }
     }
 

@@ -103,13 +103,20 @@ pub(crate) fn skip_ws_forward(s: &[u8], mut from: usize, end: usize) -> usize {
         steps += 1;
         #[cfg(test)]
         crate::scan::counter::add(1);
-        let n = ws_len_at(&s[..end], from);
+        // ASCII whitespace (nearly all of it) without the call for the rest.
+        let n = if is_ascii_ws(s[from]) { 1 } else { ws_len_at(&s[..end], from) };
         if n == 0 {
             break;
         }
         from += n;
     }
     from
+}
+
+/// Is `b` ASCII whitespace as JavaScript's `trim` sees it?
+#[inline(always)]
+fn is_ascii_ws(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ')
 }
 
 /// [`skip_ws_forward`] for a long run: ASCII whitespace a word at a time.
@@ -159,7 +166,7 @@ pub(crate) fn skip_ws_backward(s: &[u8], floor: usize, mut end: usize) -> usize 
         steps += 1;
         #[cfg(test)]
         crate::scan::counter::add(1);
-        let n = ws_len_before(s, end);
+        let n = if is_ascii_ws(s[end - 1]) { 1 } else { ws_len_before(s, end) };
         if n == 0 {
             break;
         }
@@ -202,9 +209,24 @@ fn skip_long_run_backward(s: &[u8], floor: usize, mut end: usize) -> usize {
 }
 
 /// `span` with JS whitespace removed from both ends (an empty span at `span.end` if nothing is left).
+#[inline(always)]
 pub(crate) fn trim(s: &[u8], span: Span) -> Span {
-    let start = skip_ws_forward(s, span.start, span.end);
-    let end = skip_ws_backward(s, start, span.end);
+    // Inline for the usual ends (a visible byte, or one ASCII whitespace byte before one, such
+    // as a newline); the general walks only for the rest.
+    let mut start = span.start;
+    if start < span.end && is_ascii_ws(s[start]) {
+        start += 1;
+    }
+    if start < span.end && !plainly_visible(s[start]) {
+        start = skip_ws_forward(s, start, span.end);
+    }
+    let mut end = span.end;
+    if end > start && is_ascii_ws(s[end - 1]) {
+        end -= 1;
+    }
+    if end > start && !plainly_visible(s[end - 1]) {
+        end = skip_ws_backward(s, start, end);
+    }
     Span { start, end }
 }
 
@@ -230,7 +252,28 @@ pub(crate) struct TrimCache {
 
 impl TrimCache {
     /// Trim `region_start..end`, reusing the work done for an earlier, shorter `end` of the same region.
+    #[inline(always)]
     pub(crate) fn trim(&mut self, s: &[u8], region_start: usize, end: usize) -> Span {
+        // The common case of a stream: the leading trim is known and the region grew by text
+        // that ends in a visible ASCII character (one compare per push, inlined).
+        if self.valid && self.region_start == region_start && self.lead < self.checked_end && end > self.checked_end {
+            // `lead < checked_end < end`, so `end - 2 >= lead`: a visible byte there ends the trim.
+            let trail = if plainly_visible(s[end - 1]) {
+                end
+            } else if matches!(s[end - 1], b'\t'..=b'\r' | b' ') && plainly_visible(s[end - 2]) {
+                end - 1
+            } else {
+                return self.trim_slow(s, region_start, end);
+            };
+            self.trail = trail;
+            self.checked_end = end;
+            return Span { start: self.lead, end: trail };
+        }
+        self.trim_slow(s, region_start, end)
+    }
+
+    #[inline(never)]
+    fn trim_slow(&mut self, s: &[u8], region_start: usize, end: usize) -> Span {
         if !self.valid || self.region_start != region_start || end < self.checked_end {
             *self = TrimCache {
                 region_start,

@@ -104,6 +104,13 @@ impl<'a> Params<'a> {
         self.len() == 0
     }
 
+    /// The index of the param still being streamed (its close tag not seen yet), if any: the
+    /// one whose value grows as text arrives. It may be an earlier param's name set again, as
+    /// in Cline, which keeps that param's position.
+    pub fn streaming(&self) -> Option<usize> {
+        self.open.map(|(_, over)| over.unwrap_or(self.closed.len()))
+    }
+
     /// The params in order.
     pub fn iter(&self) -> ParamsIter<'a> {
         ParamsIter { params: *self, next: 0 }
@@ -220,12 +227,7 @@ impl<'a> Blocks<'a> {
                 let last_open = self.open && i + 1 == self.stored.len();
                 let closed = &self.params[first_param..first_param + params];
                 let open = match self.tail {
-                    Tail::Param(p) if last_open => {
-                        // Compared as bytes: names are whole tags, no need to check boundaries.
-                        let b = |span: Span| &self.input.as_bytes()[span.start..span.end];
-                        let name = b(p.name());
-                        Some((p, closed.iter().position(|c| b(c.name()) == name)))
-                    }
+                    Tail::Param(p) if last_open => Some((p, self.same_name(closed, &p))),
                     _ => None,
                 };
                 let params = Params { input: self.input, closed, open };
@@ -247,6 +249,33 @@ impl<'a> Blocks<'a> {
     /// The blocks in order.
     pub fn iter(&self) -> BlocksIter<'a> {
         BlocksIter { blocks: *self, next: 0 }
+    }
+
+    /// The string that grows as text arrives, if the input ends inside one, and where it lies:
+    /// the trailing text block's content (`None`), or the value of the param being streamed in
+    /// the last tool (`Some` of its index, [`Params::streaming`]). What a push with
+    /// [`crate::Progress::grew_only`] moved; O(1), without making the block.
+    pub fn growing(&self) -> Option<(Option<usize>, Span)> {
+        match self.tail {
+            Tail::Text(span) => Some((None, span)),
+            Tail::Param(p) if self.open => match self.stored.last() {
+                Some(&RawBlock::Tool { first_param, params, .. }) => {
+                    let closed = &self.params[first_param..first_param + params];
+                    let k = self.same_name(closed, &p).unwrap_or(closed.len());
+                    Some((Some(k), p.value))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The closed param of `closed` with the name of the open param `p`, if any.
+    fn same_name(&self, closed: &[RawParam], p: &RawParam) -> Option<usize> {
+        // Compared as bytes: names are whole tags, no need to check boundaries.
+        let b = |span: Span| &self.input.as_bytes()[span.start..span.end];
+        let name = b(p.name());
+        closed.iter().position(|c| crate::table::same_name(b(c.name()), name))
     }
 
     /// The last block, if any.

@@ -201,6 +201,82 @@ fn an_error_still_reports_what_the_push_completed() {
     assert_eq!(err.progress.changed, 0..1);
 }
 
+/// A block as owned values, for comparing a push's blocks with the previous push's.
+#[derive(Clone, Debug, PartialEq)]
+enum Owned {
+    Text(String, bool),
+    /// Name, partial, ordinal, params (name, value), the streaming param.
+    Tool(String, bool, usize, Vec<(String, String)>, Option<usize>),
+}
+
+fn owned(p: &StreamParser<'_>) -> Vec<Owned> {
+    p.blocks()
+        .iter()
+        .map(|b| match b {
+            Block::Text { content, partial } => Owned::Text(content.into(), partial),
+            Block::ToolUse(t) => Owned::Tool(
+                t.name.into(),
+                t.partial,
+                t.ordinal,
+                t.params().iter().map(|p| (p.name.into(), p.value.into())).collect(),
+                t.params().streaming(),
+            ),
+        })
+        .collect()
+}
+
+/// `Progress::grew_only` is true only when the last block's growing string is all that moved
+/// (and it is true for most pushes, so that this test cannot pass by never claiming it).
+#[test]
+fn grew_only_means_only_the_last_blocks_growing_string_moved() {
+    let mut rng = Rng(0x5eed);
+    let (mut pushes, mut grew) = (0, 0);
+    for c in load("cline-v4.0.10.jsonl").iter().filter(|c| c.input.len() < 20_000) {
+        let mut p = StreamParser::new();
+        let mut before: Vec<Owned> = Vec::new();
+        for w in char_chunks(&c.input, &mut rng, 16).windows(2) {
+            let progress = p.push_str(&c.input[w[0]..w[1]]);
+            let now = owned(&p);
+            pushes += 1;
+            // `Blocks::growing` names the same string as the blocks do.
+            let blocks = p.blocks();
+            let want = match blocks.last() {
+                Some(Block::Text { content, partial: true }) => Some((None, content)),
+                Some(Block::ToolUse(t)) if t.partial => {
+                    t.params().streaming().map(|k| (Some(k), t.params().iter().nth(k).expect("streaming param").value))
+                }
+                _ => None,
+            };
+            let got = blocks.growing().map(|(k, span)| (k, &p.text()[span.start..span.end]));
+            assert_eq!(got, want, "{}", c.id);
+            if progress.grew_only {
+                grew += 1;
+                let n = now.len();
+                assert_eq!((before.len(), progress.changed.clone()), (n, n - 1..n), "{}", c.id);
+                assert!(progress.completed.is_empty(), "{}", c.id);
+                assert_eq!(before[..n - 1], now[..n - 1], "{}", c.id);
+                match (&before[n - 1], &now[n - 1]) {
+                    (Owned::Text(_, a), Owned::Text(_, b)) => assert_eq!(a, b, "{}", c.id),
+                    (Owned::Tool(name0, partial0, ord0, params0, s0), Owned::Tool(name, partial, ord, params, s)) => {
+                        assert_eq!((name0, partial0, ord0, s0), (name, partial, ord, s), "{}", c.id);
+                        let k = s.expect("a tool that grew streams a param");
+                        assert_eq!(params0.len(), params.len(), "{}", c.id);
+                        for (i, (a, b)) in params0.iter().zip(params).enumerate() {
+                            assert_eq!(a.0, b.0, "{}: param names", c.id);
+                            if i != k {
+                                assert_eq!(a.1, b.1, "{}: param {i} moved, but {k} streams", c.id);
+                            }
+                        }
+                    }
+                    (a, b) => panic!("{}: the last block changed kind: {a:?} -> {b:?}", c.id),
+                }
+            }
+            before = now;
+        }
+    }
+    assert!(grew * 2 > pushes, "grew_only on {grew} of {pushes} pushes");
+}
+
 /// `Progress` with raw bytes splitting UTF-8, checked against consecutive whole parses.
 #[test]
 fn progress_from_byte_pushes_matches_the_diff_of_whole_parses() {

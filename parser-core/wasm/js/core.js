@@ -7,16 +7,33 @@
 // lone surrogates included, as Cline's parser would return them.
 
 const NANOID_ALPHABET = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";
+const ALPHABET_CODES = Uint8Array.from(NANOID_ALPHABET, (c) => c.charCodeAt(0));
+
+// Random bytes are drawn 1 KiB at a time (128 ids): one getRandomValues call costs about as
+// much as parsing a tool call, as nanoid's own pool does.
+const pool = new Uint8Array(1024);
+let poolAt = pool.length;
 
 function nanoid8() {
-  const bytes = new Uint8Array(8);
-  const c = globalThis.crypto;
-  if (c && typeof c.getRandomValues === "function") c.getRandomValues(bytes);
-  else for (let i = 0; i < 8; i++) bytes[i] = (Math.random() * 256) | 0;
-  let id = "";
-  for (let i = 0; i < 8; i++) id += NANOID_ALPHABET[bytes[i] & 63];
-  return id;
+  if (poolAt + 8 > pool.length) {
+    const c = globalThis.crypto;
+    if (c && typeof c.getRandomValues === "function") c.getRandomValues(pool);
+    else for (let i = 0; i < pool.length; i++) pool[i] = (Math.random() * 256) | 0;
+    poolAt = 0;
+  }
+  const b = pool;
+  const i = poolAt;
+  poolAt += 8;
+  // One string, not eight growing ones.
+  return String.fromCharCode(
+    ALPHABET_CODES[b[i] & 63], ALPHABET_CODES[b[i + 1] & 63], ALPHABET_CODES[b[i + 2] & 63],
+    ALPHABET_CODES[b[i + 3] & 63], ALPHABET_CODES[b[i + 4] & 63], ALPHABET_CODES[b[i + 5] & 63],
+    ALPHABET_CODES[b[i + 6] & 63], ALPHABET_CODES[b[i + 7] & 63],
+  );
 }
+
+// The answer's `moved` word when no single string of the last block moved (see ../src/lib.rs).
+const NOT_MOVED = 0xffffffff;
 
 function createApi(w) {
   const encoder = new TextEncoder();
@@ -51,8 +68,9 @@ function createApi(w) {
       inView = new Uint8Array(w.memory.buffer, inPtr, size);
       words32 = new Uint32Array(w.memory.buffer);
     }
-    // A short chunk is usually ASCII: copied by hand, it skips encodeInto's call overhead.
-    if (len <= 64) {
+    // A short chunk is usually ASCII: copied by hand, it skips encodeInto's call overhead (from
+    // about 16 characters on, encodeInto is as fast or faster).
+    if (len < 16) {
       let i = 0;
       for (; i < len; i++) {
         const c = str.charCodeAt(i);
@@ -120,6 +138,41 @@ function createApi(w) {
     );
   }
 
+  // A param name as a property key (internalized: a keyed store with it is fast, where one
+  // with a fresh slice of the text is not). Names are the grammars' param names: few.
+  const keyCache = new Map();
+  function keyOf(name) {
+    let key = keyCache.get(name);
+    if (key === undefined) {
+      key = Object.keys({ [name]: 0 })[0];
+      keyCache.set(name, key);
+    }
+    return key;
+  }
+
+  // A params object of `keys` and `values`, assigned in order as readBlock does. Unrolled for
+  // the usual few params: faster than a loop of keyed stores or cloning the last one.
+  function paramsOf(keys, values, count) {
+    const o = {};
+    switch (count) {
+      case 3:
+        o[keys[0]] = values[0];
+        o[keys[1]] = values[1];
+        o[keys[2]] = values[2];
+        return o;
+      case 2:
+        o[keys[0]] = values[0];
+        o[keys[1]] = values[1];
+        return o;
+      case 1:
+        o[keys[0]] = values[0];
+        return o;
+      default:
+        for (let p = 0; p < count; p++) o[keys[p]] = values[p];
+        return o;
+    }
+  }
+
   // One block from the answer words at `i`; the index after it is left in `readEnd`.
   let readEnd = 0;
   function readBlock(o, i, slice, callId) {
@@ -153,7 +206,7 @@ function createApi(w) {
     const at = w.out_ptr() >> 2;
     const blocks = new Array(n);
     const slice = (a, b) => assistantMessage.slice(a, b);
-    let i = at + 4;
+    let i = at + 5;
     for (let b = 0; b < n; b++) {
       blocks[b] = readBlock(o, i, slice, nanoid8);
       i = readEnd;
@@ -161,46 +214,70 @@ function createApi(w) {
     return blocks;
   }
 
-  // A stream's text: a flat prefix plus recent chunks, merged when they outgrow it (so every
-  // character is copied O(1) times on average), sliced without flattening the whole.
+  // The first chunk of `ends` (the end offset of each of a list of strings, ascending) that ends
+  // after `at`.
+  function firstAfter(ends, at) {
+    let lo = 0;
+    let hi = ends.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid] > at) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  // Pieces `strings[from..]` of `a..b` (`ends` their end offsets, `base` where the first starts).
+  function slicePieces(strings, ends, base, from, a, b, out) {
+    for (let k = from; k < strings.length; k++) {
+      const start = k === 0 ? base : ends[k - 1];
+      if (start >= b) break;
+      const piece = strings[k];
+      out += piece.slice(Math.max(0, a - start), Math.min(piece.length, b - start));
+    }
+    return out;
+  }
+
+  // A stream's text: joined pieces of 64 chunks each, then the chunks since, sliced without
+  // flattening the whole. Every character is copied once (into its piece), and no array grows
+  // with the reply but the list of pieces (one entry per 64 chunks): a long reply leaves the
+  // garbage collector little to copy.
+  const PIECE = 64;
   class Text {
     constructor() {
-      this.flat = "";
+      this.pieces = [];
+      this.pieceEnds = [];
       this.chunks = [];
       this.ends = []; // end offset of each chunk
+      this.base = 0; // where the first of `chunks` starts
       this.length = 0;
+      // The last chunk pushed and where it starts: a growing string that ends where the text
+      // ends is extended by the chunk itself, with no slicing.
+      this.lastChunk = "";
+      this.lastStart = 0;
     }
     push(chunk) {
+      this.lastChunk = chunk;
+      this.lastStart = this.length;
       this.chunks.push(chunk);
       this.length += chunk.length;
       this.ends.push(this.length);
-      if (this.chunks.length >= 64 && this.length >= 2 * this.flat.length) {
-        this.flat = this.flat + this.chunks.join("");
-        this.flat.charCodeAt(0); // flattens it in V8
+      if (this.chunks.length === PIECE) {
+        this.pieces.push(this.chunks.join(""));
+        this.pieceEnds.push(this.length);
         this.chunks = [];
         this.ends = [];
+        this.base = this.length;
       }
     }
     slice(a, b) {
-      const f = this.flat.length;
-      if (b <= f) return this.flat.slice(a, b);
-      let out = a < f ? this.flat.slice(a, f) : "";
-      // First chunk ending after max(a, f).
-      const from = Math.max(a, f);
-      let lo = 0;
-      let hi = this.ends.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (this.ends[mid] > from) hi = mid;
-        else lo = mid + 1;
+      const base = this.base;
+      let out = "";
+      if (a < base) {
+        out = slicePieces(this.pieces, this.pieceEnds, 0, firstAfter(this.pieceEnds, a), a, b, out);
+        if (b <= base) return out;
       }
-      for (let c = lo; c < this.chunks.length; c++) {
-        const start = c === 0 ? f : this.ends[c - 1];
-        if (start >= b) break;
-        const chunk = this.chunks[c];
-        out += chunk.slice(Math.max(0, a - start), Math.min(chunk.length, b - start));
-      }
-      return out;
+      return slicePieces(this.chunks, this.ends, base, firstAfter(this.ends, Math.max(a, base)), a, b, out);
     }
   }
 
@@ -237,6 +314,11 @@ function createApi(w) {
       // Slicers for readBlock, made once per reply rather than once per push (fewer objects
       // for the GC). `_plain` for blocks before the last.
       this._plain = (a, b) => text.slice(a, b);
+      // What `_readLast` built last, for `_grown`: the block, its params' keys and values.
+      this._lastBlock = null;
+      this._lastKeys = [];
+      this._lastValues = [];
+      this._lastCount = 0;
       // The last block's strings (slot 0: a text's content, 1: a tool's name, 2 + 2p and 3 + 2p:
       // param p's name and value) are kept; one that kept its start and grew becomes the old
       // string plus the new part, so a long growing value costs only its new characters, and an
@@ -251,13 +333,69 @@ function createApi(w) {
           return s;
         }
         let s;
-        if (g.a === a && g.b <= b) s = g.b === b ? g.s : g.s + text.slice(g.b, b);
-        else s = text.slice(a, b);
+        if (g.a === a && g.b <= b) {
+          if (g.b === b) s = g.s;
+          else if (g.b === text.lastStart && b === text.length) s = g.s + text.lastChunk;
+          else s = g.s + text.slice(g.b, b);
+        } else s = text.slice(a, b);
         g.a = a;
         g.b = b;
         g.s = s;
         return s;
       };
+    }
+    // The last block after a push that only moved its growing string (`moved`: 0 a text's
+    // content, 1 + p param p's value) to `start..end`: the previous block with that string
+    // replaced — a new object, as every changed block is, without re-reading the rest.
+    _grown(moved, start, end) {
+      const prev = this._lastBlock;
+      let block;
+      if (moved === 0) {
+        block = { type: "text", content: this._growing(start, end, 0), partial: prev.partial };
+      } else {
+        const p = moved - 1;
+        const values = this._lastValues;
+        values[p] = this._growing(start, end, 3 + 2 * p);
+        block = {
+          type: "tool_use",
+          name: prev.name,
+          params: paramsOf(this._lastKeys, values, this._lastCount),
+          partial: prev.partial,
+          call_id: prev.call_id,
+          isNativeToolCall: false,
+        };
+      }
+      this._lastBlock = block;
+      return block;
+    }
+    // The last block, from the answer words at `i`, as readBlock reads it; its params' keys
+    // and values are kept (the first `_lastCount` of arrays reused from block to block) for
+    // `_grown`.
+    _readLast(o, i) {
+      const grow = this._growing;
+      const kind = o[i];
+      const partial = (kind & 2) !== 0;
+      let block;
+      if ((kind & 1) === 0) {
+        readEnd = i + 5;
+        block = { type: "text", content: grow(o[i + 1], o[i + 2], 0), partial };
+      } else {
+        const name = grow(o[i + 1], o[i + 2], 1);
+        const count = o[i + 3];
+        const keys = this._lastKeys;
+        const values = this._lastValues;
+        this._lastCount = count;
+        let k = i + 5;
+        for (let p = 0; p < count; p++, k += 4) {
+          keys[p] = keyOf(grow(o[k], o[k + 1], 2 + 2 * p));
+          values[p] = grow(o[k + 2], o[k + 3], 3 + 2 * p);
+        }
+        readEnd = k;
+        const params = paramsOf(keys, values, count);
+        block = { type: "tool_use", name, params, partial, call_id: this._callId(o[i + 4]), isNativeToolCall: false };
+      }
+      this._lastBlock = block;
+      return block;
     }
     _callId(ordinal) {
       return this._ids[ordinal] || (this._ids[ordinal] = nanoid8());
@@ -273,22 +411,25 @@ function createApi(w) {
       if (typeof chunk !== "string") throw new TypeError("push takes a string");
       this._text.push(chunk);
       const len = put(chunk);
-      const n = check(w.stream_push(this._handle, len, lastAscii));
+      const at = check(w.stream_push(this._handle, len, lastAscii));
       const o = words();
-      const at = w.out_ptr() >> 2;
+      const n = o[at];
       const from = o[at + 1];
       const completed = this.completed;
       if (completed.start !== o[at + 2] || completed.end !== o[at + 3]) {
         this.completed = { start: o[at + 2], end: o[at + 3] };
       }
       const blocks = this._blocks;
-      if (from < n || blocks.length !== n) {
+      const moved = o[at + 4];
+      if (moved !== NOT_MOVED) {
+        blocks[n - 1] = this._grown(moved, o[at + 5], o[at + 6]);
+      } else if (from < n || blocks.length !== n) {
         // Overwrite in place: shrinking the array (`length = from`) and pushing again would
         // make V8 trim and regrow its backing store on every push.
         if (blocks.length > n) blocks.length = n;
-        let i = at + 4;
+        let i = at + 5;
         for (let b = Math.min(from, blocks.length); b < n; b++) {
-          const block = readBlock(o, i, b === n - 1 ? this._growing : this._plain, this._callIdFn);
+          const block = b === n - 1 ? this._readLast(o, i) : readBlock(o, i, this._plain, this._callIdFn);
           if (b < blocks.length) blocks[b] = block;
           else blocks.push(block);
           i = readEnd;

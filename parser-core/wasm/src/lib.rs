@@ -14,14 +14,18 @@
 //! Answer layout (`out_ptr()`, `out_len()` words), after a parse or a push:
 //!
 //! ```text
-//! [total blocks, first block listed, completed.start, completed.end,
+//! [total blocks, first block listed, completed.start, completed.end, moved,
 //!  then for each listed block: kind (0 text, 1 tool) | partial << 1, start, end, params, ordinal,
 //!  then for each param: name start, name end, value start, value end]
 //! ```
 //!
 //! A text block's `start..end` is its content; a tool's is its name. A whole parse lists every
 //! block; a push lists the blocks from `Progress::changed.start` on (the earlier ones are as the
-//! previous push left them).
+//! previous push left them), with `moved` = [`NOT_MOVED`]. The usual push changes only the
+//! growing string of the last block, which the previous answer listed already
+//! (`Progress::grew_only`): its answer is then `moved` — 0 for a text's content, `1 + p` for
+//! param `p`'s value — and that string's new start and end, instead of the block's words; the
+//! glue rebuilds that block from its previous one.
 #![allow(unsafe_code)] // only for `#[unsafe(no_mangle)]`: the exports JavaScript calls by name
 
 use std::cell::RefCell;
@@ -45,9 +49,14 @@ pub mod code {
     pub const BAD_LENGTH: i32 = -5;
 }
 
+/// The `moved` word of an answer that is not a one-string change.
+pub const NOT_MOVED: u32 = u32::MAX;
+
 struct Stream {
     parser: StreamParser<'static>,
     index: Utf16Index,
+    /// The index of the last block the answers listed (the glue built it from their words).
+    last: Option<usize>,
 }
 
 #[derive(Default)]
@@ -210,7 +219,7 @@ pub extern "C" fn grammar_with_tools(len: u32) -> i32 {
 pub extern "C" fn stream_new(grammar: u32) -> i32 {
     with(|s| {
         let Some(&g) = s.grammars.get(grammar as usize) else { return code::BAD_HANDLE };
-        let stream = Stream { parser: StreamParser::with_grammar(g), index: Utf16Index::default() };
+        let stream = Stream { parser: StreamParser::with_grammar(g), index: Utf16Index::default(), last: None };
         match s.streams.iter().position(Option::is_none) {
             Some(free) => {
                 s.streams[free] = Some(stream);
@@ -246,6 +255,7 @@ pub extern "C" fn stream_reset(handle: u32) -> i32 {
         Some(Some(st)) => {
             st.parser.reset();
             st.index.clear();
+            st.last = None;
             0
         }
         _ => code::BAD_HANDLE,
@@ -253,34 +263,58 @@ pub extern "C" fn stream_reset(handle: u32) -> i32 {
 }
 
 /// Append the `len` bytes in the input buffer to stream `handle` (`ascii` as for [`parse`]).
-/// Returns the number of blocks now, or a negative error code; the answer lists the blocks
-/// from the first that changed.
+/// Bytes that are not UTF-8 are an error that breaks the stream (every later push fails too,
+/// until [`stream_reset`]).
+/// Returns where the answer is (its address in words, as [`out_ptr`] / 4: one call per push
+/// instead of two), or a negative error code; the answer lists the blocks from the first that
+/// changed (its first word is the number of blocks now).
 #[no_mangle]
 pub extern "C" fn stream_push(handle: u32, len: u32, ascii: u32) -> i32 {
     with(|s| {
         let State { input, out, streams, .. } = s;
         let Some(Some(st)) = streams.get_mut(handle as usize) else { return code::BAD_HANDLE };
-        let chunk = match input_str(input, len) {
-            Ok(t) => t,
-            Err(e) => return e,
+        let Some(chunk) = input.get(..len as usize) else { return code::BAD_LENGTH };
+        // The parser checks the bytes itself (an ASCII chunk with no decoding): invalid UTF-8,
+        // which the glue never sends, breaks the stream for good, as it does in Rust.
+        let progress = match st.parser.push_bytes(chunk) {
+            Ok(progress) => progress,
+            Err(_) => return code::BAD_UTF8,
         };
-        let progress = st.parser.push_str(chunk);
         st.index.extend(st.parser.text().as_bytes(), ascii != 0);
         let blocks = st.parser.blocks();
         let n = blocks.len();
-        write_answer(out, &blocks, progress.changed.start, progress.completed, &st.index);
-        n as i32
+        // The usual push: the growing string of the last block, which the glue has, moved.
+        let grown = if progress.grew_only && st.last == Some(n - 1) { blocks.growing() } else { None };
+        match grown {
+            Some((param, span)) => {
+                let moved = param.map_or(0, |k| 1 + k as u32);
+                let bytes = blocks.input().as_bytes();
+                let u = |offset: usize| st.index.utf16(bytes, offset) as u32;
+                out.clear();
+                let done = progress.completed;
+                let words =
+                    [n as u32, (n - 1) as u32, done.start as u32, done.end as u32, moved, u(span.start), u(span.end)];
+                out.extend_from_slice(&words);
+            }
+            None => {
+                if write_answer(out, &blocks, progress.changed.start, progress.completed, &st.index) {
+                    st.last = Some(n - 1);
+                }
+            }
+        }
+        (out.as_ptr() as usize / 4) as i32
     })
 }
 
-/// Write the answer words for `blocks[from..]`.
+/// Write the answer words for `blocks[from..]`; returns whether it listed any (then the last
+/// block among them).
 fn write_answer(
     out: &mut Vec<u32>,
     blocks: &Blocks<'_>,
     from: usize,
     completed: core::ops::Range<usize>,
     index: &Utf16Index,
-) {
+) -> bool {
     let text = blocks.input();
     let bytes = text.as_bytes();
     let base = text.as_ptr() as usize;
@@ -290,30 +324,40 @@ fn write_answer(
         let start = s.as_ptr() as usize - base;
         (u(start), u(start + s.len()))
     };
+    let n = blocks.len();
     out.clear();
-    out.extend_from_slice(&[blocks.len() as u32, from as u32, completed.start as u32, completed.end as u32]);
+    // Word by word into reserved room: `extend_from_slice` of a few words is a call to memcpy each.
+    out.reserve(4 + 5 * n.saturating_sub(from));
+    for w in [n as u32, from as u32, completed.start as u32, completed.end as u32, NOT_MOVED] {
+        out.push(w);
+    }
+    let mut listed = false;
     // Only the blocks from `from` on: each is O(1) to get, so a push costs its changed blocks,
     // never the ones before (a reply of 4,000 tools costs 4x one of 1,000).
-    for b in (from..blocks.len()).filter_map(|i| blocks.get(i)) {
+    for i in from..n {
+        let Some(b) = blocks.get(i) else { break };
+        listed = true;
         match b {
             Block::Text { content, partial } => {
                 let (start, end) = span(content);
-                out.extend_from_slice(&[u32::from(partial) << 1, start, end, 0, 0]);
+                for w in [u32::from(partial) << 1, start, end, 0, 0] {
+                    out.push(w);
+                }
             }
             Block::ToolUse(tool) => {
                 let (start, end) = span(tool.name);
                 let params = tool.params();
-                out.extend_from_slice(&[
-                    1 | u32::from(tool.partial) << 1,
-                    start,
-                    end,
-                    params.len() as u32,
-                    tool.ordinal as u32,
-                ]);
+                for w in [1 | u32::from(tool.partial) << 1, start, end, params.len() as u32, tool.ordinal as u32] {
+                    out.push(w);
+                }
+                out.reserve(4 * params.len());
                 for (name, value) in params.spans() {
-                    out.extend_from_slice(&[u(name.start), u(name.end), u(value.start), u(value.end)]);
+                    for w in [u(name.start), u(name.end), u(value.start), u(value.end)] {
+                        out.push(w);
+                    }
                 }
             }
         }
     }
+    listed
 }

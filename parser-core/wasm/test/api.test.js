@@ -113,6 +113,44 @@ test("a push rebuilds only the blocks from the first changed one, in the parser'
   p.free();
 });
 
+test("a push that only extends the last block gives a new block object; a kept one stays as it was", () => {
+  const p = new StreamParser();
+  const reply = "Hello <write_to_file><path>a.rs</path><content>fn main() {}\nfn other() {}";
+  let kept = null;
+  let keptJson = "";
+  for (let i = 0; i < reply.length; i += 3) {
+    const blocks = p.push(reply.slice(i, i + 3));
+    const whole = parseAssistantMessageV2(reply.slice(0, i + 3));
+    assert.equal(json(strip(blocks)), json(strip(whole)), reply.slice(0, i + 3));
+    const last = blocks[blocks.length - 1];
+    if (kept !== null && last !== kept) assert.equal(json(kept), keptJson, "a block handed out earlier changed");
+    kept = last;
+    keptJson = json(last);
+  }
+  p.free();
+});
+
+test("odd param names ('__proto__', integer-like ones) stream exactly as a whole parse reads them", () => {
+  const names = ["b", "2", "__proto__", "1", "constructor"];
+  const p = new StreamParser({ toolNames: ["t"], paramNames: names });
+  const body = names.map((n, k) => `<${n}>value ${k} of ${n}</${n}>`).join("") + "<b>again b</b><2>again 2";
+  const reply = `<t>${body}</t> done`;
+  // The whole parse with the same names, through a stream fed at once.
+  const wholeOf = (s) => {
+    const q = new StreamParser({ toolNames: ["t"], paramNames: names });
+    const blocks = q.push(s);
+    q.free();
+    return blocks;
+  };
+  const shape = (blocks) =>
+    blocks.map((b) => b.type === "tool_use" ? [Object.getPrototypeOf(b.params) === Object.prototype, Object.keys(b.params), json(strip([b]))] : json(b));
+  for (let i = 0; i < reply.length; i++) {
+    const blocks = p.push(reply[i]);
+    assert.deepEqual(shape(blocks), shape(wholeOf(reply.slice(0, i + 1))), reply.slice(0, i + 1));
+  }
+  p.free();
+});
+
 test("custom tool and param names, and setDynamicToolUseNames as in Cline", () => {
   const p = new StreamParser({ toolNames: ["my_tool"], paramNames: ["arg", "path"] });
   const blocks = p.push("<read_file><path>a</path></read_file><my_tool><arg> 1 </arg><path>x</path>");
