@@ -86,7 +86,9 @@ reparse(chunks(write(200 * 1024), 16).slice(0, 2000));
   const large = chunks(tools(4000), 16);
   let t1 = Infinity;
   let t4 = Infinity;
-  for (let r = 0; r < 5; r++) {
+  // Best of 15: the runs take a few ms, so one scavenge or a moment of another process's load
+  // moves a single pair (best of 5 read 4.0-5.4x on a 2-core machine, best of 15 4.0-4.25x).
+  for (let r = 0; r < 15; r++) {
     t1 = Math.min(t1, best(1, () => stream(small))[0]);
     t4 = Math.min(t4, best(1, () => stream(large))[0]);
   }
