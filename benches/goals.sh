@@ -135,7 +135,7 @@ python3 benches/agent_stream.py >"$tmp/stream" || { cat "$tmp/stream" >&2; faile
 jr=$(sed -n 's/^1 MiB in .*, --json [0-9]* bytes (\([0-9.]*\)x the file)$/\1/p' "$tmp/stream")
 [ -n "$jr" ] || { cat "$tmp/stream" >&2; echo "goals.sh: agent_stream.py printed no --json ratio" >&2; exit 1; }
 line json "--json bytes / file, a 1 MiB write streamed (goal <= 2x)" \
-  "$(printf '%.2fx (the call and its result each carry the file)' "$jr")" "$(is "$jr <= 2")"
+  "$(printf '%.2fx (call and result each carry it)' "$jr")" "$(is "$jr <= 2")"
 jg=$(sed -n 's/^growth from 1 to 4 MiB: \([0-9.]*\)x.*/\1/p' "$tmp/stream")
 line json "  agent CPU time, 4 MiB / 1 MiB streamed (linear: 4x)" "$(printf '%.2fx' "$jg")" "$(is "$jg <= 4.5")" must
 fi
