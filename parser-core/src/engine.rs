@@ -164,17 +164,8 @@ impl Engine {
     /// one search and returns, without entering the loop.
     #[inline]
     pub(crate) fn run<S: Sink>(&mut self, s: &[u8], g: &Grammar<'_>, sink: &mut S) -> Result<(), S::Error> {
-        if self.pending.is_none() {
-            match find_byte(s, self.pos, b'<') {
-                // A fresh candidate: the loop takes it as if a tag had been cut short there.
-                Some(lt) => self.pending = Some((lt, lt + 1)),
-                None => {
-                    self.pos = s.len();
-                    return Ok(());
-                }
-            }
-        }
-        self.run_tags(s, g, sink)
+        let lt = if self.pending.is_none() { find_byte(s, self.pos, b'<') } else { None };
+        self.run_searched(s, lt, g, sink)
     }
 
     /// [`Engine::run`] for new bytes that hold no `<` (the input is now `len` bytes long):
@@ -190,7 +181,7 @@ impl Engine {
     }
 
     /// [`Engine::run`] when the caller has already searched the new bytes `s[self.pos..]` for
-    /// their first `<` (`lt`).
+    /// their first `<` (`lt`; ignored while a tag cut short is pending).
     #[inline(always)]
     pub(crate) fn run_searched<S: Sink>(
         &mut self,
@@ -201,6 +192,7 @@ impl Engine {
     ) -> Result<(), S::Error> {
         if self.pending.is_none() {
             match lt {
+                // A fresh candidate: the loop takes it as if a tag had been cut short there.
                 Some(lt) => self.pending = Some((lt, lt + 1)),
                 None => {
                     self.pos = s.len();

@@ -90,6 +90,14 @@ fn replay(e: &Value) -> Resp {
     }
 }
 
+/// Runs agent-min against `server` as the recorded model, in `dialect`, with `rest` after.
+fn run_local(server: &Server, ws: &std::path::Path, dialect: &str, rest: &[&str]) -> crate::common::Run {
+    let url = server.openai_url();
+    let mut args = vec!["--provider", "openai", "--base-url", &url, "--model", "gemma-3-270m", "--tool-calls", dialect];
+    args.extend_from_slice(rest);
+    run_agent(ws, &args, &[], Duration::from_secs(120))
+}
+
 #[test]
 fn the_recording_is_a_server_that_sends_no_usage_ignores_tools_and_pings() {
     let all = recorded();
@@ -124,28 +132,8 @@ fn a_native_run_on_the_real_servers_replies_estimates_says_each_request_recovers
     let server = Server::start(script);
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("hello.txt"), "hello from a local model\n").unwrap();
-    let url = server.openai_url();
-    let args = [
-        "--provider",
-        "openai",
-        "--base-url",
-        &url,
-        "--model",
-        "gemma-3-270m",
-        "--tool-calls",
-        "native",
-        "--yolo",
-        "--json",
-        "--no-save",
-        "--max-tokens",
-        "200",
-        "--max-mistakes",
-        "3",
-        "--retry-delay",
-        "0.05",
-        "List the files in this directory.",
-    ];
-    let run = run_agent(ws.path(), &args, &[], Duration::from_secs(120));
+    let rest = ["--yolo", "--json", "--no-save", "--max-tokens", "200", "--max-mistakes", "3", "--retry-delay", "0.05"];
+    let run = run_local(&server, ws.path(), "native", &[&rest[..], &["List the files in this directory."]].concat());
     let evs = events::parse(&run.stdout);
     for e in &evs {
         events::validate(e).unwrap_or_else(|why| panic!("{why}: {e}"));
@@ -211,25 +199,8 @@ fn recovery_is_off_with_no_recover_text_calls() {
     let [_, _, _, echoed] = recorded();
     let server = Server::start(vec![replay(&echoed); 3]);
     let ws = tempfile::tempdir().unwrap();
-    let url = server.openai_url();
-    let args = [
-        "--provider",
-        "openai",
-        "--base-url",
-        &url,
-        "--model",
-        "gemma-3-270m",
-        "--tool-calls",
-        "native",
-        "--no-recover-text-calls",
-        "--yolo",
-        "--json",
-        "--no-save",
-        "--max-mistakes",
-        "3",
-        "List the files.",
-    ];
-    let run = run_agent(ws.path(), &args, &[], Duration::from_secs(120));
+    let rest = ["--no-recover-text-calls", "--yolo", "--json", "--no-save", "--max-mistakes", "3", "List the files."];
+    let run = run_local(&server, ws.path(), "native", &rest);
     let evs = events::parse(&run.stdout);
     assert_eq!(server.requests().len(), 3, "{}", run.stderr);
     assert!(events::of(&evs, "tool_call").is_empty(), "{}", run.stdout);
@@ -254,23 +225,12 @@ fn llama_cpp_python_is_sent_string_contents_and_other_servers_text_parts() {
     for llama_cpp_python in [true, false] {
         let server = Server::start_answering_models(vec![replay(&called)], llama_cpp_python.then(|| models.clone()));
         let ws = tempfile::tempdir().unwrap();
-        let url = server.openai_url();
-        let args = [
-            "--provider",
-            "openai",
-            "--base-url",
-            &url,
-            "--model",
-            "gemma-3-270m",
-            "--tool-calls",
+        let run = run_local(
+            &server,
+            ws.path(),
             "xml",
-            "--yolo",
-            "--no-save",
-            "--retry-delay",
-            "0.05",
-            "List the files here.",
-        ];
-        let run = run_agent(ws.path(), &args, &[], Duration::from_secs(120));
+            &["--yolo", "--no-save", "--retry-delay", "0.05", "List the files here."],
+        );
         let reqs = server.requests();
         assert!(!reqs.is_empty(), "{}", run.stderr);
         let user = &reqs[0].body["messages"][1];
