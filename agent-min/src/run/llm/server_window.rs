@@ -45,8 +45,7 @@ pub(crate) fn ask(provider: Provider, base_url: &str, model: &str) -> Option<Sai
     if !is_local(base_url) {
         return None;
     }
-    let root = base_url.trim_end_matches('/');
-    let root = root.strip_suffix("/v1").unwrap_or(root);
+    let root = root(base_url);
     // Ollama's own API gets the window agent-min asks for (`num_ctx`); nothing to ask.
     if provider != Provider::OpenAi {
         return None;
@@ -69,9 +68,7 @@ pub(crate) fn takes_only_strings(base_url: &str) -> bool {
     if !is_local(base_url) {
         return false;
     }
-    let root = base_url.trim_end_matches('/');
-    let root = root.strip_suffix("/v1").unwrap_or(root);
-    fetch(&format!("{root}/v1/models"), None).is_some_and(|v| llama_cpp_python(&v))
+    fetch(&format!("{}/v1/models", root(base_url)), None).is_some_and(|v| llama_cpp_python(&v))
 }
 
 /// llama-cpp-python's `/v1/models`: every entry `owned_by: "me"` with a `permissions` list
@@ -79,6 +76,12 @@ pub(crate) fn takes_only_strings(base_url: &str) -> bool {
 pub(crate) fn llama_cpp_python(v: &Value) -> bool {
     let Some(list) = v["data"].as_array().filter(|l| !l.is_empty()) else { return false };
     list.iter().all(|m| m["owned_by"] == "me" && m["permissions"].is_array())
+}
+
+/// The server's root: `base_url` without a trailing `/` or `/v1`.
+fn root(base_url: &str) -> &str {
+    let root = base_url.trim_end_matches('/');
+    root.strip_suffix("/v1").unwrap_or(root)
 }
 
 /// One question: a GET (or a POST of `body`), the answer as JSON if it was a 200.
