@@ -345,9 +345,7 @@ impl Validator {
                         bad!("{} has less than {min} item{}", shown(v), plural(min));
                     }
                 }
-                if o.get("uniqueItems").and_then(Value::as_bool) == Some(true)
-                    && items.iter().enumerate().any(|(i, a)| items[..i].iter().any(|b| same(a, b)))
-                {
+                if o.get("uniqueItems").and_then(Value::as_bool) == Some(true) && has_duplicates(items) {
                     bad!("{} has non-unique elements", shown(v));
                 }
                 // Positional schemas (`prefixItems`, or `items` as an array before 2020-12), then
@@ -523,6 +521,34 @@ fn same(a: &Value, b: &Value) -> bool {
 
 fn same_map(x: &Map<String, Value>, y: &Map<String, Value>) -> bool {
     x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| same(a, b)))
+}
+
+/// Whether two of `items` are equal (by [`same`]). Items are bucketed by [`key`] first, so a
+/// long array the model wrote costs about its length, not its square.
+fn has_duplicates(items: &[Value]) -> bool {
+    let mut seen: HashMap<String, Vec<&Value>> = HashMap::new();
+    items.iter().any(|item| {
+        let bucket = seen.entry(key(item)).or_default();
+        let found = bucket.iter().any(|b| same(item, b));
+        bucket.push(item);
+        found
+    })
+}
+
+/// A value's text with numbers as floats and object keys sorted: values equal by [`same`]
+/// always have the same key (different ones rarely do, and [`same`] then decides).
+fn key(v: &Value) -> String {
+    match v {
+        Value::Number(n) => format!("{:?}", n.as_f64().unwrap_or(f64::NAN)),
+        Value::Array(a) => format!("[{}]", a.iter().map(key).collect::<Vec<_>>().join(",")),
+        Value::Object(o) => {
+            let mut fields: Vec<String> =
+                o.iter().map(|(k, v)| format!("{}:{}", Value::from(k.as_str()), key(v))).collect();
+            fields.sort_unstable();
+            format!("{{{}}}", fields.join(","))
+        }
+        other => other.to_string(),
+    }
 }
 
 /// An integer's exact value.

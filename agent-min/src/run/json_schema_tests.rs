@@ -254,3 +254,18 @@ fn multiple_of_is_exact_for_decimals() {
         assert_eq!(v.is_valid(&x), ok, "{x}");
     }
 }
+
+#[test]
+fn unique_items_on_a_long_array_costs_its_length() {
+    // 200,000 distinct numbers and objects (equal only by value: 1 and 1.0, keys in any order):
+    // pairwise comparison would be 2e10 steps; bucketed, it is instant.
+    let v = Validator::new(&json!({"uniqueItems": true})).unwrap();
+    let mut items: Vec<Value> = (0..100_000).map(|i| json!(i)).collect();
+    items.extend((0..100_000).map(|i| json!({"a": i, "b": [i]})));
+    assert!(v.is_valid(&Value::Array(items.clone())));
+    items.push(json!({"b": [7.0], "a": 7}));
+    assert!(!v.is_valid(&Value::Array(items.clone())));
+    items.pop();
+    items.push(json!(99_999.0));
+    assert!(!v.is_valid(&Value::Array(items)));
+}
