@@ -12,9 +12,7 @@
 #   binary   agent-min's release build, stripped: with default features, and the minimal agent
 #            (`--no-default-features`, built in the `release-min` profile: release's settings,
 #            its own directory so that target/release/agent-min stays the default build).
-# Usage: benches/goals.sh [--abort] [--ci] [--readme] [--binary]
-#   --abort  also builds the `release-abort` profile (release with panic = "abort") and prints
-#            what it would save;
+# Usage: benches/goals.sh [--ci] [--readme] [--binary]
 #   --binary only the binary goals (builds nothing else; what `.ci/run fast` checks);
 #   --ci     exit 1 only when a goal marked `must` fails (what is met and must stay met: the
 #            linear ones and the package's size), not for goals still open;
@@ -24,17 +22,15 @@
 # Exit status 1 when a goal fails; the README's performance section quotes this output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-abort=0
 ci=0
 readme=0
 binary_only=0
 for arg in "$@"; do
   case $arg in
-    --abort) abort=1 ;;
     --ci) ci=1 ;;
     --readme) readme=1 ;;
     --binary) binary_only=1 ;;
-    *) echo "usage: benches/goals.sh [--abort] [--ci] [--readme] [--binary]" >&2; exit 2 ;;
+    *) echo "usage: benches/goals.sh [--ci] [--readme] [--binary]" >&2; exit 2 ;;
   esac
 done
 tools="valgrind node strip"
@@ -48,7 +44,6 @@ trap 'rm -rf "$tmp"' EXIT
 
 cargo build --locked --release -q -p agent-min
 cargo build --locked --profile release-min -q -p agent-min --no-default-features
-[ $abort = 0 ] || cargo build --locked --profile release-abort -q -p agent-min
 if [ $binary_only = 0 ]; then
   cargo build --release -q -p benches --bin ipb
   bash parser-core/wasm/build.sh "$tmp/pkg" >/dev/null 2>&1 || bash parser-core/wasm/build.sh "$tmp/pkg"
@@ -152,11 +147,6 @@ line binary "  the same, no larger than today (ceiling 5.9 MB)" "$(mb "$b")" "$(
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 line binary "  the same, no larger than today (ceiling 3.33 MB)" "$(mb "$m")" "$(is "$m <= 3330000")" must
-if [ $abort = 1 ]; then
-  a=$(size "$tgt/release-abort/agent-min")
-  line binary "the same with panic = \"abort\" (not used; no goal)" \
-    "$(printf '%d B (%.2f MB, -%.1f%%)' "$a" "$(calc "$a / 1e6")" "$(calc "100 * ($b - $a) / $b")")" info
-fi
 if [ $readme = 1 ]; then
   {
     echo "$(date -u +%Y-%m-%d), $(rustc --version | cut -d' ' -f1-2), node $(node --version), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg):"

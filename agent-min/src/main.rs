@@ -19,6 +19,9 @@ Run `agent-min COMMAND --help` for the options of each; `agent-min --version` fo
 ";
 
 fn main() -> ExitCode {
+    if let Some(code) = agent_min::run::tools::read::as_extractor() {
+        return code;
+    }
     let mut args = std::env::args_os().skip(1);
     let Some(cmd) = args.next() else {
         eprint!("{USAGE}");

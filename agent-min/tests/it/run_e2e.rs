@@ -513,6 +513,33 @@ fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
     assert!(!reqs.iter().any(|q| q.last_user().contains("Cannot read text")));
 }
 
+/// The PDF parser runs in a child process (agent-min itself): a file it panics on — here a
+/// real PDF whose pages lack their required `/MediaBox` — is refused with an error, and the run
+/// goes on (a release build aborts on a panic, so in-process it would end the agent).
+#[cfg(feature = "documents")]
+#[test]
+fn a_pdf_the_parser_panics_on_is_refused_and_the_run_goes_on() {
+    let ws = tempfile::tempdir().unwrap();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/documents");
+    let good = std::fs::read(fixtures.join("two-pages.pdf")).unwrap();
+    let at = good.windows(9).position(|w| w == b"/MediaBox").expect("the fixture has a /MediaBox");
+    let mut bad = good.clone();
+    bad[at + 1] = b'0';
+    std::fs::write(ws.path().join("bad.pdf"), &bad).unwrap();
+    std::fs::write(ws.path().join("good.pdf"), &good).unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("read_file", &[("path", "bad.pdf")])),
+        anthropic(&tool("read_file", &[("path", "good.pdf")])),
+        anthropic(&completion("Read what could be read.")),
+    ]);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["read the pdfs"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let bad = reqs[1].last_user();
+    assert!(bad.contains("Failed to extract text from PDF: the file could not be parsed"), "{bad}");
+    assert!(reqs[2].last_user().contains("3 | Hello from page one."), "{}", reqs[2].last_user());
+}
+
 /// Issue 22's tool results, through the real binary: the saved file byte for byte, a partial
 /// REPLACE marker applied, hidden and node_modules directories out of a recursive listing, a
 /// file's leading context line in its own block.

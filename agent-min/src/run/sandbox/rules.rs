@@ -62,6 +62,18 @@ pub(crate) fn ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, String> {
     Ok(rules)
 }
 
+/// Takes every file-system access away from the calling process for good (its open
+/// descriptors keep working): a document extractor's own first step, before it parses what it
+/// was given. Best effort: on a kernel without Landlock the process keeps its access, and the
+/// spawner's limits still bound it.
+pub(crate) fn give_up_files() {
+    let _ = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(HANDLED))
+        .and_then(|r| r.create())
+        .and_then(|r| r.restrict_self());
+}
+
 /// A Landlock domain that restricts nothing a program needs: it handles only the creation of
 /// block devices. Being in a domain is the point: a process in one cannot ptrace, nor open
 /// `/proc/PID/mem` of, a process outside it (Landlock's ptrace restriction, every

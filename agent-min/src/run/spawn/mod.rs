@@ -12,6 +12,7 @@
 //! | [`Policy::Editor`] | no API key | the agent's (the terminal's) | `PR_SET_PDEATHSIG` | — (the person's own) |
 //! | [`Policy::Hook`] | no API key | its own | watchdog | ptrace scope |
 //! | [`Policy::McpServer`] | a minimal one, plus its config's | its own | both | ptrace scope |
+//! | [`Policy::Extractor`] | none | the agent's | `PR_SET_PDEATHSIG` | ptrace scope, [`EXTRACTOR_LIMITS`]; it gives up file access itself |
 //! | [`Policy::Command`] | the sandbox's, a private `TMPDIR` | its own session | watchdog | the sandbox, or ptrace scope under `--sandbox off` |
 //!
 //! "ptrace scope" is a Landlock domain that restricts nothing on the file system: a process
@@ -51,6 +52,9 @@ pub(crate) enum Policy<'a> {
     Hook,
     /// A stdio MCP server from the person's settings.
     McpServer,
+    /// agent-min itself (`/proc/self/exe`) taking a document's text apart: a file the parser
+    /// panics, loops or swells on ends this child, never the agent.
+    Extractor,
     /// `execute_command`: the model's command, under `sandbox`, in `workspace`.
     Command {
         /// The run's sandbox policy.
@@ -63,6 +67,16 @@ pub(crate) enum Policy<'a> {
 /// Variables an MCP server gets from ours (the SDK's `getDefaultEnvironment`); its config's
 /// `env` is added to these. Nothing else of ours — no API key — reaches the server.
 const MINIMAL_ENV: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// The limits of a [`Policy::Extractor`] child, (resource, soft, hard): after a minute of CPU
+/// time it gets `SIGXCPU` (a second later `SIGKILL`); past 4 GiB of address space its
+/// allocations fail (and it aborts); it leaves no core file. A document that takes more to
+/// read is refused.
+pub(crate) const EXTRACTOR_LIMITS: &[(rustix::process::Resource, u64, u64)] = &[
+    (rustix::process::Resource::Cpu, 60, 61),
+    (rustix::process::Resource::As, 4 << 30, 4 << 30),
+    (rustix::process::Resource::Core, 0, 0),
+];
 
 /// Directories of a workspace that decide what runs outside the sandbox later (git's hooks
 /// and config, Cline's hooks, the project's MCP servers): read-only to sandboxed commands.
@@ -102,6 +116,12 @@ pub(crate) fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<
             }
             (setup.group, setup.watchdog, setup.die_with_agent) = (Group::Own, true, true);
             setup.ruleset = rules::ptrace_scope();
+        }
+        Policy::Extractor => {
+            cmd.env_clear();
+            setup.die_with_agent = true;
+            setup.ruleset = rules::ptrace_scope();
+            setup.limits = EXTRACTOR_LIMITS;
         }
         Policy::Command { sandbox, workspace } => {
             for name in sandbox.env.withheld() {
@@ -239,6 +259,13 @@ mod tests {
     fn output(policy: Policy<'_>, script: &str) -> String {
         let out = command("sh", policy).unwrap().arg("-c").arg(script).output().unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    #[test]
+    fn a_document_extractor_is_bounded_in_cpu_time_and_memory_and_leaves_no_core() {
+        // `ulimit` shows the soft limits: seconds, KiB, blocks.
+        let limits = output(Policy::Extractor, "ulimit -t; ulimit -v; ulimit -c");
+        assert_eq!(limits.split_whitespace().collect::<Vec<_>>(), ["60", "4194304", "0"], "{limits}");
     }
 
     #[test]

@@ -48,6 +48,8 @@ pub(crate) struct ChildSetup {
     pub ruleset: Option<landlock::RulesetCreated>,
     /// 8. A seccomp filter.
     pub seccomp: Option<Vec<libc::sock_filter>>,
+    /// 9. Resource limits: (resource, soft limit, hard limit).
+    pub limits: &'static [(rustix::process::Resource, u64, u64)],
 }
 
 impl ChildSetup {
@@ -63,6 +65,7 @@ impl ChildSetup {
             read_only: Vec::new(),
             ruleset: None,
             seccomp: None,
+            limits: &[],
         }
     }
 }
@@ -87,7 +90,7 @@ pub(crate) fn before_exec(cmd: &mut Command, setup: ChildSetup) {
     // SAFETY: the closure runs in the forked child of a possibly multi-threaded process, where
     // only async-signal-safe work is allowed: it makes raw system calls (setsid, setpgid, prctl,
     // fork, waitpid, close_range, pidfd_open, poll, kill, _exit, unshare, mount, open/write of
-    // /proc files, landlock_restrict_self, seccomp) on integers and on paths, strings and BPF
+    // /proc files, landlock_restrict_self, seccomp, setrlimit) on integers and on paths, strings and BPF
     // programs prepared before the fork, and allocates nothing on the success path; `take`
     // moves the prepared values out without allocating.
     unsafe {
@@ -153,6 +156,10 @@ pub(crate) fn before_exec(cmd: &mut Command, setup: ChildSetup) {
                     libc::SECCOMP_MODE_FILTER as libc::c_ulong,
                     &prog as *const libc::sock_fprog as libc::c_ulong,
                 ))?;
+            }
+            for &(resource, soft, hard) in s.limits {
+                let limit = rustix::process::Rlimit { current: Some(soft), maximum: Some(hard) };
+                rustix::process::setrlimit(resource, limit)?;
             }
             Ok(())
         });

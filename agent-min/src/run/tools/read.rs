@@ -143,6 +143,17 @@ pub fn extract_text(abs: &Path) -> Result<String, String> {
     Ok(truncate_content(text))
 }
 
+/// Runs agent-min's internal document command when this process was started as one (by
+/// [`extract_text`], in a child: `agent-min __pdf-text`), and gives its exit status; `None`
+/// otherwise. Every program that reads documents with [`extract_text`] calls it first thing.
+pub fn as_extractor() -> Option<std::process::ExitCode> {
+    #[cfg(feature = "documents")]
+    if std::env::args_os().nth(1).is_some_and(|a| a == super::documents::PDF_CHILD_COMMAND) {
+        return Some(super::documents::pdf_child_main());
+    }
+    None
+}
+
 /// Cline's `formatBytes`.
 fn format_bytes(n: usize) -> String {
     match n {

@@ -25,8 +25,14 @@ struct Live {
     renames: Vec<(PathBuf, PathBuf)>,
 }
 
-/// Starts the watcher thread. Call once, early in `main`.
+/// Starts the watcher thread, and makes a panic clean up as an interrupt does. Call once,
+/// early in `main`.
 pub(crate) fn install() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        after_panic();
+    }));
     use signal_hook::consts::{SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
         return; // no handler: the default action (terminate) still leaves no half-written file
@@ -137,7 +143,10 @@ fn finish(ending: Ending) -> ! {
 /// Kills curl and any running command, without exiting (the `--timeout` watchdog): the blocked
 /// reads and waits of the main thread then end, and the loop stops at its next check.
 pub(crate) fn kill_children() {
-    let live = lock();
+    kill_registered(&lock());
+}
+
+fn kill_registered(live: &Live) {
     for &pid in &live.pids {
         send_signal(pid, libc::SIGKILL);
     }
@@ -209,7 +218,11 @@ fn freeze_if_interrupted(item: &Item) {
 
 fn kill_everything() {
     kill_children();
-    let live = lock();
+    remove_half_written(&lock());
+}
+
+/// Removes the registered temporary files and puts back what was renamed.
+fn remove_half_written(live: &Live) {
     for f in &live.files {
         if std::fs::remove_file(f).is_err() {
             let _ = std::fs::remove_dir_all(f); // a private temporary directory
@@ -217,6 +230,17 @@ fn kill_everything() {
     }
     for (renamed, original) in &live.renames {
         let _ = std::fs::rename(renamed, original);
+    }
+}
+
+/// What a panic leaves behind is undone as after Ctrl-C: the release build aborts on a panic
+/// (no unwinding, so no `Drop` runs), and a curl request, a command's group, a half-written
+/// file or a renamed nested repository would outlive it. Skipped when the panicking thread
+/// holds the registry itself (the watchdogs and the nested repositories' journal still apply).
+fn after_panic() {
+    if let Ok(live) = LIVE.try_lock() {
+        kill_registered(&live);
+        remove_half_written(&live);
     }
 }
 
@@ -292,5 +316,29 @@ impl Drop for Guard {
             Item::File(f) => live.files.retain(|x| x != f),
             Item::Rename(r) => live.renames.retain(|(x, _)| x != r),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_panic_leaves_half_written_is_removed_or_put_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tmp, renamed, original) =
+            (dir.path().join("f.tmp"), dir.path().join(".git_disabled"), dir.path().join(".git"));
+        std::fs::write(&tmp, "half").unwrap();
+        std::fs::create_dir(&renamed).unwrap();
+        // A registry of its own: the global one belongs to the other tests running meanwhile.
+        let live = Live {
+            pids: Vec::new(),
+            groups: Vec::new(),
+            turn: Vec::new(),
+            files: vec![tmp.clone()],
+            renames: vec![(renamed.clone(), original.clone())],
+        };
+        remove_half_written(&live);
+        assert!(!tmp.exists() && !renamed.exists() && original.is_dir());
     }
 }

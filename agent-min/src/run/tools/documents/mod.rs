@@ -5,7 +5,8 @@
 //! `chardetng` + `encoding_rs`). Behind the default cargo feature `documents`.
 //!
 //! Everything read is untrusted: an archive member is read to at most [`MAX_MEMBER`] bytes
-//! (a zip bomb stops there), and a PDF the parser panics on is refused, not fatal.
+//! (a zip bomb stops there), and a PDF is parsed in a child process (`pdf`): one the parser
+//! panics, loops or swells on is refused, not fatal.
 
 mod docx;
 mod encoding;
@@ -15,6 +16,7 @@ mod xlsx;
 mod zipped;
 
 pub(crate) use encoding::decode_legacy;
+pub(crate) use pdf::{child_main as pdf_child_main, CHILD_COMMAND as PDF_CHILD_COMMAND};
 
 /// Most bytes read from one member of a DOCX or XLSX archive once inflated.
 pub(crate) const MAX_MEMBER: u64 = 64 << 20;
