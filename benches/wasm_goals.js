@@ -105,7 +105,7 @@ reparse(chunks(write(200 * 1024), 16).slice(0, 2000));
 const text = write(200 * 1024);
 for (const n of [16, 64]) {
   const parts = chunks(text, n);
-  const [ts, a] = best(9, () => stream(parts));
+  const [ts, a] = best(31, () => stream(parts));
   const [tr, b] = best(n === 16 ? 2 : 3, () => reparse(parts));
   if (strip(a) !== strip(b)) throw new Error("StreamParser and the whole parse disagree");
   const perPush = ts / parts.length;
