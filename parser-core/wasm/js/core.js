@@ -239,11 +239,11 @@ function createApi(w) {
   }
 
   // A stream's text: pieces, sliced without flattening the whole. The chunks since the last cut
-  // are joined by `+=` (a rope: no copy yet), cut into a piece when it reaches PIECE units or
-  // when a slice reaches into it; V8 flattens a piece the first time it is sliced. So every
-  // character is copied at most once, a push costs a concatenation, and the only array that
-  // grows with the reply is the list of pieces.
-  const PIECE = 4096;
+  // are joined by `+=` (a rope: no copy yet), cut into a piece when it reaches PIECE units, when
+  // a slice reaches into it, or when it is handed to the module; V8 flattens a piece the first
+  // time it is sliced or encoded. So every character is copied at most once, a push costs a
+  // concatenation, and the only array that grows with the reply is the list of pieces.
+  const PIECE = 16384;
   class Text {
     constructor() {
       this.pieces = [];
@@ -285,17 +285,6 @@ function createApi(w) {
       c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
       c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
     );
-  }
-
-  // A param name's last character and `>`: what ends its closing tag. One string per name.
-  const pairCache = new Map();
-  function pairOf(name) {
-    let pair = pairCache.get(name);
-    if (pair === undefined) {
-      pair = name[name.length - 1] + ">";
-      pairCache.set(name, pair);
-    }
-    return pair;
   }
 
   // Text the glue keeps to itself before handing it to the module (see StreamParser.push): at
@@ -344,10 +333,10 @@ function createApi(w) {
       this._synced = 0;
       // When the text is known to end inside the last block's growing string: which one (the
       // answer's `moved`: 0 a text's content, 1 + p param p's value; -1 not known), its slot
-      // below, and for a param the last character of its name and `>` (null for a text).
+      // below, and for a param the last UTF-16 unit of its name (-1 for a text).
       this._grow = -1;
       this._growSlot = null;
-      this._growPair = null;
+      this._growLast = -1;
       // The last block's strings (slot 0: a text's content, 1: a tool's name, 2 + 2p and 3 + 2p:
       // param p's name and value) are kept; one that kept its start and grew becomes the old
       // string plus the new part, so a long growing value costs only its new characters, and an
@@ -436,12 +425,21 @@ function createApi(w) {
     // might end a tool's opening tag; in a param's value only the `>` of its closing tag does,
     // so a `>` after any other character than the name's last one is plain text.
     _onlyGrows(chunk) {
-      const pair = this._growPair;
-      if (pair === null) return chunk.indexOf(">") < 0;
-      if (chunk.indexOf(pair) >= 0) return false;
-      if (chunk.charCodeAt(0) !== 0x3e) return true;
-      const prev = this._text.lastChunk;
-      return prev.length > 0 && prev.charCodeAt(prev.length - 1) !== pair.charCodeAt(0);
+      let j = chunk.indexOf(">");
+      if (j < 0) return true;
+      const last = this._growLast;
+      if (last < 0) return false;
+      // (One `indexOf(">")` per `>` costs less than one search for the two characters.)
+      do {
+        if (j > 0) {
+          if (chunk.charCodeAt(j - 1) === last) return false;
+        } else {
+          const prev = this._text.lastChunk;
+          if (prev.length === 0 || prev.charCodeAt(prev.length - 1) === last) return false;
+        }
+        j = chunk.indexOf(">", j + 1);
+      } while (j >= 0);
+      return true;
     }
     _callId(ordinal) {
       return this._ids[ordinal] || (this._ids[ordinal] = nanoid8());
@@ -483,7 +481,16 @@ function createApi(w) {
       const from0 = this._synced;
       text.push(chunk);
       this._synced = text.length;
-      const len = put(from0 === text.lastStart ? chunk : text.slice(from0, text.length));
+      let str;
+      if (from0 === text.lastStart) str = chunk;
+      else if (from0 === text.base) {
+        // The held text is the rope since the last cut: encoded as it is (encodeInto flattens
+        // it once, in place), then made a piece.
+        str = text.rope;
+        text.cut();
+        str.charCodeAt(0); // flattens the rope (encodeInto would walk it character by character)
+      } else str = text.slice(from0, text.length);
+      const len = put(str);
       const at = check(w.stream_push(this._handle, len, lastAscii));
       const o = words();
       const n = o[at];
@@ -503,7 +510,11 @@ function createApi(w) {
         if (start < end) {
           this._grow = moved;
           this._growSlot = this._slots[moved === 0 ? 0 : 1 + 2 * moved];
-          this._growPair = moved === 0 ? null : pairOf(this._lastKeys[moved - 1]);
+          if (moved === 0) this._growLast = -1;
+          else {
+            const name = this._lastKeys[moved - 1];
+            this._growLast = name.charCodeAt(name.length - 1);
+          }
         }
       } else if (from < n || blocks.length !== n) {
         // Overwrite in place: shrinking the array (`length = from`) and pushing again would
