@@ -109,11 +109,18 @@ test("pushes that only extend a growing string agree with the whole parse at eve
         }
       : parseAssistantMessageV2;
     let at = 0;
+    let before = [];
     while (at < reply.length) {
       const next = Math.min(reply.length, at + 1 + Math.floor(rand() * 12));
       const blocks = p.push(reply.slice(at, next));
       at = next;
-      assert.equal(json(strip(blocks)), json(strip(whole(reply.slice(0, at)))), json(reply.slice(0, at)));
+      const want = strip(whole(reply.slice(0, at)));
+      assert.equal(json(strip(blocks)), json(want), json(reply.slice(0, at)));
+      // `completed`: the blocks that were partial (or absent) before this push and are not now.
+      const done = want.map((b, i) => !b.partial && (i >= before.length || before[i].partial));
+      const { start, end } = p.completed;
+      assert.ok(start <= end && done.every((d, i) => d === (i >= start && i < end)), json([reply.slice(0, at), start, end]));
+      before = want;
     }
     p.free();
   }
