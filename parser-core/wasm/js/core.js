@@ -238,18 +238,18 @@ function createApi(w) {
     return out;
   }
 
-  // A stream's text: joined pieces of 64 chunks each, then the chunks since, sliced without
-  // flattening the whole. Every character is copied once (into its piece), and no array grows
-  // with the reply but the list of pieces (one entry per 64 chunks): a long reply leaves the
-  // garbage collector little to copy.
-  const PIECE = 64;
+  // A stream's text: pieces, sliced without flattening the whole. The chunks since the last cut
+  // are joined by `+=` (a rope: no copy yet), cut into a piece when it reaches PIECE units, when
+  // a slice reaches into it, or when it is handed to the module; V8 flattens a piece the first
+  // time it is sliced or encoded. So every character is copied at most once, a push costs a
+  // concatenation, and the only array that grows with the reply is the list of pieces.
+  const PIECE = 16384;
   class Text {
     constructor() {
       this.pieces = [];
       this.pieceEnds = [];
-      this.chunks = [];
-      this.ends = []; // end offset of each chunk
-      this.base = 0; // where the first of `chunks` starts
+      this.rope = ""; // the text since `base`, not yet a piece
+      this.base = 0;
       this.length = 0;
       // The last chunk pushed and where it starts: a growing string that ends where the text
       // ends is extended by the chunk itself, with no slicing.
@@ -259,27 +259,37 @@ function createApi(w) {
     push(chunk) {
       this.lastChunk = chunk;
       this.lastStart = this.length;
-      this.chunks.push(chunk);
+      this.rope += chunk;
       this.length += chunk.length;
-      this.ends.push(this.length);
-      if (this.chunks.length === PIECE) {
-        this.pieces.push(this.chunks.join(""));
-        this.pieceEnds.push(this.length);
-        this.chunks = [];
-        this.ends = [];
-        this.base = this.length;
-      }
+      if (this.rope.length >= PIECE) this.cut();
+    }
+    cut() {
+      if (this.length === this.base) return;
+      this.pieces.push(this.rope);
+      this.pieceEnds.push(this.length);
+      this.rope = "";
+      this.base = this.length;
     }
     slice(a, b) {
-      const base = this.base;
-      let out = "";
-      if (a < base) {
-        out = slicePieces(this.pieces, this.pieceEnds, 0, firstAfter(this.pieceEnds, a), a, b, out);
-        if (b <= base) return out;
-      }
-      return slicePieces(this.chunks, this.ends, base, firstAfter(this.ends, Math.max(a, base)), a, b, out);
+      if (b > this.base) this.cut();
+      return slicePieces(this.pieces, this.pieceEnds, 0, firstAfter(this.pieceEnds, a), a, b, "");
     }
   }
+
+  // JavaScript's trim() whitespace (WhiteSpace and LineTerminator): the set Cline trims every
+  // text and param value by, and parser-core's trim too.
+  function isSpace(c) {
+    if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+    if (c < 0xa0) return false;
+    return (
+      c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
+      c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+    );
+  }
+
+  // Text the glue keeps to itself before handing it to the module (see StreamParser.push): at
+  // most this many UTF-16 units, so that the push that hands them over stays short.
+  const HOLD = 8192;
 
   const registry =
     typeof FinalizationRegistry === "function" ? new FinalizationRegistry((h) => w.stream_free(h)) : null;
@@ -319,12 +329,21 @@ function createApi(w) {
       this._lastKeys = [];
       this._lastValues = [];
       this._lastCount = 0;
+      // The module has the text's first `_synced` units; the glue holds the rest (see push).
+      this._synced = 0;
+      // When the text is known to end inside the last block's growing string: which one (the
+      // answer's `moved`: 0 a text's content, 1 + p param p's value; -1 not known), its slot
+      // below, and for a param the last UTF-16 unit of its name (-1 for a text).
+      this._grow = -1;
+      this._growSlot = null;
+      this._growLast = -1;
       // The last block's strings (slot 0: a text's content, 1: a tool's name, 2 + 2p and 3 + 2p:
       // param p's name and value) are kept; one that kept its start and grew becomes the old
       // string plus the new part, so a long growing value costs only its new characters, and an
       // unchanged one is reused. Correct for any block: the text only grows, so
       // text.slice(a, b) for b >= g.b extends g.s. A slot is read before it is rewritten.
       const grow = [];
+      this._slots = grow;
       this._growing = (a, b, slot) => {
         const g = grow[slot];
         if (g === undefined) {
@@ -336,6 +355,7 @@ function createApi(w) {
         if (g.a === a && g.b <= b) {
           if (g.b === b) s = g.s;
           else if (g.b === text.lastStart && b === text.length) s = g.s + text.lastChunk;
+          else if (g.b >= text.lastStart) s = g.s + text.lastChunk.slice(g.b - text.lastStart, b - text.lastStart);
           else s = g.s + text.slice(g.b, b);
         } else s = text.slice(a, b);
         g.a = a;
@@ -348,14 +368,17 @@ function createApi(w) {
     // content, 1 + p param p's value) to `start..end`: the previous block with that string
     // replaced — a new object, as every changed block is, without re-reading the rest.
     _grown(moved, start, end) {
+      return this._withGrown(moved, this._growing(start, end, moved === 0 ? 0 : 1 + 2 * moved));
+    }
+    // The last block with its growing string (`moved` as for `_grown`) now `s`.
+    _withGrown(moved, s) {
       const prev = this._lastBlock;
       let block;
       if (moved === 0) {
-        block = { type: "text", content: this._growing(start, end, 0), partial: prev.partial };
+        block = { type: "text", content: s, partial: prev.partial };
       } else {
-        const p = moved - 1;
         const values = this._lastValues;
-        values[p] = this._growing(start, end, 3 + 2 * p);
+        values[moved - 1] = s;
         block = {
           type: "tool_use",
           name: prev.name,
@@ -397,6 +420,27 @@ function createApi(w) {
       this._lastBlock = block;
       return block;
     }
+    // Whether `chunk`, appended to a text that ends inside the growing string `_grow`, surely
+    // leaves every block but that string as it is. Only a `>` ends a tag: in a text, any `>`
+    // might end a tool's opening tag; in a param's value only the `>` of its closing tag does,
+    // so a `>` after any other character than the name's last one is plain text.
+    _onlyGrows(chunk) {
+      let j = chunk.indexOf(">");
+      if (j < 0) return true;
+      const last = this._growLast;
+      if (last < 0) return false;
+      // (One `indexOf(">")` per `>` costs less than one search for the two characters.)
+      do {
+        if (j > 0) {
+          if (chunk.charCodeAt(j - 1) === last) return false;
+        } else {
+          const prev = this._text.lastChunk;
+          if (prev.length === 0 || prev.charCodeAt(prev.length - 1) === last) return false;
+        }
+        j = chunk.indexOf(">", j + 1);
+      } while (j >= 0);
+      return true;
+    }
     _callId(ordinal) {
       return this._ids[ordinal] || (this._ids[ordinal] = nanoid8());
     }
@@ -409,8 +453,44 @@ function createApi(w) {
      */
     push(chunk) {
       if (typeof chunk !== "string") throw new TypeError("push takes a string");
-      this._text.push(chunk);
-      const len = put(chunk);
+      const text = this._text;
+      const grow = this._grow;
+      if (grow >= 0 && text.length + chunk.length - this._synced <= HOLD && this._onlyGrows(chunk)) {
+        // The chunk cannot end a tag, so it only extends the growing string, up to its last
+        // character that trim() keeps: the module would say just that. It gets the text later,
+        // in one push (at most HOLD units, or when a chunk may end a tag).
+        const blocks = this._blocks;
+        const at = text.length;
+        let j = chunk.length - 1;
+        while (j >= 0 && isSpace(chunk.charCodeAt(j))) j--;
+        if (j >= 0) {
+          // The string so far ends at g.b; the text after it, up to `at`, is whitespace.
+          const g = this._growSlot;
+          const part = j + 1 === chunk.length ? chunk : chunk.slice(0, j + 1);
+          let s;
+          if (g.b === at) s = g.s + part;
+          else if (g.b >= text.lastStart) s = g.s + text.lastChunk.slice(g.b - text.lastStart) + part;
+          else s = g.s + text.slice(g.b, at) + part;
+          g.b = at + j + 1;
+          g.s = s;
+          blocks[blocks.length - 1] = this._withGrown(grow, s);
+        }
+        text.push(chunk);
+        return blocks;
+      }
+      const from0 = this._synced;
+      text.push(chunk);
+      this._synced = text.length;
+      let str;
+      if (from0 === text.lastStart) str = chunk;
+      else if (from0 === text.base) {
+        // The held text is the rope since the last cut: encoded as it is (encodeInto flattens
+        // it once, in place), then made a piece.
+        str = text.rope;
+        text.cut();
+        str.charCodeAt(0); // flattens the rope (encodeInto would walk it character by character)
+      } else str = text.slice(from0, text.length);
+      const len = put(str);
       const at = check(w.stream_push(this._handle, len, lastAscii));
       const o = words();
       const n = o[at];
@@ -421,8 +501,21 @@ function createApi(w) {
       }
       const blocks = this._blocks;
       const moved = o[at + 4];
+      this._grow = -1;
       if (moved !== NOT_MOVED) {
-        blocks[n - 1] = this._grown(moved, o[at + 5], o[at + 6]);
+        const start = o[at + 5];
+        const end = o[at + 6];
+        blocks[n - 1] = this._grown(moved, start, end);
+        // An empty string has no start yet (trim() moves it): the next push asks the module.
+        if (start < end) {
+          this._grow = moved;
+          this._growSlot = this._slots[moved === 0 ? 0 : 1 + 2 * moved];
+          if (moved === 0) this._growLast = -1;
+          else {
+            const name = this._lastKeys[moved - 1];
+            this._growLast = name.charCodeAt(name.length - 1);
+          }
+        }
       } else if (from < n || blocks.length !== n) {
         // Overwrite in place: shrinking the array (`length = from`) and pushing again would
         // make V8 trim and regrow its backing store on every push.
@@ -452,6 +545,7 @@ function createApi(w) {
         if (registry) registry.unregister(this._token);
         w.stream_free(this._handle);
         this._handle = -1;
+        this._grow = -1; // every later push asks the module, which refuses it
       }
     }
   }

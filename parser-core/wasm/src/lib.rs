@@ -25,7 +25,12 @@
 //! growing string of the last block, which the previous answer listed already
 //! (`Progress::grew_only`): its answer is then `moved` — 0 for a text's content, `1 + p` for
 //! param `p`'s value — and that string's new start and end, instead of the block's words; the
-//! glue rebuilds that block from its previous one.
+//! glue rebuilds that block from its previous one. The next such push reads the string's new end
+//! from the new bytes (trailing ASCII whitespace) instead of asking the parser again.
+//!
+//! The glue itself answers a push that surely only extends the growing string (no `>` in it
+//! that could end a tag) and hands such chunks over later, several in one push: to this module a
+//! push is any run of the stream's text.
 #![allow(unsafe_code)] // only for `#[unsafe(no_mangle)]`: the exports JavaScript calls by name
 
 use std::cell::RefCell;
@@ -57,6 +62,34 @@ struct Stream {
     index: Utf16Index,
     /// The index of the last block the answers listed (the glue built it from their words).
     last: Option<usize>,
+    /// The growing string the last answer moved, if it was not empty.
+    grown: Option<Grown>,
+}
+
+/// A growing string an answer moved: of block `n - 1`, which one (`moved`), and its byte span.
+#[derive(Clone, Copy)]
+struct Grown {
+    n: usize,
+    moved: u32,
+    start: usize,
+    end: usize,
+}
+
+/// After a push that only grew the growing string `g` (`Progress::grew_only`: the same string,
+/// which runs to the end of `text` and is trimmed as JavaScript's `trim` does): its new end, read
+/// from the new bytes' ASCII whitespace alone. `None` when a non-ASCII character ends the text
+/// (it may be whitespace to `trim`): then the parser says where the string ends.
+fn grown_end(text: &[u8], g: &Grown) -> Option<usize> {
+    let mut p = text.len();
+    // `text[g.end - 1]` ends a non-empty trimmed string: not whitespace, so the scan stops there.
+    while p > g.end {
+        match text[p - 1] {
+            b'\t'..=b'\r' | b' ' => p -= 1,
+            0x80.. => return None,
+            _ => break,
+        }
+    }
+    Some(p)
 }
 
 #[derive(Default)]
@@ -219,7 +252,8 @@ pub extern "C" fn grammar_with_tools(len: u32) -> i32 {
 pub extern "C" fn stream_new(grammar: u32) -> i32 {
     with(|s| {
         let Some(&g) = s.grammars.get(grammar as usize) else { return code::BAD_HANDLE };
-        let stream = Stream { parser: StreamParser::with_grammar(g), index: Utf16Index::default(), last: None };
+        let stream =
+            Stream { parser: StreamParser::with_grammar(g), index: Utf16Index::default(), last: None, grown: None };
         match s.streams.iter().position(Option::is_none) {
             Some(free) => {
                 s.streams[free] = Some(stream);
@@ -256,6 +290,7 @@ pub extern "C" fn stream_reset(handle: u32) -> i32 {
             st.parser.reset();
             st.index.clear();
             st.last = None;
+            st.grown = None;
             0
         }
         _ => code::BAD_HANDLE,
@@ -283,17 +318,30 @@ pub extern "C" fn stream_push(handle: u32, len: u32, ascii: u32) -> i32 {
         st.index.extend(st.parser.text().as_bytes(), ascii != 0);
         let blocks = st.parser.blocks();
         let n = blocks.len();
-        // The usual push: the growing string of the last block, which the glue has, moved.
-        let grown = if progress.grew_only && st.last == Some(n - 1) { blocks.growing() } else { None };
+        let bytes = blocks.input().as_bytes();
+        // The usual push: the growing string of the last block, which the glue has, moved. The
+        // same string as the last answer's (then only its end moved), or the parser finds it.
+        let grown = if progress.grew_only && st.last == Some(n - 1) {
+            let again = st.grown.filter(|g| g.n == n).and_then(|g| Some(Grown { end: grown_end(bytes, &g)?, ..g }));
+            again.or_else(|| {
+                blocks.growing().map(|(param, span)| Grown {
+                    n,
+                    moved: param.map_or(0, |k| 1 + k as u32),
+                    start: span.start,
+                    end: span.end,
+                })
+            })
+        } else {
+            None
+        };
+        st.grown = grown.filter(|g| g.start < g.end);
         match grown {
-            Some((param, span)) => {
-                let moved = param.map_or(0, |k| 1 + k as u32);
-                let bytes = blocks.input().as_bytes();
+            Some(g) => {
                 let u = |offset: usize| st.index.utf16(bytes, offset) as u32;
-                out.clear();
                 let done = progress.completed;
                 let words =
-                    [n as u32, (n - 1) as u32, done.start as u32, done.end as u32, moved, u(span.start), u(span.end)];
+                    [n as u32, (n - 1) as u32, done.start as u32, done.end as u32, g.moved, u(g.start), u(g.end)];
+                out.clear();
                 out.extend_from_slice(&words);
             }
             None => {

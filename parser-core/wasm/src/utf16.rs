@@ -31,14 +31,20 @@ impl Utf16Index {
 
     /// Index `text[self.bytes..]` (the text only ever grows). `ascii`: the new bytes are known
     /// to be ASCII, so no byte need be read.
+    #[inline]
     pub(crate) fn extend(&mut self, text: &[u8], ascii: bool) {
-        let (start, end) = (self.bytes, text.len());
         if self.bytes == self.units && ascii {
             // All ASCII so far: offsets are the identity, and no checkpoints are needed yet.
-            self.bytes = end;
-            self.units = end;
+            self.bytes = text.len();
+            self.units = text.len();
             return;
         }
+        self.extend_slow(text, ascii);
+    }
+
+    #[inline(never)]
+    fn extend_slow(&mut self, text: &[u8], ascii: bool) {
+        let (start, end) = (self.bytes, text.len());
         if self.marks.len() * STEP < start {
             // The ASCII prefix had no checkpoints: they are the identity.
             let have = self.marks.len();
@@ -57,6 +63,7 @@ impl Utf16Index {
     }
 
     /// The UTF-16 offset of byte offset `offset` (a character boundary within the indexed text).
+    #[inline]
     pub(crate) fn utf16(&self, text: &[u8], offset: usize) -> usize {
         if self.bytes == self.units {
             return offset;

@@ -84,6 +84,48 @@ test("a long growing value streams exactly (the glue extends the last block's st
   p.free();
 });
 
+test("pushes that only extend a growing string agree with the whole parse at every push, tags cut anywhere", () => {
+  // The glue answers such pushes itself (a chunk with no `>` that could end a tag) and hands the
+  // text to the module later: closing tags split across pushes, `>` after the name's last letter,
+  // whitespace the trim drops then keeps, and names that share their last letter.
+  const atoms = ["</content>", "</content", "t>", ">", "t", "nt", "</", "<", " ", "\n", "\u00A0", "\u2028", "\uFEFF",
+    "x", "é", "😀", "\uD800", "</path>", "<path>", "</write_to_file>", "<content>", "a > b", "Vec<u8>", "</tent>"];
+  const rand = lcg(26);
+  const names = { toolNames: ["write_to_file", "t"], paramNames: ["content", "path", "tent", "sé"] };
+  for (let round = 0; round < 400; round++) {
+    const custom = round % 4 === 3;
+    let body = "";
+    for (let i = 0, n = 5 + Math.floor(rand() * 60); i < n; i++) body += atoms[Math.floor(rand() * atoms.length)];
+    const reply = custom
+      ? `hi <t><sé> a${body.replaceAll("content", "sé")}`
+      : `Writing ${body.slice(0, 9)}<write_to_file><path>p</path><content>${body}`;
+    const p = custom ? new StreamParser(names) : new StreamParser();
+    const whole = custom
+      ? (s) => {
+          const q = new StreamParser(names);
+          const b = q.push(s);
+          q.free();
+          return b;
+        }
+      : parseAssistantMessageV2;
+    let at = 0;
+    let before = [];
+    while (at < reply.length) {
+      const next = Math.min(reply.length, at + 1 + Math.floor(rand() * 12));
+      const blocks = p.push(reply.slice(at, next));
+      at = next;
+      const want = strip(whole(reply.slice(0, at)));
+      assert.equal(json(strip(blocks)), json(want), json(reply.slice(0, at)));
+      // `completed`: the blocks that were partial (or absent) before this push and are not now.
+      const done = want.map((b, i) => !b.partial && (i >= before.length || before[i].partial));
+      const { start, end } = p.completed;
+      assert.ok(start <= end && done.every((d, i) => d === (i >= start && i < end)), json([reply.slice(0, at), start, end]));
+      before = want;
+    }
+    p.free();
+  }
+});
+
 test("call ids: fresh per whole parse as in Cline, stable per tool while a stream grows", () => {
   const reply = "<read_file><path>a</path></read_file>";
   assert.notEqual(parseAssistantMessageV2(reply)[0].call_id, parseAssistantMessageV2(reply)[0].call_id);
