@@ -210,6 +210,10 @@ impl Hub {
         mut f: impl FnMut(&mut Client, Duration) -> Result<Value, McpError>,
     ) -> Result<Value, CallError> {
         let plain = |message: String| CallError { message, note: None };
+        if !super::BUILT_IN {
+            // No server was started (`start`); this also leaves the clients out of the build.
+            return Err(plain(crate::run::built::not_built_in("mcp", "MCP servers")));
+        }
         let Some(i) = self.servers.iter().position(|s| s.cfg.name == name) else {
             return Err(plain(format!(
                 "No connection found for server: {name}. Please make sure to use MCP servers available under 'Connected MCP Servers'."
@@ -282,6 +286,9 @@ impl Hub {
     /// A warning, once per new batch, when `server` printed lines on stdout that are not
     /// JSON-RPC (they were skipped).
     pub(crate) fn garbage_note(&mut self, server: &str) -> Option<String> {
+        if !super::BUILT_IN {
+            return None;
+        }
         let s = self.servers.iter_mut().find(|s| s.cfg.name == server)?;
         let State::Connected(c) = &mut s.state else { return None };
         let n = c.client.garbage_lines();
