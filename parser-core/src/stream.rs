@@ -57,7 +57,7 @@ impl TextBuf for alloc::string::String {
         Ok(())
     }
     fn append(&mut self, s: &str) {
-        self.push_str(s);
+        crate::scan::push_short(self, s);
     }
     fn clear_text(&mut self) {
         self.clear();
