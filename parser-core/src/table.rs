@@ -50,16 +50,52 @@ const SEED_TRIES: u32 = 64;
 /// Largest displacement tried for one bucket (kept below the high bit, which marks scratch data).
 const MAX_DISPLACEMENT: u16 = 0x7FFF;
 
-/// FNV-1a over the name, from a seed, with a final mix.
+/// Bytes `at..at + N` of `name` as a little-endian number (`N` is 4 or 8; the caller keeps it in
+/// bounds). One load at run time, and usable in `const fn`.
+#[inline(always)]
+const fn load<const N: usize>(name: &[u8], at: usize) -> u64 {
+    match name.split_at(at).1.first_chunk::<N>() {
+        Some(c) => {
+            let mut w = [0u8; 8];
+            let mut i = 0;
+            while i < N {
+                w[i] = c[i];
+                i += 1;
+            }
+            u64::from_le_bytes(w)
+        }
+        None => 0,
+    }
+}
+
+/// One round: a multiply that carries every input bit into the high half.
+#[inline(always)]
+const fn mix(h: u64, w: u64) -> u64 {
+    (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+}
+
+/// The name's hash from a seed: its length, then its bytes a word (8 bytes) at a time, the last
+/// word overlapping the one before it; a name shorter than 8 bytes is one word made of two
+/// overlapping halves (or of its first, middle and last byte). So a tag name of up to 16 bytes
+/// costs one or two multiplies, where a byte-at-a-time hash costs one per byte.
 #[inline(always)]
 const fn hash(seed: u32, name: &[u8]) -> u32 {
-    let mut h = 0x811c_9dc5 ^ seed;
-    let mut i = 0;
-    while i < name.len() {
-        h = (h ^ name[i] as u32).wrapping_mul(0x0100_0193);
-        i += 1;
+    let n = name.len();
+    let mut h = (seed as u64) << 32 | n as u64;
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            h = mix(h, load::<8>(name, i));
+            i += 8;
+        }
+        h = mix(h, load::<8>(name, n - 8));
+    } else if n >= 4 {
+        h = mix(h, load::<4>(name, 0) | load::<4>(name, n - 4) << 32);
+    } else if n > 0 {
+        h = mix(h, name[0] as u64 | (name[n / 2] as u64) << 8 | (name[n - 1] as u64) << 16);
     }
-    h ^ (h >> 16)
+    let h = (h ^ (h >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    (h ^ (h >> 32)) as u32
 }
 
 /// The slot of a name with hash `h` in a bucket displaced by `d` (before masking). Uses the high
@@ -279,11 +315,24 @@ pub struct TagTable<'a> {
     table: &'a [u16],
     seed: u32,
     max_len: usize,
+    /// `buckets(table.len()) - 1` and `table.len() / 2`, computed once for the lookups.
+    bucket_mask: usize,
+    half: usize,
 }
 
 impl<'a> TagTable<'a> {
     const fn new(names: &'a [&'a str], table: &'a [u16], seed: u32, max_len: usize) -> Self {
-        TagTable { names, table, seed, max_len }
+        let bucket_mask = buckets(table.len()).saturating_sub(1);
+        TagTable { names, table, seed, max_len, bucket_mask, half: table.len() / 2 }
+    }
+
+    /// The slot (0 = free, else index + 1 into `names`) where `name` would be: one hash, one
+    /// displacement, one slot.
+    #[inline(always)]
+    fn slot(&self, name: &[u8]) -> u16 {
+        let h = hash(self.seed, name);
+        let d = self.table[h as usize & self.bucket_mask];
+        self.table[self.half + (displaced(h, d) & (self.half.wrapping_sub(1)))]
     }
 
     /// Is `name` (the bytes between `<` or `</` and `>`) one of this table's names?
@@ -292,10 +341,7 @@ impl<'a> TagTable<'a> {
         if name.len() > self.max_len || name.is_empty() {
             return false;
         }
-        let half = self.table.len() / 2;
-        let h = hash(self.seed, name);
-        let d = self.table[h as usize & (buckets(self.table.len()) - 1)];
-        let slot = self.table[half + (displaced(h, d) & (half - 1))];
+        let slot = self.slot(name);
         slot != 0 && same_name(self.names[slot as usize - 1].as_bytes(), name)
     }
 
@@ -306,10 +352,7 @@ impl<'a> TagTable<'a> {
         if name.len() > self.max_len || name.is_empty() {
             return None;
         }
-        let half = self.table.len() / 2;
-        let h = hash(self.seed, name);
-        let d = self.table[h as usize & (buckets(self.table.len()) - 1)];
-        let slot = self.table[half + (displaced(h, d) & (half - 1))];
+        let slot = self.slot(name);
         (slot != 0 && same_name(self.names[slot as usize - 1].as_bytes(), name)).then(|| u32::from(slot) - 1)
     }
 
