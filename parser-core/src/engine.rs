@@ -273,7 +273,16 @@ impl Engine {
             let have = &s[lt + 1..s.len().min(end + 1)];
             #[cfg(test)]
             crate::scan::counter::add(have.len());
-            // `have` is a prefix of `/name>` as far as it goes?
+            if have.len() == name.len() + 2 {
+                // All of `/name>` is there (nearly always): compare it whole, inlined.
+                let n = name.len();
+                return if have[0] == b'/' && have[n + 1] == b'>' && same_name(&have[1..n + 1], name) {
+                    Quick::CloseParam(end)
+                } else {
+                    Quick::NotATag
+                };
+            }
+            // The input ends inside: is `have` a prefix of `/name>` as far as it goes?
             let matched = have.first().is_none_or(|&b| b == b'/')
                 && have.get(1..).is_none_or(|rest| {
                     let k = rest.len().min(name.len());
