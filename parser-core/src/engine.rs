@@ -389,9 +389,19 @@ impl Engine {
 
     /// Cline's `write_to_file` rule: at the tool's close, `content` becomes everything from the
     /// first `<content>` to the last `</content>` of the body, if the latter comes after.
+    /// (The check for another tool inlined, the rest out of line.)
+    #[inline(always)]
     fn retaken_content(&self, s: &[u8], g: &Grammar<'_>) -> Option<RawParam> {
-        if !self.write_to_file
-            || self.content_open == NONE
+        if !self.write_to_file {
+            return None;
+        }
+        self.retaken_write_content(s, g)
+    }
+
+    /// [`Engine::retaken_content`] inside `write_to_file`.
+    #[inline(never)]
+    fn retaken_write_content(&self, s: &[u8], g: &Grammar<'_>) -> Option<RawParam> {
+        if self.content_open == NONE
             || self.content_close == NONE
             || self.content_close <= self.content_open
         {

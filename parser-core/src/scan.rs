@@ -29,7 +29,8 @@ pub(crate) fn find_either(hay: &[u8], from: usize, end: usize, a: u8, b: u8) -> 
 #[inline]
 fn find_impl(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
     // A short search (a stream's push) stays on the inlined SSE2 path.
-    if hay.len() >= from.saturating_add(avx2::WORTH) && avx2::available() {
+    // (`from` past the end wraps to a long search: `avx2::find` answers `None` for it.)
+    if hay.len().wrapping_sub(from) >= avx2::WORTH && avx2::available() {
         // SAFETY: `available` answered true only after the CPU and the OS said they support
         // AVX2 (or the whole build enables it).
         unsafe { avx2::find(hay, from, needle) }
@@ -374,7 +375,7 @@ mod avx2 {
     };
 
     /// Below this many bytes to search, the call costs more than the wider compares save.
-    pub(super) const WORTH: usize = 32;
+    pub(super) const WORTH: usize = 128;
 
     /// Can the AVX2 path run here? (Cached: one load and compare after the first call.)
     #[inline(always)]

@@ -56,6 +56,7 @@ impl TextBuf for alloc::string::String {
     fn check_room(&self, _: usize) -> Result<(), Self::Full> {
         Ok(())
     }
+    #[inline(always)]
     fn append(&mut self, s: &str) {
         crate::scan::push_short(self, s);
     }
