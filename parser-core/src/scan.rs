@@ -28,12 +28,19 @@ pub(crate) fn find_either(hay: &[u8], from: usize, end: usize, a: u8, b: u8) -> 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline]
 fn find_impl(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
-    // A short search (a stream's push) stays on the inlined SSE2 path.
-    // (`from` past the end wraps to a long search: `avx2::find` answers `None` for it.)
-    if hay.len().wrapping_sub(from) >= avx2::WORTH && avx2::available() {
+    // A short search (a stream's push) stays on the inlined SSE2 path. A long one (a whole
+    // parse) looks at its first 16 bytes inline too, since the next `<` is often that close (as
+    // after a tag), and calls the AVX2 path only beyond them.
+    if hay.len() >= from && hay.len() - from >= avx2::WORTH && avx2::available() {
+        // SAFETY: SSE2 is enabled for the whole build (this cfg); `from + 16 <= hay.len()`
+        // (WORTH >= 16), so the 16 bytes read are inside `hay`.
+        let m = unsafe { sse2::eq_mask(hay.as_ptr().add(from), core::arch::x86_64::_mm_set1_epi8(needle as i8)) };
+        if m != 0 {
+            return Some(from + m.trailing_zeros() as usize);
+        }
         // SAFETY: `available` answered true only after the CPU and the OS said they support
         // AVX2 (or the whole build enables it).
-        unsafe { avx2::find(hay, from, needle) }
+        unsafe { avx2::find(hay, from + 16, needle) }
     } else {
         // SAFETY: this cfg holds only when SSE2 is enabled for the whole build (it is part of
         // the x86_64 baseline), so the CPU running this code has it.
@@ -117,17 +124,54 @@ fn ascii_words_no_lt(a: u64, b: u64) -> bool {
     (a ^ LT).wrapping_add(K) & (b ^ LT).wrapping_add(K) & HIGH == HIGH
 }
 
-/// [`ascii_str`] and [`surely_no_lt`] at once, reading a short chunk once.
+/// [`ascii_str`] and whether the chunk certainly holds no `<`, reading it once: decided exactly
+/// for 8 to 64 bytes (a stream's usual push, which then needs no search), `false` otherwise.
 #[inline]
 pub(crate) fn ascii_str_no_lt(bytes: &[u8]) -> Option<(&str, bool)> {
     let no_lt = match two_words(bytes) {
         Some((a, b)) if (a | b) & HIGH == 0 => ascii_words_no_lt(a, b),
         Some(_) => return None,
-        None if bytes.is_ascii() => false,
-        None => return None,
+        None => match medium_ascii_no_lt(bytes) {
+            Some((true, no_lt)) => no_lt,
+            Some((false, _)) => return None,
+            None if bytes.is_ascii() => false,
+            None => return None,
+        },
     };
     // SAFETY: every ASCII byte sequence is valid UTF-8 (checked just above).
     Some((unsafe { core::str::from_utf8_unchecked(bytes) }, no_lt))
+}
+
+/// For a chunk of 17 to 64 bytes: (is it ASCII, does it hold no `<`), in one pass of four
+/// overlapping 16-byte blocks, so that such a push without a `<` needs no search either.
+#[inline(always)]
+fn medium_ascii_no_lt(bytes: &[u8]) -> Option<(bool, bool)> {
+    let n = bytes.len();
+    if !(17..=64).contains(&n) {
+        return None;
+    }
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use core::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        };
+        let p = bytes.as_ptr();
+        // SAFETY: SSE2 is enabled for the whole build (this cfg). Every block starts at most
+        // at `n - 16` (16 < n), so each 16-byte load is inside `bytes`; together they cover it.
+        unsafe {
+            let load = |at: usize| _mm_loadu_si128(p.add(at).cast::<__m128i>());
+            let (a, b, c, d) = (load(0), load(16.min(n - 16)), load(32.min(n - 16)), load(n - 16));
+            let lt = _mm_set1_epi8(b'<' as i8);
+            let any_lt = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(a, lt), _mm_cmpeq_epi8(b, lt)),
+                _mm_or_si128(_mm_cmpeq_epi8(c, lt), _mm_cmpeq_epi8(d, lt)),
+            );
+            let high = _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d));
+            Some((_mm_movemask_epi8(high) == 0, _mm_movemask_epi8(any_lt) == 0))
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    None
 }
 
 /// True when `bytes` certainly holds no `<` (decided only for short chunks, in two words; a
@@ -289,7 +333,7 @@ mod sse2 {
     /// `p..p + 16` must be readable (any alignment).
     #[inline]
     #[target_feature(enable = "sse2")]
-    unsafe fn eq_mask(p: *const u8, n: __m128i) -> u32 {
+    pub(super) unsafe fn eq_mask(p: *const u8, n: __m128i) -> u32 {
         // SAFETY: the caller guarantees 16 readable bytes; `loadu` has no alignment requirement.
         let v = unsafe { _mm_loadu_si128(p.cast::<__m128i>()) };
         _mm_movemask_epi8(_mm_cmpeq_epi8(v, n)) as u32
@@ -637,8 +681,8 @@ mod tests {
     }
 
     #[test]
-    fn short_chunk_words_see_every_high_byte_and_every_lt_at_every_length_and_position() {
-        for len in 0..=40 {
+    fn short_chunks_see_every_high_byte_and_every_lt_at_every_length_and_position() {
+        for len in 0..=if cfg!(miri) { 66 } else { 80 } {
             let plain: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
             assert_eq!(ascii_str_no_lt(&plain).map(|(s, _)| s.len()), Some(len));
             // "No `<`" is only ever claimed when true (and always for 8 to 16 bytes).
@@ -656,7 +700,8 @@ mod tests {
                     if surely_no_lt(&chunk) || both.is_some_and(|(_, no_lt)| no_lt) {
                         assert!(!has_lt, "len {len}: a `<` at {at} was missed");
                     }
-                    if (8..=16).contains(&len) && ascii {
+                    if (8..=64).contains(&len) && ascii {
+                        // Decided exactly for 8 to 64 bytes (two words, or 16-byte blocks).
                         assert_eq!(both.map(|(_, no_lt)| no_lt), Some(!has_lt), "len {len} byte {b:#x} at {at}");
                     }
                 }
