@@ -336,7 +336,7 @@ impl<'a> TagTable<'a> {
     }
 
     /// Is `name` (the bytes between `<` or `</` and `>`) one of this table's names?
-    #[inline]
+    #[inline(never)]
     pub fn contains(&self, name: &[u8]) -> bool {
         if name.len() > self.max_len || name.is_empty() {
             return false;
