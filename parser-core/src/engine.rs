@@ -401,10 +401,7 @@ impl Engine {
     /// [`Engine::retaken_content`] inside `write_to_file`.
     #[inline(never)]
     fn retaken_write_content(&self, s: &[u8], g: &Grammar<'_>) -> Option<RawParam> {
-        if self.content_open == NONE
-            || self.content_close == NONE
-            || self.content_close <= self.content_open
-        {
+        if self.content_open == NONE || self.content_close == NONE || self.content_close <= self.content_open {
             return None;
         }
         let name = Span { start: self.content_open + 1, end: self.content_open + 1 + CONTENT.len() };

@@ -720,7 +720,7 @@ mod tests {
                 let piece = &text[from..to];
                 // Full, and with room to spare, so that both the growing and the in-place copy run.
                 for mut got in [String::new(), String::with_capacity(64)] {
-                    got.push_str("x");
+                    got.push('x');
                     let mut want = got.clone();
                     push_short(&mut got, piece);
                     push_short(&mut got, piece);
