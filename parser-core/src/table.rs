@@ -132,9 +132,28 @@ const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     true
 }
 
-/// Check every name; returns the longest name's length.
-const fn validate(names: &[&str]) -> Result<usize, TableError> {
+/// The lengths of a table's names: the longest, and which occur, so that a candidate of a length
+/// no name has is turned away before it is hashed (as `<u8>` in code, or `<a>` in prose).
+#[derive(Clone, Copy, Debug)]
+struct Lengths {
+    max: usize,
+    /// Bit `min(len, 127)` is set for every name's length.
+    present: u128,
+}
+
+impl Lengths {
+    /// Might a name of `len` bytes be in the table? (False for 0 and for lengths no name has.)
+    #[inline(always)]
+    const fn admit(&self, len: usize) -> bool {
+        let bit = if len < 127 { len } else { 127 };
+        self.present >> bit & 1 != 0
+    }
+}
+
+/// Check every name; returns their lengths.
+const fn validate(names: &[&str]) -> Result<Lengths, TableError> {
     let mut max_len = 0;
+    let mut present = 0u128;
     let mut i = 0;
     while i < names.len() {
         let n = names[i].as_bytes();
@@ -154,28 +173,29 @@ const fn validate(names: &[&str]) -> Result<usize, TableError> {
         if n.len() > max_len {
             max_len = n.len();
         }
+        present |= 1 << if n.len() < 127 { n.len() } else { 127 };
         i += 1;
     }
-    Ok(max_len)
+    Ok(Lengths { max: max_len, present })
 }
 
 /// Build a table of `S = table.len()` entries (a power of two, at least 4 × the names): the first
 /// half holds one displacement per bucket (up to 65,536 buckets), the second half the slots (name
 /// index + 1, 0 = free).
 /// `order` and `scratch` are work space of `S` entries each. Duplicate names share one slot, as
-/// they do in Cline's `Map`. Returns (seed, longest name length).
+/// they do in Cline's `Map`. Returns (seed, the names' lengths).
 const fn build(
     names: &[&str],
     table: &mut [u16],
     order: &mut [u16],
     scratch: &mut [u16],
-) -> Result<(u32, usize), TableError> {
+) -> Result<(u32, Lengths), TableError> {
     let size = table.len();
     let n = names.len();
     if n >= u16::MAX as usize || size < 4 || !size.is_power_of_two() || n * 4 > size {
         return Err(TableError::TooManyNames);
     }
-    let max_len = match validate(names) {
+    let lengths = match validate(names) {
         Ok(m) => m,
         Err(e) => return Err(e),
     };
@@ -276,7 +296,7 @@ const fn build(
             l += 1;
         }
         // Buckets that got no name keep displacement 0 (their size, 0, was never overwritten).
-        return Ok((seed, max_len));
+        return Ok((seed, lengths));
     }
     Err(TableError::NoPerfectSeed)
 }
@@ -314,16 +334,16 @@ pub struct TagTable<'a> {
     /// Displacements (first half) and slots (second half: index + 1 into `names`, 0 = free).
     table: &'a [u16],
     seed: u32,
-    max_len: usize,
+    lengths: Lengths,
     /// `buckets(table.len()) - 1` and `table.len() / 2`, computed once for the lookups.
     bucket_mask: usize,
     half: usize,
 }
 
 impl<'a> TagTable<'a> {
-    const fn new(names: &'a [&'a str], table: &'a [u16], seed: u32, max_len: usize) -> Self {
+    const fn new(names: &'a [&'a str], table: &'a [u16], seed: u32, lengths: Lengths) -> Self {
         let bucket_mask = buckets(table.len()).saturating_sub(1);
-        TagTable { names, table, seed, max_len, bucket_mask, half: table.len() / 2 }
+        TagTable { names, table, seed, lengths, bucket_mask, half: table.len() / 2 }
     }
 
     /// The slot (0 = free, else index + 1 into `names`) where `name` would be: one hash, one
@@ -338,7 +358,7 @@ impl<'a> TagTable<'a> {
     /// Is `name` (the bytes between `<` or `</` and `>`) one of this table's names?
     #[inline(never)]
     pub fn contains(&self, name: &[u8]) -> bool {
-        if name.len() > self.max_len || name.is_empty() {
+        if !self.lengths.admit(name.len()) {
             return false;
         }
         let slot = self.slot(name);
@@ -349,7 +369,7 @@ impl<'a> TagTable<'a> {
     /// hash's slot, found with the same single probe as [`TagTable::contains`].
     #[inline]
     pub fn index(&self, name: &[u8]) -> Option<u32> {
-        if name.len() > self.max_len || name.is_empty() {
+        if !self.lengths.admit(name.len()) {
             return None;
         }
         let slot = self.slot(name);
@@ -363,7 +383,7 @@ impl<'a> TagTable<'a> {
 
     /// Length in bytes of the longest name (0 for an empty table).
     pub const fn max_len(&self) -> usize {
-        self.max_len
+        self.lengths.max
     }
 }
 
@@ -384,7 +404,7 @@ pub struct TagSet<'a, const S: usize> {
     names: &'a [&'a str],
     table: [u16; S],
     seed: u32,
-    max_len: usize,
+    lengths: Lengths,
 }
 
 impl<'a, const S: usize> TagSet<'a, S> {
@@ -406,14 +426,14 @@ impl<'a, const S: usize> TagSet<'a, S> {
         let mut table = [0u16; S];
         let (mut order, mut scratch) = ([0u16; S], [0u16; S]);
         match build(names, &mut table, &mut order, &mut scratch) {
-            Ok((seed, max_len)) => Ok(TagSet { names, table, seed, max_len }),
+            Ok((seed, lengths)) => Ok(TagSet { names, table, seed, lengths }),
             Err(e) => Err(e),
         }
     }
 
     /// The view the parser reads.
     pub const fn table(&self) -> TagTable<'_> {
-        TagTable::new(self.names, &self.table, self.seed, self.max_len)
+        TagTable::new(self.names, &self.table, self.seed, self.lengths)
     }
 }
 
@@ -424,7 +444,7 @@ pub struct TagSetBuf<'a> {
     names: &'a [&'a str],
     table: alloc::vec::Vec<u16>,
     seed: u32,
-    max_len: usize,
+    lengths: Lengths,
 }
 
 #[cfg(feature = "alloc")]
@@ -437,7 +457,7 @@ impl<'a> TagSetBuf<'a> {
             let mut table = alloc::vec![0u16; size];
             let (mut order, mut scratch) = (alloc::vec![0u16; size], alloc::vec![0u16; size]);
             match build(names, &mut table, &mut order, &mut scratch) {
-                Ok((seed, max_len)) => return Ok(TagSetBuf { names, table, seed, max_len }),
+                Ok((seed, lengths)) => return Ok(TagSetBuf { names, table, seed, lengths }),
                 Err(TableError::NoPerfectSeed) if size < (1 << 19) => size *= 2,
                 Err(e) => return Err(e),
             }
@@ -446,7 +466,7 @@ impl<'a> TagSetBuf<'a> {
 
     /// The view the parser reads.
     pub fn table(&self) -> TagTable<'_> {
-        TagTable::new(self.names, &self.table, self.seed, self.max_len)
+        TagTable::new(self.names, &self.table, self.seed, self.lengths)
     }
 }
 
@@ -606,6 +626,22 @@ mod tests {
                 assert!(!same_name(&a, &b), "len {len}, byte {at}");
             }
         }
+    }
+
+    #[test]
+    fn names_are_found_at_every_length_up_to_the_longest_allowed() {
+        let owned: Vec<String> = (1..=MAX_NAME_LEN).step_by(7).chain([126, 127, 128]).map(|n| "n".repeat(n)).collect();
+        let names: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let set = TagSetBuf::try_new(&names).unwrap();
+        let t = set.table();
+        for len in 0..=MAX_NAME_LEN + 2 {
+            let candidate = "n".repeat(len);
+            assert_eq!(t.contains(candidate.as_bytes()), names.contains(&candidate.as_str()), "length {len}");
+            assert_eq!(t.index(candidate.as_bytes()).is_some(), names.contains(&candidate.as_str()), "length {len}");
+            // Same length, other bytes: the length filter lets it through, the compare does not.
+            assert!(!t.contains("m".repeat(len).as_bytes()), "length {len}");
+        }
+        assert_eq!(t.max_len(), MAX_NAME_LEN);
     }
 
     #[test]
