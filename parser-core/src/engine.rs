@@ -273,7 +273,16 @@ impl Engine {
             let have = &s[lt + 1..s.len().min(end + 1)];
             #[cfg(test)]
             crate::scan::counter::add(have.len());
-            // `have` is a prefix of `/name>` as far as it goes?
+            if have.len() == name.len() + 2 {
+                // All of `/name>` is there (nearly always): compare it whole, inlined.
+                let n = name.len();
+                return if have[0] == b'/' && have[n + 1] == b'>' && same_name(&have[1..n + 1], name) {
+                    Quick::CloseParam(end)
+                } else {
+                    Quick::NotATag
+                };
+            }
+            // The input ends inside: is `have` a prefix of `/name>` as far as it goes?
             let matched = have.first().is_none_or(|&b| b == b'/')
                 && have.get(1..).is_none_or(|rest| {
                     let k = rest.len().min(name.len());
@@ -380,12 +389,19 @@ impl Engine {
 
     /// Cline's `write_to_file` rule: at the tool's close, `content` becomes everything from the
     /// first `<content>` to the last `</content>` of the body, if the latter comes after.
+    /// (The check for another tool inlined, the rest out of line.)
+    #[inline(always)]
     fn retaken_content(&self, s: &[u8], g: &Grammar<'_>) -> Option<RawParam> {
-        if !self.write_to_file
-            || self.content_open == NONE
-            || self.content_close == NONE
-            || self.content_close <= self.content_open
-        {
+        if !self.write_to_file {
+            return None;
+        }
+        self.retaken_write_content(s, g)
+    }
+
+    /// [`Engine::retaken_content`] inside `write_to_file`.
+    #[inline(never)]
+    fn retaken_write_content(&self, s: &[u8], g: &Grammar<'_>) -> Option<RawParam> {
+        if self.content_open == NONE || self.content_close == NONE || self.content_close <= self.content_open {
             return None;
         }
         let name = Span { start: self.content_open + 1, end: self.content_open + 1 + CONTENT.len() };

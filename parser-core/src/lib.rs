@@ -4,8 +4,8 @@
 //! `I'll read it.<read_file><path>src/a.rs</path></read_file>`. Cline's `parseAssistantMessageV2`
 //! cuts that into text and tool-use blocks, marking the unfinished one `partial`. This crate
 //! returns byte-for-byte the same blocks (checked against Cline v4.0.10 on 13,953 replies and
-//! prefixes), in one pass that stops only at `<` (SSE2 on x86_64, SWAR elsewhere), with tag names
-//! looked up in a compile-time perfect hash.
+//! prefixes), in one pass that stops only at `<` (AVX2 or SSE2 on x86_64, SWAR elsewhere), with
+//! tag names looked up in a compile-time perfect hash.
 //!
 //! - [`parse`] / [`parse_with`]: a whole reply (feature `alloc`, on by default).
 //! - [`StreamParser`]: chunk by chunk (`&str` or raw bytes); after every push the blocks equal a

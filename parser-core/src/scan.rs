@@ -28,9 +28,24 @@ pub(crate) fn find_either(hay: &[u8], from: usize, end: usize, a: u8, b: u8) -> 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline]
 fn find_impl(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
-    // SAFETY: this cfg holds only when SSE2 is enabled for the whole build (it is part of the
-    // x86_64 baseline), so the CPU running this code has it.
-    unsafe { sse2::find(hay, from, needle) }
+    // A short search (a stream's push) stays on the inlined SSE2 path. A long one (a whole
+    // parse) looks at its first 16 bytes inline too, since the next `<` is often that close (as
+    // after a tag), and calls the AVX2 path only beyond them.
+    if hay.len() >= from && hay.len() - from >= avx2::WORTH && avx2::available() {
+        // SAFETY: SSE2 is enabled for the whole build (this cfg); `from + 16 <= hay.len()`
+        // (WORTH >= 16), so the 16 bytes read are inside `hay`.
+        let m = unsafe { sse2::eq_mask(hay.as_ptr().add(from), core::arch::x86_64::_mm_set1_epi8(needle as i8)) };
+        if m != 0 {
+            return Some(from + m.trailing_zeros() as usize);
+        }
+        // SAFETY: `available` answered true only after the CPU and the OS said they support
+        // AVX2 (or the whole build enables it).
+        unsafe { avx2::find(hay, from + 16, needle) }
+    } else {
+        // SAFETY: this cfg holds only when SSE2 is enabled for the whole build (it is part of
+        // the x86_64 baseline), so the CPU running this code has it.
+        unsafe { sse2::find(hay, from, needle) }
+    }
 }
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 use swar::find as find_impl;
@@ -99,17 +114,64 @@ fn is_ascii(bytes: &[u8]) -> bool {
     }
 }
 
-/// [`ascii_str`] and [`surely_no_lt`] at once, reading a short chunk once.
+/// Do the ASCII words `a` and `b` hold no `<`? Their bytes are below 0x80, so XOR with `<` leaves
+/// a byte below 0x80 that is zero only for a `<`, and adding 0x7F sets the high bit of every
+/// other byte without a carry into the next: both words in a handful of instructions.
+#[inline(always)]
+fn ascii_words_no_lt(a: u64, b: u64) -> bool {
+    const LT: u64 = LOW * b'<' as u64;
+    const K: u64 = LOW * 0x7F;
+    (a ^ LT).wrapping_add(K) & (b ^ LT).wrapping_add(K) & HIGH == HIGH
+}
+
+/// [`ascii_str`] and whether the chunk certainly holds no `<`, reading it once: decided exactly
+/// for 8 to 64 bytes (a stream's usual push, which then needs no search), `false` otherwise.
 #[inline]
 pub(crate) fn ascii_str_no_lt(bytes: &[u8]) -> Option<(&str, bool)> {
     let no_lt = match two_words(bytes) {
-        Some((a, b)) if (a | b) & HIGH == 0 => !word_has(a, b'<') && !word_has(b, b'<'),
+        Some((a, b)) if (a | b) & HIGH == 0 => ascii_words_no_lt(a, b),
         Some(_) => return None,
-        None if bytes.is_ascii() => false,
-        None => return None,
+        None => match medium_ascii_no_lt(bytes) {
+            Some((true, no_lt)) => no_lt,
+            Some((false, _)) => return None,
+            None if bytes.is_ascii() => false,
+            None => return None,
+        },
     };
     // SAFETY: every ASCII byte sequence is valid UTF-8 (checked just above).
     Some((unsafe { core::str::from_utf8_unchecked(bytes) }, no_lt))
+}
+
+/// For a chunk of 17 to 64 bytes: (is it ASCII, does it hold no `<`), in one pass of four
+/// overlapping 16-byte blocks, so that such a push without a `<` needs no search either.
+#[inline(always)]
+fn medium_ascii_no_lt(bytes: &[u8]) -> Option<(bool, bool)> {
+    let n = bytes.len();
+    if !(17..=64).contains(&n) {
+        return None;
+    }
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use core::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        };
+        let p = bytes.as_ptr();
+        // SAFETY: SSE2 is enabled for the whole build (this cfg). Every block starts at most
+        // at `n - 16` (16 < n), so each 16-byte load is inside `bytes`; together they cover it.
+        unsafe {
+            let load = |at: usize| _mm_loadu_si128(p.add(at).cast::<__m128i>());
+            let (a, b, c, d) = (load(0), load(16.min(n - 16)), load(32.min(n - 16)), load(n - 16));
+            let lt = _mm_set1_epi8(b'<' as i8);
+            let any_lt = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(a, lt), _mm_cmpeq_epi8(b, lt)),
+                _mm_or_si128(_mm_cmpeq_epi8(c, lt), _mm_cmpeq_epi8(d, lt)),
+            );
+            let high = _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d));
+            Some((_mm_movemask_epi8(high) == 0, _mm_movemask_epi8(any_lt) == 0))
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    None
 }
 
 /// True when `bytes` certainly holds no `<` (decided only for short chunks, in two words; a
@@ -120,6 +182,32 @@ pub(crate) fn surely_no_lt(bytes: &[u8]) -> bool {
     match two_words(bytes) {
         Some((a, b)) => !word_has(a, b'<') && !word_has(b, b'<'),
         None => false,
+    }
+}
+
+/// `buf.push_str(s)`; a short `s` (8 to 16 bytes, a stream's usual push) is copied as two
+/// overlapping words instead of through a call to `memcpy`, which costs more than the copy.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) fn push_short(buf: &mut alloc::string::String, s: &str) {
+    let n = s.len();
+    if !(8..=16).contains(&n) {
+        buf.push_str(s);
+        return;
+    }
+    buf.reserve(n);
+    let len = buf.len();
+    // SAFETY: the bytes written are a whole `&str`, appended after the valid UTF-8 already
+    // there, so the string stays valid UTF-8. `reserve(n)` made room for `n` more bytes:
+    // `len..len + n` is inside the allocation; both 8-byte copies (at 0 and at n - 8, 8 <= n)
+    // read inside `s` and write inside that room, and `s` cannot overlap the string's
+    // allocation, which `buf` borrows mutably. `set_len` then covers exactly the bytes written.
+    unsafe {
+        let v = buf.as_mut_vec();
+        let (src, dst) = (s.as_ptr(), v.as_mut_ptr().add(len));
+        core::ptr::copy_nonoverlapping(src, dst, 8);
+        core::ptr::copy_nonoverlapping(src.add(n - 8), dst.add(n - 8), 8);
+        v.set_len(len + n);
     }
 }
 
@@ -245,7 +333,7 @@ mod sse2 {
     /// `p..p + 16` must be readable (any alignment).
     #[inline]
     #[target_feature(enable = "sse2")]
-    unsafe fn eq_mask(p: *const u8, n: __m128i) -> u32 {
+    pub(super) unsafe fn eq_mask(p: *const u8, n: __m128i) -> u32 {
         // SAFETY: the caller guarantees 16 readable bytes; `loadu` has no alignment requirement.
         let v = unsafe { _mm_loadu_si128(p.cast::<__m128i>()) };
         _mm_movemask_epi8(_mm_cmpeq_epi8(v, n)) as u32
@@ -320,6 +408,142 @@ mod sse2 {
     }
 }
 
+/// Where the CPU has AVX2 (nearly every x86_64 CPU since 2013), 32 bytes per compare: the
+/// long stretches of text between tags cost half the instructions of the SSE2 path. Detected
+/// once at run time with `cpuid` (and `xgetbv`: the OS must save the registers), so a build for
+/// the x86_64 baseline still uses it; a build with AVX2 enabled skips the check.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx2 {
+    use core::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    };
+
+    /// Below this many bytes to search, the call costs more than the wider compares save.
+    pub(super) const WORTH: usize = 128;
+
+    /// Can the AVX2 path run here? (Cached: one load and compare after the first call.)
+    #[inline(always)]
+    pub(super) fn available() -> bool {
+        #[cfg(target_feature = "avx2")]
+        return true;
+        #[cfg(not(target_feature = "avx2"))]
+        {
+            use core::sync::atomic::{AtomicU8, Ordering};
+            /// 0: not asked yet, 1: no, 2: yes.
+            static STATE: AtomicU8 = AtomicU8::new(0);
+            match STATE.load(Ordering::Relaxed) {
+                0 => {
+                    let yes = detect();
+                    STATE.store(1 + u8::from(yes), Ordering::Relaxed);
+                    yes
+                }
+                s => s == 2,
+            }
+        }
+    }
+
+    /// AVX2 in the CPU, and its registers saved by the OS. Miri cannot run `cpuid`: there the
+    /// path is used only where the build enables AVX2 (and the tests call it directly).
+    #[cfg(not(target_feature = "avx2"))]
+    #[cold]
+    fn detect() -> bool {
+        #[cfg(miri)]
+        return false;
+        #[cfg(not(miri))]
+        {
+            use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
+            #[allow(unused_unsafe)] // `__cpuid` became a safe function in later Rust versions
+            // SAFETY: `cpuid` exists on every x86_64 CPU; leaf 7 is asked only if leaf 0 lists it.
+            let (leaf1, max_leaf) = unsafe { (__cpuid(1), __cpuid(0).eax) };
+            let (osxsave, avx) = (leaf1.ecx & (1 << 27) != 0, leaf1.ecx & (1 << 28) != 0);
+            if max_leaf < 7 || !osxsave || !avx {
+                return false;
+            }
+            #[allow(unused_unsafe)]
+            // SAFETY: as above; leaf 7 exists (max_leaf >= 7).
+            let leaf7 = unsafe { __cpuid_count(7, 0) };
+            #[target_feature(enable = "xsave")]
+            fn xcr0() -> u64 {
+                // SAFETY: `xgetbv` is available: the caller checked OSXSAVE.
+                unsafe { _xgetbv(0) }
+            }
+            // SAFETY: OSXSAVE is set, so `xgetbv` (the `xsave` feature) is usable.
+            let xcr0 = unsafe { xcr0() };
+            // The OS saves the SSE (bit 1) and AVX (bit 2) register state.
+            leaf7.ebx & (1 << 5) != 0 && xcr0 & 0b110 == 0b110
+        }
+    }
+
+    /// Bit i set where byte i of the 32 at `p` equals the splatted byte in `n`.
+    ///
+    /// # Safety
+    /// `p..p + 32` must be readable (any alignment); AVX2 must be available.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn eq_mask(p: *const u8, n: __m256i) -> u32 {
+        // SAFETY: the caller guarantees 32 readable bytes; `loadu` has no alignment requirement.
+        let v = unsafe { _mm256_loadu_si256(p.cast::<__m256i>()) };
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, n)) as u32
+    }
+
+    /// # Safety
+    /// AVX2 must be available.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn find(hay: &[u8], from: usize, needle: u8) -> Option<usize> {
+        let len = hay.len();
+        if from >= len {
+            return None;
+        }
+        if len - from < 32 {
+            // (SSE2 is part of the build: the cfg of this module.)
+            return super::sse2::find(hay, from, needle);
+        }
+        let p = hay.as_ptr();
+        let n = _mm256_set1_epi8(needle as i8);
+        // SAFETY: from + 32 <= len: the load is inside `hay`.
+        let m = unsafe { eq_mask(p.add(from), n) };
+        if m != 0 {
+            return Some(from + m.trailing_zeros() as usize);
+        }
+        let mut i = from + 32;
+        // 128 bytes per step while nothing matches: one movemask per step on the common path.
+        while i + 128 <= len {
+            // SAFETY: i + 128 <= len, so the four 32-byte loads at p+i .. p+i+128 are inside `hay`.
+            let (a, b, c, d) = unsafe {
+                let load = |k: usize| _mm256_cmpeq_epi8(_mm256_loadu_si256(p.add(i + k).cast::<__m256i>()), n);
+                (load(0), load(32), load(64), load(96))
+            };
+            if _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d))) != 0 {
+                let low = _mm256_movemask_epi8(a) as u32 as u64 | (_mm256_movemask_epi8(b) as u32 as u64) << 32;
+                if low != 0 {
+                    return Some(i + low.trailing_zeros() as usize);
+                }
+                let high = _mm256_movemask_epi8(c) as u32 as u64 | (_mm256_movemask_epi8(d) as u32 as u64) << 32;
+                return Some(i + 64 + high.trailing_zeros() as usize);
+            }
+            i += 128;
+        }
+        while i + 32 <= len {
+            // SAFETY: i + 32 <= len: the load is inside `hay`.
+            let m = unsafe { eq_mask(p.add(i), n) };
+            if m != 0 {
+                return Some(i + m.trailing_zeros() as usize);
+            }
+            i += 32;
+        }
+        if i < len {
+            // The last 32 bytes, overlapping what was checked; bits before `i` are dropped.
+            let base = len - 32;
+            // SAFETY: len - from >= 32 (checked above), so base..len is inside `hay`.
+            let m = unsafe { eq_mask(p.add(base), n) } >> (i - base);
+            if m != 0 {
+                return Some(i + m.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+}
+
 #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
 mod swar {
     const LO: u64 = 0x0101_0101_0101_0101;
@@ -388,6 +612,11 @@ mod tests {
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
                 // SAFETY: the cfg above guarantees SSE2.
                 assert_eq!(unsafe { sse2::find(hay, from, b'<') }, want, "sse2 start={start} from={from}");
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                if avx2::available() {
+                    // SAFETY: AVX2 is available (detected, or enabled for the whole build).
+                    assert_eq!(unsafe { avx2::find(hay, from, b'<') }, want, "avx2 start={start} from={from}");
+                }
                 assert_eq!(find_byte(hay, from, b'<'), want, "dispatch start={start} from={from}");
             }
         }
@@ -395,7 +624,7 @@ mod tests {
 
     #[test]
     fn every_alignment_and_position_matches_naive() {
-        let len = if cfg!(miri) { 90 } else { 200 };
+        let len = if cfg!(miri) { 170 } else { 300 };
         for pos in (0..len).step_by(if cfg!(miri) { 23 } else { 1 }) {
             let mut buf: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
             buf[pos] = b'<';
@@ -452,8 +681,8 @@ mod tests {
     }
 
     #[test]
-    fn short_chunk_words_see_every_high_byte_and_every_lt_at_every_length_and_position() {
-        for len in 0..=40 {
+    fn short_chunks_see_every_high_byte_and_every_lt_at_every_length_and_position() {
+        for len in 0..=if cfg!(miri) { 66 } else { 80 } {
             let plain: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
             assert_eq!(ascii_str_no_lt(&plain).map(|(s, _)| s.len()), Some(len));
             // "No `<`" is only ever claimed when true (and always for 8 to 16 bytes).
@@ -471,9 +700,33 @@ mod tests {
                     if surely_no_lt(&chunk) || both.is_some_and(|(_, no_lt)| no_lt) {
                         assert!(!has_lt, "len {len}: a `<` at {at} was missed");
                     }
-                    if (8..=16).contains(&len) && ascii {
+                    if (8..=64).contains(&len) && ascii {
+                        // Decided exactly for 8 to 64 bytes (two words, or 16-byte blocks).
                         assert_eq!(both.map(|(_, no_lt)| no_lt), Some(!has_lt), "len {len} byte {b:#x} at {at}");
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "alloc")]
+    fn push_short_appends_exactly_what_push_str_does() {
+        use alloc::string::String;
+        let text = "ab<cdé😀fgh\u{2028}ijklmnopqrstuvwxyz0123456789";
+        let cuts: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+        for (k, &from) in cuts.iter().enumerate() {
+            for &to in &cuts[k..] {
+                let piece = &text[from..to];
+                // Full, and with room to spare, so that both the growing and the in-place copy run.
+                for mut got in [String::new(), String::with_capacity(64)] {
+                    got.push('x');
+                    let mut want = got.clone();
+                    push_short(&mut got, piece);
+                    push_short(&mut got, piece);
+                    want.push_str(piece);
+                    want.push_str(piece);
+                    assert_eq!(got, want, "{from}..{to}");
                 }
             }
         }

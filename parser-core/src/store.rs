@@ -216,37 +216,31 @@ where
     }
 }
 
-impl<B, P, E> Sink for BlockStore<B, P>
+impl<B, P, E> BlockStore<B, P>
 where
     B: Slots<RawBlock, Full = E>,
     P: Slots<RawParam, Full = E>,
 {
-    type Error = E;
-
-    fn open_tool(&mut self, text: Option<Span>, name: Span, at: usize) -> Result<(), E> {
-        self.blocks.check_room(1 + usize::from(text.is_some()), Store::Blocks, at)?;
-        if let Some(text) = text {
-            self.blocks.append(RawBlock::Text(text));
+    /// A param was appended to the open tool (the last block).
+    #[inline(always)]
+    fn count_new_param(&mut self) {
+        if let Some(RawBlock::Tool { params, .. }) = self.blocks.items_mut().last_mut() {
+            *params += 1;
         }
-        let first_param = self.params.items().len();
-        self.blocks.append(RawBlock::Tool { name, first_param, params: 0, ordinal: self.tools });
-        self.tools += 1;
-        self.open = true;
         self.changes += 1;
-        Ok(())
     }
 
-    /// O(1) per param, whatever the number of names: once the open tool has [`LINEAR`] params,
-    /// its params are chained in a hash index keyed by the name's table index, with no storage
-    /// beyond the params themselves. With `c` params in the tool, the buckets are the `head`
-    /// fields of its first `b` params, `b` the largest power of two ≤ `c` (rebuilt when `c`
-    /// reaches the next one: amortised O(1)). Below [`LINEAR`] params (nearly every real tool)
-    /// they are simply scanned, as before, and the index costs nothing.
-    fn set_param(&mut self, input: &[u8], mut param: RawParam, at: usize) -> Result<(), E> {
-        let Some(RawBlock::Tool { first_param, params, .. }) = self.blocks.items().last() else {
-            return Ok(()); // the engine only sets params inside a tool
-        };
-        let (first, count) = (*first_param, *params);
+    /// [`Sink::set_param`] for a tool that has `count > 0` params already, the first at index
+    /// `first` of the param store.
+    #[inline(never)]
+    fn set_later_param(
+        &mut self,
+        input: &[u8],
+        mut param: RawParam,
+        at: usize,
+        first: usize,
+        count: usize,
+    ) -> Result<(), E> {
         let name = param.name();
         let name = &input[name.start..name.end];
         let stored = self.params.items();
@@ -294,13 +288,57 @@ where
                 if bucket_count(count + 1) != buckets {
                     rebuild(tool, first, bucket_count(count + 1));
                 }
-                if let Some(RawBlock::Tool { params, .. }) = self.blocks.items_mut().last_mut() {
-                    *params += 1;
-                }
+                self.count_new_param();
+                return Ok(());
             }
         }
         self.changes += 1;
         Ok(())
+    }
+}
+
+impl<B, P, E> Sink for BlockStore<B, P>
+where
+    B: Slots<RawBlock, Full = E>,
+    P: Slots<RawParam, Full = E>,
+{
+    type Error = E;
+
+    fn open_tool(&mut self, text: Option<Span>, name: Span, at: usize) -> Result<(), E> {
+        self.blocks.check_room(1 + usize::from(text.is_some()), Store::Blocks, at)?;
+        if let Some(text) = text {
+            self.blocks.append(RawBlock::Text(text));
+        }
+        let first_param = self.params.items().len();
+        self.blocks.append(RawBlock::Tool { name, first_param, params: 0, ordinal: self.tools });
+        self.tools += 1;
+        self.open = true;
+        self.changes += 1;
+        Ok(())
+    }
+
+    /// Inlined for a tool's first param (most tools have one or two), which has nothing to
+    /// look for or index; the rest is [`BlockStore::set_later_param`].
+    ///
+    /// O(1) per param, whatever the number of names: once the open tool has [`LINEAR`] params,
+    /// its params are chained in a hash index keyed by the name's table index, with no storage
+    /// beyond the params themselves. With `c` params in the tool, the buckets are the `head`
+    /// fields of its first `b` params, `b` the largest power of two ≤ `c` (rebuilt when `c`
+    /// reaches the next one: amortised O(1)). Below [`LINEAR`] params (nearly every real tool)
+    /// they are simply scanned, as before, and the index costs nothing.
+    #[inline]
+    fn set_param(&mut self, input: &[u8], param: RawParam, at: usize) -> Result<(), E> {
+        let Some(RawBlock::Tool { first_param, params, .. }) = self.blocks.items().last() else {
+            return Ok(()); // the engine only sets params inside a tool
+        };
+        let (first, count) = (*first_param, *params);
+        if count == 0 {
+            self.params.check_room(1, Store::Params, at)?;
+            self.params.append(param);
+            self.count_new_param();
+            return Ok(());
+        }
+        self.set_later_param(input, param, at, first, count)
     }
 
     fn close_tool(&mut self) {

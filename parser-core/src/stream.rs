@@ -56,8 +56,9 @@ impl TextBuf for alloc::string::String {
     fn check_room(&self, _: usize) -> Result<(), Self::Full> {
         Ok(())
     }
+    #[inline(always)]
     fn append(&mut self, s: &str) {
-        self.push_str(s);
+        crate::scan::push_short(self, s);
     }
     fn clear_text(&mut self) {
         self.clear();

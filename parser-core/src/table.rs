@@ -50,16 +50,52 @@ const SEED_TRIES: u32 = 64;
 /// Largest displacement tried for one bucket (kept below the high bit, which marks scratch data).
 const MAX_DISPLACEMENT: u16 = 0x7FFF;
 
-/// FNV-1a over the name, from a seed, with a final mix.
+/// Bytes `at..at + N` of `name` as a little-endian number (`N` is 4 or 8; the caller keeps it in
+/// bounds). One load at run time, and usable in `const fn`.
+#[inline(always)]
+const fn load<const N: usize>(name: &[u8], at: usize) -> u64 {
+    match name.split_at(at).1.first_chunk::<N>() {
+        Some(c) => {
+            let mut w = [0u8; 8];
+            let mut i = 0;
+            while i < N {
+                w[i] = c[i];
+                i += 1;
+            }
+            u64::from_le_bytes(w)
+        }
+        None => 0,
+    }
+}
+
+/// One round: a multiply that carries every input bit into the high half.
+#[inline(always)]
+const fn mix(h: u64, w: u64) -> u64 {
+    (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
+}
+
+/// The name's hash from a seed: its length, then its bytes a word (8 bytes) at a time, the last
+/// word overlapping the one before it; a name shorter than 8 bytes is one word made of two
+/// overlapping halves (or of its first, middle and last byte). So a tag name of up to 16 bytes
+/// costs one or two multiplies, where a byte-at-a-time hash costs one per byte.
 #[inline(always)]
 const fn hash(seed: u32, name: &[u8]) -> u32 {
-    let mut h = 0x811c_9dc5 ^ seed;
-    let mut i = 0;
-    while i < name.len() {
-        h = (h ^ name[i] as u32).wrapping_mul(0x0100_0193);
-        i += 1;
+    let n = name.len();
+    let mut h = (seed as u64) << 32 | n as u64;
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            h = mix(h, load::<8>(name, i));
+            i += 8;
+        }
+        h = mix(h, load::<8>(name, n - 8));
+    } else if n >= 4 {
+        h = mix(h, load::<4>(name, 0) | load::<4>(name, n - 4) << 32);
+    } else if n > 0 {
+        h = mix(h, name[0] as u64 | (name[n / 2] as u64) << 8 | (name[n - 1] as u64) << 16);
     }
-    h ^ (h >> 16)
+    let h = (h ^ (h >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    (h ^ (h >> 32)) as u32
 }
 
 /// The slot of a name with hash `h` in a bucket displaced by `d` (before masking). Uses the high
@@ -96,9 +132,28 @@ const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     true
 }
 
-/// Check every name; returns the longest name's length.
-const fn validate(names: &[&str]) -> Result<usize, TableError> {
+/// The lengths of a table's names: the longest, and which occur, so that a candidate of a length
+/// no name has is turned away before it is hashed (as `<u8>` in code, or `<a>` in prose).
+#[derive(Clone, Copy, Debug)]
+struct Lengths {
+    max: usize,
+    /// Bit `min(len, 127)` is set for every name's length.
+    present: u128,
+}
+
+impl Lengths {
+    /// Might a name of `len` bytes be in the table? (False for 0 and for lengths no name has.)
+    #[inline(always)]
+    const fn admit(&self, len: usize) -> bool {
+        let bit = if len < 127 { len } else { 127 };
+        self.present >> bit & 1 != 0
+    }
+}
+
+/// Check every name; returns their lengths.
+const fn validate(names: &[&str]) -> Result<Lengths, TableError> {
     let mut max_len = 0;
+    let mut present = 0u128;
     let mut i = 0;
     while i < names.len() {
         let n = names[i].as_bytes();
@@ -118,28 +173,29 @@ const fn validate(names: &[&str]) -> Result<usize, TableError> {
         if n.len() > max_len {
             max_len = n.len();
         }
+        present |= 1 << if n.len() < 127 { n.len() } else { 127 };
         i += 1;
     }
-    Ok(max_len)
+    Ok(Lengths { max: max_len, present })
 }
 
 /// Build a table of `S = table.len()` entries (a power of two, at least 4 × the names): the first
 /// half holds one displacement per bucket (up to 65,536 buckets), the second half the slots (name
 /// index + 1, 0 = free).
 /// `order` and `scratch` are work space of `S` entries each. Duplicate names share one slot, as
-/// they do in Cline's `Map`. Returns (seed, longest name length).
+/// they do in Cline's `Map`. Returns (seed, the names' lengths).
 const fn build(
     names: &[&str],
     table: &mut [u16],
     order: &mut [u16],
     scratch: &mut [u16],
-) -> Result<(u32, usize), TableError> {
+) -> Result<(u32, Lengths), TableError> {
     let size = table.len();
     let n = names.len();
     if n >= u16::MAX as usize || size < 4 || !size.is_power_of_two() || n * 4 > size {
         return Err(TableError::TooManyNames);
     }
-    let max_len = match validate(names) {
+    let lengths = match validate(names) {
         Ok(m) => m,
         Err(e) => return Err(e),
     };
@@ -240,7 +296,7 @@ const fn build(
             l += 1;
         }
         // Buckets that got no name keep displacement 0 (their size, 0, was never overwritten).
-        return Ok((seed, max_len));
+        return Ok((seed, lengths));
     }
     Err(TableError::NoPerfectSeed)
 }
@@ -278,24 +334,34 @@ pub struct TagTable<'a> {
     /// Displacements (first half) and slots (second half: index + 1 into `names`, 0 = free).
     table: &'a [u16],
     seed: u32,
-    max_len: usize,
+    lengths: Lengths,
+    /// `buckets(table.len()) - 1` and `table.len() / 2`, computed once for the lookups.
+    bucket_mask: usize,
+    half: usize,
 }
 
 impl<'a> TagTable<'a> {
-    const fn new(names: &'a [&'a str], table: &'a [u16], seed: u32, max_len: usize) -> Self {
-        TagTable { names, table, seed, max_len }
+    const fn new(names: &'a [&'a str], table: &'a [u16], seed: u32, lengths: Lengths) -> Self {
+        let bucket_mask = buckets(table.len()).saturating_sub(1);
+        TagTable { names, table, seed, lengths, bucket_mask, half: table.len() / 2 }
+    }
+
+    /// The slot (0 = free, else index + 1 into `names`) where `name` would be: one hash, one
+    /// displacement, one slot.
+    #[inline(always)]
+    fn slot(&self, name: &[u8]) -> u16 {
+        let h = hash(self.seed, name);
+        let d = self.table[h as usize & self.bucket_mask];
+        self.table[self.half + (displaced(h, d) & (self.half.wrapping_sub(1)))]
     }
 
     /// Is `name` (the bytes between `<` or `</` and `>`) one of this table's names?
-    #[inline]
+    #[inline(never)]
     pub fn contains(&self, name: &[u8]) -> bool {
-        if name.len() > self.max_len || name.is_empty() {
+        if !self.lengths.admit(name.len()) {
             return false;
         }
-        let half = self.table.len() / 2;
-        let h = hash(self.seed, name);
-        let d = self.table[h as usize & (buckets(self.table.len()) - 1)];
-        let slot = self.table[half + (displaced(h, d) & (half - 1))];
+        let slot = self.slot(name);
         slot != 0 && same_name(self.names[slot as usize - 1].as_bytes(), name)
     }
 
@@ -303,13 +369,10 @@ impl<'a> TagTable<'a> {
     /// hash's slot, found with the same single probe as [`TagTable::contains`].
     #[inline]
     pub fn index(&self, name: &[u8]) -> Option<u32> {
-        if name.len() > self.max_len || name.is_empty() {
+        if !self.lengths.admit(name.len()) {
             return None;
         }
-        let half = self.table.len() / 2;
-        let h = hash(self.seed, name);
-        let d = self.table[h as usize & (buckets(self.table.len()) - 1)];
-        let slot = self.table[half + (displaced(h, d) & (half - 1))];
+        let slot = self.slot(name);
         (slot != 0 && same_name(self.names[slot as usize - 1].as_bytes(), name)).then(|| u32::from(slot) - 1)
     }
 
@@ -320,7 +383,7 @@ impl<'a> TagTable<'a> {
 
     /// Length in bytes of the longest name (0 for an empty table).
     pub const fn max_len(&self) -> usize {
-        self.max_len
+        self.lengths.max
     }
 }
 
@@ -341,7 +404,7 @@ pub struct TagSet<'a, const S: usize> {
     names: &'a [&'a str],
     table: [u16; S],
     seed: u32,
-    max_len: usize,
+    lengths: Lengths,
 }
 
 impl<'a, const S: usize> TagSet<'a, S> {
@@ -363,14 +426,14 @@ impl<'a, const S: usize> TagSet<'a, S> {
         let mut table = [0u16; S];
         let (mut order, mut scratch) = ([0u16; S], [0u16; S]);
         match build(names, &mut table, &mut order, &mut scratch) {
-            Ok((seed, max_len)) => Ok(TagSet { names, table, seed, max_len }),
+            Ok((seed, lengths)) => Ok(TagSet { names, table, seed, lengths }),
             Err(e) => Err(e),
         }
     }
 
     /// The view the parser reads.
     pub const fn table(&self) -> TagTable<'_> {
-        TagTable::new(self.names, &self.table, self.seed, self.max_len)
+        TagTable::new(self.names, &self.table, self.seed, self.lengths)
     }
 }
 
@@ -381,7 +444,7 @@ pub struct TagSetBuf<'a> {
     names: &'a [&'a str],
     table: alloc::vec::Vec<u16>,
     seed: u32,
-    max_len: usize,
+    lengths: Lengths,
 }
 
 #[cfg(feature = "alloc")]
@@ -394,7 +457,7 @@ impl<'a> TagSetBuf<'a> {
             let mut table = alloc::vec![0u16; size];
             let (mut order, mut scratch) = (alloc::vec![0u16; size], alloc::vec![0u16; size]);
             match build(names, &mut table, &mut order, &mut scratch) {
-                Ok((seed, max_len)) => return Ok(TagSetBuf { names, table, seed, max_len }),
+                Ok((seed, lengths)) => return Ok(TagSetBuf { names, table, seed, lengths }),
                 Err(TableError::NoPerfectSeed) if size < (1 << 19) => size *= 2,
                 Err(e) => return Err(e),
             }
@@ -403,7 +466,7 @@ impl<'a> TagSetBuf<'a> {
 
     /// The view the parser reads.
     pub fn table(&self) -> TagTable<'_> {
-        TagTable::new(self.names, &self.table, self.seed, self.max_len)
+        TagTable::new(self.names, &self.table, self.seed, self.lengths)
     }
 }
 
@@ -563,6 +626,22 @@ mod tests {
                 assert!(!same_name(&a, &b), "len {len}, byte {at}");
             }
         }
+    }
+
+    #[test]
+    fn names_are_found_at_every_length_up_to_the_longest_allowed() {
+        let owned: Vec<String> = (1..=MAX_NAME_LEN).step_by(7).chain([126, 127, 128]).map(|n| "n".repeat(n)).collect();
+        let names: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let set = TagSetBuf::try_new(&names).unwrap();
+        let t = set.table();
+        for len in 0..=MAX_NAME_LEN + 2 {
+            let candidate = "n".repeat(len);
+            assert_eq!(t.contains(candidate.as_bytes()), names.contains(&candidate.as_str()), "length {len}");
+            assert_eq!(t.index(candidate.as_bytes()).is_some(), names.contains(&candidate.as_str()), "length {len}");
+            // Same length, other bytes: the length filter lets it through, the compare does not.
+            assert!(!t.contains("m".repeat(len).as_bytes()), "length {len}");
+        }
+        assert_eq!(t.max_len(), MAX_NAME_LEN);
     }
 
     #[test]
