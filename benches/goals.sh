@@ -151,7 +151,7 @@ if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
   f=$(bash benches/size_floor.sh)
-  line binary "  floor: ripgrep's crates, regex, serde_json and std alone (no goal)" "$(mb "$f")" info
+  line binary "  floor: ripgrep's crates, regex, serde_json, std alone (no goal)" "$(mb "$f")" info
 fi
 if [ $readme = 1 ]; then
   {
