@@ -287,6 +287,10 @@ function createApi(w) {
     );
   }
 
+  function isHighSurrogate(c) {
+    return c >= 0xd800 && c <= 0xdbff;
+  }
+
   // Text the glue keeps to itself before handing it to the module (see StreamParser.push): at
   // most this many UTF-16 units, so that the push that hands them over stays short.
   const HOLD = 8192;
@@ -309,6 +313,12 @@ function createApi(w) {
         ? customGrammar(options.toolNames || [], options.paramNames || [])
         : defaultGrammar;
       this._handle = check(w.stream_new(grammar));
+      this._grammar = grammar;
+      // Whether a name holds a character outside the BMP (two UTF-16 units): see push.
+      const names = custom
+        ? [...(options.toolNames || []), ...(options.paramNames || [])]
+        : [...dynamic.values()].flatMap((set) => [...set]);
+      this._astral = names.some((n) => /[\uD800-\uDBFF]/.test(n));
       this._token = {};
       this._callIdFn = (ordinal) => this._callId(ordinal);
       if (registry) registry.register(this, this._handle, this._token);
@@ -331,6 +341,8 @@ function createApi(w) {
       this._lastCount = 0;
       // The module has the text's first `_synced` units; the glue holds the rest (see push).
       this._synced = 0;
+      // The last push's blocks when they are not `_blocks` (a whole parse, see push).
+      this._answered = null;
       // When the text is known to end inside the last block's growing string: which one (the
       // answer's `moved`: 0 a text's content, 1 + p param p's value; -1 not known), its slot
       // below, and for a param the last UTF-16 unit of its name (-1 for a text).
@@ -476,6 +488,7 @@ function createApi(w) {
           blocks[blocks.length - 1] = this._withGrown(grow, s);
         }
         text.push(chunk);
+        this._answered = null;
         return blocks;
       }
       const from0 = this._synced;
@@ -490,6 +503,15 @@ function createApi(w) {
         text.cut();
         str.charCodeAt(0); // flattens the rope (encodeInto would walk it character by character)
       } else str = text.slice(from0, text.length);
+      // A text ending in a high surrogate, with a name that holds a pair: the module reads
+      // UTF-8, where the half alone would become U+FFFD and a name cut there would never match.
+      // It gets that unit with the next push instead, and this push is answered by a whole
+      // parse (so only such names pay for it, on a push that cuts a pair).
+      const cut = this._astral && isHighSurrogate(str.charCodeAt(str.length - 1));
+      if (cut) {
+        str = str.slice(0, -1);
+        this._synced = text.length - 1;
+      }
       const len = put(str);
       const at = check(w.stream_push(this._handle, len, lastAscii));
       const o = words();
@@ -528,11 +550,25 @@ function createApi(w) {
           i = readEnd;
         }
       }
+      this._answered = cut ? this._wholeParse(text.slice(0, text.length)) : null;
+      return this._answered || blocks;
+    }
+    // The blocks of all of `s` with this stream's names and call ids, from a whole parse.
+    _wholeParse(s) {
+      const n = check(w.parse(put(s), lastAscii, this._grammar));
+      const o = words();
+      const blocks = new Array(n);
+      const slice = (a, b) => s.slice(a, b);
+      let i = (w.out_ptr() >> 2) + 5;
+      for (let b = 0; b < n; b++) {
+        blocks[b] = readBlock(o, i, slice, this._callIdFn);
+        i = readEnd;
+      }
       return blocks;
     }
     /** End of the reply: the final blocks, a copy (trailing text stays partial, as in Cline). */
     finish() {
-      return this._blocks.slice();
+      return (this._answered || this._blocks).slice();
     }
     /** Start a new reply, keeping the parser's storage. */
     reset() {

@@ -91,13 +91,15 @@ test("pushes that only extend a growing string agree with the whole parse at eve
   const atoms = ["</content>", "</content", "t>", ">", "t", "nt", "</", "<", " ", "\n", "\u00A0", "\u2028", "\uFEFF",
     "x", "é", "😀", "\uD800", "</path>", "<path>", "</write_to_file>", "<content>", "a > b", "Vec<u8>", "</tent>"];
   const rand = lcg(26);
-  const names = { toolNames: ["write_to_file", "t"], paramNames: ["content", "path", "tent", "sé"] };
   for (let round = 0; round < 400; round++) {
     const custom = round % 4 === 3;
+    // Every other custom round, a param name with an astral character (a pair a push may cut).
+    const param = round % 8 === 7 ? "s😀" : "sé";
+    const names = { toolNames: ["write_to_file", "t"], paramNames: ["content", "path", "tent", param] };
     let body = "";
     for (let i = 0, n = 5 + Math.floor(rand() * 60); i < n; i++) body += atoms[Math.floor(rand() * atoms.length)];
     const reply = custom
-      ? `hi <t><sé> a${body.replaceAll("content", "sé")}`
+      ? `hi <t><${param}> a${body.replaceAll("content", param)}`
       : `Writing ${body.slice(0, 9)}<write_to_file><path>p</path><content>${body}`;
     const p = custom ? new StreamParser(names) : new StreamParser();
     const whole = custom
@@ -191,6 +193,32 @@ test("odd param names ('__proto__', integer-like ones) stream exactly as a whole
     assert.deepEqual(shape(blocks), shape(wholeOf(reply.slice(0, i + 1))), reply.slice(0, i + 1));
   }
   p.free();
+});
+
+test("names with astral characters are recognised when a push ends between the two halves of one", () => {
+  // The module reads UTF-8: a chunk that ends in a high surrogate would reach it as U+FFFD, and
+  // the name's character would never match. Such a push is answered by a whole parse.
+  const names = { toolNames: ["t😀", "read_file"], paramNames: ["p😀", "path"] };
+  const reply = "a😀 <t😀><p😀> v😀 </p😀></t😀> <read_file><path>😀</path></read_file>😀";
+  const whole = (s) => {
+    const q = new StreamParser(names);
+    const b = q.push(s);
+    q.free();
+    return b;
+  };
+  for (const step of [1, 2, 3, 5]) {
+    const p = new StreamParser(names);
+    for (let at = 0; at < reply.length; ) {
+      const next = Math.min(reply.length, at + step);
+      const blocks = p.push(reply.slice(at, next));
+      at = next;
+      assert.equal(json(strip(blocks)), json(strip(whole(reply.slice(0, at)))), json([step, reply.slice(0, at)]));
+    }
+    const last = p.push("");
+    assert.equal(last[1].name, "t😀");
+    assert.equal(last[1].params["p😀"], "v😀");
+    p.free();
+  }
 });
 
 test("custom tool and param names, and setDynamicToolUseNames as in Cline", () => {
