@@ -200,15 +200,18 @@ function createApi(w) {
    */
   function parseAssistantMessageV2(assistantMessage) {
     if (typeof assistantMessage !== "string") throw new TypeError("parseAssistantMessageV2 takes a string");
-    const len = put(assistantMessage);
-    const n = check(w.parse(len, lastAscii, defaultGrammar));
+    return wholeParse(assistantMessage, defaultGrammar, nanoid8);
+  }
+
+  // The blocks of all of `s` with `grammar`'s names, call ids from `callId(ordinal)`.
+  function wholeParse(s, grammar, callId) {
+    const n = check(w.parse(put(s), lastAscii, grammar));
     const o = words();
-    const at = w.out_ptr() >> 2;
     const blocks = new Array(n);
-    const slice = (a, b) => assistantMessage.slice(a, b);
-    let i = at + 5;
+    const slice = (a, b) => s.slice(a, b);
+    let i = (w.out_ptr() >> 2) + 5;
     for (let b = 0; b < n; b++) {
-      blocks[b] = readBlock(o, i, slice, nanoid8);
+      blocks[b] = readBlock(o, i, slice, callId);
       i = readEnd;
     }
     return blocks;
@@ -550,21 +553,8 @@ function createApi(w) {
           i = readEnd;
         }
       }
-      this._answered = cut ? this._wholeParse(text.slice(0, text.length)) : null;
+      this._answered = cut ? wholeParse(text.slice(0, text.length), this._grammar, this._callIdFn) : null;
       return this._answered || blocks;
-    }
-    // The blocks of all of `s` with this stream's names and call ids, from a whole parse.
-    _wholeParse(s) {
-      const n = check(w.parse(put(s), lastAscii, this._grammar));
-      const o = words();
-      const blocks = new Array(n);
-      const slice = (a, b) => s.slice(a, b);
-      let i = (w.out_ptr() >> 2) + 5;
-      for (let b = 0; b < n; b++) {
-        blocks[b] = readBlock(o, i, slice, this._callIdFn);
-        i = readEnd;
-      }
-      return blocks;
     }
     /** End of the reply: the final blocks, a copy (trailing text stays partial, as in Cline). */
     finish() {
