@@ -515,7 +515,8 @@ fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
 
 /// The PDF parser runs in a child process (agent-min itself): a file it panics on — here a
 /// real PDF whose pages lack their required `/MediaBox` — is refused with an error, and the run
-/// goes on (a release build aborts on a panic, so in-process it would end the agent).
+/// goes on (a release build aborts on a panic, so in-process it would end the agent); a file the
+/// parser refuses gets its error.
 #[cfg(feature = "documents")]
 #[test]
 fn a_pdf_the_parser_panics_on_is_refused_and_the_run_goes_on() {
@@ -527,9 +528,11 @@ fn a_pdf_the_parser_panics_on_is_refused_and_the_run_goes_on() {
     bad[at + 1] = b'0';
     std::fs::write(ws.path().join("bad.pdf"), &bad).unwrap();
     std::fs::write(ws.path().join("good.pdf"), &good).unwrap();
+    std::fs::write(ws.path().join("junk.pdf"), b"%PDF-1.4 not really").unwrap();
     let server = Server::start(vec![
         anthropic(&tool("read_file", &[("path", "bad.pdf")])),
         anthropic(&tool("read_file", &[("path", "good.pdf")])),
+        anthropic(&tool("read_file", &[("path", "junk.pdf")])),
         anthropic(&completion("Read what could be read.")),
     ]);
     let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["read the pdfs"]), &[], LIMIT);
@@ -538,6 +541,9 @@ fn a_pdf_the_parser_panics_on_is_refused_and_the_run_goes_on() {
     let bad = reqs[1].last_user();
     assert!(bad.contains("Failed to extract text from PDF: the file could not be parsed"), "{bad}");
     assert!(reqs[2].last_user().contains("3 | Hello from page one."), "{}", reqs[2].last_user());
+    // The parser's own error, as the child answers it.
+    let junk = reqs[3].last_user();
+    assert!(junk.contains("Failed to extract text from PDF: PDF error:"), "{junk}");
 }
 
 /// Issue 22's tool results, through the real binary: the saved file byte for byte, a partial
