@@ -74,14 +74,30 @@ const fn mix(h: u64, w: u64) -> u64 {
     (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)
 }
 
-/// The name's hash from a seed: its length, then its bytes a word (8 bytes) at a time, the last
-/// word overlapping the one before it; a name shorter than 8 bytes is one word made of two
-/// overlapping halves (or of its first, middle and last byte). So a tag name of up to 16 bytes
-/// costs one or two multiplies, where a byte-at-a-time hash costs one per byte.
+/// The 64-bit key a seed stands for: the seed's bits spread over the whole word (splitmix64's
+/// finaliser), so that the state the name's bytes are mixed into differs from seed to seed in
+/// every bit.
+const fn key(seed: u32) -> u64 {
+    let mut z = (seed as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The name's hash under a seed's [`key`]: the name's bytes a word (8 bytes) at a time, the last
+/// word overlapping the one before it (a name shorter than 8 bytes is one word made of two
+/// overlapping halves, or of its first, middle and last byte), then its length. So a tag name of
+/// up to 16 bytes costs one or two multiplies, where a byte-at-a-time hash costs one per byte.
+///
+/// The length goes in after the bytes, not with the seed before them: XORed into the starting
+/// state, a length difference could be cancelled by a first word that differs in the same bits,
+/// whatever the seed (`uuuuuuuuuu` and `tuuuuuuuuuu` hashed alike under every seed, so no table
+/// held both). After the bytes, two names' states differ by a seed-dependent amount, and one seed
+/// out of many separates them.
 #[inline(always)]
-const fn hash(seed: u32, name: &[u8]) -> u32 {
+const fn hash(key: u64, name: &[u8]) -> u32 {
     let n = name.len();
-    let mut h = (seed as u64) << 32 | n as u64;
+    let mut h = key;
     if n >= 8 {
         let mut i = 0;
         while i + 8 < n {
@@ -94,7 +110,7 @@ const fn hash(seed: u32, name: &[u8]) -> u32 {
     } else if n > 0 {
         h = mix(h, name[0] as u64 | (name[n / 2] as u64) << 8 | (name[n - 1] as u64) << 16);
     }
-    let h = (h ^ (h >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    let h = (h ^ n as u64 ^ (h >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
     (h ^ (h >> 32)) as u32
 }
 
@@ -203,6 +219,7 @@ const fn build(
     let nb = buckets(size);
     let mut seed = 0;
     'seeds: while seed < SEED_TRIES {
+        let seed_key = key(seed);
         // 1. Bucket sizes, then each bucket's first position in `order` (in `scratch[..half]`).
         let mut k = 0;
         while k < size {
@@ -212,7 +229,7 @@ const fn build(
         }
         let mut i = 0;
         while i < n {
-            let b = hash(seed, names[i].as_bytes()) as usize & (nb - 1);
+            let b = hash(seed_key, names[i].as_bytes()) as usize & (nb - 1);
             table[b] += 1;
             i += 1;
         }
@@ -230,7 +247,7 @@ const fn build(
         }
         let mut i = 0;
         while i < n {
-            let b = hash(seed, names[i].as_bytes()) as usize & (nb - 1);
+            let b = hash(seed_key, names[i].as_bytes()) as usize & (nb - 1);
             order[scratch[b] as usize + table[b] as usize] = i as u16;
             table[b] += 1;
             i += 1;
@@ -270,7 +287,7 @@ const fn build(
                 while placed < count {
                     let i = order[first + placed] as usize;
                     let name = names[i].as_bytes();
-                    let slot = half + (displaced(hash(seed, name), d) & (half - 1));
+                    let slot = half + (displaced(hash(seed_key, name), d) & (half - 1));
                     if table[slot] == 0 {
                         table[slot] = i as u16 + 1;
                     } else if !bytes_eq(names[table[slot] as usize - 1].as_bytes(), name) {
@@ -284,7 +301,7 @@ const fn build(
                 let mut u = 0;
                 while u < placed {
                     let i = order[first + u] as usize;
-                    let slot = half + (displaced(hash(seed, names[i].as_bytes()), d) & (half - 1));
+                    let slot = half + (displaced(hash(seed_key, names[i].as_bytes()), d) & (half - 1));
                     if table[slot] == i as u16 + 1 {
                         table[slot] = 0;
                     }
@@ -333,7 +350,8 @@ pub struct TagTable<'a> {
     names: &'a [&'a str],
     /// Displacements (first half) and slots (second half: index + 1 into `names`, 0 = free).
     table: &'a [u16],
-    seed: u32,
+    /// The seed's [`key`], computed once for the lookups.
+    key: u64,
     lengths: Lengths,
     /// `buckets(table.len()) - 1` and `table.len() / 2`, computed once for the lookups.
     bucket_mask: usize,
@@ -343,14 +361,14 @@ pub struct TagTable<'a> {
 impl<'a> TagTable<'a> {
     const fn new(names: &'a [&'a str], table: &'a [u16], seed: u32, lengths: Lengths) -> Self {
         let bucket_mask = buckets(table.len()).saturating_sub(1);
-        TagTable { names, table, seed, lengths, bucket_mask, half: table.len() / 2 }
+        TagTable { names, table, key: key(seed), lengths, bucket_mask, half: table.len() / 2 }
     }
 
     /// The slot (0 = free, else index + 1 into `names`) where `name` would be: one hash, one
     /// displacement, one slot.
     #[inline(always)]
     fn slot(&self, name: &[u8]) -> u16 {
-        let h = hash(self.seed, name);
+        let h = hash(self.key, name);
         let d = self.table[h as usize & self.bucket_mask];
         self.table[self.half + (displaced(h, d) & (self.half.wrapping_sub(1)))]
     }
@@ -642,6 +660,37 @@ mod tests {
             assert!(!t.contains("m".repeat(len).as_bytes()), "length {len}");
         }
         assert_eq!(t.max_len(), MAX_NAME_LEN);
+    }
+
+    /// The fuzzer's find (CI stop 30): `uuuuuuuuuu` and `tuuuuuuuuuu` hashed alike under every
+    /// seed, the length XORed into the starting state cancelled by the first byte, so no table of
+    /// any size held both. Every such pair of lengths up to 24, with several fillers, must now
+    /// get the smallest table and be told apart.
+    #[test]
+    fn names_whose_first_byte_cancels_their_length_difference_get_a_table() {
+        for n in 1..=24usize {
+            for m in n + 1..=24 {
+                for fill in [b'u', b'a', b'_', b'0'] {
+                    let first = b'a' | 0x40; // a letter, so that first ^ (n ^ m) stays printable
+                    let other = first ^ (n ^ m) as u8;
+                    if other == b'<' || other == b'>' || other == b'/' || other >= 0x80 {
+                        continue;
+                    }
+                    let mut a = alloc::vec![fill; n];
+                    a[0] = first;
+                    let mut b = alloc::vec![fill; m];
+                    b[0] = other;
+                    let (a, b) = (String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+                    let names = [a.as_str(), b.as_str()];
+                    let set = TagSet::<16>::try_new(&names).unwrap_or_else(|e| panic!("{names:?}: {e}"));
+                    check_exact(&set.table(), &names);
+                }
+            }
+        }
+        let fuzzed = ["ONuuuuuuuu", "uuuuuuuuuuuuu", "uuuuuuuuuu", "uuuuuuuuuuuuu", "uuuuuuuuuu", "tuuuuuuuuuu"];
+        let set = TagSetBuf::try_new(&fuzzed).unwrap();
+        assert_eq!(set.table().table.len(), 32, "the smallest table holds them");
+        check_exact(&set.table(), &fuzzed);
     }
 
     #[test]
