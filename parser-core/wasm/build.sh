@@ -8,7 +8,9 @@ set -euo pipefail
 out=${1:?usage: build.sh OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+# (Read whole first: `rustup … | grep -q` under pipefail fails when grep leaves early.)
+installed=$(rustup target list --installed)
+grep -qx wasm32-unknown-unknown <<<"$installed" || rustup target add wasm32-unknown-unknown
 (cd "$root" && cargo build -p parser-core-wasm --lib --target wasm32-unknown-unknown --profile wasm)
 mkdir -p "$out"
 target=${CARGO_TARGET_DIR:-$root/target}
@@ -24,7 +26,7 @@ cp "$target/wasm32-unknown-unknown/wasm/parser_core_wasm.wasm" "$out/parser_core
 } >"$out/index.mjs"
 cp "$here/js/index.d.ts" "$out/index.d.ts"
 cp "$here/README.md" "$out/README.md"
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$here/Cargo.toml" | head -n 1)
+version=$(sed -n '/^version = "/{s/^version = "\(.*\)"/\1/p;q;}' "$here/Cargo.toml")
 cat >"$out/package.json" <<JSON
 {
   "name": "parser-core",
