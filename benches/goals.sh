@@ -5,7 +5,7 @@
 #            in 16/64/256-byte pushes against one whole parse; many run-time params, linear;
 #   wasm     the WebAssembly package's exported layer compiled natively under callgrind (linear
 #            in blocks, instructions per push), then the npm package itself in node
-#            (benches/wasm_goals.js: CPU time, best of several runs);
+#            (benches/wasm_goals.js: CPU time; the 200 KB write the mean of back-to-back runs);
 #   ckpt     checkpoints: an edit turn in 40,000 files against 2,000 (wall time, the two
 #            workspaces taking turns; agent-min/examples/checkpoint_bench.rs);
 #   json     the --json output of a streamed write, in bytes (benches/agent_stream.py);
