@@ -244,6 +244,32 @@ test("custom tool and param names, and setDynamicToolUseNames as in Cline", () =
   assert.throws(() => new StreamParser({ toolNames: ["bad<name"] }), /tag name/);
 });
 
+test("free() and reset() let go of the reply but not of the blocks the caller holds", () => {
+  // They flatten the reply's growing strings and empty the parser's own holders (so that a
+  // dead reply's ropes do not burden the next one's collections); what push returned stays.
+  const body = "let x = a < b;\n".repeat(3000);
+  const input = `Now.<write_to_file><path>a.rs</path><content>\n${body}`;
+  const push = (p, text) => {
+    let blocks;
+    for (let i = 0; i < text.length; i += 16) blocks = p.push(text.slice(i, i + 16));
+    return blocks;
+  };
+  const want = json(strip(parseAssistantMessageV2(input)));
+  const p = new StreamParser();
+  const first = push(p, input);
+  const kept = first.slice();
+  p.reset();
+  assert.equal(json(strip(first)), want, "the array push returned, after reset()");
+  assert.equal(first[1].params.content, body.trim());
+  const second = push(p, input);
+  assert.equal(json(strip(second)), want, "the next reply, after reset()");
+  assert.equal(json(strip(kept)), want);
+  p.free();
+  assert.equal(json(strip(second)), want, "the array push returned, after free()");
+  assert.equal(json(strip(p.finish())), want, "finish() after free()");
+  assert.throws(() => p.push("x"), /no such stream/);
+});
+
 test("misuse is an exception, never a crash", () => {
   assert.throws(() => parseAssistantMessageV2(42), TypeError);
   const p = new StreamParser();
