@@ -36,6 +36,12 @@ export class StreamParser {
   push(chunk: string): AssistantMessageContent[];
   /** The final blocks, as a copy. */
   finish(): AssistantMessageContent[];
+  /**
+   * Start a new reply, keeping the parser's storage. The last reply's blocks (and the array push
+   * returned) stay as they are; their long strings are flattened, so that holding them costs
+   * the next reply's garbage collections nothing.
+   */
   reset(): void;
+  /** Free the parser's memory now (otherwise the GC frees it); the blocks stay as reset() leaves them. */
   free(): void;
 }
