@@ -578,9 +578,9 @@ function createApi(w) {
     // holders: old objects by now, written on every push, so while dead they are still roots of
     // the young generation until the next full collection): flattened, each is one string and
     // its rope is garbage; the holders are emptied. Otherwise the next reply's scavenges copy
-    // and promote the last one's ropes: with this, a 16-char push on the 200 KB write costs
-    // ~170 ns instead of ~270, a 64-char one ~375 instead of ~490 (the mean over many replies,
-    // benches/wasm_goals.js). The blocks array is left as it is: the caller may hold it.
+    // and promote the last one's ropes (about half of a short push's cost, measured by
+    // benches/wasm_goals.js; the README's Performance section has the figures). The blocks
+    // array is left as it is: the caller may hold it.
     _release() {
       for (const g of this._slots) {
         if (g !== undefined) {
