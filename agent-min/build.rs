@@ -1,21 +1,42 @@
-//! Link options for the `agent-min` binary.
+//! Link options for the `agent-min` binary, on Linux with glibc.
 //!
-//! On Linux with glibc the binary's relative relocations are packed (`-z pack-relative-relocs`,
-//! DT_RELR): a position-independent executable keeps its address randomisation, and its
-//! relocation table shrinks from 24 bytes per pointer in static data to a bitmap (about 0.5 MB
-//! of the default build, 0.2 MB of the minimal one). The linker adds a `GLIBC_ABI_DT_RELR`
-//! version need, so a glibc older than 2.36 refuses to load the binary with a clear error
-//! rather than misrunning it; linkers that cannot pack (or a glibc that cannot load it) leave
-//! the relocations as they were. `AGENT_MIN_NO_RELR=1` builds without it (a binary to copy to
-//! an older system).
+//! - The relative relocations are packed (`-z pack-relative-relocs`, DT_RELR): a
+//!   position-independent executable keeps its address randomisation, and its relocation table
+//!   shrinks from 24 bytes per pointer in static data to a bitmap (about 0.5 MB of the default
+//!   build, 0.2 MB of the minimal one). The linker adds a `GLIBC_ABI_DT_RELR` version need, so a
+//!   glibc older than 2.36 refuses to load the binary with a clear error rather than misrunning
+//!   it. `AGENT_MIN_NO_RELR=1` builds without it (a binary to copy to an older system).
+//! - In the release profiles (`release`, `release-min`: `panic = "abort"`), the unwind tables
+//!   (`.eh_frame`, `.gcc_except_table`) are left out by a linker script (about 0.34 MB of either
+//!   build). A panic aborts after its hook has run, so nothing unwinds: the tables only served
+//!   the frames of a `RUST_BACKTRACE` backtrace, which is then empty (the message and its source
+//!   line are still printed). Stable cargo cannot pass `-C force-unwind-tables=no` to one profile
+//!   alone; the test builds (which unwind) keep their tables. `AGENT_MIN_UNWIND_TABLES=1` keeps
+//!   them (for a profiler that walks the stack by DWARF, or a linker without linker scripts).
+
+use std::path::PathBuf;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=AGENT_MIN_NO_RELR");
-    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    let off = std::env::var_os("AGENT_MIN_NO_RELR").is_some_and(|v| !v.is_empty() && v != "0");
-    if os == "linux" && env == "gnu" && !off {
+    println!("cargo:rerun-if-env-changed=AGENT_MIN_UNWIND_TABLES");
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+    if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
+        return;
+    }
+    if !set("AGENT_MIN_NO_RELR") {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    }
+    // `PROFILE` is "release" for every profile that inherits from release. The binary contains
+    // no `catch_unwind`; were it built to unwind all the same, a panic would abort, as here.
+    if var("PROFILE") == "release" && !set("AGENT_MIN_UNWIND_TABLES") {
+        let script = PathBuf::from(var("OUT_DIR")).join("no-unwind-tables.ld");
+        // An input file that is not an object is read as a script that adds to the default one;
+        // INSERT puts the discard rule before the default rules that would keep the sections.
+        let rule = "SECTIONS { /DISCARD/ : { *(.eh_frame) *(.gcc_except_table .gcc_except_table.*) } }\n\
+                    INSERT BEFORE .text;\n";
+        std::fs::write(&script, rule).expect("writing the linker script to OUT_DIR");
+        println!("cargo:rustc-link-arg-bins={}", script.display());
     }
 }
