@@ -280,6 +280,10 @@ function createApi(w) {
       this.rope = "";
       this.lastChunk = "";
     }
+    // The pieces from the one holding offset `a` on (the rope since the last cut counts as one).
+    piecesFrom(a) {
+      return this.pieces.length - firstAfter(this.pieceEnds, a) + (this.length > this.base ? 1 : 0);
+    }
     slice(a, b) {
       if (b > this.base) this.cut();
       return slicePieces(this.pieces, this.pieceEnds, 0, firstAfter(this.pieceEnds, a), a, b, "");
@@ -373,21 +377,31 @@ function createApi(w) {
       // benches/wasm_goals.js's 200 KB write: about a third less time.)
       const grow = [];
       this._slots = grow;
+      // `g.n`: the strings appended to `g.s` since it was last sliced from the pieces. A rebase
+      // costs a node per piece the string spans, so it is done only when fewer pieces than
+      // appends (amortised O(1) per push: a text whose pushes often hold a `>` is cut into many
+      // short pieces, and re-slicing a long string across all of them on every hand-over would
+      // make a push cost the reply's length).
       this._growing = (a, b, slot) => {
         const g = grow[slot];
         if (g === undefined) {
           const s = text.slice(a, b);
-          grow[slot] = { a, b, s };
+          grow[slot] = { a, b, s, n: 0 };
           return s;
         }
         let s;
-        if (this._rebase) s = text.slice(a, b);
-        else if (g.a === a && g.b <= b) {
+        if (g.a === a && g.b <= b && !(this._rebase && g.n > text.piecesFrom(a))) {
           if (g.b === b) s = g.s;
-          else if (g.b === text.lastStart && b === text.length) s = g.s + text.lastChunk;
-          else if (g.b >= text.lastStart) s = g.s + text.lastChunk.slice(g.b - text.lastStart, b - text.lastStart);
-          else s = g.s + text.slice(g.b, b);
-        } else s = text.slice(a, b);
+          else {
+            g.n++;
+            if (g.b === text.lastStart && b === text.length) s = g.s + text.lastChunk;
+            else if (g.b >= text.lastStart) s = g.s + text.lastChunk.slice(g.b - text.lastStart, b - text.lastStart);
+            else s = g.s + text.slice(g.b, b);
+          }
+        } else {
+          s = text.slice(a, b);
+          g.n = 0;
+        }
         g.a = a;
         g.b = b;
         g.s = s;
@@ -502,6 +516,7 @@ function createApi(w) {
           else if (g.b >= text.lastStart) s = g.s + text.lastChunk.slice(g.b - text.lastStart) + part;
           else s = g.s + text.slice(g.b, at) + part;
           g.b = at + j + 1;
+          g.n++;
           g.s = s;
           blocks[blocks.length - 1] = this._withGrown(grow, s);
         }
