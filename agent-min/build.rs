@@ -11,8 +11,10 @@
 //!   build). A panic aborts after its hook has run, so nothing unwinds: the tables only served
 //!   the frames of a `RUST_BACKTRACE` backtrace, which is then empty (the message and its source
 //!   line are still printed). Stable cargo cannot pass `-C force-unwind-tables=no` to one profile
-//!   alone; the test builds (which unwind) keep their tables. `AGENT_MIN_UNWIND_TABLES=1` keeps
-//!   them (for a profiler that walks the stack by DWARF, or a linker without linker scripts).
+//!   alone; the test builds (which unwind) keep their tables. The script needs rust-lld (Rust's
+//!   default linker here) or GNU ld; it is not passed when the flags choose gold or mold, which
+//!   cannot read it. `AGENT_MIN_UNWIND_TABLES=1` keeps the tables (for a profiler that walks the
+//!   stack by DWARF, or another linker).
 
 use std::path::PathBuf;
 
@@ -30,13 +32,15 @@ fn main() {
     }
     // `PROFILE` is "release" for every profile that inherits from release. The binary contains
     // no `catch_unwind`; were it built to unwind all the same, a panic would abort, as here.
-    if var("PROFILE") == "release" && !set("AGENT_MIN_UNWIND_TABLES") {
+    let flags = var("CARGO_ENCODED_RUSTFLAGS");
+    let other_linker = ["gold", "mold"].iter().any(|l| flags.contains(l));
+    if var("PROFILE") == "release" && !set("AGENT_MIN_UNWIND_TABLES") && !other_linker {
         let script = PathBuf::from(var("OUT_DIR")).join("no-unwind-tables.ld");
-        // An input file that is not an object is read as a script that adds to the default one;
-        // INSERT puts the discard rule before the default rules that would keep the sections.
+        // With INSERT, a `-T` script adds to the default one instead of replacing it; the
+        // discard rule goes before the default rules that would keep the sections.
         let rule = "SECTIONS { /DISCARD/ : { *(.eh_frame) *(.gcc_except_table .gcc_except_table.*) } }\n\
                     INSERT BEFORE .text;\n";
         std::fs::write(&script, rule).expect("writing the linker script to OUT_DIR");
-        println!("cargo:rustc-link-arg-bins={}", script.display());
+        println!("cargo:rustc-link-arg-bins=-Wl,-T,{}", script.display());
     }
 }

@@ -22,7 +22,7 @@ case "$(rustc -vV | sed -n 's/^host: //p')" in
     # In the target directory, not $tmp: RUSTFLAGS must not change from run to run, or cargo
     # rebuilds every crate.
     printf 'SECTIONS { /DISCARD/ : { *(.eh_frame) *(.gcc_except_table .gcc_except_table.*) } }\nINSERT BEFORE .text;\n' >"$target/no-unwind-tables.ld"
-    flags="-C link-arg=-Wl,-z,pack-relative-relocs -C link-arg=$target/no-unwind-tables.ld" ;;
+    flags="-C link-arg=-Wl,-z,pack-relative-relocs -C link-arg=-Wl,-T,$target/no-unwind-tables.ld" ;;
 esac
 RUSTFLAGS="$flags" CARGO_TARGET_DIR="$target" cargo build -q --release --manifest-path "$tmp/Cargo.toml"
 strip -o "$tmp/stripped" "$target/release/size-floor"
