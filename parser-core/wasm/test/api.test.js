@@ -128,6 +128,39 @@ test("pushes that only extend a growing string agree with the whole parse at eve
   }
 });
 
+test("long values across many hand-overs to the module agree with the whole parse (strings re-sliced from the pieces)", () => {
+  // Values of 9,000 to 39,000 units in chunks of 1 to 300: the glue holds what only grows a
+  // string and hands it over 8,192 units at a time or at a chunk that may end a tag; then it
+  // rebuilds the growing strings from the text's pieces, when they span fewer pieces than the
+  // pushes appended since (a text full of `>` is cut into many short ones).
+  const rand = lcg(777);
+  const inner = ["a < b", "x > y", "t>", "é😀", "\n", "   ", "fn main() {}", "content>", "</conte", "Vec<u8>", "\t"];
+  for (let c = 0; c < 24; c++) {
+    let body = "";
+    const len = 9000 + Math.floor(rand() * 30000);
+    while (body.length < len) {
+      body += rand() < 0.25 ? inner[Math.floor(rand() * inner.length)] : "lorem ipsum ".slice(0, 1 + Math.floor(rand() * 12));
+    }
+    const head = rand() < 0.5 ? "Intro text.\n" : "";
+    const tail = rand() < 0.5 ? "\n</content>\n</write_to_file>\nafter" : "";
+    const input = `${head}<write_to_file>\n<path>src/a.rs</path>\n<content>\n${body}${tail}`;
+    const p = new StreamParser();
+    let acc = "";
+    let k = 0;
+    for (let i = 0; i < input.length; ) {
+      const n = 1 + Math.floor(rand() * (rand() < 0.125 ? 300 : 24));
+      const chunk = input.slice(i, i + n);
+      i += n;
+      acc += chunk;
+      const blocks = p.push(chunk);
+      if (k++ % 5 === 0 || i >= input.length) {
+        assert.equal(json(strip(blocks)), json(strip(parseAssistantMessageV2(acc))), `case ${c} at ${acc.length}`);
+      }
+    }
+    p.free();
+  }
+});
+
 test("call ids: fresh per whole parse as in Cline, stable per tool while a stream grows", () => {
   const reply = "<read_file><path>a</path></read_file>";
   assert.notEqual(parseAssistantMessageV2(reply)[0].call_id, parseAssistantMessageV2(reply)[0].call_id);
