@@ -69,10 +69,9 @@ function cpuNs() {
 // The mean time of `runs` back-to-back runs, in nanoseconds, and the last result.
 function mean(runs, f) {
   let result;
-  const t0 = process.cpuUsage();
+  const t0 = cpuNs();
   for (let r = 0; r < runs; r++) result = f();
-  const d = process.cpuUsage(t0);
-  return [((d.user + d.system) * 1000) / runs, result];
+  return [(cpuNs() - t0) / runs, result];
 }
 
 const strip = (bs) => JSON.stringify(bs.map(({ call_id, ...rest }) => rest));
@@ -87,34 +86,38 @@ function report(goal, figure, pass, must) {
 for (const s of [tools(1000), tools(4000), write(200 * 1024)]) stream(chunks(s, 16));
 reparse(chunks(write(200 * 1024), 16).slice(0, 2000));
 
-// 1. Linear in blocks.
-{
-  const small = chunks(tools(1000), 16);
-  const large = chunks(tools(4000), 16);
-  // Batches of equal work (8 runs of the small reply, then 2 of the large), 4 rounds: each
-  // side pays for its own garbage, as a user's process would. Runs taken one at a time do not:
-  // the best of 15 pairs (what this line used to print) left the collector out of the small
-  // runs more often than out of the large (3.7-7.3x on a 2-core machine, over its 5x limit
-  // with old and new glue alike), and alternating single runs charged each with the other's
-  // garbage (7-8x); batches read 3.2-4.5x there.
+// Per-run CPU time of `large` (4x the bytes of `small`) over `small`'s, from `rounds` rounds of
+// equal work: `batch` runs of the small reply, then `batch / 4` of the large one. Each side pays
+// for its own garbage, as a user's process would. Runs taken one at a time do not: the best of
+// 15 pairs (what the blocks line used to print) left the collector out of the small runs more
+// often than out of the large (3.7-7.3x on a 2-core machine, over its 5x limit with old and new
+// glue alike), and alternating single runs charged each with the other's garbage (7-8x);
+// batches read 3.2-4.5x there. Returns [ratio, small ms, large ms] per run.
+function linearRatio(small, large, rounds, batch) {
   let t1 = 0;
   let t4 = 0;
-  for (let r = 0; r < 4; r++) {
+  for (let r = 0; r < rounds; r++) {
     let t0 = cpuNs();
-    for (let k = 0; k < 8; k++) stream(small);
-    t1 += (cpuNs() - t0) / 32;
+    for (let k = 0; k < batch; k++) stream(small);
+    t1 += cpuNs() - t0;
     t0 = cpuNs();
-    for (let k = 0; k < 2; k++) stream(large);
-    t4 += (cpuNs() - t0) / 8;
+    for (let k = 0; k < batch / 4; k++) stream(large);
+    t4 += cpuNs() - t0;
   }
-  const ratio = t4 / t1;
-  report(
-    "4,000 tools / 1,000 tools, 16-char pushes (linear: 4x)",
-    `${ratio.toFixed(2)}x (${(t1 / 1e6).toFixed(1)} / ${(t4 / 1e6).toFixed(1)} ms)`,
-    ratio <= 5,
-    true,
-  );
+  t1 /= rounds * batch;
+  t4 /= (rounds * batch) / 4;
+  return [t4 / t1, t1 / 1e6, t4 / 1e6];
 }
+
+function reportLinear(goal, [ratio, ms1, ms4]) {
+  report(goal, `${ratio.toFixed(2)}x (${ms1.toFixed(1)} / ${ms4.toFixed(1)} ms)`, ratio <= 5, true);
+}
+
+// 1. Linear in blocks.
+reportLinear(
+  "4,000 tools / 1,000 tools, 16-char pushes (linear: 4x)",
+  linearRatio(chunks(tools(1000), 16), chunks(tools(4000), 16), 4, 8),
+);
 
 // 1b. Linear in bytes when many pushes hold a `>`: such a push is answered by the module, and
 // the text is cut into short pieces; a growing string re-sliced across all of them on every
@@ -125,24 +128,9 @@ reparse(chunks(write(200 * 1024), 16).slice(0, 2000));
     for (let i = 0; s.length < bytes; i++) s += `step ${i} -> then x => y, see <b>this</b> and more words here.\n`;
     return s;
   };
-  const small = chunks(prose(100 * 1024), 16);
-  const large = chunks(prose(400 * 1024), 16);
-  let t1 = 0;
-  let t4 = 0;
-  for (let r = 0; r < 3; r++) {
-    let t0 = cpuNs();
-    for (let k = 0; k < 4; k++) stream(small);
-    t1 += (cpuNs() - t0) / 12;
-    t0 = cpuNs();
-    stream(large);
-    t4 += (cpuNs() - t0) / 3;
-  }
-  const ratio = t4 / t1;
-  report(
+  reportLinear(
     "400 KB / 100 KB of text with a `>` every ~15 chars (linear: 4x)",
-    `${ratio.toFixed(2)}x (${(t1 / 1e6).toFixed(1)} / ${(t4 / 1e6).toFixed(1)} ms)`,
-    ratio <= 5,
-    true,
+    linearRatio(chunks(prose(100 * 1024), 16), chunks(prose(400 * 1024), 16), 3, 4),
   );
 }
 
