@@ -8,7 +8,7 @@
 //!   it. `AGENT_MIN_NO_RELR=1` builds without it (a binary to copy to an older system).
 //! - In the release profiles (`release`, `release-min`: `panic = "abort"`), the unwind tables
 //!   (`.eh_frame`, `.gcc_except_table`) are left out by a linker script (about 0.34 MB of either
-//!   build). A panic aborts after its hook has run, so nothing unwinds: the tables only served
+//!   build; the script is `no-unwind-tables.ld`). A panic aborts after its hook has run, so nothing unwinds: the tables only served
 //!   the frames of a `RUST_BACKTRACE` backtrace, which is then empty (the message and its source
 //!   line are still printed). Stable cargo cannot pass `-C force-unwind-tables=no` to one profile
 //!   alone; the test builds (which unwind) keep their tables. The script needs rust-lld (Rust's
@@ -16,10 +16,11 @@
 //!   cannot read it. `AGENT_MIN_UNWIND_TABLES=1` keeps the tables (for a profiler that walks the
 //!   stack by DWARF, or another linker).
 
-use std::path::PathBuf;
+use std::path::Path;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=no-unwind-tables.ld");
     println!("cargo:rerun-if-env-changed=AGENT_MIN_NO_RELR");
     println!("cargo:rerun-if-env-changed=AGENT_MIN_UNWIND_TABLES");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
@@ -35,12 +36,7 @@ fn main() {
     let flags = var("CARGO_ENCODED_RUSTFLAGS");
     let other_linker = ["gold", "mold"].iter().any(|l| flags.contains(l));
     if var("PROFILE") == "release" && !set("AGENT_MIN_UNWIND_TABLES") && !other_linker {
-        let script = PathBuf::from(var("OUT_DIR")).join("no-unwind-tables.ld");
-        // With INSERT, a `-T` script adds to the default one instead of replacing it; the
-        // discard rule goes before the default rules that would keep the sections.
-        let rule = "SECTIONS { /DISCARD/ : { *(.eh_frame) *(.gcc_except_table .gcc_except_table.*) } }\n\
-                    INSERT BEFORE .text;\n";
-        std::fs::write(&script, rule).expect("writing the linker script to OUT_DIR");
+        let script = Path::new(&var("CARGO_MANIFEST_DIR")).join("no-unwind-tables.ld");
         println!("cargo:rustc-link-arg-bins=-Wl,-T,{}", script.display());
     }
 }
