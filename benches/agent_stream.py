@@ -5,11 +5,14 @@
     python3 benches/agent_stream.py            # builds agent-min (release), then measures
 
 For 1 MiB and 4 MiB files it serves, from a scripted Anthropic server on 127.0.0.1, a reply
-that writes the file in 16-byte text deltas, then a completion; it runs `agent-min run --json
---yolo` against it and reports the agent's CPU time (its own and curl's, from wait4), the wall
-time, and the bytes of --json output. It fails (exit 1) unless the time grows at most 4.5x
-from 1 to 4 MiB (linear is 4x; quadratic would be 16x) and the --json output stays under 3x
-the file's size.
+that writes the file in 16-byte text deltas (the XML dialect), then a completion; it runs
+`agent-min run --json --yolo` against it and reports the agent's CPU time (its own and curl's,
+from wait4), the wall time, and the bytes of --json output. Then once more for 1 MiB with native
+tool calls (the default path: the arguments in 16-byte `input_json_delta` fragments), for the
+--json bytes. Each --json figure is split into the complete `tool_call` event, the
+`tool_result`, the partial `tool_call` events and the rest. It fails (exit 1) unless the time
+grows at most 4.5x from 1 to 4 MiB (linear is 4x; quadratic would be 16x) and the --json output
+stays under 3x the file's size.
 """
 import json, os, socket, subprocess, sys, tempfile, threading, time
 
@@ -30,6 +33,34 @@ def anthropic_reply(text):
     out.append(sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": len(text) // 4}}))
     out.append(sse("message_stop", {"type": "message_stop"}))
     return b"".join(out)
+
+
+def anthropic_native(call_id, name, args):
+    """A reply that is one native tool call, its arguments' JSON in DELTA-byte fragments."""
+    out = [sse("message_start", {"type": "message_start", "message": {"usage": {"input_tokens": 100, "output_tokens": 1}}})]
+    out.append(sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                           "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}}}))
+    for i in range(0, len(args), DELTA):
+        out.append(sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                               "delta": {"type": "input_json_delta", "partial_json": args[i:i + DELTA]}}))
+    out.append(sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    out.append(sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": len(args) // 4}}))
+    out.append(sse("message_stop", {"type": "message_stop"}))
+    return b"".join(out)
+
+
+def split(events):
+    """The bytes of --json output by kind: complete call, result, partial calls, the rest."""
+    parts = {"call": 0, "result": 0, "partial": 0, "rest": 0}
+    for line in events.splitlines(keepends=True):
+        e = json.loads(line)
+        kind = "rest"
+        if e["type"] == "tool_call" and e.get("tool") == "write_to_file":
+            kind = "partial" if e["partial"] else "call"
+        elif e["type"] == "tool_result" and e.get("tool") == "write_to_file":
+            kind = "result"
+        parts[kind] += len(line)
+    return parts
 
 
 def serve(listener, bodies):
@@ -56,20 +87,26 @@ def content(size):
     return (line * (size // len(line) + 1))[:size]
 
 
-def measure(agent, size):
+def measure(agent, size, native=False):
     text = content(size)
-    reply = f"I'll write it.\n<write_to_file>\n<path>out.rs</path>\n<content>\n{text}\n</content>\n</write_to_file>"
-    done = "Done.\n<attempt_completion>\n<result>written</result>\n</attempt_completion>"
+    if native:
+        replies = [anthropic_native("toolu_w", "write_to_file", json.dumps({"absolutePath": "out.rs", "content": text})),
+                   anthropic_native("toolu_d", "attempt_completion", json.dumps({"result": "written"}))]
+    else:
+        reply = f"I'll write it.\n<write_to_file>\n<path>out.rs</path>\n<content>\n{text}\n</content>\n</write_to_file>"
+        done = "Done.\n<attempt_completion>\n<result>written</result>\n</attempt_completion>"
+        replies = [anthropic_reply(reply), anthropic_reply(done)]
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(4)
     port = listener.getsockname()[1]
-    server = threading.Thread(target=serve, args=(listener, [anthropic_reply(reply), anthropic_reply(done)]), daemon=True)
+    server = threading.Thread(target=serve, args=(listener, replies), daemon=True)
     server.start()
     with tempfile.TemporaryDirectory() as ws, tempfile.TemporaryFile() as out:
         env = dict(os.environ, ANTHROPIC_API_KEY="sk-bench-0123456789", NO_COLOR="1")
         args = [agent, "run", "--provider", "anthropic", "--base-url", f"http://127.0.0.1:{port}", "--model",
-                "claude-bench", "--yolo", "--json", "--no-save", "--sandbox", "off", "write it"]
+                "claude-bench", "--yolo", "--json", "--no-save", "--sandbox", "off",
+                "--tool-calls", "native" if native else "xml", "write it"]
         start = time.monotonic()
         p = subprocess.Popen(args, cwd=ws, env=env, stdout=out, stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(p.pid, 0)
@@ -77,10 +114,12 @@ def measure(agent, size):
         p.returncode = os.waitstatus_to_exitcode(status)
         written = os.path.getsize(os.path.join(ws, "out.rs")) if os.path.exists(os.path.join(ws, "out.rs")) else -1
         json_bytes = out.tell()
+        out.seek(0)
+        parts = split(out.read().decode())
     listener.close()
     if p.returncode != 0 or written != size:
         sys.exit(f"agent-min failed for {size} bytes (exit {p.returncode}, wrote {written} bytes)")
-    return usage.ru_utime + usage.ru_stime, wall, json_bytes
+    return usage.ru_utime + usage.ru_stime, wall, json_bytes, parts
 
 
 def main():
@@ -94,13 +133,22 @@ def main():
         for mib in runs:
             runs[mib].append(measure(agent, mib << 20))
     rows = {mib: min(r, key=lambda row: row[0]) for mib, r in runs.items()}
+    native = measure(agent, 1 << 20, native=True)
+
+    def shares(parts, size):
+        return ", ".join(f"{k} {v / size:.2f}x" for k, v in parts.items())
+
     for mib in rows:
         size = mib << 20
-        cpu, wall, out = rows[mib]
+        cpu, wall, out, parts = rows[mib]
         print(f"{mib} MiB in {size // DELTA} deltas: agent CPU {cpu:.3f} s, wall {wall:.3f} s, --json {out} bytes ({out / size:.2f}x the file)")
+        print(f"  --json: {shares(parts, size)}")
+    _, _, out, parts = native
+    print(f"1 MiB native: --json {out} bytes ({out / (1 << 20):.2f}x the file)")
+    print(f"  --json: {shares(parts, 1 << 20)}")
     growth = rows[4][0] / rows[1][0]
     print(f"growth from 1 to 4 MiB: {growth:.2f}x (limit 4.5x)")
-    ok = growth <= 4.5 and all(rows[m][2] < 3 * (m << 20) for m in rows)
+    ok = growth <= 4.5 and all(rows[m][2] < 3 * (m << 20) for m in rows) and native[2] < 3 << 20
     print("PASS" if ok else "FAIL")
     sys.exit(0 if ok else 1)
 

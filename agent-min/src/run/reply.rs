@@ -27,9 +27,22 @@ impl Screen<'_> {
         self.events.text(self.turn, s);
     }
 
-    /// Sends a `tool_call` event for call `n` (0-based) of this request.
-    pub(crate) fn tool_call(&mut self, n: usize, name: &str, params: &[(String, String)], partial: bool) {
-        self.events.tool_call(self.turn, &call_id(self.turn, n), name, params, partial);
+    /// Sends the complete `tool_call` event for call `n` (0-based) of this request.
+    pub(crate) fn tool_call(&mut self, n: usize, name: &str, params: &[(String, String)]) {
+        self.events.tool_call(self.turn, &call_id(self.turn, n), name, params);
+    }
+
+    /// Sends a partial `tool_call` event for call `n` while it streams, if its values (`bytes`
+    /// of names and values) have grown enough ([`Events::partial_tool_call`]); `params` builds
+    /// them only then.
+    pub(crate) fn partial_tool_call(
+        &mut self,
+        n: usize,
+        name: &str,
+        bytes: usize,
+        params: impl FnOnce() -> Vec<(String, String)>,
+    ) {
+        self.events.partial_tool_call(self.turn, &call_id(self.turn, n), name, bytes, params);
     }
 }
 

@@ -12,7 +12,6 @@ use parser_core::{Block, StreamParser};
 use crate::run::llm::{ApiError, Delta, Flow, Message, Transport};
 use crate::run::prompt;
 use crate::run::reply::{reply_too_long, request_bytes, Planned, Reply, Screen, MAX_REPLY_TEXT};
-use crate::run::session::events::PartialGate;
 use crate::run::tools::Call;
 use crate::run::ui::shown::ShownText;
 
@@ -24,7 +23,7 @@ pub(crate) const USAGE_WAIT: Duration = Duration::from_secs(2);
 ///
 /// Linear in the reply: each delta is pushed into the parser once, text blocks are shown
 /// from where they were left (`ShownText`), and the first tool's partial `tool_call` events
-/// are built only when `--json` wants one (`PartialGate`). Once the first tool closes, the
+/// are built only when `--json` wants one (`Events::partial_tool_call`). Once the first tool closes, the
 /// rest is read — never shown, parsed or run — only until the server's usage arrives or
 /// `USAGE_WAIT` passes, so the token counts are the server's and not estimates.
 pub fn read_reply(
@@ -37,9 +36,6 @@ pub fn read_reply(
     let mut shown: Vec<ShownText> = Vec::new();
     let mut reply = Reply::default();
     let mut tool_at: Option<usize> = None;
-    let mut gate = PartialGate::default();
-    // The tool block whose partial events the gate is counting (every call streams its own).
-    let mut streaming: Option<usize> = None;
     let mut drain_until: Option<Instant> = None;
     // A usage report counts as final once no text followed it (Anthropic sends one at the
     // start of a reply, with the input only, and the final one at its end).
@@ -75,7 +71,7 @@ pub fn read_reply(
                         if let Some(Block::ToolUse(t)) = parser.block(i) {
                             if !t.partial {
                                 let call = to_call(&t);
-                                screen.tool_call(t.ordinal, &call.name, &call.trimmed_params(), false);
+                                screen.tool_call(t.ordinal, &call.name, &call.trimmed_params());
                                 reply.calls.push(Planned { call, n: t.ordinal });
                             }
                         }
@@ -83,10 +79,7 @@ pub fn read_reply(
                     let last = parser.len().checked_sub(1);
                     let open = last.filter(|&i| matches!(parser.block(i), Some(Block::ToolUse(t)) if t.partial));
                     if let Some(i) = open.filter(|_| screen.events.is_on()) {
-                        if streaming != Some(i) {
-                            (streaming, gate) = (Some(i), PartialGate::default());
-                        }
-                        partial_tool_event(&parser, i, &mut gate, screen);
+                        partial_tool_event(&parser, i, screen);
                     }
                     return Flow::Continue;
                 }
@@ -96,14 +89,14 @@ pub fn read_reply(
                 }
                 present(&parser, progress.changed.start, tool_at, &mut shown, screen);
                 if let Some(call) = first_complete_tool(&parser, progress.completed) {
-                    screen.tool_call(0, &call.name, &call.trimmed_params(), false);
+                    screen.tool_call(0, &call.name, &call.trimmed_params());
                     reply.calls.push(Planned { call, n: 0 });
                     let until = Instant::now() + USAGE_WAIT;
                     drain_until = Some(until);
                     return Flow::Drain(until);
                 }
                 if let Some(i) = tool_at.filter(|&i| i >= progress.changed.start && screen.events.is_on()) {
-                    partial_tool_event(&parser, i, &mut gate, screen);
+                    partial_tool_event(&parser, i, screen);
                 }
             }
             Delta::Reasoning(s) => {
@@ -153,24 +146,21 @@ pub fn read_reply(
     Ok(reply)
 }
 
-/// A partial `tool_call` event for the streaming tool block `i`, if the gate lets one through
-/// now: its size is taken from the parser's borrowed view, and the values are copied only
-/// for an event that is sent.
-fn partial_tool_event(parser: &StreamParser, i: usize, gate: &mut PartialGate, screen: &mut Screen<'_>) {
+/// A partial `tool_call` event for the streaming tool block `i`, if the call's gate lets one
+/// through now (`Events::partial_tool_call`): its size is taken from the parser's borrowed
+/// view, and the values are copied only for an event that is sent.
+fn partial_tool_event(parser: &StreamParser, i: usize, screen: &mut Screen<'_>) {
     let Some(Block::ToolUse(t)) = parser.block(i) else { return };
     if !t.partial {
         return;
     }
     let bytes: usize = t.params().iter().map(|p| p.name.len() + p.value.len()).sum();
-    if !gate.admit(bytes) {
-        return;
-    }
-    let params: Vec<(String, String)> = t
-        .params()
-        .iter()
-        .map(|p| (p.name.to_string(), strip_partial_closing_tag(p.name, p.value).to_string()))
-        .collect();
-    screen.tool_call(t.ordinal, t.name, &params, true);
+    screen.partial_tool_call(t.ordinal, t.name, bytes, || {
+        t.params()
+            .iter()
+            .map(|p| (p.name.to_string(), strip_partial_closing_tag(p.name, p.value).to_string()))
+            .collect()
+    });
 }
 
 /// A streaming parameter value without the start of its closing tag (`.</pat` → `.`), as

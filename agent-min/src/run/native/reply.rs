@@ -110,7 +110,8 @@ pub fn read_reply(
                 if let Some((name, params)) = a.call(index, id, name, &arguments) {
                     let mcp = mcp_call::params(&name, &args::object_text(&params));
                     let (name, params) = mcp.map_or((name, params), |p| ("use_mcp_tool".to_string(), p));
-                    screen.events.tool_call(screen.turn, &call_id(screen.turn, 0), &name, &params, true);
+                    let bytes = params.iter().map(|(k, v)| k.len() + v.len()).sum();
+                    screen.partial_tool_call(0, &name, bytes, || params);
                 }
             }
             Delta::Usage(u) => {
@@ -241,8 +242,9 @@ impl Assembly {
             self.arguments += arguments.len();
             call.args.push(arguments);
         }
-        // A partial event is shown when a parameter starts or the values have doubled since the
-        // last one: each event copies the parameters, so the copies add up to O(n) per call.
+        // The parameters are offered for a partial event when one starts or the values have
+        // doubled since the last offer: each offer copies them, so the copies add up to O(n)
+        // per call (`Events::partial_tool_call` then sends those its byte gate admits).
         let first = self.calls.first()?;
         let now = (first.args.params().len(), first.args.decoded());
         let grew = now.0 > self.shown.0 || now.1 >= self.shown.1.saturating_mul(2).max(1);
@@ -281,13 +283,7 @@ impl Assembly {
                 match outcome {
                     Ok(params) => {
                         let call = mcp.unwrap_or_else(|| to_call(&name, params));
-                        screen.events.tool_call(
-                            screen.turn,
-                            &call_id(screen.turn, n),
-                            &call.name,
-                            &call.trimmed_params(),
-                            false,
-                        );
+                        screen.tool_call(n, &call.name, &call.trimmed_params());
                         reply.calls.push(Planned { call, n });
                     }
                     Err(Invalid::Incomplete) => {

@@ -5,13 +5,13 @@
 //! `agent-min/schemas/events.schema.json` is generated from them (`session::schemas`) and the
 //! end-to-end tests validate every event they read against that file. A change to an event is a
 //! schema change and a bump of `VERSION`. Without `--json` every method is a no-op.
-//! Partial `tool_call` events are rationed by bytes (`PartialGate`): a streamed file must not
-//! turn into one event per delta, each carrying all of it, however slow the machine. On top of
-//! that, the stream is bounded per second (`Pace`): `text` and `reasoning` deltas are
-//! coalesced (at most one event per `TEXT_INTERVAL`; their concatenation is still exactly the
-//! text, and any other event first flushes what is pending), and a call's partial events after
-//! its first are spaced by at least `TEXT_INTERVAL` and one microsecond per byte they carry.
-//! The complete `tool_call` event is never dropped.
+//! Partial `tool_call` events are rationed by bytes alone (`PartialGate`, one per call, here
+//! for both dialects): a streamed file must not turn into one event per delta, each carrying all
+//! of it, and the same reply gives the same events on a fast machine and a slow one, from a
+//! local server and from a model that streams a few hundred bytes a second. `text` and
+//! `reasoning` deltas are coalesced in time (`Pace`: at most one event per `TEXT_INTERVAL`;
+//! their concatenation is still exactly the text, and any other event first flushes what is
+//! pending). The complete `tool_call` event is never dropped.
 
 use std::io::Write;
 
@@ -25,8 +25,8 @@ use crate::run::llm::{ApiError, Usage};
 /// The version of the event format, in every event's `version` field.
 pub(crate) const VERSION: u32 = 2;
 
-/// Least time between two `text` (or `reasoning`) events of one stream, and between two partial
-/// `tool_call` events of one call: at most ten a second, whatever the server's token rate.
+/// Least time between two `text` (or `reasoning`) events of one stream: at most ten a second,
+/// whatever the server's token rate.
 pub(crate) const TEXT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Pending text is flushed at this size even inside [`TEXT_INTERVAL`].
@@ -41,7 +41,7 @@ pub struct Events {
     task_id: String,
     /// What this stream shares with its copies on other threads.
     shared: std::sync::Arc<Shared>,
-    /// Coalescing of text and spacing of partial events.
+    /// Coalescing of text and rationing of partial events.
     pace: Pace,
 }
 
@@ -52,8 +52,8 @@ struct Pace {
     pending: Option<(bool, u32, String)>,
     /// When the last `text` or `reasoning` event went out.
     last_text: Option<std::time::Instant>,
-    /// The call of the last partial `tool_call` event, and when it went out.
-    last_partial: Option<(String, std::time::Instant)>,
+    /// The call whose partial `tool_call` events are being rationed, and its gate.
+    partial: Option<(String, PartialGate)>,
 }
 
 /// A reader of the events as they happen, in the loop's thread.
@@ -544,20 +544,35 @@ impl Events {
         self.emit(&Event::Notice { turn, kind, message: message.into() });
     }
 
-    /// A tool call: `partial` while it streams, then once complete (before it runs).
-    pub(crate) fn tool_call(
+    /// A complete tool call, once, before it runs (while it streams: [`Events::partial_tool_call`]).
+    pub(crate) fn tool_call(&mut self, turn: u32, call_id: &str, tool: &str, params: &[(String, String)]) {
+        self.tool_call_as(turn, call_id, tool, params, false, false);
+    }
+
+    /// A partial `tool_call` event for a call that is still streaming, if the call's
+    /// [`PartialGate`] admits `bytes` (the names and values it would carry); `params` builds
+    /// them, and is called only for an event that goes out (a caller copies values only then).
+    pub(crate) fn partial_tool_call(
         &mut self,
         turn: u32,
         call_id: &str,
         tool: &str,
-        params: &[(String, String)],
-        partial: bool,
+        bytes: usize,
+        params: impl FnOnce() -> Vec<(String, String)>,
     ) {
-        self.tool_call_as(turn, call_id, tool, params, partial, false);
+        if !self.is_on() {
+            return;
+        }
+        let gate = match &mut self.pace.partial {
+            Some((id, gate)) if id == call_id => gate,
+            slot => &mut slot.insert((call_id.to_string(), PartialGate::default())).1,
+        };
+        if gate.admit(bytes) {
+            self.tool_call_as(turn, call_id, tool, &params(), true, false);
+        }
     }
 
-    /// [`Events::tool_call`], saying whether the call was recovered from the reply's text.
-    /// A partial event after a call's first is dropped inside its spacing (see the module doc).
+    /// A `tool_call` event, saying whether the call was recovered from the reply's text.
     pub(crate) fn tool_call_as(
         &mut self,
         turn: u32,
@@ -569,14 +584,6 @@ impl Events {
     ) {
         if !self.is_on() {
             return;
-        }
-        if partial {
-            let bytes: usize = params.iter().map(|(k, v)| k.len() + v.len()).sum();
-            let gap = TEXT_INTERVAL.max(std::time::Duration::from_micros(bytes as u64));
-            if self.pace.last_partial.as_ref().is_some_and(|(id, t)| id == call_id && t.elapsed() < gap) {
-                return;
-            }
-            self.pace.last_partial = Some((call_id.to_string(), std::time::Instant::now()));
         }
         self.emit(&Event::ToolCall {
             turn,
@@ -753,7 +760,7 @@ mod tests {
         for d in &deltas {
             events.text(1, d);
         }
-        events.tool_call(1, "call_1", "read_file", &[("path".into(), "a".into())], false);
+        events.tool_call(1, "call_1", "read_file", &[("path".into(), "a".into())]);
         let got = sink.events();
         let texts: Vec<&serde_json::Value> = got.iter().filter(|e| e["type"] == "text").collect();
         let joined: String = texts.iter().map(|e| e["text"].as_str().unwrap()).collect();
@@ -773,20 +780,54 @@ mod tests {
     }
 
     #[test]
-    fn partial_calls_are_spaced_but_the_first_and_the_complete_one_always_go_out() {
+    fn partial_calls_are_rationed_but_the_first_and_the_complete_one_always_go_out() {
         let sink = Sink::default();
         let mut events = Events::to(Box::new(sink.clone()));
+        let mut built = 0;
         for n in 0..500 {
-            events.tool_call(1, "call_1", "write_to_file", &[("content".into(), "x".repeat(n))], true);
+            let params = || {
+                built += 1;
+                vec![("content".to_string(), "x".repeat(n))]
+            };
+            events.partial_tool_call(1, "call_1", "write_to_file", "content".len() + n, params);
         }
-        events.tool_call(1, "call_1", "write_to_file", &[("content".into(), "x".repeat(500))], false);
-        events.tool_call(2, "call_2", "write_to_file", &[("content".into(), "y".into())], true);
+        events.tool_call(1, "call_1", "write_to_file", &[("content".into(), "x".repeat(500))]);
+        events.partial_tool_call(2, "call_2", "write_to_file", 8, || vec![("content".into(), "y".into())]);
         let calls = sink.events();
         let partial = calls.iter().filter(|e| e["partial"] == true && e["call_id"] == "call_1").count();
-        assert!((1..10).contains(&partial), "{partial} partial events of 500 within moments");
+        assert_eq!(partial, 1, "500 bytes never grow to the second partial event's 4 KiB");
+        assert_eq!(built, 1, "the values are built only for an event that goes out");
         assert_eq!(calls.iter().filter(|e| e["partial"] == false).count(), 1);
         assert_eq!(calls.last().unwrap()["call_id"], "call_2", "a new call's first partial event goes out");
         assert!(calls.iter().all(|e| e.get("recovered").is_none()), "not recovered: the field is left out");
+    }
+
+    /// A streamed write gives the same partial events however fast it streams: they depend on
+    /// the bytes alone. (They were spaced in time as well, so a local server's fast stream got
+    /// one or two of them and a model's slow stream every one the bytes allowed: the --json
+    /// output of a write differed by half the file between the two.)
+    #[test]
+    fn partial_events_depend_on_bytes_not_on_time() {
+        let run = || {
+            let sink = Sink::default();
+            let mut events = Events::to(Box::new(sink.clone()));
+            let n = 1 << 20;
+            for size in (0..=n).step_by(16) {
+                let params = || vec![("content".to_string(), "x".repeat(size - "content".len().min(size)))];
+                events.partial_tool_call(1, "call_1", "write_to_file", size, params);
+            }
+            sink.events().iter().map(|e| e["params"]["content"].as_str().unwrap().len()).collect::<Vec<_>>()
+        };
+        let sizes = run();
+        let mut gate = PartialGate::default();
+        let expected: Vec<usize> = (0..=1usize << 20)
+            .step_by(16)
+            .filter(|&size| gate.admit(size))
+            .map(|size| size - "content".len().min(size))
+            .collect();
+        assert_eq!(sizes, expected, "every partial event the bytes allow, within moments");
+        assert!(sizes.len() >= 5, "{sizes:?}");
+        assert_eq!(run(), sizes, "the same events on a second run");
     }
 
     /// The bytes of one event as `--json` writes it.
