@@ -536,6 +536,8 @@ impl Events {
 
     /// A request was sent (`attempt` 1, or a retry).
     pub(crate) fn request_started(&mut self, turn: u32, attempt: u32) {
+        // A retried request streams its calls again, under the same ids: each starts afresh.
+        self.pace.partial = None;
         self.emit(&Event::RequestStarted { turn, attempt });
     }
 
@@ -800,6 +802,14 @@ mod tests {
         assert_eq!(calls.iter().filter(|e| e["partial"] == false).count(), 1);
         assert_eq!(calls.last().unwrap()["call_id"], "call_2", "a new call's first partial event goes out");
         assert!(calls.iter().all(|e| e.get("recovered").is_none()), "not recovered: the field is left out");
+        // A retry of request 2 streams call_2 again: its first partial event goes out again.
+        events.partial_tool_call(2, "call_2", "write_to_file", 9, || vec![("content".into(), "yy".into())]);
+        events.request_started(2, 2);
+        events.partial_tool_call(2, "call_2", "write_to_file", 8, || vec![("content".into(), "y".into())]);
+        let calls = sink.events();
+        let retried: Vec<_> =
+            calls.iter().filter(|e| e["call_id"] == "call_2").map(|e| &e["params"]["content"]).collect();
+        assert_eq!(retried, ["y", "y"], "the retry's first partial event, not the first attempt's second");
     }
 
     /// A streamed write gives the same partial events however fast it streams: they depend on
