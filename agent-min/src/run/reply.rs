@@ -42,7 +42,7 @@ impl Screen<'_> {
         bytes: usize,
         params: impl FnOnce() -> Vec<(String, String)>,
     ) {
-        self.events.partial_tool_call(self.turn, &call_id(self.turn, n), name, bytes, params);
+        self.events.partial_tool_call(self.turn, n, name, bytes, params);
     }
 }
 

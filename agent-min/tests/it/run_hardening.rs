@@ -429,27 +429,31 @@ fn assert_partial_events_are_bounded(stdout: &str, content: &str) {
     assert!(stdout.len() < 3 * content.len(), "--json wrote {} bytes for a {}-byte file", stdout.len(), content.len());
 }
 
+/// Runs `--json --tool-calls MODE` against `server`, whose first reply writes `content` to
+/// big.rs, and checks the file and the events.
+fn streamed_write(server: &Server, mode: &str, content: &str) {
+    let ws = tempfile::tempdir().unwrap();
+    let base = anthropic_args(server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--tool-calls", mode, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let written = std::fs::read_to_string(ws.path().join("big.rs")).unwrap();
+    assert!(written == content.trim_end_matches('\n'), "the file is not exact ({} bytes)", written.len());
+    assert_partial_events_are_bounded(&r.stdout, content);
+}
+
 #[test]
 fn a_large_streamed_write_gives_bounded_partial_events_and_an_exact_complete_one() {
     let line = "    let value = compute(index, &table[offset..]); // <tag> & \"quotes\"\n";
     let content: String = line.repeat(256 * 1024 / line.len());
     // The XML dialect, the file in 16-byte text deltas.
-    let ws = tempfile::tempdir().unwrap();
     let text = tool("write_to_file", &[("path", "big.rs"), ("content", &format!("\n{content}"))]);
     let mut write = anthropic_with(&text, 16, "end_turn");
     write.chunk = 64 * 1024;
-    let server = Server::start(vec![write, anthropic(&completion("done"))]);
-    let base = anthropic_args(&server);
-    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--tool-calls", "xml", "t"]), &[], LIMIT);
-    assert_eq!(r.code, Some(0), "{}", r.stderr);
-    let written = std::fs::read_to_string(ws.path().join("big.rs")).unwrap();
-    assert!(written == content.trim_end_matches('\n'), "the file is not exact ({} bytes)", written.len());
-    assert_partial_events_are_bounded(&r.stdout, &content);
+    streamed_write(&Server::start(vec![write, anthropic(&completion("done"))]), "xml", &content);
 
     // Native tool calls (the default path), the arguments in 16-byte `input_json_delta`
     // fragments. (Their partial events used to double, each carrying all the values so far,
     // and only a spacing in time thinned them: a slow stream got ~2× the file in them.)
-    let ws = tempfile::tempdir().unwrap();
     let args = serde_json::json!({"absolutePath": "big.rs", "content": content}).to_string();
     let cuts: Vec<usize> =
         (0..args.len()).step_by(16).filter(|&i| args.is_char_boundary(i)).chain([args.len()]).collect();
@@ -463,13 +467,11 @@ fn a_large_streamed_write_gives_bounded_partial_events_and_an_exact_complete_one
         calls: vec![native::call("toolu_Z", "attempt_completion", &[r#"{"result":"ok"}"#])],
         ..Default::default()
     };
-    let server = Server::start(vec![native::anthropic(reply, 64 * 1024), native::anthropic(done, 64)]);
-    let base = anthropic_args(&server);
-    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--tool-calls", "native", "t"]), &[], LIMIT);
-    assert_eq!(r.code, Some(0), "{}", r.stderr);
-    let written = std::fs::read_to_string(ws.path().join("big.rs")).unwrap();
-    assert!(written == content.trim_end_matches('\n'), "the file is not exact ({} bytes)", written.len());
-    assert_partial_events_are_bounded(&r.stdout, &content);
+    streamed_write(
+        &Server::start(vec![native::anthropic(reply, 64 * 1024), native::anthropic(done, 64)]),
+        "native",
+        &content,
+    );
 }
 
 #[test]

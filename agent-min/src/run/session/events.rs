@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ApiError, Usage};
+use crate::run::reply::call_id;
 
 /// The version of the event format, in every event's `version` field.
 pub(crate) const VERSION: u32 = 2;
@@ -52,8 +53,9 @@ struct Pace {
     pending: Option<(bool, u32, String)>,
     /// When the last `text` or `reasoning` event went out.
     last_text: Option<std::time::Instant>,
-    /// The call whose partial `tool_call` events are being rationed, and its gate.
-    partial: Option<(String, PartialGate)>,
+    /// The call whose partial `tool_call` events are being rationed (request, call number),
+    /// and its gate.
+    partial: Option<((u32, usize), PartialGate)>,
 }
 
 /// A reader of the events as they happen, in the loop's thread.
@@ -551,13 +553,14 @@ impl Events {
         self.tool_call_as(turn, call_id, tool, params, false, false);
     }
 
-    /// A partial `tool_call` event for a call that is still streaming, if the call's
-    /// [`PartialGate`] admits `bytes` (the names and values it would carry); `params` builds
-    /// them, and is called only for an event that goes out (a caller copies values only then).
+    /// A partial `tool_call` event for call `n` (0-based) of request `turn`, still streaming,
+    /// if the call's [`PartialGate`] admits `bytes` (the names and values it would carry).
+    /// Called on every delta: the call id and the values (`params`) are built only for an
+    /// event that goes out.
     pub(crate) fn partial_tool_call(
         &mut self,
         turn: u32,
-        call_id: &str,
+        n: usize,
         tool: &str,
         bytes: usize,
         params: impl FnOnce() -> Vec<(String, String)>,
@@ -566,11 +569,11 @@ impl Events {
             return;
         }
         let gate = match &mut self.pace.partial {
-            Some((id, gate)) if id == call_id => gate,
-            slot => &mut slot.insert((call_id.to_string(), PartialGate::default())).1,
+            Some((call, gate)) if *call == (turn, n) => gate,
+            slot => &mut slot.insert(((turn, n), PartialGate::default())).1,
         };
         if gate.admit(bytes) {
-            self.tool_call_as(turn, call_id, tool, &params(), true, false);
+            self.tool_call_as(turn, &call_id(turn, n), tool, &params(), true, false);
         }
     }
 
@@ -791,10 +794,10 @@ mod tests {
                 built += 1;
                 vec![("content".to_string(), "x".repeat(n))]
             };
-            events.partial_tool_call(1, "call_1", "write_to_file", "content".len() + n, params);
+            events.partial_tool_call(1, 0, "write_to_file", "content".len() + n, params);
         }
         events.tool_call(1, "call_1", "write_to_file", &[("content".into(), "x".repeat(500))]);
-        events.partial_tool_call(2, "call_2", "write_to_file", 8, || vec![("content".into(), "y".into())]);
+        events.partial_tool_call(2, 0, "write_to_file", 8, || vec![("content".into(), "y".into())]);
         let calls = sink.events();
         let partial = calls.iter().filter(|e| e["partial"] == true && e["call_id"] == "call_1").count();
         assert_eq!(partial, 1, "500 bytes never grow to the second partial event's 4 KiB");
@@ -803,9 +806,9 @@ mod tests {
         assert_eq!(calls.last().unwrap()["call_id"], "call_2", "a new call's first partial event goes out");
         assert!(calls.iter().all(|e| e.get("recovered").is_none()), "not recovered: the field is left out");
         // A retry of request 2 streams call_2 again: its first partial event goes out again.
-        events.partial_tool_call(2, "call_2", "write_to_file", 9, || vec![("content".into(), "yy".into())]);
+        events.partial_tool_call(2, 0, "write_to_file", 9, || vec![("content".into(), "yy".into())]);
         events.request_started(2, 2);
-        events.partial_tool_call(2, "call_2", "write_to_file", 8, || vec![("content".into(), "y".into())]);
+        events.partial_tool_call(2, 0, "write_to_file", 8, || vec![("content".into(), "y".into())]);
         let calls = sink.events();
         let retried: Vec<_> =
             calls.iter().filter(|e| e["call_id"] == "call_2").map(|e| &e["params"]["content"]).collect();
@@ -824,7 +827,7 @@ mod tests {
             let n = 1 << 20;
             for size in (0..=n).step_by(16) {
                 let params = || vec![("content".to_string(), "x".repeat(size - "content".len().min(size)))];
-                events.partial_tool_call(1, "call_1", "write_to_file", size, params);
+                events.partial_tool_call(1, 0, "write_to_file", size, params);
             }
             sink.events().iter().map(|e| e["params"]["content"].as_str().unwrap().len()).collect::<Vec<_>>()
         };
