@@ -3,6 +3,7 @@
 //! and show it on a [`Screen`].
 
 use crate::run::llm::{ApiError, StopReason, Usage};
+pub(crate) use crate::run::session::events::call_id;
 use crate::run::session::events::Events;
 use crate::run::tools::Call;
 use crate::run::ui::term::Term;
@@ -43,16 +44,6 @@ impl Screen<'_> {
         params: impl FnOnce() -> Vec<(String, String)>,
     ) {
         self.events.partial_tool_call(self.turn, n, name, bytes, params);
-    }
-}
-
-/// The id of call `n` (0-based) of request `turn` in events: `call_3` for the first,
-/// `call_3_2` for the second.
-pub(crate) fn call_id(turn: u32, n: usize) -> String {
-    if n == 0 {
-        format!("call_{turn}")
-    } else {
-        format!("call_{turn}_{}", n + 1)
     }
 }
 

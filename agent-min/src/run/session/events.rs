@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ApiError, Usage};
-use crate::run::reply::call_id;
 
 /// The version of the event format, in every event's `version` field.
 pub(crate) const VERSION: u32 = 2;
@@ -719,6 +718,16 @@ pub(crate) struct Ended<'a> {
     pub text: &'a str,
     /// The process's exit code.
     pub exit_code: i32,
+}
+
+/// The id of call `n` (0-based) of request `turn` in events: `call_3` for the first,
+/// `call_3_2` for the second.
+pub(crate) fn call_id(turn: u32, n: usize) -> String {
+    if n == 0 {
+        format!("call_{turn}")
+    } else {
+        format!("call_{turn}_{}", n + 1)
+    }
 }
 
 #[cfg(test)]
