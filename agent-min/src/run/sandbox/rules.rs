@@ -65,7 +65,8 @@ pub(crate) fn ruleset(writable: &[PathBuf]) -> Result<RulesetCreated, String> {
 /// Takes every file-system access away from the calling process for good (its open
 /// descriptors keep working): a document extractor's own first step, before it parses what it
 /// was given. Best effort: on a kernel without Landlock the process keeps its access, and the
-/// spawner's limits still bound it.
+/// spawner's limits still bound it. (Only the PDF extractor does: the cargo feature `pdf`.)
+#[cfg_attr(not(feature = "pdf"), allow(dead_code))]
 pub(crate) fn give_up_files() {
     let _ = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)

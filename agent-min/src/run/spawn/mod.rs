@@ -53,7 +53,9 @@ pub(crate) enum Policy<'a> {
     /// A stdio MCP server from the person's settings.
     McpServer,
     /// agent-min itself (`/proc/self/exe`) taking a document's text apart: a file the parser
-    /// panics, loops or swells on ends this child, never the agent.
+    /// panics, loops or swells on ends this child, never the agent. (Only with the cargo
+    /// feature `pdf`.)
+    #[cfg_attr(not(feature = "pdf"), allow(dead_code))]
     Extractor,
     /// `execute_command`: the model's command, under `sandbox`, in `workspace`.
     Command {

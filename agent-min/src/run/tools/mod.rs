@@ -11,7 +11,8 @@
 //! (prompts, tool lines, interrupts), [`crate::run::session::events`] (approval events),
 //! `crate::run::prompt`, `crate::run::clock`, `crate::run::sandbox` (what a command may
 //! reach), `crate::run::mcp` (the servers behind the MCP tools), `crate::run::trusted_file`
-//! (reading `.clineignore`), `crate::run::spawn` (commands, the editor).
+//! (reading `.clineignore`), `crate::run::spawn` (commands, the editor), `crate::run::built`
+//! (what a build left out).
 
 mod apply_patch;
 pub(crate) mod clineignore;

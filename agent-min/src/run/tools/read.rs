@@ -123,6 +123,9 @@ pub fn extract_text(abs: &Path) -> Result<String, String> {
         _ => e.to_string(),
     })?;
     let ext = abs.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase())).unwrap_or_default();
+    if let Some(feature) = left_out(&ext) {
+        return Err(crate::run::built::not_built_in(feature, &format!("Reading the text of {ext} files")));
+    }
     #[cfg(feature = "documents")]
     let document = super::documents::extract(&ext, &bytes);
     #[cfg(not(feature = "documents"))]
@@ -143,11 +146,21 @@ pub fn extract_text(abs: &Path) -> Result<String, String> {
     Ok(truncate_content(text))
 }
 
+/// The cargo feature that reads documents with extension `ext` (lower-case, dotted), when this
+/// build left it out: such a file is refused naming it, not read as a file without text.
+fn left_out(ext: &str) -> Option<&'static str> {
+    match ext {
+        ".pdf" if !cfg!(feature = "pdf") => Some("pdf"),
+        ".docx" | ".xlsx" if !cfg!(feature = "documents") => Some("documents"),
+        _ => None,
+    }
+}
+
 /// Runs agent-min's internal document command when this process was started as one (by
 /// [`extract_text`], in a child: `agent-min __pdf-text`), and gives its exit status; `None`
 /// otherwise. Every program that reads documents with [`extract_text`] calls it first thing.
 pub fn as_extractor() -> Option<std::process::ExitCode> {
-    #[cfg(feature = "documents")]
+    #[cfg(feature = "pdf")]
     if std::env::args_os().nth(1).is_some_and(|a| a == super::documents::PDF_CHILD_COMMAND) {
         return Some(super::documents::pdf_child_main());
     }
@@ -275,6 +288,30 @@ mod tests {
         let shown = numbered(&t, None, None);
         assert!(shown.starts_with("1 | éé") && shown.contains("\n\n---\n\n[FILE TRUNCATED:"));
         assert!(!shown.contains("(File has"));
+    }
+
+    /// Run by `.ci/run fast` in the minimal build and in one with `documents` but not `pdf`.
+    #[test]
+    fn a_document_this_build_cannot_read_is_refused_naming_its_feature() {
+        let d = tempfile::tempdir().unwrap();
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/documents");
+        for (name, feature) in [("two-pages.pdf", "pdf"), ("report.docx", "documents"), ("sales.xlsx", "documents")] {
+            let p = d.path().join(name);
+            std::fs::copy(fixtures.join(name), &p).unwrap();
+            let read = extract_text(&p);
+            let wanted = format!("it was built without the cargo feature `{feature}`");
+            if left_out(&name[name.rfind('.').unwrap()..]).is_some() {
+                let e = read.unwrap_err();
+                assert!(e.starts_with("Reading the text of .") && e.contains(&wanted), "{name}: {e}");
+            } else if feature != "pdf" {
+                // (A PDF is read by a child, `agent-min __pdf-text`, which a unit test binary is
+                // not: run_e2e's document test reads it.)
+                assert!(read.is_ok_and(|t| !t.is_empty()), "{name}");
+            }
+        }
+        assert_eq!(left_out(".pdf").is_some(), !cfg!(feature = "pdf"));
+        assert_eq!(left_out(".docx").is_some(), !cfg!(feature = "documents"));
+        assert_eq!(left_out(".txt"), None);
     }
 
     #[cfg(feature = "documents")]

@@ -2,7 +2,8 @@
 //! PDF (Cline: pdf-parse), DOCX (mammoth's raw text), `.ipynb` (the notebook with its code
 //! cells' outputs stripped: `sanitizeNotebookForLLM`), XLSX (exceljs, one tab-separated line per
 //! row with content) and text in legacy encodings (Cline: jschardet + iconv-lite; here
-//! `chardetng` + `encoding_rs`). Behind the default cargo feature `documents`.
+//! `chardetng` + `encoding_rs`). Behind the default cargo feature `documents`, PDF behind `pdf`
+//! (without it a PDF is refused as a file without text).
 //!
 //! Everything read is untrusted: an archive member is read to at most [`MAX_MEMBER`] bytes
 //! (a zip bomb stops there), and a PDF is parsed in a child process (`pdf`): one the parser
@@ -11,11 +12,13 @@
 mod docx;
 mod encoding;
 mod notebook;
+#[cfg(feature = "pdf")]
 mod pdf;
 mod xlsx;
 mod zipped;
 
 pub(crate) use encoding::decode_legacy;
+#[cfg(feature = "pdf")]
 pub(crate) use pdf::{child_main as pdf_child_main, CHILD_COMMAND as PDF_CHILD_COMMAND};
 
 /// Most bytes read from one member of a DOCX or XLSX archive once inflated.
@@ -24,6 +27,7 @@ pub(crate) const MAX_MEMBER: u64 = 64 << 20;
 /// The text of a document by its (lower-case, dotted) extension: `None` for a plain file.
 pub(crate) fn extract(ext: &str, bytes: &[u8]) -> Option<Result<String, String>> {
     Some(match ext {
+        #[cfg(feature = "pdf")]
         ".pdf" => pdf::text(bytes),
         ".docx" => docx::text(bytes),
         ".ipynb" => Ok(notebook::text(bytes)),
