@@ -465,8 +465,9 @@ fn identical_calls_are_warned_at_three_and_stop_at_five_under_yolo() {
 }
 
 /// Files made by real tools (python-docx, openpyxl, fpdf2, nbformat; legacy encodings by
-/// Python's codecs): `scripts/make-document-fixtures.py`.
-#[cfg(feature = "documents")]
+/// Python's codecs): `scripts/make-document-fixtures.py`. (Two of them are PDFs: `pdf`, which
+/// brings `documents`.)
+#[cfg(feature = "pdf")]
 #[test]
 fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
     let ws = tempfile::tempdir().unwrap();
@@ -517,7 +518,7 @@ fn read_file_gives_the_text_of_documents_and_legacy_encodings_as_cline() {
 /// real PDF whose pages lack their required `/MediaBox` — is refused with an error, and the run
 /// goes on (a release build aborts on a panic, so in-process it would end the agent); a file the
 /// parser refuses gets its error.
-#[cfg(feature = "documents")]
+#[cfg(feature = "pdf")]
 #[test]
 fn a_pdf_the_parser_panics_on_is_refused_and_the_run_goes_on() {
     let ws = tempfile::tempdir().unwrap();

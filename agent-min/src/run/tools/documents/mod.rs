@@ -3,7 +3,7 @@
 //! cells' outputs stripped: `sanitizeNotebookForLLM`), XLSX (exceljs, one tab-separated line per
 //! row with content) and text in legacy encodings (Cline: jschardet + iconv-lite; here
 //! `chardetng` + `encoding_rs`). Behind the default cargo feature `documents`, PDF behind `pdf`
-//! (without it a PDF is refused as a file without text).
+//! (a build without it refuses a PDF naming the feature: `tools/read.rs`, `left_out`).
 //!
 //! Everything read is untrusted: an archive member is read to at most [`MAX_MEMBER`] bytes
 //! (a zip bomb stops there), and a PDF is parsed in a child process (`pdf`): one the parser
