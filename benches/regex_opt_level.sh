@@ -29,26 +29,19 @@ for b in at-3 at-z; do
 done
 
 # The recorded session: three search_files calls, then attempt_completion.
-python3 - "$tmp/search.jsonl" <<'EOF'
+python3 - "$root/benches" "$tmp/search.jsonl" <<'EOF'
 import json, sys
+sys.path.insert(0, sys.argv[1])
+from agent_stream import anthropic_reply  # the Anthropic SSE body of a text reply
 def reply(text):
-    events = [
-        ("message_start", {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "claude-sonnet-4-5", "stop_reason": None, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
-        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 10}}),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    sse = "".join(f"event: {n}\ndata: {json.dumps(d)}\n\n" for n, d in events)
-    return {"type": "reply", "provider": "anthropic", "sse": sse}
+    return {"type": "reply", "provider": "anthropic", "sse": anthropic_reply(text).decode()}
 lines = [{"type": "session", "task": "search", "files": {}}]
 # None holds a literal every match must contain: grep-regex would search for that literal
 # (memchr, aho-corasick) and the regex engine would see only the lines holding it.
 for rx in [r"\b[A-Z][a-z]+[0-9]{5}\b", r"\b[a-z]{4}[0-9]{3}[A-Z]\b", r"[A-Z]{3}[a-z][0-9]{2}[a-z]{3}\b"]:
     lines.append(reply(f"<search_files>\n<path>.</path>\n<regex>{rx}</regex>\n</search_files>"))
 lines.append(reply("<attempt_completion>\n<result>done</result>\n</attempt_completion>"))
-with open(sys.argv[1], "w") as f:
+with open(sys.argv[2], "w") as f:
     f.write("\n".join(json.dumps(l) for l in lines) + "\n")
 EOF
 
