@@ -76,7 +76,7 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                 let fields = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
                 s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.clone(), fields)));
             }
-            Event::ToolResult { call_id, tool, ok, result } => {
+            Event::ToolResult { call_id, tool, ok, result, .. } => {
                 s.pending.retain(|c| &c.id != call_id);
                 if said(tool).is_some() {
                     return;

@@ -12,7 +12,7 @@ use parser_core::{Block, StreamParser};
 use crate::run::llm::{ApiError, Delta, Flow, Message, Transport};
 use crate::run::prompt;
 use crate::run::reply::{reply_too_long, request_bytes, Planned, Reply, Screen, MAX_REPLY_TEXT};
-use crate::run::tools::Call;
+use crate::run::tools::{content_of, Call};
 use crate::run::ui::shown::ShownText;
 
 /// How long the rest of a reply is read, after its first tool closed, for the usage the
@@ -70,8 +70,8 @@ pub fn read_reply(
                     for i in progress.completed.clone() {
                         if let Some(Block::ToolUse(t)) = parser.block(i) {
                             if !t.partial {
-                                let call = to_call(&t);
-                                screen.tool_call(t.ordinal, &call.name, &call.trimmed_params());
+                                let call = Call::from_xml(&t);
+                                screen.tool_call(t.ordinal, &call.name, &call.shown_params());
                                 reply.calls.push(Planned { call, n: t.ordinal });
                             }
                         }
@@ -89,7 +89,7 @@ pub fn read_reply(
                 }
                 present(&parser, progress.changed.start, tool_at, &mut shown, screen);
                 if let Some(call) = first_complete_tool(&parser, progress.completed) {
-                    screen.tool_call(0, &call.name, &call.trimmed_params());
+                    screen.tool_call(0, &call.name, &call.shown_params());
                     reply.calls.push(Planned { call, n: 0 });
                     let until = Instant::now() + USAGE_WAIT;
                     drain_until = Some(until);
@@ -156,11 +156,17 @@ fn partial_tool_event(parser: &StreamParser, i: usize, screen: &mut Screen<'_>) 
     }
     let bytes: usize = t.params().iter().map(|p| p.name.len() + p.value.len()).sum();
     screen.partial_tool_call(t.ordinal, t.name, bytes, || {
-        t.params()
-            .iter()
-            .map(|p| (p.name.to_string(), strip_partial_closing_tag(p.name, p.value).to_string()))
-            .collect()
+        t.params().iter().map(|p| (p.name.to_string(), partial_value(&p).to_string())).collect()
     });
+}
+
+/// A streaming parameter's value as a partial event shows it: `content` as write_to_file reads
+/// it and the complete event shows it (untrimmed), the others as Cline's parser has them.
+fn partial_value<'a>(p: &parser_core::Param<'a>) -> &'a str {
+    match p.name {
+        "content" => content_of(strip_partial_closing_tag(p.name, p.raw)),
+        _ => strip_partial_closing_tag(p.name, p.value),
+    }
 }
 
 /// A streaming parameter value without the start of its closing tag (`.</pat` → `.`), as
@@ -176,16 +182,9 @@ fn strip_partial_closing_tag<'a>(name: &str, value: &'a str) -> &'a str {
 /// The first tool block (ordinal 0) if it is among the blocks completed by this push.
 fn first_complete_tool(parser: &StreamParser, completed: std::ops::Range<usize>) -> Option<Call> {
     completed.into_iter().find_map(|i| match parser.block(i)? {
-        Block::ToolUse(t) if !t.partial && t.ordinal == 0 => Some(to_call(&t)),
+        Block::ToolUse(t) if !t.partial && t.ordinal == 0 => Some(Call::from_xml(&t)),
         _ => None,
     })
-}
-
-fn to_call(t: &parser_core::ToolUse<'_>) -> Call {
-    Call {
-        name: t.name.to_string(),
-        params: t.params().iter().map(|p| (p.name.to_string(), p.value.to_string(), p.raw.to_string())).collect(),
-    }
 }
 
 /// Prints what is new in the text blocks from `from` on, up to the first tool block
@@ -351,11 +350,11 @@ mod tests {
     }
 
     #[test]
-    fn write_content_keeps_its_raw_value() {
+    fn write_content_keeps_its_untrimmed_value() {
         let (reply, ..) =
-            read(&["<write_to_file>\n<path>a.py</path>\n<content>\n    x = 1\n</content>\n</write_to_file>"], None);
+            read(&["<write_to_file>\n<path>a.py</path>\n<content>\n    x = 1\n\n</content>\n</write_to_file>"], None);
         let call = reply.calls.into_iter().next().unwrap().call;
-        let raw = &call.params.iter().find(|p| p.0 == "content").unwrap().2;
-        assert_eq!(raw, "\n    x = 1\n");
+        let untrimmed = call.raw_param("content").unwrap();
+        assert_eq!(untrimmed, "    x = 1\n", "the indentation kept; one line break at each end is the tags'");
     }
 }

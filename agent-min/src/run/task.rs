@@ -468,7 +468,7 @@ impl Task {
             "run at a terminal to answer, or let a policy decide: --yolo approves edits and commands inside the workspace, CLINE_COMMAND_PERMISSIONS allows commands by pattern{resume}"
         );
         let id = call_id(self.turn_number(), n);
-        self.around.events.approval_needed(&id, &call.name, &call.trimmed_params(), &fix);
+        self.around.events.approval_needed(&id, &call.name, &call.shown_params(), &fix);
         End::NeedsPerson(format!(
             "{} needs a person's answer ({}), and there is no terminal to ask on; nothing was run. To go on: {fix}",
             call.name,
@@ -827,7 +827,7 @@ impl Task {
             Outcome::Failure { text, .. } => (false, text.as_str()),
             Outcome::Denied { text, .. } => (false, text.as_str()),
         };
-        self.around.events.tool_result(&id, &call.name, ok, text);
+        self.around.events.tool_result(&id, &call.name, ok, text, call.raw_param("content"));
         outcome
     }
 

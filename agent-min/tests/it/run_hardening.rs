@@ -401,44 +401,46 @@ fn a_server_silent_after_the_tool_costs_a_short_wait_and_an_honest_estimate() {
 }
 
 /// The partial `tool_call` events of a streamed write, and the whole `--json` output, against
-/// the file: at least 3 partial events (progress), carrying at most 1.25× the file, whatever
-/// the speed of the stream (by bytes alone: this stream arrives within moments, a model's
-/// takes minutes, and both get the same events).
-fn assert_partial_events_are_bounded(stdout: &str, content: &str) {
+/// the file: progress events (at least 3) that show at most 1 KiB of it each, with its size so
+/// far, whatever the speed of the stream (by bytes alone: this stream arrives within moments, a
+/// model's takes minutes, and both get the same events); a complete event with the file as
+/// written; a result that leaves out its echo of it; at most 2× the file in all.
+fn assert_partial_events_are_bounded(stdout: &str, written: &str) {
     let events = events::parse(stdout);
     let calls = events::of(&events, "tool_call");
     let (partial, complete): (Vec<&&serde_json::Value>, Vec<&&serde_json::Value>) =
         calls.iter().partition(|e| e["partial"] == true);
     let complete: Vec<_> = complete.into_iter().filter(|e| e["tool"] == "write_to_file").collect();
+    let partial: Vec<_> = partial.into_iter().filter(|e| e["tool"] == "write_to_file").collect();
     assert_eq!(complete.len(), 1);
-    // Events carry Cline's trimmed values (the file keeps the first line's indentation).
+    // The complete event carries the content as written (untrimmed: the first line's indentation).
     let got = complete[0]["params"]["content"].as_str().unwrap();
-    assert!(
-        got == content.trim(),
-        "the complete event is not exact ({} bytes, want {})",
-        got.len(),
-        content.trim().len()
-    );
-    let partial_bytes: usize = partial.iter().map(|e| e["params"]["content"].as_str().map_or(0, str::len)).sum();
+    assert!(got == written, "the complete event is not exact ({} bytes, want {})", got.len(), written.len());
     assert!(partial.len() >= 3, "{} partial events: progress is shown as the file grows", partial.len());
-    assert!(
-        partial_bytes <= content.len() + content.len() / 4,
-        "{} partial events carried {partial_bytes} bytes",
-        partial.len()
-    );
-    assert!(stdout.len() < 3 * content.len(), "--json wrote {} bytes for a {}-byte file", stdout.len(), content.len());
+    let sizes: Vec<u64> = partial.iter().map(|e| e["sizes"]["content"].as_u64().unwrap_or(0)).collect();
+    assert!(sizes.windows(2).all(|w| w[0] < w[1]) && sizes[sizes.len() - 1] > written.len() as u64 / 2, "{sizes:?}");
+    for p in &partial {
+        let shown = p["params"]["content"].as_str().unwrap_or("");
+        assert!(shown.len() <= 1024 && written.starts_with(shown), "a partial event showed {} bytes", shown.len());
+    }
+    let result = &events::of(&events, "tool_result")[0];
+    assert_eq!(result["left_out"], "final_file_content", "{}", &result.to_string()[..300]);
+    assert!(stdout.len() <= 2 * written.len(), "--json wrote {} bytes for a {}-byte file", stdout.len(), written.len());
 }
 
 /// Runs `--json --tool-calls MODE` against `server`, whose first reply writes `content` to
-/// big.rs, and checks the file and the events.
+/// big.rs, and checks the file and the events. The file is `content` exactly: a native call's
+/// JSON string as it is (as Cline writes it), the XML one without the line break before
+/// `</content>` (the tags' layout).
 fn streamed_write(server: &Server, mode: &str, content: &str) {
     let ws = tempfile::tempdir().unwrap();
     let base = anthropic_args(server);
     let r = run_agent(ws.path(), &args_with(&base, &["--json", "--tool-calls", mode, "t"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     let written = std::fs::read_to_string(ws.path().join("big.rs")).unwrap();
-    assert!(written == content.trim_end_matches('\n'), "the file is not exact ({} bytes)", written.len());
-    assert_partial_events_are_bounded(&r.stdout, content);
+    let want = if mode == "native" { content } else { content.strip_suffix('\n').unwrap() };
+    assert!(written == want, "the file is not exact ({} bytes, want {})", written.len(), want.len());
+    assert_partial_events_are_bounded(&r.stdout, &written);
 }
 
 #[test]

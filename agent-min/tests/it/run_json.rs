@@ -69,7 +69,7 @@ fn json_events_follow_the_schema() {
     assert_eq!(last["result"], "Both files are there.");
     let id = events[0]["task_id"].as_str().unwrap();
     assert!(events.iter().all(|e| e["task_id"] == id));
-    assert!(events.iter().all(|e| e["version"] == 2), "every event names the format's version");
+    assert!(events.iter().all(|e| e["version"] == 3), "every event names the format's version");
 
     // The human output went to stderr.
     assert!(r.stderr.contains("● read_file a.txt"), "{}", r.stderr);
@@ -111,6 +111,22 @@ fn json_events_follow_the_schema() {
     assert!(results[0]["result"].as_str().unwrap().contains("1 | alpha"));
     assert_eq!(results[2]["ok"], false);
     assert!(results[3]["result"].as_str().unwrap().contains("hi"));
+    // The write's result leaves out its echo of the file, which the complete call carries; put
+    // back where `left_out` says, it is the text the model got.
+    let write = results[1];
+    assert_eq!(
+        (&write["tool"], &write["left_out"]),
+        (&json!("write_to_file"), &json!("final_file_content")),
+        "{write}"
+    );
+    assert!(results.iter().filter(|r| r["tool"] != "write_to_file").all(|r| r.get("left_out").is_none()));
+    let shown = write["result"].as_str().unwrap();
+    let at = shown.find("<final_file_content path=\"").unwrap();
+    let at = at + shown[at..].find("\">\n").unwrap() + 3;
+    let whole = [&shown[..at], complete[1]["params"]["content"].as_str().unwrap(), &shown[at..]].concat();
+    assert!(whole.contains("<final_file_content path=\"b.txt\">\nbeta\n</final_file_content>"), "{whole}");
+    let sent = server.requests()[3].last_user();
+    assert!(sent.contains(&whole), "the model got:\n{sent}\n\nput back:\n{whole}");
 
     // A retry (the 429 has no usage, so no api_request), then five requests with usage and
     // cost (claude-sonnet-4-5 is in the price table).
@@ -148,7 +164,7 @@ fn failed_runs_emit_error_and_a_failed_completion() {
 
 #[test]
 fn the_schema_checker_rejects_what_the_docs_do_not_allow() {
-    let good = json!({"type":"text","version":2,"task_id":"x","ts":1,"turn":1,"text":"hi"});
+    let good = json!({"type":"text","version":3,"task_id":"x","ts":1,"turn":1,"text":"hi"});
     assert!(events::validate(&good).is_ok(), "{:?}", events::validate(&good));
     let mut other_version = good.clone();
     other_version["version"] = json!(1);

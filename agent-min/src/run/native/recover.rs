@@ -16,10 +16,7 @@ pub(crate) const TOOLS_IGNORED: &str = "Two replies in a row were sent the tool 
 pub(crate) fn text_call(text: &str) -> Option<Call> {
     let parsed = parser_core::parse(text);
     parsed.iter().find_map(|b| match b {
-        Block::ToolUse(t) if !t.partial => Some(Call {
-            name: t.name.to_string(),
-            params: t.params().iter().map(|p| (p.name.to_string(), p.value.to_string(), p.raw.to_string())).collect(),
-        }),
+        Block::ToolUse(t) if !t.partial => Some(Call::from_xml(&t)),
         _ => None,
     })
 }

@@ -135,7 +135,7 @@ pub fn read_reply(
     if recover && no_calls {
         if let Some(call) = super::recover::text_call(&reply.text) {
             let id = call_id(screen.turn, 0);
-            screen.events.tool_call_as(screen.turn, &id, &call.name, &call.trimmed_params(), false, true);
+            screen.events.tool_call_as(screen.turn, &id, &call.name, &call.shown_params(), true);
             reply.calls.push(Planned { call, n: 0 });
             reply.recovered = true;
         }
@@ -283,7 +283,7 @@ impl Assembly {
                 match outcome {
                     Ok(params) => {
                         let call = mcp.unwrap_or_else(|| to_call(&name, params));
-                        screen.tool_call(n, &call.name, &call.trimmed_params());
+                        screen.tool_call(n, &call.name, &call.shown_params());
                         reply.calls.push(Planned { call, n });
                     }
                     Err(Invalid::Incomplete) => {

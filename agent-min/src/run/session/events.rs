@@ -6,9 +6,11 @@
 //! end-to-end tests validate every event they read against that file. A change to an event is a
 //! schema change and a bump of `VERSION`. Without `--json` every method is a no-op.
 //! Partial `tool_call` events are rationed by bytes alone (`PartialGate`, one per call, here
-//! for both dialects): a streamed file must not turn into one event per delta, each carrying all
-//! of it, and the same reply gives the same events on a fast machine and a slow one, from a
-//! local server and from a model that streams a few hundred bytes a second. `text` and
+//! for both dialects) and show at most 1 KiB of each value, with the sizes so far: a streamed
+//! file must not turn into one event per delta, nor its progress into copies of it, and the
+//! same reply gives the same events on a fast machine and a slow one, from a local server and
+//! from a model that streams a few hundred bytes a second. A `tool_result` leaves out its echo
+//! of a file the complete call carries (`LeftOut`). `text` and
 //! `reasoning` deltas are coalesced in time (`Pace`: at most one event per `TEXT_INTERVAL`;
 //! their concatenation is still exactly the text, and any other event first flushes what is
 //! pending). The complete `tool_call` event is never dropped.
@@ -23,7 +25,7 @@ use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ApiError, Usage};
 
 /// The version of the event format, in every event's `version` field.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 /// Least time between two `text` (or `reasoning`) events of one stream: at most ten a second,
 /// whatever the server's token rate.
@@ -69,41 +71,78 @@ struct Shared {
     totals: std::sync::Mutex<Totals>,
 }
 
-/// Each partial `tool_call` event after the first of a call must carry at least this many
-/// times the bytes of all the call's partial events before it (a geometric step): the partial
-/// events of a value that grows to `n` bytes carry at most `n × (1 + 1/PARTIAL_STEP)` bytes,
-/// whatever the speed of the machine and the size of the deltas.
-pub(crate) const PARTIAL_STEP: usize = 4;
+/// A partial `tool_call` event after the first of a call waits until the call's values have
+/// grown by at least this fraction (1/N) of their size at its previous partial event...
+pub(crate) const PARTIAL_GROWTH: usize = 4;
 
-/// The second partial event of a call waits for at least this many bytes of values.
+/// ...and by at least this many bytes.
 pub(crate) const PARTIAL_MIN_BYTES: usize = 4096;
 
-/// Most bytes of parameter values all partial `tool_call` events of one call may carry: a
-/// streamed 64 MB file gets no more progress events than a 4 MB one. The complete event is not
-/// counted.
-pub(crate) const PARTIAL_BUDGET: usize = 1 << 20;
+/// A partial event shows at most this many bytes of each value (its start, cut at a character
+/// boundary), with every value's whole size so far (`sizes`): partial events show what a call
+/// is and how far it has streamed, and the complete event carries the values whole, so a
+/// streamed file is in the output once, not again in its progress events.
+pub(crate) const PARTIAL_VALUE_BYTES: usize = 1024;
 
 /// Decides which partial `tool_call` events of one call are sent: the first, then one each
-/// time the values have grown to [`PARTIAL_STEP`] times all that was sent (at least
-/// [`PARTIAL_MIN_BYTES`]), while they fit in [`PARTIAL_BUDGET`]. By bytes, never by time, so the
-/// output of a streamed write is the same on a loaded machine as on an idle one.
+/// time the values have grown by a [`PARTIAL_GROWTH`]th (at least [`PARTIAL_MIN_BYTES`]). By
+/// bytes, never by time, so the output of a streamed write is the same on a loaded machine as
+/// on an idle one; a value of `n` bytes gets about `log(n / 4 KiB) / log(1.25)` of them.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct PartialGate {
     sent_any: bool,
-    spent: usize,
+    last: usize,
 }
 
 impl PartialGate {
-    /// Whether a partial event carrying `bytes` of values may go out (and counts it).
+    /// Whether a partial event may go out now that the call's names and values are `bytes`
+    /// long (and counts it).
     pub(crate) fn admit(&mut self, bytes: usize) -> bool {
-        let grown = !self.sent_any || bytes >= PARTIAL_MIN_BYTES.max(self.spent.saturating_mul(PARTIAL_STEP));
-        if !grown || self.spent.saturating_add(bytes) > PARTIAL_BUDGET {
-            return false;
+        let grown =
+            !self.sent_any || bytes >= self.last.saturating_add(PARTIAL_MIN_BYTES.max(self.last / PARTIAL_GROWTH));
+        if grown {
+            self.sent_any = true;
+            self.last = bytes;
         }
-        self.sent_any = true;
-        self.spent += bytes;
-        true
+        grown
     }
+}
+
+/// A value as a partial event shows it: its first [`PARTIAL_VALUE_BYTES`] at most.
+fn partial_value(value: &str) -> &str {
+    let mut end = value.len().min(PARTIAL_VALUE_BYTES);
+    while !value.is_char_boundary(end) {
+        end -= 1;
+    }
+    &value[..end]
+}
+
+/// What a `tool_result` event's `result` leaves out of the text the model got, because the
+/// complete `tool_call` event carries it already: a streamed write is then in the output once,
+/// not twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum LeftOut {
+    /// The body of the `<final_file_content path="…">` element (Cline's echo of the file as
+    /// saved) is the call's `content` parameter byte for byte and is left out: the text the
+    /// model got has `content` right after the first `">` and line break that follow the first
+    /// `<final_file_content path="` of `result`.
+    FinalFileContent,
+}
+
+/// Where the body of `result`'s first `<final_file_content path="…">` element is `content`
+/// byte for byte (its byte range), if it is: the path must hold no `"` or line break, so the
+/// body's place is found again from what precedes it ([`LeftOut::FinalFileContent`]).
+fn final_file_content(result: &str, content: &str) -> Option<std::ops::Range<usize>> {
+    const OPEN: &str = "<final_file_content path=\"";
+    let path = result.find(OPEN)? + OPEN.len();
+    let path_end = path + result[path..].find(['"', '\n'])?;
+    let start = path_end + "\">\n".len();
+    if !result[path_end..].starts_with("\">\n") {
+        return None;
+    }
+    let end = start + content.len();
+    (result.get(start..end)? == content && result[end..].starts_with("\n</final_file_content>")).then_some(start..end)
 }
 
 /// Who decided whether a tool call runs.
@@ -208,8 +247,13 @@ pub(crate) enum Event {
         tool: String,
         /// Still streaming.
         partial: bool,
-        /// Parameter values by name.
+        /// Parameter values by name; in a partial event, each cut to its first
+        /// `PARTIAL_VALUE_BYTES` (1 KiB).
         params: IndexMap<String, String>,
+        /// Only in a partial event: each value's whole size so far, in bytes (UTF-8).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "IndexMap<String, u64>")]
+        sizes: Option<IndexMap<String, u64>>,
         /// Native dialect: the model wrote this call as XML in its text instead of a native
         /// call, and it was recovered from there (`--no-recover-text-calls` turns this off).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -236,8 +280,12 @@ pub(crate) enum Event {
         tool: String,
         /// Whether it succeeded.
         ok: bool,
-        /// The text.
+        /// The text (see `left_out`).
         result: String,
+        /// What `result` leaves out of the text the model got; absent when nothing.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "LeftOut")]
+        left_out: Option<LeftOut>,
     },
     /// A request to the model was sent; its reply (text, calls, `api_request`) follows. The
     /// wait for a local model's first token can be long: this says the run is not stuck.
@@ -549,13 +597,13 @@ impl Events {
 
     /// A complete tool call, once, before it runs (while it streams: [`Events::partial_tool_call`]).
     pub(crate) fn tool_call(&mut self, turn: u32, call_id: &str, tool: &str, params: &[(String, String)]) {
-        self.tool_call_as(turn, call_id, tool, params, false, false);
+        self.tool_call_as(turn, call_id, tool, params, false);
     }
 
     /// A partial `tool_call` event for call `n` (0-based) of request `turn`, still streaming,
-    /// if the call's [`PartialGate`] admits `bytes` (the names and values it would carry).
-    /// Called on every delta: the call id and the values (`params`) are built only for an
-    /// event that goes out.
+    /// if the call's [`PartialGate`] admits `bytes` (the size of its names and values so far),
+    /// each value cut to [`PARTIAL_VALUE_BYTES`]. Called on every delta: the call id and the
+    /// values (`params`) are built only for an event that goes out.
     pub(crate) fn partial_tool_call(
         &mut self,
         turn: u32,
@@ -572,18 +620,27 @@ impl Events {
             slot => &mut slot.insert(((turn, n), PartialGate::default())).1,
         };
         if gate.admit(bytes) {
-            self.tool_call_as(turn, &call_id(turn, n), tool, &params(), true, false);
+            let params = params();
+            let sizes = params.iter().map(|(k, v)| (k.clone(), v.len() as u64)).collect();
+            self.emit(&Event::ToolCall {
+                turn,
+                call_id: call_id(turn, n),
+                tool: tool.into(),
+                partial: true,
+                params: params.iter().map(|(k, v)| (k.clone(), partial_value(v).to_string())).collect(),
+                sizes: Some(sizes),
+                recovered: false,
+            });
         }
     }
 
-    /// A `tool_call` event, saying whether the call was recovered from the reply's text.
+    /// A complete `tool_call` event, saying whether the call was recovered from the reply's text.
     pub(crate) fn tool_call_as(
         &mut self,
         turn: u32,
         call_id: &str,
         tool: &str,
         params: &[(String, String)],
-        partial: bool,
         recovered: bool,
     ) {
         if !self.is_on() {
@@ -593,8 +650,9 @@ impl Events {
             turn,
             call_id: call_id.into(),
             tool: tool.into(),
-            partial,
+            partial: false,
             params: params.iter().cloned().collect(),
+            sizes: None,
             recovered,
         });
     }
@@ -610,12 +668,19 @@ impl Events {
         });
     }
 
-    /// What a tool call gave back to the model.
-    pub(crate) fn tool_result(&mut self, call_id: &str, tool: &str, ok: bool, result: &str) {
+    /// What a tool call gave back to the model. `content` is the call's `content` parameter,
+    /// if it has one: when the result echoes it as the file's final content, the `--json` line
+    /// leaves the echo out ([`LeftOut`]); a tap (the editor) gets the whole text.
+    pub(crate) fn tool_result(&mut self, call_id: &str, tool: &str, ok: bool, result: &str, content: Option<&str>) {
         if !self.is_on() {
             return;
         }
-        self.emit(&Event::ToolResult { call_id: call_id.into(), tool: tool.into(), ok, result: result.into() });
+        let echo = content.filter(|_| self.out.is_some()).and_then(|c| final_file_content(result, c));
+        let (result, left_out) = match echo {
+            Some(r) => ([&result[..r.start], &result[r.end..]].concat(), Some(LeftOut::FinalFileContent)),
+            None => (result.into(), None),
+        };
+        self.emit(&Event::ToolResult { call_id: call_id.into(), tool: tool.into(), ok, result, left_out });
     }
 
     /// A model request finished: its tokens and cost, and the task's totals.
@@ -739,21 +804,32 @@ mod tests {
         let mut gate = PartialGate::default();
         assert!(gate.admit(10), "the first partial event goes out");
         assert!(!gate.admit(100), "too little growth");
-        assert!(gate.admit(PARTIAL_MIN_BYTES));
-        // A value that grows 16 bytes at a time to `n`: the partial events carry at most
-        // n × (1 + 1/PARTIAL_STEP) bytes, and still show progress.
-        for n in [50_000usize, 262_144, 1 << 20, 3_000_000] {
+        assert!(gate.admit(10 + PARTIAL_MIN_BYTES));
+        // A value that grows 16 bytes at a time to `n`: progress every quarter of growth (a
+        // few dozen events for any size), each showing at most 1 KiB of it.
+        for (n, most) in [(50_000usize, 12), (262_144, 20), (1 << 20, 26), (64 << 20, 45)] {
             let mut gate = PartialGate::default();
-            let (mut sent, mut events) = (0, 0);
-            for size in (0..=n).step_by(16) {
-                if gate.admit(size) {
-                    sent += size;
-                    events += 1;
-                }
-            }
-            assert!(sent <= n + n / PARTIAL_STEP && sent <= PARTIAL_BUDGET, "{n}: {events} events, {sent} bytes");
-            assert!(events >= 3, "{n}: {events} events");
+            let events = (0..=n).step_by(16).filter(|&size| gate.admit(size)).count();
+            assert!((3..=most).contains(&events), "{n}: {events} events");
         }
+    }
+
+    #[test]
+    fn a_partial_event_shows_the_start_of_each_value_and_every_size() {
+        let sink = Sink::default();
+        let mut events = Events::to(Box::new(sink.clone()));
+        let long = format!("{}é{}", "x".repeat(PARTIAL_VALUE_BYTES - 1), "y".repeat(5000));
+        let params = || vec![("path".to_string(), "a.rs".to_string()), ("content".to_string(), long.clone())];
+        events.partial_tool_call(1, 0, "write_to_file", 4 + long.len(), params);
+        events.tool_call(1, "call_1", "write_to_file", &params());
+        let got = sink.events();
+        assert_eq!(got[0]["partial"], true);
+        assert_eq!(got[0]["params"]["path"], "a.rs");
+        // Cut at a character boundary: the two-byte é would cross the limit.
+        assert_eq!(got[0]["params"]["content"], "x".repeat(PARTIAL_VALUE_BYTES - 1));
+        assert_eq!(got[0]["sizes"], serde_json::json!({"path": 4, "content": long.len()}));
+        assert_eq!((&got[1]["partial"], &got[1]["params"]["content"]), (&false.into(), &long.as_str().into()));
+        assert!(got[1].get("sizes").is_none(), "the complete event carries the values whole");
     }
 
     /// What a test reads back: the event lines.
@@ -824,6 +900,53 @@ mod tests {
         assert_eq!(retried, ["y", "y"], "the retry's first partial event, not the first attempt's second");
     }
 
+    /// A write's result echoes the file as saved; when that is the call's `content` byte for
+    /// byte, the `--json` line leaves the echo out (the complete call carries it) and says so,
+    /// and the text the model got is found again from the two. A tap gets it whole.
+    #[test]
+    fn a_result_that_echoes_the_written_content_leaves_it_out_of_the_line() {
+        let echo = |path: &str, body: &str| {
+            format!("Saved to {path}.\n\n<final_file_content path=\"{path}\">\n{body}\n</final_file_content>\n\nIMPORTANT: …")
+        };
+        let content = "fn main() {\n    println!(\"<final_file_content path=\\\"x\\\">\");\n}\n";
+        let sink = Sink::default();
+        let mut events = Events::to(Box::new(sink.clone()));
+        let cases = [
+            (echo("src/main.rs", content), Some(content), true),
+            (echo("src/main.rs", "formatted"), Some(content), false), // saved otherwise: all of it
+            (echo("a\"b.rs", content), Some(content), false),         // no sure place for it
+            (echo("a\nb.rs", content), Some(content), false),
+            (echo("e.rs", ""), Some(""), true),
+            (format!("{}\n</final_file_content>", echo("e.rs", content)), Some(""), false),
+            (echo("src/main.rs", content), None, false), // a call without `content`
+            ("Command executed.".to_string(), Some(content), false),
+        ];
+        for (result, content, _) in &cases {
+            events.tool_result("call_1", "write_to_file", true, result, *content);
+        }
+        for ((result, content, left_out), line) in cases.iter().zip(sink.events()) {
+            let shown = line["result"].as_str().unwrap();
+            if *left_out {
+                assert_eq!(line["left_out"], "final_file_content", "{result:?}");
+                // Put back as the field's documentation says.
+                let at = shown.find("<final_file_content path=\"").unwrap();
+                let at = at + shown[at..].find("\">\n").unwrap() + 3;
+                assert_eq!([&shown[..at], content.unwrap(), &shown[at..]].concat(), *result);
+                assert!(shown.len() + content.unwrap().len() == result.len());
+            } else {
+                assert!(line.get("left_out").is_none(), "{result:?}");
+                assert_eq!(shown, result);
+            }
+        }
+        // The editor's tap shows the result as the model got it.
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = seen.clone();
+        let mut tapped = Events::tapped(Box::new(move |e| into.lock().unwrap().push(e.clone())));
+        tapped.tool_result("call_1", "write_to_file", true, &cases[0].0, Some(content));
+        let seen = seen.lock().unwrap();
+        assert!(matches!(&seen[0], Event::ToolResult { result, left_out: None, .. } if *result == cases[0].0));
+    }
+
     /// A streamed write gives the same partial events however fast it streams: they depend on
     /// the bytes alone. (They were spaced in time as well, so a local server's fast stream got
     /// one or two of them and a model's slow stream every one the bytes allowed: the --json
@@ -838,7 +961,7 @@ mod tests {
                 let params = || vec![("content".to_string(), "x".repeat(size - "content".len().min(size)))];
                 events.partial_tool_call(1, 0, "write_to_file", size, params);
             }
-            sink.events().iter().map(|e| e["params"]["content"].as_str().unwrap().len()).collect::<Vec<_>>()
+            sink.events().iter().map(|e| e["sizes"]["content"].as_u64().unwrap() as usize).collect::<Vec<_>>()
         };
         let sizes = run();
         let mut gate = PartialGate::default();

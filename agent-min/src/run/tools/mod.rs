@@ -54,19 +54,41 @@ use crate::run::ui::term::{Approval, Term};
 pub struct Call {
     /// Tool name.
     pub name: String,
-    /// (name, trimmed value, raw value).
+    /// (name, trimmed value, untrimmed value). Untrimmed: a native call's JSON string as it is;
+    /// in the XML dialect the text between the tags, but for `content` without the one line
+    /// break at each end that the tags' layout adds ([`content_of`]).
     pub params: Vec<(String, String, String)>,
 }
 
 impl Call {
+    /// A complete XML tool block as the tools read it.
+    pub(crate) fn from_xml(t: &parser_core::ToolUse<'_>) -> Call {
+        let untrimmed = |p: &parser_core::Param<'_>| match p.name {
+            "content" => content_of(p.raw).to_string(),
+            _ => p.raw.to_string(),
+        };
+        Call {
+            name: t.name.to_string(),
+            params: t.params().iter().map(|p| (p.name.to_string(), p.value.to_string(), untrimmed(&p))).collect(),
+        }
+    }
+
     /// A parameter's trimmed value; `None` when absent or empty (as Cline treats it).
     pub(crate) fn param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|p| p.0 == name).map(|p| p.1.as_str()).filter(|v| !v.is_empty())
     }
 
-    /// (name, trimmed value) of every parameter, as `--json` events show them.
+    /// (name, trimmed value) of every parameter, as Cline's parser gives them (to hooks).
     pub(crate) fn trimmed_params(&self) -> Vec<(String, String)> {
         self.params.iter().map(|p| (p.0.clone(), p.1.clone())).collect()
+    }
+
+    /// (name, value) of every parameter as the `--json` events of a complete call show them:
+    /// trimmed, but `content` untrimmed, as `write_to_file` writes it, so that the event says
+    /// what will be written.
+    pub(crate) fn shown_params(&self) -> Vec<(String, String)> {
+        let value = |p: &(String, String, String)| if p.0 == "content" { &p.2 } else { &p.1 }.to_string();
+        self.params.iter().map(|p| (p.0.clone(), value(p))).collect()
     }
 
     /// A parameter's untrimmed value.
@@ -393,3 +415,4 @@ pub(crate) fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
 }
 
 pub(crate) use list::{format_listing, NOT_ENTERED};
+pub(crate) use write::content_of;

@@ -10,8 +10,7 @@ use crate::run::prompt;
 
 pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
-    let content =
-        model_content_fixes(&strip_fences(content_of(call.raw_param("content").unwrap_or_default())), ctx.model, path);
+    let content = model_content_fixes(&strip_fences(call.raw_param("content").unwrap_or_default()), ctx.model, path);
     ctx.term
         .tool("write_to_file", &format!("{path} ({})", crate::run::ui::count(content.lines().count() as u64, "line")));
     // Confinement first: nothing outside the workspace is even read under --yolo.
@@ -246,11 +245,20 @@ mod tests {
     fn write_creates_dirs_and_writes_raw_content() {
         let d = tempfile::tempdir().unwrap();
         let ws = Workspace::new(d.path()).unwrap();
-        let out = with_ctx(&ws, |ctx| {
-            run(&call("write_to_file", &[("path", "a/b/c.py"), ("content", "\n    x = 1\ny = 2\n")]), ctx)
-        });
+        // XML: the line break after `<content>` and the one before `</content>` are the tags'.
+        let parsed = parser_core::parse(
+            "<write_to_file>\n<path>a/b/c.py</path>\n<content>\n    x = 1\ny = 2\n</content>\n</write_to_file>",
+        );
+        let Some(parser_core::Block::ToolUse(t)) = parsed.iter().next() else { panic!("a tool block") };
+        let out = with_ctx(&ws, |ctx| run(&Call::from_xml(&t), ctx));
         assert!(matches!(out, Outcome::Success(_)), "{out:?}");
         assert_eq!(std::fs::read_to_string(d.path().join("a/b/c.py")).unwrap(), "    x = 1\ny = 2");
+        // Native: the JSON string is the file, its final line break too (as Cline writes it).
+        let out = with_ctx(&ws, |ctx| {
+            run(&call("write_to_file", &[("path", "n.py"), ("content", "\n    x = 1\ny = 2\n")]), ctx)
+        });
+        assert!(matches!(out, Outcome::Success(_)), "{out:?}");
+        assert_eq!(std::fs::read_to_string(d.path().join("n.py")).unwrap(), "\n    x = 1\ny = 2\n");
     }
 
     #[test]

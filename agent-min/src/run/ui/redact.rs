@@ -68,7 +68,7 @@ mod tests {
         term.text("key=sk-redact-unit-test-1234\n");
         term.outcome(false, "sk-redact-unit-test-1234");
         let mut ev = crate::run::session::events::Events::to(Box::new(buf.clone()));
-        ev.tool_result("c1", "execute_command", true, "key=sk-redact-unit-test-1234");
+        ev.tool_result("c1", "execute_command", true, "key=sk-redact-unit-test-1234", None);
         let out = buf.text();
         assert!(!out.contains("sk-redact-unit-test-1234"), "{out}");
         assert_eq!(out.matches(MASK).count(), 3, "{out}");
