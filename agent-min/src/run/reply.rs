@@ -36,12 +36,12 @@ impl Screen<'_> {
     /// Sends a partial `tool_call` event for call `n` while it streams, if its values (`bytes`
     /// of names and values) have grown enough ([`Events::partial_tool_call`]); `params` builds
     /// them only then.
-    pub(crate) fn partial_tool_call(
+    pub(crate) fn partial_tool_call<V: AsRef<str>>(
         &mut self,
         n: usize,
         name: &str,
         bytes: usize,
-        params: impl FnOnce() -> Vec<(String, String)>,
+        params: impl FnOnce() -> Vec<(String, V)>,
     ) {
         self.events.partial_tool_call(self.turn, n, name, bytes, params);
     }

@@ -155,14 +155,15 @@ fn partial_tool_event(parser: &StreamParser, i: usize, screen: &mut Screen<'_>) 
         return;
     }
     let bytes: usize = t.params().iter().map(|p| p.name.len() + p.value.len()).sum();
+    // Borrowed: the event copies at most the start of each value.
     screen.partial_tool_call(t.ordinal, t.name, bytes, || {
-        t.params().iter().map(|p| (p.name.to_string(), partial_value(&p).to_string())).collect()
+        t.params().iter().map(|p| (p.name.to_string(), shown_so_far(&p))).collect::<Vec<_>>()
     });
 }
 
 /// A streaming parameter's value as a partial event shows it: `content` as write_to_file reads
 /// it and the complete event shows it (untrimmed), the others as Cline's parser has them.
-fn partial_value<'a>(p: &parser_core::Param<'a>) -> &'a str {
+fn shown_so_far<'a>(p: &parser_core::Param<'a>) -> &'a str {
     match p.name {
         "content" => content_of(strip_partial_closing_tag(p.name, p.raw)),
         _ => strip_partial_closing_tag(p.name, p.value),
@@ -354,7 +355,7 @@ mod tests {
         let (reply, ..) =
             read(&["<write_to_file>\n<path>a.py</path>\n<content>\n    x = 1\n\n</content>\n</write_to_file>"], None);
         let call = reply.calls.into_iter().next().unwrap().call;
-        let untrimmed = call.raw_param("content").unwrap();
+        let untrimmed = call.untrimmed_param("content").unwrap();
         assert_eq!(untrimmed, "    x = 1\n", "the indentation kept; one line break at each end is the tags'");
     }
 }

@@ -782,6 +782,7 @@ impl Task {
 
     /// Runs one tool call: checks its parameters, then hands it to the tool.
     fn execute(&mut self, call: &Call, n: usize) -> Outcome {
+        let call = &*tools::canonical(call);
         let id = call_id(self.turn_number(), n);
         let outcome = if let Some(param) = tools::missing_param(call) {
             self.term.tool(&call.name, "");
@@ -827,7 +828,7 @@ impl Task {
             Outcome::Failure { text, .. } => (false, text.as_str()),
             Outcome::Denied { text, .. } => (false, text.as_str()),
         };
-        self.around.events.tool_result(&id, &call.name, ok, text, call.raw_param("content"));
+        self.around.events.tool_result(&id, &call.name, ok, text, call.untrimmed_param("content"));
         outcome
     }
 

@@ -26,6 +26,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_recovered_write_reads_its_content_as_the_xml_dialect_does() {
+        let call = text_call("<write_to_file>\n<path>a</path>\n<content>\n  x\n</content>\n</write_to_file>").unwrap();
+        assert_eq!(call.untrimmed_param("content"), Some("  x"), "the tags' line breaks go, the indentation stays");
+    }
+
+    #[test]
     fn a_complete_xml_call_in_text_is_found_and_an_open_one_is_not() {
         let text = "I will read it.\n<read_file>\n<path>a.txt</path>\n</read_file>\nthen more";
         let call = text_call(text).expect("a complete call");

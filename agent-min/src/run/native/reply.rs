@@ -111,7 +111,7 @@ pub fn read_reply(
                     let mcp = mcp_call::params(&name, &args::object_text(&params));
                     let (name, params) = mcp.map_or((name, params), |p| ("use_mcp_tool".to_string(), p));
                     let bytes = params.iter().map(|(k, v)| k.len() + v.len()).sum();
-                    screen.partial_tool_call(0, &name, bytes, || params);
+                    screen.partial_tool_call(0, &name, bytes, || with_path(&name, params));
                 }
             }
             Delta::Usage(u) => {
@@ -271,7 +271,7 @@ impl Assembly {
             let mcp = outcome.as_ref().ok().and_then(|_| mcp_call::to_call(&name, c.args.raw()));
             let input = match (&outcome, &mcp) {
                 // An MCP tool's input goes back as the model sent it, types and all.
-                (_, Some(call)) => call.raw_param("arguments").unwrap_or("{}").to_string(),
+                (_, Some(call)) => call.untrimmed_param("arguments").unwrap_or("{}").to_string(),
                 (Ok(params), None) => args::object_text(params),
                 (Err(_), None) => args::object_text(c.args.params()),
             };
@@ -312,17 +312,26 @@ impl Assembly {
     }
 }
 
-/// A native call as the tools expect it: Cline's native schemas name the file of
-/// `write_to_file` / `replace_in_file` `absolutePath`, which its handlers read as `path`.
+/// A native call as the tools expect it: the values as the model sent them (Cline's handlers
+/// use a native call's JSON strings as they are, where the XML dialect's parser trims them).
 fn to_call(name: &str, params: Vec<(String, String)>) -> Call {
-    let params = params
-        .into_iter()
-        .map(|(k, v)| {
-            let k = if k == "absolutePath" { "path".to_string() } else { k };
-            (k, v.trim().to_string(), v)
-        })
-        .collect();
+    let params = with_path(name, params).into_iter().map(|(k, v)| (k, v.clone(), v)).collect();
     Call { name: name.to_string(), params }
+}
+
+/// Cline's native schemas name the file of `write_to_file` / `replace_in_file` `absolutePath`;
+/// their handler reads `path || absolutePath`: the tools' `path` is `absolutePath` unless a
+/// non-empty `path` was given too.
+fn with_path(name: &str, mut params: Vec<(String, String)>) -> Vec<(String, String)> {
+    let file_tool = matches!(name, "write_to_file" | "replace_in_file");
+    let given = |key: &str| params.iter().any(|(k, v)| k == key && !v.is_empty());
+    if file_tool && !given("path") && given("absolutePath") {
+        params.retain(|(k, _)| k != "path");
+        for p in params.iter_mut().filter(|(k, _)| k == "absolutePath") {
+            p.0 = "path".to_string();
+        }
+    }
+    params
 }
 
 #[cfg(test)]
@@ -389,8 +398,25 @@ mod tests {
 
     #[test]
     fn absolute_path_is_the_tools_path() {
-        let c = to_call("write_to_file", vec![("absolutePath".into(), "/w/a".into()), ("content".into(), "x".into())]);
-        assert_eq!(c.param("path"), Some("/w/a"));
-        assert_eq!(c.raw_param("content"), Some("x"));
+        let pairs = |p: &[(&str, &str)]| p.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
+        let c = to_call("write_to_file", pairs(&[("absolutePath", "/w/a"), ("content", "x\n")]));
+        assert_eq!((c.param("path"), c.param("content")), (Some("/w/a"), Some("x\n")));
+        // Cline's `path || absolutePath`: a non-empty `path` wins, an empty one does not.
+        let both = to_call("write_to_file", pairs(&[("absolutePath", "/w/a"), ("path", "b"), ("content", "")]));
+        assert_eq!(both.param("path"), Some("b"));
+        let empty = to_call("replace_in_file", pairs(&[("path", ""), ("absolutePath", "/w/a"), ("diff", "d")]));
+        assert_eq!(empty.param("path"), Some("/w/a"));
+        // Only the file tools read it (Cline's read_file has `path` alone).
+        assert_eq!(to_call("read_file", pairs(&[("absolutePath", "/w/a")])).param("path"), None);
+    }
+
+    /// Cline's handlers use a native call's values as the model sent them: a regex of spaces,
+    /// a path with a space, a command's trailing newline are not trimmed (the XML dialect's
+    /// parser trims them).
+    #[test]
+    fn native_values_are_used_as_sent() {
+        let c = to_call("search_files", vec![("path".into(), ".".into()), ("regex".into(), " +$".into())]);
+        assert_eq!(c.param("regex"), Some(" +$"));
+        assert_eq!(to_call("search_files", vec![("regex".into(), "\t".into())]).param("regex"), Some("\t"));
     }
 }

@@ -127,7 +127,7 @@ pub(crate) fn pre_tool(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut
     if !is_tool(call) || !h.has(Hook::PreToolUse) {
         return Gate::Go(String::new());
     }
-    let data = json!({ "toolName": call.name, "parameters": input::parameters(&call.trimmed_params()) });
+    let data = json!({ "toolName": call.name, "parameters": input::parameters(&call.cline_params()) });
     let a = h.run(Hook::PreToolUse, data, term, events);
     if a.cancel {
         return stop(Hook::PreToolUse, &a);
@@ -151,7 +151,7 @@ pub(crate) fn post_tool(
     }
     let data = json!({
         "toolName": call.name,
-        "parameters": input::parameters(&call.trimmed_params()),
+        "parameters": input::parameters(&call.cline_params()),
         "result": result,
         "success": success,
         "executionTimeMs": ms,

@@ -108,13 +108,15 @@ impl PartialGate {
     }
 }
 
-/// A value as a partial event shows it: its first [`PARTIAL_VALUE_BYTES`] at most.
-fn partial_value(value: &str) -> &str {
-    let mut end = value.len().min(PARTIAL_VALUE_BYTES);
-    while !value.is_char_boundary(end) {
+/// A value as a partial event shows it: its first [`PARTIAL_VALUE_BYTES`] at most, cut after
+/// the secrets in all of it are masked (a key across the cut would show its start).
+fn value_start(value: &str) -> String {
+    let masked = crate::run::ui::redact::apply(value);
+    let mut end = masked.len().min(PARTIAL_VALUE_BYTES);
+    while !masked.is_char_boundary(end) {
         end -= 1;
     }
-    &value[..end]
+    masked[..end].to_string()
 }
 
 /// What a `tool_result` event's `result` leaves out of the text the model got, because the
@@ -247,8 +249,7 @@ pub(crate) enum Event {
         tool: String,
         /// Still streaming.
         partial: bool,
-        /// Parameter values by name; in a partial event, each cut to its first
-        /// `PARTIAL_VALUE_BYTES` (1 KiB).
+        /// Parameter values by name; in a partial event, each cut to its first 1 KiB.
         params: IndexMap<String, String>,
         /// Only in a partial event: each value's whole size so far, in bytes (UTF-8).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -546,8 +547,13 @@ impl Events {
     }
 
     fn write(&mut self, event: &Event) {
+        self.write_as(event, event);
+    }
+
+    /// Gives `tapped` to the tap and writes `line` (the same event, told otherwise).
+    fn write_as(&mut self, tapped: &Event, event: &Event) {
         if let Some(tap) = self.tap.as_mut() {
-            tap(event);
+            tap(tapped);
         }
         let Some(out) = self.out.as_mut() else { return };
         if self.shared.closed.load(std::sync::atomic::Ordering::SeqCst) {
@@ -604,13 +610,13 @@ impl Events {
     /// if the call's [`PartialGate`] admits `bytes` (the size of its names and values so far),
     /// each value cut to [`PARTIAL_VALUE_BYTES`]. Called on every delta: the call id and the
     /// values (`params`) are built only for an event that goes out.
-    pub(crate) fn partial_tool_call(
+    pub(crate) fn partial_tool_call<V: AsRef<str>>(
         &mut self,
         turn: u32,
         n: usize,
         tool: &str,
         bytes: usize,
-        params: impl FnOnce() -> Vec<(String, String)>,
+        params: impl FnOnce() -> Vec<(String, V)>,
     ) {
         if !self.is_on() {
             return;
@@ -621,13 +627,13 @@ impl Events {
         };
         if gate.admit(bytes) {
             let params = params();
-            let sizes = params.iter().map(|(k, v)| (k.clone(), v.len() as u64)).collect();
+            let sizes = params.iter().map(|(k, v)| (k.clone(), v.as_ref().len() as u64)).collect();
             self.emit(&Event::ToolCall {
                 turn,
                 call_id: call_id(turn, n),
                 tool: tool.into(),
                 partial: true,
-                params: params.iter().map(|(k, v)| (k.clone(), partial_value(v).to_string())).collect(),
+                params: params.iter().map(|(k, v)| (k.clone(), value_start(v.as_ref()))).collect(),
                 sizes: Some(sizes),
                 recovered: false,
             });
@@ -670,17 +676,28 @@ impl Events {
 
     /// What a tool call gave back to the model. `content` is the call's `content` parameter,
     /// if it has one: when the result echoes it as the file's final content, the `--json` line
-    /// leaves the echo out ([`LeftOut`]); a tap (the editor) gets the whole text.
+    /// leaves the echo out ([`LeftOut`]); the tap (the editor) gets the whole text.
     pub(crate) fn tool_result(&mut self, call_id: &str, tool: &str, ok: bool, result: &str, content: Option<&str>) {
         if !self.is_on() {
             return;
         }
-        let echo = content.filter(|_| self.out.is_some()).and_then(|c| final_file_content(result, c));
-        let (result, left_out) = match echo {
-            Some(r) => ([&result[..r.start], &result[r.end..]].concat(), Some(LeftOut::FinalFileContent)),
-            None => (result.into(), None),
-        };
-        self.emit(&Event::ToolResult { call_id: call_id.into(), tool: tool.into(), ok, result, left_out });
+        let whole =
+            Event::ToolResult { call_id: call_id.into(), tool: tool.into(), ok, result: result.into(), left_out: None };
+        // An empty `content` leaves nothing out.
+        match content.filter(|c| !c.is_empty()).and_then(|c| final_file_content(result, c)) {
+            Some(r) => {
+                let line = Event::ToolResult {
+                    call_id: call_id.into(),
+                    tool: tool.into(),
+                    ok,
+                    result: [&result[..r.start], &result[r.end..]].concat(),
+                    left_out: Some(LeftOut::FinalFileContent),
+                };
+                self.flush_text();
+                self.write_as(&whole, &line);
+            }
+            None => self.emit(&whole),
+        }
     }
 
     /// A model request finished: its tokens and cost, and the task's totals.
@@ -830,6 +847,13 @@ mod tests {
         assert_eq!(got[0]["sizes"], serde_json::json!({"path": 4, "content": long.len()}));
         assert_eq!((&got[1]["partial"], &got[1]["params"]["content"]), (&false.into(), &long.as_str().into()));
         assert!(got[1].get("sizes").is_none(), "the complete event carries the values whole");
+        // A key across the cut is masked before the cut, not shown in part.
+        let key = "sk-partial-cut-test-0123456789";
+        crate::run::ui::redact::add(key);
+        let value = format!("{}{key}{}", "x".repeat(PARTIAL_VALUE_BYTES - 10), "y".repeat(100));
+        events.partial_tool_call(2, 0, "write_to_file", value.len(), || vec![("content".to_string(), value.as_str())]);
+        let shown = sink.events()[2]["params"]["content"].as_str().unwrap().to_string();
+        assert!(shown.ends_with("[REDACTED]") && !shown.contains("sk-par"), "{}", &shown[1000..]);
     }
 
     /// What a test reads back: the event lines.
@@ -882,7 +906,7 @@ mod tests {
             events.partial_tool_call(1, 0, "write_to_file", "content".len() + n, params);
         }
         events.tool_call(1, "call_1", "write_to_file", &[("content".into(), "x".repeat(500))]);
-        events.partial_tool_call(2, 0, "write_to_file", 8, || vec![("content".into(), "y".into())]);
+        events.partial_tool_call(2, 0, "write_to_file", 8, || vec![("content".to_string(), "y")]);
         let calls = sink.events();
         let partial = calls.iter().filter(|e| e["partial"] == true && e["call_id"] == "call_1").count();
         assert_eq!(partial, 1, "500 bytes never grow to the second partial event's 4 KiB");
@@ -891,9 +915,9 @@ mod tests {
         assert_eq!(calls.last().unwrap()["call_id"], "call_2", "a new call's first partial event goes out");
         assert!(calls.iter().all(|e| e.get("recovered").is_none()), "not recovered: the field is left out");
         // A retry of request 2 streams call_2 again: its first partial event goes out again.
-        events.partial_tool_call(2, 0, "write_to_file", 9, || vec![("content".into(), "yy".into())]);
+        events.partial_tool_call(2, 0, "write_to_file", 9, || vec![("content".to_string(), "yy")]);
         events.request_started(2, 2);
-        events.partial_tool_call(2, 0, "write_to_file", 8, || vec![("content".into(), "y".into())]);
+        events.partial_tool_call(2, 0, "write_to_file", 8, || vec![("content".to_string(), "y")]);
         let calls = sink.events();
         let retried: Vec<_> =
             calls.iter().filter(|e| e["call_id"] == "call_2").map(|e| &e["params"]["content"]).collect();
@@ -916,7 +940,7 @@ mod tests {
             (echo("src/main.rs", "formatted"), Some(content), false), // saved otherwise: all of it
             (echo("a\"b.rs", content), Some(content), false),         // no sure place for it
             (echo("a\nb.rs", content), Some(content), false),
-            (echo("e.rs", ""), Some(""), true),
+            (echo("e.rs", ""), Some(""), false), // nothing to leave out
             (format!("{}\n</final_file_content>", echo("e.rs", content)), Some(""), false),
             (echo("src/main.rs", content), None, false), // a call without `content`
             ("Command executed.".to_string(), Some(content), false),

@@ -23,7 +23,7 @@ struct Step {
 }
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
-    let input = call.raw_param("input").unwrap_or_default();
+    let input = call.untrimmed_param("input").unwrap_or_default();
     ctx.term.tool("apply_patch", &first_target(input));
     match prepare(input, ctx) {
         Ok((steps, fuzz)) => commit(steps, fuzz, ctx),

@@ -26,7 +26,8 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(2);
 const QUEUE_CHUNKS: usize = 16;
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
-    let command = call.param("command").unwrap_or_default();
+    let command = gemini_command_fixes(call.param("command").unwrap_or_default(), ctx.model);
+    let command = command.as_str();
     let timeout = call
         .param("timeout")
         .and_then(|t| t.parse::<f64>().ok())
@@ -72,6 +73,16 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             }
             Outcome::Success(text)
         }
+    }
+}
+
+/// Cline's execute_command turns HTML entities back into characters and drops U+FFFD in the
+/// commands of Gemini models (`applyModelContentFixes`), which write `&amp;&amp;` for `&&`.
+fn gemini_command_fixes(command: &str, model: &str) -> String {
+    if model.contains("gemini") {
+        super::write::model_content_fixes(command, "", "")
+    } else {
+        command.to_string()
     }
 }
 
@@ -220,6 +231,14 @@ mod tests {
     fn run_sh(cmd: &str, timeout_ms: u64) -> Ran {
         let d = tempfile::tempdir().unwrap();
         execute(cmd, d.path(), Duration::from_millis(timeout_ms), &Policy::default(), &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn a_gemini_models_command_gets_clines_entity_fixes() {
+        let fixed = gemini_command_fixes("make &amp;&amp; echo &quot;ok&quot; &gt; out\u{FFFD}", "gemini-2.5-pro");
+        assert_eq!(fixed, "make && echo \"ok\" > out");
+        // Other models' commands run as written (Cline fixes only Gemini's).
+        assert_eq!(gemini_command_fixes("echo &amp;", "gpt-5"), "echo &amp;");
     }
 
     #[test]

@@ -39,7 +39,8 @@ const DEADLINE: Duration = Duration::from_secs(10);
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
-    let recursive = call.param("recursive") == Some("true");
+    // Cline: `recursive?.toLowerCase() === "true"`.
+    let recursive = call.param("recursive").is_some_and(|r| r.to_lowercase() == "true");
     ctx.term.tool("list_files", &format!("{path}{}", if recursive { " (recursive)" } else { "" }));
     let r = match check_path(ctx, path, Access::Read, &format!("List {path}"), None) {
         Ok(r) => r,
@@ -260,6 +261,19 @@ mod tests {
             // (globby's `**/.*/**` matches directories only).
             ".env\n.gitignore\n.ignore\nlogs/\nsrc/\nsrc/a.rs\nsrc/deep/\nsrc/deep/b.rs"
         );
+    }
+
+    #[test]
+    fn recursive_is_read_as_cline_reads_it() {
+        use crate::run::tools::testutil::{call, with_ctx};
+        let d = tree(&["src/a.rs"]);
+        let ws = crate::run::tools::paths::Workspace::new(d.path()).unwrap();
+        // Cline: `recursive?.toLowerCase() === "true"`.
+        for (r, deep) in [("true", true), ("True", true), ("TRUE", true), ("false", false), ("yes", false)] {
+            let out = with_ctx(&ws, |ctx| run(&call("list_files", &[("path", "."), ("recursive", r)]), ctx));
+            let Outcome::Success(text) = out else { panic!("{out:?}") };
+            assert_eq!(text.contains("src/a.rs"), deep, "recursive={r}: {text}");
+        }
     }
 
     #[test]

@@ -54,9 +54,10 @@ use crate::run::ui::term::{Approval, Term};
 pub struct Call {
     /// Tool name.
     pub name: String,
-    /// (name, trimmed value, untrimmed value). Untrimmed: a native call's JSON string as it is;
-    /// in the XML dialect the text between the tags, but for `content` without the one line
-    /// break at each end that the tags' layout adds ([`content_of`]).
+    /// (name, value, untrimmed value). Value: as Cline's handlers read it — trimmed in the XML
+    /// dialect (its parser trims), a native call's JSON string as it is. Untrimmed: the same
+    /// natively; in the XML dialect the text between the tags, but for `content` without the one
+    /// line break at each end that the tags' layout adds ([`content_of`]).
     pub params: Vec<(String, String, String)>,
 }
 
@@ -73,13 +74,14 @@ impl Call {
         }
     }
 
-    /// A parameter's trimmed value; `None` when absent or empty (as Cline treats it).
+    /// A parameter's value (trimmed in the XML dialect); `None` when absent or empty (as Cline
+    /// treats it).
     pub(crate) fn param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|p| p.0 == name).map(|p| p.1.as_str()).filter(|v| !v.is_empty())
     }
 
-    /// (name, trimmed value) of every parameter, as Cline's parser gives them (to hooks).
-    pub(crate) fn trimmed_params(&self) -> Vec<(String, String)> {
+    /// (name, value) of every parameter, as Cline's handlers read them (to hooks).
+    pub(crate) fn cline_params(&self) -> Vec<(String, String)> {
         self.params.iter().map(|p| (p.0.clone(), p.1.clone())).collect()
     }
 
@@ -91,8 +93,8 @@ impl Call {
         self.params.iter().map(|p| (p.0.clone(), value(p))).collect()
     }
 
-    /// A parameter's untrimmed value.
-    pub(crate) fn raw_param(&self, name: &str) -> Option<&str> {
+    /// A parameter's untrimmed value (see [`Call::params`]).
+    pub(crate) fn untrimmed_param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|p| p.0 == name).map(|p| p.2.as_str())
     }
 
@@ -174,12 +176,28 @@ impl Ctx<'_> {
     }
 }
 
+/// Cline's `canonicalizeAttemptCompletionParams`: an `attempt_completion` without a `result`
+/// but with a `response` (what some models call it) has that as its result.
+pub(crate) fn canonical(call: &Call) -> std::borrow::Cow<'_, Call> {
+    let response = call.params.iter().find(|p| p.0 == "response");
+    match response {
+        Some(r) if call.name == "attempt_completion" && call.param("result").is_none() => {
+            let mut c = call.clone();
+            let result = ("result".to_string(), r.1.clone(), r.2.clone());
+            c.params.retain(|p| p.0 != "result");
+            c.params.push(result);
+            std::borrow::Cow::Owned(c)
+        }
+        _ => std::borrow::Cow::Borrowed(call),
+    }
+}
+
 /// The first required parameter missing from the call, if any.
 pub(crate) fn missing_param(call: &Call) -> Option<&'static str> {
     let decl = registry::find(&call.name)?;
     decl.required.iter().copied().find(|p| match *p {
         // Empty content is a legitimate (empty) file.
-        "content" => call.raw_param(p).is_none(),
+        "content" => call.untrimmed_param(p).is_none(),
         _ => call.param(p).is_none(),
     })
 }
@@ -392,6 +410,13 @@ mod tests {
         assert_eq!(missing_param(&call("write_to_file", &[("path", "a")])), Some("content"));
         assert_eq!(missing_param(&call("write_to_file", &[("path", "a"), ("content", "")])), None);
         assert_eq!(missing_param(&call("execute_command", &[("command", "ls")])), Some("requires_approval"));
+        // Cline's canonicalizeAttemptCompletionParams: `response` stands in for `result`.
+        let said = call("attempt_completion", &[("result", ""), ("response", "Done.")]);
+        assert_eq!(canonical(&said).param("result"), Some("Done."));
+        assert_eq!(missing_param(&canonical(&said)), None);
+        let both = call("attempt_completion", &[("result", "R"), ("response", "Done.")]);
+        assert_eq!(canonical(&both).param("result"), Some("R"));
+        assert_eq!(missing_param(&canonical(&call("attempt_completion", &[]))), Some("result"));
     }
 
     #[test]

@@ -10,7 +10,8 @@ use crate::run::prompt;
 
 pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
-    let content = model_content_fixes(&strip_fences(call.raw_param("content").unwrap_or_default()), ctx.model, path);
+    let content =
+        model_content_fixes(&strip_fences(call.untrimmed_param("content").unwrap_or_default()), ctx.model, path);
     ctx.term
         .tool("write_to_file", &format!("{path} ({})", crate::run::ui::count(content.lines().count() as u64, "line")));
     // Confinement first: nothing outside the workspace is even read under --yolo.
