@@ -153,7 +153,7 @@ fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
         native::anthropic(
             AnthropicReply {
                 text: "Reading.",
-                calls: vec![call("toolu_A", "read_file", &[r#"{"path":"notes.txt"}"#])],
+                calls: vec![call("toolu_A", "read_file", &[r#"{"path":"notes.txt","#, r#""start_line":1}"#])],
                 ..Default::default()
             },
             5,
@@ -180,7 +180,8 @@ fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
         m[1]["content"],
         json!([
             {"type": "text", "text": "Reading."},
-            {"type": "tool_use", "id": "toolu_A", "name": "read_file", "input": {"path": "notes.txt"}},
+            // The input as the model sent it, types and all (as Cline keeps it).
+            {"type": "tool_use", "id": "toolu_A", "name": "read_file", "input": {"path": "notes.txt", "start_line": 1}},
         ])
     );
     let result = &m[2]["content"][0];

@@ -272,7 +272,8 @@ impl Assembly {
             let input = match (&outcome, &mcp) {
                 // An MCP tool's input goes back as the model sent it, types and all.
                 (_, Some(call)) => call.untrimmed_param("arguments").unwrap_or("{}").to_string(),
-                (Ok(params), None) => args::object_text(params),
+                // So does every other valid call's, as Cline keeps it: `false`, not "false".
+                (Ok(params), None) => as_sent(c.args.raw()).unwrap_or_else(|| args::object_text(params)),
                 (Err(_), None) => args::object_text(c.args.params()),
             };
             // With one tool per reply, a further call is answered with Cline's toolAlreadyUsed;
@@ -310,6 +311,11 @@ impl Assembly {
         reply.text = self.text;
         reply.parts = parts;
     }
+}
+
+/// Arguments that parsed as a JSON object, compact, keys in the model's order.
+fn as_sent(raw: &str) -> Option<String> {
+    serde_json::from_str::<serde_json::Value>(raw).ok().filter(serde_json::Value::is_object).map(|v| v.to_string())
 }
 
 /// A native call as the tools expect it: the values as the model sent them (Cline's handlers
