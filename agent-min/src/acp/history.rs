@@ -11,6 +11,7 @@ use parser_core::Block;
 
 use super::updates::{self, Session};
 use crate::run::llm::{Message, Role};
+use crate::run::tools::Call;
 
 /// Sends `messages` to the editor as updates of `session`.
 pub(crate) fn replay(session: &Session, messages: &[Message]) {
@@ -28,19 +29,15 @@ pub(crate) fn replay(session: &Session, messages: &[Message]) {
                     match block {
                         Block::Text { content, .. } => session.update(SessionUpdate::AgentMessageChunk(chunk(content))),
                         Block::ToolUse(t) => {
-                            let params = t.params().iter().map(|p| (p.name.to_string(), p.value.to_string())).collect();
-                            call(session, &mut calls, t.name, &params);
+                            let read = Call::from_xml(&t);
+                            call(session, &mut calls, t.name, &read.shown_params().into_iter().collect());
                         }
                     }
                 }
                 for t in m.tool_uses() {
-                    let input: serde_json::Map<String, serde_json::Value> =
-                        serde_json::from_str(&t.input).unwrap_or_default();
-                    let params = input
-                        .into_iter()
-                        .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_string)))
-                        .collect();
-                    call(session, &mut calls, &t.name, &params);
+                    // Read as it ran (`path || absolutePath`, `response` for `result`).
+                    let read = Call::from_input(&t.name, &t.input);
+                    call(session, &mut calls, &t.name, &read.shown_params().into_iter().collect());
                 }
             }
         }

@@ -782,7 +782,6 @@ impl Task {
 
     /// Runs one tool call: checks its parameters, then hands it to the tool.
     fn execute(&mut self, call: &Call, n: usize) -> Outcome {
-        let call = &*tools::canonical(call);
         let id = call_id(self.turn_number(), n);
         let outcome = if let Some(param) = tools::missing_param(call) {
             self.term.tool(&call.name, "");

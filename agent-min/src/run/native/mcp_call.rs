@@ -45,7 +45,7 @@ pub(crate) fn to_call(name: &str, arguments: &str) -> Option<Call> {
     let params = params(name, arguments)?;
     Some(Call {
         name: "use_mcp_tool".to_string(),
-        params: params.into_iter().map(|(k, v)| (k, v.trim().to_string(), v)).collect(),
+        params: params.into_iter().map(|(k, v)| (k, v.clone(), v)).collect(),
     })
 }
 

@@ -111,7 +111,7 @@ pub fn read_reply(
                     let mcp = mcp_call::params(&name, &args::object_text(&params));
                     let (name, params) = mcp.map_or((name, params), |p| ("use_mcp_tool".to_string(), p));
                     let bytes = params.iter().map(|(k, v)| k.len() + v.len()).sum();
-                    screen.partial_tool_call(0, &name, bytes, || with_path(&name, params));
+                    screen.partial_tool_call(0, &name, bytes, || params);
                 }
             }
             Delta::Usage(u) => {
@@ -321,23 +321,7 @@ fn as_sent(raw: &str) -> Option<String> {
 /// A native call as the tools expect it: the values as the model sent them (Cline's handlers
 /// use a native call's JSON strings as they are, where the XML dialect's parser trims them).
 fn to_call(name: &str, params: Vec<(String, String)>) -> Call {
-    let params = with_path(name, params).into_iter().map(|(k, v)| (k, v.clone(), v)).collect();
-    Call { name: name.to_string(), params }
-}
-
-/// Cline's native schemas name the file of `write_to_file` / `replace_in_file` `absolutePath`;
-/// their handler reads `path || absolutePath`: the tools' `path` is `absolutePath` unless a
-/// non-empty `path` was given too.
-fn with_path(name: &str, mut params: Vec<(String, String)>) -> Vec<(String, String)> {
-    let file_tool = matches!(name, "write_to_file" | "replace_in_file");
-    let given = |key: &str| params.iter().any(|(k, v)| k == key && !v.is_empty());
-    if file_tool && !given("path") && given("absolutePath") {
-        params.retain(|(k, _)| k != "path");
-        for p in params.iter_mut().filter(|(k, _)| k == "absolutePath") {
-            p.0 = "path".to_string();
-        }
-    }
-    params
+    Call::read_as_cline(name, params.into_iter().map(|(k, v)| (k, v.clone(), v)).collect())
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub(crate) mod texts;
 use std::path::{Path, PathBuf};
 
 use crate::run::llm::{Message, Role};
+use crate::run::tools::Call;
 use crate::run::ui::term::Term;
 
 /// The command-line flags of this module.
@@ -153,13 +154,13 @@ fn tool_paths(messages: &[Message]) -> Vec<String> {
     for m in messages.iter().filter(|m| m.role == Role::Assistant) {
         let parsed = parser_core::parse(&m.content);
         let path = parsed.iter().find_map(|b| match b {
-            parser_core::Block::ToolUse(t) if !t.partial => Some(t.param("path").map(str::to_string)),
+            parser_core::Block::ToolUse(t) if !t.partial => Some(Call::from_xml(&t).param("path").map(str::to_string)),
             _ => None,
         });
         paths.extend(path.flatten());
-        for call in m.tool_uses().filter(|t| t.answer.is_none()) {
-            let input: Option<serde_json::Value> = serde_json::from_str(&call.input).ok();
-            if let Some(p) = input.as_ref().and_then(|v| v.get("path")).and_then(|p| p.as_str()) {
+        for used in m.tool_uses().filter(|t| t.answer.is_none()) {
+            // As the tool read it: `path || absolutePath` for the file tools.
+            if let Some(p) = Call::from_input(&used.name, &used.input).param("path") {
                 paths.push(p.to_string());
             }
         }

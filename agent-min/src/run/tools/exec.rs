@@ -28,12 +28,7 @@ const QUEUE_CHUNKS: usize = 16;
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let command = gemini_command_fixes(call.param("command").unwrap_or_default(), ctx.model);
     let command = command.as_str();
-    let timeout = call
-        .param("timeout")
-        .and_then(|t| t.parse::<f64>().ok())
-        .filter(|t| t.is_finite() && *t > 0.0)
-        .map(clock::clamped_secs)
-        .unwrap_or(ctx.command_timeout);
+    let timeout = call.param("timeout").and_then(timeout_of).unwrap_or(ctx.command_timeout);
     ctx.term.tool("execute_command", command);
     if let Some(why) = super::permissions::refusal(&super::permissions::from_env(), command) {
         ctx.decide(false, By::Policy, None);
@@ -74,6 +69,12 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             Outcome::Success(text)
         }
     }
+}
+
+/// A `timeout` parameter in seconds, if it is a positive number (around it, whitespace: a
+/// native value is not trimmed).
+fn timeout_of(t: &str) -> Option<Duration> {
+    super::v4a::js_trim(t).parse::<f64>().ok().filter(|t| t.is_finite() && *t > 0.0).map(clock::clamped_secs)
 }
 
 /// Cline's execute_command turns HTML entities back into characters and drops U+FFFD in the
@@ -231,6 +232,16 @@ mod tests {
     fn run_sh(cmd: &str, timeout_ms: u64) -> Ran {
         let d = tempfile::tempdir().unwrap();
         execute(cmd, d.path(), Duration::from_millis(timeout_ms), &Policy::default(), &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn a_timeout_is_read_with_whitespace_around_it() {
+        assert_eq!(timeout_of(" 30\n"), Some(clock::clamped_secs(30.0)));
+        assert_eq!(timeout_of("2.5"), Some(clock::clamped_secs(2.5)));
+        assert_eq!(
+            (timeout_of("0"), timeout_of("-1"), timeout_of("soon"), timeout_of("NaN")),
+            (None, None, None, None)
+        );
     }
 
     #[test]

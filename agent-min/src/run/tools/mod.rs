@@ -68,10 +68,42 @@ impl Call {
             "content" => content_of(p.raw).to_string(),
             _ => p.raw.to_string(),
         };
-        Call {
-            name: t.name.to_string(),
-            params: t.params().iter().map(|p| (p.name.to_string(), p.value.to_string(), untrimmed(&p))).collect(),
+        Call::read_as_cline(
+            t.name,
+            t.params().iter().map(|p| (p.name.to_string(), p.value.to_string(), untrimmed(&p))).collect(),
+        )
+    }
+
+    /// A native call of `name` from the input history keeps (its JSON object, as sent), read
+    /// as it ran.
+    pub(crate) fn from_input(name: &str, input: &str) -> Call {
+        let input: serde_json::Map<String, serde_json::Value> = serde_json::from_str(input).unwrap_or_default();
+        let value = |v: serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+        Call::read_as_cline(name, input.into_iter().map(|(k, v)| (k, value(v.clone()), value(v))).collect())
+    }
+
+    /// A call of `name` with `params`, read as Cline's tool executor and handlers read it, in
+    /// either dialect: `write_to_file` and `replace_in_file` take `path || absolutePath` (the
+    /// native schemas name it `absolutePath`); an `attempt_completion` without a `result` but
+    /// with a `response` (`canonicalizeAttemptCompletionParams`) has that as its result.
+    pub(crate) fn read_as_cline(name: &str, mut params: Vec<(String, String, String)>) -> Call {
+        let given =
+            |params: &[(String, String, String)], key: &str| params.iter().any(|p| p.0 == key && !p.1.is_empty());
+        let alias = match name {
+            "write_to_file" | "replace_in_file" => Some(("absolutePath", "path")),
+            "attempt_completion" => Some(("response", "result")),
+            _ => None,
+        };
+        if let Some((from, to)) = alias.filter(|(from, to)| !given(&params, to) && given(&params, from)) {
+            params.retain(|p| p.0 != to);
+            if name == "attempt_completion" {
+                let value = params.iter().find(|p| p.0 == from).cloned().expect("given");
+                params.push((to.to_string(), value.1, value.2));
+            } else {
+                params.iter_mut().filter(|p| p.0 == from).for_each(|p| p.0 = to.to_string());
+            }
         }
+        Call { name: name.to_string(), params }
     }
 
     /// A parameter's value (trimmed in the XML dialect); `None` when absent or empty (as Cline
@@ -86,8 +118,8 @@ impl Call {
     }
 
     /// (name, value) of every parameter as the `--json` events of a complete call show them:
-    /// trimmed, but `content` untrimmed, as `write_to_file` writes it, so that the event says
-    /// what will be written.
+    /// as the tools read them, `content` untrimmed in both dialects (as `write_to_file`
+    /// receives it), so that the event says what will be written.
     pub(crate) fn shown_params(&self) -> Vec<(String, String)> {
         let value = |p: &(String, String, String)| if p.0 == "content" { &p.2 } else { &p.1 }.to_string();
         self.params.iter().map(|p| (p.0.clone(), value(p))).collect()
@@ -176,28 +208,17 @@ impl Ctx<'_> {
     }
 }
 
-/// Cline's `canonicalizeAttemptCompletionParams`: an `attempt_completion` without a `result`
-/// but with a `response` (what some models call it) has that as its result.
-pub(crate) fn canonical(call: &Call) -> std::borrow::Cow<'_, Call> {
-    let response = call.params.iter().find(|p| p.0 == "response");
-    match response {
-        Some(r) if call.name == "attempt_completion" && call.param("result").is_none() => {
-            let mut c = call.clone();
-            let result = ("result".to_string(), r.1.clone(), r.2.clone());
-            c.params.retain(|p| p.0 != "result");
-            c.params.push(result);
-            std::borrow::Cow::Owned(c)
-        }
-        _ => std::borrow::Cow::Borrowed(call),
-    }
-}
-
 /// The first required parameter missing from the call, if any.
 pub(crate) fn missing_param(call: &Call) -> Option<&'static str> {
     let decl = registry::find(&call.name)?;
     decl.required.iter().copied().find(|p| match *p {
         // Empty content is a legitimate (empty) file.
         "content" => call.untrimmed_param(p).is_none(),
+        // Cline's assertRequiredParams: a path of whitespace is missing (a native value is
+        // not trimmed), for the tools that check it so.
+        "path" if matches!(call.name.as_str(), "read_file" | "list_files" | "search_files") => {
+            call.param(p).is_none_or(|v| v4a::js_trim(v).is_empty())
+        }
         _ => call.param(p).is_none(),
     })
 }
@@ -410,13 +431,29 @@ mod tests {
         assert_eq!(missing_param(&call("write_to_file", &[("path", "a")])), Some("content"));
         assert_eq!(missing_param(&call("write_to_file", &[("path", "a"), ("content", "")])), None);
         assert_eq!(missing_param(&call("execute_command", &[("command", "ls")])), Some("requires_approval"));
-        // Cline's canonicalizeAttemptCompletionParams: `response` stands in for `result`.
-        let said = call("attempt_completion", &[("result", ""), ("response", "Done.")]);
-        assert_eq!(canonical(&said).param("result"), Some("Done."));
-        assert_eq!(missing_param(&canonical(&said)), None);
-        let both = call("attempt_completion", &[("result", "R"), ("response", "Done.")]);
-        assert_eq!(canonical(&both).param("result"), Some("R"));
-        assert_eq!(missing_param(&canonical(&call("attempt_completion", &[]))), Some("result"));
+        // Read as Cline reads them, in either dialect (and from history's input).
+        let xml = |text: &str| {
+            let parsed = parser_core::parse(text);
+            let Some(parser_core::Block::ToolUse(t)) = parsed.iter().next() else { panic!("a tool block") };
+            Call::from_xml(&t)
+        };
+        let w = xml("<write_to_file>\n<absolutePath>/w/a</absolutePath>\n<content>x</content>\n</write_to_file>");
+        assert_eq!(w.param("path"), Some("/w/a"));
+        let done = xml("<attempt_completion>\n<response>Done.</response>\n</attempt_completion>");
+        assert_eq!((done.param("result"), missing_param(&done)), (Some("Done."), None));
+        let native = Call::from_input("attempt_completion", r#"{"result":"","response":"Done."}"#);
+        assert_eq!(native.param("result"), Some("Done."));
+        assert_eq!(
+            Call::from_input("attempt_completion", r#"{"result":"R","response":"D"}"#).param("result"),
+            Some("R")
+        );
+        assert_eq!(missing_param(&Call::from_input("attempt_completion", "{}")), Some("result"));
+        let w = Call::from_input("write_to_file", r#"{"absolutePath":"/w/a","content":"x"}"#);
+        assert_eq!(w.param("path"), Some("/w/a"));
+        assert_eq!(Call::from_input("read_file", r#"{"path":"a","start_line":3}"#).param("start_line"), Some("3"));
+        // Cline's assertRequiredParams: a path of whitespace is missing.
+        assert_eq!(missing_param(&call("read_file", &[("path", " \t")])), Some("path"));
+        assert_eq!(missing_param(&call("read_file", &[("path", " a.txt")])), None);
     }
 
     #[test]

@@ -537,7 +537,8 @@ fn is_js_space(c: char) -> bool {
     )
 }
 
-fn js_trim(s: &str) -> &str {
+/// `s` trimmed as JavaScript's `trim()` does.
+pub(crate) fn js_trim(s: &str) -> &str {
     s.trim_matches(is_js_space)
 }
 

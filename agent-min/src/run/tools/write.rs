@@ -89,7 +89,7 @@ fn denied_file_note(o: Outcome, exists: bool) -> Outcome {
 
 pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
-    // Cline's handler sees the parser's trimmed value.
+    // Cline's handler sees the parser's trimmed value, or a native call's as sent.
     let diff_text = model_content_fixes(call.param("diff").unwrap_or_default(), ctx.model, path);
     ctx.term.tool("replace_in_file", path);
     // Confinement before reading: a failed diff sends the file's content to the model, so a
