@@ -57,7 +57,7 @@ pub struct Call {
     /// (name, value, untrimmed value). Value: as Cline's handlers read it — trimmed in the XML
     /// dialect (its parser trims), a native call's JSON string as it is. Untrimmed: the same
     /// natively; in the XML dialect the text between the tags, but for `content` without the one
-    /// line break at each end that the tags' layout adds ([`content_of`]).
+    /// line break at each end that the tags' layout adds (`content_of`).
     pub params: Vec<(String, String, String)>,
 }
 
