@@ -139,6 +139,8 @@ line json "--json bytes / file, a 1 MiB write streamed (goal <= 2x)" \
 # out), the partial events.
 jp=$(sed -n '/^1 MiB native:/{n;s/^  --json: call \([0-9.]*x\), result \([0-9.]*x\), partial \([0-9.]*x\).*/\1, \2, \3/p}' "$tmp/stream")
 line json "  native: complete call, result, partial events (no goal)" "$jp" info
+js=$(sed -n 's/^--json \/ file at other sizes (XML \/ native): \(.*\)$/\1/p' "$tmp/stream" | sed 's/ KB / KB: /g')
+line json "  16 / 100 / 400 KB files, XML / native (no goal)" "$(echo "$js" | sed 's/[0-9]* KB: //g')" info
 jg=$(sed -n 's/^growth from 1 to 4 MiB: \([0-9.]*\)x.*/\1/p' "$tmp/stream")
 line json "  agent CPU time, 4 MiB / 1 MiB streamed (linear: 4x)" "$(printf '%.2fx' "$jg")" "$(is "$jg <= 4.5")" must
 fi
