@@ -94,14 +94,11 @@ impl Call {
             "attempt_completion" => Some(("response", "result")),
             _ => None,
         };
+        // Added, not renamed: hooks get the parameters as sent, as Cline's do (`block.params`).
         if let Some((from, to)) = alias.filter(|(from, to)| !given(&params, to) && given(&params, from)) {
+            let value = params.iter().find(|p| p.0 == from).cloned().expect("given");
             params.retain(|p| p.0 != to);
-            if name == "attempt_completion" {
-                let value = params.iter().find(|p| p.0 == from).cloned().expect("given");
-                params.push((to.to_string(), value.1, value.2));
-            } else {
-                params.iter_mut().filter(|p| p.0 == from).for_each(|p| p.0 = to.to_string());
-            }
+            params.push((to.to_string(), value.1, value.2));
         }
         Call { name: name.to_string(), params }
     }
@@ -438,7 +435,7 @@ mod tests {
             Call::from_xml(&t)
         };
         let w = xml("<write_to_file>\n<absolutePath>/w/a</absolutePath>\n<content>x</content>\n</write_to_file>");
-        assert_eq!(w.param("path"), Some("/w/a"));
+        assert_eq!((w.param("path"), w.param("absolutePath")), (Some("/w/a"), Some("/w/a")), "a hook sees both");
         let done = xml("<attempt_completion>\n<response>Done.</response>\n</attempt_completion>");
         assert_eq!((done.param("result"), missing_param(&done)), (Some("Done."), None));
         let native = Call::from_input("attempt_completion", r#"{"result":"","response":"Done."}"#);
