@@ -154,7 +154,13 @@ fn tool_paths(messages: &[Message]) -> Vec<String> {
     for m in messages.iter().filter(|m| m.role == Role::Assistant) {
         let parsed = parser_core::parse(&m.content);
         let path = parsed.iter().find_map(|b| match b {
-            parser_core::Block::ToolUse(t) if !t.partial => Some(Call::from_xml(&t).param("path").map(str::to_string)),
+            parser_core::Block::ToolUse(t) if !t.partial => {
+                // Only the params `path || absolutePath` reads: this runs on every request, over
+                // the whole history, and must not copy every write's content.
+                let file = t.params().iter().filter(|p| matches!(p.name, "path" | "absolutePath"));
+                let params = file.map(|p| (p.name.to_string(), p.value.to_string(), p.raw.to_string())).collect();
+                Some(Call::read_as_cline(t.name, params).param("path").map(str::to_string))
+            }
             _ => None,
         });
         paths.extend(path.flatten());
@@ -221,6 +227,34 @@ mod tests {
         reply.parts.push(call("web/app.ts", None));
         history.push(reply);
         assert!(p.system_prompt("BASE\n", &history, &mut term).contains(".clinerules/web.md\nWeb rule."));
+    }
+
+    /// A file tool's `absolutePath` (Cline's native schemas name it so) is its path, in either
+    /// dialect, as the tool read it.
+    #[test]
+    fn conditional_rules_follow_a_write_by_absolute_path() {
+        use crate::run::llm::{Part, ToolUsePart};
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join(".clinerules")).unwrap();
+        std::fs::write(d.path().join(".clinerules/web.md"), "---\npaths: [\"web/**\"]\n---\nWeb rule.").unwrap();
+        let mut p = Project::new(d.path(), rules::Sources::default(), hooks::Hooks::off(d.path()));
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        let task = msg(Role::User, "<task>\nfix the bug\n</task>");
+        let mut native = msg(Role::Assistant, "");
+        native.parts.push(Part::ToolUse(ToolUsePart {
+            id: "toolu_1".into(),
+            name: "write_to_file".into(),
+            input: r#"{"absolutePath":"web/new.ts","content":"x"}"#.into(),
+            answer: None,
+        }));
+        let xml = msg(
+            Role::Assistant,
+            "<write_to_file>\n<absolutePath>web/new.ts</absolutePath>\n<content>x</content>\n</write_to_file>",
+        );
+        for reply in [native, xml] {
+            let history = vec![task.clone(), reply];
+            assert!(p.system_prompt("BASE\n", &history, &mut term).contains("Web rule."));
+        }
     }
 
     #[test]

@@ -78,8 +78,14 @@ impl Call {
     /// as it ran.
     pub(crate) fn from_input(name: &str, input: &str) -> Call {
         let input: serde_json::Map<String, serde_json::Value> = serde_json::from_str(input).unwrap_or_default();
-        let value = |v: serde_json::Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
-        Call::read_as_cline(name, input.into_iter().map(|(k, v)| (k, value(v.clone()), value(v))).collect())
+        let value = |v: serde_json::Value| match v {
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
+        };
+        Call::read_as_cline(
+            name,
+            input.into_iter().map(|(k, v)| (k, value(v))).map(|(k, v)| (k, v.clone(), v)).collect(),
+        )
     }
 
     /// A call of `name` with `params`, read as Cline's tool executor and handlers read it, in
