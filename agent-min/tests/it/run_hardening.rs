@@ -210,7 +210,9 @@ fn a_command_cannot_read_the_key_from_the_agents_proc_environ_nor_inherit_secret
     let server = Server::start(vec![
         anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
         anthropic(&tool("read_file", &[("path", "notes.txt")])),
-        anthropic(&completion("done")),
+        // The model quotes the key it read, in deltas of 5 characters: at the terminal and in
+        // the text events it is masked whole, not shown piece by piece.
+        anthropic(&format!("The notes say {ROUTER}.\n{}", completion("done"))),
     ]);
     let base = anthropic_args(&server);
     let envs = [("OPENROUTER_API_KEY", ROUTER), ("GITHUB_TOKEN", GH), ("PLAIN_VAR", "visible-value")];
@@ -234,6 +236,19 @@ fn a_command_cannot_read_the_key_from_the_agents_proc_environ_nor_inherit_secret
         assert!(!saved.contains(secret), "{secret} was saved");
     }
     assert!(reqs[2].last_user().contains("leaked: [REDACTED]"), "{}", reqs[2].last_user());
+    for part in ROUTER.as_bytes().windows(10) {
+        let part = std::str::from_utf8(part).unwrap();
+        assert!(!r.all().contains(part), "{part} of the key was shown:\n{}", r.all());
+    }
+    assert!(r.stderr.contains("The notes say [REDACTED]."), "{}", r.stderr);
+    let text: String = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["type"] == "text")
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(text.starts_with("The notes say [REDACTED].\n"), "{text:?}");
 }
 
 /// Every file below `dir`.

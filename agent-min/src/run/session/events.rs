@@ -109,9 +109,11 @@ impl PartialGate {
 }
 
 /// A value as a partial event shows it: its first [`PARTIAL_VALUE_BYTES`] at most, cut after
-/// the secrets in all of it are masked (a key across the cut would show its start).
+/// the secrets in all of it are masked (a key across the cut would show its start), and
+/// without an end that may be a key's start.
 fn value_start(value: &str) -> String {
-    let masked = crate::run::ui::redact::apply(value);
+    // Still streaming: an end that may be the start of a key is not shown either.
+    let (masked, _) = crate::run::ui::redact::split_streamed(value);
     let mut end = masked.len().min(PARTIAL_VALUE_BYTES);
     while !masked.is_char_boundary(end) {
         end -= 1;
@@ -521,9 +523,23 @@ impl Events {
         self.write(event);
     }
 
-    /// Sends the text held back, if any.
+    /// Sends the text held back, if any (the stream ended, or another event goes out).
     pub(crate) fn flush_text(&mut self) {
-        if let Some((reasoning, turn, text)) = self.pace.pending.take() {
+        self.send_text(true);
+    }
+
+    /// Sends the text held back: all of it at the end of its stream, else all but an end that
+    /// may be the start of a key (a key across two events would pass the masking half by half;
+    /// that end goes with the next).
+    fn send_text(&mut self, end: bool) {
+        use crate::run::ui::redact;
+        let Some((reasoning, turn, text)) = self.pace.pending.take() else { return };
+        let (text, held) = redact::split_streamed(&text);
+        let text = if end { text + redact::end_streamed(&held) } else { text };
+        if !end && !held.is_empty() {
+            self.pace.pending = Some((reasoning, turn, held));
+        }
+        if !text.is_empty() {
             self.pace.last_text = Some(std::time::Instant::now());
             self.write(&if reasoning { Event::Reasoning { turn, text } } else { Event::Text { turn, text } });
         }
@@ -542,7 +558,7 @@ impl Events {
         pending.2.push_str(text);
         let due = self.pace.last_text.is_none_or(|t| t.elapsed() >= TEXT_INTERVAL);
         if due || pending.2.len() >= TEXT_FLUSH_BYTES {
-            self.flush_text();
+            self.send_text(false);
         }
     }
 
@@ -848,12 +864,12 @@ mod tests {
         assert_eq!((&got[1]["partial"], &got[1]["params"]["content"]), (&false.into(), &long.as_str().into()));
         assert!(got[1].get("sizes").is_none(), "the complete event carries the values whole");
         // A key across the cut is masked before the cut, not shown in part.
-        let key = "sk-partial-cut-test-0123456789";
+        let key = "Qz-partial-cut-test-0123456789";
         crate::run::ui::redact::add(key);
         let value = format!("{}{key}{}", "x".repeat(PARTIAL_VALUE_BYTES - 10), "y".repeat(100));
         events.partial_tool_call(2, 0, "write_to_file", value.len(), || vec![("content".to_string(), value.as_str())]);
         let shown = sink.events()[2]["params"]["content"].as_str().unwrap().to_string();
-        assert!(shown.ends_with("[REDACTED]") && !shown.contains("sk-par"), "{}", &shown[1000..]);
+        assert!(shown.ends_with("[REDACTED]") && !shown.contains("Qz-par"), "{}", &shown[1000..]);
     }
 
     /// What a test reads back: the event lines.
@@ -891,6 +907,31 @@ mod tests {
             .map(|e| (e["type"].as_str().unwrap().to_string(), e["turn"].as_u64().unwrap()))
             .collect();
         assert_eq!(tail, [("text".into(), 2), ("reasoning".into(), 2), ("text".into(), 3)]);
+    }
+
+    #[test]
+    fn a_key_split_across_deltas_is_in_no_event_even_in_part() {
+        let key = "Qz-events-split-key-0123456789";
+        crate::run::ui::redact::add(key);
+        let sink = Sink::default();
+        let mut events = Events::to(Box::new(sink.clone()));
+        // The first delta is sent at once (no text event yet): the key's start is held back.
+        events.text(1, "key: Qz-events-sp");
+        events.text(1, "lit-key-0123456789 ok");
+        // So is the end of a value that streams: the key's start is not shown, its size is.
+        let value = "k=Qz-events-split-k";
+        events.partial_tool_call(1, 0, "write_to_file", value.len(), || vec![("content".to_string(), value)]);
+        let got = sink.events();
+        let texts: Vec<&str> =
+            got.iter().filter(|e| e["type"] == "text").map(|e| e["text"].as_str().unwrap()).collect();
+        assert_eq!(texts, ["key: ", "[REDACTED] ok"], "{got:?}");
+        let call = got.last().unwrap();
+        assert_eq!((&call["params"]["content"], &call["sizes"]["content"]), (&"k=".into(), &value.len().into()));
+        // A stream that ends inside the key: what was held is masked, not shown.
+        events.reasoning(2, "think Qz-events-split");
+        events.flush_text();
+        let thought: String = sink.events()[got.len()..].iter().map(|e| e["text"].as_str().unwrap()).collect();
+        assert_eq!(thought, "think [REDACTED]");
     }
 
     #[test]

@@ -94,6 +94,9 @@ pub struct Term {
     asker: Option<Box<dyn Asker>>,
     /// The editor's buffers, when the editor offers to read or write files for the agent.
     buffers: Option<Box<dyn Buffers>>,
+    /// The end of the text streamed last that may be the start of a key, not shown yet
+    /// ([`crate::run::ui::redact::split_streamed`]); shown before anything else is.
+    held: String,
 }
 
 /// Files as an editor holds them (ACP's `fs/read_text_file` and `fs/write_text_file`): its
@@ -138,6 +141,7 @@ impl Term {
             unanswered: None,
             asker: None,
             buffers: None,
+            held: String::new(),
         }
     }
 
@@ -157,6 +161,7 @@ impl Term {
             unanswered: None,
             asker: None,
             buffers: None,
+            held: String::new(),
         }
     }
 
@@ -174,6 +179,7 @@ impl Term {
             unanswered: None,
             asker: None,
             buffers: None,
+            held: String::new(),
         }
     }
 
@@ -208,7 +214,13 @@ impl Term {
         }
     }
 
+    /// Writes `s` after the streamed text held back, if any.
     fn out(&mut self, s: &str) {
+        self.show_held();
+        self.write(s);
+    }
+
+    fn write(&mut self, s: &str) {
         self.stop_spinner();
         if s.is_empty() {
             return;
@@ -221,40 +233,79 @@ impl Term {
 
     /// Ends the current line if something is on it.
     pub(crate) fn newline(&mut self) {
+        self.show_held();
         if !self.at_line_start {
-            self.out("\n");
+            self.write("\n");
         }
     }
 
     /// Streams model text (control characters made visible: the model must not drive the
     /// terminal); after reasoning, on a line of its own.
     pub(crate) fn text(&mut self, s: &str) {
-        if !s.is_empty() && self.streaming.replace(Stream::Text) == Some(Stream::Reasoning) {
-            self.newline();
+        if !s.is_empty() && self.streaming != Some(Stream::Text) {
+            self.newline_after(Stream::Reasoning);
+            self.streaming = Some(Stream::Text);
         }
-        let s = visible(s);
-        self.out(&s);
+        self.stream(&visible(s));
     }
 
     /// Streams reasoning text (dimmed) — or a command's output, which the model controls as
     /// much as its own text: control characters are made visible; after text, on a line of
     /// its own.
     pub(crate) fn reasoning(&mut self, s: &str) {
-        if !s.is_empty() && self.streaming.replace(Stream::Reasoning) == Some(Stream::Text) {
-            self.newline();
+        if !s.is_empty() && self.streaming != Some(Stream::Reasoning) {
+            self.newline_after(Stream::Text);
+            self.streaming = Some(Stream::Reasoning);
         }
-        let s = visible(s);
-        let p = self.paint(Style::Dim, &s);
-        self.out(&p);
-        if !s.is_empty() {
+        self.stream(&visible(s));
+    }
+
+    /// Ends the line of the stream that ran until now if it was `kind` (its held text first).
+    fn newline_after(&mut self, kind: Stream) {
+        if self.streaming == Some(kind) {
+            self.newline();
+        } else {
+            self.show_held();
+        }
+    }
+
+    /// Writes a piece of the current stream, minus an end that may be the start of a key: a
+    /// key split across two pieces would pass the masking half by half.
+    fn stream(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        let (now, rest) = crate::run::ui::redact::split_streamed(&(std::mem::take(&mut self.held) + s));
+        self.held = rest;
+        self.write_streamed(&now);
+    }
+
+    /// Shows the streamed text held back (the stream ended, or something else is shown).
+    fn show_held(&mut self) {
+        if !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
+            self.write_streamed(crate::run::ui::redact::end_streamed(&held));
+        }
+    }
+
+    /// Writes streamed text in its stream's style.
+    fn write_streamed(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if self.streaming == Some(Stream::Reasoning) {
+            let p = self.paint(Style::Dim, s);
+            self.write(&p);
             self.at_line_start = s.ends_with('\n'); // not the colour reset after it
+        } else {
+            self.write(s);
         }
     }
 
     /// A full line in a style (control characters made visible: it may quote the model).
     pub(crate) fn line(&mut self, style: Style, s: &str) {
-        self.streaming = None;
         self.newline();
+        self.streaming = None;
         let p = self.paint(style, &visible(s));
         self.out(&format!("{p}\n"));
     }
@@ -453,6 +504,13 @@ pub(crate) fn visible(s: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// What a stream held back is shown when the terminal goes (the process ends with it).
+impl Drop for Term {
+    fn drop(&mut self) {
+        self.show_held();
+    }
+}
+
 impl Default for Term {
     fn default() -> Self {
         Self::new()
@@ -527,6 +585,29 @@ mod tests {
         t.text("Done.");
         let out = buf.text();
         assert_eq!(out, "Look first.\nLet me read it.\nHmm.\nDone.");
+    }
+
+    #[test]
+    fn a_key_split_across_streamed_pieces_never_shows_in_part() {
+        crate::run::ui::redact::add("Qz-term-split-key-0123456789");
+        let buf = Captured::default();
+        let mut t = Term::to_writer(Box::new(buf.clone()));
+        t.color = true;
+        t.text("key=Qz-term-sp");
+        assert_eq!(buf.text(), "key=", "the key's start is held back");
+        t.text("lit-key-0123456789 ok\n");
+        // Held text that was not a key goes out before anything else, in its stream's style.
+        t.reasoning("so Q");
+        t.tool("read_file", "a.rs");
+        let out = buf.text();
+        assert_eq!(
+            out, "key=[REDACTED] ok\n\x1b[2mso \x1b[0m\x1b[2mQ\x1b[0m\n\x1b[36m● read_file\x1b[0m a.rs\n",
+            "{out:?}"
+        );
+        // A stream that ends inside a key shows no part of it, when the terminal goes too.
+        t.text("last Qz-term-split-k");
+        drop(t);
+        assert!(buf.text().ends_with("last [REDACTED]"), "{:?}", buf.text());
     }
 
     #[test]
