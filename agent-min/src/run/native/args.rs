@@ -245,17 +245,19 @@ impl Args {
     }
 
     /// The final arguments: the whole text parsed as one JSON object, each value a string
-    /// (strings as they are, anything else as compact JSON, as Cline's `JSON.stringify`).
-    /// Empty text is an empty object (a call without arguments).
-    pub(crate) fn finish(&self) -> Result<Vec<(String, String)>, Invalid> {
+    /// (strings as they are, anything else as compact JSON, as Cline's `JSON.stringify`), and
+    /// the object as sent, compact, types and all (`"start_line":1`, not `"1"`: what history
+    /// keeps, as Cline does). Empty text is an empty object (a call without arguments).
+    pub(crate) fn finish(&self) -> Result<(Vec<(String, String)>, String), Invalid> {
         if self.raw.trim().is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), "{}".to_string()));
         }
         if !self.broken && self.state != State::Done {
             return Err(Invalid::Incomplete);
         }
         let map: Map<String, Value> = serde_json::from_str(&self.raw).map_err(|e| Invalid::Malformed(e.to_string()))?;
-        Ok(map
+        let compact = serde_json::to_string(&map).map_err(|e| Invalid::Malformed(e.to_string()))?;
+        let params = map
             .into_iter()
             .map(|(k, v)| {
                 let s = match v {
@@ -264,7 +266,8 @@ impl Args {
                 };
                 (k, s)
             })
-            .collect())
+            .collect();
+        Ok((params, compact))
     }
 }
 
@@ -316,7 +319,7 @@ mod tests {
             a.push(&text[..cut]);
             a.push(&text[cut..]);
             assert_eq!(a.params(), pairs(&[("path", "a\"b\\c\né😀.txt"), ("content", "x")]), "cut at {cut}");
-            assert_eq!(a.finish().unwrap(), a.params());
+            assert_eq!(a.finish().unwrap().0, a.params());
         }
         let a = stream(text);
         assert!(a.is_complete());
@@ -332,25 +335,27 @@ mod tests {
         a.push(r#"in.rs","recursive":tr"#);
         assert_eq!(a.params(), pairs(&[("path", "src/main.rs"), ("recursive", "tr")]));
         a.push("ue}");
-        assert_eq!(a.finish().unwrap(), pairs(&[("path", "src/main.rs"), ("recursive", "true")]));
+        assert_eq!(a.finish().unwrap().0, pairs(&[("path", "src/main.rs"), ("recursive", "true")]));
     }
 
     #[test]
     fn non_string_values_become_compact_json() {
         let a = stream(r#"{ "options" : [ "a", "b,}" ], "n": 3, "o": {"k": [1, {"x": "}"}]} }"#);
         assert!(a.is_complete());
+        let (params, as_sent) = a.finish().unwrap();
+        assert_eq!(params, pairs(&[("options", r#"["a","b,}"]"#), ("n", "3"), ("o", r#"{"k":[1,{"x":"}"}]}"#)]));
         assert_eq!(
-            a.finish().unwrap(),
-            pairs(&[("options", r#"["a","b,}"]"#), ("n", "3"), ("o", r#"{"k":[1,{"x":"}"}]}"#)])
+            as_sent, r#"{"options":["a","b,}"],"n":3,"o":{"k":[1,{"x":"}"}]}}"#,
+            "compact, types kept, in order"
         );
     }
 
     #[test]
     fn empty_arguments_are_an_empty_call_and_garbage_is_malformed() {
-        assert_eq!(Args::new().finish().unwrap(), Vec::<(String, String)>::new());
+        assert_eq!(Args::new().finish().unwrap(), (Vec::<(String, String)>::new(), "{}".to_string()));
         let mut a = Args::new();
         a.push("{}");
-        assert_eq!(a.finish().unwrap(), Vec::<(String, String)>::new());
+        assert_eq!(a.finish().unwrap().0, Vec::<(String, String)>::new());
         for bad in ["[1]", "{\"a\" 1}", "{\"a\":1}}", "nope"] {
             let mut a = Args::new();
             a.push(bad);

@@ -263,18 +263,22 @@ impl Assembly {
         for (n, c) in self.calls.iter().enumerate() {
             let id = c.id.clone().unwrap_or_else(|| format!("call_{}_{n}", screen.turn));
             let name = if c.name.is_empty() { "unknown".to_string() } else { c.name.clone() };
+            let mut as_sent = None;
             let outcome = if c.too_big {
                 Err(Invalid::Malformed(format!("the arguments are longer than {MAX_ARGUMENTS} bytes")))
             } else {
-                c.args.finish()
+                c.args.finish().map(|(params, sent)| {
+                    as_sent = Some(sent);
+                    params
+                })
             };
             let mcp = outcome.as_ref().ok().and_then(|_| mcp_call::to_call(&name, c.args.raw()));
-            let input = match (&outcome, &mcp) {
+            let input = match (&mcp, as_sent) {
                 // An MCP tool's input goes back as the model sent it, types and all.
-                (_, Some(call)) => call.untrimmed_param("arguments").unwrap_or("{}").to_string(),
+                (Some(call), _) => call.untrimmed_param("arguments").unwrap_or("{}").to_string(),
                 // So does every other valid call's, as Cline keeps it: `false`, not "false".
-                (Ok(params), None) => as_sent(c.args.raw()).unwrap_or_else(|| args::object_text(params)),
-                (Err(_), None) => args::object_text(c.args.params()),
+                (None, Some(sent)) => sent,
+                (None, None) => args::object_text(c.args.params()),
             };
             // With one tool per reply, a further call is answered with Cline's toolAlreadyUsed;
             // otherwise every valid call runs, and one that cannot is answered here with why.
@@ -313,11 +317,6 @@ impl Assembly {
     }
 }
 
-/// Arguments that parsed as a JSON object, compact, keys in the model's order.
-fn as_sent(raw: &str) -> Option<String> {
-    serde_json::from_str::<serde_json::Value>(raw).ok().filter(serde_json::Value::is_object).map(|v| v.to_string())
-}
-
 /// A native call as the tools expect it: the values as the model sent them (Cline's handlers
 /// use a native call's JSON strings as they are, where the XML dialect's parser trims them).
 fn to_call(name: &str, params: Vec<(String, String)>) -> Call {
@@ -341,7 +340,7 @@ mod tests {
         a.call(0, Some("c3".into()), Some("search_files".into()), "{}");
         let ids: Vec<_> = a.calls.iter().map(|c| c.id.clone().unwrap()).collect();
         assert_eq!(ids, ["c1", "c2", "c3"]);
-        assert_eq!(a.calls[0].args.finish().unwrap(), vec![("path".to_string(), "ab".to_string())]);
+        assert_eq!(a.calls[0].args.finish().unwrap().0, vec![("path".to_string(), "ab".to_string())]);
     }
 
     #[test]
