@@ -74,7 +74,7 @@ pub(crate) fn truncate(s: &str) -> String {
     }
     format!(
         "{}\n\n---\n\n[FILE TRUNCATED: This content is {} but only the first {} is shown ({} truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
-        &s[..cut],
+        crate::run::ui::redact::cut_end(&s[..cut]),
         bytes(s.len()),
         bytes(MAX_CONTENT),
         bytes(s.len() - MAX_CONTENT)

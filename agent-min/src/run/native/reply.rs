@@ -108,8 +108,7 @@ pub fn read_reply(
             }
             Delta::Block(BlockDelta::ToolCall { index, id, name, arguments }) => {
                 if let Some((name, params)) = a.call(index, id, name, &arguments) {
-                    let mcp = mcp_call::params(&name, &args::object_text(&params));
-                    let (name, params) = mcp.map_or((name, params), |p| ("use_mcp_tool".to_string(), p));
+                    let (name, params) = partial_call(name, params);
                     let bytes = params.iter().map(|(k, v)| k.len() + v.len()).sum();
                     screen.partial_tool_call(0, &name, bytes, || params);
                 }
@@ -317,6 +316,22 @@ impl Assembly {
     }
 }
 
+/// A call still streaming as its partial event shows it: an MCP tool's function as
+/// `use_mcp_tool`, whose `arguments` are its values so far in one JSON text — each cut first
+/// where it may end with a key's start ([`crate::run::ui::redact::shown_so_far`]), which would
+/// no longer be at the end of the value the event cuts.
+fn partial_call(name: String, params: Vec<(String, String)>) -> (String, Vec<(String, String)>) {
+    if mcp_call::tool_name(&name) == name {
+        return (name, params);
+    }
+    let shown: Vec<_> =
+        params.iter().map(|(k, v)| (k.clone(), crate::run::ui::redact::shown_so_far(v).into_owned())).collect();
+    match mcp_call::params(&name, &args::object_text(&shown)) {
+        Some(p) => ("use_mcp_tool".to_string(), p),
+        None => (name, params),
+    }
+}
+
 /// A native call as the tools expect it: the values as the model sent them (Cline's handlers
 /// use a native call's JSON strings as they are, where the XML dialect's parser trims them).
 fn to_call(name: &str, params: Vec<(String, String)>) -> Call {
@@ -341,6 +356,18 @@ mod tests {
         let ids: Vec<_> = a.calls.iter().map(|c| c.id.clone().unwrap()).collect();
         assert_eq!(ids, ["c1", "c2", "c3"]);
         assert_eq!(a.calls[0].args.finish().unwrap().0, vec![("path".to_string(), "ab".to_string())]);
+    }
+
+    #[test]
+    fn a_streaming_mcp_call_shows_no_start_of_a_key_inside_its_arguments() {
+        crate::run::ui::redact::add("Qz-mcp-partial-key-0123456789");
+        let name = format!("{}0mcp0login", crate::run::mcp::native::server_key("mcp-partial-test"));
+        let params = vec![("user".to_string(), "me".to_string()), ("token".to_string(), "Qz-mcp-par".to_string())];
+        let (shown, values) = partial_call(name, params.clone());
+        assert_eq!(shown, "use_mcp_tool");
+        let arguments = &values.iter().find(|(k, _)| k == "arguments").unwrap().1;
+        assert_eq!(arguments, r#"{"user":"me","token":""}"#);
+        assert_eq!(partial_call("write_to_file".into(), params.clone()), ("write_to_file".to_string(), params));
     }
 
     #[test]

@@ -12,8 +12,9 @@
 //! from a model that streams a few hundred bytes a second. A `tool_result` leaves out its echo
 //! of a file the complete call carries (`LeftOut`). `text` and
 //! `reasoning` deltas are coalesced in time (`Pace`: at most one event per `TEXT_INTERVAL`;
-//! their concatenation is still exactly the text, and any other event first flushes what is
-//! pending). The complete `tool_call` event is never dropped.
+//! their concatenation is still exactly the text with its keys masked, and any other event first
+//! flushes what is pending; an end that may be a key's start waits for the next delta, see
+//! `redact::Streamed`). The complete `tool_call` event is never dropped.
 
 use std::io::Write;
 
@@ -52,6 +53,9 @@ pub struct Events {
 struct Pace {
     /// Text not yet sent: (reasoning rather than text, turn, text).
     pending: Option<(bool, u32, String)>,
+    /// The masking of the pending text's stream (a key split across two events), which holds
+    /// back the end of what was sent that may be a key's start.
+    masked: crate::run::ui::redact::Streamed,
     /// When the last `text` or `reasoning` event went out.
     last_text: Option<std::time::Instant>,
     /// The call whose partial `tool_call` events are being rationed (request, call number),
@@ -113,7 +117,7 @@ impl PartialGate {
 /// without an end that may be a key's start.
 fn value_start(value: &str) -> String {
     // Still streaming: an end that may be the start of a key is not shown either.
-    let (masked, _) = crate::run::ui::redact::split_streamed(value);
+    let masked = crate::run::ui::redact::shown_so_far(value);
     let mut end = masked.len().min(PARTIAL_VALUE_BYTES);
     while !masked.is_char_boundary(end) {
         end -= 1;
@@ -528,16 +532,17 @@ impl Events {
         self.send_text(true);
     }
 
-    /// Sends the text held back: all of it at the end of its stream, else all but an end that
-    /// may be the start of a key (a key across two events would pass the masking half by half;
-    /// that end goes with the next).
+    /// Sends the text held back: all of it at the end of its stream (or before another event),
+    /// else all but an end that may be the start of a key (a key across two events would pass
+    /// the masking half by half; that end goes with the next).
     fn send_text(&mut self, end: bool) {
-        use crate::run::ui::redact;
         let Some((reasoning, turn, text)) = self.pace.pending.take() else { return };
-        let (text, held) = redact::split_streamed(&text);
-        let text = if end { text + redact::end_streamed(&held) } else { text };
-        if !end && !held.is_empty() {
-            self.pace.pending = Some((reasoning, turn, held));
+        let mut text = self.pace.masked.push(&text);
+        if end {
+            text += &self.pace.masked.end();
+        } else if self.pace.masked.holds() {
+            // An empty pending text keeps the stream's kind and turn for the held end.
+            self.pace.pending = Some((reasoning, turn, String::new()));
         }
         if !text.is_empty() {
             self.pace.last_text = Some(std::time::Instant::now());

@@ -196,7 +196,13 @@ fn memchr(b: &[u8]) -> Option<usize> {
 
 /// Cline's `StandaloneTerminalManager.processOutput` with its default limit of 500 lines.
 fn process_output(lines: &[Vec<u8>]) -> String {
-    let join = |ls: &[Vec<u8>]| ls.iter().map(|l| String::from_utf8_lossy(l)).collect::<Vec<_>>().join("\n");
+    // A line kept to its first bytes may end inside a key (`redact::cut_end`).
+    let join = |ls: &[Vec<u8>]| {
+        ls.iter()
+            .map(|l| crate::run::ui::redact::cut_end(&String::from_utf8_lossy(l)).into_owned())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     let s = if lines.len() > LINE_LIMIT {
         let half = LINE_LIMIT / 2;
         format!("{}\n... (output truncated) ...\n{}", join(&lines[..half]), join(&lines[lines.len() - half..]))
@@ -242,6 +248,13 @@ mod tests {
 
     fn numbers(n: usize) -> String {
         (1..=n).map(|i| format!("{i}\n")).collect()
+    }
+
+    #[test]
+    fn a_line_kept_to_its_first_bytes_shows_no_start_of_a_key() {
+        crate::run::ui::redact::add("Qz-output-line-key-0123456789");
+        let lines = [b"ok".to_vec(), b"token=Qz-output-line-k".to_vec()];
+        assert_eq!(process_output(&lines), "ok\ntoken=[REDACTED]");
     }
 
     #[test]

@@ -118,7 +118,8 @@ impl Collect<'_> {
             t = &t[..cut];
         }
         *self.kept += t.len();
-        t.to_string()
+        // Kept to its first bytes, a line may end inside a key.
+        crate::run::ui::redact::cut_end(t).into_owned()
     }
 }
 

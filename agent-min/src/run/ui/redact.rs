@@ -4,10 +4,9 @@
 //! variable whose name says it is a secret, whose values are registered here too),
 //! and saved tasks redact them ([`crate::run::session::state`]). As a second line of defence, the terminal and
 //! the `--json` events pass what they print through [`apply`]. What streams out in pieces (the
-//! model's text and reasoning, a tool call's values while they stream) goes through
-//! [`split_streamed`] and [`end_streamed`] instead: a key split across two pieces would pass
-//! [`apply`] half by half, so the end of what is shown is held back while it could be the start
-//! of a key.
+//! model's text and reasoning, a command's output) goes through a [`Streamed`] instead, a
+//! value still streaming through [`shown_so_far`], and a text cut short through [`cut_end`] or
+//! [`cut_start`]: a key split across two pieces, or cut, would pass [`apply`] unseen.
 
 use std::borrow::Cow;
 use std::sync::Mutex;
@@ -31,7 +30,9 @@ pub(crate) fn add(secret: &str) {
     }
     let mut v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
     if !v.iter().any(|x| x == s) {
-        v.push(s.to_string());
+        // Longest first: a secret inside another (a password inside a URL) is masked with it.
+        let at = v.iter().position(|x| x.len() < s.len()).unwrap_or(v.len());
+        v.insert(at, s.to_string());
     }
 }
 
@@ -56,27 +57,179 @@ pub(crate) fn apply(s: &str) -> Cow<'_, str> {
     out
 }
 
-/// Streamed text so far (the pieces not shown yet), with every registered secret masked, cut
-/// where a secret may be starting at its end: what can be shown now, and the rest to hold until
-/// more text says whether it is one (then it is the start of the next call's text; at the end of
-/// the stream, [`end_streamed`]). The rest is empty unless the text ends with a proper start of
-/// a secret, so that joining what is shown gives the text masked exactly as [`apply`] masks it
-/// whole.
-pub(crate) fn split_streamed(text: &str) -> (String, String) {
-    let masked = apply(text);
-    let cut = secret_start(&masked);
-    (masked[..cut].to_string(), masked[cut..].to_string())
+/// One stream's masking across its pieces (the model's text or reasoning, a command's output):
+/// a key split across two pieces would pass [`apply`] half by half, so an end of the text that
+/// may be a key's start is held back until the next piece says whether it is.
+#[derive(Debug, Default)]
+pub(crate) struct Streamed {
+    /// The end of the text so far that may be a key's start, not shown yet.
+    held: String,
+    /// A possible key's start that an early [`Streamed::end`] had to show (as it is, under 8
+    /// bytes) or mask (`open_masked`): should the next pieces complete that key, the rest of
+    /// it is masked too.
+    open: String,
+    open_masked: bool,
 }
 
-/// The end of a stream: the text [`split_streamed`] held back, shown — masked if it is 8
-/// characters or more of a secret's start (the stream ended inside a key: the rest of it must
-/// not show most of it), as it is if shorter (a key's first few characters, often its public
-/// prefix, as ordinary text ends with them too).
-pub(crate) fn end_streamed(held: &str) -> &str {
-    if held.len() >= 8 && secret_start(held) == 0 {
-        MASK
+impl Streamed {
+    /// What can be shown now of `piece`, after what was held: the text with every secret
+    /// masked, minus an end that may be a key's start. Joined, what is shown is the text
+    /// masked as [`apply`] masks it whole.
+    pub(crate) fn push(&mut self, piece: &str) -> String {
+        let mut text = std::mem::take(&mut self.held);
+        text.push_str(piece);
+        let mut out = String::new();
+        if !self.open.is_empty() {
+            match continuation(&self.open, &text) {
+                Continuation::Key(n) => {
+                    if !self.open_masked {
+                        out.push_str(MASK);
+                    }
+                    text.drain(..n);
+                }
+                Continuation::Maybe(_) => {
+                    self.held = text;
+                    return out;
+                }
+                Continuation::No => {}
+            }
+            self.open.clear();
+            self.open_masked = false;
+        }
+        let cut = hold_from(&text);
+        out.push_str(&apply(&text[..cut]));
+        text.drain(..cut);
+        self.held = text;
+        out
+    }
+
+    /// Whether an end of the text is held back.
+    pub(crate) fn holds(&self) -> bool {
+        !self.held.is_empty()
+    }
+
+    /// What was held back, to show now: the stream ends, or something else is shown before its
+    /// next piece. A key's start of 8 bytes or more is masked (the stream ended inside a key: its
+    /// rest must not show most of it); a shorter one is shown as it is (a key's first few
+    /// characters, often its public prefix, as ordinary text ends with them too). Either way,
+    /// should the next pieces complete that key, the rest of it is masked.
+    pub(crate) fn end(&mut self) -> String {
+        let held = std::mem::take(&mut self.held);
+        if held.is_empty() {
+            return held;
+        }
+        let start = if self.open.is_empty() {
+            (secret_start(&held) == 0).then_some(held.len())
+        } else {
+            match continuation(&self.open, &held) {
+                Continuation::Maybe(len) => Some(len),
+                _ => None,
+            }
+        };
+        let Some(len) = start else {
+            self.open.clear();
+            self.open_masked = false;
+            return apply(&held).into_owned();
+        };
+        self.open.push_str(&held);
+        if len < 8 {
+            held
+        } else if std::mem::replace(&mut self.open_masked, true) {
+            String::new()
+        } else {
+            MASK.to_string()
+        }
+    }
+}
+
+/// How text goes on after an early end showed `shown`, a possible key's start.
+enum Continuation {
+    /// Its first `n` bytes end a key that `shown` began.
+    Key(usize),
+    /// All of it may go on such a key: a start of this many bytes so far.
+    Maybe(usize),
+    /// It goes on no key.
+    No,
+}
+
+fn continuation(shown: &str, text: &str) -> Continuation {
+    let v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
+    let joined = [shown.as_bytes(), text.as_bytes()].concat();
+    let mut maybe = None;
+    for i in (0..shown.len()).filter(|&i| shown.is_char_boundary(i)) {
+        let rest = &joined[i..];
+        for secret in v.iter().map(|s| s.as_bytes()) {
+            if rest.starts_with(secret) && i + secret.len() > shown.len() {
+                return Continuation::Key(i + secret.len() - shown.len());
+            }
+            if secret.len() > rest.len() && secret.starts_with(rest) {
+                maybe = maybe.or(Some(rest.len()));
+            }
+        }
+    }
+    maybe.map_or(Continuation::No, Continuation::Maybe)
+}
+
+/// A value still streaming, as far as it can be shown: masked, without an end that may be a
+/// key's start.
+pub(crate) fn shown_so_far(value: &str) -> Cow<'_, str> {
+    apply(&value[..hold_from(value)])
+}
+
+/// The start of a text cut short (a line or an output kept to its first bytes), masked, and
+/// with an end that is 8 bytes or more of a key's start masked too: the cut went through a
+/// key, which masking the text would not find.
+pub(crate) fn cut_end(head: &str) -> Cow<'_, str> {
+    let masked = apply(head);
+    let i = secret_start(&masked);
+    if masked.len() - i >= 8 {
+        Cow::Owned(format!("{}{MASK}", &masked[..i]))
     } else {
-        held
+        masked
+    }
+}
+
+/// The end of a text whose start was cut off, masked, and with a start that is 8 bytes or
+/// more of a key's end masked too.
+pub(crate) fn cut_start(tail: &str) -> Cow<'_, str> {
+    let end = {
+        let v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
+        // The longest proper end of a secret that `tail` starts with.
+        v.iter()
+            .filter_map(|s| {
+                (1..s.len()).find(|&j| s.is_char_boundary(j) && tail.starts_with(&s[j..])).map(|j| s.len() - j)
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    if end >= 8 {
+        Cow::Owned(format!("{MASK}{}", apply(&tail[end..])))
+    } else {
+        apply(tail)
+    }
+}
+
+/// Where the text to hold back begins: the longest end of `text` that is a proper start of a
+/// secret, moved back to the start of a whole secret that it would cut (secrets can overlap).
+fn hold_from(text: &str) -> usize {
+    let mut cut = secret_start(text);
+    if cut == text.len() {
+        return cut;
+    }
+    let v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
+    let bytes = text.as_bytes();
+    loop {
+        let before = cut;
+        for secret in v.iter().map(|s| s.as_bytes()) {
+            let from = cut.saturating_sub(secret.len() - 1);
+            let across = bytes[from..].windows(secret.len()).position(|w| w == secret).map(|p| from + p);
+            if let Some(p) = across.filter(|&p| p < cut) {
+                cut = p;
+            }
+        }
+        if cut == before {
+            return cut;
+        }
     }
 }
 
@@ -120,15 +273,22 @@ mod tests {
         assert_eq!(out.matches(MASK).count(), 3, "{out}");
     }
 
-    /// A stream as a terminal or the events show it: each piece's shown part, then the end.
-    fn shown(pieces: &[&str]) -> String {
-        let (mut out, mut held) = (String::new(), String::new());
-        for piece in pieces {
-            let (now, rest) = split_streamed(&(held + piece));
-            out += &now;
-            held = rest;
+    /// A stream as a terminal or the events show it, `ends[i]` saying whether something else
+    /// was shown (an early end) after piece `i`.
+    fn shown_with(pieces: &[&str], ends: &[bool]) -> String {
+        let mut s = Streamed::default();
+        let mut out = String::new();
+        for (i, piece) in pieces.iter().enumerate() {
+            out += &s.push(piece);
+            if ends.get(i) == Some(&true) {
+                out += &s.end();
+            }
         }
-        out + end_streamed(&held)
+        out + &s.end()
+    }
+
+    fn shown(pieces: &[&str]) -> String {
+        shown_with(pieces, &[])
     }
 
     #[test]
@@ -143,7 +303,7 @@ mod tests {
                 assert_eq!(got, want, "cut at {a} and {b}");
             }
         }
-        // A stream that ends inside the key: 8 characters or more of it are masked, fewer shown.
+        // A stream that ends inside the key: 8 bytes or more of it are masked, fewer shown.
         for end in 1..key.len() {
             let text = format!("key: {}", &key[..end]);
             let got = shown(&[&text[..text.len() - end / 2], &text[text.len() - end / 2..]]);
@@ -153,14 +313,58 @@ mod tests {
     }
 
     #[test]
+    fn after_an_early_end_no_eight_bytes_of_a_key_show_wherever_the_pieces_fall() {
+        let key = "Qz-early-end-key-0123456789";
+        add(key);
+        let text = format!("a {key} b");
+        let windows: Vec<&str> = (0..=key.len() - 8).map(|i| &key[i..i + 8]).collect();
+        // Every three pieces, with something else shown after any of the first two.
+        for a in 0..=text.len() {
+            for b in a..=text.len() {
+                for ends in [[true, false], [false, true], [true, true]] {
+                    let got = shown_with(&[&text[..a], &text[a..b], &text[b..]], &ends);
+                    assert!(!windows.iter().any(|w| got.contains(w)), "{a} {b} {ends:?}: {got}");
+                    assert!(got.starts_with("a ") && got.ends_with(" b") && got.contains(MASK), "{got}");
+                }
+            }
+        }
+        // A start masked early, then the rest of the key: masked once.
+        assert_eq!(shown_with(&["a Qz-early-e", "nd-key-0123456789 b"], &[true]), format!("a {MASK} b"));
+        // A short start shown early, then the rest of the key: the rest is masked.
+        assert_eq!(shown_with(&["a Qz-ea", "rly-end-key-0123456789 b"], &[true]), format!("a Qz-ea{MASK} b"));
+        // ... or not the key after all: nothing is lost.
+        assert_eq!(shown_with(&["a Qz-ea", "sy b"], &[true]), "a Qz-easy b");
+    }
+
+    #[test]
+    fn a_secret_inside_another_is_masked_with_it_and_a_cut_one_too() {
+        add("Qz-inner-pass-word");
+        add("postgres://Qz-inner-pass-word@db.example/app");
+        let text = "url postgres://Qz-inner-pass-word@db.example/app end";
+        assert_eq!(apply(text), format!("url {MASK} end"));
+        for a in 0..=text.len() {
+            assert_eq!(shown(&[&text[..a], &text[a..]]), format!("url {MASK} end"), "cut at {a}");
+        }
+        // Cut short through a key: its start (8 bytes or more) is masked, and so is an end.
+        assert_eq!(cut_end("head Qz-inner-pass"), format!("head {MASK}"));
+        assert_eq!(cut_end("head Qz-inne"), "head Qz-inne");
+        assert_eq!(cut_start("ner-pass-word tail"), format!("{MASK} tail"));
+        assert_eq!(cut_start("word tail"), "word tail");
+        assert_eq!(shown_so_far("v=Qz-inner-pa"), "v=");
+    }
+
+    #[test]
     fn only_a_possible_start_of_a_key_is_held_back() {
         add("Qz-held-back-key-0123456789");
-        assert_eq!(split_streamed("plain text."), ("plain text.".into(), String::new()));
-        assert_eq!(split_streamed("a Qz-held"), ("a ".into(), "Qz-held".into()));
-        // Not the key's start, or the whole key (masked at once): nothing held.
-        assert_eq!(split_streamed("a Qz-hold"), ("a Qz-hold".into(), String::new()));
-        assert_eq!(split_streamed("Qz-held-back-key-0123456789"), (MASK.into(), String::new()));
+        let mut s = Streamed::default();
+        assert_eq!(s.push("plain text."), "plain text.");
+        assert_eq!(s.push(" a Qz-held"), " a ");
+        // Not the key's start after all: shown, and nothing held.
+        assert_eq!(s.push("-forth"), "Qz-held-forth");
+        assert_eq!(s.end(), "");
+        assert_eq!(s.push("Qz-held-back-key-0123456789"), MASK);
         // Multi-byte text before it is cut at a character boundary.
-        assert_eq!(split_streamed("é→Q"), ("é→".into(), "Q".into()));
+        assert_eq!(s.push("é→Q"), "é→");
+        assert_eq!(s.end(), "Q");
     }
 }

@@ -94,9 +94,9 @@ pub struct Term {
     asker: Option<Box<dyn Asker>>,
     /// The editor's buffers, when the editor offers to read or write files for the agent.
     buffers: Option<Box<dyn Buffers>>,
-    /// The end of the text streamed last that may be the start of a key, not shown yet
-    /// ([`crate::run::ui::redact::split_streamed`]); shown before anything else is.
-    held: String,
+    /// The masking of what streams (a key split across two pieces): holds back an end that may
+    /// be a key's start, shown before anything else is.
+    masked: crate::run::ui::redact::Streamed,
 }
 
 /// Files as an editor holds them (ACP's `fs/read_text_file` and `fs/write_text_file`): its
@@ -141,7 +141,7 @@ impl Term {
             unanswered: None,
             asker: None,
             buffers: None,
-            held: String::new(),
+            masked: Default::default(),
         }
     }
 
@@ -161,7 +161,7 @@ impl Term {
             unanswered: None,
             asker: None,
             buffers: None,
-            held: String::new(),
+            masked: Default::default(),
         }
     }
 
@@ -179,7 +179,7 @@ impl Term {
             unanswered: None,
             asker: None,
             buffers: None,
-            held: String::new(),
+            masked: Default::default(),
         }
     }
 
@@ -275,17 +275,14 @@ impl Term {
         if s.is_empty() {
             return;
         }
-        let (now, rest) = crate::run::ui::redact::split_streamed(&(std::mem::take(&mut self.held) + s));
-        self.held = rest;
+        let now = self.masked.push(s);
         self.write_streamed(&now);
     }
 
     /// Shows the streamed text held back (the stream ended, or something else is shown).
     fn show_held(&mut self) {
-        if !self.held.is_empty() {
-            let held = std::mem::take(&mut self.held);
-            self.write_streamed(crate::run::ui::redact::end_streamed(&held));
-        }
+        let held = self.masked.end();
+        self.write_streamed(&held);
     }
 
     /// Writes streamed text in its stream's style.

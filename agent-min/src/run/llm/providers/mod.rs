@@ -167,7 +167,7 @@ pub(crate) fn error_message(body: &[u8]) -> String {
     if t.is_empty() {
         "(empty response body)".to_string()
     } else {
-        t.chars().take(500).collect()
+        crate::run::ui::redact::cut_end(&t.chars().take(500).collect::<String>()).into_owned()
     }
 }
 

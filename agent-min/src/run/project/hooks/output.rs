@@ -39,7 +39,7 @@ fn no_json(stdout: &str) -> String {
     if stdout.trim().is_empty() {
         "it printed nothing on stdout".to_string()
     } else {
-        let first: String = stdout.trim().chars().take(80).collect();
+        let first = crate::run::ui::redact::cut_end(&stdout.trim().chars().take(80).collect::<String>()).into_owned();
         format!("its stdout is not JSON (it begins {first:?})")
     }
 }

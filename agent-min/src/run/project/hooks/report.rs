@@ -152,7 +152,9 @@ const STDERR_LINES: usize = 20;
 fn last_lines(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.trim_end().lines().collect();
     let shown = &lines[lines.len().saturating_sub(STDERR_LINES)..];
-    shown.iter().map(|l| l.chars().take(STDERR_SHOWN).collect::<String>()).collect::<Vec<_>>().join("\n")
+    let cut =
+        |l: &&str| crate::run::ui::redact::cut_end(&l.chars().take(STDERR_SHOWN).collect::<String>()).into_owned();
+    shown.iter().map(cut).collect::<Vec<_>>().join("\n")
 }
 
 fn tail(stderr: &str) -> String {
@@ -161,7 +163,7 @@ fn tail(stderr: &str) -> String {
         return String::new();
     }
     let skip = t.chars().count().saturating_sub(STDERR_SHOWN);
-    format!("; stderr:\n{}", t.chars().skip(skip).collect::<String>())
+    format!("; stderr:\n{}", crate::run::ui::redact::cut_start(&t.chars().skip(skip).collect::<String>()))
 }
 
 #[cfg(test)]
