@@ -275,6 +275,8 @@ impl Term {
         if s.is_empty() {
             return;
         }
+        // The model answers: the spinner goes even when all of the piece is held back.
+        self.stop_spinner();
         let now = self.masked.push(s);
         self.write_streamed(&now);
     }
