@@ -244,7 +244,8 @@ fn secret_start(s: &str) -> usize {
         // end the secret starts with is the longest for this secret. (A secret starts with a
         // character's first byte, so a matching place is a character boundary of `s`.)
         let first = bytes.len().saturating_sub(secret.len() - 1).min(cut);
-        if let Some(i) = (first..cut).find(|&i| secret.as_bytes().starts_with(&bytes[i..])) {
+        let head = secret.as_bytes()[0];
+        if let Some(i) = (first..cut).find(|&i| bytes[i] == head && secret.as_bytes().starts_with(&bytes[i..])) {
             cut = i;
         }
     }
