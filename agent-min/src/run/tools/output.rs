@@ -196,13 +196,13 @@ fn memchr(b: &[u8]) -> Option<usize> {
 
 /// Cline's `StandaloneTerminalManager.processOutput` with its default limit of 500 lines.
 fn process_output(lines: &[Vec<u8>]) -> String {
-    // A line kept to its first bytes may end inside a key (`redact::cut_end`).
-    let join = |ls: &[Vec<u8>]| {
-        ls.iter()
-            .map(|l| crate::run::ui::redact::cut_end(&String::from_utf8_lossy(l)).into_owned())
-            .collect::<Vec<_>>()
-            .join("\n")
+    // A line kept to its first bytes may end inside a key (`redact::cut_end`); the others are
+    // masked with the whole result (a key may span lines).
+    let line = |l: &Vec<u8>| match String::from_utf8_lossy(l) {
+        text if l.len() >= RING_LINE_KEEP => crate::run::ui::redact::cut_end(&text).into_owned(),
+        text => text.into_owned(),
     };
+    let join = |ls: &[Vec<u8>]| ls.iter().map(line).collect::<Vec<_>>().join("\n");
     let s = if lines.len() > LINE_LIMIT {
         let half = LINE_LIMIT / 2;
         format!("{}\n... (output truncated) ...\n{}", join(&lines[..half]), join(&lines[lines.len() - half..]))
@@ -253,8 +253,15 @@ mod tests {
     #[test]
     fn a_line_kept_to_its_first_bytes_shows_no_start_of_a_key() {
         crate::run::ui::redact::add("Qz-output-line-key-0123456789");
-        let lines = [b"ok".to_vec(), b"token=Qz-output-line-k".to_vec()];
-        assert_eq!(process_output(&lines), "ok\ntoken=[REDACTED]");
+        let cut = format!("{}token=Qz-output-line-k", "x".repeat(RING_LINE_KEEP - 22));
+        let lines = [b"ok".to_vec(), cut.into_bytes(), b"token=Qz-output-line-k".to_vec()];
+        let got = process_output(&lines);
+        assert!(got.ends_with("token=[REDACTED]\ntoken=Qz-output-line-k"), "{}", &got[got.len() - 60..]);
+        // A key over several lines (a private key in a secret variable) is masked whole with the
+        // result, not its first line alone.
+        crate::run::ui::redact::add("Qz-pem-first-line\nQz-pem-second-line");
+        let lines = [b"Qz-pem-first-line".to_vec(), b"Qz-pem-second-line".to_vec()];
+        assert_eq!(crate::run::ui::redact::apply(&process_output(&lines)), "[REDACTED]");
     }
 
     #[test]

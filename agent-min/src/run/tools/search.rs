@@ -109,17 +109,18 @@ impl Collect<'_> {
             return String::new();
         }
         let text = String::from_utf8_lossy(bytes);
-        let mut t = text.trim_end_matches(parser_core::is_js_whitespace);
+        let t = text.trim_end_matches(parser_core::is_js_whitespace);
         if t.len() > MAX_BYTES {
             let mut cut = MAX_BYTES;
             while !t.is_char_boundary(cut) {
                 cut -= 1;
             }
-            t = &t[..cut];
+            *self.kept += cut;
+            // Kept to its first bytes, the line may end inside a key.
+            return crate::run::ui::redact::cut_end(&t[..cut]).into_owned();
         }
         *self.kept += t.len();
-        // Kept to its first bytes, a line may end inside a key.
-        crate::run::ui::redact::cut_end(t).into_owned()
+        t.to_string()
     }
 }
 

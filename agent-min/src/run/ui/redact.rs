@@ -45,16 +45,43 @@ pub(crate) fn add_from_env() {
     }
 }
 
-/// `s` with every registered secret replaced by [`MASK`].
+/// `s` with every registered secret replaced by [`MASK`] (secrets that overlap by one).
 pub(crate) fn apply(s: &str) -> Cow<'_, str> {
-    let v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
-    let mut out = Cow::Borrowed(s);
-    for secret in v.iter() {
-        if out.contains(secret.as_str()) {
-            out = Cow::Owned(out.replace(secret.as_str(), MASK));
+    mask(s, None)
+}
+
+/// `s` with every registered secret masked, and the bytes from `tail` on if given (a key's
+/// start): each stretch of overlapping ones becomes one [`MASK`], so a secret that begins
+/// inside another shows no part of either.
+fn mask(s: &str, tail: Option<usize>) -> Cow<'_, str> {
+    let mut spans: Vec<std::ops::Range<usize>> = tail.map(|t| t..s.len()).into_iter().collect();
+    {
+        let v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
+        for secret in v.iter() {
+            spans.extend(s.match_indices(secret.as_str()).map(|(i, m)| i..i + m.len()));
         }
     }
-    out
+    if spans.is_empty() {
+        return Cow::Borrowed(s);
+    }
+    spans.sort_by_key(|r| r.start);
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    let mut spans = spans.into_iter();
+    let mut cur = spans.next();
+    while let Some(c) = cur {
+        let mut end = c.end;
+        cur = spans.next();
+        while let Some(next) = cur.as_ref().filter(|n| n.start < end) {
+            end = end.max(next.end);
+            cur = spans.next();
+        }
+        out.push_str(&s[at..c.start]);
+        out.push_str(MASK);
+        at = end;
+    }
+    out.push_str(&s[at..]);
+    Cow::Owned(out)
 }
 
 /// One stream's masking across its pieces (the model's text or reasoning, a command's output):
@@ -118,27 +145,26 @@ impl Streamed {
         if held.is_empty() {
             return held;
         }
-        let start = if self.open.is_empty() {
-            (secret_start(&held) == 0).then_some(held.len())
-        } else {
-            match continuation(&self.open, &held) {
-                Continuation::Maybe(len) => Some(len),
-                _ => None,
+        if !self.open.is_empty() {
+            // The held text may go on a key whose start was shown or masked already.
+            if let Continuation::Maybe(len) = continuation(&self.open, &held) {
+                self.open.push_str(&held);
+                return if len < 8 {
+                    held
+                } else if std::mem::replace(&mut self.open_masked, true) {
+                    String::new()
+                } else {
+                    MASK.to_string()
+                };
             }
-        };
-        let Some(len) = start else {
-            self.open.clear();
-            self.open_masked = false;
-            return apply(&held).into_owned();
-        };
-        self.open.push_str(&held);
-        if len < 8 {
-            held
-        } else if std::mem::replace(&mut self.open_masked, true) {
-            String::new()
-        } else {
-            MASK.to_string()
         }
+        // Whole keys, then the start of one (with which they may overlap).
+        let start = secret_start(&held);
+        let masked = held.len() - start >= 8;
+        let out = mask(&held, masked.then_some(start)).into_owned();
+        self.open = held[start..].to_string();
+        self.open_masked = masked;
+        out
     }
 }
 
@@ -155,19 +181,26 @@ enum Continuation {
 fn continuation(shown: &str, text: &str) -> Continuation {
     let v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
     let joined = [shown.as_bytes(), text.as_bytes()].concat();
-    let mut maybe = None;
+    // The first place that ends a key, and the first that may still go on one (the longest
+    // secrets come first): a key that may still go on from as early wins (a password, then
+    // the rest of the URL it is in), until the text says it does not.
+    let (mut key, mut maybe) = (None, None);
     for i in (0..shown.len()).filter(|&i| shown.is_char_boundary(i)) {
         let rest = &joined[i..];
         for secret in v.iter().map(|s| s.as_bytes()) {
             if rest.starts_with(secret) && i + secret.len() > shown.len() {
-                return Continuation::Key(i + secret.len() - shown.len());
-            }
-            if secret.len() > rest.len() && secret.starts_with(rest) {
-                maybe = maybe.or(Some(rest.len()));
+                key = key.or(Some((i, i + secret.len() - shown.len())));
+            } else if secret.len() > rest.len() && secret.starts_with(rest) {
+                maybe = maybe.or(Some((i, rest.len())));
             }
         }
     }
-    maybe.map_or(Continuation::No, Continuation::Maybe)
+    match (key, maybe) {
+        (Some((k, _)), Some((m, len))) if m <= k => Continuation::Maybe(len),
+        (Some((_, n)), _) => Continuation::Key(n),
+        (None, Some((_, len))) => Continuation::Maybe(len),
+        (None, None) => Continuation::No,
+    }
 }
 
 /// A value still streaming, as far as it can be shown: masked, without an end that may be a
@@ -340,8 +373,8 @@ mod tests {
     #[test]
     fn a_secret_inside_another_is_masked_with_it_and_a_cut_one_too() {
         add("Qz-inner-pass-word");
-        add("postgres://Qz-inner-pass-word@db.example/app");
-        let text = "url postgres://Qz-inner-pass-word@db.example/app end";
+        add("Qz-url://Qz-inner-pass-word@db.example/app");
+        let text = "url Qz-url://Qz-inner-pass-word@db.example/app end";
         assert_eq!(apply(text), format!("url {MASK} end"));
         for a in 0..=text.len() {
             assert_eq!(shown(&[&text[..a], &text[a..]]), format!("url {MASK} end"), "cut at {a}");
@@ -352,6 +385,29 @@ mod tests {
         assert_eq!(cut_start("ner-pass-word tail"), format!("{MASK} tail"));
         assert_eq!(cut_start("word tail"), "word tail");
         assert_eq!(shown_so_far("v=Qz-inner-pa"), "v=");
+    }
+
+    #[test]
+    fn keys_that_share_a_start_or_overlap_show_no_part_after_an_early_end() {
+        // A key, and a longer one it begins: the longer may still go on, so nothing is shown.
+        add("Qz-pass-0123456789");
+        add("Qz-pass-0123456789-extra-tail");
+        let got = shown_with(&["key Qz-pa", "ss-0123456789-ext", "ra-tail."], &[true]);
+        assert_eq!(got, format!("key Qz-pa{MASK}."));
+        // A password inside a URL that is a secret too, the URL's start masked early.
+        add("Qz-hunter2-hunter2");
+        add("Qz-url://app:Qz-hunter2-hunter2@db.internal/prod");
+        let got = shown_with(&["url Qz-url://app:Qz-hun", "ter2-hunter2@db", ".internal/prod ok"], &[true]);
+        assert_eq!(got, format!("url {MASK} ok"));
+        // A key that begins inside another: one mask for both, whole or streamed.
+        add("Qz-alpha-Qz-beta-01");
+        add("Qz-beta-01-gamma-99");
+        assert_eq!(apply("x Qz-alpha-Qz-beta-01-gamma-99 y"), format!("x {MASK} y"));
+        assert_eq!(shown_with(&["x Qz-alpha-Qz-beta-01-gam", "ma-99 y"], &[true]), format!("x {MASK} y"));
+        let text = "x Qz-alpha-Qz-beta-01-gamma-99 y";
+        for a in 0..=text.len() {
+            assert_eq!(shown(&[&text[..a], &text[a..]]), format!("x {MASK} y"), "cut at {a}");
+        }
     }
 
     #[test]

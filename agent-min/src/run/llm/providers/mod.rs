@@ -167,7 +167,13 @@ pub(crate) fn error_message(body: &[u8]) -> String {
     if t.is_empty() {
         "(empty response body)".to_string()
     } else {
-        crate::run::ui::redact::cut_end(&t.chars().take(500).collect::<String>()).into_owned()
+        let kept: String = t.chars().take(500).collect();
+        // Cut short, it may end inside a key (`redact::cut_end`).
+        if kept.len() < t.len() {
+            crate::run::ui::redact::cut_end(&kept).into_owned()
+        } else {
+            kept
+        }
     }
 }
 

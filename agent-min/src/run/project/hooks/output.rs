@@ -39,7 +39,10 @@ fn no_json(stdout: &str) -> String {
     if stdout.trim().is_empty() {
         "it printed nothing on stdout".to_string()
     } else {
-        let first = crate::run::ui::redact::cut_end(&stdout.trim().chars().take(80).collect::<String>()).into_owned();
+        let all = stdout.trim();
+        let first: String = all.chars().take(80).collect();
+        // Cut short, it may end inside a key (`redact::cut_end`).
+        let first = if first.len() < all.len() { crate::run::ui::redact::cut_end(&first).into_owned() } else { first };
         format!("its stdout is not JSON (it begins {first:?})")
     }
 }

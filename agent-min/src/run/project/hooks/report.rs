@@ -152,8 +152,11 @@ const STDERR_LINES: usize = 20;
 fn last_lines(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.trim_end().lines().collect();
     let shown = &lines[lines.len().saturating_sub(STDERR_LINES)..];
-    let cut =
-        |l: &&str| crate::run::ui::redact::cut_end(&l.chars().take(STDERR_SHOWN).collect::<String>()).into_owned();
+    // A line cut short may end inside a key (`redact::cut_end`).
+    let cut = |l: &&str| match l.chars().count() > STDERR_SHOWN {
+        true => crate::run::ui::redact::cut_end(&l.chars().take(STDERR_SHOWN).collect::<String>()).into_owned(),
+        false => l.to_string(),
+    };
     shown.iter().map(cut).collect::<Vec<_>>().join("\n")
 }
 
@@ -163,7 +166,10 @@ fn tail(stderr: &str) -> String {
         return String::new();
     }
     let skip = t.chars().count().saturating_sub(STDERR_SHOWN);
-    format!("; stderr:\n{}", crate::run::ui::redact::cut_start(&t.chars().skip(skip).collect::<String>()))
+    let kept: String = t.chars().skip(skip).collect();
+    // Cut at its start, it may begin inside a key (`redact::cut_start`).
+    let kept = if skip > 0 { crate::run::ui::redact::cut_start(&kept).into_owned() } else { kept };
+    format!("; stderr:\n{kept}")
 }
 
 #[cfg(test)]
