@@ -22,17 +22,23 @@ pub(crate) const MASK: &str = "[REDACTED]";
 static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Registers a secret to be masked from now on. Very short values (under 8 characters) are not
-/// registered: masking them would mangle ordinary text, and they are not real keys.
+/// registered: masking them would mangle ordinary text, and they are not real keys. So is its
+/// form inside a JSON string, if it differs (a line break, a quote, a backslash in it): the
+/// events, the editor's messages and saved tasks are masked once serialized.
 pub(crate) fn add(secret: &str) {
     let s = secret.trim();
     if s.len() < 8 {
         return;
     }
+    let json = serde_json::to_string(s).ok();
+    let escaped = json.as_deref().map(|q| &q[1..q.len() - 1]).filter(|e| *e != s);
     let mut v = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
-    if !v.iter().any(|x| x == s) {
-        // Longest first: a secret inside another (a password inside a URL) is masked with it.
-        let at = v.iter().position(|x| x.len() < s.len()).unwrap_or(v.len());
-        v.insert(at, s.to_string());
+    for form in std::iter::once(s).chain(escaped) {
+        if !v.iter().any(|x| x == form) {
+            // Longest first: a secret inside another (a password inside a URL) goes with it.
+            let at = v.iter().position(|x| x.len() < form.len()).unwrap_or(v.len());
+            v.insert(at, form.to_string());
+        }
     }
 }
 
@@ -408,6 +414,18 @@ mod tests {
         for a in 0..=text.len() {
             assert_eq!(shown(&[&text[..a], &text[a..]]), format!("x {MASK} y"), "cut at {a}");
         }
+    }
+
+    #[test]
+    fn a_key_with_a_line_break_or_a_quote_is_masked_in_json_lines_too() {
+        let key = "Qz-json-\"quoted\"\nsecond-line";
+        add(key);
+        let buf = crate::run::ui::term::Captured::default();
+        let mut ev = crate::run::session::events::Events::to(Box::new(buf.clone()));
+        ev.tool_result("c1", "execute_command", true, &format!("out {key} end"), None);
+        let line = buf.text();
+        assert!(line.contains(r#""result":"out [REDACTED] end""#), "{line}");
+        assert!(!line.contains("quoted"), "{line}");
     }
 
     #[test]
