@@ -51,7 +51,7 @@ pub(crate) fn add_from_env() {
     }
 }
 
-/// `s` with every registered secret replaced by [`MASK`] (secrets that overlap by one).
+/// `s` with every registered secret replaced by [`MASK`] (secrets that overlap, by one).
 pub(crate) fn apply(s: &str) -> Cow<'_, str> {
     mask(s, None)
 }
