@@ -182,13 +182,21 @@ mod tests {
         Message { role, content: content.to_string(), parts: Vec::new() }
     }
 
-    #[test]
-    fn conditional_rules_follow_the_conversation() {
+    /// A workspace whose `.clinerules/web.md` applies to `web/**`, with `more` rule files.
+    fn web_rule_project(more: &[(&str, &str)]) -> (tempfile::TempDir, Project) {
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir(d.path().join(".clinerules")).unwrap();
         std::fs::write(d.path().join(".clinerules/web.md"), "---\npaths: [\"web/**\"]\n---\nWeb rule.").unwrap();
-        std::fs::write(d.path().join(".clinerules/all.md"), "Always.").unwrap();
-        let mut p = Project::new(d.path(), rules::Sources::default(), hooks::Hooks::off(d.path()));
+        for (name, text) in more {
+            std::fs::write(d.path().join(".clinerules").join(name), text).unwrap();
+        }
+        let p = Project::new(d.path(), rules::Sources::default(), hooks::Hooks::off(d.path()));
+        (d, p)
+    }
+
+    #[test]
+    fn conditional_rules_follow_the_conversation() {
+        let (_d, mut p) = web_rule_project(&[("all.md", "Always.")]);
         let mut term = Term::to_writer(Box::new(std::io::sink()));
         let mut history = vec![msg(Role::User, "<task>\nfix the bug\n</task>\n\n<environment_details>…")];
         let s = p.system_prompt("BASE\n", &history, &mut term);
@@ -204,10 +212,7 @@ mod tests {
     #[test]
     fn conditional_rules_follow_native_tool_calls() {
         use crate::run::llm::{Part, ToolUsePart};
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir(d.path().join(".clinerules")).unwrap();
-        std::fs::write(d.path().join(".clinerules/web.md"), "---\npaths: [\"web/**\"]\n---\nWeb rule.").unwrap();
-        let mut p = Project::new(d.path(), rules::Sources::default(), hooks::Hooks::off(d.path()));
+        let (_d, mut p) = web_rule_project(&[]);
         let mut term = Term::to_writer(Box::new(std::io::sink()));
         let mut history = vec![msg(Role::User, "<task>\nfix the bug\n</task>")];
         assert!(!p.system_prompt("BASE\n", &history, &mut term).contains("Web rule."));
@@ -234,10 +239,7 @@ mod tests {
     #[test]
     fn conditional_rules_follow_a_write_by_absolute_path() {
         use crate::run::llm::{Part, ToolUsePart};
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir(d.path().join(".clinerules")).unwrap();
-        std::fs::write(d.path().join(".clinerules/web.md"), "---\npaths: [\"web/**\"]\n---\nWeb rule.").unwrap();
-        let mut p = Project::new(d.path(), rules::Sources::default(), hooks::Hooks::off(d.path()));
+        let (_d, mut p) = web_rule_project(&[]);
         let mut term = Term::to_writer(Box::new(std::io::sink()));
         let task = msg(Role::User, "<task>\nfix the bug\n</task>");
         let mut native = msg(Role::Assistant, "");

@@ -33,7 +33,7 @@ pub(super) fn followup(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 
 fn short(s: &str) -> String {
     if s.chars().count() > 100 {
-        format!("{}...", crate::run::ui::redact::cut_end(&s.chars().take(100).collect::<String>()))
+        format!("{}...", crate::run::ui::redact::first_chars(s, 100))
     } else {
         s.to_string()
     }

@@ -164,13 +164,11 @@ impl Streamed {
                 };
             }
         }
-        // Whole keys, then the start of one (with which they may overlap).
+        // Whole keys, then the start of one (with which they may overlap), as a text cut there.
         let start = secret_start(&held);
-        let masked = held.len() - start >= 8;
-        let out = mask(&held, masked.then_some(start)).into_owned();
         self.open = held[start..].to_string();
-        self.open_masked = masked;
-        out
+        self.open_masked = held.len() - start >= 8;
+        cut_end(&held).into_owned()
     }
 }
 
@@ -219,13 +217,28 @@ pub(crate) fn shown_so_far(value: &str) -> Cow<'_, str> {
 /// with an end that is 8 bytes or more of a key's start masked too: the cut went through a
 /// key, which masking the text would not find.
 pub(crate) fn cut_end(head: &str) -> Cow<'_, str> {
-    let masked = apply(head);
-    let i = secret_start(&masked);
-    if masked.len() - i >= 8 {
-        Cow::Owned(format!("{}{MASK}", &masked[..i]))
-    } else {
-        masked
+    let start = secret_start(head);
+    mask(head, (head.len() - start >= 8).then_some(start))
+}
+
+/// The first `n` characters of `s`; if that cuts it short, a key the cut went through is
+/// masked ([`cut_end`]).
+pub(crate) fn first_chars(s: &str, n: usize) -> Cow<'_, str> {
+    match s.char_indices().nth(n) {
+        Some((at, _)) => Cow::Owned(cut_end(&s[..at]).into_owned()),
+        None => Cow::Borrowed(s),
     }
+}
+
+/// The last `n` characters of `s`; if that cuts it short, a key the cut went through is
+/// masked ([`cut_start`]).
+pub(crate) fn last_chars(s: &str, n: usize) -> Cow<'_, str> {
+    let skip = s.chars().count().saturating_sub(n);
+    if skip == 0 {
+        return Cow::Borrowed(s);
+    }
+    let at = s.char_indices().nth(skip).map_or(s.len(), |(i, _)| i);
+    Cow::Owned(cut_start(&s[at..]).into_owned())
 }
 
 /// The end of a text whose start was cut off, masked, and with a start that is 8 bytes or
@@ -391,6 +404,11 @@ mod tests {
         assert_eq!(cut_start("ner-pass-word tail"), format!("{MASK} tail"));
         assert_eq!(cut_start("word tail"), "word tail");
         assert_eq!(shown_so_far("v=Qz-inner-pa"), "v=");
+        // By characters: a cut through a key masks it, a text not cut is as it is.
+        assert_eq!(first_chars("head Qz-inner-pass-word-and-more", 18), format!("head {MASK}"));
+        assert_eq!(first_chars("é short", 100), "é short");
+        assert_eq!(last_chars("x Qz-inner-pass-word tail", 18), format!("{MASK} tail"));
+        assert_eq!((last_chars("é tail", 6), last_chars("é tail", 0)), ("é tail".into(), "".into()));
     }
 
     #[test]

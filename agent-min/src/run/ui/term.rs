@@ -242,42 +242,33 @@ impl Term {
     /// Streams model text (control characters made visible: the model must not drive the
     /// terminal); after reasoning, on a line of its own.
     pub(crate) fn text(&mut self, s: &str) {
-        if !s.is_empty() && self.streaming != Some(Stream::Text) {
-            self.newline_after(Stream::Reasoning);
-            self.streaming = Some(Stream::Text);
-        }
-        self.stream(&visible(s));
+        self.stream(Stream::Text, s);
     }
 
     /// Streams reasoning text (dimmed) — or a command's output, which the model controls as
     /// much as its own text: control characters are made visible; after text, on a line of
     /// its own.
     pub(crate) fn reasoning(&mut self, s: &str) {
-        if !s.is_empty() && self.streaming != Some(Stream::Reasoning) {
-            self.newline_after(Stream::Text);
-            self.streaming = Some(Stream::Reasoning);
-        }
-        self.stream(&visible(s));
+        self.stream(Stream::Reasoning, s);
     }
 
-    /// Ends the line of the stream that ran until now if it was `kind` (its held text first).
-    fn newline_after(&mut self, kind: Stream) {
-        if self.streaming == Some(kind) {
-            self.newline();
-        } else {
-            self.show_held();
-        }
-    }
-
-    /// Writes a piece of the current stream, minus an end that may be the start of a key: a
-    /// key split across two pieces would pass the masking half by half.
-    fn stream(&mut self, s: &str) {
+    /// Writes a piece of stream `kind`, minus an end that may be the start of a key: a key
+    /// split across two pieces would pass the masking half by half.
+    fn stream(&mut self, kind: Stream, s: &str) {
         if s.is_empty() {
             return;
         }
+        if self.streaming != Some(kind) {
+            // After the other stream, on a line of its own (that stream's held text first, in
+            // its style).
+            if self.streaming.is_some() {
+                self.newline();
+            }
+            self.streaming = Some(kind);
+        }
         // The model answers: the spinner goes even when all of the piece is held back.
         self.stop_spinner();
-        let now = self.masked.push(s);
+        let now = self.masked.push(&visible(s));
         self.write_streamed(&now);
     }
 

@@ -167,13 +167,7 @@ pub(crate) fn error_message(body: &[u8]) -> String {
     if t.is_empty() {
         "(empty response body)".to_string()
     } else {
-        let kept: String = t.chars().take(500).collect();
-        // Cut short, it may end inside a key (`redact::cut_end`).
-        if kept.len() < t.len() {
-            crate::run::ui::redact::cut_end(&kept).into_owned()
-        } else {
-            kept
-        }
+        crate::run::ui::redact::first_chars(t, 500).into_owned()
     }
 }
 

@@ -39,10 +39,7 @@ fn no_json(stdout: &str) -> String {
     if stdout.trim().is_empty() {
         "it printed nothing on stdout".to_string()
     } else {
-        let all = stdout.trim();
-        let first: String = all.chars().take(80).collect();
-        // Cut short, it may end inside a key (`redact::cut_end`).
-        let first = if first.len() < all.len() { crate::run::ui::redact::cut_end(&first).into_owned() } else { first };
+        let first = crate::run::ui::redact::first_chars(stdout.trim(), 80);
         format!("its stdout is not JSON (it begins {first:?})")
     }
 }

@@ -152,12 +152,7 @@ const STDERR_LINES: usize = 20;
 fn last_lines(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.trim_end().lines().collect();
     let shown = &lines[lines.len().saturating_sub(STDERR_LINES)..];
-    // A line cut short may end inside a key (`redact::cut_end`).
-    let cut = |l: &&str| match l.chars().count() > STDERR_SHOWN {
-        true => crate::run::ui::redact::cut_end(&l.chars().take(STDERR_SHOWN).collect::<String>()).into_owned(),
-        false => l.to_string(),
-    };
-    shown.iter().map(cut).collect::<Vec<_>>().join("\n")
+    shown.iter().map(|l| crate::run::ui::redact::first_chars(l, STDERR_SHOWN)).collect::<Vec<_>>().join("\n")
 }
 
 fn tail(stderr: &str) -> String {
@@ -165,11 +160,7 @@ fn tail(stderr: &str) -> String {
     if t.is_empty() {
         return String::new();
     }
-    let skip = t.chars().count().saturating_sub(STDERR_SHOWN);
-    let kept: String = t.chars().skip(skip).collect();
-    // Cut at its start, it may begin inside a key (`redact::cut_start`).
-    let kept = if skip > 0 { crate::run::ui::redact::cut_start(&kept).into_owned() } else { kept };
-    format!("; stderr:\n{kept}")
+    format!("; stderr:\n{}", crate::run::ui::redact::last_chars(t, STDERR_SHOWN))
 }
 
 #[cfg(test)]
