@@ -24,8 +24,9 @@ pub struct Screen<'a> {
 impl Screen<'_> {
     /// Shows streamed text and sends it as a `text` event.
     pub(crate) fn text(&mut self, s: &str) {
-        self.term.text(s);
+        // The event first: text the person saw is in the `--json` stream when Ctrl-C comes.
         self.events.text(self.turn, s);
+        self.term.text(s);
     }
 
     /// Sends the complete `tool_call` event for call `n` (0-based) of this request.

@@ -100,8 +100,8 @@ pub fn read_reply(
                 }
             }
             Delta::Reasoning(s) => {
-                screen.term.reasoning(&s);
                 screen.events.reasoning(screen.turn, &s);
+                screen.term.reasoning(&s);
             }
             Delta::Usage(u) => {
                 reply.usage = u;

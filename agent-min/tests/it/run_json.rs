@@ -204,3 +204,67 @@ fn a_persons_denial_with_feedback_is_an_approval_event() {
     assert_eq!(events::of(&events, "tool_result")[0]["ok"], false);
     assert!(!ws.path().join("a.txt").exists());
 }
+
+/// Ctrl-C while the model streams: every word the terminal showed is in the `text` events,
+/// before `completion` (interrupted, 130), the last line. (The text held back to bound the
+/// events per second — the last 100 ms of it — used to end with the process.)
+#[test]
+fn ctrl_c_mid_reply_keeps_the_streamed_text_in_the_events() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let ws = tempfile::tempdir().unwrap();
+    let said = "Reading the files first. Then I change the parser; these are the last words.";
+    let mut reply = anthropic_with(said, 5, "end_turn");
+    // All of the text, then the stream stalls until the client hangs up.
+    reply.stall_at = String::from_utf8_lossy(&reply.body).find("event: content_block_stop").unwrap();
+    reply.stall = Duration::from_secs(60);
+    let server = Server::start(vec![reply]);
+    let base = anthropic_args(&server);
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(args_with(&base, &["--json", "--no-save", "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let stdout = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let shown = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let (mut err, seen) = (child.stderr.take().unwrap(), shown.clone());
+    let stderr = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = err.read(&mut buf) {
+            seen.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    // The terminal shows a piece after its event took it: once all is shown, all was streamed.
+    let start = std::time::Instant::now();
+    while !shown.lock().unwrap().contains(said) {
+        assert!(start.elapsed() < LIMIT, "the text never showed:\n{}", shown.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < LIMIT, "no exit after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    stderr.join().unwrap();
+    let (stdout, stderr) = (stdout.join().unwrap(), shown.lock().unwrap().clone());
+    assert_eq!(status.code(), Some(130), "{stdout}\n{stderr}");
+    let events = events::parse(&stdout);
+    let text: String = events::of(&events, "text").iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(text, said, "{stdout}");
+    let end = events.last().unwrap();
+    assert_eq!((end["type"].as_str(), end["status"].as_str()), (Some("completion"), Some("interrupted")), "{stdout}");
+}

@@ -85,8 +85,8 @@ pub fn read_reply(
                     too_long = true;
                     return Flow::Stop;
                 }
-                screen.term.reasoning(&visible(&s));
                 screen.events.reasoning(screen.turn, &s);
+                screen.term.reasoning(&visible(&s));
             }
             Delta::Block(BlockDelta::ThinkingStart) => {
                 if !a.block(Part::Thinking { text: String::new(), signature: None }) {
@@ -148,8 +148,9 @@ pub fn read_reply(
 /// Shows reply text (control characters made visible) and sends it as an event.
 fn show(screen: &mut Screen<'_>, s: &str) {
     if !s.is_empty() {
-        screen.term.text(&visible(s));
+        // The event first, as `Screen::text` does.
         screen.events.text(screen.turn, s);
+        screen.term.text(&visible(s));
     }
 }
 

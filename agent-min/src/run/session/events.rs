@@ -11,7 +11,7 @@
 //! same reply gives the same events on a fast machine and a slow one, from a local server and
 //! from a model that streams a few hundred bytes a second. A `tool_result` leaves out its echo
 //! of a file the complete call carries (`LeftOut`). `text` and
-//! `reasoning` deltas are coalesced in time (`Pace`: at most one event per `TEXT_INTERVAL`;
+//! `reasoning` deltas are coalesced in time (`Lines`: at most one event per `TEXT_INTERVAL`;
 //! their concatenation is still exactly the text with its keys masked, and any other event first
 //! flushes what is pending; an end that may be a key's start waits for the next delta, see
 //! `redact::Streamed`). The complete `tool_call` event is never dropped.
@@ -37,27 +37,14 @@ const TEXT_FLUSH_BYTES: usize = 64 * 1024;
 
 /// Where events go (nowhere without `--json`).
 pub struct Events {
-    out: Option<Box<dyn Write + Send>>,
+    /// Whether lines are written (`--json`); the writer is in `shared`.
+    writes: bool,
     /// Who else reads the events as they happen (the ACP front end turns them into session
     /// updates): every event, before the line is written, whatever `completion` closed.
     tap: Option<Tap>,
     task_id: String,
     /// What this stream shares with its copies on other threads.
     shared: std::sync::Arc<Shared>,
-    /// Coalescing of text and rationing of partial events.
-    pace: Pace,
-}
-
-/// What the stream holds back to bound its events per second.
-#[derive(Default)]
-struct Pace {
-    /// Text not yet sent: (reasoning rather than text, turn, text).
-    pending: Option<(bool, u32, String)>,
-    /// The masking of the pending text's stream (a key split across two events), which holds
-    /// back the end of what was sent that may be a key's start.
-    masked: crate::run::ui::redact::Streamed,
-    /// When the last `text` or `reasoning` event went out.
-    last_text: Option<std::time::Instant>,
     /// The call whose partial `tool_call` events are being rationed (request, call number),
     /// and its gate.
     partial: Option<((u32, usize), PartialGate)>,
@@ -69,10 +56,28 @@ pub(crate) type Tap = Box<dyn FnMut(&Event) + Send>;
 /// The state of one event stream that its copies share.
 #[derive(Default)]
 struct Shared {
-    /// The `completion` event went out: it is the last line, whoever writes after it.
-    closed: std::sync::atomic::AtomicBool,
     /// The task's totals as of the last request (for a `completion` said from another thread).
     totals: std::sync::Mutex<Totals>,
+    /// The lines and the text held back for them, under one lock: a `completion` said from
+    /// another thread (Ctrl-C, SIGTERM, the watchdog) first sends the text the loop's thread
+    /// still held back, and no line goes out after it.
+    lines: std::sync::Mutex<Lines>,
+}
+
+/// Where the lines go, and the text held back to bound them per second.
+#[derive(Default)]
+struct Lines {
+    /// stdout for `--json`.
+    out: Option<Box<dyn Write + Send>>,
+    /// The `completion` event went out: it is the last line, whoever writes after it.
+    closed: bool,
+    /// Text not yet sent: (reasoning rather than text, turn, text).
+    pending: Option<(bool, u32, String)>,
+    /// The masking of the pending text's stream (a key split across two events), which holds
+    /// back the end of what was sent that may be a key's start.
+    masked: crate::run::ui::redact::Streamed,
+    /// When the last `text` or `reasoning` event went out.
+    last_text: Option<std::time::Instant>,
 }
 
 /// A partial `tool_call` event after the first of a call waits until the call's values have
@@ -481,38 +486,45 @@ struct Line<'a> {
 }
 
 impl Events {
+    fn new(out: Option<Box<dyn Write + Send>>, tap: Option<Tap>) -> Self {
+        let writes = out.is_some();
+        let shared = Shared { lines: std::sync::Mutex::new(Lines { out, ..Lines::default() }), ..Shared::default() };
+        Events { writes, tap, task_id: String::new(), shared: std::sync::Arc::new(shared), partial: None }
+    }
+
     /// No events.
     pub(crate) fn off() -> Self {
-        Events { out: None, tap: None, task_id: String::new(), shared: Default::default(), pace: Pace::default() }
+        Events::new(None, None)
     }
 
     /// Events written to `out` (stdout for `--json`).
     pub fn to(out: Box<dyn Write + Send>) -> Self {
-        Events { out: Some(out), tap: None, task_id: String::new(), shared: Default::default(), pace: Pace::default() }
+        Events::new(Some(out), None)
     }
 
     /// Events given to `tap` as they happen, and written nowhere (the ACP front end).
     pub(crate) fn tapped(tap: Tap) -> Self {
-        Events { out: None, tap: Some(tap), task_id: String::new(), shared: Default::default(), pace: Pace::default() }
+        Events::new(None, Some(tap))
     }
 
-    /// Events to stdout again, for another thread (the Ctrl-C handler): off if these are.
+    /// The same lines, for another thread (the Ctrl-C handler): its events go after the text
+    /// this one holds back; off if these are not written.
     pub(crate) fn for_other_thread(&self) -> Self {
-        match self.out {
-            Some(_) => Events {
-                out: Some(Box::new(std::io::stdout())),
+        match self.writes {
+            true => Events {
+                writes: true,
                 tap: None,
                 task_id: self.task_id.clone(),
                 shared: self.shared.clone(),
-                pace: Pace::default(),
+                partial: None,
             },
-            None => Events::off(),
+            false => Events::off(),
         }
     }
 
     /// Whether events go anywhere (`--json`).
     pub(crate) fn is_on(&self) -> bool {
-        self.out.is_some() || self.tap.is_some()
+        self.writes || self.tap.is_some()
     }
 
     /// Sets the task id stamped on every event.
@@ -520,33 +532,45 @@ impl Events {
         self.task_id = id.to_string();
     }
 
+    /// Runs `f` with the lines locked: what it sends goes out together.
+    fn with_lines<R>(&mut self, f: impl FnOnce(&mut Self, &mut Lines) -> R) -> R {
+        let shared = self.shared.clone();
+        // A thread that panicked while writing left the lines whole.
+        let mut lines = shared.lines.lock().unwrap_or_else(|e| e.into_inner());
+        f(self, &mut lines)
+    }
+
     /// Writes one event (the hook and MCP events are built where they happen), after any text
     /// held back.
     pub(crate) fn emit(&mut self, event: &Event) {
-        self.flush_text();
-        self.write(event);
+        self.with_lines(|me, lines| {
+            me.send_text(lines, true);
+            me.write_as(lines, event, event);
+        });
     }
 
-    /// Sends the text held back, if any (the stream ended, or another event goes out).
-    pub(crate) fn flush_text(&mut self) {
-        self.send_text(true);
+    /// Sends the text held back, if any (as any other event does first).
+    #[cfg(test)]
+    fn flush_text(&mut self) {
+        self.with_lines(|me, lines| me.send_text(lines, true));
     }
 
     /// Sends the text held back: all of it at the end of its stream (or before another event),
     /// else all but an end that may be the start of a key (a key across two events would pass
     /// the masking half by half; that end goes with the next).
-    fn send_text(&mut self, end: bool) {
-        let Some((reasoning, turn, text)) = self.pace.pending.take() else { return };
-        let mut text = self.pace.masked.push(&text);
+    fn send_text(&mut self, lines: &mut Lines, end: bool) {
+        let Some((reasoning, turn, text)) = lines.pending.take() else { return };
+        let mut text = lines.masked.push(&text);
         if end {
-            text += &self.pace.masked.end();
-        } else if self.pace.masked.holds() {
+            text += &lines.masked.end();
+        } else if lines.masked.holds() {
             // An empty pending text keeps the stream's kind and turn for the held end.
-            self.pace.pending = Some((reasoning, turn, String::new()));
+            lines.pending = Some((reasoning, turn, String::new()));
         }
         if !text.is_empty() {
-            self.pace.last_text = Some(std::time::Instant::now());
-            self.write(&if reasoning { Event::Reasoning { turn, text } } else { Event::Text { turn, text } });
+            lines.last_text = Some(std::time::Instant::now());
+            let event = if reasoning { Event::Reasoning { turn, text } } else { Event::Text { turn, text } };
+            self.write_as(lines, &event, &event);
         }
     }
 
@@ -556,30 +580,28 @@ impl Events {
         if !self.is_on() || text.is_empty() {
             return;
         }
-        if self.pace.pending.as_ref().is_some_and(|(r, t, _)| (*r, *t) != (reasoning, turn)) {
-            self.flush_text();
-        }
-        let pending = self.pace.pending.get_or_insert_with(|| (reasoning, turn, String::new()));
-        pending.2.push_str(text);
-        let due = self.pace.last_text.is_none_or(|t| t.elapsed() >= TEXT_INTERVAL);
-        if due || pending.2.len() >= TEXT_FLUSH_BYTES {
-            self.send_text(false);
-        }
+        self.with_lines(|me, lines| {
+            if lines.pending.as_ref().is_some_and(|(r, t, _)| (*r, *t) != (reasoning, turn)) {
+                me.send_text(lines, true);
+            }
+            let pending = lines.pending.get_or_insert_with(|| (reasoning, turn, String::new()));
+            pending.2.push_str(text);
+            let due = lines.last_text.is_none_or(|t| t.elapsed() >= TEXT_INTERVAL);
+            if due || pending.2.len() >= TEXT_FLUSH_BYTES {
+                me.send_text(lines, false);
+            }
+        });
     }
 
-    fn write(&mut self, event: &Event) {
-        self.write_as(event, event);
-    }
-
-    /// Gives `tapped` to the tap and writes `line` (the same event, told otherwise).
-    fn write_as(&mut self, tapped: &Event, event: &Event) {
+    /// Gives `tapped` to the tap and writes `event` (the same event, told otherwise).
+    fn write_as(&mut self, lines: &mut Lines, tapped: &Event, event: &Event) {
         if let Some(tap) = self.tap.as_mut() {
             tap(tapped);
         }
-        let Some(out) = self.out.as_mut() else { return };
-        if self.shared.closed.load(std::sync::atomic::Ordering::SeqCst) {
+        if lines.closed {
             return; // `completion` was the last line
         }
+        let Some(out) = lines.out.as_mut() else { return };
         let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
         let line = Line { event, version: VERSION, task_id: &self.task_id, ts };
         let Ok(text) = serde_json::to_string(&line) else { return };
@@ -613,7 +635,7 @@ impl Events {
     /// A request was sent (`attempt` 1, or a retry).
     pub(crate) fn request_started(&mut self, turn: u32, attempt: u32) {
         // A retried request streams its calls again, under the same ids: each starts afresh.
-        self.pace.partial = None;
+        self.partial = None;
         self.emit(&Event::RequestStarted { turn, attempt });
     }
 
@@ -642,7 +664,7 @@ impl Events {
         if !self.is_on() {
             return;
         }
-        let gate = match &mut self.pace.partial {
+        let gate = match &mut self.partial {
             Some((call, gate)) if *call == (turn, n) => gate,
             slot => &mut slot.insert(((turn, n), PartialGate::default())).1,
         };
@@ -714,8 +736,10 @@ impl Events {
                     result: [&result[..r.start], &result[r.end..]].concat(),
                     left_out: Some(LeftOut::FinalFileContent),
                 };
-                self.flush_text();
-                self.write_as(&whole, &line);
+                self.with_lines(|me, lines| {
+                    me.send_text(lines, true);
+                    me.write_as(lines, &whole, &line);
+                });
             }
             None => self.emit(&whole),
         }
@@ -807,8 +831,12 @@ impl Events {
             "completed" => (Some(end.text.to_string()), None),
             _ => (None, Some(end.text.to_string())),
         };
-        self.emit(&Event::Completion { status: end.status.into(), result, reason, exit_code: end.exit_code, totals });
-        self.shared.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+        let event = Event::Completion { status: end.status.into(), result, reason, exit_code: end.exit_code, totals };
+        self.with_lines(|me, lines| {
+            me.send_text(lines, true);
+            me.write_as(lines, &event, &event);
+            lines.closed = true;
+        });
     }
 }
 
@@ -937,6 +965,29 @@ mod tests {
         events.flush_text();
         let thought: String = sink.events()[got.len()..].iter().map(|e| e["text"].as_str().unwrap()).collect();
         assert_eq!(thought, "think [REDACTED]");
+    }
+
+    /// Ctrl-C ends the run from another thread: its `completion` goes out after the text the
+    /// loop's thread still held back (by time, and a key's start, masked as the stream ended
+    /// there), and is the last line.
+    #[test]
+    fn a_completion_from_another_thread_sends_the_held_text_first() {
+        let key = "Qz-events-other-thread-0123456789";
+        crate::run::ui::redact::add(key);
+        let sink = Sink::default();
+        let mut events = Events::to(Box::new(sink.clone()));
+        events.text(1, "Hello"); // the first text event goes out at once
+        events.text(1, " world, Qz-events-other"); // within 100 ms, and a key's start
+        let mut other = events.for_other_thread();
+        let ended = Ended { status: "interrupted", text: "interrupted with Ctrl-C (SIGINT)", exit_code: 130 };
+        std::thread::spawn(move || other.completion(&ended, Totals::default())).join().unwrap();
+        events.text(1, "-thread-0123456789 and on");
+        events.emit(&Event::RequestStarted { turn: 2, attempt: 1 });
+        let got = sink.events();
+        let text: String = got.iter().filter(|e| e["type"] == "text").map(|e| e["text"].as_str().unwrap()).collect();
+        assert_eq!(text, "Hello world, [REDACTED]", "{got:?}");
+        assert_eq!(got.last().unwrap()["type"], "completion", "{got:?}");
+        assert_eq!(got.last().unwrap()["exit_code"], 130);
     }
 
     #[test]
