@@ -192,8 +192,8 @@ EXIT CODES:
     1   the task failed: mistake limit, API error after retries, a limit (turns, cost, timeout),
         empty replies, a result invalid against --output-schema
     2   usage error (bad flag, missing key, missing task, unusable --cwd, bad config file)
-    3   a call needed a person's answer and there was no terminal to ask on: nothing was run,
-        the task is saved; resume it with --yolo or at a terminal
+    3   a call needed a person's answer and there was no terminal to ask on: it was not run
+        (nor anything after it), the task is saved; resume it with --yolo or at a terminal
     130 interrupted with Ctrl-C; 143 terminated by SIGTERM (curl and any running command are
         killed; the task is saved; --json ends with a completion event either way)
 

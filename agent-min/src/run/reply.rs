@@ -34,6 +34,12 @@ impl Screen<'_> {
         self.events.tool_call(self.turn, &call_id(self.turn, n), name, params);
     }
 
+    /// Sends the `tool_result` event of call `n`, one that did not run: `text` is what the model
+    /// is told instead.
+    pub(crate) fn tool_result(&mut self, n: usize, name: &str, text: &str) {
+        self.events.tool_result(&call_id(self.turn, n), name, false, text, None);
+    }
+
     /// Sends a partial `tool_call` event for call `n` while it streams, if its values (`bytes`
     /// of names and values) have grown enough ([`Events::partial_tool_call`]); `params` builds
     /// them only then.

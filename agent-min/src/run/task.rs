@@ -149,6 +149,9 @@ pub struct Task {
     unsent: Option<String>,
     /// The question of the current call that nobody could answer (no terminal).
     unanswered: Option<String>,
+    /// Calls of the reply being acted on that ran so far: a stop for a person's answer keeps
+    /// the reply and their results.
+    ran_in_reply: usize,
     /// A conversation (`agent-min acp`) has opened the task: later prompts continue it.
     conversing: bool,
 }
@@ -190,6 +193,7 @@ impl Task {
             earlier_turns: 0,
             unsent: None,
             unanswered: None,
+            ran_in_reply: 0,
             conversing: false,
         }
     }
@@ -450,13 +454,18 @@ impl Task {
         Next::End(End::Failed(why))
     }
 
-    /// Stops where only a person could go on and nobody can answer (no terminal): the reply is
-    /// dropped with its request, which `resume` sends again, and the `--json` stream names the
-    /// call and the fix.
+    /// Stops where only a person could go on and nobody can answer (no terminal), and the
+    /// `--json` stream names the call and the fix. If no call of the reply ran yet, the reply
+    /// is dropped with its request, which `resume` sends again; otherwise the reply stays with
+    /// the results of the calls that ran (`act_on` keeps them), and `resume` goes on after them
+    /// — what ran is not run again.
     fn wait_for_a_person(&mut self, call: &Call, n: usize, question: &str) -> End {
-        self.messages.pop(); // the reply holding the call
-        let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
-        self.unsent = Some(unsent);
+        let ran = self.ran_in_reply;
+        if ran == 0 {
+            self.messages.pop(); // the reply holding the call
+            let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
+            self.unsent = Some(unsent);
+        }
         let resume = match &self.around.store {
             Some(_) => format!(
                 "; the task is saved: continue it with `agent-min resume {} --yolo`, or at a terminal",
@@ -469,8 +478,13 @@ impl Task {
         );
         let id = call_id(self.turn_number(), n);
         self.around.events.approval_needed(&id, &call.name, &call.shown_params(), &fix);
+        let what_ran = match ran {
+            0 => "nothing was run".to_string(),
+            1 => "it was not run; the reply's call before it ran, and its result is kept".to_string(),
+            k => format!("it was not run; the reply's {k} calls before it ran, and their results are kept"),
+        };
         End::NeedsPerson(format!(
-            "{} needs a person's answer ({}), and there is no terminal to ask on; nothing was run. To go on: {fix}",
+            "{} needs a person's answer ({}), and there is no terminal to ask on; {what_ran}. To go on: {fix}",
             call.name,
             crate::run::ui::term::visible(question).trim()
         ))
@@ -648,11 +662,7 @@ impl Task {
             }
             let (message, kind) = match (&reply.open_tool, cut) {
                 (Some(name), _) => {
-                    let why = format!(
-                        "The reply ended inside a <{name}> tool call{}; it was not executed.",
-                        if cut { " (cut at the output token limit)" } else { "" }
-                    );
-                    self.notice(NoticeKind::CutOff, &why);
+                    self.notice(NoticeKind::CutOff, &cut_off(name, cut));
                     (prompt::truncated_tool(name, cut), Mistake::CutOff)
                 }
                 (None, true) => {
@@ -672,14 +682,24 @@ impl Task {
         }
         let mut results = Vec::with_capacity(reply.calls.len());
         let mut rejected = false;
+        self.ran_in_reply = 0;
         for planned in &reply.calls {
             let text = if rejected {
-                format!("{} {}", prompt::SKIPPED_AFTER_REJECTION, planned.call.description())
+                let text = format!("{} {}", prompt::SKIPPED_AFTER_REJECTION, planned.call.description());
+                // Its complete `tool_call` event went out: its result is said too.
+                let id = call_id(self.turn_number(), planned.n);
+                self.around.events.tool_result(&id, &planned.call.name, false, &text, None);
+                text
             } else {
                 let (text, end, denied) = self.run_call(&planned.call, planned.n);
                 if end.is_some() {
+                    if matches!(end, Some(End::NeedsPerson(_))) && self.ran_in_reply > 0 && reply.parts.is_empty() {
+                        // XML: the results of the calls that ran are the next user message's start.
+                        self.unsent = Some(results.join("\n\n"));
+                    }
                     return (results.join("\n\n"), end);
                 }
+                self.ran_in_reply += 1;
                 rejected = denied;
                 text
             };
@@ -690,6 +710,8 @@ impl Task {
             results.push(prompt::tool_already_used(name));
         }
         if let (Some(name), false) = (&reply.open_tool, self.settings.one_tool_per_reply) {
+            // Said after the reply's complete calls too: part of what the model meant did not run.
+            self.notice(NoticeKind::CutOff, &cut_off(name, cut));
             if reply.parts.is_empty() {
                 results.push(prompt::truncated_tool(name, cut)); // XML; a native one is answered already
             }
@@ -959,4 +981,11 @@ fn before(hooked: &str) -> String {
     } else {
         format!("\n\n{hooked}")
     }
+}
+
+/// What the person is told of a reply that ended inside a `<name>` call (`cut`: at the output
+/// token limit).
+fn cut_off(name: &str, cut: bool) -> String {
+    let at_limit = if cut { " (cut at the output token limit)" } else { "" };
+    format!("The reply ended inside a <{name}> tool call{at_limit}; it was not executed.")
 }

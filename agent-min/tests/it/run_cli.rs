@@ -216,6 +216,42 @@ fn without_a_terminal_a_needed_approval_stops_the_run_with_exit_3_and_it_resumes
     assert!(reqs[1].last_user().contains("[TASK RESUMPTION]"), "{}", reqs[1].last_user());
 }
 
+/// A reply whose first call runs by itself (a read) and whose second needs a person: the stop
+/// keeps the reply and the read's result, says so, and `resume` goes on after them — the read
+/// is not asked for again. (It used to drop both and say "nothing was run".)
+#[test]
+fn without_a_terminal_a_stop_after_a_call_that_ran_keeps_its_result_for_resume() {
+    let both = format!(
+        "Reading, then writing.\n{}\n{}",
+        tool("read_file", &[("path", "r.txt")]),
+        tool("write_to_file", &[("path", "a.txt"), ("content", "hello")])
+    );
+    let server = Server::start(vec![anthropic(&both), write_reply(), anthropic(&completion("written"))]);
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("r.txt"), "read me once\n").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    let r =
+        run_agent(ws.path(), &args_with(&asking_args(&server), &["--json", "--state-dir", sd, "write a"]), &[], LIMIT);
+    assert_eq!(r.code, Some(3), "{}", r.all());
+    assert!(!ws.path().join("a.txt").exists());
+    assert!(r.stderr.contains("the reply's call before it ran, and its result is kept"), "{}", r.stderr);
+    assert!(!r.stderr.contains("nothing was run"), "{}", r.stderr);
+    let events = events::parse(&r.stdout);
+    assert_eq!(events::of(&events, "tool_result").len(), 1, "the read ran: {}", r.stdout);
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap(), "hello");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let m = reqs[1].body["messages"].as_array().unwrap();
+    assert_eq!(m.len(), 3, "the task, the kept reply, then its result and the resumption: {m:?}");
+    assert_eq!(m[1]["content"], both, "{m:?}");
+    let next = reqs[1].last_user();
+    let (read, resumption) = (next.find("[read_file for 'r.txt'] Result:"), next.find("[TASK RESUMPTION]"));
+    assert!(read.is_some() && read < resumption && next.contains("read me once"), "{next}");
+}
+
 #[test]
 fn without_a_terminal_a_followup_question_stops_the_run_too() {
     let ask = anthropic(&tool("ask_followup_question", &[("question", "Which file?")]));

@@ -348,6 +348,98 @@ fn a_call_cut_at_the_token_limit_still_gets_its_result() {
     assert!(text.contains("write_to_file"), "{text}");
 }
 
+/// A reply of three calls: one that runs, one with arguments that are not JSON, one cut at the
+/// output limit. Each is answered; `--json` pairs every complete call with a result and says
+/// the reply was cut (the notice used to come only when no call completed).
+#[test]
+fn after_a_complete_call_a_bad_one_and_a_cut_one_are_each_reported() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+    let server = Server::start(vec![
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![
+                    call("toolu_A", "read_file", &[r#"{"path":"a.txt"}"#]),
+                    call("toolu_B", "list_files", &[r#"{"path": }"#]),
+                    call("toolu_C", "write_to_file", &[r#"{"absolutePath":"big.txt","content":"lots of"#]),
+                ],
+                stop: Some("max_tokens"),
+                ..Default::default()
+            },
+            5,
+        ),
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])],
+                ..Default::default()
+            },
+            5,
+        ),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["--json", "read"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("big.txt").exists(), "a cut-off call never runs");
+    let events = events::parse(&r.stdout);
+    let cut: Vec<_> = events::of(&events, "notice").into_iter().filter(|e| e["kind"] == "cut_off").collect();
+    assert_eq!(cut.len(), 1, "{}", r.stdout);
+    assert!(cut[0]["message"].as_str().unwrap().contains("<write_to_file>"), "{}", cut[0]);
+    assert!(r.stderr.contains("The reply ended inside a <write_to_file> tool call"), "{}", r.stderr);
+    let complete: Vec<_> = events::of(&events, "tool_call")
+        .into_iter()
+        .filter(|e| e["partial"] == false)
+        .map(|e| e["call_id"].as_str().unwrap().to_string())
+        .collect();
+    let results: Vec<_> = events::of(&events, "tool_result")
+        .into_iter()
+        .map(|e| (e["call_id"].as_str().unwrap().to_string(), e["ok"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(complete, ["call_1", "call_1_2", "call_2"], "{}", r.stdout);
+    assert_eq!(
+        results,
+        [("call_1_2".to_string(), false), ("call_1".to_string(), true), ("call_2".to_string(), true)],
+        "{}",
+        r.stdout
+    );
+    let bad = events::of(&events, "tool_result")[0]["result"].as_str().unwrap().to_string();
+    assert!(bad.contains("not valid JSON"), "{bad}");
+    // The model got the same: each call answered by id.
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let answers: Vec<_> = m[2]["content"].as_array().unwrap().iter().filter(|b| b["type"] == "tool_result").collect();
+    assert_eq!(answers.len(), 3);
+    assert!(answers[1]["content"].as_str().unwrap().contains("not valid JSON"), "{:?}", answers[1]);
+}
+
+/// Native: a stop for a person's answer after a call of the reply ran keeps the reply with that
+/// call's result; `resume` sends them paired, and the waiting call gets the resumption notice.
+#[test]
+fn a_stop_for_a_person_after_a_native_call_ran_resumes_after_it() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("r.txt"), "read me once\n").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    let reply = |calls| native::anthropic(AnthropicReply { calls, ..Default::default() }, 5);
+    let server = Server::start(vec![
+        reply(vec![
+            call("toolu_R", "read_file", &[r#"{"path":"r.txt"}"#]),
+            call("toolu_W", "write_to_file", &[r#"{"absolutePath":"a.txt","content":"hello\n"}"#]),
+        ]),
+        reply(vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])]),
+    ]);
+    let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["--state-dir", sd, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(3), "{}", r.all());
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "the reply was not asked for again");
+    let m = reqs[1].body["messages"].as_array().unwrap();
+    let results = m[2]["content"].as_array().unwrap();
+    assert_eq!((&results[0]["tool_use_id"], &results[1]["tool_use_id"]), (&json!("toolu_R"), &json!("toolu_W")));
+    assert!(results[0]["content"].as_str().unwrap().contains("read me once"), "{:?}", results[0]);
+    assert!(results[1]["content"].as_str().unwrap().contains("[TASK RESUMPTION]"), "{:?}", results[1]);
+}
+
 #[test]
 fn openai_reasoning_is_shown_as_reasoning_never_as_text_and_effort_is_sent() {
     let ws = tempfile::tempdir().unwrap();
@@ -554,11 +646,20 @@ fn a_denial_skips_the_rest_of_the_reply_with_clines_text() {
     let ws = tempfile::tempdir().unwrap();
     let server = Server::start(two_native_writes());
     let url = server.anthropic_url();
-    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "native", "t"];
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "native", "--json", "t"];
     let r = run_interactive(ws.path(), &args, b"n\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(!ws.path().join("a.txt").exists() && !ws.path().join("b.txt").exists(), "{}", r.all());
     assert_eq!(r.stderr.matches("approve?").count(), 1, "one question, for the first call: {}", r.stderr);
+    // In `--json`, the skipped call's result is said too: every complete call has one.
+    let events = events::parse(&r.stdout);
+    let skipped: Vec<_> =
+        events::of(&events, "tool_result").into_iter().filter(|e| e["call_id"] == "call_1_2").collect();
+    assert_eq!(skipped.len(), 1, "{}", r.stdout);
+    assert_eq!(
+        (&skipped[0]["ok"], skipped[0]["result"].as_str().unwrap()),
+        (&json!(false), "Skipping tool due to user rejecting a previous tool. [write_to_file for 'b.txt']")
+    );
     let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
     let results = m[2]["content"].as_array().unwrap();
     assert!(results[0]["content"].as_str().unwrap().contains("The user denied this operation."));

@@ -303,6 +303,9 @@ impl Assembly {
                             "The model's {name} call has invalid JSON arguments ({why}); it was not executed."
                         ));
                         let text = tools::tool_error(&super::invalid_arguments(&name, &why));
+                        // In `--json` as every call is: what could be read of it, and its result.
+                        screen.tool_call(n, &name, c.args.params());
+                        screen.tool_result(n, &name, &text);
                         if !screen.one_tool {
                             answer = Some(text.clone());
                         }
