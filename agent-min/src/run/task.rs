@@ -303,7 +303,8 @@ impl Task {
             let last = self.messages.pop().map(|m| m.content).unwrap_or_default();
             next = if next.is_empty() { last } else { format!("{last}\n\n{next}") };
         }
-        if let Some(i) = next.find("[TASK RESUMPTION]") {
+        // The last one: a kept result (a file read) may hold the words too.
+        if let Some(i) = next.rfind("[TASK RESUMPTION]") {
             next.truncate(i);
         }
         next
@@ -480,8 +481,8 @@ impl Task {
         self.around.events.approval_needed(&id, &call.name, &call.shown_params(), &fix);
         let what_ran = match ran {
             0 => "nothing was run".to_string(),
-            1 => "it was not run; the reply's call before it ran, and its result is kept".to_string(),
-            k => format!("it was not run; the reply's {k} calls before it ran, and their results are kept"),
+            1 => "it was not run; the reply's call before it was handled, and its result is kept".to_string(),
+            k => format!("it was not run; the reply's {k} calls before it were handled, and their results are kept"),
         };
         End::NeedsPerson(format!(
             "{} needs a person's answer ({}), and there is no terminal to ask on; {what_ran}. To go on: {fix}",
@@ -693,8 +694,10 @@ impl Task {
             } else {
                 let (text, end, denied) = self.run_call(&planned.call, planned.n);
                 if end.is_some() {
-                    if matches!(end, Some(End::NeedsPerson(_))) && self.ran_in_reply > 0 && reply.parts.is_empty() {
-                        // XML: the results of the calls that ran are the next user message's start.
+                    let stopped = !matches!(end, Some(End::Completed(_)));
+                    if stopped && self.ran_in_reply > 0 && reply.parts.is_empty() {
+                        // XML: the results of the calls that ran (a person was needed, a hook or
+                        // --output-schema stopped the task) are the next user message's start.
                         self.unsent = Some(results.join("\n\n"));
                     }
                     return (results.join("\n\n"), end);

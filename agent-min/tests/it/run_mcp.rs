@@ -488,6 +488,15 @@ fn a_workspace_s_own_settings_start_nothing_until_approved() {
         r.stderr
     );
     assert!(!marker.exists(), "a program from the repository ran without approval");
+    // A run with nobody to approve goes on without them: the question is not left for its first
+    // call to stop at (a read used to end it with exit 3, showing the MCP question).
+    std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+    let server = Server::start(vec![anthropic(&tool("read_file", &[("path", "a.txt")])), anthropic(&completion("ok"))]);
+    let asking: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
+    let r = run_agent(ws.path(), &args_with(&asking, &["--no-save", "t"]), &env, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("were not started (approve them in a run at a terminal"), "{}", r.stderr);
+    assert!(!marker.exists(), "a program from the repository ran without approval");
     // `mcp list --yolo` (the person at the prompt) approves it for that run.
     let r = run_cmd("mcp", ws.path(), &["list", "--cwd", &cwd, "--yolo"], &env, LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());

@@ -429,11 +429,15 @@ fn a_stop_for_a_person_after_a_native_call_ran_resumes_after_it() {
     let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
     let r = run_agent(ws.path(), &with_mode(&base, "native", &["--state-dir", sd, "t"]), &[], LIMIT);
     assert_eq!(r.code, Some(3), "{}", r.all());
+    assert!(!ws.path().join("a.txt").exists());
     let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--yolo"], &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let reqs = server.requests();
-    assert_eq!(reqs.len(), 2, "the reply was not asked for again");
+    assert_eq!(reqs.len(), 2);
     let m = reqs[1].body["messages"].as_array().unwrap();
+    assert_eq!(m.len(), 3, "the task, the kept reply (not asked for again), the results: {m:?}");
+    let calls: Vec<_> = m[1]["content"].as_array().unwrap().iter().map(|b| b["id"].clone()).collect();
+    assert_eq!(calls, [json!("toolu_R"), json!("toolu_W")]);
     let results = m[2]["content"].as_array().unwrap();
     assert_eq!((&results[0]["tool_use_id"], &results[1]["tool_use_id"]), (&json!("toolu_R"), &json!("toolu_W")));
     assert!(results[0]["content"].as_str().unwrap().contains("read me once"), "{:?}", results[0]);

@@ -136,8 +136,17 @@ fn approved(file: &Path, text: &str, servers: &[ServerConfig], yolo: bool, trust
             true
         }
         // `approve` offers no edit; anything but yes is a no.
-        Approval::No(_) | Approval::Edit | Approval::Unanswered => {
+        Approval::No(_) | Approval::Edit => {
             term.info(&format!("MCP: the servers of {} were not started.", file.display()));
+            false
+        }
+        Approval::Unanswered => {
+            // Not a question for the task's first call to stop at: the run goes on without them.
+            term.take_unanswered();
+            term.info(&format!(
+                "MCP: the servers of {} were not started (approve them in a run at a terminal, or pass --trust-workspace).",
+                file.display()
+            ));
             false
         }
     }

@@ -303,9 +303,11 @@ impl Assembly {
                             "The model's {name} call has invalid JSON arguments ({why}); it was not executed."
                         ));
                         let text = tools::tool_error(&super::invalid_arguments(&name, &why));
-                        // In `--json` as every call is: what could be read of it, and its result.
-                        screen.tool_call(n, &name, c.args.params());
-                        screen.tool_result(n, &name, &text);
+                        // In `--json` as every call is: what could be read of it (an MCP tool's as
+                        // `use_mcp_tool`), and its result.
+                        let (shown, params) = partial_call(name.clone(), c.args.params().to_vec());
+                        screen.tool_call(n, &shown, &params);
+                        screen.tool_result(n, &shown, &text);
                         if !screen.one_tool {
                             answer = Some(text.clone());
                         }
