@@ -284,8 +284,10 @@ impl Task {
     /// Takes up a saved conversation (`session/load` of `agent-min acp`): the next prompt
     /// continues it as a later prompt of a conversation does, after what was left unsent.
     pub(crate) fn restore(&mut self, saved: Record) {
+        // After anything but a completion, the next prompt is not feedback on one.
+        let completed = saved.status == "completed";
         let next = self.take_up(saved);
-        self.unsent = (!next.trim().is_empty()).then(|| next.trim_end().to_string());
+        self.unsent = (!completed || !next.trim().is_empty()).then(|| next.trim_end().to_string());
         self.conversing = true;
         self.started(true);
     }

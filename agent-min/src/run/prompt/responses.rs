@@ -34,11 +34,11 @@ pub(crate) fn user_feedback(feedback: &str) -> String {
 }
 
 /// A later prompt of a conversation (`agent-min acp`) as the model reads it: after a
-/// completion, Cline's feedback on the result of `attempt_completion`
-/// (`AttemptCompletionHandler`); after a stop, what was left unsent (without its environment
-/// details: fresh ones follow) and then the person's words as feedback.
+/// completion (`unsent` is `None`), Cline's feedback on the result of `attempt_completion`
+/// (`AttemptCompletionHandler`); after a stop, what was left unsent if anything (without its
+/// environment details: fresh ones follow) and then the person's words as feedback.
 pub(crate) fn follow_up(prompt: &str, unsent: Option<&str>) -> String {
-    match unsent.map(str::trim_end).filter(|u| !u.is_empty()) {
+    match unsent.map(str::trim_end) {
         None => format!(
             "[attempt_completion] Result:\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\n{prompt}\n</feedback>"
         ),
@@ -47,7 +47,10 @@ pub(crate) fn follow_up(prompt: &str, unsent: Option<&str>) -> String {
                 Some(i) if earlier.ends_with("</environment_details>") => earlier[..i].trim_end(),
                 _ => earlier,
             };
-            format!("{earlier}\n\n{}", user_feedback(prompt))
+            match earlier {
+                "" => user_feedback(prompt),
+                _ => format!("{earlier}\n\n{}", user_feedback(prompt)),
+            }
         }
     }
 }
@@ -271,5 +274,24 @@ mod truncation_tests {
         let t = super::truncated_tool("write_to_file", false);
         assert!(!t.contains("token limit"), "{t}");
         assert!(t.contains("</write_to_file>") && t.contains("NOT executed"), "{t}");
+    }
+}
+
+#[cfg(test)]
+mod follow_up_tests {
+    use super::*;
+
+    /// A stop that left nothing unsent (a reply kept with its calls, a cancelled turn) is not a
+    /// completion: the next prompt is the person's feedback, not on an `attempt_completion`.
+    #[test]
+    fn a_follow_up_is_feedback_on_a_completion_only_after_one() {
+        assert!(follow_up("more", None).starts_with("[attempt_completion] Result:"));
+        assert_eq!(follow_up("more", Some("")), user_feedback("more"));
+        let env = "<environment_details>\nx\n</environment_details>";
+        assert_eq!(follow_up("more", Some(env)), user_feedback("more"));
+        assert_eq!(
+            follow_up("more", Some(&format!("results\n\n{env}"))),
+            format!("results\n\n{}", user_feedback("more"))
+        );
     }
 }
