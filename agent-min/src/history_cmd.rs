@@ -14,8 +14,9 @@ agent-min history — list saved tasks
 USAGE:
     agent-min history [--state-dir DIR] [--json]
 
-One line per task, oldest first: id, status (running, completed, failed, or interrupted when
-the run that saved it is gone: Ctrl-C, kill, a crash), the requests the model answered, cost,
+One line per task, oldest first: id, status (running, completed, failed, approval_needed: a
+call waited for a person and there was no terminal, or interrupted when the run that saved it
+is gone: Ctrl-C, kill, a crash), the requests the model answered, cost,
 when it was last saved, the workspace and the task. Continue one with `agent-min resume ID`
 (or `--last`).
 

@@ -270,7 +270,8 @@ impl Task {
         let next = self.take_up(saved);
         self.started(true);
         let ago = prompt::ago(crate::run::session::state::now_secs().saturating_sub(updated));
-        let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string());
+        let recent = crate::run::session::state::now_secs().saturating_sub(updated) < 30;
+        let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string(), recent);
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
         let (body, env) = (format!("{earlier}{resumption}"), self.environment_details(true));
         let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated));
@@ -305,8 +306,7 @@ impl Task {
             let last = self.messages.pop().map(|m| m.content).unwrap_or_default();
             next = if next.is_empty() { last } else { format!("{last}\n\n{next}") };
         }
-        // The last one: a kept result (a file read) may hold the words too.
-        if let Some(i) = next.rfind("[TASK RESUMPTION]") {
+        if let Some(i) = prompt::last_resumption(&next) {
             next.truncate(i);
         }
         next
@@ -686,7 +686,7 @@ impl Task {
         let mut results = Vec::with_capacity(reply.calls.len());
         let mut rejected = false;
         self.ran_in_reply = 0;
-        for planned in &reply.calls {
+        for (k, planned) in reply.calls.iter().enumerate() {
             let text = if rejected {
                 let text = format!("{} {}", prompt::SKIPPED_AFTER_REJECTION, planned.call.description());
                 // Its complete `tool_call` event went out: its result is said too.
@@ -710,6 +710,13 @@ impl Task {
             };
             self.answer_in_history(planned.n, &text);
             results.push(text);
+            if k + 1 < reply.calls.len() && !rejected {
+                // Saved with each result while more calls follow: a task stopped in a later one
+                // (Ctrl-C, SIGTERM, the --timeout watchdog) keeps it for `resume` — natively on
+                // the call, in XML as the start of the next user message.
+                let pending = reply.parts.is_empty().then(|| results.join("\n\n"));
+                self.save("running", None, pending.as_deref());
+            }
         }
         for name in &reply.extra_tools {
             results.push(prompt::tool_already_used(name));

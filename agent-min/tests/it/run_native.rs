@@ -444,6 +444,85 @@ fn a_stop_for_a_person_after_a_native_call_ran_resumes_after_it() {
     assert!(results[1]["content"].as_str().unwrap().contains("[TASK RESUMPTION]"), "{:?}", results[1]);
 }
 
+/// Resumed after a limit (the reply's calls all answered): the request sends each result with
+/// its call and then Cline's resumption notice as text — the notice used to be dropped with
+/// the copies of the results the saved message starts with.
+#[test]
+fn a_resumed_native_task_gets_the_resumption_notice_after_its_results() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("r.txt"), "read me\n").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    let reply = |calls| native::anthropic(AnthropicReply { calls, ..Default::default() }, 5);
+    let server = Server::start(vec![
+        reply(vec![call("toolu_R", "read_file", &[r#"{"path":"r.txt"}"#])]),
+        reply(vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])]),
+    ]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &with_mode(&base, "native", &["--state-dir", sd, "--max-turns", "1", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(m.len(), 3, "{m:?}");
+    let blocks = m[2]["content"].as_array().unwrap();
+    assert_eq!(blocks[0]["tool_use_id"], "toolu_R");
+    assert!(blocks[0]["content"].as_str().unwrap().contains("read me"), "{:?}", blocks[0]);
+    let texts: Vec<&str> = blocks[1..].iter().map(|b| b["text"].as_str().unwrap()).collect();
+    assert_eq!(texts.iter().filter(|t| t.contains("[TASK RESUMPTION]")).count(), 1, "{texts:?}");
+    assert!(texts.iter().all(|t| !t.contains("[read_file for")), "the result is not said twice: {texts:?}");
+    assert!(texts.last().unwrap().starts_with("<environment_details>"), "{texts:?}");
+}
+
+/// Ctrl-C while the second call of a reply runs: the first call's result was saved with it, so
+/// `resume` sends it — it used to be lost, and the resumption notice went out as its result.
+#[test]
+fn ctrl_c_in_a_later_call_keeps_the_earlier_calls_results() {
+    use std::process::{Command, Stdio};
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("r.txt"), "read me\n").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    let started = ws.path().join("started");
+    let cmd = format!(r#"{{"command":"touch {} && sleep 60","requires_approval":false}}"#, started.display());
+    let reply = |calls| native::anthropic(AnthropicReply { calls, ..Default::default() }, 5);
+    let server = Server::start(vec![
+        reply(vec![
+            call("toolu_R", "read_file", &[r#"{"path":"r.txt"}"#]),
+            call("toolu_X", "execute_command", &[&cmd]),
+        ]),
+        reply(vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])]),
+    ]);
+    let base = anthropic_args(&server);
+    let child = Command::new(bin())
+        .arg("run")
+        .args(with_mode(&base, "native", &["--state-dir", sd, "--sandbox", "off", "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !started.exists() {
+        assert!(start.elapsed() < LIMIT, "the command never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let r = wait_limited(child, LIMIT);
+    assert_eq!(r.code, Some(130), "{}", r.all());
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let results = m[2]["content"].as_array().unwrap();
+    assert_eq!((&results[0]["tool_use_id"], &results[1]["tool_use_id"]), (&json!("toolu_R"), &json!("toolu_X")));
+    assert!(results[0]["content"].as_str().unwrap().contains("read me"), "{:?}", results[0]);
+    assert!(results[1]["content"].as_str().unwrap().contains("[TASK RESUMPTION]"), "{:?}", results[1]);
+}
+
 #[test]
 fn openai_reasoning_is_shown_as_reasoning_never_as_text_and_effort_is_sent() {
     let ws = tempfile::tempdir().unwrap();

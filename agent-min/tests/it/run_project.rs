@@ -553,8 +553,10 @@ fn task_cancel_runs_at_a_limit_and_task_resume_adds_its_context_on_resume() {
         "{next}"
     );
     assert!(next.contains("[TASK RESUMPTION]"), "{next}");
+    // The notice ends with Cline's `wasRecent` sentence when the task was saved under 30 s ago.
+    let tail = "\n\n<hook_context source=\"UserPromptSubmit\">\nPrompt seen.\n</hook_context>\n\n<environment_details>";
     assert!(
-        next.contains("browser if needed.\n\n<hook_context source=\"UserPromptSubmit\">\nPrompt seen.\n</hook_context>\n\n<environment_details>"),
+        next.contains(&format!("browser if needed.{tail}")) || next.contains(&format!("up-to-date contents.{tail}")),
         "UserPromptSubmit runs on resume too, with no new text; its context comes last: {next}"
     );
     let prompts: Vec<Value> =

@@ -214,11 +214,33 @@ pub(crate) fn too_many_mistakes(feedback: &str) -> String {
     )
 }
 
-/// Cline's message when a saved task is resumed; `ago` is e.g. "5 minutes ago" or "just now".
-pub(crate) fn task_resumption(ago: &str, cwd: &str) -> String {
+/// Cline's message when a saved task is resumed; `ago` is e.g. "5 minutes ago" or "just now",
+/// `was_recent` whether it was saved less than 30 s ago (`wasRecent`).
+pub(crate) fn task_resumption(ago: &str, cwd: &str, was_recent: bool) -> String {
+    // Cline adds this when the task was saved less than 30 s ago (and its file-context tracker
+    // has no warnings, which this agent does not keep); here an interrupted write never leaves a
+    // half-written file either (atomic saves, and a rename put back on an interrupt).
+    let recent = if was_recent {
+        "\n\nIMPORTANT: If the last tool use was a replace_in_file or write_to_file that was interrupted, the file was reverted back to its original state before the interrupted edit, and you do NOT need to re-read the file as you already have its up-to-date contents."
+    } else {
+        ""
+    };
     format!(
-        "[TASK RESUMPTION] This task was interrupted {ago}. It may or may not be complete, so please reassess the task context. Be aware that the project state may have changed since then. The current working directory is now '{cwd}'. If the task has not been completed, retry the last step before interruption and proceed with completing the task.\n\nNote: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful and assess whether you should retry. If the last tool was a browser_action, the browser has been closed and you must launch a new browser if needed."
+        "{RESUMPTION_START}{ago}. It may or may not be complete, so please reassess the task context. Be aware that the project state may have changed since then. The current working directory is now '{cwd}'. If the task has not been completed, retry the last step before interruption and proceed with completing the task.\n\nNote: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful and assess whether you should retry. If the last tool was a browser_action, the browser has been closed and you must launch a new browser if needed.{recent}"
     )
+}
+
+/// How [`task_resumption`] begins.
+const RESUMPTION_START: &str = "[TASK RESUMPTION] This task was interrupted ";
+
+/// Where the last resumption notice in `text` begins: one this agent wrote, at the start of the
+/// text or of a paragraph — not those words inside a file a tool read.
+pub(crate) fn last_resumption(text: &str) -> Option<usize> {
+    text.match_indices(RESUMPTION_START)
+        .map(|(i, _)| i)
+        .filter(|&i| i == 0 || text[..i].ends_with("\n\n"))
+        .filter(|&i| text[i..].contains("you must launch a new browser if needed."))
+        .last()
 }
 
 /// Cline's "ago" text for the resumption message.

@@ -22,7 +22,9 @@ pub(crate) struct Answer<'a> {
 }
 
 /// The results a user message carries for the calls of `prev` (the message before it), and
-/// the text left over (the environment details), which goes out after them.
+/// the text left over (the environment details, and when every call has its own answer, any
+/// text after the copies of those answers the message starts with: a resumption notice, the
+/// person's words, a hook's context), which goes out after them.
 pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<Answer<'a>>, &'a str) {
     let calls: Vec<&ToolUsePart> = match prev {
         Some(p) if p.role == Role::Assistant && user.role == Role::User => p.tool_uses().collect(),
@@ -33,7 +35,7 @@ pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<
     }
     let (result, rest) = split_environment(&user.content);
     let mut result = Some(result);
-    let out = calls
+    let out: Vec<Answer<'a>> = calls
         .into_iter()
         .map(|call| {
             let content = match &call.answer {
@@ -47,7 +49,28 @@ pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<
             Answer { call, content }
         })
         .collect();
-    (out, rest)
+    match result {
+        // Every call was answered: the message's text starts with copies of the results of the
+        // calls that ran (the loop writes them there too); what follows them is said as text.
+        Some(head) => {
+            let after = after_copies(head, out.iter().filter_map(|a| a.call.answer.as_deref()));
+            // `head` starts the text, and `after` ends `head`: from it on, the text is contiguous.
+            (out, if after.is_empty() { rest } else { &user.content[head.len() - after.len()..] })
+        }
+        None => (out, rest),
+    }
+}
+
+/// `head` after the copies of `answers` it starts with (some of them, in order, each followed by
+/// a blank line or the end).
+fn after_copies<'a, 'b>(head: &'a str, answers: impl Iterator<Item = &'b str>) -> &'a str {
+    let mut left = head;
+    for a in answers {
+        if let Some(r) = left.strip_prefix(a).filter(|r| r.is_empty() || r.starts_with("\n\n")) {
+            left = &r[r.len().min(2)..];
+        }
+    }
+    left
 }
 
 /// The text blocks Cline sends for a user message's text (`task/index.ts`: the `<task>` block,
@@ -111,6 +134,31 @@ mod tests {
             ]
         );
         assert_eq!(rest, "<environment_details>\nE\n</environment_details>");
+    }
+
+    /// When every call has its own answer, the text after the copies of their results is said:
+    /// a resumed task's notice, the person's words after a stop — not dropped with the copies.
+    #[test]
+    fn text_after_the_copies_of_the_answers_is_kept() {
+        let mut a = Message::assistant("");
+        let (r1, r2) = ("[read_file for 'a'] Result:\nA", "[list_files for '.'] Result:\nB");
+        a.parts = vec![call("t1", Some(r1)), call("t2", Some("not valid JSON")), call("t3", Some(r2))];
+        let env = "<environment_details>\nE\n</environment_details>";
+        // The loop's own message: the copies, then the details.
+        let u = Message::user(format!("{r1}\n\n{r2}\n\n{env}"));
+        let (ans, rest) = answers(Some(&a), &u);
+        assert_eq!(ans.iter().map(|x| x.content.as_str()).collect::<Vec<_>>(), [r1, "not valid JSON", r2]);
+        assert_eq!(rest, env);
+        // Resumed: the old details and the notice follow the copies, then fresh details.
+        let said = "<environment_details>\nold\n</environment_details>\n\n[TASK RESUMPTION] go on";
+        let u = Message::user(format!("{r1}\n\n{r2}\n\n{said}\n\n{env}"));
+        assert_eq!(answers(Some(&a), &u).1, format!("{said}\n\n{env}"));
+        // Nothing but new text (a kept reply's notice; no copies).
+        let u = Message::user(format!("[TASK RESUMPTION] go on\n\n{env}"));
+        assert_eq!(answers(Some(&a), &u).1, u.content);
+        // A copy is only a whole result: one that merely starts alike is text.
+        let u = Message::user(format!("{r1}X\n\n{env}"));
+        assert_eq!(answers(Some(&a), &u).1, u.content);
     }
 
     #[test]
