@@ -618,7 +618,9 @@ impl Task {
                         self.settings.max_retries
                     ));
                     self.around.events.retry(turn, retries, self.settings.max_retries, wait.as_secs_f64(), &e);
-                    std::thread::sleep(wait);
+                    if let Some(hit) = self.around.limits.pause(wait) {
+                        return Err((hit.message, Some(hit.limit)));
+                    }
                 }
                 Err(e) => {
                     let tries =

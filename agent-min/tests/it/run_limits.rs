@@ -111,6 +111,27 @@ fn timeout_stops_a_stalled_stream_with_exit_1_naming_the_flag() {
     assert!(events::of(&events, "retry").is_empty(), "a timeout is not retried");
 }
 
+/// A retry that would wait past the deadline (a 429 asking for 60 s) stops at it, as any limit
+/// does: an `error` event naming it — not the watchdog's hard exit for a loop that does not
+/// respond.
+#[test]
+fn timeout_ends_a_retry_wait_cleanly() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut limited =
+        status(429, serde_json::json!({"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}));
+    limited.headers.push(("retry-after".into(), "60".into()));
+    let server = Server::start(vec![limited, anthropic(&completion("too late"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--timeout", "1s", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("the time limit was reached (--timeout 1s"), "{}", r.stderr);
+    assert!(!r.stderr.contains("did not respond"), "{}", r.stderr);
+    let events = events::parse(&r.stdout);
+    assert_eq!(events::of(&events, "retry").len(), 1, "{}", r.stdout);
+    assert_eq!(events::of(&events, "error")[0]["limit"], "timeout", "{}", r.stdout);
+    assert_eq!(server.requests().len(), 1, "not retried past the deadline");
+}
+
 #[test]
 fn timeout_kills_a_running_command() {
     let ws = tempfile::tempdir().unwrap();

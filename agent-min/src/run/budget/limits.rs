@@ -35,6 +35,9 @@ pub struct Limits {
     done: Arc<AtomicBool>,
 }
 
+/// How often a [`Limits::pause`] looks for the client's cancel.
+const CANCEL_CHECK: Duration = Duration::from_millis(50);
+
 /// How long the watchdog waits, after the deadline, for the loop to stop by itself.
 const GRACE: Duration = Duration::from_secs(3);
 
@@ -121,6 +124,28 @@ impl Limits {
             return Some(cancelled_hit());
         }
         self.timed_out().then(|| self.timeout_hit())
+    }
+
+    /// Waits `d` (a retry's delay), or less when the timeout or the client's cancel comes first:
+    /// what ended it early, if anything. (A `retry-after` of minutes must not outlast
+    /// `--timeout`, and the deadline must not need the watchdog's hard exit.)
+    pub(crate) fn pause(&self, d: Duration) -> Option<Hit> {
+        let end = Instant::now() + d;
+        loop {
+            if let Some(hit) = self.stopped_now() {
+                return Some(hit);
+            }
+            let now = Instant::now();
+            if now >= end {
+                return None;
+            }
+            let mut slice = (end - now).min(CANCEL_CHECK);
+            if let Some(t) = self.timeout {
+                // Wake at the deadline itself.
+                slice = slice.min((self.started + t).saturating_duration_since(now).max(Duration::from_millis(1)));
+            }
+            std::thread::sleep(slice);
+        }
     }
 
     /// The timeout as a [`Hit`].
