@@ -19,6 +19,7 @@ pub(crate) mod texts;
 use std::path::{Path, PathBuf};
 
 use crate::run::llm::{Message, Role};
+use crate::run::prompt;
 use crate::run::tools::Call;
 use crate::run::ui::term::Term;
 
@@ -147,8 +148,9 @@ fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
 }
 
 /// The `path` of each tool call the model made: its first complete tool use per reply in the
-/// XML dialect, and in native mode the calls kept in the reply's parts (the one run; those
-/// answered with `toolAlreadyUsed` never ran, as Cline asks about none of them).
+/// XML dialect, and in native mode every call kept in the reply's parts that was put to the
+/// tools (answered with its result, or not yet) — not one answered with `toolAlreadyUsed` or
+/// skipped after a refusal: those never ran, and Cline asks about none of them.
 fn tool_paths(messages: &[Message]) -> Vec<String> {
     let mut paths = Vec::new();
     for m in messages.iter().filter(|m| m.role == Role::Assistant) {
@@ -164,7 +166,7 @@ fn tool_paths(messages: &[Message]) -> Vec<String> {
             _ => None,
         });
         paths.extend(path.flatten());
-        for used in m.tool_uses().filter(|t| t.answer.is_none()) {
+        for used in m.tool_uses().filter(|t| t.answer.as_deref().is_none_or(ran)) {
             // As the tool read it: `path || absolutePath` for the file tools.
             if let Some(p) = Call::from_input(&used.name, &used.input).param("path") {
                 paths.push(p.to_string());
@@ -172,6 +174,13 @@ fn tool_paths(messages: &[Message]) -> Vec<String> {
         }
     }
     paths
+}
+
+/// Whether a native call answered `answer` was put to the tools.
+fn ran(answer: &str) -> bool {
+    let not_run = answer.starts_with(prompt::SKIPPED_AFTER_REJECTION)
+        || answer.contains("] was not executed because a tool has already been used in this message.");
+    !not_run
 }
 
 #[cfg(test)]
@@ -225,13 +234,23 @@ mod tests {
                 answer,
             })
         };
-        // A call answered with toolAlreadyUsed never ran: it activates nothing.
-        reply.parts.push(call("web/skipped.ts", Some("already used".into())));
+        // A call answered with toolAlreadyUsed, or skipped after a refusal, never ran: it
+        // activates nothing.
+        reply.parts.push(call("web/skipped.ts", Some(prompt::tool_already_used("read_file"))));
+        let skipped = format!("{} [read_file for 'web/x.ts']", prompt::SKIPPED_AFTER_REJECTION);
+        reply.parts.push(call("web/x.ts", Some(skipped)));
         history.push(reply.clone());
         assert!(!p.system_prompt("BASE\n", &history, &mut term).contains("Web rule."));
+        // One that ran (answered with its result) does, as one still waiting for it does.
+        let mut ran = reply.clone();
+        ran.parts.push(call("web/app.ts", Some("[read_file for 'web/app.ts'] Result:\nx".into())));
+        let rule = |h: &[Message], p: &mut Project, t: &mut Term| {
+            p.system_prompt("BASE\n", h, t).contains(".clinerules/web.md\nWeb rule.")
+        };
+        assert!(rule(&[history.clone(), vec![ran]].concat(), &mut p, &mut term));
         reply.parts.push(call("web/app.ts", None));
         history.push(reply);
-        assert!(p.system_prompt("BASE\n", &history, &mut term).contains(".clinerules/web.md\nWeb rule."));
+        assert!(rule(&history, &mut p, &mut term));
     }
 
     /// A file tool's `absolutePath` (Cline's native schemas name it so) is its path, in either

@@ -1,8 +1,9 @@
 //! One hook script run: Cline's `HookProcess`. The script is executed directly (its `#!` line
 //! picks the interpreter), in its own process group, with the workspace root as working
 //! directory, Cline's JSON on stdin and no API key in its environment. Output is capped at
-//! 1 MB (stdout and stderr together, as Cline caps it); at the timeout the whole group is
-//! killed.
+//! 1 MB per stream: Cline caps what it shows at 1 MB of both together but keeps all of stdout
+//! for the answer, so a hook's logging on stderr must not crowd its answer out (a guard's
+//! `cancel` would be lost, and the call run); at the timeout the whole group is killed.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use crate::run::spawn;
 use crate::run::ui::interrupt;
 
-/// Cline's `MAX_HOOK_OUTPUT_SIZE`: stdout and stderr together.
+/// Cline's `MAX_HOOK_OUTPUT_SIZE`, here for each of stdout and stderr.
 pub(crate) const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 
 /// How long output is still read after the script exited (something it left in the
@@ -76,7 +77,7 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
     drop(tx);
     let (mut out, mut err, mut ran) = (Vec::new(), Vec::new(), Ran::default());
     let mut take = |(is_err, chunk): (bool, Vec<u8>), ran: &mut Ran| {
-        let room = MAX_OUTPUT_BYTES.saturating_sub(out.len() + err.len());
+        let room = MAX_OUTPUT_BYTES.saturating_sub(if is_err { err.len() } else { out.len() });
         ran.truncated |= chunk.len() > room;
         let keep = &chunk[..chunk.len().min(room)];
         if is_err {
@@ -170,6 +171,17 @@ mod tests {
         let r = run(&s, &s, d.path(), "", Duration::from_secs(20)).unwrap();
         assert!(r.truncated);
         assert_eq!(r.stdout.len(), MAX_OUTPUT_BYTES);
+    }
+
+    /// A hook that logs more than the cap on stderr still gives its answer on stdout.
+    #[test]
+    fn stderr_does_not_crowd_out_the_answer() {
+        let d = tempfile::tempdir().unwrap();
+        let s = script(d.path(), "#!/bin/sh\nhead -c 1500000 /dev/zero | tr '\\0' x >&2\necho '{\"cancel\": true}'\n");
+        let r = run(&s, &s, d.path(), "", Duration::from_secs(20)).unwrap();
+        assert!(r.truncated);
+        assert_eq!(r.stderr.len(), MAX_OUTPUT_BYTES);
+        assert_eq!(r.stdout, "{\"cancel\": true}\n");
     }
 
     #[test]

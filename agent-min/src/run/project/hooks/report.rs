@@ -14,8 +14,9 @@ const STDERR_SHOWN: usize = 2000;
 
 /// One script's outcome.
 pub(crate) struct Report {
-    /// Its answer: valid JSON (whatever the exit code), or the empty answer of a script that
-    /// exited 0 without one.
+    /// Its answer: valid JSON (whatever the exit code: a guard's `cancel` with exit 1 holds,
+    /// where Cline's `HookProcess` drops every non-zero exit's answer — docs/agent.md lists the
+    /// difference), or the empty answer of a script that exited 0 without one.
     pub answer: Option<Output>,
     /// It failed: could not start, timed out, or exited non-zero without an answer.
     pub failed: bool,
