@@ -19,7 +19,6 @@ pub(crate) mod texts;
 use std::path::{Path, PathBuf};
 
 use crate::run::llm::{Message, Role};
-use crate::run::prompt;
 use crate::run::tools::Call;
 use crate::run::ui::term::Term;
 
@@ -166,7 +165,7 @@ fn tool_paths(messages: &[Message]) -> Vec<String> {
             _ => None,
         });
         paths.extend(path.flatten());
-        for used in m.tool_uses().filter(|t| t.answer.as_deref().is_none_or(ran)) {
+        for used in m.tool_uses().filter(|t| t.answer.as_deref().is_none_or(crate::run::tools::was_run)) {
             // As the tool read it: `path || absolutePath` for the file tools.
             if let Some(p) = Call::from_input(&used.name, &used.input).param("path") {
                 paths.push(p.to_string());
@@ -174,13 +173,6 @@ fn tool_paths(messages: &[Message]) -> Vec<String> {
         }
     }
     paths
-}
-
-/// Whether a native call answered `answer` was put to the tools.
-fn ran(answer: &str) -> bool {
-    let not_run = answer.starts_with(prompt::SKIPPED_AFTER_REJECTION)
-        || answer.contains("] was not executed because a tool has already been used in this message.");
-    !not_run
 }
 
 #[cfg(test)]
@@ -236,9 +228,10 @@ mod tests {
         };
         // A call answered with toolAlreadyUsed, or skipped after a refusal, never ran: it
         // activates nothing.
-        reply.parts.push(call("web/skipped.ts", Some(prompt::tool_already_used("read_file"))));
-        let skipped = format!("{} [read_file for 'web/x.ts']", prompt::SKIPPED_AFTER_REJECTION);
-        reply.parts.push(call("web/x.ts", Some(skipped)));
+        let already = "Tool [read_file] was not executed because a tool has already been used in this message. Only one tool may be used per message. You must assess the first tool's result before proceeding to use the next tool.";
+        reply.parts.push(call("web/skipped.ts", Some(already.into())));
+        let skipped = "Skipping tool due to user rejecting a previous tool. [read_file for 'web/x.ts']";
+        reply.parts.push(call("web/x.ts", Some(skipped.into())));
         history.push(reply.clone());
         assert!(!p.system_prompt("BASE\n", &history, &mut term).contains("Web rule."));
         // One that ran (answered with its result) does, as one still waiting for it does.

@@ -377,6 +377,15 @@ fn denied(ctx: &mut Ctx<'_>, feedback: Option<String>) -> Outcome {
     Outcome::Denied { text: prompt::TOOL_DENIED.to_string(), feedback }
 }
 
+/// Whether a native call whose recorded answer is `answer` was put to the tools: not one
+/// answered with Cline's `toolAlreadyUsed`, nor one skipped after a refusal.
+pub(crate) fn was_run(answer: &str) -> bool {
+    // toolAlreadyUsed's text after the tool's name: "] was not executed because …".
+    let already = prompt::tool_already_used("");
+    let already = &already["Tool [".len()..];
+    !(answer.starts_with(prompt::SKIPPED_AFTER_REJECTION) || answer.ends_with(already))
+}
+
 #[cfg(test)]
 pub(crate) mod testutil {
     use super::*;
