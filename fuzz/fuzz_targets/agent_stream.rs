@@ -8,7 +8,9 @@
 //!   reply text (with `--one-tool-per-reply`, the first tool block if it is complete);
 //! - native: every call kept for history has a JSON object as its arguments text, and each is
 //!   decided once: it runs or the model is told why not;
-//! - every `--json` line is one JSON object, and the complete `tool_call` events name the calls.
+//! - every `--json` line is one JSON object, and the complete `tool_call` events name the calls,
+//!   besides those answered at once with a failed `tool_result` (native arguments that are not
+//!   JSON), each of which has its complete event.
 #![no_main]
 
 use std::io::Write;
@@ -163,16 +165,26 @@ fn check_xml_calls(reply: &Reply, first_only: bool) {
 }
 
 /// Every `--json` line is one JSON object; the complete `tool_call` events name the calls
-/// returned, in order.
+/// returned, in order, besides the calls answered at once with a failed `tool_result` (not
+/// run: native arguments that are not JSON), each of which has its complete event.
 fn check_events(json: &Sink, reply: &Reply) {
     let json = String::from_utf8(json.0.lock().unwrap().clone()).expect("events are UTF-8");
-    let mut complete = Vec::new();
+    let (mut complete, mut answered) = (Vec::new(), Vec::new());
     for line in json.lines() {
         let v: serde_json::Value = serde_json::from_str(line).expect("each event is one JSON object");
+        let id = v["call_id"].as_str().unwrap_or_default().to_string();
         if v["type"] == "tool_call" && v["partial"] == false {
-            complete.push(v["tool"].as_str().expect("a tool_call names its tool").to_string());
+            complete.push((id, v["tool"].as_str().expect("a tool_call names its tool").to_string()));
+        } else if v["type"] == "tool_result" {
+            assert_eq!(v["ok"], false, "only a call that did not run is answered while the reply streams");
+            answered.push(id);
         }
     }
+    for id in &answered {
+        assert!(complete.iter().any(|(c, _)| c == id), "a tool_result for {id} without its complete tool_call");
+    }
+    let run: Vec<&str> =
+        complete.iter().filter(|(id, _)| !answered.contains(id)).map(|(_, tool)| tool.as_str()).collect();
     let calls: Vec<&str> = reply.calls.iter().map(|p| p.call.name.as_str()).collect();
-    assert_eq!(complete, calls, "complete tool_call events vs the calls returned");
+    assert_eq!(run, calls, "complete tool_call events vs the calls returned");
 }
