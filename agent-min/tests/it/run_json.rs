@@ -220,17 +220,8 @@ fn ctrl_c_mid_reply_keeps_the_streamed_text_in_the_events() {
     reply.stall = Duration::from_secs(60);
     let server = Server::start(vec![reply]);
     let base = anthropic_args(&server);
-    let mut child = Command::new(bin())
-        .arg("run")
-        .args(args_with(&base, &["--json", "--no-save", "t"]))
-        .current_dir(ws.path())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = args_with(&base, &["--json", "--no-save", "t"]);
+    let mut child = agent_cmd("run", ws.path(), &args, &[], ws.path()).stdin(Stdio::null()).spawn().unwrap();
     let mut out = child.stdout.take().unwrap();
     let stdout = std::thread::spawn(move || {
         let mut s = String::new();

@@ -18,6 +18,11 @@ fn with_mode<'a>(base: &'a [String], mode: &'a str, extra: &[&'a str]) -> Vec<&'
     v
 }
 
+/// An Anthropic reply of `calls` alone, in 5-byte writes.
+fn reply(calls: Vec<native::Call<'_>>) -> Resp {
+    native::anthropic(AnthropicReply { calls, ..Default::default() }, 5)
+}
+
 fn ollama_args(server: &Server) -> Vec<String> {
     ["--provider", "ollama", "--base-url", &server.anthropic_url(), "--model", "qwen3-test", "--yolo"]
         .iter()
@@ -329,13 +334,7 @@ fn a_call_cut_at_the_token_limit_still_gets_its_result() {
             },
             5,
         ),
-        native::anthropic(
-            AnthropicReply {
-                calls: vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])],
-                ..Default::default()
-            },
-            5,
-        ),
+        reply(vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])]),
     ]);
     let base = anthropic_args(&server);
     let r = run_agent(ws.path(), &with_mode(&base, "native", &["write big"]), &[], LIMIT);
@@ -368,13 +367,7 @@ fn after_a_complete_call_a_bad_one_and_a_cut_one_are_each_reported() {
             },
             5,
         ),
-        native::anthropic(
-            AnthropicReply {
-                calls: vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])],
-                ..Default::default()
-            },
-            5,
-        ),
+        reply(vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])]),
     ]);
     let base = anthropic_args(&server);
     let r = run_agent(ws.path(), &with_mode(&base, "native", &["--json", "read"]), &[], LIMIT);
@@ -418,7 +411,6 @@ fn a_stop_for_a_person_after_a_native_call_ran_resumes_after_it() {
     std::fs::write(ws.path().join("r.txt"), "read me once\n").unwrap();
     let state = tempfile::tempdir().unwrap();
     let sd = state.path().to_str().unwrap();
-    let reply = |calls| native::anthropic(AnthropicReply { calls, ..Default::default() }, 5);
     let server = Server::start(vec![
         reply(vec![
             call("toolu_R", "read_file", &[r#"{"path":"r.txt"}"#]),
@@ -453,7 +445,6 @@ fn a_resumed_native_task_gets_the_resumption_notice_after_its_results() {
     std::fs::write(ws.path().join("r.txt"), "read me\n").unwrap();
     let state = tempfile::tempdir().unwrap();
     let sd = state.path().to_str().unwrap();
-    let reply = |calls| native::anthropic(AnthropicReply { calls, ..Default::default() }, 5);
     let server = Server::start(vec![
         reply(vec![call("toolu_R", "read_file", &[r#"{"path":"r.txt"}"#])]),
         reply(vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])]),
@@ -486,7 +477,6 @@ fn ctrl_c_in_a_later_call_keeps_the_earlier_calls_results() {
     let sd = state.path().to_str().unwrap();
     let started = ws.path().join("started");
     let cmd = format!(r#"{{"command":"touch {} && sleep 60","requires_approval":false}}"#, started.display());
-    let reply = |calls| native::anthropic(AnthropicReply { calls, ..Default::default() }, 5);
     let server = Server::start(vec![
         reply(vec![
             call("toolu_R", "read_file", &[r#"{"path":"r.txt"}"#]),
@@ -495,17 +485,8 @@ fn ctrl_c_in_a_later_call_keeps_the_earlier_calls_results() {
         reply(vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])]),
     ]);
     let base = anthropic_args(&server);
-    let child = Command::new(bin())
-        .arg("run")
-        .args(with_mode(&base, "native", &["--state-dir", sd, "--sandbox", "off", "t"]))
-        .current_dir(ws.path())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = with_mode(&base, "native", &["--state-dir", sd, "--sandbox", "off", "t"]);
+    let child = agent_cmd("run", ws.path(), &args, &[], state.path()).stdin(Stdio::null()).spawn().unwrap();
     let start = std::time::Instant::now();
     while !started.exists() {
         assert!(start.elapsed() < LIMIT, "the command never started");
