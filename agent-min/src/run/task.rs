@@ -301,6 +301,7 @@ impl Task {
         self.earlier_turns = saved.turns;
         self.around.checkpoints.resume(saved.checkpoints);
         self.around.accounting.restore(&saved.totals);
+        self.last_request_tokens = saved.last_request_tokens;
         let mut next = saved.pending.unwrap_or_default();
         if self.messages.last().is_some_and(|m| m.role == Role::User) {
             let last = self.messages.pop().map(|m| m.content).unwrap_or_default();
@@ -550,6 +551,7 @@ impl Task {
             messages: &self.messages,
             pending,
             totals: self.around.accounting.totals(),
+            last_request_tokens: self.last_request_tokens,
             checkpoints: self.around.checkpoints.records(),
         };
         if let Err(e) = store.save(&snap) {

@@ -205,6 +205,42 @@ fn resume_last_continues_a_task_stopped_by_a_limit() {
     assert!(r.stderr.contains("over 3 requests"), "totals include the earlier run: {}", r.stderr);
 }
 
+/// The `# Context Window Usage` line of a request's last user message.
+fn context_usage(request: &Value) -> String {
+    let msgs = request["messages"].as_array().unwrap();
+    let last = text_of(&msgs[msgs.len() - 1]["content"]);
+    let at = last.find("# Context Window Usage\n").unwrap_or_else(|| panic!("no usage line: {last}"));
+    last[at..].lines().nth(1).unwrap().to_string()
+}
+
+#[test]
+fn a_resumed_task_shows_the_last_requests_context_window_usage() {
+    // Cline reads the usage from the last request it saved; a resumed task used to say
+    // "0 / 200K tokens used (0%)" until its first reply.
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let list = tool("list_files", &[("path", ".")]);
+    let server = Server::start(vec![
+        anthropic_usage(&list, 40_000),
+        anthropic_usage(&list, 40_000),
+        anthropic(&completion("done later")),
+    ]);
+    let base = anthropic_args(&server);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--state-dir", &state_dir, "--max-turns", "2", "list twice"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", &state_dir, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    // The second request shows the first reply's usage; the resumed one the second's, the same.
+    let shown = context_usage(&reqs[1].body);
+    assert!(shown.starts_with("40,"), "{shown}");
+    assert_eq!(context_usage(&reqs[2].body), shown);
+}
+
 #[test]
 fn resume_errors_name_the_fix() {
     let ws = tempfile::tempdir().unwrap();

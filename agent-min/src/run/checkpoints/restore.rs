@@ -106,6 +106,7 @@ pub(crate) fn restore(
         messages: &record.messages,
         pending: record.pending.as_deref(),
         totals: record.totals.clone(),
+        last_request_tokens: record.last_request_tokens,
         checkpoints: &record.checkpoints,
     };
     store.save(&snap).map_err(|e| {
@@ -174,6 +175,7 @@ mod tests {
             ],
             pending: None,
             totals: Default::default(),
+            last_request_tokens: 0,
             owner: None,
             checkpoints: vec![cp(1, 1, 1), cp(2, 1, 2), cp(3, 2, 4)],
         }

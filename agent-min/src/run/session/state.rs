@@ -277,6 +277,11 @@ pub(crate) struct TaskFile {
     pub turns: u32,
     /// Token and cost totals over all runs.
     pub totals: Totals,
+    /// The tokens of the last request that reported any (prompt, output and cache): what
+    /// `# Context Window Usage` shows after a resume, as Cline reads it from its saved messages
+    /// (absent in earlier saves).
+    #[serde(default)]
+    pub last_request_tokens: u64,
     /// The user message about to be sent (or being answered) when saved.
     pub pending: Option<String>,
     /// The process that saved it (absent in early saves).
@@ -311,6 +316,8 @@ pub struct Record {
     pub pending: Option<String>,
     /// Token and cost totals (see `Accounting::totals`).
     pub totals: Totals,
+    /// The tokens of the last request that reported any.
+    pub last_request_tokens: u64,
     /// The workspace's checkpoints taken by this task (none in tasks saved before checkpoints).
     pub checkpoints: Vec<CheckpointRecord>,
     /// The process that saved it: pid and start time (Linux clock ticks since boot).
@@ -359,6 +366,8 @@ pub(crate) struct Snapshot<'a> {
     pub pending: Option<&'a str>,
     /// Totals.
     pub totals: Totals,
+    /// The tokens of the last request that reported any.
+    pub last_request_tokens: u64,
     /// The task's checkpoints.
     pub checkpoints: &'a [CheckpointRecord],
 }
@@ -441,6 +450,7 @@ impl Store {
             cwd: m.cwd.clone(),
             turns: s.turns,
             totals: s.totals.clone(),
+            last_request_tokens: s.last_request_tokens,
             pending: s.pending.map(str::to_string),
             pid: Some(std::process::id()),
             started: process_start(std::process::id()),
@@ -593,6 +603,7 @@ fn read(path: &Path) -> Result<Record, String> {
         messages,
         pending: f.pending,
         totals: f.totals,
+        last_request_tokens: f.last_request_tokens,
         checkpoints: f.checkpoints,
         owner: f.pid.zip(f.started),
     })
@@ -629,6 +640,7 @@ mod tests {
             messages: &msgs,
             pending: Some("next"),
             totals: Totals { requests: 1, ..Totals::default() },
+            last_request_tokens: 1234,
             checkpoints: &[],
         };
         store.save(&snap).unwrap();
@@ -639,6 +651,7 @@ mod tests {
         assert_eq!(r.messages.len(), 2);
         assert_eq!(r.messages[1].role, Role::Assistant);
         assert_eq!(r.pending.as_deref(), Some("next"));
+        assert_eq!(r.last_request_tokens, 1234);
         assert_eq!(r.meta.base_url, "https://example.test/v1");
         assert_eq!(fs::read_dir(d.path().join("tasks")).unwrap().count(), 1);
         assert_eq!(store.last().unwrap().meta.id, m.id);
@@ -669,16 +682,19 @@ mod tests {
             messages: &[],
             pending: None,
             totals: Totals::default(),
+            last_request_tokens: 77,
             checkpoints: std::slice::from_ref(&cp),
         };
         store.save(&snap).unwrap();
         assert_eq!(store.load(&m.id).unwrap().checkpoints, vec![cp]);
-        // A file written before checkpoints existed has no such field.
+        // A file written before checkpoints (or the last request's tokens) has no such field.
         let mut old: Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
         old.as_object_mut().unwrap().remove("checkpoints");
+        old.as_object_mut().unwrap().remove("last_request_tokens");
         fs::write(store.path(&m.id), old.to_string()).unwrap();
         let r = store.load(&m.id).unwrap();
         assert!(r.checkpoints.is_empty());
+        assert_eq!(r.last_request_tokens, 0);
         assert_eq!(r.turns, 2);
     }
 
@@ -713,6 +729,7 @@ mod tests {
             messages: &msgs,
             pending: None,
             totals: Totals::default(),
+            last_request_tokens: 0,
             checkpoints: &[],
         };
         store.save(&snap).unwrap();
@@ -773,6 +790,7 @@ mod tests {
             messages: &r.messages,
             pending: r.pending.as_deref(),
             totals: r.totals.clone(),
+            last_request_tokens: r.last_request_tokens,
             checkpoints: &r.checkpoints,
         };
         store.save(&snap).unwrap();
@@ -783,7 +801,10 @@ mod tests {
             }
             v
         };
-        assert_eq!(strip(&fs::read_to_string(store.path(&r.meta.id)).unwrap()), strip(OLD_SAVE));
+        // Saved again, it gains the one field added since, at its default.
+        let mut again = strip(&fs::read_to_string(store.path(&r.meta.id)).unwrap());
+        assert_eq!(again.as_object_mut().unwrap().remove("last_request_tokens"), Some(Value::from(0)));
+        assert_eq!(again, strip(OLD_SAVE));
     }
 
     #[test]
@@ -831,6 +852,7 @@ mod tests {
             messages: &[],
             pending: None,
             totals: Totals { requests: 2, ..Totals::default() },
+            last_request_tokens: 0,
             checkpoints: &[],
         };
         store.save(&snap).unwrap();
@@ -869,6 +891,7 @@ mod tests {
             pending: None,
             checkpoints: &[],
             totals: Totals::default(),
+            last_request_tokens: 0,
         }
     }
 
