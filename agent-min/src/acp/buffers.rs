@@ -32,9 +32,8 @@ impl EditorBuffers {
         })
     }
 
-    fn call(&self, method: &str, params: impl serde::Serialize) -> Result<serde_json::Value, String> {
-        let wire = self.session.lock().unwrap_or_else(|e| e.into_inner()).wire.clone();
-        wire.call(method, params)
+    fn wire(&self) -> std::sync::Arc<super::wire::Wire> {
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).wire.clone()
     }
 
     fn session_id(&self) -> String {
@@ -48,7 +47,7 @@ impl Buffers for EditorBuffers {
             return None;
         }
         let request = ReadTextFileRequest::new(self.session_id(), abs.to_path_buf());
-        Some(self.call("fs/read_text_file", request).and_then(|v| {
+        Some(self.wire().call("fs/read_text_file", request).and_then(|v| {
             serde_json::from_value::<ReadTextFileResponse>(v)
                 .map(|r| r.content)
                 .map_err(|e| format!("the editor's answer is not a ReadTextFileResponse: {e}"))
@@ -60,6 +59,7 @@ impl Buffers for EditorBuffers {
             return None;
         }
         let request = WriteTextFileRequest::new(self.session_id(), abs.to_path_buf(), text.to_string());
-        Some(self.call("fs/write_text_file", request).map(|_| ()))
+        // The file's text as it is to be, keys it holds included (see `call_unmasked`).
+        Some(self.wire().call_unmasked("fs/write_text_file", request).map(|_| ()))
     }
 }

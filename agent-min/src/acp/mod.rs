@@ -219,7 +219,9 @@ impl Agent {
         let text = prompt_text(&req.prompt);
         // A call a cancelled turn left unanswered is no longer what an approval is about.
         live.shared.lock().unwrap_or_else(|e| e.into_inner()).pending.clear();
+        self.wire.turn_starts(&req.session_id.0);
         let end = live.task.converse(&text);
+        self.wire.turn_ends();
         let stop = if live.cancel.load(Ordering::SeqCst) {
             StopReason::Cancelled
         } else {

@@ -37,8 +37,11 @@ pub(crate) struct Wire {
     out: Mutex<std::io::Stdout>,
     answers: Mutex<Receiver<Answer>>,
     next_id: AtomicI64,
-    /// The number of the current turn (`session/prompt`s read so far).
+    /// The number of the current turn (`session/prompt`s started so far).
     turn: AtomicU64,
+    /// The session whose turn is running, if any: a cancel for another session stops nothing
+    /// of it.
+    running: Mutex<Option<String>>,
     /// Each session's cancel flag, by session id.
     cancels: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>,
 }
@@ -55,6 +58,7 @@ impl Wire {
             answers: Mutex::new(answers),
             next_id: AtomicI64::new(0),
             turn: AtomicU64::new(0),
+            running: Mutex::new(None),
             cancels: cancels.clone(),
         });
         let reader = wire.clone();
@@ -111,18 +115,35 @@ impl Wire {
         if let Some(flag) = self.cancels.lock().unwrap_or_else(|e| e.into_inner()).get(session) {
             flag.store(false, Ordering::SeqCst);
         }
+    }
+
+    /// The main thread starts `session`'s prompt: what a cancel of that session stops now.
+    pub(crate) fn turn_starts(&self, session: &str) {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        *running = Some(session.to_string());
         self.turn.fetch_add(1, Ordering::SeqCst);
         interrupt::turn_begins();
     }
 
-    /// `session/cancel`: stops the session's turn as Ctrl-C stops a run, without exiting.
+    /// The prompt's turn has ended.
+    pub(crate) fn turn_ends(&self) {
+        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// `session/cancel`: stops the session's turn as Ctrl-C stops a run, without exiting. Only
+    /// that session's: its flag is set (a prompt of it read but not yet started ends at once),
+    /// and curl, a command and a pending request are stopped only when its turn is the one
+    /// running.
     fn cancel(&self, params: &Value, answers: &Sender<Answer>) {
         let session = params.get("sessionId").and_then(Value::as_str).unwrap_or_default();
         let flag = self.cancels.lock().unwrap_or_else(|e| e.into_inner()).get(session).cloned();
         if let Some(flag) = flag {
+            let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
             flag.store(true, Ordering::SeqCst);
-            interrupt::kill_turn();
-            let _ = answers.send(Answer::Cancelled(self.turn.load(Ordering::SeqCst)));
+            if running.as_deref() == Some(session) {
+                interrupt::kill_turn();
+                let _ = answers.send(Answer::Cancelled(self.turn.load(Ordering::SeqCst)));
+            }
         }
     }
 
@@ -133,8 +154,13 @@ impl Wire {
 
     /// One message, one line; keys masked as in everything the agent shows.
     pub(crate) fn send(&self, msg: &Value) {
+        self.send_line(msg, true);
+    }
+
+    /// One message, one line, keys masked when `mask`.
+    fn send_line(&self, msg: &Value, mask: bool) {
         let Ok(text) = serde_json::to_string(msg) else { return };
-        let mut line = redact::apply(&text).into_owned();
+        let mut line = if mask { redact::apply(&text).into_owned() } else { text };
         line.push('\n');
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         let _ = out.write_all(line.as_bytes()).and_then(|_| out.flush());
@@ -165,8 +191,19 @@ impl Wire {
     /// cancelled meanwhile, the client answered with an error (its message), or the
     /// connection ended.
     pub(crate) fn call(&self, method: &str, params: impl serde::Serialize) -> Result<Value, String> {
+        self.call_with(method, params, true)
+    }
+
+    /// [`Wire::call`] for a request that carries a file's own text back to it
+    /// (`fs/write_text_file`): not masked, or a key the file holds (a `.env`) would be
+    /// replaced by the mask in the file itself. It shows nothing the file did not hold.
+    pub(crate) fn call_unmasked(&self, method: &str, params: impl serde::Serialize) -> Result<Value, String> {
+        self.call_with(method, params, false)
+    }
+
+    fn call_with(&self, method: &str, params: impl serde::Serialize, mask: bool) -> Result<Value, String> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.send_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}), mask);
         let answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             match answers.recv().map_err(|_| "the editor closed the connection".to_string())? {

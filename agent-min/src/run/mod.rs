@@ -415,7 +415,8 @@ fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
 
 /// A live run of `task`: provider, key, URL, workspace.
 fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    // A key wiped from the environment by an earlier session's hardening is read as it was.
+    let env = |k: &str| sandbox::process::key_var(k).filter(|v| !v.trim().is_empty());
     redact::add_from_env();
     // Everything about the provider comes from its declaration (`llm/providers/registry.rs`).
     let declared = llm::providers::registry::PROVIDERS;

@@ -8,6 +8,10 @@
 // through fs/write_text_file goes to the buffers, not to the disk.
 // ACP_SCENARIO=load: session/load of the saved session ACP_LOAD_ID (its history arrives as
 // updates), then one prompt, ACP_PROMPT.
+// ACP_SCENARIO=two: two sessions in one process, A and B; A's prompt asks a permission, and
+// before answering it the client cancels the idle B (the cancel reaches the agent first, on the
+// same stream); then one prompt in B.
+// ACP_NOTES: the buffer's text of notes.txt (default "unsaved line\n").
 //
 // Usage: node client.mjs SDK_ENTRY TRANSCRIPT WORKSPACE AGENT [AGENT_ARGS...]
 // Every line on the wire, both ways, is appended to TRANSCRIPT as {"from": "agent"|"client",
@@ -74,11 +78,19 @@ const seen = { updates: [], permissions: [], fs: [] };
 let answer = "allow_once";
 let watch = () => {};
 // The editor's buffers (fs scenario), by absolute path.
-const buffers = new Map([[join(workspace, "notes.txt"), "unsaved line\n"]]);
+const buffers = new Map([[join(workspace, "notes.txt"), process.env.ACP_NOTES ?? "unsaved line\n"]]);
+// The connection's context, for what a handler sends of its own accord.
+let conn;
+// A session to cancel before answering the next permission request (scenario `two`).
+let cancelFirst = null;
 const app = acp
   .client({ name: "agent-min-acp-test" })
   .onRequest("session/request_permission", async ({ params }) => {
     seen.permissions.push(params);
+    if (cancelFirst !== null) {
+      await conn.notify("session/cancel", { sessionId: cancelFirst });
+      cancelFirst = null;
+    }
     return { outcome: { outcome: "selected", optionId: answer } };
   })
   .onRequest("fs/read_text_file", async ({ params }) => {
@@ -96,6 +108,7 @@ const app = acp
   });
 
 await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
+  conn = ctx;
   const fs = process.env.ACP_FS === "1";
   seen.initialize = await ctx.request("initialize", {
     protocolVersion: 1,
@@ -103,6 +116,17 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     clientInfo: { name: "agent-min-acp-test", version: "1.0.0" },
   });
   let session;
+  if (scenario === "two") {
+    const text = (t) => [{ type: "text", text: t }];
+    const a = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+    const b = await ctx.request("session/new", { cwd: workspace, mcpServers: [] });
+    seen.sessions = [a, b];
+    answer = "allow_once";
+    cancelFirst = b.sessionId;
+    seen.first = await ctx.request("session/prompt", { sessionId: a.sessionId, prompt: text("Write hello.txt.") });
+    seen.second = await ctx.request("session/prompt", { sessionId: b.sessionId, prompt: text("Say done.") });
+    return;
+  }
   if (scenario === "load") {
     session = { sessionId: process.env.ACP_LOAD_ID };
     seen.loaded = await ctx.request("session/load", { sessionId: session.sessionId, cwd: workspace, mcpServers: [] });

@@ -325,14 +325,17 @@ fn an_editor_that_offers_its_file_system_gets_the_reads_and_writes_of_text_files
     let root = std::fs::canonicalize(ws.path()).unwrap();
     std::fs::write(root.join("notes.txt"), "saved line\n").unwrap();
     let state = tempfile::tempdir().unwrap();
-    let env = [("ACP_FS", "1"), ("ACP_PROMPT", "Edit notes.txt, then write new.txt.")];
+    // The buffer holds the agent's own key, as a project's .env may: masked wherever the agent
+    // shows it, it must still go back into the file as it was.
+    let notes_text = format!("ANTHROPIC_API_KEY={KEY}\nunsaved line\n");
+    let env = [("ACP_FS", "1"), ("ACP_PROMPT", "Edit notes.txt, then write new.txt."), ("ACP_NOTES", &notes_text)];
     let (seen, _) = run_client("once", &env, &server, &root, state.path());
     assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
 
-    // The edit applied to the buffer's text and went back to the buffer; the new file too.
-    // The disk is the editor's business: agent-min wrote nothing there.
+    // The edit applied to the buffer's text and went back to the buffer, the key in it kept;
+    // the new file too. The disk is the editor's business: agent-min wrote nothing there.
     let (notes, new) = (root.join("notes.txt").display().to_string(), root.join("new.txt").display().to_string());
-    assert_eq!(seen["buffers"][&notes], "edited line\n", "{seen}");
+    assert_eq!(seen["buffers"][&notes], format!("ANTHROPIC_API_KEY={KEY}\nedited line\n"), "{seen}");
     assert_eq!(seen["buffers"][&new], "brand new", "{seen}"); // Cline's write_to_file drops the last newline
     assert_eq!(std::fs::read_to_string(root.join("notes.txt")).unwrap(), "saved line\n");
     assert!(!root.join("new.txt").exists(), "written on disk by the agent");
@@ -351,6 +354,35 @@ fn an_editor_that_offers_its_file_system_gets_the_reads_and_writes_of_text_files
     assert_eq!(reqs.len(), 3);
     let result = reqs[2].last_user();
     assert!(result.contains("edited line") && !result.contains("saved line"), "{result}");
+}
+
+#[test]
+fn two_sessions_in_one_process_each_start_and_a_cancel_stops_only_its_own() {
+    let server = Server::start(vec![
+        // Session A: an edit (its permission answered after the client cancelled B), then done.
+        anthropic(&tool("write_to_file", &[("path", "hello.txt"), ("content", "from A")])),
+        anthropic(&completion("A wrote hello.txt")),
+        // Session B, after the cancel: its prompt runs as any.
+        anthropic(&completion("B done")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (seen, _) = run_client("two", &[], &server, &root, state.path());
+
+    // The second session started: the key, wiped from the environment by the first session's
+    // hardening, is the one read at the start.
+    let ids: Vec<&str> =
+        seen["sessions"].as_array().unwrap().iter().map(|s| s["sessionId"].as_str().unwrap()).collect();
+    assert!(ids.len() == 2 && ids[0] != ids[1], "{seen}");
+    // B's cancel left A's turn alone: its permission was answered, the file written.
+    assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
+    assert_eq!(std::fs::read_to_string(root.join("hello.txt")).unwrap(), "from A");
+    assert_eq!(seen["second"]["stopReason"], "end_turn", "{seen}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert_eq!(reqs[2].header("x-api-key"), Some(KEY));
+    assert!(reqs[1].last_user().contains("successfully saved to hello.txt"), "{}", reqs[1].last_user());
 }
 
 #[test]
