@@ -55,8 +55,12 @@ MODEL:
                           complete call runs it, marked recovered; local models often do this)
     --thinking-budget N   anthropic: extended thinking with N budget tokens (at least 1024),
                           within max_tokens (as Cline); thinking is shown dimmed and sent back with
-                          its signature
-    --reasoning-effort E  openai-compatible reasoning models: low | medium | high
+                          its signature. Not sent to a model Cline's table says cannot think; on
+                          Opus 4.6+ and Sonnet 5 (adaptive thinking) it turns on thinking at effort
+                          high
+    --reasoning-effort E  none | low | medium | high | xhigh: the effort of OpenAI's reasoning
+                          models (o1, o3, o4, gpt-5: medium unless given; none sends none) and of
+                          Anthropic's adaptive thinking (Opus 4.6+, Sonnet 5: off unless given)
     Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY (Ollama needs none; a local
     OpenAI-compatible server works without OPENAI_API_KEY). The key is passed to curl through
     a pipe, never on a command line nor in a file, and is never printed.
@@ -324,6 +328,9 @@ pub(crate) struct Options {
 /// Most bytes of a task read from standard input (`-`).
 pub(crate) const MAX_STDIN_TASK: u64 = 1 << 20;
 
+/// `--reasoning-effort`'s values: Cline's (`OPENAI_REASONING_EFFORT_OPTIONS`).
+pub(crate) const REASONING_EFFORTS: &[&str] = &["none", "low", "medium", "high", "xhigh"];
+
 /// The task as given: the argument itself, or standard input when it is `-` (at most
 /// [`MAX_STDIN_TASK`] bytes of UTF-8, without its final line ending). With a task argument,
 /// piped standard input (`piped`: a pipe or a file, never a terminal) is context: it follows the
@@ -473,8 +480,11 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             }
             Long("reasoning-effort") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;
-                if !["low", "medium", "high"].contains(&v.as_str()) {
-                    return Err(format!("unknown --reasoning-effort {v:?}; use low, medium or high"));
+                if !REASONING_EFFORTS.contains(&v.as_str()) {
+                    return Err(format!(
+                        "unknown --reasoning-effort {v:?}; use one of {} (Cline's values)",
+                        REASONING_EFFORTS.join(", ")
+                    ));
                 }
                 o.reasoning_effort = Some(v);
             }
@@ -599,7 +609,7 @@ mod tests {
         assert!(parse(args(&["--bogus"])).unwrap_err().contains("--bogus"));
         assert!(parse(args(&["--tool-calls", "json"])).unwrap_err().contains("xml, native or auto"));
         assert!(parse(args(&["--thinking-budget", "100"])).unwrap_err().contains("at least 1024"));
-        assert!(parse(args(&["--reasoning-effort", "max"])).unwrap_err().contains("low, medium or high"));
+        assert!(parse(args(&["--reasoning-effort", "max"])).unwrap_err().contains("none, low, medium, high, xhigh"));
         let o = parse(args(&["--tool-calls", "native", "--thinking-budget", "2048", "--reasoning-effort", "low", "t"]))
             .unwrap();
         assert_eq!(o.tool_calls, crate::run::native::ToolCalls::Native);

@@ -13,6 +13,12 @@ use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Part, Role, S
 /// the last two user messages marked the same way (`sanitizeAnthropicMessages`) and
 /// `tool_choice: {"type": "any"}` when tools go out and thinking is off; for a model without it,
 /// `tool_choice: {"type": "auto"}` (sent only with tools: the API refuses it without).
+///
+/// The models that think adaptively (Opus 4.6+, Sonnet 5: [`is_adaptive_thinking_model`]) get
+/// no temperature (the API refuses it) and, when thinking is asked for, `thinking: {"type":
+/// "adaptive"}` with `output_config.effort` (`--reasoning-effort`, else `high` for a
+/// `--thinking-budget`) instead of a budget. A budget goes to no model that Cline's table says
+/// cannot think. Cline's id suffixes `:fast` and `:1m` come off the id and become their betas.
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let cache = cfg.facts.supports_prompt_cache;
     let users: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| m.role == Role::User).map(|(i, _)| i).collect();
@@ -32,18 +38,23 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
             })
         })
         .collect();
+    let (model, fast, long) = split_suffixes(&cfg.model);
+    let thinking = Thinking::of(cfg, model);
     let mut max_tokens = cfg.max_tokens.or(cfg.facts.max_output()).unwrap_or(8192);
-    // The thinking budget counts towards max_tokens, which must exceed it.
-    if let Some(budget) = cfg.thinking_budget.filter(|&b| b >= max_tokens) {
-        max_tokens = budget.saturating_add(max_tokens);
-    }
-    let thinking = cfg.thinking_budget.is_some();
-    let mut body = json!({"model": cfg.model});
-    if let Some(budget) = cfg.thinking_budget {
-        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    let mut body = json!({"model": model});
+    match thinking {
+        Thinking::Budget(budget) => {
+            // The thinking budget counts towards max_tokens, which must exceed it.
+            if budget >= max_tokens {
+                max_tokens = budget.saturating_add(max_tokens);
+            }
+            body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+        }
+        Thinking::Adaptive(_) => body["thinking"] = json!({"type": "adaptive"}),
+        Thinking::Off | Thinking::OffAdaptive => {}
     }
     body["max_tokens"] = json!(max_tokens);
-    if !thinking {
+    if thinking == Thinking::Off {
         body["temperature"] = json!(0);
     }
     body["system"] = if cache {
@@ -53,17 +64,31 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     };
     body["messages"] = Value::Array(msgs);
     body["stream"] = json!(true);
+    let thinks = matches!(thinking, Thinking::Budget(_) | Thinking::Adaptive(_));
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::anthropic(tools);
-        if !thinking {
+        if !thinks {
             body["tool_choice"] = if cache { json!({"type": "any"}) } else { json!({"type": "auto"}) };
         }
+    }
+    if let Thinking::Adaptive(effort) = thinking {
+        body["output_config"] = json!({"effort": effort});
+    }
+    let betas: Vec<&str> = [(fast, FAST_MODE_BETA), (long, CONTEXT_1M_BETA)]
+        .into_iter()
+        .filter_map(|(on, beta)| on.then_some(beta))
+        .collect();
+    if fast {
+        body["speed"] = json!("fast");
     }
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
         ("anthropic-version".to_string(), "2023-06-01".to_string()),
         ("accept".to_string(), "text/event-stream".to_string()),
     ];
+    if !betas.is_empty() {
+        headers.push(("anthropic-beta".to_string(), betas.join(",")));
+    }
     if let Some(k) = &cfg.api_key {
         headers.push(("x-api-key".to_string(), k.clone()));
     }
@@ -71,6 +96,66 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
         url: format!("{}/v1/messages", cfg.base_url.trim_end_matches('/')),
         headers,
         body: body.to_string().into_bytes(),
+    }
+}
+
+/// Cline's betas for its model-id suffixes (`providers/anthropic.ts`).
+const FAST_MODE_BETA: &str = "fast-mode-2026-02-01";
+const CONTEXT_1M_BETA: &str = "context-1m-2025-08-07";
+
+/// The id the API gets and whether Cline's `:fast` and `:1m` suffixes were on it
+/// (`claude-opus-4-6:1m:fast` is both).
+fn split_suffixes(model: &str) -> (&str, bool, bool) {
+    let (base, fast) = model.strip_suffix(":fast").map_or((model, false), |b| (b, true));
+    let (id, long) = base.strip_suffix(":1m").map_or((base, false), |b| (b, true));
+    (id, fast, long)
+}
+
+/// Cline's `isClaudeAdaptiveThinkingModel` (`shared/utils/reasoning-support.ts`): the models
+/// that decide how long to think (an effort, not a budget) and refuse a temperature.
+pub(crate) fn is_adaptive_thinking_model(model: &str) -> bool {
+    let id = model.to_lowercase();
+    const VERSIONS: [&str; 6] = ["4-6", "4.6", "4-7", "4.7", "4-8", "4.8"];
+    id.contains("claude-fable-5")
+        || id.contains("claude-sonnet-5")
+        || id.contains("claude-5-sonnet")
+        || VERSIONS.iter().any(|v| id.contains(&format!("claude-opus-{v}")) || id.contains(&format!("claude-{v}-opus")))
+}
+
+/// How the request thinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Thinking {
+    /// Not at all: `temperature: 0`.
+    Off,
+    /// Not at all, on an adaptive model: no temperature either.
+    OffAdaptive,
+    /// Extended thinking with this budget.
+    Budget(u32),
+    /// Adaptive thinking at this effort.
+    Adaptive(&'static str),
+}
+
+impl Thinking {
+    /// As Cline decides it: an adaptive model thinks at `--reasoning-effort` (`none`: not at
+    /// all), else at `high` when a budget is given; another model thinks with the budget when
+    /// it can (Cline's `supportsReasoning`; a model not in its table is taken at its word).
+    fn of(cfg: &ApiConfig, model: &str) -> Thinking {
+        let budget = cfg.thinking_budget.filter(|&b| b > 0);
+        if is_adaptive_thinking_model(model) {
+            let effort = match cfg.reasoning_effort.as_deref() {
+                Some(e) => crate::run::cli::REASONING_EFFORTS.iter().find(|&&k| k == e).copied(),
+                None => budget.map(|_| "high"),
+            };
+            return match effort {
+                Some(e) if e != "none" => Thinking::Adaptive(e),
+                _ => Thinking::OffAdaptive,
+            };
+        }
+        let known = crate::run::llm::models::lookup(super::Provider::Anthropic, model).key.is_some();
+        match budget {
+            Some(b) if cfg.facts.supports_reasoning || !known => Thinking::Budget(b),
+            _ => Thinking::Off,
+        }
     }
 }
 
@@ -451,5 +536,82 @@ mod tests {
         assert_eq!(body["stream"], true);
         assert_eq!(body["messages"][0]["content"], json!([{"type": "text", "text": "hi"}]));
         assert!(!String::from_utf8_lossy(&r.body).contains("sk-test"));
+    }
+
+    /// The request for `model` (its facts from Cline's table) with these thinking flags: its
+    /// body and its `anthropic-beta` header.
+    fn asked(model: &str, budget: Option<u32>, effort: Option<&str>) -> (Value, Option<String>) {
+        let cfg = ApiConfig {
+            string_contents: false,
+            provider: super::super::Provider::Anthropic,
+            model: model.into(),
+            base_url: "http://x".into(),
+            api_key: None,
+            max_tokens: None,
+            facts: crate::run::llm::models::lookup(super::super::Provider::Anthropic, model).facts,
+            num_ctx: 0,
+            connect_timeout: 1,
+            idle_timeout: 1,
+            thinking_budget: budget,
+            reasoning_effort: effort.map(str::to_string),
+            tools: Some(crate::run::llm::tool_specs::Tools {
+                builtin: crate::run::dialect::native::definitions(
+                    crate::run::prompt::system::Family::NativeNextGen,
+                    "/w",
+                ),
+                extra: Vec::new(),
+            }),
+        };
+        let r = request(&cfg, "SYS", &[Message::user("hi")]);
+        let beta = r.headers.iter().find(|(k, _)| k == "anthropic-beta").map(|(_, v)| v.clone());
+        (serde_json::from_slice(&r.body).unwrap(), beta)
+    }
+
+    #[test]
+    fn adaptive_models_get_no_temperature_and_think_by_effort() {
+        // Opus 4.7 refuses a temperature ("temperature is deprecated for this model").
+        for model in ["claude-opus-4-7", "claude-opus-4-6", "claude-sonnet-5", "claude-opus-4-8"] {
+            let (body, _) = asked(model, None, None);
+            assert_eq!(body.get("temperature"), None, "{model}");
+            assert_eq!(body.get("thinking"), None, "{model}");
+            assert_eq!(body["tool_choice"], json!({"type": "any"}), "{model}");
+        }
+        let (body, _) = asked("claude-opus-4-7", None, Some("xhigh"));
+        assert_eq!(body["thinking"], json!({"type": "adaptive"}));
+        assert_eq!(body["output_config"], json!({"effort": "xhigh"}));
+        assert_eq!((body.get("tool_choice"), body.get("temperature")), (None, None));
+        // A budget turns thinking on at effort high; `none` turns it off.
+        let (body, _) = asked("claude-opus-4-7", Some(4096), None);
+        assert_eq!((&body["thinking"], &body["output_config"]), (&json!({"type": "adaptive"}), &json!({"effort": "high"})));
+        let (body, _) = asked("claude-opus-4-7", Some(4096), Some("none"));
+        assert_eq!((body.get("thinking"), body.get("output_config"), body.get("temperature")), (None, None, None));
+    }
+
+    #[test]
+    fn a_budget_goes_only_to_a_model_that_can_think() {
+        let (body, _) = asked("claude-sonnet-4-5", Some(2048), None);
+        assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+        assert_eq!((body.get("temperature"), body.get("tool_choice")), (None, None));
+        // Claude 3.5 Haiku has no extended thinking (the API refuses it): as Cline, none asked.
+        let (body, _) = asked("claude-3-5-haiku-20241022", Some(2048), None);
+        assert_eq!(body.get("thinking"), None);
+        assert_eq!(body["temperature"], 0);
+        // A model Cline's table does not know is taken at its word.
+        let (body, _) = asked("claude-test", Some(2048), None);
+        assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+    }
+
+    #[test]
+    fn clines_fast_and_1m_suffixes_become_betas() {
+        let (body, beta) = asked("claude-opus-4-6:1m", None, None);
+        assert_eq!((body["model"].as_str(), beta.as_deref()), (Some("claude-opus-4-6"), Some("context-1m-2025-08-07")));
+        assert_eq!(body.get("speed"), None);
+        let (body, beta) = asked("claude-opus-4-6:1m:fast", None, None);
+        assert_eq!(body["model"], "claude-opus-4-6");
+        assert_eq!(beta.as_deref(), Some("fast-mode-2026-02-01,context-1m-2025-08-07"));
+        assert_eq!(body["speed"], "fast");
+        let (body, beta) = asked("claude-sonnet-4-5", None, None);
+        assert_eq!((body["model"].as_str(), beta), (Some("claude-sonnet-4-5"), None));
+        assert_eq!(body["temperature"], 0);
     }
 }

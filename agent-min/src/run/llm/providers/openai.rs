@@ -54,10 +54,12 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
         (Some(n), true) => body["max_completion_tokens"] = json!(n),
         (None, _) => {}
     }
-    match (&cfg.reasoning_effort, reasoning) {
+    // Cline's default for the reasoning families is medium, and `none` sends none; another
+    // model gets the effort only when it is asked for.
+    match (cfg.reasoning_effort.as_deref(), reasoning) {
+        (Some("none"), _) | (None, false) => {}
         (Some(effort), _) => body["reasoning_effort"] = json!(effort),
         (None, true) => body["reasoning_effort"] = json!("medium"),
-        (None, false) => {}
     }
     body["stream"] = json!(true);
     body["stream_options"] = json!({"include_usage": true});
@@ -301,6 +303,16 @@ mod tests {
         let body: Value = serde_json::from_slice(&request(&cfg, "SYS", &msgs).body).unwrap();
         assert_eq!(body["reasoning_effort"], "high");
         assert_eq!(body["tools"].as_array().unwrap().len(), 8);
+        // `none` sends none, for any model; a reasoning family's default is medium.
+        let effort = |model: &str, e: Option<&str>| {
+            let cfg = ApiConfig { model: model.into(), reasoning_effort: e.map(str::to_string), ..cfg.clone() };
+            let body: Value = serde_json::from_slice(&request(&cfg, "SYS", &msgs).body).unwrap();
+            body.get("reasoning_effort").cloned()
+        };
+        assert_eq!(effort("gpt-5", Some("none")), None);
+        assert_eq!(effort("gpt-5", None), Some(json!("medium")));
+        assert_eq!(effort("gpt-4.1", None), None);
+        assert_eq!(effort("gpt-4.1", Some("none")), None);
         let m = body["messages"].as_array().unwrap();
         assert_eq!(m[2]["tool_calls"][0]["id"], "call_a");
         assert_eq!(m[2]["tool_calls"][0]["function"]["arguments"], r#"{"path":"."}"#);
