@@ -6,6 +6,8 @@
 //! shown.
 
 use agent_client_protocol_schema::v1::{ContentBlock, ContentChunk, SessionUpdate, TextContent, ToolCallStatus};
+use std::path::Path;
+
 use indexmap::IndexMap;
 use parser_core::Block;
 
@@ -15,47 +17,64 @@ use crate::run::tools::Call;
 
 /// Sends `messages` to the editor as updates of `session`.
 pub(crate) fn replay(session: &Session, messages: &[Message]) {
+    for update in updates_of(&session.root, messages) {
+        session.update(update);
+    }
+}
+
+/// The updates that tell `messages` (a workspace at `root`).
+fn updates_of(root: &Path, messages: &[Message]) -> Vec<SessionUpdate> {
+    let mut out = Vec::new();
     let mut calls = 0;
     for m in messages {
         match m.role {
             Role::User => {
                 if let Some(words) = persons_words(&m.content) {
-                    session.update(SessionUpdate::UserMessageChunk(chunk(words)));
+                    out.push(SessionUpdate::UserMessageChunk(chunk(words)));
                 }
             }
-            Role::Assistant => {
-                // The XML dialect's calls are in the text: it is cut as the stream was.
-                for block in parser_core::parse(&m.content).iter() {
-                    match block {
-                        Block::Text { content, .. } => session.update(SessionUpdate::AgentMessageChunk(chunk(content))),
-                        Block::ToolUse(t) => {
-                            let read = Call::from_xml(&t);
-                            call(session, &mut calls, t.name, &read.shown_params().into_iter().collect());
-                        }
-                    }
+            Role::Assistant if m.tool_uses().next().is_some() => {
+                // Native calls: the text is text, whatever tags it shows (an example of a
+                // call in prose never ran).
+                if !m.content.trim().is_empty() {
+                    out.push(SessionUpdate::AgentMessageChunk(chunk(m.content.trim())));
                 }
                 for t in m.tool_uses() {
                     // Read as it ran (`path || absolutePath`, `response` for `result`).
                     let read = Call::from_input(&t.name, &t.input);
-                    call(session, &mut calls, &t.name, &read.shown_params().into_iter().collect());
+                    call(&mut out, root, &mut calls, &t.name, &read.shown_params().into_iter().collect());
+                }
+            }
+            Role::Assistant => {
+                // The XML dialect's calls are in the text (and a native reply's without a native
+                // call: recovered from its text): it is cut as the stream was.
+                for block in parser_core::parse(&m.content).iter() {
+                    match block {
+                        Block::Text { content, .. } => out.push(SessionUpdate::AgentMessageChunk(chunk(content))),
+                        Block::ToolUse(t) => {
+                            let read = Call::from_xml(&t);
+                            call(&mut out, root, &mut calls, t.name, &read.shown_params().into_iter().collect());
+                        }
+                    }
                 }
             }
         }
     }
+    out
 }
 
 /// A call of the history: said as text (a completion's result, a question) or shown as a
 /// completed tool call.
-fn call(session: &Session, calls: &mut usize, tool: &str, params: &IndexMap<String, String>) {
+fn call(out: &mut Vec<SessionUpdate>, root: &Path, calls: &mut usize, tool: &str, params: &IndexMap<String, String>) {
     if let Some(param) = updates::said(tool) {
         let text = params.get(param).cloned().unwrap_or_default();
-        session.update(SessionUpdate::AgentMessageChunk(chunk(&text)));
+        out.push(SessionUpdate::AgentMessageChunk(chunk(&text)));
         return;
     }
     *calls += 1;
     let id = format!("history_{calls}");
-    let shown = updates::shown_call(&session.root, &id, tool, params).status(ToolCallStatus::Completed);
-    session.update(SessionUpdate::ToolCall(shown));
+    let shown = updates::shown_call(root, &id, tool, params).status(ToolCallStatus::Completed);
+    out.push(SessionUpdate::ToolCall(shown));
 }
 
 /// The person's words in a user message: the task, or a later prompt (Cline's feedback); `None`
@@ -92,5 +111,35 @@ mod tests {
         assert_eq!(persons_words(later), Some("Now other.txt"));
         assert_eq!(persons_words("[write_to_file for 'a.txt'] Result:\nThe content was saved."), None);
         assert_eq!(persons_words("<task>\n\n</task>"), None);
+    }
+
+    #[test]
+    fn a_native_replys_text_is_text_whatever_tags_it_shows() {
+        use crate::run::llm::{Part, ToolUsePart};
+        let prose = "For example:\n<execute_command>\n<command>rm -rf /</command>\n</execute_command>";
+        let mut native = Message::assistant(prose);
+        native.parts = vec![Part::ToolUse(ToolUsePart {
+            id: "toolu_1".into(),
+            name: "attempt_completion".into(),
+            input: r#"{"result":"explained"}"#.into(),
+            answer: None,
+        })];
+        let xml = Message::assistant("Listing.\n<list_files>\n<path>.</path>\n</list_files>");
+        let shown: Vec<String> = updates_of(Path::new("/w"), &[native, xml])
+            .iter()
+            .map(|u| match u {
+                SessionUpdate::AgentMessageChunk(c) => match &c.content {
+                    ContentBlock::Text(t) => format!("text: {}", t.text),
+                    other => format!("{other:?}"),
+                },
+                SessionUpdate::ToolCall(t) => format!("call: {}", t.title),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(shown.len(), 4, "{shown:?}");
+        assert_eq!(shown[0], format!("text: {prose}"));
+        assert_eq!(shown[1], "text: explained");
+        assert_eq!(shown[2], "text: Listing.");
+        assert!(shown[3].starts_with("call: "), "{shown:?}");
     }
 }

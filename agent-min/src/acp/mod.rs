@@ -32,7 +32,8 @@ use std::time::Duration;
 use agent_client_protocol_schema::v1::{
     AgentCapabilities, ContentBlock, EmbeddedResourceResource, FileSystemCapabilities, Implementation,
     InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
-    NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse, SessionUpdate, StopReason,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionUpdate,
+    StopReason,
 };
 use agent_client_protocol_schema::ProtocolVersion;
 use serde_json::Value;
@@ -114,7 +115,8 @@ impl Agent {
         let Some(id) = m.id.clone() else { return }; // notifications other than cancel: none we act on
         let result = match m.method.as_str() {
             "initialize" => self.initialize(m.params),
-            "authenticate" => Ok(serde_json::json!({})),
+            // `authMethods` is empty: no method exists to authenticate with.
+            "authenticate" => Err((INVALID_PARAMS, "agent-min offers no authentication methods (authMethods is empty); the provider's key comes from the environment".to_string())),
             "session/new" => self.new_session(m.params),
             "session/load" => self.load_session(m.params),
             "session/prompt" => self.prompt(m.params),
@@ -246,7 +248,11 @@ fn is_session_id(id: &str) -> bool {
 
 /// What the agent says it is and can do: only what is true.
 fn initialize(load_session: bool) -> InitializeResponse {
-    let caps = AgentCapabilities::new().load_session(load_session).mcp_capabilities(McpCapabilities::new().http(true));
+    // Embedded text resources are read into the task (`prompt_text`); images and audio are not.
+    let caps = AgentCapabilities::new()
+        .load_session(load_session)
+        .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
+        .mcp_capabilities(McpCapabilities::new().http(true));
     InitializeResponse::new(ProtocolVersion::V1)
         .agent_capabilities(caps)
         .agent_info(Implementation::new("agent-min", env!("CARGO_PKG_VERSION")))

@@ -81,7 +81,9 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                 if said(tool).is_some() {
                     return;
                 }
-                let status = if *ok { ToolCallStatus::Completed } else { ToolCallStatus::Failed };
+                // A call the person cancelled (a command killed by it) did not complete.
+                let cancelled = s.cancel.load(std::sync::atomic::Ordering::SeqCst);
+                let status = if *ok && !cancelled { ToolCallStatus::Completed } else { ToolCallStatus::Failed };
                 let content =
                     vec![ToolCallContent::Content(Content::new(ContentBlock::Text(TextContent::new(result.clone()))))];
                 let fields = ToolCallUpdateFields::new().status(status).content(content);

@@ -46,6 +46,11 @@ pub(crate) struct Wire {
     cancels: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>,
 }
 
+/// A response to one of the agent's requests: an object with an id and a result or an error.
+fn is_response(msg: &Value) -> bool {
+    msg.get("id").is_some() && (msg.get("result").is_some() || msg.get("error").is_some())
+}
+
 impl Wire {
     /// Starts reading stdin; the requests arrive on the returned receiver, which ends with the
     /// input.
@@ -101,8 +106,17 @@ impl Wire {
                         return;
                     }
                 }
-                None => {
+                None if is_response(&msg) => {
                     let _ = answers.send(Answer::Response(msg));
+                }
+                // Neither a request, a notification nor a response (a batch, a method that is
+                // not a string, a bare value): JSON-RPC's Invalid Request, so the client does
+                // not wait for an answer that never comes.
+                None => {
+                    let id =
+                        msg.get("id").filter(|id| id.is_string() || id.is_number()).cloned().unwrap_or(Value::Null);
+                    let what = "Invalid Request: not a JSON-RPC 2.0 request, notification or response object";
+                    self.send(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": what}}));
                 }
             }
         }

@@ -198,6 +198,8 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
 
     assert_eq!(seen["initialize"]["protocolVersion"], 1);
     assert_eq!(seen["initialize"]["agentCapabilities"]["loadSession"], true);
+    // Embedded text resources are read into the prompt: said so.
+    assert_eq!(seen["initialize"]["agentCapabilities"]["promptCapabilities"]["embeddedContext"], true);
 
     // 1: granted — the file is written; tool_call (an edit, its path, its diff), its updates and
     // the reply's text were streamed; the turn ended.
@@ -250,6 +252,12 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
     assert_eq!(seen["third"]["stopReason"], "cancelled", "{seen}");
     assert!(root.join("started.txt").exists(), "the command ran");
     assert!(!root.join("finished.txt").exists(), "the command was killed");
+    // Its call did not complete: it failed, with what the command printed.
+    let third = updates_of(&messages, "session/prompt", 2);
+    let call = third.iter().find(|u| u["sessionUpdate"] == "tool_call").expect("a tool_call");
+    let last =
+        third.iter().rev().find(|u| u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == call["toolCallId"]);
+    assert_eq!(last.unwrap()["status"], "failed", "{third:?}");
     assert_eq!(server.requests().len(), 5);
 }
 
@@ -433,4 +441,33 @@ fn a_saved_session_is_loaded_its_history_sent_back_and_continued() {
         reqs[2].last_user()
     );
     assert!(messages[0].to_string().contains("Write hello.txt saying hello."));
+}
+
+#[test]
+fn what_is_not_a_request_gets_invalid_request_and_authenticate_has_no_method() {
+    // Raw lines, as a faulty client might send them: each gets an answer, so it never waits.
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.arg("acp").current_dir(ws.path());
+    agent_env(&mut cmd, state.path()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let lines = [
+        r#"[{"jsonrpc":"2.0","id":1,"method":"initialize"}]"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":5}"#,
+        r#""just a string""#,
+        r#"{"jsonrpc":"2.0","id":8,"method":"authenticate","params":{"methodId":"oauth"}}"#,
+    ];
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), (lines.join("\n") + "\n").as_bytes()).unwrap();
+    let run = wait_limited(child, LIMIT);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let answers: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let got: Vec<(Value, i64)> =
+        answers.iter().map(|a| (a["id"].clone(), a["error"]["code"].as_i64().unwrap_or(0))).collect();
+    assert_eq!(
+        got,
+        [(Value::Null, -32600), (json!(7), -32600), (Value::Null, -32600), (json!(8), -32602)],
+        "{answers:?}"
+    );
+    assert!(answers[3]["error"]["message"].as_str().unwrap().contains("no authentication methods"));
 }

@@ -582,7 +582,10 @@ mod tests {
         assert_eq!((body.get("tool_choice"), body.get("temperature")), (None, None));
         // A budget turns thinking on at effort high; `none` turns it off.
         let (body, _) = asked("claude-opus-4-7", Some(4096), None);
-        assert_eq!((&body["thinking"], &body["output_config"]), (&json!({"type": "adaptive"}), &json!({"effort": "high"})));
+        assert_eq!(
+            (&body["thinking"], &body["output_config"]),
+            (&json!({"type": "adaptive"}), &json!({"effort": "high"}))
+        );
         let (body, _) = asked("claude-opus-4-7", Some(4096), Some("none"));
         assert_eq!((body.get("thinking"), body.get("output_config"), body.get("temperature")), (None, None, None));
     }
