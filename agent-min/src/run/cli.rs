@@ -328,9 +328,6 @@ pub(crate) struct Options {
 /// Most bytes of a task read from standard input (`-`).
 pub(crate) const MAX_STDIN_TASK: u64 = 1 << 20;
 
-/// `--reasoning-effort`'s values: Cline's (`OPENAI_REASONING_EFFORT_OPTIONS`).
-pub(crate) const REASONING_EFFORTS: &[&str] = &["none", "low", "medium", "high", "xhigh"];
-
 /// The task as given: the argument itself, or standard input when it is `-` (at most
 /// [`MAX_STDIN_TASK`] bytes of UTF-8, without its final line ending). With a task argument,
 /// piped standard input (`piped`: a pipe or a file, never a terminal) is context: it follows the
@@ -480,10 +477,10 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             }
             Long("reasoning-effort") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;
-                if !REASONING_EFFORTS.contains(&v.as_str()) {
+                if !crate::run::llm::providers::REASONING_EFFORTS.contains(&v.as_str()) {
                     return Err(format!(
                         "unknown --reasoning-effort {v:?}; use one of {} (Cline's values)",
-                        REASONING_EFFORTS.join(", ")
+                        crate::run::llm::providers::REASONING_EFFORTS.join(", ")
                     ));
                 }
                 o.reasoning_effort = Some(v);

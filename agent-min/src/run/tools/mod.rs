@@ -282,11 +282,7 @@ pub(crate) fn check_path(
     what: &str,
     preview: Option<&str>,
 ) -> Result<Resolved, Outcome> {
-    if let Some(refusal) = crate::run::tools::clineignore::refusal(ctx.ws.root(), ctx.tool, path) {
-        ctx.decide(false, By::Policy, None);
-        ctx.term.outcome(false, "blocked by .clineignore");
-        return Err(Outcome::Failure { text: tool_error(&refusal), mistake: false });
-    }
+    refuse_ignored(ctx, path)?;
     let r = ctx.ws.resolve(path);
     if let Some(e) = &r.error {
         ctx.decide(false, By::Policy, None);
@@ -320,6 +316,18 @@ pub(crate) fn check_path(
     let by = if access == Access::Write { By::Yolo } else { By::Auto };
     ctx.decide(true, by, None);
     Ok(r)
+}
+
+/// Refuses a path `.clineignore` blocks (Cline's `validateAccess`), before anything reads it.
+pub(crate) fn refuse_ignored(ctx: &mut Ctx<'_>, path: &str) -> Result<(), Outcome> {
+    match crate::run::tools::clineignore::refusal(ctx.ws.root(), ctx.tool, path) {
+        None => Ok(()),
+        Some(refusal) => {
+            ctx.decide(false, By::Policy, None);
+            ctx.term.outcome(false, "blocked by .clineignore");
+            Err(Outcome::Failure { text: tool_error(&refusal), mistake: false })
+        }
+    }
 }
 
 /// Asks the person; `Err(Denied)` with Cline's wording when they say no.

@@ -14,8 +14,9 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         model_content_fixes(&strip_fences(call.untrimmed_param("content").unwrap_or_default()), ctx.model, path);
     ctx.term
         .tool("write_to_file", &format!("{path} ({})", crate::run::ui::count(content.lines().count() as u64, "line")));
-    // Confinement first: nothing outside the workspace is even read under --yolo.
-    if let Err(o) = refuse_outside_under_yolo(ctx, path) {
+    // Confinement first: nothing outside the workspace is even read under --yolo, nothing
+    // `.clineignore` blocks is read for the preview.
+    if let Err(o) = refuse_outside_under_yolo(ctx, path).and_then(|()| super::refuse_ignored(ctx, path)) {
         return o;
     }
     let abs = ctx.ws.resolve(path).abs;
@@ -93,7 +94,11 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let diff_text = model_content_fixes(call.param("diff").unwrap_or_default(), ctx.model, path);
     ctx.term.tool("replace_in_file", path);
     // Confinement before reading: a failed diff sends the file's content to the model, so a
-    // file outside the workspace is read only once a person has allowed it (never under --yolo).
+    // file `.clineignore` blocks is never read, and one outside the workspace only once a
+    // person has allowed it (never under --yolo).
+    if let Err(o) = super::refuse_ignored(ctx, path) {
+        return o;
+    }
     let resolved = ctx.ws.resolve(path);
     if let Err(o) = refuse_protected(ctx, &resolved.abs, path) {
         return o;
@@ -314,6 +319,59 @@ mod tests {
             o => panic!("{o:?}"),
         }
         assert_eq!(std::fs::read_to_string(d.path().join("f.txt")).unwrap(), "alpha\nbeta\n");
+    }
+
+    #[test]
+    fn a_failed_replace_never_returns_a_clineignored_files_content() {
+        // A SEARCH that matches nothing sends the file back: a file .clineignore blocks is
+        // refused before it is read, through a symlinked directory too.
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join(".clineignore"),
+            ".env
+secrets/
+",
+        )
+        .unwrap();
+        std::fs::write(
+            d.path().join(".env"),
+            "DB_PASSWORD=hunter2
+",
+        )
+        .unwrap();
+        std::fs::create_dir(d.path().join("secrets")).unwrap();
+        std::fs::write(
+            d.path().join("secrets/a.txt"),
+            "DB_PASSWORD=hunter2
+",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("secrets", d.path().join("sd")).unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        for path in [".env", "sd/a.txt", "./secrets/a.txt"] {
+            for tool in ["replace_in_file", "write_to_file"] {
+                let params: &[(&str, &str)] = if tool == "write_to_file" {
+                    &[("path", path), ("content", "x")]
+                } else {
+                    &[("path", path), ("diff", failing_diff())]
+                };
+                let out = with_ctx(&ws, |ctx| {
+                    ctx.tool = tool; // as the loop sets it
+                    run(&call(tool, params), ctx)
+                });
+                match out {
+                    Outcome::Failure { text, .. } => {
+                        assert!(text.contains(".clineignore") && !text.contains("hunter2"), "{tool} {path}: {text}")
+                    }
+                    o => panic!("{tool} {path}: {o:?}"),
+                }
+            }
+        }
+        assert_eq!(
+            std::fs::read_to_string(d.path().join(".env")).unwrap(),
+            "DB_PASSWORD=hunter2
+"
+        );
     }
 
     fn failing_diff() -> &'static str {

@@ -143,7 +143,7 @@ impl Thinking {
         let budget = cfg.thinking_budget.filter(|&b| b > 0);
         if is_adaptive_thinking_model(model) {
             let effort = match cfg.reasoning_effort.as_deref() {
-                Some(e) => crate::run::cli::REASONING_EFFORTS.iter().find(|&&k| k == e).copied(),
+                Some(e) => super::REASONING_EFFORTS.iter().find(|&&k| k == e).copied(),
                 None => budget.map(|_| "high"),
             };
             return match effort {

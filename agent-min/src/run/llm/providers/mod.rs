@@ -49,6 +49,9 @@ impl Provider {
     }
 }
 
+/// `--reasoning-effort`'s values: Cline's (`OPENAI_REASONING_EFFORT_OPTIONS`).
+pub(crate) const REASONING_EFFORTS: &[&str] = &["none", "low", "medium", "high", "xhigh"];
+
 /// Everything needed to make a request.
 #[derive(Debug, Clone)]
 pub(crate) struct ApiConfig {
