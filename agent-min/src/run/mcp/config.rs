@@ -182,6 +182,67 @@ impl ServerConfig {
     }
 }
 
+impl ServerConfig {
+    /// What decides what the server runs, for the person asked to start it: the program and
+    /// each argument as a shell would read them (quoted, control characters escaped, so a
+    /// newline cannot push the rest out of sight), the variables set for it (a `PATH` may
+    /// name another program than the one shown, `NODE_OPTIONS` load code) and its working
+    /// directory; for HTTP, the URL and the names of the headers sent (their values may be
+    /// keys).
+    pub(crate) fn consent_lines(&self) -> Vec<String> {
+        match &self.kind {
+            Kind::Stdio { command, args, env, cwd } => {
+                let mut words = vec![shell_word(command)];
+                words.extend(args.iter().map(|a| shell_word(a)));
+                let mut lines = vec![format!("{}: {}", self.name, words.join(" "))];
+                if !env.is_empty() {
+                    let vars: Vec<String> =
+                        env.iter().map(|(k, v)| format!("{}={}", shell_word(k), shell_word(v))).collect();
+                    lines.push(format!("    with the environment: {}", vars.join(" ")));
+                }
+                if let Some(dir) = cwd {
+                    lines.push(format!("    in the directory: {}", shell_word(&dir.display().to_string())));
+                }
+                lines
+            }
+            Kind::Http { url, headers } => {
+                let mut lines = vec![format!("{}: {}", self.name, shell_word(url))];
+                if !headers.is_empty() {
+                    let names: Vec<String> = headers.iter().map(|(k, _)| shell_word(k)).collect();
+                    lines.push(format!("    with the headers: {}", names.join(", ")));
+                }
+                lines
+            }
+        }
+    }
+}
+
+/// `s` as one shell word: as it is when plain, else in single quotes, or `$'…'` with escapes
+/// when it holds a control character.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        return s.to_string();
+    }
+    if !s.chars().any(char::is_control) {
+        return format!("'{}'", s.replace('\'', "'\\''"));
+    }
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 /// Parses settings text; `file` names it in errors.
 pub(crate) fn parse(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String> {
     let f = file.display();
@@ -309,6 +370,36 @@ fn expand(s: &str, at: &dyn Fn(&str, &str) -> String, field: &str) -> Result<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn consent_shows_the_environment_the_directory_and_quoted_words() {
+        let server = ServerConfig {
+            name: "docs".into(),
+            file: PathBuf::from("/w/.cline/mcp.json"),
+            kind: Kind::Stdio {
+                command: "npx".into(),
+                args: vec!["-y".into(), "pkg@1".into(), "true\n(that is all)".into(), "it's".into()],
+                env: vec![
+                    ("PATH".into(), "/w/.bin:/usr/bin".into()),
+                    ("NODE_OPTIONS".into(), "--require ./x.js".into()),
+                ],
+                cwd: Some(PathBuf::from("/w/sub dir")),
+            },
+            disabled: false,
+            auto_approve: Vec::new(),
+            timeout: Duration::from_secs(60),
+            startup_timeout: None,
+        };
+        assert_eq!(
+            server.consent_lines(),
+            [
+                r"docs: npx -y pkg@1 $'true\n(that is all)' 'it'\''s'",
+                "    with the environment: PATH=/w/.bin:/usr/bin NODE_OPTIONS='--require ./x.js'",
+                "    in the directory: '/w/sub dir'",
+            ]
+        );
+        assert!(server.consent_lines().iter().all(|l| !l.contains('\n')));
+    }
 
     fn p(text: &str) -> Result<Vec<ServerConfig>, String> {
         parse(text, Path::new("/cfg/mcp.json"))

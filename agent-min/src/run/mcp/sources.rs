@@ -118,8 +118,8 @@ fn approved(file: &Path, text: &str, servers: &[ServerConfig], yolo: bool, trust
         return false;
     }
     term.warn(&format!("This workspace configures MCP servers in {}; they would run these programs:", file.display()));
-    for s in servers {
-        term.info(&format!("  {}: {}", s.name, s.command_line()));
+    for line in servers.iter().flat_map(ServerConfig::consent_lines) {
+        term.info(&format!("  {line}"));
     }
     match term.approve(&format!("Start the MCP servers of {} (asked again whenever the file changes)", file.display()))
     {
