@@ -729,9 +729,17 @@ fn sandboxed_commands_cannot_plant_git_hooks_git_config_cline_hooks_or_mcp_setti
     // Issue 25, finding 5: what a --yolo command writes there runs later outside the sandbox.
     let ws = tempfile::tempdir().unwrap();
     assert!(Command::new("git").args(["init", "-q"]).current_dir(ws.path()).status().unwrap().success());
+    // A repository nested in the workspace (a vendored checkout): its .git is as dangerous.
+    std::fs::create_dir_all(ws.path().join("vendor/lib")).unwrap();
+    assert!(Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(ws.path().join("vendor/lib"))
+        .status()
+        .unwrap()
+        .success());
     std::fs::create_dir_all(ws.path().join(".clinerules/hooks")).unwrap();
     std::fs::create_dir_all(ws.path().join(".cline")).unwrap();
-    let cmd = "for f in .git/hooks/pre-commit .clinerules/hooks/TaskResume .cline/mcp.json; do echo x > $f && echo WROTE $f; done; git config core.fsmonitor ./evil && echo WROTE-CONFIG; echo in > inside.txt && echo INSIDE-OK";
+    let cmd = "for f in .git/hooks/pre-commit vendor/lib/.git/hooks/pre-commit .clinerules/hooks/TaskResume .cline/mcp.json; do echo x > $f && echo WROTE $f; done; git config core.fsmonitor ./evil && echo WROTE-CONFIG; echo '[core] fsmonitor = ./evil' >> vendor/lib/.git/config && echo WROTE-NESTED-CONFIG; echo in > inside.txt && echo INSIDE-OK";
     let server = Server::start(vec![
         anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
         anthropic(&completion("done")),
@@ -741,11 +749,15 @@ fn sandboxed_commands_cannot_plant_git_hooks_git_config_cline_hooks_or_mcp_setti
     assert_eq!(r.code, Some(0), "{}", r.all());
     let told = server.requests()[1].last_user();
     assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("WROTE")), "{told}");
-    for f in [".git/hooks/pre-commit", ".clinerules/hooks/TaskResume", ".cline/mcp.json"] {
+    for f in
+        [".git/hooks/pre-commit", "vendor/lib/.git/hooks/pre-commit", ".clinerules/hooks/TaskResume", ".cline/mcp.json"]
+    {
         assert!(!ws.path().join(f).exists(), "{f} was planted");
     }
-    let config = std::fs::read_to_string(ws.path().join(".git/config")).unwrap();
-    assert!(!config.contains("fsmonitor"), "{config}");
+    for config in [".git/config", "vendor/lib/.git/config"] {
+        let config = std::fs::read_to_string(ws.path().join(config)).unwrap();
+        assert!(!config.contains("fsmonitor"), "{config}");
+    }
 }
 
 /// `s` quoted for `sh`.

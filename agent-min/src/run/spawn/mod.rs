@@ -194,14 +194,15 @@ fn sandboxed(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path
     Ok(())
 }
 
-/// The [`PROTECTED`] entries that exist in `workspace`, as read-only bind mounts.
+/// The [`PROTECTED`] entries that exist in `workspace`, and the `.git` of every repository
+/// nested in it ([`nested_git`]), as read-only bind mounts.
 #[cfg(feature = "sandbox")]
 fn protected(workspace: &Path) -> Result<Vec<sys::ReadOnly>, String> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let mut out = Vec::new();
-    for rel in PROTECTED {
-        let path = workspace.join(rel);
+    let paths = PROTECTED.iter().map(|rel| workspace.join(rel)).chain(nested_git(workspace));
+    for path in paths {
         // A link is not followed: binding its target would protect something else.
         let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
         if meta.file_type().is_symlink() {
@@ -221,6 +222,41 @@ fn protected(workspace: &Path) -> Result<Vec<sys::ReadOnly>, String> {
     Ok(out)
 }
 
+/// Entries looked at, and nested repositories protected, at most: a walk of a workspace
+/// larger than that protects the repositories it found.
+#[cfg(feature = "sandbox")]
+const NESTED_WALK: usize = 200_000;
+#[cfg(feature = "sandbox")]
+const NESTED_REPOS: usize = 256;
+
+/// The `.git` (a directory, or a worktree's file) of every repository nested in `workspace`
+/// below its top level: a command that plants `core.fsmonitor` or a hook there has it run by
+/// the next `git status` in that directory, outside any sandbox — as at the top level.
+/// Links are not followed; a `.git` is not walked into.
+#[cfg(feature = "sandbox")]
+fn nested_git(workspace: &Path) -> Vec<std::path::PathBuf> {
+    let (mut found, mut seen) = (Vec::new(), 0usize);
+    let mut dirs = vec![workspace.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > NESTED_WALK || found.len() >= NESTED_REPOS {
+                return found;
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            if e.file_name() == ".git" {
+                if dir != workspace && !kind.is_symlink() {
+                    found.push(e.path());
+                }
+            } else if kind.is_dir() {
+                dirs.push(e.path());
+            }
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +272,23 @@ mod tests {
                 out.push(p);
             }
         }
+    }
+
+    #[test]
+    #[cfg(feature = "sandbox")]
+    fn nested_repositories_are_found_below_the_top_not_through_links_nor_inside_a_git() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        for dir in [".git/modules/x/.git", "sub/.git/hooks", "a/b/vendor/.git", "plain/src"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        std::fs::create_dir_all(root.join("wt")).unwrap();
+        std::fs::write(root.join("wt/.git"), "gitdir: /elsewhere\n").unwrap();
+        std::os::unix::fs::symlink(root.join("sub"), root.join("link")).unwrap();
+        let mut found: Vec<String> =
+            nested_git(root).iter().map(|p| p.strip_prefix(root).unwrap().display().to_string()).collect();
+        found.sort();
+        assert_eq!(found, ["a/b/vendor/.git", "sub/.git", "wt/.git"]);
     }
 
     #[test]
