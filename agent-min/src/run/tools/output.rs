@@ -7,7 +7,9 @@
 //! 100 lines and a ring of the last 100 are kept; the model gets those around `... (N lines
 //! written to PATH) ...` and `Full output saved to: PATH`. Unlike Cline, a line in that ring is
 //! kept to its first [`RING_LINE_KEEP`] bytes (Cline keeps whole lines, so one endless line is
-//! all in memory); the log file has it whole.
+//! all in memory); the log file has it whole, up to [`MAX_LOG_BYTES`] (Cline's has no
+//! bound: an endless `yes` filled the disk). As Cline's `ClineTempManager`, log files older than
+//! 50 hours, and the oldest beyond 2 GB in all, are removed when a new one is made.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -24,11 +26,25 @@ pub(crate) const MAX_BYTES_BEFORE_FILE: usize = 512 * 1024;
 pub(crate) const SUMMARY_LINES: usize = 100;
 /// Bytes of a line kept in the ring of last lines (the log file has the rest).
 pub(crate) const RING_LINE_KEEP: usize = 4096;
+/// The most one log file holds; what comes after is counted, not kept.
+pub(crate) const MAX_LOG_BYTES: u64 = 512 << 20;
+/// Cline's `ClineTempManager`: log files older than this are removed…
+const MAX_LOG_AGE: std::time::Duration = std::time::Duration::from_secs(50 * 3600);
+/// …and the oldest, until all of them hold at most this much.
+const MAX_LOGS_BYTES: u64 = 2 << 30;
+/// The log files' names start so.
+const LOG_PREFIX: &str = "agent-min-large-output-";
 
 /// Where the log file went, or why it could not be written.
 enum Log {
     Memory,
-    File { path: PathBuf, file: Option<File> },
+    /// `written` bytes are in the file; `dropped` more came after [`MAX_LOG_BYTES`].
+    File {
+        path: PathBuf,
+        file: Option<File>,
+        written: u64,
+        dropped: u64,
+    },
 }
 
 /// The output of one command, by lines.
@@ -46,6 +62,8 @@ pub(crate) struct Output {
     dir: PathBuf,
     first: Vec<Vec<u8>>,
     last: VecDeque<Vec<u8>>,
+    /// The most the log file holds ([`MAX_LOG_BYTES`]).
+    log_cap: u64,
 }
 
 impl Output {
@@ -60,6 +78,7 @@ impl Output {
             dir: dir.to_path_buf(),
             first: Vec::new(),
             last: VecDeque::new(),
+            log_cap: MAX_LOG_BYTES,
         }
     }
 
@@ -103,13 +122,16 @@ impl Output {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        if let Log::File { file: Some(f), .. } = &mut self.log {
-            if f.write_all(bytes).is_err() {
-                // A full disk: the summary is still right; the file is what could be written.
-                if let Log::File { file, .. } = &mut self.log {
+        if let Log::File { file, written, dropped, .. } = &mut self.log {
+            let room = self.log_cap.saturating_sub(*written).min(bytes.len() as u64) as usize;
+            *dropped += (bytes.len() - room) as u64;
+            if let Some(f) = file {
+                if f.write_all(&bytes[..room]).is_err() {
+                    // A full disk: the summary is still right; the file is what could be written.
                     *file = None;
                 }
             }
+            *written += room as u64;
         }
     }
 
@@ -155,34 +177,35 @@ impl Output {
 
     /// Switches to the log file: the lines so far, then `pending` (the line being read).
     fn move_to_file(&mut self, pending: &[u8]) {
-        let (path, mut file) = match create_log(&self.dir) {
+        let (path, file) = match create_log(&self.dir) {
             Ok((p, f)) => (p, Some(f)),
             Err(e) => (PathBuf::from(format!("(the log file could not be created: {e})")), None),
         };
-        if let Some(f) = &mut file {
-            let mut ok = true;
-            for l in &self.lines {
-                ok = ok && f.write_all(l).is_ok() && f.write_all(b"\n").is_ok();
-            }
-            ok = ok && f.write_all(pending).is_ok();
-            if !ok {
-                file = None;
-            }
+        self.log = Log::File { path, file, written: 0, dropped: 0 };
+        // What is in memory (under MAX_BYTES_BEFORE_FILE and a line) goes first.
+        let lines = std::mem::take(&mut self.lines);
+        for l in &lines {
+            self.write(l);
+            self.write(b"\n");
         }
-        self.first = self.lines.iter().take(SUMMARY_LINES).cloned().collect();
-        let from = self.lines.len().saturating_sub(SUMMARY_LINES);
-        self.last = std::mem::take(&mut self.lines).into_iter().skip(from).collect();
-        self.log = Log::File { path, file };
+        self.write(pending);
+        self.first = lines.iter().take(SUMMARY_LINES).cloned().collect();
+        let from = lines.len().saturating_sub(SUMMARY_LINES);
+        self.last = lines.into_iter().skip(from).collect();
     }
 
     /// The output as the model gets it (Cline's `processOutput`, or its file summary).
     pub(crate) fn render(&self) -> String {
         match &self.log {
             Log::Memory => process_output(&self.lines),
-            Log::File { path, .. } => {
+            Log::File { path, dropped, .. } => {
                 let skipped = self.total_lines as i64 - self.first.len() as i64 - self.last.len() as i64;
                 let mut summary: Vec<Vec<u8>> = self.first.clone();
-                summary.push(format!("\n... ({skipped} lines written to {}) ...\n", path.display()).into_bytes());
+                let cut = match dropped {
+                    0 => String::new(),
+                    n => format!("; the file stops after {} bytes, {n} more were not kept", self.log_cap),
+                };
+                summary.push(format!("\n... ({skipped} lines written to {}{cut}) ...\n", path.display()).into_bytes());
                 summary.extend(self.last.iter().cloned());
                 process_output(&summary)
             }
@@ -212,13 +235,39 @@ fn process_output(lines: &[Vec<u8>]) -> String {
     s.trim_matches(parser_core::is_js_whitespace).to_string()
 }
 
+/// Removes this user's log files in `dir` older than [`MAX_LOG_AGE`], then the oldest until
+/// the rest hold at most `MAX_LOGS_BYTES` (Cline's `ClineTempManager.cleanup`).
+fn sweep_logs(dir: &Path, max_total: u64) {
+    use std::os::unix::fs::MetadataExt;
+    let uid = rustix::process::geteuid().as_raw();
+    let now = std::time::SystemTime::now();
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut logs: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(LOG_PREFIX))
+        .filter_map(|e| {
+            let m = e.path().symlink_metadata().ok()?;
+            (m.is_file() && m.uid() == uid).then(|| (m.modified().unwrap_or(now), m.len(), e.path()))
+        })
+        .collect();
+    logs.sort();
+    let mut total: u64 = logs.iter().map(|l| l.1).sum();
+    for (modified, len, path) in logs {
+        let old = now.duration_since(modified).is_ok_and(|age| age > MAX_LOG_AGE);
+        if (old || total > max_total) && std::fs::remove_file(&path).is_ok() {
+            total -= len;
+        }
+    }
+}
+
 /// A new log file in `dir`, readable by its owner only, never an existing file or a link.
 fn create_log(dir: &Path) -> std::io::Result<(PathBuf, File)> {
     use std::os::unix::fs::OpenOptionsExt;
+    sweep_logs(dir, MAX_LOGS_BYTES);
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     for attempt in 0..100u32 {
         let name = format!(
-            "agent-min-large-output-{}-{}-{}.log",
+            "{LOG_PREFIX}{}-{}-{}.log",
             stamp.as_millis(),
             std::process::id(),
             stamp.subsec_nanos().wrapping_add(attempt)
@@ -248,6 +297,45 @@ mod tests {
 
     fn numbers(n: usize) -> String {
         (1..=n).map(|i| format!("{i}\n")).collect()
+    }
+
+    #[test]
+    fn the_log_file_stops_at_its_cap_and_says_how_much_more_came() {
+        let d = tempfile::tempdir().unwrap();
+        let mut o = Output::new(d.path());
+        o.log_cap = 10_000;
+        let text = numbers(50_000);
+        for c in text.as_bytes().chunks(777) {
+            o.push(c);
+        }
+        o.finish();
+        let path = o.log_path().unwrap().to_path_buf();
+        let kept = std::fs::read(&path).unwrap();
+        assert_eq!(kept, &text.as_bytes()[..10_000]);
+        let shown = o.render();
+        let more = text.len() - 10_000;
+        assert!(shown.contains(&format!("the file stops after 10000 bytes, {more} more were not kept")), "{shown}");
+        assert!(shown.ends_with("50000"), "the last lines are still shown");
+    }
+
+    #[test]
+    fn old_logs_and_the_oldest_past_the_total_are_swept() {
+        let d = tempfile::tempdir().unwrap();
+        let make = |name: &str, len: u64, hours_ago: u64| {
+            let p = d.path().join(format!("{LOG_PREFIX}{name}.log"));
+            let f = File::create(&p).unwrap();
+            f.set_len(len).unwrap();
+            let t = std::time::SystemTime::now() - std::time::Duration::from_secs(hours_ago * 3600);
+            f.set_modified(t).unwrap();
+            p
+        };
+        let ancient = make("ancient", 10, 51);
+        let (older, newer) = (make("older", 600, 3), make("newer", 600, 1));
+        let other = d.path().join("not-ours.log");
+        std::fs::write(&other, "x").unwrap();
+        sweep_logs(d.path(), 1000);
+        assert!(!ancient.exists() && !older.exists(), "over 50 hours, then the oldest past the total");
+        assert!(newer.exists() && other.exists());
     }
 
     #[test]
