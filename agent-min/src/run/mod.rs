@@ -471,6 +471,30 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     })
 }
 
+/// A new directory for a replay's workspace in the temporary directory, this user's only
+/// (0700): made here, never one that already exists (a name in a shared `/tmp` can be taken,
+/// or be a link someone else planted).
+fn new_temporary_workspace() -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let mut last = None;
+    for attempt in 0..100u32 {
+        let name =
+            format!("agent-min-replay-{}-{}-{}", now.as_secs(), std::process::id(), now.subsec_nanos() ^ attempt);
+        let dir = std::env::temp_dir().join(name);
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(format!("cannot create a workspace in {}: {e}", dir.display())),
+        }
+    }
+    Err(format!(
+        "cannot create a workspace in {}: {}",
+        std::env::temp_dir().display(),
+        last.map_or(String::new(), |e| e.to_string())
+    ))
+}
+
 /// A replay: the recording, and its workspace (a fresh seeded temp dir unless `--cwd`).
 fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) -> Result<Setup, String> {
     let rec = replay::Recording::load(file)?;
@@ -478,16 +502,15 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
     let task = given.or_else(|| rec.task.clone()).ok_or("the recording has no task; give one as an argument")?;
     let (root, yolo) = match &opts.cwd {
         Some(dir) => (dir.clone(), opts.yolo),
-        None => {
-            let secs =
-                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-            let dir = std::env::temp_dir().join(format!("agent-min-replay-{secs}-{}", std::process::id()));
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| format!("cannot create a workspace in {}: {e}", dir.display()))?;
-            (dir, true)
-        }
+        None => (new_temporary_workspace()?, true),
     };
-    rec.seed(&root).map_err(|e| format!("cannot write the recording's files into {}: {e}", root.display()))?;
+    if let Err(e) = rec.seed(&root) {
+        // A workspace made for this replay goes with it (a recording it refused leaves nothing).
+        if opts.cwd.is_none() && !opts.keep {
+            let _ = std::fs::remove_dir_all(&root);
+        }
+        return Err(format!("cannot write the recording's files into {}: {e}", root.display()));
+    }
     term.line(Style::Bold, &format!("▶ REPLAY of {} — recorded model replies, real loop and tools", file.display()));
     term.info(&format!(
         "  workspace: {}{}",

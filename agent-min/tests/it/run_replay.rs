@@ -109,3 +109,28 @@ fn a_broken_recording_is_a_usage_error() {
     assert_eq!(code, Some(2));
     assert!(out.contains("bad.jsonl:1"), "{out}");
 }
+
+#[test]
+fn a_recording_whose_files_are_refused_leaves_no_temporary_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("escape.jsonl");
+    let reply = "{\"type\":\"reply\",\"text\":\"<attempt_completion>\\n<result>d</result>\\n</attempt_completion>\"}";
+    std::fs::write(
+        &rec,
+        format!("{{\"type\":\"session\",\"task\":\"t\",\"files\":{{\"../out.txt\":\"x\"}}}}\n{reply}\n"),
+    )
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .args(["run", "--replay", rec.to_str().unwrap()])
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("cannot write the recording's files"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
