@@ -48,10 +48,14 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             Err(e) => return usage_error(&e.to_string()),
         }
     }
-    let tasks = match crate::run::open_store(&opts, None).and_then(|s: Store| s.list()) {
+    let (tasks, unreadable) = match crate::run::open_store(&opts, None).and_then(|s: Store| s.list_all()) {
         Ok(t) => t,
         Err(e) => return usage_error(&e),
     };
+    // Named, not skipped silently: a broken save is still someone's task.
+    for (_, why) in &unreadable {
+        eprintln!("agent-min history: skipped {}", crate::run::ui::term::visible(why));
+    }
     if tasks.is_empty() && !json {
         println!("No saved tasks yet; `agent-min run` saves each task after every turn.");
     }
@@ -73,11 +77,15 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// The status column's width: its longest status (`approval_needed`), so every line's columns
+/// stand under the header's.
+const STATUS_WIDTH: usize = "approval_needed".len();
+
 /// The column names, over [`summary_line`]'s columns.
 fn header() -> String {
     let when = crate::run::clock::format_utc(0).chars().count();
     format!(
-        "{:<22}  {:<9} {:>8}  {:>9}  {:<when$}  {}  {}",
+        "{:<22}  {:<STATUS_WIDTH$} {:>8}  {:>9}  {:<when$}  {}  {}",
         "ID", "STATUS", "REQUESTS", "COST", "UPDATED", "WORKSPACE", "TASK"
     )
 }
@@ -87,7 +95,7 @@ fn summary_line(r: &Record) -> String {
     let cost = r.totals.cost_usd.map_or("-".to_string(), |c| format!("${c:.4}"));
     let task: String = r.meta.task.lines().next().unwrap_or("").chars().take(60).collect();
     let line = format!(
-        "{}  {:<9} {:>4} req  {:>9}  {}  {}  {}",
+        "{}  {:<STATUS_WIDTH$} {:>4} req  {:>9}  {}  {}  {}",
         r.meta.id,
         r.shown_status(),
         r.requests(),

@@ -31,6 +31,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
     };
+    // Two runs of one task would each save over the other's turns and checkpoints.
+    if let Some(pid) = record.running_in().filter(|&pid| pid != std::process::id()) {
+        return usage_error(&format!(
+            "task {} is running now (process {pid}); resuming it as well would lose one run's turns and checkpoints — wait for it to end, or stop it (kill -INT {pid}) and resume then",
+            record.meta.id
+        ));
+    }
     if opts.last {
         eprintln!(
             "agent-min resume: the latest task of {}: {} — {}",

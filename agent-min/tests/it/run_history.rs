@@ -18,6 +18,9 @@ fn history_line(state: &std::path::Path) -> String {
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines.len(), 2, "a header and one task: {}", r.stdout);
     assert!(lines[0].starts_with("ID "), "{}", r.stdout);
+    // The columns stand under the header's, whatever the status.
+    let requests_end = lines[0].find("REQUESTS").unwrap() + "REQUESTS".len();
+    assert_eq!(lines[1].find(" req ").map(|i| i + " req".len()), Some(requests_end), "{}", r.stdout);
     lines[1].to_string()
 }
 
@@ -52,7 +55,7 @@ fn a_task_stopped_by_ctrl_c_is_interrupted_with_its_answered_requests() {
     assert_eq!(r.code, Some(130), "{}", r.all());
     let line = history_line(state.path());
     // One request answered (the read); the second was cut off by Ctrl-C.
-    assert!(line.contains(" interrupted    1 req "), "{line}");
+    assert!(line.contains(" interrupted        1 req "), "{line}");
 }
 
 #[test]
@@ -75,7 +78,7 @@ fn a_failed_task_counts_only_the_requests_the_model_answered() {
     assert_eq!(r.code, Some(1), "{}", r.all());
     assert_eq!(server.requests().len(), 6);
     let line = history_line(state.path());
-    assert!(line.contains(" failed       2 req "), "{line}");
+    assert!(line.contains(" failed             2 req "), "{line}");
     assert!(r.stderr.contains("over 2 requests"), "{}", r.stderr);
 }
 

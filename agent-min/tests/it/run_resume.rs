@@ -242,6 +242,76 @@ fn a_resumed_task_shows_the_last_requests_context_window_usage() {
 }
 
 #[test]
+fn a_task_running_now_is_not_resumed_alongside_it() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.path().join("a.txt"), "x\n").unwrap();
+    // The second request waits until the first run is stopped.
+    let mut stalled = anthropic(&completion("never"));
+    stalled.stall = Duration::from_secs(120);
+    let server = Server::start(vec![anthropic(&tool("read_file", &[("path", "a.txt")])), stalled]);
+    let base = anthropic_args(&server);
+    let child = Command::new(bin())
+        .arg("run")
+        .args(args_with(&base, &["--state-dir", &state_dir, "t"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while server.requests().len() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(20), "the second request never came");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Saved after the first turn, by a process that is still running.
+    let pid = child.id().to_string();
+    let r = run_cmd("resume", ws.path(), &args_with(&base, &["--last", "--state-dir", &state_dir]), &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains("is running now") && r.stderr.contains(&format!("kill -INT {pid}")), "{}", r.stderr);
+    assert_eq!(server.requests().len(), 2, "the resume sent nothing");
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let run = wait_limited(child, Duration::from_secs(10));
+    assert_eq!(run.code, Some(130), "{}", run.all());
+}
+
+#[test]
+fn a_newest_save_that_cannot_be_read_is_named_and_never_passed_over() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let server = Server::start(vec![anthropic(&completion("old done")), anthropic(&completion("new done"))]);
+    let base = anthropic_args(&server);
+    for task in ["old task", "new task"] {
+        let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", &state_dir, task]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+    }
+    let tasks = saved_tasks(state.path());
+    let new = tasks.iter().find(|t| t["task"] == "new task").expect("the new task");
+    let id = new["id"].as_str().unwrap().to_string();
+    let file = state.path().join("tasks").join(format!("{id}.json"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, &text[..text.len() / 2]).unwrap();
+
+    let h = run_cmd("history", ws.path(), &["--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(h.code, Some(0), "{}", h.all());
+    assert!(h.stderr.contains("skipped") && h.stderr.contains(&format!("{id}.json")), "{}", h.stderr);
+    // `--last` does not fall back to the older task.
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains(&format!("{id}.json")) && r.stderr.contains("give a task id"), "{}", r.stderr);
+    // A prefix of its id names the file and what is wrong with it.
+    let r = run_cmd("resume", ws.path(), &[&id[..id.len() - 2], "--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains("not a valid saved task"), "{}", r.stderr);
+    assert_eq!(server.requests().len(), 2, "nothing was resumed");
+}
+
+#[test]
 fn resume_errors_name_the_fix() {
     let ws = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();

@@ -115,15 +115,29 @@ pub(crate) fn restore(
     Ok(done)
 }
 
-/// Copies the saved task as it is to `DIR/conversations/ID-before-restore-UNIX.json`.
+/// Copies the saved task as it is to `DIR/conversations/ID-before-restore-UNIX.json` (with
+/// `-2`, `-3`, … when a copy of that second exists: a second restore in the same second must
+/// not overwrite the first one's copy, the only one of the conversation as it was).
 fn copy_aside(store: &Store, dir: &Path, record: &Record) -> Result<PathBuf, String> {
+    use std::os::unix::fs::OpenOptionsExt;
     let from = store.dir().join("tasks").join(format!("{}.json", record.meta.id));
     let to_dir = dir.join("conversations");
-    let to = to_dir.join(format!("{}-before-restore-{}.json", record.meta.id, now_secs()));
-    std::fs::create_dir_all(&to_dir)
-        .and_then(|_| std::fs::copy(&from, &to))
-        .map_err(|e| format!("not restored: cannot keep a copy of the conversation in {} ({e})", to.display()))?;
-    Ok(to)
+    let stamp = format!("{}-before-restore-{}", record.meta.id, now_secs());
+    let failed = |to: &Path, e: std::io::Error| {
+        format!("not restored: cannot keep a copy of the conversation in {} ({e})", to.display())
+    };
+    std::fs::create_dir_all(&to_dir).map_err(|e| failed(&to_dir, e))?;
+    for n in 1..=1000 {
+        let to = to_dir.join(if n == 1 { format!("{stamp}.json") } else { format!("{stamp}-{n}.json") });
+        let mut out = match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&to) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(failed(&to, e)),
+        };
+        let copied = std::fs::File::open(&from).and_then(|mut f| std::io::copy(&mut f, &mut out));
+        return copied.map(|_| to.clone()).map_err(|e| failed(&to, e));
+    }
+    Err(format!("not restored: 1000 copies of the conversation from this second are in {}", to_dir.display()))
 }
 
 #[cfg(test)]
@@ -178,6 +192,23 @@ mod tests {
             last_request_tokens: 0,
             owner: None,
             checkpoints: vec![cp(1, 1, 1), cp(2, 1, 2), cp(3, 2, 4)],
+        }
+    }
+
+    #[test]
+    fn copies_made_aside_in_the_same_second_are_all_kept() {
+        let (d, shadow) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let store = Store::open(d.path(), None).unwrap();
+        let path = store.dir().join("tasks").join("i.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let copies: Vec<PathBuf> = (0..3)
+            .map(|k| {
+                std::fs::write(&path, format!("version {k}")).unwrap();
+                copy_aside(&store, shadow.path(), &record()).unwrap()
+            })
+            .collect();
+        for (k, copy) in copies.iter().enumerate() {
+            assert_eq!(std::fs::read_to_string(copy).unwrap(), format!("version {k}"), "{copies:?}");
         }
     }
 

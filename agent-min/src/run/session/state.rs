@@ -329,8 +329,17 @@ impl Record {
     /// `kill -9`, a crash) is `interrupted`.
     pub(crate) fn shown_status(&self) -> &str {
         match self.owner {
-            Some((pid, started)) if self.status == "running" && process_start(pid) != Some(started) => "interrupted",
+            Some(_) if self.status == "running" && self.running_in().is_none() => "interrupted",
             _ => &self.status,
+        }
+    }
+
+    /// The process running the task now, if one is: a `running` task whose saving process is
+    /// still alive (the same pid and start time).
+    pub(crate) fn running_in(&self) -> Option<u32> {
+        match self.owner {
+            Some((pid, started)) if self.status == "running" && process_start(pid) == Some(started) => Some(pid),
+            _ => None,
         }
     }
 
@@ -491,9 +500,10 @@ impl Store {
         if exact.exists() {
             return read(&exact);
         }
-        let matches: Vec<Record> = self.list()?.into_iter().filter(|r| r.meta.id.starts_with(id)).collect();
+        // By file name, so that a file that cannot be read is named with its error.
+        let mut matches: Vec<PathBuf> = self.files()?.into_iter().filter(|p| stem(p).starts_with(id)).collect();
         match matches.len() {
-            1 => Ok(matches.into_iter().next().expect("one")),
+            1 => read(&matches.remove(0)),
             0 => Err(format!("no saved task {id:?} in {}; list them with `agent-min history`", self.dir.display())),
             n => Err(format!("{n} saved tasks start with {id:?}; give more of the id (see `agent-min history`)")),
         }
@@ -512,12 +522,22 @@ impl Store {
     /// error names the most recent task elsewhere, if there is one.
     pub(crate) fn last_in(&self, dir: &Path) -> Result<Record, String> {
         let here = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let all = self.list()?;
+        let (all, unreadable) = self.list_all()?;
         let newest =
             |v: Vec<Record>| v.into_iter().max_by(|a, b| (a.updated, &a.meta.id).cmp(&(b.updated, &b.meta.id)));
         let (mine, others): (Vec<Record>, Vec<Record>) =
             all.into_iter().partition(|r| Path::new(&r.meta.cwd) == here.as_path());
-        newest(mine).ok_or_else(|| match newest(others) {
+        let found = newest(mine);
+        // A newer save that cannot be read may be this workspace's latest task: choosing an older
+        // one instead would resume (or restore the files of) the wrong task.
+        let since = found.as_ref().map_or(0, |r| r.updated);
+        if let Some((path, why)) = unreadable.iter().find(|(p, _)| modified_secs(p) >= since) {
+            return Err(format!(
+                "{why}; it may be the latest task here, so none was chosen: give a task id (see `agent-min history`), or move {} away",
+                path.display()
+            ));
+        }
+        found.ok_or_else(|| match newest(others) {
             Some(r) => format!(
                 "no saved task was run in {}; the most recent one elsewhere is {} (in {}): give its id",
                 here.display(),
@@ -528,22 +548,55 @@ impl Store {
         })
     }
 
+    /// Every saved task, oldest first, and the files that could not be read, each with why.
+    pub(crate) fn list_all(&self) -> Result<(Vec<Record>, Vec<Unreadable>), String> {
+        let (mut v, mut bad) = (Vec::new(), Vec::new());
+        for p in self.files()? {
+            match read(&p) {
+                Ok(r) => v.push(r),
+                Err(why) => bad.push((p, why)),
+            }
+        }
+        v.sort_by(|a, b| (a.meta.created, &a.meta.id).cmp(&(b.meta.created, &b.meta.id)));
+        Ok((v, bad))
+    }
+
     /// Every saved task, oldest first (unreadable files are skipped).
+    #[cfg(test)]
     pub(crate) fn list(&self) -> Result<Vec<Record>, String> {
+        self.list_all().map(|(v, _)| v)
+    }
+
+    /// The saved tasks' files (not the temporary files of saves under way).
+    fn files(&self) -> Result<Vec<PathBuf>, String> {
         let dir = self.dir.join("tasks");
         let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {} ({e})", dir.display()))?;
-        let mut v: Vec<Record> = entries
+        Ok(entries
             .flatten()
             .map(|e| e.path())
             .filter(|p| {
                 p.extension().is_some_and(|x| x == "json")
                     && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'))
             })
-            .filter_map(|p| read(&p).ok())
-            .collect();
-        v.sort_by(|a, b| (a.meta.created, &a.meta.id).cmp(&(b.meta.created, &b.meta.id)));
-        Ok(v)
+            .collect())
     }
+}
+
+/// A saved task's file that could not be read, and why (the error names the file).
+pub(crate) type Unreadable = (PathBuf, String);
+
+/// A saved task's id: its file's name without `.json`.
+fn stem(p: &Path) -> String {
+    p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// When a file was last written, in seconds since the epoch (0 if unknown).
+fn modified_secs(p: &Path) -> u64 {
+    fs::metadata(p)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Removes the temporary files (`.ID.json.tmp.PID`) of saves that were interrupted by a
