@@ -19,6 +19,9 @@ pub struct Screen<'a> {
     /// `--one-tool-per-reply`: only the first call of a reply runs (Cline's parallel tool
     /// calling off); otherwise every complete call does.
     pub one_tool: bool,
+    /// The reply's text so far as the model wrote it (in XML, its tool tags too): what stays
+    /// in the history when the client cancels the reply (Cline's `abortStream`).
+    pub said: String,
 }
 
 impl Screen<'_> {

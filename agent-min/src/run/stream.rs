@@ -63,6 +63,7 @@ pub fn read_reply(
                     too_long = true;
                     return Flow::Stop;
                 }
+                screen.said.push_str(&s);
                 let progress = parser.push_str(&s);
                 if !screen.one_tool {
                     // Every call runs: all text is shown, each tool block is taken as it closes.
@@ -274,7 +275,7 @@ mod tests {
         let out = Shared::default();
         let mut term = Term::to_writer(Box::new(out.clone()));
         let mut events = Events::off();
-        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool: true };
+        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool: true, said: String::new() };
         let reply = read_reply(&mut fake, "", &[], &mut screen).unwrap();
         let shown = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (reply, shown, fake.handed, total)
@@ -310,7 +311,7 @@ mod tests {
         let d = vec![Delta::Usage(early), Delta::Text("text after the first report".into())];
         let mut fake = Fake { deltas: d, handed: 0 };
         let (mut term, mut events) = (Term::to_writer(Box::new(Shared::default())), Events::off());
-        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool: true };
+        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool: true, said: String::new() };
         let reply = read_reply(&mut fake, "", &[], &mut screen).unwrap();
         assert!(reply.usage_estimated, "a usage report followed by more text is not the final one");
     }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
-use crate::run::budget::limits::Limits;
+use crate::run::budget::limits::{self, Limits};
 use crate::run::budget::mistakes::{Mistake, Mistakes};
 use crate::run::dialect::Dialect;
 use crate::run::llm::{backoff, Message, Part, Role, StopReason, Transport};
@@ -154,6 +154,8 @@ pub struct Task {
     ran_in_reply: usize,
     /// A conversation (`agent-min acp`) has opened the task: later prompts continue it.
     conversing: bool,
+    /// The text of the reply the client cancelled as it streamed (`session/cancel`).
+    cancelled_reply: Option<String>,
 }
 
 /// Empty replies tolerated (each retried) before failing.
@@ -195,6 +197,7 @@ impl Task {
             unanswered: None,
             ran_in_reply: 0,
             conversing: false,
+            cancelled_reply: None,
         }
     }
 
@@ -428,7 +431,16 @@ impl Task {
         let reply = match self.stream_reply() {
             Ok(reply) => reply,
             Err((why, limit)) => {
-                let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
+                let unsent = match self.cancelled_reply.take() {
+                    // As Cline's abortStream: the request stays answered by the reply so far,
+                    // marked, so the next prompt's words (often about what the model was
+                    // saying) meet it in the history, and nothing is left to send again.
+                    Some(said) => {
+                        self.messages.push(Message::assistant(prompt::interrupted_by_user(&said)));
+                        String::new()
+                    }
+                    None => self.messages.pop().map(|m| m.content).unwrap_or_default(),
+                };
                 return self.stop(why, limit, unsent);
             }
         };
@@ -572,11 +584,16 @@ impl Task {
             self.around.events.request_started(turn, attempt);
             self.term.start_spinner("waiting for the model…");
             let one_tool = self.settings.one_tool_per_reply;
-            let mut screen = Screen { term: &mut self.term, events: &mut self.around.events, turn, one_tool };
+            let mut screen =
+                Screen { term: &mut self.term, events: &mut self.around.events, turn, one_tool, said: String::new() };
             let result =
                 self.settings.dialect.read_reply(&mut *self.transport, &self.system, &self.messages, &mut screen);
+            let said = std::mem::take(&mut screen.said);
             self.term.stop_spinner();
             if let Some(hit) = self.around.limits.stopped_now() {
+                if hit.limit == limits::CANCELLED {
+                    self.cancelled_reply = Some(said);
+                }
                 return Err((hit.message, Some(hit.limit)));
             }
             match result {

@@ -11,6 +11,8 @@
 // ACP_SCENARIO=two: two sessions in one process, A and B; A's prompt asks a permission, and
 // before answering it the client cancels the idle B (the cancel reaches the agent first, on the
 // same stream); then one prompt in B.
+// ACP_SCENARIO=interrupt: a prompt, ACP_PROMPT, cancelled once the reply's streamed text holds
+// ACP_WAIT_FOR; then a second prompt, ACP_PROMPT2, in the same session.
 // ACP_NOTES: the buffer's text of notes.txt (default "unsaved line\n").
 //
 // Usage: node client.mjs SDK_ENTRY TRANSCRIPT WORKSPACE AGENT [AGENT_ARGS...]
@@ -135,6 +137,23 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
   }
   seen.session = session;
   const prompt = (text) => ctx.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text }] });
+  if (scenario === "interrupt") {
+    let said = "";
+    const streamed = new Promise((resolve) => {
+      watch = (p) => {
+        if (p.update.sessionUpdate !== "agent_message_chunk") return;
+        said += p.update.content.text ?? "";
+        if (said.includes(process.env.ACP_WAIT_FOR)) resolve();
+      };
+    });
+    const first = prompt(process.env.ACP_PROMPT);
+    await streamed;
+    watch = () => {};
+    await ctx.notify("session/cancel", { sessionId: session.sessionId });
+    seen.first = await first;
+    seen.second = await prompt(process.env.ACP_PROMPT2);
+    return;
+  }
   if (scenario === "once" || scenario === "load") {
     seen.first = await prompt(process.env.ACP_PROMPT);
     seen.buffers = Object.fromEntries(buffers);

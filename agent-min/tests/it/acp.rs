@@ -261,6 +261,45 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
     assert_eq!(server.requests().len(), 5);
 }
 
+#[test]
+fn a_reply_cancelled_as_it_streams_stays_in_the_history_marked_as_cline_keeps_it() {
+    // The reply stops coming after its first delta, its first sentence, until the client
+    // cancels it (the agent says a reply's first text at once).
+    let sentence = "I'll delete the build directory first.";
+    let text = format!("{sentence} Then I will rebuild everything from scratch.");
+    let mut stalled = anthropic_with(&text, sentence.len(), "end_turn");
+    let body = String::from_utf8(stalled.body.clone()).unwrap();
+    let first = body.find("first.").expect("the first sentence's delta");
+    stalled.stall_at = first + body[first..].find("\r\n\r\n").unwrap() + 4;
+    stalled.stall = Duration::from_secs(300);
+    let server = Server::start(vec![stalled, anthropic(&completion("left the build directory alone"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let env = [
+        ("ACP_PROMPT", "Clean up the project."),
+        ("ACP_WAIT_FOR", "directory first."),
+        ("ACP_PROMPT2", "Don't delete the build directory."),
+    ];
+    let (seen, _) = run_client("interrupt", &env, &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "cancelled", "{seen}");
+    assert_eq!(seen["second"]["stopReason"], "end_turn", "{seen}");
+
+    // The second prompt's request holds the task, the reply as far as it came with Cline's
+    // note, then the person's words: what they answer is in front of the model.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let messages = reqs[1].body["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "user"], "{messages:?}");
+    assert!(text_of(&messages[0]["content"]).contains("Clean up the project."));
+    let said = text_of(&messages[1]["content"]);
+    assert_eq!(said, format!("{sentence}\n\n[Response interrupted by user]"));
+    let next = reqs[1].last_user();
+    assert!(next.contains("<feedback>\nDon't delete the build directory.\n</feedback>"), "{next}");
+    assert!(!next.contains("Clean up the project."), "the task was sent again: {next}");
+}
+
 /// Runs tests/acp/client.mjs's `scenario` (with `env`) against `agent-min acp` (the model:
 /// `server`) in the workspace `root`, its state in `state`, as an editor starts it; returns
 /// what the client saw and every message on the wire, each checked against the ACP v1 schema.

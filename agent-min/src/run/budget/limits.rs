@@ -154,10 +154,13 @@ impl Limits {
     }
 }
 
+/// The limit a client's `session/cancel` names.
+pub(crate) const CANCELLED: &str = "cancelled";
+
 /// The client's `session/cancel` as a [`Hit`] (only ever under `agent-min acp`, which writes no
 /// `--json` events).
 pub(crate) fn cancelled_hit() -> Hit {
-    Hit { limit: "cancelled", message: "the client cancelled the turn (session/cancel)".to_string() }
+    Hit { limit: CANCELLED, message: "the client cancelled the turn (session/cancel)".to_string() }
 }
 
 fn timeout_hit(t: Duration, started: Instant) -> Hit {

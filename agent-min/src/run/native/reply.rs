@@ -78,6 +78,7 @@ pub fn read_reply(
                     return Flow::Stop;
                 }
                 a.text.push_str(&s);
+                screen.said.push_str(&s);
                 show(screen, &tags.push(&s));
             }
             Delta::Reasoning(s) => {

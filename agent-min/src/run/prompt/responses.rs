@@ -180,6 +180,12 @@ pub fn tool_already_used(name: &str) -> String {
 /// `didRejectTool`), followed by the call's description.
 pub(crate) const SKIPPED_AFTER_REJECTION: &str = "Skipping tool due to user rejecting a previous tool.";
 
+/// A reply the client cancelled as it streamed, as Cline's `abortStream` keeps it (`said`: its
+/// text so far, perhaps none).
+pub(crate) fn interrupted_by_user(said: &str) -> String {
+    format!("{said}\n\n[Response interrupted by user]")
+}
+
 /// Cline's note appended to a reply that was cut short because a tool closed.
 pub const INTERRUPTED_BY_TOOL: &str = "[Response interrupted by a tool use result. Only one tool may be used at a time and should be placed at the end of the message.]";
 
