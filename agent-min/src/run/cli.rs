@@ -21,7 +21,8 @@ repeats until the model calls attempt_completion. Edits and commands ask for you
 (y / n / e to edit a file first in $EDITOR / or type feedback for the model) unless you
 pass --yolo. Answers are read from the terminal (standard input, or the controlling terminal
 when input is piped); with no terminal at all (CI, cron) a call that needs an answer stops the
-run with exit code 3 — let a policy decide instead: --yolo, CLINE_COMMAND_PERMISSIONS.
+run with exit code 3 — let a policy decide instead: --yolo (with CLINE_COMMAND_PERMISSIONS
+to refuse commands by pattern).
 
 MODEL:
     --provider NAME       anthropic | openai | ollama

@@ -490,7 +490,7 @@ impl Task {
             None => String::new(),
         };
         let fix = format!(
-            "run at a terminal to answer, or let a policy decide: --yolo approves edits and commands inside the workspace, CLINE_COMMAND_PERMISSIONS allows commands by pattern{resume}"
+            "run at a terminal to answer, or let a policy decide: --yolo approves edits and commands inside the workspace (CLINE_COMMAND_PERMISSIONS refuses commands by pattern, as in Cline; it approves none){resume}"
         );
         let id = call_id(self.turn_number(), n);
         self.around.events.approval_needed(&id, &call.name, &call.shown_params(), &fix);
