@@ -248,6 +248,7 @@ impl Task {
         let hooks = &mut self.around.project.hooks;
         let start = match lifecycle::task_start(hooks, &task, &env, &mut self.term, &mut self.around.events) {
             Gate::Go(first) => {
+                let first = self.around.project.with_workflows(&first, &mut self.term);
                 self.save("running", None, Some(&first));
                 Next::Continue(first)
             }
@@ -262,7 +263,7 @@ impl Task {
         let hooks = &mut self.around.project.hooks;
         let head = prompt::follow_up(text, unsent.as_deref());
         match lifecycle::follow_up(hooks, text, head, &env, &mut self.term, &mut self.around.events) {
-            Gate::Go(next) => Next::Continue(next),
+            Gate::Go(next) => Next::Continue(self.around.project.with_workflows(&next, &mut self.term)),
             Gate::Stop(why) => self.stop(why, None, unsent.unwrap_or_default()),
         }
     }
@@ -950,10 +951,7 @@ impl Task {
     fn environment_details(&mut self, first: bool) -> String {
         use crate::run::prompt::environment::{self, Details};
         let root = self.ws.root().display().to_string();
-        let listing = first.then(|| {
-            let (entries, truncated) = tools::list_workspace(self.ws.root());
-            tools::format_listing(&entries, truncated)
-        });
+        let listing = first.then(|| tools::workspace_listing(self.ws.root()));
         let (tokens, window) = (self.last_request_tokens, self.around.context.window());
         let model = &self.around.meta.model;
         let next_gen = crate::run::native::mode::is_claude_4_plus(&model.to_lowercase())

@@ -183,9 +183,30 @@ fn no_rules_keeps_only_the_rules_files_and_the_clineignore_and_a_missing_rules_f
 }
 
 #[test]
+fn a_workflow_named_in_the_task_is_sent_as_cline_sends_it_and_is_not_a_rule() {
+    let e = Env::new();
+    e.write(".clinerules/workflows/release.md", "1. Bump the version.\n2. Tag it.\n");
+    e.write(".clinerules/style.md", "Use tabs.");
+    write(e.home(), "Documents/Cline/Workflows/audit.md", "Audit every dependency.");
+    let server = Server::start(vec![anthropic(&completion("released"))]);
+    let r = e.run(&server, &["/release.md for v2, then /audit.md"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let first = reqs[0].last_user();
+    // One command per message, the first; the text keeps the rest.
+    assert!(
+        first.starts_with("<explicit_instructions type=\"release.md\">\n1. Bump the version.\n2. Tag it.\n</explicit_instructions>\n<task>\n for v2, then /audit.md\n</task>"),
+        "{first}"
+    );
+    let s = system(&reqs[0]);
+    assert!(s.contains("Use tabs.") && !s.contains("Bump the version"), "{s}");
+}
+
+#[test]
 fn clineignore_walls_files_off_from_every_tool_and_an_edit_applies_on_the_next_call() {
     let e = Env::new();
-    e.write(".clineignore", "# keep out\nsecrets/\n*.key\n!public.key\n");
+    e.write(".clineignore", "# keep out\nsecrets/\n*.key\n!public.key\n/build\n");
+    e.write("build/out.js", "built\n");
     e.write("secrets/token.txt", "TOKEN=hunter2\n");
     e.write("app.key", "KEYDATA\n");
     e.write("public.key", "PUBLIC\n");
@@ -193,6 +214,7 @@ fn clineignore_walls_files_off_from_every_tool_and_an_edit_applies_on_the_next_c
     let server = Server::start(vec![
         anthropic(&tool("read_file", &[("path", "secrets/token.txt")])),
         anthropic(&tool("list_files", &[("path", "."), ("recursive", "true")])),
+        anthropic(&tool("list_files", &[("path", "build")])),
         anthropic(&tool("search_files", &[("path", "."), ("regex", "hunter2|KEYDATA|PUBLIC")])),
         anthropic(&tool("execute_command", &[("command", "cat app.key"), ("requires_approval", "false")])),
         anthropic(&tool("write_to_file", &[("path", "new.key"), ("content", "x")])),
@@ -216,28 +238,44 @@ fn clineignore_walls_files_off_from_every_tool_and_an_edit_applies_on_the_next_c
     assert!(reqs[1]
         .last_user()
         .starts_with(&format!("[read_file for 'secrets/token.txt'] Result:\n{}", blocked("secrets/token.txt"))));
+    // Sorted as Cline sorts, then locked: each entry under its directory.
     let listing = reqs[2].last_user();
-    for line in ["🔒 .clineignore", "🔒 app.key", "public.key", "secrets/", "🔒 secrets/token.txt", "src/main.rs"]
-    {
-        assert!(listing.lines().any(|l| l == line), "{line:?} in {listing}");
-    }
-    let found = reqs[3].last_user();
+    let listed: Vec<&str> = listing.lines().skip_while(|l| !l.ends_with("Result:")).skip(1).take(9).collect();
+    let want = [
+        "🔒 .clineignore",
+        "🔒 app.key",
+        "public.key",
+        "🔒 build/",
+        "🔒 build/out.js",
+        "secrets/",
+        "🔒 secrets/token.txt",
+        "src/",
+        "src/main.rs",
+    ];
+    assert_eq!(listed, want, "{listing}");
+    // An ignored directory is not listed (Cline's ListFilesToolHandler checks it first).
+    assert!(reqs[3].last_user().starts_with(&format!("[list_files for 'build'] Result:\n{}", blocked("build"))));
+    let found = reqs[4].last_user();
     assert!(
         found.contains("src/main.rs\n│----\n│fn main() {} // hunter2") && found.contains("public.key\n│----\n│PUBLIC"),
         "{found}"
     );
     assert!(!found.contains("token.txt") && !found.contains("app.key"), "{found}");
-    assert!(reqs[4]
+    assert!(reqs[5]
         .last_user()
         .starts_with(&format!("[execute_command for 'cat app.key'] Result:\n{}", blocked("app.key"))));
-    assert!(reqs[5].last_user().contains(&blocked("new.key")));
+    assert!(reqs[6].last_user().contains(&blocked("new.key")));
     assert!(!e.ws().join("new.key").exists());
-    assert!(reqs[6].last_user().contains(&blocked(".clineignore")));
-    // The first-turn file listing carries the locks too.
-    assert!(reqs[0].last_user().contains("\n🔒 app.key\n"), "{}", reqs[0].last_user());
+    assert!(reqs[7].last_user().contains(&blocked(".clineignore")));
+    // The first-turn file listing carries the locks too, in the same order.
+    assert!(
+        reqs[0].last_user().contains("\n🔒 app.key\npublic.key\n🔒 build/\n🔒 build/out.js\nsecrets/\n"),
+        "{}",
+        reqs[0].last_user()
+    );
     // After the edit, secrets/ is readable on the very next call.
-    assert!(reqs[8].last_user().contains("1 | TOKEN=hunter2"), "{}", reqs[8].last_user());
-    assert!(instructions(&reqs[8]).ends_with("\n\n*.key\n\n.clineignore"));
+    assert!(reqs[9].last_user().contains("1 | TOKEN=hunter2"), "{}", reqs[9].last_user());
+    assert!(instructions(&reqs[9]).ends_with("\n\n*.key\n\n.clineignore"));
 }
 
 // ---- hooks ----

@@ -34,14 +34,29 @@ fn paths_pass(value: &Value, candidates: &[String]) -> bool {
     if patterns.is_empty() || candidates.is_empty() {
         return false;
     }
-    patterns.iter().any(|p| {
-        GlobBuilder::new(p)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .build()
-            .map(|g| g.compile_matcher())
-            .is_ok_and(|m| candidates.iter().any(|c| m.is_match(c)))
-    })
+    patterns.iter().any(|p| matches_any(p, candidates))
+}
+
+/// Whether `picomatch(pattern, { dot: true })` matches one of `candidates`, in what globset
+/// does not do alike: a leading `./` is dropped, leading `!`s negate (an odd number of them;
+/// `!(…)` is an extglob, which globset does not know), and `dir/**` matches `dir` itself.
+fn matches_any(pattern: &str, candidates: &[String]) -> bool {
+    let mut p = pattern;
+    let mut negated = false;
+    while let Some(rest) = p.strip_prefix('!').filter(|r| !r.starts_with('(')) {
+        negated = !negated;
+        p = rest;
+    }
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    let glob = |p: &str| {
+        GlobBuilder::new(p).literal_separator(true).backslash_escape(true).build().map(|g| g.compile_matcher()).ok()
+    };
+    let Some(whole) = glob(p) else { return false };
+    let parent = p.strip_suffix("/**").filter(|d| !d.is_empty()).and_then(glob);
+    let hit = |c: &String| whole.is_match(c) || parent.as_ref().is_some_and(|m| m.is_match(c));
+    candidates.iter().any(|c| hit(c) != negated)
 }
 
 /// The request's candidate paths: from the latest user text and from the tool calls' `path`s
@@ -178,6 +193,20 @@ mod tests {
         assert!(p("**/*", ".github/workflows/ci.yml"), "dot: true");
         assert!(p("src/{a,b}.ts", "src/b.ts"));
         assert!(!p("src/**", "lib/src/a.ts"));
+    }
+
+    #[test]
+    fn globs_follow_picomatch_where_globset_differs() {
+        // Each checked against picomatch 4 with `{ dot: true }`.
+        let p = |g: &str, c: &str| passes(&[("paths".to_string(), list(&[g]))], &owned(&[c]));
+        assert!(p("src/components/**", "src/components"), "dir/** matches dir");
+        assert!(p("src/a.ts/**", "src/a.ts"));
+        assert!(!p("src/components/**", "src/comp"));
+        assert!(p("./src/**", "src/a.ts"), "a leading ./ is dropped");
+        assert!(p("!src/**", "lib/a.ts") && !p("!src/**", "src/a.ts"), "! negates");
+        assert!(p("!!src/**", "src/a.ts"), "twice is not negated");
+        assert!(p("src/**/*.ts", "src/a.ts"));
+        assert!(!p("src/*", "src/a/b"));
     }
 
     #[test]

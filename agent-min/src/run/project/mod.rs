@@ -1,5 +1,6 @@
 //! The project's own setup, as Cline reads it: rules (`rules`, with `frontmatter` and
-//! `conditionals`) and hooks (`hooks`, called at Cline's points by `lifecycle`). The texts
+//! `conditionals`), workflows (`workflows`) and hooks (`hooks`, called at Cline's points by
+//! `lifecycle`). The texts
 //! are Cline's (`texts`). `.clineignore`, which walls files off from the tools, is
 //! `crate::run::tools::clineignore`; this module adds its section to the prompt.
 //!
@@ -15,6 +16,7 @@ pub(crate) mod hooks;
 pub(crate) mod lifecycle;
 pub(crate) mod rules;
 pub(crate) mod texts;
+mod workflows;
 
 use std::path::{Path, PathBuf};
 
@@ -104,6 +106,26 @@ impl Project {
         Project::new(root, sources, hooks::Hooks::off(root))
     }
 
+    /// `text`, a user message, with its first workflow command (`/NAME`) replaced by the
+    /// workflow's instructions, as Cline's `parseSlashCommands` does (see `workflows.rs`).
+    pub(crate) fn with_workflows(&mut self, text: &str, term: &mut Term) -> String {
+        let global = rules::documents_dir().map(|d| d.join("Cline").join("Workflows"));
+        let mut reader = rules::Reader::new();
+        let out = workflows::expand(text, &self.root, global.as_deref(), &mut reader);
+        self.warn(reader.warnings, term);
+        out
+    }
+
+    /// Shows each warning about the project's files once per run.
+    fn warn(&mut self, warnings: Vec<String>, term: &mut Term) {
+        for w in warnings {
+            if !self.warned.contains(&w) {
+                term.warn(&format!("Rules: {w}"));
+                self.warned.push(w);
+            }
+        }
+    }
+
     /// The system prompt for the next request: `base` with Cline's "USER'S CUSTOM
     /// INSTRUCTIONS" (rules, then `.clineignore`) appended, read afresh from disk with the
     /// conditionals evaluated against the conversation so far.
@@ -112,12 +134,7 @@ impl Project {
         let mut reader = rules::Reader::new();
         let mut sections = rules::sections(&self.root, &self.sources, &paths, &mut reader);
         sections.extend(crate::run::tools::clineignore::instructions(&self.root));
-        for w in reader.warnings {
-            if !self.warned.contains(&w) {
-                term.warn(&format!("Rules: {w}"));
-                self.warned.push(w);
-            }
-        }
+        self.warn(reader.warnings, term);
         if sections.is_empty() {
             return base.to_string();
         }

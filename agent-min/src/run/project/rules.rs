@@ -9,10 +9,12 @@
 //!    except `workflows/`, `hooks/` and `skills/`;
 //! 4. `.cursorrules`, then the `.mdc` files under `.cursor/rules/`;
 //! 5. `.windsurfrules`;
-//! 6. every `AGENTS.md` (any case) in the workspace, when there is one at the top.
+//! 6. every `AGENTS.md` (any case) among the first 500 entries `list_files` finds recursively
+//!    (breadth first), when there is one at the top.
 //!
-//! Directory files are read recursively, sorted by path, symlinks and OS litter
-//! (`.DS_Store`, `Thumbs.db`, `desktop.ini`) skipped. Frontmatter and `paths:` conditionals
+//! A rules file or directory itself may be a symlink (read where it leads, if that is inside
+//! the workspace); files in a directory are read recursively, sorted by path, symlinks and OS
+//! litter (`.DS_Store`, `Thumbs.db`, `desktop.ini`) skipped. Frontmatter and `paths:` conditionals
 //! apply to `.clinerules`, the global directories, `--rules` files and `.cursor/rules` (the
 //! latter evaluated without any request paths, as Cline evaluates it).
 
@@ -42,6 +44,11 @@ impl Reader {
     /// A reader with the whole budget.
     pub(crate) fn new() -> Reader {
         Reader { warnings: Vec::new(), used: 0, confine: None }
+    }
+
+    /// From here on, files must resolve inside `root` (`None`: anywhere).
+    pub(super) fn confine_to(&mut self, root: Option<&Path>) {
+        self.confine = root.and_then(|r| r.canonicalize().ok());
     }
 }
 
@@ -138,7 +145,8 @@ pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut 
 
 fn local_cline_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Reader) -> Option<String> {
     let at = root.join(".clinerules");
-    let meta = std::fs::symlink_metadata(&at).ok()?;
+    // Through a symlink as Cline's `fs.stat` goes (each file read is still confined).
+    let meta = std::fs::metadata(&at).ok()?;
     if meta.is_dir() {
         let files = read_directory(&at, &["workflows", "hooks", "skills"]);
         let content = total_content(&files, root, paths, warn);
@@ -158,7 +166,7 @@ fn cursor_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Vec<String> {
         out.push(texts::cursor_file(cwd, &text));
     }
     let dir = root.join(".cursor").join("rules");
-    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+    if dir.is_dir() {
         let files: Vec<PathBuf> =
             read_directory(&dir, &[]).into_iter().filter(|f| f.extension().is_some_and(|e| e == "mdc")).collect();
         // Cline evaluates these without the request's paths.
@@ -171,22 +179,18 @@ fn cursor_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Vec<String> {
 }
 
 fn agents_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Option<String> {
-    if !std::fs::symlink_metadata(root.join("AGENTS.md")).is_ok_and(|m| m.is_file()) {
+    // Cline's `findAgentsMdFiles`: only when there is one at the top (a link to one counts, as
+    // `fileExistsAtPath` follows it), then every `agents.md`, in any case, among the first 500
+    // entries of `listFiles` (breadth first: a deep tree cannot hide a shallow one).
+    if !root.join("AGENTS.md").exists() {
         return None;
     }
-    let mut found: Vec<PathBuf> = Vec::new();
-    let walk = ignore::WalkBuilder::new(root)
-        .require_git(false)
-        .git_global(false)
-        .parents(false)
-        .filter_entry(|e| !is_default_ignored_dir(e))
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
-    for entry in walk.filter_map(Result::ok).skip(1).take(AGENTS_SEARCH_LIMIT) {
-        if entry.file_type().is_some_and(|t| t.is_file()) && entry.file_name().eq_ignore_ascii_case("agents.md") {
-            found.push(entry.into_path());
-        }
-    }
+    let (entries, _) = crate::run::tools::list_entries(root, AGENTS_SEARCH_LIMIT);
+    let mut found: Vec<PathBuf> = entries
+        .iter()
+        .filter(|e| !e.ends_with('/') && e.rsplit('/').next().is_some_and(|n| n.eq_ignore_ascii_case("agents.md")))
+        .map(|e| root.join(e))
+        .collect();
     // Cline's listing is breadth first: shallower files come first.
     found.sort_by_key(|p| (p.components().count(), p.clone()));
     let parts: Vec<String> = found
@@ -199,15 +203,8 @@ fn agents_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Option<String> {
     (!parts.is_empty()).then(|| texts::agents_files(cwd, &parts.join("\n\n")))
 }
 
-/// Cline's `DEFAULT_IGNORE_DIRECTORIES` for `listFiles` (the list list_files uses; hidden
-/// directories are skipped by the walker itself).
-fn is_default_ignored_dir(e: &ignore::DirEntry) -> bool {
-    let dirs = crate::run::tools::NOT_ENTERED;
-    e.file_type().is_some_and(|t| t.is_dir()) && e.file_name().to_str().is_some_and(|n| dirs.contains(&n))
-}
-
 /// Every regular file under `dir`, recursively, sorted; `excluded` subfolders of `dir` left out.
-fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
+pub(super) fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -264,7 +261,7 @@ fn rule_part(name: &str, raw: &str, paths: &[String]) -> Option<String> {
 
 /// A regular file's text, trimmed as JavaScript trims; `None` when missing, empty or unusable.
 /// One open without blocking (a FIFO is not a rule file), and every check on that descriptor.
-fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
+pub(super) fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
     let opened = match trusted_file::open(path, Links::Follow) {
         Ok(o) => o,
         Err(trusted_file::Error::Missing | trusted_file::Error::NotRegular) => return None,
@@ -405,8 +402,10 @@ mod tests {
 
     #[test]
     fn cursor_windsurf_and_agents_files_in_clines_order() {
+        // A workspace whose own name is not hidden (as a temporary directory's `.tmpXXXX` is):
+        // Cline's listFiles enters hidden directories only below a hidden one.
         let d = tempfile::tempdir().unwrap();
-        let r = d.path();
+        let r = &d.path().join("ws");
         write(r, ".cursorrules", "cursor file");
         write(r, ".cursor/rules/a.mdc", "---\ndescription: x\nglobs: src/*\nalwaysApply: false\n---\ncursor dir");
         write(r, ".cursor/rules/skip.md", "not mdc");
@@ -421,6 +420,42 @@ mod tests {
         assert_eq!(heads, ["# .cursorrules", "# .cursor/rules", "# .windsurfrules", "# AGENTS.md"]);
         assert!(s[1].ends_with("\n\n.cursor/rules/a.mdc\ncursor dir"), "{}", s[1]);
         assert!(s[3].ends_with("\n\n## AGENTS.md\n\ntop agents\n\n## pkg/agents.md\n\nnested agents"), "{}", s[3]);
+    }
+
+    #[test]
+    fn rules_reached_through_links_inside_the_workspace_are_read_as_cline_reads_them() {
+        let d = tempfile::tempdir().unwrap();
+        let r = &d.path().join("ws");
+        write(r, "CLAUDE.md", "shared agents");
+        std::os::unix::fs::symlink("CLAUDE.md", r.join("AGENTS.md")).unwrap();
+        write(r, "sub/AGENTS.md", "sub agents");
+        write(r, "shared-rules/style.md", "style rule");
+        std::os::unix::fs::symlink("shared-rules", r.join(".clinerules")).unwrap();
+        write(r, "cursor-rules/a.mdc", "cursor rule");
+        std::fs::create_dir(r.join(".cursor")).unwrap();
+        std::os::unix::fs::symlink("../cursor-rules", r.join(".cursor/rules")).unwrap();
+        let mut reader = Reader::new();
+        let s = sections(r, &none(), &[], &mut reader);
+        let heads: Vec<&str> = s.iter().map(|x| x.lines().next().unwrap()).collect();
+        assert_eq!(heads, ["# .clinerules/", "# .cursor/rules", "# AGENTS.md"], "{s:?}");
+        assert!(s[0].ends_with("\n\n.clinerules/style.md\nstyle rule"), "{}", s[0]);
+        assert!(s[1].ends_with("cursor rule"), "{}", s[1]);
+        assert!(s[2].ends_with("\n\n## AGENTS.md\n\nshared agents\n\n## sub/AGENTS.md\n\nsub agents"), "{}", s[2]);
+        assert!(reader.warnings.is_empty(), "{:?}", reader.warnings);
+    }
+
+    #[test]
+    fn a_nested_agents_md_is_found_breadth_first_past_a_large_sibling_tree() {
+        let d = tempfile::tempdir().unwrap();
+        let r = &d.path().join("ws");
+        write(r, "AGENTS.md", "top");
+        for i in 0..600 {
+            write(r, &format!("apps/web/src/f{i:03}.ts"), "x");
+        }
+        write(r, "packages/api/AGENTS.md", "api");
+        let s = sections(r, &none(), &[], &mut Reader::new());
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert!(s[0].ends_with("\n\n## AGENTS.md\n\ntop\n\n## packages/api/AGENTS.md\n\napi"), "{}", s[0]);
     }
 
     #[test]

@@ -40,6 +40,9 @@ impl ClineIgnore {
         });
         let content = content.map(|b| String::from_utf8_lossy(&b).into_owned());
         let mut b = GitignoreBuilder::new(root);
+        // Cline's `ignore()` matches without regard to case (the npm package's default
+        // `ignorecase: true`): `.env*` blocks `.ENV` too, even on a case-sensitive file system.
+        let _ = b.case_insensitive(true);
         if let Some(text) = &content {
             for line in expand_includes(root, text).lines() {
                 // A line the matcher cannot compile (e.g. a bad character class) is skipped, as
@@ -241,6 +244,16 @@ mod tests {
     ];
 
     #[test]
+    fn patterns_match_whatever_the_case_as_the_ignore_package_does() {
+        let (_d, ig) = setup(&[".env*", "*.pem", "secrets/", "config/keys/"]);
+        for p in [".ENV", ".Env.local", "KEY.PEM", "Secrets/x.txt", "config/Keys/k.json", "CONFIG/KEYS/k.json"] {
+            assert!(!ig.allows(p), "{p}");
+        }
+        assert!(!ig.allows(".CLINEIGNORE"));
+        assert!(ig.allows("config/key.json") && ig.allows("src/env.rs"));
+    }
+
+    #[test]
     fn regular_files_are_allowed_and_clineignore_itself_is_blocked() {
         let (_d, ig) = setup(DEFAULT);
         for p in ["src/index.ts", "README.md", "package.json"] {
@@ -427,7 +440,8 @@ mod tests {
         std::fs::write(d.path().join("plain.txt"), "y").unwrap();
         assert!(refusal(d.path(), "read_file", "link.txt").unwrap().starts_with("Access to link.txt is blocked"));
         assert!(refusal(d.path(), "read_file", "plain.txt").is_none());
-        assert!(refusal(d.path(), "list_files", "secrets/token.txt").is_none(), "only read, write and edit refuse");
+        assert!(refusal(d.path(), "list_files", "secrets/token.txt").is_some(), "list_files refuses, as in Cline");
+        assert!(refusal(d.path(), "search_files", "secrets/token.txt").is_none(), "search leaves files out instead");
         assert!(refusal(d.path(), "write_to_file", "secrets/new.txt").is_some());
     }
 

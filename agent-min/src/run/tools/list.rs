@@ -47,16 +47,35 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     let (entries, truncated) = list(&r.abs, recursive, MAX_ENTRIES);
-    let entries = crate::run::tools::clineignore::ClineIgnore::load(ctx.ws.root()).mark(&r.abs, entries);
     ctx.term.outcome(true, &format!("{} entries{}", entries.len(), if truncated { " (truncated)" } else { "" }));
-    Outcome::Success(format_listing(&entries, truncated))
+    Outcome::Success(format_locked_listing(ctx.ws.root(), &r.abs, &entries, truncated))
 }
 
-/// Cline's `formatFilesList`: sorted so each directory's entries follow it, the truncation
-/// note, or `No files found.`.
-pub(crate) fn format_listing(entries: &[String], truncated: bool) -> String {
+/// Cline's `formatFilesList` with its `.clineignore` controller: [`format_listing`], with 🔒
+/// before each entry of `dir` that the workspace `root`'s `.clineignore` blocks. The lock goes
+/// on after sorting, as in Cline, so a locked entry stays under its directory.
+pub(crate) fn format_locked_listing(root: &Path, dir: &Path, entries: &[String], truncated: bool) -> String {
+    let ignore = crate::run::tools::clineignore::ClineIgnore::load(root);
+    let marked = ignore.mark(dir, sorted(entries).into_iter().map(str::to_string).collect());
+    render(&marked.iter().map(String::as_str).collect::<Vec<_>>(), truncated)
+}
+
+/// Cline's `formatFilesList` without a `.clineignore`: sorted so each directory's entries
+/// follow it, the truncation note, or `No files found.`.
+#[cfg(test)]
+fn format_listing(entries: &[String], truncated: bool) -> String {
+    render(&sorted(entries), truncated)
+}
+
+/// The entries in Cline's order.
+fn sorted(entries: &[String]) -> Vec<&str> {
     let mut sorted: Vec<&str> = entries.iter().map(String::as_str).collect();
     sorted.sort_by(|a, b| cline_order(a, b));
+    sorted
+}
+
+/// Sorted entries as `formatFilesList` joins them.
+fn render(sorted: &[&str], truncated: bool) -> String {
     if truncated {
         return format!("{}\n\n{}", sorted.join("\n"), prompt::FILE_LIST_TRUNCATED);
     }

@@ -490,11 +490,16 @@ mod tests {
     }
 }
 
-/// The first-turn file listing of the workspace (recursive, capped like `list_files`).
-pub(crate) fn list_workspace(root: &std::path::Path) -> (Vec<String>, bool) {
+/// The first-turn file listing of the workspace (recursive, capped like `list_files`), as
+/// Cline's `formatFilesList` writes it.
+pub(crate) fn workspace_listing(root: &std::path::Path) -> String {
     let (entries, truncated) = list::list(root, true, list::MAX_ENTRIES);
-    (crate::run::tools::clineignore::ClineIgnore::load(root).mark(root, entries), truncated)
+    list::format_locked_listing(root, root, &entries, truncated)
 }
 
-pub(crate) use list::{format_listing, NOT_ENTERED};
+/// Cline's `listFiles(dir, true, max)`: `dir`'s entries as `list_files` finds them recursively
+/// (breadth first, relative, directories ending in `/`), and whether `max` was reached.
+pub(crate) fn list_entries(dir: &std::path::Path, max: usize) -> (Vec<String>, bool) {
+    list::list(dir, true, max)
+}
 pub(crate) use write::content_of;

@@ -24,8 +24,8 @@ pub(crate) struct ToolDecl {
     pub name: &'static str,
     /// The required parameters, in the order their absence is reported.
     pub required: &'static [&'static str],
-    /// The parameters naming a file `.clineignore` guards (Cline's read, write and edit
-    /// handlers check theirs; listing and searching mark entries instead).
+    /// The parameters naming a path `.clineignore` guards (Cline's read, write, edit and list
+    /// handlers check theirs; searching leaves ignored files out, listing marks them too).
     pub paths: &'static [&'static str],
     /// Whether it may change files: a checkpoint is taken after it (and the run's first one
     /// waits for the initial checkpoint).
@@ -141,7 +141,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
     ToolDecl {
         name: "list_files",
         required: &["path"],
-        paths: &[],
+        paths: &["path"],
         mutates: false,
         offered: |_| true,
         run: list::run,
