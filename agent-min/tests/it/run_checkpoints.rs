@@ -156,6 +156,8 @@ fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resume
     let r = checkpoints(state.path(), &ws, &["restore", "--last", "3", "--yes"]);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert_eq!(files(&ws), at[2]);
+    let line = r.stderr.lines().find(|l| l.contains("undoes this")).expect("the undo is named");
+    let undo_both = line.split("checkpoint ").nth(1).unwrap().split(':').next().unwrap().parse::<u64>().unwrap();
     let task = saved_task(state.path());
     assert_eq!(task["status"], "running");
     assert_eq!(task["turns"], 3);
@@ -165,7 +167,10 @@ fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resume
     assert!(task["pending"].as_str().unwrap().contains("[replace_in_file for 'a.txt'] Result:"));
     let numbers: Vec<u64> =
         task["checkpoints"].as_array().unwrap().iter().map(|c| c["number"].as_u64().unwrap()).collect();
-    assert_eq!(numbers.iter().take(3).copied().collect::<Vec<_>>(), vec![1, 2, 3]);
+    // The three kept, then every restore's undo checkpoint (the five above, the undo of the
+    // undo, this one's): each is still the way back to the files it kept.
+    assert_eq!(numbers, vec![1, 2, 3, 6, 7, 8, 9, 10, 11, 12]);
+    assert_eq!(undo_both, 12);
     let copy = r.stderr.lines().find(|l| l.contains("conversation as it was is kept in")).expect("copy named");
     let copy = copy.rsplit(" in ").next().unwrap().trim_end_matches('.');
     assert_eq!(
@@ -195,9 +200,8 @@ fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resume
         .iter()
         .map(|e| (e["number"].as_u64().unwrap(), e["tool"].as_str().unwrap().to_string()))
         .collect();
-    // After the restore record (4): this run's start, and its write.
-    assert_eq!(numbers, vec![1, 2, 3, 4]);
-    assert_eq!(new, vec![(5, "start".to_string()), (6, "write_to_file".to_string())]);
+    // After the restore's undo checkpoint (12): this run's start, and its write.
+    assert_eq!(new, vec![(13, "start".to_string()), (14, "write_to_file".to_string())]);
     assert_eq!(files(&ws).get("d.txt").map(String::as_str), Some("dee"));
 
     // The conversation alone back to checkpoint 2 (after the first write): the files stay.
@@ -209,6 +213,14 @@ fn a_yolo_task_is_put_back_to_each_checkpoint_files_and_conversation_then_resume
     let task = saved_task(state.path());
     assert_eq!((task["turns"].as_u64(), task["messages"].as_array().unwrap().len()), (Some(2), 4));
     assert!(task["pending"].as_str().unwrap().contains("[write_to_file for 'a.txt'] Result:"));
+    // The undo checkpoints stay listed (the run's 13 and 14 are cut): the files as they were
+    // before the restore to 3 can still come back.
+    let numbers: Vec<u64> =
+        task["checkpoints"].as_array().unwrap().iter().map(|c| c["number"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, vec![1, 2, 6, 7, 8, 9, 10, 11, 12]);
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "12", "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), at[0], "the files as they were before the restore to 3");
 }
 
 #[test]

@@ -52,8 +52,14 @@ pub(crate) fn cut(record: &mut Record, cp: &CheckpointRecord) {
     record.turns = cp.turn;
     record.status = "running".into();
     record.outcome = None;
-    record.checkpoints.retain(|c| c.number <= cp.number);
+    // An earlier restore's undo checkpoint stays: it is the only way back to the files it
+    // kept, and its number was printed as the way to undo (dropping it let the next restore
+    // give its number to another state).
+    record.checkpoints.retain(|c| c.number <= cp.number || c.tool == UNDO_TOOL);
 }
+
+/// The `tool` of the checkpoint a files restore takes first, to undo it.
+const UNDO_TOOL: &str = "restore";
 
 /// Restores `what` of checkpoint `cp` of `record` (whose workspace `shadow` tracks), saving the
 /// task in `store`.
@@ -90,7 +96,7 @@ pub(crate) fn restore(
             turn: record.turns,
             hash: t.hash,
             time: now_secs(),
-            tool: "restore".into(),
+            tool: UNDO_TOOL.into(),
             files_changed: t.files.len() as u32,
             files: t.files.into_iter().take(50).collect(),
             left_out: t.left_out,
@@ -221,6 +227,18 @@ mod tests {
         assert_eq!(r.pending.as_deref(), Some("result 1"));
         assert_eq!((r.turns, r.status.as_str(), r.outcome.is_none()), (1, "running", true));
         assert_eq!(r.checkpoints.iter().map(|c| c.number).collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    #[test]
+    fn cutting_keeps_the_undo_checkpoints_of_earlier_restores() {
+        let mut r = record();
+        let mut undo = cp(4, 3, 6);
+        undo.tool = UNDO_TOOL.into();
+        r.checkpoints.push(undo);
+        r.checkpoints.push(cp(5, 3, 6));
+        let target = r.checkpoints[0].clone();
+        cut(&mut r, &target);
+        assert_eq!(r.checkpoints.iter().map(|c| c.number).collect::<Vec<_>>(), vec![1, 4]);
     }
 
     #[test]
