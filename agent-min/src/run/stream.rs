@@ -109,6 +109,7 @@ pub fn read_reply(
                 usage_is_final = true;
             }
             Delta::Stop(r) => reply.stop = Some(r),
+            Delta::Quiet => screen.events.send_held_text(),
             Delta::Error(_) | Delta::Block(_) => {} // errors: the transport; blocks: native/
         }
         Flow::Continue

@@ -205,6 +205,52 @@ fn a_persons_denial_with_feedback_is_an_approval_event() {
     assert!(!ws.path().join("a.txt").exists());
 }
 
+/// A pause in the stream: the text held back to coalesce events goes out at once, not when the
+/// next byte comes (an editor or a script showed the reply's last words only after the pause).
+#[test]
+fn text_before_a_pause_in_the_stream_is_in_the_events_during_the_pause() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let ws = tempfile::tempdir().unwrap();
+    let mut reply = anthropic_with("Reading the files first. Then I change the parser.", 5, "end_turn");
+    // Five deltas ("Readi" … "rst. "), then nothing until the client hangs up.
+    let body = String::from_utf8_lossy(&reply.body).into_owned();
+    let fifth = body.match_indices("event: content_block_delta").nth(5).unwrap().0;
+    reply.stall_at = fifth;
+    reply.stall = Duration::from_secs(120);
+    let server = Server::start(vec![reply]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--json", "--no-save", "t"]);
+    let mut child = agent_cmd("run", ws.path(), &args, &[], ws.path()).stdin(Stdio::null()).spawn().unwrap();
+    let out = child.stdout.take().unwrap();
+    let texts = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let seen = texts.clone();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let e: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+            if e["type"] == "text" {
+                seen.lock().unwrap().push_str(e["text"].as_str().unwrap_or(""));
+            }
+        }
+    });
+    let start = std::time::Instant::now();
+    while !texts.lock().unwrap().contains("Reading the files first.") {
+        assert!(start.elapsed() < LIMIT, "the text before the pause never came: {:?}", texts.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(!texts.lock().unwrap().contains("Then"), "text the server never sent");
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < LIMIT, "no exit after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    reader.join().unwrap();
+    assert_eq!(status.code(), Some(130));
+}
+
 /// Ctrl-C while the model streams: every word the terminal showed is in the `text` events,
 /// before `completion` (interrupted, 130), the last line. (The text held back to bound the
 /// events per second — the last 100 ms of it — used to end with the process.)

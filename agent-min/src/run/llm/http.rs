@@ -1,11 +1,11 @@
 //! The real [`Transport`]: a provider's wire format ([`super::providers`]) over a `curl`
 //! subprocess ([`super::curl`]), with errors classified for retrying and the retry backoff.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::curl;
 use super::providers::{self, ApiConfig};
-use super::types::{ApiError, Delta, Flow, Message, Transport};
+use super::types::{ApiError, Delta, Flow, Message, Transport, QUIET_AFTER};
 use crate::run::clock::MAX_WAIT;
 
 /// The real thing: the provider's HTTP API through curl.
@@ -56,11 +56,21 @@ impl Transport for Http {
         let mut decoder = providers::Decoder::new(self.cfg.provider);
         let mut buf = vec![0u8; 16 * 1024];
         let mut drain_until = None;
+        // Whether the consumer heard of the pause since its last delta.
+        let mut told_quiet = true;
         loop {
             // After the reply is decided, a silent server must not hold the turn up.
             if drain_until.is_some_and(|t| !resp.wait_readable(t)) {
                 resp.abort();
                 return Ok(());
+            }
+            if !told_quiet && drain_until.is_none() && !resp.wait_readable(Instant::now() + QUIET_AFTER) {
+                told_quiet = true;
+                if on(Delta::Quiet).stops_now() {
+                    resp.abort();
+                    return Ok(());
+                }
+                continue;
             }
             let n = match resp.read_chunk(&mut buf) {
                 Ok(0) => break,
@@ -71,6 +81,7 @@ impl Transport for Http {
                 }
             };
             for d in decoder.push(&buf[..n]) {
+                told_quiet = false;
                 if let Delta::Error(e) = d {
                     resp.abort();
                     return Err(e);

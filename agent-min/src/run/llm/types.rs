@@ -152,7 +152,13 @@ pub enum Delta {
     Stop(StopReason),
     /// A mid-stream error object.
     Error(ApiError),
+    /// No byte of the stream came for [`QUIET_AFTER`] after the last delta: what the consumer
+    /// holds back to coalesce can go out now, not when the next byte comes.
+    Quiet,
 }
+
+/// How long a stream may pause before the consumer hears [`Delta::Quiet`].
+pub const QUIET_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// What the consumer wants after a delta.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -119,6 +119,7 @@ pub fn read_reply(
                 got_usage = true;
             }
             Delta::Stop(r) => reply.stop = Some(r),
+            Delta::Quiet => screen.events.send_held_text(),
             Delta::Error(_) => {} // handled by the transport
         }
         Flow::Continue

@@ -12,8 +12,8 @@
 //! from a model that streams a few hundred bytes a second. A `tool_result` leaves out its echo
 //! of a file the complete call carries (`LeftOut`). `text` and
 //! `reasoning` deltas are coalesced in time (`Lines`: at most one event per `TEXT_INTERVAL`;
-//! their concatenation is still exactly the text with its keys masked, and any other event first
-//! flushes what is pending; an end that may be a key's start waits for the next delta, see
+//! their concatenation is still exactly the text with its keys masked, any other event first
+//! flushes what is pending, and so does a pause in the stream (`Delta::Quiet`); an end that may be a key's start waits for the next delta, see
 //! `redact::Streamed`). The complete `tool_call` event is never dropped.
 
 use std::io::Write;
@@ -547,6 +547,14 @@ impl Events {
             me.send_text(lines, true);
             me.write_as(lines, event, event);
         });
+    }
+
+    /// Sends the text held back to coalesce it, now (the stream paused: the client must not
+    /// wait for the next byte to see it), but for an end that may be the start of a key.
+    pub(crate) fn send_held_text(&mut self) {
+        if self.is_on() {
+            self.with_lines(|me, lines| me.send_text(lines, false));
+        }
     }
 
     /// Sends the text held back, if any (as any other event does first).
