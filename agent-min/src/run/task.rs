@@ -248,7 +248,14 @@ impl Task {
         let hooks = &mut self.around.project.hooks;
         let start = match lifecycle::task_start(hooks, &task, &env, &mut self.term, &mut self.around.events) {
             Gate::Go(first) => {
-                let first = self.around.project.with_workflows(&first, &mut self.term);
+                // A workflow named in the task goes before its `<task>` block, the command out of it.
+                let first = match self.around.project.workflow(&task, &mut self.term) {
+                    Some(w) => match first.strip_prefix(&format!("<task>\n{task}\n</task>")) {
+                        Some(rest) => format!("{}<task>\n{}\n</task>{rest}", w.instructions, w.words),
+                        None => first,
+                    },
+                    None => first,
+                };
                 self.save("running", None, Some(&first));
                 Next::Continue(first)
             }
@@ -260,10 +267,15 @@ impl Task {
     /// The user message of a later prompt of a conversation (after the `UserPromptSubmit` hook).
     fn follow_up(&mut self, text: &str) -> Next {
         let (env, unsent) = (self.environment_details(false), self.unsent.take());
+        // A workflow named in the prompt goes before the message, the command out of the prompt.
+        let workflow = self.around.project.workflow(text, &mut self.term);
+        let head = match &workflow {
+            Some(w) => format!("{}{}", w.instructions, prompt::follow_up(&w.words, unsent.as_deref())),
+            None => prompt::follow_up(text, unsent.as_deref()),
+        };
         let hooks = &mut self.around.project.hooks;
-        let head = prompt::follow_up(text, unsent.as_deref());
         match lifecycle::follow_up(hooks, text, head, &env, &mut self.term, &mut self.around.events) {
-            Gate::Go(next) => Next::Continue(self.around.project.with_workflows(&next, &mut self.term)),
+            Gate::Go(next) => Next::Continue(next),
             Gate::Stop(why) => self.stop(why, None, unsent.unwrap_or_default()),
         }
     }

@@ -72,6 +72,11 @@ pub(crate) fn restore(
 ) -> Result<Done, String> {
     let _held = shadow.lock()?;
     let mut done = Done::default();
+    // The conversation is copied aside before anything changes: a copy that fails leaves the
+    // files and the task as they were, as "not restored" says.
+    if what.task() {
+        done.undo_task = Some(copy_aside(store, shadow.dir(), &record)?);
+    }
     let mut before_files = None;
     if what.files() {
         let message = format!(
@@ -86,7 +91,6 @@ pub(crate) fn restore(
         before_files = Some(taken);
     }
     if what.task() {
-        done.undo_task = Some(copy_aside(store, shadow.dir(), &record)?);
         cut(&mut record, cp);
     }
     if let Some(t) = before_files {

@@ -16,7 +16,7 @@ pub(crate) mod hooks;
 pub(crate) mod lifecycle;
 pub(crate) mod rules;
 pub(crate) mod texts;
-mod workflows;
+pub(crate) mod workflows;
 
 use std::path::{Path, PathBuf};
 
@@ -106,14 +106,14 @@ impl Project {
         Project::new(root, sources, hooks::Hooks::off(root))
     }
 
-    /// `text`, a user message, with its first workflow command (`/NAME`) replaced by the
-    /// workflow's instructions, as Cline's `parseSlashCommands` does (see `workflows.rs`).
-    pub(crate) fn with_workflows(&mut self, text: &str, term: &mut Term) -> String {
+    /// The workflow the first command (`/NAME`) of the person's `words` names, if it names one,
+    /// as Cline's `parseSlashCommands` reads it (see `workflows.rs`).
+    pub(crate) fn workflow(&mut self, words: &str, term: &mut Term) -> Option<workflows::Expanded> {
         let global = rules::documents_dir().map(|d| d.join("Cline").join("Workflows"));
         let mut reader = rules::Reader::new();
-        let out = workflows::expand(text, &self.root, global.as_deref(), &mut reader);
+        let found = workflows::expand(words, &self.root, global.as_deref(), &mut reader);
         self.warn(reader.warnings, term);
-        out
+        found
     }
 
     /// Shows each warning about the project's files once per run.

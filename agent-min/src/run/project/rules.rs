@@ -38,17 +38,20 @@ pub(crate) struct Reader {
     used: u64,
     /// The workspace root (canonical): a workspace rule file must resolve inside it.
     confine: Option<PathBuf>,
+    /// The workspace's `.clineignore`: a workspace rule file must not lead to a file it blocks.
+    ignore: Option<crate::run::tools::clineignore::ClineIgnore>,
 }
 
 impl Reader {
     /// A reader with the whole budget.
     pub(crate) fn new() -> Reader {
-        Reader { warnings: Vec::new(), used: 0, confine: None }
+        Reader { warnings: Vec::new(), used: 0, confine: None, ignore: None }
     }
 
     /// From here on, files must resolve inside `root` (`None`: anywhere).
     pub(super) fn confine_to(&mut self, root: Option<&Path>) {
         self.confine = root.and_then(|r| r.canonicalize().ok());
+        self.ignore = root.map(crate::run::tools::clineignore::ClineIgnore::load);
     }
 }
 
@@ -111,7 +114,7 @@ impl Sources {
 pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut Reader) -> Vec<String> {
     let cwd = posix(root);
     let mut out = Vec::new();
-    warn.confine = None;
+    warn.confine_to(None);
     if !src.no_rules {
         for dir in &src.global_dirs {
             if dir.is_dir() {
@@ -133,7 +136,7 @@ pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut 
         return out;
     }
     // From here on the files are the workspace's: a symlink must not lead the model outside it.
-    warn.confine = root.canonicalize().ok();
+    warn.confine_to(Some(root));
     out.extend(local_cline_rules(root, &cwd, paths, warn));
     out.extend(cursor_rules(root, &cwd, warn));
     if let Some(text) = read_trimmed(&root.join(".windsurfrules"), warn) {
@@ -148,6 +151,9 @@ fn local_cline_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Reader
     // Through a symlink as Cline's `fs.stat` goes (each file read is still confined).
     let meta = std::fs::metadata(&at).ok()?;
     if meta.is_dir() {
+        if !directory_inside(&at, warn) {
+            return None;
+        }
         let files = read_directory(&at, &["workflows", "hooks", "skills"]);
         let content = total_content(&files, root, paths, warn);
         return (!content.is_empty()).then(|| texts::local_directory(cwd, &content));
@@ -166,7 +172,7 @@ fn cursor_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Vec<String> {
         out.push(texts::cursor_file(cwd, &text));
     }
     let dir = root.join(".cursor").join("rules");
-    if dir.is_dir() {
+    if dir.is_dir() && directory_inside(&dir, warn) {
         let files: Vec<PathBuf> =
             read_directory(&dir, &[]).into_iter().filter(|f| f.extension().is_some_and(|e| e == "mdc")).collect();
         // Cline evaluates these without the request's paths.
@@ -203,13 +209,40 @@ fn agents_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Option<String> {
     (!parts.is_empty()).then(|| texts::agents_files(cwd, &parts.join("\n\n")))
 }
 
-/// Every regular file under `dir`, recursively, sorted; `excluded` subfolders of `dir` left out.
+/// Whether a workspace rules directory `dir` (perhaps a symlink) lies inside the workspace the
+/// reader is confined to, and is not its root; a warning otherwise. Judged before it is walked:
+/// a link to `/` or to the home directory must not be read file by file on every request.
+pub(super) fn directory_inside(dir: &Path, r: &mut Reader) -> bool {
+    let Some(root) = &r.confine else { return true };
+    match dir.canonicalize() {
+        Ok(real) if real.starts_with(root) && real != *root => true,
+        _ => {
+            r.warnings.push(format!(
+                "rules directory {} leads outside the workspace or to its root (a symlink); it was not read",
+                dir.display()
+            ));
+            false
+        }
+    }
+}
+
+/// Most entries looked at under one rules directory.
+const MAX_DIRECTORY_ENTRIES: usize = 10_000;
+
+/// Every regular file under `dir`, recursively, sorted; `excluded` subfolders of `dir` left out;
+/// at most [`MAX_DIRECTORY_ENTRIES`] entries looked at.
 pub(super) fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0;
     while let Some(d) = stack.pop() {
         let Ok(rd) = std::fs::read_dir(&d) else { continue };
         for e in rd.filter_map(Result::ok) {
+            seen += 1;
+            if seen > MAX_DIRECTORY_ENTRIES {
+                out.sort();
+                return out;
+            }
             let Ok(t) = e.file_type() else { continue };
             let path = e.path();
             if t.is_dir() {
@@ -278,6 +311,15 @@ pub(super) fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
             ));
             return None;
         }
+    }
+    // A link whose name .clineignore allows but whose target it blocks (`AGENTS.md -> .env`);
+    // a rule file blocked by its own name is still sent, as Cline sends it.
+    if r.ignore.as_ref().is_some_and(|ig| ig.allows_path(path) && !ig.allows_target(&path.to_string_lossy())) {
+        r.warnings.push(format!(
+            "rule file {} leads to a file .clineignore blocks (a symlink); it was not sent to the model",
+            path.display()
+        ));
+        return None;
     }
     if opened.len() > MAX_RULE_FILE_BYTES {
         r.warnings.push(format!(
@@ -442,6 +484,25 @@ mod tests {
         assert!(s[1].ends_with("cursor rule"), "{}", s[1]);
         assert!(s[2].ends_with("\n\n## AGENTS.md\n\nshared agents\n\n## sub/AGENTS.md\n\nsub agents"), "{}", s[2]);
         assert!(reader.warnings.is_empty(), "{:?}", reader.warnings);
+    }
+
+    #[test]
+    fn a_rules_directory_linked_outside_or_to_the_root_is_not_walked_and_a_link_to_an_ignored_file_is_not_sent() {
+        let d = tempfile::tempdir().unwrap();
+        let r = &d.path().join("ws");
+        write(&d.path().join("outside"), "a.md", "OUTSIDE RULE");
+        write(r, ".env", "SECRET=1");
+        write(r, ".clineignore", ".env\n");
+        std::os::unix::fs::symlink(d.path().join("outside"), r.join(".clinerules")).unwrap();
+        std::fs::create_dir(r.join(".cursor")).unwrap();
+        std::os::unix::fs::symlink("..", r.join(".cursor/rules")).unwrap();
+        std::os::unix::fs::symlink(".env", r.join("AGENTS.md")).unwrap();
+        let mut reader = Reader::new();
+        let s = sections(r, &none(), &[], &mut reader);
+        assert!(s.is_empty(), "{s:?}");
+        let w = reader.warnings.join("\n");
+        assert_eq!(w.matches("rules directory").count(), 2, "{w}");
+        assert!(w.contains("AGENTS.md leads to a file .clineignore blocks"), "{w}");
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Workflows: Cline's `parseSlashCommands` for workflow files (`slash-commands/index.ts`).
 //!
-//! `/NAME` in the task, or in a later prompt's feedback — NAME the file name of a file under
-//! the workspace's `.clinerules/workflows/` (looked at first) or Cline's global
+//! `/NAME` in the task, or in a later prompt — NAME the file name of a file under the
+//! workspace's `.clinerules/workflows/` (looked at first) or Cline's global
 //! `Documents/Cline/Workflows/` — puts that file's text before the message, as
-//! `<explicit_instructions type="NAME">`, and takes the command out of the text. One command
-//! per message, the first found. Cline's built-in commands (`/newtask`, `/smol`, …) are not
+//! `<explicit_instructions type="NAME">`, and takes the command out of the text. Only the
+//! first command of the person's own words counts (Cline parses each block of the message; the
+//! workspace's file listing and tool results are never read for commands here). Cline's built-in commands (`/newtask`, `/smol`, …) are not
 //! workflows: agent-min has none of them, leaves their names as they are, and never runs a
 //! workflow file of the same name in their place (Cline prefers its built-ins too).
 
@@ -15,35 +16,29 @@ use super::rules::{self, Reader};
 /// Cline's `SUPPORTED_DEFAULT_COMMANDS`.
 const BUILT_IN: &[&str] = &["newtask", "smol", "compact", "newrule", "reportbug", "deep-planning", "explain-changes"];
 
-/// The tags a command is looked for in, in Cline's order.
-const TAGS: &[&str] = &["task", "feedback", "answer", "user_message"];
-
-/// `text` with its first workflow command replaced by the workflow's instructions; unchanged
-/// when it has none. `global` is the global workflows directory.
-pub(crate) fn expand(text: &str, root: &Path, global: Option<&Path>, warn: &mut Reader) -> String {
-    for tag in TAGS {
-        let Some((start, content)) = tag_content(text, tag) else { continue };
-        let Some((at, name)) = slash_command(content) else { continue };
-        if BUILT_IN.contains(&name) {
-            return text.to_string();
-        }
-        if let Some(body) = workflow(name, root, global, warn) {
-            let (slash, end) = (start + at, start + at + 1 + name.len());
-            return format!(
-                "<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n{}{}",
-                &text[..slash],
-                &text[end..]
-            );
-        }
-    }
-    text.to_string()
+/// A workflow command found in the person's words.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Expanded {
+    /// `<explicit_instructions type="NAME">` with the workflow's text, and a newline: what goes
+    /// before the message.
+    pub instructions: String,
+    /// The words without the command.
+    pub words: String,
 }
 
-/// Where the content of the first `<tag>…</tag>` (any case) starts in `text`, and the content.
-fn tag_content<'a>(text: &'a str, tag: &str) -> Option<(usize, &'a str)> {
-    let re = regex::RegexBuilder::new(&format!("<{tag}>((?s).*?)</{tag}>")).case_insensitive(true).build().ok()?;
-    let m = re.captures(text)?.get(1)?;
-    Some((m.start(), m.as_str()))
+/// The workflow the first command of `words` (the person's own words: the task, or a later
+/// prompt — never text a tool or the workspace put in the message) names, if it names one.
+/// `global` is the global workflows directory.
+pub(crate) fn expand(words: &str, root: &Path, global: Option<&Path>, warn: &mut Reader) -> Option<Expanded> {
+    let (at, name) = slash_command(words)?;
+    if BUILT_IN.contains(&name) {
+        return None;
+    }
+    let body = workflow(name, root, global, warn)?;
+    Some(Expanded {
+        instructions: format!("<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n"),
+        words: format!("{}{}", &words[..at], &words[at + 1 + name.len()..]),
+    })
 }
 
 /// The first `/NAME` in `content` at its start or after whitespace, and followed by whitespace
@@ -64,6 +59,9 @@ fn workflow(name: &str, root: &Path, global: Option<&Path>, warn: &mut Reader) -
     for (dir, workspace) in [(Some(local.as_path()), true), (global, false)] {
         let Some(dir) = dir.filter(|d| d.is_dir()) else { continue };
         warn.confine_to(if workspace { Some(root) } else { None });
+        if workspace && !rules::directory_inside(dir, warn) {
+            continue;
+        }
         let files = rules::read_directory(dir, &[]);
         if let Some(file) = files.iter().find(|f| f.file_name().is_some_and(|n| n == name)) {
             return rules::read_trimmed(file, warn);
@@ -82,22 +80,23 @@ mod tests {
         std::fs::write(p, text).unwrap();
     }
 
-    fn run(text: &str, root: &Path, global: Option<&Path>) -> String {
-        expand(text, root, global, &mut Reader::new())
+    fn run(words: &str, root: &Path, global: Option<&Path>) -> Option<Expanded> {
+        expand(words, root, global, &mut Reader::new())
     }
 
     #[test]
-    fn a_workflow_named_in_the_task_goes_before_it_as_cline_puts_it() {
+    fn a_workflow_named_in_the_words_is_put_before_them_as_cline_puts_it() {
         let d = tempfile::tempdir().unwrap();
         write(d.path(), ".clinerules/workflows/release.md", "\n1. Bump.\n2. Tag.\n\n");
-        let text = "<task>\n/release.md for v2\n</task>\n\n<environment_details>\nE\n</environment_details>";
+        let e = run("/release.md for v2", d.path(), None).unwrap();
         assert_eq!(
-            run(text, d.path(), None),
-            "<explicit_instructions type=\"release.md\">\n1. Bump.\n2. Tag.\n</explicit_instructions>\n<task>\n for v2\n</task>\n\n<environment_details>\nE\n</environment_details>"
+            e.instructions,
+            "<explicit_instructions type=\"release.md\">\n1. Bump.\n2. Tag.\n</explicit_instructions>\n"
         );
-        // Anywhere in the text after whitespace, and in feedback too.
-        let fb = "[attempt_completion] Result:\nok\n\n<feedback>\nnow run /release.md please\n</feedback>";
-        assert!(run(fb, d.path(), None).ends_with("<feedback>\nnow run  please\n</feedback>"));
+        assert_eq!(e.words, " for v2");
+        // Anywhere after whitespace; only the first command counts.
+        assert_eq!(run("now run /release.md please", d.path(), None).unwrap().words, "now run  please");
+        assert_eq!(run("é\n/release.md", d.path(), None).unwrap().words, "é\n");
     }
 
     #[test]
@@ -105,14 +104,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         write(d.path(), ".clinerules/workflows/release.md", "steps");
         write(d.path(), ".clinerules/workflows/newtask", "never: a built-in's name");
-        for text in [
-            "<task>\n/unknown.md\n</task>",
-            "<task>\nsee src/release.md\n</task>",
-            "<task>\n/release.md.\n</task>",
-            "<task>\n/newtask\n</task>",
-            "/release.md outside any tag",
-        ] {
-            assert_eq!(run(text, d.path(), None), text);
+        for words in
+            ["/unknown.md", "see src/release.md", "/release.md.", "/newtask", "/unknown.md then /release.md", ""]
+        {
+            assert_eq!(run(words, d.path(), None), None, "{words:?}");
         }
     }
 
@@ -122,8 +117,20 @@ mod tests {
         write(d.path(), ".clinerules/workflows/deploy/ship.md", "local ship");
         write(g.path(), "ship.md", "global ship");
         write(g.path(), "audit.md", "global audit");
-        assert!(run("<task>\n/ship.md\n</task>", d.path(), Some(g.path())).contains("\nlocal ship\n"));
-        assert!(run("<task>\n/audit.md\n</task>", d.path(), Some(g.path())).contains("\nglobal audit\n"));
+        assert!(run("/ship.md", d.path(), Some(g.path())).unwrap().instructions.contains("\nlocal ship\n"));
+        assert!(run("/audit.md", d.path(), Some(g.path())).unwrap().instructions.contains("\nglobal audit\n"));
+    }
+
+    #[test]
+    fn a_workspace_workflows_directory_linked_outside_is_not_read() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        write(&d.path().join("outside"), "x.md", "OUTSIDE");
+        std::fs::create_dir_all(ws.join(".clinerules")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("outside"), ws.join(".clinerules/workflows")).unwrap();
+        let mut reader = Reader::new();
+        assert_eq!(expand("/x.md", &ws, None, &mut reader), None);
+        assert!(reader.warnings.iter().any(|w| w.contains("not read")), "{:?}", reader.warnings);
     }
 
     #[test]
@@ -133,7 +140,6 @@ mod tests {
         write(&ws, ".clinerules/workflows/keep", "");
         write(d.path(), "secret.md", "PRIVATE");
         std::os::unix::fs::symlink(d.path().join("secret.md"), ws.join(".clinerules/workflows/leak.md")).unwrap();
-        let text = "<task>\n/leak.md\n</task>";
-        assert_eq!(run(text, &ws, None), text);
+        assert_eq!(run("/leak.md", &ws, None), None);
     }
 }

@@ -199,7 +199,10 @@ pub(crate) fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
     if !crate::run::tools::registry::guards_paths(tool) {
         return None;
     }
-    path_refusal(root, path)
+    // Cline's validateAccess resolves the path first, which drops a trailing `/`: `list_files`
+    // of `build/` with `build/` ignored lists it, its entries locked.
+    let trimmed = path.trim_end_matches('/');
+    path_refusal(root, if trimmed.is_empty() { path } else { trimmed })
 }
 
 /// Cline's `clineIgnoreError` if `.clineignore` blocks `path` (or where it leads), for any tool
@@ -441,6 +444,9 @@ mod tests {
         assert!(refusal(d.path(), "read_file", "link.txt").unwrap().starts_with("Access to link.txt is blocked"));
         assert!(refusal(d.path(), "read_file", "plain.txt").is_none());
         assert!(refusal(d.path(), "list_files", "secrets/token.txt").is_some(), "list_files refuses, as in Cline");
+        // The path resolved as Cline resolves it: `secrets/` names the directory, which a
+        // directory-only pattern does not block (its entries are locked in the listing).
+        assert!(refusal(d.path(), "list_files", "secrets/").is_none());
         assert!(refusal(d.path(), "search_files", "secrets/token.txt").is_none(), "search leaves files out instead");
         assert!(refusal(d.path(), "write_to_file", "secrets/new.txt").is_some());
     }
