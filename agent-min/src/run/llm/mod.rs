@@ -19,4 +19,6 @@ pub(crate) mod tool_specs;
 pub(crate) mod types;
 
 pub(crate) use http::{backoff, Http};
-pub use types::{ApiError, BlockDelta, Delta, Flow, Message, Part, Role, StopReason, ToolUsePart, Transport, Usage};
+pub use types::{
+    ApiError, BlockDelta, Delta, Flow, Message, Part, Role, StopReason, ToolUsePart, Transport, Usage, QUIET_AFTER,
+};
