@@ -31,6 +31,8 @@ pub mod session;
 pub(crate) mod spawn;
 pub mod stream;
 pub mod task;
+#[cfg(test)]
+pub(crate) mod test_files;
 pub mod tools;
 pub(crate) mod trusted_file;
 pub mod ui;

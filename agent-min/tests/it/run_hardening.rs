@@ -160,11 +160,7 @@ fn a_command_printing_hundreds_of_megabytes_keeps_the_agents_memory_bounded() {
     // stdout is not a terminal: the transcript, with the command's output, is on stderr.
     let mut out = child.stderr.take().unwrap();
     let shown = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()).unwrap());
-    let start = Instant::now();
-    while server.requests().len() < 2 {
-        assert!(start.elapsed() < LIMIT, "the command's result never came back");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.wait_for_requests(2, LIMIT);
     let peak = peak_rss_kib(pid);
     let mut result = child.stdout.take().unwrap();
     let mut stdout = String::new();

@@ -2,8 +2,8 @@
 
 use crate::common;
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 use common::*;
 
@@ -33,25 +33,11 @@ fn a_task_stopped_by_ctrl_c_is_interrupted_with_its_answered_requests() {
     stalled.stall = Duration::from_secs(30);
     let server = Server::start(vec![anthropic(&tool("read_file", &[("path", "a.txt")])), stalled]);
     let base = anthropic_args(&server);
-    let child = Command::new(bin())
-        .arg("run")
-        .args(args_with(&base, &["t"]))
-        .current_dir(ws.path())
-        .env("XDG_STATE_HOME", state.path())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while server.requests().len() < 2 {
-        assert!(start.elapsed() < Duration::from_secs(20), "the second request never came");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let r = wait_limited(child, Duration::from_secs(10));
+    let child =
+        agent_cmd("run", ws.path(), &args_with(&base, &["t"]), &[], state.path()).stdin(Stdio::null()).spawn().unwrap();
+    server.wait_for_requests(2, LIMIT);
+    ctrl_c(&child);
+    let r = wait_limited(child, LIMIT);
     assert_eq!(r.code, Some(130), "{}", r.all());
     let line = history_line(state.path());
     // One request answered (the read); the second was cut off by Ctrl-C.

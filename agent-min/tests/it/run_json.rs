@@ -210,7 +210,7 @@ fn a_persons_denial_with_feedback_is_an_approval_event() {
 #[test]
 fn text_before_a_pause_in_the_stream_is_in_the_events_during_the_pause() {
     use std::io::BufRead;
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let ws = tempfile::tempdir().unwrap();
     let mut reply = anthropic_with("Reading the files first. Then I change the parser.", 5, "end_turn");
     // Five deltas ("Readi" … "rst. "), then nothing until the client hangs up.
@@ -239,14 +239,8 @@ fn text_before_a_pause_in_the_stream_is_in_the_events_during_the_pause() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(!texts.lock().unwrap().contains("Then"), "text the server never sent");
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(start.elapsed() < LIMIT, "no exit after Ctrl-C");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    ctrl_c(&child);
+    let status = wait_exit(&mut child, LIMIT);
     reader.join().unwrap();
     assert_eq!(status.code(), Some(130));
 }
@@ -257,7 +251,7 @@ fn text_before_a_pause_in_the_stream_is_in_the_events_during_the_pause() {
 #[test]
 fn ctrl_c_mid_reply_keeps_the_streamed_text_in_the_events() {
     use std::io::Read;
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let ws = tempfile::tempdir().unwrap();
     let said = "Reading the files first. Then I change the parser; these are the last words.";
     let mut reply = anthropic_with(said, 5, "end_turn");
@@ -288,14 +282,8 @@ fn ctrl_c_mid_reply_keeps_the_streamed_text_in_the_events() {
         assert!(start.elapsed() < LIMIT, "the text never showed:\n{}", shown.lock().unwrap());
         std::thread::sleep(Duration::from_millis(10));
     }
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(start.elapsed() < LIMIT, "no exit after Ctrl-C");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    ctrl_c(&child);
+    let status = wait_exit(&mut child, LIMIT);
     stderr.join().unwrap();
     let (stdout, stderr) = (stdout.join().unwrap(), shown.lock().unwrap().clone());
     assert_eq!(status.code(), Some(130), "{stdout}\n{stderr}");

@@ -626,11 +626,7 @@ fn task_cancel_runs_on_sigterm_before_the_exit() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while server.requests().is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(20), "no request");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.wait_for_requests(1, LIMIT);
     assert!(std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
     let r = wait_limited(child, Duration::from_secs(20));
     assert_eq!(r.code, Some(143), "SIGTERM: 128 + 15: {}", r.all());
@@ -696,11 +692,7 @@ fn stalled(e: &Env, server: &Server) -> std::process::Child {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while server.requests().is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(20), "no request");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.wait_for_requests(1, LIMIT);
     child
 }
 

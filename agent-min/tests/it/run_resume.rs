@@ -252,30 +252,19 @@ fn a_task_running_now_is_not_resumed_alongside_it() {
     stalled.stall = Duration::from_secs(120);
     let server = Server::start(vec![anthropic(&tool("read_file", &[("path", "a.txt")])), stalled]);
     let base = anthropic_args(&server);
-    let child = Command::new(bin())
-        .arg("run")
-        .args(args_with(&base, &["--state-dir", &state_dir, "t"]))
-        .current_dir(ws.path())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
+    let child = agent_cmd("run", ws.path(), &args_with(&base, &["--state-dir", &state_dir, "t"]), &[], state.path())
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while server.requests().len() < 2 {
-        assert!(start.elapsed() < Duration::from_secs(20), "the second request never came");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.wait_for_requests(2, LIMIT);
     // Saved after the first turn, by a process that is still running.
     let pid = child.id().to_string();
     let r = run_cmd("resume", ws.path(), &args_with(&base, &["--last", "--state-dir", &state_dir]), &[], LIMIT);
     assert_eq!(r.code, Some(2), "{}", r.all());
     assert!(r.stderr.contains("is running now") && r.stderr.contains(&format!("kill -INT {pid}")), "{}", r.stderr);
     assert_eq!(server.requests().len(), 2, "the resume sent nothing");
-    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
-    let run = wait_limited(child, Duration::from_secs(10));
+    ctrl_c(&child);
+    let run = wait_limited(child, LIMIT);
     assert_eq!(run.code, Some(130), "{}", run.all());
 }
 

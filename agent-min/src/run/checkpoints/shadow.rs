@@ -595,6 +595,7 @@ fn unreadable(stderr: &str) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::test_files::write;
 
     #[test]
     fn git_versions_are_read() {
@@ -621,12 +622,6 @@ mod tests {
         let (s, w) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let ws = w.path().canonicalize().unwrap();
         Fixture { state: s.path().to_path_buf(), ws, _dirs: (s, w) }
-    }
-
-    fn write(ws: &Path, rel: &str, text: &str) {
-        let p = ws.join(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
     }
 
     fn snap(s: &Shadow, msg: &str) -> Taken {

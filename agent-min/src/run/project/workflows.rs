@@ -73,12 +73,7 @@ fn workflow(name: &str, root: &Path, global: Option<&Path>, warn: &mut Reader) -
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn write(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    use crate::run::test_files::write;
 
     fn run(words: &str, root: &Path, global: Option<&Path>) -> Option<Expanded> {
         expand(words, root, global, &mut Reader::new())

@@ -244,15 +244,7 @@ mod tests {
     use super::*;
 
     fn tree(files: &[&str]) -> tempfile::TempDir {
-        // Not a dot-named directory (tempdir's default): Cline enters hidden directories when
-        // the listed directory is itself hidden.
-        let d = tempfile::Builder::new().prefix("ws").tempdir().unwrap();
-        for p in files {
-            let p = d.path().join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, "").unwrap();
-        }
-        d
+        crate::run::test_files::tree(&files.iter().map(|p| (*p, "")).collect::<Vec<_>>())
     }
 
     #[test]

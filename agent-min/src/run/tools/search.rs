@@ -288,20 +288,10 @@ pub(crate) fn format_results(results: &[Hit], cwd: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::test_files::tree;
 
     fn matcher(re: &str) -> RegexMatcher {
         RegexMatcherBuilder::new().line_terminator(Some(b'\n')).build(re).unwrap()
-    }
-
-    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
-        // Not a dot-named directory (tempdir's default), which would be hidden itself.
-        let d = tempfile::Builder::new().prefix("ws").tempdir().unwrap();
-        for (p, body) in files {
-            let p = d.path().join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, body).unwrap();
-        }
-        d
     }
 
     fn run_search(d: &Path, re: &str, glob: &str) -> String {

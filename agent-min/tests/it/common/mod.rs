@@ -6,9 +6,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -67,10 +67,13 @@ pub fn text_of(content: &Value) -> String {
     }
 }
 
+/// The requests received so far, and a signal for each new one.
+type Received = Arc<(Mutex<Vec<Req>>, Condvar)>;
+
 /// The scripted server.
 pub struct Server {
     pub addr: SocketAddr,
-    requests: Arc<Mutex<Vec<Req>>>,
+    requests: Received,
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
 }
@@ -88,7 +91,7 @@ impl Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
-        let requests = Arc::new(Mutex::new(Vec::new()));
+        let requests: Received = Arc::new((Mutex::new(Vec::new()), Condvar::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let (reqs, flag) = (requests.clone(), stop.clone());
         let handle = std::thread::spawn(move || {
@@ -110,7 +113,14 @@ impl Server {
     }
 
     pub fn requests(&self) -> Vec<Req> {
-        self.requests.lock().unwrap().clone()
+        self.requests.0.lock().unwrap().clone()
+    }
+
+    /// Waits until `n` requests have come (woken by each one); panics after `limit`.
+    pub fn wait_for_requests(&self, n: usize, limit: Duration) {
+        let (list, came) = &*self.requests;
+        let (got, timeout) = came.wait_timeout_while(list.lock().unwrap(), limit, |r| r.len() < n).unwrap();
+        assert!(!timeout.timed_out(), "{} of {n} requests came within {limit:?}", got.len());
     }
 
     pub fn anthropic_url(&self) -> String {
@@ -143,7 +153,7 @@ fn window_question(method: &str, path: &str) -> bool {
 fn serve(
     stream: TcpStream,
     script: &mut VecDeque<Resp>,
-    reqs: &Mutex<Vec<Req>>,
+    reqs: &(Mutex<Vec<Req>>, Condvar),
     stop: &AtomicBool,
     models: Option<&Value>,
 ) -> Option<()> {
@@ -192,7 +202,8 @@ fn serve(
     let refusal = native::check(&path, &body).map(|e| status(400, e));
     let resp = refusal.as_ref().unwrap_or(resp);
     if scripted.is_some() {
-        reqs.lock().unwrap().push(Req { path, headers, body });
+        reqs.0.lock().unwrap().push(Req { path, headers, body });
+        reqs.1.notify_all();
     }
     let mut w = stream;
     let mut head = format!("HTTP/1.1 {} Scripted\r\nConnection: close\r\n", resp.status);
@@ -417,7 +428,8 @@ pub fn agent_env<'a>(cmd: &'a mut Command, state: &Path) -> &'a mut Command {
         .env("NO_COLOR", "1")
 }
 
-pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
+/// Waits for `child` as [`wait_exit`] does, with its stdout and stderr.
+pub fn wait_limited(mut child: Child, limit: Duration) -> Run {
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
     let t1 = std::thread::spawn(move || {
@@ -430,10 +442,17 @@ pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
         let _ = err.read_to_string(&mut s);
         s
     });
+    let status = wait_exit(&mut child, limit);
+    Run { code: status.code(), stdout: t1.join().unwrap(), stderr: t2.join().unwrap() }
+}
+
+/// Waits for `child` to exit; kills it and panics after `limit`. Its output is the caller's to
+/// read (on other threads: a full pipe would stop it).
+pub fn wait_exit(child: &mut Child, limit: Duration) -> ExitStatus {
     let start = Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
         }
         if start.elapsed() > limit {
             let _ = child.kill();
@@ -441,8 +460,13 @@ pub fn wait_limited(mut child: std::process::Child, limit: Duration) -> Run {
             panic!("agent-min did not finish within {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(10));
-    };
-    Run { code: status.code(), stdout: t1.join().unwrap(), stderr: t2.join().unwrap() }
+    }
+}
+
+/// Ctrl-C, as a terminal sends it: SIGINT to `child`.
+pub fn ctrl_c(child: &Child) {
+    let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success(), "kill -INT {}", child.id());
 }
 
 /// What the agent prints when it waits for a person's answer.
