@@ -229,6 +229,9 @@ fn diff(dir: &Path, record: &Record, n: u32, m: Option<u32>) -> Result<(), Strin
 }
 
 fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, yes: bool) -> Result<(), String> {
+    // A process running the task would save its conversation over the restored one, and go
+    // on from files it no longer has.
+    let _held = store.claim(&record.meta.id).map_err(|busy| busy.refusal("restoring"))?;
     let cp = find(&record, n)?.clone();
     let shadow = open(dir, &record)?;
     let when = match cp.tool.as_str() {

@@ -31,12 +31,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
     };
-    // Two runs of one task would each save over the other's turns and checkpoints.
-    if let Some(pid) = record.running_in().filter(|&pid| pid != std::process::id()) {
-        return usage_error(&format!(
-            "task {} is running now (process {pid}); resuming it as well would lose one run's turns and checkpoints — wait for it to end, or stop it (kill -INT {pid}) and resume then",
-            record.meta.id
-        ));
+    // Said before anything else; the run holds the task itself once it starts (`Store::hold`).
+    if let Err(busy) = store.claim(&record.meta.id) {
+        return usage_error(&busy.refusal("resuming"));
     }
     if opts.last {
         eprintln!(

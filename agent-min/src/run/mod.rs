@@ -277,8 +277,13 @@ fn surroundings(
         base_url: setup.base_url.clone(),
         cwd: ws.root().display().to_string(),
     };
-    let store =
-        if opts.no_save || opts.replay.is_some() { None } else { Some(open_store(opts, setup.api_key.clone())?) };
+    let store = if opts.no_save || opts.replay.is_some() {
+        None
+    } else {
+        let mut store = open_store(opts, setup.api_key.clone())?;
+        store.hold(&meta.id).map_err(|busy| busy.refusal(if saved.is_some() { "continuing" } else { "running" }))?;
+        Some(store)
+    };
     let table = setup.provider.and_then(|p| accounting::builtin(p, &setup.model));
     let [pi, po, pr, pw] = opts.prices;
     let prices = accounting::resolve(table, pi, po, pr, pw);

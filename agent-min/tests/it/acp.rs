@@ -510,3 +510,74 @@ fn what_is_not_a_request_gets_invalid_request_and_authenticate_has_no_method() {
     );
     assert!(answers[3]["error"]["message"].as_str().unwrap().contains("no authentication methods"));
 }
+
+/// A session that is open in an editor holds its task: it saves `completed` after each prompt
+/// and lives on, so `resume` and `checkpoints restore` elsewhere are refused (both would save
+/// over what the session saves next), and are free once the editor closes it.
+#[test]
+fn a_task_open_in_an_editors_session_is_not_resumed_or_restored_elsewhere() {
+    use std::io::{BufRead, Write};
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let dir = state.path().display().to_string();
+    let url = server.anthropic_url();
+    let agent = ["--provider", "anthropic", "--base-url", &url, "--model", "claude-test", "--state-dir", &dir];
+    let mut cmd = Command::new(bin());
+    cmd.arg("acp").args(agent).current_dir(&root);
+    agent_env(&mut cmd, state.path()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let mut to_agent = child.stdin.take().unwrap();
+    // The agent's answers, line by line, on a thread: a hung agent fails the test at LIMIT.
+    let (tx, answers) = std::sync::mpsc::channel::<Value>();
+    let out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(serde_json::from_str(&line).unwrap_or_default());
+        }
+    });
+    let mut ask = |id: u64, method: &str, params: Value| -> Value {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string() + "\n";
+        to_agent.write_all(line.as_bytes()).unwrap();
+        loop {
+            let m = answers.recv_timeout(LIMIT).expect("the agent answers");
+            if m["id"] == id {
+                assert!(m["error"].is_null(), "{m}");
+                return m["result"].clone();
+            }
+        }
+    };
+    ask(1, "initialize", json!({"protocolVersion": 1, "clientCapabilities": {}}));
+    let session = ask(2, "session/new", json!({"cwd": root, "mcpServers": []}));
+    let id = session["sessionId"].as_str().unwrap().to_string();
+    let prompt = json!({"sessionId": id, "prompt": [{"type": "text", "text": "Say done."}]});
+    assert_eq!(ask(3, "session/prompt", prompt)["stopReason"], "end_turn");
+    let saved = saved_status(state.path(), &id);
+    assert_eq!(saved, "completed", "saved after the prompt, the session still open");
+
+    let pid = child.id();
+    let resume = run_cmd("resume", &root, &[&id, "--state-dir", &dir], &[], LIMIT);
+    assert_eq!(resume.code, Some(2), "{}", resume.all());
+    assert!(
+        resume.stderr.contains("is running now") && resume.stderr.contains(&format!("process {pid}")),
+        "{}",
+        resume.stderr
+    );
+    let restore = run_cmd("checkpoints", &root, &["restore", &id, "1", "--yes", "--state-dir", &dir], &[], LIMIT);
+    assert_eq!(restore.code, Some(1), "{}", restore.all());
+    assert!(restore.stderr.contains("is running now") && restore.stderr.contains("restoring it"), "{}", restore.stderr);
+    assert_eq!(server.requests().len(), 1, "nothing was sent by the refused commands");
+
+    // The editor closes the session: the task is free (restore now says what it has).
+    drop(to_agent);
+    assert_eq!(wait_exit(&mut child, LIMIT).code(), Some(0));
+    let restore = run_cmd("checkpoints", &root, &["restore", &id, "1", "--yes", "--state-dir", &dir], &[], LIMIT);
+    assert!(restore.stderr.contains("has no checkpoint 1"), "{}", restore.stderr);
+}
+
+/// The saved status of task `id` in the state directory `state`.
+fn saved_status(state: &Path, id: &str) -> String {
+    let text = std::fs::read_to_string(state.join("tasks").join(format!("{id}.json"))).unwrap();
+    serde_json::from_str::<Value>(&text).unwrap()["status"].as_str().unwrap_or_default().to_string()
+}

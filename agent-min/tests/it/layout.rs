@@ -267,9 +267,6 @@ fn the_may_use_check_sees_paths_groups_and_supers() {
 /// set up a child between fork and exec or make a pipe for curl.
 const UNSAFE_FILES: &[&str] = &[
     "run/sandbox/sys.rs",
-    "run/checkpoints/sys.rs",
-    "run/spawn/sys.rs",
-    "run/project/hooks/sys.rs",
     "run/llm/curl.rs",     // the key's pipe (pipe2, fcntl, OwnedFd::from_raw_fd) and curl's pre_exec
     "run/ui/interrupt.rs", // kill(2) and the pre_exec that ties a child's life to the agent's
     "run/spawn/sys.rs",    // the child's pre-exec setup and the watchdog (fork, prctl, Landlock)

@@ -30,7 +30,7 @@ pub fn acquire(path: &Path, wait: Duration) -> Result<Held, String> {
     let start = Instant::now();
     let mut attempt: u64 = 0;
     loop {
-        if super::sys::try_lock(&file) {
+        if crate::run::session::claim::try_lock(&file) {
             return Ok(Held { _file: file });
         }
         let left = wait.saturating_sub(start.elapsed());

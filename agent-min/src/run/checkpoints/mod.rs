@@ -4,8 +4,7 @@
 //! Owns: the shadow repository ([`shadow`]: create, repair, stage, commit, diff, restore), how
 //! git is run (`git`: clean environment, time and output bounds), what is left out
 //! (`exclusions`), where the repository lives and which workspaces are refused ([`place`]),
-//! the cross-process lock ([`lock`]), nested repositories (`nested`), the two system calls
-//! that need `unsafe` (`sys.rs`), the checkpoints of a
+//! the cross-process lock ([`lock`]), nested repositories (`nested`), the checkpoints of a
 //! run (`tracker`, called from `task.rs`), and restoring one (`restore`; the
 //! `agent-min checkpoints` command is `crate::checkpoints_cmd`).
 //!
@@ -23,7 +22,6 @@ pub(crate) mod nested;
 pub mod place;
 pub(crate) mod restore;
 pub mod shadow;
-mod sys;
 pub(crate) mod tracker;
 
 pub use tracker::Tracker;

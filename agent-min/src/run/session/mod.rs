@@ -1,4 +1,5 @@
-//! The task as a record: saved state after every turn ([`state`]), the `--json` event stream
+//! The task as a record: saved state after every turn ([`state`]), one process per task
+//! ([`claim`]), the `--json` event stream
 //! ([`events`]), the `history --json` line (`history`) and the JSON Schemas of these formats (`schemas`). `agent-min history` and
 //! `agent-min resume` are `crate::history_cmd` and `crate::resume_cmd`; a recorded session played
 //! back in place of a model is `crate::run::replay`.
@@ -7,6 +8,7 @@
 //! (messages, usage, errors), [`crate::run::budget`] (totals), [`crate::run::ui`] (redaction,
 //! interrupts), `crate::run::clock`.
 
+pub mod claim;
 pub mod events;
 pub(crate) mod history;
 #[cfg(test)]

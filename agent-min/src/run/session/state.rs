@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::claim::{Busy, Claim};
 use crate::run::budget::accounting::Totals;
 use crate::run::llm::{Message, Part, Role, ToolUsePart};
 
@@ -388,6 +389,8 @@ pub struct Store {
     secret: Option<String>,
     /// What became of the saves so far, for an honest last line.
     saves: std::cell::RefCell<Saves>,
+    /// The task this store saves, held for this process ([`Store::hold`]).
+    held: Option<std::sync::Arc<Claim>>,
 }
 
 /// What became of the saves so far.
@@ -410,7 +413,12 @@ impl Store {
             )
         })?;
         sweep_stale_temps(&tasks);
-        Ok(Store { dir: dir.to_path_buf(), secret: secret.filter(|s| s.len() >= 8), saves: Default::default() })
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            secret: secret.filter(|s| s.len() >= 8),
+            saves: Default::default(),
+            held: None,
+        })
     }
 
     /// The last line of a run: where the task is saved and how to continue it — or, if saving
@@ -430,6 +438,17 @@ impl Store {
                 "Task {id} was NOT saved: every save in {dir} failed ({e}); it cannot be resumed. Free space or fix the directory, or choose another with --state-dir."
             )),
         }
+    }
+
+    /// Claims task `id` for this process while the claim lives (see [`super::claim`]).
+    pub(crate) fn claim(&self, id: &str) -> Result<Option<Claim>, Busy> {
+        super::claim::claim(&self.dir.join("tasks"), id)
+    }
+
+    /// Holds task `id` for as long as this store lives: the store of a process running it.
+    pub(crate) fn hold(&mut self, id: &str) -> Result<(), Busy> {
+        self.held = self.claim(id)?.map(std::sync::Arc::new);
+        Ok(())
     }
 
     /// The directory.
