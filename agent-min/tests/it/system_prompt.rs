@@ -264,7 +264,7 @@ fn native_next_gen_says_several_tools_may_be_used_as_cline_does() {
 }
 
 /// The native definitions each variant sends are Cline's (`*.tools.snap`), `task_progress`
-/// left out, for the tools agent-min has, in Cline's order.
+/// left out, for the tools agent-min has, in Cline's order, naming the workspace they are for.
 #[test]
 fn native_definitions_are_clines_per_variant() {
     use agent_min::run::dialect::native_definitions;
@@ -273,8 +273,11 @@ fn native_definitions_are_clines_per_variant() {
         (Family::NativeGpt5, "openai_gpt_5_native.tools.snap"),
         (Family::NativeGpt51, "openai_gpt_5_1_native.tools.snap"),
     ] {
-        let cline: Vec<serde_json::Value> = serde_json::from_str(&fixture(snap)).unwrap();
-        let ours = native_definitions(family, "/test/project");
+        // Cline's snapshots were rendered in /test/project; any workspace stands in its place
+        // (a definition that kept the snapshot's directory told the model a wrong one).
+        let cwd = "/home/dev/my app";
+        let cline: Vec<serde_json::Value> = serde_json::from_str(&fixture(snap).replace("/test/project", cwd)).unwrap();
+        let ours = native_definitions(family, cwd);
         let names: Vec<&str> = ours.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
         let want: Vec<serde_json::Value> = cline
             .into_iter()
