@@ -47,7 +47,9 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     }
     ctx.decide(true, By::Yolo, None);
     let policy = sandbox::current();
-    match execute(command, ctx.ws.root(), timeout, policy, &mut |chunk| ctx.term.reasoning(chunk)) {
+    let ran = execute(command, ctx.ws.root(), timeout, policy, &mut |chunk| ctx.term.reasoning(chunk));
+    ctx.memory.reads.clear();
+    match ran {
         Err(e) => {
             ctx.term.outcome(false, &e);
             Outcome::Failure { text: tool_error(&e), mistake: false }
@@ -299,6 +301,27 @@ mod tests {
             let out = with_ctx(&ws, |ctx| super::super::run(&c, ctx));
             assert!(matches!(&out, Outcome::Success(s) if s.contains("ok")), "{t}: {out:?}");
         }
+    }
+
+    #[test]
+    fn a_file_read_after_a_command_is_a_fresh_read_as_in_cline() {
+        use super::super::testutil::{call, with_ctx};
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("f.txt"), "one\n").unwrap();
+        let ws = crate::run::tools::paths::Workspace::new(d.path()).unwrap();
+        let read = call("read_file", &[("path", "f.txt")]);
+        let true_ = call("execute_command", &[("command", "true"), ("requires_approval", "false")]);
+        let texts = with_ctx(&ws, |ctx| {
+            let mut texts = Vec::new();
+            for c in [&read, &read, &true_, &read] {
+                if let Outcome::Success(s) = super::super::run(c, ctx) {
+                    texts.push(s);
+                }
+            }
+            texts
+        });
+        assert!(texts[1].starts_with("[File already read]"), "{texts:?}");
+        assert_eq!(texts[3], texts[0], "the command may have changed it: read afresh");
     }
 
     #[test]

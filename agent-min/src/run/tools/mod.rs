@@ -442,6 +442,8 @@ mod tests {
             "[search_files for 'x' in '*.rs']"
         );
         assert_eq!(call("attempt_completion", &[]).description(), "[attempt_completion]");
+        // ApplyPatchHandler.getDescription.
+        assert_eq!(call("apply_patch", &[("input", "x")]).description(), "[apply_patch for patch application]");
     }
 
     #[test]

@@ -42,6 +42,12 @@ impl ReadCache {
     pub(crate) fn forget(&mut self, abs: &Path) {
         self.reads.remove(&abs.to_string_lossy().to_lowercase());
     }
+
+    /// Forgets every read: a command may have changed any file, in ways an unchanged mtime
+    /// does not show (Cline clears its cache after every command that ran).
+    pub(crate) fn clear(&mut self) {
+        self.reads.clear();
+    }
 }
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {

@@ -87,7 +87,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         mutates: true,
         offered: Family::patches,
         run: apply_patch::run,
-        describe: |_| "[apply_patch]".to_string(),
+        describe: |_| "[apply_patch for patch application]".to_string(),
         missing: generic_missing,
         native: |_| include_str!("decl/apply_patch.json"),
         // Offered by native variants only: no XML section.
