@@ -586,10 +586,12 @@ impl Task {
     }
 
     /// Streams the reply, retrying classified API errors and empty replies, and cutting the
-    /// history once if the server says the prompt is too long. An error names the limit hit,
-    /// if a limit (the timeout) ended it.
+    /// history when the server says the prompt is too long (again on each refusal, while more
+    /// than 3 messages are left, at most 1 + the retries). An error names the limit hit, if a
+    /// limit (the timeout) ended it.
     fn stream_reply(&mut self) -> Result<Reply, (String, Option<&'static str>)> {
-        let (mut retries, mut empties, mut cut_harder) = (0, 0, false);
+        let (mut retries, mut empties, mut cuts) = (0, 0, 0);
+        let max_cuts = self.settings.max_retries;
         let turn = self.turn_number();
         let mut attempt = 0;
         loop {
@@ -625,8 +627,10 @@ impl Task {
                         format!("The model returned an empty reply; asking again ({empties} of {MAX_EMPTY_REPLIES}).");
                     self.notice(NoticeKind::EmptyReply, &text);
                 }
-                Err(e) if e.is_context_overflow() && !cut_harder => {
-                    cut_harder = true;
+                // Cut again on each refusal while more than Cline's 3 messages are left (Cline
+                // re-arms its cut then, and its automatic retries take it).
+                Err(e) if e.is_context_overflow() && cuts <= max_cuts && (cuts == 0 || self.messages.len() > 3) => {
+                    cuts += 1;
                     let strategy = ("standard-truncation-lastquarter", self.usage_now());
                     let (system, context) = (&self.system, &mut self.around.context);
                     let (hooks, events) = (&mut self.around.project.hooks, &mut self.around.events);
@@ -637,7 +641,7 @@ impl Task {
                         return Err((self.overflow_message(&e), None));
                     };
                     self.report_cut(&cut);
-                    self.around.events.retry(turn, 1, 1, 0.0, &e);
+                    self.around.events.retry(turn, cuts, max_cuts + 1, 0.0, &e);
                 }
                 Err(e) if e.is_context_overflow() => return Err((self.overflow_message(&e), None)),
                 Err(e) if e.retryable && retries < self.settings.max_retries => {

@@ -162,25 +162,55 @@ fn a_context_length_error_cuts_harder_once_and_retries() {
 }
 
 #[test]
-fn a_second_context_length_error_fails_naming_the_fix() {
+fn context_errors_until_no_history_is_left_to_cut_fail_naming_the_fix() {
     let ws = tempfile::tempdir().unwrap();
     let list = tool("list_files", &[("path", ".")]);
     let too_long = status(
         400,
         json!({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}),
     );
-    let server = Server::start(vec![
-        anthropic(&list),
-        anthropic(&list),
-        anthropic(&list),
-        too_long.clone(),
-        too_long,
-        anthropic(&completion("never")),
-    ]);
+    let mut script = vec![anthropic(&list), anthropic(&list), anthropic(&list)];
+    script.extend(std::iter::repeat_n(too_long, 6));
+    script.push(anthropic(&completion("never")));
+    let server = Server::start(script);
     let base = anthropic_args(&server);
     let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
     assert_eq!(r.code, Some(1), "{}", r.all());
-    assert_eq!(server.requests().len(), 5, "cut once, retried once, then stopped");
+    // 7 messages: cut to 5, then to 3, which is all Cline keeps; the next refusal ends it.
+    let sizes: Vec<usize> = server.requests()[3..].iter().map(|r| r.body["messages"].as_array().unwrap().len()).collect();
+    assert_eq!(sizes, [7, 5, 3], "cut while more than 3 messages were left, then stopped");
     assert!(r.stderr.contains("prompt is too long"), "{}", r.stderr);
     assert!(r.stderr.contains("--context-window"), "{}", r.stderr);
+}
+
+/// A refusal after a cut cuts again while history is left (Cline re-arms its cut when more than
+/// 3 messages remain, and its automatic retries take it): a long task is not ended by a second
+/// refusal. Anthropic's refusal of input + max_tokens over the window is one (it was not
+/// recognised: the task failed at once).
+#[test]
+fn a_context_error_after_a_cut_cuts_again_while_history_is_left() {
+    let ws = tempfile::tempdir().unwrap();
+    let too_long = status(
+        400,
+        json!({"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 188059 + 64000 > 200000, decrease input length or `max_tokens` and try again"}}),
+    );
+    // Twelve different reads (the same call five times in a row is a loop, and stops a task).
+    let mut script = Vec::new();
+    for i in 0..12 {
+        std::fs::write(ws.path().join(format!("f{i}.txt")), "x\n").unwrap();
+        script.push(anthropic(&tool("read_file", &[("path", &format!("f{i}.txt"))])));
+    }
+    script.extend([too_long.clone(), too_long, anthropic(&completion("after two cuts"))]);
+    let server = Server::start(script);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 15, "two cuts, each followed by a retry");
+    let sizes: Vec<usize> = reqs[12..].iter().map(|r| r.body["messages"].as_array().unwrap().len()).collect();
+    assert!(sizes[0] > sizes[1] && sizes[1] > sizes[2] && sizes[2] > 3, "{sizes:?}");
+    let events = events::parse(&r.stdout);
+    let cuts = events::of(&events, "context_truncated");
+    assert_eq!(cuts.len(), 2);
+    assert!(cuts.iter().all(|c| c["reason"] == "context_error"), "{cuts:?}");
 }

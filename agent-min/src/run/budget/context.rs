@@ -175,19 +175,24 @@ fn read_path(content: &str) -> Option<&str> {
 }
 
 /// Replaces every `read_file` result but the latest for the same path with Cline's notice.
-/// Returns how many were replaced.
+/// Returns how many were replaced. Results of native calls are left alone, as Cline leaves them
+/// (their `tool_result` is a string, which its `getTextFromBlock` does not read): they go out
+/// as the calls' recorded answers, so a notice in the message's text would only add to them.
 pub(crate) fn dedupe_reads(messages: &mut [Message]) -> usize {
+    let native: Vec<bool> =
+        (0..messages.len()).map(|i| i > 0 && messages[i - 1].tool_uses().next().is_some()).collect();
+    fn read_result<'m>(native: &[bool], i: usize, m: &'m Message) -> Option<&'m str> {
+        (m.role == Role::User && !native[i]).then(|| read_path(&m.content)).flatten()
+    }
     let mut latest: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, m) in messages.iter().enumerate() {
-        if m.role == Role::User {
-            if let Some(p) = read_path(&m.content) {
-                latest.insert(p.to_string(), i);
-            }
+        if let Some(p) = read_result(&native, i, m) {
+            latest.insert(p.to_string(), i);
         }
     }
     let mut replaced = 0;
     for (i, m) in messages.iter_mut().enumerate() {
-        let Some(path) = (m.role == Role::User).then(|| read_path(&m.content)).flatten() else { continue };
+        let Some(path) = read_result(&native, i, m) else { continue };
         if latest.get(path) == Some(&i) {
             continue;
         }
@@ -315,6 +320,34 @@ mod tests {
             assert_eq!(ans.len(), 1);
             assert_eq!(ans[0].content, m[i + 1].content);
         }
+    }
+
+    #[test]
+    fn results_of_native_calls_are_not_deduplicated_as_in_cline() {
+        use crate::run::llm::{Part, ToolUsePart};
+        let read = |id: &str| {
+            let input = r#"{"path":"big.txt"}"#.into();
+            Part::ToolUse(ToolUsePart { id: id.into(), name: "read_file".into(), input, answer: None })
+        };
+        let result = "[read_file for 'big.txt'] Result:\nthe file";
+        let conversation = |native: bool| {
+            let mut m = vec![Message::user("read it twice")];
+            for id in ["t1", "t2"] {
+                let mut call = Message::assistant("<read_file><path>big.txt</path></read_file>");
+                if native {
+                    call.parts = vec![read(id)];
+                }
+                m.extend([call, Message::user(result)]);
+            }
+            m
+        };
+        let mut m = conversation(true);
+        assert_eq!(dedupe_reads(&mut m), 0);
+        assert!(m.iter().all(|x| !x.content.contains(DUPLICATE_READ_NOTICE)));
+        // The same results in the XML dialect are.
+        let mut m = conversation(false);
+        assert_eq!(dedupe_reads(&mut m), 1);
+        assert!(m[2].content.contains(DUPLICATE_READ_NOTICE) && m[4].content == result);
     }
 
     #[test]

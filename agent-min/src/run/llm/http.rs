@@ -207,7 +207,12 @@ mod tests {
         let llama = body(
             r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}}"#,
         );
-        for m in [anthropic, openai, llama] {
+        // Anthropic when the prompt fits but not with max_tokens beside it.
+        let anthropic_max = body(
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 188059 + 64000 > 200000, decrease input length or `max_tokens` and try again"}}"#,
+        );
+        let openrouter = body(r#"{"error":{"code":400,"message":"Input tokens exceed the configured limit of 272000 tokens."}}"#);
+        for m in [anthropic, anthropic_max, openai, llama, openrouter] {
             assert!(ApiError::from_status(400, m.clone(), None).is_context_overflow(), "{m}");
         }
         assert!(!ApiError::from_status(400, "invalid x-api-key".into(), None).is_context_overflow());

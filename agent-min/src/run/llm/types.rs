@@ -216,17 +216,24 @@ impl ApiError {
 
 impl ApiError {
     /// Whether the server refused the prompt as longer than the model's context window:
-    /// Anthropic "prompt is too long", OpenAI `context_length_exceeded`, llama.cpp
-    /// `exceed_context_size_error` (and the wordings other compatible servers use).
+    /// Anthropic "prompt is too long" and "input length and `max_tokens` exceed context limit",
+    /// OpenAI `context_length_exceeded`, llama.cpp `exceed_context_size_error`, and the
+    /// wordings of other servers Cline's `context-error-handling.ts` knows (context length or
+    /// window, maximum context, tokens exceed, too many tokens, Cerebras' "reduce the length").
     pub(crate) fn is_context_overflow(&self) -> bool {
         let m = self.message.to_ascii_lowercase();
         [
             "prompt is too long",
+            "exceed context limit",
             "context_length_exceeded",
             "exceed_context_size_error",
-            "maximum context length",
+            "maximum context",
             "context window",
+            "context length",
             "exceeds the available context size",
+            "tokens exceed",
+            "too many tokens",
+            "reduce the length of the messages or completion",
         ]
         .iter()
         .any(|w| m.contains(w))
