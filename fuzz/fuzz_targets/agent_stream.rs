@@ -86,7 +86,7 @@ fuzz_target!(|data: &[u8]| {
     let (shown, json) = (Sink::default(), Sink::default());
     let mut term = Term::to_writer(Box::new(shown.clone()));
     let mut events = Events::to(Box::new(json.clone()));
-    let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool, said: String::new() };
+    let mut screen = Screen::new(&mut term, &mut events, 1, one_tool);
     let mut server = Server { provider, bytes, chunk };
     let read = if native {
         native::reply::read_reply(&mut server, "", &[], &mut screen, true)

@@ -22,9 +22,17 @@ pub struct Screen<'a> {
     /// The reply's text so far as the model wrote it (in XML, its tool tags too): what stays
     /// in the history when the client cancels the reply (Cline's `abortStream`).
     pub said: String,
+    /// The latest usage the stream reported: counted even when the reply then fails, as Cline
+    /// counts a failed stream's tokens and cost.
+    pub usage: Usage,
 }
 
-impl Screen<'_> {
+impl<'a> Screen<'a> {
+    /// A screen for request `turn`, nothing said or reported yet.
+    pub fn new(term: &'a mut Term, events: &'a mut Events, turn: u32, one_tool: bool) -> Self {
+        Screen { term, events, turn, one_tool, said: String::new(), usage: Usage::default() }
+    }
+
     /// Shows streamed text and sends it as a `text` event.
     pub(crate) fn text(&mut self, s: &str) {
         // The event first: text the person saw is in the `--json` stream when Ctrl-C comes.

@@ -45,6 +45,7 @@ pub fn read_reply(
         if let Some(until) = drain_until {
             return match delta {
                 Delta::Usage(u) => {
+                    screen.usage = u;
                     reply.usage = u;
                     usage_is_final = true;
                     Flow::Stop
@@ -105,6 +106,7 @@ pub fn read_reply(
                 screen.term.reasoning(&s);
             }
             Delta::Usage(u) => {
+                screen.usage = u;
                 reply.usage = u;
                 usage_is_final = true;
             }
@@ -276,7 +278,7 @@ mod tests {
         let out = Shared::default();
         let mut term = Term::to_writer(Box::new(out.clone()));
         let mut events = Events::off();
-        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool: true, said: String::new() };
+        let mut screen = Screen::new(&mut term, &mut events, 1, true);
         let reply = read_reply(&mut fake, "", &[], &mut screen).unwrap();
         let shown = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         (reply, shown, fake.handed, total)
@@ -312,7 +314,7 @@ mod tests {
         let d = vec![Delta::Usage(early), Delta::Text("text after the first report".into())];
         let mut fake = Fake { deltas: d, handed: 0 };
         let (mut term, mut events) = (Term::to_writer(Box::new(Shared::default())), Events::off());
-        let mut screen = Screen { term: &mut term, events: &mut events, turn: 1, one_tool: true, said: String::new() };
+        let mut screen = Screen::new(&mut term, &mut events, 1, true);
         let reply = read_reply(&mut fake, "", &[], &mut screen).unwrap();
         assert!(reply.usage_estimated, "a usage report followed by more text is not the final one");
     }

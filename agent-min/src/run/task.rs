@@ -599,13 +599,18 @@ impl Task {
             self.around.events.request_started(turn, attempt);
             self.term.start_spinner("waiting for the model…");
             let one_tool = self.settings.one_tool_per_reply;
-            let mut screen =
-                Screen { term: &mut self.term, events: &mut self.around.events, turn, one_tool, said: String::new() };
+            let mut screen = Screen::new(&mut self.term, &mut self.around.events, turn, one_tool);
             let result =
                 self.settings.dialect.read_reply(&mut *self.transport, &self.system, &self.messages, &mut screen);
-            let said = std::mem::take(&mut screen.said);
+            let (said, reported) = (std::mem::take(&mut screen.said), screen.usage);
             self.term.stop_spinner();
-            if let Some(hit) = self.around.limits.stopped_now() {
+            let stopped = self.around.limits.stopped_now();
+            if result.is_err() || stopped.is_some() {
+                // What a failed or stopped attempt cost (Cline counts a failed or aborted
+                // stream's usage too).
+                self.around.accounting.record_failed(&reported);
+            }
+            if let Some(hit) = stopped {
                 if hit.limit == limits::CANCELLED {
                     self.cancelled_reply = Some(said);
                 }

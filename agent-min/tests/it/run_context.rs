@@ -177,7 +177,8 @@ fn context_errors_until_no_history_is_left_to_cut_fail_naming_the_fix() {
     let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
     assert_eq!(r.code, Some(1), "{}", r.all());
     // 7 messages: cut to 5, then to 3, which is all Cline keeps; the next refusal ends it.
-    let sizes: Vec<usize> = server.requests()[3..].iter().map(|r| r.body["messages"].as_array().unwrap().len()).collect();
+    let sizes: Vec<usize> =
+        server.requests()[3..].iter().map(|r| r.body["messages"].as_array().unwrap().len()).collect();
     assert_eq!(sizes, [7, 5, 3], "cut while more than 3 messages were left, then stopped");
     assert!(r.stderr.contains("prompt is too long"), "{}", r.stderr);
     assert!(r.stderr.contains("--context-window"), "{}", r.stderr);

@@ -605,3 +605,23 @@ fn a_file_changed_behind_the_agents_back_is_reported_once_as_recently_modified()
     assert!(users[2].contains(section), "after the command changed it: {}", users[2]);
     assert!(!users[3].contains("# Recently Modified Files"), "once, and not for the agent's own write: {}", users[3]);
 }
+
+/// The usage a reply reported before it failed is counted (Cline counts a failed stream's
+/// tokens and cost): a prompt of 100,000 tokens refused mid-reply was paid for, and
+/// `--max-cost` and the totals must know it.
+#[test]
+fn a_failed_attempts_reported_usage_is_in_the_totals() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut body = anthropic_body_usage("Partial text that will be discarded", 5, "end_turn", 100_000, 0);
+    body.truncate(body.find("event: content_block_stop").unwrap());
+    body.push_str("event: error\r\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\r\n\r\n");
+    let overloaded = Resp { body: body.into_bytes(), ..anthropic("") };
+    let server = Server::start(vec![overloaded, anthropic(&completion("second time lucky"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--retry-delay", "0.05", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let events = events::parse(&r.stdout);
+    let totals = &events::of(&events, "completion")[0]["totals"];
+    // 100,000 from the failed attempt, 100 from the answered one; one request answered.
+    assert_eq!((totals["tokens_in"].as_u64(), totals["requests"].as_u64()), (Some(100_100), Some(1)), "{totals}");
+}

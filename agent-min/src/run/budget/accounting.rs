@@ -150,6 +150,16 @@ impl Accounting {
         Some(c)
     }
 
+    /// Adds the usage a request reported before it failed: its tokens and cost count, as
+    /// Cline counts them; it is not a request the model answered.
+    pub(crate) fn record_failed(&mut self, u: &Usage) {
+        self.usage.add(u);
+        if let Some(c) = self.prices.map(|p| cost(u, &p, self.cache_in_prompt)) {
+            self.cost += c;
+            self.run_cost += c;
+        }
+    }
+
     /// The totals (for `--json` events and the saved state).
     pub(crate) fn totals(&self) -> Totals {
         Totals {

@@ -211,7 +211,8 @@ mod tests {
         let anthropic_max = body(
             r#"{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 188059 + 64000 > 200000, decrease input length or `max_tokens` and try again"}}"#,
         );
-        let openrouter = body(r#"{"error":{"code":400,"message":"Input tokens exceed the configured limit of 272000 tokens."}}"#);
+        let openrouter =
+            body(r#"{"error":{"code":400,"message":"Input tokens exceed the configured limit of 272000 tokens."}}"#);
         for m in [anthropic, anthropic_max, openai, llama, openrouter] {
             assert!(ApiError::from_status(400, m.clone(), None).is_context_overflow(), "{m}");
         }

@@ -115,6 +115,7 @@ pub fn read_reply(
                 }
             }
             Delta::Usage(u) => {
+                screen.usage = u;
                 reply.usage = u;
                 got_usage = true;
             }
