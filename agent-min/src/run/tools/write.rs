@@ -23,7 +23,7 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     if let Err(o) = refuse_protected(ctx, &abs, path) {
         return o;
     }
-    let old = match current_content(ctx, &abs, path) {
+    let old = match current_content(ctx, &abs, path, Whole::Replaced) {
         Ok(old) => old,
         Err(o) => return o,
     };
@@ -109,7 +109,7 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             return o;
         }
     }
-    let existing = match current_content(ctx, &resolved.abs, path) {
+    let existing = match current_content(ctx, &resolved.abs, path, Whole::Edited) {
         Ok(s) => s,
         Err(o) => return o,
     };
@@ -165,9 +165,20 @@ fn refuse_outside_under_yolo(ctx: &mut Ctx<'_>, path: &str) -> Result<(), Outcom
     Ok(())
 }
 
+/// What becomes of the file's current content.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Whole {
+    /// Replaced whole (`write_to_file`): any content will do; text that is not UTF-8 is shown
+    /// in the preview as far as it decodes, as Cline overwrites any file.
+    Replaced,
+    /// Edited in place (`replace_in_file`): it must be UTF-8 text, or the edit would rewrite
+    /// the bytes around it in another encoding.
+    Edited,
+}
+
 /// The file's current text (`None` if it does not exist yet): only a regular file, at most
 /// [`fsx::MAX_FILE_BYTES`].
-fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<Option<String>, Outcome> {
+fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> Result<Option<String>, Outcome> {
     let fail = |ctx: &mut Ctx<'_>, msg: String| {
         ctx.term.outcome(false, &msg);
         Err(Outcome::Failure { text: tool_error(&msg), mistake: false })
@@ -180,7 +191,11 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<Option<S
                 Some(Ok(text)) => Ok(Some(text)),
                 Some(Err(e)) => fail(ctx, format!("Error reading file {path} from the editor: {e}")),
             },
-            Err(_) => fail(ctx, format!("{path} is not a UTF-8 text file; it cannot be edited with this tool.")),
+            Err(e) if whole == Whole::Replaced => Ok(Some(String::from_utf8_lossy(e.as_bytes()).into_owned())),
+            Err(_) => fail(
+                ctx,
+                format!("{path} is not a UTF-8 text file; it cannot be edited with this tool (write_to_file can replace it whole)."),
+            ),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
@@ -300,6 +315,22 @@ mod tests {
             let out = with_ctx(&ws, |ctx| run(&call("write_to_file", &[("path", path), ("content", "ok")]), ctx));
             assert!(matches!(out, Outcome::Success(_)), "{path}: {out:?}");
         }
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_replaced_whole_as_in_cline_and_never_edited_in_place() {
+        let d = tempfile::tempdir().unwrap();
+        let latin1 = b"caf\xe9 = 1\n";
+        std::fs::write(d.path().join("menu.txt"), latin1).unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let diff = "------- SEARCH\n= 1\n=======\n= 2\n+++++++ REPLACE";
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "menu.txt"), ("diff", diff)]), ctx));
+        let Outcome::Failure { text, .. } = out else { panic!("edited in place: {out:?}") };
+        assert!(text.contains("not a UTF-8 text file") && text.contains("write_to_file"), "{text}");
+        assert_eq!(std::fs::read(d.path().join("menu.txt")).unwrap(), latin1);
+        let out = with_ctx(&ws, |ctx| run(&call("write_to_file", &[("path", "menu.txt"), ("content", "café = 2\n")]), ctx));
+        assert!(matches!(out, Outcome::Success(_)), "{out:?}");
+        assert_eq!(std::fs::read_to_string(d.path().join("menu.txt")).unwrap(), "café = 2\n");
     }
 
     #[test]
