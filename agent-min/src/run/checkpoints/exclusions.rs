@@ -199,10 +199,28 @@ pub(crate) fn lfs_patterns(workspace: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The `info/exclude` file's text (Cline's `writeExcludesFile`: patterns joined by newlines).
-pub(crate) fn exclude_file(workspace: &Path) -> String {
+/// The `info/exclude` file's text (Cline's `writeExcludesFile`: patterns joined by newlines),
+/// and the state directory when it is inside the workspace (`state`, relative to it).
+pub(crate) fn exclude_file(workspace: &Path, state: Option<&Path>) -> String {
     let lfs = lfs_patterns(workspace);
-    DEFAULT.iter().chain([&DISABLED_FILE]).map(|s| s.to_string()).chain(lfs).collect::<Vec<_>>().join("\n")
+    let state = state.map(|rel| format!("/{}/", escape_pattern(&rel.to_string_lossy())));
+    DEFAULT.iter().chain([&DISABLED_FILE]).map(|s| s.to_string()).chain(lfs).chain(state).collect::<Vec<_>>().join("\n")
+}
+
+/// `path` as a gitignore pattern that matches only itself.
+fn escape_pattern(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\' | '!' | '#') || (c == ' ' && out.is_empty()) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    // A trailing space is dropped by git unless escaped.
+    if out.ends_with(' ') {
+        out.insert(out.len() - 1, '\\');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -217,11 +235,14 @@ mod tests {
             "*.psd filter=lfs diff=lfs merge=lfs -text\n*.md text\nassets/** filter=lfs\n",
         )
         .unwrap();
-        let text = exclude_file(d.path());
+        let text = exclude_file(d.path(), None);
         let lines: Vec<&str> = text.split('\n').collect();
         assert_eq!(lines[0], ".git/");
         assert!(lines.contains(&"node_modules/") && lines.contains(&"*.env*") && lines.contains(&"*.log"));
         assert!(!lines.contains(&"*.svg"), "Cline keeps SVGs");
         assert_eq!(&lines[lines.len() - 2..], &["*.psd", "assets/**"]);
+        // A state directory inside the workspace: anchored, its special characters escaped.
+        let text = exclude_file(d.path(), Some(Path::new("state/#1 [x]*")));
+        assert_eq!(text.split('\n').next_back(), Some(r"/state/\#1 \[x\]\*/"));
     }
 }

@@ -17,8 +17,9 @@ use super::exclusions::GIT_DISABLED_SUFFIX;
 const MAX_ENTRIES: usize = 2_000_000;
 
 /// Nested `.git` entries — directories, and the files or symlinks of submodules and worktrees —
-/// not the workspace's own, skipping `node_modules` as Cline does and never following symlinks.
-pub(crate) fn find(workspace: &Path) -> Vec<PathBuf> {
+/// not the workspace's own, skipping `node_modules` as Cline does, and the state directory
+/// `state` (its shadow repositories are not projects), never following symlinks.
+pub(crate) fn find(workspace: &Path, state: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![workspace.to_path_buf()];
     let mut seen = 0usize;
@@ -41,7 +42,10 @@ pub(crate) fn find(workspace: &Path) -> Vec<PathBuf> {
                 continue;
             }
             let path = e.path();
-            if name != "node_modules" && !name.to_string_lossy().ends_with(&format!(".git{GIT_DISABLED_SUFFIX}")) {
+            if name != "node_modules"
+                && !name.to_string_lossy().ends_with(&format!(".git{GIT_DISABLED_SUFFIX}"))
+                && path != state
+            {
                 stack.push(path);
             }
         }
@@ -64,8 +68,8 @@ fn disabled_name(git: &Path) -> PathBuf {
 }
 
 /// Renames every nested `.git` to `.git_disabled`, journalled in `journal` first.
-pub(crate) fn disable(workspace: &Path, journal: &Path) -> Result<Disabled, String> {
-    let nested: Vec<PathBuf> = find(workspace).into_iter().filter(|g| !present(&disabled_name(g))).collect();
+pub(crate) fn disable(workspace: &Path, state: &Path, journal: &Path) -> Result<Disabled, String> {
+    let nested: Vec<PathBuf> = find(workspace, state).into_iter().filter(|g| !present(&disabled_name(g))).collect();
     if !nested.is_empty() {
         let text: String = nested.iter().map(|p| format!("{}\0", p.display())).collect();
         let write = || -> std::io::Result<()> {
@@ -132,8 +136,8 @@ mod tests {
             fs::create_dir_all(ws.join(dir)).unwrap();
         }
         let journal = d.path().join("journal");
-        assert_eq!(find(&ws), vec![ws.join("lib/.git")]);
-        let guard = disable(&ws, &journal).unwrap();
+        assert_eq!(find(&ws, Path::new("/nonexistent")), vec![ws.join("lib/.git")]);
+        let guard = disable(&ws, Path::new("/nonexistent"), &journal).unwrap();
         assert!(!ws.join("lib/.git").exists() && ws.join("lib/.git_disabled/objects").is_dir());
         assert!(ws.join(".git").is_dir(), "the workspace's own .git is never touched");
         // A crash now: the guard never runs; the journal says what to put back.
@@ -143,7 +147,7 @@ mod tests {
         assert!(ws.join("own/.git_disabled").is_dir(), "a .git_disabled of the user's own stays");
         assert!(!journal.exists());
         // The normal path: dropped, everything is back and the journal gone.
-        drop(disable(&ws, &journal).unwrap());
+        drop(disable(&ws, Path::new("/nonexistent"), &journal).unwrap());
         assert!(ws.join("lib/.git").is_dir() && !journal.exists());
     }
 }

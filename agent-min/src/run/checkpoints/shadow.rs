@@ -95,7 +95,11 @@ impl Shadow {
             shadow.init()?;
         }
         let info = git_dir.join("info");
-        for (name, text) in [("exclude", exclusions::exclude_file(workspace)), ("attributes", ATTRIBUTES.to_string())] {
+        // A state directory inside the workspace (`--state-dir .agent`) is left out: its saved
+        // tasks must not be committed, or restored over, and its shadow `.git` is not a nested
+        // project to disable.
+        let exclude = exclusions::exclude_file(workspace, shadow.state_dir_inside().as_deref());
+        for (name, text) in [("exclude", exclude), ("attributes", ATTRIBUTES.to_string())] {
             fs::create_dir_all(&info)
                 .and_then(|_| fs::write(info.join(name), text))
                 .map_err(|e| format!("cannot write {} ({e})", info.join(name).display()))?;
@@ -149,6 +153,18 @@ impl Shadow {
 
     fn journal(&self) -> PathBuf {
         self.dir.join("nested-disabled")
+    }
+
+    /// The state directory (`STATE_DIR` of `STATE_DIR/checkpoints/HASH`), resolved.
+    fn state_dir(&self) -> PathBuf {
+        let state = self.dir.parent().and_then(Path::parent).unwrap_or(&self.dir);
+        fs::canonicalize(state).unwrap_or_else(|_| state.to_path_buf())
+    }
+
+    /// The state directory's path in the workspace, if it is inside it.
+    fn state_dir_inside(&self) -> Option<PathBuf> {
+        let state = self.state_dir();
+        state.strip_prefix(&self.workspace).ok().filter(|r| !r.as_os_str().is_empty()).map(Path::to_path_buf)
     }
 
     /// With the lock held: whatever a killed process left is put right. Nested repositories are
@@ -222,7 +238,7 @@ impl Shadow {
     /// Stages the workspace as it is now (lock held by the caller). Returns what was left out.
     fn stage(&self) -> Result<Vec<String>, String> {
         self.sync_index()?;
-        let _nested = nested::disable(&self.workspace, &self.journal())?;
+        let _nested = nested::disable(&self.workspace, &self.state_dir(), &self.journal())?;
         let listing = self.git.check(&["ls-files", "-z", "--others", "--modified", "--exclude-standard"], None)?;
         let mut paths: Vec<&[u8]> = listing.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
         paths.sort_unstable();
@@ -502,7 +518,7 @@ impl Shadow {
                 unsaved.join(", ")
             ));
         }
-        let _nested = nested::disable(&self.workspace, &self.journal())?;
+        let _nested = nested::disable(&self.workspace, &self.state_dir(), &self.journal())?;
         self.git.check(&["read-tree", "-u", "--reset", hash], None)?;
         Ok(())
     }
@@ -647,6 +663,24 @@ mod tests {
         assert_eq!(fs::read(f.ws.join(".git/HEAD")).unwrap(), before);
         assert_eq!(fs::read_dir(f.ws.join(".git")).unwrap().count(), 1, "nothing written in the user's .git");
         assert!(f.state.join("checkpoints").join(place::cwd_hash(&f.ws)).join(".git/HEAD").is_file());
+    }
+
+    #[test]
+    fn a_state_directory_inside_the_workspace_is_left_out_and_its_repository_left_alone() {
+        let w = tempfile::tempdir().unwrap();
+        let ws = w.path().canonicalize().unwrap();
+        let state = ws.join(".agent state");
+        write(&ws, "src/a.rs", "fn a() {}");
+        write(&state, "tasks/t1.json", "{}");
+        let s = Shadow::open(&state, &ws).unwrap();
+        let first = snap(&s, "one");
+        assert_eq!(first.files, vec!["src/a.rs"]);
+        write(&ws, "src/a.rs", "fn b() {}");
+        write(&state, "tasks/t1.json", "{\"turns\": 2}");
+        let _held = s.lock().unwrap();
+        let second = s.snapshot("two", Some(&first.hash), false).unwrap().unwrap();
+        assert_eq!(second.files, vec!["src/a.rs"]);
+        assert!(state.join("checkpoints").join(place::cwd_hash(&ws)).join(".git/HEAD").is_file());
     }
 
     #[test]

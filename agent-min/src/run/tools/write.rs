@@ -328,7 +328,8 @@ mod tests {
         let Outcome::Failure { text, .. } = out else { panic!("edited in place: {out:?}") };
         assert!(text.contains("not a UTF-8 text file") && text.contains("write_to_file"), "{text}");
         assert_eq!(std::fs::read(d.path().join("menu.txt")).unwrap(), latin1);
-        let out = with_ctx(&ws, |ctx| run(&call("write_to_file", &[("path", "menu.txt"), ("content", "café = 2\n")]), ctx));
+        let out =
+            with_ctx(&ws, |ctx| run(&call("write_to_file", &[("path", "menu.txt"), ("content", "café = 2\n")]), ctx));
         assert!(matches!(out, Outcome::Success(_)), "{out:?}");
         assert_eq!(std::fs::read_to_string(d.path().join("menu.txt")).unwrap(), "café = 2\n");
     }
