@@ -26,9 +26,11 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// The saved tasks (`tasks/ID.json`; not a `.ID.lock` left by a process killed with -9).
 fn saved_tasks(state: &Path) -> Vec<Value> {
     files(&state.join("tasks"))
         .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
         .collect()
 }
@@ -105,7 +107,9 @@ fn kill_9_mid_stream_then_resume_completes_with_nothing_lost() {
         assert!(!text.contains(KEY), "the key is in {}", f.display());
         // The workspace's checkpoints (a shadow git repository) live beside the tasks.
         let checkpoint = f.starts_with(state.path().join("checkpoints"));
-        assert!(checkpoint || f.extension().is_some_and(|e| e == "json"), "leftover {}", f.display());
+        // The killed process's claim on the task: its lock, which the kernel let go.
+        let claim = f == state.path().join("tasks").join(format!(".{id}.lock"));
+        assert!(checkpoint || claim || f.extension().is_some_and(|e| e == "json"), "leftover {}", f.display());
     }
     assert!(text_of(&task["messages"][5]["content"]).contains("write_to_file"));
     let r2 = text_of(&task["messages"][4]["content"]);
@@ -165,6 +169,7 @@ fn kill_9_mid_stream_then_resume_completes_with_nothing_lost() {
     assert_eq!(saved[0]["totals"]["requests"], 4, "the killed request never reported usage");
     for f in files(state.path()) {
         assert!(!String::from_utf8_lossy(&std::fs::read(&f).unwrap()).contains(KEY), "the key is in {}", f.display());
+        assert!(f.extension().is_none_or(|x| x != "lock"), "the resume let go of the task: {}", f.display());
     }
 }
 
@@ -352,7 +357,10 @@ fn ctrl_c_during_a_command_keeps_the_answered_request_and_resume_does_not_ask_it
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
     assert_eq!(child.wait().unwrap().code(), Some(130));
 
-    // The answered (and billed) request is on disk: its reply and its usage.
+    // The answered (and billed) request is on disk: its reply and its usage. The task is let
+    // go (its lock file removed with the interrupt's other temporary files).
+    let locks = files(&state.path().join("tasks")).into_iter().filter(|f| f.extension().is_some_and(|x| x == "lock"));
+    assert_eq!(locks.count(), 0);
     let saved = saved_tasks(state.path());
     let task = &saved[0];
     assert_eq!(task["totals"]["requests"], 1, "{task}");

@@ -11,10 +11,17 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// A task held by this process; let go when dropped (or when the process ends).
-#[derive(Debug)]
 pub struct Claim {
     path: PathBuf,
     _file: File,
+    /// A Ctrl-C ends the process without drops: the file goes with the other temporary ones.
+    _on_interrupt: crate::run::ui::interrupt::Guard,
+}
+
+impl std::fmt::Debug for Claim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Claim").field("path", &self.path).finish_non_exhaustive()
+    }
 }
 
 /// Another process holds the task.
@@ -62,7 +69,8 @@ pub(crate) fn claim(tasks: &Path, id: &str) -> Result<Option<Claim>, Busy> {
         if same {
             let pid = std::process::id().to_string();
             let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(pid.as_bytes()));
-            return Ok(Some(Claim { path, _file: file }));
+            let _on_interrupt = crate::run::ui::interrupt::track_file(path.clone());
+            return Ok(Some(Claim { path, _file: file, _on_interrupt }));
         }
     }
     Ok(None)
