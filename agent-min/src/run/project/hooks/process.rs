@@ -44,13 +44,20 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
     }
     // No API key, its own process group, killed with the agent, ptrace-scoped.
     let mut cmd = spawn::command(script, spawn::Policy::Hook)?;
-    let mut child = cmd
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| start_error(shown, &e))?;
+    cmd.current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // ETXTBSY: a child another thread forked while the script's file was open for writing
+    // still holds that descriptor until it execs; it is gone in moments.
+    let mut started = cmd.spawn();
+    for wait_ms in [1, 4, 16, 64] {
+        match &started {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+                std::thread::sleep(Duration::from_millis(wait_ms));
+                started = cmd.spawn();
+            }
+            _ => break,
+        }
+    }
+    let mut child = started.map_err(|e| start_error(shown, &e))?;
     let pgid = child.id() as i32;
     let _guard = interrupt::track_group(child.id());
     let mut stdin = child.stdin.take().expect("piped");
