@@ -550,7 +550,9 @@ impl Store {
         // A newer save that cannot be read may be this workspace's latest task: choosing an older
         // one instead would resume (or restore the files of) the wrong task.
         let since = found.as_ref().map_or(0, |r| r.updated);
-        if let Some((path, why)) = unreadable.iter().find(|(p, _)| modified_secs(p) >= since) {
+        // One whose workspace can still be read, and is another, is not this one's.
+        let maybe_here = |p: &Path| workspace_of_unreadable(p).is_none_or(|cwd| Path::new(&cwd) == here.as_path());
+        if let Some((path, why)) = unreadable.iter().find(|(p, _)| modified_secs(p) >= since && maybe_here(p)) {
             return Err(format!(
                 "{why}; it may be the latest task here, so none was chosen: give a task id (see `agent-min history`), or move {} away",
                 path.display()
@@ -599,6 +601,16 @@ impl Store {
             })
             .collect())
     }
+}
+
+/// The workspace a saved task's file names, read from a file that is not a valid task as a
+/// whole (cut short, say): the first `"cwd"` key's string, if there is one.
+fn workspace_of_unreadable(path: &Path) -> Option<String> {
+    let text = fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    let after = &text[text.find("\"cwd\"")? + "\"cwd\"".len()..];
+    let value = after.trim_start().strip_prefix(':')?;
+    serde_json::Deserializer::from_str(value).into_iter::<String>().next()?.ok()
 }
 
 /// A saved task's file that could not be read, and why (the error names the file).
@@ -965,6 +977,28 @@ mod tests {
             totals: Totals::default(),
             last_request_tokens: 0,
         }
+    }
+
+    #[test]
+    fn a_newer_save_cut_short_passes_the_latest_task_over_only_when_it_names_another_workspace() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path(), None).unwrap();
+        let (here, there) = (d.path().join("here"), d.path().join("there"));
+        fs::create_dir_all(&here).unwrap();
+        fs::create_dir_all(&there).unwrap();
+        let mine = Meta { cwd: here.display().to_string(), ..meta("20250101-000000-aaaaaa") };
+        store.save(&snapshot_of(&mine)).unwrap();
+        // A later task of another workspace, its file cut short after its `cwd`.
+        let other = Meta { cwd: there.display().to_string(), ..meta("20250102-000000-bbbbbb") };
+        store.save(&snapshot_of(&other)).unwrap();
+        let text = fs::read_to_string(store.path(&other.id)).unwrap();
+        let cut = text.find("\"turns\"").unwrap();
+        fs::write(store.path(&other.id), &text[..cut]).unwrap();
+        assert_eq!(store.last_in(&here).unwrap().meta.id, mine.id);
+        // Cut before its `cwd`: it may be this workspace's latest task.
+        fs::write(store.path(&other.id), &text[..text.find("\"cwd\"").unwrap()]).unwrap();
+        let err = store.last_in(&here).unwrap_err();
+        assert!(err.contains("none was chosen") && err.contains(&format!("{}.json", other.id)), "{err}");
     }
 
     #[test]
