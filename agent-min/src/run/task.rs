@@ -282,6 +282,7 @@ impl Task {
 
     /// Continues a saved task with Cline's `[TASK RESUMPTION]` message.
     pub fn resume(mut self, saved: Record) -> End {
+        let saved = self.read_again(saved);
         let updated = saved.updated;
         let next = self.take_up(saved);
         self.started(true);
@@ -301,12 +302,20 @@ impl Task {
     /// Takes up a saved conversation (`session/load` of `agent-min acp`): the next prompt
     /// continues it as a later prompt of a conversation does, after what was left unsent.
     pub(crate) fn restore(&mut self, saved: Record) {
+        let saved = self.read_again(saved);
         // After anything but a completion, the next prompt is not feedback on one.
         let completed = saved.status == "completed";
         let next = self.take_up(saved);
         self.unsent = (!completed || !next.trim().is_empty()).then(|| next.trim_end().to_string());
         self.conversing = true;
         self.started(true);
+    }
+
+    /// The saved task as saved now that this process holds it (`Store::hold`): a process that
+    /// held it may have saved a last turn after it was first read.
+    fn read_again(&self, saved: Record) -> Record {
+        let again = self.around.store.as_ref().and_then(|s| s.load(&saved.meta.id).ok());
+        again.filter(|r| r.meta.id == saved.meta.id).unwrap_or(saved)
     }
 
     /// The saved task's history, turns, checkpoints and totals; returns what was about to be
@@ -609,6 +618,8 @@ impl Task {
                 // What a failed or stopped attempt cost (Cline counts a failed or aborted
                 // stream's usage too).
                 self.around.accounting.record_failed(&reported);
+                // The totals a Ctrl-C's last words and the completion event report.
+                self.around.events.note_totals(self.around.accounting.totals());
             }
             if let Some(hit) = stopped {
                 if hit.limit == limits::CANCELLED {

@@ -457,3 +457,28 @@ fn a_saved_task_resumes_where_it_stopped() {
     assert_eq!(done.status, "completed");
     assert_eq!(done.turns, 3, "requests of both runs");
 }
+
+/// A task read before this process held it (`resume` reads it, then the run takes it) is read
+/// again: a process that held it in between may have saved more turns, which a resume from the
+/// first reading would save over.
+#[test]
+fn a_resume_goes_on_from_the_task_as_saved_when_it_is_taken_not_as_first_read() {
+    let s = Setup::new();
+    let list = "<list_files>\n<path>.</path>\n</list_files>";
+    let first = run(&s, vec![reply(list), Step::Fail(ApiError::fatal("the server went away"))], None);
+    assert!(matches!(first.end, End::Failed(_)), "{:?}", first.end);
+    let stale = s.store().load(&first.id).unwrap();
+    // Another process resumes it first and saves two more turns.
+    let read = "<read_file>\n<path>seen.txt</path>\n</read_file>";
+    std::fs::write(s.ws.path().join("seen.txt"), "x").unwrap();
+    let other = run(&s, vec![reply(read), Step::Fail(ApiError::fatal("gone again"))], Some(stale.clone()));
+    assert!(matches!(other.end, End::Failed(_)), "{:?}", other.end);
+    let newer = s.store().load(&first.id).unwrap();
+    assert!(newer.turns > stale.turns && newer.messages.len() > stale.messages.len());
+
+    let again = run(&s, vec![reply(DONE)], Some(stale));
+    assert_eq!(again.end, End::Completed("done".to_string()), "{}", again.shown);
+    let sent = &again.requests[0];
+    assert!(sent.iter().any(|m| m.content.contains("<read_file>")), "the other run's turns are kept: {sent:?}");
+    assert_eq!(s.store().load(&first.id).unwrap().turns, newer.turns + 1);
+}

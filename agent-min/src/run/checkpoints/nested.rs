@@ -17,9 +17,10 @@ use super::exclusions::GIT_DISABLED_SUFFIX;
 const MAX_ENTRIES: usize = 2_000_000;
 
 /// Nested `.git` entries — directories, and the files or symlinks of submodules and worktrees —
-/// not the workspace's own, skipping `node_modules` as Cline does, and the state directory
-/// `state` (its shadow repositories are not projects), never following symlinks.
-pub(crate) fn find(workspace: &Path, state: &Path) -> Vec<PathBuf> {
+/// not the workspace's own, skipping `node_modules` as Cline does, and `shadows` (the state
+/// directory's `checkpoints`: its shadow repositories are not projects), never following
+/// symlinks.
+pub(crate) fn find(workspace: &Path, shadows: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![workspace.to_path_buf()];
     let mut seen = 0usize;
@@ -44,7 +45,7 @@ pub(crate) fn find(workspace: &Path, state: &Path) -> Vec<PathBuf> {
             let path = e.path();
             if name != "node_modules"
                 && !name.to_string_lossy().ends_with(&format!(".git{GIT_DISABLED_SUFFIX}"))
-                && path != state
+                && path != shadows
             {
                 stack.push(path);
             }
@@ -68,8 +69,8 @@ fn disabled_name(git: &Path) -> PathBuf {
 }
 
 /// Renames every nested `.git` to `.git_disabled`, journalled in `journal` first.
-pub(crate) fn disable(workspace: &Path, state: &Path, journal: &Path) -> Result<Disabled, String> {
-    let nested: Vec<PathBuf> = find(workspace, state).into_iter().filter(|g| !present(&disabled_name(g))).collect();
+pub(crate) fn disable(workspace: &Path, shadows: &Path, journal: &Path) -> Result<Disabled, String> {
+    let nested: Vec<PathBuf> = find(workspace, shadows).into_iter().filter(|g| !present(&disabled_name(g))).collect();
     if !nested.is_empty() {
         let text: String = nested.iter().map(|p| format!("{}\0", p.display())).collect();
         let write = || -> std::io::Result<()> {

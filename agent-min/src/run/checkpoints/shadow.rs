@@ -161,10 +161,10 @@ impl Shadow {
         fs::canonicalize(state).unwrap_or_else(|_| state.to_path_buf())
     }
 
-    /// The state directory's path in the workspace, if it is inside it.
+    /// The state directory's path in the workspace (empty: it is the workspace), if it is
+    /// inside it.
     fn state_dir_inside(&self) -> Option<PathBuf> {
-        let state = self.state_dir();
-        state.strip_prefix(&self.workspace).ok().filter(|r| !r.as_os_str().is_empty()).map(Path::to_path_buf)
+        self.state_dir().strip_prefix(&self.workspace).ok().map(Path::to_path_buf)
     }
 
     /// With the lock held: whatever a killed process left is put right. Nested repositories are
@@ -238,7 +238,7 @@ impl Shadow {
     /// Stages the workspace as it is now (lock held by the caller). Returns what was left out.
     fn stage(&self) -> Result<Vec<String>, String> {
         self.sync_index()?;
-        let _nested = nested::disable(&self.workspace, &self.state_dir(), &self.journal())?;
+        let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())?;
         let listing = self.git.check(&["ls-files", "-z", "--others", "--modified", "--exclude-standard"], None)?;
         let mut paths: Vec<&[u8]> = listing.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
         paths.sort_unstable();
@@ -518,7 +518,7 @@ impl Shadow {
                 unsaved.join(", ")
             ));
         }
-        let _nested = nested::disable(&self.workspace, &self.state_dir(), &self.journal())?;
+        let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())?;
         self.git.check(&["read-tree", "-u", "--reset", hash], None)?;
         Ok(())
     }
@@ -681,6 +681,16 @@ mod tests {
         let second = s.snapshot("two", Some(&first.hash), false).unwrap().unwrap();
         assert_eq!(second.files, vec!["src/a.rs"]);
         assert!(state.join("checkpoints").join(place::cwd_hash(&ws)).join(".git/HEAD").is_file());
+    }
+
+    #[test]
+    fn a_state_directory_that_is_the_workspace_leaves_its_tasks_and_repositories_out() {
+        let w = tempfile::tempdir().unwrap();
+        let ws = w.path().canonicalize().unwrap();
+        write(&ws, "src/a.rs", "fn a() {}");
+        write(&ws, "tasks/t1.json", "{}");
+        let s = Shadow::open(&ws, &ws).unwrap();
+        assert_eq!(snap(&s, "one").files, vec!["src/a.rs"]);
     }
 
     #[test]

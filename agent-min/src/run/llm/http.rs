@@ -217,6 +217,12 @@ mod tests {
             assert!(ApiError::from_status(400, m.clone(), None).is_context_overflow(), "{m}");
         }
         assert!(!ApiError::from_status(400, "invalid x-api-key".into(), None).is_context_overflow());
+        // A limit on max_tokens, and a rate limit that mentions a context, are not.
+        let max = "max_tokens exceed the model's output limit of 8192";
+        assert!(!ApiError::from_status(400, max.into(), None).is_context_overflow());
+        let busy = "too many tokens per minute in this context window; slow down";
+        assert!(!ApiError::from_status(429, busy.into(), None).is_context_overflow());
+        assert!(ApiError::from_status(400, busy.into(), None).is_context_overflow());
     }
 
     #[test]

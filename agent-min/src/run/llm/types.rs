@@ -221,7 +221,16 @@ impl ApiError {
     /// wordings of other servers Cline's `context-error-handling.ts` knows (context length or
     /// window, maximum context, tokens exceed, too many tokens, Cerebras' "reduce the length").
     pub(crate) fn is_context_overflow(&self) -> bool {
+        // As Cline: a refusal of the request (400; 413 from some proxies), or an error in the
+        // stream (no status) — never a rate limit or a server error that mentions a context.
+        if !matches!(self.status, None | Some(400) | Some(413)) {
+            return false;
+        }
         let m = self.message.to_ascii_lowercase();
+        // Each wording as words (Cline's `\b`): `max_tokens exceeds` is not `tokens exceed`.
+        let said = |w: &&str| {
+            m.match_indices(*w).any(|(i, _)| !m[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+        };
         [
             "prompt is too long",
             "exceed context limit",
@@ -236,7 +245,7 @@ impl ApiError {
             "reduce the length of the messages or completion",
         ]
         .iter()
-        .any(|w| m.contains(w))
+        .any(said)
     }
 }
 

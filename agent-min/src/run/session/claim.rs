@@ -10,18 +10,12 @@ use std::io::{Read, Seek, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-/// A task held by this process; let go when dropped (or when the process ends).
+/// A task held by this process; let go when dropped (or when the process ends: a Ctrl-C or a
+/// `kill -9` leaves the file, which the next claim takes over).
+#[derive(Debug)]
 pub struct Claim {
     path: PathBuf,
-    _file: File,
-    /// A Ctrl-C ends the process without drops: the file goes with the other temporary ones.
-    _on_interrupt: crate::run::ui::interrupt::Guard,
-}
-
-impl std::fmt::Debug for Claim {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Claim").field("path", &self.path).finish_non_exhaustive()
-    }
+    file: File,
 }
 
 /// Another process holds the task.
@@ -29,7 +23,8 @@ impl std::fmt::Debug for Claim {
 pub struct Busy {
     /// The task.
     pub id: String,
-    /// The holder, as it wrote itself in the lock file (`None` if it had not yet).
+    /// The holder, as it wrote itself in the lock file (`None` if it had not yet, or that
+    /// process is gone: the pid of a dead holder may be another process's by now).
     pub pid: Option<u32>,
 }
 
@@ -48,38 +43,47 @@ impl Busy {
 }
 
 /// Takes task `id` in `tasks` (the store's directory of saved tasks) for this process.
-/// `Ok(None)`: the lock file could not be made (a read-only state directory, say); the task
-/// runs unclaimed, as its saves will fail and say so.
+/// `Ok(None)`: no lock file could be made there (a read-only state directory, say); the task
+/// runs unclaimed.
 pub(crate) fn claim(tasks: &Path, id: &str) -> Result<Option<Claim>, Busy> {
     let path = tasks.join(format!(".{id}.lock"));
-    // A holder removes the file as it lets go: a lock taken on a file no longer at `path` is
-    // on nothing, so take it again on the one there now.
+    // A holder removes the file as it lets go: a lock taken (or refused) on a file no longer
+    // at `path` says nothing about the task, so try again on the one there now.
     for _ in 0..8 {
         let open = OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(&path);
         let Ok(mut file) = open else { return Ok(None) };
-        if !try_lock(&file) {
+        let locked = try_lock(&file);
+        if !is_at(&file, &path) {
+            continue;
+        }
+        if !locked {
             let mut text = String::new();
             let _ = file.read_to_string(&mut text);
-            return Err(Busy { id: id.to_string(), pid: text.trim().parse().ok() });
+            let pid = text.trim().parse::<u32>().ok().filter(|pid| Path::new(&format!("/proc/{pid}")).exists());
+            return Err(Busy { id: id.to_string(), pid });
         }
-        let same = match (file.metadata(), std::fs::metadata(&path)) {
-            (Ok(held), Ok(there)) => (held.dev(), held.ino()) == (there.dev(), there.ino()),
-            _ => false,
-        };
-        if same {
-            let pid = std::process::id().to_string();
-            let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(pid.as_bytes()));
-            let _on_interrupt = crate::run::ui::interrupt::track_file(path.clone());
-            return Ok(Some(Claim { path, _file: file, _on_interrupt }));
-        }
+        let pid = std::process::id().to_string();
+        let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(pid.as_bytes()));
+        return Ok(Some(Claim { path, file }));
     }
     Ok(None)
 }
 
+/// Whether `file` is the file at `path` now.
+fn is_at(file: &File, path: &Path) -> bool {
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(open), Ok(there)) => (open.dev(), open.ino()) == (there.dev(), there.ino()),
+        _ => false,
+    }
+}
+
 impl Drop for Claim {
     fn drop(&mut self) {
-        // Removed while still locked (the file closes after this): see `claim`.
-        let _ = std::fs::remove_file(&self.path);
+        // Removed while still locked (the file closes after this), and only if it is still
+        // ours at that path: see `claim`.
+        if is_at(&self.file, &self.path) {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -108,6 +112,26 @@ mod tests {
         let again = claim(d.path(), "t1").unwrap().expect("free again");
         drop((again, other));
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_claim_lets_go_of_only_its_own_file_and_names_only_a_live_holder() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(".t1.lock");
+        let first = claim(d.path(), "t1").unwrap().expect("claimed");
+        // The file at the path is another one now (as after a holder let go): a claim takes
+        // that one, and the first claim's drop leaves it.
+        std::fs::remove_file(&path).unwrap();
+        let second = claim(d.path(), "t1").unwrap().expect("the file there now is free");
+        drop(first);
+        assert!(path.exists(), "the second claim's file is left alone");
+        drop(second);
+        assert!(!path.exists());
+        // A holder whose written pid is no process (a leftover pid): not named.
+        std::fs::write(&path, "4194305").unwrap();
+        let other = std::fs::OpenOptions::new().read(true).open(&path).unwrap();
+        assert!(try_lock(&other));
+        assert_eq!(claim(d.path(), "t1").unwrap_err().pid, None);
     }
 
     #[test]
