@@ -456,6 +456,9 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         thinking_budget: opts.thinking_budget,
         tools: None,
         reasoning_effort: opts.reasoning_effort.clone(),
+        // OpenAI's own API: Cline's `openai-native` handler's requests (the Responses API for
+        // the models Cline's table says).
+        openai_native: provider == Provider::OpenAi && (opts.openai_native || llm::providers::is_openai_api(&base_url)),
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     Ok(Setup {
