@@ -267,7 +267,12 @@ fn surroundings(
     saved: Option<&Meta>,
     events: Events,
 ) -> Result<Around, String> {
-    let provider_name = setup.provider.map_or("replay", Provider::name).to_string();
+    let provider_name = match setup.provider {
+        // Saved as named, so a resume asks the same server as OpenAI's own API again.
+        Some(Provider::OpenAi) if opts.openai_native => llm::providers::registry::NATIVE_OPENAI,
+        p => p.map_or("replay", Provider::name),
+    }
+    .to_string();
     let meta = Meta {
         id: saved.map_or_else(state::new_id, |m| m.id.clone()),
         task: setup.task.clone(),

@@ -1085,3 +1085,53 @@ fn the_scripted_server_refuses_what_the_responses_api_refuses() {
     let e = native::check("/v1/chat/completions", &chat).expect("gpt-5.5 is not served there");
     assert!(e["error"]["message"].as_str().unwrap().contains("only supported in v1/responses"));
 }
+
+/// A task run with `--provider openai-native` is saved so: `resume` asks the same server as
+/// OpenAI's own API again — the Responses API, the earlier call and its result paired.
+#[test]
+fn a_responses_task_resumes_on_the_responses_api() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+    let server = Server::start(vec![
+        native::responses("", "", &[call("call_A", "read_file", &[r#"{"path":"a.txt"}"#])], 7),
+        native::responses("", "", &[call("call_Z", "attempt_completion", &[r#"{"result":"done"}"#])], 7),
+        native::responses("", "", &[call("call_Y", "attempt_completion", &[r#"{"result":"again"}"#])], 7),
+    ]);
+    let url = server.openai_url();
+    let args = [
+        "--provider",
+        "openai-native",
+        "--base-url",
+        &url,
+        "--model",
+        "gpt-5.5",
+        "--yolo",
+        "--state-dir",
+        sd,
+        "read a",
+    ];
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "{}", r.all());
+    assert_eq!(reqs[2].path, "/v1/responses");
+    let input = reqs[2].body["input"].as_array().unwrap();
+    let pairs: Vec<(&str, &str)> = input
+        .iter()
+        .filter(|i| i["type"] == "function_call" || i["type"] == "function_call_output")
+        .map(|i| (i["type"].as_str().unwrap(), i["call_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("function_call", "call_A"),
+            ("function_call_output", "call_A"),
+            ("function_call", "call_Z"),
+            ("function_call_output", "call_Z")
+        ]
+    );
+}
