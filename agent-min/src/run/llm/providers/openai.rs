@@ -375,6 +375,49 @@ mod tests {
         );
     }
 
+    /// At OpenAI's own API, the settings of Cline's `openai-native` handler, from each model's
+    /// facts; elsewhere (and for a model not in Cline's table) the OpenAI-compatible ones.
+    #[test]
+    fn openai_native_chat_settings_come_from_the_models_facts() {
+        let body = |model: &str, native: bool, effort: Option<&str>| {
+            let cfg = ApiConfig {
+                string_contents: false,
+                provider: super::super::Provider::OpenAi,
+                model: model.into(),
+                base_url: "https://api.openai.com/v1".into(),
+                api_key: None,
+                max_tokens: None,
+                facts: crate::run::llm::models::lookup(super::super::Provider::OpenAi, model).facts,
+                num_ctx: 0,
+                connect_timeout: 1,
+                openai_native: native,
+                idle_timeout: 1,
+                thinking_budget: None,
+                reasoning_effort: effort.map(str::to_string),
+                tools: Some(crate::run::llm::tool_specs::Tools {
+                    builtin: crate::run::dialect::native::definitions(
+                        crate::run::prompt::system::Family::NativeGpt5,
+                        "/w",
+                    ),
+                    extra: Vec::new(),
+                }),
+            };
+            let b: Value = serde_json::from_slice(&request(&cfg, "SYS", &[Message::user("t")]).body).unwrap();
+            let get = |k: &str| b.get(k).cloned().unwrap_or(Value::Null);
+            (get("parallel_tool_calls"), get("temperature"), get("reasoning_effort"), b["messages"][0]["role"].clone())
+        };
+        let row = |p: bool, t: Value, e: Value, r: &str| (json!(p), t, e, json!(r));
+        assert_eq!(body("gpt-5", true, None), row(true, json!(1), json!("medium"), "developer"));
+        assert_eq!(body("gpt-5", false, None), row(false, Value::Null, json!("medium"), "developer"));
+        assert_eq!(body("gpt-5-mini", true, Some("none")), row(true, json!(1), Value::Null, "developer"));
+        assert_eq!(body("gpt-4.1", true, None), row(false, json!(0), Value::Null, "system"));
+        assert_eq!(body("o3", true, Some("high")), row(false, Value::Null, json!("high"), "developer"));
+        // Cline's table gives gpt-5.2-chat-latest no reasoning effort.
+        assert_eq!(body("gpt-5.2-chat-latest", true, None), row(true, json!(1), Value::Null, "developer"));
+        // Not in Cline's table: the OpenAI-compatible settings.
+        assert_eq!(body("o3-pro-next", true, None), row(false, Value::Null, json!("medium"), "developer"));
+    }
+
     #[test]
     fn mid_stream_error_objects_are_classified() {
         let mut s = Stream::default();
