@@ -4,7 +4,7 @@
 //!
 //! Each provider is declared once in `registry`. Each wire format's module has a `request`
 //! function (URL, headers, JSON body) and a stream decoder turning server events into
-//! [`Delta`]s; [`Wire::of`] says which one a request uses.
+//! [`Delta`]s; `Wire::of` says which one a request uses.
 
 pub(crate) mod anthropic;
 pub(crate) mod history;
@@ -263,7 +263,7 @@ enum Kind {
 
 impl Decoder {
     /// A decoder for a new reply of the wire format `p` speaks to any server
-    /// ([`Wire::of_provider`]).
+    /// (`Wire::of_provider`).
     pub fn new(p: Provider) -> Self {
         Decoder::of(Wire::of_provider(p))
     }
