@@ -28,12 +28,9 @@ MODEL:
     --provider NAME       anthropic | openai | ollama
                           (default: anthropic if ANTHROPIC_API_KEY is set, else openai).
                           `openai` is any OpenAI-compatible server: OpenAI, OpenRouter, vLLM,
-                          llama.cpp server, LM Studio. At api.openai.com it asks as Cline's
-                          openai-native provider does: the Responses API (/v1/responses) for
-                          the models Cline's table says (gpt-5.5, gpt-5.4 and mini/nano, the
-                          codex models), Chat Completions with Cline's settings for the rest.
-                          `openai-native`: the same for a base URL that is not api.openai.com
-                          but speaks OpenAI's own API (a proxy, a test server).
+                          llama.cpp server, LM Studio. At api.openai.com (or any base URL with
+                          `openai-native`) as Cline's openai-native: gpt-5.5, gpt-5.4, codex
+                          models on the Responses API (/v1/responses)
     -m, --model NAME      model name (defaults: claude-sonnet-4-5, gpt-4.1, qwen2.5-coder:7b)
     --base-url URL        anthropic: without /v1 (default https://api.anthropic.com)
                           openai:    with /v1 (default $OPENAI_BASE_URL or https://api.openai.com/v1)
@@ -42,9 +39,8 @@ MODEL:
                           model's maxTokens from Cline's model table (agent-min/data/models.json:
                           64000 for claude-sonnet-4-5; 8192 for a model not in it); openai sends
                           none (with N: max_tokens, or max_completion_tokens for the reasoning
-                          families o1/o3/o4/gpt-5; at OpenAI's own API max_completion_tokens,
-                          or max_output_tokens on the Responses API); ollama 8192
-                          (options.num_predict)
+                          families o1/o3/o4/gpt-5, or max_output_tokens on the Responses
+                          API); ollama 8192 (options.num_predict)
     --one-tool-per-reply  run only the first tool call of a reply (Cline's parallel tool
                           calling setting off): the XML reply is cut after it, and any further
                           call is answered with Cline's toolAlreadyUsed text.
@@ -67,8 +63,7 @@ MODEL:
                           Opus 4.6+ and Sonnet 5 (adaptive thinking) it turns on thinking at effort
                           high
     --reasoning-effort E  none | low | medium | high | xhigh: the effort of OpenAI's reasoning
-                          models (o1, o3, o4, gpt-5: medium unless given; none sends none; on the
-                          Responses API reasoning.effort, with summary auto) and of
+                          models (o1, o3, o4, gpt-5: medium unless given; none sends none) and of
                           Anthropic's adaptive thinking (Opus 4.6+, Sonnet 5: off unless given)
     Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY (Ollama needs none; a local
     OpenAI-compatible server works without OPENAI_API_KEY). The key is passed to curl through

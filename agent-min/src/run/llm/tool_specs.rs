@@ -87,13 +87,13 @@ pub(crate) fn responses(tools: &Tools) -> Value {
         .filter(|t| t["type"] == "function")
         .map(|t| {
             let f = &t["function"];
-            json!({
-                "type": "function",
-                "name": f["name"],
-                "description": f["description"],
-                "parameters": f.get("parameters").cloned().unwrap_or(Value::Null),
-                "strict": f.get("strict").cloned().unwrap_or(Value::Bool(true)),
-            })
+            let mut flat = Map::new();
+            flat.insert("type".into(), "function".into());
+            for key in ["name", "description", "parameters"] {
+                flat.insert(key.into(), f[key].clone());
+            }
+            flat.insert("strict".into(), f.get("strict").cloned().unwrap_or(Value::Bool(true)));
+            Value::Object(flat)
         })
         .collect();
     Value::Array(flat)

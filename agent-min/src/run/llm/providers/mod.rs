@@ -242,7 +242,7 @@ pub(crate) fn json_error_message(v: &serde_json::Value) -> Option<String> {
         .into_iter()
         .flatten()
         .filter_map(|t| t.as_str())
-        .filter(|k| !k.is_empty() && !msg.contains(k))
+        .filter(|k| !k.is_empty() && *k != "error" && !msg.contains(k))
         .collect();
     Some(if kinds.is_empty() { msg.to_string() } else { format!("{msg} ({})", kinds.join(", ")) })
 }

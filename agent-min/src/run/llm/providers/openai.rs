@@ -43,7 +43,7 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     let reasoning = is_reasoning_family(&cfg.model);
     let mut msgs = super::chat_messages(system, messages, false, cfg.string_contents);
     if native {
-        msgs[0]["role"] = json!(cfg.facts.system_role.as_deref().unwrap_or("system"));
+        msgs[0]["role"] = Value::from(cfg.facts.system_role.as_deref().unwrap_or("system"));
     } else if reasoning {
         msgs[0]["role"] = json!("developer");
     }
@@ -107,19 +107,19 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
 fn native_settings(cfg: &ApiConfig, body: &mut Value) {
     let effort = cfg.reasoning_effort.as_deref().unwrap_or("medium");
     if cfg.facts.supports_reasoning_effort && effort != "none" {
-        body["reasoning_effort"] = json!(effort);
+        body["reasoning_effort"] = Value::from(effort);
     }
     if let Some(t) = cfg.facts.temperature {
         // As JavaScript writes it: 1, not 1.0.
-        body["temperature"] = if t.fract() == 0.0 && t.abs() < 1e9 { json!(t as i64) } else { json!(t) };
+        body["temperature"] = if t.fract() == 0.0 && t.abs() < 1e9 { Value::from(t as i64) } else { Value::from(t) };
     }
     if let Some(n) = cfg.max_tokens {
-        body["max_completion_tokens"] = json!(n);
+        body["max_completion_tokens"] = Value::from(n);
     }
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
-        body["tool_choice"] = json!("auto");
-        body["parallel_tool_calls"] = json!(is_gpt5_family(&cfg.model));
+        body["tool_choice"] = Value::from("auto");
+        body["parallel_tool_calls"] = Value::Bool(is_gpt5_family(&cfg.model));
     }
 }
 
@@ -231,9 +231,10 @@ fn tool_call(call: &Value, pos: usize) -> BlockDelta {
     }
 }
 
-/// `{"error":{"message":…,"type"|"code":…}}` mid-stream (OpenAI, OpenRouter).
+/// `{"error":{"message":…,"type"|"code":…}}` mid-stream (OpenAI, OpenRouter), or the error
+/// object itself (the Responses API's `response.failed` and `error` events).
 pub(crate) fn stream_error(v: &Value) -> ApiError {
-    let e = &v["error"];
+    let e = v.get("error").filter(|e| e.is_object()).unwrap_or(v);
     let message = json_error_message(v).unwrap_or_else(|| v.to_string());
     let code = e.get("code").and_then(Value::as_u64).map(|c| c as u16);
     let words = format!(

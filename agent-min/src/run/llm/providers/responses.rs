@@ -16,37 +16,39 @@
 //! previous replies' function calls go back with their `call_id` but without their item ids
 //! (`fc_…`), and their reasoning items are not sent back (Cline sends a reasoning item by its
 //! id when its summary is not empty, and drops it otherwise while still sending the call's
-//! `fc_` id, which the API refuses as "provided without its required reasoning item"). The
-//! summary is shown and saved as reasoning, as on the Chat Completions wire.
+//! `fc_` id, which the API can refuse as "provided without its required reasoning item"; an
+//! input `function_call`'s item id is optional). The summary is shown and saved as reasoning, as
+//! on the Chat Completions wire.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{history, ApiConfig, HttpRequest};
 use crate::run::llm::sse::SseEvent;
 use crate::run::llm::tool_specs;
-use crate::run::llm::types::{BlockDelta, Delta, Message, Role, StopReason, Usage};
+use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Role, StopReason, Usage};
 
 /// Builds the request (see the module's documentation).
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
-    let mut body = json!({
-        "model": cfg.model,
-        "instructions": system,
-        "input": input(messages),
-        "stream": true,
-    });
+    let mut body = vec![
+        ("model", s(&cfg.model)),
+        ("instructions", s(system)),
+        ("input", Value::Array(input(messages))),
+        ("stream", Value::Bool(true)),
+    ];
     // Cline refuses to ask without tools; the XML dialect's request simply has none.
     if let Some(tools) = &cfg.tools {
-        body["tools"] = tool_specs::responses(tools);
+        body.push(("tools", tool_specs::responses(tools)));
     }
-    body["store"] = json!(true);
+    body.push(("store", Value::Bool(true)));
     // Cline's `normalizeOpenaiReasoningEffort`: medium unless given; `none` sends none.
     let effort = cfg.reasoning_effort.as_deref().unwrap_or("medium");
     if effort != "none" {
-        body["reasoning"] = json!({"effort": effort, "summary": "auto"});
+        body.push(("reasoning", obj(vec![("effort", s(effort)), ("summary", s("auto"))])));
     }
     if let Some(n) = cfg.max_tokens {
-        body["max_output_tokens"] = json!(n);
+        body.push(("max_output_tokens", Value::from(n)));
     }
+    let body = obj(body);
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
         ("accept".to_string(), "text/event-stream".to_string()),
@@ -71,29 +73,53 @@ fn input(messages: &[Message]) -> Vec<Value> {
     for (i, m) in messages.iter().enumerate() {
         if m.role == Role::Assistant {
             if !m.content.is_empty() {
-                items.push(json!({"type": "message", "role": "assistant",
-                                  "content": [{"type": "output_text", "text": m.content}]}));
+                let text = vec![obj(vec![("type", s("output_text")), ("text", s(&m.content))])];
+                items.push(obj(vec![
+                    ("type", s("message")),
+                    ("role", s("assistant")),
+                    ("content", Value::Array(text)),
+                ]));
             }
             for t in m.tool_uses() {
-                items.push(json!({"type": "function_call", "call_id": t.id, "name": t.name, "arguments": t.input}));
+                let (id, name, args) = (s(&t.id), s(&t.name), s(&t.input));
+                items.push(obj(vec![
+                    ("type", s("function_call")),
+                    ("call_id", id),
+                    ("name", name),
+                    ("arguments", args),
+                ]));
             }
             continue;
         }
         let (answers, rest) = history::answers(i.checked_sub(1).map(|p| &messages[p]), m);
         for a in &answers {
-            items.push(json!({"type": "function_call_output", "call_id": a.call.id, "output": a.content}));
+            items.push(obj(vec![
+                ("type", s("function_call_output")),
+                ("call_id", s(&a.call.id)),
+                ("output", s(&a.content)),
+            ]));
         }
         if answers.is_empty() || !rest.is_empty() {
-            let blocks = history::text_blocks(rest);
-            let parts: Vec<Value> = if blocks.is_empty() {
-                vec![json!({"type": "input_text", "text": rest})]
-            } else {
-                blocks.into_iter().map(|t| json!({"type": "input_text", "text": t})).collect()
-            };
-            items.push(json!({"role": "user", "content": parts}));
+            let mut blocks = history::text_blocks(rest);
+            if blocks.is_empty() {
+                blocks.push(rest);
+            }
+            let parts = blocks.into_iter().map(|t| obj(vec![("type", s("input_text")), ("text", s(t))])).collect();
+            items.push(obj(vec![("role", s("user")), ("content", Value::Array(parts))]));
         }
     }
     items
+}
+
+/// A JSON object of these fields, in order (without `json!`'s code for every field of every
+/// literal: this module is in the minimal agent, whose size is held to a ceiling).
+fn obj(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// A JSON string.
+fn s(text: &str) -> Value {
+    Value::String(text.to_string())
 }
 
 /// One `function_call` output item of the reply being read.
@@ -103,6 +129,8 @@ struct Call {
     /// Whether any of its arguments' text was passed on (the rest of a call announced whole,
     /// at its `done`, is passed on only if not).
     sent: bool,
+    /// Whether its arguments came whole, in an item (deltas after that would repeat them).
+    whole: bool,
 }
 
 /// Decoder state for one streamed response.
@@ -150,7 +178,7 @@ impl Stream {
                 let item = v.get("item_id").and_then(Value::as_str).unwrap_or("");
                 let delta = v.get("delta").and_then(Value::as_str).unwrap_or("");
                 let index = self.index(item);
-                if !delta.is_empty() {
+                if !delta.is_empty() && !self.calls[index].whole {
                     self.calls[index].sent = true;
                     out.push(tool_call(index, None, None, delta));
                 }
@@ -186,18 +214,23 @@ impl Stream {
                     }
                 }));
             }
-            "response.failed" => {
+            "response.failed" | "error" => {
                 self.done = true;
-                let e = v.pointer("/response/error").filter(|e| e.is_object()).cloned();
-                let e = e.unwrap_or_else(|| json!({"message": "the response failed", "type": "server_error"}));
-                out.push(Delta::Error(super::openai::stream_error(&json!({"error": e}))));
-            }
-            "error" => {
-                self.done = true;
-                // `{"type":"error","code":…,"message":…}`, or the error nested.
-                let e = v.get("error").filter(|e| e.is_object()).cloned().unwrap_or_else(|| v.clone());
-                let e = json!({"message": e["message"].as_str().unwrap_or("error event"), "code": e["code"], "type": e.get("type").filter(|t| *t != "error").cloned().unwrap_or(Value::Null)});
-                out.push(Delta::Error(super::openai::stream_error(&json!({"error": e}))));
+                // `response.error` {code, message}; `{"type":"error","code":…,"message":…}`, or
+                // its error nested.
+                let nested = v.pointer("/response/error").filter(|e| e.is_object()).or(v.get("error"));
+                let e = if kind == "error" { nested.unwrap_or(&v) } else { nested.unwrap_or(&Value::Null) };
+                out.push(Delta::Error(if e.get("message").is_some() {
+                    super::openai::stream_error(e)
+                } else {
+                    // A failure that says nothing more: the server's, worth another try.
+                    ApiError {
+                        status: None,
+                        message: format!("the response failed ({kind})"),
+                        retryable: true,
+                        retry_after: None,
+                    }
+                }));
             }
             _ => {}
         }
@@ -215,13 +248,14 @@ impl Stream {
             Some(id) => self.index(&id),
             None => {
                 // No item id to name its deltas: a call of its own.
-                self.calls.push(Call { item: String::new(), sent: false });
+                self.calls.push(Call { item: String::new(), sent: false, whole: false });
                 self.calls.len() - 1
             }
         };
         let args = s("arguments").filter(|_| !self.calls[index].sent).unwrap_or_default();
         if !args.is_empty() {
             self.calls[index].sent = true;
+            self.calls[index].whole = true;
         }
         Some(tool_call(index, s("call_id"), s("name"), &args))
     }
@@ -231,7 +265,7 @@ impl Stream {
         if let Some(i) = self.calls.iter().position(|c| !id.is_empty() && c.item == id) {
             return i;
         }
-        self.calls.push(Call { item: id.to_string(), sent: false });
+        self.calls.push(Call { item: id.to_string(), sent: false, whole: false });
         self.calls.len() - 1
     }
 }
@@ -245,6 +279,7 @@ mod tests {
     use super::*;
     use crate::run::llm::providers::{Decoder, Wire};
     use crate::run::llm::types::{Part, ToolUsePart};
+    use serde_json::json;
 
     fn sse(data: Value) -> String {
         format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap())
@@ -325,6 +360,27 @@ mod tests {
             v.extend(d.finish());
             assert_eq!(joined(&v), joined(&whole), "cut at byte {cut}");
         }
+    }
+
+    /// A call whose item already carries its arguments (a proxy's stream) is not doubled by
+    /// deltas after it, and a call known only from its `done` item arrives whole.
+    #[test]
+    fn arguments_arrive_once() {
+        let mut s = Stream::default();
+        let ev = |v: Value| SseEvent { event: None, data: v.to_string() };
+        let mut out = s.event(&ev(
+            json!({"type":"response.output_item.added","item":{"id":"fc_1","type":"function_call","arguments":"{}","call_id":"c1","name":"list_files"}}),
+        ));
+        out.extend(
+            s.event(&ev(json!({"type":"response.function_call_arguments.delta","item_id":"fc_1","delta":"{}"}))),
+        );
+        out.extend(s.event(&ev(
+            json!({"type":"response.output_item.done","item":{"id":"fc_2","type":"function_call","arguments":"{\"a\":1}","call_id":"c2","name":"read_file"}}),
+        )));
+        assert_eq!(
+            out,
+            vec![call(0, Some("c1"), Some("list_files"), "{}"), call(1, Some("c2"), Some("read_file"), "{\"a\":1}")]
+        );
     }
 
     #[test]
