@@ -60,7 +60,7 @@ function initializer(name) {
 	throw new Error(`unbalanced initializer of ${name}`)
 }
 
-// Enums are stood in for by their member names (only `apiFormat` uses one; it is not read).
+// Enums are stood in for by their member names (only `apiFormat` uses one: "OPENAI_RESPONSES", …).
 const context = vm.createContext({ ApiFormat: new Proxy({}, { get: (_, k) => String(k) }) })
 const defined = new Set()
 function evaluate(name) {
@@ -97,6 +97,7 @@ function facts(info) {
 	put("supports_reasoning_effort", info.supportsReasoningEffort)
 	put("temperature", info.temperature)
 	put("system_role", info.systemRole)
+	put("api_format", info.apiFormat)
 	return out
 }
 

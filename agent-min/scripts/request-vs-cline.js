@@ -40,6 +40,11 @@ const stubs = {
 	"@/shared/services/Logger": "const n = () => {}; exports.Logger = { log: n, info: n, warn: n, error: n, debug: n, trace: n }",
 	"@azure/identity": "exports.DefaultAzureCredential = class {}; exports.getBearerTokenProvider = () => undefined",
 	"./proto/cline/models": "exports.ApiFormat = new Proxy({}, { get: (_, k) => k })",
+	"@/shared/proto/cline/models": "exports.ApiFormat = new Proxy({}, { get: (_, k) => k })",
+	// Cline's feature flags as shipped: the Responses websocket mode is off.
+	"@/services/feature-flags": "exports.featureFlagsService = { getBooleanFlagEnabled: () => false }",
+	// The websocket client, unused over HTTP.
+	undici: "exports.WebSocket = class { static OPEN = 1 }; exports.MessageEvent = class {}",
 }
 const stubPath = {}
 for (const [name, src] of Object.entries(stubs)) {
@@ -51,10 +56,12 @@ Module._resolveFilename = function (req, parent, ...rest) {
 	if (stubPath[req]) req = stubPath[req]
 	else if (req.startsWith("@/")) req = `${work}/src/${req.slice(2)}`
 	else if (req.startsWith("@shared/")) req = `${work}/src/shared/${req.slice(8)}`
+	else if (req.startsWith("@utils/")) req = `${work}/src/utils/${req.slice(7)}`
 	return resolve0.call(this, req, parent, ...rest)
 }
 const { AnthropicHandler } = require(`${work}/src/core/api/providers/anthropic.js`)
 const { OpenAiHandler } = require(`${work}/src/core/api/providers/openai.js`)
+const { OpenAiNativeHandler } = require(`${work}/src/core/api/providers/openai-native.js`)
 
 // ---- One capturing server for both sides ----
 const captured = []
@@ -62,7 +69,7 @@ const server = http.createServer((req, res) => {
 	let body = ""
 	req.on("data", (c) => (body += c))
 	req.on("end", () => {
-		if (req.method !== "POST" || !/^\/v1\/(messages|chat\/completions)$/.test(req.url)) {
+		if (req.method !== "POST" || !/^\/v1\/(messages|chat\/completions|responses)$/.test(req.url)) {
 			// agent-min asks a 127.0.0.1 OpenAI-compatible server for its context window (llm/server_window.rs).
 			res.writeHead(404)
 			return res.end()
@@ -220,6 +227,9 @@ const models = [
 	{ label: "claude-3-7-sonnet", provider: "anthropic", ours: "claude-3-7-sonnet", cline: "claude-3-7-sonnet-20250219", variant: "generic (XML)", snap: "openai_gpt_3-no-browser", tools: null, nextGen: false, window: 200000 },
 	{ label: "gpt-5", provider: "openai", ours: "gpt-5", cline: "gpt-5", variant: "native-gpt-5", snap: "openai_gpt_5_codex-no-browser", tools: "openai_gpt_5_native.tools", nextGen: true, window: 128000 },
 	{ label: "gpt-4o", provider: "openai", ours: "gpt-4o", cline: "gpt-4o", variant: "generic (XML)", snap: "openai_gpt_3-no-browser", tools: null, nextGen: false, window: 128000 },
+	// OpenAI's own API: Cline's OpenAiNativeHandler (its table's ids: gpt-5 is gpt-5-2025-08-07).
+	{ label: "gpt-5.5 (OpenAI, Responses API)", provider: "openai-native", ours: "gpt-5.5", cline: "gpt-5.5", variant: "native-gpt-5-1", snap: "openai_gpt_5_1-no-browser", tools: "openai_gpt_5_1_native.tools", nextGen: true, window: 1050000 },
+	{ label: "gpt-5 (OpenAI, chat completions)", provider: "openai-native", ours: "gpt-5", cline: "gpt-5-2025-08-07", variant: "native-gpt-5", snap: "openai_gpt_5_codex-no-browser", tools: "openai_gpt_5_native.tools", nextGen: true, window: 272000 },
 ]
 
 // What docs/agent.md lists as a difference from Cline, by what each difference looks like.
@@ -234,12 +244,16 @@ const KNOWN = {
 async function main() {
 	await new Promise((r) => server.listen(0, "127.0.0.1", r))
 	const base = `http://127.0.0.1:${server.address().port}`
+	// Cline's OpenAiNativeHandler makes its client without a base URL: the SDK reads this.
+	process.env.OPENAI_BASE_URL = `${base}/v1`
 	let unexpected = 0
 	for (const m of models) {
 		await runAgentMin(m.provider, m.ours, m.provider === "anthropic" ? base : `${base}/v1`)
 		const ours = takeOne()
-		const ourMsgs = m.provider === "anthropic" ? ours.messages : ours.messages.slice(1)
-		const ourSystem = m.provider === "anthropic" ? ours.system[0].text : ours.messages[0].content
+		// The Responses API: the system prompt is `instructions`, the messages `input`.
+		const msgsOf = (b) => (b.input ? b.input : m.provider === "anthropic" ? b.messages : b.messages.slice(1))
+		const ourMsgs = msgsOf(ours)
+		const ourSystem = ours.input ? ours.instructions : m.provider === "anthropic" ? ours.system[0].text : ours.messages[0].content
 		const ourEnv = ourMsgs[0].content.find((b) => b.text?.startsWith("<environment_details>"))?.text ?? ""
 		const timeLine = ourEnv.split("\n").find((l) => /^\d+\/\d+\/\d+, /.test(l)) ?? ""
 		const now = new Date(timeLine.replace(/ \(.*\)$/, "") + " UTC")
@@ -254,26 +268,29 @@ async function main() {
 		const handler =
 			m.provider === "anthropic"
 				? new AnthropicHandler({ apiKey: "sk-test", anthropicBaseUrl: base, apiModelId: m.cline })
-				: new OpenAiHandler({ openAiApiKey: "sk-test", openAiBaseUrl: `${base}/v1`, openAiModelId: m.cline })
+				: m.provider === "openai-native"
+					? new OpenAiNativeHandler({ openAiNativeApiKey: "sk-test", apiModelId: m.cline })
+					: new OpenAiHandler({ openAiApiKey: "sk-test", openAiBaseUrl: `${base}/v1`, openAiModelId: m.cline })
 		await runCline(handler, system, messages, tools)
 		const theirs = takeOne()
-		const theirMsgs = m.provider === "anthropic" ? theirs.messages : theirs.messages.slice(1)
+		const theirMsgs = msgsOf(theirs)
 		const diffs = [] // [what, known-key or null]
 
-		console.log(`\n======== ${m.label} (${m.provider}; Cline: ${m.provider === "anthropic" ? "AnthropicHandler" : "OpenAiHandler"}, model "${m.cline}") ========`)
+		const clineHandler = { anthropic: "AnthropicHandler", openai: "OpenAiHandler", "openai-native": "OpenAiNativeHandler" }[m.provider]
+		console.log(`\n======== ${m.label} (${m.provider}; Cline: ${clineHandler}, model "${m.cline}") ========`)
 		console.log(`-- settings (top-level fields)\n${pad("field", 22)} ${pad("agent-min", 34)} Cline`)
-		const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].filter((k) => !["messages", "system", "tools"].includes(k))
+		const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])].filter((k) => !["messages", "system", "tools", "input", "instructions"].includes(k))
 		for (const k of keys) {
 			const same = J(ours[k]) === J(theirs[k])
 			console.log(`${pad(k, 22)} ${pad(J(ours[k]), 34)} ${J(theirs[k])}${same ? "" : "   <- differs"}`)
 			if (!same) diffs.push([`${k}: ${J(ours[k])} vs ${J(theirs[k])}`, k === "model" ? "model" : null])
 		}
 		// System prompt: how it is sent, then its sections.
-		const sysShape = (b) => (m.provider === "anthropic" ? shape(b.system) : shape(b.messages[0]))
+		const sysShape = (b) => (b.input ? shape({ instructions: b.instructions }) : m.provider === "anthropic" ? shape(b.system) : shape(b.messages[0]))
 		console.log(`-- system prompt as sent\n   agent-min: ${J(sysShape(ours))}\n   Cline:     ${J(sysShape(theirs))}`)
 		const blank = (v) => (typeof v === "string" ? "" : Array.isArray(v) ? v.map(blank) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, blank(x)])) : v)
 		if (J(blank(sysShape(ours))) !== J(blank(sysShape(theirs))) || J(sysShape(ours)).includes("role") !== J(sysShape(theirs)).includes("role")) diffs.push(["how the system prompt is sent", null])
-		if (m.provider === "openai" && ours.messages[0].role !== theirs.messages[0].role) diffs.push([`system role: ${ours.messages[0].role} vs ${theirs.messages[0].role}`, null])
+		if (m.provider !== "anthropic" && !ours.input && ours.messages[0].role !== theirs.messages[0].role) diffs.push([`system role: ${ours.messages[0].role} vs ${theirs.messages[0].role}`, null])
 		const so = sections(ourSystem)
 		const sc = sections(system)
 		console.log(`-- system prompt sections (variant ${m.variant}; Cline's snapshot ${m.snap}.snap)\n   agent-min: ${so.join(" | ")}\n   Cline:     ${sc.join(" | ")}`)
@@ -301,7 +318,7 @@ async function main() {
 		if (names(theirs.tools).filter((n) => ourNames.includes(n)).join() !== ourNames.filter((n) => !extra.includes(n)).join()) diffs.push(["tool order", null])
 		const noProgress = (t) => {
 			const c = JSON.parse(JSON.stringify(t))
-			const p = c.input_schema ?? c.function.parameters
+			const p = c.input_schema ?? c.parameters ?? c.function.parameters
 			delete p.properties.task_progress
 			return c
 		}

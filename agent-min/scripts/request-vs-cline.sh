@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The FIRST request agent-min sends, next to the one Cline v4.0.10 sends, for the four models of
 # the default path: claude-sonnet-4-5 and claude-3-7-sonnet (Anthropic), gpt-5 and gpt-4o
-# (OpenAI-compatible chat completions).
+# (OpenAI-compatible chat completions); and at OpenAI's own API (`--provider openai-native`,
+# Cline's OpenAiNativeHandler) gpt-5.5 (the Responses API) and gpt-5 (chat completions).
 #
 #   agent-min/scripts/request-vs-cline.sh CLINE_GIT_DIR [AGENT_MIN_BIN]
 #
 # Both sides post to one capturing HTTP server on 127.0.0.1 (it records the body and answers 400):
 # - agent-min: the built binary, run on a two-file workspace with a one-line task.
-# - Cline: its own provider code (core/api/providers/anthropic.ts, openai.ts and the transforms
+# - Cline: its own provider code (core/api/providers/anthropic.ts, openai.ts, openai-native.ts
+#   and the transforms
 #   they use, transpiled with `typescript`) driving the official SDKs Cline depends on
 #   (@anthropic-ai/sdk 0.50.4, openai 6.21.0), given what Cline's Task gives them: its prompt
 #   snapshot for the variant (`__tests__/__snapshots__`), its tool definitions (`*.tools.snap`,
@@ -28,6 +30,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 show() { git --git-dir="$cline" show "v4.0.10:apps/vscode/src/$1"; }
 for f in core/api/providers/anthropic.ts core/api/providers/openai.ts core/api/retry.ts \
+    core/api/providers/openai-native.ts core/api/transform/openai-response-format.ts \
+    utils/model-utils.ts utils/cost.ts shared/services/feature-flags/feature-flags.ts \
     core/api/transform/anthropic-format.ts core/api/transform/openai-format.ts \
     core/api/transform/r1-format.ts core/api/transform/tool-call-processor.ts \
     shared/api.ts shared/utils/reasoning-support.ts shared/messages/content.ts shared/storage/types.ts; do
@@ -36,10 +40,11 @@ for f in core/api/providers/anthropic.ts core/api/providers/openai.ts core/api/r
 done
 snaps=core/prompts/system-prompt/__tests__/__snapshots__
 mkdir -p "$work/snap"
-for s in cline_claude_4_5_sonnet-no-browser openai_gpt_5_codex-no-browser openai_gpt_3-no-browser; do
+for s in cline_claude_4_5_sonnet-no-browser openai_gpt_5_codex-no-browser openai_gpt_3-no-browser \
+    openai_gpt_5_1-no-browser; do
     show "$snaps/$s.snap" >"$work/snap/$s.snap"
 done
-for s in cline_native_next_gen.tools openai_gpt_5_native.tools; do
+for s in cline_native_next_gen.tools openai_gpt_5_native.tools openai_gpt_5_1_native.tools; do
     show "$snaps/$s.snap" >"$work/snap/$s.snap"
 done
 npm install --silent --no-audit --no-fund --prefix "$work" \

@@ -46,7 +46,10 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     // The saved task's provider, model, URL and workspace, unless given again.
     if opts.provider.is_none() {
         match Provider::parse(&record.meta.provider) {
-            Some(p) => opts.provider = Some(p),
+            Some(p) => {
+                opts.provider = Some(p);
+                opts.openai_native = record.meta.provider == crate::run::llm::providers::registry::NATIVE_OPENAI;
+            }
             None => {
                 return usage_error(&format!(
                     "task {} was run with {:?}, which cannot be resumed; give --provider",

@@ -28,7 +28,9 @@ MODEL:
     --provider NAME       anthropic | openai | ollama
                           (default: anthropic if ANTHROPIC_API_KEY is set, else openai).
                           `openai` is any OpenAI-compatible server: OpenAI, OpenRouter, vLLM,
-                          llama.cpp server, LM Studio.
+                          llama.cpp server, LM Studio. At api.openai.com (or any base URL with
+                          `openai-native`) as Cline's openai-native: gpt-5.5, gpt-5.4, codex
+                          models on the Responses API (/v1/responses)
     -m, --model NAME      model name (defaults: claude-sonnet-4-5, gpt-4.1, qwen2.5-coder:7b)
     --base-url URL        anthropic: without /v1 (default https://api.anthropic.com)
                           openai:    with /v1 (default $OPENAI_BASE_URL or https://api.openai.com/v1)
@@ -37,7 +39,8 @@ MODEL:
                           model's maxTokens from Cline's model table (agent-min/data/models.json:
                           64000 for claude-sonnet-4-5; 8192 for a model not in it); openai sends
                           none (with N: max_tokens, or max_completion_tokens for the reasoning
-                          families o1/o3/o4/gpt-5); ollama 8192 (options.num_predict)
+                          families o1/o3/o4/gpt-5, or max_output_tokens on the Responses
+                          API); ollama 8192 (options.num_predict)
     --one-tool-per-reply  run only the first tool call of a reply (Cline's parallel tool
                           calling setting off): the XML reply is cut after it, and any further
                           call is answered with Cline's toolAlreadyUsed text.
@@ -246,6 +249,8 @@ pub(crate) struct Options {
     pub task: Option<String>,
     /// `--provider`.
     pub provider: Option<Provider>,
+    /// `--provider openai-native`: the OpenAI-compatible base URL speaks OpenAI's own API.
+    pub openai_native: bool,
     /// `--model`.
     pub model: Option<String>,
     /// `--base-url`.
@@ -449,6 +454,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
                     Provider::parse(&v)
                         .ok_or_else(|| format!("unknown provider {v:?}; use --provider {}", provider_names()))?,
                 );
+                o.openai_native = v == crate::run::llm::providers::registry::NATIVE_OPENAI;
             }
             Short('m') | Long("model") => o.model = Some(p.value().map_err(err)?.string().map_err(err)?),
             Long("base-url") => o.base_url = Some(p.value().map_err(err)?.string().map_err(err)?),

@@ -267,7 +267,12 @@ fn surroundings(
     saved: Option<&Meta>,
     events: Events,
 ) -> Result<Around, String> {
-    let provider_name = setup.provider.map_or("replay", Provider::name).to_string();
+    let provider_name = match setup.provider {
+        // Saved as named, so a resume asks the same server as OpenAI's own API again.
+        Some(Provider::OpenAi) if opts.openai_native => llm::providers::registry::NATIVE_OPENAI,
+        p => p.map_or("replay", Provider::name),
+    }
+    .to_string();
     let meta = Meta {
         id: saved.map_or_else(state::new_id, |m| m.id.clone()),
         task: setup.task.clone(),
@@ -461,6 +466,9 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         thinking_budget: opts.thinking_budget,
         tools: None,
         reasoning_effort: opts.reasoning_effort.clone(),
+        // OpenAI's own API: Cline's `openai-native` handler's requests (the Responses API for
+        // the models Cline's table says).
+        openai_native: provider == Provider::OpenAi && (opts.openai_native || llm::providers::is_openai_api(&base_url)),
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     Ok(Setup {

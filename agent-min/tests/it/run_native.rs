@@ -890,3 +890,248 @@ fn on_the_default_path_two_calls_in_one_reply_both_run_for_the_four_models() {
         }
     }
 }
+
+/// OpenAI's own API (`--provider openai-native` says the scripted server is it), gpt-5.5,
+/// Cline's default: the Responses API. Two calls in one reply both run and go back as
+/// `function_call_output` items with their `call_id`s (the server refuses any that do not
+/// pair up, as OpenAI does), then attempt_completion ends the task.
+#[test]
+fn gpt_5_5_on_openais_own_api_asks_the_responses_api_and_both_calls_go_back_by_call_id() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+    std::fs::write(ws.path().join("b.txt"), "beta\n").unwrap();
+    let server = Server::start(vec![
+        native::responses(
+            "**Reading** both files.",
+            "Reading both.",
+            &[
+                call("call_A", "read_file", &[r#"{"path":"#, r#""a.txt"}"#]),
+                call("call_B", "read_file", &[r#"{"path":"b.txt"}"#]),
+            ],
+            3,
+        ),
+        native::responses("", "", &[call("call_Z", "attempt_completion", &[r#"{"result":"read both"}"#])], 7),
+    ]);
+    let url = server.openai_url();
+    let args = [
+        "--provider",
+        "openai-native",
+        "--base-url",
+        &url,
+        "--model",
+        "gpt-5.5",
+        "--yolo",
+        "--no-save",
+        "--json",
+        "read both",
+    ];
+    let r = run_agent(ws.path(), &args, &[("OPENAI_API_KEY", KEY)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{}", r.all());
+    assert!(reqs.iter().all(|q| q.path == "/v1/responses"), "{:?}", reqs.iter().map(|q| &q.path).collect::<Vec<_>>());
+    assert_eq!(reqs[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    let first = &reqs[0].body;
+    // Cline's `buildResponseCreateParams`: no token limit, no temperature, no Chat Completions
+    // fields; the effort with a summary; the tools flat.
+    for absent in [
+        "max_tokens",
+        "max_completion_tokens",
+        "max_output_tokens",
+        "temperature",
+        "messages",
+        "previous_response_id",
+        "parallel_tool_calls",
+        "tool_choice",
+    ] {
+        assert_eq!(first.get(absent), None, "{absent}");
+    }
+    assert_eq!(
+        (&first["model"], &first["stream"], &first["store"], &first["reasoning"]),
+        (&json!("gpt-5.5"), &json!(true), &json!(true), &json!({"effort": "medium", "summary": "auto"}))
+    );
+    // The system prompt goes as `instructions`, not as an input item.
+    assert!(first["instructions"].as_str().unwrap().starts_with("You are Cline"));
+    let tools = first["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "read_file"));
+    assert!(tools
+        .iter()
+        .all(|t| t["type"] == "function" && t.get("function").is_none() && t["parameters"]["type"] == "object"));
+    let input = first["input"].as_array().unwrap();
+    assert_eq!(input.len(), 1);
+    assert_eq!(input[0]["role"], "user");
+    assert!(input[0]["content"][0]["text"].as_str().unwrap().starts_with("<task>\nread both"));
+    // The second request: the whole conversation again, the reply's text and calls, then each
+    // call's result by its call_id, then the environment details.
+    let input = reqs[1].body["input"].as_array().unwrap();
+    let kinds: Vec<&str> = input.iter().map(|i| i["type"].as_str().unwrap_or("message")).collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "message",
+            "function_call",
+            "function_call",
+            "function_call_output",
+            "function_call_output",
+            "message"
+        ]
+    );
+    assert_eq!(
+        input[1],
+        json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Reading both."}]})
+    );
+    assert_eq!(
+        input[2],
+        json!({"type": "function_call", "call_id": "call_A", "name": "read_file", "arguments": r#"{"path":"a.txt"}"#})
+    );
+    assert_eq!(input[3]["call_id"], "call_B");
+    let out = |i: usize| (input[i]["call_id"].as_str().unwrap(), input[i]["output"].as_str().unwrap());
+    assert_eq!(out(4).0, "call_A");
+    assert!(out(4).1.starts_with("[read_file for 'a.txt'] Result:") && out(4).1.contains("alpha"), "{}", out(4).1);
+    assert_eq!(out(5).0, "call_B");
+    assert!(out(5).1.starts_with("[read_file for 'b.txt'] Result:") && out(5).1.contains("beta"), "{}", out(5).1);
+    assert_eq!(input[6]["role"], "user");
+    assert!(input[6]["content"][0]["text"].as_str().unwrap().starts_with("<environment_details>"));
+    // The summary is shown as reasoning, never as text; usage from response.completed.
+    let events = events::parse(&r.stdout);
+    let reasoning: String = events::of(&events, "reasoning").iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(reasoning, "**Reading** both files.");
+    let text: String = events::of(&events, "text").iter().map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(text, "Reading both.");
+}
+
+/// At the same base URL, a model Cline asks through Chat Completions still goes there: gpt-4.1
+/// with Cline's `openai-native` settings (temperature 0 from its table, no parallel calls).
+#[test]
+fn gpt_4_1_on_openais_own_api_still_asks_chat_completions() {
+    let ws = tempfile::tempdir().unwrap();
+    let server =
+        Server::start(vec![native::openai("", "", &[call("c1", "attempt_completion", &[r#"{"result":"ok"}"#])], 7)]);
+    let url = server.openai_url();
+    let args = [
+        "--provider",
+        "openai-native",
+        "--base-url",
+        &url,
+        "--model",
+        "gpt-4.1",
+        "--tool-calls",
+        "native",
+        "--yolo",
+        "--no-save",
+        "t",
+    ];
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let req = &server.requests()[0];
+    assert_eq!(req.path, "/v1/chat/completions");
+    let b = &req.body;
+    assert_eq!(
+        (&b["temperature"], &b["parallel_tool_calls"], &b["tool_choice"]),
+        (&json!(0), &json!(false), &json!("auto"))
+    );
+    assert_eq!((b.get("reasoning_effort"), b.get("max_tokens"), b.get("max_completion_tokens")), (None, None, None));
+    assert_eq!(b["messages"][0]["role"], "system");
+}
+
+/// GPT-5 on OpenAI's own API is asked through Chat Completions as Cline's `openai-native`
+/// handler asks it — parallel tool calls on (`getOpenAIToolParams(tools,
+/// isGPT5ModelFamily(id))`), its table's temperature 1 — while the same server named plain
+/// `openai` (any OpenAI-compatible server) gets Cline's OpenAI-compatible settings.
+#[test]
+fn gpt_5_on_openais_own_api_gets_parallel_tool_calls_as_cline_sends_them() {
+    for (provider, parallel, temperature) in [("openai-native", true, Some(json!(1))), ("openai", false, None)] {
+        let ws = tempfile::tempdir().unwrap();
+        let server = Server::start(vec![native::openai(
+            "",
+            "",
+            &[call("c1", "attempt_completion", &[r#"{"result":"ok"}"#])],
+            7,
+        )]);
+        let url = server.openai_url();
+        let args = ["--provider", provider, "--base-url", &url, "--model", "gpt-5", "--yolo", "--no-save", "t"];
+        let r = run_agent(ws.path(), &args, &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{provider}: {}", r.all());
+        let req = &server.requests()[0];
+        assert_eq!(req.path, "/v1/chat/completions", "{provider}");
+        let b = &req.body;
+        assert_eq!(b["parallel_tool_calls"], json!(parallel), "{provider}");
+        assert_eq!(b.get("temperature").cloned(), temperature, "{provider}");
+        assert_eq!(
+            (&b["reasoning_effort"], &b["messages"][0]["role"]),
+            (&json!("medium"), &json!("developer")),
+            "{provider}"
+        );
+        assert_eq!((b.get("max_tokens"), b.get("max_completion_tokens")), (None, None), "{provider}");
+    }
+}
+
+#[test]
+fn the_scripted_server_refuses_what_the_responses_api_refuses() {
+    let call = json!({"type": "function_call", "call_id": "call_A", "name": "read_file", "arguments": "{}"});
+    let output = json!({"type": "function_call_output", "call_id": "call_A", "output": "x"});
+    let user = json!({"role": "user", "content": [{"type": "input_text", "text": "t"}]});
+    let body = |input: Value| json!({"model": "gpt-5.5", "input": input, "stream": true});
+    assert!(native::check("/v1/responses", &body(json!([user, call, output, user]))).is_none());
+    let e = native::check("/v1/responses", &body(json!([user, call, user]))).expect("a call without its output");
+    assert_eq!(e["error"]["message"], "No tool output found for function call call_A.");
+    let e = native::check("/v1/responses", &body(json!([user, output, user]))).expect("an output without its call");
+    assert!(e["error"]["message"].as_str().unwrap().starts_with("No tool call found for function call output"));
+    let mut limited = body(json!([user]));
+    limited["max_tokens"] = json!(100);
+    assert!(native::check("/v1/responses", &limited).is_some());
+    let chat = json!({"model": "gpt-5.5", "messages": [{"role": "user", "content": "t"}]});
+    let e = native::check("/v1/chat/completions", &chat).expect("gpt-5.5 is not served there");
+    assert!(e["error"]["message"].as_str().unwrap().contains("only supported in v1/responses"));
+}
+
+/// A task run with `--provider openai-native` is saved so: `resume` asks the same server as
+/// OpenAI's own API again — the Responses API, the earlier call and its result paired.
+#[test]
+fn a_responses_task_resumes_on_the_responses_api() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+    let server = Server::start(vec![
+        native::responses("", "", &[call("call_A", "read_file", &[r#"{"path":"a.txt"}"#])], 7),
+        native::responses("", "", &[call("call_Z", "attempt_completion", &[r#"{"result":"done"}"#])], 7),
+        native::responses("", "", &[call("call_Y", "attempt_completion", &[r#"{"result":"again"}"#])], 7),
+    ]);
+    let url = server.openai_url();
+    let args = [
+        "--provider",
+        "openai-native",
+        "--base-url",
+        &url,
+        "--model",
+        "gpt-5.5",
+        "--yolo",
+        "--state-dir",
+        sd,
+        "read a",
+    ];
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", sd, "--yolo"], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "{}", r.all());
+    assert_eq!(reqs[2].path, "/v1/responses");
+    let input = reqs[2].body["input"].as_array().unwrap();
+    let pairs: Vec<(&str, &str)> = input
+        .iter()
+        .filter(|i| i["type"] == "function_call" || i["type"] == "function_call_output")
+        .map(|i| (i["type"].as_str().unwrap(), i["call_id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("function_call", "call_A"),
+            ("function_call_output", "call_A"),
+            ("function_call", "call_Z"),
+            ("function_call_output", "call_Z")
+        ]
+    );
+}

@@ -53,7 +53,7 @@ impl Transport for Http {
             };
             return Err(ApiError::from_status(status, message, retry_after));
         }
-        let mut decoder = providers::Decoder::new(self.cfg.provider);
+        let mut decoder = providers::Decoder::of(providers::Wire::of(&self.cfg));
         let mut buf = vec![0u8; 16 * 1024];
         let mut drain_until = None;
         // Whether the consumer heard of the pause since its last delta.

@@ -1,5 +1,5 @@
-//! What is known about a model — its output limit, context window, prices, prompt caching and
-//! reasoning support — read from `agent-min/data/models.json`, which
+//! What is known about a model — its output limit, context window, prices, prompt caching,
+//! reasoning support and API format — read from `agent-min/data/models.json`, which
 //! `agent-min/scripts/gen-model-facts.mjs` generates from Cline v4.0.10's own tables
 //! (`src/shared/api.ts`: `anthropicModels`, `openAiNativeModels`, `deepSeekModels`).
 //!
@@ -42,6 +42,12 @@ pub(crate) struct Facts {
     pub temperature: Option<f64>,
     /// `developer` for OpenAI's reasoning models.
     pub system_role: Option<String>,
+    /// Cline's `apiFormat`: `OPENAI_RESPONSES` or `OPENAI_RESPONSES_WEBSOCKET_MODE` for the
+    /// OpenAI models Cline's `openai-native` handler asks through the Responses API.
+    pub api_format: Option<String>,
+    /// Found in one of Cline's tables (not the fallback of an unknown model).
+    #[serde(skip)]
+    pub known: bool,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +96,13 @@ impl Facts {
         }
     }
 
+    /// Whether Cline's `openai-native` handler asks this model through the Responses API
+    /// (`apiFormat` `OPENAI_RESPONSES`, or `OPENAI_RESPONSES_WEBSOCKET_MODE`, which agent-min
+    /// speaks as plain HTTP streaming, as Cline does without its websocket feature flag).
+    pub(crate) fn responses_api(&self) -> bool {
+        matches!(self.api_format.as_deref(), Some("OPENAI_RESPONSES" | "OPENAI_RESPONSES_WEBSOCKET_MODE"))
+    }
+
     /// `max_tokens` when Cline's table sets a positive one.
     pub(crate) fn max_output(&self) -> Option<u32> {
         self.max_tokens.filter(|&n| n > 0).map(|n| n.min(i64::from(u32::MAX)) as u32)
@@ -113,7 +126,7 @@ pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
     };
     for (table, name) in tables {
         if let Some((key, facts)) = find(table, &name) {
-            return Found { key: Some(key.clone()), facts: facts.clone() };
+            return Found { key: Some(key.clone()), facts: Facts { known: true, ..facts.clone() } };
         }
     }
     Found { key: None, facts: Facts::unknown(provider, &name) }
@@ -167,5 +180,26 @@ mod tests {
         assert_eq!(lookup(Provider::Ollama, "gpt-4o").key, None);
         // Not a prefix match: gpt-5 must not pick up gpt-5-mini's or gpt-5.1's facts.
         assert_ne!(lookup(Provider::OpenAi, "gpt-5-mini").key.as_deref(), Some("gpt-5-2025-08-07"));
+    }
+
+    #[test]
+    fn the_responses_api_models_are_clines() {
+        let responses: Vec<&str> =
+            file().tables.openai.iter().filter(|(_, f)| f.responses_api()).map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            responses,
+            [
+                "gpt-5.5",
+                "gpt-5.4",
+                "gpt-5.4-mini",
+                "gpt-5.4-nano",
+                "gpt-5.3-codex",
+                "gpt-5.2-codex",
+                "gpt-5.1-codex",
+                "gpt-5-codex"
+            ]
+        );
+        assert!(!lookup(Provider::OpenAi, "gpt-5").facts.responses_api());
+        assert!(!lookup(Provider::OpenAi, "gpt-4.1").facts.responses_api());
     }
 }

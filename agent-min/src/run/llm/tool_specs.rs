@@ -3,7 +3,8 @@
 //! each tool's declaration in `tools/registry.rs` holds its own), and definitions a run adds
 //! ([`ToolSpec`], e.g. the connected MCP servers' tools from `mcp/native.rs`), each converted
 //! the way Cline's `toolSpecFunctionDefinition` (OpenAI, Ollama) and `toolSpecInputSchema`
-//! (Anthropic) convert a tool spec.
+//! (Anthropic) convert a tool spec; the Responses API's flat shape is the OpenAI one's fields
+//! lifted, as Cline's `mapResponseTools` lifts them.
 
 use serde_json::{json, Map, Value};
 
@@ -74,6 +75,28 @@ fn with_extra(
 /// The definitions for OpenAI-compatible servers and Ollama.
 pub(crate) fn openai(tools: &Tools) -> Value {
     with_extra(tools.builtin.clone(), &tools.extra, ToolSpec::openai, |t| &t["function"]["name"])
+}
+
+/// The definitions for OpenAI's Responses API, flat, as Cline's `mapResponseTools` makes them
+/// from the OpenAI shape: `type`, `name`, `description`, `parameters` and `strict` (`true` when
+/// a definition does not say).
+pub(crate) fn responses(tools: &Tools) -> Value {
+    let Value::Array(all) = openai(tools) else { return Value::Array(Vec::new()) };
+    let flat = all
+        .iter()
+        .filter(|t| t["type"] == "function")
+        .map(|t| {
+            let f = &t["function"];
+            let mut flat = Map::new();
+            flat.insert("type".into(), "function".into());
+            for key in ["name", "description", "parameters"] {
+                flat.insert(key.into(), f[key].clone());
+            }
+            flat.insert("strict".into(), f.get("strict").cloned().unwrap_or(Value::Bool(true)));
+            Value::Object(flat)
+        })
+        .collect();
+    Value::Array(flat)
 }
 
 /// The definitions for Anthropic: `name`, `description`, `input_schema` — as Cline's
@@ -169,5 +192,14 @@ mod tests {
                     "required": ["message"]}})
         );
         assert_eq!(a.as_array().unwrap().len(), 10);
+        // The Responses API's flat shape, each function's fields lifted.
+        let r = responses(&ours(&extra));
+        assert_eq!(
+            r.as_array().unwrap().last().unwrap(),
+            &json!({"type": "function", "name": "cabcde0mcp0echo", "description": "srv: Echoes", "strict": false,
+                "parameters": {"type": "object", "properties": {"message": {"type": "string", "description": "Message to echo"}},
+                    "required": ["message"], "additionalProperties": false}})
+        );
+        assert_eq!(r.as_array().unwrap().len(), 10);
     }
 }

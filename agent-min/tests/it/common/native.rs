@@ -1,10 +1,12 @@
 //! The scripted server's native wire shapes: Anthropic `tool_use` blocks streamed as
 //! `input_json_delta` fragments, thinking with `signature_delta`, redacted thinking; OpenAI
 //! `tool_calls[i].function.arguments` fragments keyed by index (parallel calls interleaved),
-//! `reasoning_content` deltas; Ollama's whole `message.tool_calls`. And the check every real
-//! API makes of a request's history: each call answered by exactly one result right after it
-//! (and, with Anthropic thinking on, each calling turn's signed thinking sent back) — a request
-//! that breaks it gets the API's 400.
+//! `reasoning_content` deltas; OpenAI's Responses API events (a reasoning summary, output text,
+//! `function_call` items with their argument deltas, `response.completed` with usage); Ollama's
+//! whole `message.tool_calls`. And the check every real API makes of a request's history: each
+//! call answered by exactly one result right after it (and, with Anthropic thinking on, each
+//! calling turn's signed thinking sent back; on the Responses API each `function_call` and
+//! `function_call_output` paired by `call_id`) — a request that breaks it gets the API's 400.
 
 use serde_json::{json, Value};
 
@@ -164,6 +166,101 @@ pub fn openai(reasoning: &str, text: &str, calls: &[Call<'_>], chunk: usize) -> 
     event_stream(b, chunk)
 }
 
+/// An OpenAI Responses API stream (`POST /v1/responses`, `stream: true`), as the API sends it:
+/// each event named in `event:` and again in its `type`, numbered by `sequence_number`; a
+/// reasoning item whose summary is `reasoning`, a message of `text`, then each call as a
+/// `function_call` item (`fc_<n>`, its `call_id` the call's id) whose arguments come as
+/// `response.function_call_arguments.delta` fragments, and `response.completed` with usage.
+pub fn responses(reasoning: &str, text: &str, calls: &[Call<'_>], chunk: usize) -> Resp {
+    let mut b = String::new();
+    let mut seq = 0;
+    let mut ev = |data: Value| {
+        let mut data = data;
+        data["sequence_number"] = json!(seq);
+        seq += 1;
+        b.push_str(&format!(
+            "event: {}
+data: {data}
+
+",
+            data["type"].as_str().unwrap()
+        ));
+    };
+    let response = |status: &str, output: Value, usage: Value| {
+        json!({"id":"resp_1","object":"response","created_at":1760000000,"status":status,"model":"gpt-5.5-2026-04-23",
+               "output":output,"usage":usage})
+    };
+    ev(json!({"type":"response.created","response":response("in_progress", json!([]), Value::Null)}));
+    ev(json!({"type":"response.in_progress","response":response("in_progress", json!([]), Value::Null)}));
+    let mut output = Vec::new();
+    let mut at = 0;
+    if !reasoning.is_empty() {
+        ev(
+            json!({"type":"response.output_item.added","output_index":at,"item":{"id":"rs_1","type":"reasoning","summary":[]}}),
+        );
+        let part = json!({"type":"summary_text","text":""});
+        ev(
+            json!({"type":"response.reasoning_summary_part.added","item_id":"rs_1","output_index":at,"summary_index":0,"part":part}),
+        );
+        for p in super::pieces(reasoning, 4) {
+            ev(
+                json!({"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":at,"summary_index":0,"delta":p}),
+            );
+        }
+        ev(
+            json!({"type":"response.reasoning_summary_text.done","item_id":"rs_1","output_index":at,"summary_index":0,"text":reasoning}),
+        );
+        let part = json!({"type":"summary_text","text":reasoning});
+        ev(
+            json!({"type":"response.reasoning_summary_part.done","item_id":"rs_1","output_index":at,"summary_index":0,"part":part}),
+        );
+        let item = json!({"id":"rs_1","type":"reasoning","summary":[part]});
+        ev(json!({"type":"response.output_item.done","output_index":at,"item":item}));
+        output.push(item);
+        at += 1;
+    }
+    if !text.is_empty() {
+        let item = |status: &str, content: Value| json!({"id":"msg_1","type":"message","status":status,"role":"assistant","content":content});
+        ev(json!({"type":"response.output_item.added","output_index":at,"item":item("in_progress", json!([]))}));
+        let part = |t: &str| json!({"type":"output_text","annotations":[],"logprobs":[],"text":t});
+        ev(
+            json!({"type":"response.content_part.added","item_id":"msg_1","output_index":at,"content_index":0,"part":part("")}),
+        );
+        for p in super::pieces(text, 5) {
+            ev(
+                json!({"type":"response.output_text.delta","item_id":"msg_1","output_index":at,"content_index":0,"delta":p,"logprobs":[]}),
+            );
+        }
+        ev(
+            json!({"type":"response.output_text.done","item_id":"msg_1","output_index":at,"content_index":0,"text":text,"logprobs":[]}),
+        );
+        ev(
+            json!({"type":"response.content_part.done","item_id":"msg_1","output_index":at,"content_index":0,"part":part(text)}),
+        );
+        let done = item("completed", json!([part(text)]));
+        ev(json!({"type":"response.output_item.done","output_index":at,"item":done}));
+        output.push(done);
+        at += 1;
+    }
+    for (n, c) in calls.iter().enumerate() {
+        let id = format!("fc_{n}");
+        let item = |status: &str, args: &str| json!({"id":id,"type":"function_call","status":status,"arguments":args,"call_id":c.id,"name":c.name});
+        ev(json!({"type":"response.output_item.added","output_index":at,"item":item("in_progress", "")}));
+        for f in &c.fragments {
+            ev(json!({"type":"response.function_call_arguments.delta","item_id":id,"output_index":at,"delta":f}));
+        }
+        let args: String = c.fragments.concat();
+        ev(json!({"type":"response.function_call_arguments.done","item_id":id,"output_index":at,"arguments":args}));
+        ev(json!({"type":"response.output_item.done","output_index":at,"item":item("completed", &args)}));
+        output.push(item("completed", &args));
+        at += 1;
+    }
+    let usage = json!({"input_tokens":900,"input_tokens_details":{"cached_tokens":768},"output_tokens":60,
+                       "output_tokens_details":{"reasoning_tokens":20},"total_tokens":960});
+    ev(json!({"type":"response.completed","response":response("completed", Value::Array(output), usage)}));
+    event_stream(b, chunk)
+}
+
 /// An Ollama `/api/chat` NDJSON stream: `text` in pieces, then each call whole (as Ollama
 /// sends them: arguments as an object, no id), then `done`.
 pub fn ollama(text: &str, calls: &[(&str, Value)], chunk: usize) -> Resp {
@@ -186,6 +283,11 @@ pub fn ollama(text: &str, calls: &[(&str, Value)], chunk: usize) -> Resp {
 
 /// What the real API answers a request whose history breaks its rules, or `None`.
 pub fn check(path: &str, body: &Value) -> Option<Value> {
+    if path.ends_with("/responses") {
+        let problem = responses_problem(body).or_else(|| tool_name_problem(body));
+        return problem
+            .map(|m| json!({"error":{"message":m,"type":"invalid_request_error","param":"input","code":null}}));
+    }
     let msgs = body.get("messages")?.as_array()?;
     let problem = settings_problem(path, body).or_else(|| tool_name_problem(body)).or_else(|| {
         if path.ends_with("/v1/messages") {
@@ -203,6 +305,9 @@ pub fn check(path: &str, body: &Value) -> Option<Value> {
 /// than 4 `cache_control` marks.
 fn settings_problem(path: &str, body: &Value) -> Option<String> {
     let model = body["model"].as_str().unwrap_or("");
+    if path.ends_with("/chat/completions") && ONLY_RESPONSES.contains(&model) {
+        return Some("This model is only supported in v1/responses and not in v1/chat/completions.".into());
+    }
     if path.ends_with("/chat/completions") {
         let reasoning = ["o1", "o3", "o4", "gpt-5"].iter().any(|p| model.starts_with(p)) && !model.contains("chat");
         if reasoning && body.get("max_tokens").is_some() {
@@ -236,6 +341,61 @@ fn settings_problem(path: &str, body: &Value) -> Option<String> {
         return Some(format!("A maximum of 4 blocks with cache_control may be provided. Found {marks}."));
     }
     None
+}
+
+/// OpenAI's models that its API serves on `/v1/responses` only (Cline's `apiFormat`
+/// `OPENAI_RESPONSES*`; the real API refuses the codex models with 404 and gpt-5.4/5.5 with
+/// function tools and reasoning effort with 400 — here each with a 400 naming /v1/responses).
+const ONLY_RESPONSES: &[&str] = &[
+    "gpt-5.5",
+    "gpt-5.4",
+    "gpt-5.4-mini",
+    "gpt-5.4-nano",
+    "gpt-5.3-codex",
+    "gpt-5.2-codex",
+    "gpt-5.1-codex",
+    "gpt-5-codex",
+];
+
+/// What the Responses API refuses, in its words: Chat Completions' fields, an `input` whose
+/// `function_call` and `function_call_output` items do not pair up by `call_id` (each output
+/// after its call, each call answered), items it does not
+/// know, and tools in Chat Completions' nested shape.
+fn responses_problem(body: &Value) -> Option<String> {
+    for key in ["messages", "max_tokens", "max_completion_tokens", "stream_options", "reasoning_effort"] {
+        if body.get(key).is_some() {
+            return Some(format!("Unsupported parameter: '{key}'."));
+        }
+    }
+    if let Some(t) =
+        body.get("tools").and_then(Value::as_array).and_then(|a| a.iter().find(|t| t.get("function").is_some()))
+    {
+        return Some(format!("Missing required parameter: 'tools[0].name'. (got a Chat Completions tool: {t})"));
+    }
+    let input = body.get("input")?.as_array()?;
+    let mut called: Vec<&str> = Vec::new();
+    let mut answered: Vec<&str> = Vec::new();
+    for (i, item) in input.iter().enumerate() {
+        let ty = item.get("type").and_then(Value::as_str).unwrap_or("message");
+        match ty {
+            "function_call" => called.push(item["call_id"].as_str().unwrap_or("")),
+            "function_call_output" => {
+                let id = item["call_id"].as_str().unwrap_or("");
+                if !called.contains(&id) {
+                    return Some(format!("No tool call found for function call output with call_id {id}."));
+                }
+                answered.push(id);
+            }
+            "message" | "reasoning" => {
+                let role = item.get("role").and_then(Value::as_str).unwrap_or("");
+                if ty == "message" && !["user", "assistant", "system", "developer"].contains(&role) {
+                    return Some(format!("Invalid value: '{role}'. Supported values are: 'assistant', 'system', 'developer', and 'user'. (input[{i}].role)"));
+                }
+            }
+            other => return Some(format!("Invalid value: '{other}'. (input[{i}].type)")),
+        }
+    }
+    called.iter().find(|id| !answered.contains(id)).map(|id| format!("No tool output found for function call {id}."))
 }
 
 /// Both APIs refuse a function name that is not 1 to 64 of `[a-zA-Z0-9_-]`, in OpenAI's words.

@@ -1,14 +1,17 @@
-//! The three wire formats: Anthropic Messages, OpenAI-compatible Chat Completions (OpenAI,
-//! OpenRouter, vLLM, llama.cpp server, LM Studio) and Ollama's native `/api/chat`.
+//! The four wire formats: Anthropic Messages, OpenAI-compatible Chat Completions (OpenAI,
+//! OpenRouter, vLLM, llama.cpp server, LM Studio), OpenAI's own Responses API (`responses`) and
+//! Ollama's native `/api/chat`.
 //!
-//! Each provider is declared once in `registry`. Each wire format's module has a `request` function (URL, headers, JSON body) and a stream decoder
-//! turning server events into [`Delta`]s.
+//! Each provider is declared once in `registry`. Each wire format's module has a `request`
+//! function (URL, headers, JSON body) and a stream decoder turning server events into
+//! [`Delta`]s; `Wire::of` says which one a request uses.
 
 pub(crate) mod anthropic;
 pub(crate) mod history;
 pub(crate) mod ollama;
 pub(crate) mod openai;
 pub(crate) mod registry;
+pub(crate) mod responses;
 
 use serde_json::{json, Value};
 
@@ -49,6 +52,53 @@ impl Provider {
     }
 }
 
+/// The wire format of a request: which module builds it and decodes its reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// Anthropic Messages.
+    Anthropic,
+    /// Chat Completions (`/chat/completions`).
+    ChatCompletions,
+    /// OpenAI's Responses API (`/responses`).
+    Responses,
+    /// Ollama's `/api/chat`.
+    Ollama,
+}
+
+impl Wire {
+    /// The wire format `cfg` asks with: the Responses API for the models Cline's `openai-native`
+    /// handler asks through it (their facts' `apiFormat`), on OpenAI's own API only
+    /// ([`ApiConfig::openai_native`]); every other OpenAI-compatible server gets Chat Completions.
+    pub(crate) fn of(cfg: &ApiConfig) -> Wire {
+        match cfg.provider {
+            Provider::Anthropic => Wire::Anthropic,
+            Provider::OpenAi if cfg.openai_native && cfg.facts.responses_api() => Wire::Responses,
+            Provider::OpenAi => Wire::ChatCompletions,
+            Provider::Ollama => Wire::Ollama,
+        }
+    }
+
+    /// The wire format a provider speaks to any server (a recording's replies, which name only
+    /// the provider).
+    pub(crate) fn of_provider(p: Provider) -> Wire {
+        match p {
+            Provider::Anthropic => Wire::Anthropic,
+            Provider::OpenAi => Wire::ChatCompletions,
+            Provider::Ollama => Wire::Ollama,
+        }
+    }
+}
+
+/// Whether `base_url` is OpenAI's own API (its host is `api.openai.com`), where Cline's
+/// `openai-native` handler, not its OpenAI-compatible one, is the one a person talks through.
+pub(crate) fn is_openai_api(base_url: &str) -> bool {
+    let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let host = host.split(':').next().unwrap_or("");
+    host.eq_ignore_ascii_case("api.openai.com")
+}
+
 /// `--reasoning-effort`'s values: Cline's (`OPENAI_REASONING_EFFORT_OPTIONS`).
 pub(crate) const REASONING_EFFORTS: &[&str] = &["none", "low", "medium", "high", "xhigh"];
 
@@ -83,6 +133,11 @@ pub(crate) struct ApiConfig {
     /// The native tool definitions sent with each request; `None` in the XML dialect (set
     /// before each request by the native one).
     pub tools: Option<Tools>,
+    /// The OpenAI-compatible base URL is OpenAI's own API (its host is `api.openai.com`, or
+    /// `--provider openai-native` says so): the requests are those of Cline's `openai-native`
+    /// handler — the Responses API for the models whose facts say so, otherwise its Chat
+    /// Completions settings ([`openai::request`]).
+    pub openai_native: bool,
 }
 
 /// A request ready for curl.
@@ -151,10 +206,11 @@ fn chat_assistant(m: &Message, ollama: bool) -> Value {
 
 /// Builds the provider's request for this conversation.
 pub(crate) fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
-    match cfg.provider {
-        Provider::Anthropic => anthropic::request(cfg, system, messages),
-        Provider::OpenAi => openai::request(cfg, system, messages),
-        Provider::Ollama => ollama::request(cfg, system, messages),
+    match Wire::of(cfg) {
+        Wire::Anthropic => anthropic::request(cfg, system, messages),
+        Wire::ChatCompletions => openai::request(cfg, system, messages),
+        Wire::Responses => responses::request(cfg, system, messages),
+        Wire::Ollama => ollama::request(cfg, system, messages),
     }
 }
 
@@ -186,12 +242,12 @@ pub(crate) fn json_error_message(v: &serde_json::Value) -> Option<String> {
         .into_iter()
         .flatten()
         .filter_map(|t| t.as_str())
-        .filter(|k| !k.is_empty() && !msg.contains(k))
+        .filter(|k| !k.is_empty() && *k != "error" && !msg.contains(k))
         .collect();
     Some(if kinds.is_empty() { msg.to_string() } else { format!("{msg} ({})", kinds.join(", ")) })
 }
 
-/// A stream decoder for one reply: SSE for Anthropic and OpenAI, NDJSON for Ollama.
+/// A stream decoder for one reply: SSE for Anthropic and OpenAI's two, NDJSON for Ollama.
 pub struct Decoder {
     sse: SseDecoder,
     lines: Vec<u8>,
@@ -201,16 +257,24 @@ pub struct Decoder {
 enum Kind {
     Anthropic(anthropic::Stream),
     OpenAi(openai::Stream),
+    Responses(responses::Stream),
     Ollama(ollama::Stream),
 }
 
 impl Decoder {
-    /// A decoder for a new reply.
+    /// A decoder for a new reply of the wire format `p` speaks to any server
+    /// (`Wire::of_provider`).
     pub fn new(p: Provider) -> Self {
-        let kind = match p {
-            Provider::Anthropic => Kind::Anthropic(anthropic::Stream::default()),
-            Provider::OpenAi => Kind::OpenAi(openai::Stream::default()),
-            Provider::Ollama => Kind::Ollama(ollama::Stream::default()),
+        Decoder::of(Wire::of_provider(p))
+    }
+
+    /// A decoder for a new reply in wire format `w`.
+    pub fn of(w: Wire) -> Self {
+        let kind = match w {
+            Wire::Anthropic => Kind::Anthropic(anthropic::Stream::default()),
+            Wire::ChatCompletions => Kind::OpenAi(openai::Stream::default()),
+            Wire::Responses => Kind::Responses(responses::Stream::default()),
+            Wire::Ollama => Kind::Ollama(ollama::Stream::default()),
         };
         Decoder { sse: SseDecoder::new(), lines: Vec::new(), kind }
     }
@@ -255,6 +319,7 @@ impl Decoder {
             match &mut self.kind {
                 Kind::Anthropic(s) => out.extend(s.event(ev)),
                 Kind::OpenAi(s) => out.extend(s.event(ev)),
+                Kind::Responses(s) => out.extend(s.event(ev)),
                 Kind::Ollama(_) => {}
             }
         }
@@ -293,8 +358,8 @@ mod tests {
     #[test]
     fn an_endless_line_is_refused_for_every_wire_format() {
         let chunk = vec![b'x'; 1 << 20];
-        for p in [Provider::Ollama, Provider::Anthropic, Provider::OpenAi] {
-            let mut d = Decoder::new(p);
+        for w in [Wire::Ollama, Wire::Anthropic, Wire::ChatCompletions, Wire::Responses] {
+            let mut d = Decoder::of(w);
             let mut last = d.push(b"data: ");
             for _ in 0..=MAX_EVENT_BYTES / chunk.len() {
                 if !last.is_empty() {
@@ -302,7 +367,7 @@ mod tests {
                 }
                 last = d.push(&chunk);
             }
-            assert!(is_overflow(&last), "{p:?}: {last:?}");
+            assert!(is_overflow(&last), "{w:?}: {last:?}");
         }
     }
 }
@@ -331,6 +396,7 @@ mod first_request {
             idle_timeout: 1,
             thinking_budget: thinking,
             reasoning_effort: None,
+            openai_native: false,
             tools: Some(Tools {
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::dialect::system::family(true, provider.name(), model),
@@ -447,6 +513,7 @@ mod first_request {
             thinking_budget: None,
             reasoning_effort: None,
             tools: None,
+            openai_native: false,
         };
         let msgs = [
             Message::user("1"),

@@ -35,17 +35,46 @@ fn needs_cache_marks(model: &str) -> bool {
 /// `tool_choice: "auto"` and `parallel_tool_calls: false` (`getOpenAIToolParams`). An explicit
 /// `--max-tokens` goes as `max_tokens`, or `max_completion_tokens` for a reasoning model (the
 /// API refuses `max_tokens` there). OpenRouter-style Anthropic ids get Cline's cache marks.
+///
+/// On OpenAI's own API ([`ApiConfig::openai_native`]) a model of Cline's table gets, instead,
+/// what Cline's `OpenAiNativeHandler.createCompletionStream` sends: [`native_settings`].
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+    let native = cfg.openai_native && cfg.facts.known;
     let reasoning = is_reasoning_family(&cfg.model);
     let mut msgs = super::chat_messages(system, messages, false, cfg.string_contents);
-    if reasoning {
+    if native {
+        msgs[0]["role"] = Value::from(cfg.facts.system_role.as_deref().unwrap_or("system"));
+    } else if reasoning {
         msgs[0]["role"] = json!("developer");
     }
     // Cache marks need lists of parts; a server taking strings only gets none.
-    if needs_cache_marks(&cfg.model) && !cfg.string_contents {
+    if needs_cache_marks(&cfg.model) && !cfg.string_contents && !native {
         mark_for_cache(&mut msgs, system);
     }
     let mut body = json!({"model": cfg.model, "messages": msgs});
+    if native {
+        native_settings(cfg, &mut body);
+    } else {
+        compatible_settings(cfg, reasoning, &mut body);
+    }
+    body["stream"] = json!(true);
+    body["stream_options"] = json!({"include_usage": true});
+    let mut headers = vec![
+        ("content-type".to_string(), "application/json".to_string()),
+        ("accept".to_string(), "text/event-stream".to_string()),
+    ];
+    if let Some(k) = &cfg.api_key {
+        headers.push(("authorization".to_string(), format!("Bearer {k}")));
+    }
+    HttpRequest {
+        url: format!("{}/chat/completions", cfg.base_url.trim_end_matches('/')),
+        headers,
+        body: body.to_string().into_bytes(),
+    }
+}
+
+/// Cline's OpenAI-compatible handler's settings (see [`request`]).
+fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
     if !reasoning {
         body["temperature"] = json!(0);
     }
@@ -61,25 +90,43 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
         (Some(effort), _) => body["reasoning_effort"] = json!(effort),
         (None, true) => body["reasoning_effort"] = json!("medium"),
     }
-    body["stream"] = json!(true);
-    body["stream_options"] = json!({"include_usage": true});
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
         body["tool_choice"] = json!("auto");
         body["parallel_tool_calls"] = json!(false);
     }
-    let mut headers = vec![
-        ("content-type".to_string(), "application/json".to_string()),
-        ("accept".to_string(), "text/event-stream".to_string()),
-    ];
-    if let Some(k) = &cfg.api_key {
-        headers.push(("authorization".to_string(), format!("Bearer {k}")));
+}
+
+/// Cline's `openai-native` handler's Chat Completions settings, from the model's facts: the
+/// system prompt's role (`systemRole`, else `system`, set by the caller), `reasoning_effort`
+/// for a model that `supportsReasoningEffort` (`medium` unless given; `none` sends none), the
+/// table's `temperature` when it has one (1 for the GPT-5 family, 0 for gpt-4.1 and gpt-4o), no
+/// token limit unless `--max-tokens` gives one (as `max_completion_tokens`, which OpenAI takes
+/// for every model), and tools with `parallel_tool_calls` true for the GPT-5 family
+/// (`getOpenAIToolParams(tools, isGPT5ModelFamily(id))`).
+fn native_settings(cfg: &ApiConfig, body: &mut Value) {
+    let effort = cfg.reasoning_effort.as_deref().unwrap_or("medium");
+    if cfg.facts.supports_reasoning_effort && effort != "none" {
+        body["reasoning_effort"] = Value::from(effort);
     }
-    HttpRequest {
-        url: format!("{}/chat/completions", cfg.base_url.trim_end_matches('/')),
-        headers,
-        body: body.to_string().into_bytes(),
+    if let Some(t) = cfg.facts.temperature {
+        // As JavaScript writes it: 1, not 1.0.
+        body["temperature"] = if t.fract() == 0.0 && t.abs() < 1e9 { Value::from(t as i64) } else { Value::from(t) };
     }
+    if let Some(n) = cfg.max_tokens {
+        body["max_completion_tokens"] = Value::from(n);
+    }
+    if let Some(tools) = &cfg.tools {
+        body["tools"] = tool_specs::openai(tools);
+        body["tool_choice"] = Value::from("auto");
+        body["parallel_tool_calls"] = Value::Bool(is_gpt5_family(&cfg.model));
+    }
+}
+
+/// Cline's `isGPT5ModelFamily`: the id contains `gpt-5` or `gpt5`.
+pub(crate) fn is_gpt5_family(model: &str) -> bool {
+    let m = model.to_ascii_lowercase();
+    m.contains("gpt-5") || m.contains("gpt5")
 }
 
 /// Cline's OpenRouter cache marks: the system prompt as a text block with
@@ -184,9 +231,10 @@ fn tool_call(call: &Value, pos: usize) -> BlockDelta {
     }
 }
 
-/// `{"error":{"message":…,"type"|"code":…}}` mid-stream (OpenAI, OpenRouter).
-fn stream_error(v: &Value) -> ApiError {
-    let e = &v["error"];
+/// `{"error":{"message":…,"type"|"code":…}}` mid-stream (OpenAI, OpenRouter), or the error
+/// object itself (the Responses API's `response.failed` and `error` events).
+pub(crate) fn stream_error(v: &Value) -> ApiError {
+    let e = v.get("error").filter(|e| e.is_object()).unwrap_or(v);
     let message = json_error_message(v).unwrap_or_else(|| v.to_string());
     let code = e.get("code").and_then(Value::as_u64).map(|c| c as u16);
     let words = format!(
@@ -277,6 +325,7 @@ mod tests {
             facts: Default::default(),
             num_ctx: 0,
             connect_timeout: 1,
+            openai_native: false,
             idle_timeout: 1,
             thinking_budget: None,
             tools: Some(crate::run::llm::tool_specs::Tools {
@@ -325,6 +374,49 @@ mod tests {
             m[4],
             json!({"role": "user", "content": [{"type": "text", "text": "<environment_details>\nE\n</environment_details>"}]})
         );
+    }
+
+    /// At OpenAI's own API, the settings of Cline's `openai-native` handler, from each model's
+    /// facts; elsewhere (and for a model not in Cline's table) the OpenAI-compatible ones.
+    #[test]
+    fn openai_native_chat_settings_come_from_the_models_facts() {
+        let body = |model: &str, native: bool, effort: Option<&str>| {
+            let cfg = ApiConfig {
+                string_contents: false,
+                provider: super::super::Provider::OpenAi,
+                model: model.into(),
+                base_url: "https://api.openai.com/v1".into(),
+                api_key: None,
+                max_tokens: None,
+                facts: crate::run::llm::models::lookup(super::super::Provider::OpenAi, model).facts,
+                num_ctx: 0,
+                connect_timeout: 1,
+                openai_native: native,
+                idle_timeout: 1,
+                thinking_budget: None,
+                reasoning_effort: effort.map(str::to_string),
+                tools: Some(crate::run::llm::tool_specs::Tools {
+                    builtin: crate::run::dialect::native::definitions(
+                        crate::run::prompt::system::Family::NativeGpt5,
+                        "/w",
+                    ),
+                    extra: Vec::new(),
+                }),
+            };
+            let b: Value = serde_json::from_slice(&request(&cfg, "SYS", &[Message::user("t")]).body).unwrap();
+            let get = |k: &str| b.get(k).cloned().unwrap_or(Value::Null);
+            (get("parallel_tool_calls"), get("temperature"), get("reasoning_effort"), b["messages"][0]["role"].clone())
+        };
+        let row = |p: bool, t: Value, e: Value, r: &str| (json!(p), t, e, json!(r));
+        assert_eq!(body("gpt-5", true, None), row(true, json!(1), json!("medium"), "developer"));
+        assert_eq!(body("gpt-5", false, None), row(false, Value::Null, json!("medium"), "developer"));
+        assert_eq!(body("gpt-5-mini", true, Some("none")), row(true, json!(1), Value::Null, "developer"));
+        assert_eq!(body("gpt-4.1", true, None), row(false, json!(0), Value::Null, "system"));
+        assert_eq!(body("o3", true, Some("high")), row(false, Value::Null, json!("high"), "developer"));
+        // Cline's table gives gpt-5.2-chat-latest no reasoning effort.
+        assert_eq!(body("gpt-5.2-chat-latest", true, None), row(true, json!(1), Value::Null, "developer"));
+        // Not in Cline's table: the OpenAI-compatible settings.
+        assert_eq!(body("o3-pro-next", true, None), row(false, Value::Null, json!("medium"), "developer"));
     }
 
     #[test]

@@ -57,7 +57,9 @@ pub(crate) const PROVIDERS: &[ProviderDecl] = &[
     ProviderDecl {
         provider: Provider::OpenAi,
         name: "openai",
-        aliases: &["openrouter", "openai-compatible"],
+        // `openai-native`: also when the base URL is not api.openai.com, its requests are those
+        // of Cline's `openai-native` handler (`ApiConfig::openai_native`, [`NATIVE_OPENAI`]).
+        aliases: &["openrouter", "openai-compatible", NATIVE_OPENAI],
         default_base_url: "https://api.openai.com/v1",
         base_url_var: Some("OPENAI_BASE_URL"),
         default_model: "gpt-4.1",
@@ -79,6 +81,10 @@ pub(crate) const PROVIDERS: &[ProviderDecl] = &[
         next_gen: false,
     },
 ];
+
+/// The `--provider` name that says the OpenAI-compatible base URL speaks OpenAI's own API (as
+/// `api.openai.com` does: Cline's `openai-native` handler, the Responses API for its models).
+pub(crate) const NATIVE_OPENAI: &str = "openai-native";
 
 /// The provider used when `--provider` is not given and no declared key variable is set.
 pub(crate) const FALLBACK: Provider = Provider::OpenAi;
@@ -141,6 +147,7 @@ mod tests {
         assert_eq!(KEY_VARS, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
         assert_eq!(crate::run::ui::redact::KEY_VARS, KEY_VARS);
         assert_eq!(by_name("openrouter"), Some(Provider::OpenAi));
+        assert_eq!(by_name(NATIVE_OPENAI), Some(Provider::OpenAi));
         assert!(is_next_gen("openai") && !is_next_gen("ollama") && !is_next_gen("replay"));
     }
 }

@@ -1,0 +1,511 @@
+//! OpenAI's Responses API: `POST {base}/responses`, streamed — what Cline's `openai-native`
+//! handler (`OpenAiNativeHandler.createResponseStream`, v4.0.10) sends for the models whose
+//! `apiFormat` is `OPENAI_RESPONSES` or `OPENAI_RESPONSES_WEBSOCKET_MODE` (gpt-5.5, gpt-5.4 and
+//! its mini and nano, the codex models), which the API refuses on `/chat/completions`.
+//!
+//! The request: `model`, the system prompt as `instructions`, the conversation as `input` items
+//! (Cline's `convertToOpenAIResponsesInput`), `stream: true`, the tools flat
+//! (`{type, name, description, parameters, strict}`, Cline's `mapResponseTools`), `store: true`
+//! and `reasoning: {effort, summary: "auto"}` (effort `medium` unless `--reasoning-effort` says
+//! otherwise; `none` sends no `reasoning`). `max_output_tokens` only with `--max-tokens` (Cline
+//! sends none). Every request carries the whole conversation: Cline chains with
+//! `previous_response_id` only in its websocket mode (behind a feature flag), and a stateless
+//! full request never loses data.
+//!
+//! Differences from Cline, each so the request is one the API accepts on every turn: the
+//! previous replies' function calls go back with their `call_id` but without their item ids
+//! (`fc_…`), and their reasoning items are not sent back (Cline sends a reasoning item by its
+//! id when its summary is not empty, and drops it otherwise while still sending the call's
+//! `fc_` id, which the API can refuse as "provided without its required reasoning item"; an
+//! input `function_call`'s item id is optional). The summary is shown and saved as reasoning, as
+//! on the Chat Completions wire.
+
+use serde_json::Value;
+
+use super::{history, ApiConfig, HttpRequest};
+use crate::run::llm::sse::SseEvent;
+use crate::run::llm::tool_specs;
+use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Role, StopReason, Usage};
+
+/// Builds the request (see the module's documentation).
+pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+    let mut body = vec![
+        ("model", s(&cfg.model)),
+        ("instructions", s(system)),
+        ("input", Value::Array(input(messages))),
+        ("stream", Value::Bool(true)),
+    ];
+    // Cline refuses to ask without tools; the XML dialect's request simply has none.
+    if let Some(tools) = &cfg.tools {
+        body.push(("tools", tool_specs::responses(tools)));
+    }
+    body.push(("store", Value::Bool(true)));
+    // Cline's `normalizeOpenaiReasoningEffort`: medium unless given; `none` sends none.
+    let effort = cfg.reasoning_effort.as_deref().unwrap_or("medium");
+    if effort != "none" {
+        body.push(("reasoning", obj(vec![("effort", s(effort)), ("summary", s("auto"))])));
+    }
+    if let Some(n) = cfg.max_tokens {
+        body.push(("max_output_tokens", Value::from(n)));
+    }
+    let body = obj(body);
+    let mut headers = vec![
+        ("content-type".to_string(), "application/json".to_string()),
+        ("accept".to_string(), "text/event-stream".to_string()),
+    ];
+    if let Some(k) = &cfg.api_key {
+        headers.push(("authorization".to_string(), format!("Bearer {k}")));
+    }
+    HttpRequest {
+        url: format!("{}/responses", cfg.base_url.trim_end_matches('/')),
+        headers,
+        body: body.to_string().into_bytes(),
+    }
+}
+
+/// The conversation as Responses `input` items, as Cline's `convertToOpenAIResponsesInput`
+/// makes them: a reply's text as an assistant `message` of `output_text`, then each of its
+/// calls as a `function_call`; a user message's results as `function_call_output` items (each
+/// call answered, in order: `history::answers`), then its text blocks as one user message of
+/// `input_text` parts.
+fn input(messages: &[Message]) -> Vec<Value> {
+    let mut items = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        if m.role == Role::Assistant {
+            if !m.content.is_empty() {
+                let text = vec![obj(vec![("type", s("output_text")), ("text", s(&m.content))])];
+                items.push(obj(vec![
+                    ("type", s("message")),
+                    ("role", s("assistant")),
+                    ("content", Value::Array(text)),
+                ]));
+            }
+            for t in m.tool_uses() {
+                let (id, name, args) = (s(&t.id), s(&t.name), s(&t.input));
+                items.push(obj(vec![
+                    ("type", s("function_call")),
+                    ("call_id", id),
+                    ("name", name),
+                    ("arguments", args),
+                ]));
+            }
+            continue;
+        }
+        let (answers, rest) = history::answers(i.checked_sub(1).map(|p| &messages[p]), m);
+        for a in &answers {
+            items.push(obj(vec![
+                ("type", s("function_call_output")),
+                ("call_id", s(&a.call.id)),
+                ("output", s(&a.content)),
+            ]));
+        }
+        if answers.is_empty() || !rest.is_empty() {
+            let mut blocks = history::text_blocks(rest);
+            if blocks.is_empty() {
+                blocks.push(rest);
+            }
+            let parts = blocks.into_iter().map(|t| obj(vec![("type", s("input_text")), ("text", s(t))])).collect();
+            items.push(obj(vec![("role", s("user")), ("content", Value::Array(parts))]));
+        }
+    }
+    items
+}
+
+/// A JSON object of these fields, in order (without `json!`'s code for every field of every
+/// literal: this module is in the minimal agent, whose size is held to a ceiling).
+fn obj(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// A JSON string.
+fn s(text: &str) -> Value {
+    Value::String(text.to_string())
+}
+
+/// One `function_call` output item of the reply being read.
+struct Call {
+    /// Its item id (`fc_…`), which the argument deltas name.
+    item: String,
+    /// Whether any of its arguments' text was passed on (the rest of a call announced whole,
+    /// at its `done`, is passed on only if not).
+    sent: bool,
+    /// Whether its arguments came whole, in an item (deltas after that would repeat them).
+    whole: bool,
+}
+
+/// Decoder state for one streamed response.
+#[derive(Default)]
+pub(crate) struct Stream {
+    calls: Vec<Call>,
+    done: bool,
+}
+
+impl Stream {
+    /// Handles one SSE event (its `data` holds the event object, `type` and all).
+    pub(crate) fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
+        let data = ev.data.trim();
+        if self.done || data.is_empty() {
+            return Vec::new();
+        }
+        let Ok(v) = serde_json::from_str::<Value>(data) else {
+            return Vec::new();
+        };
+        let kind = v.get("type").and_then(Value::as_str).or(ev.event.as_deref()).unwrap_or("");
+        let text = |key: &str| v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let mut out = Vec::new();
+        match kind {
+            "response.output_text.delta" => out.extend(text("delta").map(Delta::Text)),
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                out.extend(text("delta").map(Delta::Reasoning))
+            }
+            // Summary parts after the first are set apart, as paragraphs (shown only).
+            "response.reasoning_summary_part.added" => {
+                if v.get("summary_index").and_then(Value::as_u64).unwrap_or(0) > 0 {
+                    out.push(Delta::Reasoning("\n\n".into()));
+                }
+                let part = v.pointer("/part/text").and_then(Value::as_str).unwrap_or("");
+                if !part.is_empty() {
+                    out.push(Delta::Reasoning(part.to_string()));
+                }
+            }
+            "response.output_item.added" | "response.output_item.done" => {
+                let item = &v["item"];
+                if item["type"] == "function_call" {
+                    out.extend(self.call_item(item));
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                let item = v.get("item_id").and_then(Value::as_str).unwrap_or("");
+                let delta = v.get("delta").and_then(Value::as_str).unwrap_or("");
+                let index = self.index(item);
+                if !delta.is_empty() && !self.calls[index].whole {
+                    self.calls[index].sent = true;
+                    out.push(tool_call(index, None, None, delta));
+                }
+            }
+            "response.function_call_arguments.done" => {
+                let item = v.get("item_id").and_then(Value::as_str).unwrap_or("");
+                let index = self.index(item);
+                if let Some(args) = text("arguments").filter(|_| !self.calls[index].sent) {
+                    self.calls[index].sent = true;
+                    out.push(tool_call(index, None, text("name"), &args));
+                }
+            }
+            "response.completed" | "response.incomplete" => {
+                self.done = true;
+                let r = &v["response"];
+                if let Some(u) = r.get("usage").filter(|u| u.is_object()) {
+                    let get = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+                    out.push(Delta::Usage(Usage {
+                        input: get("/input_tokens"),
+                        // Reasoning tokens are counted in output_tokens already.
+                        output: get("/output_tokens"),
+                        cache_read: get("/input_tokens_details/cached_tokens"),
+                        cache_write: 0,
+                    }));
+                }
+                out.push(Delta::Stop(if kind == "response.completed" {
+                    StopReason::EndTurn
+                } else {
+                    match r.pointer("/incomplete_details/reason").and_then(Value::as_str) {
+                        Some("max_output_tokens") => StopReason::MaxTokens,
+                        Some(other) => StopReason::Other(other.to_string()),
+                        None => StopReason::Other("incomplete".into()),
+                    }
+                }));
+            }
+            "response.failed" | "error" => {
+                self.done = true;
+                // `response.error` {code, message}; `{"type":"error","code":…,"message":…}`, or
+                // its error nested.
+                let nested = v.pointer("/response/error").filter(|e| e.is_object()).or(v.get("error"));
+                let e = if kind == "error" { nested.unwrap_or(&v) } else { nested.unwrap_or(&Value::Null) };
+                out.push(Delta::Error(if e.get("message").is_some() {
+                    super::openai::stream_error(e)
+                } else {
+                    // A failure that says nothing more: the server's, worth another try.
+                    ApiError {
+                        status: None,
+                        message: format!("the response failed ({kind})"),
+                        retryable: true,
+                        retry_after: None,
+                    }
+                }));
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// A `function_call` item, as added (`arguments` usually empty) or done (whole): its id,
+    /// name and arguments — nothing once its arguments have come.
+    fn call_item(&mut self, item: &Value) -> Option<Delta> {
+        let s = |k: &str| item.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let known = |id: &str| self.calls.iter().any(|c| c.item == id && c.sent);
+        let index = match s("id") {
+            // Its arguments came already: nothing new.
+            Some(id) if known(&id) => return None,
+            Some(id) => self.index(&id),
+            None => {
+                // No item id to name its deltas: a call of its own.
+                self.calls.push(Call { item: String::new(), sent: false, whole: false });
+                self.calls.len() - 1
+            }
+        };
+        let args = s("arguments").filter(|_| !self.calls[index].sent).unwrap_or_default();
+        if !args.is_empty() {
+            self.calls[index].sent = true;
+            self.calls[index].whole = true;
+        }
+        Some(tool_call(index, s("call_id"), s("name"), &args))
+    }
+
+    /// The call index of item `id` (a new call when unseen).
+    fn index(&mut self, id: &str) -> usize {
+        if let Some(i) = self.calls.iter().position(|c| !id.is_empty() && c.item == id) {
+            return i;
+        }
+        self.calls.push(Call { item: id.to_string(), sent: false, whole: false });
+        self.calls.len() - 1
+    }
+}
+
+fn tool_call(index: usize, id: Option<String>, name: Option<String>, arguments: &str) -> Delta {
+    Delta::Block(BlockDelta::ToolCall { index, id, name, arguments: arguments.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::llm::providers::{Decoder, Wire};
+    use crate::run::llm::types::{Part, ToolUsePart};
+    use serde_json::json;
+
+    fn sse(data: Value) -> String {
+        format!("event: {}\ndata: {data}\n\n", data["type"].as_str().unwrap())
+    }
+
+    /// A reply as OpenAI streams it: a reasoning summary in two parts, text, two function
+    /// calls (the second's arguments only in its `done` events), usage.
+    fn body() -> String {
+        let events = [
+            json!({"type":"response.created","sequence_number":0,"response":{"id":"resp_1","status":"in_progress","output":[]}}),
+            json!({"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}),
+            json!({"type":"response.reasoning_summary_part.added","sequence_number":2,"item_id":"rs_1","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""}}),
+            json!({"type":"response.reasoning_summary_text.delta","sequence_number":3,"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"**Plan** read é"}),
+            json!({"type":"response.reasoning_summary_part.added","sequence_number":4,"item_id":"rs_1","output_index":0,"summary_index":1,"part":{"type":"summary_text","text":""}}),
+            json!({"type":"response.reasoning_summary_text.delta","sequence_number":5,"item_id":"rs_1","output_index":0,"summary_index":1,"delta":"then write"}),
+            json!({"type":"response.output_item.done","sequence_number":6,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"**Plan** read é"}]}}),
+            json!({"type":"response.output_item.added","sequence_number":7,"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}}),
+            json!({"type":"response.output_text.delta","sequence_number":8,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"Two ✓ "}),
+            json!({"type":"response.output_text.delta","sequence_number":9,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"calls."}),
+            json!({"type":"response.output_item.added","sequence_number":10,"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_A","name":"read_file"}}),
+            json!({"type":"response.function_call_arguments.delta","sequence_number":11,"item_id":"fc_1","output_index":2,"delta":"{\"path\":"}),
+            json!({"type":"response.function_call_arguments.delta","sequence_number":12,"item_id":"fc_1","output_index":2,"delta":"\"a.txt\"}"}),
+            json!({"type":"response.function_call_arguments.done","sequence_number":13,"item_id":"fc_1","output_index":2,"arguments":"{\"path\":\"a.txt\"}"}),
+            json!({"type":"response.output_item.done","sequence_number":14,"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"completed","arguments":"{\"path\":\"a.txt\"}","call_id":"call_A","name":"read_file"}}),
+            json!({"type":"response.output_item.added","sequence_number":15,"output_index":3,"item":{"id":"fc_2","type":"function_call","status":"in_progress","arguments":"","call_id":"call_B","name":"list_files"}}),
+            json!({"type":"response.function_call_arguments.done","sequence_number":16,"item_id":"fc_2","output_index":3,"arguments":"{\"path\":\".\"}"}),
+            json!({"type":"response.output_item.done","sequence_number":17,"output_index":3,"item":{"id":"fc_2","type":"function_call","status":"completed","arguments":"{\"path\":\".\"}","call_id":"call_B","name":"list_files"}}),
+            json!({"type":"response.completed","sequence_number":18,"response":{"id":"resp_1","status":"completed","usage":{"input_tokens":120,"input_tokens_details":{"cached_tokens":100},"output_tokens":40,"output_tokens_details":{"reasoning_tokens":25},"total_tokens":160}}}),
+            // Nothing after the end counts.
+            json!({"type":"response.output_text.delta","sequence_number":19,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"late"}),
+        ];
+        events.into_iter().map(sse).collect()
+    }
+
+    fn call(index: usize, id: Option<&str>, name: Option<&str>, arguments: &str) -> Delta {
+        tool_call(index, id.map(str::to_string), name.map(str::to_string), arguments)
+    }
+
+    #[test]
+    fn a_reply_decodes_to_text_reasoning_two_calls_and_usage() {
+        let mut d = Decoder::of(Wire::Responses);
+        let mut got = d.push(body().as_bytes());
+        got.extend(d.finish());
+        assert_eq!(
+            got,
+            vec![
+                Delta::Reasoning("**Plan** read é".into()),
+                Delta::Reasoning("\n\n".into()),
+                Delta::Reasoning("then write".into()),
+                Delta::Text("Two ✓ ".into()),
+                Delta::Text("calls.".into()),
+                call(0, Some("call_A"), Some("read_file"), ""),
+                call(0, None, None, "{\"path\":"),
+                call(0, None, None, "\"a.txt\"}"),
+                call(1, Some("call_B"), Some("list_files"), ""),
+                call(1, None, None, "{\"path\":\".\"}"),
+                Delta::Usage(Usage { input: 120, output: 40, cache_read: 100, cache_write: 0 }),
+                Delta::Stop(StopReason::EndTurn),
+            ]
+        );
+    }
+
+    #[test]
+    fn split_at_every_byte_the_deltas_are_the_same() {
+        let b = body();
+        let whole = {
+            let mut d = Decoder::of(Wire::Responses);
+            let mut v = d.push(b.as_bytes());
+            v.extend(d.finish());
+            v
+        };
+        // Concatenated, the pieces of text are the same whatever the cut.
+        let joined = |v: &[Delta]| format!("{v:?}");
+        for cut in 0..=b.len() {
+            let mut d = Decoder::of(Wire::Responses);
+            let mut v = d.push(&b.as_bytes()[..cut]);
+            v.extend(d.push(&b.as_bytes()[cut..]));
+            v.extend(d.finish());
+            assert_eq!(joined(&v), joined(&whole), "cut at byte {cut}");
+        }
+    }
+
+    /// A call whose item already carries its arguments (a proxy's stream) is not doubled by
+    /// deltas after it, and a call known only from its `done` item arrives whole.
+    #[test]
+    fn arguments_arrive_once() {
+        let mut s = Stream::default();
+        let ev = |v: Value| SseEvent { event: None, data: v.to_string() };
+        let mut out = s.event(&ev(
+            json!({"type":"response.output_item.added","item":{"id":"fc_1","type":"function_call","arguments":"{}","call_id":"c1","name":"list_files"}}),
+        ));
+        out.extend(
+            s.event(&ev(json!({"type":"response.function_call_arguments.delta","item_id":"fc_1","delta":"{}"}))),
+        );
+        out.extend(s.event(&ev(
+            json!({"type":"response.output_item.done","item":{"id":"fc_2","type":"function_call","arguments":"{\"a\":1}","call_id":"c2","name":"read_file"}}),
+        )));
+        assert_eq!(
+            out,
+            vec![call(0, Some("c1"), Some("list_files"), "{}"), call(1, Some("c2"), Some("read_file"), "{\"a\":1}")]
+        );
+    }
+
+    #[test]
+    fn a_cut_reply_a_failure_and_an_error_event() {
+        let mut s = Stream::default();
+        let ev = |v: Value| SseEvent { event: None, data: v.to_string() };
+        let out = s.event(&ev(
+            json!({"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":5,"output_tokens":7}}}),
+        ));
+        assert_eq!(out[1], Delta::Stop(StopReason::MaxTokens));
+        let mut s = Stream::default();
+        let out = s.event(&ev(
+            json!({"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The server had an error"}}}),
+        ));
+        assert!(matches!(&out[..], [Delta::Error(e)] if e.retryable && e.message.contains("The server had an error")));
+        let mut s = Stream::default();
+        let out = s.event(&ev(
+            json!({"type":"error","code":"invalid_prompt","message":"Invalid prompt","param":null,"sequence_number":1}),
+        ));
+        assert!(matches!(&out[..], [Delta::Error(e)] if !e.retryable && e.message.contains("Invalid prompt")));
+    }
+
+    fn cfg(model: &str) -> ApiConfig {
+        ApiConfig {
+            string_contents: false,
+            provider: super::super::Provider::OpenAi,
+            model: model.into(),
+            base_url: "https://api.openai.com/v1/".into(),
+            api_key: Some("k".into()),
+            max_tokens: None,
+            facts: crate::run::llm::models::lookup(super::super::Provider::OpenAi, model).facts,
+            num_ctx: 0,
+            connect_timeout: 1,
+            openai_native: true,
+            idle_timeout: 1,
+            thinking_budget: None,
+            reasoning_effort: None,
+            tools: Some(crate::run::llm::tool_specs::Tools {
+                builtin: crate::run::dialect::native::definitions(
+                    crate::run::prompt::system::Family::NativeGpt51,
+                    "/w",
+                ),
+                extra: Vec::new(),
+            }),
+        }
+    }
+
+    #[test]
+    fn the_request_is_clines_with_the_whole_conversation_as_input_items() {
+        let c = cfg("gpt-5.5");
+        assert_eq!(Wire::of(&c), Wire::Responses);
+        let mut a = Message::assistant("Reading both.");
+        a.parts = vec![
+            Part::Thinking { text: "plan".into(), signature: None },
+            Part::ToolUse(ToolUsePart {
+                id: "call_A".into(),
+                name: "read_file".into(),
+                input: r#"{"path":"a"}"#.into(),
+                answer: None,
+            }),
+            Part::ToolUse(ToolUsePart {
+                id: "call_B".into(),
+                name: "read_file".into(),
+                input: r#"{"path":"b"}"#.into(),
+                answer: Some("[read_file for 'b'] Result:\nB".into()),
+            }),
+        ];
+        let env = "<environment_details>\nE\n</environment_details>";
+        let msgs = [
+            Message::user(format!("<task>\nt\n</task>\n\n{env}")),
+            a,
+            Message::user(format!("[read_file for 'a'] Result:\nA\n\n{env}")),
+        ];
+        let req = request(&c, "SYS", &msgs);
+        assert_eq!(req.url, "https://api.openai.com/v1/responses");
+        assert!(req.headers.contains(&("authorization".into(), "Bearer k".into())));
+        let b: Value = serde_json::from_slice(&req.body).unwrap();
+        assert_eq!(
+            b["input"],
+            json!([
+                {"role": "user", "content": [{"type": "input_text", "text": "<task>\nt\n</task>"}, {"type": "input_text", "text": env}]},
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Reading both."}]},
+                {"type": "function_call", "call_id": "call_A", "name": "read_file", "arguments": "{\"path\":\"a\"}"},
+                {"type": "function_call", "call_id": "call_B", "name": "read_file", "arguments": "{\"path\":\"b\"}"},
+                {"type": "function_call_output", "call_id": "call_A", "output": "[read_file for 'a'] Result:\nA"},
+                {"type": "function_call_output", "call_id": "call_B", "output": "[read_file for 'b'] Result:\nB"},
+                {"role": "user", "content": [{"type": "input_text", "text": env}]},
+            ])
+        );
+        let tools = b["tools"].as_array().unwrap();
+        let keys: Vec<&String> = tools[0].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["type", "name", "description", "parameters", "strict"]);
+        assert!(tools.iter().all(|t| t["type"] == "function" && t["strict"] == false && t.get("function").is_none()));
+        let order: Vec<&String> = b.as_object().unwrap().keys().collect();
+        assert_eq!(order, ["model", "instructions", "input", "stream", "tools", "store", "reasoning"], "Cline's order");
+        let mut settings = b.clone();
+        for k in ["input", "tools", "instructions"] {
+            settings.as_object_mut().unwrap().remove(k);
+        }
+        assert_eq!(b["instructions"], "SYS");
+        assert_eq!(
+            settings,
+            json!({"model": "gpt-5.5", "stream": true, "store": true, "reasoning": {"effort": "medium", "summary": "auto"}})
+        );
+        // `none` sends no reasoning; --max-tokens goes as max_output_tokens.
+        let c2 = ApiConfig { reasoning_effort: Some("none".into()), max_tokens: Some(500), ..c.clone() };
+        let b2: Value = serde_json::from_slice(&request(&c2, "SYS", &msgs).body).unwrap();
+        assert_eq!((b2.get("reasoning"), &b2["max_output_tokens"]), (None, &json!(500)));
+        let c3 = ApiConfig { reasoning_effort: Some("xhigh".into()), ..c };
+        let b3: Value = serde_json::from_slice(&request(&c3, "SYS", &msgs).body).unwrap();
+        assert_eq!(b3["reasoning"], json!({"effort": "xhigh", "summary": "auto"}));
+    }
+
+    #[test]
+    fn only_clines_responses_models_on_openais_own_api_use_it() {
+        assert_eq!(Wire::of(&cfg("gpt-5-codex")), Wire::Responses);
+        assert_eq!(Wire::of(&cfg("gpt-5.4-mini")), Wire::Responses);
+        assert_eq!(Wire::of(&cfg("gpt-5")), Wire::ChatCompletions);
+        assert_eq!(Wire::of(&cfg("gpt-4.1")), Wire::ChatCompletions);
+        let elsewhere = ApiConfig { openai_native: false, ..cfg("gpt-5.5") };
+        assert_eq!(Wire::of(&elsewhere), Wire::ChatCompletions);
+        assert!(super::super::is_openai_api("https://api.openai.com/v1"));
+        assert!(super::super::is_openai_api("https://API.openai.com:443"));
+        assert!(!super::super::is_openai_api("https://openrouter.ai/api/v1"));
+        assert!(!super::super::is_openai_api("https://api.openai.com.evil.example/v1"));
+        assert!(!super::super::is_openai_api("http://127.0.0.1:8080/v1?api.openai.com"));
+    }
+}
