@@ -159,7 +159,10 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 line binary "  the same, no larger than today (ceiling 4.6 MB)" "$(mb "$b")" "$(is "$b <= 4600000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
-line binary "  the same, no larger than today (ceiling 2.9 MB)" "$(mb "$m")" "$(is "$m <= 2900000")" must
+# (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
+# wire for gpt-5.5 and the codex models, which the minimal agent's providers must speak, and the
+# per-task claim, added 19 KB; nothing else was found to give back in the minimal build.)
+line binary "  the same, no larger than today (ceiling 2.92 MB)" "$(mb "$m")" "$(is "$m <= 2920000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
