@@ -158,10 +158,29 @@ fn check_xml_calls(reply: &Reply, first_only: bool) {
     assert_eq!(reply.calls.len(), expected.len(), "calls returned vs complete tool blocks");
     for (planned, t) in reply.calls.iter().zip(&expected) {
         assert_eq!(planned.call.name, t.name);
-        let params: Vec<(&str, &str)> = t.params().iter().map(|p| (p.name, p.value)).collect();
+        let params = read_as_cline(t.name, t.params().iter().map(|p| (p.name, p.value)).collect());
         let got: Vec<(&str, &str)> = planned.call.params.iter().map(|p| (p.0.as_str(), p.1.as_str())).collect();
         assert_eq!(got, params);
     }
+}
+
+/// A tool block's params as Cline's executor reads them: `write_to_file` and `replace_in_file`
+/// take `path || absolutePath`, and an `attempt_completion` without a `result` but with a
+/// `response` has that as its result (`canonicalizeAttemptCompletionParams`), added after the
+/// params as sent.
+fn read_as_cline<'a>(name: &str, mut params: Vec<(&'a str, &'a str)>) -> Vec<(&'a str, &'a str)> {
+    let alias = match name {
+        "write_to_file" | "replace_in_file" => Some(("absolutePath", "path")),
+        "attempt_completion" => Some(("response", "result")),
+        _ => None,
+    };
+    let given = |params: &[(&str, &str)], key: &str| params.iter().any(|p| p.0 == key && !p.1.is_empty());
+    if let Some((from, to)) = alias.filter(|(from, to)| !given(&params, to) && given(&params, from)) {
+        let value = params.iter().find(|p| p.0 == from).expect("given").1;
+        params.retain(|p| p.0 != to);
+        params.push((to, value));
+    }
+    params
 }
 
 /// Every `--json` line is one JSON object; the complete `tool_call` events name the calls
