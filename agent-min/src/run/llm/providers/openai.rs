@@ -59,6 +59,12 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     }
     body["stream"] = json!(true);
     body["stream_options"] = json!({"include_usage": true});
+    streamed_post(cfg, "chat/completions", &body)
+}
+
+/// A streamed `POST {base}/PATH` of `body` to an OpenAI-style server: JSON in, server-sent
+/// events out, the key (if any) as a bearer token. Chat Completions and the Responses API.
+pub(crate) fn streamed_post(cfg: &ApiConfig, path: &str, body: &Value) -> HttpRequest {
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
         ("accept".to_string(), "text/event-stream".to_string()),
@@ -67,7 +73,7 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
         headers.push(("authorization".to_string(), format!("Bearer {k}")));
     }
     HttpRequest {
-        url: format!("{}/chat/completions", cfg.base_url.trim_end_matches('/')),
+        url: format!("{}/{path}", cfg.base_url.trim_end_matches('/')),
         headers,
         body: body.to_string().into_bytes(),
     }

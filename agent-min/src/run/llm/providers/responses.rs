@@ -48,19 +48,7 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     if let Some(n) = cfg.max_tokens {
         body.push(("max_output_tokens", Value::from(n)));
     }
-    let body = obj(body);
-    let mut headers = vec![
-        ("content-type".to_string(), "application/json".to_string()),
-        ("accept".to_string(), "text/event-stream".to_string()),
-    ];
-    if let Some(k) = &cfg.api_key {
-        headers.push(("authorization".to_string(), format!("Bearer {k}")));
-    }
-    HttpRequest {
-        url: format!("{}/responses", cfg.base_url.trim_end_matches('/')),
-        headers,
-        body: body.to_string().into_bytes(),
-    }
+    super::openai::streamed_post(cfg, "responses", &obj(body))
 }
 
 /// The conversation as Responses `input` items, as Cline's `convertToOpenAIResponsesInput`
