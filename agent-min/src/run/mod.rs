@@ -469,6 +469,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         // OpenAI's own API: Cline's `openai-native` handler's requests (the Responses API for
         // the models Cline's table says).
         openai_native: provider == Provider::OpenAi && (opts.openai_native || llm::providers::is_openai_api(&base_url)),
+        no_reasoning_summary: false,
     };
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     Ok(Setup {

@@ -6,11 +6,13 @@
 //! ```text
 //! {"type":"session","task":"…","files":{"hello.sh":"…"}}
 //! {"type":"reply","provider":"anthropic","sse":"event: message_start\ndata: {…}\n\n…"}
+//! {"type":"reply","provider":"openai-native","sse":"event: response.created\ndata: {…}\n\n…"}
 //! {"type":"reply","text":"<list_files>\n<path>.</path>\n</list_files>"}
 //! ```
 //!
 //! Replies are handed out in order, whatever the conversation says; SSE replies go through the
-//! same decoder as a live stream.
+//! same decoder as a live stream: the provider's wire (`openai` Chat Completions, `anthropic`,
+//! `ollama`), and for `openai-native` the Responses API's events.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -18,7 +20,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::run::llm::providers::{Decoder, Provider};
+use crate::run::llm::providers::{Decoder, Provider, Wire};
 use crate::run::llm::{ApiError, Delta, Flow, Message, StopReason, Transport};
 use crate::run::tools::paths::Workspace;
 
@@ -35,7 +37,7 @@ pub(crate) struct Recording {
 #[derive(Debug)]
 enum Recorded {
     Text(String),
-    Sse(Provider, String),
+    Sse(Wire, String),
 }
 
 impl Recording {
@@ -62,8 +64,13 @@ impl Recording {
                         Recorded::Text(t.to_string())
                     } else if let Some(s) = v.get("sse").and_then(Value::as_str) {
                         let p = v.get("provider").and_then(Value::as_str).unwrap_or("anthropic");
-                        let p = Provider::parse(p).ok_or_else(|| bad("unknown provider"))?;
-                        Recorded::Sse(p, s.to_string())
+                        // The one provider name with two wires: a recording of OpenAI's own API
+                        // holds the Responses API's events (Chat Completions replies are `openai`).
+                        let wire = match p {
+                            "openai-native" => Wire::Responses,
+                            p => Wire::of_provider(Provider::parse(p).ok_or_else(|| bad("unknown provider"))?),
+                        };
+                        Recorded::Sse(wire, s.to_string())
                     } else {
                         return Err(bad("a reply needs \"text\" or \"sse\""));
                     };
@@ -144,8 +151,8 @@ impl Transport for Replay {
                 v.push(Delta::Stop(StopReason::EndTurn));
                 v
             }
-            Recorded::Sse(p, body) => {
-                let mut d = Decoder::new(p);
+            Recorded::Sse(wire, body) => {
+                let mut d = Decoder::of(wire);
                 let mut v = Vec::new();
                 for chunk in body.as_bytes().chunks(40) {
                     v.extend(d.push(chunk));
@@ -188,6 +195,9 @@ fn pieces(s: &str, n: usize) -> impl Iterator<Item = &str> {
 mod tests {
     use super::*;
 
+    /// A Responses API stream saying "from responses".
+    const RESPONSES: &str = "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"from responses\"}\n\nevent: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":2}}}\n\n";
+
     #[test]
     fn loads_text_and_sse_replies_and_serves_them_in_order() {
         let d = tempfile::tempdir().unwrap();
@@ -197,6 +207,7 @@ mod tests {
             serde_json::json!({"type":"session","task":"t","files":{"a/b.txt":"x"}}).to_string(),
             serde_json::json!({"type":"reply","text":"héllo wörld, a longer reply"}).to_string(),
             serde_json::json!({"type":"reply","provider":"anthropic","sse":sse}).to_string(),
+            serde_json::json!({"type":"reply","provider":"openai-native","sse":RESPONSES}).to_string(),
         ];
         std::fs::write(&p, lines.join("\n")).unwrap();
         let rec = Recording::load(&p).unwrap();
@@ -222,6 +233,16 @@ mod tests {
         })
         .unwrap();
         assert_eq!(got, "from sse ✓");
+        // `openai-native`: the Responses API's events (they decoded to nothing as Chat Completions).
+        got.clear();
+        t.send("", &[], &mut |d| {
+            if let Delta::Text(s) = d {
+                got.push_str(&s);
+            }
+            Flow::Continue
+        })
+        .unwrap();
+        assert_eq!(got, "from responses");
         let e = t.send("", &[], &mut |_| Flow::Continue).unwrap_err();
         assert!(e.message.contains("no reply left"));
     }

@@ -1001,6 +1001,85 @@ fn gpt_5_5_on_openais_own_api_asks_the_responses_api_and_both_calls_go_back_by_c
     assert_eq!(text, "Reading both.");
 }
 
+/// OpenAI gives reasoning summaries only to organisations it has verified, and refuses the
+/// request of one it has not (Cline asks for them always, and fails): the same request goes
+/// again, once, without `summary`, and the task goes on. A `--max-tokens` under the API's
+/// least (16) is sent as 16.
+#[test]
+fn a_refused_reasoning_summary_is_asked_again_without_it() {
+    let ws = tempfile::tempdir().unwrap();
+    let unverified = json!({"error": {"message": "Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.", "type": "invalid_request_error", "param": "reasoning.summary", "code": "unsupported_value"}});
+    let server = Server::start(vec![
+        common::status(400, unverified),
+        native::responses("", "", &[call("call_A", "list_files", &[r#"{"path":"."}"#])], 7),
+        native::responses("", "", &[call("call_Z", "attempt_completion", &[r#"{"result":"ok"}"#])], 7),
+    ]);
+    let url = server.openai_url();
+    let args = [
+        "--provider",
+        "openai-native",
+        "--base-url",
+        &url,
+        "--model",
+        "gpt-5.5",
+        "--max-tokens",
+        "8",
+        "--yolo",
+        "--no-save",
+        "t",
+    ];
+    let r = run_agent(ws.path(), &args, &[("OPENAI_API_KEY", KEY)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "{}", r.all());
+    let reasoning: Vec<&Value> = reqs.iter().map(|q| &q.body["reasoning"]).collect();
+    assert_eq!(
+        reasoning,
+        [&json!({"effort": "medium", "summary": "auto"}), &json!({"effort": "medium"}), &json!({"effort": "medium"})]
+    );
+    // The retry is the same request otherwise.
+    let (mut a, mut b) = (reqs[0].body.clone(), reqs[1].body.clone());
+    a.as_object_mut().unwrap().remove("reasoning");
+    b.as_object_mut().unwrap().remove("reasoning");
+    assert_eq!(a, b);
+    assert!(reqs.iter().all(|q| q.body["max_output_tokens"] == 16));
+    assert!(!r.stderr.contains("verified"), "{}", r.all());
+}
+
+/// OpenAI's models that only the Responses API serves and that Cline's table does not list
+/// (so Cline itself would ask its default model instead) go there at OpenAI's own API.
+#[test]
+fn responses_only_models_cline_does_not_list_ask_the_responses_api() {
+    for model in ["o3-pro", "gpt-5.1-codex-max", "gpt-5.5-2026-04-23"] {
+        let ws = tempfile::tempdir().unwrap();
+        let server = Server::start(vec![native::responses(
+            "",
+            "",
+            &[call("c1", "attempt_completion", &[r#"{"result":"ok"}"#])],
+            7,
+        )]);
+        let url = server.openai_url();
+        // (o3-pro is not of Cline's native-call families: asked for them here, to read the reply.)
+        let args = [
+            "--provider",
+            "openai-native",
+            "--base-url",
+            &url,
+            "--model",
+            model,
+            "--tool-calls",
+            "native",
+            "--yolo",
+            "--no-save",
+            "t",
+        ];
+        let r = run_agent(ws.path(), &args, &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{model}: {}", r.all());
+        let req = &server.requests()[0];
+        assert_eq!((req.path.as_str(), &req.body["model"]), ("/v1/responses", &json!(model)));
+    }
+}
+
 /// At the same base URL, a model Cline asks through Chat Completions still goes there: gpt-4.1
 /// with Cline's `openai-native` settings (temperature 0 from its table, no parallel calls).
 #[test]
@@ -1081,6 +1160,12 @@ fn the_scripted_server_refuses_what_the_responses_api_refuses() {
     let mut limited = body(json!([user]));
     limited["max_tokens"] = json!(100);
     assert!(native::check("/v1/responses", &limited).is_some());
+    let mut small = body(json!([user]));
+    small["max_output_tokens"] = json!(15);
+    let e = native::check("/v1/responses", &small).expect("below 16");
+    assert!(e["error"]["message"].as_str().unwrap().contains("Expected a value >= 16, but got 15"));
+    small["max_output_tokens"] = json!(16);
+    assert!(native::check("/v1/responses", &small).is_none());
     let chat = json!({"model": "gpt-5.5", "messages": [{"role": "user", "content": "t"}]});
     let e = native::check("/v1/chat/completions", &chat).expect("gpt-5.5 is not served there");
     assert!(e["error"]["message"].as_str().unwrap().contains("only supported in v1/responses"));

@@ -47,6 +47,16 @@ impl Transport for Http {
             let status = resp.status;
             resp.abort();
             let message = providers::error_message(&body);
+            // An organisation OpenAI has not verified gets no reasoning summaries (which Cline
+            // always asks for, and fails on): ask again, once, without.
+            let wire = providers::Wire::of(&self.cfg);
+            if wire == providers::Wire::Responses
+                && !self.cfg.no_reasoning_summary
+                && providers::responses::summary_refused(status, &message)
+            {
+                self.cfg.no_reasoning_summary = true;
+                return self.send(system, messages, on);
+            }
             let message = match status_hint(&self.cfg, &req.url, status) {
                 Some(hint) => format!("{message} — {hint}"),
                 None => message,

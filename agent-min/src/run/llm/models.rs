@@ -92,6 +92,7 @@ impl Facts {
             max_tokens: if anthropic { Some(8192) } else { None },
             context_window: defaults.context_window,
             supports_prompt_cache: anthropic && name.starts_with("claude"),
+            api_format: (provider == Provider::OpenAi && responses_only(name)).then(|| "OPENAI_RESPONSES".to_string()),
             ..Facts::default()
         }
     }
@@ -132,17 +133,43 @@ pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
     Found { key: None, facts: Facts::unknown(provider, &name) }
 }
 
-/// `name` itself, or `name` followed by a date (`-20250929`, `-2025-08-07`).
+/// `name` itself, or `name` followed by a date (`-20250929`, `-2025-08-07`); for a dated
+/// snapshot not in the table (`gpt-5.5-2026-04-23`), the model it is a snapshot of.
 fn find<'a>(table: &'a indexmap::IndexMap<String, Facts>, name: &str) -> Option<(&'a String, &'a Facts)> {
     if let Some(found) = table.get_key_value(name) {
         return Some(found);
     }
-    table.iter().find(|(key, _)| {
-        key.strip_prefix(name).and_then(|rest| rest.strip_prefix('-')).is_some_and(|date| {
-            let digits: String = date.chars().filter(|c| *c != '-').collect();
-            digits.len() == 8 && digits.bytes().all(|b| b.is_ascii_digit()) && date.len() <= 10
-        })
-    })
+    let dated =
+        table.iter().find(|(key, _)| key.strip_prefix(name).and_then(|r| r.strip_prefix('-')).is_some_and(is_date));
+    dated.or_else(|| table.get_key_value(undated(name)?))
+}
+
+/// `name` without its trailing date (`gpt-5.5-2026-04-23`, `gpt-5.5-20260423`), if it has one.
+fn undated(name: &str) -> Option<&str> {
+    let (undated, date) = name.rsplit_once('-').filter(|(_, d)| d.len() == 8).or_else(|| {
+        // `-2025-08-07`: the last three parts.
+        let cut = name.len().checked_sub(11)?;
+        (name.get(cut..cut + 1) == Some("-")).then(|| (&name[..cut], &name[cut + 1..]))
+    })?;
+    is_date(date).then_some(undated)
+}
+
+/// OpenAI's models that only its Responses API serves and that Cline's table does not list
+/// (`o1-pro`, `o3-pro`, `gpt-5-pro`, `gpt-5.4-pro`, `gpt-5.1-codex-max`, `codex-mini-latest`,
+/// `o3-deep-research`, `computer-use-preview`), dated snapshots included: on OpenAI's own API
+/// `/chat/completions` refuses them (404, "only supported in v1/responses").
+fn responses_only(name: &str) -> bool {
+    let base = undated(name).unwrap_or(name);
+    base.ends_with("-pro")
+        || base.contains("codex")
+        || base.contains("deep-research")
+        || base.starts_with("computer-use")
+}
+
+/// `20250929` or `2025-08-07`.
+fn is_date(date: &str) -> bool {
+    let digits: String = date.chars().filter(|c| *c != '-').collect();
+    digits.len() == 8 && digits.bytes().all(|b| b.is_ascii_digit()) && date.len() <= 10
 }
 
 #[cfg(test)]
@@ -201,5 +228,29 @@ mod tests {
         );
         assert!(!lookup(Provider::OpenAi, "gpt-5").facts.responses_api());
         assert!(!lookup(Provider::OpenAi, "gpt-4.1").facts.responses_api());
+        // A dated snapshot of a model in the table is that model (it was unknown, and so
+        // sent to /chat/completions, which refuses it).
+        for dated in ["gpt-5.5-2026-04-23", "gpt-5.5-20260423"] {
+            let f = lookup(Provider::OpenAi, dated);
+            assert_eq!(f.key.as_deref(), Some("gpt-5.5"), "{dated}");
+            assert!(f.facts.responses_api(), "{dated}");
+        }
+        assert_eq!(lookup(Provider::OpenAi, "gpt-5.5-preview").key, None);
+        // OpenAI's Responses-only models that Cline does not list go there too.
+        for only in [
+            "o3-pro",
+            "gpt-5-pro",
+            "gpt-5.4-pro-2026-03-05",
+            "gpt-5.1-codex-max",
+            "codex-mini-latest",
+            "o3-deep-research",
+        ] {
+            let f = lookup(Provider::OpenAi, only);
+            assert!(f.key.is_none() && f.facts.responses_api(), "{only}");
+        }
+        for chat in ["gpt-4o-2024-11-20", "gpt-5-mini", "my-proxy-model", "o3-mini-2025-01-31"] {
+            assert!(!lookup(Provider::OpenAi, chat).facts.responses_api(), "{chat}");
+        }
+        assert!(!lookup(Provider::Anthropic, "claude-pro").facts.responses_api());
     }
 }

@@ -355,9 +355,15 @@ const ONLY_RESPONSES: &[&str] = &[
     "gpt-5.2-codex",
     "gpt-5.1-codex",
     "gpt-5-codex",
+    // Served there only, and not in Cline's table.
+    "o3-pro",
+    "gpt-5-pro",
+    "gpt-5.1-codex-max",
+    "codex-mini-latest",
 ];
 
-/// What the Responses API refuses, in its words: Chat Completions' fields, an `input` whose
+/// What the Responses API refuses, in its words: Chat Completions' fields, a
+/// `max_output_tokens` below 16, an `input` whose
 /// `function_call` and `function_call_output` items do not pair up by `call_id` (each output
 /// after its call, each call answered), items it does not
 /// know, and tools in Chat Completions' nested shape.
@@ -366,6 +372,11 @@ fn responses_problem(body: &Value) -> Option<String> {
         if body.get(key).is_some() {
             return Some(format!("Unsupported parameter: '{key}'."));
         }
+    }
+    if let Some(n) = body.get("max_output_tokens").and_then(Value::as_u64).filter(|&n| n < 16) {
+        return Some(format!(
+            "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got {n} instead."
+        ));
     }
     if let Some(t) =
         body.get("tools").and_then(Value::as_array).and_then(|a| a.iter().find(|t| t.get("function").is_some()))

@@ -89,14 +89,16 @@ impl Wire {
     }
 }
 
-/// Whether `base_url` is OpenAI's own API (its host is `api.openai.com`), where Cline's
+/// Whether `base_url` is OpenAI's own API (its host is `api.openai.com`, or one of its
+/// data-residency hosts `us.api.openai.com`, `eu.api.openai.com`, …), where Cline's
 /// `openai-native` handler, not its OpenAI-compatible one, is the one a person talks through.
 pub(crate) fn is_openai_api(base_url: &str) -> bool {
     let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host = authority.rsplit('@').next().unwrap_or("");
     let host = host.split(':').next().unwrap_or("");
-    host.eq_ignore_ascii_case("api.openai.com")
+    let host = host.to_ascii_lowercase();
+    host == "api.openai.com" || host.ends_with(".api.openai.com")
 }
 
 /// `--reasoning-effort`'s values: Cline's (`OPENAI_REASONING_EFFORT_OPTIONS`).
@@ -138,6 +140,9 @@ pub(crate) struct ApiConfig {
     /// handler — the Responses API for the models whose facts say so, otherwise its Chat
     /// Completions settings ([`openai::request`]).
     pub openai_native: bool,
+    /// Responses requests leave out `reasoning.summary`: the API refused it (for an
+    /// organisation OpenAI has not verified) and [`super::Http`] asked again without it.
+    pub no_reasoning_summary: bool,
 }
 
 /// A request ready for curl.
@@ -397,6 +402,7 @@ mod first_request {
             thinking_budget: thinking,
             reasoning_effort: None,
             openai_native: false,
+            no_reasoning_summary: false,
             tools: Some(Tools {
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::dialect::system::family(true, provider.name(), model),
@@ -514,6 +520,7 @@ mod first_request {
             reasoning_effort: None,
             tools: None,
             openai_native: false,
+            no_reasoning_summary: false,
         };
         let msgs = [
             Message::user("1"),

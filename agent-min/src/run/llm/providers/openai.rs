@@ -332,6 +332,7 @@ mod tests {
             num_ctx: 0,
             connect_timeout: 1,
             openai_native: false,
+            no_reasoning_summary: false,
             idle_timeout: 1,
             thinking_budget: None,
             tools: Some(crate::run::llm::tool_specs::Tools {
@@ -398,6 +399,7 @@ mod tests {
                 num_ctx: 0,
                 connect_timeout: 1,
                 openai_native: native,
+                no_reasoning_summary: false,
                 idle_timeout: 1,
                 thinking_budget: None,
                 reasoning_effort: effort.map(str::to_string),

@@ -27,6 +27,16 @@ use crate::run::llm::sse::SseEvent;
 use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Role, StopReason, Usage};
 
+/// The least `max_output_tokens` the API takes (a smaller `--max-tokens` is sent as this).
+const MIN_OUTPUT_TOKENS: u32 = 16;
+
+/// Whether an error refused the request's reasoning summary: OpenAI gives summaries only to
+/// organisations it has verified ("Your organization must be verified to generate reasoning
+/// summaries").
+pub(crate) fn summary_refused(status: u16, message: &str) -> bool {
+    status == 400 && message.contains("reasoning summaries")
+}
+
 /// Builds the request (see the module's documentation).
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let mut body = vec![
@@ -43,10 +53,15 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     // Cline's `normalizeOpenaiReasoningEffort`: medium unless given; `none` sends none.
     let effort = cfg.reasoning_effort.as_deref().unwrap_or("medium");
     if effort != "none" {
-        body.push(("reasoning", obj(vec![("effort", s(effort)), ("summary", s("auto"))])));
+        let mut reasoning = vec![("effort", s(effort))];
+        if !cfg.no_reasoning_summary {
+            reasoning.push(("summary", s("auto")));
+        }
+        body.push(("reasoning", obj(reasoning)));
     }
+    // The API refuses a `max_output_tokens` below 16.
     if let Some(n) = cfg.max_tokens {
-        body.push(("max_output_tokens", Value::from(n)));
+        body.push(("max_output_tokens", Value::from(n.max(MIN_OUTPUT_TOKENS))));
     }
     super::openai::streamed_post(cfg, "responses", &obj(body))
 }
@@ -114,11 +129,16 @@ fn s(text: &str) -> Value {
 struct Call {
     /// Its item id (`fc_…`), which the argument deltas name.
     item: String,
+    /// Its place in the reply's output, which the deltas name too (a proxy may leave out the
+    /// item id, or the `output_item.added` event that carries it).
+    output_index: Option<u64>,
     /// Whether any of its arguments' text was passed on (the rest of a call announced whole,
     /// at its `done`, is passed on only if not).
     sent: bool,
     /// Whether its arguments came whole, in an item (deltas after that would repeat them).
     whole: bool,
+    /// Whether its `call_id` was passed on.
+    named: bool,
 }
 
 /// Decoder state for one streamed response.
@@ -126,6 +146,8 @@ struct Call {
 pub(crate) struct Stream {
     calls: Vec<Call>,
     done: bool,
+    /// Whether a refusal's text began (it is marked once, at its start).
+    refused: bool,
 }
 
 impl Stream {
@@ -140,9 +162,18 @@ impl Stream {
         };
         let kind = v.get("type").and_then(Value::as_str).or(ev.event.as_deref()).unwrap_or("");
         let text = |key: &str| v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let output_index = v.get("output_index").and_then(Value::as_u64);
         let mut out = Vec::new();
         match kind {
             "response.output_text.delta" => out.extend(text("delta").map(Delta::Text)),
+            // A refusal is the reply's text, marked as Cline's Codex handler marks it (once
+            // here, not before every delta); dropped, it left an empty reply.
+            "response.refusal.delta" => {
+                if let Some(delta) = text("delta") {
+                    let mark = if std::mem::replace(&mut self.refused, true) { "" } else { "[Refusal] " };
+                    out.push(Delta::Text(format!("{mark}{delta}")));
+                }
+            }
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
                 out.extend(text("delta").map(Delta::Reasoning))
             }
@@ -159,13 +190,13 @@ impl Stream {
             "response.output_item.added" | "response.output_item.done" => {
                 let item = &v["item"];
                 if item["type"] == "function_call" {
-                    out.extend(self.call_item(item));
+                    out.extend(self.call_item(item, output_index));
                 }
             }
             "response.function_call_arguments.delta" => {
                 let item = v.get("item_id").and_then(Value::as_str).unwrap_or("");
                 let delta = v.get("delta").and_then(Value::as_str).unwrap_or("");
-                let index = self.index(item);
+                let index = self.index(item, output_index);
                 if !delta.is_empty() && !self.calls[index].whole {
                     self.calls[index].sent = true;
                     out.push(tool_call(index, None, None, delta));
@@ -173,7 +204,7 @@ impl Stream {
             }
             "response.function_call_arguments.done" => {
                 let item = v.get("item_id").and_then(Value::as_str).unwrap_or("");
-                let index = self.index(item);
+                let index = self.index(item, output_index);
                 if let Some(args) = text("arguments").filter(|_| !self.calls[index].sent) {
                     self.calls[index].sent = true;
                     out.push(tool_call(index, None, text("name"), &args));
@@ -226,34 +257,37 @@ impl Stream {
     }
 
     /// A `function_call` item, as added (`arguments` usually empty) or done (whole): its id,
-    /// name and arguments — nothing once its arguments have come.
-    fn call_item(&mut self, item: &Value) -> Option<Delta> {
+    /// name and arguments — only what was not passed on yet.
+    fn call_item(&mut self, item: &Value, output_index: Option<u64>) -> Option<Delta> {
         let s = |k: &str| item.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-        let known = |id: &str| self.calls.iter().any(|c| c.item == id && c.sent);
-        let index = match s("id") {
-            // Its arguments came already: nothing new.
-            Some(id) if known(&id) => return None,
-            Some(id) => self.index(&id),
-            None => {
-                // No item id to name its deltas: a call of its own.
-                self.calls.push(Call { item: String::new(), sent: false, whole: false });
-                self.calls.len() - 1
-            }
-        };
-        let args = s("arguments").filter(|_| !self.calls[index].sent).unwrap_or_default();
+        let index = self.index(&s("id").unwrap_or_default(), output_index);
+        let call = &mut self.calls[index];
+        let args = s("arguments").filter(|_| !call.sent).unwrap_or_default();
         if !args.is_empty() {
-            self.calls[index].sent = true;
-            self.calls[index].whole = true;
+            call.sent = true;
+            call.whole = true;
         }
-        Some(tool_call(index, s("call_id"), s("name"), &args))
+        let (id, name) = (s("call_id"), s("name"));
+        // Its call id and name, unless passed on already (its arguments may have come first,
+        // from a server that sends no `output_item.added`).
+        let naming = !call.named && (id.is_some() || name.is_some());
+        call.named |= id.is_some();
+        (naming || !args.is_empty()).then(|| tool_call(index, id, name, &args))
     }
 
-    /// The call index of item `id` (a new call when unseen).
-    fn index(&mut self, id: &str) -> usize {
-        if let Some(i) = self.calls.iter().position(|c| !id.is_empty() && c.item == id) {
+    /// The call index of item `id` at `output_index` (a new call when neither was seen).
+    fn index(&mut self, id: &str, output_index: Option<u64>) -> usize {
+        let same =
+            |c: &Call| (!id.is_empty() && c.item == id) || (output_index.is_some() && c.output_index == output_index);
+        if let Some(i) = self.calls.iter().position(same) {
+            let c = &mut self.calls[i];
+            if c.item.is_empty() {
+                c.item = id.to_string();
+            }
+            c.output_index = c.output_index.or(output_index);
             return i;
         }
-        self.calls.push(Call { item: id.to_string(), sent: false, whole: false });
+        self.calls.push(Call { item: id.to_string(), output_index, sent: false, whole: false, named: false });
         self.calls.len() - 1
     }
 }
@@ -371,6 +405,48 @@ mod tests {
         );
     }
 
+    /// A proxy that sends no `output_item.added`: the arguments come first, keyed by item id or
+    /// only by output index, and the call's id and name come with its `done` item.
+    #[test]
+    fn a_call_named_only_at_its_done_item_keeps_its_id_and_name() {
+        let mut s = Stream::default();
+        let ev = |v: Value| SseEvent { event: None, data: v.to_string() };
+        let mut out = Vec::new();
+        for e in [
+            json!({"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"{\"path\":"}),
+            json!({"type":"response.function_call_arguments.delta","output_index":0,"delta":"\"a\"}"}),
+            json!({"type":"response.function_call_arguments.delta","output_index":1,"delta":"{}"}),
+            json!({"type":"response.output_item.done","output_index":0,"item":{"id":"fc_1","type":"function_call","arguments":"{\"path\":\"a\"}","call_id":"c1","name":"read_file"}}),
+            json!({"type":"response.output_item.done","output_index":1,"item":{"type":"function_call","arguments":"{}","call_id":"c2","name":"list_files"}}),
+        ] {
+            out.extend(s.event(&ev(e)));
+        }
+        assert_eq!(
+            out,
+            vec![
+                call(0, None, None, "{\"path\":"),
+                call(0, None, None, "\"a\"}"),
+                call(1, None, None, "{}"),
+                call(0, Some("c1"), Some("read_file"), ""),
+                call(1, Some("c2"), Some("list_files"), ""),
+            ]
+        );
+    }
+
+    /// A refusal is the reply's text, marked once (it was dropped: an empty reply).
+    #[test]
+    fn a_refusal_is_text_marked_once() {
+        let mut s = Stream::default();
+        let ev = |v: Value| SseEvent { event: None, data: v.to_string() };
+        let mut out = Vec::new();
+        for d in ["I can't ", "help with that."] {
+            out.extend(s.event(&ev(
+                json!({"type":"response.refusal.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":d}),
+            )));
+        }
+        assert_eq!(out, vec![Delta::Text("[Refusal] I can't ".into()), Delta::Text("help with that.".into())]);
+    }
+
     #[test]
     fn a_cut_reply_a_failure_and_an_error_event() {
         let mut s = Stream::default();
@@ -403,6 +479,7 @@ mod tests {
             num_ctx: 0,
             connect_timeout: 1,
             openai_native: true,
+            no_reasoning_summary: false,
             idle_timeout: 1,
             thinking_budget: None,
             reasoning_effort: None,
@@ -495,5 +572,9 @@ mod tests {
         assert!(!super::super::is_openai_api("https://openrouter.ai/api/v1"));
         assert!(!super::super::is_openai_api("https://api.openai.com.evil.example/v1"));
         assert!(!super::super::is_openai_api("http://127.0.0.1:8080/v1?api.openai.com"));
+        // OpenAI's data-residency hosts; not a look-alike.
+        assert!(super::super::is_openai_api("https://eu.api.openai.com/v1"));
+        assert!(!super::super::is_openai_api("https://evilapi.openai.com/v1"));
+        assert!(!super::super::is_openai_api("https://eu.api.openai.com.evil.example/v1"));
     }
 }
