@@ -324,6 +324,25 @@ mod tests {
         assert_eq!(texts[3], texts[0], "the command may have changed it: read afresh");
     }
 
+    /// A job left in the background holding the output open (`npm run dev &`) is stopped with
+    /// the command's group once the shell has exited, and the model is told so.
+    #[test]
+    fn background_jobs_holding_the_pipe_are_stopped_and_reported() {
+        let d = tempfile::tempdir().unwrap();
+        let cmd = "sleep 60 & echo $! > job.pid; echo started";
+        let r = execute(cmd, d.path(), Duration::from_secs(60), &Policy::default(), &mut |_| {}).unwrap();
+        let out = r.to_result(Duration::ZERO);
+        assert!(r.background_killed && !r.survivor, "{out}");
+        assert!(out.starts_with("Command executed successfully (exit code 0)."), "{out}");
+        assert!(out.contains("Note: processes it left running in the background were stopped."), "{out}");
+        assert!(out.contains("started"), "{out}");
+        // The job is gone (or a zombie its new parent has not reaped yet): not running.
+        let pid = std::fs::read_to_string(d.path().join("job.pid")).unwrap();
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+        let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
+        assert!(matches!(state, None | Some('Z' | 'X')), "the job still runs: {stat}");
+    }
+
     #[test]
     fn a_child_escaping_the_process_group_does_not_hang_the_drain() {
         let d = tempfile::tempdir().unwrap();
