@@ -150,6 +150,34 @@ fn mistake_limit_under_yolo_stops_with_exit_1() {
     assert!(missing.contains("[read_file] Result:\nThe tool execution failed with the following error:\n<error>\nMissing value for required parameter 'path'. Please retry with complete response."), "{missing}");
 }
 
+/// As in Cline: listing a path `.clineignore` blocks counts as a mistake (ListFilesToolHandler
+/// counts it "so repeated attempts at blocked paths accumulate"); reading one does not.
+#[test]
+fn listing_an_ignored_path_is_a_mistake_and_reading_one_is_not() {
+    for (name, stops) in [("list_files", true), ("read_file", false)] {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join(".clineignore"), "secrets/\n").unwrap();
+        std::fs::create_dir(ws.path().join("secrets")).unwrap();
+        std::fs::create_dir(ws.path().join("secrets/sub")).unwrap();
+        std::fs::write(ws.path().join("secrets/a"), "x").unwrap();
+        let server = Server::start(vec![
+            anthropic(&tool(name, &[("path", "secrets/a")])),
+            anthropic(&tool(name, &[("path", "secrets/sub")])),
+            anthropic(&completion("done")),
+        ]);
+        let base = anthropic_args(&server);
+        let r = run_agent(ws.path(), &args_with(&base, &["--max-mistakes", "2", "t"]), &[], LIMIT);
+        let reqs = server.requests();
+        assert!(reqs[1].last_user().contains("blocked by the .clineignore file"), "{name}: {}", reqs[1].last_user());
+        if stops {
+            assert_eq!((r.code, reqs.len()), (Some(1), 2), "{name}: {}", r.all());
+            assert!(r.stderr.contains("2 mistakes in a row"), "{name}: {}", r.stderr);
+        } else {
+            assert_eq!((r.code, reqs.len()), (Some(0), 3), "{name}: {}", r.all());
+        }
+    }
+}
+
 #[test]
 fn a_successful_tool_resets_the_mistake_count() {
     let ws = tempfile::tempdir().unwrap();

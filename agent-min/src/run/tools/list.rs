@@ -42,6 +42,11 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     // Cline: `recursive?.toLowerCase() === "true"`.
     let recursive = call.param("recursive").is_some_and(|r| r.to_lowercase() == "true");
     ctx.term.tool("list_files", &format!("{path}{}", if recursive { " (recursive)" } else { "" }));
+    // Cline counts a listing of an ignored path as a mistake, so that repeated attempts add up
+    // to the limit (its read and write handlers do not count theirs).
+    if let Err(Outcome::Failure { text, .. }) = super::refuse_ignored(ctx, path) {
+        return Outcome::Failure { text, mistake: true };
+    }
     let r = match check_path(ctx, path, Access::Read, &format!("List {path}"), None) {
         Ok(r) => r,
         Err(o) => return o,
