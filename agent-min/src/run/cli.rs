@@ -149,8 +149,8 @@ PROJECT SETUP (read as Cline reads it; see docs/agent.md):
     exact content, kept in the state directory, or under --trust-workspace). Each runs as it was
     when the run started, whatever the file becomes during the run.
     --rules FILE          add a rule file (repeatable)
-    --no-rules            no global or workspace rules (--rules files still apply);
-                          .clineignore still applies
+    --no-rules            no global or workspace rules or skills (--rules files
+                          still apply); .clineignore still applies
     --no-hooks            run no hooks at all
     --trust-workspace     run the workspace's hooks and start its .cline/mcp.json servers as
                           they are when the run starts, without asking (--yolo does not: a

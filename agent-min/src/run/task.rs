@@ -439,11 +439,20 @@ impl Task {
         }
         // The servers' section lives in the base prompt, which the project's rules extend each turn.
         crate::run::mcp::prompt::update(&mut self.base_system, &mut self.around.mcp);
+        // Cline's skills, read afresh: listed in the prompt, loaded with use_skill.
+        self.memory.skills = self.around.project.skills(&mut self.term);
+        let skills = !self.memory.skills.is_empty();
         let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
-        self.settings.dialect.offer_tools(self.family, &mut *self.transport, hub, &cwd, &mut self.term);
+        self.settings.dialect.offer_tools(self.family, &mut *self.transport, hub, &cwd, skills, &mut self.term);
         self.turns += 1;
         self.messages.push(Message::user(user_content));
-        self.system = self.around.project.system_prompt(&self.base_system, &self.messages, &mut self.term);
+        let section = if skills {
+            prompt::skills::section(self.memory.skills.iter().map(|s| (&*s.name, &*s.description)))
+        } else {
+            String::new()
+        };
+        let base = self.settings.dialect.with_skills(&self.base_system, &section);
+        self.system = self.around.project.system_prompt(&base, &self.messages, &mut self.term);
         if let Err(why) = self.fit_context() {
             let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
             return self.stop(why, None, unsent);

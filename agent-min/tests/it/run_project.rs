@@ -993,3 +993,80 @@ fn a_hook_and_what_it_started_die_with_the_agent_on_kill_9() {
     }
     assert!(all_ended, "after kill -9 of the agent its hook lives on");
 }
+
+const SKILL: &str = "---\nname: release-notes\ndescription: Write release notes from the git log\n---\n\n# Release notes\n\n1. Run `git log --oneline`.\n2. Group by feature.\n";
+
+/// Cline's skills: the SKILLS section before RULES, `use_skill`'s section last among the XML
+/// tools, and a call of it answered with the skill's instructions in Cline's words. Without
+/// skills (or with `--no-rules`) neither the section nor the tool is there.
+#[test]
+fn a_skill_is_listed_in_the_prompt_and_loaded_with_use_skill() {
+    let e = Env::new();
+    e.write(".cline/skills/release-notes/SKILL.md", SKILL);
+    write(e.home(), ".agents/skills/global-one/SKILL.md", "---\nname: global-one\ndescription: Global help\n---\nG.");
+    let server = Server::start(vec![
+        anthropic(&tool("use_skill", &[("skill_name", "release-notes")])),
+        anthropic(&tool("use_skill", &[("skill_name", "nope")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = e.run(&server, &["notes please"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let s = system(&reqs[0]);
+    let section = "\n\n====\n\nSKILLS\n\nThe following skills provide specialized instructions for specific tasks. When a user's request matches a skill description, use the use_skill tool to load and activate the skill.\n\nAvailable skills:\n  - \"release-notes\": Write release notes from the git log\n  - \"global-one\": Global help\n\nTo use a skill:\n1. Match the user's request to a skill based on its description\n2. Call use_skill with the skill_name parameter set to the exact skill name\n3. Follow the instructions returned by the tool\n\n====\n\nRULES\n\n";
+    assert!(s.contains(section), "{s}");
+    let tool_at = s.find("## use_skill\nDescription: Load and activate a skill by name.").expect("use_skill's section");
+    assert!(s[..tool_at].contains("## attempt_completion") && tool_at < s.find("# Tool Use Examples").unwrap());
+    assert!(s.contains("Usage:\n<use_skill>\n<skill_name></skill_name>\n</use_skill>\n\n# Tool Use Examples"), "{s}");
+    let dir = e.ws().join(".cline/skills/release-notes/");
+    let loaded = format!("[use_skill for \"release-notes\"] Result:\n# Skill \"release-notes\" is now active\n\n# Release notes\n\n1. Run `git log --oneline`.\n2. Group by feature.\n\n---\nIMPORTANT: The skill is now loaded. Do NOT call use_skill again for this task. Simply follow the instructions above to complete the user's request. You may access other files in the skill directory at: {}", dir.display());
+    assert!(reqs[1].last_user().contains(&loaded), "{}", reqs[1].last_user());
+    assert!(
+        reqs[2].last_user().contains("[use_skill for \"nope\"] Result:\nError: Skill \"nope\" not found. Available skills: release-notes, global-one"),
+        "{}",
+        reqs[2].last_user()
+    );
+    // --no-rules: no skills; a workspace without any: none either.
+    for (setup, extra) in [(true, vec!["--no-rules", "t"]), (false, vec!["t"])] {
+        let e = Env::new();
+        if setup {
+            e.write(".cline/skills/release-notes/SKILL.md", SKILL);
+        }
+        let server = Server::start(vec![anthropic(&completion("ok"))]);
+        let r = e.run(&server, &extra);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        let s = system(&server.requests()[0]);
+        assert!(!s.contains("SKILLS") && !s.contains("use_skill"), "{extra:?}: {s}");
+    }
+}
+
+/// With native tool calls the definition of `use_skill` comes last among the tools, only when
+/// there are skills, and a native call of it loads the skill.
+#[test]
+fn with_native_calls_use_skill_is_offered_only_with_skills() {
+    use common::native::{self, call, AnthropicReply};
+    let reply = |calls| native::anthropic(AnthropicReply { calls, ..Default::default() }, 5);
+    let e = Env::new();
+    e.write(".claude/skills/release-notes/SKILL.md", SKILL);
+    let server = Server::start(vec![
+        reply(vec![call("toolu_1", "use_skill", &[r#"{"skill_name": "release-notes"}"#])]),
+        reply(vec![call("toolu_2", "attempt_completion", &[r#"{"result": "ok"}"#])]),
+    ]);
+    let r = e.run(&server, &["--model", "claude-sonnet-4-5", "notes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let names: Vec<&str> =
+        reqs[0].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names.last(), Some(&"use_skill"), "{names:?}");
+    let def = &reqs[0].body["tools"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(def["input_schema"]["required"], serde_json::json!(["skill_name"]));
+    assert!(system(&reqs[0]).contains("\n\n====\n\nSKILLS\n\n"));
+    let result = reqs[1].body["messages"].to_string();
+    assert!(result.contains("# Skill \\\"release-notes\\\" is now active"), "{result}");
+    let e = Env::new();
+    let server = Server::start(vec![reply(vec![call("toolu_3", "attempt_completion", &[r#"{"result": "ok"}"#])])]);
+    let r = e.run(&server, &["--model", "claude-sonnet-4-5", "t"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let tools = server.requests()[0].body["tools"].to_string();
+    assert!(!tools.contains("use_skill"), "{tools}");
+}

@@ -35,8 +35,21 @@ pub trait Dialect: std::fmt::Debug + Sync {
     /// Adds what the MCP servers bring to a built prompt (nothing without servers).
     fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub);
 
-    /// Before each request: the tool definitions the transport sends for `family` (none in XML).
-    fn offer_tools(&self, family: Family, transport: &mut dyn Transport, hub: &mut Hub, cwd: &str, term: &mut Term);
+    /// Before each request: the tool definitions the transport sends for `family` (none in XML);
+    /// `skills`: there are skills, and so `use_skill`.
+    fn offer_tools(
+        &self,
+        family: Family,
+        transport: &mut dyn Transport,
+        hub: &mut Hub,
+        cwd: &str,
+        skills: bool,
+        term: &mut Term,
+    );
+
+    /// Before each request: `prompt` with the skills' SKILLS `section` and, where the prompt
+    /// lists the tools (XML), `use_skill`'s section; unchanged when `section` is empty.
+    fn with_skills(&self, prompt: &str, section: &str) -> String;
 
     /// Streams one reply and reads its text and complete calls (only the first with
     /// `screen.one_tool`).

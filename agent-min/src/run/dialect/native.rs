@@ -67,9 +67,26 @@ impl Dialect for Native {
         crate::run::mcp::prompt::insert_native(prompt, hub);
     }
 
-    fn offer_tools(&self, family: Family, transport: &mut dyn Transport, hub: &mut Hub, cwd: &str, term: &mut Term) {
+    fn offer_tools(
+        &self,
+        family: Family,
+        transport: &mut dyn Transport,
+        hub: &mut Hub,
+        cwd: &str,
+        skills: bool,
+        term: &mut Term,
+    ) {
         let extra = crate::run::mcp::native::tool_specs(hub, cwd, term);
-        transport.set_tools(Tools { builtin: definitions(family, cwd), extra });
+        let mut builtin = definitions(family, cwd);
+        // Last, as in Cline's variants (after attempt_completion).
+        if let Some(t) = registry::find("use_skill").filter(|_| skills) {
+            builtin.push(serde_json::from_str((t.native)(family)).expect("tools/decl/use_skill.json parses"));
+        }
+        transport.set_tools(Tools { builtin, extra });
+    }
+
+    fn with_skills(&self, prompt: &str, section: &str) -> String {
+        crate::run::prompt::skills::insert(prompt, section, None)
     }
 
     fn read_reply(

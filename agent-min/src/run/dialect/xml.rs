@@ -30,7 +30,12 @@ impl Dialect for Xml {
         crate::run::mcp::prompt::insert_xml(prompt, hub);
     }
 
-    fn offer_tools(&self, _: Family, _: &mut dyn Transport, _: &mut Hub, _: &str, _: &mut Term) {}
+    fn offer_tools(&self, _: Family, _: &mut dyn Transport, _: &mut Hub, _: &str, _: bool, _: &mut Term) {}
+
+    fn with_skills(&self, prompt: &str, section: &str) -> String {
+        let tool = crate::run::tools::registry::find("use_skill").map(|t| (t.prompt)(Family::Generic));
+        crate::run::prompt::skills::insert(prompt, section, tool)
+    }
 
     fn read_reply(
         &self,

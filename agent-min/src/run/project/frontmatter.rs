@@ -3,8 +3,9 @@
 //! Cline finds the block with `^\s*---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$` and loads it
 //! with js-yaml's JSON schema; a block that does not load is a *parse error*, and the rule is
 //! then used whole, frontmatter included ("fail-open"). Rules only ever use flat keys with
-//! scalar or list values, so this reader understands exactly that much YAML — plain, quoted,
-//! flow-list and block-list values, comments, block scalars, nested maps it skips — and calls
+//! scalar or list values (and skills a `description` string), so this reader understands
+//! exactly that much YAML — plain values (over several lines too), quoted, flow-list and
+//! block-list values, comments, literal and folded block scalars, nested maps it skips — and calls
 //! everything js-yaml rejects that a rule author is likely to write a parse error: unclosed
 //! quotes or brackets, tabs for indentation, duplicate keys, `a: b: c`, a top-level line that
 //! is not `key: value`, and tags (`!!js/function`, which the JSON schema refuses).
@@ -16,7 +17,7 @@ pub(crate) enum Value {
     Str(String),
     /// A list of values.
     List(Vec<Value>),
-    /// A number, boolean, null, map or block scalar: present, but not a string or list.
+    /// A number, boolean, null or map: present, but not a string or list.
     Other,
 }
 
@@ -79,6 +80,7 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
         if data.iter().any(|(k, _)| *k == key) {
             return Err(format!("duplicated mapping key {key:?} (line {n})"));
         }
+        let commented = strip_comment(rest).len() < rest.len();
         let rest = strip_comment(rest).trim();
         let value = if rest.is_empty() {
             // A nested block: a list of scalars, a map (skipped), or nothing (null).
@@ -91,16 +93,125 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
             }
             block(&lines[start..i], start)?
         } else if rest.starts_with(['|', '>']) {
-            while i < lines.len() && (is_blank(lines[i]) || lines[i].starts_with(' ')) {
+            let start = i;
+            while i < lines.len() && (lines[i].trim().is_empty() || lines[i].starts_with(' ')) {
                 i += 1;
             }
-            Value::Other
+            Value::Str(block_scalar(rest, &lines[start..i]).ok_or(format!("a line break is expected (line {n})"))?)
+        } else if continues(&lines[i..]) && is_plain_start(rest) && !commented {
+            // A plain scalar over several lines: folded, as js-yaml folds it.
+            let start = i;
+            while i < lines.len() && continues(&lines[i..]) {
+                i += 1;
+            }
+            let mut parts = vec![rest.to_string()];
+            let more = &lines[start..i];
+            if let Some(k) = more[..more.len() - 1].iter().position(|l| strip_comment(l).len() < l.len()) {
+                // A comment ends the scalar; the lines after it are then out of place.
+                return Err(format!("bad indentation of a mapping entry (line {})", start + k + 2));
+            }
+            parts.extend(more.iter().map(|l| strip_comment(l).trim().to_string()));
+            match plain(&fold(&parts)).map_err(|e| format!("{e} (line {n})"))? {
+                Value::Other => Value::Str(fold(&parts)),
+                v => v,
+            }
         } else {
             scalar_or_flow(rest).map_err(|e| format!("{e} (line {n})"))?
         };
         data.push((key, value));
     }
     Ok(data)
+}
+
+/// Whether the next lines continue the value on a `key: value` line: an indented line comes,
+/// after blank lines if any (not a comment: js-yaml ends the scalar there).
+fn continues(next: &[&str]) -> bool {
+    let first = next.iter().find(|l| !l.trim().is_empty());
+    first.is_some_and(|l| l.starts_with([' ', '\t']) && !l.trim_start().starts_with('#'))
+        && next.first().is_some_and(|l| l.trim().is_empty() || l.starts_with([' ', '\t']))
+}
+
+/// Whether `s` starts a plain (unquoted, not flow, not a block) scalar.
+fn is_plain_start(s: &str) -> bool {
+    !s.starts_with(['"', '\'', '[', '{', '|', '>', '&', '*', '!', '@', '`', '%', '#'])
+}
+
+/// Lines of a flow scalar folded as YAML folds them: a single line break is a space, each blank
+/// line a line break.
+fn fold(parts: &[String]) -> String {
+    let mut out = String::new();
+    let mut breaks = 0;
+    for p in parts {
+        if p.is_empty() {
+            breaks += 1;
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(&if breaks == 0 { " ".to_string() } else { "\n".repeat(breaks) });
+        }
+        breaks = 0;
+        out.push_str(p);
+    }
+    out
+}
+
+/// A block scalar (`|` literal, `>` folded, with `-`/`+` chomping and an indentation digit)
+/// whose header is `header` and whose indented lines are `lines`, as js-yaml reads it; `None`
+/// for a header it would refuse.
+fn block_scalar(header: &str, lines: &[&str]) -> Option<String> {
+    let head = strip_comment(header).trim_end();
+    let literal = head.starts_with('|');
+    let mut chomp = ' ';
+    let mut indent = None;
+    for c in head[1..].chars() {
+        match c {
+            '-' | '+' if chomp == ' ' => chomp = c,
+            '1'..='9' if indent.is_none() => indent = c.to_digit(10).map(|d| d as usize),
+            _ => return None,
+        }
+    }
+    // The content's indentation: given, or the first line with text.
+    let indent = indent.or_else(|| {
+        let first = lines.iter().find(|l| !l.trim().is_empty())?;
+        Some(first.len() - first.trim_start_matches(' ').len())
+    });
+    let body: Vec<&str> = lines
+        .iter()
+        .map(|l| if l.trim().is_empty() { "" } else { l.get(indent.unwrap_or(0)..).unwrap_or("") })
+        .collect();
+    let trailing = body.iter().rev().take_while(|l| l.is_empty()).count();
+    let body = &body[..body.len() - trailing];
+    let mut out = String::new();
+    let mut breaks = 0;
+    let mut prev_more = false;
+    for (k, l) in body.iter().enumerate() {
+        if l.is_empty() {
+            breaks += 1;
+            continue;
+        }
+        let more = l.starts_with([' ', '\t']);
+        if k > breaks || !out.is_empty() {
+            // Between two lines of text: literal keeps every break; folded makes a lone break
+            // a space, except around more-indented lines.
+            let n = if literal || more || prev_more { breaks + 1 } else { breaks };
+            out.push_str(&if n == 0 { " ".to_string() } else { "\n".repeat(n) });
+        } else {
+            out.push_str(&"\n".repeat(breaks));
+        }
+        breaks = 0;
+        prev_more = more;
+        out.push_str(l);
+    }
+    if !body.is_empty() {
+        match chomp {
+            '-' => {}
+            '+' => out.push_str(&"\n".repeat(1 + trailing)),
+            _ => out.push('\n'),
+        }
+    } else if chomp == '+' {
+        out.push_str(&"\n".repeat(trailing));
+    }
+    Some(out)
 }
 
 fn is_blank(line: &str) -> bool {
@@ -385,10 +496,39 @@ mod tests {
     }
 
     #[test]
-    fn nested_maps_and_block_scalars_are_skipped() {
+    fn nested_maps_are_skipped_and_block_scalars_read() {
         let f = parse("---\nmeta:\n  owner: web\ndescription: >\n  long\n  text\npaths: [x]\n---\nB");
         assert_eq!(f.parse_error, None);
         assert_eq!(f.data.len(), 3);
+        assert_eq!(f.data[1].1, Value::Str("long text\n".into()));
         assert_eq!(paths(&f), Some(strs(&["x"])));
+    }
+
+    /// What js-yaml 4.1.1 gives for each (checked with its `load`, JSON schema).
+    #[test]
+    fn block_scalars_and_multi_line_plain_values_read_as_js_yaml_reads_them() {
+        let v = |yaml: &str| {
+            let text = format!("---\n{yaml}\n---\nB");
+            let f = parse(&text);
+            assert_eq!(f.parse_error, None, "{yaml}");
+            f.data.into_iter().find(|(k, _)| k == "d").map(|(_, v)| v).unwrap()
+        };
+        let s = |t: &str| Value::Str(t.to_string());
+        assert_eq!(v("d: |\n  one\n  two\n\n  # not a comment\nx: 1"), s("one\ntwo\n\n# not a comment\n"));
+        assert_eq!(v("d: |-\n  one\n  two\n\n"), s("one\ntwo"));
+        assert_eq!(v("d: |+\n  one\n\n"), s("one\n\n"));
+        assert_eq!(v("d: >\n  one\n  two\n\n  three\n    more\n  four"), s("one two\nthree\n  more\nfour\n"));
+        assert_eq!(v("d: >-\n  Use when\n  asked."), s("Use when asked."));
+        assert_eq!(v("d: |2\n   indented\n  base"), s(" indented\nbase\n"));
+        assert_eq!(v("d: a\n  b # c"), s("a b"));
+        assert_eq!(
+            v("d: Extract text from PDFs. Use when\n  working with PDF files\n\n  or forms.\nx: 1"),
+            s("Extract text from PDFs. Use when working with PDF files\nor forms.")
+        );
+        // What js-yaml refuses: a comment ends a plain value; a bad block header.
+        for bad in ["d: a # c\n  b", "d: a\n  b # c\n  d", "d: |x\n  a"] {
+            let text = format!("---\n{bad}\n---\nB");
+            assert!(parse(&text).parse_error.is_some(), "{bad}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The project's own setup, as Cline reads it: rules (`rules`, with `frontmatter` and
-//! `conditionals`), workflows (`workflows`) and hooks (`hooks`, called at Cline's points by
-//! `lifecycle`). The texts
+//! `conditionals`), skills (`skills`), workflows (`workflows`) and hooks (`hooks`, called at
+//! Cline's points by `lifecycle`). The texts
 //! are Cline's (`texts`). `.clineignore`, which walls files off from the tools, is
 //! `crate::run::tools::clineignore`; this module adds its section to the prompt.
 //!
@@ -15,6 +15,7 @@ pub(crate) mod frontmatter;
 pub(crate) mod hooks;
 pub(crate) mod lifecycle;
 pub(crate) mod rules;
+pub(crate) mod skills;
 pub(crate) mod texts;
 pub(crate) mod workflows;
 
@@ -112,6 +113,19 @@ impl Project {
         let global = rules::documents_dir().map(|d| d.join("Cline").join("Workflows"));
         let mut reader = rules::Reader::new();
         let found = workflows::expand(words, &self.root, global.as_deref(), &mut reader);
+        self.warn(reader.warnings, term);
+        found
+    }
+
+    /// The skills for the next request (none with `--no-rules`), read afresh as Cline reads
+    /// them (see `skills.rs`).
+    pub(crate) fn skills(&mut self, term: &mut Term) -> Vec<crate::run::tools::skill::Skill> {
+        if self.sources.no_rules {
+            return Vec::new();
+        }
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        let mut reader = rules::Reader::new();
+        let found = skills::discover(&self.root, home.as_deref(), &mut reader);
         self.warn(reader.warnings, term);
         found
     }

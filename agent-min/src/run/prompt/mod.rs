@@ -11,6 +11,7 @@
 
 pub(crate) mod environment;
 pub(crate) mod responses;
+pub(crate) mod skills;
 pub mod system;
 
 pub use responses::*;

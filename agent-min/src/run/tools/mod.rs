@@ -36,6 +36,7 @@ mod permissions;
 pub mod read;
 pub(crate) mod registry;
 mod search;
+pub(crate) mod skill;
 pub mod v4a;
 mod walk;
 pub(crate) mod watched;
@@ -199,6 +200,8 @@ pub(crate) struct Memory {
     pub reads: read::ReadCache,
     /// The files read or edited, for `# Recently Modified Files` (Cline's `FileContextTracker`).
     pub watched: watched::Watched,
+    /// The skills offered with the latest request (`use_skill`).
+    pub skills: Vec<skill::Skill>,
 }
 
 impl Ctx<'_> {

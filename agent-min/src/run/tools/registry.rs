@@ -10,7 +10,7 @@
 //! A new tool: a handler in a file of its own in `tools/`, its two texts in `tools/decl/`
 //! (`NAME.txt`, the prompt section; `NAME.json`, the native definition) and one entry here.
 
-use super::{apply_patch, ask, exec, list, mcp, read, search, write, Call, Ctx, Outcome};
+use super::{apply_patch, ask, exec, list, mcp, read, search, skill, write, Call, Ctx, Outcome};
 use crate::run::prompt;
 use crate::run::prompt::system::Family;
 
@@ -32,7 +32,7 @@ pub(crate) struct ToolDecl {
     pub mutates: bool,
     /// Whether a prompt variant offers it (in the prompt, the native definitions and
     /// "Available tools"): never for the MCP tools, which `mcp/` offers only when servers are
-    /// connected; `apply_patch` only in Cline's GPT-5 native variants, which drop
+    /// connected, nor `use_skill`, offered only when there are skills (`project/skills.rs`); `apply_patch` only in Cline's GPT-5 native variants, which drop
     /// `write_to_file` and `replace_in_file` for it.
     pub offered: fn(Family) -> bool,
     /// Runs a call whose required parameters are present.
@@ -209,6 +209,23 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         missing: generic_missing,
         native: |_| "",
         prompt: |_| "",
+    },
+    ToolDecl {
+        name: "use_skill",
+        // Its handler answers a missing name in its own words, as Cline's does.
+        required: &[],
+        paths: &[],
+        mutates: false,
+        // Offered by the workspace's skills, when it has some (`project/skills.rs`).
+        offered: |_| false,
+        run: skill::run,
+        describe: |c| match c.param("skill_name") {
+            Some(name) => format!("[use_skill for \"{name}\"]"),
+            None => "[use_skill]".to_string(),
+        },
+        missing: generic_missing,
+        native: |_| include_str!("decl/use_skill.json"),
+        prompt: |_| include_str!("decl/use_skill.txt"),
     },
 ];
 
