@@ -358,6 +358,7 @@ impl Task {
         }
         self.around.project.hooks.check(&mut self.term);
         lifecycle::cancel_on_interrupt(&self.around.project.hooks, &self.around.events);
+        lifecycle::notify_on_attention(&self.around.project.hooks, &self.around.events, &mut self.term);
         self.around.events.note_totals(self.around.accounting.totals());
         if let Some(note) = self.around.context.take_note() {
             self.notice(NoticeKind::ContextWindow, &note);
@@ -955,6 +956,10 @@ impl Task {
             "The model has made {} mistakes in a row. This may indicate a failure in its thought process or inability to use a tool properly, which can be mitigated with some guidance (e.g. \"Try breaking down the task into smaller steps\").",
             self.mistakes.count(self.settings.max_mistakes)
         ));
+        self.term.attention(
+            "mistake_limit_reached",
+            "Cline hit repeated tool call failures. Try guiding it with a new prompt.",
+        );
         self.term.prompt("Guidance for the model (empty line to stop the task): ").filter(|g| !g.trim().is_empty())
     }
 

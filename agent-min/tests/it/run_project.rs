@@ -1070,3 +1070,57 @@ fn with_native_calls_use_skill_is_offered_only_with_skills() {
     let tools = server.requests()[0].body["tools"].to_string();
     assert!(!tools.contains("use_skill"), "{tools}");
 }
+
+/// Cline's Notification hook: `user_attention` when the run waits for the person (here, to
+/// approve a command), `task_complete` after TaskComplete, with Cline's `NotificationData`
+/// fields in its order.
+#[test]
+fn the_notification_hook_hears_of_an_approval_asked_and_of_the_task_complete() {
+    let e = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    let h = ws_hooks(&e);
+    recording_hook(&h, "Notification", out.path(), "{}");
+    recording_hook(&h, "TaskComplete", out.path(), "{}");
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", "echo hi"), ("requires_approval", "true")])),
+        anthropic(&completion("All green.")),
+    ]);
+    let r = e.run_typing(&server, &["--trust-workspace", "t"], b"y\n");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let seen = inputs(out.path(), "Notification");
+    assert_eq!(seen.len(), 2, "{seen:?}\n{}", r.all());
+    let asked = &seen[0]["notification"];
+    assert_eq!(seen[0]["hookName"], "Notification");
+    assert_eq!(
+        (&asked["event"], &asked["source"], &asked["sourceType"], &asked["sourceId"]),
+        (&"user_attention".into(), &"command".into(), &"ask".into(), &"command".into())
+    );
+    assert!(asked["message"].as_str().unwrap().contains("echo hi"), "{asked}");
+    assert_eq!((&asked["waitingForUserInput"], &asked["requiresUserAction"]), (&true.into(), &true.into()));
+    let done = &seen[1]["notification"];
+    let keys: Vec<&str> = done.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "event",
+            "source",
+            "message",
+            "waitingForUserInput",
+            "eventVersion",
+            "eventId",
+            "messageTruncated",
+            "sourceType",
+            "sourceId",
+            "requiresUserAction",
+            "severity"
+        ]
+    );
+    assert_eq!((&done["waitingForUserInput"], &done["requiresUserAction"]), (&false.into(), &false.into()));
+    assert_eq!((&done["event"], &done["message"]), (&"task_complete".into(), &"All green.".into()));
+    assert_eq!(done["eventId"].as_str().unwrap().len(), 26);
+    assert_ne!(done["eventId"], asked["eventId"]);
+    // It ran after TaskComplete, as in Cline.
+    let complete = std::fs::metadata(out.path().join("TaskComplete.jsonl")).unwrap().modified().unwrap();
+    let notified = std::fs::metadata(out.path().join("Notification.jsonl")).unwrap().modified().unwrap();
+    assert!(complete <= notified);
+}

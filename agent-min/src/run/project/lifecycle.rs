@@ -8,7 +8,7 @@ use std::os::unix::fs::OpenOptionsExt;
 
 use serde_json::json;
 
-use super::hooks::{input, tool_context, Answer, Hook, Hooks};
+use super::hooks::{input, notification, tool_context, Answer, Hook, Hooks};
 use crate::run::llm::Message;
 use crate::run::session::events::Events;
 use crate::run::tools::Call;
@@ -170,11 +170,28 @@ fn is_tool(call: &Call) -> bool {
     call.name != "attempt_completion" && crate::run::tools::registry::offered_somewhere(&call.name)
 }
 
-/// `TaskComplete` (observation only).
+/// `TaskComplete`, then the `Notification` of a complete task (both observation only), as
+/// Cline's AttemptCompletionHandler runs them.
 pub(crate) fn task_complete(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) {
-    let extra = [("result", call.param("result").unwrap_or("")), ("command", call.param("command").unwrap_or(""))];
+    let result = call.param("result").unwrap_or("");
+    let extra = [("result", result), ("command", call.param("command").unwrap_or(""))];
     let md = input::task_metadata(&h.meta, &extra);
     h.run(Hook::TaskComplete, json!({ "taskMetadata": md }), term, events);
+    let n = notification::Notification::task_complete(result);
+    h.run(Hook::Notification, n.data(), term, events);
+}
+
+/// Arranges for the `Notification` hook (`user_attention`) to run whenever the run waits for
+/// the person (`Term::attention`): an approval, a question, guidance at the mistake limit.
+pub(crate) fn notify_on_attention(h: &Hooks, events: &Events, term: &mut Term) {
+    if !h.has(Hook::Notification) {
+        return;
+    }
+    let (mut h, mut events) = (h.detached(), events.for_other_thread());
+    term.on_attention(Box::new(move |source, message| {
+        let n = notification::Notification::user_attention(source, message);
+        h.run(Hook::Notification, n.data(), &mut Term::stderr(), &mut events);
+    }));
 }
 
 /// `TaskCancel` (cannot cancel anything).

@@ -13,11 +13,14 @@ pub(super) fn followup(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             "[YOLO MODE: User input is not available in non-interactive mode. You must use available tools (read_file, list_files, search_files, etc.) to gather the information you need instead of asking the user. Proceed with using tools to find the answer to your question: \"{question}\"]"
         ));
     }
+    let options = parse_options(call.param("options").unwrap_or("[]"));
+    // Cline's ask text: the question and its options as JSON.
+    let asked = serde_json::json!({"question": question, "options": options}).to_string();
+    ctx.term.attention("followup", &asked);
     if ctx.term.nobody_answers() {
         ctx.term.note_unanswered(question);
         return Outcome::Success(String::new()); // never sent: the loop stops here
     }
-    let options = parse_options(call.param("options").unwrap_or("[]"));
     for (i, o) in options.iter().enumerate() {
         ctx.term.info(&format!("  {}. {o}", i + 1));
     }

@@ -335,6 +335,7 @@ pub(crate) fn refuse_ignored(ctx: &mut Ctx<'_>, path: &str) -> Result<(), Outcom
 
 /// Asks the person; `Err(Denied)` with Cline's wording when they say no.
 pub(crate) fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
+    ctx.term.attention(ask_type(ctx.tool), what);
     match ctx.term.approve(what) {
         Approval::Yes | Approval::Edit => {
             ctx.decide(true, By::User, None);
@@ -342,6 +343,15 @@ pub(crate) fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
         }
         Approval::No(feedback) => Err(denied(ctx, feedback)),
         Approval::Unanswered => Err(unanswered(ctx)),
+    }
+}
+
+/// The kind of Cline's ask for approving `tool` (its `ClineAsk`).
+fn ask_type(tool: &str) -> &'static str {
+    match tool {
+        "execute_command" => "command",
+        "use_mcp_tool" | "access_mcp_resource" => "use_mcp_server",
+        _ => "tool",
     }
 }
 
@@ -360,6 +370,7 @@ pub(crate) fn check_edit(
     if let Some(p) = preview {
         ctx.term.block(p);
     }
+    ctx.term.attention(ask_type(ctx.tool), what);
     match ctx.term.approve_edit(what) {
         Approval::Yes => {
             ctx.decide(true, By::User, None);

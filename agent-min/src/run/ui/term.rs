@@ -97,6 +97,9 @@ pub struct Term {
     /// The masking of what streams (a key split across two pieces): holds back an end that may
     /// be a key's start, shown before anything else is.
     masked: crate::run::ui::redact::Streamed,
+    /// Told whenever the run waits for the person: the ask's kind and text (Cline's
+    /// `Notification` hook, `project/lifecycle.rs`).
+    attention: Option<Box<dyn FnMut(&str, &str)>>,
 }
 
 /// Files as an editor holds them (ACP's `fs/read_text_file` and `fs/write_text_file`): its
@@ -142,6 +145,7 @@ impl Term {
             asker: None,
             buffers: None,
             masked: Default::default(),
+            attention: None,
         }
     }
 
@@ -162,6 +166,7 @@ impl Term {
             asker: None,
             buffers: None,
             masked: Default::default(),
+            attention: None,
         }
     }
 
@@ -180,6 +185,7 @@ impl Term {
             asker: None,
             buffers: None,
             masked: Default::default(),
+            attention: None,
         }
     }
 
@@ -403,6 +409,20 @@ impl Term {
             return false;
         }
         matches!(self.input.get_or_insert_with(Input::detect), Input::Nobody)
+    }
+
+    /// Sets what is told when the run waits for the person ([`Term::attention`]).
+    pub(crate) fn on_attention(&mut self, notify: Box<dyn FnMut(&str, &str)>) {
+        self.attention = Some(notify);
+    }
+
+    /// The run is about to wait for the person: an ask of kind `source` (Cline's ask types:
+    /// `tool`, `command`, `use_mcp_server`, `followup`, `mistake_limit_reached`) saying
+    /// `message`.
+    pub(crate) fn attention(&mut self, source: &str, message: &str) {
+        if let Some(notify) = self.attention.as_mut() {
+            notify(source, message);
+        }
     }
 
     /// Records that `question` needed a person and nobody could answer; the loop stops there.

@@ -26,6 +26,7 @@
 
 pub(crate) mod approval;
 pub(crate) mod input;
+pub(crate) mod notification;
 pub(crate) mod output;
 pub(crate) mod process;
 pub(crate) mod report;
@@ -66,11 +67,13 @@ pub(crate) enum Hook {
     PostToolUse,
     /// Before the context window is cut.
     PreCompact,
+    /// The run waits for the person, or the task is complete (observation only).
+    Notification,
 }
 
 impl Hook {
     /// All of them.
-    pub(crate) const ALL: [Hook; 8] = [
+    pub(crate) const ALL: [Hook; 9] = [
         Hook::TaskStart,
         Hook::TaskResume,
         Hook::TaskCancel,
@@ -79,6 +82,7 @@ impl Hook {
         Hook::PreToolUse,
         Hook::PostToolUse,
         Hook::PreCompact,
+        Hook::Notification,
     ];
 
     /// The file name, which is also `hookName`.
@@ -92,6 +96,7 @@ impl Hook {
             Hook::PreToolUse => "PreToolUse",
             Hook::PostToolUse => "PostToolUse",
             Hook::PreCompact => "PreCompact",
+            Hook::Notification => "Notification",
         }
     }
 
@@ -106,6 +111,7 @@ impl Hook {
             Hook::PreToolUse => "preToolUse",
             Hook::PostToolUse => "postToolUse",
             Hook::PreCompact => "preCompact",
+            Hook::Notification => "notification",
         }
     }
 }
