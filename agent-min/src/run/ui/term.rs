@@ -99,7 +99,7 @@ pub struct Term {
     masked: crate::run::ui::redact::Streamed,
     /// Told whenever the run waits for the person: the ask's kind and text (Cline's
     /// `Notification` hook, `project/lifecycle.rs`).
-    attention: Option<Box<dyn FnMut(&str, &str)>>,
+    attention: Option<Attention>,
 }
 
 /// Files as an editor holds them (ACP's `fs/read_text_file` and `fs/write_text_file`): its
@@ -121,6 +121,9 @@ pub(crate) trait Asker: Send {
     /// The answer to a question for the person (`None`: nobody answers it).
     fn answer(&mut self, question: &str) -> Option<String>;
 }
+
+/// What is told when the run waits for the person: the ask's kind and text.
+pub(crate) type Attention = Box<dyn FnMut(&str, &str)>;
 
 /// The two kinds of streamed model output.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -412,7 +415,7 @@ impl Term {
     }
 
     /// Sets what is told when the run waits for the person ([`Term::attention`]).
-    pub(crate) fn on_attention(&mut self, notify: Box<dyn FnMut(&str, &str)>) {
+    pub(crate) fn on_attention(&mut self, notify: Attention) {
         self.attention = Some(notify);
     }
 
