@@ -336,11 +336,16 @@ mod tests {
         assert!(out.starts_with("Command executed successfully (exit code 0)."), "{out}");
         assert!(out.contains("Note: processes it left running in the background were stopped."), "{out}");
         assert!(out.contains("started"), "{out}");
-        // The job is gone (or a zombie its new parent has not reaped yet): not running.
+        // The job dies (gone, or a zombie its new parent has not reaped yet): SIGKILL is
+        // delivered asynchronously, so its end is waited for, not assumed.
         let pid = std::fs::read_to_string(d.path().join("job.pid")).unwrap();
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-        let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
-        assert!(matches!(state, None | Some('Z' | 'X')), "the job still runs: {stat}");
+        let stat = || std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+        let dead = |s: &str| matches!(s.rsplit(") ").next().and_then(|r| r.chars().next()), None | Some('Z' | 'X'));
+        let limit = Instant::now() + Duration::from_secs(30);
+        while !dead(&stat()) && Instant::now() < limit {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(dead(&stat()), "the job still runs: {}", stat());
     }
 
     #[test]
