@@ -174,9 +174,11 @@ fn mark_last_block(content: &mut Value) {
 }
 
 /// A message's content. A user message is Cline's blocks: every answered call's `tool_result`
-/// first, then its text as Cline's separate text blocks (task, hook contexts, environment
-/// details). An assistant message is a plain string, or blocks when it carries thinking or
-/// calls — thinking first (unchanged, signatures included), then text, then `tool_use`.
+/// first, then its images (`read_file`'s, as Cline's `ensureToolResultsFollowToolUse` orders
+/// them: after the results), then its text as Cline's separate text blocks (task, hook
+/// contexts, environment details). An assistant message is a plain string, or blocks when it
+/// carries thinking or calls — thinking first (unchanged, signatures included), then text,
+/// then `tool_use`.
 fn content(prev: Option<&Message>, m: &Message) -> Value {
     if m.role == Role::User {
         let (answers, rest) = history::answers(prev, m);
@@ -184,6 +186,9 @@ fn content(prev: Option<&Message>, m: &Message) -> Value {
             .iter()
             .map(|a| json!({"type": "tool_result", "tool_use_id": a.call.id, "content": a.content}))
             .collect();
+        blocks.extend(m.images().map(
+            |i| json!({"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}),
+        ));
         if answers.is_empty() || !rest.trim().is_empty() {
             blocks.extend(history::text_blocks(rest).into_iter().map(|t| json!({"type": "text", "text": t})));
         }
