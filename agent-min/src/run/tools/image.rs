@@ -1,6 +1,8 @@
 //! `read_file` of an image, as Cline's `extractImageContent` reads one: the extensions it
 //! treats as images, the file read once (regular files only, bounded), its dimensions from the
-//! header (`image_size`) with Cline's refusals, and the bytes as base64 for the model.
+//! header (`image_size`) with Cline's refusals, and the bytes as base64 for the model. Part of
+//! the cargo feature `documents` (read_file's content of files other than text); a build
+//! without it refuses an image naming the feature.
 
 use std::path::Path;
 
@@ -45,6 +47,10 @@ pub(crate) fn read(abs: &Path, supported: bool) -> Result<Image, String> {
     if !supported {
         return Err("Current model does not support image input".to_string());
     }
+    // A constant: the minimal build leaves the reading out (its size is held to a ceiling).
+    if !cfg!(feature = "documents") {
+        return Err(crate::run::built::not_built_in("documents", "Sending images to the model"));
+    }
     let bytes = fsx::read_regular(abs, MAX_IMAGE_BYTES).map_err(|e| match e.kind() {
         std::io::ErrorKind::InvalidInput if e.to_string().starts_with("is too large") => format!(
             "Image file is too large to send to the model: {} {e}; 5 MB once in base64 is the most the APIs take for one image",
@@ -88,7 +94,7 @@ fn base64(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::image_size::tests::{jpeg_of, png_of};
+    use super::super::image_size::tests::png_of;
     use super::*;
 
     #[test]
@@ -117,6 +123,19 @@ mod tests {
         }
     }
 
+    /// Run by `.ci/run fast` in the minimal build.
+    #[cfg(not(feature = "documents"))]
+    #[test]
+    fn a_build_without_documents_refuses_an_image_naming_the_feature() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.png");
+        std::fs::write(&p, png_of(1, 1)).unwrap();
+        let e = read(&p, true).unwrap_err();
+        assert!(e.starts_with("Sending images to the model is not built into") && e.contains("`documents`"), "{e}");
+        assert_eq!(read(&p, false).unwrap_err(), "Current model does not support image input");
+    }
+
+    #[cfg(feature = "documents")]
     #[test]
     fn reads_or_refuses_with_clines_texts() {
         let d = tempfile::tempdir().unwrap();
@@ -131,6 +150,7 @@ mod tests {
         assert_eq!((img.media_type, img.width, img.height), ("image/png", 2, 3));
         assert_eq!(img.data, base64(&png));
         // A JPEG named .png is sent as what it is.
+        let jpeg_of = super::super::image_size::tests::jpeg_of;
         assert_eq!(rd(&put("j.png", &jpeg_of(4, 5))).unwrap().media_type, "image/jpeg");
         assert_eq!(
             rd(&put("big.png", &png_of(7501, 10))).unwrap_err(),

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{history, json_error_message, ApiConfig, HttpRequest};
+use super::{history, json_error_message, obj, s, ApiConfig, HttpRequest};
 use crate::run::llm::sse::SseEvent;
 use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Part, Role, StopReason, Usage};
@@ -186,9 +186,10 @@ fn content(prev: Option<&Message>, m: &Message) -> Value {
             .iter()
             .map(|a| json!({"type": "tool_result", "tool_use_id": a.call.id, "content": a.content}))
             .collect();
-        blocks.extend(m.images().map(
-            |i| json!({"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}),
-        ));
+        blocks.extend(m.images().map(|i| {
+            let source = obj(vec![("type", s("base64")), ("media_type", s(&i.media_type)), ("data", s(&i.data))]);
+            obj(vec![("type", s("image")), ("source", source)])
+        }));
         if answers.is_empty() || !rest.trim().is_empty() {
             blocks.extend(history::text_blocks(rest).into_iter().map(|t| json!({"type": "text", "text": t})));
         }

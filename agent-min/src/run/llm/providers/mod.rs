@@ -190,30 +190,38 @@ pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool, st
 /// one string, each image named in it as not sent — its model is told it takes no images, so
 /// only a task saved with another server holds any, and the model learns one was there.
 fn chat_user(rest: &str, images: &[&ImagePart], ollama: bool, strings: bool) -> Value {
-    if ollama {
-        let mut msg = json!({"role": "user", "content": rest});
-        if !images.is_empty() {
-            msg["images"] = images.iter().map(|i| Value::String(i.data.clone())).collect();
-        }
-        return msg;
-    }
-    if strings {
+    let blocks = history::text_blocks(rest);
+    let content = if ollama || images.is_empty() && (strings || blocks.is_empty()) {
+        s(rest)
+    } else if strings {
         let mut text: Vec<String> = images
             .iter()
             .map(|i| format!("[Image not sent ({}): this server takes text only]", i.describe()))
             .collect();
         text.push(rest.to_string());
-        return json!({"role": "user", "content": text.join("\n\n").trim_end()});
+        s(text.join("\n\n").trim_end())
+    } else {
+        let url = |i: &&ImagePart| obj(vec![("url", Value::String(i.data_url()))]);
+        let images = images.iter().map(|i| obj(vec![("type", s("image_url")), ("image_url", url(i))]));
+        let texts = blocks.into_iter().map(|t| obj(vec![("type", s("text")), ("text", s(t))]));
+        Value::Array(images.chain(texts).collect())
+    };
+    let mut fields = vec![("role", s("user")), ("content", content)];
+    if ollama && !images.is_empty() {
+        fields.push(("images", Value::Array(images.iter().map(|i| s(&i.data)).collect())));
     }
-    let blocks = history::text_blocks(rest);
-    if images.is_empty() && blocks.is_empty() {
-        return json!({"role": "user", "content": rest});
-    }
-    let parts = images
-        .iter()
-        .map(|i| json!({"type": "image_url", "image_url": {"url": i.data_url()}}))
-        .chain(blocks.into_iter().map(|t| json!({"type": "text", "text": t})));
-    json!({"role": "user", "content": Value::Array(parts.collect())})
+    obj(fields)
+}
+
+/// A JSON object of these fields, in order (without `json!`'s code for every field of every
+/// literal: the providers are in the minimal agent, whose size is held to a ceiling).
+pub(super) fn obj(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// A JSON string.
+pub(super) fn s(text: &str) -> Value {
+    Value::String(text.to_string())
 }
 
 fn chat_assistant(m: &Message, ollama: bool) -> Value {

@@ -22,7 +22,7 @@
 
 use serde_json::Value;
 
-use super::{history, ApiConfig, HttpRequest};
+use super::{history, obj, s, ApiConfig, HttpRequest};
 use crate::run::llm::sse::SseEvent;
 use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Role, StopReason, Usage};
@@ -116,17 +116,6 @@ fn input(messages: &[Message]) -> Vec<Value> {
         }
     }
     items
-}
-
-/// A JSON object of these fields, in order (without `json!`'s code for every field of every
-/// literal: this module is in the minimal agent, whose size is held to a ceiling).
-fn obj(fields: Vec<(&str, Value)>) -> Value {
-    Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-}
-
-/// A JSON string.
-fn s(text: &str) -> Value {
-    Value::String(text.to_string())
 }
 
 /// One `function_call` output item of the reply being read.
