@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Generates agent-min/data/models.json — the model facts agent-min uses (max output tokens,
-// context window, prices, cache prices, prompt caching and reasoning support) — from Cline's
+// context window, prices, cache prices, image input, prompt caching and reasoning support) — from Cline's
 // own model tables in `apps/vscode/src/shared/api.ts`, so nothing about a model is typed into
 // Rust by hand.
 //
@@ -92,6 +92,7 @@ function facts(info) {
 	put("output_price", info.outputPrice)
 	put("cache_writes_price", info.cacheWritesPrice)
 	put("cache_reads_price", info.cacheReadsPrice)
+	put("supports_images", info.supportsImages)
 	put("supports_prompt_cache", info.supportsPromptCache)
 	put("supports_reasoning", info.supportsReasoning || info.thinkingConfig !== undefined || undefined)
 	put("supports_reasoning_effort", info.supportsReasoningEffort)

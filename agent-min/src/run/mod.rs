@@ -257,6 +257,8 @@ struct Setup {
     temporary: bool,
     /// The dialect of tool calls (`--tool-calls`, resolved for this provider and model).
     dialect: &'static dyn dialect::Dialect,
+    /// The model takes images (`read_file` of an image sends it).
+    images: bool,
 }
 
 /// Events, saving, accounting, context window and limits for a run.
@@ -377,6 +379,7 @@ fn task_settings(opts: &cli::Options, setup: &Setup) -> Settings {
         command_timeout: clock::clamped_secs(opts.command_timeout),
         dialect: setup.dialect,
         one_tool_per_reply: opts.one_tool_per_reply,
+        images: setup.images,
     }
 }
 
@@ -471,8 +474,11 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         openai_native: provider == Provider::OpenAi && (opts.openai_native || llm::providers::is_openai_api(&base_url)),
         no_reasoning_summary: false,
     };
+    // A server sent string contents has no place for an image: its model is told it takes none.
+    let images = cfg.facts.takes_images() && !string_contents;
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     Ok(Setup {
+        images,
         dialect: dialect::of_run(opts.tool_calls.native(provider, &model), !opts.no_recover_text_calls),
         transport: Box::new(llm::Http { cfg }),
         root,
@@ -550,5 +556,6 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         num_ctx: 32768,
         temporary: opts.cwd.is_none(),
         dialect: &dialect::xml::Xml, // recordings are replies in the XML dialect
+        images: true,                // a recording's model is asked nothing
     })
 }

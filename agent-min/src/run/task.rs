@@ -14,7 +14,7 @@ use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::{self, Limits};
 use crate::run::budget::mistakes::{Mistake, Mistakes};
 use crate::run::dialect::Dialect;
-use crate::run::llm::{backoff, Message, Part, Role, StopReason, Transport};
+use crate::run::llm::{backoff, ImagePart, Message, Part, Role, StopReason, Transport};
 use crate::run::output_schema::Verdict as Schema;
 use crate::run::project::hooks::Hook;
 use crate::run::project::lifecycle::{self, Gate};
@@ -46,6 +46,9 @@ pub struct Settings {
     /// `--one-tool-per-reply`: only a reply's first call runs (Cline's parallel tool calling
     /// off); otherwise every complete call does, in order.
     pub one_tool_per_reply: bool,
+    /// The model takes images (Cline's `supportsImages`; never on a server sent string
+    /// contents): `read_file` sends an image file's image.
+    pub images: bool,
 }
 
 /// How a task ended.
@@ -147,6 +150,9 @@ pub struct Task {
     earlier_turns: u32,
     /// The user message not yet answered when the task stopped (saved for `resume`).
     unsent: Option<String>,
+    /// The images that go with the next user message (read by `read_file` since the last one,
+    /// or left with an unsent one), after its text's results.
+    next_parts: Vec<Part>,
     /// The question of the current call that nobody could answer (no terminal).
     unanswered: Option<String>,
     /// Calls of the reply being acted on that ran so far: a stop for a person's answer keeps
@@ -194,6 +200,7 @@ impl Task {
             turns: 0,
             earlier_turns: 0,
             unsent: None,
+            next_parts: Vec::new(),
             unanswered: None,
             ran_in_reply: 0,
             conversing: false,
@@ -328,8 +335,9 @@ impl Task {
         self.around.accounting.restore(&saved.totals);
         self.last_request_tokens = saved.last_request_tokens;
         let mut next = saved.pending.unwrap_or_default();
+        self.next_parts = saved.pending_parts;
         if self.messages.last().is_some_and(|m| m.role == Role::User) {
-            let last = self.messages.pop().map(|m| m.content).unwrap_or_default();
+            let last = self.unsend();
             next = if next.is_empty() { last } else { format!("{last}\n\n{next}") };
         }
         if let Some(i) = prompt::last_resumption(&next) {
@@ -446,7 +454,8 @@ impl Task {
         let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
         self.settings.dialect.offer_tools(self.family, &mut *self.transport, hub, &cwd, skills, &mut self.term);
         self.turns += 1;
-        self.messages.push(Message::user(user_content));
+        let parts = std::mem::take(self.next_parts());
+        self.messages.push(Message { parts, ..Message::user(user_content) });
         let section = if skills {
             prompt::skills::section(self.memory.skills.iter().map(|s| (&*s.name, &*s.description)))
         } else {
@@ -455,7 +464,7 @@ impl Task {
         let base = self.settings.dialect.with_skills(&self.base_system, &section);
         self.system = self.around.project.system_prompt(&base, &self.messages, &mut self.term);
         if let Err(why) = self.fit_context() {
-            let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
+            let unsent = self.unsend();
             return self.stop(why, None, unsent);
         }
 
@@ -471,7 +480,7 @@ impl Task {
                         self.messages.push(Message::assistant(prompt::interrupted_by_user(&said)));
                         String::new()
                     }
-                    None => self.messages.pop().map(|m| m.content).unwrap_or_default(),
+                    None => self.unsend(),
                 };
                 return self.stop(why, limit, unsent);
             }
@@ -490,6 +499,24 @@ impl Task {
         let next = format!("{result}\n\n{}", self.environment_details(false));
         self.save("running", None, Some(&next));
         Next::Continue(next)
+    }
+
+    /// Takes the last message back off the conversation (it was not answered): its text, and its
+    /// images back to go with the next one, before any read since.
+    fn unsend(&mut self) -> String {
+        let Some(m) = self.messages.pop() else { return String::new() };
+        let later = std::mem::replace(&mut self.next_parts, m.parts);
+        self.next_parts.extend(later);
+        m.content
+    }
+
+    /// The images for the next user message, with those the tools read since it was last asked.
+    fn next_parts(&mut self) -> &mut Vec<Part> {
+        for i in self.memory.images.drain(..) {
+            let (media_type, data) = (i.media_type.to_string(), i.data);
+            self.next_parts.push(Part::Image(ImagePart { media_type, data, width: i.width, height: i.height }));
+        }
+        &mut self.next_parts
     }
 
     /// Ends the task as failed; `unsent` is kept for `resume`. A limit runs the `TaskCancel` hook.
@@ -511,7 +538,7 @@ impl Task {
         let ran = self.ran_in_reply;
         if ran == 0 {
             self.messages.pop(); // the reply holding the call
-            let unsent = self.messages.pop().map(|m| m.content).unwrap_or_default();
+            let unsent = self.unsend();
             self.unsent = Some(unsent);
         }
         let resume = match &self.around.store {
@@ -586,6 +613,10 @@ impl Task {
 
     /// Saves the task (if it is saved at all); a failure to save is reported, not fatal.
     fn save(&mut self, status: &str, outcome: Option<&str>, pending: Option<&str>) {
+        if self.around.store.is_none() {
+            return;
+        }
+        self.next_parts();
         let Some(store) = &self.around.store else { return };
         let snap = Snapshot {
             meta: &self.around.meta,
@@ -594,6 +625,7 @@ impl Task {
             turns: self.earlier_turns + self.turns,
             messages: &self.messages,
             pending,
+            pending_parts: &self.next_parts,
             totals: self.around.accounting.totals(),
             last_request_tokens: self.last_request_tokens,
             checkpoints: self.around.checkpoints.records(),
@@ -901,6 +933,7 @@ impl Task {
                 memory: &mut self.memory,
                 mcp: &mut self.around.mcp,
                 family: self.family,
+                images: self.settings.images,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.

@@ -18,6 +18,8 @@ mod run_e2e;
 mod run_edit;
 mod run_hardening;
 mod run_history;
+#[cfg(feature = "documents")]
+mod run_images;
 mod run_json;
 mod run_limits;
 mod run_local;

@@ -214,6 +214,7 @@ fn run(setup: &Setup, steps: Vec<Step>, saved: Option<Record>) -> Ran {
         command_timeout: Duration::from_secs(30),
         dialect: agent_min::run::dialect::of(setup.native),
         one_tool_per_reply: setup.one_tool,
+        images: true,
     };
     let task = Task::new(settings, Box::new(transport), ws, Term::to_writer(Box::new(shown.clone())), around);
     let end = match saved {

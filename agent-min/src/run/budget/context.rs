@@ -111,13 +111,19 @@ impl ContextWindow {
         self.base = (prompt > 0).then_some((prompt + output, len));
     }
 
-    /// The estimated prompt of the next request.
+    /// The estimated prompt of the next request: its text at about 4 bytes a token, each image
+    /// at its own estimate (`ImagePart::estimated_tokens`), never its base64 as text.
     pub(crate) fn estimate(&self, system: &str, messages: &[Message]) -> u64 {
+        let images = |ms: &[Message]| ms.iter().flat_map(Message::images).map(|i| i.estimated_tokens()).sum::<u64>();
         match self.base {
             Some((tokens, len)) if len <= messages.len() => {
-                tokens + estimate_tokens(messages[len..].iter().map(|m| m.content.len()).sum())
+                let added = &messages[len..];
+                tokens + estimate_tokens(added.iter().map(|m| m.content.len()).sum()) + images(added)
             }
-            _ => estimate_tokens(system.len() + messages.iter().map(|m| m.content.len()).sum::<usize>()),
+            _ => {
+                estimate_tokens(system.len() + messages.iter().map(|m| m.content.len()).sum::<usize>())
+                    + images(messages)
+            }
         }
     }
 
@@ -394,6 +400,21 @@ mod tests {
         assert!(!m[0].content.contains("old a"));
         assert!(m[2].content.contains("\nb\n") && m[4].content.contains("new a"));
         assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
+    }
+
+    #[test]
+    fn an_image_counts_as_its_tokens_not_its_base64() {
+        use crate::run::llm::{ImagePart, Part};
+        let image =
+            |w, h| ImagePart { media_type: "image/png".into(), data: "A".repeat(4_000_000), width: w, height: h };
+        assert_eq!(image(1, 1).estimated_tokens(), 1);
+        assert_eq!(image(1000, 750).estimated_tokens(), 1000);
+        // Scaled to a long side of 1568, and never above Anthropic's ~1,600.
+        assert_eq!(image(7500, 7500).estimated_tokens(), 1600);
+        let mut m = Message::user("abcd");
+        m.parts.push(Part::Image(image(1000, 750)));
+        let w = ContextWindow::new(200_000);
+        assert_eq!(w.estimate("", &[m]), 1 + 1000);
     }
 
     #[test]

@@ -44,10 +44,16 @@ pub(crate) struct Done {
 /// continues from there.
 pub(crate) fn cut(record: &mut Record, cp: &CheckpointRecord) {
     let keep = (cp.messages as usize).min(record.messages.len());
-    let following = record.messages.get(keep).map(|m| m.content.clone());
+    let following = record.messages.get(keep).map(|m| (m.content.clone(), m.parts.clone()));
     let ends_with_reply =
         record.messages.get(keep.wrapping_sub(1)).is_some_and(|m| m.role == crate::run::llm::Role::Assistant);
-    record.pending = if ends_with_reply { following.or(record.pending.take()) } else { None };
+    // The images read with a result go with it.
+    let pending = std::mem::take(&mut record.pending_parts);
+    (record.pending, record.pending_parts) = match (ends_with_reply, following) {
+        (true, Some((text, parts))) => (Some(text), parts),
+        (true, None) => (record.pending.take(), pending),
+        (false, _) => (None, Vec::new()),
+    };
     record.messages.truncate(keep);
     record.turns = cp.turn;
     record.status = "running".into();
@@ -115,6 +121,7 @@ pub(crate) fn restore(
         turns: record.turns,
         messages: &record.messages,
         pending: record.pending.as_deref(),
+        pending_parts: &record.pending_parts,
         totals: record.totals.clone(),
         last_request_tokens: record.last_request_tokens,
         checkpoints: &record.checkpoints,
@@ -198,6 +205,7 @@ mod tests {
                 msg(Role::Assistant, "done"),
             ],
             pending: None,
+            pending_parts: Vec::new(),
             totals: Default::default(),
             last_request_tokens: 0,
             owner: None,

@@ -20,5 +20,6 @@ pub(crate) mod types;
 
 pub(crate) use http::{backoff, Http};
 pub use types::{
-    ApiError, BlockDelta, Delta, Flow, Message, Part, Role, StopReason, ToolUsePart, Transport, Usage, QUIET_AFTER,
+    ApiError, BlockDelta, Delta, Flow, ImagePart, Message, Part, Role, StopReason, ToolUsePart, Transport, Usage,
+    QUIET_AFTER,
 };

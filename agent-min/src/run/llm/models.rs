@@ -1,5 +1,5 @@
-//! What is known about a model — its output limit, context window, prices, prompt caching,
-//! reasoning support and API format — read from `agent-min/data/models.json`, which
+//! What is known about a model — its output limit, context window, prices, image input, prompt
+//! caching, reasoning support and API format — read from `agent-min/data/models.json`, which
 //! `agent-min/scripts/gen-model-facts.mjs` generates from Cline v4.0.10's own tables
 //! (`src/shared/api.ts`: `anthropicModels`, `openAiNativeModels`, `deepSeekModels`).
 //!
@@ -29,6 +29,9 @@ pub(crate) struct Facts {
     pub cache_writes_price: Option<f64>,
     /// US dollars per million tokens read from the prompt cache.
     pub cache_reads_price: Option<f64>,
+    /// Whether the model takes images (Cline's `supportsImages`); `None`: Cline's table does
+    /// not say, which Cline reads as no.
+    pub supports_images: Option<bool>,
     /// Whether Cline marks the prompt for caching (Anthropic `cache_control`).
     #[serde(default)]
     pub supports_prompt_cache: bool,
@@ -82,7 +85,9 @@ pub(crate) struct Found {
 
 impl Facts {
     /// The fallback for a model in none of Cline's tables: Cline's `openAiModelInfoSaneDefaults`
-    /// for the window (128,000) and no prices (cost unknown unless `--price-*` flags give them);
+    /// for the window (128,000) and image input (yes: what Cline's OpenAI-compatible and Ollama
+    /// providers report for any model, and its Anthropic and OpenAI providers' default model
+    /// says) and no prices (cost unknown unless `--price-*` flags give them);
     /// on the Anthropic API, `max_tokens` 8192 (Cline's `maxTokens || 8192`) and prompt caching
     /// for a `claude` model (every Claude model in Cline's table supports it).
     fn unknown(provider: Provider, name: &str) -> Facts {
@@ -91,6 +96,7 @@ impl Facts {
         Facts {
             max_tokens: if anthropic { Some(8192) } else { None },
             context_window: defaults.context_window,
+            supports_images: defaults.supports_images,
             supports_prompt_cache: anthropic && name.starts_with("claude"),
             api_format: (provider == Provider::OpenAi && responses_only(name)).then(|| "OPENAI_RESPONSES".to_string()),
             ..Facts::default()
@@ -102,6 +108,11 @@ impl Facts {
     /// speaks as plain HTTP streaming, as Cline does without its websocket feature flag).
     pub(crate) fn responses_api(&self) -> bool {
         matches!(self.api_format.as_deref(), Some("OPENAI_RESPONSES" | "OPENAI_RESPONSES_WEBSOCKET_MODE"))
+    }
+
+    /// Whether `read_file` may send this model an image (Cline's `supportsImages ?? false`).
+    pub(crate) fn takes_images(&self) -> bool {
+        self.supports_images.unwrap_or(false)
     }
 
     /// `max_tokens` when Cline's table sets a positive one.

@@ -20,7 +20,8 @@ pub struct Message {
     /// What was said: the whole text (in the XML dialect, tool calls included).
     pub content: String,
     /// What a reply carried beside its text: thinking blocks and native tool calls, in the
-    /// order the model produced them. Empty for user messages and for the XML dialect.
+    /// order the model produced them (none in the XML dialect); what a user message carries
+    /// beside its text: the images `read_file` read, in order.
     pub parts: Vec<Part>,
 }
 
@@ -39,6 +40,14 @@ impl Message {
     pub(crate) fn tool_uses(&self) -> impl Iterator<Item = &ToolUsePart> {
         self.parts.iter().filter_map(|p| match p {
             Part::ToolUse(t) => Some(t),
+            _ => None,
+        })
+    }
+
+    /// The images of this (user) message, in order.
+    pub(crate) fn images(&self) -> impl Iterator<Item = &ImagePart> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Image(i) => Some(i),
             _ => None,
         })
     }
@@ -62,6 +71,43 @@ pub enum Part {
     },
     /// A native tool call.
     ToolUse(ToolUsePart),
+    /// An image a user message carries (a `read_file` of an image), after its tool results.
+    Image(ImagePart),
+}
+
+/// An image as it is kept in history and sent: base64 of the file's bytes, never text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImagePart {
+    /// `image/png`, `image/jpeg` or `image/webp`.
+    pub media_type: String,
+    /// The bytes in standard base64.
+    pub data: String,
+    /// Width in pixels (for the token estimate).
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+}
+
+impl ImagePart {
+    /// `data:MEDIA;base64,DATA`, as OpenAI's APIs take an image (Cline's `getImageDataUrl`).
+    pub(crate) fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.media_type, self.data)
+    }
+
+    /// What the image is, without its bytes: for the terminal, events and text-only servers.
+    pub(crate) fn describe(&self) -> String {
+        format!("{}, {}x{} pixels", self.media_type, self.width, self.height)
+    }
+
+    /// Its estimated tokens: Anthropic's documented `width × height / 750`, after the API's
+    /// downscaling to a long side of at most 1568 pixels (so at most about 1,600 per image;
+    /// OpenAI's tiles come to less). The base64 bytes are not text tokens: counted as text, a
+    /// 1 MB screenshot would look like 330,000 tokens and cut the history for nothing.
+    pub(crate) fn estimated_tokens(&self) -> u64 {
+        let (w, h) = (f64::from(self.width.max(1)), f64::from(self.height.max(1)));
+        let scale = (1568.0 / w.max(h)).min(1.0);
+        ((w * scale) * (h * scale) / 750.0).ceil().min(1600.0) as u64
+    }
 }
 
 /// A native tool call as it is kept in history and sent back to the API.

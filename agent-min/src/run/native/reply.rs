@@ -164,7 +164,7 @@ impl Assembly {
         let size = match &part {
             Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
             Part::RedactedThinking { data } => data.len(),
-            Part::ToolUse(_) => 0,
+            Part::ToolUse(_) | Part::Image(_) => 0,
         };
         if self.thinking.len() >= MAX_THINKING_BLOCKS || self.thinking_bytes + size > MAX_THINKING {
             return false;

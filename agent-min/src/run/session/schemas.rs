@@ -60,9 +60,9 @@ pub(crate) fn events() -> Value {
 pub(crate) fn task() -> Value {
     let mut v = generate::<TaskFile>(
         false,
-        "A task saved by agent-min (STATE_DIR/tasks/ID.json); fields added after version 1 may be absent.",
+        "A task saved by agent-min (STATE_DIR/tasks/ID.json); fields added after version 1 may be absent. Version 2 is a save holding images; one without is written as version 1.",
     );
-    v["properties"]["version"] = json!({"const": state::VERSION});
+    v["properties"]["version"] = json!({"enum": [1, state::VERSION]});
     v
 }
 

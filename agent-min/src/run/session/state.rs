@@ -10,7 +10,9 @@
 //! environment) is replaced by `[REDACTED]` before writing.
 //!
 //! The file is a `TaskFile` (serde): `agent-min/schemas/task.schema.json` is generated from
-//! it. Fields added after the first version default when absent, so older saves load; a save
+//! it. Fields added after the first version default when absent, so older saves load. Version
+//! 2 added images (`read_file` of an image: an `image` part of a user message); a save holding
+//! none is still written as version 1, which an agent-min from before images reads. A save
 //! that does not fit — a missing field, a wrong type, an unknown role — is an error naming the
 //! file and the field, never a task of empty strings.
 
@@ -24,10 +26,14 @@ use serde::{Deserialize, Serialize};
 
 use super::claim::{Busy, Claim};
 use crate::run::budget::accounting::Totals;
-use crate::run::llm::{Message, Part, Role, ToolUsePart};
+use crate::run::llm::{ImagePart, Message, Part, Role, ToolUsePart};
 
-/// File format version (the `version` field). A change to the format is a bump.
-pub(crate) const VERSION: u32 = 1;
+/// File format version (the `version` field). A change to the format is a bump; this
+/// agent-min reads every version from 1 up to it.
+pub(crate) const VERSION: u32 = 2;
+
+/// The version of a save without images (the format before them, and the same file).
+const VERSION_WITHOUT_IMAGES: u32 = 1;
 
 /// The default state directory: `$XDG_STATE_HOME/agent-min`, else `~/.local/state/agent-min`.
 pub(crate) fn default_dir() -> Option<PathBuf> {
@@ -151,7 +157,7 @@ pub(crate) enum SavedRole {
     Assistant,
 }
 
-/// A reply's thinking or native tool call, as saved.
+/// A reply's thinking or native tool call, or a user message's image, as saved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub(crate) enum SavedPart {
@@ -178,6 +184,71 @@ pub(crate) enum SavedPart {
         /// The result decided when the reply was read, if any.
         answer: Option<String>,
     },
+    /// An image a user message carries (version 2).
+    Image {
+        /// `image/png`, `image/jpeg` or `image/webp`.
+        media_type: String,
+        /// The bytes in standard base64.
+        data: String,
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+    },
+}
+
+impl From<&Part> for SavedPart {
+    fn from(p: &Part) -> Self {
+        match p {
+            Part::Thinking { text, signature } => {
+                SavedPart::Thinking { thinking: text.clone(), signature: signature.clone() }
+            }
+            Part::RedactedThinking { data } => SavedPart::RedactedThinking { data: data.clone() },
+            Part::ToolUse(t) => SavedPart::ToolUse {
+                id: t.id.clone(),
+                name: t.name.clone(),
+                input: t.input.clone(),
+                answer: t.answer.clone(),
+            },
+            Part::Image(i) => SavedPart::Image {
+                media_type: i.media_type.clone(),
+                data: i.data.clone(),
+                width: i.width,
+                height: i.height,
+            },
+        }
+    }
+}
+
+impl SavedPart {
+    /// The part; `Err` names its field that is wrong and how.
+    fn into_part(self) -> Result<Part, (&'static str, &'static str)> {
+        Ok(match self {
+            SavedPart::Thinking { thinking, signature } => Part::Thinking { text: thinking, signature },
+            SavedPart::RedactedThinking { data } => Part::RedactedThinking { data },
+            SavedPart::ToolUse { id, name, input, answer } => {
+                if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&input).is_err() {
+                    return Err(("input", "not the text of a JSON object"));
+                }
+                Part::ToolUse(ToolUsePart { id, name, input, answer })
+            }
+            SavedPart::Image { media_type, data, width, height } => {
+                if !matches!(media_type.as_str(), "image/png" | "image/jpeg" | "image/webp") {
+                    return Err(("media_type", "not image/png, image/jpeg or image/webp"));
+                }
+                Part::Image(ImagePart { media_type, data, width, height })
+            }
+        })
+    }
+}
+
+/// Saved parts as parts; `Err` names the part's field (`parts[2].input`) and what is wrong.
+fn into_parts(saved: Vec<SavedPart>) -> Result<Vec<Part>, (String, &'static str)> {
+    saved
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| p.into_part().map_err(|(field, what)| (format!("parts[{i}].{field}"), what)))
+        .collect()
 }
 
 /// One message of the saved conversation.
@@ -188,29 +259,14 @@ pub(crate) struct SavedMessage {
     pub role: SavedRole,
     /// The whole text.
     pub content: String,
-    /// Thinking and native tool calls (absent in saves from before native tool calls).
+    /// Thinking and native tool calls, or images (absent in saves from before native tool calls).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<SavedPart>,
 }
 
 impl From<&Message> for SavedMessage {
     fn from(m: &Message) -> Self {
-        let parts = m
-            .parts
-            .iter()
-            .map(|p| match p {
-                Part::Thinking { text, signature } => {
-                    SavedPart::Thinking { thinking: text.clone(), signature: signature.clone() }
-                }
-                Part::RedactedThinking { data } => SavedPart::RedactedThinking { data: data.clone() },
-                Part::ToolUse(t) => SavedPart::ToolUse {
-                    id: t.id.clone(),
-                    name: t.name.clone(),
-                    input: t.input.clone(),
-                    answer: t.answer.clone(),
-                },
-            })
-            .collect();
+        let parts = m.parts.iter().map(SavedPart::from).collect();
         let role = match m.role {
             Role::User => SavedRole::User,
             Role::Assistant => SavedRole::Assistant,
@@ -223,23 +279,7 @@ impl SavedMessage {
     /// The message; `Err` names the field that is wrong and how (a tool call's input that is
     /// not a JSON object).
     fn into_message(self) -> Result<Message, (String, &'static str)> {
-        let parts = self
-            .parts
-            .into_iter()
-            .enumerate()
-            .map(|(i, p)| {
-                Ok(match p {
-                    SavedPart::Thinking { thinking, signature } => Part::Thinking { text: thinking, signature },
-                    SavedPart::RedactedThinking { data } => Part::RedactedThinking { data },
-                    SavedPart::ToolUse { id, name, input, answer } => {
-                        if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&input).is_err() {
-                            return Err((format!("parts[{i}].input"), "not the text of a JSON object"));
-                        }
-                        Part::ToolUse(ToolUsePart { id, name, input, answer })
-                    }
-                })
-            })
-            .collect::<Result<_, _>>()?;
+        let parts = into_parts(self.parts)?;
         let role = match self.role {
             SavedRole::User => Role::User,
             SavedRole::Assistant => Role::Assistant,
@@ -285,6 +325,9 @@ pub(crate) struct TaskFile {
     pub last_request_tokens: u64,
     /// The user message about to be sent (or being answered) when saved.
     pub pending: Option<String>,
+    /// The images that go with `pending` (version 2; absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_parts: Vec<SavedPart>,
     /// The process that saved it (absent in early saves).
     #[serde(default)]
     pub pid: Option<u32>,
@@ -315,6 +358,8 @@ pub struct Record {
     pub messages: Vec<Message>,
     /// The user message that was about to be sent (or was being answered) when last saved.
     pub pending: Option<String>,
+    /// The images that go with it.
+    pub pending_parts: Vec<Part>,
     /// Token and cost totals (see `Accounting::totals`).
     pub totals: Totals,
     /// The tokens of the last request that reported any.
@@ -374,6 +419,8 @@ pub(crate) struct Snapshot<'a> {
     pub messages: &'a [Message],
     /// The next user message, not yet answered.
     pub pending: Option<&'a str>,
+    /// The images that go with it.
+    pub pending_parts: &'a [Part],
     /// Totals.
     pub totals: Totals,
     /// The tokens of the last request that reported any.
@@ -464,8 +511,10 @@ impl Store {
     /// fsync of the directory.
     pub(crate) fn save(&self, s: &Snapshot<'_>) -> std::io::Result<()> {
         let m = s.meta;
+        let images = s.pending_parts.iter().chain(s.messages.iter().flat_map(|m| &m.parts));
+        let has_images = images.into_iter().any(|p| matches!(p, Part::Image(_)));
         let v = TaskFile {
-            version: VERSION,
+            version: if has_images { VERSION } else { VERSION_WITHOUT_IMAGES },
             id: m.id.clone(),
             task: m.task.clone(),
             created: m.created,
@@ -480,6 +529,7 @@ impl Store {
             totals: s.totals.clone(),
             last_request_tokens: s.last_request_tokens,
             pending: s.pending.map(str::to_string),
+            pending_parts: s.pending_parts.iter().map(SavedPart::from).collect(),
             pid: Some(std::process::id()),
             started: process_start(std::process::id()),
             messages: s.messages.iter().map(SavedMessage::from).collect(),
@@ -652,11 +702,11 @@ fn read(path: &Path) -> Result<Record, String> {
     };
     let f: TaskFile = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(&text))
         .map_err(|e| bad(&e.path().to_string(), e.inner()))?;
-    if f.version != VERSION {
+    if !(VERSION_WITHOUT_IMAGES..=VERSION).contains(&f.version) {
         return Err(bad(
             "version",
             &format!(
-                "format version {} (this agent-min reads version {VERSION}); use the agent-min that saved it",
+                "format version {} (this agent-min reads versions {VERSION_WITHOUT_IMAGES} to {VERSION}); use the agent-min that saved it",
                 f.version
             ),
         ));
@@ -670,6 +720,7 @@ fn read(path: &Path) -> Result<Record, String> {
         .enumerate()
         .map(|(i, m)| m.into_message().map_err(|(field, what)| bad(&format!("messages[{i}].{field}"), &what)))
         .collect::<Result<Vec<_>, _>>()?;
+    let pending_parts = into_parts(f.pending_parts).map_err(|(field, what)| bad(&format!("pending_{field}"), &what))?;
     Ok(Record {
         meta: Meta {
             id: f.id,
@@ -686,6 +737,7 @@ fn read(path: &Path) -> Result<Record, String> {
         turns: f.turns,
         messages,
         pending: f.pending,
+        pending_parts,
         totals: f.totals,
         last_request_tokens: f.last_request_tokens,
         checkpoints: f.checkpoints,
@@ -723,6 +775,7 @@ mod tests {
             turns: 1,
             messages: &msgs,
             pending: Some("next"),
+            pending_parts: &[],
             totals: Totals { requests: 1, ..Totals::default() },
             last_request_tokens: 1234,
             checkpoints: &[],
@@ -740,6 +793,50 @@ mod tests {
         assert_eq!(fs::read_dir(d.path().join("tasks")).unwrap().count(), 1);
         assert_eq!(store.last().unwrap().meta.id, m.id);
         assert!(store.load("nope").unwrap_err().contains("agent-min history"));
+    }
+
+    /// A save with images is version 2 and gives them back; one without stays version 1, which
+    /// an agent-min from before images reads.
+    #[test]
+    fn images_round_trip_as_version_2_and_a_save_without_stays_version_1() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(d.path(), None).unwrap();
+        let image = |data: &str| {
+            Part::Image(ImagePart { media_type: "image/png".into(), data: data.into(), width: 2, height: 1 })
+        };
+        let mut read = Message::user("[read_file for 'p.png'] Result:\nSuccessfully read image");
+        read.parts = vec![image("AAAA")];
+        let msgs = vec![Message::user("<task>t</task>"), Message::assistant("a"), read, Message::assistant("b")];
+        let m = meta("20250101-000000-abcdef");
+        let pending = [image("BBBB")];
+        let snap = |messages: &[Message], pending_parts: &[Part]| {
+            store
+                .save(&Snapshot {
+                    meta: &m,
+                    status: "running",
+                    outcome: None,
+                    turns: 2,
+                    messages,
+                    pending: Some("next"),
+                    pending_parts,
+                    totals: Totals::default(),
+                    last_request_tokens: 0,
+                    checkpoints: &[],
+                })
+                .unwrap();
+            let raw: serde_json::Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
+            (raw["version"].clone(), store.load(&m.id).unwrap())
+        };
+        let (version, r) = snap(&msgs, &pending);
+        assert_eq!(version, 2);
+        let parts = |ms: &[Message]| ms.iter().map(|m| (m.content.clone(), m.parts.clone())).collect::<Vec<_>>();
+        assert_eq!(parts(&r.messages), parts(&msgs));
+        assert_eq!(r.pending_parts, pending);
+        let (version, r) = snap(&msgs[..2], &[]);
+        assert_eq!(version, 1);
+        assert!(r.pending_parts.is_empty());
+        let (version, _) = snap(&msgs[..2], &pending);
+        assert_eq!(version, 2, "an image waiting to be sent counts");
     }
 
     #[test]
@@ -765,6 +862,7 @@ mod tests {
             turns: 2,
             messages: &[],
             pending: None,
+            pending_parts: &[],
             totals: Totals::default(),
             last_request_tokens: 77,
             checkpoints: std::slice::from_ref(&cp),
@@ -812,6 +910,7 @@ mod tests {
             turns: 1,
             messages: &msgs,
             pending: None,
+            pending_parts: &[],
             totals: Totals::default(),
             last_request_tokens: 0,
             checkpoints: &[],
@@ -873,6 +972,7 @@ mod tests {
             turns: r.turns,
             messages: &r.messages,
             pending: r.pending.as_deref(),
+            pending_parts: &r.pending_parts,
             totals: r.totals.clone(),
             last_request_tokens: r.last_request_tokens,
             checkpoints: &r.checkpoints,
@@ -916,8 +1016,8 @@ mod tests {
         assert!(e.contains("field messages[1].parts[2].input: not the text of a JSON object"), "{e}");
         let e = with(&|v| v["checkpoints"][0]["surprise"] = true.into());
         assert!(e.contains("field checkpoints[0]") && e.contains("unknown field `surprise`"), "{e}");
-        let e = with(&|v| v["version"] = 2.into());
-        assert!(e.contains("field version: format version 2"), "{e}");
+        let e = with(&|v| v["version"] = 3.into());
+        assert!(e.contains("field version: format version 3 (this agent-min reads versions 1 to 2)"), "{e}");
         fs::write(&path, "{\"version\": 1, \"id\": ").unwrap();
         let e = store.load(id).unwrap_err();
         assert!(e.starts_with(&file) && e.contains("EOF"), "{e}");
@@ -935,6 +1035,7 @@ mod tests {
             turns: 3,
             messages: &[],
             pending: None,
+            pending_parts: &[],
             totals: Totals { requests: 2, ..Totals::default() },
             last_request_tokens: 0,
             checkpoints: &[],
@@ -973,6 +1074,7 @@ mod tests {
             turns: 1,
             messages: &[],
             pending: None,
+            pending_parts: &[],
             checkpoints: &[],
             totals: Totals::default(),
             last_request_tokens: 0,

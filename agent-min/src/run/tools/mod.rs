@@ -29,6 +29,8 @@ mod ask;
 mod documents;
 mod editor;
 mod exec;
+pub(crate) mod image;
+mod image_size;
 mod list;
 pub(crate) mod mcp;
 mod output;
@@ -189,6 +191,9 @@ pub(crate) struct Ctx<'a> {
     pub mcp: &'a mut crate::run::mcp::Hub,
     /// The run's prompt variant: which tools it offers.
     pub family: crate::run::prompt::system::Family,
+    /// The model takes images (Cline's `supportsImages`): `read_file` sends an image file's
+    /// image rather than refusing it.
+    pub images: bool,
 }
 
 /// What the tools remember across the calls of one task.
@@ -202,6 +207,9 @@ pub(crate) struct Memory {
     pub watched: watched::Watched,
     /// The skills offered with the latest request (`use_skill`).
     pub skills: Vec<skill::Skill>,
+    /// The images read since the last user message, for the next one (the image blocks
+    /// Cline's `read_file` pushes to its `userMessageContent`).
+    pub images: Vec<image::Image>,
 }
 
 impl Ctx<'_> {
@@ -437,6 +445,7 @@ pub(crate) mod testutil {
             memory: &mut memory,
             mcp: &mut hub,
             family: crate::run::prompt::system::Family::NextGen,
+            images: true,
         };
         f(&mut ctx)
     }

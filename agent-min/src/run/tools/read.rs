@@ -2,7 +2,9 @@
 //! text cut at 400 KB with Cline's `[FILE TRUNCATED: …]` notice, `N | line` labels on at most
 //! 1000 lines from `start_line`, Cline's `(Showing lines …)` / `(File has N lines total.)` note,
 //! and its `[File already read]` / `[DUPLICATE READ]` prefixes when the same unchanged file is
-//! read again. Binary files, FIFOs and devices are refused.
+//! read again. Binary files, FIFOs and devices are refused. An image (`.png`, `.jpg`, `.jpeg`,
+//! `.webp`) is read as Cline reads one (`image.rs`): `Successfully read image`, and the image
+//! itself for the next user message.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -59,8 +61,19 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let text = match extract_text(&r.abs).and_then(|t| from_buffer(ctx, &r.abs, t)) {
-        Ok(t) => t,
+    let read = match super::image::is_image(&r.abs) {
+        true => super::image::read(&r.abs, ctx.images).map(Read::Image),
+        false => extract_text(&r.abs).and_then(|t| from_buffer(ctx, &r.abs, t)).map(Read::Text),
+    };
+    let (body, summary) = match read {
+        Ok(Read::Text(text)) => with_line_numbers(&text, start, end),
+        // No line numbers for an image (Cline's `buildReadResponse`); the image goes after the
+        // results, in the same user message (Cline's `userMessageContent`), on every read of it.
+        Ok(Read::Image(image)) => {
+            let summary = format!("{}, {}x{} pixels", image.media_type, image.width, image.height);
+            ctx.memory.images.push(image);
+            ("Successfully read image".to_string(), summary)
+        }
         Err(e) => {
             let e = format!("Error reading file: {e}");
             ctx.term.outcome(false, &e);
@@ -68,7 +81,6 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             return Outcome::Failure { text: tool_error(&e), mistake: true };
         }
     };
-    let (body, summary) = with_line_numbers(&text, start, end);
     ctx.term.outcome(true, &summary);
     ctx.memory.watched.saw(path, &r.abs);
     let prefix = match ctx.memory.reads.count(&r.abs) {
@@ -82,6 +94,14 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Some(p) => format!("{p}\n{body}"),
         None => body,
     })
+}
+
+/// What a read gave.
+enum Read {
+    /// The file's text (not yet cut into numbered lines).
+    Text(String),
+    /// An image.
+    Image(super::image::Image),
 }
 
 /// A text file's contents as the editor's buffer holds them (unsaved changes included), when

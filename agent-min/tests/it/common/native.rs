@@ -284,7 +284,7 @@ pub fn ollama(text: &str, calls: &[(&str, Value)], chunk: usize) -> Resp {
 /// What the real API answers a request whose history breaks its rules, or `None`.
 pub fn check(path: &str, body: &Value) -> Option<Value> {
     if path.ends_with("/responses") {
-        let problem = responses_problem(body).or_else(|| tool_name_problem(body));
+        let problem = responses_problem(body).or_else(|| tool_name_problem(body)).or_else(|| image_problem(path, body));
         return problem
             .map(|m| json!({"error":{"message":m,"type":"invalid_request_error","param":"input","code":null}}));
     }
@@ -296,6 +296,7 @@ pub fn check(path: &str, body: &Value) -> Option<Value> {
             chat_problem(msgs)
         }
     });
+    let problem = problem.or_else(|| image_problem(path, body));
     problem.map(|m| json!({"type":"error","error":{"type":"invalid_request_error","message":m}}))
 }
 
@@ -488,4 +489,132 @@ fn chat_problem(msgs: &[Value]) -> Option<String> {
         }
     }
     None
+}
+
+/// What the APIs refuse of an image, in their words: on Anthropic's an `image` block outside a
+/// user message, a source that is not base64 of one of its four types, or bytes of another type
+/// than the one stated; on Chat Completions an image part in any but a user message (a `tool`
+/// message takes text only: openai-node's `ChatCompletionToolMessageParam`) or an `image_url`
+/// that is not `{url}` with a data URL of those types; on the Responses API an `input_image`
+/// outside a user message, without `detail`, or whose `image_url` is not such a string (an
+/// object is refused); Ollama's `images` must be plain base64 (Go decodes them into bytes).
+fn image_problem(path: &str, body: &Value) -> Option<String> {
+    let items = body.get("messages").or(body.get("input")).and_then(Value::as_array)?;
+    for (i, m) in items.iter().enumerate() {
+        let role = m["role"].as_str().unwrap_or("");
+        if let Some(images) = m.get("images").and_then(Value::as_array) {
+            for img in images {
+                if decode_base64(img.as_str().unwrap_or("-")).is_none() {
+                    return Some("illegal base64 data at input byte 4".into());
+                }
+            }
+        }
+        let Some(parts) = m["content"].as_array() else { continue };
+        for (k, p) in parts.iter().enumerate() {
+            let at = format!("{}[{i}].content[{k}]", if body.get("input").is_some() { "input" } else { "messages" });
+            match p["type"].as_str().unwrap_or("") {
+                "image" if path.ends_with("/v1/messages") => {
+                    if role != "user" {
+                        return Some(format!("{at}: image blocks are only allowed in user messages"));
+                    }
+                    let (ty, media, data) = (&p["source"]["type"], &p["source"]["media_type"], &p["source"]["data"]);
+                    if ty != "base64" {
+                        return Some(format!("{at}.source.type: Input should be 'base64'"));
+                    }
+                    let media = media.as_str().unwrap_or("");
+                    if let Some(problem) = image_bytes_problem(media, data.as_str().unwrap_or("")) {
+                        return Some(format!("{at}.source.base64: {problem}"));
+                    }
+                }
+                "image_url" => {
+                    if role != "user" {
+                        return Some(format!("Invalid '{at}': Image URLs are only allowed for messages with role 'user', but this message with role '{role}' contains an image URL."));
+                    }
+                    let url = p["image_url"]["url"].as_str().unwrap_or("");
+                    if let Some(problem) = data_url_problem(url) {
+                        return Some(format!("Invalid '{at}.image_url.url': {problem}"));
+                    }
+                }
+                "input_image" => {
+                    if role != "user" {
+                        return Some(format!("Invalid '{at}': input_image is only allowed in user messages."));
+                    }
+                    if !matches!(p["detail"].as_str(), Some("low" | "high" | "auto")) {
+                        return Some(format!("Missing required parameter: '{at}.detail'."));
+                    }
+                    let Some(url) = p["image_url"].as_str() else {
+                        return Some(format!(
+                            "Invalid type for '{at}.image_url': expected a string, but got {} instead.",
+                            p["image_url"]
+                        ));
+                    };
+                    if let Some(problem) = data_url_problem(url) {
+                        return Some(format!("Invalid '{at}.image_url': {problem}"));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+fn data_url_problem(url: &str) -> Option<String> {
+    let Some((media, data)) = url.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) else {
+        return Some(format!("Invalid image URL: {}…", url.chars().take(40).collect::<String>()));
+    };
+    image_bytes_problem(media, data)
+}
+
+/// Base64 of an image of the stated media type.
+fn image_bytes_problem(media: &str, data: &str) -> Option<String> {
+    if !["image/jpeg", "image/png", "image/gif", "image/webp"].contains(&media) {
+        return Some(format!(
+            "media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp' (got {media:?})"
+        ));
+    }
+    let Some(bytes) = decode_base64(data) else { return Some("Invalid base64 data".into()) };
+    let actual = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        "image/png"
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        "image/jpeg"
+    } else if bytes.starts_with(b"GIF8") {
+        "image/gif"
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        "image/webp"
+    } else {
+        return Some("Could not process image".into());
+    };
+    (actual != media).then(|| {
+        format!("The image was specified using the {media} media type, but the image appears to be a {actual} image")
+    })
+}
+
+/// Strict standard base64 (padding required), as the APIs decode it.
+pub fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    if !s.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    for chunk in s.as_bytes().chunks(4) {
+        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &chunk[..4 - pad] {
+            n = n << 6 | u32::from(val(c)?);
+        }
+        n <<= 6 * pad as u32;
+        out.extend_from_slice(&n.to_be_bytes()[1..4 - pad]);
+    }
+    Some(out)
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{history, json_error_message, ApiConfig, HttpRequest};
+use super::{history, json_error_message, obj, s, ApiConfig, HttpRequest};
 use crate::run::llm::sse::SseEvent;
 use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Part, Role, StopReason, Usage};
@@ -174,9 +174,11 @@ fn mark_last_block(content: &mut Value) {
 }
 
 /// A message's content. A user message is Cline's blocks: every answered call's `tool_result`
-/// first, then its text as Cline's separate text blocks (task, hook contexts, environment
-/// details). An assistant message is a plain string, or blocks when it carries thinking or
-/// calls — thinking first (unchanged, signatures included), then text, then `tool_use`.
+/// first, then its images (`read_file`'s, as Cline's `ensureToolResultsFollowToolUse` orders
+/// them: after the results), then its text as Cline's separate text blocks (task, hook
+/// contexts, environment details). An assistant message is a plain string, or blocks when it
+/// carries thinking or calls — thinking first (unchanged, signatures included), then text,
+/// then `tool_use`.
 fn content(prev: Option<&Message>, m: &Message) -> Value {
     if m.role == Role::User {
         let (answers, rest) = history::answers(prev, m);
@@ -184,6 +186,10 @@ fn content(prev: Option<&Message>, m: &Message) -> Value {
             .iter()
             .map(|a| json!({"type": "tool_result", "tool_use_id": a.call.id, "content": a.content}))
             .collect();
+        blocks.extend(m.images().map(|i| {
+            let source = obj(vec![("type", s("base64")), ("media_type", s(&i.media_type)), ("data", s(&i.data))]);
+            obj(vec![("type", s("image")), ("source", source)])
+        }));
         if answers.is_empty() || !rest.trim().is_empty() {
             blocks.extend(history::text_blocks(rest).into_iter().map(|t| json!({"type": "text", "text": t})));
         }

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::run::llm::sse::{SseDecoder, SseEvent, MAX_EVENT_BYTES};
 use crate::run::llm::tool_specs::Tools;
-use crate::run::llm::types::{ApiError, Delta, Message, Role};
+use crate::run::llm::types::{ApiError, Delta, ImagePart, Message, Role};
 
 /// Which API to talk to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,19 +175,53 @@ pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool, st
                 json!({"role": "tool", "tool_call_id": a.call.id, "content": a.content})
             });
         }
-        if answers.is_empty() || !rest.is_empty() {
-            // Cline's text blocks as text parts (`convertToOpenAiMessages`); Ollama and
-            // llama-cpp-python take a string.
-            let blocks = history::text_blocks(rest);
-            let content = if ollama || strings || blocks.is_empty() {
-                json!(rest)
-            } else {
-                Value::Array(blocks.into_iter().map(|t| json!({"type": "text", "text": t})).collect())
-            };
-            msgs.push(json!({"role": "user", "content": content}));
+        let images: Vec<&ImagePart> = m.images().collect();
+        if answers.is_empty() || !rest.is_empty() || !images.is_empty() {
+            msgs.push(chat_user(rest, &images, ollama, strings));
         }
     }
     msgs
+}
+
+/// A user message's text and images after its calls' results. Chat Completions: Cline's text
+/// blocks as text parts (`convertToOpenAiMessages`), each image before them as an `image_url`
+/// part with a data URL (the `tool` messages take text only). Ollama: one string, the images
+/// as its `images` (plain base64, as Ollama's API takes them). llama-cpp-python (`strings`):
+/// one string, each image named in it as not sent — its model is told it takes no images, so
+/// only a task saved with another server holds any, and the model learns one was there.
+fn chat_user(rest: &str, images: &[&ImagePart], ollama: bool, strings: bool) -> Value {
+    let blocks = history::text_blocks(rest);
+    let content = if ollama || images.is_empty() && (strings || blocks.is_empty()) {
+        s(rest)
+    } else if strings {
+        let mut text: Vec<String> = images
+            .iter()
+            .map(|i| format!("[Image not sent ({}): this server takes text only]", i.describe()))
+            .collect();
+        text.push(rest.to_string());
+        s(text.join("\n\n").trim_end())
+    } else {
+        let url = |i: &&ImagePart| obj(vec![("url", Value::String(i.data_url()))]);
+        let images = images.iter().map(|i| obj(vec![("type", s("image_url")), ("image_url", url(i))]));
+        let texts = blocks.into_iter().map(|t| obj(vec![("type", s("text")), ("text", s(t))]));
+        Value::Array(images.chain(texts).collect())
+    };
+    let mut fields = vec![("role", s("user")), ("content", content)];
+    if ollama && !images.is_empty() {
+        fields.push(("images", Value::Array(images.iter().map(|i| s(&i.data)).collect())));
+    }
+    obj(fields)
+}
+
+/// A JSON object of these fields, in order (without `json!`'s code for every field of every
+/// literal: the providers are in the minimal agent, whose size is held to a ceiling).
+pub(super) fn obj(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// A JSON string.
+pub(super) fn s(text: &str) -> Value {
+    Value::String(text.to_string())
 }
 
 fn chat_assistant(m: &Message, ollama: bool) -> Value {
@@ -345,6 +379,76 @@ fn overflow() -> Delta {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::llm::{Part, ToolUsePart};
+
+    /// A native read of an image: the reply's call, then its result, the image and the details.
+    fn image_read() -> [Message; 3] {
+        let mut a = Message::assistant("");
+        let input = r#"{"path":"p.png"}"#.into();
+        a.parts = vec![Part::ToolUse(ToolUsePart { id: "t1".into(), name: "read_file".into(), input, answer: None })];
+        let mut u = Message::user("[read_file for 'p.png'] Result:\nSuccessfully read image\n\n<environment_details>\nE\n</environment_details>");
+        let (media_type, data) = ("image/png".to_string(), "iVBORw0KGgo=".to_string());
+        u.parts = vec![Part::Image(ImagePart { media_type, data, width: 1, height: 1 })];
+        [Message::user("<task>\nt\n</task>"), a, u]
+    }
+
+    fn body_for(provider: Provider, model: &str, openai_native: bool, string_contents: bool) -> Value {
+        let cfg = ApiConfig {
+            provider,
+            model: model.into(),
+            base_url: "http://127.0.0.1:1".into(),
+            api_key: None,
+            max_tokens: None,
+            facts: crate::run::llm::models::lookup(provider, model).facts,
+            num_ctx: 1,
+            connect_timeout: 1,
+            idle_timeout: 1,
+            thinking_budget: None,
+            reasoning_effort: None,
+            string_contents,
+            tools: None,
+            openai_native,
+            no_reasoning_summary: false,
+        };
+        serde_json::from_slice(&build_request(&cfg, "SYS", &image_read()).body).unwrap()
+    }
+
+    /// Each wire carries the image as Cline's converters do, after the call's result.
+    #[test]
+    fn an_image_goes_after_the_results_on_every_wire() {
+        let url = "data:image/png;base64,iVBORw0KGgo=";
+        let env = "<environment_details>\nE\n</environment_details>";
+        let result = "[read_file for 'p.png'] Result:\nSuccessfully read image";
+        let b = body_for(Provider::Anthropic, "claude-sonnet-4-5", false, false);
+        let last = &b["messages"][2]["content"];
+        assert_eq!(last[0]["type"], "tool_result");
+        assert_eq!(
+            last[1],
+            json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}})
+        );
+        assert_eq!(last[2]["text"], env);
+        let b = body_for(Provider::OpenAi, "gpt-4o", false, false);
+        assert_eq!(b["messages"][3], json!({"role": "tool", "tool_call_id": "t1", "content": result}));
+        assert_eq!(
+            b["messages"][4],
+            json!({"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}, {"type": "text", "text": env}]})
+        );
+        let b = body_for(Provider::OpenAi, "gpt-5.5", true, false);
+        let input = b["input"].as_array().unwrap();
+        assert_eq!(input[input.len() - 2]["type"], "function_call_output");
+        assert_eq!(
+            input[input.len() - 1],
+            json!({"role": "user", "content": [{"type": "input_image", "detail": "auto", "image_url": url}, {"type": "input_text", "text": env}]})
+        );
+        let b = body_for(Provider::Ollama, "llava", false, false);
+        assert_eq!(b["messages"][4], json!({"role": "user", "content": env, "images": ["iVBORw0KGgo="]}));
+        // A server that takes strings only hears that an image was there, not its bytes.
+        let b = body_for(Provider::OpenAi, "local", false, true);
+        assert_eq!(
+            b["messages"][4]["content"],
+            format!("[Image not sent (image/png, 1x1 pixels): this server takes text only]\n\n{env}")
+        );
+    }
 
     fn is_overflow(d: &[Delta]) -> bool {
         matches!(d, [Delta::Error(e)] if !e.retryable && e.message.contains("longer than 16 MiB"))

@@ -22,7 +22,7 @@
 
 use serde_json::Value;
 
-use super::{history, ApiConfig, HttpRequest};
+use super::{history, obj, s, ApiConfig, HttpRequest};
 use crate::run::llm::sse::SseEvent;
 use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Role, StopReason, Usage};
@@ -69,8 +69,8 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
 /// The conversation as Responses `input` items, as Cline's `convertToOpenAIResponsesInput`
 /// makes them: a reply's text as an assistant `message` of `output_text`, then each of its
 /// calls as a `function_call`; a user message's results as `function_call_output` items (each
-/// call answered, in order: `history::answers`), then its text blocks as one user message of
-/// `input_text` parts.
+/// call answered, in order: `history::answers`), then its images (`input_image`) and text
+/// blocks (`input_text`) as one user message.
 fn input(messages: &[Message]) -> Vec<Value> {
     let mut items = Vec::new();
     for (i, m) in messages.iter().enumerate() {
@@ -102,27 +102,20 @@ fn input(messages: &[Message]) -> Vec<Value> {
                 ("output", s(&a.content)),
             ]));
         }
-        if answers.is_empty() || !rest.is_empty() {
+        if answers.is_empty() || !rest.is_empty() || m.images().next().is_some() {
             let mut blocks = history::text_blocks(rest);
-            if blocks.is_empty() {
+            if blocks.is_empty() && m.images().next().is_none() {
                 blocks.push(rest);
             }
-            let parts = blocks.into_iter().map(|t| obj(vec![("type", s("input_text")), ("text", s(t))])).collect();
-            items.push(obj(vec![("role", s("user")), ("content", Value::Array(parts))]));
+            // Cline's `input_image` (detail `auto`, a data URL) for each image, before the text.
+            let images = m.images().map(|i| {
+                obj(vec![("type", s("input_image")), ("detail", s("auto")), ("image_url", Value::String(i.data_url()))])
+            });
+            let texts = blocks.into_iter().map(|t| obj(vec![("type", s("input_text")), ("text", s(t))]));
+            items.push(obj(vec![("role", s("user")), ("content", Value::Array(images.chain(texts).collect()))]));
         }
     }
     items
-}
-
-/// A JSON object of these fields, in order (without `json!`'s code for every field of every
-/// literal: this module is in the minimal agent, whose size is held to a ceiling).
-fn obj(fields: Vec<(&str, Value)>) -> Value {
-    Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-}
-
-/// A JSON string.
-fn s(text: &str) -> Value {
-    Value::String(text.to_string())
 }
 
 /// One `function_call` output item of the reply being read.
