@@ -161,8 +161,12 @@ m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
 # wire for gpt-5.5 and the codex models, which the minimal agent's providers must speak, and the
-# per-task claim, added 19 KB; nothing else was found to give back in the minimal build.)
-line binary "  the same, no larger than today (ceiling 2.92 MB)" "$(mb "$m")" "$(is "$m <= 2920000")" must
+# per-task claim, added 19 KB; nothing else was found to give back in the minimal build.
+# Raised to 2.94 MB on 2026-12-04, at 2,928,344 B: read_file's images, which every wire format
+# and the saved tasks carry (their reading is behind `documents`, 13 KB), the YAML frontmatter
+# rules and skills are written in (block scalars, values over several lines), and the Responses
+# API's follow-ups; skills and the Notification hook are left out of the minimal build.)
+line binary "  the same, no larger than today (ceiling 2.94 MB)" "$(mb "$m")" "$(is "$m <= 2940000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).

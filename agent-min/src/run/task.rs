@@ -366,7 +366,7 @@ impl Task {
         }
         self.around.project.hooks.check(&mut self.term);
         lifecycle::cancel_on_interrupt(&self.around.project.hooks, &self.around.events);
-        lifecycle::notify_on_attention(&self.around.project.hooks, &self.around.events, &mut self.term);
+        lifecycle::notify_on_attention(&mut self.around.project.hooks, &self.around.events, &mut self.term);
         self.around.events.note_totals(self.around.accounting.totals());
         if let Some(note) = self.around.context.take_note() {
             self.notice(NoticeKind::ContextWindow, &note);

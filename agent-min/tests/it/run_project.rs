@@ -994,11 +994,13 @@ fn a_hook_and_what_it_started_die_with_the_agent_on_kill_9() {
     assert!(all_ended, "after kill -9 of the agent its hook lives on");
 }
 
+#[cfg(feature = "skills")]
 const SKILL: &str = "---\nname: release-notes\ndescription: Write release notes from the git log\n---\n\n# Release notes\n\n1. Run `git log --oneline`.\n2. Group by feature.\n";
 
 /// Cline's skills: the SKILLS section before RULES, `use_skill`'s section last among the XML
 /// tools, and a call of it answered with the skill's instructions in Cline's words. Without
 /// skills (or with `--no-rules`) neither the section nor the tool is there.
+#[cfg(feature = "skills")]
 #[test]
 fn a_skill_is_listed_in_the_prompt_and_loaded_with_use_skill() {
     let e = Env::new();
@@ -1042,6 +1044,7 @@ fn a_skill_is_listed_in_the_prompt_and_loaded_with_use_skill() {
 
 /// With native tool calls the definition of `use_skill` comes last among the tools, only when
 /// there are skills, and a native call of it loads the skill.
+#[cfg(feature = "skills")]
 #[test]
 fn with_native_calls_use_skill_is_offered_only_with_skills() {
     use common::native::{self, call, AnthropicReply};
@@ -1095,7 +1098,7 @@ fn the_notification_hook_hears_of_an_approval_asked_and_of_the_task_complete() {
         (&asked["event"], &asked["source"], &asked["sourceType"], &asked["sourceId"]),
         (&"user_attention".into(), &"command".into(), &"ask".into(), &"command".into())
     );
-    assert!(asked["message"].as_str().unwrap().contains("echo hi"), "{asked}");
+    assert_eq!(asked["message"], "echo hi", "Cline's command ask says the command");
     assert_eq!((&asked["waitingForUserInput"], &asked["requiresUserAction"]), (&true.into(), &true.into()));
     let done = &seen[1]["notification"];
     let keys: Vec<&str> = done.as_object().unwrap().keys().map(String::as_str).collect();
@@ -1123,4 +1126,24 @@ fn the_notification_hook_hears_of_an_approval_asked_and_of_the_task_complete() {
     let complete = std::fs::metadata(out.path().join("TaskComplete.jsonl")).unwrap().modified().unwrap();
     let notified = std::fs::metadata(out.path().join("Notification.jsonl")).unwrap().modified().unwrap();
     assert!(complete <= notified);
+}
+
+/// An unapproved workspace Notification hook is asked about as the run starts — not skipped
+/// silently at the first ask, which a later copy of the hooks cannot put to the person.
+#[test]
+fn an_unapproved_notification_hook_is_asked_about_at_the_start_and_then_hears_every_ask() {
+    let e = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    recording_hook(&ws_hooks(&e), "Notification", out.path(), "{}");
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", "echo hi"), ("requires_approval", "true")])),
+        anthropic(&completion("done")),
+    ]);
+    // The hook's approval, then the command's.
+    let r = e.run_typing(&server, &["t"], b"y\ny\n");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("Run workspace hook"), "{}", r.all());
+    let events: Vec<String> =
+        inputs(out.path(), "Notification").iter().map(|v| v["notification"]["event"].to_string()).collect();
+    assert_eq!(events, ["\"user_attention\"", "\"task_complete\""], "{}", r.all());
 }

@@ -138,7 +138,14 @@ pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
     };
     for (table, name) in tables {
         if let Some((key, facts)) = find(table, &name) {
-            return Found { key: Some(key.clone()), facts: Facts { known: true, ..facts.clone() } };
+            let mut facts = Facts { known: true, ..facts.clone() };
+            if key.len() < name.len() && undated(&name) == Some(key.as_str()) {
+                // Another snapshot of the model: its wire and limits, but not its prices, which
+                // differ between snapshots (gpt-4o-2024-05-13 cost twice gpt-4o's).
+                (facts.input_price, facts.output_price) = (None, None);
+                (facts.cache_writes_price, facts.cache_reads_price) = (None, None);
+            }
+            return Found { key: Some(key.clone()), facts };
         }
     }
     Found { key: None, facts: Facts::unknown(provider, &name) }
@@ -247,6 +254,11 @@ mod tests {
             assert!(f.facts.responses_api(), "{dated}");
         }
         assert_eq!(lookup(Provider::OpenAi, "gpt-5.5-preview").key, None);
+        // ... but not its prices: a snapshot's may differ (cost unknown, as for any model
+        // without a price, unless --price-* gives it).
+        let old = lookup(Provider::OpenAi, "gpt-4o-2024-05-13");
+        assert_eq!((old.key.as_deref(), old.facts.input_price), (Some("gpt-4o"), None));
+        assert!(lookup(Provider::OpenAi, "gpt-4o").facts.input_price.is_some());
         // OpenAI's Responses-only models that Cline does not list go there too.
         for only in [
             "o3-pro",

@@ -93,8 +93,16 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
             }
             block(&lines[start..i], start)?
         } else if rest.starts_with(['|', '>']) {
+            // Its lines: up to the first one indented less than its first (js-yaml then refuses
+            // that line: "bad indentation", below).
             let start = i;
+            // An indentation digit gives it (the key is at the top level).
+            let mut indent = strip_comment(rest).trim()[1..].chars().find_map(|c| c.to_digit(10).map(|d| d as usize));
             while i < lines.len() && (lines[i].trim().is_empty() || lines[i].starts_with(' ')) {
+                let here = lines[i].len() - lines[i].trim_start_matches(' ').len();
+                if !lines[i].trim().is_empty() && here < *indent.get_or_insert(here) {
+                    break;
+                }
                 i += 1;
             }
             Value::Str(block_scalar(rest, &lines[start..i]).ok_or(format!("a line break is expected (line {n})"))?)
@@ -261,7 +269,16 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
     let Some(&(_, head)) = content.first() else { return Ok(Value::Other) };
     let indent = head.len() - head.trim_start().len();
     if !head.trim_start().starts_with('-') {
-        return Ok(Value::Other); // a nested map: not a conditional's shape
+        let text = head.trim_start();
+        if split_key(text).is_some() || !is_plain_start(text) {
+            return Ok(Value::Other); // a nested map (or a quoted, flow… value): not a rule's shape
+        }
+        // A plain value on the lines after its key: folded, as on the key's line.
+        let parts: Vec<String> = lines.iter().map(|l| strip_comment(l).trim().to_string()).collect();
+        return Ok(match plain(&fold(&parts))? {
+            Value::Other => Value::Str(fold(&parts)),
+            v => v,
+        });
     }
     let mut items = Vec::new();
     for (n, l) in content {
@@ -328,9 +345,10 @@ fn plain(s: &str) -> Result<Value, String> {
     if s.starts_with(['@', '`', '%']) {
         return Err(format!("a plain value cannot start with {:?}", &s[..1]));
     }
+    // (Rust reads `inf` and `NaN` as numbers; js-yaml's JSON schema does not.)
+    let number = s.parse::<f64>().is_ok() && !s.chars().any(|c| c.is_ascii_alphabetic() && !matches!(c, 'e' | 'E'));
     let json_like =
-        matches!(s, "null" | "Null" | "NULL" | "~" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE")
-            || s.parse::<f64>().is_ok();
+        matches!(s, "null" | "Null" | "NULL" | "~" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE") || number;
     Ok(if json_like { Value::Other } else { Value::Str(s.to_string()) })
 }
 
@@ -521,12 +539,16 @@ mod tests {
         assert_eq!(v("d: >-\n  Use when\n  asked."), s("Use when asked."));
         assert_eq!(v("d: |2\n   indented\n  base"), s(" indented\nbase\n"));
         assert_eq!(v("d: a\n  b # c"), s("a b"));
+        assert_eq!(v("d:\n  Long text\n  more\nx: 1"), s("Long text more"));
+        assert_eq!(v("d: inf"), s("inf"));
+        assert_eq!(v("d: NaN"), s("NaN"));
+        assert_eq!(v("d: 1e3"), Value::Other);
         assert_eq!(
             v("d: Extract text from PDFs. Use when\n  working with PDF files\n\n  or forms.\nx: 1"),
             s("Extract text from PDFs. Use when working with PDF files\nor forms.")
         );
         // What js-yaml refuses: a comment ends a plain value; a bad block header.
-        for bad in ["d: a # c\n  b", "d: a\n  b # c\n  d", "d: |x\n  a"] {
+        for bad in ["d: a # c\n  b", "d: a\n  b # c\n  d", "d: |x\n  a", "d: |\n  one\n two", "d: >\n    a\n  b"] {
             let text = format!("---\n{bad}\n---\nB");
             assert!(parse(&text).parse_error.is_some(), "{bad}");
         }

@@ -8,7 +8,7 @@ use std::os::unix::fs::OpenOptionsExt;
 
 use serde_json::json;
 
-use super::hooks::{input, notification, tool_context, Answer, Hook, Hooks};
+use super::hooks::{self, input, notification, tool_context, Answer, Hook, Hooks};
 use crate::run::llm::Message;
 use crate::run::session::events::Events;
 use crate::run::tools::Call;
@@ -177,14 +177,18 @@ pub(crate) fn task_complete(h: &mut Hooks, call: &Call, term: &mut Term, events:
     let extra = [("result", result), ("command", call.param("command").unwrap_or(""))];
     let md = input::task_metadata(&h.meta, &extra);
     h.run(Hook::TaskComplete, json!({ "taskMetadata": md }), term, events);
-    let n = notification::Notification::task_complete(result);
-    h.run(Hook::Notification, n.data(), term, events);
+    if hooks::BUILT_IN {
+        let n = notification::Notification::task_complete(result);
+        h.run(Hook::Notification, n.data(), term, events);
+    }
 }
 
 /// Arranges for the `Notification` hook (`user_attention`) to run whenever the run waits for
-/// the person (`Term::attention`): an approval, a question, guidance at the mistake limit.
-pub(crate) fn notify_on_attention(h: &Hooks, events: &Events, term: &mut Term) {
-    if !h.has(Hook::Notification) {
+/// the person (`Term::attention`): an approval, a question, guidance at the mistake limit. An
+/// unapproved workspace script is asked about now, as the run starts (not in the middle of an
+/// ask).
+pub(crate) fn notify_on_attention(h: &mut Hooks, events: &Events, term: &mut Term) {
+    if !hooks::BUILT_IN || !h.settle(Hook::Notification, term) {
         return;
     }
     let (mut h, mut events) = (h.detached(), events.for_other_thread());

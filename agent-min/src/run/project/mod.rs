@@ -124,6 +124,13 @@ impl Project {
             return Vec::new();
         }
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        if !skills::BUILT_IN {
+            if skills::any_folder(&self.root, home.as_deref()) {
+                let why = crate::run::built::not_built_in("skills", "Skills (a skills folder is here)");
+                self.warn(vec![why], term);
+            }
+            return Vec::new();
+        }
         let mut reader = rules::Reader::new();
         let found = skills::discover(&self.root, home.as_deref(), &mut reader);
         self.warn(reader.warnings, term);
@@ -209,6 +216,20 @@ fn tool_paths(messages: &[Message]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A build without skills offers none, and says so once when a skills folder is there.
+    #[cfg(not(feature = "skills"))]
+    #[test]
+    fn a_build_without_skills_names_the_feature_once() {
+        let ws = crate::run::test_files::tree(&[(".cline/skills/x/SKILL.md", "---\nname: x\ndescription: d\n---\nX")]);
+        let mut p = Project::bare(ws.path());
+        p.sources.no_rules = false;
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        assert!(p.skills(&mut term).is_empty());
+        assert!(p.skills(&mut term).is_empty());
+        assert_eq!(p.warned.len(), 1, "{:?}", p.warned);
+        assert!(p.warned[0].contains("cargo feature `skills`"), "{:?}", p.warned);
+    }
 
     fn msg(role: Role, content: &str) -> Message {
         Message { role, content: content.to_string(), parts: Vec::new() }

@@ -27,6 +27,15 @@ const GLOBAL_DIRS: [&str; 2] = [".cline/skills", ".agents/skills"];
 /// Most entries looked at in one skills folder.
 const MAX_ENTRIES: usize = 1000;
 
+/// Whether this build finds skills (the cargo feature `skills`).
+pub(crate) const BUILT_IN: bool = cfg!(feature = "skills");
+
+/// Whether `root` or `home` has one of Cline's skill folders (a build without skills says so).
+pub(crate) fn any_folder(root: &Path, home: Option<&Path>) -> bool {
+    let homes = home.map(|h| GLOBAL_DIRS.map(|d| h.join(d))).into_iter().flatten();
+    WORKSPACE_DIRS.iter().map(|d| root.join(d)).chain(homes).any(|d| d.is_dir())
+}
+
 /// The skills of workspace `root` and of the home directory `home`, the ones that win a name
 /// (see the module's documentation); files that could not be used are in `r.warnings`.
 pub(crate) fn discover(root: &Path, home: Option<&Path>, r: &mut Reader) -> Vec<Skill> {

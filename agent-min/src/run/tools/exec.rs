@@ -41,6 +41,8 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         return Outcome::Failure { text: tool_error(&refusal), mistake: false };
     }
     if !ctx.yolo {
+        // Cline's `command` ask says the command itself.
+        ctx.term.attention("command", command);
         if let Err(denied) = ask(ctx, &format!("Run `{command}` in {}", ctx.ws.root().display())) {
             return denied;
         }

@@ -343,7 +343,10 @@ pub(crate) fn refuse_ignored(ctx: &mut Ctx<'_>, path: &str) -> Result<(), Outcom
 
 /// Asks the person; `Err(Denied)` with Cline's wording when they say no.
 pub(crate) fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
-    ctx.term.attention(ask_type(ctx.tool), what);
+    // (execute_command tells of its ask itself, with the command.)
+    if ctx.tool != "execute_command" {
+        ctx.term.attention(ask_type(ctx.tool), what);
+    }
     match ctx.term.approve(what) {
         Approval::Yes | Approval::Edit => {
             ctx.decide(true, By::User, None);

@@ -10,7 +10,9 @@
 //! A new tool: a handler in a file of its own in `tools/`, its two texts in `tools/decl/`
 //! (`NAME.txt`, the prompt section; `NAME.json`, the native definition) and one entry here.
 
-use super::{apply_patch, ask, exec, list, mcp, read, search, skill, write, Call, Ctx, Outcome};
+#[cfg(feature = "skills")]
+use super::skill;
+use super::{apply_patch, ask, exec, list, mcp, read, search, write, Call, Ctx, Outcome};
 use crate::run::prompt;
 use crate::run::prompt::system::Family;
 
@@ -210,6 +212,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         native: |_| "",
         prompt: |_| "",
     },
+    #[cfg(feature = "skills")]
     ToolDecl {
         name: "use_skill",
         // Its handler answers a missing name in its own words, as Cline's does.

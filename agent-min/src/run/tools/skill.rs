@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
+#[cfg(feature = "skills")]
 use super::{Call, Ctx, Outcome};
+#[cfg(feature = "skills")]
 use crate::run::prompt::skills;
 
 /// One skill, as `project/skills.rs` found it.
@@ -19,6 +21,7 @@ pub(crate) struct Skill {
     pub instructions: String,
 }
 
+#[cfg(feature = "skills")]
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let Some(name) = call.param("skill_name") else {
         ctx.term.tool("use_skill", "");

@@ -43,7 +43,7 @@ use crate::run::session::events::Events;
 use crate::run::ui::term::{visible, Term};
 
 /// Whether this build runs hooks (the cargo feature `hooks`).
-const BUILT_IN: bool = cfg!(feature = "hooks");
+pub(crate) const BUILT_IN: bool = cfg!(feature = "hooks");
 
 /// Cline's `HOOK_EXECUTION_TIMEOUT_MS`.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -385,6 +385,23 @@ impl Hooks {
 
     /// Warns about hook files that will never run (no execute bit, a link, too large): Cline
     /// skips a file without the execute bit silently.
+    /// Settles now, on this thread, whether `hook`'s scripts may run — asking the person about
+    /// an unapproved workspace script as a run of it would — for a copy that runs them later
+    /// where nobody is asked ([`Hooks::detached`]); whether any may. None under `--yolo`, where
+    /// nobody is asked anything.
+    pub(crate) fn settle(&mut self, hook: Hook, term: &mut Term) -> bool {
+        if !BUILT_IN || self.cfg.yolo {
+            return false;
+        }
+        let scripts = self.scripts(hook, term);
+        // Every script is settled (no short cut after the first allowed).
+        let mut any = false;
+        for s in &scripts {
+            any |= self.allowed(s, term);
+        }
+        any
+    }
+
     pub(crate) fn check(&mut self, term: &mut Term) {
         if !self.not_run.is_empty() {
             let files: Vec<String> = self.not_run.iter().map(|p| visible(&self.shown(p)).into_owned()).collect();
