@@ -1006,6 +1006,9 @@ fn a_skill_is_listed_in_the_prompt_and_loaded_with_use_skill() {
     let e = Env::new();
     e.write(".cline/skills/release-notes/SKILL.md", SKILL);
     write(e.home(), ".agents/skills/global-one/SKILL.md", "---\nname: global-one\ndescription: Global help\n---\nG.");
+    let out = tempfile::tempdir().unwrap();
+    recording_hook(&ws_hooks(&e), "PreToolUse", out.path(), "{}");
+    recording_hook(&ws_hooks(&e), "PostToolUse", out.path(), "{}");
     let server = Server::start(vec![
         anthropic(&tool("use_skill", &[("skill_name", "release-notes")])),
         anthropic(&tool("use_skill", &[("skill_name", "nope")])),
@@ -1028,6 +1031,11 @@ fn a_skill_is_listed_in_the_prompt_and_loaded_with_use_skill() {
         "{}",
         reqs[2].last_user()
     );
+    // As in Cline: PostToolUse sees use_skill; its handler runs no PreToolUse.
+    let post: Vec<Value> =
+        inputs(out.path(), "PostToolUse").into_iter().map(|v| v["postToolUse"]["toolName"].clone()).collect();
+    assert_eq!(post, [Value::from("use_skill"), Value::from("use_skill")]);
+    assert!(inputs(out.path(), "PreToolUse").is_empty());
     // --no-rules: no skills; a workspace without any: none either.
     for (setup, extra) in [(true, vec!["--no-rules", "t"]), (false, vec!["t"])] {
         let e = Env::new();

@@ -146,7 +146,9 @@ pub(crate) fn post_tool(
     term: &mut Term,
     events: &mut Events,
 ) -> Gate {
-    if !is_tool(call) || !h.has(Hook::PostToolUse) {
+    // `use_skill` too: Cline runs PostToolUse after every tool (its skill handler runs no
+    // PreToolUse).
+    if !(is_tool(call) || call.name == "use_skill") || !h.has(Hook::PostToolUse) {
         return Gate::Go(String::new());
     }
     let data = json!({

@@ -160,6 +160,8 @@ fn mark_for_cache(msgs: &mut [Value], system: &str) {
 #[derive(Default)]
 pub(crate) struct Stream {
     done: bool,
+    /// Whether a refusal's text began (it is marked once, at its start).
+    refused: bool,
 }
 
 impl Stream {
@@ -194,6 +196,12 @@ impl Stream {
                     if !s.is_empty() {
                         out.push(Delta::Text(s.to_string()));
                     }
+                }
+                // A refusal is the reply's text, marked as on the Responses API (dropped, as
+                // Cline drops it, it left an empty reply that was asked again).
+                if let Some(s) = d.get("refusal").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                    let mark = if std::mem::replace(&mut self.refused, true) { "" } else { "[Refusal] " };
+                    out.push(Delta::Text(format!("{mark}{s}")));
                 }
                 for (pos, call) in d.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
                     out.push(Delta::Block(tool_call(call, pos)));
@@ -265,6 +273,18 @@ mod tests {
 
     fn data(s: &str) -> SseEvent {
         SseEvent { event: None, data: s.into() }
+    }
+
+    #[test]
+    fn a_refusal_is_text_marked_once() {
+        let mut s = Stream::default();
+        let mut out = Vec::new();
+        out.extend(
+            s.event(&data(r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"refusal":""}}]}"#)),
+        );
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"refusal":"I can't "}}]}"#)));
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"refusal":"help."}}]}"#)));
+        assert_eq!(out, vec![Delta::Text("[Refusal] I can't ".into()), Delta::Text("help.".into())]);
     }
 
     #[test]
