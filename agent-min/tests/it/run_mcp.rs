@@ -209,6 +209,80 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
     assert!(approvals.iter().any(|a| a["tool"] == "use_mcp_tool" && a["by"] == "yolo"));
 }
 
+/// Writes the executable hook `ws/.clinerules/hooks/NAME`: it appends its input to `log` (a line
+/// each) and prints `answer`.
+fn mcp_hook(ws: &Path, name: &str, log: &Path, answer: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = ws.join(".clinerules/hooks");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(
+        &p,
+        format!("#!/bin/sh\ninput=$(cat)\nprintf '%s\\n' \"$input\" >> '{}'\n{answer}\n", log.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn tool_hooks_see_mcp_calls_and_a_pre_tool_use_hook_can_block_one() {
+    // As Cline's UseMcpToolHandler and AccessMcpResourceHandler run PreToolUse (and its
+    // ToolExecutor PostToolUse): a hook guarding a server's tools is not bypassed.
+    let ws = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let (pre_log, post_log) = (out.path().join("pre.jsonl"), out.path().join("post.jsonl"));
+    let block = r#"case "$input" in *'"tool_name":"get-env"'*) echo '{"cancel": true, "errorMessage": "get-env is not allowed"}';; *) echo '{"contextModification": "checked"}';; esac"#;
+    mcp_hook(ws.path(), "PreToolUse", &pre_log, block);
+    mcp_hook(ws.path(), "PostToolUse", &post_log, "echo '{}'");
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]}}),
+    );
+    let server = Server::start(vec![
+        anthropic(&use_mcp("everything", "echo", r#"{"message": "hi"}"#)),
+        anthropic(&tool(
+            "access_mcp_resource",
+            &[("server_name", "everything"), ("uri", "demo://resource/dynamic/text/3")],
+        )),
+        anthropic(&use_mcp("everything", "get-env", "{}")),
+    ]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--mcp-config", &cfg, "--trust-workspace", "--json", "use the server"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("the PreToolUse hook cancelled the task: get-env is not allowed"), "{}", r.stderr);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "{}", r.all());
+    let r1 = reqs[1].last_user();
+    assert!(
+        r1.starts_with("<hook_context source=\"PreToolUse\" type=\"general\">\nchecked\n</hook_context>\n\n[use_mcp_tool for 'everything'] Result:\nEcho: hi"),
+        "{r1}"
+    );
+    let read = |p: &Path| -> Vec<Value> {
+        std::fs::read_to_string(p).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    let pre = read(&pre_log);
+    assert_eq!(pre.len(), 3, "{pre:?}");
+    assert_eq!(
+        pre[0]["preToolUse"],
+        json!({"toolName": "use_mcp_tool", "parameters": {"server_name": "everything", "tool_name": "echo", "arguments": "{\"message\": \"hi\"}"}})
+    );
+    assert_eq!(
+        pre[1]["preToolUse"],
+        json!({"toolName": "access_mcp_resource", "parameters": {"server_name": "everything", "uri": "demo://resource/dynamic/text/3"}})
+    );
+    assert_eq!(pre[2]["preToolUse"]["parameters"]["tool_name"], "get-env");
+    let post = read(&post_log);
+    assert_eq!(post.len(), 2, "the blocked call never ran: {post:?}");
+    assert_eq!(post[0]["postToolUse"]["toolName"], "use_mcp_tool");
+    assert_eq!(post[0]["postToolUse"]["result"], "Echo: hi");
+    assert_eq!(post[1]["postToolUse"]["toolName"], "access_mcp_resource");
+    let events = common::events::parse(&r.stdout);
+    let calls: Vec<&Value> = events.iter().filter(|e| e["type"] == "mcp_call").collect();
+    assert_eq!(calls.len(), 2, "get-env never reached the server: {calls:?}");
+}
+
 #[test]
 fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
     let ws = tempfile::tempdir().unwrap();

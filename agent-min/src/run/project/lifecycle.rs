@@ -121,10 +121,10 @@ pub(crate) fn task_resume(
     Gate::Go(parts.join("\n\n"))
 }
 
-/// `PreToolUse` once a call is about to run (never for `attempt_completion`). Its context
-/// comes before the tool's result.
+/// `PreToolUse` once a call is about to run (never for `attempt_completion` or `use_skill`,
+/// whose handlers in Cline run none). Its context comes before the tool's result.
 pub(crate) fn pre_tool(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) -> Gate {
-    if !is_tool(call) || !h.has(Hook::PreToolUse) {
+    if !is_tool(call) || call.name == "use_skill" || !h.has(Hook::PreToolUse) {
         return Gate::Go(String::new());
     }
     let data = json!({ "toolName": call.name, "parameters": input::parameters(&call.cline_params()) });
@@ -148,7 +148,7 @@ pub(crate) fn post_tool(
 ) -> Gate {
     // `use_skill` too: Cline runs PostToolUse after every tool (its skill handler runs no
     // PreToolUse).
-    if !(is_tool(call) || call.name == "use_skill") || !h.has(Hook::PostToolUse) {
+    if !is_tool(call) || !h.has(Hook::PostToolUse) {
         return Gate::Go(String::new());
     }
     let data = json!({
@@ -166,10 +166,11 @@ pub(crate) fn post_tool(
     Gate::Go(a.context.and_then(|c| tool_context("PostToolUse", &c)).unwrap_or_default())
 }
 
-/// Whether the tool hooks see `call`: a tool of ours other than `attempt_completion` (an
-/// unknown tool never reaches a handler in Cline, so no hook sees it).
+/// Whether the tool hooks see `call`: a declared tool other than `attempt_completion`, the
+/// MCP servers' two included (an unknown tool never reaches a handler in Cline, so no hook
+/// sees it).
 fn is_tool(call: &Call) -> bool {
-    call.name != "attempt_completion" && crate::run::tools::registry::offered_somewhere(&call.name)
+    call.name != "attempt_completion" && crate::run::tools::registry::find(&call.name).is_some()
 }
 
 /// `TaskComplete`, then the `Notification` of a complete task (both observation only), as

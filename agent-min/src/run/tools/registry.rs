@@ -262,13 +262,9 @@ pub(crate) fn offered(family: Family) -> Vec<&'static ToolDecl> {
     all().into_iter().filter(|t| (t.offered)(family)).collect()
 }
 
-/// Whether some prompt variant offers `name` (the MCP tools are offered by servers instead).
-pub(crate) fn offered_somewhere(name: &str) -> bool {
-    find(name).is_some_and(|t| ALL_FAMILIES.iter().any(|f| (t.offered)(*f)))
-}
-
 /// Every prompt variant.
-pub(crate) const ALL_FAMILIES: [Family; 6] =
+#[cfg(test)]
+const ALL_FAMILIES: [Family; 6] =
     [Family::Generic, Family::NextGen, Family::Gpt5, Family::NativeNextGen, Family::NativeGpt5, Family::NativeGpt51];
 
 /// The declaration of `name`, if it is a tool.
