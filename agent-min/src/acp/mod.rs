@@ -252,7 +252,7 @@ fn initialize(load_session: bool) -> InitializeResponse {
     let caps = AgentCapabilities::new()
         .load_session(load_session)
         .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
-        .mcp_capabilities(McpCapabilities::new().http(true));
+        .mcp_capabilities(McpCapabilities::new().http(true).sse(true));
     InitializeResponse::new(ProtocolVersion::V1)
         .agent_capabilities(caps)
         .agent_info(Implementation::new("agent-min", env!("CARGO_PKG_VERSION")))
@@ -278,7 +278,7 @@ fn prompt_text(blocks: &[ContentBlock]) -> String {
     parts.join("\n")
 }
 
-/// A client's MCP server as the settings files' servers are: stdio or streamable HTTP.
+/// A client's MCP server as the settings files' servers are: stdio, streamable HTTP or SSE.
 fn server_config(s: &McpServer) -> Result<ServerConfig, String> {
     let (name, kind) = match s {
         McpServer::Stdio(s) => (
@@ -295,9 +295,18 @@ fn server_config(s: &McpServer) -> Result<ServerConfig, String> {
             Kind::Http {
                 url: h.url.clone(),
                 headers: h.headers.iter().map(|h| (h.name.clone(), h.value.clone())).collect(),
+                sse: false,
             },
         ),
-        _ => return Err("only stdio and HTTP MCP servers are supported (mcpCapabilities.sse is false)".to_string()),
+        McpServer::Sse(h) => (
+            h.name.clone(),
+            Kind::Http {
+                url: h.url.clone(),
+                headers: h.headers.iter().map(|h| (h.name.clone(), h.value.clone())).collect(),
+                sse: true,
+            },
+        ),
+        _ => return Err("only stdio, HTTP and SSE MCP servers are supported (not ACP transport)".to_string()),
     };
     Ok(ServerConfig {
         name,

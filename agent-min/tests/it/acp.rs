@@ -198,6 +198,8 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
 
     assert_eq!(seen["initialize"]["protocolVersion"], 1);
     assert_eq!(seen["initialize"]["agentCapabilities"]["loadSession"], true);
+    // MCP servers of the editor's: stdio (always), streamable HTTP and SSE.
+    assert_eq!(seen["initialize"]["agentCapabilities"]["mcpCapabilities"], json!({"http": true, "sse": true}));
     // Embedded text resources are read into the prompt: said so.
     assert_eq!(seen["initialize"]["agentCapabilities"]["promptCapabilities"]["embeddedContext"], true);
 

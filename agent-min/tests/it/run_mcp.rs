@@ -423,8 +423,10 @@ fn a_workspace_approval_is_remembered_until_the_file_changes() {
     assert!(!r.stdout.contains("[connected]"));
 }
 
-/// A run against the Python SDK server over streamable HTTP (`mode`: SSE or JSON answers).
-fn streamable_http_run(mode: &str) {
+/// A run against the Python SDK server over HTTP (`mode`: `streamable-http` with SSE or
+/// `streamable-http-json` with JSON answers, or the older HTTP+SSE transport, `sse`): a
+/// paginated list, a call, a call that times out, and a call after it on the same session.
+fn http_run(mode: &str) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut py = Command::new(python())
         .args([py_script(), mode.into(), port.to_string()])
@@ -435,17 +437,20 @@ fn streamable_http_run(mode: &str) {
     wait_for("the HTTP server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
     let ws = tempfile::tempdir().unwrap();
     let cfg_dir = tempfile::tempdir().unwrap();
-    let cfg = settings(
-        cfg_dir.path(),
-        json!({"web": {"type": "streamableHttp", "url": format!("http://127.0.0.1:{port}/mcp"), "timeout": 3}}),
-    );
+    // SSE as a Cline user writes it most often: a `url` and no type, which Cline takes for SSE.
+    let web = match mode {
+        "sse" => json!({"url": format!("http://127.0.0.1:{port}/sse"), "timeout": 3}),
+        _ => json!({"type": "streamableHttp", "url": format!("http://127.0.0.1:{port}/mcp"), "timeout": 3}),
+    };
+    let cfg = settings(cfg_dir.path(), json!({ "web": web }));
     let server = Server::start(vec![
         anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 3}"#)),
         anthropic(&use_mcp("web", "slow", r#"{"seconds": 30}"#)),
+        anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 4}"#)),
         anthropic(&completion("done")),
     ]);
     let base = anthropic_args(&server);
-    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "over http"]), &[], LIMIT);
+    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "--json", "over http"]), &[], LIMIT);
     let _ = py.kill();
     let _ = py.wait();
     assert_eq!(r.code, Some(0), "{mode}: {}", r.all());
@@ -463,16 +468,27 @@ fn streamable_http_run(mode: &str) {
         ),
         "{mode}: {r2}"
     );
+    // The session outlives a timed-out request (its late answer, if any, is ignored).
+    let r3 = reqs[3].last_user();
+    assert!(r3.starts_with("[use_mcp_tool for 'web'] Result:\nlast page 4"), "{mode}: {r3}");
+    let events = common::events::parse(&r.stdout);
+    let started: Vec<&Value> = events.iter().filter(|e| e["type"] == "mcp_server" && e["event"] == "started").collect();
+    assert_eq!(started.len(), 1, "one connection, never restarted: {started:?}");
 }
 
 #[test]
 fn streamable_http_server_with_sse_answers_through_curl() {
-    streamable_http_run("streamable-http");
+    http_run("streamable-http");
 }
 
 #[test]
 fn streamable_http_server_with_json_answers_through_curl() {
-    streamable_http_run("streamable-http-json");
+    http_run("streamable-http-json");
+}
+
+#[test]
+fn an_sse_server_a_url_without_type_is_reached_through_curl() {
+    http_run("sse");
 }
 
 #[test]

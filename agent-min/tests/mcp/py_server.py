@@ -2,7 +2,7 @@
 
 Tools that sleep, crash mid-call, print garbage on stdout, raise, add a tool (with
 notifications/tools/list_changed), and a tools/list paginated two tools a page.
-`python py_server.py [stdio|streamable-http|streamable-http-json] [PORT]`; with $PIDFILE set, appends its pid there.
+`python py_server.py [stdio|streamable-http|streamable-http-json|sse] [PORT]`; with $PIDFILE set, appends its pid there.
 """
 import os, sys
 

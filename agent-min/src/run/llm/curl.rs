@@ -140,15 +140,21 @@ fn failure(child: &mut Child, code: i32) -> CurlError {
 
 /// Starts the request and reads the response status and headers.
 pub(crate) fn post(req: &Request<'_>) -> Result<Response, CurlError> {
-    send(req, true)
+    send(req, true, true)
 }
 
 /// A GET of `req.url` (the body is not sent): status and headers, then the body as [`post`]'s.
 pub(crate) fn get(req: &Request<'_>) -> Result<Response, CurlError> {
-    send(req, false)
+    send(req, false, true)
 }
 
-fn send(req: &Request<'_>, post: bool) -> Result<Response, CurlError> {
+/// A GET that outlives turns (an MCP server's event stream): as [`get`], but not stopped when
+/// a turn is cancelled (it is still killed with the agent).
+pub(crate) fn get_stream(req: &Request<'_>) -> Result<Response, CurlError> {
+    send(req, false, false)
+}
+
+fn send(req: &Request<'_>, post: bool, of_turn: bool) -> Result<Response, CurlError> {
     let mut header_text = String::new();
     for (name, value) in req.headers {
         if name.contains(['\r', '\n']) || value.contains(['\r', '\n']) {
@@ -186,7 +192,9 @@ fn send(req: &Request<'_>, post: bool) -> Result<Response, CurlError> {
     let mut child =
         child.map_err(|e| if e.kind() == io::ErrorKind::NotFound { CurlError::Missing } else { CurlError::Io(e) })?;
     let guard = interrupt::track_pid(child.id());
-    interrupt::part_of_turn(child.id() as i32);
+    if of_turn {
+        interrupt::part_of_turn(child.id() as i32);
+    }
     {
         let mut stdin = child.stdin.take().expect("piped stdin");
         // curl reads all of `@-` before connecting, so writing it all here cannot deadlock.

@@ -142,12 +142,14 @@ pub(crate) enum Kind {
         /// Its working directory (default: the agent's).
         cwd: Option<PathBuf>,
     },
-    /// Streamable HTTP at `url`, through curl.
+    /// A remote server at `url`, through curl: streamable HTTP, or HTTP+SSE.
     Http {
-        /// The endpoint.
+        /// The endpoint (for SSE, the event stream's).
         url: String,
         /// Extra request headers (e.g. `Authorization`).
         headers: Vec<(String, String)>,
+        /// The older HTTP+SSE transport (`"type": "sse"`, or a `url` without a type).
+        sse: bool,
     },
 }
 
@@ -205,7 +207,7 @@ impl ServerConfig {
                 }
                 lines
             }
-            Kind::Http { url, headers } => {
+            Kind::Http { url, headers, .. } => {
                 let mut lines = vec![format!("{}: {}", self.name, shell_word(url))];
                 if !headers.is_empty() {
                     let names: Vec<String> = headers.iter().map(|(k, _)| shell_word(k)).collect();
@@ -287,50 +289,46 @@ fn server(name: &str, s: ServerSettings, file: &Path) -> Result<ServerConfig, St
         (None, Some("sse")) => Some("sse".to_string()),
         (None, _) => None,
     };
-    let kind = match (ty.as_deref(), s.command, s.url) {
-        (Some("stdio") | None, Some(command), _) => {
-            if command.trim().is_empty() {
-                return Err(at("command", "must not be empty"));
-            }
-            let cwd = s.cwd.map(|c| expand(&c, &at, "cwd").map(PathBuf::from));
-            let mut env = Vec::new();
-            for (k, val) in s.env {
-                let val = expand(&val, &at, "env")?;
-                env.push((k, val));
-            }
-            let args = s.args.iter().map(|a| expand(a, &at, "args")).collect::<Result<_, _>>()?;
-            Kind::Stdio { command: expand(&command, &at, "command")?, args, env, cwd: cwd.transpose()? }
-        }
-        (Some("stdio"), None, _) => return Err(at("command", "is required for a stdio server")),
-        (Some("streamableHttp"), _, Some(url)) => {
-            let url = expand(&url, &at, "url")?;
-            if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace) {
-                return Err(at("url", "URL must be a valid URL format (http:// or https://)"));
-            }
-            let mut headers = Vec::new();
-            for (k, val) in s.headers {
-                if k.contains(['\r', '\n', ':']) || val.contains(['\r', '\n']) {
-                    return Err(at("headers", &format!("header {k:?} contains a line break or a colon")));
+    let kind =
+        match (ty.as_deref(), s.command, s.url) {
+            (Some("stdio") | None, Some(command), _) => {
+                if command.trim().is_empty() {
+                    return Err(at("command", "must not be empty"));
                 }
-                headers.push((k, expand(&val, &at, "headers")?));
+                let cwd = s.cwd.map(|c| expand(&c, &at, "cwd").map(PathBuf::from));
+                let mut env = Vec::new();
+                for (k, val) in s.env {
+                    let val = expand(&val, &at, "env")?;
+                    env.push((k, val));
+                }
+                let args = s.args.iter().map(|a| expand(a, &at, "args")).collect::<Result<_, _>>()?;
+                Kind::Stdio { command: expand(&command, &at, "command")?, args, env, cwd: cwd.transpose()? }
             }
-            Kind::Http { url, headers }
-        }
-        (Some("streamableHttp"), _, None) => return Err(at("url", "is required for a streamableHttp server")),
-        (Some("sse") | None, None, Some(_)) => {
-            return Err(at(
-                "type",
-                "this is an SSE server (Cline's default for a \"url\" without \"type\"); agent-min speaks only the newer streamable HTTP transport — set \"type\": \"streamableHttp\" if the server supports it",
-            ))
-        }
-        (Some("sse"), Some(_), _) => {
-            return Err(at("type", "\"sse\" servers are not supported by agent-min; use a stdio or streamableHttp server"))
-        }
-        (None, None, None) => {
-            return Err(at("command", "missing: give \"command\" (a stdio server) or \"url\" with \"type\": \"streamableHttp\""))
-        }
-        (Some(_), ..) => return Err(at("type", "Server type must be one of: 'stdio', 'sse', or 'streamableHttp'")),
-    };
+            (Some("stdio"), None, _) => return Err(at("command", "is required for a stdio server")),
+            (ty @ (Some("streamableHttp" | "sse") | None), _, Some(url)) => {
+                let url = expand(&url, &at, "url")?;
+                if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace) {
+                    return Err(at("url", "URL must be a valid URL format (http:// or https://)"));
+                }
+                let mut headers = Vec::new();
+                for (k, val) in s.headers {
+                    if k.contains(['\r', '\n', ':']) || val.contains(['\r', '\n']) {
+                        return Err(at("headers", &format!("header {k:?} contains a line break or a colon")));
+                    }
+                    headers.push((k, expand(&val, &at, "headers")?));
+                }
+                // A `url` without a type is SSE, Cline's first choice for it.
+                Kind::Http { url, headers, sse: ty != Some("streamableHttp") }
+            }
+            (Some(ty @ ("streamableHttp" | "sse")), _, None) => {
+                return Err(at("url", &format!("is required for a server of type \"{ty}\"")))
+            }
+            (None, None, None) => return Err(at(
+                "command",
+                "missing: give \"command\" (a stdio server) or \"url\" (with \"type\": \"streamableHttp\" or \"sse\")",
+            )),
+            (Some(_), ..) => return Err(at("type", "Server type must be one of: 'stdio', 'sse', or 'streamableHttp'")),
+        };
     Ok(ServerConfig {
         name: name.to_string(),
         file: file.to_path_buf(),
@@ -431,8 +429,18 @@ mod tests {
         assert_eq!(e, "/cfg/mcp.json: server \"db\": field \"args\": must be a list of strings, got \"not-a-list\"");
         let e = p(r#"{"mcpServers": {"db": {"command": "x", "timeout": 0.5}}}"#).unwrap_err();
         assert!(e.contains("server \"db\": field \"timeout\": must be a number of seconds, at least 1"), "{e}");
-        let e = p(r#"{"mcpServers": {"db": {"url": "http://h/sse"}}}"#).unwrap_err();
-        assert!(e.contains("field \"type\"") && e.contains("streamableHttp"), "{e}");
+        // A `url` without a type is SSE, as in Cline; `transportType` is the older spelling.
+        let sse = |json: &str| match &p(json).unwrap()[0].kind {
+            Kind::Http { sse, .. } => *sse,
+            k => panic!("{k:?}"),
+        };
+        assert!(sse(r#"{"mcpServers": {"db": {"url": "http://h/sse"}}}"#));
+        assert!(sse(r#"{"mcpServers": {"db": {"type": "sse", "url": "http://h/sse", "command": "x"}}}"#));
+        assert!(sse(r#"{"mcpServers": {"db": {"transportType": "sse", "url": "http://h/sse"}}}"#));
+        assert!(!sse(r#"{"mcpServers": {"db": {"type": "streamableHttp", "url": "http://h/mcp"}}}"#));
+        assert!(!sse(r#"{"mcpServers": {"db": {"transportType": "http", "url": "http://h/mcp"}}}"#));
+        let e = p(r#"{"mcpServers": {"db": {"type": "sse", "command": "x"}}}"#).unwrap_err();
+        assert!(e.contains("field \"url\": is required for a server of type \"sse\""), "{e}");
         let e = p(r#"{"mcpServers": {"db": {"type": "websocket", "command": "x"}}}"#).unwrap_err();
         assert!(e.contains("Server type must be one of"), "{e}");
         let e = p(r#"{"servers": {}}"#).unwrap_err();

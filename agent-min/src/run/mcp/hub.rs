@@ -17,6 +17,7 @@ use super::client::Client;
 use super::config::{Kind, ServerConfig};
 use super::http::HttpTransport;
 use super::jsonrpc::McpError;
+use super::sse::SseTransport;
 use super::stdio::StdioTransport;
 use super::Transport;
 use crate::run::session::events::{Event, Events, McpServerEvent, McpState};
@@ -318,7 +319,8 @@ impl Hub {
 fn open(cfg: &ServerConfig) -> Result<Box<dyn Transport>, McpError> {
     Ok(match &cfg.kind {
         Kind::Stdio { command, args, env, cwd } => Box::new(StdioTransport::spawn(command, args, env, cwd.as_deref())?),
-        Kind::Http { url, headers } => Box::new(HttpTransport::new(url, headers)),
+        Kind::Http { url, headers, sse: false } => Box::new(HttpTransport::new(url, headers)),
+        Kind::Http { url, headers, sse: true } => Box::new(SseTransport::open(url, headers)),
     })
 }
 

@@ -2,8 +2,8 @@
 //!
 //! Owns: where the settings come from and the one-time approval of a workspace's own
 //! `.cline/mcp.json` (`sources`, this file), the settings format (`config`), JSON-RPC
-//! (`jsonrpc`), the transports behind `Transport` — stdio child processes (`stdio`) and
-//! streamable HTTP through curl (`http`) — one session (`client`), the set of servers of a
+//! (`jsonrpc`), the transports behind `Transport` — stdio child processes (`stdio`),
+//! streamable HTTP (`http`) and the older HTTP+SSE (`sse`), both through curl — one session (`client`), the set of servers of a
 //! run (`hub`), what the prompt says about them (`prompt`), their tools as native tool
 //! definitions with Cline's `uid0mcp0tool` names (`native`) and Cline's result texts
 //! (`texts`). The tools that use it are `tools/mcp.rs`; `agent-min mcp list` is
@@ -24,6 +24,7 @@ pub(crate) mod jsonrpc;
 pub(crate) mod native;
 pub(crate) mod prompt;
 pub(crate) mod sources;
+pub(crate) mod sse;
 pub(crate) mod stdio;
 pub(crate) mod texts;
 

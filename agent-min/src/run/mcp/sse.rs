@@ -1,0 +1,273 @@
+//! The older HTTP+SSE transport (MCP 2024-11-05), which Cline uses for a server with a `url`
+//! and `"type": "sse"`, or a `url` and no type at all. Through curl: one long GET of the
+//! server's URL carries an event stream; its first `endpoint` event names the URL that every
+//! message is then POSTed to (answered `202 Accepted`); the server's messages, answers
+//! included, arrive as the stream's `message` events.
+//!
+//! The GET is started by a reader thread (so a server that never answers is bounded by the
+//! requests' deadlines, as with stdio), which decodes the stream and hands each message over a
+//! bounded channel. As the official SDK's client does, an endpoint on another origin than the
+//! stream's is refused: the config's headers (often a token) go only where the user sent them.
+//! Headers go through curl's header pipe, never argv. The stream is not stopped when a turn is
+//! cancelled; dropping the transport kills its curl.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::http::MAX_BODY;
+use super::jsonrpc::McpError;
+use super::Transport;
+use crate::run::llm::curl;
+use crate::run::llm::sse::SseDecoder;
+
+/// Messages read ahead of the client, at most (the reader then waits: memory stays bounded).
+const QUEUE: usize = 64;
+
+/// What the reader thread reports.
+enum Read {
+    /// The stream's `endpoint` event: where to POST (as the server wrote it).
+    Endpoint(String),
+    /// A message from the server.
+    Message(Value),
+    /// The stream ended or could not start: why.
+    End(String),
+}
+
+/// A server speaking the HTTP+SSE transport.
+pub(crate) struct SseTransport {
+    url: String,
+    headers: Vec<(String, String)>,
+    endpoint: Option<String>,
+    from_reader: Receiver<Read>,
+    /// Messages that arrived before the endpoint was known.
+    early: VecDeque<Value>,
+    /// Why the stream ended, once it has.
+    ended: Option<String>,
+    /// The stream's curl while it runs (the reader clears it before reaping curl, so a pid
+    /// here is still curl's).
+    curl: Arc<Mutex<Option<u32>>>,
+}
+
+impl SseTransport {
+    /// Starts reading the event stream of `url`, with the config's extra `headers`.
+    pub(crate) fn open(url: &str, headers: &[(String, String)]) -> Self {
+        let (to_client, from_reader) = mpsc::sync_channel(QUEUE);
+        let curl = Arc::new(Mutex::new(None));
+        let (u, h, c) = (url.to_string(), headers.to_vec(), curl.clone());
+        std::thread::spawn(move || read_stream(&u, &h, &c, &to_client));
+        SseTransport {
+            url: url.to_string(),
+            headers: headers.to_vec(),
+            endpoint: None,
+            from_reader,
+            early: VecDeque::new(),
+            ended: None,
+            curl,
+        }
+    }
+
+    /// The next report of the reader, by `deadline`; `Err` when the stream has ended.
+    fn next(&mut self, deadline: Instant) -> Result<Read, McpError> {
+        if let Some(why) = &self.ended {
+            return Err(McpError::Closed(why.clone()));
+        }
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.from_reader.recv_timeout(wait) {
+            Ok(Read::End(why)) => {
+                self.ended = Some(why.clone());
+                Err(McpError::Closed(why))
+            }
+            Ok(read) => Ok(read),
+            Err(RecvTimeoutError::Timeout) => Err(McpError::Timeout),
+            Err(RecvTimeoutError::Disconnected) => {
+                let why = "the event stream ended".to_string();
+                self.ended = Some(why.clone());
+                Err(McpError::Closed(why))
+            }
+        }
+    }
+
+    /// The URL to POST to, waiting for the stream's `endpoint` event until `deadline`.
+    fn endpoint(&mut self, deadline: Instant) -> Result<String, McpError> {
+        while self.endpoint.is_none() {
+            match self.next(deadline) {
+                Ok(Read::Endpoint(e)) => self.endpoint = Some(resolve(&self.url, &e)?),
+                Ok(Read::Message(m)) => self.early.push_back(m),
+                Ok(Read::End(_)) => unreachable!("next() turns the end into an error"),
+                Err(McpError::Closed(why)) => {
+                    return Err(McpError::Transport(format!("SSE error: {why} (connecting to {})", self.url)))
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(self.endpoint.clone().unwrap_or_default())
+    }
+}
+
+/// The reader thread: GETs `url` and reports the endpoint, each message, then the end.
+fn read_stream(url: &str, headers: &[(String, String)], pid: &Mutex<Option<u32>>, to_client: &SyncSender<Read>) {
+    let why = stream(url, headers, pid, to_client);
+    let _ = to_client.send(Read::End(why));
+}
+
+fn stream(url: &str, extra: &[(String, String)], pid: &Mutex<Option<u32>>, to_client: &SyncSender<Read>) -> String {
+    let mut headers = vec![
+        ("Accept".to_string(), "text/event-stream".to_string()),
+        ("Cache-Control".to_string(), "no-cache".to_string()),
+    ];
+    headers.extend(extra.iter().cloned());
+    // The stream may rightly be quiet for as long as no request is pending: curl's idle limit
+    // is a week; each request's own deadline bounds the waits.
+    let req = curl::Request { url, headers: &headers, body: b"", connect_timeout: 30, idle_timeout: 7 * 86_400 };
+    let mut resp = match curl::get_stream(&req) {
+        Ok(r) => r,
+        Err(e) => return format!("the event stream of {url} could not be opened: {e}"),
+    };
+    *pid.lock().unwrap_or_else(|e| e.into_inner()) = Some(resp.pid());
+    let why = read_events(url, &mut resp, to_client);
+    pid.lock().unwrap_or_else(|e| e.into_inner()).take();
+    resp.abort();
+    why
+}
+
+/// Reads the stream's events until it ends or the client is gone: why it ended.
+fn read_events(url: &str, resp: &mut curl::Response, to_client: &SyncSender<Read>) -> String {
+    if !(200..300).contains(&resp.status) {
+        let body = String::from_utf8_lossy(&resp.read_rest(4096)).trim().to_string();
+        return format!("Non-200 status code ({}) from {url}: {body}", resp.status);
+    }
+    if !resp.header("content-type").is_some_and(|c| c.starts_with("text/event-stream")) {
+        return format!("{url} answered with no event stream (content type {:?})", resp.header("content-type"));
+    }
+    let mut decoder = SseDecoder::new();
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match resp.read_chunk(&mut buf) {
+            Ok(0) => return "the server closed the event stream".to_string(),
+            Ok(n) => n,
+            Err(e) => return format!("reading the event stream of {url}: {e}"),
+        };
+        for ev in decoder.push(&buf[..n]) {
+            let read = match ev.event.as_deref() {
+                Some("endpoint") => Read::Endpoint(ev.data.trim().to_string()),
+                None | Some("message") => match serde_json::from_str::<Value>(&ev.data) {
+                    Ok(v) => Read::Message(v),
+                    Err(_) => continue, // not a JSON-RPC message: ignored, as the SDK logs and drops it
+                },
+                Some(_) => continue,
+            };
+            if to_client.send(read).is_err() {
+                return "the client is gone".to_string();
+            }
+        }
+        if decoder.overflowed() {
+            return format!("an event of {url}'s stream is larger than {} MiB", MAX_BODY >> 20);
+        }
+    }
+}
+
+/// The endpoint `e` (absolute, or relative to the stream's `url`) as a URL on the stream's
+/// origin; another origin is refused, as the official SDK's client refuses it.
+fn resolve(url: &str, e: &str) -> Result<String, McpError> {
+    let base = origin(url);
+    let full = if e.starts_with("http://") || e.starts_with("https://") {
+        e.to_string()
+    } else if e.starts_with("//") {
+        format!("{}:{e}", url.split(':').next().unwrap_or("http"))
+    } else if e.starts_with('/') {
+        format!("{base}{e}")
+    } else {
+        // Relative to the stream URL's directory (its query and fragment left out).
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        let dir = if path.len() > base.len() { &path[..path.rfind('/').unwrap_or(path.len()) + 1] } else { path };
+        let dir = if dir.ends_with('/') { dir.to_string() } else { format!("{dir}/") };
+        format!("{dir}{e}")
+    };
+    if origin(&full) != base || full.contains(char::is_whitespace) {
+        return Err(McpError::Transport(format!(
+            "the server's endpoint {e:?} is not on the origin of {url}; refused (its headers would go elsewhere)"
+        )));
+    }
+    Ok(full)
+}
+
+/// `scheme://host[:port]` of a URL, lower-cased.
+fn origin(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    format!("{}://{}", scheme.to_ascii_lowercase(), host.to_ascii_lowercase())
+}
+
+impl Transport for SseTransport {
+    fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), McpError> {
+        let endpoint = self.endpoint(deadline)?;
+        let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+        headers.extend(self.headers.iter().cloned());
+        let body = msg.to_string();
+        let secs = deadline.saturating_duration_since(Instant::now()).as_secs_f64().ceil().max(1.0) as u32;
+        let req = curl::Request {
+            url: &endpoint,
+            headers: &headers,
+            body: body.as_bytes(),
+            connect_timeout: secs.min(30),
+            idle_timeout: secs,
+        };
+        let mut resp = curl::post(&req).map_err(|e| match e {
+            curl::CurlError::Failed { code: 28, .. } => McpError::Timeout,
+            e => McpError::Transport(format!("HTTP request to {endpoint} failed: {e}")),
+        })?;
+        let status = resp.status;
+        let body = if (200..300).contains(&status) { Vec::new() } else { resp.read_rest(4096) };
+        resp.abort();
+        if !(200..300).contains(&status) {
+            let text = String::from_utf8_lossy(&body).trim().to_string();
+            return Err(McpError::Transport(format!("Error POSTing to endpoint (HTTP {status}): {text}")));
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self, deadline: Instant) -> Result<Value, McpError> {
+        if let Some(m) = self.early.pop_front() {
+            return Ok(m);
+        }
+        loop {
+            match self.next(deadline)? {
+                Read::Message(m) => return Ok(m),
+                Read::Endpoint(_) | Read::End(_) => {} // a second endpoint is ignored, as the SDK does
+            }
+        }
+    }
+}
+
+impl Drop for SseTransport {
+    fn drop(&mut self) {
+        if let Some(pid) = self.curl.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            crate::run::ui::interrupt::send_signal(pid as i32, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_resolve_against_the_stream_url_and_stay_on_its_origin() {
+        let u = "http://127.0.0.1:8000/sse?x=1";
+        let ok = |e: &str| resolve(u, e).unwrap();
+        assert_eq!(ok("/messages/?session_id=ab"), "http://127.0.0.1:8000/messages/?session_id=ab");
+        assert_eq!(ok("messages?s=1"), "http://127.0.0.1:8000/messages?s=1");
+        assert_eq!(resolve("https://h.example/a/b/sse", "post").unwrap(), "https://h.example/a/b/post");
+        assert_eq!(resolve("https://h.example", "post").unwrap(), "https://h.example/post");
+        assert_eq!(ok("http://127.0.0.1:8000/m"), "http://127.0.0.1:8000/m");
+        assert_eq!(resolve("https://H.example/sse", "//h.example/m").unwrap(), "https://h.example/m");
+        for bad in ["http://evil.example/m", "http://127.0.0.1:8001/m", "https://127.0.0.1:8000/m", "//evil/m", "/a b"]
+        {
+            assert!(resolve(u, bad).is_err(), "{bad}");
+        }
+    }
+}
