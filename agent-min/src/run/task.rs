@@ -15,9 +15,11 @@ use crate::run::budget::limits::{self, Limits};
 use crate::run::budget::mistakes::{Mistake, Mistakes};
 use crate::run::dialect::Dialect;
 use crate::run::llm::{backoff, ImagePart, Message, Part, Role, StopReason, Transport};
+use crate::run::mcp;
 use crate::run::output_schema::Verdict as Schema;
 use crate::run::project::hooks::Hook;
 use crate::run::project::lifecycle::{self, Gate};
+use crate::run::project::workflows::{self, Expanded};
 use crate::run::project::Project;
 use crate::run::prompt;
 use crate::run::reply::{call_id, Reply, Screen};
@@ -255,8 +257,9 @@ impl Task {
         let hooks = &mut self.around.project.hooks;
         let start = match lifecycle::task_start(hooks, &task, &env, &mut self.term, &mut self.around.events) {
             Gate::Go(first) => {
-                // A workflow named in the task goes before its `<task>` block, the command out of it.
-                let first = match self.around.project.workflow(&task, &mut self.term) {
+                // A prompt or workflow named in the task goes before its `<task>` block, the
+                // command out of it.
+                let first = match self.slash_command(&task) {
                     Some(w) => match first.strip_prefix(&format!("<task>\n{task}\n</task>")) {
                         Some(rest) => format!("{}<task>\n{}\n</task>{rest}", w.instructions, w.words),
                         None => first,
@@ -274,8 +277,8 @@ impl Task {
     /// The user message of a later prompt of a conversation (after the `UserPromptSubmit` hook).
     fn follow_up(&mut self, text: &str) -> Next {
         let (env, unsent) = (self.environment_details(false), self.unsent.take());
-        // A workflow named in the prompt goes before the message, the command out of the prompt.
-        let workflow = self.around.project.workflow(text, &mut self.term);
+        // A prompt or workflow named in the prompt goes before the message, the command out of it.
+        let workflow = self.slash_command(text);
         let head = match &workflow {
             Some(w) => format!("{}{}", w.instructions, prompt::follow_up(&w.words, unsent.as_deref())),
             None => prompt::follow_up(text, unsent.as_deref()),
@@ -285,6 +288,20 @@ impl Task {
             Gate::Go(next) => Next::Continue(next),
             Gate::Stop(why) => self.stop(why, None, unsent.unwrap_or_default()),
         }
+    }
+
+    /// What the first slash command of the person's `words` stands for, as Cline's
+    /// `parseSlashCommands` reads it: an MCP server's prompt (`/mcp:SERVER:PROMPT`), else a
+    /// workflow file. A prompt that cannot be read is said, and the command stays as written.
+    fn slash_command(&mut self, words: &str) -> Option<Expanded> {
+        let (at, name) = workflows::command(words)?;
+        if let Some((server, prompt)) = mcp::texts::prompt_command(name) {
+            match self.around.mcp.get_prompt(server, prompt, &mut self.around.events) {
+                Ok(v) => return Some(Expanded::new(mcp::texts::prompt_block(server, prompt, &v), words, at)),
+                Err(e) => self.term.warn(&format!("/{name}: the MCP prompt could not be read: {}", e.message)),
+            }
+        }
+        self.around.project.workflow(words, &mut self.term)
     }
 
     /// Continues a saved task with Cline's `[TASK RESUMPTION]` message.

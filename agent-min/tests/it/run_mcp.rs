@@ -284,6 +284,40 @@ fn tool_hooks_see_mcp_calls_and_a_pre_tool_use_hook_can_block_one() {
 }
 
 #[test]
+fn a_slash_command_names_an_mcp_prompt_and_its_messages_go_before_the_task() {
+    // Cline's `/mcp:SERVER:PROMPT`: prompts/get, its messages in an <mcp_prompt> block before
+    // the message, the command out of the words; one that cannot be read stays as written.
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]}}),
+    );
+    let server = Server::start(vec![anthropic(&completion("done")), anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let run =
+        |task: &str| run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "--no-save", task]), &[], LIMIT);
+    let r = run("please /mcp:everything:simple-prompt now");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let r2 = run("/mcp:everything:args-prompt");
+    assert_eq!(r2.code, Some(0), "{}", r2.all());
+    let reqs = server.requests();
+    let first = reqs[0].body["messages"][0]["content"][0]["text"].as_str().unwrap().to_string();
+    assert!(
+        first.starts_with("<mcp_prompt server=\"everything\" prompt=\"simple-prompt\">\n[User]\nThis is a simple prompt without arguments.\n</mcp_prompt>\n<task>\nplease  now\n</task>"),
+        "{first}"
+    );
+    // args-prompt needs an argument Cline never sends: the server refuses, the text stays.
+    assert!(
+        r2.stderr.contains("/mcp:everything:args-prompt: the MCP prompt could not be read: MCP error"),
+        "{}",
+        r2.stderr
+    );
+    let second = reqs[1].body["messages"][0]["content"][0]["text"].as_str().unwrap().to_string();
+    assert!(second.starts_with("<task>\n/mcp:everything:args-prompt\n</task>"), "{second}");
+}
+
+#[test]
 fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
     let ws = tempfile::tempdir().unwrap();
     let cfg_dir = tempfile::tempdir().unwrap();

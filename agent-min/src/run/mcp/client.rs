@@ -138,6 +138,11 @@ impl Client {
         self.request("resources/read", json!({"uri": uri}), timeout)
     }
 
+    /// `prompts/get`, without arguments (as Cline asks for a prompt named in a slash command).
+    pub(crate) fn get_prompt(&mut self, name: &str, timeout: Duration) -> Result<Value, McpError> {
+        self.request("prompts/get", json!({"name": name}), timeout)
+    }
+
     /// Lines of stdout that were not JSON-RPC, so far.
     pub(crate) fn garbage_lines(&self) -> usize {
         self.transport.garbage_lines()

@@ -204,6 +204,11 @@ impl Hub {
         self.with_server(server, events, |c, timeout| c.read_resource(uri, timeout))
     }
 
+    /// `prompts/get` of `prompt` on `server` (a slash command's `/mcp:SERVER:PROMPT`).
+    pub(crate) fn get_prompt(&mut self, server: &str, prompt: &str, events: &mut Events) -> Result<Value, CallError> {
+        self.with_server(server, events, |c, timeout| c.get_prompt(prompt, timeout))
+    }
+
     fn with_server(
         &mut self,
         name: &str,

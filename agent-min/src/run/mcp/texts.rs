@@ -1,7 +1,44 @@
 //! Cline's texts for MCP results and errors (`UseMcpToolHandler`, `AccessMcpResourceHandler`,
-//! `formatResponse`, `truncateContent`).
+//! `formatResponse`, `truncateContent`), and for a prompt named in a slash command
+//! (`parseSlashCommands`, `formatMcpPromptResponse`).
 
 use serde_json::Value;
+
+/// The server and prompt a slash command `mcp:SERVER:PROMPT` names (colons allowed in PROMPT),
+/// as Cline's `parseSlashCommands` splits it.
+pub(crate) fn prompt_command(name: &str) -> Option<(&str, &str)> {
+    let (server, prompt) = name.strip_prefix("mcp:")?.split_once(':')?;
+    Some((server, prompt))
+}
+
+/// A prompt (`prompts/get`'s result) as it goes before the person's message: Cline's
+/// `<mcp_prompt>` block with its `formatMcpPromptResponse` text, and a newline.
+pub(crate) fn prompt_block(server: &str, prompt: &str, result: &Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = result.get("description").and_then(Value::as_str).filter(|d| !d.is_empty()) {
+        parts.push(format!("Description: {d}"));
+    }
+    let messages = result.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    for m in messages {
+        let role = if m.get("role").and_then(Value::as_str) == Some("user") { "User" } else { "Assistant" };
+        let c = m.get("content").unwrap_or(&Value::Null);
+        let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("undefined").to_string();
+        match c.get("type").and_then(Value::as_str) {
+            Some("text") => parts.push(format!("[{role}]\n{}", field(c, "text"))),
+            Some("image") => parts.push(format!("[{role}]\n[Image: {}]", field(c, "mimeType"))),
+            Some("audio") => parts.push(format!("[{role}]\n[Audio: {}]", field(c, "mimeType"))),
+            Some("resource") => {
+                let r = c.get("resource").unwrap_or(&Value::Null);
+                match r.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                    Some(t) => parts.push(format!("[{role}]\n[Resource: {}]\n{t}", field(r, "uri"))),
+                    None => parts.push(format!("[{role}]\n[Resource: {}]", field(r, "uri"))),
+                }
+            }
+            _ => {}
+        }
+    }
+    format!("<mcp_prompt server=\"{server}\" prompt=\"{prompt}\">\n{}\n</mcp_prompt>\n", parts.join("\n\n"))
+}
 
 /// Cline's `MAX_CONTENT_SIZE_BYTES` (400 KB) for a result.
 pub(crate) const MAX_CONTENT: usize = 400 * 1024;
@@ -97,6 +134,32 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_prompt_is_clines_mcp_prompt_block() {
+        assert_eq!(prompt_command("mcp:srv:a:b"), Some(("srv", "a:b")));
+        assert_eq!(prompt_command("mcp:srv"), None);
+        assert_eq!(prompt_command("release.md"), None);
+        let result = serde_json::json!({
+            "description": "Review code",
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "Review this."}},
+                {"role": "assistant", "content": {"type": "image", "mimeType": "image/png", "data": "AA=="}},
+                {"role": "user", "content": {"type": "resource", "resource": {"uri": "file:///a.rs", "text": "fn a() {}"}}},
+                {"role": "user", "content": {"type": "resource", "resource": {"uri": "file:///b.bin", "blob": "AA=="}}},
+                {"role": "user", "content": {"type": "audio", "mimeType": "audio/wav", "data": "AA=="}},
+                {"role": "user", "content": {"type": "resource_link", "uri": "file:///c"}}
+            ]
+        });
+        assert_eq!(
+            prompt_block("srv", "review", &result),
+            "<mcp_prompt server=\"srv\" prompt=\"review\">\nDescription: Review code\n\n[User]\nReview this.\n\n[Assistant]\n[Image: image/png]\n\n[User]\n[Resource: file:///a.rs]\nfn a() {}\n\n[User]\n[Resource: file:///b.bin]\n\n[User]\n[Audio: audio/wav]\n</mcp_prompt>\n"
+        );
+        assert_eq!(
+            prompt_block("s", "p", &serde_json::json!({"messages": []})),
+            "<mcp_prompt server=\"s\" prompt=\"p\">\n\n</mcp_prompt>\n"
+        );
+    }
 
     #[test]
     fn tool_results_follow_cline() {

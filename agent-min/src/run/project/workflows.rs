@@ -30,15 +30,25 @@ pub(crate) struct Expanded {
 /// prompt — never text a tool or the workspace put in the message) names, if it names one.
 /// `global` is the global workflows directory.
 pub(crate) fn expand(words: &str, root: &Path, global: Option<&Path>, warn: &mut Reader) -> Option<Expanded> {
-    let (at, name) = slash_command(words)?;
-    if BUILT_IN.contains(&name) {
-        return None;
-    }
+    let (at, name) = command(words)?;
     let body = workflow(name, root, global, warn)?;
-    Some(Expanded {
-        instructions: format!("<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n"),
-        words: format!("{}{}", &words[..at], &words[at + 1 + name.len()..]),
-    })
+    let instructions = format!("<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n");
+    Some(Expanded::new(instructions, words, at))
+}
+
+impl Expanded {
+    /// `instructions` before the message, and `words` without the command whose `/` is at `at`
+    /// (as [`command`] found it).
+    pub(crate) fn new(instructions: String, words: &str, at: usize) -> Expanded {
+        let end = at + 1 + words[at + 1..].find(char::is_whitespace).unwrap_or(words.len() - at - 1);
+        Expanded { instructions, words: format!("{}{}", &words[..at], &words[end..]) }
+    }
+}
+
+/// The first slash command of the person's `words`, unless it is one of Cline's built-ins
+/// (which Cline prefers to anything of the same name): where its `/` is, and its name.
+pub(crate) fn command(words: &str) -> Option<(usize, &str)> {
+    slash_command(words).filter(|(_, name)| !BUILT_IN.contains(name))
 }
 
 /// The first `/NAME` in `content` at its start or after whitespace, and followed by whitespace
