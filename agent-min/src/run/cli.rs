@@ -57,6 +57,11 @@ MODEL:
     --no-recover-text-calls   native mode: do not run a tool call the model wrote as Cline's XML
                           in its text (by default a reply with no native call whose text holds a
                           complete call runs it, marked recovered; local models often do this)
+    --no-images           the model takes no images (Cline's \"Supports Images\" unchecked):
+                          read_file of an image gets Cline's refusal, and an image already in
+                          a resumed task goes as a line saying one was there. Without it, a
+                          request a server refuses for its image (llama.cpp without --mmproj,
+                          a text-only model) is sent again that way, and the run goes on so
     --thinking-budget N   anthropic: extended thinking with N budget tokens (at least 1024),
                           within max_tokens (as Cline); thinking is shown dimmed and sent back with
                           its signature. Not sent to a model Cline's table says cannot think; on
@@ -273,6 +278,8 @@ pub(crate) struct Options {
     pub tool_calls: crate::run::native::ToolCalls,
     /// `--no-recover-text-calls`.
     pub no_recover_text_calls: bool,
+    /// `--no-images`.
+    pub no_images: bool,
     /// `--thinking-budget` tokens.
     pub thinking_budget: Option<u32>,
     /// `--reasoning-effort`.
@@ -497,6 +504,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("no-save") => o.no_save = true,
             Long("no-checkpoints") => o.no_checkpoints = true,
             Long("no-recover-text-calls") => o.no_recover_text_calls = true,
+            Long("no-images") => o.no_images = true,
             Long("context-window") => {
                 let n: u64 = number(&mut p, "--context-window")?;
                 if n < 1024 {

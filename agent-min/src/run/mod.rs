@@ -473,14 +473,15 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         // the models Cline's table says).
         openai_native: provider == Provider::OpenAi && (opts.openai_native || llm::providers::is_openai_api(&base_url)),
         no_reasoning_summary: false,
+        no_images: opts.no_images,
     };
     // A server sent string contents has no place for an image: its model is told it takes none.
-    let images = cfg.facts.takes_images() && !string_contents;
+    let images = cfg.facts.takes_images() && !string_contents && !opts.no_images;
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     Ok(Setup {
         images,
         dialect: dialect::of_run(opts.tool_calls.native(provider, &model), !opts.no_recover_text_calls),
-        transport: Box::new(llm::Http { cfg }),
+        transport: Box::new(llm::Http::new(cfg)),
         root,
         task,
         yolo: opts.yolo,

@@ -672,6 +672,14 @@ impl Task {
                 self.settings.dialect.read_reply(&mut *self.transport, &self.system, &self.messages, &mut screen);
             let (said, reported) = (std::mem::take(&mut screen.said), screen.usage);
             self.term.stop_spinner();
+            if let Some(why) = self.transport.images_refused() {
+                // From now on read_file refuses images as for a model without image input.
+                self.settings.images = false;
+                let text = format!(
+                    "The server refused the request for its image ({why}); it was sent again with each image named in text, as every later request will be, and read_file now refuses images (--no-images does this from the start)."
+                );
+                self.notice(NoticeKind::ImagesRefused, &text);
+            }
             let stopped = self.around.limits.stopped_now();
             if result.is_err() || stopped.is_some() {
                 // What a failed or stopped attempt cost (Cline counts a failed or aborted

@@ -181,6 +181,58 @@ fn refusals_are_clines_texts() {
     }
 }
 
+#[test]
+fn a_server_that_refuses_images_is_asked_again_with_them_named_and_the_run_goes_on() {
+    // llama-server without --mmproj refuses every request holding an image; Cline fails there,
+    // and on every later request of the task.
+    let ws = workspace();
+    let read = |p: &str| tool("read_file", &[("path", p)]);
+    let server = Server::start_text_only(vec![
+        openai(&read("pixel.png")),
+        openai(&read("pixel.png")),
+        openai(&completion("done")),
+    ]);
+    let url = server.openai_url();
+    let base = ["--provider", "openai", "--base-url", &url, "--model", "local-model", "--tool-calls", "xml"];
+    let r = run(ws.path(), &base, &["--yolo", "--no-save", "--json", "look"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 4, "the refused request and its retry, then the rest: {}", r.all());
+    assert!(reqs[1].body.to_string().contains("image_url"), "the model was first sent the image");
+    let retry = reqs[2].body.to_string();
+    assert!(!retry.contains("image_url"), "{retry}");
+    let said = reqs[2].last_user();
+    assert!(said.starts_with(RESULT), "{said}");
+    assert!(
+        said.ends_with(
+            "</environment_details>\n\n[Image not sent (image/png, 2x1 pixels): this server takes text only]"
+        ),
+        "{said}"
+    );
+    assert!(
+        r.stderr.contains("The server refused the request for its image (image input is not supported"),
+        "{}",
+        r.stderr
+    );
+    let events = events::parse(&r.stdout);
+    let notices = events::of(&events, "notice");
+    assert!(notices.iter().any(|n| n["kind"] == "images_refused"), "{notices:?}");
+    // The second read: refused as for a model without image input, with nothing to refuse.
+    let second = reqs[3].last_user();
+    assert!(second.contains("Error reading file: Current model does not support image input"), "{second}");
+    assert!(!reqs[3].body.to_string().contains("image_url"));
+
+    // --no-images: Cline's refusal from the first read, no request refused.
+    let server = Server::start_text_only(vec![openai(&read("pixel.png")), openai(&completion("done"))]);
+    let url = server.openai_url();
+    let base = ["--provider", "openai", "--base-url", &url, "--model", "local-model", "--tool-calls", "xml"];
+    let r = run(ws.path(), &base, &["--yolo", "--no-save", "--no-images", "look"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(reqs[1].last_user().contains("Current model does not support image input"));
+}
+
 /// A task stopped before the request that carries the image keeps it for `resume`; a resumed
 /// task sends the images of its history again; the save says version 2.
 #[test]

@@ -12,6 +12,16 @@ use crate::run::clock::MAX_WAIT;
 pub(crate) struct Http {
     /// Where and how to connect.
     pub cfg: ApiConfig,
+    /// The server's words when it refused a request for its image (taken by
+    /// [`Transport::images_refused`]).
+    pub refused_images: Option<String>,
+}
+
+impl Http {
+    /// The transport for `cfg`.
+    pub(crate) fn new(cfg: ApiConfig) -> Http {
+        Http { cfg, refused_images: None }
+    }
 }
 
 impl Transport for Http {
@@ -21,6 +31,10 @@ impl Transport for Http {
 
     fn set_tools(&mut self, tools: super::tool_specs::Tools) {
         self.cfg.tools = Some(tools);
+    }
+
+    fn images_refused(&mut self) -> Option<String> {
+        self.refused_images.take()
     }
 
     fn max_output(&self) -> Option<u64> {
@@ -55,6 +69,17 @@ impl Transport for Http {
                 && providers::responses::summary_refused(status, &message)
             {
                 self.cfg.no_reasoning_summary = true;
+                return self.send(system, messages, on);
+            }
+            // A server or model without image input refuses every request that holds one:
+            // ask again with each image named in text (Cline fails here, and on every later
+            // request of the task).
+            if !self.cfg.no_images
+                && messages.iter().any(|m| m.images().next().is_some())
+                && providers::images_refused(status, &message)
+            {
+                self.cfg.no_images = true;
+                self.refused_images = Some(message);
                 return self.send(system, messages, on);
             }
             let message = match status_hint(&self.cfg, &req.url, status) {

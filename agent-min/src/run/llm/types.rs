@@ -322,4 +322,10 @@ pub trait Transport {
     fn max_output(&self) -> Option<u64> {
         None
     }
+
+    /// The server's words, once, if it refused a request for its image and the transport sent
+    /// it again with the images named in text, as it will from then on.
+    fn images_refused(&mut self) -> Option<String> {
+        None
+    }
 }

@@ -217,6 +217,9 @@ pub(crate) enum NoticeKind {
     /// Loop detection's warning, appended for the model after a call's result (the third
     /// identical call in a row).
     RepeatedCall,
+    /// The server refused a request for its image: the request was sent again with each image
+    /// named in text, as every later one is.
+    ImagesRefused,
 }
 
 /// One `--json` event: its `type` and fields (the line adds `version`, `task_id`, `ts`).

@@ -88,6 +88,18 @@ impl Server {
     /// [`Server::start`], answering `GET /v1/models` with `models` (as llama-cpp-python does:
     /// agent-min asks a local server this to know whether it takes only string contents).
     pub fn start_answering_models(script: Vec<Resp>, models: Option<Value>) -> Server {
+        Server::start_with(script, models, false)
+    }
+
+    /// [`Server::start`] as a server whose model takes no images (llama-server without
+    /// `--mmproj`): a request holding an image is refused with llama.cpp's error, without
+    /// using up the script.
+    #[cfg_attr(not(feature = "documents"), allow(dead_code))] // its tests read images
+    pub fn start_text_only(script: Vec<Resp>) -> Server {
+        Server::start_with(script, None, true)
+    }
+
+    fn start_with(script: Vec<Resp>, models: Option<Value>, text_only: bool) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
@@ -100,7 +112,7 @@ impl Server {
             while !flag.load(Ordering::Relaxed) && Instant::now() < deadline {
                 match listener.accept() {
                     Ok((stream, _)) => {
-                        serve(stream, &mut script, &reqs, &flag, models.as_ref());
+                        serve(stream, &mut script, &reqs, &flag, models.as_ref(), text_only);
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                         std::thread::sleep(Duration::from_millis(2))
@@ -150,12 +162,27 @@ fn window_question(method: &str, path: &str) -> bool {
         || (method == "POST" && path.ends_with("/api/show"))
 }
 
+/// Whether a request body holds an image in any wire's shape (`image_url`, `input_image`, an
+/// Anthropic `image` block, Ollama's `images`).
+fn has_image(body: &Value) -> bool {
+    match body {
+        Value::Object(o) => {
+            matches!(o.get("type").and_then(Value::as_str), Some("image_url" | "input_image" | "image"))
+                || o.get("images").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+                || o.values().any(has_image)
+        }
+        Value::Array(a) => a.iter().any(has_image),
+        _ => false,
+    }
+}
+
 fn serve(
     stream: TcpStream,
     script: &mut VecDeque<Resp>,
     reqs: &(Mutex<Vec<Req>>, Condvar),
     stop: &AtomicBool,
     models: Option<&Value>,
+    text_only: bool,
 ) -> Option<()> {
     stream.set_nonblocking(false).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
@@ -199,7 +226,15 @@ fn serve(
     r.read_exact(&mut body).ok()?;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     // Like the real APIs, refuse a history whose tool calls and results do not pair up.
-    let refusal = native::check(&path, &body).map(|e| status(400, e));
+    let mut refusal = native::check(&path, &body).map(|e| status(400, e));
+    if text_only && refusal.is_none() && has_image(&body) {
+        // llama.cpp's server without a multimodal projector (its words and status).
+        let e = "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj";
+        refusal = Some(status(500, json!({"error": {"code": 500, "message": e, "type": "server_error"}})));
+        if let Some(s) = scripted.clone() {
+            script.push_front(s);
+        }
+    }
     let resp = refusal.as_ref().unwrap_or(resp);
     if scripted.is_some() {
         reqs.0.lock().unwrap().push(Req { path, headers, body });

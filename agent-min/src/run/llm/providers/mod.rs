@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::run::llm::sse::{SseDecoder, SseEvent, MAX_EVENT_BYTES};
 use crate::run::llm::tool_specs::Tools;
-use crate::run::llm::types::{ApiError, Delta, ImagePart, Message, Role};
+use crate::run::llm::types::{ApiError, Delta, ImagePart, Message, Part, Role};
 
 /// Which API to talk to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +143,9 @@ pub(crate) struct ApiConfig {
     /// Responses requests leave out `reasoning.summary`: the API refused it (for an
     /// organisation OpenAI has not verified) and [`super::Http`] asked again without it.
     pub no_reasoning_summary: bool,
+    /// The model takes no images (`--no-images`, or the server refused one and [`super::Http`]
+    /// asked again without): each image goes as a line of text saying it was not sent.
+    pub no_images: bool,
 }
 
 /// A request ready for curl.
@@ -194,10 +197,7 @@ fn chat_user(rest: &str, images: &[&ImagePart], ollama: bool, strings: bool) -> 
     let content = if ollama || images.is_empty() && (strings || blocks.is_empty()) {
         s(rest)
     } else if strings {
-        let mut text: Vec<String> = images
-            .iter()
-            .map(|i| format!("[Image not sent ({}): this server takes text only]", i.describe()))
-            .collect();
+        let mut text: Vec<String> = images.iter().map(|i| not_sent(i)).collect();
         text.push(rest.to_string());
         s(text.join("\n\n").trim_end())
     } else {
@@ -245,12 +245,54 @@ fn chat_assistant(m: &Message, ollama: bool) -> Value {
 
 /// Builds the provider's request for this conversation.
 pub(crate) fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
+    let text_only;
+    let messages = if cfg.no_images && messages.iter().any(|m| m.images().next().is_some()) {
+        text_only = without_images(messages);
+        &text_only[..]
+    } else {
+        messages
+    };
     match Wire::of(cfg) {
         Wire::Anthropic => anthropic::request(cfg, system, messages),
         Wire::ChatCompletions => openai::request(cfg, system, messages),
         Wire::Responses => responses::request(cfg, system, messages),
         Wire::Ollama => ollama::request(cfg, system, messages),
     }
+}
+
+/// `messages` with each image taken out and named at the end of its message's text (after the
+/// environment details, where no tool result is looked for), for a model that takes none.
+fn without_images(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .map(|m| {
+            let names: Vec<String> = m.images().map(not_sent).collect();
+            if names.is_empty() {
+                return m.clone();
+            }
+            let parts = m.parts.iter().filter(|p| !matches!(p, Part::Image(_))).cloned().collect();
+            let content = format!("{}\n\n{}", m.content.trim_end(), names.join("\n\n"));
+            Message { role: m.role, content, parts }
+        })
+        .collect()
+}
+
+/// The line that stands for an image a server is not sent.
+fn not_sent(i: &ImagePart) -> String {
+    format!("[Image not sent ({}): this server takes text only]", i.describe())
+}
+
+/// Whether an error refused the request for its image: a server or model without image input
+/// (llama.cpp's "image input is not supported - hint: … mmproj", LM Studio's "Model does not
+/// support images", vLLM's "At most 0 image(s)", OpenAI's "image_url is only supported by
+/// certain models", OpenRouter's "No endpoints found that support image input").
+pub(crate) fn images_refused(status: u16, message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    (400..600).contains(&status)
+        && m.contains("image")
+        && ["not support", "support image", "only supported", "mmproj", "multimodal", "at most 0"]
+            .iter()
+            .any(|w| m.contains(w))
 }
 
 /// Pulls a readable message out of an error response body (any provider's shape).
@@ -409,8 +451,69 @@ mod tests {
             tools: None,
             openai_native,
             no_reasoning_summary: false,
+            no_images: false,
         };
         serde_json::from_slice(&build_request(&cfg, "SYS", &image_read()).body).unwrap()
+    }
+
+    /// A model that takes no images gets each one named after its message's text, on every
+    /// wire; the call and its result stay paired.
+    #[test]
+    fn without_images_each_is_named_in_text_on_every_wire() {
+        let named = "[Image not sent (image/png, 1x1 pixels): this server takes text only]";
+        for (provider, model, native) in [
+            (Provider::Anthropic, "claude-sonnet-4-5", false),
+            (Provider::OpenAi, "gpt-4o", false),
+            (Provider::OpenAi, "gpt-5", true),
+            (Provider::Ollama, "llama3", false),
+        ] {
+            let mut cfg = ApiConfig {
+                provider,
+                model: model.into(),
+                base_url: "http://127.0.0.1:1".into(),
+                api_key: None,
+                max_tokens: None,
+                facts: crate::run::llm::models::lookup(provider, model).facts,
+                num_ctx: 1,
+                connect_timeout: 1,
+                idle_timeout: 1,
+                thinking_budget: None,
+                reasoning_effort: None,
+                string_contents: false,
+                tools: None,
+                openai_native: native,
+                no_reasoning_summary: false,
+                no_images: true,
+            };
+            let body = String::from_utf8(build_request(&cfg, "SYS", &image_read()).body).unwrap();
+            assert!(!body.contains("iVBORw0KGgo"), "{model}: {body}");
+            assert!(body.contains(named), "{model}: {body}");
+            assert!(body.contains("Successfully read image"), "{model}: {body}");
+            cfg.no_images = false;
+            let body = String::from_utf8(build_request(&cfg, "SYS", &image_read()).body).unwrap();
+            assert!(body.contains("iVBORw0KGgo") && !body.contains(named), "{model}: {body}");
+        }
+    }
+
+    #[test]
+    fn refusals_of_an_image_are_told_from_other_errors() {
+        for (status, m) in [
+            (500, "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"),
+            (400, "Model does not support images. Please use a model that does."),
+            (400, "Invalid content type. image_url is only supported by certain models."),
+            (404, "No endpoints found that support image input"),
+            (400, "At most 0 image(s) may be provided in one request."),
+        ] {
+            assert!(images_refused(status, m), "{m}");
+        }
+        for (status, m) in [
+            (400, "image exceeds 5 MB maximum: 6000000 bytes > 5242880 bytes"),
+            (429, "Rate limit reached"),
+            (400, "This model's maximum context length is 8192 tokens"),
+            (200, "image input is not supported"),
+        ] {
+            assert!(!images_refused(status, m), "{m}");
+        }
     }
 
     /// Each wire carries the image as Cline's converters do, after the call's result.
@@ -507,6 +610,7 @@ mod first_request {
             reasoning_effort: None,
             openai_native: false,
             no_reasoning_summary: false,
+            no_images: false,
             tools: Some(Tools {
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::dialect::system::family(true, provider.name(), model),
@@ -625,6 +729,7 @@ mod first_request {
             tools: None,
             openai_native: false,
             no_reasoning_summary: false,
+            no_images: false,
         };
         let msgs = [
             Message::user("1"),

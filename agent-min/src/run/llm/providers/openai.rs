@@ -353,6 +353,7 @@ mod tests {
             connect_timeout: 1,
             openai_native: false,
             no_reasoning_summary: false,
+            no_images: false,
             idle_timeout: 1,
             thinking_budget: None,
             tools: Some(crate::run::llm::tool_specs::Tools {
@@ -420,6 +421,7 @@ mod tests {
                 connect_timeout: 1,
                 openai_native: native,
                 no_reasoning_summary: false,
+                no_images: false,
                 idle_timeout: 1,
                 thinking_budget: None,
                 reasoning_effort: effort.map(str::to_string),

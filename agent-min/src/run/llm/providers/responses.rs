@@ -473,6 +473,7 @@ mod tests {
             connect_timeout: 1,
             openai_native: true,
             no_reasoning_summary: false,
+            no_images: false,
             idle_timeout: 1,
             thinking_budget: None,
             reasoning_effort: None,
