@@ -185,8 +185,9 @@ fn find(record: &Record, n: u32) -> Result<&CheckpointRecord, String> {
     })
 }
 
-fn open(dir: &Path, record: &Record) -> Result<Shadow, String> {
-    Shadow::open(dir, Path::new(&record.meta.cwd))
+/// The shadow repository of the workspace checkpoint `cp` of `record` was taken in.
+fn open(dir: &Path, record: &Record, cp: &CheckpointRecord) -> Result<Shadow, String> {
+    Shadow::open(dir, Path::new(cp.workspace(&record.meta.cwd)))
 }
 
 fn list(record: &Record) -> Result<(), String> {
@@ -209,6 +210,9 @@ fn list(record: &Record) -> Result<(), String> {
             &c.hash[..c.hash.len().min(10)]
         );
         let _ = writeln!(out, "{}", visible(&line));
+        if let Some(ws) = &c.workspace {
+            let _ = writeln!(out, "{}", visible(&format!("        taken in {ws}")));
+        }
         if !c.left_out.is_empty() {
             let _ = writeln!(out, "{}", visible(&format!("        left out: {}", c.left_out.join(", "))));
         }
@@ -217,9 +221,19 @@ fn list(record: &Record) -> Result<(), String> {
 }
 
 fn diff(dir: &Path, record: &Record, n: u32, m: Option<u32>) -> Result<(), String> {
-    let from = find(record, n)?.hash.clone();
-    let to = m.map(|m| find(record, m).map(|c| c.hash.clone())).transpose()?;
-    let shadow = open(dir, record)?;
+    let first = find(record, n)?;
+    let from = first.hash.clone();
+    let second = m.map(|m| find(record, m)).transpose()?;
+    let to = second.map(|c| c.hash.clone());
+    let ws = first.workspace(&record.meta.cwd);
+    if let Some(other) = second.map(|c| c.workspace(&record.meta.cwd)).filter(|w| *w != ws) {
+        return Err(format!(
+            "checkpoints {n} and {} were taken in different workspaces ({ws} and {other}); compare each with its workspace now: `agent-min checkpoints diff {} N`",
+            m.unwrap_or_default(),
+            record.meta.id
+        ));
+    }
+    let shadow = open(dir, record, first)?;
     let _held = shadow.lock()?;
     let bytes = shadow.diff(&from, to.as_deref())?;
     // The diff quotes files the model wrote: control characters are shown escaped.
@@ -233,7 +247,7 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
     // on from files it no longer has.
     let _held = store.claim(&record.meta.id).map_err(|busy| busy.refusal("restoring"))?;
     let cp = find(&record, n)?.clone();
-    let shadow = open(dir, &record)?;
+    let shadow = open(dir, &record, &cp)?;
     let when = match cp.tool.as_str() {
         "start" => "before the run's first edit or command".to_string(),
         "restore" => "before a restore".to_string(),
@@ -250,7 +264,7 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
             let _held = shadow.lock()?;
             shadow.changes(&cp.hash, None)?
         };
-        plan.push_str(&format!("  files in {}: {} would change\n", record.meta.cwd, changes.len()));
+        plan.push_str(&format!("  files in {}: {} would change\n", cp.workspace(&record.meta.cwd), changes.len()));
         for (status, path) in changes.iter().take(30) {
             // `changes` lists N → now; restoring goes the other way.
             let verb = match status {

@@ -348,7 +348,10 @@ impl Task {
     fn take_up(&mut self, saved: Record) -> String {
         self.messages = saved.messages;
         self.earlier_turns = saved.turns;
-        self.around.checkpoints.resume(saved.checkpoints);
+        let mut checkpoints = saved.checkpoints;
+        let here = self.ws.root().display().to_string();
+        crate::run::session::state::moved_checkpoints(&mut checkpoints, &saved.meta.cwd, &here);
+        self.around.checkpoints.resume(checkpoints);
         self.around.accounting.restore(&saved.totals);
         self.last_request_tokens = saved.last_request_tokens;
         let mut next = saved.pending.unwrap_or_default();

@@ -739,3 +739,60 @@ fn after_a_hook_ran_an_edits_checkpoint_scans_the_whole_workspace() {
     let expected = [("start", 0), ("write_to_file", 1), ("write_to_file", 2)];
     assert_eq!(cps, expected.map(|(t, n)| (t.to_string(), n)), "{}", r.all());
 }
+
+#[test]
+fn a_task_resumed_in_another_workspace_keeps_each_checkpoint_restorable_where_it_was_taken() {
+    let (a_dir, b_dir, state) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b) = (a_dir.path().canonicalize().unwrap(), b_dir.path().canonicalize().unwrap());
+    let state_dir = state.path().display().to_string();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&a, &args_with(&base, &["--state-dir", &state_dir, "write a"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let id = saved_task(state.path())["id"].as_str().unwrap().to_string();
+    // Resumed in B (the repository moved, or another checkout): its own checkpoints there.
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "bee")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let b_arg = b.display().to_string();
+    let r = run_cmd("resume", &b, &args_with(&base, &[&id, "--cwd", &b_arg, "--state-dir", &state_dir]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!r.stderr.contains("failed"), "{}", r.stderr);
+    let cps = saved_task(state.path())["checkpoints"].as_array().unwrap().clone();
+    assert_eq!(cps.len(), 4, "{cps:?}");
+    let list = checkpoints(state.path(), &b, &["list", &id]);
+    assert_eq!(list.code, Some(0), "{}", list.all());
+    assert!(list.stdout.contains(&a.display().to_string()) && list.stdout.contains(&b_arg), "{}", list.stdout);
+
+    // Checkpoint 2 was taken in A: restored there, whatever the task's workspace is now.
+    std::fs::write(a.join("a.txt"), "changed").unwrap();
+    let r = checkpoints(state.path(), &b, &["restore", &id, "2", "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&a), state_of(&[("a.txt", "one")]));
+    assert_eq!(files(&b), state_of(&[("b.txt", "bee")]), "B is left alone");
+    // Checkpoint 4 in B.
+    std::fs::write(b.join("b.txt"), "changed").unwrap();
+    let r = checkpoints(state.path(), &a, &["restore", &id, "4", "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&b), state_of(&[("b.txt", "bee")]));
+    assert_eq!(files(&a), state_of(&[("a.txt", "one")]));
+    // Checkpoints of two workspaces are not compared.
+    let r = checkpoints(state.path(), &a, &["diff", &id, "2", "4"]);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("different workspaces"), "{}", r.stderr);
+    // A task restore to checkpoint 2 takes the task back to A, where it worked then.
+    let r = checkpoints(state.path(), &a, &["restore", &id, "2", "--task", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let saved = saved_task(state.path());
+    assert_eq!(saved["cwd"], a.display().to_string());
+    let ws: Vec<Value> = saved["checkpoints"].as_array().unwrap().iter().map(|c| c["workspace"].clone()).collect();
+    // 1 and 2 are A's (the task's own again); the undo checkpoints of the file restores keep theirs.
+    assert_eq!(ws[..2], [Value::Null, Value::Null], "{saved}");
+    assert!(ws[2..].iter().any(|w| *w == Value::String(b_arg.clone())), "{saved}");
+}

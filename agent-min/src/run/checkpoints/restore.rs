@@ -84,6 +84,7 @@ pub(crate) fn restore(
         done.undo_task = Some(copy_aside(store, shadow.dir(), &record)?);
     }
     let mut before_files = None;
+    let here = shadow.workspace().display().to_string();
     if what.files() {
         let message = format!(
             "checkpoint-{}-{} before restore to {}",
@@ -91,13 +92,20 @@ pub(crate) fn restore(
             record.meta.id,
             cp.number
         );
-        let since = record.checkpoints.last().map(|c| c.hash.as_str());
+        let ours = record.checkpoints.iter().rev().find(|c| c.workspace(&record.meta.cwd) == here);
+        let since = ours.map(|c| c.hash.as_str());
         let taken = shadow.snapshot(&message, since, false)?.ok_or("the current state could not be checkpointed")?;
         shadow.restore(&cp.hash, &taken)?;
         before_files = Some(taken);
     }
     if what.task() {
         cut(&mut record, cp);
+        // The conversation goes back to where it worked then: `resume` continues there.
+        let (was, then) = (record.meta.cwd.clone(), cp.workspace(&record.meta.cwd).to_string());
+        if then != was {
+            crate::run::session::state::moved_checkpoints(&mut record.checkpoints, &was, &then);
+            record.meta.cwd = then;
+        }
     }
     if let Some(t) = before_files {
         let number = record.checkpoints.iter().map(|c| c.number).max().unwrap_or(0) + 1;
@@ -111,6 +119,7 @@ pub(crate) fn restore(
             files: t.files.into_iter().take(50).collect(),
             left_out: t.left_out,
             messages: record.messages.len() as u32,
+            workspace: (here != record.meta.cwd).then(|| here.clone()),
         });
         done.undo_files = Some(number);
     }
@@ -178,6 +187,7 @@ mod tests {
             files: vec![],
             left_out: vec![],
             messages,
+            workspace: None,
         }
     }
 

@@ -238,6 +238,7 @@ impl Tracker {
             files: t.files.into_iter().take(MAX_FILES_RECORDED).collect(),
             left_out: t.left_out.into_iter().take(MAX_FILES_RECORDED).collect(),
             messages: messages as u32,
+            workspace: None,
         });
     }
 }

@@ -12,7 +12,9 @@
 //! The file is a `TaskFile` (serde): `agent-min/schemas/task.schema.json` is generated from
 //! it. Fields added after the first version default when absent, so older saves load. Version
 //! 2 added images (`read_file` of an image: an `image` part of a user message); a save holding
-//! none is still written as version 1, which an agent-min from before images reads. A save
+//! none is still written as version 1, which an agent-min from before images reads. Version 3
+//! added a checkpoint's `workspace` (set only for a task resumed in another workspace, so any
+//! other save keeps its older version). A save
 //! that does not fit — a missing field, a wrong type, an unknown role — is an error naming the
 //! file and the field, never a task of empty strings.
 
@@ -29,8 +31,12 @@ use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ImagePart, Message, Part, Role, ToolUsePart};
 
 /// File format version (the `version` field). A change to the format is a bump; this
-/// agent-min reads every version from 1 up to it.
-pub(crate) const VERSION: u32 = 2;
+/// agent-min reads every version from 1 up to it. A save is written with the oldest version
+/// that has what it holds, so an older agent-min reads whatever it could.
+pub(crate) const VERSION: u32 = 3;
+
+/// The version of a save with images and no checkpoint of another workspace.
+const VERSION_WITH_IMAGES: u32 = 2;
 
 /// The version of a save without images (the format before them, and the same file).
 const VERSION_WITHOUT_IMAGES: u32 = 1;
@@ -115,6 +121,26 @@ pub struct CheckpointRecord {
     pub left_out: Vec<String>,
     /// How many messages the conversation had then (a task restore cuts it back to this).
     pub messages: u32,
+    /// The workspace it was taken in, when that is not the task's (`cwd`): the task was
+    /// resumed in another workspace since (version 3; absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+}
+
+impl CheckpointRecord {
+    /// The workspace it was taken in, for a task whose workspace is `task_cwd`.
+    pub(crate) fn workspace<'a>(&'a self, task_cwd: &'a str) -> &'a str {
+        self.workspace.as_deref().unwrap_or(task_cwd)
+    }
+}
+
+/// `records` of a task that worked in `was` and goes on in `now`: each checkpoint keeps naming
+/// the workspace it was taken in (none for those of `now`).
+pub(crate) fn moved_checkpoints(records: &mut [CheckpointRecord], was: &str, now: &str) {
+    for r in records {
+        let at = r.workspace.take().unwrap_or_else(|| was.to_string());
+        r.workspace = (at != now).then_some(at);
+    }
 }
 
 /// A task's status as saved.
@@ -514,7 +540,13 @@ impl Store {
         let images = s.pending_parts.iter().chain(s.messages.iter().flat_map(|m| &m.parts));
         let has_images = images.into_iter().any(|p| matches!(p, Part::Image(_)));
         let v = TaskFile {
-            version: if has_images { VERSION } else { VERSION_WITHOUT_IMAGES },
+            version: if s.checkpoints.iter().any(|c| c.workspace.is_some()) {
+                VERSION
+            } else if has_images {
+                VERSION_WITH_IMAGES
+            } else {
+                VERSION_WITHOUT_IMAGES
+            },
             id: m.id.clone(),
             task: m.task.clone(),
             created: m.created,
@@ -795,6 +827,60 @@ mod tests {
         assert!(store.load("nope").unwrap_err().contains("agent-min history"));
     }
 
+    /// Checkpoints keep naming the workspace they were taken in as a task moves, and a save
+    /// holding such a checkpoint is version 3.
+    #[test]
+    fn moved_checkpoints_name_their_workspace_and_make_version_3() {
+        let cp = |n: u32, ws: Option<&str>| CheckpointRecord {
+            number: n,
+            turn: 1,
+            hash: "h".into(),
+            time: 0,
+            tool: "t".into(),
+            files_changed: 0,
+            files: vec![],
+            left_out: vec![],
+            messages: 0,
+            workspace: ws.map(str::to_string),
+        };
+        let mut v = vec![cp(1, None), cp(2, None)];
+        moved_checkpoints(&mut v, "/a", "/b");
+        assert_eq!(v.iter().map(|c| c.workspace.as_deref()).collect::<Vec<_>>(), [Some("/a"), Some("/a")]);
+        v.push(cp(3, None));
+        moved_checkpoints(&mut v, "/b", "/a");
+        assert_eq!(v.iter().map(|c| c.workspace.as_deref()).collect::<Vec<_>>(), [None, None, Some("/b")]);
+        moved_checkpoints(&mut v, "/a", "/a");
+        assert_eq!(v[2].workspace(".."), "/b");
+        assert_eq!(v[0].workspace("/a"), "/a");
+
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), None).unwrap();
+        let m = meta("20250101-000000-abcdef");
+        let save = |checkpoints: &[CheckpointRecord]| {
+            store
+                .save(&Snapshot {
+                    meta: &m,
+                    status: "running",
+                    outcome: None,
+                    turns: 1,
+                    messages: &[],
+                    pending: None,
+                    pending_parts: &[],
+                    totals: Totals::default(),
+                    last_request_tokens: 0,
+                    checkpoints,
+                })
+                .unwrap();
+            let raw: serde_json::Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
+            (raw["version"].clone(), store.load(&m.id).unwrap())
+        };
+        let (version, r) = save(&v);
+        assert_eq!(version, 3);
+        assert_eq!(r.checkpoints, v);
+        let (version, _) = save(&v[..2]);
+        assert_eq!(version, 1, "no workspace of another: the older format");
+    }
+
     /// A save with images is version 2 and gives them back; one without stays version 1, which
     /// an agent-min from before images reads.
     #[test]
@@ -854,6 +940,7 @@ mod tests {
             files: vec!["a.txt".into()],
             left_out: vec![],
             messages: 4,
+            workspace: None,
         };
         let snap = Snapshot {
             meta: &m,
@@ -1016,8 +1103,8 @@ mod tests {
         assert!(e.contains("field messages[1].parts[2].input: not the text of a JSON object"), "{e}");
         let e = with(&|v| v["checkpoints"][0]["surprise"] = true.into());
         assert!(e.contains("field checkpoints[0]") && e.contains("unknown field `surprise`"), "{e}");
-        let e = with(&|v| v["version"] = 3.into());
-        assert!(e.contains("field version: format version 3 (this agent-min reads versions 1 to 2)"), "{e}");
+        let e = with(&|v| v["version"] = 4.into());
+        assert!(e.contains("field version: format version 4 (this agent-min reads versions 1 to 3)"), "{e}");
         fs::write(&path, "{\"version\": 1, \"id\": ").unwrap();
         let e = store.load(id).unwrap_err();
         assert!(e.starts_with(&file) && e.contains("EOF"), "{e}");
