@@ -187,7 +187,16 @@ fn find(record: &Record, n: u32) -> Result<&CheckpointRecord, String> {
 
 /// The shadow repository of the workspace checkpoint `cp` of `record` was taken in.
 fn open(dir: &Path, record: &Record, cp: &CheckpointRecord) -> Result<Shadow, String> {
-    Shadow::open(dir, Path::new(cp.workspace(&record.meta.cwd)))
+    let ws = Path::new(cp.workspace(&record.meta.cwd));
+    if !ws.is_dir() {
+        return Err(format!(
+            "checkpoint {} was taken in {}, which is not there any more (moved or deleted); its checkpoints are kept in that workspace's series under {}",
+            cp.number,
+            ws.display(),
+            dir.join("checkpoints").display()
+        ));
+    }
+    Shadow::open(dir, ws)
 }
 
 fn list(record: &Record) -> Result<(), String> {

@@ -795,4 +795,10 @@ fn a_task_resumed_in_another_workspace_keeps_each_checkpoint_restorable_where_it
     // 1 and 2 are A's (the task's own again); the undo checkpoints of the file restores keep theirs.
     assert_eq!(ws[..2], [Value::Null, Value::Null], "{saved}");
     assert!(ws[2..].iter().any(|w| *w == Value::String(b_arg.clone())), "{saved}");
+    // A workspace that is gone is named.
+    drop(b_dir);
+    let last = saved["checkpoints"].as_array().unwrap().last().unwrap()["number"].to_string();
+    let r = checkpoints(state.path(), &a, &["restore", &id, &last, "--files", "--yes"]);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains(&format!("was taken in {b_arg}, which is not there any more")), "{}", r.stderr);
 }
