@@ -308,6 +308,11 @@ fn server_config(s: &McpServer) -> Result<ServerConfig, String> {
         ),
         _ => return Err("only stdio, HTTP and SSE MCP servers are supported (not ACP transport)".to_string()),
     };
+    if let Kind::Http { url, .. } = &kind {
+        if !(url.starts_with("http://") || url.starts_with("https://")) || url.contains(char::is_whitespace) {
+            return Err(format!("MCP server {name:?}: its URL must be http:// or https://, got {url:?}"));
+        }
+    }
     Ok(ServerConfig {
         name,
         file: PathBuf::from("the ACP client's session/new"),

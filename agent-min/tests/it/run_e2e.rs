@@ -452,6 +452,7 @@ fn ollama_native_chat_streams_ndjson_with_num_ctx() {
             chunk: 5,
             stall: Duration::ZERO,
             stall_at: 0,
+            gate: None,
         }
     };
     let server = Server::start(vec![ndjson(&completion("from ollama"))]);

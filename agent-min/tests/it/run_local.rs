@@ -87,6 +87,7 @@ fn replay(e: &Value) -> Resp {
         chunk: chunk.clamp(1, 65536) as usize,
         stall: Duration::ZERO,
         stall_at: 0,
+        gate: None,
     }
 }
 

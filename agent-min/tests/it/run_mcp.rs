@@ -525,6 +525,94 @@ fn an_sse_server_a_url_without_type_is_reached_through_curl() {
     http_run("sse");
 }
 
+/// The Python SDK server over SSE on `port`.
+fn sse_server(port: u16) -> std::process::Child {
+    let py = Command::new(python())
+        .args([py_script(), "sse".into(), port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the Python SDK server");
+    wait_for("the SSE server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    py
+}
+
+#[test]
+fn an_sse_server_restarted_during_the_task_is_connected_again() {
+    // Its stream ends with the old process: the next call finds it closed, and the hub
+    // connects again (once), as for a stdio server that died; the call after that works.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut py = sse_server(port);
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(cfg_dir.path(), json!({"web": {"url": format!("http://127.0.0.1:{port}/sse")}}));
+    let (second, gate) = gated(anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 4}"#)));
+    let server = Server::start(vec![
+        anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 3}"#)),
+        second,
+        anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 5}"#)),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let state = tempfile::tempdir().unwrap();
+    let args = args_with(&base, &["--mcp-config", &cfg, "--json", "--no-save", "over sse"]);
+    let child = agent_cmd("run", ws.path(), &args, &[], state.path()).stdin(Stdio::null()).spawn().unwrap();
+    // While the model's second answer is held: the server restarts (a new process, no sessions).
+    server.wait_for_requests(2, LIMIT);
+    let _ = py.kill();
+    let _ = py.wait();
+    let mut py = sse_server(port);
+    gate.open();
+    let r = wait_limited(child, LIMIT);
+    let _ = py.kill();
+    let _ = py.wait();
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert!(reqs[1].last_user().contains("last page 3"), "{}", reqs[1].last_user());
+    let r2 = reqs[2].last_user();
+    assert!(r2.contains("MCP error -32000: Connection closed") && r2.contains("It has been restarted"), "{r2}");
+    let r3 = reqs[3].last_user();
+    assert!(r3.starts_with("[use_mcp_tool for 'web'] Result:\nlast page 5"), "{r3}");
+    let events = common::events::parse(&r.stdout);
+    let kinds: Vec<&str> =
+        events.iter().filter(|e| e["type"] == "mcp_server").map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["started", "crashed", "restarted", "stopped"], "{kinds:?}");
+}
+
+#[test]
+fn an_sse_stream_that_never_answers_leaves_no_curl_behind() {
+    // A server that takes the connection and never sends headers: the start gives up at its
+    // timeout and the stream's curl is killed then, not at the end of the run.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || listener.accept().map(|(s, _)| s));
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let cfg = settings(cfg_dir.path(), json!({"mute": {"url": url, "startupTimeout": 1}}));
+    let (reply, gate) = gated(anthropic(&completion("done")));
+    let server = Server::start(vec![reply]);
+    let base = anthropic_args(&server);
+    let state = tempfile::tempdir().unwrap();
+    let args = args_with(&base, &["--mcp-config", &cfg, "--no-save", "t"]);
+    let child = agent_cmd("run", ws.path(), &args, &[], state.path()).stdin(Stdio::null()).spawn().unwrap();
+    // The model is asked once the servers are settled: the mute one has failed by then.
+    server.wait_for_requests(1, LIMIT);
+    let _socket = held.join().unwrap().unwrap();
+    let curls = || -> usize {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .filter(|c| c.split(|b| *b == 0).any(|a| a == url.as_bytes()))
+            .count()
+    };
+    wait_for("the stream's curl to be gone", || curls() == 0);
+    gate.open();
+    let r = wait_limited(child, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+}
+
 #[test]
 fn mcp_list_shows_states_tools_and_resources_and_bad_settings_name_the_field() {
     let dir = tempfile::tempdir().unwrap();

@@ -140,21 +140,59 @@ fn failure(child: &mut Child, code: i32) -> CurlError {
 
 /// Starts the request and reads the response status and headers.
 pub(crate) fn post(req: &Request<'_>) -> Result<Response, CurlError> {
-    send(req, true, true)
+    send(req, true, None)
 }
 
 /// A GET of `req.url` (the body is not sent): status and headers, then the body as [`post`]'s.
 pub(crate) fn get(req: &Request<'_>) -> Result<Response, CurlError> {
-    send(req, false, true)
+    send(req, false, None)
 }
 
 /// A GET that outlives turns (an MCP server's event stream): as [`get`], but not stopped when
-/// a turn is cancelled (it is still killed with the agent).
-pub(crate) fn get_stream(req: &Request<'_>) -> Result<Response, CurlError> {
-    send(req, false, false)
+/// a turn is cancelled (it is still killed with the agent), and killable from another thread
+/// with `killer` from the moment curl starts, headers or not.
+pub(crate) fn get_stream(req: &Request<'_>, killer: &Killer) -> Result<Response, CurlError> {
+    send(req, false, Some(killer))
 }
 
-fn send(req: &Request<'_>, post: bool, of_turn: bool) -> Result<Response, CurlError> {
+/// A long request's curl, killable from another thread until it is reaped. Whoever reaps curl
+/// calls [`Killer::reaped`] first, so a kill never reaches a pid the system gave another
+/// process since.
+#[derive(Debug, Default)]
+pub(crate) struct Killer(std::sync::Mutex<(Option<u32>, bool)>);
+
+impl Killer {
+    fn lock(&self) -> std::sync::MutexGuard<'_, (Option<u32>, bool)> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// curl started as `pid` (killed at once if [`Killer::kill`] came first).
+    fn started(&self, pid: u32) {
+        let mut s = self.lock();
+        if s.1 {
+            interrupt::send_signal(pid as i32, libc::SIGKILL);
+        } else {
+            s.0 = Some(pid);
+        }
+    }
+
+    /// curl is about to be waited for: no kill from now on.
+    pub(crate) fn reaped(&self) {
+        self.lock().0 = None;
+    }
+
+    /// Kills curl if it runs, and any curl started later with this killer.
+    pub(crate) fn kill(&self) {
+        let mut s = self.lock();
+        s.1 = true;
+        if let Some(pid) = s.0.take() {
+            interrupt::send_signal(pid as i32, libc::SIGKILL);
+        }
+    }
+}
+
+fn send(req: &Request<'_>, post: bool, killer: Option<&Killer>) -> Result<Response, CurlError> {
+    let of_turn = killer.is_none();
     let mut header_text = String::new();
     for (name, value) in req.headers {
         if name.contains(['\r', '\n']) || value.contains(['\r', '\n']) {
@@ -171,7 +209,9 @@ fn send(req: &Request<'_>, post: bool, of_turn: bool) -> Result<Response, CurlEr
     let mut cmd =
         spawn::command("curl", spawn::Policy::Curl { headers_fd }).map_err(|e| CurlError::Io(io::Error::other(e)))?;
     // `-q` must come first: no ~/.curlrc (a `verbose` there would print the key's header).
-    cmd.args(["-q", "-sS", "-N", "-D", "-", "--suppress-connect-headers"])
+    // `-g`: a URL's `[1-3]` and `{a,b}` are characters, never curl's globs (an MCP server names
+    // the URL it is sent messages at; a glob would turn one message into hundreds of requests).
+    cmd.args(["-q", "-sS", "-N", "-g", "-D", "-", "--suppress-connect-headers"])
         .args(if post { &["-X", "POST", "--data-binary", "@-"][..] } else { &["-G"][..] })
         .arg("--connect-timeout")
         .arg(req.connect_timeout.to_string())
@@ -195,6 +235,9 @@ fn send(req: &Request<'_>, post: bool, of_turn: bool) -> Result<Response, CurlEr
     if of_turn {
         interrupt::part_of_turn(child.id() as i32);
     }
+    if let Some(k) = killer {
+        k.started(child.id());
+    }
     {
         let mut stdin = child.stdin.take().expect("piped stdin");
         // curl reads all of `@-` before connecting, so writing it all here cannot deadlock.
@@ -208,10 +251,16 @@ fn send(req: &Request<'_>, post: bool, of_turn: bool) -> Result<Response, CurlEr
     match read_head(&mut stdout) {
         Ok(Some((status, headers))) => Ok(Response { status, headers, child, stdout, _guard: guard }),
         Ok(None) => {
+            if let Some(k) = killer {
+                k.reaped();
+            }
             let code = child.wait().map_err(CurlError::Io)?.code().unwrap_or(-1);
             Err(failure(&mut child, code))
         }
         Err(e) => {
+            if let Some(k) = killer {
+                k.reaped();
+            }
             let _ = child.kill();
             let _ = child.wait();
             Err(CurlError::Io(e))

@@ -282,11 +282,12 @@ fn server(name: &str, s: ServerSettings, file: &Path) -> Result<ServerConfig, St
     if name.trim().is_empty() || name.chars().any(char::is_control) {
         return Err(format!("{}: a server name must be non-empty printable text, got {name:?}", file.display()));
     }
+    // Without a type, a `command` is stdio and a `url` SSE, as Cline's schema reads them,
+    // whatever `transportType` says — except its `http`, the older spelling of streamable HTTP
+    // (Cline's schema means it so, but tries its SSE shape first and ends up SSE).
     let ty = match (s.ty, s.transport_type.as_deref()) {
         (Some(t), _) => Some(t),
-        (None, Some("stdio")) => Some("stdio".to_string()),
-        (None, Some("http")) => Some("streamableHttp".to_string()),
-        (None, Some("sse")) => Some("sse".to_string()),
+        (None, Some("http")) if s.command.is_none() => Some("streamableHttp".to_string()),
         (None, _) => None,
     };
     let kind =
@@ -437,6 +438,9 @@ mod tests {
         assert!(sse(r#"{"mcpServers": {"db": {"url": "http://h/sse"}}}"#));
         assert!(sse(r#"{"mcpServers": {"db": {"type": "sse", "url": "http://h/sse", "command": "x"}}}"#));
         assert!(sse(r#"{"mcpServers": {"db": {"transportType": "sse", "url": "http://h/sse"}}}"#));
+        assert!(sse(r#"{"mcpServers": {"db": {"transportType": "stdio", "url": "http://h/sse"}}}"#));
+        let stdio = p(r#"{"mcpServers": {"db": {"transportType": "sse", "command": "x", "url": "http://h/sse"}}}"#);
+        assert!(matches!(stdio.unwrap()[0].kind, Kind::Stdio { .. }), "a command without a type is stdio");
         assert!(!sse(r#"{"mcpServers": {"db": {"type": "streamableHttp", "url": "http://h/mcp"}}}"#));
         assert!(!sse(r#"{"mcpServers": {"db": {"transportType": "http", "url": "http://h/mcp"}}}"#));
         let e = p(r#"{"mcpServers": {"db": {"type": "sse", "command": "x"}}}"#).unwrap_err();

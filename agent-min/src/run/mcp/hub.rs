@@ -204,9 +204,11 @@ impl Hub {
         self.with_server(server, events, |c, timeout| c.read_resource(uri, timeout))
     }
 
-    /// `prompts/get` of `prompt` on `server` (a slash command's `/mcp:SERVER:PROMPT`).
+    /// `prompts/get` of `prompt` on `server` (a slash command's `/mcp:SERVER:PROMPT`), within
+    /// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` (5 s) or the server's timeout if shorter.
     pub(crate) fn get_prompt(&mut self, server: &str, prompt: &str, events: &mut Events) -> Result<Value, CallError> {
-        self.with_server(server, events, |c, timeout| c.get_prompt(prompt, timeout))
+        let most = Duration::from_secs(5);
+        self.with_server(server, events, |c, timeout| c.get_prompt(prompt, timeout.min(most)))
     }
 
     fn with_server(

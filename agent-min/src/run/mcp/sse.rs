@@ -7,13 +7,18 @@
 //! The GET is started by a reader thread (so a server that never answers is bounded by the
 //! requests' deadlines, as with stdio), which decodes the stream and hands each message over a
 //! bounded channel. As the official SDK's client does, an endpoint on another origin than the
-//! stream's is refused: the config's headers (often a token) go only where the user sent them.
+//! stream's is refused: the config's headers (often a token) go only where the user sent them;
+//! a later `endpoint` event replaces the first, as the TypeScript SDK's client takes it.
 //! Headers go through curl's header pipe, never argv. The stream is not stopped when a turn is
-//! cancelled; dropping the transport kills its curl.
+//! cancelled; dropping the transport kills its curl, headers received or not.
+//!
+//! A stream that ended (the server restarted, a proxy cut it) is found before the next message
+//! is sent, and a `404` for a message (the server forgot the session): both are a closed
+//! connection, which the hub answers by starting the server's connection again, once.
 
 use std::collections::VecDeque;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -47,16 +52,15 @@ pub(crate) struct SseTransport {
     early: VecDeque<Value>,
     /// Why the stream ended, once it has.
     ended: Option<String>,
-    /// The stream's curl while it runs (the reader clears it before reaping curl, so a pid
-    /// here is still curl's).
-    curl: Arc<Mutex<Option<u32>>>,
+    /// Kills the stream's curl (see [`curl::Killer`]).
+    curl: Arc<curl::Killer>,
 }
 
 impl SseTransport {
     /// Starts reading the event stream of `url`, with the config's extra `headers`.
     pub(crate) fn open(url: &str, headers: &[(String, String)]) -> Self {
         let (to_client, from_reader) = mpsc::sync_channel(QUEUE);
-        let curl = Arc::new(Mutex::new(None));
+        let curl = Arc::new(curl::Killer::default());
         let (u, h, c) = (url.to_string(), headers.to_vec(), curl.clone());
         std::thread::spawn(move || read_stream(&u, &h, &c, &to_client));
         SseTransport {
@@ -67,6 +71,25 @@ impl SseTransport {
             early: VecDeque::new(),
             ended: None,
             curl,
+        }
+    }
+
+    /// What the reader has reported so far, without waiting: messages are kept for `recv`, a
+    /// new endpoint replaces the old; `Err` when the stream has ended.
+    fn catch_up(&mut self) -> Result<(), McpError> {
+        loop {
+            match self.from_reader.try_recv() {
+                Ok(Read::Message(m)) => self.early.push_back(m),
+                Ok(Read::Endpoint(e)) => self.endpoint = Some(resolve(&self.url, &e)?),
+                Ok(Read::End(why)) => self.ended = Some(why),
+                Err(TryRecvError::Empty) => return Ok(()),
+                Err(TryRecvError::Disconnected) => {
+                    self.ended.get_or_insert_with(|| "the event stream ended".to_string());
+                }
+            }
+            if let Some(why) = &self.ended {
+                return Err(McpError::Closed(why.clone()));
+            }
         }
     }
 
@@ -109,12 +132,12 @@ impl SseTransport {
 }
 
 /// The reader thread: GETs `url` and reports the endpoint, each message, then the end.
-fn read_stream(url: &str, headers: &[(String, String)], pid: &Mutex<Option<u32>>, to_client: &SyncSender<Read>) {
-    let why = stream(url, headers, pid, to_client);
+fn read_stream(url: &str, headers: &[(String, String)], killer: &curl::Killer, to_client: &SyncSender<Read>) {
+    let why = stream(url, headers, killer, to_client);
     let _ = to_client.send(Read::End(why));
 }
 
-fn stream(url: &str, extra: &[(String, String)], pid: &Mutex<Option<u32>>, to_client: &SyncSender<Read>) -> String {
+fn stream(url: &str, extra: &[(String, String)], killer: &curl::Killer, to_client: &SyncSender<Read>) -> String {
     let mut headers = vec![
         ("Accept".to_string(), "text/event-stream".to_string()),
         ("Cache-Control".to_string(), "no-cache".to_string()),
@@ -123,13 +146,12 @@ fn stream(url: &str, extra: &[(String, String)], pid: &Mutex<Option<u32>>, to_cl
     // The stream may rightly be quiet for as long as no request is pending: curl's idle limit
     // is a week; each request's own deadline bounds the waits.
     let req = curl::Request { url, headers: &headers, body: b"", connect_timeout: 30, idle_timeout: 7 * 86_400 };
-    let mut resp = match curl::get_stream(&req) {
+    let mut resp = match curl::get_stream(&req, killer) {
         Ok(r) => r,
         Err(e) => return format!("the event stream of {url} could not be opened: {e}"),
     };
-    *pid.lock().unwrap_or_else(|e| e.into_inner()) = Some(resp.pid());
     let why = read_events(url, &mut resp, to_client);
-    pid.lock().unwrap_or_else(|e| e.into_inner()).take();
+    killer.reaped();
     resp.abort();
     why
 }
@@ -204,6 +226,8 @@ fn origin(url: &str) -> String {
 
 impl Transport for SseTransport {
     fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), McpError> {
+        // A stream that ended since the last message: the session is gone with it.
+        self.catch_up()?;
         let endpoint = self.endpoint(deadline)?;
         let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
         headers.extend(self.headers.iter().cloned());
@@ -225,6 +249,9 @@ impl Transport for SseTransport {
         resp.abort();
         if !(200..300).contains(&status) {
             let text = String::from_utf8_lossy(&body).trim().to_string();
+            if status == 404 {
+                return Err(McpError::Closed(format!("the server does not know the session (HTTP 404: {text})")));
+            }
             return Err(McpError::Transport(format!("Error POSTing to endpoint (HTTP {status}): {text}")));
         }
         Ok(())
@@ -237,7 +264,8 @@ impl Transport for SseTransport {
         loop {
             match self.next(deadline)? {
                 Read::Message(m) => return Ok(m),
-                Read::Endpoint(_) | Read::End(_) => {} // a second endpoint is ignored, as the SDK does
+                Read::Endpoint(e) => self.endpoint = Some(resolve(&self.url, &e)?),
+                Read::End(_) => {}
             }
         }
     }
@@ -245,9 +273,7 @@ impl Transport for SseTransport {
 
 impl Drop for SseTransport {
     fn drop(&mut self) {
-        if let Some(pid) = self.curl.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            crate::run::ui::interrupt::send_signal(pid as i32, libc::SIGKILL);
-        }
+        self.curl.kill();
     }
 }
 

@@ -33,6 +33,34 @@ pub struct Resp {
     pub stall: Duration,
     /// Where in the body the stall happens (0: before it).
     pub stall_at: usize,
+    /// Held before the body until the test opens it (see [`gated`]).
+    pub gate: Option<Gate>,
+}
+
+/// A point a scripted response waits at until the test opens it: an event, not a time.
+#[derive(Clone, Default)]
+pub struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+impl Gate {
+    /// Lets the held response go on.
+    pub fn open(&self) {
+        *self.0 .0.lock().unwrap() = true;
+        self.0 .1.notify_all();
+    }
+
+    fn wait(&self, stop: &AtomicBool) {
+        let mut open = self.0 .0.lock().unwrap();
+        while !*open && !stop.load(Ordering::Relaxed) {
+            open = self.0 .1.wait_timeout(open, Duration::from_millis(50)).unwrap().0;
+        }
+    }
+}
+
+/// `resp` held before its body until the returned gate is opened.
+pub fn gated(mut resp: Resp) -> (Resp, Gate) {
+    let gate = Gate::default();
+    resp.gate = Some(gate.clone());
+    (resp, gate)
 }
 
 /// One request the server received.
@@ -248,6 +276,9 @@ fn serve(
     head.push_str("\r\n");
     let _ = w.write_all(head.as_bytes());
     let _ = w.flush();
+    if let Some(g) = &resp.gate {
+        g.wait(stop);
+    }
     let at = resp.stall_at.min(resp.body.len());
     let (before, after) = resp.body.split_at(at);
     let mut ok = true;
@@ -334,6 +365,7 @@ pub fn anthropic_with(text: &str, delta: usize, stop_reason: &str) -> Resp {
         chunk: 7,
         stall: Duration::ZERO,
         stall_at: 0,
+        gate: None,
     }
 }
 
@@ -362,6 +394,7 @@ pub fn openai_with(text: &str, delta: usize, finish: &str) -> Resp {
         chunk: 7,
         stall: Duration::ZERO,
         stall_at: 0,
+        gate: None,
     }
 }
 
@@ -378,6 +411,7 @@ pub fn status(code: u16, body: Value) -> Resp {
         chunk: 4096,
         stall: Duration::ZERO,
         stall_at: 0,
+        gate: None,
     }
 }
 

@@ -44,6 +44,7 @@ fn event_stream(body: String, chunk: usize) -> Resp {
         chunk,
         stall: std::time::Duration::ZERO,
         stall_at: 0,
+        gate: None,
     }
 }
 

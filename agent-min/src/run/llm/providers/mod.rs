@@ -288,11 +288,12 @@ fn not_sent(i: &ImagePart) -> String {
 /// certain models", OpenRouter's "No endpoints found that support image input").
 pub(crate) fn images_refused(status: u16, message: &str) -> bool {
     let m = message.to_ascii_lowercase();
+    // vLLM's prompt-too-long error speaks of "multimodal tokens" and "image inputs".
+    let too_long = ["too long", "context length", "max_model_len", "maximum context"].iter().any(|w| m.contains(w));
     (400..600).contains(&status)
+        && !too_long
         && m.contains("image")
-        && ["not support", "support image", "only supported", "mmproj", "multimodal", "at most 0"]
-            .iter()
-            .any(|w| m.contains(w))
+        && ["not support", "support image", "only supported", "mmproj", "at most 0"].iter().any(|w| m.contains(w))
 }
 
 /// Pulls a readable message out of an error response body (any provider's shape).
@@ -510,6 +511,10 @@ mod tests {
             (400, "image exceeds 5 MB maximum: 6000000 bytes > 5242880 bytes"),
             (429, "Rate limit reached"),
             (400, "This model's maximum context length is 8192 tokens"),
+            (
+                400,
+                "The prompt (total length 40000) is too long to fit into the model (context length 32768). Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens. For image inputs, the number of image tokens depends on the number of images, and possibly their aspect ratios as well.",
+            ),
             (200, "image input is not supported"),
         ] {
             assert!(!images_refused(status, m), "{m}");
