@@ -329,6 +329,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_editor_s_mcp_servers_are_stdio_http_or_sse_at_an_http_url() {
+        use agent_client_protocol_schema::v1::{McpServerHttp, McpServerSse};
+        let sse = server_config(&McpServer::Sse(McpServerSse::new("s", "http://127.0.0.1:1/sse"))).unwrap();
+        assert!(matches!(sse.kind, Kind::Http { sse: true, .. }));
+        let http = server_config(&McpServer::Http(McpServerHttp::new("h", "https://h/mcp"))).unwrap();
+        assert!(matches!(http.kind, Kind::Http { sse: false, .. }));
+        for bad in ["file:///etc/passwd", "http://h/a b", "ftp://h/"] {
+            let e = server_config(&McpServer::Sse(McpServerSse::new("s", bad))).unwrap_err();
+            assert!(e.contains("must be http:// or https://"), "{e}");
+        }
+    }
+
+    #[test]
     fn a_session_id_to_load_names_no_path() {
         assert!(is_session_id("20261201-223630-da5d7f"));
         for bad in ["", "../tasks/x", "a/b", ".hidden", "x.json", "a b", &"a".repeat(65)] {
