@@ -80,6 +80,7 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
         if data.iter().any(|(k, _)| *k == key) {
             return Err(format!("duplicated mapping key {key:?} (line {n})"));
         }
+        let raw_rest = rest;
         let commented = strip_comment(rest).len() < rest.len();
         let rest = strip_comment(rest).trim();
         let value = if rest.is_empty() {
@@ -122,6 +123,25 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
             match plain(&fold(&parts)).map_err(|e| format!("{e} (line {n})"))? {
                 Value::Other => Value::Str(fold(&parts)),
                 v => v,
+            }
+        } else if rest.starts_with(['"', '\'', '[', '{']) {
+            // A quoted or flow value goes on over the next lines until it closes, whatever
+            // their indentation, as js-yaml reads it.
+            let mut text = rest.to_string();
+            let mut raw = raw_rest.to_string();
+            loop {
+                match scalar_or_flow(&text) {
+                    Err(e) if e.starts_with("unexpected end of the stream") && i < lines.len() => {
+                        if lines[i].starts_with("...") {
+                            return Err(format!("unexpected end of the document (line {})", i + 1));
+                        }
+                        raw.push('\n');
+                        raw.push_str(lines[i]);
+                        i += 1;
+                        text = strip_comments(&raw).trim().to_string();
+                    }
+                    r => break r.map_err(|e| format!("{e} (line {n})"))?,
+                }
             }
         } else {
             scalar_or_flow(rest).map_err(|e| format!("{e} (line {n})"))?
@@ -247,19 +267,33 @@ fn split_key(line: &str) -> Option<(String, &str)> {
 
 /// A value's text without a trailing ` # comment` (outside quotes).
 fn strip_comment(s: &str) -> &str {
-    let mut quote = None;
-    let mut prev = ' ';
-    for (i, c) in s.char_indices() {
-        match quote {
-            Some(q) if c == q => quote = None,
+    &s[..code_end(s, &mut None, &mut None)]
+}
+
+/// Where a comment starts on `line` (its length if none): at a `#` at its start or after white
+/// space, outside quotes. A quote opens a quoted scalar only where one can start — first in
+/// the value or after `[`, `{`, `,` or `:` — so the `'` of `Don't` is a character.
+/// `quote` and `prev` (the last character that was not white space) carry over from line to
+/// line, for a value that spans lines.
+fn code_end(line: &str, quote: &mut Option<char>, prev: &mut Option<char>) -> usize {
+    let mut escaped = false;
+    let mut last = ' ';
+    for (i, c) in line.char_indices() {
+        match *quote {
+            Some('"') if escaped => escaped = false,
+            Some('"') if c == '\\' => escaped = true,
+            Some(q) if c == q => *quote = None,
             Some(_) => {}
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None if c == '#' && prev.is_whitespace() => return &s[..i],
+            None if (c == '"' || c == '\'') && prev.is_none_or(|p| "[{,:".contains(p)) => *quote = Some(c),
+            None if c == '#' && last.is_whitespace() => return i,
             None => {}
         }
-        prev = c;
+        if !c.is_whitespace() {
+            *prev = Some(c);
+        }
+        last = c;
     }
-    s
+    line.len()
 }
 
 /// The indented lines under `key:`.
@@ -270,6 +304,10 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
     let indent = head.len() - head.trim_start().len();
     if !head.trim_start().starts_with('-') {
         let text = head.trim_start();
+        if text.starts_with(['"', '\'', '[', '{']) {
+            // A quoted or flow value on the lines after its key: all of them.
+            return scalar_or_flow(strip_comments(&lines.join("\n")).trim()).map_err(|e| format!("{e} (line {first})"));
+        }
         if split_key(text).is_some() || !is_plain_start(text) {
             return Ok(Value::Other); // a nested map (or a quoted, flow… value): not a rule's shape
         }
@@ -320,7 +358,7 @@ fn scalar_or_flow(s: &str) -> Result<Value, String> {
         };
     }
     if s.starts_with('{') {
-        let end = matching(s, '{', '}').ok_or("unclosed flow mapping: missing }")?;
+        let end = matching(s, '{', '}').ok_or("unexpected end of the stream within a flow collection")?;
         return if s[end + 1..].trim().is_empty() {
             Ok(Value::Other)
         } else {
@@ -352,11 +390,15 @@ fn plain(s: &str) -> Result<Value, String> {
     Ok(if json_like { Value::Other } else { Value::Str(s.to_string()) })
 }
 
-/// A quoted string at the start of `s`: (value, rest).
+/// A quoted string at the start of `s`: (value, rest). Over several lines it is folded as
+/// js-yaml folds it: a line break and the next line's leading white space are one space, each
+/// blank line after it a line break (the white space before a break is kept, as js-yaml keeps
+/// it), and in double quotes a `\` before the break joins the lines.
 fn quoted(s: &str) -> Result<(String, &str), String> {
     let q = s.as_bytes()[0] as char;
+    let kind = if q == '"' { "double" } else { "single" };
     let mut out = String::new();
-    let mut chars = s[1..].char_indices();
+    let mut chars = s[1..].char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         if c == q {
             if q == '\'' && s[1 + i + 1..].starts_with('\'') {
@@ -366,19 +408,64 @@ fn quoted(s: &str) -> Result<(String, &str), String> {
             }
             return Ok((out, &s[1 + i + 1..]));
         }
-        if c == '\\' && q == '"' {
-            match chars.next().map(|(_, e)| e) {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some(e @ ('"' | '\\' | '/')) => out.push(e),
-                Some(e) => return Err(format!("unknown escape sequence \\{e}")),
-                None => break,
+        if c == '\n' {
+            let mut breaks = 1;
+            while let Some(&(_, w)) = chars.peek().filter(|(_, w)| matches!(w, ' ' | '\t' | '\n')) {
+                breaks += usize::from(w == '\n');
+                chars.next();
             }
+            out.push_str(&if breaks == 1 { " ".to_string() } else { "\n".repeat(breaks - 1) });
+            continue;
+        }
+        if c == '\\' && q == '"' {
+            let Some((_, e)) = chars.next() else { break };
+            let hex = |chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>, n: usize| {
+                let mut v = 0u32;
+                for _ in 0..n {
+                    let d = chars.next().and_then(|(_, h)| h.to_digit(16));
+                    v = v * 16 + d.ok_or("expected hexadecimal character")?;
+                }
+                char::from_u32(v).ok_or_else(|| format!("not a character: {v:#x}"))
+            };
+            out.push(match e {
+                '\n' => {
+                    // An escaped line break: the lines join, blank ones after it too.
+                    while chars.peek().is_some_and(|(_, w)| matches!(w, ' ' | '\t' | '\n')) {
+                        chars.next();
+                    }
+                    continue;
+                }
+                '0' => '\0',
+                'a' => '\x07',
+                'b' => '\x08',
+                't' | '\t' => '\t',
+                'n' => '\n',
+                'v' => '\x0b',
+                'f' => '\x0c',
+                'r' => '\r',
+                'e' => '\x1b',
+                ' ' | '"' | '/' | '\\' => e,
+                'N' => '\u{85}',
+                '_' => '\u{a0}',
+                'L' => '\u{2028}',
+                'P' => '\u{2029}',
+                'x' => hex(&mut chars, 2)?,
+                'u' => hex(&mut chars, 4)?,
+                'U' => hex(&mut chars, 8)?,
+                _ => return Err("unknown escape sequence".into()),
+            });
             continue;
         }
         out.push(c);
     }
-    Err("unexpected end of the stream within a quoted scalar".into())
+    Err(format!("unexpected end of the stream within a {kind} quoted scalar"))
+}
+
+/// `text` (a value over several lines) without its comments.
+fn strip_comments(text: &str) -> String {
+    let (mut quote, mut prev) = (None, None);
+    let lines: Vec<&str> = text.split('\n').map(|l| &l[..code_end(l, &mut quote, &mut prev)]).collect();
+    lines.join("\n")
 }
 
 /// `[a, "b", [c]]` at the start of `s`: (items, rest).
@@ -399,16 +486,19 @@ fn flow_list(s: &str) -> Result<(Vec<Value>, &str), String> {
             let (v, r) = flow_list(rest)?;
             (Value::List(v), r)
         } else if rest.starts_with('{') {
-            let end = matching(rest, '{', '}').ok_or("unclosed flow mapping: missing }")?;
+            let end = matching(rest, '{', '}').ok_or("unexpected end of the stream within a flow collection")?;
             (Value::Other, &rest[end + 1..])
         } else {
             let end = rest.find([',', ']']).ok_or("unexpected end of the stream within a flow collection")?;
-            (plain(rest[..end].trim())?, &rest[end..])
+            let lines: Vec<String> = rest[..end].split('\n').map(|l| l.trim().to_string()).collect();
+            (plain(&fold(&lines))?, &rest[end..])
         };
         items.push(item);
         rest = r.trim_start();
         if let Some(r) = rest.strip_prefix(',') {
             rest = r.trim_start();
+        } else if rest.is_empty() {
+            return Err("unexpected end of the stream within a flow collection".into());
         } else if !rest.starts_with(']') {
             return Err("missed comma between flow collection entries".into());
         }
@@ -547,8 +637,66 @@ mod tests {
             v("d: Extract text from PDFs. Use when\n  working with PDF files\n\n  or forms.\nx: 1"),
             s("Extract text from PDFs. Use when working with PDF files\nor forms.")
         );
+        assert_eq!(v("d: Don't use it # for now"), s("Don't use it"));
+        assert_eq!(v("d: [it's, b] # c"), Value::List(vec![s("it's"), s("b")]));
         // What js-yaml refuses: a comment ends a plain value; a bad block header.
         for bad in ["d: a # c\n  b", "d: a\n  b # c\n  d", "d: |x\n  a", "d: |\n  one\n two", "d: >\n    a\n  b"] {
+            let text = format!("---\n{bad}\n---\nB");
+            assert!(parse(&text).parse_error.is_some(), "{bad}");
+        }
+    }
+
+    /// Quoted and flow values over several lines, and js-yaml's escapes: what js-yaml 4.1.1
+    /// gives for each (its `load`, JSON schema). They were parse errors, so a rule whose
+    /// `paths` list took several lines was used whole, for every file.
+    #[test]
+    fn quoted_and_flow_values_over_several_lines_read_as_js_yaml_reads_them() {
+        let v = |yaml: &str| {
+            let text = format!("---\n{yaml}\n---\nB");
+            let f = parse(&text);
+            assert_eq!(f.parse_error, None, "{yaml}");
+            f.data.into_iter().find(|(k, _)| k == "d").map(|(_, v)| v).unwrap()
+        };
+        let s = |t: &str| Value::Str(t.to_string());
+        assert_eq!(v("d: \"one\n  two\""), s("one two"));
+        assert_eq!(v("d: \"one\ntwo\"\nx: 1"), s("one two"));
+        assert_eq!(v("d: 'one\n  two\n\n  three'"), s("one two\nthree"));
+        assert_eq!(v("d: \"a \\\n  b\""), s("a b"));
+        assert_eq!(v("d: \"a\\\n\n  b\""), s("ab"));
+        assert_eq!(
+            v(r#"d: "caf\u00e9 \x41\e\0\N\_\L\P\ \a\b\v\f\r\t\/\U0001F600""#),
+            s("café A\x1b\0\u{85}\u{a0}\u{2028}\u{2029} \x07\x08\x0b\x0c\r\t/😀")
+        );
+        assert_eq!(v("d: 'one  \n   two  '"), s("one   two  "));
+        assert_eq!(v("d: \"one\n\n\n  two\""), s("one\n\ntwo"));
+        assert_eq!(v("d: \"one\n  \n  two\""), s("one\ntwo"));
+        assert_eq!(v("d: \"one\n  two\" # c"), s("one two"));
+        assert_eq!(v("d: 'it''s\n  fine'"), s("it's fine"));
+        assert_eq!(v("d: \"one\n  # not a comment\n  two\""), s("one # not a comment two"));
+        assert_eq!(v(r#"d: "a \" # b""#), s("a \" # b"));
+        assert_eq!(v("d: \"one\nkey: two\""), s("one key: two"));
+        let ab = |a: &str, b: &str| Value::List(vec![s(a), s(b)]);
+        assert_eq!(v("d: [\n  \"src/**/*.ts\", # c\n  tests/**\n]\nx: 1"), ab("src/**/*.ts", "tests/**"));
+        assert_eq!(v("d: [ # c\n  \"a\",\n  b\n  ]"), ab("a", "b"));
+        assert_eq!(v("d: [a\n  b, c]"), ab("a b", "c"));
+        assert_eq!(v("d: [\n  \"a\n  b\"]"), Value::List(vec![s("a b")]));
+        assert_eq!(v("d:\n  [\"a\", \"b\"]"), ab("a", "b"));
+        assert_eq!(v("d:\n  \"one\n  two\""), s("one two"));
+        assert_eq!(v("d: {a: 1,\n  b: 2}\nx: 1"), Value::Other);
+        // The key after a value that took several lines is read too.
+        let f = parse("---\npaths: [\n  \"src/**\",\n  \"docs/**\"\n]\ndescription: x\n---\nB");
+        assert_eq!(f.parse_error, None);
+        assert_eq!(paths(&f), Some(strs(&["src/**", "docs/**"])));
+        assert_eq!(f.data[1], ("description".to_string(), s("x")));
+        // What js-yaml refuses.
+        for bad in [
+            "d: \"one\n  two\" x",
+            r#"d: "\q""#,
+            r#"d: "\u00g1""#,
+            "d: \"open\n  x: 1",
+            "d: [a,\n  b",
+            "d: \"x\n...\n\"",
+        ] {
             let text = format!("---\n{bad}\n---\nB");
             assert!(parse(&text).parse_error.is_some(), "{bad}");
         }
