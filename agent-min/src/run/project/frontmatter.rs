@@ -83,7 +83,14 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
         let raw_rest = rest;
         let commented = strip_comment(rest).len() < rest.len();
         let rest = strip_comment(rest).trim();
-        let value = if rest.is_empty() {
+        let next = lines[i..].iter().position(|l| !is_blank(l)).map(|k| i + k);
+        let value = if let Some(k) = next.filter(|&k| {
+            rest.is_empty() && lines[k].starts_with(' ') && lines[k].trim_start().starts_with(['"', '\'', '[', '{'])
+        }) {
+            // A quoted or flow value on the lines after its key, over as many as it takes.
+            i = k + 1;
+            flow_over_lines(lines[k], &lines, &mut i).map_err(|e| format!("{e} (line {})", k + 1))?
+        } else if rest.is_empty() {
             // A nested block: a list of scalars, a map (skipped), or nothing (null).
             let start = i;
             while i < lines.len() && (is_blank(lines[i]) || lines[i].starts_with([' ', '\t', '-'])) {
@@ -127,28 +134,33 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
         } else if rest.starts_with(['"', '\'', '[', '{']) {
             // A quoted or flow value goes on over the next lines until it closes, whatever
             // their indentation, as js-yaml reads it.
-            let mut text = rest.to_string();
-            let mut raw = raw_rest.to_string();
-            loop {
-                match scalar_or_flow(&text) {
-                    Err(e) if e.starts_with("unexpected end of the stream") && i < lines.len() => {
-                        if lines[i].starts_with("...") {
-                            return Err(format!("unexpected end of the document (line {})", i + 1));
-                        }
-                        raw.push('\n');
-                        raw.push_str(lines[i]);
-                        i += 1;
-                        text = strip_comments(&raw).trim().to_string();
-                    }
-                    r => break r.map_err(|e| format!("{e} (line {n})"))?,
-                }
-            }
+            flow_over_lines(raw_rest, &lines, &mut i).map_err(|e| format!("{e} (line {n})"))?
         } else {
             scalar_or_flow(rest).map_err(|e| format!("{e} (line {n})"))?
         };
         data.push((key, value));
     }
     Ok(data)
+}
+
+/// The quoted or flow value that starts `first`, read over the lines from `lines[*i]` on until
+/// it closes (`*i` is left after its last line), whatever their indentation, as js-yaml reads
+/// it; the text after it on its last line may only be a comment.
+fn flow_over_lines(first: &str, lines: &[&str], i: &mut usize) -> Result<Value, String> {
+    let mut raw = first.to_string();
+    loop {
+        match scalar_or_flow(strip_comments(&raw).trim()) {
+            Err(e) if e.starts_with("unexpected end of the stream") && *i < lines.len() => {
+                if lines[*i].starts_with("...") {
+                    return Err("unexpected end of the document".into());
+                }
+                raw.push('\n');
+                raw.push_str(lines[*i]);
+                *i += 1;
+            }
+            r => return r,
+        }
+    }
 }
 
 /// Whether the next lines continue the value on a `key: value` line: an indented line comes,
@@ -304,10 +316,6 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
     let indent = head.len() - head.trim_start().len();
     if !head.trim_start().starts_with('-') {
         let text = head.trim_start();
-        if text.starts_with(['"', '\'', '[', '{']) {
-            // A quoted or flow value on the lines after its key: all of them.
-            return scalar_or_flow(strip_comments(&lines.join("\n")).trim()).map_err(|e| format!("{e} (line {first})"));
-        }
         if split_key(text).is_some() || !is_plain_start(text) {
             return Ok(Value::Other); // a nested map (or a quoted, flow… value): not a rule's shape
         }
@@ -319,7 +327,13 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
         });
     }
     let mut items = Vec::new();
-    for (n, l) in content {
+    let mut j = 0;
+    while j < lines.len() {
+        let (n, l) = (first + j + 1, lines[j]);
+        j += 1;
+        if is_blank(l) {
+            continue;
+        }
         let here = l.len() - l.trim_start().len();
         if here > indent {
             continue; // a continuation or nested structure of the previous item
@@ -331,11 +345,21 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
         let Some(item) = t.strip_prefix('-').filter(|r| r.is_empty() || r.starts_with(' ')) else {
             return Err(format!("bad indentation of a mapping entry (line {n})"));
         };
-        let item = strip_comment(item).trim();
-        items.push(if item.is_empty() {
+        let item = item.trim_start();
+        items.push(if strip_comment(item).trim().is_empty() {
             Value::Other
         } else {
-            scalar_or_flow(item).map_err(|e| format!("{e} (line {n})"))?
+            // A quoted or flow item may go on over the next lines; once it closes, nothing
+            // may follow it indented under it.
+            let v = flow_over_lines(item, lines, &mut j).map_err(|e| format!("{e} (line {n})"))?;
+            let flow = strip_comment(item).trim_start().starts_with(['"', '\'', '[', '{']);
+            if let Some(k) = lines[j..].iter().position(|l| !is_blank(l)).filter(|_| flow) {
+                let l = lines[j + k];
+                if l.len() - l.trim_start().len() > indent {
+                    return Err(format!("bad indentation of a sequence entry (line {})", first + j + k + 1));
+                }
+            }
+            v
         });
     }
     Ok(Value::List(items))
@@ -489,7 +513,9 @@ fn flow_list(s: &str) -> Result<(Vec<Value>, &str), String> {
             let end = matching(rest, '{', '}').ok_or("unexpected end of the stream within a flow collection")?;
             (Value::Other, &rest[end + 1..])
         } else {
-            let end = rest.find([',', ']']).ok_or("unexpected end of the stream within a flow collection")?;
+            // (A plain value in a flow list ends at any flow indicator.)
+            let end =
+                rest.find([',', ']', '[', '{', '}']).ok_or("unexpected end of the stream within a flow collection")?;
             let lines: Vec<String> = rest[..end].split('\n').map(|l| l.trim().to_string()).collect();
             (plain(&fold(&lines))?, &rest[end..])
         };
@@ -683,6 +709,13 @@ mod tests {
         assert_eq!(v("d:\n  [\"a\", \"b\"]"), ab("a", "b"));
         assert_eq!(v("d:\n  \"one\n  two\""), s("one two"));
         assert_eq!(v("d: {a: 1,\n  b: 2}\nx: 1"), Value::Other);
+        // In a block list, and on the lines after the key.
+        assert_eq!(v("d:\n  - \"a\n    b\"\n  - c"), ab("a b", "c"));
+        assert_eq!(v("d:\n  - \"a\n  b\"\n  - c"), ab("a b", "c"));
+        assert_eq!(v("d:\n  - [a,\n    b]\n  - c"), Value::List(vec![ab("a", "b"), s("c")]));
+        assert_eq!(v("d:\n  - \"a # b\"\n  - 'c' # d"), ab("a # b", "c"));
+        assert_eq!(v("d:\n- a\n- \"b\n  c\"\nx: 1"), ab("a", "b c"));
+        assert_eq!(v("d:\n  [\n    \"a\",\n    \"b\"\n]\nx: 1"), ab("a", "b"));
         // The key after a value that took several lines is read too.
         let f = parse("---\npaths: [\n  \"src/**\",\n  \"docs/**\"\n]\ndescription: x\n---\nB");
         assert_eq!(f.parse_error, None);
@@ -690,6 +723,8 @@ mod tests {
         assert_eq!(f.data[1], ("description".to_string(), s("x")));
         // What js-yaml refuses.
         for bad in [
+            "d:\n  - \"a\n  b\"\n    c\n  - z",
+            "d:\n  - [a,\n  b c\n  [x]]",
             "d: \"one\n  two\" x",
             r#"d: "\q""#,
             r#"d: "\u00g1""#,
