@@ -122,11 +122,11 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
             }
             let mut parts = vec![rest.to_string()];
             let more = &lines[start..i];
-            if let Some(k) = more[..more.len() - 1].iter().position(|l| strip_comment(l).len() < l.len()) {
+            if let Some(k) = more[..more.len() - 1].iter().position(|l| strip_plain_comment(l).len() < l.len()) {
                 // A comment ends the scalar; the lines after it are then out of place.
                 return Err(format!("bad indentation of a mapping entry (line {})", start + k + 2));
             }
-            parts.extend(more.iter().map(|l| strip_comment(l).trim().to_string()));
+            parts.extend(more.iter().map(|l| strip_plain_comment(l).trim().to_string()));
             match plain(&fold(&parts)).map_err(|e| format!("{e} (line {n})"))? {
                 Value::Other => Value::Str(fold(&parts)),
                 v => v,
@@ -282,6 +282,11 @@ fn strip_comment(s: &str) -> &str {
     &s[..code_end(s, &mut None, &mut None)]
 }
 
+/// A plain value's line without its comment: a quote there is a character.
+fn strip_plain_comment(s: &str) -> &str {
+    &s[..code_end(s, &mut None, &mut Some('a'))]
+}
+
 /// Where a comment starts on `line` (its length if none): at a `#` at its start or after white
 /// space, outside quotes. A quote opens a quoted scalar only where one can start — first in
 /// the value or after `[`, `{`, `,` or `:` — so the `'` of `Don't` is a character.
@@ -320,11 +325,8 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
             return Ok(Value::Other); // a nested map (or a quoted, flow… value): not a rule's shape
         }
         // A plain value on the lines after its key: folded, as on the key's line.
-        let parts: Vec<String> = lines.iter().map(|l| strip_comment(l).trim().to_string()).collect();
-        return Ok(match plain(&fold(&parts))? {
-            Value::Other => Value::Str(fold(&parts)),
-            v => v,
-        });
+        let parts: Vec<String> = lines.iter().map(|l| strip_plain_comment(l).trim().to_string()).collect();
+        return plain(&fold(&parts));
     }
     let mut items = Vec::new();
     let mut j = 0;
@@ -375,29 +377,23 @@ fn scalar_or_flow(s: &str) -> Result<Value, String> {
     }
     if s.starts_with('[') {
         let (items, rest) = flow_list(s)?;
-        return if rest.trim().is_empty() {
-            Ok(Value::List(items))
-        } else {
-            Err("unexpected text after a list".into())
-        };
+        return if ends(rest) { Ok(Value::List(items)) } else { Err("unexpected text after a list".into()) };
     }
     if s.starts_with('{') {
         let end = matching(s, '{', '}').ok_or("unexpected end of the stream within a flow collection")?;
-        return if s[end + 1..].trim().is_empty() {
-            Ok(Value::Other)
-        } else {
-            Err("unexpected text after a map".into())
-        };
+        return if ends(&s[end + 1..]) { Ok(Value::Other) } else { Err("unexpected text after a map".into()) };
     }
     if s.starts_with(['"', '\'']) {
         let (v, rest) = quoted(s)?;
-        return if rest.trim().is_empty() {
-            Ok(Value::Str(v))
-        } else {
-            Err("unexpected text after a quoted string".into())
-        };
+        return if ends(rest) { Ok(Value::Str(v)) } else { Err("unexpected text after a quoted string".into()) };
     }
     plain(s)
+}
+
+/// Whether `rest`, after a closed quoted or flow value, ends it: nothing, or a comment (which
+/// js-yaml takes there even without white space before its `#`).
+fn ends(rest: &str) -> bool {
+    rest.trim().is_empty() || rest.starts_with('#')
 }
 
 fn plain(s: &str) -> Result<Value, String> {
@@ -709,6 +705,12 @@ mod tests {
         assert_eq!(v("d:\n  [\"a\", \"b\"]"), ab("a", "b"));
         assert_eq!(v("d:\n  \"one\n  two\""), s("one two"));
         assert_eq!(v("d: {a: 1,\n  b: 2}\nx: 1"), Value::Other);
+        assert_eq!(v("d: \"s\"#c"), s("s"));
+        assert_eq!(v("d: [a]#c\nx: 1"), Value::List(vec![s("a")]));
+        assert_eq!(v("d: b c\n  'y #c"), s("b c 'y"));
+        assert_eq!(v("d: a\n  'b # c"), s("a 'b"));
+        assert_eq!(v("d:\n  true"), Value::Other);
+        assert_eq!(v("d:\n  1\n  2"), s("1 2"));
         // In a block list, and on the lines after the key.
         assert_eq!(v("d:\n  - \"a\n    b\"\n  - c"), ab("a b", "c"));
         assert_eq!(v("d:\n  - \"a\n  b\"\n  - c"), ab("a b", "c"));
@@ -726,6 +728,7 @@ mod tests {
             "d:\n  - \"a\n  b\"\n    c\n  - z",
             "d:\n  - [a,\n  b c\n  [x]]",
             "d: \"one\n  two\" x",
+            "d: \"s\"x",
             r#"d: "\q""#,
             r#"d: "\u00g1""#,
             "d: \"open\n  x: 1",
