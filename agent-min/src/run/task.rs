@@ -948,6 +948,11 @@ impl Task {
             Outcome::Failure { text: tools::missing_param_result(call, param, count), mistake: true }
         } else {
             self.checkpoint(true, call);
+            if call.name == "use_skill" {
+                // As Cline's handler: the skills as they are now (one written earlier in this
+                // reply included), not only those listed with the request.
+                self.memory.skills = self.around.project.skills(&mut self.term);
+            }
             let mut ctx = Ctx {
                 ws: &self.ws,
                 term: &mut self.term,

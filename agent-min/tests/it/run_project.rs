@@ -1082,6 +1082,33 @@ fn with_native_calls_use_skill_is_offered_only_with_skills() {
     assert!(!tools.contains("use_skill"), "{tools}");
 }
 
+/// As Cline's handler does, `use_skill` looks for the skill when it runs, not only among those
+/// listed with the request: a skill written earlier in the same reply is found.
+#[cfg(feature = "skills")]
+#[test]
+fn use_skill_finds_a_skill_written_earlier_in_the_same_reply() {
+    use common::native::{self, call, AnthropicReply};
+    let reply = |calls| native::anthropic(AnthropicReply { calls, ..Default::default() }, 5);
+    let e = Env::new();
+    e.write(".cline/skills/release-notes/SKILL.md", SKILL);
+    let new_skill = serde_json::json!({
+        "path": ".clinerules/skills/changelog/SKILL.md",
+        "content": "---\nname: changelog\ndescription: Keep a changelog\n---\nAdd an entry per change."
+    });
+    let server = Server::start(vec![
+        reply(vec![
+            call("toolu_1", "write_to_file", &[&new_skill.to_string()]),
+            call("toolu_2", "use_skill", &[r#"{"skill_name": "changelog"}"#]),
+        ]),
+        reply(vec![call("toolu_3", "attempt_completion", &[r#"{"result": "ok"}"#])]),
+    ]);
+    let r = e.run(&server, &["--model", "claude-sonnet-4-5", "start a changelog skill"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let result = server.requests()[1].body["messages"].to_string();
+    assert!(result.contains("# Skill \\\"changelog\\\" is now active"), "{result}");
+    assert!(result.contains("Add an entry per change."), "{result}");
+}
+
 /// Cline's Notification hook: `user_attention` when the run waits for the person (here, to
 /// approve a command), `task_complete` after TaskComplete, with Cline's `NotificationData`
 /// fields in its order.
