@@ -30,14 +30,20 @@ use crate::run::llm::curl;
 use crate::run::llm::sse::SseDecoder;
 
 /// Messages read ahead of the client, at most (the reader then waits: memory stays bounded).
-const QUEUE: usize = 64;
+/// They travel as text, each at most [`MAX_BODY`], and are parsed one at a time by the client:
+/// a message's parsed form can be many times its text (`[0,0,…]`).
+const QUEUE: usize = 8;
+
+/// Most reports [`SseTransport::catch_up`] takes in one go: a server that keeps sending cannot
+/// hold a send up (the rest wait in the channel).
+const CATCH_UP: usize = 4 * QUEUE;
 
 /// What the reader thread reports.
 enum Read {
     /// The stream's `endpoint` event: where to POST (as the server wrote it).
     Endpoint(String),
-    /// A message from the server.
-    Message(Value),
+    /// A message from the server, as its text (parsed by the client, one at a time).
+    Message(String),
     /// The stream ended or could not start: why.
     End(String),
 }
@@ -48,8 +54,11 @@ pub(crate) struct SseTransport {
     headers: Vec<(String, String)>,
     endpoint: Option<String>,
     from_reader: Receiver<Read>,
-    /// Messages that arrived before the endpoint was known.
-    early: VecDeque<Value>,
+    /// Messages that arrived while no request was waiting (before the endpoint was known, or
+    /// between requests): the newest [`QUEUE`] of them, at most [`MAX_BODY`] bytes together.
+    early: VecDeque<String>,
+    /// The bytes of `early`.
+    early_bytes: usize,
     /// Why the stream ended, once it has.
     ended: Option<String>,
     /// Kills the stream's curl (see [`curl::Killer`]).
@@ -69,6 +78,7 @@ impl SseTransport {
             endpoint: None,
             from_reader,
             early: VecDeque::new(),
+            early_bytes: 0,
             ended: None,
             curl,
         }
@@ -77,9 +87,9 @@ impl SseTransport {
     /// What the reader has reported so far, without waiting: messages are kept for `recv`, a
     /// new endpoint replaces the old; `Err` when the stream has ended.
     fn catch_up(&mut self) -> Result<(), McpError> {
-        loop {
+        for _ in 0..CATCH_UP {
             match self.from_reader.try_recv() {
-                Ok(Read::Message(m)) => self.early.push_back(m),
+                Ok(Read::Message(m)) => self.keep(m),
                 Ok(Read::Endpoint(e)) => self.endpoint = Some(resolve(&self.url, &e)?),
                 Ok(Read::End(why)) => self.ended = Some(why),
                 Err(TryRecvError::Empty) => return Ok(()),
@@ -90,6 +100,19 @@ impl SseTransport {
             if let Some(why) = &self.ended {
                 return Err(McpError::Closed(why.clone()));
             }
+        }
+        Ok(())
+    }
+
+    /// Keeps a message no request is waiting for, the oldest let go beyond [`QUEUE`] messages
+    /// or [`MAX_BODY`] bytes (a server sending without end must not fill the memory; none of
+    /// them answers a request, which is sent only after this).
+    fn keep(&mut self, m: String) {
+        self.early_bytes += m.len();
+        self.early.push_back(m);
+        while self.early.len() > QUEUE || (self.early_bytes > MAX_BODY && self.early.len() > 1) {
+            let old = self.early.pop_front().unwrap_or_default();
+            self.early_bytes -= old.len();
         }
     }
 
@@ -119,7 +142,7 @@ impl SseTransport {
         while self.endpoint.is_none() {
             match self.next(deadline) {
                 Ok(Read::Endpoint(e)) => self.endpoint = Some(resolve(&self.url, &e)?),
-                Ok(Read::Message(m)) => self.early.push_back(m),
+                Ok(Read::Message(m)) => self.keep(m),
                 Ok(Read::End(_)) => unreachable!("next() turns the end into an error"),
                 Err(McpError::Closed(why)) => {
                     return Err(McpError::Transport(format!("SSE error: {why} (connecting to {})", self.url)))
@@ -176,10 +199,7 @@ fn read_events(url: &str, resp: &mut curl::Response, to_client: &SyncSender<Read
         for ev in decoder.push(&buf[..n]) {
             let read = match ev.event.as_deref() {
                 Some("endpoint") => Read::Endpoint(ev.data.trim().to_string()),
-                None | Some("message") => match serde_json::from_str::<Value>(&ev.data) {
-                    Ok(v) => Read::Message(v),
-                    Err(_) => continue, // not a JSON-RPC message: ignored, as the SDK logs and drops it
-                },
+                None | Some("message") => Read::Message(ev.data),
                 Some(_) => continue,
             };
             if to_client.send(read).is_err() {
@@ -258,14 +278,27 @@ impl Transport for SseTransport {
     }
 
     fn recv(&mut self, deadline: Instant) -> Result<Value, McpError> {
-        if let Some(m) = self.early.pop_front() {
-            return Ok(m);
-        }
         loop {
-            match self.next(deadline)? {
-                Read::Message(m) => return Ok(m),
-                Read::Endpoint(e) => self.endpoint = Some(resolve(&self.url, &e)?),
-                Read::End(_) => {}
+            let text = match self.early.pop_front() {
+                Some(m) => {
+                    self.early_bytes -= m.len();
+                    m
+                }
+                None => match self.next(deadline)? {
+                    Read::Message(m) => m,
+                    Read::Endpoint(e) => {
+                        self.endpoint = Some(resolve(&self.url, &e)?);
+                        continue;
+                    }
+                    Read::End(_) => continue,
+                },
+            };
+            // Not a JSON-RPC message: ignored, as the SDK logs and drops it.
+            if let Ok(v) = serde_json::from_str::<Value>(&text) {
+                return Ok(v);
+            }
+            if Instant::now() >= deadline {
+                return Err(McpError::Timeout);
             }
         }
     }
@@ -280,6 +313,40 @@ impl Drop for SseTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Read as _, Write as _};
+    use std::time::Duration;
+
+    #[test]
+    fn messages_sent_while_no_request_waits_are_kept_within_bounds() {
+        // A server that sends messages without end and never names its endpoint: the start
+        // waits for the endpoint until its deadline, and every message it read kept in memory
+        // then (there were 400 here, and a fast server sends gigabytes in the 10 s).
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let _ = s.read(&mut [0u8; 4096]);
+            let mut out = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n".to_vec();
+            for i in 0..400 {
+                let m =
+                    format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"n\":{i}}}}}");
+                out.extend_from_slice(format!("event: message\ndata: {m}\n\n").as_bytes());
+            }
+            s.write_all(&out).unwrap();
+            std::thread::sleep(Duration::from_secs(3));
+        });
+        let mut t = SseTransport::open(&format!("http://127.0.0.1:{port}/sse"), &[]);
+        let e = t.endpoint(Instant::now() + Duration::from_secs(2)).unwrap_err();
+        assert!(matches!(e, McpError::Timeout), "{e}");
+        assert!(t.early.len() <= QUEUE, "{} messages kept", t.early.len());
+        // The newest are the ones kept, and read as messages.
+        let last = t.early.back().cloned().unwrap_or_default();
+        assert!(last.contains("\"n\":399"), "{last}");
+        let m = t.recv(Instant::now() + Duration::from_secs(1)).unwrap();
+        assert_eq!(m["params"]["n"], 400 - QUEUE as u64);
+        drop(t);
+        server.join().unwrap();
+    }
 
     #[test]
     fn endpoints_resolve_against_the_stream_url_and_stay_on_its_origin() {
