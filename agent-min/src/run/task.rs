@@ -953,6 +953,8 @@ impl Task {
                 // reply included), not only those listed with the request.
                 self.memory.skills = self.around.project.skills(&mut self.term);
             }
+            let next = self.next_parts.iter().filter_map(|p| if let Part::Image(i) = p { Some(i) } else { None });
+            let images_held = self.messages.iter().flat_map(Message::images).chain(next).map(|i| i.data.len()).sum();
             let mut ctx = Ctx {
                 ws: &self.ws,
                 term: &mut self.term,
@@ -967,6 +969,7 @@ impl Task {
                 mcp: &mut self.around.mcp,
                 family: self.family,
                 images: self.settings.images,
+                images_held,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.

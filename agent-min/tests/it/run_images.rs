@@ -233,6 +233,46 @@ fn a_server_that_refuses_images_is_asked_again_with_them_named_and_the_run_goes_
     assert!(reqs[1].last_user().contains("Current model does not support image input"));
 }
 
+#[test]
+fn images_the_conversation_holds_are_bounded_in_bytes_not_pixels() {
+    // A 1x1 image padded to 3.9 MB (5.2 MB in base64) counts as one token for the context
+    // window: read again and again, it went into every request and the saved task without end.
+    let ws = tempfile::tempdir().unwrap();
+    let mut big = PNG.to_vec();
+    big.resize(3_900_000, 0);
+    for n in 1..=6 {
+        std::fs::write(ws.path().join(format!("big{n}.png")), &big).unwrap();
+    }
+    let args: Vec<String> = (1..=6).map(|n| format!(r#"{{"path":"big{n}.png"}}"#)).collect();
+    let read = |n: usize, id: &'static str| call(id, "read_file", &[args[n - 1].as_str()]);
+    let server = Server::start(vec![
+        completes(vec![
+            read(1, "toolu_1"),
+            read(2, "toolu_2"),
+            read(3, "toolu_3"),
+            read(4, "toolu_4"),
+            read(5, "toolu_5"),
+        ]),
+        completes(vec![read(6, "toolu_6")]),
+        completes(vec![call("toolu_7", "attempt_completion", &[r#"{"result":"seen"}"#])]),
+    ]);
+    let url = server.anthropic_url();
+    let base = ["--provider", "anthropic", "--base-url", &url, "--model", "claude-sonnet-4-5", "--yolo"];
+    let r = run(ws.path(), &base, &["--no-save", "look"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let images = |body: &Value| body.to_string().matches(r#""type":"image""#).count();
+    // Four, 20.8 MB in base64, are held: a fifth is refused, in the same reply or a later one.
+    let refused = "Error reading file: the conversation already holds 19.8 MB of images, and this one (5.0 MB) would take it past 20.0 MB";
+    assert_eq!(images(&reqs[1].body), 4);
+    let fifth = reqs[1].body["messages"].as_array().unwrap().last().unwrap()["content"][4]["content"].to_string();
+    assert!(fifth.contains(refused), "{fifth}");
+    assert_eq!(images(&reqs[2].body), 4);
+    let said = reqs[2].last_user();
+    assert!(said.contains(refused), "{said}");
+}
+
 /// A task stopped before the request that carries the image keeps it for `resume`; a resumed
 /// task sends the images of its history again; the save says version 2.
 #[test]

@@ -20,6 +20,14 @@ const MAX_SIDE: u32 = 7500;
 /// limit.
 pub(crate) const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024 / 4 * 3;
 
+/// The most image bytes (in base64) a conversation holds: a read that would go past them is
+/// refused. Every request carries all of them (Anthropic's API takes at most 32 MB in one), and
+/// the context window does not see them: an image is counted by its pixels, so a 1x1 image
+/// padded to 5 MB counts as one token, and read again and again it filled the memory, every
+/// request and the saved task. Cline has no limit. History cut for the context window frees
+/// its images.
+pub(crate) const MAX_HELD_BYTES: usize = 20 * 1024 * 1024;
+
 /// An image read for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Image {

@@ -194,6 +194,9 @@ pub(crate) struct Ctx<'a> {
     /// The model takes images (Cline's `supportsImages`): `read_file` sends an image file's
     /// image rather than refusing it.
     pub images: bool,
+    /// The bytes (in base64) of the images the conversation holds: its messages' and the next
+    /// one's, not counting those read since it was last asked (`memory.images`).
+    pub images_held: usize,
 }
 
 /// What the tools remember across the calls of one task.
@@ -449,6 +452,7 @@ pub(crate) mod testutil {
             mcp: &mut hub,
             family: crate::run::prompt::system::Family::NextGen,
             images: true,
+            images_held: 0,
         };
         f(&mut ctx)
     }
