@@ -30,6 +30,10 @@ use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, Role, StopRea
 /// The least `max_output_tokens` the API takes (a smaller `--max-tokens` is sent as this).
 const MIN_OUTPUT_TOKENS: u32 = 16;
 
+/// Most function calls of one reply kept apart: events naming a call beyond them are left out
+/// (no more than 64 calls of a reply are run; each event is matched to its call by a search).
+const MAX_CALLS: usize = 256;
+
 /// Whether an error refused the request's reasoning summary: OpenAI gives summaries only to
 /// organisations it has verified ("Your organization must be verified to generate reasoning
 /// summaries").
@@ -189,16 +193,16 @@ impl Stream {
             "response.function_call_arguments.delta" => {
                 let item = v.get("item_id").and_then(Value::as_str).unwrap_or("");
                 let delta = v.get("delta").and_then(Value::as_str).unwrap_or("");
-                let index = self.index(item, output_index);
-                if !delta.is_empty() && !self.calls[index].whole {
+                let index = self.index(item, output_index).filter(|i| !delta.is_empty() && !self.calls[*i].whole);
+                if let Some(index) = index {
                     self.calls[index].sent = true;
                     out.push(tool_call(index, None, None, delta));
                 }
             }
             "response.function_call_arguments.done" => {
                 let item = v.get("item_id").and_then(Value::as_str).unwrap_or("");
-                let index = self.index(item, output_index);
-                if let Some(args) = text("arguments").filter(|_| !self.calls[index].sent) {
+                let index = self.index(item, output_index).filter(|i| !self.calls[*i].sent);
+                if let (Some(index), Some(args)) = (index, text("arguments")) {
                     self.calls[index].sent = true;
                     out.push(tool_call(index, None, text("name"), &args));
                 }
@@ -253,7 +257,7 @@ impl Stream {
     /// name and arguments — only what was not passed on yet.
     fn call_item(&mut self, item: &Value, output_index: Option<u64>) -> Option<Delta> {
         let s = |k: &str| item.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-        let index = self.index(&s("id").unwrap_or_default(), output_index);
+        let index = self.index(&s("id").unwrap_or_default(), output_index)?;
         let call = &mut self.calls[index];
         let args = s("arguments").filter(|_| !call.sent).unwrap_or_default();
         if !args.is_empty() {
@@ -268,8 +272,9 @@ impl Stream {
         (naming || !args.is_empty()).then(|| tool_call(index, id, name, &args))
     }
 
-    /// The call index of item `id` at `output_index` (a new call when neither was seen).
-    fn index(&mut self, id: &str, output_index: Option<u64>) -> usize {
+    /// The call index of item `id` at `output_index` (a new call when neither was seen; `None`
+    /// for a new one beyond [`MAX_CALLS`]).
+    fn index(&mut self, id: &str, output_index: Option<u64>) -> Option<usize> {
         let same =
             |c: &Call| (!id.is_empty() && c.item == id) || (output_index.is_some() && c.output_index == output_index);
         if let Some(i) = self.calls.iter().position(same) {
@@ -278,10 +283,13 @@ impl Stream {
                 c.item = id.to_string();
             }
             c.output_index = c.output_index.or(output_index);
-            return i;
+            return Some(i);
+        }
+        if self.calls.len() >= MAX_CALLS {
+            return None;
         }
         self.calls.push(Call { item: id.to_string(), output_index, sent: false, whole: false, named: false });
-        self.calls.len() - 1
+        Some(self.calls.len() - 1)
     }
 }
 
@@ -438,6 +446,25 @@ mod tests {
             )));
         }
         assert_eq!(out, vec![Delta::Text("[Refusal] I can't ".into()), Delta::Text("help with that.".into())]);
+    }
+
+    #[test]
+    fn calls_named_by_ever_new_items_are_bounded() {
+        // Each event naming an item not seen was a new call: kept and searched on every later
+        // event (memory without bound, time quadratic in the events), though no more than 64
+        // calls of a reply are ever run.
+        let mut s = Stream::default();
+        for i in 0..50_000 {
+            let v = json!({"type":"response.function_call_arguments.delta","item_id":format!("fc_{i}"),"delta":""});
+            assert!(s.event(&SseEvent { event: None, data: v.to_string() }).is_empty());
+        }
+        assert_eq!(s.calls.len(), MAX_CALLS);
+        // Unbounded, these 5 MB of events took 3.9 s (optimized build); 50 MB, some 400 s.
+        // A call beyond the bound is left out; the first ones are still read.
+        let v = json!({"type":"response.output_item.added","output_index":99_999,"item":{"id":"fc_new","type":"function_call","arguments":"{}","call_id":"c","name":"n"}});
+        assert!(s.event(&SseEvent { event: None, data: v.to_string() }).is_empty());
+        let v = json!({"type":"response.function_call_arguments.delta","item_id":"fc_0","delta":"{}"});
+        assert_eq!(s.event(&SseEvent { event: None, data: v.to_string() }), vec![call(0, None, None, "{}")]);
     }
 
     #[test]
