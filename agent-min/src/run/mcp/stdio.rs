@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -46,8 +46,9 @@ enum Line {
 /// A running stdio server.
 pub(crate) struct StdioTransport {
     child: Child,
-    /// Lines for the writer thread; dropping it closes the server's stdin.
-    stdin: Option<mpsc::Sender<Vec<u8>>>,
+    /// Lines for the writer thread, at most [`QUEUED`] waiting; dropping it closes the
+    /// server's stdin.
+    stdin: Option<mpsc::SyncSender<Vec<u8>>>,
     write_failed: Arc<AtomicBool>,
     lines: Receiver<Line>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
@@ -93,8 +94,10 @@ impl StdioTransport {
         let keep = Arc::clone(&stderr);
         std::thread::spawn(move || keep_tail(err_pipe, keep));
         // Writes go through a thread: a server that stops reading its stdin (while it floods
-        // stdout) can then never block the agent past a request's deadline.
-        let (to_server, outgoing) = mpsc::channel::<Vec<u8>>();
+        // stdout) can then never block the agent past a request's deadline. Bounded too: such a
+        // server's own requests, each answered with its id (as long as a line), would otherwise
+        // pile up answers in memory for as long as the request waits.
+        let (to_server, outgoing) = mpsc::sync_channel::<Vec<u8>>(QUEUED);
         let write_failed = Arc::new(AtomicBool::new(false));
         let failed = Arc::clone(&write_failed);
         let stdin_pipe = child.stdin.take().expect("piped stdin");
@@ -215,13 +218,26 @@ fn keep_tail(mut err: impl Read, keep: Arc<Mutex<VecDeque<u8>>>) {
 }
 
 impl Transport for StdioTransport {
-    fn send(&mut self, msg: &Value, _deadline: Instant) -> Result<(), McpError> {
+    fn send(&mut self, msg: &Value, deadline: Instant) -> Result<(), McpError> {
         if self.exited {
             return Err(McpError::Closed(self.death()));
         }
         let mut line = msg.to_string();
         line.push('\n');
-        let sent = self.stdin.as_ref().is_some_and(|w| w.send(line.into_bytes()).is_ok());
+        let mut line = line.into_bytes();
+        let sent = loop {
+            let Some(w) = &self.stdin else { break false };
+            match w.try_send(line) {
+                Ok(()) => break true,
+                Err(TrySendError::Disconnected(_)) => break false,
+                // The server is not reading its stdin: wait for it, until the deadline.
+                Err(TrySendError::Full(back)) if Instant::now() < deadline => {
+                    line = back;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(TrySendError::Full(_)) => return Err(McpError::Timeout),
+            }
+        };
         if !sent || self.write_failed.load(Ordering::SeqCst) {
             self.exited = true;
             return Err(McpError::Closed(self.death()));
@@ -262,5 +278,40 @@ impl Drop for StdioTransport {
         // Whatever it started in its group goes too.
         interrupt::send_signal(-pgid, libc::SIGKILL);
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_that_reads_nothing_cannot_pile_up_answers_to_its_requests() {
+        // It never reads its stdin and sends requests without end, each with an id of 64 KiB:
+        // every answer (its id echoed) was queued for the writer, which waited on the full pipe,
+        // for as long as the request waited (1.6 GB in a start's 8 s with ids of 1 MiB).
+        let script = r#"big=$(head -c 65536 /dev/zero | tr '\0' A); while :; do printf '{"jsonrpc":"2.0","id":"%s","method":"ping"}\n' "$big"; done"#;
+        let mut t = StdioTransport::spawn("sh", &["-c".to_string(), script.to_string()], &[], None).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let mut answered = 0;
+        let mut last = None;
+        for _ in 0..300 {
+            let m = match t.recv(deadline) {
+                Ok(m) => m,
+                Err(e) => {
+                    last = Some(e);
+                    break;
+                }
+            };
+            match t.send(&super::super::jsonrpc::answer(&m["id"], "ping"), deadline) {
+                Ok(()) => answered += 1,
+                Err(e) => {
+                    last = Some(e);
+                    break;
+                }
+            }
+        }
+        assert!(answered <= QUEUED + 2, "{answered} answers queued");
+        assert!(matches!(last, Some(McpError::Timeout)), "{last:?}");
     }
 }
