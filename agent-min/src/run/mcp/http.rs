@@ -21,13 +21,22 @@ use crate::run::llm::sse::SseDecoder;
 /// Largest response body read.
 pub(crate) const MAX_BODY: usize = 16 << 20;
 
+/// Most messages kept for the client (the newest: the answer a POST waited for is its last).
+const MAX_QUEUED: usize = 64;
+
 /// A streamable HTTP server.
 pub(crate) struct HttpTransport {
     url: String,
     headers: Vec<(String, String)>,
     session: Option<String>,
     protocol: Option<String>,
-    queue: VecDeque<Value>,
+    /// Messages the replies brought, each with the length of its text: the newest
+    /// [`MAX_QUEUED`], at most [`MAX_BODY`] bytes together (a server's requests are answered
+    /// by POSTs whose replies may bring more requests: kept without bound, they filled the
+    /// memory for as long as a request waited).
+    queue: VecDeque<(Value, usize)>,
+    /// The bytes of `queue`.
+    queued: usize,
 }
 
 impl HttpTransport {
@@ -39,6 +48,18 @@ impl HttpTransport {
             session: None,
             protocol: None,
             queue: VecDeque::new(),
+            queued: 0,
+        }
+    }
+
+    /// Queues a message of `bytes` bytes of text, letting the oldest go beyond the bounds.
+    fn keep(&mut self, v: Value, bytes: usize) {
+        self.queue.push_back((v, bytes));
+        self.queued += bytes;
+        while self.queue.len() > 1 && (self.queue.len() > MAX_QUEUED || self.queued > MAX_BODY) {
+            if let Some((_, b)) = self.queue.pop_front() {
+                self.queued -= b;
+            }
         }
     }
 
@@ -139,7 +160,7 @@ impl HttpTransport {
                 if let Ok(v) = serde_json::from_str::<Value>(&ev.data) {
                     answered |=
                         want.is_some() && v.get("id").and_then(Value::as_u64) == want && v.get("method").is_none();
-                    self.queue.push_back(v);
+                    self.keep(v, ev.data.len());
                 }
             }
             if answered {
@@ -148,8 +169,11 @@ impl HttpTransport {
         }
         if !sse && !plain.is_empty() {
             match serde_json::from_slice::<Value>(&plain) {
-                Ok(Value::Array(items)) => self.queue.extend(items),
-                Ok(v) => self.queue.push_back(v),
+                Ok(Value::Array(items)) => {
+                    let each = plain.len() / items.len().max(1);
+                    items.into_iter().for_each(|v| self.keep(v, each));
+                }
+                Ok(v) => self.keep(v, plain.len()),
                 Err(e) => {
                     return Err(McpError::Transport(format!("the server at {} sent invalid JSON: {e}", self.url)))
                 }
@@ -167,10 +191,67 @@ impl Transport for HttpTransport {
     fn recv(&mut self, _deadline: Instant) -> Result<Value, McpError> {
         // Everything a POST brought back was queued by `send`; an empty queue means the
         // answer never came on that stream.
-        self.queue.pop_front().ok_or(McpError::Transport("the server ended its reply without answering".into()))
+        let (v, bytes) =
+            self.queue.pop_front().ok_or(McpError::Transport("the server ended its reply without answering".into()))?;
+        self.queued -= bytes;
+        Ok(v)
     }
 
     fn negotiated(&mut self, protocol: &str) {
         self.protocol = Some(protocol.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+    use std::time::Duration;
+
+    #[test]
+    fn messages_the_replies_bring_are_kept_within_bounds() {
+        // A server answering every POST, our answers to its requests too, with 200 more
+        // requests: each answer brought more to keep than it took, without end.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let events: String = (0..200)
+                .map(|i| {
+                    format!("event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}}\n\n", i + 1000)
+                })
+                .collect();
+            for conn in listener.incoming().take(6) {
+                let mut s = BufReader::new(conn.unwrap());
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    s.read_line(&mut line).unwrap();
+                    if let Some((k, v)) = line.split_once(':') {
+                        if k.eq_ignore_ascii_case("content-length") {
+                            length = v.trim().parse().unwrap();
+                        }
+                    }
+                    if line.trim().is_empty() {
+                        break;
+                    }
+                }
+                s.read_exact(&mut vec![0; length]).unwrap();
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+                let _ = s.get_mut().write_all(format!("{head}{events}").as_bytes());
+            }
+        });
+        let mut t = HttpTransport::new(&format!("http://127.0.0.1:{port}/mcp"), &[]);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        t.send(&super::super::jsonrpc::request(1, "initialize", serde_json::json!({})), deadline).unwrap();
+        for _ in 0..5 {
+            let m = t.recv(deadline).unwrap();
+            assert_eq!(m["method"], "ping");
+            t.send(&super::super::jsonrpc::answer(&m["id"], "ping"), deadline).unwrap();
+        }
+        assert!(t.queue.len() <= MAX_QUEUED, "{} messages kept", t.queue.len());
+        // The newest are kept, their bytes counted.
+        assert_eq!(t.queue.back().unwrap().0["id"], 1199);
+        assert_eq!(t.queued, t.queue.iter().map(|(_, b)| b).sum::<usize>());
+        server.join().unwrap();
     }
 }
