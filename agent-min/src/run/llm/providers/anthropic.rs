@@ -103,6 +103,10 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
 const FAST_MODE_BETA: &str = "fast-mode-2026-02-01";
 const CONTEXT_1M_BETA: &str = "context-1m-2025-08-07";
 
+/// Most `tool_use` blocks of one reply kept apart: later ones are left out (no more than 64
+/// calls of a reply are run; each argument delta is matched to its block by a search).
+const MAX_TOOL_BLOCKS: usize = 256;
+
 /// The id the API gets and whether Cline's `:fast` and `:1m` suffixes were on it
 /// (`claude-opus-4-6:1m:fast` is both).
 fn split_suffixes(model: &str) -> (&str, bool, bool) {
@@ -258,7 +262,7 @@ impl Stream {
                 Some("redacted_thinking") => {
                     text_of(&v, "/content_block/data", |s| Delta::Block(BlockDelta::RedactedThinking(s)))
                 }
-                Some("tool_use") => vec![self.tool_use_start(&v)],
+                Some("tool_use") => self.tool_use_start(&v).into_iter().collect(),
                 _ => Vec::new(),
             },
             "content_block_delta" => match v.pointer("/delta/type").and_then(Value::as_str) {
@@ -302,21 +306,25 @@ impl Stream {
 
     /// `content_block_start` of a `tool_use` block: its id and name. Its `input` is `{}` when the
     /// arguments follow as `input_json_delta`s; a proxy that sends them whole puts them here.
-    fn tool_use_start(&mut self, v: &Value) -> Delta {
+    /// `None` past [`MAX_TOOL_BLOCKS`].
+    fn tool_use_start(&mut self, v: &Value) -> Option<Delta> {
         let block = v.get("index").and_then(Value::as_u64).unwrap_or(0);
         let index = self.tool_blocks.len();
+        if index >= MAX_TOOL_BLOCKS {
+            return None;
+        }
         self.tool_blocks.push((block, index));
         let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
         let arguments = match v.pointer("/content_block/input") {
             Some(Value::Object(o)) if !o.is_empty() => Value::Object(o.clone()).to_string(),
             _ => String::new(),
         };
-        Delta::Block(BlockDelta::ToolCall {
+        Some(Delta::Block(BlockDelta::ToolCall {
             index,
             id: text("/content_block/id"),
             name: text("/content_block/name"),
             arguments,
-        })
+        }))
     }
 
     fn read_usage(&mut self, u: &Value) {
@@ -359,6 +367,31 @@ fn stream_error(v: &Value) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_use_blocks_of_one_reply_are_bounded() {
+        // Each block was kept, and searched for every argument delta: 100,000 blocks and as
+        // many deltas naming none of them (20 MB) took 6.5 s (optimized build), ten times as
+        // many some ten minutes.
+        let mut s = Stream::default();
+        let ev = |data: String| SseEvent { event: None, data };
+        for i in 0..20_000 {
+            let start = format!(
+                r#"{{"type":"content_block_start","index":{i},"content_block":{{"type":"tool_use","id":"t{i}","name":"n","input":{{}}}}}}"#
+            );
+            let out = s.event(&ev(start));
+            assert_eq!(out.len(), usize::from(i < MAX_TOOL_BLOCKS), "{i}");
+        }
+        assert_eq!(s.tool_blocks.len(), MAX_TOOL_BLOCKS);
+        let delta = |i: u64| {
+            format!(
+                r#"{{"type":"content_block_delta","index":{i},"delta":{{"type":"input_json_delta","partial_json":"{{}}"}}}}"#
+            )
+        };
+        assert!(s.event(&ev(delta(19_999))).is_empty());
+        let first = s.event(&ev(delta(0)));
+        assert!(matches!(&first[..], [Delta::Block(BlockDelta::ToolCall { index: 0, .. })]), "{first:?}");
+    }
 
     fn ev(name: &str, data: &str) -> SseEvent {
         SseEvent { event: Some(name.into()), data: data.into() }
