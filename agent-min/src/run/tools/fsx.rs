@@ -72,10 +72,10 @@ fn read_open(f: fs::File, max: u64) -> io::Result<Vec<u8>> {
 /// the approval prompt, say) makes the write fail — nothing is written anywhere — instead of
 /// landing where the link points.
 pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let (dir, name) = open_parent(path, true)?;
+    let (dir, name) = open_parent(path, true, true)?;
     let mode = match rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => Some(st.st_mode & 0o7777),
-        Ok(_) => return Err(changed(path, "is no longer a regular file (a symlink, directory or device)")),
+        Ok(_) => return Err(changed(path, "is no longer a regular file (a symlink, directory or device)", true)),
         Err(e) if e == Errno::NOENT => None,
         Err(e) => return Err(e.into()),
     };
@@ -103,12 +103,23 @@ pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
 /// directory relative to its parent's descriptor and the file itself, all without following a
 /// symlink. A path that changed into a link after it was resolved is an error, not a read of
 /// wherever the link points.
+/// (What a file is read with before it is written: its errors say nothing was written.)
 pub(crate) fn read_regular_no_follow(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    let (dir, name) = open_parent(path, false)?;
+    read_no_follow(path, max, true)
+}
+
+/// Reads the resolved and checked `path` for the model (`read_file`) as
+/// [`read_regular_no_follow`] does: a link swapped in since the check is refused, not read.
+pub(crate) fn read_checked(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    read_no_follow(path, max, false)
+}
+
+fn read_no_follow(path: &Path, max: u64, writing: bool) -> io::Result<Vec<u8>> {
+    let (dir, name) = open_parent(path, false, writing)?;
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let f = match rfs::openat(&dir, name, flags, Mode::empty()) {
         Ok(fd) => fs::File::from(fd),
-        Err(e) if e == Errno::LOOP => return Err(changed(path, "is a symbolic link")),
+        Err(e) if e == Errno::LOOP => return Err(changed(path, "is a symbolic link", writing)),
         Err(e) => return Err(e.into()),
     };
     read_open(f, max)
@@ -116,8 +127,8 @@ pub(crate) fn read_regular_no_follow(path: &Path, max: u64) -> io::Result<Vec<u8
 
 /// Opens the parent directory of the absolute `path` component by component from `/`, never
 /// following a symlink (creating missing directories when `create`); returns it and the file
-/// name.
-fn open_parent(path: &Path, create: bool) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
+/// name. (`writing`: for a write, as its errors say.)
+fn open_parent(path: &Path, create: bool, writing: bool) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
     let name = path.file_name().filter(|_| path.is_absolute()).ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not an absolute path to a file", path.display()))
     })?;
@@ -126,7 +137,7 @@ fn open_parent(path: &Path, create: bool) -> io::Result<(OwnedFd, &std::ffi::OsS
     for c in path.parent().unwrap_or(Path::new("/")).components() {
         let Component::Normal(part) = c else {
             if matches!(c, Component::ParentDir) {
-                return Err(changed(path, "contains `..`"));
+                return Err(changed(path, "contains `..`", writing));
             }
             continue;
         };
@@ -141,7 +152,7 @@ fn open_parent(path: &Path, create: bool) -> io::Result<(OwnedFd, &std::ffi::OsS
         dir = match next {
             Ok(d) => d,
             Err(e) if e == Errno::LOOP || e == Errno::NOTDIR => {
-                return Err(changed(path, "has a directory that is now a symbolic link or not a directory"))
+                return Err(changed(path, "has a directory that is now a symbolic link or not a directory", writing))
             }
             Err(e) => return Err(e.into()),
         };
@@ -150,11 +161,12 @@ fn open_parent(path: &Path, create: bool) -> io::Result<(OwnedFd, &std::ffi::OsS
 }
 
 /// The error for a path that is not what was checked and approved.
-fn changed(path: &Path, what: &str) -> io::Error {
+fn changed(path: &Path, what: &str, writing: bool) -> io::Error {
+    let (when, nothing) = if writing { ("writing", "written") } else { ("reading", "read") };
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!(
-            "{} {what}: the path changed after it was checked, and links are never followed when writing; nothing was written",
+            "{} {what}: the path changed after it was checked, and links are never followed when {when}; nothing was {nothing}",
             path.display()
         ),
     )

@@ -59,7 +59,8 @@ pub(crate) fn read(abs: &Path, supported: bool) -> Result<Image, String> {
     if !cfg!(feature = "documents") {
         return Err(crate::run::built::not_built_in("documents", "Sending images to the model"));
     }
-    let bytes = fsx::read_regular(abs, MAX_IMAGE_BYTES).map_err(|e| match e.kind() {
+    // Resolved and checked by the caller: a link swapped in since is refused (as in read.rs).
+    let bytes = fsx::read_checked(abs, MAX_IMAGE_BYTES).map_err(|e| match e.kind() {
         std::io::ErrorKind::InvalidInput if e.to_string().starts_with("is too large") => format!(
             "Image file is too large to send to the model: {} {e}; 5 MB once in base64 is the most the APIs take for one image",
             abs.display()

@@ -156,7 +156,9 @@ pub fn extract_text(abs: &Path) -> Result<String, String> {
     if !abs.exists() {
         return Err(format!("File not found: {}", abs.display()));
     }
-    let bytes = fsx::read_regular(abs, MAX_READ_BYTES).map_err(|e| match e.kind() {
+    // `abs` is resolved (every link followed, checked to be where it may be read): opened
+    // without following a link, so a link swapped in since the check is refused, not read.
+    let bytes = fsx::read_checked(abs, MAX_READ_BYTES).map_err(|e| match e.kind() {
         std::io::ErrorKind::InvalidInput if e.to_string().starts_with("is too large") => {
             "File is too large to read into context.".to_string()
         }
@@ -385,6 +387,32 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         assert!(extract_text(&p).unwrap_err().contains("not a regular file"));
         assert!(extract_text(Path::new("/dev/zero")).unwrap_err().contains("not a regular file"));
+    }
+
+    /// The path is resolved and checked before the read: a file swapped for a link since (to a
+    /// secret outside the workspace, say) is refused, not followed.
+    #[test]
+    fn a_file_swapped_for_a_link_after_the_check_is_not_read() {
+        let d = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret.txt");
+        std::fs::write(&secret, "the secret\n").unwrap();
+        let p = d.path().canonicalize().unwrap().join("notes.txt");
+        std::fs::write(&p, "notes\n").unwrap();
+        assert_eq!(extract_text(&p).unwrap(), "notes\n");
+        std::fs::remove_file(&p).unwrap();
+        std::os::unix::fs::symlink(&secret, &p).unwrap();
+        let e = extract_text(&p).unwrap_err();
+        assert!(e.contains("is a symbolic link") && e.contains("nothing was read"), "{e}");
+        // A directory on the way swapped for a link is refused too.
+        let sub = d.path().canonicalize().unwrap().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        std::fs::write(sub.join("f.txt"), "f\n").unwrap();
+        std::fs::rename(&sub, d.path().join("real")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), &sub).unwrap();
+        std::fs::write(outside.path().join("f.txt"), "outside\n").unwrap();
+        let e = extract_text(&sub.join("f.txt")).unwrap_err();
+        assert!(e.contains("now a symbolic link") && e.contains("nothing was read"), "{e}");
     }
 
     #[test]

@@ -194,8 +194,9 @@ pub(crate) fn search(
         if !entry.file_type().is_some_and(|t| t.is_file()) || !wanted || !allowed(entry.path()) {
             continue;
         }
-        // Only regular files of bounded size: never a FIFO or a device.
-        let Ok(bytes) = fsx::read_regular(entry.path(), fsx::MAX_FILE_BYTES) else { continue };
+        // Only regular files of bounded size: never a FIFO or a device, nor a link swapped in
+        // since the walk saw a file there (the walk follows none).
+        let Ok(bytes) = fsx::read_checked(entry.path(), fsx::MAX_FILE_BYTES) else { continue };
         let first = raw.len();
         let mut sink = Collect {
             file: entry.path(),
