@@ -10,6 +10,9 @@
 //! quotes or brackets, tabs for indentation, duplicate keys, `a: b: c`, a top-level line that
 //! is not `key: value`, and tags (`!!js/function`, which the JSON schema refuses).
 
+/// The deepest nesting of flow lists read (far beyond any rule's).
+const MAX_DEPTH: usize = 1000;
+
 /// A frontmatter value, as far as conditionals care.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Value {
@@ -62,6 +65,8 @@ fn split(s: &str) -> Option<(&str, &str)> {
 fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
     let lines: Vec<&str> = yaml.lines().collect();
     let mut data: Vec<(String, Value)> = Vec::new();
+    // The keys seen (a list searched per key made a block of 50,000 keys take 3 s).
+    let mut seen = std::collections::HashSet::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -77,7 +82,7 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
             return Err(format!("unexpected document marker (line {n})"));
         }
         let (key, rest) = split_key(line).ok_or_else(|| format!("expected `key: value` (line {n})"))?;
-        if data.iter().any(|(k, _)| *k == key) {
+        if !seen.insert(key.clone()) {
             return Err(format!("duplicated mapping key {key:?} (line {n})"));
         }
         let raw_rest = rest;
@@ -195,7 +200,7 @@ fn what(s: &str) -> &'static str {
 /// The quoted string, flow list or flow map at the start of `s`, and the text after it.
 fn flow_value(s: &str) -> Result<(Value, &str), String> {
     match s.as_bytes().first() {
-        Some(b'[') => flow_list(s).map(|(items, rest)| (Value::List(items), rest)),
+        Some(b'[') => flow_list(s, 0).map(|(items, rest)| (Value::List(items), rest)),
         Some(b'{') => {
             let end = matching(s, '{', '}').ok_or("unexpected end of the stream within a flow collection")?;
             Ok((Value::Other, &s[end + 1..]))
@@ -522,7 +527,12 @@ fn strip_comments(text: &str) -> String {
 }
 
 /// `[a, "b", [c]]` at the start of `s`: (items, rest).
-fn flow_list(s: &str) -> Result<(Vec<Value>, &str), String> {
+fn flow_list(s: &str, depth: usize) -> Result<(Vec<Value>, &str), String> {
+    // Each level is a call: a file of nothing but `[` would overflow the stack. (js-yaml
+    // 4.1.1 in node reads 1,500 levels and fails at 3,000; no rule nests a tenth as deep.)
+    if depth >= MAX_DEPTH {
+        return Err(format!("lists nested more than {MAX_DEPTH} deep"));
+    }
     let mut items = Vec::new();
     let mut rest = s[1..].trim_start();
     loop {
@@ -536,7 +546,7 @@ fn flow_list(s: &str) -> Result<(Vec<Value>, &str), String> {
             let (v, r) = quoted(rest)?;
             (Value::Str(v), r)
         } else if rest.starts_with('[') {
-            let (v, r) = flow_list(rest)?;
+            let (v, r) = flow_list(rest, depth + 1)?;
             (Value::List(v), r)
         } else if rest.starts_with('{') {
             let end = matching(rest, '{', '}').ok_or("unexpected end of the stream within a flow collection")?;
@@ -770,6 +780,12 @@ mod tests {
         assert!(f.parse_error.is_some_and(|e| e.starts_with("unexpected end of the stream")));
         let scanned = SCANNED.with(|n| n.get());
         assert!(scanned <= 4 * long.len(), "{scanned} bytes read for {}", long.len());
+        // Lists nested past any rule's are refused, not a stack overflow; many keys cost each
+        // key's own length (duplicates found by a set).
+        assert!(parse(&format!("---\nd: {}\n---\nB", "[".repeat(200_000))).parse_error.is_some());
+        let keys: String = (0..50_000).map(|i| format!("k{i}: v\n")).collect();
+        assert_eq!(parse(&format!("---\n{keys}---\nB")).data.len(), 50_000);
+        assert!(parse(&format!("---\n{keys}k7: again\n---\nB")).parse_error.is_some_and(|e| e.contains("duplicated")));
         // What js-yaml refuses.
         for bad in [
             "d:\n  - \"a\n  b\"\n    c\n  - z",
