@@ -165,8 +165,14 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # Raised to 2.94 MB on 2026-12-04, at 2,928,344 B: read_file's images, which every wire format
 # and the saved tasks carry (their reading is behind `documents`, 13 KB), the YAML frontmatter
 # rules and skills are written in (block scalars, values over several lines), and the Responses
-# API's follow-ups; skills and the Notification hook are left out of the minimal build.)
-line binary "  the same, no larger than today (ceiling 2.94 MB)" "$(mb "$m")" "$(is "$m <= 2940000")" must
+# API's follow-ups; skills and the Notification hook are left out of the minimal build.
+# Raised to 2.95 MB on 2026-12-04, at 2,940,328 B: since 2,928,344 B, a server that refuses
+# images (the request resent without them), the frontmatter read as js-yaml reads it (quoted
+# values and flow lists over several lines, its escapes) and bounded in time and stack, the
+# memory bounds of the providers' decoders and the image bytes a conversation holds, and reads
+# that never follow a link swapped in after the check: 12 KB, all of it needed in the minimal
+# agent; nothing was found to give back.)
+line binary "  the same, no larger than today (ceiling 2.95 MB)" "$(mb "$m")" "$(is "$m <= 2950000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
