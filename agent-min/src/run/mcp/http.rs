@@ -8,12 +8,12 @@
 //! Each POST is bounded by the request's deadline (curl gives up after that long without data),
 //! and a body over [`MAX_BODY`] is refused.
 
-use std::collections::VecDeque;
 use std::time::Instant;
 
 use serde_json::Value;
 
 use super::jsonrpc::McpError;
+use super::newest::Newest;
 use super::Transport;
 use crate::run::llm::curl;
 use crate::run::llm::sse::SseDecoder;
@@ -34,9 +34,7 @@ pub(crate) struct HttpTransport {
     /// [`MAX_QUEUED`], at most [`MAX_BODY`] bytes together (a server's requests are answered
     /// by POSTs whose replies may bring more requests: kept without bound, they filled the
     /// memory for as long as a request waited).
-    queue: VecDeque<(Value, usize)>,
-    /// The bytes of `queue`.
-    queued: usize,
+    queue: Newest<Value>,
 }
 
 impl HttpTransport {
@@ -47,19 +45,7 @@ impl HttpTransport {
             headers: headers.to_vec(),
             session: None,
             protocol: None,
-            queue: VecDeque::new(),
-            queued: 0,
-        }
-    }
-
-    /// Queues a message of `bytes` bytes of text, letting the oldest go beyond the bounds.
-    fn keep(&mut self, v: Value, bytes: usize) {
-        self.queue.push_back((v, bytes));
-        self.queued += bytes;
-        while self.queue.len() > 1 && (self.queue.len() > MAX_QUEUED || self.queued > MAX_BODY) {
-            if let Some((_, b)) = self.queue.pop_front() {
-                self.queued -= b;
-            }
+            queue: Newest::new(MAX_QUEUED),
         }
     }
 
@@ -160,7 +146,7 @@ impl HttpTransport {
                 if let Ok(v) = serde_json::from_str::<Value>(&ev.data) {
                     answered |=
                         want.is_some() && v.get("id").and_then(Value::as_u64) == want && v.get("method").is_none();
-                    self.keep(v, ev.data.len());
+                    self.queue.push(v, ev.data.len());
                 }
             }
             if answered {
@@ -171,9 +157,9 @@ impl HttpTransport {
             match serde_json::from_slice::<Value>(&plain) {
                 Ok(Value::Array(items)) => {
                     let each = plain.len() / items.len().max(1);
-                    items.into_iter().for_each(|v| self.keep(v, each));
+                    items.into_iter().for_each(|v| self.queue.push(v, each));
                 }
-                Ok(v) => self.keep(v, plain.len()),
+                Ok(v) => self.queue.push(v, plain.len()),
                 Err(e) => {
                     return Err(McpError::Transport(format!("the server at {} sent invalid JSON: {e}", self.url)))
                 }
@@ -191,10 +177,7 @@ impl Transport for HttpTransport {
     fn recv(&mut self, _deadline: Instant) -> Result<Value, McpError> {
         // Everything a POST brought back was queued by `send`; an empty queue means the
         // answer never came on that stream.
-        let (v, bytes) =
-            self.queue.pop_front().ok_or(McpError::Transport("the server ended its reply without answering".into()))?;
-        self.queued -= bytes;
-        Ok(v)
+        self.queue.pop().ok_or(McpError::Transport("the server ended its reply without answering".into()))
     }
 
     fn negotiated(&mut self, protocol: &str) {
@@ -250,8 +233,7 @@ mod tests {
         }
         assert!(t.queue.len() <= MAX_QUEUED, "{} messages kept", t.queue.len());
         // The newest are kept, their bytes counted.
-        assert_eq!(t.queue.back().unwrap().0["id"], 1199);
-        assert_eq!(t.queued, t.queue.iter().map(|(_, b)| b).sum::<usize>());
+        assert_eq!(t.queue.newest().unwrap()["id"], 1199);
         server.join().unwrap();
     }
 }

@@ -22,6 +22,7 @@ pub(crate) mod http;
 pub(crate) mod hub;
 pub(crate) mod jsonrpc;
 pub(crate) mod native;
+pub(crate) mod newest;
 pub(crate) mod prompt;
 pub(crate) mod sources;
 pub(crate) mod sse;

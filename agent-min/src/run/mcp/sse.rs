@@ -16,7 +16,6 @@
 //! is sent, and a `404` for a message (the server forgot the session): both are a closed
 //! connection, which the hub answers by starting the server's connection again, once.
 
-use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::sync::Arc;
 use std::time::Instant;
@@ -25,6 +24,7 @@ use serde_json::Value;
 
 use super::http::MAX_BODY;
 use super::jsonrpc::McpError;
+use super::newest::Newest;
 use super::Transport;
 use crate::run::llm::curl;
 use crate::run::llm::sse::SseDecoder;
@@ -56,9 +56,7 @@ pub(crate) struct SseTransport {
     from_reader: Receiver<Read>,
     /// Messages that arrived while no request was waiting (before the endpoint was known, or
     /// between requests): the newest [`QUEUE`] of them, at most [`MAX_BODY`] bytes together.
-    early: VecDeque<String>,
-    /// The bytes of `early`.
-    early_bytes: usize,
+    early: Newest<String>,
     /// Why the stream ended, once it has.
     ended: Option<String>,
     /// Kills the stream's curl (see [`curl::Killer`]).
@@ -77,8 +75,7 @@ impl SseTransport {
             headers: headers.to_vec(),
             endpoint: None,
             from_reader,
-            early: VecDeque::new(),
-            early_bytes: 0,
+            early: Newest::new(QUEUE),
             ended: None,
             curl,
         }
@@ -89,7 +86,10 @@ impl SseTransport {
     fn catch_up(&mut self) -> Result<(), McpError> {
         for _ in 0..CATCH_UP {
             match self.from_reader.try_recv() {
-                Ok(Read::Message(m)) => self.keep(m),
+                Ok(Read::Message(m)) => {
+                    let bytes = m.len();
+                    self.early.push(m, bytes)
+                }
                 Ok(Read::Endpoint(e)) => self.endpoint = Some(resolve(&self.url, &e)?),
                 Ok(Read::End(why)) => self.ended = Some(why),
                 Err(TryRecvError::Empty) => return Ok(()),
@@ -102,18 +102,6 @@ impl SseTransport {
             }
         }
         Ok(())
-    }
-
-    /// Keeps a message no request is waiting for, the oldest let go beyond [`QUEUE`] messages
-    /// or [`MAX_BODY`] bytes (a server sending without end must not fill the memory; none of
-    /// them answers a request, which is sent only after this).
-    fn keep(&mut self, m: String) {
-        self.early_bytes += m.len();
-        self.early.push_back(m);
-        while self.early.len() > QUEUE || (self.early_bytes > MAX_BODY && self.early.len() > 1) {
-            let old = self.early.pop_front().unwrap_or_default();
-            self.early_bytes -= old.len();
-        }
     }
 
     /// The next report of the reader, by `deadline`; `Err` when the stream has ended.
@@ -142,7 +130,10 @@ impl SseTransport {
         while self.endpoint.is_none() {
             match self.next(deadline) {
                 Ok(Read::Endpoint(e)) => self.endpoint = Some(resolve(&self.url, &e)?),
-                Ok(Read::Message(m)) => self.keep(m),
+                Ok(Read::Message(m)) => {
+                    let bytes = m.len();
+                    self.early.push(m, bytes)
+                }
                 Ok(Read::End(_)) => unreachable!("next() turns the end into an error"),
                 Err(McpError::Closed(why)) => {
                     return Err(McpError::Transport(format!("SSE error: {why} (connecting to {})", self.url)))
@@ -279,11 +270,8 @@ impl Transport for SseTransport {
 
     fn recv(&mut self, deadline: Instant) -> Result<Value, McpError> {
         loop {
-            let text = match self.early.pop_front() {
-                Some(m) => {
-                    self.early_bytes -= m.len();
-                    m
-                }
+            let text = match self.early.pop() {
+                Some(m) => m,
                 None => match self.next(deadline)? {
                     Read::Message(m) => m,
                     Read::Endpoint(e) => {
@@ -340,7 +328,7 @@ mod tests {
         assert!(matches!(e, McpError::Timeout), "{e}");
         assert!(t.early.len() <= QUEUE, "{} messages kept", t.early.len());
         // The newest are the ones kept, and read as messages.
-        let last = t.early.back().cloned().unwrap_or_default();
+        let last = t.early.newest().cloned().unwrap_or_default();
         assert!(last.contains("\"n\":399"), "{last}");
         let m = t.recv(Instant::now() + Duration::from_secs(1)).unwrap();
         assert_eq!(m["params"]["n"], 400 - QUEUE as u64);
