@@ -604,6 +604,18 @@ mod tests {
         f.data.iter().find(|(k, _)| k == "paths").map(|(_, v)| v.clone())
     }
 
+    /// The value of key `d` in frontmatter `yaml`, which must parse.
+    fn v(yaml: &str) -> Value {
+        let text = format!("---\n{yaml}\n---\nB");
+        let f = parse(&text);
+        assert_eq!(f.parse_error, None, "{yaml}");
+        f.data.into_iter().find(|(k, _)| k == "d").map(|(_, v)| v).unwrap()
+    }
+
+    fn s(t: &str) -> Value {
+        Value::Str(t.to_string())
+    }
+
     fn strs(v: &[&str]) -> Value {
         Value::List(v.iter().map(|s| Value::Str(s.to_string())).collect())
     }
@@ -685,13 +697,6 @@ mod tests {
     /// What js-yaml 4.1.1 gives for each (checked with its `load`, JSON schema).
     #[test]
     fn block_scalars_and_multi_line_plain_values_read_as_js_yaml_reads_them() {
-        let v = |yaml: &str| {
-            let text = format!("---\n{yaml}\n---\nB");
-            let f = parse(&text);
-            assert_eq!(f.parse_error, None, "{yaml}");
-            f.data.into_iter().find(|(k, _)| k == "d").map(|(_, v)| v).unwrap()
-        };
-        let s = |t: &str| Value::Str(t.to_string());
         assert_eq!(v("d: |\n  one\n  two\n\n  # not a comment\nx: 1"), s("one\ntwo\n\n# not a comment\n"));
         assert_eq!(v("d: |-\n  one\n  two\n\n"), s("one\ntwo"));
         assert_eq!(v("d: |+\n  one\n\n"), s("one\n\n"));
@@ -721,13 +726,6 @@ mod tests {
     /// `paths` list took several lines was used whole, for every file.
     #[test]
     fn quoted_and_flow_values_over_several_lines_read_as_js_yaml_reads_them() {
-        let v = |yaml: &str| {
-            let text = format!("---\n{yaml}\n---\nB");
-            let f = parse(&text);
-            assert_eq!(f.parse_error, None, "{yaml}");
-            f.data.into_iter().find(|(k, _)| k == "d").map(|(_, v)| v).unwrap()
-        };
-        let s = |t: &str| Value::Str(t.to_string());
         assert_eq!(v("d: \"one\n  two\""), s("one two"));
         assert_eq!(v("d: \"one\ntwo\"\nx: 1"), s("one two"));
         assert_eq!(v("d: 'one\n  two\n\n  three'"), s("one two\nthree"));
