@@ -27,7 +27,7 @@ use crate::run::session::events::{By, Events, NoticeKind};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
 use crate::run::tools::paths::Workspace;
 use crate::run::tools::repeat::Verdict;
-use crate::run::tools::{self, Call, Ctx, Outcome};
+use crate::run::tools::{self, Call, Conversation, Ctx, Outcome};
 use crate::run::ui::term::{Style, Term};
 
 /// Limits and policies of a run.
@@ -948,13 +948,6 @@ impl Task {
             Outcome::Failure { text: tools::missing_param_result(call, param, count), mistake: true }
         } else {
             self.checkpoint(true, call);
-            if call.name == "use_skill" {
-                // As Cline's handler: the skills as they are now (one written earlier in this
-                // reply included), not only those listed with the request.
-                self.memory.skills = self.around.project.skills(&mut self.term);
-            }
-            let next = self.next_parts.iter().filter_map(|p| if let Part::Image(i) = p { Some(i) } else { None });
-            let images_held = self.messages.iter().flat_map(Message::images).chain(next).map(|i| i.data.len()).sum();
             let mut ctx = Ctx {
                 ws: &self.ws,
                 term: &mut self.term,
@@ -969,7 +962,8 @@ impl Task {
                 mcp: &mut self.around.mcp,
                 family: self.family,
                 images: self.settings.images,
-                images_held,
+                conversation: Conversation { messages: &self.messages, next: &self.next_parts },
+                project: &mut self.around.project,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.

@@ -194,9 +194,31 @@ pub(crate) struct Ctx<'a> {
     /// The model takes images (Cline's `supportsImages`): `read_file` sends an image file's
     /// image rather than refusing it.
     pub images: bool,
-    /// The bytes (in base64) of the images the conversation holds: its messages' and the next
-    /// one's, not counting those read since it was last asked (`memory.images`).
-    pub images_held: usize,
+    /// The conversation so far (`read_file` counts the images it holds).
+    pub conversation: Conversation<'a>,
+    /// The project's own files (`use_skill` reads the skills as they are when it runs).
+    pub project: &'a mut crate::run::project::Project,
+}
+
+/// The conversation as the tools see it: its messages, and the parts gathered for the next
+/// one (not counting the images read since it was last asked, `memory.images`).
+#[derive(Clone, Copy)]
+pub(crate) struct Conversation<'a> {
+    /// The messages sent so far.
+    pub messages: &'a [crate::run::llm::Message],
+    /// The next user message's parts so far.
+    pub next: &'a [crate::run::llm::Part],
+}
+
+impl Conversation<'_> {
+    /// The bytes (in base64) of the images it holds.
+    pub(crate) fn image_bytes(&self) -> usize {
+        let next = self.next.iter().filter_map(|p| match p {
+            crate::run::llm::Part::Image(i) => Some(i),
+            _ => None,
+        });
+        self.messages.iter().flat_map(crate::run::llm::Message::images).chain(next).map(|i| i.data.len()).sum()
+    }
 }
 
 /// What the tools remember across the calls of one task.
@@ -438,6 +460,7 @@ pub(crate) mod testutil {
         let mut term = Term::new();
         let mut events = Events::off();
         let mut hub = crate::run::mcp::Hub::none();
+        let mut project = crate::run::project::Project::bare(ws.root());
         let mut ctx = Ctx {
             ws,
             term: &mut term,
@@ -452,7 +475,8 @@ pub(crate) mod testutil {
             mcp: &mut hub,
             family: crate::run::prompt::system::Family::NextGen,
             images: true,
-            images_held: 0,
+            conversation: Conversation { messages: &[], next: &[] },
+            project: &mut project,
         };
         f(&mut ctx)
     }
