@@ -396,6 +396,14 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
         let item = item.trim_start();
         items.push(if strip_comment(item).trim().is_empty() {
             Value::Other
+        } else if let Some(more) = plain_item_lines(item, lines, indent, first, &mut j)? {
+            // A plain item over several lines: folded, as a key's plain value is.
+            let mut parts = vec![strip_plain_comment(item).trim().to_string()];
+            parts.extend(more);
+            match plain(&fold(&parts)).map_err(|e| format!("{e} (line {n})"))? {
+                Value::Other => Value::Str(fold(&parts)),
+                v => v,
+            }
         } else {
             // A quoted or flow item may go on over the next lines; once it closes, nothing
             // may follow it indented under it.
@@ -411,6 +419,53 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
         });
     }
     Ok(Value::List(items))
+}
+
+/// The lines that continue a plain list item (`item`, the text after its `- `) from
+/// `lines[*j]` on: those indented deeper than its `-` (at `indent`), a blank one between them
+/// as `""`; `*j` is left after the last. `None` when the item is not plain or nothing continues
+/// it. As in js-yaml, a comment ends the item: a line continuing it after one is an error.
+fn plain_item_lines(
+    item: &str,
+    lines: &[&str],
+    indent: usize,
+    first: usize,
+    j: &mut usize,
+) -> Result<Option<Vec<String>>, String> {
+    if !is_plain_start(strip_comment(item).trim_start()) {
+        return Ok(None);
+    }
+    let mut more = Vec::new();
+    let mut commented = strip_plain_comment(item).len() < item.len();
+    let (mut k, mut taken) = (*j, *j);
+    while k < lines.len() {
+        let l = lines[k];
+        k += 1;
+        let t = l.trim_start();
+        if t.is_empty() {
+            continue;
+        }
+        if l.len() - t.len() <= indent {
+            break;
+        }
+        if t.starts_with('#') {
+            commented = true;
+            continue;
+        }
+        if commented {
+            return Err(format!("bad indentation of a sequence entry (line {})", first + k));
+        }
+        more.extend(std::iter::repeat_n(String::new(), k - 1 - taken));
+        let code = strip_plain_comment(l);
+        commented = code.len() < l.len();
+        more.push(code.trim().to_string());
+        taken = k;
+    }
+    if more.is_empty() {
+        return Ok(None);
+    }
+    *j = taken;
+    Ok(Some(more))
 }
 
 /// A one-line value: quoted, flow list, flow map, or plain.
@@ -713,9 +768,30 @@ mod tests {
             s("Extract text from PDFs. Use when working with PDF files\nor forms.")
         );
         assert_eq!(v("d: Don't use it # for now"), s("Don't use it"));
+        // A plain list item over several lines (it was read as its first line only).
+        assert_eq!(v("d:\n  - a\n    b\n"), strs(&["a b"]));
+        assert_eq!(v("d:\n- a\n b\n"), strs(&["a b"]));
+        assert_eq!(v("d:\n  - a\n    - b\n"), strs(&["a - b"]));
+        assert_eq!(v("d:\n  - a\n\n    b\n  - c\n"), strs(&["a\nb", "c"]));
+        assert_eq!(v("d:\n  - a\n   b\n"), strs(&["a b"]));
+        assert_eq!(v("d:\n  - a\n    \"b\"\n"), strs(&["a \"b\""]));
+        assert_eq!(v("d:\n  - a\n    b\nq: 1\n"), strs(&["a b"]));
+        assert_eq!(v("d:\n  - a\n        b\n   \n    c\n"), strs(&["a b\nc"]));
+        assert_eq!(v("d:\n  - src/*.rs # Rust\n  - b\n"), strs(&["src/*.rs", "b"]));
         assert_eq!(v("d: [it's, b] # c"), Value::List(vec![s("it's"), s("b")]));
         // What js-yaml refuses: a comment ends a plain value; a bad block header.
-        for bad in ["d: a # c\n  b", "d: a\n  b # c\n  d", "d: |x\n  a", "d: |\n  one\n two", "d: >\n    a\n  b"] {
+        for bad in [
+            "d: a # c\n  b",
+            "d: a\n  b # c\n  d",
+            "d: |x\n  a",
+            "d: |\n  one\n two",
+            "d: >\n    a\n  b",
+            "d:\n  - a # c\n    b",
+            "d:\n  - a\n    b: c",
+            "d:\n  - a\n  b",
+            "d:\n  - a\n    # c\n    b",
+            "d:\n  - \"a\"\n    b",
+        ] {
             let text = format!("---\n{bad}\n---\nB");
             assert!(parse(&text).parse_error.is_some(), "{bad}");
         }
