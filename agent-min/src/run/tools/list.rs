@@ -102,7 +102,10 @@ fn cline_order(a: &str, b: &str) -> Ordering {
             if i + 1 == pb.len() && i + 1 < pa.len() {
                 return Ordering::Greater;
             }
-            return locale_compare(pa[i], pb[i]);
+            // Names the collation holds equal (`A` and `a`, `a1` and `a01`) are ordered by
+            // their bytes: otherwise `A/` = `a/x` = `A/z` but `A/` < `A/z`, an order that is not
+            // one, and Rust's sort panics on it (Cline's JavaScript sort just gives some order).
+            return locale_compare(pa[i], pb[i]).then_with(|| pa[i].cmp(pb[i]));
         }
     }
     pa.len().cmp(&pb.len())
@@ -247,6 +250,39 @@ pub(crate) fn list(dir: &Path, recursive: bool, max: usize) -> (Vec<String>, boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The order is a total order on names the collation holds equal: it was not (`A/` =
+    /// `a/x` = `A/z`, but `A/` < `A/z`), and sorting a listing of such names aborted the agent.
+    #[test]
+    fn clines_order_is_a_total_order_when_the_collation_ties() {
+        let names = [
+            "A/", "a/", "a/x", "A/z", "A/x", "a", "A", "a1", "a01", "a1/b", "a01/b", "\u{e1}/", "\u{e1}/a", "Docs/",
+            "docs/x", "docs/", "b", "B/", "b/a/c", "B/a",
+        ];
+        for a in names {
+            for b in names {
+                let ab = cline_order(a, b);
+                assert_eq!(ab, cline_order(b, a).reverse(), "{a} {b}");
+                assert_eq!(ab == Ordering::Equal, a == b, "{a} {b}");
+                for c in names {
+                    if ab.is_le() && cline_order(b, c).is_le() {
+                        assert!(cline_order(a, c).is_le(), "{a} <= {b} <= {c}");
+                    }
+                }
+            }
+        }
+        // A listing of many such names sorts (Rust's sort panicked on the old order).
+        let mut many: Vec<String> = Vec::new();
+        for (i, top) in ["A", "a", "a1", "a01", "\u{e1}", "Docs", "docs"].iter().enumerate() {
+            many.push(format!("{top}/"));
+            for (j, sub) in ["X", "x", "b2", "b02"].iter().enumerate() {
+                many.push(format!("{top}/{sub}/"));
+                many.push(format!("{top}/{sub}/f{}", i * 7 + j));
+            }
+        }
+        many.sort_by(|a, b| cline_order(a, b));
+        assert!(many.windows(2).all(|w| cline_order(&w[0], &w[1]).is_lt()));
+    }
 
     fn tree(files: &[&str]) -> tempfile::TempDir {
         crate::run::test_files::tree(&files.iter().map(|p| (*p, "")).collect::<Vec<_>>())
