@@ -654,3 +654,49 @@ fn a_failed_attempts_reported_usage_is_in_the_totals() {
     // 100,000 from the failed attempt, 100 from the answered one; one request answered.
     assert_eq!((totals["tokens_in"].as_u64(), totals["requests"].as_u64()), (Some(100_100), Some(1)), "{totals}");
 }
+
+/// A short regex whose lazy DFA keeps growing (`a[ab]{22}c` over random `a`/`b` text: ~2^22
+/// states) leaves the agent's memory bounded. With ripgrep's default cache limit (1,000 MB: a
+/// separate process's in Cline, which it can kill; here the agent's own) the search of 4 MiB
+/// took ~390 MB. The peak is the agent's own, as its parent, a small python3, reads it.
+#[test]
+fn a_search_whose_regex_keeps_growing_its_dfa_stays_bounded_in_memory() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    // 4 MiB of a and b in lines of 100, from a fixed xorshift: every run searches the same.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut text = Vec::with_capacity(4 << 20);
+    for i in 0..(4usize << 20) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        text.push(if i % 101 == 100 {
+            b'\n'
+        } else if x & 1 == 0 {
+            b'a'
+        } else {
+            b'b'
+        });
+    }
+    std::fs::write(ws.path().join("data.txt"), &text).unwrap();
+    let reply = |text: &str| json!({"type": "reply", "text": text}).to_string();
+    let rec = state.path().join("search.jsonl");
+    let lines = [
+        json!({"type": "session", "task": "search", "files": {}}).to_string(),
+        reply("<search_files>\n<path>.</path>\n<regex>a[ab]{22}c</regex>\n</search_files>"),
+        reply("<attempt_completion>\n<result>done</result>\n</attempt_completion>"),
+    ];
+    std::fs::write(&rec, lines.join("\n") + "\n").unwrap();
+    let measure = "import resource, subprocess, sys\n\
+                   r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n\
+                   print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg("-c").arg(measure).arg(bin()).arg("run").current_dir(ws.path());
+    cmd.args(["--replay", rec.to_str().unwrap(), "--cwd", ws.path().to_str().unwrap(), "--replay-delay", "0", "-y"]);
+    let out = agent_env(&mut cmd, state.path()).output().expect("python3 runs");
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut words = said.split_whitespace();
+    assert_eq!(words.next(), Some("0"), "the replay failed: {said}{}", String::from_utf8_lossy(&out.stderr));
+    let peak_kib: u64 = words.next().and_then(|w| w.parse().ok()).expect("a peak in KiB");
+    assert!(peak_kib < 128 << 10, "the agent peaked at {} MiB searching 4 MiB", peak_kib >> 10);
+}

@@ -15,6 +15,27 @@ use crate::run::tools::fsx;
 
 use super::{check_path, tool_error, walk, Access, Call, Ctx, Outcome};
 
+/// The most memory a search's lazy DFA may take for its cache (`dfa_size_limit`). ripgrep's
+/// default, 1,000 MB, bounds a separate process in Cline, which it can kill; here it is the
+/// agent's own memory: a short regex such as `a[ab]{22}c` over 4 MiB of text filled ~390 MB.
+/// Past the limit the engine clears its cache and goes on (slower, never wrong).
+const DFA_CACHE: usize = 16 << 20;
+
+/// The most a compiled regex may take (`size_limit`): ripgrep's default, so that what Cline's
+/// ripgrep accepts is accepted (`\w{1000}` takes more than 16 MiB); one over it is refused with
+/// ripgrep's own error.
+const COMPILED: usize = 100 << 20;
+
+/// The matcher for the model's `regex`, as ripgrep builds it (lines end at `\n`), bounded in
+/// memory ([`DFA_CACHE`], [`COMPILED`]).
+fn matcher(pattern: &str) -> Result<RegexMatcher, grep_regex::Error> {
+    RegexMatcherBuilder::new()
+        .line_terminator(Some(b'\n'))
+        .size_limit(COMPILED)
+        .dfa_size_limit(DFA_CACHE)
+        .build(pattern)
+}
+
 /// Cline's `MAX_RESULTS`.
 pub(crate) const MAX_RESULTS: usize = 300;
 
@@ -30,7 +51,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let glob = call.param("file_pattern");
     ctx.term
         .tool("search_files", &format!("/{pattern}/ in {path}{}", glob.map(|g| format!(" ({g})")).unwrap_or_default()));
-    let matcher = match RegexMatcherBuilder::new().line_terminator(Some(b'\n')).build(pattern) {
+    let matcher = match matcher(pattern) {
         Ok(m) => m,
         Err(e) => {
             let msg = format!("Error searching files: the regex {pattern:?} is not valid (ripgrep's Rust syntax): {e}");
@@ -292,7 +313,7 @@ mod tests {
     use crate::run::test_files::tree;
 
     fn matcher(re: &str) -> RegexMatcher {
-        RegexMatcherBuilder::new().line_terminator(Some(b'\n')).build(re).unwrap()
+        super::matcher(re).unwrap()
     }
 
     fn run_search(d: &Path, re: &str, glob: &str) -> String {
