@@ -49,15 +49,22 @@ pub(crate) fn unified(old: &str, new: &str, path: &str) -> String {
             j += 1;
         }
     }
-    let changed: Vec<usize> = (0..ops.len()).filter(|&k| ops[k].0 != ' ').collect();
-    if changed.is_empty() {
+    // The lines within 2 of a change, marked in one pass.
+    let mut near = vec![false; ops.len()];
+    for k in (0..ops.len()).filter(|&k| ops[k].0 != ' ') {
+        for mark in &mut near[k.saturating_sub(2)..(k + 3).min(ops.len())] {
+            #[cfg(test)]
+            tests::STEPS.with(|n| n.set(n.get() + 1));
+            *mark = true;
+        }
+    }
+    if !near.contains(&true) {
         return format!("{path}: no changes\n");
     }
     let mut s = format!("--- {path}\n+++ {path}\n");
     let mut last_shown: Option<usize> = None;
     for (k, (op, line)) in ops.iter().enumerate() {
-        let near = changed.iter().any(|&c| c.abs_diff(k) <= 2);
-        if !near {
+        if !near[k] {
             continue;
         }
         if last_shown.is_some_and(|l| k > l + 1) || (last_shown.is_none() && k > 0) {
@@ -72,6 +79,25 @@ pub(crate) fn unified(old: &str, new: &str, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// The steps spent finding which lines are near a change.
+        pub(super) static STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Finding the lines near a change costs about the lines shown, not their square: a
+    /// 10-line file rewritten as 100,000 lines (a write_to_file, previewed even under --yolo)
+    /// took 10^10 steps, ~100 s at 400,000 lines.
+    #[test]
+    fn the_context_of_many_changed_lines_costs_about_their_number() {
+        let old: String = (0..10).map(|i| format!("old {i}\n")).collect();
+        let new: String = (0..100_000).map(|i| format!("new {i}\n")).collect();
+        STEPS.with(|n| n.set(0));
+        let p = unified(&old, &new, "f");
+        assert!(p.starts_with("--- f\n+++ f\n-old 0\n") && p.ends_with("+new 99999\n"));
+        let steps = STEPS.with(|n| n.get());
+        assert!(steps <= 5 * 100_010, "{steps} steps for 100,010 lines");
+    }
 
     #[test]
     fn shows_changed_lines_with_context() {
