@@ -27,6 +27,12 @@ const BASH_WRAPPERS: [&str; 4] = ["%%bash", "apply_patch", "EOF", "```"];
 /// the file; beyond this the patch is refused instead of running for minutes).
 const MAX_CELLS: u64 = 400_000_000;
 
+/// What visiting one line of the file costs against [`MAX_CELLS`], besides its bytes: joining
+/// and normalising a line costs about a thousand cells' time (~2 µs), however short it is, and
+/// a search that finds nothing does not move on, so a patch of many such searches (`@@` lines
+/// that match nothing, chunks whose context is nowhere) re-reads the whole file for each.
+const LINE_VISIT: u64 = 1_000;
+
 /// What a file becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
@@ -193,6 +199,7 @@ impl Parser<'_> {
             if let Some(def) = def.as_deref().map(js_trim).filter(|d| !d.is_empty()) {
                 let canon_def = canonicalize(def);
                 for (i, l) in file.iter().enumerate().skip(index.max(0) as usize) {
+                    self.spend(LINE_VISIT + l.len() as u64)?;
                     if l.is_empty() {
                         continue;
                     }
@@ -300,7 +307,9 @@ impl Parser<'_> {
             |i: i64, f: fn(&str) -> &str| js_slice(lines, i, i + n).iter().map(|s| f(s)).collect::<Vec<_>>().join("\n");
         let canon_ctx = canonicalize(&context.join("\n"));
         let ctx16: Vec<u16> = canon_ctx.encode_utf16().collect();
+        let visit = LINE_VISIT + canon_ctx.len() as u64;
         for i in start..lines.len() as i64 {
+            self.spend(visit)?;
             let seg = canonicalize(&segment(i, |s| s));
             if seg == canon_ctx {
                 return Ok((i, 0, 1.0));
@@ -312,17 +321,20 @@ impl Parser<'_> {
         }
         let ctx_end = canonicalize(&context.iter().map(|s| js_trim_end(s)).collect::<Vec<_>>().join("\n"));
         for i in start..lines.len() as i64 {
+            self.spend(visit)?;
             if canonicalize(&segment(i, js_trim_end)) == ctx_end {
                 return Ok((i, 1, 1.0));
             }
         }
         let ctx_trim = canonicalize(&context.iter().map(|s| js_trim(s)).collect::<Vec<_>>().join("\n"));
         for i in start..lines.len() as i64 {
+            self.spend(visit)?;
             if canonicalize(&segment(i, js_trim)) == ctx_trim {
                 return Ok((i, 100, 1.0));
             }
         }
         for i in start..lines.len() as i64 {
+            self.spend(visit)?;
             let seg = canonicalize(&segment(i, |s| s));
             let sim = self.similarity(&seg, &ctx16)?;
             if sim >= 0.66 {
@@ -335,13 +347,19 @@ impl Parser<'_> {
         Ok((-1, 0, *best))
     }
 
-    /// Cline's `calculateSimilarity`, within the patch's budget.
-    fn similarity(&mut self, a: &str, b16: &[u16]) -> Result<f64, String> {
-        let a16: Vec<u16> = a.encode_utf16().collect();
-        self.cells += (a16.len() as u64 + 1) * (b16.len() as u64 + 1);
+    /// Charges `units` of matching work to the patch's budget ([`MAX_CELLS`]).
+    fn spend(&mut self, units: u64) -> Result<(), String> {
+        self.cells += units;
         if self.cells > MAX_CELLS {
             return Err("The patch's context could not be matched within agent-min's bound on fuzzy matching (the file or the context is too large). Use more exact context lines, or smaller patches.".into());
         }
+        Ok(())
+    }
+
+    /// Cline's `calculateSimilarity`, within the patch's budget.
+    fn similarity(&mut self, a: &str, b16: &[u16]) -> Result<f64, String> {
+        let a16: Vec<u16> = a.encode_utf16().collect();
+        self.spend((a16.len() as u64 + 1) * (b16.len() as u64 + 1))?;
         let (longer, shorter) = if a16.len() > b16.len() { (&a16[..], b16) } else { (b16, &a16[..]) };
         if longer.is_empty() {
             return Ok(1.0);
@@ -616,6 +634,28 @@ mod tests {
         let a = apply("*** Update File: a\n zzzzzzzz\n-qqqq\n+2", &f).unwrap();
         assert_eq!(a.warnings.len(), 1, "{a:?}");
         assert!(a.warnings[0].contains("Could not find matching context (similarity: "), "{:?}", a.warnings);
+    }
+
+    /// Searches that find nothing are charged to the patch's budget by the line: each re-reads
+    /// the file from where the last match left it, and only their Levenshtein cells were
+    /// counted (one-character lines cost ~6 cells a visit but ~2 µs), so `@@` lines that match
+    /// nothing, or chunks whose context is nowhere, took minutes on a large file.
+    #[test]
+    fn searches_that_find_nothing_are_charged_to_the_budget_by_the_line() {
+        let budget = "The patch's context could not be matched within agent-min's bound on fuzzy matching";
+        let f = files(&[("a", &"a\n".repeat(20_000))]);
+        let defs = format!("*** Update File: a\n{}", "@@ nomatch\n".repeat(400));
+        assert!(apply(&defs, &f).unwrap_err().starts_with(budget));
+        let chunks = format!("*** Update File: a\n{}", "@@\n zz\n+x\n".repeat(40));
+        assert!(apply(&chunks, &f).unwrap_err().starts_with(budget));
+        // A patch whose searches find what they look for, in order, stays well within it.
+        let text: String = (0..20_000).map(|i| format!("fn f{i}() {{}}\n")).collect();
+        let f = files(&[("a", &text)]);
+        let edits: String = (0..200)
+            .map(|k| format!("@@ fn f{}() {{}}\n-fn f{}() {{}}\n+fn g() {{}}\n", k * 100, k * 100 + 1))
+            .collect();
+        let a = apply(&format!("*** Update File: a\n{edits}"), &f).unwrap();
+        assert!(a.warnings.is_empty(), "{:?}", a.warnings);
     }
 
     #[test]
