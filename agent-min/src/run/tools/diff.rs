@@ -83,6 +83,13 @@ pub enum DiffError {
         /// 1-based block number.
         block: usize,
     },
+    /// Refused: finding this block's SEARCH part took the diff past its bound on searching
+    /// ([`apply`]): a block that is not after the one before it is looked for in the whole file
+    /// again, so many such blocks cost the file's length each (Cline searches on).
+    TooMuchSearching {
+        /// 1-based block number.
+        block: usize,
+    },
 }
 
 impl DiffError {
@@ -132,6 +139,10 @@ impl fmt::Display for DiffError {
             DiffError::WhitespaceSearchAtEnd { block } => write!(
                 f,
                 "The SEARCH part of block {block} contains only whitespace and matched nothing but the end of the file, where its REPLACE part would be appended. The file was not changed. Put the exact lines to replace in the SEARCH part, then retry."
+            ),
+            DiffError::TooMuchSearching { block } => write!(
+                f,
+                "Finding the SEARCH part of block {block} took this diff past agent-min's bound on searching the file (a block that is not after the one before it is looked for in the whole file again). The file was not changed. Give the blocks in file order, each part of the file in one block only, then retry."
             ),
         }
     }
@@ -210,8 +221,12 @@ struct Replacement {
 }
 
 /// Applies `diff` to `original`, as Cline's `constructNewFileContent(diff, original, true)`
-/// does, or refuses. See the module docs.
+/// does, or refuses. See the module docs. The searches may scan [`SEARCH_BOUND`] times the
+/// file and the diff together (and 1 MiB more); past that the diff is refused
+/// ([`DiffError::TooMuchSearching`]).
 pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
+    let bound = SEARCH_BOUND * (original.len() + diff.len()) + (1 << 20);
+    let mut scanned = 0;
     let mut diff_lines: Vec<&str> = diff.split('\n').collect();
     // Cline drops a last line that looks like an unfinished marker.
     let mut dropped = None;
@@ -253,8 +268,11 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
                 }
                 (0, 0)
             } else {
-                let found = find(original, &mut lines, &search, last_processed)
-                    .ok_or_else(|| DiffError::NoMatch { search: search.clone() })?;
+                let found = find(original, &mut lines, &search, last_processed, &mut scanned);
+                if scanned > bound {
+                    return Err(DiffError::TooMuchSearching { block: block.max(1) });
+                }
+                let found = found.ok_or_else(|| DiffError::NoMatch { search: search.clone() })?;
                 if js_trim(&search).is_empty() && found.0 >= original.len() {
                     return Err(DiffError::WhitespaceSearchAtEnd { block: block.max(1) });
                 }
@@ -322,21 +340,41 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
     Ok(out)
 }
 
+/// How many times the file and the diff together the searches of one diff may scan. In file
+/// order, each block's search starts where the last one's match ended, so a diff scans the file
+/// about once; a block out of order (or matching what another did) is looked for again from the
+/// file's start.
+const SEARCH_BOUND: usize = 64;
+
 /// Cline's four searches for a non-empty SEARCH part, in order; `lines` is the original's
-/// lines, split on first use and kept for the next blocks.
-fn find<'a>(original: &'a str, lines: &mut Option<Lines<'a>>, search: &str, from: usize) -> Option<(usize, usize)> {
-    if let Some(i) = original.get(from.min(original.len())..).and_then(|rest| rest.find(search)) {
-        let start = from.min(original.len()) + i;
-        return Some((start, start + search.len()));
+/// lines, split on first use and kept for the next blocks. Adds the bytes each search looked
+/// through (to its match's end, or to the file's) to `scanned`.
+fn find<'a>(
+    original: &'a str,
+    lines: &mut Option<Lines<'a>>,
+    search: &str,
+    from: usize,
+    scanned: &mut usize,
+) -> Option<(usize, usize)> {
+    let len = original.len();
+    let from = from.min(len);
+    // Each search looks from `from` (the last from the start) to its match's end, or to the end.
+    let mut charge = |start: usize, m: Option<(usize, usize)>| {
+        *scanned += m.map_or(len, |(_, end)| end.min(len)).saturating_sub(start) + search.len();
+        m
+    };
+    let exact = original[from..].find(search).map(|i| (from + i, from + i + search.len()));
+    if let Some(m) = charge(from, exact) {
+        return Some(m);
     }
     let lines = lines.get_or_insert_with(|| Lines::new(original));
-    if let Some(m) = line_trimmed(lines, search, from) {
+    if let Some(m) = charge(from, line_trimmed(lines, search, from)) {
         return Some(m);
     }
-    if let Some(m) = block_anchor(lines, search, from) {
+    if let Some(m) = charge(from, block_anchor(lines, search, from)) {
         return Some(m);
     }
-    original.find(search).map(|i| (i, i + search.len()))
+    charge(0, original.find(search).map(|i| (i, i + search.len())))
 }
 
 /// The original split on `\n` as JavaScript's `split` does (a final empty line after a last
@@ -362,7 +400,7 @@ impl<'a> Lines<'a> {
 
     /// The first line starting at or after `from` (Cline's walk over line lengths).
     fn first_line_from(&self, from: usize) -> usize {
-        self.starts.iter().position(|&s| s >= from).unwrap_or(self.lines.len())
+        self.starts.partition_point(|&s| s < from)
     }
 
     /// The byte range of `n` lines from line `i`, each counted with its `\n` (so the end may
@@ -450,6 +488,24 @@ mod tests {
         assert_eq!(find_sequence(&hay, &["a", "a", "a", "b"]), Some(3));
         assert_eq!(find_sequence(&hay, &["b", "b"]), None);
         assert_eq!(find_sequence(&hay[..0], &["a"]), None);
+    }
+
+    /// Blocks that each send the search back to the file's start cost the file's length each:
+    /// 24,000 of them (a 960 KB diff) on a 129 KB file took 2 s, and Cline searches on. The
+    /// searches are bounded by the sizes of the file and the diff together.
+    #[test]
+    fn blocks_out_of_order_are_refused_past_the_bound_on_searching() {
+        let original: String = (0..10_000).map(|i| format!("line {i}\n")).collect::<String>() + "END\n";
+        let block = |s: &str| format!("------- SEARCH\n{s}\n=======\nx\n+++++++ REPLACE\n");
+        let many = block("END") + &block("line 9999").repeat(2_000);
+        // Refused at a block well before the last, once the bound is passed.
+        let r = apply(&original, &many);
+        assert!(matches!(r, Err(DiffError::TooMuchSearching { block }) if block < 200), "{r:?}");
+        // A few blocks out of order are still applied, as in Cline.
+        let few = block("line 9999") + &block("line 5000") + &block("line 10");
+        let out = apply(&original, &few).unwrap();
+        assert!(out.starts_with("line 0\n") && out.contains("\nx\nline 5001\n") && out.ends_with("x\nEND\n"));
+        assert!(out.contains("line 9\nx\nline 11\n"), "{out}");
     }
 
     #[test]
