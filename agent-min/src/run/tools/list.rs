@@ -91,7 +91,11 @@ fn render(sorted: &[&str], truncated: bool) -> String {
 }
 
 /// Cline's comparator: path parts in turn; where they first differ, an entry that ends there
-/// comes before one that goes deeper, else the parts in locale order.
+/// comes before one that goes deeper, else the parts in locale order. Where the collation holds
+/// two different parts equal (`A` and `a`, `a1` and `a01`) Cline returns "equal" there, which
+/// is not an order (`A/` = `a/x` = `A/z`, but `A/` < `A/z`) and aborted Rust's sort; here the
+/// next parts decide, so the result is Cline's wherever Cline's is not "equal", and entries
+/// alike to the end keep their walk order (the sort is stable, as JavaScript's).
 fn cline_order(a: &str, b: &str) -> Ordering {
     let (pa, pb): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
     for i in 0..pa.len().min(pb.len()) {
@@ -102,10 +106,10 @@ fn cline_order(a: &str, b: &str) -> Ordering {
             if i + 1 == pb.len() && i + 1 < pa.len() {
                 return Ordering::Greater;
             }
-            // Names the collation holds equal (`A` and `a`, `a1` and `a01`) are ordered by
-            // their bytes: otherwise `A/` = `a/x` = `A/z` but `A/` < `A/z`, an order that is not
-            // one, and Rust's sort panics on it (Cline's JavaScript sort just gives some order).
-            return locale_compare(pa[i], pb[i]).then_with(|| pa[i].cmp(pb[i]));
+            match locale_compare(pa[i], pb[i]) {
+                Ordering::Equal => continue,
+                decided => return decided,
+            }
         }
     }
     pa.len().cmp(&pb.len())
@@ -251,10 +255,10 @@ pub(crate) fn list(dir: &Path, recursive: bool, max: usize) -> (Vec<String>, boo
 mod tests {
     use super::*;
 
-    /// The order is a total order on names the collation holds equal: it was not (`A/` =
-    /// `a/x` = `A/z`, but `A/` < `A/z`), and sorting a listing of such names aborted the agent.
+    /// The order is an order on names the collation holds equal: it was not (`A/` = `a/x` =
+    /// `A/z`, but `A/` < `A/z`), and sorting a listing of such names aborted the agent.
     #[test]
-    fn clines_order_is_a_total_order_when_the_collation_ties() {
+    fn clines_order_is_an_order_when_the_collation_ties() {
         let names = [
             "A/", "a/", "a/x", "A/z", "A/x", "a", "A", "a1", "a01", "a1/b", "a01/b", "\u{e1}/", "\u{e1}/a", "Docs/",
             "docs/x", "docs/", "b", "B/", "b/a/c", "B/a",
@@ -263,7 +267,6 @@ mod tests {
             for b in names {
                 let ab = cline_order(a, b);
                 assert_eq!(ab, cline_order(b, a).reverse(), "{a} {b}");
-                assert_eq!(ab == Ordering::Equal, a == b, "{a} {b}");
                 for c in names {
                     if ab.is_le() && cline_order(b, c).is_le() {
                         assert!(cline_order(a, c).is_le(), "{a} <= {b} <= {c}");
@@ -281,7 +284,13 @@ mod tests {
             }
         }
         many.sort_by(|a, b| cline_order(a, b));
-        assert!(many.windows(2).all(|w| cline_order(&w[0], &w[1]).is_lt()));
+        assert!(many.windows(2).all(|w| cline_order(&w[0], &w[1]).is_le()));
+        // Where Cline's comparator decides, this one decides alike: a file before a directory's
+        // entries, then the next part in locale order.
+        assert_eq!(cline_order("A", "a/x"), Ordering::Less);
+        assert_eq!(cline_order("a/x", "A/z"), Ordering::Less);
+        assert_eq!(cline_order("A/", "A/z"), Ordering::Less);
+        assert_eq!(cline_order("a1", "a01"), Ordering::Equal);
     }
 
     fn tree(files: &[&str]) -> tempfile::TempDir {
