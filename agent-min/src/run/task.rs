@@ -27,7 +27,7 @@ use crate::run::session::events::{By, Events, NoticeKind};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
 use crate::run::tools::paths::Workspace;
 use crate::run::tools::repeat::Verdict;
-use crate::run::tools::{self, Call, Conversation, Ctx, Outcome};
+use crate::run::tools::{self, Call, Ctx, Outcome};
 use crate::run::ui::term::{Style, Term};
 
 /// Limits and policies of a run.
@@ -948,6 +948,13 @@ impl Task {
             Outcome::Failure { text: tools::missing_param_result(call, param, count), mistake: true }
         } else {
             self.checkpoint(true, call);
+            let (messages, next) = (&self.messages, &self.next_parts);
+            let images_held = || {
+                let next = next.iter().filter_map(|p| if let Part::Image(i) = p { Some(i) } else { None });
+                messages.iter().flat_map(Message::images).chain(next).map(|i| i.data.len()).sum()
+            };
+            let project = &mut self.around.project;
+            let mut skills_now = |term: &mut Term| project.skills(term);
             let mut ctx = Ctx {
                 ws: &self.ws,
                 term: &mut self.term,
@@ -962,8 +969,8 @@ impl Task {
                 mcp: &mut self.around.mcp,
                 family: self.family,
                 images: self.settings.images,
-                conversation: Conversation { messages: &self.messages, next: &self.next_parts },
-                project: &mut self.around.project,
+                images_held: &images_held,
+                skills_now: &mut skills_now,
             };
             let outcome = tools::run(call, &mut ctx);
             // Tools that change nothing (ask, complete) need no approval.

@@ -194,31 +194,13 @@ pub(crate) struct Ctx<'a> {
     /// The model takes images (Cline's `supportsImages`): `read_file` sends an image file's
     /// image rather than refusing it.
     pub images: bool,
-    /// The conversation so far (`read_file` counts the images it holds).
-    pub conversation: Conversation<'a>,
-    /// The project's own files (`use_skill` reads the skills as they are when it runs).
-    pub project: &'a mut crate::run::project::Project,
-}
-
-/// The conversation as the tools see it: its messages, and the parts gathered for the next
-/// one (not counting the images read since it was last asked, `memory.images`).
-#[derive(Clone, Copy)]
-pub(crate) struct Conversation<'a> {
-    /// The messages sent so far.
-    pub messages: &'a [crate::run::llm::Message],
-    /// The next user message's parts so far.
-    pub next: &'a [crate::run::llm::Part],
-}
-
-impl Conversation<'_> {
-    /// The bytes (in base64) of the images it holds.
-    pub(crate) fn image_bytes(&self) -> usize {
-        let next = self.next.iter().filter_map(|p| match p {
-            crate::run::llm::Part::Image(i) => Some(i),
-            _ => None,
-        });
-        self.messages.iter().flat_map(crate::run::llm::Message::images).chain(next).map(|i| i.data.len()).sum()
-    }
+    /// The bytes (in base64) of the images the conversation holds: its messages' and the next
+    /// one's, not counting those read since it was last asked (`memory.images`). Counted when
+    /// asked: only `read_file` needs it.
+    pub images_held: &'a dyn Fn() -> usize,
+    /// The skills as they are now: `use_skill` reads them when it runs, as Cline's handler
+    /// does (one written earlier in the same reply included).
+    pub skills_now: &'a mut dyn FnMut(&mut Term) -> Vec<skill::Skill>,
 }
 
 /// What the tools remember across the calls of one task.
@@ -460,7 +442,6 @@ pub(crate) mod testutil {
         let mut term = Term::new();
         let mut events = Events::off();
         let mut hub = crate::run::mcp::Hub::none();
-        let mut project = crate::run::project::Project::bare(ws.root());
         let mut ctx = Ctx {
             ws,
             term: &mut term,
@@ -475,8 +456,8 @@ pub(crate) mod testutil {
             mcp: &mut hub,
             family: crate::run::prompt::system::Family::NextGen,
             images: true,
-            conversation: Conversation { messages: &[], next: &[] },
-            project: &mut project,
+            images_held: &|| 0,
+            skills_now: &mut |_| Vec::new(),
         };
         f(&mut ctx)
     }

@@ -32,7 +32,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     ctx.term.tool("use_skill", name);
     // As Cline's handler: the skills as they are now (one written earlier in this reply
     // included), not only those listed with the request.
-    ctx.memory.skills = ctx.project.skills(ctx.term);
+    ctx.memory.skills = (ctx.skills_now)(ctx.term);
     let offered = &ctx.memory.skills;
     if offered.is_empty() {
         ctx.term.outcome(false, "no skills");
