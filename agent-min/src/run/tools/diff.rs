@@ -221,7 +221,7 @@ struct Replacement {
 }
 
 /// Applies `diff` to `original`, as Cline's `constructNewFileContent(diff, original, true)`
-/// does, or refuses. See the module docs. The searches may scan [`SEARCH_BOUND`] times the
+/// does, or refuses. See the module docs. The searches may scan `SEARCH_BOUND` (64) times the
 /// file and the diff together (and 1 MiB more); past that the diff is refused
 /// ([`DiffError::TooMuchSearching`]).
 pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
