@@ -65,7 +65,11 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         true => super::image::read(&r.abs, ctx.images).map(Read::Image),
         false => extract_text(&r.abs).and_then(|t| from_buffer(ctx, &r.abs, t)).map(Read::Text),
     };
-    let held = (ctx.images_held)() + ctx.memory.images.iter().map(|i| i.data.len()).sum::<usize>();
+    // Counted for an image only: the conversation's images are summed over every message.
+    let held = match &read {
+        Ok(Read::Image(_)) => (ctx.images_held)() + ctx.memory.images.iter().map(|i| i.data.len()).sum::<usize>(),
+        _ => 0,
+    };
     let (body, summary) = match read {
         Ok(Read::Image(image)) if held + image.data.len() > super::image::MAX_HELD_BYTES => {
             let mb = |n: usize| format!("{:.1} MB", n as f64 / (1024.0 * 1024.0));
