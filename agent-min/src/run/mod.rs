@@ -100,16 +100,24 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage_error(cmd, &e),
     };
+    // From here a replay's temporary workspace exists: a refusal removes it (unless --keep).
+    let temporary = setup.temporary.then(|| setup.root.clone());
+    let refuse = |e: &str| {
+        if let (Some(root), false) = (&temporary, opts.keep) {
+            let _ = std::fs::remove_dir_all(root);
+        }
+        usage_error(cmd, e)
+    };
     if let Some(Err(e)) = saved.as_ref().map(|r| setup.dialect.check_resume(&r.messages)) {
-        return usage_error(cmd, &e);
+        return refuse(&e);
     }
     let ws = match open_workspace(&setup.root, &mut term) {
         Ok(ws) => ws,
-        Err(e) => return usage_error(cmd, &e),
+        Err(e) => return refuse(&e),
     };
     match opts.sandbox.resolve(setup.yolo, ws.root()).and_then(sandbox::configure) {
         Ok(line) => line.iter().for_each(|l| term.info(l)),
-        Err(e) => return usage_error(cmd, &e),
+        Err(e) => return refuse(&e),
     }
     let state_dir = if opts.no_save { None } else { opts.state_dir.clone().or_else(state::default_dir) };
     if let Some(w) = state_dir.and_then(|d| sandbox::state_dir_warning(sandbox::current(), &d)) {
@@ -117,17 +125,16 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     }
     let mut around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
         Ok(a) => a,
-        Err(e) => return usage_error(cmd, &e),
+        Err(e) => return refuse(&e),
     };
     let mcp_wait = opts.mcp_startup_timeout.map_or(mcp::hub::CONNECT_WAIT, clock::clamped_secs);
     let trust = opts.project.trust_workspace;
     around.mcp = match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, trust, mcp_wait, &mut term) {
         Ok(hub) => hub,
-        Err(e) => return usage_error(cmd, &e),
+        Err(e) => return refuse(&e),
     };
     let settings = task_settings(opts, &setup);
     let replaying = opts.replay.is_some();
-    let temporary = setup.temporary.then(|| setup.root.clone());
     let task = Task::new(settings, setup.transport, ws, term, around);
     let end = match saved {
         Some(record) => task.resume(record),

@@ -134,3 +134,23 @@ fn a_recording_whose_files_are_refused_leaves_no_temporary_workspace() {
     let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn a_replay_refused_after_its_workspace_was_made_leaves_no_temporary_workspace() {
+    // `--max-cost` needs prices, and a replay has none: refused once the workspace exists
+    // (as CI's minimal build refuses a sandboxed replay).
+    let d = demo();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .args(["run", "--replay", d.to_str().unwrap(), "--max-cost", "1"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--max-cost needs prices"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
