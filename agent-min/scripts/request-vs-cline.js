@@ -62,6 +62,7 @@ Module._resolveFilename = function (req, parent, ...rest) {
 const { AnthropicHandler } = require(`${work}/src/core/api/providers/anthropic.js`)
 const { OpenAiHandler } = require(`${work}/src/core/api/providers/openai.js`)
 const { OpenAiNativeHandler } = require(`${work}/src/core/api/providers/openai-native.js`)
+const { FocusChainPrompts } = require(`${work}/src/core/task/focus-chain/prompts.js`)
 
 // ---- One capturing server for both sides ----
 const captured = []
@@ -236,7 +237,6 @@ const models = [
 const KNOWN = {
 	model: "docs/agent.md, Request settings: a model is sent as named (Cline's getModel sends its default for a name not in its table, claude-sonnet-5)",
 	editor: "docs/agent.md, Environment details: the editor's `# Visible Files` / `# Open Tabs` are not sent (a terminal has none)",
-	task_progress: "docs/agent.md, Native tool calls: definitions are Cline's without `task_progress` (no task-progress checklist)",
 	system: "docs/agent.md, Native tool calls / the XML prompts: Cline's snapshot section by section, less what agent-min does not have",
 	lacks: "docs/agent.md, Native tool calls: tools agent-min does not have (browser, web, MCP without servers, plan mode, subagents...); Cline's snapshot fixture turns them all on",
 }
@@ -258,7 +258,9 @@ async function main() {
 		const timeLine = ourEnv.split("\n").find((l) => /^\d+\/\d+\/\d+, /.test(l)) ?? ""
 		const now = new Date(timeLine.replace(/ \(.*\)$/, "") + " UTC")
 		const env = clineEnvironmentDetails(isNaN(now) ? new Date() : now, m.nextGen, m.window)
-		const messages = [{ role: "user", content: [{ type: "text", text: `<task>\n${TASK}\n</task>` }, { type: "text", text: env }] }]
+		// loadContext on the first request (apiRequestCount 1, no list): the focus chain's reminder.
+		const reminder = { type: "text", text: FocusChainPrompts.recommended }
+		const messages = [{ role: "user", content: [{ type: "text", text: `<task>\n${TASK}\n</task>` }, reminder, { type: "text", text: env }] }]
 		const system = snap(m.snap)
 		let tools
 		if (m.tools) {
@@ -301,6 +303,8 @@ async function main() {
 		if (blocks(ourMsgs) !== blocks(theirMsgs)) diffs.push([`message blocks: ${blocks(ourMsgs)} vs ${blocks(theirMsgs)}`, null])
 		const ourTask = ourMsgs[0].content[0]?.text
 		if (ourTask !== theirMsgs[0].content[0].text) diffs.push([`task block: ${J(ourTask)} vs ${J(theirMsgs[0].content[0].text)}`, null])
+		const ourReminder = ourMsgs[0].content[1]?.text
+		if (ourReminder !== theirMsgs[0].content[1].text) diffs.push([`focus chain reminder block: ${J(ourReminder)} vs ${J(theirMsgs[0].content[1].text)}`, null])
 		// Environment details, line by line.
 		const theirEnv = theirMsgs[0].content[theirMsgs[0].content.length - 1].text
 		console.log(`-- environment details\n   agent-min:\n${ourEnv.replace(/^/gm, "      ")}\n   Cline:\n${theirEnv.replace(/^/gm, "      ")}`)
@@ -316,24 +320,16 @@ async function main() {
 		const extra = ourNames.filter((n) => !names(theirs.tools).includes(n))
 		if (extra.length) diffs.push([`tools only here: ${extra.join(", ")}`, null])
 		if (names(theirs.tools).filter((n) => ourNames.includes(n)).join() !== ourNames.filter((n) => !extra.includes(n)).join()) diffs.push(["tool order", null])
-		const noProgress = (t) => {
-			const c = JSON.parse(JSON.stringify(t))
-			const p = c.input_schema ?? c.parameters ?? c.function.parameters
-			delete p.properties.task_progress
-			return c
-		}
 		const ourTools = ours.tools || []
 		const theirTools = theirs.tools || []
-		const withProgress = theirTools.filter((t) => JSON.stringify(t).includes('"task_progress"')).length
-		if (withProgress > 0) diffs.push([`${withProgress} of Cline's tool definitions have the \`task_progress\` parameter`, "task_progress"])
 		const fixtureCwd = (t) => JSON.parse(JSON.stringify(t).split(ws).join("/test/project"))
 		for (const t0 of theirTools) {
 			const t = fixtureCwd(t0)
 			const mine0 = ourTools.find((o) => names([o])[0] === names([t])[0])
 			const mine = mine0 && fixtureCwd(mine0)
-			if (mine && JSON.stringify(noProgress(t)) !== JSON.stringify(mine)) diffs.push([`tool ${names([t])[0]}: ${JSON.stringify(mine)} vs ${JSON.stringify(noProgress(t))}`, null])
+			if (mine && JSON.stringify(t) !== JSON.stringify(mine)) diffs.push([`tool ${names([t])[0]}: ${JSON.stringify(mine)} vs ${JSON.stringify(t)}`, null])
 		}
-		if (ourTools.length) console.log(`   ${ourTools.length} definitions here, ${theirTools.length} in Cline's fixture; each of ours compared with Cline's of the same name, less \`task_progress\``)
+		if (ourTools.length) console.log(`   ${ourTools.length} definitions here, ${theirTools.length} in Cline's fixture; each of ours compared with Cline's of the same name`)
 		console.log("-- differences")
 		if (diffs.length === 0) console.log("   none")
 		for (const [what, known] of diffs) {

@@ -14,8 +14,10 @@
 #   (@anthropic-ai/sdk 0.50.4, openai 6.21.0), given what Cline's Task gives them: its prompt
 #   snapshot for the variant (`__tests__/__snapshots__`), its tool definitions (`*.tools.snap`,
 #   for Anthropic through `openAIToolToAnthropic`), and the first user message as
-#   `task/index.ts` builds it (the `<task>` block, then `getEnvironmentDetails` as its own text
-#   block, ported line by line below with the same clock, workspace and PATH).
+#   `task/index.ts` builds it (the `<task>` block, the focus chain's first reminder —
+#   `FocusChainPrompts.recommended`, as `loadContext` adds it on the first request with Cline's
+#   default settings — then `getEnvironmentDetails` as its own text block, ported line by line
+#   below with the same clock, workspace and PATH).
 # Prints each body's settings side by side, the message shape, the tools, the system prompt's
 # sections, the environment details, and every difference — each one either listed in
 # docs/agent.md as a difference from Cline ("known") or not ("UNEXPECTED"). Exits 1 if any is
@@ -34,7 +36,8 @@ for f in core/api/providers/anthropic.ts core/api/providers/openai.ts core/api/r
     utils/model-utils.ts utils/cost.ts shared/services/feature-flags/feature-flags.ts \
     core/api/transform/anthropic-format.ts core/api/transform/openai-format.ts \
     core/api/transform/r1-format.ts core/api/transform/tool-call-processor.ts \
-    shared/api.ts shared/utils/reasoning-support.ts shared/messages/content.ts shared/storage/types.ts; do
+    shared/api.ts shared/utils/reasoning-support.ts shared/messages/content.ts shared/storage/types.ts \
+    core/task/focus-chain/prompts.ts; do
     mkdir -p "$work/src/$(dirname "$f")"
     show "$f" >"$work/src/$f"
 done

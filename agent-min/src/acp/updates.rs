@@ -1,14 +1,15 @@
 //! The task's events as `session/update` notifications: reply text as agent message chunks,
 //! reasoning as thought chunks, a complete tool call as `tool_call` (its kind, title, the paths
 //! it touches, an edit's diff), its approval and result as `tool_call_update` (the result,
-//! a command's output with it, as text content).
+//! a command's output with it, as text content), the focus chain's checklist as the `plan`.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol_schema::v1::{
-    Content, ContentBlock, ContentChunk, Diff, SessionNotification, SessionUpdate, TextContent, ToolCall,
-    ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    Content, ContentBlock, ContentChunk, Diff, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
+    SessionNotification, SessionUpdate, TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use indexmap::IndexMap;
 
@@ -88,6 +89,14 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                     vec![ToolCallContent::Content(Content::new(ContentBlock::Text(TextContent::new(result.clone()))))];
                 let fields = ToolCallUpdateFields::new().status(status).content(content);
                 s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.clone(), fields)));
+            }
+            Event::TaskProgress { list, .. } => {
+                let entry = |(done, text): (bool, &str)| {
+                    let status = if done { PlanEntryStatus::Completed } else { PlanEntryStatus::Pending };
+                    PlanEntry::new(text, PlanEntryPriority::Medium, status)
+                };
+                let entries = crate::run::prompt::focus_chain::items(list).map(entry).collect();
+                s.update(SessionUpdate::Plan(Plan::new(entries)));
             }
             _ => {}
         }

@@ -45,6 +45,11 @@ MODEL:
                           calling setting off): the XML reply is cut after it, and any further
                           call is answered with Cline's toolAlreadyUsed text.
                           Default: every complete call of a reply runs, in order
+    --no-focus-chain      no task_progress checklist (Cline's focus chain, on by default as in
+                          Cline): by default the tools take a task_progress parameter, the
+                          model is reminded to keep the checklist (on its first request, while
+                          it has none, and after 6 requests without an update), and each new
+                          list is shown, saved and sent as a task_progress event
     --num-ctx N           Ollama context window, options.num_ctx (default 32768)
     --tool-calls MODE     xml | native | auto (default auto). native: the tools go to the API as
                           JSON-schema definitions and the model calls them natively; xml:
@@ -272,6 +277,8 @@ pub(crate) struct Options {
     pub max_tokens: Option<u32>,
     /// `--one-tool-per-reply`: Cline's parallel tool calling off.
     pub one_tool_per_reply: bool,
+    /// `--no-focus-chain`: Cline's focus chain (`task_progress`) off.
+    pub no_focus_chain: bool,
     /// `--num-ctx` (default: `--context-window`, else 32768).
     pub num_ctx: Option<u32>,
     /// `--tool-calls`.
@@ -476,6 +483,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("max-turns") => o.max_turns = Some(number(&mut p, "--max-turns")?),
             Long("max-tokens") => o.max_tokens = Some(number(&mut p, "--max-tokens")?),
             Long("one-tool-per-reply") => o.one_tool_per_reply = true,
+            Long("no-focus-chain") => o.no_focus_chain = true,
             Long("num-ctx") => o.num_ctx = Some(number(&mut p, "--num-ctx")?),
             Long("tool-calls") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;

@@ -387,6 +387,7 @@ fn task_settings(opts: &cli::Options, setup: &Setup) -> Settings {
         dialect: setup.dialect,
         one_tool_per_reply: opts.one_tool_per_reply,
         images: setup.images,
+        focus_chain: !opts.no_focus_chain,
     }
 }
 

@@ -13,7 +13,7 @@ use crate::run::budget::accounting::{self, Accounting};
 use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::{self, Limits};
 use crate::run::budget::mistakes::{Mistake, Mistakes};
-use crate::run::dialect::Dialect;
+use crate::run::dialect::{Dialect, Offer};
 use crate::run::llm::{backoff, ImagePart, Message, Part, Role, StopReason, Transport};
 use crate::run::mcp;
 use crate::run::output_schema::Verdict as Schema;
@@ -22,6 +22,7 @@ use crate::run::project::lifecycle::{self, Gate};
 use crate::run::project::workflows::{self, Expanded};
 use crate::run::project::Project;
 use crate::run::prompt;
+use crate::run::prompt::focus_chain::FocusChain;
 use crate::run::reply::{call_id, Reply, Screen};
 use crate::run::session::events::{By, Events, NoticeKind};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
@@ -51,6 +52,8 @@ pub struct Settings {
     /// The model takes images (Cline's `supportsImages`; never on a server sent string
     /// contents): `read_file` sends an image file's image.
     pub images: bool,
+    /// Cline's focus chain (on by default; `--no-focus-chain`): the `task_progress` checklist.
+    pub focus_chain: bool,
 }
 
 /// How a task ended.
@@ -164,6 +167,10 @@ pub struct Task {
     conversing: bool,
     /// The text of the reply the client cancelled as it streamed (`session/cancel`).
     cancelled_reply: Option<String>,
+    /// Cline's focus chain: the model's checklist and its reminders (`None`: off).
+    focus: Option<FocusChain>,
+    /// The reminder the last user message carries, taken out again if it goes unanswered.
+    focus_note: Option<String>,
 }
 
 /// Empty replies tolerated (each retried) before failing.
@@ -183,7 +190,11 @@ impl Task {
         // Several tool calls per reply, Cline's default (`enableParallelToolCalling`).
         let parallel = !settings.one_tool_per_reply;
         let mut system = settings.dialect.system_prompt(family, &cwd, parallel);
-        settings.dialect.insert_mcp(&mut system, &mut around.mcp);
+        if !settings.focus_chain {
+            system = crate::run::dialect::system::without_task_progress(&system);
+        }
+        settings.dialect.insert_mcp(&mut system, &mut around.mcp, settings.focus_chain);
+        let focus = settings.focus_chain.then(FocusChain::default);
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,
@@ -207,6 +218,8 @@ impl Task {
             ran_in_reply: 0,
             conversing: false,
             cancelled_reply: None,
+            focus,
+            focus_note: None,
         }
     }
 
@@ -354,6 +367,9 @@ impl Task {
         self.around.checkpoints.resume(checkpoints);
         self.around.accounting.restore(&saved.totals);
         self.last_request_tokens = saved.last_request_tokens;
+        if self.focus.is_some() {
+            self.focus = Some(FocusChain::with_list(saved.task_progress));
+        }
         let mut next = saved.pending.unwrap_or_default();
         self.next_parts = saved.pending_parts;
         if self.messages.last().is_some_and(|m| m.role == Role::User) {
@@ -472,8 +488,10 @@ impl Task {
         self.memory.skills = self.around.project.skills(&mut self.term);
         let skills = !self.memory.skills.is_empty();
         let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
-        self.settings.dialect.offer_tools(self.family, &mut *self.transport, hub, &cwd, skills, &mut self.term);
+        let offer = Offer { skills, task_progress: self.focus.is_some() };
+        self.settings.dialect.offer_tools(self.family, &mut *self.transport, hub, &cwd, offer, &mut self.term);
         self.turns += 1;
+        self.remind_of_the_checklist(&mut user_content);
         let parts = std::mem::take(self.next_parts());
         self.messages.push(Message { parts, ..Message::user(user_content) });
         let section = if skills {
@@ -522,12 +540,41 @@ impl Task {
     }
 
     /// Takes the last message back off the conversation (it was not answered): its text, and its
-    /// images back to go with the next one, before any read since.
+    /// images back to go with the next one, before any read since. The focus chain's reminder
+    /// it carried comes out: the request that sends it again adds its own.
     fn unsend(&mut self) -> String {
         let Some(m) = self.messages.pop() else { return String::new() };
         let later = std::mem::replace(&mut self.next_parts, m.parts);
         self.next_parts.extend(later);
-        m.content
+        match self.focus_note.take() {
+            Some(note) => m.content.replacen(&note, "", 1),
+            None => m.content,
+        }
+    }
+
+    /// Cline's focus chain before a request: counts it, and when a reminder is due puts it at
+    /// the end of the user content, before `<environment_details>` (Cline's `loadContext` adds
+    /// it as a text block after the content's, and the environment's after it).
+    fn remind_of_the_checklist(&mut self, user_content: &mut String) {
+        self.focus_note = None;
+        let Some(note) = self.focus.as_mut().and_then(FocusChain::next_request) else { return };
+        let (at, block) = match user_content.rfind("<environment_details>") {
+            Some(at) => (at, format!("{note}\n\n")),
+            None => (user_content.len(), format!("\n\n{note}")),
+        };
+        user_content.insert_str(at, &block);
+        self.focus_note = Some(block);
+    }
+
+    /// Cline's `updateFCListFromToolResponse` after call `n` was handled: a new checklist in its
+    /// `task_progress` is shown, reported and kept.
+    fn take_progress(&mut self, call: &Call, n: usize) {
+        let Some(focus) = self.focus.as_mut() else { return };
+        let Some(list) = focus.update(call.param("task_progress")) else { return };
+        let c = crate::run::prompt::focus_chain::counts(list);
+        let turn = self.earlier_turns + self.turns;
+        self.around.events.task_progress(turn, &call_id(turn, n), list, c.total as u32, c.done as u32);
+        self.term.checklist(list, c.done, c.total);
     }
 
     /// The images for the next user message, with those the tools read since it was last asked.
@@ -649,6 +696,7 @@ impl Task {
             totals: self.around.accounting.totals(),
             last_request_tokens: self.last_request_tokens,
             checkpoints: self.around.checkpoints.records(),
+            task_progress: self.focus.as_ref().and_then(FocusChain::list),
         };
         if let Err(e) = store.save(&snap) {
             let dir = store.dir().display().to_string();
@@ -905,6 +953,7 @@ impl Task {
             Gate::Go(hooked) => hooked,
             Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end()), false),
         };
+        self.take_progress(call, n);
         if matches!(outcome, Outcome::Complete(_)) {
             lifecycle::task_complete(&mut self.around.project.hooks, call, &mut self.term, &mut self.around.events);
         }

@@ -173,7 +173,14 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
         // Prompt 1: an edit, approved; then done.
         anthropic(&format!(
             "I'll write it.\n{}",
-            tool("write_to_file", &[("path", "hello.txt"), ("content", "Hello from ACP")])
+            tool(
+                "write_to_file",
+                &[
+                    ("path", "hello.txt"),
+                    ("content", "Hello from ACP"),
+                    ("task_progress", "- [x] Write hello.txt\n- [ ] Say so"),
+                ]
+            )
         )),
         anthropic(&completion("hello.txt says hello")),
         // Prompt 2, the same conversation: an edit, rejected; then done.
@@ -231,6 +238,15 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
         .map(|u| u["content"]["text"].as_str().unwrap())
         .collect();
     assert!(said.contains("I'll write it.") && said.contains("hello.txt says hello"), "{said:?}");
+    // The focus chain's checklist is the session's plan.
+    let plan = first.iter().find(|u| u["sessionUpdate"] == "plan").expect("a plan");
+    assert_eq!(
+        plan["entries"],
+        json!([
+            {"content": "Write hello.txt", "priority": "medium", "status": "completed"},
+            {"content": "Say so", "priority": "medium", "status": "pending"},
+        ])
+    );
     let asked = &seen["permissions"][0];
     assert_eq!(asked["toolCall"]["toolCallId"], *id);
     let options: Vec<&str> = asked["options"].as_array().unwrap().iter().map(|o| o["kind"].as_str().unwrap()).collect();

@@ -16,6 +16,7 @@ mod run_cli;
 mod run_context;
 mod run_e2e;
 mod run_edit;
+mod run_focus_chain;
 mod run_hardening;
 mod run_history;
 #[cfg(feature = "documents")]

@@ -85,8 +85,10 @@ fn a_claude_4_model_gets_the_image_after_the_tool_result_in_the_same_message() {
     assert_eq!(last[1]["source"]["type"], "base64");
     assert_eq!(last[1]["source"]["media_type"], "image/png");
     assert_eq!(bytes_of(&last[1]["source"]["data"]), PNG);
-    assert!(last[2]["text"].as_str().unwrap().starts_with("<environment_details>"));
-    assert_eq!(last.len(), 3);
+    // Then Cline's focus chain reminder and the environment details, each a block.
+    assert!(last[2]["text"].as_str().unwrap().starts_with("\n# task_progress RECOMMENDED\n"));
+    assert!(last[3]["text"].as_str().unwrap().starts_with("<environment_details>"));
+    assert_eq!(last.len(), 4);
 }
 
 #[test]

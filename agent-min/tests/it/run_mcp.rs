@@ -137,7 +137,7 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
     assert!(system.find("# Connected MCP Servers").unwrap() < system.find("RULES\n").unwrap());
 
     // Each real answer is in the next request.
-    let r1 = reqs[1].last_user();
+    let r1 = common::without_reminder(&reqs[1].last_user());
     assert!(
         r1.starts_with("[use_mcp_tool for 'everything'] Result:\nEcho: hi from the model\n\n<environment_details>"),
         "{r1}"

@@ -180,6 +180,9 @@ fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
     let read = tools.iter().find(|t| t["name"] == "read_file").unwrap();
     assert!(read["description"].as_str().unwrap().starts_with("Request to read the contents of a file"));
     assert_eq!(read["input_schema"]["required"], json!(["path"]));
+    // Cline's focus chain (on by default): a task_progress parameter on every tool but
+    // execute_command.
+    assert_eq!(read["input_schema"]["properties"]["task_progress"]["type"], "string");
     let m = reqs[1].body["messages"].as_array().unwrap();
     assert_eq!(
         m[1]["content"],
@@ -193,7 +196,10 @@ fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
     assert_eq!(result["type"], "tool_result");
     assert_eq!(result["tool_use_id"], "toolu_A");
     assert!(result["content"].as_str().unwrap().starts_with("[read_file for 'notes.txt'] Result:\n1 | milk"));
-    assert!(m[2]["content"][1]["text"].as_str().unwrap().starts_with("<environment_details>"));
+    // No checklist yet: Cline's reminder, a text block of its own before the environment's.
+    assert!(m[2]["content"][1]["text"].as_str().unwrap().starts_with("\n# task_progress RECOMMENDED\n"));
+    assert!(m[2]["content"][2]["text"].as_str().unwrap().starts_with("<environment_details>"));
+    assert_eq!(m[2]["content"].as_array().unwrap().len(), 3);
 }
 
 #[test]
@@ -697,11 +703,15 @@ fn two_native_calls_in_one_reply_both_run_and_each_result_goes_back_by_its_id() 
     assert!(results[0]["content"].as_str().unwrap().starts_with("[write_to_file for 'a.txt'] Result:"));
     assert_eq!(results[1]["tool_use_id"], "toolu_B");
     assert!(results[1]["content"].as_str().unwrap().starts_with("[write_to_file for 'b.txt'] Result:"));
-    assert_eq!(results[2]["type"], "text", "then the environment details");
+    assert!(
+        results[2]["text"].as_str().unwrap().starts_with("\n# task_progress RECOMMENDED\n"),
+        "then the focus chain's reminder"
+    );
+    assert!(results[3]["text"].as_str().unwrap().starts_with("<environment_details>"), "then the environment's");
     // Prompt caching as Cline marks it: the system block and the last block of the last two
     // user messages.
     assert_eq!(reqs[1].body["system"][0]["cache_control"], json!({"type": "ephemeral"}));
-    assert_eq!(results[2]["cache_control"], json!({"type": "ephemeral"}));
+    assert_eq!(results[3]["cache_control"], json!({"type": "ephemeral"}));
     assert_eq!(m[0]["content"].as_array().unwrap().last().unwrap()["cache_control"], json!({"type": "ephemeral"}));
 }
 
@@ -754,7 +764,9 @@ fn two_xml_calls_in_one_reply_both_run_and_a_denial_skips_the_rest() {
     let a = next.find("[write_to_file for 'a.txt'] Result:").expect(next);
     let b = next.find("[write_to_file for 'b.txt'] Result:").expect(next);
     assert!(a < b, "{next}");
-    let env = m[2]["content"][1]["text"].as_str().unwrap();
+    let reminder = m[2]["content"][1]["text"].as_str().unwrap();
+    assert!(reminder.starts_with("\n# task_progress RECOMMENDED\n"), "then the focus chain's reminder: {reminder}");
+    let env = m[2]["content"][2]["text"].as_str().unwrap();
     assert!(env.starts_with("<environment_details>"), "then the details, as a block of their own: {env}");
     // Refused: the first is denied, the second skipped.
     let ws = tempfile::tempdir().unwrap();
@@ -992,7 +1004,8 @@ fn gpt_5_5_on_openais_own_api_asks_the_responses_api_and_both_calls_go_back_by_c
     assert_eq!(out(5).0, "call_B");
     assert!(out(5).1.starts_with("[read_file for 'b.txt'] Result:") && out(5).1.contains("beta"), "{}", out(5).1);
     assert_eq!(input[6]["role"], "user");
-    assert!(input[6]["content"][0]["text"].as_str().unwrap().starts_with("<environment_details>"));
+    assert!(input[6]["content"][0]["text"].as_str().unwrap().starts_with("\n# task_progress RECOMMENDED\n"));
+    assert!(input[6]["content"][1]["text"].as_str().unwrap().starts_with("<environment_details>"));
     // The summary is shown as reasoning, never as text; usage from response.completed.
     let events = events::parse(&r.stdout);
     let reasoning: String = events::of(&events, "reasoning").iter().map(|e| e["text"].as_str().unwrap()).collect();

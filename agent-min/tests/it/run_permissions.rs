@@ -32,7 +32,7 @@ fn a_refused_chain_never_runs_and_the_model_gets_clines_text() {
     let reqs = server.requests();
     assert_eq!(reqs.len(), 4);
     assert_eq!(
-        reqs[1].last_user().split("\n\n<environment_details>").next().unwrap(),
+        common::without_reminder(&reqs[1].last_user()).split("\n\n<environment_details>").next().unwrap(),
         "[execute_command for 'echo ok && touch pwned'] Result:\nThe tool execution failed with the following error:\n<error>\nCommand execution blocked by CLINE_COMMAND_PERMISSIONS: Command \"echo ok && touch pwned\" was denied by CLINE_COMMAND_PERMISSIONS. Segment \"touch pwned\" segment_no_match.. You must try a different approach or ask the user to update the permission settings.\n</error>"
     );
     // Ours: Cline glues `echo hi touch pwned2` together across `&` and lets it run.

@@ -339,7 +339,7 @@ fn pre_and_post_tool_use_see_clines_input_and_their_contexts_bracket_the_tool_re
     let r = e.run(&server, &["--json", "read a.txt"]);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let reqs = server.requests();
-    let next = reqs[1].last_user();
+    let next = common::without_reminder(&reqs[1].last_user());
     // The PreToolUse context before the result, the PostToolUse context after it (the result's
     // own format is read_file's).
     let pre = "<hook_context source=\"PreToolUse\" type=\"workspace_rules\">\nread carefully\n</hook_context>\n\n[read_file for 'a.txt'] Result:\n";
@@ -417,7 +417,7 @@ fn task_start_and_user_prompt_submit_contexts_follow_the_task_and_task_complete_
     let server = Server::start(vec![anthropic(&completion("All green."))]);
     let r = e.run(&server, &["do it"]);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    let first = server.requests()[0].last_user();
+    let first = common::without_reminder(&server.requests()[0].last_user());
     assert!(
         first.starts_with("<task>\ndo it\n</task>\n\n<hook_context source=\"TaskStart\">\nProject uses pnpm.\n</hook_context>\n\n<hook_context source=\"UserPromptSubmit\">\nPrompt checked.\n</hook_context>\n\n<environment_details>"),
         "{first}"
@@ -583,7 +583,7 @@ fn task_cancel_runs_at_a_limit_and_task_resume_adds_its_context_on_resume() {
     let envs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let r = run_cmd("resume", e.ws(), &args_with(&base, &["--last", "--trust-workspace"]), &envs, LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    let next = server.requests()[0].last_user();
+    let next = common::without_reminder(&server.requests()[0].last_user());
     assert!(
         next.starts_with(
             "<hook_context source=\"TaskResume\" type=\"general\">\nResumed after a break.\n</hook_context>\n\n"

@@ -2,16 +2,17 @@
 //!
 //! Each family's prompt must be exactly Cline's snapshot (in `tests/fixtures/cline-system-prompt/`,
 //! see its README) with what agent-min does not offer left out, by the rule written out below —
-//! the same list docs/agent.md gives. Any other difference, in any section, fails.
+//! the same list docs/agent.md gives. Any other difference, in any section, fails. Cline's
+//! snapshots are taken with its focus chain on (its default), as agent-min's prompt is; with it
+//! off (`--no-focus-chain`) everything about `task_progress` is left out too.
 
 use std::path::Path;
 
-use agent_min::run::dialect::system::render;
+use agent_min::run::dialect::system::{render, without_task_progress};
 use agent_min::run::prompt::system::{Env, Family};
 
 /// Top-level sections left out, with why.
 const LEFT_OUT_SECTIONS: &[(&str, &str)] = &[
-    ("UPDATING TASK PROGRESS", "agent-min has no task_progress checklist"),
     ("MCP SERVERS", "agent-min has no MCP client yet"),
     ("ACT MODE V.S. PLAN MODE", "agent-min has no plan mode"),
     ("USER'S CUSTOM INSTRUCTIONS", "the snapshot's are test placeholders; agent-min reads no rules files yet"),
@@ -47,11 +48,14 @@ const OUR_PARAMS: &[&str] = &[
     "task_progress",
 ];
 
-/// A line naming one of these is left out of the sections kept (and a `<task_progress>` block).
+/// With the focus chain off, this section, every line naming `task_progress` and every
+/// `<task_progress>` block are left out too.
+const TASK_PROGRESS_SECTION: &str = "UPDATING TASK PROGRESS";
+
+/// A line naming one of these is left out of the sections kept.
 const LEFT_OUT_WORDS: &[&str] = &[
     "MCP",
     "list_code_definition_names",
-    "task_progress",
     "plan_mode_respond",
     "PLAN MODE",
     "web_fetch",
@@ -100,11 +104,11 @@ fn keep_our_tools(section: &str) -> String {
         .collect()
 }
 
-fn drop_lines(section: &str) -> String {
+fn drop_lines(section: &str, focus_chain: bool) -> String {
     let mut out = Vec::new();
     let mut in_block = false;
     for l in section.split('\n') {
-        if l.contains("<task_progress>") && !l.contains("</task_progress>") {
+        if !focus_chain && l.contains("<task_progress>") && !l.contains("</task_progress>") {
             in_block = true;
             continue;
         }
@@ -112,7 +116,8 @@ fn drop_lines(section: &str) -> String {
             in_block = !l.contains("</task_progress>");
             continue;
         }
-        if !LEFT_OUT_WORDS.iter().any(|w| l.contains(w)) {
+        let progress = !focus_chain && l.contains("task_progress");
+        if !progress && !LEFT_OUT_WORDS.iter().any(|w| l.contains(w)) {
             out.push(l);
         }
     }
@@ -124,7 +129,7 @@ fn drop_lines(section: &str) -> String {
 const ACT_MODE_RESPOND_GUIDANCE: (&str, &str) = ("\n   \n   **IMPORTANT: In ACT MODE", "\n\n3. Remember");
 
 /// Cline's snapshot with the rule applied: the sections we expect, in order.
-fn expected_sections(snapshot: &str) -> Vec<String> {
+fn expected_sections(snapshot: &str, focus_chain: bool) -> Vec<String> {
     let mut snapshot = snapshot.to_string();
     if let Some(i) = snapshot.find(ACT_MODE_RESPOND_GUIDANCE.0) {
         let j = snapshot.find(ACT_MODE_RESPOND_GUIDANCE.1).expect("the third item");
@@ -133,8 +138,9 @@ fn expected_sections(snapshot: &str) -> Vec<String> {
     snapshot
         .split(SEP)
         .filter(|s| !LEFT_OUT_SECTIONS.iter().any(|(t, _)| title(s).starts_with(t)))
+        .filter(|s| focus_chain || !title(s).starts_with(TASK_PROGRESS_SECTION))
         .map(|s| if s.contains("\nTOOL USE\n") { keep_our_tools(s) } else { s.to_string() })
-        .map(|s| drop_lines(&s))
+        .map(|s| drop_lines(&s, focus_chain))
         .collect()
 }
 
@@ -153,26 +159,33 @@ const CLINE_TEST_ENV: Env<'static> = Env {
     parallel: false,
 };
 
+/// The prompt with the focus chain on (agent-min's default, as Cline's) and off.
 fn check(family: Family, snapshot: &str) {
     check_with(family, snapshot, &CLINE_TEST_ENV)
 }
 
 fn check_with(family: Family, snapshot: &str, env: &Env<'_>) {
+    for focus_chain in [true, false] {
+        check_one(family, snapshot, env, focus_chain);
+    }
+}
+
+fn check_one(family: Family, snapshot: &str, env: &Env<'_>, focus_chain: bool) {
     let snapshot = fixture(snapshot);
     // Cline's test fixture reports another directory in SYSTEM INFORMATION than its cwd.
     let snapshot = snapshot
         .replace("Current Working Directory: /Users/tester/dev/project", "Current Working Directory: /test/project");
-    let want = expected_sections(&snapshot);
-    let ours = render(family, env);
+    let want = expected_sections(&snapshot, focus_chain);
+    let ours = if focus_chain { render(family, env) } else { without_task_progress(&render(family, env)) };
     let got: Vec<&str> = ours.split(SEP).collect();
     let titles = |v: &[&str]| v.iter().map(|s| title(s).to_string()).collect::<Vec<_>>();
     let want_refs: Vec<&str> = want.iter().map(String::as_str).collect();
-    assert_eq!(titles(&got), titles(&want_refs), "{family:?}: the sections differ");
+    assert_eq!(titles(&got), titles(&want_refs), "{family:?} (focus chain {focus_chain}): the sections differ");
     for (g, w) in got.iter().zip(&want) {
         if g != w {
             let line = g.lines().zip(w.lines()).position(|(a, b)| a != b).unwrap_or(0);
             panic!(
-                "{family:?}, section {:?}, line {}:\n ours:  {:?}\n Cline: {:?}",
+                "{family:?} (focus chain {focus_chain}), section {:?}, line {}:\n ours:  {:?}\n Cline: {:?}",
                 title(w),
                 line + 1,
                 g.lines().nth(line),
@@ -263,8 +276,9 @@ fn native_next_gen_says_several_tools_may_be_used_as_cline_does() {
     assert_eq!(on, expected);
 }
 
-/// The native definitions each variant sends are Cline's (`*.tools.snap`), `task_progress`
-/// left out, for the tools agent-min has, in Cline's order, naming the workspace they are for.
+/// The native definitions each variant sends are Cline's (`*.tools.snap`), for the tools
+/// agent-min has, in Cline's order, naming the workspace they are for; with the focus chain
+/// off, without `task_progress`.
 #[test]
 fn native_definitions_are_clines_per_variant() {
     use agent_min::run::dialect::native_definitions;
@@ -273,31 +287,39 @@ fn native_definitions_are_clines_per_variant() {
         (Family::NativeGpt5, "openai_gpt_5_native.tools.snap"),
         (Family::NativeGpt51, "openai_gpt_5_1_native.tools.snap"),
     ] {
-        // Cline's snapshots were rendered in /test/project; any workspace stands in its place
-        // (a definition that kept the snapshot's directory told the model a wrong one).
-        let cwd = "/home/dev/my app";
-        let cline: Vec<serde_json::Value> = serde_json::from_str(&fixture(snap).replace("/test/project", cwd)).unwrap();
-        let ours = native_definitions(family, cwd);
-        let names: Vec<&str> = ours.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
-        let want: Vec<serde_json::Value> = cline
-            .into_iter()
-            .filter(|t| names.contains(&t["function"]["name"].as_str().unwrap()))
-            .map(|mut t| {
-                let params = &mut t["function"]["parameters"];
-                params["properties"].as_object_mut().unwrap().remove("task_progress");
-                params["required"].as_array_mut().unwrap().retain(|r| r != "task_progress");
-                t
-            })
-            .collect();
-        assert_eq!(ours, want, "{family:?}");
-        let edits = if family == Family::NativeNextGen {
-            vec!["write_to_file", "replace_in_file"]
-        } else {
-            vec!["apply_patch"]
-        };
-        for e in edits {
-            assert!(names.contains(&e), "{family:?}: {e}");
+        for focus_chain in [true, false] {
+            // Cline's snapshots were rendered in /test/project; any workspace stands in its place
+            // (a definition that kept the snapshot's directory told the model a wrong one).
+            let cwd = "/home/dev/my app";
+            let cline: Vec<serde_json::Value> =
+                serde_json::from_str(&fixture(snap).replace("/test/project", cwd)).unwrap();
+            let ours = native_definitions(family, cwd, focus_chain);
+            let names: Vec<&str> = ours.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+            let want: Vec<serde_json::Value> = cline
+                .into_iter()
+                .filter(|t| names.contains(&t["function"]["name"].as_str().unwrap()))
+                .map(|mut t| {
+                    if !focus_chain {
+                        let params = &mut t["function"]["parameters"];
+                        params["properties"].as_object_mut().unwrap().remove("task_progress");
+                    }
+                    t
+                })
+                .collect();
+            assert_eq!(ours, want, "{family:?}, focus chain {focus_chain}");
+            let with_progress =
+                ours.iter().filter(|t| t["function"]["parameters"]["properties"].get("task_progress").is_some());
+            // Cline's execute_command alone has no task_progress.
+            assert_eq!(with_progress.count(), if focus_chain { names.len() - 1 } else { 0 }, "{family:?}");
+            let edits = if family == Family::NativeNextGen {
+                vec!["write_to_file", "replace_in_file"]
+            } else {
+                vec!["apply_patch"]
+            };
+            for e in edits {
+                assert!(names.contains(&e), "{family:?}: {e}");
+            }
+            assert_eq!(names.len(), 7 + usize::from(family == Family::NativeNextGen), "{family:?}: {names:?}");
         }
-        assert_eq!(names.len(), 7 + usize::from(family == Family::NativeNextGen), "{family:?}: {names:?}");
     }
 }

@@ -126,6 +126,8 @@ struct Setup {
     native: bool,
     /// `--one-tool-per-reply`.
     one_tool: bool,
+    /// Cline's focus chain (on unless `--no-focus-chain`).
+    focus_chain: bool,
 }
 
 impl Setup {
@@ -137,6 +139,7 @@ impl Setup {
             timeout: None,
             native: false,
             one_tool: false,
+            focus_chain: true,
         }
     }
 
@@ -215,6 +218,7 @@ fn run(setup: &Setup, steps: Vec<Step>, saved: Option<Record>) -> Ran {
         dialect: agent_min::run::dialect::of(setup.native),
         one_tool_per_reply: setup.one_tool,
         images: true,
+        focus_chain: setup.focus_chain,
     };
     let task = Task::new(settings, Box::new(transport), ws, Term::to_writer(Box::new(shown.clone())), around);
     let end = match saved {

@@ -134,6 +134,7 @@ pub(crate) fn restore(
         totals: record.totals.clone(),
         last_request_tokens: record.last_request_tokens,
         checkpoints: &record.checkpoints,
+        task_progress: record.task_progress.as_deref(),
     };
     store.save(&snap).map_err(|e| {
         format!("the files were restored but the task could not be saved in {} ({e})", store.dir().display())
@@ -219,6 +220,7 @@ mod tests {
             totals: Default::default(),
             last_request_tokens: 0,
             owner: None,
+            task_progress: None,
             checkpoints: vec![cp(1, 1, 1), cp(2, 1, 2), cp(3, 2, 4)],
         }
     }

@@ -32,18 +32,18 @@ pub trait Dialect: std::fmt::Debug + Sync {
     /// MCP servers; `parallel`: several tool calls may come in one reply.
     fn system_prompt(&self, family: Family, cwd: &str, parallel: bool) -> String;
 
-    /// Adds what the MCP servers bring to a built prompt (nothing without servers).
-    fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub);
+    /// Adds what the MCP servers bring to a built prompt (nothing without servers);
+    /// `task_progress`: Cline's focus chain is on.
+    fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub, task_progress: bool);
 
-    /// Before each request: the tool definitions the transport sends for `family` (none in XML);
-    /// `skills`: there are skills, and so `use_skill`.
+    /// Before each request: the tool definitions the transport sends for `family` (none in XML).
     fn offer_tools(
         &self,
         family: Family,
         transport: &mut dyn Transport,
         hub: &mut Hub,
         cwd: &str,
-        skills: bool,
+        offer: Offer,
         term: &mut Term,
     );
 
@@ -74,6 +74,15 @@ pub trait Dialect: std::fmt::Debug + Sync {
     }
 }
 
+/// What a request's tools hold besides the declared ones.
+#[derive(Debug, Clone, Copy)]
+pub struct Offer {
+    /// There are skills, and so `use_skill`.
+    pub skills: bool,
+    /// Cline's focus chain is on: the tools take its `task_progress` parameter.
+    pub task_progress: bool,
+}
+
 /// The dialect: native tool calls when `native` (recovering calls written as text), else XML.
 pub fn of(native: bool) -> &'static dyn Dialect {
     of_run(native, true)
@@ -89,7 +98,11 @@ pub(crate) fn of_run(native: bool, recover: bool) -> &'static dyn Dialect {
 }
 
 /// The native tool definitions `family` sends from workspace `cwd`, before the MCP servers'
-/// (for the snapshot tests).
-pub fn native_definitions(family: Family, cwd: &str) -> Vec<serde_json::Value> {
-    native::definitions(family, cwd)
+/// (for the snapshot tests); `focus_chain`: with Cline's `task_progress` parameter.
+pub fn native_definitions(family: Family, cwd: &str, focus_chain: bool) -> Vec<serde_json::Value> {
+    let mut defs = native::definitions(family, cwd);
+    if !focus_chain {
+        native::drop_task_progress(&mut defs);
+    }
+    defs
 }

@@ -38,6 +38,15 @@ pub(crate) fn definitions(family: Family, cwd: &str) -> Vec<Value> {
         .collect()
 }
 
+/// `defs` without Cline's `task_progress` parameter (its focus chain off).
+pub(crate) fn drop_task_progress(defs: &mut [Value]) {
+    for d in defs {
+        if let Some(p) = d["function"]["parameters"]["properties"].as_object_mut() {
+            p.shift_remove("task_progress");
+        }
+    }
+}
+
 /// `s` as the inside of a JSON string.
 fn json_str(s: &str) -> String {
     let quoted = Value::String(s.to_string()).to_string();
@@ -63,7 +72,7 @@ impl Dialect for Native {
         }
     }
 
-    fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub) {
+    fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub, _task_progress: bool) {
         crate::run::mcp::prompt::insert_native(prompt, hub);
     }
 
@@ -73,13 +82,17 @@ impl Dialect for Native {
         transport: &mut dyn Transport,
         hub: &mut Hub,
         cwd: &str,
-        skills: bool,
+        offer: super::Offer,
         term: &mut Term,
     ) {
-        let extra = crate::run::mcp::native::tool_specs(hub, cwd, term);
+        let mut extra = crate::run::mcp::native::tool_specs(hub, cwd, term);
         let mut builtin = definitions(family, cwd);
+        if !offer.task_progress {
+            drop_task_progress(&mut builtin);
+            crate::run::mcp::native::drop_task_progress(&mut extra);
+        }
         // Last, as in Cline's variants (after attempt_completion).
-        if let Some(t) = registry::find("use_skill").filter(|_| skills) {
+        if let Some(t) = registry::find("use_skill").filter(|_| offer.skills) {
             builtin.push(serde_json::from_str((t.native)(family)).expect("tools/decl/use_skill.json parses"));
         }
         transport.set_tools(Tools { builtin, extra });

@@ -42,6 +42,30 @@ pub fn render(family: Family, env: &Env<'_>) -> String {
     s
 }
 
+/// `prompt` as Cline builds it with its focus chain off (`focusChainSettings.enabled`): no
+/// UPDATING TASK PROGRESS section, no `task_progress` parameter, usage or example (Cline's
+/// placeholders for them are whole lines, gone when the setting is off), no line naming it.
+pub fn without_task_progress(prompt: &str) -> String {
+    const SEP: &str = "\n\n====\n\n";
+    let sections = prompt.split(SEP).filter(|s| !s.starts_with("UPDATING TASK PROGRESS\n"));
+    let mut out = Vec::new();
+    for section in sections {
+        let mut lines = Vec::new();
+        let mut in_block = false;
+        for line in section.split('\n') {
+            if in_block {
+                in_block = !line.contains("</task_progress>");
+            } else if line.contains("<task_progress>") && !line.contains("</task_progress>") {
+                in_block = true;
+            } else if !line.contains("task_progress") {
+                lines.push(line);
+            }
+        }
+        out.push(lines.join("\n"));
+    }
+    out.join(SEP)
+}
+
 /// Cline's choice among its native variants (`variants/index.ts` order: `native-gpt-5`,
 /// `native-gpt-5-1`, `gemini-3`, `native-next-gen`), or `None` where none matches (a provider
 /// Cline does not call next-gen, a model outside its next-gen families, `gpt-5-chat`): there the

@@ -26,11 +26,11 @@ impl Dialect for Xml {
         super::system::system(family, cwd, parallel)
     }
 
-    fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub) {
-        crate::run::mcp::prompt::insert_xml(prompt, hub);
+    fn insert_mcp(&self, prompt: &mut String, hub: &mut Hub, task_progress: bool) {
+        crate::run::mcp::prompt::insert_xml(prompt, hub, task_progress);
     }
 
-    fn offer_tools(&self, _: Family, _: &mut dyn Transport, _: &mut Hub, _: &str, _: bool, _: &mut Term) {}
+    fn offer_tools(&self, _: Family, _: &mut dyn Transport, _: &mut Hub, _: &str, _: super::Offer, _: &mut Term) {}
 
     fn with_skills(&self, prompt: &str, section: &str) -> String {
         let tool = crate::run::tools::registry::find("use_skill").map(|t| (t.prompt)(Family::Generic));

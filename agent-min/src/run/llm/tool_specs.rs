@@ -157,8 +157,10 @@ mod tests {
         // toolSpecInputSchema's keys only: no additionalProperties (that is the OpenAI shape's).
         let keys: Vec<&String> = exec["input_schema"].as_object().unwrap().keys().collect();
         assert_eq!(keys, ["type", "properties", "required"]);
+        // Cline's focus chain parameter, on every tool but execute_command (as in its snapshots).
         for t in openai(&ours(&[])).as_array().unwrap() {
-            assert!(t["function"]["parameters"]["properties"].get("task_progress").is_none());
+            let progress = t["function"]["parameters"]["properties"].get("task_progress").is_some();
+            assert_eq!(progress, t["function"]["name"] != "execute_command", "{t}");
         }
     }
 

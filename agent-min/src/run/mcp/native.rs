@@ -95,17 +95,29 @@ pub(crate) fn tool_specs(hub: &mut Hub, cwd: &str, term: &mut Term) -> Vec<ToolS
     specs
 }
 
-/// Cline's native `access_mcp_resource` (without `task_progress`, as the eight tools).
+/// Cline's native `access_mcp_resource`, with its focus chain's `task_progress`.
 fn access_mcp_resource() -> ToolSpec {
     let param = |d: &str| serde_json::json!({"type": "string", "description": d});
     let mut properties = Map::new();
     properties.insert("server_name".into(), param("The name of the MCP server providing the resource"));
     properties.insert("uri".into(), param("The URI identifying the specific resource to access"));
+    properties.insert("task_progress".into(), param(TASK_PROGRESS));
     ToolSpec {
         name: "access_mcp_resource".into(),
         description: "Request to access a resource provided by a connected MCP server. Resources represent data sources that can be used as context, such as files, API responses, or system information. You must only use this tool if you have been informed of the MCP server and the resource you are trying to access.".into(),
         properties,
         required: vec!["server_name".into(), "uri".into()],
+    }
+}
+
+/// Cline's `TASK_PROGRESS_PARAMETER` instruction.
+const TASK_PROGRESS: &str = "A checklist showing task progress after this tool use is completed. The task_progress parameter must be included as a separate parameter inside of the parent tool call, it must be separate from other parameters such as content, arguments, etc. (See 'UPDATING TASK PROGRESS' section for more details)";
+
+/// `specs` with Cline's focus chain off: `access_mcp_resource` without `task_progress` (the
+/// servers' own tools keep every property they declare).
+pub(crate) fn drop_task_progress(specs: &mut [ToolSpec]) {
+    for s in specs.iter_mut().filter(|s| s.name == "access_mcp_resource") {
+        s.properties.shift_remove("task_progress");
     }
 }
 

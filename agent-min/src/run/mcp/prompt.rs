@@ -16,6 +16,7 @@ Parameters:
 - server_name: (required) The name of the MCP server providing the tool
 - tool_name: (required) The name of the tool to execute
 - arguments: (required) A JSON object containing the tool's input parameters, following the tool's input schema
+- task_progress: (optional) A checklist showing task progress after this tool use is completed. The task_progress parameter must be included as a separate parameter inside of the parent tool call, it must be separate from other parameters such as content, arguments, etc. (See 'UPDATING TASK PROGRESS' section for more details)
 Usage:
 <use_mcp_tool>
 <server_name>server name here</server_name>
@@ -26,6 +27,7 @@ Usage:
   \"param2\": \"value2\"
 }
 </arguments>
+<task_progress>Checklist here (optional)</task_progress>
 </use_mcp_tool>
 
 ## access_mcp_resource
@@ -33,10 +35,12 @@ Description: Request to access a resource provided by a connected MCP server. Re
 Parameters:
 - server_name: (required) The name of the MCP server providing the resource
 - uri: (required) The URI identifying the specific resource to access
+- task_progress: (optional) A checklist showing task progress after this tool use is completed. The task_progress parameter must be included as a separate parameter inside of the parent tool call, it must be separate from other parameters such as content, arguments, etc. (See 'UPDATING TASK PROGRESS' section for more details)
 Usage:
 <access_mcp_resource>
 <server_name>server name here</server_name>
 <uri>resource URI here</uri>
+<task_progress>Checklist here (optional)</task_progress>
 </access_mcp_resource>
 
 ";
@@ -68,14 +72,19 @@ pub(crate) fn insert_native(prompt: &mut String, hub: &mut Hub) {
 }
 
 /// Adds the two tools and the servers section to a built XML prompt (nothing without
-/// servers); the hub remembers the section so that [`update`] can replace it.
-pub(crate) fn insert_xml(prompt: &mut String, hub: &mut Hub) {
+/// servers); the hub remembers the section so that [`update`] can replace it. `task_progress`:
+/// the tools' `task_progress` lines are there (Cline's focus chain on).
+pub(crate) fn insert_xml(prompt: &mut String, hub: &mut Hub, task_progress: bool) {
     if hub.is_empty() {
         return;
     }
+    let tools = match task_progress {
+        true => TOOLS.to_string(),
+        false => TOOLS.split_inclusive('\n').filter(|l| !l.contains("task_progress")).collect(),
+    };
     match prompt.find("# Tool Use Examples") {
-        Some(i) => prompt.insert_str(i, TOOLS),
-        None => prompt.push_str(&format!("\n\n# MCP Tools\n\n{TOOLS}")),
+        Some(i) => prompt.insert_str(i, &tools),
+        None => prompt.push_str(&format!("\n\n# MCP Tools\n\n{tools}")),
     }
     // Cline's `getServers()` leaves disabled servers out; with none left there is no section.
     if !hub.servers().iter().any(|s| !s.cfg.disabled) {
@@ -209,7 +218,7 @@ mod tests {
     fn the_section_sits_between_tool_use_and_rules_like_clines() {
         let system = |cwd: &str, mut hub: Hub| {
             let mut p = crate::run::dialect::system::system(crate::run::prompt::system::Family::Generic, cwd, true);
-            insert_xml(&mut p, &mut hub);
+            insert_xml(&mut p, &mut hub, true);
             p
         };
         let hub = |json: &str| {
@@ -230,11 +239,34 @@ mod tests {
         );
     }
 
+    /// The two tools' sections are Cline's (its next-gen snapshot, taken with its focus chain
+    /// on); off, without their `task_progress` lines.
+    #[test]
+    #[cfg(feature = "mcp")]
+    fn the_tools_are_clines_with_and_without_task_progress() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cline-system-prompt");
+        let snap = std::fs::read_to_string(dir.join("anthropic_claude_sonnet_4-no-browser.snap")).unwrap();
+        let start = snap.find("## use_mcp_tool\n").unwrap();
+        let end = snap.find("## ask_followup_question\n").unwrap();
+        let cline = &snap[start..end];
+        let hub = || {
+            let json = r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#;
+            let cfg = crate::run::mcp::config::parse(json, std::path::Path::new("m.json")).unwrap();
+            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT)
+        };
+        for on in [true, false] {
+            let mut p = "# Tool Use Examples".to_string();
+            insert_xml(&mut p, &mut hub(), on);
+            let want: String = cline.split_inclusive('\n').filter(|l| on || !l.contains("task_progress")).collect();
+            assert_eq!(p, format!("{want}# Tool Use Examples"), "focus chain {on}");
+        }
+    }
+
     #[test]
     fn without_servers_the_prompt_is_unchanged() {
         let base = crate::run::dialect::system::system(crate::run::prompt::system::Family::Generic, "/w", true);
         let mut p = base.clone();
-        insert_xml(&mut p, &mut Hub::none());
+        insert_xml(&mut p, &mut Hub::none(), true);
         assert_eq!(p, base);
     }
 

@@ -2,7 +2,8 @@
 //!
 //! - [`mod@system`]: the system prompt, by model family (Cline's `system-prompt/` variants);
 //! - `responses`: Cline's `formatResponse` texts (tool results, errors, the loop's notes);
-//! - `environment`: Cline's `<environment_details>`.
+//! - `environment`: Cline's `<environment_details>`;
+//! - `focus_chain`: Cline's `task_progress` checklist, its counters and its reminders.
 //!
 //! A new text goes in the file of its kind; callers use the re-exports below.
 //!
@@ -10,6 +11,7 @@
 //! `crate::run::clock` (the time), nothing else of the agent.
 
 pub(crate) mod environment;
+pub(crate) mod focus_chain;
 pub(crate) mod responses;
 pub(crate) mod skills;
 pub mod system;

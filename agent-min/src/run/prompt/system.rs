@@ -6,8 +6,10 @@
 //! `openai_gpt_3` for the generic family, `anthropic_claude_sonnet_4` for next-gen,
 //! `openai_gpt_5` for GPT-5), with what agent-min does not have left out: the sections of tools
 //! it lacks (MCP, `list_code_definition_names`, `plan_mode_respond`, `new_task`, …) and their
-//! examples, the `task_progress` parameter and its section, MCP servers, plan mode, Cline's
-//! feedback section (`/reportbug`, `web_fetch`) and every line naming one of those. The
+//! examples, MCP servers, plan mode, Cline's feedback section (`/reportbug`, `web_fetch`) and
+//! every line naming one of those. The `task_progress` parameter and its section are kept, as
+//! Cline's focus chain is on by default; `dialect::system::without_task_progress` takes them out
+//! for `--no-focus-chain`. The
 //! tools' sections (`## read_file` …) are their declarations' (`tools/registry.rs`, texts in
 //! `tools/decl/`) and fill `{{tools}}`; the workspace, OS, shell and home directory fill the
 //! other `{{…}}` places. The test

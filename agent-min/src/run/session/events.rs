@@ -26,7 +26,7 @@ use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ApiError, Usage};
 
 /// The version of the event format, in every event's `version` field.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 
 /// Least time between two `text` (or `reasoning`) events of one stream: at most ten a second,
 /// whatever the server's token rate.
@@ -301,6 +301,20 @@ pub(crate) enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "LeftOut")]
         left_out: Option<LeftOut>,
+    },
+    /// The focus chain's checklist changed: the model gave a new one in a call's
+    /// `task_progress` (Cline's `task_progress` message).
+    TaskProgress {
+        /// The request number.
+        turn: u32,
+        /// The call that carried it (`call_N`).
+        call_id: String,
+        /// The checklist as the model wrote it (trimmed): Markdown `- [ ]` / `- [x]` items.
+        list: String,
+        /// Its items.
+        total: u32,
+        /// Its items ticked.
+        done: u32,
     },
     /// A request to the model was sent; its reply (text, calls, `api_request`) follows. The
     /// wait for a local model's first token can be long: this says the run is not stuck.
@@ -641,6 +655,11 @@ impl Events {
     /// Reasoning text from the model.
     pub(crate) fn reasoning(&mut self, turn: u32, text: &str) {
         self.push_text(true, turn, text);
+    }
+
+    /// The focus chain's checklist changed (`call_id` carried it).
+    pub(crate) fn task_progress(&mut self, turn: u32, call_id: &str, list: &str, total: u32, done: u32) {
+        self.emit(&Event::TaskProgress { turn, call_id: call_id.into(), list: list.into(), total, done });
     }
 
     /// A request was sent (`attempt` 1, or a retry).

@@ -14,7 +14,8 @@
 //! 2 added images (`read_file` of an image: an `image` part of a user message); a save holding
 //! none is still written as version 1, which an agent-min from before images reads. Version 3
 //! added a checkpoint's `workspace` (set only for a task resumed in another workspace, so any
-//! other save keeps its older version). A save
+//! other save keeps its older version). Version 4 added `task_progress`, the focus chain's
+//! checklist (absent, and the save of an older version, while the model has given none). A save
 //! that does not fit — a missing field, a wrong type, an unknown role — is an error naming the
 //! file and the field, never a task of empty strings.
 
@@ -33,7 +34,10 @@ use crate::run::llm::{ImagePart, Message, Part, Role, ToolUsePart};
 /// File format version (the `version` field). A change to the format is a bump; this
 /// agent-min reads every version from 1 up to it. A save is written with the oldest version
 /// that has what it holds, so an older agent-min reads whatever it could.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
+
+/// The version of a save with a checkpoint of another workspace and no checklist.
+const VERSION_WITH_WORKSPACES: u32 = 3;
 
 /// The version of a save with images and no checkpoint of another workspace.
 const VERSION_WITH_IMAGES: u32 = 2;
@@ -365,6 +369,10 @@ pub(crate) struct TaskFile {
     /// The workspace's checkpoints (absent in saves from before checkpoints).
     #[serde(default)]
     pub checkpoints: Vec<CheckpointRecord>,
+    /// The focus chain's checklist, the model's last `task_progress` (version 4; absent when
+    /// it gave none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_progress: Option<String>,
 }
 
 /// A saved task, as read back.
@@ -394,6 +402,8 @@ pub struct Record {
     pub checkpoints: Vec<CheckpointRecord>,
     /// The process that saved it: pid and start time (Linux clock ticks since boot).
     pub owner: Option<(u32, u64)>,
+    /// The focus chain's checklist when saved.
+    pub task_progress: Option<String>,
 }
 
 impl Record {
@@ -453,6 +463,8 @@ pub(crate) struct Snapshot<'a> {
     pub last_request_tokens: u64,
     /// The task's checkpoints.
     pub checkpoints: &'a [CheckpointRecord],
+    /// The focus chain's checklist.
+    pub task_progress: Option<&'a str>,
 }
 
 /// A state directory.
@@ -540,8 +552,10 @@ impl Store {
         let images = s.pending_parts.iter().chain(s.messages.iter().flat_map(|m| &m.parts));
         let has_images = images.into_iter().any(|p| matches!(p, Part::Image(_)));
         let v = TaskFile {
-            version: if s.checkpoints.iter().any(|c| c.workspace.is_some()) {
+            version: if s.task_progress.is_some() {
                 VERSION
+            } else if s.checkpoints.iter().any(|c| c.workspace.is_some()) {
+                VERSION_WITH_WORKSPACES
             } else if has_images {
                 VERSION_WITH_IMAGES
             } else {
@@ -566,6 +580,7 @@ impl Store {
             started: process_start(std::process::id()),
             messages: s.messages.iter().map(SavedMessage::from).collect(),
             checkpoints: s.checkpoints.to_vec(),
+            task_progress: s.task_progress.map(str::to_string),
         };
         let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
         // Every secret this process knows (the key, secret-looking variables it withheld from
@@ -774,6 +789,7 @@ fn read(path: &Path) -> Result<Record, String> {
         last_request_tokens: f.last_request_tokens,
         checkpoints: f.checkpoints,
         owner: f.pid.zip(f.started),
+        task_progress: f.task_progress,
     })
 }
 
@@ -811,6 +827,7 @@ mod tests {
             totals: Totals { requests: 1, ..Totals::default() },
             last_request_tokens: 1234,
             checkpoints: &[],
+            task_progress: None,
         };
         store.save(&snap).unwrap();
         let raw = fs::read_to_string(store.path(&m.id)).unwrap();
@@ -869,6 +886,7 @@ mod tests {
                     totals: Totals::default(),
                     last_request_tokens: 0,
                     checkpoints,
+                    task_progress: None,
                 })
                 .unwrap();
             let raw: serde_json::Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
@@ -879,6 +897,39 @@ mod tests {
         assert_eq!(r.checkpoints, v);
         let (version, _) = save(&v[..2]);
         assert_eq!(version, 1, "no workspace of another: the older format");
+    }
+
+    /// A save holding the focus chain's checklist is version 4 and gives it back; without one
+    /// it keeps the older version.
+    #[test]
+    fn a_checklist_round_trips_as_version_4() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), None).unwrap();
+        let m = meta("20250101-000000-abcdef");
+        let save = |task_progress: Option<&str>| {
+            let snap = Snapshot {
+                meta: &m,
+                status: "running",
+                outcome: None,
+                turns: 1,
+                messages: &[],
+                pending: None,
+                pending_parts: &[],
+                totals: Totals::default(),
+                last_request_tokens: 0,
+                checkpoints: &[],
+                task_progress,
+            };
+            store.save(&snap).unwrap();
+            let raw: serde_json::Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
+            (raw["version"].clone(), store.load(&m.id).unwrap())
+        };
+        let (version, r) = save(Some("- [x] a\n- [ ] b"));
+        assert_eq!(version, 4);
+        assert_eq!(r.task_progress.as_deref(), Some("- [x] a\n- [ ] b"));
+        let (version, r) = save(None);
+        assert_eq!(version, 1);
+        assert_eq!(r.task_progress, None);
     }
 
     /// A save with images is version 2 and gives them back; one without stays version 1, which
@@ -908,6 +959,7 @@ mod tests {
                     totals: Totals::default(),
                     last_request_tokens: 0,
                     checkpoints: &[],
+                    task_progress: None,
                 })
                 .unwrap();
             let raw: serde_json::Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
@@ -953,6 +1005,7 @@ mod tests {
             totals: Totals::default(),
             last_request_tokens: 77,
             checkpoints: std::slice::from_ref(&cp),
+            task_progress: None,
         };
         store.save(&snap).unwrap();
         assert_eq!(store.load(&m.id).unwrap().checkpoints, vec![cp]);
@@ -1001,6 +1054,7 @@ mod tests {
             totals: Totals::default(),
             last_request_tokens: 0,
             checkpoints: &[],
+            task_progress: None,
         };
         store.save(&snap).unwrap();
         let r = store.load(&m.id).unwrap();
@@ -1063,6 +1117,7 @@ mod tests {
             totals: r.totals.clone(),
             last_request_tokens: r.last_request_tokens,
             checkpoints: &r.checkpoints,
+            task_progress: None,
         };
         store.save(&snap).unwrap();
         let strip = |t: &str| {
@@ -1103,8 +1158,8 @@ mod tests {
         assert!(e.contains("field messages[1].parts[2].input: not the text of a JSON object"), "{e}");
         let e = with(&|v| v["checkpoints"][0]["surprise"] = true.into());
         assert!(e.contains("field checkpoints[0]") && e.contains("unknown field `surprise`"), "{e}");
-        let e = with(&|v| v["version"] = 4.into());
-        assert!(e.contains("field version: format version 4 (this agent-min reads versions 1 to 3)"), "{e}");
+        let e = with(&|v| v["version"] = 5.into());
+        assert!(e.contains("field version: format version 5 (this agent-min reads versions 1 to 4)"), "{e}");
         fs::write(&path, "{\"version\": 1, \"id\": ").unwrap();
         let e = store.load(id).unwrap_err();
         assert!(e.starts_with(&file) && e.contains("EOF"), "{e}");
@@ -1126,6 +1181,7 @@ mod tests {
             totals: Totals { requests: 2, ..Totals::default() },
             last_request_tokens: 0,
             checkpoints: &[],
+            task_progress: None,
         };
         store.save(&snap).unwrap();
         let mut r = store.load(&m.id).unwrap();
@@ -1163,6 +1219,7 @@ mod tests {
             pending: None,
             pending_parts: &[],
             checkpoints: &[],
+            task_progress: None,
             totals: Totals::default(),
             last_request_tokens: 0,
         }

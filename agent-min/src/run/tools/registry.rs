@@ -43,7 +43,7 @@ pub(crate) struct ToolDecl {
     pub describe: fn(&Call) -> String,
     /// Cline's text for a missing required parameter (`failures` counts this mistake).
     pub missing: MissingText,
-    /// The native definition in OpenAI's `tools` shape (Cline's, without `task_progress`) for
+    /// The native definition in OpenAI's `tools` shape (Cline's, with its focus chain's `task_progress`) for
     /// a family; `{{cwd}}` stands for the workspace.
     pub native: fn(Family) -> &'static str,
     /// The section of the XML system prompt's `# Tools` for a model family.

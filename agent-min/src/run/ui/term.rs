@@ -77,6 +77,8 @@ impl Input {
     }
 }
 
+/// Lines of a checklist shown (`Term::checklist`).
+pub(crate) const CHECKLIST_LINES: usize = 40;
 /// The terminal.
 pub struct Term {
     sink: Box<dyn Write + Send>,
@@ -331,6 +333,19 @@ impl Term {
     pub(crate) fn outcome(&mut self, ok: bool, s: &str) {
         let (style, mark) = if ok { (Style::Ok, "✓") } else { (Style::Err, "✗") };
         self.line(style, &format!("  {mark} {s}"));
+    }
+
+    /// The focus chain's new checklist: its count, then its lines (the first
+    /// `CHECKLIST_LINES`; the model writes it, so it may be long).
+    pub(crate) fn checklist(&mut self, list: &str, done: usize, total: usize) {
+        self.line(Style::Dim, &format!("  ☰ Task progress: {done}/{total}"));
+        let lines: Vec<&str> = list.lines().collect();
+        for l in lines.iter().take(CHECKLIST_LINES) {
+            self.line(Style::Dim, &format!("    {l}"));
+        }
+        if lines.len() > CHECKLIST_LINES {
+            self.line(Style::Dim, &format!("    … {} more lines", lines.len() - CHECKLIST_LINES));
+        }
     }
 
     /// Shows a block of text (a diff preview, command output), indented.

@@ -95,6 +95,16 @@ pub fn text_of(content: &Value) -> String {
     }
 }
 
+/// A user message's text without the focus chain's reminder (Cline's `task_progress`
+/// instructions, on by default, which the loop puts before `<environment_details>`): for the
+/// tests about what else a message holds.
+pub fn without_reminder(text: &str) -> String {
+    let starts = ["\n\n\n# task_progress", "\n\n\n\n\t\t\t\t# TODO LIST UPDATE REQUIRED"];
+    let Some(i) = starts.iter().filter_map(|s| text.rfind(s)).max() else { return text.to_string() };
+    let end = text[i..].find("\n\n<environment_details>").map_or(text.len(), |j| i + j);
+    format!("{}{}", &text[..i], &text[end..])
+}
+
 /// The requests received so far, and a signal for each new one.
 type Received = Arc<(Mutex<Vec<Req>>, Condvar)>;
 

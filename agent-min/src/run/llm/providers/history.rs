@@ -73,14 +73,28 @@ fn after_copies<'a, 'b>(head: &'a str, answers: impl Iterator<Item = &'b str>) -
     left
 }
 
+/// How the focus chain's reminders start (`prompt/focus_chain.rs`), after the blank line that
+/// ends the text before them: Cline sends a reminder as a text block of its own, after the
+/// content's and before the environment details'.
+const FOCUS_CHAIN_STARTS: [&str; 2] = ["\n\n\n# task_progress", "\n\n\n\n\t\t\t\t# TODO LIST UPDATE REQUIRED"];
+
+/// How they end.
+const FOCUS_CHAIN_ENDS: [&str; 2] = ["ensures nothing is missed.\n", "\n\n\t\t\t\t"];
+
 /// The text blocks Cline sends for a user message's text (`task/index.ts`: the `<task>` block,
-/// each `<hook_context>` block, and the environment details "as its own text block, separate from
-/// tool results"), in order. Empty for an empty text.
+/// each `<hook_context>` block, the focus chain's reminder, and the environment details "as its
+/// own text block, separate from tool results"), in order. Empty for an empty text.
 pub(crate) fn text_blocks(text: &str) -> Vec<&str> {
     let (mut head, env) = split_environment(text);
     let mut blocks = Vec::new();
     if !env.is_empty() {
         blocks.push(env);
+        // A reminder ends the text before the environment details, as its texts end.
+        let ends = |i: &usize| FOCUS_CHAIN_ENDS.iter().any(|e| head[*i..].ends_with(e));
+        if let Some(i) = FOCUS_CHAIN_STARTS.iter().filter_map(|s| head.rfind(s)).filter(ends).max() {
+            blocks.push(&head[i + 2..]);
+            head = &head[..i];
+        }
     }
     while head.ends_with("</hook_context>") {
         let Some(i) = head.rfind("\n\n<hook_context source=\"") else { break };
