@@ -156,7 +156,10 @@ size() { strip -o "$tmp/stripped" "$1" && stat -c %s "$tmp/stripped"; }
 mb() { printf '%d B (%.2f MB)' "$1" "$(calc "$1 / 1e6")"; }
 b=$(size "$tgt/release/agent-min")
 line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(mb "$b")" "$(is "$b <= 3500000")"
-line binary "  the same, no larger than today (ceiling 4.6 MB)" "$(mb "$b")" "$(is "$b <= 4600000")" must
+# (Lowered from 4.6 to 4.59 MB on 2026-12-04, at 4,577,184 B: the next-gen and GPT-5 prompts are
+# built in as their line differences from the generic one, which gave back more than Cline's
+# focus chain, added the same day, costs.)
+line binary "  the same, no larger than today (ceiling 4.59 MB)" "$(mb "$b")" "$(is "$b <= 4590000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -171,8 +174,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # values and flow lists over several lines, its escapes) and bounded in time and stack, the
 # memory bounds of the providers' decoders and the image bytes a conversation holds, and reads
 # that never follow a link swapped in after the check: 12 KB, all of it needed in the minimal
-# agent; nothing was found to give back.)
-line binary "  the same, no larger than today (ceiling 2.95 MB)" "$(mb "$m")" "$(is "$m <= 2950000")" must
+# agent; nothing was found to give back.
+# Lowered to 2.94 MB on 2026-12-04, at 2,928,360 B: the next-gen and GPT-5 prompts built in as
+# their differences from the generic one (about 47 KB of text fewer) paid for Cline's focus
+# chain (its prompt texts, reminders and checklist, about 31 KB) and gave back 15 KB.)
+line binary "  the same, no larger than today (ceiling 2.94 MB)" "$(mb "$m")" "$(is "$m <= 2940000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).

@@ -112,17 +112,25 @@ fn claude_major(id: &str) -> Option<u32> {
     })
 }
 
-/// The template of a family.
-pub(crate) fn template(family: Family) -> &'static str {
+/// The template of a family. The next-gen and GPT-5 XML prompts are built in as their
+/// differences from the generic one (`system/*.patch`, see `prompt/patch.rs`).
+pub(crate) fn template(family: Family) -> std::borrow::Cow<'static, str> {
+    let patched = |patch: &str| {
+        let text = super::patch::apply(GENERIC, patch);
+        std::borrow::Cow::Owned(text.expect("prompt/system/*.patch fit generic.txt (tested)"))
+    };
     match family {
-        Family::Generic => include_str!("system/generic.txt"),
-        Family::NextGen => include_str!("system/next_gen.txt"),
-        Family::Gpt5 => include_str!("system/gpt_5.txt"),
-        Family::NativeNextGen => include_str!("system/native_next_gen.txt"),
-        Family::NativeGpt5 => include_str!("system/native_gpt_5.txt"),
-        Family::NativeGpt51 => include_str!("system/native_gpt_5_1.txt"),
+        Family::Generic => GENERIC.into(),
+        Family::NextGen => patched(include_str!("system/next_gen.patch")),
+        Family::Gpt5 => patched(include_str!("system/gpt_5.patch")),
+        Family::NativeNextGen => include_str!("system/native_next_gen.txt").into(),
+        Family::NativeGpt5 => include_str!("system/native_gpt_5.txt").into(),
+        Family::NativeGpt51 => include_str!("system/native_gpt_5_1.txt").into(),
     }
 }
+
+/// Cline's generic prompt, which the next-gen and GPT-5 ones are patches of.
+const GENERIC: &str = include_str!("system/generic.txt");
 
 #[cfg(test)]
 mod tests {
@@ -143,6 +151,26 @@ mod tests {
         assert_eq!(family("ollama", "qwen2.5-coder:7b"), Family::Generic);
         assert_eq!(family("openai", "deepseek-chat"), Family::NextGen);
         assert_eq!(family("openai", "gemini-2.5-pro"), Family::NextGen);
+    }
+
+    /// The patches built in are the differences of the texts in the repository: regenerate
+    /// them with `AGENT_MIN_WRITE_PATCHES=1 cargo test -p agent-min --lib prompt::system`.
+    #[test]
+    fn the_patched_prompts_are_their_texts() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/run/prompt/system");
+        for (family, name, text) in [
+            (Family::NextGen, "next_gen", include_str!("system/next_gen.txt")),
+            (Family::Gpt5, "gpt_5", include_str!("system/gpt_5.txt")),
+        ] {
+            let patch = crate::run::prompt::patch::diff(GENERIC, text);
+            let file = dir.join(format!("{name}.patch"));
+            if std::env::var_os("AGENT_MIN_WRITE_PATCHES").is_some() {
+                std::fs::write(&file, &patch).unwrap();
+            }
+            let committed = std::fs::read_to_string(&file).unwrap_or_default();
+            assert_eq!(committed, patch, "{} is not {name}.txt's difference from generic.txt; regenerate it: AGENT_MIN_WRITE_PATCHES=1 cargo test -p agent-min --lib prompt::system", file.display());
+            assert!(template(family) == text, "{name}: the built-in patch does not give {name}.txt");
+        }
     }
 
     #[test]
