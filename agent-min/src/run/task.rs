@@ -14,6 +14,7 @@ use crate::run::budget::context::{ContextWindow, Cut};
 use crate::run::budget::limits::{self, Limits};
 use crate::run::budget::mistakes::{Mistake, Mistakes};
 use crate::run::dialect::{Dialect, Offer};
+use crate::run::llm::providers::history::without_reminder;
 use crate::run::llm::{backoff, ImagePart, Message, Part, Role, StopReason, Transport};
 use crate::run::mcp;
 use crate::run::output_schema::Verdict as Schema;
@@ -169,8 +170,11 @@ pub struct Task {
     cancelled_reply: Option<String>,
     /// Cline's focus chain: the model's checklist and its reminders (`None`: off).
     focus: Option<FocusChain>,
-    /// The reminder the last user message carries, taken out again if it goes unanswered.
-    focus_note: Option<String>,
+    /// The reminder the last user message carries, and the focus chain before it: both taken
+    /// back if the message goes unanswered.
+    focus_note: Option<(String, FocusChain)>,
+    /// With the focus chain off, the checklist a resumed task was saved with, saved again.
+    dormant_list: Option<String>,
 }
 
 /// Empty replies tolerated (each retried) before failing.
@@ -220,6 +224,7 @@ impl Task {
             cancelled_reply: None,
             focus,
             focus_note: None,
+            dormant_list: None,
         }
     }
 
@@ -357,7 +362,7 @@ impl Task {
 
     /// The saved task's history, turns, checkpoints and totals; returns what was about to be
     /// sent when it stopped (its last user message and what was pending), without an earlier
-    /// resumption notice.
+    /// resumption notice (nor an earlier request's focus chain reminder: the next one adds its own).
     fn take_up(&mut self, saved: Record) -> String {
         self.messages = saved.messages;
         self.earlier_turns = saved.turns;
@@ -367,10 +372,11 @@ impl Task {
         self.around.checkpoints.resume(checkpoints);
         self.around.accounting.restore(&saved.totals);
         self.last_request_tokens = saved.last_request_tokens;
-        if self.focus.is_some() {
-            self.focus = Some(FocusChain::with_list(saved.task_progress));
+        match self.focus {
+            Some(_) => self.focus = Some(FocusChain::with_list(saved.task_progress)),
+            None => self.dormant_list = saved.task_progress,
         }
-        let mut next = saved.pending.unwrap_or_default();
+        let mut next = without_reminder(&saved.pending.unwrap_or_default());
         self.next_parts = saved.pending_parts;
         if self.messages.last().is_some_and(|m| m.role == Role::User) {
             let last = self.unsend();
@@ -541,15 +547,20 @@ impl Task {
 
     /// Takes the last message back off the conversation (it was not answered): its text, and its
     /// images back to go with the next one, before any read since. The focus chain's reminder
-    /// it carried comes out: the request that sends it again adds its own.
+    /// it carried comes out, and its count goes back: the request that sends it again is
+    /// reminded in turn. (A message saved unanswered loses an earlier reminder in `take_up`.)
     fn unsend(&mut self) -> String {
         let Some(m) = self.messages.pop() else { return String::new() };
         let later = std::mem::replace(&mut self.next_parts, m.parts);
         self.next_parts.extend(later);
-        match self.focus_note.take() {
-            Some(note) => m.content.replacen(&note, "", 1),
-            None => m.content,
+        let mut content = m.content;
+        if let Some((note, before)) = self.focus_note.take() {
+            if let Some(i) = content.rfind(&note) {
+                content.replace_range(i..i + note.len(), "");
+            }
+            self.focus = Some(before);
         }
+        without_reminder(&content)
     }
 
     /// Cline's focus chain before a request: counts it, and when a reminder is due puts it at
@@ -557,13 +568,14 @@ impl Task {
     /// it as a text block after the content's, and the environment's after it).
     fn remind_of_the_checklist(&mut self, user_content: &mut String) {
         self.focus_note = None;
+        let before = self.focus.clone();
         let Some(note) = self.focus.as_mut().and_then(FocusChain::next_request) else { return };
         let (at, block) = match user_content.rfind("<environment_details>") {
             Some(at) => (at, format!("{note}\n\n")),
             None => (user_content.len(), format!("\n\n{note}")),
         };
         user_content.insert_str(at, &block);
-        self.focus_note = Some(block);
+        self.focus_note = before.map(|b| (block, b));
     }
 
     /// Cline's `updateFCListFromToolResponse` after call `n` was handled: a new checklist in its
@@ -696,7 +708,7 @@ impl Task {
             totals: self.around.accounting.totals(),
             last_request_tokens: self.last_request_tokens,
             checkpoints: self.around.checkpoints.records(),
-            task_progress: self.focus.as_ref().and_then(FocusChain::list),
+            task_progress: self.focus.as_ref().and_then(FocusChain::list).or(self.dormant_list.as_deref()),
         };
         if let Err(e) = store.save(&snap) {
             let dir = store.dir().display().to_string();

@@ -463,6 +463,25 @@ fn a_saved_task_resumes_where_it_stopped() {
     assert_eq!(done.turns, 3, "requests of both runs");
 }
 
+/// A message taken up again carries no reminder of the focus chain from its first sending
+/// (checkpoint restore copies a user message into `pending`): the request adds its own, once.
+#[test]
+fn a_resumed_message_has_one_focus_chain_reminder() {
+    let s = Setup::new();
+    let list = "<list_files>\n<path>.</path>\n</list_files>";
+    let first = run(&s, vec![reply(list), Step::Fail(ApiError::fatal("the server went away"))], None);
+    let mut record = s.store().load(&first.id).unwrap();
+    // The unanswered message as it was sent, reminder and all, as the pending one.
+    let sent = first.user(2).to_string();
+    assert_eq!(sent.matches("# task_progress RECOMMENDED").count(), 1, "{sent}");
+    record.pending = Some(sent);
+    let again = run(&s, vec![reply(DONE)], Some(record));
+    assert_eq!(again.end, End::Completed("done".to_string()), "{}", again.shown);
+    let last = again.user(1);
+    assert_eq!(last.matches("# task_progress RECOMMENDED").count(), 1, "{last}");
+    assert!(last.find("# task_progress RECOMMENDED") > last.find("[TASK RESUMPTION]"), "{last}");
+}
+
 /// A task read before this process held it (`resume` reads it, then the run takes it) is read
 /// again: a process that held it in between may have saved more turns, which a resume from the
 /// first reading would save over.

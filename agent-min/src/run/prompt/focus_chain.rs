@@ -43,6 +43,13 @@ pub(crate) fn counts(list: &str) -> Counts {
     c
 }
 
+/// The lines of `list` that are items (trimmed, `- [ ]`, `- [x]` or `- [X]`), as they are,
+/// joined by line breaks (Cline's `extractFocusChainListFromText`).
+fn item_lines(list: &str) -> String {
+    let items = list.split('\n').filter(|l| ["- [ ]", "- [x]", "- [X]"].iter().any(|p| l.trim().starts_with(p)));
+    items.collect::<Vec<_>>().join("\n")
+}
+
 /// The items of `list` as Cline's webview reads them (`parseFocusChainItem`,
 /// `^-\s*\[([ xX])\]\s*(.+)$` on each trimmed line): whether each is ticked, and its text.
 pub(crate) fn items(list: &str) -> impl Iterator<Item = (bool, &str)> {
@@ -89,9 +96,19 @@ impl FocusChain {
 
     /// The model's `task_progress` of a complete call (Cline's `updateFCListFromToolResponse`):
     /// a non-blank one becomes the list and restarts the count. Returns the new list when it
-    /// differs from the one before (what is shown and reported).
+    /// differs from the one before (what is shown and reported). A call without one leaves
+    /// the list's items alone: Cline reads its list back from its Markdown file then
+    /// (`readFocusChainFromDisk`), which keeps only the item lines.
     pub(crate) fn update(&mut self, task_progress: Option<&str>) -> Option<&str> {
-        let given = task_progress.map(str::trim).filter(|t| !t.is_empty())?;
+        let Some(given) = task_progress.map(str::trim).filter(|t| !t.is_empty()) else {
+            if let Some(list) = &mut self.list {
+                let kept = item_lines(list);
+                if !kept.is_empty() {
+                    *list = kept;
+                }
+            }
+            return None;
+        };
         self.since_update = 0;
         if self.list.as_deref() == Some(given) {
             return None;
@@ -110,7 +127,9 @@ impl FocusChain {
             };
         };
         let Counts { total, done } = counts(list);
-        let percent = if total > 0 { (done as f64 * 100.0 / total as f64).round() as usize } else { 0 };
+        // As Cline's `Math.round((completedItems / totalItems) * 100)`: divided first (23 of 40
+        // is 57.49999…%, 57).
+        let percent = if total > 0 { (done as f64 / total as f64 * 100.0).round() as usize } else { 0 };
         let stub = if done == 0 && total > 0 {
             "\n\n**Note:** No items are marked complete yet. As you work through the task, remember to mark items as complete when finished.".to_string()
         } else if (25..50).contains(&percent) {
@@ -257,6 +276,28 @@ mod tests {
     }
 
     #[test]
+    fn a_call_without_a_list_keeps_only_the_items_as_cline_reads_its_file_back() {
+        let mut fc = FocusChain::default();
+        fc.update(Some("## Plan\n- [x] a\n  - [ ] b\nNotes: x"));
+        assert_eq!(fc.list(), Some("## Plan\n- [x] a\n  - [ ] b\nNotes: x"));
+        assert_eq!(fc.update(None), None);
+        assert_eq!(fc.list(), Some("- [x] a\n  - [ ] b"));
+        // A list without items stays as it is (Cline's file read gives nothing then).
+        let mut fc = FocusChain::with_list(Some("just words".into()));
+        fc.update(Some("  "));
+        assert_eq!(fc.list(), Some("just words"));
+    }
+
+    #[test]
+    fn percentages_round_as_clines_do() {
+        let mut list: Vec<&str> = vec!["- [x] i"; 23];
+        list.extend(vec!["- [ ] i"; 17]);
+        let mut fc = FocusChain::with_list(Some(list.join("\n")));
+        let due = (0..REMIND_INTERVAL).find_map(|_| fc.next_request()).unwrap();
+        assert!(due.contains("**Current Progress: 23/40 items completed (57%)**"), "{due}");
+    }
+
+    #[test]
     fn progress_notes_follow_clines_thresholds() {
         let note = |list: &str| {
             let mut fc = FocusChain::with_list(Some(list.to_string()));
@@ -275,7 +316,7 @@ mod tests {
 #[cfg(test)]
 mod wire_tests {
     use super::*;
-    use crate::run::llm::providers::history::text_blocks;
+    use crate::run::llm::providers::history::{text_blocks, without_reminder};
 
     #[test]
     fn each_reminder_is_its_own_text_block_before_the_environment_details() {
@@ -294,5 +335,37 @@ mod wire_tests {
             assert_eq!(text_blocks(&text), ["<task>\nt\n</task>", hook, note.as_str(), env], "{note:?}");
         }
         assert_eq!(text_blocks(&format!("r\n\n{env}")), ["r", env]);
+    }
+
+    #[test]
+    fn an_earlier_reminder_is_taken_out_of_a_message_taken_up_again() {
+        let env = "\n\n<environment_details>\nE\n</environment_details>";
+        let mut with_list = FocusChain::with_list(Some("- [ ] a\n\n\n# task_progress\n".into()));
+        let todo = (0..REMIND_INTERVAL).find_map(|_| with_list.next_request()).unwrap();
+        let recommended = FocusChain::default().next_request().unwrap();
+        for note in [todo, recommended] {
+            let text = format!("r\n\n{note}{env}");
+            assert_eq!(without_reminder(&text), format!("r{env}"), "{note:?}");
+        }
+        // Text that only looks like a reminder's start stays.
+        let text = format!("r\n\n\n# task_progress is a word{env}");
+        assert_eq!(without_reminder(&text), text);
+    }
+
+    /// A call the loop gave no answer of its own (arguments that are not JSON) is answered
+    /// with the text before the reminder; the reminder goes out after it, as its own block.
+    #[test]
+    fn a_reminder_is_never_part_of_a_calls_result() {
+        use crate::run::llm::providers::history::answers;
+        use crate::run::llm::types::{Message, Part, ToolUsePart};
+        let note = FocusChain::default().next_request().unwrap();
+        let env = "<environment_details>\nE\n</environment_details>";
+        let mut a = Message::assistant("");
+        let call = ToolUsePart { id: "t1".into(), name: "read_file".into(), input: "{}".into(), answer: None };
+        a.parts = vec![Part::ToolUse(call)];
+        let u = Message::user(format!("not JSON\n\n{note}\n\n{env}"));
+        let (ans, rest) = answers(Some(&a), &u);
+        assert_eq!(ans[0].content, "not JSON");
+        assert_eq!(text_blocks(rest), [note.as_str(), env]);
     }
 }

@@ -79,6 +79,9 @@ impl Input {
 
 /// Lines of a checklist shown (`Term::checklist`).
 pub(crate) const CHECKLIST_LINES: usize = 40;
+
+/// Characters of a checklist's line shown.
+const CHECKLIST_LINE_CHARS: usize = 200;
 /// The terminal.
 pub struct Term {
     sink: Box<dyn Write + Send>,
@@ -336,12 +339,16 @@ impl Term {
     }
 
     /// The focus chain's new checklist: its count, then its lines (the first
-    /// `CHECKLIST_LINES`; the model writes it, so it may be long).
+    /// `CHECKLIST_LINES`, each cut at `CHECKLIST_LINE_CHARS`; the model writes it, so it may be
+    /// long).
     pub(crate) fn checklist(&mut self, list: &str, done: usize, total: usize) {
         self.line(Style::Dim, &format!("  ☰ Task progress: {done}/{total}"));
         let lines: Vec<&str> = list.lines().collect();
         for l in lines.iter().take(CHECKLIST_LINES) {
-            self.line(Style::Dim, &format!("    {l}"));
+            // A line of it as long as a terminal line or so: the model may write one of any length.
+            let cut = l.char_indices().nth(CHECKLIST_LINE_CHARS).map_or(l.len(), |(i, _)| i);
+            let more = if cut < l.len() { "…" } else { "" };
+            self.line(Style::Dim, &format!("    {}{more}", &l[..cut]));
         }
         if lines.len() > CHECKLIST_LINES {
             self.line(Style::Dim, &format!("    … {} more lines", lines.len() - CHECKLIST_LINES));
@@ -600,6 +607,23 @@ impl Captured {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checklist_is_shown_bounded_and_escaped() {
+        let buf = Captured::default();
+        let mut t = Term::to_writer(Box::new(buf.clone()));
+        let long = "é".repeat(5000);
+        let mut list = vec![format!("- [x] {long}"), "- [ ] \x1b[31mred".to_string()];
+        list.extend((0..100).map(|i| format!("- [ ] item {i}")));
+        t.checklist(&list.join("\n"), 1, 102);
+        let out = buf.text();
+        assert!(out.starts_with("  ☰ Task progress: 1/102\n"), "{out}");
+        let first = out.lines().nth(1).unwrap();
+        assert_eq!(first, format!("    - [x] {}…", "é".repeat(194)));
+        assert!(!out.contains('\x1b'), "control characters are made visible: {out:?}");
+        assert_eq!(out.lines().count(), 1 + CHECKLIST_LINES + 1, "{out}");
+        assert!(out.ends_with("    … 62 more lines\n"), "{out}");
+    }
 
     #[test]
     fn reasoning_and_text_never_share_a_line() {

@@ -34,6 +34,11 @@ pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<
         return (Vec::new(), &user.content);
     }
     let (result, rest) = split_environment(&user.content);
+    // The focus chain's reminder is never part of a result: it goes out as text after them.
+    let (result, rest) = match reminder_start(result) {
+        Some(i) => (&result[..i], &user.content[i + 2..]),
+        None => (result, rest),
+    };
     let mut result = Some(result);
     let out: Vec<Answer<'a>> = calls
         .into_iter()
@@ -73,13 +78,30 @@ fn after_copies<'a, 'b>(head: &'a str, answers: impl Iterator<Item = &'b str>) -
     left
 }
 
-/// How the focus chain's reminders start (`prompt/focus_chain.rs`), after the blank line that
-/// ends the text before them: Cline sends a reminder as a text block of its own, after the
-/// content's and before the environment details'.
-const FOCUS_CHAIN_STARTS: [&str; 2] = ["\n\n\n# task_progress", "\n\n\n\n\t\t\t\t# TODO LIST UPDATE REQUIRED"];
+/// Where the focus chain's reminder (`prompt/focus_chain.rs`) starts in `head`, the text
+/// before the environment details, after the blank line before it: Cline sends a reminder as a
+/// text block of its own, after the content's and before the environment's. Each of its texts
+/// is known by how it starts and ends (a list inside one may hold another's start).
+fn reminder_start(head: &str) -> Option<usize> {
+    const KINDS: [(&str, &str); 2] = [
+        ("\n\n\n# task_progress", "ensures nothing is missed.\n"),
+        ("\n\n\n\n\t\t\t\t# TODO LIST UPDATE REQUIRED", "\n\n\t\t\t\t"),
+    ];
+    KINDS.iter().filter_map(|(start, end)| head.rfind(start).filter(|&i| head[i..].ends_with(end))).max()
+}
 
-/// How they end.
-const FOCUS_CHAIN_ENDS: [&str; 2] = ["ensures nothing is missed.\n", "\n\n\t\t\t\t"];
+/// `text` without a reminder of an earlier request at its end, before `<environment_details>`
+/// (a message taken up again: the request that sends it adds its own).
+pub(crate) fn without_reminder(text: &str) -> String {
+    let (head, tail) = match text.rfind("\n\n<environment_details>") {
+        Some(i) => text.split_at(i),
+        None => (text, ""),
+    };
+    match reminder_start(head) {
+        Some(i) => format!("{}{tail}", &head[..i]),
+        None => text.to_string(),
+    }
+}
 
 /// The text blocks Cline sends for a user message's text (`task/index.ts`: the `<task>` block,
 /// each `<hook_context>` block, the focus chain's reminder, and the environment details "as its
@@ -89,9 +111,7 @@ pub(crate) fn text_blocks(text: &str) -> Vec<&str> {
     let mut blocks = Vec::new();
     if !env.is_empty() {
         blocks.push(env);
-        // A reminder ends the text before the environment details, as its texts end.
-        let ends = |i: &usize| FOCUS_CHAIN_ENDS.iter().any(|e| head[*i..].ends_with(e));
-        if let Some(i) = FOCUS_CHAIN_STARTS.iter().filter_map(|s| head.rfind(s)).filter(ends).max() {
+        if let Some(i) = reminder_start(head) {
             blocks.push(&head[i + 2..]);
             head = &head[..i];
         }
