@@ -170,9 +170,9 @@ pub struct Task {
     cancelled_reply: Option<String>,
     /// Cline's focus chain: the model's checklist and its reminders (`None`: off).
     focus: Option<FocusChain>,
-    /// The reminder the last user message carries, and the focus chain before it: both taken
-    /// back if the message goes unanswered.
-    focus_note: Option<(String, FocusChain)>,
+    /// The focus chain before the last user message's reminder, if it carries one: taken back
+    /// with the reminder if the message goes unanswered.
+    focus_before: Option<FocusChain>,
     /// With the focus chain off, the checklist a resumed task was saved with, saved again.
     dormant_list: Option<String>,
 }
@@ -223,7 +223,7 @@ impl Task {
             conversing: false,
             cancelled_reply: None,
             focus,
-            focus_note: None,
+            focus_before: None,
             dormant_list: None,
         }
     }
@@ -547,44 +547,39 @@ impl Task {
 
     /// Takes the last message back off the conversation (it was not answered): its text, and its
     /// images back to go with the next one, before any read since. The focus chain's reminder
-    /// it carried comes out, and its count goes back: the request that sends it again is
-    /// reminded in turn. (A message saved unanswered loses an earlier reminder in `take_up`.)
+    /// it carried comes out (`without_reminder`, also for a message saved unanswered, in
+    /// `take_up`), and its count goes back: the request that sends it again is reminded in turn.
     fn unsend(&mut self) -> String {
         let Some(m) = self.messages.pop() else { return String::new() };
         let later = std::mem::replace(&mut self.next_parts, m.parts);
         self.next_parts.extend(later);
-        let mut content = m.content;
-        if let Some((note, before)) = self.focus_note.take() {
-            if let Some(i) = content.rfind(&note) {
-                content.replace_range(i..i + note.len(), "");
-            }
+        if let Some(before) = self.focus_before.take() {
             self.focus = Some(before);
         }
-        without_reminder(&content)
+        without_reminder(&m.content)
     }
 
     /// Cline's focus chain before a request: counts it, and when a reminder is due puts it at
     /// the end of the user content, before `<environment_details>` (Cline's `loadContext` adds
     /// it as a text block after the content's, and the environment's after it).
     fn remind_of_the_checklist(&mut self, user_content: &mut String) {
-        self.focus_note = None;
         let before = self.focus.clone();
+        self.focus_before = None;
         let Some(note) = self.focus.as_mut().and_then(FocusChain::next_request) else { return };
-        let (at, block) = match user_content.rfind("<environment_details>") {
-            Some(at) => (at, format!("{note}\n\n")),
-            None => (user_content.len(), format!("\n\n{note}")),
-        };
-        user_content.insert_str(at, &block);
-        self.focus_note = before.map(|b| (block, b));
+        match user_content.rfind("<environment_details>") {
+            Some(at) => user_content.insert_str(at, &format!("{note}\n\n")),
+            None => user_content.push_str(&format!("\n\n{note}")),
+        }
+        self.focus_before = before;
     }
 
     /// Cline's `updateFCListFromToolResponse` after call `n` was handled: a new checklist in its
     /// `task_progress` is shown, reported and kept.
     fn take_progress(&mut self, call: &Call, n: usize) {
+        let turn = self.turn_number();
         let Some(focus) = self.focus.as_mut() else { return };
         let Some(list) = focus.update(call.param("task_progress")) else { return };
         let c = crate::run::prompt::focus_chain::counts(list);
-        let turn = self.earlier_turns + self.turns;
         self.around.events.task_progress(turn, &call_id(turn, n), list, c.total as u32, c.done as u32);
         self.term.checklist(list, c.done, c.total);
     }

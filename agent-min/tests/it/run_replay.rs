@@ -120,19 +120,27 @@ fn a_recording_whose_files_are_refused_leaves_no_temporary_workspace() {
         format!("{{\"type\":\"session\",\"task\":\"t\",\"files\":{{\"../out.txt\":\"x\"}}}}\n{reply}\n"),
     )
     .unwrap();
+    let (code, err) = refused_replay(&["--replay", rec.to_str().unwrap()]);
+    assert_ne!(code, Some(0), "{err}");
+    assert!(err.contains("cannot write the recording's files"), "{err}");
+}
+
+/// Runs a replay that is refused, with a temporary directory of its own (`TMPDIR`): its exit
+/// code and stderr, once the test has checked that the directory was left empty.
+fn refused_replay(args: &[&str]) -> (Option<i32>, String) {
     let tmp = tempfile::tempdir().unwrap();
     let out = Command::new(bin())
-        .args(["run", "--replay", rec.to_str().unwrap()])
+        .arg("run")
+        .args(args)
         .env_remove("ANTHROPIC_API_KEY")
         .env("NO_COLOR", "1")
         .env("TMPDIR", tmp.path())
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_ne!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains("cannot write the recording's files"), "{err}");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert!(left.is_empty(), "left behind: {left:?}");
+    assert!(left.is_empty(), "left behind: {left:?}\n{err}");
+    (out.status.code(), err)
 }
 
 #[test]
@@ -140,17 +148,7 @@ fn a_replay_refused_after_its_workspace_was_made_leaves_no_temporary_workspace()
     // `--max-cost` needs prices, and a replay has none: refused once the workspace exists
     // (as CI's minimal build refuses a sandboxed replay).
     let d = demo();
-    let tmp = tempfile::tempdir().unwrap();
-    let out = Command::new(bin())
-        .args(["run", "--replay", d.to_str().unwrap(), "--max-cost", "1"])
-        .env_remove("ANTHROPIC_API_KEY")
-        .env("NO_COLOR", "1")
-        .env("TMPDIR", tmp.path())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (code, err) = refused_replay(&["--replay", d.to_str().unwrap(), "--max-cost", "1"]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--max-cost needs prices"), "{err}");
-    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert!(left.is_empty(), "left behind: {left:?}");
 }

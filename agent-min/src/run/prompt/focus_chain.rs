@@ -31,11 +31,16 @@ pub(crate) struct Counts {
     pub done: usize,
 }
 
+/// Whether a trimmed line is an item (Cline's `isFocusChainItem`).
+fn is_item(line: &str) -> bool {
+    ["- [ ]", "- [x]", "- [X]"].iter().any(|p| line.starts_with(p))
+}
+
 /// Counts the items of `list` as Cline's `parseFocusChainListCounts` does.
 pub(crate) fn counts(list: &str) -> Counts {
     let mut c = Counts { total: 0, done: 0 };
     for line in list.split('\n').map(str::trim) {
-        if ["- [ ]", "- [x]", "- [X]"].iter().any(|p| line.starts_with(p)) {
+        if is_item(line) {
             c.total += 1;
             c.done += usize::from(line.starts_with("- [x]") || line.starts_with("- [X]"));
         }
@@ -46,7 +51,7 @@ pub(crate) fn counts(list: &str) -> Counts {
 /// The lines of `list` that are items (trimmed, `- [ ]`, `- [x]` or `- [X]`), as they are,
 /// joined by line breaks (Cline's `extractFocusChainListFromText`).
 fn item_lines(list: &str) -> String {
-    let items = list.split('\n').filter(|l| ["- [ ]", "- [x]", "- [X]"].iter().any(|p| l.trim().starts_with(p)));
+    let items = list.split('\n').filter(|l| is_item(l.trim()));
     items.collect::<Vec<_>>().join("\n")
 }
 
@@ -150,8 +155,11 @@ impl FocusChain {
     }
 }
 
-/// Cline's `FocusChainPrompts.reminder`.
-const REMINDER: &str = "
+/// Cline's `FocusChainPrompts.reminder` (a macro, so that `API_REQUEST_COUNT` holds it as
+/// Cline's template does).
+macro_rules! reminder {
+    () => {
+        "
 1. To create or update a todo list, include the task_progress parameter in the next tool call
 2. Review each item and update its status:
    - Mark completed items with: - [x]
@@ -162,7 +170,10 @@ const REMINDER: &str = "
 \t\t- Reorder if the sequence has changed
 4. Ensure the list accurately reflects the current state
 
-**Remember:** Keeping the task_progress list updated helps track progress and ensures nothing is missed.";
+**Remember:** Keeping the task_progress list updated helps track progress and ensures nothing is missed."
+    };
+}
+const REMINDER: &str = reminder!();
 
 /// Cline's `FocusChainPrompts.recommended` (with `listInstructionsRecommended`).
 const RECOMMENDED: &str = "
@@ -193,24 +204,16 @@ Keeping the task_progress list updated helps track progress and ensures nothing 
 ";
 
 /// Cline's `FocusChainPrompts.apiRequestCount` (with `reminder`).
-const API_REQUEST_COUNT: &str = "
+const API_REQUEST_COUNT: &str = concat!(
+    "
 # task_progress
 
 You've made {{apiRequestCount}} API requests without a task_progress parameter. It is strongly recomended that you create one to track remaining work.
 
-
-1. To create or update a todo list, include the task_progress parameter in the next tool call
-2. Review each item and update its status:
-   - Mark completed items with: - [x]
-   - Keep incomplete items as: - [ ]
-   - Add new items if you discover additional steps
-3. Modify the list as needed:
-\t\t- Add any new steps you've discovered
-\t\t- Reorder if the sequence has changed
-4. Ensure the list accurately reflects the current state
-
-**Remember:** Keeping the task_progress list updated helps track progress and ensures nothing is missed.
-";
+",
+    reminder!(),
+    "\n"
+);
 
 #[cfg(test)]
 mod tests {

@@ -873,30 +873,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), None).unwrap();
         let m = meta("20250101-000000-abcdef");
-        let save = |checkpoints: &[CheckpointRecord]| {
-            store
-                .save(&Snapshot {
-                    meta: &m,
-                    status: "running",
-                    outcome: None,
-                    turns: 1,
-                    messages: &[],
-                    pending: None,
-                    pending_parts: &[],
-                    totals: Totals::default(),
-                    last_request_tokens: 0,
-                    checkpoints,
-                    task_progress: None,
-                })
-                .unwrap();
-            let raw: serde_json::Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
-            (raw["version"].clone(), store.load(&m.id).unwrap())
-        };
+        let save = |checkpoints: &[CheckpointRecord]| save_bare(&store, &m, checkpoints, None);
         let (version, r) = save(&v);
         assert_eq!(version, 3);
         assert_eq!(r.checkpoints, v);
         let (version, _) = save(&v[..2]);
         assert_eq!(version, 1, "no workspace of another: the older format");
+    }
+
+    /// Saves a task of no messages with these checkpoints and checklist: the file's `version`,
+    /// and the task read back.
+    fn save_bare(
+        store: &Store,
+        m: &Meta,
+        checkpoints: &[CheckpointRecord],
+        task_progress: Option<&str>,
+    ) -> (Value, Record) {
+        store.save(&Snapshot { checkpoints, task_progress, ..snapshot_of(m) }).unwrap();
+        let raw: Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
+        (raw["version"].clone(), store.load(&m.id).unwrap())
     }
 
     /// A save holding the focus chain's checklist is version 4 and gives it back; without one
@@ -906,24 +901,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), None).unwrap();
         let m = meta("20250101-000000-abcdef");
-        let save = |task_progress: Option<&str>| {
-            let snap = Snapshot {
-                meta: &m,
-                status: "running",
-                outcome: None,
-                turns: 1,
-                messages: &[],
-                pending: None,
-                pending_parts: &[],
-                totals: Totals::default(),
-                last_request_tokens: 0,
-                checkpoints: &[],
-                task_progress,
-            };
-            store.save(&snap).unwrap();
-            let raw: serde_json::Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
-            (raw["version"].clone(), store.load(&m.id).unwrap())
-        };
+        let save = |task_progress: Option<&str>| save_bare(&store, &m, &[], task_progress);
         let (version, r) = save(Some("- [x] a\n- [ ] b"));
         assert_eq!(version, 4);
         assert_eq!(r.task_progress.as_deref(), Some("- [x] a\n- [ ] b"));
