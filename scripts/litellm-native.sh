@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end check of agent-min's native tool calls against a real server: LiteLLM's proxy
 # (pinned below) with a scripted custom handler (scripts/litellm/handler.py). The same native
-# task runs through the proxy's OpenAI-compatible endpoint (/v1/chat/completions) and its
-# Anthropic-format endpoint (/v1/messages): read notes.txt, write out.txt, complete. The handler
-# answers 400 if the tool definitions are missing or a call lacks its result.
+# task runs through the proxy's OpenAI-compatible endpoint (/v1/chat/completions), its
+# Anthropic-format endpoint (/v1/messages) and its Responses API (/v1/responses, as agent-min asks
+# OpenAI's own API for gpt-5.5): read notes.txt, write out.txt (write_to_file, or apply_patch in
+# Cline's GPT-5 tool set), complete. The handler answers 400 if a tool set is not one of Cline's
+# or a call lacks its result (on the Responses API, LiteLLM turns our input items into chat
+# messages first: a function_call without its function_call_output by call_id fails there).
 #
 #   scripts/litellm-native.sh            # installs LiteLLM into a cached venv on first use
 #
@@ -38,14 +41,15 @@ for _ in $(seq 1 120); do
 done
 curl -fsS "http://127.0.0.1:$PORT/health/liveliness" >/dev/null || { cat "$LOG"; echo "the LiteLLM proxy is not answering"; exit 1; }
 
-run() { # provider base-url
+run() { # provider base-url [model [writing tool]]
   local ws; ws=$(mktemp -d)
+  local model=${3:-claude-sonnet-4-5} writer=${4:-write_to_file}
   printf 'remember the milk\n' >"$ws/notes.txt"
-  echo "=== $1 via $2"
+  echo "=== $1 via $2 ($model)"
   OPENAI_API_KEY="$KEY" ANTHROPIC_API_KEY="$KEY" \
-    "$BIN" run --provider "$1" --base-url "$2" --model claude-sonnet-4-5 --cwd "$ws" --yolo --no-save \
+    "$BIN" run --provider "$1" --base-url "$2" --model "$model" --cwd "$ws" --yolo --no-save \
       --json "copy the notes" >"$ws/events.ndjson" || { cat "$ws/events.ndjson"; tail -40 "$LOG"; echo "FAIL: $1 run failed"; exit 1; }
-  grep -q '"type":"tool_call".*"tool":"write_to_file","partial":false' "$ws/events.ndjson" || { echo "FAIL: $1: no native write_to_file call"; exit 1; }
+  grep -q "\"type\":\"tool_call\".*\"tool\":\"$writer\",\"partial\":false" "$ws/events.ndjson" || { echo "FAIL: $1: no native $writer call"; exit 1; }
   [ "$(cat "$ws/out.txt")" = "milk ✓" ] || { echo "FAIL: $1: out.txt is $(cat "$ws/out.txt" 2>&1)"; exit 1; }
   grep -q '"result":"copied via LiteLLM"' "$ws/events.ndjson" || { echo "FAIL: $1: no completion"; exit 1; }
   # Real usage on tool turns (issue 11): the agent reads on after the first tool until the usage
@@ -59,3 +63,6 @@ run() { # provider base-url
 }
 run openai "http://127.0.0.1:$PORT/v1"
 run anthropic "http://127.0.0.1:$PORT"
+# gpt-5.5 as on OpenAI's own API (openai-native): the Responses API, with Cline's GPT-5 tools.
+run openai-native "http://127.0.0.1:$PORT/v1" gpt-5.5 apply_patch
+grep -q '"POST /v1/responses HTTP/1.1" 200' "$LOG" || { echo "FAIL: the gpt-5.5 run did not go through /v1/responses"; exit 1; }

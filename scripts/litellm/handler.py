@@ -13,11 +13,20 @@ from litellm import CustomLLM
 from litellm.llms.custom_llm import CustomLLMError
 
 
+_GPT5_TOOLS = sorted(["apply_patch", "ask_followup_question", "attempt_completion", "execute_command",
+                      "list_files", "read_file", "search_files"])
+_CLAUDE_TOOLS = sorted(["ask_followup_question", "attempt_completion", "execute_command", "list_files",
+                        "read_file", "replace_in_file", "search_files", "write_to_file"])
+
+
 def _check(messages, optional_params):
     tools = optional_params.get("tools") or []
     names = sorted(t["function"]["name"] for t in tools)
-    if len(names) != 8 or "attempt_completion" not in names:
-        raise CustomLLMError(status_code=400, message=f"expected the eight tool definitions, got {names}")
+    # Cline's native tool sets: the eight of its next-gen variant (Claude), the seven of its GPT-5
+    # variants (apply_patch for write_to_file and replace_in_file).
+    expected = [_CLAUDE_TOOLS, _GPT5_TOOLS]
+    if names not in expected:
+        raise CustomLLMError(status_code=400, message=f"expected one of Cline's native tool sets, got {names}")
     for i, m in enumerate(messages):
         calls = m.get("tool_calls") or []
         if m.get("role") == "assistant" and calls:
@@ -64,15 +73,21 @@ def _call(call_id, name, fragments):
         first = False
 
 
-def _script(messages):
+def _script(messages, optional_params):
+    names = [t["function"]["name"] for t in optional_params.get("tools") or []]
     last = _last_tool_result(messages)
     if last is None:
         yield _chunk(text="Reading the notes. ")
         yield from _call("call_lite_1", "read_file", ['{"pa', 'th": "notes', '.txt"}'])
     elif "[read_file for 'notes.txt'] Result:" in last and "remember the milk" in last:
-        content = json.dumps({"absolutePath": "out.txt", "content": "milk \u2713\n"})
-        yield from _call("call_lite_2", "write_to_file", [content[:17], content[17:31], content[31:]])
-    elif "[write_to_file for 'out.txt'] Result:" in last:
+        if "apply_patch" in names:
+            patch = "*** Begin Patch\n*** Add File: out.txt\n+milk \u2713\n*** End Patch"
+            content = json.dumps({"input": patch})
+            yield from _call("call_lite_2", "apply_patch", [content[:17], content[17:31], content[31:]])
+        else:
+            content = json.dumps({"absolutePath": "out.txt", "content": "milk \u2713\n"})
+            yield from _call("call_lite_2", "write_to_file", [content[:17], content[17:31], content[31:]])
+    elif "[write_to_file for 'out.txt'] Result:" in last or "[apply_patch" in last:
         yield from _call("call_lite_3", "attempt_completion", ['{"result": "copied via LiteLLM"}'])
     else:
         raise CustomLLMError(status_code=400, message=f"unexpected tool result: {last[:200]!r}")
@@ -86,12 +101,12 @@ class Scripted(CustomLLM):
     def streaming(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
                   encoding, api_key, logging_obj, optional_params, *args, **kwargs):
         _check(messages, optional_params)
-        yield from _script(messages)
+        yield from _script(messages, optional_params)
 
     async def astreaming(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,
                          encoding, api_key, logging_obj, optional_params, *args, **kwargs):
         _check(messages, optional_params)
-        for c in _script(messages):
+        for c in _script(messages, optional_params):
             yield c
 
 
