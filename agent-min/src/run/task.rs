@@ -845,14 +845,14 @@ impl Task {
             let (message, kind) = match (&reply.open_tool, cut) {
                 (Some(name), _) => {
                     self.notice(NoticeKind::CutOff, &cut_off(name, cut));
-                    (prompt::truncated_tool(name, cut), Mistake::CutOff)
+                    (self.settings.dialect.truncated_tool(name, cut), Mistake::CutOff)
                 }
                 (None, true) => {
                     self.notice(
                         NoticeKind::CutOff,
                         "The reply was cut at the output token limit before any tool call.",
                     );
-                    (prompt::truncated_text(), Mistake::CutOff)
+                    (self.settings.dialect.truncated_text(), Mistake::CutOff)
                 }
                 (None, false) => {
                     self.notice(NoticeKind::NoToolUsed, "The model did not use a tool; reminding it.");
@@ -904,7 +904,7 @@ impl Task {
             // Said after the reply's complete calls too: part of what the model meant did not run.
             self.notice(NoticeKind::CutOff, &cut_off(name, cut));
             if reply.parts.is_empty() {
-                results.push(prompt::truncated_tool(name, cut)); // XML; a native one is answered already
+                results.push(self.settings.dialect.truncated_tool(name, cut)); // XML; a native one is answered already
             }
         }
         (results.join("\n\n"), None)

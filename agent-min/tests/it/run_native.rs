@@ -353,6 +353,50 @@ fn a_call_cut_at_the_token_limit_still_gets_its_result() {
     assert!(text.contains("write_to_file"), "{text}");
 }
 
+/// The cut-off texts of the native dialect name no XML (no tags, no format reminder: Cline's
+/// `noToolsUsed(true)` leaves the reminder out too) and no edit tool the model may not have:
+/// gpt-5's native tools have `apply_patch`, not `replace_in_file` or `write_to_file`.
+#[test]
+fn native_cut_off_texts_name_no_xml_and_no_tool_the_model_lacks() {
+    // gpt-5: an apply_patch call cut at the output limit ("length").
+    let ws = tempfile::tempdir().unwrap();
+    let mut cut = native::openai("", "", &[call("c1", "apply_patch", &[r#"{"input":"*** Begin Patch\n*** Add"#])], 7);
+    let body = String::from_utf8(cut.body).unwrap();
+    assert!(body.contains(r#""finish_reason":"tool_calls""#));
+    cut.body = body.replace(r#""finish_reason":"tool_calls""#, r#""finish_reason":"length""#).into_bytes();
+    let server = Server::start(vec![
+        cut,
+        native::openai("", "", &[call("c2", "attempt_completion", &[r#"{"result":"ok"}"#])], 7),
+    ]);
+    let url = server.openai_url();
+    let args = ["--provider", "openai-native", "--base-url", &url, "--model", "gpt-5", "--yolo", "--no-save", "t"];
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let tools: Vec<_> = server.requests()[0].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].clone()).collect();
+    assert!(tools.contains(&json!("apply_patch")) && !tools.contains(&json!("replace_in_file")), "{tools:?}");
+    let answer = m.iter().find(|x| x["role"] == "tool").expect("the cut call's result");
+    let text = answer["content"].as_str().unwrap();
+    assert!(text.contains("maximum output token limit") && text.contains("apply_patch"), "{text}");
+    for foreign in ["replace_in_file", "write_to_file", "<", ">"] {
+        assert!(!text.contains(foreign), "{foreign:?} in {text}");
+    }
+
+    // Claude, natively: a reply of text alone cut at max_tokens.
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        native::anthropic(AnthropicReply { text: "Let me explain at length", stop: Some("max_tokens"), ..Default::default() }, 5),
+        reply(vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])]),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["explain"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let told = m[2]["content"][0]["text"].as_str().unwrap();
+    assert!(told.starts_with("[ERROR] Your previous response was cut off because it reached the maximum output token limit before it used a tool."), "{told}");
+    assert!(!told.contains("XML") && !told.contains("<attempt_completion>"), "{told}");
+}
+
 /// A reply of three calls: one that runs, one with arguments that are not JSON, one cut at the
 /// output limit. Each is answered; `--json` pairs every complete call with a result and says
 /// the reply was cut (the notice used to come only when no call completed).

@@ -64,6 +64,13 @@ pub trait Dialect: std::fmt::Debug + Sync {
     /// Cline's `noToolsUsed` in this dialect.
     fn no_tools_used(&self) -> String;
 
+    /// What the model hears when its reply ended inside a call to `name`: cut by the output
+    /// limit (`cut`) or not.
+    fn truncated_tool(&self, name: &str, cut: bool) -> String;
+
+    /// What the model hears when the output limit cut its reply before any call.
+    fn truncated_text(&self) -> String;
+
     /// Whether a saved conversation can go on in this dialect; why not otherwise.
     fn check_resume(&self, messages: &[Message]) -> Result<(), String>;
 

@@ -116,6 +116,14 @@ impl Dialect for Native {
         native::no_tools_used()
     }
 
+    fn truncated_tool(&self, name: &str, cut: bool) -> String {
+        native::truncated_tool(name, cut)
+    }
+
+    fn truncated_text(&self) -> String {
+        native::truncated_text()
+    }
+
     fn check_resume(&self, _messages: &[Message]) -> Result<(), String> {
         Ok(())
     }

@@ -51,6 +51,14 @@ impl Dialect for Xml {
         crate::run::prompt::no_tools_used()
     }
 
+    fn truncated_tool(&self, name: &str, cut: bool) -> String {
+        crate::run::prompt::truncated_tool(name, cut)
+    }
+
+    fn truncated_text(&self) -> String {
+        crate::run::prompt::truncated_text()
+    }
+
     /// A saved conversation with native calls cannot go on in XML: the APIs refuse `tool_use`
     /// history without tool definitions, and an XML reply could not answer the open call.
     fn check_resume(&self, messages: &[Message]) -> Result<(), String> {

@@ -20,6 +20,6 @@ pub mod reply;
 pub(crate) mod thinking_tags;
 
 pub(crate) use mode::ToolCalls;
-pub(crate) use prompt::{invalid_arguments, no_tools_used, system};
+pub(crate) use prompt::{invalid_arguments, no_tools_used, system, truncated_text, truncated_tool};
 pub(crate) use recover::TOOLS_IGNORED;
 pub(crate) use reply::read_reply;

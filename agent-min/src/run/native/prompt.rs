@@ -33,6 +33,32 @@ Otherwise, if you have not completed the task and do not need additional informa
         .to_string()
 }
 
+/// What the model hears when its reply ended inside a native call: cut by the output limit
+/// (`cut`), or ended before the call's arguments were complete. (Ours, as the XML dialect's
+/// `prompt::truncated_tool`, without tags and without naming edit tools: Cline's GPT-5
+/// variants offer `apply_patch` instead of `write_to_file` and `replace_in_file`.)
+pub(crate) fn truncated_tool(name: &str, cut: bool) -> String {
+    if !cut {
+        return format!(
+            "[ERROR] Your previous response ended in the middle of the {name} tool call, before its arguments were complete. That incomplete tool call was NOT executed, and nothing was changed.
+
+Please retry with one complete tool call."
+        );
+    }
+    format!(
+        "[ERROR] Your previous response was cut off because it reached the maximum output token limit, in the middle of the {name} tool call. That incomplete tool call was NOT executed, and nothing was changed.
+
+Please continue in smaller steps: for example, change a file with a few targeted edits instead of rewriting it whole, or create a large file in several smaller parts. Keep your reply short and end it with one complete tool call."
+    )
+}
+
+/// What the model hears when the output limit cut its native reply before any tool call: the
+/// XML dialect's text without the XML format reminder (as Cline's `noToolsUsed(true)` leaves it
+/// out).
+pub(crate) fn truncated_text() -> String {
+    "[ERROR] Your previous response was cut off because it reached the maximum output token limit before it used a tool. Please keep your reply shorter and end it with one complete tool call.".to_string()
+}
+
 /// What the model hears when its call's arguments are not one JSON object (Cline has no such
 /// message: it salvages string fields with a regular expression; we refuse rather than run a
 /// guess).

@@ -297,7 +297,7 @@ impl Assembly {
                     Err(Invalid::Incomplete) => {
                         let shown = mcp_call::tool_name(&name).to_string();
                         if !screen.one_tool {
-                            answer = Some(prompt::truncated_tool(&shown, reply.stop == Some(StopReason::MaxTokens)));
+                            answer = Some(super::truncated_tool(&shown, reply.stop == Some(StopReason::MaxTokens)));
                         }
                         reply.open_tool.get_or_insert(shown);
                     }

@@ -190,7 +190,8 @@ pub(crate) fn interrupted_by_user(said: &str) -> String {
 pub const INTERRUPTED_BY_TOOL: &str = "[Response interrupted by a tool use result. Only one tool may be used at a time and should be placed at the end of the message.]";
 
 /// What the model hears when its reply ended inside a tool call: cut by the output limit
-/// (`cut`), or ended by the model itself before the closing tag.
+/// (`cut`), or ended by the model itself before the closing tag. (Ours; XML. The native
+/// dialect's own is `native::prompt::truncated_tool`.)
 pub fn truncated_tool(name: &str, cut: bool) -> String {
     if !cut {
         return format!(
@@ -206,7 +207,8 @@ Please continue in smaller steps: for example, use replace_in_file with a few ta
     )
 }
 
-/// What the model hears when the output limit cut its reply before any tool call.
+/// What the model hears when the output limit cut its reply before any tool call. (Ours, with
+/// Cline's XML format reminder; the native dialect's is `native::prompt::truncated_text`.)
 pub fn truncated_text() -> String {
     format!(
         "[ERROR] Your previous response was cut off because it reached the maximum output token limit before it used a tool. Please keep your reply shorter and end it with one complete tool call.\n\n{TOOL_USE_REMINDER}"
