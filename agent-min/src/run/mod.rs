@@ -115,13 +115,18 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(ws) => ws,
         Err(e) => return refuse(&e),
     };
-    match opts.sandbox.resolve(setup.yolo, ws.root()).and_then(sandbox::configure) {
+    let state_dir = if opts.no_save { None } else { opts.state_dir.clone().or_else(state::default_dir) };
+    if let Some(w) = sandbox::guarded::home_warning(ws.root(), home_dir().as_deref()) {
+        term.warn(&w);
+    }
+    let trusted = trusted_places(state_dir.as_deref());
+    let policy = opts.sandbox.resolve(setup.yolo, ws.root()).map(|mut p| {
+        p.guard(&trusted, ws.root());
+        p
+    });
+    match policy.and_then(sandbox::configure) {
         Ok(line) => line.iter().for_each(|l| term.info(l)),
         Err(e) => return refuse(&e),
-    }
-    let state_dir = if opts.no_save { None } else { opts.state_dir.clone().or_else(state::default_dir) };
-    if let Some(w) = state_dir.and_then(|d| sandbox::state_dir_warning(sandbox::current(), &d)) {
-        term.warn(&w);
     }
     let mut around = match surroundings(opts, &setup, &ws, saved.as_ref().map(|r| &r.meta), events) {
         Ok(a) => a,
@@ -212,6 +217,30 @@ fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, 
         ));
     }
     Ok(ws)
+}
+
+/// The directories outside any project whose contents later runs trust (see
+/// [`sandbox::guarded`]): agent-min's config directory, Cline's documents folder, the global
+/// skills and Cline's home folder, the state directory.
+fn trusted_places(state_dir: Option<&std::path::Path>) -> Vec<sandbox::guarded::Place> {
+    use sandbox::guarded::Place;
+    let ours = |path: std::path::PathBuf| Place { path, create: true };
+    let home = home_dir();
+    let mut out: Vec<Place> = Vec::new();
+    out.extend(config::default_path().and_then(|f| f.parent().map(|d| ours(d.to_path_buf()))));
+    out.extend(mcp::sources::config_dir().map(ours));
+    out.extend(project::rules::documents_dir().map(|d| ours(d.join("Cline"))));
+    out.extend(state_dir.map(|d| ours(d.to_path_buf())));
+    // Cline's home folder (its global skills) and the shared skills folder: only if present.
+    for dir in home.iter().flat_map(|h| [h.join(".cline"), h.join(".agents").join("skills")]) {
+        out.push(Place { path: dir, create: false });
+    }
+    out
+}
+
+/// The home directory, from `$HOME`.
+fn home_dir() -> Option<std::path::PathBuf> {
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from)
 }
 
 /// Why `root` cannot be a workspace, if it cannot: it must be an existing directory.

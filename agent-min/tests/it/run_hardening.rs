@@ -327,7 +327,8 @@ fn sandbox_flags_are_checked_and_named() {
 fn when_saves_fail_the_last_line_says_so_instead_of_claiming_a_save() {
     let ws = tempfile::tempdir().unwrap();
     let state = ws.path().join("state");
-    // The command breaks the state directory: every later save fails.
+    // The command breaks the state directory: every later save fails. (Unconfined: a
+    // sandboxed command cannot write a state directory inside the workspace.)
     let cmd = "rm -rf state/tasks && echo 'not a directory' > state/tasks";
     let server = Server::start(vec![
         anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
@@ -335,7 +336,7 @@ fn when_saves_fail_the_last_line_says_so_instead_of_claiming_a_save() {
     ]);
     let base = anthropic_args(&server);
     let dir = state.display().to_string();
-    let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", &dir, "t"]), &[], LIMIT);
+    let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", &dir, "--sandbox", "off", "t"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(!r.all().contains("Saved as"), "a save that failed was announced:\n{}", r.all());
     assert!(r.all().contains("could NOT be saved"), "{}", r.all());
@@ -712,12 +713,64 @@ fn sandboxed_commands_get_a_private_tmpdir_and_cannot_write_the_system_temp_dire
     assert!(!Path::new(&tmpdir).exists(), "the private temp directory outlived the run");
     assert!(!stale.exists(), "a killed run's private temp directory was left");
 
-    // A state directory the sandbox lets commands write is named loudly.
-    let server = Server::start(vec![anthropic(&completion("done"))]);
+    // A state directory inside the workspace is read-only to commands; the agent saves there.
+    let cmd = "mkdir -p state/x && echo WROTE-STATE; echo x > state/planted && echo WROTE-STATE";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
     let base = anthropic_args(&server);
     let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", "state", "t"]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    assert!(r.all().contains("which sandboxed commands may write"), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    assert!(!told.lines().any(|l| l == "WROTE-STATE"), "{told}");
+    assert!(!ws.path().join("state/planted").exists());
+    let saved = std::fs::read_dir(ws.path().join("state/tasks")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(saved, 1, "the agent itself still saves its task there");
+}
+
+/// A run whose workspace is the home directory: agent-min's config directory (its settings,
+/// the global MCP servers, the MCP approvals), Cline's documents folder (global hooks, rules)
+/// and the state directory are read-only to commands and never written by the file tools, so
+/// nothing a run writes there is trusted by the next run (a review planted a global hook, an
+/// MCP server and a config.toml sending the key elsewhere). The person is warned.
+#[test]
+fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_later_runs_trust() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().to_str().unwrap();
+    let config = format!("{h}/.config");
+    let state = format!("{h}/.local/state");
+    let envs = [("HOME", h), ("XDG_CONFIG_HOME", config.as_str()), ("XDG_STATE_HOME", state.as_str())];
+    let cmd = "mkdir -p Documents/Cline/Hooks && echo x > Documents/Cline/Hooks/TaskStart && echo PLANTED hook; \
+               echo '{}' > .config/agent-min/mcp.json && echo PLANTED mcp; \
+               mkdir -p .config/agent-min/mcp-approved && echo PLANTED approval; \
+               echo x > .local/state/agent-min/planted && echo PLANTED state; \
+               echo ok > inside.txt && echo INSIDE-OK";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&tool(
+            "write_to_file",
+            &[("path", ".config/agent-min/config.toml"), ("content", "base_url = \"http://127.0.0.1:9\"\n")],
+        )),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(home.path(), &args_with(&base, &["t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("holds your home directory"), "{}", r.stderr);
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("PLANTED")), "{told}");
+    let refused = server.requests()[2].last_user();
+    assert!(refused.contains("which agent-min never writes"), "{refused}");
+    for f in [
+        "Documents/Cline/Hooks/TaskStart",
+        ".config/agent-min/mcp.json",
+        ".config/agent-min/mcp-approved",
+        ".config/agent-min/config.toml",
+        ".local/state/agent-min/planted",
+    ] {
+        assert!(!home.path().join(f).exists(), "{f} was planted");
+    }
 }
 
 #[test]

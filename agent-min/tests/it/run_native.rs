@@ -373,7 +373,8 @@ fn native_cut_off_texts_name_no_xml_and_no_tool_the_model_lacks() {
     let r = run_agent(ws.path(), &args, &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
-    let tools: Vec<_> = server.requests()[0].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].clone()).collect();
+    let tools: Vec<_> =
+        server.requests()[0].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].clone()).collect();
     assert!(tools.contains(&json!("apply_patch")) && !tools.contains(&json!("replace_in_file")), "{tools:?}");
     let answer = m.iter().find(|x| x["role"] == "tool").expect("the cut call's result");
     let text = answer["content"].as_str().unwrap();
@@ -385,7 +386,10 @@ fn native_cut_off_texts_name_no_xml_and_no_tool_the_model_lacks() {
     // Claude, natively: a reply of text alone cut at max_tokens.
     let ws = tempfile::tempdir().unwrap();
     let server = Server::start(vec![
-        native::anthropic(AnthropicReply { text: "Let me explain at length", stop: Some("max_tokens"), ..Default::default() }, 5),
+        native::anthropic(
+            AnthropicReply { text: "Let me explain at length", stop: Some("max_tokens"), ..Default::default() },
+            5,
+        ),
         reply(vec![call("toolu_D", "attempt_completion", &[r#"{"result":"ok"}"#])]),
     ]);
     let base = anthropic_args(&server);

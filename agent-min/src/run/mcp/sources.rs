@@ -21,7 +21,7 @@ use crate::run::ui::term::{Approval, Term};
 pub(crate) const WORKSPACE_FILE: &str = ".cline/mcp.json";
 
 /// The user's config directory for agent-min.
-fn config_dir() -> Option<PathBuf> {
+pub(crate) fn config_dir() -> Option<PathBuf> {
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     var("XDG_CONFIG_HOME")
         .filter(|p| p.is_absolute())
@@ -78,9 +78,22 @@ pub(crate) fn load(
     Ok(servers)
 }
 
-/// A settings file's text, read once (`Err("")`: there is none).
+/// A settings file's text, read once (`Err("")`: there is none). With `Links::Refuse` (the
+/// workspace's file, `file` under the canonical workspace root) no component of its path may
+/// be a link, judged on the descriptor: a `.cline` linked to another workspace's would bring
+/// that workspace's approved settings, whose relative commands would then run this one's code.
 fn read(file: &Path, links: Links) -> Result<String, String> {
-    match trusted_file::read(file, links, MAX_FILE_BYTES) {
+    let opened = trusted_file::open(file, links);
+    if let (Ok(o), Links::Refuse) = (&opened, links) {
+        if let Some(real) = o.real_path().filter(|real| real != file) {
+            return Err(format!(
+                "cannot read the MCP settings file {}: a directory on its path is a symbolic link (the file is {}), which is not followed",
+                file.display(),
+                real.display()
+            ));
+        }
+    }
+    match opened.and_then(|o| o.read(MAX_FILE_BYTES)) {
         Ok(bytes) => {
             String::from_utf8(bytes).map_err(|_| format!("the MCP settings file {} is not UTF-8", file.display()))
         }
@@ -287,21 +300,22 @@ mod tests {
     /// FIFO; the user's own files may be links.
     #[test]
     fn the_workspace_file_is_not_read_through_a_link_nor_from_a_fifo() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir(d.path().join(".cline")).unwrap();
-        let real = d.path().join("real.json");
+        let dir = tempfile::tempdir().unwrap();
+        let d = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(d.as_path().join(".cline")).unwrap();
+        let real = d.as_path().join("real.json");
         std::fs::write(&real, r#"{"mcpServers": {"x": {"command": "x"}}}"#).unwrap();
-        let ws_file = d.path().join(WORKSPACE_FILE);
+        let ws_file = d.as_path().join(WORKSPACE_FILE);
         std::os::unix::fs::symlink(&real, &ws_file).unwrap();
         let mut term = Term::to_writer(Box::new(std::io::sink()));
         // The user's own settings: none (not the machine's default file).
-        let none = d.path().join("none.json");
+        let none = d.as_path().join("none.json");
         std::fs::write(&none, r#"{"mcpServers": {}}"#).unwrap();
         let none = [none];
-        assert!(load(&none, d.path(), true, true, &mut term).unwrap().is_empty(), "a link is not followed");
-        let linked = d.path().join("user.json");
+        assert!(load(&none, d.as_path(), true, true, &mut term).unwrap().is_empty(), "a link is not followed");
+        let linked = d.as_path().join("user.json");
         std::os::unix::fs::symlink(&real, &linked).unwrap();
-        assert_eq!(load(&[linked], d.path(), true, true, &mut term).unwrap().len(), 1);
+        assert_eq!(load(&[linked], d.as_path(), true, true, &mut term).unwrap().len(), 1);
         std::fs::remove_file(&ws_file).unwrap();
         rustix::fs::mknodat(
             rustix::fs::CWD,
@@ -311,9 +325,22 @@ mod tests {
             0,
         )
         .unwrap();
-        assert!(load(&none, d.path(), true, true, &mut term).unwrap().is_empty());
+        assert!(load(&none, d.as_path(), true, true, &mut term).unwrap().is_empty());
         std::fs::remove_file(&ws_file).unwrap();
         std::fs::copy(&real, &ws_file).unwrap();
-        assert_eq!(load(&none, d.path(), true, true, &mut term).unwrap().len(), 1, "a plain file is read");
+        assert_eq!(load(&none, d.as_path(), true, true, &mut term).unwrap().len(), 1, "a plain file is read");
+
+        // Nor through a linked `.cline`: another workspace's, whose settings were approved
+        // there, would start here (a review ran this workspace's script so, unasked).
+        let other = tempfile::tempdir().unwrap();
+        let b_dir = tempfile::tempdir().unwrap();
+        let b = std::fs::canonicalize(b_dir.path()).unwrap();
+        std::fs::create_dir(other.path().join(".cline")).unwrap();
+        std::fs::copy(&real, other.path().join(WORKSPACE_FILE)).unwrap();
+        std::os::unix::fs::symlink(other.path().join(".cline"), b.as_path().join(".cline")).unwrap();
+        let buf = crate::run::ui::term::Captured::default();
+        let mut term = Term::to_writer(Box::new(buf.clone()));
+        assert!(load(&none, b.as_path(), true, true, &mut term).unwrap().is_empty(), "{}", buf.text());
+        assert!(buf.text().contains("a directory on its path is a symbolic link"), "{}", buf.text());
     }
 }

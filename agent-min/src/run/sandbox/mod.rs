@@ -4,8 +4,10 @@
 //! `TOKEN`), the agent's own hardening once its key is read ([`process`]: the key wiped from
 //! its environment in place, non-dumpable), the Landlock rules ([`rules`]: read everywhere,
 //! write only in the workspace, the temp directory and `--sandbox-allow-write` directories),
-//! the network namespace that cuts commands off the network, and what the model is told when
-//! the sandbox may be why a command failed ([`notice`]). The only `unsafe` is in `sys.rs`.
+//! the network namespace that cuts commands off the network, the directories outside any
+//! project that later runs trust, kept from commands and tools when they lie within reach
+//! ([`guarded`]), and what the model is told when the sandbox may be why a command failed
+//! ([`notice`]). The only `unsafe` is in `sys.rs`.
 //! May use: [`crate::run::ui::redact`], [`crate::run::ui::interrupt`] (the private temp directory
 //! removed on Ctrl-C), `crate::run::built` (the refusal when the feature is off).
 //!
@@ -21,6 +23,7 @@
 //! read by `execute_command` ([`current`]).
 
 pub(crate) mod env;
+pub(crate) mod guarded;
 pub(crate) mod notice;
 pub(crate) mod process;
 pub(crate) mod rules;
@@ -82,12 +85,23 @@ pub(crate) struct Policy {
     /// the system's `/tmp` is not writable to them, so nothing there (another run's state, a
     /// socket) can be planted or changed.
     pub tmp: Option<PathBuf>,
+    /// The directories that decide what later runs trust and that lie where the tools or
+    /// commands may write ([`guarded`]): read-only to sandboxed commands, never written by the
+    /// file tools (real paths).
+    pub guarded: Vec<PathBuf>,
 }
 
 impl Default for Policy {
     /// No sandbox, the default environment policy.
     fn default() -> Self {
-        Policy { mode: Mode::Off, writable: Vec::new(), network: true, env: EnvPolicy::default(), tmp: None }
+        Policy {
+            mode: Mode::Off,
+            writable: Vec::new(),
+            network: true,
+            env: EnvPolicy::default(),
+            tmp: None,
+            guarded: Vec::new(),
+        }
     }
 }
 
@@ -110,7 +124,7 @@ impl Choice {
     /// the way out (`--sandbox off`, given explicitly) — never a silent fallback.
     pub(crate) fn resolve(&self, yolo: bool, workspace: &Path) -> Result<Policy, String> {
         let mode = self.mode.unwrap_or(if yolo { Mode::WorkspaceWrite } else { Mode::Off });
-        let mut policy = Policy { mode, writable: Vec::new(), network: true, env: self.env.clone(), tmp: None };
+        let mut policy = Policy { mode, env: self.env.clone(), ..Policy::default() };
         if mode == Mode::Off {
             return Ok(policy);
         }
@@ -183,33 +197,6 @@ pub(crate) fn remove_private_tmp() {
     }
 }
 
-/// A warning when the state directory `state` lies where sandboxed commands may write: a
-/// command could then plant a hook approval, an MCP approval or a saved task there, which the
-/// next run trusts. `None` when it does not.
-pub(crate) fn state_dir_warning(policy: &Policy, state: &Path) -> Option<String> {
-    if policy.mode != Mode::WorkspaceWrite {
-        return None;
-    }
-    // It may not exist yet: resolve the part that does.
-    let state = std::path::absolute(state).unwrap_or_else(|_| state.to_path_buf());
-    let mut existing = state.as_path();
-    let state = loop {
-        if let Ok(real) = std::fs::canonicalize(existing) {
-            break real.join(state.strip_prefix(existing).unwrap_or(Path::new("")));
-        }
-        match existing.parent() {
-            Some(p) => existing = p,
-            None => break state.clone(),
-        }
-    };
-    let root = policy.writable.iter().find(|w| state.starts_with(w))?;
-    Some(format!(
-        "warning: the state directory {} is inside {}, which sandboxed commands may write: a command could change saved tasks and approvals that later runs trust. Pass --state-dir DIR outside it.",
-        state.display(),
-        root.display()
-    ))
-}
-
 static POLICY: OnceLock<Policy> = OnceLock::new();
 
 /// Sets the policy for this process's commands and hardens the process (its secrets wiped
@@ -228,6 +215,19 @@ pub(crate) fn current() -> &'static Policy {
 }
 
 impl Policy {
+    /// Guards those of `candidates` ([`guarded::inside`]) that lie inside the workspace or a
+    /// directory commands may write.
+    pub(crate) fn guard(&mut self, candidates: &[guarded::Place], workspace: &Path) {
+        let mut roots = vec![workspace.to_path_buf()];
+        roots.extend(self.writable.iter().cloned());
+        self.guarded = guarded::inside(candidates, &roots, self.mode == Mode::WorkspaceWrite);
+    }
+
+    /// Whether `path` (real) lies in a guarded directory: which one.
+    pub(crate) fn guarded_dir(&self, path: &Path) -> Option<&Path> {
+        self.guarded.iter().find(|g| path.starts_with(g)).map(PathBuf::as_path)
+    }
+
     /// One line for the start of a run, saying how commands are confined.
     pub(crate) fn describe(&self) -> String {
         match self.mode {

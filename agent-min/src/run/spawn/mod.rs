@@ -182,7 +182,7 @@ fn sandboxed(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path
     if sandbox.mode == Mode::WorkspaceWrite {
         writable.extend(sandbox.writable.iter().cloned());
         writable.extend(sandbox.tmp.iter().cloned());
-        setup.read_only = protected(workspace)?;
+        setup.read_only = protected(workspace, &sandbox.guarded)?;
     }
     setup.ruleset = Some(rules::ruleset(&writable)?);
     setup.unshare_net = !sandbox.network;
@@ -194,14 +194,16 @@ fn sandboxed(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path
     Ok(())
 }
 
-/// The [`PROTECTED`] entries that exist in `workspace`, and the `.git` of every repository
-/// nested in it ([`nested_git`]), as read-only bind mounts.
+/// The [`PROTECTED`] entries that exist in `workspace`, the `.git` of every repository nested
+/// in it ([`nested_git`]), and the `guarded` directories (`sandbox::guarded`), as read-only
+/// bind mounts.
 #[cfg(feature = "sandbox")]
-fn protected(workspace: &Path) -> Result<Vec<sys::ReadOnly>, String> {
+fn protected(workspace: &Path, guarded: &[std::path::PathBuf]) -> Result<Vec<sys::ReadOnly>, String> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let mut out = Vec::new();
-    let paths = PROTECTED.iter().map(|rel| workspace.join(rel)).chain(nested_git(workspace));
+    let paths =
+        PROTECTED.iter().map(|rel| workspace.join(rel)).chain(nested_git(workspace)).chain(guarded.iter().cloned());
     for path in paths {
         // A link is not followed: binding its target would protect something else.
         let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };

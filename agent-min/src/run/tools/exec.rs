@@ -404,7 +404,7 @@ mod tests {
     /// Workspace-write confinement to `ws` alone (not even the temp directory), network off.
     fn sandboxed(ws: &std::path::Path, network: bool) -> Policy {
         let ws = std::fs::canonicalize(ws).unwrap();
-        Policy { mode: sandbox::Mode::WorkspaceWrite, writable: vec![ws], network, env: Default::default(), tmp: None }
+        Policy { mode: sandbox::Mode::WorkspaceWrite, writable: vec![ws], network, ..Policy::default() }
     }
 
     #[test]

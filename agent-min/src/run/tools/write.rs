@@ -144,6 +144,15 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 /// workspace: what is there runs later outside any sandbox (git's hooks and config, Cline's
 /// hooks, the project's MCP servers), so neither the tools nor sandboxed commands write there.
 pub(super) fn refuse_protected(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<(), Outcome> {
+    let real = crate::run::sandbox::guarded::real_path(abs);
+    if let Some(dir) = crate::run::sandbox::current().guarded_dir(&real) {
+        ctx.term.outcome(false, &format!("{path} is in {}, which agent-min does not write", dir.display()));
+        let msg = format!(
+            "{path} is inside {}, which agent-min never writes: it holds settings, approvals, hooks or rules that every later run trusts. If this change is needed, ask the user to make it themselves.",
+            dir.display()
+        );
+        return Err(Outcome::Failure { text: tool_error(&msg), mistake: false });
+    }
     let rel = abs.strip_prefix(ctx.ws.root()).unwrap_or(abs);
     let git = rel.components().any(|c| c.as_os_str() == ".git");
     let Some(dir) = crate::run::spawn::PROTECTED.iter().find(|p| rel.starts_with(p)).copied().or(git.then_some(".git"))

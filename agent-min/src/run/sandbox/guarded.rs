@@ -1,0 +1,111 @@
+//! The directories outside a project that decide what later runs trust: agent-min's config
+//! directory (its settings, the global MCP servers, the MCP approvals), Cline's documents folder
+//! (global rules, workflows and hooks), the global skills, and the state directory (hook
+//! approvals, saved tasks). A run in the home directory (or with `--sandbox-allow-write ~/.config`)
+//! could otherwise plant there what every later run trusts — a hook, an MCP server, a config
+//! that sends the key elsewhere. Those that lie inside the workspace or another directory
+//! commands may write are read-only to sandboxed commands (`crate::run::spawn`) and refused by
+//! the file tools (`tools/write.rs`).
+
+use std::path::{Path, PathBuf};
+
+/// A directory later runs trust.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// Where it is (absolute).
+    pub path: PathBuf,
+    /// Whether to create it when missing, so that it can be made read-only (a bind mount needs
+    /// something to bind): agent-min's own directories and Cline's documents folder, which
+    /// Cline creates itself. Another tool's folder is guarded only if present.
+    pub create: bool,
+}
+
+/// Of `candidates`, those strictly inside one of `roots` (canonical directories), each as its
+/// real path. With `create`, a missing one that may be created is created first; one that
+/// is not is returned as far as it resolves (the file tools still refuse it). A candidate that
+/// is a root or holds one is left out: the person chose to work there.
+pub(crate) fn inside(candidates: &[Place], roots: &[PathBuf], create: bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for c in candidates {
+        let real = real_path(&c.path);
+        if !roots.iter().any(|r| real.starts_with(r) && real != *r) {
+            continue;
+        }
+        let made = create && c.create && std::fs::create_dir_all(&real).is_ok();
+        let real = if made { real_path(&real) } else { real };
+        if !out.contains(&real) {
+            out.push(real);
+        }
+    }
+    out
+}
+
+/// `path` with its existing part resolved (links followed), the rest appended as written.
+pub(crate) fn real_path(path: &Path) -> PathBuf {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = path.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return real.join(path.strip_prefix(existing).unwrap_or(Path::new("")));
+        }
+        match existing.parent() {
+            Some(p) => existing = p,
+            None => return path.clone(),
+        }
+    }
+}
+
+/// A warning when `workspace` is the home directory `home` or holds it: the tools and commands
+/// may then change anything there.
+pub(crate) fn home_warning(workspace: &Path, home: Option<&Path>) -> Option<String> {
+    let home = real_path(home?);
+    home.starts_with(workspace).then(|| {
+        format!(
+            "warning: the workspace {} holds your home directory ({}): the tools and commands may change any file there (shell startup files, ~/.gitconfig, other projects). agent-min's and Cline's own settings, approvals and global folders stay read-only to them. Run in a project directory instead.",
+            workspace.display(),
+            home.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_candidates_strictly_inside_a_root_are_guarded_and_missing_ones_are_created() {
+        let home = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(home.path()).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let place = |path: PathBuf, create: bool| Place { path, create };
+        let candidates = vec![
+            place(root.join(".config/agent-min"), true),
+            place(root.join("Documents/Cline"), true),
+            place(root.join(".agents/skills"), false),
+            place(outside.path().join("state"), true),
+            place(root.clone(), true), // the workspace itself: the person works there
+        ];
+        let guarded = inside(&candidates, std::slice::from_ref(&root), true);
+        assert_eq!(
+            guarded,
+            vec![root.join(".config/agent-min"), root.join("Documents/Cline"), root.join(".agents/skills")]
+        );
+        assert!(root.join(".config/agent-min").is_dir(), "created, to be bound read-only");
+        assert!(!root.join(".agents").exists(), "another tool's folder is not created");
+        assert!(!outside.path().join("state").exists());
+        // Reached through a link into the root, it is guarded by its real path.
+        std::os::unix::fs::symlink(root.join("Documents"), outside.path().join("docs")).unwrap();
+        let linked = inside(&[place(outside.path().join("docs/Cline"), false)], std::slice::from_ref(&root), false);
+        assert_eq!(linked, vec![root.join("Documents/Cline")]);
+    }
+
+    #[test]
+    fn a_workspace_holding_the_home_directory_is_warned_about() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(d.path()).unwrap();
+        assert!(home_warning(&ws, Some(&ws)).is_some());
+        assert!(home_warning(&ws, Some(&ws.join("user"))).is_some());
+        assert!(home_warning(&ws.join("project"), Some(&ws)).is_none());
+        assert!(home_warning(&ws, None).is_none());
+    }
+}
