@@ -43,10 +43,16 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     let mut max_tokens = cfg.max_tokens.or(cfg.facts.max_output()).unwrap_or(8192);
     let mut body = json!({"model": model});
     match thinking {
-        Thinking::Budget(budget) => {
-            // The thinking budget counts towards max_tokens, which must exceed it.
+        Thinking::Budget(mut budget) => {
+            // The thinking budget counts towards max_tokens, which must exceed it: raised to
+            // make room, but never past the maximum Cline's table gives the model (the API
+            // refuses more), where the budget gives way instead.
             if budget >= max_tokens {
                 max_tokens = budget.saturating_add(max_tokens);
+                if let Some(cap) = cfg.facts.max_output().filter(|_| cfg.facts.known) {
+                    max_tokens = max_tokens.min(cap);
+                }
+                budget = budget.min(max_tokens.saturating_sub(1));
             }
             body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
         }
@@ -647,6 +653,24 @@ mod tests {
         // A model Cline's table does not know is taken at its word.
         let (body, _) = asked("claude-test", Some(2048), None);
         assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+    }
+
+    #[test]
+    fn a_budget_at_the_models_maximum_never_asks_more_tokens_than_the_model_has() {
+        // Claude Sonnet 4.5 writes at most 64,000 tokens: 64,000 + 64,000 was a sure 400.
+        let cap = crate::run::llm::models::lookup(super::super::Provider::Anthropic, "claude-sonnet-4-5").facts.max_output();
+        assert_eq!(cap, Some(64_000));
+        let (body, _) = asked("claude-sonnet-4-5", Some(64_000), None);
+        assert_eq!(body["max_tokens"], 64_000);
+        assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 63_999}));
+        let (body, _) = asked("claude-sonnet-4-5", Some(100_000), None);
+        assert_eq!((&body["max_tokens"], &body["thinking"]["budget_tokens"]), (&json!(64_000), &json!(63_999)));
+        // Below the maximum, as before: max_tokens raised by the budget.
+        let (body, _) = asked("claude-sonnet-4-5", Some(2048), None);
+        assert_eq!((&body["max_tokens"], &body["thinking"]["budget_tokens"]), (&json!(64_000), &json!(2048)));
+        // A model the table does not know: no maximum known, the sum is asked.
+        let (body, _) = asked("claude-test", Some(10_000), None);
+        assert_eq!((&body["max_tokens"], &body["thinking"]["budget_tokens"]), (&json!(18_192), &json!(10_000)));
     }
 
     #[test]
