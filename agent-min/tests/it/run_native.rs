@@ -353,6 +353,36 @@ fn a_call_cut_at_the_token_limit_still_gets_its_result() {
     assert!(text.contains("write_to_file"), "{text}");
 }
 
+/// A stream that closes inside a call with no stop reason (no `message_delta`, no
+/// `message_stop`: a proxy cut it) is asked again as a dropped connection is, not answered as
+/// the model's mistake: the retry's whole call runs.
+#[test]
+fn a_stream_closed_inside_a_call_without_a_stop_reason_is_asked_again() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut cut = native::anthropic(
+        AnthropicReply {
+            calls: vec![call("toolu_C", "write_to_file", &[r#"{"absolutePath":"a.txt","content":"hal"#])],
+            ..Default::default()
+        },
+        5,
+    );
+    let body = String::from_utf8(cut.body).unwrap();
+    cut.body = body[..body.find("event: message_delta").unwrap()].as_bytes().to_vec();
+    let server = Server::start(vec![
+        cut,
+        reply(vec![call("toolu_D", "write_to_file", &[r#"{"absolutePath":"a.txt","content":"whole\n"}"#])]),
+        reply(vec![call("toolu_E", "attempt_completion", &[r#"{"result":"ok"}"#])]),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["write"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap(), "whole\n");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "{}", r.all());
+    assert_eq!(reqs[1].body["messages"], reqs[0].body["messages"], "the same request, asked again");
+    assert!(r.all().contains("without a stop reason"), "{}", r.all());
+}
+
 /// The cut-off texts of the native dialect name no XML (no tags, no format reminder: Cline's
 /// `noToolsUsed(true)` leaves the reminder out too) and no edit tool the model may not have:
 /// gpt-5's native tools have `apply_patch`, not `replace_in_file` or `write_to_file`.

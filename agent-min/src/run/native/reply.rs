@@ -129,6 +129,18 @@ pub fn read_reply(
         screen.term.newline();
         return Err(reply_too_long());
     }
+    if reply.stop.is_none() && a.calls.iter().any(|c| !c.too_big && c.args.finish() == Err(Invalid::Incomplete)) {
+        // Every API says why a reply stopped; a stream that closed inside a call without
+        // saying so was cut in transit (a proxy closing it, a connection that ended cleanly).
+        // Asked again, as a dropped connection is, rather than blamed on the model.
+        screen.term.newline();
+        return Err(ApiError {
+            status: None,
+            message: "the stream ended inside a tool call without a stop reason (cut in transit)".to_string(),
+            retryable: true,
+            retry_after: None,
+        });
+    }
     show(screen, &tags.finish());
     screen.term.newline();
     let received = a.text.len() + a.thinking_bytes + a.arguments;

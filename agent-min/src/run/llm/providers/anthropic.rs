@@ -658,7 +658,8 @@ mod tests {
     #[test]
     fn a_budget_at_the_models_maximum_never_asks_more_tokens_than_the_model_has() {
         // Claude Sonnet 4.5 writes at most 64,000 tokens: 64,000 + 64,000 was a sure 400.
-        let cap = crate::run::llm::models::lookup(super::super::Provider::Anthropic, "claude-sonnet-4-5").facts.max_output();
+        let cap =
+            crate::run::llm::models::lookup(super::super::Provider::Anthropic, "claude-sonnet-4-5").facts.max_output();
         assert_eq!(cap, Some(64_000));
         let (body, _) = asked("claude-sonnet-4-5", Some(64_000), None);
         assert_eq!(body["max_tokens"], 64_000);
