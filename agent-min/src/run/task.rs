@@ -24,7 +24,7 @@ use crate::run::project::workflows::{self, Expanded};
 use crate::run::project::Project;
 use crate::run::prompt;
 use crate::run::prompt::focus_chain::FocusChain;
-use crate::run::reply::{call_id, Reply, Screen};
+use crate::run::reply::{call_id, Planned, Reply, Screen};
 use crate::run::session::events::{By, Events, NoticeKind};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
 use crate::run::tools::paths::Workspace;
@@ -874,6 +874,9 @@ impl Task {
                 text
             } else {
                 let (text, end, denied) = self.run_call(&planned.call, planned.n);
+                if let Some(End::Completed(_)) = &end {
+                    self.not_run_after_completion(&reply.calls[k + 1..]);
+                }
                 if end.is_some() {
                     let stopped = !matches!(end, Some(End::Completed(_)));
                     if stopped && self.ran_in_reply > 0 && reply.parts.is_empty() {
@@ -908,6 +911,26 @@ impl Task {
             }
         }
         (results.join("\n\n"), None)
+    }
+
+    /// The calls of a reply after the `attempt_completion` that ended the task: each gets its
+    /// result (in `--json` every complete call has one; in history the model learns why, should
+    /// the conversation go on), and the person is told.
+    fn not_run_after_completion(&mut self, later: &[Planned]) {
+        if later.is_empty() {
+            return;
+        }
+        for planned in later {
+            let id = call_id(self.turn_number(), planned.n);
+            let text = prompt::NOT_RUN_AFTER_COMPLETION;
+            self.around.events.tool_result(&id, &planned.call.name, false, text, None);
+            self.answer_in_history(planned.n, text);
+        }
+        let names: Vec<&str> = later.iter().map(|p| p.call.name.as_str()).collect();
+        self.term.warn(&format!(
+            "The reply's calls after attempt_completion were not run ({}): the task ended with the completion.",
+            names.join(", ")
+        ));
     }
 
     /// Native calls: call `n`'s result goes into history with the call itself, so each call is

@@ -353,6 +353,42 @@ fn a_call_cut_at_the_token_limit_still_gets_its_result() {
     assert!(text.contains("write_to_file"), "{text}");
 }
 
+/// The calls of a reply after its `attempt_completion` do not run (the task ends), and each
+/// still gets its result: in `--json` every complete `tool_call` has its `tool_result`, and
+/// the person is told which were not run.
+#[test]
+fn calls_after_attempt_completion_in_the_same_reply_are_answered_not_run() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+    let server = Server::start(vec![reply(vec![
+        call("toolu_A", "read_file", &[r#"{"path":"a.txt"}"#]),
+        call("toolu_B", "attempt_completion", &[r#"{"result":"done"}"#]),
+        call("toolu_C", "write_to_file", &[r#"{"absolutePath":"late.txt","content":"x"}"#]),
+    ])]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["--json", "read"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("late.txt").exists(), "a call after the completion never runs");
+    let events = events::parse(&r.stdout);
+    let complete: Vec<String> = events::of(&events, "tool_call")
+        .into_iter()
+        .filter(|e| e["partial"] == false)
+        .map(|e| e["call_id"].as_str().unwrap().to_string())
+        .collect();
+    let results: Vec<(String, bool)> = events::of(&events, "tool_result")
+        .into_iter()
+        .map(|e| (e["call_id"].as_str().unwrap().to_string(), e["ok"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(complete.len(), 3, "{}", r.stdout);
+    for id in &complete {
+        assert!(results.iter().any(|(r, _)| r == id), "{id} has no tool_result:\n{}", r.stdout);
+    }
+    let late = events::of(&events, "tool_result").into_iter().find(|e| e["tool"] == "write_to_file").unwrap();
+    assert_eq!(late["ok"], false);
+    assert!(late["result"].as_str().unwrap().contains("attempt_completion"), "{late}");
+    assert!(r.stderr.contains("were not run (write_to_file)"), "{}", r.stderr);
+}
+
 /// A stream that closes inside a call with no stop reason (no `message_delta`, no
 /// `message_stop`: a proxy cut it) is asked again as a dropped connection is, not answered as
 /// the model's mistake: the retry's whole call runs.

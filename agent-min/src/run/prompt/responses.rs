@@ -180,6 +180,11 @@ pub fn tool_already_used(name: &str) -> String {
 /// `didRejectTool`), followed by the call's description.
 pub(crate) const SKIPPED_AFTER_REJECTION: &str = "Skipping tool due to user rejecting a previous tool.";
 
+/// The result of a call that came after `attempt_completion` in the same reply: the task ended
+/// before it ran. (Ours: Cline waits for the person's answer to the completion instead.)
+pub(crate) const NOT_RUN_AFTER_COMPLETION: &str =
+    "This tool was not executed: attempt_completion, earlier in the same message, ended the task.";
+
 /// A reply the client cancelled as it streamed, as Cline's `abortStream` keeps it (`said`: its
 /// text so far, perhaps none).
 pub(crate) fn interrupted_by_user(said: &str) -> String {
