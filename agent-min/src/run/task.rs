@@ -627,10 +627,15 @@ impl Task {
         );
         let id = call_id(self.turn_number(), n);
         self.around.events.approval_needed(&id, &call.name, &call.shown_params(), &fix);
+        // Resumed, the reply stays as it was: this call and any after it are not run then
+        // either; the model is told they were not, and asks again under the new policy.
+        let later = "; on resume the model learns that this call (and any after it) did not run, and may ask again";
         let what_ran = match ran {
             0 => "nothing was run".to_string(),
-            1 => "it was not run; the reply's call before it was handled, and its result is kept".to_string(),
-            k => format!("it was not run; the reply's {k} calls before it were handled, and their results are kept"),
+            1 => format!("it was not run; the reply's call before it was handled, and its result is kept{later}"),
+            k => format!(
+                "it was not run; the reply's {k} calls before it were handled, and their results are kept{later}"
+            ),
         };
         End::NeedsPerson(format!(
             "{} needs a person's answer ({}), and there is no terminal to ask on; {what_ran}. To go on: {fix}",

@@ -235,7 +235,7 @@ fn without_a_terminal_a_stop_after_a_call_that_ran_keeps_its_result_for_resume()
         run_agent(ws.path(), &args_with(&asking_args(&server), &["--json", "--state-dir", sd, "write a"]), &[], LIMIT);
     assert_eq!(r.code, Some(3), "{}", r.all());
     assert!(!ws.path().join("a.txt").exists());
-    assert!(r.stderr.contains("the reply's call before it was handled, and its result is kept"), "{}", r.stderr);
+    assert!(r.stderr.contains("the reply's call before it was handled, and its result is kept; on resume the model learns that this call (and any after it) did not run"), "{}", r.stderr);
     assert!(!r.stderr.contains("nothing was run"), "{}", r.stderr);
     let events = events::parse(&r.stdout);
     assert_eq!(events::of(&events, "tool_result").len(), 1, "the read ran: {}", r.stdout);
