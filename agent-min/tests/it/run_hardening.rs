@@ -247,6 +247,31 @@ fn a_command_cannot_read_the_key_from_the_agents_proc_environ_nor_inherit_secret
     assert!(text.starts_with("The notes say [REDACTED].\n"), "{text:?}");
 }
 
+/// The process that started the agent (a shell, `timeout`, a CI step) still holds the key in
+/// its environment: a sandboxed command finds that process's `/proc/PID/environ` covered (a
+/// review read the key there under both sandbox modes). The agent's own was wiped already.
+#[test]
+fn a_sandboxed_command_cannot_read_the_key_from_the_environment_of_whatever_started_the_agent() {
+    let ws = tempfile::tempdir().unwrap();
+    let cmd = "L=$(cut -d' ' -f4 /proc/$PPID/stat); \
+               if tr '\\0' '\\n' < /proc/$L/environ | grep -q '^ANTHROPIC_API_KEY='; then echo LAUNCHER-HOLDS-KEY; else echo LAUNCHER-HIDDEN; fi";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "t"]);
+    let state = tempfile::tempdir().unwrap();
+    // A shell that starts the agent as its child and waits: it keeps the key it was given.
+    let mut launcher = Command::new("sh");
+    launcher.arg("-c").arg("\"$@\"; exit $?").arg("sh").arg(setsid()).arg(bin()).arg("run").args(&args);
+    agent_env(&mut launcher, state.path()).current_dir(ws.path()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let r = wait_limited(launcher.stdin(Stdio::null()).spawn().unwrap(), LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    assert!(told.lines().any(|l| l == "LAUNCHER-HIDDEN"), "{told}");
+}
+
 /// Every file below `dir`.
 fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

@@ -403,7 +403,7 @@ fn a_stream_closed_inside_a_call_without_a_stop_reason_is_asked_again() {
         5,
     );
     let body = String::from_utf8(cut.body).unwrap();
-    cut.body = body[..body.find("event: message_delta").unwrap()].as_bytes().to_vec();
+    cut.body = body.as_bytes()[..body.find("event: message_delta").unwrap()].to_vec();
     let server = Server::start(vec![
         cut,
         reply(vec![call("toolu_D", "write_to_file", &[r#"{"absolutePath":"a.txt","content":"whole\n"}"#])]),

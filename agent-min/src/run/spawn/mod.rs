@@ -184,6 +184,7 @@ fn sandboxed(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path
         writable.extend(sandbox.tmp.iter().cloned());
         setup.read_only = protected(workspace, &sandbox.guarded)?;
     }
+    setup.masked = environ_holding(&crate::run::ui::redact::secrets());
     setup.ruleset = Some(rules::ruleset(&writable)?);
     setup.unshare_net = !sandbox.network;
     if rustix::process::geteuid().as_raw() != 0 {
@@ -222,6 +223,41 @@ fn protected(workspace: &Path, guarded: &[std::path::PathBuf]) -> Result<Vec<sys
         out.push(sys::ReadOnly { path, locked: locked as libc::c_ulong });
     }
     Ok(out)
+}
+
+/// The `/proc/PID/environ` of every process this user can read whose environment holds one of
+/// `secrets`: the shell, `timeout` or CI step that started agent-min still holds the key it
+/// passed (the agent wipes only its own copy), and Landlock's ptrace scope covers a process's
+/// memory, not its `environ`. A sandboxed command sees these files covered with `/dev/null`.
+/// At most 4,096 processes and 1 MiB per file are read.
+#[cfg(feature = "sandbox")]
+fn environ_holding(secrets: &[String]) -> Vec<std::ffi::CString> {
+    use std::io::Read;
+    use std::os::unix::ffi::OsStrExt;
+    if secrets.is_empty() {
+        return Vec::new();
+    }
+    let me = std::process::id().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut found = Vec::new();
+    let mut buf = Vec::new();
+    for e in entries.flatten().take(4096) {
+        let name = e.file_name();
+        if !name.as_bytes().iter().all(u8::is_ascii_digit) || name.as_bytes() == me.as_bytes() {
+            continue;
+        }
+        let path = e.path().join("environ");
+        buf.clear();
+        let Ok(f) = std::fs::File::open(&path) else { continue };
+        if f.take(1 << 20).read_to_end(&mut buf).is_err() {
+            continue;
+        }
+        let holds = secrets.iter().any(|s| buf.windows(s.len()).any(|w| w == s.as_bytes()));
+        if let (true, Ok(c)) = (holds, std::ffi::CString::new(path.as_os_str().as_bytes())) {
+            found.push(c);
+        }
+    }
+    found
 }
 
 /// Entries looked at, and nested repositories protected, at most: a walk of a workspace

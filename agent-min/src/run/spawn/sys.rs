@@ -42,8 +42,11 @@ pub(crate) struct ChildSetup {
     pub unshare_net: bool,
     /// `uid_map` / `gid_map` lines when a user namespace is needed (not root).
     pub id_maps: Option<(String, String)>,
-    /// 6. A new mount namespace in which these paths are bound read-only.
+    /// 6. A new mount namespace in which these paths are bound read-only,
     pub read_only: Vec<ReadOnly>,
+    ///    and these files (other processes' `/proc/PID/environ` holding a secret) are covered
+    ///    with `/dev/null` (one that is gone by then is skipped).
+    pub masked: Vec<CString>,
     /// 7. The Landlock ruleset (also sets `no_new_privs`).
     pub ruleset: Option<landlock::RulesetCreated>,
     /// 8. A seccomp filter.
@@ -63,6 +66,7 @@ impl ChildSetup {
             unshare_net: false,
             id_maps: None,
             read_only: Vec::new(),
+            masked: Vec::new(),
             ruleset: None,
             seccomp: None,
             limits: &[],
@@ -117,7 +121,8 @@ pub(crate) fn before_exec(cmd: &mut Command, setup: ChildSetup) {
             if s.unshare_net {
                 flags |= libc::CLONE_NEWNET;
             }
-            if !s.read_only.is_empty() {
+            let new_ns = !s.read_only.is_empty() || !s.masked.is_empty();
+            if new_ns {
                 flags |= libc::CLONE_NEWNS;
             }
             if flags != 0 {
@@ -135,7 +140,7 @@ pub(crate) fn before_exec(cmd: &mut Command, setup: ChildSetup) {
                     write_proc(c"/proc/self/gid_map", gid_map.as_bytes())?;
                 }
             }
-            if !s.read_only.is_empty() {
+            if new_ns {
                 let none = std::ptr::null::<libc::c_char>();
                 check(libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()))?;
                 for ro in &s.read_only {
@@ -143,6 +148,13 @@ pub(crate) fn before_exec(cmd: &mut Command, setup: ChildSetup) {
                     check(libc::mount(p, p, none, libc::MS_BIND | libc::MS_REC, std::ptr::null()))?;
                     let f = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | ro.locked;
                     check(libc::mount(none, p, none, f, std::ptr::null()))?;
+                }
+                for m in &s.masked {
+                    let r = libc::mount(c"/dev/null".as_ptr(), m.as_ptr(), none, libc::MS_BIND, std::ptr::null());
+                    // A process that ended since it was found has no file left to cover.
+                    if r != 0 && *libc::__errno_location() != libc::ENOENT {
+                        check(r)?;
+                    }
                 }
             }
             if let Some(ruleset) = s.ruleset {

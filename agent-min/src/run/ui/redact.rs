@@ -51,6 +51,11 @@ pub(crate) fn add_from_env() {
     }
 }
 
+/// The registered secrets (each form), for a search of what else may hold them.
+pub(crate) fn secrets() -> Vec<String> {
+    SECRETS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// `s` with every registered secret replaced by [`MASK`] (secrets that overlap, by one).
 pub(crate) fn apply(s: &str) -> Cow<'_, str> {
     mask(s, None)
