@@ -123,6 +123,37 @@ fn a_directory_swapped_for_a_link_during_the_edit_prompt_is_not_followed() {
     assert!(told.contains("nothing was written"), "{told}");
 }
 
+/// apply_patch removes a file (Delete File, and the old name of Move File) by its descriptor
+/// too: `sub` swapped for a link while the person reads the prompt makes the removal fail; the
+/// file the link leads to stays. (apply_patch in Cline's XML, which Cline runs in any variant.)
+#[test]
+fn a_directory_swapped_for_a_link_during_the_patch_prompt_deletes_nothing_outside() {
+    let (_d, ws, outside) = ws_and_outside();
+    std::fs::write(ws.join("sub/victim.txt"), "inside\n").unwrap();
+    std::fs::write(outside.join("victim.txt"), "outside\n").unwrap();
+    let patch = "*** Begin Patch\n*** Delete File: sub/victim.txt\n*** End Patch";
+    let server =
+        Server::start(vec![anthropic(&tool("apply_patch", &[("input", patch)])), anthropic(&completion("done"))]);
+    let r = approve_after(&ws, &asking_args(&server), || {
+        std::fs::rename(ws.join("sub"), ws.join("moved")).unwrap();
+        std::os::unix::fs::symlink("../outside", ws.join("sub")).unwrap();
+    });
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("Delete sub/victim.txt"), "the patch's prompt was answered: {}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(outside.join("victim.txt")).ok().as_deref(),
+        Some("outside\n"),
+        "approving deleted a file outside the workspace:\n{}",
+        r.all()
+    );
+    assert!(ws.join("moved/victim.txt").exists(), "the checked file is where it was moved");
+    let told = server.requests()[1].last_user();
+    assert!(
+        told.contains("Error executing apply_patch: sub/victim.txt:") && told.contains("nothing was removed"),
+        "{told}"
+    );
+}
+
 /// Peak resident memory of a live process, in KiB (`VmHWM`).
 fn peak_rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();

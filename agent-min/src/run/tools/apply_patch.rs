@@ -2,7 +2,8 @@
 //! text is read by `v4a.rs`; here the files it names are confined to the workspace, checked
 //! against `.clineignore` and the protected directories, read (regular files only, capped),
 //! approved one by one with a diff, and written atomically — each file by a temp file and a
-//! rename, and none before every file is approved — with Cline's result and error texts.
+//! rename, and none before every file is approved — or removed, by the parent directory's
+//! descriptor (`fsx::remove_no_follow`), with Cline's result and error texts.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -160,7 +161,9 @@ fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
                 Some(through_editor) => through_editor,
                 None => fsx::atomic_write(&s.abs, c.as_bytes()).map_err(|e| e.to_string()),
             },
-            None => std::fs::remove_file(&s.abs).map_err(|e| e.to_string()),
+            // By the parent's descriptor: a directory swapped for a link since the check (during
+            // the prompt) makes it fail instead of removing a file outside the workspace.
+            None => fsx::remove_no_follow(&s.abs).map_err(|e| e.to_string()),
         };
         ctx.memory.reads.forget(&s.abs);
         ctx.memory.watched.saw(&s.shown, &s.abs);
@@ -253,6 +256,32 @@ mod tests {
             matches!(&out, Outcome::Failure { text, .. } if text.contains("Error executing apply_patch: File not found: nope.txt")),
             "{out:?}"
         );
+    }
+
+    /// A directory that is already a link out of the workspace when the patch comes is
+    /// refused at the check (the removal's own guard is `fsx::remove_no_follow`'s test).
+    #[test]
+    fn a_delete_through_a_link_out_of_the_workspace_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let (root, outside) = (d.path().join("ws"), d.path().join("outside"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("victim.txt"), "outside").unwrap();
+        std::os::unix::fs::symlink("../outside", root.join("sub")).unwrap();
+        let ws = Workspace::new(&root).unwrap();
+        for patch in [
+            "*** Begin Patch\n*** Delete File: sub/victim.txt\n*** End Patch",
+            "*** Begin Patch\n*** Update File: sub/victim.txt\n*** Move to: moved.txt\n-outside\n+x\n*** End Patch",
+        ] {
+            let out = with_ctx(&ws, |ctx| {
+                ctx.yolo = true;
+                ctx.tool = "apply_patch";
+                run(&call("apply_patch", &[("input", patch)]), ctx)
+            });
+            assert!(matches!(&out, Outcome::Failure { text, .. } if text.contains("outside the workspace")), "{out:?}");
+            assert_eq!(std::fs::read_to_string(outside.join("victim.txt")).unwrap(), "outside");
+            assert!(!root.join("moved.txt").exists());
+        }
     }
 
     #[test]

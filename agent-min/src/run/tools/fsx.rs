@@ -1,4 +1,5 @@
-//! Small file helpers: atomic writes that never follow a symlink, and reading regular files only.
+//! Small file helpers: atomic writes and removals that never follow a symlink, and reading regular
+//! files only.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
@@ -72,10 +73,10 @@ fn read_open(f: fs::File, max: u64) -> io::Result<Vec<u8>> {
 /// the approval prompt, say) makes the write fail — nothing is written anywhere — instead of
 /// landing where the link points.
 pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let (dir, name) = open_parent(path, true, true)?;
+    let (dir, name) = open_parent(path, true, Act::Write)?;
     let mode = match rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => Some(st.st_mode & 0o7777),
-        Ok(_) => return Err(changed(path, "is no longer a regular file (a symlink, directory or device)", true)),
+        Ok(_) => return Err(changed(path, "is no longer a regular file (a symlink, directory or device)", Act::Write)),
         Err(e) if e == Errno::NOENT => None,
         Err(e) => return Err(e.into()),
     };
@@ -105,21 +106,31 @@ pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
 /// wherever the link points.
 /// (What a file is read with before it is written: its errors say nothing was written.)
 pub(crate) fn read_regular_no_follow(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    read_no_follow(path, max, true)
+    read_no_follow(path, max, Act::Write)
 }
 
 /// Reads the resolved and checked `path` for the model (`read_file`) as
 /// [`read_regular_no_follow`] does: a link swapped in since the check is refused, not read.
 pub(crate) fn read_checked(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    read_no_follow(path, max, false)
+    read_no_follow(path, max, Act::Read)
 }
 
-fn read_no_follow(path: &Path, max: u64, writing: bool) -> io::Result<Vec<u8>> {
-    let (dir, name) = open_parent(path, false, writing)?;
+/// Removes the file at the resolved and checked `path` as [`atomic_write`] writes: its parent
+/// directory is opened component by component without following a symlink, and the name is
+/// unlinked relative to that descriptor (`unlinkat`). A directory swapped for a link after the
+/// path was checked and approved makes the removal fail instead of removing the file where the
+/// link leads. A symlink named by `path` is itself removed, never what it points to.
+pub(crate) fn remove_no_follow(path: &Path) -> io::Result<()> {
+    let (dir, name) = open_parent(path, false, Act::Remove)?;
+    rfs::unlinkat(&dir, name, AtFlags::empty()).map_err(io::Error::from)
+}
+
+fn read_no_follow(path: &Path, max: u64, act: Act) -> io::Result<Vec<u8>> {
+    let (dir, name) = open_parent(path, false, act)?;
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let f = match rfs::openat(&dir, name, flags, Mode::empty()) {
         Ok(fd) => fs::File::from(fd),
-        Err(e) if e == Errno::LOOP => return Err(changed(path, "is a symbolic link", writing)),
+        Err(e) if e == Errno::LOOP => return Err(changed(path, "is a symbolic link", act)),
         Err(e) => return Err(e.into()),
     };
     read_open(f, max)
@@ -127,8 +138,8 @@ fn read_no_follow(path: &Path, max: u64, writing: bool) -> io::Result<Vec<u8>> {
 
 /// Opens the parent directory of the absolute `path` component by component from `/`, never
 /// following a symlink (creating missing directories when `create`); returns it and the file
-/// name. (`writing`: for a write, as its errors say.)
-fn open_parent(path: &Path, create: bool, writing: bool) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
+/// name. (`act`: what the path is opened for, as its errors say.)
+fn open_parent(path: &Path, create: bool, act: Act) -> io::Result<(OwnedFd, &std::ffi::OsStr)> {
     let name = path.file_name().filter(|_| path.is_absolute()).ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not an absolute path to a file", path.display()))
     })?;
@@ -137,7 +148,7 @@ fn open_parent(path: &Path, create: bool, writing: bool) -> io::Result<(OwnedFd,
     for c in path.parent().unwrap_or(Path::new("/")).components() {
         let Component::Normal(part) = c else {
             if matches!(c, Component::ParentDir) {
-                return Err(changed(path, "contains `..`", writing));
+                return Err(changed(path, "contains `..`", act));
             }
             continue;
         };
@@ -152,7 +163,7 @@ fn open_parent(path: &Path, create: bool, writing: bool) -> io::Result<(OwnedFd,
         dir = match next {
             Ok(d) => d,
             Err(e) if e == Errno::LOOP || e == Errno::NOTDIR => {
-                return Err(changed(path, "has a directory that is now a symbolic link or not a directory", writing))
+                return Err(changed(path, "has a directory that is now a symbolic link or not a directory", act))
             }
             Err(e) => return Err(e.into()),
         };
@@ -160,9 +171,22 @@ fn open_parent(path: &Path, create: bool, writing: bool) -> io::Result<(OwnedFd,
     Ok((dir, name))
 }
 
+/// What a path is opened for, as its errors say (reading before a write is for a write: its
+/// errors say nothing was written).
+#[derive(Clone, Copy)]
+enum Act {
+    Read,
+    Write,
+    Remove,
+}
+
 /// The error for a path that is not what was checked and approved.
-fn changed(path: &Path, what: &str, writing: bool) -> io::Error {
-    let (when, nothing) = if writing { ("writing", "written") } else { ("reading", "read") };
+fn changed(path: &Path, what: &str, act: Act) -> io::Error {
+    let (when, nothing) = match act {
+        Act::Read => ("reading", "read"),
+        Act::Write => ("writing", "written"),
+        Act::Remove => ("removing", "removed"),
+    };
     io::Error::new(
         io::ErrorKind::InvalidInput,
         format!(
@@ -210,6 +234,35 @@ mod tests {
         assert_eq!(fs::read_dir(&outside).unwrap().count(), 0, "a temp file was left outside");
         let e = read_regular_no_follow(&checked, 100).unwrap_err();
         assert!(e.to_string().contains("changed"), "{e}");
+    }
+
+    /// The removal apply_patch makes (Delete File, Move File's old name): `sub/victim.txt`
+    /// checked while `sub` was a directory, `sub` now a link to a directory outside.
+    #[test]
+    fn a_removal_through_a_directory_swapped_for_a_link_removes_nothing() {
+        let (_d, ws, outside) = swap_setup();
+        let checked = ws.join("sub/victim.txt");
+        fs::write(&checked, "inside").unwrap();
+        fs::write(outside.join("victim.txt"), "outside").unwrap();
+        fs::rename(ws.join("sub"), ws.join("moved")).unwrap();
+        std::os::unix::fs::symlink("../outside", ws.join("sub")).unwrap();
+        let e = remove_no_follow(&checked).unwrap_err();
+        assert!(
+            e.to_string().contains("is now a symbolic link") && e.to_string().contains("nothing was removed"),
+            "{e}"
+        );
+        assert_eq!(fs::read_to_string(outside.join("victim.txt")).unwrap(), "outside", "removed outside");
+        assert!(ws.join("moved/victim.txt").exists());
+        // Through a real directory it removes the file; a link it names is removed, not its
+        // target; a missing file is the system's error, as `std::fs::remove_file` gives it.
+        remove_no_follow(&ws.join("moved/victim.txt")).unwrap();
+        assert!(!ws.join("moved/victim.txt").exists());
+        std::os::unix::fs::symlink(outside.join("victim.txt"), ws.join("moved/link")).unwrap();
+        remove_no_follow(&ws.join("moved/link")).unwrap();
+        assert!(fs::symlink_metadata(ws.join("moved/link")).is_err());
+        assert_eq!(fs::read_to_string(outside.join("victim.txt")).unwrap(), "outside");
+        let missing = remove_no_follow(&ws.join("moved/gone.txt")).unwrap_err();
+        assert_eq!(missing.to_string(), fs::remove_file(ws.join("moved/gone.txt")).unwrap_err().to_string());
     }
 
     #[test]
