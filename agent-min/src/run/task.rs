@@ -1151,7 +1151,7 @@ impl Task {
     fn environment_details(&mut self, first: bool) -> String {
         use crate::run::prompt::environment::{self, Details};
         let root = self.ws.root().display().to_string();
-        let listing = first.then(|| tools::workspace_listing(self.ws.root()));
+        let listing = first.then(|| tools::workspace_listing(self.ws.root(), &mut self.term, &mut self.memory));
         let (tokens, window) = (self.last_request_tokens, self.around.context.window());
         let model = &self.around.meta.model;
         let next_gen = crate::run::native::mode::is_claude_4_plus(&model.to_lowercase())

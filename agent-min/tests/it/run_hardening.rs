@@ -154,6 +154,45 @@ fn a_directory_swapped_for_a_link_during_the_patch_prompt_deletes_nothing_outsid
     );
 }
 
+/// A `.gitignore` over the bound on ignore rules (1 MiB) in a directory: the walks that feed
+/// the first request's file list and `list_files` leave the directory out instead of reading
+/// it, the person is warned once, and the model is told in each result that something is left
+/// out. (Its first rule would hide `keep.txt` beside it: the file was not read.)
+#[test]
+fn an_oversize_gitignore_is_not_read_and_what_it_leaves_out_is_said() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut big = String::from("keep.txt\n");
+    while big.len() <= 1 << 20 {
+        big.push_str("# a comment line to pass the bound on ignore rules, cheaply\n");
+    }
+    std::fs::create_dir_all(ws.path().join("big")).unwrap();
+    std::fs::write(ws.path().join("big/.gitignore"), &big).unwrap();
+    std::fs::write(ws.path().join("big/keep.txt"), "").unwrap();
+    std::fs::write(ws.path().join("top.txt"), "").unwrap();
+    let list = || anthropic(&tool("list_files", &[("path", "."), ("recursive", "true")]));
+    let server = Server::start(vec![list(), list(), anthropic(&completion("done"))]);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["--no-save", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let dir = ws.path().canonicalize().unwrap().join("big");
+    let warning = format!(
+        "{}/ was left out: {} is {} bytes, and with it the ignore rules that apply there would exceed the limit of 1048576 bytes (1 MiB).",
+        dir.display(),
+        dir.join(".gitignore").display(),
+        big.len()
+    );
+    assert_eq!(r.stderr.matches(&warning).count(), 1, "warned once:\n{}", r.stderr);
+    let reqs = server.requests();
+    let first = reqs[0].last_user();
+    assert!(first.lines().any(|l| l == "top.txt") && !first.lines().any(|l| l == "big/"), "{first}");
+    assert!(first.contains(&format!("Note: {warning}")), "{first}");
+    for req in &reqs[1..3] {
+        let told = req.last_user();
+        assert!(told.lines().any(|l| l == "top.txt") && !told.contains("keep.txt"), "{told}");
+        assert!(!told.lines().any(|l| l == "big/"), "{told}");
+        assert!(told.contains(&format!("Note: {warning}")), "{told}");
+    }
+}
+
 /// Peak resident memory of a live process, in KiB (`VmHWM`).
 fn peak_rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();

@@ -191,7 +191,8 @@ fn agents_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Option<String> {
     if !root.join("AGENTS.md").exists() {
         return None;
     }
-    let (entries, _) = crate::run::tools::list_entries(root, AGENTS_SEARCH_LIMIT);
+    let (entries, _, skipped) = crate::run::tools::list_entries(root, AGENTS_SEARCH_LIMIT);
+    warn.warnings.extend(skipped.into_iter().map(|w| format!("the search for AGENTS.md files: {w}")));
     let mut found: Vec<PathBuf> = entries
         .iter()
         .filter(|e| !e.ends_with('/') && e.rsplit('/').next().is_some_and(|n| n.eq_ignore_ascii_case("agents.md")))

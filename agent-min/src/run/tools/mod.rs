@@ -217,6 +217,22 @@ pub(crate) struct Memory {
     /// The images read since the last user message, for the next one (the image blocks
     /// Cline's `read_file` pushes to its `userMessageContent`).
     pub images: Vec<image::Image>,
+    /// What walks left out because of the bound on ignore files, already told the person.
+    pub walk_warned: Vec<String>,
+}
+
+/// Says what the bound on ignore files left out of a walk ([`walk`]): each warning once per
+/// task on the terminal, and every time to the model, as notes after the result it returns (a
+/// listing or search never comes out partial without saying so). `""` when nothing was.
+pub(crate) fn say_skipped(term: &mut Term, memory: &mut Memory, skipped: &walk::Skipped) -> String {
+    let warnings = skipped.warnings();
+    for w in &warnings {
+        if !memory.walk_warned.contains(w) {
+            term.warn(w);
+            memory.walk_warned.push(w.clone());
+        }
+    }
+    warnings.iter().map(|w| format!("\n\nNote: {w}")).collect()
 }
 
 impl Ctx<'_> {
@@ -528,15 +544,21 @@ mod tests {
 }
 
 /// The first-turn file listing of the workspace (recursive, capped like `list_files`), as
-/// Cline's `formatFilesList` writes it.
-pub(crate) fn workspace_listing(root: &std::path::Path) -> String {
-    let (entries, truncated) = list::list(root, true, list::MAX_ENTRIES);
-    list::format_locked_listing(root, root, &entries, truncated)
+/// Cline's `formatFilesList` writes it; what the bound on ignore files left out is said as
+/// [`say_skipped`] says it.
+pub(crate) fn workspace_listing(root: &std::path::Path, term: &mut Term, memory: &mut Memory) -> String {
+    let skipped = walk::Skipped::default();
+    let (entries, truncated) = list::list(root, true, list::MAX_ENTRIES, &skipped);
+    let notes = say_skipped(term, memory, &skipped);
+    format!("{}{notes}", list::format_locked_listing(root, root, &entries, truncated))
 }
 
 /// Cline's `listFiles(dir, true, max)`: `dir`'s entries as `list_files` finds them recursively
-/// (breadth first, relative, directories ending in `/`), and whether `max` was reached.
-pub(crate) fn list_entries(dir: &std::path::Path, max: usize) -> (Vec<String>, bool) {
-    list::list(dir, true, max)
+/// (breadth first, relative, directories ending in `/`), whether `max` was reached, and what
+/// the bound on ignore files left out ([`walk`]'s warnings).
+pub(crate) fn list_entries(dir: &std::path::Path, max: usize) -> (Vec<String>, bool, Vec<String>) {
+    let skipped = walk::Skipped::default();
+    let (entries, truncated) = list::list(dir, true, max, &skipped);
+    (entries, truncated, skipped.warnings())
 }
 pub(crate) use write::content_of;

@@ -64,7 +64,8 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     let ignored = crate::run::tools::clineignore::ClineIgnore::load(ctx.ws.root());
-    let results = match search(&r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p)) {
+    let skipped = walk::Skipped::default();
+    let results = match search(&r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p), &skipped) {
         Ok(results) => results,
         Err(e) => {
             let msg = format!("Error searching files: {e}");
@@ -73,7 +74,8 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         }
     };
     ctx.term.outcome(true, &format!("{} results", results.len()));
-    Outcome::Success(format_results(&results, ctx.ws.root()))
+    let notes = super::say_skipped(ctx.term, ctx.memory, &skipped);
+    Outcome::Success(format!("{}{notes}", format_results(&results, ctx.ws.root())))
 }
 
 /// One match and the context lines Cline gives it.
@@ -184,12 +186,14 @@ impl Sink for Collect<'_> {
 }
 
 /// Searches `root` (a directory or one file) the way Cline's ripgrep call does, over the files
-/// `allowed` accepts (`.clineignore` leaves files out).
+/// `allowed` accepts (`.clineignore` leaves files out); what the bound on ignore files left out
+/// is said in `skipped` ([`walk`]).
 pub(crate) fn search(
     root: &Path,
     matcher: &RegexMatcher,
     glob: &str,
     allowed: &dyn Fn(&Path) -> bool,
+    skipped: &walk::Skipped,
 ) -> Result<Vec<Hit>, String> {
     let bad = |e: ignore::Error| format!("the file_pattern {glob:?} is not a valid glob: {e}");
     let mut overrides = OverrideBuilder::new(root);
@@ -197,7 +201,7 @@ pub(crate) fn search(
     let pattern = overrides.build().map_err(bad)?;
     // ripgrep's --glob overrides every ignore rule (Cline's `--glob *` searches .venv/ and
     // gitignored files); here it only filters the files the ignore rules let through.
-    let walker = walk::builder(root, true).sort_by_file_path(|a, b| a.cmp(b)).build();
+    let walker = walk::builder(root, true, skipped).sort_by_file_path(|a, b| a.cmp(b)).build();
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .before_context(1)
@@ -317,7 +321,7 @@ mod tests {
     }
 
     fn run_search(d: &Path, re: &str, glob: &str) -> String {
-        format_results(&search(d, &matcher(re), glob, &|_| true).unwrap(), d)
+        format_results(&search(d, &matcher(re), glob, &|_| true, &walk::Skipped::default()).unwrap(), d)
     }
 
     #[test]
@@ -391,7 +395,7 @@ mod tests {
     fn no_results_and_bad_globs() {
         let d = tree(&[("a", "x\n")]);
         assert_eq!(run_search(d.path(), "nothing", "*"), "Found 0 results.");
-        assert!(search(d.path(), &matcher("x"), "a{", &|_| true).is_err());
+        assert!(search(d.path(), &matcher("x"), "a{", &|_| true, &walk::Skipped::default()).is_err());
     }
 
     #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs
@@ -414,7 +418,10 @@ mod tests {
     fn a_file_given_as_the_path_is_searched_whatever_the_pattern() {
         let d = tree(&[("src/a.rs", "needle\n"), (".hidden.txt", "needle\n")]);
         let one = |rel: &str, glob: &str| {
-            format_results(&search(&d.path().join(rel), &matcher("needle"), glob, &|_| true).unwrap(), d.path())
+            format_results(
+                &search(&d.path().join(rel), &matcher("needle"), glob, &|_| true, &walk::Skipped::default()).unwrap(),
+                d.path(),
+            )
         };
         assert_eq!(one("src/a.rs", "*"), "Found 1 result.\n\nsrc/a.rs\n│----\n│needle\n│----");
         // As ripgrep does with a path given explicitly: no glob or hidden rule applies to it.
@@ -426,7 +433,7 @@ mod tests {
     fn huge_lines_are_cut_to_the_result_cap_and_the_result_is_unchanged() {
         let long = "x".repeat(600 * 1024);
         let d = tree(&[("a.min.js", &format!("needle {long}\n")), ("b.txt", "needle\n")]);
-        let hits = search(d.path(), &matcher("needle"), "*", &|_| true).unwrap();
+        let hits = search(d.path(), &matcher("needle"), "*", &|_| true, &walk::Skipped::default()).unwrap();
         assert!(hits.iter().all(|h| h.text.len() <= MAX_BYTES), "kept within the cap");
         let out = format_results(&hits, d.path());
         // The long line never fits (as in Cline): the result stops there with the note.
