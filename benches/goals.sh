@@ -158,8 +158,13 @@ b=$(size "$tgt/release/agent-min")
 line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(mb "$b")" "$(is "$b <= 3500000")"
 # (Lowered from 4.6 to 4.59 MB on 2026-12-04, at 4,577,184 B: the next-gen and GPT-5 prompts are
 # built in as their line differences from the generic one, which gave back more than Cline's
-# focus chain, added the same day, costs.)
-line binary "  the same, no larger than today (ceiling 4.59 MB)" "$(mb "$b")" "$(is "$b <= 4590000")" must
+# focus chain, added the same day, costs.
+# Raised to 4.61 MB on 2026-12-05, at 4,598,856 B: an independent security review's fixes — the
+# ignore files the walker reads bounded (a 10 MB .gitignore took 3.9 GB), the directories later
+# runs trust kept from commands and tools, other processes' environ holding the key covered for
+# commands, removals by descriptor — and its review of native calls (cut-offs, streams closed
+# without a stop reason, calls after attempt_completion): 20 KB, none of it optional.)
+line binary "  the same, no larger than today (ceiling 4.61 MB)" "$(mb "$b")" "$(is "$b <= 4610000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -177,8 +182,10 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # agent; nothing was found to give back.
 # Lowered to 2.94 MB on 2026-12-04, at 2,928,360 B: the next-gen and GPT-5 prompts built in as
 # their differences from the generic one (about 47 KB of text fewer) paid for Cline's focus
-# chain (its prompt texts, reminders and checklist, about 31 KB) and gave back 15 KB.)
-line binary "  the same, no larger than today (ceiling 2.94 MB)" "$(mb "$m")" "$(is "$m <= 2940000")" must
+# chain (its prompt texts, reminders and checklist, about 31 KB) and gave back 15 KB.
+# Raised to 2.96 MB on 2026-12-05, at 2,949,136 B: the same review's fixes (above), 21 KB, all
+# of them in the minimal agent's own parts (the walker, the file tools, the loop).)
+line binary "  the same, no larger than today (ceiling 2.96 MB)" "$(mb "$m")" "$(is "$m <= 2960000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
