@@ -32,7 +32,7 @@ PORT=$("$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0
 LOG=$(mktemp)
 (cd scripts/litellm && LITELLM_MASTER_KEY="$KEY" exec "$VENV/bin/litellm" --config config.yaml --host 127.0.0.1 --port "$PORT") >"$LOG" 2>&1 &
 PROXY=$!
-cleanup() { kill "$PROXY" 2>/dev/null || true; wait "$PROXY" 2>/dev/null || true; }
+cleanup() { kill "$PROXY" 2>/dev/null || true; wait "$PROXY" 2>/dev/null || true; rm -f "$LOG"; }
 trap cleanup EXIT
 for _ in $(seq 1 120); do
   curl -fsS "http://127.0.0.1:$PORT/health/liveliness" >/dev/null 2>&1 && break
