@@ -116,7 +116,7 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Err(e) => return refuse(&e),
     };
     let state_dir = if opts.no_save { None } else { opts.state_dir.clone().or_else(state::default_dir) };
-    if let Some(w) = sandbox::guarded::home_warning(ws.root(), home_dir().as_deref()) {
+    if let Some(w) = sandbox::guarded::home_warning(ws.root(), checkpoints::place::home_dir().as_deref()) {
         term.warn(&w);
     }
     let trusted = trusted_places(state_dir.as_deref());
@@ -225,8 +225,10 @@ fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, 
 fn trusted_places(state_dir: Option<&std::path::Path>) -> Vec<sandbox::guarded::Place> {
     use sandbox::guarded::Place;
     let ours = |path: std::path::PathBuf| Place { path, create: true };
-    let home = home_dir();
+    let home = checkpoints::place::home_dir();
     let mut out: Vec<Place> = Vec::new();
+    // The config file's directory and the MCP settings' are the same but for a relative
+    // `XDG_CONFIG_HOME`, which only the config file takes: both, once if equal.
     out.extend(config::default_path().and_then(|f| f.parent().map(|d| ours(d.to_path_buf()))));
     out.extend(mcp::sources::config_dir().map(ours));
     out.extend(project::rules::documents_dir().map(|d| ours(d.join("Cline"))));
@@ -236,11 +238,6 @@ fn trusted_places(state_dir: Option<&std::path::Path>) -> Vec<sandbox::guarded::
         out.push(Place { path: dir, create: false });
     }
     out
-}
-
-/// The home directory, from `$HOME`.
-fn home_dir() -> Option<std::path::PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from)
 }
 
 /// Why `root` cannot be a workspace, if it cannot: it must be an existing directory.

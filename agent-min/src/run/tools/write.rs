@@ -140,28 +140,30 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     save(ctx, &r.abs, path, &new, edit)
 }
 
-/// Refuses a file under `.git/` (anywhere), or `.clinerules/hooks/` or `.cline/` of the
-/// workspace: what is there runs later outside any sandbox (git's hooks and config, Cline's
-/// hooks, the project's MCP servers), so neither the tools nor sandboxed commands write there.
+/// Refuses a file under `.git/` (anywhere), `.clinerules/hooks/` or `.cline/` of the workspace,
+/// or in a directory outside any project that later runs trust (`sandbox::guarded`): what is
+/// there runs later outside any sandbox (git's hooks and config, Cline's hooks, the project's
+/// MCP servers) or is trusted by every later run, so neither the tools nor sandboxed commands
+/// write there.
 pub(super) fn refuse_protected(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<(), Outcome> {
     let real = crate::run::sandbox::guarded::real_path(abs);
-    if let Some(dir) = crate::run::sandbox::current().guarded_dir(&real) {
-        ctx.term.outcome(false, &format!("{path} is in {}, which agent-min does not write", dir.display()));
-        let msg = format!(
-            "{path} is inside {}, which agent-min never writes: it holds settings, approvals, hooks or rules that every later run trusts. If this change is needed, ask the user to make it themselves.",
-            dir.display()
-        );
-        return Err(Outcome::Failure { text: tool_error(&msg), mistake: false });
-    }
     let rel = abs.strip_prefix(ctx.ws.root()).unwrap_or(abs);
     let git = rel.components().any(|c| c.as_os_str() == ".git");
-    let Some(dir) = crate::run::spawn::PROTECTED.iter().find(|p| rel.starts_with(p)).copied().or(git.then_some(".git"))
-    else {
+    let in_workspace =
+        crate::run::spawn::PROTECTED.iter().find(|p| rel.starts_with(p)).copied().or(git.then_some(".git"));
+    let (dir, holds) = if let Some(dir) = crate::run::sandbox::current().guarded_dir(&real) {
+        (dir.display().to_string(), "it holds settings, approvals, hooks or rules that every later run trusts")
+    } else if let Some(dir) = in_workspace {
+        (
+            format!("{dir}/"),
+            "files there run later outside the sandbox (git hooks and config, Cline hooks, MCP server settings)",
+        )
+    } else {
         return Ok(());
     };
-    ctx.term.outcome(false, &format!("{path} is in {dir}/, which agent-min does not write"));
+    ctx.term.outcome(false, &format!("{path} is in {dir}, which agent-min does not write"));
     let msg = format!(
-        "{path} is inside {dir}/, which agent-min never writes: files there run later outside the sandbox (git hooks and config, Cline hooks, MCP server settings). If this change is needed, ask the user to make it themselves."
+        "{path} is inside {dir}, which agent-min never writes: {holds}. If this change is needed, ask the user to make it themselves."
     );
     Err(Outcome::Failure { text: tool_error(&msg), mistake: false })
 }
