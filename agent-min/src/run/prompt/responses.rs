@@ -288,6 +288,11 @@ pub(crate) fn signal_name(sig: i32) -> String {
     name.to_string()
 }
 
+/// What a tool says when `.clineignore` cannot be applied (`why`), so that it blocks every file.
+pub(crate) fn cline_ignore_unusable(path: &str, why: &str) -> String {
+    format!("Access to {path} is blocked: {why}, so which files it blocks cannot be told, and every file of the workspace is blocked until it is fixed. You must try to continue in the task without using files, or ask the user to fix the .clineignore file.")
+}
+
 /// The lock Cline puts before an ignored entry in a file listing (`LOCK_TEXT_SYMBOL`).
 pub(crate) const LOCK: &str = "\u{1F512}";
 

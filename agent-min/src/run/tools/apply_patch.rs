@@ -120,9 +120,9 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
 
 /// A patch path: inside the workspace, not `.clineignore`d, not protected.
 fn confined(ctx: &mut Ctx<'_>, path: &str) -> Result<PathBuf, Outcome> {
-    if let Some(refusal) = super::clineignore::path_refusal(ctx.ws.root(), path) {
-        ctx.term.outcome(false, "blocked by .clineignore");
-        return Err(Outcome::Failure { text: tool_error(&refusal), mistake: false });
+    if let Some(blocked) = super::clineignore::path_refusal(ctx.ws.root(), path) {
+        ctx.term.outcome(false, &blocked.outcome);
+        return Err(Outcome::Failure { text: tool_error(&blocked.text), mistake: false });
     }
     let r = ctx.ws.resolve(path);
     if let Some(e) = r.error {

@@ -3,18 +3,31 @@
 //! The file sits at the workspace root, in gitignore syntax; `!include FILE` lines pull in
 //! another file's patterns (a missing one is skipped), and `.clineignore` itself is always
 //! blocked. It is read afresh for every tool call, so an edit during a task takes effect on
-//! the next call (Cline watches the file for the same effect). Paths outside the workspace are
-//! never blocked by it (confinement is `tools::paths`'s job).
+//! the next call (Cline watches the file for the same effect); the compiled rules are kept while
+//! the text they came from stays the same ([`cached`]). Paths outside the workspace are never
+//! blocked by it (confinement is `tools::paths`'s job).
+//!
+//! Unlike Cline, rules that cannot be applied block everything rather than nothing: over
+//! [`MAX_RULES_BYTES`] (the file and what it includes; bounding the memory and time a
+//! repository's file may cost), or a rule too large to compile. The refusal says why.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::run::prompt as texts;
 use crate::run::trusted_file::{self, Links};
 
-/// Most bytes read of `.clineignore` (and of each included file).
-pub(crate) const MAX_IGNORE_BYTES: u64 = 1 << 20;
+/// Most bytes of rules: `.clineignore` and the files it includes, together. Compiled, the
+/// costliest rules take about 0.5 KB each of these bytes (`benches`-free check: the test
+/// `a_huge_clineignore_blocks_everything_and_says_why`), so a repository's file costs at most
+/// some 150 MB and half a second, once.
+pub(crate) const MAX_RULES_BYTES: u64 = 256 << 10;
+
+/// Rules compiled together: the matcher's own size limit refuses a set of many costly
+/// patterns (about 10,000), so they are compiled in groups, and a group it refuses in halves.
+const GROUP: usize = 1024;
 
 /// The commands whose file arguments `validateCommand` checks.
 const FILE_READING_COMMANDS: &[&str] =
@@ -25,7 +38,16 @@ pub(crate) struct ClineIgnore {
     root: PathBuf,
     /// The file's text (Cline's `clineIgnoreContent`); `None` when there is none.
     content: Option<String>,
-    matcher: Gitignore,
+    rules: Arc<Rules>,
+}
+
+/// What the rules are, compiled.
+enum Rules {
+    /// Matchers in the order of their lines: the last one that matches a path decides, as the
+    /// last matching line would in one matcher. None: nothing is blocked.
+    Apply(Vec<Gitignore>),
+    /// The rules cannot be applied (why, for the refusal): everything is blocked.
+    Unusable(String),
 }
 
 impl ClineIgnore {
@@ -34,25 +56,55 @@ impl ClineIgnore {
         // Its text goes into the prompt: a symlink leading outside the workspace is not followed.
         // Judged on the descriptor read (a FIFO or a swap cannot block or fool it).
         let file = root.join(".clineignore");
-        let content = root.canonicalize().ok().and_then(|r| {
+        let read = root.canonicalize().ok().and_then(|r| {
             let opened = trusted_file::open(&file, Links::Follow).ok()?;
-            opened.within(&r).then_some(opened)?.read(MAX_IGNORE_BYTES).ok()
+            Some(opened.within(&r).then_some(opened)?.read(MAX_RULES_BYTES))
         });
-        let content = content.map(|b| String::from_utf8_lossy(&b).into_owned());
-        let mut b = GitignoreBuilder::new(root);
-        // Cline's `ignore()` matches without regard to case (the npm package's default
-        // `ignorecase: true`): `.env*` blocks `.ENV` too, even on a case-sensitive file system.
-        let _ = b.case_insensitive(true);
-        if let Some(text) = &content {
-            for line in expand_includes(root, text).lines() {
-                // A line the matcher cannot compile (e.g. a bad character class) is skipped, as
-                // the `ignore` npm package skips it.
-                let _ = b.add_line(None, line);
+        let (content, rules) = match read {
+            Some(Ok(bytes)) => {
+                let content = String::from_utf8_lossy(&bytes).into_owned();
+                let rules = match expand_includes(root, &content) {
+                    Ok(text) => cached(root, text),
+                    Err(why) => Arc::new(Rules::Unusable(why)),
+                };
+                (Some(content), rules)
             }
-            let _ = b.add_line(None, ".clineignore");
+            Some(Err(trusted_file::Error::TooLarge { size, .. })) => {
+                let why = format!(
+                    "the .clineignore file is {size} bytes, over the {} KiB agent-min reads",
+                    MAX_RULES_BYTES >> 10
+                );
+                (None, Arc::new(Rules::Unusable(why)))
+            }
+            _ => (None, Arc::new(Rules::Apply(Vec::new()))),
+        };
+        ClineIgnore { root: root.to_path_buf(), content, rules }
+    }
+
+    /// Why the rules cannot be applied (every file is then blocked), if they cannot.
+    pub(crate) fn unusable(&self) -> Option<&str> {
+        match &*self.rules {
+            Rules::Unusable(why) => Some(why),
+            Rules::Apply(_) => None,
         }
-        let matcher = b.build().unwrap_or_else(|_| Gitignore::empty());
-        ClineIgnore { root: root.to_path_buf(), content, matcher }
+    }
+
+    /// Whether no path is blocked (no file, or one without rules).
+    fn blocks_nothing(&self) -> bool {
+        matches!(&*self.rules, Rules::Apply(groups) if groups.is_empty())
+    }
+
+    /// Whether the rules ignore `rel` (relative, `/`-separated); all do when unusable.
+    fn ignores(&self, rel: &str, is_dir: bool) -> bool {
+        match &*self.rules {
+            Rules::Unusable(_) => true,
+            Rules::Apply(groups) => groups
+                .iter()
+                .rev()
+                .map(|g| g.matched(rel, is_dir))
+                .find(|m| !m.is_none())
+                .is_some_and(|m| m.is_ignore()),
+        }
     }
 
     /// The file's text, for the prompt's instructions.
@@ -63,7 +115,7 @@ impl ClineIgnore {
     /// Cline's `validateAccess`: false when `path` (relative to the root, or absolute) is
     /// ignored, itself or through a parent directory.
     pub(crate) fn allows(&self, path: &str) -> bool {
-        if self.content.as_deref().is_none_or(str::is_empty) {
+        if self.blocks_nothing() {
             return true;
         }
         let Some(rel) = self.relative(path) else { return true };
@@ -80,11 +132,11 @@ impl ClineIgnore {
                 prefix.push('/');
             }
             prefix.push_str(part);
-            if self.matcher.matched(&prefix, true).is_ignore() {
+            if self.ignores(&prefix, true) {
                 return false;
             }
         }
-        !self.matcher.matched(&rel, path.ends_with('/')).is_ignore()
+        !self.ignores(&rel, path.ends_with('/'))
     }
 
     /// [`ClineIgnore::allows`] for a path on disk.
@@ -107,7 +159,9 @@ impl ClineIgnore {
     /// Cline's `validateCommand`: the first argument of a file-reading command that is
     /// ignored, if any.
     pub(crate) fn blocked_by_command(&self, command: &str) -> Option<String> {
-        self.content.as_ref()?;
+        if self.blocks_nothing() {
+            return None;
+        }
         let mut parts = command.split_whitespace();
         let base = parts.next()?.to_lowercase();
         if !FILE_READING_COMMANDS.contains(&base.as_str()) {
@@ -124,7 +178,7 @@ impl ClineIgnore {
     /// which has no trailing `/`: a directory-only pattern (`private/`) locks what is inside the
     /// directory, not the directory's own line.
     pub(crate) fn mark(&self, dir: &Path, entries: Vec<String>) -> Vec<String> {
-        if self.content.is_none() {
+        if self.blocks_nothing() {
             return entries;
         }
         entries
@@ -163,18 +217,30 @@ impl ClineIgnore {
 }
 
 /// Cline's `!include` handling: each `!include FILE` line (trimmed) is replaced by that file's
-/// text; other lines are kept.
-fn expand_includes(root: &Path, text: &str) -> String {
+/// text (a file that cannot be read is skipped, as in Cline); other lines are kept. `Err`: the
+/// whole is over [`MAX_RULES_BYTES`] (many lines may include one large file).
+fn expand_includes(root: &Path, text: &str) -> Result<String, String> {
     if !text.contains("!include ") {
-        return text.to_string();
+        return Ok(text.to_string());
     }
+    let over = || {
+        format!(
+            "the .clineignore file and the files it includes hold over {} KiB of rules, what agent-min reads",
+            MAX_RULES_BYTES >> 10
+        )
+    };
     let mut out = String::new();
     for line in text.lines() {
         match line.trim().strip_prefix("!include ") {
             Some(file) => {
-                if let Some(inc) = read_bounded(&root.join(file.trim())) {
-                    out.push('\n');
-                    out.push_str(&inc);
+                let left = MAX_RULES_BYTES.saturating_sub(out.len() as u64);
+                match trusted_file::read(&root.join(file.trim()), Links::Follow, left) {
+                    Ok(bytes) => {
+                        out.push('\n');
+                        out.push_str(&String::from_utf8_lossy(&bytes));
+                    }
+                    Err(trusted_file::Error::TooLarge { .. }) => return Err(over()),
+                    Err(_) => {}
                 }
             }
             None => {
@@ -182,20 +248,96 @@ fn expand_includes(root: &Path, text: &str) -> String {
                 out.push_str(line);
             }
         }
+        if out.len() as u64 > MAX_RULES_BYTES {
+            return Err(over());
+        }
     }
-    out
+    Ok(out)
 }
 
-fn read_bounded(path: &Path) -> Option<String> {
-    let bytes = trusted_file::read(path, Links::Follow, MAX_IGNORE_BYTES).ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+/// The rules of `text` (the file with its includes) for `root`: the last ones compiled when the
+/// text and root are the same (each tool call loads the file, some more than once; compiling a
+/// long file costs far more than reading it).
+fn cached(root: &Path, text: String) -> Arc<Rules> {
+    static LAST: Mutex<Option<(PathBuf, String, Arc<Rules>)>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((r, t, rules)) = &*last {
+        if r == root && *t == text {
+            return Arc::clone(rules);
+        }
+    }
+    let rules = Arc::new(compile(root, &text));
+    *last = Some((root.to_path_buf(), text, Arc::clone(&rules)));
+    rules
+}
+
+/// Compiles the lines of `text`, then `.clineignore` itself (when `text` has no rule, nothing).
+fn compile(root: &Path, text: &str) -> Rules {
+    let mut lines: Vec<&str> = text.lines().collect();
+    if text.is_empty() {
+        return Rules::Apply(Vec::new());
+    }
+    lines.push(".clineignore");
+    let mut groups = Vec::new();
+    for group in lines.chunks(GROUP) {
+        if let Err(line) = compile_group(root, group, &mut groups) {
+            let shown: String = line.chars().take(60).collect();
+            let more = if shown.len() < line.len() { "…" } else { "" };
+            return Rules::Unusable(format!("the .clineignore rule `{shown}{more}` is too large to compile"));
+        }
+    }
+    Rules::Apply(groups)
+}
+
+/// Compiles `lines` into one matcher, or, when the matcher refuses them as too large, each half
+/// on its own: `Err` with a line it refuses alone.
+fn compile_group<'a>(root: &Path, lines: &[&'a str], out: &mut Vec<Gitignore>) -> Result<(), &'a str> {
+    let mut b = GitignoreBuilder::new(root);
+    // Cline's `ignore()` matches without regard to case (the npm package's default
+    // `ignorecase: true`): `.env*` blocks `.ENV` too, even on a case-sensitive file system.
+    let _ = b.case_insensitive(true);
+    for line in lines {
+        // A line the matcher cannot parse (e.g. a bad character class) is skipped, as the
+        // `ignore` npm package skips it.
+        let _ = b.add_line(None, line);
+    }
+    match b.build() {
+        Ok(g) => {
+            out.push(g);
+            Ok(())
+        }
+        Err(_) if lines.len() > 1 => {
+            let (a, b) = lines.split_at(lines.len() / 2);
+            compile_group(root, a, out)?;
+            compile_group(root, b, out)
+        }
+        Err(_) => Err(lines[0]),
+    }
+}
+
+/// A path or command `.clineignore` blocks: what the model is told, what the person sees.
+pub(crate) struct Blocked {
+    /// Cline's `clineIgnoreError`, or why every file is blocked.
+    pub(crate) text: String,
+    /// The call's outcome line.
+    pub(crate) outcome: String,
+}
+
+impl ClineIgnore {
+    /// How refusing `path` is said.
+    fn blocked(&self, path: &str) -> Blocked {
+        match self.unusable() {
+            None => Blocked { text: texts::cline_ignore_error(path), outcome: "blocked by .clineignore".into() },
+            Some(why) => Blocked { text: texts::cline_ignore_unusable(path, why), outcome: format!("blocked: {why}") },
+        }
+    }
 }
 
 /// What `tool` says when `.clineignore` blocks `path` (Cline's `clineIgnoreError`), if it does:
 /// for the tools whose declaration names path parameters (`tools/registry.rs`).
 /// Unlike Cline, a symlink is also judged by where it leads: a link to an ignored file is
 /// blocked too.
-pub(crate) fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
+pub(crate) fn refusal(root: &Path, tool: &str, path: &str) -> Option<Blocked> {
     if !crate::run::tools::registry::guards_paths(tool) {
         return None;
     }
@@ -207,14 +349,15 @@ pub(crate) fn refusal(root: &Path, tool: &str, path: &str) -> Option<String> {
 
 /// Cline's `clineIgnoreError` if `.clineignore` blocks `path` (or where it leads), for any tool
 /// (`apply_patch` names its paths inside the patch).
-pub(crate) fn path_refusal(root: &Path, path: &str) -> Option<String> {
+pub(crate) fn path_refusal(root: &Path, path: &str) -> Option<Blocked> {
     let ig = ClineIgnore::load(root);
-    (!ig.allows(path) || !ig.allows_target(path)).then(|| texts::cline_ignore_error(path))
+    (!ig.allows(path) || !ig.allows_target(path)).then(|| ig.blocked(path))
 }
 
 /// What `execute_command` says when the command reads an ignored file, if it does.
-pub(crate) fn command_refusal(root: &Path, command: &str) -> Option<String> {
-    ClineIgnore::load(root).blocked_by_command(command).map(|p| texts::cline_ignore_error(&p))
+pub(crate) fn command_refusal(root: &Path, command: &str) -> Option<Blocked> {
+    let ig = ClineIgnore::load(root);
+    ig.blocked_by_command(command).map(|p| ig.blocked(&p))
 }
 
 /// The prompt's `.clineignore` section, when the workspace has one.
@@ -441,7 +584,7 @@ mod tests {
         std::fs::write(d.path().join("secrets/token.txt"), "x").unwrap();
         std::os::unix::fs::symlink(d.path().join("secrets/token.txt"), d.path().join("link.txt")).unwrap();
         std::fs::write(d.path().join("plain.txt"), "y").unwrap();
-        assert!(refusal(d.path(), "read_file", "link.txt").unwrap().starts_with("Access to link.txt is blocked"));
+        assert!(refusal(d.path(), "read_file", "link.txt").unwrap().text.starts_with("Access to link.txt is blocked"));
         assert!(refusal(d.path(), "read_file", "plain.txt").is_none());
         assert!(refusal(d.path(), "list_files", "secrets/token.txt").is_some(), "list_files refuses, as in Cline");
         // The path resolved as Cline resolves it: `secrets/` names the directory, which a
@@ -449,6 +592,72 @@ mod tests {
         assert!(refusal(d.path(), "list_files", "secrets/").is_none());
         assert!(refusal(d.path(), "search_files", "secrets/token.txt").is_none(), "search leaves files out instead");
         assert!(refusal(d.path(), "write_to_file", "secrets/new.txt").is_some());
+    }
+
+    #[test]
+    fn thousands_of_costly_rules_still_block_what_they_name() {
+        // 11,000 globs with `**`, `*` and `?`: one matcher of them all is over the regex
+        // engine's size limit, which made the whole file block nothing.
+        let mut lines = vec![".env".to_string()];
+        lines.extend((0..11_000).map(|i| format!("src/**/mod{i}*x?.rs")));
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (_d, ig) = setup(&refs);
+        assert!(ig.unusable().is_none());
+        assert!(!ig.allows(".env") && !ig.allows(".ENV"));
+        assert!(!ig.allows("src/a/b/mod10999_zx1.rs") && !ig.allows("src/mod7zx1.rs"));
+        assert!(ig.allows("src/lib.rs") && ig.allows("src/mod7.rs"));
+        assert!(!ig.allows(".clineignore"));
+        // The last matching line decides across the groups the rules are compiled in.
+        lines.push("!src/keep/mod3zx1.rs".into());
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (_d, ig) = setup(&refs);
+        assert!(ig.allows("src/keep/mod3zx1.rs") && !ig.allows("src/other/mod3zx1.rs"));
+    }
+
+    #[test]
+    fn a_huge_clineignore_blocks_everything_and_says_why() {
+        // Over the bound, Cline's way would be to read it all; blocking nothing (what a file
+        // too large to read did) would expose what it names.
+        let body: String = (0..20_000).map(|i| format!("secret{i}.txt\n")).collect();
+        assert!(body.len() as u64 > MAX_RULES_BYTES);
+        let (d, ig) = setup(&[&body]);
+        assert!(!ig.allows("src/lib.rs") && !ig.allows(".env") && ig.allows("../outside.txt"));
+        let why = ig.unusable().unwrap();
+        assert!(why.contains("over the 256 KiB"), "{why}");
+        let b = refusal(d.path(), "read_file", "src/lib.rs").unwrap();
+        assert!(
+            b.text.starts_with("Access to src/lib.rs is blocked: the .clineignore file is ")
+                && b.text.contains("ask the user to fix the .clineignore file"),
+            "{}",
+            b.text
+        );
+        assert!(b.outcome.starts_with("blocked: the .clineignore file is "), "{}", b.outcome);
+        assert!(command_refusal(d.path(), "cat README.md").is_some());
+        assert_eq!(ig.mark(d.path(), vec!["a.txt".into()]), ["🔒 a.txt"]);
+    }
+
+    #[test]
+    fn includes_are_bounded_together_and_a_rule_too_large_blocks_everything() {
+        // Each include under the bound, many of them over it (one line each: a 1 MiB file of
+        // `!include` lines used to read ~95,000 times its include).
+        let d = tempfile::tempdir().unwrap();
+        let part: String = (0..5_000).map(|i| format!("k{i}.txt\n")).collect();
+        std::fs::write(d.path().join("part.txt"), &part).unwrap();
+        let includes = "!include part.txt\n".repeat((MAX_RULES_BYTES as usize / part.len()) + 1);
+        std::fs::write(d.path().join(".clineignore"), format!("{includes}.env\n")).unwrap();
+        let ig = ClineIgnore::load(d.path());
+        assert!(!ig.allows("src/lib.rs"));
+        assert!(ig.unusable().unwrap().contains("the files it includes hold over 256 KiB"), "{:?}", ig.unusable());
+        std::fs::write(d.path().join(".clineignore"), "!include part.txt\n.env\n").unwrap();
+        let ig = ClineIgnore::load(d.path());
+        assert!(ig.unusable().is_none() && ig.allows("src/lib.rs") && !ig.allows("k4999.txt") && !ig.allows(".env"));
+        // One rule the matcher cannot compile within its size limit.
+        let huge = "?".repeat(200_000);
+        std::fs::write(d.path().join(".clineignore"), format!(".env\n{huge}\n")).unwrap();
+        let ig = ClineIgnore::load(d.path());
+        assert!(!ig.allows(".env") && !ig.allows("src/lib.rs"));
+        let why = ig.unusable().unwrap();
+        assert!(why.starts_with("the .clineignore rule `????") && why.ends_with("…` is too large to compile"), "{why}");
     }
 
     #[test]

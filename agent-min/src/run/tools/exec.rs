@@ -35,10 +35,10 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         ctx.term.outcome(false, &why);
         return Outcome::Failure { text: tool_error(&crate::run::prompt::permission_denied(&why)), mistake: false };
     }
-    if let Some(refusal) = crate::run::tools::clineignore::command_refusal(ctx.ws.root(), command) {
+    if let Some(blocked) = crate::run::tools::clineignore::command_refusal(ctx.ws.root(), command) {
         ctx.decide(false, By::Policy, None);
-        ctx.term.outcome(false, "blocked by .clineignore");
-        return Outcome::Failure { text: tool_error(&refusal), mistake: false };
+        ctx.term.outcome(false, &blocked.outcome);
+        return Outcome::Failure { text: tool_error(&blocked.text), mistake: false };
     }
     if !ctx.yolo {
         // Cline's `command` ask says the command itself.

@@ -356,10 +356,10 @@ pub(crate) fn check_path(
 pub(crate) fn refuse_ignored(ctx: &mut Ctx<'_>, path: &str) -> Result<(), Outcome> {
     match crate::run::tools::clineignore::refusal(ctx.ws.root(), ctx.tool, path) {
         None => Ok(()),
-        Some(refusal) => {
+        Some(blocked) => {
             ctx.decide(false, By::Policy, None);
-            ctx.term.outcome(false, "blocked by .clineignore");
-            Err(Outcome::Failure { text: tool_error(&refusal), mistake: false })
+            ctx.term.outcome(false, &blocked.outcome);
+            Err(Outcome::Failure { text: tool_error(&blocked.text), mistake: false })
         }
     }
 }

@@ -32,8 +32,8 @@ use ignore::{DirEntry, WalkBuilder};
 use crate::run::trusted_file::{self, Links};
 
 /// Most bytes of ignore rules that apply in one directory: its own ignore files and those of
-/// the directories above it, together (the bound of `.clineignore`).
-pub(crate) const MAX_IGNORE_BYTES: u64 = super::clineignore::MAX_IGNORE_BYTES;
+/// the directories above it, together.
+pub(crate) const MAX_IGNORE_BYTES: u64 = 1 << 20;
 
 /// The limit as warnings name it.
 fn limit() -> String {
