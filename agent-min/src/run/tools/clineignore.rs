@@ -53,30 +53,32 @@ enum Rules {
 impl ClineIgnore {
     /// Loads `root/.clineignore` (no file: everything is allowed).
     pub(crate) fn load(root: &Path) -> ClineIgnore {
-        // Its text goes into the prompt: a symlink leading outside the workspace is not followed.
-        // Judged on the descriptor read (a FIFO or a swap cannot block or fool it).
-        let file = root.join(".clineignore");
-        let read = root.canonicalize().ok().and_then(|r| {
-            let opened = trusted_file::open(&file, Links::Follow).ok()?;
-            Some(opened.within(&r).then_some(opened)?.read(MAX_RULES_BYTES))
-        });
-        let (content, rules) = match read {
-            Some(Ok(bytes)) => {
-                let content = String::from_utf8_lossy(&bytes).into_owned();
-                let rules = match expand_includes(root, &content) {
-                    Ok(text) => cached(root, text),
-                    Err(why) => Arc::new(Rules::Unusable(why)),
-                };
-                (Some(content), rules)
+        let unusable = |why: String| (None, Arc::new(Rules::Unusable(why)));
+        let (content, rules) = match trusted_file::open(&root.join(".clineignore"), Links::Follow) {
+            Err(trusted_file::Error::Missing) => (None, Arc::new(Rules::Apply(Vec::new()))),
+            // Opened without blocking and judged on the descriptor: a FIFO cannot hang a tool
+            // call, and no file swapped in after a check is read.
+            Err(e) => unusable(format!("the .clineignore file cannot be read ({e})")),
+            Ok(opened) => {
+                // Its text goes into the prompt only when it lies inside the workspace (a link to
+                // a key is never sent); its rules apply wherever it leads, as in Cline.
+                let inside = root.canonicalize().is_ok_and(|r| opened.within(&r));
+                match opened.read(MAX_RULES_BYTES) {
+                    Ok(bytes) => {
+                        let text = String::from_utf8_lossy(&bytes).into_owned();
+                        let rules = match expand_includes(root, &text) {
+                            Ok(all) => cached(root, all),
+                            Err(why) => Arc::new(Rules::Unusable(why)),
+                        };
+                        (inside.then_some(text), rules)
+                    }
+                    Err(trusted_file::Error::TooLarge { size, .. }) => unusable(format!(
+                        "the .clineignore file is {size} bytes, over the {} KiB agent-min reads",
+                        MAX_RULES_BYTES >> 10
+                    )),
+                    Err(e) => unusable(format!("the .clineignore file cannot be read ({e})")),
+                }
             }
-            Some(Err(trusted_file::Error::TooLarge { size, .. })) => {
-                let why = format!(
-                    "the .clineignore file is {size} bytes, over the {} KiB agent-min reads",
-                    MAX_RULES_BYTES >> 10
-                );
-                (None, Arc::new(Rules::Unusable(why)))
-            }
-            _ => (None, Arc::new(Rules::Apply(Vec::new()))),
         };
         ClineIgnore { root: root.to_path_buf(), content, rules }
     }
@@ -217,7 +219,7 @@ impl ClineIgnore {
 }
 
 /// Cline's `!include` handling: each `!include FILE` line (trimmed) is replaced by that file's
-/// text (a file that cannot be read is skipped, as in Cline); other lines are kept. `Err`: the
+/// text (a missing file is skipped, as in Cline); other lines are kept. `Err`: the
 /// whole is over [`MAX_RULES_BYTES`] (many lines may include one large file).
 fn expand_includes(root: &Path, text: &str) -> Result<String, String> {
     if !text.contains("!include ") {
@@ -239,8 +241,12 @@ fn expand_includes(root: &Path, text: &str) -> Result<String, String> {
                         out.push('\n');
                         out.push_str(&String::from_utf8_lossy(&bytes));
                     }
+                    Err(trusted_file::Error::Missing) => {}
                     Err(trusted_file::Error::TooLarge { .. }) => return Err(over()),
-                    Err(_) => {}
+                    // (Cline's read throws, and its rules are left empty: nothing blocked.)
+                    Err(e) => {
+                        return Err(format!("{}, which .clineignore includes, cannot be read ({e})", file.trim()))
+                    }
                 }
             }
             None => {
@@ -273,30 +279,33 @@ fn cached(root: &Path, text: String) -> Arc<Rules> {
 
 /// Compiles the lines of `text`, then `.clineignore` itself (when `text` has no rule, nothing).
 fn compile(root: &Path, text: &str) -> Rules {
-    let mut lines: Vec<&str> = text.lines().collect();
     if text.is_empty() {
         return Rules::Apply(Vec::new());
     }
-    lines.push(".clineignore");
+    let mut lines: Vec<(usize, &str)> = text.lines().enumerate().collect();
+    lines.push((lines.len(), ".clineignore"));
     let mut groups = Vec::new();
     for group in lines.chunks(GROUP) {
-        if let Err(line) = compile_group(root, group, &mut groups) {
-            let shown: String = line.chars().take(60).collect();
-            let more = if shown.len() < line.len() { "…" } else { "" };
-            return Rules::Unusable(format!("the .clineignore rule `{shown}{more}` is too large to compile"));
+        if let Err(n) = compile_group(root, group, &mut groups) {
+            // By its number only: the rules may come from a file outside the workspace (a link,
+            // an include), whose text is not the model's to see.
+            return Rules::Unusable(format!(
+                "line {} of the .clineignore rules (its !include files in place) is too large to compile",
+                n + 1
+            ));
         }
     }
     Rules::Apply(groups)
 }
 
 /// Compiles `lines` into one matcher, or, when the matcher refuses them as too large, each half
-/// on its own: `Err` with a line it refuses alone.
-fn compile_group<'a>(root: &Path, lines: &[&'a str], out: &mut Vec<Gitignore>) -> Result<(), &'a str> {
+/// on its own: `Err` with the index of a line it refuses alone.
+fn compile_group(root: &Path, lines: &[(usize, &str)], out: &mut Vec<Gitignore>) -> Result<(), usize> {
     let mut b = GitignoreBuilder::new(root);
     // Cline's `ignore()` matches without regard to case (the npm package's default
     // `ignorecase: true`): `.env*` blocks `.ENV` too, even on a case-sensitive file system.
     let _ = b.case_insensitive(true);
-    for line in lines {
+    for (_, line) in lines {
         // A line the matcher cannot parse (e.g. a bad character class) is skipped, as the
         // `ignore` npm package skips it.
         let _ = b.add_line(None, line);
@@ -311,7 +320,7 @@ fn compile_group<'a>(root: &Path, lines: &[&'a str], out: &mut Vec<Gitignore>) -
             compile_group(root, a, out)?;
             compile_group(root, b, out)
         }
-        Err(_) => Err(lines[0]),
+        Err(_) => Err(lines[0].0),
     }
 }
 
@@ -567,14 +576,42 @@ mod tests {
     }
 
     #[test]
-    fn a_clineignore_symlinked_outside_the_workspace_is_not_read() {
+    fn a_clineignore_linked_outside_the_workspace_applies_but_is_not_sent() {
+        // Cline follows the link: a shared ignore file kept outside the project still guards
+        // it (it used to block nothing here); its text stays out of the prompt, where a link
+        // to a key would otherwise send the key.
         let d = tempfile::tempdir().unwrap();
         let ws = d.path().join("ws");
         std::fs::create_dir(&ws).unwrap();
-        std::fs::write(d.path().join("secret"), "PRIVATE KEY").unwrap();
-        std::os::unix::fs::symlink(d.path().join("secret"), ws.join(".clineignore")).unwrap();
-        assert!(ClineIgnore::load(&ws).content().is_none());
-        assert!(instructions(&ws).is_none());
+        std::fs::write(d.path().join("shared-ignore"), ".env\nsecrets/\n").unwrap();
+        std::os::unix::fs::symlink(d.path().join("shared-ignore"), ws.join(".clineignore")).unwrap();
+        let ig = ClineIgnore::load(&ws);
+        assert!(ig.content().is_none() && instructions(&ws).is_none());
+        assert!(!ig.allows(".env") && !ig.allows("secrets/a.txt") && ig.allows("src/lib.rs"));
+        assert!(refusal(&ws, "read_file", ".env")
+            .unwrap()
+            .text
+            .starts_with("Access to .env is blocked by the .clineignore"));
+    }
+
+    #[test]
+    fn a_clineignore_that_cannot_be_read_blocks_everything() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join(".clineignore")).unwrap();
+        let ig = ClineIgnore::load(d.path());
+        assert!(!ig.allows("src/lib.rs"));
+        assert!(ig.unusable().unwrap().starts_with("the .clineignore file cannot be read ("), "{:?}", ig.unusable());
+        // An include that cannot be read (Cline's read throws, leaving it no rules at all).
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("adir")).unwrap();
+        std::fs::write(d.path().join(".clineignore"), ".env\n!include adir\n").unwrap();
+        let ig = ClineIgnore::load(d.path());
+        assert!(!ig.allows("src/lib.rs"));
+        assert!(ig.unusable().unwrap().starts_with("adir, which .clineignore includes, cannot be read ("));
+        // A dangling link is no file, as in Cline (`fileExistsAtPath` follows it).
+        let d = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(d.path().join("gone"), d.path().join(".clineignore")).unwrap();
+        assert!(ClineIgnore::load(d.path()).allows("src/lib.rs"));
     }
 
     #[test]
@@ -657,7 +694,7 @@ mod tests {
         let ig = ClineIgnore::load(d.path());
         assert!(!ig.allows(".env") && !ig.allows("src/lib.rs"));
         let why = ig.unusable().unwrap();
-        assert!(why.starts_with("the .clineignore rule `????") && why.ends_with("…` is too large to compile"), "{why}");
+        assert_eq!(why, "line 2 of the .clineignore rules (its !include files in place) is too large to compile");
     }
 
     #[test]
