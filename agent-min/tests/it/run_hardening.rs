@@ -904,6 +904,50 @@ fn sandboxed_commands_cannot_plant_git_hooks_git_config_cline_hooks_or_mcp_setti
     }
 }
 
+#[test]
+fn a_git_directory_reached_through_a_link_is_as_protected_as_one_that_is_not() {
+    // Android's `repo` makes every `.git` a link into `.repo/`: a --yolo command wrote git config
+    // and hooks through it (and `write_to_file` did too), which the next `git status` ran
+    // outside the sandbox.
+    let ws = tempfile::tempdir().unwrap();
+    let git = |dir: &Path, args: &[&str]| {
+        assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
+    };
+    git(ws.path(), &["init", "-q"]);
+    std::fs::create_dir_all(ws.path().join(".repo")).unwrap();
+    std::fs::rename(ws.path().join(".git"), ws.path().join(".repo/proj.git")).unwrap();
+    std::os::unix::fs::symlink(".repo/proj.git", ws.path().join(".git")).unwrap();
+    std::fs::create_dir_all(ws.path().join("vendor/lib")).unwrap();
+    git(&ws.path().join("vendor/lib"), &["init", "-q"]);
+    std::fs::rename(ws.path().join("vendor/lib/.git"), ws.path().join(".repo/lib.git")).unwrap();
+    std::os::unix::fs::symlink("../../.repo/lib.git", ws.path().join("vendor/lib/.git")).unwrap();
+    let cmd = "git config core.fsmonitor ./evil && echo WROTE-CONFIG; echo x > .git/hooks/post-checkout && echo WROTE-HOOK; echo x > .repo/proj.git/hooks/pre-commit && echo WROTE-ALIAS; echo x > vendor/lib/.git/hooks/pre-commit && echo WROTE-NESTED; echo in > inside.txt && echo INSIDE-OK";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&tool("write_to_file", &[("path", ".git/hooks/post-merge"), ("content", "x")])),
+        anthropic(&tool("write_to_file", &[("path", ".repo/proj.git/hooks/pre-push"), ("content", "x")])),
+        anthropic(&tool("write_to_file", &[("path", ".repo/lib.git/config"), ("content", "x")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--yolo", "--no-save", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("WROTE")), "{told}");
+    for k in 2..=4 {
+        let told = server.requests()[k].last_user();
+        assert!(told.contains("which agent-min never writes"), "{told}");
+    }
+    for f in ["hooks/post-checkout", "hooks/pre-commit", "hooks/post-merge", "hooks/pre-push"] {
+        assert!(!ws.path().join(".repo/proj.git").join(f).exists(), "{f} was planted");
+    }
+    assert!(!ws.path().join(".repo/lib.git/hooks/pre-commit").exists());
+    for config in [".repo/proj.git/config", ".repo/lib.git/config"] {
+        let config = std::fs::read_to_string(ws.path().join(config)).unwrap();
+        assert!(!config.contains("fsmonitor") && config.contains("[core]"), "{config}");
+    }
+}
+
 /// `s` quoted for `sh`.
 fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))

@@ -182,7 +182,7 @@ fn sandboxed(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path
     if sandbox.mode == Mode::WorkspaceWrite {
         writable.extend(sandbox.writable.iter().cloned());
         writable.extend(sandbox.tmp.iter().cloned());
-        setup.read_only = protected(workspace, &sandbox.guarded)?;
+        setup.read_only = protected(workspace, &sandbox.guarded, &writable)?;
     }
     setup.masked = environ_holding(&crate::run::ui::redact::secrets());
     setup.ruleset = Some(rules::ruleset(&writable)?);
@@ -197,20 +197,28 @@ fn sandboxed(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path
 
 /// The [`PROTECTED`] entries that exist in `workspace`, the `.git` of every repository nested
 /// in it ([`nested_git`]), and the `guarded` directories (`sandbox::guarded`), as read-only
-/// bind mounts.
+/// bind mounts; for an entry that is a link, where it leads ([`link_target`]).
 #[cfg(feature = "sandbox")]
-fn protected(workspace: &Path, guarded: &[std::path::PathBuf]) -> Result<Vec<sys::ReadOnly>, String> {
+fn protected(
+    workspace: &Path,
+    guarded: &[std::path::PathBuf],
+    writable: &[std::path::PathBuf],
+) -> Result<Vec<sys::ReadOnly>, String> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
     let mut out = Vec::new();
     let paths =
         PROTECTED.iter().map(|rel| workspace.join(rel)).chain(nested_git(workspace)).chain(guarded.iter().cloned());
     for path in paths {
-        // A link is not followed: binding its target would protect something else.
         let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
-        if meta.file_type().is_symlink() {
-            continue;
-        }
+        let path = if meta.file_type().is_symlink() {
+            match link_target(&path, writable) {
+                Some(target) => target,
+                None => continue,
+            }
+        } else {
+            path
+        };
         let flags = rustix::fs::statvfs(&path).map_err(|e| format!("{}: {e}", path.display()))?.f_flag.bits();
         let locked = flags
             & (libc::ST_NOSUID
@@ -223,6 +231,17 @@ fn protected(workspace: &Path, guarded: &[std::path::PathBuf]) -> Result<Vec<sys
         out.push(sys::ReadOnly { path, locked: locked as libc::c_ulong });
     }
     Ok(out)
+}
+
+/// Where the link `path` leads, when that is a directory or file commands could otherwise write
+/// (inside one of the `writable` directories): Android's `repo` makes every `.git` a link into
+/// `.repo/`, and a command writing through it planted hooks and config that git then ran
+/// outside the sandbox. A target elsewhere is left alone: it is not writable to commands, and
+/// binding it (say `/`) would only cost.
+#[cfg(feature = "sandbox")]
+fn link_target(path: &Path, writable: &[std::path::PathBuf]) -> Option<std::path::PathBuf> {
+    let target = std::fs::canonicalize(path).ok()?;
+    writable.iter().any(|w| target.starts_with(w)).then_some(target)
 }
 
 /// The `/proc/PID/environ` of every process this user can read whose environment holds one of
@@ -284,7 +303,8 @@ fn nested_git(workspace: &Path) -> Vec<std::path::PathBuf> {
             }
             let Ok(kind) = e.file_type() else { continue };
             if e.file_name() == ".git" {
-                if dir != workspace && !kind.is_symlink() {
+                // (A link is resolved by `protected`; the walk itself follows none.)
+                if dir != workspace {
                     found.push(e.path());
                 }
             } else if kind.is_dir() {
@@ -323,10 +343,17 @@ mod tests {
         std::fs::create_dir_all(root.join("wt")).unwrap();
         std::fs::write(root.join("wt/.git"), "gitdir: /elsewhere\n").unwrap();
         std::os::unix::fs::symlink(root.join("sub"), root.join("link")).unwrap();
+        // A `.git` that is a link (Android's `repo`): found, to be resolved by `protected`.
+        std::fs::create_dir_all(root.join("store/r.git")).unwrap();
+        std::fs::create_dir_all(root.join("r")).unwrap();
+        std::os::unix::fs::symlink(root.join("store/r.git"), root.join("r/.git")).unwrap();
         let mut found: Vec<String> =
             nested_git(root).iter().map(|p| p.strip_prefix(root).unwrap().display().to_string()).collect();
         found.sort();
-        assert_eq!(found, ["a/b/vendor/.git", "sub/.git", "wt/.git"]);
+        assert_eq!(found, ["a/b/vendor/.git", "r/.git", "sub/.git", "wt/.git"]);
+        let real = root.canonicalize().unwrap();
+        assert_eq!(link_target(&root.join("r/.git"), std::slice::from_ref(&real)), Some(real.join("store/r.git")));
+        assert_eq!(link_target(&root.join("r/.git"), &[real.join("elsewhere")]), None, "not writable: left alone");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `WriteToFileToolHandler` runs them: content clean-up, preview, approval, atomic write (temp
 //! file + rename), and Cline's result texts (the saved file, or the diff error with the file).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{check_edit, check_path, editor, patch, tool_error, Access, Call, Ctx, Outcome};
 use super::{diff, fsx, preview};
@@ -146,11 +146,23 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 /// MCP servers) or is trusted by every later run, so neither the tools nor sandboxed commands
 /// write there.
 pub(super) fn refuse_protected(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Result<(), Outcome> {
+    let root = ctx.ws.root();
     let real = crate::run::sandbox::guarded::real_path(abs);
-    let rel = abs.strip_prefix(ctx.ws.root()).unwrap_or(abs);
-    let git = rel.components().any(|c| c.as_os_str() == ".git");
-    let in_workspace =
-        crate::run::spawn::PROTECTED.iter().find(|p| rel.starts_with(p)).copied().or(git.then_some(".git"));
+    // Judged by where the path leads and by the path as written: `.git` may be a link (Android's
+    // `repo` makes it one, into `.repo/`), and where it leads may be named without `.git`.
+    let rel = abs.strip_prefix(root).unwrap_or(abs);
+    let written = lexical(root, path);
+    let git = [rel, written.as_path()].iter().any(|p| p.components().any(|c| c.as_os_str() == ".git"))
+        || in_git_dir(root, &real);
+    let in_workspace = crate::run::spawn::PROTECTED
+        .iter()
+        .find(|p| {
+            rel.starts_with(p)
+                || written.starts_with(p)
+                || std::fs::canonicalize(root.join(p)).is_ok_and(|t| real.starts_with(t))
+        })
+        .copied()
+        .or(git.then_some(".git"));
     let (dir, holds) = if let Some(dir) = crate::run::sandbox::current().guarded_dir(&real) {
         (dir.display().to_string(), "it holds settings, approvals, hooks or rules that every later run trusts")
     } else if let Some(dir) = in_workspace {
@@ -166,6 +178,33 @@ pub(super) fn refuse_protected(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Res
         "{path} is inside {dir}, which agent-min never writes: {holds}. If this change is needed, ask the user to make it themselves."
     );
     Err(Outcome::Failure { text: tool_error(&msg), mistake: false })
+}
+
+/// `path` relative to `root` as written (`..` taken lexically, no link followed).
+fn lexical(root: &Path, path: &str) -> PathBuf {
+    let joined = root.join(path);
+    let mut out = PathBuf::new();
+    for c in joined.strip_prefix(root).unwrap_or(&joined).components() {
+        match c {
+            std::path::Component::Normal(s) => out.push(s),
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether `real` lies in a git directory inside `root` by another name than `.git` (a link's
+/// target such as `.repo/projects/x.git`, a bare repository): a directory holding `HEAD`,
+/// `objects/` and `refs/`, git's own test for one.
+fn in_git_dir(root: &Path, real: &Path) -> bool {
+    let Ok(root) = std::fs::canonicalize(root) else { return false };
+    real.ancestors()
+        .skip(1)
+        .take_while(|d| d.starts_with(&root))
+        .any(|d| d.join("HEAD").is_file() && d.join("objects").is_dir() && d.join("refs").is_dir())
 }
 
 /// Refuses a path outside the workspace under `--yolo`, before anything is read from it.
