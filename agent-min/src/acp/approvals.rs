@@ -1,8 +1,10 @@
 //! Approvals through `session/request_permission`: asked exactly where the terminal would ask
 //! (the tools call [`Asker::approve`] where they would prompt a person; the permission rules,
 //! `.clineignore`, the sandbox and `--yolo` decide first, as for `run`), with four options —
-//! allow or reject, once or always. "Always" is remembered for the session: for a command,
-//! that exact command; for any other tool, the tool.
+//! allow or reject, once or always. "Always" is remembered for the session ([`key`]): for a
+//! command, that exact command; for an MCP tool, that server's tool (Cline's per-tool
+//! `autoApprove`); for a path outside the workspace, that very path (Cline keeps
+//! `editFilesExternally` apart from `editFiles`); for any other tool, the tool.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -28,10 +30,17 @@ impl Approvals {
     }
 }
 
-/// What an "always" answer covers: a command's text, or a tool.
-fn key(tool: &str, command: Option<&String>) -> String {
-    match (tool, command) {
-        ("execute_command", Some(c)) => format!("execute_command\n{c}"),
+/// What an "always" answer to `what` about `tool` with `params` covers.
+fn key(tool: &str, params: &indexmap::IndexMap<String, String>, what: &str) -> String {
+    let p = |name: &str| params.get(name).map_or("", String::as_str);
+    if what.contains(crate::run::tools::OUTSIDE_THE_WORKSPACE) {
+        // (The mark is the tools' own; a model's path holding it only narrows the key.)
+        return format!("{tool}\n{what}");
+    }
+    match tool {
+        "execute_command" => format!("execute_command\n{}", p("command")),
+        "use_mcp_tool" => format!("use_mcp_tool\n{}\n{}", p("server_name"), p("tool_name")),
+        "access_mcp_resource" => format!("access_mcp_resource\n{}", p("server_name")),
         _ => tool.to_string(),
     }
 }
@@ -53,7 +62,7 @@ impl Asker for Approvals {
             (s.wire.clone(), s.id.clone(), s.pending.front().cloned())
         };
         let Some(call) = call else { return Approval::No(None) };
-        let key = key(&call.tool, call.params.get("command"));
+        let key = key(&call.tool, &call.params, what);
         match self.always.get(&key) {
             Some(true) => return Approval::Yes,
             Some(false) => return Approval::No(None),
@@ -86,5 +95,31 @@ impl Asker for Approvals {
     /// An editor has no prompt for a question in the middle of a turn.
     fn answer(&mut self, _question: &str) -> Option<String> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn always_covers_the_command_the_mcp_tool_or_the_outside_path_not_the_whole_tool() {
+        let params = |kv: &[(&str, &str)]| kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let inside = key("write_to_file", &params(&[("path", "src/a.rs")]), "Write src/a.rs");
+        assert_eq!(inside, key("write_to_file", &params(&[("path", "src/b.rs")]), "Write src/b.rs"));
+        let outside = |p: &str| {
+            let what = format!("Write {p}{}/home/u/{p}", crate::run::tools::OUTSIDE_THE_WORKSPACE);
+            key("write_to_file", &params(&[("path", p)]), &what)
+        };
+        assert_ne!(outside("../.bashrc"), inside, "an inside approval never covers an outside path");
+        assert_ne!(outside("../.bashrc"), outside("../.profile"));
+        let mcp = |server: &str, tool: &str| {
+            key("use_mcp_tool", &params(&[("server_name", server), ("tool_name", tool)]), "Use a tool")
+        };
+        assert_eq!(mcp("fs", "read"), mcp("fs", "read"));
+        assert_ne!(mcp("fs", "read"), mcp("fs", "delete"));
+        assert_ne!(mcp("fs", "read"), mcp("web", "read"));
+        let cmd = |c: &str| key("execute_command", &params(&[("command", c)]), c);
+        assert_ne!(cmd("ls"), cmd("rm -rf x"));
     }
 }

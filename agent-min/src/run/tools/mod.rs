@@ -337,7 +337,7 @@ pub(crate) fn check_path(
         if let Some(p) = preview {
             ctx.term.block(p);
         }
-        let q = format!("{what} — OUTSIDE the workspace: {}", r.abs.display());
+        let q = format!("{what}{OUTSIDE_THE_WORKSPACE}{}", r.abs.display());
         ask(ctx, &q)?;
         return Ok(r);
     }
@@ -351,6 +351,10 @@ pub(crate) fn check_path(
     ctx.decide(true, by, None);
     Ok(r)
 }
+
+/// What an approval's question says of a path outside the workspace, before the path (an
+/// editor's "always" answer never covers such a question beyond its path: `acp::approvals`).
+pub(crate) const OUTSIDE_THE_WORKSPACE: &str = " — OUTSIDE the workspace: ";
 
 /// Refuses a path `.clineignore` blocks (Cline's `validateAccess`), before anything reads it.
 pub(crate) fn refuse_ignored(ctx: &mut Ctx<'_>, path: &str) -> Result<(), Outcome> {
