@@ -271,7 +271,7 @@ fn environ_holding(secrets: &[String]) -> Vec<std::ffi::CString> {
         if f.take(1 << 20).read_to_end(&mut buf).is_err() {
             continue;
         }
-        let holds = secrets.iter().any(|s| buf.windows(s.len()).any(|w| w == s.as_bytes()));
+        let holds = secrets.iter().any(|s| memchr::memmem::find(&buf, s.as_bytes()).is_some());
         if let (true, Ok(c)) = (holds, std::ffi::CString::new(path.as_os_str().as_bytes())) {
             found.push(c);
         }
