@@ -6,8 +6,10 @@
 //! by blank lines, error messages by newlines). Each gets Cline's JSON on stdin ([`input`]) and
 //! answers `{cancel, contextModification, errorMessage}` on stdout ([`output`]). A script that
 //! fails — times out, exits non-zero without an answer, cannot start — is reported and the
-//! event goes on as if there were no hook, as in Cline (a failure in one voids the merged
-//! answer). A script that exits 0 without a valid answer is a warning, not an error.
+//! event goes on as if it had no such script: the other scripts' answers stand, a `cancel`
+//! included (Cline's `Promise.all` voids the merged answer, so a broken global hook would
+//! switch off a workspace guard). A script that exits 0 without a valid answer is a warning,
+//! not an error.
 //!
 //! Workspace hooks are code from the repository: they run once the person approved that exact
 //! file content ([`approval`]), or under `--trust-workspace` as they were when the run started;
@@ -445,7 +447,6 @@ impl Hooks {
         }
         let stdin = input::build(hook, &self.meta, &self.root, data).to_string();
         let mut answers = Vec::new();
-        let mut failed = false;
         for script in &scripts {
             let shown = self.shown(&script.path);
             term.tool("hook", &format!("{} ({shown})", hook.name()));
@@ -460,13 +461,10 @@ impl Hooks {
             let report = report::Report::of(hook, script.src, &shown, ms, &ran, self.cfg.timeout);
             report.show(term);
             events.emit(&report.event());
-            match report.answer {
-                Some(a) => answers.push(a),
-                None => failed |= report.failed,
-            }
-        }
-        if failed {
-            return Answer::default();
+            // A failed script (no answer) adds nothing; the others' answers stand, a `cancel`
+            // above all (ours: Cline's `Promise.all` drops them all, so one broken hook would
+            // switch another's guard off).
+            answers.extend(report.answer);
         }
         merge(answers, scripts.len() > 1)
     }
@@ -636,6 +634,40 @@ mod tests {
         );
         assert_eq!(tool_context("PreToolUse", " \n "), None);
         assert!(tool_context("PreToolUse", "Note: mixed case is not a type").unwrap().contains("type=\"general\""));
+    }
+
+    /// One failing script (global: exit 1, no answer) does not void another's cancel
+    /// (workspace); the failed one only adds nothing, the other's context and message stay.
+    #[cfg(feature = "hooks")]
+    #[test]
+    fn a_failing_hook_does_not_void_another_hooks_cancel() {
+        use std::os::unix::fs::PermissionsExt;
+        let (ws, global) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let dir = ws.path().join(".clinerules/hooks");
+        std::fs::create_dir_all(&dir).unwrap();
+        let put = |p: PathBuf, body: &str| {
+            std::fs::write(&p, body).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        let guard = "#!/bin/sh\ncat >/dev/null\necho '{\"cancel\": true, \"contextModification\": \"kept\", \"errorMessage\": \"blocked\"}'\n";
+        let broken = "#!/bin/sh\ncat >/dev/null\necho 'no answer'\nexit 1\n";
+        // Both orders: the failing script first (global) and last (workspace).
+        for (g, w) in [(broken, guard), (guard, broken)] {
+            put(global.path().join("PreToolUse"), g);
+            put(dir.join("PreToolUse"), w);
+            let cfg = Config {
+                enabled: true,
+                yolo: true,
+                trust: true,
+                timeout: DEFAULT_TIMEOUT,
+                global_dir: Some(global.path().to_path_buf()),
+                state_dir: None,
+            };
+            let mut hooks = Hooks::new(ws.path(), cfg, input::Meta::default());
+            let mut term = Term::to_writer(Box::new(crate::run::ui::term::Captured::default()));
+            let a = hooks.run(Hook::PreToolUse, serde_json::json!({}), &mut term, &mut Events::off());
+            assert_eq!(a, Answer { cancel: true, context: Some("kept".into()), error_message: Some("blocked".into()) });
+        }
     }
 
     #[test]
