@@ -406,6 +406,23 @@ fn a_pre_tool_use_cancel_stops_the_task_before_the_tool_runs_and_resume_continue
     assert!(server.requests()[0].last_user().contains("[TASK RESUMPTION]"));
 }
 
+/// A guard that logs more than 1 MB on stdout before its answer still blocks the tool: the end
+/// of stdout, where Cline finds the answer, is what is kept.
+#[test]
+fn a_pre_tool_use_cancel_after_more_than_1_mb_of_stdout_still_blocks_the_tool() {
+    let e = Env::new();
+    hook(
+        &ws_hooks(&e),
+        "PreToolUse",
+        "#!/bin/sh\ncat >/dev/null\nhead -c 1100000 /dev/zero | tr '\\0' x\necho\necho '{\"cancel\": true, \"errorMessage\": \"blocked after a long log\"}'\n",
+    );
+    let server = Server::start(vec![anthropic(&tool("write_to_file", &[("path", "x.txt"), ("content", "x")]))]);
+    let r = e.run(&server, &["write x"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("the PreToolUse hook cancelled the task: blocked after a long log"), "{}", r.stderr);
+    assert!(!e.ws().join("x.txt").exists(), "the tool did not run");
+}
+
 #[test]
 fn task_start_and_user_prompt_submit_contexts_follow_the_task_and_task_complete_sees_the_result() {
     let e = Env::new();

@@ -20,8 +20,9 @@ pub(crate) enum Config {
     Unset,
     /// Rules to check each command against.
     Rules(Rules),
-    /// Set but unusable (ours: Cline logs it and allows everything; we refuse every command and
-    /// say why, since a typo must not silently lift the user's restrictions).
+    /// Set but unusable: not JSON, not an object, a key Cline does not read, `allow`/`deny` not
+    /// an array of strings (ours: Cline logs it or ignores it and allows everything; we refuse
+    /// every command and say why, since a typo must not silently lift the user's restrictions).
     Broken(String),
 }
 
@@ -81,6 +82,17 @@ pub(crate) fn parse_config(value: &str) -> Config {
     if v.is_null() {
         return Config::Broken(format!("{VAR} is null; {fix}"));
     }
+    // Ours: Cline reads `allow`, `deny` and `allowRedirects` off whatever was parsed, so a JSON
+    // string (an object encoded twice), an array or a number gives no rule, and a misspelt key
+    // (`Allow`) is ignored — every command runs. Both are refused here.
+    let Some(object) = v.as_object() else {
+        return Config::Broken(format!("{VAR} must be a JSON object, not {}; {fix}", json_kind(&v)));
+    };
+    if let Some(key) = object.keys().find(|k| !matches!(k.as_str(), "allow" | "deny" | "allowRedirects")) {
+        return Config::Broken(format!(
+            "{VAR}: unknown key {key:?} (the keys are \"allow\", \"deny\" and \"allowRedirects\"); {fix}"
+        ));
+    }
     let list = |key: &str| -> Result<Option<Vec<String>>, String> {
         match v.get(key) {
             None => Ok(None),
@@ -101,6 +113,17 @@ pub(crate) fn parse_config(value: &str) -> Config {
             allow_redirects: v.get("allowRedirects").and_then(serde_json::Value::as_bool).unwrap_or(false),
         }),
         (Err(e), _) | (_, Err(e)) => Config::Broken(e),
+    }
+}
+
+/// What a JSON value is, for the refusal.
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Null | serde_json::Value::Object(_) => "an object",
     }
 }
 

@@ -224,6 +224,13 @@ fn ours_an_unusable_variable_refuses_every_command_and_says_why() {
         (r#"{"allow":"not an array","deny":123}"#, "\"allow\" must be an array"),
         (r#"{"deny":123}"#, "\"deny\" must be an array"),
         (r#"{"allow":["npm *",7]}"#, "every entry of \"allow\" must be a string"),
+        // Valid JSON of another shape: Cline reads no rule from it and allows every command.
+        (r#""{\"allow\":[\"npm *\"]}""#, "must be a JSON object"),
+        (r#"[{"allow":["npm *"]}]"#, "must be a JSON object"),
+        ("5", "must be a JSON object"),
+        ("true", "must be a JSON object"),
+        (r#"{"Allow":["npm *"]}"#, "unknown key \"Allow\""),
+        (r#"{"allow":["npm *"],"denny":["rm *"]}"#, "unknown key \"denny\""),
     ] {
         let config = parse_config(value);
         let text = refusal(&config, "rm -rf /").expect(value);
@@ -235,6 +242,18 @@ fn ours_an_unusable_variable_refuses_every_command_and_says_why() {
         );
         assert!(text.contains(why) && text.contains("fix or unset CLINE_COMMAND_PERMISSIONS"), "{text}");
     }
+}
+
+/// The keys Cline reads, even empty, are rules as in Cline: an empty `allow` is no allow list
+/// (every command not denied runs), and `{}` leaves only the redirect and operator checks.
+#[test]
+fn an_empty_object_or_empty_lists_are_rules_as_in_cline() {
+    check(&[
+        ("{}", "rm -rf /", true, ""),
+        ("{}", "echo hi > f", false, "redirect_detected"),
+        (r#"{"allow":[],"deny":[],"allowRedirects":true}"#, "rm -rf / > f", true, ""),
+        (r#"{"allow":[],"deny":["rm *"]}"#, "rm -rf /", false, "denied"),
+    ]);
 }
 
 #[test]

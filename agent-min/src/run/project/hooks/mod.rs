@@ -6,8 +6,10 @@
 //! by blank lines, error messages by newlines). Each gets Cline's JSON on stdin ([`input`]) and
 //! answers `{cancel, contextModification, errorMessage}` on stdout ([`output`]). A script that
 //! fails — times out, exits non-zero without an answer, cannot start — is reported and the
-//! event goes on as if there were no hook, as in Cline (a failure in one voids the merged
-//! answer). A script that exits 0 without a valid answer is a warning, not an error.
+//! event goes on as if it had no such script: the other scripts' answers stand, a `cancel`
+//! included (Cline's `Promise.all` voids the merged answer, so a broken global hook would
+//! switch off a workspace guard). A script that exits 0 without a valid answer is a warning,
+//! not an error.
 //!
 //! Workspace hooks are code from the repository: they run once the person approved that exact
 //! file content ([`approval`]), or under `--trust-workspace` as they were when the run started;
@@ -15,10 +17,11 @@
 //! hook is not sandboxed). Global hooks always run; `--no-hooks` turns all of them off. Each
 //! run is a `hook` event under `--json`.
 //!
-//! Every hook file is read once, from one descriptor (no link, no FIFO, at most
-//! [`MAX_HOOK_BYTES`]), and its bytes are kept in a sealed memory file (`sys.rs`) that is what
-//! gets executed: a hook swapped, edited, made non-executable or removed during the run keeps
-//! running as it was read, and the change is reported.
+//! Every hook file is read once, from one descriptor (no FIFO, at most [`MAX_HOOK_BYTES`]; no
+//! link in the workspace — a global hook, the person's own, is followed as in Cline), and its
+//! bytes are kept in a sealed memory file (`sys.rs`) that is what gets executed: a hook
+//! swapped, edited, made non-executable or removed during the run keeps running as it was
+//! read, and the change is reported.
 //!
 //! Without the cargo feature `hooks` (the minimal build) no hook runs: the hook files present
 //! are said once ([`Hooks::check`]), and every way to a script starts with [`BUILT_IN`], so the
@@ -195,11 +198,13 @@ enum Found {
     Hook(Vec<u8>, String),
 }
 
-/// Reads a hook file once, from one descriptor: no link, a regular executable file, at most
-/// [`MAX_HOOK_BYTES`].
-fn find(path: &Path) -> Found {
+/// Reads a hook file once, from one descriptor: a regular executable file, at most
+/// [`MAX_HOOK_BYTES`]; a workspace hook must not be a link (a global one, in the person's own
+/// directory, is followed, as Cline follows it).
+fn find(path: &Path, src: Source) -> Found {
     use crate::run::trusted_file::{open, Error, Links};
-    let opened = match open(path, Links::Refuse) {
+    let links = if src == Source::Global { Links::Follow } else { Links::Refuse };
+    let opened = match open(path, links) {
         Ok(o) => o,
         Err(Error::Missing) => return Found::None,
         Err(e) => return Found::Unusable(e.to_string()),
@@ -214,6 +219,12 @@ fn find(path: &Path) -> Found {
         }
         Err(e) => Found::Unusable(e.to_string()),
     }
+}
+
+/// Whether `path` holds a file (for a global hook, through a link too).
+fn present(src: Source, path: &Path) -> bool {
+    let meta = if src == Source::Global { path.metadata() } else { path.symlink_metadata() };
+    meta.is_ok_and(|m| m.is_file())
 }
 
 /// The hooks of a run.
@@ -258,15 +269,18 @@ impl Hooks {
             not_run: Vec::new(),
         };
         if !BUILT_IN {
-            let present = |p: &PathBuf| p.symlink_metadata().is_ok_and(|m| m.is_file());
-            hooks.not_run =
-                Hook::ALL.into_iter().flat_map(|h| hooks.paths(h)).map(|(_, p)| p).filter(present).collect();
+            hooks.not_run = Hook::ALL
+                .into_iter()
+                .flat_map(|h| hooks.paths(h))
+                .filter(|(src, p)| present(*src, p))
+                .map(|(_, p)| p)
+                .collect();
             hooks.cfg.enabled = false;
             return hooks;
         }
         for hook in Hook::ALL {
             for (src, path) in hooks.paths(hook) {
-                if let Found::Hook(bytes, hash) = find(&path) {
+                if let Found::Hook(bytes, hash) = find(&path, src) {
                     if let Ok(script) = hooks.seal(hook, src, path, &bytes, hash) {
                         if src == Source::Workspace {
                             hooks.at_start.push((hook.name().to_string(), script.hash.clone()));
@@ -332,12 +346,12 @@ impl Hooks {
     fn scripts(&mut self, hook: Hook, term: &mut Term) -> Vec<Script> {
         let mut out = Vec::new();
         for (src, path) in self.paths(hook) {
-            let found = find(&path);
+            let found = find(&path, src);
             if let Some(s) = self.loaded.iter().find(|s| s.hook == hook && s.src == src).cloned() {
                 let now = match &found {
                     Found::Hook(_, h) if *h == s.hash => None,
                     Found::Hook(..) => Some("its content changed".to_string()),
-                    Found::None if path.symlink_metadata().is_ok() => Some("it is no longer executable".to_string()),
+                    Found::None if present(src, &path) => Some("it is no longer executable".to_string()),
                     Found::None => Some("it was removed".to_string()),
                     Found::Unusable(why) => Some(format!("it cannot be read: {why}")),
                 };
@@ -379,8 +393,7 @@ impl Hooks {
 
     /// Whether any script exists for `hook`.
     pub(crate) fn has(&self, hook: Hook) -> bool {
-        self.loaded.iter().any(|s| s.hook == hook)
-            || self.paths(hook).iter().any(|(_, p)| p.symlink_metadata().is_ok_and(|m| m.is_file()))
+        self.loaded.iter().any(|s| s.hook == hook) || self.paths(hook).iter().any(|(src, p)| present(*src, p))
     }
 
     /// Warns about hook files that will never run (no execute bit, a link, too large): Cline
@@ -412,10 +425,10 @@ impl Hooks {
             );
         }
         for hook in Hook::ALL {
-            for (_, p) in self.paths(hook) {
+            for (src, p) in self.paths(hook) {
                 let shown = visible(&p.display().to_string()).into_owned();
-                match find(&p) {
-                    Found::None if p.symlink_metadata().is_ok_and(|m| m.is_file()) => self.warn_once(
+                match find(&p, src) {
+                    Found::None if present(src, &p) => self.warn_once(
                         term,
                         format!("Hook {shown} is not executable, so it does not run; `chmod +x` it to enable it."),
                     ),
@@ -445,7 +458,6 @@ impl Hooks {
         }
         let stdin = input::build(hook, &self.meta, &self.root, data).to_string();
         let mut answers = Vec::new();
-        let mut failed = false;
         for script in &scripts {
             let shown = self.shown(&script.path);
             term.tool("hook", &format!("{} ({shown})", hook.name()));
@@ -460,13 +472,10 @@ impl Hooks {
             let report = report::Report::of(hook, script.src, &shown, ms, &ran, self.cfg.timeout);
             report.show(term);
             events.emit(&report.event());
-            match report.answer {
-                Some(a) => answers.push(a),
-                None => failed |= report.failed,
-            }
-        }
-        if failed {
-            return Answer::default();
+            // A failed script (no answer) adds nothing; the others' answers stand, a `cancel`
+            // above all (ours: Cline's `Promise.all` drops them all, so one broken hook would
+            // switch another's guard off).
+            answers.extend(report.answer);
         }
         merge(answers, scripts.len() > 1)
     }
@@ -636,6 +645,77 @@ mod tests {
         );
         assert_eq!(tool_context("PreToolUse", " \n "), None);
         assert!(tool_context("PreToolUse", "Note: mixed case is not a type").unwrap().contains("type=\"general\""));
+    }
+
+    /// One failing script (global: exit 1, no answer) does not void another's cancel
+    /// (workspace); the failed one only adds nothing, the other's context and message stay.
+    #[cfg(feature = "hooks")]
+    #[test]
+    fn a_failing_hook_does_not_void_another_hooks_cancel() {
+        use std::os::unix::fs::PermissionsExt;
+        let (ws, global) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let dir = ws.path().join(".clinerules/hooks");
+        std::fs::create_dir_all(&dir).unwrap();
+        let put = |p: PathBuf, body: &str| {
+            std::fs::write(&p, body).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        let guard = "#!/bin/sh\ncat >/dev/null\necho '{\"cancel\": true, \"contextModification\": \"kept\", \"errorMessage\": \"blocked\"}'\n";
+        let broken = "#!/bin/sh\ncat >/dev/null\necho 'no answer'\nexit 1\n";
+        // Both orders: the failing script first (global) and last (workspace).
+        for (g, w) in [(broken, guard), (guard, broken)] {
+            put(global.path().join("PreToolUse"), g);
+            put(dir.join("PreToolUse"), w);
+            let cfg = Config {
+                enabled: true,
+                yolo: true,
+                trust: true,
+                timeout: DEFAULT_TIMEOUT,
+                global_dir: Some(global.path().to_path_buf()),
+                state_dir: None,
+            };
+            let mut hooks = Hooks::new(ws.path(), cfg, input::Meta::default());
+            let mut term = Term::to_writer(Box::new(crate::run::ui::term::Captured::default()));
+            let a = hooks.run(Hook::PreToolUse, serde_json::json!({}), &mut term, &mut Events::off());
+            assert_eq!(a, Answer { cancel: true, context: Some("kept".into()), error_message: Some("blocked".into()) });
+        }
+    }
+
+    /// A global hook that is a link (dotfiles) runs, as in Cline; a workspace one is refused.
+    #[cfg(feature = "hooks")]
+    #[test]
+    fn a_linked_global_hook_runs_and_a_linked_workspace_hook_does_not() {
+        use std::os::unix::fs::PermissionsExt;
+        let (ws, global, real) =
+            (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let dir = ws.path().join(".clinerules/hooks");
+        std::fs::create_dir_all(&dir).unwrap();
+        let put = |name: &str, body: &str| {
+            let p = real.path().join(name);
+            std::fs::write(&p, body).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            p
+        };
+        let guard = put("guard", "#!/bin/sh\ncat >/dev/null\necho '{\"cancel\": true}'\n");
+        let ctx = put("ctx", "#!/bin/sh\ncat >/dev/null\necho '{\"contextModification\": \"from the workspace\"}'\n");
+        std::os::unix::fs::symlink(&guard, global.path().join("PreToolUse")).unwrap();
+        std::os::unix::fs::symlink(&ctx, dir.join("PreToolUse")).unwrap();
+        let cfg = Config {
+            enabled: true,
+            yolo: true,
+            trust: true,
+            timeout: DEFAULT_TIMEOUT,
+            global_dir: Some(global.path().to_path_buf()),
+            state_dir: None,
+        };
+        let mut hooks = Hooks::new(ws.path(), cfg, input::Meta::default());
+        assert!(hooks.has(Hook::PreToolUse));
+        let buf = crate::run::ui::term::Captured::default();
+        let mut term = Term::to_writer(Box::new(buf.clone()));
+        let a = hooks.run(Hook::PreToolUse, serde_json::json!({}), &mut term, &mut Events::off());
+        assert_eq!(a, Answer { cancel: true, context: None, error_message: None });
+        let said = buf.text();
+        assert!(said.contains("does not run: it is a symbolic link"), "{said}");
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! One hook script run: Cline's `HookProcess`. The script is executed directly (its `#!` line
 //! picks the interpreter), in its own process group, with the workspace root as working
-//! directory, Cline's JSON on stdin and no API key in its environment. Output is capped at
-//! 1 MB per stream: Cline caps what it shows at 1 MB of both together but keeps all of stdout
-//! for the answer, so a hook's logging on stderr must not crowd its answer out (a guard's
-//! `cancel` would be lost, and the call run); at the timeout the whole group is killed.
+//! directory, Cline's JSON on stdin and no API key in its environment. The last 1 MB of each
+//! stream is kept: Cline caps what it shows at 1 MB of both together but keeps all of stdout
+//! and looks for the answer from its end, so neither a hook's logging on stderr nor a long log
+//! before its answer on stdout may crowd the answer out (a guard's `cancel` would be lost, and
+//! the call run); at the timeout the whole group is killed.
 
+use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Stdio;
@@ -14,7 +16,8 @@ use std::time::{Duration, Instant};
 use crate::run::spawn;
 use crate::run::ui::interrupt;
 
-/// Cline's `MAX_HOOK_OUTPUT_SIZE`, here for each of stdout and stderr.
+/// Cline's `MAX_HOOK_OUTPUT_SIZE`, here for each of stdout and stderr (the last this many bytes
+/// of each are kept).
 pub(crate) const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 
 /// How long output is still read after the script exited (something it left in the
@@ -24,15 +27,15 @@ const DRAIN: Duration = Duration::from_secs(1);
 /// What a finished run left.
 #[derive(Debug, Default)]
 pub(crate) struct Ran {
-    /// Everything on stdout (up to the cap).
+    /// The end of stdout (its last [`MAX_OUTPUT_BYTES`]).
     pub stdout: String,
-    /// Everything on stderr (up to the cap).
+    /// The end of stderr (its last [`MAX_OUTPUT_BYTES`]).
     pub stderr: String,
     /// The exit code; `None` when killed by a signal.
     pub code: Option<i32>,
     /// The timeout killed it.
     pub timed_out: bool,
-    /// Output beyond the cap was dropped.
+    /// The start of a stream longer than the cap was dropped.
     pub truncated: bool,
 }
 
@@ -82,16 +85,9 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
         });
     }
     drop(tx);
-    let (mut out, mut err, mut ran) = (Vec::new(), Vec::new(), Ran::default());
+    let (mut out, mut err, mut ran) = (VecDeque::new(), VecDeque::new(), Ran::default());
     let mut take = |(is_err, chunk): (bool, Vec<u8>), ran: &mut Ran| {
-        let room = MAX_OUTPUT_BYTES.saturating_sub(if is_err { err.len() } else { out.len() });
-        ran.truncated |= chunk.len() > room;
-        let keep = &chunk[..chunk.len().min(room)];
-        if is_err {
-            err.extend_from_slice(keep)
-        } else {
-            out.extend_from_slice(keep)
-        }
+        ran.truncated |= keep_last(if is_err { &mut err } else { &mut out }, &chunk);
     };
     let deadline = Instant::now() + timeout;
     let status = loop {
@@ -115,9 +111,19 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
         }
     }
     ran.code = status.code();
-    ran.stdout = String::from_utf8_lossy(&out).into_owned();
-    ran.stderr = String::from_utf8_lossy(&err).into_owned();
+    ran.stdout = String::from_utf8_lossy(out.make_contiguous()).into_owned();
+    ran.stderr = String::from_utf8_lossy(err.make_contiguous()).into_owned();
     Ok(ran)
+}
+
+/// Appends `chunk` to `kept`, dropping from the front what goes beyond [`MAX_OUTPUT_BYTES`]:
+/// the end of the output, where Cline looks for the answer, is what stays. True if anything
+/// was dropped.
+fn keep_last(kept: &mut VecDeque<u8>, chunk: &[u8]) -> bool {
+    kept.extend(chunk);
+    let over = kept.len().saturating_sub(MAX_OUTPUT_BYTES);
+    kept.drain(..over);
+    over > 0
 }
 
 fn start_error(script: &Path, e: &std::io::Error) -> String {
@@ -189,6 +195,20 @@ mod tests {
         assert!(r.truncated);
         assert_eq!(r.stderr.len(), MAX_OUTPUT_BYTES);
         assert_eq!(r.stdout, "{\"cancel\": true}\n");
+    }
+
+    /// A hook that prints more than the cap before its answer still gives it: the last 1 MB of
+    /// stdout is kept, where Cline scans for the answer from the end.
+    #[test]
+    fn the_answer_after_more_than_the_cap_is_kept() {
+        let d = tempfile::tempdir().unwrap();
+        let s =
+            script(d.path(), "#!/bin/sh\nhead -c 1100000 /dev/zero | tr '\\0' x\necho\necho '{\"cancel\": true}'\n");
+        let r = run(&s, &s, d.path(), "", Duration::from_secs(20)).unwrap();
+        assert!(r.truncated);
+        assert_eq!(r.stdout.len(), MAX_OUTPUT_BYTES);
+        assert!(r.stdout.ends_with("x\n{\"cancel\": true}\n"), "{:?}", &r.stdout[r.stdout.len() - 40..]);
+        assert!(super::super::output::parse(&r.stdout).unwrap().cancel);
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl Report {
             }
         }
         if ran.truncated {
-            let note = "its output exceeded 1 MB and was cut";
+            let note = "its output exceeded 1 MB; only the last 1 MB of each stream was kept";
             r.problem =
                 Some(r.problem.map_or_else(|| format!("{} hook: {note}", hook.name()), |p| format!("{p}; {note}")));
         }
