@@ -904,7 +904,7 @@ fn a_huge_sparse_hook_file_is_refused_by_its_size_and_named() {
         .unwrap();
     let r = wait_limited(child, LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    assert!(r.all().contains("2147483648 bytes, over the 8388608-byte limit"), "{}", r.all());
+    assert!(r.all().contains("2147483648 bytes, over the 67108864-byte limit"), "{}", r.all());
     assert!(server.requests()[1].last_user().contains("1 | x"), "the task went on");
 }
 

@@ -174,8 +174,9 @@ pub(crate) struct Answer {
     pub error_message: Option<String>,
 }
 
-/// The largest hook file read (a script, or a small compiled program).
-pub(crate) const MAX_HOOK_BYTES: u64 = 8 << 20;
+/// The largest hook file read: a script, or a compiled program (a Go guard is easily 10 MB; it
+/// is read once into memory and copied into a sealed memory file).
+pub(crate) const MAX_HOOK_BYTES: u64 = 64 << 20;
 
 /// A hook script as read once: its hash is what is approved, and its bytes (in a sealed memory
 /// file) are what runs, whatever the path holds later.
