@@ -314,8 +314,12 @@ pub(super) fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
         }
     }
     // A link whose name .clineignore allows but whose target it blocks (`AGENTS.md -> .env`);
-    // a rule file blocked by its own name is still sent, as Cline sends it.
-    if r.ignore.as_ref().is_some_and(|ig| ig.allows_path(path) && !ig.allows_target(&path.to_string_lossy())) {
+    // a rule file blocked by its own name is still sent, as Cline sends it. Rules that cannot
+    // be applied cannot tell where a link may lead: no link is sent then.
+    let is_link = || std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if r.ignore.as_ref().is_some_and(|ig| {
+        (ig.allows_path(path) || (ig.unusable().is_some() && is_link())) && !ig.allows_target(&path.to_string_lossy())
+    }) {
         r.warnings.push(format!(
             "rule file {} leads to a file .clineignore blocks (a symlink); it was not sent to the model",
             path.display()
@@ -499,6 +503,26 @@ mod tests {
         let w = reader.warnings.join("\n");
         assert_eq!(w.matches("rules directory").count(), 2, "{w}");
         assert!(w.contains("AGENTS.md leads to a file .clineignore blocks"), "{w}");
+    }
+
+    #[test]
+    fn with_a_clineignore_that_cannot_be_applied_no_linked_rule_file_is_sent() {
+        // Every path is then blocked, the link's own name included: "blocked by its own name,
+        // still sent" would send `.env` by the name AGENTS.md.
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, ".env", "SECRET=1");
+        write(r, ".clinerules", "plain rule");
+        std::fs::create_dir(r.join(".clineignore")).unwrap();
+        std::os::unix::fs::symlink(".env", r.join("AGENTS.md")).unwrap();
+        let mut reader = Reader::new();
+        let s = sections(r, &none(), &[], &mut reader).join("\n");
+        assert!(!s.contains("SECRET") && s.contains("plain rule"), "{s}");
+        assert!(
+            reader.warnings.join("\n").contains("AGENTS.md leads to a file .clineignore blocks"),
+            "{:?}",
+            reader.warnings
+        );
     }
 
     #[test]
