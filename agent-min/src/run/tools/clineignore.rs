@@ -53,32 +53,30 @@ enum Rules {
 impl ClineIgnore {
     /// Loads `root/.clineignore` (no file: everything is allowed).
     pub(crate) fn load(root: &Path) -> ClineIgnore {
+        // Opened without blocking and judged on the descriptor: a FIFO cannot hang a tool call,
+        // and no file swapped in after a check is read. Its text goes into the prompt only when
+        // it lies inside the workspace (a link to a key is never sent); its rules apply wherever
+        // it leads, as in Cline.
+        let read = trusted_file::open(&root.join(".clineignore"), Links::Follow).and_then(|opened| {
+            let inside = root.canonicalize().is_ok_and(|r| opened.within(&r));
+            opened.read(MAX_RULES_BYTES).map(|bytes| (inside, bytes))
+        });
         let unusable = |why: String| (None, Arc::new(Rules::Unusable(why)));
-        let (content, rules) = match trusted_file::open(&root.join(".clineignore"), Links::Follow) {
-            Err(trusted_file::Error::Missing) => (None, Arc::new(Rules::Apply(Vec::new()))),
-            // Opened without blocking and judged on the descriptor: a FIFO cannot hang a tool
-            // call, and no file swapped in after a check is read.
-            Err(e) => unusable(format!("the .clineignore file cannot be read ({e})")),
-            Ok(opened) => {
-                // Its text goes into the prompt only when it lies inside the workspace (a link to
-                // a key is never sent); its rules apply wherever it leads, as in Cline.
-                let inside = root.canonicalize().is_ok_and(|r| opened.within(&r));
-                match opened.read(MAX_RULES_BYTES) {
-                    Ok(bytes) => {
-                        let text = String::from_utf8_lossy(&bytes).into_owned();
-                        let rules = match expand_includes(root, &text) {
-                            Ok(all) => cached(root, all),
-                            Err(why) => Arc::new(Rules::Unusable(why)),
-                        };
-                        (inside.then_some(text), rules)
-                    }
-                    Err(trusted_file::Error::TooLarge { size, .. }) => unusable(format!(
-                        "the .clineignore file is {size} bytes, over the {} KiB agent-min reads",
-                        MAX_RULES_BYTES >> 10
-                    )),
-                    Err(e) => unusable(format!("the .clineignore file cannot be read ({e})")),
-                }
+        let (content, rules) = match read {
+            Ok((inside, bytes)) => {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let rules = match expand_includes(root, &text) {
+                    Ok(all) => cached(root, all),
+                    Err(why) => Arc::new(Rules::Unusable(why)),
+                };
+                (inside.then_some(text), rules)
             }
+            Err(trusted_file::Error::Missing) => (None, Arc::new(Rules::Apply(Vec::new()))),
+            Err(trusted_file::Error::TooLarge { size, .. }) => unusable(format!(
+                "the .clineignore file is {size} bytes, over the {} KiB agent-min reads",
+                MAX_RULES_BYTES >> 10
+            )),
+            Err(e) => unusable(format!("the .clineignore file cannot be read ({e})")),
         };
         ClineIgnore { root: root.to_path_buf(), content, rules }
     }

@@ -196,14 +196,13 @@ fn lexical(root: &Path, path: &str) -> PathBuf {
     out
 }
 
-/// Whether `real` lies in a git directory inside `root` by another name than `.git` (a link's
-/// target such as `.repo/projects/x.git`, a bare repository): a directory holding `HEAD`,
-/// `objects/` and `refs/`, git's own test for one.
+/// Whether `real` lies in a git directory inside `root` (canonical, as the workspace's is) by
+/// another name than `.git` (a link's target such as `.repo/projects/x.git`, a bare
+/// repository): a directory holding `HEAD`, `objects/` and `refs/`, git's own test for one.
 fn in_git_dir(root: &Path, real: &Path) -> bool {
-    let Ok(root) = std::fs::canonicalize(root) else { return false };
     real.ancestors()
         .skip(1)
-        .take_while(|d| d.starts_with(&root))
+        .take_while(|d| d.starts_with(root))
         .any(|d| d.join("HEAD").is_file() && d.join("objects").is_dir() && d.join("refs").is_dir())
 }
 

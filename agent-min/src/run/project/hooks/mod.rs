@@ -648,34 +648,43 @@ mod tests {
         assert!(tool_context("PreToolUse", "Note: mixed case is not a type").unwrap().contains("type=\"general\""));
     }
 
+    /// An executable file `body` at `path`.
+    #[cfg(feature = "hooks")]
+    fn executable(path: &Path, body: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(path, body).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// Hooks of `ws` (workspace hooks trusted, nobody asked) with the global hooks of `global`.
+    #[cfg(feature = "hooks")]
+    fn trusting(ws: &Path, global: &Path) -> Hooks {
+        let cfg = Config {
+            enabled: true,
+            yolo: true,
+            trust: true,
+            timeout: DEFAULT_TIMEOUT,
+            global_dir: Some(global.to_path_buf()),
+            state_dir: None,
+        };
+        Hooks::new(ws, cfg, input::Meta::default())
+    }
+
     /// One failing script (global: exit 1, no answer) does not void another's cancel
     /// (workspace); the failed one only adds nothing, the other's context and message stay.
     #[cfg(feature = "hooks")]
     #[test]
     fn a_failing_hook_does_not_void_another_hooks_cancel() {
-        use std::os::unix::fs::PermissionsExt;
         let (ws, global) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let dir = ws.path().join(".clinerules/hooks");
         std::fs::create_dir_all(&dir).unwrap();
-        let put = |p: PathBuf, body: &str| {
-            std::fs::write(&p, body).unwrap();
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        };
         let guard = "#!/bin/sh\ncat >/dev/null\necho '{\"cancel\": true, \"contextModification\": \"kept\", \"errorMessage\": \"blocked\"}'\n";
         let broken = "#!/bin/sh\ncat >/dev/null\necho 'no answer'\nexit 1\n";
         // Both orders: the failing script first (global) and last (workspace).
         for (g, w) in [(broken, guard), (guard, broken)] {
-            put(global.path().join("PreToolUse"), g);
-            put(dir.join("PreToolUse"), w);
-            let cfg = Config {
-                enabled: true,
-                yolo: true,
-                trust: true,
-                timeout: DEFAULT_TIMEOUT,
-                global_dir: Some(global.path().to_path_buf()),
-                state_dir: None,
-            };
-            let mut hooks = Hooks::new(ws.path(), cfg, input::Meta::default());
+            executable(&global.path().join("PreToolUse"), g);
+            executable(&dir.join("PreToolUse"), w);
+            let mut hooks = trusting(ws.path(), global.path());
             let mut term = Term::to_writer(Box::new(crate::run::ui::term::Captured::default()));
             let a = hooks.run(Hook::PreToolUse, serde_json::json!({}), &mut term, &mut Events::off());
             assert_eq!(a, Answer { cancel: true, context: Some("kept".into()), error_message: Some("blocked".into()) });
@@ -686,30 +695,16 @@ mod tests {
     #[cfg(feature = "hooks")]
     #[test]
     fn a_linked_global_hook_runs_and_a_linked_workspace_hook_does_not() {
-        use std::os::unix::fs::PermissionsExt;
         let (ws, global, real) =
             (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let dir = ws.path().join(".clinerules/hooks");
         std::fs::create_dir_all(&dir).unwrap();
-        let put = |name: &str, body: &str| {
-            let p = real.path().join(name);
-            std::fs::write(&p, body).unwrap();
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-            p
-        };
-        let guard = put("guard", "#!/bin/sh\ncat >/dev/null\necho '{\"cancel\": true}'\n");
-        let ctx = put("ctx", "#!/bin/sh\ncat >/dev/null\necho '{\"contextModification\": \"from the workspace\"}'\n");
+        let (guard, ctx) = (real.path().join("guard"), real.path().join("ctx"));
+        executable(&guard, "#!/bin/sh\ncat >/dev/null\necho '{\"cancel\": true}'\n");
+        executable(&ctx, "#!/bin/sh\ncat >/dev/null\necho '{\"contextModification\": \"from the workspace\"}'\n");
         std::os::unix::fs::symlink(&guard, global.path().join("PreToolUse")).unwrap();
         std::os::unix::fs::symlink(&ctx, dir.join("PreToolUse")).unwrap();
-        let cfg = Config {
-            enabled: true,
-            yolo: true,
-            trust: true,
-            timeout: DEFAULT_TIMEOUT,
-            global_dir: Some(global.path().to_path_buf()),
-            state_dir: None,
-        };
-        let mut hooks = Hooks::new(ws.path(), cfg, input::Meta::default());
+        let mut hooks = trusting(ws.path(), global.path());
         assert!(hooks.has(Hook::PreToolUse));
         let buf = crate::run::ui::term::Captured::default();
         let mut term = Term::to_writer(Box::new(buf.clone()));
