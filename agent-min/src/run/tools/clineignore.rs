@@ -230,7 +230,7 @@ fn expand_includes(root: &Path, text: &str) -> Result<String, String> {
         )
     };
     let mut out = String::new();
-    for line in text.lines() {
+    for (n, line) in text.lines().enumerate() {
         match line.trim().strip_prefix("!include ") {
             Some(file) => {
                 let left = MAX_RULES_BYTES.saturating_sub(out.len() as u64);
@@ -243,7 +243,12 @@ fn expand_includes(root: &Path, text: &str) -> Result<String, String> {
                     Err(trusted_file::Error::TooLarge { .. }) => return Err(over()),
                     // (Cline's read throws, and its rules are left empty: nothing blocked.)
                     Err(e) => {
-                        return Err(format!("{}, which .clineignore includes, cannot be read ({e})", file.trim()))
+                        // By its line: the name is text of a file that may lie outside the
+                        // workspace (a link), which the model does not see.
+                        return Err(format!(
+                            "the file that line {} of the .clineignore file includes cannot be read ({e})",
+                            n + 1
+                        ));
                     }
                 }
             }
@@ -605,7 +610,9 @@ mod tests {
         std::fs::write(d.path().join(".clineignore"), ".env\n!include adir\n").unwrap();
         let ig = ClineIgnore::load(d.path());
         assert!(!ig.allows("src/lib.rs"));
-        assert!(ig.unusable().unwrap().starts_with("adir, which .clineignore includes, cannot be read ("));
+        let why = ig.unusable().unwrap();
+        assert!(why.starts_with("the file that line 2 of the .clineignore file includes cannot be read ("), "{why}");
+        assert!(!why.contains("adir"), "{why}");
         // A dangling link is no file, as in Cline (`fileExistsAtPath` follows it).
         let d = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(d.path().join("gone"), d.path().join(".clineignore")).unwrap();
