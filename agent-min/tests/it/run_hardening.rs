@@ -948,6 +948,44 @@ fn a_git_directory_reached_through_a_link_is_as_protected_as_one_that_is_not() {
     }
 }
 
+#[test]
+fn a_git_directory_named_by_a_git_file_is_as_protected_as_a_git_directory() {
+    // `git init --separate-git-dir` (and a worktree or a submodule) leaves `.git` a file that
+    // names the git directory, here inside the workspace: the hooks and config git runs are
+    // there, and a command wrote them through the plain path, which the next `git status` ran.
+    let ws = tempfile::tempdir().unwrap();
+    let git = |dir: &Path, args: &[&str]| {
+        assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
+    };
+    std::fs::create_dir_all(ws.path().join(".store")).unwrap();
+    git(ws.path(), &["init", "-q", "--separate-git-dir", ".store/proj.git"]);
+    std::fs::create_dir_all(ws.path().join("vendor/lib")).unwrap();
+    git(&ws.path().join("vendor/lib"), &["init", "-q"]);
+    std::fs::rename(ws.path().join("vendor/lib/.git"), ws.path().join(".store/lib.git")).unwrap();
+    // A relative `gitdir:`, as a submodule's, from the file's own directory.
+    std::fs::write(ws.path().join("vendor/lib/.git"), "gitdir: ../../.store/lib.git\n").unwrap();
+    git(&ws.path().join("vendor/lib"), &["status", "-s"]);
+    let cmd = "git config core.fsmonitor ./evil && echo WROTE-CONFIG; echo x > .store/proj.git/hooks/pre-commit && echo WROTE-HOOK; (cd vendor/lib && git config core.fsmonitor ./evil) && echo WROTE-NESTED-CONFIG; echo x > .store/lib.git/hooks/pre-commit && echo WROTE-NESTED-HOOK; echo in > inside.txt && echo INSIDE-OK";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&tool("write_to_file", &[("path", ".store/proj.git/hooks/pre-push"), ("content", "x")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--yolo", "--no-save", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("WROTE")), "{told}");
+    assert!(server.requests()[2].last_user().contains("which agent-min never writes"));
+    for f in [".store/proj.git/hooks/pre-commit", ".store/proj.git/hooks/pre-push", ".store/lib.git/hooks/pre-commit"] {
+        assert!(!ws.path().join(f).exists(), "{f} was planted");
+    }
+    for config in [".store/proj.git/config", ".store/lib.git/config"] {
+        let config = std::fs::read_to_string(ws.path().join(config)).unwrap();
+        assert!(!config.contains("fsmonitor") && config.contains("[core]"), "{config}");
+    }
+}
+
 /// `s` quoted for `sh`.
 fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))

@@ -197,7 +197,8 @@ fn sandboxed(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path
 
 /// The [`PROTECTED`] entries that exist in `workspace`, the `.git` of every repository nested
 /// in it ([`nested_git`]), and the `guarded` directories (`sandbox::guarded`), as read-only
-/// bind mounts; for an entry that is a link, where it leads ([`link_target`]).
+/// bind mounts; for an entry that is a link, where it leads ([`link_target`]); for a `.git`
+/// that is a file, the git directory it names ([`gitfile_dirs`]).
 #[cfg(feature = "sandbox")]
 fn protected(
     workspace: &Path,
@@ -209,6 +210,7 @@ fn protected(
     let mut out = Vec::new();
     let paths =
         PROTECTED.iter().map(|rel| workspace.join(rel)).chain(nested_git(workspace)).chain(guarded.iter().cloned());
+    let mut resolved = Vec::new();
     for path in paths {
         let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
         let path = if meta.file_type().is_symlink() {
@@ -219,6 +221,14 @@ fn protected(
         } else {
             path
         };
+        let dirs = if path.is_file() { gitfile_dirs(&path, writable) } else { Vec::new() };
+        for path in std::iter::once(path).chain(dirs) {
+            if !resolved.contains(&path) {
+                resolved.push(path);
+            }
+        }
+    }
+    for path in resolved {
         let flags = rustix::fs::statvfs(&path).map_err(|e| format!("{}: {e}", path.display()))?.f_flag.bits();
         let locked = flags
             & (libc::ST_NOSUID
@@ -242,6 +252,37 @@ fn protected(
 fn link_target(path: &Path, writable: &[std::path::PathBuf]) -> Option<std::path::PathBuf> {
     let target = std::fs::canonicalize(path).ok()?;
     writable.iter().any(|w| target.starts_with(w)).then_some(target)
+}
+
+/// The most of a `.git` file (or a `commondir`) read: git's own are one short line.
+#[cfg(feature = "sandbox")]
+const GITFILE_BYTES: u64 = 4096;
+
+/// For a `.git` that is a file — `git init --separate-git-dir`, a worktree, a submodule — the
+/// directory its `gitdir:` names and that directory's `commondir`, where git finds the hooks
+/// and config it runs, when they are inside one of the `writable` directories (a directory
+/// elsewhere is not writable to commands). Resolved as git does (`read_gitfile_gently`): a
+/// relative `gitdir:` from the file's directory, a relative `commondir` from the git dir.
+#[cfg(feature = "sandbox")]
+fn gitfile_dirs(dot_git: &Path, writable: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    use crate::run::trusted_file::{self, Links};
+    let line = |path: &Path| -> Option<String> {
+        let bytes = trusted_file::read(path, Links::Follow, GITFILE_BYTES).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        Some(text.lines().next()?.trim_end().to_string())
+    };
+    let mut out = Vec::new();
+    let Some(git_dir) = line(dot_git).and_then(|l| l.strip_prefix("gitdir: ").map(std::path::PathBuf::from)) else {
+        return out;
+    };
+    let git_dir = dot_git.parent().unwrap_or(Path::new("/")).join(git_dir);
+    let common = line(&git_dir.join("commondir")).map(|c| git_dir.join(c));
+    for dir in std::iter::once(git_dir).chain(common) {
+        if let Some(dir) = std::fs::canonicalize(dir).ok().filter(|d| writable.iter().any(|w| d.starts_with(w))) {
+            out.push(dir);
+        }
+    }
+    out
 }
 
 /// The `/proc/PID/environ` of every process this user can read whose environment holds one of
