@@ -151,6 +151,13 @@ pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
     Found { key: None, facts: Facts::unknown(provider, &name) }
 }
 
+/// Whether `model` is one of DeepSeek's own API's models as it names them (Cline's
+/// `deepSeekModels`: `deepseek-chat`, `deepseek-reasoner`, `deepseek-v4-…`), not a gateway's
+/// `deepseek/…` id.
+pub(crate) fn is_deepseek_api_model(model: &str) -> bool {
+    !model.contains('/') && find(&file().tables.deepseek, &model.to_ascii_lowercase()).is_some()
+}
+
 /// `name` itself, or `name` followed by a date (`-20250929`, `-2025-08-07`); for a dated
 /// snapshot not in the table (`gpt-5.5-2026-04-23`), the model it is a snapshot of.
 fn find<'a>(table: &'a indexmap::IndexMap<String, Facts>, name: &str) -> Option<(&'a String, &'a Facts)> {

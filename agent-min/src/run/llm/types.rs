@@ -57,7 +57,8 @@ impl Message {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
     /// Reasoning. Anthropic's carries a `signature` that must go back unchanged with the
-    /// thinking when tools are used; OpenAI-compatible reasoning has none and is never sent back.
+    /// thinking when tools are used; OpenAI-compatible reasoning has none, and goes back only to
+    /// DeepSeek's models (`providers::openai`).
     Thinking {
         /// The reasoning text.
         text: String,

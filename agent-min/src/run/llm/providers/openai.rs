@@ -47,6 +47,9 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     } else if reasoning {
         msgs[0]["role"] = json!("developer");
     }
+    if crate::run::llm::models::is_deepseek_api_model(&cfg.model) {
+        with_reasoning_content(&mut msgs, messages);
+    }
     // Cache marks need lists of parts; a server taking strings only gets none.
     if needs_cache_marks(&cfg.model) && !cfg.string_contents && !native {
         mark_for_cache(&mut msgs, system);
@@ -60,6 +63,33 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     body["stream"] = json!(true);
     body["stream_options"] = json!({"include_usage": true});
     streamed_post(cfg, "chat/completions", &body)
+}
+
+/// DeepSeek's thinking mode refuses (400, "The reasoning_content in the thinking mode must be
+/// passed back to the API") a conversation in which an assistant message that made tool calls
+/// lacks its `reasoning_content`, in every later request (api-docs.deepseek.com, "Thinking
+/// Mode", tool calls). So each such message carries the reasoning it came with (its reasoning
+/// parts joined by newlines, as Cline's `addReasoningContent` joins them; empty when there was
+/// none, which the API takes). Cline sends it only for `deepseek-reasoner` and only in the
+/// current turn, and so fails from the second request of a native task with a thinking model.
+/// `msgs` holds one value per message of `messages` that is the assistant's, in order.
+fn with_reasoning_content(msgs: &mut [Value], messages: &[Message]) {
+    use crate::run::llm::types::{Part, Role};
+    let replies = messages.iter().filter(|m| m.role == Role::Assistant);
+    for (v, m) in msgs.iter_mut().filter(|v| v["role"] == "assistant").zip(replies) {
+        if m.tool_uses().next().is_none() {
+            continue;
+        }
+        let thinking: Vec<&str> = m
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Thinking { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        v["reasoning_content"] = Value::String(thinking.join("\n"));
+    }
 }
 
 /// A streamed `POST {base}/PATH` of `body` to an OpenAI-style server: JSON in, server-sent
@@ -338,16 +368,15 @@ mod tests {
         );
     }
 
-    #[test]
-    fn native_request_sends_tools_effort_and_tool_messages() {
-        use crate::run::llm::types::{Part, ToolUsePart};
-        let cfg = ApiConfig {
+    /// An OpenAI-compatible config for `model` with Cline's native tools.
+    fn native_cfg(model: &str) -> ApiConfig {
+        ApiConfig {
             string_contents: false,
             provider: super::super::Provider::OpenAi,
-            model: "m".into(),
+            model: model.into(),
             base_url: "http://x/v1".into(),
             api_key: None,
-            max_tokens: Some(100),
+            max_tokens: None,
             facts: Default::default(),
             num_ctx: 0,
             connect_timeout: 1,
@@ -363,8 +392,14 @@ mod tests {
                 ),
                 extra: Vec::new(),
             }),
-            reasoning_effort: Some("high".into()),
-        };
+            reasoning_effort: None,
+        }
+    }
+
+    #[test]
+    fn native_request_sends_tools_effort_and_tool_messages() {
+        use crate::run::llm::types::{Part, ToolUsePart};
+        let cfg = ApiConfig { max_tokens: Some(100), reasoning_effort: Some("high".into()), ..native_cfg("m") };
         let mut a = Message::assistant("");
         a.parts = vec![Part::ToolUse(ToolUsePart {
             id: "call_a".into(),
@@ -402,6 +437,51 @@ mod tests {
             m[4],
             json!({"role": "user", "content": [{"type": "text", "text": "<environment_details>\nE\n</environment_details>"}]})
         );
+    }
+
+    /// DeepSeek's own models get each tool-calling reply's reasoning back, in every later request
+    /// (its thinking mode refuses the request otherwise); no other model, nor a reply without
+    /// calls, nor a gateway's `deepseek/…` id, gets the field.
+    #[test]
+    fn deepseek_models_get_the_reasoning_of_each_reply_that_made_calls() {
+        use crate::run::llm::types::{Part, ToolUsePart};
+        let call = |id: &str| {
+            Part::ToolUse(ToolUsePart { id: id.into(), name: "read_file".into(), input: "{}".into(), answer: None })
+        };
+        let thinking = |t: &str| Part::Thinking { text: t.into(), signature: None };
+        let mut a1 = Message::assistant("");
+        a1.parts = vec![thinking("first"), thinking("second"), call("c1")];
+        let mut a2 = Message::assistant("reading");
+        a2.parts = vec![call("c2")];
+        let mut a3 = Message::assistant("done");
+        a3.parts = vec![thinking("no calls")];
+        let msgs = [
+            Message::user("task"),
+            a1,
+            Message::user("[read_file] Result:\nx"),
+            a2,
+            Message::user("[read_file] Result:\ny"),
+            a3,
+            Message::user("more"),
+        ];
+        let sent = |model: &str| -> Vec<Option<Value>> {
+            let cfg = native_cfg(model);
+            let body: Value = serde_json::from_slice(&request(&cfg, "SYS", &msgs).body).unwrap();
+            body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["role"] == "assistant")
+                .map(|m| m.get("reasoning_content").cloned())
+                .collect()
+        };
+        let both = vec![Some(json!("first\nsecond")), Some(json!("")), None];
+        assert_eq!(sent("deepseek-reasoner"), both);
+        assert_eq!(sent("deepseek-v4-pro"), both);
+        assert_eq!(sent("DeepSeek-Chat"), both);
+        for other in ["gpt-4.1", "deepseek/deepseek-reasoner", "deepseek-r1:7b", "qwen3"] {
+            assert_eq!(sent(other), vec![None, None, None], "{other}");
+        }
     }
 
     /// At OpenAI's own API, the settings of Cline's `openai-native` handler, from each model's
