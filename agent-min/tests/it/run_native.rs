@@ -1349,37 +1349,48 @@ fn a_responses_task_resumes_on_the_responses_api() {
 }
 
 #[test]
-fn deepseek_thinking_models_get_each_calls_reasoning_back_in_every_later_request() {
-    // DeepSeek's thinking mode refuses (400) a request in which an assistant message that made
-    // tool calls lacks its `reasoning_content`; Cline sends it only for `deepseek-reasoner` and
-    // only within the current turn, so a native task failed at its second request.
-    let missing = json!({"model": "deepseek-v4-pro", "messages": [
-        {"role": "user", "content": "t"},
-        {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "x", "arguments": "{}"}}]},
-        {"role": "tool", "tool_call_id": "call_1", "content": "r"},
-    ]});
-    let e = native::check("/v1/chat/completions", &missing).expect("refused");
-    assert!(e["error"]["message"].as_str().unwrap().contains("reasoning_content"));
-    let ws = tempfile::tempdir().unwrap();
-    std::fs::write(ws.path().join("a.txt"), "A").unwrap();
-    std::fs::write(ws.path().join("b.txt"), "B").unwrap();
-    let server = Server::start(vec![
-        native::openai("I should read a.txt.", "", &[call("call_1", "read_file", &[r#"{"path":"a.txt"}"#])], 5),
-        native::openai("Now b.", "", &[call("call_2", "read_file", &[r#"{"path":"b.txt"}"#])], 5),
-        native::openai("Both read.", "", &[call("call_3", "attempt_completion", &[r#"{"result":"read both"}"#])], 5),
-    ]);
-    let base: Vec<String> = openai_args(&server)
-        .into_iter()
-        .map(|a| if a == "gpt-test" { "deepseek-reasoner".into() } else { a })
-        .collect();
-    let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "read a.txt and b.txt"]), &[], LIMIT);
-    assert_eq!(r.code, Some(0), "{}", r.all());
-    let requests = server.requests();
-    assert_eq!(requests.len(), 3);
-    let reasoning = |k: usize| -> Vec<Value> {
-        let msgs = requests[k].body["messages"].as_array().unwrap().clone();
-        msgs.into_iter().filter(|m| m["role"] == "assistant").map(|m| m["reasoning_content"].clone()).collect()
-    };
-    assert_eq!(reasoning(1), [json!("I should read a.txt.")]);
-    assert_eq!(reasoning(2), [json!("I should read a.txt."), json!("Now b.")]);
+fn deepseek_and_kimi_thinking_models_get_each_calls_reasoning_back_in_every_later_request() {
+    // DeepSeek's thinking mode and Moonshot's thinking Kimi models refuse (400) a request in
+    // which an assistant message that made tool calls lacks its `reasoning_content`; Cline sends
+    // it only for `deepseek-reasoner` and only within the current turn, so a native task failed
+    // at its second request.
+    for (model, words) in [
+        ("deepseek-v4-pro", "The reasoning_content in the thinking mode must be passed back"),
+        ("kimi-k2.6", "reasoning_content is missing in assistant tool call message at index 1"),
+    ] {
+        let missing = json!({"model": model, "messages": [
+            {"role": "user", "content": "t"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "x", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "r"},
+        ]});
+        let e = native::check("/v1/chat/completions", &missing).expect("refused");
+        assert!(e["error"]["message"].as_str().unwrap().contains(words), "{e}");
+    }
+    for model in ["deepseek-reasoner", "kimi-k2.6"] {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("a.txt"), "A").unwrap();
+        std::fs::write(ws.path().join("b.txt"), "B").unwrap();
+        let server = Server::start(vec![
+            native::openai("I should read a.txt.", "", &[call("call_1", "read_file", &[r#"{"path":"a.txt"}"#])], 5),
+            native::openai("Now b.", "", &[call("call_2", "read_file", &[r#"{"path":"b.txt"}"#])], 5),
+            native::openai(
+                "Both read.",
+                "",
+                &[call("call_3", "attempt_completion", &[r#"{"result":"read both"}"#])],
+                5,
+            ),
+        ]);
+        let base: Vec<String> =
+            openai_args(&server).into_iter().map(|a| if a == "gpt-test" { model.into() } else { a }).collect();
+        let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "read a.txt and b.txt"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{model}: {}", r.all());
+        let requests = server.requests();
+        assert_eq!(requests.len(), 3, "{model}");
+        let reasoning = |k: usize| -> Vec<Value> {
+            let msgs = requests[k].body["messages"].as_array().unwrap().clone();
+            msgs.into_iter().filter(|m| m["role"] == "assistant").map(|m| m["reasoning_content"].clone()).collect()
+        };
+        assert_eq!(reasoning(1), [json!("I should read a.txt.")], "{model}");
+        assert_eq!(reasoning(2), [json!("I should read a.txt."), json!("Now b.")], "{model}");
+    }
 }

@@ -58,7 +58,7 @@ impl Message {
 pub enum Part {
     /// Reasoning. Anthropic's carries a `signature` that must go back unchanged with the
     /// thinking when tools are used; OpenAI-compatible reasoning has none, and goes back only to
-    /// DeepSeek's models (`providers::openai`).
+    /// DeepSeek's and Kimi's models (`providers::openai`).
     Thinking {
         /// The reasoning text.
         text: String,

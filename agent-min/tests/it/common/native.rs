@@ -294,7 +294,7 @@ pub fn check(path: &str, body: &Value) -> Option<Value> {
         if path.ends_with("/v1/messages") {
             anthropic_problem(body, msgs)
         } else {
-            chat_problem(msgs).or_else(|| deepseek_problem(body, msgs))
+            chat_problem(msgs).or_else(|| reasoning_back_problem(body, msgs))
         }
     });
     let problem = problem.or_else(|| image_problem(path, body));
@@ -493,17 +493,24 @@ fn chat_problem(msgs: &[Value]) -> Option<String> {
 }
 
 /// DeepSeek's thinking mode (`deepseek-reasoner`, and the V4 models, where it is on by
-/// default) refuses an assistant message that made tool calls without its `reasoning_content`,
-/// in every later request (api-docs.deepseek.com, "Thinking Mode": tool calls).
-fn deepseek_problem(body: &Value, msgs: &[Value]) -> Option<String> {
+/// default) and Moonshot's thinking Kimi models refuse an assistant message that made tool
+/// calls without its `reasoning_content`, in every later request, each in its own words
+/// (api-docs.deepseek.com, "Thinking Mode": tool calls; Moonshot's K2 thinking guide).
+fn reasoning_back_problem(body: &Value, msgs: &[Value]) -> Option<String> {
     let model = body["model"].as_str().unwrap_or("");
-    if model != "deepseek-reasoner" && !model.starts_with("deepseek-v4") {
+    let deepseek = model == "deepseek-reasoner" || model.starts_with("deepseek-v4");
+    let kimi = model.starts_with("kimi-k2.") || model.starts_with("kimi-k2-thinking");
+    if !deepseek && !kimi {
         return None;
     }
-    let missing = msgs
-        .iter()
-        .any(|m| m["role"] == "assistant" && m.get("tool_calls").is_some() && !m["reasoning_content"].is_string());
-    missing.then(|| "The reasoning_content in the thinking mode must be passed back to the API.".to_string())
+    let i = msgs.iter().position(|m| {
+        m["role"] == "assistant" && m.get("tool_calls").is_some() && !m["reasoning_content"].is_string()
+    })?;
+    Some(if deepseek {
+        "The reasoning_content in the thinking mode must be passed back to the API.".to_string()
+    } else {
+        format!("thinking is enabled but reasoning_content is missing in assistant tool call message at index {i}")
+    })
 }
 
 /// What the APIs refuse of an image, in their words: on Anthropic's an `image` block outside a

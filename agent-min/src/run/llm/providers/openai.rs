@@ -47,7 +47,7 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     } else if reasoning {
         msgs[0]["role"] = json!("developer");
     }
-    if crate::run::llm::models::is_deepseek_api_model(&cfg.model) {
+    if wants_reasoning_back(&cfg.model) {
         with_reasoning_content(&mut msgs, messages);
     }
     // Cache marks need lists of parts; a server taking strings only gets none.
@@ -65,14 +65,25 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     streamed_post(cfg, "chat/completions", &body)
 }
 
-/// DeepSeek's thinking mode refuses (400, "The reasoning_content in the thinking mode must be
-/// passed back to the API") a conversation in which an assistant message that made tool calls
-/// lacks its `reasoning_content`, in every later request (api-docs.deepseek.com, "Thinking
-/// Mode", tool calls). So each such message carries the reasoning it came with (its reasoning
-/// parts joined by newlines, as Cline's `addReasoningContent` joins them; empty when there was
-/// none, which the API takes). Cline sends it only for `deepseek-reasoner` and only in the
-/// current turn, and so fails from the second request of a native task with a thinking model.
-/// `msgs` holds one value per message of `messages` that is the assistant's, in order.
+/// Whether the model's own API refuses a conversation in which a reply that made tool calls
+/// comes back without its `reasoning_content`: DeepSeek's models (Cline's `deepSeekModels`;
+/// 400, "The reasoning_content in the thinking mode must be passed back to the API",
+/// api-docs.deepseek.com, "Thinking Mode") and Moonshot's Kimi models that think, all but the
+/// `…-preview` ones (400, "thinking is enabled but reasoning_content is missing in assistant
+/// tool call message at index N", Moonshot's K2 thinking guide). Their ids as those APIs name
+/// them; a gateway's `vendor/…` id is not theirs.
+fn wants_reasoning_back(model: &str) -> bool {
+    let m = model.to_ascii_lowercase();
+    crate::run::llm::models::is_deepseek_api_model(&m) || (m.starts_with("kimi-") && !m.ends_with("-preview"))
+}
+
+/// Each assistant message of `msgs` that made tool calls gets the reasoning it came with, as
+/// `reasoning_content`, in every later request ([`wants_reasoning_back`]): its reasoning parts
+/// joined by newlines, as Cline's `addReasoningContent` joins them; empty when there was none,
+/// which the APIs take. Cline sends it for `deepseek-reasoner` only, and only after the last
+/// user message — in a native task each tool turn's own, so never — and so fails from the
+/// second request of a native task with these models. `msgs` holds one value per message of
+/// `messages` that is the assistant's, in order.
 fn with_reasoning_content(msgs: &mut [Value], messages: &[Message]) {
     use crate::run::llm::types::{Part, Role};
     let replies = messages.iter().filter(|m| m.role == Role::Assistant);
@@ -479,7 +490,9 @@ mod tests {
         assert_eq!(sent("deepseek-reasoner"), both);
         assert_eq!(sent("deepseek-v4-pro"), both);
         assert_eq!(sent("DeepSeek-Chat"), both);
-        for other in ["gpt-4.1", "deepseek/deepseek-reasoner", "deepseek-r1:7b", "qwen3"] {
+        assert_eq!(sent("kimi-k2.6"), both);
+        assert_eq!(sent("kimi-k2-thinking"), both);
+        for other in ["gpt-4.1", "deepseek/deepseek-reasoner", "deepseek-r1:7b", "qwen3", "kimi-k2-0905-preview"] {
             assert_eq!(sent(other), vec![None, None, None], "{other}");
         }
     }
