@@ -123,6 +123,7 @@ mod tests {
             name: "attempt_completion".into(),
             input: r#"{"result":"explained"}"#.into(),
             answer: None,
+            extra: None,
         })];
         let xml = Message::assistant("Listing.\n<list_files>\n<path>.</path>\n</list_files>");
         let shown: Vec<String> = updates_of(Path::new("/w"), &[native, xml])

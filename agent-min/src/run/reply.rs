@@ -134,8 +134,14 @@ pub(crate) fn request_bytes(system: &str, messages: &[crate::run::llm::Message])
     let part = |p: &Part| match p {
         Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
         Part::RedactedThinking { data } => data.len(),
-        Part::ToolUse(t) => t.name.len() + t.input.len() + t.answer.as_ref().map_or(0, String::len),
+        Part::ToolUse(t) => {
+            t.name.len()
+                + t.input.len()
+                + t.answer.as_ref().map_or(0, String::len)
+                + t.extra.as_ref().map_or(0, crate::run::llm::json_bytes)
+        }
         Part::Image(i) => i.estimated_tokens() as usize * 4,
+        Part::ReasoningDetails(d) => d.iter().map(crate::run::llm::json_bytes).sum(),
     };
     system.len() + messages.iter().map(|m| m.content.len() + m.parts.iter().map(part).sum::<usize>()).sum::<usize>()
 }

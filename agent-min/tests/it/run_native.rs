@@ -1394,3 +1394,55 @@ fn deepseek_and_kimi_thinking_models_get_each_calls_reasoning_back_in_every_late
         assert_eq!(reasoning(2), [json!("I should read a.txt."), json!("Now b.")], "{model}");
     }
 }
+
+#[test]
+fn gemini_3_gets_its_thought_signatures_back_from_googles_endpoint_and_through_openrouter() {
+    // Gemini 3 refuses (400) a conversation whose calls come back without the thought signature
+    // it gave them: Google's OpenAI-compatible endpoint attaches it to the call
+    // (`extra_content`), OpenRouter sends it among the reply's `reasoning_details`. Both were
+    // dropped, so a native task failed at its second request.
+    let unsigned = json!({"model": "gemini-3-pro-preview", "messages": [
+        {"role": "user", "content": "t"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "r"},
+    ]});
+    let e = native::check("/v1/chat/completions", &unsigned).expect("refused");
+    assert!(e["error"]["message"].as_str().unwrap().contains("missing a thought_signature"), "{e}");
+    for (model, signed) in
+        [("gemini-3-pro-preview", native::Signed::Google), ("google/gemini-3-pro-preview", native::Signed::OpenRouter)]
+    {
+        let ws = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("a.txt"), "A").unwrap();
+        std::fs::write(ws.path().join("b.txt"), "B").unwrap();
+        let two =
+            [call("c1", "read_file", &[r#"{"path":"a.txt"}"#]), call("c2", "read_file", &[r#"{"path":"b.txt"}"#])];
+        let server = Server::start(vec![
+            native::openai_signed("Read both.", "", &two, 5, signed),
+            native::openai_signed("Done.", "", &[call("c3", "attempt_completion", &[r#"{"result":"ok"}"#])], 5, signed),
+        ]);
+        let base: Vec<String> =
+            openai_args(&server).into_iter().map(|a| if a == "gpt-test" { model.into() } else { a }).collect();
+        let sd = state.path().to_str().unwrap();
+        let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", sd, "read a.txt and b.txt"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{model}: {}", r.all());
+        let sent = &server.requests()[1].body["messages"];
+        let reply = sent.as_array().unwrap().iter().find(|m| m["role"] == "assistant").unwrap();
+        if signed == native::Signed::Google {
+            assert_eq!(reply["tool_calls"][0]["extra_content"], json!({"google": {"thought_signature": "sig-c1"}}));
+            assert!(reply["tool_calls"][1].get("extra_content").is_none() && reply.get("reasoning_details").is_none());
+        } else {
+            assert_eq!(
+                reply["reasoning_details"],
+                json!([
+                    {"type": "reasoning.text", "text": "Read both.", "format": "google-gemini-v1", "index": 0},
+                    {"type": "reasoning.encrypted", "data": "sig-c1", "id": "c1", "format": "google-gemini-v1", "index": 1},
+                ])
+            );
+        }
+        // Kept in the saved task, for a resume to send back.
+        let saved = std::fs::read_dir(state.path().join("tasks")).unwrap().next().unwrap().unwrap().path();
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(saved).unwrap()).unwrap();
+        assert_eq!(saved["version"], 5, "{model}");
+    }
+}

@@ -310,7 +310,13 @@ mod tests {
         use crate::run::llm::providers::history::answers;
         use crate::run::llm::{Part, ToolUsePart};
         let call = |id: &str| {
-            Part::ToolUse(ToolUsePart { id: id.into(), name: "read_file".into(), input: "{}".into(), answer: None })
+            Part::ToolUse(ToolUsePart {
+                id: id.into(),
+                name: "read_file".into(),
+                input: "{}".into(),
+                answer: None,
+                extra: None,
+            })
         };
         let mut m = conv(5);
         for (i, msg) in m.iter_mut().enumerate().filter(|(_, x)| x.role == Role::Assistant) {
@@ -333,7 +339,7 @@ mod tests {
         use crate::run::llm::{Part, ToolUsePart};
         let read = |id: &str| {
             let input = r#"{"path":"big.txt"}"#.into();
-            Part::ToolUse(ToolUsePart { id: id.into(), name: "read_file".into(), input, answer: None })
+            Part::ToolUse(ToolUsePart { id: id.into(), name: "read_file".into(), input, answer: None, extra: None })
         };
         let result = "[read_file for 'big.txt'] Result:\nthe file";
         let conversation = |native: bool| {

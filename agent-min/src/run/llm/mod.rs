@@ -19,6 +19,7 @@ pub(crate) mod tool_specs;
 pub(crate) mod types;
 
 pub(crate) use http::{backoff, Http};
+pub(crate) use types::json_bytes;
 pub use types::{
     ApiError, BlockDelta, Delta, Flow, ImagePart, Message, Part, Role, StopReason, ToolUsePart, Transport, Usage,
     QUIET_AFTER,

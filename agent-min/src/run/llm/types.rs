@@ -53,6 +53,23 @@ impl Message {
     }
 }
 
+/// The bytes of `v` as JSON text (what it weighs in a request, and against a reply's bounds).
+pub(crate) fn json_bytes(v: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
 /// A block of a reply other than its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
@@ -74,6 +91,10 @@ pub enum Part {
     ToolUse(ToolUsePart),
     /// An image a user message carries (a `read_file` of an image), after its tool results.
     Image(ImagePart),
+    /// OpenRouter's `reasoning_details` of a reply, each object as streamed: what it needs back
+    /// to go on reasoning through tool calls (Gemini 3's thought signatures among them; its
+    /// "Preserving reasoning blocks"), sent back consolidated as Cline does.
+    ReasoningDetails(Vec<serde_json::Value>),
 }
 
 /// An image as it is kept in history and sent: base64 of the file's bytes, never text.
@@ -123,6 +144,9 @@ pub struct ToolUsePart {
     /// The result already decided when the reply was read (a further call answered with
     /// Cline's `toolAlreadyUsed`). `None`: the next user message is this call's result.
     pub answer: Option<String>,
+    /// What the server attached to the call to have it back with it: Google's `extra_content`
+    /// (Gemini 3's thought signature, without which its API refuses the next request).
+    pub extra: Option<serde_json::Value>,
 }
 
 /// A piece of a reply beyond text and reasoning text: native tool calls and what Anthropic's
@@ -147,6 +171,15 @@ pub enum BlockDelta {
     Signature(String),
     /// A redacted thinking block, opaque.
     RedactedThinking(String),
+    /// What the server attached to call number `index` (Google's `extra_content`).
+    CallExtra {
+        /// Which call of the reply.
+        index: usize,
+        /// The attached object.
+        extra: serde_json::Value,
+    },
+    /// OpenRouter's `reasoning_details` objects of one delta.
+    ReasoningDetails(Vec<serde_json::Value>),
 }
 
 /// Token counts of one request (fields are totals for that request).

@@ -6,7 +6,9 @@
 //! `--one-tool-per-reply`, the first one does and every further call gets Cline's
 //! `toolAlreadyUsed` as its result.
 
-use crate::run::llm::{ApiError, BlockDelta, Delta, Flow, Message, Part, StopReason, ToolUsePart, Transport};
+use crate::run::llm::{
+    json_bytes, ApiError, BlockDelta, Delta, Flow, Message, Part, StopReason, ToolUsePart, Transport,
+};
 use crate::run::native::args::{self, Args, Invalid};
 use crate::run::native::mcp_call;
 use crate::run::native::thinking_tags::ThinkingTags;
@@ -37,6 +39,8 @@ struct Pending {
     name: String,
     args: Args,
     too_big: bool,
+    /// What the server attached to it (Google's `extra_content`).
+    extra: Option<serde_json::Value>,
 }
 
 /// Everything a native reply streams besides its usage and stop reason.
@@ -103,6 +107,18 @@ pub fn read_reply(
             }
             Delta::Block(BlockDelta::RedactedThinking(data)) => {
                 if !a.block(Part::RedactedThinking { data }) {
+                    too_long = true;
+                    return Flow::Stop;
+                }
+            }
+            Delta::Block(BlockDelta::CallExtra { index, extra }) => {
+                if !a.call_extra(index, extra) {
+                    too_long = true;
+                    return Flow::Stop;
+                }
+            }
+            Delta::Block(BlockDelta::ReasoningDetails(details)) => {
+                if !a.reasoning_details(details) {
                     too_long = true;
                     return Flow::Stop;
                 }
@@ -176,6 +192,7 @@ impl Assembly {
         let size = match &part {
             Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
             Part::RedactedThinking { data } => data.len(),
+            Part::ReasoningDetails(d) => d.iter().map(json_bytes).sum(),
             Part::ToolUse(_) | Part::Image(_) => 0,
         };
         if self.thinking.len() >= MAX_THINKING_BLOCKS || self.thinking_bytes + size > MAX_THINKING {
@@ -199,6 +216,37 @@ impl Assembly {
         if let Some(Part::Thinking { text, .. }) = self.thinking.last_mut() {
             self.thinking_bytes += s.len();
             text.push_str(s);
+        }
+        true
+    }
+
+    /// Adds OpenRouter's reasoning objects of one delta to the reply's (kept in one part, after
+    /// any thinking before them); false past the bounds on thinking.
+    fn reasoning_details(&mut self, details: Vec<serde_json::Value>) -> bool {
+        let size: usize = details.iter().map(json_bytes).sum();
+        if self.thinking_bytes + size > MAX_THINKING {
+            return false;
+        }
+        if let Some(Part::ReasoningDetails(all)) =
+            self.thinking.iter_mut().find(|p| matches!(p, Part::ReasoningDetails(_)))
+        {
+            self.thinking_bytes += size;
+            all.extend(details);
+            return true;
+        }
+        self.block(Part::ReasoningDetails(details))
+    }
+
+    /// Keeps what the server attached to call `index` (the last call at that index); false
+    /// past the bounds on thinking, which it is part of.
+    fn call_extra(&mut self, index: usize, extra: serde_json::Value) -> bool {
+        let size = json_bytes(&extra);
+        if self.thinking_bytes + size > MAX_THINKING {
+            return false;
+        }
+        if let Some(call) = self.calls.iter_mut().rev().find(|c| c.index == index) {
+            self.thinking_bytes += size;
+            call.extra = Some(extra);
         }
         true
     }
@@ -238,7 +286,14 @@ impl Assembly {
             Some(p) => p,
             None if self.calls.len() >= MAX_CALLS => return None,
             None => {
-                self.calls.push(Pending { index, id: None, name: String::new(), args: Args::new(), too_big: false });
+                self.calls.push(Pending {
+                    index,
+                    id: None,
+                    name: String::new(),
+                    args: Args::new(),
+                    too_big: false,
+                    extra: None,
+                });
                 self.calls.len() - 1
             }
         };
@@ -330,7 +385,7 @@ impl Assembly {
                     }
                 }
             }
-            parts.push(Part::ToolUse(ToolUsePart { id, name, input, answer }));
+            parts.push(Part::ToolUse(ToolUsePart { id, name, input, answer, extra: c.extra.clone() }));
         }
         reply.text = self.text;
         reply.parts = parts;

@@ -276,6 +276,7 @@ mod tests {
                 name: "read_file".into(),
                 input: format!("{{\"path\":\"{path}\"}}"),
                 answer,
+                extra: None,
             })
         };
         // A call answered with toolAlreadyUsed, or skipped after a refusal, never ran: it
@@ -312,6 +313,7 @@ mod tests {
             name: "write_to_file".into(),
             input: r#"{"absolutePath":"web/new.ts","content":"x"}"#.into(),
             answer: None,
+            extra: None,
         }));
         let xml = msg(
             Role::Assistant,

@@ -364,7 +364,8 @@ mod wire_tests {
         let note = FocusChain::default().next_request().unwrap();
         let env = "<environment_details>\nE\n</environment_details>";
         let mut a = Message::assistant("");
-        let call = ToolUsePart { id: "t1".into(), name: "read_file".into(), input: "{}".into(), answer: None };
+        let call =
+            ToolUsePart { id: "t1".into(), name: "read_file".into(), input: "{}".into(), answer: None, extra: None };
         a.parts = vec![Part::ToolUse(call)];
         let u = Message::user(format!("not JSON\n\n{note}\n\n{env}"));
         let (ans, rest) = answers(Some(&a), &u);

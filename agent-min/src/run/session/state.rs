@@ -15,7 +15,9 @@
 //! none is still written as version 1, which an agent-min from before images reads. Version 3
 //! added a checkpoint's `workspace` (set only for a task resumed in another workspace, so any
 //! other save keeps its older version). Version 4 added `task_progress`, the focus chain's
-//! checklist (absent, and the save of an older version, while the model has given none). A save
+//! checklist (absent, and the save of an older version, while the model has given none).
+//! Version 5 added what a server attaches to a reply to have it back: a call's `extra_content`
+//! (Google's thought signatures) and a `reasoning_details` part (OpenRouter's). A save
 //! that does not fit — a missing field, a wrong type, an unknown role — is an error naming the
 //! file and the field, never a task of empty strings.
 
@@ -34,7 +36,12 @@ use crate::run::llm::{ImagePart, Message, Part, Role, ToolUsePart};
 /// File format version (the `version` field). A change to the format is a bump; this
 /// agent-min reads every version from 1 up to it. A save is written with the oldest version
 /// that has what it holds, so an older agent-min reads whatever it could.
-pub(crate) const VERSION: u32 = 4;
+pub(crate) const VERSION: u32 = 5;
+
+/// The version of a save with the focus chain's checklist and nothing a server attached to a
+/// reply to have it back (version 5: Google's `extra_content`, OpenRouter's
+/// `reasoning_details`).
+const VERSION_WITH_PROGRESS: u32 = 4;
 
 /// The version of a save with a checkpoint of another workspace and no checklist.
 const VERSION_WITH_WORKSPACES: u32 = 3;
@@ -213,6 +220,15 @@ pub(crate) enum SavedPart {
         input: String,
         /// The result decided when the reply was read, if any.
         answer: Option<String>,
+        /// What the server attached to the call to have it back (Google's `extra_content`:
+        /// Gemini 3's thought signature; version 5).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extra_content: Option<serde_json::Value>,
+    },
+    /// OpenRouter's `reasoning_details` of a reply, as streamed (version 5).
+    ReasoningDetails {
+        /// The reasoning objects, in order.
+        details: Vec<serde_json::Value>,
     },
     /// An image a user message carries (version 2).
     Image {
@@ -239,7 +255,9 @@ impl From<&Part> for SavedPart {
                 name: t.name.clone(),
                 input: t.input.clone(),
                 answer: t.answer.clone(),
+                extra_content: t.extra.clone(),
             },
+            Part::ReasoningDetails(d) => SavedPart::ReasoningDetails { details: d.clone() },
             Part::Image(i) => SavedPart::Image {
                 media_type: i.media_type.clone(),
                 data: i.data.clone(),
@@ -256,12 +274,16 @@ impl SavedPart {
         Ok(match self {
             SavedPart::Thinking { thinking, signature } => Part::Thinking { text: thinking, signature },
             SavedPart::RedactedThinking { data } => Part::RedactedThinking { data },
-            SavedPart::ToolUse { id, name, input, answer } => {
+            SavedPart::ToolUse { id, name, input, answer, extra_content } => {
                 if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&input).is_err() {
                     return Err(("input", "not the text of a JSON object"));
                 }
-                Part::ToolUse(ToolUsePart { id, name, input, answer })
+                if extra_content.as_ref().is_some_and(|e| !e.is_object()) {
+                    return Err(("extra_content", "not a JSON object"));
+                }
+                Part::ToolUse(ToolUsePart { id, name, input, answer, extra: extra_content })
             }
+            SavedPart::ReasoningDetails { details } => Part::ReasoningDetails(details),
             SavedPart::Image { media_type, data, width, height } => {
                 if !matches!(media_type.as_str(), "image/png" | "image/jpeg" | "image/webp") {
                     return Err(("media_type", "not image/png, image/jpeg or image/webp"));
@@ -551,9 +573,17 @@ impl Store {
         let m = s.meta;
         let images = s.pending_parts.iter().chain(s.messages.iter().flat_map(|m| &m.parts));
         let has_images = images.into_iter().any(|p| matches!(p, Part::Image(_)));
+        let echoes = |p: &Part| match p {
+            Part::ToolUse(t) => t.extra.is_some(),
+            Part::ReasoningDetails(_) => true,
+            _ => false,
+        };
+        let has_echoes = s.messages.iter().flat_map(|m| &m.parts).any(echoes);
         let v = TaskFile {
-            version: if s.task_progress.is_some() {
+            version: if has_echoes {
                 VERSION
+            } else if s.task_progress.is_some() {
+                VERSION_WITH_PROGRESS
             } else if s.checkpoints.iter().any(|c| c.workspace.is_some()) {
                 VERSION_WITH_WORKSPACES
             } else if has_images {
@@ -910,6 +940,39 @@ mod tests {
         assert_eq!(r.task_progress, None);
     }
 
+    /// What a server attached to a reply to have it back (a call's `extra_content`, OpenRouter's
+    /// `reasoning_details`) round-trips, as version 5; a save without keeps its older version.
+    #[test]
+    fn what_a_server_attached_to_a_reply_round_trips_as_version_5() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), None).unwrap();
+        let m = meta("20250101-000000-abcdef");
+        let details = vec![serde_json::json!({"type": "reasoning.encrypted", "data": "SIG", "id": "c1", "index": 0})];
+        let extra = serde_json::json!({"google": {"thought_signature": "TS"}});
+        let mut reply = Message::assistant("");
+        reply.parts = vec![
+            Part::ReasoningDetails(details),
+            Part::ToolUse(ToolUsePart {
+                id: "c1".into(),
+                name: "read_file".into(),
+                input: "{}".into(),
+                answer: None,
+                extra: Some(extra),
+            }),
+        ];
+        let msgs = [Message::user("<task>t</task>"), reply];
+        let save = |messages: &[Message]| {
+            store.save(&Snapshot { messages, ..snapshot_of(&m) }).unwrap();
+            let raw: Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
+            (raw["version"].clone(), store.load(&m.id).unwrap())
+        };
+        let (version, r) = save(&msgs);
+        assert_eq!(version, 5);
+        assert_eq!(r.messages[1].parts, msgs[1].parts);
+        let (version, _) = save(&msgs[..1]);
+        assert_eq!(version, 1);
+    }
+
     /// A save with images is version 2 and gives them back; one without stays version 1, which
     /// an agent-min from before images reads.
     #[test]
@@ -1011,12 +1074,14 @@ mod tests {
                 name: "read_file".into(),
                 input: r#"{"path":"a"}"#.into(),
                 answer: None,
+                extra: None,
             }),
             Part::ToolUse(ToolUsePart {
                 id: "toolu_2".into(),
                 name: "list_files".into(),
                 input: "{}".into(),
                 answer: Some("Tool [list_files] was not executed".into()),
+                extra: None,
             }),
         ];
         let msgs = vec![Message::user("t"), a.clone()];
@@ -1136,8 +1201,10 @@ mod tests {
         assert!(e.contains("field messages[1].parts[2].input: not the text of a JSON object"), "{e}");
         let e = with(&|v| v["checkpoints"][0]["surprise"] = true.into());
         assert!(e.contains("field checkpoints[0]") && e.contains("unknown field `surprise`"), "{e}");
-        let e = with(&|v| v["version"] = 5.into());
-        assert!(e.contains("field version: format version 5 (this agent-min reads versions 1 to 4)"), "{e}");
+        let e = with(&|v| v["messages"][1]["parts"][2]["extra_content"] = "TS".into());
+        assert!(e.contains("field messages[1].parts[2].extra_content: not a JSON object"), "{e}");
+        let e = with(&|v| v["version"] = 6.into());
+        assert!(e.contains("field version: format version 6 (this agent-min reads versions 1 to 5)"), "{e}");
         fs::write(&path, "{\"version\": 1, \"id\": ").unwrap();
         let e = store.load(id).unwrap_err();
         assert!(e.starts_with(&file) && e.contains("EOF"), "{e}");

@@ -133,6 +133,29 @@ pub fn anthropic(r: AnthropicReply<'_>, chunk: usize) -> Resp {
 /// An OpenAI-compatible stream: `reasoning` as `reasoning_content` deltas, `text`, then the
 /// calls' fragments interleaved round-robin (parallel calls), keyed by index.
 pub fn openai(reasoning: &str, text: &str, calls: &[Call<'_>], chunk: usize) -> Resp {
+    openai_signed(reasoning, text, calls, chunk, Signed::No)
+}
+
+/// How a Gemini 3 reply signs its first call (`thought_signature(id)`), which the API needs
+/// back with it ([`gemini_problem`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Signed {
+    /// Not at all (any other model).
+    No,
+    /// Google's OpenAI-compatible endpoint: the call's `extra_content.google.thought_signature`.
+    Google,
+    /// OpenRouter: the reasoning as `reasoning` and `reasoning_details` text pieces (index 0),
+    /// then a `reasoning.encrypted` object whose `id` is the call's (index 1).
+    OpenRouter,
+}
+
+/// The thought signature the scripted Gemini gives the call `id`.
+pub fn thought_signature(id: &str) -> String {
+    format!("sig-{id}")
+}
+
+/// [`openai`], with the first call signed as `signed` says.
+pub fn openai_signed(reasoning: &str, text: &str, calls: &[Call<'_>], chunk: usize, signed: Signed) -> Resp {
     let chunk_of = |delta: Value, finish: Value| {
         sse(
             None,
@@ -141,16 +164,28 @@ pub fn openai(reasoning: &str, text: &str, calls: &[Call<'_>], chunk: usize) -> 
     };
     let mut b = chunk_of(json!({"role":"assistant","content":""}), Value::Null);
     for p in super::pieces(reasoning, 4) {
-        b.push_str(&chunk_of(json!({"reasoning_content": p}), Value::Null));
+        b.push_str(&chunk_of(
+            if signed == Signed::OpenRouter {
+                json!({"reasoning": p, "reasoning_details": [{"type": "reasoning.text", "text": p, "format": "google-gemini-v1", "index": 0}]})
+            } else {
+                json!({"reasoning_content": p})
+            },
+            Value::Null,
+        ));
     }
     for p in super::pieces(text, 5) {
         b.push_str(&chunk_of(json!({"content": p}), Value::Null));
     }
     for (i, c) in calls.iter().enumerate() {
-        b.push_str(&chunk_of(
-            json!({"tool_calls":[{"index":i,"id":c.id,"type":"function","function":{"name":c.name,"arguments":""}}]}),
-            Value::Null,
-        ));
+        let mut call = json!({"index":i,"id":c.id,"type":"function","function":{"name":c.name,"arguments":""}});
+        if i == 0 && signed == Signed::Google {
+            call["extra_content"] = json!({"google": {"thought_signature": thought_signature(c.id)}});
+        }
+        let mut delta = json!({"tool_calls": [call]});
+        if i == 0 && signed == Signed::OpenRouter {
+            delta["reasoning_details"] = json!([{"type": "reasoning.encrypted", "data": thought_signature(c.id), "id": c.id, "format": "google-gemini-v1", "index": 1}]);
+        }
+        b.push_str(&chunk_of(delta, Value::Null));
     }
     let longest = calls.iter().map(|c| c.fragments.len()).max().unwrap_or(0);
     for k in 0..longest {
@@ -294,7 +329,7 @@ pub fn check(path: &str, body: &Value) -> Option<Value> {
         if path.ends_with("/v1/messages") {
             anthropic_problem(body, msgs)
         } else {
-            chat_problem(msgs).or_else(|| reasoning_back_problem(body, msgs))
+            chat_problem(msgs).or_else(|| reasoning_back_problem(body, msgs)).or_else(|| gemini_problem(body, msgs))
         }
     });
     let problem = problem.or_else(|| image_problem(path, body));
@@ -511,6 +546,29 @@ fn reasoning_back_problem(body: &Value, msgs: &[Value]) -> Option<String> {
     } else {
         format!("thinking is enabled but reasoning_content is missing in assistant tool call message at index {i}")
     })
+}
+
+/// Gemini 3 refuses a conversation whose replies' first calls come back without the thought
+/// signature it gave them, in Google's words: on its OpenAI-compatible endpoint the call's
+/// `extra_content.google.thought_signature`, through OpenRouter an encrypted
+/// `reasoning_details` object of the call's id (ai.google.dev, "Thought signatures"; the real
+/// API checks the current turn's calls, this server every reply's).
+fn gemini_problem(body: &Value, msgs: &[Value]) -> Option<String> {
+    if !body["model"].as_str().unwrap_or("").contains("gemini-3") {
+        return None;
+    }
+    for (i, m) in msgs.iter().enumerate() {
+        let Some(first) = m["tool_calls"].as_array().and_then(|c| c.first()) else { continue };
+        let want = thought_signature(first["id"].as_str().unwrap_or(""));
+        let google = first.pointer("/extra_content/google/thought_signature").and_then(Value::as_str) == Some(&want);
+        let openrouter = m["reasoning_details"].as_array().is_some_and(|d| {
+            d.iter().any(|d| d["type"] == "reasoning.encrypted" && d["id"] == first["id"] && d["data"] == want.as_str())
+        });
+        if !google && !openrouter {
+            return Some(format!("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{}` , position {i}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", first["function"]["name"].as_str().unwrap_or("")));
+        }
+    }
+    None
 }
 
 /// What the APIs refuse of an image, in their words: on Anthropic's an `image` block outside a

@@ -515,6 +515,7 @@ mod tests {
                 name: "read_file".into(),
                 input: r#"{"path":"a"}"#.into(),
                 answer: None,
+                extra: None,
             }),
         ];
         let u = Message::user("[read_file for 'a'] Result:\nA\n\n<environment_details>\nE\n</environment_details>");

@@ -149,6 +149,7 @@ mod tests {
             name: "read_file".into(),
             input: "{}".into(),
             answer: answer.map(str::to_string),
+            extra: None,
         })
     }
 

@@ -10,6 +10,7 @@ pub(crate) mod anthropic;
 pub(crate) mod history;
 pub(crate) mod ollama;
 pub(crate) mod openai;
+mod reasoning_details;
 pub(crate) mod registry;
 pub(crate) mod responses;
 
@@ -232,15 +233,29 @@ fn chat_assistant(m: &Message, ollama: bool) -> Value {
                 let args: Value = serde_json::from_str(&t.input).unwrap_or_else(|_| json!({}));
                 json!({"function": {"name": t.name, "arguments": args}})
             } else {
-                json!({"id": t.id, "type": "function", "function": {"name": t.name, "arguments": t.input}})
+                let mut call =
+                    json!({"id": t.id, "type": "function", "function": {"name": t.name, "arguments": t.input}});
+                // Back to the server that attached it (Google's thought signature).
+                if let Some(extra) = &t.extra {
+                    call["extra_content"] = extra.clone();
+                }
+                call
             }
         })
         .collect();
-    if calls.is_empty() {
-        return json!({"role": "assistant", "content": m.content});
+    let details = if ollama { Vec::new() } else { reasoning_details::consolidated(m) };
+    let mut msg = if calls.is_empty() {
+        json!({"role": "assistant", "content": m.content})
+    } else {
+        let content = if m.content.is_empty() && !ollama { Value::Null } else { Value::String(m.content.clone()) };
+        json!({"role": "assistant", "content": content, "tool_calls": calls})
+    };
+    // OpenRouter's reasoning objects, never an empty list (Cline: "sending [] can trigger
+    // provider validation issues").
+    if !details.is_empty() {
+        msg["reasoning_details"] = Value::Array(details);
     }
-    let content = if m.content.is_empty() && !ollama { Value::Null } else { Value::String(m.content.clone()) };
-    json!({"role": "assistant", "content": content, "tool_calls": calls})
+    msg
 }
 
 /// Builds the provider's request for this conversation.
@@ -428,7 +443,13 @@ mod tests {
     fn image_read() -> [Message; 3] {
         let mut a = Message::assistant("");
         let input = r#"{"path":"p.png"}"#.into();
-        a.parts = vec![Part::ToolUse(ToolUsePart { id: "t1".into(), name: "read_file".into(), input, answer: None })];
+        a.parts = vec![Part::ToolUse(ToolUsePart {
+            id: "t1".into(),
+            name: "read_file".into(),
+            input,
+            answer: None,
+            extra: None,
+        })];
         let mut u = Message::user("[read_file for 'p.png'] Result:\nSuccessfully read image\n\n<environment_details>\nE\n</environment_details>");
         let (media_type, data) = ("image/png".to_string(), "iVBORw0KGgo=".to_string());
         u.parts = vec![Part::Image(ImagePart { media_type, data, width: 1, height: 1 })];

@@ -244,8 +244,20 @@ impl Stream {
                     let mark = if std::mem::replace(&mut self.refused, true) { "" } else { "[Refusal] " };
                     out.push(Delta::Text(format!("{mark}{s}")));
                 }
+                // OpenRouter's reasoning objects, to be sent back with the reply (Gemini 3 and
+                // Anthropic's thinking need theirs through tool calls).
+                if let Some(details) = d.get("reasoning_details").and_then(Value::as_array).filter(|a| !a.is_empty()) {
+                    out.push(Delta::Block(BlockDelta::ReasoningDetails(details.clone())));
+                }
                 for (pos, call) in d.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
                     out.push(Delta::Block(tool_call(call, pos)));
+                    // Google's thought signature of the call, which its API needs back.
+                    if let Some(extra) = call.get("extra_content").filter(|e| e.is_object()) {
+                        out.push(Delta::Block(BlockDelta::CallExtra {
+                            index: call_index(call, pos),
+                            extra: extra.clone(),
+                        }));
+                    }
                 }
             }
             if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
@@ -278,12 +290,12 @@ fn tool_call(call: &Value, pos: usize) -> BlockDelta {
         Some(v @ Value::Object(_)) => v.to_string(), // a server that sends the arguments parsed
         _ => String::new(),
     };
-    BlockDelta::ToolCall {
-        index: call.get("index").and_then(Value::as_u64).map_or(pos, |i| i as usize),
-        id: text("/id"),
-        name: text("/function/name"),
-        arguments,
-    }
+    BlockDelta::ToolCall { index: call_index(call, pos), id: text("/id"), name: text("/function/name"), arguments }
+}
+
+/// A `tool_calls[i]` delta's `index`, or its position in the array when a server leaves it out.
+fn call_index(call: &Value, pos: usize) -> usize {
+    call.get("index").and_then(Value::as_u64).map_or(pos, |i| i as usize)
 }
 
 /// `{"error":{"message":…,"type"|"code":…}}` mid-stream (OpenAI, OpenRouter), or the error
@@ -417,6 +429,7 @@ mod tests {
             name: "list_files".into(),
             input: r#"{"path":"."}"#.into(),
             answer: None,
+            extra: None,
         })];
         let msgs = [
             Message::user("task"),
@@ -457,7 +470,13 @@ mod tests {
     fn deepseek_models_get_the_reasoning_of_each_reply_that_made_calls() {
         use crate::run::llm::types::{Part, ToolUsePart};
         let call = |id: &str| {
-            Part::ToolUse(ToolUsePart { id: id.into(), name: "read_file".into(), input: "{}".into(), answer: None })
+            Part::ToolUse(ToolUsePart {
+                id: id.into(),
+                name: "read_file".into(),
+                input: "{}".into(),
+                answer: None,
+                extra: None,
+            })
         };
         let thinking = |t: &str| Part::Thinking { text: t.into(), signature: None };
         let mut a1 = Message::assistant("");

@@ -526,12 +526,14 @@ mod tests {
                 name: "read_file".into(),
                 input: r#"{"path":"a"}"#.into(),
                 answer: None,
+                extra: None,
             }),
             Part::ToolUse(ToolUsePart {
                 id: "call_B".into(),
                 name: "read_file".into(),
                 input: r#"{"path":"b"}"#.into(),
                 answer: Some("[read_file for 'b'] Result:\nB".into()),
+                extra: None,
             }),
         ];
         let env = "<environment_details>\nE\n</environment_details>";
