@@ -33,7 +33,9 @@ MODEL:
                           models on the Responses API (/v1/responses)
     -m, --model NAME      model name (defaults: claude-sonnet-4-5, gpt-4.1, qwen2.5-coder:7b)
     --base-url URL        anthropic: without /v1 (default https://api.anthropic.com)
-                          openai:    with /v1 (default $OPENAI_BASE_URL or https://api.openai.com/v1)
+                          openai:    with /v1 (default $OPENAI_BASE_URL or https://api.openai.com/v1);
+                                     Azure: https://RESOURCE.openai.azure.com/openai, the model
+                                     naming the deployment (?api-version=V to choose a version)
                           ollama:    default http://127.0.0.1:11434 (native /api/chat)
     --max-tokens N        output token limit per reply. Default as Cline: anthropic sends the
                           model's maxTokens from Cline's model table (agent-min/data/models.json:

@@ -1446,3 +1446,55 @@ fn gemini_3_gets_its_thought_signatures_back_from_googles_endpoint_and_through_o
         assert_eq!(saved["version"], 5, "{model}");
     }
 }
+
+#[test]
+fn azure_openai_is_asked_at_its_deployment_with_its_api_version_and_api_key() {
+    // A Cline user's Azure OpenAI settings (base URL, deployment as the model, a key) were asked
+    // as plain OpenAI: `…/openai/chat/completions` with a bearer token, which Azure answers
+    // 404. Cline's AzureOpenAI client puts the deployment in the path, the `api-version` in
+    // the query and the key in `api-key`; an `api-version` in the base URL says "Azure" for
+    // any host, as Cline's `azureApiVersion` setting does (here, the scripted server).
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        native::openai("", "", &[call("c1", "list_files", &[r#"{"path":"."}"#])], 5),
+        native::openai("", "", &[call("c2", "attempt_completion", &[r#"{"result":"listed"}"#])], 5),
+        native::openai("", "", &[call("c3", "attempt_completion", &[r#"{"result":"again"}"#])], 5),
+    ]);
+    let base_url = format!("{}/openai?api-version=2024-10-21", server.anthropic_url());
+    let sd = state.path().to_str().unwrap();
+    let args = [
+        "--provider",
+        "openai",
+        "--base-url",
+        &base_url,
+        "--model",
+        "gpt-4o-prod",
+        "--tool-calls",
+        "native",
+        "--retry-delay",
+        "0.05",
+        "--yolo",
+        "--state-dir",
+        sd,
+        "list the files",
+    ];
+    let r = run_agent(ws.path(), &args, &[("OPENAI_API_KEY", KEY)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    // A resume asks the same deployment the same way (the base URL is saved with its query).
+    let r = run_cmd(
+        "resume",
+        ws.path(),
+        &["--last", "--state-dir", sd, "--yolo", "--retry-delay", "0.05"],
+        &[("OPENAI_API_KEY", KEY)],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    for req in &requests {
+        assert_eq!(req.path, "/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21");
+        let header = |n: &str| req.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(n)).map(|(_, v)| v.as_str());
+        assert_eq!((header("api-key"), header("authorization")), (Some(KEY), None));
+    }
+}

@@ -80,7 +80,8 @@ pub(crate) fn llama_cpp_python(v: &Value) -> bool {
 
 /// The server's root: `base_url` without a trailing `/` or `/v1`.
 fn root(base_url: &str) -> &str {
-    let root = base_url.trim_end_matches('/');
+    // (Without the query an Azure-shaped base URL carries its `api-version` in.)
+    let root = base_url.split('?').next().unwrap_or(base_url).trim_end_matches('/');
     root.strip_suffix("/v1").unwrap_or(root)
 }
 

@@ -196,7 +196,7 @@ impl Drop for Server {
 /// like the real APIs it stands for, does not know them (404, unless it was given a model list)
 /// and answers them without using up its script.
 fn window_question(method: &str, path: &str) -> bool {
-    (method == "GET" && (path.ends_with("/props") || path.ends_with("/api/v0/models") || path == "/v1/models"))
+    (method == "GET" && (path.ends_with("/props") || path.ends_with("/api/v0/models") || path.ends_with("/v1/models")))
         || (method == "POST" && path.ends_with("/api/show"))
 }
 
@@ -264,7 +264,9 @@ fn serve(
     r.read_exact(&mut body).ok()?;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     // Like the real APIs, refuse a history whose tool calls and results do not pair up.
-    let mut refusal = native::check(&path, &body).map(|e| status(400, e));
+    // (Checked by route: Azure's carry their `api-version` in the query.)
+    let route = path.split('?').next().unwrap_or("");
+    let mut refusal = native::check(route, &body).map(|e| status(400, e));
     if text_only && refusal.is_none() && has_image(&body) {
         // llama.cpp's server without a multimodal projector (its words and status).
         let e = "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj";

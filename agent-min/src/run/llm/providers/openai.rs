@@ -110,14 +110,69 @@ pub(crate) fn streamed_post(cfg: &ApiConfig, path: &str, body: &Value) -> HttpRe
         ("content-type".to_string(), "application/json".to_string()),
         ("accept".to_string(), "text/event-stream".to_string()),
     ];
+    let azure = azure_url(&cfg.base_url, &cfg.model, path);
     if let Some(k) = &cfg.api_key {
-        headers.push(("authorization".to_string(), format!("Bearer {k}")));
+        headers.push(match azure {
+            Some(_) => ("api-key".to_string(), k.clone()),
+            None => ("authorization".to_string(), format!("Bearer {k}")),
+        });
     }
     HttpRequest {
-        url: format!("{}/{path}", cfg.base_url.trim_end_matches('/')),
+        url: azure.unwrap_or_else(|| format!("{}/{path}", cfg.base_url.trim_end_matches('/'))),
         headers,
         body: body.to_string().into_bytes(),
     }
+}
+
+/// Cline's default `azureApiVersion` (`azureOpenAiDefaultApiVersion`).
+const AZURE_API_VERSION: &str = "2024-08-01-preview";
+
+/// Where Cline's `AzureOpenAI` client posts `path`, when `base_url` is Azure OpenAI's: its host
+/// under `azure.com` or `azure.us` (for a model other than DeepSeek's, which Azure serves in
+/// OpenAI's own shape), or any base URL with an `api-version` in its query (Cline's
+/// `azureApiVersion` setting). The model names the deployment, `…/deployments/MODEL/PATH`,
+/// unless the base URL names one or is Azure's `v1` API; the `api-version` is the base URL's,
+/// else Cline's default (none for `v1`, which takes none). The key then goes as `api-key`.
+fn azure_url(base_url: &str, model: &str, path: &str) -> Option<String> {
+    let (base, query) = match base_url.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (base_url, None),
+    };
+    let versioned = query.is_some_and(|q| q.split('&').any(|kv| kv.starts_with("api-version=")));
+    let authority = base.split_once("://").map_or(base, |(_, r)| r).split('/').next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("").split(':').next().unwrap_or("").to_ascii_lowercase();
+    let azure_host = host.ends_with(".azure.com") || host.ends_with(".azure.us");
+    let azure_model = azure_host && !model.to_ascii_lowercase().contains("deepseek");
+    if !versioned && !azure_model {
+        return None;
+    }
+    let base = base.trim_end_matches('/');
+    let v1 = base.ends_with("/v1");
+    let mut url = base.to_string();
+    if !v1 && !base.contains("/deployments/") {
+        url.push_str("/deployments/");
+        // A deployment's name is letters, digits, `-`, `_` and `.`; anything else is escaped.
+        for b in model.bytes() {
+            match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => url.push(b as char),
+                _ => url.push_str(&format!("%{b:02X}")),
+            }
+        }
+    }
+    url.push('/');
+    url.push_str(path);
+    match query {
+        Some(q) => {
+            url.push('?');
+            url.push_str(q);
+        }
+        None if !v1 => {
+            url.push_str("?api-version=");
+            url.push_str(AZURE_API_VERSION);
+        }
+        None => {}
+    }
+    Some(url)
 }
 
 /// Cline's OpenAI-compatible handler's settings (see [`request`]).
@@ -514,6 +569,54 @@ mod tests {
         for other in ["gpt-4.1", "deepseek/deepseek-reasoner", "deepseek-r1:7b", "qwen3", "kimi-k2-0905-preview"] {
             assert_eq!(sent(other), vec![None, None, None], "{other}");
         }
+    }
+
+    /// Azure OpenAI as Cline's `AzureOpenAI` client asks it: the deployment in the path, the
+    /// `api-version` in the query, the key as `api-key`; everything else as before.
+    #[test]
+    fn azure_openai_gets_its_deployment_path_api_version_and_api_key() {
+        let url = |base: &str, model: &str| azure_url(base, model, "chat/completions");
+        assert_eq!(
+            url("https://acme.openai.azure.com/openai", "gpt-4o-prod").as_deref(),
+            Some("https://acme.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-08-01-preview")
+        );
+        assert_eq!(
+            url("https://acme.openai.azure.us/openai/?api-version=2025-04-01-preview", "my deploy").as_deref(),
+            Some("https://acme.openai.azure.us/openai/deployments/my%20deploy/chat/completions?api-version=2025-04-01-preview")
+        );
+        assert_eq!(
+            url("https://acme.cognitiveservices.azure.com/openai/deployments/d1", "x").as_deref(),
+            Some("https://acme.cognitiveservices.azure.com/openai/deployments/d1/chat/completions?api-version=2024-08-01-preview")
+        );
+        assert_eq!(
+            url("https://acme.openai.azure.com/openai/v1", "gpt-5").as_deref(),
+            Some("https://acme.openai.azure.com/openai/v1/chat/completions")
+        );
+        // An explicit api-version makes any server Azure-shaped (a proxy, a test server).
+        assert_eq!(
+            url("http://127.0.0.1:9/openai?api-version=2024-10-21", "d").as_deref(),
+            Some("http://127.0.0.1:9/openai/deployments/d/chat/completions?api-version=2024-10-21")
+        );
+        for (base, model) in [
+            ("https://api.openai.com/v1", "gpt-4o"),
+            ("https://openrouter.ai/api/v1", "azure/gpt-4o"),
+            ("https://notazure.com.example/v1", "m"),
+            ("https://acme.services.ai.azure.com/models", "DeepSeek-R1"),
+        ] {
+            assert_eq!(url(base, model), None, "{base}");
+        }
+        let cfg = ApiConfig {
+            base_url: "https://acme.openai.azure.com/openai".into(),
+            api_key: Some("K".into()),
+            ..native_cfg("gpt-4o-prod")
+        };
+        let req = request(&cfg, "SYS", &[Message::user("t")]);
+        assert!(req.url.ends_with("/deployments/gpt-4o-prod/chat/completions?api-version=2024-08-01-preview"));
+        assert!(req.headers.contains(&("api-key".into(), "K".into())));
+        assert!(!req.headers.iter().any(|(n, _)| n == "authorization"));
+        let plain = request(&ApiConfig { api_key: Some("K".into()), ..native_cfg("m") }, "SYS", &[Message::user("t")]);
+        assert_eq!(plain.url, "http://x/v1/chat/completions");
+        assert!(plain.headers.contains(&("authorization".into(), "Bearer K".into())));
     }
 
     /// At OpenAI's own API, the settings of Cline's `openai-native` handler, from each model's
