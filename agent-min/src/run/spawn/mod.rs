@@ -20,7 +20,8 @@
 //! such as curl holding the API key in its memory. The sandbox is [`crate::run::sandbox`]'s
 //! policy; the system calls are in `sys.rs`, the only `unsafe` here.
 //!
-//! May use: [`crate::run::sandbox`], [`crate::run::ui::redact`], `crate::run::built`.
+//! May use: [`crate::run::sandbox`], [`crate::run::ui::redact`], `crate::run::built`,
+//! [`crate::run::trusted_file`].
 
 #[cfg(feature = "sandbox")]
 mod seccomp;
