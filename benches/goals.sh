@@ -167,8 +167,9 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # Raised to 4.63 MB on 2026-12-05, at 4,625,160 B: native tasks with DeepSeek's and Kimi's
 # thinking models and with Gemini 3 failed at their second request (their APIs refuse a call
 # without its reasoning or thought signature): what each server attached to a reply now goes
-# back to it and is saved (format version 5), 14 KB, as in the minimal agent; and a `.git` file's
-# git directory protected from sandboxed commands, 2 KB.)
+# back to it and is saved (format version 5), 14 KB, as in the minimal agent; Azure OpenAI asked
+# as Cline asks it, 2 KB; and a `.git` file's git directory protected from sandboxed commands,
+# 2 KB.)
 line binary "  the same, no larger than today (ceiling 4.63 MB)" "$(mb "$b")" "$(is "$b <= 4630000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
@@ -190,10 +191,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # chain (its prompt texts, reminders and checklist, about 31 KB) and gave back 15 KB.
 # Raised to 2.96 MB on 2026-12-05, at 2,949,136 B: the same review's fixes (above), 21 KB, all
 # of them in the minimal agent's own parts (the walker, the file tools, the loop).
-# Raised to 2.97 MB on 2026-12-05, at 2,968,240 B: DeepSeek's, Kimi's and Gemini 3's native
+# Raised to 2.975 MB on 2026-12-05, at 2,969,952 B: DeepSeek's, Kimi's and Gemini 3's native
 # tasks (above), 14 KB in the providers, the reply's reading and the saved task, which the
-# minimal agent's providers need (half of it serde reading the servers' objects in a save).)
-line binary "  the same, no larger than today (ceiling 2.97 MB)" "$(mb "$m")" "$(is "$m <= 2970000")" must
+# minimal agent's providers need (half of it serde reading the servers' objects in a save), and
+# Azure OpenAI, 2 KB.)
+line binary "  the same, no larger than today (ceiling 2.975 MB)" "$(mb "$m")" "$(is "$m <= 2975000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
