@@ -308,16 +308,8 @@ mod tests {
     #[test]
     fn a_cut_never_leaves_a_call_without_its_result() {
         use crate::run::llm::providers::history::answers;
-        use crate::run::llm::{Part, ToolUsePart};
-        let call = |id: &str| {
-            Part::ToolUse(ToolUsePart {
-                id: id.into(),
-                name: "read_file".into(),
-                input: "{}".into(),
-                answer: None,
-                extra: None,
-            })
-        };
+        use crate::run::llm::Part;
+        let call = Part::read_file_call;
         let mut m = conv(5);
         for (i, msg) in m.iter_mut().enumerate().filter(|(_, x)| x.role == Role::Assistant) {
             msg.parts = vec![call(&format!("t{i}"))];

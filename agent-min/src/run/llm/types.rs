@@ -97,6 +97,20 @@ pub enum Part {
     ReasoningDetails(Vec<serde_json::Value>),
 }
 
+#[cfg(test)]
+impl Part {
+    /// A `read_file` call `id` with empty arguments and no answer yet (for tests).
+    pub(crate) fn read_file_call(id: &str) -> Part {
+        Part::ToolUse(ToolUsePart {
+            id: id.into(),
+            name: "read_file".into(),
+            input: "{}".into(),
+            answer: None,
+            extra: None,
+        })
+    }
+}
+
 /// An image as it is kept in history and sent: base64 of the file's bytes, never text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImagePart {

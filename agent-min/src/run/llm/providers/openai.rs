@@ -523,16 +523,8 @@ mod tests {
     /// calls, nor a gateway's `deepseek/…` id, gets the field.
     #[test]
     fn deepseek_models_get_the_reasoning_of_each_reply_that_made_calls() {
-        use crate::run::llm::types::{Part, ToolUsePart};
-        let call = |id: &str| {
-            Part::ToolUse(ToolUsePart {
-                id: id.into(),
-                name: "read_file".into(),
-                input: "{}".into(),
-                answer: None,
-                extra: None,
-            })
-        };
+        use crate::run::llm::types::Part;
+        let call = Part::read_file_call;
         let thinking = |t: &str| Part::Thinking { text: t.into(), signature: None };
         let mut a1 = Message::assistant("");
         a1.parts = vec![thinking("first"), thinking("second"), call("c1")];
