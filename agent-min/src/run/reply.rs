@@ -127,23 +127,10 @@ pub(crate) fn estimate_tokens(bytes: usize) -> u64 {
     bytes.div_ceil(4) as u64
 }
 
-/// Bytes of a request: the system prompt and every message's text and parts (an image as the
-/// bytes of its estimated tokens, not of its base64).
+/// Bytes of a request: the system prompt and every message's text and parts
+/// ([`Message::request_bytes`](crate::run::llm::Message::request_bytes)).
 pub(crate) fn request_bytes(system: &str, messages: &[crate::run::llm::Message]) -> usize {
-    use crate::run::llm::Part;
-    let part = |p: &Part| match p {
-        Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
-        Part::RedactedThinking { data } => data.len(),
-        Part::ToolUse(t) => {
-            t.name.len()
-                + t.input.len()
-                + t.answer.as_ref().map_or(0, String::len)
-                + t.extra.as_ref().map_or(0, crate::run::llm::json_bytes)
-        }
-        Part::Image(i) => i.estimated_tokens() as usize * 4,
-        Part::ReasoningDetails(d) => d.iter().map(crate::run::llm::json_bytes).sum(),
-    };
-    system.len() + messages.iter().map(|m| m.content.len() + m.parts.iter().map(part).sum::<usize>()).sum::<usize>()
+    system.len() + messages.iter().map(crate::run::llm::Message::request_bytes).sum::<usize>()
 }
 
 /// Most bytes of text one reply may stream before the first tool closes. A real model's

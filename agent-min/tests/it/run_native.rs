@@ -1444,6 +1444,11 @@ fn gemini_3_gets_its_thought_signatures_back_from_googles_endpoint_and_through_o
         let saved = std::fs::read_dir(state.path().join("tasks")).unwrap().next().unwrap().unwrap().path();
         let saved: Value = serde_json::from_str(&std::fs::read_to_string(saved).unwrap()).unwrap();
         assert_eq!(saved["version"], 5, "{model}");
+        // The reasoning, streamed in pieces beside its objects, is one thinking part.
+        let thinking: Vec<&Value> =
+            saved["messages"][1]["parts"].as_array().unwrap().iter().filter(|p| p["type"] == "thinking").collect();
+        assert_eq!(thinking.len(), 1, "{model}: {thinking:?}");
+        assert_eq!(thinking[0]["thinking"], "Read both.", "{model}");
     }
 }
 

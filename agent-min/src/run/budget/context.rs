@@ -111,19 +111,14 @@ impl ContextWindow {
         self.base = (prompt > 0).then_some((prompt + output, len));
     }
 
-    /// The estimated prompt of the next request: its text at about 4 bytes a token, each image
-    /// at its own estimate (`ImagePart::estimated_tokens`), never its base64 as text.
+    /// The estimated prompt of the next request: its text and parts at about 4 bytes a token
+    /// (`Message::request_bytes`: the calls' arguments and the reasoning sent back count, each
+    /// image at its own estimate, never its base64 as text).
     pub(crate) fn estimate(&self, system: &str, messages: &[Message]) -> u64 {
-        let images = |ms: &[Message]| ms.iter().flat_map(Message::images).map(|i| i.estimated_tokens()).sum::<u64>();
+        let bytes = |ms: &[Message]| ms.iter().map(Message::request_bytes).sum::<usize>();
         match self.base {
-            Some((tokens, len)) if len <= messages.len() => {
-                let added = &messages[len..];
-                tokens + estimate_tokens(added.iter().map(|m| m.content.len()).sum()) + images(added)
-            }
-            _ => {
-                estimate_tokens(system.len() + messages.iter().map(|m| m.content.len()).sum::<usize>())
-                    + images(messages)
-            }
+            Some((tokens, len)) if len <= messages.len() => tokens + estimate_tokens(bytes(&messages[len..])),
+            _ => estimate_tokens(system.len() + bytes(messages)),
         }
     }
 
@@ -413,6 +408,27 @@ mod tests {
         m.parts.push(Part::Image(image(1000, 750)));
         let w = ContextWindow::new(200_000);
         assert_eq!(w.estimate("", &[m]), 1 + 1000);
+    }
+
+    #[test]
+    fn a_native_calls_arguments_and_the_reasoning_sent_back_count() {
+        use crate::run::llm::{Part, ToolUsePart};
+        // A write_to_file's content is in its arguments, not in the message's text; DeepSeek's
+        // reasoning and OpenRouter's objects go back with every request.
+        let mut reply = Message::assistant("");
+        reply.parts = vec![
+            Part::Thinking { text: "t".repeat(4000), signature: None },
+            Part::ReasoningDetails(vec![serde_json::json!({"text": "r".repeat(3990)})]),
+            Part::ToolUse(ToolUsePart {
+                id: "c".into(),
+                name: "write_to_file".into(),
+                input: "w".repeat(4000),
+                answer: None,
+                extra: None,
+            }),
+        ];
+        let w = ContextWindow::new(200_000);
+        assert!(w.estimate("", &[Message::user("task"), reply]) >= 3000, "each part counted");
     }
 
     #[test]

@@ -31,6 +31,14 @@ const MAX_CALLS: usize = 64;
 /// Most thinking blocks kept per reply.
 const MAX_THINKING_BLOCKS: usize = 256;
 
+/// Most of OpenRouter's reasoning objects kept per reply (a reply streams one or two per delta).
+const MAX_DETAILS: usize = 100_000;
+
+/// What a kept JSON object is charged against [`MAX_THINKING`] beyond its text: about what it
+/// holds in memory besides (its map, its entries' headers), so that a server streaming many
+/// tiny objects (`{"a":0}`, 7 bytes of text) is bounded in memory, not only in text.
+const DETAIL_OVERHEAD: usize = 128;
+
 /// A call being streamed, in the order calls started.
 struct Pending {
     /// The server's index for it.
@@ -49,7 +57,10 @@ struct Assembly {
     text: String,
     /// Thinking and redacted thinking, in order.
     thinking: Vec<Part>,
-    /// Bytes kept in `thinking`.
+    /// OpenRouter's reasoning objects (a part of their own after the thinking, so that the
+    /// reasoning text streamed between them stays one block).
+    details: Vec<serde_json::Value>,
+    /// Bytes kept in `thinking`, `details` and the calls' `extra`.
     thinking_bytes: usize,
     calls: Vec<Pending>,
     arguments: usize,
@@ -192,8 +203,7 @@ impl Assembly {
         let size = match &part {
             Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
             Part::RedactedThinking { data } => data.len(),
-            Part::ReasoningDetails(d) => d.iter().map(json_bytes).sum(),
-            Part::ToolUse(_) | Part::Image(_) => 0,
+            Part::ToolUse(_) | Part::Image(_) | Part::ReasoningDetails(_) => 0,
         };
         if self.thinking.len() >= MAX_THINKING_BLOCKS || self.thinking_bytes + size > MAX_THINKING {
             return false;
@@ -220,34 +230,32 @@ impl Assembly {
         true
     }
 
-    /// Adds OpenRouter's reasoning objects of one delta to the reply's (kept in one part, after
-    /// any thinking before them); false past the bounds on thinking.
+    /// Adds OpenRouter's reasoning objects of one delta to the reply's (objects only: nothing
+    /// else is one); false past the bounds on thinking, which charge each object what it holds
+    /// in memory, not only its text ([`DETAIL_OVERHEAD`]), and on their number.
     fn reasoning_details(&mut self, details: Vec<serde_json::Value>) -> bool {
-        let size: usize = details.iter().map(json_bytes).sum();
-        if self.thinking_bytes + size > MAX_THINKING {
-            return false;
-        }
-        if let Some(Part::ReasoningDetails(all)) =
-            self.thinking.iter_mut().find(|p| matches!(p, Part::ReasoningDetails(_)))
-        {
+        for d in details.into_iter().filter(serde_json::Value::is_object) {
+            let size = json_bytes(&d) + DETAIL_OVERHEAD;
+            if self.thinking_bytes + size > MAX_THINKING || self.details.len() >= MAX_DETAILS {
+                return false;
+            }
             self.thinking_bytes += size;
-            all.extend(details);
-            return true;
+            self.details.push(d);
         }
-        self.block(Part::ReasoningDetails(details))
+        true
     }
 
-    /// Keeps what the server attached to call `index` (the last call at that index); false
-    /// past the bounds on thinking, which it is part of.
+    /// Keeps what the server attached to call `index` (the last call at that index; a later
+    /// object replaces an earlier one); false past the bounds on thinking, which it counts in.
     fn call_extra(&mut self, index: usize, extra: serde_json::Value) -> bool {
-        let size = json_bytes(&extra);
-        if self.thinking_bytes + size > MAX_THINKING {
+        let Some(call) = self.calls.iter_mut().rev().find(|c| c.index == index) else { return true };
+        let old = call.extra.as_ref().map_or(0, |e| json_bytes(e) + DETAIL_OVERHEAD);
+        let size = json_bytes(&extra) + DETAIL_OVERHEAD;
+        if self.thinking_bytes - old + size > MAX_THINKING {
             return false;
         }
-        if let Some(call) = self.calls.iter_mut().rev().find(|c| c.index == index) {
-            self.thinking_bytes += size;
-            call.extra = Some(extra);
-        }
+        self.thinking_bytes = self.thinking_bytes - old + size;
+        call.extra = Some(extra);
         true
     }
 
@@ -330,6 +338,9 @@ impl Assembly {
     /// go into history, each with an id.
     fn finish(mut self, reply: &mut Reply, screen: &mut Screen<'_>) {
         let mut parts = std::mem::take(&mut self.thinking);
+        if !self.details.is_empty() {
+            parts.push(Part::ReasoningDetails(std::mem::take(&mut self.details)));
+        }
         for (n, c) in self.calls.iter().enumerate() {
             let id = c.id.clone().unwrap_or_else(|| format!("call_{}_{n}", screen.turn));
             let name = if c.name.is_empty() { "unknown".to_string() } else { c.name.clone() };
@@ -459,6 +470,27 @@ mod tests {
         }
         assert!(copied <= 4 * n, "copied {copied} bytes of partial params for {n} bytes of arguments");
         assert!(copied >= n, "the partial values were shown as they grew");
+    }
+
+    #[test]
+    fn reasoning_objects_stay_apart_from_the_thinking_and_are_bounded_in_number_and_memory() {
+        let mut a = Assembly::default();
+        // OpenRouter streams each piece of reasoning both as text and as an object.
+        for piece in ["Read ", "both."] {
+            assert!(a.reasoning(piece));
+            assert!(a.reasoning_details(vec![serde_json::json!({"type": "reasoning.text", "text": piece}), 7.into()]));
+        }
+        assert_eq!(a.thinking, [Part::Thinking { text: "Read both.".into(), signature: None }], "one block");
+        assert_eq!(a.details.len(), 2, "objects only");
+        // A server streaming tiny objects is refused at the bound, charged their memory.
+        let tiny = || vec![serde_json::json!({"a": 0}); 1000];
+        let mut rounds = 0;
+        while a.reasoning_details(tiny()) {
+            rounds += 1;
+            assert!(rounds <= MAX_DETAILS / 1000, "never refused");
+        }
+        assert!(a.details.len() <= MAX_DETAILS && a.thinking_bytes <= MAX_THINKING);
+        assert!(a.details.len() * (7 + DETAIL_OVERHEAD) <= MAX_THINKING);
     }
 
     #[test]

@@ -214,6 +214,8 @@ fn protected(
     let mut resolved = Vec::new();
     for path in paths {
         let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        // A `.git` file's git directory, read through a link as git reads it.
+        let dirs = if path.is_file() { gitfile_dirs(&path, writable) } else { Vec::new() };
         let path = if meta.file_type().is_symlink() {
             match link_target(&path, writable) {
                 Some(target) => target,
@@ -222,7 +224,6 @@ fn protected(
         } else {
             path
         };
-        let dirs = if path.is_file() { gitfile_dirs(&path, writable) } else { Vec::new() };
         for path in std::iter::once(path).chain(dirs) {
             if !resolved.contains(&path) {
                 resolved.push(path);
@@ -255,29 +256,35 @@ fn link_target(path: &Path, writable: &[std::path::PathBuf]) -> Option<std::path
     writable.iter().any(|w| target.starts_with(w)).then_some(target)
 }
 
-/// The most of a `.git` file (or a `commondir`) read: git's own are one short line.
+/// The most of a `.git` file (or a `commondir`) read: git's own limit for a `.git` file.
 #[cfg(feature = "sandbox")]
-const GITFILE_BYTES: u64 = 4096;
+const GITFILE_BYTES: u64 = 1 << 20;
 
 /// For a `.git` that is a file — `git init --separate-git-dir`, a worktree, a submodule — the
 /// directory its `gitdir:` names and that directory's `commondir`, where git finds the hooks
 /// and config it runs, when they are inside one of the `writable` directories (a directory
-/// elsewhere is not writable to commands). Resolved as git does (`read_gitfile_gently`): a
-/// relative `gitdir:` from the file's directory, a relative `commondir` from the git dir.
+/// elsewhere is not writable to commands). Read as git reads them (`read_gitfile_gently`,
+/// `get_common_dir_noenv`): the whole file but its trailing line ends, a relative `gitdir:`
+/// from the directory of the `.git` as named (a link's own), a relative `commondir` from the
+/// git directory.
 #[cfg(feature = "sandbox")]
 fn gitfile_dirs(dot_git: &Path, writable: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
     use crate::run::trusted_file::{self, Links};
-    let line = |path: &Path| -> Option<String> {
-        let bytes = trusted_file::read(path, Links::Follow, GITFILE_BYTES).ok()?;
-        let text = String::from_utf8(bytes).ok()?;
-        Some(text.lines().next()?.trim_end().to_string())
+    use std::os::unix::ffi::OsStrExt;
+    // The file's bytes without the line ends it ends with.
+    let content = |path: &Path| -> Option<Vec<u8>> {
+        let mut bytes = trusted_file::read(path, Links::Follow, GITFILE_BYTES).ok()?;
+        let end = bytes.iter().rposition(|&b| b != b'\n' && b != b'\r').map_or(0, |i| i + 1);
+        bytes.truncate(end);
+        Some(bytes)
     };
+    let path_of = |bytes: &[u8]| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(bytes));
     let mut out = Vec::new();
-    let Some(git_dir) = line(dot_git).and_then(|l| l.strip_prefix("gitdir: ").map(std::path::PathBuf::from)) else {
+    let Some(git_dir) = content(dot_git).and_then(|c| c.strip_prefix(b"gitdir: ").map(path_of)) else {
         return out;
     };
     let git_dir = dot_git.parent().unwrap_or(Path::new("/")).join(git_dir);
-    let common = line(&git_dir.join("commondir")).map(|c| git_dir.join(c));
+    let common = content(&git_dir.join("commondir")).map(|c| git_dir.join(path_of(&c)));
     for dir in std::iter::once(git_dir).chain(common) {
         if let Some(dir) = std::fs::canonicalize(dir).ok().filter(|d| writable.iter().any(|w| d.starts_with(w))) {
             out.push(dir);
@@ -396,6 +403,32 @@ mod tests {
         let real = root.canonicalize().unwrap();
         assert_eq!(link_target(&root.join("r/.git"), std::slice::from_ref(&real)), Some(real.join("store/r.git")));
         assert_eq!(link_target(&root.join("r/.git"), &[real.join("elsewhere")]), None, "not writable: left alone");
+    }
+
+    #[test]
+    #[cfg(feature = "sandbox")]
+    fn a_git_file_is_read_as_git_reads_it() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        for dir in ["wt", "store/wt.git", "store/main.git"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        // A relative gitdir, a CR LF ending; a relative commondir, from the git directory.
+        std::fs::write(root.join("wt/.git"), "gitdir: ../store/wt.git\r\n").unwrap();
+        std::fs::write(root.join("store/wt.git/commondir"), "../main.git\n").unwrap();
+        let writable = std::slice::from_ref(&root);
+        assert_eq!(
+            gitfile_dirs(&root.join("wt/.git"), writable),
+            [root.join("store/wt.git"), root.join("store/main.git")]
+        );
+        // Through a link, a relative gitdir is resolved from the link's own directory.
+        std::fs::create_dir_all(root.join("links/x")).unwrap();
+        std::fs::write(root.join("links/x/gitfile"), "gitdir: ../store/wt.git\n").unwrap();
+        std::fs::create_dir_all(root.join("w2")).unwrap();
+        std::os::unix::fs::symlink(root.join("links/x/gitfile"), root.join("w2/.git")).unwrap();
+        assert_eq!(gitfile_dirs(&root.join("w2/.git"), writable)[0], root.join("store/wt.git"));
+        // A git directory elsewhere is not writable to commands: left alone.
+        assert!(gitfile_dirs(&root.join("wt/.git"), &[root.join("elsewhere")]).is_empty());
     }
 
     #[test]

@@ -104,7 +104,8 @@ fn with_reasoning_content(msgs: &mut [Value], messages: &[Message]) {
 }
 
 /// A streamed `POST {base}/PATH` of `body` to an OpenAI-style server: JSON in, server-sent
-/// events out, the key (if any) as a bearer token. Chat Completions and the Responses API.
+/// events out, the key (if any) as a bearer token (as `api-key` at Azure OpenAI: [`azure_url`]).
+/// Chat Completions and the Responses API.
 pub(crate) fn streamed_post(cfg: &ApiConfig, path: &str, body: &Value) -> HttpRequest {
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),

@@ -19,19 +19,22 @@ pub(super) fn consolidated(m: &Message) -> Vec<Value> {
             _ => &[],
         })
         .collect();
-    // By index, in the order each index first appears.
+    // By index, in the order each index first appears (found through a map: a reply may hold
+    // many thousands of objects).
     let mut groups: Vec<(u64, Vec<&Value>)> = Vec::new();
+    let mut at: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     for d in details {
-        // An encrypted object without its data would be refused ("expected string, received
-        // undefined"); Cline drops it.
-        if d["type"] == "reasoning.encrypted" && !d["data"].is_string() {
+        // An encrypted object without its data (or with an empty one) would be refused
+        // ("expected string, received undefined"); Cline drops it (`!detail.data`).
+        if d["type"] == "reasoning.encrypted" && d["data"].as_str().is_none_or(str::is_empty) {
             continue;
         }
         let index = d["index"].as_u64().unwrap_or(0);
-        match groups.iter_mut().find(|(i, _)| *i == index) {
-            Some((_, g)) => g.push(d),
-            None => groups.push((index, vec![d])),
-        }
+        let g = *at.entry(index).or_insert_with(|| {
+            groups.push((index, Vec::new()));
+            groups.len() - 1
+        });
+        groups[g].1.push(d);
     }
     let mut out = Vec::new();
     for (index, group) in groups {
@@ -81,6 +84,8 @@ mod tests {
             ]),
             Part::ReasoningDetails(vec![
                 json!({"type": "reasoning.encrypted", "index": 1}),
+                // Empty data, dropped as Cline drops it: it would lend the text its type and id.
+                json!({"type": "reasoning.encrypted", "data": "", "id": "lost", "index": 0}),
                 json!({"type": "reasoning.encrypted", "data": "SIG1", "id": "tool_1", "index": 1, "format": "google-gemini-v1"}),
             ]),
         ];
