@@ -910,9 +910,6 @@ fn a_git_directory_reached_through_a_link_is_as_protected_as_one_that_is_not() {
     // and hooks through it (and `write_to_file` did too), which the next `git status` ran
     // outside the sandbox.
     let ws = tempfile::tempdir().unwrap();
-    let git = |dir: &Path, args: &[&str]| {
-        assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
-    };
     git(ws.path(), &["init", "-q"]);
     std::fs::create_dir_all(ws.path().join(".repo")).unwrap();
     std::fs::rename(ws.path().join(".git"), ws.path().join(".repo/proj.git")).unwrap();
@@ -954,9 +951,6 @@ fn a_git_directory_named_by_a_git_file_is_as_protected_as_a_git_directory() {
     // names the git directory, here inside the workspace: the hooks and config git runs are
     // there, and a command wrote them through the plain path, which the next `git status` ran.
     let ws = tempfile::tempdir().unwrap();
-    let git = |dir: &Path, args: &[&str]| {
-        assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
-    };
     std::fs::create_dir_all(ws.path().join(".store")).unwrap();
     git(ws.path(), &["init", "-q", "--separate-git-dir", ".store/proj.git"]);
     std::fs::create_dir_all(ws.path().join("vendor/lib")).unwrap();
@@ -984,6 +978,11 @@ fn a_git_directory_named_by_a_git_file_is_as_protected_as_a_git_directory() {
         let config = std::fs::read_to_string(ws.path().join(config)).unwrap();
         assert!(!config.contains("fsmonitor") && config.contains("[core]"), "{config}");
     }
+}
+
+/// Runs `git ARGS` in `dir`, which must succeed.
+fn git(dir: &Path, args: &[&str]) {
+    assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
 }
 
 /// `s` quoted for `sh`.

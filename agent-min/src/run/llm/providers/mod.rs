@@ -94,12 +94,16 @@ impl Wire {
 /// data-residency hosts `us.api.openai.com`, `eu.api.openai.com`, …), where Cline's
 /// `openai-native` handler, not its OpenAI-compatible one, is the one a person talks through.
 pub(crate) fn is_openai_api(base_url: &str) -> bool {
+    let host = host_of(base_url);
+    host == "api.openai.com" || host.ends_with(".api.openai.com")
+}
+
+/// The host of `base_url`, lowercased, without user info or port.
+pub(super) fn host_of(base_url: &str) -> String {
     let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host = authority.rsplit('@').next().unwrap_or("");
-    let host = host.split(':').next().unwrap_or("");
-    let host = host.to_ascii_lowercase();
-    host == "api.openai.com" || host.ends_with(".api.openai.com")
+    host.split(':').next().unwrap_or("").to_ascii_lowercase()
 }
 
 /// `--reasoning-effort`'s values: Cline's (`OPENAI_REASONING_EFFORT_OPTIONS`).

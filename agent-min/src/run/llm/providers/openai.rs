@@ -140,8 +140,7 @@ fn azure_url(base_url: &str, model: &str, path: &str) -> Option<String> {
         None => (base_url, None),
     };
     let versioned = query.is_some_and(|q| q.split('&').any(|kv| kv.starts_with("api-version=")));
-    let authority = base.split_once("://").map_or(base, |(_, r)| r).split('/').next().unwrap_or("");
-    let host = authority.rsplit('@').next().unwrap_or("").split(':').next().unwrap_or("").to_ascii_lowercase();
+    let host = super::host_of(base);
     let azure_host = host.ends_with(".azure.com") || host.ends_with(".azure.us");
     let azure_model = azure_host && !model.to_ascii_lowercase().contains("deepseek");
     if !versioned && !azure_model {
