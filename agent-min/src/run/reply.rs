@@ -116,8 +116,15 @@ impl Reply {
         }
     }
 
-    /// Nothing at all came back.
+    /// Nothing at all came back: no text, no call, no reasoning, and not cut by the output
+    /// limit (a reply that only thought, or was cut while thinking, is answered, not asked
+    /// again: the same request would be cut the same way).
     pub(crate) fn is_empty(&self) -> bool {
+        self.says_nothing() && self.parts.is_empty() && self.stop != Some(StopReason::MaxTokens)
+    }
+
+    /// No text and no call: what goes into the history is [`crate::run::prompt::NO_RESPONSE`].
+    pub(crate) fn says_nothing(&self) -> bool {
         self.text.trim().is_empty() && !self.parts.iter().any(|p| matches!(p, crate::run::llm::Part::ToolUse(_)))
     }
 }

@@ -477,7 +477,9 @@ impl Task {
             match self.ask_for_guidance() {
                 Some(guidance) => {
                     user_content = format!("{user_content}\n\n{}", prompt::too_many_mistakes(&guidance));
+                    // As Cline: the guidance starts the counts afresh, loop detection's too.
                     self.mistakes.clear();
+                    self.memory.repeats = Default::default();
                 }
                 None => {
                     let why = self.mistake_limit_message();
@@ -529,7 +531,8 @@ impl Task {
                 return self.stop(why, limit, unsent);
             }
         };
-        self.messages.push(Message { parts: reply.parts.clone(), ..Message::assistant(reply.text.clone()) });
+        let said = if reply.says_nothing() { prompt::NO_RESPONSE.to_string() } else { reply.text.clone() };
+        self.messages.push(Message { parts: reply.parts.clone(), ..Message::assistant(said) });
         // Saved before the tool runs: a task stopped during it (Ctrl-C in a long command) keeps
         // the answered, billed request, and `resume` continues after it as Cline does (its
         // resumption notice covers a call left without a result) instead of asking again.

@@ -434,6 +434,33 @@ fn interactive_mistake_limit_asks_for_guidance_and_sends_clines_feedback() {
     assert!(next.contains("You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\nTry breaking it into smaller steps\n</feedback>"), "{next}");
 }
 
+/// As Cline (`consecutiveIdenticalToolCount = 0` with the guidance): after the person's
+/// guidance at the limit that loop detection raised, three more identical calls are warned of
+/// again.
+#[test]
+fn guidance_at_the_limit_rearms_loop_detection() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("f.txt"), "x\n").unwrap();
+    let read = tool("read_file", &[("path", "f.txt")]);
+    let mut script: Vec<Resp> = (0..8).map(|_| anthropic(&read)).collect();
+    script.push(anthropic(&completion("ok")));
+    let server = Server::start(script);
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "t"];
+    let r = run_interactive(ws.path(), &args, b"Read another file\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 9, "{}", r.all());
+    assert!(reqs[5].last_user().contains("<feedback>\nRead another file\n</feedback>"), "{}", reqs[5].last_user());
+    let warning = "Tool [read_file] has been called 3 times consecutively with identical arguments.";
+    assert!(!reqs[7].last_user().contains(warning), "{}", reqs[7].last_user());
+    assert!(
+        reqs[8].last_user().contains(warning),
+        "the third identical call after the guidance: {}",
+        reqs[8].last_user()
+    );
+}
+
 #[test]
 fn ollama_native_chat_streams_ndjson_with_num_ctx() {
     let ws = tempfile::tempdir().unwrap();

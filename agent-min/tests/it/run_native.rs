@@ -1503,3 +1503,39 @@ fn azure_openai_is_asked_at_its_deployment_with_its_api_version_and_api_key() {
         assert_eq!((header("api-key"), header("authorization")), (Some(KEY), None));
     }
 }
+
+/// A reply that only thought before the output limit cut it is answered, as Cline answers it in
+/// native mode (a reply with content, no tool: a mistake and a nudge): asking the same request
+/// again would be cut the same way. The history keeps its thinking and Cline's text for a reply
+/// with nothing said (Anthropic refuses an assistant message without content).
+#[test]
+fn a_reply_cut_while_thinking_is_answered_not_asked_again() {
+    let ws = tempfile::tempdir().unwrap();
+    let thought = AnthropicReply {
+        thinking: Some(("Let me plan the whole file", "sig-1")),
+        stop: Some("max_tokens"),
+        ..Default::default()
+    };
+    let server = Server::start(vec![
+        native::anthropic(thought, 7),
+        reply(vec![call("toolu_02", "attempt_completion", &[r#"{"result": "done"}"#])]),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["--thinking-budget", "2000", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("cut at the output token limit before any tool call"), "{}", r.stderr);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{}", r.all());
+    let msgs = reqs[1].body["messages"].as_array().unwrap();
+    let answer = &msgs[msgs.len() - 2];
+    assert_eq!(answer["role"], "assistant");
+    assert_eq!(
+        answer["content"],
+        json!([{"type": "thinking", "thinking": "Let me plan the whole file", "signature": "sig-1"}, {"type": "text", "text": "Failure: I did not provide a response."}])
+    );
+    assert!(
+        reqs[1].last_user().contains("was cut off because it reached the maximum output token limit"),
+        "{}",
+        reqs[1].last_user()
+    );
+}

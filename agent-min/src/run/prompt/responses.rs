@@ -176,6 +176,11 @@ pub fn tool_already_used(name: &str) -> String {
     )
 }
 
+/// What stands in the history for a reply that said nothing and called nothing but thought, or
+/// was cut at the output limit (Cline's text for a reply with no content): the APIs refuse an
+/// assistant message without content.
+pub(crate) const NO_RESPONSE: &str = "Failure: I did not provide a response.";
+
 /// Cline's result for a call after one the person refused in the same reply (`ToolExecutor`,
 /// `didRejectTool`), followed by the call's description.
 pub(crate) const SKIPPED_AFTER_REJECTION: &str = "Skipping tool due to user rejecting a previous tool.";

@@ -462,6 +462,14 @@ fn anthropic_problem(body: &Value, msgs: &[Value]) -> Option<String> {
     let has_tools = body.get("tools").is_some_and(|t| t.as_array().is_some_and(|a| !a.is_empty()));
     for (i, m) in msgs.iter().enumerate() {
         let blocks = m["content"].as_array().cloned().unwrap_or_default();
+        let empty =
+            m["content"].as_str().is_some_and(str::is_empty) || m["content"].as_array().is_some_and(Vec::is_empty);
+        if empty && !(i + 1 == msgs.len() && m["role"] == "assistant") {
+            return Some(format!("messages.{i}: all messages must have non-empty content except for the optional final assistant message"));
+        }
+        if blocks.iter().any(|b| b["type"] == "text" && b["text"].as_str().is_some_and(str::is_empty)) {
+            return Some(format!("messages.{i}: text content blocks must be non-empty"));
+        }
         let ids: Vec<&str> =
             blocks.iter().filter(|b| b["type"] == "tool_use").filter_map(|b| b["id"].as_str()).collect();
         if m["role"] == "assistant" && !ids.is_empty() {
