@@ -1006,10 +1006,17 @@ impl Task {
                 if mistake {
                     let invalid = tools::missing_param(call).is_some();
                     self.mistakes.add(if invalid { Mistake::InvalidCall } else { Mistake::FailedTool });
+                } else if tools::registry::valid_clears_mistakes(&call.name) {
+                    self.mistakes.clear();
                 }
                 (text, None, None)
             }
-            Outcome::Denied { text, feedback } => (text, feedback, None),
+            Outcome::Denied { text, feedback } => {
+                if tools::registry::valid_clears_mistakes(&call.name) {
+                    self.mistakes.clear();
+                }
+                (text, feedback, None)
+            }
         };
         let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_deref());
         let mut result = format!("{}{body}{}", after(&pre), before(&post));
@@ -1032,7 +1039,11 @@ impl Task {
             self.term.tool(&call.name, "");
             self.term.outcome(false, &format!("missing required parameter '{param}'"));
             let count = self.mistakes.count(self.settings.max_mistakes) + 1;
-            Outcome::Failure { text: tools::missing_param_result(call, param, count), mistake: true }
+            let window = self.around.context.window();
+            // Cline's Math.round(tokens / window * 100).
+            let context_percent = (window > 0).then(|| (self.last_request_tokens * 200 + window) / (2 * window));
+            let failures = tools::registry::Failures { count, context_percent };
+            Outcome::Failure { text: tools::missing_param_result(call, param, failures), mistake: true }
         } else {
             self.checkpoint(true, call);
             let (messages, next) = (&self.messages, &self.next_parts);

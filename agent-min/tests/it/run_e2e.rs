@@ -727,3 +727,24 @@ fn a_search_whose_regex_keeps_growing_its_dfa_stays_bounded_in_memory() {
     let peak_kib: u64 = words.next().and_then(|w| w.parse().ok()).expect("a peak in KiB");
     assert!(peak_kib < 128 << 10, "the agent peaked at {} MiB searching 4 MiB", peak_kib >> 10);
 }
+
+/// Cline's `writeToFileMissingContentError` blames a full context window too, past half of it:
+/// the last request's tokens (70,000 in + 42 out, of the reply that called it) over
+/// `--context-window` (100,000), rounded.
+#[test]
+fn a_write_without_content_late_in_a_long_task_warns_of_the_full_context_window() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "small.rs")])),
+        anthropic_usage(&tool("write_to_file", &[("path", "big.rs")]), 70_000),
+        anthropic(&completion("ok")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--context-window", "100000", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let warning = "Warning: Context window is 70% full. The remaining output budget may be insufficient for large file writes. You MUST use a strategy that produces smaller outputs.";
+    assert!(!reqs[1].last_user().contains("Context window is"), "{}", reqs[1].last_user());
+    let next = reqs[2].last_user();
+    assert!(next.contains(&format!("before the content parameter is fully written.\n\n{warning}\n\n")), "{next}");
+}

@@ -1539,3 +1539,30 @@ fn a_reply_cut_while_thinking_is_answered_not_asked_again() {
         reqs[1].last_user()
     );
 }
+
+/// A call the output limit cut right after its name (no argument bytes) is a cut call, not a
+/// call without arguments: the model hears that it was cut, not that a parameter is missing.
+#[test]
+fn a_call_cut_before_its_arguments_is_reported_as_cut() {
+    let ws = tempfile::tempdir().unwrap();
+    let cut = AnthropicReply {
+        calls: vec![call("toolu_01", "write_to_file", &[])],
+        stop: Some("max_tokens"),
+        ..Default::default()
+    };
+    let server = Server::start(vec![
+        native::anthropic(cut, 7),
+        reply(vec![call("toolu_02", "attempt_completion", &[r#"{"result": "done"}"#])]),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{}", r.all());
+    let next = reqs[1].last_user();
+    assert!(
+        next.contains("reached the maximum output token limit, in the middle of the write_to_file tool call"),
+        "{next}"
+    );
+    assert!(!next.contains("Missing value for required parameter"), "{next}");
+}

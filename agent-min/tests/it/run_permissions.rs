@@ -127,3 +127,25 @@ fn command_substitution_in_double_quotes_does_not_pass_an_echo_rule() {
         );
     }
 }
+
+/// As Cline (`consecutiveMistakeCount = 0` once a command's parameters are valid, before the
+/// permission check): a refused command clears the count of replies without a tool, so the run
+/// goes on where a count carried past it would have reached `--max-mistakes`.
+#[test]
+fn a_refused_command_with_valid_parameters_clears_the_mistake_count() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        anthropic("no tool"),
+        anthropic("no tool again"),
+        exec("touch pwned"),
+        anthropic("still no tool"),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let rules = r#"{"allow": ["echo *"]}"#;
+    let args = args_with(&base, &["--max-mistakes", "3", "t"]);
+    let r = run_agent(ws.path(), &args, &[("CLINE_COMMAND_PERMISSIONS", rules)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!ws.path().join("pwned").exists());
+    assert_eq!(server.requests().len(), 5);
+}

@@ -345,8 +345,15 @@ impl Assembly {
             let id = c.id.clone().unwrap_or_else(|| format!("call_{}_{n}", screen.turn));
             let name = if c.name.is_empty() { "unknown".to_string() } else { c.name.clone() };
             let mut as_sent = None;
+            // The output limit cut the reply right after the last call's name: no arguments is
+            // not "a call without arguments" then, but one cut before them.
+            let cut_before_arguments = reply.stop == Some(StopReason::MaxTokens)
+                && n + 1 == self.calls.len()
+                && c.args.raw().trim().is_empty();
             let outcome = if c.too_big {
                 Err(Invalid::Malformed(format!("the arguments are longer than {MAX_ARGUMENTS} bytes")))
+            } else if cut_before_arguments {
+                Err(Invalid::Incomplete)
             } else {
                 c.args.finish().map(|(params, sent)| {
                     as_sent = Some(sent);

@@ -81,12 +81,19 @@ pub(crate) fn execute_command_missing_command() -> String {
     "The 'command' parameter was empty. Provide the shell command to execute.\n\nExample:\n<execute_command>\n<command>cd /path && python -m pytest tests/</command>\n<requires_approval>false</requires_approval>\n</execute_command>".to_string()
 }
 
+/// Above this much of the context window used, a missing `content` is blamed on it too
+/// (Cline's `CONTEXT_WINDOW_WARNING_THRESHOLD_PERCENT`).
+const CONTEXT_WARNING_PERCENT: u64 = 50;
+
 /// Cline's `writeToFileMissingContentError`, by the number of consecutive failures (Cline's
-/// mistake count after this one). agent-min passes no context-usage percentage.
-pub(crate) fn write_to_file_missing_content(path: &str, failures: u32) -> String {
-    let base = format!(
+/// mistake count after this one) and how full the context window was at the last request.
+pub(crate) fn write_to_file_missing_content(path: &str, failures: u32, context_percent: Option<u64>) -> String {
+    let mut base = format!(
         "Failed to write to '{path}': The 'content' parameter was empty. This typically happens when the file content is too large to generate in a single response, or when output token limits are reached before the content parameter is fully written."
     );
+    if let Some(percent) = context_percent.filter(|p| *p > CONTEXT_WARNING_PERCENT) {
+        base.push_str(&format!("\n\nWarning: Context window is {percent}% full. The remaining output budget may be insufficient for large file writes. You MUST use a strategy that produces smaller outputs."));
+    }
     if failures >= 3 {
         return format!(
             "{base}\n\nCRITICAL: You have failed to write this file {failures} times in a row. You MUST change your approach — do NOT retry write_to_file for this file again.\n\nRequired action — choose ONE of these strategies:\n1. **Create an empty file first, then use replace_in_file** to add content in small sections (recommended)\n2. **Break the file into multiple smaller files** if architecturally appropriate\n3. **Write a minimal skeleton** using write_to_file (just imports, class/function signatures, no implementations), then use replace_in_file to fill in each section one at a time\n\nEach replace_in_file call should add no more than 50-100 lines of content at a time."
@@ -309,6 +316,19 @@ pub(crate) fn cline_ignore_error(path: &str) -> String {
 /// `formatResponse.clineIgnoreInstructions`: the prompt's `.clineignore` section.
 pub(crate) fn cline_ignore_instructions(content: &str) -> String {
     format!("# .clineignore\n\n(The following is provided by a root-level .clineignore file where the user has specified files and directories that should not be accessed. When using list_files, you'll notice a {LOCK} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)\n\n{content}\n.clineignore")
+}
+
+#[cfg(test)]
+mod missing_content_tests {
+    /// Cline's text, its warning only past half of the window.
+    #[test]
+    fn a_full_context_window_is_named_past_half_of_it() {
+        let warning = "\n\nWarning: Context window is 51% full. The remaining output budget may be insufficient for large file writes. You MUST use a strategy that produces smaller outputs.\n\n";
+        assert!(super::write_to_file_missing_content("a.rs", 1, Some(51)).contains(warning));
+        for quiet in [Some(50), Some(0), None] {
+            assert!(!super::write_to_file_missing_content("a.rs", 3, quiet).contains("Warning: Context window"));
+        }
+    }
 }
 
 #[cfg(test)]

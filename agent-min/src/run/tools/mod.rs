@@ -281,7 +281,7 @@ pub(crate) use crate::run::prompt::tool_error;
 
 /// The result of a required parameter's absence, in Cline's words for that tool; `failures`
 /// counts this mistake (Cline's consecutive-mistake count after it).
-pub(crate) fn missing_param_result(call: &Call, param: &str, failures: u32) -> String {
+pub(crate) fn missing_param_result(call: &Call, param: &str, failures: registry::Failures) -> String {
     let missing: MissingText = registry::find(&call.name).map_or(registry::generic_missing, |t| t.missing);
     tool_error(&missing(call, param, failures))
 }

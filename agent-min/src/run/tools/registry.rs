@@ -17,7 +17,17 @@ use crate::run::prompt;
 use crate::run::prompt::system::Family;
 
 /// A tool's text for a missing required parameter: (call, parameter, failures so far).
-pub(crate) type MissingText = fn(&Call, &str, u32) -> String;
+pub(crate) type MissingText = fn(&Call, &str, Failures) -> String;
+
+/// What a missing-parameter text may tell: the failures in a row (this one counted), and how
+/// full the context window was at the last request, in % (Cline's `contextUsagePercent`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Failures {
+    /// The mistake count with this failure.
+    pub count: u32,
+    /// The last request's tokens over the context window, rounded, when the window is known.
+    pub context_percent: Option<u64>,
+}
 
 /// One tool, declared once.
 #[derive(Debug)]
@@ -32,6 +42,10 @@ pub(crate) struct ToolDecl {
     /// Whether it may change files: a checkpoint is taken after it (and the run's first one
     /// waits for the initial checkpoint).
     pub mutates: bool,
+    /// Whether valid parameters clear the mistake count, whatever then happens (a refused or
+    /// blocked command, a denial, a server's error): Cline's handlers that reset
+    /// `consecutiveMistakeCount` right after validating. The others clear it on success.
+    pub valid_clears_mistakes: bool,
     /// Whether a prompt variant offers it (in the prompt, the native definitions and
     /// "Available tools"): never for the MCP tools, which `mcp/` offers only when servers are
     /// connected, nor `use_skill`, offered only when there are skills (`project/skills.rs`); `apply_patch` only in Cline's GPT-5 native variants, which drop
@@ -57,6 +71,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["command", "requires_approval"],
         paths: &[],
         mutates: true,
+        valid_clears_mistakes: true,
         offered: |_| true,
         run: exec::run,
         describe: |c| format!("[execute_command for '{}']", c.param("command").unwrap_or("")),
@@ -75,6 +90,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["path"],
         paths: &["path"],
         mutates: false,
+        valid_clears_mistakes: false,
         offered: |_| true,
         run: read::run,
         describe: describe_path,
@@ -87,6 +103,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["input"],
         paths: &[],
         mutates: true,
+        valid_clears_mistakes: true,
         offered: Family::patches,
         run: apply_patch::run,
         describe: |_| "[apply_patch for patch application]".to_string(),
@@ -100,11 +117,14 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["path", "content"],
         paths: &["path"],
         mutates: true,
+        valid_clears_mistakes: false,
         offered: |f| !f.patches(),
         run: write::write_to_file,
         describe: describe_path,
         missing: |c, p, n| match p {
-            "content" => prompt::write_to_file_missing_content(c.param("path").unwrap_or("unknown"), n),
+            "content" => {
+                prompt::write_to_file_missing_content(c.param("path").unwrap_or("unknown"), n.count, n.context_percent)
+            }
             _ => generic_missing(c, p, n),
         },
         native: |_| include_str!("decl/write_to_file.json"),
@@ -115,6 +135,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["path", "diff"],
         paths: &["path"],
         mutates: true,
+        valid_clears_mistakes: false,
         offered: |f| !f.patches(),
         run: write::replace_in_file,
         describe: describe_path,
@@ -130,6 +151,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["path", "regex"],
         paths: &[],
         mutates: false,
+        valid_clears_mistakes: false,
         offered: |_| true,
         run: search::run,
         describe: |c| match c.param("file_pattern") {
@@ -145,6 +167,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["path"],
         paths: &["path"],
         mutates: false,
+        valid_clears_mistakes: false,
         offered: |_| true,
         run: list::run,
         describe: describe_path,
@@ -160,6 +183,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["question"],
         paths: &[],
         mutates: false,
+        valid_clears_mistakes: true,
         offered: |_| true,
         run: ask::followup,
         describe: |c| format!("[ask_followup_question for '{}']", c.param("question").unwrap_or("")),
@@ -175,6 +199,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &["result"],
         paths: &[],
         mutates: false,
+        valid_clears_mistakes: true,
         offered: |_| true,
         run: ask::complete,
         describe: |_| "[attempt_completion]".to_string(),
@@ -193,6 +218,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &[],
         paths: &[],
         mutates: false,
+        valid_clears_mistakes: true,
         offered: |_| false,
         run: mcp::use_tool,
         describe: describe_server,
@@ -205,6 +231,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &[],
         paths: &[],
         mutates: false,
+        valid_clears_mistakes: true,
         offered: |_| false,
         run: mcp::access_resource,
         describe: describe_server,
@@ -219,6 +246,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &[],
         paths: &[],
         mutates: false,
+        valid_clears_mistakes: true,
         // Offered by the workspace's skills, when it has some (`project/skills.rs`).
         offered: |_| false,
         run: skill::run,
@@ -245,7 +273,7 @@ fn describe_server(call: &Call) -> String {
 }
 
 /// Cline's generic `missingToolParameterError` text.
-pub(crate) fn generic_missing(_call: &Call, param: &str, _failures: u32) -> String {
+pub(crate) fn generic_missing(_call: &Call, param: &str, _failures: Failures) -> String {
     prompt::missing_param(param)
 }
 
@@ -270,6 +298,11 @@ const ALL_FAMILIES: [Family; 6] =
 /// The declaration of `name`, if it is a tool.
 pub(crate) fn find(name: &str) -> Option<&'static ToolDecl> {
     all().into_iter().find(|t| t.name == name)
+}
+
+/// Whether valid parameters of a call of `name` clear the mistake count ([`ToolDecl::valid_clears_mistakes`]).
+pub(crate) fn valid_clears_mistakes(name: &str) -> bool {
+    find(name).is_some_and(|t| t.valid_clears_mistakes)
 }
 
 /// Whether a call of `name` may change files (checkpointed).
@@ -340,6 +373,7 @@ mod tests {
             required: &["path"],
             paths: &["path"],
             mutates: true,
+            valid_clears_mistakes: false,
             offered: |_| true,
             run: touch,
             describe: describe_path,
