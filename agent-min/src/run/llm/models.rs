@@ -159,10 +159,17 @@ pub(crate) fn is_deepseek_api_model(model: &str) -> bool {
 }
 
 /// `name` itself, or `name` followed by a date (`-20250929`, `-2025-08-07`); for a dated
-/// snapshot not in the table (`gpt-5.5-2026-04-23`), the model it is a snapshot of.
+/// snapshot not in the table (`gpt-5.5-2026-04-23`), the model it is a snapshot of. Cline's
+/// id suffixes (`:1m`, `:fast`, `:1m:fast`) come off first and go back on the key found for
+/// the rest (`claude-sonnet-4-5:1m` → `claude-sonnet-4-5-20250929:1m`), so the date rule holds
+/// for them too; a model without such an entry keeps its own facts.
 fn find<'a>(table: &'a indexmap::IndexMap<String, Facts>, name: &str) -> Option<(&'a String, &'a Facts)> {
     if let Some(found) = table.get_key_value(name) {
         return Some(found);
+    }
+    if let Some(suffix) = [":1m:fast", ":1m", ":fast"].into_iter().find(|s| name.ends_with(s)) {
+        let (key, facts) = find(table, &name[..name.len() - suffix.len()])?;
+        return table.get_key_value(&format!("{key}{suffix}")).or(Some((key, facts)));
     }
     let dated =
         table.iter().find(|(key, _)| key.strip_prefix(name).and_then(|r| r.strip_prefix('-')).is_some_and(is_date));
@@ -232,6 +239,27 @@ mod tests {
         assert_eq!(lookup(Provider::Ollama, "gpt-4o").key, None);
         // Not a prefix match: gpt-5 must not pick up gpt-5-mini's or gpt-5.1's facts.
         assert_ne!(lookup(Provider::OpenAi, "gpt-5-mini").key.as_deref(), Some("gpt-5-2025-08-07"));
+    }
+
+    #[test]
+    fn clines_1m_and_fast_suffixes_on_an_undated_name_find_the_suffixed_entry() {
+        // `claude-sonnet-4-5:1m` missed the table (it has the dated `…-20250929:1m`): the run
+        // got an unknown model's 8192 tokens, 128k window and no prices.
+        let s = lookup(Provider::Anthropic, "claude-sonnet-4-5:1m");
+        assert_eq!(s.key.as_deref(), Some("claude-sonnet-4-5-20250929:1m"));
+        assert!(s.facts.known && s.facts.supports_reasoning);
+        assert_eq!((s.facts.max_output(), s.facts.context_window), (Some(64_000), Some(1_000_000)));
+        assert!(s.facts.input_price.is_some());
+        for (name, key) in [
+            ("claude-opus-4-6:1m:fast", "claude-opus-4-6:1m:fast"),
+            ("claude-opus-4-6:fast", "claude-opus-4-6:fast"),
+            ("claude-sonnet-4:1m", "claude-sonnet-4-20250514:1m"),
+            // No `:1m` entry: the model's own facts.
+            ("claude-haiku-4-5:1m", "claude-haiku-4-5-20251001"),
+        ] {
+            assert_eq!(lookup(Provider::Anthropic, name).key.as_deref(), Some(key), "{name}");
+        }
+        assert_eq!(lookup(Provider::Anthropic, "claude-next:1m").key, None);
     }
 
     #[test]

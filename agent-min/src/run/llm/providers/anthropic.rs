@@ -161,9 +161,10 @@ impl Thinking {
                 _ => Thinking::OffAdaptive,
             };
         }
-        let known = crate::run::llm::models::lookup(super::Provider::Anthropic, model).key.is_some();
+        // The run's own facts decide (a second lookup, of the id without its `:1m`, could
+        // find a model the facts are not of).
         match budget {
-            Some(b) if cfg.facts.supports_reasoning || !known => Thinking::Budget(b),
+            Some(b) if cfg.facts.supports_reasoning || !cfg.facts.known => Thinking::Budget(b),
             _ => Thinking::Off,
         }
     }
@@ -654,6 +655,36 @@ mod tests {
         // A model Cline's table does not know is taken at its word.
         let (body, _) = asked("claude-test", Some(2048), None);
         assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+    }
+
+    #[test]
+    fn a_budget_goes_to_a_suffixed_model_and_by_the_runs_own_facts() {
+        // `claude-sonnet-4-5:1m` had an unknown model's facts while the id without `:1m` was
+        // looked up again and found: the budget was silently dropped.
+        let (body, beta) = asked("claude-sonnet-4-5:1m", Some(2048), None);
+        assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+        assert_eq!((body["model"].as_str(), body["max_tokens"].as_i64()), (Some("claude-sonnet-4-5"), Some(64_000)));
+        assert_eq!(beta.as_deref(), Some("context-1m-2025-08-07"));
+        // Facts of no table (the fallback) take the model at its word, whatever its id.
+        let cfg = ApiConfig {
+            string_contents: false,
+            provider: super::super::Provider::Anthropic,
+            model: "claude-3-5-haiku-20241022".into(),
+            base_url: "http://x".into(),
+            api_key: None,
+            max_tokens: None,
+            facts: Default::default(),
+            num_ctx: 0,
+            connect_timeout: 1,
+            openai_native: false,
+            no_reasoning_summary: false,
+            no_images: false,
+            idle_timeout: 1,
+            thinking_budget: Some(2048),
+            reasoning_effort: None,
+            tools: None,
+        };
+        assert_eq!(Thinking::of(&cfg, &cfg.model), Thinking::Budget(2048));
     }
 
     #[test]
