@@ -324,12 +324,15 @@ impl Stream {
             }
         }
         if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
-            let get = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+            let field = |p: &str| u.pointer(p).and_then(Value::as_u64);
+            let get = |p: &str| field(p).unwrap_or(0);
+            // DeepSeek's own counts, read as Cline's deepseek.ts reads them: the cache misses
+            // as cache writes, which Cline's table prices (its `inputPrice` is 0).
             out.push(Delta::Usage(Usage {
                 input: get("/prompt_tokens"),
                 output: get("/completion_tokens"),
-                cache_read: get("/prompt_tokens_details/cached_tokens"),
-                cache_write: 0,
+                cache_read: field("/prompt_cache_hit_tokens").unwrap_or_else(|| get("/prompt_tokens_details/cached_tokens")),
+                cache_write: get("/prompt_cache_miss_tokens"),
             }));
         }
         out
@@ -393,6 +396,21 @@ mod tests {
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"refusal":"I can't "}}]}"#)));
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"refusal":"help."}}]}"#)));
         assert_eq!(out, vec![Delta::Text("[Refusal] I can't ".into()), Delta::Text("help.".into())]);
+    }
+
+    #[test]
+    fn deepseeks_cache_misses_are_cache_writes_and_cost_what_clines_table_says() {
+        let mut s = Stream::default();
+        let out = s.event(&data(
+            r#"{"choices":[],"usage":{"prompt_tokens":1000,"completion_tokens":10,"prompt_cache_hit_tokens":600,"prompt_cache_miss_tokens":400}}"#,
+        ));
+        let u = Usage { input: 1000, output: 10, cache_read: 600, cache_write: 400 };
+        assert_eq!(out, vec![Delta::Usage(u)]);
+        // deepseek-chat: uncached input at $0.27/M (Cline's `cacheWritesPrice`; `inputPrice` 0),
+        // hits at $0.07/M, output at $1.10/M. With the misses read as nothing, it cost $0.
+        let p = crate::run::budget::accounting::builtin(super::super::Provider::OpenAi, "deepseek-chat").unwrap();
+        let cost = crate::run::budget::accounting::cost(&u, &p, true);
+        assert!((cost - (400.0 * 0.27 + 600.0 * 0.07 + 10.0 * 1.1) / 1e6).abs() < 1e-12, "{cost}");
     }
 
     #[test]
