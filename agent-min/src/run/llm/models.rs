@@ -56,6 +56,7 @@ pub(crate) struct Facts {
 #[derive(Deserialize)]
 struct File {
     openai_compatible_defaults: Facts,
+    moonshot_temperatures: indexmap::IndexMap<String, f64>,
     tables: Tables,
 }
 
@@ -149,6 +150,13 @@ pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
         }
     }
     Found { key: None, facts: Facts::unknown(provider, &name) }
+}
+
+/// The temperature Cline's Moonshot handler sends for one of Moonshot's Kimi models, by its id
+/// there (`moonshotModels`: 1 for `kimi-k2.5`, `kimi-k2.6` and the thinking ones, which refuse
+/// any other; 0.6 for the `…-preview` ones); `None` for any other id.
+pub(crate) fn moonshot_temperature(model: &str) -> Option<f64> {
+    file().moonshot_temperatures.get(&model.to_ascii_lowercase()).copied()
 }
 
 /// Whether `model` is one of DeepSeek's own API's models as it names them (Cline's
