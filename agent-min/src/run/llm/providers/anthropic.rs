@@ -359,6 +359,8 @@ fn text_of(v: &Value, ptr: &str, f: impl Fn(String) -> Delta) -> Vec<Delta> {
 }
 
 /// `event: error` — `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`.
+/// Retryable unless it is one of the request's own faults (Anthropic's 4xx types): Cline
+/// retries any failure of the stream (`task/index.ts`, three times) but a spend limit.
 fn stream_error(v: &Value) -> ApiError {
     let kind = v.pointer("/error/type").and_then(Value::as_str).unwrap_or("");
     let message = json_error_message(v).unwrap_or_else(|| v.to_string());
@@ -366,7 +368,15 @@ fn stream_error(v: &Value) -> ApiError {
         "overloaded_error" => (Some(529), true),
         "rate_limit_error" => (Some(429), true),
         "api_error" => (Some(500), true),
-        _ => (None, false),
+        "timeout_error" => (Some(504), true),
+        // No status: a context overflow (`invalid_request_error`) is recognised by its text.
+        "invalid_request_error"
+        | "authentication_error"
+        | "permission_error"
+        | "not_found_error"
+        | "request_too_large"
+        | "billing_error" => (None, false),
+        _ => (None, true),
     };
     ApiError { status, message, retryable, retry_after: None }
 }
@@ -556,6 +566,23 @@ mod tests {
         }
         let out = s.event(&ev("error", r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#));
         assert!(matches!(&out[0], Delta::Error(e) if !e.retryable));
+    }
+
+    #[test]
+    fn timeout_and_unknown_error_events_are_retryable_the_requests_own_faults_are_not() {
+        let kind = |k: &str| {
+            let out = Stream::default()
+                .event(&ev("error", &format!(r#"{{"type":"error","error":{{"type":"{k}","message":"m"}}}}"#)));
+            match &out[..] {
+                [Delta::Error(e)] => (e.retryable, e.status),
+                d => panic!("{d:?}"),
+            }
+        };
+        assert_eq!(kind("timeout_error"), (true, Some(504)));
+        assert_eq!(kind("some_future_error"), (true, None));
+        for fault in ["invalid_request_error", "authentication_error", "permission_error", "billing_error"] {
+            assert_eq!(kind(fault), (false, None), "{fault}");
+        }
     }
 
     #[test]
