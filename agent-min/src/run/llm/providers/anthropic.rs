@@ -259,7 +259,14 @@ impl Stream {
                 vec![Delta::Usage(self.usage)]
             }
             "content_block_start" => match v.pointer("/content_block/type").and_then(Value::as_str) {
-                Some("text") => text_of(&v, "/content_block/text", Delta::Text),
+                Some("text") => {
+                    // As Cline's anthropic.ts: a line break before a text block that is not the
+                    // reply's first block (several text blocks would otherwise run together).
+                    let later = v.get("index").and_then(Value::as_u64).is_some_and(|i| i > 0);
+                    let mut out = if later { vec![Delta::Text("\n".into())] } else { Vec::new() };
+                    out.extend(text_of(&v, "/content_block/text", Delta::Text));
+                    out
+                }
                 Some("thinking") => {
                     let mut out = vec![Delta::Block(BlockDelta::ThinkingStart)];
                     out.extend(text_of(&v, "/content_block/thinking", Delta::Reasoning));
@@ -448,6 +455,28 @@ mod tests {
             })
             .unwrap();
         assert_eq!((last_usage.input, last_usage.output, last_usage.cache_read), (12, 40, 5));
+    }
+
+    #[test]
+    fn a_text_block_after_the_first_block_starts_on_a_new_line() {
+        let mut s = Stream::default();
+        let mut text = String::new();
+        for (i, t) in [(0, "I'll read a."), (1, "Now b.")] {
+            let start =
+                format!(r#"{{"type":"content_block_start","index":{i},"content_block":{{"type":"text","text":""}}}}"#);
+            let delta =
+                format!(r#"{{"type":"content_block_delta","index":{i},"delta":{{"type":"text_delta","text":"{t}"}}}}"#);
+            for d in s
+                .event(&ev("content_block_start", &start))
+                .into_iter()
+                .chain(s.event(&ev("content_block_delta", &delta)))
+            {
+                if let Delta::Text(t) = d {
+                    text.push_str(&t);
+                }
+            }
+        }
+        assert_eq!(text, "I'll read a.\nNow b.");
     }
 
     #[test]
