@@ -1,7 +1,8 @@
 //! What is known about a model — its output limit, context window, prices, image input, prompt
 //! caching, reasoning support and API format — read from `agent-min/data/models.json`, which
 //! `agent-min/scripts/gen-model-facts.mjs` generates from Cline v4.0.10's own tables
-//! (`src/shared/api.ts`: `anthropicModels`, `openAiNativeModels`, `deepSeekModels`).
+//! (`src/shared/api.ts`: `anthropicModels`, `openAiNativeModels`, `deepSeekModels`, and the
+//! temperatures of `moonshotModels`).
 //!
 //! A model is found by its name as Cline names it, or by the name without Cline's date suffix
 //! (`claude-sonnet-4-5` → `claude-sonnet-4-5-20250929`); an OpenRouter-style `vendor/` prefix is
