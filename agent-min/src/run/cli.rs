@@ -42,7 +42,7 @@ MODEL:
                           64000 for claude-sonnet-4-5; 8192 for a model not in it); openai sends
                           none (with N: max_tokens, or max_completion_tokens for the reasoning
                           families o1/o3/o4/gpt-5, or max_output_tokens on the Responses
-                          API); ollama 8192 (options.num_predict)
+                          API); ollama none (with N: options.num_predict)
     --one-tool-per-reply  run only the first tool call of a reply (Cline's parallel tool
                           calling setting off): the XML reply is cut after it, and any further
                           call is answered with Cline's toolAlreadyUsed text.

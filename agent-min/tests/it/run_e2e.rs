@@ -252,6 +252,24 @@ fn mid_stream_overloaded_error_is_retried() {
     assert_eq!(hist, 1);
 }
 
+/// Cline retries any failure of the stream but a spend limit: a `timeout_error` too (it was
+/// not retried, and the task failed).
+#[test]
+fn mid_stream_timeout_error_is_retried() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut body = anthropic_body("Partial text that will be discarded", 5, "end_turn");
+    let cut = body.find("event: content_block_stop").unwrap();
+    body.truncate(cut);
+    body.push_str("event: error\r\ndata: {\"type\":\"error\",\"error\":{\"type\":\"timeout_error\",\"message\":\"Request timed out\"}}\r\n\r\n");
+    let timed_out = Resp { body: body.into_bytes(), ..anthropic("") };
+    let server = Server::start(vec![timed_out, anthropic(&completion("second time lucky"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests().len(), 2);
+    assert!(r.stderr.contains("Request timed out"), "{}", r.stderr);
+}
+
 #[test]
 fn tool_cut_by_max_tokens_is_not_executed() {
     let ws = tempfile::tempdir().unwrap();

@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn classification_of_statuses() {
-        for s in [429, 500, 502, 503, 529, 408] {
+        for s in [429, 500, 502, 503, 529, 408, 409] {
             assert!(ApiError::from_status(s, "x".into(), None).retryable, "{s}");
         }
         for s in [400, 401, 403, 404] {

@@ -1,7 +1,8 @@
 //! What is known about a model — its output limit, context window, prices, image input, prompt
 //! caching, reasoning support and API format — read from `agent-min/data/models.json`, which
 //! `agent-min/scripts/gen-model-facts.mjs` generates from Cline v4.0.10's own tables
-//! (`src/shared/api.ts`: `anthropicModels`, `openAiNativeModels`, `deepSeekModels`).
+//! (`src/shared/api.ts`: `anthropicModels`, `openAiNativeModels`, `deepSeekModels`, and the
+//! temperatures of `moonshotModels`).
 //!
 //! A model is found by its name as Cline names it, or by the name without Cline's date suffix
 //! (`claude-sonnet-4-5` → `claude-sonnet-4-5-20250929`); an OpenRouter-style `vendor/` prefix is
@@ -56,6 +57,7 @@ pub(crate) struct Facts {
 #[derive(Deserialize)]
 struct File {
     openai_compatible_defaults: Facts,
+    moonshot_temperatures: indexmap::IndexMap<String, f64>,
     tables: Tables,
 }
 
@@ -151,6 +153,13 @@ pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
     Found { key: None, facts: Facts::unknown(provider, &name) }
 }
 
+/// The temperature Cline's Moonshot handler sends for one of Moonshot's Kimi models, by its id
+/// there (`moonshotModels`: 1 for `kimi-k2.5`, `kimi-k2.6` and the thinking ones, which refuse
+/// any other; 0.6 for the `…-preview` ones); `None` for any other id.
+pub(crate) fn moonshot_temperature(model: &str) -> Option<f64> {
+    file().moonshot_temperatures.get(&model.to_ascii_lowercase()).copied()
+}
+
 /// Whether `model` is one of DeepSeek's own API's models as it names them (Cline's
 /// `deepSeekModels`: `deepseek-chat`, `deepseek-reasoner`, `deepseek-v4-…`), not a gateway's
 /// `deepseek/…` id.
@@ -159,10 +168,17 @@ pub(crate) fn is_deepseek_api_model(model: &str) -> bool {
 }
 
 /// `name` itself, or `name` followed by a date (`-20250929`, `-2025-08-07`); for a dated
-/// snapshot not in the table (`gpt-5.5-2026-04-23`), the model it is a snapshot of.
+/// snapshot not in the table (`gpt-5.5-2026-04-23`), the model it is a snapshot of. Cline's
+/// id suffixes (`:1m`, `:fast`, `:1m:fast`) come off first and go back on the key found for
+/// the rest (`claude-sonnet-4-5:1m` → `claude-sonnet-4-5-20250929:1m`), so the date rule holds
+/// for them too; a model without such an entry keeps its own facts.
 fn find<'a>(table: &'a indexmap::IndexMap<String, Facts>, name: &str) -> Option<(&'a String, &'a Facts)> {
     if let Some(found) = table.get_key_value(name) {
         return Some(found);
+    }
+    if let Some(suffix) = [":1m:fast", ":1m", ":fast"].into_iter().find(|s| name.ends_with(s)) {
+        let (key, facts) = find(table, &name[..name.len() - suffix.len()])?;
+        return table.get_key_value(&format!("{key}{suffix}")).or(Some((key, facts)));
     }
     let dated =
         table.iter().find(|(key, _)| key.strip_prefix(name).and_then(|r| r.strip_prefix('-')).is_some_and(is_date));
@@ -232,6 +248,27 @@ mod tests {
         assert_eq!(lookup(Provider::Ollama, "gpt-4o").key, None);
         // Not a prefix match: gpt-5 must not pick up gpt-5-mini's or gpt-5.1's facts.
         assert_ne!(lookup(Provider::OpenAi, "gpt-5-mini").key.as_deref(), Some("gpt-5-2025-08-07"));
+    }
+
+    #[test]
+    fn clines_1m_and_fast_suffixes_on_an_undated_name_find_the_suffixed_entry() {
+        // `claude-sonnet-4-5:1m` missed the table (it has the dated `…-20250929:1m`): the run
+        // got an unknown model's 8192 tokens, 128k window and no prices.
+        let s = lookup(Provider::Anthropic, "claude-sonnet-4-5:1m");
+        assert_eq!(s.key.as_deref(), Some("claude-sonnet-4-5-20250929:1m"));
+        assert!(s.facts.known && s.facts.supports_reasoning);
+        assert_eq!((s.facts.max_output(), s.facts.context_window), (Some(64_000), Some(1_000_000)));
+        assert!(s.facts.input_price.is_some());
+        for (name, key) in [
+            ("claude-opus-4-6:1m:fast", "claude-opus-4-6:1m:fast"),
+            ("claude-opus-4-6:fast", "claude-opus-4-6:fast"),
+            ("claude-sonnet-4:1m", "claude-sonnet-4-20250514:1m"),
+            // No `:1m` entry: the model's own facts.
+            ("claude-haiku-4-5:1m", "claude-haiku-4-5-20251001"),
+        ] {
+            assert_eq!(lookup(Provider::Anthropic, name).key.as_deref(), Some(key), "{name}");
+        }
+        assert_eq!(lookup(Provider::Anthropic, "claude-next:1m").key, None);
     }
 
     #[test]

@@ -322,7 +322,8 @@ impl ApiError {
             || lower.contains("exceeded your current quota")
             || lower.contains("billing")
             || lower.contains("credit balance");
-        let retryable = !quota && (status == 429 || status == 408 || status >= 500);
+        // The statuses Anthropic's and OpenAI's SDKs retry: 408, 409 (a lock conflict), 429, 5xx.
+        let retryable = !quota && (matches!(status, 408 | 409 | 429) || status >= 500);
         ApiError { status: Some(status), message, retryable, retry_after }
     }
 }

@@ -84,10 +84,10 @@ pub(crate) fn family(provider: &str, model: &str) -> Family {
     Family::Generic
 }
 
-/// Cline's `isNextGenModelFamily` (without its open-source list).
+/// Cline's `isNextGenModelFamily`, its open-source list (`kimi-k2`) included.
 fn is_next_gen_model(id: &str) -> bool {
     claude_major(id).is_some_and(|v| v >= 4)
-        || ["gemini-2.5", "grok-4", "gpt-5", "gpt5", "gpt-oss", "gpt_oss", "minimax", "gemini-3", "gemini3"]
+        || ["gemini-2.5", "grok-4", "gpt-5", "gpt5", "gpt-oss", "gpt_oss", "minimax", "gemini-3", "gemini3", "kimi-k2"]
             .iter()
             .any(|s| id.contains(s))
         || id.contains("deepseek-chat")
@@ -151,6 +151,10 @@ mod tests {
         assert_eq!(family("ollama", "qwen2.5-coder:7b"), Family::Generic);
         assert_eq!(family("openai", "deepseek-chat"), Family::NextGen);
         assert_eq!(family("openai", "gemini-2.5-pro"), Family::NextGen);
+        // Cline's `isNextGenOpenSourceModelFamily`: the next-gen XML variant, on Ollama too.
+        assert_eq!(family("openai", "kimi-k2-0905-preview"), Family::NextGen);
+        assert_eq!(family("openai", "moonshotai/kimi-k2.5"), Family::NextGen);
+        assert_eq!(family("ollama", "kimi-k2:1t-cloud"), Family::NextGen);
     }
 
     /// The patches built in are the differences of the texts in the repository: regenerate

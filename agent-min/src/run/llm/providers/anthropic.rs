@@ -161,9 +161,10 @@ impl Thinking {
                 _ => Thinking::OffAdaptive,
             };
         }
-        let known = crate::run::llm::models::lookup(super::Provider::Anthropic, model).key.is_some();
+        // The run's own facts decide (a second lookup, of the id without its `:1m`, could
+        // find a model the facts are not of).
         match budget {
-            Some(b) if cfg.facts.supports_reasoning || !known => Thinking::Budget(b),
+            Some(b) if cfg.facts.supports_reasoning || !cfg.facts.known => Thinking::Budget(b),
             _ => Thinking::Off,
         }
     }
@@ -258,7 +259,14 @@ impl Stream {
                 vec![Delta::Usage(self.usage)]
             }
             "content_block_start" => match v.pointer("/content_block/type").and_then(Value::as_str) {
-                Some("text") => text_of(&v, "/content_block/text", Delta::Text),
+                Some("text") => {
+                    // As Cline's anthropic.ts: a line break before a text block that is not the
+                    // reply's first block (several text blocks would otherwise run together).
+                    let later = v.get("index").and_then(Value::as_u64).is_some_and(|i| i > 0);
+                    let mut out = if later { vec![Delta::Text("\n".into())] } else { Vec::new() };
+                    out.extend(text_of(&v, "/content_block/text", Delta::Text));
+                    out
+                }
                 Some("thinking") => {
                     let mut out = vec![Delta::Block(BlockDelta::ThinkingStart)];
                     out.extend(text_of(&v, "/content_block/thinking", Delta::Reasoning));
@@ -358,6 +366,8 @@ fn text_of(v: &Value, ptr: &str, f: impl Fn(String) -> Delta) -> Vec<Delta> {
 }
 
 /// `event: error` — `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`.
+/// Retryable unless it is one of the request's own faults (Anthropic's 4xx types): Cline
+/// retries any failure of the stream (`task/index.ts`, three times) but a spend limit.
 fn stream_error(v: &Value) -> ApiError {
     let kind = v.pointer("/error/type").and_then(Value::as_str).unwrap_or("");
     let message = json_error_message(v).unwrap_or_else(|| v.to_string());
@@ -365,7 +375,15 @@ fn stream_error(v: &Value) -> ApiError {
         "overloaded_error" => (Some(529), true),
         "rate_limit_error" => (Some(429), true),
         "api_error" => (Some(500), true),
-        _ => (None, false),
+        "timeout_error" => (Some(504), true),
+        // No status: a context overflow (`invalid_request_error`) is recognised by its text.
+        "invalid_request_error"
+        | "authentication_error"
+        | "permission_error"
+        | "not_found_error"
+        | "request_too_large"
+        | "billing_error" => (None, false),
+        _ => (None, true),
     };
     ApiError { status, message, retryable, retry_after: None }
 }
@@ -437,6 +455,28 @@ mod tests {
             })
             .unwrap();
         assert_eq!((last_usage.input, last_usage.output, last_usage.cache_read), (12, 40, 5));
+    }
+
+    #[test]
+    fn a_text_block_after_the_first_block_starts_on_a_new_line() {
+        let mut s = Stream::default();
+        let mut text = String::new();
+        for (i, t) in [(0, "I'll read a."), (1, "Now b.")] {
+            let start =
+                format!(r#"{{"type":"content_block_start","index":{i},"content_block":{{"type":"text","text":""}}}}"#);
+            let delta =
+                format!(r#"{{"type":"content_block_delta","index":{i},"delta":{{"type":"text_delta","text":"{t}"}}}}"#);
+            for d in s
+                .event(&ev("content_block_start", &start))
+                .into_iter()
+                .chain(s.event(&ev("content_block_delta", &delta)))
+            {
+                if let Delta::Text(t) = d {
+                    text.push_str(&t);
+                }
+            }
+        }
+        assert_eq!(text, "I'll read a.\nNow b.");
     }
 
     #[test]
@@ -558,6 +598,23 @@ mod tests {
     }
 
     #[test]
+    fn timeout_and_unknown_error_events_are_retryable_the_requests_own_faults_are_not() {
+        let kind = |k: &str| {
+            let out = Stream::default()
+                .event(&ev("error", &format!(r#"{{"type":"error","error":{{"type":"{k}","message":"m"}}}}"#)));
+            match &out[..] {
+                [Delta::Error(e)] => (e.retryable, e.status),
+                d => panic!("{d:?}"),
+            }
+        };
+        assert_eq!(kind("timeout_error"), (true, Some(504)));
+        assert_eq!(kind("some_future_error"), (true, None));
+        for fault in ["invalid_request_error", "authentication_error", "permission_error", "billing_error"] {
+            assert_eq!(kind(fault), (false, None), "{fault}");
+        }
+    }
+
+    #[test]
     fn request_puts_key_in_headers_and_system_in_body() {
         let cfg = ApiConfig {
             string_contents: false,
@@ -654,6 +711,36 @@ mod tests {
         // A model Cline's table does not know is taken at its word.
         let (body, _) = asked("claude-test", Some(2048), None);
         assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+    }
+
+    #[test]
+    fn a_budget_goes_to_a_suffixed_model_and_by_the_runs_own_facts() {
+        // `claude-sonnet-4-5:1m` had an unknown model's facts while the id without `:1m` was
+        // looked up again and found: the budget was silently dropped.
+        let (body, beta) = asked("claude-sonnet-4-5:1m", Some(2048), None);
+        assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+        assert_eq!((body["model"].as_str(), body["max_tokens"].as_i64()), (Some("claude-sonnet-4-5"), Some(64_000)));
+        assert_eq!(beta.as_deref(), Some("context-1m-2025-08-07"));
+        // Facts of no table (the fallback) take the model at its word, whatever its id.
+        let cfg = ApiConfig {
+            string_contents: false,
+            provider: super::super::Provider::Anthropic,
+            model: "claude-3-5-haiku-20241022".into(),
+            base_url: "http://x".into(),
+            api_key: None,
+            max_tokens: None,
+            facts: Default::default(),
+            num_ctx: 0,
+            connect_timeout: 1,
+            openai_native: false,
+            no_reasoning_summary: false,
+            no_images: false,
+            idle_timeout: 1,
+            thinking_budget: Some(2048),
+            reasoning_effort: None,
+            tools: None,
+        };
+        assert_eq!(Thinking::of(&cfg, &cfg.model), Thinking::Budget(2048));
     }
 
     #[test]

@@ -7,15 +7,19 @@ use super::{ApiConfig, HttpRequest};
 use crate::run::llm::tool_specs;
 use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, StopReason, Usage};
 
-/// Builds the request.
+/// Builds the request as Cline's `OllamaHandler.createMessage` does: `options.num_ctx` and no
+/// output limit (`num_predict` only when `--max-tokens` gives one).
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let msgs = super::chat_messages(system, messages, true, true);
     let mut body = json!({
         "model": cfg.model,
         "messages": msgs,
         "stream": true,
-        "options": {"num_ctx": cfg.num_ctx, "num_predict": cfg.max_tokens.unwrap_or(8192)},
+        "options": {"num_ctx": cfg.num_ctx},
     });
+    if let Some(n) = cfg.max_tokens {
+        body["options"]["num_predict"] = json!(n);
+    }
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
     }
@@ -88,6 +92,36 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_limit_only_when_asked_for() {
+        let cfg = |max_tokens| ApiConfig {
+            string_contents: false,
+            provider: super::super::Provider::Ollama,
+            model: "qwen3".into(),
+            base_url: "http://x".into(),
+            api_key: None,
+            max_tokens,
+            facts: Default::default(),
+            num_ctx: 32768,
+            connect_timeout: 1,
+            openai_native: false,
+            no_reasoning_summary: false,
+            no_images: false,
+            idle_timeout: 1,
+            thinking_budget: None,
+            reasoning_effort: None,
+            tools: None,
+        };
+        let options = |max_tokens| {
+            let body: Value =
+                serde_json::from_slice(&request(&cfg(max_tokens), "SYS", &[Message::user("t")]).body).unwrap();
+            body["options"].clone()
+        };
+        // Cline's ollama.ts sends num_ctx alone: the model writes as long as it needs.
+        assert_eq!(options(None), json!({"num_ctx": 32768}));
+        assert_eq!(options(Some(100)), json!({"num_ctx": 32768, "num_predict": 100}));
+    }
 
     #[test]
     fn ndjson_lines() {

@@ -29,8 +29,9 @@ fn needs_cache_marks(model: &str) -> bool {
     model.starts_with("anthropic/") || model.starts_with("minimax/") || EXPLICIT.contains(&model)
 }
 
-/// Builds the request as Cline's `OpenAiHandler.createMessage` does: `temperature: 0` and no
-/// `max_tokens`; for the reasoning families the system prompt as role `developer`, no
+/// Builds the request as Cline's `OpenAiHandler.createMessage` does: `temperature: 0` (but
+/// what Cline's own handler of the vendor sends for a few vendors' models: [`temperature`]) and
+/// no `max_tokens`; for the reasoning families the system prompt as role `developer`, no
 /// temperature and `reasoning_effort` (Cline's default `medium`); tools with
 /// `tool_choice: "auto"` and `parallel_tool_calls: false` (`getOpenAIToolParams`). An explicit
 /// `--max-tokens` goes as `max_tokens`, or `max_completion_tokens` for a reasoning model (the
@@ -178,7 +179,9 @@ fn azure_url(base_url: &str, model: &str, path: &str) -> Option<String> {
 /// Cline's OpenAI-compatible handler's settings (see [`request`]).
 fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
     if !reasoning {
-        body["temperature"] = json!(0);
+        if let Some(t) = temperature(&cfg.model) {
+            body["temperature"] = t;
+        }
     }
     match (cfg.max_tokens, reasoning) {
         (Some(n), false) => body["max_tokens"] = json!(n),
@@ -199,6 +202,25 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
     }
 }
 
+/// The temperature for a model that is not of the reasoning families (`None`: none at all):
+/// Cline's OpenAI-compatible handler sends 0 to any, which some vendors' APIs refuse, so a
+/// model of such a vendor gets what Cline's own handler for that vendor sends — Moonshot's Kimi
+/// models their table's (`moonshot.ts`; `kimi-k2.5` refuses anything but 1), MiniMax's `MiniMax-…`
+/// 1 (`minimax.ts`; its range is (0, 1]), Google's `gemini-…` 1 (`gemini.ts`, `?? 1`) and
+/// OpenRouter's `google/gemini-3…` 1 (`openrouter-stream.ts`), and the Claude models that think
+/// adaptively none (`openrouter-stream.ts`; Opus 4.7 refuses one).
+fn temperature(model: &str) -> Option<Value> {
+    let m = model.to_ascii_lowercase();
+    if super::anthropic::is_adaptive_thinking_model(&m) {
+        return None;
+    }
+    if let Some(t) = crate::run::llm::models::moonshot_temperature(&m) {
+        return Some(js_number(t));
+    }
+    let one = ["minimax-", "gemini-", "google/gemini-3"].iter().any(|p| m.starts_with(p));
+    Some(json!(if one { 1 } else { 0 }))
+}
+
 /// Cline's `openai-native` handler's Chat Completions settings, from the model's facts: the
 /// system prompt's role (`systemRole`, else `system`, set by the caller), `reasoning_effort`
 /// for a model that `supportsReasoningEffort` (`medium` unless given; `none` sends none), the
@@ -212,8 +234,7 @@ fn native_settings(cfg: &ApiConfig, body: &mut Value) {
         body["reasoning_effort"] = Value::from(effort);
     }
     if let Some(t) = cfg.facts.temperature {
-        // As JavaScript writes it: 1, not 1.0.
-        body["temperature"] = if t.fract() == 0.0 && t.abs() < 1e9 { Value::from(t as i64) } else { Value::from(t) };
+        body["temperature"] = js_number(t);
     }
     if let Some(n) = cfg.max_tokens {
         body["max_completion_tokens"] = Value::from(n);
@@ -222,6 +243,15 @@ fn native_settings(cfg: &ApiConfig, body: &mut Value) {
         body["tools"] = tool_specs::openai(tools);
         body["tool_choice"] = Value::from("auto");
         body["parallel_tool_calls"] = Value::Bool(is_gpt5_family(&cfg.model));
+    }
+}
+
+/// `t` as JavaScript writes it: 1, not 1.0.
+fn js_number(t: f64) -> Value {
+    if t.fract() == 0.0 && t.abs() < 1e9 {
+        Value::from(t as i64)
+    } else {
+        Value::from(t)
     }
 }
 
@@ -324,12 +354,16 @@ impl Stream {
             }
         }
         if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
-            let get = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+            let field = |p: &str| u.pointer(p).and_then(Value::as_u64);
+            let get = |p: &str| field(p).unwrap_or(0);
+            // DeepSeek's own counts, read as Cline's deepseek.ts reads them: the cache misses
+            // as cache writes, which Cline's table prices (its `inputPrice` is 0).
             out.push(Delta::Usage(Usage {
                 input: get("/prompt_tokens"),
                 output: get("/completion_tokens"),
-                cache_read: get("/prompt_tokens_details/cached_tokens"),
-                cache_write: 0,
+                cache_read: field("/prompt_cache_hit_tokens")
+                    .unwrap_or_else(|| get("/prompt_tokens_details/cached_tokens")),
+                cache_write: get("/prompt_cache_miss_tokens"),
             }));
         }
         out
@@ -393,6 +427,21 @@ mod tests {
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"refusal":"I can't "}}]}"#)));
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"refusal":"help."}}]}"#)));
         assert_eq!(out, vec![Delta::Text("[Refusal] I can't ".into()), Delta::Text("help.".into())]);
+    }
+
+    #[test]
+    fn deepseeks_cache_misses_are_cache_writes_and_cost_what_clines_table_says() {
+        let mut s = Stream::default();
+        let out = s.event(&data(
+            r#"{"choices":[],"usage":{"prompt_tokens":1000,"completion_tokens":10,"prompt_cache_hit_tokens":600,"prompt_cache_miss_tokens":400}}"#,
+        ));
+        let u = Usage { input: 1000, output: 10, cache_read: 600, cache_write: 400 };
+        assert_eq!(out, vec![Delta::Usage(u)]);
+        // deepseek-chat: uncached input at $0.27/M (Cline's `cacheWritesPrice`; `inputPrice` 0),
+        // hits at $0.07/M, output at $1.10/M. With the misses read as nothing, it cost $0.
+        let p = crate::run::budget::accounting::builtin(super::super::Provider::OpenAi, "deepseek-chat").unwrap();
+        let cost = crate::run::budget::accounting::cost(&u, &p, true);
+        assert!((cost - (400.0 * 0.27 + 600.0 * 0.07 + 10.0 * 1.1) / 1e6).abs() < 1e-12, "{cost}");
     }
 
     #[test]
@@ -654,6 +703,44 @@ mod tests {
         assert_eq!(body("gpt-5.2-chat-latest", true, None), row(true, json!(1), Value::Null, "developer"));
         // Not in Cline's table: the OpenAI-compatible settings.
         assert_eq!(body("o3-pro-next", true, None), row(false, Value::Null, json!("medium"), "developer"));
+    }
+
+    #[test]
+    fn vendors_that_refuse_temperature_0_get_what_clines_handler_for_them_sends() {
+        let temperature = |model: &str| {
+            let b: Value =
+                serde_json::from_slice(&request(&native_cfg(model), "SYS", &[Message::user("t")]).body).unwrap();
+            b.get("temperature").cloned()
+        };
+        // Moonshot: "invalid temperature: only 1 is allowed for this model".
+        for one in [
+            "kimi-k2.5",
+            "kimi-k2.6",
+            "kimi-k2-thinking",
+            "kimi-k2-thinking-turbo",
+            "MiniMax-M2.5",
+            "gemini-2.5-pro",
+            "google/gemini-3-pro-preview",
+        ] {
+            assert_eq!(temperature(one), Some(json!(1)), "{one}");
+        }
+        assert_eq!(temperature("kimi-k2-0905-preview"), Some(json!(0.6)));
+        // Opus 4.7 refuses a temperature ("temperature is deprecated for this model").
+        for none in ["anthropic/claude-opus-4.7", "anthropic/claude-sonnet-5", "claude-opus-4-6"] {
+            assert_eq!(temperature(none), None, "{none}");
+        }
+        // Everything else as Cline's OpenAI-compatible handler: 0 (OpenRouter's Gemini 2.5,
+        // Kimi and MiniMax too, as Cline's OpenRouter handler sends them).
+        for zero in [
+            "gpt-4o",
+            "qwen3-coder",
+            "google/gemini-2.5-pro",
+            "moonshotai/kimi-k2.5",
+            "minimax/minimax-m2",
+            "anthropic/claude-sonnet-4.5",
+        ] {
+            assert_eq!(temperature(zero), Some(json!(0)), "{zero}");
+        }
     }
 
     #[test]
