@@ -31,7 +31,7 @@ MODEL:
                           llama.cpp server, LM Studio. At api.openai.com (or any base URL with
                           `openai-native`) as Cline's openai-native: gpt-5.5, gpt-5.4, codex
                           models on the Responses API (/v1/responses)
-    -m, --model NAME      model name (defaults: claude-sonnet-4-5, gpt-4.1, qwen2.5-coder:7b)
+    -m, --model NAME      model name (defaults: claude-sonnet-5, gpt-4.1, qwen2.5-coder:7b)
     --base-url URL        anthropic: without /v1 (default https://api.anthropic.com)
                           openai:    with /v1 (default $OPENAI_BASE_URL or https://api.openai.com/v1);
                                      Azure: https://RESOURCE.openai.azure.com/openai, the model

@@ -763,6 +763,11 @@ impl Task {
             match result {
                 Ok(reply) => {
                     self.account(&reply, turn);
+                    if let Some(StopReason::Refused(word)) = &reply.stop {
+                        // Anthropic: "you must reset the conversation context before continuing";
+                        // answering it would be refused again, turn after turn.
+                        return Err((refused(word), None));
+                    }
                     if !reply.is_empty() {
                         return Ok(reply);
                     }
@@ -1230,6 +1235,14 @@ fn before(hooked: &str) -> String {
 
 /// What the person is told of a reply that ended inside a `<name>` call (`cut`: at the output
 /// token limit).
+/// Why the task stopped when the provider's safety system ended the reply (`word`: its stop
+/// reason). The reply is dropped with its request, which `resume` sends again.
+fn refused(word: &str) -> String {
+    format!(
+        "the provider's safety system ended the model's reply (stop reason \"{word}\"); the same conversation would be refused again, so the task stopped. Start a new task, or resume this one with different instructions"
+    )
+}
+
 fn cut_off(name: &str, cut: bool) -> String {
     let at_limit = if cut { " (cut at the output token limit)" } else { "" };
     format!("The reply ended inside a <{name}> tool call{at_limit}; it was not executed.")

@@ -766,3 +766,18 @@ fn a_write_without_content_late_in_a_long_task_warns_of_the_full_context_window(
     let next = reqs[2].last_user();
     assert!(next.contains(&format!("before the content parameter is fully written.\n\n{warning}\n\n")), "{next}");
 }
+
+/// Anthropic's safety classifiers end a reply with `stop_reason: "refusal"`, and the API says the
+/// conversation must be reset before continuing: nudging the model to use a tool would be
+/// refused turn after turn. The task stops at once, saying why.
+#[test]
+fn a_reply_the_providers_safety_system_refused_stops_the_task() {
+    let ws = tempfile::tempdir().unwrap();
+    let server =
+        Server::start(vec![anthropic_with("I can't help with", 5, "refusal"), anthropic(&completion("never reached"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("safety system ended the model's reply (stop reason \"refusal\")"), "{}", r.stderr);
+    assert_eq!(server.requests().len(), 1);
+}

@@ -199,12 +199,28 @@ fn undated(name: &str) -> Option<&str> {
 /// (`o1-pro`, `o3-pro`, `gpt-5-pro`, `gpt-5.4-pro`, `gpt-5.1-codex-max`, `codex-mini-latest`,
 /// `o3-deep-research`, `computer-use-preview`), dated snapshots included: on OpenAI's own API
 /// `/chat/completions` refuses them (404, "only supported in v1/responses").
+///
+/// Newer GPT models Cline's table does not list yet (`gpt-5.6-terra`, `gpt-6-…`; not a `chat`
+/// model) too: `/chat/completions` refuses their function tools with any reasoning effort but
+/// `none`, their own default included ("Function tools with reasoning_effort are not supported
+/// for gpt-5.6-terra in /v1/chat/completions. To use function tools, use /v1/responses"), and
+/// the models Cline's table does list from gpt-5.4 on are Responses models.
 fn responses_only(name: &str) -> bool {
     let base = undated(name).unwrap_or(name);
     base.ends_with("-pro")
         || base.contains("codex")
         || base.contains("deep-research")
         || base.starts_with("computer-use")
+        || newer_gpt(base) && !base.contains("chat")
+}
+
+/// `gpt-5.N…` with N at least 4, or `gpt-6…` and on.
+fn newer_gpt(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("gpt-") else { return false };
+    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).fold(0u32, |n, b| n * 10 + u32::from(b - b'0'));
+    let major = digits(rest);
+    let minor = rest.split_once('.').map_or(0, |(_, r)| digits(r));
+    major > 5 || major == 5 && minor >= 4
 }
 
 /// `20250929` or `2025-08-07`.

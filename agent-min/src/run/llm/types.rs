@@ -245,6 +245,9 @@ pub enum StopReason {
     EndTurn,
     /// It hit the output token limit: the reply is cut.
     MaxTokens,
+    /// The provider's safety system ended the reply (Anthropic's `refusal`, OpenAI's
+    /// `content_filter`), in its word: the same conversation would be refused again.
+    Refused(String),
     /// Anything else the server said.
     Other(String),
 }

@@ -308,6 +308,7 @@ impl Stream {
                     out.push(Delta::Stop(match r {
                         "max_tokens" => StopReason::MaxTokens,
                         "end_turn" | "stop_sequence" | "tool_use" => StopReason::EndTurn,
+                        "refusal" => StopReason::Refused(r.to_string()),
                         other => StopReason::Other(other.to_string()),
                     }));
                 }

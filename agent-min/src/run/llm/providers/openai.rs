@@ -349,6 +349,7 @@ impl Stream {
                 out.push(Delta::Stop(match r {
                     "length" => StopReason::MaxTokens,
                     "stop" | "tool_calls" => StopReason::EndTurn,
+                    "content_filter" => StopReason::Refused(r.to_string()),
                     other => StopReason::Other(other.to_string()),
                 }));
             }
@@ -415,6 +416,14 @@ mod tests {
 
     fn data(s: &str) -> SseEvent {
         SseEvent { event: None, data: s.into() }
+    }
+
+    /// A reply the content filter ended is refused, in the server's word (it is not "no tool").
+    #[test]
+    fn a_content_filter_stop_is_a_refusal() {
+        let mut s = Stream::default();
+        let out = s.event(&data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"content_filter"}]}"#));
+        assert_eq!(out, vec![Delta::Stop(StopReason::Refused("content_filter".into()))]);
     }
 
     #[test]

@@ -48,7 +48,8 @@ pub(crate) const PROVIDERS: &[ProviderDecl] = &[
         default_base_url: "https://api.anthropic.com",
         // As the Anthropic SDKs and Claude Code read it: without /v1.
         base_url_var: Some("ANTHROPIC_BASE_URL"),
-        default_model: "claude-sonnet-4-5",
+        // Cline's `anthropicDefaultModelId`.
+        default_model: "claude-sonnet-5",
         key_var: Some("ANTHROPIC_API_KEY"),
         key_required_at: Some(""),
         missing_key: "ANTHROPIC_API_KEY is not set; export your key, or choose another provider with --provider openai|ollama",
@@ -137,6 +138,17 @@ const fn key_vars<const N: usize>() -> [&'static str; N] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run without `--model` asks a model Cline's table knows (its facts, its prices), and on
+    /// Anthropic Cline's own default (`anthropicDefaultModelId`), not a retired one.
+    #[test]
+    fn the_default_models_are_in_clines_table() {
+        assert_eq!(Provider::Anthropic.default_model(), "claude-sonnet-5");
+        for p in [Provider::Anthropic, Provider::OpenAi] {
+            let found = crate::run::llm::models::lookup(p, p.default_model());
+            assert!(found.facts.known, "{p:?}: {}", p.default_model());
+        }
+    }
 
     #[test]
     fn every_provider_is_declared_once_and_its_key_variable_is_masked() {

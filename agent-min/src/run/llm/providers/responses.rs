@@ -225,6 +225,7 @@ impl Stream {
                 } else {
                     match r.pointer("/incomplete_details/reason").and_then(Value::as_str) {
                         Some("max_output_tokens") => StopReason::MaxTokens,
+                        Some(r @ "content_filter") => StopReason::Refused(r.to_string()),
                         Some(other) => StopReason::Other(other.to_string()),
                         None => StopReason::Other("incomplete".into()),
                     }
@@ -588,6 +589,13 @@ mod tests {
         assert_eq!(Wire::of(&cfg("gpt-5.4-mini")), Wire::Responses);
         assert_eq!(Wire::of(&cfg("gpt-5")), Wire::ChatCompletions);
         assert_eq!(Wire::of(&cfg("gpt-4.1")), Wire::ChatCompletions);
+        // Newer than Cline's table: /chat/completions refuses their tools with reasoning.
+        for newer in ["gpt-5.6-terra", "gpt-5.6-luna-2026-09-01", "gpt-6-astra", "gpt-5.10"] {
+            assert_eq!(Wire::of(&cfg(newer)), Wire::Responses, "{newer}");
+        }
+        for older in ["gpt-5.6-chat-latest", "gpt-5.2", "gpt-5.3-chat-latest", "gpt-4o-mini", "gpt-oss-120b"] {
+            assert_eq!(Wire::of(&cfg(older)), Wire::ChatCompletions, "{older}");
+        }
         let elsewhere = ApiConfig { openai_native: false, ..cfg("gpt-5.5") };
         assert_eq!(Wire::of(&elsewhere), Wire::ChatCompletions);
         assert!(super::super::is_openai_api("https://api.openai.com/v1"));
