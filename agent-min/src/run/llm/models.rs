@@ -133,8 +133,8 @@ pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
     let t = &file().tables;
     let tables: Vec<(&indexmap::IndexMap<String, Facts>, String)> = match (provider, vendor) {
         (Provider::Ollama, _) => Vec::new(),
-        (Provider::Anthropic, _) => vec![(&t.anthropic, name.clone())],
-        (Provider::OpenAi, Some("anthropic")) => vec![(&t.anthropic, name.replace('.', "-"))],
+        (Provider::Anthropic, _) => vec![(&t.anthropic, anthropic_alias(&name))],
+        (Provider::OpenAi, Some("anthropic")) => vec![(&t.anthropic, anthropic_alias(&name.replace('.', "-")))],
         (Provider::OpenAi, Some("deepseek")) => vec![(&t.deepseek, name.clone())],
         (Provider::OpenAi, _) => vec![(&t.openai, name.clone()), (&t.deepseek, name.clone())],
     };
@@ -151,6 +151,23 @@ pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
         }
     }
     Found { key: None, facts: Facts::unknown(provider, &name) }
+}
+
+/// Anthropic's own aliases as the name of the model they stand for in Cline's table, which
+/// lists only the dated ids: `claude-3-7-sonnet-latest` → `claude-3-7-sonnet` (then found
+/// with its date), `claude-sonnet-4-0` → `claude-sonnet-4` (`claude-sonnet-4-20250514`).
+/// Cline's `getModel` would ask its default model for these instead.
+fn anthropic_alias(name: &str) -> String {
+    let (base, suffix) = match name.find(':') {
+        Some(i) => name.split_at(i),
+        None => (name, ""),
+    };
+    let base = base.strip_suffix("-latest").unwrap_or(base);
+    let base = match base.strip_suffix("-0") {
+        Some(major) if major.ends_with(|c: char| c.is_ascii_digit()) => major,
+        _ => base,
+    };
+    format!("{base}{suffix}")
 }
 
 /// The temperature Cline's Moonshot handler sends for one of Moonshot's Kimi models, by its id
@@ -249,6 +266,25 @@ mod tests {
         let g4o = lookup(Provider::OpenAi, "gpt-4o");
         assert_eq!(g4o.key.as_deref(), Some("gpt-4o"));
         assert_eq!(g4o.facts.context_window, Some(128_000));
+    }
+
+    /// Anthropic's aliases name the dated model they stand for, its facts and prices.
+    #[test]
+    fn anthropics_aliases_find_their_models() {
+        for (alias, key) in [
+            ("claude-sonnet-4-0", "claude-sonnet-4-20250514"),
+            ("claude-opus-4-0", "claude-opus-4-20250514"),
+            ("claude-3-7-sonnet-latest", "claude-3-7-sonnet-20250219"),
+            ("claude-3-5-haiku-latest", "claude-3-5-haiku-20241022"),
+            ("claude-sonnet-4-0:1m", "claude-sonnet-4-20250514:1m"),
+        ] {
+            let found = lookup(Provider::Anthropic, alias);
+            assert_eq!(found.key.as_deref(), Some(key), "{alias}");
+            assert!(found.facts.input_price.is_some(), "{alias}");
+        }
+        let or = lookup(Provider::OpenAi, "anthropic/claude-3.7-sonnet-latest");
+        assert_eq!(or.key.as_deref(), Some("claude-3-7-sonnet-20250219"));
+        assert_eq!(lookup(Provider::Anthropic, "claude-opus-4-1").key.as_deref(), Some("claude-opus-4-1-20250805"));
     }
 
     #[test]

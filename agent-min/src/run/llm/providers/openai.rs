@@ -198,8 +198,17 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
         body["tool_choice"] = json!("auto");
-        body["parallel_tool_calls"] = json!(false);
+        if !refuses_parallel_tool_calls(&cfg.model) {
+            body["parallel_tool_calls"] = json!(false);
+        }
     }
+}
+
+/// o1, o3 and o4 (the reasoning families before GPT-5): OpenAI refuses `parallel_tool_calls`
+/// with them whatever its value ("Unsupported parameter: 'parallel_tool_calls' is not supported
+/// with this model."), where Cline sends `false`; they make one call at a time anyway.
+fn refuses_parallel_tool_calls(model: &str) -> bool {
+    is_reasoning_family(&model.to_ascii_lowercase()) && !is_gpt5_family(model)
 }
 
 /// The temperature for a model that is not of the reasoning families (`None`: none at all):
@@ -230,7 +239,10 @@ fn temperature(model: &str) -> Option<Value> {
 /// (`getOpenAIToolParams(tools, isGPT5ModelFamily(id))`).
 fn native_settings(cfg: &ApiConfig, body: &mut Value) {
     let effort = cfg.reasoning_effort.as_deref().unwrap_or("medium");
-    if cfg.facts.supports_reasoning_effort && effort != "none" {
+    // Cline's table says gpt-5-chat-latest takes one; OpenAI refuses it ("Unsupported
+    // parameter: 'reasoning.effort' is not supported with this model").
+    let refuses = cfg.model.to_ascii_lowercase().starts_with("gpt-5-chat");
+    if cfg.facts.supports_reasoning_effort && effort != "none" && !refuses {
         body["reasoning_effort"] = Value::from(effort);
     }
     if let Some(t) = cfg.facts.temperature {
@@ -242,7 +254,9 @@ fn native_settings(cfg: &ApiConfig, body: &mut Value) {
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
         body["tool_choice"] = Value::from("auto");
-        body["parallel_tool_calls"] = Value::Bool(is_gpt5_family(&cfg.model));
+        if !refuses_parallel_tool_calls(&cfg.model) {
+            body["parallel_tool_calls"] = Value::Bool(is_gpt5_family(&cfg.model));
+        }
     }
 }
 
@@ -703,15 +717,21 @@ mod tests {
             (get("parallel_tool_calls"), get("temperature"), get("reasoning_effort"), b["messages"][0]["role"].clone())
         };
         let row = |p: bool, t: Value, e: Value, r: &str| (json!(p), t, e, json!(r));
+        // o1, o3, o4: no `parallel_tool_calls` at all (OpenAI refuses it with them).
+        let row_o = |t: Value, e: Value| (Value::Null, t, e, json!("developer"));
         assert_eq!(body("gpt-5", true, None), row(true, json!(1), json!("medium"), "developer"));
         assert_eq!(body("gpt-5", false, None), row(false, Value::Null, json!("medium"), "developer"));
         assert_eq!(body("gpt-5-mini", true, Some("none")), row(true, json!(1), Value::Null, "developer"));
         assert_eq!(body("gpt-4.1", true, None), row(false, json!(0), Value::Null, "system"));
-        assert_eq!(body("o3", true, Some("high")), row(false, Value::Null, json!("high"), "developer"));
+        assert_eq!(body("o3", true, Some("high")), row_o(Value::Null, json!("high")));
+        assert_eq!(body("o4-mini", true, None), row_o(Value::Null, json!("medium")));
+        assert_eq!(body("o3-mini", false, None), row_o(Value::Null, json!("medium")));
+        // Cline's table gives gpt-5-chat-latest a reasoning effort, which OpenAI refuses.
+        assert_eq!(body("gpt-5-chat-latest", true, None).2, Value::Null);
         // Cline's table gives gpt-5.2-chat-latest no reasoning effort.
         assert_eq!(body("gpt-5.2-chat-latest", true, None), row(true, json!(1), Value::Null, "developer"));
         // Not in Cline's table: the OpenAI-compatible settings.
-        assert_eq!(body("o3-pro-next", true, None), row(false, Value::Null, json!("medium"), "developer"));
+        assert_eq!(body("o3-pro-next", true, None), row_o(Value::Null, json!("medium")));
     }
 
     #[test]
