@@ -61,7 +61,9 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     }
     body["max_tokens"] = json!(max_tokens);
     if thinking == Thinking::Off {
-        body["temperature"] = json!(0);
+        // MiniMax's Anthropic-format API takes (0, 1]: Cline's minimax.ts sends 1.
+        let minimax = cfg.model.to_ascii_lowercase().starts_with("minimax-");
+        body["temperature"] = json!(if minimax { 1 } else { 0 });
     }
     body["system"] = if cache {
         json!([{"text": system, "type": "text", "cache_control": {"type": "ephemeral"}}])
@@ -675,6 +677,13 @@ mod tests {
         let r = request(&cfg, "SYS", &[Message::user("hi")]);
         let beta = r.headers.iter().find(|(k, _)| k == "anthropic-beta").map(|(_, v)| v.clone());
         (serde_json::from_slice(&r.body).unwrap(), beta)
+    }
+
+    /// MiniMax's Anthropic-format API refuses 0 (its range is (0, 1]); Cline's minimax.ts sends 1.
+    #[test]
+    fn minimax_models_get_temperature_1() {
+        assert_eq!(asked("MiniMax-M2.5", None, None).0["temperature"], json!(1));
+        assert_eq!(asked("claude-sonnet-4-5", None, None).0["temperature"], json!(0));
     }
 
     #[test]
