@@ -620,22 +620,10 @@ mod tests {
     #[test]
     fn request_puts_key_in_headers_and_system_in_body() {
         let cfg = ApiConfig {
-            string_contents: false,
-            provider: super::super::Provider::Anthropic,
-            model: "m".into(),
             base_url: "http://x/".into(),
             api_key: Some("sk-test".into()),
             max_tokens: Some(100),
-            facts: Default::default(),
-            num_ctx: 0,
-            connect_timeout: 1,
-            openai_native: false,
-            no_reasoning_summary: false,
-            no_images: false,
-            idle_timeout: 1,
-            thinking_budget: None,
-            reasoning_effort: None,
-            tools: None,
+            ..ApiConfig::test(super::super::Provider::Anthropic, "m")
         };
         let r = request(&cfg, "SYS", &[Message::user("hi")]);
         assert_eq!(r.url, "http://x/v1/messages");
@@ -651,19 +639,7 @@ mod tests {
     /// body and its `anthropic-beta` header.
     fn asked(model: &str, budget: Option<u32>, effort: Option<&str>) -> (Value, Option<String>) {
         let cfg = ApiConfig {
-            string_contents: false,
-            provider: super::super::Provider::Anthropic,
-            model: model.into(),
-            base_url: "http://x".into(),
-            api_key: None,
-            max_tokens: None,
             facts: crate::run::llm::models::lookup(super::super::Provider::Anthropic, model).facts,
-            num_ctx: 0,
-            connect_timeout: 1,
-            openai_native: false,
-            no_reasoning_summary: false,
-            no_images: false,
-            idle_timeout: 1,
             thinking_budget: budget,
             reasoning_effort: effort.map(str::to_string),
             tools: Some(crate::run::llm::tool_specs::Tools {
@@ -673,6 +649,7 @@ mod tests {
                 ),
                 extra: Vec::new(),
             }),
+            ..ApiConfig::test(super::super::Provider::Anthropic, model)
         };
         let r = request(&cfg, "SYS", &[Message::user("hi")]);
         let beta = r.headers.iter().find(|(k, _)| k == "anthropic-beta").map(|(_, v)| v.clone());
@@ -733,22 +710,8 @@ mod tests {
         assert_eq!(beta.as_deref(), Some("context-1m-2025-08-07"));
         // Facts of no table (the fallback) take the model at its word, whatever its id.
         let cfg = ApiConfig {
-            string_contents: false,
-            provider: super::super::Provider::Anthropic,
-            model: "claude-3-5-haiku-20241022".into(),
-            base_url: "http://x".into(),
-            api_key: None,
-            max_tokens: None,
-            facts: Default::default(),
-            num_ctx: 0,
-            connect_timeout: 1,
-            openai_native: false,
-            no_reasoning_summary: false,
-            no_images: false,
-            idle_timeout: 1,
             thinking_budget: Some(2048),
-            reasoning_effort: None,
-            tools: None,
+            ..ApiConfig::test(super::super::Provider::Anthropic, "claude-3-5-haiku-20241022")
         };
         assert_eq!(Thinking::of(&cfg, &cfg.model), Thinking::Budget(2048));
     }

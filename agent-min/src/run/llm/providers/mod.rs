@@ -153,6 +153,32 @@ pub(crate) struct ApiConfig {
     pub no_images: bool,
 }
 
+#[cfg(test)]
+impl ApiConfig {
+    /// A configuration for tests: `provider`'s wire, `model`, no key, Cline's settings,
+    /// unknown facts; each test sets what it is about with `..ApiConfig::test(…)`.
+    pub(crate) fn test(provider: Provider, model: &str) -> Self {
+        ApiConfig {
+            provider,
+            model: model.into(),
+            base_url: "http://x".into(),
+            api_key: None,
+            max_tokens: None,
+            facts: Default::default(),
+            num_ctx: 0,
+            connect_timeout: 1,
+            idle_timeout: 1,
+            thinking_budget: None,
+            reasoning_effort: None,
+            string_contents: false,
+            tools: None,
+            openai_native: false,
+            no_reasoning_summary: false,
+            no_images: false,
+        }
+    }
+}
+
 /// A request ready for curl.
 pub(crate) struct HttpRequest {
     /// Full URL.
@@ -462,22 +488,12 @@ mod tests {
 
     fn body_for(provider: Provider, model: &str, openai_native: bool, string_contents: bool) -> Value {
         let cfg = ApiConfig {
-            provider,
-            model: model.into(),
             base_url: "http://127.0.0.1:1".into(),
-            api_key: None,
-            max_tokens: None,
             facts: crate::run::llm::models::lookup(provider, model).facts,
             num_ctx: 1,
-            connect_timeout: 1,
-            idle_timeout: 1,
-            thinking_budget: None,
-            reasoning_effort: None,
             string_contents,
-            tools: None,
             openai_native,
-            no_reasoning_summary: false,
-            no_images: false,
+            ..ApiConfig::test(provider, model)
         };
         serde_json::from_slice(&build_request(&cfg, "SYS", &image_read()).body).unwrap()
     }
@@ -494,22 +510,12 @@ mod tests {
             (Provider::Ollama, "llama3", false),
         ] {
             let mut cfg = ApiConfig {
-                provider,
-                model: model.into(),
                 base_url: "http://127.0.0.1:1".into(),
-                api_key: None,
-                max_tokens: None,
                 facts: crate::run::llm::models::lookup(provider, model).facts,
                 num_ctx: 1,
-                connect_timeout: 1,
-                idle_timeout: 1,
-                thinking_budget: None,
-                reasoning_effort: None,
-                string_contents: false,
-                tools: None,
                 openai_native: native,
-                no_reasoning_summary: false,
                 no_images: true,
+                ..ApiConfig::test(provider, model)
             };
             let body = String::from_utf8(build_request(&cfg, "SYS", &image_read()).body).unwrap();
             assert!(!body.contains("iVBORw0KGgo"), "{model}: {body}");
@@ -626,21 +632,9 @@ mod first_request {
 
     pub(crate) fn body(provider: Provider, model: &str, max_tokens: Option<u32>, thinking: Option<u32>) -> Value {
         let cfg = ApiConfig {
-            string_contents: false,
-            provider,
-            model: model.into(),
-            base_url: "http://x".into(),
-            api_key: None,
             max_tokens,
             facts: models::lookup(provider, model).facts,
-            num_ctx: 0,
-            connect_timeout: 1,
-            idle_timeout: 1,
             thinking_budget: thinking,
-            reasoning_effort: None,
-            openai_native: false,
-            no_reasoning_summary: false,
-            no_images: false,
             tools: Some(Tools {
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::dialect::system::family(true, provider.name(), model),
@@ -648,6 +642,7 @@ mod first_request {
                 ),
                 extra: Vec::new(),
             }),
+            ..ApiConfig::test(provider, model)
         };
         let msgs = [Message::user("<task>\nt\n</task>\n\n<environment_details>\nE\n</environment_details>")];
         serde_json::from_slice(&build_request(&cfg, "SYS", &msgs).body).unwrap()
@@ -744,22 +739,8 @@ mod first_request {
     #[test]
     fn the_last_two_user_messages_are_marked_on_anthropic() {
         let cfg = ApiConfig {
-            string_contents: false,
-            provider: Provider::Anthropic,
-            model: "claude-sonnet-4-5".into(),
-            base_url: "http://x".into(),
-            api_key: None,
-            max_tokens: None,
             facts: models::lookup(Provider::Anthropic, "claude-sonnet-4-5").facts,
-            num_ctx: 0,
-            connect_timeout: 1,
-            idle_timeout: 1,
-            thinking_budget: None,
-            reasoning_effort: None,
-            tools: None,
-            openai_native: false,
-            no_reasoning_summary: false,
-            no_images: false,
+            ..ApiConfig::test(Provider::Anthropic, "claude-sonnet-4-5")
         };
         let msgs = [
             Message::user("1"),

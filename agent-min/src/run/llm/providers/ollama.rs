@@ -96,22 +96,9 @@ mod tests {
     #[test]
     fn an_output_limit_only_when_asked_for() {
         let cfg = |max_tokens| ApiConfig {
-            string_contents: false,
-            provider: super::super::Provider::Ollama,
-            model: "qwen3".into(),
-            base_url: "http://x".into(),
-            api_key: None,
             max_tokens,
-            facts: Default::default(),
             num_ctx: 32768,
-            connect_timeout: 1,
-            openai_native: false,
-            no_reasoning_summary: false,
-            no_images: false,
-            idle_timeout: 1,
-            thinking_budget: None,
-            reasoning_effort: None,
-            tools: None,
+            ..ApiConfig::test(super::super::Provider::Ollama, "qwen3")
         };
         let options = |max_tokens| {
             let body: Value =

@@ -521,20 +521,7 @@ mod tests {
     /// An OpenAI-compatible config for `model` with Cline's native tools.
     fn native_cfg(model: &str) -> ApiConfig {
         ApiConfig {
-            string_contents: false,
-            provider: super::super::Provider::OpenAi,
-            model: model.into(),
             base_url: "http://x/v1".into(),
-            api_key: None,
-            max_tokens: None,
-            facts: Default::default(),
-            num_ctx: 0,
-            connect_timeout: 1,
-            openai_native: false,
-            no_reasoning_summary: false,
-            no_images: false,
-            idle_timeout: 1,
-            thinking_budget: None,
             tools: Some(crate::run::llm::tool_specs::Tools {
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::prompt::system::Family::NativeNextGen,
@@ -542,7 +529,7 @@ mod tests {
                 ),
                 extra: Vec::new(),
             }),
-            reasoning_effort: None,
+            ..ApiConfig::test(super::super::Provider::OpenAi, model)
         }
     }
 
@@ -689,20 +676,9 @@ mod tests {
     fn openai_native_chat_settings_come_from_the_models_facts() {
         let body = |model: &str, native: bool, effort: Option<&str>| {
             let cfg = ApiConfig {
-                string_contents: false,
-                provider: super::super::Provider::OpenAi,
-                model: model.into(),
                 base_url: "https://api.openai.com/v1".into(),
-                api_key: None,
-                max_tokens: None,
                 facts: crate::run::llm::models::lookup(super::super::Provider::OpenAi, model).facts,
-                num_ctx: 0,
-                connect_timeout: 1,
                 openai_native: native,
-                no_reasoning_summary: false,
-                no_images: false,
-                idle_timeout: 1,
-                thinking_budget: None,
                 reasoning_effort: effort.map(str::to_string),
                 tools: Some(crate::run::llm::tool_specs::Tools {
                     builtin: crate::run::dialect::native::definitions(
@@ -711,6 +687,7 @@ mod tests {
                     ),
                     extra: Vec::new(),
                 }),
+                ..ApiConfig::test(super::super::Provider::OpenAi, model)
             };
             let b: Value = serde_json::from_slice(&request(&cfg, "SYS", &[Message::user("t")]).body).unwrap();
             let get = |k: &str| b.get(k).cloned().unwrap_or(Value::Null);

@@ -490,21 +490,10 @@ mod tests {
 
     fn cfg(model: &str) -> ApiConfig {
         ApiConfig {
-            string_contents: false,
-            provider: super::super::Provider::OpenAi,
-            model: model.into(),
             base_url: "https://api.openai.com/v1/".into(),
             api_key: Some("k".into()),
-            max_tokens: None,
             facts: crate::run::llm::models::lookup(super::super::Provider::OpenAi, model).facts,
-            num_ctx: 0,
-            connect_timeout: 1,
             openai_native: true,
-            no_reasoning_summary: false,
-            no_images: false,
-            idle_timeout: 1,
-            thinking_budget: None,
-            reasoning_effort: None,
             tools: Some(crate::run::llm::tool_specs::Tools {
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::prompt::system::Family::NativeGpt51,
@@ -512,6 +501,7 @@ mod tests {
                 ),
                 extra: Vec::new(),
             }),
+            ..ApiConfig::test(super::super::Provider::OpenAi, model)
         }
     }
 
