@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Generates agent-min/data/models.json — the model facts agent-min uses (max output tokens,
-// context window, prices, cache prices, image input, prompt caching and reasoning support) — from Cline's
+// context window, prices, cache prices, price tiers by prompt size, image input, prompt caching and
+// reasoning support) — from Cline's
 // own model tables in `apps/vscode/src/shared/api.ts`, so nothing about a model is typed into
 // Rust by hand.
 //
@@ -99,6 +100,23 @@ function facts(info) {
 	put("temperature", info.temperature)
 	put("system_role", info.systemRole)
 	put("api_format", info.apiFormat)
+	// Prices by prompt size (the `:1m` Claude models: higher above 200,000 tokens), which Cline's
+	// cost.ts picks per request. An unbounded tier (`Infinity`, which JSON cannot hold) has no
+	// `context_window`; Cline's own `Number.MAX_SAFE_INTEGER` stays as the number it is.
+	if (info.tiers?.length) {
+		out.tiers = info.tiers.map((t) => {
+			const tier = {}
+			if (Number.isFinite(t.contextWindow)) tier.context_window = t.contextWindow
+			for (const [k, v] of [
+				["input_price", t.inputPrice],
+				["output_price", t.outputPrice],
+				["cache_writes_price", t.cacheWritesPrice],
+				["cache_reads_price", t.cacheReadsPrice],
+			])
+				if (v !== undefined && v !== null) tier[k] = v
+			return tier
+		})
+	}
 	return out
 }
 

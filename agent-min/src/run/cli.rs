@@ -146,6 +146,8 @@ CONTEXT WINDOW, TOKENS AND COST:
     --price-output USD    price per million output tokens           table of well-known
     --price-cache-read USD   per million cache-read tokens          Anthropic and OpenAI
     --price-cache-write USD  per million cache-write tokens         models; Ollama is free)
+                          A flag's price holds at any prompt size (a :1m model's table
+                          prices rise past 200000 prompt tokens, as Cline's tiers).
     Tokens and cost are shown per request (--json) and in total at the end.
 
 PROJECT SETUP (read as Cline reads it; see docs/agent.md):

@@ -196,3 +196,32 @@ fn timeout_stops_a_loop_blocked_outside_any_child_process() {
     assert!(r.stderr.contains("the time limit was reached"), "{}", r.stderr);
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
 }
+
+#[test]
+fn a_1m_models_cost_and_max_cost_use_its_upper_tier_past_200k_prompt_tokens() {
+    // claude-sonnet-4-5:1m, as Cline prices it (CLAUDE_SONNET_1M_TIERS): $3 in / $15 out up to
+    // 200,000 prompt tokens, $6 / $22.50 above. At the base prices the two requests would cost
+    // $1.20 and the third request would go out under --max-cost 1.5.
+    let ws = tempfile::tempdir().unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let server = Server::start(vec![
+        anthropic_usage(&list, 150_000),
+        anthropic_usage(&list, 250_000),
+        anthropic_usage(&completion("x"), 1_000),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(
+        ws.path(),
+        &args_with(&base, &["--json", "--model", "claude-sonnet-4-5:1m", "--max-cost", "1.5", "t"]),
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(server.requests().len(), 2, "stops before the third request");
+    assert!(r.stderr.contains("the cost limit was reached"), "{}", r.stderr);
+    let events = events::parse(&r.stdout);
+    let costs: Vec<f64> = events::of(&events, "api_request").iter().map(|e| e["cost_usd"].as_f64().unwrap()).collect();
+    let expected = [(150_000.0 * 3.0 + 42.0 * 15.0) / 1e6, (250_000.0 * 6.0 + 42.0 * 22.5) / 1e6];
+    assert_eq!(costs.len(), 2, "{costs:?}");
+    assert!(costs.iter().zip(expected).all(|(c, e)| (c - e).abs() < 1e-9), "{costs:?} vs {expected:?}");
+}

@@ -4,6 +4,12 @@
 //! Prices are US dollars per million tokens. How a request's usage is priced depends on the wire
 //! format: Anthropic reports `input_tokens` *without* the cached part (cache reads and writes come
 //! separately), OpenAI-compatible servers report `prompt_tokens` *including* the cached part.
+//!
+//! A model with price tiers (Cline's `:1m` Claude models) is priced per request by the size of
+//! its prompt, as Cline's `calculateApiCostInternal` (`src/utils/cost.ts`) does: the whole
+//! prompt — cached or not, [`prompt_tokens`] — picks the first tier (by ascending limit) whose
+//! limit it does not exceed (the last tier past them all), and that tier's prices replace all
+//! four (a price the tier leaves out stays the model's own).
 
 use crate::run::llm::providers::Provider;
 use crate::run::llm::Usage;
@@ -19,6 +25,31 @@ pub struct Prices {
     pub cache_read: f64,
     /// Prompt tokens written to the cache.
     pub cache_write: f64,
+}
+
+/// A model's prices: one set for any request, or tiers by the size of the request's prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pricing {
+    /// The prices of a model without tiers; a tier's for any price it leaves out.
+    pub base: Prices,
+    /// `(most prompt tokens, prices)` by ascending limit (`u64::MAX`: no limit); empty: `base`
+    /// for any prompt.
+    pub tiers: Vec<(u64, Prices)>,
+}
+
+impl From<Prices> for Pricing {
+    fn from(base: Prices) -> Self {
+        Pricing { base, tiers: Vec::new() }
+    }
+}
+
+impl Pricing {
+    /// The prices of a request whose whole prompt is `prompt` tokens: the first tier whose limit
+    /// is at least `prompt`, else the last tier (Cline's fallback), else `base`.
+    pub fn at(&self, prompt: u64) -> Prices {
+        let tier = self.tiers.iter().find(|(limit, _)| prompt <= *limit).or(self.tiers.last());
+        tier.map_or(self.base, |(_, p)| *p)
+    }
 }
 
 /// A task's token and cost totals, over all its runs: in `api_request` and `completion` events
@@ -46,38 +77,60 @@ pub struct Totals {
 /// ([`crate::run::llm::models`]), or free for a local Ollama model. `None` when Cline's tables do
 /// not price the model (its cost is then not reported unless prices are given with flags). A
 /// price Cline leaves out (OpenAI's cache writes) is 0, as Cline's cost functions count it.
-pub(crate) fn builtin(provider: Provider, model: &str) -> Option<Prices> {
+/// Cline's price tiers come along (sorted by limit, as Cline sorts them).
+pub(crate) fn builtin(provider: Provider, model: &str) -> Option<Pricing> {
     if provider == Provider::Ollama {
-        return Some(Prices { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0 });
+        return Some(Prices { input: 0.0, output: 0.0, cache_read: 0.0, cache_write: 0.0 }.into());
     }
     let f = crate::run::llm::models::lookup(provider, model).facts;
-    Some(Prices {
+    let base = Prices {
         input: f.input_price?,
         output: f.output_price?,
         cache_read: f.cache_reads_price.unwrap_or(0.0),
         cache_write: f.cache_writes_price.unwrap_or(0.0),
-    })
+    };
+    let mut tiers: Vec<(u64, Prices)> = f
+        .tiers
+        .iter()
+        .map(|t| {
+            let prices = Prices {
+                input: t.input_price.unwrap_or(base.input),
+                output: t.output_price.unwrap_or(base.output),
+                cache_read: t.cache_reads_price.unwrap_or(base.cache_read),
+                cache_write: t.cache_writes_price.unwrap_or(base.cache_write),
+            };
+            (t.context_window.unwrap_or(u64::MAX), prices)
+        })
+        .collect();
+    tiers.sort_by_key(|(limit, _)| *limit);
+    Some(Pricing { base, tiers })
 }
 
-/// The prices to use: flags override the built-in table field by field. With flags for an
-/// unknown model, cache reads and writes default to the input price (the cautious choice).
+/// The prices to use: flags override the built-in table field by field, in every tier of a
+/// tiered model (a flag's price holds for any prompt size; the prices not flagged stay the
+/// table's, tiered). With flags for an unknown model, cache reads and writes default to the
+/// input price (the cautious choice).
 pub(crate) fn resolve(
-    table: Option<Prices>,
+    table: Option<Pricing>,
     input: Option<f64>,
     output: Option<f64>,
     cache_read: Option<f64>,
     cache_write: Option<f64>,
-) -> Option<Prices> {
-    let base = match (table, input, output) {
+) -> Option<Pricing> {
+    let table = match (table, input, output) {
         (Some(t), ..) => t,
-        (None, Some(i), Some(o)) => Prices { input: i, output: o, cache_read: i, cache_write: i },
+        (None, Some(i), Some(o)) => Prices { input: i, output: o, cache_read: i, cache_write: i }.into(),
         (None, ..) => return None,
     };
-    Some(Prices {
-        input: input.unwrap_or(base.input),
-        output: output.unwrap_or(base.output),
-        cache_read: cache_read.unwrap_or(base.cache_read),
-        cache_write: cache_write.unwrap_or(base.cache_write),
+    let flagged = |p: Prices| Prices {
+        input: input.unwrap_or(p.input),
+        output: output.unwrap_or(p.output),
+        cache_read: cache_read.unwrap_or(p.cache_read),
+        cache_write: cache_write.unwrap_or(p.cache_write),
+    };
+    Some(Pricing {
+        base: flagged(table.base),
+        tiers: table.tiers.into_iter().map(|(limit, p)| (limit, flagged(p))).collect(),
     })
 }
 
@@ -95,8 +148,9 @@ pub(crate) fn prompt_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
     }
 }
 
-/// The cost of one request's usage.
-pub(crate) fn cost(u: &Usage, p: &Prices, cache_in_prompt: bool) -> f64 {
+/// The cost of one request's usage, at the prices of its prompt's size.
+pub(crate) fn cost(u: &Usage, p: &Pricing, cache_in_prompt: bool) -> f64 {
+    let p = p.at(prompt_tokens(u, cache_in_prompt));
     let uncached = if cache_in_prompt { u.input.saturating_sub(u.cache_read + u.cache_write) } else { u.input };
     let m = 1_000_000.0;
     uncached as f64 * p.input / m
@@ -108,7 +162,7 @@ pub(crate) fn cost(u: &Usage, p: &Prices, cache_in_prompt: bool) -> f64 {
 /// Running totals of a task (including earlier runs of a resumed task) and of this run.
 #[derive(Debug, Clone, Default)]
 pub struct Accounting {
-    prices: Option<Prices>,
+    prices: Option<Pricing>,
     cache_in_prompt: bool,
     /// Token totals of the task.
     pub usage: Usage,
@@ -125,7 +179,7 @@ pub struct Accounting {
 
 impl Accounting {
     /// Empty totals, priced with `prices` (`None`: cost unknown).
-    pub fn new(prices: Option<Prices>, cache_in_prompt: bool) -> Self {
+    pub fn new(prices: Option<Pricing>, cache_in_prompt: bool) -> Self {
         Accounting { prices, cache_in_prompt, ..Accounting::default() }
     }
 
@@ -144,7 +198,7 @@ impl Accounting {
         self.usage.add(u);
         self.requests += 1;
         self.estimated += u32::from(estimated);
-        let c = self.prices.map(|p| cost(u, &p, self.cache_in_prompt))?;
+        let c = self.prices.as_ref().map(|p| cost(u, p, self.cache_in_prompt))?;
         self.cost += c;
         self.run_cost += c;
         Some(c)
@@ -154,7 +208,7 @@ impl Accounting {
     /// Cline counts them; it is not a request the model answered.
     pub(crate) fn record_failed(&mut self, u: &Usage) {
         self.usage.add(u);
-        if let Some(c) = self.prices.map(|p| cost(u, &p, self.cache_in_prompt)) {
+        if let Some(c) = self.prices.as_ref().map(|p| cost(u, p, self.cache_in_prompt)) {
             self.cost += c;
             self.run_cost += c;
         }
@@ -220,36 +274,88 @@ mod tests {
 
     #[test]
     fn prices_come_from_clines_model_facts_and_openrouter_names() {
-        let p = builtin(Provider::Anthropic, "claude-sonnet-4-5").unwrap();
+        let p = builtin(Provider::Anthropic, "claude-sonnet-4-5").unwrap().base;
         assert_eq!((p.input, p.output), (3.0, 15.0));
-        let p = builtin(Provider::OpenAi, "anthropic/claude-opus-4.5").unwrap();
+        let p = builtin(Provider::OpenAi, "anthropic/claude-opus-4.5").unwrap().base;
         assert_eq!(p.input, 5.0);
-        assert_eq!(builtin(Provider::OpenAi, "gpt-4.1-mini").unwrap().input, 0.40);
-        assert_eq!(builtin(Provider::OpenAi, "gpt-4.1").unwrap().input, 2.0);
+        assert_eq!(builtin(Provider::OpenAi, "gpt-4.1-mini").unwrap().base.input, 0.40);
+        assert_eq!(builtin(Provider::OpenAi, "gpt-4.1").unwrap().base.input, 2.0);
         assert!(builtin(Provider::OpenAi, "my-local-model").is_none());
-        assert_eq!(builtin(Provider::Ollama, "anything").unwrap().output, 0.0);
+        assert_eq!(builtin(Provider::Ollama, "anything").unwrap().base.output, 0.0);
     }
 
     #[test]
     fn flags_override_and_price_unknown_models() {
         assert!(resolve(None, Some(1.0), None, None, None).is_none());
-        let p = resolve(None, Some(1.0), Some(2.0), None, None).unwrap();
+        let p = resolve(None, Some(1.0), Some(2.0), None, None).unwrap().base;
         assert_eq!((p.cache_read, p.cache_write), (1.0, 1.0));
         let t = builtin(Provider::Anthropic, "claude-sonnet-4").unwrap();
-        let p = resolve(Some(t), None, Some(20.0), None, None).unwrap();
+        let p = resolve(Some(t), None, Some(20.0), None, None).unwrap().base;
         assert_eq!((p.input, p.output, p.cache_read), (3.0, 20.0, 0.30));
+    }
+
+    #[test]
+    fn a_price_flag_holds_at_every_tier_and_the_others_stay_tiered() {
+        let t = builtin(Provider::Anthropic, "claude-sonnet-4-5:1m").unwrap();
+        let p = resolve(Some(t), None, Some(20.0), None, None).unwrap();
+        let (below, above) = (p.at(200_000), p.at(200_001));
+        assert_eq!((below.input, below.output, below.cache_read), (3.0, 20.0, 0.3));
+        assert_eq!((above.input, above.output, above.cache_read), (6.0, 20.0, 0.6));
+        // All four flags: one price for any prompt.
+        let t = builtin(Provider::Anthropic, "claude-sonnet-4-5:1m").unwrap();
+        let p = resolve(Some(t), Some(1.0), Some(2.0), Some(0.1), Some(1.5)).unwrap();
+        assert_eq!(p.at(10), p.at(900_000));
+        assert_eq!(p.at(900_000), Prices { input: 1.0, output: 2.0, cache_read: 0.1, cache_write: 1.5 });
     }
 
     #[test]
     fn cost_follows_each_wire_format() {
         let p = Prices { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 };
         let u = Usage { input: 1_000_000, output: 100_000, cache_read: 1_000_000, cache_write: 0 };
+        let p = Pricing::from(p);
         // Anthropic: input excludes the cache.
         assert!((cost(&u, &p, false) - (3.0 + 1.5 + 0.3)).abs() < 1e-9);
         // OpenAI: prompt_tokens includes the cached part.
         assert!((cost(&u, &p, true) - (0.0 + 1.5 + 0.3)).abs() < 1e-9);
         assert_eq!(prompt_tokens(&u, false), 2_000_000);
         assert_eq!(prompt_tokens(&u, true), 1_000_000);
+    }
+
+    /// One request's cost on a fresh account for `model`, as `record` reports it.
+    fn one_request(provider: Provider, model: &str, u: Usage) -> f64 {
+        let mut a = Accounting::new(builtin(provider, model), cache_in_prompt(Some(provider)));
+        a.record(&u, false).expect("a priced model")
+    }
+
+    #[test]
+    fn a_1m_model_costs_its_upper_tier_above_200k_prompt_tokens_as_cline_prices_it() {
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // Cline's CLAUDE_SONNET_1M_TIERS: up to 200,000 prompt tokens $3 in, $15 out, $0.30
+        // cache read, $3.75 cache write; above, $6, $22.50, $0.60, $7.50. The prompt is
+        // input + cache writes + cache reads on Anthropic's wire (calculateApiCostAnthropic).
+        let below = Usage { input: 150_000, output: 2_000, cache_read: 40_000, cache_write: 5_000 };
+        let c = one_request(Provider::Anthropic, "claude-sonnet-4-5:1m", below);
+        assert!(near(c, 0.45 + 0.03 + 0.012 + 0.01875), "195,000 prompt tokens: {c}");
+        let above = Usage { input: 150_000, output: 2_000, cache_read: 50_000, cache_write: 5_000 };
+        let c = one_request(Provider::Anthropic, "claude-sonnet-4-5:1m", above);
+        assert!(near(c, 0.9 + 0.045 + 0.03 + 0.0375), "205,000 prompt tokens: {c}");
+        // The limit itself is the lower tier (Cline's `total <= contextWindow`).
+        let at = |input| Usage { input, ..Usage::default() };
+        assert!(near(one_request(Provider::Anthropic, "claude-sonnet-4-5:1m", at(200_000)), 0.6));
+        assert!(near(one_request(Provider::Anthropic, "claude-sonnet-4-5:1m", at(200_001)), 1.200006));
+        // The model without `:1m` has no tiers.
+        assert!(near(one_request(Provider::Anthropic, "claude-sonnet-4-5", at(300_000)), 0.9));
+        // OpenAI's wire (OpenRouter's name): `prompt_tokens` already includes the cached part,
+        // and is what picks the tier (calculateApiCostOpenAI).
+        let openai = Usage { input: 205_000, output: 2_000, cache_read: 50_000, cache_write: 0 };
+        let c = one_request(Provider::OpenAi, "anthropic/claude-sonnet-4.5:1m", openai);
+        assert!(near(c, 155_000.0 * 6.0 / 1e6 + 0.045 + 0.03), "{c}");
+        // Opus's tiers: $5 → $10 input.
+        assert!(near(one_request(Provider::Anthropic, "claude-opus-4-6:1m", at(300_000)), 3.0));
+        // A tier replaces all four prices, even where the table's base prices differ from
+        // its lower tier: claude-sonnet-5:1m lists $2 input but CLAUDE_SONNET_1M_TIERS's $3,
+        // and Cline charges the tier's.
+        assert!(near(one_request(Provider::Anthropic, "claude-sonnet-5:1m", at(100_000)), 0.3));
     }
 
     #[test]

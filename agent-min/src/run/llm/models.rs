@@ -1,5 +1,6 @@
-//! What is known about a model — its output limit, context window, prices, image input, prompt
-//! caching, reasoning support and API format — read from `agent-min/data/models.json`, which
+//! What is known about a model — its output limit, context window, prices (tiered by prompt size
+//! for Cline's `:1m` Claude models), image input, prompt caching, reasoning support and API
+//! format — read from `agent-min/data/models.json`, which
 //! `agent-min/scripts/gen-model-facts.mjs` generates from Cline v4.0.10's own tables
 //! (`src/shared/api.ts`: `anthropicModels`, `openAiNativeModels`, `deepSeekModels`, and the
 //! temperatures of `moonshotModels`).
@@ -30,6 +31,12 @@ pub(crate) struct Facts {
     pub cache_writes_price: Option<f64>,
     /// US dollars per million tokens read from the prompt cache.
     pub cache_reads_price: Option<f64>,
+    /// Prices by the size of a request's prompt (Cline's `tiers`; empty: the prices above for
+    /// any prompt). Only Cline's `:1m` Claude models have them: their 1M window costs more
+    /// above 200,000 prompt tokens. See [`crate::run::budget::accounting`] for how a tier is
+    /// chosen.
+    #[serde(default)]
+    pub tiers: Vec<PriceTier>,
     /// Whether the model takes images (Cline's `supportsImages`); `None`: Cline's table does
     /// not say, which Cline reads as no.
     pub supports_images: Option<bool>,
@@ -52,6 +59,23 @@ pub(crate) struct Facts {
     /// Found in one of Cline's tables (not the fallback of an unknown model).
     #[serde(skip)]
     pub known: bool,
+}
+
+/// One of a model's price tiers (Cline's `ModelInfo.tiers[i]`): the prices of a request whose
+/// prompt is at most `context_window` tokens (and above the tier below). A price it leaves out
+/// is the model's own.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub(crate) struct PriceTier {
+    /// The most prompt tokens this tier prices; `None`: no limit (Cline's `Infinity`).
+    pub context_window: Option<u64>,
+    /// US dollars per million uncached input tokens.
+    pub input_price: Option<f64>,
+    /// US dollars per million output tokens.
+    pub output_price: Option<f64>,
+    /// US dollars per million tokens written to the prompt cache.
+    pub cache_writes_price: Option<f64>,
+    /// US dollars per million tokens read from the prompt cache.
+    pub cache_reads_price: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -143,9 +167,11 @@ pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
             let mut facts = Facts { known: true, ..facts.clone() };
             if key.len() < name.len() && undated(&name) == Some(key.as_str()) {
                 // Another snapshot of the model: its wire and limits, but not its prices, which
-                // differ between snapshots (gpt-4o-2024-05-13 cost twice gpt-4o's).
+                // differ between snapshots (gpt-4o-2024-05-13 cost twice gpt-4o's) — tiered
+                // ones included.
                 (facts.input_price, facts.output_price) = (None, None);
                 (facts.cache_writes_price, facts.cache_reads_price) = (None, None);
+                facts.tiers.clear();
             }
             return Found { key: Some(key.clone()), facts };
         }
@@ -321,6 +347,23 @@ mod tests {
             assert_eq!(lookup(Provider::Anthropic, name).key.as_deref(), Some(key), "{name}");
         }
         assert_eq!(lookup(Provider::Anthropic, "claude-next:1m").key, None);
+    }
+
+    #[test]
+    fn the_1m_models_carry_clines_price_tiers_and_a_snapshot_drops_them() {
+        let s = lookup(Provider::Anthropic, "claude-sonnet-4-5:1m").facts;
+        let limits: Vec<_> = s.tiers.iter().map(|t| (t.context_window, t.input_price, t.output_price)).collect();
+        assert_eq!(
+            limits,
+            [(Some(200_000), Some(3.0), Some(15.0)), (Some(9_007_199_254_740_991), Some(6.0), Some(22.5))]
+        );
+        assert_eq!((s.tiers[1].cache_reads_price, s.tiers[1].cache_writes_price), (Some(0.6), Some(7.5)));
+        assert_eq!(lookup(Provider::Anthropic, "claude-opus-4-6:1m").facts.tiers[1].input_price, Some(10.0));
+        assert!(lookup(Provider::Anthropic, "claude-sonnet-4-5").facts.tiers.is_empty());
+        // Another dated snapshot keeps no price, tiered or not.
+        let snap = lookup(Provider::Anthropic, "claude-opus-4-6:1m-20270101");
+        assert_eq!(snap.key.as_deref(), Some("claude-opus-4-6:1m"));
+        assert!(snap.facts.tiers.is_empty() && snap.facts.input_price.is_none());
     }
 
     #[test]
