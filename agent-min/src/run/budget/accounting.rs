@@ -7,7 +7,7 @@
 //!
 //! A model with price tiers (Cline's `:1m` Claude models) is priced per request by the size of
 //! its prompt, as Cline's `calculateApiCostInternal` (`src/utils/cost.ts`) does: the whole
-//! prompt — cached or not, [`prompt_tokens`] — picks the first tier (by ascending limit) whose
+//! prompt — cached or not, `prompt_tokens` — picks the first tier (by ascending limit) whose
 //! limit it does not exceed (the last tier past them all), and that tier's prices replace all
 //! four (a price the tier leaves out stays the model's own).
 
