@@ -169,8 +169,16 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # without its reasoning or thought signature): what each server attached to a reply now goes
 # back to it and is saved (format version 5), 14 KB, as in the minimal agent; Azure OpenAI asked
 # as Cline asks it, 2 KB; and a `.git` file's git directory protected from sandboxed commands,
-# 2 KB.)
-line binary "  the same, no larger than today (ceiling 4.63 MB)" "$(mb "$b")" "$(is "$b <= 4630000")" must
+# 2 KB.
+# Raised to 4.65 MB on 2026-12-05, at 4,648,040 B: three independent reviews against Cline's
+# code and the providers' documented refusals found requests the real APIs refuse or misread
+# (a temperature Kimi and MiniMax refuse, `parallel_tool_calls` o1/o3/o4 refuse, GPT models newer
+# than Cline's table sent where tools with reasoning are refused, a safety refusal answered as a
+# reply without a tool, a reply cut while thinking asked again unchanged), costs that were wrong
+# (DeepSeek's uncached input at $0, the `:1m` models' upper price tier), a retired default model,
+# and mistake counting unlike Cline's: 20 KB, all of it in the minimal agent's providers, loop
+# and model facts.)
+line binary "  the same, no larger than today (ceiling 4.65 MB)" "$(mb "$b")" "$(is "$b <= 4650000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -194,8 +202,10 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # Raised to 2.975 MB on 2026-12-05, at 2,969,952 B: DeepSeek's, Kimi's and Gemini 3's native
 # tasks (above), 14 KB in the providers, the reply's reading and the saved task, which the
 # minimal agent's providers need (half of it serde reading the servers' objects in a save), and
-# Azure OpenAI, 2 KB.)
-line binary "  the same, no larger than today (ceiling 2.975 MB)" "$(mb "$m")" "$(is "$m <= 2975000")" must
+# Azure OpenAI, 2 KB.
+# Raised to 2.995 MB on 2026-12-05, at 2,990,816 B: the reviews' fixes (above), 20 KB, all of
+# them in parts the minimal agent has (its providers, loop, accounting and model facts).)
+line binary "  the same, no larger than today (ceiling 2.995 MB)" "$(mb "$m")" "$(is "$m <= 2995000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
