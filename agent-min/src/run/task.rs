@@ -835,8 +835,9 @@ impl Task {
         let cost = acct.record(&reply.usage, reply.usage_estimated);
         let u = &reply.usage;
         // Cline's "last request" is the last one with tokens.
-        if u.input + u.output + u.cache_read + u.cache_write > 0 {
-            self.last_request_tokens = u.input + u.output + u.cache_read + u.cache_write;
+        let tokens = accounting::request_tokens(u, acct.cache_in_prompt());
+        if tokens > 0 {
+            self.last_request_tokens = tokens;
         }
         let prompt = accounting::prompt_tokens(&reply.usage, acct.cache_in_prompt());
         self.around.context.observe(prompt, reply.usage.output, self.messages.len() + 1);

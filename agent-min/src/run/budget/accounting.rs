@@ -139,6 +139,14 @@ pub(crate) fn cache_in_prompt(provider: Option<Provider>) -> bool {
     matches!(provider, Some(Provider::OpenAi))
 }
 
+/// A request's tokens, prompt and output, each counted once: Cline adds the cache counts to
+/// the input, which on the OpenAI-compatible wire already holds them (its prompt count includes
+/// cached tokens, and DeepSeek's reads and writes are its hits and misses), so the "Context
+/// Window Usage" it tells the model there is up to twice the real one.
+pub(crate) fn request_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
+    prompt_tokens(u, cache_in_prompt) + u.output
+}
+
 /// The whole prompt of a request in tokens (cached or not).
 pub(crate) fn prompt_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
     if cache_in_prompt {
@@ -271,6 +279,16 @@ pub(crate) fn round(usd: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each token once: on the OpenAI-compatible wire the prompt count already holds the
+    /// cached tokens (DeepSeek's hits and misses too), on Anthropic's it does not.
+    #[test]
+    fn a_requests_tokens_count_the_cached_ones_once() {
+        let openai = Usage { input: 1000, output: 50, cache_read: 800, cache_write: 200 };
+        assert_eq!(request_tokens(&openai, true), 1050);
+        let anthropic = Usage { input: 200, output: 50, cache_read: 800, cache_write: 0 };
+        assert_eq!(request_tokens(&anthropic, false), 1050);
+    }
 
     #[test]
     fn prices_come_from_clines_model_facts_and_openrouter_names() {

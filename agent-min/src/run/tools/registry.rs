@@ -246,7 +246,8 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         required: &[],
         paths: &[],
         mutates: false,
-        valid_clears_mistakes: true,
+        // Cline resets it after finding skills ("No skills are available" leaves it); on success.
+        valid_clears_mistakes: false,
         // Offered by the workspace's skills, when it has some (`project/skills.rs`).
         offered: |_| false,
         run: skill::run,
