@@ -1002,27 +1002,28 @@ impl Task {
             lifecycle::task_complete(&mut self.around.project.hooks, call, &mut self.term, &mut self.around.events);
         }
         let denied = matches!(outcome, Outcome::Denied { .. });
+        // A success clears the mistake count; so does any other outcome of a call with valid
+        // parameters that does not itself count a mistake, for the tools Cline resets it for.
+        let clears = match &outcome {
+            Outcome::Success(_) => true,
+            Outcome::Failure { mistake, .. } => !mistake && tools::registry::valid_clears_mistakes(&call.name),
+            Outcome::Denied { .. } => tools::registry::valid_clears_mistakes(&call.name),
+            Outcome::Complete(_) => false,
+        };
+        if clears {
+            self.mistakes.clear();
+        }
         let (text, feedback, end) = match outcome {
             Outcome::Complete(done) => (String::new(), None, Some(End::Completed(done))),
-            Outcome::Success(t) => {
-                self.mistakes.clear();
-                (t, None, None)
-            }
+            Outcome::Success(t) => (t, None, None),
             Outcome::Failure { text, mistake } => {
                 if mistake {
                     let invalid = tools::missing_param(call).is_some();
                     self.mistakes.add(if invalid { Mistake::InvalidCall } else { Mistake::FailedTool });
-                } else if tools::registry::valid_clears_mistakes(&call.name) {
-                    self.mistakes.clear();
                 }
                 (text, None, None)
             }
-            Outcome::Denied { text, feedback } => {
-                if tools::registry::valid_clears_mistakes(&call.name) {
-                    self.mistakes.clear();
-                }
-                (text, feedback, None)
-            }
+            Outcome::Denied { text, feedback } => (text, feedback, None),
         };
         let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_deref());
         let mut result = format!("{}{body}{}", after(&pre), before(&post));
@@ -1046,8 +1047,8 @@ impl Task {
             self.term.outcome(false, &format!("missing required parameter '{param}'"));
             let count = self.mistakes.count(self.settings.max_mistakes) + 1;
             let window = self.around.context.window();
-            // Cline's Math.round(tokens / window * 100).
-            let context_percent = (window > 0).then(|| (self.last_request_tokens * 200 + window) / (2 * window));
+            let percent = crate::run::prompt::environment::usage_percent;
+            let context_percent = (window > 0).then(|| percent(self.last_request_tokens, window));
             let failures = tools::registry::Failures { count, context_percent };
             Outcome::Failure { text: tools::missing_param_result(call, param, failures), mistake: true }
         } else {

@@ -96,7 +96,7 @@ pub(crate) fn render(d: &Details<'_>) -> String {
         s.push_str(&format!("\n\n# Detected CLI Tools\nThese are some of the tools on the user's machine, and may be useful if needed to accomplish the task: {}. This list is not exhaustive, and other tools may be available.", tools.join(", ")));
     }
     if let Some((tokens, window)) = d.context {
-        let pct = if window == 0 { 0 } else { (tokens as f64 / window as f64 * 100.0).round() as u64 };
+        let pct = if window == 0 { 0 } else { usage_percent(tokens, window) };
         s.push_str(&format!(
             "\n\n# Context Window Usage\n{} / {}K tokens used ({pct}%)",
             locale_number(tokens as f64),
@@ -105,6 +105,11 @@ pub(crate) fn render(d: &Details<'_>) -> String {
     }
     s.push_str("\n\n# Current Mode\nACT MODE");
     format!("<environment_details>\n{}\n</environment_details>", s.trim())
+}
+
+/// `tokens` over a non-empty `window`, in %, rounded as Cline rounds it (`Math.round`).
+pub(crate) fn usage_percent(tokens: u64, window: u64) -> u64 {
+    (tokens as f64 / window as f64 * 100.0).round() as u64
 }
 
 /// Whether Cline shows `# Context Window Usage`: always, except for Claude 4+ and GPT-5, where
