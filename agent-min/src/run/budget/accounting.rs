@@ -144,7 +144,7 @@ pub(crate) fn cache_in_prompt(provider: Option<Provider>) -> bool {
 /// cached tokens, and DeepSeek's reads and writes are its hits and misses), so the "Context
 /// Window Usage" it tells the model there is up to twice the real one.
 pub(crate) fn request_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
-    prompt_tokens(u, cache_in_prompt) + u.output
+    prompt_tokens(u, cache_in_prompt).saturating_add(u.output)
 }
 
 /// The whole prompt of a request in tokens (cached or not).
@@ -152,14 +152,16 @@ pub(crate) fn prompt_tokens(u: &Usage, cache_in_prompt: bool) -> u64 {
     if cache_in_prompt {
         u.input
     } else {
-        u.input + u.cache_read + u.cache_write
+        // The server's counts: saturating, whatever it sends.
+        u.input.saturating_add(u.cache_read).saturating_add(u.cache_write)
     }
 }
 
 /// The cost of one request's usage, at the prices of its prompt's size.
 pub(crate) fn cost(u: &Usage, p: &Pricing, cache_in_prompt: bool) -> f64 {
     let p = p.at(prompt_tokens(u, cache_in_prompt));
-    let uncached = if cache_in_prompt { u.input.saturating_sub(u.cache_read + u.cache_write) } else { u.input };
+    let cached = u.cache_read.saturating_add(u.cache_write);
+    let uncached = if cache_in_prompt { u.input.saturating_sub(cached) } else { u.input };
     let m = 1_000_000.0;
     uncached as f64 * p.input / m
         + u.output as f64 * p.output / m
@@ -288,6 +290,13 @@ mod tests {
         assert_eq!(request_tokens(&openai, true), 1050);
         let anthropic = Usage { input: 200, output: 50, cache_read: 800, cache_write: 0 };
         assert_eq!(request_tokens(&anthropic, false), 1050);
+        // A server's absurd counts saturate; they never wrap (nor panic where overflow is checked).
+        let absurd = Usage { input: u64::MAX, output: u64::MAX, cache_read: u64::MAX, cache_write: u64::MAX };
+        assert_eq!((request_tokens(&absurd, false), request_tokens(&absurd, true)), (u64::MAX, u64::MAX));
+        let mut a = Accounting::new(builtin(Provider::Anthropic, "claude-sonnet-4-5"), false);
+        a.record(&absurd, false);
+        a.record(&absurd, false);
+        assert_eq!(a.usage.input, u64::MAX);
     }
 
     #[test]

@@ -108,7 +108,7 @@ impl ContextWindow {
     /// Records a reply's usage: the request's whole prompt and its output; the conversation now
     /// holds `len` messages (the reply included).
     pub(crate) fn observe(&mut self, prompt: u64, output: u64, len: usize) {
-        self.base = (prompt > 0).then_some((prompt + output, len));
+        self.base = (prompt > 0).then_some((prompt.saturating_add(output), len));
     }
 
     /// The estimated prompt of the next request: its text and parts at about 4 bytes a token
@@ -117,7 +117,9 @@ impl ContextWindow {
     pub(crate) fn estimate(&self, system: &str, messages: &[Message]) -> u64 {
         let bytes = |ms: &[Message]| ms.iter().map(Message::request_bytes).sum::<usize>();
         match self.base {
-            Some((tokens, len)) if len <= messages.len() => tokens + estimate_tokens(bytes(&messages[len..])),
+            Some((tokens, len)) if len <= messages.len() => {
+                tokens.saturating_add(estimate_tokens(bytes(&messages[len..])))
+            }
             _ => estimate_tokens(system.len() + bytes(messages)),
         }
     }

@@ -231,10 +231,11 @@ pub struct Usage {
 impl Usage {
     /// Adds another request's usage to this total.
     pub(crate) fn add(&mut self, o: &Usage) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_write += o.cache_write;
+        // Counts are the server's: saturating, so that no figure it sends can wrap a total.
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_write = self.cache_write.saturating_add(o.cache_write);
     }
 }
 
