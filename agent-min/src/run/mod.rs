@@ -327,7 +327,9 @@ fn surroundings(
     let table = setup.provider.and_then(|p| accounting::builtin(p, &setup.model));
     let [pi, po, pr, pw] = opts.prices;
     let prices = accounting::resolve(table, pi, po, pr, pw);
-    if opts.max_cost.is_some() && prices.is_none() {
+    // OpenRouter bills each request in its usage report: its cost is known without prices.
+    let billed = setup.provider == Some(Provider::OpenAi) && llm::providers::is_openrouter(&setup.base_url);
+    if opts.max_cost.is_some() && prices.is_none() && !billed {
         return Err(format!(
             "--max-cost needs prices, and model {:?} is not in the built-in table; pass --price-input and --price-output (US dollars per million tokens)",
             setup.model

@@ -289,7 +289,7 @@ mod tests {
 
     #[test]
     fn after_the_first_tool_the_rest_is_read_for_its_usage_but_never_shown_or_parsed() {
-        let usage = Usage { input: 1200, output: 34, cache_read: 5, cache_write: 0 };
+        let usage = Usage { input: 1200, output: 34, cache_read: 5, cache_write: 0, billed: None };
         let (reply, shown, handed, total) = read_with(&READ, Some(StopReason::EndTurn), Some(usage));
         let call = reply.calls.into_iter().next().expect("a tool").call;
         assert_eq!(call.name, "read_file");

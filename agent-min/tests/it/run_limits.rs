@@ -50,6 +50,33 @@ fn max_cost_without_prices_is_a_usage_error_naming_the_flags() {
 }
 
 #[test]
+fn a_servers_bill_is_the_cost_of_a_model_without_prices() {
+    // OpenRouter's usage chunk says what each request cost (`usage.cost`, US dollars; plus
+    // `cost_details.upstream_inference_cost` on the user's own provider key), as Cline's
+    // OpenRouter handler reads it: a model in no table (here gpt-test) has a cost after all.
+    let billed = |r: Resp, cost: &str| {
+        let body = String::from_utf8(r.body).unwrap();
+        let body = body.replace(r#""total_tokens":59}"#, &format!(r#""total_tokens":59,{cost}}}"#));
+        Resp { body: body.into_bytes(), ..r }
+    };
+    let ws = tempfile::tempdir().unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let server = Server::start(vec![
+        billed(openai(&list), r#""cost":0.0123"#),
+        billed(openai(&completion("x")), r#""cost":0.001,"cost_details":{"upstream_inference_cost":0.02}"#),
+    ]);
+    let base = openai_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let events = events::parse(&r.stdout);
+    let costs: Vec<f64> = events::of(&events, "api_request").iter().map(|e| e["cost_usd"].as_f64().unwrap()).collect();
+    assert_eq!(costs, [0.0123, 0.021]);
+    let total = events.last().unwrap()["totals"]["cost_usd"].as_f64().unwrap();
+    assert!((total - 0.0333).abs() < 1e-12, "{total}");
+    assert!(r.stderr.contains("over 2 requests; cost $0.0333"), "{}", r.stderr);
+}
+
+#[test]
 fn exact_usage_is_priced_from_the_built_in_table() {
     // A reply read to its end reports its usage; claude-sonnet-4-5 costs $3 / $15 / $0.30 per
     // million input / output / cache-read tokens.

@@ -90,7 +90,7 @@ fn reply_in(text: &str, chunk: usize, stop: StopReason) -> Step {
         deltas.push(Delta::Text(piece.iter().collect()));
     }
     deltas.push(Delta::Stop(stop));
-    deltas.push(Delta::Usage(Usage { input: 100, output: 20, cache_read: 0, cache_write: 0 }));
+    deltas.push(Delta::Usage(Usage { input: 100, output: 20, cache_read: 0, cache_write: 0, billed: None }));
     Step::Reply(deltas)
 }
 
@@ -317,7 +317,7 @@ fn native_reply(calls: &[(&str, &str, &str)]) -> Step {
         }));
     }
     deltas.push(Delta::Stop(StopReason::EndTurn));
-    deltas.push(Delta::Usage(Usage { input: 100, output: 20, cache_read: 0, cache_write: 0 }));
+    deltas.push(Delta::Usage(Usage { input: 100, output: 20, cache_read: 0, cache_write: 0, billed: None }));
     Step::Reply(deltas)
 }
 

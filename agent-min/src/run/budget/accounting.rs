@@ -185,6 +185,8 @@ pub struct Accounting {
     pub cost: f64,
     /// Dollars spent by this run (what `--max-cost` limits).
     pub run_cost: f64,
+    /// Whether a server's bill made costs known without prices (see [`Usage::billed`]).
+    billed: bool,
 }
 
 impl Accounting {
@@ -193,9 +195,15 @@ impl Accounting {
         Accounting { prices, cache_in_prompt, ..Accounting::default() }
     }
 
-    /// Whether costs can be computed.
+    /// Whether costs are known: from prices, or from what the server billed.
     pub(crate) fn priced(&self) -> bool {
-        self.prices.is_some()
+        self.prices.is_some() || self.billed
+    }
+
+    /// A request's cost: what the server billed, else its usage at the model's prices.
+    fn cost_of(&mut self, u: &Usage) -> Option<f64> {
+        self.billed |= u.billed.is_some();
+        u.billed.or_else(|| self.prices.as_ref().map(|p| cost(u, p, self.cache_in_prompt)))
     }
 
     /// Whether the provider's prompt count includes the cached tokens.
@@ -208,7 +216,7 @@ impl Accounting {
         self.usage.add(u);
         self.requests += 1;
         self.estimated += u32::from(estimated);
-        let c = self.prices.as_ref().map(|p| cost(u, p, self.cache_in_prompt))?;
+        let c = self.cost_of(u)?;
         self.cost += c;
         self.run_cost += c;
         Some(c)
@@ -218,7 +226,7 @@ impl Accounting {
     /// Cline counts them; it is not a request the model answered.
     pub(crate) fn record_failed(&mut self, u: &Usage) {
         self.usage.add(u);
-        if let Some(c) = self.prices.as_ref().map(|p| cost(u, p, self.cache_in_prompt)) {
+        if let Some(c) = self.cost_of(u) {
             self.cost += c;
             self.run_cost += c;
         }
@@ -239,8 +247,13 @@ impl Accounting {
 
     /// Restores totals saved by an earlier run (see [`Accounting::totals`]).
     pub(crate) fn restore(&mut self, t: &Totals) {
-        self.usage =
-            Usage { input: t.tokens_in, output: t.tokens_out, cache_read: t.cache_read, cache_write: t.cache_write };
+        self.usage = Usage {
+            input: t.tokens_in,
+            output: t.tokens_out,
+            cache_read: t.cache_read,
+            cache_write: t.cache_write,
+            billed: None,
+        };
         self.requests = t.requests;
         self.estimated = t.estimated_requests;
         self.cost = t.cost_usd.unwrap_or(0.0);
@@ -286,12 +299,13 @@ mod tests {
     /// cached tokens (DeepSeek's hits and misses too), on Anthropic's it does not.
     #[test]
     fn a_requests_tokens_count_the_cached_ones_once() {
-        let openai = Usage { input: 1000, output: 50, cache_read: 800, cache_write: 200 };
+        let openai = Usage { input: 1000, output: 50, cache_read: 800, cache_write: 200, billed: None };
         assert_eq!(request_tokens(&openai, true), 1050);
-        let anthropic = Usage { input: 200, output: 50, cache_read: 800, cache_write: 0 };
+        let anthropic = Usage { input: 200, output: 50, cache_read: 800, cache_write: 0, billed: None };
         assert_eq!(request_tokens(&anthropic, false), 1050);
         // A server's absurd counts saturate; they never wrap (nor panic where overflow is checked).
-        let absurd = Usage { input: u64::MAX, output: u64::MAX, cache_read: u64::MAX, cache_write: u64::MAX };
+        let absurd =
+            Usage { input: u64::MAX, output: u64::MAX, cache_read: u64::MAX, cache_write: u64::MAX, billed: None };
         assert_eq!((request_tokens(&absurd, false), request_tokens(&absurd, true)), (u64::MAX, u64::MAX));
         let mut a = Accounting::new(builtin(Provider::Anthropic, "claude-sonnet-4-5"), false);
         a.record(&absurd, false);
@@ -338,7 +352,7 @@ mod tests {
     #[test]
     fn cost_follows_each_wire_format() {
         let p = Prices { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 };
-        let u = Usage { input: 1_000_000, output: 100_000, cache_read: 1_000_000, cache_write: 0 };
+        let u = Usage { input: 1_000_000, output: 100_000, cache_read: 1_000_000, cache_write: 0, billed: None };
         let p = Pricing::from(p);
         // Anthropic: input excludes the cache.
         assert!((cost(&u, &p, false) - (3.0 + 1.5 + 0.3)).abs() < 1e-9);
@@ -360,10 +374,10 @@ mod tests {
         // Cline's CLAUDE_SONNET_1M_TIERS: up to 200,000 prompt tokens $3 in, $15 out, $0.30
         // cache read, $3.75 cache write; above, $6, $22.50, $0.60, $7.50. The prompt is
         // input + cache writes + cache reads on Anthropic's wire (calculateApiCostAnthropic).
-        let below = Usage { input: 150_000, output: 2_000, cache_read: 40_000, cache_write: 5_000 };
+        let below = Usage { input: 150_000, output: 2_000, cache_read: 40_000, cache_write: 5_000, billed: None };
         let c = one_request(Provider::Anthropic, "claude-sonnet-4-5:1m", below);
         assert!(near(c, 0.45 + 0.03 + 0.012 + 0.01875), "195,000 prompt tokens: {c}");
-        let above = Usage { input: 150_000, output: 2_000, cache_read: 50_000, cache_write: 5_000 };
+        let above = Usage { input: 150_000, output: 2_000, cache_read: 50_000, cache_write: 5_000, billed: None };
         let c = one_request(Provider::Anthropic, "claude-sonnet-4-5:1m", above);
         assert!(near(c, 0.9 + 0.045 + 0.03 + 0.0375), "205,000 prompt tokens: {c}");
         // The limit itself is the lower tier (Cline's `total <= contextWindow`).
@@ -374,7 +388,7 @@ mod tests {
         assert!(near(one_request(Provider::Anthropic, "claude-sonnet-4-5", at(300_000)), 0.9));
         // OpenAI's wire (OpenRouter's name): `prompt_tokens` already includes the cached part,
         // and is what picks the tier (calculateApiCostOpenAI).
-        let openai = Usage { input: 205_000, output: 2_000, cache_read: 50_000, cache_write: 0 };
+        let openai = Usage { input: 205_000, output: 2_000, cache_read: 50_000, cache_write: 0, billed: None };
         let c = one_request(Provider::OpenAi, "anthropic/claude-sonnet-4.5:1m", openai);
         assert!(near(c, 155_000.0 * 6.0 / 1e6 + 0.045 + 0.03), "{c}");
         // Opus's tiers: $5 → $10 input.
@@ -388,12 +402,30 @@ mod tests {
     #[test]
     fn totals_round_trip() {
         let mut a = Accounting::new(builtin(Provider::Anthropic, "claude-sonnet-4"), false);
-        a.record(&Usage { input: 1000, output: 10, cache_read: 5, cache_write: 0 }, true);
+        a.record(&Usage { input: 1000, output: 10, cache_read: 5, cache_write: 0, billed: None }, true);
         let mut b = Accounting::new(None, false);
         b.restore(&a.totals());
         assert_eq!((b.usage, b.requests, b.estimated), (a.usage, 1, 1));
         assert!((b.cost - round(a.cost)).abs() < 1e-12);
         assert_eq!(b.run_cost, 0.0, "a restored total is not this run's spending");
+    }
+
+    #[test]
+    fn a_servers_bill_is_the_cost_with_or_without_prices() {
+        let billed = Usage { input: 1_000_000, output: 0, billed: Some(0.5), ..Usage::default() };
+        // Without prices, the bill makes the cost known.
+        let mut a = Accounting::new(None, true);
+        assert!(!a.priced());
+        assert_eq!(a.record(&billed, false), Some(0.5));
+        assert!(a.priced());
+        assert_eq!((a.totals().cost_usd, a.run_cost), (Some(0.5), 0.5));
+        assert!(a.summary().ends_with("; cost $0.5000"), "{}", a.summary());
+        // With prices ($3 per million input tokens: $3 here), the bill still wins: it is what
+        // the user pays. A request without a bill is priced.
+        let mut a = Accounting::new(builtin(Provider::Anthropic, "claude-sonnet-4-5"), true);
+        assert_eq!(a.record(&billed, false), Some(0.5));
+        a.record_failed(&Usage { input: 1_000_000, ..Usage::default() });
+        assert!((a.cost - 3.5).abs() < 1e-9, "{}", a.cost);
     }
 
     #[test]

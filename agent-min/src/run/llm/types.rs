@@ -215,8 +215,9 @@ pub enum BlockDelta {
     ReasoningDetails(Vec<serde_json::Value>),
 }
 
-/// Token counts of one request (fields are totals for that request).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Token counts of one request (fields are totals for that request), and what the server
+/// billed for it when it says.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Usage {
     /// Prompt tokens.
     pub input: u64,
@@ -226,6 +227,9 @@ pub struct Usage {
     pub cache_read: u64,
     /// Prompt tokens written to the cache.
     pub cache_write: u64,
+    /// US dollars the server says the request cost (OpenRouter's `usage.cost`): what the user
+    /// pays, used instead of the model's prices.
+    pub billed: Option<f64>,
 }
 
 impl Usage {
@@ -236,6 +240,10 @@ impl Usage {
         self.output = self.output.saturating_add(o.output);
         self.cache_read = self.cache_read.saturating_add(o.cache_read);
         self.cache_write = self.cache_write.saturating_add(o.cache_write);
+        self.billed = match (self.billed, o.billed) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
     }
 }
 

@@ -98,6 +98,13 @@ pub(crate) fn is_openai_api(base_url: &str) -> bool {
     host == "api.openai.com" || host.ends_with(".api.openai.com")
 }
 
+/// Whether `base_url` is OpenRouter's API, which reports each request's cost in its usage
+/// (`usage.cost`, in US dollars: "No additional parameters are required").
+pub(crate) fn is_openrouter(base_url: &str) -> bool {
+    let host = host_of(base_url);
+    host == "openrouter.ai" || host.ends_with(".openrouter.ai")
+}
+
 /// The host of `base_url`, lowercased, without user info or port.
 pub(super) fn host_of(base_url: &str) -> String {
     let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
@@ -468,6 +475,15 @@ fn overflow() -> Delta {
 mod tests {
     use super::*;
     use crate::run::llm::{Part, ToolUsePart};
+
+    #[test]
+    fn openrouter_is_known_by_its_host_alone() {
+        assert!(is_openrouter("https://openrouter.ai/api/v1"));
+        assert!(is_openrouter("https://OpenRouter.ai:443/api/v1/"));
+        assert!(!is_openrouter("https://openrouter.ai.evil.example/api/v1"));
+        assert!(!is_openrouter("http://127.0.0.1:8080/v1?openrouter.ai"));
+        assert!(!is_openrouter("https://api.openai.com/v1"));
+    }
 
     /// A native read of an image: the reply's call, then its result, the image and the details.
     fn image_read() -> [Message; 3] {

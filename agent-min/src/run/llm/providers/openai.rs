@@ -372,13 +372,19 @@ impl Stream {
             let field = |p: &str| u.pointer(p).and_then(Value::as_u64);
             let get = |p: &str| field(p).unwrap_or(0);
             // DeepSeek's own counts, read as Cline's deepseek.ts reads them: the cache misses
-            // as cache writes, which Cline's table prices (its `inputPrice` is 0).
+            // as cache writes, which Cline's table prices (its `inputPrice` is 0). OpenRouter's
+            // cache writes (Anthropic's models) and its bill, as Cline's openrouter.ts reads
+            // them: `cost` plus, for a request on the user's own provider key, the
+            // provider's `upstream_inference_cost`.
+            let dollars = |p: &str| u.pointer(p).and_then(Value::as_f64).filter(|d| d.is_finite() && *d >= 0.0);
             out.push(Delta::Usage(Usage {
                 input: get("/prompt_tokens"),
                 output: get("/completion_tokens"),
                 cache_read: field("/prompt_cache_hit_tokens")
                     .unwrap_or_else(|| get("/prompt_tokens_details/cached_tokens")),
-                cache_write: get("/prompt_cache_miss_tokens"),
+                cache_write: field("/prompt_cache_miss_tokens")
+                    .unwrap_or_else(|| get("/prompt_tokens_details/cache_write_tokens")),
+                billed: dollars("/cost").map(|c| c + dollars("/cost_details/upstream_inference_cost").unwrap_or(0.0)),
             }));
         }
         out
@@ -453,12 +459,35 @@ mod tests {
     }
 
     #[test]
+    fn openrouters_bill_and_cache_writes_are_read_as_clines_openrouter_handler_reads_them() {
+        // OpenRouter's documented usage chunk: `cost`, `cost_details.upstream_inference_cost`
+        // (a request on the user's own provider key), `prompt_tokens_details.cache_write_tokens`.
+        let mut s = Stream::default();
+        let out = s.event(&data(
+            r#"{"choices":[],"usage":{"prompt_tokens":194,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":50,"cache_write_tokens":100},"cost":0.95,"cost_details":{"upstream_inference_cost":19}}}"#,
+        ));
+        let u = Usage { input: 194, output: 2, cache_read: 50, cache_write: 100, billed: Some(19.95) };
+        assert_eq!(out, vec![Delta::Usage(u)]);
+        // Without the upstream part, the cost alone; no cost (or a nonsensical one), no bill.
+        for (usage, billed) in [
+            (r#"{"prompt_tokens":1,"cost":0.25}"#, Some(0.25)),
+            (r#"{"prompt_tokens":1,"cost":0.25,"cost_details":{"upstream_inference_cost":null}}"#, Some(0.25)),
+            (r#"{"prompt_tokens":1}"#, None),
+            (r#"{"prompt_tokens":1,"cost":"0.25"}"#, None),
+            (r#"{"prompt_tokens":1,"cost":-1}"#, None),
+        ] {
+            let out = Stream::default().event(&data(&format!(r#"{{"choices":[],"usage":{usage}}}"#)));
+            assert!(matches!(&out[..], [Delta::Usage(u)] if u.billed == billed), "{usage}: {out:?}");
+        }
+    }
+
+    #[test]
     fn deepseeks_cache_misses_are_cache_writes_and_cost_what_clines_table_says() {
         let mut s = Stream::default();
         let out = s.event(&data(
             r#"{"choices":[],"usage":{"prompt_tokens":1000,"completion_tokens":10,"prompt_cache_hit_tokens":600,"prompt_cache_miss_tokens":400}}"#,
         ));
-        let u = Usage { input: 1000, output: 10, cache_read: 600, cache_write: 400 };
+        let u = Usage { input: 1000, output: 10, cache_read: 600, cache_write: 400, billed: None };
         assert_eq!(out, vec![Delta::Usage(u)]);
         // deepseek-chat: uncached input at $0.27/M (Cline's `cacheWritesPrice`; `inputPrice` 0),
         // hits at $0.07/M, output at $1.10/M. With the misses read as nothing, it cost $0.
@@ -484,7 +513,7 @@ mod tests {
                 Delta::Reasoning("think".into()),
                 Delta::Text("Hello".into()),
                 Delta::Stop(StopReason::MaxTokens),
-                Delta::Usage(Usage { input: 9, output: 3, cache_read: 2, cache_write: 0 }),
+                Delta::Usage(Usage { input: 9, output: 3, cache_read: 2, cache_write: 0, billed: None }),
             ]
         );
     }

@@ -218,6 +218,7 @@ impl Stream {
                         output: get("/output_tokens"),
                         cache_read: get("/input_tokens_details/cached_tokens"),
                         cache_write: 0,
+                        billed: None,
                     }));
                 }
                 out.push(Delta::Stop(if kind == "response.completed" {
@@ -360,7 +361,7 @@ mod tests {
                 call(0, None, None, "\"a.txt\"}"),
                 call(1, Some("call_B"), Some("list_files"), ""),
                 call(1, None, None, "{\"path\":\".\"}"),
-                Delta::Usage(Usage { input: 120, output: 40, cache_read: 100, cache_write: 0 }),
+                Delta::Usage(Usage { input: 120, output: 40, cache_read: 100, cache_write: 0, billed: None }),
                 Delta::Stop(StopReason::EndTurn),
             ]
         );
