@@ -133,6 +133,17 @@ pub(crate) fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<
             if let Some(tmp) = &sandbox.tmp {
                 cmd.env("TMPDIR", tmp);
             }
+            // Cline's command environment (`StandaloneTerminalProcess`): no pager, and no
+            // editor waiting for a terminal the command does not have (`git commit` without
+            // `-m` ends at once instead of at the timeout).
+            cmd.env("TERM", "xterm-256color")
+                .env("PAGER", "cat")
+                .env("GIT_PAGER", "cat")
+                .env("SYSTEMD_PAGER", "")
+                .env("MANPAGER", "cat");
+            if std::env::var_os("EDITOR").is_none() {
+                cmd.env("EDITOR", "cat");
+            }
             (setup.group, setup.watchdog) = (Group::Session, true);
             confine(&mut setup, sandbox, workspace)?;
         }

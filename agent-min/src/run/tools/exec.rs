@@ -75,10 +75,19 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     }
 }
 
-/// A `timeout` parameter in seconds, if it is a positive number (around it, whitespace: a
-/// native value is not trimmed).
+/// A `timeout` parameter in seconds, read as Cline reads it (`Number.parseInt(t, 10)`: after
+/// leading whitespace and a sign, the digits up to the first other character: `30s` is 30,
+/// `2.5` is 2, `1e3` is 1), if positive.
 fn timeout_of(t: &str) -> Option<Duration> {
-    super::v4a::js_trim(t).parse::<f64>().ok().filter(|t| t.is_finite() && *t > 0.0).map(clock::clamped_secs)
+    let t = super::v4a::js_trim(t);
+    let (negative, rest) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let secs: f64 = rest[..digits].parse().ok()?;
+    (!negative && secs > 0.0).then(|| clock::clamped_secs(secs))
 }
 
 /// Cline's execute_command turns HTML entities back into characters and drops U+FFFD in the
@@ -142,23 +151,22 @@ pub(crate) fn execute(
     policy: &Policy,
     show: &mut dyn FnMut(&str),
 ) -> Result<Ran, String> {
-    // `exec 2>&1` merges stderr into stdout inside the shell, keeping their order.
+    // stdout and stderr are one pipe, so their order is kept (the command is the shell's
+    // script as written: its errors name the model's own line numbers).
+    let (mut stdout, writer) = std::io::pipe().map_err(|e| format!("could not make a pipe: {e}"))?;
+    let stderr = writer.try_clone().map_err(|e| format!("could not make a pipe: {e}"))?;
     // No secrets (`env` would print them), its own session, and the sandbox if one is on.
     let mut cmd = spawn::command("sh", spawn::Policy::Command { sandbox: policy, workspace: cwd })
         .map_err(|e| format!("could not prepare the sandbox: {e}"))?;
-    let mut child = cmd
-        .arg("-c")
-        .arg(format!("exec 2>&1\n{command}"))
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("could not start `sh`: {e}"))?;
+    cmd.arg("-c").arg(command).current_dir(cwd).stdin(Stdio::null()).stdout(writer).stderr(stderr);
+    let spawned = cmd.spawn();
+    // The pipe's writing ends go with `cmd`: then only the command's processes hold them, and
+    // reading ends when the last of them exits.
+    drop(cmd);
+    let mut child = spawned.map_err(|e| format!("could not start `sh`: {e}"))?;
     let pgid = child.id() as i32;
     let _guard = interrupt::track_group(child.id());
     interrupt::part_of_turn(-pgid);
-    let mut stdout = child.stdout.take().expect("piped");
     // A bounded queue: a command printing faster than the output is shown waits for it, so
     // memory stays at a few chunks plus the kept head and tail, whatever it prints.
     let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(QUEUE_CHUNKS);
@@ -239,13 +247,37 @@ mod tests {
     }
 
     #[test]
-    fn a_timeout_is_read_with_whitespace_around_it() {
-        assert_eq!(timeout_of(" 30\n"), Some(clock::clamped_secs(30.0)));
-        assert_eq!(timeout_of("2.5"), Some(clock::clamped_secs(2.5)));
+    fn a_timeout_is_read_as_clines_parse_int_reads_it() {
+        let secs = |s: f64| Some(clock::clamped_secs(s));
+        assert_eq!(timeout_of(" 30\n"), secs(30.0));
+        assert_eq!((timeout_of("30s"), timeout_of("+45 seconds")), (secs(30.0), secs(45.0)));
+        assert_eq!((timeout_of("2.5"), timeout_of("1e3")), (secs(2.0), secs(1.0)));
+        assert_eq!(timeout_of("99999999999999999999999"), secs(1e23));
         assert_eq!(
-            (timeout_of("0"), timeout_of("-1"), timeout_of("soon"), timeout_of("NaN")),
-            (None, None, None, None)
+            (
+                timeout_of("0"),
+                timeout_of("-1"),
+                timeout_of("soon"),
+                timeout_of("NaN"),
+                timeout_of(""),
+                timeout_of("- 5")
+            ),
+            (None, None, None, None, None, None)
         );
+    }
+
+    #[test]
+    fn a_shell_error_names_the_commands_own_line() {
+        let r = run_sh("if then fi", 10_000);
+        assert_eq!(r.code, Some(2));
+        assert!(r.output.render().starts_with("sh: 1: Syntax error"), "{}", r.output.render());
+    }
+
+    #[test]
+    fn commands_get_clines_environment_without_pagers_or_an_editor_waiting() {
+        let r = run_sh("echo \"$TERM|$PAGER|$GIT_PAGER|$MANPAGER|[$SYSTEMD_PAGER]|$EDITOR\"", 10_000);
+        let editor = std::env::var("EDITOR").unwrap_or_else(|_| "cat".into());
+        assert_eq!(r.output.render(), format!("xterm-256color|cat|cat|cat|[]|{editor}"));
     }
 
     #[test]
