@@ -197,6 +197,9 @@ impl Task {
         if !settings.focus_chain {
             system = crate::run::dialect::system::without_task_progress(&system);
         }
+        if settings.yolo {
+            system = crate::run::dialect::system::with_command_timeout(&system);
+        }
         settings.dialect.insert_mcp(&mut system, &mut around.mcp, settings.focus_chain);
         let focus = settings.focus_chain.then(FocusChain::default);
         around.events.set_task_id(&around.meta.id);

@@ -781,3 +781,24 @@ fn a_reply_the_providers_safety_system_refused_stops_the_task() {
     assert!(r.stderr.contains("safety system ended the model's reply (stop reason \"refusal\")"), "{}", r.stderr);
     assert_eq!(server.requests().len(), 1);
 }
+
+#[test]
+fn under_yolo_execute_command_offers_its_timeout_as_cline_does() {
+    // Cline's generic execute_command spec has its optional `timeout` only in yolo mode
+    // (`contextRequirements: yoloModeToggled`); agent-min reads the parameter either way.
+    for yolo in [true, false] {
+        let ws = tempfile::tempdir().unwrap();
+        let server = Server::start(vec![anthropic(&completion("done"))]);
+        let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| yolo || a != "--yolo").collect();
+        let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        let system = server.requests()[0].body["system"][0]["text"].as_str().unwrap().to_string();
+        assert!(system.contains("## execute_command\n"), "{system}");
+        let offered = system.contains("\n- timeout: (optional) Integer representing the timeout in seconds for how long to run the terminal command, before timing out and continuing the task.\nUsage:\n");
+        assert_eq!(
+            (offered, system.contains("</requires_approval>\n<timeout>30</timeout>\n")),
+            (yolo, yolo),
+            "--yolo {yolo}"
+        );
+    }
+}

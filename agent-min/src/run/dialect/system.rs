@@ -66,6 +66,27 @@ pub fn without_task_progress(prompt: &str) -> String {
     out.join(SEP)
 }
 
+/// `prompt` as Cline builds it in yolo mode (`--yolo`): the generic `execute_command` section
+/// (which every XML family uses) has its optional `timeout` parameter, which Cline's spec offers
+/// only when `yoloModeToggled` (`tools/execute_command.ts`: its instruction, and `30` as its
+/// usage). A prompt without that section (a native variant's) is left as it is.
+pub fn with_command_timeout(prompt: &str) -> String {
+    const APPROVAL: &str = "\n- requires_approval: (required) ";
+    const USAGE: &str = "<requires_approval>true or false</requires_approval>\n";
+    let Some(section) = prompt.find("## execute_command\n") else { return prompt.to_string() };
+    let end = prompt[section..].find("</execute_command>").map_or(prompt.len(), |e| section + e);
+    let body = &prompt[section..end];
+    let (Some(approval), Some(usage)) = (body.find(APPROVAL), body.find(USAGE)) else { return prompt.to_string() };
+    let line_end = body[approval + 1..].find('\n').map_or(body.len(), |e| approval + 1 + e);
+    let mut out = String::with_capacity(prompt.len() + 200);
+    out.push_str(&prompt[..section + line_end]);
+    out.push_str("\n- timeout: (optional) Integer representing the timeout in seconds for how long to run the terminal command, before timing out and continuing the task.");
+    out.push_str(&body[line_end..usage + USAGE.len()]);
+    out.push_str("<timeout>30</timeout>\n");
+    out.push_str(&prompt[section + usage + USAGE.len()..]);
+    out
+}
+
 /// Cline's choice among its native variants (`variants/index.ts` order: `native-gpt-5`,
 /// `native-gpt-5-1`, `gemini-3`, `native-next-gen`), or `None` where none matches (a provider
 /// Cline does not call next-gen, a model outside its next-gen families, `gpt-5-chat`): there the
@@ -115,6 +136,26 @@ pub(crate) fn system(family: Family, cwd: &str, parallel: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn yolo_offers_execute_commands_timeout_as_cline_does() {
+        const LINE: &str = "\n- timeout: (optional) Integer representing the timeout in seconds for how long to run the terminal command, before timing out and continuing the task.";
+        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h", parallel: true };
+        for f in [Family::Generic, Family::NextGen, Family::Gpt5] {
+            let prompt = render(f, &env);
+            let yolo = with_command_timeout(&prompt);
+            // Cline's PromptBuilder: the parameter after requires_approval, and its usage line.
+            let section = &yolo[yolo.find("## execute_command\n").unwrap()..];
+            let section = &section[..section.find("</execute_command>").unwrap()];
+            assert!(section.contains(&format!("non-destructive operations.{LINE}\nUsage:\n")), "{f:?}: {section}");
+            assert!(section.ends_with("</requires_approval>\n<timeout>30</timeout>\n"), "{f:?}: {section}");
+            // Nothing else changes.
+            assert_eq!(yolo.replacen(LINE, "", 1).replacen("<timeout>30</timeout>\n", "", 1), prompt, "{f:?}");
+        }
+        // A native variant has no such section: unchanged.
+        let native = render(Family::NativeNextGen, &env);
+        assert_eq!(with_command_timeout(&native), native);
+    }
 
     #[test]
     fn native_variants_follow_clines_matchers() {
