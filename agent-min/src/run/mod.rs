@@ -420,15 +420,34 @@ fn task_settings(opts: &cli::Options, setup: &Setup) -> Settings {
 }
 
 /// The context window without `--context-window`: what a local OpenAI-compatible server says
-/// (`llm/server_window.rs`), else the model facts' fallback — said once, since a local server's
-/// window is often far smaller than the fallback.
+/// (`llm/server_window.rs`), or OpenRouter's model list for a model in none of the tables, else
+/// the model facts' fallback — said once, since a local server's window is often far smaller
+/// than the fallback.
 fn asked_window(setup: &Setup) -> ContextWindow {
     let fallback = context::default_window(setup.provider, &setup.model, setup.num_ctx);
     let Some(provider) = setup.provider.filter(|p| *p == Provider::OpenAi) else {
         return ContextWindow::new(fallback);
     };
     if !llm::server_window::is_local(&setup.base_url) {
-        return ContextWindow::new(fallback);
+        // OpenRouter's own list knows the models Cline's tables do not (Cline's OpenRouter
+        // provider reads every model's facts from it).
+        if !llm::providers::is_openrouter(&setup.base_url) || llm::models::lookup(provider, &setup.model).facts.known {
+            return ContextWindow::new(fallback);
+        }
+        return match llm::server_window::ask_openrouter(&setup.base_url, &setup.model) {
+            Some(said) => ContextWindow::noted(
+                said.tokens,
+                format!("Context window: {} tokens, as {} says.", said.tokens, said.source),
+            ),
+            None => ContextWindow::noted(
+                fallback,
+                format!(
+                    "Context window: OpenRouter's model list (GET {}/models) did not answer for {}; assuming {fallback} tokens. Pass --context-window N (the model's context length) so history is cut before the server refuses it.",
+                    setup.base_url.trim_end_matches('/'),
+                    setup.model
+                ),
+            ),
+        };
     }
     match llm::server_window::ask(provider, &setup.base_url, &setup.model) {
         Some(said) => ContextWindow::noted(

@@ -215,3 +215,15 @@ fn a_context_error_after_a_cut_cuts_again_while_history_is_left() {
     assert_eq!(cuts.len(), 2);
     assert!(cuts.iter().all(|c| c["reason"] == "context_error"), "{cuts:?}");
 }
+
+#[test]
+fn a_vllm_server_says_its_window_in_its_model_list() {
+    // vLLM answers none of llama.cpp's, LM Studio's or Ollama's questions; its `/v1/models`
+    // says each model's `max_model_len` (its ModelCard).
+    let ws = tempfile::tempdir().unwrap();
+    let models = json!({"object": "list", "data": [{"id": "gpt-test", "object": "model", "created": 1, "owned_by": "vllm", "root": "gpt-test", "parent": null, "max_model_len": 8192, "permission": []}]});
+    let server = Server::start_answering_models(vec![openai(&completion("done"))], Some(models));
+    let r = run_agent(ws.path(), &args_with(&openai_args(&server), &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("Context window: 8192 tokens, as the server's /v1/models says."), "{}", r.stderr);
+}

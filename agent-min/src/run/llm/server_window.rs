@@ -1,10 +1,13 @@
-//! Asking a local model server what it says of itself. Its context window, where it says it:
+//! Asking a model server what it says of itself. Its context window, where it says it:
 //! llama.cpp's `llama-server` (`GET /props`, `default_generation_settings.n_ctx`), LM Studio
-//! (`GET /api/v0/models`, the model's `loaded_context_length`, else `max_context_length`) and
-//! Ollama's OpenAI-compatible endpoint (`POST /api/show`, `model_info.<arch>.context_length`).
-//! Only the OpenAI-compatible provider on this machine is asked (Ollama's own API runs the
-//! `num_ctx` agent-min sends); a server that says nothing (llama-cpp-python, vLLM) leaves the
-//! caller to its fallback. And whether it is llama-cpp-python (`GET /v1/models`, whose entries
+//! (`GET /api/v0/models`, the model's `loaded_context_length`, else `max_context_length`),
+//! Ollama's OpenAI-compatible endpoint (`POST /api/show`, `model_info.<arch>.context_length`)
+//! and vLLM (`GET /v1/models`, the model's `max_model_len`). Only the OpenAI-compatible provider
+//! on this machine is asked (Ollama's own API runs the `num_ctx` agent-min sends); a server that
+//! says nothing (llama-cpp-python) leaves the caller to its fallback. Away from this machine,
+//! only OpenRouter is asked, for a model in none of Cline's tables: its public model list
+//! (`GET {base}/models`, no key, each model's `context_length`), where Cline's OpenRouter
+//! provider reads every model's facts (`refreshOpenRouterModels.ts`). And whether it is llama-cpp-python (`GET /v1/models`, whose entries
 //! it says are `owned_by: "me"`): its built-in chat formats read a message's content only as a
 //! string, and render Cline's list of text parts as nothing.
 
@@ -18,6 +21,9 @@ const TIMEOUT: u32 = 3;
 
 /// Most bytes of an answer read.
 const MAX_ANSWER: usize = 1 << 20;
+
+/// Most bytes of OpenRouter's model list read (hundreds of models, each with its description).
+const MAX_LIST: usize = 16 << 20;
 
 /// The window a server said, and where it said it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,8 +64,29 @@ pub(crate) fn ask(provider: Provider, base_url: &str, model: &str) -> Option<Sai
     }
     // Ollama's OpenAI-compatible endpoint: the model's own window (Ollama may run it smaller).
     let body = serde_json::json!({ "model": model }).to_string();
-    let tokens = fetch(&format!("{root}/api/show"), Some(&body)).and_then(|v| ollama_show(&v))?;
-    Some(Said { tokens, source: "Ollama's /api/show" })
+    if let Some(tokens) = fetch(&format!("{root}/api/show"), Some(&body)).and_then(|v| ollama_show(&v)) {
+        return Some(Said { tokens, source: "Ollama's /api/show" });
+    }
+    let tokens = fetch(&format!("{root}/v1/models"), None).and_then(|v| listed(&v, model))?;
+    Some(Said { tokens, source: "the server's /v1/models" })
+}
+
+/// Asks OpenRouter's public model list (`{base_url}/models`, without the key, as Cline asks it)
+/// for `model`'s context window.
+pub(crate) fn ask_openrouter(base_url: &str, model: &str) -> Option<Said> {
+    let base = base_url.split('?').next().unwrap_or(base_url).trim_end_matches('/');
+    let list = fetch_limited(&format!("{base}/models"), None, MAX_LIST)?;
+    Some(Said { tokens: listed(&list, model)?, source: "OpenRouter's model list" })
+}
+
+/// A model list's window for `model` (OpenAI's shape, `{"data": [{"id": …}, …]}`): vLLM's
+/// `max_model_len`, OpenRouter's `context_length`. An OpenRouter id with a routing suffix
+/// that the list does not hold (`…:nitro`, `…:floor`) is its model's.
+pub(crate) fn listed(v: &Value, model: &str) -> Option<u64> {
+    let list = v["data"].as_array()?;
+    let find = |id: &str| list.iter().find(|m| m["id"] == id);
+    let entry = find(model).or_else(|| model.rsplit_once(':').and_then(|(base, _)| find(base)))?;
+    tokens(&entry["max_model_len"]).or_else(|| tokens(&entry["context_length"]))
 }
 
 /// Whether the OpenAI-compatible server at `base_url` on this machine is llama-cpp-python, which
@@ -87,6 +114,11 @@ fn root(base_url: &str) -> &str {
 
 /// One question: a GET (or a POST of `body`), the answer as JSON if it was a 200.
 fn fetch(url: &str, body: Option<&str>) -> Option<Value> {
+    fetch_limited(url, body, MAX_ANSWER)
+}
+
+/// [`fetch`], reading at most `limit` bytes of the answer.
+fn fetch_limited(url: &str, body: Option<&str>, limit: usize) -> Option<Value> {
     let headers = [("Content-Type".to_string(), "application/json".to_string())];
     let req = curl::Request {
         url,
@@ -101,7 +133,7 @@ fn fetch(url: &str, body: Option<&str>) -> Option<Value> {
     }
     .ok()?;
     let ok = resp.status == 200;
-    let text = resp.read_rest(MAX_ANSWER);
+    let text = resp.read_rest(limit);
     resp.abort();
     ok.then(|| serde_json::from_slice(&text).ok()).flatten()
 }
@@ -171,5 +203,64 @@ mod tests {
         let show = json!({"model_info": {"general.architecture": "qwen2", "qwen2.context_length": 32768}});
         assert_eq!(ollama_show(&show), Some(32768));
         assert_eq!(ollama_show(&json!({"model_info": {}})), None);
+        // vLLM's /v1/models (its ModelCard).
+        let vllm = json!({"object": "list", "data": [{"id": "Qwen/Qwen3-8B", "object": "model", "owned_by": "vllm", "root": "Qwen/Qwen3-8B", "max_model_len": 40960}]});
+        assert_eq!(listed(&vllm, "Qwen/Qwen3-8B"), Some(40960));
+        assert_eq!(listed(&vllm, "other"), None);
+        assert!(!llama_cpp_python(&vllm));
+    }
+
+    #[test]
+    fn openrouters_model_list_says_each_models_context_length() {
+        // The shape of OpenRouter's `GET /api/v1/models` (its Models API schema).
+        let list = json!({"data": [
+            {"id": "google/gemini-2.5-pro", "canonical_slug": "google/gemini-2.5-pro", "name": "Google: Gemini 2.5 Pro",
+             "context_length": 1048576, "architecture": {"modality": "text+image->text"},
+             "pricing": {"prompt": "0.00000125", "completion": "0.00001"},
+             "top_provider": {"context_length": 1048576, "max_completion_tokens": 65536, "is_moderated": false}},
+            {"id": "qwen/qwen3-coder:free", "context_length": 262144},
+            {"id": "qwen/qwen3-coder", "context_length": 262000},
+            {"id": "broken/model", "context_length": null}
+        ]});
+        assert_eq!(listed(&list, "google/gemini-2.5-pro"), Some(1_048_576));
+        assert_eq!(listed(&list, "qwen/qwen3-coder:free"), Some(262_144), "a variant the list holds is its own");
+        assert_eq!(listed(&list, "qwen/qwen3-coder:nitro"), Some(262_000), "a routing suffix is its model's");
+        assert_eq!((listed(&list, "broken/model"), listed(&list, "missing/model")), (None, None));
+    }
+
+    #[test]
+    fn openrouters_whole_list_is_asked_for_without_a_key() {
+        use std::io::{BufRead, BufReader, Write};
+        // A list larger than the other questions' answers may be (hundreds of models, each
+        // with its description), the model asked for at its end.
+        let filler: Vec<Value> = (0..600)
+            .map(|i| json!({"id": format!("vendor/m{i}"), "description": "d".repeat(3000), "context_length": 4096}))
+            .collect();
+        let mut data = filler;
+        data.push(json!({"id": "z-ai/glm-4.6", "context_length": 202752}));
+        let body = json!({ "data": data }).to_string();
+        assert!(body.len() > MAX_ANSWER);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let mut conn = BufReader::new(listener.incoming().next().unwrap().unwrap());
+            let mut head = Vec::new();
+            loop {
+                let mut line = String::new();
+                conn.read_line(&mut line).unwrap();
+                if line.trim().is_empty() {
+                    break;
+                }
+                head.push(line.trim().to_string());
+            }
+            let answer = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+            conn.get_mut().write_all(answer.as_bytes()).unwrap();
+            head
+        });
+        let said = ask_openrouter(&format!("http://127.0.0.1:{port}/api/v1/"), "z-ai/glm-4.6");
+        let head = server.join().unwrap();
+        assert_eq!(said, Some(Said { tokens: 202_752, source: "OpenRouter's model list" }));
+        assert!(head[0].starts_with("GET /api/v1/models "), "{head:?}");
+        assert!(!head.iter().any(|h| h.to_ascii_lowercase().starts_with("authorization")), "{head:?}");
     }
 }
