@@ -98,7 +98,9 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
     let cfg = settings(
         cfg_dir.path(),
         json!({
-            "everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]},
+            // A key the settings write out is the person's own: the server gets it, as in Cline.
+            "everything": {"command": "node", "args": [node_server("server-everything"), "stdio"],
+                           "env": {"OPENAI_API_KEY": "sk-the-servers-own"}},
             "fs": {"command": "node", "args": [node_server("server-filesystem"), &root], "autoApprove": ["read_text_file"]},
         }),
     );
@@ -152,6 +154,7 @@ fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
     let r5 = reqs[5].last_user();
     assert!(r5.contains("\"PATH\""), "get-env shows the server's environment: {r5}");
     assert!(!r5.contains(KEY) && !r5.contains("ANTHROPIC_API_KEY"), "the API key reached an MCP server: {r5}");
+    assert!(r5.contains("sk-the-servers-own"), "the server's own key from its settings: {r5}");
     let r6 = reqs[6].last_user();
     assert!(
         r6.starts_with("[access_mcp_resource for 'everything'] Result:\nResource 7: This is a plaintext resource"),
@@ -1024,4 +1027,39 @@ fn native_mode_follows_tools_list_changed_in_the_next_request() {
         (result["tool_use_id"].as_str(), result["content"].as_str()),
         (Some("t2"), Some("[use_mcp_tool for 'py'] Result:\ngrown"))
     );
+}
+
+#[test]
+fn a_server_whose_tool_list_fails_stays_connected_with_its_resources() {
+    // Cline's `fetchToolsList` answers a failed `tools/list` with no tools: the server stays
+    // connected and its resources listed. (A raw JSON-RPC server: no SDK fails this list.)
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("half.py");
+    std::fs::write(
+        &script,
+        r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method, r = m["method"], None
+    if method == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}, "resources": {}}, "serverInfo": {"name": "half", "version": "1"}}
+    elif method == "resources/list":
+        r = {"resources": [{"uri": "half://notes", "name": "notes"}]}
+    elif method == "resources/templates/list":
+        r = {"resourceTemplates": []}
+    if r is None:
+        out = {"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32603, "message": "no tools today"}}
+    else:
+        out = {"jsonrpc": "2.0", "id": m["id"], "result": r}
+    print(json.dumps(out), flush=True)
+"#,
+    )
+    .unwrap();
+    let cfg = settings(dir.path(), json!({"half": {"command": python(), "args": [script.display().to_string()]}}));
+    let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("half [connected] "), "{}", r.stdout);
+    assert!(r.stdout.contains("    half://notes (notes)\n"), "{}", r.stdout);
 }

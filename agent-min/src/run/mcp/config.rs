@@ -248,6 +248,10 @@ fn shell_word(s: &str) -> String {
 /// Parses settings text; `file` names it in errors.
 pub(crate) fn parse(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String> {
     let f = file.display();
+    // Cline reads an empty file or a bare `{}` as "no MCP servers" (`readAndValidateMcpSettingsFile`).
+    if matches!(text.trim(), "" | "{}") {
+        return Ok(Vec::new());
+    }
     let root: Value = serde_json::from_str(text)
         .map_err(|e| format!("{f}: not valid JSON ({e}); expected {{\"mcpServers\": {{...}}}}"))?;
     match root.get("mcpServers") {
@@ -447,6 +451,10 @@ mod tests {
         assert!(e.contains("field \"url\": is required for a server of type \"sse\""), "{e}");
         let e = p(r#"{"mcpServers": {"db": {"type": "websocket", "command": "x"}}}"#).unwrap_err();
         assert!(e.contains("Server type must be one of"), "{e}");
+        // Cline's "no MCP servers": an empty file, a bare `{}`.
+        for empty in ["", " \n", "{}", "\n{}\n", r#"{"mcpServers": {}}"#] {
+            assert!(p(empty).unwrap().is_empty(), "{empty:?}");
+        }
         let e = p(r#"{"servers": {}}"#).unwrap_err();
         assert!(e.starts_with("/cfg/mcp.json: no \"mcpServers\""), "{e}");
         let e = p("{").unwrap_err();

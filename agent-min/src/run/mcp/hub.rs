@@ -26,8 +26,19 @@ use crate::run::session::events::{Event, Events, McpServerEvent, McpState};
 /// `pWaitFor(…, 10_000)`); `--mcp-startup-timeout` and a server's `startupTimeout` change it.
 pub(crate) const CONNECT_WAIT: Duration = Duration::from_secs(10);
 
-/// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` for the lists.
+/// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` for the lists (and a prompt).
 pub(crate) const LIST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The MCP SDK's `DEFAULT_REQUEST_TIMEOUT_MSEC`: what Cline's `readResource` waits.
+const RESOURCE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What a call on a server asks: Cline's `callTool` (and prompts) and `readResource` word their
+/// errors apart.
+#[derive(Clone, Copy)]
+enum Asked {
+    Tool,
+    Resource,
+}
 
 /// A connected server's session and what it offers.
 pub(crate) struct Conn {
@@ -196,45 +207,53 @@ impl Hub {
         args: Value,
         events: &mut Events,
     ) -> Result<Value, CallError> {
-        self.with_server(server, events, |c, timeout| c.call_tool(tool, args.clone(), timeout))
+        let timeout = self.config(server).map_or(RESOURCE_TIMEOUT, |c| c.timeout);
+        self.with_server(server, events, Asked::Tool, |c| c.call_tool(tool, args.clone(), timeout))
     }
 
-    /// `resources/read` on `server`.
+    /// `resources/read` on `server`, within the MCP SDK's default request timeout (60 s), which
+    /// Cline's `readResource` leaves as it is (a server's `timeout` is for its tool calls).
     pub(crate) fn read_resource(&mut self, server: &str, uri: &str, events: &mut Events) -> Result<Value, CallError> {
-        self.with_server(server, events, |c, timeout| c.read_resource(uri, timeout))
+        self.with_server(server, events, Asked::Resource, |c| c.read_resource(uri, RESOURCE_TIMEOUT))
     }
 
     /// `prompts/get` of `prompt` on `server` (a slash command's `/mcp:SERVER:PROMPT`), within
-    /// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` (5 s) or the server's timeout if shorter.
+    /// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` (5 s).
     pub(crate) fn get_prompt(&mut self, server: &str, prompt: &str, events: &mut Events) -> Result<Value, CallError> {
-        let most = Duration::from_secs(5);
-        self.with_server(server, events, |c, timeout| c.get_prompt(prompt, timeout.min(most)))
+        self.with_server(server, events, Asked::Tool, |c| c.get_prompt(prompt, LIST_TIMEOUT))
     }
 
     fn with_server(
         &mut self,
         name: &str,
         events: &mut Events,
-        mut f: impl FnMut(&mut Client, Duration) -> Result<Value, McpError>,
+        asked: Asked,
+        mut f: impl FnMut(&mut Client) -> Result<Value, McpError>,
     ) -> Result<Value, CallError> {
         let plain = |message: String| CallError { message, note: None };
         if !super::BUILT_IN {
             // No server was started (`start`); this also leaves the clients out of the build.
             return Err(plain(crate::run::built::not_built_in("mcp", "MCP servers")));
         }
+        // Cline's `callTool` and `readResource` word these apart.
         let Some(i) = self.servers.iter().position(|s| s.cfg.name == name) else {
-            return Err(plain(format!(
-                "No connection found for server: {name}. Please make sure to use MCP servers available under 'Connected MCP Servers'."
-            )));
+            return Err(plain(match asked {
+                Asked::Tool => format!("No connection found for server: {name}. Please make sure to use MCP servers available under 'Connected MCP Servers'."),
+                Asked::Resource => format!("No connection found for server: {name}"),
+            }));
         };
         let s = &mut self.servers[i];
-        let timeout = s.cfg.timeout;
         let conn = match &mut s.state {
             State::Connected(c) => c,
-            State::Disabled => return Err(plain(format!("Server \"{name}\" is disabled and cannot be used"))),
+            State::Disabled => {
+                return Err(plain(match asked {
+                    Asked::Tool => format!("Server \"{name}\" is disabled and cannot be used"),
+                    Asked::Resource => format!("Server \"{name}\" is disabled"),
+                }))
+            }
             State::Failed(why) => return Err(plain(format!("Server \"{name}\" is not connected: {why}"))),
         };
-        let result = f(&mut conn.client, timeout);
+        let result = f(&mut conn.client);
         if conn.client.tools_changed {
             conn.client.tools_changed = false;
             let by = Instant::now() + LIST_TIMEOUT;
@@ -355,8 +374,9 @@ fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result
         }
         c.list_all(method, key, LIST_TIMEOUT, deadline).map_err(|e| format!("{method} failed: {e}"))
     };
-    let tools = list(&mut client, "tools", "tools/list", "tools")?;
-    // Cline treats failed resource lists as empty.
+    // Cline treats a failed list as empty (`fetchToolsList` too: the server stays connected,
+    // its resources usable, without tools).
+    let tools = list(&mut client, "tools", "tools/list", "tools").unwrap_or_default();
     let resources = list(&mut client, "resources", "resources/list", "resources").unwrap_or_default();
     let templates = list(&mut client, "resources", "resources/templates/list", "resourceTemplates").unwrap_or_default();
     let prompts = list(&mut client, "prompts", "prompts/list", "prompts").unwrap_or_default();
@@ -378,4 +398,36 @@ fn server_event(events: &mut Events, s: &Server, event: McpServerEvent) {
         resources: resources as u64,
         error,
     });
+}
+
+#[cfg(all(test, feature = "mcp"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resource_reads_errors_are_worded_as_clines_read_resource_words_them() {
+        let cfg = super::super::config::parse(
+            r#"{"mcpServers": {"d": {"command": "never-started", "disabled": true}}}"#,
+            std::path::Path::new("/cfg/mcp.json"),
+        )
+        .unwrap();
+        let mut hub = Hub::start(cfg, Duration::from_secs(1));
+        let mut events = Events::off();
+        let message = |r: Result<Value, CallError>| r.unwrap_err().message;
+        // Cline's `readResource`…
+        assert_eq!(message(hub.read_resource("d", "file:///x", &mut events)), "Server \"d\" is disabled");
+        assert_eq!(
+            message(hub.read_resource("nosuch", "file:///x", &mut events)),
+            "No connection found for server: nosuch"
+        );
+        // …and its `callTool`.
+        assert_eq!(
+            message(hub.call_tool("d", "t", Value::Null, &mut events)),
+            "Server \"d\" is disabled and cannot be used"
+        );
+        assert_eq!(
+            message(hub.call_tool("nosuch", "t", Value::Null, &mut events)),
+            "No connection found for server: nosuch. Please make sure to use MCP servers available under 'Connected MCP Servers'."
+        );
+    }
 }

@@ -132,7 +132,8 @@ pub(crate) fn servers_list(hub: &Hub) -> String {
                 .map(|t| {
                     let schema = match t.get("inputSchema") {
                         Some(s) if !s.is_null() => {
-                            let pretty = serde_json::to_string_pretty(s).unwrap_or_default();
+                            let pretty = serde_json::to_string_pretty(&super::texts::as_javascript(s.clone()))
+                                .unwrap_or_default();
                             format!("    Input Schema:\n    {}", pretty.split('\n').collect::<Vec<_>>().join("\n    "))
                         }
                         _ => String::new(),

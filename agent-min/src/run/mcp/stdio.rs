@@ -69,11 +69,10 @@ impl StdioTransport {
         // A minimal environment, its own process group, dies with the agent, ptrace-scoped.
         let mut cmd = spawn::command(command, spawn::Policy::McpServer).map_err(McpError::Transport)?;
         cmd.args(args);
+        // The agent's own keys are not in that environment, and a `${env:…}` of one is refused
+        // (`config.rs`); a value the settings write out is the person's own, as in Cline.
         for (k, v) in env {
             cmd.env(k, v);
-        }
-        for k in crate::run::ui::redact::KEY_VARS {
-            cmd.env_remove(k); // even if the config names one: keys never leave the agent
         }
         if let Some(dir) = cwd {
             cmd.current_dir(dir);

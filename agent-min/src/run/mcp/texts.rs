@@ -40,9 +40,6 @@ pub(crate) fn prompt_block(server: &str, prompt: &str, result: &Value) -> String
     format!("<mcp_prompt server=\"{server}\" prompt=\"{prompt}\">\n{}\n</mcp_prompt>\n", parts.join("\n\n"))
 }
 
-/// Cline's `MAX_CONTENT_SIZE_BYTES` (400 KB) for a result.
-pub(crate) const MAX_CONTENT: usize = 400 * 1024;
-
 /// `formatResponse.invalidMcpToolArgumentError`.
 pub(crate) fn invalid_arguments(server: &str, tool: &str) -> String {
     format!(
@@ -69,7 +66,7 @@ pub(crate) fn tool_result(result: &Value) -> (String, usize) {
                 if let Some(o) = r.as_object_mut() {
                     o.remove("blob");
                 }
-                parts.push(serde_json::to_string_pretty(&r).unwrap_or_default());
+                parts.push(serde_json::to_string_pretty(&as_javascript(r)).unwrap_or_default());
             }
             Some("image") => images += 1,
             _ => {}
@@ -100,33 +97,30 @@ pub(crate) fn resource_result(result: &Value) -> String {
     truncate(&text)
 }
 
-/// Cline's `truncateContent`: the first 400 KB and a note.
-pub(crate) fn truncate(s: &str) -> String {
-    if s.len() <= MAX_CONTENT {
-        return s.to_string();
+/// `value` as JavaScript holds it after `JSON.parse`: a number is a double, and `JSON.stringify`
+/// writes a whole one without a fraction (`1.0` as `1`, `-0.0` as `0`). So a schema or a result
+/// reads as Cline shows it, and arguments reach the server as Cline sends them.
+pub(crate) fn as_javascript(value: Value) -> Value {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(0.0);
+            // Within JavaScript's safe integers, a whole double is written as an integer.
+            if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+                Value::from(f as i64)
+            } else {
+                Value::Number(n)
+            }
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(as_javascript).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, as_javascript(v))).collect()),
+        other => other,
     }
-    let mut cut = MAX_CONTENT;
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!(
-        "{}\n\n---\n\n[FILE TRUNCATED: This content is {} but only the first {} is shown ({} truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
-        crate::run::ui::redact::cut_end(&s[..cut]),
-        bytes(s.len()),
-        bytes(MAX_CONTENT),
-        bytes(s.len() - MAX_CONTENT)
-    )
 }
 
-/// Cline's `formatBytes`.
-fn bytes(n: usize) -> String {
-    if n < 1024 {
-        format!("{n} B")
-    } else if n < 1024 * 1024 {
-        format!("{:.1} KB", n as f64 / 1024.0)
-    } else {
-        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
-    }
+/// Cline's `truncateContent`: the first 400 KB (in UTF-16 units, as JavaScript counts) and a
+/// note, as for a file.
+pub(crate) fn truncate(s: &str) -> String {
+    crate::run::tools::read::truncate_content(s.to_string())
 }
 
 #[cfg(test)]
@@ -180,10 +174,23 @@ mod tests {
     }
 
     #[test]
-    fn long_results_are_cut_with_clines_note() {
-        let t = truncate(&"é".repeat(300 * 1024));
-        assert!(t.len() < MAX_CONTENT + 400);
-        assert!(t.ends_with("(200.0 KB truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]"), "{}", &t[t.len() - 300..]);
-        assert!(t.contains("This content is 600.0 KB but only the first 400.0 KB is shown"));
+    fn numbers_read_as_javascript_writes_them() {
+        let v = json!({"default": 1.0, "min": -0.0, "step": 0.5, "big": 1e300, "list": [2.0, 3], "n": {"k": 10.0}});
+        assert_eq!(
+            as_javascript(v).to_string(),
+            r#"{"default":1,"min":0,"step":0.5,"big":1e+300,"list":[2,3],"n":{"k":10}}"#
+        );
+    }
+
+    #[test]
+    fn long_results_are_cut_with_clines_note_counting_as_javascript_does() {
+        // 500 KB of characters (UTF-16 units, as Cline's `content.length` counts them).
+        let t = truncate(&"é".repeat(500 * 1024));
+        assert_eq!(t.chars().take_while(|&c| c == 'é').count(), 400 * 1024);
+        assert!(t.ends_with("(100.0 KB truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]"), "{}", &t[t.len() - 300..]);
+        assert!(t.contains("This content is 500.0 KB but only the first 400.0 KB is shown"));
+        // 300 K characters of two bytes each are under Cline's limit: whole.
+        let whole = "é".repeat(300 * 1024);
+        assert_eq!(truncate(&whole), whole);
     }
 }

@@ -30,10 +30,11 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     let raw_args = call.param("arguments");
     ctx.term.tool("use_mcp_tool", &format!("{server} {tool} {}", shorten(raw_args.unwrap_or(""))));
-    // Cline parses the arguments only when given; absent ones become `{}`.
+    // Cline parses the arguments only when given; absent ones become `{}`, and so does `null`
+    // (its `arguments: toolArguments ?? {}`).
     let args = match raw_args.map(serde_json::from_str::<Value>) {
-        None => json!({}),
-        Some(Ok(v)) if v.is_object() => v,
+        None | Some(Ok(Value::Null)) => json!({}),
+        Some(Ok(v)) if v.is_object() => texts::as_javascript(v),
         Some(_) => {
             ctx.decide(false, By::Policy, None);
             ctx.term.outcome(false, &format!("Cline tried to use {tool} with an invalid JSON argument. Retrying..."));

@@ -223,8 +223,9 @@ fn format_bytes(n: usize) -> String {
     }
 }
 
-/// Cline's `truncateContent`, counting as JavaScript does (UTF-16 units).
-fn truncate_content(text: String) -> String {
+/// Cline's `truncateContent` (`shared/content-limits.ts`, for files and MCP results alike),
+/// counting as JavaScript does (UTF-16 units). A key the cut went through is masked.
+pub(crate) fn truncate_content(text: String) -> String {
     let units = text.encode_utf16().count();
     if units <= MAX_CONTENT {
         return text;
@@ -239,7 +240,7 @@ fn truncate_content(text: String) -> String {
         .map_or(text.len(), |(i, _)| i);
     format!(
         "{}\n\n---\n\n[FILE TRUNCATED: This content is {} but only the first {} is shown ({} truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
-        &text[..cut],
+        crate::run::ui::redact::cut_end(&text[..cut]),
         format_bytes(units),
         format_bytes(MAX_CONTENT),
         format_bytes(units - MAX_CONTENT)
