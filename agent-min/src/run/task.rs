@@ -336,7 +336,11 @@ impl Task {
         let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string(), recent);
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
         let (body, env) = (format!("{earlier}{resumption}"), self.environment_details(true));
-        let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated));
+        // A cut puts Cline's truncation notice in place of the first reply, which the saved
+        // history keeps.
+        let notice = crate::run::budget::context::TRUNCATION_NOTICE;
+        let cut = self.messages.get(1).is_some_and(|m| m.role == Role::Assistant && m.content == notice);
+        let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated, cut));
         let start = match lifecycle::task_resume(hooks, history, &body, &env, &mut self.term, &mut self.around.events) {
             Gate::Go(next) => Next::Continue(next),
             Gate::Stop(why) => self.hook_stop(why, format!("{body}\n\n{env}")),

@@ -125,26 +125,24 @@ fn user_prompt(
 
 /// `TaskResume`, then `UserPromptSubmit` (with no new text: `resume` takes none), as a saved
 /// task continues: the resumption message `body` with `TaskResume`'s context first,
-/// `UserPromptSubmit`'s after it, and the environment details `env` last.
+/// `UserPromptSubmit`'s after it, and the environment details `env` last. `cut`: whether the
+/// saved history was ever cut (Cline's `conversationHistoryDeleted`).
 pub(crate) fn task_resume(
     h: &mut Hooks,
-    (messages, updated_secs): (&[Message], u64),
+    (messages, updated_secs, cut): (&[Message], u64, bool),
     body: &str,
     env: &str,
     term: &mut Term,
     events: &mut Events,
 ) -> Gate {
     let md = input::task_metadata(&h.meta, &[]);
-    // Cline: whether a deleted range was ever set. A cut here puts Cline's truncation notice in
-    // place of the first reply, which the saved history keeps.
-    let notice = crate::run::budget::context::TRUNCATION_NOTICE;
-    let deleted = messages.get(1).is_some_and(|m| m.role == crate::run::llm::Role::Assistant && m.content == notice);
     // `messageCount`: Cline counts its UI messages (clineMessages), which agent-min has none
     // of; the saved history's messages stand for them.
     let previous = json!({
         "lastMessageTs": (u128::from(updated_secs) * 1000).to_string(),
         "messageCount": messages.len().to_string(),
-        "conversationHistoryDeleted": deleted.to_string(),
+        // Cline: whether a deleted range was ever set; `cut`: whether the history was cut.
+        "conversationHistoryDeleted": cut.to_string(),
     });
     let a = h.run(Hook::TaskResume, json!({ "taskMetadata": md, "previousState": previous }), term, events);
     if a.cancel {
