@@ -175,6 +175,8 @@ pub struct Task {
     focus_before: Option<FocusChain>,
     /// With the focus chain off, the checklist a resumed task was saved with, saved again.
     dormant_list: Option<String>,
+    /// A hook cancelled the task (PreCompact, inside a turn): the stop runs `TaskCancel`.
+    hook_cancelled: bool,
 }
 
 /// Empty replies tolerated (each retried) before failing.
@@ -228,6 +230,7 @@ impl Task {
             focus,
             focus_before: None,
             dormant_list: None,
+            hook_cancelled: false,
         }
     }
 
@@ -290,7 +293,7 @@ impl Task {
                 self.save("running", None, Some(&first));
                 Next::Continue(first)
             }
-            Gate::Stop(why) => self.stop(why, None, format!("<task>\n{task}\n</task>\n\n{env}")),
+            Gate::Stop(why) => self.hook_stop(why, format!("<task>\n{task}\n</task>\n\n{env}")),
         };
         start
     }
@@ -307,7 +310,7 @@ impl Task {
         let hooks = &mut self.around.project.hooks;
         match lifecycle::follow_up(hooks, text, head, &env, &mut self.term, &mut self.around.events) {
             Gate::Go(next) => Next::Continue(next),
-            Gate::Stop(why) => self.stop(why, None, unsent.unwrap_or_default()),
+            Gate::Stop(why) => self.hook_stop(why, unsent.unwrap_or_default()),
         }
     }
 
@@ -336,10 +339,14 @@ impl Task {
         let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string(), recent);
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
         let (body, env) = (format!("{earlier}{resumption}"), self.environment_details(true));
-        let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated));
+        // A cut puts Cline's truncation notice in place of the first reply, which the saved
+        // history keeps.
+        let notice = crate::run::budget::context::TRUNCATION_NOTICE;
+        let cut = self.messages.get(1).is_some_and(|m| m.role == Role::Assistant && m.content == notice);
+        let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated, cut));
         let start = match lifecycle::task_resume(hooks, history, &body, &env, &mut self.term, &mut self.around.events) {
             Gate::Go(next) => Next::Continue(next),
-            Gate::Stop(why) => self.stop(why, None, format!("{body}\n\n{env}")),
+            Gate::Stop(why) => self.hook_stop(why, format!("{body}\n\n{env}")),
         };
         self.finish(start)
     }
@@ -599,14 +606,21 @@ impl Task {
         &mut self.next_parts
     }
 
-    /// Ends the task as failed; `unsent` is kept for `resume`. A limit runs the `TaskCancel` hook.
+    /// Ends the task as failed; `unsent` is kept for `resume`. A limit, or a hook's cancel
+    /// (`hook_cancelled`), runs the `TaskCancel` hook, as Cline's `cancelTask` → `abortTask` does.
     fn stop(&mut self, why: String, limit: Option<&'static str>, unsent: String) -> Next {
         self.unsent = Some(unsent);
         self.around.events.error(&why, limit);
-        if limit.is_some() {
+        if limit.is_some() || std::mem::take(&mut self.hook_cancelled) {
             lifecycle::task_cancel(&mut self.around.project.hooks, &mut self.term, &mut self.around.events);
         }
         Next::End(End::Failed(why))
+    }
+
+    /// Ends the task a hook cancelled ([`Self::stop`], with `TaskCancel`).
+    fn hook_stop(&mut self, why: String, unsent: String) -> Next {
+        self.hook_cancelled = true;
+        self.stop(why, None, unsent)
     }
 
     /// Stops where only a person could go on and nobody can answer (no terminal), and the
@@ -663,7 +677,8 @@ impl Task {
         let (hooks, events) = (&mut self.around.project.hooks, &mut self.around.events);
         let cut = lifecycle::guarded_cut(hooks, &mut self.term, events, &mut self.messages, strategy, |m| {
             context.fit(system, m)
-        })?;
+        });
+        let cut = cut.inspect_err(|_| self.hook_cancelled = true)?;
         if let Some(cut) = cut {
             self.report_cut(&cut);
         }
@@ -794,6 +809,7 @@ impl Task {
                     let harder = |m: &mut Vec<Message>| context.cut_harder(system, m);
                     let cut =
                         lifecycle::guarded_cut(hooks, &mut self.term, events, &mut self.messages, strategy, harder);
+                    let cut = cut.inspect_err(|_| self.hook_cancelled = true);
                     let Some(cut) = cut.map_err(|why| (why, None))? else {
                         return Err((self.overflow_message(&e), None));
                     };
@@ -963,13 +979,18 @@ impl Task {
     /// ended it, and whether the person refused it.
     fn run_call(&mut self, call: &Call, n: usize) -> (String, Option<End>, bool) {
         let hooks = &mut self.around.project.hooks;
+        // Cline's handlers check parameters, `.clineignore` and the command permissions before
+        // their PreToolUse hook: a call refused so reaches no hook.
+        let (root, model) = (self.ws.root(), &self.around.meta.model);
         let pre = match tools::missing_param(call) {
-            None => lifecycle::pre_tool(hooks, call, &mut self.term, &mut self.around.events),
-            Some(_) => Gate::Go(String::new()),
+            None if !tools::refused_before_hooks(call, root, model) => {
+                lifecycle::pre_tool(hooks, call, &mut self.term, &mut self.around.events)
+            }
+            _ => Gate::Go(String::new()),
         };
         let pre = match pre {
             Gate::Go(hooked) => hooked,
-            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end()), false),
+            Gate::Stop(why) => return (String::new(), Some(self.hook_stop(why, String::new()).into_end()), false),
         };
         let started = std::time::Instant::now();
         let outcome = self.execute(call, n);
@@ -995,10 +1016,21 @@ impl Task {
             Outcome::Failure { text, .. } | Outcome::Denied { text, .. } => (false, text.as_str()),
             Outcome::Complete(_) => (true, ""),
         };
+        // As Cline's ToolExecutor: loop detection once the result is in, before PostToolUse, so
+        // its warning comes before PostToolUse's context.
+        let repeated = self.memory.repeats.observe(call);
+        let warning = match &repeated {
+            Verdict::Warn(warning) => {
+                // Appended to the result for the model (not in `tool_result`): said as a notice.
+                self.around.events.notice(self.turn_number(), NoticeKind::RepeatedCall, warning);
+                format!("\n\n{warning}")
+            }
+            Verdict::Escalate | Verdict::Fine => String::new(),
+        };
         let hooks = &mut self.around.project.hooks;
         let post = match lifecycle::post_tool(hooks, call, shown, ok, ms, &mut self.term, &mut self.around.events) {
             Gate::Go(hooked) => hooked,
-            Gate::Stop(why) => return (String::new(), Some(self.stop(why, None, String::new()).into_end()), false),
+            Gate::Stop(why) => return (String::new(), Some(self.hook_stop(why, String::new()).into_end()), false),
         };
         self.take_progress(call, n);
         if matches!(outcome, Outcome::Complete(_)) {
@@ -1029,15 +1061,10 @@ impl Task {
             Outcome::Denied { text, feedback } => (text, feedback, None),
         };
         let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_deref());
-        let mut result = format!("{}{body}{}", after(&pre), before(&post));
-        match self.memory.repeats.observe(call) {
-            Verdict::Warn(warning) => {
-                // Appended to the result for the model (not in `tool_result`): said as a notice.
-                self.around.events.notice(self.turn_number(), NoticeKind::RepeatedCall, &warning);
-                result.push_str(&format!("\n\n{warning}"));
-            }
-            Verdict::Escalate => self.mistakes.looped(&call.name, tools::repeat::HARD_THRESHOLD),
-            Verdict::Fine => {}
+        let result = format!("{}{body}{warning}{}", after(&pre), before(&post));
+        // After the handler's reset of the count, as in Cline.
+        if matches!(repeated, Verdict::Escalate) {
+            self.mistakes.looped(&call.name, tools::repeat::HARD_THRESHOLD);
         }
         (result, end, denied)
     }

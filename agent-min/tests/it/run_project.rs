@@ -375,6 +375,71 @@ fn pre_and_post_tool_use_see_clines_input_and_their_contexts_bracket_the_tool_re
     assert_eq!(hooks[1]["ok"], true);
 }
 
+/// Cline's ToolExecutor pushes the result, then loop detection's warning, then runs PostToolUse
+/// and appends its context.
+#[test]
+fn the_repeated_call_warning_comes_before_post_tool_use_context() {
+    let e = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    recording_hook(&ws_hooks(&e), "PostToolUse", out.path(), r#"{"contextModification": "Saw the file."}"#);
+    e.write("a.txt", "hello\n");
+    let read = || anthropic(&tool("read_file", &[("path", "a.txt")]));
+    let server = Server::start(vec![read(), read(), read(), anthropic(&completion("ok"))]);
+    let r = e.run(&server, &["read a.txt"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let third = common::without_reminder(&server.requests()[3].last_user());
+    let warning = third.find("Tool [read_file] has been called 3 times consecutively").expect(&third);
+    let context = third.find("<hook_context source=\"PostToolUse\"").expect(&third);
+    let result = third.find("[read_file for 'a.txt'] Result:").unwrap();
+    assert!(result < warning && warning < context, "{third}");
+}
+
+/// Cline's handlers refuse a `.clineignore`d path or command before their PreToolUse hook: the
+/// hook never sees such a call (it sees the allowed one).
+#[test]
+fn pre_tool_use_never_sees_a_call_clineignore_refuses() {
+    let e = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    recording_hook(&ws_hooks(&e), "PreToolUse", out.path(), "{}");
+    e.write(".clineignore", "secret.txt\n");
+    e.write("secret.txt", "hunter2\n");
+    e.write("public.txt", "hello\n");
+    let server = Server::start(vec![
+        anthropic(&tool("read_file", &[("path", "secret.txt")])),
+        anthropic(&tool("execute_command", &[("command", "cat secret.txt"), ("requires_approval", "false")])),
+        anthropic(&tool("read_file", &[("path", "public.txt")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = e.run(&server, &["read"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert!(reqs[1].last_user().contains("blocked by the .clineignore"), "{}", reqs[1].last_user());
+    assert!(reqs[2].last_user().contains("blocked by the .clineignore"), "{}", reqs[2].last_user());
+    let seen: Vec<Value> = inputs(out.path(), "PreToolUse").iter().map(|i| i["preToolUse"].clone()).collect();
+    assert_eq!(seen, [serde_json::json!({"toolName": "read_file", "parameters": {"path": "public.txt"}})]);
+}
+
+/// As in Cline, whose AskFollowupQuestionToolHandler runs no PreToolUse: a question reaches
+/// PostToolUse only.
+#[test]
+fn pre_tool_use_skips_ask_followup_question_as_clines_handler_does() {
+    let e = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    let h = ws_hooks(&e);
+    recording_hook(&h, "PreToolUse", out.path(), "{}");
+    recording_hook(&h, "PostToolUse", out.path(), "{}");
+    let server = Server::start(vec![
+        anthropic(&tool("ask_followup_question", &[("question", "Which file?")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = e.run(&server, &["t"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(inputs(out.path(), "PreToolUse").is_empty(), "{:?}", inputs(out.path(), "PreToolUse"));
+    let post = inputs(out.path(), "PostToolUse");
+    assert_eq!(post.len(), 1);
+    assert_eq!(post[0]["postToolUse"]["toolName"], "ask_followup_question");
+}
+
 #[test]
 fn a_pre_tool_use_cancel_stops_the_task_before_the_tool_runs_and_resume_continues_it() {
     let e = Env::new();
@@ -453,6 +518,21 @@ fn task_start_and_user_prompt_submit_contexts_follow_the_task_and_task_complete_
     assert_eq!(done["command"], "");
 }
 
+/// Cline's `extractUserPromptFromContent`: the text inside `<task>`, trimmed; nothing when the
+/// block holds a system marker such as `<hook_context`.
+#[test]
+fn user_prompt_submit_gets_the_task_trimmed_as_cline_extracts_it() {
+    for (task, prompt) in [("  spaced out task \n", "spaced out task"), ("quote <hook_context here", "")] {
+        let e = Env::new();
+        let out = tempfile::tempdir().unwrap();
+        recording_hook(&ws_hooks(&e), "UserPromptSubmit", out.path(), "{}");
+        let server = Server::start(vec![anthropic(&completion("ok"))]);
+        let r = e.run(&server, &[task]);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        assert_eq!(inputs(out.path(), "UserPromptSubmit")[0]["userPromptSubmit"]["prompt"], prompt, "{task:?}");
+    }
+}
+
 #[test]
 fn a_task_start_or_user_prompt_submit_cancel_stops_the_task_before_any_request() {
     for name in ["TaskStart", "UserPromptSubmit"] {
@@ -463,6 +543,26 @@ fn a_task_start_or_user_prompt_submit_cancel_stops_the_task_before_any_request()
         assert_eq!(r.code, Some(1), "{}", r.all());
         assert!(r.stderr.contains(&format!("the {name} hook cancelled the task: not on a Friday")), "{}", r.stderr);
         assert!(server.requests().is_empty());
+    }
+}
+
+/// A hook's cancel is Cline's `cancelTask()` → `abortTask()`, which runs TaskCancel
+/// ("cancelled").
+#[test]
+fn a_hook_cancel_runs_task_cancel_as_clines_cancel_task_does() {
+    for name in ["TaskStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"] {
+        let e = Env::new();
+        let out = tempfile::tempdir().unwrap();
+        hook(&ws_hooks(&e), name, "#!/bin/sh\ncat >/dev/null\necho '{\"cancel\": true, \"errorMessage\": \"no\"}'\n");
+        recording_hook(&ws_hooks(&e), "TaskCancel", out.path(), "{}");
+        e.write("a.txt", "a\n");
+        let server = Server::start(vec![anthropic(&tool("read_file", &[("path", "a.txt")]))]);
+        let r = e.run(&server, &["t"]);
+        assert_eq!(r.code, Some(1), "{name}: {}", r.all());
+        assert!(r.stderr.contains(&format!("the {name} hook cancelled the task: no")), "{}", r.stderr);
+        let cancel = inputs(out.path(), "TaskCancel");
+        assert_eq!(cancel.len(), 1, "{name}: {}", r.all());
+        assert_eq!(cancel[0]["taskCancel"]["taskMetadata"]["completionStatus"], "cancelled", "{name}");
     }
 }
 
@@ -620,6 +720,7 @@ fn task_cancel_runs_at_a_limit_and_task_resume_adds_its_context_on_resume() {
     let resume = &inputs(out.path(), "TaskResume")[0]["taskResume"];
     assert_eq!(resume["taskMetadata"]["taskId"], cancel[0]["taskId"]);
     assert_eq!(resume["previousState"]["messageCount"], "2", "the saved history: the task and the reply");
+    assert_eq!(resume["previousState"]["conversationHistoryDeleted"], "false");
     assert!(resume["previousState"]["lastMessageTs"].as_str().unwrap().parse::<u64>().is_ok());
 }
 
@@ -659,12 +760,18 @@ fn pre_compact_runs_before_the_context_window_is_cut_and_can_stop_the_task() {
         let out = tempfile::tempdir().unwrap();
         let answer = if cancel { r#"{"cancel": true, "errorMessage": "keep everything"}"# } else { "{}" };
         recording_hook(&ws_hooks(&e), "PreCompact", out.path(), answer);
+        recording_hook(&ws_hooks(&e), "TaskCancel", out.path(), "{}");
         // The server reports prompts near the 4096-token window: the history must be cut.
         let big: String = (0..400).map(|i| format!("line {i:04} of filler text\n")).collect();
         let mut script = Vec::new();
         for i in 0..4 {
             e.write(&format!("big{i}.txt"), &big);
-            script.push(anthropic_usage(&tool("read_file", &[("path", &format!("big{i}.txt"))]), 3900));
+            let read = tool("read_file", &[("path", &format!("big{i}.txt"))]);
+            // 3900 tokens in, 50 of them read from the cache.
+            script.push(Resp {
+                body: anthropic_body_usage(&read, 5, "end_turn", 3900, 50).into_bytes(),
+                ..anthropic("")
+            });
         }
         script.push(anthropic(&completion("ok")));
         let server = Server::start(script);
@@ -677,6 +784,10 @@ fn pre_compact_runs_before_the_context_window_is_cut_and_can_stop_the_task() {
         assert_eq!(pc["deletedRangeStart"], 2, "{pc}");
         assert!(pc["deletedRangeEnd"].as_u64().unwrap() >= 2, "{pc}");
         assert_eq!(pc["tokensIn"].as_u64().unwrap() % 3900, 0, "the task's input tokens so far: {pc}");
+        // Cline's names: cache writes are `tokensInCache`, cache reads `tokensOutCache`.
+        assert_eq!(pc["tokensInCache"], 0, "{pc}");
+        let reads = pc["tokensOutCache"].as_u64().unwrap();
+        assert!(reads > 0 && reads.is_multiple_of(50), "the task's cache reads so far: {pc}");
         // The history files existed for the hook's life only.
         assert!(!pc["contextJsonPath"].as_str().unwrap().is_empty());
         assert!(!Path::new(pc["contextJsonPath"].as_str().unwrap()).exists());
@@ -684,11 +795,41 @@ fn pre_compact_runs_before_the_context_window_is_cut_and_can_stop_the_task() {
             assert_eq!(r.code, Some(1), "{}", r.all());
             assert!(r.stderr.contains("the PreCompact hook cancelled the task: keep everything"), "{}", r.stderr);
             assert_eq!(seen.len(), 1);
+            assert_eq!(inputs(out.path(), "TaskCancel").len(), 1, "a cancel is Cline's cancelTask: TaskCancel runs");
         } else {
+            assert!(inputs(out.path(), "TaskCancel").is_empty());
             assert_eq!(r.code, Some(0), "{}", r.all());
             assert!(r.all().contains("Context window:"), "the cut happened after the hook");
         }
     }
+}
+
+/// Cline's `conversationHistoryDeleted` is "true" once any history was cut: a resumed task
+/// whose saved history was cut says so.
+#[test]
+fn task_resume_says_the_history_was_cut_after_a_cut() {
+    let e = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    recording_hook(&ws_hooks(&e), "TaskResume", out.path(), "{}");
+    let big: String = (0..400).map(|i| format!("line {i:04} of filler text\n")).collect();
+    let mut script = Vec::new();
+    for i in 0..4 {
+        e.write(&format!("big{i}.txt"), &big);
+        script.push(anthropic_usage(&tool("read_file", &[("path", &format!("big{i}.txt"))]), 3900));
+    }
+    let server = Server::start(script);
+    let r = e.run(&server, &["--context-window", "4096", "--max-turns", "4", "read it a lot"]);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.all().contains("Context window:"), "the history was cut: {}", r.all());
+    let server = Server::start(vec![anthropic(&completion("ok"))]);
+    let base = anthropic_args(&server);
+    let vars = e.vars();
+    let envs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let extra = ["--last", "--trust-workspace", "--context-window", "4096"];
+    let r = run_cmd("resume", e.ws(), &args_with(&base, &extra), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let resume = &inputs(out.path(), "TaskResume")[0]["taskResume"];
+    assert_eq!(resume["previousState"]["conversationHistoryDeleted"], "true", "{resume}");
 }
 
 /// A run whose one request stalls; returns once the request arrived.

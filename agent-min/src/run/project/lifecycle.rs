@@ -38,11 +38,13 @@ pub(crate) fn task_start(h: &mut Hooks, task: &str, env: &str, term: &mut Term, 
     if a.cancel {
         return stop(Hook::TaskStart, &a);
     }
-    let mut parts = vec![format!("<task>\n{task}\n</task>")];
+    let block = format!("<task>\n{task}\n</task>");
+    let prompt = prompt_of(&block);
+    let mut parts = vec![block];
     if let Some(c) = a.context.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
         parts.push(format!("<hook_context source=\"TaskStart\">\n{c}\n</hook_context>"));
     }
-    if let Err(why) = user_prompt(h, task, &mut parts, term, events) {
+    if let Err(why) = user_prompt(h, &prompt, &mut parts, term, events) {
         return Gate::Stop(why);
     }
     parts.push(env.to_string());
@@ -50,7 +52,8 @@ pub(crate) fn task_start(h: &mut Hooks, task: &str, env: &str, term: &mut Term, 
 }
 
 /// `UserPromptSubmit` with a later prompt of a conversation (`agent-min acp`): the message
-/// `head` (built from the prompt), the hook's context, then the environment details `env`.
+/// `head` (built from the prompt), the hook's context, then the environment details `env`. The
+/// hook's `prompt` is read from the prompt as Cline reads feedback (`<feedback>` around it).
 pub(crate) fn follow_up(
     h: &mut Hooks,
     prompt: &str,
@@ -60,11 +63,43 @@ pub(crate) fn follow_up(
     events: &mut Events,
 ) -> Gate {
     let mut parts = vec![head];
-    if let Err(why) = user_prompt(h, prompt, &mut parts, term, events) {
+    let prompt = prompt_of(&format!("<feedback>\n{prompt}\n</feedback>"));
+    if let Err(why) = user_prompt(h, &prompt, &mut parts, term, events) {
         return Gate::Stop(why);
     }
     parts.push(env.to_string());
     Gate::Go(parts.join("\n\n"))
+}
+
+/// What Cline's `extractUserPromptFromContent` makes of one text block for `UserPromptSubmit`'s
+/// `prompt`: nothing if it holds a system marker, else the trimmed text inside its `<task>`,
+/// `<feedback>`, `<answer>` and `<user_message>` tags (in that order, tags matched ignoring
+/// case, empty ones left out, joined by a blank line), else the trimmed block.
+fn prompt_of(block: &str) -> String {
+    const MARKERS: [&str; 4] = ["[TASK RESUMPTION]", "<hook_context", "[Response interrupted", "Task was interrupted"];
+    const TAGS: [&str; 4] = ["task", "feedback", "answer", "user_message"];
+    if MARKERS.iter().any(|m| block.contains(m)) {
+        return String::new();
+    }
+    // ASCII lowercasing keeps every byte offset.
+    let lower = block.to_ascii_lowercase();
+    if !TAGS.iter().any(|t| lower.contains(&format!("<{t}>"))) {
+        return block.trim().to_string();
+    }
+    let mut found = Vec::new();
+    for tag in TAGS {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        let mut from = 0;
+        while let Some(start) = lower[from..].find(&open).map(|i| from + i + open.len()) {
+            let Some(end) = lower[start..].find(&close).map(|i| start + i) else { break };
+            let inner = block[start..end].trim();
+            if !inner.is_empty() {
+                found.push(inner);
+            }
+            from = end + close.len();
+        }
+    }
+    found.join("\n\n").trim().to_string()
 }
 
 /// `UserPromptSubmit` with `prompt`; its context is pushed onto `parts`.
@@ -90,20 +125,24 @@ fn user_prompt(
 
 /// `TaskResume`, then `UserPromptSubmit` (with no new text: `resume` takes none), as a saved
 /// task continues: the resumption message `body` with `TaskResume`'s context first,
-/// `UserPromptSubmit`'s after it, and the environment details `env` last.
+/// `UserPromptSubmit`'s after it, and the environment details `env` last. `cut`: whether the
+/// saved history was ever cut (Cline's `conversationHistoryDeleted`).
 pub(crate) fn task_resume(
     h: &mut Hooks,
-    (messages, updated_secs): (&[Message], u64),
+    (messages, updated_secs, cut): (&[Message], u64, bool),
     body: &str,
     env: &str,
     term: &mut Term,
     events: &mut Events,
 ) -> Gate {
     let md = input::task_metadata(&h.meta, &[]);
+    // `messageCount`: Cline counts its UI messages (clineMessages), which agent-min has none
+    // of; the saved history's messages stand for them.
     let previous = json!({
         "lastMessageTs": (u128::from(updated_secs) * 1000).to_string(),
         "messageCount": messages.len().to_string(),
-        "conversationHistoryDeleted": "false",
+        // Cline: whether a deleted range was ever set; `cut`: whether the history was cut.
+        "conversationHistoryDeleted": cut.to_string(),
     });
     let a = h.run(Hook::TaskResume, json!({ "taskMetadata": md, "previousState": previous }), term, events);
     if a.cancel {
@@ -121,10 +160,11 @@ pub(crate) fn task_resume(
     Gate::Go(parts.join("\n\n"))
 }
 
-/// `PreToolUse` once a call is about to run (never for `attempt_completion` or `use_skill`,
-/// whose handlers in Cline run none). Its context comes before the tool's result.
+/// `PreToolUse` once a call is about to run, for the tools whose handlers in Cline run it
+/// (`ToolDecl::pre_tool_use`: not `ask_followup_question`, `use_skill` or
+/// `attempt_completion`). Its context comes before the tool's result.
 pub(crate) fn pre_tool(h: &mut Hooks, call: &Call, term: &mut Term, events: &mut Events) -> Gate {
-    if !is_tool(call) || call.name == "use_skill" || !h.has(Hook::PreToolUse) {
+    if !crate::run::tools::registry::runs_pre_tool_use(&call.name) || !h.has(Hook::PreToolUse) {
         return Gate::Go(String::new());
     }
     let data = json!({ "toolName": call.name, "parameters": input::parameters(&call.cline_params()) });
@@ -257,8 +297,10 @@ pub(crate) fn pre_compact(h: &mut Hooks, c: &Compaction<'_>, term: &mut Term, ev
         "previousApiReqIndex": c.messages.len().saturating_sub(1),
         "tokensIn": c.tokens[0],
         "tokensOut": c.tokens[1],
-        "tokensInCache": c.tokens[2],
-        "tokensOutCache": c.tokens[3],
+        // Cline's `extractTokenUsageFromMessage`: cache writes as `tokensInCache`, cache reads
+        // as `tokensOutCache`.
+        "tokensInCache": c.tokens[3],
+        "tokensOutCache": c.tokens[2],
         "deletedRangeStart": c.deleted.0,
         "deletedRangeEnd": c.deleted.1,
         "contextJsonPath": path(&json_path),
@@ -313,4 +355,23 @@ fn role(m: &Message) -> &'static str {
 fn private_write(path: &std::path::Path, text: &str) -> std::io::Result<()> {
     let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
     f.write_all(text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prompt_of;
+
+    #[test]
+    fn the_prompt_is_read_from_a_block_as_clines_extract_user_prompt_from_content_reads_it() {
+        assert_eq!(prompt_of("<task>\n  fix the build \n</task>"), "fix the build");
+        assert_eq!(prompt_of("<feedback>\nmore tests\n\n</feedback>"), "more tests");
+        // Tags in any case, each tag's matches in order, the tags in Cline's order.
+        assert_eq!(prompt_of("<feedback>b</feedback> <TASK> a </Task> <task>c</task>"), "a\n\nc\n\nb");
+        // A block with a system marker is left out whole.
+        assert_eq!(prompt_of("<task>\nsee <hook_context x\n</task>"), "");
+        assert_eq!(prompt_of("<task>\n[TASK RESUMPTION] go on\n</task>"), "");
+        // No tag: the trimmed block; an unclosed tag: nothing.
+        assert_eq!(prompt_of("  plain words \n"), "plain words");
+        assert_eq!(prompt_of("<task>\nno end"), "");
+    }
 }

@@ -92,7 +92,7 @@ fn timeout_of(t: &str) -> Option<Duration> {
 
 /// Cline's execute_command turns HTML entities back into characters and drops U+FFFD in the
 /// commands of Gemini models (`applyModelContentFixes`), which write `&amp;&amp;` for `&&`.
-fn gemini_command_fixes(command: &str, model: &str) -> String {
+pub(super) fn gemini_command_fixes(command: &str, model: &str) -> String {
     if model.contains("gemini") {
         super::write::model_content_fixes(command, "", "")
     } else {

@@ -279,6 +279,20 @@ pub(crate) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 
 pub(crate) use crate::run::prompt::tool_error;
 
+/// Whether `call` meets a refusal its tool makes before asking or doing anything, which Cline's
+/// handlers make before they run the `PreToolUse` hook: a path `.clineignore` blocks (read,
+/// write, edit and list), a command `CLINE_COMMAND_PERMISSIONS` or `.clineignore` refuses. Such
+/// a call reaches no `PreToolUse` hook; the tool then refuses it as usual.
+pub(crate) fn refused_before_hooks(call: &Call, root: &std::path::Path, model: &str) -> bool {
+    if call.name == "execute_command" {
+        let command = exec::gemini_command_fixes(call.param("command").unwrap_or_default(), model);
+        return permissions::refusal(&permissions::from_env(), &command).is_some()
+            || clineignore::command_refusal(root, &command).is_some();
+    }
+    let path = call.param("path").unwrap_or_default();
+    clineignore::refusal(root, &call.name, path).is_some()
+}
+
 /// The result of a required parameter's absence, in Cline's words for that tool; `failures`
 /// counts this mistake (Cline's consecutive-mistake count after it).
 pub(crate) fn missing_param_result(call: &Call, param: &str, failures: registry::Failures) -> String {

@@ -46,6 +46,12 @@ pub(crate) struct ToolDecl {
     /// blocked command, a denial, a server's error): Cline's handlers that reset
     /// `consecutiveMistakeCount` right after validating. The others clear it on success.
     pub valid_clears_mistakes: bool,
+    /// Whether the `PreToolUse` hook runs before it: Cline's handlers that call
+    /// `ToolHookUtils.runPreToolUseIfEnabled` (access_mcp_resource, apply_patch, execute_command,
+    /// list_files, read_file, search_files, use_mcp_tool, write_to_file for replace_in_file too).
+    /// Never for `ask_followup_question`, `use_skill` (their handlers run none) nor
+    /// `attempt_completion` (skipped by name).
+    pub pre_tool_use: bool,
     /// Whether a prompt variant offers it (in the prompt, the native definitions and
     /// "Available tools"): never for the MCP tools, which `mcp/` offers only when servers are
     /// connected, nor `use_skill`, offered only when there are skills (`project/skills.rs`); `apply_patch` only in Cline's GPT-5 native variants, which drop
@@ -72,6 +78,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: true,
         valid_clears_mistakes: true,
+        pre_tool_use: true,
         offered: |_| true,
         run: exec::run,
         describe: |c| format!("[execute_command for '{}']", c.param("command").unwrap_or("")),
@@ -91,6 +98,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &["path"],
         mutates: false,
         valid_clears_mistakes: false,
+        pre_tool_use: true,
         offered: |_| true,
         run: read::run,
         describe: describe_path,
@@ -104,6 +112,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: true,
         valid_clears_mistakes: true,
+        pre_tool_use: true,
         offered: Family::patches,
         run: apply_patch::run,
         describe: |_| "[apply_patch for patch application]".to_string(),
@@ -118,6 +127,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &["path"],
         mutates: true,
         valid_clears_mistakes: false,
+        pre_tool_use: true,
         offered: |f| !f.patches(),
         run: write::write_to_file,
         describe: describe_path,
@@ -136,6 +146,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &["path"],
         mutates: true,
         valid_clears_mistakes: false,
+        pre_tool_use: true,
         offered: |f| !f.patches(),
         run: write::replace_in_file,
         describe: describe_path,
@@ -152,6 +163,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: false,
+        pre_tool_use: true,
         offered: |_| true,
         run: search::run,
         describe: |c| match c.param("file_pattern") {
@@ -168,6 +180,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &["path"],
         mutates: false,
         valid_clears_mistakes: false,
+        pre_tool_use: true,
         offered: |_| true,
         run: list::run,
         describe: describe_path,
@@ -184,6 +197,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
+        pre_tool_use: false,
         offered: |_| true,
         run: ask::followup,
         describe: |c| format!("[ask_followup_question for '{}']", c.param("question").unwrap_or("")),
@@ -200,6 +214,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
+        pre_tool_use: false,
         offered: |_| true,
         run: ask::complete,
         describe: |_| "[attempt_completion]".to_string(),
@@ -219,6 +234,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
+        pre_tool_use: true,
         offered: |_| false,
         run: mcp::use_tool,
         describe: describe_server,
@@ -232,6 +248,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
+        pre_tool_use: true,
         offered: |_| false,
         run: mcp::access_resource,
         describe: describe_server,
@@ -248,6 +265,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         mutates: false,
         // Cline resets it after finding skills ("No skills are available" leaves it); on success.
         valid_clears_mistakes: false,
+        pre_tool_use: false,
         // Offered by the workspace's skills, when it has some (`project/skills.rs`).
         offered: |_| false,
         run: skill::run,
@@ -304,6 +322,11 @@ pub(crate) fn find(name: &str) -> Option<&'static ToolDecl> {
 /// Whether valid parameters of a call of `name` clear the mistake count ([`ToolDecl::valid_clears_mistakes`]).
 pub(crate) fn valid_clears_mistakes(name: &str) -> bool {
     find(name).is_some_and(|t| t.valid_clears_mistakes)
+}
+
+/// Whether the `PreToolUse` hook runs before a call of `name` ([`ToolDecl::pre_tool_use`]).
+pub(crate) fn runs_pre_tool_use(name: &str) -> bool {
+    find(name).is_some_and(|t| t.pre_tool_use)
 }
 
 /// Whether a call of `name` may change files (checkpointed).
@@ -375,6 +398,7 @@ mod tests {
             paths: &["path"],
             mutates: true,
             valid_clears_mistakes: false,
+            pre_tool_use: true,
             offered: |_| true,
             run: touch,
             describe: describe_path,
