@@ -88,9 +88,9 @@ impl HttpTransport {
         }
         if !(200..300).contains(&resp.status) {
             let body = String::from_utf8_lossy(&resp.read_rest(4096)).trim().to_string();
-            let status = resp.status;
             resp.abort();
-            return Err(McpError::Transport(format!("Error POSTing to endpoint (HTTP {status}): {body}")));
+            // The MCP SDK's `StreamableHTTPError` (its SSE transport's text names the status).
+            return Err(McpError::Transport(format!("Streamable HTTP error: Error POSTing to endpoint: {body}")));
         }
         // curl's idle limit does not cover a server that sends nothing before its answer: a
         // watchdog kills curl at the deadline (cancelled before curl is reaped, so the pid is
@@ -234,6 +234,36 @@ mod tests {
         assert!(t.queue.len() <= MAX_QUEUED, "{} messages kept", t.queue.len());
         // The newest are kept, their bytes counted.
         assert_eq!(t.queue.newest().unwrap()["id"], 1199);
+        server.join().unwrap();
+    }
+
+    #[test]
+    fn a_refused_post_is_worded_as_the_mcp_sdks_streamable_http_error() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let mut s = BufReader::new(listener.incoming().next().unwrap().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                s.read_line(&mut line).unwrap();
+                if let Some((k, v)) = line.split_once(':') {
+                    if k.eq_ignore_ascii_case("content-length") {
+                        length = v.trim().parse().unwrap();
+                    }
+                }
+                if line.trim().is_empty() {
+                    break;
+                }
+            }
+            s.read_exact(&mut vec![0; length]).unwrap();
+            let answer = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 12\r\nConnection: close\r\n\r\nUnauthorized";
+            let _ = s.get_mut().write_all(answer.as_bytes());
+        });
+        let mut t = HttpTransport::new(&format!("http://127.0.0.1:{port}/mcp"), &[]);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let e = t.send(&super::super::jsonrpc::request(1, "initialize", serde_json::json!({})), deadline).unwrap_err();
+        assert_eq!(e.to_string(), "Streamable HTTP error: Error POSTing to endpoint: Unauthorized");
         server.join().unwrap();
     }
 }

@@ -406,7 +406,7 @@ mod tests {
 
     #[test]
     fn a_resource_reads_errors_are_worded_as_clines_read_resource_words_them() {
-        let cfg = super::super::config::parse(
+        let cfg = crate::run::mcp::config::parse(
             r#"{"mcpServers": {"d": {"command": "never-started", "disabled": true}}}"#,
             std::path::Path::new("/cfg/mcp.json"),
         )

@@ -120,7 +120,10 @@ pub(crate) fn as_javascript(value: Value) -> Value {
 /// Cline's `truncateContent`: the first 400 KB (in UTF-16 units, as JavaScript counts) and a
 /// note, as for a file.
 pub(crate) fn truncate(s: &str) -> String {
-    crate::run::tools::read::truncate_content(s.to_string())
+    match crate::run::prompt::content_limits::cut(s) {
+        None => s.to_string(),
+        Some((at, note)) => format!("{}{note}", crate::run::ui::redact::cut_end(&s[..at])),
+    }
 }
 
 #[cfg(test)]

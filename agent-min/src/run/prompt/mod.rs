@@ -11,6 +11,7 @@
 //! May use: `crate::run::llm::providers::registry` (which providers Cline counts as next-gen),
 //! `crate::run::clock` (the time), nothing else of the agent.
 
+pub(crate) mod content_limits;
 pub(crate) mod environment;
 pub(crate) mod focus_chain;
 pub(crate) mod patch;

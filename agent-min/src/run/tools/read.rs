@@ -17,10 +17,6 @@ use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
 /// Lines shown when no `end_line` is given (Cline's `DEFAULT_MAX_LINES`).
 pub(crate) const MAX_LINES: usize = 1000;
 
-/// Cline's `MAX_CONTENT_SIZE_BYTES`: content beyond it (in UTF-16 units, as JavaScript counts)
-/// is cut.
-pub(crate) const MAX_CONTENT: usize = 400 * 1024;
-
 /// Cline's `fileReadCache`: how many times each unchanged file was read in this task.
 #[derive(Debug, Default)]
 pub(crate) struct ReadCache {
@@ -154,7 +150,7 @@ pub(crate) const MAX_READ_BYTES: u64 = 20 * 1000 * 1024;
 /// The file's text, as Cline's `extractTextFromFile` gives it: DOCX, `.ipynb` and XLSX as
 /// text, legacy encodings decoded (with the `documents` feature), PDF as text (with `pdf`; a
 /// build without the feature a PDF, DOCX or XLSX needs refuses it naming the feature); refused
-/// when it is not a regular file, binary, or over Cline's 20 MB; cut at `MAX_CONTENT` with
+/// when it is not a regular file, binary, or over Cline's 20 MB; cut at Cline's 400 KB with
 /// Cline's notice.
 pub fn extract_text(abs: &Path) -> Result<String, String> {
     if !abs.exists() {
@@ -214,37 +210,12 @@ pub fn as_extractor() -> Option<std::process::ExitCode> {
     None
 }
 
-/// Cline's `formatBytes`.
-fn format_bytes(n: usize) -> String {
-    match n {
-        n if n < 1024 => format!("{n} B"),
-        n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
-        n => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
+/// Cline's `truncateContent` (`prompt/content_limits.rs`). A key the cut went through is masked.
+fn truncate_content(text: String) -> String {
+    match crate::run::prompt::content_limits::cut(&text) {
+        None => text,
+        Some((at, note)) => format!("{}{note}", crate::run::ui::redact::cut_end(&text[..at])),
     }
-}
-
-/// Cline's `truncateContent` (`shared/content-limits.ts`, for files and MCP results alike),
-/// counting as JavaScript does (UTF-16 units). A key the cut went through is masked.
-pub(crate) fn truncate_content(text: String) -> String {
-    let units = text.encode_utf16().count();
-    if units <= MAX_CONTENT {
-        return text;
-    }
-    let mut seen = 0;
-    let cut = text
-        .char_indices()
-        .find(|(_, c)| {
-            seen += c.len_utf16();
-            seen > MAX_CONTENT
-        })
-        .map_or(text.len(), |(i, _)| i);
-    format!(
-        "{}\n\n---\n\n[FILE TRUNCATED: This content is {} but only the first {} is shown ({} truncated). Use search_files to find specific patterns, or execute_command with grep/head/tail for targeted reading.]",
-        crate::run::ui::redact::cut_end(&text[..cut]),
-        format_bytes(units),
-        format_bytes(MAX_CONTENT),
-        format_bytes(units - MAX_CONTENT)
-    )
 }
 
 const TRUNCATED_MARKER: &str = "\n\n---\n\n[FILE TRUNCATED:";
