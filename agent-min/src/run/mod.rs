@@ -428,38 +428,27 @@ fn asked_window(setup: &Setup) -> ContextWindow {
     let Some(provider) = setup.provider.filter(|p| *p == Provider::OpenAi) else {
         return ContextWindow::new(fallback);
     };
-    if !llm::server_window::is_local(&setup.base_url) {
+    let (base, model) = (&setup.base_url, &setup.model);
+    let (said, unsaid) = if llm::server_window::is_local(base) {
+        let unsaid = format!("the server at {base} did not say its size (asked /props, /api/v0/models, /api/show, /v1/models); assuming {fallback} tokens. Pass --context-window N (the server's context size)");
+        (llm::server_window::ask(provider, base, model), unsaid)
+    } else if llm::providers::is_openrouter(base) && !llm::models::lookup(provider, model).facts.known {
         // OpenRouter's own list knows the models Cline's tables do not (Cline's OpenRouter
         // provider reads every model's facts from it).
-        if !llm::providers::is_openrouter(&setup.base_url) || llm::models::lookup(provider, &setup.model).facts.known {
-            return ContextWindow::new(fallback);
-        }
-        return match llm::server_window::ask_openrouter(&setup.base_url, &setup.model) {
-            Some(said) => ContextWindow::noted(
-                said.tokens,
-                format!("Context window: {} tokens, as {} says.", said.tokens, said.source),
-            ),
-            None => ContextWindow::noted(
-                fallback,
-                format!(
-                    "Context window: OpenRouter's model list (GET {}/models) did not answer for {}; assuming {fallback} tokens. Pass --context-window N (the model's context length) so history is cut before the server refuses it.",
-                    setup.base_url.trim_end_matches('/'),
-                    setup.model
-                ),
-            ),
-        };
-    }
-    match llm::server_window::ask(provider, &setup.base_url, &setup.model) {
+        let list = format!("{}/models", base.trim_end_matches('/'));
+        let unsaid = format!("OpenRouter's model list (GET {list}) did not answer for {model}; assuming {fallback} tokens. Pass --context-window N (the model's context length)");
+        (llm::server_window::ask_openrouter(base, model), unsaid)
+    } else {
+        return ContextWindow::new(fallback);
+    };
+    match said {
         Some(said) => ContextWindow::noted(
             said.tokens,
             format!("Context window: {} tokens, as {} says.", said.tokens, said.source),
         ),
         None => ContextWindow::noted(
             fallback,
-            format!(
-                "Context window: the server at {} did not say its size (asked /props, /api/v0/models, /api/show); assuming {fallback} tokens. Pass --context-window N (the server's context size) so history is cut before the server refuses it.",
-                setup.base_url
-            ),
+            format!("Context window: {unsaid} so history is cut before the server refuses it."),
         ),
     }
 }

@@ -191,6 +191,25 @@ mod tests {
     use std::io::{BufRead as _, BufReader, Read as _, Write as _};
     use std::time::Duration;
 
+    /// Reads one request (its head, and its body by `Content-Length`) from a test server's
+    /// connection.
+    fn read_request(s: &mut BufReader<std::net::TcpStream>) {
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            s.read_line(&mut line).unwrap();
+            if let Some((k, v)) = line.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            if line.trim().is_empty() {
+                break;
+            }
+        }
+        s.read_exact(&mut vec![0; length]).unwrap();
+    }
+
     #[test]
     fn messages_the_replies_bring_are_kept_within_bounds() {
         // A server answering every POST, our answers to its requests too, with 200 more
@@ -205,20 +224,7 @@ mod tests {
                 .collect();
             for conn in listener.incoming().take(6) {
                 let mut s = BufReader::new(conn.unwrap());
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    s.read_line(&mut line).unwrap();
-                    if let Some((k, v)) = line.split_once(':') {
-                        if k.eq_ignore_ascii_case("content-length") {
-                            length = v.trim().parse().unwrap();
-                        }
-                    }
-                    if line.trim().is_empty() {
-                        break;
-                    }
-                }
-                s.read_exact(&mut vec![0; length]).unwrap();
+                read_request(&mut s);
                 let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
                 let _ = s.get_mut().write_all(format!("{head}{events}").as_bytes());
             }
@@ -243,20 +249,7 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         let server = std::thread::spawn(move || {
             let mut s = BufReader::new(listener.incoming().next().unwrap().unwrap());
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                s.read_line(&mut line).unwrap();
-                if let Some((k, v)) = line.split_once(':') {
-                    if k.eq_ignore_ascii_case("content-length") {
-                        length = v.trim().parse().unwrap();
-                    }
-                }
-                if line.trim().is_empty() {
-                    break;
-                }
-            }
-            s.read_exact(&mut vec![0; length]).unwrap();
+            read_request(&mut s);
             let answer = "HTTP/1.1 401 Unauthorized\r\nContent-Length: 12\r\nConnection: close\r\n\r\nUnauthorized";
             let _ = s.get_mut().write_all(answer.as_bytes());
         });
