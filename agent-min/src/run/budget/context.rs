@@ -67,6 +67,61 @@ pub(crate) struct Cut {
     pub removed: usize,
     /// Older file reads replaced by the notice.
     pub deduplicated: usize,
+    /// What it removed or changed, to put back: a task restore to a checkpoint taken before it.
+    pub undo: Undo,
+}
+
+/// What one cut took from the conversation, kept so that a task restore to a checkpoint taken
+/// before the cut gets the conversation back as it was then. Cline's cuts are a view over the
+/// whole history it keeps (`conversationHistoryDeletedRange`); here the cut messages go, and
+/// this keeps them (and the messages the cut changed: the first reply now the notice, the
+/// older file reads now Cline's duplicate notice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Undo {
+    /// The conversation's length just after the cut.
+    pub len: usize,
+    /// Messages removed after the first pair (from index 2 on).
+    pub removed: usize,
+    /// Each message the cut removed or changed, as it was, by its index before the cut.
+    pub was: Vec<(usize, Message)>,
+}
+
+impl Undo {
+    /// What turned `before` into `after` by removing `removed` messages at index 2 and
+    /// changing others in place.
+    fn of(before: &[Message], after: &[Message], removed: usize) -> Undo {
+        let now = |i: usize| match i {
+            0 | 1 => Some(i),
+            i if i < 2 + removed => None,
+            i => Some(i - removed),
+        };
+        let was = before
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| now(*i).and_then(|j| after.get(j)) != Some(*m))
+            .map(|(i, m)| (i, m.clone()))
+            .collect();
+        Undo { len: after.len(), removed, was }
+    }
+
+    /// The conversation as it was before the cut, from `now`, a conversation that went on from
+    /// where the cut left it (only added to since).
+    pub(crate) fn apply(&self, now: &[Message]) -> Vec<Message> {
+        let mut m = now[..self.len.min(now.len())].to_vec();
+        let at = 2.min(m.len());
+        m.splice(at..at, std::iter::repeat_n(Message::user(""), self.removed));
+        for (i, was) in &self.was {
+            if let Some(slot) = m.get_mut(*i) {
+                *slot = was.clone();
+            }
+        }
+        m
+    }
+}
+
+/// The conversation as it was before the cuts `undos` (oldest first) were made, from `now`.
+pub(crate) fn uncut(now: &[Message], undos: &[Undo]) -> Vec<Message> {
+    undos.iter().rev().fold(now.to_vec(), |m, u| u.apply(&m))
 }
 
 /// The window and what is known about the current prompt's size.
@@ -132,6 +187,7 @@ impl ContextWindow {
         if estimated < limit {
             return None;
         }
+        let was = messages.clone();
         let before: usize = messages.iter().map(|m| m.content.len()).sum();
         let deduplicated = dedupe_reads(messages);
         let after: usize = messages.iter().map(|m| m.content.len()).sum();
@@ -146,20 +202,23 @@ impl ContextWindow {
             return None;
         }
         self.base = None;
-        Some(Cut { reason: "threshold", estimated, limit, removed, deduplicated })
+        let undo = Undo::of(&was, messages, removed);
+        Some(Cut { reason: "threshold", estimated, limit, removed, deduplicated, undo })
     }
 
     /// After the server said the prompt is too long: keep only a quarter of the history.
     /// `None` when there is nothing left to remove.
     pub(crate) fn cut_harder(&mut self, system: &str, messages: &mut Vec<Message>) -> Option<Cut> {
         let estimated = self.estimate(system, messages);
+        let was = messages.clone();
         let deduplicated = dedupe_reads(messages);
         let removed = truncate(messages, Keep::Quarter);
         if deduplicated + removed == 0 {
             return None;
         }
         self.base = None;
-        Some(Cut { reason: "context_error", estimated, limit: self.max_allowed(), removed, deduplicated })
+        let undo = Undo::of(&was, messages, removed);
+        Some(Cut { reason: "context_error", estimated, limit: self.max_allowed(), removed, deduplicated, undo })
     }
 }
 
@@ -395,6 +454,31 @@ mod tests {
         assert!(!m[0].content.contains("old a"));
         assert!(m[2].content.contains("\nb\n") && m[4].content.contains("new a"));
         assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
+    }
+
+    #[test]
+    fn each_cut_can_be_undone_to_the_conversation_it_cut() {
+        let read = |p: &str, body: &str| Message::user(format!("[read_file for '{p}'] Result:\n{body}"));
+        let mut original = conv(6);
+        original[2] = read("a.rs", "old a");
+        original[6] = read("a.rs", "new a");
+        original[10] = read("b.rs", "b");
+        for m in original.iter_mut().skip(1) {
+            m.content.push_str(&"x".repeat(400));
+        }
+        let mut w = ContextWindow::new(1000);
+        let mut m = original.clone();
+        let first = w.fit("", &mut m).expect("a cut");
+        assert!(first.deduplicated == 1 && first.removed > 0, "{first:?}");
+        assert_ne!(m, original);
+        // The conversation goes on, and is cut again (the server refused it).
+        m.extend([Message::assistant("more"), read("b.rs", "b again")]);
+        let between = m.clone();
+        let second = w.cut_harder("", &mut m).expect("a second cut");
+        m.extend([Message::assistant("later"), Message::user("latest")]);
+        assert_eq!(uncut(&m, std::slice::from_ref(&second.undo)), between);
+        assert_eq!(uncut(&m, &[first.undo, second.undo]), original);
+        assert_eq!(uncut(&m, &[]), m, "nothing to undo");
     }
 
     #[test]

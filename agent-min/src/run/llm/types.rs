@@ -13,7 +13,7 @@ pub enum Role {
 }
 
 /// One message of the conversation.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     /// Who said it.
     pub role: Role,
