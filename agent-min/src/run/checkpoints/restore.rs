@@ -44,9 +44,7 @@ pub(crate) struct Done {
 /// continues from there. The cuts of the context window made since the checkpoint are undone
 /// first: the conversation is the one it had then, not a prefix of the cut one.
 pub(crate) fn cut(record: &mut Record, cp: &CheckpointRecord) {
-    let since = (cp.cuts as usize).min(record.cuts.len());
-    record.messages = crate::run::budget::context::uncut(&record.messages, &record.cuts[since..]);
-    record.cuts.truncate(since);
+    record.undo_cuts_since(cp.cuts as usize);
     let keep = (cp.messages as usize).min(record.messages.len());
     let following = record.messages.get(keep).map(|m| (m.content.clone(), m.parts.clone()));
     let ends_with_reply =
@@ -282,11 +280,11 @@ mod tests {
 
     #[test]
     fn cutting_to_a_checkpoint_before_a_context_cut_undoes_the_cut_first() {
-        use crate::run::budget::context::{truncate, Keep, Undo};
+        use crate::run::session::state::Undo;
         let mut r = record();
         let full = r.messages.clone();
-        truncate(&mut r.messages, Keep::Half);
-        assert_eq!(r.messages.len(), 4, "[task, notice, result 2, done]");
+        // Half of the history cut: [task, notice, result 2, done].
+        r.messages = vec![full[0].clone(), msg(Role::Assistant, "notice"), full[4].clone(), full[5].clone()];
         // What the cut kept aside: the first reply (now the notice) and the two it removed.
         let was = vec![(1, full[1].clone()), (2, full[2].clone()), (3, full[3].clone())];
         r.cuts = vec![Undo { len: 4, removed: 2, was }];

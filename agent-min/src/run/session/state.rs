@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use super::claim::{Busy, Claim};
 use crate::run::budget::accounting::Totals;
-use crate::run::budget::context::Undo;
+pub(crate) use crate::run::budget::context::Undo;
 use crate::run::llm::{ImagePart, Message, Part, Role, ToolUsePart};
 
 /// File format version (the `version` field). A change to the format is a bump; this
@@ -512,6 +512,14 @@ impl Record {
             Some((pid, started)) if self.status == "running" && process_start(pid) == Some(started) => Some(pid),
             _ => None,
         }
+    }
+
+    /// Undoes the cuts of the context window from the `since`th on (the conversation as it was
+    /// before them), and forgets them.
+    pub(crate) fn undo_cuts_since(&mut self, since: usize) {
+        let since = since.min(self.cuts.len());
+        self.messages = crate::run::budget::context::uncut(&self.messages, &self.cuts[since..]);
+        self.cuts.truncate(since);
     }
 
     /// Requests the model answered (the token summary's count), over all runs of the task;
