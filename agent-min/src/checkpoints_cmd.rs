@@ -289,9 +289,10 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
     }
     if what.task() {
         plan.push_str(&format!(
-            "  conversation: cut from {} to {} messages; `agent-min resume {}` continues from there\n",
+            "  conversation: from {} to {} messages{}; `agent-min resume {}` continues from there\n",
             record.messages.len(),
-            (cp.messages as usize).min(record.messages.len()),
+            restore::length_at(&record, &cp),
+            if cp.cuts < record.cuts.len() as u32 { " (as it was before the context window's cut)" } else { "" },
             record.meta.id
         ));
     }

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use crate::run::budget::accounting::{self, Accounting};
-use crate::run::budget::context::{ContextWindow, Cut};
+use crate::run::budget::context::{ContextWindow, Cut, Undo};
 use crate::run::budget::limits::{self, Limits};
 use crate::run::budget::mistakes::{Mistake, Mistakes};
 use crate::run::dialect::{Dialect, Offer};
@@ -177,6 +177,9 @@ pub struct Task {
     dormant_list: Option<String>,
     /// A hook cancelled the task (PreCompact, inside a turn): the stop runs `TaskCancel`.
     hook_cancelled: bool,
+    /// What each cut of the context window removed or changed, oldest first (saved: a task
+    /// restore to a checkpoint taken before a cut puts the conversation back as it was).
+    cuts: Vec<Undo>,
 }
 
 /// Empty replies tolerated (each retried) before failing.
@@ -231,6 +234,7 @@ impl Task {
             focus_before: None,
             dormant_list: None,
             hook_cancelled: false,
+            cuts: Vec::new(),
         }
     }
 
@@ -375,6 +379,7 @@ impl Task {
     /// resumption notice (nor an earlier request's focus chain reminder: the next one adds its own).
     fn take_up(&mut self, saved: Record) -> String {
         self.messages = saved.messages;
+        self.cuts = saved.cuts;
         self.earlier_turns = saved.turns;
         let mut checkpoints = saved.checkpoints;
         let here = self.ws.root().display().to_string();
@@ -680,7 +685,7 @@ impl Task {
         });
         let cut = cut.inspect_err(|_| self.hook_cancelled = true)?;
         if let Some(cut) = cut {
-            self.report_cut(&cut);
+            self.report_cut(cut);
         }
         Ok(())
     }
@@ -691,7 +696,8 @@ impl Task {
         [u.input, u.output, u.cache_read, u.cache_write]
     }
 
-    fn report_cut(&mut self, cut: &Cut) {
+    /// Tells of a cut, and keeps what it removed or changed.
+    fn report_cut(&mut self, cut: Cut) {
         let why = if cut.reason == "threshold" {
             format!(
                 "the prompt is estimated at {} tokens, over {} for a {}-token context window",
@@ -709,6 +715,7 @@ impl Task {
         ));
         let turn = self.turn_number();
         self.around.events.context_truncated(turn, cut.reason, cut.estimated, cut.limit, cut.removed, cut.deduplicated);
+        self.cuts.push(cut.undo);
     }
 
     /// Saves the task (if it is saved at all); a failure to save is reported, not fatal.
@@ -730,6 +737,7 @@ impl Task {
             last_request_tokens: self.last_request_tokens,
             checkpoints: self.around.checkpoints.records(),
             task_progress: self.focus.as_ref().and_then(FocusChain::list).or(self.dormant_list.as_deref()),
+            cuts: &self.cuts,
         };
         if let Err(e) = store.save(&snap) {
             let dir = store.dir().display().to_string();
@@ -813,7 +821,7 @@ impl Task {
                     let Some(cut) = cut.map_err(|why| (why, None))? else {
                         return Err((self.overflow_message(&e), None));
                     };
-                    self.report_cut(&cut);
+                    self.report_cut(cut);
                     self.around.events.retry(turn, cuts, max_cuts + 1, 0.0, &e);
                 }
                 Err(e) if e.is_context_overflow() => return Err((self.overflow_message(&e), None)),
@@ -1139,6 +1147,7 @@ impl Task {
     /// path it wrote, unless a hook may have changed others.
     fn checkpoint(&mut self, before: bool, call: &Call) {
         let (turn, len, tool) = (self.turn_number(), self.messages.len(), call.name.as_str());
+        self.around.checkpoints.cuts = self.cuts.len() as u32;
         if before {
             return self.around.checkpoints.before(tool, turn, len, &mut self.term, &mut self.around.events);
         }

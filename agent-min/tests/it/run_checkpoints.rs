@@ -802,3 +802,65 @@ fn a_task_resumed_in_another_workspace_keeps_each_checkpoint_restorable_where_it
     assert_eq!(r.code, Some(1), "{}", r.all());
     assert!(r.stderr.contains(&format!("was taken in {b_arg}, which is not there any more")), "{}", r.stderr);
 }
+
+/// A cut of the context window does not lose the conversation a checkpoint taken before it had:
+/// Cline's cuts are a view over the whole history, and a task restore puts back the history as
+/// it was then. Eight writes in an 18,000-token window (threshold 14,400): the seventh reply's
+/// reported 15,000 tokens make the history be cut before the eighth request.
+#[test]
+fn a_task_restore_to_a_checkpoint_before_a_context_cut_gets_that_conversation_back() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let write = |i: u32| tool("write_to_file", &[("path", &format!("f{i}.txt")), ("content", &format!("file {i}"))]);
+    let mut script: Vec<Resp> =
+        (1..=8).map(|i| anthropic_usage(&write(i), if i == 7 { 15_000 } else { 1000 })).collect();
+    script.push(anthropic(&completion("Done.")));
+    let server = Server::start(script);
+    let base = anthropic_args(&server);
+    let args = ["--state-dir", &state_dir, "--json", "--context-window", "18000", "write eight files"];
+    let r = run_agent(&ws, &args_with(&base, &args), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let events = common::events::parse(&r.stdout);
+    assert_eq!(common::events::of(&events, "context_truncated").len(), 1, "one cut");
+    let task = saved_task(state.path());
+    let id = task["id"].as_str().unwrap().to_string();
+    let cut_conversation: Vec<String> =
+        task["messages"].as_array().unwrap().iter().map(|m| text_of(&m["content"])).collect();
+    assert!(cut_conversation[1].starts_with("[NOTE] Some previous conversation history"), "{cut_conversation:#?}");
+    // Checkpoints: 1 the start, 2..=9 after each write (9 after f8's, since the cut).
+    assert_eq!(task["checkpoints"].as_array().unwrap().len(), 9);
+
+    // A checkpoint taken after the cut: the cut conversation, up to the eighth write.
+    let r = checkpoints(state.path(), &ws, &["restore", &id, "9", "--task", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let task = saved_task(state.path());
+    let messages: Vec<String> = task["messages"].as_array().unwrap().iter().map(|m| text_of(&m["content"])).collect();
+    assert_eq!(messages[..], cut_conversation[..cut_conversation.len() - 2], "the cut history, up to write f8");
+    assert!(task["pending"].as_str().unwrap().contains("[write_to_file for 'f8.txt'] Result:"));
+
+    // Checkpoint 3 (after the second write) was taken before the cut: files f1 and f2, and the
+    // conversation as it was then — the task and the first two writes, not the cut history.
+    let r = checkpoints(state.path(), &ws, &["restore", &id, "3", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), state_of(&[("f1.txt", "file 1"), ("f2.txt", "file 2")]));
+    let task = saved_task(state.path());
+    let messages: Vec<String> = task["messages"].as_array().unwrap().iter().map(|m| text_of(&m["content"])).collect();
+    assert_eq!(messages.len(), 4, "{messages:#?}");
+    assert!(messages[0].contains("write eight files"));
+    assert!(messages[1].contains("f1.txt") && messages[3].contains("f2.txt"), "{messages:#?}");
+    assert!(messages[2].contains("[write_to_file for 'f1.txt'] Result:"), "{messages:#?}");
+    assert!(!messages.iter().any(|m| m.contains("[NOTE] Some previous conversation history")));
+    assert!(task["pending"].as_str().unwrap().contains("[write_to_file for 'f2.txt'] Result:"));
+    assert!(task.get("cuts").is_none(), "no cut is left in the conversation restored: {}", task["cuts"]);
+
+    // Resumed, the request carries that conversation.
+    let server = Server::start(vec![anthropic(&completion("Resumed."))]);
+    let base = anthropic_args(&server);
+    let r = run_cmd("resume", &ws, &args_with(&base, &[&id, "--state-dir", &state_dir]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let sent = server.requests()[0].body["messages"].as_array().unwrap().clone();
+    assert_eq!(sent.len(), 5);
+    assert_eq!(text_of(&sent[1]["content"]), messages[1]);
+}

@@ -161,6 +161,34 @@ fn a_context_length_error_cuts_harder_once_and_retries() {
     assert_eq!(events::of(&events, "retry").len(), 1);
 }
 
+/// Gemini's OpenAI-compatible endpoint refuses a long prompt with an array of one error whose
+/// wording is none of the others ("input token count … exceeds the maximum number of tokens
+/// allowed", one of Cline's patterns): the history is cut and the request sent again, rather
+/// than the task failing.
+#[test]
+fn geminis_input_token_count_error_cuts_and_retries() {
+    let ws = tempfile::tempdir().unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let too_long = status(
+        400,
+        json!([{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}]),
+    );
+    let server = Server::start(vec![openai(&list), openai(&list), openai(&list), too_long, openai(&completion("cut"))]);
+    let base = openai_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "t"]), &[("OPENAI_API_KEY", KEY)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5, "one retry");
+    let refused = reqs[3].body["messages"].as_array().unwrap().len();
+    let retried = &reqs[4].body["messages"].as_array().unwrap()[1..];
+    assert!(retried.len() < refused - 1, "{} of {refused}", retried.len());
+    assert_eq!(retried[1]["content"], NOTICE);
+    let events = events::parse(&r.stdout);
+    let cut = events::of(&events, "context_truncated");
+    assert_eq!(cut.len(), 1);
+    assert_eq!(cut[0]["reason"], "context_error");
+}
+
 #[test]
 fn context_errors_until_no_history_is_left_to_cut_fail_naming_the_fix() {
     let ws = tempfile::tempdir().unwrap();

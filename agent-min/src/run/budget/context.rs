@@ -3,8 +3,8 @@
 //! Before each request the prompt is estimated: the last request's reported usage (prompt plus
 //! reply) plus about one token per 4 bytes of what was added since; with no usable report (the
 //! first request, or just after a cut), the whole conversation at 4 bytes per token. Over
-//! Cline's threshold (`max_allowed`), repeated reads of the same file are replaced by Cline's
-//! notice first; unless that saved at least 30 % of the conversation's characters (Cline's
+//! Cline's threshold (`max_allowed`), older full copies of a file (reads, written files' final
+//! content, attached files) are replaced by Cline's notice first; unless that saved at least 30 % of the conversation's characters (Cline's
 //! `attemptFileReadOptimizationCore` rule), half of the history after the first user/assistant pair
 //! is removed (a quarter kept when the estimate is more than twice the threshold), ending on an
 //! assistant message, and the first assistant message becomes Cline's truncation notice. When
@@ -65,8 +65,63 @@ pub(crate) struct Cut {
     pub limit: u64,
     /// Messages removed.
     pub removed: usize,
-    /// Older file reads replaced by the notice.
+    /// Older full copies of files (reads, written files, attached files) replaced by the notice.
     pub deduplicated: usize,
+    /// What it removed or changed, to put back: a task restore to a checkpoint taken before it.
+    pub undo: Undo,
+}
+
+/// What one cut took from the conversation, kept so that a task restore to a checkpoint taken
+/// before the cut gets the conversation back as it was then. Cline's cuts are a view over the
+/// whole history it keeps (`conversationHistoryDeletedRange`); here the cut messages go, and
+/// this keeps them (and the messages the cut changed: the first reply now the notice, the
+/// older file reads now Cline's duplicate notice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Undo {
+    /// The conversation's length just after the cut.
+    pub len: usize,
+    /// Messages removed after the first pair (from index 2 on).
+    pub removed: usize,
+    /// Each message the cut removed or changed, as it was, by its index before the cut.
+    pub was: Vec<(usize, Message)>,
+}
+
+impl Undo {
+    /// What turned `before` into `after` by removing `removed` messages at index 2 and
+    /// changing others in place.
+    fn of(before: &[Message], after: &[Message], removed: usize) -> Undo {
+        let now = |i: usize| match i {
+            0 | 1 => Some(i),
+            i if i < 2 + removed => None,
+            i => Some(i - removed),
+        };
+        let was = before
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| now(*i).and_then(|j| after.get(j)) != Some(*m))
+            .map(|(i, m)| (i, m.clone()))
+            .collect();
+        Undo { len: after.len(), removed, was }
+    }
+
+    /// The conversation as it was before the cut, from `now`, a conversation that went on from
+    /// where the cut left it (only added to since).
+    pub(crate) fn apply(&self, now: &[Message]) -> Vec<Message> {
+        let mut m = now[..self.len.min(now.len())].to_vec();
+        let at = 2.min(m.len());
+        m.splice(at..at, std::iter::repeat_n(Message::user(""), self.removed));
+        for (i, was) in &self.was {
+            if let Some(slot) = m.get_mut(*i) {
+                *slot = was.clone();
+            }
+        }
+        m
+    }
+}
+
+/// The conversation as it was before the cuts `undos` (oldest first) were made, from `now`.
+pub(crate) fn uncut(now: &[Message], undos: &[Undo]) -> Vec<Message> {
+    undos.iter().rev().fold(now.to_vec(), |m, u| u.apply(&m))
 }
 
 /// The window and what is known about the current prompt's size.
@@ -132,6 +187,7 @@ impl ContextWindow {
         if estimated < limit {
             return None;
         }
+        let was = messages.clone();
         let before: usize = messages.iter().map(|m| m.content.len()).sum();
         let deduplicated = dedupe_reads(messages);
         let after: usize = messages.iter().map(|m| m.content.len()).sum();
@@ -146,20 +202,23 @@ impl ContextWindow {
             return None;
         }
         self.base = None;
-        Some(Cut { reason: "threshold", estimated, limit, removed, deduplicated })
+        let undo = Undo::of(&was, messages, removed);
+        Some(Cut { reason: "threshold", estimated, limit, removed, deduplicated, undo })
     }
 
     /// After the server said the prompt is too long: keep only a quarter of the history.
     /// `None` when there is nothing left to remove.
     pub(crate) fn cut_harder(&mut self, system: &str, messages: &mut Vec<Message>) -> Option<Cut> {
         let estimated = self.estimate(system, messages);
+        let was = messages.clone();
         let deduplicated = dedupe_reads(messages);
         let removed = truncate(messages, Keep::Quarter);
         if deduplicated + removed == 0 {
             return None;
         }
         self.base = None;
-        Some(Cut { reason: "context_error", estimated, limit: self.max_allowed(), removed, deduplicated })
+        let undo = Undo::of(&was, messages, removed);
+        Some(Cut { reason: "context_error", estimated, limit: self.max_allowed(), removed, deduplicated, undo })
     }
 }
 
@@ -170,51 +229,140 @@ pub(crate) fn needs_truncation(deduplicated: usize, before: usize, after: usize)
     deduplicated == 0 || before == 0 || (before.saturating_sub(after) as u128) * 10 < (before as u128) * 3
 }
 
-/// The path of a `read_file` result in a user message: `[read_file for 'PATH'] Result:`.
-fn read_path(content: &str) -> Option<&str> {
-    let rest = content.strip_prefix("[read_file for '")?;
-    let end = rest.find("'] Result:")?;
-    Some(&rest[..end])
+/// A result's header, Cline's `^\[([^\s]+) for '([^']+)'\] Result:`: the tool, the path, and
+/// where the header ends.
+fn result_header(content: &str) -> Option<(&str, &str, usize)> {
+    let rest = content.strip_prefix('[')?;
+    let (tool, rest) = rest.split_once(" for '")?;
+    let quote = rest.find('\'')?;
+    if tool.is_empty() || tool.contains(char::is_whitespace) || quote == 0 || !rest[quote..].starts_with("'] Result:") {
+        return None;
+    }
+    Some((tool, &rest[..quote], 1 + tool.len() + " for '".len() + quote + "'] Result:".len()))
 }
 
-/// Replaces every `read_file` result but the latest for the same path with Cline's notice.
-/// Returns how many were replaced. Results of native calls are left alone, as Cline leaves them
-/// (their `tool_result` is a string, which its `getTextFromBlock` does not read): they go out
-/// as the calls' recorded answers, so a notice in the message's text would only add to them.
+/// Where the first result of a user message ends: at another tool's notice or the
+/// environment details, which are not its content.
+fn first_result_end(content: &str, from: usize) -> usize {
+    ["\n\nTool [", "\n\n<environment_details>"]
+        .iter()
+        .filter_map(|t| content[from..].find(t).map(|p| p + from))
+        .min()
+        .unwrap_or(content.len())
+}
+
+/// The first `<OPEN…>BODY</CLOSE>` element at or after `from` in `text` whose opening tag is
+/// `<TAG path="PATH">`: its path and the ranges of its opening tag and body.
+fn element(text: &str, from: usize, tag: &str) -> Option<(String, std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let open = format!("<{tag} path=\"");
+    let start = from + text[from..].find(&open)?;
+    let path_start = start + open.len();
+    let path_end = path_start + text[path_start..].find('"')?;
+    let rest = &text[path_end..];
+    let body_start = path_end + rest.strip_prefix("\">").map(|_| 2)?;
+    let body_end = body_start + text[body_start..].find(&format!("</{tag}>"))?;
+    Some((text[path_start..path_end].to_string(), start..body_start, body_start..body_end))
+}
+
+/// A full copy of a file in a user message, made stale by a later copy of the same file.
+enum Copy {
+    /// A `read_file` result.
+    Read,
+    /// A `write_to_file` or `replace_in_file` result's `<final_file_content>`.
+    Written,
+    /// The `n`th `<file_content path=…>` block of the message (a file attached to a prompt).
+    Mention(usize),
+}
+
+/// The full copies of files in user message `m`, in order, as Cline's
+/// `getPossibleDuplicateFileReads` finds them: a `read_file` result; a `write_to_file` or
+/// `replace_in_file` result with its `<final_file_content>`; otherwise (the message does not
+/// start with one of those results) each `<file_content path=…>` block.
+fn copies(m: &Message) -> Vec<(String, Copy)> {
+    let c = &m.content;
+    match result_header(c) {
+        Some(("read_file", path, _)) => return vec![(path.to_string(), Copy::Read)],
+        Some(("write_to_file" | "replace_in_file", path, end)) => {
+            let written = element(&c[..first_result_end(c, end)], end, "final_file_content");
+            return written.map(|_| vec![(path.to_string(), Copy::Written)]).unwrap_or_default();
+        }
+        _ => {}
+    }
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some((path, _, body)) = element(c, from, "file_content") {
+        found.push((path, Copy::Mention(found.len())));
+        from = body.end;
+    }
+    found
+}
+
+/// Replaces `copy` of a file in `m` with Cline's notice, as Cline's `ContextManager` does: a read
+/// becomes its header and the notice; a written file's `<final_file_content>` holds
+/// ` NOTICE ` (the rest of the result kept); a `<file_content>` block holds the notice. What
+/// follows the result (other tools' notices, the environment details) is kept. Returns whether
+/// anything changed (a copy already replaced is left as it is).
+fn replace_copy(m: &mut Message, copy: &Copy) -> bool {
+    let c = &m.content;
+    let (body, with) = match copy {
+        Copy::Read => {
+            let Some((_, _, header_end)) = result_header(c) else { return false };
+            let end = first_result_end(c, header_end);
+            (header_end..end, format!("\n{DUPLICATE_READ_NOTICE}"))
+        }
+        Copy::Written => {
+            let Some((_, _, header_end)) = result_header(c) else { return false };
+            let end = first_result_end(c, header_end);
+            let Some((_, _, body)) = element(&c[..end], header_end, "final_file_content") else { return false };
+            (body, format!(" {DUPLICATE_READ_NOTICE} "))
+        }
+        Copy::Mention(n) => {
+            let mut from = 0;
+            let mut nth = None;
+            for _ in 0..=*n {
+                let Some((_, _, body)) = element(c, from, "file_content") else { return false };
+                from = body.end;
+                nth = Some(body);
+            }
+            let Some(body) = nth else { return false };
+            (body, DUPLICATE_READ_NOTICE.to_string())
+        }
+    };
+    if c[body.clone()] == with {
+        return false;
+    }
+    m.content.replace_range(body, &with);
+    true
+}
+
+/// Replaces every full copy of a file but the latest — a `read_file` result, a
+/// `write_to_file` or `replace_in_file` result's `<final_file_content>`, a `<file_content>`
+/// block attached to a prompt: one latest copy per path for all three, as Cline's
+/// `ContextManager` keeps — with Cline's notice, after the first user/assistant pair (Cline
+/// starts after it). Returns how many were replaced. Results of native calls are left alone, as
+/// Cline leaves them (their `tool_result` is a string, which its `getTextFromBlock` does not
+/// read): they go out as the calls' recorded answers, so a notice in the message's text would
+/// only add to them.
 pub(crate) fn dedupe_reads(messages: &mut [Message]) -> usize {
-    let native: Vec<bool> =
-        (0..messages.len()).map(|i| i > 0 && messages[i - 1].tool_uses().next().is_some()).collect();
-    fn read_result<'m>(native: &[bool], i: usize, m: &'m Message) -> Option<&'m str> {
-        (m.role == Role::User && !native[i]).then(|| read_path(&m.content)).flatten()
-    }
-    let mut latest: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (i, m) in messages.iter().enumerate() {
-        if let Some(p) = read_result(&native, i, m) {
-            latest.insert(p.to_string(), i);
+    const START: usize = 2;
+    let mut found: Vec<(usize, String, Copy)> = Vec::new();
+    for i in START..messages.len() {
+        let native = messages[i - 1].tool_uses().next().is_some();
+        if messages[i].role == Role::User && !native {
+            found.extend(copies(&messages[i]).into_iter().map(|(path, copy)| (i, path, copy)));
         }
     }
-    let mut replaced = 0;
-    for (i, m) in messages.iter_mut().enumerate() {
-        let Some(path) = read_result(&native, i, m) else { continue };
-        if latest.get(path) == Some(&i) {
-            continue;
-        }
-        let header_end = m.content.find("Result:").map_or(0, |p| p + "Result:".len());
-        // Keep what follows the file content: other tools' notices and the environment details.
-        let tail_start = ["\n\nTool [", "\n\n<environment_details>"]
-            .iter()
-            .filter_map(|t| m.content[header_end..].find(t).map(|p| p + header_end))
-            .min()
-            .unwrap_or(m.content.len());
-        let body = &m.content[header_end..tail_start];
-        if body.trim() == DUPLICATE_READ_NOTICE {
-            continue;
-        }
-        let new = format!("{}\n{DUPLICATE_READ_NOTICE}{}", &m.content[..header_end], &m.content[tail_start..]);
-        m.content = new;
-        replaced += 1;
+    let mut latest: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (k, (_, path, _)) in found.iter().enumerate() {
+        latest.insert(path, k);
     }
-    replaced
+    let stale: Vec<(usize, &Copy)> = found
+        .iter()
+        .enumerate()
+        .filter(|(k, (_, p, _))| latest.get(p.as_str()) != Some(k))
+        .map(|(_, (i, _, c))| (*i, c))
+        .collect();
+    stale.into_iter().filter(|(i, copy)| replace_copy(&mut messages[*i], copy)).count()
 }
 
 /// Cline's `getNextTruncationRange`: keeps the first user/assistant pair, removes half (or three
@@ -388,13 +536,97 @@ mod tests {
             ))
         };
         let a = |s: &str| Message::assistant(s);
-        let mut m = vec![read("a.rs", "old a"), a("1"), read("b.rs", "b"), a("2"), read("a.rs", "new a"), a("3")];
+        let mut m = vec![
+            Message::user("task"),
+            a("0"),
+            read("a.rs", "old a"),
+            a("1"),
+            read("b.rs", "b"),
+            a("2"),
+            read("a.rs", "new a"),
+            a("3"),
+        ];
         assert_eq!(dedupe_reads(&mut m), 1);
-        assert!(m[0].content.starts_with("[read_file for 'a.rs'] Result:\n[[NOTE] This file read has been removed"));
-        assert!(m[0].content.ends_with("<environment_details>\nX\n</environment_details>"));
-        assert!(!m[0].content.contains("old a"));
-        assert!(m[2].content.contains("\nb\n") && m[4].content.contains("new a"));
+        assert!(m[2].content.starts_with("[read_file for 'a.rs'] Result:\n[[NOTE] This file read has been removed"));
+        assert!(m[2].content.ends_with("<environment_details>\nX\n</environment_details>"));
+        assert!(!m[2].content.contains("old a"));
+        assert!(m[4].content.contains("\nb\n") && m[6].content.contains("new a"));
         assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
+    }
+
+    #[test]
+    fn written_files_and_attached_files_share_the_latest_copy_with_reads_as_in_cline() {
+        use crate::run::prompt::responses;
+        let env = "\n\n<environment_details>\nX\n</environment_details>";
+        let user = |s: String| Message::user(format!("{s}{env}"));
+        let read = |p: &str, body: &str| user(format!("[read_file for '{p}'] Result:\n{body}"));
+        let wrote = |tool: &str, p: &str, body: &str| {
+            user(format!("[{tool} for '{p}'] Result:\n{}", responses::file_edit_without_user_changes(p, body)))
+        };
+        let attached =
+            |p: &str, body: &str| user(format!("see <file_content path=\"{p}\">\n{body}\n</file_content> please"));
+        let a = |s: &str| Message::assistant(s);
+        let mut m = vec![
+            // The first pair is never touched (Cline starts after it).
+            Message::user("<task>\nfix <file_content path=\"a.rs\">\nA0\n</file_content>\n</task>"),
+            a("0"),
+            read("a.rs", "A1"),
+            a("1"),
+            wrote("write_to_file", "a.rs", "A2"),
+            a("2"),
+            attached("b.rs", "B1"),
+            a("3"),
+            wrote("replace_in_file", "b.rs", "B2"),
+            a("4"),
+            // A failed edit shows the file as <file_content>, which Cline does not count.
+            user("[replace_in_file for 'a.rs'] Result:\n<file_content path=\"a.rs\">\nA3\n</file_content>".into()),
+            a("5"),
+            attached("a.rs", "A4"),
+            a("6"),
+        ];
+        let was = m.clone();
+        assert_eq!(dedupe_reads(&mut m), 3);
+        assert_eq!(m[0], was[0]);
+        assert_eq!(m[2].content, format!("[read_file for 'a.rs'] Result:\n{DUPLICATE_READ_NOTICE}{env}"));
+        // Cline's `$1 NOTICE $2`: the element keeps its tags, the rest of the result stays.
+        let written = format!("<final_file_content path=\"a.rs\"> {DUPLICATE_READ_NOTICE} </final_file_content>");
+        assert_eq!(
+            m[4].content,
+            was[4].content.replace("<final_file_content path=\"a.rs\">\nA2\n</final_file_content>", &written)
+        );
+        assert!(m[4].content.starts_with("[write_to_file for 'a.rs'] Result:\nThe content was successfully saved"));
+        assert!(m[4].content.contains("IMPORTANT: For any future changes") && m[4].content.ends_with(env));
+        assert_eq!(
+            m[6].content,
+            format!("see <file_content path=\"b.rs\">{DUPLICATE_READ_NOTICE}</file_content> please{env}")
+        );
+        assert_eq!(m[8..], was[8..], "the latest copies, and the failed edit's, are kept");
+        assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
+    }
+
+    #[test]
+    fn each_cut_can_be_undone_to_the_conversation_it_cut() {
+        let read = |p: &str, body: &str| Message::user(format!("[read_file for '{p}'] Result:\n{body}"));
+        let mut original = conv(6);
+        original[2] = read("a.rs", "old a");
+        original[6] = read("a.rs", "new a");
+        original[10] = read("b.rs", "b");
+        for m in original.iter_mut().skip(1) {
+            m.content.push_str(&"x".repeat(400));
+        }
+        let mut w = ContextWindow::new(1000);
+        let mut m = original.clone();
+        let first = w.fit("", &mut m).expect("a cut");
+        assert!(first.deduplicated == 1 && first.removed > 0, "{first:?}");
+        assert_ne!(m, original);
+        // The conversation goes on, and is cut again (the server refused it).
+        m.extend([Message::assistant("more"), read("b.rs", "b again")]);
+        let between = m.clone();
+        let second = w.cut_harder("", &mut m).expect("a second cut");
+        m.extend([Message::assistant("later"), Message::user("latest")]);
+        assert_eq!(uncut(&m, std::slice::from_ref(&second.undo)), between);
+        assert_eq!(uncut(&m, &[first.undo, second.undo]), original);
+        assert_eq!(uncut(&m, &[]), m, "nothing to undo");
     }
 
     #[test]

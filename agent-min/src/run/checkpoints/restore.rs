@@ -41,8 +41,10 @@ pub(crate) struct Done {
 
 /// The conversation of `record` cut back to checkpoint `cp`: the messages it had then, and as
 /// the pending message the one that answered its last reply (the tool's result), so `resume`
-/// continues from there.
+/// continues from there. The cuts of the context window made since the checkpoint are undone
+/// first: the conversation is the one it had then, not a prefix of the cut one.
 pub(crate) fn cut(record: &mut Record, cp: &CheckpointRecord) {
+    record.undo_cuts_since(cp.cuts as usize);
     let keep = (cp.messages as usize).min(record.messages.len());
     let following = record.messages.get(keep).map(|m| (m.content.clone(), m.parts.clone()));
     let ends_with_reply =
@@ -62,6 +64,13 @@ pub(crate) fn cut(record: &mut Record, cp: &CheckpointRecord) {
     // kept, and its number was printed as the way to undo (dropping it let the next restore
     // give its number to another state).
     record.checkpoints.retain(|c| c.number <= cp.number || c.tool == UNDO_TOOL);
+}
+
+/// How many messages the conversation of `record` has once cut back to checkpoint `cp`.
+pub(crate) fn length_at(record: &Record, cp: &CheckpointRecord) -> usize {
+    let mut r = record.clone();
+    cut(&mut r, cp);
+    r.messages.len()
 }
 
 /// The `tool` of the checkpoint a files restore takes first, to undo it.
@@ -119,6 +128,7 @@ pub(crate) fn restore(
             files: t.files.into_iter().take(50).collect(),
             left_out: t.left_out,
             messages: record.messages.len() as u32,
+            cuts: record.cuts.len() as u32,
             workspace: (here != record.meta.cwd).then(|| here.clone()),
         });
         done.undo_files = Some(number);
@@ -135,6 +145,7 @@ pub(crate) fn restore(
         last_request_tokens: record.last_request_tokens,
         checkpoints: &record.checkpoints,
         task_progress: record.task_progress.as_deref(),
+        cuts: &record.cuts,
     };
     store.save(&snap).map_err(|e| {
         format!("the files were restored but the task could not be saved in {} ({e})", store.dir().display())
@@ -188,6 +199,7 @@ mod tests {
             files: vec![],
             left_out: vec![],
             messages,
+            cuts: 0,
             workspace: None,
         }
     }
@@ -222,6 +234,7 @@ mod tests {
             owner: None,
             task_progress: None,
             checkpoints: vec![cp(1, 1, 1), cp(2, 1, 2), cp(3, 2, 4)],
+            cuts: Vec::new(),
         }
     }
 
@@ -263,6 +276,31 @@ mod tests {
         let target = r.checkpoints[0].clone();
         cut(&mut r, &target);
         assert_eq!(r.checkpoints.iter().map(|c| c.number).collect::<Vec<_>>(), vec![1, 4]);
+    }
+
+    #[test]
+    fn cutting_to_a_checkpoint_before_a_context_cut_undoes_the_cut_first() {
+        use crate::run::session::state::Undo;
+        let mut r = record();
+        let full = r.messages.clone();
+        // Half of the history cut: [task, notice, result 2, done].
+        r.messages = vec![full[0].clone(), msg(Role::Assistant, "notice"), full[4].clone(), full[5].clone()];
+        // What the cut kept aside: the first reply (now the notice) and the two it removed.
+        let was = vec![(1, full[1].clone()), (2, full[2].clone()), (3, full[3].clone())];
+        r.cuts = vec![Undo { len: 4, removed: 2, was }];
+        r.checkpoints.push(CheckpointRecord { cuts: 1, ..cp(4, 3, 4) });
+        // A checkpoint after the cut: the cut conversation.
+        let mut after = r.clone();
+        let target = after.checkpoints[3].clone();
+        cut(&mut after, &target);
+        assert_eq!(after.messages, r.messages);
+        assert_eq!(after.cuts.len(), 1);
+        // Checkpoint 3 was taken before it: the conversation then, not a prefix of the cut one.
+        let target = r.checkpoints[2].clone();
+        cut(&mut r, &target);
+        assert_eq!(r.messages, full[..4]);
+        assert_eq!(r.pending.as_deref(), Some("result 2"));
+        assert!(r.cuts.is_empty());
     }
 
     #[test]

@@ -67,6 +67,9 @@ pub struct Tracker {
     scan_due: bool,
     /// Built without checkpoints: say so at the first tool that changes files.
     not_built: bool,
+    /// How many cuts of the context window the conversation has been through (each checkpoint
+    /// records it: a task restore undoes the later ones).
+    pub(crate) cuts: u32,
 }
 
 impl Tracker {
@@ -79,6 +82,7 @@ impl Tracker {
             started: true,
             scan_due: true,
             not_built: false,
+            cuts: 0,
         }
     }
 
@@ -106,6 +110,7 @@ impl Tracker {
             started: false,
             scan_due: false,
             not_built: false,
+            cuts: 0,
         }
     }
 
@@ -238,6 +243,7 @@ impl Tracker {
             files: t.files.into_iter().take(MAX_FILES_RECORDED).collect(),
             left_out: t.left_out.into_iter().take(MAX_FILES_RECORDED).collect(),
             messages: messages as u32,
+            cuts: self.cuts,
             workspace: None,
         });
     }

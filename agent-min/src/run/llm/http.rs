@@ -248,8 +248,33 @@ mod tests {
         );
         let openrouter =
             body(r#"{"error":{"code":400,"message":"Input tokens exceed the configured limit of 272000 tokens."}}"#);
-        for m in [anthropic, anthropic_max, openai, llama, openrouter] {
+        // Gemini's OpenAI-compatible endpoint: an array of one error.
+        let gemini = body(
+            r#"[{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}]"#,
+        );
+        assert_eq!(gemini, "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).");
+        // The other wordings of Cline's `context-error-handling.ts`: Vercel's, then Bedrock's.
+        let others = [
+            "The input token count exceeds the maximum number of tokens allowed (1048576).",
+            "Input is too long for requested model.",
+            "The requested input length 300000 exceeds the maximum input length 262144",
+            "The total number of tokens in the request (210000) exceeds the limit of 200000",
+            "You requested 250000 tokens, which exceeds the model's limit of 200000",
+            "Please reduce the length of the messages or completion.",
+        ];
+        for m in
+            [anthropic, anthropic_max, openai, llama, openrouter, gemini].into_iter().chain(others.map(String::from))
+        {
             assert!(ApiError::from_status(400, m.clone(), None).is_context_overflow(), "{m}");
+        }
+        // Cline takes any Anthropic `invalid_request_error` for an overflow, and Bedrock's
+        // refusal of too large a max_tokens too: cutting the history fixes neither.
+        let empty_block = body(
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0.text: text content blocks must be non-empty"}}"#,
+        );
+        let bedrock_max = "The maximum tokens you requested exceeds the model limit of 4096";
+        for m in [empty_block.as_str(), bedrock_max, "requested max_tokens exceeds the limit"] {
+            assert!(!ApiError::from_status(400, m.into(), None).is_context_overflow(), "{m}");
         }
         assert!(!ApiError::from_status(400, "invalid x-api-key".into(), None).is_context_overflow());
         // A limit on max_tokens, and a rate limit that mentions a context, are not.

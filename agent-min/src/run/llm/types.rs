@@ -13,7 +13,7 @@ pub enum Role {
 }
 
 /// One message of the conversation.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     /// Who said it.
     pub role: Role,
@@ -345,7 +345,10 @@ impl ApiError {
     /// Anthropic "prompt is too long" and "input length and `max_tokens` exceed context limit",
     /// OpenAI `context_length_exceeded`, llama.cpp `exceed_context_size_error`, and the
     /// wordings of other servers Cline's `context-error-handling.ts` knows (context length or
-    /// window, maximum context, tokens exceed, too many tokens, Cerebras' "reduce the length").
+    /// window, maximum context, tokens exceed, too many tokens, Cerebras' "reduce the length";
+    /// Gemini's "input token count … exceeds the maximum number of tokens allowed", "input is
+    /// too long", "requested input length … exceeds … maximum input length", and Bedrock's
+    /// "total number of tokens … exceeds … limit", "requested … tokens … exceeds … limit").
     pub(crate) fn is_context_overflow(&self) -> bool {
         // As Cline: a refusal of the request (400; 413 from some proxies), or an error in the
         // stream (no status) — never a rate limit or a server error that mentions a context.
@@ -353,25 +356,40 @@ impl ApiError {
             return false;
         }
         let m = self.message.to_ascii_lowercase();
-        // Each wording as words (Cline's `\b`): `max_tokens exceeds` is not `tokens exceed`.
-        let said = |w: &&str| {
-            m.match_indices(*w).any(|(i, _)| !m[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+        // Each wording's words in order, with anything between them (Cline's `.*`), each as
+        // words (Cline's `\b`): `max_tokens exceeds` is not `tokens exceed`.
+        let said = |words: &&[&str]| {
+            let mut from = 0;
+            words.iter().all(|w| {
+                let at = m[from..]
+                    .match_indices(*w)
+                    .map(|(i, _)| from + i)
+                    .find(|&i| !m[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
+                at.map(|i| from = i + w.len()).is_some()
+            })
         };
-        [
-            "prompt is too long",
-            "exceed context limit",
-            "context_length_exceeded",
-            "exceed_context_size_error",
-            "maximum context",
-            "context window",
-            "context length",
-            "exceeds the available context size",
-            "tokens exceed",
-            "too many tokens",
-            "reduce the length of the messages or completion",
-        ]
-        .iter()
-        .any(said)
+        let wordings: &[&[&str]] = &[
+            &["prompt is too long"],
+            &["exceed context limit"],
+            &["context_length_exceeded"],
+            &["exceed_context_size_error"],
+            &["maximum context"],
+            &["context window"],
+            &["context length"],
+            &["exceeds the available context size"],
+            &["tokens exceed"],
+            &["too many tokens"],
+            &["reduce", "length", "messages", "completion"],
+            &["input is too long"],
+            // Gemini: "The input token count (1200000) exceeds the maximum number of tokens
+            // allowed (1048576)." (Cline's pattern has "count exceeds" side by side.)
+            &["input token count", "exceeds", "maximum", "tokens allowed"],
+            &["input token count", "exceeds", "maximum", "token allowed"],
+            &["requested input length", "exceeds", "maximum input length"],
+            &["total number of tokens", "exceeds", "limit"],
+            &["requested", "tokens", "exceeds", "limit"],
+        ];
+        wordings.iter().any(said)
     }
 }
 

@@ -17,7 +17,10 @@
 //! other save keeps its older version). Version 4 added `task_progress`, the focus chain's
 //! checklist (absent, and the save of an older version, while the model has given none).
 //! Version 5 added what a server attaches to a reply to have it back: a call's `extra_content`
-//! (Google's thought signatures) and a `reasoning_details` part (OpenRouter's). A save
+//! (Google's thought signatures) and a `reasoning_details` part (OpenRouter's). Version 6
+//! added `cuts`, what each cut of the context window removed or changed, and a checkpoint's
+//! `cuts` (how many came before it), so a task restore to a checkpoint taken before a cut gets
+//! the conversation back as it was then (absent while no cut was made). A save
 //! that does not fit — a missing field, a wrong type, an unknown role — is an error naming the
 //! file and the field, never a task of empty strings.
 
@@ -31,12 +34,17 @@ use serde::{Deserialize, Serialize};
 
 use super::claim::{Busy, Claim};
 use crate::run::budget::accounting::Totals;
+pub(crate) use crate::run::budget::context::Undo;
 use crate::run::llm::{ImagePart, Message, Part, Role, ToolUsePart};
 
 /// File format version (the `version` field). A change to the format is a bump; this
 /// agent-min reads every version from 1 up to it. A save is written with the oldest version
 /// that has what it holds, so an older agent-min reads whatever it could.
-pub(crate) const VERSION: u32 = 5;
+pub(crate) const VERSION: u32 = 6;
+
+/// The version of a save with what a server attached to a reply to have it back (Google's
+/// `extra_content`, OpenRouter's `reasoning_details`) and no cut of the context window.
+const VERSION_WITH_ECHOES: u32 = 5;
 
 /// The version of a save with the focus chain's checklist and nothing a server attached to a
 /// reply to have it back (version 5: Google's `extra_content`, OpenRouter's
@@ -132,10 +140,18 @@ pub struct CheckpointRecord {
     pub left_out: Vec<String>,
     /// How many messages the conversation had then (a task restore cuts it back to this).
     pub messages: u32,
+    /// How many cuts of the context window came before it: a task restore undoes the later
+    /// ones first (version 6; absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cuts: u32,
     /// The workspace it was taken in, when that is not the task's (`cwd`): the task was
     /// resumed in another workspace since (version 3; absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl CheckpointRecord {
@@ -340,6 +356,51 @@ impl SavedMessage {
     }
 }
 
+/// One cut of the context window: what it removed or changed, to put back (version 6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SavedCut {
+    /// The conversation's length just after the cut.
+    pub len: u32,
+    /// How many messages it removed after the first user/assistant pair.
+    pub removed: u32,
+    /// Each message it removed or changed, as it was, by its index before the cut.
+    pub was: Vec<SavedCutMessage>,
+}
+
+/// A message as it was before a cut.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SavedCutMessage {
+    /// Its index in the conversation before the cut.
+    pub index: u32,
+    /// The message.
+    pub message: SavedMessage,
+}
+
+impl From<&Undo> for SavedCut {
+    fn from(u: &Undo) -> Self {
+        let was = u.was.iter().map(|(i, m)| SavedCutMessage { index: *i as u32, message: m.into() }).collect();
+        SavedCut { len: u.len as u32, removed: u.removed as u32, was }
+    }
+}
+
+impl SavedCut {
+    fn into_undo(self) -> Result<Undo, (String, &'static str)> {
+        let was = self
+            .was
+            .into_iter()
+            .enumerate()
+            .map(|(k, w)| {
+                let m =
+                    w.message.into_message().map_err(|(field, what)| (format!("was[{k}].message.{field}"), what))?;
+                Ok((w.index as usize, m))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Undo { len: self.len as usize, removed: self.removed as usize, was })
+    }
+}
+
 /// The saved task file, `STATE_DIR/tasks/ID.json`: the format itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -395,6 +456,10 @@ pub(crate) struct TaskFile {
     /// it gave none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_progress: Option<String>,
+    /// The cuts of the context window so far, oldest first: what each removed or changed
+    /// (version 6; absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cuts: Vec<SavedCut>,
 }
 
 /// A saved task, as read back.
@@ -426,6 +491,8 @@ pub struct Record {
     pub owner: Option<(u32, u64)>,
     /// The focus chain's checklist when saved.
     pub task_progress: Option<String>,
+    /// The cuts of the context window so far, oldest first.
+    pub(crate) cuts: Vec<Undo>,
 }
 
 impl Record {
@@ -445,6 +512,14 @@ impl Record {
             Some((pid, started)) if self.status == "running" && process_start(pid) == Some(started) => Some(pid),
             _ => None,
         }
+    }
+
+    /// Undoes the cuts of the context window from the `since`th on (the conversation as it was
+    /// before them), and forgets them.
+    pub(crate) fn undo_cuts_since(&mut self, since: usize) {
+        let since = since.min(self.cuts.len());
+        self.messages = crate::run::budget::context::uncut(&self.messages, &self.cuts[since..]);
+        self.cuts.truncate(since);
     }
 
     /// Requests the model answered (the token summary's count), over all runs of the task;
@@ -487,6 +562,8 @@ pub(crate) struct Snapshot<'a> {
     pub checkpoints: &'a [CheckpointRecord],
     /// The focus chain's checklist.
     pub task_progress: Option<&'a str>,
+    /// The cuts of the context window so far.
+    pub cuts: &'a [Undo],
 }
 
 /// A state directory.
@@ -580,8 +657,10 @@ impl Store {
         };
         let has_echoes = s.messages.iter().flat_map(|m| &m.parts).any(echoes);
         let v = TaskFile {
-            version: if has_echoes {
+            version: if !s.cuts.is_empty() || s.checkpoints.iter().any(|c| c.cuts > 0) {
                 VERSION
+            } else if has_echoes {
+                VERSION_WITH_ECHOES
             } else if s.task_progress.is_some() {
                 VERSION_WITH_PROGRESS
             } else if s.checkpoints.iter().any(|c| c.workspace.is_some()) {
@@ -611,6 +690,7 @@ impl Store {
             messages: s.messages.iter().map(SavedMessage::from).collect(),
             checkpoints: s.checkpoints.to_vec(),
             task_progress: s.task_progress.map(str::to_string),
+            cuts: s.cuts.iter().map(SavedCut::from).collect(),
         };
         let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
         // Every secret this process knows (the key, secret-looking variables it withheld from
@@ -798,6 +878,12 @@ fn read(path: &Path) -> Result<Record, String> {
         .map(|(i, m)| m.into_message().map_err(|(field, what)| bad(&format!("messages[{i}].{field}"), &what)))
         .collect::<Result<Vec<_>, _>>()?;
     let pending_parts = into_parts(f.pending_parts).map_err(|(field, what)| bad(&format!("pending_{field}"), &what))?;
+    let cuts = f
+        .cuts
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| c.into_undo().map_err(|(field, what)| bad(&format!("cuts[{i}].{field}"), &what)))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Record {
         meta: Meta {
             id: f.id,
@@ -820,6 +906,7 @@ fn read(path: &Path) -> Result<Record, String> {
         checkpoints: f.checkpoints,
         owner: f.pid.zip(f.started),
         task_progress: f.task_progress,
+        cuts,
     })
 }
 
@@ -858,6 +945,7 @@ mod tests {
             last_request_tokens: 1234,
             checkpoints: &[],
             task_progress: None,
+            cuts: &[],
         };
         store.save(&snap).unwrap();
         let raw = fs::read_to_string(store.path(&m.id)).unwrap();
@@ -888,6 +976,7 @@ mod tests {
             files: vec![],
             left_out: vec![],
             messages: 0,
+            cuts: 0,
             workspace: ws.map(str::to_string),
         };
         let mut v = vec![cp(1, None), cp(2, None)];
@@ -1001,6 +1090,7 @@ mod tests {
                     last_request_tokens: 0,
                     checkpoints: &[],
                     task_progress: None,
+                    cuts: &[],
                 })
                 .unwrap();
             let raw: serde_json::Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
@@ -1033,6 +1123,7 @@ mod tests {
             files: vec!["a.txt".into()],
             left_out: vec![],
             messages: 4,
+            cuts: 0,
             workspace: None,
         };
         let snap = Snapshot {
@@ -1047,6 +1138,7 @@ mod tests {
             last_request_tokens: 77,
             checkpoints: std::slice::from_ref(&cp),
             task_progress: None,
+            cuts: &[],
         };
         store.save(&snap).unwrap();
         assert_eq!(store.load(&m.id).unwrap().checkpoints, vec![cp]);
@@ -1098,6 +1190,7 @@ mod tests {
             last_request_tokens: 0,
             checkpoints: &[],
             task_progress: None,
+            cuts: &[],
         };
         store.save(&snap).unwrap();
         let r = store.load(&m.id).unwrap();
@@ -1161,6 +1254,7 @@ mod tests {
             last_request_tokens: r.last_request_tokens,
             checkpoints: &r.checkpoints,
             task_progress: None,
+            cuts: &[],
         };
         store.save(&snap).unwrap();
         let strip = |t: &str| {
@@ -1203,8 +1297,8 @@ mod tests {
         assert!(e.contains("field checkpoints[0]") && e.contains("unknown field `surprise`"), "{e}");
         let e = with(&|v| v["messages"][1]["parts"][2]["extra_content"] = "TS".into());
         assert!(e.contains("field messages[1].parts[2].extra_content: not a JSON object"), "{e}");
-        let e = with(&|v| v["version"] = 6.into());
-        assert!(e.contains("field version: format version 6 (this agent-min reads versions 1 to 5)"), "{e}");
+        let e = with(&|v| v["version"] = 7.into());
+        assert!(e.contains("field version: format version 7 (this agent-min reads versions 1 to 6)"), "{e}");
         fs::write(&path, "{\"version\": 1, \"id\": ").unwrap();
         let e = store.load(id).unwrap_err();
         assert!(e.starts_with(&file) && e.contains("EOF"), "{e}");
@@ -1227,6 +1321,7 @@ mod tests {
             last_request_tokens: 0,
             checkpoints: &[],
             task_progress: None,
+            cuts: &[],
         };
         store.save(&snap).unwrap();
         let mut r = store.load(&m.id).unwrap();
@@ -1267,6 +1362,7 @@ mod tests {
             task_progress: None,
             totals: Totals::default(),
             last_request_tokens: 0,
+            cuts: &[],
         }
     }
 

@@ -364,8 +364,13 @@ pub(crate) fn error_message(body: &[u8]) -> String {
     }
 }
 
-/// `{"error":{"message":…}}`, `{"error":"…"}`, `{"message":…}`.
+/// `{"error":{"message":…}}`, `{"error":"…"}`, `{"message":…}`, and any of them as the one
+/// element of an array (Gemini's OpenAI-compatible endpoint: `[{"error":{…}}]`).
 pub(crate) fn json_error_message(v: &serde_json::Value) -> Option<String> {
+    let v = match v.as_array().map(Vec::as_slice) {
+        Some([one]) => one,
+        _ => v,
+    };
     let e = v.get("error").unwrap_or(v);
     if let Some(s) = e.as_str() {
         return Some(s.to_string());
