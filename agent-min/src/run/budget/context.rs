@@ -30,13 +30,16 @@ pub(crate) fn default_window(provider: Option<Provider>, model: &str, num_ctx: u
     }
 }
 
-/// Cline's `getContextWindowInfo`: the prompt size above which history is cut.
+/// Cline's `getContextWindowInfo`: the prompt size from which history is cut. Its
+/// `contextWindow * 0.8` is fractional and a prompt is cut when it reaches it: the least
+/// whole number of tokens at or above it (80 % of 16,384 is 13,107.2: 13,108).
 pub(crate) fn max_allowed(window: u64) -> u64 {
     match window {
         64_000 => window - 27_000,
         128_000 => window - 30_000,
         200_000 => window - 40_000,
-        w => w.saturating_sub(40_000).max(w * 4 / 5),
+        // ⌈4w/5⌉, without overflow for any window.
+        w => w.saturating_sub(40_000).max(w / 5 * 4 + (w % 5 * 4).div_ceil(5)),
     }
 }
 
@@ -432,6 +435,10 @@ mod tests {
         assert_eq!(max_allowed(64_000), 37_000);
         assert_eq!(max_allowed(1_000_000), 960_000);
         assert_eq!(max_allowed(10_000), 8_000);
+        assert_eq!(
+            (max_allowed(16_384), max_allowed(8_192), max_allowed(u64::MAX)),
+            (13_108, 6_554, u64::MAX - 40_000)
+        );
     }
 
     #[test]
