@@ -177,8 +177,15 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # reply without a tool, a reply cut while thinking asked again unchanged), costs that were wrong
 # (DeepSeek's uncached input at $0, the `:1m` models' upper price tier), a retired default model,
 # and mistake counting unlike Cline's: 20 KB, all of it in the minimal agent's providers, loop
-# and model facts.)
-line binary "  the same, no larger than today (ceiling 4.65 MB)" "$(mb "$b")" "$(is "$b <= 4650000")" must
+# and model facts.
+# Raised to 4.68 MB on 2026-12-05, at 4,677,096 B: four more reviews against Cline's code
+# (context management, hooks, execute_command, MCP): a task restore to a checkpoint before a
+# context cut gave the wrong conversation (each cut is now kept aside, saved, and undone),
+# context errors of Gemini and Bedrock ended tasks, written files' old copies were never
+# dropped, hooks ran where Cline's do not (and TaskCancel did not run where it does), commands
+# waited in an editor until their timeout; and OpenRouter's bills and model list, vLLM's model
+# list: 29 KB, 26 KB of it in the minimal agent's parts.)
+line binary "  the same, no larger than today (ceiling 4.68 MB)" "$(mb "$b")" "$(is "$b <= 4680000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -204,8 +211,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # minimal agent's providers need (half of it serde reading the servers' objects in a save), and
 # Azure OpenAI, 2 KB.
 # Raised to 2.995 MB on 2026-12-05, at 2,990,816 B: the reviews' fixes (above), 20 KB, all of
-# them in parts the minimal agent has (its providers, loop, accounting and model facts).)
-line binary "  the same, no larger than today (ceiling 2.995 MB)" "$(mb "$m")" "$(is "$m <= 2995000")" must
+# them in parts the minimal agent has (its providers, loop, accounting and model facts).
+# Raised to 3.02 MB on 2026-12-05, at 3,016,736 B: the four reviews' fixes (above) in the
+# loop, the context window's cuts and their undo records in the saved task (format version 6),
+# the hooks' gate, the command's environment, and the servers' bills and model lists: 26 KB.)
+line binary "  the same, no larger than today (ceiling 3.02 MB)" "$(mb "$m")" "$(is "$m <= 3020000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
