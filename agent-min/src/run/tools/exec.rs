@@ -30,15 +30,10 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let command = command.as_str();
     let timeout = call.param("timeout").and_then(timeout_of).unwrap_or(ctx.command_timeout);
     ctx.term.tool("execute_command", command);
-    if let Some(why) = super::permissions::refusal(&super::permissions::from_env(), command) {
+    if let Some(refused) = refusal(command, ctx.ws.root()) {
         ctx.decide(false, By::Policy, None);
-        ctx.term.outcome(false, &why);
-        return Outcome::Failure { text: tool_error(&crate::run::prompt::permission_denied(&why)), mistake: false };
-    }
-    if let Some(blocked) = crate::run::tools::clineignore::command_refusal(ctx.ws.root(), command) {
-        ctx.decide(false, By::Policy, None);
-        ctx.term.outcome(false, &blocked.outcome);
-        return Outcome::Failure { text: tool_error(&blocked.text), mistake: false };
+        ctx.term.outcome(false, &refused.outcome);
+        return Outcome::Failure { text: tool_error(&refused.text), mistake: false };
     }
     if !ctx.yolo {
         // Cline's `command` ask says the command itself.
@@ -73,6 +68,15 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             Outcome::Success(text)
         }
     }
+}
+
+/// Why `command` (as it will run: after [`gemini_command_fixes`]) is refused before anything is
+/// asked, as Cline's handler refuses it: by `CLINE_COMMAND_PERMISSIONS`, then `.clineignore`.
+pub(super) fn refusal(command: &str, root: &std::path::Path) -> Option<super::clineignore::Blocked> {
+    if let Some(why) = super::permissions::refusal(&super::permissions::from_env(), command) {
+        return Some(super::clineignore::Blocked { text: crate::run::prompt::permission_denied(&why), outcome: why });
+    }
+    super::clineignore::command_refusal(root, command)
 }
 
 /// A `timeout` parameter in seconds, read as Cline reads it (`Number.parseInt(t, 10)`: after

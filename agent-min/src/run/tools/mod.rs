@@ -286,8 +286,7 @@ pub(crate) use crate::run::prompt::tool_error;
 pub(crate) fn refused_before_hooks(call: &Call, root: &std::path::Path, model: &str) -> bool {
     if call.name == "execute_command" {
         let command = exec::gemini_command_fixes(call.param("command").unwrap_or_default(), model);
-        return permissions::refusal(&permissions::from_env(), &command).is_some()
-            || clineignore::command_refusal(root, &command).is_some();
+        return exec::refusal(&command, root).is_some();
     }
     let path = call.param("path").unwrap_or_default();
     clineignore::refusal(root, &call.name, path).is_some()
