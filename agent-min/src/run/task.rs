@@ -1146,10 +1146,10 @@ impl Task {
     /// then one after each tool that may have changed files — after an edit tool, of the one
     /// path it wrote, unless a hook may have changed others.
     fn checkpoint(&mut self, before: bool, call: &Call) {
-        let (turn, len, tool) = (self.turn_number(), self.messages.len(), call.name.as_str());
-        self.around.checkpoints.cuts = self.cuts.len() as u32;
+        let (turn, tool) = (self.turn_number(), call.name.as_str());
+        let at = crate::run::checkpoints::At { messages: self.messages.len(), cuts: self.cuts.len() as u32 };
         if before {
-            return self.around.checkpoints.before(tool, turn, len, &mut self.term, &mut self.around.events);
+            return self.around.checkpoints.before(tool, turn, at, &mut self.term, &mut self.around.events);
         }
         let hooked = Hook::ALL.into_iter().any(|h| self.around.project.hooks.has(h));
         let wrote = match tool {
@@ -1157,7 +1157,7 @@ impl Task {
             _ => None,
         };
         let cp = &mut self.around.checkpoints;
-        cp.after(tool, wrote.as_deref(), turn, len, &mut self.term, &mut self.around.events);
+        cp.after(tool, wrote.as_deref(), turn, at, &mut self.term, &mut self.around.events);
     }
 
     /// At the mistake limit: under `--yolo`, nobody to ask (`None`); otherwise the person's

@@ -24,6 +24,7 @@ pub(crate) mod restore;
 pub mod shadow;
 pub(crate) mod tracker;
 
+pub(crate) use tracker::At;
 pub use tracker::Tracker;
 
 /// Whether this build takes checkpoints (the cargo feature `checkpoints`). Without it a run

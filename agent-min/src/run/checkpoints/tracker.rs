@@ -67,9 +67,17 @@ pub struct Tracker {
     scan_due: bool,
     /// Built without checkpoints: say so at the first tool that changes files.
     not_built: bool,
-    /// How many cuts of the context window the conversation has been through (each checkpoint
-    /// records it: a task restore undoes the later ones).
-    pub(crate) cuts: u32,
+}
+
+/// Where the conversation is when a checkpoint may be taken: what a task restore to it puts
+/// back.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct At {
+    /// The conversation's length, the reply asking for the tool included.
+    pub messages: usize,
+    /// How many cuts of the context window it has been through (a task restore to the
+    /// checkpoint undoes the later ones).
+    pub cuts: u32,
 }
 
 impl Tracker {
@@ -82,7 +90,6 @@ impl Tracker {
             started: true,
             scan_due: true,
             not_built: false,
-            cuts: 0,
         }
     }
 
@@ -110,7 +117,6 @@ impl Tracker {
             started: false,
             scan_due: false,
             not_built: false,
-            cuts: 0,
         }
     }
 
@@ -125,9 +131,8 @@ impl Tracker {
     }
 
     /// Before a tool runs: if it may change files and is the run's first such tool, waits for
-    /// the initial checkpoint and records it. `messages` is the conversation's length, the
-    /// reply asking for `tool` included.
-    pub(crate) fn before(&mut self, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
+    /// the initial checkpoint and records it.
+    pub(crate) fn before(&mut self, tool: &str, turn: u32, at: At, term: &mut Term, events: &mut Events) {
         if !changes_files(tool) {
             return;
         }
@@ -158,7 +163,8 @@ impl Tracker {
         };
         if let Some(t) = taken {
             // Restoring the task to this point resends the request that asked for the tool.
-            self.record(t, "start", turn, messages.saturating_sub(1), term, events);
+            let at = At { messages: at.messages.saturating_sub(1), ..at };
+            self.record(t, "start", turn, at, term, events);
         }
     }
 
@@ -170,7 +176,7 @@ impl Tracker {
         tool: &str,
         wrote: Option<&[PathBuf]>,
         turn: u32,
-        messages: usize,
+        at: At,
         term: &mut Term,
         events: &mut Events,
     ) {
@@ -192,7 +198,7 @@ impl Tracker {
         let taken = shadow.lock().and_then(|_held| shadow.snapshot_of(scope, &message, since, false));
         self.scan_due = taken.is_err();
         match taken {
-            Ok(Some(t)) => self.record(t, tool, turn, messages, term, events),
+            Ok(Some(t)) => self.record(t, tool, turn, at, term, events),
             Ok(None) => {}
             Err(e) => term.warn(&format!("Checkpoint after {tool} failed: {e}. The task goes on.")),
         }
@@ -224,7 +230,7 @@ impl Tracker {
         }
     }
 
-    fn record(&mut self, t: Taken, tool: &str, turn: u32, messages: usize, term: &mut Term, events: &mut Events) {
+    fn record(&mut self, t: Taken, tool: &str, turn: u32, at: At, term: &mut Term, events: &mut Events) {
         let number = self.records.last().map_or(1, |r| r.number + 1);
         let files_changed = t.files.len() as u32;
         let what = if tool == "start" { "the workspace before the run's first edit" } else { "after the tool" };
@@ -242,8 +248,8 @@ impl Tracker {
             files_changed,
             files: t.files.into_iter().take(MAX_FILES_RECORDED).collect(),
             left_out: t.left_out.into_iter().take(MAX_FILES_RECORDED).collect(),
-            messages: messages as u32,
-            cuts: self.cuts,
+            messages: at.messages as u32,
+            cuts: at.cuts,
             workspace: None,
         });
     }
@@ -272,8 +278,9 @@ mod not_built_in {
         let mut term = Term::to_writer(Box::new(W(buf.clone())));
         let mut events = Events::off();
         for turn in 1..3 {
-            t.before("write_to_file", turn, 2, &mut term, &mut events);
-            t.after("write_to_file", None, turn, 2, &mut term, &mut events);
+            let at = At { messages: 2, cuts: 0 };
+            t.before("write_to_file", turn, at, &mut term, &mut events);
+            t.after("write_to_file", None, turn, at, &mut term, &mut events);
         }
         let said = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
         assert_eq!(said.matches("`checkpoints`").count(), 1, "{said}");

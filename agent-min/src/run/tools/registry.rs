@@ -465,13 +465,14 @@ mod tests {
         let state = tempfile::tempdir().unwrap();
         let mut tracker = Tracker::new(state.path().to_path_buf(), root.path().to_path_buf(), "t1");
         let (mut term, mut events) = (crate::run::ui::term::Term::new(), crate::run::session::events::Events::off());
-        tracker.before("touch_file", 1, 2, &mut term, &mut events);
+        let at = crate::run::checkpoints::At { messages: 2, cuts: 0 };
+        tracker.before("touch_file", 1, at, &mut term, &mut events);
         let done = with_ctx(&ws, |ctx| {
             ctx.tool = "touch_file";
             super::super::run(&call("touch_file", &[("path", "a.txt")]), ctx)
         });
         assert_eq!(done, Outcome::Success("touched a.txt".into()));
-        tracker.after("touch_file", None, 1, 2, &mut term, &mut events);
+        tracker.after("touch_file", None, 1, at, &mut term, &mut events);
         let tools: Vec<&str> = tracker.records().iter().map(|r| r.tool.as_str()).collect();
         assert_eq!(tools, ["start", "touch_file"]);
         assert_eq!(tracker.records()[1].files, ["a.txt"]);
