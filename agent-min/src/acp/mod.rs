@@ -55,7 +55,10 @@ Speaks ACP v1 (newline-delimited JSON-RPC 2.0) on standard input and output; the
 standard error. The editor starts it: each session's cwd is the workspace, each prompt a turn
 of the task, approvals are asked in the editor. The run options (--provider, --model,
 --base-url, --sandbox, --yolo, rules, hooks, --mcp-config, --state-dir...) mean what they
-mean for `agent-min run` (see `agent-min run --help`); no task is given here. When the editor
+mean for `agent-min run` (see `agent-min run --help`); no task is given here. The limits
+(--max-turns, --max-cost, --timeout) hold for each prompt. A workspace's own hooks and
+.cline/mcp.json servers cannot be approved from the editor: they run under --trust-workspace,
+or once approved at a terminal (`agent-min run` in that workspace). When the editor
 offers its file system (fs/read_text_file, fs/write_text_file), files are read from and edits
 written to its buffers, unsaved changes included.
 ";
@@ -206,6 +209,8 @@ impl Agent {
         if let Some(saved) = saved {
             task.restore(saved);
         }
+        // The limits count from each prompt; a session waiting for one is not running out of time.
+        task.between_prompts();
         self.wire.on_cancel(&id, cancel.clone());
         self.sessions.insert(id.clone(), Live { task, cancel, shared });
         Ok(id)
@@ -219,6 +224,15 @@ impl Agent {
             .get_mut(&*req.session_id.0)
             .ok_or_else(|| (INVALID_PARAMS, format!("no session {}", req.session_id.0)))?;
         let text = prompt_text(&req.prompt);
+        if text.trim().is_empty() {
+            // As Cline's `prompt`: nothing to say, no turn. Said, as the blocks left out are.
+            let said = "agent-min reads a prompt's text, resource links and embedded text resources; this one had none, so nothing was sent to the model.";
+            let s = live.shared.lock().unwrap_or_else(|e| e.into_inner());
+            s.update(SessionUpdate::AgentMessageChunk(agent_client_protocol_schema::v1::ContentChunk::new(
+                ContentBlock::Text(agent_client_protocol_schema::v1::TextContent::new(said)),
+            )));
+            return Ok(serde_json::to_value(PromptResponse::new(StopReason::EndTurn)).unwrap_or(Value::Null));
+        }
         // A call a cancelled turn left unanswered is no longer what an approval is about.
         live.shared.lock().unwrap_or_else(|e| e.into_inner()).pending.clear();
         self.wire.turn_starts(&req.session_id.0);
@@ -234,9 +248,19 @@ impl Agent {
                     ContentBlock::Text(agent_client_protocol_schema::v1::TextContent::new(text)),
                 )));
             }
-            StopReason::EndTurn
+            stop_reason(live.task.stopped_by())
         };
         Ok(serde_json::to_value(PromptResponse::new(stop)).unwrap_or(Value::Null))
+    }
+}
+
+/// The protocol's stop reason for what stopped a turn (Cline's `--acp` answers its
+/// `max_iterations` with `max_turn_requests`); any other stop ends the turn.
+fn stop_reason(stopped_by: Option<&str>) -> StopReason {
+    match stopped_by {
+        Some("max_turns") => StopReason::MaxTurnRequests,
+        Some(crate::run::task::REFUSAL) => StopReason::Refusal,
+        _ => StopReason::EndTurn,
     }
 }
 

@@ -85,9 +85,14 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                 // A call the person cancelled (a command killed by it) did not complete.
                 let cancelled = s.cancel.load(std::sync::atomic::Ordering::SeqCst);
                 let status = if *ok && !cancelled { ToolCallStatus::Completed } else { ToolCallStatus::Failed };
-                let content =
-                    vec![ToolCallContent::Content(Content::new(ContentBlock::Text(TextContent::new(result.clone()))))];
-                let fields = ToolCallUpdateFields::new().status(status).content(content);
+                let mut fields =
+                    ToolCallUpdateFields::new().status(status).raw_output(serde_json::Value::String(result.clone()));
+                // The update's content replaces the call's: an edit that was made keeps its
+                // diff (the result, the whole file again, is its raw output).
+                if !(status == ToolCallStatus::Completed && has_diff(tool)) {
+                    let text = ContentBlock::Text(TextContent::new(result.clone()));
+                    fields = fields.content(vec![ToolCallContent::Content(Content::new(text))]);
+                }
                 s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.clone(), fields)));
             }
             Event::TaskProgress { list, .. } => {
@@ -105,6 +110,11 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
 
 fn chunk(text: &str) -> ContentChunk {
     ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
+}
+
+/// The tools whose call shows the edit's diff.
+fn has_diff(tool: &str) -> bool {
+    matches!(tool, "write_to_file" | "replace_in_file")
 }
 
 /// A complete call as the client shows it: kind, title, the paths it touches, an edit's diff.
@@ -152,6 +162,7 @@ const MAX_DIFF_FILE: u64 = 1 << 20;
 fn diff(tool: &str, path: &Path, params: &IndexMap<String, String>) -> Option<Diff> {
     let old = read_small(path);
     let new = match tool {
+        _ if !has_diff(tool) => return None,
         "write_to_file" => params.get("content")?.clone(),
         "replace_in_file" => {
             let old = old.as_deref()?;

@@ -166,6 +166,9 @@ pub struct Task {
     ran_in_reply: usize,
     /// A conversation (`agent-min acp`) has opened the task: later prompts continue it.
     conversing: bool,
+    /// What stopped the last prompt, when a limit (its `limit` name) or the model's refusal
+    /// ([`REFUSAL`]) did: an editor's stop reason.
+    stopped_by: Option<&'static str>,
     /// The text of the reply the client cancelled as it streamed (`session/cancel`).
     cancelled_reply: Option<String>,
     /// Cline's focus chain: the model's checklist and its reminders (`None`: off).
@@ -181,6 +184,9 @@ pub struct Task {
     /// restore to a checkpoint taken before a cut puts the conversation back as it was).
     cuts: Vec<Undo>,
 }
+
+/// What [`Task::stopped_by`] says when the model refused to answer (a safety refusal).
+pub(crate) const REFUSAL: &str = "refusal";
 
 /// Empty replies tolerated (each retried) before failing.
 const MAX_EMPTY_REPLIES: u32 = 2;
@@ -229,6 +235,7 @@ impl Task {
             unanswered: None,
             ran_in_reply: 0,
             conversing: false,
+            stopped_by: None,
             cancelled_reply: None,
             focus,
             focus_before: None,
@@ -248,6 +255,8 @@ impl Task {
     /// a later one continues it after its last end — as feedback on its completion, or after
     /// what a stop left unsent. The task stays for the next prompt.
     pub(crate) fn converse(&mut self, prompt: &str) -> End {
+        self.stopped_by = None;
+        self.around.limits.restart(self.turns, self.around.accounting.run_cost);
         let start = match self.conversing {
             false => {
                 self.conversing = true;
@@ -256,7 +265,20 @@ impl Task {
             }
             true => self.follow_up(prompt),
         };
-        self.answer(start)
+        let end = self.answer(start);
+        self.between_prompts();
+        end
+    }
+
+    /// A conversation's task waits for its next prompt: the time limit stops counting.
+    pub(crate) fn between_prompts(&mut self) {
+        self.around.limits.idle();
+    }
+
+    /// What stopped the last prompt, when a limit (`max_turns`, `max_cost`, `timeout`,
+    /// `cancelled`) or the model's refusal ([`REFUSAL`]) did.
+    pub(crate) fn stopped_by(&self) -> Option<&'static str> {
+        self.stopped_by
     }
 
     /// The workspace's root.
@@ -307,9 +329,17 @@ impl Task {
         let (env, unsent) = (self.environment_details(false), self.unsent.take());
         // A prompt or workflow named in the prompt goes before the message, the command out of it.
         let workflow = self.slash_command(text);
+        // After a stop at the mistake limit the prompt answers Cline's `mistake_limit_reached`
+        // ask: it is the person's guidance, and the counts start afresh.
+        let guidance = self.mistakes.count(self.settings.max_mistakes) >= self.settings.max_mistakes;
+        if guidance {
+            self.mistakes.clear();
+            self.memory.repeats = Default::default();
+        }
+        let follow_up = if guidance { prompt::guidance_after } else { prompt::follow_up };
         let head = match &workflow {
-            Some(w) => format!("{}{}", w.instructions, prompt::follow_up(&w.words, unsent.as_deref())),
-            None => prompt::follow_up(text, unsent.as_deref()),
+            Some(w) => format!("{}{}", w.instructions, follow_up(&w.words, unsent.as_deref())),
+            None => follow_up(text, unsent.as_deref()),
         };
         let hooks = &mut self.around.project.hooks;
         match lifecycle::follow_up(hooks, text, head, &env, &mut self.term, &mut self.around.events) {
@@ -615,6 +645,7 @@ impl Task {
     /// (`hook_cancelled`), runs the `TaskCancel` hook, as Cline's `cancelTask` → `abortTask` does.
     fn stop(&mut self, why: String, limit: Option<&'static str>, unsent: String) -> Next {
         self.unsent = Some(unsent);
+        self.stopped_by = limit.or(self.stopped_by);
         self.around.events.error(&why, limit);
         if limit.is_some() || std::mem::take(&mut self.hook_cancelled) {
             lifecycle::task_cancel(&mut self.around.project.hooks, &mut self.term, &mut self.around.events);
@@ -792,6 +823,7 @@ impl Task {
                     if let Some(StopReason::Refused(word)) = &reply.stop {
                         // Anthropic: "you must reset the conversation context before continuing";
                         // answering it would be refused again, turn after turn.
+                        self.stopped_by = Some(REFUSAL);
                         return Err((refused(word), None));
                     }
                     if !reply.is_empty() {

@@ -13,6 +13,10 @@
 // same stream); then one prompt in B.
 // ACP_SCENARIO=interrupt: a prompt, ACP_PROMPT, cancelled once the reply's streamed text holds
 // ACP_WAIT_FOR; then a second prompt, ACP_PROMPT2, in the same session.
+// ACP_SCENARIO=prompts: a session (its mcpServers ACP_MCP, a JSON array), then each prompt of
+// ACP_PROMPTS (a JSON array: a string is one text block, an array the blocks) in turn.
+// ACP_SCENARIO=cancel-when: a session (its mcpServers ACP_MCP), a prompt, ACP_PROMPT, cancelled
+// once a call is under way (approved, and the file ACP_MARKER exists).
 // ACP_NOTES: the buffer's text of notes.txt (default "unsaved line\n").
 //
 // Usage: node client.mjs SDK_ENTRY TRANSCRIPT WORKSPACE AGENT [AGENT_ARGS...]
@@ -20,7 +24,7 @@
 // "line": "..."}; what the client saw is printed on stdout as one JSON object.
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, watch as watchDir, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [sdkEntry, transcript, workspace, agentBin, ...agentArgs] = process.argv.slice(2);
@@ -129,6 +133,30 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     seen.second = await ctx.request("session/prompt", { sessionId: b.sessionId, prompt: text("Say done.") });
     return;
   }
+  if (scenario === "prompts") {
+    session = await ctx.request("session/new", { cwd: workspace, mcpServers: JSON.parse(process.env.ACP_MCP ?? "[]") });
+    seen.answers = [];
+    for (const p of JSON.parse(process.env.ACP_PROMPTS)) {
+      const blocks = typeof p === "string" ? [{ type: "text", text: p }] : p;
+      seen.answers.push(await ctx.request("session/prompt", { sessionId: session.sessionId, prompt: blocks }));
+    }
+    return;
+  }
+  if (scenario === "cancel-when") {
+    session = await ctx.request("session/new", { cwd: workspace, mcpServers: JSON.parse(process.env.ACP_MCP ?? "[]") });
+    const running = new Promise((resolve) => {
+      watch = (p) => {
+        if (p.update.sessionUpdate === "tool_call_update" && p.update.status === "in_progress") resolve();
+      };
+    });
+    const first = ctx.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: process.env.ACP_PROMPT }] });
+    await running;
+    watch = () => {};
+    await fileExists(process.env.ACP_MARKER);
+    await ctx.notify("session/cancel", { sessionId: session.sessionId });
+    seen.first = await first;
+    return;
+  }
   if (scenario === "load") {
     session = { sessionId: process.env.ACP_LOAD_ID };
     seen.loaded = await ctx.request("session/load", { sessionId: session.sessionId, cwd: workspace, mcpServers: [] });
@@ -174,9 +202,21 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     };
   });
   // ...and has begun: it writes started.txt first (a file event, not a timer).
-  const started = new Promise((resolve) => {
-    const marker = join(workspace, "started.txt");
-    const w = watchDir(workspace, () => {
+  const started = fileExists(join(workspace, "started.txt"));
+  const third = prompt("Run the slow command.");
+  await running;
+  await started;
+  await ctx.notify("session/cancel", { sessionId: session.sessionId });
+  seen.third = await third;
+});
+
+agent.stdin.end();
+seen.exit = await exited;
+
+// Resolves once `marker` exists (a file event, not a timer).
+function fileExists(marker) {
+  return new Promise((resolve) => {
+    const w = watchDir(dirname(marker), () => {
       if (existsSync(marker)) {
         w.close();
         resolve();
@@ -187,13 +227,5 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
       resolve();
     }
   });
-  const third = prompt("Run the slow command.");
-  await running;
-  await started;
-  await ctx.notify("session/cancel", { sessionId: session.sessionId });
-  seen.third = await third;
-});
-
-agent.stdin.end();
-seen.exit = await exited;
+}
 process.stdout.write(JSON.stringify(seen) + "\n");

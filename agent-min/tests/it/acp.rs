@@ -328,6 +328,18 @@ fn run_client(
     root: &Path,
     state: &Path,
 ) -> (Value, Vec<(String, Value)>) {
+    run_client_with(scenario, env, &[], server, root, state)
+}
+
+/// [`run_client`], the agent started with `more` run options.
+fn run_client_with(
+    scenario: &str,
+    env: &[(&str, &str)],
+    more: &[&str],
+    server: &Server,
+    root: &Path,
+    state: &Path,
+) -> (Value, Vec<(String, Value)>) {
     let sdk = sdk();
     let transcript = state.join("transcript.ndjson");
     let (url, tasks) = (server.anthropic_url(), state.join("tasks").display().to_string());
@@ -355,6 +367,7 @@ fn run_client(
         .arg(bin())
         .arg("acp")
         .args(agent_args)
+        .args(more)
         .current_dir(root)
         .env("ACP_SCENARIO", scenario)
         .envs(env.iter().copied());
@@ -598,4 +611,106 @@ fn a_task_open_in_an_editors_session_is_not_resumed_or_restored_elsewhere() {
 fn saved_status(state: &Path, id: &str) -> String {
     let text = std::fs::read_to_string(state.join("tasks").join(format!("{id}.json"))).unwrap();
     serde_json::from_str::<Value>(&text).unwrap()["status"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn each_prompt_gets_the_whole_limits_and_a_turn_limit_is_the_protocols_stop_reason() {
+    let server = Server::start(vec![
+        // Prompt 1, two requests: an edit, then done.
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&completion("wrote a.txt")),
+        // Prompt 2: two reads; a third request would pass --max-turns 2.
+        anthropic(&tool("read_file", &[("path", "a.txt")])),
+        anthropic(&tool("list_files", &[("path", ".")])),
+        // Prompt 3: the limits afresh.
+        anthropic(&completion("still here")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["Write a.txt.", "Read it and list the files.", "Say you are still here."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let (seen, messages) =
+        run_client_with("prompts", &env, &["--max-turns", "2", "--timeout", "1h"], &server, &root, state.path());
+    let stops: Vec<&str> =
+        seen["answers"].as_array().unwrap().iter().map(|a| a["stopReason"].as_str().unwrap()).collect();
+    assert_eq!(stops, ["end_turn", "max_turn_requests", "end_turn"], "{seen}");
+    assert_eq!(server.requests().len(), 5);
+
+    // The edit's call showed its diff, and its completion kept it: the result (the file again)
+    // is the raw output, not content that replaces the diff.
+    let updates = updates_of(&messages, "session/prompt", 0);
+    let write = updates.iter().find(|u| u["sessionUpdate"] == "tool_call" && u["title"] == "Write a.txt");
+    let write = write.unwrap_or_else(|| panic!("no write call: {updates:?}"));
+    assert_eq!(write["content"][0]["type"], "diff", "{write}");
+    let id = &write["toolCallId"];
+    let done = updates
+        .iter()
+        .find(|u| u["toolCallId"] == *id && u["status"] == "completed")
+        .unwrap_or_else(|| panic!("no completed update: {updates:?}"));
+    assert!(done.get("content").is_none(), "{done}");
+    assert!(done["rawOutput"].as_str().unwrap().contains("successfully saved to a.txt"), "{done}");
+}
+
+#[test]
+fn after_a_stop_at_the_mistake_limit_the_next_prompt_is_the_persons_guidance() {
+    let server = Server::start(vec![
+        anthropic("Let me think about it."),
+        anthropic("Still thinking."),
+        anthropic(&completion("done as guided")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    // A server the editor passes that the settings file also names: the session starts.
+    let cfg = state.path().join("mcp.json");
+    std::fs::write(&cfg, r#"{"mcpServers": {"shared": {"command": "/nonexistent/mcp-server"}}}"#).unwrap();
+    let mcp = json!([{"name": "shared", "command": "/nonexistent/other", "args": [], "env": []}]).to_string();
+    // An empty prompt sends nothing to the model.
+    let prompts = json!(["", "Do the task.", "Use attempt_completion now."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str()), ("ACP_MCP", mcp.as_str())];
+    let more = ["--max-mistakes", "2", "--mcp-config", cfg.to_str().unwrap()];
+    let (seen, _) = run_client_with("prompts", &env, &more, &server, &root, state.path());
+    let stops: Vec<&str> =
+        seen["answers"].as_array().unwrap().iter().map(|a| a["stopReason"].as_str().unwrap()).collect();
+    assert_eq!(stops, ["end_turn", "end_turn", "end_turn"], "{seen}");
+
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "the empty prompt reached the model, or the guidance did not");
+    assert!(text_of(&reqs[0].body["messages"][0]["content"]).contains("<task>\nDo the task.\n</task>"));
+    let guided = reqs[2].last_user();
+    assert!(
+        guided.contains("You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\nUse attempt_completion now.\n</feedback>"),
+        "{guided}"
+    );
+}
+
+#[test]
+fn a_cancel_stops_an_mcp_call_under_way_at_once() {
+    let server = Server::start(vec![anthropic(&tool(
+        "use_mcp_tool",
+        &[("server_name", "py"), ("tool_name", "slow"), ("arguments", r#"{"seconds": 600}"#)],
+    ))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    // The server writes PIDFILE.calls when the call begins.
+    let pidfile = state.path().join("pids");
+    let marker = state.path().join("pids.calls");
+    let env = json!([{"name": "PIDFILE", "value": pidfile.display().to_string()}]);
+    let py = crate::run_mcp::python();
+    let mcp = json!([{"name": "py", "command": py, "args": [crate::run_mcp::py_script()], "env": env}]).to_string();
+    let env =
+        [("ACP_MCP", mcp.as_str()), ("ACP_PROMPT", "Call the slow tool."), ("ACP_MARKER", marker.to_str().unwrap())];
+    let (seen, messages) = run_client("cancel-when", &env, &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "cancelled", "{seen}");
+    // The call ended with the cancel, not at the server's 60 s timeout.
+    let updates = updates_of(&messages, "session/prompt", 0);
+    let ended = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call_update" && u["status"] == "failed")
+        .unwrap_or_else(|| panic!("the call did not end: {updates:?}"));
+    let said = ended["content"][0]["content"]["text"].as_str().unwrap_or_default();
+    assert!(said.contains("the turn was cancelled"), "{ended}");
+    assert_eq!(server.requests().len(), 1);
 }

@@ -52,11 +52,11 @@ fn node_server(name: &str) -> String {
     js.display().to_string()
 }
 
-fn python() -> String {
+pub(crate) fn python() -> String {
     servers().join("venv/bin/python").display().to_string()
 }
 
-fn py_script() -> String {
+pub(crate) fn py_script() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/py_server.py").display().to_string()
 }
 

@@ -6,7 +6,7 @@
 //! without exiting), so a stalled stream or a long command ends at once and the loop stops at
 //! its next check.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,18 +21,23 @@ pub(crate) struct Hit {
     pub message: String,
 }
 
-/// The limits of one run (a resumed task counts afresh).
+/// The limits of one run (a resumed task counts afresh), or of one prompt of an editor's
+/// session ([`Limits::restart`]).
 pub struct Limits {
     max_turns: Option<u32>,
     max_cost: Option<f64>,
     timeout: Option<Duration>,
     started: Instant,
-    expired: Arc<AtomicBool>,
+    /// The requests made and dollars spent before the clock started (an earlier prompt's).
+    before: (u32, f64),
+    /// The clock's generation: bumped when it starts again, stops between prompts, or the run
+    /// is over (dropped). A watchdog acts only on its own generation.
+    generation: Arc<AtomicU64>,
+    /// The generation whose deadline passed (0: none; generations start at 1).
+    expired: Arc<AtomicU64>,
     /// Set by the ACP client's `session/cancel` (after curl and any command were killed): the
     /// turn stops at its next check, as after Ctrl-C, and the task stays for the next prompt.
     cancelled: Arc<AtomicBool>,
-    /// Set when the run is over (dropped): the watchdog must not exit then.
-    done: Arc<AtomicBool>,
 }
 
 /// How often a [`Limits::pause`] looks for the client's cancel.
@@ -43,39 +48,65 @@ const GRACE: Duration = Duration::from_secs(3);
 
 impl Drop for Limits {
     fn drop(&mut self) {
-        self.done.store(true, Ordering::SeqCst);
+        self.generation.fetch_add(1, Ordering::SeqCst);
     }
 }
 
 impl Limits {
     /// Starts the clock (and the watchdog, with a timeout).
     pub fn start(max_turns: Option<u32>, max_cost: Option<f64>, timeout: Option<Duration>) -> Self {
-        let expired = Arc::new(AtomicBool::new(false));
-        let done = Arc::new(AtomicBool::new(false));
-        let started = Instant::now();
-        if let Some(t) = timeout {
-            let (flag, done) = (expired.clone(), done.clone());
-            std::thread::spawn(move || {
-                std::thread::sleep(t);
-                if done.load(Ordering::SeqCst) {
-                    return;
-                }
-                flag.store(true, Ordering::SeqCst);
-                interrupt::kill_children();
-                // The loop stops at its next check. If it is blocked where killing children
-                // cannot reach (a read of a terminal or a FIFO), end the process: the task was
-                // saved after its last completed turn and can be resumed.
-                std::thread::sleep(GRACE);
-                if !done.load(Ordering::SeqCst) {
-                    let hit = timeout_hit(t, started);
-                    interrupt::exit_now(&format!(
-                        "task failed: {} (the loop did not respond; the task is saved as of its last completed turn)",
-                        hit.message
-                    ));
-                }
-            });
-        }
-        Limits { max_turns, max_cost, timeout, started, expired, cancelled: Arc::default(), done }
+        let mut limits = Limits {
+            max_turns,
+            max_cost,
+            timeout,
+            started: Instant::now(),
+            before: (0, 0.0),
+            generation: Arc::new(AtomicU64::new(0)),
+            expired: Arc::default(),
+            cancelled: Arc::default(),
+        };
+        limits.arm();
+        limits
+    }
+
+    /// Starts the limits afresh for an editor's prompt, given the requests made and dollars
+    /// spent so far: each prompt gets the whole `--max-turns`, `--max-cost` and `--timeout`.
+    pub(crate) fn restart(&mut self, turns: u32, spent: f64) {
+        self.before = (turns, spent);
+        self.started = Instant::now();
+        self.arm();
+    }
+
+    /// Stops the clock between an editor's prompts: a session waiting for its next prompt is
+    /// not running out of time.
+    pub(crate) fn idle(&mut self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A new generation of the clock, with its watchdog when there is a timeout.
+    fn arm(&mut self) {
+        let mine = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let Some(t) = self.timeout else { return };
+        let (started, generation, expired) = (self.started, self.generation.clone(), self.expired.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(t);
+            if generation.load(Ordering::SeqCst) != mine {
+                return;
+            }
+            expired.store(mine, Ordering::SeqCst);
+            interrupt::kill_children();
+            // The loop stops at its next check. If it is blocked where killing children
+            // cannot reach (a read of a terminal or a FIFO), end the process: the task was
+            // saved after its last completed turn and can be resumed.
+            std::thread::sleep(GRACE);
+            if generation.load(Ordering::SeqCst) == mine {
+                let hit = timeout_hit(t, started);
+                interrupt::exit_now(&format!(
+                    "task failed: {} (the loop did not respond; the task is saved as of its last completed turn)",
+                    hit.message
+                ));
+            }
+        });
     }
 
     /// The flag that cancels the current turn (`session/cancel`); cleared before each prompt.
@@ -85,7 +116,8 @@ impl Limits {
 
     /// Whether the timeout has passed.
     pub(crate) fn timed_out(&self) -> bool {
-        self.expired.load(Ordering::SeqCst) || self.timeout.is_some_and(|t| self.started.elapsed() >= t)
+        let generation = self.generation.load(Ordering::SeqCst);
+        self.expired.load(Ordering::SeqCst) == generation || self.timeout.is_some_and(|t| self.started.elapsed() >= t)
     }
 
     /// Whether the client cancelled the turn.
@@ -95,6 +127,7 @@ impl Limits {
 
     /// The first limit reached, given the requests made and dollars spent by this run.
     pub(crate) fn check(&self, turns: u32, spent: f64) -> Option<Hit> {
+        let (turns, spent) = (turns.saturating_sub(self.before.0), spent - self.before.1);
         if self.cancelled() {
             return Some(cancelled_hit());
         }
@@ -252,9 +285,38 @@ mod tests {
         // tests' git, hooks, commands) when it fires.
         let timeout = Some(Duration::from_millis(1));
         let started = Instant::now();
-        let (expired, done) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
-        let l = Limits { max_turns: None, max_cost: None, timeout, started, expired, cancelled: Arc::default(), done };
+        let l = Limits {
+            max_turns: None,
+            max_cost: None,
+            timeout,
+            started,
+            before: (0, 0.0),
+            generation: Arc::new(AtomicU64::new(1)),
+            expired: Arc::default(),
+            cancelled: Arc::default(),
+        };
         std::thread::sleep(Duration::from_millis(20));
         assert_eq!(l.check(0, 0.0).unwrap().limit, "timeout");
+    }
+
+    #[test]
+    fn an_editors_prompt_gets_the_whole_limits_afresh() {
+        let mut l = Limits::start(Some(2), Some(0.5), None);
+        assert!(l.check(2, 0.0).is_some());
+        l.restart(2, 0.4);
+        assert_eq!(l.check(3, 0.8), None, "one request and $0.40 of this prompt");
+        assert_eq!(l.check(4, 0.8).unwrap().limit, "max_turns");
+        assert_eq!(l.check(3, 0.9).unwrap().limit, "max_cost");
+    }
+
+    #[test]
+    fn a_deadline_of_an_earlier_generation_is_not_this_ones() {
+        let mut l = Limits::start(None, None, None);
+        // What a watchdog of the first generation records at its deadline.
+        l.expired.store(l.generation.load(Ordering::SeqCst), Ordering::SeqCst);
+        assert!(l.timed_out());
+        l.idle();
+        l.restart(0, 0.0);
+        assert!(!l.timed_out(), "a new prompt's clock");
     }
 }

@@ -12,6 +12,10 @@ use serde_json::{json, Value};
 
 use super::jsonrpc::{self, Incoming, McpError};
 use super::Transport;
+use crate::run::ui::interrupt;
+
+/// How often a call a turn waits on looks for the editor's cancel.
+const CANCEL_CHECK: Duration = Duration::from_millis(50);
 
 /// The protocol version we ask for.
 pub(crate) const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -65,14 +69,34 @@ impl Client {
 
     /// Sends `method` and waits up to `timeout` for its answer.
     pub(crate) fn request(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, McpError> {
+        self.ask(method, params, timeout, false)
+    }
+
+    /// [`Client::request`] for a call a turn is waiting on: it also ends when the editor
+    /// cancels the turn (`session/cancel`), the server told so as at a timeout. (A call over
+    /// streamable HTTP is curl's, which the cancel kills.)
+    fn request_in_turn(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, McpError> {
+        self.ask(method, params, timeout, true)
+    }
+
+    fn ask(&mut self, method: &str, params: Value, timeout: Duration, in_turn: bool) -> Result<Value, McpError> {
         self.next_id += 1;
         let id = self.next_id;
         let deadline =
             Instant::now().checked_add(timeout).unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
         self.transport.send(&jsonrpc::request(id, method, params), deadline)?;
         loop {
-            let msg = match self.transport.recv(deadline) {
+            // In a turn, waits in slices, to see the editor's cancel.
+            let until = if in_turn { deadline.min(Instant::now() + CANCEL_CHECK) } else { deadline };
+            let msg = match self.transport.recv(until) {
                 Ok(m) => m,
+                Err(McpError::Timeout) if until < deadline && !interrupt::turn_cancelled() => continue,
+                Err(McpError::Timeout) if until < deadline => {
+                    let cancel = json!({"requestId": id, "reason": "the turn was cancelled"});
+                    let soon = Instant::now() + Duration::from_secs(2);
+                    let _ = self.transport.send(&jsonrpc::notification("notifications/cancelled", Some(cancel)), soon);
+                    return Err(McpError::Transport("the turn was cancelled (session/cancel)".to_string()));
+                }
                 Err(McpError::Timeout) => {
                     let cancel = json!({"requestId": id, "reason": "McpError: MCP error -32001: Request timed out"});
                     let soon = Instant::now() + Duration::from_secs(2);
@@ -130,12 +154,12 @@ impl Client {
 
     /// `tools/call`.
     pub(crate) fn call_tool(&mut self, name: &str, arguments: Value, timeout: Duration) -> Result<Value, McpError> {
-        self.request("tools/call", json!({"name": name, "arguments": arguments}), timeout)
+        self.request_in_turn("tools/call", json!({"name": name, "arguments": arguments}), timeout)
     }
 
     /// `resources/read`.
     pub(crate) fn read_resource(&mut self, uri: &str, timeout: Duration) -> Result<Value, McpError> {
-        self.request("resources/read", json!({"uri": uri}), timeout)
+        self.request_in_turn("resources/read", json!({"uri": uri}), timeout)
     }
 
     /// `prompts/get`, without arguments (as Cline asks for a prompt named in a slash command).

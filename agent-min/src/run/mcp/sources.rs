@@ -178,8 +178,8 @@ pub(crate) fn start(
     start_with(files, Vec::new(), workspace, yolo, trust, wait, term)
 }
 
-/// As [`start`], with `more` servers after the files' (an editor's session's, over ACP); a
-/// name given twice is an error naming both places.
+/// As [`start`], with `more` servers after the files' (an editor's session's, over ACP); of
+/// a name given in both, the files' server is used, and a warning names both places.
 pub(crate) fn start_with(
     files: &[PathBuf],
     more: Vec<super::config::ServerConfig>,
@@ -194,13 +194,16 @@ pub(crate) fn start_with(
     }
     let mut servers = load(files, workspace, yolo, trust, term)?;
     for extra in more {
+        // An editor passes its own servers with every new session: one the settings files
+        // also name is theirs, not a reason to refuse the session.
         if let Some(same) = servers.iter().find(|s| s.name == extra.name) {
-            return Err(format!(
-                "MCP server \"{}\" is defined twice: in {} and in {}; rename one of them",
+            term.warn(&format!(
+                "MCP server \"{}\" is named in {} and in {}; the first is used",
                 extra.name,
                 same.file.display(),
                 extra.file.display()
             ));
+            continue;
         }
         servers.push(extra);
     }

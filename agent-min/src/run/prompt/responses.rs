@@ -42,16 +42,28 @@ pub(crate) fn follow_up(prompt: &str, unsent: Option<&str>) -> String {
         None => format!(
             "[attempt_completion] Result:\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\n{prompt}\n</feedback>"
         ),
-        Some(earlier) => {
-            let earlier = match earlier.rfind("<environment_details>") {
-                Some(i) if earlier.ends_with("</environment_details>") => earlier[..i].trim_end(),
-                _ => earlier,
-            };
-            match earlier {
-                "" => user_feedback(prompt),
-                _ => format!("{earlier}\n\n{}", user_feedback(prompt)),
-            }
-        }
+        Some(earlier) => after(earlier, &user_feedback(prompt)),
+    }
+}
+
+/// A later prompt after a stop at the mistake limit: Cline's answer to its
+/// `mistake_limit_reached` ask — what was left unsent (without its environment details), then
+/// the person's words as guidance ([`too_many_mistakes`]).
+pub(crate) fn guidance_after(prompt: &str, unsent: Option<&str>) -> String {
+    after(unsent.unwrap_or_default(), &too_many_mistakes(prompt))
+}
+
+/// `earlier` (a user message left unsent, its environment details dropped: fresh ones follow)
+/// and then `words`.
+fn after(earlier: &str, words: &str) -> String {
+    let earlier = earlier.trim_end();
+    let earlier = match earlier.rfind("<environment_details>") {
+        Some(i) if earlier.ends_with("</environment_details>") => earlier[..i].trim_end(),
+        _ => earlier,
+    };
+    match earlier {
+        "" => words.to_string(),
+        _ => format!("{earlier}\n\n{words}"),
     }
 }
 

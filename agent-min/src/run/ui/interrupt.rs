@@ -117,6 +117,11 @@ pub(crate) fn kill_turn() {
     }
 }
 
+/// Whether [`kill_turn`] stopped the current turn (until the next begins).
+pub(crate) fn turn_cancelled() -> bool {
+    TURN_CANCELLED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// A new turn begins: [`kill_turn`] no longer applies.
 pub(crate) fn turn_begins() {
     TURN_CANCELLED.store(false, std::sync::atomic::Ordering::SeqCst);
