@@ -802,3 +802,21 @@ fn under_yolo_execute_command_offers_its_timeout_as_cline_does() {
         );
     }
 }
+
+#[test]
+fn a_task_on_the_desktop_gets_clines_note_instead_of_its_files() {
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let home = tempfile::tempdir().unwrap();
+    let desktop = home.path().join("Desktop");
+    std::fs::create_dir(&desktop).unwrap();
+    std::fs::write(desktop.join("private.pdf"), "x").unwrap();
+    let home_s = home.path().display().to_string();
+    let r = run_agent(&desktop, &args_with(&anthropic_args(&server), &["tidy up"]), &[("HOME", &home_s)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first = server.requests()[0].last_user();
+    assert!(
+        first.contains(") Files\n(Desktop files not shown automatically. Use list_files to explore if needed.)"),
+        "{first}"
+    );
+    assert!(!first.contains("private.pdf"), "{first}");
+}

@@ -564,10 +564,21 @@ mod tests {
 /// Cline's `formatFilesList` writes it; what the bound on ignore files left out is said as
 /// [`say_skipped`] says it.
 pub(crate) fn workspace_listing(root: &std::path::Path, term: &mut Term, memory: &mut Memory) -> String {
+    if is_desktop(root) {
+        // Cline lists no Desktop (on a Mac, reading it asks the person's permission).
+        return "(Desktop files not shown automatically. Use list_files to explore if needed.)".to_string();
+    }
     let skipped = walk::Skipped::default();
     let (entries, truncated) = list::list(root, true, list::MAX_ENTRIES, &skipped);
     let notes = say_skipped(term, memory, &skipped);
     format!("{}{notes}", list::format_locked_listing(root, root, &entries, truncated))
+}
+
+/// Whether `root` is the person's Desktop (Cline's `getDesktopDir`: `~/Desktop`).
+fn is_desktop(root: &std::path::Path) -> bool {
+    let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else { return false };
+    let desktop = std::path::Path::new(&home).join("Desktop");
+    root == desktop || std::fs::canonicalize(&desktop).is_ok_and(|d| d == root)
 }
 
 /// Cline's `listFiles(dir, true, max)`: `dir`'s entries as `list_files` finds them recursively
