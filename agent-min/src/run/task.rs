@@ -185,6 +185,14 @@ pub struct Task {
     cuts: Vec<Undo>,
 }
 
+/// Puts `text` at the end of a user message's own content: before its environment details.
+fn before_environment(user_content: &mut String, text: &str) {
+    match user_content.rfind("<environment_details>") {
+        Some(at) => user_content.insert_str(at, &format!("{text}\n\n")),
+        None => user_content.push_str(&format!("\n\n{text}")),
+    }
+}
+
 /// What [`Task::stopped_by`] says when the model refused to answer (a safety refusal).
 pub(crate) const REFUSAL: &str = "refusal";
 
@@ -521,7 +529,8 @@ impl Task {
         if self.mistakes.count(self.settings.max_mistakes) >= self.settings.max_mistakes {
             match self.ask_for_guidance() {
                 Some(guidance) => {
-                    user_content = format!("{user_content}\n\n{}", prompt::too_many_mistakes(&guidance));
+                    // Before the environment details, as Cline's `loadContext` adds them after.
+                    before_environment(&mut user_content, &prompt::too_many_mistakes(&guidance));
                     // As Cline: the guidance starts the counts afresh, loop detection's too.
                     self.mistakes.clear();
                     self.memory.repeats = Default::default();
@@ -614,10 +623,7 @@ impl Task {
         let before = self.focus.clone();
         self.focus_before = None;
         let Some(note) = self.focus.as_mut().and_then(FocusChain::next_request) else { return };
-        match user_content.rfind("<environment_details>") {
-            Some(at) => user_content.insert_str(at, &format!("{note}\n\n")),
-            None => user_content.push_str(&format!("\n\n{note}")),
-        }
+        before_environment(user_content, &note);
         self.focus_before = before;
     }
 

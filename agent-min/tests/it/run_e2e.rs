@@ -450,6 +450,9 @@ fn interactive_mistake_limit_asks_for_guidance_and_sends_clines_feedback() {
     assert_eq!(reqs.len(), 3);
     let next = reqs[2].last_user();
     assert!(next.contains("You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\nTry breaking it into smaller steps\n</feedback>"), "{next}");
+    // Before the environment details, as Cline's loadContext puts them after it.
+    let (guidance, env) = (next.find("<feedback>\nTry").unwrap(), next.find("<environment_details>").unwrap());
+    assert!(guidance < env, "{next}");
 }
 
 /// As Cline (`consecutiveIdenticalToolCount = 0` with the guidance): after the person's
