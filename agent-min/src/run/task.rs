@@ -1063,8 +1063,9 @@ impl Task {
             Outcome::Complete(_) => (true, ""),
         };
         // As Cline's ToolExecutor: loop detection once the result is in, before PostToolUse, so
-        // its warning comes before PostToolUse's context.
-        let repeated = self.memory.repeats.observe(call);
+        // its warning comes before PostToolUse's context; a thrown failure skips it.
+        let thrown = matches!(outcome, Outcome::Failure { .. }) && tools::registry::throws_failures(&call.name);
+        let repeated = if thrown { Verdict::Fine } else { self.memory.repeats.observe(call) };
         let warning = match &repeated {
             Verdict::Warn(warning) => {
                 // Appended to the result for the model (not in `tool_result`): said as a notice.

@@ -407,6 +407,7 @@ fn pre_tool_use_never_sees_a_call_clineignore_refuses() {
     let server = Server::start(vec![
         anthropic(&tool("read_file", &[("path", "secret.txt")])),
         anthropic(&tool("execute_command", &[("command", "cat secret.txt"), ("requires_approval", "false")])),
+        anthropic(&tool("apply_patch", &[("input", "*** Update File: secret.txt\n-hunter2\n+x")])),
         anthropic(&tool("read_file", &[("path", "public.txt")])),
         anthropic(&completion("ok")),
     ]);
@@ -415,6 +416,8 @@ fn pre_tool_use_never_sees_a_call_clineignore_refuses() {
     let reqs = server.requests();
     assert!(reqs[1].last_user().contains("blocked by the .clineignore"), "{}", reqs[1].last_user());
     assert!(reqs[2].last_user().contains("blocked by the .clineignore"), "{}", reqs[2].last_user());
+    // Cline's ApplyPatchHandler refuses a file it updates in loadFiles, before its hook.
+    assert!(reqs[3].last_user().contains("Access denied: secret.txt"), "{}", reqs[3].last_user());
     let seen: Vec<Value> = inputs(out.path(), "PreToolUse").iter().map(|i| i["preToolUse"].clone()).collect();
     assert_eq!(seen, [serde_json::json!({"toolName": "read_file", "parameters": {"path": "public.txt"}})]);
 }

@@ -390,6 +390,21 @@ fn a_success_between_mistakes_resets_the_count() {
     assert_eq!(r.requests.len(), 4);
 }
 
+/// Cline's `ApplyPatchHandler` resets the mistake count before trying and throws its failures,
+/// which `ToolExecutor` reports without counting a mistake or detecting a loop.
+#[test]
+fn failed_patches_count_no_mistake_and_no_repeated_call() {
+    let s = Setup { max_mistakes: 2, native: true, ..Setup::new() };
+    let patch = || native_reply(&[("toolu_p", "apply_patch", r#"{"input":"*** Update File: nope.txt\n-x\n+y"}"#)]);
+    let r = run(&s, vec![patch(), patch(), patch(), native_reply(NATIVE_DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(r.requests.len(), 4);
+    let third = answers(&r, 4);
+    let answer = third[0].1.as_deref().unwrap();
+    assert!(answer.contains("Error executing apply_patch: File not found: nope.txt"), "{answer}");
+    assert!(!r.user(4).contains("has been called 3 times"), "{}", r.user(4));
+}
+
 #[test]
 fn a_reply_cut_at_the_token_limit_inside_a_tool_call_never_runs_it() {
     let s = Setup::new();

@@ -6,10 +6,11 @@
 //! descriptor (`fsx::remove_no_follow`), with Cline's result and error texts.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use super::doc_form::{self, Form};
 use super::v4a::{self, Change};
-use super::{check_path, fsx, preview, tool_error, Access, Call, Ctx, Outcome};
+use super::{check_path, clineignore, fsx, notebook, preview, tool_error, Access, Call, Ctx, Outcome};
 
 /// Cline's text when the person says no to a file of the patch.
 pub(crate) const PATCH_DENIED: &str = "The user denied this patch operation.";
@@ -21,6 +22,9 @@ struct Step {
     abs: PathBuf,
     /// The new content; `None` removes the file.
     content: Option<String>,
+    /// How it is saved: an updated file keeps its line ending and BOM, a new one (added, or
+    /// the target of a move) is LF without BOM, as Cline's editor documents save them.
+    form: Form,
 }
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
@@ -42,24 +46,39 @@ fn first_target(input: &str) -> String {
         .map_or_else(String::new, |p| p.trim().to_string())
 }
 
+/// A failure as Cline's handler throws it and `ToolExecutor.handleError` reports it: its count
+/// of mistakes was reset before trying, and nothing counts one (`registry`'s
+/// `throws_failures` keeps loop detection out of it too).
 fn error(ctx: &mut Ctx<'_>, msg: &str) -> Outcome {
     ctx.term.outcome(false, msg);
-    Outcome::Failure { text: tool_error(&format!("Error executing apply_patch: {msg}")), mistake: true }
+    Outcome::Failure { text: tool_error(&format!("Error executing apply_patch: {msg}")), mistake: false }
 }
 
 /// Reads the files, parses and applies the patch in memory, and asks for each file.
 fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> {
-    let mut files = HashMap::new();
+    // Cline checks the sentinels before loading any file.
+    v4a::check_sentinels(input).map_err(|e| error(ctx, &e))?;
+    let (mut files, mut forms) = (HashMap::new(), HashMap::new());
     for path in v4a::files_to_load(input) {
+        if let Some(blocked) = clineignore::patch_refusal(ctx.ws.root(), &path) {
+            ctx.term.outcome(false, &blocked.outcome);
+            let text = format!("Error executing apply_patch: {}", blocked.text);
+            return Err(Outcome::Failure { text: tool_error(&text), mistake: false });
+        }
         let abs = confined(ctx, &path)?;
         match fsx::read_regular_no_follow(&abs, fsx::MAX_FILE_BYTES) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 // An editor's buffer may hold changes not yet saved: the patch applies to those.
-                Ok(s) => match ctx.term.buffer_text(&abs) {
-                    None => files.insert(path, s.replace("\r\n", "\n")),
-                    Some(Ok(text)) => files.insert(path, text.replace("\r\n", "\n")),
-                    Some(Err(e)) => return Err(error(ctx, &format!("{path}: the editor could not read it: {e}"))),
-                },
+                // Line endings are made LF to apply it, as Cline does; the file keeps its own.
+                Ok(s) => {
+                    let text = match ctx.term.buffer_text(&abs) {
+                        None => s,
+                        Some(Ok(text)) => text,
+                        Some(Err(e)) => return Err(error(ctx, &format!("{path}: the editor could not read it: {e}"))),
+                    };
+                    forms.insert(path.clone(), Form::of(Some(&text)));
+                    files.insert(path, text.replace("\r\n", "\n"))
+                }
                 Err(_) => return Err(error(ctx, &format!("{path} is not a UTF-8 text file"))),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -82,7 +101,7 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
         match change {
             Change::Delete => {
                 ask(ctx, &path, &format!("Delete {path}"), &preview::unified(old.unwrap_or(""), "", &path))?;
-                steps.push(Step { shown: path, abs, content: None });
+                steps.push(Step { shown: path, abs, content: None, form: Form::of(None) });
             }
             Change::Add(content) => {
                 // Cline overwrites a file that exists but was not named for update; we refuse.
@@ -90,7 +109,7 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
                     return Err(error(ctx, &format!("Add File Error: File already exists: {path}")));
                 }
                 ask(ctx, &path, &format!("Create {path}"), &preview::unified("", &content, &path))?;
-                steps.push(Step { shown: path, abs, content: Some(content) });
+                steps.push(Step { shown: path, abs, content: Some(content), form: Form::of(None) });
             }
             Change::Update { content, move_to } => {
                 if content.is_empty() {
@@ -100,7 +119,8 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
                 match move_to {
                     None => {
                         ask(ctx, &path, &format!("Edit {path}"), &pv)?;
-                        steps.push(Step { shown: path, abs, content: Some(content) });
+                        let form = forms.get(&path).copied().unwrap_or(Form::of(None));
+                        steps.push(Step { shown: path, abs, content: Some(content), form });
                     }
                     Some(to) => {
                         let to_abs = confined(ctx, &to)?;
@@ -108,8 +128,8 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
                             return Err(error(ctx, &format!("Move target already exists: {to}")));
                         }
                         ask(ctx, &to, &format!("Move {path} to {to}"), &pv)?;
-                        steps.push(Step { shown: to, abs: to_abs, content: Some(content) });
-                        steps.push(Step { shown: path, abs, content: None });
+                        steps.push(Step { shown: to, abs: to_abs, content: Some(content), form: Form::of(None) });
+                        steps.push(Step { shown: path, abs, content: None, form: Form::of(None) });
                     }
                 }
             }
@@ -118,9 +138,19 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
     Ok((steps, applied.fuzz))
 }
 
-/// A patch path: inside the workspace, not `.clineignore`d, not protected.
+/// Whether Cline's handler refuses the patch before its `PreToolUse` hook for a reason known
+/// without reading a file: incomplete sentinels, or a file it updates or deletes that
+/// `.clineignore` blocks.
+pub(super) fn refused_before_hooks(input: &str, root: &Path) -> bool {
+    v4a::check_sentinels(input).is_err()
+        || v4a::files_to_load(input).iter().any(|p| clineignore::patch_refusal(root, p).is_some())
+}
+
+/// A patch path: inside the workspace, not `.clineignore`d, not protected. Cline drops a file
+/// the patch adds that `.clineignore` blocks without a word (the model would believe it made);
+/// it is refused here, as are files outside the workspace (Cline asks) and protected ones.
 fn confined(ctx: &mut Ctx<'_>, path: &str) -> Result<PathBuf, Outcome> {
-    if let Some(blocked) = super::clineignore::path_refusal(ctx.ws.root(), path) {
+    if let Some(blocked) = clineignore::path_refusal(ctx.ws.root(), path) {
         ctx.term.outcome(false, &blocked.outcome);
         return Err(Outcome::Failure { text: tool_error(&blocked.text), mistake: false });
     }
@@ -156,10 +186,11 @@ fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
     let mut lines = vec!["Successfully applied patch to the following files:".to_string()];
     for (i, s) in steps.iter().enumerate() {
         // ACP has no delete: a file deleted by the patch is deleted on disk.
-        let done = match &s.content {
+        let saved = s.content.as_deref().map(|c| s.form.text(c));
+        let done = match &saved {
             Some(c) => match ctx.term.buffer_write(&s.abs, c) {
                 Some(through_editor) => through_editor,
-                None => fsx::atomic_write(&s.abs, c.as_bytes()).map_err(|e| e.to_string()),
+                None => fsx::atomic_write(&s.abs, &s.form.bytes(c)).map_err(|e| e.to_string()),
             },
             // By the parent's descriptor: a directory swapped for a link since the check (during
             // the prompt) makes it fail instead of removing a file outside the workspace.
@@ -176,9 +207,14 @@ fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
             );
             return error(ctx, &msg);
         }
-        match &s.content {
-            Some(c) => lines.push(format!("\n<final_file_content path=\"{}\">\n{c}\n</final_file_content>", s.shown)),
-            None => lines.push(format!("\n{}: [deleted]", s.shown)),
+        // Cline shows the saved file in the patch's line ending (LF), a notebook without outputs.
+        match (&s.content, &saved) {
+            (Some(c), Some(saved)) => {
+                let shown = doc_form::with_eol(saved, crate::run::prompt::eol_of(c));
+                let shown = notebook::for_model(&s.shown, &shown);
+                lines.push(format!("\n<final_file_content path=\"{}\">\n{shown}\n</final_file_content>", s.shown))
+            }
+            _ => lines.push(format!("\n{}: [deleted]", s.shown)),
         }
     }
     if fuzz > 0 {
@@ -258,6 +294,64 @@ mod tests {
         );
     }
 
+    /// Cline applies the patch to LF text and saves it through the file's VS Code document: the
+    /// file keeps its line ending and BOM, a moved file is new (LF); the model sees LF.
+    #[test]
+    fn a_patched_file_keeps_its_line_ending_and_bom() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("crlf.txt"), "one\r\ntwo\r\n").unwrap();
+        std::fs::write(root.path().join("bom.txt"), "\u{FEFF}head\nbody\n").unwrap();
+        std::fs::write(root.path().join("m.txt"), "x\r\ny\r\n").unwrap();
+        let ws = Workspace::new(root.path()).unwrap();
+        let patch = "*** Begin Patch\n*** Update File: crlf.txt\n one\n-two\n+2\n+3\n*** Update File: bom.txt\n-head\n+HEAD\n body\n*** Update File: m.txt\n*** Move to: moved.txt\n-x\n+X\n*** End Patch";
+        let out = with_ctx(&ws, |ctx| {
+            ctx.yolo = true;
+            ctx.tool = "apply_patch";
+            run(&call("apply_patch", &[("input", patch)]), ctx)
+        });
+        let Outcome::Success(text) = out else { panic!("{out:?}") };
+        assert_eq!(std::fs::read(root.path().join("crlf.txt")).unwrap(), b"one\r\n2\r\n3\r\n");
+        assert_eq!(std::fs::read(root.path().join("bom.txt")).unwrap(), b"\xEF\xBB\xBFHEAD\nbody\n");
+        assert_eq!(std::fs::read(root.path().join("moved.txt")).unwrap(), b"X\ny\n");
+        assert!(text.contains("\"crlf.txt\">\none\n2\n3\n\n</final"), "{text:?}");
+        assert!(text.contains("\"bom.txt\">\nHEAD\nbody\n\n</final"), "{text:?}");
+    }
+
+    /// As Cline's `DiffViewProvider` shows it: a notebook's outputs are left out of the echo.
+    #[test]
+    fn a_patched_notebook_is_shown_without_its_outputs() {
+        let root = tempfile::tempdir().unwrap();
+        let nb = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"outputs\": [{\"text\": \"OUTPUT\"}],\n   \"source\": [\"x = 1\"]\n  }\n ]\n}\n";
+        std::fs::write(root.path().join("nb.ipynb"), nb).unwrap();
+        let ws = Workspace::new(root.path()).unwrap();
+        let patch = "*** Update File: nb.ipynb\n-   \"source\": [\"x = 1\"]\n+   \"source\": [\"x = 2\"]";
+        let out = with_ctx(&ws, |ctx| {
+            ctx.yolo = true;
+            ctx.tool = "apply_patch";
+            run(&call("apply_patch", &[("input", patch)]), ctx)
+        });
+        let Outcome::Success(text) = out else { panic!("{out:?}") };
+        assert!(text.contains("\"outputs\": []") && text.contains("x = 2") && !text.contains("OUTPUT"), "{text}");
+        assert!(std::fs::read_to_string(root.path().join("nb.ipynb")).unwrap().contains("OUTPUT"));
+    }
+
+    /// Cline's `preprocessLines` runs before its `loadFiles`: a patch without its end sentinel
+    /// is reported as such even when the file it updates is missing. Like every failure of
+    /// Cline's handler, it is thrown: no mistake is counted.
+    #[test]
+    fn the_sentinels_are_checked_before_the_files_and_no_failure_is_a_mistake() {
+        let root = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(root.path()).unwrap();
+        let out = with_ctx(&ws, |ctx| {
+            ctx.yolo = true;
+            ctx.tool = "apply_patch";
+            let patch = "*** Begin Patch\n*** Update File: nope.txt\n@@\n-x\n+y";
+            run(&call("apply_patch", &[("input", patch)]), ctx)
+        });
+        let text = "Error executing apply_patch: Invalid patch text - incomplete sentinels. Try breaking it into smaller patches.";
+        assert_eq!(out, Outcome::Failure { text: super::super::tool_error(text), mistake: false });
+    }
+
     /// A directory that is already a link out of the workspace when the patch comes is
     /// refused at the check (the removal's own guard is `fsx::remove_no_follow`'s test).
     #[test]
@@ -284,18 +378,32 @@ mod tests {
         }
     }
 
+    /// A file the patch updates or deletes gets Cline's `Access denied` (before its hook:
+    /// `refused_before_hooks`); one it adds, which Cline drops silently, is refused visibly.
     #[test]
     fn clineignored_files_are_refused() {
         let root = tempfile::tempdir().unwrap();
-        std::fs::write(root.path().join(".clineignore"), "secret.txt\n").unwrap();
+        std::fs::write(root.path().join(".clineignore"), "secret.txt\nnew/\n").unwrap();
         std::fs::write(root.path().join("secret.txt"), "s").unwrap();
         let ws = Workspace::new(root.path()).unwrap();
-        let out = with_ctx(&ws, |ctx| {
-            ctx.yolo = true;
-            ctx.tool = "apply_patch";
-            run(&call("apply_patch", &[("input", "*** Update File: secret.txt\n-s\n+t")]), ctx)
-        });
-        assert!(matches!(&out, Outcome::Failure { text, .. } if text.contains(".clineignore")), "{out:?}");
+        let run_patch = |patch: &str| {
+            with_ctx(&ws, |ctx| {
+                ctx.yolo = true;
+                ctx.tool = "apply_patch";
+                run(&call("apply_patch", &[("input", patch)]), ctx)
+            })
+        };
+        let denied = super::super::tool_error("Error executing apply_patch: Access denied: secret.txt");
+        for patch in
+            ["*** Update File: secret.txt\n-s\n+t", "*** Begin Patch\n*** Delete File: secret.txt\n*** End Patch"]
+        {
+            assert_eq!(run_patch(patch), Outcome::Failure { text: denied.clone(), mistake: false });
+            assert!(super::refused_before_hooks(patch, root.path()));
+        }
         assert_eq!(std::fs::read_to_string(root.path().join("secret.txt")).unwrap(), "s");
+        let out = run_patch("*** Add File: new/a.txt\n+x");
+        assert!(matches!(&out, Outcome::Failure { text, .. } if text.contains(".clineignore")), "{out:?}");
+        assert!(!root.path().join("new").exists());
+        assert!(!super::refused_before_hooks("*** Update File: a.txt\n-s\n+t", root.path()));
     }
 }

@@ -366,6 +366,19 @@ pub(crate) fn path_refusal(root: &Path, path: &str) -> Option<Blocked> {
     (!ig.allows(path) || !ig.allows_target(path)).then(|| ig.blocked(path))
 }
 
+/// What `apply_patch` says when `.clineignore` blocks a file the patch updates or deletes, if
+/// it does: Cline's `Access denied: PATH` (its `loadFiles`), or why every file is blocked.
+pub(crate) fn patch_refusal(root: &Path, path: &str) -> Option<Blocked> {
+    let ig = ClineIgnore::load(root);
+    if ig.allows(path) && ig.allows_target(path) {
+        return None;
+    }
+    Some(match ig.unusable() {
+        None => Blocked { text: format!("Access denied: {path}"), outcome: "blocked by .clineignore".into() },
+        Some(_) => ig.blocked(path),
+    })
+}
+
 /// What `execute_command` says when the command reads an ignored file, if it does.
 pub(crate) fn command_refusal(root: &Path, command: &str) -> Option<Blocked> {
     let ig = ClineIgnore::load(root);

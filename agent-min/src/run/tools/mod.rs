@@ -4,7 +4,8 @@
 //! returns an `Outcome`: the text that goes back to the model and whether it was a success.
 //!
 //! Owns: the tools and what they need — path confinement ([`paths`]), `.clineignore` (`clineignore`), file helpers (`fsx`), the
-//! SEARCH/REPLACE engine ([`diff`]), ripgrep's walker (`walk`), the approval preview
+//! SEARCH/REPLACE engine ([`diff`]), how an edit is saved (`doc_form`: line ending, BOM),
+//! ripgrep's walker (`walk`), the approval preview
 //! (`preview`), the patch of a person's edit (`patch`), their editor (`editor`), and what the
 //! tools remember across calls (`Memory`: loop detection, `repeat`; the file-read cache; the files watched for changes, `watched`). The
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
@@ -25,6 +26,7 @@ pub(crate) mod preview;
 pub(crate) mod repeat;
 
 mod ask;
+mod doc_form;
 #[cfg(feature = "documents")]
 mod documents;
 mod editor;
@@ -33,6 +35,7 @@ pub(crate) mod image;
 mod image_size;
 mod list;
 pub(crate) mod mcp;
+mod notebook;
 mod output;
 mod permissions;
 pub mod read;
@@ -281,9 +284,13 @@ pub(crate) use crate::run::prompt::tool_error;
 
 /// Whether `call` meets a refusal its tool makes before asking or doing anything, which Cline's
 /// handlers make before they run the `PreToolUse` hook: a path `.clineignore` blocks (read,
-/// write, edit and list), a command `CLINE_COMMAND_PERMISSIONS` or `.clineignore` refuses. Such
-/// a call reaches no `PreToolUse` hook; the tool then refuses it as usual.
+/// write, edit and list), a command `CLINE_COMMAND_PERMISSIONS` or `.clineignore` refuses, a
+/// patch with incomplete sentinels or updating or deleting a `.clineignore`d file. Such a call
+/// reaches no `PreToolUse` hook; the tool then refuses it as usual.
 pub(crate) fn refused_before_hooks(call: &Call, root: &std::path::Path, model: &str) -> bool {
+    if call.name == "apply_patch" {
+        return apply_patch::refused_before_hooks(call.untrimmed_param("input").unwrap_or_default(), root);
+    }
     if call.name == "execute_command" {
         let command = exec::gemini_command_fixes(call.param("command").unwrap_or_default(), model);
         return exec::refusal(&command, root).is_some();

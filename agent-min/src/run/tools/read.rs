@@ -178,6 +178,8 @@ pub fn extract_text(abs: &Path) -> Result<String, String> {
     }
     let has_nul = bytes[..bytes.len().min(8192)].contains(&0);
     let text = match String::from_utf8(bytes) {
+        // Without its BOM, as Cline's iconv decodes it.
+        Ok(t) if !has_nul && t.starts_with('\u{FEFF}') => super::doc_form::without_bom(&t).to_string(),
         Ok(t) if !has_nul => t,
         #[cfg(feature = "documents")]
         Err(e) => match super::documents::decode_legacy(e.as_bytes()) {
@@ -307,6 +309,17 @@ mod tests {
         let shown = numbered(&t, None, None);
         assert!(shown.starts_with("1 | éé") && shown.contains("\n\n---\n\n[FILE TRUNCATED:"));
         assert!(!shown.contains("(File has"));
+    }
+
+    /// Cline's iconv drops a UTF-8 BOM (only the leading one).
+    #[test]
+    fn a_utf8_bom_is_not_part_of_the_text() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("bom.txt");
+        std::fs::write(&p, "\u{FEFF}hello\n\u{FEFF}\n").unwrap();
+        let t = extract_text(&p).unwrap();
+        assert_eq!(t, "hello\n\u{FEFF}\n");
+        assert!(numbered(&t, None, None).starts_with("1 | hello\n"));
     }
 
     /// Run by `.ci/run fast` in the minimal build and in one with `documents` but not `pdf`.

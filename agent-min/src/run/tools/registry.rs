@@ -46,6 +46,9 @@ pub(crate) struct ToolDecl {
     /// blocked command, a denial, a server's error): Cline's handlers that reset
     /// `consecutiveMistakeCount` right after validating. The others clear it on success.
     pub valid_clears_mistakes: bool,
+    /// Whether its failures are thrown, as Cline's `ApplyPatchHandler` throws them:
+    /// `ToolExecutor` then reports the error without loop detection (nor a mistake counted).
+    pub throws_failures: bool,
     /// Whether the `PreToolUse` hook runs before it: Cline's handlers that call
     /// `ToolHookUtils.runPreToolUseIfEnabled` (access_mcp_resource, apply_patch, execute_command,
     /// list_files, read_file, search_files, use_mcp_tool, write_to_file for replace_in_file too).
@@ -78,6 +81,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: true,
         valid_clears_mistakes: true,
+        throws_failures: false,
         pre_tool_use: true,
         offered: |_| true,
         run: exec::run,
@@ -98,6 +102,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &["path"],
         mutates: false,
         valid_clears_mistakes: false,
+        throws_failures: false,
         pre_tool_use: true,
         offered: |_| true,
         run: read::run,
@@ -112,6 +117,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: true,
         valid_clears_mistakes: true,
+        throws_failures: true,
         pre_tool_use: true,
         offered: Family::patches,
         run: apply_patch::run,
@@ -127,6 +133,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &["path"],
         mutates: true,
         valid_clears_mistakes: false,
+        throws_failures: false,
         pre_tool_use: true,
         offered: |f| !f.patches(),
         run: write::write_to_file,
@@ -146,6 +153,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &["path"],
         mutates: true,
         valid_clears_mistakes: false,
+        throws_failures: false,
         pre_tool_use: true,
         offered: |f| !f.patches(),
         run: write::replace_in_file,
@@ -163,6 +171,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: false,
+        throws_failures: false,
         pre_tool_use: true,
         offered: |_| true,
         run: search::run,
@@ -180,6 +189,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &["path"],
         mutates: false,
         valid_clears_mistakes: false,
+        throws_failures: false,
         pre_tool_use: true,
         offered: |_| true,
         run: list::run,
@@ -197,6 +207,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
+        throws_failures: false,
         pre_tool_use: false,
         offered: |_| true,
         run: ask::followup,
@@ -214,6 +225,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
+        throws_failures: false,
         pre_tool_use: false,
         offered: |_| true,
         run: ask::complete,
@@ -234,6 +246,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
+        throws_failures: false,
         pre_tool_use: true,
         offered: |_| false,
         run: mcp::use_tool,
@@ -248,6 +261,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
+        throws_failures: false,
         pre_tool_use: true,
         offered: |_| false,
         run: mcp::access_resource,
@@ -265,6 +279,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         mutates: false,
         // Cline resets it after finding skills ("No skills are available" leaves it); on success.
         valid_clears_mistakes: false,
+        throws_failures: false,
         pre_tool_use: false,
         // Offered by the workspace's skills, when it has some (`project/skills.rs`).
         offered: |_| false,
@@ -322,6 +337,11 @@ pub(crate) fn find(name: &str) -> Option<&'static ToolDecl> {
 /// Whether valid parameters of a call of `name` clear the mistake count ([`ToolDecl::valid_clears_mistakes`]).
 pub(crate) fn valid_clears_mistakes(name: &str) -> bool {
     find(name).is_some_and(|t| t.valid_clears_mistakes)
+}
+
+/// Whether a failure of `name` is thrown in Cline ([`ToolDecl::throws_failures`]).
+pub(crate) fn throws_failures(name: &str) -> bool {
+    find(name).is_some_and(|t| t.throws_failures)
 }
 
 /// Whether the `PreToolUse` hook runs before a call of `name` ([`ToolDecl::pre_tool_use`]).
@@ -398,6 +418,7 @@ mod tests {
             paths: &["path"],
             mutates: true,
             valid_clears_mistakes: false,
+            throws_failures: false,
             pre_tool_use: true,
             offered: |_| true,
             run: touch,

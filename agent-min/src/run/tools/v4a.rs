@@ -88,6 +88,12 @@ pub fn files_to_load(text: &str) -> Vec<String> {
     files
 }
 
+/// Cline's first check of a patch (`preprocessLines`, before any file is loaded): both
+/// sentinels or neither. `Err` is Cline's message.
+pub fn check_sentinels(text: &str) -> Result<(), String> {
+    preprocess(text).map(drop)
+}
+
 /// Parses `text` against the loaded `files` (path → content with `\r\n` made `\n`) and applies
 /// it: Cline's `preprocessLines`, `PatchParser.parse` and `patchToCommit`. `Err` is Cline's
 /// error message.

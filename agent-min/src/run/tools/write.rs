@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::doc_form::{self, Form};
 use super::{check_edit, check_path, editor, patch, tool_error, Access, Call, Ctx, Outcome};
-use super::{diff, fsx, preview};
+use super::{diff, fsx, notebook, preview};
 use crate::run::prompt;
 
 pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
@@ -28,12 +29,15 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     let verb = if old.is_some() { "Overwrite" } else { "Create" };
-    let pv = preview::unified(old.as_deref().unwrap_or(""), &content, path);
+    let form = Form::of(old.as_deref());
+    // Cline drops a BOM leading the new content (the file keeps its own: `doc_form`).
+    let content = doc_form::without_bom(&content);
+    let pv = preview::unified(doc_form::without_bom(old.as_deref().unwrap_or("")), &form.text(content), path);
     let (r, edit) = match check_edit(ctx, path, &format!("{verb} {path}"), Some(&pv)) {
         Ok(r) => r,
         Err(o) => return denied_file_note(o, old.is_some()),
     };
-    save(ctx, &r.abs, path, &content, edit)
+    save(ctx, &r.abs, path, content, edit, form)
 }
 
 /// The raw content with at most one leading and one trailing newline removed, so the first
@@ -113,7 +117,9 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(s) => s,
         Err(o) => return o,
     };
-    let original = existing.clone().unwrap_or_default();
+    let form = Form::of(existing.as_deref());
+    // Cline edits the text as decoded: without the BOM.
+    let original = doc_form::without_bom(existing.as_deref().unwrap_or_default()).to_string();
     let new = match diff::apply(&original, &diff_text) {
         Ok(n) => n,
         // Cline edits a missing file as an empty one: only an empty SEARCH can apply.
@@ -127,17 +133,20 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(e) => {
             ctx.term.outcome(false, "the diff did not apply; file left unchanged");
             return Outcome::Failure {
-                text: tool_error(&format!("{e}\n\n{}", prompt::diff_error(path, &original))),
+                text: tool_error(&format!(
+                    "{e}\n\n{}",
+                    prompt::diff_error(path, &notebook::for_model(path, &original))
+                )),
                 mistake: true,
             };
         }
     };
-    let pv = preview::unified(&original, &new, path);
+    let pv = preview::unified(&original, &form.text(&new), path);
     let (r, edit) = match check_edit(ctx, path, &format!("Edit {path}"), Some(&pv)) {
         Ok(r) => r,
         Err(o) => return denied_file_note(o, existing.is_some()),
     };
-    save(ctx, &r.abs, path, &new, edit)
+    save(ctx, &r.abs, path, doc_form::without_bom(&new), edit, form)
 }
 
 /// Refuses a file under `.git/` (anywhere), `.clinerules/hooks/` or `.cline/` of the workspace,
@@ -254,10 +263,10 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> R
     }
 }
 
-/// Writes the file — after the person's edits, when they chose to edit the proposal — and
-/// gives the model Cline's success text with the file as saved (and the person's changes as a
-/// patch, when they made any).
-fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool) -> Outcome {
+/// Writes the file in its `form` — after the person's edits, when they chose to edit the
+/// proposal — and gives the model Cline's success text with the file as saved (and the
+/// person's changes as a patch, when they made any).
+fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, form: Form) -> Outcome {
     let content = if edit {
         match editor::edit(proposed, path) {
             Ok(edited) => edited,
@@ -270,9 +279,11 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool) -
     } else {
         proposed.to_string()
     };
-    let written = match ctx.term.buffer_write(abs, &content) {
+    // As VS Code's document saves it: its line ending, the file's BOM.
+    let saved = form.text(&content);
+    let written = match ctx.term.buffer_write(abs, &saved) {
         Some(through_editor) => through_editor,
-        None => fsx::atomic_write(abs, content.as_bytes()).map_err(|e| e.to_string()),
+        None => fsx::atomic_write(abs, &form.bytes(&saved)).map_err(|e| e.to_string()),
     };
     if let Err(e) = written {
         let msg = format!("Error writing file {path}: {e}");
@@ -283,16 +294,18 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool) -
     ctx.memory.watched.saw(path, abs);
     ctx.term.outcome(true, &format!("saved {path}"));
     // Cline normalises both texts with the proposal's line ending before comparing them. The
-    // model is shown the file as saved, byte for byte (Cline shows the normalised text, which
-    // may have a final newline the file does not).
+    // model is shown the file as saved in the proposal's line ending, as Cline shows it, but
+    // otherwise byte for byte (Cline's normalised text may have a final newline the file does
+    // not). A notebook is shown without its outputs, as Cline shows it.
     let eol = prompt::eol_of(proposed);
     let (normal_proposed, normal_saved) = (prompt::normalized(proposed, eol), prompt::normalized(&content, eol));
+    let shown = notebook::for_model(path, &doc_form::with_eol(&saved, eol));
     if normal_proposed == normal_saved {
-        return Outcome::Success(prompt::file_edit_without_user_changes(path, &content));
+        return Outcome::Success(prompt::file_edit_without_user_changes(path, &shown));
     }
     let changes = patch::pretty_patch(&normal_proposed, &normal_saved)
         .unwrap_or_else(|| "(the changes are too many to show as a patch)".to_string());
-    Outcome::Success(prompt::file_edit_with_user_changes(path, &changes, &content))
+    Outcome::Success(prompt::file_edit_with_user_changes(path, &changes, &shown))
 }
 
 #[cfg(test)]
@@ -601,18 +614,87 @@ secrets/
         assert_eq!(model_content_fixes("&lt; \u{FFFD}", "claude-sonnet-4-5", "x.html"), "&lt; \u{FFFD}");
     }
 
+    /// A new file is LF (VS Code's document for it on Linux); the model is shown it in the
+    /// proposal's line ending, as Cline shows it, otherwise byte for byte.
     #[test]
-    fn the_saved_file_is_shown_byte_for_byte() {
+    fn the_saved_file_is_shown_in_the_proposals_line_ending() {
         let d = tempfile::tempdir().unwrap();
         let ws = Workspace::new(d.path()).unwrap();
         let out =
             with_ctx(&ws, |ctx| run(&call("write_to_file", &[("path", "f.txt"), ("content", "a\r\nb  \n\n  x")]), ctx));
         let Outcome::Success(text) = out else { panic!("{out:?}") };
-        assert_eq!(std::fs::read(d.path().join("f.txt")).unwrap(), b"a\r\nb  \n\n  x");
+        assert_eq!(std::fs::read(d.path().join("f.txt")).unwrap(), b"a\nb  \n\n  x");
         assert!(
-            text.contains("<final_file_content path=\"f.txt\">\na\r\nb  \n\n  x\n</final_file_content>"),
+            text.contains("<final_file_content path=\"f.txt\">\na\r\nb  \r\n\r\n  x\n</final_file_content>"),
             "{text:?}"
         );
+    }
+
+    fn edit(ws: &Workspace, tool: &str, path: &str, text: &str) -> String {
+        let param = if tool == "write_to_file" { "content" } else { "diff" };
+        match with_ctx(ws, |ctx| run(&call(tool, &[("path", path), (param, text)]), ctx)) {
+            Outcome::Success(t) => t,
+            o => panic!("{o:?}"),
+        }
+    }
+
+    /// As Cline's edits through VS Code's document: the file keeps the line ending most of its
+    /// line breaks have, the model sees the proposal's.
+    #[test]
+    fn an_edit_keeps_the_files_line_ending_on_disk() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        std::fs::write(d.path().join("r.txt"), "a\r\nb\r\nc\r\n").unwrap();
+        let text = edit(&ws, "replace_in_file", "r.txt", "------- SEARCH\nb\n=======\nB\n+++++++ REPLACE");
+        assert_eq!(std::fs::read(d.path().join("r.txt")).unwrap(), b"a\r\nB\r\nc\r\n");
+        assert!(text.contains("\">\na\r\nB\r\nc\r\n\n</final_file_content>"), "{text:?}");
+        std::fs::write(d.path().join("w.txt"), "old\r\nlines\r\n").unwrap();
+        let text = edit(&ws, "write_to_file", "w.txt", "x\ny\n");
+        assert_eq!(std::fs::read(d.path().join("w.txt")).unwrap(), b"x\r\ny\r\n");
+        assert!(text.contains("\">\nx\ny\n\n</final_file_content>"), "{text:?}");
+        // Mostly LF: the document is LF, and so is the whole file once saved.
+        std::fs::write(d.path().join("m.txt"), "a\nb\nc\r\n").unwrap();
+        edit(&ws, "replace_in_file", "m.txt", "------- SEARCH\na\n=======\nA\n+++++++ REPLACE");
+        assert_eq!(std::fs::read(d.path().join("m.txt")).unwrap(), b"A\nb\nc\n");
+    }
+
+    const NOTEBOOK: &str = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"outputs\": [{\"text\": \"OUTPUT\"}],\n   \"source\": [\"x = 1\"]\n  }\n ]\n}\n";
+
+    /// Cline sends a notebook back without its outputs (`sanitizeNotebookForLLM`): after a
+    /// failed edit and once saved; the file keeps them.
+    #[test]
+    fn a_notebook_is_shown_without_its_outputs() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        std::fs::write(d.path().join("nb.ipynb"), NOTEBOOK).unwrap();
+        let out =
+            with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "nb.ipynb"), ("diff", failing_diff())]), ctx));
+        let Outcome::Failure { text, .. } = out else { panic!("{out:?}") };
+        assert!(text.contains("\"outputs\": []") && !text.contains("OUTPUT"), "{text}");
+        let diff = "------- SEARCH\n   \"source\": [\"x = 1\"]\n=======\n   \"source\": [\"x = 2\"]\n+++++++ REPLACE";
+        let text = edit(&ws, "replace_in_file", "nb.ipynb", diff);
+        assert!(text.contains("\"outputs\": []") && text.contains("x = 2") && !text.contains("OUTPUT"), "{text}");
+        assert_eq!(std::fs::read_to_string(d.path().join("nb.ipynb")).unwrap(), NOTEBOOK.replace("x = 1", "x = 2"));
+        let text = edit(&ws, "write_to_file", "b.IPYNB", NOTEBOOK);
+        assert!(text.contains("\"outputs\": []") && !text.contains("OUTPUT"), "{text}");
+    }
+
+    /// Cline reads a file without its BOM, drops one leading the new content, and VS Code saves
+    /// the file with the BOM it had.
+    #[test]
+    fn an_edit_keeps_the_files_bom_and_never_adds_one() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        std::fs::write(d.path().join("r.txt"), "\u{FEFF}first\nsecond\n").unwrap();
+        // Matched by the trimmed-line fallback, which would take the BOM with the line.
+        let text = edit(&ws, "replace_in_file", "r.txt", "------- SEARCH\nfirst \n=======\n1st\n+++++++ REPLACE");
+        assert_eq!(std::fs::read(d.path().join("r.txt")).unwrap(), b"\xEF\xBB\xBF1st\nsecond\n");
+        assert!(text.contains("\">\n1st\nsecond\n\n</final_file_content>"), "{text:?}");
+        std::fs::write(d.path().join("w.txt"), "\u{FEFF}old\n").unwrap();
+        edit(&ws, "write_to_file", "w.txt", "new\n");
+        assert_eq!(std::fs::read(d.path().join("w.txt")).unwrap(), b"\xEF\xBB\xBFnew\n");
+        edit(&ws, "write_to_file", "n.txt", "\u{FEFF}new\n");
+        assert_eq!(std::fs::read(d.path().join("n.txt")).unwrap(), b"new\n");
     }
 
     #[test]

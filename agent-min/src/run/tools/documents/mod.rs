@@ -11,13 +11,14 @@
 
 mod docx;
 mod encoding;
-mod notebook;
 #[cfg(feature = "pdf")]
 mod pdf;
 mod xlsx;
 mod zipped;
 
 pub(crate) use encoding::decode_legacy;
+// XLSX numbers are written as JavaScript writes them, as a notebook's are.
+use super::notebook::js_number;
 #[cfg(feature = "pdf")]
 pub(crate) use pdf::{child_main as pdf_child_main, CHILD_COMMAND as PDF_CHILD_COMMAND};
 
@@ -30,47 +31,27 @@ pub(crate) fn extract(ext: &str, bytes: &[u8]) -> Option<Result<String, String>>
         #[cfg(feature = "pdf")]
         ".pdf" => pdf::text(bytes),
         ".docx" => docx::text(bytes),
-        ".ipynb" => Ok(notebook::text(bytes)),
+        ".ipynb" => Ok(super::notebook::sanitize(&notebook_text(bytes))),
         ".xlsx" => xlsx::text(bytes).map_err(|e| format!("Failed to extract text from Excel: {e}")),
         _ => return None,
     })
 }
 
-/// A number as JavaScript's `String(n)` writes it (shortest round trip; exponent form from
-/// 1e21 and below 1e-6).
-pub(crate) fn js_number(n: f64) -> String {
-    if n.is_nan() {
-        return "NaN".into();
-    }
-    if n.is_infinite() {
-        return if n > 0.0 { "Infinity".into() } else { "-Infinity".into() };
-    }
-    if n == 0.0 {
-        return "0".into();
-    }
-    let a = n.abs();
-    if (1e-6..1e21).contains(&a) {
-        return format!("{n}");
-    }
-    // Rust's `{:e}` is the shortest round trip too: `1e21`, `1.5e-7`; JavaScript adds a sign.
-    let s = format!("{n:e}");
-    match s.split_once('e') {
-        Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
-        _ => s,
+/// A notebook's text as Cline's `iconv.decode` gives it: UTF-8 without its BOM (`JSON.parse`
+/// would refuse one), else its legacy encoding, else as far as it decodes.
+fn notebook_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => super::doc_form::without_bom(s).to_string(),
+        Err(_) => decode_legacy(bytes).unwrap_or_else(|| String::from_utf8_lossy(bytes).into_owned()),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
-    fn numbers_as_javascript_writes_them() {
-        assert_eq!(js_number(3.0), "3");
-        assert_eq!(js_number(0.1 + 0.2), "0.30000000000000004");
-        assert_eq!(js_number(-2.5), "-2.5");
-        assert_eq!(js_number(1e21), "1e+21");
-        assert_eq!(js_number(1.5e-7), "1.5e-7");
-        assert_eq!(js_number(123456789012.0), "123456789012");
+    fn a_notebook_with_a_bom_is_read_as_a_notebook() {
+        let nb = b"\xEF\xBB\xBF{\"cells\":[{\"cell_type\":\"code\",\"outputs\":[1],\"source\":[]}]}";
+        let text = super::extract(".ipynb", nb).unwrap().unwrap();
+        assert!(text.starts_with("{\n \"cells\"") && text.contains("\"outputs\": []"), "{text}");
     }
 }
