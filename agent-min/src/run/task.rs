@@ -1020,7 +1020,7 @@ impl Task {
         };
         let ms = started.elapsed().as_millis() as u64;
         let (ok, shown) = match &outcome {
-            Outcome::Success(t) => (true, t.as_str()),
+            Outcome::Success(t) | Outcome::Repeated(t) => (true, t.as_str()),
             Outcome::Failure { text, .. } | Outcome::Denied { text, .. } => (false, text.as_str()),
             Outcome::Complete(_) => (true, ""),
         };
@@ -1049,6 +1049,7 @@ impl Task {
         // parameters that does not itself count a mistake, for the tools Cline resets it for.
         let clears = match &outcome {
             Outcome::Success(_) => true,
+            Outcome::Repeated(_) => false,
             Outcome::Failure { mistake, .. } => !mistake && tools::registry::valid_clears_mistakes(&call.name),
             Outcome::Denied { .. } => tools::registry::valid_clears_mistakes(&call.name),
             Outcome::Complete(_) => false,
@@ -1058,7 +1059,7 @@ impl Task {
         }
         let (text, feedback, end) = match outcome {
             Outcome::Complete(done) => (String::new(), None, Some(End::Completed(done))),
-            Outcome::Success(t) => (t, None, None),
+            Outcome::Success(t) | Outcome::Repeated(t) => (t, None, None),
             Outcome::Failure { text, mistake } => {
                 if mistake {
                     let invalid = tools::missing_param(call).is_some();
@@ -1134,7 +1135,7 @@ impl Task {
             outcome
         };
         let (ok, text) = match &outcome {
-            Outcome::Success(t) | Outcome::Complete(t) => (true, t.as_str()),
+            Outcome::Success(t) | Outcome::Repeated(t) | Outcome::Complete(t) => (true, t.as_str()),
             Outcome::Failure { text, .. } => (false, text.as_str()),
             Outcome::Denied { text, .. } => (false, text.as_str()),
         };

@@ -391,6 +391,20 @@ fn a_success_between_mistakes_resets_the_count() {
 }
 
 #[test]
+fn a_repeated_read_does_not_reset_the_count() {
+    // Cline's read handler returns a cached read (`[File already read]`) before its reset.
+    let s = Setup { max_mistakes: 2, ..Setup::new() };
+    std::fs::write(s.ws.path().join("f.txt"), "one\n").unwrap();
+    let no_tool = || reply("Thinking.");
+    let read_f = || reply("<read_file>\n<path>f.txt</path>\n</read_file>");
+    let r = run(&s, vec![read_f(), no_tool(), read_f(), no_tool(), reply(DONE)], None);
+    assert!(r.user(4).starts_with("[read_file for 'f.txt'] Result:\n[File already read]"), "{}", r.user(4));
+    let End::Failed(why) = &r.end else { panic!("{:?}\n{}", r.end, r.shown) };
+    assert!(why.contains("2 mistakes in a row"), "{why}");
+    assert_eq!(r.requests.len(), 4, "no request after the second mistake");
+}
+
+#[test]
 fn a_reply_cut_at_the_token_limit_inside_a_tool_call_never_runs_it() {
     let s = Setup::new();
     let cut = "<write_to_file>\n<path>a.txt</path>\n<content>\nhalf of the fi";
