@@ -180,10 +180,10 @@ pub struct Task {
     /// What each cut of the context window removed or changed, oldest first (saved: a task
     /// restore to a checkpoint taken before a cut puts the conversation back as it was).
     cuts: Vec<Undo>,
+    /// Empty replies in a row (Cline's `autoRetryAttempts`): the XML dialect waits longer
+    /// after each.
+    empty_replies: u32,
 }
-
-/// Empty replies tolerated (each retried) before failing.
-const MAX_EMPTY_REPLIES: u32 = 2;
 
 impl Task {
     /// A task in workspace `ws` talking through `transport`.
@@ -221,6 +221,7 @@ impl Task {
             messages: Vec::new(),
             mistakes: Mistakes::default(),
             without_native_call: 0,
+            empty_replies: 0,
             memory: tools::Memory::default(),
             turns: 0,
             earlier_turns: 0,
@@ -745,12 +746,12 @@ impl Task {
         }
     }
 
-    /// Streams the reply, retrying classified API errors and empty replies, and cutting the
+    /// Streams the reply, retrying classified API errors, and cutting the
     /// history when the server says the prompt is too long (again on each refusal, while more
     /// than 3 messages are left, at most 1 + the retries). An error names the limit hit, if a
     /// limit (the timeout) ended it.
     fn stream_reply(&mut self) -> Result<Reply, (String, Option<&'static str>)> {
-        let (mut retries, mut empties, mut cuts) = (0, 0, 0);
+        let (mut retries, mut cuts) = (0, 0);
         let max_cuts = self.settings.max_retries;
         let turn = self.turn_number();
         let mut attempt = 0;
@@ -795,17 +796,20 @@ impl Task {
                         return Err((refused(word), None));
                     }
                     if !reply.is_empty() {
+                        self.empty_replies = 0;
                         return Ok(reply);
                     }
-                    empties += 1;
-                    if empties > MAX_EMPTY_REPLIES {
-                        return Err((format!(
-                            "the model returned an empty reply {empties} times in a row; check the model name and the server"
-                        ), None));
+                    // Answered as a reply without a tool (`act_on`), not asked again as it was.
+                    // In XML Cline first waits 2, 4, 8 s ("No assistant message was received"),
+                    // natively it goes on at once.
+                    self.empty_replies += 1;
+                    if self.settings.dialect.name() == "xml" {
+                        let wait = backoff(self.settings.retry_delay, self.empty_replies, None);
+                        if let Some(hit) = self.around.limits.pause(wait) {
+                            return Err((hit.message, Some(hit.limit)));
+                        }
                     }
-                    let text =
-                        format!("The model returned an empty reply; asking again ({empties} of {MAX_EMPTY_REPLIES}).");
-                    self.notice(NoticeKind::EmptyReply, &text);
+                    return Ok(reply);
                 }
                 // Cut again on each refusal while more than Cline's 3 messages are left (Cline
                 // re-arms its cut then, and its automatic retries take it).
@@ -878,6 +882,14 @@ impl Task {
     fn act_on(&mut self, reply: &Reply) -> (String, Option<End>) {
         let cut = reply.stop == Some(StopReason::MaxTokens);
         self.watch_native_calls(reply);
+        if reply.is_empty() {
+            // Cline: a native reply with nothing in it is one without a tool; in XML, after its
+            // wait, its loop sends the same reminder and counts the mistake.
+            let text = "The model returned an empty reply; reminding it to use a tool (a mistake, as in Cline).";
+            self.notice(NoticeKind::EmptyReply, text);
+            self.mistakes.add(Mistake::NoTool);
+            return (self.settings.dialect.no_tools_used(), None);
+        }
         if reply.calls.is_empty() {
             if let Some(message) = &reply.invalid_call {
                 self.mistakes.add(Mistake::InvalidCall);

@@ -365,6 +365,24 @@ fn with_one_tool_per_reply_a_second_native_call_is_answered_with_clines_text() {
     assert_eq!(got[1].1.as_deref(), Some(prompt::tool_already_used("write_to_file").as_str()));
 }
 
+/// An empty reply is answered as one without a tool (Cline), in both dialects: the reminder,
+/// a mistake, and `Failure: I did not provide a response.` in its place in the history.
+#[test]
+fn an_empty_reply_gets_the_no_tool_reminder_and_counts_a_mistake() {
+    for native in [true, false] {
+        let s = Setup { native, max_mistakes: 2, ..Setup::new() };
+        let empty = || Step::Reply(vec![Delta::Stop(StopReason::EndTurn)]);
+        let r = run(&s, vec![empty(), empty(), reply(DONE)], None);
+        let End::Failed(why) = &r.end else { panic!("{:?}\n{}", r.end, r.shown) };
+        assert!(why.contains("2 mistakes in a row"), "{why}");
+        assert_eq!(r.requests.len(), 2, "the same request is not sent again");
+        let history = &r.requests[1];
+        assert_eq!(history[history.len() - 2].content, "Failure: I did not provide a response.");
+        assert!(r.user(2).starts_with("[ERROR] You did not use a tool in your previous response!"), "{}", r.user(2));
+        assert_eq!(r.events_of("notice").iter().filter(|e| e["kind"] == "empty_reply").count(), 2);
+    }
+}
+
 #[test]
 fn consecutive_mistakes_stop_the_task_at_the_limit() {
     let s = Setup { max_mistakes: 3, ..Setup::new() };
