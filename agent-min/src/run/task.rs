@@ -959,8 +959,9 @@ impl Task {
         if let (Some(name), false) = (&reply.open_tool, self.settings.one_tool_per_reply) {
             // Said after the reply's complete calls too: part of what the model meant did not run.
             self.notice(NoticeKind::CutOff, &cut_off(name, cut));
-            if reply.parts.is_empty() {
-                results.push(self.settings.dialect.truncated_tool(name, cut)); // XML; a native one is answered already
+            if reply.parts.is_empty() || reply.recovered {
+                // XML, or written as XML in a native reply's text; a native one is answered already.
+                results.push(self.settings.dialect.truncated_tool(name, cut));
             }
         }
         (results.join("\n\n"), None)
@@ -1203,10 +1204,12 @@ impl Task {
     /// A recovered text call is shown; and after two replies in a row that were offered tools
     /// and called none natively, the person learns the server may be ignoring them (once).
     fn watch_native_calls(&mut self, reply: &Reply) {
-        if let Some(call) = reply.calls.first().map(|p| &p.call).filter(|_| reply.recovered) {
+        if reply.recovered {
+            let names: Vec<&str> = reply.calls.iter().map(|p| p.call.name.as_str()).collect();
+            let (calls, they) = if names.len() == 1 { ("call", "it was") } else { ("calls", "they were") };
             let text = format!(
-                "The model wrote its {} call as text instead of a native tool call; it was recovered from the text and runs (--no-recover-text-calls turns this off).",
-                call.name
+                "The model wrote its {} {calls} as text instead of native tool calls; {they} recovered from the text and run (--no-recover-text-calls turns this off).",
+                names.join(", ")
             );
             self.notice(NoticeKind::ToolCallRecovered, &text);
         }

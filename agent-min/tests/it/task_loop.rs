@@ -365,6 +365,31 @@ fn with_one_tool_per_reply_a_second_native_call_is_answered_with_clines_text() {
     assert_eq!(got[1].1.as_deref(), Some(prompt::tool_already_used("write_to_file").as_str()));
 }
 
+/// A native reply with no calls whose text holds Cline's XML calls runs all of them, in order,
+/// as Cline's parser and executor do; with one tool per reply, the first.
+#[test]
+fn every_call_a_native_reply_wrote_as_xml_text_runs_in_order() {
+    let text = "Both.\n<write_to_file>\n<path>a.txt</path>\n<content>\none\n</content>\n</write_to_file>\n<write_to_file>\n<path>b.txt</path>\n<content>\ntwo\n</content>\n</write_to_file>";
+    let s = Setup { native: true, ..Setup::new() };
+    let r = run(&s, vec![reply(text), native_reply(NATIVE_DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(
+        (read(s.ws.path(), "a.txt").as_deref(), read(s.ws.path(), "b.txt").as_deref()),
+        (Some("one"), Some("two"))
+    );
+    let next = r.user(2);
+    let (a, b) = (next.find("[write_to_file for 'a.txt'] Result:"), next.find("[write_to_file for 'b.txt'] Result:"));
+    assert!(a.is_some() && a < b, "{next}");
+    let recovered = r.events_of("tool_call").iter().filter(|e| e["recovered"] == true).count();
+    assert_eq!(recovered, 2);
+
+    let s = Setup { native: true, ..Setup::one_tool() };
+    let r = run(&s, vec![reply(text), native_reply(NATIVE_DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(read(s.ws.path(), "b.txt"), None, "the second call must not run");
+    assert!(r.user(2).contains(&prompt::tool_already_used("write_to_file")), "{}", r.user(2));
+}
+
 /// An empty reply is answered as one without a tool (Cline), in both dialects: the reminder,
 /// a mistake, and `Failure: I did not provide a response.` in its place in the history.
 #[test]
