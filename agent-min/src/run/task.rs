@@ -183,6 +183,9 @@ pub struct Task {
     /// What each cut of the context window removed or changed, oldest first (saved: a task
     /// restore to a checkpoint taken before a cut puts the conversation back as it was).
     cuts: Vec<Undo>,
+    /// Empty replies in a row (Cline's `autoRetryAttempts`): the XML dialect waits longer
+    /// after each.
+    empty_replies: u32,
 }
 
 /// Puts `text` at the end of a user message's own content: before its environment details.
@@ -195,9 +198,6 @@ fn before_environment(user_content: &mut String, text: &str) {
 
 /// What [`Task::stopped_by`] says when the model refused to answer (a safety refusal).
 pub(crate) const REFUSAL: &str = "refusal";
-
-/// Empty replies tolerated (each retried) before failing.
-const MAX_EMPTY_REPLIES: u32 = 2;
 
 impl Task {
     /// A task in workspace `ws` talking through `transport`.
@@ -235,6 +235,7 @@ impl Task {
             messages: Vec::new(),
             mistakes: Mistakes::default(),
             without_native_call: 0,
+            empty_replies: 0,
             memory: tools::Memory::default(),
             turns: 0,
             earlier_turns: 0,
@@ -782,12 +783,12 @@ impl Task {
         }
     }
 
-    /// Streams the reply, retrying classified API errors and empty replies, and cutting the
+    /// Streams the reply, retrying classified API errors, and cutting the
     /// history when the server says the prompt is too long (again on each refusal, while more
     /// than 3 messages are left, at most 1 + the retries). An error names the limit hit, if a
     /// limit (the timeout) ended it.
     fn stream_reply(&mut self) -> Result<Reply, (String, Option<&'static str>)> {
-        let (mut retries, mut empties, mut cuts) = (0, 0, 0);
+        let (mut retries, mut cuts) = (0, 0);
         let max_cuts = self.settings.max_retries;
         let turn = self.turn_number();
         let mut attempt = 0;
@@ -833,17 +834,20 @@ impl Task {
                         return Err((refused(word), None));
                     }
                     if !reply.is_empty() {
+                        self.empty_replies = 0;
                         return Ok(reply);
                     }
-                    empties += 1;
-                    if empties > MAX_EMPTY_REPLIES {
-                        return Err((format!(
-                            "the model returned an empty reply {empties} times in a row; check the model name and the server"
-                        ), None));
+                    // Answered as a reply without a tool (`act_on`), not asked again as it was.
+                    // In XML Cline first waits 2, 4, 8 s ("No assistant message was received"),
+                    // natively it goes on at once.
+                    self.empty_replies += 1;
+                    if self.settings.dialect.name() == "xml" {
+                        let wait = backoff(self.settings.retry_delay, self.empty_replies, None);
+                        if let Some(hit) = self.around.limits.pause(wait) {
+                            return Err((hit.message, Some(hit.limit)));
+                        }
                     }
-                    let text =
-                        format!("The model returned an empty reply; asking again ({empties} of {MAX_EMPTY_REPLIES}).");
-                    self.notice(NoticeKind::EmptyReply, &text);
+                    return Ok(reply);
                 }
                 // Cut again on each refusal while more than Cline's 3 messages are left (Cline
                 // re-arms its cut then, and its automatic retries take it).
@@ -916,6 +920,14 @@ impl Task {
     fn act_on(&mut self, reply: &Reply) -> (String, Option<End>) {
         let cut = reply.stop == Some(StopReason::MaxTokens);
         self.watch_native_calls(reply);
+        if reply.is_empty() {
+            // Cline: a native reply with nothing in it is one without a tool; in XML, after its
+            // wait, its loop sends the same reminder and counts the mistake.
+            let text = "The model returned an empty reply; reminding it to use a tool (a mistake, as in Cline).";
+            self.notice(NoticeKind::EmptyReply, text);
+            self.mistakes.add(Mistake::NoTool);
+            return (self.settings.dialect.no_tools_used(), None);
+        }
         if reply.calls.is_empty() {
             if let Some(message) = &reply.invalid_call {
                 self.mistakes.add(Mistake::InvalidCall);
@@ -985,8 +997,9 @@ impl Task {
         if let (Some(name), false) = (&reply.open_tool, self.settings.one_tool_per_reply) {
             // Said after the reply's complete calls too: part of what the model meant did not run.
             self.notice(NoticeKind::CutOff, &cut_off(name, cut));
-            if reply.parts.is_empty() {
-                results.push(self.settings.dialect.truncated_tool(name, cut)); // XML; a native one is answered already
+            if reply.parts.is_empty() || reply.recovered {
+                // XML, or written as XML in a native reply's text; a native one is answered already.
+                results.push(self.settings.dialect.truncated_tool(name, cut));
             }
         }
         (results.join("\n\n"), None)
@@ -1058,7 +1071,7 @@ impl Task {
         };
         let ms = started.elapsed().as_millis() as u64;
         let (ok, shown) = match &outcome {
-            Outcome::Success(t) => (true, t.as_str()),
+            Outcome::Success(t) | Outcome::Repeated(t) => (true, t.as_str()),
             Outcome::Failure { text, .. } | Outcome::Denied { text, .. } => (false, text.as_str()),
             Outcome::Complete(_) => (true, ""),
         };
@@ -1088,6 +1101,7 @@ impl Task {
         // parameters that does not itself count a mistake, for the tools Cline resets it for.
         let clears = match &outcome {
             Outcome::Success(_) => true,
+            Outcome::Repeated(_) => false,
             Outcome::Failure { mistake, .. } => !mistake && tools::registry::valid_clears_mistakes(&call.name),
             Outcome::Denied { .. } => tools::registry::valid_clears_mistakes(&call.name),
             Outcome::Complete(_) => false,
@@ -1097,7 +1111,7 @@ impl Task {
         }
         let (text, feedback, end) = match outcome {
             Outcome::Complete(done) => (String::new(), None, Some(End::Completed(done))),
-            Outcome::Success(t) => (t, None, None),
+            Outcome::Success(t) | Outcome::Repeated(t) => (t, None, None),
             Outcome::Failure { text, mistake } => {
                 if mistake {
                     let invalid = tools::missing_param(call).is_some();
@@ -1173,7 +1187,7 @@ impl Task {
             outcome
         };
         let (ok, text) = match &outcome {
-            Outcome::Success(t) | Outcome::Complete(t) => (true, t.as_str()),
+            Outcome::Success(t) | Outcome::Repeated(t) | Outcome::Complete(t) => (true, t.as_str()),
             Outcome::Failure { text, .. } => (false, text.as_str()),
             Outcome::Denied { text, .. } => (false, text.as_str()),
         };
@@ -1229,10 +1243,12 @@ impl Task {
     /// A recovered text call is shown; and after two replies in a row that were offered tools
     /// and called none natively, the person learns the server may be ignoring them (once).
     fn watch_native_calls(&mut self, reply: &Reply) {
-        if let Some(call) = reply.calls.first().map(|p| &p.call).filter(|_| reply.recovered) {
+        if reply.recovered {
+            let names: Vec<&str> = reply.calls.iter().map(|p| p.call.name.as_str()).collect();
+            let (calls, they) = if names.len() == 1 { ("call", "it was") } else { ("calls", "they were") };
             let text = format!(
-                "The model wrote its {} call as text instead of a native tool call; it was recovered from the text and runs (--no-recover-text-calls turns this off).",
-                call.name
+                "The model wrote its {} {calls} as text instead of native tool calls; {they} recovered from the text and run (--no-recover-text-calls turns this off).",
+                names.join(", ")
             );
             self.notice(NoticeKind::ToolCallRecovered, &text);
         }

@@ -396,15 +396,24 @@ fn interactive_denial_with_feedback_goes_back_to_the_model() {
     assert!(next.starts_with(framed), "{next}");
 }
 
+/// Cline answers an empty reply as one without a tool: the no-tool reminder and a mistake (in
+/// XML after its wait), never the same request again; --yolo stops at the mistake limit.
 #[test]
-fn empty_replies_are_retried_then_fail_clearly() {
-    let ws = tempfile::tempdir().unwrap();
-    let server = Server::start(vec![anthropic(""), anthropic(""), anthropic(""), anthropic(&completion("x"))]);
-    let base = anthropic_args(&server);
-    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
-    assert_eq!(r.code, Some(1), "{}", r.all());
-    assert!(r.stderr.contains("empty reply 3 times"), "{}", r.stderr);
-    assert_eq!(server.requests().len(), 3);
+fn an_empty_reply_is_answered_as_one_without_a_tool_and_counts_a_mistake() {
+    for dialect in ["native", "xml"] {
+        let ws = tempfile::tempdir().unwrap();
+        let server = Server::start(vec![anthropic(""), anthropic(""), anthropic(""), anthropic(&completion("x"))]);
+        let base = anthropic_args(&server);
+        let r = run_agent(ws.path(), &args_with(&base, &["--tool-calls", dialect, "t"]), &[], LIMIT);
+        assert_eq!(r.code, Some(1), "{dialect}: {}", r.all());
+        assert!(r.stderr.contains("3 mistakes in a row"), "{dialect}: {}", r.stderr);
+        let requests = server.requests();
+        assert_eq!(requests.len(), 3, "{dialect}: no request after the third mistake");
+        let next = requests[1].last_user();
+        assert!(next.starts_with("[ERROR] You did not use a tool in your previous response!"), "{dialect}: {next}");
+        let msgs = requests[1].body["messages"].as_array().unwrap();
+        assert_eq!(text_of(&msgs[msgs.len() - 2]["content"]), "Failure: I did not provide a response.", "{dialect}");
+    }
 }
 
 #[test]

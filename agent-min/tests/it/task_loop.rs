@@ -365,6 +365,49 @@ fn with_one_tool_per_reply_a_second_native_call_is_answered_with_clines_text() {
     assert_eq!(got[1].1.as_deref(), Some(prompt::tool_already_used("write_to_file").as_str()));
 }
 
+/// A native reply with no calls whose text holds Cline's XML calls runs all of them, in order,
+/// as Cline's parser and executor do; with one tool per reply, the first.
+#[test]
+fn every_call_a_native_reply_wrote_as_xml_text_runs_in_order() {
+    let text = "Both.\n<write_to_file>\n<path>a.txt</path>\n<content>\none\n</content>\n</write_to_file>\n<write_to_file>\n<path>b.txt</path>\n<content>\ntwo\n</content>\n</write_to_file>";
+    let s = Setup { native: true, ..Setup::new() };
+    let r = run(&s, vec![reply(text), native_reply(NATIVE_DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(
+        (read(s.ws.path(), "a.txt").as_deref(), read(s.ws.path(), "b.txt").as_deref()),
+        (Some("one"), Some("two"))
+    );
+    let next = r.user(2);
+    let (a, b) = (next.find("[write_to_file for 'a.txt'] Result:"), next.find("[write_to_file for 'b.txt'] Result:"));
+    assert!(a.is_some() && a < b, "{next}");
+    let recovered = r.events_of("tool_call").iter().filter(|e| e["recovered"] == true).count();
+    assert_eq!(recovered, 2);
+
+    let s = Setup { native: true, ..Setup::one_tool() };
+    let r = run(&s, vec![reply(text), native_reply(NATIVE_DONE)], None);
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    assert_eq!(read(s.ws.path(), "b.txt"), None, "the second call must not run");
+    assert!(r.user(2).contains(&prompt::tool_already_used("write_to_file")), "{}", r.user(2));
+}
+
+/// An empty reply is answered as one without a tool (Cline), in both dialects: the reminder,
+/// a mistake, and `Failure: I did not provide a response.` in its place in the history.
+#[test]
+fn an_empty_reply_gets_the_no_tool_reminder_and_counts_a_mistake() {
+    for native in [true, false] {
+        let s = Setup { native, max_mistakes: 2, ..Setup::new() };
+        let empty = || Step::Reply(vec![Delta::Stop(StopReason::EndTurn)]);
+        let r = run(&s, vec![empty(), empty(), reply(DONE)], None);
+        let End::Failed(why) = &r.end else { panic!("{:?}\n{}", r.end, r.shown) };
+        assert!(why.contains("2 mistakes in a row"), "{why}");
+        assert_eq!(r.requests.len(), 2, "the same request is not sent again");
+        let history = &r.requests[1];
+        assert_eq!(history[history.len() - 2].content, "Failure: I did not provide a response.");
+        assert!(r.user(2).starts_with("[ERROR] You did not use a tool in your previous response!"), "{}", r.user(2));
+        assert_eq!(r.events_of("notice").iter().filter(|e| e["kind"] == "empty_reply").count(), 2);
+    }
+}
+
 #[test]
 fn consecutive_mistakes_stop_the_task_at_the_limit() {
     let s = Setup { max_mistakes: 3, ..Setup::new() };
@@ -403,6 +446,20 @@ fn failed_patches_count_no_mistake_and_no_repeated_call() {
     let answer = third[0].1.as_deref().unwrap();
     assert!(answer.contains("Error executing apply_patch: File not found: nope.txt"), "{answer}");
     assert!(!r.user(4).contains("has been called 3 times"), "{}", r.user(4));
+}
+
+#[test]
+fn a_repeated_read_does_not_reset_the_count() {
+    // Cline's read handler returns a cached read (`[File already read]`) before its reset.
+    let s = Setup { max_mistakes: 2, ..Setup::new() };
+    std::fs::write(s.ws.path().join("f.txt"), "one\n").unwrap();
+    let no_tool = || reply("Thinking.");
+    let read_f = || reply("<read_file>\n<path>f.txt</path>\n</read_file>");
+    let r = run(&s, vec![read_f(), no_tool(), read_f(), no_tool(), reply(DONE)], None);
+    assert!(r.user(4).starts_with("[read_file for 'f.txt'] Result:\n[File already read]"), "{}", r.user(4));
+    let End::Failed(why) = &r.end else { panic!("{:?}\n{}", r.end, r.shown) };
+    assert!(why.contains("2 mistakes in a row"), "{why}");
+    assert_eq!(r.requests.len(), 4, "no request after the second mistake");
 }
 
 #[test]

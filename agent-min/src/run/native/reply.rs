@@ -174,11 +174,22 @@ pub fn read_reply(
     let no_calls = a.calls.is_empty();
     a.finish(&mut reply, screen);
     if recover && no_calls {
-        if let Some(call) = super::recover::text_call(&reply.text) {
-            let id = call_id(screen.turn, 0);
+        // Every call of the text runs, in order, as Cline's do (with one tool per reply, the
+        // first; the others get Cline's toolAlreadyUsed).
+        let (calls, open) = super::recover::text_calls(&reply.text);
+        for (n, call) in calls.into_iter().enumerate() {
+            if screen.one_tool && n > 0 {
+                reply.extra_tools.push(call.name);
+                continue;
+            }
+            let id = call_id(screen.turn, n);
             screen.events.tool_call_as(screen.turn, &id, &call.name, &call.shown_params(), true);
-            reply.calls.push(Planned { call, n: 0 });
-            reply.recovered = true;
+            reply.calls.push(Planned { call, n });
+        }
+        reply.recovered = !reply.calls.is_empty();
+        match open {
+            Some(name) if screen.one_tool && reply.recovered => reply.extra_tools.push(name),
+            open => reply.open_tool = open,
         }
     }
     if !got_usage {

@@ -34,7 +34,46 @@ pub(crate) fn cut(text: &str) -> Option<(usize, String)> {
 fn format_bytes(n: usize) -> String {
     match n {
         n if n < 1024 => format!("{n} B"),
-        n if n < 1024 * 1024 => format!("{:.1} KB", n as f64 / 1024.0),
-        n => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
+        n if n < 1024 * 1024 => format!("{} KB", to_fixed_1(n, 1024)),
+        n => format!("{} MB", to_fixed_1(n, 1024 * 1024)),
+    }
+}
+
+/// JavaScript's `(n / d).toFixed(1)` for a power of two `d`: `n / d` is exact as a double, and
+/// `toFixed` rounds its exact value to the nearer tenth, a tie up (1.25 → "1.3"), where Rust's
+/// `{:.1}` takes the even one ("1.2"). In integers, so no float rounding comes between.
+fn to_fixed_1(n: usize, d: usize) -> String {
+    let (tenths, rest) = ((n as u128 * 10) / d as u128, (n as u128 * 10) % d as u128);
+    let tenths = if rest * 2 >= d as u128 { tenths + 1 } else { tenths };
+    format!("{}.{}", tenths / 10, tenths % 10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The values `node -e 'console.log((n/1024).toFixed(1))'` prints; 401.25 and 1.25 are
+    /// exact ties, which `{:.1}` rounds to even.
+    #[test]
+    fn sizes_round_as_javascripts_to_fixed() {
+        let cases = [
+            (410_880, "401.3 KB"),
+            (1280, "1.3 KB"),
+            (1075, "1.0 KB"),
+            (1126, "1.1 KB"),
+            (1023, "1023 B"),
+            (5_295_309, "5.1 MB"),
+            (2_673_868, "2.5 MB"),
+            (1024 * 1024 - 1, "1024.0 KB"),
+        ];
+        for (n, js) in cases {
+            assert_eq!(format_bytes(n), js, "{n}");
+        }
+        let text = "x".repeat(410_880);
+        let (_, note) = cut(&text).unwrap();
+        assert!(
+            note.contains("This content is 401.3 KB but only the first 400.0 KB is shown (1.3 KB truncated)"),
+            "{note}"
+        );
     }
 }

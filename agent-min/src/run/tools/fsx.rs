@@ -126,14 +126,31 @@ pub(crate) fn remove_no_follow(path: &Path) -> io::Result<()> {
 }
 
 fn read_no_follow(path: &Path, max: u64, act: Act) -> io::Result<Vec<u8>> {
+    read_open(open_no_follow(path, act)?, max)
+}
+
+/// Opens the resolved and checked `path` as [`read_checked`] does, whatever its size, for a
+/// reader that streams it (`search_files`): a regular file only, reached without following a
+/// symlink.
+pub(crate) fn open_checked(path: &Path) -> io::Result<fs::File> {
+    let f = open_no_follow(path, Act::Read)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "is a directory" } else { "is not a regular file (a FIFO, device or socket)" };
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, what));
+    }
+    Ok(f)
+}
+
+/// Opens `path` (non-blocking: a FIFO cannot block) without following a symlink anywhere on it.
+fn open_no_follow(path: &Path, act: Act) -> io::Result<fs::File> {
     let (dir, name) = open_parent(path, false, act)?;
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let f = match rfs::openat(&dir, name, flags, Mode::empty()) {
-        Ok(fd) => fs::File::from(fd),
-        Err(e) if e == Errno::LOOP => return Err(changed(path, "is a symbolic link", act)),
-        Err(e) => return Err(e.into()),
-    };
-    read_open(f, max)
+    match rfs::openat(&dir, name, flags, Mode::empty()) {
+        Ok(fd) => Ok(fs::File::from(fd)),
+        Err(e) if e == Errno::LOOP => Err(changed(path, "is a symbolic link", act)),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Opens the parent directory of the absolute `path` component by component from `/`, never

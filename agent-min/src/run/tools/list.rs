@@ -201,6 +201,12 @@ fn enters(rel: &Path, hidden_allowed: bool) -> bool {
     !named && (hidden_allowed || !name.starts_with('.'))
 }
 
+/// Whether the symlink `link` leads to a directory: globby (`markDirectories`, following
+/// links) shows it as one, with a `/`. Only its target's type is looked at.
+fn to_a_dir(link: &Path) -> bool {
+    std::fs::metadata(link).is_ok_and(|m| m.is_dir())
+}
+
 /// Lists `dir` (names relative to it, directories with a trailing `/`), breadth first, at most
 /// `max`. Returns (entries, whether the limit was reached — Cline's `length >= limit`); what the
 /// bound on ignore files left out is said in `skipped` ([`walk`]).
@@ -217,8 +223,8 @@ pub(crate) fn list(dir: &Path, recursive: bool, max: usize, skipped: &walk::Skip
         let mut items: Vec<String> = rd
             .filter_map(Result::ok)
             .map(|e| {
-                let slash = if e.file_type().is_ok_and(|t| t.is_dir()) { "/" } else { "" };
-                format!("{}{slash}", e.file_name().to_string_lossy())
+                let is_dir = e.file_type().is_ok_and(|t| t.is_dir() || t.is_symlink() && to_a_dir(&e.path()));
+                format!("{}{}", e.file_name().to_string_lossy(), if is_dir { "/" } else { "" })
             })
             .collect();
         items.sort();
@@ -239,14 +245,18 @@ pub(crate) fn list(dir: &Path, recursive: bool, max: usize, skipped: &walk::Skip
                 return (out, true);
             }
             let path = rel.join(entry.file_name());
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            let kind = entry.file_type();
+            let is_dir = kind.is_some_and(|t| t.is_dir());
+            let link_to_dir = kind.is_some_and(|t| t.is_symlink()) && to_a_dir(entry.path());
             let shown = path.to_string_lossy().into_owned();
-            if is_dir {
+            if is_dir || link_to_dir {
                 // Cline's ignore patterns leave these out entirely, so they use no slot of the
-                // cap.
+                // cap. A link is shown as the directory it leads to, but not entered.
                 if enters(&path, hidden_allowed) {
                     out.push(format!("{shown}/"));
-                    queue.push_back(path);
+                    if is_dir {
+                        queue.push_back(path);
+                    }
                 }
             } else {
                 out.push(shown);
@@ -371,8 +381,13 @@ mod tests {
         let outside = tree(&["secret/s.txt"]);
         let d = tree(&["a.txt"]);
         std::os::unix::fs::symlink(outside.path().join("secret"), d.path().join("link")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret/s.txt"), d.path().join("file-link")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("gone"), d.path().join("dangling")).unwrap();
+        // A link to a directory is marked as one (globby's markDirectories follows links).
         let (e, _) = list(d.path(), true, 200, &walk::Skipped::default());
-        assert_eq!(e, ["a.txt", "link"]);
+        assert_eq!(sorted(&e), ["a.txt", "dangling", "file-link", "link/"]);
+        let (e, _) = list(d.path(), false, 200, &walk::Skipped::default());
+        assert_eq!(e, ["a.txt", "dangling", "file-link", "link/"]);
     }
 
     #[test]

@@ -150,6 +150,10 @@ impl Call {
 pub(crate) enum Outcome {
     /// It worked; the text is the result for the model. Resets the mistake count.
     Success(String),
+    /// It worked, as a repeat of an earlier answer: Cline's read of a file it already read
+    /// (`[File already read]`, `[DUPLICATE READ]`) returns before its handler resets the
+    /// mistake count, so the count stays as it is.
+    Repeated(String),
     /// It failed; `mistake` says whether this counts toward `--max-mistakes`.
     Failure {
         /// The result for the model (usually via [`tool_error`]).

@@ -103,10 +103,10 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         )),
         _ => Some(format!("[File already read] The file '{path}' was already read earlier in this conversation. Returning content:")),
     };
-    Outcome::Success(match prefix {
-        Some(p) => format!("{p}\n{body}"),
-        None => body,
-    })
+    match prefix {
+        Some(p) => Outcome::Repeated(format!("{p}\n{body}")),
+        None => Outcome::Success(body),
+    }
 }
 
 /// What a read gave.
@@ -120,8 +120,8 @@ enum Read {
 /// A text file's contents as the editor's buffer holds them (unsaved changes included), when
 /// an editor reads files for the agent; documents are always extracted from the disk.
 fn from_buffer(ctx: &mut Ctx<'_>, abs: &Path, from_disk: String) -> Result<String, String> {
-    let ext = abs.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-    if matches!(ext.as_str(), "pdf" | "docx" | "ipynb" | "xlsx") {
+    let ext = abs.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase())).unwrap_or_default();
+    if is_document(&ext) {
         return Ok(from_disk);
     }
     match ctx.term.buffer_text(abs) {
@@ -144,28 +144,46 @@ fn js_parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-/// Cline's limit on a file read (`20 * 1000 * 1024` bytes).
+/// Cline's limit on reading a text file (`20 * 1000 * 1024` bytes).
 pub(crate) const MAX_READ_BYTES: u64 = 20 * 1000 * 1024;
+
+/// agent-min's limit on a document read for its text (PDF, DOCX, XLSX, `.ipynb`). Cline
+/// applies none (its 20 MB is for other files); the whole file is held and parsed in memory,
+/// so there is one, generous.
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 100 << 20;
+
+/// The documents read for their text (Cline's `callTextExtractionFunctions` cases), by
+/// lower-case dotted extension.
+fn is_document(ext: &str) -> bool {
+    matches!(ext, ".pdf" | ".docx" | ".ipynb" | ".xlsx")
+}
 
 /// The file's text, as Cline's `extractTextFromFile` gives it: DOCX, `.ipynb` and XLSX as
 /// text, legacy encodings decoded (with the `documents` feature), PDF as text (with `pdf`; a
 /// build without the feature a PDF, DOCX or XLSX needs refuses it naming the feature); refused
-/// when it is not a regular file, binary, or over Cline's 20 MB; cut at Cline's 400 KB with
-/// Cline's notice.
+/// when it is not a regular file, binary, or over Cline's 20 MB (a document: over
+/// [`MAX_DOCUMENT_BYTES`]); cut at Cline's 400 KB with Cline's notice.
 pub fn extract_text(abs: &Path) -> Result<String, String> {
     if !abs.exists() {
         return Err(format!("File not found: {}", abs.display()));
     }
+    let ext = abs.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase())).unwrap_or_default();
+    let limit = if is_document(&ext) { MAX_DOCUMENT_BYTES } else { MAX_READ_BYTES };
     // `abs` is resolved (every link followed, checked to be where it may be read): opened
     // without following a link, so a link swapped in since the check is refused, not read.
-    let bytes = fsx::read_checked(abs, MAX_READ_BYTES).map_err(|e| match e.kind() {
+    let bytes = fsx::read_checked(abs, limit).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidInput if e.to_string().starts_with("is too large") && is_document(&ext) => {
+            format!(
+                "File is too large to read into context (agent-min reads documents of at most {} MiB).",
+                limit >> 20
+            )
+        }
         std::io::ErrorKind::InvalidInput if e.to_string().starts_with("is too large") => {
             "File is too large to read into context.".to_string()
         }
         std::io::ErrorKind::InvalidInput => format!("{} {e}.", abs.display()),
         _ => e.to_string(),
     })?;
-    let ext = abs.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase())).unwrap_or_default();
     if let Some(feature) = left_out(&ext) {
         return Err(crate::run::built::not_built_in(feature, &format!("Reading the text of {ext} files")));
     }
@@ -364,6 +382,26 @@ mod tests {
         assert_eq!(extract_text(&big).unwrap_err(), "File is too large to read into context.");
         std::fs::write(&big, vec![b'a'; MAX_READ_BYTES as usize]).unwrap();
         assert!(extract_text(&big).unwrap().contains("[FILE TRUNCATED:"));
+    }
+
+    /// Cline's 20 MB is for text files only: a larger notebook is read (up to agent-min's own
+    /// bound for documents).
+    #[cfg(feature = "documents")]
+    #[test]
+    fn documents_over_20_mb_are_read_up_to_their_own_bound() {
+        let d = tempfile::tempdir().unwrap();
+        let nb = d.path().join("big.ipynb");
+        let source = format!("\"{}\"", "a".repeat(MAX_READ_BYTES as usize));
+        let json = format!(
+            r#"{{"cells":[{{"cell_type":"code","source":[{source}],"outputs":[]}}],"metadata":{{}},"nbformat":4,"nbformat_minor":5}}"#
+        );
+        std::fs::write(&nb, json).unwrap();
+        assert!(extract_text(&nb).unwrap().contains("[FILE TRUNCATED:"));
+        std::fs::write(&nb, vec![b' '; MAX_DOCUMENT_BYTES as usize + 1]).unwrap();
+        assert_eq!(
+            extract_text(&nb).unwrap_err(),
+            "File is too large to read into context (agent-min reads documents of at most 100 MiB)."
+        );
     }
 
     #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs

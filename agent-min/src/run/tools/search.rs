@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
-use ignore::overrides::OverrideBuilder;
+use ignore::overrides::{Override, OverrideBuilder};
 
 use crate::run::tools::fsx;
 
@@ -45,6 +45,12 @@ const MAX_JSON_LINES: usize = MAX_RESULTS * 5;
 /// Cline's `MAX_RIPGREP_MB`, in bytes.
 const MAX_BYTES: usize = 256 * 1024;
 
+/// The most the searcher holds of a file at once (`heap_limit`): files of any size are
+/// streamed, as ripgrep searches them, but a line (with its context) longer than this ends that
+/// file's search there, said in a note. Bounds the agent's memory where ripgrep's would be its
+/// own process's.
+const MAX_HELD: usize = fsx::MAX_FILE_BYTES as usize;
+
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let path = call.param("path").unwrap_or_default();
     let pattern = call.param("regex").unwrap_or_default();
@@ -65,17 +71,35 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     let ignored = crate::run::tools::clineignore::ClineIgnore::load(ctx.ws.root());
     let skipped = walk::Skipped::default();
-    let results = match search(&r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p), &skipped) {
-        Ok(results) => results,
+    let found = match search(&r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p), &skipped) {
+        Ok(found) => found,
         Err(e) => {
             let msg = format!("Error searching files: {e}");
             ctx.term.outcome(false, &msg);
             return Outcome::Failure { text: tool_error(&msg), mistake: true };
         }
     };
-    ctx.term.outcome(true, &format!("{} results", results.len()));
-    let notes = super::say_skipped(ctx.term, ctx.memory, &skipped);
-    Outcome::Success(format!("{}{notes}", format_results(&results, ctx.ws.root())))
+    ctx.term.outcome(true, &format!("{} results", found.hits.len()));
+    let mut notes = super::say_skipped(ctx.term, ctx.memory, &skipped);
+    for file in &found.cut_short {
+        let shown = relative(ctx.ws.root(), file);
+        let note = format!(
+            "{shown} was searched only up to a line longer than {} MiB (the most agent-min holds of one file at once); matches after it are not shown.",
+            MAX_HELD >> 20
+        );
+        ctx.term.warn(&note);
+        notes.push_str(&format!("\n\nNote: {note}"));
+    }
+    Outcome::Success(format!("{}{notes}", format_results(&found.hits, ctx.ws.root())))
+}
+
+/// What a search found.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// The matches, in ripgrep's order.
+    pub hits: Vec<Hit>,
+    /// Files whose search stopped at a line over [`MAX_HELD`].
+    pub cut_short: Vec<PathBuf>,
 }
 
 /// One match and the context lines Cline gives it.
@@ -194,7 +218,7 @@ pub(crate) fn search(
     glob: &str,
     allowed: &dyn Fn(&Path) -> bool,
     skipped: &walk::Skipped,
-) -> Result<Vec<Hit>, String> {
+) -> Result<Found, String> {
     let bad = |e: ignore::Error| format!("the file_pattern {glob:?} is not a valid glob: {e}");
     let mut overrides = OverrideBuilder::new(root);
     overrides.add(glob).map_err(bad)?;
@@ -207,21 +231,23 @@ pub(crate) fn search(
         .before_context(1)
         .after_context(1)
         .binary_detection(BinaryDetection::quit(b'\x00'))
+        .heap_limit(Some(MAX_HELD))
         .build();
     let mut raw = Vec::new();
+    let mut cut_short = Vec::new();
     let (mut json_lines, mut kept) = (0usize, 0usize);
     for entry in walker.filter_map(Result::ok) {
         if json_lines >= MAX_JSON_LINES {
             break;
         }
         // A file given as the path itself is searched whatever the pattern, as ripgrep does.
-        let wanted = entry.depth() == 0 || pattern.matched(entry.path(), false).is_whitelist();
+        let wanted = entry.depth() == 0 || globbed(&pattern, root, entry.path());
         if !entry.file_type().is_some_and(|t| t.is_file()) || !wanted || !allowed(entry.path()) {
             continue;
         }
-        // Only regular files of bounded size: never a FIFO or a device, nor a link swapped in
-        // since the walk saw a file there (the walk follows none).
-        let Ok(bytes) = fsx::read_checked(entry.path(), fsx::MAX_FILE_BYTES) else { continue };
+        // Only regular files: never a FIFO or a device, nor a link swapped in since the walk
+        // saw a file there (the walk follows none). Streamed from the one open file.
+        let Ok(file) = fsx::open_checked(entry.path()) else { continue };
         let first = raw.len();
         let mut sink = Collect {
             file: entry.path(),
@@ -232,9 +258,27 @@ pub(crate) fn search(
             begun: false,
             before: Vec::new(),
         };
-        let _ = searcher.search_slice(matcher, &bytes, &mut sink);
+        if let Err(e) = searcher.search_file(matcher, &file, &mut sink) {
+            // The line buffer's limit (a read error is ripgrep's too: it goes on).
+            if e.to_string().contains("allocation limit") {
+                cut_short.push(entry.path().to_path_buf());
+            }
+        }
     }
-    Ok(raw)
+    Ok(Found { hits: raw, cut_short })
+}
+
+/// Whether ripgrep's `--glob` set `pattern` lets it search `file` under `root`: neither the file
+/// nor a directory on the way to it is excluded (`Match::Ignore`: a `!` glob matches it, or —
+/// for a file — the set has globs to include and none matches). With only `!` globs, every
+/// other file is searched (`Match::None`), as ripgrep's `--glob '!*.md'` searches all but
+/// Markdown.
+fn globbed(pattern: &Override, root: &Path, file: &Path) -> bool {
+    if pattern.matched(file, false).is_ignore() {
+        return false;
+    }
+    let dirs = file.ancestors().skip(1).take_while(|d| *d != root && d.starts_with(root));
+    dirs.map(|d| pattern.matched(d, true)).all(|m| !m.is_ignore())
 }
 
 /// `path.relative(from, to)` for absolute, normalised paths.
@@ -321,7 +365,7 @@ mod tests {
     }
 
     fn run_search(d: &Path, re: &str, glob: &str) -> String {
-        format_results(&search(d, &matcher(re), glob, &|_| true, &walk::Skipped::default()).unwrap(), d)
+        format_results(&search(d, &matcher(re), glob, &|_| true, &walk::Skipped::default()).unwrap().hits, d)
     }
 
     #[test]
@@ -377,6 +421,39 @@ mod tests {
     }
 
     #[test]
+    fn a_glob_that_only_excludes_searches_everything_else_as_ripgrep_does() {
+        let d = tree(&[
+            ("docs/x.md", "needle\n"),
+            ("src/main.rs", "needle\n"),
+            ("src/gen/out.rs", "needle\n"),
+            ("notes.txt", "needle\n"),
+        ]);
+        let no_md = run_search(d.path(), "needle", "!*.md");
+        assert!(no_md.starts_with("Found 3 results.") && !no_md.contains("x.md"), "{no_md}");
+        // An excluded directory is not entered (ripgrep prunes it).
+        let no_gen = run_search(d.path(), "needle", "!gen");
+        assert!(no_gen.starts_with("Found 3 results.") && !no_gen.contains("out.rs"), "{no_gen}");
+    }
+
+    #[test]
+    fn files_of_any_size_are_searched_and_a_line_over_the_bound_is_said() {
+        let d = tempfile::tempdir().unwrap();
+        let mut big = "filler line\n".repeat((fsx::MAX_FILE_BYTES as usize) / 12 + 1000);
+        big.push_str("needle at the end\n");
+        std::fs::write(d.path().join("big.log"), &big).unwrap();
+        let mut one_line = "x".repeat(MAX_HELD + 1);
+        one_line.push_str("\nneedle after it\n");
+        std::fs::write(d.path().join("long.min.js"), &one_line).unwrap();
+        let found = search(d.path(), &matcher("needle"), "*", &|_| true, &walk::Skipped::default()).unwrap();
+        let text = format_results(&found.hits, d.path());
+        assert!(
+            text.starts_with("Found 1 result.") && text.contains("big.log\n│----\n│filler line\n│needle at the end"),
+            "{text}"
+        );
+        assert_eq!(found.cut_short, [d.path().join("long.min.js")]);
+    }
+
+    #[test]
     fn caps_at_300_results_with_clines_header() {
         let body: String = (0..400).map(|i| format!("hit {i}\n")).collect();
         let d = tree(&[("many.txt", &body)]);
@@ -419,7 +496,9 @@ mod tests {
         let d = tree(&[("src/a.rs", "needle\n"), (".hidden.txt", "needle\n")]);
         let one = |rel: &str, glob: &str| {
             format_results(
-                &search(&d.path().join(rel), &matcher("needle"), glob, &|_| true, &walk::Skipped::default()).unwrap(),
+                &search(&d.path().join(rel), &matcher("needle"), glob, &|_| true, &walk::Skipped::default())
+                    .unwrap()
+                    .hits,
                 d.path(),
             )
         };
@@ -433,7 +512,7 @@ mod tests {
     fn huge_lines_are_cut_to_the_result_cap_and_the_result_is_unchanged() {
         let long = "x".repeat(600 * 1024);
         let d = tree(&[("a.min.js", &format!("needle {long}\n")), ("b.txt", "needle\n")]);
-        let hits = search(d.path(), &matcher("needle"), "*", &|_| true, &walk::Skipped::default()).unwrap();
+        let hits = search(d.path(), &matcher("needle"), "*", &|_| true, &walk::Skipped::default()).unwrap().hits;
         assert!(hits.iter().all(|h| h.text.len() <= MAX_BYTES), "kept within the cap");
         let out = format_results(&hits, d.path());
         // The long line never fits (as in Cline): the result stops there with the note.

@@ -73,11 +73,11 @@ fn in_child(bytes: &[u8]) -> Result<Vec<String>, String> {
     }
 }
 
-/// `agent-min __pdf-text`: the child's side. Reads the file (at most read_file's limit) from
+/// `agent-min __pdf-text`: the child's side. Reads the file (at most read_file's limit for documents) from
 /// stdin, gives up file access, parses, answers.
 pub(crate) fn child_main() -> ExitCode {
     let mut input = Vec::new();
-    let limit = crate::run::tools::read::MAX_READ_BYTES;
+    let limit = crate::run::tools::read::MAX_DOCUMENT_BYTES;
     if std::io::stdin().lock().take(limit + 1).read_to_end(&mut input).is_err() || input.len() as u64 > limit {
         return ExitCode::from(2);
     }
