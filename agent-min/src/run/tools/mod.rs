@@ -4,7 +4,8 @@
 //! returns an `Outcome`: the text that goes back to the model and whether it was a success.
 //!
 //! Owns: the tools and what they need — path confinement ([`paths`]), `.clineignore` (`clineignore`), file helpers (`fsx`), the
-//! SEARCH/REPLACE engine ([`diff`]), ripgrep's walker (`walk`), the approval preview
+//! SEARCH/REPLACE engine ([`diff`]), ripgrep's walker (`walk`), the `@` mentions of a person's
+//! words (`mentions`: Cline's `parseMentions`), the approval preview
 //! (`preview`), the patch of a person's edit (`patch`), their editor (`editor`), and what the
 //! tools remember across calls (`Memory`: loop detection, `repeat`; the file-read cache; the files watched for changes, `watched`). The
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
@@ -18,6 +19,7 @@ mod apply_patch;
 pub(crate) mod clineignore;
 pub mod diff;
 pub(crate) mod fsx;
+pub(crate) mod mentions;
 pub(crate) mod patch;
 pub mod paths;
 pub(crate) mod preview;
