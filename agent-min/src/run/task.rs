@@ -29,7 +29,7 @@ use crate::run::session::events::{By, Events, NoticeKind};
 use crate::run::session::state::{Meta, Record, Snapshot, Store};
 use crate::run::tools::paths::Workspace;
 use crate::run::tools::repeat::Verdict;
-use crate::run::tools::{self, Call, Ctx, Outcome};
+use crate::run::tools::{self, mentions, Call, Ctx, Outcome};
 use crate::run::ui::term::{Style, Term};
 
 /// Limits and policies of a run.
@@ -317,12 +317,12 @@ impl Task {
         let start = match lifecycle::task_start(hooks, &task, &env, &mut self.term, &mut self.around.events) {
             Gate::Go(first) => {
                 // A prompt or workflow named in the task goes before its `<task>` block, the
-                // command out of it.
-                let first = match self.slash_command(&task) {
-                    Some(w) => match first.strip_prefix(&format!("<task>\n{task}\n</task>")) {
-                        Some(rest) => format!("{}<task>\n{}\n</task>{rest}", w.instructions, w.words),
-                        None => first,
-                    },
+                // command out of it; the words' mentions expanded after the block.
+                let (instructions, words) =
+                    self.slash_command(&task).map_or((String::new(), task.clone()), |w| (w.instructions, w.words));
+                let m = mentions::expand(self.ws.root(), &words);
+                let first = match first.strip_prefix(&format!("<task>\n{task}\n</task>")) {
+                    Some(rest) => format!("{instructions}<task>\n{}\n</task>{}{rest}", m.words, m.blocks),
                     None => first,
                 };
                 self.save("running", None, Some(&first));
@@ -346,10 +346,9 @@ impl Task {
             self.memory.repeats = Default::default();
         }
         let follow_up = if guidance { prompt::guidance_after } else { prompt::follow_up };
-        let head = match &workflow {
-            Some(w) => format!("{}{}", w.instructions, follow_up(&w.words, unsent.as_deref())),
-            None => follow_up(text, unsent.as_deref()),
-        };
+        let m = mentions::expand(self.ws.root(), workflow.as_ref().map_or(text, |w| &w.words));
+        let instructions = workflow.as_ref().map_or("", |w| &w.instructions);
+        let head = format!("{instructions}{}{}", follow_up(&m.words, unsent.as_deref()), m.blocks);
         let hooks = &mut self.around.project.hooks;
         match lifecycle::follow_up(hooks, text, head, &env, &mut self.term, &mut self.around.events) {
             Gate::Go(next) => Next::Continue(next),
@@ -531,7 +530,9 @@ impl Task {
             match self.ask_for_guidance() {
                 Some(guidance) => {
                     // Before the environment details, as Cline's `loadContext` adds them after.
-                    before_environment(&mut user_content, &prompt::too_many_mistakes(&guidance));
+                    let m = mentions::expand(self.ws.root(), &guidance);
+                    let words = format!("{}{}", prompt::too_many_mistakes(&m.words), m.blocks);
+                    before_environment(&mut user_content, &words);
                     // As Cline: the guidance starts the counts afresh, loop detection's too.
                     self.mistakes.clear();
                     self.memory.repeats = Default::default();
@@ -1121,7 +1122,10 @@ impl Task {
             }
             Outcome::Denied { text, feedback } => (text, feedback, None),
         };
-        let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_deref());
+        let feedback = feedback.map(|f| mentions::expand(self.ws.root(), &f));
+        let body =
+            tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_ref().map(|f| &*f.words));
+        let body = format!("{body}{}", feedback.map(|f| f.blocks).unwrap_or_default());
         let result = format!("{}{body}{warning}{}", after(&pre), before(&post));
         // After the handler's reset of the count, as in Cline.
         if matches!(repeated, Verdict::Escalate) {

@@ -25,6 +25,7 @@ mod run_json;
 mod run_limits;
 mod run_local;
 mod run_mcp;
+mod run_mentions;
 mod run_native;
 mod run_permissions;
 mod run_project;

@@ -58,11 +58,7 @@ pub(crate) struct Git {
 
 /// Finds `git` on `PATH`; `None` if it is not installed.
 pub(crate) fn find_git() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join("git")).find(|p| {
-        use std::os::unix::fs::PermissionsExt;
-        p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
+    spawn::find_git()
 }
 
 impl Git {
@@ -88,23 +84,14 @@ impl Git {
         // repair); ptrace-scoped.
         let mut cmd = spawn::command(&self.program, spawn::Policy::Git).map_err(std::io::Error::other)?;
         // Settings that must hold whatever the repository's config says.
+        cmd.args(spawn::GIT_SAFETY_CONFIG).envs(spawn::GIT_SAFETY_ENV.iter().copied());
         cmd.args([
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-c",
-            "commit.gpgSign=false",
-            "-c",
-            "core.fsmonitor=false",
             "-c",
             "core.autocrlf=false",
             "-c",
             "core.quotePath=false",
             "-c",
             "gc.autoDetach=false",
-            "-c",
-            "diff.external=",
-            "-c",
-            "core.pager=cat",
             // The index of a large workspace is written whole by every `add` and `write-tree`;
             // split, only the entries that changed are (an edit's checkpoint costs the change).
             "-c",
@@ -113,15 +100,11 @@ impl Git {
         .args(args)
         .env("GIT_DIR", &self.git_dir)
         .env("GIT_WORK_TREE", &self.work_tree)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_LITERAL_PATHSPECS", if literal { "1" } else { "0" })
         .env("GIT_AUTHOR_NAME", AUTHOR.0)
         .env("GIT_AUTHOR_EMAIL", AUTHOR.1)
         .env("GIT_COMMITTER_NAME", AUTHOR.0)
         .env("GIT_COMMITTER_EMAIL", AUTHOR.1)
-        .env("LC_ALL", "C")
         .current_dir(&self.work_tree)
         .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())

@@ -45,7 +45,8 @@ pub(crate) enum Policy<'a> {
         /// Opened close-on-exec by the caller; inherited by curl only.
         headers_fd: i32,
     },
-    /// git for the checkpoints' shadow repository.
+    /// git for the checkpoints' shadow repository, or read-only in the person's repository
+    /// (an `@git-changes` or commit mention), with [`GIT_SAFETY_CONFIG`] and [`GIT_SAFETY_ENV`].
     Git,
     /// The person's `$EDITOR` on a proposed edit, in the foreground of the terminal.
     Editor,
@@ -84,6 +85,36 @@ pub(crate) const EXTRACTOR_LIMITS: &[(rustix::process::Resource, u64, u64)] = &[
 /// Directories of a workspace that decide what runs outside the sandbox later (git's hooks
 /// and config, Cline's hooks, the project's MCP servers): read-only to sandboxed commands.
 pub(crate) const PROTECTED: &[&str] = &[".git", ".clinerules/hooks", ".cline"];
+
+/// What every git agent-min runs is given on its command line, whatever a repository's own
+/// config says: no hooks, no signing, no file-system monitor, no external diff, no pager (the
+/// checkpoints' git, and git in the person's repository for an `@git-changes` mention).
+pub(crate) const GIT_SAFETY_CONFIG: &[&str] = &[
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "commit.gpgSign=false",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "diff.external=",
+    "-c",
+    "core.pager=cat",
+];
+
+/// The environment that goes with [`GIT_SAFETY_CONFIG`] (on top of [`Policy::Git`]'s empty
+/// one): no user or system config, never a prompt for credentials, C messages.
+pub(crate) const GIT_SAFETY_ENV: &[(&str, &str)] =
+    &[("GIT_CONFIG_GLOBAL", "/dev/null"), ("GIT_CONFIG_NOSYSTEM", "1"), ("GIT_TERMINAL_PROMPT", "0"), ("LC_ALL", "C")];
+
+/// Finds `git` on `PATH`; `None` if it is not installed.
+pub(crate) fn find_git() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join("git")).find(|p| {
+        use std::os::unix::fs::PermissionsExt;
+        p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
 
 /// A `Command` for `program` under `policy`, ready for the caller's arguments and pipes.
 /// Fails only when a sandbox cannot be prepared (never by running unconfined instead).

@@ -31,7 +31,9 @@ pub(super) fn followup(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         },
         None => "(no answer: input ended)".to_string(),
     };
-    Outcome::Success(format!("<answer>\n{answer}\n</answer>"))
+    // The answer's mentions expanded (Cline's loadContext on the `<answer>` block).
+    let answer = super::mentions::expand(ctx.ws.root(), &answer);
+    Outcome::Success(format!("<answer>\n{}\n</answer>{}", answer.words, answer.blocks))
 }
 
 fn short(s: &str) -> String {

@@ -5,7 +5,8 @@
 //!
 //! Owns: the tools and what they need — path confinement ([`paths`]), `.clineignore` (`clineignore`), file helpers (`fsx`), the
 //! SEARCH/REPLACE engine ([`diff`]), how an edit is saved (`doc_form`: line ending, BOM),
-//! ripgrep's walker (`walk`), the approval preview
+//! ripgrep's walker (`walk`), the `@` mentions of a person's words (`mentions`: Cline's
+//! `parseMentions`), the approval preview
 //! (`preview`), the patch of a person's edit (`patch`), their editor (`editor`), and what the
 //! tools remember across calls (`Memory`: loop detection, `repeat`; the file-read cache; the files watched for changes, `watched`). The
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]
@@ -19,6 +20,7 @@ mod apply_patch;
 pub(crate) mod clineignore;
 pub mod diff;
 pub(crate) mod fsx;
+pub(crate) mod mentions;
 pub(crate) mod patch;
 pub mod paths;
 pub(crate) mod preview;

@@ -167,11 +167,17 @@ pub fn extract_text(abs: &Path) -> Result<String, String> {
     if !abs.exists() {
         return Err(format!("File not found: {}", abs.display()));
     }
+    text_of(abs, read_bytes(abs)?)
+}
+
+/// The bytes of the file at `abs` (resolved), read once from one descriptor, at most Cline's
+/// 20 MB (a document: [`MAX_DOCUMENT_BYTES`]), with [`extract_text`]'s refusals.
+pub(crate) fn read_bytes(abs: &Path) -> Result<Vec<u8>, String> {
     let ext = abs.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase())).unwrap_or_default();
     let limit = if is_document(&ext) { MAX_DOCUMENT_BYTES } else { MAX_READ_BYTES };
     // `abs` is resolved (every link followed, checked to be where it may be read): opened
     // without following a link, so a link swapped in since the check is refused, not read.
-    let bytes = fsx::read_checked(abs, limit).map_err(|e| match e.kind() {
+    fsx::read_checked(abs, limit).map_err(|e| match e.kind() {
         std::io::ErrorKind::InvalidInput if e.to_string().starts_with("is too large") && is_document(&ext) => {
             format!(
                 "File is too large to read into context (agent-min reads documents of at most {} MiB).",
@@ -183,7 +189,12 @@ pub fn extract_text(abs: &Path) -> Result<String, String> {
         }
         std::io::ErrorKind::InvalidInput => format!("{} {e}.", abs.display()),
         _ => e.to_string(),
-    })?;
+    })
+}
+
+/// [`extract_text`] of bytes already read from `abs` (its extension decides how).
+pub(crate) fn text_of(abs: &Path, bytes: Vec<u8>) -> Result<String, String> {
+    let ext = abs.extension().map(|e| format!(".{}", e.to_string_lossy().to_lowercase())).unwrap_or_default();
     if let Some(feature) = left_out(&ext) {
         return Err(crate::run::built::not_built_in(feature, &format!("Reading the text of {ext} files")));
     }

@@ -1,0 +1,61 @@
+//! End-to-end: Cline's `@` mentions in the task (`parseMentions`) through the real binary, real
+//! curl, real git and the scripted server: the first request carries what they name.
+
+use crate::common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=T", "-c", "user.email=t@e", "-c", "commit.gpgSign=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_file_mention_and_git_changes_reach_the_model_in_the_first_request() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/a.rs"), "fn answer() -> u32 { 42 }\n").unwrap();
+    std::fs::write(root.join("notes.txt"), "first\n").unwrap();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "start"]);
+    std::fs::write(root.join("notes.txt"), "first\nsecond\n").unwrap();
+    std::fs::write(root.join("outside.txt"), "x").unwrap();
+
+    let server = Server::start(vec![anthropic(&completion("explained"))]);
+    let h = home.path().display().to_string();
+    let envs = [("HOME", h.as_str())];
+    let task = "Explain @/src/a.rs, then review @git-changes. Not @/../etc/passwd";
+    let r = run_agent(root, &args_with(&anthropic_args(&server), &[task]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first = server.requests()[0].body["messages"][0]["content"].clone();
+    let first = text_of(&first);
+    assert!(
+        first.starts_with(
+            "<task>\nExplain 'src/a.rs' (see below for file content), then review Working directory changes (see below for details). Not '../etc/passwd' (see below for file content)\n</task>\n\n<file_content path=\"src/a.rs\">\nfn answer() -> u32 { 42 }\n\n</file_content>\n\n<git_working_state>\nWorking directory changes:\n\n M notes.txt\n?? outside.txt\n\n\ndiff --git a/notes.txt b/notes.txt"
+        ),
+        "{first}"
+    );
+    assert!(first.contains(" first\n+second\n</git_working_state>"), "{first}");
+    assert!(
+        first.contains("<file_content path=\"../etc/passwd\">\nError fetching content: Failed to access path \"../etc/passwd\": it resolves outside the workspace"),
+        "{first}"
+    );
+    assert!(!first.contains("root:"), "{first}");
+    // The blocks come before the environment details, which stay last.
+    assert!(first.find("</git_working_state>") < first.find("<environment_details>"), "{first}");
+}
