@@ -919,6 +919,13 @@ impl Task {
     /// one by one, and after a refusal Cline's "Skipping tool…" for the rest), or tell the model
     /// what went wrong. Returns the next user message's results part, or the end of the task.
     fn act_on(&mut self, reply: &Reply) -> (String, Option<End>) {
+        let acted = self.act_on_calls(reply);
+        self.checkpoint_after_reply();
+        acted
+    }
+
+    /// [`Self::act_on`]'s work, before the reply's checkpoint.
+    fn act_on_calls(&mut self, reply: &Reply) -> (String, Option<End>) {
         let cut = reply.stop == Some(StopReason::MaxTokens);
         self.watch_native_calls(reply);
         if reply.is_empty() {
@@ -1105,7 +1112,8 @@ impl Task {
             Outcome::Repeated(_) => false,
             Outcome::Failure { mistake, .. } => !mistake && tools::registry::valid_clears_mistakes(&call.name),
             Outcome::Denied { .. } => tools::registry::valid_clears_mistakes(&call.name),
-            Outcome::Complete(_) => false,
+            // Cline's AttemptCompletionHandler resets it; an editor's next prompt starts afresh.
+            Outcome::Complete(_) => true,
         };
         if clears {
             self.mistakes.clear();
@@ -1147,7 +1155,7 @@ impl Task {
             let failures = tools::registry::Failures { count, context_percent };
             Outcome::Failure { text: tools::missing_param_result(call, param, failures), mistake: true }
         } else {
-            self.checkpoint(true, call);
+            self.checkpoint_before(call);
             let (messages, next) = (&self.messages, &self.next_parts);
             let images_held = || {
                 let next = next.iter().filter_map(|p| if let Part::Image(i) = p { Some(i) } else { None });
@@ -1186,7 +1194,7 @@ impl Task {
                 _ => false,
             };
             if !changed_nothing {
-                self.checkpoint(false, call);
+                self.changed_by(call);
             }
             outcome
         };
@@ -1199,22 +1207,30 @@ impl Task {
         outcome
     }
 
-    /// Cline's checkpoints around a tool: the run's first before its first edit or command,
-    /// then one after each tool that may have changed files — after an edit tool, of the one
-    /// path it wrote, unless a hook may have changed others.
-    fn checkpoint(&mut self, before: bool, call: &Call) {
+    /// Cline's checkpoint before a tool: the run's first, before its first edit or command.
+    fn checkpoint_before(&mut self, call: &Call) {
         let (turn, tool) = (self.turn_number(), call.name.as_str());
         let at = crate::run::checkpoints::At { messages: self.messages.len(), cuts: self.cuts.len() as u32 };
-        if before {
-            return self.around.checkpoints.before(tool, turn, at, &mut self.term, &mut self.around.events);
-        }
+        self.around.checkpoints.before(tool, turn, at, &mut self.term, &mut self.around.events);
+    }
+
+    /// A call of the reply ran (and may have changed files): the reply's checkpoint covers it
+    /// — of the one path it wrote, after an edit tool, unless a hook may have changed others.
+    fn changed_by(&mut self, call: &Call) {
         let hooked = Hook::ALL.into_iter().any(|h| self.around.project.hooks.has(h));
-        let wrote = match tool {
-            "write_to_file" | "replace_in_file" if !hooked => call.param("path").map(|p| vec![self.ws.resolve(p).abs]),
+        let wrote = match call.name.as_str() {
+            "write_to_file" | "replace_in_file" if !hooked => call.param("path").map(|p| self.ws.resolve(p).abs),
             _ => None,
         };
-        let cp = &mut self.around.checkpoints;
-        cp.after(tool, wrote.as_deref(), turn, at, &mut self.term, &mut self.around.events);
+        self.around.checkpoints.ran(&call.name, wrote);
+    }
+
+    /// Cline's checkpoint after a reply's calls have all run, when one of them may have
+    /// changed files.
+    fn checkpoint_after_reply(&mut self) {
+        let turn = self.turn_number();
+        let at = crate::run::checkpoints::At { messages: self.messages.len(), cuts: self.cuts.len() as u32 };
+        self.around.checkpoints.after_reply(turn, at, &mut self.term, &mut self.around.events);
     }
 
     /// At the mistake limit: under `--yolo`, nobody to ask (`None`); otherwise the person's

@@ -714,3 +714,20 @@ fn a_cancel_stops_an_mcp_call_under_way_at_once() {
     assert!(said.contains("the turn was cancelled"), "{ended}");
     assert_eq!(server.requests().len(), 1);
 }
+
+#[test]
+fn a_completion_clears_the_mistake_count_for_the_next_prompt() {
+    let server = Server::start(vec![
+        anthropic("Thinking."),
+        anthropic(&completion("done")),
+        anthropic("Thinking again."),
+        anthropic(&completion("done again")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["Do it.", "Do it again."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let (seen, _) = run_client_with("prompts", &env, &["--max-mistakes", "2"], &server, &root, state.path());
+    assert_eq!(server.requests().len(), 4, "the second prompt stopped at the mistake limit: {seen}");
+}

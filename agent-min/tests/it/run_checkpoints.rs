@@ -735,8 +735,9 @@ fn after_a_hook_ran_an_edits_checkpoint_scans_the_whole_workspace() {
     std::fs::set_permissions(hooks.join("PostToolUse"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let (r, cps) = write_run(&ws, &ws, &state.path().display().to_string(), &["a.txt", "b.txt"], &[]);
     assert!(ws.join("hooked.txt").is_file(), "the hook ran: {}", r.all());
-    // The hook ran after the first write's checkpoint: the second holds its file too.
-    let expected = [("start", 0), ("write_to_file", 1), ("write_to_file", 2)];
+    // Each reply's checkpoint, taken once its calls and their hooks have run, holds the file
+    // the hook changed as well as the one written.
+    let expected = [("start", 0), ("write_to_file", 2), ("write_to_file", 2)];
     assert_eq!(cps, expected.map(|(t, n)| (t.to_string(), n)), "{}", r.all());
 }
 
@@ -863,4 +864,36 @@ fn a_task_restore_to_a_checkpoint_before_a_context_cut_gets_that_conversation_ba
     let sent = server.requests()[0].body["messages"].as_array().unwrap().clone();
     assert_eq!(sent.len(), 5);
     assert_eq!(text_of(&sent[1]["content"]), messages[1]);
+}
+
+#[test]
+fn a_reply_of_several_edits_has_one_checkpoint_after_all_of_them() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let server = Server::start(vec![
+        anthropic(&format!(
+            "{}{}",
+            tool("write_to_file", &[("path", "a.txt"), ("content", "a")]),
+            tool("write_to_file", &[("path", "b.txt"), ("content", "b")])
+        )),
+        anthropic(&tool("execute_command", &[("command", "echo c > c.txt"), ("requires_approval", "false")])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "--yolo", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let events = common::events::parse(&r.stdout);
+    let cps: Vec<(String, u64)> = common::events::of(&events, "checkpoint")
+        .iter()
+        .map(|e| (e["tool"].as_str().unwrap().to_string(), e["files_changed"].as_u64().unwrap()))
+        .collect();
+    let expected = [("start", 0), ("write_to_file", 2), ("execute_command", 1)];
+    assert_eq!(cps, expected.map(|(t, n)| (t.to_string(), n)), "{}", r.all());
+
+    // A restore to it undoes no part of what the results the model reads next say was done.
+    let c = run_cmd("checkpoints", &ws, &["restore", "--last", "2", "--yes", "--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(c.code, Some(0), "{}", c.all());
+    assert!(ws.join("a.txt").is_file() && ws.join("b.txt").is_file() && !ws.join("c.txt").exists());
 }

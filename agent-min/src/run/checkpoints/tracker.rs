@@ -2,13 +2,13 @@
 //! starts, the shadow repository is opened and the initial `start` checkpoint taken in the
 //! background — Cline's `initialCheckpointCommitPromise` — while the model works on its first
 //! reply; read-only tools never wait for it, the first edit or command does. Then one after
-//! every tool that may have changed files. Each is tagged with the task id and turn in its
+//! each reply whose calls may have changed files, when they have all run. Each is tagged with the task id and turn in its
 //! commit message, recorded in the saved task (so `resume` continues the series), shown in one
 //! dim line and sent as a `checkpoint` event. Failures never stop the task: they are one
 //! warning (checkpoints then off for the run when the repository cannot be opened at all).
 //!
-//! An edit tool's checkpoint looks only at the paths it wrote, so it costs the change, not the
-//! workspace; the whole workspace is scanned again after anything else that may have changed
+//! A reply of edits has a checkpoint that looks only at the paths they wrote, so it costs the
+//! change, not the workspace; the whole workspace is scanned again after anything else that may have changed
 //! files (a command, an MCP tool, any tool not known to only read, a failed checkpoint).
 
 use std::path::PathBuf;
@@ -67,6 +67,15 @@ pub struct Tracker {
     scan_due: bool,
     /// Built without checkpoints: say so at the first tool that changes files.
     not_built: bool,
+    /// What the reply's calls so far may have changed: its checkpoint is due.
+    due: Option<Due>,
+}
+
+/// What a reply's calls may have changed: the tools, in order, and every path they wrote when
+/// that is all they can have changed (`None`: the whole workspace is looked at).
+struct Due {
+    tools: Vec<String>,
+    wrote: Option<Vec<PathBuf>>,
 }
 
 /// Where the conversation is when a checkpoint may be taken: what a task restore to it puts
@@ -90,6 +99,7 @@ impl Tracker {
             started: true,
             scan_due: true,
             not_built: false,
+            due: None,
         }
     }
 
@@ -117,6 +127,7 @@ impl Tracker {
             started: false,
             scan_due: false,
             not_built: false,
+            due: None,
         }
     }
 
@@ -168,37 +179,46 @@ impl Tracker {
         }
     }
 
-    /// After a tool ran: a checkpoint if it may have changed files. `wrote`: every path the
-    /// tool wrote, when that is all it can have changed (an edit tool, no hook); `None` looks
-    /// at the whole workspace.
-    pub(crate) fn after(
-        &mut self,
-        tool: &str,
-        wrote: Option<&[PathBuf]>,
-        turn: u32,
-        at: At,
-        term: &mut Term,
-        events: &mut Events,
-    ) {
-        if !super::BUILT_IN {
-            return;
-        }
+    /// A tool of the reply ran. If it may have changed files, the reply's checkpoint
+    /// ([`Tracker::after_reply`]) is due; `wrote`: the one path it wrote, when that is all it can
+    /// have changed (an edit tool, no hook), else `None` (the whole workspace is looked at).
+    pub(crate) fn ran(&mut self, tool: &str, wrote: Option<PathBuf>) {
         if !changes_files(tool) {
             self.scan_due |= !reads_only(tool);
             return;
         }
+        let due = self.due.get_or_insert_with(|| Due { tools: Vec::new(), wrote: Some(Vec::new()) });
+        if !due.tools.iter().any(|t| t == tool) {
+            due.tools.push(tool.to_string());
+        }
+        match (wrote, &mut due.wrote) {
+            (Some(path), Some(paths)) => paths.push(path),
+            _ => due.wrote = None,
+        }
+    }
+
+    /// After a reply's calls have all run: its checkpoint, if one of them may have changed
+    /// files (Cline: "Save checkpoint after all tools in this response have finished
+    /// executing"). One per reply, so a restore never undoes part of what the results the model
+    /// reads next say was done.
+    pub(crate) fn after_reply(&mut self, turn: u32, at: At, term: &mut Term, events: &mut Events) {
+        let Some(due) = self.due.take() else { return };
+        if !super::BUILT_IN {
+            return;
+        }
+        let tool = due.tools.join(", ");
         let _ = self.wait(term);
         let Repo::On(shadow) = &self.repo else { return };
         let message = format!("checkpoint-{}-{} turn {turn} {tool}", place::cwd_hash(shadow.workspace()), self.task_id);
         let since = self.records.last().map(|r| r.hash.as_str());
-        let scope = match wrote {
+        let scope = match &due.wrote {
             Some(paths) if !self.scan_due => Scope::Paths(paths),
             _ => Scope::All,
         };
         let taken = shadow.lock().and_then(|_held| shadow.snapshot_of(scope, &message, since, false));
         self.scan_due = taken.is_err();
         match taken {
-            Ok(Some(t)) => self.record(t, tool, turn, at, term, events),
+            Ok(Some(t)) => self.record(t, &tool, turn, at, term, events),
             Ok(None) => {}
             Err(e) => term.warn(&format!("Checkpoint after {tool} failed: {e}. The task goes on.")),
         }
@@ -280,7 +300,8 @@ mod not_built_in {
         for turn in 1..3 {
             let at = At { messages: 2, cuts: 0 };
             t.before("write_to_file", turn, at, &mut term, &mut events);
-            t.after("write_to_file", None, turn, at, &mut term, &mut events);
+            t.ran("write_to_file", None);
+            t.after_reply(turn, at, &mut term, &mut events);
         }
         let said = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
         assert_eq!(said.matches("`checkpoints`").count(), 1, "{said}");

@@ -493,7 +493,8 @@ mod tests {
             super::super::run(&call("touch_file", &[("path", "a.txt")]), ctx)
         });
         assert_eq!(done, Outcome::Success("touched a.txt".into()));
-        tracker.after("touch_file", None, 1, at, &mut term, &mut events);
+        tracker.ran("touch_file", None);
+        tracker.after_reply(1, at, &mut term, &mut events);
         let tools: Vec<&str> = tracker.records().iter().map(|r| r.tool.as_str()).collect();
         assert_eq!(tools, ["start", "touch_file"]);
         assert_eq!(tracker.records()[1].files, ["a.txt"]);
