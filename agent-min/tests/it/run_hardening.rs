@@ -980,11 +980,6 @@ fn a_git_directory_named_by_a_git_file_is_as_protected_as_a_git_directory() {
     }
 }
 
-/// Runs `git ARGS` in `dir`, which must succeed.
-fn git(dir: &Path, args: &[&str]) {
-    assert!(Command::new("git").args(args).current_dir(dir).status().unwrap().success());
-}
-
 /// `s` quoted for `sh`.
 fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))

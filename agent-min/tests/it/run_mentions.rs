@@ -3,24 +3,11 @@
 
 use crate::common;
 
-use std::path::Path;
 use std::time::Duration;
 
 use common::*;
 
 const LIMIT: Duration = Duration::from_secs(60);
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@e", "-c", "commit.gpgSign=false"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
 
 #[test]
 fn a_file_mention_and_git_changes_reach_the_model_in_the_first_request() {

@@ -681,3 +681,17 @@ pub fn openai_args(server: &Server) -> Vec<String> {
         "--yolo".into(),
     ]
 }
+
+/// Runs `git ARGS` in `dir`, which must succeed, without the person's or the system's git
+/// configuration (a committer named, no signing).
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=T", "-c", "user.email=t@e", "-c", "commit.gpgSign=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
