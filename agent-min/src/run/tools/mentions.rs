@@ -130,10 +130,20 @@ fn run_end(text: &str, at: usize, class: impl Fn(char) -> bool) -> usize {
     at + text[at..].chars().take_while(|&c| class(c)).map(char::len_utf8).sum::<usize>()
 }
 
-/// The regex's closing `(?=[.,;:!?()]*(?=[\s\r\n]|$))` at `at`.
-fn closes(text: &str, at: usize) -> bool {
-    let rest = text[at..].trim_start_matches(|c| ".,;:!?()".contains(c));
-    rest.chars().next().is_none_or(js_space)
+/// Where the regex's closing `(?=[.,;:!?()]*(?=[\s\r\n]|$))` holds, at each byte offset of
+/// `text`: found once, from the end, so that trying a match at every offset stays linear.
+fn closing(text: &str) -> Vec<bool> {
+    let mut at = vec![false; text.len() + 1];
+    at[text.len()] = true;
+    for (i, c) in text.char_indices().rev() {
+        at[i] = js_space(c) || (".,;:!?()".contains(c) && at[i + c.len_utf8()]);
+    }
+    at
+}
+
+/// The regex's closing lookahead at `at` ([`closing`] of the text).
+fn closes(cl: &[bool], at: usize) -> bool {
+    cl[at]
 }
 
 /// `\b` at `at`, after a word character.
@@ -142,11 +152,11 @@ fn boundary(text: &str, at: usize) -> bool {
 }
 
 /// A lazy `[^\s]{min,}?` from `at` and the closing lookahead: the end of the shortest match.
-fn lazy_non_space(text: &str, at: usize, min: usize) -> Option<usize> {
+fn lazy_non_space(text: &str, cl: &[bool], at: usize, min: usize) -> Option<usize> {
     let (mut end, mut n) = (at, 0);
     let mut chars = text[at..].chars();
     loop {
-        if n >= min && closes(text, end) {
+        if n >= min && closes(cl, end) {
             return Some(end);
         }
         match chars.next() {
@@ -157,51 +167,51 @@ fn lazy_non_space(text: &str, at: usize, min: usize) -> Option<usize> {
 }
 
 /// `[^"]*?"` from `at` and the closing lookahead.
-fn quoted(text: &str, at: usize) -> Option<usize> {
+fn quoted(text: &str, cl: &[bool], at: usize) -> Option<usize> {
     let end = at + text[at..].find('"')? + 1;
-    closes(text, end).then_some(end)
+    closes(cl, end).then_some(end)
 }
 
 /// The end of a mention whose `@` is just before `p`: Cline's alternatives, in its order.
-fn match_at(text: &str, p: usize) -> Option<usize> {
+fn match_at(text: &str, cl: &[bool], p: usize) -> Option<usize> {
     let rest = &text[p..];
     // `[\w-]+:/[^\s]*?` and `[\w-]+:"\/[^"]*?"` (the run cannot give back: `:` is not in it).
     let w = run_end(text, p, |c| word(c) || c == '-');
     if w > p {
         if text[w..].starts_with(":/") {
-            if let Some(e) = lazy_non_space(text, w + 2, 0) {
+            if let Some(e) = lazy_non_space(text, cl, w + 2, 0) {
                 return Some(e);
             }
         }
         if text[w..].starts_with(":\"/") {
-            if let Some(e) = quoted(text, w + 3) {
+            if let Some(e) = quoted(text, cl, w + 3) {
                 return Some(e);
             }
         }
     }
     // `/[^\s]*?`
     if rest.starts_with('/') {
-        if let Some(e) = lazy_non_space(text, p + 1, 0) {
+        if let Some(e) = lazy_non_space(text, cl, p + 1, 0) {
             return Some(e);
         }
     }
     // `"\/[^"]*?"`
     if rest.starts_with("\"/") {
-        if let Some(e) = quoted(text, p + 2) {
+        if let Some(e) = quoted(text, cl, p + 2) {
             return Some(e);
         }
     }
     // `(?:\w+:\/\/)[^\s]+?`
     let w = run_end(text, p, word);
     if w > p && text[w..].starts_with("://") {
-        if let Some(e) = lazy_non_space(text, w + 3, 1) {
+        if let Some(e) = lazy_non_space(text, cl, w + 3, 1) {
             return Some(e);
         }
     }
     // `[a-f0-9]{7,40}\b`, giving back digits as a greedy count does.
     let hex = rest.bytes().take(40).take_while(|b| matches!(b, b'a'..=b'f' | b'0'..=b'9')).count();
     for len in (7..=hex).rev() {
-        if boundary(text, p + len) && closes(text, p + len) {
+        if boundary(text, p + len) && closes(cl, p + len) {
             return Some(p + len);
         }
     }
@@ -210,16 +220,16 @@ fn match_at(text: &str, p: usize) -> Option<usize> {
         .into_iter()
         .filter(|k| rest.starts_with(k))
         .map(|k| p + k.len())
-        .find(|&e| boundary(text, e) && closes(text, e))
+        .find(|&e| boundary(text, e) && closes(cl, e))
 }
 
 /// Every match of Cline's `mentionRegexGlobal` in `text`: (where its `@` is, where it ends).
 fn find(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    let mut i = 0;
+    let (mut i, cl) = (0, closing(text));
     while let Some(off) = text[i..].find('@') {
         let at = i + off;
-        match match_at(text, at + 1) {
+        match match_at(text, &cl, at + 1) {
             Some(end) => {
                 out.push((at, end));
                 i = end;
@@ -451,8 +461,12 @@ const GIT_OUTPUT_LINE_LIMIT: usize = 500;
 struct Git {
     program: PathBuf,
     root: PathBuf,
-    /// `-c` settings added once the repository's filters are known.
+    /// `-c` settings.
     config: Vec<String>,
+    /// Settings added once the repository's filters are known, given to git in its
+    /// environment (`GIT_CONFIG_KEY_n`): a `-c` key is cut at its first `=`, and a filter's name
+    /// may hold one.
+    overrides: Vec<(String, String)>,
     /// Whether the workspace is in a repository, once asked.
     repo: Option<bool>,
 }
@@ -468,7 +482,7 @@ impl Git {
             "core.untrackedCache=false",
         ];
         let config = config.iter().flat_map(|c| ["-c".to_string(), c.to_string()]).collect();
-        Some(Git { program, root: root.to_path_buf(), config, repo: None })
+        Some(Git { program, root: root.to_path_buf(), config, overrides: Vec::new(), repo: None })
     }
 
     /// Runs `git ARGS`: stdout when it exits 0, else Node's `exec` message (`Command failed:
@@ -482,10 +496,14 @@ impl Git {
             // No index refresh written into the person's repository, no objects fetched.
             .env("GIT_OPTIONAL_LOCKS", "0")
             .env("GIT_NO_LAZY_FETCH", "1")
+            .env("GIT_CONFIG_COUNT", self.overrides.len().to_string())
             .current_dir(&self.root)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        for (i, (key, value)) in self.overrides.iter().enumerate() {
+            cmd.env(format!("GIT_CONFIG_KEY_{i}"), key).env(format!("GIT_CONFIG_VALUE_{i}"), value);
+        }
         let mut child = cmd.spawn().map_err(|e| format!("cannot run git: {e}"))?;
         let _guard = interrupt::track_pid(child.id());
         let mut out = child.stdout.take().expect("piped stdout");
@@ -515,15 +533,22 @@ impl Git {
         }
     }
 
-    /// Whether the workspace is in a git repository (`git rev-parse --git-dir`); then the
-    /// repository's filter drivers are switched off for the commands that follow.
+    /// Whether the workspace is in a git repository (`git rev-parse --git-dir`) whose work
+    /// tree holds it; then the repository's filter drivers are switched off for the commands
+    /// that follow. A repository whose `core.worktree` (or `.git` file) puts its work tree
+    /// elsewhere would show files outside the workspace: it counts as none.
     fn in_repo(&mut self) -> bool {
         if let Some(known) = self.repo {
             return known;
         }
-        let repo = self.run("git rev-parse --git-dir", &["rev-parse", "--git-dir"]).is_ok();
-        self.repo = Some(repo);
-        if !repo {
+        let top = self.run("git rev-parse --show-toplevel", &["rev-parse", "--show-toplevel"]);
+        let holds_workspace = top.is_ok_and(|t| {
+            let top = std::fs::canonicalize(t.trim_end_matches('\n'));
+            let root = std::fs::canonicalize(&self.root);
+            matches!((top, root), (Ok(top), Ok(root)) if root.starts_with(&top))
+        });
+        self.repo = Some(holds_workspace);
+        if !holds_workspace {
             return false;
         }
         let filters = self.run("git config", &["config", "-z", "--name-only", "--get-regexp", r"^filter\."]);
@@ -538,7 +563,7 @@ impl Git {
         }
         for name in names {
             for (key, value) in [("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")] {
-                self.config.extend(["-c".to_string(), format!("filter.{name}.{key}={value}")]);
+                self.overrides.push((format!("filter.{name}.{key}"), value.to_string()));
             }
         }
         true
@@ -657,6 +682,13 @@ fn commit_info(git: Option<&mut Git>, hash: &str) -> String {
         return "Repository has no commits yet".to_string();
     }
     let failed = |e: String| format!("Failed to get commit info: {e}");
+    // A commit only: `git show` of a blob or tree prints it whatever the pathspecs say
+    // (a `.clineignore`d file's content).
+    let commit = format!("{hash}^{{commit}}");
+    if let Err(e) = git.run(&format!("git rev-parse --verify {commit}"), &["rev-parse", "--verify", "--quiet", &commit])
+    {
+        return failed(e);
+    }
     let format = "--format=%H%n%h%n%s%n%an%n%ad%n%b";
     let shown = format!("git show --format=\"%H%n%h%n%s%n%an%n%ad%n%b\" --no-patch {hash}");
     let info = match git.run(&shown, &["show", format, "--no-patch", hash, "--"]) {

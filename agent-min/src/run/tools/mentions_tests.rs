@@ -266,10 +266,12 @@ fn git_changes_and_commits_as_cline_gives_them() {
     let e = expand(&root, "Review @git-changes");
     assert_eq!(e.words, "Review Working directory changes (see below for details)");
     assert_eq!(e.blocks, "\n\n<git_working_state>\nNo changes in working directory\n</git_working_state>");
-    // A filter the repository configures never runs.
+    // A filter the repository configures never runs, whatever its name (a `-c` key is cut at
+    // its first `=`).
     let marker = root.join("filter-ran");
     git(&root, &["config", "filter.evil.clean", &format!("touch {} && cat", marker.display())]);
-    std::fs::write(root.join(".gitattributes"), "*.txt filter=evil\n").unwrap();
+    git(&root, &["config", "filter.x=y.clean", &format!("touch {} && cat", marker.display())]);
+    std::fs::write(root.join(".gitattributes"), "*.txt filter=evil\na.txt filter=x=y\n").unwrap();
     std::fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
     std::fs::write(root.join(".clineignore"), "secret.txt\n").unwrap();
     std::fs::write(root.join("secret.txt"), "hunter2\n").unwrap();
@@ -291,5 +293,35 @@ fn git_changes_and_commits_as_cline_gives_them() {
     assert!(info.contains("\n\nFull Changes:\n\ndiff --git a/a.txt b/a.txt"), "{info}");
     assert!(info.ends_with("+one\n</git_commit>"), "{info}");
     let e = expand(&root, "@deadbeef1");
-    assert!(e.blocks.contains("Failed to get commit info: Command failed: git show"), "{}", e.blocks);
+    assert!(e.blocks.contains("Failed to get commit info: Command failed: git rev-parse"), "{}", e.blocks);
+    // A blob's hash is not a commit: `git show` would print it, `.clineignore` or not.
+    git(&root, &["add", "secret.txt"]);
+    git(&root, &["commit", "-q", "-m", "secret"]);
+    let blob = git(&root, &["rev-parse", "HEAD:secret.txt"]).trim().to_string();
+    let e = expand(&root, &format!("see @{}", &blob[..10]));
+    assert!(!e.blocks.contains("hunter2"), "{}", e.blocks);
+    assert!(e.blocks.contains("Failed to get commit info"), "{}", e.blocks);
+}
+
+#[test]
+fn a_repository_whose_work_tree_is_elsewhere_shows_nothing_of_it() {
+    let outside = workspace(&[("id_rsa", b"SECRET-KEY\n")]);
+    let d = workspace(&[("a.txt", b"one\n")]);
+    let root = d.path().canonicalize().unwrap();
+    git(&root, &["init", "-q"]);
+    git(&root, &["config", "core.worktree", &outside.path().canonicalize().unwrap().display().to_string()]);
+    let e = expand(&root, "Review @git-changes");
+    assert!(!e.blocks.contains("SECRET-KEY") && !e.blocks.contains("id_rsa"), "{}", e.blocks);
+    assert_eq!(e.blocks, "\n\n<git_working_state>\nNot a git repository\n</git_working_state>");
+}
+
+#[test]
+fn a_long_run_of_punctuation_is_scanned_once() {
+    // Each offset of the run used to scan the rest of it for the closing lookahead: 400k dots
+    // took minutes. The lookahead is now found once, from the end.
+    let text = format!("@/{}x and @/{}", ".".repeat(400_000), "!".repeat(400_000));
+    let found = all(&text);
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[0].len(), 400_003);
+    assert_eq!(found[1], "@/", "the lazy match closes at once, before the punctuation");
 }
