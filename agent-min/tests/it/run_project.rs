@@ -132,8 +132,10 @@ fn a_conditional_rule_applies_from_the_request_after_the_model_touches_its_paths
     let e = Env::new();
     e.write(".clinerules", "---\npaths:\n  - \"web/**\"\n---\n\nWeb rule: use tabs.\n");
     e.write("web/app.ts", "let x = 1;\n");
-    let server =
-        Server::start(vec![anthropic(&tool("read_file", &[("path", "web/app.ts")])), anthropic(&completion("ok"))]);
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "web/app.ts"), ("content", "let x = 2;\n")])),
+        anthropic(&completion("ok")),
+    ]);
     let r = e.run(&server, &["tidy the code"]);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let reqs = server.requests();
@@ -148,6 +150,12 @@ fn a_conditional_rule_applies_from_the_request_after_the_model_touches_its_paths
     let r = e.run(&server, &["fix web/app.ts"]);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(system(&server.requests()[0]).ends_with("\n\nWeb rule: use tabs."));
+    // A read inside the workspace does not: Cline approves it without asking.
+    let server =
+        Server::start(vec![anthropic(&tool("read_file", &[("path", "web/app.ts")])), anthropic(&completion("ok"))]);
+    let r = e.run(&server, &["tidy the code"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!system(&server.requests()[1]).contains("Web rule"));
 }
 
 #[test]
