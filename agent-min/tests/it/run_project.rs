@@ -210,6 +210,35 @@ fn a_workflow_named_in_the_task_is_sent_as_cline_sends_it_and_is_not_a_rule() {
     assert!(s.contains("Use tabs.") && !s.contains("Bump the version"), "{s}");
 }
 
+/// Cline's `parseSlashCommands` reads `<answer>` and `<feedback>` too: a workflow named in a
+/// follow-up answer or in a refusal's feedback goes before that block, the command out of it.
+#[test]
+fn a_workflow_named_in_an_answer_or_in_feedback_is_expanded() {
+    let e = Env::new();
+    e.write(".clinerules/workflows/release.md", "Bump the version.");
+    e.write(".clinerules/workflows/audit.md", "Audit the dependencies.");
+    let server = Server::start(vec![
+        anthropic(&tool("ask_followup_question", &[("question", "Which?")])),
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = e.run_typing(
+        &server,
+        &["t"],
+        b"/release.md for v2
+/audit.md first
+",
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let answer = reqs[1].last_user();
+    let want = "[ask_followup_question for 'Which?'] Result:\n<explicit_instructions type=\"release.md\">\nBump the version.\n</explicit_instructions>\n<answer>\n for v2\n</answer>";
+    assert!(answer.starts_with(want), "{answer}");
+    let denied = reqs[2].last_user();
+    let want = "<explicit_instructions type=\"audit.md\">\nAudit the dependencies.\n</explicit_instructions>\nThe user provided the following feedback:\n<feedback>\n first\n</feedback>";
+    assert!(denied.starts_with(want), "{denied}");
+}
+
 #[test]
 fn clineignore_walls_files_off_from_every_tool_and_an_edit_applies_on_the_next_call() {
     let e = Env::new();

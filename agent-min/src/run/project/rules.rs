@@ -294,8 +294,14 @@ fn rule_part(name: &str, raw: &str, paths: &[String]) -> Option<String> {
 }
 
 /// A regular file's text, trimmed as JavaScript trims; `None` when missing, empty or unusable.
-/// One open without blocking (a FIFO is not a rule file), and every check on that descriptor.
 pub(super) fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
+    read_text(path, r).filter(|t| !t.is_empty())
+}
+
+/// A regular file's text, trimmed as JavaScript trims (empty for an empty file); `None` when
+/// missing or unusable. One open without blocking (a FIFO is not a rule file), and every check
+/// on that descriptor.
+pub(super) fn read_text(path: &Path, r: &mut Reader) -> Option<String> {
     let opened = match trusted_file::open(path, Links::Follow) {
         Ok(o) => o,
         Err(trusted_file::Error::Missing | trusted_file::Error::NotRegular) => return None,
@@ -346,7 +352,7 @@ pub(super) fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
             r.used += bytes.len() as u64;
             let text = String::from_utf8_lossy(&bytes);
             let t = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-            (!t.is_empty()).then(|| t.to_string())
+            Some(t.to_string())
         }
         Err(e) => {
             r.warnings.push(format!("could not read rule file {}: {e}", path.display()));
