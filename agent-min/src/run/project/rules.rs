@@ -230,18 +230,22 @@ pub(super) fn directory_inside(dir: &Path, r: &mut Reader) -> bool {
 /// Most entries looked at under one rules directory.
 const MAX_DIRECTORY_ENTRIES: usize = 10_000;
 
-/// Every regular file under `dir`, recursively, sorted; `excluded` subfolders of `dir` left out;
-/// at most [`MAX_DIRECTORY_ENTRIES`] entries looked at.
+/// Every regular file under `dir`, recursively, in the order of Node's recursive
+/// `fs.readdir` (Cline's `readDirectory`): each directory's entries sorted by name (libuv sorts
+/// them byte-wise), its files before anything under it, and its subdirectories taken from a
+/// stack — the last first, each with everything under it before the one before it. `excluded`
+/// subfolders of `dir` are left out; at most [`MAX_DIRECTORY_ENTRIES`] entries looked at.
 pub(super) fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     let mut seen = 0;
     while let Some(d) = stack.pop() {
         let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        for e in rd.filter_map(Result::ok) {
+        let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
             seen += 1;
             if seen > MAX_DIRECTORY_ENTRIES {
-                out.sort();
                 return out;
             }
             let Ok(t) = e.file_type() else { continue };
@@ -256,7 +260,6 @@ pub(super) fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
             }
         }
     }
-    out.sort();
     out
 }
 
@@ -405,6 +408,36 @@ mod tests {
 
     fn none() -> Sources {
         Sources::default()
+    }
+
+    /// The order Node 20's `fs.readdir(dir, { withFileTypes: true, recursive: true })` gives
+    /// this tree (checked with node): names byte-wise, a directory's files first, its
+    /// subdirectories last to first, each with all under it.
+    #[test]
+    fn a_rules_directory_is_read_in_nodes_recursive_readdir_order() {
+        let d = tempfile::tempdir().unwrap();
+        let files = [
+            "0.md",
+            "B.md",
+            "a.md",
+            "b.md",
+            "zz.md",
+            "z/d.md",
+            "sub/b.md",
+            "sub/c.md",
+            "sub/zz.md",
+            "sub/inner/g.md",
+            "sub/inner/x/h.md",
+            "sub/a2/i.md",
+            "a-dir/e.md",
+            "a-dir/deep/f.md",
+        ];
+        for f in files.iter().rev() {
+            write(d.path(), f, "x");
+        }
+        let got = read_directory(d.path(), &[]);
+        let got: Vec<_> = got.iter().map(|p| p.strip_prefix(d.path()).unwrap().to_str().unwrap()).collect();
+        assert_eq!(got, files);
     }
 
     #[test]
