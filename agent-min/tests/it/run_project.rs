@@ -38,6 +38,8 @@ impl Env {
             ("HOME".into(), h.clone()),
             ("XDG_CONFIG_HOME".into(), format!("{h}/.config")),
             ("XDG_STATE_HOME".into(), format!("{h}/.state")),
+            // `~/Documents` whether or not `xdg-user-dir` is installed (Cline's getDocumentsPath).
+            ("XDG_DOCUMENTS_DIR".into(), format!("{h}/Documents")),
         ]
     }
     /// A run under --yolo that trusts the test's own workspace hooks (--trust-workspace).

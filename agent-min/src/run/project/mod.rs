@@ -12,6 +12,7 @@
 
 pub(crate) mod conditionals;
 mod context;
+mod documents;
 pub(crate) mod frontmatter;
 pub(crate) mod hooks;
 pub(crate) mod lifecycle;

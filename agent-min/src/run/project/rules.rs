@@ -372,29 +372,10 @@ fn posix(p: &Path) -> String {
     p.to_string_lossy().replace('\\', "/")
 }
 
-/// The documents directory, as `xdg-user-dir DOCUMENTS` reports it (from `user-dirs.dirs`),
-/// else `~/Documents`.
-pub(crate) fn documents_dir() -> Option<PathBuf> {
-    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
-    let dirs = config_dir().map(|c| c.join("user-dirs.dirs"));
-    let read = |f: PathBuf| trusted_file::read(&f, Links::Follow, 1 << 16).ok();
-    if let Some(text) = dirs.and_then(read).map(|b| String::from_utf8_lossy(&b).into_owned()) {
-        for line in text.lines() {
-            if let Some(v) = line.trim().strip_prefix("XDG_DOCUMENTS_DIR=") {
-                let v = v.trim().trim_matches('"');
-                let v = v
-                    .strip_prefix("$HOME")
-                    .map_or_else(|| PathBuf::from(v), |rest| home.join(rest.trim_start_matches('/')));
-                if v.is_absolute() && v != home {
-                    return Some(v);
-                }
-            }
-        }
-    }
-    Some(home.join("Documents"))
-}
+pub(crate) use super::documents::documents_dir;
 
-fn config_dir() -> Option<PathBuf> {
+/// `$XDG_CONFIG_HOME`, else `~/.config`.
+pub(super) fn config_dir() -> Option<PathBuf> {
     std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -408,6 +389,26 @@ mod tests {
 
     fn none() -> Sources {
         Sources::default()
+    }
+
+    #[test]
+    fn a_clinerules_directory_is_read_sorted_without_hooks_workflows_or_skills() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, ".clinerules/b.md", "  Second rule.  \n");
+        write(r, ".clinerules/a.md", "First rule.");
+        write(r, ".clinerules/sub/c.txt", "Nested rule.");
+        write(r, ".clinerules/empty.md", "  \n");
+        write(r, ".clinerules/.DS_Store", "junk");
+        write(r, ".clinerules/hooks/PreToolUse", "#!/bin/sh\n");
+        write(r, ".clinerules/workflows/release.md", "Workflow.");
+        write(r, ".clinerules/skills/s/SKILL.md", "Skill.");
+        let s = sections(r, &none(), &[], &mut Reader::new());
+        let cwd = posix(r);
+        assert_eq!(
+            s,
+            [format!("# .clinerules/\n\nThe following is provided by a root-level .clinerules/ directory where the user has specified instructions for this working directory ({cwd})\n\n.clinerules/a.md\nFirst rule.\n\n.clinerules/b.md\nSecond rule.\n\n.clinerules/sub/c.txt\nNested rule.")]
+        );
     }
 
     /// The order Node 20's `fs.readdir(dir, { withFileTypes: true, recursive: true })` gives
@@ -438,26 +439,6 @@ mod tests {
         let got = read_directory(d.path(), &[]);
         let got: Vec<_> = got.iter().map(|p| p.strip_prefix(d.path()).unwrap().to_str().unwrap()).collect();
         assert_eq!(got, files);
-    }
-
-    #[test]
-    fn a_clinerules_directory_is_read_sorted_without_hooks_workflows_or_skills() {
-        let d = tempfile::tempdir().unwrap();
-        let r = d.path();
-        write(r, ".clinerules/b.md", "  Second rule.  \n");
-        write(r, ".clinerules/a.md", "First rule.");
-        write(r, ".clinerules/sub/c.txt", "Nested rule.");
-        write(r, ".clinerules/empty.md", "  \n");
-        write(r, ".clinerules/.DS_Store", "junk");
-        write(r, ".clinerules/hooks/PreToolUse", "#!/bin/sh\n");
-        write(r, ".clinerules/workflows/release.md", "Workflow.");
-        write(r, ".clinerules/skills/s/SKILL.md", "Skill.");
-        let s = sections(r, &none(), &[], &mut Reader::new());
-        let cwd = posix(r);
-        assert_eq!(
-            s,
-            [format!("# .clinerules/\n\nThe following is provided by a root-level .clinerules/ directory where the user has specified instructions for this working directory ({cwd})\n\n.clinerules/a.md\nFirst rule.\n\n.clinerules/b.md\nSecond rule.\n\n.clinerules/sub/c.txt\nNested rule.")]
-        );
     }
 
     #[test]
