@@ -16,6 +16,7 @@ mod documents;
 pub(crate) mod frontmatter;
 pub(crate) mod hooks;
 pub(crate) mod lifecycle;
+mod post_process;
 pub(crate) mod rules;
 pub(crate) mod skills;
 pub(crate) mod texts;
@@ -164,7 +165,8 @@ impl Project {
         if sections.is_empty() {
             return base.to_string();
         }
-        format!("{}{}", base.trim_end(), texts::user_instructions(&sections))
+        // Cline's prompt builder tidies the whole prompt, the rules included.
+        post_process::post_process(&format!("{}{}", base.trim_end(), texts::user_instructions(&sections)))
     }
 }
 
@@ -341,6 +343,15 @@ mod tests {
         let hooks = hooks::Hooks::new(d.path(), cfg, Default::default());
         let mut yolo = Project::new(d.path(), rules::Sources::default(), hooks);
         assert!(!yolo.system_prompt("BASE\n", &history, &mut term).contains("Far rule."));
+    }
+
+    /// Cline's prompt builder tidies the rules with the rest of the prompt.
+    #[test]
+    fn the_rules_are_tidied_as_clines_prompt_builder_tidies_them() {
+        let (_d, mut p) = web_rule_project(&[("a.md", "One.\n\n\n\nTwo.\n##\nThree.\n====\nFour.")]);
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        let s = p.system_prompt("BASE\n", &[], &mut term);
+        assert!(s.ends_with(".clinerules/a.md\nOne.\n\nTwo.\nThree.\n\n====\n\nFour."), "{s}");
     }
 
     #[test]
