@@ -370,6 +370,31 @@ impl Task {
         self.around.project.workflow(words, &mut self.term)
     }
 
+    /// Takes the first slash command out of the person's `words` (their mentions already
+    /// expanded: Cline's `loadContext` runs `parseMentions`, then `parseSlashCommands`) and
+    /// returns what it stands for, to go before the block holding them ("" for none).
+    fn command_in(&mut self, words: &mut String) -> String {
+        match self.slash_command(words) {
+            Some(w) => {
+                *words = w.words;
+                w.instructions
+            }
+            None => String::new(),
+        }
+    }
+
+    /// An `ask_followup_question` result: a slash command in the `<answer>` goes before it.
+    fn command_in_answer(&mut self, text: String) -> String {
+        let Some(rest) = text.strip_prefix("<answer>\n") else { return text };
+        // The first close, as Cline's `/<answer>([\s\S]*?)<\/answer>/` takes it.
+        let (words, after) = rest.split_once("\n</answer>").unwrap_or((rest, ""));
+        let (mut words, after) = (words.to_string(), after.to_string());
+        match self.command_in(&mut words) {
+            c if c.is_empty() => text,
+            c => format!("{c}<answer>\n{words}\n</answer>{after}"),
+        }
+    }
+
     /// Continues a saved task with Cline's `[TASK RESUMPTION]` message.
     pub fn resume(mut self, saved: Record) -> End {
         let saved = self.read_again(saved);
@@ -530,8 +555,9 @@ impl Task {
             match self.ask_for_guidance() {
                 Some(guidance) => {
                     // Before the environment details, as Cline's `loadContext` adds them after.
-                    let m = mentions::expand(self.ws.root(), &guidance);
-                    let words = format!("{}{}", prompt::too_many_mistakes(&m.words), m.blocks);
+                    let mut m = mentions::expand(self.ws.root(), &guidance);
+                    let command = self.command_in(&mut m.words);
+                    let words = format!("{command}{}{}", prompt::too_many_mistakes(&m.words), m.blocks);
                     before_environment(&mut user_content, &words);
                     // As Cline: the guidance starts the counts afresh, loop detection's too.
                     self.mistakes.clear();
@@ -1130,10 +1156,14 @@ impl Task {
             }
             Outcome::Denied { text, feedback } => (text, feedback, None),
         };
-        let feedback = feedback.map(|f| mentions::expand(self.ws.root(), &f));
+        // The person's words in feedback or an answer: mentions, then a slash command (Cline's
+        // loadContext), the command's text before the block that holds them.
+        let mut feedback = feedback.map(|f| mentions::expand(self.ws.root(), &f));
+        let command = feedback.as_mut().map(|f| self.command_in(&mut f.words)).unwrap_or_default();
+        let text = if call.name == "ask_followup_question" { self.command_in_answer(text) } else { text };
         let body =
             tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_ref().map(|f| &*f.words));
-        let body = format!("{body}{}", feedback.map(|f| f.blocks).unwrap_or_default());
+        let body = format!("{command}{body}{}", feedback.map(|f| f.blocks).unwrap_or_default());
         let result = format!("{}{body}{warning}{}", after(&pre), before(&post));
         // After the handler's reset of the count, as in Cline.
         if matches!(repeated, Verdict::Escalate) {

@@ -835,7 +835,14 @@ fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_lat
     let h = home.path().to_str().unwrap();
     let config = format!("{h}/.config");
     let state = format!("{h}/.local/state");
-    let envs = [("HOME", h), ("XDG_CONFIG_HOME", config.as_str()), ("XDG_STATE_HOME", state.as_str())];
+    // Cline's documents folder is `~/Documents` whether or not `xdg-user-dir` is installed.
+    let docs = format!("{h}/Documents");
+    let envs = [
+        ("HOME", h),
+        ("XDG_CONFIG_HOME", config.as_str()),
+        ("XDG_STATE_HOME", state.as_str()),
+        ("XDG_DOCUMENTS_DIR", docs.as_str()),
+    ];
     let cmd = "mkdir -p Documents/Cline/Hooks && echo x > Documents/Cline/Hooks/TaskStart && echo PLANTED hook; \
                echo '{}' > .config/agent-min/mcp.json && echo PLANTED mcp; \
                mkdir -p .config/agent-min/mcp-approved && echo PLANTED approval; \

@@ -38,6 +38,8 @@ impl Env {
             ("HOME".into(), h.clone()),
             ("XDG_CONFIG_HOME".into(), format!("{h}/.config")),
             ("XDG_STATE_HOME".into(), format!("{h}/.state")),
+            // `~/Documents` whether or not `xdg-user-dir` is installed (Cline's getDocumentsPath).
+            ("XDG_DOCUMENTS_DIR".into(), format!("{h}/Documents")),
         ]
     }
     /// A run under --yolo that trusts the test's own workspace hooks (--trust-workspace).
@@ -132,8 +134,10 @@ fn a_conditional_rule_applies_from_the_request_after_the_model_touches_its_paths
     let e = Env::new();
     e.write(".clinerules", "---\npaths:\n  - \"web/**\"\n---\n\nWeb rule: use tabs.\n");
     e.write("web/app.ts", "let x = 1;\n");
-    let server =
-        Server::start(vec![anthropic(&tool("read_file", &[("path", "web/app.ts")])), anthropic(&completion("ok"))]);
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "web/app.ts"), ("content", "let x = 2;\n")])),
+        anthropic(&completion("ok")),
+    ]);
     let r = e.run(&server, &["tidy the code"]);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let reqs = server.requests();
@@ -148,6 +152,12 @@ fn a_conditional_rule_applies_from_the_request_after_the_model_touches_its_paths
     let r = e.run(&server, &["fix web/app.ts"]);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(system(&server.requests()[0]).ends_with("\n\nWeb rule: use tabs."));
+    // A read inside the workspace does not: Cline approves it without asking.
+    let server =
+        Server::start(vec![anthropic(&tool("read_file", &[("path", "web/app.ts")])), anthropic(&completion("ok"))]);
+    let r = e.run(&server, &["tidy the code"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!system(&server.requests()[1]).contains("Web rule"));
 }
 
 #[test]
@@ -200,6 +210,35 @@ fn a_workflow_named_in_the_task_is_sent_as_cline_sends_it_and_is_not_a_rule() {
     );
     let s = system(&reqs[0]);
     assert!(s.contains("Use tabs.") && !s.contains("Bump the version"), "{s}");
+}
+
+/// Cline's `parseSlashCommands` reads `<answer>` and `<feedback>` too: a workflow named in a
+/// follow-up answer or in a refusal's feedback goes before that block, the command out of it.
+#[test]
+fn a_workflow_named_in_an_answer_or_in_feedback_is_expanded() {
+    let e = Env::new();
+    e.write(".clinerules/workflows/release.md", "Bump the version.");
+    e.write(".clinerules/workflows/audit.md", "Audit the dependencies.");
+    let server = Server::start(vec![
+        anthropic(&tool("ask_followup_question", &[("question", "Which?")])),
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = e.run_typing(
+        &server,
+        &["t"],
+        b"/release.md for v2
+/audit.md first
+",
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let answer = reqs[1].last_user();
+    let want = "[ask_followup_question for 'Which?'] Result:\n<explicit_instructions type=\"release.md\">\nBump the version.\n</explicit_instructions>\n<answer>\n for v2\n</answer>";
+    assert!(answer.starts_with(want), "{answer}");
+    let denied = reqs[2].last_user();
+    let want = "<explicit_instructions type=\"audit.md\">\nAudit the dependencies.\n</explicit_instructions>\nThe user provided the following feedback:\n<feedback>\n first\n</feedback>";
+    assert!(denied.starts_with(want), "{denied}");
 }
 
 #[test]

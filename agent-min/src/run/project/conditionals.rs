@@ -2,9 +2,9 @@
 //!
 //! A rule whose frontmatter has `paths:` applies only when a path of the current request
 //! matches one of its globs (picomatch with `dot: true`, here `globset` with `*` stopping at
-//! `/`). The request's paths are those named in the latest user text (the task, or the
-//! person's latest feedback) and those of every tool call of the task so far, normalised,
-//! deduplicated, capped at 100 and sorted, as Cline builds them.
+//! `/`, and the patterns rewritten where picomatch reads them otherwise). The request's paths
+//! (gathered by `context`) are normalised, deduplicated, capped at 100 and sorted, as Cline
+//! builds them.
 
 use globset::GlobBuilder;
 
@@ -53,10 +53,80 @@ fn matches_any(pattern: &str, candidates: &[String]) -> bool {
     let glob = |p: &str| {
         GlobBuilder::new(p).literal_separator(true).backslash_escape(true).build().map(|g| g.compile_matcher()).ok()
     };
-    let Some(whole) = glob(p) else { return false };
-    let parent = p.strip_suffix("/**").filter(|d| !d.is_empty()).and_then(glob);
-    let hit = |c: &String| whole.is_match(c) || parent.as_ref().is_some_and(|m| m.is_match(c));
-    candidates.iter().any(|c| hit(c) != negated)
+    let mut matchers = Vec::new();
+    for p in picomatch_forms(p) {
+        let Some(whole) = glob(&p) else { return false };
+        matchers.push(whole);
+        matchers.extend(p.strip_suffix("/**").filter(|d| !d.is_empty()).and_then(glob));
+    }
+    candidates.iter().any(|c| matchers.iter().any(|m| m.is_match(c)) != negated)
+}
+
+/// Globset patterns that together match what picomatch matches with `pattern`, where their
+/// syntaxes part: a pattern `**.ext` without a slash matches at any depth (picomatch makes it
+/// `.*?\.ext`); a range `{a..c}` is the class `[a-c]` (its ends sorted, joined by `-`, and
+/// left as the text `a..c` when that class is not a valid one: picomatch's `expandRange`);
+/// and a brace group with an empty alternative (`{,src/}a.ts`), which globset does not take, is
+/// expanded into one pattern per alternative.
+fn picomatch_forms(pattern: &str) -> Vec<String> {
+    let mut p = pattern.to_string();
+    if p.starts_with("**.") && !p.contains('/') {
+        p = format!("**/*{}", &p[2..]);
+    }
+    let p = expand_ranges(&p);
+    let mut out = Vec::new();
+    expand_empty_alternatives(p, &mut out);
+    out
+}
+
+/// `{A..B}` (no comma, no nested brace) as picomatch's `expandRange` writes it.
+fn expand_ranges(p: &str) -> String {
+    static RANGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RANGE.get_or_init(|| regex::Regex::new(r"\{([^{},]*\.\.[^{},]*)\}").unwrap());
+    re.replace_all(p, |c: &regex::Captures<'_>| {
+        let mut args: Vec<&str> = c[1].split("..").collect();
+        args.sort_unstable();
+        let class = format!("[{}]", args.join("-"));
+        if regex::Regex::new(&class).is_ok() {
+            class
+        } else {
+            c[1].to_string()
+        }
+    })
+    .into_owned()
+}
+
+/// Most patterns one glob is expanded into.
+const MAX_FORMS: usize = 64;
+
+/// `p` with each brace group that has an empty alternative (innermost first, no nesting
+/// inside it) replaced by each of its alternatives in turn, into `out`.
+fn expand_empty_alternatives(p: String, out: &mut Vec<String>) {
+    let group = (|| {
+        let mut open = None;
+        for (i, ch) in p.char_indices() {
+            match ch {
+                '{' => open = Some(i),
+                '}' => {
+                    let start = open?;
+                    let inner = &p[start + 1..i];
+                    if inner.split(',').any(str::is_empty) && inner.contains(',') {
+                        return Some((start, i));
+                    }
+                    open = None;
+                }
+                _ => {}
+            }
+        }
+        None
+    })();
+    let Some((start, end)) = group.filter(|_| out.len() < MAX_FORMS) else {
+        out.push(p);
+        return;
+    };
+    for alt in p[start + 1..end].split(',') {
+        expand_empty_alternatives(format!("{}{alt}{}", &p[..start], &p[end + 1..]), out);
+    }
 }
 
 /// The request's candidate paths: from the latest user text and from the tool calls' `path`s
@@ -207,6 +277,33 @@ mod tests {
         assert!(p("!!src/**", "src/a.ts"), "twice is not negated");
         assert!(p("src/**/*.ts", "src/a.ts"));
         assert!(!p("src/*", "src/a/b"));
+    }
+
+    /// Checked with picomatch 4.0.3 and `{ dot: true }` in node.
+    #[test]
+    fn leading_double_stars_ranges_and_empty_alternatives_match_as_in_picomatch() {
+        let p = |g: &str, c: &str| passes(&[("paths".to_string(), list(&[g]))], &owned(&[c]));
+        for (g, c, want) in [
+            ("**.md", "docs/README.md", true),
+            ("**.md", "README.md", true),
+            ("**.md", ".x.md", true),
+            ("src/**.ts", "src/a/b.ts", false),
+            ("src/**.ts", "src/b.ts", true),
+            ("file{1..3}.ts", "file2.ts", true),
+            ("file{1..3}.ts", "file4.ts", false),
+            ("file{1..12}.ts", "file12.ts", false),
+            ("file{1..12}.ts", "file2.ts", true),
+            ("file{01..03}.ts", "file02.ts", false),
+            ("file{01..03}.ts", "file01..03.ts", true),
+            ("{z..x}", "y", true),
+            ("{,src/}a.ts", "a.ts", true),
+            ("{,src/}a.ts", "src/a.ts", true),
+            ("{a,}.ts", ".ts", true),
+            ("x/{,y/}z", "x/y/z", true),
+            ("x/{,y/}z", "x/w/z", false),
+        ] {
+            assert_eq!(p(g, c), want, "{g} {c}");
+        }
     }
 
     #[test]

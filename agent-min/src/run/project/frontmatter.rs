@@ -64,6 +64,17 @@ fn split(s: &str) -> Option<(&str, &str)> {
 
 fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
     let lines: Vec<&str> = yaml.lines().collect();
+    if let Some(first) = lines.iter().find(|l| !is_blank(l)).filter(|l| split_key(l).is_none()) {
+        // Not a map: js-yaml loads a list or a plain text too, and Cline then finds no key in
+        // it (the rule applies, without its frontmatter).
+        if first == &"-" || first.starts_with("- ") {
+            return block(&lines, 0).map(|_| Vec::new());
+        }
+        let text: Vec<String> = lines.iter().map(|l| strip_plain_comment(l).trim().to_string()).collect();
+        if is_plain_start(first) && !first.starts_with([' ', '\t']) && plain(&fold(&text)).is_ok() {
+            return Ok(Vec::new());
+        }
+    }
     let mut data: Vec<(String, Value)> = Vec::new();
     // The keys seen (a list searched per key made a block of 50,000 keys take 3 s).
     let mut seen = std::collections::HashSet::new();
@@ -85,9 +96,9 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
         if !seen.insert(key.clone()) {
             return Err(format!("duplicated mapping key {key:?} (line {n})"));
         }
-        let raw_rest = rest;
-        let commented = strip_comment(rest).len() < rest.len();
-        let rest = strip_comment(rest).trim();
+        let raw_rest = strip_anchor(rest.trim_start()).map_err(|e| format!("{e} (line {n})"))?;
+        let commented = strip_comment(raw_rest).len() < raw_rest.len();
+        let rest = strip_comment(raw_rest).trim();
         let next = lines[i..].iter().position(|l| !is_blank(l)).map(|k| i + k);
         let value = if let Some(k) = next.filter(|&k| {
             rest.is_empty() && lines[k].starts_with(' ') && lines[k].trim_start().starts_with(['"', '\'', '[', '{'])
@@ -393,7 +404,7 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
         let Some(item) = t.strip_prefix('-').filter(|r| r.is_empty() || r.starts_with(' ')) else {
             return Err(format!("bad indentation of a mapping entry (line {n})"));
         };
-        let item = item.trim_start();
+        let item = strip_anchor(item.trim_start()).map_err(|e| format!("{e} (line {n})"))?;
         items.push(if strip_comment(item).trim().is_empty() {
             Value::Other
         } else if let Some(more) = plain_item_lines(item, lines, indent, first, &mut j)? {
@@ -473,8 +484,9 @@ fn scalar_or_flow(s: &str) -> Result<Value, String> {
     if s.starts_with('!') {
         return Err(format!("unknown tag {:?}", s.split_whitespace().next().unwrap_or(s)));
     }
-    if s.starts_with(['&', '*']) {
-        return Ok(Value::Other);
+    let s = strip_anchor(s)?;
+    if s.is_empty() {
+        return Ok(Value::Other); // `&a` alone: null
     }
     if s.starts_with(['[', '{', '"', '\'']) {
         let (value, rest) = flow_value(s)?;
@@ -489,7 +501,31 @@ fn ends(rest: &str) -> bool {
     rest.trim().is_empty() || rest.starts_with('#')
 }
 
+/// `s` without its anchor (`&name `, which js-yaml allows on any value and the value keeps);
+/// an anchor without a name, or a second one, is js-yaml's error.
+fn strip_anchor(s: &str) -> Result<&str, String> {
+    let Some(anchored) = s.strip_prefix('&') else { return Ok(s) };
+    let end = anchored.find([' ', '\t', ',', '[', ']', '{', '}']).unwrap_or(anchored.len());
+    if end == 0 {
+        return Err("name of an anchor node must contain at least one character".into());
+    }
+    let rest = anchored[end..].trim_start();
+    if rest.starts_with('&') {
+        return Err("duplication of an anchor property".into());
+    }
+    Ok(rest)
+}
+
 fn plain(s: &str) -> Result<Value, String> {
+    if let Some(name) = s.strip_prefix('*') {
+        // An alias: `*.tsx` unquoted is one, and js-yaml knows no anchor of that name.
+        let name = name.split([' ', ',', '[', ']', '{', '}']).next().unwrap_or_default();
+        return Err(format!("unidentified alias {name:?}"));
+    }
+    if s == "-" || s.starts_with("- ") {
+        // A sequence entry cannot start a plain value (`paths: - src/**`).
+        return Err("bad indentation of a mapping entry".into());
+    }
     if s.contains(": ") || s.ends_with(':') {
         return Err("incomplete explicit mapping pair; a key node is missed".into());
     }
@@ -597,6 +633,7 @@ fn flow_list(s: &str, depth: usize) -> Result<(Vec<Value>, &str), String> {
         if rest.is_empty() {
             return Err("unexpected end of the stream within a flow collection".into());
         }
+        rest = strip_anchor(rest)?;
         let (item, r) = if rest.starts_with(['"', '\'']) {
             let (v, r) = quoted(rest)?;
             (Value::Str(v), r)
@@ -673,6 +710,40 @@ mod tests {
 
     fn strs(v: &[&str]) -> Value {
         Value::List(v.iter().map(|s| Value::Str(s.to_string())).collect())
+    }
+
+    /// As js-yaml 4.1.1 reads them (checked with node): an unquoted `*…` is an alias, which it
+    /// cannot resolve (so Cline sends the rule whole); an anchor is allowed on any value, which
+    /// keeps it; `paths: - x` is refused; a list or a plain text is a document without keys.
+    #[test]
+    fn aliases_anchors_and_documents_that_are_not_maps_read_as_js_yaml_reads_them() {
+        for yaml in [
+            "paths:\n  - *.tsx",
+            "paths: *.tsx",
+            "paths: [*.tsx]",
+            "paths:\n  - \"web/**\"\n  - **/*.ts",
+            "paths: - src/**",
+            "paths: -",
+            "paths: & x",
+            "paths: &a &b x",
+        ] {
+            let text = format!("---\n{yaml}\n---\nBody");
+            let f = parse(&text);
+            assert!(f.parse_error.is_some() && f.body == text, "{yaml}: {f:?}");
+        }
+        assert_eq!(v("d: &a\n  - web/**"), strs(&["web/**"]));
+        assert_eq!(v("d:\n  - &a web/**\n  - &b\n  - b"), Value::List(vec![s("web/**"), Value::Other, s("b")]));
+        assert_eq!(v("d: &a [web/**, &b \"x\"]"), strs(&["web/**", "x"]));
+        assert_eq!(v("d: &a web/**"), s("web/**"));
+        assert_eq!(v("d: &a 'q'"), s("q"));
+        assert_eq!(v("d: &a"), Value::Other);
+        assert_eq!(v("d: a*b"), s("a*b"));
+        assert_eq!(v("d: -a"), s("-a"));
+        for yaml in ["- a", "paths:[\"src/**\"]", "just text"] {
+            let text = format!("---\n{yaml}\n---\nBody");
+            let f = parse(&text);
+            assert_eq!((f.parse_error, f.data, f.body), (None, Vec::new(), "Body"), "{yaml}");
+        }
     }
 
     #[test]

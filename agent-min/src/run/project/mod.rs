@@ -11,9 +11,12 @@
 //! `crate::run::spawn` (running a hook), `crate::run::built` (what a build without hooks says).
 
 pub(crate) mod conditionals;
+mod context;
+mod documents;
 pub(crate) mod frontmatter;
 pub(crate) mod hooks;
 pub(crate) mod lifecycle;
+mod post_process;
 pub(crate) mod rules;
 pub(crate) mod skills;
 pub(crate) mod texts;
@@ -21,8 +24,9 @@ pub(crate) mod workflows;
 
 use std::path::{Path, PathBuf};
 
-use crate::run::llm::{Message, Role};
-use crate::run::tools::Call;
+use context::{latest_user_text, tool_paths};
+
+use crate::run::llm::Message;
 use crate::run::ui::term::Term;
 
 /// The command-line flags of this module.
@@ -151,7 +155,9 @@ impl Project {
     /// INSTRUCTIONS" (rules, then `.clineignore`) appended, read afresh from disk with the
     /// conditionals evaluated against the conversation so far.
     pub(crate) fn system_prompt(&mut self, base: &str, messages: &[Message], term: &mut Term) -> String {
-        let paths = conditionals::candidates(&latest_user_text(messages), &tool_paths(messages), &self.root);
+        let asked_reads = !self.hooks.yolo();
+        let tools = tool_paths(messages, &self.root, asked_reads);
+        let paths = conditionals::candidates(&latest_user_text(messages), &tools, &self.root);
         let mut reader = rules::Reader::new();
         let mut sections = rules::sections(&self.root, &self.sources, &paths, &mut reader);
         sections.extend(crate::run::tools::clineignore::instructions(&self.root));
@@ -159,63 +165,15 @@ impl Project {
         if sections.is_empty() {
             return base.to_string();
         }
-        format!("{}{}", base.trim_end(), texts::user_instructions(&sections))
+        // Cline's prompt builder tidies the whole prompt, the rules included.
+        post_process::post_process(&format!("{}{}", base.trim_end(), texts::user_instructions(&sections)))
     }
-}
-
-/// The latest text the person wrote: their latest feedback, else the task.
-fn latest_user_text(messages: &[Message]) -> String {
-    for m in messages.iter().rev().filter(|m| m.role == Role::User) {
-        if let Some(f) = between(&m.content, "<feedback>\n", "\n</feedback>") {
-            return f.to_string();
-        }
-    }
-    messages
-        .iter()
-        .find(|m| m.role == Role::User)
-        .and_then(|m| between(&m.content, "<task>\n", "\n</task>"))
-        .unwrap_or_default()
-        .to_string()
-}
-
-fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
-    let start = s.rfind(open)? + open.len();
-    let end = s[start..].find(close)? + start;
-    Some(&s[start..end])
-}
-
-/// The `path` of each tool call the model made: its first complete tool use per reply in the
-/// XML dialect, and in native mode every call kept in the reply's parts that was put to the
-/// tools (answered with its result, or not yet) — not one answered with `toolAlreadyUsed` or
-/// skipped after a refusal: those never ran, and Cline asks about none of them.
-fn tool_paths(messages: &[Message]) -> Vec<String> {
-    let mut paths = Vec::new();
-    for m in messages.iter().filter(|m| m.role == Role::Assistant) {
-        let parsed = parser_core::parse(&m.content);
-        let path = parsed.iter().find_map(|b| match b {
-            parser_core::Block::ToolUse(t) if !t.partial => {
-                // Only the params `path || absolutePath` reads: this runs on every request, over
-                // the whole history, and must not copy every write's content.
-                let file = t.params().iter().filter(|p| matches!(p.name, "path" | "absolutePath"));
-                let params = file.map(|p| (p.name.to_string(), p.value.to_string(), p.raw.to_string())).collect();
-                Some(Call::read_as_cline(t.name, params).param("path").map(str::to_string))
-            }
-            _ => None,
-        });
-        paths.extend(path.flatten());
-        for used in m.tool_uses().filter(|t| t.answer.as_deref().is_none_or(crate::run::tools::was_run)) {
-            // As the tool read it: `path || absolutePath` for the file tools.
-            if let Some(p) = Call::from_input(&used.name, &used.input).param("path") {
-                paths.push(p.to_string());
-            }
-        }
-    }
-    paths
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::llm::Role;
 
     /// A build without skills offers none, and says so once when a skills folder is there.
     #[cfg(not(feature = "skills"))]
@@ -255,7 +213,7 @@ mod tests {
         let s = p.system_prompt("BASE\n", &history, &mut term);
         assert!(s.starts_with("BASE\n\n====\n\nUSER'S CUSTOM INSTRUCTIONS\n\n"), "{s}");
         assert!(s.contains(".clinerules/all.md\nAlways.") && !s.contains("Web rule."), "{s}");
-        history.push(msg(Role::Assistant, "<read_file>\n<path>web/app.ts</path>\n</read_file>"));
+        history.push(msg(Role::Assistant, "<replace_in_file>\n<path>web/app.ts</path>\n</replace_in_file>"));
         assert!(p.system_prompt("BASE\n", &history, &mut term).contains(".clinerules/web.md\nWeb rule."));
         // Named by the person in the task: active from the first request.
         let named = vec![msg(Role::User, "<task>\nfix web/app.ts\n</task>")];
@@ -273,7 +231,7 @@ mod tests {
         let call = |path: &str, answer: Option<String>| {
             Part::ToolUse(ToolUsePart {
                 id: "toolu_1".into(),
-                name: "read_file".into(),
+                name: "replace_in_file".into(),
                 input: format!("{{\"path\":\"{path}\"}}"),
                 answer,
                 extra: None,
@@ -325,6 +283,77 @@ mod tests {
         }
     }
 
+    /// Cline's rule context reads the file headers of an `apply_patch` (and reports a moved
+    /// file by where it went).
+    #[test]
+    fn conditional_rules_follow_the_files_of_a_patch() {
+        let (_d, mut p) = web_rule_project(&[]);
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        let task = msg(Role::User, "<task>\nfix the bug\n</task>");
+        for header in ["*** Update File: web/app.ts", "*** Add File: web/new.ts", "*** Delete File: web/old.ts"] {
+            let patch = format!("*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n{header}\n+x\n*** End Patch");
+            let reply = msg(Role::Assistant, &format!("<apply_patch>\n<input>\n{patch}\n</input>\n</apply_patch>"));
+            assert!(p.system_prompt("BASE\n", &[task.clone(), reply], &mut term).contains("Web rule."), "{header}");
+        }
+        let moved = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: web/a.txt\n@@\n-a\n+b\n*** End Patch";
+        let native = crate::run::llm::Part::ToolUse(crate::run::llm::ToolUsePart {
+            id: "toolu_1".into(),
+            name: "apply_patch".into(),
+            input: serde_json::json!({ "input": moved }).to_string(),
+            answer: None,
+            extra: None,
+        });
+        let mut reply = msg(Role::Assistant, "");
+        reply.parts.push(native);
+        assert!(p.system_prompt("BASE\n", &[task.clone(), reply], &mut term).contains("Web rule."));
+        let other = msg(
+            Role::Assistant,
+            "<apply_patch>\n<input>\n*** Begin Patch\n*** Add File: b.txt\n+x\n*** End Patch\n</input>\n</apply_patch>",
+        );
+        assert!(!p.system_prompt("BASE\n", &[task, other], &mut term).contains("Web rule."));
+    }
+
+    /// Cline approves reads, listings and searches inside the workspace without asking and
+    /// counts only asked tools and edits: reading `web/app.ts` does not switch `web/**` on; a
+    /// read outside the workspace is asked about and counts (not under `--yolo`, which asks
+    /// nothing).
+    #[test]
+    fn reads_inside_the_workspace_switch_no_rule_on() {
+        let (d, mut p) = web_rule_project(&[("far.md", "---\npaths: [\"**/far.ts\"]\n---\nFar rule.")]);
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        let task = msg(Role::User, "<task>\nfix the bug\n</task>");
+        for tool in ["read_file", "list_files", "search_files", "list_code_definition_names"] {
+            let reply = msg(Role::Assistant, &format!("<{tool}>\n<path>web/app.ts</path>\n</{tool}>"));
+            let s = p.system_prompt("BASE\n", &[task.clone(), reply], &mut term);
+            assert!(!s.contains("Web rule."), "{tool}: {s}");
+        }
+        let outside = tempfile::tempdir().unwrap();
+        let far = outside.path().join("far.ts").display().to_string();
+        let reply = msg(Role::Assistant, &format!("<read_file>\n<path>{far}</path>\n</read_file>"));
+        let history = [task, reply];
+        assert!(p.system_prompt("BASE\n", &history, &mut term).contains("Far rule."));
+        let cfg = hooks::Config {
+            enabled: false,
+            yolo: true,
+            trust: false,
+            timeout: hooks::DEFAULT_TIMEOUT,
+            global_dir: None,
+            state_dir: None,
+        };
+        let hooks = hooks::Hooks::new(d.path(), cfg, Default::default());
+        let mut yolo = Project::new(d.path(), rules::Sources::default(), hooks);
+        assert!(!yolo.system_prompt("BASE\n", &history, &mut term).contains("Far rule."));
+    }
+
+    /// Cline's prompt builder tidies the rules with the rest of the prompt.
+    #[test]
+    fn the_rules_are_tidied_as_clines_prompt_builder_tidies_them() {
+        let (_d, mut p) = web_rule_project(&[("a.md", "One.\n\n\n\nTwo.\n##\nThree.\n====\nFour.")]);
+        let mut term = Term::to_writer(Box::new(std::io::sink()));
+        let s = p.system_prompt("BASE\n", &[], &mut term);
+        assert!(s.ends_with(".clinerules/a.md\nOne.\n\nTwo.\nThree.\n\n====\n\nFour."), "{s}");
+    }
+
     #[test]
     fn nothing_to_add_leaves_the_prompt_alone() {
         let d = tempfile::tempdir().unwrap();
@@ -343,5 +372,9 @@ mod tests {
             msg(Role::User, "denied\n<feedback>\nuse b.md instead\n</feedback>\n\n<environment_details>"),
         ];
         assert_eq!(latest_user_text(&h), "use b.md instead");
+        // A follow-up answer is the person's feedback too (Cline's `say "user_feedback"`).
+        let mut h = h;
+        h.push(msg(Role::User, "[ask_followup_question for 'which?'] Result:\n<answer>\nweb/c.md\n</answer>"));
+        assert_eq!(latest_user_text(&h), "web/c.md");
     }
 }

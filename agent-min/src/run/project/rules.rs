@@ -230,18 +230,22 @@ pub(super) fn directory_inside(dir: &Path, r: &mut Reader) -> bool {
 /// Most entries looked at under one rules directory.
 const MAX_DIRECTORY_ENTRIES: usize = 10_000;
 
-/// Every regular file under `dir`, recursively, sorted; `excluded` subfolders of `dir` left out;
-/// at most [`MAX_DIRECTORY_ENTRIES`] entries looked at.
+/// Every regular file under `dir`, recursively, in the order of Node's recursive
+/// `fs.readdir` (Cline's `readDirectory`): each directory's entries sorted by name (libuv sorts
+/// them byte-wise), its files before anything under it, and its subdirectories taken from a
+/// stack — the last first, each with everything under it before the one before it. `excluded`
+/// subfolders of `dir` are left out; at most [`MAX_DIRECTORY_ENTRIES`] entries looked at.
 pub(super) fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     let mut seen = 0;
     while let Some(d) = stack.pop() {
         let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        for e in rd.filter_map(Result::ok) {
+        let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
             seen += 1;
             if seen > MAX_DIRECTORY_ENTRIES {
-                out.sort();
                 return out;
             }
             let Ok(t) = e.file_type() else { continue };
@@ -256,7 +260,6 @@ pub(super) fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
             }
         }
     }
-    out.sort();
     out
 }
 
@@ -294,8 +297,14 @@ fn rule_part(name: &str, raw: &str, paths: &[String]) -> Option<String> {
 }
 
 /// A regular file's text, trimmed as JavaScript trims; `None` when missing, empty or unusable.
-/// One open without blocking (a FIFO is not a rule file), and every check on that descriptor.
 pub(super) fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
+    read_text(path, r).filter(|t| !t.is_empty())
+}
+
+/// A regular file's text, trimmed as JavaScript trims (empty for an empty file); `None` when
+/// missing or unusable. One open without blocking (a FIFO is not a rule file), and every check
+/// on that descriptor.
+pub(super) fn read_text(path: &Path, r: &mut Reader) -> Option<String> {
     let opened = match trusted_file::open(path, Links::Follow) {
         Ok(o) => o,
         Err(trusted_file::Error::Missing | trusted_file::Error::NotRegular) => return None,
@@ -346,7 +355,7 @@ pub(super) fn read_trimmed(path: &Path, r: &mut Reader) -> Option<String> {
             r.used += bytes.len() as u64;
             let text = String::from_utf8_lossy(&bytes);
             let t = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-            (!t.is_empty()).then(|| t.to_string())
+            Some(t.to_string())
         }
         Err(e) => {
             r.warnings.push(format!("could not read rule file {}: {e}", path.display()));
@@ -363,29 +372,10 @@ fn posix(p: &Path) -> String {
     p.to_string_lossy().replace('\\', "/")
 }
 
-/// The documents directory, as `xdg-user-dir DOCUMENTS` reports it (from `user-dirs.dirs`),
-/// else `~/Documents`.
-pub(crate) fn documents_dir() -> Option<PathBuf> {
-    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
-    let dirs = config_dir().map(|c| c.join("user-dirs.dirs"));
-    let read = |f: PathBuf| trusted_file::read(&f, Links::Follow, 1 << 16).ok();
-    if let Some(text) = dirs.and_then(read).map(|b| String::from_utf8_lossy(&b).into_owned()) {
-        for line in text.lines() {
-            if let Some(v) = line.trim().strip_prefix("XDG_DOCUMENTS_DIR=") {
-                let v = v.trim().trim_matches('"');
-                let v = v
-                    .strip_prefix("$HOME")
-                    .map_or_else(|| PathBuf::from(v), |rest| home.join(rest.trim_start_matches('/')));
-                if v.is_absolute() && v != home {
-                    return Some(v);
-                }
-            }
-        }
-    }
-    Some(home.join("Documents"))
-}
+pub(crate) use super::documents::documents_dir;
 
-fn config_dir() -> Option<PathBuf> {
+/// `$XDG_CONFIG_HOME`, else `~/.config`.
+pub(super) fn config_dir() -> Option<PathBuf> {
     std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -419,6 +409,36 @@ mod tests {
             s,
             [format!("# .clinerules/\n\nThe following is provided by a root-level .clinerules/ directory where the user has specified instructions for this working directory ({cwd})\n\n.clinerules/a.md\nFirst rule.\n\n.clinerules/b.md\nSecond rule.\n\n.clinerules/sub/c.txt\nNested rule.")]
         );
+    }
+
+    /// The order Node 20's `fs.readdir(dir, { withFileTypes: true, recursive: true })` gives
+    /// this tree (checked with node): names byte-wise, a directory's files first, its
+    /// subdirectories last to first, each with all under it.
+    #[test]
+    fn a_rules_directory_is_read_in_nodes_recursive_readdir_order() {
+        let d = tempfile::tempdir().unwrap();
+        let files = [
+            "0.md",
+            "B.md",
+            "a.md",
+            "b.md",
+            "zz.md",
+            "z/d.md",
+            "sub/b.md",
+            "sub/c.md",
+            "sub/zz.md",
+            "sub/inner/g.md",
+            "sub/inner/x/h.md",
+            "sub/a2/i.md",
+            "a-dir/e.md",
+            "a-dir/deep/f.md",
+        ];
+        for f in files.iter().rev() {
+            write(d.path(), f, "x");
+        }
+        let got = read_directory(d.path(), &[]);
+        let got: Vec<_> = got.iter().map(|p| p.strip_prefix(d.path()).unwrap().to_str().unwrap()).collect();
+        assert_eq!(got, files);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Workflows: Cline's `parseSlashCommands` for workflow files (`slash-commands/index.ts`).
 //!
-//! `/NAME` in the task, or in a later prompt — NAME the file name of a file under the
+//! `/NAME` in the task, a later prompt, a follow-up answer or feedback — NAME the file name of a file under the
 //! workspace's `.clinerules/workflows/` (looked at first) or Cline's global
 //! `Documents/Cline/Workflows/` — puts that file's text before the message, as
 //! `<explicit_instructions type="NAME">`, and takes the command out of the text. Only the
@@ -62,7 +62,7 @@ fn slash_command(content: &str) -> Option<(usize, &str)> {
     })
 }
 
-/// The trimmed text of the workflow file named `name`: the workspace's first, then the global
+/// The trimmed text (maybe empty) of the workflow file named `name`: the workspace's first, then the global
 /// ones. A workspace file must resolve inside the workspace.
 fn workflow(name: &str, root: &Path, global: Option<&Path>, warn: &mut Reader) -> Option<String> {
     let local = root.join(".clinerules").join("workflows");
@@ -74,7 +74,8 @@ fn workflow(name: &str, root: &Path, global: Option<&Path>, warn: &mut Reader) -
         }
         let files = rules::read_directory(dir, &[]);
         if let Some(file) = files.iter().find(|f| f.file_name().is_some_and(|n| n == name)) {
-            return rules::read_trimmed(file, warn);
+            // An empty file is a workflow too: Cline sends empty instructions.
+            return rules::read_text(file, warn);
         }
     }
     None
@@ -102,6 +103,16 @@ mod tests {
         // Anywhere after whitespace; only the first command counts.
         assert_eq!(run("now run /release.md please", d.path(), None).unwrap().words, "now run  please");
         assert_eq!(run("é\n/release.md", d.path(), None).unwrap().words, "é\n");
+    }
+
+    /// Cline expands an empty workflow file to empty instructions and takes the command out.
+    #[test]
+    fn an_empty_workflow_is_expanded_to_empty_instructions() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), ".clinerules/workflows/empty.md", " \n");
+        let e = run("/empty.md now", d.path(), None).unwrap();
+        assert_eq!(e.instructions, "<explicit_instructions type=\"empty.md\">\n\n</explicit_instructions>\n");
+        assert_eq!(e.words, " now");
     }
 
     #[test]

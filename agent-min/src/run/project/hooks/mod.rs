@@ -253,6 +253,11 @@ pub struct Hooks {
 }
 
 impl Hooks {
+    /// Whether the run is `--yolo` (nobody is asked).
+    pub(crate) fn yolo(&self) -> bool {
+        self.cfg.yolo
+    }
+
     /// The hooks of workspace `root`: every hook file is read now, once.
     pub(crate) fn new(root: &Path, cfg: Config, meta: input::Meta) -> Hooks {
         let approvals = approval::Approvals::new(cfg.state_dir.as_deref());
