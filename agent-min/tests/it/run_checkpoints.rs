@@ -864,3 +864,45 @@ fn a_task_restore_to_a_checkpoint_before_a_context_cut_gets_that_conversation_ba
     assert_eq!(sent.len(), 5);
     assert_eq!(text_of(&sent[1]["content"]), messages[1]);
 }
+
+/// A file that grew over the size limit after a checkpoint captured it small is never deleted
+/// (nor overwritten) by a restore: no checkpoint keeps its stale small copy.
+#[test]
+fn a_file_grown_over_the_size_limit_is_never_deleted_by_a_restore() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("seed.txt"), "seed").unwrap();
+    const BIG: u64 = 11 << 20;
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "data.txt"), ("content", "small")])),
+        anthropic(&tool(
+            "execute_command",
+            &[("command", &format!("head -c {BIG} /dev/zero > data.txt")), ("requires_approval", "false")],
+        )),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("left out: data.txt (over 10 MiB)"), "{}", r.stderr);
+    assert_eq!(saved_task(state.path())["checkpoints"].as_array().unwrap().len(), 3);
+    let size = || std::fs::metadata(ws.join("data.txt")).map(|m| m.len()).ok();
+    // Checkpoint 1 had no data.txt: the restore leaves the file alone, it does not delete it.
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "1", "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!r.stderr.contains("data.txt"), "{}", r.stderr);
+    assert_eq!(size(), Some(BIG), "the file left out was deleted");
+    // Checkpoint 2 had it small: overwriting it is refused.
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "2", "--files", "--yes"]);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("not restored") && r.stderr.contains("data.txt"), "{}", r.stderr);
+    assert_eq!(size(), Some(BIG));
+    // The undo checkpoint of the first restore does not hold the stale small copy either.
+    let undo = saved_task(state.path())["checkpoints"].as_array().unwrap().last().unwrap()["number"].to_string();
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", &undo, "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(size(), Some(BIG));
+    assert_eq!(std::fs::read_to_string(ws.join("seed.txt")).unwrap(), "seed");
+}

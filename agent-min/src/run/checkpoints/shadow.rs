@@ -235,7 +235,9 @@ impl Shadow {
         out.ok().then(|| out.text().trim().to_string())
     }
 
-    /// Stages the workspace as it is now (lock held by the caller). Returns what was left out.
+    /// Stages the workspace as it is now (lock held by the caller). Returns what was left out;
+    /// a path left out is not in the index at all (not even as an earlier checkpoint staged
+    /// it), so no checkpoint holds a stale copy of it and no restore deletes it.
     fn stage(&self) -> Result<Vec<String>, String> {
         self.sync_index()?;
         let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())?;
@@ -244,6 +246,7 @@ impl Shadow {
         paths.sort_unstable();
         paths.dedup();
         let mut left_out = Vec::new();
+        let mut untrack: Vec<Vec<u8>> = Vec::new();
         // Everything but the files over the limit: `.` and one exclusion each (a pathspec per
         // file would make git match every path against every pathspec).
         let mut input = b".\0".to_vec();
@@ -256,6 +259,7 @@ impl Shadow {
                     input.extend_from_slice(b":(exclude,literal)");
                     input.extend_from_slice(p);
                     input.push(0);
+                    untrack.push(p.to_vec());
                 }
             }
         }
@@ -268,9 +272,30 @@ impl Shadow {
             let args =
                 ["-c", threshold, "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"];
             let out = self.git.run_with(&args, Some(&input), false).map_err(|e| format!("cannot run git: {e}"))?;
-            left_out.extend(unreadable(&out.stderr)?);
+            for (path, entry) in unreadable(&out.stderr)? {
+                untrack.push(path.into_bytes());
+                left_out.push(entry);
+            }
         }
+        // An earlier checkpoint may have staged the path when it was small (or readable).
+        self.untrack(&untrack)?;
         Ok(left_out)
+    }
+
+    /// Removes `paths` (workspace-relative) from the index, leaving the files as they are.
+    fn untrack(&self, paths: &[Vec<u8>]) -> Result<(), String> {
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let mut input = Vec::new();
+        for path in paths {
+            // Mode 0 removes the entry (a path not in the index is no error).
+            input.extend_from_slice(b"0 0000000000000000000000000000000000000000\t");
+            input.extend_from_slice(path);
+            input.push(0);
+        }
+        self.git.check(&["update-index", "-z", "--index-info"], Some(&input))?;
+        Ok(())
     }
 
     /// The checkpoint of only `paths` (absolute, as an edit tool wrote them) over `base`, the
@@ -297,6 +322,11 @@ impl Shadow {
             }
             let mode = match fs::symlink_metadata(self.workspace.join(&rel)) {
                 Ok(m) if m.is_file() && m.len() > exclusions::MAX_FILE_BYTES => {
+                    // Its earlier, small copy must leave the checkpoint: the whole scan does it.
+                    let old = self.git.run(&["cat-file", "-e", &format!("{tree}:{rel_text}")], None);
+                    if old.map_err(|e| format!("cannot run git: {e}"))?.ok() {
+                        return Ok(None);
+                    }
                     left_out.push(format!("{rel_text} (over {} MiB)", exclusions::MAX_FILE_BYTES >> 20));
                     continue;
                 }
@@ -594,13 +624,14 @@ fn parse_version(text: &str) -> Option<(u32, u32)> {
 }
 
 /// The files `git add --ignore-errors` could not read, from its messages
-/// (`error: open("b"): Permission denied`); an error for anything fatal.
-fn unreadable(stderr: &str) -> Result<Vec<String>, String> {
+/// (`error: open("b"): Permission denied`), as (path, what to report); an error for anything
+/// fatal.
+fn unreadable(stderr: &str) -> Result<Vec<(String, String)>, String> {
     let mut v = Vec::new();
     for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix("error: open(\"") {
             let (path, why) = rest.split_once("\"):").unwrap_or((rest, ""));
-            v.push(format!("{path} (unreadable:{why})"));
+            v.push((path.to_string(), format!("{path} (unreadable:{why})")));
         } else if line.starts_with("fatal:") {
             return Err(format!("git add failed: {}", first_lines(line, 1)));
         }
@@ -624,7 +655,7 @@ mod tests {
     fn unreadable_files_are_reported_from_gits_own_messages() {
         // What git 2.47 prints for a mode-000 file when not run as root (checked by hand).
         let stderr = "error: open(\"b\"): Permission denied\nerror: unable to index file 'b'\n";
-        assert_eq!(unreadable(stderr).unwrap(), vec!["b (unreadable: Permission denied)"]);
+        assert_eq!(unreadable(stderr).unwrap(), vec![("b".into(), "b (unreadable: Permission denied)".into())]);
         assert!(unreadable("fatal: index file corrupt\n").unwrap_err().contains("index file corrupt"));
     }
 
@@ -994,7 +1025,8 @@ mod tests {
             ("src/new/c.rs", b"c".to_vec(), vec!["src/new/c.rs"]),
             ("x.log", b"excluded".to_vec(), vec![]),
             ("ignored/y.txt", b"ignored".to_vec(), vec![]),
-            ("src/b.rs", big, vec![]),
+            // Its small copy leaves the checkpoint.
+            ("src/b.rs", big, vec!["src/b.rs"]),
             ("lib/x.c", b"x2".to_vec(), vec!["lib/x.c"]),
             (".gitignore", b"".to_vec(), vec![".gitignore", "ignored/y.txt"]),
         ];
