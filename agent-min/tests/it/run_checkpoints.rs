@@ -906,3 +906,37 @@ fn a_file_grown_over_the_size_limit_is_never_deleted_by_a_restore() {
     assert_eq!(size(), Some(BIG));
     assert_eq!(std::fs::read_to_string(ws.join("seed.txt")).unwrap(), "seed");
 }
+
+/// As Cline's `git reset --hard`: a files restore leaves alone the files created since the
+/// last checkpoint (none of them is in the checkpoint restored either); the undo checkpoint
+/// still keeps them.
+#[test]
+fn a_files_restore_leaves_files_created_since_the_last_checkpoint_alone() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("seed.txt"), "seed").unwrap();
+    let (r, cps) = write_run(&ws, &ws, &state_dir, &["a.txt"], &[]);
+    assert_eq!(cps.len(), 2, "{}", r.all());
+    std::fs::create_dir(ws.join("new")).unwrap();
+    std::fs::write(ws.join("new/later.txt"), "mine").unwrap();
+    std::fs::write(ws.join("seed.txt"), "edited").unwrap();
+    let declined = checkpoints(state.path(), &ws, &["restore", "--last", "1", "--files"]);
+    assert_eq!(declined.code, Some(1), "{}", declined.all());
+    assert!(declined.stderr.contains("delete  a.txt"), "{}", declined.stderr);
+    assert!(!declined.stderr.contains("delete  new/later.txt"), "{}", declined.stderr);
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "1", "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), state_of(&[("seed.txt", "seed"), ("new/later.txt", "mine")]));
+    // The undo checkpoint has everything as it was, the new file too; restoring it and then
+    // checkpoint 1 again deletes what it brought back (it is known to the checkpoints now).
+    let undo = saved_task(state.path())["checkpoints"].as_array().unwrap().last().unwrap()["number"].to_string();
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", &undo, "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let all = state_of(&[("seed.txt", "edited"), ("a.txt", "a.txt"), ("new/later.txt", "mine")]);
+    assert_eq!(files(&ws), all);
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "1", "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), state_of(&[("seed.txt", "seed")]));
+}

@@ -527,9 +527,51 @@ impl Shadow {
         Ok(self.git.check(&args, None)?.stdout)
     }
 
+    /// The tree of what the shadow repository knew the workspace to be after commit `at`: its
+    /// own tree, or, when `at` is the checkpoint a files restore took first, the tree that
+    /// restore put back (what Cline's index holds after its `git reset --hard`).
+    fn known_tree(&self, at: &str) -> String {
+        let restored = fs::read_to_string(self.restored_file()).unwrap_or_default();
+        match restored.split_whitespace().collect::<Vec<_>>()[..] {
+            [undo, target] if undo == at => target.to_string(),
+            _ => at.to_string(),
+        }
+    }
+
+    /// Where the last files restore notes `UNDO TARGET`: its pre-restore checkpoint and the
+    /// checkpoint it put back.
+    fn restored_file(&self) -> PathBuf {
+        self.dir.join("restored")
+    }
+
+    /// After [`Shadow::changes`] to the workspace now: the files created since the last
+    /// checkpoint (of any task of the workspace) or files restore, which a restore leaves
+    /// alone unless the checkpoint restored has them.
+    pub(crate) fn created_since_last(&self) -> Result<std::collections::HashSet<String>, String> {
+        let Some(head) = self.head() else { return Ok(Default::default()) };
+        let known = self.known_tree(&head);
+        let args = ["diff-index", "--cached", "--no-renames", "--diff-filter=A", "--name-only", "-z", &known];
+        let out = self.git.check(&args, None)?;
+        Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect())
+    }
+
+    /// Paths (bytes) in `to` but not in `from` (trees or commits).
+    fn added(&self, from: &str, to: &str) -> Result<std::collections::HashSet<Vec<u8>>, String> {
+        let args = ["diff-tree", "-r", "--no-renames", "--diff-filter=A", "--name-only", "-z", from, to];
+        let out = self.git.check(&args, None)?;
+        Ok(out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect())
+    }
+
     /// Puts the workspace's files back as at `hash` (lock held by the caller): files tracked
-    /// now but not then are removed; excluded and ignored files are left alone. Refuses, naming
-    /// them, if it would overwrite files the pre-restore checkpoint `before` had to leave out.
+    /// now but not then are removed — except those created since the last checkpoint, left
+    /// alone as Cline's `git reset --hard` leaves untracked files; excluded, ignored and
+    /// left-out files are never touched. Refuses, naming them, if it would overwrite files the
+    /// pre-restore checkpoint `before` had to leave out.
     pub(crate) fn restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
         self.git.check(&["cat-file", "-e", &format!("{hash}^{{commit}}")], None).map_err(|_| {
             format!("checkpoint commit {hash} is not in the shadow repository {}", self.git.git_dir().display())
@@ -548,8 +590,20 @@ impl Shadow {
                 unsaved.join(", ")
             ));
         }
+        // Created since the last checkpoint (in `before`, not in what was known before it) and
+        // not in the checkpoint restored: untracked, so `read-tree` neither deletes nor writes it.
+        let parent = self.git.run(&["rev-parse", "--verify", "-q", &format!("{}^", before.hash)], None);
+        let parent = parent.map_err(|e| format!("cannot run git: {e}"))?;
+        let known = if parent.ok() { self.known_tree(parent.text().trim()) } else { EMPTY_TREE.to_string() };
+        let not_in_target = self.added(hash, &before.hash)?;
+        let new: Vec<Vec<u8>> =
+            self.added(&known, &before.hash)?.into_iter().filter(|p| not_in_target.contains(p)).collect();
+        self.untrack(&new)?;
         let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())?;
         self.git.check(&["read-tree", "-u", "--reset", hash], None)?;
+        // Without this note the next restore takes `before` as what was known: it then deletes
+        // more of what is new, which `before` and its own pre-restore checkpoint still hold.
+        let _ = fs::write(self.restored_file(), format!("{} {hash}\n", before.hash));
         Ok(())
     }
 
