@@ -940,3 +940,40 @@ fn a_files_restore_leaves_files_created_since_the_last_checkpoint_alone() {
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert_eq!(files(&ws), state_of(&[("seed.txt", "seed")]));
 }
+
+/// The person's global gitignore (`~/.config/git/ignore`, or `core.excludesFile` in
+/// `~/.gitconfig`) applies, as git run by Cline in the person's environment honours it —
+/// without running anything the person's git config names.
+#[test]
+fn the_persons_global_gitignore_applies_to_checkpoints() {
+    for how in ["xdg", "gitconfig"] {
+        let ws_dir = tempfile::tempdir().unwrap();
+        let ws = ws_dir.path().canonicalize().unwrap();
+        let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let state_dir = state.path().display().to_string();
+        std::fs::create_dir(ws.join("notes")).unwrap();
+        std::fs::write(ws.join("notes/todo.md"), "buy milk").unwrap();
+        let xdg = home.path().join(".config");
+        std::fs::create_dir_all(xdg.join("git")).unwrap();
+        if how == "xdg" {
+            std::fs::write(xdg.join("git/ignore"), "notes/\n").unwrap();
+        } else {
+            std::fs::write(home.path().join("my ignore"), "notes/\n").unwrap();
+            let config = "[user]\n\tname = me\n[core]\n\texcludesFile = \"~/my ignore\"\n";
+            std::fs::write(home.path().join(".gitconfig"), config).unwrap();
+        }
+        let envs = [("HOME", home.path().to_str().unwrap()), ("XDG_CONFIG_HOME", xdg.to_str().unwrap())];
+        let (r, cps) = write_run(&ws, &ws, &state_dir, &["a.txt"], &envs);
+        assert_eq!(cps, vec![("start".to_string(), 0), ("write_to_file".to_string(), 1)], "{how}: {}", r.all());
+        std::fs::write(ws.join("notes/todo.md"), "buy bread").unwrap();
+        let mut args = vec!["restore", "--last", "1", "--files", "--yes", "--state-dir", &state_dir];
+        let c = run_cmd("checkpoints", &ws, &args, &envs, LIMIT);
+        assert_eq!(c.code, Some(0), "{how}: {}", c.all());
+        assert_eq!(files(&ws), state_of(&[("notes/todo.md", "buy bread")]), "{how}");
+        args[0] = "diff";
+        args.truncate(3);
+        args.extend(["--state-dir", &state_dir]);
+        let c = run_cmd("checkpoints", &ws, &args, &envs, LIMIT);
+        assert!(!c.stdout.contains("notes"), "{how}: {}", c.all());
+    }
+}

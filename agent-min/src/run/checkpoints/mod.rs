@@ -3,7 +3,7 @@
 //!
 //! Owns: the shadow repository ([`shadow`]: create, repair, stage, commit, diff, restore), how
 //! git is run (`git`: clean environment, time and output bounds), what is left out
-//! (`exclusions`), where the repository lives and which workspaces are refused ([`place`]),
+//! (`exclusions`; the person's global gitignore, `global_ignore`), where the repository lives and which workspaces are refused ([`place`]),
 //! the cross-process lock ([`lock`]), nested repositories (`nested`), the checkpoints of a
 //! run (`tracker`, called from `task.rs`), and restoring one (`restore`; the
 //! `agent-min checkpoints` command is `crate::checkpoints_cmd`).
@@ -17,6 +17,7 @@
 
 pub(crate) mod exclusions;
 pub(crate) mod git;
+pub(crate) mod global_ignore;
 pub mod lock;
 pub(crate) mod nested;
 pub mod place;

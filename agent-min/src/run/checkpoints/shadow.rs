@@ -78,7 +78,8 @@ impl Shadow {
             .mode(0o700)
             .create(&dir)
             .map_err(|e| format!("cannot create {} ({e})", dir.display()))?;
-        let shadow = Shadow { git: Git::new(program, &git_dir, workspace), dir, workspace: workspace.to_path_buf() };
+        let git = Git::new(program, &git_dir, workspace).excluding(super::global_ignore::path());
+        let shadow = Shadow { git, dir, workspace: workspace.to_path_buf() };
         shadow.check_version()?;
         let _held = shadow.lock()?;
         shadow.repair()?;
