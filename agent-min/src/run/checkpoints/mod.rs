@@ -33,14 +33,15 @@ pub use tracker::Tracker;
 /// Every way to the shadow repository starts with this test, so the optimizer leaves it out.
 pub(crate) const BUILT_IN: bool = cfg!(feature = "checkpoints");
 
-/// Reads a text file of at most `cap` bytes (regular files only).
+/// Reads a text file of at most `cap` bytes (regular files only), decoded lossily as node's
+/// `fs.readFile(path, "utf8")` does in Cline: one stray byte does not lose the whole file.
 pub(crate) fn read_small(path: &std::path::Path, cap: u64) -> std::io::Result<String> {
     use std::io::Read;
     let m = std::fs::metadata(path)?;
     if !m.is_file() || m.len() > cap {
         return Err(std::io::Error::other("not a small regular file"));
     }
-    let mut s = String::new();
-    std::fs::File::open(path)?.take(cap).read_to_string(&mut s)?;
-    Ok(s)
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(cap).read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
