@@ -35,7 +35,8 @@ every write_to_file, replace_in_file and execute_command. Each checkpoint has a 
               It shows what will change and asks first (--yes: do not ask). The files are
               first checkpointed as they are, so a restore can itself be restored; the
               conversation is first copied aside. Files left out of checkpoints (build
-              outputs, media, .gitignore'd, over 10 MiB) are never touched.
+              outputs, media, .gitignore'd, over 10 MiB) are never touched, nor are files
+              created since the last checkpoint that N does not have.
 
 ID is a task id or a unique prefix of one (see `agent-min history`); without one, or with
 --last, the latest task run in the current directory (it is named on stderr).
@@ -269,10 +270,14 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
         format_utc(cp.time)
     );
     if what.files() {
-        let changes = {
+        let (mut changes, new) = {
             let _held = shadow.lock()?;
-            shadow.changes(&cp.hash, None)?
+            (shadow.changes(&cp.hash, None)?, shadow.created_since_last()?)
         };
+        // Created since the last checkpoint and not in N: left alone (Cline's `reset --hard`).
+        let (kept, _): (Vec<_>, Vec<_>) = changes.iter().partition(|(s, p)| *s == 'A' && new.contains(p));
+        let kept: Vec<String> = kept.into_iter().map(|(_, p)| p.clone()).collect();
+        changes.retain(|(s, p)| !(*s == 'A' && new.contains(p)));
         plan.push_str(&format!("  files in {}: {} would change\n", cp.workspace(&record.meta.cwd), changes.len()));
         for (status, path) in changes.iter().take(30) {
             // `changes` lists N → now; restoring goes the other way.
@@ -285,6 +290,14 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
         }
         if changes.len() > 30 {
             plan.push_str(&format!("    … and {} more\n", changes.len() - 30));
+        }
+        if !kept.is_empty() {
+            let shown: Vec<&str> = kept.iter().take(10).map(String::as_str).collect();
+            let more = if kept.len() > 10 { format!(" and {} more", kept.len() - 10) } else { String::new() };
+            plan.push_str(&format!(
+                "  left as they are (created since the last checkpoint): {}{more}\n",
+                shown.join(", ")
+            ));
         }
     }
     if what.task() {

@@ -897,3 +897,116 @@ fn a_reply_of_several_edits_has_one_checkpoint_after_all_of_them() {
     assert_eq!(c.code, Some(0), "{}", c.all());
     assert!(ws.join("a.txt").is_file() && ws.join("b.txt").is_file() && !ws.join("c.txt").exists());
 }
+
+/// A file that grew over the size limit after a checkpoint captured it small is never deleted
+/// (nor overwritten) by a restore: no checkpoint keeps its stale small copy.
+#[test]
+fn a_file_grown_over_the_size_limit_is_never_deleted_by_a_restore() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("seed.txt"), "seed").unwrap();
+    const BIG: u64 = 11 << 20;
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "data.txt"), ("content", "small")])),
+        anthropic(&tool(
+            "execute_command",
+            &[("command", &format!("head -c {BIG} /dev/zero > data.txt")), ("requires_approval", "false")],
+        )),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", &state_dir, "--json", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("left out: data.txt (over 10 MiB)"), "{}", r.stderr);
+    assert_eq!(saved_task(state.path())["checkpoints"].as_array().unwrap().len(), 3);
+    let size = || std::fs::metadata(ws.join("data.txt")).map(|m| m.len()).ok();
+    // Checkpoint 1 had no data.txt: the restore leaves the file alone, it does not delete it.
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "1", "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!r.stderr.contains("data.txt"), "{}", r.stderr);
+    assert_eq!(size(), Some(BIG), "the file left out was deleted");
+    // Checkpoint 2 had it small: overwriting it is refused.
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "2", "--files", "--yes"]);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("not restored") && r.stderr.contains("data.txt"), "{}", r.stderr);
+    assert_eq!(size(), Some(BIG));
+    // The undo checkpoint of the first restore does not hold the stale small copy either.
+    let undo = saved_task(state.path())["checkpoints"].as_array().unwrap().last().unwrap()["number"].to_string();
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", &undo, "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(size(), Some(BIG));
+    assert_eq!(std::fs::read_to_string(ws.join("seed.txt")).unwrap(), "seed");
+}
+
+/// As Cline's `git reset --hard`: a files restore leaves alone the files created since the
+/// last checkpoint (none of them is in the checkpoint restored either); the undo checkpoint
+/// still keeps them.
+#[test]
+fn a_files_restore_leaves_files_created_since_the_last_checkpoint_alone() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("seed.txt"), "seed").unwrap();
+    let (r, cps) = write_run(&ws, &ws, &state_dir, &["a.txt"], &[]);
+    assert_eq!(cps.len(), 2, "{}", r.all());
+    std::fs::create_dir(ws.join("new")).unwrap();
+    std::fs::write(ws.join("new/later.txt"), "mine").unwrap();
+    std::fs::write(ws.join("seed.txt"), "edited").unwrap();
+    let declined = checkpoints(state.path(), &ws, &["restore", "--last", "1", "--files"]);
+    assert_eq!(declined.code, Some(1), "{}", declined.all());
+    assert!(declined.stderr.contains("delete  a.txt"), "{}", declined.stderr);
+    assert!(!declined.stderr.contains("delete  new/later.txt"), "{}", declined.stderr);
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "1", "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), state_of(&[("seed.txt", "seed"), ("new/later.txt", "mine")]));
+    // The undo checkpoint has everything as it was, the new file too; restoring it and then
+    // checkpoint 1 again deletes what it brought back (it is known to the checkpoints now).
+    let undo = saved_task(state.path())["checkpoints"].as_array().unwrap().last().unwrap()["number"].to_string();
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", &undo, "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let all = state_of(&[("seed.txt", "edited"), ("a.txt", "a.txt"), ("new/later.txt", "mine")]);
+    assert_eq!(files(&ws), all);
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", "1", "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), state_of(&[("seed.txt", "seed")]));
+}
+
+/// The person's global gitignore (`~/.config/git/ignore`, or `core.excludesFile` in
+/// `~/.gitconfig`) applies, as git run by Cline in the person's environment honours it —
+/// without running anything the person's git config names.
+#[test]
+fn the_persons_global_gitignore_applies_to_checkpoints() {
+    for how in ["xdg", "gitconfig"] {
+        let ws_dir = tempfile::tempdir().unwrap();
+        let ws = ws_dir.path().canonicalize().unwrap();
+        let (state, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let state_dir = state.path().display().to_string();
+        std::fs::create_dir(ws.join("notes")).unwrap();
+        std::fs::write(ws.join("notes/todo.md"), "buy milk").unwrap();
+        let xdg = home.path().join(".config");
+        std::fs::create_dir_all(xdg.join("git")).unwrap();
+        if how == "xdg" {
+            std::fs::write(xdg.join("git/ignore"), "notes/\n").unwrap();
+        } else {
+            std::fs::write(home.path().join("my ignore"), "notes/\n").unwrap();
+            let config = "[user]\n\tname = me\n[core]\n\texcludesFile = \"~/my ignore\"\n";
+            std::fs::write(home.path().join(".gitconfig"), config).unwrap();
+        }
+        let envs = [("HOME", home.path().to_str().unwrap()), ("XDG_CONFIG_HOME", xdg.to_str().unwrap())];
+        let (r, cps) = write_run(&ws, &ws, &state_dir, &["a.txt"], &envs);
+        assert_eq!(cps, vec![("start".to_string(), 0), ("write_to_file".to_string(), 1)], "{how}: {}", r.all());
+        std::fs::write(ws.join("notes/todo.md"), "buy bread").unwrap();
+        let mut args = vec!["restore", "--last", "1", "--files", "--yes", "--state-dir", &state_dir];
+        let c = run_cmd("checkpoints", &ws, &args, &envs, LIMIT);
+        assert_eq!(c.code, Some(0), "{how}: {}", c.all());
+        assert_eq!(files(&ws), state_of(&[("notes/todo.md", "buy bread")]), "{how}");
+        args[0] = "diff";
+        args.truncate(3);
+        args.extend(["--state-dir", &state_dir]);
+        let c = run_cmd("checkpoints", &ws, &args, &envs, LIMIT);
+        assert!(!c.stdout.contains("notes"), "{how}: {}", c.all());
+    }
+}

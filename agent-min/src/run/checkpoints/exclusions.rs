@@ -250,4 +250,12 @@ mod tests {
         let text = exclude_file(d.path(), Some(Path::new("state/#1 [x]*")));
         assert_eq!(text.split('\n').next_back(), Some(r"/state/\#1 \[x\]\*/"));
     }
+
+    #[test]
+    fn lfs_patterns_survive_a_gitattributes_that_is_not_utf8() {
+        let d = tempfile::tempdir().unwrap();
+        let bytes = b"# caf\xe9 (Latin-1)\n*.bin filter=lfs diff=lfs\n\xff\xfe.dat filter=lfs\n";
+        std::fs::write(d.path().join(".gitattributes"), bytes).unwrap();
+        assert_eq!(lfs_patterns(d.path()), vec!["*.bin", "\u{fffd}\u{fffd}.dat"]);
+    }
 }

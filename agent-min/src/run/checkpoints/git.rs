@@ -54,6 +54,8 @@ pub(crate) struct Git {
     program: PathBuf,
     git_dir: PathBuf,
     work_tree: PathBuf,
+    /// The person's global gitignore, given to git (which reads no config of theirs).
+    excludes_file: Option<PathBuf>,
 }
 
 /// Finds `git` on `PATH`; `None` if it is not installed.
@@ -64,7 +66,13 @@ pub(crate) fn find_git() -> Option<PathBuf> {
 impl Git {
     /// Runs `program` against `git_dir` with `work_tree` as its work tree.
     pub(crate) fn new(program: PathBuf, git_dir: &Path, work_tree: &Path) -> Git {
-        Git { program, git_dir: git_dir.to_path_buf(), work_tree: work_tree.to_path_buf() }
+        Git { program, git_dir: git_dir.to_path_buf(), work_tree: work_tree.to_path_buf(), excludes_file: None }
+    }
+
+    /// This git with `file` as `core.excludesFile` (the patterns git reads from the person's
+    /// global gitignore; nothing else of their config).
+    pub(crate) fn excluding(self, file: Option<PathBuf>) -> Git {
+        Git { excludes_file: file, ..self }
     }
 
     /// The shadow repository's git directory.
@@ -96,19 +104,22 @@ impl Git {
             // split, only the entries that changed are (an edit's checkpoint costs the change).
             "-c",
             "core.splitIndex=true",
-        ])
-        .args(args)
-        .env("GIT_DIR", &self.git_dir)
-        .env("GIT_WORK_TREE", &self.work_tree)
-        .env("GIT_LITERAL_PATHSPECS", if literal { "1" } else { "0" })
-        .env("GIT_AUTHOR_NAME", AUTHOR.0)
-        .env("GIT_AUTHOR_EMAIL", AUTHOR.1)
-        .env("GIT_COMMITTER_NAME", AUTHOR.0)
-        .env("GIT_COMMITTER_EMAIL", AUTHOR.1)
-        .current_dir(&self.work_tree)
-        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        ]);
+        if let Some(file) = &self.excludes_file {
+            cmd.arg("-c").arg(super::global_ignore::config_arg(file));
+        }
+        cmd.args(args)
+            .env("GIT_DIR", &self.git_dir)
+            .env("GIT_WORK_TREE", &self.work_tree)
+            .env("GIT_LITERAL_PATHSPECS", if literal { "1" } else { "0" })
+            .env("GIT_AUTHOR_NAME", AUTHOR.0)
+            .env("GIT_AUTHOR_EMAIL", AUTHOR.1)
+            .env("GIT_COMMITTER_NAME", AUTHOR.0)
+            .env("GIT_COMMITTER_EMAIL", AUTHOR.1)
+            .current_dir(&self.work_tree)
+            .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         let mut child = cmd.spawn()?;
         let _guard = interrupt::track_pid(child.id());
         let feeder = input.map(|bytes| {

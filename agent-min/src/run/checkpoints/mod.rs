@@ -3,7 +3,7 @@
 //!
 //! Owns: the shadow repository ([`shadow`]: create, repair, stage, commit, diff, restore), how
 //! git is run (`git`: clean environment, time and output bounds), what is left out
-//! (`exclusions`), where the repository lives and which workspaces are refused ([`place`]),
+//! (`exclusions`; the person's global gitignore, `global_ignore`), where the repository lives and which workspaces are refused ([`place`]),
 //! the cross-process lock ([`lock`]), nested repositories (`nested`), the checkpoints of a
 //! run (`tracker`, called from `task.rs`), and restoring one (`restore`; the
 //! `agent-min checkpoints` command is `crate::checkpoints_cmd`).
@@ -17,6 +17,7 @@
 
 pub(crate) mod exclusions;
 pub(crate) mod git;
+pub(crate) mod global_ignore;
 pub mod lock;
 pub(crate) mod nested;
 pub mod place;
@@ -32,14 +33,15 @@ pub use tracker::Tracker;
 /// Every way to the shadow repository starts with this test, so the optimizer leaves it out.
 pub(crate) const BUILT_IN: bool = cfg!(feature = "checkpoints");
 
-/// Reads a text file of at most `cap` bytes (regular files only).
+/// Reads a text file of at most `cap` bytes (regular files only), decoded lossily as node's
+/// `fs.readFile(path, "utf8")` does in Cline: one stray byte does not lose the whole file.
 pub(crate) fn read_small(path: &std::path::Path, cap: u64) -> std::io::Result<String> {
     use std::io::Read;
     let m = std::fs::metadata(path)?;
     if !m.is_file() || m.len() > cap {
         return Err(std::io::Error::other("not a small regular file"));
     }
-    let mut s = String::new();
-    std::fs::File::open(path)?.take(cap).read_to_string(&mut s)?;
-    Ok(s)
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(cap).read_to_end(&mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -78,7 +78,8 @@ impl Shadow {
             .mode(0o700)
             .create(&dir)
             .map_err(|e| format!("cannot create {} ({e})", dir.display()))?;
-        let shadow = Shadow { git: Git::new(program, &git_dir, workspace), dir, workspace: workspace.to_path_buf() };
+        let git = Git::new(program, &git_dir, workspace).excluding(super::global_ignore::path());
+        let shadow = Shadow { git, dir, workspace: workspace.to_path_buf() };
         shadow.check_version()?;
         let _held = shadow.lock()?;
         shadow.repair()?;
@@ -235,7 +236,9 @@ impl Shadow {
         out.ok().then(|| out.text().trim().to_string())
     }
 
-    /// Stages the workspace as it is now (lock held by the caller). Returns what was left out.
+    /// Stages the workspace as it is now (lock held by the caller). Returns what was left out;
+    /// a path left out is not in the index at all (not even as an earlier checkpoint staged
+    /// it), so no checkpoint holds a stale copy of it and no restore deletes it.
     fn stage(&self) -> Result<Vec<String>, String> {
         self.sync_index()?;
         let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())?;
@@ -244,6 +247,7 @@ impl Shadow {
         paths.sort_unstable();
         paths.dedup();
         let mut left_out = Vec::new();
+        let mut untrack: Vec<Vec<u8>> = Vec::new();
         // Everything but the files over the limit: `.` and one exclusion each (a pathspec per
         // file would make git match every path against every pathspec).
         let mut input = b".\0".to_vec();
@@ -256,6 +260,7 @@ impl Shadow {
                     input.extend_from_slice(b":(exclude,literal)");
                     input.extend_from_slice(p);
                     input.push(0);
+                    untrack.push(p.to_vec());
                 }
             }
         }
@@ -268,9 +273,30 @@ impl Shadow {
             let args =
                 ["-c", threshold, "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"];
             let out = self.git.run_with(&args, Some(&input), false).map_err(|e| format!("cannot run git: {e}"))?;
-            left_out.extend(unreadable(&out.stderr)?);
+            for (path, entry) in unreadable(&out.stderr)? {
+                untrack.push(path.into_bytes());
+                left_out.push(entry);
+            }
         }
+        // An earlier checkpoint may have staged the path when it was small (or readable).
+        self.untrack(&untrack)?;
         Ok(left_out)
+    }
+
+    /// Removes `paths` (workspace-relative) from the index, leaving the files as they are.
+    fn untrack(&self, paths: &[Vec<u8>]) -> Result<(), String> {
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let mut input = Vec::new();
+        for path in paths {
+            // Mode 0 removes the entry (a path not in the index is no error).
+            input.extend_from_slice(b"0 0000000000000000000000000000000000000000\t");
+            input.extend_from_slice(path);
+            input.push(0);
+        }
+        self.git.check(&["update-index", "-z", "--index-info"], Some(&input))?;
+        Ok(())
     }
 
     /// The checkpoint of only `paths` (absolute, as an edit tool wrote them) over `base`, the
@@ -297,6 +323,11 @@ impl Shadow {
             }
             let mode = match fs::symlink_metadata(self.workspace.join(&rel)) {
                 Ok(m) if m.is_file() && m.len() > exclusions::MAX_FILE_BYTES => {
+                    // Its earlier, small copy must leave the checkpoint: the whole scan does it.
+                    let old = self.git.run(&["cat-file", "-e", &format!("{tree}:{rel_text}")], None);
+                    if old.map_err(|e| format!("cannot run git: {e}"))?.ok() {
+                        return Ok(None);
+                    }
                     left_out.push(format!("{rel_text} (over {} MiB)", exclusions::MAX_FILE_BYTES >> 20));
                     continue;
                 }
@@ -497,9 +528,51 @@ impl Shadow {
         Ok(self.git.check(&args, None)?.stdout)
     }
 
+    /// The tree of what the shadow repository knew the workspace to be after commit `at`: its
+    /// own tree, or, when `at` is the checkpoint a files restore took first, the tree that
+    /// restore put back (what Cline's index holds after its `git reset --hard`).
+    fn known_tree(&self, at: &str) -> String {
+        let restored = fs::read_to_string(self.restored_file()).unwrap_or_default();
+        match restored.split_whitespace().collect::<Vec<_>>()[..] {
+            [undo, target] if undo == at => target.to_string(),
+            _ => at.to_string(),
+        }
+    }
+
+    /// Where the last files restore notes `UNDO TARGET`: its pre-restore checkpoint and the
+    /// checkpoint it put back.
+    fn restored_file(&self) -> PathBuf {
+        self.dir.join("restored")
+    }
+
+    /// After [`Shadow::changes`] to the workspace now: the files created since the last
+    /// checkpoint (of any task of the workspace) or files restore, which a restore leaves
+    /// alone unless the checkpoint restored has them.
+    pub(crate) fn created_since_last(&self) -> Result<std::collections::HashSet<String>, String> {
+        let Some(head) = self.head() else { return Ok(Default::default()) };
+        let known = self.known_tree(&head);
+        let args = ["diff-index", "--cached", "--no-renames", "--diff-filter=A", "--name-only", "-z", &known];
+        let out = self.git.check(&args, None)?;
+        Ok(out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect())
+    }
+
+    /// Paths (bytes) in `to` but not in `from` (trees or commits).
+    fn added(&self, from: &str, to: &str) -> Result<std::collections::HashSet<Vec<u8>>, String> {
+        let args = ["diff-tree", "-r", "--no-renames", "--diff-filter=A", "--name-only", "-z", from, to];
+        let out = self.git.check(&args, None)?;
+        Ok(out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect())
+    }
+
     /// Puts the workspace's files back as at `hash` (lock held by the caller): files tracked
-    /// now but not then are removed; excluded and ignored files are left alone. Refuses, naming
-    /// them, if it would overwrite files the pre-restore checkpoint `before` had to leave out.
+    /// now but not then are removed — except those created since the last checkpoint, left
+    /// alone as Cline's `git reset --hard` leaves untracked files; excluded, ignored and
+    /// left-out files are never touched. Refuses, naming them, if it would overwrite files the
+    /// pre-restore checkpoint `before` had to leave out.
     pub(crate) fn restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
         self.git.check(&["cat-file", "-e", &format!("{hash}^{{commit}}")], None).map_err(|_| {
             format!("checkpoint commit {hash} is not in the shadow repository {}", self.git.git_dir().display())
@@ -518,8 +591,20 @@ impl Shadow {
                 unsaved.join(", ")
             ));
         }
+        // Created since the last checkpoint (in `before`, not in what was known before it) and
+        // not in the checkpoint restored: untracked, so `read-tree` neither deletes nor writes it.
+        let parent = self.git.run(&["rev-parse", "--verify", "-q", &format!("{}^", before.hash)], None);
+        let parent = parent.map_err(|e| format!("cannot run git: {e}"))?;
+        let known = if parent.ok() { self.known_tree(parent.text().trim()) } else { EMPTY_TREE.to_string() };
+        let not_in_target = self.added(hash, &before.hash)?;
+        let new: Vec<Vec<u8>> =
+            self.added(&known, &before.hash)?.into_iter().filter(|p| not_in_target.contains(p)).collect();
+        self.untrack(&new)?;
         let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())?;
         self.git.check(&["read-tree", "-u", "--reset", hash], None)?;
+        // Without this note the next restore takes `before` as what was known: it then deletes
+        // more of what is new, which `before` and its own pre-restore checkpoint still hold.
+        let _ = fs::write(self.restored_file(), format!("{} {hash}\n", before.hash));
         Ok(())
     }
 
@@ -594,13 +679,14 @@ fn parse_version(text: &str) -> Option<(u32, u32)> {
 }
 
 /// The files `git add --ignore-errors` could not read, from its messages
-/// (`error: open("b"): Permission denied`); an error for anything fatal.
-fn unreadable(stderr: &str) -> Result<Vec<String>, String> {
+/// (`error: open("b"): Permission denied`), as (path, what to report); an error for anything
+/// fatal.
+fn unreadable(stderr: &str) -> Result<Vec<(String, String)>, String> {
     let mut v = Vec::new();
     for line in stderr.lines() {
         if let Some(rest) = line.strip_prefix("error: open(\"") {
             let (path, why) = rest.split_once("\"):").unwrap_or((rest, ""));
-            v.push(format!("{path} (unreadable:{why})"));
+            v.push((path.to_string(), format!("{path} (unreadable:{why})")));
         } else if line.starts_with("fatal:") {
             return Err(format!("git add failed: {}", first_lines(line, 1)));
         }
@@ -624,7 +710,7 @@ mod tests {
     fn unreadable_files_are_reported_from_gits_own_messages() {
         // What git 2.47 prints for a mode-000 file when not run as root (checked by hand).
         let stderr = "error: open(\"b\"): Permission denied\nerror: unable to index file 'b'\n";
-        assert_eq!(unreadable(stderr).unwrap(), vec!["b (unreadable: Permission denied)"]);
+        assert_eq!(unreadable(stderr).unwrap(), vec![("b".into(), "b (unreadable: Permission denied)".into())]);
         assert!(unreadable("fatal: index file corrupt\n").unwrap_err().contains("index file corrupt"));
     }
 
@@ -994,7 +1080,8 @@ mod tests {
             ("src/new/c.rs", b"c".to_vec(), vec!["src/new/c.rs"]),
             ("x.log", b"excluded".to_vec(), vec![]),
             ("ignored/y.txt", b"ignored".to_vec(), vec![]),
-            ("src/b.rs", big, vec![]),
+            // Its small copy leaves the checkpoint.
+            ("src/b.rs", big, vec!["src/b.rs"]),
             ("lib/x.c", b"x2".to_vec(), vec!["lib/x.c"]),
             (".gitignore", b"".to_vec(), vec![".gitignore", "ignored/y.txt"]),
         ];
