@@ -223,7 +223,7 @@ impl Agent {
             .sessions
             .get_mut(&*req.session_id.0)
             .ok_or_else(|| (INVALID_PARAMS, format!("no session {}", req.session_id.0)))?;
-        let text = prompt_text(&req.prompt);
+        let (text, attached) = prompt_text(&req.prompt);
         if text.trim().is_empty() {
             // As Cline's `prompt`: nothing to say, no turn. Said, as the blocks left out are.
             let said = "agent-min reads a prompt's text, resource links and embedded text resources; this one had none, so nothing was sent to the model.";
@@ -236,7 +236,7 @@ impl Agent {
         // A call a cancelled turn left unanswered is no longer what an approval is about.
         live.shared.lock().unwrap_or_else(|e| e.into_inner()).pending.clear();
         self.wire.turn_starts(&req.session_id.0);
-        let end = live.task.converse(&text);
+        let end = live.task.converse(&text, &attached);
         self.wire.turn_ends();
         let stop = if live.cancel.load(Ordering::SeqCst) {
             StopReason::Cancelled
@@ -282,24 +282,30 @@ fn initialize(load_session: bool) -> InitializeResponse {
         .agent_info(Implementation::new("agent-min", env!("CARGO_PKG_VERSION")))
 }
 
-/// A prompt's content as the task's text: its text, a linked resource by its URI, an embedded
-/// text resource with its URI.
-fn prompt_text(blocks: &[ContentBlock]) -> String {
-    let parts: Vec<String> = blocks
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text(t) => Some(t.text.clone()),
-            ContentBlock::ResourceLink(l) => Some(l.uri.clone()),
-            ContentBlock::Resource(r) => match &r.resource {
-                EmbeddedResourceResource::TextResourceContents(t) => {
-                    Some(format!("<file_content path=\"{}\">\n{}\n</file_content>", t.uri, t.text))
+/// A prompt's content as the task's text — its text and linked resources by their URIs, then
+/// each embedded text resource with its URI — and that last part alone (the files, whose `@`
+/// are not the person's mentions).
+fn prompt_text(blocks: &[ContentBlock]) -> (String, String) {
+    let mut words = Vec::new();
+    let mut files = Vec::new();
+    for b in blocks {
+        match b {
+            ContentBlock::Text(t) => words.push(t.text.clone()),
+            ContentBlock::ResourceLink(l) => words.push(l.uri.clone()),
+            ContentBlock::Resource(r) => {
+                if let EmbeddedResourceResource::TextResourceContents(t) = &r.resource {
+                    files.push(format!("<file_content path=\"{}\">\n{}\n</file_content>", t.uri, t.text));
                 }
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    parts.join("\n")
+            }
+            _ => {}
+        }
+    }
+    let (words, files) = (words.join("\n"), files.join("\n"));
+    match (words.is_empty(), files.is_empty()) {
+        (_, true) => (words, files),
+        (true, false) => (files.clone(), files),
+        (false, false) => (format!("{words}\n{files}"), files),
+    }
 }
 
 /// A client's MCP server as the settings files' servers are: stdio, streamable HTTP or SSE.

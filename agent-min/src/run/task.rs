@@ -166,6 +166,9 @@ pub struct Task {
     ran_in_reply: usize,
     /// A conversation (`agent-min acp`) has opened the task: later prompts continue it.
     conversing: bool,
+    /// The end of the current prompt that holds files an editor embedded in it: their text is
+    /// not the person's words, so its `@` are not mentions.
+    attached: String,
     /// What stopped the last prompt, when a limit (its `limit` name) or the model's refusal
     /// ([`REFUSAL`]) did: an editor's stop reason.
     stopped_by: Option<&'static str>,
@@ -244,6 +247,7 @@ impl Task {
             unanswered: None,
             ran_in_reply: 0,
             conversing: false,
+            attached: String::new(),
             stopped_by: None,
             cancelled_reply: None,
             focus,
@@ -263,8 +267,9 @@ impl Task {
     /// One prompt of a conversation (`agent-min acp`): the first opens the task as `run` does,
     /// a later one continues it after its last end — as feedback on its completion, or after
     /// what a stop left unsent. The task stays for the next prompt.
-    pub(crate) fn converse(&mut self, prompt: &str) -> End {
+    pub(crate) fn converse(&mut self, prompt: &str, attached: &str) -> End {
         self.stopped_by = None;
+        self.attached = attached.to_string();
         self.around.limits.restart(self.turns, self.around.accounting.run_cost);
         let start = match self.conversing {
             false => {
@@ -320,7 +325,7 @@ impl Task {
                 // command out of it; the words' mentions expanded after the block.
                 let (instructions, words) =
                     self.slash_command(&task).map_or((String::new(), task.clone()), |w| (w.instructions, w.words));
-                let m = mentions::expand(self.ws.root(), &words);
+                let m = self.expand_mentions(&words);
                 let first = match first.strip_prefix(&format!("<task>\n{task}\n</task>")) {
                     Some(rest) => format!("{instructions}<task>\n{}\n</task>{}{rest}", m.words, m.blocks),
                     None => first,
@@ -331,6 +336,20 @@ impl Task {
             Gate::Stop(why) => self.hook_stop(why, format!("<task>\n{task}\n</task>\n\n{env}")),
         };
         start
+    }
+
+    /// The `@` mentions of the person's `words` expanded — not in the files an editor attached
+    /// to the prompt, which end it.
+    fn expand_mentions(&self, words: &str) -> mentions::Expansion {
+        let attached = (!self.attached.is_empty()).then(|| words.rfind(&self.attached)).flatten();
+        match attached {
+            Some(at) => {
+                let mut m = mentions::expand(self.ws.root(), &words[..at]);
+                m.words.push_str(&words[at..]);
+                m
+            }
+            None => mentions::expand(self.ws.root(), words),
+        }
     }
 
     /// The user message of a later prompt of a conversation (after the `UserPromptSubmit` hook).
@@ -346,7 +365,7 @@ impl Task {
             self.memory.repeats = Default::default();
         }
         let follow_up = if guidance { prompt::guidance_after } else { prompt::follow_up };
-        let m = mentions::expand(self.ws.root(), workflow.as_ref().map_or(text, |w| &w.words));
+        let m = self.expand_mentions(workflow.as_ref().map_or(text, |w| &w.words));
         let instructions = workflow.as_ref().map_or("", |w| &w.instructions);
         let head = format!("{instructions}{}{}", follow_up(&m.words, unsent.as_deref()), m.blocks);
         let hooks = &mut self.around.project.hooks;
@@ -869,7 +888,8 @@ impl Task {
                     // natively it goes on at once.
                     self.empty_replies += 1;
                     if self.settings.dialect.name() == "xml" {
-                        let wait = backoff(self.settings.retry_delay, self.empty_replies, None);
+                        // At most Cline's third wait (8 s), however many follow.
+                        let wait = backoff(self.settings.retry_delay, self.empty_replies.min(3), None);
                         if let Some(hit) = self.around.limits.pause(wait) {
                             return Err((hit.message, Some(hit.limit)));
                         }

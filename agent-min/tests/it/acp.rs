@@ -731,3 +731,21 @@ fn a_completion_clears_the_mistake_count_for_the_next_prompt() {
     let (seen, _) = run_client_with("prompts", &env, &["--max-mistakes", "2"], &server, &root, state.path());
     assert_eq!(server.requests().len(), 4, "the second prompt stopped at the mistake limit: {seen}");
 }
+
+#[test]
+fn a_file_the_editor_embeds_is_not_read_for_mentions() {
+    let server = Server::start(vec![anthropic(&completion("explained"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    std::fs::write(root.join("a.txt"), "alpha content").unwrap();
+    std::fs::write(root.join("b.txt"), "bravo content").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let file = json!({"type": "resource", "resource": {"uri": "file:///notes.md", "text": "see @/b.txt", "mimeType": "text/markdown"}});
+    let prompts = json!([[{"type": "text", "text": "Explain @/a.txt"}, file]]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let (seen, _) = run_client("prompts", &env, &server, &root, state.path());
+    assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
+    let first = text_of(&server.requests()[0].body["messages"][0]["content"]);
+    assert!(first.contains("alpha content"), "the person's mention: {first}");
+    assert!(first.contains("see @/b.txt") && !first.contains("bravo content"), "{first}");
+}

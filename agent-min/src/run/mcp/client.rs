@@ -91,16 +91,9 @@ impl Client {
             let msg = match self.transport.recv(until) {
                 Ok(m) => m,
                 Err(McpError::Timeout) if until < deadline && !interrupt::turn_cancelled() => continue,
-                Err(McpError::Timeout) if until < deadline => {
-                    let cancel = json!({"requestId": id, "reason": "the turn was cancelled"});
-                    let soon = Instant::now() + Duration::from_secs(2);
-                    let _ = self.transport.send(&jsonrpc::notification("notifications/cancelled", Some(cancel)), soon);
-                    return Err(McpError::Transport("the turn was cancelled (session/cancel)".to_string()));
-                }
+                Err(McpError::Timeout) if until < deadline => return Err(self.given_up(id, "the turn was cancelled")),
                 Err(McpError::Timeout) => {
-                    let cancel = json!({"requestId": id, "reason": "McpError: MCP error -32001: Request timed out"});
-                    let soon = Instant::now() + Duration::from_secs(2);
-                    let _ = self.transport.send(&jsonrpc::notification("notifications/cancelled", Some(cancel)), soon);
+                    self.given_up(id, "McpError: MCP error -32001: Request timed out");
                     return Err(McpError::Timeout);
                 }
                 Err(e) => return Err(e),
@@ -113,10 +106,24 @@ impl Client {
                     let _ = self.transport.send(&jsonrpc::answer(&their, &method), deadline);
                 }
             }
+            // A server that keeps talking never lets a wait time out: the cancel is looked for
+            // after each of its messages too.
+            if in_turn && interrupt::turn_cancelled() {
+                return Err(self.given_up(id, "the turn was cancelled"));
+            }
             if Instant::now() >= deadline {
                 return Err(McpError::Timeout);
             }
         }
+    }
+
+    /// Tells the server request `id` is given up (`notifications/cancelled`, with `reason`);
+    /// the error a cancelled turn's call ends with.
+    fn given_up(&mut self, id: u64, reason: &str) -> McpError {
+        let cancel = json!({"requestId": id, "reason": reason});
+        let soon = Instant::now() + Duration::from_secs(2);
+        let _ = self.transport.send(&jsonrpc::notification("notifications/cancelled", Some(cancel)), soon);
+        McpError::Transport("the turn was cancelled (session/cancel)".to_string())
     }
 
     /// Every item of a paginated list (`tools/list` → `tools`), following `nextCursor`; each

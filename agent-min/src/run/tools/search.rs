@@ -12,6 +12,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use ignore::overrides::{Override, OverrideBuilder};
 
 use crate::run::tools::fsx;
+use crate::run::ui::interrupt;
 
 use super::{check_path, tool_error, walk, Access, Call, Ctx, Outcome};
 
@@ -237,7 +238,7 @@ pub(crate) fn search(
     let mut cut_short = Vec::new();
     let (mut json_lines, mut kept) = (0usize, 0usize);
     for entry in walker.filter_map(Result::ok) {
-        if json_lines >= MAX_JSON_LINES {
+        if json_lines >= MAX_JSON_LINES || interrupt::work_stopped() {
             break;
         }
         // A file given as the path itself is searched whatever the pattern, as ripgrep does.
@@ -258,7 +259,7 @@ pub(crate) fn search(
             begun: false,
             before: Vec::new(),
         };
-        if let Err(e) = searcher.search_file(matcher, &file, &mut sink) {
+        if let Err(e) = searcher.search_reader(matcher, Stoppable(&file), &mut sink) {
             // The line buffer's limit (a read error is ripgrep's too: it goes on).
             if e.to_string().contains("allocation limit") {
                 cut_short.push(entry.path().to_path_buf());
@@ -266,6 +267,19 @@ pub(crate) fn search(
         }
     }
     Ok(Found { hits: raw, cut_short })
+}
+
+/// A file read until the turn is stopped ([`interrupt::work_stopped`]: a cancel, the
+/// `--timeout` watchdog): a search through gigabytes ends with the turn, as a command does.
+struct Stoppable<'a>(&'a std::fs::File);
+
+impl std::io::Read for Stoppable<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if interrupt::work_stopped() {
+            return Err(std::io::Error::other("the turn was stopped"));
+        }
+        (&mut &*self.0).read(buf)
+    }
 }
 
 /// Whether ripgrep's `--glob` set `pattern` lets it search `file` under `root`: neither the file

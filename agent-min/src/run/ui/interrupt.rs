@@ -112,9 +112,20 @@ static TURN_CANCELLED: std::sync::atomic::AtomicBool = std::sync::atomic::Atomic
 /// before the next turn begins; MCP servers and hooks live on.
 pub(crate) fn kill_turn() {
     TURN_CANCELLED.store(true, std::sync::atomic::Ordering::SeqCst);
+    WORK_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
     for &target in &lock().turn {
         send_signal(target, libc::SIGKILL);
     }
+}
+
+/// Set with [`kill_turn`] and [`kill_children`] (a cancel, the `--timeout` watchdog), until the
+/// next turn begins: long work in the agent's own process (a search through a huge file) stops
+/// where it is, as the killed children do.
+static WORK_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether work in this process should stop now ([`WORK_STOPPED`]).
+pub(crate) fn work_stopped() -> bool {
+    WORK_STOPPED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Whether [`kill_turn`] stopped the current turn (until the next begins).
@@ -125,6 +136,7 @@ pub(crate) fn turn_cancelled() -> bool {
 /// A new turn begins: [`kill_turn`] no longer applies.
 pub(crate) fn turn_begins() {
     TURN_CANCELLED.store(false, std::sync::atomic::Ordering::SeqCst);
+    WORK_STOPPED.store(false, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// Marks a registered curl process (`pid`) or command group (`-pgid`) as part of the turn:
@@ -148,6 +160,7 @@ fn finish(ending: Ending) -> ! {
 /// Kills curl and any running command, without exiting (the `--timeout` watchdog): the blocked
 /// reads and waits of the main thread then end, and the loop stops at its next check.
 pub(crate) fn kill_children() {
+    WORK_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
     kill_registered(&lock());
 }
 
