@@ -184,8 +184,18 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # context errors of Gemini and Bedrock ended tasks, written files' old copies were never
 # dropped, hooks ran where Cline's do not (and TaskCancel did not run where it does), commands
 # waited in an editor until their timeout; and OpenRouter's bills and model list, vLLM's model
-# list: 29 KB, 26 KB of it in the minimal agent's parts.)
-line binary "  the same, no larger than today (ceiling 4.68 MB)" "$(mb "$b")" "$(is "$b <= 4680000")" must
+# list: 29 KB, 26 KB of it in the minimal agent's parts.
+# Raised to 4.755 MB on 2026-12-05, at 4,750,424 B: six reviews against Cline's code (ACP, the
+# edit tools, read/list/search, the native loop, rules and workflows, checkpoints) and one of
+# the changes themselves: Cline's @-mentions, which were missing (files, folders, git changes
+# and commits, with git kept from anything the repository configures), 25 KB; edits saved as
+# Cline's VS Code document saves them (line endings, BOM, notebooks), search through files of
+# any size, streamed; the rules read as Cline reads them (Node's readdir order, js-yaml's
+# failures, picomatch's globs, its prompt clean-up, apply_patch's paths); ACP's limits per
+# prompt and stop reasons; checkpoints that no longer delete a file grown over the size limit,
+# honour the global gitignore and come one per reply: 74 KB in all, 68 KB of it in parts the
+# minimal agent has.)
+line binary "  the same, no larger than today (ceiling 4.755 MB)" "$(mb "$b")" "$(is "$b <= 4755000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -214,8 +224,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # them in parts the minimal agent has (its providers, loop, accounting and model facts).
 # Raised to 3.02 MB on 2026-12-05, at 3,016,736 B: the four reviews' fixes (above) in the
 # loop, the context window's cuts and their undo records in the saved task (format version 6),
-# the hooks' gate, the command's environment, and the servers' bills and model lists: 26 KB.)
-line binary "  the same, no larger than today (ceiling 3.02 MB)" "$(mb "$m")" "$(is "$m <= 3020000")" must
+# the hooks' gate, the command's environment, and the servers' bills and model lists: 26 KB.
+# Raised to 3.089 MB on 2026-12-05, at 3,084,968 B: the seven reviews' fixes (above) in the
+# minimal agent's own parts — @-mentions, edits saved as Cline's document, streamed search, the
+# rules' fidelity, the loop's empty replies and recovered calls: 68 KB.)
+line binary "  the same, no larger than today (ceiling 3.089 MB)" "$(mb "$m")" "$(is "$m <= 3089000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
