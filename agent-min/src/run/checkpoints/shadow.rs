@@ -506,12 +506,7 @@ impl Shadow {
     /// Paths that differ between commits (or trees) `from` and `to`.
     pub(crate) fn changed_between(&self, from: &str, to: &str) -> Result<Vec<String>, String> {
         let out = self.git.check(&["diff-tree", "-r", "--no-renames", "--name-only", "-z", from, to], None)?;
-        Ok(out
-            .stdout
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| String::from_utf8_lossy(p).into_owned())
-            .collect())
+        Ok(nul_paths(&out.stdout).collect())
     }
 
     /// A unified diff from `from` to `to` (or to the workspace now; lock held by the caller).
@@ -553,12 +548,7 @@ impl Shadow {
         let known = self.known_tree(&head);
         let args = ["diff-index", "--cached", "--no-renames", "--diff-filter=A", "--name-only", "-z", &known];
         let out = self.git.check(&args, None)?;
-        Ok(out
-            .stdout
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| String::from_utf8_lossy(p).into_owned())
-            .collect())
+        Ok(nul_paths(&out.stdout).collect())
     }
 
     /// Paths (bytes) in `to` but not in `from` (trees or commits).
@@ -692,6 +682,11 @@ fn unreadable(stderr: &str) -> Result<Vec<(String, String)>, String> {
         }
     }
     Ok(v)
+}
+
+/// The paths of git's `-z` output (NUL-separated).
+fn nul_paths(out: &[u8]) -> impl Iterator<Item = String> + '_ {
+    out.split(|b| *b == 0).filter(|p| !p.is_empty()).map(|p| String::from_utf8_lossy(p).into_owned())
 }
 
 #[cfg(test)]

@@ -59,28 +59,21 @@ pub(crate) fn post_process(prompt: &str) -> String {
     let s = p.consecutive.replace_all(&s, "====\n").into_owned();
     let s = p.empty_header.replace_all(&s, "").into_owned();
     let s = p.empty_header_mid.replace_all(&s, "").into_owned();
-    let s = p
-        .rule_then_text
-        .replace_all(&s, |c: &Captures<'_>| {
+    // A blank line added at the match's first line break, unless the text around looks like a
+    // diff.
+    let spaced = |re: &Regex, s: &str| {
+        re.replace_all(s, |c: &Captures<'_>| {
             let m = c.get(0).expect("match");
-            if p.diff_like.is_match(&around(&s, m.start())) {
+            if p.diff_like.is_match(&around(s, m.start())) {
                 m.as_str().to_string()
             } else {
                 m.as_str().replacen('\n', "\n\n", 1)
             }
         })
-        .into_owned();
-    let s = p
-        .text_then_rule
-        .replace_all(&s, |c: &Captures<'_>| {
-            let m = c.get(0).expect("match");
-            if p.diff_like.is_match(&around(&s, m.start())) {
-                m.as_str().to_string()
-            } else {
-                m.as_str().replacen('\n', "\n\n", 1)
-            }
-        })
-        .into_owned();
+        .into_owned()
+    };
+    let s = spaced(&p.rule_then_text, &s);
+    let s = spaced(&p.text_then_rule, &s);
     let s = p.blank_lines.replace_all(&s, "\n\n");
     trim(&s).to_string()
 }
