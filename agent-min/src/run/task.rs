@@ -482,6 +482,12 @@ impl Task {
         if let Some(i) = prompt::last_resumption(&next) {
             next.truncate(i);
         }
+        // The last request's reported size, as Cline's context manager reads it from the saved
+        // messages: the first request after a resume is measured from it (and cut if it must
+        // be), not estimated from the text alone.
+        if let Some(i) = self.messages.iter().rposition(|m| m.role == Role::Assistant) {
+            self.around.context.observe(self.last_request_tokens, 0, i + 1);
+        }
         next
     }
 

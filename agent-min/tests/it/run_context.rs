@@ -255,3 +255,31 @@ fn a_vllm_server_says_its_window_in_its_model_list() {
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stderr.contains("Context window: 8192 tokens, as the server's /v1/models says."), "{}", r.stderr);
 }
+
+#[test]
+fn a_resumed_task_measures_its_first_request_from_the_saved_usage() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let list = tool("list_files", &[("path", ".")]);
+    // A 100,000-token window: the threshold is 80,000. The third reply's prompt was 79,990
+    // tokens; the run stops there (--max-turns 3), before its next request.
+    let server =
+        Server::start(vec![anthropic_usage(&list, 1000), anthropic_usage(&list, 2000), anthropic_usage(&list, 79_990)]);
+    let base = anthropic_args(&server);
+    let first = ["--context-window", "100000", "--state-dir", &state_dir, "--max-turns", "3", "t"];
+    let r = run_agent(ws.path(), &args_with(&base, &first), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+
+    // Resumed, the saved 79,990 tokens plus the resumed message cross the threshold: the first
+    // request is cut as Cline's context manager cuts it from the saved usage. (Estimated from
+    // the text alone, a few thousand tokens, it went out whole.)
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let again = ["--last", "--context-window", "100000", "--state-dir", &state_dir];
+    let r = run_cmd("resume", ws.path(), &args_with(&base, &again), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let sent = contents(&server.requests()[0]);
+    assert_eq!(sent.len(), 5, "{sent:#?}");
+    assert_eq!(sent[1], NOTICE);
+}
