@@ -22,7 +22,7 @@ pub(crate) struct Hit {
 }
 
 /// The limits of one run (a resumed task counts afresh), or of one prompt of an editor's
-/// session ([`Limits::restart`]).
+/// session (`Limits::restart`).
 pub struct Limits {
     max_turns: Option<u32>,
     max_cost: Option<f64>,

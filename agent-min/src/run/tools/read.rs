@@ -162,7 +162,7 @@ fn is_document(ext: &str) -> bool {
 /// text, legacy encodings decoded (with the `documents` feature), PDF as text (with `pdf`; a
 /// build without the feature a PDF, DOCX or XLSX needs refuses it naming the feature); refused
 /// when it is not a regular file, binary, or over Cline's 20 MB (a document: over
-/// [`MAX_DOCUMENT_BYTES`]); cut at Cline's 400 KB with Cline's notice.
+/// `MAX_DOCUMENT_BYTES`); cut at Cline's 400 KB with Cline's notice.
 pub fn extract_text(abs: &Path) -> Result<String, String> {
     if !abs.exists() {
         return Err(format!("File not found: {}", abs.display()));
