@@ -15,11 +15,26 @@
 //!   default linker here) or GNU ld; it is not passed when the flags choose gold or mold, which
 //!   cannot read it. `AGENT_MIN_UNWIND_TABLES=1` keeps the tables (for a profiler that walks the
 //!   stack by DWARF, or another linker).
+//!
+//! On every target it also deflates the long texts built in (`TEXTS`: the system prompts, the
+//! tools' declarations, the model facts, the commands' `--help`; 142 KB, 28 KB deflated) into `$OUT_DIR/texts.deflate`,
+//! with `$OUT_DIR/texts.rs` naming each one's place in the whole (`src/run/texts.rs` reads them).
 
+use std::fmt::Write as _;
 use std::path::Path;
+
+/// The texts built in, deflated as one: directories (every file in them but those listed after
+/// them, which only tests read) and files, from the crate's root.
+const TEXTS: &[(&str, &[&str])] = &[
+    ("src/run/prompt/system", &["next_gen.txt", "gpt_5.txt"]),
+    ("src/run/tools/decl", &[]),
+    ("data/models.json", &[]),
+    ("help", &[]),
+];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    texts();
     println!("cargo:rerun-if-changed=no-unwind-tables.ld");
     println!("cargo:rerun-if-env-changed=AGENT_MIN_NO_RELR");
     println!("cargo:rerun-if-env-changed=AGENT_MIN_UNWIND_TABLES");
@@ -39,4 +54,47 @@ fn main() {
         let script = Path::new(&var("CARGO_MANIFEST_DIR")).join("no-unwind-tables.ld");
         println!("cargo:rustc-link-arg-bins=-Wl,-T,{}", script.display());
     }
+}
+
+/// Deflates `TEXTS` into `$OUT_DIR/texts.deflate` and names each text's range of the inflated
+/// whole in `$OUT_DIR/texts.rs`: a `Text` constant per file, named after the file
+/// (`read_file.json`: `READ_FILE_JSON`).
+fn texts() {
+    let root = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).to_path_buf();
+    let mut files = Vec::new();
+    for (entry, skip) in TEXTS {
+        let path = root.join(entry);
+        println!("cargo:rerun-if-changed={}", path.display());
+        if path.is_dir() {
+            let mut names: Vec<String> = std::fs::read_dir(&path)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| !skip.contains(&n.as_str()))
+                .collect();
+            names.sort();
+            files.extend(names.into_iter().map(|n| format!("{entry}/{n}")));
+        } else {
+            files.push(entry.to_string());
+        }
+    }
+    let mut whole = String::new();
+    let mut consts = String::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for file in &files {
+        let text = std::fs::read_to_string(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let name = file.rsplit('/').next().unwrap().to_uppercase().replace(['.', '-'], "_");
+        assert!(seen.insert(name.clone()), "two texts are named {name}");
+        let start = whole.len();
+        whole.push_str(&text);
+        writeln!(
+            consts,
+            "/// `agent-min/{file}`.\npub(crate) const {name}: Text = Text {{ start: {start}, end: {} }};",
+            whole.len()
+        )
+        .unwrap();
+    }
+    writeln!(consts, "/// The inflated length of all the texts.\nconst WHOLE_LEN: usize = {};", whole.len()).unwrap();
+    let out = Path::new(&std::env::var("OUT_DIR").unwrap()).to_path_buf();
+    std::fs::write(out.join("texts.deflate"), miniz_oxide::deflate::compress_to_vec(whole.as_bytes(), 10)).unwrap();
+    std::fs::write(out.join("texts.rs"), consts).unwrap();
 }

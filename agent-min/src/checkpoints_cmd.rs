@@ -14,43 +14,9 @@ use crate::run::session::state::{self, CheckpointRecord, Record, Store};
 use crate::run::ui::term::visible;
 
 /// The `--help` text.
-pub(crate) const HELP: &str = "\
-agent-min checkpoints — list, compare and restore a task's checkpoints
-
-USAGE:
-    agent-min checkpoints list    [ID | --last]
-    agent-min checkpoints diff    [ID | --last] N [M]
-    agent-min checkpoints restore [ID | --last] N [--files | --task | --both] [--yes]
-
-While a task runs, the agent saves the workspace in a shadow git repository kept in the state
-directory (never in your own .git): once before the run's first edit or command, then after
-every write_to_file, replace_in_file and execute_command. Each checkpoint has a number N.
-
-    list      every checkpoint of the task: number, turn, time, tool, files changed
-    diff      a unified diff of the workspace from checkpoint N to M, or to now without M
-    restore   put back checkpoint N:
-                --files  the workspace's files as they were at N
-                --task   the conversation cut back to N (`agent-min resume` continues there)
-                --both   both (the default)
-              It shows what will change and asks first (--yes: do not ask). The files are
-              first checkpointed as they are, so a restore can itself be restored; the
-              conversation is first copied aside. Files left out of checkpoints (build
-              outputs, media, .gitignore'd, over 10 MiB) are never touched, nor are files
-              created since the last checkpoint that N does not have.
-
-ID is a task id or a unique prefix of one (see `agent-min history`); without one, or with
---last, the latest task run in the current directory (it is named on stderr).
-
-OPTIONS:
-    --state-dir DIR       where tasks are saved (default $XDG_STATE_HOME/agent-min or
-                          ~/.local/state/agent-min)
-    -y, --yes             restore without asking
-
-EXAMPLES:
-    agent-min checkpoints list --last
-    agent-min checkpoints diff --last 2 5
-    agent-min checkpoints restore --last 3 --yes && agent-min resume --last
-";
+pub(crate) fn help() -> &'static str {
+    crate::run::texts::AGENT_MIN_CHECKPOINTS_TXT.get()
+}
 
 #[derive(Debug, Default)]
 struct Args {
@@ -133,7 +99,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Err(e) => return fail(2, &e),
     };
     if a.help {
-        print!("{HELP}");
+        print!("{}", help());
         return ExitCode::SUCCESS;
     }
     if !crate::run::checkpoints::BUILT_IN {

@@ -8,23 +8,9 @@ use crate::run::session::history::entry;
 use crate::run::session::state::{Record, Store};
 
 /// The `--help` text of `agent-min history`.
-pub(crate) const HELP: &str = "\
-agent-min history — list saved tasks
-
-USAGE:
-    agent-min history [--state-dir DIR] [--json]
-
-One line per task, oldest first: id, status (running, completed, failed, approval_needed: a
-call waited for a person and there was no terminal, or interrupted when the run that saved it
-is gone: Ctrl-C, kill, a crash), the requests the model answered, cost,
-when it was last saved, the workspace and the task. Continue one with `agent-min resume ID`
-(or `--last`).
-
-OPTIONS:
-    --state-dir DIR   where tasks are saved (default $XDG_STATE_HOME/agent-min or
-                      ~/.local/state/agent-min)
-    --json            one JSON object per task instead
-";
+pub(crate) fn help() -> &'static str {
+    crate::run::texts::AGENT_MIN_HISTORY_TXT.get()
+}
 
 /// Entry point of `agent-min history`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
@@ -36,7 +22,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         match p.next() {
             Ok(None) => break,
             Ok(Some(Short('h') | Long("help"))) => {
-                print!("{HELP}");
+                print!("{}", help());
                 return ExitCode::SUCCESS;
             }
             Ok(Some(Long("json"))) => json = true,

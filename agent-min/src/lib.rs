@@ -14,3 +14,8 @@ pub mod parse_cmd;
 pub mod resume_cmd;
 pub mod run;
 pub mod sandbox_cmd;
+
+/// What `agent-min` with no command, or `agent-min --help`, prints: the commands.
+pub fn usage() -> &'static str {
+    run::texts::AGENT_MIN_TXT.get()
+}

@@ -2,29 +2,13 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-agent-min — a minimal Cline-style coding agent and its parser, from the command line
-
-USAGE:
-    agent-min parse [OPTIONS] [FILE]     parse an LLM reply into Cline's blocks
-    agent-min run [OPTIONS] \"<task>\"     run the agent on a task
-    agent-min resume [ID | --last]       continue a saved task (after a crash, Ctrl-C or a limit)
-    agent-min history                    list saved tasks
-    agent-min checkpoints COMMAND        list, compare or restore a task's workspace checkpoints
-    agent-min acp [OPTIONS]              serve an editor over the Agent Client Protocol (stdio)
-    agent-min mcp list                   show the MCP servers, their tools and resources
-    agent-min sandbox check              show what the command sandbox confines on this machine
-
-Run `agent-min COMMAND --help` for the options of each; `agent-min --version` for the version.
-";
-
 fn main() -> ExitCode {
     if let Some(code) = agent_min::run::tools::read::as_extractor() {
         return code;
     }
     let mut args = std::env::args_os().skip(1);
     let Some(cmd) = args.next() else {
-        eprint!("{USAGE}");
+        eprint!("{}", agent_min::usage());
         return ExitCode::from(2);
     };
     let rest: Vec<_> = args.collect();
@@ -70,13 +54,14 @@ fn main() -> ExitCode {
             }
         }
         Some("-h" | "--help" | "help") => {
-            print!("{USAGE}");
+            print!("{}", agent_min::usage());
             ExitCode::SUCCESS
         }
         _ => {
             eprintln!(
-                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume`, `history`, `checkpoints`, `mcp` or `sandbox`\n\n{USAGE}",
-                cmd
+                "agent-min: unknown command {:?}; expected `parse`, `run`, `resume`, `history`, `checkpoints`, `mcp` or `sandbox`\n\n{}",
+                cmd,
+                agent_min::usage()
             );
             ExitCode::from(2)
         }

@@ -14,33 +14,9 @@ use crate::run::ui::interrupt;
 use crate::run::ui::term::{visible, Term};
 
 /// The `--help` text.
-pub(crate) const HELP: &str = "\
-agent-min mcp — the MCP servers agent-min would start
-
-USAGE:
-    agent-min mcp list [--mcp-config FILE]... [--cwd DIR] [--yolo] [--json] [--mcp-startup-timeout S]
-
-Reads the settings as `agent-min run` does — every --mcp-config FILE (Cline's
-cline_mcp_settings.json format), else $XDG_CONFIG_HOME/agent-min/mcp.json, plus the workspace's
-.cline/mcp.json once you approve it — starts every enabled server (waiting at most 10 s, or its
-\"startupTimeout\" in seconds, or --mcp-startup-timeout), prints
-each server's state, tools and resources, and stops them again.
-
-OPTIONS:
-    --mcp-config FILE   a settings file; repeatable
-    --cwd DIR           the workspace whose .cline/mcp.json is considered (default: .)
-    --yolo              start the workspace's servers without asking
-    --json              one JSON object per server on stdout
-    --mcp-startup-timeout S   seconds a server may take to start and list its tools
-                        (default 10; `npx -y` and `uvx` download on their first run: give 120)
-
-EXAMPLE SETTINGS:
-    {\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv/docs\"],
-                     \"autoApprove\": [\"read_text_file\"], \"timeout\": 30}}}
-
-EXIT CODES: 0 every enabled server connected; 1 one failed, or none is configured; 2 usage or
-settings error (the message names the file, the server and the field).
-";
+pub(crate) fn help() -> &'static str {
+    crate::run::texts::AGENT_MIN_MCP_TXT.get()
+}
 
 struct Opts {
     files: Vec<PathBuf>,
@@ -60,18 +36,18 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         }
         Some("list") => {}
         Some("-h" | "--help" | "help") | None => {
-            print!("{HELP}");
+            print!("{}", help());
             return ExitCode::SUCCESS;
         }
         Some(other) => {
-            eprintln!("agent-min mcp: unknown subcommand {other:?}; expected `list`\n\n{HELP}");
+            eprintln!("agent-min mcp: unknown subcommand {other:?}; expected `list`\n\n{}", help());
             return ExitCode::from(2);
         }
     }
     let opts = match parse(it.collect()) {
         Ok(Some(o)) => o,
         Ok(None) => {
-            print!("{HELP}");
+            print!("{}", help());
             return ExitCode::SUCCESS;
         }
         Err(e) => {

@@ -8,34 +8,9 @@ use std::process::ExitCode;
 use parser_core::{parse, Block, Blocks, StreamParser};
 use serde_json::{json, Map, Value};
 
-const HELP: &str = "\
-agent-min parse — cut an LLM reply into Cline's blocks (text and tool uses), exactly as
-Cline v4.0.10's parseAssistantMessageV2 does.
-
-USAGE:
-    agent-min parse [FILE]                      readable view of one reply (stdin when no FILE)
-    agent-min parse --jsonl [--chunk-size N [--every-chunk]] < in.jsonl > out.jsonl
-
-OPTIONS:
-    --jsonl            Read JSON lines from stdin, each an object with \"id\" and \"input\"
-                       (other keys are ignored); write one line per input:
-                       {\"id\": <id>, \"blocks\": [...]}, blocks in the conformance schema:
-                       {\"type\":\"text\",\"content\",\"partial\"} or
-                       {\"type\":\"tool_use\",\"name\",\"params\":{...},\"partial\"}.
-    --chunk-size N     Feed each input to the streaming parser N characters (Unicode scalar
-                       values) at a time instead of parsing it whole. Prints the final blocks.
-    --every-chunk      With --chunk-size: print a line before the first chunk and after each
-                       chunk, with id \"<id>/<k>\", k = characters consumed so far. With N = 1
-                       the lines match the ids of cline-v4.0.10-prefixes.jsonl.
-    -h, --help         This help.
-
-EXAMPLES:
-    agent-min parse agent-min/samples/reply.txt
-    echo '{\"id\":\"a\",\"input\":\"Hi <read_file><path>x</path></read_file>\"}' | agent-min parse --jsonl
-    agent-min parse --jsonl --chunk-size 1 --every-chunk < replies.jsonl
-
-EXIT STATUS: 0 on success, 1 on a malformed input line or unreadable file, 2 on a usage error.
-";
+fn help() -> &'static str {
+    crate::run::texts::AGENT_MIN_PARSE_TXT.get()
+}
 
 struct Options {
     jsonl: bool,
@@ -83,7 +58,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     let o = match options(args) {
         Ok(Some(o)) => o,
         Ok(None) => {
-            print!("{HELP}");
+            print!("{}", help());
             return ExitCode::SUCCESS;
         }
         Err(e) => {

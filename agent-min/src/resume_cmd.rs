@@ -15,7 +15,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Err(e) => return usage_error(&e),
     };
     if opts.help {
-        print!("{}", cli::RESUME_HELP);
+        print!("{}", cli::resume_help());
         return ExitCode::SUCCESS;
     }
     // Open without the key for reading; `launch` reopens it with the key to redact on save.

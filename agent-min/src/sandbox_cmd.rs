@@ -7,23 +7,20 @@ use std::process::{ExitCode, Stdio};
 use crate::run::sandbox::{self, Mode};
 use crate::run::spawn;
 
-const HELP: &str = "Usage: agent-min sandbox check
-
-Prints which protections agent-min's command sandbox has on this machine (Landlock ABI,
-namespaces, seccomp) and runs probe commands under `--sandbox workspace-write` (network off)
-to show what a command can and cannot do here. Exit code 1 when commands cannot be sandboxed.
-";
+fn help() -> &'static str {
+    crate::run::texts::AGENT_MIN_SANDBOX_TXT.get()
+}
 
 /// Entry point of `agent-min sandbox`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
     match args.first().and_then(|a| a.to_str()) {
         Some("check") => check(),
         Some("-h" | "--help" | "help") | None => {
-            print!("{HELP}");
+            print!("{}", help());
             ExitCode::SUCCESS
         }
         Some(other) => {
-            eprintln!("agent-min sandbox: unknown subcommand {other:?}; expected `check`\n\n{HELP}");
+            eprintln!("agent-min sandbox: unknown subcommand {other:?}; expected `check`\n\n{}", help());
             ExitCode::from(2)
         }
     }

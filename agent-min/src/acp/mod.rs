@@ -45,23 +45,9 @@ use crate::run::ui::term::Term;
 use crate::run::{cli, session_task, SessionSetup};
 use wire::{Incoming, Wire};
 
-const HELP: &str = "\
-agent-min acp — the agent inside an editor, over the Agent Client Protocol
-
-USAGE:
-    agent-min acp [RUN OPTIONS]
-
-Speaks ACP v1 (newline-delimited JSON-RPC 2.0) on standard input and output; the log goes to
-standard error. The editor starts it: each session's cwd is the workspace, each prompt a turn
-of the task, approvals are asked in the editor. The run options (--provider, --model,
---base-url, --sandbox, --yolo, rules, hooks, --mcp-config, --state-dir...) mean what they
-mean for `agent-min run` (see `agent-min run --help`); no task is given here. The limits
-(--max-turns, --max-cost, --timeout) hold for each prompt. A workspace's own hooks and
-.cline/mcp.json servers cannot be approved from the editor: they run under --trust-workspace,
-or once approved at a terminal (`agent-min run` in that workspace). When the editor
-offers its file system (fs/read_text_file, fs/write_text_file), files are read from and edits
-written to its buffers, unsaved changes included.
-";
+fn help() -> &'static str {
+    crate::run::texts::AGENT_MIN_ACP_TXT.get()
+}
 
 /// Entry point of `agent-min acp`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
@@ -73,7 +59,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         }
     };
     if opts.help {
-        print!("{HELP}");
+        print!("{}", help());
         return ExitCode::SUCCESS;
     }
     if opts.task.is_some() || opts.replay.is_some() || opts.json {

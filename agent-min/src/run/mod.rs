@@ -33,6 +33,7 @@ pub mod stream;
 pub mod task;
 #[cfg(test)]
 pub(crate) mod test_files;
+pub(crate) mod texts;
 pub mod tools;
 pub(crate) mod trusted_file;
 pub mod ui;
@@ -63,7 +64,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Err(e) => return usage_error("run", &e),
     };
     if opts.help {
-        print!("{}", cli::HELP);
+        print!("{}", cli::help());
         return ExitCode::SUCCESS;
     }
     if opts.version {

@@ -9,7 +9,8 @@
 //! A new text goes in the file of its kind; callers use the re-exports below.
 //!
 //! May use: `crate::run::llm::providers::registry` (which providers Cline counts as next-gen),
-//! `crate::run::clock` (the time), nothing else of the agent.
+//! `crate::run::clock` (the time), `crate::run::texts` (the prompts' texts), nothing else of the
+//! agent.
 
 pub(crate) mod content_limits;
 pub(crate) mod environment;

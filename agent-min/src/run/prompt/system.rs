@@ -15,6 +15,8 @@
 //! other `{{…}}` places. The test
 //! `agent-min/tests/it/system_prompt.rs` checks every section against Cline's snapshot.
 
+use crate::run::texts;
+
 /// Cline's prompt variants: the XML ones (`Generic`, `NextGen`, `Gpt5`) and the native ones
 /// (`Native*`, whose tools travel as definitions beside the prompt).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,21 +118,23 @@ fn claude_major(id: &str) -> Option<u32> {
 /// differences from the generic one (`system/*.patch`, see `prompt/patch.rs`).
 pub(crate) fn template(family: Family) -> std::borrow::Cow<'static, str> {
     let patched = |patch: &str| {
-        let text = super::patch::apply(GENERIC, patch);
+        let text = super::patch::apply(generic(), patch);
         std::borrow::Cow::Owned(text.expect("prompt/system/*.patch fit generic.txt (tested)"))
     };
     match family {
-        Family::Generic => GENERIC.into(),
-        Family::NextGen => patched(include_str!("system/next_gen.patch")),
-        Family::Gpt5 => patched(include_str!("system/gpt_5.patch")),
-        Family::NativeNextGen => include_str!("system/native_next_gen.txt").into(),
-        Family::NativeGpt5 => include_str!("system/native_gpt_5.txt").into(),
-        Family::NativeGpt51 => include_str!("system/native_gpt_5_1.txt").into(),
+        Family::Generic => generic().into(),
+        Family::NextGen => patched(texts::NEXT_GEN_PATCH.get()),
+        Family::Gpt5 => patched(texts::GPT_5_PATCH.get()),
+        Family::NativeNextGen => texts::NATIVE_NEXT_GEN_TXT.get().into(),
+        Family::NativeGpt5 => texts::NATIVE_GPT_5_TXT.get().into(),
+        Family::NativeGpt51 => texts::NATIVE_GPT_5_1_TXT.get().into(),
     }
 }
 
 /// Cline's generic prompt, which the next-gen and GPT-5 ones are patches of.
-const GENERIC: &str = include_str!("system/generic.txt");
+fn generic() -> &'static str {
+    texts::GENERIC_TXT.get()
+}
 
 #[cfg(test)]
 mod tests {
@@ -166,7 +170,7 @@ mod tests {
             (Family::NextGen, "next_gen", include_str!("system/next_gen.txt")),
             (Family::Gpt5, "gpt_5", include_str!("system/gpt_5.txt")),
         ] {
-            let patch = crate::run::prompt::patch::diff(GENERIC, text);
+            let patch = crate::run::prompt::patch::diff(generic(), text);
             let file = dir.join(format!("{name}.patch"));
             if std::env::var_os("AGENT_MIN_WRITE_PATCHES").is_some() {
                 std::fs::write(&file, &patch).unwrap();

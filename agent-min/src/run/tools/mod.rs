@@ -14,7 +14,7 @@
 //! `crate::run::prompt`, `crate::run::clock`, `crate::run::sandbox` (what a command may
 //! reach), `crate::run::mcp` (the servers behind the MCP tools), `crate::run::trusted_file`
 //! (reading `.clineignore`), `crate::run::spawn` (commands, the editor), `crate::run::built`
-//! (what a build left out).
+//! (what a build left out), `crate::run::texts` (the tools' declarations).
 
 mod apply_patch;
 pub(crate) mod clineignore;

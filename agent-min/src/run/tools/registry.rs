@@ -15,6 +15,7 @@ use super::skill;
 use super::{apply_patch, ask, exec, list, mcp, read, search, write, Call, Ctx, Outcome};
 use crate::run::prompt;
 use crate::run::prompt::system::Family;
+use crate::run::texts;
 
 /// A tool's text for a missing required parameter: (call, parameter, failures so far).
 pub(crate) type MissingText = fn(&Call, &str, Failures) -> String;
@@ -91,10 +92,10 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
             _ => generic_missing(c, p, n),
         },
         native: |f| match f {
-            Family::NativeGpt51 => include_str!("decl/execute_command.gpt_5_1.json"),
-            _ => include_str!("decl/execute_command.json"),
+            Family::NativeGpt51 => texts::EXECUTE_COMMAND_GPT_5_1_JSON.get(),
+            _ => texts::EXECUTE_COMMAND_JSON.get(),
         },
-        prompt: |_| include_str!("decl/execute_command.txt"),
+        prompt: |_| texts::EXECUTE_COMMAND_TXT.get(),
     },
     ToolDecl {
         name: "read_file",
@@ -108,8 +109,8 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         run: read::run,
         describe: describe_path,
         missing: generic_missing,
-        native: |_| include_str!("decl/read_file.json"),
-        prompt: |_| include_str!("decl/read_file.txt"),
+        native: |_| texts::READ_FILE_JSON.get(),
+        prompt: |_| texts::READ_FILE_TXT.get(),
     },
     ToolDecl {
         name: "apply_patch",
@@ -123,7 +124,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         run: apply_patch::run,
         describe: |_| "[apply_patch for patch application]".to_string(),
         missing: generic_missing,
-        native: |_| include_str!("decl/apply_patch.json"),
+        native: |_| texts::APPLY_PATCH_JSON.get(),
         // Offered by native variants only: no XML section.
         prompt: |_| "",
     },
@@ -144,8 +145,8 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
             }
             _ => generic_missing(c, p, n),
         },
-        native: |_| include_str!("decl/write_to_file.json"),
-        prompt: |_| include_str!("decl/write_to_file.txt"),
+        native: |_| texts::WRITE_TO_FILE_JSON.get(),
+        prompt: |_| texts::WRITE_TO_FILE_TXT.get(),
     },
     ToolDecl {
         name: "replace_in_file",
@@ -162,8 +163,8 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
             "diff" => prompt::replace_in_file_missing_diff(c.param("path").unwrap_or("unknown")),
             _ => generic_missing(c, p, n),
         },
-        native: |_| include_str!("decl/replace_in_file.json"),
-        prompt: |_| include_str!("decl/replace_in_file.txt"),
+        native: |_| texts::REPLACE_IN_FILE_JSON.get(),
+        prompt: |_| texts::REPLACE_IN_FILE_TXT.get(),
     },
     ToolDecl {
         name: "search_files",
@@ -180,8 +181,8 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
             None => format!("[search_files for '{}']", c.param("regex").unwrap_or("")),
         },
         missing: generic_missing,
-        native: |_| include_str!("decl/search_files.json"),
-        prompt: |_| include_str!("decl/search_files.txt"),
+        native: |_| texts::SEARCH_FILES_JSON.get(),
+        prompt: |_| texts::SEARCH_FILES_TXT.get(),
     },
     ToolDecl {
         name: "list_files",
@@ -196,10 +197,10 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         describe: describe_path,
         missing: generic_missing,
         native: |f| match f {
-            Family::NativeGpt51 => include_str!("decl/list_files.gpt_5_1.json"),
-            _ => include_str!("decl/list_files.json"),
+            Family::NativeGpt51 => texts::LIST_FILES_GPT_5_1_JSON.get(),
+            _ => texts::LIST_FILES_JSON.get(),
         },
-        prompt: |_| include_str!("decl/list_files.txt"),
+        prompt: |_| texts::LIST_FILES_TXT.get(),
     },
     ToolDecl {
         name: "ask_followup_question",
@@ -214,10 +215,10 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         describe: |c| format!("[ask_followup_question for '{}']", c.param("question").unwrap_or("")),
         missing: generic_missing,
         native: |f| match f {
-            Family::NativeGpt51 => include_str!("decl/ask_followup_question.gpt_5_1.json"),
-            _ => include_str!("decl/ask_followup_question.json"),
+            Family::NativeGpt51 => texts::ASK_FOLLOWUP_QUESTION_GPT_5_1_JSON.get(),
+            _ => texts::ASK_FOLLOWUP_QUESTION_JSON.get(),
         },
-        prompt: |_| include_str!("decl/ask_followup_question.txt"),
+        prompt: |_| texts::ASK_FOLLOWUP_QUESTION_TXT.get(),
     },
     ToolDecl {
         name: "attempt_completion",
@@ -232,12 +233,12 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         describe: |_| "[attempt_completion]".to_string(),
         missing: generic_missing,
         native: |f| match f {
-            Family::NativeGpt51 => include_str!("decl/attempt_completion.gpt_5_1.json"),
-            _ => include_str!("decl/attempt_completion.json"),
+            Family::NativeGpt51 => texts::ATTEMPT_COMPLETION_GPT_5_1_JSON.get(),
+            _ => texts::ATTEMPT_COMPLETION_JSON.get(),
         },
         prompt: |f| match f {
-            Family::Gpt5 => include_str!("decl/attempt_completion.gpt_5.txt"),
-            _ => include_str!("decl/attempt_completion.txt"),
+            Family::Gpt5 => texts::ATTEMPT_COMPLETION_GPT_5_TXT.get(),
+            _ => texts::ATTEMPT_COMPLETION_TXT.get(),
         },
     },
     ToolDecl {
@@ -289,8 +290,8 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
             None => "[use_skill]".to_string(),
         },
         missing: generic_missing,
-        native: |_| include_str!("decl/use_skill.json"),
-        prompt: |_| include_str!("decl/use_skill.txt"),
+        native: |_| texts::USE_SKILL_JSON.get(),
+        prompt: |_| texts::USE_SKILL_TXT.get(),
     },
 ];
 
