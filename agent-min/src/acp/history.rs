@@ -5,13 +5,13 @@
 //! conversation (environment details, tool results, notices) is not the person's and is not
 //! shown.
 
-use agent_client_protocol_schema::v1::{ContentBlock, ContentChunk, SessionUpdate, TextContent, ToolCallStatus};
+use agent_client_protocol_schema::v1::{SessionUpdate, ToolCallStatus};
 use std::path::Path;
 
 use indexmap::IndexMap;
 use parser_core::Block;
 
-use super::updates::{self, Session};
+use super::updates::{self, chunk, Session};
 use crate::run::llm::{Message, Role};
 use crate::run::tools::Call;
 
@@ -95,13 +95,10 @@ fn persons_words(content: &str) -> Option<&str> {
     (!words.is_empty()).then_some(words)
 }
 
-fn chunk(text: &str) -> ContentChunk {
-    ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_client_protocol_schema::v1::ContentBlock;
 
     #[test]
     fn the_persons_words_are_the_task_and_the_feedback_not_tool_results() {

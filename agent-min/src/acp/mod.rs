@@ -214,9 +214,7 @@ impl Agent {
             // As Cline's `prompt`: nothing to say, no turn. Said, as the blocks left out are.
             let said = "agent-min reads a prompt's text, resource links and embedded text resources; this one had none, so nothing was sent to the model.";
             let s = live.shared.lock().unwrap_or_else(|e| e.into_inner());
-            s.update(SessionUpdate::AgentMessageChunk(agent_client_protocol_schema::v1::ContentChunk::new(
-                ContentBlock::Text(agent_client_protocol_schema::v1::TextContent::new(said)),
-            )));
+            s.update(SessionUpdate::AgentMessageChunk(updates::chunk(said)));
             return Ok(serde_json::to_value(PromptResponse::new(StopReason::EndTurn)).unwrap_or(Value::Null));
         }
         // A call a cancelled turn left unanswered is no longer what an approval is about.
@@ -230,9 +228,7 @@ impl Agent {
             if let End::Failed(why) | End::NeedsPerson(why) = &end {
                 let s = live.shared.lock().unwrap_or_else(|e| e.into_inner());
                 let text = format!("\n\nTask failed: {why}");
-                s.update(SessionUpdate::AgentMessageChunk(agent_client_protocol_schema::v1::ContentChunk::new(
-                    ContentBlock::Text(agent_client_protocol_schema::v1::TextContent::new(text)),
-                )));
+                s.update(SessionUpdate::AgentMessageChunk(updates::chunk(&text)));
             }
             stop_reason(live.task.stopped_by())
         };

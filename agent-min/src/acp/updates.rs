@@ -108,7 +108,8 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
     })
 }
 
-fn chunk(text: &str) -> ContentChunk {
+/// A text chunk of the agent's message.
+pub(super) fn chunk(text: &str) -> ContentChunk {
     ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
 }
 
