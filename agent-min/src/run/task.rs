@@ -340,16 +340,26 @@ impl Task {
 
     /// The `@` mentions of the person's `words` expanded — not in the files an editor attached
     /// to the prompt, which end it.
-    fn expand_mentions(&self, words: &str) -> mentions::Expansion {
+    fn expand_mentions(&mut self, words: &str) -> mentions::Expansion {
         let attached = (!self.attached.is_empty()).then(|| words.rfind(&self.attached)).flatten();
         match attached {
             Some(at) => {
-                let mut m = mentions::expand(self.ws.root(), &words[..at]);
+                let mut m = self.mentions(&words[..at]);
                 m.words.push_str(&words[at..]);
                 m
             }
-            None => mentions::expand(self.ws.root(), words),
+            None => self.mentions(words),
         }
+    }
+
+    /// The `@` mentions of `words` expanded; the files whose text they added are watched, as
+    /// Cline's `parseMentions` tracks them (`file_mentioned`), for `# Recently Modified Files`.
+    fn mentions(&mut self, words: &str) -> mentions::Expansion {
+        let m = mentions::expand(self.ws.root(), words);
+        for (shown, abs) in &m.files {
+            self.memory.watched.saw(shown, abs);
+        }
+        m
     }
 
     /// The user message of a later prompt of a conversation (after the `UserPromptSubmit` hook).
@@ -580,7 +590,7 @@ impl Task {
             match self.ask_for_guidance() {
                 Some(guidance) => {
                     // Before the environment details, as Cline's `loadContext` adds them after.
-                    let mut m = mentions::expand(self.ws.root(), &guidance);
+                    let mut m = self.mentions(&guidance);
                     let command = self.command_in(&mut m.words);
                     let words = format!("{command}{}{}", prompt::too_many_mistakes(&m.words), m.blocks);
                     before_environment(&mut user_content, &words);
@@ -1184,7 +1194,7 @@ impl Task {
         };
         // The person's words in feedback or an answer: mentions, then a slash command (Cline's
         // loadContext), the command's text before the block that holds them.
-        let mut feedback = feedback.map(|f| mentions::expand(self.ws.root(), &f));
+        let mut feedback = feedback.map(|f| self.mentions(&f));
         let command = feedback.as_mut().map(|f| self.command_in(&mut f.words)).unwrap_or_default();
         let text = if call.name == "ask_followup_question" { self.command_in_answer(text) } else { text };
         let body =
@@ -1351,6 +1361,10 @@ impl Task {
         environment::render(&Details {
             now: crate::run::session::state::now_secs(),
             files: listing.as_deref().map(|l| (root.as_str(), l)),
+            workspace: first.then(|| {
+                let (remotes, head) = tools::repo_git::remotes_and_head(self.ws.root());
+                environment::workspace_configuration(&root, remotes, head)
+            }),
             cli_tools: first.then(environment::detect_cli_tools),
             context: environment::shows_context_usage(next_gen, tokens, window).then_some((tokens, window)),
             modified: self.memory.watched.take_modified(),

@@ -19,3 +19,19 @@ pub(crate) fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
     }
     d
 }
+
+/// Runs `git ARGS` in `dir` as a test's author, without the person's config: its output.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+    use crate::run::spawn;
+    let out = spawn::command(spawn::find_git().unwrap(), spawn::Policy::Git)
+        .unwrap()
+        .args(["-c", "user.name=T", "-c", "user.email=t@e", "-c", "commit.gpgSign=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

@@ -45,4 +45,31 @@ fn a_file_mention_and_git_changes_reach_the_model_in_the_first_request() {
     assert!(!first.contains("root:"), "{first}");
     // The blocks come before the environment details, which stay last.
     assert!(first.find("</git_working_state>") < first.find("<environment_details>"), "{first}");
+    // Cline's `# Workspace Configuration`: the workspace's path, name and HEAD (no remote).
+    let head = git(root, &["rev-parse", "HEAD"]);
+    let path = root.display().to_string();
+    let name = root.file_name().unwrap().to_str().unwrap();
+    let configuration = format!(
+        "\n\n# Workspace Configuration\n{{\n  \"workspaces\": {{\n    \"{path}\": {{\n      \"hint\": \"{name}\",\n      \"latestGitCommitHash\": \"{}\"\n    }}\n  }}\n}}\n\n# Detected CLI Tools",
+        head.trim()
+    );
+    assert!(first.contains(&configuration), "{first}");
+}
+
+/// A file a mention added is watched, as Cline's `parseMentions` tracks it: changed by a
+/// command later, it is in the next environment details' `# Recently Modified Files`.
+#[test]
+fn a_mentioned_file_changed_later_is_reported_as_recently_modified() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", "echo two >> a.txt"), ("requires_approval", "false")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["Tidy @/a.txt"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let users: Vec<String> = server.requests().iter().map(|q| q.last_user()).collect();
+    let section = "# Recently Modified Files\nThese files have been modified since you last accessed them (file was just edited so you may need to re-read it before editing):\na.txt\n\n# Current Time";
+    assert!(!users[0].contains("# Recently Modified Files"), "{}", users[0]);
+    assert!(users[1].contains(section), "after the command changed it: {}", users[1]);
 }

@@ -1,7 +1,8 @@
 //! `<environment_details>` as Cline's `Task.getEnvironmentDetails` builds it, minus what a
 //! terminal has no notion of (the editor's visible files and open tabs, its terminals, the
-//! multi-root workspace sections): `# Recently Modified Files`, `# Current Time`, on the first turn the workspace's files
-//! and `# Detected CLI Tools`, `# Context Window Usage` when Cline shows it, `# Current Mode`.
+//! multi-root `# Workspace Roots`): `# Recently Modified Files`, `# Current Time`, on the first
+//! turn the workspace's files, `# Workspace Configuration` and `# Detected CLI Tools`,
+//! `# Context Window Usage` when Cline shows it, `# Current Mode`.
 
 /// Cline's `CLI_TOOLS` (`core/task/utils.ts`), in its order.
 pub(crate) const CLI_TOOLS: [&str; 41] = [
@@ -70,6 +71,8 @@ pub(crate) struct Details<'a> {
     pub now: u64,
     /// First turn: the workspace root and its file listing (Cline's `formatFilesList` text).
     pub files: Option<(&'a str, &'a str)>,
+    /// First turn: Cline's `# Workspace Configuration` ([`workspace_configuration`]).
+    pub workspace: Option<String>,
     /// First turn: the CLI tools found on `PATH`.
     pub cli_tools: Option<Vec<&'a str>>,
     /// `(tokens of the last request, context window)` when Cline shows the usage.
@@ -92,6 +95,9 @@ pub(crate) fn render(d: &Details<'_>) -> String {
     if let Some((root, listing)) = d.files {
         s.push_str(&format!("\n\n# Current Working Directory ({root}) Files\n{listing}"));
     }
+    if let Some(workspace) = &d.workspace {
+        s.push_str(&format!("\n\n# Workspace Configuration\n{workspace}"));
+    }
     if let Some(tools) = d.cli_tools.as_ref().filter(|t| !t.is_empty()) {
         s.push_str(&format!("\n\n# Detected CLI Tools\nThese are some of the tools on the user's machine, and may be useful if needed to accomplish the task: {}. This list is not exhaustive, and other tools may be available.", tools.join(", ")));
     }
@@ -105,6 +111,26 @@ pub(crate) fn render(d: &Details<'_>) -> String {
     }
     s.push_str("\n\n# Current Mode\nACT MODE");
     format!("<environment_details>\n{}\n</environment_details>", s.trim())
+}
+
+/// Cline's `WorkspaceRootManager.buildWorkspacesJson` for the one root, the workspace: its
+/// path, its name (`hint`), and when it is in a git repository, its remotes (`name: url`) and
+/// `HEAD` commit — `JSON.stringify(…, null, 2)`.
+pub(crate) fn workspace_configuration(root: &str, remotes: Vec<String>, head: Option<String>) -> String {
+    // Node's `path.basename`: the last name, trailing slashes ignored.
+    let hint = root.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let mut workspace = serde_json::Map::new();
+    workspace.insert("hint".into(), hint.into());
+    if !remotes.is_empty() {
+        workspace.insert("associatedRemoteUrls".into(), remotes.into());
+    }
+    if let Some(head) = head {
+        workspace.insert("latestGitCommitHash".into(), head.into());
+    }
+    let mut workspaces = serde_json::Map::new();
+    workspaces.insert(root.to_string(), workspace.into());
+    let json = serde_json::json!({ "workspaces": workspaces });
+    serde_json::to_string_pretty(&json).unwrap_or_default()
 }
 
 /// `tokens` over a non-empty `window`, in %, rounded as Cline rounds it (`Math.round`).
@@ -161,19 +187,34 @@ mod tests {
         let d = Details {
             now: 1_700_000_000,
             files: Some(("/w", "a.txt")),
+            workspace: Some(workspace_configuration("/w", Vec::new(), None)),
             cli_tools: Some(vec!["git", "cargo"]),
             context: Some((12_345, 200_000)),
             modified: Vec::new(),
         };
         assert_eq!(
             render(&d),
-            "<environment_details>\n# Current Time\n11/14/2023, 10:13:20 PM (UTC, UTC+0:00)\n\n# Current Working Directory (/w) Files\na.txt\n\n# Detected CLI Tools\nThese are some of the tools on the user's machine, and may be useful if needed to accomplish the task: git, cargo. This list is not exhaustive, and other tools may be available.\n\n# Context Window Usage\n12,345 / 200K tokens used (6%)\n\n# Current Mode\nACT MODE\n</environment_details>"
+            "<environment_details>\n# Current Time\n11/14/2023, 10:13:20 PM (UTC, UTC+0:00)\n\n# Current Working Directory (/w) Files\na.txt\n\n# Workspace Configuration\n{\n  \"workspaces\": {\n    \"/w\": {\n      \"hint\": \"w\"\n    }\n  }\n}\n\n# Detected CLI Tools\nThese are some of the tools on the user's machine, and may be useful if needed to accomplish the task: git, cargo. This list is not exhaustive, and other tools may be available.\n\n# Context Window Usage\n12,345 / 200K tokens used (6%)\n\n# Current Mode\nACT MODE\n</environment_details>"
         );
         let later = render(&Details { now: 0, ..Default::default() });
         assert_eq!(later, "<environment_details>\n# Current Time\n1/1/1970, 12:00:00 AM (UTC, UTC+0:00)\n\n# Current Mode\nACT MODE\n</environment_details>");
         let modified =
             render(&Details { now: 0, modified: vec!["a.txt".into(), "src/b.rs".into()], ..Default::default() });
         assert_eq!(modified, "<environment_details>\n# Recently Modified Files\nThese files have been modified since you last accessed them (file was just edited so you may need to re-read it before editing):\na.txt\nsrc/b.rs\n\n# Current Time\n1/1/1970, 12:00:00 AM (UTC, UTC+0:00)\n\n# Current Mode\nACT MODE\n</environment_details>");
+    }
+
+    /// The expected texts are node's `JSON.stringify(…, null, 2)` of the same objects.
+    #[test]
+    fn the_workspace_configuration_is_clines_json() {
+        let remotes = vec!["origin: https://github.com/o/r.git".to_string(), "up: git@h:o/r.git".to_string()];
+        assert_eq!(
+            workspace_configuration("/w/my \"proj\"", remotes, Some("0123abc".into())),
+            "{\n  \"workspaces\": {\n    \"/w/my \\\"proj\\\"\": {\n      \"hint\": \"my \\\"proj\\\"\",\n      \"associatedRemoteUrls\": [\n        \"origin: https://github.com/o/r.git\",\n        \"up: git@h:o/r.git\"\n      ],\n      \"latestGitCommitHash\": \"0123abc\"\n    }\n  }\n}"
+        );
+        assert_eq!(
+            workspace_configuration("/", Vec::new(), None),
+            "{\n  \"workspaces\": {\n    \"/\": {\n      \"hint\": \"\"\n    }\n  }\n}"
+        );
     }
 
     #[test]

@@ -13,23 +13,19 @@
 //!
 //! Unlike Cline: a mention resolving outside the workspace (`@/../x`, `@//etc/x`, a link out) is
 //! refused; a file `.clineignore` blocks is refused (and its content left out of a folder); git
-//! runs with the checkpoints' safety settings (`spawn::GIT_SAFETY_CONFIG`), never a command of the
-//! repository's config (filters, textconv, external diffs, fsmonitor, signatures, submodules),
-//! confined to the workspace, its output bounded. `@problems`, `@terminal` and URLs need an
+//! runs read-only as `repo_git.rs` runs it, never a command of the repository's config, confined
+//! to the workspace, its output bounded. `@problems`, `@terminal` and URLs need an
 //! editor or a browser: they stay as written.
 //!
 //! Only the person's words go through here, never a tool's result or a file's content.
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use super::clineignore::{self, ClineIgnore};
 use super::paths::Workspace;
 use super::read;
-use crate::run::spawn;
-use crate::run::ui::{interrupt, redact};
+use super::repo_git::Git;
+use crate::run::ui::redact;
 
 /// The person's words with their mentions expanded.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -40,13 +36,15 @@ pub(crate) struct Expansion {
     /// mention, in the order of first mention): it goes right after the block holding the words
     /// (after `</task>`, `</feedback>`, `</answer>`), as Cline appends it to that text block.
     pub blocks: String,
+    /// The files whose text the mentions added: (the path as the mention gave it, the file).
+    pub files: Vec<(String, std::path::PathBuf)>,
 }
 
 /// Expands the mentions of `text`, the person's words, in the workspace `root`.
 pub(crate) fn expand(root: &Path, text: &str) -> Expansion {
     let found = find(text);
     if found.is_empty() {
-        return Expansion { words: text.to_string(), blocks: String::new() };
+        return Expansion { words: text.to_string(), ..Default::default() };
     }
     let mut words = String::with_capacity(text.len());
     let mut mentions: Vec<&str> = Vec::new();
@@ -63,6 +61,7 @@ pub(crate) fn expand(root: &Path, text: &str) -> Expansion {
     words.push_str(&text[last..]);
     let mut blocks = String::new();
     let mut git: Option<Option<Git>> = None;
+    let mut files = Vec::new();
     for mention in mentions {
         // Cline's guard: a bare `/` would be the whole workspace.
         if mention == "/" {
@@ -72,7 +71,12 @@ pub(crate) fn expand(root: &Path, text: &str) -> Expansion {
             let path = file_path(mention);
             let tag = if mention.ends_with('/') { "folder_content" } else { "file_content" };
             let content = match file_or_folder(root, &path) {
-                Ok(content) => content,
+                Ok(content) => {
+                    if tag == "file_content" {
+                        files.push((path.clone(), root.join(&path)));
+                    }
+                    content
+                }
                 Err(e) => format!("Error fetching content: {e}"),
             };
             blocks.push_str(&format!("\n\n<{tag} path=\"{path}\">\n{content}\n</{tag}>"));
@@ -84,7 +88,7 @@ pub(crate) fn expand(root: &Path, text: &str) -> Expansion {
             blocks.push_str(&format!("\n\n<git_commit hash=\"{mention}\">\n{info}\n</git_commit>"));
         }
     }
-    Expansion { words, blocks: redact::apply(&blocks).into_owned() }
+    Expansion { words, blocks: redact::apply(&blocks).into_owned(), files }
 }
 
 /// Cline's replacement of one mention (without its `@`); `None`: it stays as written (URLs,
@@ -447,163 +451,8 @@ fn file_or_folder(root: &Path, path: &str) -> Result<String, String> {
 
 // ---- git (Cline's utils/git.ts) ----
 
-/// Longest a git command of a mention may run.
-const GIT_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Most bytes kept of a git command's output (Cline then keeps 500 lines of it).
-const GIT_MAX_OUTPUT: usize = 8 << 20;
-
 /// Cline's `GIT_OUTPUT_LINE_LIMIT`.
 const GIT_OUTPUT_LINE_LIMIT: usize = 500;
-
-/// git, run read-only in the workspace: the checkpoints' safety settings, and every command a
-/// repository's config could start switched off.
-struct Git {
-    program: PathBuf,
-    root: PathBuf,
-    /// `-c` settings.
-    config: Vec<String>,
-    /// Settings added once the repository's filters are known, given to git in its
-    /// environment (`GIT_CONFIG_KEY_n`): a `-c` key is cut at its first `=`, and a filter's name
-    /// may hold one.
-    overrides: Vec<(String, String)>,
-    /// Whether the workspace is in a repository, once asked.
-    repo: Option<bool>,
-}
-
-impl Git {
-    /// git on `PATH`, in `root`; `None` when it is not installed.
-    fn find(root: &Path) -> Option<Git> {
-        let program = spawn::find_git()?;
-        let config = [
-            "log.showSignature=false",
-            "diff.submodule=short",
-            "status.submoduleSummary=false",
-            "core.untrackedCache=false",
-        ];
-        let config = config.iter().flat_map(|c| ["-c".to_string(), c.to_string()]).collect();
-        Some(Git { program, root: root.to_path_buf(), config, overrides: Vec::new(), repo: None })
-    }
-
-    /// Runs `git ARGS`: stdout when it exits 0, else Node's `exec` message (`Command failed:
-    /// CMD\nSTDERR`, `shown` being the command as Cline writes it).
-    fn run(&self, shown: &str, args: &[&str]) -> Result<String, String> {
-        let mut cmd = spawn::command(&self.program, spawn::Policy::Git)?;
-        cmd.args(spawn::GIT_SAFETY_CONFIG)
-            .args(&self.config)
-            .args(args)
-            .envs(spawn::GIT_SAFETY_ENV.iter().copied())
-            // No index refresh written into the person's repository, no objects fetched.
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .env("GIT_NO_LAZY_FETCH", "1")
-            .env("GIT_CONFIG_COUNT", self.overrides.len().to_string())
-            .current_dir(&self.root)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (i, (key, value)) in self.overrides.iter().enumerate() {
-            cmd.env(format!("GIT_CONFIG_KEY_{i}"), key).env(format!("GIT_CONFIG_VALUE_{i}"), value);
-        }
-        let mut child = cmd.spawn().map_err(|e| format!("cannot run git: {e}"))?;
-        let _guard = interrupt::track_pid(child.id());
-        let mut out = child.stdout.take().expect("piped stdout");
-        let mut err = child.stderr.take().expect("piped stderr");
-        let reader = std::thread::spawn(move || capped(&mut out, GIT_MAX_OUTPUT));
-        let err_reader = std::thread::spawn(move || capped(&mut err, 64 << 10));
-        let start = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(st)) => break Some(st),
-                Ok(None) if start.elapsed() <= GIT_TIMEOUT => std::thread::sleep(Duration::from_millis(2)),
-                _ => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
-            }
-        };
-        let stdout = reader.join().unwrap_or_default();
-        let stderr = err_reader.join().unwrap_or_default();
-        match status {
-            Some(st) if st.success() => Ok(String::from_utf8_lossy(&stdout).into_owned()),
-            Some(_) => Err(format!("Command failed: {shown}\n{}", String::from_utf8_lossy(&stderr))),
-            None => {
-                Err(format!("Command failed: {shown}\ngit took longer than {}s and was stopped", GIT_TIMEOUT.as_secs()))
-            }
-        }
-    }
-
-    /// Whether the workspace is in a git repository (`git rev-parse --git-dir`) whose work
-    /// tree holds it; then the repository's filter drivers are switched off for the commands
-    /// that follow. A repository whose `core.worktree` (or `.git` file) puts its work tree
-    /// elsewhere would show files outside the workspace: it counts as none.
-    fn in_repo(&mut self) -> bool {
-        if let Some(known) = self.repo {
-            return known;
-        }
-        let top = self.run("git rev-parse --show-toplevel", &["rev-parse", "--show-toplevel"]);
-        let holds_workspace = top.is_ok_and(|t| {
-            let top = std::fs::canonicalize(t.trim_end_matches('\n'));
-            let root = std::fs::canonicalize(&self.root);
-            matches!((top, root), (Ok(top), Ok(root)) if root.starts_with(&top))
-        });
-        self.repo = Some(holds_workspace);
-        if !holds_workspace {
-            return false;
-        }
-        let filters = self.run("git config", &["config", "-z", "--name-only", "--get-regexp", r"^filter\."]);
-        let mut names: Vec<String> = Vec::new();
-        for key in filters.unwrap_or_default().split('\0') {
-            let Some(name) = key.strip_prefix("filter.").and_then(|k| k.rsplit_once('.')).map(|(n, _)| n) else {
-                continue;
-            };
-            if !names.iter().any(|n| n == name) {
-                names.push(name.to_string());
-            }
-        }
-        for name in names {
-            for (key, value) in [("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")] {
-                self.overrides.push((format!("filter.{name}.{key}"), value.to_string()));
-            }
-        }
-        true
-    }
-
-    /// Whether the repository has a commit (`git rev-parse HEAD`).
-    fn has_commits(&self) -> bool {
-        self.run("git rev-parse HEAD", &["rev-parse", "HEAD"]).is_ok()
-    }
-
-    /// The pathspecs that confine a command to the workspace, less the files among `changed`
-    /// (paths from the repository's top) that `.clineignore` blocks.
-    fn confined(&self, changed: &str) -> Vec<String> {
-        let mut specs = vec![".".to_string()];
-        let ig = ClineIgnore::load(&self.root);
-        let prefix = self.run("git rev-parse --show-prefix", &["rev-parse", "--show-prefix"]).unwrap_or_default();
-        let prefix = prefix.trim_end_matches('\n');
-        for path in changed.split('\0').map(|p| p.trim_matches('\n')).filter(|p| !p.is_empty()) {
-            let Some(rel) = path.strip_prefix(prefix) else { continue };
-            if !ig.allows(rel) {
-                specs.push(format!(":(top,exclude,literal){path}"));
-            }
-        }
-        specs
-    }
-}
-
-/// Reads at most `cap` bytes, then drains (so the child never blocks on a full pipe).
-fn capped(r: &mut impl Read, cap: usize) -> Vec<u8> {
-    let mut kept = Vec::new();
-    let mut buf = [0u8; 64 << 10];
-    while let Ok(n) = r.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-        let room = cap.saturating_sub(kept.len());
-        kept.extend_from_slice(&buf[..n.min(room)]);
-    }
-    kept
-}
 
 /// Cline's `truncateOutput`: the first 20% and last 80% of 500 lines.
 fn truncate_output(content: &str) -> String {

@@ -2,6 +2,7 @@
 //! `core/mentions/index.test.ts` for the texts), on real files instead of stubs.
 
 use super::*;
+use crate::run::test_files::git;
 
 /// The first match's text (with its `@`), as `mentionRegex.exec(input)[0]`.
 fn first(input: &str) -> Option<&str> {
@@ -232,20 +233,6 @@ fn truncation_keeps_clines_lines() {
     assert_eq!(lines[101], "[...100 lines omitted...]");
     assert_eq!(lines.last(), Some(&"599"));
     assert_eq!(truncate_output("a\nb"), "a\nb");
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = spawn::command(spawn::find_git().unwrap(), spawn::Policy::Git)
-        .unwrap()
-        .args(["-c", "user.name=T", "-c", "user.email=t@e", "-c", "commit.gpgSign=false"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

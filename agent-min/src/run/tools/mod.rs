@@ -26,6 +26,7 @@ pub mod paths;
 pub(crate) mod preview;
 
 pub(crate) mod repeat;
+pub(crate) mod repo_git;
 
 mod ask;
 mod doc_form;

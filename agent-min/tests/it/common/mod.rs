@@ -684,7 +684,7 @@ pub fn openai_args(server: &Server) -> Vec<String> {
 
 /// Runs `git ARGS` in `dir`, which must succeed, without the person's or the system's git
 /// configuration (a committer named, no signing).
-pub fn git(dir: &Path, args: &[&str]) {
+pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=T", "-c", "user.email=t@e", "-c", "commit.gpgSign=false"])
         .args(args)
@@ -694,4 +694,5 @@ pub fn git(dir: &Path, args: &[&str]) {
         .output()
         .unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
