@@ -30,7 +30,8 @@ every write_to_file, replace_in_file and execute_command. Each checkpoint has a 
     diff      a unified diff of the workspace from checkpoint N to M, or to now without M
     restore   put back checkpoint N:
                 --files  the workspace's files as they were at N
-                --task   the conversation cut back to N (`agent-min resume` continues there)
+                --task   the conversation cut back to N (`agent-min resume` continues there,
+                         telling the model which files changed since N)
                 --both   both (the default)
               It shows what will change and asks first (--yes: do not ask). The files are
               first checkpointed as they are, so a restore can itself be restored; the
@@ -308,6 +309,15 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
             if cp.cuts < record.cuts.len() as u32 { " (as it was before the context window's cut)" } else { "" },
             record.meta.id
         ));
+        let changed = if what.files() { Vec::new() } else { restore::changed_after(&record, &cp) };
+        if !changed.is_empty() {
+            let shown: Vec<&str> = changed.iter().take(10).map(String::as_str).collect();
+            let more = if changed.len() > 10 { format!(" and {} more", changed.len() - 10) } else { String::new() };
+            plan.push_str(&format!(
+                "  files changed since, which `resume` tells the model to read again: {}{more}\n",
+                shown.join(", ")
+            ));
+        }
     }
     eprint!("{}", visible(&plan));
     if !yes && !confirm()? {
