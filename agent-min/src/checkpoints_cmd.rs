@@ -274,6 +274,15 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
             if cp.cuts < record.cuts.len() as u32 { " (as it was before the context window's cut)" } else { "" },
             record.meta.id
         ));
+        let changed = if what.files() { Vec::new() } else { restore::changed_after(&record, &cp) };
+        if !changed.is_empty() {
+            let shown: Vec<&str> = changed.iter().take(10).map(String::as_str).collect();
+            let more = if changed.len() > 10 { format!(" and {} more", changed.len() - 10) } else { String::new() };
+            plan.push_str(&format!(
+                "  files changed since, which `resume` tells the model to read again: {}{more}\n",
+                shown.join(", ")
+            ));
+        }
     }
     eprint!("{}", visible(&plan));
     if !yes && !confirm()? {

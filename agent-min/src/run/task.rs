@@ -186,6 +186,9 @@ pub struct Task {
     /// What each cut of the context window removed or changed, oldest first (saved: a task
     /// restore to a checkpoint taken before a cut puts the conversation back as it was).
     cuts: Vec<Undo>,
+    /// The files a task-only checkpoint restore found changed since the conversation's end
+    /// (saved until a `resume` names them: Cline's pending file context warning).
+    file_context_warning: Vec<String>,
     /// Empty replies in a row (Cline's `autoRetryAttempts`): the XML dialect waits longer
     /// after each.
     empty_replies: u32,
@@ -255,6 +258,7 @@ impl Task {
             dormant_list: None,
             hook_cancelled: false,
             cuts: Vec::new(),
+            file_context_warning: Vec::new(),
         }
     }
 
@@ -432,7 +436,15 @@ impl Task {
         self.started(true);
         let ago = prompt::ago(crate::run::session::state::now_secs().saturating_sub(updated));
         let recent = crate::run::session::state::now_secs().saturating_sub(updated) < 30;
-        let resumption = prompt::task_resumption(&ago, &self.ws.root().display().to_string(), recent);
+        // Cline's `retrieveAndClearPendingFileContextWarning`: named after the notice, once (the
+        // next save has it no more; a hook that stops the resume keeps it).
+        let files = std::mem::take(&mut self.file_context_warning);
+        let root = self.ws.root().display().to_string();
+        let resumption = prompt::task_resumption(&ago, &root, recent, !files.is_empty());
+        let alert = match files.is_empty() {
+            true => String::new(),
+            false => format!("\n\n{}", prompt::file_context_warning(&files, self.ws.root())),
+        };
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
         let (body, env) = (format!("{earlier}{resumption}"), self.environment_details(true));
         // A cut puts Cline's truncation notice in place of the first reply, which the saved
@@ -440,9 +452,13 @@ impl Task {
         let notice = crate::run::budget::context::TRUNCATION_NOTICE;
         let cut = self.messages.get(1).is_some_and(|m| m.role == Role::Assistant && m.content == notice);
         let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated, cut));
-        let start = match lifecycle::task_resume(hooks, history, &body, &env, &mut self.term, &mut self.around.events) {
+        let (said, events) = (format!("{body}{alert}"), &mut self.around.events);
+        let start = match lifecycle::task_resume(hooks, history, &said, &env, &mut self.term, events) {
             Gate::Go(next) => Next::Continue(next),
-            Gate::Stop(why) => self.hook_stop(why, format!("{body}\n\n{env}")),
+            Gate::Stop(why) => {
+                self.file_context_warning = files;
+                self.hook_stop(why, format!("{body}\n\n{env}"))
+            }
         };
         self.finish(start)
     }
@@ -468,10 +484,12 @@ impl Task {
 
     /// The saved task's history, turns, checkpoints and totals; returns what was about to be
     /// sent when it stopped (its last user message and what was pending), without an earlier
-    /// resumption notice (nor an earlier request's focus chain reminder: the next one adds its own).
+    /// resumption notice but with the file context alert that followed it (nor an earlier
+    /// request's focus chain reminder: the next one adds its own).
     fn take_up(&mut self, saved: Record) -> String {
         self.messages = saved.messages;
         self.cuts = saved.cuts;
+        self.file_context_warning = saved.file_context_warning;
         self.earlier_turns = saved.turns;
         let mut checkpoints = saved.checkpoints;
         let here = self.ws.root().display().to_string();
@@ -490,7 +508,12 @@ impl Task {
             next = if next.is_empty() { last } else { format!("{last}\n\n{next}") };
         }
         if let Some(i) = prompt::last_resumption(&next) {
+            // The file context alert that followed it stays: its files were named once only.
+            let alert = prompt::file_context_warning_in(&next[i..]).map(str::to_string);
             next.truncate(i);
+            if let Some(alert) = alert {
+                next = format!("{}\n\n{alert}", next.trim_end()).trim_start().to_string();
+            }
         }
         // The last request's reported size, as Cline's context manager reads it from the saved
         // messages: the first request after a resume is measured from it (and cut if it must
@@ -838,6 +861,7 @@ impl Task {
             checkpoints: self.around.checkpoints.records(),
             task_progress: self.focus.as_ref().and_then(FocusChain::list).or(self.dormant_list.as_deref()),
             cuts: &self.cuts,
+            file_context_warning: &self.file_context_warning,
         };
         if let Err(e) = store.save(&snap) {
             let dir = store.dir().display().to_string();

@@ -1010,3 +1010,130 @@ fn the_persons_global_gitignore_applies_to_checkpoints() {
         assert!(!c.stdout.contains("notes"), "{how}: {}", c.all());
     }
 }
+
+/// A task of three edits (checkpoints: 1 start, 2 after writing a.txt, 3 after writing b.txt,
+/// 4 after editing a.txt), restored `--task` to checkpoint 2: the conversation knows a.txt as
+/// first written, and nothing of b.txt. Returns the workspace, the state directory and the id.
+fn restored_task_only_after_edits() -> (tempfile::TempDir, tempfile::TempDir, String) {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let edit = "\n------- SEARCH\none\n=======\ntwo\n+++++++ REPLACE\n";
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "one")])),
+        anthropic(&tool("write_to_file", &[("path", "b.txt"), ("content", "bee")])),
+        anthropic(&tool("replace_in_file", &[("path", "a.txt"), ("diff", edit)])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", &state_dir, "edit files"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let id = saved_task(state.path())["id"].as_str().unwrap().to_string();
+    assert_eq!(saved_task(state.path())["checkpoints"].as_array().unwrap().len(), 4);
+    let r = checkpoints(state.path(), ws.path(), &["restore", &id, "2", "--task", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(
+        r.stderr.contains("files changed since, which `resume` tells the model to read again: b.txt, a.txt"),
+        "{}",
+        r.stderr
+    );
+    let task = saved_task(state.path());
+    assert_eq!((task["version"].as_u64(), task["file_context_warning"].clone()), (Some(7), json(&["b.txt", "a.txt"])));
+    (ws, state, id)
+}
+
+fn json(files: &[&str]) -> Value {
+    Value::from(files.to_vec())
+}
+
+/// Cline's `fileContextWarning` for a.txt and b.txt of `ws`, word for word.
+fn file_alert(ws: &Path) -> String {
+    let (b, a) = (ws.join("b.txt").display().to_string(), ws.join("a.txt").display().to_string());
+    format!(
+        "<explicit_instructions>\nCRITICAL FILE STATE ALERT: 2 files have been externally modified since your last interaction. Your cached understanding of these files is now stale and unreliable. Before making ANY modifications to these files, you must execute read_file to obtain the current state, as they may contain completely different content than what you expect:\n {b}\n {a}\nFailure to re-read before editing will result in replace_in_file edit errors, requiring subsequent attempts and wasting tokens. You DO NOT need to re-read these files after subsequent edits, unless instructed to do so.\n</explicit_instructions>"
+    )
+}
+
+/// Cline's `taskResumption` (act mode) for a task saved just now; `recent_note`: with its
+/// "IMPORTANT" reassurance, which a pending file alert leaves out.
+fn resumption(ws: &Path, recent_note: bool) -> String {
+    let note = if recent_note {
+        "\n\nIMPORTANT: If the last tool use was a replace_in_file or write_to_file that was interrupted, the file was reverted back to its original state before the interrupted edit, and you do NOT need to re-read the file as you already have its up-to-date contents."
+    } else {
+        ""
+    };
+    format!(
+        "[TASK RESUMPTION] This task was interrupted just now. It may or may not be complete, so please reassess the task context. Be aware that the project state may have changed since then. The current working directory is now '{}'. If the task has not been completed, retry the last step before interruption and proceed with completing the task.\n\nNote: If you previously attempted a tool use that the user did not provide a result for, you should assume the tool use was not successful and assess whether you should retry. If the last tool was a browser_action, the browser has been closed and you must launch a new browser if needed.{note}",
+        ws.display()
+    )
+}
+
+/// A request's last user message without the focus chain's reminder, up to its (fresh)
+/// environment details.
+fn before_environment(req: &Req) -> String {
+    let last = without_reminder(&req.last_user());
+    last.rsplit_once("\n\n<environment_details>").expect("environment details").0.to_string()
+}
+
+/// How many times the alert is in the whole of a request's conversation.
+fn alerts_in(req: &Req) -> usize {
+    req.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| text_of(&m["content"]).matches("CRITICAL FILE STATE ALERT").count())
+        .sum()
+}
+
+/// Cline's "CRITICAL FILE STATE ALERT": after a task-only restore, the next resume names the
+/// files changed since the checkpoint (absolutely, in the order they changed) after its
+/// resumption notice, which leaves out its "IMPORTANT" reassurance; the alert is then cleared
+/// (and saved so), and a second resume does not repeat it.
+#[test]
+fn a_task_only_restore_has_the_next_resume_name_the_files_changed_since_once() {
+    let (ws, state, id) = restored_task_only_after_edits();
+    let ws = ws.path().canonicalize().unwrap();
+    let state_dir = state.path().display().to_string();
+    let server = Server::start(vec![anthropic(&completion("Resumed."))]);
+    let r = run_cmd("resume", &ws, &args_with(&anthropic_args(&server), &[&id, "--state-dir", &state_dir]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first = &server.requests()[0];
+    let sent = before_environment(first);
+    let result = "[write_to_file for 'a.txt'] Result:";
+    assert!(sent.starts_with(result), "{sent}");
+    assert!(sent.ends_with(&format!("\n\n{}\n\n{}", resumption(&ws, false), file_alert(&ws))), "{sent}");
+    assert_eq!(alerts_in(first), 1);
+    assert!(saved_task(state.path()).get("file_context_warning").is_none(), "cleared, and saved so");
+
+    let server = Server::start(vec![anthropic(&completion("Again."))]);
+    let r = run_cmd("resume", &ws, &args_with(&anthropic_args(&server), &[&id, "--state-dir", &state_dir]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let second = &server.requests()[0];
+    assert_eq!(before_environment(second), resumption(&ws, true));
+    assert_eq!(alerts_in(second), 1, "only in the first resume's message, in the history");
+}
+
+/// A resume whose request failed leaves its message unsent, and the next resume sends it again
+/// with a fresh notice: the alert it carried stays with it, once.
+#[test]
+fn the_file_alert_of_a_resume_that_failed_is_sent_by_the_next_one() {
+    let (ws, state, id) = restored_task_only_after_edits();
+    let ws = ws.path().canonicalize().unwrap();
+    let state_dir = state.path().display().to_string();
+    let unauthorized =
+        status(401, serde_json::json!({"type":"error","error":{"type":"authentication_error","message":"no"}}));
+    let server = Server::start(vec![unauthorized]);
+    let r = run_cmd("resume", &ws, &args_with(&anthropic_args(&server), &[&id, "--state-dir", &state_dir]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(server.requests().len(), 1, "{}", r.all());
+    assert_eq!(alerts_in(&server.requests()[0]), 1);
+
+    let server = Server::start(vec![anthropic(&completion("Resumed."))]);
+    let r = run_cmd("resume", &ws, &args_with(&anthropic_args(&server), &[&id, "--state-dir", &state_dir]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let sent = before_environment(&server.requests()[0]);
+    // The alert after the unsent result, then the latest notice (Cline sends the earlier one,
+    // the alert and their environment details before it).
+    assert!(sent.ends_with(&format!("\n\n{}\n\n{}", file_alert(&ws), resumption(&ws, true))), "{sent}");
+    assert_eq!(alerts_in(&server.requests()[0]), 1);
+}

@@ -73,6 +73,23 @@ pub(crate) fn length_at(record: &Record, cp: &CheckpointRecord) -> usize {
     r.messages.len()
 }
 
+/// The files changed after checkpoint `cp` of `record`, which the conversation cut back to it
+/// does not know (Cline's `detectFilesEditedAfterMessage`): those each later checkpoint recorded,
+/// in order, then those an earlier task restore found that no resume has named yet — each once,
+/// relative to `cp`'s workspace, or absolute when changed in another.
+pub(crate) fn changed_after(record: &Record, cp: &CheckpointRecord) -> Vec<String> {
+    let then = Path::new(cp.workspace(&record.meta.cwd));
+    let seen_from = |ws: &str, f: &String| match Path::new(ws) == then {
+        true => f.clone(),
+        false => Path::new(ws).join(f).display().to_string(),
+    };
+    let later = record.checkpoints.iter().filter(|c| c.number > cp.number);
+    let files = later.flat_map(|c| c.files.iter().map(move |f| seen_from(c.workspace(&record.meta.cwd), f)));
+    let pending = record.file_context_warning.iter().map(|f| seen_from(&record.meta.cwd, f));
+    let mut seen = std::collections::HashSet::new();
+    files.chain(pending).filter(|f| seen.insert(f.clone())).collect()
+}
+
 /// The `tool` of the checkpoint a files restore takes first, to undo it.
 const UNDO_TOOL: &str = "restore";
 
@@ -108,6 +125,11 @@ pub(crate) fn restore(
         before_files = Some(taken);
     }
     if what.task() {
+        // Only a task-only restore leaves files the conversation does not know (Cline's
+        // `restoreType === "task"`): the next `resume` names them.
+        if !what.files() {
+            record.file_context_warning = changed_after(&record, cp);
+        }
         cut(&mut record, cp);
         // The conversation goes back to where it worked then: `resume` continues there.
         let (was, then) = (record.meta.cwd.clone(), cp.workspace(&record.meta.cwd).to_string());
@@ -146,6 +168,7 @@ pub(crate) fn restore(
         checkpoints: &record.checkpoints,
         task_progress: record.task_progress.as_deref(),
         cuts: &record.cuts,
+        file_context_warning: &record.file_context_warning,
     };
     store.save(&snap).map_err(|e| {
         format!("the files were restored but the task could not be saved in {} ({e})", store.dir().display())
@@ -235,6 +258,7 @@ mod tests {
             task_progress: None,
             checkpoints: vec![cp(1, 1, 1), cp(2, 1, 2), cp(3, 2, 4)],
             cuts: Vec::new(),
+            file_context_warning: Vec::new(),
         }
     }
 
@@ -264,6 +288,20 @@ mod tests {
         assert_eq!(r.pending.as_deref(), Some("result 1"));
         assert_eq!((r.turns, r.status.as_str(), r.outcome.is_none()), (1, "running", true));
         assert_eq!(r.checkpoints.iter().map(|c| c.number).collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    #[test]
+    fn the_files_changed_after_a_checkpoint_are_those_its_later_checkpoints_recorded() {
+        let mut r = record();
+        r.checkpoints[1].files = vec!["a.txt".into()];
+        r.checkpoints[2].files = vec!["b.txt".into(), "a.txt".into()];
+        r.checkpoints.push(CheckpointRecord { workspace: Some("/v".into()), files: vec!["c".into()], ..cp(4, 3, 6) });
+        r.file_context_warning = vec!["d.txt".into(), "b.txt".into()];
+        let at_1 = r.checkpoints[0].clone();
+        assert_eq!(changed_after(&r, &at_1), ["a.txt", "b.txt", "/v/c", "d.txt"]);
+        // A checkpoint of another workspace: the task's files are named absolutely.
+        let at_4 = r.checkpoints[3].clone();
+        assert_eq!(changed_after(&r, &at_4), ["/w/d.txt", "/w/b.txt"]);
     }
 
     #[test]

@@ -252,12 +252,14 @@ pub(crate) fn too_many_mistakes(feedback: &str) -> String {
 }
 
 /// Cline's message when a saved task is resumed; `ago` is e.g. "5 minutes ago" or "just now",
-/// `was_recent` whether it was saved less than 30 s ago (`wasRecent`).
-pub(crate) fn task_resumption(ago: &str, cwd: &str, was_recent: bool) -> String {
-    // Cline adds this when the task was saved less than 30 s ago (and its file-context tracker
-    // has no warnings, which this agent does not keep); here an interrupted write never leaves a
-    // half-written file either (atomic saves, and a rename put back on an interrupt).
-    let recent = if was_recent {
+/// `was_recent` whether it was saved less than 30 s ago (`wasRecent`), `file_alert` whether
+/// [`file_context_warning`] follows it (`hasPendingFileContextWarnings`).
+pub(crate) fn task_resumption(ago: &str, cwd: &str, was_recent: bool, file_alert: bool) -> String {
+    // Cline adds this when the task was saved less than 30 s ago and no file is known to have
+    // changed since the conversation's end (a task-only checkpoint restore); here an
+    // interrupted write never leaves a half-written file either (atomic saves, and a rename put
+    // back on an interrupt).
+    let recent = if was_recent && !file_alert {
         "\n\nIMPORTANT: If the last tool use was a replace_in_file or write_to_file that was interrupted, the file was reverted back to its original state before the interrupted edit, and you do NOT need to re-read the file as you already have its up-to-date contents."
     } else {
         ""
@@ -278,6 +280,34 @@ pub(crate) fn last_resumption(text: &str) -> Option<usize> {
         .filter(|&i| i == 0 || text[..i].ends_with("\n\n"))
         .filter(|&i| text[i..].contains("you must launch a new browser if needed."))
         .last()
+}
+
+/// Cline's `fileContextWarning`: the files changed since the conversation's end (a task-only
+/// checkpoint restore), each made absolute against `root` as Cline's `path.resolve` does.
+pub(crate) fn file_context_warning(files: &[String], root: &std::path::Path) -> String {
+    let (verb, these, they) = match files.len() {
+        1 => ("file has", "this file", "it"),
+        _ => ("files have", "these files", "they"),
+    };
+    let list: Vec<String> = files.iter().map(|f| format!(" {}", root.join(f).display())).collect();
+    format!(
+        "{ALERT_START}{} {verb} been externally modified since your last interaction. Your cached understanding of {these} is now stale and unreliable. Before making ANY modifications to {these}, you must execute read_file to obtain the current state, as {they} may contain completely different content than what you expect:\n{}\n{ALERT_END}",
+        files.len(),
+        list.join("\n")
+    )
+}
+
+/// How [`file_context_warning`] begins.
+const ALERT_START: &str = "<explicit_instructions>\nCRITICAL FILE STATE ALERT: ";
+
+/// How [`file_context_warning`] ends.
+const ALERT_END: &str = "Failure to re-read before editing will result in replace_in_file edit errors, requiring subsequent attempts and wasting tokens. You DO NOT need to re-read these files after subsequent edits, unless instructed to do so.\n</explicit_instructions>";
+
+/// The [`file_context_warning`] a paragraph of `text` is, if one is.
+pub(crate) fn file_context_warning_in(text: &str) -> Option<&str> {
+    let start = text.match_indices(ALERT_START).map(|(i, _)| i).find(|&i| i == 0 || text[..i].ends_with("\n\n"))?;
+    let end = start + text[start..].find(ALERT_END)? + ALERT_END.len();
+    Some(&text[start..end])
 }
 
 /// Cline's "ago" text for the resumption message.
@@ -370,5 +400,35 @@ mod follow_up_tests {
             follow_up("more", Some(&format!("results\n\n{env}"))),
             format!("results\n\n{}", user_feedback("more"))
         );
+    }
+}
+
+#[cfg(test)]
+mod file_context_warning_tests {
+    use super::*;
+
+    /// Cline's words, singular and plural, each path made absolute and set off by a space.
+    #[test]
+    fn the_alert_names_each_file_by_its_absolute_path() {
+        let root = std::path::Path::new("/ws");
+        assert_eq!(
+            file_context_warning(&["a.txt".into()], root),
+            "<explicit_instructions>\nCRITICAL FILE STATE ALERT: 1 file has been externally modified since your last interaction. Your cached understanding of this file is now stale and unreliable. Before making ANY modifications to this file, you must execute read_file to obtain the current state, as it may contain completely different content than what you expect:\n /ws/a.txt\nFailure to re-read before editing will result in replace_in_file edit errors, requiring subsequent attempts and wasting tokens. You DO NOT need to re-read these files after subsequent edits, unless instructed to do so.\n</explicit_instructions>"
+        );
+        let two = file_context_warning(&["src/b.rs".into(), "/elsewhere/c".into()], root);
+        assert!(two.contains(": 2 files have been externally modified since your last interaction. Your cached understanding of these files is now stale and unreliable. Before making ANY modifications to these files, you must execute read_file to obtain the current state, as they may contain"), "{two}");
+        assert!(two.contains("expect:\n /ws/src/b.rs\n /elsewhere/c\nFailure"), "{two}");
+        let text =
+            format!("result\n\n{}\n\n{two}\n\n<environment_details>", task_resumption("just now", "/ws", true, true));
+        assert_eq!(file_context_warning_in(&text), Some(two.as_str()));
+        assert_eq!(file_context_warning_in(&format!("a file: {two}")), None, "not a paragraph of its own");
+    }
+
+    #[test]
+    fn the_alert_leaves_out_the_recent_notes_reassurance() {
+        let reassurance = "IMPORTANT: If the last tool use was a replace_in_file";
+        assert!(task_resumption("just now", "/ws", true, false).contains(reassurance));
+        assert!(!task_resumption("just now", "/ws", true, true).contains(reassurance));
+        assert!(!task_resumption("1 day ago", "/ws", false, false).contains(reassurance));
     }
 }

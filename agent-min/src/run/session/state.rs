@@ -20,7 +20,10 @@
 //! (Google's thought signatures) and a `reasoning_details` part (OpenRouter's). Version 6
 //! added `cuts`, what each cut of the context window removed or changed, and a checkpoint's
 //! `cuts` (how many came before it), so a task restore to a checkpoint taken before a cut gets
-//! the conversation back as it was then (absent while no cut was made). A save
+//! the conversation back as it was then (absent while no cut was made). Version 7 added
+//! `file_context_warning`, the files a task-only checkpoint restore found changed since the
+//! conversation it put back, for the next `resume` to name (Cline's pending file context warning;
+//! absent when none, and once a resume has named them). A save
 //! that does not fit — a missing field, a wrong type, an unknown role — is an error naming the
 //! file and the field, never a task of empty strings.
 
@@ -40,7 +43,10 @@ use crate::run::llm::{ImagePart, Message, Part, Role, ToolUsePart};
 /// File format version (the `version` field). A change to the format is a bump; this
 /// agent-min reads every version from 1 up to it. A save is written with the oldest version
 /// that has what it holds, so an older agent-min reads whatever it could.
-pub(crate) const VERSION: u32 = 6;
+pub(crate) const VERSION: u32 = 7;
+
+/// The version of a save with cuts of the context window and no pending file context warning.
+const VERSION_WITH_CUTS: u32 = 6;
 
 /// The version of a save with what a server attached to a reply to have it back (Google's
 /// `extra_content`, OpenRouter's `reasoning_details`) and no cut of the context window.
@@ -460,6 +466,11 @@ pub(crate) struct TaskFile {
     /// (version 6; absent when none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cuts: Vec<SavedCut>,
+    /// The files a task-only checkpoint restore found changed since the conversation it put
+    /// back (relative to `cwd`, or absolute), for the next `resume` to name (Cline's pending
+    /// file context warning; version 7; absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub file_context_warning: Vec<String>,
 }
 
 /// A saved task, as read back.
@@ -493,6 +504,8 @@ pub struct Record {
     pub task_progress: Option<String>,
     /// The cuts of the context window so far, oldest first.
     pub(crate) cuts: Vec<Undo>,
+    /// The files changed since the conversation's end, for the next resume to name.
+    pub file_context_warning: Vec<String>,
 }
 
 impl Record {
@@ -564,6 +577,8 @@ pub(crate) struct Snapshot<'a> {
     pub task_progress: Option<&'a str>,
     /// The cuts of the context window so far.
     pub cuts: &'a [Undo],
+    /// The files the next resume names as changed.
+    pub file_context_warning: &'a [String],
 }
 
 /// A state directory.
@@ -657,8 +672,10 @@ impl Store {
         };
         let has_echoes = s.messages.iter().flat_map(|m| &m.parts).any(echoes);
         let v = TaskFile {
-            version: if !s.cuts.is_empty() || s.checkpoints.iter().any(|c| c.cuts > 0) {
+            version: if !s.file_context_warning.is_empty() {
                 VERSION
+            } else if !s.cuts.is_empty() || s.checkpoints.iter().any(|c| c.cuts > 0) {
+                VERSION_WITH_CUTS
             } else if has_echoes {
                 VERSION_WITH_ECHOES
             } else if s.task_progress.is_some() {
@@ -691,6 +708,7 @@ impl Store {
             checkpoints: s.checkpoints.to_vec(),
             task_progress: s.task_progress.map(str::to_string),
             cuts: s.cuts.iter().map(SavedCut::from).collect(),
+            file_context_warning: s.file_context_warning.to_vec(),
         };
         let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
         // Every secret this process knows (the key, secret-looking variables it withheld from
@@ -907,6 +925,7 @@ fn read(path: &Path) -> Result<Record, String> {
         owner: f.pid.zip(f.started),
         task_progress: f.task_progress,
         cuts,
+        file_context_warning: f.file_context_warning,
     })
 }
 
@@ -946,6 +965,7 @@ mod tests {
             checkpoints: &[],
             task_progress: None,
             cuts: &[],
+            file_context_warning: &[],
         };
         store.save(&snap).unwrap();
         let raw = fs::read_to_string(store.path(&m.id)).unwrap();
@@ -1029,6 +1049,23 @@ mod tests {
         assert_eq!(r.task_progress, None);
     }
 
+    /// A pending file context warning round-trips as version 7; without one a save keeps its
+    /// older version (and a resume that named the files saves it without).
+    #[test]
+    fn a_file_context_warning_round_trips_as_version_7() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), None).unwrap();
+        let m = meta("20250101-000000-abcdef");
+        let files = ["a.txt".to_string(), "/elsewhere/b".to_string()];
+        store.save(&Snapshot { file_context_warning: &files, ..snapshot_of(&m) }).unwrap();
+        let raw: Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
+        assert_eq!(raw["version"], 7);
+        assert_eq!(store.load(&m.id).unwrap().file_context_warning, files);
+        let (version, r) = save_bare(&store, &m, &[], None);
+        assert_eq!(version, 1);
+        assert!(r.file_context_warning.is_empty());
+    }
+
     /// What a server attached to a reply to have it back (a call's `extra_content`, OpenRouter's
     /// `reasoning_details`) round-trips, as version 5; a save without keeps its older version.
     #[test]
@@ -1091,6 +1128,7 @@ mod tests {
                     checkpoints: &[],
                     task_progress: None,
                     cuts: &[],
+                    file_context_warning: &[],
                 })
                 .unwrap();
             let raw: serde_json::Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
@@ -1139,6 +1177,7 @@ mod tests {
             checkpoints: std::slice::from_ref(&cp),
             task_progress: None,
             cuts: &[],
+            file_context_warning: &[],
         };
         store.save(&snap).unwrap();
         assert_eq!(store.load(&m.id).unwrap().checkpoints, vec![cp]);
@@ -1191,6 +1230,7 @@ mod tests {
             checkpoints: &[],
             task_progress: None,
             cuts: &[],
+            file_context_warning: &[],
         };
         store.save(&snap).unwrap();
         let r = store.load(&m.id).unwrap();
@@ -1255,6 +1295,7 @@ mod tests {
             checkpoints: &r.checkpoints,
             task_progress: None,
             cuts: &[],
+            file_context_warning: &[],
         };
         store.save(&snap).unwrap();
         let strip = |t: &str| {
@@ -1297,8 +1338,8 @@ mod tests {
         assert!(e.contains("field checkpoints[0]") && e.contains("unknown field `surprise`"), "{e}");
         let e = with(&|v| v["messages"][1]["parts"][2]["extra_content"] = "TS".into());
         assert!(e.contains("field messages[1].parts[2].extra_content: not a JSON object"), "{e}");
-        let e = with(&|v| v["version"] = 7.into());
-        assert!(e.contains("field version: format version 7 (this agent-min reads versions 1 to 6)"), "{e}");
+        let e = with(&|v| v["version"] = 8.into());
+        assert!(e.contains("field version: format version 8 (this agent-min reads versions 1 to 7)"), "{e}");
         fs::write(&path, "{\"version\": 1, \"id\": ").unwrap();
         let e = store.load(id).unwrap_err();
         assert!(e.starts_with(&file) && e.contains("EOF"), "{e}");
@@ -1322,6 +1363,7 @@ mod tests {
             checkpoints: &[],
             task_progress: None,
             cuts: &[],
+            file_context_warning: &[],
         };
         store.save(&snap).unwrap();
         let mut r = store.load(&m.id).unwrap();
@@ -1363,6 +1405,7 @@ mod tests {
             totals: Totals::default(),
             last_request_tokens: 0,
             cuts: &[],
+            file_context_warning: &[],
         }
     }
 
