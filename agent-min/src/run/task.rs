@@ -321,9 +321,8 @@ impl Task {
             None => self.around.meta.task.clone(),
         };
         self.started(false);
-        let env = self.environment_details(true);
         let hooks = &mut self.around.project.hooks;
-        let start = match lifecycle::task_start(hooks, &task, &env, &mut self.term, &mut self.around.events) {
+        let start = match lifecycle::task_start(hooks, &task, &mut self.term, &mut self.around.events) {
             Gate::Go(first) => {
                 // A prompt or workflow named in the task goes before its `<task>` block, the
                 // command out of it; the words' mentions expanded after the block.
@@ -334,10 +333,15 @@ impl Task {
                     Some(rest) => format!("{instructions}<task>\n{}\n</task>{}{rest}", m.words, m.blocks),
                     None => first,
                 };
+                // After the hooks, as Cline's `loadContext`: the listing shows what they made.
+                let first = format!("{first}\n\n{}", self.environment_details(true));
                 self.save("running", None, Some(&first));
                 Next::Continue(first)
             }
-            Gate::Stop(why) => self.hook_stop(why, format!("<task>\n{task}\n</task>\n\n{env}")),
+            Gate::Stop(why) => {
+                let env = self.environment_details(true);
+                self.hook_stop(why, format!("<task>\n{task}\n</task>\n\n{env}"))
+            }
         };
         start
     }
@@ -368,7 +372,7 @@ impl Task {
 
     /// The user message of a later prompt of a conversation (after the `UserPromptSubmit` hook).
     fn follow_up(&mut self, text: &str) -> Next {
-        let (env, unsent) = (self.environment_details(false), self.unsent.take());
+        let unsent = self.unsent.take();
         // A prompt or workflow named in the prompt goes before the message, the command out of it.
         let workflow = self.slash_command(text);
         // After a stop at the mistake limit the prompt answers Cline's `mistake_limit_reached`
@@ -383,8 +387,8 @@ impl Task {
         let instructions = workflow.as_ref().map_or("", |w| &w.instructions);
         let head = format!("{instructions}{}{}", follow_up(&m.words, unsent.as_deref()), m.blocks);
         let hooks = &mut self.around.project.hooks;
-        match lifecycle::follow_up(hooks, text, head, &env, &mut self.term, &mut self.around.events) {
-            Gate::Go(next) => Next::Continue(next),
+        match lifecycle::follow_up(hooks, text, head, &mut self.term, &mut self.around.events) {
+            Gate::Go(next) => Next::Continue(format!("{next}\n\n{}", self.environment_details(false))),
             Gate::Stop(why) => self.hook_stop(why, unsent.unwrap_or_default()),
         }
     }
@@ -446,17 +450,18 @@ impl Task {
             false => format!("\n\n{}", prompt::file_context_warning(&files, self.ws.root())),
         };
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
-        let (body, env) = (format!("{earlier}{resumption}"), self.environment_details(true));
+        let body = format!("{earlier}{resumption}");
         // A cut puts Cline's truncation notice in place of the first reply, which the saved
         // history keeps.
         let notice = crate::run::budget::context::TRUNCATION_NOTICE;
         let cut = self.messages.get(1).is_some_and(|m| m.role == Role::Assistant && m.content == notice);
         let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated, cut));
         let (said, events) = (format!("{body}{alert}"), &mut self.around.events);
-        let start = match lifecycle::task_resume(hooks, history, &said, &env, &mut self.term, events) {
-            Gate::Go(next) => Next::Continue(next),
+        let start = match lifecycle::task_resume(hooks, history, &said, &mut self.term, events) {
+            Gate::Go(next) => Next::Continue(format!("{next}\n\n{}", self.environment_details(true))),
             Gate::Stop(why) => {
                 self.file_context_warning = files;
+                let env = self.environment_details(true);
                 self.hook_stop(why, format!("{body}\n\n{env}"))
             }
         };

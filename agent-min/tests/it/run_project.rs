@@ -560,6 +560,25 @@ fn task_start_and_user_prompt_submit_contexts_follow_the_task_and_task_complete_
     assert_eq!(done["command"], "");
 }
 
+/// The first message's environment details are built after the TaskStart hook, as Cline's
+/// `loadContext` builds them: its listing shows a file the hook made.
+#[test]
+fn the_first_listing_shows_what_the_task_start_hook_made() {
+    let e = Env::new();
+    let made = e.ws().join("made-by-hook.txt");
+    hook(
+        &ws_hooks(&e),
+        "TaskStart",
+        &format!("#!/bin/sh\ncat >/dev/null\necho x > '{}'\necho '{{}}'\n", made.display()),
+    );
+    let server = Server::start(vec![anthropic(&completion("ok"))]);
+    let r = e.run(&server, &["do it"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first = server.requests()[0].last_user();
+    let listing = &first[first.find("# Current Working Directory").expect(&first)..];
+    assert!(listing.contains("\nmade-by-hook.txt\n"), "{first}");
+}
+
 /// Cline's `extractUserPromptFromContent`: the text inside `<task>`, trimmed; nothing when the
 /// block holds a system marker such as `<hook_context`.
 #[test]

@@ -30,9 +30,10 @@ fn stop(hook: Hook, a: &Answer) -> Gate {
 }
 
 /// `TaskStart`, then `UserPromptSubmit` with the task, as a new task starts: the first user
-/// message, with the hooks' contexts after the `<task>` block, in that order, and the
-/// environment details `env` last.
-pub(crate) fn task_start(h: &mut Hooks, task: &str, env: &str, term: &mut Term, events: &mut Events) -> Gate {
+/// message, with the hooks' contexts after the `<task>` block, in that order; the caller adds
+/// the environment details, built once the hooks have run (as Cline's `loadContext` builds
+/// them), so that they show what a hook changed.
+pub(crate) fn task_start(h: &mut Hooks, task: &str, term: &mut Term, events: &mut Events) -> Gate {
     let md = input::task_metadata(&h.meta, &[("initialTask", task)]);
     let a = h.run(Hook::TaskStart, json!({ "taskMetadata": md }), term, events);
     if a.cancel {
@@ -47,27 +48,19 @@ pub(crate) fn task_start(h: &mut Hooks, task: &str, env: &str, term: &mut Term, 
     if let Err(why) = user_prompt(h, &prompt, &mut parts, term, events) {
         return Gate::Stop(why);
     }
-    parts.push(env.to_string());
     Gate::Go(parts.join("\n\n"))
 }
 
 /// `UserPromptSubmit` with a later prompt of a conversation (`agent-min acp`): the message
-/// `head` (built from the prompt), the hook's context, then the environment details `env`. The
+/// `head` (built from the prompt), then the hook's context; the environment details after the
+/// hook are the caller's. The
 /// hook's `prompt` is read from the prompt as Cline reads feedback (`<feedback>` around it).
-pub(crate) fn follow_up(
-    h: &mut Hooks,
-    prompt: &str,
-    head: String,
-    env: &str,
-    term: &mut Term,
-    events: &mut Events,
-) -> Gate {
+pub(crate) fn follow_up(h: &mut Hooks, prompt: &str, head: String, term: &mut Term, events: &mut Events) -> Gate {
     let mut parts = vec![head];
     let prompt = prompt_of(&format!("<feedback>\n{prompt}\n</feedback>"));
     if let Err(why) = user_prompt(h, &prompt, &mut parts, term, events) {
         return Gate::Stop(why);
     }
-    parts.push(env.to_string());
     Gate::Go(parts.join("\n\n"))
 }
 
@@ -125,13 +118,12 @@ fn user_prompt(
 
 /// `TaskResume`, then `UserPromptSubmit` (with no new text: `resume` takes none), as a saved
 /// task continues: the resumption message `body` with `TaskResume`'s context first,
-/// `UserPromptSubmit`'s after it, and the environment details `env` last. `cut`: whether the
+/// `UserPromptSubmit`'s after it; the environment details after the hooks are the caller's. `cut`: whether the
 /// saved history was ever cut (Cline's `conversationHistoryDeleted`).
 pub(crate) fn task_resume(
     h: &mut Hooks,
     (messages, updated_secs, cut): (&[Message], u64, bool),
     body: &str,
-    env: &str,
     term: &mut Term,
     events: &mut Events,
 ) -> Gate {
@@ -156,7 +148,6 @@ pub(crate) fn task_resume(
     if let Err(why) = user_prompt(h, "", &mut parts, term, events) {
         return Gate::Stop(why);
     }
-    parts.push(env.to_string());
     Gate::Go(parts.join("\n\n"))
 }
 
