@@ -69,6 +69,8 @@ fn texts() {
             let mut names: Vec<String> = std::fs::read_dir(&path)
                 .unwrap()
                 .map(|e| e.unwrap().file_name().into_string().unwrap())
+                // Texts only: an editor's backup or a `.DS_Store` left there is not built in.
+                .filter(|n| !n.starts_with('.') && [".txt", ".json", ".patch"].iter().any(|e| n.ends_with(e)))
                 .filter(|n| !skip.contains(&n.as_str()))
                 .collect();
             names.sort();
@@ -83,6 +85,10 @@ fn texts() {
     for file in &files {
         let text = std::fs::read_to_string(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         let name = file.rsplit('/').next().unwrap().to_uppercase().replace(['.', '-'], "_");
+        assert!(
+            name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'),
+            "{file}: a text's file name makes its constant's name (letters, digits, `_`, `-`, `.`)"
+        );
         assert!(seen.insert(name.clone()), "two texts are named {name}");
         let start = whole.len();
         whole.push_str(&text);

@@ -108,7 +108,7 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
     })
 }
 
-/// A text chunk of the agent's message.
+/// A text chunk (of the agent's message, the person's, or a thought).
 pub(super) fn chunk(text: &str) -> ContentChunk {
     ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
 }

@@ -40,12 +40,14 @@ pub(crate) fn arguments(path: &Path, profile: Option<&str>) -> Result<Vec<OsStri
     })?;
     let chosen =
         profile.map(str::to_string).or_else(|| table.get("profile").and_then(|v| v.as_str()).map(String::from));
-    let mut args = Vec::new();
+    // Each key once: a profile's value replaces the top level's (so `yolo = false` in a
+    // profile turns off a top-level `yolo = true`, which as flags could only add).
+    let mut merged: Vec<(&String, &toml::Value, String)> = Vec::new();
     for (key, value) in &table {
         if key == "profile" || key == "profiles" {
             continue;
         }
-        push(&mut args, key, value, &format!("{shown}"))?;
+        merged.push((key, value, format!("{shown}")));
     }
     if let Some(name) = chosen {
         let profiles = table.get("profiles").and_then(|p| p.as_table());
@@ -57,8 +59,17 @@ pub(crate) fn arguments(path: &Path, profile: Option<&str>) -> Result<Vec<OsStri
             ));
         };
         for (key, value) in p {
-            push(&mut args, key, value, &format!("{shown} [profiles.{name}]"))?;
+            let at = format!("{shown} [profiles.{name}]");
+            let same = |k: &str| k.replace('_', "-") == key.replace('_', "-");
+            match merged.iter_mut().find(|(k, ..)| same(k)) {
+                Some(entry) => *entry = (key, value, at),
+                None => merged.push((key, value, at)),
+            }
         }
+    }
+    let mut args = Vec::new();
+    for (key, value, at) in merged {
+        push(&mut args, key, value, &at)?;
     }
     Ok(args)
 }
@@ -113,7 +124,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_become_flags_and_a_profile_goes_after_the_top_level() {
+    fn keys_become_flags_and_a_profiles_values_replace_the_top_levels() {
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join("config.toml");
         std::fs::write(
@@ -121,15 +132,35 @@ mod tests {
             "model = \"m1\"\nmax_tokens = 100\nyolo = false\nrules = [\"a.md\", \"b.md\"]\n\n[profiles.ci]\nyolo = true\nmodel = \"m2\"\nmax-cost = 0.5\n",
         )
         .unwrap();
-        // Keys in the file's tables come in name order; the profile's after the top level's.
+        // Keys in the file's tables come in name order; a profile's replace the top level's
+        // (`max-cost` and `max_cost` are one key), its others come after.
         assert_eq!(
             strings(&arguments(&f, None).unwrap()),
             ["--max-tokens", "100", "--model", "m1", "--rules", "a.md", "--rules", "b.md"]
         );
         let ci = strings(&arguments(&f, Some("ci")).unwrap());
-        assert_eq!(&ci[8..], ["--max-cost", "0.5", "--model", "m2", "--yolo"]);
+        assert_eq!(
+            ci,
+            [
+                "--max-tokens",
+                "100",
+                "--model",
+                "m2",
+                "--rules",
+                "a.md",
+                "--rules",
+                "b.md",
+                "--yolo",
+                "--max-cost",
+                "0.5"
+            ]
+        );
         let e = arguments(&f, Some("nope")).unwrap_err();
         assert!(e.contains("profile \"nope\"") && e.contains("it has: ci"), "{e}");
+        // A profile turns off what the top level turns on.
+        std::fs::write(&f, "yolo = true\nmax_cost = 1\n\n[profiles.careful]\nyolo = false\nmax-cost = 0.5\n").unwrap();
+        assert_eq!(strings(&arguments(&f, None).unwrap()), ["--max-cost", "1", "--yolo"]);
+        assert_eq!(strings(&arguments(&f, Some("careful")).unwrap()), ["--max-cost", "0.5"]);
     }
 
     #[test]

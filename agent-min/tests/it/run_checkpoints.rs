@@ -1069,10 +1069,20 @@ fn resumption(ws: &Path, recent_note: bool) -> String {
 }
 
 /// A request's last user message without the focus chain's reminder, up to its (fresh)
-/// environment details.
-fn before_environment(req: &Req) -> String {
+/// environment details; the notice's time said as "just now" and without the "IMPORTANT"
+/// reassurance a recent save adds (both depend on the seconds since the save, which a loaded
+/// machine can stretch), except where a pending alert leaves that reassurance out: `alert`.
+fn before_environment(req: &Req, alert: bool) -> String {
     let last = without_reminder(&req.last_user());
-    last.rsplit_once("\n\n<environment_details>").expect("environment details").0.to_string()
+    let last = last.rsplit_once("\n\n<environment_details>").expect("environment details").0.to_string();
+    let ago = regex::Regex::new(r"This task was interrupted [^.]*?(ago|just now)\.").unwrap();
+    let last = ago.replace(&last, "This task was interrupted just now.").into_owned();
+    let note = resumption(Path::new(""), true).split_once("browser if needed.").unwrap().1.to_string();
+    if alert {
+        last
+    } else {
+        last.replace(&note, "")
+    }
 }
 
 /// How many times the alert is in the whole of a request's conversation.
@@ -1098,7 +1108,7 @@ fn a_task_only_restore_has_the_next_resume_name_the_files_changed_since_once() {
     let r = run_cmd("resume", &ws, &args_with(&anthropic_args(&server), &[&id, "--state-dir", &state_dir]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let first = &server.requests()[0];
-    let sent = before_environment(first);
+    let sent = before_environment(first, true);
     let result = "[write_to_file for 'a.txt'] Result:";
     assert!(sent.starts_with(result), "{sent}");
     assert!(sent.ends_with(&format!("\n\n{}\n\n{}", resumption(&ws, false), file_alert(&ws))), "{sent}");
@@ -1109,7 +1119,7 @@ fn a_task_only_restore_has_the_next_resume_name_the_files_changed_since_once() {
     let r = run_cmd("resume", &ws, &args_with(&anthropic_args(&server), &[&id, "--state-dir", &state_dir]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let second = &server.requests()[0];
-    assert_eq!(before_environment(second), resumption(&ws, true));
+    assert_eq!(before_environment(second, false), resumption(&ws, false));
     assert_eq!(alerts_in(second), 1, "only in the first resume's message, in the history");
 }
 
@@ -1131,9 +1141,9 @@ fn the_file_alert_of_a_resume_that_failed_is_sent_by_the_next_one() {
     let server = Server::start(vec![anthropic(&completion("Resumed."))]);
     let r = run_cmd("resume", &ws, &args_with(&anthropic_args(&server), &[&id, "--state-dir", &state_dir]), &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    let sent = before_environment(&server.requests()[0]);
+    let sent = before_environment(&server.requests()[0], false);
     // The alert after the unsent result, then the latest notice (Cline sends the earlier one,
     // the alert and their environment details before it).
-    assert!(sent.ends_with(&format!("\n\n{}\n\n{}", file_alert(&ws), resumption(&ws, true))), "{sent}");
+    assert!(sent.ends_with(&format!("\n\n{}\n\n{}", file_alert(&ws), resumption(&ws, false))), "{sent}");
     assert_eq!(alerts_in(&server.requests()[0]), 1);
 }

@@ -772,6 +772,8 @@ fn kill_9_of_the_agent_takes_the_server_with_it() {
 #[test]
 fn approval_is_asked_unless_the_tool_is_auto_approved() {
     let ws = tempfile::tempdir().unwrap();
+    // Longer than the question shows: the arguments are shown whole before it.
+    let long = "x".repeat(400);
     let cfg_dir = tempfile::tempdir().unwrap();
     let cfg = settings(
         cfg_dir.path(),
@@ -779,7 +781,7 @@ fn approval_is_asked_unless_the_tool_is_auto_approved() {
     );
     let server = Server::start(vec![
         anthropic(&use_mcp("everything", "echo", r#"{"message": "one"}"#)),
-        anthropic(&use_mcp("everything", "echo", r#"{"message": "two"}"#)),
+        anthropic(&use_mcp("everything", "echo", &format!(r#"{{"message": "two {long} END"}}"#))),
         anthropic(&use_mcp("everything", "get-sum", r#"{"a": 1, "b": 1}"#)),
         anthropic(&tool(
             "access_mcp_resource",
@@ -789,12 +791,15 @@ fn approval_is_asked_unless_the_tool_is_auto_approved() {
     ]);
     let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
     let args = args_with(&base, &["--mcp-config", &cfg, "--no-save", "t"]);
-    // No to the first echo, yes to the second; get-sum is auto-approved; feedback for the resource.
-    let r = run_interactive(ws.path(), &args, b"n\ny\nnot that one\n", LIMIT);
+    // No to the first echo, yes to the second (in capitals, as Cline's CLI takes it); get-sum
+    // is auto-approved; feedback for the resource.
+    let r = run_interactive(ws.path(), &args, b"n\nYES\nnot that one\n", LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let reqs = server.requests();
     assert_eq!(reqs[1].last_user().lines().nth(1), Some("The user denied this operation."), "{}", reqs[1].last_user());
-    assert!(reqs[2].last_user().contains("Result:\nEcho: two"), "{}", reqs[2].last_user());
+    assert!(reqs[2].last_user().contains(&format!("Result:\nEcho: two {long} END")), "{}", reqs[2].last_user());
+    let whole = r.stderr.find(&format!("\"message\": \"two {long} END\"")).expect(&r.stderr);
+    assert!(whole < r.stderr.rfind("with arguments {\"message\": \"two xxx").expect(&r.stderr), "{}", r.stderr);
     assert!(reqs[3].last_user().contains("Result:\nThe sum of 1 and 1 is 2."), "{}", reqs[3].last_user());
     // Cline's framing: the person's feedback first, then the denied tool's result.
     assert!(reqs[4].last_user().starts_with("The user provided the following feedback:\n<feedback>\nnot that one\n</feedback>\n\n[access_mcp_resource for 'everything'] Result:\nThe user denied this operation."), "{}", reqs[4].last_user());

@@ -12,7 +12,8 @@
 //! [`crate::run::llm`] (message roles), [`crate::run::ui`] (terminal, interrupts),
 //! `crate::run::clock`, `crate::run::spawn` (how git is started),
 //! `crate::run::tools::registry` (which tools change files), `crate::run::built` (what a
-//! build without checkpoints says). Nothing here runs git in
+//! build without checkpoints says), `crate::run::prompt` (the file alert an unsent resume
+//! message holds). Nothing here runs git in
 //! the user's own repository, or with the user's git configuration or hooks.
 
 pub(crate) mod exclusions;

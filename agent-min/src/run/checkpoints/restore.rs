@@ -75,7 +75,8 @@ pub(crate) fn length_at(record: &Record, cp: &CheckpointRecord) -> usize {
 
 /// The files changed after checkpoint `cp` of `record`, which the conversation cut back to it
 /// does not know (Cline's `detectFilesEditedAfterMessage`): those each later checkpoint recorded,
-/// in order, then those an earlier task restore found that no resume has named yet — each once,
+/// in order, then those an earlier task restore found that no resume has named yet (also those
+/// of an alert a resume sent that went unanswered, still in the pending message) — each once,
 /// relative to `cp`'s workspace, or absolute when changed in another.
 pub(crate) fn changed_after(record: &Record, cp: &CheckpointRecord) -> Vec<String> {
     let then = Path::new(cp.workspace(&record.meta.cwd));
@@ -86,8 +87,10 @@ pub(crate) fn changed_after(record: &Record, cp: &CheckpointRecord) -> Vec<Strin
     let later = record.checkpoints.iter().filter(|c| c.number > cp.number);
     let files = later.flat_map(|c| c.files.iter().map(move |f| seen_from(c.workspace(&record.meta.cwd), f)));
     let pending = record.file_context_warning.iter().map(|f| seen_from(&record.meta.cwd, f));
+    let unsent = record.pending.as_deref().and_then(crate::run::prompt::file_context_warning_in);
+    let unsent = unsent.map(crate::run::prompt::files_of_file_context_warning).unwrap_or_default();
     let mut seen = std::collections::HashSet::new();
-    files.chain(pending).filter(|f| seen.insert(f.clone())).collect()
+    files.chain(pending).chain(unsent).filter(|f| seen.insert(f.clone())).collect()
 }
 
 /// The `tool` of the checkpoint a files restore takes first, to undo it.
@@ -302,6 +305,10 @@ mod tests {
         // A checkpoint of another workspace: the task's files are named absolutely.
         let at_4 = r.checkpoints[3].clone();
         assert_eq!(changed_after(&r, &at_4), ["/w/d.txt", "/w/b.txt"]);
+        // An alert a resume sent that went unanswered, in the pending message: its files too.
+        let alert = crate::run::prompt::file_context_warning(&["e.txt".into()], Path::new("/w"));
+        r.pending = Some(format!("[TASK RESUMPTION] …\n\n{alert}"));
+        assert_eq!(changed_after(&r, &at_4), ["/w/d.txt", "/w/b.txt", "/w/e.txt"]);
     }
 
     #[test]

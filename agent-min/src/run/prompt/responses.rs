@@ -310,6 +310,13 @@ pub(crate) fn file_context_warning_in(text: &str) -> Option<&str> {
     Some(&text[start..end])
 }
 
+/// The files a [`file_context_warning`] names, as it names them (absolute).
+pub(crate) fn files_of_file_context_warning(alert: &str) -> Vec<String> {
+    let list = alert.split_once("than what you expect:\n").map_or("", |(_, rest)| rest);
+    let list = list.strip_suffix(ALERT_END).unwrap_or(list);
+    list.lines().filter_map(|l| l.strip_prefix(' ')).map(str::to_string).collect()
+}
+
 /// Cline's "ago" text for the resumption message.
 pub(crate) fn ago(seconds: u64) -> String {
     let (minutes, hours, days) = (seconds / 60, seconds / 3600, seconds / 86_400);
@@ -421,6 +428,7 @@ mod file_context_warning_tests {
         let text =
             format!("result\n\n{}\n\n{two}\n\n<environment_details>", task_resumption("just now", "/ws", true, true));
         assert_eq!(file_context_warning_in(&text), Some(two.as_str()));
+        assert_eq!(files_of_file_context_warning(&two), ["/ws/src/b.rs", "/elsewhere/c"]);
         assert_eq!(file_context_warning_in(&format!("a file: {two}")), None, "not a paragraph of its own");
     }
 

@@ -110,7 +110,8 @@ pub(crate) const GIT_SAFETY_ENV: &[(&str, &str)] =
 /// Finds `git` on `PATH`; `None` if it is not installed.
 pub(crate) fn find_git() -> Option<std::path::PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join("git")).find(|p| {
+    // Only absolute directories: a relative or empty entry would find a `git` the workspace holds.
+    std::env::split_paths(&path).filter(|d| d.is_absolute()).map(|d| d.join("git")).find(|p| {
         use std::os::unix::fs::PermissionsExt;
         p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     })

@@ -43,7 +43,9 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     let auto = ctx.mcp.config(server).is_some_and(|c| c.auto_approve.iter().any(|t| t == tool));
     let what = format!("Use MCP tool {tool} on server {server} with arguments {}", shorten(raw_args.unwrap_or("{}")));
-    if let Err(denied) = approve(ctx, auto, &what) {
+    // The question names the arguments shortened; the person sees them whole first.
+    let whole = serde_json::to_string_pretty(&args).unwrap_or_default();
+    if let Err(denied) = approve(ctx, auto, &what, Some(&whole)) {
         return denied;
     }
     let start = Instant::now();
@@ -76,7 +78,7 @@ pub(super) fn access_resource(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         return missing(if call.param("server_name").is_none() { "server_name" } else { "uri" }, ctx);
     };
     ctx.term.tool("access_mcp_resource", &format!("{server} {}", shorten(uri)));
-    if let Err(denied) = approve(ctx, false, &format!("Access MCP resource {uri} on server {server}")) {
+    if let Err(denied) = approve(ctx, false, &format!("Access MCP resource {uri} on server {server}"), None) {
         return denied;
     }
     let start = Instant::now();
@@ -100,12 +102,15 @@ pub(super) fn access_resource(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 
 /// Approval like a command: `--yolo` or `autoApprove` run it, otherwise the person is asked
 /// (`Err`: Cline's denial text, with their feedback if they gave some).
-fn approve(ctx: &mut Ctx<'_>, auto: bool, what: &str) -> Result<(), Outcome> {
+fn approve(ctx: &mut Ctx<'_>, auto: bool, what: &str, whole: Option<&str>) -> Result<(), Outcome> {
     if auto {
         ctx.decide(true, By::Auto, None);
     } else if ctx.yolo {
         ctx.decide(true, By::Yolo, None);
     } else {
+        if let Some(whole) = whole.filter(|w| w.len() > SHOW || w.contains('\n')) {
+            ctx.term.block(whole);
+        }
         ask(ctx, what)?;
     }
     Ok(())

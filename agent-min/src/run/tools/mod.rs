@@ -6,7 +6,7 @@
 //! Owns: the tools and what they need — path confinement ([`paths`]), `.clineignore` (`clineignore`), file helpers (`fsx`), the
 //! SEARCH/REPLACE engine ([`diff`]), how an edit is saved (`doc_form`: line ending, BOM),
 //! ripgrep's walker (`walk`), the `@` mentions of a person's words (`mentions`: Cline's
-//! `parseMentions`), the approval preview
+//! `parseMentions`), git run read-only in the person's repository (`repo_git`), the approval preview
 //! (`preview`), the patch of a person's edit (`patch`), their editor (`editor`), and what the
 //! tools remember across calls (`Memory`: loop detection, `repeat`; the file-read cache; the files watched for changes, `watched`). The
 //! texts they answer with are Cline's, from [`crate::run::prompt`]. May use: [`crate::run::ui`]

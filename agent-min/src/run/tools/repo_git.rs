@@ -32,6 +32,8 @@ pub(crate) struct Git {
     overrides: Vec<(String, String)>,
     /// Whether the workspace is in a repository, once asked.
     repo: Option<bool>,
+    /// Longest one command may run.
+    timeout: Duration,
 }
 
 impl Git {
@@ -45,7 +47,7 @@ impl Git {
             "core.untrackedCache=false",
         ];
         let config = config.iter().flat_map(|c| ["-c".to_string(), c.to_string()]).collect();
-        Some(Git { program, root: root.to_path_buf(), config, overrides: Vec::new(), repo: None })
+        Some(Git { program, root: root.to_path_buf(), config, overrides: Vec::new(), repo: None, timeout: GIT_TIMEOUT })
     }
 
     /// Runs `git ARGS`: stdout when it exits 0, else Node's `exec` message (`Command failed:
@@ -77,7 +79,7 @@ impl Git {
         let status = loop {
             match child.try_wait() {
                 Ok(Some(st)) => break Some(st),
-                Ok(None) if start.elapsed() <= GIT_TIMEOUT => std::thread::sleep(Duration::from_millis(2)),
+                Ok(None) if start.elapsed() <= self.timeout => std::thread::sleep(Duration::from_millis(2)),
                 _ => {
                     let _ = child.kill();
                     let _ = child.wait();
@@ -90,9 +92,10 @@ impl Git {
         match status {
             Some(st) if st.success() => Ok(String::from_utf8_lossy(&stdout).into_owned()),
             Some(_) => Err(format!("Command failed: {shown}\n{}", String::from_utf8_lossy(&stderr))),
-            None => {
-                Err(format!("Command failed: {shown}\ngit took longer than {}s and was stopped", GIT_TIMEOUT.as_secs()))
-            }
+            None => Err(format!(
+                "Command failed: {shown}\ngit took longer than {}s and was stopped",
+                self.timeout.as_secs()
+            )),
         }
     }
 
@@ -104,12 +107,7 @@ impl Git {
         if let Some(known) = self.repo {
             return known;
         }
-        let top = self.run("git rev-parse --show-toplevel", &["rev-parse", "--show-toplevel"]);
-        let holds_workspace = top.is_ok_and(|t| {
-            let top = std::fs::canonicalize(t.trim_end_matches('\n'));
-            let root = std::fs::canonicalize(&self.root);
-            matches!((top, root), (Ok(top), Ok(root)) if root.starts_with(&top))
-        });
+        let holds_workspace = self.holds_workspace();
         self.repo = Some(holds_workspace);
         if !holds_workspace {
             return false;
@@ -130,6 +128,16 @@ impl Git {
             }
         }
         true
+    }
+
+    /// Whether the workspace is in a git repository whose work tree holds it.
+    fn holds_workspace(&self) -> bool {
+        let top = self.run("git rev-parse --show-toplevel", &["rev-parse", "--show-toplevel"]);
+        top.is_ok_and(|t| {
+            let top = std::fs::canonicalize(t.trim_end_matches('\n'));
+            let root = std::fs::canonicalize(&self.root);
+            matches!((top, root), (Ok(top), Ok(root)) if root.starts_with(&top))
+        })
     }
 
     /// Whether the repository has a commit (`git rev-parse HEAD`).
@@ -168,13 +176,20 @@ fn capped(r: &mut impl Read, cap: usize) -> Vec<u8> {
     kept
 }
 
+/// Most remotes named in `# Workspace Configuration` (Cline names all), and the most bytes of
+/// one's URL: a repository's config could otherwise fill the first request.
+const MAX_REMOTES: usize = 20;
+const MAX_URL: usize = 1024;
+
 /// Cline's `getGitRemoteUrls` and `getLatestGitCommitHash` of the workspace `root`: each
-/// remote's fetch URL as `name: url` (a URL's user and password left out: a token there is
-/// not the model's to see), and the `HEAD` commit; nothing when git is not installed or the
-/// workspace is in no repository.
+/// remote's fetch URL as `name: url` (a URL's user, password, query and fragment left out: a
+/// token there is not the model's to see; at most [`MAX_REMOTES`]), and the `HEAD` commit;
+/// nothing when git is not installed or the workspace is in no repository. Each git command
+/// may take 5 s (it runs before every task's first request).
 pub(crate) fn remotes_and_head(root: &Path) -> (Vec<String>, Option<String>) {
     let Some(mut git) = Git::find(root) else { return (Vec::new(), None) };
-    if !git.in_repo() {
+    git.timeout = Duration::from_secs(5);
+    if !git.holds_workspace() {
         return (Vec::new(), None);
     }
     let remotes = git.run("git remote -v", &["remote", "-v"]).unwrap_or_default();
@@ -185,23 +200,33 @@ pub(crate) fn remotes_and_head(root: &Path) -> (Vec<String>, Option<String>) {
             // Cline's /^(\S+)\s+(\S+)\s+\(fetch\)$/.
             let mut words = line.split_whitespace();
             let (name, url, kind) = (words.next()?, words.next()?, words.next()?);
-            (kind == "(fetch)" && words.next().is_none() && line.ends_with("(fetch)"))
-                .then(|| format!("{name}: {}", without_userinfo(url)))
+            (kind == "(fetch)" && words.next().is_none() && line.ends_with("(fetch)") && url.len() <= MAX_URL)
+                .then(|| format!("{name}: {}", without_credentials(url)))
         })
+        .take(MAX_REMOTES)
         .collect();
     let head = git.run("git rev-parse HEAD", &["rev-parse", "HEAD"]).ok();
     let head = head.map(|h| h.trim().to_string()).filter(|h| !h.is_empty());
     (remotes, head)
 }
 
-/// `scheme://user:password@host/…` without `user:password@`.
-fn without_userinfo(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else { return url.to_string() };
+/// A remote's URL without what may be a credential: `scheme://user:password@host/path?query#f`
+/// as `scheme://host/path`, and an scp-like `user:password@host:path` as `host:path` (a plain
+/// `git@host:path` stays).
+fn without_credentials(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        let first_slash = url.find('/').unwrap_or(url.len());
+        return match url[..first_slash].rfind('@') {
+            Some(at) if url[..at].contains(':') => url[at + 1..].to_string(),
+            _ => url.to_string(),
+        };
+    };
     let rest = &url[scheme_end + 3..];
+    let rest = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
     let authority_end = rest.find('/').unwrap_or(rest.len());
     match rest[..authority_end].rfind('@') {
         Some(at) => format!("{}{}", &url[..scheme_end + 3], &rest[at + 1..]),
-        None => url.to_string(),
+        None => format!("{}{rest}", &url[..scheme_end + 3]),
     }
 }
 
@@ -234,11 +259,20 @@ mod tests {
 
     #[test]
     fn a_remotes_credentials_are_left_out() {
-        assert_eq!(without_userinfo("https://user:ghp_x@github.com/o/r.git"), "https://github.com/o/r.git");
-        assert_eq!(without_userinfo("https://ghp_x@github.com/o/r.git"), "https://github.com/o/r.git");
-        assert_eq!(without_userinfo("https://github.com/o/r.git"), "https://github.com/o/r.git");
-        assert_eq!(without_userinfo("git@github.com:o/r.git"), "git@github.com:o/r.git");
-        assert_eq!(without_userinfo("ssh://git@host:22/o/r@2.git"), "ssh://host:22/o/r@2.git");
-        assert_eq!(without_userinfo("/srv/repos/r.git"), "/srv/repos/r.git");
+        let cases = [
+            ("https://user:ghp_x@github.com/o/r.git", "https://github.com/o/r.git"),
+            ("https://ghp_x@github.com/o/r.git", "https://github.com/o/r.git"),
+            ("https://github.com/o/r.git", "https://github.com/o/r.git"),
+            ("https://host/r.git?private_token=x#frag", "https://host/r.git"),
+            ("https://host?token=a@b/c", "https://host"),
+            ("git@github.com:o/r.git", "git@github.com:o/r.git"),
+            ("user:secret@host:o/r.git", "host:o/r.git"),
+            ("ssh://git@host:22/o/r@2.git", "ssh://host:22/o/r@2.git"),
+            ("/srv/repos/r.git", "/srv/repos/r.git"),
+            ("../up@2/r.git", "../up@2/r.git"),
+        ];
+        for (url, shown) in cases {
+            assert_eq!(without_credentials(url), shown, "{url}");
+        }
     }
 }

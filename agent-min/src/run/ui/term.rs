@@ -476,10 +476,10 @@ impl Term {
         }
         match self.prompt(&approval_question(what)) {
             None => Approval::No(None),
-            Some(a) => match a.trim() {
-                "y" | "Y" | "yes" | "Yes" => Approval::Yes,
-                "" | "n" | "N" | "no" | "No" => Approval::No(None),
-                other => Approval::No(Some(other.to_string())),
+            Some(a) => match a.trim().to_lowercase().as_str() {
+                "y" | "yes" => Approval::Yes,
+                "" | "n" | "no" => Approval::No(None),
+                _ => Approval::No(Some(a.trim().to_string())),
             },
         }
     }
@@ -500,11 +500,11 @@ impl Term {
             format!("  {} — approve? [y]es / [n]o / [e]dit first / or type feedback for the model: ", visible(what));
         match self.prompt(&q) {
             None => Approval::No(None),
-            Some(a) => match a.trim() {
-                "e" | "E" | "edit" => Approval::Edit,
-                "y" | "Y" | "yes" | "Yes" => Approval::Yes,
-                "" | "n" | "N" | "no" | "No" => Approval::No(None),
-                other => Approval::No(Some(other.to_string())),
+            Some(a) => match a.trim().to_lowercase().as_str() {
+                "e" | "edit" => Approval::Edit,
+                "y" | "yes" => Approval::Yes,
+                "" | "n" | "no" => Approval::No(None),
+                _ => Approval::No(Some(a.trim().to_string())),
             },
         }
     }
