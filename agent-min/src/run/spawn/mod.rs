@@ -109,9 +109,13 @@ pub(crate) const GIT_SAFETY_ENV: &[(&str, &str)] =
 
 /// Finds `git` on `PATH`; `None` if it is not installed.
 pub(crate) fn find_git() -> Option<std::path::PathBuf> {
-    let path = std::env::var_os("PATH")?;
+    git_in(&std::env::var_os("PATH")?)
+}
+
+/// The first executable `git` in the directories of `path` (a `PATH` value).
+fn git_in(path: &OsStr) -> Option<std::path::PathBuf> {
     // Only absolute directories: a relative or empty entry would find a `git` the workspace holds.
-    std::env::split_paths(&path).filter(|d| d.is_absolute()).map(|d| d.join("git")).find(|p| {
+    std::env::split_paths(path).filter(|d| d.is_absolute()).map(|d| d.join("git")).find(|p| {
         use std::os::unix::fs::PermissionsExt;
         p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     })
@@ -410,6 +414,24 @@ fn nested_git(workspace: &Path) -> Vec<std::path::PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `git` in the working directory (an empty or relative `PATH` entry) is never the one
+    /// run: the workspace could hold it.
+    #[test]
+    fn git_is_found_only_in_absolute_path_directories() {
+        let d = tempfile::tempdir().unwrap();
+        let fake = d.path().join("git");
+        std::fs::write(&fake, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let dir = d.path().display().to_string();
+        assert_eq!(git_in(OsStr::new(&format!("/nonexistent:{dir}"))), Some(fake));
+        // Relative to wherever the agent runs (here, a path that leads from the test's working
+        // directory to the fake): not searched.
+        let up = "../".repeat(std::env::current_dir().unwrap().components().count());
+        let relative = format!("{up}{}", d.path().strip_prefix("/").unwrap().display());
+        assert!(Path::new(&relative).join("git").is_file(), "{relative} leads to the fake");
+        assert_eq!(git_in(OsStr::new(&format!(":.:{relative}:/nonexistent"))), None);
+    }
     use std::path::PathBuf;
 
     /// Every `.rs` file under `dir`.
