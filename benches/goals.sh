@@ -194,8 +194,12 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # failures, picomatch's globs, its prompt clean-up, apply_patch's paths); ACP's limits per
 # prompt and stop reasons; checkpoints that no longer delete a file grown over the size limit,
 # honour the global gitignore and come one per reply: 74 KB in all, 68 KB of it in parts the
-# minimal agent has.)
-line binary "  the same, no larger than today (ceiling 4.755 MB)" "$(mb "$b")" "$(is "$b <= 4755000")" must
+# minimal agent has.
+# Lowered to 4.655 MB on 2026-12-05, at 4,649,128 B: the long texts built in (prompts, tool
+# declarations, the model table, every command's --help: 142 KB) deflated by build.rs, 28 KB
+# (4,749,576 -> 4,639,112 B), paid for Cline's # Workspace Configuration, its file alert after
+# a task-only restore, and an independent review's fixes.)
+line binary "  the same, no larger than today (ceiling 4.655 MB)" "$(mb "$b")" "$(is "$b <= 4655000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -227,8 +231,10 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # the hooks' gate, the command's environment, and the servers' bills and model lists: 26 KB.
 # Raised to 3.089 MB on 2026-12-05, at 3,084,968 B: the seven reviews' fixes (above) in the
 # minimal agent's own parts — @-mentions, edits saved as Cline's document, streamed search, the
-# rules' fidelity, the loop's empty replies and recovered calls: 68 KB.)
-line binary "  the same, no larger than today (ceiling 3.089 MB)" "$(mb "$m")" "$(is "$m <= 3089000")" must
+# rules' fidelity, the loop's empty replies and recovered calls: 68 KB.
+# Lowered to 3.0 MB on 2026-12-05, at 2,993,672 B: the texts deflated (above; 3,084,488 ->
+# 2,986,952 B), less what the same additions cost.)
+line binary "  the same, no larger than today (ceiling 3.0 MB)" "$(mb "$m")" "$(is "$m <= 3000000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
