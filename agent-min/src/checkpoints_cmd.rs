@@ -258,12 +258,7 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
             plan.push_str(&format!("    … and {} more\n", changes.len() - 30));
         }
         if !kept.is_empty() {
-            let shown: Vec<&str> = kept.iter().take(10).map(String::as_str).collect();
-            let more = if kept.len() > 10 { format!(" and {} more", kept.len() - 10) } else { String::new() };
-            plan.push_str(&format!(
-                "  left as they are (created since the last checkpoint): {}{more}\n",
-                shown.join(", ")
-            ));
+            plan.push_str(&format!("  left as they are (created since the last checkpoint): {}\n", first_ten(&kept)));
         }
     }
     if what.task() {
@@ -276,11 +271,9 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
         ));
         let changed = if what.files() { Vec::new() } else { restore::changed_after(&record, &cp) };
         if !changed.is_empty() {
-            let shown: Vec<&str> = changed.iter().take(10).map(String::as_str).collect();
-            let more = if changed.len() > 10 { format!(" and {} more", changed.len() - 10) } else { String::new() };
             plan.push_str(&format!(
-                "  files changed since, which `resume` tells the model to read again: {}{more}\n",
-                shown.join(", ")
+                "  files changed since, which `resume` tells the model to read again: {}\n",
+                first_ten(&changed)
             ));
         }
     }
@@ -311,6 +304,13 @@ fn confirm() -> Result<bool, String> {
     let mut line = String::new();
     stdin.lock().read_line(&mut line).map_err(|e| format!("cannot read the answer ({e})"))?;
     Ok(matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes"))
+}
+
+/// The first ten of `paths`, and how many more there are.
+fn first_ten(paths: &[String]) -> String {
+    let shown: Vec<&str> = paths.iter().take(10).map(String::as_str).collect();
+    let more = if paths.len() > 10 { format!(" and {} more", paths.len() - 10) } else { String::new() };
+    format!("{}{more}", shown.join(", "))
 }
 
 #[cfg(test)]
