@@ -86,6 +86,9 @@ AGENT_SEEDS["agent_stream"] = sse_seeds(with_tools) + [b"\x01" + b"data: " * 300
     b'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\"ls\\",\\"requires_approval\\":false}"}}]},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n',
     bytes([0x80 | 2 | 3 * 9]) + b'{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"read_file","arguments":{"path":"a.rs"}}}]},"done":false}\n'
     b'{"done":true,"done_reason":"stop","prompt_eval_count":9,"eval_count":7}\n',
+    # Native dialect, no native call: two calls written as XML in the text, which both run.
+    bytes([0x80 | 0 | 3 * 5]) + b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Reading.\\n<read_file>\\n<path>a.rs</path>\\n</read_file>\\n<read_file>\\n<path>b.rs</path>\\n</read_file>"}}\n\n'
+    b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}\n\n',
 ]
 corpus_dir = os.environ.get("FUZZ_CORPUS_DIR") or os.path.join(here, "corpus")
 for t in targets:
