@@ -90,20 +90,6 @@ pub fn now_secs() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// `https://user:pw@host/…` → `https://host/…`.
-pub(crate) fn strip_userinfo(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            let host_end = rest.find('/').unwrap_or(rest.len());
-            match rest[..host_end].rfind('@') {
-                Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
-                None => url.to_string(),
-            }
-        }
-        None => url.to_string(),
-    }
-}
-
 /// What identifies a task, fixed at its start.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Meta {
@@ -695,7 +681,7 @@ impl Store {
             outcome: s.outcome.map(str::to_string),
             provider: m.provider.clone(),
             model: m.model.clone(),
-            base_url: strip_userinfo(&m.base_url),
+            base_url: crate::run::ui::redact::strip_userinfo(&m.base_url),
             cwd: m.cwd.clone(),
             turns: s.turns,
             totals: s.totals.clone(),
@@ -1387,8 +1373,10 @@ mod tests {
 
     #[test]
     fn userinfo_is_stripped() {
+        use crate::run::ui::redact::strip_userinfo;
         assert_eq!(strip_userinfo("http://a:b@h:1/x@y"), "http://h:1/x@y");
         assert_eq!(strip_userinfo("http://h/v1"), "http://h/v1");
+        assert_eq!(strip_userinfo("http://h?k=a@b/c"), "http://h?k=a@b/c", "the authority ends at `?`");
     }
 
     fn snapshot_of(m: &Meta) -> Snapshot<'_> {

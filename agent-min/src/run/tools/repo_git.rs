@@ -214,19 +214,14 @@ pub(crate) fn remotes_and_head(root: &Path) -> (Vec<String>, Option<String>) {
 /// as `scheme://host/path`, and an scp-like `user:password@host:path` as `host:path` (a plain
 /// `git@host:path` stays).
 fn without_credentials(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else {
-        let first_slash = url.find('/').unwrap_or(url.len());
-        return match url[..first_slash].rfind('@') {
-            Some(at) if url[..at].contains(':') => url[at + 1..].to_string(),
-            _ => url.to_string(),
-        };
-    };
-    let rest = &url[scheme_end + 3..];
-    let rest = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{}{}", &url[..scheme_end + 3], &rest[at + 1..]),
-        None => format!("{}{rest}", &url[..scheme_end + 3]),
+    if let Some(scheme_end) = url.find("://").map(|s| s + 3) {
+        let end = url[scheme_end..].find(['?', '#']).map_or(url.len(), |e| scheme_end + e);
+        return crate::run::ui::redact::strip_userinfo(&url[..end]);
+    }
+    let first_slash = url.find('/').unwrap_or(url.len());
+    match url[..first_slash].rfind('@') {
+        Some(at) if url[..at].contains(':') => url[at + 1..].to_string(),
+        _ => url.to_string(),
     }
 }
 

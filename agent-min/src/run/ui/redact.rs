@@ -212,6 +212,21 @@ fn continuation(shown: &str, text: &str) -> Continuation {
     }
 }
 
+/// `scheme://user:pw@host/…` → `scheme://host/…`: a URL without its user and password (the
+/// authority ends at the first `/`, `?` or `#`).
+pub(crate) fn strip_userinfo(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            match rest[..host_end].rfind('@') {
+                Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
+                None => url.to_string(),
+            }
+        }
+        None => url.to_string(),
+    }
+}
+
 /// A value still streaming, as far as it can be shown: masked, without an end that may be a
 /// key's start.
 pub(crate) fn shown_so_far(value: &str) -> Cow<'_, str> {
