@@ -191,9 +191,9 @@ impl ContextWindow {
             return None;
         }
         let was = messages.clone();
-        let before: usize = messages.iter().map(|m| m.content.len()).sum();
+        let before = characters(messages);
         let deduplicated = dedupe_reads(messages);
-        let after: usize = messages.iter().map(|m| m.content.len()).sum();
+        let after = characters(messages);
         let removed = if needs_truncation(deduplicated, before, after) {
             // Cline picks the share to keep from the usage before de-duplicating.
             let keep = if estimated / 2 > limit { Keep::Quarter } else { Keep::Half };
@@ -209,20 +209,26 @@ impl ContextWindow {
         Some(Cut { reason: "threshold", estimated, limit, removed, deduplicated, undo })
     }
 
-    /// After the server said the prompt is too long: keep only a quarter of the history.
-    /// `None` when there is nothing left to remove.
+    /// After the server said the prompt is too long: keep only a quarter of the history, as
+    /// Cline's `handleContextWindowExceededError` does (history only: no file read is
+    /// replaced). `None` when there is nothing left to remove.
     pub(crate) fn cut_harder(&mut self, system: &str, messages: &mut Vec<Message>) -> Option<Cut> {
         let estimated = self.estimate(system, messages);
         let was = messages.clone();
-        let deduplicated = dedupe_reads(messages);
         let removed = truncate(messages, Keep::Quarter);
-        if deduplicated + removed == 0 {
+        if removed == 0 {
             return None;
         }
         self.base = None;
         let undo = Undo::of(&was, messages, removed);
-        Some(Cut { reason: "context_error", estimated, limit: self.max_allowed(), removed, deduplicated, undo })
+        Some(Cut { reason: "context_error", estimated, limit: self.max_allowed(), removed, deduplicated: 0, undo })
     }
+}
+
+/// The characters of a conversation as Cline's 30 % rule counts them
+/// (`countCharactersAndSavingsInRange`): each message's text and each image's base64.
+fn characters(messages: &[Message]) -> usize {
+    messages.iter().map(|m| m.content.len() + m.images().map(|i| i.data.len()).sum::<usize>()).sum()
 }
 
 /// Cline's rule after de-duplicating file reads: history is still removed unless the
@@ -244,14 +250,45 @@ fn result_header(content: &str) -> Option<(&str, &str, usize)> {
     Some((tool, &rest[..quote], 1 + tool.len() + " for '".len() + quote + "'] Result:".len()))
 }
 
-/// Where the first result of a user message ends: at another tool's notice or the
-/// environment details, which are not its content.
+/// Where the first result of a user message ends: at the next part that Cline sends as a text
+/// block of its own, each here after a blank line — another call's result (`[tool for '…']` or
+/// `[tool]`), a call not run (`Tool [`, a skip, a cut-off call), a hook's context, a slash
+/// command's instructions, the focus chain's reminder, the environment details — so that
+/// replacing the result replaces it alone, as Cline replaces its first block alone. (A result
+/// whose own text holds such a line only keeps more of itself.)
 fn first_result_end(content: &str, from: usize) -> usize {
-    ["\n\nTool [", "\n\n<environment_details>"]
-        .iter()
-        .filter_map(|t| content[from..].find(t).map(|p| p + from))
-        .min()
-        .unwrap_or(content.len())
+    let mut at = from;
+    while let Some(p) = content[at..].find("\n\n") {
+        let p = at + p;
+        if starts_another_block(content[p + 2..].trim_start_matches(['\n', '\t'])) {
+            return p;
+        }
+        at = p + 1;
+    }
+    content.len()
+}
+
+/// Whether `text` starts one of the parts a user message's results are followed by (see
+/// [`first_result_end`]).
+fn starts_another_block(text: &str) -> bool {
+    const STARTS: [&str; 9] = [
+        "Tool [",
+        "<environment_details>",
+        "<hook_context source=\"",
+        "<explicit_instructions",
+        "# task_progress",
+        "# TODO LIST UPDATE REQUIRED",
+        "[ERROR] Your previous response ",
+        "Skipping tool due to user rejecting",
+        "This tool was not executed: ",
+    ];
+    if STARTS.iter().any(|s| text.starts_with(s)) {
+        return true;
+    }
+    // A result's header: `[name for '` or `[name]` (a command's description may span lines).
+    let Some(rest) = text.strip_prefix('[') else { return false };
+    let name = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+    name > 0 && (rest[name..].starts_with(" for '") || rest[name..].starts_with("] Result:"))
 }
 
 /// The first `<OPEN…>BODY</CLOSE>` element at or after `from` in `text` whose opening tag is
@@ -559,6 +596,81 @@ mod tests {
         assert!(!m[2].content.contains("old a"));
         assert!(m[4].content.contains("\nb\n") && m[6].content.contains("new a"));
         assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
+    }
+
+    #[test]
+    fn a_replaced_result_is_that_result_alone_not_what_follows_it_in_the_message() {
+        // Several calls per reply: their results, and what Cline sends as blocks of their own
+        // after them, share one user message here. Only the first block of a message is
+        // Cline's candidate, and replacing it leaves the rest.
+        let env = "<environment_details>\nX\n</environment_details>";
+        let hook = "<hook_context source=\"PostToolUse\" type=\"x\">\nsaw it\n</hook_context>";
+        let a = |s: &str| Message::assistant(s);
+        let first = format!(
+            "[read_file for 'a.rs'] Result:\nOLD a\n\n{hook}\n\n[read_file for 'b.rs'] Result:\nB\n\n\
+             [execute_command for 'ls\n-l'] Result:\nout\n\nTool [list_files] has been called 3 times\n\n{env}"
+        );
+        let mut m = vec![
+            Message::user("task"),
+            a("0"),
+            Message::user(first.clone()),
+            a("1"),
+            Message::user(format!("[read_file for 'a.rs'] Result:\nnew a\n\n{env}")),
+            a("2"),
+        ];
+        assert_eq!(dedupe_reads(&mut m), 1);
+        assert_eq!(m[2].content, first.replace("OLD a", DUPLICATE_READ_NOTICE));
+        // A failed edit then a write of another file: the write's <final_file_content> is not
+        // the failed edit's, so a later read of a.rs replaces nothing of b.rs.
+        let wrote = crate::run::prompt::responses::file_edit_without_user_changes("b.rs", "B2");
+        let edits = format!(
+            "[replace_in_file for 'a.rs'] Result:\nfailed\n\n[write_to_file for 'b.rs'] Result:\n{wrote}\n\n{env}"
+        );
+        let mut m = vec![
+            Message::user("task"),
+            a("0"),
+            Message::user(edits.clone()),
+            a("1"),
+            Message::user("[read_file for 'a.rs'] Result:\nA"),
+            a("2"),
+        ];
+        assert_eq!(dedupe_reads(&mut m), 0);
+        assert_eq!(m[2].content, edits);
+    }
+
+    #[test]
+    fn a_second_cut_removes_history_only_as_clines() {
+        let read = |p: &str, body: &str| Message::user(format!("[read_file for '{p}'] Result:\n{body}"));
+        let mut m = conv(6);
+        m[10] = read("a.rs", "old a");
+        m.extend([Message::assistant("a6"), read("a.rs", "new a")]);
+        let mut w = ContextWindow::new(1000);
+        let cut = w.cut_harder("", &mut m).expect("a cut");
+        assert_eq!((cut.deduplicated, cut.removed), (0, 8));
+        assert!(m.iter().any(|x| x.content.ends_with("old a")), "the older read is kept");
+    }
+
+    #[test]
+    fn images_count_toward_the_30_percent_rule_as_their_base64() {
+        use crate::run::llm::{ImagePart, Part};
+        // The de-duplication saves 40 % of the text, but the image's base64 makes it far less
+        // of the whole: history is removed too, as in Cline.
+        let body = "x".repeat(4000);
+        let read = |b: &str| Message::user(format!("[read_file for 'a.rs'] Result:\n{b}"));
+        let mut m = vec![Message::user("task"), Message::assistant("0"), read(&body), Message::assistant("1")];
+        let mut shot = Message::user("y".repeat(1000));
+        shot.parts.push(Part::Image(ImagePart {
+            media_type: "image/png".into(),
+            data: "A".repeat(100_000),
+            width: 10,
+            height: 10,
+        }));
+        m.extend([shot, Message::assistant("2"), read(&body), Message::assistant("3")]);
+        let mut w = ContextWindow::new(1000);
+        w.observe(w.max_allowed(), 0, m.len());
+        let cut = w.fit("", &mut m).expect("a cut");
+        assert_eq!(cut.deduplicated, 1);
+        assert!(cut.removed > 0, "{cut:?}");
     }
 
     #[test]
