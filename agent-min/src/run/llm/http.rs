@@ -153,19 +153,17 @@ fn dropped(detail: String) -> ApiError {
 }
 
 /// curl's failure as an API error: retried unless trying again cannot help — 1 (unsupported
-/// protocol), 3 (malformed URL), 6 (unknown host), 7 (connection refused: nothing listens
-/// there), 60 (certificate not trusted).
+/// protocol), 3 (malformed URL), 7 (connection refused: nothing listens there), 60
+/// (certificate not trusted). An unknown host (6) is retried, as Cline retries any failed
+/// request: a resolver's hiccup must not end a long run.
 fn curl_error(e: curl::CurlError, url: &str) -> ApiError {
     match e {
         curl::CurlError::Failed { code: 7, .. } => ApiError::fatal(format!(
             "nothing is listening at {url} (connection refused); start the server, or check --base-url"
         )),
-        curl::CurlError::Failed { code, .. } => ApiError {
-            status: None,
-            message: e.to_string(),
-            retryable: !matches!(code, 1 | 3 | 6 | 60),
-            retry_after: None,
-        },
+        curl::CurlError::Failed { code, .. } => {
+            ApiError { status: None, message: e.to_string(), retryable: !matches!(code, 1 | 3 | 60), retry_after: None }
+        }
         other => ApiError::fatal(other.to_string()),
     }
 }
@@ -209,7 +207,8 @@ mod tests {
     fn hopeless_curl_failures_are_not_retried() {
         let f = |code| curl_error(curl::CurlError::Failed { code, message: "x".into() }, "http://h/").retryable;
         assert!(f(28) && f(52) && f(56), "timeouts and drops are retried");
-        assert!(!f(1) && !f(3) && !f(6) && !f(7) && !f(60));
+        assert!(f(6), "an unknown host is retried, as Cline retries a failed request");
+        assert!(!f(1) && !f(3) && !f(7) && !f(60));
         let refused =
             curl_error(curl::CurlError::Failed { code: 7, message: "x".into() }, "http://127.0.0.1:9/v1/messages");
         assert_eq!(
