@@ -147,7 +147,7 @@ fn mistake_limit_under_yolo_stops_with_exit_1() {
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3, "must stop before a 4th request");
     let missing = reqs[2].last_user();
-    assert!(missing.contains("[read_file] Result:\nThe tool execution failed with the following error:\n<error>\nMissing value for required parameter 'path'. Please retry with complete response."), "{missing}");
+    assert!(missing.contains("[read_file for 'undefined'] Result:\nThe tool execution failed with the following error:\n<error>\nMissing value for required parameter 'path'. Please retry with complete response."), "{missing}");
 }
 
 /// As in Cline: listing a path `.clineignore` blocks counts as a mistake (ListFilesToolHandler
@@ -209,15 +209,24 @@ fn http_429_is_retried_then_succeeds() {
 #[test]
 fn persistent_500_exits_1_naming_provider_status_and_message() {
     let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
     let err = status(500, json!({"type":"error","error":{"type":"api_error","message":"Internal server boom"}}));
     let server = Server::start(vec![err.clone(), err.clone(), err.clone(), err.clone(), anthropic(&completion("x"))]);
     let base = anthropic_args(&server);
-    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[], LIMIT);
+    let r = run_agent(ws.path(), &args_with(&base, &["--state-dir", &state_dir, "t"]), &[], LIMIT);
     assert_eq!(r.code, Some(1), "{}", r.all());
     assert_eq!(server.requests().len(), 4, "1 try + 3 retries");
     let last = r.stderr.lines().find(|l| l.starts_with("Task failed:")).unwrap_or_else(|| panic!("{}", r.stderr));
     assert!(last.contains("anthropic API error: HTTP 500: Internal server boom"), "{last}");
     assert!(last.contains("gave up after 4 attempts"));
+    // Where Cline asks whether to retry, the task is saved: `resume` asks again, the same task.
+    let r = run_cmd("resume", ws.path(), &args_with(&base, &["--last", "--state-dir", &state_dir]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5);
+    let first = text_of(&reqs[4].body["messages"][0]["content"]);
+    assert!(first.contains("<task>\nt\n</task>"), "{first}");
 }
 
 #[test]

@@ -52,7 +52,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Err(o) => return o,
     };
     let skipped = walk::Skipped::default();
-    let (entries, truncated) = list(&r.abs, recursive, MAX_ENTRIES, &skipped);
+    let (entries, truncated) = list(ctx.ws.root(), &r.abs, recursive, MAX_ENTRIES, &skipped);
     ctx.term.outcome(true, &format!("{} entries{}", entries.len(), if truncated { " (truncated)" } else { "" }));
     let notes = super::say_skipped(ctx.term, ctx.memory, &skipped);
     Outcome::Success(format!("{}{notes}", format_locked_listing(ctx.ws.root(), &r.abs, &entries, truncated)))
@@ -208,9 +208,16 @@ fn to_a_dir(link: &Path) -> bool {
 }
 
 /// Lists `dir` (names relative to it, directories with a trailing `/`), breadth first, at most
-/// `max`. Returns (entries, whether the limit was reached — Cline's `length >= limit`); what the
-/// bound on ignore files left out is said in `skipped` ([`walk`]).
-pub(crate) fn list(dir: &Path, recursive: bool, max: usize, skipped: &walk::Skipped) -> (Vec<String>, bool) {
+/// `max`, with the ignore rules from the workspace `top` down ([`walk::builder`]). Returns
+/// (entries, whether the limit was reached — Cline's `length >= limit`); what the bound on
+/// ignore files left out is said in `skipped` ([`walk`]).
+pub(crate) fn list(
+    top: &Path,
+    dir: &Path,
+    recursive: bool,
+    max: usize,
+    skipped: &walk::Skipped,
+) -> (Vec<String>, bool) {
     // Cline lists nothing (`No files found.`) for the root, the home directory, a file or a
     // path that does not exist.
     if restricted(dir) || !dir.is_dir() {
@@ -236,7 +243,7 @@ pub(crate) fn list(dir: &Path, recursive: bool, max: usize, skipped: &walk::Skip
     let started = Instant::now();
     let mut queue: VecDeque<PathBuf> = VecDeque::from([PathBuf::new()]);
     while let Some(rel) = queue.pop_front() {
-        let level = walk::builder(&dir.join(&rel), false, skipped)
+        let level = walk::builder(top, &dir.join(&rel), false, skipped)
             .max_depth(Some(1))
             .sort_by_file_name(|a, b| a.cmp(b))
             .build();
@@ -330,7 +337,7 @@ mod tests {
         ]);
         std::fs::write(d.path().join(".gitignore"), "build/\n*.log\n").unwrap();
         std::fs::write(d.path().join(".ignore"), "README\n").unwrap();
-        let (e, t) = list(d.path(), true, 200, &walk::Skipped::default());
+        let (e, t) = list(d.path(), d.path(), true, 200, &walk::Skipped::default());
         assert!(!t);
         assert_eq!(
             format_listing(&e, t),
@@ -356,7 +363,7 @@ mod tests {
     #[test]
     fn a_hidden_directory_listed_itself_is_entered() {
         let d = tree(&[".config/app/x", ".config/.cache/y"]);
-        let (e, _) = list(&d.path().join(".config"), true, 200, &walk::Skipped::default());
+        let (e, _) = list(d.path(), &d.path().join(".config"), true, 200, &walk::Skipped::default());
         assert_eq!(format_listing(&e, false), ".cache/\n.cache/y\napp/\napp/x");
     }
 
@@ -364,7 +371,7 @@ mod tests {
     fn a_nested_gitignore_counts_below_its_directory() {
         let d = tree(&["pkg/gen/x.rs", "pkg/keep.rs", "gen/y.rs"]);
         std::fs::write(d.path().join("pkg/.gitignore"), "gen/\n").unwrap();
-        let (e, _) = list(d.path(), true, 200, &walk::Skipped::default());
+        let (e, _) = list(d.path(), d.path(), true, 200, &walk::Skipped::default());
         assert!(e.contains(&"gen/y.rs".to_string()) && !e.iter().any(|p| p.starts_with("pkg/gen")), "{e:?}");
     }
 
@@ -372,7 +379,7 @@ mod tests {
     fn top_level_listing_shows_everything() {
         let d = tree(&["a", ".hidden", "node_modules/x", "ignored.log"]);
         std::fs::write(d.path().join(".gitignore"), "*.log\n").unwrap();
-        let (e, _) = list(d.path(), false, 200, &walk::Skipped::default());
+        let (e, _) = list(d.path(), d.path(), false, 200, &walk::Skipped::default());
         assert_eq!(format_listing(&e, false), ".gitignore\n.hidden\na\nignored.log\nnode_modules/");
     }
 
@@ -384,9 +391,9 @@ mod tests {
         std::os::unix::fs::symlink(outside.path().join("secret/s.txt"), d.path().join("file-link")).unwrap();
         std::os::unix::fs::symlink(outside.path().join("gone"), d.path().join("dangling")).unwrap();
         // A link to a directory is marked as one (globby's markDirectories follows links).
-        let (e, _) = list(d.path(), true, 200, &walk::Skipped::default());
+        let (e, _) = list(d.path(), d.path(), true, 200, &walk::Skipped::default());
         assert_eq!(sorted(&e), ["a.txt", "dangling", "file-link", "link/"]);
-        let (e, _) = list(d.path(), false, 200, &walk::Skipped::default());
+        let (e, _) = list(d.path(), d.path(), false, 200, &walk::Skipped::default());
         assert_eq!(e, ["a.txt", "dangling", "file-link", "link/"]);
     }
 
@@ -396,7 +403,7 @@ mod tests {
         for i in 0..250 {
             std::fs::write(d.path().join(format!("f{i:03}")), "").unwrap();
         }
-        let (e, t) = list(d.path(), true, MAX_ENTRIES, &walk::Skipped::default());
+        let (e, t) = list(d.path(), d.path(), true, MAX_ENTRIES, &walk::Skipped::default());
         assert_eq!(e.len(), 200);
         assert!(t);
         assert!(format_listing(&e, t).ends_with(
@@ -422,10 +429,10 @@ mod tests {
 
     #[test]
     fn the_root_home_files_and_missing_paths_list_nothing_as_in_cline() {
-        assert_eq!(list(Path::new("/"), true, 200, &walk::Skipped::default()), (vec![], false));
+        assert_eq!(list(Path::new("/"), Path::new("/"), true, 200, &walk::Skipped::default()), (vec![], false));
         let d = tree(&["f.txt"]);
-        assert_eq!(list(&d.path().join("f.txt"), true, 200, &walk::Skipped::default()), (vec![], false));
-        assert_eq!(list(&d.path().join("missing"), false, 200, &walk::Skipped::default()), (vec![], false));
+        assert_eq!(list(d.path(), &d.path().join("f.txt"), true, 200, &walk::Skipped::default()), (vec![], false));
+        assert_eq!(list(d.path(), &d.path().join("missing"), false, 200, &walk::Skipped::default()), (vec![], false));
         assert_eq!(format_listing(&[], false), "No files found.");
     }
 }

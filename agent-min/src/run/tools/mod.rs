@@ -124,6 +124,12 @@ impl Call {
         self.params.iter().find(|p| p.0 == name).map(|p| p.1.as_str()).filter(|v| !v.is_empty())
     }
 
+    /// A parameter as the call gave it, empty or not (Cline's `block.params.NAME`); `None`
+    /// when the call left it out.
+    pub(crate) fn given(&self, name: &str) -> Option<&str> {
+        self.params.iter().find(|p| p.0 == name).map(|p| p.1.as_str())
+    }
+
     /// (name, value) of every parameter, as Cline's handlers read them (to hooks).
     pub(crate) fn cline_params(&self) -> Vec<(String, String)> {
         self.params.iter().map(|p| (p.0.clone(), p.1.clone())).collect()
@@ -144,7 +150,7 @@ impl Call {
 
     /// Cline's description of the call, used before `Result:` (the tool's declaration says it).
     pub(crate) fn description(&self) -> String {
-        registry::find(&self.name).map_or_else(|| registry::describe_path(self), |t| (t.describe)(self))
+        registry::find(&self.name).map_or_else(|| registry::describe_unknown(self), |t| (t.describe)(self))
     }
 }
 
@@ -524,6 +530,14 @@ mod tests {
             "[search_files for 'x' in '*.rs']"
         );
         assert_eq!(call("attempt_completion", &[]).description(), "[attempt_completion]");
+        // A parameter left out is JavaScript's `undefined` in Cline's template strings; an
+        // empty path is an edit's `path || absolutePath`, so `undefined` too.
+        assert_eq!(call("read_file", &[]).description(), "[read_file for 'undefined']");
+        assert_eq!(call("read_file", &[("path", "")]).description(), "[read_file for '']");
+        assert_eq!(call("write_to_file", &[("path", "")]).description(), "[write_to_file for 'undefined']");
+        assert_eq!(call("search_files", &[("file_pattern", "")]).description(), "[search_files for 'undefined']");
+        assert_eq!(call("use_mcp_tool", &[]).description(), "[use_mcp_tool for 'undefined']");
+        assert_eq!(call("unknown_tool", &[]).description(), "[unknown_tool]");
         // ApplyPatchHandler.getDescription.
         assert_eq!(call("apply_patch", &[("input", "x")]).description(), "[apply_patch for patch application]");
     }
@@ -583,7 +597,7 @@ pub(crate) fn workspace_listing(root: &std::path::Path, term: &mut Term, memory:
         return "(Desktop files not shown automatically. Use list_files to explore if needed.)".to_string();
     }
     let skipped = walk::Skipped::default();
-    let (entries, truncated) = list::list(root, true, list::MAX_ENTRIES, &skipped);
+    let (entries, truncated) = list::list(root, root, true, list::MAX_ENTRIES, &skipped);
     let notes = say_skipped(term, memory, &skipped);
     format!("{}{notes}", list::format_locked_listing(root, root, &entries, truncated))
 }
@@ -600,7 +614,7 @@ fn is_desktop(root: &std::path::Path) -> bool {
 /// the bound on ignore files left out ([`walk`]'s warnings).
 pub(crate) fn list_entries(dir: &std::path::Path, max: usize) -> (Vec<String>, bool, Vec<String>) {
     let skipped = walk::Skipped::default();
-    let (entries, truncated) = list::list(dir, true, max, &skipped);
+    let (entries, truncated) = list::list(dir, dir, true, max, &skipped);
     (entries, truncated, skipped.warnings())
 }
 pub(crate) use write::content_of;

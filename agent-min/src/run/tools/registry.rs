@@ -86,7 +86,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         pre_tool_use: true,
         offered: |_| true,
         run: exec::run,
-        describe: |c| format!("[execute_command for '{}']", c.param("command").unwrap_or("")),
+        describe: |c| format!("[execute_command for '{}']", js(c.given("command"))),
         missing: |c, p, n| match p {
             "command" => prompt::execute_command_missing_command(),
             _ => generic_missing(c, p, n),
@@ -138,7 +138,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         pre_tool_use: true,
         offered: |f| !f.patches(),
         run: write::write_to_file,
-        describe: describe_path,
+        describe: describe_edit,
         missing: |c, p, n| match p {
             "content" => {
                 prompt::write_to_file_missing_content(c.param("path").unwrap_or("unknown"), n.count, n.context_percent)
@@ -158,7 +158,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         pre_tool_use: true,
         offered: |f| !f.patches(),
         run: write::replace_in_file,
-        describe: describe_path,
+        describe: describe_edit,
         missing: |c, p, n| match p {
             "diff" => prompt::replace_in_file_missing_diff(c.param("path").unwrap_or("unknown")),
             _ => generic_missing(c, p, n),
@@ -176,9 +176,9 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         pre_tool_use: true,
         offered: |_| true,
         run: search::run,
-        describe: |c| match c.param("file_pattern") {
-            Some(fp) => format!("[search_files for '{}' in '{fp}']", c.param("regex").unwrap_or("")),
-            None => format!("[search_files for '{}']", c.param("regex").unwrap_or("")),
+        describe: |c| match c.param("file_pattern").filter(|fp| !fp.is_empty()) {
+            Some(fp) => format!("[search_files for '{}' in '{fp}']", js(c.given("regex"))),
+            None => format!("[search_files for '{}']", js(c.given("regex"))),
         },
         missing: generic_missing,
         native: |_| texts::SEARCH_FILES_JSON.get(),
@@ -212,7 +212,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         pre_tool_use: false,
         offered: |_| true,
         run: ask::followup,
-        describe: |c| format!("[ask_followup_question for '{}']", c.param("question").unwrap_or("")),
+        describe: |c| format!("[ask_followup_question for '{}']", js(c.given("question"))),
         missing: generic_missing,
         native: |f| match f {
             Family::NativeGpt51 => texts::ASK_FOLLOWUP_QUESTION_GPT_5_1_JSON.get(),
@@ -295,8 +295,25 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
     },
 ];
 
-/// `[name for 'path']`, or `[name]` without a path: most tools' description.
-pub(crate) fn describe_path(call: &Call) -> String {
+/// A parameter as Cline's handlers put it in a description (`${block.params.path}`):
+/// `undefined` when the call left it out.
+fn js(param: Option<&str>) -> &str {
+    param.unwrap_or("undefined")
+}
+
+/// `[name for 'path']`: the description of most tools (Cline's read and list handlers).
+fn describe_path(call: &Call) -> String {
+    format!("[{} for '{}']", call.name, js(call.given("path")))
+}
+
+/// Cline's `WriteToFileToolHandler` (also `replace_in_file`'s): `path || absolutePath`, so an
+/// empty path is described as a missing one.
+fn describe_edit(call: &Call) -> String {
+    format!("[{} for '{}']", call.name, js(call.param("path")))
+}
+
+/// A tool the registry does not hold: `[name for 'path']`, or `[name]` without a path.
+pub(crate) fn describe_unknown(call: &Call) -> String {
     match call.param("path") {
         Some(path) => format!("[{} for '{path}']", call.name),
         None => format!("[{}]", call.name),
@@ -304,7 +321,7 @@ pub(crate) fn describe_path(call: &Call) -> String {
 }
 
 fn describe_server(call: &Call) -> String {
-    format!("[{} for '{}']", call.name, call.param("server_name").unwrap_or(""))
+    format!("[{} for '{}']", call.name, js(call.given("server_name")))
 }
 
 /// Cline's generic `missingToolParameterError` text.

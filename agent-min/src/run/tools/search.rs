@@ -70,16 +70,24 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
+    if std::fs::symlink_metadata(&r.abs).is_err() {
+        // Cline's ripgrep fails on a missing path and its handler counts a mistake (answering
+        // `Found 0 results.`, which would tell the model the path holds no match).
+        let msg = format!("Error searching files: File not found: {}", r.abs.display());
+        ctx.term.outcome(false, "no such path");
+        return Outcome::Failure { text: tool_error(&msg), mistake: true };
+    }
     let ignored = crate::run::tools::clineignore::ClineIgnore::load(ctx.ws.root());
     let skipped = walk::Skipped::default();
-    let found = match search(&r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p), &skipped) {
-        Ok(found) => found,
-        Err(e) => {
-            let msg = format!("Error searching files: {e}");
-            ctx.term.outcome(false, &msg);
-            return Outcome::Failure { text: tool_error(&msg), mistake: true };
-        }
-    };
+    let found =
+        match search(ctx.ws.root(), &r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p), &skipped) {
+            Ok(found) => found,
+            Err(e) => {
+                let msg = format!("Error searching files: {e}");
+                ctx.term.outcome(false, &msg);
+                return Outcome::Failure { text: tool_error(&msg), mistake: true };
+            }
+        };
     ctx.term.outcome(true, &format!("{} results", found.hits.len()));
     let mut notes = super::say_skipped(ctx.term, ctx.memory, &skipped);
     for file in &found.cut_short {
@@ -210,10 +218,12 @@ impl Sink for Collect<'_> {
     }
 }
 
-/// Searches `root` (a directory or one file) the way Cline's ripgrep call does, over the files
-/// `allowed` accepts (`.clineignore` leaves files out); what the bound on ignore files left out
-/// is said in `skipped` ([`walk`]).
+/// Searches `root` (a directory or one file) the way Cline's ripgrep call does, with the ignore
+/// rules from the workspace `top` down ([`walk::builder`]), over the files `allowed` accepts
+/// (`.clineignore` leaves files out); what the bound on ignore files left out is said in
+/// `skipped` ([`walk`]).
 pub(crate) fn search(
+    top: &Path,
     root: &Path,
     matcher: &RegexMatcher,
     glob: &str,
@@ -226,7 +236,7 @@ pub(crate) fn search(
     let pattern = overrides.build().map_err(bad)?;
     // ripgrep's --glob overrides every ignore rule (Cline's `--glob *` searches .venv/ and
     // gitignored files); here it only filters the files the ignore rules let through.
-    let walker = walk::builder(root, true, skipped).sort_by_file_path(|a, b| a.cmp(b)).build();
+    let walker = walk::builder(top, root, true, skipped).sort_by_file_path(|a, b| a.cmp(b)).build();
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .before_context(1)
@@ -379,7 +389,7 @@ mod tests {
     }
 
     fn run_search(d: &Path, re: &str, glob: &str) -> String {
-        format_results(&search(d, &matcher(re), glob, &|_| true, &walk::Skipped::default()).unwrap().hits, d)
+        format_results(&search(d, d, &matcher(re), glob, &|_| true, &walk::Skipped::default()).unwrap().hits, d)
     }
 
     #[test]
@@ -458,7 +468,7 @@ mod tests {
         let mut one_line = "x".repeat(MAX_HELD + 1);
         one_line.push_str("\nneedle after it\n");
         std::fs::write(d.path().join("long.min.js"), &one_line).unwrap();
-        let found = search(d.path(), &matcher("needle"), "*", &|_| true, &walk::Skipped::default()).unwrap();
+        let found = search(d.path(), d.path(), &matcher("needle"), "*", &|_| true, &walk::Skipped::default()).unwrap();
         let text = format_results(&found.hits, d.path());
         assert!(
             text.starts_with("Found 1 result.") && text.contains("big.log\n│----\n│filler line\n│needle at the end"),
@@ -486,7 +496,7 @@ mod tests {
     fn no_results_and_bad_globs() {
         let d = tree(&[("a", "x\n")]);
         assert_eq!(run_search(d.path(), "nothing", "*"), "Found 0 results.");
-        assert!(search(d.path(), &matcher("x"), "a{", &|_| true, &walk::Skipped::default()).is_err());
+        assert!(search(d.path(), d.path(), &matcher("x"), "a{", &|_| true, &walk::Skipped::default()).is_err());
     }
 
     #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs
@@ -510,7 +520,7 @@ mod tests {
         let d = tree(&[("src/a.rs", "needle\n"), (".hidden.txt", "needle\n")]);
         let one = |rel: &str, glob: &str| {
             format_results(
-                &search(&d.path().join(rel), &matcher("needle"), glob, &|_| true, &walk::Skipped::default())
+                &search(d.path(), &d.path().join(rel), &matcher("needle"), glob, &|_| true, &walk::Skipped::default())
                     .unwrap()
                     .hits,
                 d.path(),
@@ -526,7 +536,8 @@ mod tests {
     fn huge_lines_are_cut_to_the_result_cap_and_the_result_is_unchanged() {
         let long = "x".repeat(600 * 1024);
         let d = tree(&[("a.min.js", &format!("needle {long}\n")), ("b.txt", "needle\n")]);
-        let hits = search(d.path(), &matcher("needle"), "*", &|_| true, &walk::Skipped::default()).unwrap().hits;
+        let hits =
+            search(d.path(), d.path(), &matcher("needle"), "*", &|_| true, &walk::Skipped::default()).unwrap().hits;
         assert!(hits.iter().all(|h| h.text.len() <= MAX_BYTES), "kept within the cap");
         let out = format_results(&hits, d.path());
         // The long line never fits (as in Cline): the result stops there with the note.
@@ -536,6 +547,19 @@ mod tests {
             "{}",
             &out[..200.min(out.len())]
         );
+    }
+
+    #[test]
+    fn a_missing_path_is_a_mistake_not_zero_results() {
+        use crate::run::tools::testutil::{call, with_ctx};
+        let d = tree(&[("a.rs", "needle\n")]);
+        let ws = crate::run::tools::paths::Workspace::new(d.path()).unwrap();
+        let search =
+            |path: &str| with_ctx(&ws, |ctx| run(&call("search_files", &[("path", path), ("regex", "needle")]), ctx));
+        let out = search("nonexistent");
+        let Outcome::Failure { text, mistake: true } = out else { panic!("{out:?}") };
+        assert!(text.contains("Error searching files: File not found: ") && text.contains("nonexistent"), "{text}");
+        assert!(matches!(search("."), Outcome::Success(t) if t.starts_with("Found 1 result.")));
     }
 
     #[test]

@@ -1,7 +1,14 @@
 //! Walking the workspace the way ripgrep does, with ripgrep's own `ignore` crate: `.gitignore`
 //! (in a git repository or not), `.ignore`, `.git/info/exclude`, git's global excludes, the
-//! ignore files of the directories above, and never a symlink followed (a link inside the
-//! workspace may point anywhere).
+//! ignore files of the directories between the workspace and the walk's root, and never a
+//! symlink followed (a link inside the workspace may point anywhere).
+//!
+//! No ignore file above the workspace applies: ripgrep applies every one up to `/` outside a
+//! repository (and up to the repository's top inside one), so a `.gitignore` of `*` in a parent
+//! folder — a home directory kept in git, say — hid the whole project from listings and
+//! searches, where Cline reads the listed directory's own and those below it. The crate reads
+//! the root's and those below it; the ones between the workspace and the root (a listing's
+//! deeper levels, a search of a subdirectory) are matched here, read within the same bound.
 //!
 //! The ignore files are the repository's, so they are bounded before the crate reads them: it
 //! reads each one whole and compiles every line into a glob (a 10 MB `.gitignore` of 300k glob
@@ -86,13 +93,14 @@ impl Skipped {
     }
 }
 
-/// A walker over `root` with those rules; `hidden` skips dot files and directories too. What
-/// the bound on ignore files leaves out is said in `skipped`.
-pub(crate) fn builder(root: &Path, hidden: bool, skipped: &Skipped) -> WalkBuilder {
-    let (on, at_root) = above_and_at_root(root, skipped);
+/// A walker over `root` with those rules, `top` being the workspace (the directory above which
+/// no ignore file applies; `root` itself when `root` is not inside it); `hidden` skips dot files
+/// and directories too. What the bound on ignore files leaves out is said in `skipped`.
+pub(crate) fn builder(top: &Path, root: &Path, hidden: bool, skipped: &Skipped) -> WalkBuilder {
+    let (on, between, at_root) = above_and_at_root(top, root, skipped);
     let mut b = WalkBuilder::new(root);
     b.hidden(hidden)
-        .parents(true)
+        .parents(false)
         .ignore(on.ignore)
         .git_ignore(on.git_ignore)
         .git_global(true)
@@ -104,8 +112,47 @@ pub(crate) fn builder(root: &Path, hidden: bool, skipped: &Skipped) -> WalkBuild
     // for the root and the directories below it that have ignore files.
     let applied = Mutex::new(HashMap::from([(root.to_path_buf(), at_root)]));
     let skipped = skipped.clone();
-    b.filter_entry(move |e| admits(e, on, &applied, &skipped));
+    b.filter_entry(move |e| !between.ignores(e) && admits(e, on, &applied, &skipped));
     b
+}
+
+/// The rules of the directories between the workspace and a walk's root, deepest first: each
+/// directory's `.ignore`, `.gitignore` and (where it holds `.git`) `info/exclude`, in the
+/// crate's order of precedence.
+struct Between(Vec<ignore::gitignore::Gitignore>);
+
+impl Between {
+    /// Whether their rules ignore `e`: the deepest rule that matches decides, as in git. (They
+    /// rank under the rules of the root and below it, which the crate has applied already,
+    /// except that a `!` there cannot bring back what they ignore.)
+    fn ignores(&self, e: &DirEntry) -> bool {
+        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        for rules in &self.0 {
+            match rules.matched(e.path(), is_dir) {
+                ignore::Match::Ignore(_) => return true,
+                ignore::Match::Whitelist(_) => return false,
+                ignore::Match::None => {}
+            }
+        }
+        false
+    }
+}
+
+/// The matcher of the ignore files `found` of directory `dir`, read within the bound (each was
+/// checked already; one that has changed into something else since is left out).
+fn rules_of(dir: &Path, found: &[&Found]) -> ignore::gitignore::Gitignore {
+    let mut b = ignore::gitignore::GitignoreBuilder::new(dir);
+    // The crate's precedence within a directory: `.ignore` over `.gitignore` over the exclude
+    // file; within one matcher the last matching line wins, so the weakest go in first.
+    for kind in [Kind::Exclude, Kind::GitIgnore, Kind::Ignore] {
+        for f in found.iter().filter(|f| f.kind == kind) {
+            let Ok(bytes) = trusted_file::read(&f.path, Links::Follow, MAX_IGNORE_BYTES) else { continue };
+            for line in String::from_utf8_lossy(&bytes).lines() {
+                let _ = b.add_line(Some(f.path.clone()), line);
+            }
+        }
+    }
+    b.build().unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
 }
 
 /// The kinds of ignore file a walk reads.
@@ -241,22 +288,27 @@ fn first_line(path: &Path) -> Result<Option<String>, (PathBuf, &'static str)> {
     }
 }
 
-/// Checks the ignore files of `root` and of every directory above it, which the crate reads
-/// before any filter runs: the kinds to read (a kind that would pass the bound is not read, and
-/// that is said in `skipped`), and the bytes of rules that then apply at the root.
-fn above_and_at_root(root: &Path, skipped: &Skipped) -> (On, u64) {
+/// Checks the ignore files of `root` and of the directories between `top` and it (the crate
+/// reads the root's before any filter runs; the others are matched by [`Between`]): the kinds
+/// to read (a kind that would pass the bound is not read, and that is said in `skipped`), the
+/// rules between, and the bytes of rules that then apply at the root.
+fn above_and_at_root(top: &Path, root: &Path, skipped: &Skipped) -> (On, Between, u64) {
     let mut on = On { git_ignore: true, ignore: true, exclude: true };
     if !root.is_dir() {
         // A file walked alone: the crate reads no ignore file for it.
-        return (on, 0);
+        return (on, Between(Vec::new()), 0);
     }
-    // The crate reads the parents of the canonical root, then the root as given.
-    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let mut dirs: Vec<&Path> = canonical.ancestors().skip(1).collect();
-    dirs.reverse();
-    dirs.push(root);
-    let found: Vec<Found> = dirs.iter().flat_map(|d| ignore_files(d, on)).collect();
-    for f in &found {
+    // The directories from `top` down to the root, deepest (the root) first.
+    let dirs: Vec<&Path> = match root.strip_prefix(top) {
+        Ok(rel) if rel.components().all(|c| matches!(c, std::path::Component::Normal(_))) => {
+            root.ancestors().take(rel.components().count() + 1).collect()
+        }
+        _ => vec![root],
+    };
+    // (index in `dirs`, file)
+    let found: Vec<(usize, Found)> =
+        dirs.iter().enumerate().flat_map(|(i, d)| ignore_files(d, on).into_iter().map(move |f| (i, f))).collect();
+    for (_, f) in &found {
         if let (Err(why), true) = (f.size, on.reads(f.kind)) {
             on.stop(f.kind);
             skipped.push(format!(
@@ -268,7 +320,7 @@ fn above_and_at_root(root: &Path, skipped: &Skipped) -> (On, u64) {
     }
     let bytes = |on: On, k: Option<Kind>| -> u64 {
         let of = |f: &&Found| on.reads(f.kind) && k.is_none_or(|k| f.kind == k);
-        found.iter().filter(of).filter_map(|f| f.size.ok()).sum()
+        found.iter().map(|(_, f)| f).filter(of).filter_map(|f| f.size.ok()).sum()
     };
     // Over the bound: the kind holding the most bytes is not read, until the rest fits.
     while bytes(on, None) > MAX_IGNORE_BYTES {
@@ -279,7 +331,7 @@ fn above_and_at_root(root: &Path, skipped: &Skipped) -> (On, u64) {
         else {
             break;
         };
-        let largest = found.iter().filter(|f| f.kind == kind).max_by_key(|f| f.size.unwrap_or(0));
+        let largest = found.iter().map(|(_, f)| f).filter(|f| f.kind == kind).max_by_key(|f| f.size.unwrap_or(0));
         if let Some(f) = largest {
             skipped.push(format!(
                 "{} is {} bytes: with it the ignore rules that apply here exceed the limit of {}, so no {} file was applied and what they ignore is included.",
@@ -291,7 +343,16 @@ fn above_and_at_root(root: &Path, skipped: &Skipped) -> (On, u64) {
         }
         on.stop(kind);
     }
-    (on, bytes(on, None))
+    let between = (1..dirs.len())
+        .map(|i| {
+            let own: Vec<&Found> =
+                found.iter().filter(|(d, f)| *d == i && on.reads(f.kind) && f.size.is_ok()).map(|(_, f)| f).collect();
+            (i, own)
+        })
+        .filter(|(_, own)| !own.is_empty())
+        .map(|(i, own)| rules_of(dirs[i], &own))
+        .collect();
+    (on, Between(between), bytes(on, None))
 }
 
 /// The walk's filter: whether to enter the directory `e` (anything else passes). It is left
@@ -345,10 +406,15 @@ mod tests {
         s
     }
 
-    /// The entries of a walk from `root` (relative, sorted) and its warnings.
+    /// The entries of a walk of the workspace `root` (relative, sorted) and its warnings.
     fn walked(root: &Path) -> (Vec<String>, Vec<String>) {
+        walked_below(root, root)
+    }
+
+    /// The same for a walk of `root` in the workspace `top`.
+    fn walked_below(top: &Path, root: &Path) -> (Vec<String>, Vec<String>) {
         let skipped = Skipped::default();
-        let mut names: Vec<String> = builder(root, false, &skipped)
+        let mut names: Vec<String> = builder(top, root, false, &skipped)
             .build()
             .filter_map(Result::ok)
             .filter(|e| e.depth() > 0)
@@ -377,8 +443,8 @@ mod tests {
                 big.len()
             )]
         );
-        // Walking a directory below it: the file is a parent's, read before any filter runs.
-        let (names, warnings) = walked(&d.path().join("deep"));
+        // Walking a directory below it: the file is between the workspace and the walk's root.
+        let (names, warnings) = walked_below(d.path(), &d.path().join("deep"));
         assert_eq!(names, ["d.log"]);
         assert!(warnings.len() == 1 && warnings[0].starts_with(&file), "{warnings:?}");
     }
@@ -450,9 +516,10 @@ mod tests {
                 sub.join(".ignore").display()
             )]
         );
-        // Above the root: that kind of file is not read in this walk (`top/.gitignore` neither).
+        // Between the workspace and the root: that kind of file is not read in this walk
+        // (`top/.gitignore` neither).
         fifo(&d.path().join(".gitignore"));
-        let (names, warnings) = walked_in_time(&d.path().join("top"));
+        let (names, warnings) = walked_below_in_time(d.path(), &d.path().join("top"));
         assert_eq!(names, [".gitignore", "x", "y"]);
         assert_eq!(
             warnings,
@@ -481,6 +548,45 @@ mod tests {
         );
     }
 
+    /// No ignore file above the workspace applies, in a repository or not: a `.gitignore` of
+    /// `*` in a parent folder (a home directory kept in git) hid the whole project. Those
+    /// between the workspace and the walk's root do, deepest first.
+    #[test]
+    fn ignore_files_above_the_workspace_never_apply_those_between_it_and_the_root_do() {
+        let d = tree(&[
+            (".gitignore", "*\n"),
+            (".ignore", "*.rs\n"),
+            ("ws/.gitignore", "*.log\n!keep.log\n"),
+            ("ws/a.txt", ""),
+            ("ws/c.rs", ""),
+            ("ws/src/.gitignore", "*.tmp\n"),
+            ("ws/src/b.txt", ""),
+            ("ws/src/x.log", ""),
+            ("ws/src/keep.log", ""),
+            ("ws/src/y.tmp", ""),
+            ("ws/src/deep/z.log", ""),
+        ]);
+        let ws = d.path().join("ws");
+        let all = [".gitignore", "a.txt", "c.rs", "src", "src/.gitignore", "src/b.txt", "src/deep", "src/keep.log"];
+        for git in [false, true] {
+            if git {
+                std::fs::create_dir_all(ws.join(".git/info")).unwrap();
+                std::fs::write(ws.join(".git/info/exclude"), "b.txt\n").unwrap();
+            }
+            let (mut names, warnings) = walked(&ws);
+            names.retain(|n| n != ".git" && !n.starts_with(".git/"));
+            let expected: Vec<&str> = all.iter().copied().filter(|n| !(git && *n == "src/b.txt")).collect();
+            assert_eq!(names, expected, "git: {git}");
+            assert!(warnings.is_empty(), "{warnings:?}");
+            // Walking `src` in the workspace: the workspace's rules (and its repository's
+            // exclude file) still apply there, the negation among them too.
+            let (names, _) = walked_below(&ws, &ws.join("src"));
+            let expected: &[&str] =
+                if git { &[".gitignore", "deep", "keep.log"] } else { &[".gitignore", "b.txt", "deep", "keep.log"] };
+            assert_eq!(names, expected, "git: {git}");
+        }
+    }
+
     /// Many directories left out are named up to a few, and counted past them.
     #[test]
     fn many_warnings_are_counted_past_a_few() {
@@ -507,9 +613,13 @@ mod tests {
     /// [`walked`] on a thread, waited for: a walk blocked on a FIFO fails the test instead of
     /// hanging it.
     fn walked_in_time(root: &Path) -> (Vec<String>, Vec<String>) {
-        let root = root.to_path_buf();
+        walked_below_in_time(root, root)
+    }
+
+    fn walked_below_in_time(top: &Path, root: &Path) -> (Vec<String>, Vec<String>) {
+        let (top, root) = (top.to_path_buf(), root.to_path_buf());
         let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || tx.send(walked(&root)).unwrap());
+        std::thread::spawn(move || tx.send(walked_below(&top, &root)).unwrap());
         rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the walk ended")
     }
 }
