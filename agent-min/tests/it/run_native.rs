@@ -150,6 +150,28 @@ fn the_same_task_runs_in_xml_and_native_mode_on_all_three_wire_formats() {
     }
 }
 
+/// Claude models newer than Cline's table (Cline would ask its default model instead) are
+/// asked as the API takes them: no forced tool, no temperature — the scripted server refuses
+/// both from them, as Anthropic does.
+#[test]
+fn claude_models_newer_than_clines_table_are_asked_as_the_api_takes_them() {
+    for model in ["claude-sonnet-5-5", "claude-opus-5-5"] {
+        let ws = tempfile::tempdir().unwrap();
+        let server = Server::start(vec![
+            reply(vec![call("toolu_A", "list_files", &[r#"{"path":"."}"#])]),
+            reply(vec![call("toolu_B", "attempt_completion", &[r#"{"result":"ok"}"#])]),
+        ]);
+        let mut base = anthropic_args(&server);
+        let at = base.iter().position(|a| a == "claude-test").unwrap();
+        base[at] = model.to_string();
+        let r = run_agent(ws.path(), &args_with(&base, &["list it"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{model}: {}", r.all());
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 2, "{model}: native under auto");
+        assert_eq!(reqs[0].body["tool_choice"], json!({"type": "auto"}), "{model}");
+    }
+}
+
 #[test]
 fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
     let ws = tempfile::tempdir().unwrap();

@@ -366,6 +366,18 @@ fn settings_problem(path: &str, body: &Value) -> Option<String> {
     if thinking && forced {
         return Some("Thinking may not be enabled when tool_choice forces tool use.".into());
     }
+    // Claude Sonnet 5.5 (and Opus 5.5, Fable 5.1) refuse forced tool use ("Forced tool use
+    // returns an error", Anthropic's "What's new in Claude Sonnet 5.5"); Opus 4.7 and the
+    // Claude 5 models refuse a sampling parameter (Opus 4.7's own wording).
+    let newest = ["claude-sonnet-5-5", "claude-opus-5-5", "claude-fable-5-1"].iter().any(|p| model.starts_with(p));
+    if newest && forced {
+        return Some("tool_choice: forced tool use is not supported for this model; use `auto`.".into());
+    }
+    let no_sampling =
+        ["claude-opus-4-7", "claude-opus-5", "claude-sonnet-5", "claude-fable-5"].iter().any(|p| model.starts_with(p));
+    if no_sampling && body.get("temperature").is_some() {
+        return Some("`temperature` is deprecated for this model.".into());
+    }
     let budget = body.pointer("/thinking/budget_tokens").and_then(Value::as_u64).unwrap_or(0);
     if thinking && body["max_tokens"].as_u64().unwrap_or(0) <= budget {
         return Some("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size".into());

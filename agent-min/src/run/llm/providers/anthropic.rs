@@ -76,7 +76,10 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::anthropic(tools);
         if !thinks {
-            body["tool_choice"] = if cache { json!({"type": "any"}) } else { json!({"type": "auto"}) };
+            // Cline forces a tool on a caching model. A model its table lacks may refuse that
+            // (Claude Sonnet 5.5: "Forced tool use returns an error"): it gets `auto`.
+            let forced = cache && cfg.facts.known;
+            body["tool_choice"] = if forced { json!({"type": "any"}) } else { json!({"type": "auto"}) };
         }
     }
     if let Thinking::Adaptive(effort) = thinking {
@@ -134,6 +137,23 @@ pub(crate) fn is_adaptive_thinking_model(model: &str) -> bool {
         || VERSIONS.iter().any(|v| id.contains(&format!("claude-opus-{v}")) || id.contains(&format!("claude-{v}-opus")))
 }
 
+/// Whether `model` thinks adaptively and refuses a temperature: Cline's
+/// [`is_adaptive_thinking_model`], or a Claude model of generation 5 or later that Cline's
+/// table does not hold (`claude-opus-5`, `claude-sonnet-5-5`, `anthropic/claude-opus-5.5`):
+/// Anthropic refuses a sampling parameter from those (Cline would ask its default model
+/// instead, so it has no rule for them).
+pub(crate) fn thinks_adaptively(model: &str) -> bool {
+    is_adaptive_thinking_model(model) || claude_generation(model).is_some_and(|g| g >= 5)
+}
+
+/// The generation of a Claude model id: the first number after `claude-`, in either naming
+/// (`claude-opus-5-5` and `claude-3-5-sonnet` are 5 and 3).
+fn claude_generation(model: &str) -> Option<u32> {
+    let id = model.to_ascii_lowercase();
+    let rest = &id[id.find("claude-")? + "claude-".len()..];
+    rest.split(['-', '.', ':', '@']).find_map(|part| part.parse().ok())
+}
+
 /// How the request thinks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Thinking {
@@ -153,7 +173,7 @@ impl Thinking {
     /// it can (Cline's `supportsReasoning`; a model not in its table is taken at its word).
     fn of(cfg: &ApiConfig, model: &str) -> Thinking {
         let budget = cfg.thinking_budget.filter(|&b| b > 0);
-        if is_adaptive_thinking_model(model) {
+        if thinks_adaptively(model) {
             let effort = match cfg.reasoning_effort.as_deref() {
                 Some(e) => super::REASONING_EFFORTS.iter().find(|&&k| k == e).copied(),
                 None => budget.map(|_| "high"),
@@ -684,6 +704,28 @@ mod tests {
         );
         let (body, _) = asked("claude-opus-4-7", Some(4096), Some("none"));
         assert_eq!((body.get("thinking"), body.get("output_config"), body.get("temperature")), (None, None, None));
+    }
+
+    #[test]
+    fn claude_models_newer_than_clines_table_get_neither_a_temperature_nor_a_forced_tool() {
+        // Anthropic refuses both from these ("Forced tool use returns an error" on Sonnet 5.5;
+        // Claude 5 models refuse sampling parameters). Cline would ask its default model.
+        for model in ["claude-sonnet-5-5", "claude-opus-5", "claude-opus-5-5", "claude-haiku-5-5"] {
+            let (body, _) = asked(model, None, None);
+            assert_eq!(body.get("temperature"), None, "{model}");
+            assert_eq!(body["tool_choice"], json!({"type": "auto"}), "{model}");
+            let (body, _) = asked(model, None, Some("high"));
+            assert_eq!(
+                (&body["thinking"], &body["output_config"]),
+                (&json!({"type": "adaptive"}), &json!({"effort": "high"}))
+            );
+        }
+        // Older ones, and the generations in either naming.
+        assert_eq!(asked("claude-3-5-sonnet-20241022", None, None).0["tool_choice"], json!({"type": "any"}));
+        assert_eq!(claude_generation("claude-3-5-sonnet-20241022"), Some(3));
+        assert_eq!(claude_generation("anthropic/claude-opus-5.5"), Some(5));
+        assert_eq!(claude_generation("claude-test"), None);
+        assert!(!thinks_adaptively("claude-sonnet-4-5-20250929") && thinks_adaptively("anthropic/claude-opus-5.5"));
     }
 
     #[test]

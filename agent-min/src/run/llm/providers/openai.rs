@@ -217,10 +217,11 @@ fn refuses_parallel_tool_calls(model: &str) -> bool {
 /// models their table's (`moonshot.ts`; `kimi-k2.5` refuses anything but 1), MiniMax's `MiniMax-…`
 /// 1 (`minimax.ts`; its range is (0, 1]), Google's `gemini-…` 1 (`gemini.ts`, `?? 1`) and
 /// OpenRouter's `google/gemini-3…` 1 (`openrouter-stream.ts`), and the Claude models that think
-/// adaptively none (`openrouter-stream.ts`; Opus 4.7 refuses one).
+/// adaptively none (`openrouter-stream.ts`; Opus 4.7 refuses one; so do the Claude 5 models
+/// newer than Cline's table).
 fn temperature(model: &str) -> Option<Value> {
     let m = model.to_ascii_lowercase();
-    if super::anthropic::is_adaptive_thinking_model(&m) {
+    if super::anthropic::thinks_adaptively(&m) {
         return None;
     }
     if let Some(t) = crate::run::llm::models::moonshot_temperature(&m) {
