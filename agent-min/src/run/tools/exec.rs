@@ -28,7 +28,10 @@ const QUEUE_CHUNKS: usize = 16;
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let command = gemini_command_fixes(call.param("command").unwrap_or_default(), ctx.model);
     let command = command.as_str();
-    let timeout = call.param("timeout").and_then(timeout_of).unwrap_or(ctx.command_timeout);
+    // The model's `timeout` may shorten `--command-timeout`, never pass it: the flag is the
+    // person's bound on what a command may take.
+    let timeout =
+        call.param("timeout").and_then(timeout_of).map_or(ctx.command_timeout, |t| t.min(ctx.command_timeout));
     ctx.term.tool("execute_command", command);
     if let Some(refused) = refusal(command, ctx.ws.root()) {
         ctx.decide(false, By::Policy, None);
@@ -60,6 +63,10 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
                 (false, None) => "killed by a signal".to_string(),
             };
             ctx.term.outcome(r.code == Some(0) && !r.timed_out, &summary);
+            if let Some(log) = r.output.log_path() {
+                // The model is pointed to it: `read_file` may read it, outside the workspace.
+                ctx.memory.logs.push(std::fs::canonicalize(log).unwrap_or_else(|_| log.to_path_buf()));
+            }
             let mut text = r.to_result(timeout);
             if let Some(note) = sandbox::notice::for_failure(policy, r.code, &text) {
                 text.push_str("\n\n");
@@ -125,7 +132,12 @@ impl Ran {
             self.output.log_path().map(|p| format!("\nFull output saved to: {}", p.display())).unwrap_or_default();
         if self.timed_out {
             let so_far = if out.is_empty() { String::new() } else { format!("\nOutput so far:\n{out}") };
-            return format!("Command execution timed out after {} seconds. {so_far}{log}", timeout.as_secs_f64());
+            // Cline's text, where the command goes on running in the person's terminal; here it
+            // was stopped, which the model must know (a server it started is not there to ask).
+            return format!(
+                "Command execution timed out after {} seconds. It was stopped: its processes were killed.{so_far}{log}",
+                timeout.as_secs_f64()
+            );
         }
         let mut s = match (self.code, self.signal) {
             (Some(0), _) => "Command executed successfully (exit code 0).".to_string(),
@@ -326,7 +338,9 @@ mod tests {
             .map(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
             .unwrap_or(false);
         assert!(!alive, "background sleep {pid} survived the timeout");
-        assert!(r.to_result(Duration::from_millis(500)).starts_with("Command execution timed out after 0.5 seconds. "));
+        assert!(r
+            .to_result(Duration::from_millis(500))
+            .starts_with("Command execution timed out after 0.5 seconds. It was stopped: its processes were killed."));
     }
 
     #[test]
@@ -339,6 +353,45 @@ mod tests {
             let out = with_ctx(&ws, |ctx| super::super::run(&c, ctx));
             assert!(matches!(&out, Outcome::Success(s) if s.contains("ok")), "{t}: {out:?}");
         }
+    }
+
+    #[test]
+    fn the_models_timeout_never_passes_command_timeout() {
+        use super::super::testutil::{call, with_ctx};
+        let d = tempfile::tempdir().unwrap();
+        let ws = crate::run::tools::paths::Workspace::new(d.path()).unwrap();
+        let c = call("execute_command", &[("command", "sleep 30"), ("requires_approval", "false"), ("timeout", "100")]);
+        let out = with_ctx(&ws, |ctx| {
+            ctx.command_timeout = Duration::from_millis(300);
+            super::super::run(&c, ctx)
+        });
+        let text = match &out {
+            Outcome::Success(s) | Outcome::Failure { text: s, .. } => s.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert!(text.contains("Command execution timed out after 0.3 seconds. It was stopped"), "{text}");
+    }
+
+    #[test]
+    fn the_log_file_a_result_names_can_be_read_under_yolo_and_no_other_outside_file() {
+        use super::super::testutil::{call, with_ctx};
+        let d = tempfile::tempdir().unwrap();
+        let ws = crate::run::tools::paths::Workspace::new(d.path()).unwrap();
+        let seq = call("execute_command", &[("command", "seq 1 1200"), ("requires_approval", "false")]);
+        let (ran, read, other) = with_ctx(&ws, |ctx| {
+            let Outcome::Success(ran) = super::super::run(&seq, ctx) else { panic!("the command ran") };
+            let path = ran.rsplit("Full output saved to: ").next().unwrap().trim().to_string();
+            let read = super::super::run(&call("read_file", &[("path", &path), ("start_line", "1200")]), ctx);
+            let other = super::super::run(&call("read_file", &[("path", "/etc/hostname")]), ctx);
+            (ran, read, other)
+        });
+        assert!(ran.contains("Full output saved to: "), "{ran}");
+        assert!(matches!(&read, Outcome::Success(t) if t.contains("1200 | 1200")), "{read:?}");
+        assert!(
+            matches!(&other, Outcome::Failure { text, .. } if text.contains("--yolo never approves paths outside"))
+        );
+        let log = ran.rsplit("Full output saved to: ").next().unwrap().trim();
+        let _ = std::fs::remove_file(log);
     }
 
     #[test]

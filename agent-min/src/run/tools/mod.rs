@@ -235,6 +235,9 @@ pub(crate) struct Memory {
     pub images: Vec<image::Image>,
     /// What walks left out because of the bound on ignore files, already told the person.
     pub walk_warned: Vec<String>,
+    /// The log files of long command output this task wrote (canonical): the results point
+    /// the model to them, so reading one is allowed outside the workspace, also under `--yolo`.
+    pub logs: Vec<std::path::PathBuf>,
 }
 
 /// Says what the bound on ignore files left out of a walk ([`walk`]): each warning once per
@@ -357,6 +360,12 @@ pub(crate) fn check_path(
         return Err(Outcome::Failure { text: tool_error(e), mistake: false });
     }
     if !r.inside {
+        let canonical = || std::fs::canonicalize(&r.abs).unwrap_or_else(|_| r.abs.clone());
+        if access == Access::Read && !ctx.memory.logs.is_empty() && ctx.memory.logs.contains(&canonical()) {
+            // A command's log file this task wrote, which its result names (`Full output saved
+            // to:`): ours, not the person's files.
+            return Ok(r);
+        }
         if ctx.yolo {
             ctx.decide(false, By::Policy, None);
             let msg = format!(
