@@ -679,6 +679,18 @@ mod first_request {
     }
 
     #[test]
+    fn deepseek_chat_gets_its_tables_output_limit_as_clines_deepseek_provider_sends() {
+        // DeepSeek's API stops its chat model at 4K tokens unless told more.
+        assert_eq!(body(Provider::OpenAi, "deepseek-chat", None, None)["max_tokens"], json!(8000));
+        assert_eq!(body(Provider::OpenAi, "deepseek-chat", Some(2000), None)["max_tokens"], json!(2000));
+        // Its thinking models' defaults are above their table's: none sent.
+        for model in ["deepseek-reasoner", "deepseek-v4-pro", "gpt-4o"] {
+            let b = body(Provider::OpenAi, model, None, None);
+            assert_eq!((b.get("max_tokens"), b.get("max_completion_tokens")), (None, None), "{model}");
+        }
+    }
+
+    #[test]
     fn claude_sonnet_4_5_as_clines_anthropic_provider() {
         let b = body(Provider::Anthropic, "claude-sonnet-4-5", None, None);
         assert_eq!(b["system"], json!([{"text": "SYS", "type": "text", "cache_control": {"type": "ephemeral"}}]));

@@ -56,6 +56,13 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
         mark_for_cache(&mut msgs, system);
     }
     let mut body = json!({"model": cfg.model, "messages": msgs});
+    if let Some(model) = openrouter_1m(cfg) {
+        // Cline's `:1m` ids are its own: OpenRouter gets the model's id, routed only to the
+        // providers that serve its 1M window (`openrouter-stream.ts`), which the run's facts
+        // assume.
+        body["model"] = json!(model);
+        body["provider"] = json!({"order": ["anthropic", "google-vertex/global"], "allow_fallbacks": false});
+    }
     if native {
         native_settings(cfg, &mut body);
     } else {
@@ -64,6 +71,23 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     body["stream"] = json!(true);
     body["stream_options"] = json!({"include_usage": true});
     streamed_post(cfg, "chat/completions", &body)
+}
+
+/// Cline's OpenRouter ids of Claude with its 1M window (`shared/api.ts`,
+/// `openRouterClaude…1mModelId`): at OpenRouter, the id without its `:1m`.
+fn openrouter_1m(cfg: &ApiConfig) -> Option<&str> {
+    const IDS: [&str; 8] = [
+        "anthropic/claude-sonnet-4:1m",
+        "anthropic/claude-sonnet-4.5:1m",
+        "anthropic/claude-sonnet-4.6:1m",
+        "anthropic/claude-sonnet-5:1m",
+        "anthropic/claude-opus-4.6:1m",
+        "anthropic/claude-opus-4.7:1m",
+        "anthropic/claude-opus-4.8:1m",
+        "anthropic/claude-fable-5:1m",
+    ];
+    let model = cfg.model.as_str();
+    (super::is_openrouter(&cfg.base_url) && IDS.contains(&model)).then(|| &model[..model.len() - ":1m".len()])
 }
 
 /// Whether the model's own API refuses a conversation in which a reply that made tool calls
@@ -183,7 +207,15 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
             body["temperature"] = t;
         }
     }
-    match (cfg.max_tokens, reasoning) {
+    // DeepSeek's own API caps a reply of its chat model at 4K tokens unless told more; Cline's
+    // `deepseek.ts` sends the table's limit (8,000). Its thinking models' own defaults are
+    // larger than their table's: they get none.
+    let m = cfg.model.to_ascii_lowercase();
+    let deepseek_chat = crate::run::llm::models::is_deepseek_api_model(&m)
+        && !m.contains("deepseek-reasoner")
+        && !m.starts_with("deepseek-v4-");
+    let limit = cfg.max_tokens.or(cfg.facts.max_output().filter(|_| deepseek_chat));
+    match (limit, reasoning) {
         (Some(n), false) => body["max_tokens"] = json!(n),
         (Some(n), true) => body["max_completion_tokens"] = json!(n),
         (None, _) => {}
@@ -650,6 +682,28 @@ mod tests {
         for other in ["gpt-4.1", "deepseek/deepseek-reasoner", "deepseek-r1:7b", "qwen3", "kimi-k2-0905-preview"] {
             assert_eq!(sent(other), vec![None, None, None], "{other}");
         }
+    }
+
+    /// Cline's `:1m` OpenRouter ids are its own: OpenRouter gets the model's id and the route
+    /// to the providers with the 1M window (`openrouter-stream.ts`).
+    #[test]
+    fn openrouter_gets_clines_1m_ids_without_the_suffix_and_routed_as_cline_does() {
+        let asked = |base: &str, model: &str| -> Value {
+            let cfg = ApiConfig {
+                base_url: base.to_string(),
+                facts: crate::run::llm::models::lookup(super::super::Provider::OpenAi, model).facts,
+                ..ApiConfig::test(super::super::Provider::OpenAi, model)
+            };
+            serde_json::from_slice(&request(&cfg, "SYS", &[Message::user("hi")]).body).unwrap()
+        };
+        let b = asked("https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4.5:1m");
+        assert_eq!(b["model"], "anthropic/claude-sonnet-4.5");
+        assert_eq!(b["provider"], json!({"order": ["anthropic", "google-vertex/global"], "allow_fallbacks": false}));
+        let b = asked("https://openrouter.ai/api/v1", "anthropic/claude-sonnet-4.5");
+        assert_eq!((b["model"].as_str(), b.get("provider")), (Some("anthropic/claude-sonnet-4.5"), None));
+        // Elsewhere the id is the server's own business.
+        let b = asked("http://127.0.0.1:4000/v1", "anthropic/claude-sonnet-4.5:1m");
+        assert_eq!((b["model"].as_str(), b.get("provider")), (Some("anthropic/claude-sonnet-4.5:1m"), None));
     }
 
     /// Azure OpenAI as Cline's `AzureOpenAI` client asks it: the deployment in the path, the
