@@ -239,6 +239,8 @@ pub(crate) fn list(
         let hit = items.len() >= max;
         return (items, hit);
     }
+    // A directory outside the workspace (an approved listing) is its own top.
+    let top = if dir.starts_with(top) { top } else { dir };
     let hidden_allowed = dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
     let started = Instant::now();
     let mut queue: VecDeque<PathBuf> = VecDeque::from([PathBuf::new()]);
@@ -345,6 +347,22 @@ mod tests {
             // (globby's `**/.*/**` matches directories only).
             ".env\n.gitignore\n.ignore\nlogs/\nsrc/\nsrc/a.rs\nsrc/deep/\nsrc/deep/b.rs"
         );
+    }
+
+    /// Each level of a listing is walked on its own: the rules of the levels above apply there,
+    /// under the level's own (a `!` there brings a file back), also in a directory outside the
+    /// workspace.
+    #[test]
+    fn every_level_has_the_rules_above_it_under_its_own() {
+        let d = tree(&["src/x.zlog", "src/keep.zlog", "src/deep/y.zlog", "a.zlog", "b.rs"]);
+        std::fs::write(d.path().join(".gitignore"), "*.zlog\n").unwrap();
+        std::fs::write(d.path().join("src/.gitignore"), "!keep.zlog\n").unwrap();
+        let expected = ".gitignore\nb.rs\nsrc/\nsrc/.gitignore\nsrc/keep.zlog\nsrc/deep/";
+        let (e, t) = list(d.path(), d.path(), true, 200, &walk::Skipped::default());
+        assert_eq!(format_listing(&e, t), expected);
+        let elsewhere = tempfile::tempdir().unwrap();
+        let (e, t) = list(elsewhere.path(), d.path(), true, 200, &walk::Skipped::default());
+        assert_eq!(format_listing(&e, t), expected, "outside the workspace");
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //! No ignore file above the workspace applies: ripgrep applies every one up to `/` outside a
 //! repository (and up to the repository's top inside one), so a `.gitignore` of `*` in a parent
 //! folder — a home directory kept in git, say — hid the whole project from listings and
-//! searches, where Cline reads the listed directory's own and those below it. The crate reads
-//! the root's and those below it; the ones between the workspace and the root (a listing's
-//! deeper levels, a search of a subdirectory) are matched here, read within the same bound.
+//! searches, where Cline reads the listed directory's own and those below it. The crate applies
+//! the root's and those below it (it reads every one above the root too, applying none: those
+//! are bounded as well); the ones between the workspace and the root (a listing's deeper
+//! levels, a search of a subdirectory) are matched here, under the root's own and those below.
 //!
 //! The ignore files are the repository's, so they are bounded before the crate reads them: it
 //! reads each one whole and compiles every line into a glob (a 10 MB `.gitignore` of 300k glob
@@ -118,23 +119,56 @@ pub(crate) fn builder(top: &Path, root: &Path, hidden: bool, skipped: &Skipped) 
 
 /// The rules of the directories between the workspace and a walk's root, deepest first: each
 /// directory's `.ignore`, `.gitignore` and (where it holds `.git`) `info/exclude`, in the
-/// crate's order of precedence.
-struct Between(Vec<ignore::gitignore::Gitignore>);
+/// crate's order of precedence. The rules of the root and the directories below it rank above
+/// them (the crate has applied those already; a `!` there brings back what these ignore), so
+/// they are matched here too, read again once per directory, only when there are rules between.
+struct Between {
+    rules: Vec<ignore::gitignore::Gitignore>,
+    root: PathBuf,
+    on: On,
+    own: Mutex<HashMap<PathBuf, Arc<ignore::gitignore::Gitignore>>>,
+}
 
 impl Between {
-    /// Whether their rules ignore `e`: the deepest rule that matches decides, as in git. (They
-    /// rank under the rules of the root and below it, which the crate has applied already,
-    /// except that a `!` there cannot bring back what they ignore.)
+    fn none(root: &Path) -> Between {
+        Between { rules: Vec::new(), root: root.to_path_buf(), on: On::ALL, own: Mutex::default() }
+    }
+
+    /// Whether their rules ignore `e`: the deepest rule that matches decides, as in git.
     fn ignores(&self, e: &DirEntry) -> bool {
+        if self.rules.is_empty() {
+            return false;
+        }
         let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-        for rules in &self.0 {
-            match rules.matched(e.path(), is_dir) {
-                ignore::Match::Ignore(_) => return true,
-                ignore::Match::Whitelist(_) => return false,
-                ignore::Match::None => {}
+        let decided = |rules: &ignore::gitignore::Gitignore| match rules.matched(e.path(), is_dir) {
+            ignore::Match::Ignore(_) => Some(true),
+            ignore::Match::Whitelist(_) => Some(false),
+            ignore::Match::None => None,
+        };
+        for dir in e.path().ancestors().skip(1) {
+            if !dir.starts_with(&self.root) {
+                break;
+            }
+            if let Some(ignored) = decided(&self.own_rules(dir)) {
+                return ignored;
+            }
+            if dir == self.root {
+                break;
             }
         }
-        false
+        self.rules.iter().find_map(decided).unwrap_or(false)
+    }
+
+    /// The rules of `dir`, a directory of the walk, read once.
+    fn own_rules(&self, dir: &Path) -> Arc<ignore::gitignore::Gitignore> {
+        let mut own = self.own.lock().unwrap_or_else(PoisonError::into_inner);
+        own.entry(dir.to_path_buf())
+            .or_insert_with(|| {
+                let found = ignore_files(dir, self.on);
+                let readable: Vec<&Found> = found.iter().filter(|f| self.on.reads(f.kind) && f.size.is_ok()).collect();
+                Arc::new(rules_of(dir, &readable))
+            })
+            .clone()
     }
 }
 
@@ -182,6 +216,8 @@ struct On {
 }
 
 impl On {
+    const ALL: On = On { git_ignore: true, ignore: true, exclude: true };
+
     fn reads(self, k: Kind) -> bool {
         match k {
             Kind::GitIgnore => self.git_ignore,
@@ -288,26 +324,35 @@ fn first_line(path: &Path) -> Result<Option<String>, (PathBuf, &'static str)> {
     }
 }
 
-/// Checks the ignore files of `root` and of the directories between `top` and it (the crate
-/// reads the root's before any filter runs; the others are matched by [`Between`]): the kinds
-/// to read (a kind that would pass the bound is not read, and that is said in `skipped`), the
-/// rules between, and the bytes of rules that then apply at the root.
+/// Checks the ignore files the crate reads before any filter runs — those of every directory
+/// above the canonical root (read, though with `parents(false)` never applied) and the root's
+/// own — and those of the directories between `top` and the root, which [`Between`] matches:
+/// the kinds to read (a kind that would pass the bound is not read, and that is said in
+/// `skipped`), the rules between, and the bytes of rules held at the root (the files between
+/// count twice: the crate reads them too).
 fn above_and_at_root(top: &Path, root: &Path, skipped: &Skipped) -> (On, Between, u64) {
-    let mut on = On { git_ignore: true, ignore: true, exclude: true };
+    let mut on = On::ALL;
     if !root.is_dir() {
         // A file walked alone: the crate reads no ignore file for it.
-        return (on, Between(Vec::new()), 0);
+        return (on, Between::none(root), 0);
     }
-    // The directories from `top` down to the root, deepest (the root) first.
-    let dirs: Vec<&Path> = match root.strip_prefix(top) {
+    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut read: Vec<&Path> = canonical.ancestors().skip(1).collect();
+    read.reverse();
+    read.push(root);
+    // Between `top` and the root (the root left out), deepest first.
+    let between: Vec<&Path> = match root.strip_prefix(top) {
         Ok(rel) if rel.components().all(|c| matches!(c, std::path::Component::Normal(_))) => {
-            root.ancestors().take(rel.components().count() + 1).collect()
+            root.ancestors().skip(1).take(rel.components().count()).collect()
         }
-        _ => vec![root],
+        _ => Vec::new(),
     };
-    // (index in `dirs`, file)
-    let found: Vec<(usize, Found)> =
-        dirs.iter().enumerate().flat_map(|(i, d)| ignore_files(d, on).into_iter().map(move |f| (i, f))).collect();
+    // Each file with the index in `between` of its directory, if it is one of those.
+    let found: Vec<(Option<usize>, Found)> = read
+        .iter()
+        .flat_map(|d| ignore_files(d, on).into_iter().map(|f| (None, f)))
+        .chain(between.iter().enumerate().flat_map(|(i, d)| ignore_files(d, on).into_iter().map(move |f| (Some(i), f))))
+        .collect();
     for (_, f) in &found {
         if let (Err(why), true) = (f.size, on.reads(f.kind)) {
             on.stop(f.kind);
@@ -343,16 +388,18 @@ fn above_and_at_root(top: &Path, root: &Path, skipped: &Skipped) -> (On, Between
         }
         on.stop(kind);
     }
-    let between = (1..dirs.len())
-        .map(|i| {
-            let own: Vec<&Found> =
-                found.iter().filter(|(d, f)| *d == i && on.reads(f.kind) && f.size.is_ok()).map(|(_, f)| f).collect();
-            (i, own)
+    let rules = (0..between.len())
+        .filter_map(|i| {
+            let own: Vec<&Found> = found
+                .iter()
+                .filter(|(d, f)| *d == Some(i) && on.reads(f.kind) && f.size.is_ok())
+                .map(|(_, f)| f)
+                .collect();
+            (!own.is_empty()).then(|| rules_of(between[i], &own))
         })
-        .filter(|(_, own)| !own.is_empty())
-        .map(|(i, own)| rules_of(dirs[i], &own))
         .collect();
-    (on, Between(between), bytes(on, None))
+    let between = Between { rules, root: root.to_path_buf(), on, own: Mutex::default() };
+    (on, between, bytes(on, None))
 }
 
 /// The walk's filter: whether to enter the directory `e` (anything else passes). It is left
@@ -516,18 +563,20 @@ mod tests {
                 sub.join(".ignore").display()
             )]
         );
-        // Between the workspace and the root: that kind of file is not read in this walk
-        // (`top/.gitignore` neither).
+        // Above the root, between the workspace and it or above the workspace (the crate reads
+        // every directory's above the root, though it applies none of them): that kind of
+        // file is not read in this walk (`top/.gitignore` neither).
         fifo(&d.path().join(".gitignore"));
-        let (names, warnings) = walked_below_in_time(d.path(), &d.path().join("top"));
-        assert_eq!(names, [".gitignore", "x", "y"]);
-        assert_eq!(
-            warnings,
-            [format!(
-                "{} is not a regular file (a FIFO, device or socket): no .gitignore file was applied, so what they ignore is included.",
-                d.path().join(".gitignore").display()
-            )]
-        );
+        let warned = [format!(
+            "{} is not a regular file (a FIFO, device or socket): no .gitignore file was applied, so what they ignore is included.",
+            d.path().join(".gitignore").display()
+        )];
+        let top = d.path().join("top");
+        for workspace in [d.path(), &top] {
+            let (names, warnings) = walked_below_in_time(workspace, &top);
+            assert_eq!(names, [".gitignore", "x", "y"], "{}", workspace.display());
+            assert_eq!(warnings, warned);
+        }
     }
 
     /// A link to a file of /proc, whose size says 0 whatever it holds (`/proc/self/pagemap`
@@ -555,19 +604,20 @@ mod tests {
     fn ignore_files_above_the_workspace_never_apply_those_between_it_and_the_root_do() {
         let d = tree(&[
             (".gitignore", "*\n"),
-            (".ignore", "*.rs\n"),
-            ("ws/.gitignore", "*.log\n!keep.log\n"),
+            (".ignore", "*.zrs\n"),
+            ("ws/.gitignore", "*.zlog\n"),
             ("ws/a.txt", ""),
-            ("ws/c.rs", ""),
-            ("ws/src/.gitignore", "*.tmp\n"),
+            ("ws/c.zrs", ""),
+            // A `!` below the rules between brings back what they ignore, as in git.
+            ("ws/src/.gitignore", "*.ztmp\n!keep.zlog\n"),
             ("ws/src/b.txt", ""),
-            ("ws/src/x.log", ""),
-            ("ws/src/keep.log", ""),
-            ("ws/src/y.tmp", ""),
-            ("ws/src/deep/z.log", ""),
+            ("ws/src/x.zlog", ""),
+            ("ws/src/keep.zlog", ""),
+            ("ws/src/y.ztmp", ""),
+            ("ws/src/deep/z.zlog", ""),
         ]);
         let ws = d.path().join("ws");
-        let all = [".gitignore", "a.txt", "c.rs", "src", "src/.gitignore", "src/b.txt", "src/deep", "src/keep.log"];
+        let all = [".gitignore", "a.txt", "c.zrs", "src", "src/.gitignore", "src/b.txt", "src/deep", "src/keep.zlog"];
         for git in [false, true] {
             if git {
                 std::fs::create_dir_all(ws.join(".git/info")).unwrap();
@@ -579,10 +629,10 @@ mod tests {
             assert_eq!(names, expected, "git: {git}");
             assert!(warnings.is_empty(), "{warnings:?}");
             // Walking `src` in the workspace: the workspace's rules (and its repository's
-            // exclude file) still apply there, the negation among them too.
+            // exclude file) still apply there, under `src`'s own.
             let (names, _) = walked_below(&ws, &ws.join("src"));
             let expected: &[&str] =
-                if git { &[".gitignore", "deep", "keep.log"] } else { &[".gitignore", "b.txt", "deep", "keep.log"] };
+                if git { &[".gitignore", "deep", "keep.zlog"] } else { &[".gitignore", "b.txt", "deep", "keep.zlog"] };
             assert_eq!(names, expected, "git: {git}");
         }
     }
