@@ -260,10 +260,13 @@ fn first_result_end(content: &str, from: usize) -> usize {
     let mut at = from;
     while let Some(p) = content[at..].find("\n\n") {
         let p = at + p;
-        if starts_another_block(content[p + 2..].trim_start_matches(['\n', '\t'])) {
+        let next = content[p + 2..].trim_start_matches(['\n', '\t']);
+        if starts_another_block(next) {
             return p;
         }
-        at = p + 1;
+        // On past the run of line breaks: each of its blank lines leads to the same text (a
+        // step of one would make a file of blank lines quadratic).
+        at = content.len() - next.len();
     }
     content.len()
 }
@@ -271,8 +274,13 @@ fn first_result_end(content: &str, from: usize) -> usize {
 /// Whether `text` starts one of the parts a user message's results are followed by (see
 /// [`first_result_end`]).
 fn starts_another_block(text: &str) -> bool {
-    const STARTS: [&str; 9] = [
+    const STARTS: [&str; 12] = [
         "Tool [",
+        // The person's words after a stop (feedback, guidance) and a resumption notice, after
+        // the results that were left unsent.
+        "The user provided the following feedback:",
+        "You seem to be having trouble proceeding.",
+        "[TASK RESUMPTION]",
         "<environment_details>",
         "<hook_context source=\"",
         "<explicit_instructions",
@@ -304,6 +312,14 @@ fn element(text: &str, from: usize, tag: &str) -> Option<(String, std::ops::Rang
     Some((text[path_start..path_end].to_string(), start..body_start, body_start..body_end))
 }
 
+/// The body of the first result's `<final_file_content>` (the result's header ends at
+/// `header_end`): its opening tag must be in that result; the body may hold anything, a line
+/// that looks like the start of another part too.
+fn written_element(c: &str, header_end: usize) -> Option<std::ops::Range<usize>> {
+    let (_, open, body) = element(c, header_end, "final_file_content")?;
+    (open.start < first_result_end(c, header_end)).then_some(body)
+}
+
 /// A full copy of a file in a user message, made stale by a later copy of the same file.
 enum Copy {
     /// A `read_file` result.
@@ -323,8 +339,7 @@ fn copies(m: &Message) -> Vec<(String, Copy)> {
     match result_header(c) {
         Some(("read_file", path, _)) => return vec![(path.to_string(), Copy::Read)],
         Some(("write_to_file" | "replace_in_file", path, end)) => {
-            let written = element(&c[..first_result_end(c, end)], end, "final_file_content");
-            return written.map(|_| vec![(path.to_string(), Copy::Written)]).unwrap_or_default();
+            return written_element(c, end).map(|_| vec![(path.to_string(), Copy::Written)]).unwrap_or_default();
         }
         _ => {}
     }
@@ -352,8 +367,7 @@ fn replace_copy(m: &mut Message, copy: &Copy) -> bool {
         }
         Copy::Written => {
             let Some((_, _, header_end)) = result_header(c) else { return false };
-            let end = first_result_end(c, header_end);
-            let Some((_, _, body)) = element(&c[..end], header_end, "final_file_content") else { return false };
+            let Some(body) = written_element(c, header_end) else { return false };
             (body, format!(" {DUPLICATE_READ_NOTICE} "))
         }
         Copy::Mention(n) => {
@@ -636,6 +650,41 @@ mod tests {
         ];
         assert_eq!(dedupe_reads(&mut m), 0);
         assert_eq!(m[2].content, edits);
+    }
+
+    #[test]
+    fn the_persons_words_after_unsent_results_are_kept_and_a_saved_file_is_replaced_whatever_it_holds() {
+        let env = "<environment_details>\nX\n</environment_details>";
+        let a = |s: &str| Message::assistant(s);
+        let read = |body: &str| Message::user(format!("[read_file for 'a.rs'] Result:\n{body}"));
+        for words in [
+            "The user provided the following feedback:\n<feedback>\nkeep me\n</feedback>",
+            "You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\nkeep me\n</feedback>",
+            "[TASK RESUMPTION] This task was interrupted just now. keep me",
+        ] {
+            let first = format!("[read_file for 'a.rs'] Result:\nOLD\n\n{words}\n\n{env}");
+            let mut m = vec![Message::user("task"), a("0"), Message::user(first.clone()), a("1"), read("NEW"), a("2")];
+            assert_eq!(dedupe_reads(&mut m), 1);
+            assert_eq!(m[2].content, first.replace("OLD", DUPLICATE_READ_NOTICE), "{words}");
+        }
+        // A saved file whose text holds what looks like the start of another part.
+        let body = "x\n\n<hook_context source=\"y\">\n\n[link for 'z'] Result:";
+        let wrote = crate::run::prompt::responses::file_edit_without_user_changes("a.rs", body);
+        let first = format!("[write_to_file for 'a.rs'] Result:\n{wrote}");
+        let mut m = vec![Message::user("task"), a("0"), Message::user(first), a("1"), read("NEW"), a("2")];
+        assert_eq!(dedupe_reads(&mut m), 1);
+        assert!(!m[2].content.contains("[link for 'z']") && m[2].content.contains(DUPLICATE_READ_NOTICE));
+    }
+
+    #[test]
+    fn a_result_of_many_blank_lines_is_read_in_linear_time() {
+        // Each blank line of a run used to scan the rest of it: a million took hours.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let c = format!("[read_file for 'a.rs'] Result:\n{}x\n\n<environment_details>", "\n".repeat(1_000_000));
+            tx.send(first_result_end(&c, 0) == c.len() - "\n\n<environment_details>".len()).unwrap();
+        });
+        assert!(rx.recv_timeout(std::time::Duration::from_secs(60)).expect("it ended"));
     }
 
     #[test]
