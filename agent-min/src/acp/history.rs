@@ -104,7 +104,7 @@ mod tests {
     fn the_persons_words_are_the_task_and_the_feedback_not_tool_results() {
         let first = "<task>\nWrite hello.txt\n</task>\n\n<environment_details>\n# Current Mode\nACT MODE\n</environment_details>";
         assert_eq!(persons_words(first), Some("Write hello.txt"));
-        let later = "[attempt_completion] Result:\nThe user has provided feedback on the results.\n\n<feedback>\nNow other.txt\n</feedback>\n\n<environment_details>\n</environment_details>";
+        let later = "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\nNow other.txt\n</feedback>\n\n<environment_details>\n</environment_details>";
         assert_eq!(persons_words(later), Some("Now other.txt"));
         assert_eq!(persons_words("[write_to_file for 'a.txt'] Result:\nThe content was saved."), None);
         assert_eq!(persons_words("<task>\n\n</task>"), None);

@@ -156,6 +156,10 @@ pub struct Task {
     earlier_turns: u32,
     /// The user message not yet answered when the task stopped (saved for `resume`).
     unsent: Option<String>,
+    /// In the XML dialect, the results of the calls a reply ran before its `attempt_completion`:
+    /// they go to the model before the feedback on the completion (Cline pushed them before it
+    /// waited for the person's answer), and are saved as the unanswered message.
+    completed_after: Option<String>,
     /// The images that go with the next user message (read by `read_file` since the last one,
     /// or left with an unsent one), after its text's results.
     next_parts: Vec<Part>,
@@ -246,6 +250,7 @@ impl Task {
             turns: 0,
             earlier_turns: 0,
             unsent: None,
+            completed_after: None,
             next_parts: Vec::new(),
             unanswered: None,
             ran_in_reply: 0,
@@ -373,6 +378,7 @@ impl Task {
     /// The user message of a later prompt of a conversation (after the `UserPromptSubmit` hook).
     fn follow_up(&mut self, text: &str) -> Next {
         let unsent = self.unsent.take();
+        let completed_after = self.completed_after.take();
         // A prompt or workflow named in the prompt goes before the message, the command out of it.
         let workflow = self.slash_command(text);
         // After a stop at the mistake limit the prompt answers Cline's `mistake_limit_reached`
@@ -385,11 +391,15 @@ impl Task {
         let follow_up = if guidance { prompt::guidance_after } else { prompt::follow_up };
         let m = self.expand_mentions(workflow.as_ref().map_or(text, |w| &w.words));
         let instructions = workflow.as_ref().map_or("", |w| &w.instructions);
-        let head = format!("{instructions}{}{}", follow_up(&m.words, unsent.as_deref()), m.blocks);
+        let mut reply = follow_up(&m.words, unsent.as_deref());
+        if let (None, Some(results)) = (&unsent, &completed_after) {
+            reply = format!("{results}\n\n{reply}");
+        }
+        let head = format!("{instructions}{reply}{}", m.blocks);
         let hooks = &mut self.around.project.hooks;
         match lifecycle::follow_up(hooks, text, head, &mut self.term, &mut self.around.events) {
             Gate::Go(next) => Next::Continue(format!("{next}\n\n{}", self.environment_details(false))),
-            Gate::Stop(why) => self.hook_stop(why, unsent.unwrap_or_default()),
+            Gate::Stop(why) => self.hook_stop(why, unsent.or(completed_after).unwrap_or_default()),
         }
     }
 
@@ -597,7 +607,7 @@ impl Task {
             Next::Continue(first) => self.recursively_make_requests(first),
             Next::End(end) => end,
         };
-        let unsent = self.unsent.clone();
+        let unsent = self.unsent.clone().or_else(|| self.completed_after.clone());
         self.save(end.status(), Some(end.text()), unsent.as_deref());
         self.report(&end);
         end
@@ -1066,6 +1076,10 @@ impl Task {
                 let (text, end, denied) = self.run_call(&planned.call, planned.n);
                 if let Some(End::Completed(_)) = &end {
                     self.not_run_after_completion(&reply.calls[k + 1..]);
+                    if reply.parts.is_empty() && !results.is_empty() {
+                        // XML: the results of the calls before it (natively they are answered).
+                        self.completed_after = Some(results.join("\n\n"));
+                    }
                 }
                 if end.is_some() {
                     let stopped = !matches!(end, Some(End::Completed(_)));
@@ -1226,9 +1240,9 @@ impl Task {
         let mut feedback = feedback.map(|f| self.mentions(&f));
         let command = feedback.as_mut().map(|f| self.command_in(&mut f.words)).unwrap_or_default();
         let text = if call.name == "ask_followup_question" { self.command_in_answer(text) } else { text };
-        let body =
-            tools::result_message(call, &crate::run::ui::redact::apply(&text), feedback.as_ref().map(|f| &*f.words));
-        let body = format!("{command}{body}{}", feedback.map(|f| f.blocks).unwrap_or_default());
+        let words = feedback.as_ref().map(|f| (&*f.words, &*f.blocks));
+        let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), words);
+        let body = format!("{command}{body}");
         let result = format!("{}{body}{warning}{}", after(&pre), before(&post));
         // After the handler's reset of the count, as in Cline.
         if matches!(repeated, Verdict::Escalate) {
@@ -1454,7 +1468,7 @@ fn before(hooked: &str) -> String {
 /// reason). The reply is dropped with its request, which `resume` sends again.
 fn refused(word: &str) -> String {
     format!(
-        "the provider's safety system ended the model's reply (stop reason \"{word}\"); the same conversation would be refused again, so the task stopped. Start a new task, or resume this one with different instructions"
+        "the provider's safety system ended the model's reply (stop reason \"{word}\"); the same conversation would be refused again, so the task stopped. Start a new task with different instructions (in an editor, a later prompt goes on with this one)"
     )
 }
 

@@ -715,6 +715,28 @@ fn a_cancel_stops_an_mcp_call_under_way_at_once() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// XML: the results of the calls a reply ran before its `attempt_completion` reach the model
+/// with the next prompt, before the feedback on the completion (Cline pushed them before it
+/// waited for the person); they were dropped.
+#[test]
+fn the_results_before_a_completion_go_with_the_next_prompt() {
+    let reply = format!("{}\n{}", tool("list_files", &[("path", ".")]), completion("done"));
+    let server = Server::start(vec![anthropic(&reply), anthropic(&completion("done again"))]);
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("seen.txt"), "x").unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["List and finish.", "Now more."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let (seen, _) = run_client_with("prompts", &env, &[], &server, &root, state.path());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{seen}");
+    let next = reqs[1].last_user();
+    let listed = next.find("[list_files for '.'] Result:\nseen.txt").unwrap_or_else(|| panic!("{next}"));
+    let done = next.find("[attempt_completion] Result: Done\n\nThe user has provided feedback").expect("feedback");
+    assert!(listed < done && next.contains("<feedback>\nNow more.\n</feedback>"), "{next}");
+}
+
 #[test]
 fn a_completion_clears_the_mistake_count_for_the_next_prompt() {
     let server = Server::start(vec![

@@ -405,6 +405,27 @@ fn interactive_denial_with_feedback_goes_back_to_the_model() {
     assert!(next.starts_with(framed), "{next}");
 }
 
+/// A file the denial's words mention follows `</feedback>`, in the feedback's block, before the
+/// result, as Cline's `parseMentions` appends it to that block (it came after the result).
+#[test]
+fn a_file_mentioned_in_denial_feedback_follows_the_feedback() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("b.txt"), "the layout\n").unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "a.txt"), ("content", "x")])),
+        anthropic(&completion("ok")),
+    ]);
+    let url = server.anthropic_url();
+    let args = ["--no-save", "--provider", "anthropic", "--base-url", &url, "--tool-calls", "xml", "t"];
+    let r = run_interactive(ws.path(), &args, b"use the layout in @/b.txt\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let next = server.requests()[1].last_user();
+    let feedback = next.find("</feedback>\n\n<file_content path=\"b.txt\">").unwrap_or_else(|| panic!("{next}"));
+    let content = next.find("</file_content>").unwrap();
+    let result = next.find("[write_to_file for 'a.txt'] Result:").unwrap();
+    assert!(feedback < content && content < result, "{next}");
+}
+
 /// Cline answers an empty reply as one without a tool: the no-tool reminder and a mistake (in
 /// XML after its wait), never the same request again; --yolo stops at the mistake limit.
 #[test]

@@ -40,7 +40,7 @@ pub(crate) fn user_feedback(feedback: &str) -> String {
 pub(crate) fn follow_up(prompt: &str, unsent: Option<&str>) -> String {
     match unsent.map(str::trim_end) {
         None => format!(
-            "[attempt_completion] Result:\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\n{prompt}\n</feedback>"
+            "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\n{prompt}\n</feedback>"
         ),
         Some(earlier) => after(earlier, &user_feedback(prompt)),
     }
@@ -399,7 +399,12 @@ mod follow_up_tests {
     /// completion: the next prompt is the person's feedback, not on an `attempt_completion`.
     #[test]
     fn a_follow_up_is_feedback_on_a_completion_only_after_one() {
-        assert!(follow_up("more", None).starts_with("[attempt_completion] Result:"));
+        // Cline's AttemptCompletionHandler: its blocks `[attempt_completion] Result: Done`, the
+        // feedback note and the feedback, each a block of its own (here after a blank line).
+        assert_eq!(
+            follow_up("more", None),
+            "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\nmore\n</feedback>"
+        );
         assert_eq!(follow_up("more", Some("")), user_feedback("more"));
         let env = "<environment_details>\nx\n</environment_details>";
         assert_eq!(follow_up("more", Some(env)), user_feedback("more"));

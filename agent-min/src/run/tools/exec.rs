@@ -63,9 +63,9 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
                 (false, None) => "killed by a signal".to_string(),
             };
             ctx.term.outcome(r.code == Some(0) && !r.timed_out, &summary);
-            if let Some(log) = r.output.log_path() {
+            if let Some(log) = r.output.log_file().and_then(|p| std::fs::canonicalize(p).ok()) {
                 // The model is pointed to it: `read_file` may read it, outside the workspace.
-                ctx.memory.logs.push(std::fs::canonicalize(log).unwrap_or_else(|_| log.to_path_buf()));
+                ctx.memory.logs.push(log);
             }
             let mut text = r.to_result(timeout);
             if let Some(note) = sandbox::notice::for_failure(policy, r.code, &text) {

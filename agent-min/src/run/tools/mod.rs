@@ -323,12 +323,15 @@ pub(crate) fn missing_param_result(call: &Call, param: &str, failures: registry:
 }
 
 /// The user message part for a tool's result, framed as Cline does: the person's feedback
-/// first (it is pushed while asking), then `[description] Result:` and the text.
-pub(crate) fn result_message(call: &Call, text: &str, feedback: Option<&str>) -> String {
+/// first (it is pushed while asking; `(words, blocks)`: what their mentions stand for follows
+/// `</feedback>`, as Cline's `parseMentions` appends it to that block), then
+/// `[description] Result:` and the text.
+pub(crate) fn result_message(call: &Call, text: &str, feedback: Option<(&str, &str)>) -> String {
     let text = if text.is_empty() { "(tool did not return anything)" } else { text };
     let result = format!("{} Result:\n{text}", call.description());
     match feedback {
-        Some(f) => format!("{}\n\n{result}", prompt::user_feedback(f)),
+        // What the words' mentions stand for goes right after `</feedback>`, in its block.
+        Some((words, blocks)) => format!("{}{blocks}\n\n{result}", prompt::user_feedback(words)),
         None => result,
     }
 }

@@ -40,7 +40,10 @@ enum Log {
     Memory,
     /// `written` bytes are in the file; `dropped` more came after [`MAX_LOG_BYTES`].
     File {
+        /// The file's path, or (not `made`) why it could not be created.
         path: PathBuf,
+        /// Whether the file was created.
+        made: bool,
         file: Option<File>,
         written: u64,
         dropped: u64,
@@ -87,6 +90,14 @@ impl Output {
         match &self.log {
             Log::File { path, .. } => Some(path),
             Log::Memory => None,
+        }
+    }
+
+    /// The log file this output created, if it did (not the reason it could not).
+    pub(crate) fn log_file(&self) -> Option<&Path> {
+        match &self.log {
+            Log::File { path, made: true, .. } => Some(path),
+            _ => None,
         }
     }
 
@@ -181,7 +192,8 @@ impl Output {
             Ok((p, f)) => (p, Some(f)),
             Err(e) => (PathBuf::from(format!("(the log file could not be created: {e})")), None),
         };
-        self.log = Log::File { path, file, written: 0, dropped: 0 };
+        let made = file.is_some();
+        self.log = Log::File { path, made, file, written: 0, dropped: 0 };
         // What is in memory (under MAX_BYTES_BEFORE_FILE and a line) goes first.
         let lines = std::mem::take(&mut self.lines);
         for l in &lines {
@@ -297,6 +309,18 @@ mod tests {
 
     fn numbers(n: usize) -> String {
         (1..=n).map(|i| format!("{i}\n")).collect()
+    }
+
+    /// A log file that could not be created is said in its place, and is no file of this run
+    /// (`read_file` may read only those: a path made of the reason is nobody's).
+    #[test]
+    fn a_log_file_that_could_not_be_made_is_no_log_file() {
+        let d = tempfile::tempdir().unwrap();
+        let o = feed(numbers(1200).as_bytes(), 4096, &d.path().join("missing"));
+        assert!(o.log_path().is_some_and(|p| p.to_string_lossy().starts_with("(the log file could not be created")));
+        assert_eq!(o.log_file(), None);
+        let o = feed(numbers(1200).as_bytes(), 4096, d.path());
+        assert!(o.log_file().is_some_and(Path::exists));
     }
 
     #[test]

@@ -151,7 +151,8 @@ pub(crate) fn thinks_adaptively(model: &str) -> bool {
 fn claude_generation(model: &str) -> Option<u32> {
     let id = model.to_ascii_lowercase();
     let rest = &id[id.find("claude-")? + "claude-".len()..];
-    rest.split(['-', '.', ':', '@']).find_map(|part| part.parse().ok())
+    // A generation is a small number (`claude-20250101-proxy` names a date, not one).
+    rest.split(['-', '.', ':', '@']).find_map(|part| part.parse().ok()).filter(|&g| g < 100)
 }
 
 /// How the request thinks.
@@ -725,6 +726,7 @@ mod tests {
         assert_eq!(claude_generation("claude-3-5-sonnet-20241022"), Some(3));
         assert_eq!(claude_generation("anthropic/claude-opus-5.5"), Some(5));
         assert_eq!(claude_generation("claude-test"), None);
+        assert_eq!(claude_generation("claude-20250101-proxy"), None);
         assert!(!thinks_adaptively("claude-sonnet-4-5-20250929") && thinks_adaptively("anthropic/claude-opus-5.5"));
     }
 
