@@ -198,8 +198,14 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # Lowered to 4.655 MB on 2026-12-05, at 4,649,128 B: the long texts built in (prompts, tool
 # declarations, the model table, every command's --help: 142 KB) deflated by build.rs, 28 KB
 # (4,749,576 -> 4,639,112 B), paid for Cline's # Workspace Configuration, its file alert after
-# a task-only restore, and an independent review's fixes.)
-line binary "  the same, no larger than today (ceiling 4.655 MB)" "$(mb "$b")" "$(is "$b <= 4655000")" must
+# a task-only restore, and an independent review's fixes.
+# Raised to 4.665 MB on 2026-12-05, at 4,661,000 B: five reviews against Cline's code and the
+# APIs' documented refusals (context cuts, the read-only tools, execute_command, the requests,
+# the turns around the person) and one of the changes themselves: a replaced file read erased
+# the reply's other results, ignore files above the workspace hid whole projects, Claude models
+# newer than Cline's table were refused, the results before a completion were dropped; 9 KB,
+# nearly all of it in parts the minimal agent has.)
+line binary "  the same, no larger than today (ceiling 4.665 MB)" "$(mb "$b")" "$(is "$b <= 4665000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -233,8 +239,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # minimal agent's own parts — @-mentions, edits saved as Cline's document, streamed search, the
 # rules' fidelity, the loop's empty replies and recovered calls: 68 KB.
 # Lowered to 3.0 MB on 2026-12-05, at 2,993,672 B: the texts deflated (above; 3,084,488 ->
-# 2,986,952 B), less what the same additions cost.)
-line binary "  the same, no larger than today (ceiling 3.0 MB)" "$(mb "$m")" "$(is "$m <= 3000000")" must
+# 2,986,952 B), less what the same additions cost.
+# Raised to 3.01 MB on 2026-12-05, at 3,005,112 B: the same reviews' fixes (above), 10 KB, in
+# the minimal agent's own parts (the walker, the context cuts, the tools, the loop, the
+# providers).)
+line binary "  the same, no larger than today (ceiling 3.01 MB)" "$(mb "$m")" "$(is "$m <= 3010000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
