@@ -251,17 +251,16 @@ fn result_header(content: &str) -> Option<(&str, &str, usize)> {
 }
 
 /// Where the first result of a user message ends: at the next part that Cline sends as a text
-/// block of its own, each here after a blank line — another call's result (`[tool for '…']` or
-/// `[tool]`), a call not run (`Tool [`, a skip, a cut-off call), a hook's context, a slash
-/// command's instructions, the focus chain's reminder, the environment details — so that
-/// replacing the result replaces it alone, as Cline replaces its first block alone. (A result
-/// whose own text holds such a line only keeps more of itself.)
+/// block of its own, here after a blank line (`prompt::starts_a_part`: another result, a call
+/// not run, the person's words, a hook's context, the reminder, the environment details…), so
+/// that replacing the result replaces it alone, as Cline replaces its first block alone. (A
+/// result whose own text holds such a line only keeps more of itself.)
 fn first_result_end(content: &str, from: usize) -> usize {
     let mut at = from;
     while let Some(p) = content[at..].find("\n\n") {
         let p = at + p;
         let next = content[p + 2..].trim_start_matches(['\n', '\t']);
-        if starts_another_block(next) {
+        if crate::run::prompt::starts_a_part(next) {
             return p;
         }
         // On past the run of line breaks: each of its blank lines leads to the same text (a
@@ -269,34 +268,6 @@ fn first_result_end(content: &str, from: usize) -> usize {
         at = content.len() - next.len();
     }
     content.len()
-}
-
-/// Whether `text` starts one of the parts a user message's results are followed by (see
-/// [`first_result_end`]).
-fn starts_another_block(text: &str) -> bool {
-    const STARTS: [&str; 12] = [
-        "Tool [",
-        // The person's words after a stop (feedback, guidance) and a resumption notice, after
-        // the results that were left unsent.
-        "The user provided the following feedback:",
-        "You seem to be having trouble proceeding.",
-        "[TASK RESUMPTION]",
-        "<environment_details>",
-        "<hook_context source=\"",
-        "<explicit_instructions",
-        "# task_progress",
-        "# TODO LIST UPDATE REQUIRED",
-        "[ERROR] Your previous response ",
-        "Skipping tool due to user rejecting",
-        "This tool was not executed: ",
-    ];
-    if STARTS.iter().any(|s| text.starts_with(s)) {
-        return true;
-    }
-    // A result's header: `[name for '` or `[name]` (a command's description may span lines).
-    let Some(rest) = text.strip_prefix('[') else { return false };
-    let name = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
-    name > 0 && (rest[name..].starts_with(" for '") || rest[name..].starts_with("] Result:"))
 }
 
 /// The first `<OPEN…>BODY</CLOSE>` element at or after `from` in `text` whose opening tag is

@@ -30,7 +30,42 @@ pub(crate) const TOOL_DENIED: &str = "The user denied this operation.";
 /// How Cline frames a person's words given with an approval or a denial
 /// (`ToolResultUtils.pushAdditionalToolFeedback`); a separate text block after the result.
 pub(crate) fn user_feedback(feedback: &str) -> String {
-    format!("The user provided the following feedback:\n<feedback>\n{feedback}\n</feedback>")
+    format!("{FEEDBACK_START}\n<feedback>\n{feedback}\n</feedback>")
+}
+
+/// How [`user_feedback`] begins.
+const FEEDBACK_START: &str = "The user provided the following feedback:";
+
+/// Whether `text` starts one of the parts that follow a tool's result in a user message (each
+/// after a blank line here; a text block of its own in Cline): another call's result
+/// (`[tool for '…']`, `[tool]`), a call not run ([`tool_already_used`], the skip after a
+/// refusal, one after a completion, a cut-off call), the person's words after a stop
+/// (feedback, guidance) and a resumption notice, a hook's context, a slash command's
+/// instructions, the focus chain's reminder (`focus_chain.rs`), the environment details.
+pub(crate) fn starts_a_part(text: &str) -> bool {
+    const STARTS: [&str; 12] = [
+        // `tool_already_used` and `repeated_tool_call`.
+        "Tool [",
+        FEEDBACK_START,
+        GUIDANCE_START,
+        RESUMPTION_START,
+        SKIPPED_AFTER_REJECTION,
+        NOT_RUN_AFTER_COMPLETION,
+        // `truncated_tool`, either way.
+        "[ERROR] Your previous response ",
+        "<environment_details>",
+        "<hook_context source=\"",
+        "<explicit_instructions",
+        "# task_progress",
+        "# TODO LIST UPDATE REQUIRED",
+    ];
+    if STARTS.iter().any(|s| text.starts_with(s)) {
+        return true;
+    }
+    // A result's header: `[name for '` or `[name]` (a command's description may span lines).
+    let Some(rest) = text.strip_prefix('[') else { return false };
+    let name = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+    name > 0 && (rest[name..].starts_with(" for '") || rest[name..].starts_with("] Result:"))
 }
 
 /// A later prompt of a conversation (`agent-min acp`) as the model reads it: after a
@@ -247,9 +282,12 @@ pub fn truncated_text() -> String {
 /// Cline's message when the person gives guidance at the mistake limit.
 pub(crate) fn too_many_mistakes(feedback: &str) -> String {
     format!(
-        "You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\n{feedback}\n</feedback>"
+        "{GUIDANCE_START} The user has provided the following feedback to help guide you:\n<feedback>\n{feedback}\n</feedback>"
     )
 }
+
+/// How [`too_many_mistakes`] begins.
+const GUIDANCE_START: &str = "You seem to be having trouble proceeding.";
 
 /// Cline's message when a saved task is resumed; `ago` is e.g. "5 minutes ago" or "just now",
 /// `was_recent` whether it was saved less than 30 s ago (`wasRecent`), `file_alert` whether

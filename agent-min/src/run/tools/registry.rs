@@ -176,7 +176,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
         pre_tool_use: true,
         offered: |_| true,
         run: search::run,
-        describe: |c| match c.param("file_pattern").filter(|fp| !fp.is_empty()) {
+        describe: |c| match c.param("file_pattern") {
             Some(fp) => format!("[search_files for '{}' in '{fp}']", js(c.given("regex"))),
             None => format!("[search_files for '{}']", js(c.given("regex"))),
         },
