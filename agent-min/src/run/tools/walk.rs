@@ -126,7 +126,10 @@ struct Between {
     rules: Vec<ignore::gitignore::Gitignore>,
     root: PathBuf,
     on: On,
-    own: Mutex<HashMap<PathBuf, Arc<ignore::gitignore::Gitignore>>>,
+    /// The rules of the walk's directories along the path last asked about (those of the
+    /// directories left behind are dropped, as the crate drops them: their total over a whole
+    /// tree is unbounded, the bound is on one path's).
+    own: Mutex<Vec<(PathBuf, Arc<ignore::gitignore::Gitignore>)>>,
 }
 
 impl Between {
@@ -145,11 +148,21 @@ impl Between {
             ignore::Match::Whitelist(_) => Some(false),
             ignore::Match::None => None,
         };
-        for dir in e.path().ancestors().skip(1) {
-            if !dir.starts_with(&self.root) {
-                break;
-            }
-            if let Some(ignored) = decided(&self.own_rules(dir)) {
+        let Some(parent) = e.path().parent().filter(|p| p.starts_with(&self.root)) else {
+            return self.rules.iter().find_map(decided).unwrap_or(false);
+        };
+        let mut own = self.own.lock().unwrap_or_else(PoisonError::into_inner);
+        own.retain(|(dir, _)| parent.starts_with(dir));
+        for dir in parent.ancestors() {
+            let rules = match own.iter().find(|(d, _)| d == dir) {
+                Some((_, rules)) => rules.clone(),
+                None => {
+                    let rules = Arc::new(self.own_rules(dir));
+                    own.push((dir.to_path_buf(), rules.clone()));
+                    rules
+                }
+            };
+            if let Some(ignored) = decided(&rules) {
                 return ignored;
             }
             if dir == self.root {
@@ -159,16 +172,11 @@ impl Between {
         self.rules.iter().find_map(decided).unwrap_or(false)
     }
 
-    /// The rules of `dir`, a directory of the walk, read once.
-    fn own_rules(&self, dir: &Path) -> Arc<ignore::gitignore::Gitignore> {
-        let mut own = self.own.lock().unwrap_or_else(PoisonError::into_inner);
-        own.entry(dir.to_path_buf())
-            .or_insert_with(|| {
-                let found = ignore_files(dir, self.on);
-                let readable: Vec<&Found> = found.iter().filter(|f| self.on.reads(f.kind) && f.size.is_ok()).collect();
-                Arc::new(rules_of(dir, &readable))
-            })
-            .clone()
+    /// The rules of `dir`, a directory of the walk.
+    fn own_rules(&self, dir: &Path) -> ignore::gitignore::Gitignore {
+        let found = ignore_files(dir, self.on);
+        let readable: Vec<&Found> = found.iter().filter(|f| self.on.reads(f.kind) && f.size.is_ok()).collect();
+        rules_of(dir, &readable)
     }
 }
 
