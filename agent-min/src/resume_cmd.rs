@@ -1,4 +1,4 @@
-//! `agent-min resume [TASK_ID | --last]`: continue a saved task (see [`crate::run::session::state`]).
+//! `agent-min resume [TASK_ID | --last] [WORDS]`: continue a saved task (see [`crate::run::session::state`]).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -71,7 +71,14 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     if opts.tool_calls == ToolCalls::Auto && record.messages.iter().any(|m| m.tool_uses().next().is_some()) {
         opts.tool_calls = ToolCalls::Native;
     }
-    opts.task = Some(record.meta.task.clone());
+    // What the person says with the resume: `-` reads it from standard input, and piped input
+    // follows the words as context, as `run` takes a task. The saved task stays as it was.
+    if let Some(w) = opts.words.take() {
+        match cli::task_text(&w, std::io::stdin(), cli::stdin_is_piped()) {
+            Ok(w) => opts.words = Some(w),
+            Err(e) => return usage_error(&e),
+        }
+    }
     if record.status == "completed" {
         eprintln!("agent-min resume: task {} had completed; continuing it anyway.", record.meta.id);
     }

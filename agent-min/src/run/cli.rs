@@ -86,6 +86,9 @@ pub(crate) struct Options {
     pub prices: [Option<f64>; 4],
     /// `--last` (resume).
     pub last: bool,
+    /// What the person says with a resume (its argument after the id, or after `--last`; `-`
+    /// reads it from standard input).
+    pub words: Option<String>,
     /// `--sandbox`, `--sandbox-allow-write`, `--sandbox-network`, `--env-keep`, `--env-drop`.
     pub sandbox: crate::run::sandbox::Choice,
     /// `--no-rules`, `--rules FILE`…, `--no-hooks`, `--hook-timeout`, `--trust-workspace`.
@@ -191,15 +194,19 @@ fn with_config(args: Vec<OsString>, file: Option<PathBuf>) -> Result<Vec<OsStrin
     Ok(from_file.into_iter().chain(args).collect())
 }
 
-/// Parses the arguments after `resume`: the positional argument is a task id, `--last` is
-/// allowed, `--replay` is not.
+/// Parses the arguments after `resume`: a task id and what to say with it (`--last` and what
+/// to say), `--replay` not allowed.
 pub(crate) fn parse_resume(args: Vec<OsString>) -> Result<Options, String> {
-    let o = parse_with(with_config(args, crate::run::config::default_path())?, true)?;
+    let mut o = parse_with(with_config(args, crate::run::config::default_path())?, true)?;
     if o.replay.is_some() {
         return Err("--replay cannot be resumed (replays are not saved); run it again instead".to_string());
     }
+    // With --last, the one argument is what to say (`codex exec resume --last "PROMPT"`).
     if o.last && o.task.is_some() {
-        return Err("give either a task id or --last, not both".to_string());
+        if o.words.is_some() {
+            return Err("give either a task id or --last, not both".to_string());
+        }
+        o.words = o.task.take();
     }
     if !o.last && o.task.is_none() && !o.help {
         return Err("which task? give its id (see `agent-min history`) or --last".to_string());
@@ -314,7 +321,12 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             }
             Long("replay-delay") => o.replay_delay_ms = number::<u64>(&mut p, "--replay-delay")?,
             Value(v) if o.task.is_none() => o.task = Some(v.string().map_err(err)?),
-            Value(v) if resume => return Err(format!("unexpected extra argument {v:?}; give one task id")),
+            Value(v) if resume && o.words.is_none() => o.words = Some(v.string().map_err(err)?),
+            Value(v) if resume => {
+                return Err(format!(
+                    "unexpected extra argument {v:?}; give a task id and what to say, in one quoted argument"
+                ))
+            }
             Value(v) => {
                 return Err(format!("unexpected extra argument {:?}; put the whole task in one quoted argument", v))
             }
@@ -401,7 +413,21 @@ mod tests {
         assert!(parse(args(&["--max-cost", "lots"])).unwrap_err().contains("--max-cost expects"));
         assert!(parse(args(&["--last"])).is_err(), "--last is only for resume");
         assert!(parse_resume(args(&[])).unwrap_err().contains("--last"));
-        assert!(parse_resume(args(&["a", "--last"])).unwrap_err().contains("not both"));
+        assert!(parse_resume(args(&["a", "b", "--last"])).unwrap_err().contains("not both"));
+        assert!(parse_resume(args(&["a", "b", "c"])).unwrap_err().contains("one quoted argument"));
+    }
+
+    /// As `codex exec resume`: an id and what to say, or `--last` and what to say.
+    #[test]
+    fn resume_takes_what_to_say_after_the_id_or_with_last() {
+        let o = parse_resume(args(&["20250102", "go on with the tests"])).unwrap();
+        assert_eq!((o.task.as_deref(), o.words.as_deref()), (Some("20250102"), Some("go on with the tests")));
+        for given in [&["--last", "go on"][..], &["go on", "--last"][..]] {
+            let o = parse_resume(args(given)).unwrap();
+            assert_eq!((o.task.as_deref(), o.words.as_deref(), o.last), (None, Some("go on"), true));
+        }
+        let o = parse_resume(args(&["--last"])).unwrap();
+        assert_eq!((o.task, o.words), (None, None));
     }
 
     #[test]

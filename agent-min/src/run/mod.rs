@@ -95,7 +95,7 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     }
     let setup = match &opts.replay {
         Some(file) => replay_setup(opts, file, &mut term),
-        None => live_setup(opts),
+        None => live_setup(opts, saved.as_ref()),
     };
     let setup = match setup {
         Ok(s) => s,
@@ -143,7 +143,7 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     let replaying = opts.replay.is_some();
     let task = Task::new(settings, setup.transport, ws, term, around);
     let end = match saved {
-        Some(record) => task.resume(record),
+        Some(record) => task.resume(record, opts.words.as_deref()),
         None => task.run(),
     };
     if replaying {
@@ -464,8 +464,11 @@ pub(crate) fn open_store(opts: &cli::Options, secret: Option<String>) -> Result<
     Store::open(&dir, secret)
 }
 
-/// A live run: provider, key, URL, workspace.
-fn live_setup(opts: &cli::Options) -> Result<Setup, String> {
+/// A live run: provider, key, URL, workspace; the task the one given, or the `saved` one's.
+fn live_setup(opts: &cli::Options, saved: Option<&Record>) -> Result<Setup, String> {
+    if let Some(r) = saved {
+        return live_setup_for(opts, r.meta.task.clone());
+    }
     let task = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin(), cli::stdin_is_piped())).transpose()?;
     let Some(task) = task.filter(|t| !t.trim().is_empty()) else {
         return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());

@@ -442,8 +442,9 @@ impl Task {
         }
     }
 
-    /// Continues a saved task with Cline's `[TASK RESUMPTION]` message.
-    pub fn resume(mut self, saved: Record) -> End {
+    /// Continues a saved task with Cline's `[TASK RESUMPTION]` message, followed by the
+    /// person's `words` if any (Cline's `New instructions for task continuation:`).
+    pub fn resume(mut self, saved: Record, words: Option<&str>) -> End {
         let saved = self.read_again(saved);
         let updated = saved.updated;
         let next = self.take_up(saved);
@@ -460,14 +461,20 @@ impl Task {
             false => format!("\n\n{}", prompt::file_context_warning(&files, self.ws.root())),
         };
         let earlier = if next.trim().is_empty() { String::new() } else { format!("{}\n\n", next.trim_end()) };
-        let body = format!("{earlier}{resumption}");
+        // The person's words, their slash command and mentions read as in any of their words
+        // (Cline's `loadContext` reads `<user_message>` as it reads `<feedback>`).
+        let words = words.filter(|w| !w.trim().is_empty());
+        let body = match words.map(|w| self.resumed_words(w)) {
+            Some(said) => format!("{earlier}{resumption}\n\n{said}"),
+            None => format!("{earlier}{resumption}"),
+        };
         // A cut puts Cline's truncation notice in place of the first reply, which the saved
         // history keeps.
         let notice = crate::run::budget::context::TRUNCATION_NOTICE;
         let cut = self.messages.get(1).is_some_and(|m| m.role == Role::Assistant && m.content == notice);
         let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated, cut));
         let (said, events) = (format!("{body}{alert}"), &mut self.around.events);
-        let start = match lifecycle::task_resume(hooks, history, &said, &mut self.term, events) {
+        let start = match lifecycle::task_resume(hooks, history, &said, words.unwrap_or(""), &mut self.term, events) {
             Gate::Go(next) => Next::Continue(format!("{next}\n\n{}", self.environment_details(true))),
             Gate::Stop(why) => {
                 self.file_context_warning = files;
@@ -476,6 +483,15 @@ impl Task {
             }
         };
         self.finish(start)
+    }
+
+    /// The person's `words` given with a resume, as Cline sends them: a slash command's
+    /// instructions, then [`prompt::new_instructions`], then the files their mentions name.
+    fn resumed_words(&mut self, words: &str) -> String {
+        let workflow = self.slash_command(words);
+        let m = self.expand_mentions(workflow.as_ref().map_or(words, |w| &w.words));
+        let instructions = workflow.as_ref().map_or("", |w| &w.instructions);
+        format!("{instructions}{}{}", prompt::new_instructions(&m.words), m.blocks)
     }
 
     /// Takes up a saved conversation (`session/load` of `agent-min acp`): the next prompt
@@ -499,8 +515,8 @@ impl Task {
 
     /// The saved task's history, turns, checkpoints and totals; returns what was about to be
     /// sent when it stopped (its last user message and what was pending), without an earlier
-    /// resumption notice but with the file context alert that followed it (nor an earlier
-    /// request's focus chain reminder: the next one adds its own).
+    /// resumption notice but with the person's words and the file context alert that followed
+    /// it (nor an earlier request's focus chain reminder: the next one adds its own).
     fn take_up(&mut self, saved: Record) -> String {
         self.messages = saved.messages;
         self.cuts = saved.cuts;
@@ -522,14 +538,8 @@ impl Task {
             let last = self.unsend();
             next = if next.is_empty() { last } else { format!("{last}\n\n{next}") };
         }
-        if let Some(i) = prompt::last_resumption(&next) {
-            // The file context alert that followed it stays: its files were named once only.
-            let alert = prompt::file_context_warning_in(&next[i..]).map(str::to_string);
-            next.truncate(i);
-            if let Some(alert) = alert {
-                next = format!("{}\n\n{alert}", next.trim_end()).trim_start().to_string();
-            }
-        }
+        // An earlier resume's notice goes; the words and file alert it carried stay.
+        next = prompt::without_resumption(&next);
         // The last request's reported size, as Cline's context manager reads it from the saved
         // messages: the first request after a resume is measured from it (and cut if it must
         // be), not estimated from the text alone.

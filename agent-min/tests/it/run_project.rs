@@ -778,6 +778,14 @@ fn task_cancel_runs_at_a_limit_and_task_resume_adds_its_context_on_resume() {
     let prompts: Vec<Value> =
         inputs(out.path(), "UserPromptSubmit").iter().map(|i| i["userPromptSubmit"]["prompt"].clone()).collect();
     assert_eq!(prompts, ["t", ""]);
+    // Words given with a resume are the hook's prompt, trimmed as Cline reads feedback.
+    let server = Server::start(vec![anthropic(&completion("ok again"))]);
+    let base = anthropic_args(&server);
+    let r = run_cmd("resume", e.ws(), &args_with(&base, &["--last", "--trust-workspace", " and more\n"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let prompts: Vec<Value> =
+        inputs(out.path(), "UserPromptSubmit").iter().map(|i| i["userPromptSubmit"]["prompt"].clone()).collect();
+    assert_eq!(prompts, ["t", "", "and more"]);
     let resume = &inputs(out.path(), "TaskResume")[0]["taskResume"];
     assert_eq!(resume["taskMetadata"]["taskId"], cancel[0]["taskId"]);
     assert_eq!(resume["previousState"]["messageCount"], "2", "the saved history: the task and the reply");

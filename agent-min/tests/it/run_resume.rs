@@ -211,6 +211,45 @@ fn resume_last_continues_a_task_stopped_by_a_limit() {
     assert!(r.stderr.contains("over 3 requests"), "totals include the earlier run: {}", r.stderr);
 }
 
+/// `resume ID "words"` (and `--last "words"`, as `codex exec resume`) sends the words after the
+/// notice as Cline's `New instructions for task continuation:`, their mentions read; a resume
+/// whose request failed keeps them for the next one, which says them once.
+#[test]
+fn words_given_with_a_resume_follow_the_notice_and_outlive_a_failed_request() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.path().join("a.txt"), "alpha line\n").unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let refused =
+        status(400, serde_json::json!({"type":"error","error":{"type":"invalid_request_error","message":"no"}}));
+    let server = Server::start(vec![anthropic(&list), refused, anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["--state-dir", &state_dir, "--max-turns", "1", "list"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    let id = saved_tasks(state.path())[0]["id"].as_str().unwrap().to_string();
+
+    let words = "New instructions for task continuation:\n<user_message>\nalso read 'a.txt' (see below for file content)\n</user_message>\n\n<file_content path=\"a.txt\">\nalpha line\n\n</file_content>";
+    let r = run_cmd("resume", ws.path(), &[&id, "also read @/a.txt", "--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(r.code, Some(1), "the request is refused: {}", r.all());
+    let sent = without_reminder(&server.requests()[1].last_user());
+    let notice = sent.find("[TASK RESUMPTION]").unwrap_or_else(|| panic!("{sent}"));
+    assert!(sent[..notice].starts_with("[list_files for '.'] Result:"), "{sent}");
+    let said = sent.find(&format!("\n\n{words}\n\n<environment_details>")).unwrap_or_else(|| panic!("{sent}"));
+    assert!(notice < said && !sent[notice..said].contains("</environment_details>"), "after the notice: {sent}");
+
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let sent = without_reminder(&server.requests()[2].last_user());
+    assert_eq!(sent.matches("[TASK RESUMPTION]").count(), 1, "{sent}");
+    assert_eq!(sent.matches("New instructions for task continuation:").count(), 1, "{sent}");
+    // The words of the failed resume go before the new notice, as its unsent message did.
+    assert!(sent.find(words).unwrap() < sent.find("[TASK RESUMPTION]").unwrap(), "{sent}");
+    let saved = &saved_tasks(state.path())[0];
+    assert_eq!(saved["task"], "list", "the saved task is not the words");
+}
+
 /// The `# Context Window Usage` line of a request's last user message.
 fn context_usage(request: &Value) -> String {
     let msgs = request["messages"].as_array().unwrap();

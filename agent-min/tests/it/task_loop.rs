@@ -222,7 +222,7 @@ fn run(setup: &Setup, steps: Vec<Step>, saved: Option<Record>) -> Ran {
     };
     let task = Task::new(settings, Box::new(transport), ws, Term::to_writer(Box::new(shown.clone())), around);
     let end = match saved {
-        Some(record) => task.resume(record),
+        Some(record) => task.resume(record, None),
         None => task.run(),
     };
     let events = events.text().lines().map(|l| serde_json::from_str(l).expect("an event is JSON")).collect();

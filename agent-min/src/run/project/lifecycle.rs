@@ -116,14 +116,16 @@ fn user_prompt(
     Ok(())
 }
 
-/// `TaskResume`, then `UserPromptSubmit` (with no new text: `resume` takes none), as a saved
-/// task continues: the resumption message `body` with `TaskResume`'s context first,
-/// `UserPromptSubmit`'s after it; the environment details after the hooks are the caller's. `cut`: whether the
-/// saved history was ever cut (Cline's `conversationHistoryDeleted`).
+/// `TaskResume`, then `UserPromptSubmit` (with the person's `words` given with the resume, ""
+/// for none, as Cline's runs it with only those), as a saved task continues: the resumption
+/// message `body` with `TaskResume`'s context first, `UserPromptSubmit`'s after it; the
+/// environment details after the hooks are the caller's. `cut`: whether the saved history was
+/// ever cut (Cline's `conversationHistoryDeleted`).
 pub(crate) fn task_resume(
     h: &mut Hooks,
     (messages, updated_secs, cut): (&[Message], u64, bool),
     body: &str,
+    words: &str,
     term: &mut Term,
     events: &mut Events,
 ) -> Gate {
@@ -145,7 +147,9 @@ pub(crate) fn task_resume(
         parts.push(format!("<hook_context source=\"TaskResume\" type=\"general\">\n{c}\n</hook_context>"));
     }
     parts.push(body.trim_end().to_string());
-    if let Err(why) = user_prompt(h, "", &mut parts, term, events) {
+    // Cline's `buildUserFeedbackContent`: the words as feedback (none: no block).
+    let prompt = if words.is_empty() { String::new() } else { prompt_of(&format!("<feedback>\n{words}\n</feedback>")) };
+    if let Err(why) = user_prompt(h, &prompt, &mut parts, term, events) {
         return Gate::Stop(why);
     }
     Gate::Go(parts.join("\n\n"))

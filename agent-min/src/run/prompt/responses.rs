@@ -40,15 +40,16 @@ const FEEDBACK_START: &str = "The user provided the following feedback:";
 /// after a blank line here; a text block of its own in Cline): another call's result
 /// (`[tool for '…']`, `[tool]`), a call not run ([`tool_already_used`], the skip after a
 /// refusal, one after a completion, a cut-off call), the person's words after a stop
-/// (feedback, guidance) and a resumption notice, a hook's context, a slash command's
+/// (feedback, guidance), a resumption notice and the words given with it, a hook's context, a slash command's
 /// instructions, the focus chain's reminder (`focus_chain.rs`), the environment details.
 pub(crate) fn starts_a_part(text: &str) -> bool {
-    const STARTS: [&str; 12] = [
+    const STARTS: [&str; 13] = [
         // `tool_already_used` and `repeated_tool_call`.
         "Tool [",
         FEEDBACK_START,
         GUIDANCE_START,
         RESUMPTION_START,
+        NEW_INSTRUCTIONS_START,
         SKIPPED_AFTER_REJECTION,
         NOT_RUN_AFTER_COMPLETION,
         // `truncated_tool`, either way.
@@ -310,6 +311,50 @@ pub(crate) fn task_resumption(ago: &str, cwd: &str, was_recent: bool, file_alert
 /// How [`task_resumption`] begins.
 const RESUMPTION_START: &str = "[TASK RESUMPTION] This task was interrupted ";
 
+/// Cline's words of the person given with a resume (`taskResumption`'s `userResponseMessage`,
+/// act mode): a text block of its own after the notice.
+pub(crate) fn new_instructions(words: &str) -> String {
+    format!("{NEW_INSTRUCTIONS_START}\n<user_message>\n{words}\n</user_message>")
+}
+
+/// How [`new_instructions`] begins.
+const NEW_INSTRUCTIONS_START: &str = "New instructions for task continuation:";
+
+/// `text`, a message a resume left unsent, without its last resumption notice (the next resume
+/// sends its own): what came before the notice, then what the person said with that resume
+/// ([`new_instructions`], after its slash command's instructions and before its mentions'
+/// files) and the file context alert that followed it — each of those is said once only. What
+/// came after them (a hook's context, the environment details) is left out: it comes afresh.
+pub(crate) fn without_resumption(text: &str) -> String {
+    let Some(i) = last_resumption(text) else { return text.to_string() };
+    let after = &text[i..];
+    let kept = [Some(text[..i].trim()), resumed_words_in(after), file_context_warning_in(after)];
+    kept.into_iter().flatten().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n\n")
+}
+
+/// The person's words that follow the resumption notice `text` begins with, as [`Task::resume`]
+/// puts them: the paragraph after the notice, to the alert, a hook's context or the environment
+/// details after their `</user_message>`.
+///
+/// [`Task::resume`]: crate::run::task::Task::resume
+fn resumed_words_in(text: &str) -> Option<&str> {
+    const NOTICE_END: &str = "you must launch a new browser if needed.";
+    const RECENT: &str = "\n\nIMPORTANT: If the last tool use was a replace_in_file or write_to_file that was interrupted, the file was reverted back to its original state before the interrupted edit, and you do NOT need to re-read the file as you already have its up-to-date contents.";
+    let end = text.find(NOTICE_END)? + NOTICE_END.len();
+    let rest = text[end..].strip_prefix(RECENT).unwrap_or(&text[end..]).strip_prefix("\n\n")?;
+    let marker = format!("{NEW_INSTRUCTIONS_START}\n<user_message>\n");
+    let at = rest.find(&marker)?;
+    // Only the slash command's instructions may come before the words.
+    let before = &rest[..at];
+    if before.contains("<environment_details>") || before.contains(ALERT_START) || before.contains("<hook_context") {
+        return None;
+    }
+    let close = at + rest[at..].find("\n</user_message>")?;
+    let ends = [format!("\n\n{ALERT_START}"), "\n\n<hook_context source=\"".into(), "\n\n<environment_details>".into()];
+    let stop = ends.iter().filter_map(|e| rest[close..].find(e.as_str())).min().map_or(rest.len(), |k| close + k);
+    Some(&rest[..stop])
+}
+
 /// Where the last resumption notice in `text` begins: one this agent wrote, at the start of the
 /// text or of a paragraph — not those words inside a file a tool read.
 pub(crate) fn last_resumption(text: &str) -> Option<usize> {
@@ -481,5 +526,31 @@ mod file_context_warning_tests {
         assert!(task_resumption("just now", "/ws", true, false).contains(reassurance));
         assert!(!task_resumption("just now", "/ws", true, true).contains(reassurance));
         assert!(!task_resumption("1 day ago", "/ws", false, false).contains(reassurance));
+    }
+}
+
+#[cfg(test)]
+mod resumption_tests {
+    use super::*;
+
+    /// What a resume left unsent loses its notice, keeps the words and the alert said with it
+    /// (once each), and drops what came after them (a hook's context, the environment details).
+    #[test]
+    fn an_unsent_resume_keeps_the_words_and_alert_it_carried() {
+        let notice = task_resumption("just now", "/ws", true, false);
+        let words = format!(
+            "<explicit_instructions type=\"w\">\nx\n</explicit_instructions>\n{}\n\n<file_content path=\"a\">\nA\n</file_content>",
+            new_instructions("go on")
+        );
+        let alert = file_context_warning(&["a".into()], std::path::Path::new("/ws"));
+        let after = "<hook_context source=\"UserPromptSubmit\">\nh\n</hook_context>\n\n<environment_details>\nE\n</environment_details>";
+        let unsent = format!("[r] Result:\nok\n\n{notice}\n\n{words}\n\n{alert}\n\n{after}");
+        assert_eq!(without_resumption(&unsent), format!("[r] Result:\nok\n\n{words}\n\n{alert}"));
+        assert_eq!(without_resumption(&format!("{notice}\n\n{words}\n\n{after}")), words);
+        assert_eq!(without_resumption(&format!("[r] Result:\nok\n\n{notice}\n\n{after}")), "[r] Result:\nok");
+        // Words a file holds after the notice are not the person's.
+        let read = format!("{notice}\n\n<environment_details>\n{}\n</environment_details>", new_instructions("no"));
+        assert_eq!(without_resumption(&read), "");
+        assert!(starts_a_part(&new_instructions("go on")));
     }
 }
