@@ -325,8 +325,14 @@ fn server_config(s: &McpServer) -> Result<ServerConfig, String> {
             return Err(format!("MCP server {name:?}: its URL must be http:// or https://, got {url:?}"));
         }
     }
+    let written = match &kind {
+        Kind::Stdio { command, args, .. } if args.is_empty() => command.clone(),
+        Kind::Stdio { command, args, .. } => format!("{command} {}", args.join(" ")),
+        Kind::Http { url, .. } => url.clone(),
+    };
     Ok(ServerConfig {
         name,
+        written,
         file: PathBuf::from("the ACP client's session/new"),
         kind,
         disabled: false,

@@ -479,7 +479,7 @@ fn live_setup(opts: &cli::Options, saved: Option<&Record>) -> Result<Setup, Stri
 /// A live run of `task`: provider, key, URL, workspace.
 fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     // A key wiped from the environment by an earlier session's hardening is read as it was.
-    let env = |k: &str| sandbox::process::key_var(k).filter(|v| !v.trim().is_empty());
+    let env = |k: &str| redact::withheld(k).filter(|v| !v.trim().is_empty());
     redact::add_from_env();
     // Everything about the provider comes from its declaration (`llm/providers/registry.rs`).
     let declared = llm::providers::registry::PROVIDERS;

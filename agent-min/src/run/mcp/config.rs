@@ -38,9 +38,9 @@ pub(crate) struct ServerSettings {
     /// A stdio server's program.
     #[serde(deserialize_with = "string")]
     pub command: Option<String>,
-    /// Its arguments.
-    #[serde(deserialize_with = "strings")]
-    pub args: Vec<String>,
+    /// Its arguments (`None`: absent or `null`, which Cline's prompt tells from `[]`).
+    #[serde(deserialize_with = "optional_strings")]
+    pub args: Option<Vec<String>>,
     /// Variables added to its environment, in the file's order.
     #[serde(deserialize_with = "string_map")]
     #[schemars(with = "std::collections::BTreeMap<String, String>")]
@@ -98,6 +98,13 @@ fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
             })
             .collect(),
         Some(v) => Err(serde::de::Error::custom(format!("must be a list of strings, got {v}"))),
+    }
+}
+
+fn optional_strings<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => strings(v).map(Some).map_err(serde::de::Error::custom),
     }
 }
 
@@ -171,16 +178,15 @@ pub(crate) struct ServerConfig {
     /// `startupTimeout` (agent-min's; Cline ignores it): how long the server may take to start
     /// and list its tools; `None`: the run's `--mcp-startup-timeout`.
     pub startup_timeout: Option<Duration>,
+    /// The command line, or the URL, as the file writes it: its `${env:…}` not expanded.
+    pub written: String,
 }
 
 impl ServerConfig {
-    /// The command line as Cline's prompt shows it (`command arg1 arg2`), or the URL.
-    pub(crate) fn command_line(&self) -> String {
-        match &self.kind {
-            Kind::Stdio { command, args, .. } if args.is_empty() => command.clone(),
-            Kind::Stdio { command, args, .. } => format!("{command} {}", args.join(" ")),
-            Kind::Http { url, .. } => url.clone(),
-        }
+    /// The command line as Cline's prompt shows it (`command arg1 arg2`, as written: a value
+    /// a variable gives, which may be a password, is not shown), or the URL as written.
+    pub(crate) fn command_line(&self) -> &str {
+        &self.written
     }
 }
 
@@ -294,6 +300,13 @@ fn server(name: &str, s: ServerSettings, file: &Path) -> Result<ServerConfig, St
         (None, Some("http")) if s.command.is_none() => Some("streamableHttp".to_string()),
         (None, _) => None,
     };
+    // Cline's prompt: `${command}${args ? ` ${args.join(" ")}` : ""}` of the stored settings.
+    let written = match (&s.command, &s.url, &s.args) {
+        (Some(c), _, Some(args)) => format!("{c} {}", args.join(" ")),
+        (Some(c), ..) => c.clone(),
+        (None, Some(url), _) => url.clone(),
+        (None, None, _) => String::new(),
+    };
     let kind =
         match (ty.as_deref(), s.command, s.url) {
             (Some("stdio") | None, Some(command), _) => {
@@ -306,7 +319,7 @@ fn server(name: &str, s: ServerSettings, file: &Path) -> Result<ServerConfig, St
                     let val = expand(&val, &at, "env")?;
                     env.push((k, val));
                 }
-                let args = s.args.iter().map(|a| expand(a, &at, "args")).collect::<Result<_, _>>()?;
+                let args = s.args.iter().flatten().map(|a| expand(a, &at, "args")).collect::<Result<_, _>>()?;
                 Kind::Stdio { command: expand(&command, &at, "command")?, args, env, cwd: cwd.transpose()? }
             }
             (Some("stdio"), None, _) => return Err(at("command", "is required for a stdio server")),
@@ -342,11 +355,14 @@ fn server(name: &str, s: ServerSettings, file: &Path) -> Result<ServerConfig, St
         auto_approve: s.auto_approve,
         timeout: crate::run::clock::clamped_secs(s.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS as f64)),
         startup_timeout: s.startup_timeout.map(crate::run::clock::clamped_secs),
+        written,
     })
 }
 
-/// Cline's `${env:NAME}` expansion (an unset variable stays as written). The agent's API keys
-/// are refused: they must never reach a server.
+/// Cline's `${env:NAME}` expansion (an unset variable stays as written), from the variables the
+/// agent was started with — those the sandbox withholds from commands too (a server's token:
+/// the settings name it for that server). The agent's API keys are refused: they must never
+/// reach a server.
 fn expand(s: &str, at: &dyn Fn(&str, &str) -> String, field: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = s;
@@ -360,9 +376,9 @@ fn expand(s: &str, at: &dyn Fn(&str, &str) -> String, field: &str) -> Result<Str
                 &format!("refusing to pass ${{env:{name}}} to an MCP server: the agent's API keys never leave it"),
             ));
         }
-        match std::env::var(name) {
-            Ok(v) => out.push_str(&v),
-            Err(_) => out.push_str(&rest[i..i + end + 1]),
+        match redact::withheld(name) {
+            Some(v) => out.push_str(&v),
+            None => out.push_str(&rest[i..i + end + 1]),
         }
         rest = &rest[i + end + 1..];
     }
@@ -378,6 +394,7 @@ mod tests {
     fn consent_shows_the_environment_the_directory_and_quoted_words() {
         let server = ServerConfig {
             name: "docs".into(),
+            written: String::new(),
             file: PathBuf::from("/w/.cline/mcp.json"),
             kind: Kind::Stdio {
                 command: "npx".into(),
@@ -480,5 +497,27 @@ mod tests {
         let e =
             p(r#"{"mcpServers": {"a": {"command": "srv", "env": {"K": "${env:ANTHROPIC_API_KEY}"}}}}"#).unwrap_err();
         assert!(e.contains("field \"env\": refusing to pass ${env:ANTHROPIC_API_KEY}"), "{e}");
+    }
+
+    /// A token the sandbox withheld from the environment (its name looks secret) is still the
+    /// person's to give a server, as Cline expands every variable; the prompt's command line is
+    /// the one written, as Cline's prompt shows its stored settings (a password a variable
+    /// gives never reaches the model).
+    #[test]
+    fn a_withheld_variable_expands_and_the_prompt_shows_the_command_as_written() {
+        redact::withhold("AGENT_MIN_TEST_TRACKER_TOKEN", "tok-withheld-1234");
+        std::env::set_var("AGENT_MIN_TEST_PGPASS", "hunter2");
+        let s = p(r#"{"mcpServers": {
+            "tracker": {"type": "streamableHttp", "url": "http://h/mcp", "headers": {"Authorization": "Bearer ${env:AGENT_MIN_TEST_TRACKER_TOKEN}"}},
+            "db": {"command": "npx", "args": ["pg", "postgresql://u:${env:AGENT_MIN_TEST_PGPASS}@db/app"]},
+            "bare": {"command": "srv", "args": []},
+            "none": {"command": "srv"}
+        }}"#)
+        .unwrap();
+        assert!(matches!(&s[0].kind, Kind::Http { headers, .. } if headers[0].1 == "Bearer tok-withheld-1234"));
+        assert!(matches!(&s[1].kind, Kind::Stdio { args, .. } if args[1] == "postgresql://u:hunter2@db/app"));
+        assert_eq!(s[1].command_line(), "npx pg postgresql://u:${env:AGENT_MIN_TEST_PGPASS}@db/app");
+        assert_eq!(s[2].command_line(), "srv ", "Cline's prompt for []: the command, a space");
+        assert_eq!(s[3].command_line(), "srv");
     }
 }

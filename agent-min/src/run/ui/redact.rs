@@ -42,6 +42,26 @@ pub(crate) fn add(secret: &str) {
     }
 }
 
+/// The secret variables the sandbox wiped from the agent's own environment, by name, with
+/// their values (the agent's memory cannot be read by another process: it is non-dumpable).
+static WITHHELD: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+/// Keeps the value of the variable `name`, which is being wiped from the environment.
+pub(crate) fn withhold(name: &str, value: &str) {
+    let mut v = WITHHELD.lock().unwrap_or_else(|e| e.into_inner());
+    v.retain(|(n, _)| n != name);
+    v.push((name.to_string(), value.to_string()));
+}
+
+/// The variable `name` the agent was started with: from the environment, else as it was before
+/// the sandbox withheld it ([`withhold`]).
+pub(crate) fn withheld(name: &str) -> Option<String> {
+    std::env::var(name).ok().or_else(|| {
+        let v = WITHHELD.lock().unwrap_or_else(|e| e.into_inner());
+        v.iter().find(|(n, _)| n == name).map(|(_, value)| value.clone())
+    })
+}
+
 /// Registers the keys of [`KEY_VARS`] that are set.
 pub(crate) fn add_from_env() {
     for k in KEY_VARS {
