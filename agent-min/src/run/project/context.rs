@@ -1,6 +1,6 @@
 //! The paths a request's conditional rules are evaluated against, as Cline's
 //! `RuleContextBuilder.getRulePathContext` gathers them from its messages: the person's latest
-//! words (the task, feedback or a follow-up answer: Cline's latest `say "task"` or
+//! words (the task, feedback, a follow-up answer or the words given with a resume: Cline's latest `say "task"` or
 //! `"user_feedback"`) and the paths of the tool calls Cline asks about (`ask "tool"`) or reports
 //! as edits (`say "tool"` with `editedExistingFile`, `newFileCreated`, `fileDeleted`).
 
@@ -13,10 +13,13 @@ use crate::run::tools::Call;
 /// The latest text the person wrote: their latest feedback or follow-up answer, else the task.
 pub(super) fn latest_user_text(messages: &[Message]) -> String {
     for m in messages.iter().rev().filter(|m| m.role == Role::User) {
-        // Both are Cline's `say "user_feedback"`; within a message the later one is the latest.
+        // All are Cline's `say "user_feedback"` (the words given with a resume too); within a
+        // message the later one is the latest.
         let feedback = between(&m.content, "<feedback>\n", "\n</feedback>");
         let answer = between(&m.content, "<answer>\n", "\n</answer>");
-        if let Some((_, text)) = feedback.into_iter().chain(answer).max_by_key(|(at, _)| *at) {
+        let resumed =
+            between(&m.content, "New instructions for task continuation:\n<user_message>\n", "\n</user_message>");
+        if let Some((_, text)) = feedback.into_iter().chain(answer).chain(resumed).max_by_key(|(at, _)| *at) {
             return text.to_string();
         }
     }

@@ -376,5 +376,12 @@ mod tests {
         let mut h = h;
         h.push(msg(Role::User, "[ask_followup_question for 'which?'] Result:\n<answer>\nweb/c.md\n</answer>"));
         assert_eq!(latest_user_text(&h), "web/c.md");
+        // So are the words given with a resume (Cline's `resumeTaskFromHistory` says them so).
+        let said = "New instructions for task continuation:\n<user_message>\nnow fix web/app.ts\n</user_message>";
+        h.push(msg(
+            Role::User,
+            &format!("[TASK RESUMPTION] This task was interrupted…\n\n{said}\n\n<environment_details>"),
+        ));
+        assert_eq!(latest_user_text(&h), "now fix web/app.ts");
     }
 }
