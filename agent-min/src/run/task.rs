@@ -661,7 +661,7 @@ impl Task {
         self.memory.skills = self.around.project.skills(&mut self.term);
         let skills = !self.memory.skills.is_empty();
         let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
-        let offer = Offer { skills, task_progress: self.focus.is_some() };
+        let offer = Offer { skills, task_progress: self.focus.is_some(), parallel: !self.settings.one_tool_per_reply };
         self.settings.dialect.offer_tools(self.family, &mut *self.transport, hub, &cwd, offer, &mut self.term);
         self.turns += 1;
         self.remind_of_the_checklist(&mut user_content);

@@ -88,6 +88,9 @@ pub struct Offer {
     pub skills: bool,
     /// Cline's focus chain is on: the tools take its `task_progress` parameter.
     pub task_progress: bool,
+    /// Several calls may come in one reply (not `--one-tool-per-reply`): Cline's
+    /// `enableParallelToolCalling`.
+    pub parallel: bool,
 }
 
 /// The dialect: native tool calls when `native` (recovering calls written as text), else XML.

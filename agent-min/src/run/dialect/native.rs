@@ -95,7 +95,7 @@ impl Dialect for Native {
         if let Some(t) = registry::find("use_skill").filter(|_| offer.skills) {
             builtin.push(serde_json::from_str((t.native)(family)).expect("tools/decl/use_skill.json parses"));
         }
-        transport.set_tools(Tools { builtin, extra });
+        transport.set_tools(Tools { builtin, extra, parallel: offer.parallel });
     }
 
     fn with_skills(&self, prompt: &str, section: &str) -> String {

@@ -15,6 +15,10 @@ pub struct Tools {
     pub builtin: Vec<Value>,
     /// Definitions added by the run (the MCP servers' tools).
     pub(crate) extra: Vec<ToolSpec>,
+    /// Several calls may come in one reply: Cline's `enableParallelToolCalling` (default on;
+    /// off with `--one-tool-per-reply`), which its OpenRouter handler sends as
+    /// `parallel_tool_calls`.
+    pub parallel: bool,
 }
 
 /// One extra tool definition, in neither wire shape yet: the parameters' schemas as Cline's
@@ -122,6 +126,7 @@ mod tests {
     /// The agent's own definitions (as the native dialect sends them) and `extra`.
     fn ours(extra: &[ToolSpec]) -> Tools {
         Tools {
+            parallel: true,
             builtin: crate::run::dialect::native::definitions(crate::run::prompt::system::Family::NativeNextGen, "/w"),
             extra: extra.to_vec(),
         }

@@ -664,6 +664,7 @@ mod tests {
             thinking_budget: budget,
             reasoning_effort: effort.map(str::to_string),
             tools: Some(crate::run::llm::tool_specs::Tools {
+                parallel: true,
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::prompt::system::Family::NativeNextGen,
                     "/w",

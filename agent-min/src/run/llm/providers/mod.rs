@@ -657,6 +657,7 @@ mod first_request {
             facts: models::lookup(provider, model).facts,
             thinking_budget: thinking,
             tools: Some(Tools {
+                parallel: true,
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::dialect::system::family(true, provider.name(), model),
                     "/w",

@@ -231,7 +231,10 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
         body["tools"] = tool_specs::openai(tools);
         body["tool_choice"] = json!("auto");
         if !refuses_parallel_tool_calls(&cfg.model) {
-            body["parallel_tool_calls"] = json!(false);
+            // Cline's OpenRouter handler: `getOpenAIToolParams(tools, enableParallelToolCalling)`
+            // (`openrouter-stream.ts`); its generic one leaves the second argument out (false).
+            let parallel = tools.parallel && super::is_openrouter(&cfg.base_url);
+            body["parallel_tool_calls"] = json!(parallel);
         }
     }
 }
@@ -358,12 +361,12 @@ impl Stream {
         if let Some(choice) = v.pointer("/choices/0") {
             let delta = choice.get("delta").or_else(|| choice.get("message"));
             if let Some(d) = delta {
-                for key in ["reasoning_content", "reasoning"] {
-                    if let Some(s) = d.get(key).and_then(Value::as_str) {
-                        if !s.is_empty() {
-                            out.push(Delta::Reasoning(s.to_string()));
-                        }
-                    }
+                // DeepSeek's and vLLM's `reasoning_content`, else OpenRouter's and newer vLLM's
+                // `reasoning`: a server may send the same text under both names (vLLM's
+                // compatibility), which is one reasoning, not two.
+                let text = |key: &str| d.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+                if let Some(s) = text("reasoning_content").or_else(|| text("reasoning")) {
+                    out.push(Delta::Reasoning(s.to_string()));
                 }
                 if let Some(s) = d.get("content").and_then(Value::as_str) {
                     if !s.is_empty() {
@@ -535,6 +538,11 @@ mod tests {
         let mut out = Vec::new();
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#)));
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}"#)));
+        // vLLM sends its reasoning under both names: one reasoning.
+        out.extend(
+            s.event(&data(r#"{"choices":[{"index":0,"delta":{"reasoning_content":" more","reasoning":" more"}}]}"#)),
+        );
+        out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"reasoning":" then"}}]}"#)));
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{"content":"Hello"}}]}"#)));
         out.extend(s.event(&data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#)));
         out.extend(s.event(&data(r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3,"prompt_tokens_details":{"cached_tokens":2}}}"#)));
@@ -544,6 +552,8 @@ mod tests {
             out,
             vec![
                 Delta::Reasoning("think".into()),
+                Delta::Reasoning(" more".into()),
+                Delta::Reasoning(" then".into()),
                 Delta::Text("Hello".into()),
                 Delta::Stop(StopReason::MaxTokens),
                 Delta::Usage(Usage { input: 9, output: 3, cache_read: 2, cache_write: 0, billed: None }),
@@ -585,6 +595,7 @@ mod tests {
         ApiConfig {
             base_url: "http://x/v1".into(),
             tools: Some(crate::run::llm::tool_specs::Tools {
+                parallel: true,
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::prompt::system::Family::NativeNextGen,
                     "/w",
@@ -706,6 +717,32 @@ mod tests {
         assert_eq!((b["model"].as_str(), b.get("provider")), (Some("anthropic/claude-sonnet-4.5:1m"), None));
     }
 
+    /// Cline's OpenRouter handler sends `parallel_tool_calls` from its parallel-calling
+    /// setting (on unless `--one-tool-per-reply`); its generic OpenAI-compatible one false.
+    #[test]
+    fn openrouter_gets_parallel_tool_calls_as_clines_openrouter_handler_sends_them() {
+        let asked = |base: &str, parallel: bool| -> Value {
+            let cfg = ApiConfig {
+                base_url: base.to_string(),
+                tools: Some(crate::run::llm::tool_specs::Tools {
+                    parallel,
+                    builtin: crate::run::dialect::native::definitions(
+                        crate::run::prompt::system::Family::NativeNextGen,
+                        "/w",
+                    ),
+                    extra: Vec::new(),
+                }),
+                ..ApiConfig::test(super::super::Provider::OpenAi, "anthropic/claude-sonnet-4.5")
+            };
+            serde_json::from_slice::<Value>(&request(&cfg, "SYS", &[Message::user("hi")]).body).unwrap()
+                ["parallel_tool_calls"]
+                .clone()
+        };
+        assert_eq!(asked("https://openrouter.ai/api/v1", true), json!(true));
+        assert_eq!(asked("https://openrouter.ai/api/v1", false), json!(false));
+        assert_eq!(asked("http://127.0.0.1:4000/v1", true), json!(false));
+    }
+
     /// Azure OpenAI as Cline's `AzureOpenAI` client asks it: the deployment in the path, the
     /// `api-version` in the query, the key as `api-key`; everything else as before.
     #[test]
@@ -765,6 +802,7 @@ mod tests {
                 openai_native: native,
                 reasoning_effort: effort.map(str::to_string),
                 tools: Some(crate::run::llm::tool_specs::Tools {
+                    parallel: true,
                     builtin: crate::run::dialect::native::definitions(
                         crate::run::prompt::system::Family::NativeGpt5,
                         "/w",

@@ -496,6 +496,7 @@ mod tests {
             facts: crate::run::llm::models::lookup(super::super::Provider::OpenAi, model).facts,
             openai_native: true,
             tools: Some(crate::run::llm::tool_specs::Tools {
+                parallel: true,
                 builtin: crate::run::dialect::native::definitions(
                     crate::run::prompt::system::Family::NativeGpt51,
                     "/w",
