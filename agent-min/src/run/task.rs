@@ -227,7 +227,7 @@ impl Task {
             system = crate::run::dialect::system::without_task_progress(&system);
         }
         if settings.yolo {
-            system = crate::run::dialect::system::with_command_timeout(&system);
+            system = crate::run::dialect::system::in_yolo_mode(&system);
         }
         settings.dialect.insert_mcp(&mut system, &mut around.mcp, settings.focus_chain);
         let focus = settings.focus_chain.then(FocusChain::default);
@@ -661,7 +661,12 @@ impl Task {
         self.memory.skills = self.around.project.skills(&mut self.term);
         let skills = !self.memory.skills.is_empty();
         let (cwd, hub) = (self.ws.root().display().to_string(), &mut self.around.mcp);
-        let offer = Offer { skills, task_progress: self.focus.is_some(), parallel: !self.settings.one_tool_per_reply };
+        let offer = Offer {
+            skills,
+            task_progress: self.focus.is_some(),
+            parallel: !self.settings.one_tool_per_reply,
+            ask: !self.settings.yolo,
+        };
         self.settings.dialect.offer_tools(self.family, &mut *self.transport, hub, &cwd, offer, &mut self.term);
         self.turns += 1;
         self.remind_of_the_checklist(&mut user_content);

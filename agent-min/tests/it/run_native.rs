@@ -172,6 +172,34 @@ fn claude_models_newer_than_clines_table_are_asked_as_the_api_takes_them() {
     }
 }
 
+/// Under `--yolo` nobody answers a question: as in Cline's yolo mode, `ask_followup_question`
+/// is not among the definitions and the prompt never invites one, in both dialects.
+#[test]
+fn under_yolo_no_question_is_offered_or_invited() {
+    for (mode, yolo) in [("native", true), ("xml", true), ("native", false), ("xml", false)] {
+        let ws = tempfile::tempdir().unwrap();
+        let done = match mode {
+            "native" => reply(vec![call("toolu_B", "attempt_completion", &[r#"{"result":"ok"}"#])]),
+            _ => anthropic(&completion("ok")),
+        };
+        let server = Server::start(vec![done]);
+        let mut base = anthropic_args(&server);
+        base.retain(|a| yolo || a != "--yolo");
+        let r = run_agent(ws.path(), &with_mode(&base, mode, &["do it"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{mode}: {}", r.all());
+        let body = &server.requests()[0].body;
+        let system = text_of(&body["system"]);
+        assert_eq!(system.contains("ask_followup_question"), !yolo, "{mode}, yolo {yolo}: {system}");
+        assert_eq!(system.contains("without asking the user any followup questions"), yolo, "{mode}: {system}");
+        if mode == "native" {
+            let names: Vec<&str> =
+                body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+            assert_eq!(names.contains(&"ask_followup_question"), !yolo, "{names:?}");
+            assert!(names.contains(&"attempt_completion"), "{names:?}");
+        }
+    }
+}
+
 #[test]
 fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
     let ws = tempfile::tempdir().unwrap();
@@ -198,7 +226,7 @@ fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
     assert_eq!(r.code, Some(0), "{}", r.all());
     let reqs = server.requests();
     let tools = reqs[0].body["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 8);
+    assert_eq!(tools.len(), 7, "under --yolo, without ask_followup_question");
     let read = tools.iter().find(|t| t["name"] == "read_file").unwrap();
     assert!(read["description"].as_str().unwrap().starts_with("Request to read the contents of a file"));
     assert_eq!(read["input_schema"]["required"], json!(["path"]));

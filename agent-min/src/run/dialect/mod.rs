@@ -91,6 +91,9 @@ pub struct Offer {
     /// Several calls may come in one reply (not `--one-tool-per-reply`): Cline's
     /// `enableParallelToolCalling`.
     pub parallel: bool,
+    /// `ask_followup_question` is offered: not under `--yolo` (Cline's spec requires
+    /// `!yoloModeToggled`).
+    pub ask: bool,
 }
 
 /// The dialect: native tool calls when `native` (recovering calls written as text), else XML.

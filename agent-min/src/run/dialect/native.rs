@@ -87,6 +87,9 @@ impl Dialect for Native {
     ) {
         let mut extra = crate::run::mcp::native::tool_specs(hub, cwd, term);
         let mut builtin = definitions(family, cwd);
+        if !offer.ask {
+            builtin.retain(|d| d["function"]["name"] != "ask_followup_question");
+        }
         if !offer.task_progress {
             drop_task_progress(&mut builtin);
             crate::run::mcp::native::drop_task_progress(&mut extra);

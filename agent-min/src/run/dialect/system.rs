@@ -87,6 +87,45 @@ pub fn with_command_timeout(prompt: &str) -> String {
     out
 }
 
+/// Cline's texts that say `ask_followup_question` may be used, and what each is in yolo mode
+/// (`context.yoloModeToggled`: `components/capabilities.ts`, `rules.ts`, `objective.ts`,
+/// `variants/next-gen/template.ts`, `gpt-5/template.ts`, `native-gpt-5-1/overrides.ts`).
+const ASKING: [(&str, &str); 7] = [
+    (", and ask follow-up questions. These tools", ". These tools"),
+    (" and instead, ask the user to provide the missing parameters using the ask_followup_question tool. DO NOT", ". DO NOT"),
+    (
+        "You are only allowed to ask the user questions using the ask_followup_question tool. Use this tool only when you need additional details to complete a task, and be sure to use a clear and concise question that will help you move forward with the task. However if you can use the available tools to avoid having to ask the user questions, you should do so.",
+        "Use your available tools and apply your best judgment to accomplish the task without asking the user any followup questions, making reasonable assumptions from the provided context.",
+    ),
+    ("\n- When the user is being vague, you should be proactive about asking clarifying questions using the ask_followup_question tool to ensure you understand their request. However, if you can infer the user's intent based on the context and available tools, you should proceed without asking unnecessary questions", ""),
+    (" If output is still unavailable after reasonable checks and you need it to continue, use the ask_followup_question tool to request the user to copy and paste it back to you.", ""),
+    (" If you absolutely need to see the actual terminal output, use the ask_followup_question tool to request the user to copy and paste it back to you.", ""),
+    (
+        "**ask clarifying questions** using ask_followup_question rather than making assumptions",
+        "state your assumptions clearly before proceeding",
+    ),
+];
+
+/// `prompt` as Cline builds it in yolo mode (`--yolo`: nobody answers a question, and
+/// `ask_followup_question` answers that no one will): the command's `timeout`
+/// ([`with_command_timeout`]), no `ask_followup_question` section (its spec's
+/// `contextRequirements`), and Cline's yolo texts where its others invite questions.
+pub fn in_yolo_mode(prompt: &str) -> String {
+    let mut s = with_command_timeout(prompt);
+    for (asking, yolo) in ASKING {
+        s = s.replace(asking, yolo);
+    }
+    const SECTION: &str = "## ask_followup_question\n";
+    const END: &str = "</ask_followup_question>";
+    if let Some(at) = s.find(SECTION) {
+        if let Some(end) = s[at..].find(END).map(|e| at + e + END.len()) {
+            let end = if s[end..].starts_with("\n\n") { end + 2 } else { end };
+            s.replace_range(at..end, "");
+        }
+    }
+    s
+}
+
 /// Cline's choice among its native variants (`variants/index.ts` order: `native-gpt-5`,
 /// `native-gpt-5-1`, `gemini-3`, `native-next-gen`), or `None` where none matches (a provider
 /// Cline does not call next-gen, a model outside its next-gen families, `gpt-5-chat`): there the
@@ -155,6 +194,35 @@ mod tests {
         // A native variant has no such section: unchanged.
         let native = render(Family::NativeNextGen, &env);
         assert_eq!(with_command_timeout(&native), native);
+    }
+
+    /// Cline's yolo texts (`yoloModeToggled`): no variant tells the model to ask the person, nor
+    /// lists `ask_followup_question`; every text of [`ASKING`] is one some variant has.
+    #[test]
+    fn yolo_prompts_never_invite_a_question_as_clines() {
+        let env = Env { cwd: "/w", os: "Linux", ide: "i", shell: "/bin/sh", home: "/h", parallel: true };
+        let all = [
+            Family::Generic,
+            Family::NextGen,
+            Family::Gpt5,
+            Family::NativeNextGen,
+            Family::NativeGpt5,
+            Family::NativeGpt51,
+        ];
+        let prompts: Vec<String> = all.iter().map(|&f| render(f, &env)).collect();
+        for (asking, _) in ASKING {
+            assert!(prompts.iter().any(|p| p.contains(asking)), "no variant has {asking:?}");
+        }
+        for (f, prompt) in all.iter().zip(&prompts) {
+            let yolo = in_yolo_mode(prompt);
+            assert!(!yolo.contains("ask_followup_question") && !yolo.contains("follow-up questions"), "{f:?}: {yolo}");
+            assert!(yolo.contains("\n\n## attempt_completion\n") || !prompt.contains("## attempt_completion"), "{f:?}");
+        }
+        let generic = in_yolo_mode(&prompts[0]);
+        assert!(generic.contains("read and edit files. These tools help you"), "{generic}");
+        assert!(generic.contains("(not even with fillers for the missing params). DO NOT ask for more information"));
+        assert!(generic.contains("- Use your available tools and apply your best judgment to accomplish the task without asking the user any followup questions, making reasonable assumptions from the provided context. For example,"));
+        assert!(generic.contains("<timeout>30</timeout>"), "the command's timeout too");
     }
 
     #[test]
