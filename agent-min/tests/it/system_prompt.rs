@@ -13,7 +13,7 @@ use agent_min::run::prompt::system::{Env, Family};
 
 /// Top-level sections left out, with why.
 const LEFT_OUT_SECTIONS: &[(&str, &str)] = &[
-    ("MCP SERVERS", "agent-min has no MCP client yet"),
+    ("MCP SERVERS", "only with a server configured (its texts: mcp::prompt's tests)"),
     ("ACT MODE V.S. PLAN MODE", "agent-min has no plan mode"),
     ("USER'S CUSTOM INSTRUCTIONS", "the snapshot's are test placeholders; agent-min reads no rules files yet"),
     ("If the user asks for help or wants to give feedback", "Cline's /reportbug and web_fetch"),

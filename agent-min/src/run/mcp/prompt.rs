@@ -1,10 +1,13 @@
-//! What the model is told about MCP: Cline's `use_mcp_tool` and `access_mcp_resource` tool
-//! descriptions, and its "MCP SERVERS … # Connected MCP Servers" section listing each connected
-//! server (name, command, tools with input schemas, resource templates, direct resources).
+//! What the model is told about MCP, as Cline's prompt says it with a server configured: its
+//! `use_mcp_tool` and `access_mcp_resource` tool descriptions (XML), their two examples (XML),
+//! its CAPABILITIES and RULES lines about MCP, and its "MCP SERVERS … # Connected MCP Servers"
+//! section listing each connected server (name, command, tools with input schemas, resource
+//! templates, direct resources; XML).
 //!
-//! Both are inserted into the base system prompt (`crate::run::dialect::system::system`): the tools
-//! before "# Tool Use Examples", the section before "RULES" (where Cline's generic prompt puts
-//! it). Without any configured server the prompt is left as it is.
+//! Each goes where Cline's snapshots have it: the tools after `list_files` (before
+//! `ask_followup_question`, or `attempt_completion` under `--yolo`), the examples after the
+//! others, the lines last in their sections, the servers section after UPDATING TASK PROGRESS
+//! (before EDITING FILES). Without any configured server the prompt is left as it is.
 
 use serde_json::Value;
 
@@ -57,23 +60,70 @@ Servers may also provide prompts - predefined templates that can be invoked by u
 
 ";
 
-/// Cline's native variants' one MCP line, the last of their RULES when a server is enabled.
-pub(crate) const NATIVE_RULE: &str = "- MCP operations should be used one at a time, similar to other tool usage. Wait for confirmation of success before proceeding with additional operations.";
+/// Cline's two examples of `use_mcp_tool`, after the others (`components/tool_use/examples.ts`).
+const EXAMPLES: &str = "## Example 5: Requesting to use an MCP tool
 
-/// The native dialect's share: Cline's prompt has neither the two tools nor the servers
-/// section (the tools travel as definitions: `super::native`), only [`NATIVE_RULE`] at the end
-/// of RULES when a server is enabled.
-pub(crate) fn insert_native(prompt: &mut String, hub: &mut Hub) {
+<use_mcp_tool>
+<server_name>weather-server</server_name>
+<tool_name>get_forecast</tool_name>
+<arguments>
+{
+  \"city\": \"San Francisco\",
+  \"days\": 5
+}
+</arguments>
+</use_mcp_tool>
+
+## Example 6: Another example of using an MCP tool (where the server name is a unique identifier such as a URL)
+
+<use_mcp_tool>
+<server_name>github.com/modelcontextprotocol/servers/tree/main/src/github</server_name>
+<tool_name>create_issue</tool_name>
+<arguments>
+{
+  \"owner\": \"octocat2\",
+  \"repo\": \"hello-world\",
+  \"title\": \"Found a bug\",
+  \"body\": \"I'm having a problem with this.\",
+  \"labels\": [\"bug\", \"help wanted\"],
+  \"assignees\": [\"octocat\"]
+}
+</arguments>
+</use_mcp_tool>
+
+";
+
+/// Cline's CAPABILITIES line about MCP, the section's last (`components/capabilities.ts`).
+pub(crate) const CAPABILITY: &str = "- You have access to MCP servers that may provide additional tools and resources. Each server may provide different capabilities that you can use to accomplish tasks more effectively.";
+
+/// Cline's RULES line about MCP, the section's last (`components/rules.ts`, each variant's).
+pub(crate) const RULE: &str = "- MCP operations should be used one at a time, similar to other tool usage. Wait for confirmation of success before proceeding with additional operations.";
+
+/// `line` as the last line of the prompt's section `title` (if it has one).
+fn end_section_with(prompt: &mut String, title: &str, line: &str) {
+    let Some(start) = prompt.find(&format!("\n====\n\n{title}\n")) else { return };
+    let end = prompt[start + 1..].find("\n\n====\n").map_or(prompt.len(), |i| start + 1 + i);
+    prompt.insert_str(end, &format!("\n{line}"));
+}
+
+/// The CAPABILITIES and RULES lines, when a server is enabled.
+fn insert_lines(prompt: &mut String, hub: &Hub) {
     if hub.servers().iter().any(|s| !s.cfg.disabled) {
-        let rules = prompt.find("\n====\n\nRULES\n").unwrap_or(0);
-        let end = prompt[rules + 1..].find("\n\n====\n").map_or(prompt.len(), |i| rules + 1 + i);
-        prompt.insert_str(end, &format!("\n{NATIVE_RULE}"));
+        end_section_with(prompt, "CAPABILITIES", CAPABILITY);
+        end_section_with(prompt, "RULES", RULE);
     }
 }
 
-/// Adds the two tools and the servers section to a built XML prompt (nothing without
-/// servers); the hub remembers the section so that [`update`] can replace it. `task_progress`:
-/// the tools' `task_progress` lines are there (Cline's focus chain on).
+/// The native dialect's share: Cline's native prompt has neither the two tools nor the
+/// servers section (the tools travel as definitions: `super::native`), only its CAPABILITIES
+/// and RULES lines.
+pub(crate) fn insert_native(prompt: &mut String, hub: &mut Hub) {
+    insert_lines(prompt, hub);
+}
+
+/// Adds the two tools and their examples (nothing without servers), the lines and the servers
+/// section to a built XML prompt; the hub remembers the section so that [`update`] can replace
+/// it. `task_progress`: the tools' `task_progress` lines are there (Cline's focus chain on).
 pub(crate) fn insert_xml(prompt: &mut String, hub: &mut Hub, task_progress: bool) {
     if hub.is_empty() {
         return;
@@ -82,18 +132,23 @@ pub(crate) fn insert_xml(prompt: &mut String, hub: &mut Hub, task_progress: bool
         true => TOOLS.to_string(),
         false => TOOLS.split_inclusive('\n').filter(|l| !l.contains("task_progress")).collect(),
     };
-    match prompt.find("# Tool Use Examples") {
+    let after_list_files = ["## ask_followup_question\n", "## attempt_completion\n", "# Tool Use Examples"];
+    match after_list_files.iter().find_map(|h| prompt.find(h)) {
         Some(i) => prompt.insert_str(i, &tools),
         None => prompt.push_str(&format!("\n\n# MCP Tools\n\n{tools}")),
     }
+    if let Some(i) = prompt.find("# Tool Use Guidelines") {
+        prompt.insert_str(i, EXAMPLES);
+    }
+    insert_lines(prompt, hub);
     // Cline's `getServers()` leaves disabled servers out; with none left there is no section.
     if !hub.servers().iter().any(|s| !s.cfg.disabled) {
         return;
     }
     let section = section(hub);
-    const BEFORE: &str = "\n====\n\nRULES\n";
-    match prompt.find(BEFORE) {
-        Some(i) => prompt.insert_str(i + BEFORE.len() - "RULES\n".len(), &section),
+    const BEFORE: [&str; 2] = ["\n====\n\nEDITING FILES\n", "\n====\n\nRULES\n"];
+    match BEFORE.iter().find_map(|b| prompt.find(b).map(|i| i + "\n====\n\n".len())) {
+        Some(i) => prompt.insert_str(i, &section),
         None => prompt.push_str(&format!("\n\n====\n\n{section}")),
     }
     hub.shown_section = section;
@@ -214,11 +269,74 @@ pub(crate) fn servers_list(hub: &Hub) -> String {
 mod tests {
     use super::*;
 
+    /// Every MCP text of Cline's prompt with a server enabled, where its snapshots have it,
+    /// followed by what follows it there, in every variant (the servers listed are the
+    /// snapshots' own test server and agent-min's failed one, so the list itself differs).
     #[test]
     #[cfg(feature = "mcp")]
-    fn the_section_sits_between_tool_use_and_rules_like_clines() {
-        let system = |cwd: &str, mut hub: Hub| {
-            let mut p = crate::run::dialect::system::system(crate::run::prompt::system::Family::Generic, cwd, true);
+    fn every_mcp_text_is_where_clines_snapshots_have_it() {
+        use crate::run::prompt::system::Family;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cline-system-prompt");
+        let hub = || {
+            let cfg = crate::run::mcp::config::parse(
+                r#"{"mcpServers": {"a": {"command": "/nonexistent/server"}}}"#,
+                std::path::Path::new("m.json"),
+            )
+            .unwrap();
+            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT)
+        };
+        let heading = "====\n\nMCP SERVERS\n";
+        for (family, snap) in [
+            (Family::Generic, "openai_gpt_3"),
+            (Family::NextGen, "anthropic_claude_sonnet_4"),
+            (Family::Gpt5, "openai_gpt_5"),
+            (Family::NativeNextGen, "cline_claude_4_5_sonnet"),
+            (Family::NativeGpt5, "openai_gpt_5_codex"),
+            (Family::NativeGpt51, "openai_gpt_5_1"),
+        ] {
+            let cline = std::fs::read_to_string(dir.join(format!("{snap}-no-browser.snap"))).unwrap();
+            let mut p = crate::run::dialect::system::system(family, "/w", true);
+            let native = matches!(family, Family::NativeNextGen | Family::NativeGpt5 | Family::NativeGpt51);
+            match native {
+                true => insert_native(&mut p, &mut hub()),
+                false => insert_xml(&mut p, &mut hub(), true),
+            }
+            // A piece of Cline's prompt and what follows it there, to the next line with text.
+            let followed = |piece: &str| {
+                let at = cline.find(piece).unwrap_or_else(|| panic!("{snap}: no {piece:?}"));
+                let mut end = at + piece.len();
+                while cline[end..].starts_with('\n') {
+                    end += 1;
+                }
+                let end = cline[end..].find('\n').map_or(cline.len(), |i| end + i);
+                cline[at..end].to_string()
+            };
+            for line in [CAPABILITY, RULE] {
+                let want = followed(line);
+                assert!(want.ends_with("\n\n===="), "{snap}: last of its section");
+                assert!(p.contains(&want), "{family:?}: {want:?}\n{p}");
+            }
+            if native {
+                assert!(!p.contains("use_mcp_tool") && !p.contains("MCP SERVERS"), "{family:?}");
+                continue;
+            }
+            assert!(p.contains(&followed(TOOLS)), "{family:?}");
+            assert!(p.contains(&followed(EXAMPLES)), "{family:?}");
+            let (at, end) = (cline.find(heading).unwrap(), cline.find("contextual messages.\n\n").unwrap());
+            let before = &cline[cline[..at - 1].rfind("\n\n").unwrap()..at];
+            let head = &cline[at..end + "contextual messages.\n\n".len()];
+            assert_eq!(&head[heading.len() - "MCP SERVERS\n".len()..], SECTION_HEAD, "{snap}");
+            assert!(p.contains(&format!("{before}{head}\n\n====\n\nEDITING FILES\n")), "{family:?}: {p}");
+        }
+    }
+
+    /// An enabled server that failed to start: the section, with nothing listed; only disabled
+    /// ones: the tools, no section.
+    #[test]
+    #[cfg(feature = "mcp")]
+    fn the_section_lists_enabled_servers_only() {
+        let system = |mut hub: Hub| {
+            let mut p = crate::run::dialect::system::system(crate::run::prompt::system::Family::Generic, "/w", true);
             insert_xml(&mut p, &mut hub, true);
             p
         };
@@ -226,16 +344,12 @@ mod tests {
             let cfg = crate::run::mcp::config::parse(json, std::path::Path::new("m.json")).unwrap();
             Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT)
         };
-        let only_disabled = system("/w", hub(r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#));
+        let only_disabled = system(hub(r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#));
         assert!(only_disabled.contains("## use_mcp_tool\n") && !only_disabled.contains("MCP SERVERS"));
-        // An enabled server that failed to start: the section, with nothing listed.
-        let p = system("/w", hub(r#"{"mcpServers": {"a": {"command": "/nonexistent/server"}}}"#));
-        let (tools, examples) = (p.find("## use_mcp_tool\n").unwrap(), p.find("# Tool Use Examples").unwrap());
-        let (section, rules) = (p.find("====\n\nMCP SERVERS\n").unwrap(), p.find("====\n\nRULES\n").unwrap());
-        assert!(p.find("## attempt_completion").unwrap() < tools && tools < examples);
-        assert!(p.find("# Tool Use Guidelines").unwrap() < section && section < rules);
+        assert!(!only_disabled.contains(CAPABILITY) && !only_disabled.contains(RULE));
+        let p = system(hub(r#"{"mcpServers": {"a": {"command": "/nonexistent/server"}}}"#));
         assert!(
-            p.contains("contextual messages.\n\n\n\n====\n\nRULES\n"),
+            p.contains("contextual messages.\n\n\n\n====\n\nEDITING FILES\n"),
             "no connected server: an empty list, as Cline's"
         );
     }
@@ -269,28 +383,5 @@ mod tests {
         let mut p = base.clone();
         insert_xml(&mut p, &mut Hub::none(), true);
         assert_eq!(p, base);
-    }
-
-    #[test]
-    #[cfg(feature = "mcp")]
-    fn the_native_prompt_has_only_clines_rule_line() {
-        let base = crate::run::native::system(crate::run::dialect::system::system(
-            crate::run::prompt::system::Family::NextGen,
-            "/w",
-            true,
-        ));
-        let cfg = crate::run::mcp::config::parse(
-            r#"{"mcpServers": {"a": {"command": "/nonexistent/server"}}}"#,
-            std::path::Path::new("m.json"),
-        )
-        .unwrap();
-        let mut p = base.clone();
-        insert_native(&mut p, &mut Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT));
-        assert!(!p.contains("use_mcp_tool") && !p.contains("MCP SERVERS"), "{p}");
-        let rules = p.find("\n====\n\nRULES\n").unwrap();
-        let line = p.find(NATIVE_RULE).unwrap();
-        let next = rules + 1 + p[rules + 1..].find("\n\n====\n").unwrap();
-        assert_eq!(line + NATIVE_RULE.len(), next, "the last line of RULES");
-        assert_eq!(p.replace(&format!("\n{NATIVE_RULE}"), ""), base);
     }
 }
