@@ -1216,7 +1216,12 @@ impl Task {
             Verdict::Escalate | Verdict::Fine => String::new(),
         };
         let hooks = &mut self.around.project.hooks;
-        let post = match lifecycle::post_tool(hooks, call, shown, ok, ms, &mut self.term, &mut self.around.events) {
+        // A thrown failure runs no PostToolUse either (Cline's `toolWasExecuted` is false).
+        let post = match thrown {
+            true => Gate::Go(String::new()),
+            false => lifecycle::post_tool(hooks, call, shown, ok, ms, &mut self.term, &mut self.around.events),
+        };
+        let post = match post {
             Gate::Go(hooked) => hooked,
             Gate::Stop(why) => return (String::new(), Some(self.hook_stop(why, String::new()).into_end()), false),
         };

@@ -986,6 +986,23 @@ fn native_mode_leaves_out_tool_names_the_apis_refuse_and_says_so() {
     assert!(out.contains("longer than 64 characters") && out.contains("run with --tool-calls xml to use it"), "{out}");
 }
 
+/// A server that answers `initialize` within its startup budget still has Cline's 5 s for each
+/// list: its tools, listed after the budget ran out, are there (they were not: the lists shared
+/// the budget, and the server stayed connected without tools).
+#[test]
+fn a_server_listing_its_tools_after_its_startup_budget_still_lists_them() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/py_names_server.py");
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"names": {"command": python(), "args": [script], "startupTimeout": 4, "env": {"LIST_TOOLS_AT": "5"}}}),
+    );
+    let r = run_cmd("mcp", ws.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("names [connected]") && r.stdout.contains("plain"), "{}", r.all());
+}
+
 #[test]
 fn native_mode_follows_tools_list_changed_in_the_next_request() {
     let ws = tempfile::tempdir().unwrap();
@@ -1032,6 +1049,38 @@ fn native_mode_follows_tools_list_changed_in_the_next_request() {
         (result["tool_use_id"].as_str(), result["content"].as_str()),
         (Some("t2"), Some("[use_mcp_tool for 'py'] Result:\ngrown"))
     );
+}
+
+/// A server may answer `initialize` with any version the MCP SDK Cline uses supports
+/// (2025-11-25 was refused); one it does not is refused, naming it.
+#[test]
+fn a_server_answering_with_a_newer_protocol_version_the_sdk_supports_connects() {
+    let dir = tempfile::tempdir().unwrap();
+    for (version, connects) in [("2025-11-25", true), ("2024-10-07", true), ("2099-01-01", false)] {
+        let script = dir.path().join("newer.py");
+        std::fs::write(
+            &script,
+            format!(
+                r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {{"protocolVersion": "{version}", "capabilities": {{"tools": {{}}}}, "serverInfo": {{"name": "n", "version": "1"}}}}
+    else:
+        r = {{"tools": [{{"name": "t", "description": "d", "inputSchema": {{"type": "object"}}}}]}}
+    print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": r}}), flush=True)
+"#
+            ),
+        )
+        .unwrap();
+        let cfg = settings(dir.path(), json!({"n": {"command": python(), "args": [script.display().to_string()]}}));
+        let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
+        let out = r.all();
+        assert_eq!(out.contains("n [connected] "), connects, "{version}: {out}");
+        assert_eq!(out.contains(&format!("protocol version \"{version}\"")), !connects, "{version}: {out}");
+    }
 }
 
 #[test]

@@ -414,6 +414,42 @@ fn pre_and_post_tool_use_see_clines_input_and_their_contexts_bracket_the_tool_re
     assert_eq!(hooks[1]["ok"], true);
 }
 
+/// Cline's MCP handlers refuse a call without its server or tool, or with `arguments` that are
+/// not a JSON object, before their PreToolUse hook (their results still reach PostToolUse); a
+/// failed resource read is thrown, and a thrown failure runs no PostToolUse (`toolWasExecuted`).
+#[test]
+fn malformed_mcp_calls_reach_no_hook_and_a_failed_resource_read_no_post_tool_use() {
+    let e = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    let h = ws_hooks(&e);
+    recording_hook(&h, "PreToolUse", out.path(), "{}");
+    recording_hook(&h, "PostToolUse", out.path(), "{}");
+    let mcp = |params: &[(&str, &str)]| anthropic(&tool("use_mcp_tool", params));
+    let server = Server::start(vec![
+        mcp(&[("server_name", "s"), ("arguments", "{}")]),
+        mcp(&[("server_name", "s"), ("tool_name", "t"), ("arguments", "{not json")]),
+        anthropic(&tool("access_mcp_resource", &[("server_name", "nosuch"), ("uri", "x://y")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = e.run(&server, &["--max-mistakes", "9", "go"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert!(
+        reqs[1].last_user().contains("Missing value for required parameter 'tool_name'"),
+        "{}",
+        reqs[1].last_user()
+    );
+    assert!(reqs[2].last_user().contains("Invalid JSON argument used with s for t."), "{}", reqs[2].last_user());
+    assert!(reqs[3].last_user().contains("Error executing access_mcp_resource:"), "{}", reqs[3].last_user());
+    let pre: Vec<Value> =
+        inputs(out.path(), "PreToolUse").iter().map(|i| i["preToolUse"]["toolName"].clone()).collect();
+    assert_eq!(pre, ["access_mcp_resource"], "only the well-formed call");
+    // The refusals are the handlers' results (PostToolUse sees them); the failed read threw.
+    let post: Vec<Value> =
+        inputs(out.path(), "PostToolUse").iter().map(|i| i["postToolUse"]["toolName"].clone()).collect();
+    assert_eq!(post, ["use_mcp_tool", "use_mcp_tool"]);
+}
+
 /// Cline's ToolExecutor pushes the result, then loop detection's warning, then runs PostToolUse
 /// and appends its context.
 #[test]

@@ -20,8 +20,11 @@ const CANCEL_CHECK: Duration = Duration::from_millis(50);
 /// The protocol version we ask for.
 pub(crate) const PROTOCOL_VERSION: &str = "2025-06-18";
 
-/// Versions we can speak, should the server answer with an older one.
-const SUPPORTED: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
+/// Versions a server may answer with: those of the MCP SDK Cline uses (1.26, whose
+/// `SUPPORTED_PROTOCOL_VERSIONS` adds 2025-11-25 and 2024-10-07); what agent-min uses of the
+/// protocol (the handshake, lists, calls, resources, prompts, `list_changed`) is the same in
+/// each.
+const SUPPORTED: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
 
 /// Pages followed per list (each page is one request); bounds a server that never stops.
 const MAX_PAGES: usize = 100;

@@ -29,6 +29,9 @@ pub(crate) const CONNECT_WAIT: Duration = Duration::from_secs(10);
 /// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` for the lists (and a prompt).
 pub(crate) const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The lists a server is asked for as it connects: tools, resources, templates, prompts.
+const LISTS: u32 = 4;
+
 /// The MCP SDK's `DEFAULT_REQUEST_TIMEOUT_MSEC`: what Cline's `readResource` waits.
 const RESOURCE_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -149,7 +152,8 @@ impl Hub {
         drop(tx);
         while pending > 0 {
             let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left + Duration::from_millis(200)) {
+            // A server still listing past the deadline has each list's own time (`connect`).
+            match rx.recv_timeout(left + LISTS * LIST_TIMEOUT + Duration::from_millis(200)) {
                 Ok((i, r)) => {
                     pending -= 1;
                     servers[i].state = match r {
@@ -358,8 +362,11 @@ fn slow_start(what: &str, budget: Duration) -> String {
     )
 }
 
-/// Handshake and lists, by `deadline` (`budget` after the start). The error names the failure
-/// and adds the server's stderr.
+/// The handshake by `deadline` (`budget` after the start), then the lists, each within
+/// [`LIST_TIMEOUT`] of its start or by `deadline` if that is later, as Cline gives each list its
+/// own 5 s (a server that answered `initialize` late in its budget would otherwise have no time
+/// left to list its tools, and stay connected without them). The error names the failure and
+/// adds the server's stderr.
 fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result<Conn, String> {
     let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
     let mut client = match Client::connect(t, left) {
@@ -372,7 +379,8 @@ fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result
         if !c.has(cap) {
             return Ok(Vec::new());
         }
-        c.list_all(method, key, LIST_TIMEOUT, deadline).map_err(|e| format!("{method} failed: {e}"))
+        let by = deadline.max(Instant::now() + LIST_TIMEOUT);
+        c.list_all(method, key, LIST_TIMEOUT, by).map_err(|e| format!("{method} failed: {e}"))
     };
     // Cline treats a failed list as empty (`fetchToolsList` too: the server stays connected,
     // its resources usable, without tools).

@@ -30,12 +30,9 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     let raw_args = call.param("arguments");
     ctx.term.tool("use_mcp_tool", &format!("{server} {tool} {}", shorten(raw_args.unwrap_or(""))));
-    // Cline parses the arguments only when given; absent ones become `{}`, and so does `null`
-    // (its `arguments: toolArguments ?? {}`).
-    let args = match raw_args.map(serde_json::from_str::<Value>) {
-        None | Some(Ok(Value::Null)) => json!({}),
-        Some(Ok(v)) if v.is_object() => texts::as_javascript(v),
-        Some(_) => {
+    let args = match arguments(call) {
+        Some(v) => v,
+        None => {
             ctx.decide(false, By::Policy, None);
             ctx.term.outcome(false, &format!("Cline tried to use {tool} with an invalid JSON argument. Retrying..."));
             return Outcome::Failure { text: tool_error(&texts::invalid_arguments(server, tool)), mistake: true };
@@ -69,6 +66,23 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             Outcome::Failure { text: with_note(format!("Error executing MCP tool: {}", e.message), &e), mistake: false }
         }
     }
+}
+
+/// A call's `arguments` as Cline reads them: parsed only when given; absent ones become `{}`,
+/// and so does `null` (its `arguments: toolArguments ?? {}`); `None` when they are not a JSON
+/// object.
+fn arguments(call: &Call) -> Option<Value> {
+    match call.param("arguments").map(serde_json::from_str::<Value>) {
+        None | Some(Ok(Value::Null)) => Some(json!({})),
+        Some(Ok(v)) if v.is_object() => Some(texts::as_javascript(v)),
+        Some(_) => None,
+    }
+}
+
+/// Whether `use_mcp_tool`'s `arguments` are refused (not a JSON object), as Cline's handler
+/// refuses them before its `PreToolUse` hook.
+pub(super) fn invalid_arguments(call: &Call) -> bool {
+    arguments(call).is_none()
 }
 
 /// `access_mcp_resource`.

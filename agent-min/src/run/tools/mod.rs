@@ -301,7 +301,8 @@ pub(crate) use crate::run::prompt::tool_error;
 /// Whether `call` meets a refusal its tool makes before asking or doing anything, which Cline's
 /// handlers make before they run the `PreToolUse` hook: a path `.clineignore` blocks (read,
 /// write, edit and list), a command `CLINE_COMMAND_PERMISSIONS` or `.clineignore` refuses, a
-/// patch with incomplete sentinels or updating or deleting a `.clineignore`d file. Such a call
+/// patch with incomplete sentinels or updating or deleting a `.clineignore`d file, an MCP call
+/// whose `arguments` are not a JSON object (`UseMcpToolHandler`). Such a call
 /// reaches no `PreToolUse` hook; the tool then refuses it as usual.
 pub(crate) fn refused_before_hooks(call: &Call, root: &std::path::Path, model: &str) -> bool {
     if call.name == "apply_patch" {
@@ -310,6 +311,9 @@ pub(crate) fn refused_before_hooks(call: &Call, root: &std::path::Path, model: &
     if call.name == "execute_command" {
         let command = exec::gemini_command_fixes(call.param("command").unwrap_or_default(), model);
         return exec::refusal(&command, root).is_some();
+    }
+    if call.name == "use_mcp_tool" {
+        return mcp::invalid_arguments(call);
     }
     let path = call.param("path").unwrap_or_default();
     clineignore::refusal(root, &call.name, path).is_some()

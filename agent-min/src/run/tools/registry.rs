@@ -47,8 +47,9 @@ pub(crate) struct ToolDecl {
     /// blocked command, a denial, a server's error): Cline's handlers that reset
     /// `consecutiveMistakeCount` right after validating. The others clear it on success.
     pub valid_clears_mistakes: bool,
-    /// Whether its failures are thrown, as Cline's `ApplyPatchHandler` throws them:
-    /// `ToolExecutor` then reports the error without loop detection (nor a mistake counted).
+    /// Whether its failures are thrown, as Cline's `ApplyPatchHandler` throws them (and its
+    /// `AccessMcpResourceHandler` a failed read): `ToolExecutor` then reports the error without
+    /// loop detection or `PostToolUse` (nor a mistake counted).
     pub throws_failures: bool,
     /// Whether the `PreToolUse` hook runs before it: Cline's handlers that call
     /// `ToolHookUtils.runPreToolUseIfEnabled` (access_mcp_resource, apply_patch, execute_command,
@@ -243,7 +244,7 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
     },
     ToolDecl {
         name: "use_mcp_tool",
-        required: &[],
+        required: &["server_name", "tool_name"],
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
@@ -258,11 +259,11 @@ pub(crate) static BUILTIN: &[ToolDecl] = &[
     },
     ToolDecl {
         name: "access_mcp_resource",
-        required: &[],
+        required: &["server_name", "uri"],
         paths: &[],
         mutates: false,
         valid_clears_mistakes: true,
-        throws_failures: false,
+        throws_failures: true,
         pre_tool_use: true,
         offered: |_| false,
         run: mcp::access_resource,
