@@ -162,10 +162,11 @@ impl Project {
         let mut sections = rules::sections(&self.root, &self.sources, &paths, &mut reader);
         sections.extend(crate::run::tools::clineignore::instructions(&self.root));
         self.warn(reader.warnings, term);
+        // Cline's prompt builder tidies the whole prompt, with or without rules (what MCP servers
+        // say of themselves included).
         if sections.is_empty() {
-            return base.to_string();
+            return post_process::post_process(base);
         }
-        // Cline's prompt builder tidies the whole prompt, the rules included.
         post_process::post_process(&format!("{}{}", base.trim_end(), texts::user_instructions(&sections)))
     }
 }
@@ -354,12 +355,17 @@ mod tests {
         assert!(s.ends_with(".clinerules/a.md\nOne.\n\nTwo.\nThree.\n\n====\n\nFour."), "{s}");
     }
 
+    /// Cline's prompt builder tidies every prompt, rules or none: what an MCP server says of
+    /// itself (runs of blank lines, `##` lines) reaches the model tidied either way.
     #[test]
-    fn nothing_to_add_leaves_the_prompt_alone() {
+    fn without_rules_the_prompt_is_tidied_all_the_same() {
         let d = tempfile::tempdir().unwrap();
         let mut p = Project::bare(d.path());
         let mut term = Term::to_writer(Box::new(std::io::sink()));
-        assert_eq!(p.system_prompt("BASE\n", &[], &mut term), "BASE\n");
+        assert_eq!(
+            p.system_prompt("BASE\n\n\n\n- server: says\n##\nmore\n", &[], &mut term),
+            "BASE\n\n- server: says\nmore"
+        );
         std::fs::write(d.path().join(".clineignore"), "*.key").unwrap();
         let s = p.system_prompt("BASE\n", &[], &mut term);
         assert!(s.ends_with("\n\n*.key\n.clineignore") && s.contains("# .clineignore"), "{s}");
