@@ -10,15 +10,26 @@ use crate::run::llm::{Message, Role};
 use crate::run::tools::paths::Workspace;
 use crate::run::tools::Call;
 
-/// The latest text the person wrote: their latest feedback or follow-up answer, else the task.
+/// The latest text the person wrote: their latest feedback or follow-up answer, else the task;
+/// as they wrote it, their `@` mentions as mentions (Cline reads its `say` text, from before
+/// `parseMentions`, where `@/src/a.rs` is no path: an `@` may not start one).
 pub(super) fn latest_user_text(messages: &[Message]) -> String {
+    static MENTION: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re =
+        MENTION.get_or_init(|| regex::Regex::new(r"'([^'\n]*)' \(see below for (?:file|folder) content\)").unwrap());
+    re.replace_all(&latest_words(messages), "@/$1").into_owned()
+}
+
+/// [`latest_user_text`] with the mentions as `parseMentions` wrote them.
+fn latest_words(messages: &[Message]) -> String {
     for m in messages.iter().rev().filter(|m| m.role == Role::User) {
         // All are Cline's `say "user_feedback"` (the words given with a resume too); within a
         // message the later one is the latest.
-        let feedback = between(&m.content, "<feedback>\n", "\n</feedback>");
-        let answer = between(&m.content, "<answer>\n", "\n</answer>");
-        let resumed =
-            between(&m.content, "New instructions for task continuation:\n<user_message>\n", "\n</user_message>");
+        // Each as the agent frames it (a file a tool read may hold the tags too).
+        const FEEDBACK: [&str; 3] = ["following feedback:\n", "to help guide you:\n", "attempt completion again.\n\n"];
+        let feedback = between(&m.content, &FEEDBACK, "<feedback>\n", "\n</feedback>");
+        let answer = between(&m.content, &["] Result:\n"], "<answer>\n", "\n</answer>");
+        let resumed = between(&m.content, &["continuation:\n"], "<user_message>\n", "\n</user_message>");
         if let Some((_, text)) = feedback.into_iter().chain(answer).chain(resumed).max_by_key(|(at, _)| *at) {
             return text.to_string();
         }
@@ -26,15 +37,16 @@ pub(super) fn latest_user_text(messages: &[Message]) -> String {
     messages
         .iter()
         .find(|m| m.role == Role::User)
-        .and_then(|m| between(&m.content, "<task>\n", "\n</task>"))
+        .and_then(|m| between(&m.content, &[""], "<task>\n", "\n</task>"))
         .map(|(_, t)| t)
         .unwrap_or_default()
         .to_string()
 }
 
-/// The last `open … close` of `s`: where it starts, and what is between.
-fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<(usize, &'a str)> {
-    let at = s.rfind(open)?;
+/// The last `open … close` of `s` right after one of `after`: where it starts, and what is
+/// between.
+fn between<'a>(s: &'a str, after: &[&str], open: &str, close: &str) -> Option<(usize, &'a str)> {
+    let at = s.rmatch_indices(open).map(|(i, _)| i).find(|&i| after.iter().any(|a| s[..i].ends_with(a)))?;
     let start = at + open.len();
     let end = s[start..].find(close)? + start;
     Some((at, &s[start..end]))

@@ -375,7 +375,10 @@ mod tests {
     fn the_latest_feedback_wins_over_the_task() {
         let h = vec![
             msg(Role::User, "<task>\nedit a.md\n</task>"),
-            msg(Role::User, "denied\n<feedback>\nuse b.md instead\n</feedback>\n\n<environment_details>"),
+            msg(
+                Role::User,
+                "The user denied this operation.\n\nThe user provided the following feedback:\n<feedback>\nuse b.md instead\n</feedback>\n\n<environment_details>",
+            ),
         ];
         assert_eq!(latest_user_text(&h), "use b.md instead");
         // A follow-up answer is the person's feedback too (Cline's `say "user_feedback"`).
@@ -389,5 +392,13 @@ mod tests {
             &format!("[TASK RESUMPTION] This task was interrupted…\n\n{said}\n\n<environment_details>"),
         ));
         assert_eq!(latest_user_text(&h), "now fix web/app.ts");
+        // A mention is no path to Cline's rule context: it reads the words before
+        // `parseMentions` wrote `'web/c.md' (see below for file content)` for `@/web/c.md`.
+        h.push(msg(Role::User, "The user provided the following feedback:\n<feedback>\nsee 'web/c.md' (see below for file content) and 'web/' (see below for folder content)\n</feedback>"));
+        assert_eq!(latest_user_text(&h), "see @/web/c.md and @/web/");
+        // Tags a file holds are not the person's words.
+        h.push(msg(Role::User, "[read_file for 'x.md'] Result:\n<feedback>\nweb/z.md\n</feedback>"));
+        assert_eq!(latest_user_text(&h), "see @/web/c.md and @/web/");
+        assert!(conditionals::candidates(&latest_user_text(&h), &[], std::path::Path::new("/w")).is_empty());
     }
 }
