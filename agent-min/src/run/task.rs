@@ -170,6 +170,8 @@ pub struct Task {
     ran_in_reply: usize,
     /// A conversation (`agent-min acp`) has opened the task: later prompts continue it.
     conversing: bool,
+    /// A saved task taken up by `session/load` (when it was saved): its next prompt resumes it.
+    resumed_at: Option<u64>,
     /// The end of the current prompt that holds files an editor embedded in it: their text is
     /// not the person's words, so its `@` are not mentions.
     attached: String,
@@ -250,6 +252,7 @@ impl Task {
             turns: 0,
             earlier_turns: 0,
             unsent: None,
+            resumed_at: None,
             completed_after: None,
             next_parts: Vec::new(),
             unanswered: None,
@@ -286,7 +289,14 @@ impl Task {
                 self.around.meta.task = prompt.to_string();
                 self.open()
             }
-            true => self.follow_up(prompt),
+            true => match self.resumed_at.take() {
+                // The first prompt after a `session/load`.
+                Some(updated) => {
+                    let next = self.unsent.take().unwrap_or_default();
+                    self.resumption(next, updated, Some(prompt))
+                }
+                None => self.follow_up(prompt),
+            },
         };
         let end = self.answer(start);
         self.between_prompts();
@@ -449,6 +459,14 @@ impl Task {
         let updated = saved.updated;
         let next = self.take_up(saved);
         self.started(true);
+        let start = self.resumption(next, updated, words);
+        self.finish(start)
+    }
+
+    /// The first request of a resumed task: what was about to be sent (`next`), Cline's
+    /// `[TASK RESUMPTION]` notice for a task saved at `updated`, the person's `words`, the file
+    /// alert, with the `TaskResume` and `UserPromptSubmit` hooks.
+    fn resumption(&mut self, next: String, updated: u64, words: Option<&str>) -> Next {
         let ago = prompt::ago(crate::run::session::state::now_secs().saturating_sub(updated));
         let recent = crate::run::session::state::now_secs().saturating_sub(updated) < 30;
         // Cline's `retrieveAndClearPendingFileContextWarning`: named after the notice, once (the
@@ -474,15 +492,14 @@ impl Task {
         let cut = self.messages.get(1).is_some_and(|m| m.role == Role::Assistant && m.content == notice);
         let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated, cut));
         let (said, events) = (format!("{body}{alert}"), &mut self.around.events);
-        let start = match lifecycle::task_resume(hooks, history, &said, words.unwrap_or(""), &mut self.term, events) {
+        match lifecycle::task_resume(hooks, history, &said, words.unwrap_or(""), &mut self.term, events) {
             Gate::Go(next) => Next::Continue(format!("{next}\n\n{}", self.environment_details(true))),
             Gate::Stop(why) => {
                 self.file_context_warning = files;
                 let env = self.environment_details(true);
                 self.hook_stop(why, format!("{body}\n\n{env}"))
             }
-        };
-        self.finish(start)
+        }
     }
 
     /// The person's `words` given with a resume, as Cline sends them: a slash command's
@@ -495,13 +512,16 @@ impl Task {
     }
 
     /// Takes up a saved conversation (`session/load` of `agent-min acp`): the next prompt
-    /// continues it as a later prompt of a conversation does, after what was left unsent.
+    /// resumes it as Cline's `resumeTaskFromHistory` does — what was left unsent, the
+    /// `[TASK RESUMPTION]` notice, the prompt as new instructions ([`Task::resume`]).
     pub(crate) fn restore(&mut self, saved: Record) {
         let saved = self.read_again(saved);
-        // After anything but a completion, the next prompt is not feedback on one.
+        // After anything but a completion, something was left unsent, if only the notice's place.
         let completed = saved.status == "completed";
+        let updated = saved.updated;
         let next = self.take_up(saved);
         self.unsent = (!completed || !next.trim().is_empty()).then(|| next.trim_end().to_string());
+        self.resumed_at = Some(updated);
         self.conversing = true;
         self.started(true);
     }

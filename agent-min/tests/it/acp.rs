@@ -500,16 +500,17 @@ fn a_saved_session_is_loaded_its_history_sent_back_and_continued() {
     assert_eq!((&call["kind"], &call["status"]), (&json!("edit"), &json!("completed")));
     assert_eq!(call["locations"][0]["path"], root.join("hello.txt").display().to_string());
 
-    // The prompt after the load continued the saved conversation, as feedback on its result.
+    // The prompt after the load resumed the saved conversation as Cline's resumeTaskFromHistory
+    // does: the resumption notice, the prompt as new instructions.
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
     let messages = reqs[2].body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 5, "{messages:?}");
-    assert!(
-        reqs[2].last_user().contains("<feedback>\nDoes it still say hello?\n</feedback>"),
-        "{}",
-        reqs[2].last_user()
-    );
+    let last = reqs[2].last_user();
+    assert!(last.starts_with("[TASK RESUMPTION] This task was interrupted "), "{last}");
+    let words =
+        "\n\nNew instructions for task continuation:\n<user_message>\nDoes it still say hello?\n</user_message>\n\n";
+    assert!(last.contains(words) && !last.contains("<feedback>"), "{last}");
     assert!(messages[0].to_string().contains("Write hello.txt saying hello."));
 }
 
