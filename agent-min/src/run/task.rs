@@ -1021,7 +1021,14 @@ impl Task {
                 Err(e) => {
                     let tries =
                         if e.retryable { format!(" (gave up after {} attempts)", retries + 1) } else { String::new() };
-                    return Err((format!("{} API error: {e}{tries}", self.transport.provider()), None));
+                    let failed = format!("{} API error: {e}{tries}", self.transport.provider());
+                    // Cline's `api_req_failed`: a person is asked whether to try again (without
+                    // one the task ends, saved, and `resume` asks again).
+                    if self.term.ask_yes_no("api_req_failed", &format!("{failed} — retry?")) == Some(true) {
+                        retries = 0;
+                        continue;
+                    }
+                    return Err((failed, None));
                 }
             }
         }

@@ -229,6 +229,33 @@ fn persistent_500_exits_1_naming_provider_status_and_message() {
     assert!(first.contains("<task>\nt\n</task>"), "{first}");
 }
 
+/// At a terminal, when the retries run out the person is asked whether to try again, as
+/// Cline's `api_req_failed` asks; yes tries again (and its retries afresh), no ends the task.
+#[test]
+fn at_a_terminal_a_request_that_failed_asks_whether_to_retry() {
+    let ws = tempfile::tempdir().unwrap();
+    let err = status(500, json!({"type":"error","error":{"type":"api_error","message":"Internal server boom"}}));
+    let mut script = vec![err.clone(); 4];
+    script.push(anthropic(&completion("recovered")));
+    let server = Server::start(script);
+    let base = anthropic_args(&server);
+    let r = run_interactive(ws.path(), &args_with(&base, &["--no-save", "t"]), b"y\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests().len(), 5, "4 attempts, then the one the person asked for");
+    assert!(
+        r.all()
+            .contains("HTTP 500: Internal server boom (api_error) (gave up after 4 attempts) — retry? [y]es / [N]o: "),
+        "{}",
+        r.all()
+    );
+    // No ends it, as before.
+    let server = Server::start(vec![err.clone(); 4]);
+    let base = anthropic_args(&server);
+    let r = run_interactive(ws.path(), &args_with(&base, &["--no-save", "t"]), b"n\n", LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(server.requests().len(), 4);
+}
+
 #[test]
 fn http_401_is_not_retried() {
     let ws = tempfile::tempdir().unwrap();

@@ -429,6 +429,18 @@ impl Term {
 
     /// Whether nobody can answer a question here: neither standard input nor the process has a
     /// terminal.
+    /// Asks a person at this terminal a yes-or-no `question` (no by default), an ask of kind
+    /// `source` ([`Term::attention`]): `None` when none can answer (no terminal, or an editor
+    /// answers: it has no such question).
+    pub(crate) fn ask_yes_no(&mut self, source: &str, question: &str) -> Option<bool> {
+        if self.asker.is_some() || self.nobody_answers() {
+            return None;
+        }
+        self.attention(source, question);
+        let answer = self.prompt(&format!("  {} [y]es / [N]o: ", visible(question)))?;
+        Some(matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"))
+    }
+
     pub(crate) fn nobody_answers(&mut self) -> bool {
         if self.asker.is_some() {
             return false;
