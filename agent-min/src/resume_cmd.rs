@@ -73,11 +73,18 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     // What the person says with the resume: `-` reads it from standard input, and piped input
     // follows the words as context, as `run` takes a task. The saved task stays as it was.
-    if let Some(w) = opts.words.take() {
-        match cli::task_text(&w, std::io::stdin(), cli::stdin_is_piped()) {
+    // Without words, piped input is what is said (`echo "go on" | agent-min resume --last`).
+    let piped = cli::stdin_is_piped();
+    match opts.words.take() {
+        Some(w) => match cli::task_text(&w, std::io::stdin(), piped) {
             Ok(w) => opts.words = Some(w),
             Err(e) => return usage_error(&e),
-        }
+        },
+        None if piped => match cli::task_text("-", std::io::stdin(), true) {
+            Ok(w) => opts.words = Some(w).filter(|w| !w.trim().is_empty()),
+            Err(e) => return usage_error(&e),
+        },
+        None => {}
     }
     if record.status == "completed" {
         eprintln!("agent-min resume: task {} had completed; continuing it anyway.", record.meta.id);

@@ -77,19 +77,27 @@ fn call(out: &mut Vec<SessionUpdate>, root: &Path, calls: &mut usize, tool: &str
     out.push(SessionUpdate::ToolCall(shown));
 }
 
-/// The person's words in a user message: the task, or a later prompt (Cline's feedback); `None`
-/// for a message of tool results.
+/// The person's words in a user message: the task, or a later prompt (Cline's feedback, or the
+/// new instructions of the first prompt after a load); `None` for a message of tool results.
 fn persons_words(content: &str) -> Option<&str> {
     let inner = |open: &str, close: &str| {
         let start = content.find(open)? + open.len();
         let end = content[start..].find(close)? + start;
         Some(content[start..end].trim())
     };
+    // The later of the two a message may hold (a resume after a stop keeps the feedback it
+    // carried before its notice).
+    let last = |open: &str, close: &str| {
+        let at = content.rfind(open)?;
+        let words = content[at + open.len()..].split(close).next()?.trim();
+        Some((at, words))
+    };
     let words = match inner("<task>", "</task>") {
         Some(task) => task,
         None => {
-            let start = content.rfind("<feedback>")? + "<feedback>".len();
-            content[start..].split("</feedback>").next()?.trim()
+            let resumed = last("continuation:\n<user_message>", "</user_message>");
+            let feedback = last("<feedback>", "</feedback>");
+            feedback.into_iter().chain(resumed).max_by_key(|(at, _)| *at)?.1
         }
     };
     (!words.is_empty()).then_some(words)
@@ -106,6 +114,8 @@ mod tests {
         assert_eq!(persons_words(first), Some("Write hello.txt"));
         let later = "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\nNow other.txt\n</feedback>\n\n<environment_details>\n</environment_details>";
         assert_eq!(persons_words(later), Some("Now other.txt"));
+        let resumed = "[TASK RESUMPTION] This task was interrupted just now.\n\nNew instructions for task continuation:\n<user_message>\nGo on\n</user_message>\n\n<environment_details>\n</environment_details>";
+        assert_eq!(persons_words(resumed), Some("Go on"));
         assert_eq!(persons_words("[write_to_file for 'a.txt'] Result:\nThe content was saved."), None);
         assert_eq!(persons_words("<task>\n\n</task>"), None);
     }

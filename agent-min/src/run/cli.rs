@@ -204,14 +204,39 @@ pub(crate) fn parse_resume(args: Vec<OsString>) -> Result<Options, String> {
     // With --last, the one argument is what to say (`codex exec resume --last "PROMPT"`).
     if o.last && o.task.is_some() {
         if o.words.is_some() {
-            return Err("give either a task id or --last, not both".to_string());
+            return Err(
+                "give either a task id or --last, not both (and what to say as one quoted argument)".to_string()
+            );
         }
-        o.words = o.task.take();
+        let said = o.task.take().unwrap_or_default();
+        if looks_like_a_task_id(&said) {
+            return Err(format!(
+                "{said:?} looks like a task id: give either a task id or --last, not both (to say it to the model, put it in a sentence)"
+            ));
+        }
+        o.words = Some(said);
     }
     if !o.last && o.task.is_none() && !o.help {
         return Err("which task? give its id (see `agent-min history`) or --last".to_string());
     }
     Ok(o)
+}
+
+/// Whether `s` is a saved task's id or the start of one (`20250102-030405-a1b2c3`: eight
+/// digits, then six, then six hex digits, each after a `-`).
+fn looks_like_a_task_id(s: &str) -> bool {
+    let mut parts = s.split('-');
+    let date = parts.next().unwrap_or("");
+    let time = parts.next().unwrap_or("");
+    let tail = parts.next().unwrap_or("");
+    date.len() == 8
+        && date.bytes().all(|b| b.is_ascii_digit())
+        && time.len() <= 6
+        && time.bytes().all(|b| b.is_ascii_digit())
+        && tail.len() <= 6
+        && tail.bytes().all(|b| b.is_ascii_hexdigit())
+        && (tail.is_empty() || time.len() == 6)
+        && parts.next().is_none()
 }
 
 fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
@@ -428,6 +453,12 @@ mod tests {
         }
         let o = parse_resume(args(&["--last"])).unwrap();
         assert_eq!((o.task, o.words), (None, None));
+        // An id given with --last is a mistake, not words for the model.
+        for id in ["20250102-030405-a1b2c3", "20250102-030405", "20250102"] {
+            let e = parse_resume(args(&[id, "--last"])).unwrap_err();
+            assert!(e.contains("looks like a task id"), "{id}: {e}");
+        }
+        assert!(parse_resume(args(&["--last", "20250102 is the day it broke"])).is_ok());
     }
 
     #[test]

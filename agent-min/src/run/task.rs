@@ -1232,7 +1232,10 @@ impl Task {
         };
         // As Cline's ToolExecutor: loop detection once the result is in, before PostToolUse, so
         // its warning comes before PostToolUse's context; a thrown failure skips it.
-        let thrown = matches!(outcome, Outcome::Failure { .. }) && tools::registry::throws_failures(&call.name);
+        // (A missing parameter is the handler's own answer, never thrown.)
+        let thrown = matches!(outcome, Outcome::Failure { .. })
+            && tools::registry::throws_failures(&call.name)
+            && tools::missing_param(call).is_none();
         let repeated = if thrown { Verdict::Fine } else { self.memory.repeats.observe(call) };
         let warning = match &repeated {
             Verdict::Warn(warning) => {

@@ -988,19 +988,34 @@ fn native_mode_leaves_out_tool_names_the_apis_refuse_and_says_so() {
 
 /// A server that answers `initialize` within its startup budget still has Cline's 5 s for each
 /// list: its tools, listed after the budget ran out, are there (they were not: the lists shared
-/// the budget, and the server stayed connected without tools).
+/// the budget, and the server stayed connected without tools). A raw JSON-RPC server, quick to
+/// start on a loaded machine: it answers `tools/list` a second after its budget ends.
 #[test]
 fn a_server_listing_its_tools_after_its_startup_budget_still_lists_them() {
-    let ws = tempfile::tempdir().unwrap();
-    let cfg_dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/py_names_server.py");
-    let cfg = settings(
-        cfg_dir.path(),
-        json!({"names": {"command": python(), "args": [script], "startupTimeout": 4, "env": {"LIST_TOOLS_AT": "5"}}}),
-    );
-    let r = run_cmd("mcp", ws.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("late.py");
+    std::fs::write(
+        &script,
+        r#"import json, sys, time
+start = time.monotonic()
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "late", "version": "1"}}
+    else:
+        time.sleep(max(0.0, start + 4 - time.monotonic()))
+        r = {"tools": [{"name": "plain", "description": "d", "inputSchema": {"type": "object"}}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"#,
+    )
+    .unwrap();
+    let args = [script.display().to_string()];
+    let cfg = settings(dir.path(), json!({"late": {"command": "python3", "args": args, "startupTimeout": 3}}));
+    let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    assert!(r.stdout.contains("names [connected]") && r.stdout.contains("plain"), "{}", r.all());
+    assert!(r.stdout.contains("late [connected]") && r.stdout.contains("plain"), "{}", r.all());
 }
 
 #[test]

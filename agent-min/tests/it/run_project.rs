@@ -429,6 +429,7 @@ fn malformed_mcp_calls_reach_no_hook_and_a_failed_resource_read_no_post_tool_use
         mcp(&[("server_name", "s"), ("arguments", "{}")]),
         mcp(&[("server_name", "s"), ("tool_name", "t"), ("arguments", "{not json")]),
         anthropic(&tool("access_mcp_resource", &[("server_name", "nosuch"), ("uri", "x://y")])),
+        anthropic(&tool("access_mcp_resource", &[("server_name", "nosuch")])),
         anthropic(&completion("ok")),
     ]);
     let r = e.run(&server, &["--max-mistakes", "9", "go"]);
@@ -447,7 +448,11 @@ fn malformed_mcp_calls_reach_no_hook_and_a_failed_resource_read_no_post_tool_use
     // The refusals are the handlers' results (PostToolUse sees them); the failed read threw.
     let post: Vec<Value> =
         inputs(out.path(), "PostToolUse").iter().map(|i| i["postToolUse"]["toolName"].clone()).collect();
-    assert_eq!(post, ["use_mcp_tool", "use_mcp_tool"]);
+    assert_eq!(post, ["use_mcp_tool", "use_mcp_tool", "access_mcp_resource"]);
+    assert_eq!(
+        inputs(out.path(), "PostToolUse")[2]["postToolUse"]["parameters"],
+        serde_json::json!({"server_name": "nosuch"})
+    );
 }
 
 /// Cline's ToolExecutor pushes the result, then loop detection's warning, then runs PostToolUse

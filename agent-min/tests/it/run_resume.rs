@@ -223,7 +223,8 @@ fn words_given_with_a_resume_follow_the_notice_and_outlive_a_failed_request() {
     let list = tool("list_files", &[("path", ".")]);
     let refused =
         status(400, serde_json::json!({"type":"error","error":{"type":"invalid_request_error","message":"no"}}));
-    let server = Server::start(vec![anthropic(&list), refused, anthropic(&completion("done"))]);
+    let server =
+        Server::start(vec![anthropic(&list), refused, anthropic(&completion("done")), anthropic(&completion("again"))]);
     let base = anthropic_args(&server);
     let r =
         run_agent(ws.path(), &args_with(&base, &["--state-dir", &state_dir, "--max-turns", "1", "list"]), &[], LIMIT);
@@ -248,6 +249,16 @@ fn words_given_with_a_resume_follow_the_notice_and_outlive_a_failed_request() {
     assert!(sent.find(words).unwrap() < sent.find("[TASK RESUMPTION]").unwrap(), "{sent}");
     let saved = &saved_tasks(state.path())[0];
     assert_eq!(saved["task"], "list", "the saved task is not the words");
+
+    // Without words, piped input is what is said.
+    let mut cmd = agent_cmd("resume", ws.path(), &["--last", "--state-dir", &state_dir], &[], state.path());
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"words from a pipe\n").unwrap();
+    let r = wait_limited(child, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let sent = server.requests()[3].last_user();
+    assert!(sent.contains("<user_message>\nwords from a pipe\n</user_message>"), "{sent}");
+    assert_eq!(saved_tasks(state.path())[0]["task"], "list");
 }
 
 /// The `# Context Window Usage` line of a request's last user message.

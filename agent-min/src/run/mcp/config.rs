@@ -183,8 +183,9 @@ pub(crate) struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// The command line as Cline's prompt shows it (`command arg1 arg2`, as written: a value
-    /// a variable gives, which may be a password, is not shown), or the URL as written.
+    /// The command line in Cline's form (`command arg1 arg2`), or the URL — as written: a value
+    /// a variable gives, which may be a password, is not shown. (Cline's prompt shows them
+    /// expanded: its `readAndValidateMcpSettingsFile` expands the settings it then stores.)
     pub(crate) fn command_line(&self) -> &str {
         &self.written
     }
@@ -253,6 +254,26 @@ fn shell_word(s: &str) -> String {
 
 /// Parses settings text; `file` names it in errors.
 pub(crate) fn parse(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String> {
+    parse_from(text, file, Whose::Person)
+}
+
+/// [`parse`] for the workspace's own settings file: its `${env:…}` may not name a variable
+/// the sandbox withholds (a repository's file would send the person's token to a server of
+/// its choosing).
+pub(crate) fn parse_workspace(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String> {
+    parse_from(text, file, Whose::Repository)
+}
+
+/// Whose settings file is read.
+#[derive(Clone, Copy, PartialEq)]
+enum Whose {
+    /// The person's own (`--mcp-config`, the user's config directory).
+    Person,
+    /// The repository's (`.cline/mcp.json`).
+    Repository,
+}
+
+fn parse_from(text: &str, file: &Path, whose: Whose) -> Result<Vec<ServerConfig>, String> {
     let f = file.display();
     // Cline reads an empty file or a bare `{}` as "no MCP servers" (`readAndValidateMcpSettingsFile`).
     if matches!(text.trim(), "" | "{}") {
@@ -284,11 +305,12 @@ pub(crate) fn parse(text: &str, file: &Path) -> Result<Vec<ServerConfig>, String
             _ => format!("{f}: {}", e.inner()),
         }
     })?;
-    settings.mcp_servers.into_iter().map(|(name, s)| server(&name, s, file)).collect()
+    settings.mcp_servers.into_iter().map(|(name, s)| server(&name, s, file, whose)).collect()
 }
 
-fn server(name: &str, s: ServerSettings, file: &Path) -> Result<ServerConfig, String> {
+fn server(name: &str, s: ServerSettings, file: &Path, whose: Whose) -> Result<ServerConfig, String> {
     let at = |field: &str, what: &str| format!("{}: server \"{name}\": field \"{field}\": {what}", file.display());
+    let expand = |s: &str, at: &dyn Fn(&str, &str) -> String, field: &str| expand(s, at, field, whose);
     if name.trim().is_empty() || name.chars().any(char::is_control) {
         return Err(format!("{}: a server name must be non-empty printable text, got {name:?}", file.display()));
     }
@@ -300,7 +322,7 @@ fn server(name: &str, s: ServerSettings, file: &Path) -> Result<ServerConfig, St
         (None, Some("http")) if s.command.is_none() => Some("streamableHttp".to_string()),
         (None, _) => None,
     };
-    // Cline's prompt: `${command}${args ? ` ${args.join(" ")}` : ""}` of the stored settings.
+    // Cline's prompt: `${command}${args ? ` ${args.join(" ")}` : ""}`, here unexpanded.
     let written = match (&s.command, &s.url, &s.args) {
         (Some(c), _, Some(args)) => format!("{c} {}", args.join(" ")),
         (Some(c), ..) => c.clone(),
@@ -363,7 +385,7 @@ fn server(name: &str, s: ServerSettings, file: &Path) -> Result<ServerConfig, St
 /// agent was started with — those the sandbox withholds from commands too (a server's token:
 /// the settings name it for that server). The agent's API keys are refused: they must never
 /// reach a server.
-fn expand(s: &str, at: &dyn Fn(&str, &str) -> String, field: &str) -> Result<String, String> {
+fn expand(s: &str, at: &dyn Fn(&str, &str) -> String, field: &str, whose: Whose) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = s;
     while let Some(i) = rest.find("${env:") {
@@ -374,6 +396,12 @@ fn expand(s: &str, at: &dyn Fn(&str, &str) -> String, field: &str) -> Result<Str
             return Err(at(
                 field,
                 &format!("refusing to pass ${{env:{name}}} to an MCP server: the agent's API keys never leave it"),
+            ));
+        }
+        if whose == Whose::Repository && redact::looks_secret(name) {
+            return Err(at(
+                field,
+                &format!("refusing ${{env:{name}}} in the repository's settings: a repository may not send your secrets to a server; configure this server in your own settings (--mcp-config, or mcp.json in agent-min's config directory)"),
             ));
         }
         match redact::withheld(name) {
@@ -500,13 +528,13 @@ mod tests {
     }
 
     /// A token the sandbox withheld from the environment (its name looks secret) is still the
-    /// person's to give a server, as Cline expands every variable; the prompt's command line is
-    /// the one written, as Cline's prompt shows its stored settings (a password a variable
-    /// gives never reaches the model).
+    /// person's to give a server from their own settings, as Cline expands every variable —
+    /// never from a repository's; the prompt's command line is the one written (Cline's shows
+    /// it expanded: here a password a variable gives never reaches the model).
     #[test]
     fn a_withheld_variable_expands_and_the_prompt_shows_the_command_as_written() {
         redact::withhold("AGENT_MIN_TEST_TRACKER_TOKEN", "tok-withheld-1234");
-        std::env::set_var("AGENT_MIN_TEST_PGPASS", "hunter2");
+        redact::withhold("AGENT_MIN_TEST_PGPASS", "hunter2");
         let s = p(r#"{"mcpServers": {
             "tracker": {"type": "streamableHttp", "url": "http://h/mcp", "headers": {"Authorization": "Bearer ${env:AGENT_MIN_TEST_TRACKER_TOKEN}"}},
             "db": {"command": "npx", "args": ["pg", "postgresql://u:${env:AGENT_MIN_TEST_PGPASS}@db/app"]},
@@ -519,5 +547,11 @@ mod tests {
         assert_eq!(s[1].command_line(), "npx pg postgresql://u:${env:AGENT_MIN_TEST_PGPASS}@db/app");
         assert_eq!(s[2].command_line(), "srv ", "Cline's prompt for []: the command, a space");
         assert_eq!(s[3].command_line(), "srv");
+        let repo = r#"{"mcpServers": {"t": {"type": "streamableHttp", "url": "http://h/mcp", "headers": {"X": "${env:AGENT_MIN_TEST_TRACKER_TOKEN}"}}}}"#;
+        let e = parse_workspace(repo, Path::new("/w/.cline/mcp.json")).unwrap_err();
+        assert!(
+            e.contains("field \"headers\": refusing ${env:AGENT_MIN_TEST_TRACKER_TOKEN} in the repository's settings"),
+            "{e}"
+        );
     }
 }

@@ -57,7 +57,7 @@ pub(crate) fn load(
     }
     let ws_file = workspace.join(WORKSPACE_FILE);
     // The repository's file, unlike the user's own, does not stop the run when it is broken.
-    match read(&ws_file, Links::Refuse).and_then(|text| Ok((config::parse(&text, &ws_file)?, text))) {
+    match read(&ws_file, Links::Refuse).and_then(|text| Ok((config::parse_workspace(&text, &ws_file)?, text))) {
         Ok((listed, text)) if !listed.is_empty() && approved(&ws_file, &text, &listed, yolo, trust, term) => {
             servers.extend(listed)
         }

@@ -28,7 +28,9 @@ fn latest_words(messages: &[Message]) -> String {
         // Each as the agent frames it (a file a tool read may hold the tags too).
         const FEEDBACK: [&str; 3] = ["following feedback:\n", "to help guide you:\n", "attempt completion again.\n\n"];
         let feedback = between(&m.content, &FEEDBACK, "<feedback>\n", "\n</feedback>");
-        let answer = between(&m.content, &["] Result:\n"], "<answer>\n", "\n</answer>");
+        // An answer's slash command goes before it (`command_in_answer`).
+        const ANSWER: [&str; 3] = ["] Result:\n", "</explicit_instructions>\n", "</mcp_prompt>\n"];
+        let answer = between(&m.content, &ANSWER, "<answer>\n", "\n</answer>");
         let resumed = between(&m.content, &["continuation:\n"], "<user_message>\n", "\n</user_message>");
         if let Some((_, text)) = feedback.into_iter().chain(answer).chain(resumed).max_by_key(|(at, _)| *at) {
             return text.to_string();

@@ -385,6 +385,9 @@ mod tests {
         let mut h = h;
         h.push(msg(Role::User, "[ask_followup_question for 'which?'] Result:\n<answer>\nweb/c.md\n</answer>"));
         assert_eq!(latest_user_text(&h), "web/c.md");
+        let slash = "[ask_followup_question for 'which?'] Result:\n<explicit_instructions type=\"w\">\nW\n</explicit_instructions>\n<answer>\n web/d.md\n</answer>";
+        h.push(msg(Role::User, slash));
+        assert_eq!(latest_user_text(&h), " web/d.md", "an answer after its slash command's instructions");
         // So are the words given with a resume (Cline's `resumeTaskFromHistory` says them so).
         let said = "New instructions for task continuation:\n<user_message>\nnow fix web/app.ts\n</user_message>";
         h.push(msg(

@@ -321,38 +321,50 @@ pub(crate) fn new_instructions(words: &str) -> String {
 const NEW_INSTRUCTIONS_START: &str = "New instructions for task continuation:";
 
 /// `text`, a message a resume left unsent, without its last resumption notice (the next resume
-/// sends its own): what came before the notice, then what the person said with that resume
-/// ([`new_instructions`], after its slash command's instructions and before its mentions'
-/// files) and the file context alert that followed it — each of those is said once only. What
-/// came after them (a hook's context, the environment details) is left out: it comes afresh.
+/// sends its own): what came before the notice (without an earlier `TaskResume` hook's context,
+/// which comes afresh), then what the person said with that resume ([`new_instructions`], after
+/// its slash command's instructions, with its mentions' files) and the file context alert that
+/// followed it — each of those is said once only. What came after them (`UserPromptSubmit`'s
+/// context, the environment details) is left out: it comes afresh.
 pub(crate) fn without_resumption(text: &str) -> String {
     let Some(i) = last_resumption(text) else { return text.to_string() };
-    let after = &text[i..];
-    let kept = [Some(text[..i].trim()), resumed_words_in(after), file_context_warning_in(after)];
+    let (words, alert) = said_after_the_notice(&text[i..]);
+    let mut before = text[..i].trim();
+    if before.starts_with("<hook_context source=\"TaskResume\"") {
+        before = before.split_once("</hook_context>").map_or("", |(_, rest)| rest.trim_start());
+    }
+    let kept = [Some(before), words, alert];
     kept.into_iter().flatten().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("\n\n")
 }
 
-/// The person's words that follow the resumption notice `text` begins with, as [`Task::resume`]
-/// puts them: the paragraph after the notice, to the alert, a hook's context or the environment
-/// details after their `</user_message>`.
+/// What follows the resumption notice `text` begins with, as [`Task::resume`] puts it: the
+/// person's words (`None` without them) and the file alert. Read from the end — the
+/// environment details, then `UserPromptSubmit`'s context, then the alert are the message's
+/// last parts — since the words' files (their mentions, piped text) may hold any of those
+/// markers.
 ///
 /// [`Task::resume`]: crate::run::task::Task::resume
-fn resumed_words_in(text: &str) -> Option<&str> {
+fn said_after_the_notice(text: &str) -> (Option<&str>, Option<&str>) {
     const NOTICE_END: &str = "you must launch a new browser if needed.";
     const RECENT: &str = "\n\nIMPORTANT: If the last tool use was a replace_in_file or write_to_file that was interrupted, the file was reverted back to its original state before the interrupted edit, and you do NOT need to re-read the file as you already have its up-to-date contents.";
-    let end = text.find(NOTICE_END)? + NOTICE_END.len();
-    let rest = text[end..].strip_prefix(RECENT).unwrap_or(&text[end..]).strip_prefix("\n\n")?;
-    let marker = format!("{NEW_INSTRUCTIONS_START}\n<user_message>\n");
-    let at = rest.find(&marker)?;
-    // Only the slash command's instructions may come before the words.
-    let before = &rest[..at];
-    if before.contains("<environment_details>") || before.contains(ALERT_START) || before.contains("<hook_context") {
-        return None;
-    }
-    let close = at + rest[at..].find("\n</user_message>")?;
-    let ends = [format!("\n\n{ALERT_START}"), "\n\n<hook_context source=\"".into(), "\n\n<environment_details>".into()];
-    let stop = ends.iter().filter_map(|e| rest[close..].find(e.as_str())).min().map_or(rest.len(), |k| close + k);
-    Some(&rest[..stop])
+    let Some(end) = text.find(NOTICE_END).map(|e| e + NOTICE_END.len()) else { return (None, None) };
+    let mut rest = text[end..].strip_prefix(RECENT).unwrap_or(&text[end..]).trim_end();
+    // The last paragraph starting with `open` and ending with `close`, taken off `rest`.
+    let mut last = |open: &str, close: &str| -> Option<&str> {
+        if !rest.ends_with(close) {
+            return None;
+        }
+        let at = rest.rfind(&format!("\n\n{open}"))?;
+        let part = &rest[at + 2..];
+        rest = rest[..at].trim_end();
+        Some(part)
+    };
+    last("<environment_details>", "</environment_details>");
+    last("<hook_context source=\"UserPromptSubmit\">", "</hook_context>");
+    let alert = last(ALERT_START, ALERT_END);
+    let words =
+        rest.strip_prefix("\n\n").filter(|w| w.contains(&format!("{NEW_INSTRUCTIONS_START}\n<user_message>\n")));
+    (words, alert)
 }
 
 /// Where the last resumption notice in `text` begins: one this agent wrote, at the start of the
@@ -552,5 +564,12 @@ mod resumption_tests {
         let read = format!("{notice}\n\n<environment_details>\n{}\n</environment_details>", new_instructions("no"));
         assert_eq!(without_resumption(&read), "");
         assert!(starts_a_part(&new_instructions("go on")));
+        // A mentioned file may hold any of the markers: the words are read from the end.
+        let file = "<file_content path=\"log.txt\">\nx\n\n<environment_details>\ny\n\n<hook_context source=\"UserPromptSubmit\">\n</file_content>";
+        let words = format!("{}\n\n{file}", new_instructions("see @/log.txt"));
+        let hook = "<hook_context source=\"TaskResume\" type=\"general\">\nT\n</hook_context>";
+        let unsent = format!("{hook}\n\n[r] Result:\nok\n\n{notice}\n\n{words}\n\n{alert}\n\n{after}");
+        // (An earlier TaskResume context goes too: the next resume adds its own.)
+        assert_eq!(without_resumption(&unsent), format!("[r] Result:\nok\n\n{words}\n\n{alert}"));
     }
 }

@@ -2,8 +2,7 @@
 //! holds a secret (like codex's `shell_environment_policy` default excludes), adjusted by
 //! `--env-keep NAME` and `--env-drop NAME`.
 
-/// Name fragments that mark a variable as a secret (compared case-insensitively).
-pub(crate) const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN"];
+pub(crate) use crate::run::ui::redact::looks_secret;
 
 /// Variables that lead a command to a process outside the sandbox through a socket or a
 /// display (an ssh or gpg agent, the session bus, docker, tmux or screen, X or Wayland):
@@ -46,12 +45,6 @@ impl EnvPolicy {
     pub(crate) fn withheld(&self) -> Vec<String> {
         std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| !self.passes(k)).collect()
     }
-}
-
-/// Whether a variable's name contains `KEY`, `SECRET` or `TOKEN`, in any case.
-pub(crate) fn looks_secret(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SECRET_MARKERS.iter().any(|m| upper.contains(m))
 }
 
 #[cfg(test)]

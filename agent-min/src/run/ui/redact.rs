@@ -42,6 +42,16 @@ pub(crate) fn add(secret: &str) {
     }
 }
 
+/// Name fragments that mark a variable as a secret (compared case-insensitively).
+const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN"];
+
+/// Whether a variable's name contains `KEY`, `SECRET` or `TOKEN`, in any case: the sandbox
+/// withholds it from commands, and a repository's MCP settings cannot name it.
+pub(crate) fn looks_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_MARKERS.iter().any(|m| upper.contains(m))
+}
+
 /// The secret variables the sandbox wiped from the agent's own environment, by name, with
 /// their values (the agent's memory cannot be read by another process: it is non-dumpable).
 static WITHHELD: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
