@@ -204,8 +204,14 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # the turns around the person) and one of the changes themselves: a replaced file read erased
 # the reply's other results, ignore files above the workspace hid whole projects, Claude models
 # newer than Cline's table were refused, the results before a completion were dropped; 9 KB,
-# nearly all of it in parts the minimal agent has.)
-line binary "  the same, no larger than today (ceiling 4.665 MB)" "$(mb "$b")" "$(is "$b <= 4665000")" must
+# nearly all of it in parts the minimal agent has.
+# Raised to 4.68 MB on 2026-12-06, at 4,675,488 B: four reviews against Cline's code (the
+# native default path, MCP and hooks, checkpoints and rules) and one of the changes themselves:
+# `resume "words"` and an editor's reloaded session resumed as Cline's resumeTaskFromHistory,
+# --yolo's prompt without ask_followup_question, MCP's prompt texts where Cline has them and
+# its tokens from the person's settings, a failed request asked about at a terminal, the
+# conditional rules' evidence as Cline reads it: 15 KB, 14 KB of it in the minimal agent's parts.)
+line binary "  the same, no larger than today (ceiling 4.68 MB)" "$(mb "$b")" "$(is "$b <= 4680000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -242,8 +248,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # 2,986,952 B), less what the same additions cost.
 # Raised to 3.01 MB on 2026-12-05, at 3,005,112 B: the same reviews' fixes (above), 10 KB, in
 # the minimal agent's own parts (the walker, the context cuts, the tools, the loop, the
-# providers).)
-line binary "  the same, no larger than today (ceiling 3.01 MB)" "$(mb "$m")" "$(is "$m <= 3010000")" must
+# providers).
+# Raised to 3.022 MB on 2026-12-06, at 3,018,432 B: the same reviews' fixes (above) in the
+# minimal agent's own parts — resume's words, the yolo prompt, the retry question, the rules'
+# evidence, the prompt's tidying: 14 KB.)
+line binary "  the same, no larger than today (ceiling 3.022 MB)" "$(mb "$m")" "$(is "$m <= 3022000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
