@@ -1022,9 +1022,12 @@ impl Task {
                     let tries =
                         if e.retryable { format!(" (gave up after {} attempts)", retries + 1) } else { String::new() };
                     let failed = format!("{} API error: {e}{tries}", self.transport.provider());
-                    // Cline's `api_req_failed`: a person is asked whether to try again (without
-                    // one the task ends, saved, and `resume` asks again).
-                    if self.term.ask_yes_no("api_req_failed", &format!("{failed} — retry?")) == Some(true) {
+                    // Cline's `api_req_failed`: once the retries of a failure that may pass ran
+                    // out, a person is asked whether to try again (without one the task ends,
+                    // saved, and `resume` asks again). A failure sent again gets the same answer
+                    // (a key refused, a malformed request): it is said at once, as before.
+                    let question = format!("{failed} — retry?");
+                    if e.retryable && self.term.ask_yes_no("api_req_failed", &question) == Some(true) {
                         retries = 0;
                         continue;
                     }

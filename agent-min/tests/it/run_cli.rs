@@ -135,22 +135,26 @@ fn a_refused_connection_is_not_retried_and_says_nothing_listens() {
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
-/// Runs agent-min on a pseudo-terminal (util-linux `script`), as a person sees it.
+/// Runs agent-min on a pseudo-terminal (util-linux `script`), as a person sees it; nobody types
+/// (a question would wait: the run is bounded by `LIMIT`).
 fn on_a_terminal(ws: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
     let quoted: Vec<String> = std::iter::once(bin().display().to_string())
         .chain(std::iter::once("run".to_string()))
         .chain(args.iter().map(|a| a.to_string()))
         .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
         .collect();
-    let out = Command::new("script")
+    let child = Command::new("script")
         .args(["-q", "-e", "-c", &quoted.join(" "), "/dev/null"])
         .current_dir(ws)
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("util-linux `script` is needed to run agent-min on a terminal (apt-get install util-linux)");
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    let r = wait_limited(child, LIMIT);
+    (r.code, r.stdout)
 }
 
 #[test]
