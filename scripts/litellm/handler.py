@@ -2,7 +2,7 @@
 
 It plays a three-step native task — read notes.txt, write out.txt, attempt_completion — with
 streamed tool calls whose JSON arguments arrive in fragments, and checks each request the way
-the real APIs do: the eight tool definitions are there, and every tool call in the history is
+the real APIs do: Cline's yolo-mode tool definitions are there, and every tool call in the history is
 answered by a tool message with its id. A broken request gets a 400 naming the problem.
 """
 
@@ -13,17 +13,19 @@ from litellm import CustomLLM
 from litellm.llms.custom_llm import CustomLLMError
 
 
-_GPT5_TOOLS = sorted(["apply_patch", "ask_followup_question", "attempt_completion", "execute_command",
+# The runs are --yolo, and Cline offers no ask_followup_question in yolo mode (its tool spec's
+# contextRequirements is !yoloModeToggled): nobody is there to answer.
+_GPT5_TOOLS = sorted(["apply_patch", "attempt_completion", "execute_command",
                       "list_files", "read_file", "search_files"])
-_CLAUDE_TOOLS = sorted(["ask_followup_question", "attempt_completion", "execute_command", "list_files",
+_CLAUDE_TOOLS = sorted(["attempt_completion", "execute_command", "list_files",
                         "read_file", "replace_in_file", "search_files", "write_to_file"])
 
 
 def _check(messages, optional_params):
     tools = optional_params.get("tools") or []
     names = sorted(t["function"]["name"] for t in tools)
-    # Cline's native tool sets: the eight of its next-gen variant (Claude), the seven of its GPT-5
-    # variants (apply_patch for write_to_file and replace_in_file).
+    # Cline's native tool sets in yolo mode: the seven of its next-gen variant (Claude), the six of
+    # its GPT-5 variants (apply_patch for write_to_file and replace_in_file).
     expected = [_CLAUDE_TOOLS, _GPT5_TOOLS]
     if names not in expected:
         raise CustomLLMError(status_code=400, message=f"expected one of Cline's native tool sets, got {names}")
