@@ -389,8 +389,6 @@ impl Task {
     fn follow_up(&mut self, text: &str) -> Next {
         let unsent = self.unsent.take();
         let completed_after = self.completed_after.take();
-        // A prompt or workflow named in the prompt goes before the message, the command out of it.
-        let workflow = self.slash_command(text);
         // After a stop at the mistake limit the prompt answers Cline's `mistake_limit_reached`
         // ask: it is the person's guidance, and the counts start afresh.
         let guidance = self.mistakes.count(self.settings.max_mistakes) >= self.settings.max_mistakes;
@@ -399,8 +397,7 @@ impl Task {
             self.memory.repeats = Default::default();
         }
         let follow_up = if guidance { prompt::guidance_after } else { prompt::follow_up };
-        let m = self.expand_mentions(workflow.as_ref().map_or(text, |w| &w.words));
-        let instructions = workflow.as_ref().map_or("", |w| &w.instructions);
+        let (instructions, m) = self.read_words(text);
         let mut reply = follow_up(&m.words, unsent.as_deref());
         if let (None, Some(results)) = (&unsent, &completed_after) {
             reply = format!("{results}\n\n{reply}");
@@ -505,10 +502,17 @@ impl Task {
     /// The person's `words` given with a resume, as Cline sends them: a slash command's
     /// instructions, then [`prompt::new_instructions`], then the files their mentions name.
     fn resumed_words(&mut self, words: &str) -> String {
+        let (instructions, m) = self.read_words(words);
+        format!("{instructions}{}{}", prompt::new_instructions(&m.words), m.blocks)
+    }
+
+    /// A later message of the person's, read as Cline's `loadContext` reads it: the prompt or
+    /// workflow its first slash command names (to go before the message; the command taken out
+    /// of the words), then its mentions expanded.
+    fn read_words(&mut self, words: &str) -> (String, mentions::Expansion) {
         let workflow = self.slash_command(words);
         let m = self.expand_mentions(workflow.as_ref().map_or(words, |w| &w.words));
-        let instructions = workflow.as_ref().map_or("", |w| &w.instructions);
-        format!("{instructions}{}{}", prompt::new_instructions(&m.words), m.blocks)
+        (workflow.map(|w| w.instructions).unwrap_or_default(), m)
     }
 
     /// Takes up a saved conversation (`session/load` of `agent-min acp`): the next prompt

@@ -147,6 +147,11 @@ impl Facts {
     }
 }
 
+/// Whether `model` is, exactly, a key of Cline's Anthropic table (`modelId in anthropicModels`).
+pub(crate) fn in_anthropic_table(model: &str) -> bool {
+    file().tables.anthropic.contains_key(model)
+}
+
 /// The facts for `model` on `provider`'s wire format (Ollama models are in none of the tables).
 pub(crate) fn lookup(provider: Provider, model: &str) -> Found {
     let lower = model.to_ascii_lowercase();

@@ -61,14 +61,17 @@ pub(crate) fn is_next_gen_family(model: &str) -> bool {
         || has("laguna")
 }
 
-/// Cline's `isClaude4PlusModelFamily`: `sonnet` / `opus` aliases, or a Claude name (one with
-/// sonnet, opus or haiku in it) whose version — the first `[-_ ]D` or `[-_ ]D.0` / `D.5`
+/// Cline's `isClaude4PlusModelFamily`: `sonnet` / `opus` aliases, or a Claude name (a key of
+/// Cline's Anthropic table, as `claude-fable-5`, or one with sonnet, opus or haiku in it:
+/// `isAnthropicModelId`) whose version — the first `[-_ ]D` or `[-_ ]D.0` / `D.5`
 /// (`CLAUDE_VERSION_MATCH_REGEX`) — is at least 4.
 pub(crate) fn is_claude_4_plus(m: &str) -> bool {
     if m == "sonnet" || m == "opus" {
         return true;
     }
-    if !["sonnet", "opus", "haiku"].iter().any(|s| m.contains(s)) {
+    let claude =
+        crate::run::llm::models::in_anthropic_table(m) || ["sonnet", "opus", "haiku"].iter().any(|s| m.contains(s));
+    if !claude {
         return false;
     }
     let b = m.as_bytes();
@@ -97,6 +100,8 @@ mod tests {
             "claude-opus-4-1-20250805",
             "anthropic/claude-sonnet-4.5",
             "claude-haiku-4-5",
+            "claude-fable-5",
+            "claude-fable-5:1m",
             "sonnet",
             "gpt-5",
             "openai/gpt-5.1-codex",
@@ -131,6 +136,7 @@ mod tests {
     fn auto_is_xml_for_ollama_and_explicit_modes_win() {
         assert!(ToolCalls::Auto.native(Provider::Anthropic, "claude-sonnet-4-5"));
         assert!(ToolCalls::Auto.native(Provider::OpenAi, "gpt-5"));
+        assert!(ToolCalls::Auto.native(Provider::Anthropic, "claude-fable-5"));
         assert!(!ToolCalls::Auto.native(Provider::Ollama, "gpt-oss:20b"));
         assert!(!ToolCalls::Auto.native(Provider::OpenAi, "gpt-4.1"));
         assert!(ToolCalls::Native.native(Provider::Ollama, "qwen3"));

@@ -427,8 +427,6 @@ impl Term {
         }
     }
 
-    /// Whether nobody can answer a question here: neither standard input nor the process has a
-    /// terminal.
     /// Asks a person at this terminal a yes-or-no `question` (no by default), an ask of kind
     /// `source` ([`Term::attention`]): `None` when none can answer (no terminal, or an editor
     /// answers: it has no such question).
@@ -441,6 +439,8 @@ impl Term {
         Some(matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"))
     }
 
+    /// Whether nobody can answer a question here: neither standard input nor the process has a
+    /// terminal (an editor that answers does).
     pub(crate) fn nobody_answers(&mut self) -> bool {
         if self.asker.is_some() {
             return false;

@@ -175,14 +175,7 @@ impl Thinking {
     fn of(cfg: &ApiConfig, model: &str) -> Thinking {
         let budget = cfg.thinking_budget.filter(|&b| b > 0);
         if thinks_adaptively(model) {
-            let effort = match cfg.reasoning_effort.as_deref() {
-                Some(e) => super::REASONING_EFFORTS.iter().find(|&&k| k == e).copied(),
-                None => budget.map(|_| "high"),
-            };
-            return match effort {
-                Some(e) if e != "none" => Thinking::Adaptive(e),
-                _ => Thinking::OffAdaptive,
-            };
+            return adaptive_effort(cfg).map_or(Thinking::OffAdaptive, Thinking::Adaptive);
         }
         // The run's own facts decide (a second lookup, of the id without its `:1m`, could
         // find a model the facts are not of).
@@ -191,6 +184,17 @@ impl Thinking {
             _ => Thinking::Off,
         }
     }
+}
+
+/// The effort a model that thinks adaptively thinks at, as Cline's
+/// `resolveClaudeAdaptiveThinking` decides it: `--reasoning-effort` (`none`: not at all), else
+/// `high` when a budget is given; `None` when it does not think.
+pub(crate) fn adaptive_effort(cfg: &ApiConfig) -> Option<&'static str> {
+    let effort = match cfg.reasoning_effort.as_deref() {
+        Some(e) => super::REASONING_EFFORTS.iter().find(|&&k| k == e).copied(),
+        None => cfg.thinking_budget.filter(|&b| b > 0).map(|_| "high"),
+    };
+    effort.filter(|&e| e != "none")
 }
 
 /// Cline's `addCacheControl`: `cache_control: ephemeral` on the last block of a message (a

@@ -227,6 +227,9 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
         (Some(effort), _) => body["reasoning_effort"] = json!(effort),
         (None, true) => body["reasoning_effort"] = json!("medium"),
     }
+    if super::is_openrouter(&cfg.base_url) {
+        openrouter_claude_thinking(cfg, openrouter_1m(cfg).unwrap_or(&cfg.model), body);
+    }
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
         body["tool_choice"] = json!("auto");
@@ -236,6 +239,53 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
             let parallel = tools.parallel && super::is_openrouter(&cfg.base_url);
             body["parallel_tool_calls"] = json!(parallel);
         }
+    }
+}
+
+/// Cline's OpenRouter ids of the Claude models that think with a budget (`openrouter-stream.ts`).
+const OPENROUTER_BUDGETED_CLAUDE: [&str; 16] = [
+    "anthropic/claude-haiku-4.5",
+    "anthropic/claude-4.5-haiku",
+    "anthropic/claude-sonnet-5",
+    "anthropic/claude-5-sonnet",
+    "anthropic/claude-sonnet-4.6",
+    "anthropic/claude-4.6-sonnet",
+    "anthropic/claude-sonnet-4.5",
+    "anthropic/claude-4.5-sonnet",
+    "anthropic/claude-sonnet-4",
+    "anthropic/claude-opus-4.1",
+    "anthropic/claude-opus-4",
+    "anthropic/claude-3.7-sonnet",
+    "anthropic/claude-3.7-sonnet:beta",
+    "anthropic/claude-3.7-sonnet:thinking",
+    "anthropic/claude-3-7-sonnet",
+    "anthropic/claude-3-7-sonnet:beta",
+];
+
+/// How a Claude model thinks at OpenRouter, as Cline's OpenRouter handler asks it
+/// (`openrouter-stream.ts`), where the Anthropic API's `thinking` is OpenRouter's `reasoning`:
+/// one that thinks adaptively does at the effort Anthropic's would
+/// ([`super::anthropic::adaptive_effort`]) — `reasoning: {enabled: true}`, the effort as
+/// `verbosity`, and `include_reasoning` saying whether it thinks; one of Cline's models that think
+/// with a budget does with `--thinking-budget`'s, as `reasoning: {max_tokens}`, and without a
+/// temperature (extended thinking refuses one but 1). `id` is the model's id at OpenRouter.
+fn openrouter_claude_thinking(cfg: &ApiConfig, id: &str, body: &mut Value) {
+    let Some(fields) = body.as_object_mut() else { return };
+    if super::anthropic::thinks_adaptively(id) {
+        // The effort goes as Anthropic's, not as OpenAI's `reasoning_effort`.
+        fields.remove("reasoning_effort");
+        let effort = super::anthropic::adaptive_effort(cfg);
+        fields.insert("include_reasoning".into(), json!(effort.is_some()));
+        if let Some(effort) = effort {
+            fields.insert("reasoning".into(), json!({"enabled": true}));
+            fields.insert("verbosity".into(), json!(effort));
+        }
+        return;
+    }
+    if let (Some(budget), true) = (cfg.thinking_budget.filter(|&b| b > 0), OPENROUTER_BUDGETED_CLAUDE.contains(&id)) {
+        fields.remove("temperature");
+        fields.remove("reasoning_effort");
+        fields.insert("reasoning".into(), json!({"max_tokens": budget}));
     }
 }
 
@@ -715,6 +765,49 @@ mod tests {
         // Elsewhere the id is the server's own business.
         let b = asked("http://127.0.0.1:4000/v1", "anthropic/claude-sonnet-4.5:1m");
         assert_eq!((b["model"].as_str(), b.get("provider")), (Some("anthropic/claude-sonnet-4.5:1m"), None));
+    }
+
+    /// At OpenRouter a Claude model thinks as Cline's OpenRouter handler asks it to: with
+    /// `--thinking-budget` as `reasoning: {max_tokens}` and no temperature, or adaptively as
+    /// `reasoning: {enabled: true}` with the effort as `verbosity`. Elsewhere the budget is
+    /// Anthropic's alone.
+    #[test]
+    fn openrouter_claude_thinks_with_the_budget_or_effort_as_clines_openrouter_handler_asks() {
+        let asked = |base: &str, model: &str, budget: Option<u32>, effort: Option<&str>| -> Value {
+            let cfg = ApiConfig {
+                base_url: base.to_string(),
+                thinking_budget: budget,
+                reasoning_effort: effort.map(str::to_string),
+                ..ApiConfig::test(super::super::Provider::OpenAi, model)
+            };
+            serde_json::from_slice(&request(&cfg, "SYS", &[Message::user("hi")]).body).unwrap()
+        };
+        let or = "https://openrouter.ai/api/v1";
+        let b = asked(or, "anthropic/claude-sonnet-4.5", Some(2048), None);
+        assert_eq!(b["reasoning"], json!({"max_tokens": 2048}));
+        assert_eq!((b.get("temperature"), b.get("reasoning_effort")), (None, None));
+        let b = asked(or, "anthropic/claude-sonnet-4.5", None, None);
+        assert_eq!((b.get("reasoning"), &b["temperature"]), (None, &json!(0)));
+        // The 1M id is the model's at OpenRouter.
+        let b = asked(or, "anthropic/claude-sonnet-4.5:1m", Some(1024), None);
+        assert_eq!(b["reasoning"], json!({"max_tokens": 1024}));
+        // Adaptive: a budget alone is `high`; an effort is said as `verbosity`; none, no thinking.
+        let b = asked(or, "anthropic/claude-opus-4.7", Some(2048), None);
+        assert_eq!(
+            (&b["reasoning"], &b["verbosity"], &b["include_reasoning"]),
+            (&json!({"enabled": true}), &json!("high"), &json!(true))
+        );
+        let b = asked(or, "anthropic/claude-opus-4.7", None, Some("low"));
+        assert_eq!(
+            (&b["reasoning"], &b["verbosity"], b.get("reasoning_effort")),
+            (&json!({"enabled": true}), &json!("low"), None)
+        );
+        let b = asked(or, "anthropic/claude-opus-4.7", Some(2048), Some("none"));
+        assert_eq!((b.get("reasoning"), b.get("verbosity"), &b["include_reasoning"]), (None, None, &json!(false)));
+        assert_eq!(b.get("temperature"), None);
+        // Elsewhere (a LiteLLM proxy, say) the body is as before.
+        let b = asked("http://127.0.0.1:4000/v1", "anthropic/claude-sonnet-4.5", Some(2048), None);
+        assert_eq!((b.get("reasoning"), &b["temperature"]), (None, &json!(0)));
     }
 
     /// Cline's OpenRouter handler sends `parallel_tool_calls` from its parallel-calling
