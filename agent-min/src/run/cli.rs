@@ -239,6 +239,25 @@ fn looks_like_a_task_id(s: &str) -> bool {
         && parts.next().is_none()
 }
 
+/// The next raw argument, taken when `take` says it is this option's value (an option whose
+/// value may be left out, as the Cline CLI reads `--auto-approve` and `--thinking`).
+fn next_raw_if(p: &mut lexopt::Parser, take: impl FnOnce(&str) -> bool) -> Option<String> {
+    let mut raw = p.try_raw_args()?;
+    raw.next_if(|a| a.to_str().is_some_and(take)).and_then(|a| a.into_string().ok())
+}
+
+/// What the Cline CLI's options that agent-min lacks are here, to say with the error.
+fn cline_cli_hint(arg: &lexopt::Arg) -> &'static str {
+    use lexopt::Arg::{Long, Short};
+    match arg {
+        Short('p') | Long("plan") => "agent-min has no plan mode (it always acts; --yolo or approvals decide what runs); ",
+        Long("id") => "to go on with a saved task: agent-min resume ID; ",
+        Short('k') | Long("key") => "the key is read from the provider's variable (ANTHROPIC_API_KEY, OPENAI_API_KEY), never from the command line; ",
+        Long("acp") => "for editors: agent-min acp; ",
+        _ => "",
+    }
+}
+
 fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
     use lexopt::prelude::*;
     let mut o = Options {
@@ -257,7 +276,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Short('h') | Long("help") => o.help = true,
             Short('V') | Long("version") => o.version = true,
             Long("keep") => o.keep = true,
-            Long("provider") => {
+            Short('P') | Long("provider") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;
                 o.provider = Some(
                     Provider::parse(&v)
@@ -274,7 +293,8 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("profile") => o.profile = Some(p.value().map_err(err)?.string().map_err(err)?),
             Long("no-config") => o.no_config = true,
             Long("mcp-startup-timeout") => o.mcp_startup_timeout = Some(seconds(&mut p, "--mcp-startup-timeout")?),
-            Long("max-mistakes") => o.max_mistakes = number(&mut p, "--max-mistakes")?,
+            // `--retries`: the Cline CLI's name for it.
+            Long("max-mistakes" | "retries") => o.max_mistakes = number(&mut p, "--max-mistakes")?,
             Long("max-turns") => o.max_turns = Some(number(&mut p, "--max-turns")?),
             Long("max-tokens") => o.max_tokens = Some(number(&mut p, "--max-tokens")?),
             Long("one-tool-per-reply") => o.one_tool_per_reply = true,
@@ -292,11 +312,23 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
                 }
                 o.thinking_budget = Some(n);
             }
-            Long("reasoning-effort") => {
-                let v = p.value().map_err(err)?.string().map_err(err)?;
+            Long("auto-approve") => {
+                // The Cline CLI's: `true` (also bare) approves every tool, as --yolo.
+                let v = p.optional_value().map(|v| v.to_string_lossy().to_lowercase());
+                let v = v.or_else(|| next_raw_if(&mut p, |a| matches!(a.to_lowercase().as_str(), "true" | "false")));
+                o.yolo = v.map_or(true, |v| v.eq_ignore_ascii_case("true"));
+            }
+            Long(f @ ("reasoning-effort" | "thinking")) => {
+                let f = f.to_string();
+                // The Cline CLI's `--thinking`, bare: medium.
+                let v = match p.optional_value() {
+                    Some(v) => v.string().map_err(err)?,
+                    None if f == "thinking" => next_raw_if(&mut p, |a| !a.starts_with('-')).unwrap_or("medium".into()),
+                    None => p.value().map_err(err)?.string().map_err(err)?,
+                };
                 if !crate::run::llm::providers::REASONING_EFFORTS.contains(&v.as_str()) {
                     return Err(format!(
-                        "unknown --reasoning-effort {v:?}; use one of {} (Cline's values)",
+                        "unknown --{f} {v:?}; use one of {} (Cline's values)",
                         crate::run::llm::providers::REASONING_EFFORTS.join(", ")
                     ));
                 }
@@ -318,7 +350,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
                 o.context_window = Some(n);
             }
             Long("max-cost") => o.max_cost = Some(dollars(&mut p, "--max-cost")?),
-            Long("timeout") => {
+            Short('t') | Long("timeout") => {
                 let v = p.value().map_err(err)?;
                 o.timeout = Some(crate::run::budget::limits::parse_duration(&v.to_string_lossy())?);
             }
@@ -355,7 +387,10 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Value(v) => {
                 return Err(format!("unexpected extra argument {:?}; put the whole task in one quoted argument", v))
             }
-            other => return Err(format!("{}; see `agent-min run --help`", other.unexpected())),
+            other => {
+                let hint = cline_cli_hint(&other);
+                return Err(format!("{}; {hint}see `agent-min run --help`", other.unexpected()));
+            }
         }
     }
     if o.max_mistakes == 0 {
@@ -502,6 +537,32 @@ mod tests {
         assert_eq!(o.model.as_deref(), Some("m1"));
         assert_eq!(o.cwd.as_deref(), Some(std::path::Path::new("/w")));
         assert_eq!(o.output_last_message.as_deref(), Some(std::path::Path::new("last.txt")));
+    }
+
+    /// The Cline CLI's spellings (`apps/cli/src/commands/program.ts`, `normalizeCliArgs`).
+    #[test]
+    fn the_cline_cli_s_flags_mean_here_what_they_mean_there() {
+        let o = parse(args(&["-P", "openai", "-t", "90", "--retries", "6", "--thinking", "high", "t"])).unwrap();
+        assert_eq!(o.provider, Some(Provider::OpenAi));
+        assert_eq!(o.timeout, Some(std::time::Duration::from_secs(90)));
+        assert_eq!((o.max_mistakes, o.reasoning_effort.as_deref(), o.task.as_deref()), (6, Some("high"), Some("t")));
+        // Bare `--thinking` is medium; the task after it is not taken for a level.
+        let o = parse(args(&["--thinking", "--yolo", "t"])).unwrap();
+        assert_eq!((o.reasoning_effort.as_deref(), o.yolo), (Some("medium"), true));
+        assert!(parse(args(&["--thinking", "lots", "t"])).unwrap_err().contains("unknown --thinking \"lots\""));
+        // `--auto-approve` bare or true approves all, as --yolo; false does not; the task stays the task.
+        for (given, yolo) in [(&["--auto-approve", "t"][..], true), (&["--auto-approve", "TRUE", "t"], true)] {
+            let o = parse(args(given)).unwrap();
+            assert_eq!((o.yolo, o.task.as_deref()), (yolo, Some("t")), "{given:?}");
+        }
+        for given in [&["-y", "--auto-approve", "false", "t"][..], &["-y", "--auto-approve=false", "t"]] {
+            let o = parse(args(given)).unwrap();
+            assert_eq!((o.yolo, o.task.as_deref()), (false, Some("t")), "{given:?}");
+        }
+        // What has no counterpart here says so.
+        assert!(parse(args(&["-p", "t"])).unwrap_err().contains("no plan mode"));
+        assert!(parse(args(&["--id", "x"])).unwrap_err().contains("agent-min resume ID"));
+        assert!(parse(args(&["-k", "sk-x", "t"])).unwrap_err().contains("never from the command line"));
     }
 
     #[test]

@@ -469,9 +469,16 @@ fn live_setup(opts: &cli::Options, saved: Option<&Record>) -> Result<Setup, Stri
     if let Some(r) = saved {
         return live_setup_for(opts, r.meta.task.clone());
     }
-    let task = opts.task.as_deref().map(|t| cli::task_text(t, std::io::stdin(), cli::stdin_is_piped())).transpose()?;
+    let piped = cli::stdin_is_piped();
+    // Without a task, piped input is the task, as the Cline CLI, `claude -p` and `codex exec`
+    // take it (`echo "fix the bug" | agent-min run`).
+    let task = match (opts.task.as_deref(), piped) {
+        (Some(t), _) => Some(cli::task_text(t, std::io::stdin(), piped)?),
+        (None, true) => Some(cli::task_text("-", std::io::stdin(), true)?),
+        (None, false) => None,
+    };
     let Some(task) = task.filter(|t| !t.trim().is_empty()) else {
-        return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or try --replay agent-min/sessions/demo.jsonl".to_string());
+        return Err("no task given; usage: agent-min run [OPTIONS] \"<task>\" (see --help), or pipe it: echo \"<task>\" | agent-min run [OPTIONS]; or try --replay agent-min/sessions/demo.jsonl".to_string());
     };
     live_setup_for(opts, task)
 }

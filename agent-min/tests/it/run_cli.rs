@@ -77,6 +77,29 @@ fn a_dash_reads_the_task_from_standard_input() {
     assert!(first.starts_with("<task>\nRefactor the parser.\nKeep the tests green.\n</task>"), "{first}");
 }
 
+/// As the Cline CLI, `claude -p` and `codex exec` take it: piped input without a task is the task.
+#[test]
+fn piped_input_without_a_task_is_the_task() {
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let mut child = Command::new(bin())
+        .arg("run")
+        .args(args_with(&anthropic_args(&server), &["--no-save"]))
+        .current_dir(ws.path())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"Fix the failing test.\n").unwrap();
+    let r = wait_limited(child, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first = server.requests()[0].last_user();
+    assert!(first.starts_with("<task>\nFix the failing test.\n</task>"), "{first}");
+}
+
 #[test]
 fn anthropic_404_names_the_url_and_suggests_dropping_v1() {
     let server = Server::start(vec![status(
