@@ -316,7 +316,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
                 // The Cline CLI's: `true` (also bare) approves every tool, as --yolo.
                 let v = p.optional_value().map(|v| v.to_string_lossy().to_lowercase());
                 let v = v.or_else(|| next_raw_if(&mut p, |a| matches!(a.to_lowercase().as_str(), "true" | "false")));
-                o.yolo = v.map_or(true, |v| v.eq_ignore_ascii_case("true"));
+                o.yolo = v.is_none_or(|v| v.eq_ignore_ascii_case("true"));
             }
             Long(f @ ("reasoning-effort" | "thinking")) => {
                 let f = f.to_string();
