@@ -64,7 +64,12 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                 s.pending.push_back(Call { id: call_id.clone(), tool: tool.clone(), params: params.clone() });
                 match said(tool) {
                     Some(param) => {
-                        let text = params.get(param).cloned().unwrap_or_default();
+                        let mut text = params.get(param).cloned().unwrap_or_default();
+                        // A question's options, to choose from in the next prompt.
+                        let options = params.get("options").filter(|_| tool == "ask_followup_question");
+                        for o in crate::run::tools::ask::parse_options(options.map_or("[]", String::as_str)) {
+                            text.push_str(&format!("\n- {o}"));
+                        }
                         s.update(SessionUpdate::AgentMessageChunk(chunk(&format!("\n\n{text}"))));
                     }
                     None => {

@@ -166,7 +166,8 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        End::Failed(why) | End::NeedsPerson(why) => {
+        // (`Asked` is an editor's end of a turn: never here.)
+        End::Failed(why) | End::NeedsPerson(why) | End::Asked(why) => {
             // The task's own "Task failed" line is already where a person looks — on stderr
             // when stdout is not a terminal, on the terminal when both streams are one: say it
             // once.

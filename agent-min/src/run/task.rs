@@ -67,6 +67,9 @@ pub enum End {
     /// Stopped at a question only a person can answer, with nobody to ask (no terminal): why,
     /// and how to let it go on. Resumable; the reply is asked for again.
     NeedsPerson(String),
+    /// An editor's turn ended at the model's `ask_followup_question` (this question): the
+    /// person's next prompt is its answer.
+    Asked(String),
 }
 
 impl End {
@@ -75,14 +78,14 @@ impl End {
         match self {
             End::Completed(_) => 0,
             End::Failed(_) => 1,
-            End::NeedsPerson(_) => 3,
+            End::NeedsPerson(_) | End::Asked(_) => 3,
         }
     }
 
     /// The result (completed) or the reason (otherwise).
     pub(crate) fn text(&self) -> &str {
         match self {
-            End::Completed(t) | End::Failed(t) | End::NeedsPerson(t) => t,
+            End::Completed(t) | End::Failed(t) | End::NeedsPerson(t) | End::Asked(t) => t,
         }
     }
 
@@ -91,7 +94,7 @@ impl End {
         match self {
             End::Completed(_) => "completed",
             End::Failed(_) => "failed",
-            End::NeedsPerson(_) => "approval_needed",
+            End::NeedsPerson(_) | End::Asked(_) => "approval_needed",
         }
     }
 }
@@ -160,6 +163,8 @@ pub struct Task {
     /// they go to the model before the feedback on the completion (Cline pushed them before it
     /// waited for the person's answer), and are saved as the unanswered message.
     completed_after: Option<String>,
+    /// The editor's question the turn ended at (`End::Asked`): the next prompt answers it.
+    asked: Option<Call>,
     /// The images that go with the next user message (read by `read_file` since the last one,
     /// or left with an unsent one), after its text's results.
     next_parts: Vec<Part>,
@@ -254,6 +259,7 @@ impl Task {
             unsent: None,
             resumed_at: None,
             completed_after: None,
+            asked: None,
             next_parts: Vec::new(),
             unanswered: None,
             ran_in_reply: 0,
@@ -397,8 +403,21 @@ impl Task {
             self.memory.repeats = Default::default();
         }
         let follow_up = if guidance { prompt::guidance_after } else { prompt::follow_up };
-        let (instructions, m) = self.read_words(text);
-        let mut reply = follow_up(&m.words, unsent.as_deref());
+        let (instructions, m, mut reply) = match self.asked.take() {
+            // The answer to the question the turn ended at, as its result (the terminal's
+            // `<answer>`: mentions expanded, then a slash command before it).
+            Some(call) => {
+                let m = self.mentions(text);
+                let answer = self.command_in_answer(format!("<answer>\n{}\n</answer>{}", m.words, m.blocks));
+                let empty = mentions::Expansion { words: String::new(), blocks: String::new(), ..m };
+                (String::new(), empty, tools::result_message(&call, &answer, None))
+            }
+            None => {
+                let (instructions, m) = self.read_words(text);
+                let reply = follow_up(&m.words, unsent.as_deref());
+                (instructions, m, reply)
+            }
+        };
         if let (None, Some(results)) = (&unsent, &completed_after) {
             reply = format!("{results}\n\n{reply}");
         }
@@ -1123,15 +1142,15 @@ impl Task {
                 text
             } else {
                 let (text, end, denied) = self.run_call(&planned.call, planned.n);
-                if let Some(End::Completed(_)) = &end {
-                    self.not_run_after_completion(&reply.calls[k + 1..]);
+                if let Some(End::Completed(_) | End::Asked(_)) = &end {
+                    self.not_run_after(&reply.calls[k + 1..], matches!(end, Some(End::Asked(_))));
                     if reply.parts.is_empty() && !results.is_empty() {
                         // XML: the results of the calls before it (natively they are answered).
                         self.completed_after = Some(results.join("\n\n"));
                     }
                 }
                 if end.is_some() {
-                    let stopped = !matches!(end, Some(End::Completed(_)));
+                    let stopped = !matches!(end, Some(End::Completed(_) | End::Asked(_)));
                     if stopped && self.ran_in_reply > 0 && reply.parts.is_empty() {
                         // XML: the results of the calls that ran (a person was needed, a hook or
                         // --output-schema stopped the task) are the next user message's start.
@@ -1170,21 +1189,22 @@ impl Task {
     /// The calls of a reply after the `attempt_completion` that ended the task: each gets its
     /// result (in `--json` every complete call has one; in history the model learns why, should
     /// the conversation go on), and the person is told.
-    fn not_run_after_completion(&mut self, later: &[Planned]) {
+    fn not_run_after(&mut self, later: &[Planned], question: bool) {
         if later.is_empty() {
             return;
         }
+        let text = if question { prompt::NOT_RUN_AFTER_QUESTION } else { prompt::NOT_RUN_AFTER_COMPLETION };
         for planned in later {
             let id = call_id(self.turn_number(), planned.n);
-            let text = prompt::NOT_RUN_AFTER_COMPLETION;
             self.around.events.tool_result(&id, &planned.call.name, false, text, None);
             self.answer_in_history(planned.n, text);
         }
         let names: Vec<&str> = later.iter().map(|p| p.call.name.as_str()).collect();
-        self.term.warn(&format!(
-            "The reply's calls after attempt_completion were not run ({}): the task ended with the completion.",
-            names.join(", ")
-        ));
+        let (tool, why) = match question {
+            true => ("ask_followup_question", "the turn ended at the question"),
+            false => ("attempt_completion", "the task ended with the completion"),
+        };
+        self.term.warn(&format!("The reply's calls after {tool} were not run ({}): {why}.", names.join(", ")));
     }
 
     /// Native calls: call `n`'s result goes into history with the call itself, so each call is
@@ -1218,6 +1238,13 @@ impl Task {
         if let Some(question) = self.unanswered.take() {
             return (String::new(), Some(self.wait_for_a_person(call, n, &question)), false);
         }
+        if let Outcome::Asked(question) = outcome {
+            // An editor's person answers with the next prompt (`follow_up`); its hooks and
+            // loop detection then have nothing to look at yet.
+            self.asked = Some(call.clone());
+            self.mistakes.clear();
+            return (String::new(), Some(End::Asked(question)), false);
+        }
         let outcome = match (outcome, self.around.output_schema.as_mut()) {
             (Outcome::Complete(done), Some(schema)) => match schema.check(&done) {
                 Schema::Valid(json) => Outcome::Complete(json),
@@ -1235,7 +1262,7 @@ impl Task {
         let (ok, shown) = match &outcome {
             Outcome::Success(t) | Outcome::Repeated(t) => (true, t.as_str()),
             Outcome::Failure { text, .. } | Outcome::Denied { text, .. } => (false, text.as_str()),
-            Outcome::Complete(_) => (true, ""),
+            Outcome::Complete(_) | Outcome::Asked(_) => (true, ""),
         };
         // As Cline's ToolExecutor: loop detection once the result is in, before PostToolUse, so
         // its warning comes before PostToolUse's context; a thrown failure skips it.
@@ -1275,13 +1302,14 @@ impl Task {
             Outcome::Failure { mistake, .. } => !mistake && tools::registry::valid_clears_mistakes(&call.name),
             Outcome::Denied { .. } => tools::registry::valid_clears_mistakes(&call.name),
             // Cline's AttemptCompletionHandler resets it; an editor's next prompt starts afresh.
-            Outcome::Complete(_) => true,
+            Outcome::Complete(_) | Outcome::Asked(_) => true,
         };
         if clears {
             self.mistakes.clear();
         }
         let (text, feedback, end) = match outcome {
             Outcome::Complete(done) => (String::new(), None, Some(End::Completed(done))),
+            Outcome::Asked(question) => (String::new(), None, Some(End::Asked(question))),
             Outcome::Success(t) | Outcome::Repeated(t) => (t, None, None),
             Outcome::Failure { text, mistake } => {
                 if mistake {
@@ -1365,7 +1393,7 @@ impl Task {
             outcome
         };
         let (ok, text) = match &outcome {
-            Outcome::Success(t) | Outcome::Repeated(t) | Outcome::Complete(t) => (true, t.as_str()),
+            Outcome::Success(t) | Outcome::Repeated(t) | Outcome::Complete(t) | Outcome::Asked(t) => (true, t.as_str()),
             Outcome::Failure { text, .. } => (false, text.as_str()),
             Outcome::Denied { text, .. } => (false, text.as_str()),
         };
@@ -1476,7 +1504,7 @@ impl Task {
         match end {
             End::Failed(why) => self.term.line(Style::Err, &format!("Task failed: {why}")),
             End::NeedsPerson(why) => self.term.line(Style::Err, &format!("Task stopped: {why}")),
-            End::Completed(_) => {}
+            End::Completed(_) | End::Asked(_) => {}
         }
         if self.around.accounting.requests > 0 {
             let line = self.around.accounting.summary();

@@ -738,6 +738,76 @@ fn the_results_before_a_completion_go_with_the_next_prompt() {
     assert!(listed < done && next.contains("<feedback>\nNow more.\n</feedback>"), "{next}");
 }
 
+/// An editor has no prompt in the middle of a turn: the model's question ends the turn, shown
+/// with its options, and the next prompt is its answer (it went on with an invented one).
+#[test]
+fn a_question_ends_the_turn_and_the_next_prompt_answers_it() {
+    let ask = tool("ask_followup_question", &[("question", "Which color?"), ("options", r#"["red", "blue"]"#)]);
+    let reply = format!("{}\n{ask}", tool("list_files", &[("path", ".")]));
+    let server = Server::start(vec![anthropic(&reply), anthropic(&completion("painted blue"))]);
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("seen.txt"), "x").unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["Paint it.", "blue, see @/seen.txt"]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let (seen, messages) = run_client_with("prompts", &env, &[], &server, &root, state.path());
+    assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "the first turn ended at the question: {seen}");
+    let said: String = updates_of(&messages, "session/prompt", 0)
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .map(|u| u["content"]["text"].as_str().unwrap())
+        .collect();
+    assert!(said.contains("Which color?\n- red\n- blue"), "{said:?}");
+    // The results before the question, then the answer as its result, mentions read.
+    let next = reqs[1].last_user();
+    let listed = next.find("[list_files for '.'] Result:\nseen.txt").unwrap_or_else(|| panic!("{next}"));
+    let answer = "[ask_followup_question for 'Which color?'] Result:\n<answer>\nblue, see 'seen.txt' (see below for file content)\n</answer>";
+    let answered = next.find(answer).unwrap_or_else(|| panic!("{next}"));
+    assert!(listed < answered && next.contains("<file_content path=\"seen.txt\">"), "{next}");
+    assert!(!next.contains("<feedback>") && !next.contains("no answer"), "{next}");
+}
+
+/// Natively, the question's call is answered by the next prompt, paired by id (the scripted
+/// server refuses a call left without its result, as Anthropic does), and a call after it in
+/// the same reply is said not to have run.
+#[test]
+fn natively_the_next_prompt_is_the_question_s_result() {
+    use common::native::{self, call, AnthropicReply};
+    let calls = vec![
+        call(
+            "toolu_q",
+            "ask_followup_question",
+            &[r#"{"question": "Which color?", "options": "[\"red\", \"blue\"]"}"#],
+        ),
+        call("toolu_l", "list_files", &[r#"{"path": "."}"#]),
+    ];
+    let done = vec![call("toolu_d", "attempt_completion", &[r#"{"result": "painted blue"}"#])];
+    let server = Server::start(vec![
+        native::anthropic(AnthropicReply { calls, ..Default::default() }, 7),
+        native::anthropic(AnthropicReply { calls: done, ..Default::default() }, 7),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["Paint it.", "blue"]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let (seen, _) = run_client_with("prompts", &env, &["--tool-calls", "native"], &server, &root, state.path());
+    assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
+    assert_eq!(seen["answers"][1]["stopReason"], "end_turn", "{seen}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{seen}");
+    let results = &reqs[1].body["messages"].as_array().unwrap().last().unwrap()["content"];
+    let result = |id: &str| {
+        let r = results.as_array().unwrap().iter().find(|b| b["tool_use_id"] == id);
+        text_of(&r.unwrap_or_else(|| panic!("no result for {id}: {results}"))["content"])
+    };
+    assert!(result("toolu_q").contains("<answer>\nblue\n</answer>"), "{results}");
+    assert!(result("toolu_l").starts_with("This tool was not executed: ask_followup_question"), "{results}");
+}
+
 #[test]
 fn a_completion_clears_the_mistake_count_for_the_next_prompt() {
     let server = Server::start(vec![

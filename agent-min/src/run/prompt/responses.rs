@@ -43,7 +43,7 @@ const FEEDBACK_START: &str = "The user provided the following feedback:";
 /// (feedback, guidance), a resumption notice and the words given with it, a hook's context, a slash command's
 /// instructions, the focus chain's reminder (`focus_chain.rs`), the environment details.
 pub(crate) fn starts_a_part(text: &str) -> bool {
-    const STARTS: [&str; 13] = [
+    const STARTS: [&str; 14] = [
         // `tool_already_used` and `repeated_tool_call`.
         "Tool [",
         FEEDBACK_START,
@@ -52,6 +52,7 @@ pub(crate) fn starts_a_part(text: &str) -> bool {
         NEW_INSTRUCTIONS_START,
         SKIPPED_AFTER_REJECTION,
         NOT_RUN_AFTER_COMPLETION,
+        NOT_RUN_AFTER_QUESTION,
         // `truncated_tool`, either way.
         "[ERROR] Your previous response ",
         "<environment_details>",
@@ -244,6 +245,12 @@ pub(crate) const SKIPPED_AFTER_REJECTION: &str = "Skipping tool due to user reje
 /// before it ran. (Ours: Cline waits for the person's answer to the completion instead.)
 pub(crate) const NOT_RUN_AFTER_COMPLETION: &str =
     "This tool was not executed: attempt_completion, earlier in the same message, ended the task.";
+
+/// The result of a call that came after an editor's `ask_followup_question` in the same reply:
+/// the turn ended at the question, which the person's next prompt answers. (Ours: Cline waits
+/// for the answer, then runs the rest.)
+pub(crate) const NOT_RUN_AFTER_QUESTION: &str =
+    "This tool was not executed: ask_followup_question, earlier in the same message, waited for the user's answer. Call it again if it is still needed.";
 
 /// A reply the client cancelled as it streamed, as Cline's `abortStream` keeps it (`said`: its
 /// text so far, perhaps none).

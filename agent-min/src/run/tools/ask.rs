@@ -17,6 +17,9 @@ pub(super) fn followup(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     // Cline's ask text: the question and its options as JSON.
     let asked = serde_json::json!({"question": question, "options": options}).to_string();
     ctx.term.attention("followup", &asked);
+    if ctx.term.answers_with_next_prompt() {
+        return Outcome::Asked(question.to_string());
+    }
     if ctx.term.nobody_answers() {
         ctx.term.note_unanswered(question);
         return Outcome::Success(String::new()); // never sent: the loop stops here
@@ -45,7 +48,7 @@ fn short(s: &str) -> String {
 }
 
 /// Options are a JSON array of strings; anything else gives none.
-fn parse_options(s: &str) -> Vec<String> {
+pub(crate) fn parse_options(s: &str) -> Vec<String> {
     serde_json::from_str::<Vec<String>>(s).unwrap_or_default()
 }
 

@@ -28,7 +28,7 @@ pub(crate) mod preview;
 pub(crate) mod repeat;
 pub(crate) mod repo_git;
 
-mod ask;
+pub(crate) mod ask;
 mod doc_form;
 #[cfg(feature = "documents")]
 mod documents;
@@ -179,6 +179,9 @@ pub(crate) enum Outcome {
     },
     /// `attempt_completion`: the task is done with this result.
     Complete(String),
+    /// `ask_followup_question` where the person answers with their next prompt (an editor):
+    /// the turn ends at this question, which the answer then answers.
+    Asked(String),
 }
 
 /// Everything a tool may use.

@@ -427,6 +427,12 @@ impl Term {
         }
     }
 
+    /// Whether the person answers a question with their next prompt rather than here: an
+    /// editor answers approvals ([`Term::answered_by`]) but has no prompt in the middle of a turn.
+    pub(crate) fn answers_with_next_prompt(&self) -> bool {
+        self.asker.is_some()
+    }
+
     /// Asks a person at this terminal a yes-or-no `question` (no by default), an ask of kind
     /// `source` ([`Term::attention`]): `None` when none can answer (no terminal, or an editor
     /// answers: it has no such question).
