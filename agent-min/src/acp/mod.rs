@@ -170,7 +170,8 @@ impl Agent {
         if !cwd.is_absolute() {
             return Err((INVALID_PARAMS, format!("cwd must be an absolute path, got {}", cwd.display())));
         }
-        let mcp = servers.iter().map(server_config).collect::<Result<Vec<_>, _>>().map_err(|e| (INVALID_PARAMS, e))?;
+        let config = |s: &McpServer| server_config(s, &cwd);
+        let mcp = servers.iter().map(config).collect::<Result<Vec<_>, _>>().map_err(|e| (INVALID_PARAMS, e))?;
         let shared = Arc::new(Mutex::new(updates::Session {
             wire: self.wire.clone(),
             id: String::new(),
@@ -290,8 +291,11 @@ fn prompt_text(blocks: &[ContentBlock]) -> (String, String) {
     }
 }
 
-/// A client's MCP server as the settings files' servers are: stdio, streamable HTTP or SSE.
-fn server_config(s: &McpServer) -> Result<ServerConfig, String> {
+/// A client's MCP server as the settings files' servers are: stdio, streamable HTTP or SSE. A
+/// stdio server starts in the session's `cwd` (the protocol's "working directory for this
+/// session"), where `server-filesystem .` means the workspace, not where the editor started
+/// the agent.
+fn server_config(s: &McpServer, cwd: &std::path::Path) -> Result<ServerConfig, String> {
     let (name, kind) = match s {
         McpServer::Stdio(s) => (
             s.name.clone(),
@@ -299,7 +303,7 @@ fn server_config(s: &McpServer) -> Result<ServerConfig, String> {
                 command: s.command.display().to_string(),
                 args: s.args.clone(),
                 env: s.env.iter().map(|e| (e.name.clone(), e.value.clone())).collect(),
-                cwd: None,
+                cwd: Some(cwd.to_path_buf()),
             },
         ),
         McpServer::Http(h) => (
@@ -349,12 +353,13 @@ mod tests {
     #[test]
     fn an_editor_s_mcp_servers_are_stdio_http_or_sse_at_an_http_url() {
         use agent_client_protocol_schema::v1::{McpServerHttp, McpServerSse};
-        let sse = server_config(&McpServer::Sse(McpServerSse::new("s", "http://127.0.0.1:1/sse"))).unwrap();
+        let w = std::path::Path::new("/w");
+        let sse = server_config(&McpServer::Sse(McpServerSse::new("s", "http://127.0.0.1:1/sse")), w).unwrap();
         assert!(matches!(sse.kind, Kind::Http { sse: true, .. }));
-        let http = server_config(&McpServer::Http(McpServerHttp::new("h", "https://h/mcp"))).unwrap();
+        let http = server_config(&McpServer::Http(McpServerHttp::new("h", "https://h/mcp")), w).unwrap();
         assert!(matches!(http.kind, Kind::Http { sse: false, .. }));
         for bad in ["file:///etc/passwd", "http://h/a b", "ftp://h/"] {
-            let e = server_config(&McpServer::Sse(McpServerSse::new("s", bad))).unwrap_err();
+            let e = server_config(&McpServer::Sse(McpServerSse::new("s", bad)), w).unwrap_err();
             assert!(e.contains("must be http:// or https://"), "{e}");
         }
     }

@@ -31,7 +31,8 @@ const [sdkEntry, transcript, workspace, agentBin, ...agentArgs] = process.argv.s
 const acp = await import(pathToFileURL(sdkEntry).href);
 
 writeFileSync(transcript, "");
-const agent = spawn(agentBin, agentArgs, { stdio: ["pipe", "pipe", "inherit"] });
+// Where the editor starts the agent: the workspace unless ACP_AGENT_CWD says otherwise.
+const agent = spawn(agentBin, agentArgs, { stdio: ["pipe", "pipe", "inherit"], cwd: process.env.ACP_AGENT_CWD ?? workspace });
 const exited = new Promise((resolve) => agent.on("exit", (code, signal) => resolve({ code, signal })));
 
 // Records whole lines as they pass, in each direction.

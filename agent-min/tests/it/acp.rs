@@ -808,6 +808,32 @@ fn natively_the_next_prompt_is_the_question_s_result() {
     assert!(result("toolu_l").starts_with("This tool was not executed: ask_followup_question"), "{results}");
 }
 
+/// An editor's stdio MCP server starts in the session's directory, not where the editor
+/// started the agent: `server-filesystem .` serves the workspace.
+#[test]
+fn an_editor_s_stdio_mcp_server_starts_in_the_session_s_directory() {
+    let fs = crate::run_mcp::node_server("server-filesystem");
+    let mcp = json!([{"name": "fs", "command": "node", "args": [fs, "."], "env": []}]).to_string();
+    let ask =
+        tool("use_mcp_tool", &[("server_name", "fs"), ("tool_name", "list_allowed_directories"), ("arguments", "{}")]);
+    let server = Server::start(vec![anthropic(&ask), anthropic(&completion("listed"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["Which directories may you read?"]).to_string();
+    let agent_cwd = elsewhere.path().to_str().unwrap();
+    let env = [("ACP_PROMPTS", prompts.as_str()), ("ACP_MCP", mcp.as_str()), ("ACP_AGENT_CWD", agent_cwd)];
+    let (seen, _) = run_client_with("prompts", &env, &[], &server, &root, state.path());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{seen}");
+    let result = reqs[1].last_user();
+    assert!(result.starts_with("[use_mcp_tool for 'fs'] Result:\nAllowed directories:"), "{result}");
+    assert!(result.contains(root.to_str().unwrap()), "{result}");
+    let other = std::fs::canonicalize(elsewhere.path()).unwrap();
+    assert!(!result.contains(other.to_str().unwrap()), "{result}");
+}
+
 #[test]
 fn a_completion_clears_the_mistake_count_for_the_next_prompt() {
     let server = Server::start(vec![

@@ -46,7 +46,7 @@ fn servers() -> PathBuf {
     }
 }
 
-fn node_server(name: &str) -> String {
+pub(crate) fn node_server(name: &str) -> String {
     let js = servers().join(format!("node/node_modules/@modelcontextprotocol/{name}/dist/index.js"));
     assert!(js.is_file(), "{} missing; run agent-min/tests/mcp/install.sh", js.display());
     js.display().to_string()
