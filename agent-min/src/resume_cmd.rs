@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::run::cli;
-use crate::run::llm::providers::Provider;
 use crate::run::native::ToolCalls;
 
 /// Entry point of `agent-min resume`.
@@ -45,7 +44,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     // The saved task's provider, model, URL and workspace, unless given again.
     if opts.provider.is_none() {
-        match Provider::parse(&record.meta.provider) {
+        match crate::run::llm::providers::registry::named(&record.meta.provider) {
             Some(p) => {
                 opts.provider = Some(p);
                 opts.openai_native = record.meta.provider == crate::run::llm::providers::registry::NATIVE_OPENAI;

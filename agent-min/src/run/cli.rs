@@ -3,8 +3,6 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::run::llm::providers::Provider;
-
 /// The `--help` text.
 pub(crate) fn help() -> &'static str {
     crate::run::texts::AGENT_MIN_RUN_TXT.get()
@@ -20,8 +18,9 @@ pub(crate) fn resume_help() -> &'static str {
 pub(crate) struct Options {
     /// The task text.
     pub task: Option<String>,
-    /// `--provider`.
-    pub provider: Option<Provider>,
+    /// `--provider`: the declaration it names (`openrouter` is OpenAI's wire format with its
+    /// own URL and key).
+    pub provider: Option<&'static crate::run::llm::providers::registry::ProviderDecl>,
     /// `--provider openai-native`: the OpenAI-compatible base URL speaks OpenAI's own API.
     pub openai_native: bool,
     /// `--model`.
@@ -279,7 +278,7 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Short('P') | Long("provider") => {
                 let v = p.value().map_err(err)?.string().map_err(err)?;
                 o.provider = Some(
-                    Provider::parse(&v)
+                    crate::run::llm::providers::registry::named(&v)
                         .ok_or_else(|| format!("unknown provider {v:?}; use --provider {}", provider_names()))?,
                 );
                 o.openai_native = v == crate::run::llm::providers::registry::NATIVE_OPENAI;
@@ -441,6 +440,7 @@ pub(crate) fn absolute(path: PathBuf) -> Result<PathBuf, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::llm::providers::Provider;
 
     fn args(a: &[&str]) -> Vec<OsString> {
         a.iter().map(OsString::from).collect()
@@ -449,7 +449,7 @@ mod tests {
     #[test]
     fn parses_flags_and_task() {
         let o = parse(args(&["--provider", "openai", "--yolo", "--max-turns", "5", "do it"])).unwrap();
-        assert_eq!(o.provider, Some(Provider::OpenAi));
+        assert_eq!(o.provider.map(|d| d.provider), Some(Provider::OpenAi));
         assert!(o.yolo);
         assert_eq!(o.max_turns, Some(5));
         assert_eq!(o.task.as_deref(), Some("do it"));
@@ -543,7 +543,7 @@ mod tests {
     #[test]
     fn the_cline_cli_s_flags_mean_here_what_they_mean_there() {
         let o = parse(args(&["-P", "openai", "-t", "90", "--retries", "6", "--thinking", "high", "t"])).unwrap();
-        assert_eq!(o.provider, Some(Provider::OpenAi));
+        assert_eq!(o.provider.map(|d| d.provider), Some(Provider::OpenAi));
         assert_eq!(o.timeout, Some(std::time::Duration::from_secs(90)));
         assert_eq!((o.max_mistakes, o.reasoning_effort.as_deref(), o.task.as_deref()), (6, Some("high"), Some("t")));
         // Bare `--thinking` is medium; the task after it is not taken for a level.

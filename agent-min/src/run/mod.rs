@@ -284,6 +284,8 @@ struct Setup {
     task: String,
     yolo: bool,
     provider: Option<Provider>,
+    /// Its declaration's name (`openrouter` speaks `openai`'s wire format), saved for `resume`.
+    provider_name: &'static str,
     model: String,
     base_url: String,
     api_key: Option<String>,
@@ -307,7 +309,7 @@ fn surroundings(
     let provider_name = match setup.provider {
         // Saved as named, so a resume asks the same server as OpenAI's own API again.
         Some(Provider::OpenAi) if opts.openai_native => llm::providers::registry::NATIVE_OPENAI,
-        p => p.map_or("replay", Provider::name),
+        _ => setup.provider_name,
     }
     .to_string();
     let meta = Meta {
@@ -491,11 +493,11 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     redact::add_from_env();
     // Everything about the provider comes from its declaration (`llm/providers/registry.rs`).
     let declared = llm::providers::registry::PROVIDERS;
-    let provider = opts.provider.unwrap_or_else(|| {
+    let decl = opts.provider.unwrap_or_else(|| {
         let keyed = declared.iter().find(|d| d.key_var.is_some_and(|v| env(v).is_some()));
-        keyed.map_or(llm::providers::registry::FALLBACK, |d| d.provider)
+        keyed.unwrap_or(llm::providers::registry::FALLBACK.decl())
     });
-    let decl = provider.decl();
+    let provider = decl.provider;
     let base_url = opts
         .base_url
         .clone()
@@ -542,6 +544,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         task,
         yolo: opts.yolo,
         provider: Some(provider),
+        provider_name: decl.name,
         model,
         base_url,
         api_key,
@@ -607,6 +610,7 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         task,
         yolo,
         provider: None,
+        provider_name: "replay",
         model: "replay".to_string(),
         base_url: file.display().to_string(),
         api_key: None,

@@ -78,18 +78,31 @@ fn anthropic_task_lists_reads_writes_edits_runs_a_command_and_completes() {
 
 #[test]
 fn openai_compatible_task_completes_with_bearer_key_and_usage() {
+    openai_task_completes_with_bearer_key_and_usage("openai", "OPENAI_API_KEY");
+}
+
+/// `--provider openrouter` (the Cline CLI's `-P openrouter`) is OpenAI's wire format with
+/// OpenRouter's key: it was `openai`'s, at api.openai.com unless `--base-url` said otherwise.
+#[test]
+fn openrouter_is_openai_s_wire_format_with_its_own_key() {
+    openai_task_completes_with_bearer_key_and_usage("openrouter", "OPENROUTER_API_KEY");
+    // Without its key, and without --base-url, it names its own variable.
+    let ws = tempfile::tempdir().unwrap();
+    let r = run_agent(ws.path(), &["--provider", "openrouter", "--no-save", "t"], &[("OPENAI_API_KEY", KEY)], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains("OPENROUTER_API_KEY is not set"), "{}", r.stderr);
+}
+
+fn openai_task_completes_with_bearer_key_and_usage(provider: &str, key_var: &str) {
     let ws = tempfile::tempdir().unwrap();
     let server = Server::start(vec![
         openai(&tool("write_to_file", &[("path", "a.txt"), ("content", "héllo 🦀\n")])),
         openai(&completion("wrote a.txt")),
     ]);
-    let base = openai_args(&server);
-    let r = run_agent(
-        ws.path(),
-        &args_with(&base, &["write a file"]),
-        &[("OPENAI_API_KEY", KEY), ("ANTHROPIC_API_KEY", "")],
-        LIMIT,
-    );
+    let mut base = openai_args(&server);
+    base[1] = provider.to_string();
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["write a file"]), &[(key_var, KEY), ("ANTHROPIC_API_KEY", "")], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert_eq!(std::fs::read_to_string(ws.path().join("a.txt")).unwrap(), "héllo 🦀");
     let reqs = server.requests();

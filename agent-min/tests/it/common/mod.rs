@@ -503,6 +503,7 @@ pub fn agent_env<'a>(cmd: &'a mut Command, state: &Path) -> &'a mut Command {
     cmd.env("XDG_STATE_HOME", state)
         .env("XDG_CONFIG_HOME", state.join("config"))
         .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENROUTER_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("ANTHROPIC_BASE_URL")
         .env("ANTHROPIC_API_KEY", KEY)

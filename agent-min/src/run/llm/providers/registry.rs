@@ -60,13 +60,28 @@ pub(crate) const PROVIDERS: &[ProviderDecl] = &[
         name: "openai",
         // `openai-native`: also when the base URL is not api.openai.com, its requests are those
         // of Cline's `openai-native` handler (`ApiConfig::openai_native`, [`NATIVE_OPENAI`]).
-        aliases: &["openrouter", "openai-compatible", NATIVE_OPENAI],
+        aliases: &["openai-compatible", NATIVE_OPENAI],
         default_base_url: "https://api.openai.com/v1",
         base_url_var: Some("OPENAI_BASE_URL"),
         default_model: "gpt-4.1",
         key_var: Some("OPENAI_API_KEY"),
         key_required_at: Some("api.openai.com"),
         missing_key: "OPENAI_API_KEY is not set; export your key, or point --base-url at a local OpenAI-compatible server (which needs none)",
+        next_gen: true,
+    },
+    // OpenRouter speaks OpenAI's wire format: its own URL and key variable (Cline's `openrouter`
+    // provider, its CLI's `-P openrouter`).
+    ProviderDecl {
+        provider: Provider::OpenAi,
+        name: "openrouter",
+        aliases: &[],
+        default_base_url: "https://openrouter.ai/api/v1",
+        base_url_var: None,
+        // Cline's `openRouterDefaultModelId`.
+        default_model: "anthropic/claude-sonnet-5",
+        key_var: Some("OPENROUTER_API_KEY"),
+        key_required_at: Some("openrouter.ai"),
+        missing_key: "OPENROUTER_API_KEY is not set; export your OpenRouter key, or choose another provider with --provider anthropic|openai|ollama",
         next_gen: true,
     },
     ProviderDecl {
@@ -90,14 +105,19 @@ pub(crate) const NATIVE_OPENAI: &str = "openai-native";
 /// The provider used when `--provider` is not given and no declared key variable is set.
 pub(crate) const FALLBACK: Provider = Provider::OpenAi;
 
-/// The declaration of `p`.
+/// The declaration of `p`'s wire format (the first that speaks it).
 pub(crate) fn decl(p: Provider) -> &'static ProviderDecl {
     PROVIDERS.iter().find(|d| d.provider == p).expect("every Provider is declared in PROVIDERS")
 }
 
 /// The provider a `--provider` value (or a saved task's provider) names.
 pub(crate) fn by_name(s: &str) -> Option<Provider> {
-    PROVIDERS.iter().find(|d| d.name == s || d.aliases.contains(&s)).map(|d| d.provider)
+    named(s).map(|d| d.provider)
+}
+
+/// The declaration a `--provider` value (or a saved task's provider) names.
+pub(crate) fn named(s: &str) -> Option<&'static ProviderDecl> {
+    PROVIDERS.iter().find(|d| d.name == s || d.aliases.contains(&s))
 }
 
 /// Whether `name` (a provider's name) is one of Cline's next-gen providers.
@@ -144,19 +164,27 @@ mod tests {
     #[test]
     fn the_default_models_are_in_clines_table() {
         assert_eq!(Provider::Anthropic.default_model(), "claude-sonnet-5");
-        for p in [Provider::Anthropic, Provider::OpenAi] {
-            let found = crate::run::llm::models::lookup(p, p.default_model());
-            assert!(found.facts.known, "{p:?}: {}", p.default_model());
+        for d in PROVIDERS.iter().filter(|d| d.provider != Provider::Ollama) {
+            let found = crate::run::llm::models::lookup(d.provider, d.default_model);
+            assert!(found.facts.known, "{}: {}", d.name, d.default_model);
         }
     }
 
     #[test]
     fn every_provider_is_declared_once_and_its_key_variable_is_masked() {
+        for d in PROVIDERS {
+            let names = PROVIDERS.iter().flat_map(|e| std::iter::once(&e.name).chain(e.aliases));
+            assert_eq!(names.filter(|n| **n == d.name).count(), 1, "{}", d.name);
+            assert_eq!(named(d.name).map(|n| (n.name, n.default_base_url)), Some((d.name, d.default_base_url)));
+        }
         for p in [Provider::Anthropic, Provider::OpenAi, Provider::Ollama] {
-            assert_eq!(PROVIDERS.iter().filter(|d| d.provider == p).count(), 1, "{p:?}");
             assert_eq!(by_name(decl(p).name), Some(p));
         }
-        assert_eq!(KEY_VARS, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
+        assert_eq!(
+            named("openrouter").map(|d| (d.default_base_url, d.key_var)),
+            Some(("https://openrouter.ai/api/v1", Some("OPENROUTER_API_KEY")))
+        );
+        assert_eq!(KEY_VARS, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"]);
         assert_eq!(crate::run::ui::redact::KEY_VARS, KEY_VARS);
         assert_eq!(by_name("openrouter"), Some(Provider::OpenAi));
         assert_eq!(by_name(NATIVE_OPENAI), Some(Provider::OpenAi));
