@@ -145,6 +145,10 @@ pub(crate) fn shown_call(root: &Path, id: &str, tool: &str, params: &IndexMap<St
         "list_code_definition_names" => (ToolKind::Search, format!("List definitions in {}", p("path"))),
         "search_files" => (ToolKind::Search, format!("Search {} in {}", p("regex"), p("path"))),
         "execute_command" => (ToolKind::Execute, format!("Run `{}`", p("command"))),
+        "apply_patch" => {
+            let files: Vec<&str> = crate::run::tools::apply_patch::targets(p("input")).collect();
+            (ToolKind::Edit, format!("Patch {}", files.join(", ")))
+        }
         "use_mcp_tool" => (ToolKind::Other, format!("{} ({})", p("tool_name"), p("server_name"))),
         "access_mcp_resource" => (ToolKind::Fetch, format!("{} ({})", p("uri"), p("server_name"))),
         other => (ToolKind::Other, other.to_string()),
@@ -157,6 +161,9 @@ pub(crate) fn shown_call(root: &Path, id: &str, tool: &str, params: &IndexMap<St
         .raw_input(serde_json::Value::Object(raw));
     if let Some(path) = path {
         call = call.locations(vec![ToolCallLocation::new(path)]);
+    } else if tool == "apply_patch" {
+        let files = crate::run::tools::apply_patch::targets(p("input")).map(|f| ToolCallLocation::new(root.join(f)));
+        call = call.locations(files.collect());
     }
     call
 }
@@ -193,4 +200,22 @@ fn read_small(path: &Path) -> Option<String> {
         return None;
     }
     String::from_utf8(bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A patch is an edit of the files its headers name: the editor shows them as its title
+    /// and locations (it was `other`, titled `apply_patch`, with none).
+    #[test]
+    fn a_patch_is_an_edit_of_the_files_it_names() {
+        let input = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** Add File: b.txt\n+hi\n*** End Patch";
+        let params: IndexMap<String, String> = [("input".to_string(), input.to_string())].into_iter().collect();
+        let call = shown_call(Path::new("/w"), "c1", "apply_patch", &params);
+        let v = serde_json::to_value(&call).unwrap();
+        assert_eq!((v["kind"].as_str(), v["title"].as_str()), (Some("edit"), Some("Patch src/a.rs, b.txt")), "{v}");
+        let paths: Vec<&str> = v["locations"].as_array().unwrap().iter().map(|l| l["path"].as_str().unwrap()).collect();
+        assert_eq!(paths, ["/w/src/a.rs", "/w/b.txt"]);
+    }
 }

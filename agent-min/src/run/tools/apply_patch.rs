@@ -38,12 +38,18 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
 
 /// The first file a patch names, for the tool line.
 fn first_target(input: &str) -> String {
+    targets(input).next().unwrap_or_default().to_string()
+}
+
+/// The files a patch names in its `*** Add File:`, `*** Update File:` and `*** Delete File:`
+/// headers, in order (an editor shows them as the call's locations).
+pub(crate) fn targets(input: &str) -> impl Iterator<Item = &str> {
     input
         .lines()
-        .find_map(|l| {
+        .filter_map(|l| {
             ["*** Add File: ", "*** Update File: ", "*** Delete File: "].iter().find_map(|m| l.strip_prefix(m))
         })
-        .map_or_else(String::new, |p| p.trim().to_string())
+        .map(str::trim)
 }
 
 /// A failure as Cline's handler throws it and `ToolExecutor.handleError` reports it: its count

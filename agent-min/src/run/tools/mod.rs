@@ -16,7 +16,7 @@
 //! (reading `.clineignore`), `crate::run::spawn` (commands, the editor), `crate::run::built`
 //! (what a build left out), `crate::run::texts` (the tools' declarations).
 
-mod apply_patch;
+pub(crate) mod apply_patch;
 pub(crate) mod clineignore;
 pub mod diff;
 pub(crate) mod fsx;
