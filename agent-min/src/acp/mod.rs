@@ -108,7 +108,7 @@ impl Agent {
             "authenticate" => Err((INVALID_PARAMS, "agent-min offers no authentication methods (authMethods is empty); the provider's key comes from the environment".to_string())),
             "session/new" => self.new_session(m.params),
             "session/load" => self.load_session(m.params),
-            "session/prompt" => self.prompt(m.params),
+            "session/prompt" => self.prompt(m.params, m.cancels_before),
             other => Err((METHOD_NOT_FOUND, format!("Method not found: {other}"))),
         };
         match result {
@@ -203,7 +203,7 @@ impl Agent {
         Ok(id)
     }
 
-    fn prompt(&mut self, params: Value) -> Result<Value, (i64, String)> {
+    fn prompt(&mut self, params: Value, cancels_before: u64) -> Result<Value, (i64, String)> {
         let req: PromptRequest =
             serde_json::from_value(params).map_err(|e| (INVALID_PARAMS, format!("Invalid params: {e}")))?;
         let live = self
@@ -220,7 +220,7 @@ impl Agent {
         }
         // A call a cancelled turn left unanswered is no longer what an approval is about.
         live.shared.lock().unwrap_or_else(|e| e.into_inner()).pending.clear();
-        self.wire.turn_starts(&req.session_id.0);
+        self.wire.turn_starts(&req.session_id.0, cancels_before);
         let end = live.task.converse(&text, &attached);
         self.wire.turn_ends();
         let stop = if live.cancel.load(Ordering::SeqCst) {

@@ -23,6 +23,9 @@ pub(crate) struct Incoming {
     pub id: Option<Value>,
     pub method: String,
     pub params: Value,
+    /// For a `session/prompt`: how many cancels of its session had been read before it
+    /// ([`Wire::turn_starts`]).
+    pub cancels_before: u64,
 }
 
 /// What answers one of the agent's own requests.
@@ -44,6 +47,8 @@ pub(crate) struct Wire {
     running: Mutex<Option<String>>,
     /// Each session's cancel flag, by session id.
     cancels: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>,
+    /// How many `session/cancel`s of each session were read.
+    cancels_read: Mutex<HashMap<String, u64>>,
 }
 
 /// A response to one of the agent's requests: an object with an id and a result or an error.
@@ -65,6 +70,7 @@ impl Wire {
             turn: AtomicU64::new(0),
             running: Mutex::new(None),
             cancels: cancels.clone(),
+            cancels_read: Mutex::default(),
         });
         let reader = wire.clone();
         std::thread::spawn(move || reader.read(requests, answer_tx));
@@ -98,11 +104,10 @@ impl Wire {
             match msg.get("method").and_then(Value::as_str) {
                 Some("session/cancel") if id.is_none() => self.cancel(&msg["params"], &answers),
                 Some(method) => {
-                    if method == "session/prompt" {
-                        self.turn_begins(&msg["params"]);
-                    }
                     let params = msg.get("params").cloned().unwrap_or(Value::Null);
-                    if requests.send(Incoming { id, method: method.to_string(), params }).is_err() {
+                    let session = params.get("sessionId").and_then(Value::as_str).unwrap_or_default();
+                    let cancels_before = self.cancels_read(session);
+                    if requests.send(Incoming { id, method: method.to_string(), params, cancels_before }).is_err() {
                         return;
                     }
                 }
@@ -122,18 +127,21 @@ impl Wire {
         }
     }
 
-    /// A prompt is read: its session's turn is not cancelled — by a cancel read before it, in
-    /// the order the client sent them (which the main thread may not have caught up with).
-    fn turn_begins(&self, params: &Value) {
-        let session = params.get("sessionId").and_then(Value::as_str).unwrap_or_default();
-        if let Some(flag) = self.cancels.lock().unwrap_or_else(|e| e.into_inner()).get(session) {
-            flag.store(false, Ordering::SeqCst);
-        }
+    /// How many cancels of `session` were read so far.
+    fn cancels_read(&self, session: &str) -> u64 {
+        self.cancels_read.lock().unwrap_or_else(|e| e.into_inner()).get(session).copied().unwrap_or(0)
     }
 
-    /// The main thread starts `session`'s prompt: what a cancel of that session stops now.
-    pub(crate) fn turn_starts(&self, session: &str) {
+    /// The main thread starts `session`'s prompt, read after `cancels_before` cancels of it:
+    /// what a cancel of that session stops now. The prompt is cancelled if a cancel was read
+    /// after it (the client cancelled it before it started), not by one read before it, in the
+    /// order the client sent them — which the turn it cancelled kept seeing until it ended
+    /// (the flag was cleared as the next prompt was read, and a cancelled turn went on).
+    pub(crate) fn turn_starts(&self, session: &str, cancels_before: u64) {
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(flag) = self.cancels.lock().unwrap_or_else(|e| e.into_inner()).get(session) {
+            flag.store(self.cancels_read(session) > cancels_before, Ordering::SeqCst);
+        }
         *running = Some(session.to_string());
         self.turn.fetch_add(1, Ordering::SeqCst);
         interrupt::turn_begins();
@@ -153,6 +161,7 @@ impl Wire {
         let flag = self.cancels.lock().unwrap_or_else(|e| e.into_inner()).get(session).cloned();
         if let Some(flag) = flag {
             let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+            *self.cancels_read.lock().unwrap_or_else(|e| e.into_inner()).entry(session.to_string()).or_default() += 1;
             flag.store(true, Ordering::SeqCst);
             if running.as_deref() == Some(session) {
                 interrupt::kill_turn();

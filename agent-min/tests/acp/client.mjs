@@ -155,7 +155,12 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     watch = () => {};
     await fileExists(process.env.ACP_MARKER);
     await ctx.notify("session/cancel", { sessionId: session.sessionId });
+    // The next prompt right after the cancel, before the cancelled one is answered.
+    const second = process.env.ACP_PROMPT2
+      ? ctx.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: process.env.ACP_PROMPT2 }] })
+      : null;
     seen.first = await first;
+    if (second) seen.second = await second;
     return;
   }
   if (scenario === "load") {

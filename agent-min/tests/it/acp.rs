@@ -716,6 +716,42 @@ fn a_cancel_stops_an_mcp_call_under_way_at_once() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// A client may send its next prompt right after a cancel, before the cancelled prompt is
+/// answered: the cancelled turn still ends `cancelled`, and the next one runs. (The flag was
+/// cleared as the next prompt was read, and the cancelled turn went on with another request.)
+#[test]
+fn a_prompt_sent_right_after_a_cancel_does_not_undo_it() {
+    let slow =
+        tool("use_mcp_tool", &[("server_name", "py"), ("tool_name", "slow"), ("arguments", r#"{"seconds": 600}"#)]);
+    let server = Server::start(vec![anthropic(&slow), anthropic(&completion("second done"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let pidfile = state.path().join("pids");
+    let marker = state.path().join("pids.calls");
+    let env = json!([{"name": "PIDFILE", "value": pidfile.display().to_string()}]);
+    let py = crate::run_mcp::python();
+    let mcp = json!([{"name": "py", "command": py, "args": [crate::run_mcp::py_script()], "env": env}]).to_string();
+    let env = [
+        ("ACP_MCP", mcp.as_str()),
+        ("ACP_PROMPT", "Call the slow tool."),
+        ("ACP_PROMPT2", "Never mind, finish."),
+        ("ACP_MARKER", marker.to_str().unwrap()),
+    ];
+    let (seen, messages) = run_client("cancel-when", &env, &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "cancelled", "{seen}");
+    assert_eq!(seen["second"]["stopReason"], "end_turn", "{seen}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{seen}");
+    assert!(reqs[1].last_user().contains("Never mind, finish."), "{}", reqs[1].last_user());
+    let said: String = updates_of(&messages, "session/prompt", 0)
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .map(|u| u["content"]["text"].as_str().unwrap_or_default())
+        .collect();
+    assert!(!said.contains("Task failed"), "{said}");
+}
+
 /// XML: the results of the calls a reply ran before its `attempt_completion` reach the model
 /// with the next prompt, before the feedback on the completion (Cline pushed them before it
 /// waited for the person); they were dropped.
