@@ -251,7 +251,7 @@ fn cline_cli_hint(arg: &lexopt::Arg) -> &'static str {
     match arg {
         Short('p') | Long("plan") => "agent-min has no plan mode (it always acts; --yolo or approvals decide what runs); ",
         Long("id") => "to go on with a saved task: agent-min resume ID; ",
-        Short('k') | Long("key") => "the key is read from the provider's variable (ANTHROPIC_API_KEY, OPENAI_API_KEY), never from the command line; ",
+        Short('k') | Long("key") => "the key is read from the provider's variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY), never from the command line; ",
         Long("acp") => "for editors: agent-min acp; ",
         _ => "",
     }
@@ -293,7 +293,10 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Long("no-config") => o.no_config = true,
             Long("mcp-startup-timeout") => o.mcp_startup_timeout = Some(seconds(&mut p, "--mcp-startup-timeout")?),
             // `--retries`: the Cline CLI's name for it.
-            Long("max-mistakes" | "retries") => o.max_mistakes = number(&mut p, "--max-mistakes")?,
+            Long(f @ ("max-mistakes" | "retries")) => {
+                let f = format!("--{f}");
+                o.max_mistakes = number(&mut p, &f)?
+            }
             Long("max-turns") => o.max_turns = Some(number(&mut p, "--max-turns")?),
             Long("max-tokens") => o.max_tokens = Some(number(&mut p, "--max-tokens")?),
             Long("one-tool-per-reply") => o.one_tool_per_reply = true,
@@ -313,8 +316,12 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             }
             Long("auto-approve") => {
                 // The Cline CLI's: `true` (also bare) approves every tool, as --yolo.
+                let boolean = |a: &str| matches!(a.to_lowercase().as_str(), "true" | "false");
                 let v = p.optional_value().map(|v| v.to_string_lossy().to_lowercase());
-                let v = v.or_else(|| next_raw_if(&mut p, |a| matches!(a.to_lowercase().as_str(), "true" | "false")));
+                if let Some(v) = v.as_deref().filter(|v| !boolean(v)) {
+                    return Err(format!("--auto-approve takes true or false, got {v:?}"));
+                }
+                let v = v.or_else(|| next_raw_if(&mut p, boolean));
                 o.yolo = v.is_none_or(|v| v.eq_ignore_ascii_case("true"));
             }
             Long(f @ ("reasoning-effort" | "thinking")) => {
@@ -322,7 +329,12 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
                 // The Cline CLI's `--thinking`, bare: medium.
                 let v = match p.optional_value() {
                     Some(v) => v.string().map_err(err)?,
-                    None if f == "thinking" => next_raw_if(&mut p, |a| !a.starts_with('-')).unwrap_or("medium".into()),
+                    // Only a level is taken as its value: a task after a bare `--thinking` (the
+                    // config file's `thinking = true` goes before the command line) stays the task.
+                    None if f == "thinking" => {
+                        let level = |a: &str| crate::run::llm::providers::REASONING_EFFORTS.contains(&a);
+                        next_raw_if(&mut p, level).unwrap_or("medium".into())
+                    }
                     None => p.value().map_err(err)?.string().map_err(err)?,
                 };
                 if !crate::run::llm::providers::REASONING_EFFORTS.contains(&v.as_str()) {
@@ -549,7 +561,12 @@ mod tests {
         // Bare `--thinking` is medium; the task after it is not taken for a level.
         let o = parse(args(&["--thinking", "--yolo", "t"])).unwrap();
         assert_eq!((o.reasoning_effort.as_deref(), o.yolo), (Some("medium"), true));
-        assert!(parse(args(&["--thinking", "lots", "t"])).unwrap_err().contains("unknown --thinking \"lots\""));
+        assert!(parse(args(&["--thinking=lots", "t"])).unwrap_err().contains("unknown --thinking \"lots\""));
+        // A task after a bare --thinking is the task (the config file's `thinking = true`).
+        let o = parse(args(&["--thinking", "fix it"])).unwrap();
+        assert_eq!((o.reasoning_effort.as_deref(), o.task.as_deref()), (Some("medium"), Some("fix it")));
+        assert!(parse(args(&["--auto-approve=yes", "t"])).unwrap_err().contains("takes true or false"));
+        assert!(parse(args(&["--retries", "x", "t"])).unwrap_err().contains("--retries expects"));
         // `--auto-approve` bare or true approves all, as --yolo; false does not; the task stays the task.
         for (given, yolo) in [(&["--auto-approve", "t"][..], true), (&["--auto-approve", "TRUE", "t"], true)] {
             let o = parse(args(given)).unwrap();

@@ -493,9 +493,14 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     redact::add_from_env();
     // Everything about the provider comes from its declaration (`llm/providers/registry.rs`).
     let declared = llm::providers::registry::PROVIDERS;
+    // Without --provider, the first whose key is set; but a server named by --base-url or
+    // OPENAI_BASE_URL is not sent OpenRouter's key, nor the task sent to OpenRouter instead.
+    let elsewhere = opts.base_url.is_some() || env("OPENAI_BASE_URL").is_some();
     let decl = opts.provider.unwrap_or_else(|| {
-        let keyed = declared.iter().find(|d| d.key_var.is_some_and(|v| env(v).is_some()));
-        keyed.unwrap_or(llm::providers::registry::FALLBACK.decl())
+        let chosen = |d: &&llm::providers::registry::ProviderDecl| {
+            d.key_var.is_some_and(|v| env(v).is_some()) && !(elsewhere && d.base_url_var.is_none())
+        };
+        declared.iter().find(chosen).unwrap_or(llm::providers::registry::FALLBACK.decl())
     });
     let provider = decl.provider;
     let base_url = opts
@@ -507,7 +512,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     if api_key.is_none() && decl.key_required_at.is_some_and(|at| base_url.contains(at)) {
         return Err(decl.missing_key.to_string());
     }
-    let model = opts.model.clone().unwrap_or_else(|| provider.default_model().to_string());
+    let model = opts.model.clone().unwrap_or_else(|| decl.default_model.to_string());
     // Ollama's window is what we ask it for: --num-ctx, else --context-window, else 32768.
     let num_ctx =
         opts.num_ctx.or_else(|| opts.context_window.map(|w| w.min(u64::from(u32::MAX)) as u32)).unwrap_or(32768);
@@ -516,6 +521,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     let cfg = ApiConfig {
         string_contents,
         provider,
+        declared: decl,
         model: model.clone(),
         base_url: base_url.clone(),
         api_key: api_key.clone(),

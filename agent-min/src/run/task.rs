@@ -403,14 +403,17 @@ impl Task {
             self.memory.repeats = Default::default();
         }
         let follow_up = if guidance { prompt::guidance_after } else { prompt::follow_up };
-        let (instructions, m, mut reply) = match self.asked.take() {
+        let asked = self.asked.take();
+        let (instructions, m, mut reply) = match &asked {
             // The answer to the question the turn ended at, as its result (the terminal's
-            // `<answer>`: mentions expanded, then a slash command before it).
+            // `<answer>`: mentions expanded, then a slash command before it), after what a
+            // hook's stop left unsent.
             Some(call) => {
-                let m = self.mentions(text);
+                let m = self.expand_mentions(text);
                 let answer = self.command_in_answer(format!("<answer>\n{}\n</answer>{}", m.words, m.blocks));
                 let empty = mentions::Expansion { words: String::new(), blocks: String::new(), ..m };
-                (String::new(), empty, tools::result_message(&call, &answer, None))
+                let result = tools::result_message(call, &answer, None);
+                (String::new(), empty, prompt::after_unsent(unsent.as_deref(), &result))
             }
             None => {
                 let (instructions, m) = self.read_words(text);
@@ -425,7 +428,11 @@ impl Task {
         let hooks = &mut self.around.project.hooks;
         match lifecycle::follow_up(hooks, text, head, &mut self.term, &mut self.around.events) {
             Gate::Go(next) => Next::Continue(format!("{next}\n\n{}", self.environment_details(false))),
-            Gate::Stop(why) => self.hook_stop(why, unsent.or(completed_after).unwrap_or_default()),
+            Gate::Stop(why) => {
+                // The question still waits for its answer.
+                self.asked = asked;
+                self.hook_stop(why, unsent.or(completed_after).unwrap_or_default())
+            }
         }
     }
 

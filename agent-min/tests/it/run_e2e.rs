@@ -91,6 +91,20 @@ fn openrouter_is_openai_s_wire_format_with_its_own_key() {
     let r = run_agent(ws.path(), &["--provider", "openrouter", "--no-save", "t"], &[("OPENAI_API_KEY", KEY)], LIMIT);
     assert_eq!(r.code, Some(2), "{}", r.all());
     assert!(r.stderr.contains("OPENROUTER_API_KEY is not set"), "{}", r.stderr);
+    // Without --model, Cline's default there; a 401 names OpenRouter's variable.
+    let unauthorized = status(401, serde_json::json!({"error": {"message": "No auth credentials found", "code": 401}}));
+    let server = Server::start(vec![unauthorized]);
+    let args = ["-P", "openrouter", "--base-url", &server.openai_url(), "--no-save", "t"];
+    let r = run_agent(ws.path(), &args, &[("OPENROUTER_API_KEY", KEY), ("ANTHROPIC_API_KEY", "")], LIMIT);
+    assert_eq!(server.requests()[0].body["model"], "anthropic/claude-sonnet-5");
+    assert!(r.stderr.contains("openrouter API error: HTTP 401"), "{}", r.stderr);
+    assert!(r.stderr.contains("the key sent was read from OPENROUTER_API_KEY"), "{}", r.stderr);
+    // Without --provider, a server named by --base-url is not sent OpenRouter's key.
+    let server = Server::start(vec![openai(&completion("done"))]);
+    let args = ["--base-url", &server.openai_url(), "--model", "m", "--no-save", "t"];
+    let r = run_agent(ws.path(), &args, &[("OPENROUTER_API_KEY", KEY), ("ANTHROPIC_API_KEY", "")], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests()[0].header("authorization"), None);
 }
 
 fn openai_task_completes_with_bearer_key_and_usage(provider: &str, key_var: &str) {

@@ -26,7 +26,7 @@ impl Http {
 
 impl Transport for Http {
     fn provider(&self) -> &str {
-        self.cfg.provider.name()
+        self.cfg.declared.name
     }
 
     fn set_tools(&mut self, tools: super::tool_specs::Tools) {
@@ -172,7 +172,7 @@ fn curl_error(e: curl::CurlError, url: &str) -> ApiError {
 /// posted (and a base URL given with `/v1` to Anthropic, which adds its own); a 401 names the
 /// variable the key came from, or says that no key was sent.
 fn status_hint(cfg: &ApiConfig, url: &str, status: u16) -> Option<String> {
-    let var = cfg.provider.decl().key_var;
+    let var = cfg.declared.key_var;
     match status {
         404 if cfg.provider == providers::Provider::Anthropic && cfg.base_url.trim_end_matches('/').ends_with("/v1") => {
             Some(format!(

@@ -83,6 +83,11 @@ pub(crate) fn follow_up(prompt: &str, unsent: Option<&str>) -> String {
     }
 }
 
+/// `words` after what was left `unsent` (its environment details dropped: fresh ones follow).
+pub(crate) fn after_unsent(unsent: Option<&str>, words: &str) -> String {
+    after(unsent.unwrap_or_default(), words)
+}
+
 /// A later prompt after a stop at the mistake limit: Cline's answer to its
 /// `mistake_limit_reached` ask — what was left unsent (without its environment details), then
 /// the person's words as guidance ([`too_many_mistakes`]).

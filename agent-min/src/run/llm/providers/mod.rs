@@ -37,19 +37,9 @@ impl Provider {
         registry::decl(self)
     }
 
-    /// The name used on the command line and in messages.
-    pub(crate) fn name(self) -> &'static str {
-        self.decl().name
-    }
-
     /// Parses a `--provider` value.
     pub(crate) fn parse(s: &str) -> Option<Provider> {
         registry::by_name(s)
-    }
-
-    /// The default model.
-    pub(crate) fn default_model(self) -> &'static str {
-        self.decl().default_model
     }
 }
 
@@ -158,6 +148,9 @@ pub(crate) struct ApiConfig {
     /// The model takes no images (`--no-images`, or the server refused one and [`super::Http`]
     /// asked again without): each image goes as a line of text saying it was not sent.
     pub no_images: bool,
+    /// The provider as declared (`openrouter` speaks `openai`'s wire): its name in messages,
+    /// the variable its key came from.
+    pub declared: &'static registry::ProviderDecl,
 }
 
 #[cfg(test)]
@@ -167,6 +160,7 @@ impl ApiConfig {
     pub(crate) fn test(provider: Provider, model: &str) -> Self {
         ApiConfig {
             provider,
+            declared: provider.decl(),
             model: model.into(),
             base_url: "http://x".into(),
             api_key: None,
@@ -659,7 +653,7 @@ mod first_request {
             tools: Some(Tools {
                 parallel: true,
                 builtin: crate::run::dialect::native::definitions(
-                    crate::run::dialect::system::family(true, provider.name(), model),
+                    crate::run::dialect::system::family(true, provider.decl().name, model),
                     "/w",
                 ),
                 extra: Vec::new(),

@@ -282,6 +282,11 @@ fn openrouter_claude_thinking(cfg: &ApiConfig, id: &str, body: &mut Value) {
         }
         return;
     }
+    // Nor is an effort sent for one (Cline's `supportsReasoningEffortForModel` is false for
+    // Claude): with `temperature: 0` it would ask a thinking Claude for what it refuses.
+    if id.starts_with("anthropic/") {
+        fields.remove("reasoning_effort");
+    }
     if let (Some(budget), true) = (cfg.thinking_budget.filter(|&b| b > 0), OPENROUTER_BUDGETED_CLAUDE.contains(&id)) {
         fields.remove("temperature");
         fields.remove("reasoning_effort");
@@ -788,6 +793,9 @@ mod tests {
         assert_eq!((b.get("temperature"), b.get("reasoning_effort")), (None, None));
         let b = asked(or, "anthropic/claude-sonnet-4.5", None, None);
         assert_eq!((b.get("reasoning"), &b["temperature"]), (None, &json!(0)));
+        // An effort alone is not Claude's at OpenRouter (as Cline): none is sent.
+        let b = asked(or, "anthropic/claude-sonnet-4.5", None, Some("high"));
+        assert_eq!((b.get("reasoning"), b.get("reasoning_effort")), (None, None));
         // The 1M id is the model's at OpenRouter.
         let b = asked(or, "anthropic/claude-sonnet-4.5:1m", Some(1024), None);
         assert_eq!(b["reasoning"], json!({"max_tokens": 1024}));

@@ -163,7 +163,7 @@ mod tests {
     /// Anthropic Cline's own default (`anthropicDefaultModelId`), not a retired one.
     #[test]
     fn the_default_models_are_in_clines_table() {
-        assert_eq!(Provider::Anthropic.default_model(), "claude-sonnet-5");
+        assert_eq!(decl(Provider::Anthropic).default_model, "claude-sonnet-5");
         for d in PROVIDERS.iter().filter(|d| d.provider != Provider::Ollama) {
             let found = crate::run::llm::models::lookup(d.provider, d.default_model);
             assert!(found.facts.known, "{}: {}", d.name, d.default_model);
