@@ -210,8 +210,13 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # `resume "words"` and an editor's reloaded session resumed as Cline's resumeTaskFromHistory,
 # --yolo's prompt without ask_followup_question, MCP's prompt texts where Cline has them and
 # its tokens from the person's settings, a failed request asked about at a terminal, the
-# conditional rules' evidence as Cline reads it: 15 KB, 14 KB of it in the minimal agent's parts.)
-line binary "  the same, no larger than today (ceiling 4.68 MB)" "$(mb "$b")" "$(is "$b <= 4680000")" must
+# conditional rules' evidence as Cline reads it: 15 KB, 14 KB of it in the minimal agent's parts.
+# Raised to 4.69 MB on 2026-12-06, at 4,685,376 B: four reviews (Cline's providers, its CLI, its
+# ACP agent, the changes themselves): OpenRouter as its own provider (its URL, key and default
+# model) and Claude's thinking there, the Cline CLI's flags and piped task, an editor's question
+# answered by the next prompt, a cancel a following prompt undid, an editor's MCP servers in
+# the session's directory: 10 KB, 6 KB of it in the minimal agent's parts.)
+line binary "  the same, no larger than today (ceiling 4.69 MB)" "$(mb "$b")" "$(is "$b <= 4690000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -251,8 +256,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # providers).
 # Raised to 3.022 MB on 2026-12-06, at 3,018,432 B: the same reviews' fixes (above) in the
 # minimal agent's own parts — resume's words, the yolo prompt, the retry question, the rules'
-# evidence, the prompt's tidying: 14 KB.)
-line binary "  the same, no larger than today (ceiling 3.022 MB)" "$(mb "$m")" "$(is "$m <= 3022000")" must
+# evidence, the prompt's tidying: 14 KB.
+# Raised to 3.027 MB on 2026-12-06, at 3,024,328 B: the same reviews' fixes (above) in the
+# minimal agent's own parts — the OpenRouter provider and its thinking, the CLI's flags, the
+# piped task: 6 KB.)
+line binary "  the same, no larger than today (ceiling 3.027 MB)" "$(mb "$m")" "$(is "$m <= 3027000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).

@@ -686,6 +686,16 @@ fn after_a_stop_at_the_mistake_limit_the_next_prompt_is_the_persons_guidance() {
     );
 }
 
+/// The client's MCP servers for a slow call (the Python SDK's test server, its `slow` tool), and
+/// the file the server writes when the call begins.
+fn slow_mcp_server(state: &Path) -> (String, PathBuf) {
+    let pidfile = state.join("pids");
+    let env = json!([{"name": "PIDFILE", "value": pidfile.display().to_string()}]);
+    let py = crate::run_mcp::python();
+    let mcp = json!([{"name": "py", "command": py, "args": [crate::run_mcp::py_script()], "env": env}]);
+    (mcp.to_string(), state.join("pids.calls"))
+}
+
 #[test]
 fn a_cancel_stops_an_mcp_call_under_way_at_once() {
     let server = Server::start(vec![anthropic(&tool(
@@ -695,12 +705,7 @@ fn a_cancel_stops_an_mcp_call_under_way_at_once() {
     let ws = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(ws.path()).unwrap();
     let state = tempfile::tempdir().unwrap();
-    // The server writes PIDFILE.calls when the call begins.
-    let pidfile = state.path().join("pids");
-    let marker = state.path().join("pids.calls");
-    let env = json!([{"name": "PIDFILE", "value": pidfile.display().to_string()}]);
-    let py = crate::run_mcp::python();
-    let mcp = json!([{"name": "py", "command": py, "args": [crate::run_mcp::py_script()], "env": env}]).to_string();
+    let (mcp, marker) = slow_mcp_server(state.path());
     let env =
         [("ACP_MCP", mcp.as_str()), ("ACP_PROMPT", "Call the slow tool."), ("ACP_MARKER", marker.to_str().unwrap())];
     let (seen, messages) = run_client("cancel-when", &env, &server, &root, state.path());
@@ -727,11 +732,7 @@ fn a_prompt_sent_right_after_a_cancel_does_not_undo_it() {
     let ws = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(ws.path()).unwrap();
     let state = tempfile::tempdir().unwrap();
-    let pidfile = state.path().join("pids");
-    let marker = state.path().join("pids.calls");
-    let env = json!([{"name": "PIDFILE", "value": pidfile.display().to_string()}]);
-    let py = crate::run_mcp::python();
-    let mcp = json!([{"name": "py", "command": py, "args": [crate::run_mcp::py_script()], "env": env}]).to_string();
+    let (mcp, marker) = slow_mcp_server(state.path());
     let env = [
         ("ACP_MCP", mcp.as_str()),
         ("ACP_PROMPT", "Call the slow tool."),

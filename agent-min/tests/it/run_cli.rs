@@ -54,14 +54,14 @@ fn version_is_printed_by_the_binary_and_by_run() {
     }
 }
 
-#[test]
-fn a_dash_reads_the_task_from_standard_input() {
+/// The first user message of `run ARGS` against a model that completes at once, with `input`
+/// piped on standard input.
+fn first_message_with_piped(args: &[&str], input: &[u8]) -> String {
     let server = Server::start(vec![anthropic(&completion("done"))]);
     let ws = tempfile::tempdir().unwrap();
-    let base = anthropic_args(&server);
     let mut child = Command::new(bin())
         .arg("run")
-        .args(args_with(&base, &["--no-save", "-"]))
+        .args(args_with(&anthropic_args(&server), args))
         .current_dir(ws.path())
         .env("ANTHROPIC_API_KEY", KEY)
         .env("NO_COLOR", "1")
@@ -70,33 +70,22 @@ fn a_dash_reads_the_task_from_standard_input() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"Refactor the parser.\nKeep the tests green.\n").unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
     let r = wait_limited(child, LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
-    let first = server.requests()[0].last_user();
+    server.requests()[0].last_user().to_string()
+}
+
+#[test]
+fn a_dash_reads_the_task_from_standard_input() {
+    let first = first_message_with_piped(&["--no-save", "-"], b"Refactor the parser.\nKeep the tests green.\n");
     assert!(first.starts_with("<task>\nRefactor the parser.\nKeep the tests green.\n</task>"), "{first}");
 }
 
 /// As the Cline CLI, `claude -p` and `codex exec` take it: piped input without a task is the task.
 #[test]
 fn piped_input_without_a_task_is_the_task() {
-    let server = Server::start(vec![anthropic(&completion("done"))]);
-    let ws = tempfile::tempdir().unwrap();
-    let mut child = Command::new(bin())
-        .arg("run")
-        .args(args_with(&anthropic_args(&server), &["--no-save"]))
-        .current_dir(ws.path())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"Fix the failing test.\n").unwrap();
-    let r = wait_limited(child, LIMIT);
-    assert_eq!(r.code, Some(0), "{}", r.all());
-    let first = server.requests()[0].last_user();
+    let first = first_message_with_piped(&["--no-save"], b"Fix the failing test.\n");
     assert!(first.starts_with("<task>\nFix the failing test.\n</task>"), "{first}");
 }
 
