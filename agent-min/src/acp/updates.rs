@@ -137,6 +137,11 @@ pub(crate) fn tool_call(root: &Path, id: &str, tool: &str, params: &IndexMap<Str
 pub(crate) fn shown_call(root: &Path, id: &str, tool: &str, params: &IndexMap<String, String>) -> ToolCall {
     let p = |name: &str| params.get(name).map(String::as_str).unwrap_or_default();
     let path = params.get("path").map(|rel| root.join(rel));
+    // The files a patch names, in its title and as its locations.
+    let patched: Vec<&str> = match tool {
+        "apply_patch" => crate::run::tools::apply_patch::targets(p("input")).collect(),
+        _ => Vec::new(),
+    };
     let (kind, title) = match tool {
         "read_file" => (ToolKind::Read, format!("Read {}", p("path"))),
         "write_to_file" => (ToolKind::Edit, format!("Write {}", p("path"))),
@@ -145,10 +150,7 @@ pub(crate) fn shown_call(root: &Path, id: &str, tool: &str, params: &IndexMap<St
         "list_code_definition_names" => (ToolKind::Search, format!("List definitions in {}", p("path"))),
         "search_files" => (ToolKind::Search, format!("Search {} in {}", p("regex"), p("path"))),
         "execute_command" => (ToolKind::Execute, format!("Run `{}`", p("command"))),
-        "apply_patch" => {
-            let files: Vec<&str> = crate::run::tools::apply_patch::targets(p("input")).collect();
-            (ToolKind::Edit, format!("Patch {}", files.join(", ")))
-        }
+        "apply_patch" => (ToolKind::Edit, format!("Patch {}", patched.join(", "))),
         "use_mcp_tool" => (ToolKind::Other, format!("{} ({})", p("tool_name"), p("server_name"))),
         "access_mcp_resource" => (ToolKind::Fetch, format!("{} ({})", p("uri"), p("server_name"))),
         other => (ToolKind::Other, other.to_string()),
@@ -161,9 +163,8 @@ pub(crate) fn shown_call(root: &Path, id: &str, tool: &str, params: &IndexMap<St
         .raw_input(serde_json::Value::Object(raw));
     if let Some(path) = path {
         call = call.locations(vec![ToolCallLocation::new(path)]);
-    } else if tool == "apply_patch" {
-        let files = crate::run::tools::apply_patch::targets(p("input")).map(|f| ToolCallLocation::new(root.join(f)));
-        call = call.locations(files.collect());
+    } else if !patched.is_empty() {
+        call = call.locations(patched.iter().map(|f| ToolCallLocation::new(root.join(f))).collect());
     }
     call
 }

@@ -283,9 +283,8 @@ struct Setup {
     root: PathBuf,
     task: String,
     yolo: bool,
-    provider: Option<Provider>,
-    /// Its declaration's name (`openrouter` speaks `openai`'s wire format), saved for `resume`.
-    provider_name: &'static str,
+    /// The provider as declared (`openrouter` speaks `openai`'s wire format); `None`: a replay.
+    declared: Option<&'static llm::providers::registry::ProviderDecl>,
     model: String,
     base_url: String,
     api_key: Option<String>,
@@ -298,6 +297,13 @@ struct Setup {
     images: bool,
 }
 
+impl Setup {
+    /// Its wire format; `None`: a replay.
+    fn provider(&self) -> Option<Provider> {
+        self.declared.map(|d| d.provider)
+    }
+}
+
 /// Events, saving, accounting, context window and limits for a run.
 fn surroundings(
     opts: &cli::Options,
@@ -306,10 +312,10 @@ fn surroundings(
     saved: Option<&Meta>,
     events: Events,
 ) -> Result<Around, String> {
-    let provider_name = match setup.provider {
+    let provider_name = match setup.provider() {
         // Saved as named, so a resume asks the same server as OpenAI's own API again.
         Some(Provider::OpenAi) if opts.openai_native => llm::providers::registry::NATIVE_OPENAI,
-        _ => setup.provider_name,
+        _ => setup.declared.map_or("replay", |d| d.name),
     }
     .to_string();
     let meta = Meta {
@@ -328,18 +334,18 @@ fn surroundings(
         store.hold(&meta.id).map_err(|busy| busy.refusal(if saved.is_some() { "continuing" } else { "running" }))?;
         Some(store)
     };
-    let table = setup.provider.and_then(|p| accounting::builtin(p, &setup.model));
+    let table = setup.provider().and_then(|p| accounting::builtin(p, &setup.model));
     let [pi, po, pr, pw] = opts.prices;
     let prices = accounting::resolve(table, pi, po, pr, pw);
     // OpenRouter bills each request in its usage report: its cost is known without prices.
-    let billed = setup.provider == Some(Provider::OpenAi) && llm::providers::is_openrouter(&setup.base_url);
+    let billed = setup.provider() == Some(Provider::OpenAi) && llm::providers::is_openrouter(&setup.base_url);
     if opts.max_cost.is_some() && prices.is_none() && !billed {
         return Err(format!(
             "--max-cost needs prices, and model {:?} is not in the built-in table; pass --price-input and --price-output (US dollars per million tokens)",
             setup.model
         ));
     }
-    let accounting = Accounting::new(prices, accounting::cache_in_prompt(setup.provider));
+    let accounting = Accounting::new(prices, accounting::cache_in_prompt(setup.provider()));
     let checkpoints = match &store {
         Some(s) if !opts.no_checkpoints => {
             checkpoints::Tracker::new(s.dir().to_path_buf(), ws.root().to_path_buf(), &meta.id)
@@ -428,8 +434,8 @@ fn task_settings(opts: &cli::Options, setup: &Setup) -> Settings {
 /// the model facts' fallback — said once, since a local server's window is often far smaller
 /// than the fallback.
 fn asked_window(setup: &Setup) -> ContextWindow {
-    let fallback = context::default_window(setup.provider, &setup.model, setup.num_ctx);
-    let Some(provider) = setup.provider.filter(|p| *p == Provider::OpenAi) else {
+    let fallback = context::default_window(setup.provider(), &setup.model, setup.num_ctx);
+    let Some(provider) = setup.provider().filter(|p| *p == Provider::OpenAi) else {
         return ContextWindow::new(fallback);
     };
     let (base, model) = (&setup.base_url, &setup.model);
@@ -549,8 +555,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         root,
         task,
         yolo: opts.yolo,
-        provider: Some(provider),
-        provider_name: decl.name,
+        declared: Some(decl),
         model,
         base_url,
         api_key,
@@ -615,8 +620,7 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         root,
         task,
         yolo,
-        provider: None,
-        provider_name: "replay",
+        declared: None,
         model: "replay".to_string(),
         base_url: file.display().to_string(),
         api_key: None,

@@ -404,27 +404,26 @@ impl Task {
         }
         let follow_up = if guidance { prompt::guidance_after } else { prompt::follow_up };
         let asked = self.asked.take();
-        let (instructions, m, mut reply) = match &asked {
+        let (instructions, blocks, mut reply) = match &asked {
             // The answer to the question the turn ended at, as its result (the terminal's
             // `<answer>`: mentions expanded, then a slash command before it), after what a
             // hook's stop left unsent.
             Some(call) => {
                 let m = self.expand_mentions(text);
                 let answer = self.command_in_answer(format!("<answer>\n{}\n</answer>{}", m.words, m.blocks));
-                let empty = mentions::Expansion { words: String::new(), blocks: String::new(), ..m };
                 let result = tools::result_message(call, &answer, None);
-                (String::new(), empty, prompt::after_unsent(unsent.as_deref(), &result))
+                (String::new(), String::new(), prompt::after_unsent(unsent.as_deref(), &result))
             }
             None => {
                 let (instructions, m) = self.read_words(text);
                 let reply = follow_up(&m.words, unsent.as_deref());
-                (instructions, m, reply)
+                (instructions, m.blocks, reply)
             }
         };
         if let (None, Some(results)) = (&unsent, &completed_after) {
             reply = format!("{results}\n\n{reply}");
         }
-        let head = format!("{instructions}{reply}{}", m.blocks);
+        let head = format!("{instructions}{reply}{blocks}");
         let hooks = &mut self.around.project.hooks;
         match lifecycle::follow_up(hooks, text, head, &mut self.term, &mut self.around.events) {
             Gate::Go(next) => Next::Continue(format!("{next}\n\n{}", self.environment_details(false))),
