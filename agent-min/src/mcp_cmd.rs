@@ -66,7 +66,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         }
     };
     if hub.is_empty() {
-        eprintln!("agent-min mcp list: no MCP servers are configured; pass --mcp-config FILE or create $XDG_CONFIG_HOME/agent-min/mcp.json (see `agent-min mcp --help`)");
+        eprintln!("agent-min mcp list: no MCP servers are configured; pass --mcp-config FILE or create $XDG_CONFIG_HOME/agent-min/mcp.json or ~/.cline/data/settings/cline_mcp_settings.json (see `agent-min mcp --help`)");
         return ExitCode::from(1);
     }
     let mut failed = false;

@@ -222,8 +222,8 @@ fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, 
 }
 
 /// The directories outside any project whose contents later runs trust (see
-/// [`sandbox::guarded`]): agent-min's config directory, Cline's documents folder, the global
-/// skills and Cline's home folder, the state directory.
+/// [`sandbox::guarded`]): agent-min's config directory, Cline's documents folder, Cline's home
+/// folder and the shared `~/.agents`, the state directory.
 fn trusted_places(state_dir: Option<&std::path::Path>) -> Vec<sandbox::guarded::Place> {
     use sandbox::guarded::Place;
     let ours = |path: std::path::PathBuf| Place { path, create: true };
@@ -235,10 +235,11 @@ fn trusted_places(state_dir: Option<&std::path::Path>) -> Vec<sandbox::guarded::
     out.extend(mcp::sources::config_dir().map(ours));
     out.extend(project::rules::documents_dir().map(|d| ours(d.join("Cline"))));
     out.extend(state_dir.map(|d| ours(d.to_path_buf())));
-    // Cline's home folder (its global skills) and the shared skills folder: only if present.
-    for dir in home.iter().flat_map(|h| [h.join(".cline"), h.join(".agents").join("skills")]) {
-        out.push(Place { path: dir, create: false });
-    }
+    // Cline's home folder (its global skills, and the Cline CLI's rules, workflows and MCP
+    // settings), which Cline creates itself; the shared folder of skills and `AGENTS.md`, only
+    // if present.
+    out.extend(home.iter().map(|h| ours(h.join(".cline"))));
+    out.extend(home.iter().map(|h| Place { path: h.join(".agents"), create: false }));
     out
 }
 

@@ -679,6 +679,35 @@ fn mcp_list_shows_states_tools_and_resources_and_bad_settings_name_the_field() {
     assert!(r.stderr.contains("field \"autoApprove\""), "{}", r.stderr);
 }
 
+/// A person who set up MCP servers with the Cline CLI has them under agent-min too, in the
+/// CLI's shape (the transport nested); agent-min's own file wins a name both define.
+#[test]
+fn the_cline_clis_settings_file_is_read_after_agent_mins_own() {
+    let (ws, home, cfg) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let cline = home.path().join(".cline/data/settings");
+    std::fs::create_dir_all(&cline).unwrap();
+    let everything = json!({"type": "stdio", "command": "node", "args": [node_server("server-everything"), "stdio"]});
+    let servers = json!({
+        "everything": {"transport": everything},
+        "off": {"transport": {"type": "stdio", "command": "cline-cli-off"}, "disabled": true},
+    });
+    std::fs::write(cline.join("cline_mcp_settings.json"), json!({ "mcpServers": servers }).to_string()).unwrap();
+    std::fs::create_dir_all(cfg.path().join("agent-min")).unwrap();
+    settings(&cfg.path().join("agent-min"), json!({"off": {"command": "agent-min-off", "disabled": true}}));
+    let (h, c) = (home.path().display().to_string(), cfg.path().display().to_string());
+    let env = [("HOME", h.as_str()), ("XDG_CONFIG_HOME", c.as_str())];
+    let r = run_cmd("mcp", ws.path(), &["list"], &env, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("everything [connected] node "), "{}", r.stdout);
+    assert!(r.stdout.contains("off [disabled] agent-min-off") && !r.stdout.contains("cline-cli-off"), "{}", r.stdout);
+    assert!(r.stderr.contains("MCP: server \"off\" of ") && r.stderr.contains("is left out"), "{}", r.stderr);
+    // `--mcp-config` replaces both default files.
+    let only = settings(ws.path(), json!({}));
+    let r = run_cmd("mcp", ws.path(), &["list", "--mcp-config", &only], &env, LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("no MCP servers are configured") && !r.stdout.contains("everything"), "{}", r.all());
+}
+
 #[test]
 fn a_workspace_s_own_settings_start_nothing_until_approved() {
     let ws = tempfile::tempdir().unwrap();

@@ -5,7 +5,9 @@
 //! Stdio servers: `command`, `args`, `env`, `cwd`; remote ones: `url`, `headers` with
 //! `"type": "streamableHttp"`. Common to both: `disabled`, `autoApprove` (tool names), `timeout`
 //! (seconds, at least 1; Cline's default 60). `${env:NAME}` is expanded as Cline does, except
-//! that the agent's API keys are never expanded into a server's config.
+//! that the agent's API keys are never expanded into a server's config. The Cline CLI's shape,
+//! with the type and its fields under `"transport"` (`{"transport": {"type": "stdio",
+//! "command": …}}`, its `mcp/config-loader.ts`), is read too.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -67,6 +69,29 @@ pub(crate) struct ServerSettings {
     /// agent-min's (Cline ignores it): seconds the server may take to start and list its tools.
     #[serde(deserialize_with = "seconds")]
     pub startup_timeout: Option<f64>,
+    /// The Cline CLI's shape: `type`, `command`, `args`, `cwd`, `env`, `url` and `headers`
+    /// under one object (what is also written beside it wins).
+    pub transport: Option<Box<ServerSettings>>,
+}
+
+impl ServerSettings {
+    /// The transport's fields taken up beside the others, where those do not give them.
+    fn lifted(mut self) -> ServerSettings {
+        let Some(t) = self.transport.take() else { return self };
+        let t = *t;
+        self.ty = self.ty.or(t.ty);
+        self.command = self.command.or(t.command);
+        self.args = self.args.or(t.args);
+        self.cwd = self.cwd.or(t.cwd);
+        self.url = self.url.or(t.url);
+        if self.env.is_empty() {
+            self.env = t.env;
+        }
+        if self.headers.is_empty() {
+            self.headers = t.headers;
+        }
+        self
+    }
 }
 
 // Each field's reader says, in Cline's words, what the field must be; `null` is absence.
@@ -309,6 +334,7 @@ fn parse_from(text: &str, file: &Path, whose: Whose) -> Result<Vec<ServerConfig>
 }
 
 fn server(name: &str, s: ServerSettings, file: &Path, whose: Whose) -> Result<ServerConfig, String> {
+    let s = s.lifted();
     let at = |field: &str, what: &str| format!("{}: server \"{name}\": field \"{field}\": {what}", file.display());
     let expand = |s: &str, at: &dyn Fn(&str, &str) -> String, field: &str| expand(s, at, field, whose);
     if name.trim().is_empty() || name.chars().any(char::is_control) {
@@ -471,6 +497,31 @@ mod tests {
         assert_eq!(s[1].timeout, Duration::from_secs(60), "Cline's default");
         assert!(s[1].disabled);
         assert!(matches!(&s[1].kind, Kind::Http { headers, .. } if headers[0].1 == "Bearer t"));
+    }
+
+    /// The Cline CLI writes `cline_mcp_settings.json` with each server's transport nested.
+    #[test]
+    fn reads_the_cline_clis_nested_transport_shape() {
+        let s = p(r#"{"mcpServers": {
+            "docs": {"transport": {"type": "stdio", "command": "node", "args": ["srv.js"], "cwd": "/srv", "env": {"A": "1"}}},
+            "remote": {"transport": {"type": "streamableHttp", "url": "https://mcp.example.com", "headers": {"X": "y"}}, "disabled": true},
+            "old": {"transport": {"type": "sse", "url": "http://h/sse"}, "timeout": 9}
+        }}"#)
+        .unwrap();
+        assert_eq!(s[0].command_line(), "node srv.js");
+        let want = Kind::Stdio {
+            command: "node".into(),
+            args: vec!["srv.js".into()],
+            env: vec![("A".into(), "1".into())],
+            cwd: Some(PathBuf::from("/srv")),
+        };
+        assert_eq!(s[0].kind, want);
+        let remote =
+            Kind::Http { url: "https://mcp.example.com".into(), headers: vec![("X".into(), "y".into())], sse: false };
+        assert_eq!((&s[1].kind, s[1].disabled), (&remote, true));
+        assert!(matches!(&s[2].kind, Kind::Http { sse: true, .. }) && s[2].timeout == Duration::from_secs(9));
+        let e = p(r#"{"mcpServers": {"docs": {"transport": {"type": "stdio"}}}}"#).unwrap_err();
+        assert!(e.contains("server \"docs\": field \"command\": is required for a stdio server"), "{e}");
     }
 
     #[test]

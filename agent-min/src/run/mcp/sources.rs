@@ -1,5 +1,6 @@
 //! Which settings files a run reads: every `--mcp-config FILE`, else
-//! `$XDG_CONFIG_HOME/agent-min/mcp.json` (or `~/.config/agent-min/mcp.json`) if it exists; and
+//! `$XDG_CONFIG_HOME/agent-min/mcp.json` (or `~/.config/agent-min/mcp.json`) and the Cline CLI's
+//! `~/.cline/data/settings/cline_mcp_settings.json`, those that exist; and
 //! the workspace's `.cline/mcp.json` only once the person has approved it (it starts programs
 //! that came with the repository). An approval is the exact text approved, kept under
 //! `$XDG_CONFIG_HOME/agent-min/mcp-approved/`; any change to the file asks again.
@@ -29,6 +30,14 @@ pub(crate) fn config_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|h| h.join(".config/agent-min")))
 }
 
+/// The Cline CLI's MCP settings, `~/.cline/data/settings/cline_mcp_settings.json` (Cline
+/// v4.0.10's `docs/getting-started/config.mdx`), read after agent-min's own when there is no
+/// `--mcp-config`.
+pub(crate) fn cline_cli_file() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    Some(PathBuf::from(home).join(".cline/data/settings/cline_mcp_settings.json"))
+}
+
 /// The servers of a run: from `files` (or the user default), plus the workspace's file if
 /// approved. Names must be unique across files. Under `yolo` nobody is asked; `trust` approves
 /// the workspace file.
@@ -39,9 +48,15 @@ pub(crate) fn load(
     trust: bool,
     term: &mut Term,
 ) -> Result<Vec<ServerConfig>, String> {
-    let mut servers = Vec::new();
+    let mut servers: Vec<ServerConfig> = Vec::new();
+    // Only as a default file: one given with --mcp-config is read as any other.
+    let cline_cli = files.is_empty().then(cline_cli_file).flatten();
     let user: Vec<PathBuf> = if files.is_empty() {
-        config_dir().map(|d| d.join("mcp.json")).filter(|f| f.is_file()).into_iter().collect()
+        [config_dir().map(|d| d.join("mcp.json")), cline_cli.clone()]
+            .into_iter()
+            .flatten()
+            .filter(|f| f.is_file())
+            .collect()
     } else {
         files.to_vec()
     };
@@ -53,7 +68,23 @@ pub(crate) fn load(
                 e
             }
         })?;
-        servers.extend(config::parse(&text, f)?);
+        let mut listed = config::parse(&text, f)?;
+        if cline_cli.as_ref() == Some(f) {
+            // Both default files may well hold the same server: agent-min's own wins.
+            listed.retain(|s| match servers.iter().find(|o| o.name == s.name) {
+                Some(o) => {
+                    term.info(&format!(
+                        "MCP: server \"{}\" of {} is left out: {} defines it too.",
+                        s.name,
+                        f.display(),
+                        o.file.display()
+                    ));
+                    false
+                }
+                None => true,
+            });
+        }
+        servers.extend(listed);
     }
     let ws_file = workspace.join(WORKSPACE_FILE);
     // The repository's file, unlike the user's own, does not stop the run when it is broken.

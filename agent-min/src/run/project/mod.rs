@@ -114,9 +114,8 @@ impl Project {
     /// The workflow the first command (`/NAME`) of the person's `words` names, if it names one,
     /// as Cline's `parseSlashCommands` reads it (see `workflows.rs`).
     pub(crate) fn workflow(&mut self, words: &str, term: &mut Term) -> Option<workflows::Expanded> {
-        let global = rules::documents_dir().map(|d| d.join("Cline").join("Workflows"));
         let mut reader = rules::Reader::new();
-        let found = workflows::expand(words, &self.root, global.as_deref(), &mut reader);
+        let found = workflows::expand(words, &self.root, &workflows::Dirs::from_env(), &mut reader);
         self.warn(reader.warnings, term);
         found
     }

@@ -2,11 +2,14 @@
 //! (`cline-rules.ts`, `external-rules.ts`, `user_instructions.ts`):
 //!
 //! 1. global rules: every file under Cline's global rules directory
-//!    (`~/Documents/Cline/Rules`, the XDG documents directory on Linux), then agent-min's own
-//!    (`$XDG_CONFIG_HOME/agent-min/rules`, else `~/.config/agent-min/rules`);
+//!    (`~/Documents/Cline/Rules`, the XDG documents directory on Linux), then under the Cline
+//!    CLI's (`~/.cline/rules`), then agent-min's own (`$XDG_CONFIG_HOME/agent-min/rules`, else
+//!    `~/.config/agent-min/rules`), then the cross-tool `~/.agents/AGENTS.md`;
 //! 2. `--rules FILE` files, in the order given;
 //! 3. the workspace's `.clinerules` file, or every file under its `.clinerules/` directory
-//!    except `workflows/`, `hooks/` and `skills/`;
+//!    except `workflows/`, `hooks/` and `skills/`; then the Markdown and text files under
+//!    `.cline/rules/`, where the Cline CLI keeps a project's rules (Cline v4.0.10's
+//!    `docs/getting-started/config.mdx`; the extension itself reads only `.clinerules`);
 //! 4. `.cursorrules`, then the `.mdc` files under `.cursor/rules/`;
 //! 5. `.windsurfrules`;
 //! 6. every `AGENTS.md` (any case) among the first 500 entries `list_files` finds recursively
@@ -72,6 +75,8 @@ const OS_GENERATED_FILES: &[&str] = &[".DS_Store", "Thumbs.db", "desktop.ini"];
 pub(crate) struct Sources {
     /// Global rule directories (Cline's, then agent-min's).
     pub global_dirs: Vec<PathBuf>,
+    /// The cross-tool global rules file, `~/.agents/AGENTS.md`.
+    pub global_agents: Option<PathBuf>,
     /// `--rules FILE`, in order.
     pub extra_files: Vec<PathBuf>,
     /// `--no-rules`: no global or workspace rules (the `--rules` files still apply).
@@ -82,13 +87,16 @@ impl Sources {
     /// The default global directories, from the environment.
     pub(crate) fn from_env(extra_files: Vec<PathBuf>, no_rules: bool) -> Sources {
         let mut global_dirs = Vec::new();
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         if let Some(docs) = documents_dir() {
             global_dirs.push(docs.join("Cline").join("Rules"));
         }
+        global_dirs.extend(home.as_ref().map(|h| h.join(".cline").join("rules")));
         if let Some(cfg) = config_dir() {
             global_dirs.push(cfg.join("agent-min").join("rules"));
         }
-        Sources { global_dirs, extra_files, no_rules }
+        let global_agents = home.map(|h| h.join(".agents").join("AGENTS.md"));
+        Sources { global_dirs, global_agents, extra_files, no_rules }
     }
 
     /// Checks the `--rules` files up front, so a typo stops the run before it starts.
@@ -125,6 +133,9 @@ pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut 
                 }
             }
         }
+        if let Some((file, text)) = src.global_agents.as_deref().and_then(|f| Some((f, read_trimmed(f, warn)?))) {
+            out.push(texts::global_agents_file(&posix(file), &text));
+        }
     }
     if !src.extra_files.is_empty() {
         let content = extra_content(&src.extra_files, paths, warn);
@@ -138,6 +149,11 @@ pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut 
     // From here on the files are the workspace's: a symlink must not lead the model outside it.
     warn.confine_to(Some(root));
     out.extend(local_cline_rules(root, &cwd, paths, warn));
+    // In the home directory the workspace's `.cline/rules/` is the global one, already sent.
+    let cli_rules = root.join(".cline").join("rules");
+    if !src.global_dirs.iter().any(|g| same_dir(g, &cli_rules)) {
+        out.extend(cline_cli_rules(root, &cwd, paths, warn));
+    }
     out.extend(cursor_rules(root, &cwd, warn));
     if let Some(text) = read_trimmed(&root.join(".windsurfrules"), warn) {
         out.push(texts::windsurf_file(&cwd, &text));
@@ -164,6 +180,28 @@ fn local_cline_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Reader
         return Some(texts::local_file(cwd, &raw));
     }
     conditionals::passes(&fm.data, paths).then(|| texts::local_file(cwd, fm.body.trim()))
+}
+
+/// Whether `a` and `b` are the same existing directory.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+/// The Markdown and text files under `.cline/rules/` (the extensions the Cline CLI's loader
+/// reads), as `.clinerules/` files are read: sorted, frontmatter conditionals applied.
+fn cline_cli_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Reader) -> Option<String> {
+    let dir = root.join(".cline").join("rules");
+    if !dir.is_dir() || !directory_inside(&dir, warn) {
+        return None;
+    }
+    let markdown = |f: &PathBuf| {
+        f.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| ["md", "markdown", "txt"].iter().any(|m| e.eq_ignore_ascii_case(m)))
+    };
+    let files: Vec<PathBuf> = read_directory(&dir, &[]).into_iter().filter(markdown).collect();
+    let content = total_content(&files, root, paths, warn);
+    (!content.is_empty()).then(|| texts::cline_cli_directory(cwd, &content))
 }
 
 fn cursor_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Vec<String> {
@@ -571,18 +609,76 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let (g, r) = (d.path().join("global"), d.path().join("ws"));
         write(&g, "style.md", "global style");
+        write(d.path(), ".agents/AGENTS.md", " everywhere \n");
         write(&r, ".clinerules/local.md", "local");
         write(d.path(), "extra.md", "extra rule");
         let extra = d.path().join("extra.md");
-        let src = Sources { global_dirs: vec![g.clone()], extra_files: vec![extra.clone()], no_rules: false };
+        let agents = d.path().join(".agents/AGENTS.md");
+        let src = Sources {
+            global_dirs: vec![g.clone()],
+            global_agents: Some(agents.clone()),
+            extra_files: vec![extra.clone()],
+            no_rules: false,
+        };
         let s = sections(&r, &src, &[], &mut Reader::new());
-        assert_eq!(s.len(), 3);
+        assert_eq!(s.len(), 4);
         assert_eq!(s[0], format!("# .clinerules/\n\nThe following is provided by a global .clinerules/ directory, located at {}, where the user has specified instructions for all working directories:\n\nstyle.md\nglobal style", posix(&g)));
-        assert!(s[1].starts_with("# --rules\n") && s[1].ends_with(&format!("{}\nextra rule", posix(&extra))));
-        assert!(s[2].starts_with("# .clinerules/\n"));
+        assert_eq!(s[1], format!("# AGENTS.md\n\nThe following is provided by a global AGENTS.md file, located at {}, where the user has specified instructions for all working directories:\n\neverywhere", posix(&agents)));
+        assert!(s[2].starts_with("# --rules\n") && s[2].ends_with(&format!("{}\nextra rule", posix(&extra))));
+        assert!(s[3].starts_with("# .clinerules/\n"));
         let s = sections(&r, &Sources { no_rules: true, ..src }, &[], &mut Reader::new());
         assert_eq!(s.len(), 1);
         assert!(s[0].starts_with("# --rules\n"));
+    }
+
+    /// A project set up for the Cline CLI keeps its rules in `.cline/rules/`: they follow
+    /// `.clinerules`, Markdown and text files only, conditionals applied.
+    #[test]
+    fn the_cline_clis_rules_directory_follows_clinerules() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, ".clinerules/a.md", "classic");
+        write(r, ".cline/rules/b.md", "cli rule");
+        write(r, ".cline/rules/sub/c.TXT", "nested");
+        write(r, ".cline/rules/notes.json", "{}");
+        write(r, ".cline/rules/docs.md", "---\npaths: [\"docs/**\"]\n---\nDocs rule.");
+        write(r, ".cline/mcp.json", "{}");
+        write(r, ".windsurfrules", "wind");
+        let cwd = posix(r);
+        let s = sections(r, &none(), &[], &mut Reader::new());
+        assert_eq!(s.len(), 3, "{s:?}");
+        assert!(s[0].starts_with("# .clinerules/\n"));
+        assert_eq!(
+            s[1],
+            format!("# .cline/rules/\n\nThe following is provided by a root-level .cline/rules/ directory where the user has specified instructions for this working directory ({cwd})\n\n.cline/rules/b.md\ncli rule\n\n.cline/rules/sub/c.TXT\nnested")
+        );
+        assert!(s[2].starts_with("# .windsurfrules\n"));
+        let s = sections(r, &none(), &["docs/a.md".to_string()], &mut Reader::new());
+        assert!(s[1].contains("\n\n.cline/rules/docs.md\nDocs rule.\n\n"), "{}", s[1]);
+    }
+
+    /// In the home directory, the workspace's `.cline/rules/` is the global `~/.cline/rules`:
+    /// sent once, as the global rules.
+    #[test]
+    fn the_home_directorys_cline_rules_are_sent_once() {
+        let home = tempfile::tempdir().unwrap();
+        write(home.path(), ".cline/rules/me.md", "mine");
+        let src = Sources { global_dirs: vec![home.path().join(".cline/rules")], ..Sources::default() };
+        let s = sections(home.path(), &src, &[], &mut Reader::new());
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert!(s[0].contains("a global .clinerules/ directory") && s[0].ends_with("me.md\nmine"), "{}", s[0]);
+    }
+
+    #[test]
+    fn a_cline_rules_directory_linked_outside_is_not_read() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        write(&d.path().join("outside"), "x.md", "OUTSIDE");
+        std::fs::create_dir_all(ws.join(".cline")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("outside"), ws.join(".cline/rules")).unwrap();
+        let mut reader = Reader::new();
+        assert!(sections(&ws, &none(), &[], &mut reader).is_empty());
+        assert!(reader.warnings.iter().any(|w| w.contains("not read")), "{:?}", reader.warnings);
     }
 
     #[test]

@@ -17,6 +17,16 @@ pub(crate) fn local_file(cwd: &str, content: &str) -> String {
     format!("# .clinerules\n\nThe following is provided by a root-level .clinerules file where the user has specified instructions for this working directory ({cwd})\n\n{content}")
 }
 
+/// Ours, in the words of `clineRulesLocalDirectoryInstructions`: the Cline CLI's `.cline/rules/`.
+pub(crate) fn cline_cli_directory(cwd: &str, content: &str) -> String {
+    format!("# .cline/rules/\n\nThe following is provided by a root-level .cline/rules/ directory where the user has specified instructions for this working directory ({cwd})\n\n{content}")
+}
+
+/// Ours, in the words of `clineRulesGlobalDirectoryInstructions`: `~/.agents/AGENTS.md`.
+pub(crate) fn global_agents_file(file: &str, content: &str) -> String {
+    format!("# AGENTS.md\n\nThe following is provided by a global AGENTS.md file, located at {file}, where the user has specified instructions for all working directories:\n\n{content}")
+}
+
 /// `formatResponse.windsurfRulesLocalFileInstructions`.
 pub(crate) fn windsurf_file(cwd: &str, content: &str) -> String {
     format!("# .windsurfrules\n\nThe following is provided by a root-level .windsurfrules file where the user has specified instructions for this working directory ({cwd})\n\n{content}")

@@ -3,13 +3,16 @@
 //! `/NAME` in the task, a later prompt, a follow-up answer or feedback — NAME the file name of a file under the
 //! workspace's `.clinerules/workflows/` (looked at first) or Cline's global
 //! `Documents/Cline/Workflows/` — puts that file's text before the message, as
-//! `<explicit_instructions type="NAME">`, and takes the command out of the text. Only the
+//! `<explicit_instructions type="NAME">`, and takes the command out of the text. The Cline
+//! CLI's directories count too: the workspace's `.cline/workflows/` (after `.clinerules`'s) and
+//! `~/.cline/workflows/` (after the documents folder's), where a file is also called by its
+//! name without the extension and its frontmatter is left out, as the CLI reads them. Only the
 //! first command of the person's own words counts (Cline parses each block of the message; the
 //! workspace's file listing and tool results are never read for commands here). Cline's built-in commands (`/newtask`, `/smol`, …) are not
 //! workflows: agent-min has none of them, leaves their names as they are, and never runs a
 //! workflow file of the same name in their place (Cline prefers its built-ins too).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::rules::{self, Reader};
 
@@ -28,8 +31,8 @@ pub(crate) struct Expanded {
 
 /// The workflow the first command of `words` (the person's own words: the task, or a later
 /// prompt — never text a tool or the workspace put in the message) names, if it names one.
-/// `global` is the global workflows directory.
-pub(crate) fn expand(words: &str, root: &Path, global: Option<&Path>, warn: &mut Reader) -> Option<Expanded> {
+/// `global` holds the global workflows directories.
+pub(crate) fn expand(words: &str, root: &Path, global: &Dirs, warn: &mut Reader) -> Option<Expanded> {
     let (at, name) = command(words)?;
     let body = workflow(name, root, global, warn)?;
     let instructions = format!("<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n");
@@ -62,20 +65,62 @@ fn slash_command(content: &str) -> Option<(usize, &str)> {
     })
 }
 
-/// The trimmed text (maybe empty) of the workflow file named `name`: the workspace's first, then the global
-/// ones. A workspace file must resolve inside the workspace.
-fn workflow(name: &str, root: &Path, global: Option<&Path>, warn: &mut Reader) -> Option<String> {
-    let local = root.join(".clinerules").join("workflows");
-    for (dir, workspace) in [(Some(local.as_path()), true), (global, false)] {
-        let Some(dir) = dir.filter(|d| d.is_dir()) else { continue };
-        warn.confine_to(if workspace { Some(root) } else { None });
-        if workspace && !rules::directory_inside(dir, warn) {
+/// Where workflow files are looked for, first to last, and how they are named there.
+pub(crate) struct Dirs {
+    /// The global directories: Cline's `Documents/Cline/Workflows`, then the Cline CLI's
+    /// `~/.cline/workflows`.
+    pub global: Vec<(PathBuf, Naming)>,
+}
+
+/// How a file in a workflows directory is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Naming {
+    /// The extension's: by its whole file name (`/release.md`), its text as it is.
+    FileName,
+    /// The Cline CLI's (`user-instruction-config-loader.ts`): by its name without the
+    /// extension too (`/release`), its frontmatter left out.
+    Cli,
+}
+
+impl Dirs {
+    /// The global directories in this environment.
+    pub(crate) fn from_env() -> Dirs {
+        let documents = rules::documents_dir().map(|d| (d.join("Cline").join("Workflows"), Naming::FileName));
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        let cli = home.map(|h| (h.join(".cline").join("workflows"), Naming::Cli));
+        Dirs { global: documents.into_iter().chain(cli).collect() }
+    }
+}
+
+/// The trimmed text (maybe empty) of the workflow file named `name`: the workspace's first
+/// (`.clinerules/workflows/`, then the Cline CLI's `.cline/workflows/`), then the global ones.
+/// A workspace file must resolve inside the workspace.
+fn workflow(name: &str, root: &Path, global: &Dirs, warn: &mut Reader) -> Option<String> {
+    let local = [
+        (root.join(".clinerules").join("workflows"), Naming::FileName, true),
+        (root.join(".cline").join("workflows"), Naming::Cli, true),
+    ];
+    let global = global.global.iter().map(|(d, n)| (d.clone(), *n, false));
+    for (dir, naming, workspace) in local.into_iter().chain(global) {
+        if !dir.is_dir() {
             continue;
         }
-        let files = rules::read_directory(dir, &[]);
-        if let Some(file) = files.iter().find(|f| f.file_name().is_some_and(|n| n == name)) {
+        warn.confine_to(if workspace { Some(root) } else { None });
+        if workspace && !rules::directory_inside(&dir, warn) {
+            continue;
+        }
+        let files = rules::read_directory(&dir, &[]);
+        let called = |f: &&PathBuf| {
+            f.file_name().is_some_and(|n| n == name)
+                || (naming == Naming::Cli && f.file_stem().is_some_and(|n| n == name))
+        };
+        if let Some(file) = files.iter().find(called) {
             // An empty file is a workflow too: Cline sends empty instructions.
-            return rules::read_text(file, warn);
+            let text = rules::read_text(file, warn)?;
+            return Some(match naming {
+                Naming::FileName => text,
+                Naming::Cli => super::frontmatter::parse(&text).body.trim().to_string(),
+            });
         }
     }
     None
@@ -87,7 +132,8 @@ mod tests {
     use crate::run::test_files::write;
 
     fn run(words: &str, root: &Path, global: Option<&Path>) -> Option<Expanded> {
-        expand(words, root, global, &mut Reader::new())
+        let global = Dirs { global: global.map(|g| (g.to_path_buf(), Naming::FileName)).into_iter().collect() };
+        expand(words, root, &global, &mut Reader::new())
     }
 
     #[test]
@@ -145,7 +191,7 @@ mod tests {
         std::fs::create_dir_all(ws.join(".clinerules")).unwrap();
         std::os::unix::fs::symlink(d.path().join("outside"), ws.join(".clinerules/workflows")).unwrap();
         let mut reader = Reader::new();
-        assert_eq!(expand("/x.md", &ws, None, &mut reader), None);
+        assert_eq!(expand("/x.md", &ws, &Dirs { global: Vec::new() }, &mut reader), None);
         assert!(reader.warnings.iter().any(|w| w.contains("not read")), "{:?}", reader.warnings);
     }
 
@@ -157,5 +203,30 @@ mod tests {
         write(d.path(), "secret.md", "PRIVATE");
         std::os::unix::fs::symlink(d.path().join("secret.md"), ws.join(".clinerules/workflows/leak.md")).unwrap();
         assert_eq!(run("/leak.md", &ws, None), None);
+    }
+
+    /// A project or person set up for the Cline CLI keeps workflows in `.cline/workflows/`
+    /// and `~/.cline/workflows/`, called by their name without the extension too, their
+    /// frontmatter left out; the extension's `.clinerules/workflows/` comes first.
+    #[test]
+    fn the_cline_clis_workflow_directories_name_files_without_their_extension() {
+        let (d, g) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write(d.path(), ".cline/workflows/release.md", "---\ndescription: ship it\n---\n\nTag and push.\n");
+        write(d.path(), ".cline/workflows/both.md", "cli both");
+        write(d.path(), ".clinerules/workflows/both.md", "classic both");
+        write(d.path(), ".clinerules/workflows/plain.md", "---\nkept: yes\n---\nplain");
+        write(g.path(), "audit.md", "global audit");
+        let global = Dirs { global: vec![(g.path().to_path_buf(), Naming::Cli)] };
+        let expand = |words: &str| expand(words, d.path(), &global, &mut Reader::new()).map(|e| e.instructions);
+        let tagged = |name: &str, body: &str| {
+            Some(format!("<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n"))
+        };
+        assert_eq!(expand("/release now"), tagged("release", "Tag and push."));
+        assert_eq!(expand("/release.md now"), tagged("release.md", "Tag and push."));
+        assert_eq!(expand("/both.md"), tagged("both.md", "classic both"));
+        assert_eq!(expand("/audit"), tagged("audit", "global audit"));
+        // The extension's directory keeps its naming and its text whole.
+        assert_eq!(expand("/plain"), None);
+        assert_eq!(expand("/plain.md"), tagged("plain.md", "---\nkept: yes\n---\nplain"));
     }
 }

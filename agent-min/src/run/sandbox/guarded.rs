@@ -1,6 +1,7 @@
 //! The directories outside a project that decide what later runs trust: agent-min's config
 //! directory (its settings, the global MCP servers, the MCP approvals), Cline's documents folder
-//! (global rules, workflows and hooks), the global skills, and the state directory (hook
+//! (global rules, workflows and hooks), Cline's home folder `~/.cline` (the global skills, the
+//! Cline CLI's rules, workflows and MCP servers), `~/.agents` (skills, `AGENTS.md`), and the state directory (hook
 //! approvals, saved tasks). A run in the home directory (or with `--sandbox-allow-write ~/.config`)
 //! could otherwise plant there what every later run trusts — a hook, an MCP server, a config
 //! that sends the key elsewhere. Those that lie inside the workspace or another directory

@@ -422,6 +422,19 @@ impl Hooks {
     }
 
     pub(crate) fn check(&mut self, term: &mut Term) {
+        if self.cfg.enabled {
+            let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+            let cli_dirs = [Some(self.root.join(".cline/hooks")), home.map(|h| h.join(".cline/hooks"))];
+            for dir in cli_dirs.into_iter().flatten().filter(|d| cline_cli_hooks(d)) {
+                self.warn_once(
+                    term,
+                    format!(
+                        "The hooks in {} are the Cline CLI's (its own events and input) and do not run: agent-min runs Cline's extension hooks, from `.clinerules/hooks/` and `Documents/Cline/Hooks/`.",
+                        visible(&self.shown(&dir))
+                    ),
+                );
+            }
+        }
         if !self.not_run.is_empty() {
             let files: Vec<String> = self.not_run.iter().map(|p| visible(&self.shown(p)).into_owned()).collect();
             let why = crate::run::built::not_built_in("hooks", "running hooks");
@@ -542,6 +555,29 @@ impl Hooks {
     }
 }
 
+/// Whether `dir` holds a file the Cline CLI would take for a hook (its `toHookConfigFileName`:
+/// an event's name in any case, with or without a script's extension).
+fn cline_cli_hooks(dir: &Path) -> bool {
+    const EVENTS: [&str; 10] = [
+        "taskstart",
+        "taskresume",
+        "taskcancel",
+        "taskcomplete",
+        "taskerror",
+        "pretooluse",
+        "posttooluse",
+        "userpromptsubmit",
+        "precompact",
+        "sessionshutdown",
+    ];
+    let Ok(entries) = std::fs::read_dir(dir) else { return false };
+    entries.filter_map(Result::ok).take(1000).any(|e| {
+        let name = e.file_name().to_string_lossy().to_ascii_lowercase();
+        let stem = name.split('.').next().unwrap_or_default().to_string();
+        EVENTS.contains(&stem.as_str())
+    })
+}
+
 /// Cline's `CombinedHookRunner` merge (one script: its answer as is), then `fromHookOutput`.
 fn merge(answers: Vec<output::Output>, combined: bool) -> Answer {
     let (cancel, context, error) = if combined {
@@ -651,6 +687,40 @@ mod tests {
         );
         assert_eq!(tool_context("PreToolUse", " \n "), None);
         assert!(tool_context("PreToolUse", "Note: mixed case is not a type").unwrap().contains("type=\"general\""));
+    }
+
+    /// A project set up for the Cline CLI may have hooks in `.cline/hooks/`, written for the
+    /// CLI's events and input: said once, never run; `.clinerules/hooks/` is not affected.
+    #[test]
+    fn the_cline_clis_hooks_are_said_not_to_run() {
+        let ws = tempfile::tempdir().unwrap();
+        crate::run::test_files::write(ws.path(), ".cline/hooks/PreToolUse.sh", "#!/bin/sh\nexit 0\n");
+        crate::run::test_files::write(ws.path(), ".cline/hooks/README.md", "notes");
+        let cfg = Config {
+            enabled: true,
+            yolo: true,
+            trust: false,
+            timeout: DEFAULT_TIMEOUT,
+            global_dir: None,
+            state_dir: None,
+        };
+        let mut hooks = Hooks::new(ws.path(), cfg.clone(), input::Meta::default());
+        let buf = crate::run::ui::term::Captured::default();
+        let mut term = Term::to_writer(Box::new(buf.clone()));
+        hooks.check(&mut term);
+        hooks.check(&mut term);
+        let said = buf.text();
+        assert_eq!(said.matches("The hooks in .cline/hooks are the Cline CLI's").count(), 1, "{said}");
+        assert!(said.contains("do not run"), "{said}");
+        // Only an event's name counts, and `--no-hooks` says nothing.
+        std::fs::remove_file(ws.path().join(".cline/hooks/PreToolUse.sh")).unwrap();
+        let buf = crate::run::ui::term::Captured::default();
+        let mut term = Term::to_writer(Box::new(buf.clone()));
+        Hooks::new(ws.path(), cfg.clone(), input::Meta::default()).check(&mut term);
+        assert!(!buf.text().contains(".cline/hooks"), "{}", buf.text());
+        crate::run::test_files::write(ws.path(), ".cline/hooks/taskstart", "");
+        Hooks::new(ws.path(), Config { enabled: false, ..cfg }, input::Meta::default()).check(&mut term);
+        assert!(!buf.text().contains(".cline/hooks"), "{}", buf.text());
     }
 
     /// An executable file `body` at `path`.
