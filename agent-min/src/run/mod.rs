@@ -224,22 +224,18 @@ fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, 
 /// The directories outside any project whose contents later runs trust (see
 /// [`sandbox::guarded`]): agent-min's config directory, Cline's documents folder, Cline's home
 /// folder and the shared `~/.agents`, the state directory.
-fn trusted_places(state_dir: Option<&std::path::Path>) -> Vec<sandbox::guarded::Place> {
-    use sandbox::guarded::Place;
-    let ours = |path: std::path::PathBuf| Place { path, create: true };
+fn trusted_places(state_dir: Option<&std::path::Path>) -> Vec<std::path::PathBuf> {
     let home = checkpoints::place::home_dir();
-    let mut out: Vec<Place> = Vec::new();
+    let mut out = Vec::new();
     // The config file's directory and the MCP settings' are the same but for a relative
     // `XDG_CONFIG_HOME`, which only the config file takes: both, once if equal.
-    out.extend(config::default_path().and_then(|f| f.parent().map(|d| ours(d.to_path_buf()))));
-    out.extend(mcp::sources::config_dir().map(ours));
-    out.extend(project::rules::documents_dir().map(|d| ours(d.join("Cline"))));
-    out.extend(state_dir.map(|d| ours(d.to_path_buf())));
+    out.extend(config::default_path().and_then(|f| f.parent().map(std::path::Path::to_path_buf)));
+    out.extend(mcp::sources::config_dir());
+    out.extend(project::rules::documents_dir().map(|d| d.join("Cline")));
+    out.extend(state_dir.map(std::path::Path::to_path_buf));
     // Cline's home folder (its global skills, and the Cline CLI's rules, workflows and MCP
-    // settings), which Cline creates itself; the shared folder of skills and `AGENTS.md`, only
-    // if present.
-    out.extend(home.iter().map(|h| ours(h.join(".cline"))));
-    out.extend(home.iter().map(|h| Place { path: h.join(".agents"), create: false }));
+    // settings) and the shared folder of skills and `AGENTS.md`.
+    out.extend(home.iter().flat_map(|h| [h.join(".cline"), h.join(".agents")]));
     out
 }
 

@@ -825,8 +825,9 @@ fn sandboxed_commands_get_a_private_tmpdir_and_cannot_write_the_system_temp_dire
 }
 
 /// A run whose workspace is the home directory: agent-min's config directory (its settings,
-/// the global MCP servers, the MCP approvals), Cline's documents folder (global hooks, rules)
-/// and the state directory are read-only to commands and never written by the file tools, so
+/// the global MCP servers, the MCP approvals), Cline's documents folder (global hooks, rules),
+/// `~/.agents` (skills, the global `AGENTS.md`; missing before the run) and the state
+/// directory are read-only to commands and never written by the file tools, so
 /// nothing a run writes there is trusted by the next run (a review planted a global hook, an
 /// MCP server and a config.toml sending the key elsewhere). The person is warned.
 #[test]
@@ -847,6 +848,8 @@ fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_lat
                echo '{}' > .config/agent-min/mcp.json && echo PLANTED mcp; \
                mkdir -p .config/agent-min/mcp-approved && echo PLANTED approval; \
                echo x > .local/state/agent-min/planted && echo PLANTED state; \
+               mkdir -p .agents && echo x > .agents/AGENTS.md && echo PLANTED agents-md; \
+               mkdir -p .agents/skills/s && echo x > .agents/skills/s/SKILL.md && echo PLANTED skill; \
                echo ok > inside.txt && echo INSIDE-OK";
     let server = Server::start(vec![
         anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
@@ -870,6 +873,8 @@ fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_lat
         ".config/agent-min/mcp-approved",
         ".config/agent-min/config.toml",
         ".local/state/agent-min/planted",
+        ".agents/AGENTS.md",
+        ".agents/skills/s",
     ] {
         assert!(!home.path().join(f).exists(), "{f} was planted");
     }

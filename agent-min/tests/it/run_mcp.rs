@@ -701,6 +701,16 @@ fn the_cline_clis_settings_file_is_read_after_agent_mins_own() {
     assert!(r.stdout.contains("everything [connected] node "), "{}", r.stdout);
     assert!(r.stdout.contains("off [disabled] agent-min-off") && !r.stdout.contains("cline-cli-off"), "{}", r.stdout);
     assert!(r.stderr.contains("MCP: server \"off\" of ") && r.stderr.contains("is left out"), "{}", r.stderr);
+    // A file agent-min cannot read is said and left out; the run goes on with its own.
+    std::fs::write(cline.join("cline_mcp_settings.json"), r#"{"mcpServers": {"x": {"transport": 1}}}"#).unwrap();
+    let r = run_cmd("mcp", ws.path(), &["list"], &env, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(
+        r.stderr.contains("MCP: the Cline CLI's settings are left out: ") && r.stderr.contains("\"transport\""),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.contains("off [disabled] agent-min-off"), "{}", r.stdout);
     // `--mcp-config` replaces both default files.
     let only = settings(ws.path(), json!({}));
     let r = run_cmd("mcp", ws.path(), &["list", "--mcp-config", &only], &env, LIMIT);

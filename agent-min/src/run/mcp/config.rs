@@ -70,27 +70,23 @@ pub(crate) struct ServerSettings {
     #[serde(deserialize_with = "seconds")]
     pub startup_timeout: Option<f64>,
     /// The Cline CLI's shape: `type`, `command`, `args`, `cwd`, `env`, `url` and `headers`
-    /// under one object (what is also written beside it wins).
+    /// under one object, which then alone says how the server is reached (the CLI's schema
+    /// drops those fields written beside it).
+    #[serde(deserialize_with = "transport")]
+    #[schemars(with = "Option<std::collections::BTreeMap<String, Value>>")]
     pub transport: Option<Box<ServerSettings>>,
 }
 
 impl ServerSettings {
-    /// The transport's fields taken up beside the others, where those do not give them.
-    fn lifted(mut self) -> ServerSettings {
-        let Some(t) = self.transport.take() else { return self };
+    /// The transport's fields in place of those beside it; whether there was a transport.
+    fn lifted(self) -> (ServerSettings, bool) {
+        let Some(t) = self.transport else { return (self, false) };
         let t = *t;
-        self.ty = self.ty.or(t.ty);
-        self.command = self.command.or(t.command);
-        self.args = self.args.or(t.args);
-        self.cwd = self.cwd.or(t.cwd);
-        self.url = self.url.or(t.url);
-        if self.env.is_empty() {
-            self.env = t.env;
-        }
-        if self.headers.is_empty() {
-            self.headers = t.headers;
-        }
-        self
+        let (ty, command, args, cwd, url, env, headers) = (t.ty, t.command, t.args, t.cwd, t.url, t.env, t.headers);
+        (
+            ServerSettings { ty, transport_type: None, command, args, cwd, url, env, headers, transport: None, ..self },
+            true,
+        )
     }
 }
 
@@ -144,6 +140,18 @@ fn string_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, 
             })
             .collect(),
         Some(v) => Err(serde::de::Error::custom(format!("must be an object of strings, got {v}"))),
+    }
+}
+
+fn transport<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<ServerSettings>>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(v @ Value::Object(_)) => serde_path_to_error::deserialize(v)
+            .map(|t| Some(Box::new(t)))
+            .map_err(|e| serde::de::Error::custom(format!("field \"{}\": {}", e.path(), e.inner()))),
+        Some(v) => Err(serde::de::Error::custom(format!(
+            "must be an object with the server's \"type\" and its fields (\"command\", \"url\", ...), got {v}"
+        ))),
     }
 }
 
@@ -334,8 +342,9 @@ fn parse_from(text: &str, file: &Path, whose: Whose) -> Result<Vec<ServerConfig>
 }
 
 fn server(name: &str, s: ServerSettings, file: &Path, whose: Whose) -> Result<ServerConfig, String> {
-    let s = s.lifted();
-    let at = |field: &str, what: &str| format!("{}: server \"{name}\": field \"{field}\": {what}", file.display());
+    let (s, nested) = s.lifted();
+    let under = if nested { "transport.\"" } else { "\"" };
+    let at = |field: &str, what: &str| format!("{}: server \"{name}\": field {under}{field}\": {what}", file.display());
     let expand = |s: &str, at: &dyn Fn(&str, &str) -> String, field: &str| expand(s, at, field, whose);
     if name.trim().is_empty() || name.chars().any(char::is_control) {
         return Err(format!("{}: a server name must be non-empty printable text, got {name:?}", file.display()));
@@ -520,8 +529,19 @@ mod tests {
             Kind::Http { url: "https://mcp.example.com".into(), headers: vec![("X".into(), "y".into())], sse: false };
         assert_eq!((&s[1].kind, s[1].disabled), (&remote, true));
         assert!(matches!(&s[2].kind, Kind::Http { sse: true, .. }) && s[2].timeout == Duration::from_secs(9));
+        // The transport alone says how the server is reached.
+        let s = p(
+            r#"{"mcpServers": {"x": {"type": "stdio", "command": "c", "transport": {"type": "sse", "url": "http://h/sse"}}}}"#,
+        );
+        assert!(matches!(&s.unwrap()[0].kind, Kind::Http { sse: true, .. }));
+        // Errors say where in it.
         let e = p(r#"{"mcpServers": {"docs": {"transport": {"type": "stdio"}}}}"#).unwrap_err();
-        assert!(e.contains("server \"docs\": field \"command\": is required for a stdio server"), "{e}");
+        assert!(e.contains("server \"docs\": field transport.\"command\": is required for a stdio server"), "{e}");
+        let e = p(r#"{"mcpServers": {"docs": {"transport": {"type": "stdio", "command": "c", "args": "a"}}}}"#)
+            .unwrap_err();
+        assert!(e.contains("server \"docs\": field \"transport\": field \"args\": must be a list of strings"), "{e}");
+        let e = p(r#"{"mcpServers": {"docs": {"transport": "stdio"}}}"#).unwrap_err();
+        assert!(e.contains("field \"transport\": must be an object with the server's \"type\""), "{e}");
     }
 
     #[test]

@@ -61,14 +61,22 @@ pub(crate) fn load(
         files.to_vec()
     };
     for f in &user {
-        let text = read(f, Links::Follow).map_err(|e| {
+        let read = read(f, Links::Follow).map_err(|e| {
             if e.is_empty() {
                 format!("cannot read the MCP settings file {}: no such file", f.display())
             } else {
                 e
             }
-        })?;
-        let mut listed = config::parse(&text, f)?;
+        });
+        let parsed = read.and_then(|text| config::parse(&text, f));
+        // Another program's file that agent-min cannot use does not stop the run.
+        let mut listed = match parsed {
+            Err(e) if cline_cli.as_ref() == Some(f) => {
+                term.warn(&format!("MCP: the Cline CLI's settings are left out: {e}"));
+                continue;
+            }
+            other => other?,
+        };
         if cline_cli.as_ref() == Some(f) {
             // Both default files may well hold the same server: agent-min's own wins.
             listed.retain(|s| match servers.iter().find(|o| o.name == s.name) {

@@ -7,8 +7,8 @@
 //!    `~/.config/agent-min/rules`), then the cross-tool `~/.agents/AGENTS.md`;
 //! 2. `--rules FILE` files, in the order given;
 //! 3. the workspace's `.clinerules` file, or every file under its `.clinerules/` directory
-//!    except `workflows/`, `hooks/` and `skills/`; then the Markdown and text files under
-//!    `.cline/rules/`, where the Cline CLI keeps a project's rules (Cline v4.0.10's
+//!    except `workflows/`, `hooks/` and `skills/`; then the Markdown and text files at the top
+//!    of `.cline/rules/` (as in `~/.cline/rules`), where the Cline CLI keeps a project's rules (Cline v4.0.10's
 //!    `docs/getting-started/config.mdx`; the extension itself reads only `.clinerules`);
 //! 4. `.cursorrules`, then the `.mdc` files under `.cursor/rules/`;
 //! 5. `.windsurfrules`;
@@ -73,8 +73,8 @@ const OS_GENERATED_FILES: &[&str] = &[".DS_Store", "Thumbs.db", "desktop.ini"];
 /// Where rules come from, besides the workspace.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Sources {
-    /// Global rule directories (Cline's, then agent-min's).
-    pub global_dirs: Vec<PathBuf>,
+    /// Global rule directories (Cline's, the Cline CLI's, then agent-min's) and their layout.
+    pub global_dirs: Vec<(PathBuf, Layout)>,
     /// The cross-tool global rules file, `~/.agents/AGENTS.md`.
     pub global_agents: Option<PathBuf>,
     /// `--rules FILE`, in order.
@@ -89,11 +89,11 @@ impl Sources {
         let mut global_dirs = Vec::new();
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         if let Some(docs) = documents_dir() {
-            global_dirs.push(docs.join("Cline").join("Rules"));
+            global_dirs.push((docs.join("Cline").join("Rules"), Layout::Extension));
         }
-        global_dirs.extend(home.as_ref().map(|h| h.join(".cline").join("rules")));
+        global_dirs.extend(home.as_ref().map(|h| (h.join(".cline").join("rules"), Layout::Cli)));
         if let Some(cfg) = config_dir() {
-            global_dirs.push(cfg.join("agent-min").join("rules"));
+            global_dirs.push((cfg.join("agent-min").join("rules"), Layout::Extension));
         }
         let global_agents = home.map(|h| h.join(".agents").join("AGENTS.md"));
         Sources { global_dirs, global_agents, extra_files, no_rules }
@@ -124,9 +124,9 @@ pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut 
     let mut out = Vec::new();
     warn.confine_to(None);
     if !src.no_rules {
-        for dir in &src.global_dirs {
+        for (dir, layout) in &src.global_dirs {
             if dir.is_dir() {
-                let files = read_directory(dir, &[]);
+                let files = layout.files(dir);
                 let content = total_content(&files, dir, paths, warn);
                 if !content.is_empty() {
                     out.push(texts::global_directory(&posix(dir), &content));
@@ -151,7 +151,7 @@ pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut 
     out.extend(local_cline_rules(root, &cwd, paths, warn));
     // In the home directory the workspace's `.cline/rules/` is the global one, already sent.
     let cli_rules = root.join(".cline").join("rules");
-    if !src.global_dirs.iter().any(|g| same_dir(g, &cli_rules)) {
+    if !src.global_dirs.iter().any(|(g, _)| same_dir(g, &cli_rules)) {
         out.extend(cline_cli_rules(root, &cwd, paths, warn));
     }
     out.extend(cursor_rules(root, &cwd, warn));
@@ -187,20 +187,14 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
-/// The Markdown and text files under `.cline/rules/` (the extensions the Cline CLI's loader
-/// reads), as `.clinerules/` files are read: sorted, frontmatter conditionals applied.
+/// The rule files of `.cline/rules/` as the Cline CLI finds them ([`Layout::Cli`]), read as
+/// `.clinerules/` files are: frontmatter conditionals applied.
 fn cline_cli_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Reader) -> Option<String> {
     let dir = root.join(".cline").join("rules");
     if !dir.is_dir() || !directory_inside(&dir, warn) {
         return None;
     }
-    let markdown = |f: &PathBuf| {
-        f.extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| ["md", "markdown", "txt"].iter().any(|m| e.eq_ignore_ascii_case(m)))
-    };
-    let files: Vec<PathBuf> = read_directory(&dir, &[]).into_iter().filter(markdown).collect();
-    let content = total_content(&files, root, paths, warn);
+    let content = total_content(&Layout::Cli.files(&dir), root, paths, warn);
     (!content.is_empty()).then(|| texts::cline_cli_directory(cwd, &content))
 }
 
@@ -261,6 +255,30 @@ pub(super) fn directory_inside(dir: &Path, r: &mut Reader) -> bool {
                 dir.display()
             ));
             false
+        }
+    }
+}
+
+/// Which files of a rules or workflows directory count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// Cline's extension (`readDirectory`): every file, subfolders included.
+    Extension,
+    /// The Cline CLI (`discoverRulesLikeFiles`): the `.md`, `.markdown` and `.txt` files at
+    /// the top.
+    Cli,
+}
+
+impl Layout {
+    /// The files of `dir` that count, in the order they are read.
+    pub(super) fn files(self, dir: &Path) -> Vec<PathBuf> {
+        let markdown = |f: &PathBuf| {
+            let ext = f.extension().and_then(|e| e.to_str()).unwrap_or_default();
+            ["md", "markdown", "txt"].iter().any(|m| ext.eq_ignore_ascii_case(m)) && f.parent() == Some(dir)
+        };
+        match self {
+            Layout::Extension => read_directory(dir, &[]),
+            Layout::Cli => read_directory(dir, &[]).into_iter().filter(markdown).collect(),
         }
     }
 }
@@ -615,7 +633,7 @@ mod tests {
         let extra = d.path().join("extra.md");
         let agents = d.path().join(".agents/AGENTS.md");
         let src = Sources {
-            global_dirs: vec![g.clone()],
+            global_dirs: vec![(g.clone(), Layout::Extension)],
             global_agents: Some(agents.clone()),
             extra_files: vec![extra.clone()],
             no_rules: false,
@@ -639,7 +657,8 @@ mod tests {
         let r = d.path();
         write(r, ".clinerules/a.md", "classic");
         write(r, ".cline/rules/b.md", "cli rule");
-        write(r, ".cline/rules/sub/c.TXT", "nested");
+        write(r, ".cline/rules/c.TXT", "text rule");
+        write(r, ".cline/rules/sub/d.md", "not at the top: the CLI leaves it out");
         write(r, ".cline/rules/notes.json", "{}");
         write(r, ".cline/rules/docs.md", "---\npaths: [\"docs/**\"]\n---\nDocs rule.");
         write(r, ".cline/mcp.json", "{}");
@@ -650,11 +669,15 @@ mod tests {
         assert!(s[0].starts_with("# .clinerules/\n"));
         assert_eq!(
             s[1],
-            format!("# .cline/rules/\n\nThe following is provided by a root-level .cline/rules/ directory where the user has specified instructions for this working directory ({cwd})\n\n.cline/rules/b.md\ncli rule\n\n.cline/rules/sub/c.TXT\nnested")
+            format!("# .cline/rules/\n\nThe following is provided by a root-level .cline/rules/ directory where the user has specified instructions for this working directory ({cwd})\n\n.cline/rules/b.md\ncli rule\n\n.cline/rules/c.TXT\ntext rule")
         );
         assert!(s[2].starts_with("# .windsurfrules\n"));
         let s = sections(r, &none(), &["docs/a.md".to_string()], &mut Reader::new());
-        assert!(s[1].contains("\n\n.cline/rules/docs.md\nDocs rule.\n\n"), "{}", s[1]);
+        assert!(s[1].ends_with("\n\n.cline/rules/docs.md\nDocs rule."), "{}", s[1]);
+        // The global `~/.cline/rules` is read the same way.
+        let src = Sources { global_dirs: vec![(r.join(".cline/rules"), Layout::Cli)], ..Sources::default() };
+        let s = sections(&r.join(".clinerules"), &src, &[], &mut Reader::new());
+        assert!(s[0].ends_with("\n\nb.md\ncli rule\n\nc.TXT\ntext rule"), "{}", s[0]);
     }
 
     /// In the home directory, the workspace's `.cline/rules/` is the global `~/.cline/rules`:
@@ -663,7 +686,7 @@ mod tests {
     fn the_home_directorys_cline_rules_are_sent_once() {
         let home = tempfile::tempdir().unwrap();
         write(home.path(), ".cline/rules/me.md", "mine");
-        let src = Sources { global_dirs: vec![home.path().join(".cline/rules")], ..Sources::default() };
+        let src = Sources { global_dirs: vec![(home.path().join(".cline/rules"), Layout::Cli)], ..Sources::default() };
         let s = sections(home.path(), &src, &[], &mut Reader::new());
         assert_eq!(s.len(), 1, "{s:?}");
         assert!(s[0].contains("a global .clinerules/ directory") && s[0].ends_with("me.md\nmine"), "{}", s[0]);

@@ -5,8 +5,9 @@
 //! `Documents/Cline/Workflows/` — puts that file's text before the message, as
 //! `<explicit_instructions type="NAME">`, and takes the command out of the text. The Cline
 //! CLI's directories count too: the workspace's `.cline/workflows/` (after `.clinerules`'s) and
-//! `~/.cline/workflows/` (after the documents folder's), where a file is also called by its
-//! name without the extension and its frontmatter is left out, as the CLI reads them. Only the
+//! `~/.cline/workflows/` (after the documents folder's), their Markdown and text files at the
+//! top, sent without frontmatter, as the CLI reads them; and when no file has the whole name,
+//! one whose name without the extension is NAME is taken, as the CLI names workflows. Only the
 //! first command of the person's own words counts (Cline parses each block of the message; the
 //! workspace's file listing and tool results are never read for commands here). Cline's built-in commands (`/newtask`, `/smol`, …) are not
 //! workflows: agent-min has none of them, leaves their names as they are, and never runs a
@@ -14,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::rules::{self, Reader};
+use super::rules::{self, Layout, Reader};
 
 /// Cline's `SUPPORTED_DEFAULT_COMMANDS`.
 const BUILT_IN: &[&str] = &["newtask", "smol", "compact", "newrule", "reportbug", "deep-planning", "explain-changes"];
@@ -65,43 +66,36 @@ fn slash_command(content: &str) -> Option<(usize, &str)> {
     })
 }
 
-/// Where workflow files are looked for, first to last, and how they are named there.
+/// The global workflow directories, and which of their files count.
 pub(crate) struct Dirs {
-    /// The global directories: Cline's `Documents/Cline/Workflows`, then the Cline CLI's
-    /// `~/.cline/workflows`.
-    pub global: Vec<(PathBuf, Naming)>,
-}
-
-/// How a file in a workflows directory is called.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Naming {
-    /// The extension's: by its whole file name (`/release.md`), its text as it is.
-    FileName,
-    /// The Cline CLI's (`user-instruction-config-loader.ts`): by its name without the
-    /// extension too (`/release`), its frontmatter left out.
-    Cli,
+    /// Cline's `Documents/Cline/Workflows`, then the Cline CLI's `~/.cline/workflows`.
+    pub global: Vec<(PathBuf, Layout)>,
 }
 
 impl Dirs {
     /// The global directories in this environment.
     pub(crate) fn from_env() -> Dirs {
-        let documents = rules::documents_dir().map(|d| (d.join("Cline").join("Workflows"), Naming::FileName));
+        let documents = rules::documents_dir().map(|d| (d.join("Cline").join("Workflows"), Layout::Extension));
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-        let cli = home.map(|h| (h.join(".cline").join("workflows"), Naming::Cli));
+        let cli = home.map(|h| (h.join(".cline").join("workflows"), Layout::Cli));
         Dirs { global: documents.into_iter().chain(cli).collect() }
     }
 }
 
-/// The trimmed text (maybe empty) of the workflow file named `name`: the workspace's first
-/// (`.clinerules/workflows/`, then the Cline CLI's `.cline/workflows/`), then the global ones.
-/// A workspace file must resolve inside the workspace.
+/// The trimmed text (maybe empty) of the workflow file named `name`, looked for in the
+/// workspace's `.clinerules/workflows/`, its `.cline/workflows/` (the Cline CLI's), then the
+/// global directories: by whole file name first; failing that anywhere, by the name without
+/// its extension, as the Cline CLI names every workflow. A file of the CLI's directories is
+/// sent without its frontmatter, as the CLI sends it. A workspace file must resolve inside the
+/// workspace.
 fn workflow(name: &str, root: &Path, global: &Dirs, warn: &mut Reader) -> Option<String> {
     let local = [
-        (root.join(".clinerules").join("workflows"), Naming::FileName, true),
-        (root.join(".cline").join("workflows"), Naming::Cli, true),
+        (root.join(".clinerules").join("workflows"), Layout::Extension, true),
+        (root.join(".cline").join("workflows"), Layout::Cli, true),
     ];
-    let global = global.global.iter().map(|(d, n)| (d.clone(), *n, false));
-    for (dir, naming, workspace) in local.into_iter().chain(global) {
+    let global = global.global.iter().map(|(d, l)| (d.clone(), *l, false));
+    let mut listed = Vec::new();
+    for (dir, layout, workspace) in local.into_iter().chain(global) {
         if !dir.is_dir() {
             continue;
         }
@@ -109,18 +103,21 @@ fn workflow(name: &str, root: &Path, global: &Dirs, warn: &mut Reader) -> Option
         if workspace && !rules::directory_inside(&dir, warn) {
             continue;
         }
-        let files = rules::read_directory(&dir, &[]);
-        let called = |f: &&PathBuf| {
-            f.file_name().is_some_and(|n| n == name)
-                || (naming == Naming::Cli && f.file_stem().is_some_and(|n| n == name))
-        };
-        if let Some(file) = files.iter().find(called) {
-            // An empty file is a workflow too: Cline sends empty instructions.
-            let text = rules::read_text(file, warn)?;
-            return Some(match naming {
-                Naming::FileName => text,
-                Naming::Cli => super::frontmatter::parse(&text).body.trim().to_string(),
-            });
+        listed.push((layout.files(&dir), layout, workspace));
+    }
+    let whole = |f: &PathBuf| f.file_name().is_some_and(|n| n == name);
+    let stem = |f: &PathBuf| f.file_stem().is_some_and(|n| n == name);
+    for called in [&whole as &dyn Fn(&PathBuf) -> bool, &stem] {
+        for (files, layout, workspace) in &listed {
+            if let Some(file) = files.iter().find(|f| called(f)) {
+                warn.confine_to(if *workspace { Some(root) } else { None });
+                // An empty file is a workflow too: Cline sends empty instructions.
+                let text = rules::read_text(file, warn)?;
+                return Some(match layout {
+                    Layout::Extension => text,
+                    Layout::Cli => super::frontmatter::parse(&text).body.trim().to_string(),
+                });
+            }
         }
     }
     None
@@ -132,7 +129,7 @@ mod tests {
     use crate::run::test_files::write;
 
     fn run(words: &str, root: &Path, global: Option<&Path>) -> Option<Expanded> {
-        let global = Dirs { global: global.map(|g| (g.to_path_buf(), Naming::FileName)).into_iter().collect() };
+        let global = Dirs { global: global.map(|g| (g.to_path_buf(), Layout::Extension)).into_iter().collect() };
         expand(words, root, &global, &mut Reader::new())
     }
 
@@ -206,27 +203,37 @@ mod tests {
     }
 
     /// A project or person set up for the Cline CLI keeps workflows in `.cline/workflows/`
-    /// and `~/.cline/workflows/`, called by their name without the extension too, their
-    /// frontmatter left out; the extension's `.clinerules/workflows/` comes first.
+    /// and `~/.cline/workflows/` (the Markdown and text files at their top), their frontmatter
+    /// left out; the CLI calls every workflow by its name without the extension, which is
+    /// looked for once no file has the whole name; the extension's `.clinerules/workflows/`
+    /// comes first.
     #[test]
-    fn the_cline_clis_workflow_directories_name_files_without_their_extension() {
+    fn the_cline_clis_workflow_directories_and_names() {
         let (d, g) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         write(d.path(), ".cline/workflows/release.md", "---\ndescription: ship it\n---\n\nTag and push.\n");
         write(d.path(), ".cline/workflows/both.md", "cli both");
+        write(d.path(), ".cline/workflows/deploy.sh", "not a workflow of the CLI");
+        write(d.path(), ".cline/workflows/sub/nested.md", "not at the top");
         write(d.path(), ".clinerules/workflows/both.md", "classic both");
         write(d.path(), ".clinerules/workflows/plain.md", "---\nkept: yes\n---\nplain");
         write(g.path(), "audit.md", "global audit");
-        let global = Dirs { global: vec![(g.path().to_path_buf(), Naming::Cli)] };
+        write(g.path(), "release", "not a workflow of the CLI");
+        let global = Dirs { global: vec![(g.path().to_path_buf(), Layout::Cli)] };
         let expand = |words: &str| expand(words, d.path(), &global, &mut Reader::new()).map(|e| e.instructions);
         let tagged = |name: &str, body: &str| {
             Some(format!("<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n"))
         };
-        assert_eq!(expand("/release now"), tagged("release", "Tag and push."));
         assert_eq!(expand("/release.md now"), tagged("release.md", "Tag and push."));
         assert_eq!(expand("/both.md"), tagged("both.md", "classic both"));
+        assert_eq!(expand("/both"), tagged("both", "classic both"));
         assert_eq!(expand("/audit"), tagged("audit", "global audit"));
-        // The extension's directory keeps its naming and its text whole.
-        assert_eq!(expand("/plain"), None);
-        assert_eq!(expand("/plain.md"), tagged("plain.md", "---\nkept: yes\n---\nplain"));
+        // The extension's directory keeps its text whole.
+        assert_eq!(expand("/plain"), tagged("plain", "---\nkept: yes\n---\nplain"));
+        for none in ["/deploy", "/deploy.sh", "/nested", "/nested.md"] {
+            assert_eq!(expand(none), None, "{none}");
+        }
+        // The global `release` has no Markdown or text extension, so it is not one of the CLI's
+        // workflows: `/release` is the workspace's `release.md`.
+        assert_eq!(expand("/release"), tagged("release", "Tag and push."));
     }
 }

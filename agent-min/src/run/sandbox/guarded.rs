@@ -10,29 +10,20 @@
 
 use std::path::{Path, PathBuf};
 
-/// A directory later runs trust.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Place {
-    /// Where it is (absolute).
-    pub path: PathBuf,
-    /// Whether to create it when missing, so that it can be made read-only (a bind mount needs
-    /// something to bind): agent-min's own directories and Cline's documents folder, which
-    /// Cline creates itself. Another tool's folder is guarded only if present.
-    pub create: bool,
-}
-
 /// Of `candidates`, those strictly inside one of `roots` (canonical directories), each as its
-/// real path. With `create`, a missing one that may be created is created first; one that
-/// is not is returned as far as it resolves (the file tools still refuse it). A candidate that
-/// is a root or holds one is left out: the person chose to work there.
-pub(crate) fn inside(candidates: &[Place], roots: &[PathBuf], create: bool) -> Vec<PathBuf> {
+/// real path. With `create`, a missing one is created first, so that it can be made read-only
+/// (a bind mount needs something to bind; Cline creates its own folders too) — else a run
+/// could plant there what the next one trusts; without, it is returned as far as it resolves
+/// (the file tools still refuse it). A candidate that is a root or holds one is left out: the
+/// person chose to work there.
+pub(crate) fn inside(candidates: &[PathBuf], roots: &[PathBuf], create: bool) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for c in candidates {
-        let real = real_path(&c.path);
+        let real = real_path(c);
         if !roots.iter().any(|r| real.starts_with(r) && real != *r) {
             continue;
         }
-        let made = create && c.create && std::fs::create_dir_all(&real).is_ok();
+        let made = create && std::fs::create_dir_all(&real).is_ok();
         let real = if made { real_path(&real) } else { real };
         if !out.contains(&real) {
             out.push(real);
@@ -78,25 +69,23 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(home.path()).unwrap();
         let outside = tempfile::tempdir().unwrap();
-        let place = |path: PathBuf, create: bool| Place { path, create };
         let candidates = vec![
-            place(root.join(".config/agent-min"), true),
-            place(root.join("Documents/Cline"), true),
-            place(root.join(".agents/skills"), false),
-            place(outside.path().join("state"), true),
-            place(root.clone(), true), // the workspace itself: the person works there
+            root.join(".config/agent-min"),
+            root.join("Documents/Cline"),
+            root.join(".agents"),
+            outside.path().join("state"),
+            root.clone(), // the workspace itself: the person works there
         ];
+        let guarded = inside(&candidates, std::slice::from_ref(&root), false);
+        assert_eq!(guarded, candidates[..3]);
+        assert!(!root.join(".agents").exists(), "nothing is created without `create`");
         let guarded = inside(&candidates, std::slice::from_ref(&root), true);
-        assert_eq!(
-            guarded,
-            vec![root.join(".config/agent-min"), root.join("Documents/Cline"), root.join(".agents/skills")]
-        );
-        assert!(root.join(".config/agent-min").is_dir(), "created, to be bound read-only");
-        assert!(!root.join(".agents").exists(), "another tool's folder is not created");
+        assert_eq!(guarded, candidates[..3]);
+        assert!(guarded.iter().all(|d| d.is_dir()), "created, to be bound read-only");
         assert!(!outside.path().join("state").exists());
         // Reached through a link into the root, it is guarded by its real path.
         std::os::unix::fs::symlink(root.join("Documents"), outside.path().join("docs")).unwrap();
-        let linked = inside(&[place(outside.path().join("docs/Cline"), false)], std::slice::from_ref(&root), false);
+        let linked = inside(&[outside.path().join("docs/Cline")], std::slice::from_ref(&root), false);
         assert_eq!(linked, vec![root.join("Documents/Cline")]);
     }
 

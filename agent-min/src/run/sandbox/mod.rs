@@ -217,7 +217,7 @@ pub(crate) fn current() -> &'static Policy {
 impl Policy {
     /// Guards those of `candidates` ([`guarded::inside`]) that lie inside the workspace or a
     /// directory commands may write.
-    pub(crate) fn guard(&mut self, candidates: &[guarded::Place], workspace: &Path) {
+    pub(crate) fn guard(&mut self, candidates: &[PathBuf], workspace: &Path) {
         let mut roots = vec![workspace.to_path_buf()];
         roots.extend(self.writable.iter().cloned());
         self.guarded = guarded::inside(candidates, &roots, self.mode == Mode::WorkspaceWrite);

@@ -250,6 +250,8 @@ pub struct Hooks {
     warned: Vec<String>,
     /// Built without hooks: the hook files present when the run started (said, never run).
     not_run: Vec<PathBuf>,
+    /// The Cline CLI's hook directories holding a hook when the run started (said, never run).
+    cline_cli: Vec<PathBuf>,
 }
 
 impl Hooks {
@@ -273,7 +275,13 @@ impl Hooks {
             at_start: Vec::new(),
             warned: Vec::new(),
             not_run: Vec::new(),
+            cline_cli: Vec::new(),
         };
+        if hooks.cfg.enabled {
+            let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+            let dirs = [Some(root.join(".cline/hooks")), home.map(|h| h.join(".cline/hooks"))];
+            hooks.cline_cli = dirs.into_iter().flatten().filter(|d| cline_cli_hooks(d)).collect();
+        }
         if !BUILT_IN {
             hooks.not_run = Hook::ALL
                 .into_iter()
@@ -332,6 +340,7 @@ impl Hooks {
             at_start: self.at_start.clone(),
             warned: self.warned.clone(),
             not_run: self.not_run.clone(),
+            cline_cli: self.cline_cli.clone(),
         }
     }
 
@@ -422,18 +431,14 @@ impl Hooks {
     }
 
     pub(crate) fn check(&mut self, term: &mut Term) {
-        if self.cfg.enabled {
-            let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-            let cli_dirs = [Some(self.root.join(".cline/hooks")), home.map(|h| h.join(".cline/hooks"))];
-            for dir in cli_dirs.into_iter().flatten().filter(|d| cline_cli_hooks(d)) {
-                self.warn_once(
-                    term,
-                    format!(
-                        "The hooks in {} are the Cline CLI's (its own events and input) and do not run: agent-min runs Cline's extension hooks, from `.clinerules/hooks/` and `Documents/Cline/Hooks/`.",
-                        visible(&self.shown(&dir))
-                    ),
-                );
-            }
+        for dir in self.cline_cli.clone() {
+            self.warn_once(
+                term,
+                format!(
+                    "The hooks in {} are the Cline CLI's (its own events and input) and do not run: agent-min runs Cline's extension hooks, from `.clinerules/hooks/` and `Documents/Cline/Hooks/`.",
+                    visible(&self.shown(&dir))
+                ),
+            );
         }
         if !self.not_run.is_empty() {
             let files: Vec<String> = self.not_run.iter().map(|p| visible(&self.shown(p)).into_owned()).collect();
@@ -556,7 +561,7 @@ impl Hooks {
 }
 
 /// Whether `dir` holds a file the Cline CLI would take for a hook (its `toHookConfigFileName`:
-/// an event's name in any case, with or without a script's extension).
+/// a regular file named after an event in any case, with no extension or a script's).
 fn cline_cli_hooks(dir: &Path) -> bool {
     const EVENTS: [&str; 10] = [
         "taskstart",
@@ -570,11 +575,15 @@ fn cline_cli_hooks(dir: &Path) -> bool {
         "precompact",
         "sessionshutdown",
     ];
+    const EXTENSIONS: [&str; 12] = ["", "sh", "bash", "zsh", "js", "mjs", "cjs", "ts", "mts", "cts", "py", "ps1"];
     let Ok(entries) = std::fs::read_dir(dir) else { return false };
     entries.filter_map(Result::ok).take(1000).any(|e| {
         let name = e.file_name().to_string_lossy().to_ascii_lowercase();
-        let stem = name.split('.').next().unwrap_or_default().to_string();
-        EVENTS.contains(&stem.as_str())
+        let (stem, ext) = match name.rsplit_once('.') {
+            Some((stem, ext)) if !stem.is_empty() => (stem.to_string(), ext.to_string()),
+            _ => (name.clone(), String::new()),
+        };
+        e.file_type().is_ok_and(|t| t.is_file()) && EVENTS.contains(&stem.trim()) && EXTENSIONS.contains(&ext.as_str())
     })
 }
 
@@ -695,7 +704,9 @@ mod tests {
     fn the_cline_clis_hooks_are_said_not_to_run() {
         let ws = tempfile::tempdir().unwrap();
         crate::run::test_files::write(ws.path(), ".cline/hooks/PreToolUse.sh", "#!/bin/sh\nexit 0\n");
-        crate::run::test_files::write(ws.path(), ".cline/hooks/README.md", "notes");
+        for not_a_hook in ["README.md", "PreToolUse.md", "TaskStart.sh.bak", "TaskCancel/x"] {
+            crate::run::test_files::write(ws.path(), &format!(".cline/hooks/{not_a_hook}"), "");
+        }
         let cfg = Config {
             enabled: true,
             yolo: true,
