@@ -30,6 +30,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Ok(r) => r,
         Err(e) => return usage_error(&e),
     };
+    let pending = record.pending.as_deref().is_some_and(|p| !p.trim().is_empty()) || !record.pending_parts.is_empty();
+    if record.messages.is_empty() && !pending {
+        return usage_error(&format!(
+            "task {} has nothing to resume: its only prompt was refused by the provider's safety system in an editor, which leaves a refused prompt out of the conversation; start a new task with `agent-min run`",
+            record.meta.id
+        ));
+    }
     // Said before anything else; the run holds the task itself once it starts (`Store::hold`).
     if let Err(busy) = store.claim(&record.meta.id) {
         return usage_error(&busy.refusal("resuming"));

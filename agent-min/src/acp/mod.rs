@@ -223,7 +223,9 @@ impl Agent {
         self.wire.turn_starts(&req.session_id.0, cancels_before);
         let end = live.task.converse(&text, &attached);
         self.wire.turn_ends();
-        let stop = if live.cancel.load(Ordering::SeqCst) {
+        // A refusal rolled the conversation back: said so even if a cancel came after it.
+        let refused = live.task.stopped_by() == Some(crate::run::task::REFUSAL);
+        let stop = if live.cancel.load(Ordering::SeqCst) && !refused {
             StopReason::Cancelled
         } else {
             if let End::Failed(why) | End::NeedsPerson(why) = &end {

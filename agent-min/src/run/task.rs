@@ -216,6 +216,27 @@ fn before_environment(user_content: &mut String, text: &str) {
 /// What [`Task::stopped_by`] says when the model refused to answer (a safety refusal).
 pub(crate) const REFUSAL: &str = "refusal";
 
+/// An editor's conversation before a prompt, and what the turns remember of it
+/// ([`Task::roll_back`]).
+struct BeforePrompt {
+    messages: Vec<Message>,
+    cuts: Vec<Undo>,
+    memory: tools::Memory,
+    mistakes: Mistakes,
+    file_context_warning: Vec<String>,
+    empty_replies: u32,
+    without_native_call: u32,
+    unsent: Option<String>,
+    completed_after: Option<String>,
+    asked: Option<Call>,
+    next_parts: Vec<Part>,
+    focus: Option<FocusChain>,
+    last_request_tokens: u64,
+    conversing: bool,
+    resumed_at: Option<u64>,
+    task: String,
+}
+
 impl Task {
     /// A task in workspace `ws` talking through `transport`.
     pub fn new(
@@ -289,6 +310,7 @@ impl Task {
         self.stopped_by = None;
         self.attached = attached.to_string();
         self.around.limits.restart(self.turns, self.around.accounting.run_cost);
+        let before = self.before_prompt();
         let start = match self.conversing {
             false => {
                 self.conversing = true;
@@ -304,9 +326,49 @@ impl Task {
                 None => self.follow_up(prompt),
             },
         };
-        let end = self.answer(start);
+        let end = self.answer(start, Some(before));
         self.between_prompts();
         end
+    }
+
+    /// What the conversation is before a prompt, for [`Task::answer`] to roll back to.
+    fn before_prompt(&self) -> BeforePrompt {
+        BeforePrompt {
+            messages: self.messages.clone(),
+            cuts: self.cuts.clone(),
+            memory: self.memory.clone(),
+            mistakes: self.mistakes.clone(),
+            file_context_warning: self.file_context_warning.clone(),
+            empty_replies: self.empty_replies,
+            without_native_call: self.without_native_call,
+            unsent: self.unsent.clone(),
+            completed_after: self.completed_after.clone(),
+            asked: self.asked.clone(),
+            next_parts: self.next_parts.clone(),
+            focus: self.focus.clone(),
+            last_request_tokens: self.last_request_tokens,
+            conversing: self.conversing,
+            resumed_at: self.resumed_at,
+            task: self.around.meta.task.clone(),
+        }
+    }
+
+    /// The conversation as it was before the prompt the model refused, with what the turns
+    /// remember of it (reads, watched files, mistakes): the protocol leaves that prompt and
+    /// all after it out of the next one (an editor takes them out of its thread), and
+    /// Anthropic asks for the context to be reset before going on. Files the turn changed stay
+    /// changed; its checkpoints still restore them.
+    fn roll_back(&mut self, b: BeforePrompt) {
+        let at = crate::run::checkpoints::At { messages: b.messages.len(), cuts: b.cuts.len() as u32 };
+        self.around.checkpoints.roll_back(at);
+        (self.messages, self.cuts, self.unsent, self.completed_after) =
+            (b.messages, b.cuts, b.unsent, b.completed_after);
+        (self.memory, self.mistakes, self.file_context_warning) = (b.memory, b.mistakes, b.file_context_warning);
+        (self.empty_replies, self.without_native_call) = (b.empty_replies, b.without_native_call);
+        (self.asked, self.next_parts, self.focus) = (b.asked, b.next_parts, b.focus);
+        (self.last_request_tokens, self.conversing, self.resumed_at) =
+            (b.last_request_tokens, b.conversing, b.resumed_at);
+        self.around.meta.task = b.task;
     }
 
     /// A conversation's task waits for its next prompt: the time limit stops counting.
@@ -549,10 +611,13 @@ impl Task {
         let completed = saved.status == "completed";
         let updated = saved.updated;
         let next = self.take_up(saved);
+        self.started(true);
+        if self.messages.is_empty() && next.trim().is_empty() && self.next_parts.is_empty() {
+            return; // its only prompt was refused (`roll_back`): the next one opens the task
+        }
         self.unsent = (!completed || !next.trim().is_empty()).then(|| next.trim_end().to_string());
         self.resumed_at = Some(updated);
         self.conversing = true;
-        self.started(true);
     }
 
     /// The saved task as saved now that this process holds it (`Store::hold`): a process that
@@ -649,7 +714,7 @@ impl Task {
 
     /// Runs the loop from `start`, then ends the task: its servers stopped, its last event.
     fn finish(mut self, start: Next) -> End {
-        let end = self.answer(start);
+        let end = self.answer(start, None);
         self.around.mcp.stop(&mut self.around.events);
         // From here the task says its own last words.
         crate::run::ui::interrupt::clear_on_exit();
@@ -661,11 +726,16 @@ impl Task {
     }
 
     /// Runs the loop from `start` (unless a hook already ended it), then saves and reports the end.
-    fn answer(&mut self, start: Next) -> End {
+    /// The prompt's turns, to their end; an editor's conversation is rolled back to `before`
+    /// if the model refused.
+    fn answer(&mut self, start: Next, before: Option<BeforePrompt>) -> End {
         let end = match start {
             Next::Continue(first) => self.recursively_make_requests(first),
             Next::End(end) => end,
         };
+        if let Some(before) = before.filter(|_| self.stopped_by == Some(REFUSAL)) {
+            self.roll_back(before);
+        }
         let unsent = self.unsent.clone().or_else(|| self.completed_after.clone());
         self.save(end.status(), Some(end.text()), unsent.as_deref());
         self.report(&end);
@@ -1553,16 +1623,17 @@ fn before(hooked: &str) -> String {
     }
 }
 
-/// What the person is told of a reply that ended inside a `<name>` call (`cut`: at the output
-/// token limit).
 /// Why the task stopped when the provider's safety system ended the reply (`word`: its stop
-/// reason). The reply is dropped with its request, which `resume` sends again.
+/// reason). The reply is dropped with its request, which `resume` sends again; in an editor
+/// the whole prompt is (`Task::roll_back`).
 fn refused(word: &str) -> String {
     format!(
-        "the provider's safety system ended the model's reply (stop reason \"{word}\"); the same conversation would be refused again, so the task stopped. Start a new task with different instructions (in an editor, a later prompt goes on with this one)"
+        "the provider's safety system ended the model's reply (stop reason \"{word}\"); the same conversation would be refused again, so the task stopped. Start a new task with different instructions (in an editor, the next prompt goes on from before this one)"
     )
 }
 
+/// What the person is told of a reply that ended inside a `<name>` call (`cut`: at the output
+/// token limit).
 fn cut_off(name: &str, cut: bool) -> String {
     let at_limit = if cut { " (cut at the output token limit)" } else { "" };
     format!("The reply ended inside a <{name}> tool call{at_limit}; it was not executed.")

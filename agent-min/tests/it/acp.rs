@@ -775,6 +775,104 @@ fn the_results_before_a_completion_go_with_the_next_prompt() {
     assert!(listed < done && next.contains("<feedback>\nNow more.\n</feedback>"), "{next}");
 }
 
+/// The protocol's `refusal`: the refused prompt and all after it are left out of the next
+/// prompt (an editor such as Zed takes them out of its thread), so the model gets the
+/// conversation as it was before it — also when the first prompt was refused, which leaves the
+/// next one to open the task afresh.
+#[test]
+fn a_refused_prompt_and_its_turns_are_left_out_of_the_next_one() {
+    let server = Server::start(vec![
+        anthropic(&completion("first done")),
+        // Prompt 2: a read, then the safety system's refusal.
+        anthropic(&tool("read_file", &[("path", "seen.txt")])),
+        anthropic_with("I can't help with that.", 5, "refusal"),
+        // Prompt 3 goes on from prompt 1: the file is read for the first time.
+        anthropic(&tool("read_file", &[("path", "seen.txt")])),
+        anthropic(&completion("hi")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("seen.txt"), "SEEN-CONTENT").unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["First task.", "Do the refused thing.", "Say hi."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let (seen, _) = run_client_with("prompts", &env, &[], &server, &root, state.path());
+    let stops: Vec<&str> =
+        seen["answers"].as_array().unwrap().iter().map(|a| a["stopReason"].as_str().unwrap()).collect();
+    assert_eq!(stops, ["end_turn", "refusal", "end_turn"], "{seen}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5, "{seen}");
+    let read = reqs[4].last_user();
+    assert!(read.contains("SEEN-CONTENT") && !read.contains("already read"), "{read}");
+    let next = &reqs[3].body["messages"];
+    let all = next.to_string();
+    assert!(all.contains("First task.") && all.contains("Say hi."), "{all}");
+    assert!(!all.contains("refused thing") && !all.contains("SEEN-CONTENT"), "the refused turn was sent again: {all}");
+    // Prompt 1's request, its completion, and the feedback that is prompt 3.
+    assert_eq!(next.as_array().unwrap().len(), 3, "{all}");
+
+    // The first prompt refused: the next one is the task.
+    let server =
+        Server::start(vec![anthropic_with("I can't help with that.", 5, "refusal"), anthropic(&completion("done"))]);
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["The refused task.", "Another task."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let (seen, _) = run_client_with("prompts", &env, &[], &server, &root, state.path());
+    let stops: Vec<&str> =
+        seen["answers"].as_array().unwrap().iter().map(|a| a["stopReason"].as_str().unwrap()).collect();
+    assert_eq!(stops, ["refusal", "end_turn"], "{seen}");
+    let messages = server.requests()[1].body["messages"].clone();
+    assert_eq!(messages.as_array().unwrap().len(), 1, "{messages}");
+    let first = text_of(&messages[0]["content"]);
+    assert!(first.contains("<task>\nAnother task.\n</task>") && !first.contains("refused"), "{first}");
+
+    // So does a prompt after a `session/load` of a session whose only prompt was refused.
+    let server =
+        Server::start(vec![anthropic_with("I can't help with that.", 5, "refusal"), anthropic(&completion("done"))]);
+    let state = tempfile::tempdir().unwrap();
+    let (first, _) = run_client("once", &[("ACP_PROMPT", "The refused task.")], &server, &root, state.path());
+    assert_eq!(first["first"]["stopReason"], "refusal", "{first}");
+    let id = first["session"]["sessionId"].as_str().unwrap().to_string();
+    let env = [("ACP_LOAD_ID", id.as_str()), ("ACP_PROMPT", "Another task.")];
+    // At a terminal there is nothing to resume.
+    let tasks = state.path().join("tasks").display().to_string();
+    let r = run_cmd("resume", &root, &["--state-dir", &tasks, &id], &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(
+        r.stderr.contains(&format!("task {id} has nothing to resume: its only prompt was refused")),
+        "{}",
+        r.stderr
+    );
+    let (seen, _) = run_client("load", &env, &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
+    let messages = server.requests()[1].body["messages"].clone();
+    assert_eq!(messages.as_array().unwrap().len(), 1, "{messages}");
+    let first = text_of(&messages[0]["content"]);
+    assert!(first.contains("<task>\nAnother task.\n</task>") && !first.contains("refused"), "{first}");
+}
+
+/// A session whose first request failed kept that request: loaded, its next prompt sends it
+/// again with the resumption notice (only a refused first prompt leaves nothing to resume).
+#[test]
+fn a_loaded_session_whose_first_request_failed_sends_it_again() {
+    let server = Server::start(vec![
+        status(401, json!({"type":"error","error":{"type":"authentication_error","message":"no"}})),
+        anthropic(&completion("done")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (first, _) = run_client("once", &[("ACP_PROMPT", "The first task.")], &server, &root, state.path());
+    assert_eq!(first["first"]["stopReason"], "end_turn", "{first}");
+    let id = first["session"]["sessionId"].as_str().unwrap().to_string();
+    let env = [("ACP_LOAD_ID", id.as_str()), ("ACP_PROMPT", "Try again.")];
+    let (seen, _) = run_client("load", &env, &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
+    let sent = server.requests()[1].last_user();
+    assert!(sent.contains("<task>\nThe first task.\n</task>") && sent.contains("[TASK RESUMPTION]"), "{sent}");
+    assert!(sent.contains("Try again."), "{sent}");
+}
+
 /// An editor has no prompt in the middle of a turn: the model's question ends the turn, shown
 /// with its options, and the next prompt is its answer (it went on with an invented one).
 #[test]

@@ -29,7 +29,7 @@ impl Mistake {
 }
 
 /// The mistakes since the last success (or guidance).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Mistakes {
     kinds: Vec<Mistake>,
     /// Loop detection fired on this tool: the count is at its limit whatever it was.

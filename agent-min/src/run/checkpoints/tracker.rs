@@ -136,6 +136,14 @@ impl Tracker {
         self.records = saved;
     }
 
+    /// The conversation went back to `at` (an editor's refused prompt): checkpoints taken
+    /// since keep their files but restore the conversation no further than `at`.
+    pub(crate) fn roll_back(&mut self, at: At) {
+        for r in self.records.iter_mut().filter(|r| r.messages as usize > at.messages || r.cuts > at.cuts) {
+            (r.messages, r.cuts) = (at.messages as u32, at.cuts);
+        }
+    }
+
     /// The task's checkpoints so far (saved with the task).
     pub(crate) fn records(&self) -> &[CheckpointRecord] {
         &self.records
@@ -317,5 +325,34 @@ impl Drop for Tracker {
         if let Repo::Opening(handle) = std::mem::replace(&mut self.repo, Repo::Off) {
             let _ = handle.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// After an editor's refused prompt, a checkpoint taken during it restores the
+    /// conversation no further than where it went back to.
+    #[test]
+    fn a_roll_back_caps_the_later_checkpoints_conversation() {
+        let record = |number: u32, messages: u32, cuts: u32| CheckpointRecord {
+            number,
+            turn: number,
+            hash: String::new(),
+            time: 0,
+            tool: "write_to_file".into(),
+            files_changed: 1,
+            files: Vec::new(),
+            left_out: Vec::new(),
+            messages,
+            cuts,
+            workspace: None,
+        };
+        let mut t = Tracker::off();
+        t.resume(vec![record(1, 2, 0), record(2, 6, 1), record(3, 8, 2)]);
+        t.roll_back(At { messages: 4, cuts: 1 });
+        let kept: Vec<(u32, u32)> = t.records().iter().map(|r| (r.messages, r.cuts)).collect();
+        assert_eq!(kept, [(2, 0), (4, 1), (4, 1)]);
     }
 }

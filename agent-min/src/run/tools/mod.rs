@@ -223,7 +223,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 /// What the tools remember across the calls of one task.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Memory {
     /// Cline's loop detection.
     pub repeats: repeat::Repeats,

@@ -18,7 +18,7 @@ use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
 pub(crate) const MAX_LINES: usize = 1000;
 
 /// Cline's `fileReadCache`: how many times each unchanged file was read in this task.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct ReadCache {
     reads: HashMap<String, (u32, Option<SystemTime>)>,
 }

@@ -23,7 +23,7 @@ pub(crate) enum Verdict {
 }
 
 /// The previous call's signature and how many identical calls in a row there have been.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Repeats {
     last: Option<(String, String)>,
     count: u32,

@@ -15,7 +15,7 @@ fn stamp(abs: &Path) -> Stamp {
 }
 
 /// The watched files, in the order they were first read or edited.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Watched {
     files: Vec<(String, PathBuf, Stamp)>,
 }
