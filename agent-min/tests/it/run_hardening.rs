@@ -485,6 +485,22 @@ fn a_reply_ending_in_a_tool_reports_the_servers_usage_not_an_estimate() {
     }
 }
 
+/// A reply cut after its first tool (`--one-tool-per-reply`) is read up to the server's usage
+/// report, which comes with the stop reason: a refusal there stops the task before the call
+/// runs, as any refusal does (the call was run and the task went on).
+#[test]
+fn a_refusal_after_the_first_tool_is_seen_with_one_tool_per_reply() {
+    let ws = tempfile::tempdir().unwrap();
+    let text = format!("Writing.\n{}", tool("write_to_file", &[("path", "x.txt"), ("content", "x")]));
+    let server = Server::start(vec![anthropic_with(&text, 5, "refusal"), anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--one-tool-per-reply", "--tool-calls", "xml", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert!(r.stderr.contains("safety system ended the model's reply (stop reason \"refusal\")"), "{}", r.stderr);
+    assert!(!ws.path().join("x.txt").exists(), "the refused reply's call ran");
+    assert_eq!(server.requests().len(), 1);
+}
+
 #[test]
 fn a_server_silent_after_the_tool_costs_a_short_wait_and_an_honest_estimate() {
     let ws = tempfile::tempdir().unwrap();

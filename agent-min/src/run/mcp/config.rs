@@ -29,7 +29,7 @@ pub(crate) struct Settings {
 /// One server's settings as Cline writes them; every field may be absent or `null`, and fields
 /// Cline has and agent-min does not use are ignored, as Cline ignores them.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase", expecting = "an object of the server's settings")]
 pub(crate) struct ServerSettings {
     /// `stdio`, `sse` or `streamableHttp`.
     #[serde(rename = "type", deserialize_with = "string")]
@@ -72,8 +72,6 @@ pub(crate) struct ServerSettings {
     /// The Cline CLI's shape: `type`, `command`, `args`, `cwd`, `env`, `url` and `headers`
     /// under one object, which then alone says how the server is reached (the CLI's schema
     /// drops those fields written beside it).
-    #[serde(deserialize_with = "transport")]
-    #[schemars(with = "Option<std::collections::BTreeMap<String, Value>>")]
     pub transport: Option<Box<ServerSettings>>,
 }
 
@@ -140,18 +138,6 @@ fn string_map<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, 
             })
             .collect(),
         Some(v) => Err(serde::de::Error::custom(format!("must be an object of strings, got {v}"))),
-    }
-}
-
-fn transport<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<ServerSettings>>, D::Error> {
-    match Option::<Value>::deserialize(d)? {
-        None | Some(Value::Null) => Ok(None),
-        Some(v @ Value::Object(_)) => serde_path_to_error::deserialize(v)
-            .map(|t| Some(Box::new(t)))
-            .map_err(|e| serde::de::Error::custom(format!("field \"{}\": {}", e.path(), e.inner()))),
-        Some(v) => Err(serde::de::Error::custom(format!(
-            "must be an object with the server's \"type\" and its fields (\"command\", \"url\", ...), got {v}"
-        ))),
     }
 }
 
@@ -334,7 +320,7 @@ fn parse_from(text: &str, file: &Path, whose: Whose) -> Result<Vec<ServerConfig>
             e.path().iter().map(|s| if let Segment::Map { key } = s { key.clone() } else { s.to_string() }).collect();
         match keys.as_slice() {
             [_, name] => format!("{f}: server \"{name}\": its settings must be an object"),
-            [_, name, field, ..] => format!("{f}: server \"{name}\": field \"{field}\": {}", e.inner()),
+            [_, name, field @ ..] => format!("{f}: server \"{name}\": field \"{}\": {}", field.join("."), e.inner()),
             _ => format!("{f}: {}", e.inner()),
         }
     })?;
@@ -539,9 +525,14 @@ mod tests {
         assert!(e.contains("server \"docs\": field transport.\"command\": is required for a stdio server"), "{e}");
         let e = p(r#"{"mcpServers": {"docs": {"transport": {"type": "stdio", "command": "c", "args": "a"}}}}"#)
             .unwrap_err();
-        assert!(e.contains("server \"docs\": field \"transport\": field \"args\": must be a list of strings"), "{e}");
+        assert!(e.contains("server \"docs\": field \"transport.args\": must be a list of strings"), "{e}");
         let e = p(r#"{"mcpServers": {"docs": {"transport": "stdio"}}}"#).unwrap_err();
-        assert!(e.contains("field \"transport\": must be an object with the server's \"type\""), "{e}");
+        assert!(
+            e.contains(
+                "field \"transport\": invalid type: string \"stdio\", expected an object of the server's settings"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

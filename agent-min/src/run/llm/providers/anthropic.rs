@@ -326,11 +326,9 @@ impl Stream {
                 _ => Vec::new(),
             },
             "message_delta" => {
+                // The stop reason before the usage: a reply drained after its first tool call
+                // (`stream.rs`) stops reading at the usage, and must not miss a refusal.
                 let mut out = Vec::new();
-                if let Some(u) = v.get("usage") {
-                    self.read_usage(u);
-                    out.push(Delta::Usage(self.usage));
-                }
                 if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
                     out.push(Delta::Stop(match r {
                         "max_tokens" => StopReason::MaxTokens,
@@ -338,6 +336,10 @@ impl Stream {
                         "refusal" => StopReason::Refused(r.to_string()),
                         other => StopReason::Other(other.to_string()),
                     }));
+                }
+                if let Some(u) = v.get("usage") {
+                    self.read_usage(u);
+                    out.push(Delta::Usage(self.usage));
                 }
                 out
             }

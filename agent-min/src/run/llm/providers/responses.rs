@@ -210,6 +210,17 @@ impl Stream {
             "response.completed" | "response.incomplete" => {
                 self.done = true;
                 let r = &v["response"];
+                // The stop reason before the usage, as Anthropic's (`anthropic.rs`).
+                out.push(Delta::Stop(if kind == "response.completed" {
+                    StopReason::EndTurn
+                } else {
+                    match r.pointer("/incomplete_details/reason").and_then(Value::as_str) {
+                        Some("max_output_tokens") => StopReason::MaxTokens,
+                        Some(r @ "content_filter") => StopReason::Refused(r.to_string()),
+                        Some(other) => StopReason::Other(other.to_string()),
+                        None => StopReason::Other("incomplete".into()),
+                    }
+                }));
                 if let Some(u) = r.get("usage").filter(|u| u.is_object()) {
                     let get = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
                     out.push(Delta::Usage(Usage {
@@ -221,16 +232,6 @@ impl Stream {
                         billed: None,
                     }));
                 }
-                out.push(Delta::Stop(if kind == "response.completed" {
-                    StopReason::EndTurn
-                } else {
-                    match r.pointer("/incomplete_details/reason").and_then(Value::as_str) {
-                        Some("max_output_tokens") => StopReason::MaxTokens,
-                        Some(r @ "content_filter") => StopReason::Refused(r.to_string()),
-                        Some(other) => StopReason::Other(other.to_string()),
-                        None => StopReason::Other("incomplete".into()),
-                    }
-                }));
             }
             "response.failed" | "error" => {
                 self.done = true;
@@ -361,8 +362,8 @@ mod tests {
                 call(0, None, None, "\"a.txt\"}"),
                 call(1, Some("call_B"), Some("list_files"), ""),
                 call(1, None, None, "{\"path\":\".\"}"),
-                Delta::Usage(Usage { input: 120, output: 40, cache_read: 100, cache_write: 0, billed: None }),
                 Delta::Stop(StopReason::EndTurn),
+                Delta::Usage(Usage { input: 120, output: 40, cache_read: 100, cache_write: 0, billed: None }),
             ]
         );
     }
@@ -476,7 +477,7 @@ mod tests {
         let out = s.event(&ev(
             json!({"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":5,"output_tokens":7}}}),
         ));
-        assert_eq!(out[1], Delta::Stop(StopReason::MaxTokens));
+        assert_eq!(out[0], Delta::Stop(StopReason::MaxTokens));
         let mut s = Stream::default();
         let out = s.event(&ev(
             json!({"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The server had an error"}}}),
