@@ -55,10 +55,18 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The workspace's file is read only by its real path (no link on the way): `.` is not one.
+    let cwd = match std::fs::canonicalize(&opts.cwd) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("agent-min mcp list: --cwd {}: {e}; give an existing directory", opts.cwd.display());
+            return ExitCode::from(2);
+        }
+    };
     interrupt::install();
     let mut term = Term::stderr();
     let mut events = Events::off();
-    let mut hub = match sources::start(&opts.files, &opts.cwd, opts.yolo, opts.yolo, opts.wait, &mut term) {
+    let mut hub = match sources::start(&opts.files, &cwd, opts.yolo, opts.yolo, opts.wait, &mut term) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("agent-min mcp list: {e}");

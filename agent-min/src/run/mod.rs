@@ -22,6 +22,7 @@ pub mod llm;
 pub mod mcp;
 pub mod native;
 pub(crate) mod output_schema;
+pub(crate) mod places;
 pub mod project;
 pub mod prompt;
 pub(crate) mod replay;
@@ -225,7 +226,7 @@ fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, 
 /// [`sandbox::guarded`]): agent-min's config directory, Cline's documents folder, Cline's home
 /// folder and the shared `~/.agents`, the state directory.
 fn trusted_places(state_dir: Option<&std::path::Path>) -> Vec<std::path::PathBuf> {
-    let home = checkpoints::place::home_dir();
+    let home = places::home_dir();
     let mut out = Vec::new();
     // The config file's directory and the MCP settings' are the same but for a relative
     // `XDG_CONFIG_HOME`, which only the config file takes: both, once if equal.
@@ -234,8 +235,15 @@ fn trusted_places(state_dir: Option<&std::path::Path>) -> Vec<std::path::PathBuf
     out.extend(project::rules::documents_dir().map(|d| d.join("Cline")));
     out.extend(state_dir.map(std::path::Path::to_path_buf));
     // Cline's home folder (its global skills, and the Cline CLI's rules, workflows and MCP
-    // settings) and the shared folder of skills and `AGENTS.md`.
-    out.extend(home.iter().flat_map(|h| [h.join(".cline"), h.join(".agents")]));
+    // settings) and the shared folder of skills and `AGENTS.md`; the folders read inside it
+    // too, for a `--sandbox-allow-write` inside it (`~/.cline/data`, where the CLI keeps its
+    // sessions) leaves the folder itself unguarded.
+    out.extend(home.iter().flat_map(|h| [h.join(".cline"), h.join(".cline").join("skills"), h.join(".agents")]));
+    if let Some(cline) = places::cline_dir() {
+        out.push(cline.clone());
+        out.extend(["rules", "workflows", "skills", "hooks"].map(|d| cline.join(d)));
+    }
+    out.extend(mcp::sources::cline_cli_file().and_then(|f| f.parent().map(std::path::Path::to_path_buf)));
     out
 }
 

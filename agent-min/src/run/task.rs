@@ -175,6 +175,9 @@ pub struct Task {
     ran_in_reply: usize,
     /// A conversation (`agent-min acp`) has opened the task: later prompts continue it.
     conversing: bool,
+    /// Whether the task was announced ([`Task::started`]): an editor's task opened again
+    /// after its refused first prompt is not announced twice.
+    began: bool,
     /// A saved task taken up by `session/load` (when it was saved): its next prompt resumes it.
     resumed_at: Option<u64>,
     /// The end of the current prompt that holds files an editor embedded in it: their text is
@@ -221,6 +224,7 @@ pub(crate) const REFUSAL: &str = "refusal";
 struct BeforePrompt {
     messages: Vec<Message>,
     cuts: Vec<Undo>,
+    checkpoints: usize,
     memory: tools::Memory,
     mistakes: Mistakes,
     file_context_warning: Vec<String>,
@@ -285,6 +289,7 @@ impl Task {
             unanswered: None,
             ran_in_reply: 0,
             conversing: false,
+            began: false,
             attached: String::new(),
             stopped_by: None,
             cancelled_reply: None,
@@ -336,6 +341,7 @@ impl Task {
         BeforePrompt {
             messages: self.messages.clone(),
             cuts: self.cuts.clone(),
+            checkpoints: self.around.checkpoints.records().len(),
             memory: self.memory.clone(),
             mistakes: self.mistakes.clone(),
             file_context_warning: self.file_context_warning.clone(),
@@ -360,7 +366,7 @@ impl Task {
     /// changed; its checkpoints still restore them.
     fn roll_back(&mut self, b: BeforePrompt) {
         let at = crate::run::checkpoints::At { messages: b.messages.len(), cuts: b.cuts.len() as u32 };
-        self.around.checkpoints.roll_back(at);
+        self.around.checkpoints.roll_back(b.checkpoints, at);
         (self.messages, self.cuts, self.unsent, self.completed_after) =
             (b.messages, b.cuts, b.unsent, b.completed_after);
         (self.memory, self.mistakes, self.file_context_warning) = (b.memory, b.mistakes, b.file_context_warning);
@@ -403,7 +409,9 @@ impl Task {
             Some(schema) => format!("{}\n\n{}", self.around.meta.task, schema.instructions()),
             None => self.around.meta.task.clone(),
         };
-        self.started(false);
+        if !self.began {
+            self.started(false);
+        }
         let hooks = &mut self.around.project.hooks;
         let start = match lifecycle::task_start(hooks, &task, &mut self.term, &mut self.around.events) {
             Gate::Go(first) => {
@@ -674,6 +682,7 @@ impl Task {
     }
 
     fn started(&mut self, resumed: bool) {
+        self.began = true;
         let m = &self.around.meta;
         self.around.events.task_started(&m.provider, &m.model, &m.cwd, &m.task, resumed);
         self.around.mcp.report_started(&mut self.around.events);

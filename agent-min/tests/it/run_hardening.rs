@@ -865,6 +865,8 @@ fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_lat
                mkdir -p .config/agent-min/mcp-approved && echo PLANTED approval; \
                echo x > .local/state/agent-min/planted && echo PLANTED state; \
                mkdir -p .agents && echo x > .agents/AGENTS.md && echo PLANTED agents-md; \
+               mkdir -p .cline/rules && echo x > .cline/rules/r.md && echo PLANTED cline-rule; \
+               mkdir -p .cline/data/settings && echo '{}' > .cline/data/settings/cline_mcp_settings.json && echo PLANTED cline-mcp; \
                mkdir -p .agents/skills/s && echo x > .agents/skills/s/SKILL.md && echo PLANTED skill; \
                echo ok > inside.txt && echo INSIDE-OK";
     let server = Server::start(vec![
@@ -891,6 +893,8 @@ fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_lat
         ".local/state/agent-min/planted",
         ".agents/AGENTS.md",
         ".agents/skills/s",
+        ".cline/rules/r.md",
+        ".cline/data/settings/cline_mcp_settings.json",
     ] {
         assert!(!home.path().join(f).exists(), "{f} was planted");
     }

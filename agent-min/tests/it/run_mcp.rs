@@ -695,7 +695,8 @@ fn the_cline_clis_settings_file_is_read_after_agent_mins_own() {
     std::fs::create_dir_all(cfg.path().join("agent-min")).unwrap();
     settings(&cfg.path().join("agent-min"), json!({"off": {"command": "agent-min-off", "disabled": true}}));
     let (h, c) = (home.path().display().to_string(), cfg.path().display().to_string());
-    let env = [("HOME", h.as_str()), ("XDG_CONFIG_HOME", c.as_str())];
+    let cline_dir = format!("{h}/.cline");
+    let env = [("HOME", h.as_str()), ("XDG_CONFIG_HOME", c.as_str()), ("CLINE_DIR", cline_dir.as_str())];
     let r = run_cmd("mcp", ws.path(), &["list"], &env, LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stdout.contains("everything [connected] node "), "{}", r.stdout);
@@ -711,6 +712,24 @@ fn the_cline_clis_settings_file_is_read_after_agent_mins_own() {
         r.stderr
     );
     assert!(r.stdout.contains("off [disabled] agent-min-off"), "{}", r.stdout);
+    // `CLINE_MCP_SETTINGS_PATH` names the CLI's file elsewhere, as the CLI reads it.
+    let elsewhere = settings(
+        ws.path(),
+        json!({"moved": {"transport": {"type": "stdio", "command": "moved-off"}, "disabled": true}}),
+    );
+    let env2 = [env[0], env[1], env[2], ("CLINE_MCP_SETTINGS_PATH", elsewhere.as_str())];
+    let r = run_cmd("mcp", ws.path(), &["list"], &env2, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("moved [disabled] moved-off"), "{}", r.stdout);
+    // The workspace's own file wins a name over the CLI's too (it was "defined twice").
+    std::fs::create_dir_all(ws.path().join(".cline")).unwrap();
+    let mine = json!({"mcpServers": {"moved": {"command": "ws-moved", "disabled": true}}});
+    std::fs::write(ws.path().join(".cline/mcp.json"), mine.to_string()).unwrap();
+    let r = run_cmd("mcp", ws.path(), &["list", "--yolo"], &env2, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stdout.contains("moved [disabled] ws-moved") && !r.stdout.contains("moved-off"), "{}", r.stdout);
+    assert!(r.stderr.contains("MCP: server \"moved\" of ") && r.stderr.contains("is left out"), "{}", r.stderr);
+    std::fs::remove_file(ws.path().join(".cline/mcp.json")).unwrap();
     // `--mcp-config` replaces both default files.
     let only = settings(ws.path(), json!({}));
     let r = run_cmd("mcp", ws.path(), &["list", "--mcp-config", &only], &env, LIMIT);

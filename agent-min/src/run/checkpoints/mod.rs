@@ -10,7 +10,7 @@
 //!
 //! May use: [`crate::run::session`] (the saved task and its checkpoint records, events),
 //! [`crate::run::llm`] (message roles), [`crate::run::ui`] (terminal, interrupts),
-//! `crate::run::clock`, `crate::run::spawn` (how git is started),
+//! `crate::run::clock`, `crate::run::places` (the home directory), `crate::run::spawn` (how git is started),
 //! `crate::run::tools::registry` (which tools change files), `crate::run::built` (what a
 //! build without checkpoints says), `crate::run::prompt` (the file alert an unsent resume
 //! message holds). Nothing here runs git in

@@ -42,10 +42,7 @@ pub(crate) fn refuse(workspace: &Path, home: Option<&Path>) -> Result<(), String
     Ok(())
 }
 
-/// The home directory from `$HOME`.
-pub(crate) fn home_dir() -> Option<PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
-}
+pub(crate) use crate::run::places::home_dir;
 
 #[cfg(test)]
 mod tests {

@@ -136,10 +136,11 @@ impl Tracker {
         self.records = saved;
     }
 
-    /// The conversation went back to `at` (an editor's refused prompt): checkpoints taken
-    /// since keep their files but restore the conversation no further than `at`.
-    pub(crate) fn roll_back(&mut self, at: At) {
-        for r in self.records.iter_mut().filter(|r| r.messages as usize > at.messages || r.cuts > at.cuts) {
+    /// The conversation went back to `at` (an editor's refused prompt), when the task had
+    /// `kept` checkpoints: those taken since keep their files but restore the conversation no
+    /// further than `at` (an earlier one may name more messages, from before a cut: it stays).
+    pub(crate) fn roll_back(&mut self, kept: usize, at: At) {
+        for r in self.records.iter_mut().skip(kept) {
             (r.messages, r.cuts) = (at.messages as u32, at.cuts);
         }
     }
@@ -350,9 +351,10 @@ mod tests {
             workspace: None,
         };
         let mut t = Tracker::off();
-        t.resume(vec![record(1, 2, 0), record(2, 6, 1), record(3, 8, 2)]);
-        t.roll_back(At { messages: 4, cuts: 1 });
+        // The first was taken before a cut: it names more messages than there are now.
+        t.resume(vec![record(1, 20, 0), record(2, 6, 1), record(3, 8, 2)]);
+        t.roll_back(1, At { messages: 4, cuts: 1 });
         let kept: Vec<(u32, u32)> = t.records().iter().map(|r| (r.messages, r.cuts)).collect();
-        assert_eq!(kept, [(2, 0), (4, 1), (4, 1)]);
+        assert_eq!(kept, [(20, 0), (4, 1), (4, 1)]);
     }
 }

@@ -329,8 +329,9 @@ fn parse_from(text: &str, file: &Path, whose: Whose) -> Result<Vec<ServerConfig>
 
 fn server(name: &str, s: ServerSettings, file: &Path, whose: Whose) -> Result<ServerConfig, String> {
     let (s, nested) = s.lifted();
-    let under = if nested { "transport.\"" } else { "\"" };
-    let at = |field: &str, what: &str| format!("{}: server \"{name}\": field {under}{field}\": {what}", file.display());
+    let under = if nested { "transport." } else { "" };
+    let at =
+        |field: &str, what: &str| format!("{}: server \"{name}\": field \"{under}{field}\": {what}", file.display());
     let expand = |s: &str, at: &dyn Fn(&str, &str) -> String, field: &str| expand(s, at, field, whose);
     if name.trim().is_empty() || name.chars().any(char::is_control) {
         return Err(format!("{}: a server name must be non-empty printable text, got {name:?}", file.display()));
@@ -522,7 +523,7 @@ mod tests {
         assert!(matches!(&s.unwrap()[0].kind, Kind::Http { sse: true, .. }));
         // Errors say where in it.
         let e = p(r#"{"mcpServers": {"docs": {"transport": {"type": "stdio"}}}}"#).unwrap_err();
-        assert!(e.contains("server \"docs\": field transport.\"command\": is required for a stdio server"), "{e}");
+        assert!(e.contains("server \"docs\": field \"transport.command\": is required for a stdio server"), "{e}");
         let e = p(r#"{"mcpServers": {"docs": {"transport": {"type": "stdio", "command": "c", "args": "a"}}}}"#)
             .unwrap_err();
         assert!(e.contains("server \"docs\": field \"transport.args\": must be a list of strings"), "{e}");

@@ -13,7 +13,8 @@
 //! `crate::run::llm::tool_specs` (the native definitions' type), [`crate::run::ui`]
 //! (prompts, interrupt registration, key names), [`crate::run::session::events`], and
 //! `crate::run::prompt` (the base system prompt), `crate::run::clock`,
-//! `crate::run::trusted_file` (reading the settings), `crate::run::spawn` (starting a server),
+//! `crate::run::trusted_file` (reading the settings), `crate::run::places` (where the Cline
+//! CLI's settings are), `crate::run::spawn` (starting a server),
 //! `crate::run::built` (what a build without MCP says).
 
 pub(crate) mod client;

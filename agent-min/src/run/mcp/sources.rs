@@ -30,12 +30,14 @@ pub(crate) fn config_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|h| h.join(".config/agent-min")))
 }
 
-/// The Cline CLI's MCP settings, `~/.cline/data/settings/cline_mcp_settings.json` (Cline
-/// v4.0.10's `docs/getting-started/config.mdx`), read after agent-min's own when there is no
-/// `--mcp-config`.
+/// The Cline CLI's MCP settings, read after agent-min's own when there is no `--mcp-config`:
+/// where its `resolveMcpSettingsPath` finds them — `$CLINE_MCP_SETTINGS_PATH`, else
+/// `settings/cline_mcp_settings.json` in `$CLINE_DATA_DIR`, else in `data` of Cline's home
+/// folder (`~/.cline/data/settings/…`; absolute paths only).
 pub(crate) fn cline_cli_file() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-    Some(PathBuf::from(home).join(".cline/data/settings/cline_mcp_settings.json"))
+    let var = |k: &str| std::env::var_os(k).map(PathBuf::from).filter(|p| p.is_absolute());
+    let data = || var("CLINE_DATA_DIR").or_else(|| Some(crate::run::places::cline_dir()?.join("data")));
+    var("CLINE_MCP_SETTINGS_PATH").or_else(|| Some(data()?.join("settings").join("cline_mcp_settings.json")))
 }
 
 /// The servers of a run: from `files` (or the user default), plus the workspace's file if
@@ -70,28 +72,13 @@ pub(crate) fn load(
         });
         let parsed = read.and_then(|text| config::parse(&text, f));
         // Another program's file that agent-min cannot use does not stop the run.
-        let mut listed = match parsed {
+        let listed = match parsed {
             Err(e) if cline_cli.as_ref() == Some(f) => {
                 term.warn(&format!("MCP: the Cline CLI's settings are left out: {e}"));
                 continue;
             }
             other => other?,
         };
-        if cline_cli.as_ref() == Some(f) {
-            // Both default files may well hold the same server: agent-min's own wins.
-            listed.retain(|s| match servers.iter().find(|o| o.name == s.name) {
-                Some(o) => {
-                    term.info(&format!(
-                        "MCP: server \"{}\" of {} is left out: {} defines it too.",
-                        s.name,
-                        f.display(),
-                        o.file.display()
-                    ));
-                    false
-                }
-                None => true,
-            });
-        }
         servers.extend(listed);
     }
     let ws_file = workspace.join(WORKSPACE_FILE);
@@ -103,6 +90,19 @@ pub(crate) fn load(
         Ok(_) => {}
         Err(e) if e.is_empty() => {}
         Err(e) => term.warn(&format!("MCP: the workspace's settings are ignored: {e}")),
+    }
+    // The Cline CLI's file may well name a server another file names too: the other wins.
+    if let Some(cli) = &cline_cli {
+        let others: Vec<(String, PathBuf)> =
+            servers.iter().filter(|s| &s.file != cli).map(|s| (s.name.clone(), s.file.clone())).collect();
+        servers.retain(|s| match others.iter().find(|(name, _)| *name == s.name).filter(|_| &s.file == cli) {
+            Some((_, other)) => {
+                let (name, cli, other) = (&s.name, cli.display(), other.display());
+                term.info(&format!("MCP: server \"{name}\" of {cli} is left out: {other} defines it too."));
+                false
+            }
+            None => true,
+        });
     }
     for (i, s) in servers.iter().enumerate() {
         if let Some(first) = servers[..i].iter().find(|o| o.name == s.name) {

@@ -12,7 +12,7 @@ use crate::run::trusted_file::{self, Links};
 
 /// The documents directory, as Cline finds it; `None` without `$HOME`.
 pub(crate) fn documents_dir() -> Option<PathBuf> {
-    let home = PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?);
+    let home = crate::run::places::home_dir()?;
     let path = std::env::var_os("PATH").unwrap_or_default();
     if cfg!(target_os = "linux") && on_path("xdg-user-dir", &path) {
         let dirs = super::rules::config_dir().map(|c| c.join("user-dirs.dirs"));

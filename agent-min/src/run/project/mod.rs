@@ -8,7 +8,8 @@
 //! directories. May use: [`crate::run::llm`] (message types), [`crate::run::tools`] (`Call`, the
 //! tool names, `.clineignore`, the directories never entered), [`crate::run::session::events`],
 //! [`crate::run::ui`], `crate::run::trusted_file` (reading what the workspace holds),
-//! `crate::run::spawn` (running a hook), `crate::run::built` (what a build without hooks says).
+//! `crate::run::spawn` (running a hook), `crate::run::built` (what a build without hooks says),
+//! `crate::run::places` (the home directory, Cline's home folder).
 
 pub(crate) mod conditionals;
 mod context;
@@ -83,6 +84,7 @@ impl Flags {
             trust: self.trust_workspace,
             timeout: self.hook_timeout.unwrap_or(hooks::DEFAULT_TIMEOUT),
             global_dir: hooks::Config::default_global_dir(),
+            cline_cli_dir: hooks::Config::default_cline_cli_dir(),
             state_dir,
         };
         Ok(Project::new(root, sources, hooks::Hooks::new(root, cfg, meta)))
@@ -126,7 +128,7 @@ impl Project {
         if self.sources.no_rules {
             return Vec::new();
         }
-        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+        let home = crate::run::places::home_dir();
         if !skills::BUILT_IN {
             if skills::any_folder(&self.root, home.as_deref()) {
                 let why = crate::run::built::not_built_in("skills", "Skills (a skills folder is here)");
@@ -338,6 +340,7 @@ mod tests {
             trust: false,
             timeout: hooks::DEFAULT_TIMEOUT,
             global_dir: None,
+            cline_cli_dir: None,
             state_dir: None,
         };
         let hooks = hooks::Hooks::new(d.path(), cfg, Default::default());

@@ -87,15 +87,14 @@ impl Sources {
     /// The default global directories, from the environment.
     pub(crate) fn from_env(extra_files: Vec<PathBuf>, no_rules: bool) -> Sources {
         let mut global_dirs = Vec::new();
-        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         if let Some(docs) = documents_dir() {
             global_dirs.push((docs.join("Cline").join("Rules"), Layout::Extension));
         }
-        global_dirs.extend(home.as_ref().map(|h| (h.join(".cline").join("rules"), Layout::Cli)));
+        global_dirs.extend(crate::run::places::cline_dir().map(|d| (d.join("rules"), Layout::Cli)));
         if let Some(cfg) = config_dir() {
             global_dirs.push((cfg.join("agent-min").join("rules"), Layout::Extension));
         }
-        let global_agents = home.map(|h| h.join(".agents").join("AGENTS.md"));
+        let global_agents = crate::run::places::home_dir().map(|h| h.join(".agents").join("AGENTS.md"));
         Sources { global_dirs, global_agents, extra_files, no_rules }
     }
 
@@ -272,13 +271,23 @@ pub(crate) enum Layout {
 impl Layout {
     /// The files of `dir` that count, in the order they are read.
     pub(super) fn files(self, dir: &Path) -> Vec<PathBuf> {
-        let markdown = |f: &PathBuf| {
-            let ext = f.extension().and_then(|e| e.to_str()).unwrap_or_default();
-            ["md", "markdown", "txt"].iter().any(|m| ext.eq_ignore_ascii_case(m)) && f.parent() == Some(dir)
-        };
         match self {
             Layout::Extension => read_directory(dir, &[]),
-            Layout::Cli => read_directory(dir, &[]).into_iter().filter(markdown).collect(),
+            Layout::Cli => {
+                let markdown = |name: &str| {
+                    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+                    ["md", "markdown", "txt"].iter().any(|m| ext.eq_ignore_ascii_case(m))
+                };
+                let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+                let mut files: Vec<_> = rd
+                    .filter_map(Result::ok)
+                    .take(MAX_DIRECTORY_ENTRIES)
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                    .filter(|e| e.file_name().to_str().is_some_and(markdown))
+                    .collect();
+                files.sort_by_key(|e| e.file_name());
+                files.into_iter().map(|e| e.path()).collect()
+            }
         }
     }
 }
@@ -435,7 +444,7 @@ pub(super) fn config_dir() -> Option<PathBuf> {
     std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".config")))
+        .or_else(|| Some(crate::run::places::home_dir()?.join(".config")))
 }
 
 #[cfg(test)]

@@ -76,8 +76,7 @@ impl Dirs {
     /// The global directories in this environment.
     pub(crate) fn from_env() -> Dirs {
         let documents = rules::documents_dir().map(|d| (d.join("Cline").join("Workflows"), Layout::Extension));
-        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-        let cli = home.map(|h| (h.join(".cline").join("workflows"), Layout::Cli));
+        let cli = crate::run::places::cline_dir().map(|d| (d.join("workflows"), Layout::Cli));
         Dirs { global: documents.into_iter().chain(cli).collect() }
     }
 }

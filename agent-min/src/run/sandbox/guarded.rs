@@ -15,12 +15,12 @@ use std::path::{Path, PathBuf};
 /// (a bind mount needs something to bind; Cline creates its own folders too) — else a run
 /// could plant there what the next one trusts; without, it is returned as far as it resolves
 /// (the file tools still refuse it). A candidate that is a root or holds one is left out: the
-/// person chose to work there.
+/// person chose to work there; so is one inside a candidate already guarded.
 pub(crate) fn inside(candidates: &[PathBuf], roots: &[PathBuf], create: bool) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for c in candidates {
         let real = real_path(c);
-        if !roots.iter().any(|r| real.starts_with(r) && real != *r) {
+        if !roots.iter().any(|r| real.starts_with(r) && real != *r) || out.iter().any(|o| real.starts_with(o)) {
             continue;
         }
         let made = create && std::fs::create_dir_all(&real).is_ok();
@@ -83,6 +83,13 @@ mod tests {
         assert_eq!(guarded, candidates[..3]);
         assert!(guarded.iter().all(|d| d.is_dir()), "created, to be bound read-only");
         assert!(!outside.path().join("state").exists());
+        // A folder inside a guarded one is guarded with it; inside a writable directory that
+        // is not, on its own (`--sandbox-allow-write ~/.cline/data`).
+        let settings = root.join(".cline/data/settings");
+        let nested = [root.join(".cline"), settings.clone()];
+        assert_eq!(inside(&nested, std::slice::from_ref(&root), true), [root.join(".cline")]);
+        let data = root.join(".cline/data");
+        assert_eq!(inside(&nested, &[data], true), [settings]);
         // Reached through a link into the root, it is guarded by its real path.
         std::os::unix::fs::symlink(root.join("Documents"), outside.path().join("docs")).unwrap();
         let linked = inside(&[outside.path().join("docs/Cline")], std::slice::from_ref(&root), false);

@@ -497,11 +497,15 @@ pub fn agent_cmd(sub: &str, cwd: &Path, args: &[&str], envs: &[(&str, &str)], st
     cmd
 }
 
-/// The tests' environment for agent-min (or a program that starts it): `XDG_STATE_HOME` and
-/// `XDG_CONFIG_HOME` under `state`, the test key, no other provider's key or base URL, no colour.
+/// The tests' environment for agent-min (or a program that starts it): `XDG_STATE_HOME`,
+/// `XDG_CONFIG_HOME` and Cline's home folder (`CLINE_DIR`: the Cline CLI's rules, workflows and
+/// MCP servers) under `state`, the test key, no other provider's key or base URL, no colour.
 pub fn agent_env<'a>(cmd: &'a mut Command, state: &Path) -> &'a mut Command {
     cmd.env("XDG_STATE_HOME", state)
         .env("XDG_CONFIG_HOME", state.join("config"))
+        .env("CLINE_DIR", state.join("cline"))
+        .env_remove("CLINE_DATA_DIR")
+        .env_remove("CLINE_MCP_SETTINGS_PATH")
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENROUTER_API_KEY")
         .env_remove("OPENAI_BASE_URL")

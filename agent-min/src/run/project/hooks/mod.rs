@@ -132,6 +132,8 @@ pub(crate) struct Config {
     pub timeout: Duration,
     /// The global hooks directory.
     pub global_dir: Option<PathBuf>,
+    /// The Cline CLI's global hooks directory (`~/.cline/hooks`): its hooks are named, not run.
+    pub cline_cli_dir: Option<PathBuf>,
     /// Where approvals are remembered.
     pub state_dir: Option<PathBuf>,
 }
@@ -140,6 +142,11 @@ impl Config {
     /// The global hooks directory Cline uses: `Cline/Hooks` in the documents directory.
     pub(crate) fn default_global_dir() -> Option<PathBuf> {
         super::rules::documents_dir().map(|d| d.join("Cline").join("Hooks"))
+    }
+
+    /// The Cline CLI's global hooks directory: `hooks` in Cline's home folder.
+    pub(crate) fn default_cline_cli_dir() -> Option<PathBuf> {
+        crate::run::places::cline_dir().map(|d| d.join("hooks"))
     }
 }
 
@@ -278,9 +285,9 @@ impl Hooks {
             cline_cli: Vec::new(),
         };
         if hooks.cfg.enabled {
-            let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-            let dirs = [Some(root.join(".cline/hooks")), home.map(|h| h.join(".cline/hooks"))];
+            let dirs = [Some(root.join(".cline/hooks")), hooks.cfg.cline_cli_dir.clone()];
             hooks.cline_cli = dirs.into_iter().flatten().filter(|d| cline_cli_hooks(d)).collect();
+            hooks.cline_cli.dedup();
         }
         if !BUILT_IN {
             hooks.not_run = Hook::ALL
@@ -320,6 +327,7 @@ impl Hooks {
             trust: false,
             timeout: DEFAULT_TIMEOUT,
             global_dir: None,
+            cline_cli_dir: None,
             state_dir: None,
         };
         Hooks::new(root, cfg, input::Meta::default())
@@ -435,7 +443,7 @@ impl Hooks {
             self.warn_once(
                 term,
                 format!(
-                    "The hooks in {} are the Cline CLI's (its own events and input) and do not run: agent-min runs Cline's extension hooks, from `.clinerules/hooks/` and `Documents/Cline/Hooks/`.",
+                    "The hooks in {} are the Cline CLI's (its own events and input) and do not run: agent-min runs only Cline's extension hooks, from `.clinerules/hooks/` and `Documents/Cline/Hooks/`.",
                     visible(&self.shown(&dir))
                 ),
             );
@@ -656,6 +664,7 @@ mod not_built_in {
             trust: true,
             timeout: DEFAULT_TIMEOUT,
             global_dir: None,
+            cline_cli_dir: None,
             state_dir: None,
         };
         let mut hooks = Hooks::new(ws.path(), cfg, input::Meta::default());
@@ -713,6 +722,7 @@ mod tests {
             trust: false,
             timeout: DEFAULT_TIMEOUT,
             global_dir: None,
+            cline_cli_dir: None,
             state_dir: None,
         };
         let mut hooks = Hooks::new(ws.path(), cfg.clone(), input::Meta::default());
@@ -730,8 +740,15 @@ mod tests {
         Hooks::new(ws.path(), cfg.clone(), input::Meta::default()).check(&mut term);
         assert!(!buf.text().contains(".cline/hooks"), "{}", buf.text());
         crate::run::test_files::write(ws.path(), ".cline/hooks/taskstart", "");
-        Hooks::new(ws.path(), Config { enabled: false, ..cfg }, input::Meta::default()).check(&mut term);
+        Hooks::new(ws.path(), Config { enabled: false, ..cfg.clone() }, input::Meta::default()).check(&mut term);
         assert!(!buf.text().contains(".cline/hooks"), "{}", buf.text());
+        // The CLI's global directory (`~/.cline/hooks`) is named by its whole path.
+        let global = tempfile::tempdir().unwrap();
+        crate::run::test_files::write(global.path(), "TaskComplete.py", "");
+        let cfg = Config { cline_cli_dir: Some(global.path().to_path_buf()), ..cfg };
+        Hooks::new(ws.path(), cfg, input::Meta::default()).check(&mut term);
+        let said = buf.text();
+        assert!(said.contains(&format!("The hooks in {} are the Cline CLI's", global.path().display())), "{said}");
     }
 
     /// An executable file `body` at `path`.
@@ -751,6 +768,7 @@ mod tests {
             trust: true,
             timeout: DEFAULT_TIMEOUT,
             global_dir: Some(global.to_path_buf()),
+            cline_cli_dir: None,
             state_dir: None,
         };
         Hooks::new(ws, cfg, input::Meta::default())
