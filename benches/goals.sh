@@ -216,11 +216,11 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # model) and Claude's thinking there, the Cline CLI's flags and piped task, an editor's question
 # answered by the next prompt, a cancel a following prompt undid, an editor's MCP servers in
 # the session's directory: 10 KB, 6 KB of it in the minimal agent's parts.
-# Raised to 4.705 MB on 2026-12-06, at 4,702,200 B: the Cline CLI's layout (.cline/rules,
-# .cline/workflows, ~/.cline's rules, workflows and MCP settings with their nested transport, its
-# hooks named), an editor's refused prompt rolled back as ACP says, a refusal after the first
-# tool seen: 17 KB, 13 KB of it in the minimal agent's parts.)
-line binary "  the same, no larger than today (ceiling 4.705 MB)" "$(mb "$b")" "$(is "$b <= 4705000")" must
+# Raised to 4.71 MB on 2026-12-06, at 4,708,024 B: the Cline CLI's layout (.cline/rules,
+# .cline/workflows, ~/.cline's rules, workflows and MCP settings with their nested transport and
+# CLINE_DIR, its hooks named, the folders guarded), an editor's refused prompt rolled back as
+# ACP says, a refusal after the first tool seen: 23 KB, 19 KB of it in the minimal agent's parts.)
+line binary "  the same, no larger than today (ceiling 4.71 MB)" "$(mb "$b")" "$(is "$b <= 4710000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -264,10 +264,10 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # Raised to 3.027 MB on 2026-12-06, at 3,024,328 B: the same reviews' fixes (above) in the
 # minimal agent's own parts — the OpenRouter provider and its thinking, the CLI's flags, the
 # piped task: 6 KB.
-# Raised to 3.04 MB on 2026-12-06, at 3,037,304 B: the Cline CLI's rules, workflows and MCP
-# settings, which the minimal agent reads (or names, for MCP) as the default one does, and the
-# roll-back of an editor's refused prompt in the loop: 13 KB.)
-line binary "  the same, no larger than today (ceiling 3.04 MB)" "$(mb "$m")" "$(is "$m <= 3040000")" must
+# Raised to 3.045 MB on 2026-12-06, at 3,043,256 B: the Cline CLI's rules, workflows and MCP
+# settings, which the minimal agent reads (or names, for MCP) as the default one does, the
+# folders guarded, and the roll-back of an editor's refused prompt in the loop: 19 KB.)
+line binary "  the same, no larger than today (ceiling 3.045 MB)" "$(mb "$m")" "$(is "$m <= 3045000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
