@@ -117,7 +117,7 @@ impl Project {
     /// as Cline's `parseSlashCommands` reads it (see `workflows.rs`).
     pub(crate) fn workflow(&mut self, words: &str, term: &mut Term) -> Option<workflows::Expanded> {
         let mut reader = rules::Reader::new();
-        let found = workflows::expand(words, &self.root, &workflows::Dirs::from_env(), &mut reader);
+        let found = workflows::expand(words, &self.root, &workflows::global_dirs(), &mut reader);
         self.warn(reader.warnings, term);
         found
     }

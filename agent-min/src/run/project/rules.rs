@@ -151,7 +151,7 @@ pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut 
     // In the home directory the workspace's `.cline/rules/` is the global one, already sent.
     let cli_rules = root.join(".cline").join("rules");
     if !src.global_dirs.iter().any(|(g, _)| same_dir(g, &cli_rules)) {
-        out.extend(cline_cli_rules(root, &cwd, paths, warn));
+        out.extend(cline_cli_rules(&cli_rules, root, &cwd, paths, warn));
     }
     out.extend(cursor_rules(root, &cwd, warn));
     if let Some(text) = read_trimmed(&root.join(".windsurfrules"), warn) {
@@ -188,12 +188,11 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 
 /// The rule files of `.cline/rules/` as the Cline CLI finds them ([`Layout::Cli`]), read as
 /// `.clinerules/` files are: frontmatter conditionals applied.
-fn cline_cli_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Reader) -> Option<String> {
-    let dir = root.join(".cline").join("rules");
-    if !dir.is_dir() || !directory_inside(&dir, warn) {
+fn cline_cli_rules(dir: &Path, root: &Path, cwd: &str, paths: &[String], warn: &mut Reader) -> Option<String> {
+    if !dir.is_dir() || !directory_inside(dir, warn) {
         return None;
     }
-    let content = total_content(&Layout::Cli.files(&dir), root, paths, warn);
+    let content = total_content(&Layout::Cli.files(dir), root, paths, warn);
     (!content.is_empty()).then(|| texts::cline_cli_directory(cwd, &content))
 }
 

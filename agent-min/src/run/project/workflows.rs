@@ -33,7 +33,7 @@ pub(crate) struct Expanded {
 /// The workflow the first command of `words` (the person's own words: the task, or a later
 /// prompt — never text a tool or the workspace put in the message) names, if it names one.
 /// `global` holds the global workflows directories.
-pub(crate) fn expand(words: &str, root: &Path, global: &Dirs, warn: &mut Reader) -> Option<Expanded> {
+pub(crate) fn expand(words: &str, root: &Path, global: &[(PathBuf, Layout)], warn: &mut Reader) -> Option<Expanded> {
     let (at, name) = command(words)?;
     let body = workflow(name, root, global, warn)?;
     let instructions = format!("<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n");
@@ -66,19 +66,12 @@ fn slash_command(content: &str) -> Option<(usize, &str)> {
     })
 }
 
-/// The global workflow directories, and which of their files count.
-pub(crate) struct Dirs {
-    /// Cline's `Documents/Cline/Workflows`, then the Cline CLI's `~/.cline/workflows`.
-    pub global: Vec<(PathBuf, Layout)>,
-}
-
-impl Dirs {
-    /// The global directories in this environment.
-    pub(crate) fn from_env() -> Dirs {
-        let documents = rules::documents_dir().map(|d| (d.join("Cline").join("Workflows"), Layout::Extension));
-        let cli = crate::run::places::cline_dir().map(|d| (d.join("workflows"), Layout::Cli));
-        Dirs { global: documents.into_iter().chain(cli).collect() }
-    }
+/// The global workflow directories in this environment, and which of their files count:
+/// Cline's `Documents/Cline/Workflows`, then the Cline CLI's `~/.cline/workflows`.
+pub(crate) fn global_dirs() -> Vec<(PathBuf, Layout)> {
+    let documents = rules::documents_dir().map(|d| (d.join("Cline").join("Workflows"), Layout::Extension));
+    let cli = crate::run::places::cline_dir().map(|d| (d.join("workflows"), Layout::Cli));
+    documents.into_iter().chain(cli).collect()
 }
 
 /// The trimmed text (maybe empty) of the workflow file named `name`, looked for in the
@@ -87,12 +80,12 @@ impl Dirs {
 /// its extension, as the Cline CLI names every workflow. A file of the CLI's directories is
 /// sent without its frontmatter, as the CLI sends it. A workspace file must resolve inside the
 /// workspace.
-fn workflow(name: &str, root: &Path, global: &Dirs, warn: &mut Reader) -> Option<String> {
+fn workflow(name: &str, root: &Path, global: &[(PathBuf, Layout)], warn: &mut Reader) -> Option<String> {
     let local = [
         (root.join(".clinerules").join("workflows"), Layout::Extension, true),
         (root.join(".cline").join("workflows"), Layout::Cli, true),
     ];
-    let global = global.global.iter().map(|(d, l)| (d.clone(), *l, false));
+    let global = global.iter().map(|(d, l)| (d.clone(), *l, false));
     let mut listed = Vec::new();
     for (dir, layout, workspace) in local.into_iter().chain(global) {
         if !dir.is_dir() {
@@ -128,7 +121,7 @@ mod tests {
     use crate::run::test_files::write;
 
     fn run(words: &str, root: &Path, global: Option<&Path>) -> Option<Expanded> {
-        let global = Dirs { global: global.map(|g| (g.to_path_buf(), Layout::Extension)).into_iter().collect() };
+        let global: Vec<_> = global.map(|g| (g.to_path_buf(), Layout::Extension)).into_iter().collect();
         expand(words, root, &global, &mut Reader::new())
     }
 
@@ -187,7 +180,7 @@ mod tests {
         std::fs::create_dir_all(ws.join(".clinerules")).unwrap();
         std::os::unix::fs::symlink(d.path().join("outside"), ws.join(".clinerules/workflows")).unwrap();
         let mut reader = Reader::new();
-        assert_eq!(expand("/x.md", &ws, &Dirs { global: Vec::new() }, &mut reader), None);
+        assert_eq!(expand("/x.md", &ws, &[], &mut reader), None);
         assert!(reader.warnings.iter().any(|w| w.contains("not read")), "{:?}", reader.warnings);
     }
 
@@ -217,7 +210,7 @@ mod tests {
         write(d.path(), ".clinerules/workflows/plain.md", "---\nkept: yes\n---\nplain");
         write(g.path(), "audit.md", "global audit");
         write(g.path(), "release", "not a workflow of the CLI");
-        let global = Dirs { global: vec![(g.path().to_path_buf(), Layout::Cli)] };
+        let global = [(g.path().to_path_buf(), Layout::Cli)];
         let expand = |words: &str| expand(words, d.path(), &global, &mut Reader::new()).map(|e| e.instructions);
         let tagged = |name: &str, body: &str| {
             Some(format!("<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n"))
