@@ -20,7 +20,11 @@ pub(crate) enum Value {
     Str(String),
     /// A list of values.
     List(Vec<Value>),
-    /// A number, boolean, null or map: present, but not a string or list.
+    /// `true` or `false` (in js-yaml's spellings).
+    Bool(bool),
+    /// Null: `null`, `~`, or nothing after the key.
+    Null,
+    /// A number or map: present, but not a string, list, boolean or null.
     Other,
 }
 
@@ -144,7 +148,7 @@ fn load(yaml: &str) -> Result<Vec<(String, Value)>, String> {
             }
             parts.extend(more.iter().map(|l| strip_plain_comment(l).trim().to_string()));
             match plain(&fold(&parts)).map_err(|e| format!("{e} (line {n})"))? {
-                Value::Other => Value::Str(fold(&parts)),
+                Value::Other | Value::Bool(_) | Value::Null => Value::Str(fold(&parts)),
                 v => v,
             }
         } else if rest.starts_with(['"', '\'', '[', '{']) {
@@ -374,7 +378,7 @@ fn code_end(line: &str, quote: &mut Option<char>, prev: &mut Option<char>) -> us
 fn block(lines: &[&str], first: usize) -> Result<Value, String> {
     let content: Vec<(usize, &str)> =
         lines.iter().enumerate().filter(|(_, l)| !is_blank(l)).map(|(j, l)| (first + j + 1, *l)).collect();
-    let Some(&(_, head)) = content.first() else { return Ok(Value::Other) };
+    let Some(&(_, head)) = content.first() else { return Ok(Value::Null) };
     let indent = head.len() - head.trim_start().len();
     if !head.trim_start().starts_with('-') {
         let text = head.trim_start();
@@ -406,13 +410,13 @@ fn block(lines: &[&str], first: usize) -> Result<Value, String> {
         };
         let item = strip_anchor(item.trim_start()).map_err(|e| format!("{e} (line {n})"))?;
         items.push(if strip_comment(item).trim().is_empty() {
-            Value::Other
+            Value::Null
         } else if let Some(more) = plain_item_lines(item, lines, indent, first, &mut j)? {
             // A plain item over several lines: folded, as a key's plain value is.
             let mut parts = vec![strip_plain_comment(item).trim().to_string()];
             parts.extend(more);
             match plain(&fold(&parts)).map_err(|e| format!("{e} (line {n})"))? {
-                Value::Other => Value::Str(fold(&parts)),
+                Value::Other | Value::Bool(_) | Value::Null => Value::Str(fold(&parts)),
                 v => v,
             }
         } else {
@@ -486,7 +490,7 @@ fn scalar_or_flow(s: &str) -> Result<Value, String> {
     }
     let s = strip_anchor(s)?;
     if s.is_empty() {
-        return Ok(Value::Other); // `&a` alone: null
+        return Ok(Value::Null); // `&a` alone
     }
     if s.starts_with(['[', '{', '"', '\'']) {
         let (value, rest) = flow_value(s)?;
@@ -534,9 +538,13 @@ fn plain(s: &str) -> Result<Value, String> {
     }
     // (Rust reads `inf` and `NaN` as numbers; js-yaml's JSON schema does not.)
     let number = s.parse::<f64>().is_ok() && !s.chars().any(|c| c.is_ascii_alphabetic() && !matches!(c, 'e' | 'E'));
-    let json_like =
-        matches!(s, "null" | "Null" | "NULL" | "~" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE") || number;
-    Ok(if json_like { Value::Other } else { Value::Str(s.to_string()) })
+    Ok(match s {
+        "null" | "Null" | "NULL" | "~" => Value::Null,
+        "true" | "True" | "TRUE" => Value::Bool(true),
+        "false" | "False" | "FALSE" => Value::Bool(false),
+        _ if number => Value::Other,
+        _ => Value::Str(s.to_string()),
+    })
 }
 
 /// A quoted string at the start of `s`: (value, rest). Over several lines it is folded as
@@ -732,11 +740,11 @@ mod tests {
             assert!(f.parse_error.is_some() && f.body == text, "{yaml}: {f:?}");
         }
         assert_eq!(v("d: &a\n  - web/**"), strs(&["web/**"]));
-        assert_eq!(v("d:\n  - &a web/**\n  - &b\n  - b"), Value::List(vec![s("web/**"), Value::Other, s("b")]));
+        assert_eq!(v("d:\n  - &a web/**\n  - &b\n  - b"), Value::List(vec![s("web/**"), Value::Null, s("b")]));
         assert_eq!(v("d: &a [web/**, &b \"x\"]"), strs(&["web/**", "x"]));
         assert_eq!(v("d: &a web/**"), s("web/**"));
         assert_eq!(v("d: &a 'q'"), s("q"));
-        assert_eq!(v("d: &a"), Value::Other);
+        assert_eq!(v("d: &a"), Value::Null);
         assert_eq!(v("d: a*b"), s("a*b"));
         assert_eq!(v("d: -a"), s("-a"));
         for yaml in ["- a", "paths:[\"src/**\"]", "just text"] {
@@ -770,12 +778,30 @@ mod tests {
         assert_eq!(f.body, "Body");
     }
 
+    /// The Cline CLI reads `disabled:` and `enabled:` as booleans, and a null as absent.
+    #[test]
+    fn booleans_and_nulls_in_js_yamls_spellings() {
+        for (text, want) in [
+            ("true", Value::Bool(true)),
+            ("TRUE", Value::Bool(true)),
+            ("False", Value::Bool(false)),
+            ("~", Value::Null),
+            ("Null", Value::Null),
+            ("", Value::Null),
+            ("yes", Value::Str("yes".into())),
+            ("'true'", Value::Str("true".into())),
+            ("[true, null]", Value::List(vec![Value::Bool(true), Value::Null])),
+        ] {
+            assert_eq!(parse(&format!("---\nd: {text}\n---\nx")).data[0].1, want, "{text:?}");
+        }
+    }
+
     #[test]
     fn json_values_are_not_strings() {
         let f = parse("---\ncount: 42\nenabled: true\ntags:\n  - \"a\"\n  - \"b\"\n---\nContent");
         assert_eq!(f.parse_error, None);
         assert_eq!(f.data[0].1, Value::Other);
-        assert_eq!(f.data[1].1, Value::Other);
+        assert_eq!(f.data[1].1, Value::Bool(true));
         assert_eq!(f.data[2].1, strs(&["a", "b"]));
     }
 
@@ -902,7 +928,7 @@ mod tests {
         assert_eq!(v("d: [a]#c\nx: 1"), Value::List(vec![s("a")]));
         assert_eq!(v("d: b c\n  'y #c"), s("b c 'y"));
         assert_eq!(v("d: a\n  'b # c"), s("a 'b"));
-        assert_eq!(v("d:\n  true"), Value::Other);
+        assert_eq!(v("d:\n  true"), Value::Bool(true));
         assert_eq!(v("d:\n  1\n  2"), s("1 2"));
         // In a block list, and on the lines after the key.
         assert_eq!(v("d:\n  - \"a\n    b\"\n  - c"), ab("a b", "c"));

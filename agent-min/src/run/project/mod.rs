@@ -1,5 +1,5 @@
 //! The project's own setup, as Cline reads it: rules (`rules`, with `frontmatter` and
-//! `conditionals`), skills (`skills`), workflows (`workflows`) and hooks (`hooks`, called at
+//! `conditionals`; the Cline CLI's files as it reads them, `cli_file`), skills (`skills`), workflows (`workflows`) and hooks (`hooks`, called at
 //! Cline's points by `lifecycle`). The texts
 //! are Cline's (`texts`). `.clineignore`, which walls files off from the tools, is
 //! `crate::run::tools::clineignore`; this module adds its section to the prompt.
@@ -11,6 +11,7 @@
 //! `crate::run::spawn` (running a hook), `crate::run::built` (what a build without hooks says),
 //! `crate::run::places` (the home directory, Cline's home folder).
 
+mod cli_file;
 pub(crate) mod conditionals;
 mod context;
 mod documents;

@@ -23,6 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::cli_file;
 use super::conditionals;
 use super::frontmatter;
 use super::texts;
@@ -126,7 +127,10 @@ pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut 
         for (dir, layout) in &src.global_dirs {
             if dir.is_dir() {
                 let files = layout.files(dir);
-                let content = total_content(&files, dir, paths, warn);
+                let content = match layout {
+                    Layout::Extension => total_content(&files, dir, paths, warn),
+                    Layout::Cli => cli_content(&files, dir, paths, warn),
+                };
                 if !content.is_empty() {
                     out.push(texts::global_directory(&posix(dir), &content));
                 }
@@ -186,13 +190,13 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
-/// The rule files of `.cline/rules/` as the Cline CLI finds them ([`Layout::Cli`]), read as
-/// `.clinerules/` files are: frontmatter conditionals applied.
+/// The rule files of `.cline/rules/` as the Cline CLI finds and reads them ([`Layout::Cli`],
+/// [`cli_content`]).
 fn cline_cli_rules(dir: &Path, root: &Path, cwd: &str, paths: &[String], warn: &mut Reader) -> Option<String> {
     if !dir.is_dir() || !directory_inside(dir, warn) {
         return None;
     }
-    let content = total_content(&Layout::Cli.files(dir), root, paths, warn);
+    let content = cli_content(&Layout::Cli.files(dir), root, paths, warn);
     (!content.is_empty()).then(|| texts::cline_cli_directory(cwd, &content))
 }
 
@@ -336,6 +340,29 @@ fn total_content(files: &[PathBuf], base: &Path, paths: &[String], warn: &mut Re
         .filter_map(|f| {
             let raw = read_trimmed(f, warn)?;
             rule_part(&relative(f, base), &raw, paths)
+        })
+        .collect();
+    parts.join("\n\n")
+}
+
+/// The rule files of one of the Cline CLI's directories as it reads them ([`cli_file`]): a
+/// file its frontmatter turns off (`disabled: true`) is left out, as is one the CLI refuses,
+/// with a warning that says why; the others as `.clinerules/` files are read (frontmatter
+/// conditionals applied).
+fn cli_content(files: &[PathBuf], base: &Path, paths: &[String], warn: &mut Reader) -> String {
+    let parts: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let raw = read_text(f, warn)?;
+            let stem = f.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default();
+            match cli_file::read(&raw, &stem, cli_file::Kind::Rule) {
+                Ok(rule) if rule.disabled => None,
+                Ok(_) => rule_part(&relative(f, base), &raw, paths),
+                Err(why) => {
+                    warn.warnings.push(format!("{}: not used, as the Cline CLI does not use it: {why}", f.display()));
+                    None
+                }
+            }
         })
         .collect();
     parts.join("\n\n")
@@ -686,6 +713,36 @@ mod tests {
         let src = Sources { global_dirs: vec![(r.join(".cline/rules"), Layout::Cli)], ..Sources::default() };
         let s = sections(&r.join(".clinerules"), &src, &[], &mut Reader::new());
         assert!(s[0].ends_with("\n\nb.md\ncli rule\n\nc.TXT\ntext rule"), "{}", s[0]);
+    }
+
+    /// A rule the Cline CLI turns off (`disabled: true`, `enabled: false`) or refuses (a
+    /// `disabled` that is no boolean, frontmatter that does not parse, no body) is not sent
+    /// from its directories, the refused ones named in a warning; `.clinerules/` files, which
+    /// the extension reads, keep theirs.
+    #[test]
+    fn the_cline_clis_rules_that_it_turns_off_or_refuses_are_not_sent() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        write(r, ".clinerules/off.md", "---\ndisabled: true\n---\nthe extension reads it");
+        write(r, ".cline/rules/a.md", "---\nname: kept\ndisabled: false\n---\nkept rule");
+        write(r, ".cline/rules/b.md", "---\ndisabled: true\n---\nturned off");
+        write(r, ".cline/rules/c.md", "---\nenabled: false\n---\nturned off too");
+        write(r, ".cline/rules/d.md", "---\ndisabled: yes\n---\nrefused");
+        write(r, ".cline/rules/e.md", "---\npaths: [unclosed\n---\nrefused");
+        write(r, ".cline/rules/f.md", "---\ndescription: nothing else\n---\n");
+        let mut warn = Reader::new();
+        let s = sections(r, &none(), &[], &mut warn);
+        assert_eq!(s.len(), 2, "{s:?}");
+        assert!(s[0].ends_with("off.md\nthe extension reads it"), "{}", s[0]);
+        assert!(s[1].ends_with("\n\n.cline/rules/a.md\nkept rule"), "{}", s[1]);
+        let refused: Vec<&String> = warn.warnings.iter().filter(|w| w.contains("not used, as the Cline CLI")).collect();
+        assert_eq!(refused.len(), 3, "{:?}", warn.warnings);
+        assert!(refused[0].contains("d.md") && refused[0].ends_with("Frontmatter field 'disabled' must be a boolean."));
+        assert!(
+            refused[1].contains("e.md: not used, as the Cline CLI does not use it: Failed to parse YAML frontmatter: ")
+        );
+        assert!(refused[2]
+            .ends_with("f.md: not used, as the Cline CLI does not use it: Missing instructions body in rule file."));
     }
 
     /// In the home directory, the workspace's `.cline/rules/` is the global `~/.cline/rules`:

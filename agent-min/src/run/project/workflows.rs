@@ -6,8 +6,9 @@
 //! `<explicit_instructions type="NAME">`, and takes the command out of the text. The Cline
 //! CLI's directories count too: the workspace's `.cline/workflows/` (after `.clinerules`'s) and
 //! `~/.cline/workflows/` (after the documents folder's), their Markdown and text files at the
-//! top, sent without frontmatter, as the CLI reads them; and when no file has the whole name,
-//! one whose name without the extension is NAME is taken, as the CLI names workflows. Only the
+//! top, read as the CLI reads them (`cli_file`: sent without frontmatter, left out when it says
+//! `disabled: true`); and when no file has the whole name, one the CLI calls NAME is taken (its
+//! frontmatter's `name`, else its name without the extension). Only the
 //! first command of the person's own words counts (Cline parses each block of the message; the
 //! workspace's file listing and tool results are never read for commands here). Cline's built-in commands (`/newtask`, `/smol`, …) are not
 //! workflows: agent-min has none of them, leaves their names as they are, and never runs a
@@ -15,6 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::cli_file;
 use super::rules::{self, Layout, Reader};
 
 /// Cline's `SUPPORTED_DEFAULT_COMMANDS`.
@@ -77,9 +79,11 @@ pub(crate) fn global_dirs() -> Vec<(PathBuf, Layout)> {
 /// The trimmed text (maybe empty) of the workflow file named `name`, looked for in the
 /// workspace's `.clinerules/workflows/`, its `.cline/workflows/` (the Cline CLI's), then the
 /// global directories: by whole file name first; failing that anywhere, by the name without
-/// its extension, as the Cline CLI names every workflow. A file of the CLI's directories is
-/// sent without its frontmatter, as the CLI sends it. A workspace file must resolve inside the
-/// workspace.
+/// the name the Cline CLI calls it by (a file of the extension's directories: its name without
+/// the extension). A file of the CLI's directories is read as the CLI reads it
+/// ([`cli_file`]): called by its frontmatter's `name` or else its name without the extension,
+/// sent without its frontmatter, never when that says `disabled: true`, and not when the CLI
+/// refuses it (a warning says why). A workspace file must resolve inside the workspace.
 fn workflow(name: &str, root: &Path, global: &[(PathBuf, Layout)], warn: &mut Reader) -> Option<String> {
     let local = [
         (root.join(".clinerules").join("workflows"), Layout::Extension, true),
@@ -99,16 +103,33 @@ fn workflow(name: &str, root: &Path, global: &[(PathBuf, Layout)], warn: &mut Re
     }
     let whole = |f: &PathBuf| f.file_name().is_some_and(|n| n == name);
     let stem = |f: &PathBuf| f.file_stem().is_some_and(|n| n == name);
-    for called in [&whole as &dyn Fn(&PathBuf) -> bool, &stem] {
+    for by_whole_name in [true, false] {
         for (files, layout, workspace) in &listed {
-            if let Some(file) = files.iter().find(|f| called(f)) {
-                warn.confine_to(if *workspace { Some(root) } else { None });
-                // An empty file is a workflow too: Cline sends empty instructions.
-                let text = rules::read_text(file, warn)?;
-                return Some(match layout {
-                    Layout::Extension => text,
-                    Layout::Cli => super::frontmatter::parse(&text).body.trim().to_string(),
-                });
+            warn.confine_to(if *workspace { Some(root) } else { None });
+            for file in files {
+                if *layout == Layout::Extension {
+                    if by_whole_name && whole(file) || !by_whole_name && stem(file) {
+                        // An empty file is a workflow too: Cline sends empty instructions.
+                        return rules::read_text(file, warn);
+                    }
+                    continue;
+                }
+                // The CLI's name is the frontmatter's `name`, else the stem: only a file of
+                // the whole name can be passed over unread.
+                if by_whole_name && !whole(file) {
+                    continue;
+                }
+                let Some(text) = rules::read_text(file, warn) else { continue };
+                let fallback = file.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default();
+                match cli_file::read(&text, &fallback, cli_file::Kind::Workflow) {
+                    Ok(w) if !w.disabled && (by_whole_name || w.name == name) => return Some(w.instructions),
+                    Ok(_) => {}
+                    Err(why) if by_whole_name || stem(file) => {
+                        warn.warnings
+                            .push(format!("{}: not used, as the Cline CLI does not use it: {why}", file.display()));
+                    }
+                    Err(_) => {}
+                }
             }
         }
     }
@@ -227,5 +248,42 @@ mod tests {
         // The global `release` has no Markdown or text extension, so it is not one of the CLI's
         // workflows: `/release` is the workspace's `release.md`.
         assert_eq!(expand("/release"), tagged("release", "Tag and push."));
+    }
+
+    /// The Cline CLI calls a workflow by its frontmatter's `name` (else its file's name without
+    /// the extension), leaves out one that says `disabled: true` or `enabled: false`, and
+    /// refuses one without a body or with a `disabled` that is no boolean (a warning says why).
+    #[test]
+    fn the_cline_clis_workflow_names_and_switches_from_the_frontmatter() {
+        let (d, g) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write(d.path(), ".cline/workflows/deploy.md", "---\nname: ship\n---\nRun the ship workflow.");
+        write(d.path(), ".cline/workflows/off.md", "---\ndisabled: true\n---\nDo not run this workflow.");
+        write(d.path(), ".cline/workflows/off2.md", "---\nenabled: false\n---\nNor this one.");
+        write(d.path(), ".cline/workflows/bad.md", "---\ndisabled: maybe\n---\nRefused.");
+        write(d.path(), ".cline/workflows/empty.md", "---\ndescription: no body\n---\n");
+        write(g.path(), "audit.md", "---\nname: review\ndisabled: true\n---\nOff, so the next one counts.");
+        write(g.path(), "review.md", "Review it.");
+        let global = [(g.path().to_path_buf(), Layout::Cli)];
+        let mut warn = Reader::new();
+        let mut expand = |words: &str| expand(words, d.path(), &global, &mut warn).map(|e| e.instructions);
+        let tagged = |name: &str, body: &str| {
+            Some(format!("<explicit_instructions type=\"{name}\">\n{body}\n</explicit_instructions>\n"))
+        };
+        assert_eq!(expand("/ship now"), tagged("ship", "Run the ship workflow."));
+        // Its file's whole name still finds it, as every workflow file is found.
+        assert_eq!(expand("/deploy.md"), tagged("deploy.md", "Run the ship workflow."));
+        assert_eq!(expand("/deploy"), None, "named `ship` by its frontmatter");
+        for off in ["/off", "/off.md", "/off2", "/bad", "/empty"] {
+            assert_eq!(expand(off), None, "{off}");
+        }
+        assert_eq!(expand("/review"), tagged("review", "Review it."));
+        let refused: Vec<&String> = warn.warnings.iter().filter(|w| w.contains("not used, as the Cline CLI")).collect();
+        assert_eq!(refused.len(), 2, "{:?}", warn.warnings);
+        assert!(
+            refused[0].contains("bad.md") && refused[0].ends_with("Frontmatter field 'disabled' must be a boolean.")
+        );
+        assert!(refused[1].ends_with(
+            "empty.md: not used, as the Cline CLI does not use it: Missing instructions body in workflow file."
+        ));
     }
 }
