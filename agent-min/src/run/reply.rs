@@ -134,10 +134,10 @@ pub(crate) fn estimate_tokens(bytes: usize) -> u64 {
     bytes.div_ceil(4) as u64
 }
 
-/// Bytes of a request: the system prompt and every message's text and parts
-/// ([`Message::request_bytes`](crate::run::llm::Message::request_bytes)).
+/// Bytes of a request: the system prompt and every message's text and parts, each call's
+/// result once (`llm::providers::history::request_bytes`).
 pub(crate) fn request_bytes(system: &str, messages: &[crate::run::llm::Message]) -> usize {
-    system.len() + messages.iter().map(crate::run::llm::Message::request_bytes).sum::<usize>()
+    system.len() + crate::run::llm::providers::history::request_bytes(messages, 0)
 }
 
 /// Most bytes of text one reply may stream before the first tool closes. A real model's

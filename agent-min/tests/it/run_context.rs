@@ -123,6 +123,43 @@ fn dropping_repeated_reads_alone_can_be_enough() {
     assert_eq!((cut[0]["removed_messages"].as_u64(), cut[0]["deduplicated_reads"].as_u64()), (Some(0), Some(1)));
 }
 
+/// On the default path (native calls), the older read is dropped from what goes out as its
+/// call's `tool_result`, as Cline drops it from the text block it keeps there, and its copy is
+/// not sent again as text; no history is removed.
+#[test]
+fn with_native_calls_dropping_repeated_reads_alone_can_be_enough() {
+    use common::native::{self, AnthropicReply};
+    let ws = tempfile::tempdir().unwrap();
+    let big: String = (1..=1000).map(|i| format!("line {i:05}\n")).collect();
+    std::fs::write(ws.path().join("big.txt"), &big).unwrap();
+    let read = |id| vec![native::call(id, "read_file", &[r#"{"path":"big.txt"}"#])];
+    let done = vec![native::call("t3", "attempt_completion", &[r#"{"result":"ok"}"#])];
+    // As above: a 30,000-token window, threshold 24,000, crossed by the second read.
+    let server = Server::start(vec![
+        native::anthropic(AnthropicReply { calls: read("t1"), input_tokens: 1000, ..Default::default() }, 64),
+        native::anthropic(AnthropicReply { calls: read("t2"), input_tokens: 20_500, ..Default::default() }, 64),
+        native::anthropic(AnthropicReply { calls: done, input_tokens: 15_000, ..Default::default() }, 64),
+    ]);
+    let base = anthropic_args(&server);
+    let extra = ["--tool-calls", "native", "--json", "--context-window", "30000", "t"];
+    let r = run_agent(ws.path(), &args_with(&base, &extra), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let messages = reqs[2].body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 5, "no message removed");
+    let sent = |m: &Value| m["content"].to_string();
+    let older = sent(&messages[2]);
+    assert!(older.contains(DUP) && !older.contains("line 00001"), "{}", &older[..older.len().min(400)]);
+    assert!(sent(&messages[4]).contains("line 00001"), "the latest read is kept");
+    let results: Vec<&Value> =
+        messages[2]["content"].as_array().unwrap().iter().filter(|b| b["type"] == "tool_result").collect();
+    assert_eq!(results.len(), 1);
+    assert!(results[0].to_string().contains(DUP));
+    let events = events::parse(&r.stdout);
+    let cut = events::of(&events, "context_truncated");
+    assert_eq!((cut[0]["removed_messages"].as_u64(), cut[0]["deduplicated_reads"].as_u64()), (Some(0), Some(1)));
+}
+
 #[test]
 fn a_context_length_error_cuts_harder_once_and_retries() {
     let ws = tempfile::tempdir().unwrap();

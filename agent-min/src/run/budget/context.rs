@@ -10,8 +10,8 @@
 //! assistant message, and the first assistant message becomes Cline's truncation notice. When
 //! the server still says the prompt is too long, `ContextWindow::cut_harder` keeps a quarter.
 
-use crate::run::llm::providers::Provider;
-use crate::run::llm::{Message, Role};
+use crate::run::llm::providers::{history, Provider};
+use crate::run::llm::{Message, Part, Role};
 
 /// Cline's notice in place of an older read of a file that was read again later.
 pub(crate) const DUPLICATE_READ_NOTICE: &str = "[[NOTE] This file read has been removed to save space in the context window. Refer to the latest file read for the most up to date version of this file.]";
@@ -170,15 +170,14 @@ impl ContextWindow {
     }
 
     /// The estimated prompt of the next request: its text and parts at about 4 bytes a token
-    /// (`Message::request_bytes`: the calls' arguments and the reasoning sent back count, each
-    /// image at its own estimate, never its base64 as text).
+    /// (`history::request_bytes`: the calls' arguments, each call's result once and the
+    /// reasoning sent back count, each image at its own estimate, never its base64 as text).
     pub(crate) fn estimate(&self, system: &str, messages: &[Message]) -> u64 {
-        let bytes = |ms: &[Message]| ms.iter().map(Message::request_bytes).sum::<usize>();
         match self.base {
             Some((tokens, len)) if len <= messages.len() => {
-                tokens.saturating_add(estimate_tokens(bytes(&messages[len..])))
+                tokens.saturating_add(estimate_tokens(history::request_bytes(messages, len)))
             }
-            _ => estimate_tokens(system.len() + bytes(messages)),
+            _ => estimate_tokens(system.len() + history::request_bytes(messages, 0)),
         }
     }
 
@@ -196,7 +195,8 @@ impl ContextWindow {
         let after = characters(messages);
         let removed = if needs_truncation(deduplicated, before, after) {
             // Cline picks the share to keep from the usage before de-duplicating.
-            let keep = if estimated / 2 > limit { Keep::Quarter } else { Keep::Half };
+            // (`totalTokens / 2 > maxAllowedSize` in JavaScript's numbers: no rounding down.)
+            let keep = if estimated > limit.saturating_mul(2) { Keep::Quarter } else { Keep::Half };
             truncate(messages, keep)
         } else {
             0
@@ -326,55 +326,55 @@ fn copies(m: &Message) -> Vec<(String, Copy)> {
 /// Replaces `copy` of a file in `m` with Cline's notice, as Cline's `ContextManager` does: a read
 /// becomes its header and the notice; a written file's `<final_file_content>` holds
 /// ` NOTICE ` (the rest of the result kept); a `<file_content>` block holds the notice. What
-/// follows the result (other tools' notices, the environment details) is kept. Returns whether
-/// anything changed (a copy already replaced is left as it is).
-fn replace_copy(m: &mut Message, copy: &Copy) -> bool {
+/// follows the result (other tools' notices, the environment details) is kept. Returns the
+/// range of the text replaced and the length of its replacement, `None` when nothing changed
+/// (a copy already replaced is left as it is).
+fn replace_copy(m: &mut Message, copy: &Copy) -> Option<(std::ops::Range<usize>, usize)> {
     let c = &m.content;
     let (body, with) = match copy {
         Copy::Read => {
-            let Some((_, _, header_end)) = result_header(c) else { return false };
+            let (_, _, header_end) = result_header(c)?;
             let end = first_result_end(c, header_end);
             (header_end..end, format!("\n{DUPLICATE_READ_NOTICE}"))
         }
         Copy::Written => {
-            let Some((_, _, header_end)) = result_header(c) else { return false };
-            let Some(body) = written_element(c, header_end) else { return false };
+            let (_, _, header_end) = result_header(c)?;
+            let body = written_element(c, header_end)?;
             (body, format!(" {DUPLICATE_READ_NOTICE} "))
         }
         Copy::Mention(n) => {
             let mut from = 0;
             let mut nth = None;
             for _ in 0..=*n {
-                let Some((_, _, body)) = element(c, from, "file_content") else { return false };
+                let (_, _, body) = element(c, from, "file_content")?;
                 from = body.end;
                 nth = Some(body);
             }
-            let Some(body) = nth else { return false };
+            let body = nth?;
             (body, DUPLICATE_READ_NOTICE.to_string())
         }
     };
     if c[body.clone()] == with {
-        return false;
+        return None;
     }
-    m.content.replace_range(body, &with);
-    true
+    let inserted = with.len();
+    m.content.replace_range(body.clone(), &with);
+    Some((body, inserted))
 }
 
 /// Replaces every full copy of a file but the latest — a `read_file` result, a
 /// `write_to_file` or `replace_in_file` result's `<final_file_content>`, a `<file_content>`
 /// block attached to a prompt: one latest copy per path for all three, as Cline's
 /// `ContextManager` keeps — with Cline's notice, after the first user/assistant pair (Cline
-/// starts after it). Returns how many were replaced. Results of native calls are left alone, as
-/// Cline leaves them (their `tool_result` is a string, which its `getTextFromBlock` does not
-/// read): they go out as the calls' recorded answers, so a notice in the message's text would
-/// only add to them.
+/// starts after it). Returns how many were replaced. The result of a native call is replaced
+/// too, as Cline replaces the text block it keeps it in: in the message's text and in the
+/// answer recorded on the call, which is what goes out as its `tool_result`.
 pub(crate) fn dedupe_reads(messages: &mut [Message]) -> usize {
     const START: usize = 2;
     let mut found: Vec<(usize, String, Copy)> = Vec::new();
-    for i in START..messages.len() {
-        let native = messages[i - 1].tool_uses().next().is_some();
-        if messages[i].role == Role::User && !native {
-            found.extend(copies(&messages[i]).into_iter().map(|(path, copy)| (i, path, copy)));
+    for (i, m) in messages.iter().enumerate().skip(START) {
+        if m.role == Role::User {
+            found.extend(copies(m).into_iter().map(|(path, copy)| (i, path, copy)));
         }
     }
     let mut latest: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -387,7 +387,20 @@ pub(crate) fn dedupe_reads(messages: &mut [Message]) -> usize {
         .filter(|(k, (_, p, _))| latest.get(p.as_str()) != Some(k))
         .map(|(_, (i, _, c))| (*i, c))
         .collect();
-    stale.into_iter().filter(|(i, copy)| replace_copy(&mut messages[*i], copy)).count()
+    let mut replaced = 0;
+    for (i, copy) in stale {
+        let answered = history::copies_of_answers(&messages[i - 1], &messages[i]);
+        let Some((old, inserted)) = replace_copy(&mut messages[i], copy) else { continue };
+        replaced += 1;
+        // The copy of a call's result it fell in: the call's recorded answer changes alike.
+        if let Some((k, r)) = answered.into_iter().find(|(_, r)| r.start <= old.start && old.end <= r.end) {
+            let answer = messages[i].content[r.start..r.end + inserted - old.len()].to_string();
+            if let Some(Part::ToolUse(t)) = messages[i - 1].parts.get_mut(k) {
+                t.answer = Some(answer);
+            }
+        }
+    }
+    replaced
 }
 
 /// Cline's `getNextTruncationRange`: keeps the first user/assistant pair, removes half (or three
@@ -500,32 +513,43 @@ mod tests {
         }
     }
 
+    /// Cline keeps a native call's result as a text block on Anthropic and Chat Completions (it
+    /// never has a `call_id` there) and replaces it as any other; here the result goes out as the
+    /// answer recorded on the call, so that is replaced with the copy in the message's text.
     #[test]
-    fn results_of_native_calls_are_not_deduplicated_as_in_cline() {
-        use crate::run::llm::{Part, ToolUsePart};
-        let read = |id: &str| {
+    fn results_of_native_calls_are_deduplicated_in_the_answers_that_are_sent() {
+        use crate::run::llm::providers::history::answers;
+        use crate::run::llm::ToolUsePart;
+        let call = |id: &str, name: &str, answer: &str| {
             let input = r#"{"path":"big.txt"}"#.into();
-            Part::ToolUse(ToolUsePart { id: id.into(), name: "read_file".into(), input, answer: None, extra: None })
+            Part::ToolUse(ToolUsePart {
+                id: id.into(),
+                name: name.into(),
+                input,
+                answer: Some(answer.into()),
+                extra: None,
+            })
         };
-        let result = "[read_file for 'big.txt'] Result:\nthe file";
-        let conversation = |native: bool| {
-            let mut m = vec![Message::user("read it twice")];
-            for id in ["t1", "t2"] {
-                let mut call = Message::assistant("<read_file><path>big.txt</path></read_file>");
-                if native {
-                    call.parts = vec![read(id)];
-                }
-                m.extend([call, Message::user(result)]);
-            }
-            m
-        };
-        let mut m = conversation(true);
-        assert_eq!(dedupe_reads(&mut m), 0);
-        assert!(m.iter().all(|x| !x.content.contains(DUPLICATE_READ_NOTICE)));
-        // The same results in the XML dialect are.
-        let mut m = conversation(false);
+        let read = "[read_file for 'big.txt'] Result:\nthe whole file";
+        let listed = "[list_files for '.'] Result:\nbig.txt";
+        let env = "<environment_details>\nE\n</environment_details>";
+        let mut m = vec![Message::user("read it twice"), Message::assistant("")];
+        m.push(Message::user(format!("{listed}\n\n{env}")));
+        let mut first = Message::assistant("");
+        first.parts = vec![call("t1", "read_file", read), call("t2", "list_files", listed)];
+        m.extend([first, Message::user(format!("{read}\n\n{listed}\n\n{env}"))]);
+        let mut second = Message::assistant("");
+        second.parts = vec![call("t3", "read_file", read)];
+        m.extend([second, Message::user(format!("{read}\n\n{env}"))]);
         assert_eq!(dedupe_reads(&mut m), 1);
-        assert!(m[2].content.contains(DUPLICATE_READ_NOTICE) && m[4].content == result);
+        let notice = format!("[read_file for 'big.txt'] Result:\n{DUPLICATE_READ_NOTICE}");
+        assert_eq!(m[4].content, format!("{notice}\n\n{listed}\n\n{env}"));
+        let (sent, rest) = answers(Some(&m[3]), &m[4]);
+        let sent: Vec<&str> = sent.iter().map(|a| a.content.as_str()).collect();
+        assert_eq!(sent, [notice.as_str(), listed]);
+        assert_eq!(rest, env, "the copies are not sent again as text");
+        assert_eq!(answers(Some(&m[5]), &m[6]).0[0].content, read, "the latest copy is kept");
+        assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
     }
 
     #[test]
@@ -741,6 +765,20 @@ mod tests {
         );
         assert_eq!(m[8..], was[8..], "the latest copies, and the failed edit's, are kept");
         assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
+    }
+
+    /// Cline keeps a quarter when the tokens are more than twice the limit, in JavaScript's
+    /// numbers: one token over is enough.
+    #[test]
+    fn one_token_over_twice_the_limit_keeps_a_quarter() {
+        let removed = |tokens: u64| {
+            let mut w = ContextWindow::new(10_000);
+            let mut m = conv(8);
+            w.observe(tokens, 0, m.len());
+            assert_eq!(w.max_allowed(), 8_000);
+            w.fit("", &mut m).expect("a cut").removed
+        };
+        assert_eq!((removed(16_000), removed(16_001)), (6, 10));
     }
 
     #[test]

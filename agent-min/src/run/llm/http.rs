@@ -57,7 +57,9 @@ impl Transport for Http {
         .map_err(|e| curl_error(e, &req.url))?;
         if !(200..300).contains(&resp.status) {
             let body = resp.read_rest(64 * 1024);
-            let retry_after = resp.header("retry-after").and_then(|v| v.trim().parse::<f64>().ok());
+            let now =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+            let retry_after = retry_after(|name| resp.header(name), now);
             let status = resp.status;
             resp.abort();
             let message = providers::error_message(&body);
@@ -190,6 +192,17 @@ fn status_hint(cfg: &ApiConfig, url: &str, status: u16) -> Option<String> {
     }
 }
 
+/// The wait a refused request's headers ask for, in seconds, as Cline's `withRetry` reads it:
+/// `retry-after`, else `x-ratelimit-reset`, else `ratelimit-reset` (the first one present);
+/// delta seconds, or a Unix time when the number is past `now` (seconds since the epoch).
+fn retry_after<'a>(header: impl Fn(&str) -> Option<&'a str>, now: f64) -> Option<f64> {
+    let value = ["retry-after", "x-ratelimit-reset", "ratelimit-reset"]
+        .iter()
+        .find_map(|name| header(name).map(str::trim).filter(|v| !v.is_empty()))?;
+    let n = value.parse::<f64>().ok().filter(|n| n.is_finite())?;
+    Some(if n > now { n - now } else { n })
+}
+
 /// The delay before retry number `attempt` (1-based): the server's `retry-after` if it gave one
 /// (capped at 60 s), else `base`·2^(attempt-1) — 2, 4, 8 s by default.
 pub(crate) fn backoff(base: Duration, attempt: u32, retry_after: Option<f64>) -> Duration {
@@ -282,6 +295,22 @@ mod tests {
         let busy = "too many tokens per minute in this context window; slow down";
         assert!(!ApiError::from_status(429, busy.into(), None).is_context_overflow());
         assert!(ApiError::from_status(400, busy.into(), None).is_context_overflow());
+    }
+
+    /// Cline's `withRetry` reads three headers, and a number past now as a Unix time.
+    #[test]
+    fn the_wait_a_refusal_asks_for_is_read_from_three_headers_as_cline_reads_it() {
+        let now = 1_800_000_000.0;
+        let wait = |headers: &[(&str, &str)]| {
+            retry_after(|name| headers.iter().find(|(n, _)| *n == name).map(|(_, v)| *v), now)
+        };
+        assert_eq!(wait(&[("retry-after", "3")]), Some(3.0));
+        assert_eq!(wait(&[("x-ratelimit-reset", "5")]), Some(5.0));
+        assert_eq!(wait(&[("ratelimit-reset", "1800000020")]), Some(20.0), "a Unix time");
+        assert_eq!(wait(&[("ratelimit-reset", "9"), ("retry-after", "2")]), Some(2.0), "retry-after first");
+        assert_eq!(wait(&[("retry-after", ""), ("x-ratelimit-reset", "4")]), Some(4.0));
+        assert_eq!(wait(&[("retry-after", "Wed, 21 Oct 2026 07:28:00 GMT")]), None, "then the backoff");
+        assert_eq!(wait(&[]), None);
     }
 
     #[test]

@@ -46,17 +46,14 @@ impl Message {
 
     /// What this message weighs in a request, in bytes: its text and every part — thinking
     /// and signatures, calls' arguments and what a server attached to them, reasoning objects,
-    /// an image as the bytes of its estimated tokens (about 4 a token), not as its base64.
+    /// an image as the bytes of its estimated tokens (about 4 a token), not as its base64. A
+    /// call's result is the user message's after it (`providers::history::request_bytes`
+    /// counts a conversation so, each result once).
     pub(crate) fn request_bytes(&self) -> usize {
         let part = |p: &Part| match p {
             Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
             Part::RedactedThinking { data } => data.len(),
-            Part::ToolUse(t) => {
-                t.name.len()
-                    + t.input.len()
-                    + t.answer.as_ref().map_or(0, String::len)
-                    + t.extra.as_ref().map_or(0, json_bytes)
-            }
+            Part::ToolUse(t) => t.name.len() + t.input.len() + t.extra.as_ref().map_or(0, json_bytes),
             Part::Image(i) => i.estimated_tokens() as usize * 4,
             Part::ReasoningDetails(d) => d.iter().map(json_bytes).sum(),
         };

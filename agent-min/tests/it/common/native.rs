@@ -34,6 +34,8 @@ pub struct AnthropicReply<'a> {
     pub text: &'a str,
     pub calls: Vec<Call<'a>>,
     pub stop: Option<&'a str>,
+    /// The prompt's tokens the server reports (80 when 0).
+    pub input_tokens: u64,
 }
 
 fn event_stream(body: String, chunk: usize) -> Resp {
@@ -55,7 +57,7 @@ pub fn anthropic(r: AnthropicReply<'_>, chunk: usize) -> Resp {
     ev(
         &mut b,
         "message_start",
-        json!({"type":"message_start","message":{"id":"msg_n","type":"message","role":"assistant","content":[],"model":"claude-test","usage":{"input_tokens":80,"output_tokens":1}}}),
+        json!({"type":"message_start","message":{"id":"msg_n","type":"message","role":"assistant","content":[],"model":"claude-test","usage":{"input_tokens":if r.input_tokens == 0 { 80 } else { r.input_tokens },"output_tokens":1}}}),
     );
     let mut index = 0;
     if let Some((text, sig)) = r.thinking {

@@ -5,7 +5,7 @@
 //! (`ensureToolResultsFollowToolUse`). Done here, when the request is built, so no saved task,
 //! resume or context cut can ever send a call without its result: the APIs reject that.
 
-use crate::run::llm::types::{Message, Role, ToolUsePart};
+use crate::run::llm::types::{Message, Part, Role, ToolUsePart};
 
 /// Cline's placeholder for a call whose result was never recorded.
 pub(crate) const RESULT_MISSING: &str = "result missing";
@@ -64,6 +64,56 @@ pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<
         }
         None => (out, rest),
     }
+}
+
+/// Where `user`'s text holds copies of the recorded results of `prev`'s calls (the loop starts
+/// the message with them, and [`answers`] sends each once, as its call's result): each copy's
+/// call, as its index among `prev`'s parts, and the copy's byte range. Empty when a call has no
+/// recorded result (the text is then the result itself).
+pub(crate) fn copies_of_answers(prev: &Message, user: &Message) -> Vec<(usize, std::ops::Range<usize>)> {
+    let calls: Vec<(usize, &ToolUsePart)> = prev
+        .parts
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| match p {
+            Part::ToolUse(t) => Some((k, t)),
+            _ => None,
+        })
+        .collect();
+    if prev.role != Role::Assistant || user.role != Role::User || calls.iter().any(|(_, t)| t.answer.is_none()) {
+        return Vec::new();
+    }
+    let (head, _) = split_environment(&user.content);
+    let head = reminder_start(head).map_or(head, |i| &head[..i]);
+    let mut at = 0;
+    let mut out = Vec::new();
+    for (k, call) in calls {
+        let a = call.answer.as_deref().unwrap_or_default();
+        let left = &head[at..];
+        if let Some(r) = left.strip_prefix(a).filter(|r| r.is_empty() || r.starts_with("\n\n")) {
+            out.push((k, at..at + a.len()));
+            at += a.len() + r.len().min(2);
+        }
+    }
+    out
+}
+
+/// What `messages[from..]` weigh in a request, in bytes ([`Message::request_bytes`]), as they go
+/// on the wire: each call's result once, in its `tool_result`, and of a user message that
+/// answers calls only the text sent after the results (the loop also starts that text with
+/// copies of them, which are not sent again).
+pub(crate) fn request_bytes(messages: &[Message], from: usize) -> usize {
+    (from..messages.len())
+        .map(|i| {
+            let m = &messages[i];
+            let (results, rest) = answers(i.checked_sub(1).map(|j| &messages[j]), m);
+            if results.is_empty() {
+                return m.request_bytes();
+            }
+            let sent: usize = results.iter().map(|a| a.content.len()).sum();
+            m.request_bytes() - m.content.len() + sent + rest.len()
+        })
+        .sum()
 }
 
 /// `head` after the copies of `answers` it starts with (some of them, in order, each followed by
@@ -141,7 +191,6 @@ fn split_environment(text: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::llm::types::Part;
 
     fn call(id: &str, answer: Option<&str>) -> Part {
         Part::ToolUse(ToolUsePart {
@@ -169,6 +218,25 @@ mod tests {
             ]
         );
         assert_eq!(rest, "<environment_details>\nE\n</environment_details>");
+    }
+
+    /// A conversation's weight counts each native call's result once, as it goes on the wire
+    /// (the loop records it on the call and copies it to the next message's text).
+    #[test]
+    fn a_calls_result_weighs_once() {
+        let result = format!("[read_file for 'a'] Result:\n{}", "x".repeat(40_000));
+        let env = "<environment_details>\nE\n</environment_details>";
+        let mut a = Message::assistant("");
+        a.parts = vec![call("t1", Some(&result)), call("t2", Some("short"))];
+        let u = Message::user(format!("{result}\n\nshort\n\n{env}"));
+        let task = Message::user("task");
+        let messages = [task.clone(), a.clone(), u.clone()];
+        let once = task.content.len() + "read_file{}".len() * 2 + result.len() + "short".len() + env.len();
+        assert_eq!(request_bytes(&messages, 0), once);
+        // After the reply, as the estimate after a usage counts (its calls still read); plain text.
+        assert_eq!(request_bytes(&messages, 2), result.len() + "short".len() + env.len());
+        let plain = [Message::user("hi"), Message::assistant("hello")];
+        assert_eq!(request_bytes(&plain, 0), 7);
     }
 
     /// When every call has its own answer, the text after the copies of their results is said:
