@@ -509,7 +509,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     let elsewhere = opts.base_url.is_some() || env("OPENAI_BASE_URL").is_some();
     let decl = opts.provider.unwrap_or_else(|| {
         let chosen = |d: &&llm::providers::registry::ProviderDecl| {
-            d.key_var.is_some_and(|v| env(v).is_some()) && !(elsewhere && d.base_url_var.is_none())
+            d.chosen_by_key && d.key_var.is_some_and(|v| env(v).is_some()) && !(elsewhere && d.base_url_var.is_none())
         };
         declared.iter().find(chosen).unwrap_or(llm::providers::registry::FALLBACK.decl())
     });

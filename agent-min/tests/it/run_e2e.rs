@@ -596,14 +596,11 @@ fn ollama_native_chat_streams_ndjson_with_num_ctx() {
             gate: None,
         }
     };
-    let server = Server::start(vec![ndjson(&completion("from ollama"))]);
+    let server = Server::start(vec![ndjson(&completion("from ollama")), ndjson(&completion("with a key"))]);
     let url = server.anthropic_url();
-    let r = run_agent(
-        ws.path(),
-        &["--provider", "ollama", "--base-url", &url, "--model", "qwen-test", "--num-ctx", "16384", "--yolo", "t"],
-        &[],
-        LIMIT,
-    );
+    let args =
+        ["--provider", "ollama", "--base-url", &url, "--model", "qwen-test", "--num-ctx", "16384", "--yolo", "t"];
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stderr.contains("from ollama"));
     let req = &server.requests()[0];
@@ -611,6 +608,23 @@ fn ollama_native_chat_streams_ndjson_with_num_ctx() {
     assert_eq!(req.body["options"]["num_ctx"], 16384);
     assert_eq!(req.body["model"], "qwen-test");
     assert!(req.header("authorization").is_none() && req.header("x-api-key").is_none());
+    // OLLAMA_API_KEY goes as a bearer token (Cline's `ollamaApiKey`), and is never shown.
+    let key = "ollama-secret-key-123";
+    let r = run_agent(ws.path(), &args, &[("OLLAMA_API_KEY", key)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests()[1].header("authorization"), Some(format!("Bearer {key}").as_str()));
+    assert!(!r.all().contains(key));
+}
+
+/// Ollama's cloud API needs a key: a run there without one stops before any request, naming the
+/// variable.
+#[test]
+fn ollamas_cloud_api_needs_its_key() {
+    let ws = tempfile::tempdir().unwrap();
+    let args = ["--provider", "ollama", "--base-url", "https://ollama.com", "--model", "gpt-oss:120b", "t"];
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains("OLLAMA_API_KEY is not set"), "{}", r.stderr);
 }
 
 #[test]

@@ -186,7 +186,7 @@ fn status_hint(cfg: &ApiConfig, url: &str, status: u16) -> Option<String> {
         401 => Some(match (var, &cfg.api_key) {
             (Some(var), Some(_)) => format!("the key sent was read from {var}; check that it is valid for this server"),
             (Some(var), None) => format!("no key was sent ({var} is not set)"),
-            (None, _) => "no key was sent (Ollama needs none; is something else listening there?)".to_string(),
+            (None, _) => "no key was sent".to_string(),
         }),
         _ => None,
     }

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 /// The environment variables a key is read from; removed from every command's environment.
 /// Each provider's declaration names its own (`llm/providers/registry.rs`); a test there fails
 /// until a new provider's variable is listed here too (`ui` depends on nothing of `llm`).
-pub(crate) const KEY_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"];
+pub(crate) const KEY_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OLLAMA_API_KEY"];
 
 /// What a secret is replaced with.
 pub(crate) const MASK: &str = "[REDACTED]";

@@ -508,6 +508,7 @@ pub fn agent_env<'a>(cmd: &'a mut Command, state: &Path) -> &'a mut Command {
         .env_remove("CLINE_MCP_SETTINGS_PATH")
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENROUTER_API_KEY")
+        .env_remove("OLLAMA_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("ANTHROPIC_BASE_URL")
         .env("ANTHROPIC_API_KEY", KEY)

@@ -23,9 +23,14 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
     }
+    let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
+    // Cline's `ollamaApiKey`, for a server that asks for one (ollama.com's API).
+    if let Some(k) = &cfg.api_key {
+        headers.push(("authorization".to_string(), format!("Bearer {k}")));
+    }
     HttpRequest {
         url: format!("{}/api/chat", cfg.base_url.trim_end_matches('/')),
-        headers: vec![("content-type".to_string(), "application/json".to_string())],
+        headers,
         body: body.to_string().into_bytes(),
     }
 }
@@ -48,8 +53,10 @@ impl Stream {
             return Vec::new();
         };
         if let Some(e) = v.get("error") {
+            // Retried, as Cline's `OllamaHandler` retries every error (`retryAllErrors`): a
+            // runner that died ("llama runner process has terminated") is started again.
             let message = e.as_str().map(str::to_string).unwrap_or_else(|| e.to_string());
-            return vec![Delta::Error(ApiError::fatal(message))];
+            return vec![Delta::Error(ApiError { retryable: true, ..ApiError::fatal(message) })];
         }
         let mut out = Vec::new();
         if let Some(s) = v.pointer("/message/thinking").and_then(Value::as_str) {
@@ -118,6 +125,27 @@ mod tests {
         assert_eq!(out[0], Delta::Text("Hi".into()));
         assert_eq!(out[1], Delta::Usage(Usage { input: 7, output: 2, ..Usage::default() }));
         assert_eq!(out[2], Delta::Stop(StopReason::MaxTokens));
+    }
+
+    /// A key, when there is one, goes as a bearer token, as Cline's `ollamaApiKey` does.
+    #[test]
+    fn a_key_is_sent_as_a_bearer_token_when_set() {
+        let cfg = ApiConfig::test(super::super::Provider::Ollama, "qwen3");
+        let auth = |cfg: &ApiConfig| {
+            request(cfg, "s", &[]).headers.into_iter().find(|(n, _)| n == "authorization").map(|(_, v)| v)
+        };
+        assert_eq!(auth(&cfg), None);
+        assert_eq!(auth(&ApiConfig { api_key: Some("k".into()), ..cfg }), Some("Bearer k".into()));
+    }
+
+    /// An error line in the stream is retried, as Cline retries every Ollama error.
+    #[test]
+    fn an_error_in_the_stream_is_retried() {
+        let out = Stream::default().line(r#"{"error":"llama runner process has terminated: signal: killed"}"#);
+        assert!(
+            matches!(&out[..], [Delta::Error(e)] if e.retryable && e.message == "llama runner process has terminated: signal: killed"),
+            "{out:?}"
+        );
     }
 
     #[test]

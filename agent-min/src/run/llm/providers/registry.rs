@@ -36,10 +36,12 @@ pub(crate) struct ProviderDecl {
     /// One of Cline's next-gen providers (`isNextGenModelProvider`): next-gen prompt variants
     /// and, with `--tool-calls auto`, native tool calls for next-gen models.
     pub next_gen: bool,
+    /// Whether its key, set alone, chooses it without `--provider`.
+    pub chosen_by_key: bool,
 }
 
-/// The providers; without `--provider`, the first whose key variable is set is used, else
-/// OpenAI-compatible.
+/// The providers; without `--provider`, the first chosen by its key whose key variable is set is
+/// used, else OpenAI-compatible.
 pub(crate) const PROVIDERS: &[ProviderDecl] = &[
     ProviderDecl {
         provider: Provider::Anthropic,
@@ -54,6 +56,7 @@ pub(crate) const PROVIDERS: &[ProviderDecl] = &[
         key_required_at: Some(""),
         missing_key: "ANTHROPIC_API_KEY is not set; export your key, or choose another provider with --provider openai|ollama",
         next_gen: true,
+        chosen_by_key: true,
     },
     ProviderDecl {
         provider: Provider::OpenAi,
@@ -68,6 +71,7 @@ pub(crate) const PROVIDERS: &[ProviderDecl] = &[
         key_required_at: Some("api.openai.com"),
         missing_key: "OPENAI_API_KEY is not set; export your key, or point --base-url at a local OpenAI-compatible server (which needs none)",
         next_gen: true,
+        chosen_by_key: true,
     },
     // OpenRouter speaks OpenAI's wire format: its own URL and key variable (Cline's `openrouter`
     // provider, its CLI's `-P openrouter`).
@@ -83,6 +87,7 @@ pub(crate) const PROVIDERS: &[ProviderDecl] = &[
         key_required_at: Some("openrouter.ai"),
         missing_key: "OPENROUTER_API_KEY is not set; export your OpenRouter key, or choose another provider with --provider anthropic|openai|ollama",
         next_gen: true,
+        chosen_by_key: true,
     },
     ProviderDecl {
         provider: Provider::Ollama,
@@ -91,10 +96,14 @@ pub(crate) const PROVIDERS: &[ProviderDecl] = &[
         default_base_url: "http://127.0.0.1:11434",
         base_url_var: None,
         default_model: "qwen2.5-coder:7b",
-        key_var: None,
-        key_required_at: None,
-        missing_key: "",
+        // Sent as a bearer token when set, as Cline's `ollamaApiKey` (an authenticated server,
+        // Ollama's own cloud API at ollama.com, which needs one); a local server needs none, so
+        // the key does not choose Ollama by itself.
+        key_var: Some("OLLAMA_API_KEY"),
+        key_required_at: Some("ollama.com"),
+        missing_key: "OLLAMA_API_KEY is not set; export your Ollama key (ollama.com's API needs one), or point --base-url at a local Ollama server (which needs none)",
         next_gen: false,
+        chosen_by_key: false,
     },
 ];
 
@@ -184,7 +193,7 @@ mod tests {
             named("openrouter").map(|d| (d.default_base_url, d.key_var)),
             Some(("https://openrouter.ai/api/v1", Some("OPENROUTER_API_KEY")))
         );
-        assert_eq!(KEY_VARS, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"]);
+        assert_eq!(KEY_VARS, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "OLLAMA_API_KEY"]);
         assert_eq!(crate::run::ui::redact::KEY_VARS, KEY_VARS);
         assert_eq!(by_name("openrouter"), Some(Provider::OpenAi));
         assert_eq!(by_name(NATIVE_OPENAI), Some(Provider::OpenAi));
