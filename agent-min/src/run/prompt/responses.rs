@@ -439,21 +439,46 @@ pub(crate) fn ago(seconds: u64) -> String {
     }
 }
 
-/// A signal's name as Node reports it in Cline's `Command terminated by signal …` text.
+/// A signal's name as Node reports it in Cline's `Command terminated by signal …` text (its
+/// `signo_string` on Linux: SIGIO for 29, SIGABRT for 6); a real-time signal by its number.
 pub(crate) fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        6 => "SIGABRT",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        14 => "SIGALRM",
-        15 => "SIGTERM",
-        _ => return format!("{sig}"),
-    };
-    name.to_string()
+    const NAMES: [&str; 31] = [
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGILL",
+        "SIGTRAP",
+        "SIGABRT",
+        "SIGBUS",
+        "SIGFPE",
+        "SIGKILL",
+        "SIGUSR1",
+        "SIGSEGV",
+        "SIGUSR2",
+        "SIGPIPE",
+        "SIGALRM",
+        "SIGTERM",
+        "SIGSTKFLT",
+        "SIGCHLD",
+        "SIGCONT",
+        "SIGSTOP",
+        "SIGTSTP",
+        "SIGTTIN",
+        "SIGTTOU",
+        "SIGURG",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGWINCH",
+        "SIGIO",
+        "SIGPWR",
+        "SIGSYS",
+    ];
+    match usize::try_from(sig).ok().and_then(|n| n.checked_sub(1)).and_then(|i| NAMES.get(i)) {
+        Some(name) => name.to_string(),
+        None => sig.to_string(),
+    }
 }
 
 /// What a tool says when `.clineignore` cannot be applied (`why`), so that it blocks every file.
@@ -484,6 +509,39 @@ mod missing_content_tests {
         for quiet in [Some(50), Some(0), None] {
             assert!(!super::write_to_file_missing_content("a.rs", 3, quiet).contains("Warning: Context window"));
         }
+    }
+}
+
+#[cfg(test)]
+mod signal_tests {
+    /// Every signal Node names, by the number this system gives it (`kill -FPE` is SIGFPE).
+    #[test]
+    fn signals_are_named_as_node_names_them() {
+        let known = [
+            (libc::SIGHUP, "SIGHUP"),
+            (libc::SIGILL, "SIGILL"),
+            (libc::SIGTRAP, "SIGTRAP"),
+            (libc::SIGABRT, "SIGABRT"),
+            (libc::SIGBUS, "SIGBUS"),
+            (libc::SIGFPE, "SIGFPE"),
+            (libc::SIGKILL, "SIGKILL"),
+            (libc::SIGUSR1, "SIGUSR1"),
+            (libc::SIGSEGV, "SIGSEGV"),
+            (libc::SIGUSR2, "SIGUSR2"),
+            (libc::SIGPIPE, "SIGPIPE"),
+            (libc::SIGTERM, "SIGTERM"),
+            (libc::SIGSTKFLT, "SIGSTKFLT"),
+            (libc::SIGXCPU, "SIGXCPU"),
+            (libc::SIGXFSZ, "SIGXFSZ"),
+            (libc::SIGIO, "SIGIO"),
+            (libc::SIGPWR, "SIGPWR"),
+            (libc::SIGSYS, "SIGSYS"),
+        ];
+        for (n, name) in known {
+            assert_eq!(super::signal_name(n), name);
+        }
+        assert_eq!(super::signal_name(libc::SIGRTMIN() + 1), (libc::SIGRTMIN() + 1).to_string());
+        assert_eq!((super::signal_name(0), super::signal_name(-3)), ("0".to_string(), "-3".to_string()));
     }
 }
 

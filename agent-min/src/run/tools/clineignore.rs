@@ -354,16 +354,22 @@ pub(crate) fn refusal(root: &Path, tool: &str, path: &str) -> Option<Blocked> {
         return None;
     }
     // Cline's validateAccess resolves the path first, which drops a trailing `/`: `list_files`
-    // of `build/` with `build/` ignored lists it, its entries locked.
+    // of `build/` with `build/` ignored lists it, its entries locked. Its refusal names the path
+    // as the model gave it.
     let trimmed = path.trim_end_matches('/');
-    path_refusal(root, if trimmed.is_empty() { path } else { trimmed })
+    refused(root, if trimmed.is_empty() { path } else { trimmed }, path)
 }
 
 /// Cline's `clineIgnoreError` if `.clineignore` blocks `path` (or where it leads), for any tool
 /// (`apply_patch` names its paths inside the patch).
 pub(crate) fn path_refusal(root: &Path, path: &str) -> Option<Blocked> {
+    refused(root, path, path)
+}
+
+/// The refusal naming `named` if `.clineignore` blocks `judged` (or where it leads).
+fn refused(root: &Path, judged: &str, named: &str) -> Option<Blocked> {
     let ig = ClineIgnore::load(root);
-    (!ig.allows(path) || !ig.allows_target(path)).then(|| ig.blocked(path))
+    (!ig.allows(judged) || !ig.allows_target(judged)).then(|| ig.blocked(named))
 }
 
 /// What `apply_patch` says when `.clineignore` blocks a file the patch updates or deletes, if
@@ -647,6 +653,15 @@ mod tests {
         assert!(refusal(d.path(), "list_files", "secrets/").is_none());
         assert!(refusal(d.path(), "search_files", "secrets/token.txt").is_none(), "search leaves files out instead");
         assert!(refusal(d.path(), "write_to_file", "secrets/new.txt").is_some());
+    }
+
+    /// Cline's refusal names the path as the model gave it, its trailing `/` too.
+    #[test]
+    fn a_refusal_names_the_path_as_given() {
+        let (d, _) = setup(&["build"]);
+        std::fs::create_dir(d.path().join("build")).unwrap();
+        let text = refusal(d.path(), "list_files", "build/").unwrap().text;
+        assert!(text.starts_with("Access to build/ is blocked by the .clineignore file settings"), "{text}");
     }
 
     #[test]

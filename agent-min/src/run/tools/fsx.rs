@@ -213,6 +213,20 @@ fn changed(path: &Path, what: &str, act: Act) -> io::Error {
     )
 }
 
+/// Node's message for a failed system call on `abs` (`ENOENT: no such file or directory, stat
+/// '/abs'`), for the errors a mention or a read meets; others as the system says them.
+pub(crate) fn node_error(e: &std::io::Error, call: &str, abs: &Path) -> String {
+    let (code, what) = match e.raw_os_error() {
+        Some(libc::ENOENT) => ("ENOENT", "no such file or directory"),
+        Some(libc::EACCES) => ("EACCES", "permission denied"),
+        Some(libc::ENOTDIR) => ("ENOTDIR", "not a directory"),
+        Some(libc::ELOOP) => ("ELOOP", "too many symbolic links encountered"),
+        Some(libc::ENAMETOOLONG) => ("ENAMETOOLONG", "name too long"),
+        _ => return e.to_string(),
+    };
+    format!("{code}: {what}, {call} '{}'", abs.display())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

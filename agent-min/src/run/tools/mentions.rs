@@ -289,20 +289,6 @@ fn is_hash(mention: &str) -> bool {
     (7..=40).contains(&mention.len()) && mention.bytes().all(|b| matches!(b, b'a'..=b'f' | b'0'..=b'9'))
 }
 
-/// Node's message for a failed system call on `abs` (`ENOENT: no such file or directory, stat
-/// '/abs'`), for the errors a mention meets; others as the system says them.
-fn node_error(e: &std::io::Error, call: &str, abs: &Path) -> String {
-    let (code, what) = match e.raw_os_error() {
-        Some(libc::ENOENT) => ("ENOENT", "no such file or directory"),
-        Some(libc::EACCES) => ("EACCES", "permission denied"),
-        Some(libc::ENOTDIR) => ("ENOTDIR", "not a directory"),
-        Some(libc::ELOOP) => ("ELOOP", "too many symbolic links encountered"),
-        Some(libc::ENAMETOOLONG) => ("ENAMETOOLONG", "name too long"),
-        _ => return e.to_string(),
-    };
-    format!("{code}: {what}, {call} '{}'", abs.display())
-}
-
 /// isbinaryfile's test (the package Cline asks) on a file's first 512 bytes: NUL bytes, a PDF,
 /// or over 10% of bytes that are neither text nor UTF-8. (Its protocol-buffer test is left out.)
 fn is_binary(bytes: &[u8]) -> bool {
@@ -401,7 +387,7 @@ fn file_or_folder(root: &Path, path: &str) -> Result<String, String> {
             ws.root().display()
         )));
     }
-    let meta = std::fs::metadata(&r.abs).map_err(|e| failed(node_error(&e, "stat", &r.abs)))?;
+    let meta = std::fs::metadata(&r.abs).map_err(|e| failed(super::fsx::node_error(&e, "stat", &r.abs)))?;
     if meta.is_file() {
         let bytes = read::read_bytes(&r.abs).map_err(failed)?;
         if is_binary(&bytes) {
@@ -419,7 +405,7 @@ fn file_or_folder(root: &Path, path: &str) -> Result<String, String> {
         }
     }
     let mut entries: Vec<(std::ffi::OsString, std::fs::FileType)> = std::fs::read_dir(&r.abs)
-        .map_err(|e| failed(node_error(&e, "scandir", &r.abs)))?
+        .map_err(|e| failed(super::fsx::node_error(&e, "scandir", &r.abs)))?
         .filter_map(|e| e.ok().and_then(|e| Some((e.file_name(), e.file_type().ok()?))))
         .collect();
     // libuv sorts a directory's names byte-wise.

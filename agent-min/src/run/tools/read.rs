@@ -188,7 +188,8 @@ pub(crate) fn read_bytes(abs: &Path) -> Result<Vec<u8>, String> {
             "File is too large to read into context.".to_string()
         }
         std::io::ErrorKind::InvalidInput => format!("{} {e}.", abs.display()),
-        _ => e.to_string(),
+        // Node's words, as Cline's `fs.readFile` fails (`EACCES: permission denied, open '…'`).
+        _ => super::fsx::node_error(&e, "open", abs),
     })
 }
 
@@ -291,6 +292,21 @@ mod tests {
 
     fn numbered(content: &str, start: Option<i64>, end: Option<i64>) -> String {
         with_line_numbers(content, start, end).0
+    }
+
+    /// A file that cannot be opened is named in Node's words, as Cline's `fs.readFile` fails:
+    /// the code, what it means, the call and the path (the running user may be root, whom no
+    /// mode keeps out, so a file gone after its check stands in for an unreadable one).
+    #[test]
+    fn a_failed_open_is_worded_as_node_words_it() {
+        let d = tempfile::tempdir().unwrap();
+        let gone = d.path().join("gone.txt");
+        assert_eq!(read_bytes(&gone), Err(format!("ENOENT: no such file or directory, open '{}'", gone.display())));
+        let denied = std::io::Error::from_raw_os_error(libc::EACCES);
+        assert_eq!(
+            super::super::fsx::node_error(&denied, "open", &gone),
+            format!("EACCES: permission denied, open '{}'", gone.display())
+        );
     }
 
     #[test]

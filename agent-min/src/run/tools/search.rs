@@ -314,6 +314,13 @@ fn relative(from: &Path, to: &Path) -> String {
     parts.join("/")
 }
 
+/// `key` as a JavaScript array index (`0`, or digits without a leading zero, below 2³² − 1),
+/// which an object lists before its other keys.
+fn array_index(key: &str) -> Option<u32> {
+    let canonical = key == "0" || (!key.starts_with('0') && !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()));
+    key.parse::<u32>().ok().filter(|&n| canonical && n < u32::MAX)
+}
+
 /// Cline's `formatResults`, paths relative to the workspace root.
 pub(crate) fn format_results(results: &[Hit], cwd: &Path) -> String {
     let mut out = if results.len() >= MAX_RESULTS {
@@ -332,6 +339,9 @@ pub(crate) fn format_results(results: &[Hit], cwd: &Path) -> String {
             None => groups.push((rel, vec![h])),
         }
     }
+    // Cline walks them with `Object.entries`, which lists a name that is an array index (a
+    // root-level file called `2`) first, by its number.
+    groups.sort_by_key(|(file, _)| array_index(file).map_or((1, 0), |n| (0, n)));
     let mut limit_reached = false;
     'files: for (file, hits) in &groups {
         let head = format!("{file}\n│----\n");
@@ -530,6 +540,17 @@ mod tests {
         // As ripgrep does with a path given explicitly: no glob or hidden rule applies to it.
         assert!(one("src/a.rs", "*.md").starts_with("Found 1 result."));
         assert!(one(".hidden.txt", "*").starts_with("Found 1 result."));
+    }
+
+    /// Cline's `Object.entries` lists a file whose name is an array index first, by number.
+    #[test]
+    fn files_named_as_array_indices_come_first_as_in_javascript() {
+        let hit = |f: &str| Hit { file: PathBuf::from("/w").join(f), text: "x".into(), before: vec![], after: vec![] };
+        let hits: Vec<Hit> = ["a.txt", "10", "007", "2", "sub/3", "4294967295", "0"].into_iter().map(hit).collect();
+        let out = format_results(&hits, Path::new("/w"));
+        let files: Vec<&str> = out.lines().skip(2).filter(|l| !l.is_empty() && !l.starts_with('│')).collect();
+        assert_eq!(files, ["0", "2", "10", "a.txt", "007", "sub/3", "4294967295"]);
+        assert_eq!((array_index("4294967294"), array_index("-1"), array_index("1e3")), (Some(4294967294), None, None));
     }
 
     #[test]

@@ -110,7 +110,8 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     if !resolved.inside {
         let what = format!("Read {path} to edit it");
         if let Err(o) = check_path(ctx, path, Access::Read, &what, None) {
-            return o;
+            // Cline asks once, and its refusal says what became of the file.
+            return denied_file_note(o, resolved.abs.exists());
         }
     }
     let existing = match current_content(ctx, &resolved.abs, path, Whole::Edited) {
@@ -493,6 +494,41 @@ secrets/
             }
         }
         assert_eq!(std::fs::read_to_string(&secret).unwrap(), "TOP-SECRET-CONTENT\n");
+    }
+
+    /// A person who refuses the edit of a file outside the workspace is refused once, as in
+    /// Cline, whose refusal says the file was left as it was.
+    #[test]
+    fn refusing_an_edit_outside_the_workspace_says_the_file_was_not_updated() {
+        struct No;
+        impl crate::run::ui::term::Asker for No {
+            fn approve(&mut self, _: &str) -> crate::run::ui::term::Approval {
+                crate::run::ui::term::Approval::No(None)
+            }
+            fn answer(&mut self, _: &str) -> Option<String> {
+                None
+            }
+        }
+        let parent = tempfile::tempdir().unwrap();
+        std::fs::create_dir(parent.path().join("ws")).unwrap();
+        std::fs::write(parent.path().join("kept.txt"), "kept\n").unwrap();
+        let ws = Workspace::new(&parent.path().join("ws")).unwrap();
+        let diff = "------- SEARCH\nkept\n=======\nX\n+++++++ REPLACE";
+        for (path, note) in [
+            ("../kept.txt", "The file was not updated, and maintains its original contents."),
+            ("../new.txt", "The file was not created."),
+        ] {
+            let out = with_ctx(&ws, |ctx| {
+                ctx.yolo = false;
+                *ctx.term = crate::run::ui::term::Term::new().answered_by(Box::new(No));
+                run(&call("replace_in_file", &[("path", path), ("diff", diff)]), ctx)
+            });
+            match out {
+                Outcome::Denied { text, .. } => assert_eq!(text, format!("{} {note}", prompt::TOOL_DENIED)),
+                o => panic!("{path}: {o:?}"),
+            }
+        }
+        assert_eq!(std::fs::read_to_string(parent.path().join("kept.txt")).unwrap(), "kept\n");
     }
 
     #[allow(unsafe_code)] // mkfifo(3): the FIFO this test needs
