@@ -229,6 +229,7 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
     }
     if super::is_openrouter(&cfg.base_url) {
         openrouter_claude_thinking(cfg, openrouter_1m(cfg).unwrap_or(&cfg.model), body);
+        openrouter_model_settings(cfg, body);
     }
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
@@ -291,6 +292,57 @@ fn openrouter_claude_thinking(cfg: &ApiConfig, id: &str, body: &mut Value) {
         fields.remove("temperature");
         fields.remove("reasoning_effort");
         fields.insert("reasoning".into(), json!({"max_tokens": budget}));
+    }
+}
+
+/// Cline's `OPENROUTER_PROVIDER_PREFERENCES` (`shared/api.ts`): the providers OpenRouter may
+/// route these models to, in order, and no others (quantised or weak at tool calls).
+const OPENROUTER_PROVIDER_ORDER: [(&str, &[&str]); 20] = {
+    const QWEN: &[&str] = &["nebius", "baseten", "fireworks", "together", "deepinfra"];
+    const GLM: &[&str] = &["z-ai", "novita", "baseten", "fireworks", "chutes"];
+    [
+        ("moonshotai/kimi-k2:exacto", &["groq", "moonshotai"]),
+        ("z-ai/glm-4.6:exacto", &["z-ai", "novita"]),
+        ("deepseek/deepseek-v3.1-terminus:exacto", &["novita", "deepinfra"]),
+        ("qwen/qwen3-coder:exacto", &["baseten"]),
+        ("openai/gpt-oss-120b:exacto", &["groq", "novita"]),
+        ("moonshotai/kimi-k2", &["groq", "fireworks", "baseten", "parasail", "novita", "deepinfra"]),
+        ("qwen/qwen3-coder", QWEN),
+        ("qwen/qwen3-235b-a22b-thinking-2507", QWEN),
+        ("qwen/qwen3-235b-a22b-07-25", QWEN),
+        ("qwen/qwen3-30b-a3b-thinking-2507", QWEN),
+        ("qwen/qwen3-30b-a3b-instruct-2507", QWEN),
+        ("qwen/qwen3-30b-a3b:free", QWEN),
+        ("qwen/qwen3-next-80b-a3b-thinking", QWEN),
+        ("qwen/qwen3-next-80b-a3b-instruct", QWEN),
+        ("qwen/qwen3-max", QWEN),
+        ("deepseek/deepseek-v3.2-exp", &["deepseek", "novita", "fireworks", "nebius"]),
+        ("z-ai/glm-4.6", GLM),
+        ("z-ai/glm-4.5v", GLM),
+        ("z-ai/glm-4.5", GLM),
+        ("z-ai/glm-4.5-air", GLM),
+    ]
+};
+
+/// What Cline's OpenRouter handler (`openrouter-stream.ts`) sends for some models beyond the
+/// Claude ones: the providers of [`OPENROUTER_PROVIDER_ORDER`] (`provider: {order,
+/// allow_fallbacks: false}`); DeepSeek's recommended `temperature: 0.7`, `top_p: 0.95` to the
+/// R1 and QwQ models; and at most 8,192 output tokens to Gemini's Flash models
+/// (`GEMINI_FLASH_MAX_OUTPUT_TOKENS`, unless `--max-tokens` says otherwise).
+fn openrouter_model_settings(cfg: &ApiConfig, body: &mut Value) {
+    let id = cfg.model.as_str();
+    if let Some((_, order)) = OPENROUTER_PROVIDER_ORDER.iter().find(|(m, _)| *m == id) {
+        body["provider"] = json!({"order": order, "allow_fallbacks": false});
+    }
+    if id.starts_with("deepseek/deepseek-r1")
+        || ["perplexity/sonar-reasoning", "qwen/qwq-32b:free", "qwen/qwq-32b"].contains(&id)
+    {
+        body["temperature"] = json!(0.7);
+        body["top_p"] = json!(0.95);
+    }
+    let m = id.to_ascii_lowercase();
+    if (m.starts_with("google/gemini") || m.starts_with("gemini-")) && m.contains("flash") && cfg.max_tokens.is_none() {
+        body["max_tokens"] = json!(8192);
     }
 }
 
@@ -770,6 +822,36 @@ mod tests {
         // Elsewhere the id is the server's own business.
         let b = asked("http://127.0.0.1:4000/v1", "anthropic/claude-sonnet-4.5:1m");
         assert_eq!((b["model"].as_str(), b.get("provider")), (Some("anthropic/claude-sonnet-4.5:1m"), None));
+    }
+
+    /// At OpenRouter some models get what Cline's OpenRouter handler sends them: their
+    /// providers in order, DeepSeek's sampling for R1 and QwQ, Flash's output limit; elsewhere
+    /// none of it.
+    #[test]
+    fn openrouter_gets_clines_per_model_settings() {
+        let asked = |base: &str, model: &str, max: Option<u32>| -> Value {
+            let cfg = ApiConfig {
+                base_url: base.to_string(),
+                max_tokens: max,
+                ..ApiConfig::test(super::super::Provider::OpenAi, model)
+            };
+            serde_json::from_slice(&request(&cfg, "SYS", &[Message::user("hi")]).body).unwrap()
+        };
+        let or = "https://openrouter.ai/api/v1";
+        let kimi = asked(or, "moonshotai/kimi-k2", None);
+        let order = ["groq", "fireworks", "baseten", "parasail", "novita", "deepinfra"];
+        assert_eq!(kimi["provider"], json!({"order": order, "allow_fallbacks": false}));
+        assert_eq!(asked(or, "qwen/qwen3-coder:exacto", None)["provider"]["order"], json!(["baseten"]));
+        let r1 = asked(or, "deepseek/deepseek-r1-0528", None);
+        assert_eq!((&r1["temperature"], &r1["top_p"], r1.get("provider")), (&json!(0.7), &json!(0.95), None));
+        assert_eq!(asked(or, "google/gemini-2.5-flash", None)["max_tokens"], 8192);
+        assert_eq!(asked(or, "google/gemini-2.5-flash", Some(1000))["max_tokens"], 1000);
+        assert_eq!(asked(or, "google/gemini-2.5-pro", None).get("max_tokens"), None);
+        let local = "http://127.0.0.1:4000/v1";
+        let plain = asked(local, "moonshotai/kimi-k2", None);
+        assert_eq!((plain.get("provider"), plain.get("top_p")), (None, None));
+        assert_eq!(asked(local, "deepseek/deepseek-r1", None).get("top_p"), None);
+        assert_eq!(asked(local, "google/gemini-2.5-flash", None).get("max_tokens"), None);
     }
 
     /// At OpenRouter a Claude model thinks as Cline's OpenRouter handler asks it to: with
