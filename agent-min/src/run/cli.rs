@@ -251,7 +251,7 @@ fn cline_cli_hint(arg: &lexopt::Arg) -> &'static str {
     match arg {
         Short('p') | Long("plan") => "agent-min has no plan mode (it always acts; --yolo or approvals decide what runs); ",
         Long("id") => "to go on with a saved task: agent-min resume ID; ",
-        Short('k') | Long("key") => "the key is read from the provider's variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY), never from the command line; ",
+        Short('k') | Long("key") => "the key is read from the provider's variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, OLLAMA_API_KEY), never from the command line; ",
         Long("acp") => "for editors: agent-min acp; ",
         _ => "",
     }

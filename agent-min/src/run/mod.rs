@@ -520,7 +520,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         .or_else(|| decl.base_url_var.and_then(env).map(|u| u.trim_end_matches('/').to_string()))
         .unwrap_or_else(|| decl.default_base_url.to_string());
     let api_key = decl.key_var.and_then(env);
-    if api_key.is_none() && decl.key_required_at.is_some_and(|at| base_url.contains(at)) {
+    if api_key.is_none() && decl.key_required(&base_url) {
         return Err(decl.missing_key.to_string());
     }
     let model = opts.model.clone().unwrap_or_else(|| decl.default_model.to_string());

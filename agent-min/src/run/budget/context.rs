@@ -390,15 +390,28 @@ pub(crate) fn dedupe_reads(messages: &mut [Message]) -> usize {
     let mut replaced = 0;
     for (i, copy) in stale {
         let answered = history::copies_of_answers(&messages[i - 1], &messages[i]);
+        let before = (!answered.is_empty()).then(|| messages[i].content.clone());
         let Some((old, inserted)) = replace_copy(&mut messages[i], copy) else { continue };
-        replaced += 1;
-        // The copy of a call's result it fell in: the call's recorded answer changes alike.
-        if let Some((k, r)) = answered.into_iter().find(|(_, r)| r.start <= old.start && old.end <= r.end) {
-            let answer = messages[i].content[r.start..r.end + inserted - old.len()].to_string();
-            if let Some(Part::ToolUse(t)) = messages[i - 1].parts.get_mut(k) {
-                t.answer = Some(answer);
+        // The copy of a call's result it fell in: the call's recorded answer changes alike. One
+        // across a result's copy and what follows it (a `<file_content>` opened in one result and
+        // closed in the next) is no copy of a file, and is left as it was (Cline reads each
+        // result on its own); one after the copies (words with a mention) is the text's alone.
+        let within = answered.iter().find(|(_, r)| r.start <= old.start && old.end <= r.end);
+        let across = answered.iter().any(|(_, r)| old.start < r.end && r.start < old.end);
+        match (within, before) {
+            (Some((k, r)), _) => {
+                let answer = messages[i].content[r.start..r.end + inserted - old.len()].to_string();
+                if let Some(Part::ToolUse(t)) = messages[i - 1].parts.get_mut(*k) {
+                    t.answer = Some(answer);
+                }
             }
+            (None, Some(before)) if across => {
+                messages[i].content = before;
+                continue;
+            }
+            _ => {}
         }
+        replaced += 1;
     }
     replaced
 }
@@ -550,6 +563,37 @@ mod tests {
         assert_eq!(rest, env, "the copies are not sent again as text");
         assert_eq!(answers(Some(&m[5]), &m[6]).0[0].content, read, "the latest copy is kept");
         assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
+    }
+
+    /// A `<file_content>` found across two native results (opened in one, closed in the next)
+    /// is no copy of a file: left as it was, so the copies still match the recorded answers.
+    #[test]
+    fn a_file_content_across_two_native_results_is_left_alone() {
+        use crate::run::llm::providers::history::answers;
+        use crate::run::llm::ToolUsePart;
+        let call = |id: &str, answer: &str| {
+            Part::ToolUse(ToolUsePart {
+                id: id.into(),
+                name: "search_files".into(),
+                input: "{}".into(),
+                answer: Some(answer.into()),
+                extra: None,
+            })
+        };
+        let (r1, r2) = (
+            "[search_files for 'a'] Result:\n<file_content path=\"p\">",
+            "[search_files for 'b'] Result:\n</file_content>",
+        );
+        let env = "<environment_details>\nE\n</environment_details>";
+        let mut m = vec![Message::user("task"), Message::assistant("")];
+        let mut a = Message::assistant("");
+        a.parts = vec![call("t1", r1), call("t2", r2)];
+        m.extend([Message::user(format!("x\n\n{env}")), a, Message::user(format!("{r1}\n\n{r2}\n\n{env}"))]);
+        m.extend([Message::assistant("again"), Message::user("<file_content path=\"p\">new</file_content>")]);
+        let was = m.clone();
+        assert_eq!(dedupe_reads(&mut m), 0);
+        assert_eq!(m, was);
+        assert_eq!(answers(Some(&m[3]), &m[4]).1, env, "the copies still match the answers");
     }
 
     #[test]

@@ -5,9 +5,12 @@
 //!
 //! The CLI names the file by its frontmatter's `name`, else by its file name without the
 //! extension; leaves it out when the frontmatter says `disabled: true` (or `enabled: false`
-//! without `disabled`); and refuses a file whose frontmatter does not parse, whose body is
-//! empty, or whose `name` or `disabled`/`enabled` is not a string or a boolean. The
-//! extension's own directories (`.clinerules/`) know none of this, and are not read here.
+//! without `disabled`); and refuses a file whose body is empty, or whose `name` or
+//! `disabled`/`enabled` is not a string or a boolean. It refuses one whose frontmatter does not
+//! parse too; here such a file is used, without its frontmatter, and said to be
+//! ([`CliFile::unread`]): agent-min's YAML reader (`frontmatter.rs`) knows less than the CLI's,
+//! and a rule is not dropped for what it cannot read. The extension's own directories
+//! (`.clinerules/`) know none of this, and are not read here.
 
 use super::frontmatter::{self, Value};
 
@@ -20,6 +23,8 @@ pub(crate) struct CliFile {
     pub disabled: bool,
     /// The text after the frontmatter, trimmed.
     pub instructions: String,
+    /// Why its frontmatter could not be read (the file is used as if it had none).
+    pub unread: Option<String>,
 }
 
 /// What kind of file it is, for the CLI's error texts.
@@ -36,19 +41,18 @@ pub(crate) enum Kind {
 pub(crate) fn read(text: &str, fallback_name: &str, kind: Kind) -> Result<CliFile, String> {
     // The CLI's regex wants `---` at the very start (the extension's allows white space first).
     let fm = if text.starts_with("---") { Some(frontmatter::parse(text)) } else { None };
-    if let Some(e) = fm.as_ref().and_then(|f| f.parse_error.as_ref()) {
-        return Err(format!("Failed to parse YAML frontmatter: {e}"));
-    }
+    let unread = fm.as_ref().and_then(|f| f.parse_error.clone());
     let (data, body) = match &fm {
+        Some(f) if unread.is_some() => (&[][..], frontmatter::after_block(text).unwrap_or(f.body)),
         Some(f) => (f.data.as_slice(), f.body),
         None => (&[][..], text),
     };
     let instructions = body.trim();
+    let what = match kind {
+        Kind::Rule => "rule",
+        Kind::Workflow => "workflow",
+    };
     if instructions.is_empty() {
-        let what = match kind {
-            Kind::Rule => "rule",
-            Kind::Workflow => "workflow",
-        };
         return Err(format!("Missing instructions body in {what} file."));
     }
     let field = |key: &str| data.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v);
@@ -59,10 +63,6 @@ pub(crate) fn read(text: &str, fallback_name: &str, kind: Kind) -> Result<CliFil
     };
     let name = name.unwrap_or(fallback_name.trim());
     if name.is_empty() {
-        let what = match kind {
-            Kind::Rule => "rule",
-            Kind::Workflow => "workflow",
-        };
         return Err(format!("Missing {what} name."));
     }
     let boolean = |key: &str| match field(key) {
@@ -74,7 +74,7 @@ pub(crate) fn read(text: &str, fallback_name: &str, kind: Kind) -> Result<CliFil
         Some(d) => d,
         None => boolean("enabled")? == Some(false),
     };
-    Ok(CliFile { name: name.to_string(), disabled, instructions: instructions.to_string() })
+    Ok(CliFile { name: name.to_string(), disabled, instructions: instructions.to_string(), unread })
 }
 
 #[cfg(test)]
@@ -90,7 +90,8 @@ mod tests {
     #[test]
     fn the_name_and_the_switch_are_read_as_the_cline_cli_reads_them() {
         let plain = rule("Use tabs.\n").unwrap();
-        assert_eq!(plain, CliFile { name: "style".into(), disabled: false, instructions: "Use tabs.".into() });
+        let want = CliFile { name: "style".into(), disabled: false, instructions: "Use tabs.".into(), unread: None };
+        assert_eq!(plain, want);
         let named = read("---\nname:  ship \n---\nRun the ship workflow.", "deploy", Kind::Workflow).unwrap();
         assert_eq!(
             (named.name.as_str(), named.disabled, named.instructions.as_str()),
@@ -114,6 +115,13 @@ mod tests {
         assert_eq!(rule("---\nname: [a]\n---\nx"), Err("Frontmatter field 'name' must be a string.".into()));
         assert_eq!(rule("---\ndescription: only\n---\n \n"), Err("Missing instructions body in rule file.".into()));
         assert_eq!(read("", "w", Kind::Workflow), Err("Missing instructions body in workflow file.".into()));
-        assert!(rule("---\npaths: [unclosed\n---\nx").unwrap_err().starts_with("Failed to parse YAML frontmatter: "));
+    }
+
+    /// Frontmatter this reader cannot read leaves the file used, without it, and says why.
+    #[test]
+    fn frontmatter_that_cannot_be_read_here_is_left_out_and_said() {
+        let r = rule("---\npaths: [unclosed\n---\nUse tabs.").unwrap();
+        assert_eq!((r.name.as_str(), r.disabled, r.instructions.as_str()), ("style", false, "Use tabs."));
+        assert!(r.unread.is_some());
     }
 }

@@ -52,6 +52,11 @@ pub(crate) fn parse(markdown: &str) -> Frontmatter<'_> {
     }
 }
 
+/// The text after a frontmatter block (`---` lines), whether or not the block parses.
+pub(crate) fn after_block(markdown: &str) -> Option<&str> {
+    split(markdown.strip_prefix('\u{feff}').unwrap_or(markdown)).map(|(_, body)| body)
+}
+
 /// The regex of Cline, by hand: (yaml, body).
 fn split(s: &str) -> Option<(&str, &str)> {
     let t = s.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');

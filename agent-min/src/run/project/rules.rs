@@ -357,6 +357,14 @@ fn cli_content(files: &[PathBuf], base: &Path, paths: &[String], warn: &mut Read
             let stem = f.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default();
             match cli_file::read(&raw, &stem, cli_file::Kind::Rule) {
                 Ok(rule) if rule.disabled => None,
+                Ok(rule) if rule.unread.is_some() => {
+                    let why = rule.unread.unwrap_or_default();
+                    warn.warnings.push(format!(
+                        "{}: its frontmatter could not be read ({why}); the rule was sent without it",
+                        f.display()
+                    ));
+                    Some(format!("{}\n{}", relative(f, base), rule.instructions))
+                }
                 Ok(_) => rule_part(&relative(f, base), &raw, paths),
                 Err(why) => {
                     warn.warnings.push(format!("{}: not used, as the Cline CLI does not use it: {why}", f.display()));
@@ -716,9 +724,9 @@ mod tests {
     }
 
     /// A rule the Cline CLI turns off (`disabled: true`, `enabled: false`) or refuses (a
-    /// `disabled` that is no boolean, frontmatter that does not parse, no body) is not sent
-    /// from its directories, the refused ones named in a warning; `.clinerules/` files, which
-    /// the extension reads, keep theirs.
+    /// `disabled` that is no boolean, no body) is not sent from its directories, the refused
+    /// ones named in a warning; one whose frontmatter this reader cannot read is sent without
+    /// it, and said to be; `.clinerules/` files, which the extension reads, keep theirs.
     #[test]
     fn the_cline_clis_rules_that_it_turns_off_or_refuses_are_not_sent() {
         let d = tempfile::tempdir().unwrap();
@@ -728,21 +736,27 @@ mod tests {
         write(r, ".cline/rules/b.md", "---\ndisabled: true\n---\nturned off");
         write(r, ".cline/rules/c.md", "---\nenabled: false\n---\nturned off too");
         write(r, ".cline/rules/d.md", "---\ndisabled: yes\n---\nrefused");
-        write(r, ".cline/rules/e.md", "---\npaths: [unclosed\n---\nrefused");
+        write(r, ".cline/rules/e.md", "---\ntags:\n  - name: a\n---\nsent without what is not read here");
         write(r, ".cline/rules/f.md", "---\ndescription: nothing else\n---\n");
         let mut warn = Reader::new();
         let s = sections(r, &none(), &[], &mut warn);
         assert_eq!(s.len(), 2, "{s:?}");
         assert!(s[0].ends_with("off.md\nthe extension reads it"), "{}", s[0]);
-        assert!(s[1].ends_with("\n\n.cline/rules/a.md\nkept rule"), "{}", s[1]);
-        let refused: Vec<&String> = warn.warnings.iter().filter(|w| w.contains("not used, as the Cline CLI")).collect();
-        assert_eq!(refused.len(), 3, "{:?}", warn.warnings);
-        assert!(refused[0].contains("d.md") && refused[0].ends_with("Frontmatter field 'disabled' must be a boolean."));
         assert!(
-            refused[1].contains("e.md: not used, as the Cline CLI does not use it: Failed to parse YAML frontmatter: ")
+            s[1].ends_with("\n\n.cline/rules/a.md\nkept rule\n\n.cline/rules/e.md\nsent without what is not read here"),
+            "{}",
+            s[1]
         );
-        assert!(refused[2]
+        let refused: Vec<&String> = warn.warnings.iter().filter(|w| w.contains("not used, as the Cline CLI")).collect();
+        assert_eq!(refused.len(), 2, "{:?}", warn.warnings);
+        assert!(refused[0].contains("d.md") && refused[0].ends_with("Frontmatter field 'disabled' must be a boolean."));
+        assert!(refused[1]
             .ends_with("f.md: not used, as the Cline CLI does not use it: Missing instructions body in rule file."));
+        assert!(
+            warn.warnings.iter().any(|w| w.contains("e.md: its frontmatter could not be read (")),
+            "{:?}",
+            warn.warnings
+        );
     }
 
     /// In the home directory, the workspace's `.cline/rules/` is the global `~/.cline/rules`:

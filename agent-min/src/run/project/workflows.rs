@@ -119,12 +119,29 @@ fn workflow(name: &str, root: &Path, global: &[(PathBuf, Layout)], warn: &mut Re
                 if by_whole_name && !whole(file) {
                     continue;
                 }
-                let Some(text) = rules::read_text(file, warn) else { continue };
+                // Only a file that may be the one asked for is worth a warning: the others are
+                // read only to learn their names.
+                let named_alike = by_whole_name || stem(file);
+                let warned = warn.warnings.len();
+                let Some(text) = rules::read_text(file, warn) else {
+                    if !named_alike {
+                        warn.warnings.truncate(warned);
+                    }
+                    continue;
+                };
                 let fallback = file.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default();
                 match cli_file::read(&text, &fallback, cli_file::Kind::Workflow) {
-                    Ok(w) if !w.disabled && (by_whole_name || w.name == name) => return Some(w.instructions),
+                    Ok(w) if !w.disabled && (by_whole_name || w.name == name) => {
+                        if let Some(why) = w.unread {
+                            warn.warnings.push(format!(
+                                "{}: its frontmatter could not be read ({why}); the workflow was sent without it",
+                                file.display()
+                            ));
+                        }
+                        return Some(w.instructions);
+                    }
                     Ok(_) => {}
-                    Err(why) if by_whole_name || stem(file) => {
+                    Err(why) if named_alike => {
                         warn.warnings
                             .push(format!("{}: not used, as the Cline CLI does not use it: {why}", file.display()));
                     }
@@ -263,6 +280,8 @@ mod tests {
         write(d.path(), ".cline/workflows/empty.md", "---\ndescription: no body\n---\n");
         write(g.path(), "audit.md", "---\nname: review\ndisabled: true\n---\nOff, so the next one counts.");
         write(g.path(), "review.md", "Review it.");
+        // Read only to learn its name, a file that may not be read is not worth a warning.
+        write(d.path(), ".cline/workflows/shared.md", &"x".repeat(rules::MAX_RULE_FILE_BYTES as usize + 1));
         let global = [(g.path().to_path_buf(), Layout::Cli)];
         let mut warn = Reader::new();
         let mut expand = |words: &str| expand(words, d.path(), &global, &mut warn).map(|e| e.instructions);
@@ -279,6 +298,7 @@ mod tests {
         assert_eq!(expand("/review"), tagged("review", "Review it."));
         let refused: Vec<&String> = warn.warnings.iter().filter(|w| w.contains("not used, as the Cline CLI")).collect();
         assert_eq!(refused.len(), 2, "{:?}", warn.warnings);
+        assert!(!warn.warnings.iter().any(|w| w.contains("shared.md")), "{:?}", warn.warnings);
         assert!(
             refused[0].contains("bad.md") && refused[0].ends_with("Frontmatter field 'disabled' must be a boolean.")
         );

@@ -28,8 +28,8 @@ pub(crate) struct ProviderDecl {
     pub default_model: &'static str,
     /// The variable the key is read from; `None`: it needs no key.
     pub key_var: Option<&'static str>,
-    /// Where a key is required: every base URL (`Some("")`), base URLs containing this text, or
-    /// none (`None`: a key is sent when set).
+    /// Where a key is required: every base URL (`Some("")`), base URLs whose host is this one
+    /// or under it ([`ProviderDecl::key_required`]), or none (`None`: a key is sent when set).
     pub key_required_at: Option<&'static str>,
     /// What a run without its required key is told.
     pub missing_key: &'static str,
@@ -38,6 +38,19 @@ pub(crate) struct ProviderDecl {
     pub next_gen: bool,
     /// Whether its key, set alone, chooses it without `--provider`.
     pub chosen_by_key: bool,
+}
+
+impl ProviderDecl {
+    /// Whether `base_url` needs this provider's key: every URL (`Some("")`), or one whose host is
+    /// the one named or under it (`api.openai.com`, `ollama.com`; not `ollama.company.lan`).
+    pub(crate) fn key_required(&self, base_url: &str) -> bool {
+        let Some(at) = self.key_required_at else { return false };
+        let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let host = host.split(':').next().unwrap_or_default().trim_end_matches('.').to_ascii_lowercase();
+        at.is_empty() || host == at || host.strip_suffix(at).is_some_and(|sub| sub.ends_with('.'))
+    }
 }
 
 /// The providers; without `--provider`, the first chosen by its key whose key variable is set is
@@ -177,6 +190,28 @@ mod tests {
             let found = crate::run::llm::models::lookup(d.provider, d.default_model);
             assert!(found.facts.known, "{}: {}", d.name, d.default_model);
         }
+    }
+
+    /// A key is required at the host named, or under it, not wherever its name appears.
+    #[test]
+    fn a_key_is_required_by_host() {
+        let ollama = named("ollama").unwrap();
+        for needs in
+            ["https://ollama.com", "https://ollama.com/", "https://OLLAMA.com:443/api", "https://eu.ollama.com"]
+        {
+            assert!(ollama.key_required(needs), "{needs}");
+        }
+        for local in [
+            "http://127.0.0.1:11434",
+            "http://ollama.company.lan:11434",
+            "https://my-ollama.com",
+            "http://x/ollama.com",
+        ] {
+            assert!(!ollama.key_required(local), "{local}");
+        }
+        assert!(named("openai").unwrap().key_required("https://api.openai.com/v1"));
+        assert!(!named("openai").unwrap().key_required("http://127.0.0.1:8080/v1"));
+        assert!(named("anthropic").unwrap().key_required("http://127.0.0.1:9/"));
     }
 
     #[test]
