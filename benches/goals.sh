@@ -219,8 +219,14 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # Raised to 4.71 MB on 2026-12-06, at 4,708,024 B: the Cline CLI's layout (.cline/rules,
 # .cline/workflows, ~/.cline's rules, workflows and MCP settings with their nested transport and
 # CLINE_DIR, its hooks named, the folders guarded), an editor's refused prompt rolled back as
-# ACP says, a refusal after the first tool seen: 23 KB, 19 KB of it in the minimal agent's parts.)
-line binary "  the same, no larger than today (ceiling 4.71 MB)" "$(mb "$b")" "$(is "$b <= 4710000")" must
+# ACP says, a refusal after the first tool seen: 23 KB, 19 KB of it in the minimal agent's parts.
+# Raised to 4.726 MB on 2026-12-06, at 4,723,712 B: three reviews of the default path against
+# Cline v4.0.10 — a native call's repeated read dropped from its tool_result, its result counted
+# once, the Cline CLI's rule and workflow frontmatter (name, disabled), Ollama's key and retried
+# stream errors, OpenRouter's per-model providers and sampling, the wait a refusal asks for,
+# Node's words for a failed read and every signal's name: 16 KB, all of it in the minimal
+# agent's parts.)
+line binary "  the same, no larger than today (ceiling 4.726 MB)" "$(mb "$b")" "$(is "$b <= 4726000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -266,8 +272,10 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # piped task: 6 KB.
 # Raised to 3.045 MB on 2026-12-06, at 3,043,256 B: the Cline CLI's rules, workflows and MCP
 # settings, which the minimal agent reads (or names, for MCP) as the default one does, the
-# folders guarded, and the roll-back of an editor's refused prompt in the loop: 19 KB.)
-line binary "  the same, no larger than today (ceiling 3.045 MB)" "$(mb "$m")" "$(is "$m <= 3045000")" must
+# folders guarded, and the roll-back of an editor's refused prompt in the loop: 19 KB.
+# Raised to 3.062 MB on 2026-12-06, at 3,059,776 B: the same reviews' changes (above), every one
+# in the minimal agent's own parts: 16 KB.)
+line binary "  the same, no larger than today (ceiling 3.062 MB)" "$(mb "$m")" "$(is "$m <= 3062000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
