@@ -78,12 +78,13 @@ pub(crate) fn global_dirs() -> Vec<(PathBuf, Layout)> {
 
 /// The trimmed text (maybe empty) of the workflow file named `name`, looked for in the
 /// workspace's `.clinerules/workflows/`, its `.cline/workflows/` (the Cline CLI's), then the
-/// global directories: by whole file name first; failing that anywhere, by the name without
-/// the name the Cline CLI calls it by (a file of the extension's directories: its name without
-/// the extension). A file of the CLI's directories is read as the CLI reads it
-/// ([`cli_file`]): called by its frontmatter's `name` or else its name without the extension,
-/// sent without its frontmatter, never when that says `disabled: true`, and not when the CLI
-/// refuses it (a warning says why). A workspace file must resolve inside the workspace.
+/// global directories: by whole file name first; failing that anywhere, by the name the Cline
+/// CLI calls it by (a file of the extension's directories: its name without the extension). A
+/// file of the CLI's directories is read as the CLI reads it ([`cli_file`]): called by its
+/// frontmatter's `name` or else its name without the extension, sent without its frontmatter,
+/// never when that says `disabled: true`, and not when the CLI refuses it (a warning says why;
+/// frontmatter that cannot be read here is left out, and said to be). A workspace file must
+/// resolve inside the workspace.
 fn workflow(name: &str, root: &Path, global: &[(PathBuf, Layout)], warn: &mut Reader) -> Option<String> {
     let local = [
         (root.join(".clinerules").join("workflows"), Layout::Extension, true),
