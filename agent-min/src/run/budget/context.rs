@@ -323,13 +323,12 @@ fn copies(m: &Message) -> Vec<(String, Copy)> {
     found
 }
 
-/// Replaces `copy` of a file in `m` with Cline's notice, as Cline's `ContextManager` does: a read
-/// becomes its header and the notice; a written file's `<final_file_content>` holds
+/// Where `copy` of a file is in `m`'s text, and what Cline's `ContextManager` puts there: a
+/// read becomes its header and the notice; a written file's `<final_file_content>` holds
 /// ` NOTICE ` (the rest of the result kept); a `<file_content>` block holds the notice. What
-/// follows the result (other tools' notices, the environment details) is kept. Returns the
-/// range of the text replaced and the length of its replacement, `None` when nothing changed
-/// (a copy already replaced is left as it is).
-fn replace_copy(m: &mut Message, copy: &Copy) -> Option<(std::ops::Range<usize>, usize)> {
+/// follows the result (other tools' notices, the environment details) is kept. `None` when
+/// nothing would change (a copy already replaced is left as it is).
+fn copy_replacement(m: &Message, copy: &Copy) -> Option<(std::ops::Range<usize>, String)> {
     let c = &m.content;
     let (body, with) = match copy {
         Copy::Read => {
@@ -354,12 +353,7 @@ fn replace_copy(m: &mut Message, copy: &Copy) -> Option<(std::ops::Range<usize>,
             (body, DUPLICATE_READ_NOTICE.to_string())
         }
     };
-    if c[body.clone()] == with {
-        return None;
-    }
-    let inserted = with.len();
-    m.content.replace_range(body.clone(), &with);
-    Some((body, inserted))
+    (c[body.clone()] != with).then_some((body, with))
 }
 
 /// Replaces every full copy of a file but the latest — a `read_file` result, a
@@ -389,27 +383,23 @@ pub(crate) fn dedupe_reads(messages: &mut [Message]) -> usize {
         .collect();
     let mut replaced = 0;
     for (i, copy) in stale {
-        let answered = history::copies_of_answers(&messages[i - 1], &messages[i]);
-        let before = (!answered.is_empty()).then(|| messages[i].content.clone());
-        let Some((old, inserted)) = replace_copy(&mut messages[i], copy) else { continue };
-        // The copy of a call's result it fell in: the call's recorded answer changes alike. One
+        let Some((old, with)) = copy_replacement(&messages[i], copy) else { continue };
+        // The copy of a call's result it falls in: the call's recorded answer changes alike. One
         // across a result's copy and what follows it (a `<file_content>` opened in one result and
-        // closed in the next) is no copy of a file, and is left as it was (Cline reads each
-        // result on its own); one after the copies (words with a mention) is the text's alone.
-        let within = answered.iter().find(|(_, r)| r.start <= old.start && old.end <= r.end);
-        let across = answered.iter().any(|(_, r)| old.start < r.end && r.start < old.end);
-        match (within, before) {
-            (Some((k, r)), _) => {
-                let answer = messages[i].content[r.start..r.end + inserted - old.len()].to_string();
-                if let Some(Part::ToolUse(t)) = messages[i - 1].parts.get_mut(*k) {
-                    t.answer = Some(answer);
-                }
+        // closed in the next) is no copy of a file, and is left as it is (Cline reads each result
+        // on its own); one after the copies (words with a mention) is the text's alone.
+        let answered = history::copies_of_answers(&messages[i - 1], &messages[i]);
+        let within = answered.iter().find(|(_, r)| r.start <= old.start && old.end <= r.end).cloned();
+        if within.is_none() && answered.iter().any(|(_, r)| old.start < r.end && r.start < old.end) {
+            continue;
+        }
+        let (removed, inserted) = (old.len(), with.len());
+        messages[i].content.replace_range(old, &with);
+        if let Some((k, r)) = within {
+            let answer = messages[i].content[r.start..r.end - removed + inserted].to_string();
+            if let Some(Part::ToolUse(t)) = messages[i - 1].parts.get_mut(k) {
+                t.answer = Some(answer);
             }
-            (None, Some(before)) if across => {
-                messages[i].content = before;
-                continue;
-            }
-            _ => {}
         }
         replaced += 1;
     }

@@ -33,12 +33,7 @@ pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<
     if calls.is_empty() {
         return (Vec::new(), &user.content);
     }
-    let (result, rest) = split_environment(&user.content);
-    // The focus chain's reminder is never part of a result: it goes out as text after them.
-    let (result, rest) = match reminder_start(result) {
-        Some(i) => (&result[..i], &user.content[i + 2..]),
-        None => (result, rest),
-    };
+    let (result, rest) = split_results(&user.content);
     let mut result = Some(result);
     let out: Vec<Answer<'a>> = calls
         .into_iter()
@@ -58,9 +53,9 @@ pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<
         // Every call was answered: the message's text starts with copies of the results of the
         // calls that ran (the loop writes them there too); what follows them is said as text.
         Some(head) => {
-            let after = after_copies(head, out.iter().filter_map(|a| a.call.answer.as_deref()));
-            // `head` starts the text, and `after` ends `head`: from it on, the text is contiguous.
-            (out, if after.is_empty() { rest } else { &user.content[head.len() - after.len()..] })
+            let (_, after) = copies(head, out.iter().filter_map(|a| a.call.answer.as_deref()));
+            // `head` starts the text: from `after` on, the text is contiguous.
+            (out, if after == head.len() { rest } else { &user.content[after..] })
         }
         None => (out, rest),
     }
@@ -83,19 +78,9 @@ pub(crate) fn copies_of_answers(prev: &Message, user: &Message) -> Vec<(usize, s
     if prev.role != Role::Assistant || user.role != Role::User || calls.iter().any(|(_, t)| t.answer.is_none()) {
         return Vec::new();
     }
-    let (head, _) = split_environment(&user.content);
-    let head = reminder_start(head).map_or(head, |i| &head[..i]);
-    let mut at = 0;
-    let mut out = Vec::new();
-    for (k, call) in calls {
-        let a = call.answer.as_deref().unwrap_or_default();
-        let left = &head[at..];
-        if let Some(r) = left.strip_prefix(a).filter(|r| r.is_empty() || r.starts_with("\n\n")) {
-            out.push((k, at..at + a.len()));
-            at += a.len() + r.len().min(2);
-        }
-    }
-    out
+    let (head, _) = split_results(&user.content);
+    let (found, _) = copies(head, calls.iter().map(|(_, t)| t.answer.as_deref().unwrap_or_default()));
+    found.into_iter().map(|(n, range)| (calls[n].0, range)).collect()
 }
 
 /// What `messages[from..]` weigh in a request, in bytes ([`Message::request_bytes`]), as they go
@@ -116,16 +101,30 @@ pub(crate) fn request_bytes(messages: &[Message], from: usize) -> usize {
         .sum()
 }
 
-/// `head` after the copies of `answers` it starts with (some of them, in order, each followed by
-/// a blank line or the end).
-fn after_copies<'a, 'b>(head: &'a str, answers: impl Iterator<Item = &'b str>) -> &'a str {
-    let mut left = head;
-    for a in answers {
-        if let Some(r) = left.strip_prefix(a).filter(|r| r.is_empty() || r.starts_with("\n\n")) {
-            left = &r[r.len().min(2)..];
+/// The copies of `answers` that `head` starts with (some of them, in order, each followed by a
+/// blank line or the end): each one's index among `answers` and its range in `head`; and where
+/// the text after them starts.
+fn copies<'b>(head: &str, answers: impl Iterator<Item = &'b str>) -> (Vec<(usize, std::ops::Range<usize>)>, usize) {
+    let mut at = 0;
+    let mut found = Vec::new();
+    for (n, a) in answers.enumerate() {
+        if let Some(r) = head[at..].strip_prefix(a).filter(|r| r.is_empty() || r.starts_with("\n\n")) {
+            found.push((n, at..at + a.len()));
+            at += a.len() + r.len().min(2);
         }
     }
-    left
+    (found, at)
+}
+
+/// A user message's text cut where its results end: before the focus chain's reminder, which
+/// is never part of a result (it goes out as text after them), or else before the environment
+/// details; and the text after them.
+fn split_results(text: &str) -> (&str, &str) {
+    let (result, rest) = split_environment(text);
+    match reminder_start(result) {
+        Some(i) => (&result[..i], &text[i + 2..]),
+        None => (result, rest),
+    }
 }
 
 /// Where the focus chain's reminder (`prompt/focus_chain.rs`) starts in `head`, the text

@@ -84,15 +84,19 @@ impl Wire {
 /// data-residency hosts `us.api.openai.com`, `eu.api.openai.com`, …), where Cline's
 /// `openai-native` handler, not its OpenAI-compatible one, is the one a person talks through.
 pub(crate) fn is_openai_api(base_url: &str) -> bool {
-    let host = host_of(base_url);
-    host == "api.openai.com" || host.ends_with(".api.openai.com")
+    host_is(base_url, "api.openai.com")
 }
 
 /// Whether `base_url` is OpenRouter's API, which reports each request's cost in its usage
 /// (`usage.cost`, in US dollars: "No additional parameters are required").
 pub(crate) fn is_openrouter(base_url: &str) -> bool {
+    host_is(base_url, "openrouter.ai")
+}
+
+/// Whether the host of `base_url` is `domain` or a host under it.
+pub(super) fn host_is(base_url: &str, domain: &str) -> bool {
     let host = host_of(base_url);
-    host == "openrouter.ai" || host.ends_with(".openrouter.ai")
+    host.strip_suffix(domain).is_some_and(|sub| sub.is_empty() || sub.ends_with('.'))
 }
 
 /// The host of `base_url`, lowercased, without user info or port.

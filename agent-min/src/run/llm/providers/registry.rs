@@ -44,12 +44,7 @@ impl ProviderDecl {
     /// Whether `base_url` needs this provider's key: every URL (`Some("")`), or one whose host is
     /// the one named or under it (`api.openai.com`, `ollama.com`; not `ollama.company.lan`).
     pub(crate) fn key_required(&self, base_url: &str) -> bool {
-        let Some(at) = self.key_required_at else { return false };
-        let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-        let host = host.split(':').next().unwrap_or_default().trim_end_matches('.').to_ascii_lowercase();
-        at.is_empty() || host == at || host.strip_suffix(at).is_some_and(|sub| sub.ends_with('.'))
+        self.key_required_at.is_some_and(|at| at.is_empty() || super::host_is(base_url, at))
     }
 }
 
