@@ -21,7 +21,8 @@ pub(crate) fn help() -> &'static str {
 struct Opts {
     files: Vec<PathBuf>,
     cwd: PathBuf,
-    yolo: bool,
+    /// The option given to start the workspace's servers unasked, if one was.
+    trust: Option<&'static str>,
     json: bool,
     wait: std::time::Duration,
 }
@@ -66,7 +67,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     interrupt::install();
     let mut term = Term::stderr();
     let mut events = Events::off();
-    let mut hub = match sources::start(&opts.files, &cwd, opts.yolo, opts.yolo, opts.wait, &mut term) {
+    let mut hub = match sources::start(&opts.files, &cwd, false, opts.trust, opts.wait, &mut term) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("agent-min mcp list: {e}");
@@ -102,7 +103,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Opts>, String> {
     let mut o = Opts {
         files: Vec::new(),
         cwd: PathBuf::from("."),
-        yolo: false,
+        trust: None,
         json: false,
         wait: crate::run::mcp::hub::CONNECT_WAIT,
     };
@@ -112,7 +113,9 @@ fn parse(args: Vec<OsString>) -> Result<Option<Opts>, String> {
             Short('h') | Long("help") => return Ok(None),
             Long("mcp-config") => o.files.push(p.value().map_err(|e| e.to_string())?.into()),
             Long("cwd") => o.cwd = p.value().map_err(|e| e.to_string())?.into(),
-            Long("yolo") => o.yolo = true,
+            Long("trust-workspace") => o.trust = Some("--trust-workspace"),
+            // What this command took before it took `run`'s name for the same thing.
+            Long("yolo") => o.trust = Some("--yolo"),
             Long("json") => o.json = true,
             Long("mcp-startup-timeout") => {
                 let v = p.value().map_err(|e| e.to_string())?;

@@ -135,7 +135,7 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Err(e) => return refuse(&e),
     };
     let mcp_wait = opts.mcp_startup_timeout.map_or(mcp::hub::CONNECT_WAIT, clock::clamped_secs);
-    let trust = opts.project.trust_workspace;
+    let trust = opts.project.trust_workspace.then_some("--trust-workspace");
     around.mcp = match mcp::sources::start(&opts.mcp_config, ws.root(), setup.yolo, trust, mcp_wait, &mut term) {
         Ok(hub) => hub,
         Err(e) => return refuse(&e),
@@ -412,7 +412,7 @@ pub(crate) fn session_task(opts: &cli::Options, s: SessionSetup, saved: Option<&
     line.iter().for_each(|l| term.info(l));
     let mut around = surroundings(&opts, &setup, &ws, saved.map(|r| &r.meta), events)?;
     let mcp_wait = opts.mcp_startup_timeout.map_or(mcp::hub::CONNECT_WAIT, clock::clamped_secs);
-    let trust = opts.project.trust_workspace;
+    let trust = opts.project.trust_workspace.then_some("--trust-workspace");
     around.mcp =
         mcp::sources::start_with(&opts.mcp_config, client_mcp, ws.root(), setup.yolo, trust, mcp_wait, &mut term)?;
     let settings = task_settings(&opts, &setup);

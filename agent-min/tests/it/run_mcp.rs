@@ -770,11 +770,19 @@ fn a_workspace_s_own_settings_start_nothing_until_approved() {
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stderr.contains("were not started (approve them in a run at a terminal"), "{}", r.stderr);
     assert!(!marker.exists(), "a program from the repository ran without approval");
-    // `mcp list --yolo` (the person at the prompt) approves it for that run.
-    let r = run_cmd("mcp", ws.path(), &["list", "--cwd", &cwd, "--yolo"], &env, LIMIT);
-    assert_eq!(r.code, Some(0), "{}", r.all());
-    assert!(r.stdout.contains("repo [connected]"));
-    assert!(marker.exists());
+    // `mcp list --trust-workspace` (the person at the prompt) approves it for that listing,
+    // and says so by the option's name; `--yolo`, which it took before, the same.
+    for option in ["--trust-workspace", "--yolo"] {
+        let _ = std::fs::remove_file(&marker);
+        let r = run_cmd("mcp", ws.path(), &["list", "--cwd", &cwd, option], &env, LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        assert!(r.stdout.contains("repo [connected]"));
+        assert!(r.stderr.contains(&format!("(approved by {option}).")), "{}", r.stderr);
+        assert!(marker.exists());
+    }
+    // Nothing was recorded: asked again.
+    let r = run_cmd("mcp", ws.path(), &["list", "--cwd", &cwd], &env, LIMIT);
+    assert!(r.stderr.contains("they would run these programs"), "{}", r.stderr);
 }
 
 /// Starts a run whose MCP call is under way and returns (agent, the server's pid, what must

@@ -41,13 +41,13 @@ pub(crate) fn cline_cli_file() -> Option<PathBuf> {
 }
 
 /// The servers of a run: from `files` (or the user default), plus the workspace's file if
-/// approved. Names must be unique across files. Under `yolo` nobody is asked; `trust` approves
-/// the workspace file.
+/// approved. Names must be unique across files. Under `yolo` nobody is asked; `trust`, the
+/// option that was given to trust the workspace (`--trust-workspace`), approves its file.
 pub(crate) fn load(
     files: &[PathBuf],
     workspace: &Path,
     yolo: bool,
-    trust: bool,
+    trust: Option<&str>,
     term: &mut Term,
 ) -> Result<Vec<ServerConfig>, String> {
     let mut servers: Vec<ServerConfig> = Vec::new();
@@ -149,7 +149,14 @@ fn approval_path(file: &Path) -> Option<PathBuf> {
 }
 
 /// Whether `text` (the file's one read, already parsed into `servers`) may start its servers.
-fn approved(file: &Path, text: &str, servers: &[ServerConfig], yolo: bool, trust: bool, term: &mut Term) -> bool {
+fn approved(
+    file: &Path,
+    text: &str,
+    servers: &[ServerConfig],
+    yolo: bool,
+    trust: Option<&str>,
+    term: &mut Term,
+) -> bool {
     if !super::BUILT_IN {
         return true; // nothing starts in this build: listed as not started, nobody asked
     }
@@ -158,8 +165,8 @@ fn approved(file: &Path, text: &str, servers: &[ServerConfig], yolo: bool, trust
     if recorded.is_some_and(|t| t == text.as_bytes()) {
         return true;
     }
-    if trust {
-        term.info(&format!("MCP: starting the servers of {} (approved by --trust-workspace).", file.display()));
+    if let Some(option) = trust {
+        term.info(&format!("MCP: starting the servers of {} (approved by {option}).", file.display()));
         return true;
     }
     if yolo {
@@ -210,7 +217,7 @@ pub(crate) fn start(
     files: &[PathBuf],
     workspace: &Path,
     yolo: bool,
-    trust: bool,
+    trust: Option<&str>,
     wait: std::time::Duration,
     term: &mut Term,
 ) -> Result<super::Hub, String> {
@@ -224,7 +231,7 @@ pub(crate) fn start_with(
     more: Vec<super::config::ServerConfig>,
     workspace: &Path,
     yolo: bool,
-    trust: bool,
+    trust: Option<&str>,
     wait: std::time::Duration,
     term: &mut Term,
 ) -> Result<super::Hub, String> {
@@ -324,7 +331,7 @@ mod tests {
         std::fs::write(&a, r#"{"mcpServers": {"db": {"command": "x"}}}"#).unwrap();
         std::fs::write(&b, r#"{"mcpServers": {"db": {"command": "y"}, "other": {"command": "z"}}}"#).unwrap();
         let mut term = Term::to_writer(Box::new(std::io::sink()));
-        let e = load(&[a.clone(), b.clone()], d.path(), false, false, &mut term).unwrap_err();
+        let e = load(&[a.clone(), b.clone()], d.path(), false, None, &mut term).unwrap_err();
         assert_eq!(
             e,
             format!(
@@ -333,7 +340,7 @@ mod tests {
                 b.display()
             )
         );
-        let ok = load(&[b], d.path(), false, false, &mut term).unwrap();
+        let ok = load(&[b], d.path(), false, None, &mut term).unwrap();
         assert_eq!(ok.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["db", "other"]);
     }
 
@@ -354,10 +361,13 @@ mod tests {
         let none = d.as_path().join("none.json");
         std::fs::write(&none, r#"{"mcpServers": {}}"#).unwrap();
         let none = [none];
-        assert!(load(&none, d.as_path(), true, true, &mut term).unwrap().is_empty(), "a link is not followed");
+        assert!(
+            load(&none, d.as_path(), true, Some("--trust-workspace"), &mut term).unwrap().is_empty(),
+            "a link is not followed"
+        );
         let linked = d.as_path().join("user.json");
         std::os::unix::fs::symlink(&real, &linked).unwrap();
-        assert_eq!(load(&[linked], d.as_path(), true, true, &mut term).unwrap().len(), 1);
+        assert_eq!(load(&[linked], d.as_path(), true, Some("--trust-workspace"), &mut term).unwrap().len(), 1);
         std::fs::remove_file(&ws_file).unwrap();
         rustix::fs::mknodat(
             rustix::fs::CWD,
@@ -367,10 +377,14 @@ mod tests {
             0,
         )
         .unwrap();
-        assert!(load(&none, d.as_path(), true, true, &mut term).unwrap().is_empty());
+        assert!(load(&none, d.as_path(), true, Some("--trust-workspace"), &mut term).unwrap().is_empty());
         std::fs::remove_file(&ws_file).unwrap();
         std::fs::copy(&real, &ws_file).unwrap();
-        assert_eq!(load(&none, d.as_path(), true, true, &mut term).unwrap().len(), 1, "a plain file is read");
+        assert_eq!(
+            load(&none, d.as_path(), true, Some("--trust-workspace"), &mut term).unwrap().len(),
+            1,
+            "a plain file is read"
+        );
 
         // Nor through a linked `.cline`: another workspace's, whose settings were approved
         // there, would start here (a review ran this workspace's script so, unasked).
@@ -382,7 +396,11 @@ mod tests {
         std::os::unix::fs::symlink(other.path().join(".cline"), b.as_path().join(".cline")).unwrap();
         let buf = crate::run::ui::term::Captured::default();
         let mut term = Term::to_writer(Box::new(buf.clone()));
-        assert!(load(&none, b.as_path(), true, true, &mut term).unwrap().is_empty(), "{}", buf.text());
+        assert!(
+            load(&none, b.as_path(), true, Some("--trust-workspace"), &mut term).unwrap().is_empty(),
+            "{}",
+            buf.text()
+        );
         assert!(buf.text().contains("a directory on its path is a symbolic link"), "{}", buf.text());
     }
 }
