@@ -531,7 +531,6 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     let string_contents = provider == Provider::OpenAi && llm::server_window::takes_only_strings(&base_url);
     let cfg = ApiConfig {
         string_contents,
-        provider,
         declared: decl,
         model: model.clone(),
         base_url: base_url.clone(),

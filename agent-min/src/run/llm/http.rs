@@ -176,7 +176,7 @@ fn curl_error(e: curl::CurlError, url: &str) -> ApiError {
 fn status_hint(cfg: &ApiConfig, url: &str, status: u16) -> Option<String> {
     let var = cfg.declared.key_var;
     match status {
-        404 if cfg.provider == providers::Provider::Anthropic && cfg.base_url.trim_end_matches('/').ends_with("/v1") => {
+        404 if cfg.provider() == providers::Provider::Anthropic && cfg.base_url.trim_end_matches('/').ends_with("/v1") => {
             Some(format!(
                 "posted to {url}; agent-min adds /v1/messages to an Anthropic base URL itself, so drop /v1 from --base-url ({})",
                 cfg.base_url.trim_end_matches('/').trim_end_matches("/v1")

@@ -61,7 +61,7 @@ impl Wire {
     /// handler asks through it (their facts' `apiFormat`), on OpenAI's own API only
     /// ([`ApiConfig::openai_native`]); every other OpenAI-compatible server gets Chat Completions.
     pub(crate) fn of(cfg: &ApiConfig) -> Wire {
-        match cfg.provider {
+        match cfg.provider() {
             Provider::Anthropic => Wire::Anthropic,
             Provider::OpenAi if cfg.openai_native && cfg.facts.responses_api() => Wire::Responses,
             Provider::OpenAi => Wire::ChatCompletions,
@@ -113,8 +113,6 @@ pub(crate) const REASONING_EFFORTS: &[&str] = &["none", "low", "medium", "high",
 /// Everything needed to make a request.
 #[derive(Debug, Clone)]
 pub(crate) struct ApiConfig {
-    /// Which wire format.
-    pub provider: Provider,
     /// Model name.
     pub model: String,
     /// Base URL (see `--help` for what each provider expects).
@@ -157,13 +155,19 @@ pub(crate) struct ApiConfig {
     pub declared: &'static registry::ProviderDecl,
 }
 
+impl ApiConfig {
+    /// Which wire format (the declared provider's).
+    pub(crate) fn provider(&self) -> Provider {
+        self.declared.provider
+    }
+}
+
 #[cfg(test)]
 impl ApiConfig {
     /// A configuration for tests: `provider`'s wire, `model`, no key, Cline's settings,
     /// unknown facts; each test sets what it is about with `..ApiConfig::test(…)`.
     pub(crate) fn test(provider: Provider, model: &str) -> Self {
         ApiConfig {
-            provider,
             declared: provider.decl(),
             model: model.into(),
             base_url: "http://x".into(),
