@@ -510,8 +510,12 @@ pub(crate) mod testutil {
     }
 
     pub(crate) fn with_ctx<R>(ws: &Workspace, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
+        with_ctx_on(ws, Term::new(), f)
+    }
+
+    /// As [`with_ctx`], the tools talking to `term`.
+    pub(crate) fn with_ctx_on<R>(ws: &Workspace, mut term: Term, f: impl FnOnce(&mut Ctx<'_>) -> R) -> R {
         let mut memory = Memory::default();
-        let mut term = Term::new();
         let mut events = Events::off();
         let mut hub = crate::run::mcp::Hub::none();
         let mut ctx = Ctx {

@@ -33,11 +33,11 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     // Cline drops a BOM leading the new content (the file keeps its own: `doc_form`).
     let content = doc_form::without_bom(&content);
     let pv = preview::unified(doc_form::without_bom(old.as_deref().unwrap_or("")), &form.text(content), path);
-    let (r, edit) = match check_edit(ctx, path, &format!("{verb} {path}"), Some(&pv)) {
-        Ok(r) => r,
+    let edit = match check_edit(ctx, path, &format!("{verb} {path}"), Some(&pv)) {
+        Ok((_, edit)) => edit,
         Err(o) => return denied_file_note(o, old.is_some()),
     };
-    save(ctx, &r.abs, path, content, edit, form)
+    save(ctx, &abs, path, content, edit, form)
 }
 
 /// The raw content with at most one leading and one trailing newline removed, so the first
@@ -143,11 +143,11 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         }
     };
     let pv = preview::unified(&original, &form.text(&new), path);
-    let (r, edit) = match check_edit(ctx, path, &format!("Edit {path}"), Some(&pv)) {
-        Ok(r) => r,
+    let edit = match check_edit(ctx, path, &format!("Edit {path}"), Some(&pv)) {
+        Ok((_, edit)) => edit,
         Err(o) => return denied_file_note(o, existing.is_some()),
     };
-    save(ctx, &r.abs, path, doc_form::without_bom(&new), edit, form)
+    save(ctx, &resolved.abs, path, doc_form::without_bom(&new), edit, form)
 }
 
 /// Refuses a file under `.git/` (anywhere), `.clinerules/hooks/` or `.cline/` of the workspace,
@@ -266,7 +266,9 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> R
 
 /// Writes the file in its `form` — after the person's edits, when they chose to edit the
 /// proposal — and gives the model Cline's success text with the file as saved (and the
-/// person's changes as a patch, when they made any).
+/// person's changes as a patch, when they made any). `abs` is where `path` led when it was
+/// checked (`refuse_protected`, the preview, the approval): the file is written there or
+/// nowhere.
 fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, form: Form) -> Outcome {
     let content = if edit {
         match editor::edit(proposed, path) {
@@ -282,6 +284,20 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, f
     };
     // As VS Code's document saves it: its line ending, the file's BOM.
     let saved = form.text(&content);
+    // A directory on the path swapped for a link since it was checked (a command left running
+    // can do it while the preview is built or the person reads it) would lead the write where
+    // no check looked, `.git/config` say; our own write refuses a link on the way, but an
+    // editor's follows links, so it is looked at again at the last moment.
+    let now = ctx.ws.resolve(path).abs;
+    if now != abs {
+        let msg = format!(
+            "{path} changed while the edit was prepared: it now leads to {} rather than {}, so the file was not written. Check the path (list_files) and try again.",
+            now.display(),
+            abs.display()
+        );
+        ctx.term.outcome(false, "the path changed before the write; nothing written");
+        return Outcome::Failure { text: tool_error(&msg), mistake: false };
+    }
     let written = match ctx.term.buffer_write(abs, &saved) {
         Some(through_editor) => through_editor,
         None => fsx::atomic_write(abs, &form.bytes(&saved)).map_err(|e| e.to_string()),
@@ -343,6 +359,54 @@ mod tests {
         });
         assert!(matches!(out, Outcome::Success(_)), "{out:?}");
         assert_eq!(std::fs::read_to_string(d.path().join("n.py")).unwrap(), "\n    x = 1\ny = 2\n");
+    }
+
+    /// Swaps `dir` for a link to `to` when the edit reads the file's current text (between the
+    /// checks and the write); writes nothing itself.
+    struct SwapOnRead {
+        dir: PathBuf,
+        to: PathBuf,
+    }
+
+    impl crate::run::ui::term::Buffers for SwapOnRead {
+        fn read(&mut self, _: &Path) -> Option<Result<String, String>> {
+            if !self.dir.is_symlink() {
+                std::fs::rename(&self.dir, self.dir.with_extension("old")).unwrap();
+                std::os::unix::fs::symlink(&self.to, &self.dir).unwrap();
+            }
+            None
+        }
+        fn write(&mut self, _: &Path, _: &str) -> Option<Result<(), String>> {
+            None
+        }
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_link_after_the_checks_does_not_lead_the_write_elsewhere() {
+        // A command left running swaps `ok` for a link to `.git` while the edit is prepared:
+        // the checks judged `ok/config`, and the write went to `.git/config` (a core.fsmonitor
+        // there runs at the person's next `git status`).
+        for tool in ["write_to_file", "replace_in_file"] {
+            let d = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(d.path().join(".git")).unwrap();
+            std::fs::write(d.path().join(".git/config"), "[core]\n").unwrap();
+            std::fs::create_dir(d.path().join("ok")).unwrap();
+            std::fs::write(d.path().join("ok/config"), "[core]\n").unwrap();
+            let ws = Workspace::new(d.path()).unwrap();
+            let swap = SwapOnRead { dir: d.path().join("ok"), to: d.path().join(".git") };
+            let term = crate::run::ui::term::Term::new().with_buffers(Box::new(swap));
+            let evil = "[core]\n\tfsmonitor = \"touch pwned; false\"\n";
+            let diff = format!("------- SEARCH\n[core]\n=======\n{evil}+++++++ REPLACE");
+            let params = match tool {
+                "write_to_file" => [("path", "ok/config"), ("content", evil)],
+                _ => [("path", "ok/config"), ("diff", diff.as_str())],
+            };
+            let out = with_ctx_on(&ws, term, |ctx| run(&call(tool, &params), ctx));
+            let Outcome::Failure { text, .. } = out else { panic!("{tool}: written: {out:?}") };
+            assert!(text.contains("changed while the edit was prepared"), "{text}");
+            assert_eq!(std::fs::read_to_string(d.path().join(".git/config")).unwrap(), "[core]\n", "{tool}");
+            assert_eq!(std::fs::read_to_string(d.path().join("ok.old/config")).unwrap(), "[core]\n", "{tool}");
+        }
     }
 
     #[test]
