@@ -333,6 +333,39 @@ fn mid_stream_timeout_error_is_retried() {
     assert!(r.stderr.contains("Request timed out"), "{}", r.stderr);
 }
 
+/// OpenRouter's mid-stream failures (a timeout with its status, a message with no type, a
+/// reply that ends with `finish_reason: "error"`) are sent again, as Cline sends again any
+/// stream that failed; they ended the task. A gateway's `"error": null` on every chunk is no
+/// error (every request to it failed).
+#[test]
+fn openai_mid_stream_failures_are_retried_and_a_null_error_is_none() {
+    let broken = |tail: &str| {
+        // The first few chunks of a reply, then the failure.
+        let whole = String::from_utf8(openai(&completion("discarded")).body).unwrap();
+        let mut body = whole[..whole.match_indices("data: ").nth(4).unwrap().0].to_string();
+        body.push_str(tail);
+        Resp { body: body.into_bytes(), ..openai("") }
+    };
+    let timed_out = broken("data: {\"error\":{\"code\":408,\"message\":\"Request timed out\"}}\n\n");
+    let gone = broken("data: {\"error\":{\"message\":\"Provider disconnected unexpectedly\"}}\n\n");
+    let ended =
+        broken("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"error\"}]}\n\ndata: [DONE]\n\n");
+    let mut nulls = String::from_utf8(openai(&completion("second time lucky")).body).unwrap();
+    nulls =
+        nulls.replace("\"object\":\"chat.completion.chunk\"", "\"object\":\"chat.completion.chunk\",\"error\":null");
+    assert!(nulls.contains("\"error\":null"));
+    let fine = Resp { body: nulls.into_bytes(), ..openai("") };
+    let server = Server::start(vec![timed_out, gone, ended, fine]);
+    let ws = tempfile::tempdir().unwrap();
+    let r = run_agent(ws.path(), &args_with(&openai_args(&server), &["t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(server.requests().len(), 4, "{}", r.stderr);
+    assert!(r.stdout.contains("second time lucky"), "{}", r.all());
+    // The same request each time: nothing of a discarded attempt is kept.
+    let bodies: Vec<_> = server.requests().iter().map(|q| q.body.clone()).collect();
+    assert!(bodies.windows(2).all(|w| w[0] == w[1]));
+}
+
 #[test]
 fn tool_cut_by_max_tokens_is_not_executed() {
     let ws = tempfile::tempdir().unwrap();

@@ -331,7 +331,11 @@ impl Stream {
                 let mut out = Vec::new();
                 if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
                     out.push(Delta::Stop(match r {
-                        "max_tokens" => StopReason::MaxTokens,
+                        // Cut at the context window rather than the output limit (Sonnet 4.5
+                        // and later stop there rather than refuse the request): cut all the
+                        // same, so a call it cut is never run, and the next request, too long,
+                        // is cut to fit.
+                        "max_tokens" | "model_context_window_exceeded" => StopReason::MaxTokens,
                         "end_turn" | "stop_sequence" | "tool_use" => StopReason::EndTurn,
                         "refusal" => StopReason::Refused(r.to_string()),
                         other => StopReason::Other(other.to_string()),
@@ -476,6 +480,8 @@ mod tests {
         assert!(out.contains(&Delta::Text("Hi".into())));
         assert!(out.contains(&Delta::Reasoning("hmm".into())));
         assert!(out.contains(&Delta::Stop(StopReason::MaxTokens)));
+        let full = r#"{"type":"message_delta","delta":{"stop_reason":"model_context_window_exceeded"},"usage":{"output_tokens":4}}"#;
+        assert_eq!(Stream::default().event(&ev("message_delta", full))[0], Delta::Stop(StopReason::MaxTokens));
         let last_usage = out
             .iter()
             .rev()

@@ -461,7 +461,10 @@ impl Stream {
         let Ok(v) = serde_json::from_str::<Value>(data) else {
             return Vec::new();
         };
-        if v.get("error").is_some() {
+        // As the OpenAI SDK reads it: an `error` that is there and truthy (some gateways put
+        // `"error": null` on every chunk); an `event: error` whatever its data.
+        let truthy = |e: &Value| !matches!(e, Value::Null | Value::Bool(false)) && e != 0 && e != "";
+        if v.get("error").is_some_and(truthy) || ev.event.as_deref() == Some("error") {
             return vec![Delta::Error(stream_error(&v))];
         }
         let mut out = Vec::new();
@@ -507,6 +510,17 @@ impl Stream {
                     "length" => StopReason::MaxTokens,
                     "stop" | "tool_calls" => StopReason::EndTurn,
                     "content_filter" => StopReason::Refused(r.to_string()),
+                    // OpenRouter's reply that broke off at the provider (its error object,
+                    // when it comes, is read above): not a whole reply, worth another try.
+                    "error" => {
+                        out.push(Delta::Error(ApiError {
+                            status: None,
+                            message: "the stream ended with finish_reason \"error\"".into(),
+                            retryable: true,
+                            retry_after: None,
+                        }));
+                        return out;
+                    }
                     other => StopReason::Other(other.to_string()),
                 }));
             }
@@ -564,12 +578,26 @@ pub(crate) fn stream_error(v: &Value) -> ApiError {
         message
     )
     .to_ascii_lowercase();
+    // Cline sends a request whose stream failed again, whatever the failure but a spend limit
+    // (`task/index.ts`, 3 times): here every failure but the request's own faults — a status
+    // the SDKs do not retry (4xx but 408, 409 and 429), or words that name such a fault (the
+    // same request gets the same answer).
+    let faults = [
+        "invalid",
+        "authentication",
+        "unauthorized",
+        "permission",
+        "forbidden",
+        "not_found",
+        "quota",
+        "billing",
+        "credit",
+        "spend",
+    ];
     let retryable = match code {
-        Some(c) => c == 429 || c >= 500,
-        None => {
-            ["overloaded", "server_error", "rate_limit", "timeout", "unavailable"].iter().any(|w| words.contains(w))
-        }
-    } && !words.contains("insufficient_quota");
+        Some(c) => !(400..500).contains(&c) || matches!(c, 408 | 409 | 429),
+        None => true,
+    } && !faults.iter().any(|w| words.contains(w));
     ApiError { status: code, message, retryable, retry_after: None }
 }
 
@@ -1061,5 +1089,41 @@ mod tests {
         assert!(matches!(&out[0], Delta::Error(e) if e.retryable && e.status == Some(502)));
         let out = s.event(&data(r#"{"error":{"message":"bad key","type":"invalid_request_error"}}"#));
         assert!(matches!(&out[0], Delta::Error(e) if !e.retryable));
+        // OpenRouter's mid-stream shapes: a timeout with its status, a message it has no type
+        // for; both are sent again, as Cline sends again any stream that failed.
+        for retried in [
+            r#"{"error":{"code":408,"message":"Request timed out"}}"#,
+            r#"{"error":{"message":"Provider disconnected unexpectedly"}}"#,
+            r#"{"error":{"code":409,"message":"conflict"}}"#,
+        ] {
+            let out = Stream::default().event(&data(retried));
+            assert!(matches!(&out[..], [Delta::Error(e)] if e.retryable), "{retried}: {out:?}");
+        }
+        for refused in [
+            r#"{"error":{"code":402,"message":"Insufficient credits"}}"#,
+            r#"{"error":{"code":400,"message":"bad"}}"#,
+            r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota"}}"#,
+            r#"{"error":{"message":"Incorrect API key","code":"invalid_api_key"}}"#,
+        ] {
+            let out = Stream::default().event(&data(refused));
+            assert!(matches!(&out[..], [Delta::Error(e)] if !e.retryable), "{refused}: {out:?}");
+        }
+        // A reply that broke off at the provider is not a whole reply.
+        let out = Stream::default()
+            .event(&data(r#"{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"error"}]}"#));
+        assert!(matches!(&out[..], [Delta::Text(_), Delta::Error(e)] if e.retryable), "{out:?}");
+        // An SSE `error` event is an error whatever its data says.
+        let ev = SseEvent { event: Some("error".into()), data: r#"{"message":"upstream reset"}"#.into() };
+        assert!(matches!(&Stream::default().event(&ev)[..], [Delta::Error(e)] if e.retryable));
+    }
+
+    #[test]
+    fn a_null_error_on_a_chunk_is_no_error() {
+        // The OpenAI SDK throws only for a truthy `error`; some gateways send `"error": null`
+        // on every chunk, and every request to them failed.
+        let out = Stream::default().event(&data(r#"{"choices":[{"index":0,"delta":{"content":"a"}}],"error":null}"#));
+        assert_eq!(out, vec![Delta::Text("a".into())]);
+        let out = Stream::default().event(&data(r#"{"choices":[{"index":0,"delta":{"content":"b"}}],"error":false}"#));
+        assert_eq!(out, vec![Delta::Text("b".into())]);
     }
 }
