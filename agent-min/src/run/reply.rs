@@ -104,6 +104,13 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// Whether its calls are answered in the next user message's text — the XML dialect's,
+    /// or calls written as XML in a native reply's text — rather than each on its own native
+    /// call (a native reply's reasoning alone does not make its calls native).
+    pub(crate) fn answered_in_text(&self) -> bool {
+        self.parts.is_empty() || self.recovered
+    }
+
     /// Fills in the counts the server did not send (it sent no final usage): about 4 bytes per
     /// token of what was sent (`sent` bytes) and of what came back (`received` bytes), the
     /// output never above the request's cap, and marks the usage estimated.

@@ -1229,14 +1229,14 @@ impl Task {
                 let (text, end, denied) = self.run_call(&planned.call, planned.n);
                 if let Some(End::Completed(_) | End::Asked(_)) = &end {
                     self.not_run_after(&reply.calls[k + 1..], matches!(end, Some(End::Asked(_))));
-                    if reply.parts.is_empty() && !results.is_empty() {
+                    if reply.answered_in_text() && !results.is_empty() {
                         // XML: the results of the calls before it (natively they are answered).
                         self.completed_after = Some(results.join("\n\n"));
                     }
                 }
                 if end.is_some() {
                     let stopped = !matches!(end, Some(End::Completed(_) | End::Asked(_)));
-                    if stopped && self.ran_in_reply > 0 && reply.parts.is_empty() {
+                    if stopped && self.ran_in_reply > 0 && reply.answered_in_text() {
                         // XML: the results of the calls that ran (a person was needed, a hook or
                         // --output-schema stopped the task) are the next user message's start.
                         self.unsent = Some(results.join("\n\n"));
@@ -1253,7 +1253,7 @@ impl Task {
                 // Saved with each result while more calls follow: a task stopped in a later one
                 // (Ctrl-C, SIGTERM, the --timeout watchdog) keeps it for `resume` — natively on
                 // the call, in XML as the start of the next user message.
-                let pending = reply.parts.is_empty().then(|| results.join("\n\n"));
+                let pending = reply.answered_in_text().then(|| results.join("\n\n"));
                 self.save("running", None, pending.as_deref());
             }
         }
@@ -1263,7 +1263,7 @@ impl Task {
         if let (Some(name), false) = (&reply.open_tool, self.settings.one_tool_per_reply) {
             // Said after the reply's complete calls too: part of what the model meant did not run.
             self.notice(NoticeKind::CutOff, &cut_off(name, cut));
-            if reply.parts.is_empty() || reply.recovered {
+            if reply.answered_in_text() {
                 // XML, or written as XML in a native reply's text; a native one is answered already.
                 results.push(self.settings.dialect.truncated_tool(name, cut));
             }

@@ -1616,3 +1616,37 @@ fn a_call_cut_before_its_arguments_is_reported_as_cut() {
     );
     assert!(!next.contains("Missing value for required parameter"), "{next}");
 }
+
+/// Calls written as XML in a native reply's text run as in XML, and a stop in a later one keeps
+/// the results of those that ran for `resume`: it did not when the reply also carried
+/// reasoning, which made the reply look native (its calls answered on the calls, of which it
+/// had none).
+#[test]
+fn recovered_text_calls_that_ran_are_kept_when_the_reply_also_reasoned() {
+    let text = "<read_file>\n<path>a.txt</path>\n</read_file>\n\n<write_to_file>\n<path>b.txt</path>\n<content>\nx\n</content>\n</write_to_file>";
+    for reasoning in ["", "Reading first, then writing."] {
+        let ws = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+        let server = Server::start(vec![native::openai(reasoning, text, &[], 5)]);
+        // Not --yolo, nobody at the terminal: the write's approval stops the task.
+        let base: Vec<String> = openai_args(&server).into_iter().filter(|a| a != "--yolo").collect();
+        let state_dir = state.path().display().to_string();
+        let r = run_agent(
+            ws.path(),
+            &args_with(&base, &["--tool-calls", "native", "--state-dir", &state_dir, "t"]),
+            &[],
+            LIMIT,
+        );
+        assert_eq!(r.code, Some(3), "{reasoning:?}: {}", r.all());
+        assert!(!ws.path().join("b.txt").exists());
+        let tasks: Vec<_> = std::fs::read_dir(state.path().join("tasks")).unwrap().flatten().collect();
+        assert_eq!(tasks.len(), 1);
+        let task: Value = serde_json::from_str(&std::fs::read_to_string(tasks[0].path()).unwrap()).unwrap();
+        let pending = task["pending"].as_str().unwrap_or_default();
+        assert!(
+            pending.contains("[read_file for 'a.txt'] Result:") && pending.contains("alpha"),
+            "{reasoning:?}: {task}"
+        );
+    }
+}
