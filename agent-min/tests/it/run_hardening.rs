@@ -102,7 +102,8 @@ fn a_directory_swapped_for_a_link_during_the_write_prompt_is_not_followed() {
     assert!(!outside.join("x.txt").exists(), "approving wrote outside the workspace:\n{}", r.all());
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "something was left outside");
     let told = server.requests()[1].last_user();
-    assert!(told.contains("Error writing file sub/x.txt") && told.contains("nothing was written"), "{told}");
+    // Seen before the write (`fsx`'s own refusal of the link, the last guard, is unit-tested).
+    assert!(told.contains("sub/x.txt changed while the edit was prepared") && told.contains("not written"), "{told}");
 }
 
 #[test]
@@ -120,7 +121,7 @@ fn a_directory_swapped_for_a_link_during_the_edit_prompt_is_not_followed() {
     assert_eq!(std::fs::read_to_string(outside.join("f.txt")).unwrap(), "outside alpha\n", "edited outside");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "a temp file was left outside");
     let told = server.requests()[1].last_user();
-    assert!(told.contains("nothing was written"), "{told}");
+    assert!(told.contains("sub/f.txt changed while the edit was prepared") && told.contains("not written"), "{told}");
 }
 
 /// apply_patch removes a file (Delete File, and the old name of Move File) by its descriptor
