@@ -17,14 +17,14 @@ fn real_curl() -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
-/// A `curl` first on PATH that logs its argv (the kind of any `@/dev/fd/N` argument and the
+/// A `curl` first on PATH that logs its argv (the kind of any `[@]/dev/fd/N` argument and the
 /// mode of any other `@file`), its pid, then execs the real curl.
 fn curl_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let log = dir.join("curl-argv.log");
     let script = format!(
-        "#!/bin/sh\necho \"pid $$\" >> '{log}'\nfor a in \"$@\"; do\n  printf 'arg %s\\n' \"$a\" >> '{log}'\n  case \"$a\" in @/dev/fd/*) printf 'kind %s\\n' \"$(stat -L -c %F \"${{a#@}}\")\" >> '{log}';; @/*) printf 'mode %s\\n' \"$(stat -c %a \"${{a#@}}\")\" >> '{log}';; esac\ndone\nexec '{curl}' \"$@\"\n",
+        "#!/bin/sh\necho \"pid $$\" >> '{log}'\nfor a in \"$@\"; do\n  printf 'arg %s\\n' \"$a\" >> '{log}'\n  case \"$a\" in @/dev/fd/*|/dev/fd/*) printf 'kind %s\\n' \"$(stat -L -c %F \"${{a#@}}\")\" >> '{log}';; @/*) printf 'mode %s\\n' \"$(stat -c %a \"${{a#@}}\")\" >> '{log}';; esac\ndone\nexec '{curl}' \"$@\"\n",
         log = log.display(),
         curl = real_curl()
     );
@@ -58,11 +58,13 @@ fn api_key_is_never_on_curls_argv_nor_in_output() {
 
     let argv = std::fs::read_to_string(&log).expect("the wrapper ran");
     assert_eq!(argv.matches("pid ").count(), 2, "curl ran once per request:\n{argv}");
-    assert!(argv.contains("arg -H"), "{argv}");
+    assert!(argv.contains("arg -K"), "{argv}");
     assert!(!argv.contains(KEY), "the key is on curl's argv:\n{argv}");
     assert!(!argv.contains("sk-test"), "{argv}");
-    // The headers go through an inherited pipe, never a file.
-    assert!(argv.contains("arg @/dev/fd/"), "{argv}");
+    // Nor the URL, which may hold a token (an MCP server's, a base URL's user info).
+    assert!(!argv.contains("127.0.0.1") && !argv.contains("http"), "the URL is on curl's argv:\n{argv}");
+    // The headers and the URL go through an inherited pipe, never a file.
+    assert!(argv.contains("arg /dev/fd/"), "{argv}");
     assert_eq!(argv.matches("kind fifo").count(), 2, "{argv}");
     assert!(!argv.contains("mode "), "a file was passed to curl:\n{argv}");
     // The server did receive it, so it was really sent.
@@ -101,6 +103,27 @@ fn missing_curl_is_named() {
     assert_eq!(r.code, Some(1), "{}", r.all());
     assert!(r.stderr.contains("`curl` was not found on PATH"), "{}", r.stderr);
     assert!(server.requests().is_empty());
+}
+
+/// A relative `PATH` entry (`.`, or `node_modules/.bin` that a sandboxed `npm install` may
+/// fill) does not find a `curl` the workspace holds: Command's own lookup ran it, with the
+/// key's header pipe.
+#[test]
+fn a_workspace_curl_on_a_relative_path_entry_is_never_run() {
+    let ws = tempfile::tempdir().unwrap();
+    let marker = ws.path().join("fake-curl-ran");
+    let fake = ws.path().join("curl");
+    std::fs::write(&fake, format!("#!/bin/sh\ncat \"$@\" > '{}' 2>&1\nexit 1\n", marker.display())).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.push("t");
+    let path = format!(".:{}", std::env::var("PATH").unwrap_or_default());
+    let r = run_agent(ws.path(), &args, &[("PATH", &path)], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!marker.exists(), "the workspace's curl ran");
+    assert_eq!(server.requests().len(), 1);
 }
 
 fn wait_for(what: &str, mut f: impl FnMut() -> bool) {

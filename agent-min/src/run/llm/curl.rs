@@ -1,8 +1,8 @@
 //! HTTP through a `curl` subprocess: the binary never opens a socket itself.
 //!
 //! The request body goes to curl on stdin (`--data-binary @-`). The headers, which carry the API
-//! key, go through an inherited pipe passed as `-H @/dev/fd/N`, so the key is never on any
-//! process's argv nor in any file. curl is killed with the agent (`PR_SET_PDEATHSIG`). `-D -` makes curl write the response headers to stdout before the body, so
+//! key, and the URL, which may carry a token, go through an inherited pipe as curl's config
+//! (`-K /dev/fd/N`), so neither is on any process's argv nor in any file. curl is killed with the agent (`PR_SET_PDEATHSIG`). `-D -` makes curl write the response headers to stdout before the body, so
 //! the status and headers (e.g. `retry-after`) are read from the protocol, not guessed from the
 //! body. `-N` turns off curl's output buffering so each SSE chunk arrives as it is sent.
 #![allow(unsafe_code)] // the key's pipe (pipe2, fcntl, OwnedFd::from_raw_fd) and curl's child set-up
@@ -193,21 +193,29 @@ impl Killer {
 
 fn send(req: &Request<'_>, post: bool, killer: Option<&Killer>) -> Result<Response, CurlError> {
     let of_turn = killer.is_none();
-    let mut header_text = String::new();
+    // The headers and the URL go to curl as a config read from an inherited pipe, never on its
+    // command line, which every process of the user can read (`/proc/PID/cmdline`): the key
+    // is in a header, and a URL may hold a token (an MCP server's, a base URL's user info).
+    let mut config = String::new();
     for (name, value) in req.headers {
         if name.contains(['\r', '\n']) || value.contains(['\r', '\n']) {
             return Err(CurlError::Io(io::Error::other(format!(
                 "header {name} contains a line break; check the API key / header value"
             ))));
         }
-        header_text.push_str(&format!("{name}: {value}\n"));
+        config.push_str(&format!("header = {}\n", config_quoted(&format!("{name}: {value}"))));
     }
     // An empty `Expect:` stops curl from waiting for `100 Continue` before sending large bodies.
-    header_text.push_str("Expect:\n");
-    let headers = headers_pipe(header_text.as_bytes()).map_err(CurlError::Io)?;
+    config.push_str("header = \"Expect:\"\n");
+    if req.url.contains(|c: char| c.is_control()) {
+        return Err(CurlError::Io(io::Error::other(format!("the URL {:?} contains a control character", req.url))));
+    }
+    config.push_str(&format!("url = {}\n", config_quoted(req.url)));
+    let headers = headers_pipe(config.as_bytes()).map_err(CurlError::Io)?;
     let headers_fd = headers.as_raw_fd();
+    let curl = spawn::find_program("curl").ok_or(CurlError::Missing)?;
     let mut cmd =
-        spawn::command("curl", spawn::Policy::Curl { headers_fd }).map_err(|e| CurlError::Io(io::Error::other(e)))?;
+        spawn::command(curl, spawn::Policy::Curl { headers_fd }).map_err(|e| CurlError::Io(io::Error::other(e)))?;
     // `-q` must come first: no ~/.curlrc (a `verbose` there would print the key's header).
     // `-g`: a URL's `[1-3]` and `{a,b}` are characters, never curl's globs (an MCP server names
     // the URL it is sent messages at; a glob would turn one message into hundreds of requests).
@@ -217,10 +225,8 @@ fn send(req: &Request<'_>, post: bool, killer: Option<&Killer>) -> Result<Respon
         .arg(req.connect_timeout.to_string())
         .args(["--speed-limit", "1", "--speed-time"])
         .arg(req.idle_timeout.to_string())
-        .arg("-H")
-        .arg(format!("@/dev/fd/{headers_fd}"))
-        .arg("--")
-        .arg(req.url)
+        .arg("-K")
+        .arg(format!("/dev/fd/{headers_fd}"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -272,6 +278,13 @@ fn send(req: &Request<'_>, post: bool, killer: Option<&Killer>) -> Result<Respon
 /// higher (so the child's stdin/stdout/stderr can never land on it). The headers reach curl this
 /// way, never through a file or argv: nothing holding the key exists on disk, even after a
 /// kill -9.
+/// `text` as a value in a curl config file: in double quotes, in which curl reads `\\`, `\"`
+/// and `\t` as escapes (a line break was refused before).
+fn config_quoted(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"").replace('\t', "\\t");
+    format!("\"{escaped}\"")
+}
+
 fn headers_pipe(text: &[u8]) -> io::Result<OwnedFd> {
     // The whole text is written before curl starts: it must fit in the pipe's buffer.
     if text.len() > 16 * 1024 {
@@ -341,6 +354,39 @@ fn read_head(r: &mut impl BufRead) -> io::Result<Option<Head>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Headers and the URL reach the server as given through curl's config (quotes,
+    /// backslashes and tabs in them escaped), real curl against a socket on 127.0.0.1.
+    #[test]
+    fn headers_and_url_from_the_config_arrive_as_given() {
+        use std::io::BufRead;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = io::BufReader::new(stream.try_clone().unwrap());
+            let mut head = Vec::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                head.push(line.trim_end().to_string());
+            }
+            (&stream).write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok").unwrap();
+            head
+        });
+        let headers = vec![("x-odd".to_string(), "a \"quoted\" \\path\\ and\ttab".to_string())];
+        let url = format!("http://127.0.0.1:{port}/p?q=%22x%22&r=[1]");
+        let req = Request { url: &url, headers: &headers, body: b"", connect_timeout: 5, idle_timeout: 5 };
+        let mut resp = get(&req).unwrap();
+        assert_eq!(resp.read_rest(100), b"ok");
+        let head = server.join().unwrap();
+        assert_eq!(head[0], "GET /p?q=%22x%22&r=[1] HTTP/1.1", "{head:?}");
+        assert!(head.iter().any(|h| h == "x-odd: a \"quoted\" \\path\\ and\ttab"), "{head:?}");
+        assert!(!head.iter().any(|h| h.to_ascii_lowercase().starts_with("expect")), "{head:?}");
+    }
 
     #[test]
     fn head_skips_100_continue_and_reads_headers() {

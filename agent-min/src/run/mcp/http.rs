@@ -4,7 +4,7 @@
 //! our request arrives. The `Mcp-Session-Id` the server gives at `initialize` is sent with every
 //! later request, with the negotiated `MCP-Protocol-Version`.
 //!
-//! Headers from the config (e.g. `Authorization`) go through curl's header pipe, never argv.
+//! Headers from the config (e.g. `Authorization`) go through curl's config pipe, never argv (the URL too).
 //! Each POST is bounded by the request's deadline (curl gives up after that long without data),
 //! and a body over [`MAX_BODY`] is refused.
 

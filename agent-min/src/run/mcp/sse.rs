@@ -9,7 +9,7 @@
 //! bounded channel. As the official SDK's client does, an endpoint on another origin than the
 //! stream's is refused: the config's headers (often a token) go only where the user sent them;
 //! a later `endpoint` event replaces the first, as the TypeScript SDK's client takes it.
-//! Headers go through curl's header pipe, never argv. The stream is not stopped when a turn is
+//! Headers and the URL go through curl's config pipe, never argv. The stream is not stopped when a turn is
 //! cancelled; dropping the transport kills its curl, headers received or not.
 //!
 //! A stream that ended (the server restarted, a proxy cut it) is found before the next message

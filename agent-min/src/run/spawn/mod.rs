@@ -109,22 +109,38 @@ pub(crate) const GIT_SAFETY_ENV: &[(&str, &str)] =
 
 /// Finds `git` on `PATH`; `None` if it is not installed.
 pub(crate) fn find_git() -> Option<std::path::PathBuf> {
-    git_in(&std::env::var_os("PATH")?)
+    find_program("git")
 }
 
-/// The first executable `git` in the directories of `path` (a `PATH` value).
-fn git_in(path: &OsStr) -> Option<std::path::PathBuf> {
-    // Only absolute directories: a relative or empty entry would find a `git` the workspace holds.
-    std::env::split_paths(path).filter(|d| d.is_absolute()).map(|d| d.join("git")).find(|p| {
+/// Finds the program `name` on `PATH`, in its absolute directories only; `None` if it is not
+/// there.
+pub(crate) fn find_program(name: &str) -> Option<std::path::PathBuf> {
+    program_in(&std::env::var_os("PATH")?, name)
+}
+
+/// The first executable `name` in the directories of `path` (a `PATH` value).
+fn program_in(path: &OsStr, name: impl AsRef<std::path::Path>) -> Option<std::path::PathBuf> {
+    // Only absolute directories: a relative or empty entry (`.`, `node_modules/.bin`) would find
+    // a program the workspace holds — a `curl` given the key's pipe, a `git` or `sh` run
+    // outside the sandbox.
+    std::env::split_paths(path).filter(|d| d.is_absolute()).map(|d| d.join(name.as_ref())).find(|p| {
         use std::os::unix::fs::PermissionsExt;
         p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     })
 }
 
-/// A `Command` for `program` under `policy`, ready for the caller's arguments and pipes.
-/// Fails only when a sandbox cannot be prepared (never by running unconfined instead).
+/// A `Command` for `program` under `policy`, ready for the caller's arguments and pipes: a
+/// bare name is looked up as [`find_program`] does. Fails when it is not found there or a
+/// sandbox cannot be prepared (never by running unconfined, or a workspace's program, instead).
 pub(crate) fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<Command, String> {
-    let mut cmd = Command::new(program);
+    let program = program.as_ref();
+    let mut cmd = if std::path::Path::new(program).components().count() == 1 && !program.is_empty() {
+        let found = std::env::var_os("PATH").and_then(|p| program_in(&p, program));
+        let name = program.to_string_lossy();
+        Command::new(found.ok_or_else(|| format!("`{name}` was not found in PATH's absolute directories"))?)
+    } else {
+        Command::new(program)
+    };
     let mut setup = ChildSetup::plain();
     match policy {
         Policy::Curl { headers_fd } => {
@@ -415,22 +431,24 @@ fn nested_git(workspace: &Path) -> Vec<std::path::PathBuf> {
 mod tests {
     use super::*;
 
-    /// A `git` in the working directory (an empty or relative `PATH` entry) is never the one
-    /// run: the workspace could hold it.
+    /// A `git` (or `curl`, `sh`) in the working directory (an empty or relative `PATH` entry)
+    /// is never the one run: the workspace could hold it.
     #[test]
-    fn git_is_found_only_in_absolute_path_directories() {
-        let d = tempfile::tempdir().unwrap();
-        let fake = d.path().join("git");
-        std::fs::write(&fake, "#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-        let dir = d.path().display().to_string();
-        assert_eq!(git_in(OsStr::new(&format!("/nonexistent:{dir}"))), Some(fake));
-        // Relative to wherever the agent runs (here, a path that leads from the test's working
-        // directory to the fake): not searched.
-        let up = "../".repeat(std::env::current_dir().unwrap().components().count());
-        let relative = format!("{up}{}", d.path().strip_prefix("/").unwrap().display());
-        assert!(Path::new(&relative).join("git").is_file(), "{relative} leads to the fake");
-        assert_eq!(git_in(OsStr::new(&format!(":.:{relative}:/nonexistent"))), None);
+    fn programs_are_found_only_in_absolute_path_directories() {
+        for name in ["git", "curl", "sh"] {
+            let d = tempfile::tempdir().unwrap();
+            let fake = d.path().join(name);
+            std::fs::write(&fake, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+            let dir = d.path().display().to_string();
+            assert_eq!(program_in(OsStr::new(&format!("/nonexistent:{dir}")), name), Some(fake));
+            // Relative to wherever the agent runs (here, a path that leads from the test's
+            // working directory to the fake): not searched.
+            let up = "../".repeat(std::env::current_dir().unwrap().components().count());
+            let relative = format!("{up}{}", d.path().strip_prefix("/").unwrap().display());
+            assert!(Path::new(&relative).join(name).is_file(), "{relative} leads to the fake");
+            assert_eq!(program_in(OsStr::new(&format!(":.:{relative}:/nonexistent")), name), None);
+        }
     }
     use std::path::PathBuf;
 
