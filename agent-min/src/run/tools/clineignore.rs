@@ -200,18 +200,21 @@ impl ClineIgnore {
             return None;
         }
         let path = path.replace('\\', "/");
-        let joined = self.root.join(&path);
-        let mut parts: Vec<String> = Vec::new();
-        let inside = joined.strip_prefix(&self.root).ok()?;
-        for c in inside.components() {
+        // As Cline's `path.resolve` then `path.relative`: `..` is resolved on the whole absolute
+        // path, so `../ws/private/x` from `ws` is `private/x` (judged as outside, it was let
+        // through), and only a path that ends up outside the root is outside.
+        let mut resolved = std::path::PathBuf::from("/");
+        for c in self.root.join(&path).components() {
             match c {
-                std::path::Component::Normal(s) => parts.push(s.to_string_lossy().into_owned()),
+                std::path::Component::Normal(s) => resolved.push(s),
                 std::path::Component::ParentDir => {
-                    parts.pop()?;
+                    resolved.pop();
                 }
                 _ => {}
             }
         }
+        let inside = resolved.strip_prefix(&self.root).ok()?;
+        let parts: Vec<String> = inside.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
         Some(parts.join("/"))
     }
 }
@@ -522,6 +525,15 @@ mod tests {
         assert!(!ig.allows("src/../private/data.txt"));
         assert!(ig.allows("../outside.secret"), "outside the workspace: not this file's business");
         assert!(ig.allows("\0invalid"));
+        // Out through `..` and back in is in (a file not yet there, so no link to judge it by:
+        // write_to_file created it): `..` is resolved on the whole path, as Cline's
+        // `path.resolve` does.
+        let name = d.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert!(!ig.allows(&format!("../{name}/private/new.txt")));
+        assert!(!ig.allows(&format!("../{name}/new.secret")));
+        assert!(!ig.allows(&abs(&format!("../{name}/private/new.txt"))));
+        assert!(!ig.allows(&format!("{}/../{name}/private/x", d.path().display())));
+        assert!(ig.allows(&format!("../{name}/src/new.ts")));
     }
 
     #[test]
