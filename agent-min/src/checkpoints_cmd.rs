@@ -118,7 +118,8 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             None => {
                 let r = store.last_in(std::path::Path::new("."))?;
                 let task = crate::resume_cmd::short(&r.meta.task);
-                eprintln!("agent-min checkpoints: the latest task of {}: {} — {task}", r.meta.cwd, r.meta.id);
+                let cwd = crate::run::ui::term::visible(&r.meta.cwd);
+                eprintln!("agent-min checkpoints: the latest task of {cwd}: {} — {task}", r.meta.id);
                 r
             }
         };

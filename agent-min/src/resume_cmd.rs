@@ -44,7 +44,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     if opts.last {
         eprintln!(
             "agent-min resume: the latest task of {}: {} — {}",
-            record.meta.cwd,
+            crate::run::ui::term::visible(&record.meta.cwd),
             record.meta.id,
             short(&record.meta.task)
         );

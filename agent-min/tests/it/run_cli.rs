@@ -523,3 +523,24 @@ fn readme_scripts_section_runs() {
     assert!(read("events.ndjson").lines().last().unwrap().contains("\"type\":\"completion\""));
     assert_eq!(read("todos.json"), "{\"todos\":[\"write docs\"]}\n");
 }
+
+/// A workspace whose name holds a terminal escape is named escaped when `resume --last` and
+/// `checkpoints list --last` say which task they took (it reached the terminal raw).
+#[test]
+fn the_latest_tasks_workspace_is_named_escaped() {
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws\x1b]0;owned\x07");
+    std::fs::create_dir(&ws).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let sd = state.path().to_str().unwrap();
+    let server = Server::start(vec![anthropic(&completion("done")), anthropic(&completion("again"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&ws, &args_with(&base, &["--state-dir", sd, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let r = run_cmd("checkpoints", &ws, &["list", "--last", "--state-dir", sd], &[], LIMIT);
+    assert!(r.stderr.contains("the latest task of"), "{}", r.all());
+    assert!(!r.all().contains('\x1b'), "{:?}", r.all());
+    let r = run_cmd("resume", &ws, &["--last", "--state-dir", sd, "--yolo"], &[], LIMIT);
+    assert!(r.stderr.contains("the latest task of"), "{}", r.all());
+    assert!(!r.stderr.contains('\x1b'), "{:?}", r.stderr);
+}
