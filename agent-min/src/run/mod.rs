@@ -123,7 +123,7 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     }
     let trusted = trusted_places(state_dir.as_deref());
     let policy = opts.sandbox.resolve(setup.yolo, ws.root()).map(|mut p| {
-        p.guard(&trusted, ws.root());
+        p.guard(&trusted, &Vec::from_iter(project::rules::deciding_file()), ws.root());
         p
     });
     match policy.and_then(sandbox::configure) {

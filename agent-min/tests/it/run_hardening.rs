@@ -869,6 +869,7 @@ fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_lat
                mkdir -p .cline/rules && echo x > .cline/rules/r.md && echo PLANTED cline-rule; \
                mkdir -p .cline/data/settings && echo '{}' > .cline/data/settings/cline_mcp_settings.json && echo PLANTED cline-mcp; \
                mkdir -p .agents/skills/s && echo x > .agents/skills/s/SKILL.md && echo PLANTED skill; \
+               echo 'XDG_DOCUMENTS_DIR=\"$HOME/planted\"' > .config/user-dirs.dirs && echo PLANTED user-dirs; \
                echo ok > inside.txt && echo INSIDE-OK";
     let server = Server::start(vec![
         anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
@@ -899,6 +900,10 @@ fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_lat
     ] {
         assert!(!home.path().join(f).exists(), "{f} was planted");
     }
+    // Where Cline's documents folder is, for a later run (`xdg-user-dir`'s file): made empty,
+    // which says what no file says, to be kept read-only.
+    let dirs = std::fs::read_to_string(home.path().join(".config/user-dirs.dirs")).unwrap_or_default();
+    assert!(!dirs.contains("planted"), "user-dirs.dirs was rewritten: {dirs}");
 }
 
 #[test]

@@ -24,6 +24,13 @@ pub(crate) fn documents_dir() -> Option<PathBuf> {
     Some(home.join("Documents"))
 }
 
+/// The file that decides where the documents directory is (`user-dirs.dirs`): what a run's
+/// commands write there would decide whose global hooks the next run trusts, so it is kept
+/// read-only to them (`sandbox::guarded`).
+pub(crate) fn deciding_file() -> Option<PathBuf> {
+    super::rules::config_dir().map(|c| c.join("user-dirs.dirs"))
+}
+
 /// What `xdg-user-dir DOCUMENTS` prints for `home`, the text of `user-dirs.dirs` and the
 /// variable's value in the environment: the file's last assignment (sourced, it overrides the
 /// environment), `$HOME` expanded; `home` when unset or empty. Ours: a value that is not an

@@ -471,7 +471,7 @@ fn posix(p: &Path) -> String {
     p.to_string_lossy().replace('\\', "/")
 }
 
-pub(crate) use super::documents::documents_dir;
+pub(crate) use super::documents::{deciding_file, documents_dir};
 
 /// `$XDG_CONFIG_HOME`, else `~/.config`.
 pub(super) fn config_dir() -> Option<PathBuf> {

@@ -32,13 +32,43 @@ pub(crate) fn inside(candidates: &[PathBuf], roots: &[PathBuf], create: bool) ->
     out
 }
 
+/// As [`inside`], for files that decide where a trusted directory is (`user-dirs.dirs`, which
+/// names Cline's documents folder): a missing one is created empty, which decides as a
+/// missing one does, so that it can be made read-only too.
+pub(crate) fn files_inside(candidates: &[PathBuf], roots: &[PathBuf], create: bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for c in candidates {
+        let real = real_path(c);
+        if !roots.iter().any(|r| real.starts_with(r) && real != *r) {
+            continue;
+        }
+        if create && !real.exists() {
+            let made = real.parent().is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+                && std::fs::OpenOptions::new().write(true).create_new(true).open(&real).is_ok();
+            if !made {
+                continue;
+            }
+        }
+        let real = real_path(&real);
+        if !out.contains(&real) {
+            out.push(real);
+        }
+    }
+    out
+}
+
 /// `path` with its existing part resolved (links followed), the rest appended as written.
 pub(crate) fn real_path(path: &Path) -> PathBuf {
     let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut existing = path.as_path();
     loop {
         if let Ok(real) = std::fs::canonicalize(existing) {
-            return real.join(path.strip_prefix(existing).unwrap_or(Path::new("")));
+            // (Joined only when there is a rest: an empty one would add a trailing `/`, which
+            // makes a file's path name no file.)
+            return match path.strip_prefix(existing) {
+                Ok(rest) if !rest.as_os_str().is_empty() => real.join(rest),
+                _ => real,
+            };
         }
         match existing.parent() {
             Some(p) => existing = p,
@@ -94,6 +124,24 @@ mod tests {
         std::os::unix::fs::symlink(root.join("Documents"), outside.path().join("docs")).unwrap();
         let linked = inside(&[outside.path().join("docs/Cline")], std::slice::from_ref(&root), false);
         assert_eq!(linked, vec![root.join("Documents/Cline")]);
+    }
+
+    #[test]
+    fn a_file_that_decides_a_trusted_place_is_guarded_and_made_when_missing() {
+        let home = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(home.path()).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let dirs = root.join(".config/user-dirs.dirs");
+        let candidates = [dirs.clone(), outside.path().join("user-dirs.dirs")];
+        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), false), [dirs.clone()]);
+        assert!(!dirs.exists(), "nothing is created without `create`");
+        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), true), [dirs.clone()]);
+        assert!(dirs.is_file() && std::fs::read(&dirs).unwrap().is_empty(), "created empty, to be bound read-only");
+        assert!(!outside.path().join("user-dirs.dirs").exists());
+        // One that is there is left as it is.
+        std::fs::write(&dirs, "XDG_DOCUMENTS_DIR=\"$HOME/Docs\"\n").unwrap();
+        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), true), [dirs.clone()]);
+        assert_eq!(std::fs::read_to_string(&dirs).unwrap(), "XDG_DOCUMENTS_DIR=\"$HOME/Docs\"\n");
     }
 
     #[test]

@@ -215,12 +215,15 @@ pub(crate) fn current() -> &'static Policy {
 }
 
 impl Policy {
-    /// Guards those of `candidates` ([`guarded::inside`]) that lie inside the workspace or a
-    /// directory commands may write.
-    pub(crate) fn guard(&mut self, candidates: &[PathBuf], workspace: &Path) {
+    /// Guards those of `candidates` ([`guarded::inside`]) and of `files`
+    /// ([`guarded::files_inside`]) that lie inside the workspace or a directory commands may
+    /// write.
+    pub(crate) fn guard(&mut self, candidates: &[PathBuf], files: &[PathBuf], workspace: &Path) {
         let mut roots = vec![workspace.to_path_buf()];
         roots.extend(self.writable.iter().cloned());
-        self.guarded = guarded::inside(candidates, &roots, self.mode == Mode::WorkspaceWrite);
+        let create = self.mode == Mode::WorkspaceWrite;
+        self.guarded = guarded::inside(candidates, &roots, create);
+        self.guarded.extend(guarded::files_inside(files, &roots, create));
     }
 
     /// Whether `path` (real) lies in a guarded directory: which one.
