@@ -172,13 +172,7 @@ impl Agent {
         }
         let config = |s: &McpServer| server_config(s, &cwd);
         let mcp = servers.iter().map(config).collect::<Result<Vec<_>, _>>().map_err(|e| (INVALID_PARAMS, e))?;
-        let shared = Arc::new(Mutex::new(updates::Session {
-            wire: self.wire.clone(),
-            id: String::new(),
-            root: cwd.clone(),
-            pending: Default::default(),
-            cancel: Arc::default(),
-        }));
+        let shared = Arc::new(Mutex::new(updates::Session::new(self.wire.clone(), cwd.clone())));
         let mut term = Term::stderr().answered_by(Box::new(approvals::Approvals::new(shared.clone())));
         if let Some(b) = buffers::EditorBuffers::offered(shared.clone(), &self.fs) {
             term = term.with_buffers(Box::new(b));
@@ -219,7 +213,7 @@ impl Agent {
             return Ok(serde_json::to_value(PromptResponse::new(StopReason::EndTurn)).unwrap_or(Value::Null));
         }
         // A call a cancelled turn left unanswered is no longer what an approval is about.
-        live.shared.lock().unwrap_or_else(|e| e.into_inner()).pending.clear();
+        live.shared.lock().unwrap_or_else(|e| e.into_inner()).open.clear();
         self.wire.turn_starts(&req.session_id.0, cancels_before);
         let end = live.task.converse(&text, &attached);
         self.wire.turn_ends();

@@ -18,6 +18,8 @@
 // ACP_SCENARIO=cancel-when: a session (its mcpServers ACP_MCP), a prompt, ACP_PROMPT, cancelled
 // once a call is under way (approved, and the file ACP_MARKER exists).
 // ACP_NOTES: the buffer's text of notes.txt (default "unsaved line\n").
+// ACP_ANSWER: the option chosen in every permission request (default allow_once; the
+// `approvals` scenario chooses its own).
 //
 // Usage: node client.mjs SDK_ENTRY TRANSCRIPT WORKSPACE AGENT [AGENT_ARGS...]
 // Every line on the wire, both ways, is appended to TRANSCRIPT as {"from": "agent"|"client",
@@ -82,7 +84,7 @@ const output = new WritableStream({
 
 const scenario = process.env.ACP_SCENARIO ?? "approvals";
 const seen = { updates: [], permissions: [], fs: [] };
-let answer = "allow_once";
+let answer = process.env.ACP_ANSWER ?? "allow_once";
 let watch = () => {};
 // The editor's buffers (fs scenario), by absolute path.
 const buffers = new Map([[join(workspace, "notes.txt"), process.env.ACP_NOTES ?? "unsaved line\n"]]);

@@ -1003,3 +1003,88 @@ fn a_file_the_editor_embeds_is_not_read_for_mentions() {
     assert!(first.contains("alpha content"), "the person's mention: {first}");
     assert!(first.contains("see @/b.txt") && !first.contains("bravo content"), "{first}");
 }
+
+/// Each `toolCallId` of a session's `tool_call`s, with the call's `rawInput`, in the order on
+/// the wire; panics if an id is announced twice for different calls.
+fn announced(messages: &[(String, Value)]) -> Vec<(&str, &Value)> {
+    let mut seen: Vec<(&str, &Value)> = Vec::new();
+    for (_, m) in messages.iter().filter(|(from, m)| from == "agent" && m["method"] == "session/update") {
+        let u = &m["params"]["update"];
+        if u["sessionUpdate"] == "tool_call" {
+            let id = u["toolCallId"].as_str().unwrap();
+            if let Some((_, earlier)) = seen.iter().find(|(i, _)| *i == id) {
+                assert_eq!(*earlier, &u["rawInput"], "{id} announced for two calls");
+            }
+            seen.push((id, &u["rawInput"]));
+        }
+    }
+    seen
+}
+
+/// The last status each `toolCallId` was given (by its `tool_call` or a `tool_call_update`).
+fn last_statuses(messages: &[(String, Value)]) -> HashMap<String, String> {
+    let mut last = HashMap::new();
+    for (_, m) in messages.iter().filter(|(from, m)| from == "agent" && m["method"] == "session/update") {
+        let u = &m["params"]["update"];
+        if u["sessionUpdate"] == "tool_call" || u["sessionUpdate"] == "tool_call_update" {
+            let status = u["status"].as_str().unwrap_or("pending"); // a tool_call's default
+            if u["sessionUpdate"] == "tool_call" || u.get("status").is_some() {
+                last.insert(u["toolCallId"].as_str().unwrap().to_string(), status.to_string());
+            }
+        }
+    }
+    last
+}
+
+/// A reply that fails mid-stream after announcing two calls is sent again, and the new reply's
+/// calls are what the approvals are about. The failed attempt's calls stayed queued, and the
+/// first of them was taken as the call asked about: the new call's permission request named
+/// the old call's id (announced again for the new call), and "always" was stored for the old
+/// command, so the second edit was asked again.
+#[test]
+fn after_a_retried_reply_the_permission_names_the_call_it_asks_about() {
+    let first = format!(
+        "I'll start.\n{}\n{}",
+        tool("execute_command", &[("command", "echo one > one.txt"), ("requires_approval", "true")]),
+        tool("write_to_file", &[("path", "a.txt"), ("content", "a")])
+    );
+    let mut body = anthropic_body(&first, 5, "end_turn");
+    body.truncate(body.find("event: content_block_stop").unwrap());
+    body.push_str("event: error\r\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\r\n\r\n");
+    let failed = Resp { body: body.into_bytes(), ..anthropic("") };
+    let second = format!(
+        "I'll write both.\n{}\n{}",
+        tool("write_to_file", &[("path", "b.txt"), ("content", "b")]),
+        tool("write_to_file", &[("path", "c.txt"), ("content", "c")])
+    );
+    let server = Server::start(vec![failed, anthropic(&second), anthropic(&completion("wrote b.txt and c.txt"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["Write the files."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str()), ("ACP_ANSWER", "allow_always")];
+    let (seen, messages) = run_client("prompts", &env, &server, &root, state.path());
+    assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
+    assert_eq!(server.requests().len(), 3);
+    assert!(root.join("b.txt").exists() && root.join("c.txt").exists());
+    assert!(!root.join("a.txt").exists() && !root.join("one.txt").exists());
+
+    // No id is announced for two calls (`announced`); the failed attempt's calls failed.
+    let calls = announced(&messages);
+    assert_eq!(calls.len(), 4, "{calls:?}");
+    let id_of = |key: &str, value: &str| calls.iter().find(|(_, input)| input[key] == value).unwrap().0;
+    let last = last_statuses(&messages);
+    assert_eq!(last[id_of("command", "echo one > one.txt")], "failed", "{last:?}");
+    assert_eq!(last[id_of("path", "a.txt")], "failed", "{last:?}");
+    assert_eq!(last[id_of("path", "b.txt")], "completed", "{last:?}");
+    assert_eq!(last[id_of("path", "c.txt")], "completed", "{last:?}");
+
+    // One request, about b.txt; its "always" covered c.txt's edit.
+    let asked: Vec<&Value> = messages
+        .iter()
+        .filter(|(from, m)| from == "agent" && m["method"] == "session/request_permission")
+        .map(|(_, m)| &m["params"]["toolCall"])
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["toolCallId"], id_of("path", "b.txt"), "{asked:?} {calls:?}");
+}
