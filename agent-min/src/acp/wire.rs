@@ -7,8 +7,9 @@
 use std::collections::HashMap;
 use std::io::{BufRead, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -16,6 +17,9 @@ use crate::run::ui::{interrupt, redact};
 
 /// The longest line read (a prompt with embedded files); a longer one ends the connection.
 const MAX_LINE: u64 = 64 << 20;
+
+/// How often a request waiting for its answer looks whether the turn's work was stopped.
+const STOP_CHECK: Duration = Duration::from_millis(50);
 
 /// A request or notification from the client.
 pub(crate) struct Incoming {
@@ -204,14 +208,14 @@ impl Wire {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}));
     }
 
-    /// Sends a request and waits for its result: `None` if the turn was cancelled meanwhile,
-    /// the client answered with an error, or the connection ended.
+    /// Sends a request and waits for its result: `None` if the turn was cancelled or stopped
+    /// (`--timeout`) meanwhile, the client answered with an error, or the connection ended.
     pub(crate) fn request(&self, method: &str, params: impl serde::Serialize) -> Option<Value> {
         self.call(method, params).ok()
     }
 
     /// Sends a request and waits for its result, or says why there is none: the turn was
-    /// cancelled meanwhile, the client answered with an error (its message), or the
+    /// cancelled or stopped meanwhile, the client answered with an error (its message), or the
     /// connection ended.
     pub(crate) fn call(&self, method: &str, params: impl serde::Serialize) -> Result<Value, String> {
         self.call_with(method, params, true)
@@ -229,7 +233,17 @@ impl Wire {
         self.send_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}), mask);
         let answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            match answers.recv().map_err(|_| "the editor closed the connection".to_string())? {
+            let answer = match answers.recv_timeout(STOP_CHECK) {
+                Ok(a) => a,
+                // The `--timeout` watchdog stopped the turn's work: the turn ends rather than
+                // wait for an answer (the watchdog ends the process if it does not).
+                Err(RecvTimeoutError::Timeout) if interrupt::work_stopped() => {
+                    return Err("the turn was stopped".to_string())
+                }
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return Err("the editor closed the connection".to_string()),
+            };
+            match answer {
                 Answer::Cancelled(turn) if turn == self.turn.load(Ordering::SeqCst) => {
                     return Err("the turn was cancelled".to_string())
                 }

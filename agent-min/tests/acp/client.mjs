@@ -19,7 +19,8 @@
 // once a call is under way (approved, and the file ACP_MARKER exists).
 // ACP_NOTES: the buffer's text of notes.txt (default "unsaved line\n").
 // ACP_ANSWER: the option chosen in every permission request (default allow_once; the
-// `approvals` scenario chooses its own).
+// `approvals` scenario chooses its own); "never": none is chosen until the prompt it came in
+// has been answered, and then the request is answered `cancelled`, as an editor dismisses it.
 //
 // Usage: node client.mjs SDK_ENTRY TRANSCRIPT WORKSPACE AGENT [AGENT_ARGS...]
 // Every line on the wire, both ways, is appended to TRANSCRIPT as {"from": "agent"|"client",
@@ -38,7 +39,7 @@ const agent = spawn(agentBin, agentArgs, { stdio: ["pipe", "pipe", "inherit"], c
 const exited = new Promise((resolve) => agent.on("exit", (code, signal) => resolve({ code, signal })));
 
 // Records whole lines as they pass, in each direction.
-function recorder(from) {
+function recorder(from, onLine = () => {}) {
   let pending = "";
   const decoder = new TextDecoder();
   return (bytes) => {
@@ -47,12 +48,28 @@ function recorder(from) {
     while ((i = pending.indexOf("\n")) >= 0) {
       const line = pending.slice(0, i);
       pending = pending.slice(i + 1);
-      if (line.trim() !== "") appendFileSync(transcript, JSON.stringify({ from, line }) + "\n");
+      if (line.trim() === "") continue;
+      appendFileSync(transcript, JSON.stringify({ from, line }) + "\n");
+      onLine(line);
     }
   };
 }
+// Waiters for a message the client sends: each a test of the message and what to resolve.
+let clientWaiters = [];
 const fromAgent = recorder("agent");
-const fromClient = recorder("client");
+const fromClient = recorder("client", (line) => {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    return;
+  }
+  clientWaiters = clientWaiters.filter(({ test, resolve }) => !(test(msg) && (resolve(), true)));
+});
+// Resolves once the client has written a message that passes `test`.
+function sentByClient(test) {
+  return new Promise((resolve) => clientWaiters.push({ test, resolve }));
+}
 // The SDK may cancel its side of the stream when the connection closes: from then on what
 // arrives is still recorded, and not enqueued.
 let open = true;
@@ -85,6 +102,8 @@ const output = new WritableStream({
 const scenario = process.env.ACP_SCENARIO ?? "approvals";
 const seen = { updates: [], permissions: [], fs: [] };
 let answer = process.env.ACP_ANSWER ?? "allow_once";
+// Permission requests held unanswered (ACP_ANSWER=never), each the function that answers it.
+const held = [];
 let watch = () => {};
 // The editor's buffers (fs scenario), by absolute path.
 const buffers = new Map([[join(workspace, "notes.txt"), process.env.ACP_NOTES ?? "unsaved line\n"]]);
@@ -99,6 +118,10 @@ const app = acp
     if (cancelFirst !== null) {
       await conn.notify("session/cancel", { sessionId: cancelFirst });
       cancelFirst = null;
+    }
+    if (answer === "never") {
+      await new Promise((resolve) => held.push(resolve));
+      return { outcome: { outcome: "cancelled" } };
     }
     return { outcome: { outcome: "selected", optionId: answer } };
   })
@@ -142,6 +165,13 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     for (const p of JSON.parse(process.env.ACP_PROMPTS)) {
       const blocks = typeof p === "string" ? [{ type: "text", text: p }] : p;
       seen.answers.push(await ctx.request("session/prompt", { sessionId: session.sessionId, prompt: blocks }));
+      // What was held is answered now, and the answers are on the wire before the next prompt.
+      const answered = held.splice(0).map((answerIt) => {
+        const written = sentByClient((m) => m.id !== undefined && m.method === undefined);
+        answerIt();
+        return written;
+      });
+      await Promise.all(answered);
     }
     return;
   }

@@ -1088,3 +1088,28 @@ fn after_a_retried_reply_the_permission_names_the_call_it_asks_about() {
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert_eq!(asked[0]["toolCallId"], id_of("path", "b.txt"), "{asked:?} {calls:?}");
 }
+
+/// `--timeout` passing while a permission request waits for the editor ends the turn, with the
+/// time limit's message, and the agent lives on. The request waited for an answer nothing woke,
+/// and the watchdog ended the whole process 3 s later.
+#[test]
+fn the_time_limit_ends_a_turn_waiting_for_a_permission_and_the_agent_lives_on() {
+    let server = Server::start(vec![anthropic(&tool("write_to_file", &[("path", "x.txt"), ("content", "x")]))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["Write x.txt."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str()), ("ACP_ANSWER", "never")];
+    // (`run_client_with` asserts the agent exited 0 when the client closed its input.)
+    let (seen, messages) = run_client_with("prompts", &env, &["--timeout", "2"], &server, &root, state.path());
+    assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
+    assert_eq!(seen["permissions"].as_array().unwrap().len(), 1, "{seen}");
+    assert!(!root.join("x.txt").exists());
+    assert_eq!(server.requests().len(), 1);
+    let said: String = updates_of(&messages, "session/prompt", 0)
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .map(|u| u["content"]["text"].as_str().unwrap_or_default())
+        .collect();
+    assert!(said.contains("the time limit was reached (--timeout 2s"), "{said}");
+}
