@@ -151,9 +151,11 @@ impl Wire {
         interrupt::turn_begins();
     }
 
-    /// The prompt's turn has ended.
+    /// The prompt's turn has ended: a cancel stops nothing more until the next one.
     pub(crate) fn turn_ends(&self) {
-        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        *running = None;
+        interrupt::turn_ends();
     }
 
     /// `session/cancel`: stops the session's turn as Ctrl-C stops a run, without exiting. Only

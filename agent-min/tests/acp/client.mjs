@@ -12,7 +12,8 @@
 // before answering it the client cancels the idle B (the cancel reaches the agent first, on the
 // same stream); then one prompt in B.
 // ACP_SCENARIO=interrupt: a prompt, ACP_PROMPT, cancelled once the reply's streamed text holds
-// ACP_WAIT_FOR; then a second prompt, ACP_PROMPT2, in the same session.
+// ACP_WAIT_FOR; then a second prompt, ACP_PROMPT2, in the same session (with ACP_MCP_AFTER, in
+// a new session whose mcpServers are that JSON array).
 // ACP_SCENARIO=prompts: a session (its mcpServers ACP_MCP, a JSON array), then each prompt of
 // ACP_PROMPTS (a JSON array: a string is one text block, an array the blocks) in turn.
 // ACP_SCENARIO=cancel-when: a session (its mcpServers ACP_MCP), a prompt, ACP_PROMPT, cancelled
@@ -217,6 +218,13 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     watch = () => {};
     await ctx.notify("session/cancel", { sessionId: session.sessionId });
     seen.first = await first;
+    if (process.env.ACP_MCP_AFTER) {
+      // The second prompt in a new session, with these mcpServers.
+      const next = await ctx.request("session/new", { cwd: workspace, mcpServers: JSON.parse(process.env.ACP_MCP_AFTER) });
+      const blocks = [{ type: "text", text: process.env.ACP_PROMPT2 }];
+      seen.second = await ctx.request("session/prompt", { sessionId: next.sessionId, prompt: blocks });
+      return;
+    }
     seen.second = await prompt(process.env.ACP_PROMPT2);
     return;
   }

@@ -1113,3 +1113,46 @@ fn the_time_limit_ends_a_turn_waiting_for_a_permission_and_the_agent_lives_on() 
         .collect();
     assert!(said.contains("the time limit was reached (--timeout 2s"), "{said}");
 }
+
+/// A session opened after a cancelled prompt connects its HTTP MCP servers. The cancel's mark
+/// outlived the turn, and the curl of the new session's server was killed as it started, as
+/// part of the cancelled turn.
+#[test]
+fn a_session_opened_after_a_cancelled_prompt_connects_its_http_mcp_server() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut py = Command::new(crate::run_mcp::python())
+        .args([crate::run_mcp::py_script(), "streamable-http".into(), port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the Python SDK server");
+    crate::run_mcp::wait_for("the HTTP server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    // The first reply stalls after its first sentence until the client cancels it.
+    let sentence = "Let me look first.";
+    let mut stalled = anthropic_with(&format!("{sentence} Then more."), sentence.len(), "end_turn");
+    let body = String::from_utf8(stalled.body.clone()).unwrap();
+    let first = body.find("first.").expect("the first sentence's delta");
+    stalled.stall_at = first + body[first..].find("\r\n\r\n").unwrap() + 4;
+    stalled.stall = Duration::from_secs(300);
+    let server = Server::start(vec![stalled, anthropic(&completion("done"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let web = json!([{"type": "http", "name": "web", "url": format!("http://127.0.0.1:{port}/mcp"), "headers": []}]);
+    let web = web.to_string();
+    let env = [
+        ("ACP_PROMPT", "Look around."),
+        ("ACP_WAIT_FOR", "first."),
+        ("ACP_PROMPT2", "Say done."),
+        ("ACP_MCP_AFTER", web.as_str()),
+    ];
+    let (seen, _) = run_client("interrupt", &env, &server, &root, state.path());
+    let _ = py.kill();
+    let _ = py.wait();
+    assert_eq!(seen["first"]["stopReason"], "cancelled", "{seen}");
+    assert_eq!(seen["second"]["stopReason"], "end_turn", "{seen}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let system = reqs[1].body["system"][0]["text"].as_str().unwrap();
+    assert!(system.contains("## web\n\n### Available Tools\n- slow: "), "the server's tools are offered: {system}");
+}
