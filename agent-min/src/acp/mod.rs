@@ -212,14 +212,17 @@ impl Agent {
             s.update(SessionUpdate::AgentMessageChunk(updates::chunk(said)));
             return Ok(serde_json::to_value(PromptResponse::new(StopReason::EndTurn)).unwrap_or(Value::Null));
         }
-        // A call a cancelled turn left unanswered is no longer what an approval is about.
-        live.shared.lock().unwrap_or_else(|e| e.into_inner()).open.clear();
         self.wire.turn_starts(&req.session_id.0, cancels_before);
         let end = live.task.converse(&text, &attached);
         self.wire.turn_ends();
+        let cancelled = live.cancel.load(Ordering::SeqCst);
+        // The calls announced and not run (the stream stopped, the reply was too long, the loop
+        // stopped before them) are resolved before the prompt is answered, as the protocol asks.
+        let why = if cancelled { "Not run: the turn was cancelled" } else { "Not run: the turn ended first" };
+        live.shared.lock().unwrap_or_else(|e| e.into_inner()).fail_open(why);
         // A refusal rolled the conversation back: said so even if a cancel came after it.
         let refused = live.task.stopped_by() == Some(crate::run::task::REFUSAL);
-        let stop = if live.cancel.load(Ordering::SeqCst) && !refused {
+        let stop = if cancelled && !refused {
             StopReason::Cancelled
         } else {
             if let End::Failed(why) | End::NeedsPerson(why) = &end {

@@ -11,9 +11,9 @@
 // ACP_SCENARIO=two: two sessions in one process, A and B; A's prompt asks a permission, and
 // before answering it the client cancels the idle B (the cancel reaches the agent first, on the
 // same stream); then one prompt in B.
-// ACP_SCENARIO=interrupt: a prompt, ACP_PROMPT, cancelled once the reply's streamed text holds
-// ACP_WAIT_FOR; then a second prompt, ACP_PROMPT2, in the same session (with ACP_MCP_AFTER, in
-// a new session whose mcpServers are that JSON array).
+// ACP_SCENARIO=interrupt: a prompt, ACP_PROMPT, cancelled once the reply's streamed text (with
+// the titles of its tool calls) holds ACP_WAIT_FOR; then a second prompt, ACP_PROMPT2, in the
+// same session (with ACP_MCP_AFTER, in a new session whose mcpServers are that JSON array).
 // ACP_SCENARIO=prompts: a session (its mcpServers ACP_MCP, a JSON array), then each prompt of
 // ACP_PROMPTS (a JSON array: a string is one text block, an array the blocks) in turn.
 // ACP_SCENARIO=cancel-when: a session (its mcpServers ACP_MCP), a prompt, ACP_PROMPT, cancelled
@@ -208,8 +208,8 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     let said = "";
     const streamed = new Promise((resolve) => {
       watch = (p) => {
-        if (p.update.sessionUpdate !== "agent_message_chunk") return;
-        said += p.update.content.text ?? "";
+        if (p.update.sessionUpdate === "agent_message_chunk") said += p.update.content.text ?? "";
+        if (p.update.sessionUpdate === "tool_call") said += p.update.title;
         if (said.includes(process.env.ACP_WAIT_FOR)) resolve();
       };
     });

@@ -1156,3 +1156,32 @@ fn a_session_opened_after_a_cancelled_prompt_connects_its_http_mcp_server() {
     let system = reqs[1].body["system"][0]["text"].as_str().unwrap();
     assert!(system.contains("## web\n\n### Available Tools\n- slow: "), "the server's tools are offered: {system}");
 }
+
+/// A call announced as its reply streamed, and never run because the turn was cancelled, is
+/// resolved (failed) before the prompt is answered: the editor showed it pending for good.
+#[test]
+fn a_call_announced_but_not_run_is_failed_when_the_turn_ends() {
+    let first = format!("I'll write it.\n{}", tool("write_to_file", &[("path", "a.txt"), ("content", "a")]));
+    // The first delta holds the whole call; then the stream stalls until the client cancels.
+    let mut stalled = anthropic_with(&format!("{first}\nAnd then more."), first.chars().count(), "end_turn");
+    let body = String::from_utf8(stalled.body.clone()).unwrap();
+    let delta = body.find("event: content_block_delta").unwrap();
+    stalled.stall_at = delta + body[delta..].find("\r\n\r\n").unwrap() + 4;
+    stalled.stall = Duration::from_secs(300);
+    let server = Server::start(vec![stalled, anthropic(&completion("done"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let env = [("ACP_PROMPT", "Write a.txt."), ("ACP_WAIT_FOR", "Write a.txt"), ("ACP_PROMPT2", "Say done.")];
+    let (seen, messages) = run_client("interrupt", &env, &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "cancelled", "{seen}");
+    assert!(!root.join("a.txt").exists());
+    // Before the cancelled prompt was answered.
+    let first = updates_of(&messages, "session/prompt", 0);
+    let call = first.iter().find(|u| u["sessionUpdate"] == "tool_call").expect("a tool_call");
+    let resolved =
+        first.iter().find(|u| u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == call["toolCallId"]);
+    assert_eq!(resolved.map(|u| &u["status"]), Some(&json!("failed")), "{first:?}");
+    let last = last_statuses(&messages);
+    assert!(last.values().all(|s| s == "failed" || s == "completed"), "{last:?}");
+}
