@@ -97,7 +97,7 @@ impl Wire {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let msg: Value = match serde_json::from_slice(&line) {
+            let mut msg: Value = match serde_json::from_slice(&line) {
                 Ok(v) => v,
                 Err(e) => {
                     self.send(&json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("Parse error: {e}")}}));
@@ -105,10 +105,12 @@ impl Wire {
                 }
             };
             let id = msg.get("id").cloned();
-            match msg.get("method").and_then(Value::as_str) {
+            let method = msg.get("method").and_then(Value::as_str).map(str::to_string);
+            match method.as_deref() {
                 Some("session/cancel") if id.is_none() => self.cancel(&msg["params"], &answers),
                 Some(method) => {
-                    let params = msg.get("params").cloned().unwrap_or(Value::Null);
+                    // Taken, not copied: a prompt's params can be most of a 64 MiB line.
+                    let params = msg.get_mut("params").map(Value::take).unwrap_or(Value::Null);
                     let session = params.get("sessionId").and_then(Value::as_str).unwrap_or_default();
                     let cancels_before = self.cancels_read(session);
                     if requests.send(Incoming { id, method: method.to_string(), params, cancels_before }).is_err() {
