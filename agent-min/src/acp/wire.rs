@@ -208,8 +208,8 @@ impl Wire {
     }
 
     /// An error response.
-    pub(crate) fn fail(&self, id: &Value, code: i64, message: &str) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}));
+    pub(crate) fn fail(&self, id: &Value, error: &agent_client_protocol_schema::v1::Error) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "error": error}));
     }
 
     /// Sends a request and waits for its result: `None` if the turn was cancelled or stopped

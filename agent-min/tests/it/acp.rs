@@ -1185,3 +1185,38 @@ fn a_call_announced_but_not_run_is_failed_when_the_turn_ends() {
     let last = last_statuses(&messages);
     assert!(last.values().all(|s| s == "failed" || s == "completed"), "{last:?}");
 }
+
+/// A session that is not there is the protocol's "resource not found" (`-32002`, the session
+/// id as data) in `session/prompt` and `session/load`; a `cwd` that is not a directory is
+/// Invalid params. They were Invalid params and an Internal error.
+#[test]
+fn an_unknown_session_is_not_found_and_a_missing_cwd_is_invalid_params() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let file = root.join("file.txt");
+    std::fs::write(&file, "").unwrap();
+    let dir = state.path().join("tasks").display().to_string();
+    let mut cmd = Command::new(bin());
+    cmd.args(["acp", "--state-dir", &dir]).current_dir(&root);
+    agent_env(&mut cmd, state.path()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let text = json!([{"type": "text", "text": "hi"}]);
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "nope", "prompt": text}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "session/load", "params": {"sessionId": "nope", "cwd": root, "mcpServers": []}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "session/new", "params": {"cwd": root.join("missing"), "mcpServers": []}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": file, "mcpServers": []}}),
+    ];
+    let lines: String = requests.iter().map(|r| r.to_string() + "\n").collect();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), lines.as_bytes()).unwrap();
+    let run = wait_limited(child, LIMIT);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let answers: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let codes: Vec<(i64, i64)> =
+        answers.iter().map(|a| (a["id"].as_i64().unwrap(), a["error"]["code"].as_i64().unwrap_or(0))).collect();
+    assert_eq!(codes, [(1, 0), (2, -32002), (3, -32002), (4, -32602), (5, -32602)], "{answers:?}");
+    assert_eq!(answers[1]["error"]["data"], json!({"sessionId": "nope"}), "{answers:?}");
+    assert_eq!(answers[2]["error"]["data"], json!({"sessionId": "nope"}), "{answers:?}");
+}
