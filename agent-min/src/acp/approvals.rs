@@ -53,14 +53,15 @@ const OPTIONS: [(&str, &str, PermissionOptionKind); 4] = [
 ];
 
 impl Asker for Approvals {
-    fn approve(&mut self, what: &str) -> Approval {
+    fn approve(&mut self, call: Option<&str>, what: &str) -> Approval {
         let (wire, session_id, call) = {
             let s = self.session.lock().unwrap_or_else(|e| e.into_inner());
             if s.cancel.load(std::sync::atomic::Ordering::SeqCst) {
                 return Approval::No(None); // the turn is over: nothing more runs
             }
-            (s.wire.clone(), s.id.clone(), s.pending.front().cloned())
+            (s.wire.clone(), s.id.clone(), call.and_then(|c| s.open.get(c)).cloned())
         };
+        // The protocol asks only about a tool call the client was shown.
         let Some(call) = call else { return Approval::No(None) };
         let key = key(&call.tool, &call.params, what);
         match self.always.get(&key) {

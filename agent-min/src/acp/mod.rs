@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol_schema::v1::{
-    AgentCapabilities, ContentBlock, EmbeddedResourceResource, FileSystemCapabilities, Implementation,
+    AgentCapabilities, ContentBlock, EmbeddedResourceResource, Error, FileSystemCapabilities, Implementation,
     InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
     NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionUpdate,
     StopReason,
@@ -95,9 +95,22 @@ struct Agent {
 }
 
 /// JSON-RPC's error codes.
-const INVALID_PARAMS: i64 = -32602;
-const METHOD_NOT_FOUND: i64 = -32601;
-const INTERNAL_ERROR: i64 = -32603;
+const INVALID_PARAMS: i32 = -32602;
+const METHOD_NOT_FOUND: i32 = -32601;
+const INTERNAL_ERROR: i32 = -32603;
+
+/// The error answering a request.
+fn failure(code: i32, message: impl Into<String>) -> Error {
+    Error::new(code, message)
+}
+
+/// The protocol's error for a session that is not there: `-32002` (resource not found), its id
+/// as the error's data.
+fn no_session(id: &str) -> Error {
+    let mut e = Error::session_not_found(id.to_string());
+    e.message = format!("no session {id}");
+    e
+}
 
 impl Agent {
     fn handle(&mut self, m: Incoming) {
@@ -105,29 +118,29 @@ impl Agent {
         let result = match m.method.as_str() {
             "initialize" => self.initialize(m.params),
             // `authMethods` is empty: no method exists to authenticate with.
-            "authenticate" => Err((INVALID_PARAMS, "agent-min offers no authentication methods (authMethods is empty); the provider's key comes from the environment".to_string())),
+            "authenticate" => Err(failure(INVALID_PARAMS, "agent-min offers no authentication methods (authMethods is empty); the provider's key comes from the environment".to_string())),
             "session/new" => self.new_session(m.params),
             "session/load" => self.load_session(m.params),
             "session/prompt" => self.prompt(m.params, m.cancels_before),
-            other => Err((METHOD_NOT_FOUND, format!("Method not found: {other}"))),
+            other => Err(failure(METHOD_NOT_FOUND, format!("Method not found: {other}"))),
         };
         match result {
             Ok(v) => self.wire.respond(&id, v),
-            Err((code, message)) => self.wire.fail(&id, code, &message),
+            Err(e) => self.wire.fail(&id, &e),
         }
     }
 
-    fn initialize(&mut self, params: Value) -> Result<Value, (i64, String)> {
+    fn initialize(&mut self, params: Value) -> Result<Value, Error> {
         let req: InitializeRequest =
-            serde_json::from_value(params).map_err(|e| (INVALID_PARAMS, format!("Invalid params: {e}")))?;
+            serde_json::from_value(params).map_err(|e| failure(INVALID_PARAMS, format!("Invalid params: {e}")))?;
         self.fs = req.client_capabilities.fs;
         // Sessions can be loaded when they are saved.
         Ok(serde_json::to_value(initialize(!self.opts.no_save)).unwrap_or(Value::Null))
     }
 
-    fn new_session(&mut self, params: Value) -> Result<Value, (i64, String)> {
+    fn new_session(&mut self, params: Value) -> Result<Value, Error> {
         let req: NewSessionRequest =
-            serde_json::from_value(params).map_err(|e| (INVALID_PARAMS, format!("Invalid params: {e}")))?;
+            serde_json::from_value(params).map_err(|e| failure(INVALID_PARAMS, format!("Invalid params: {e}")))?;
         let id = self.open(req.cwd, &req.mcp_servers, None)?;
         Ok(serde_json::to_value(NewSessionResponse::new(id)).unwrap_or(Value::Null))
     }
@@ -135,26 +148,29 @@ impl Agent {
     /// `session/load`: the saved task of that id (every session is saved as a task, under its
     /// id, as `run` saves one) is set up again in its workspace, its conversation is sent back
     /// as `session/update` notifications, and the next prompt continues it.
-    fn load_session(&mut self, params: Value) -> Result<Value, (i64, String)> {
+    fn load_session(&mut self, params: Value) -> Result<Value, Error> {
         let req: LoadSessionRequest =
-            serde_json::from_value(params).map_err(|e| (INVALID_PARAMS, format!("Invalid params: {e}")))?;
+            serde_json::from_value(params).map_err(|e| failure(INVALID_PARAMS, format!("Invalid params: {e}")))?;
         let id = req.session_id.0.to_string();
         if !is_session_id(&id) {
-            return Err((INVALID_PARAMS, format!("{id:?} is not a session id")));
+            return Err(failure(INVALID_PARAMS, format!("{id:?} is not a session id")));
         }
         if self.sessions.contains_key(&id) {
-            return Err((INVALID_PARAMS, format!("session {id} is already open")));
+            return Err(failure(INVALID_PARAMS, format!("session {id} is already open")));
         }
-        let store = crate::run::open_store(&self.opts, None).map_err(|e| (INTERNAL_ERROR, e))?;
-        let saved = store.load(&id).map_err(|e| (INVALID_PARAMS, format!("cannot load session {id}: {e}")))?;
-        // The store also finds a task by a prefix of its id; a session is named exactly.
+        let store = crate::run::open_store(&self.opts, None).map_err(|e| failure(INTERNAL_ERROR, e))?;
+        // A session is named exactly (the store also finds a task by a prefix of its id).
+        if !store.path(&id).is_file() {
+            return Err(no_session(&id));
+        }
+        let saved = store.load(&id).map_err(|e| failure(INTERNAL_ERROR, format!("cannot load session {id}: {e}")))?;
         if saved.meta.id != id {
-            return Err((INVALID_PARAMS, format!("no session {id}")));
+            return Err(no_session(&id));
         }
         let (want, have) = (std::fs::canonicalize(&req.cwd).ok(), PathBuf::from(&saved.meta.cwd));
         if want.as_deref() != Some(have.as_path()) {
             let msg = format!("session {id} belongs to the workspace {}, not {}", have.display(), req.cwd.display());
-            return Err((INVALID_PARAMS, msg));
+            return Err(failure(INVALID_PARAMS, msg));
         }
         self.open(req.cwd, &req.mcp_servers, Some(saved))?;
         let live = &self.sessions[&id];
@@ -166,26 +182,24 @@ impl Agent {
 
     /// Sets up a session's task in `cwd` with the client's MCP servers (a `saved` one taken
     /// up); returns the session's id, which is the task's.
-    fn open(&mut self, cwd: PathBuf, servers: &[McpServer], saved: Option<Record>) -> Result<String, (i64, String)> {
+    fn open(&mut self, cwd: PathBuf, servers: &[McpServer], saved: Option<Record>) -> Result<String, Error> {
         if !cwd.is_absolute() {
-            return Err((INVALID_PARAMS, format!("cwd must be an absolute path, got {}", cwd.display())));
+            return Err(failure(INVALID_PARAMS, format!("cwd must be an absolute path, got {}", cwd.display())));
+        }
+        // The client's mistake, not the agent's failure to set the session up.
+        if !cwd.is_dir() {
+            return Err(failure(INVALID_PARAMS, format!("cwd {} is not a directory", cwd.display())));
         }
         let config = |s: &McpServer| server_config(s, &cwd);
-        let mcp = servers.iter().map(config).collect::<Result<Vec<_>, _>>().map_err(|e| (INVALID_PARAMS, e))?;
-        let shared = Arc::new(Mutex::new(updates::Session {
-            wire: self.wire.clone(),
-            id: String::new(),
-            root: cwd.clone(),
-            pending: Default::default(),
-            cancel: Arc::default(),
-        }));
+        let mcp = servers.iter().map(config).collect::<Result<Vec<_>, _>>().map_err(|e| failure(INVALID_PARAMS, e))?;
+        let shared = Arc::new(Mutex::new(updates::Session::new(self.wire.clone(), cwd.clone())));
         let mut term = Term::stderr().answered_by(Box::new(approvals::Approvals::new(shared.clone())));
         if let Some(b) = buffers::EditorBuffers::offered(shared.clone(), &self.fs) {
             term = term.with_buffers(Box::new(b));
         }
         let events = crate::run::session::events::Events::tapped(updates::tap(shared.clone()));
         let setup = SessionSetup { cwd, mcp, term, events };
-        let mut task = session_task(&self.opts, setup, saved.as_ref()).map_err(|e| (INTERNAL_ERROR, e))?;
+        let mut task = session_task(&self.opts, setup, saved.as_ref()).map_err(|e| failure(INTERNAL_ERROR, e))?;
         let id = task.id().to_string();
         let cancel = task.cancel_flag();
         if let Ok(mut s) = shared.lock() {
@@ -203,13 +217,10 @@ impl Agent {
         Ok(id)
     }
 
-    fn prompt(&mut self, params: Value, cancels_before: u64) -> Result<Value, (i64, String)> {
+    fn prompt(&mut self, params: Value, cancels_before: u64) -> Result<Value, Error> {
         let req: PromptRequest =
-            serde_json::from_value(params).map_err(|e| (INVALID_PARAMS, format!("Invalid params: {e}")))?;
-        let live = self
-            .sessions
-            .get_mut(&*req.session_id.0)
-            .ok_or_else(|| (INVALID_PARAMS, format!("no session {}", req.session_id.0)))?;
+            serde_json::from_value(params).map_err(|e| failure(INVALID_PARAMS, format!("Invalid params: {e}")))?;
+        let live = self.sessions.get_mut(&*req.session_id.0).ok_or_else(|| no_session(&req.session_id.0))?;
         let (text, attached) = prompt_text(&req.prompt);
         if text.trim().is_empty() {
             // As Cline's `prompt`: nothing to say, no turn. Said, as the blocks left out are.
@@ -218,14 +229,17 @@ impl Agent {
             s.update(SessionUpdate::AgentMessageChunk(updates::chunk(said)));
             return Ok(serde_json::to_value(PromptResponse::new(StopReason::EndTurn)).unwrap_or(Value::Null));
         }
-        // A call a cancelled turn left unanswered is no longer what an approval is about.
-        live.shared.lock().unwrap_or_else(|e| e.into_inner()).pending.clear();
         self.wire.turn_starts(&req.session_id.0, cancels_before);
         let end = live.task.converse(&text, &attached);
         self.wire.turn_ends();
+        let cancelled = live.cancel.load(Ordering::SeqCst);
+        // The calls announced and not run (the stream stopped, the reply was too long, the loop
+        // stopped before them) are resolved before the prompt is answered, as the protocol asks.
+        let why = if cancelled { "Not run: the turn was cancelled" } else { "Not run: the turn ended first" };
+        live.shared.lock().unwrap_or_else(|e| e.into_inner()).fail_open(why);
         // A refusal rolled the conversation back: said so even if a cancel came after it.
         let refused = live.task.stopped_by() == Some(crate::run::task::REFUSAL);
-        let stop = if live.cancel.load(Ordering::SeqCst) && !refused {
+        let stop = if cancelled && !refused {
             StopReason::Cancelled
         } else {
             if let End::Failed(why) | End::NeedsPerson(why) = &end {

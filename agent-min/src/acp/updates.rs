@@ -3,6 +3,7 @@
 //! it touches, an edit's diff), its approval and result as `tool_call_update` (the result,
 //! a command's output with it, as text content), the focus chain's checklist as the `plan`.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -21,10 +22,12 @@ pub(crate) struct Session {
     pub wire: Arc<Wire>,
     pub id: String,
     pub root: PathBuf,
-    /// The reply's complete tool calls not yet answered, in order: the loop runs them one by one
-    /// and answers each (a result, an error or a skip) before the next, so the first is the one
-    /// an approval is about.
-    pub pending: std::collections::VecDeque<Call>,
+    /// The complete tool calls announced and not yet resolved, by the loop's call id (which
+    /// the tool asking for approval names: the call an approval is about).
+    pub open: IndexMap<String, Call>,
+    /// Every `toolCallId` announced in the session: a retried request streams its calls again
+    /// under the loop's same ids, and the protocol's id names one call only.
+    announced: HashSet<String>,
     /// Set while the turn is cancelled: nothing more is asked.
     pub cancel: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -32,15 +35,62 @@ pub(crate) struct Session {
 /// A complete tool call.
 #[derive(Clone)]
 pub(crate) struct Call {
+    /// Its `toolCallId` on the wire.
     pub id: String,
     pub tool: String,
     pub params: IndexMap<String, String>,
 }
 
 impl Session {
+    pub(crate) fn new(wire: Arc<Wire>, root: PathBuf) -> Self {
+        Session {
+            wire,
+            id: String::new(),
+            root,
+            open: IndexMap::new(),
+            announced: HashSet::new(),
+            cancel: Arc::default(),
+        }
+    }
+
     /// Sends one update of this session.
     pub(crate) fn update(&self, update: SessionUpdate) {
         self.wire.notify("session/update", SessionNotification::new(self.id.clone(), update));
+    }
+
+    /// A `toolCallId` for the loop's `call_id` not announced before in this session.
+    fn fresh_id(&mut self, call_id: &str) -> String {
+        let mut id = call_id.to_string();
+        let mut n = 1;
+        while self.announced.contains(&id) {
+            n += 1;
+            id = format!("{call_id}-{n}");
+        }
+        self.announced.insert(id.clone());
+        id
+    }
+
+    /// Resolves every open call as failed, `why` being its content: it will not run.
+    pub(crate) fn fail_open(&mut self, why: &str) {
+        for (_, call) in std::mem::take(&mut self.open) {
+            self.fail(call, why);
+        }
+    }
+
+    fn fail(&self, call: Call, why: &str) {
+        if said(&call.tool).is_some() {
+            return; // never shown as a tool call
+        }
+        let text = ContentBlock::Text(TextContent::new(why));
+        let fields = ToolCallUpdateFields::new()
+            .status(ToolCallStatus::Failed)
+            .content(vec![ToolCallContent::Content(Content::new(text))]);
+        self.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call.id, fields)));
+    }
+
+    /// The `toolCallId` the loop's `call_id` was announced under.
+    fn wire_id(&self, call_id: &str) -> String {
+        self.open.get(call_id).map_or_else(|| call_id.to_string(), |c| c.id.clone())
     }
 }
 
@@ -60,8 +110,18 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
         match event {
             Event::Text { text, .. } => s.update(SessionUpdate::AgentMessageChunk(chunk(text))),
             Event::Reasoning { text, .. } => s.update(SessionUpdate::AgentThoughtChunk(chunk(text))),
+            // A retried request streams its reply again: what the failed attempt announced
+            // will not run.
+            Event::RequestStarted { attempt, .. } if *attempt > 1 => {
+                s.fail_open("Not run: the reply failed and the request was sent again")
+            }
             Event::ToolCall { call_id, tool, params, partial: false, .. } => {
-                s.pending.push_back(Call { id: call_id.clone(), tool: tool.clone(), params: params.clone() });
+                // (Never twice without a retry between; if it were, the first will not run.)
+                if let Some(earlier) = s.open.shift_remove(call_id) {
+                    s.fail(earlier, "Not run: announced again");
+                }
+                let id = s.fresh_id(call_id);
+                s.open.insert(call_id.clone(), Call { id: id.clone(), tool: tool.clone(), params: params.clone() });
                 match said(tool) {
                     Some(param) => {
                         let mut text = params.get(param).cloned().unwrap_or_default();
@@ -73,17 +133,18 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                         s.update(SessionUpdate::AgentMessageChunk(chunk(&format!("\n\n{text}"))));
                     }
                     None => {
-                        let call = tool_call(&s.root, call_id, tool, params);
+                        let call = tool_call(&s.root, &id, tool, params);
                         s.update(SessionUpdate::ToolCall(call));
                     }
                 }
             }
             Event::Approval { call_id, tool, approved: true, .. } if said(tool).is_none() => {
                 let fields = ToolCallUpdateFields::new().status(ToolCallStatus::InProgress);
-                s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.clone(), fields)));
+                s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(s.wire_id(call_id), fields)));
             }
             Event::ToolResult { call_id, tool, ok, result, .. } => {
-                s.pending.retain(|c| &c.id != call_id);
+                let id = s.wire_id(call_id);
+                s.open.shift_remove(call_id);
                 if said(tool).is_some() {
                     return;
                 }
@@ -98,7 +159,7 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                     let text = ContentBlock::Text(TextContent::new(result.clone()));
                     fields = fields.content(vec![ToolCallContent::Content(Content::new(text))]);
                 }
-                s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(call_id.clone(), fields)));
+                s.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id, fields)));
             }
             Event::TaskProgress { list, .. } => {
                 let entry = |(done, text): (bool, &str)| {

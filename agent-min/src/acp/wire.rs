@@ -7,8 +7,9 @@
 use std::collections::HashMap;
 use std::io::{BufRead, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -16,6 +17,9 @@ use crate::run::ui::{interrupt, redact};
 
 /// The longest line read (a prompt with embedded files); a longer one ends the connection.
 const MAX_LINE: u64 = 64 << 20;
+
+/// How often a request waiting for its answer looks whether the turn's work was stopped.
+const STOP_CHECK: Duration = Duration::from_millis(50);
 
 /// A request or notification from the client.
 pub(crate) struct Incoming {
@@ -93,7 +97,7 @@ impl Wire {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let msg: Value = match serde_json::from_slice(&line) {
+            let mut msg: Value = match serde_json::from_slice(&line) {
                 Ok(v) => v,
                 Err(e) => {
                     self.send(&json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("Parse error: {e}")}}));
@@ -101,10 +105,12 @@ impl Wire {
                 }
             };
             let id = msg.get("id").cloned();
-            match msg.get("method").and_then(Value::as_str) {
+            let method = msg.get("method").and_then(Value::as_str).map(str::to_string);
+            match method.as_deref() {
                 Some("session/cancel") if id.is_none() => self.cancel(&msg["params"], &answers),
                 Some(method) => {
-                    let params = msg.get("params").cloned().unwrap_or(Value::Null);
+                    // Taken, not copied: a prompt's params can be most of a 64 MiB line.
+                    let params = msg.get_mut("params").map(Value::take).unwrap_or(Value::Null);
                     let session = params.get("sessionId").and_then(Value::as_str).unwrap_or_default();
                     let cancels_before = self.cancels_read(session);
                     if requests.send(Incoming { id, method: method.to_string(), params, cancels_before }).is_err() {
@@ -147,9 +153,11 @@ impl Wire {
         interrupt::turn_begins();
     }
 
-    /// The prompt's turn has ended.
+    /// The prompt's turn has ended: a cancel stops nothing more until the next one.
     pub(crate) fn turn_ends(&self) {
-        *self.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        *running = None;
+        interrupt::turn_ends();
     }
 
     /// `session/cancel`: stops the session's turn as Ctrl-C stops a run, without exiting. Only
@@ -200,18 +208,18 @@ impl Wire {
     }
 
     /// An error response.
-    pub(crate) fn fail(&self, id: &Value, code: i64, message: &str) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}));
+    pub(crate) fn fail(&self, id: &Value, error: &agent_client_protocol_schema::v1::Error) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "error": error}));
     }
 
-    /// Sends a request and waits for its result: `None` if the turn was cancelled meanwhile,
-    /// the client answered with an error, or the connection ended.
+    /// Sends a request and waits for its result: `None` if the turn was cancelled or stopped
+    /// (`--timeout`) meanwhile, the client answered with an error, or the connection ended.
     pub(crate) fn request(&self, method: &str, params: impl serde::Serialize) -> Option<Value> {
         self.call(method, params).ok()
     }
 
     /// Sends a request and waits for its result, or says why there is none: the turn was
-    /// cancelled meanwhile, the client answered with an error (its message), or the
+    /// cancelled or stopped meanwhile, the client answered with an error (its message), or the
     /// connection ended.
     pub(crate) fn call(&self, method: &str, params: impl serde::Serialize) -> Result<Value, String> {
         self.call_with(method, params, true)
@@ -229,7 +237,17 @@ impl Wire {
         self.send_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}), mask);
         let answers = self.answers.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            match answers.recv().map_err(|_| "the editor closed the connection".to_string())? {
+            let answer = match answers.recv_timeout(STOP_CHECK) {
+                Ok(a) => a,
+                // The `--timeout` watchdog stopped the turn's work: the turn ends rather than
+                // wait for an answer (the watchdog ends the process if it does not).
+                Err(RecvTimeoutError::Timeout) if interrupt::work_stopped() => {
+                    return Err("the turn was stopped".to_string())
+                }
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return Err("the editor closed the connection".to_string()),
+            };
+            match answer {
                 Answer::Cancelled(turn) if turn == self.turn.load(Ordering::SeqCst) => {
                     return Err("the turn was cancelled".to_string())
                 }

@@ -11,13 +11,17 @@
 // ACP_SCENARIO=two: two sessions in one process, A and B; A's prompt asks a permission, and
 // before answering it the client cancels the idle B (the cancel reaches the agent first, on the
 // same stream); then one prompt in B.
-// ACP_SCENARIO=interrupt: a prompt, ACP_PROMPT, cancelled once the reply's streamed text holds
-// ACP_WAIT_FOR; then a second prompt, ACP_PROMPT2, in the same session.
+// ACP_SCENARIO=interrupt: a prompt, ACP_PROMPT, cancelled once the reply's streamed text (with
+// the titles of its tool calls) holds ACP_WAIT_FOR; then a second prompt, ACP_PROMPT2, in the
+// same session (with ACP_MCP_AFTER, in a new session whose mcpServers are that JSON array).
 // ACP_SCENARIO=prompts: a session (its mcpServers ACP_MCP, a JSON array), then each prompt of
 // ACP_PROMPTS (a JSON array: a string is one text block, an array the blocks) in turn.
 // ACP_SCENARIO=cancel-when: a session (its mcpServers ACP_MCP), a prompt, ACP_PROMPT, cancelled
 // once a call is under way (approved, and the file ACP_MARKER exists).
 // ACP_NOTES: the buffer's text of notes.txt (default "unsaved line\n").
+// ACP_ANSWER: the option chosen in every permission request (default allow_once; the
+// `approvals` scenario chooses its own); "never": none is chosen until the prompt it came in
+// has been answered, and then the request is answered `cancelled`, as an editor dismisses it.
 //
 // Usage: node client.mjs SDK_ENTRY TRANSCRIPT WORKSPACE AGENT [AGENT_ARGS...]
 // Every line on the wire, both ways, is appended to TRANSCRIPT as {"from": "agent"|"client",
@@ -36,7 +40,7 @@ const agent = spawn(agentBin, agentArgs, { stdio: ["pipe", "pipe", "inherit"], c
 const exited = new Promise((resolve) => agent.on("exit", (code, signal) => resolve({ code, signal })));
 
 // Records whole lines as they pass, in each direction.
-function recorder(from) {
+function recorder(from, onLine = () => {}) {
   let pending = "";
   const decoder = new TextDecoder();
   return (bytes) => {
@@ -45,12 +49,28 @@ function recorder(from) {
     while ((i = pending.indexOf("\n")) >= 0) {
       const line = pending.slice(0, i);
       pending = pending.slice(i + 1);
-      if (line.trim() !== "") appendFileSync(transcript, JSON.stringify({ from, line }) + "\n");
+      if (line.trim() === "") continue;
+      appendFileSync(transcript, JSON.stringify({ from, line }) + "\n");
+      onLine(line);
     }
   };
 }
+// Waiters for a message the client sends: each a test of the message and what to resolve.
+let clientWaiters = [];
 const fromAgent = recorder("agent");
-const fromClient = recorder("client");
+const fromClient = recorder("client", (line) => {
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    return;
+  }
+  clientWaiters = clientWaiters.filter(({ test, resolve }) => !(test(msg) && (resolve(), true)));
+});
+// Resolves once the client has written a message that passes `test`.
+function sentByClient(test) {
+  return new Promise((resolve) => clientWaiters.push({ test, resolve }));
+}
 // The SDK may cancel its side of the stream when the connection closes: from then on what
 // arrives is still recorded, and not enqueued.
 let open = true;
@@ -82,7 +102,9 @@ const output = new WritableStream({
 
 const scenario = process.env.ACP_SCENARIO ?? "approvals";
 const seen = { updates: [], permissions: [], fs: [] };
-let answer = "allow_once";
+let answer = process.env.ACP_ANSWER ?? "allow_once";
+// Permission requests held unanswered (ACP_ANSWER=never), each the function that answers it.
+const held = [];
 let watch = () => {};
 // The editor's buffers (fs scenario), by absolute path.
 const buffers = new Map([[join(workspace, "notes.txt"), process.env.ACP_NOTES ?? "unsaved line\n"]]);
@@ -97,6 +119,10 @@ const app = acp
     if (cancelFirst !== null) {
       await conn.notify("session/cancel", { sessionId: cancelFirst });
       cancelFirst = null;
+    }
+    if (answer === "never") {
+      await new Promise((resolve) => held.push(resolve));
+      return { outcome: { outcome: "cancelled" } };
     }
     return { outcome: { outcome: "selected", optionId: answer } };
   })
@@ -140,6 +166,13 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     for (const p of JSON.parse(process.env.ACP_PROMPTS)) {
       const blocks = typeof p === "string" ? [{ type: "text", text: p }] : p;
       seen.answers.push(await ctx.request("session/prompt", { sessionId: session.sessionId, prompt: blocks }));
+      // What was held is answered now, and the answers are on the wire before the next prompt.
+      const answered = held.splice(0).map((answerIt) => {
+        const written = sentByClient((m) => m.id !== undefined && m.method === undefined);
+        answerIt();
+        return written;
+      });
+      await Promise.all(answered);
     }
     return;
   }
@@ -175,8 +208,8 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     let said = "";
     const streamed = new Promise((resolve) => {
       watch = (p) => {
-        if (p.update.sessionUpdate !== "agent_message_chunk") return;
-        said += p.update.content.text ?? "";
+        if (p.update.sessionUpdate === "agent_message_chunk") said += p.update.content.text ?? "";
+        if (p.update.sessionUpdate === "tool_call") said += p.update.title;
         if (said.includes(process.env.ACP_WAIT_FOR)) resolve();
       };
     });
@@ -185,6 +218,13 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
     watch = () => {};
     await ctx.notify("session/cancel", { sessionId: session.sessionId });
     seen.first = await first;
+    if (process.env.ACP_MCP_AFTER) {
+      // The second prompt in a new session, with these mcpServers.
+      const next = await ctx.request("session/new", { cwd: workspace, mcpServers: JSON.parse(process.env.ACP_MCP_AFTER) });
+      const blocks = [{ type: "text", text: process.env.ACP_PROMPT2 }];
+      seen.second = await ctx.request("session/prompt", { sessionId: next.sessionId, prompt: blocks });
+      return;
+    }
     seen.second = await prompt(process.env.ACP_PROMPT2);
     return;
   }

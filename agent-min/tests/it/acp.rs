@@ -1003,3 +1003,220 @@ fn a_file_the_editor_embeds_is_not_read_for_mentions() {
     assert!(first.contains("alpha content"), "the person's mention: {first}");
     assert!(first.contains("see @/b.txt") && !first.contains("bravo content"), "{first}");
 }
+
+/// Each `toolCallId` of a session's `tool_call`s, with the call's `rawInput`, in the order on
+/// the wire; panics if an id is announced twice for different calls.
+fn announced(messages: &[(String, Value)]) -> Vec<(&str, &Value)> {
+    let mut seen: Vec<(&str, &Value)> = Vec::new();
+    for (_, m) in messages.iter().filter(|(from, m)| from == "agent" && m["method"] == "session/update") {
+        let u = &m["params"]["update"];
+        if u["sessionUpdate"] == "tool_call" {
+            let id = u["toolCallId"].as_str().unwrap();
+            if let Some((_, earlier)) = seen.iter().find(|(i, _)| *i == id) {
+                assert_eq!(*earlier, &u["rawInput"], "{id} announced for two calls");
+            }
+            seen.push((id, &u["rawInput"]));
+        }
+    }
+    seen
+}
+
+/// The last status each `toolCallId` was given (by its `tool_call` or a `tool_call_update`).
+fn last_statuses(messages: &[(String, Value)]) -> HashMap<String, String> {
+    let mut last = HashMap::new();
+    for (_, m) in messages.iter().filter(|(from, m)| from == "agent" && m["method"] == "session/update") {
+        let u = &m["params"]["update"];
+        if u["sessionUpdate"] == "tool_call" || u["sessionUpdate"] == "tool_call_update" {
+            let status = u["status"].as_str().unwrap_or("pending"); // a tool_call's default
+            if u["sessionUpdate"] == "tool_call" || u.get("status").is_some() {
+                last.insert(u["toolCallId"].as_str().unwrap().to_string(), status.to_string());
+            }
+        }
+    }
+    last
+}
+
+/// A reply that fails mid-stream after announcing two calls is sent again, and the new reply's
+/// calls are what the approvals are about. The failed attempt's calls stayed queued, and the
+/// first of them was taken as the call asked about: the new call's permission request named
+/// the old call's id (announced again for the new call), and "always" was stored for the old
+/// command, so the second edit was asked again.
+#[test]
+fn after_a_retried_reply_the_permission_names_the_call_it_asks_about() {
+    let first = format!(
+        "I'll start.\n{}\n{}",
+        tool("execute_command", &[("command", "echo one > one.txt"), ("requires_approval", "true")]),
+        tool("write_to_file", &[("path", "a.txt"), ("content", "a")])
+    );
+    let mut body = anthropic_body(&first, 5, "end_turn");
+    body.truncate(body.find("event: content_block_stop").unwrap());
+    body.push_str("event: error\r\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\r\n\r\n");
+    let failed = Resp { body: body.into_bytes(), ..anthropic("") };
+    let second = format!(
+        "I'll write both.\n{}\n{}",
+        tool("write_to_file", &[("path", "b.txt"), ("content", "b")]),
+        tool("write_to_file", &[("path", "c.txt"), ("content", "c")])
+    );
+    let server = Server::start(vec![failed, anthropic(&second), anthropic(&completion("wrote b.txt and c.txt"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["Write the files."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str()), ("ACP_ANSWER", "allow_always")];
+    let (seen, messages) = run_client("prompts", &env, &server, &root, state.path());
+    assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
+    assert_eq!(server.requests().len(), 3);
+    assert!(root.join("b.txt").exists() && root.join("c.txt").exists());
+    assert!(!root.join("a.txt").exists() && !root.join("one.txt").exists());
+
+    // No id is announced for two calls (`announced`); the failed attempt's calls failed.
+    let calls = announced(&messages);
+    assert_eq!(calls.len(), 4, "{calls:?}");
+    let id_of = |key: &str, value: &str| calls.iter().find(|(_, input)| input[key] == value).unwrap().0;
+    let last = last_statuses(&messages);
+    assert_eq!(last[id_of("command", "echo one > one.txt")], "failed", "{last:?}");
+    assert_eq!(last[id_of("path", "a.txt")], "failed", "{last:?}");
+    assert_eq!(last[id_of("path", "b.txt")], "completed", "{last:?}");
+    assert_eq!(last[id_of("path", "c.txt")], "completed", "{last:?}");
+
+    // One request, about b.txt; its "always" covered c.txt's edit.
+    let asked: Vec<&Value> = messages
+        .iter()
+        .filter(|(from, m)| from == "agent" && m["method"] == "session/request_permission")
+        .map(|(_, m)| &m["params"]["toolCall"])
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["toolCallId"], id_of("path", "b.txt"), "{asked:?} {calls:?}");
+}
+
+/// `--timeout` passing while a permission request waits for the editor ends the turn, with the
+/// time limit's message, and the agent lives on. The request waited for an answer nothing woke,
+/// and the watchdog ended the whole process 3 s later.
+#[test]
+fn the_time_limit_ends_a_turn_waiting_for_a_permission_and_the_agent_lives_on() {
+    let server = Server::start(vec![anthropic(&tool("write_to_file", &[("path", "x.txt"), ("content", "x")]))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let prompts = json!(["Write x.txt."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str()), ("ACP_ANSWER", "never")];
+    // (`run_client_with` asserts the agent exited 0 when the client closed its input.)
+    let (seen, messages) = run_client_with("prompts", &env, &["--timeout", "2"], &server, &root, state.path());
+    assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
+    assert_eq!(seen["permissions"].as_array().unwrap().len(), 1, "{seen}");
+    assert!(!root.join("x.txt").exists());
+    assert_eq!(server.requests().len(), 1);
+    let said: String = updates_of(&messages, "session/prompt", 0)
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .map(|u| u["content"]["text"].as_str().unwrap_or_default())
+        .collect();
+    assert!(said.contains("the time limit was reached (--timeout 2s"), "{said}");
+}
+
+/// A session opened after a cancelled prompt connects its HTTP MCP servers. The cancel's mark
+/// outlived the turn, and the curl of the new session's server was killed as it started, as
+/// part of the cancelled turn.
+#[test]
+fn a_session_opened_after_a_cancelled_prompt_connects_its_http_mcp_server() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut py = Command::new(crate::run_mcp::python())
+        .args([crate::run_mcp::py_script(), "streamable-http".into(), port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the Python SDK server");
+    crate::run_mcp::wait_for("the HTTP server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    // The first reply stalls after its first sentence until the client cancels it.
+    let sentence = "Let me look first.";
+    let mut stalled = anthropic_with(&format!("{sentence} Then more."), sentence.len(), "end_turn");
+    let body = String::from_utf8(stalled.body.clone()).unwrap();
+    let first = body.find("first.").expect("the first sentence's delta");
+    stalled.stall_at = first + body[first..].find("\r\n\r\n").unwrap() + 4;
+    stalled.stall = Duration::from_secs(300);
+    let server = Server::start(vec![stalled, anthropic(&completion("done"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let web = json!([{"type": "http", "name": "web", "url": format!("http://127.0.0.1:{port}/mcp"), "headers": []}]);
+    let web = web.to_string();
+    let env = [
+        ("ACP_PROMPT", "Look around."),
+        ("ACP_WAIT_FOR", "first."),
+        ("ACP_PROMPT2", "Say done."),
+        ("ACP_MCP_AFTER", web.as_str()),
+    ];
+    let (seen, _) = run_client("interrupt", &env, &server, &root, state.path());
+    let _ = py.kill();
+    let _ = py.wait();
+    assert_eq!(seen["first"]["stopReason"], "cancelled", "{seen}");
+    assert_eq!(seen["second"]["stopReason"], "end_turn", "{seen}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let system = reqs[1].body["system"][0]["text"].as_str().unwrap();
+    assert!(system.contains("## web\n\n### Available Tools\n- slow: "), "the server's tools are offered: {system}");
+}
+
+/// A call announced as its reply streamed, and never run because the turn was cancelled, is
+/// resolved (failed) before the prompt is answered: the editor showed it pending for good.
+#[test]
+fn a_call_announced_but_not_run_is_failed_when_the_turn_ends() {
+    let first = format!("I'll write it.\n{}", tool("write_to_file", &[("path", "a.txt"), ("content", "a")]));
+    // The first delta holds the whole call; then the stream stalls until the client cancels.
+    let mut stalled = anthropic_with(&format!("{first}\nAnd then more."), first.chars().count(), "end_turn");
+    let body = String::from_utf8(stalled.body.clone()).unwrap();
+    let delta = body.find("event: content_block_delta").unwrap();
+    stalled.stall_at = delta + body[delta..].find("\r\n\r\n").unwrap() + 4;
+    stalled.stall = Duration::from_secs(300);
+    let server = Server::start(vec![stalled, anthropic(&completion("done"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let env = [("ACP_PROMPT", "Write a.txt."), ("ACP_WAIT_FOR", "Write a.txt"), ("ACP_PROMPT2", "Say done.")];
+    let (seen, messages) = run_client("interrupt", &env, &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "cancelled", "{seen}");
+    assert!(!root.join("a.txt").exists());
+    // Before the cancelled prompt was answered.
+    let first = updates_of(&messages, "session/prompt", 0);
+    let call = first.iter().find(|u| u["sessionUpdate"] == "tool_call").expect("a tool_call");
+    let resolved =
+        first.iter().find(|u| u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == call["toolCallId"]);
+    assert_eq!(resolved.map(|u| &u["status"]), Some(&json!("failed")), "{first:?}");
+    let last = last_statuses(&messages);
+    assert!(last.values().all(|s| s == "failed" || s == "completed"), "{last:?}");
+}
+
+/// A session that is not there is the protocol's "resource not found" (`-32002`, the session
+/// id as data) in `session/prompt` and `session/load`; a `cwd` that is not a directory is
+/// Invalid params. They were Invalid params and an Internal error.
+#[test]
+fn an_unknown_session_is_not_found_and_a_missing_cwd_is_invalid_params() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let file = root.join("file.txt");
+    std::fs::write(&file, "").unwrap();
+    let dir = state.path().join("tasks").display().to_string();
+    let mut cmd = Command::new(bin());
+    cmd.args(["acp", "--state-dir", &dir]).current_dir(&root);
+    agent_env(&mut cmd, state.path()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let text = json!([{"type": "text", "text": "hi"}]);
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "nope", "prompt": text}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "session/load", "params": {"sessionId": "nope", "cwd": root, "mcpServers": []}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "session/new", "params": {"cwd": root.join("missing"), "mcpServers": []}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": file, "mcpServers": []}}),
+    ];
+    let lines: String = requests.iter().map(|r| r.to_string() + "\n").collect();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), lines.as_bytes()).unwrap();
+    let run = wait_limited(child, LIMIT);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    let answers: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let codes: Vec<(i64, i64)> =
+        answers.iter().map(|a| (a["id"].as_i64().unwrap(), a["error"]["code"].as_i64().unwrap_or(0))).collect();
+    assert_eq!(codes, [(1, 0), (2, -32002), (3, -32002), (4, -32602), (5, -32602)], "{answers:?}");
+    assert_eq!(answers[1]["error"]["data"], json!({"sessionId": "nope"}), "{answers:?}");
+    assert_eq!(answers[2]["error"]["data"], json!({"sessionId": "nope"}), "{answers:?}");
+}

@@ -180,7 +180,8 @@ fn approved(
     for line in servers.iter().flat_map(ServerConfig::consent_lines) {
         term.info(&format!("  {line}"));
     }
-    match term.approve(&format!("Start the MCP servers of {} (asked again whenever the file changes)", file.display()))
+    match term
+        .approve(None, &format!("Start the MCP servers of {} (asked again whenever the file changes)", file.display()))
     {
         Approval::Yes => {
             if let Some(p) = record {

@@ -641,7 +641,8 @@ impl Store {
         &self.dir
     }
 
-    fn path(&self, id: &str) -> PathBuf {
+    /// Where the task `id` is saved.
+    pub(crate) fn path(&self, id: &str) -> PathBuf {
         self.dir.join("tasks").join(format!("{id}.json"))
     }
 

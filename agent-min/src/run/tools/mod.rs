@@ -426,7 +426,7 @@ pub(crate) fn ask(ctx: &mut Ctx<'_>, what: &str) -> Result<(), Outcome> {
     if ctx.tool != "execute_command" {
         ctx.term.attention(ask_type(ctx.tool), what);
     }
-    match ctx.term.approve(what) {
+    match ctx.term.approve(Some(ctx.call_id), what) {
         Approval::Yes | Approval::Edit => {
             ctx.decide(true, By::User, None);
             Ok(())
@@ -461,7 +461,7 @@ pub(crate) fn check_edit(
         ctx.term.block(p);
     }
     ctx.term.attention(ask_type(ctx.tool), what);
-    match ctx.term.approve_edit(what) {
+    match ctx.term.approve_edit(ctx.call_id, what) {
         Approval::Yes => {
             ctx.decide(true, By::User, None);
             Ok((r, false))

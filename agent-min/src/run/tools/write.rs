@@ -566,7 +566,7 @@ secrets/
     fn refusing_an_edit_outside_the_workspace_says_the_file_was_not_updated() {
         struct No;
         impl crate::run::ui::term::Asker for No {
-            fn approve(&mut self, _: &str) -> crate::run::ui::term::Approval {
+            fn approve(&mut self, _: Option<&str>, _: &str) -> crate::run::ui::term::Approval {
                 crate::run::ui::term::Approval::No(None)
             }
             fn answer(&mut self, _: &str) -> Option<String> {

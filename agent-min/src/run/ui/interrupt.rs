@@ -103,13 +103,13 @@ pub(crate) fn clear_on_exit() {
     FINAL_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take();
 }
 
-/// Set by [`kill_turn`] until the next turn begins: what registers meanwhile is killed at once
+/// Set by [`kill_turn`] until the turn ends: what registers meanwhile is killed at once
 /// (a command that was about to start when the turn was cancelled).
 static TURN_CANCELLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Stops the current turn (the ACP client's `session/cancel`), without exiting: curl's request
 /// and a running command's group are killed, as Ctrl-C kills them — and so is any that starts
-/// before the next turn begins; MCP servers and hooks live on.
+/// before the turn ends; MCP servers and hooks live on.
 pub(crate) fn kill_turn() {
     TURN_CANCELLED.store(true, std::sync::atomic::Ordering::SeqCst);
     WORK_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -119,7 +119,7 @@ pub(crate) fn kill_turn() {
 }
 
 /// Set with [`kill_turn`] and [`kill_children`] (a cancel, the `--timeout` watchdog), until the
-/// next turn begins: long work in the agent's own process (a search through a huge file) stops
+/// turn ends or the next begins: long work in the agent's own process (a search through a huge file) stops
 /// where it is, as the killed children do.
 static WORK_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -128,7 +128,7 @@ pub(crate) fn work_stopped() -> bool {
     WORK_STOPPED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// Whether [`kill_turn`] stopped the current turn (until the next begins).
+/// Whether [`kill_turn`] stopped the current turn (until it ends).
 pub(crate) fn turn_cancelled() -> bool {
     TURN_CANCELLED.load(std::sync::atomic::Ordering::SeqCst)
 }
@@ -137,6 +137,12 @@ pub(crate) fn turn_cancelled() -> bool {
 pub(crate) fn turn_begins() {
     TURN_CANCELLED.store(false, std::sync::atomic::Ordering::SeqCst);
     WORK_STOPPED.store(false, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The turn has ended: [`kill_turn`] no longer applies either — what starts before the next
+/// turn (the HTTP MCP servers of a new session, whose curl is no turn's) must not be killed.
+pub(crate) fn turn_ends() {
+    turn_begins();
 }
 
 /// Marks a registered curl process (`pid`) or command group (`-pgid`) as part of the turn:

@@ -121,8 +121,9 @@ pub(crate) trait Buffers: Send {
 /// Who answers the agent's questions when they are not asked at this terminal: an editor over
 /// the Agent Client Protocol. It is asked exactly where the terminal would ask, never elsewhere.
 pub(crate) trait Asker: Send {
-    /// Whether `what` may run (an edit, a command, a path outside the workspace).
-    fn approve(&mut self, what: &str) -> Approval;
+    /// Whether `what` may run (an edit, a command, a path outside the workspace): asked for the
+    /// tool call `call` (its id in the events), or for none (the workspace's MCP servers).
+    fn approve(&mut self, call: Option<&str>, what: &str) -> Approval;
     /// The answer to a question for the person (`None`: nobody answers it).
     fn answer(&mut self, question: &str) -> Option<String>;
 }
@@ -484,9 +485,9 @@ impl Term {
 
     /// Asks for approval: `y` approves; `n`, an empty line or end of input denies; any other text
     /// denies and is sent to the model as feedback. Without a terminal: [`Approval::Unanswered`].
-    pub(crate) fn approve(&mut self, what: &str) -> Approval {
+    pub(crate) fn approve(&mut self, call: Option<&str>, what: &str) -> Approval {
         if let Some(asker) = self.asker.as_mut() {
-            return asker.approve(what);
+            return asker.approve(call, what);
         }
         if self.nobody_answers() {
             self.note_unanswered(what);
@@ -506,9 +507,9 @@ impl Term {
 impl Term {
     /// Asks for approval of a file edit: like [`Term::approve`], and `e` opens the proposal in
     /// the person's editor before it is saved.
-    pub(crate) fn approve_edit(&mut self, what: &str) -> Approval {
+    pub(crate) fn approve_edit(&mut self, call: &str, what: &str) -> Approval {
         if let Some(asker) = self.asker.as_mut() {
-            return asker.approve(what);
+            return asker.approve(Some(call), what);
         }
         if self.nobody_answers() {
             self.note_unanswered(what);
