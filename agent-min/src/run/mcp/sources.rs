@@ -306,14 +306,14 @@ mod not_built_in {
         std::fs::write(&given, &settings).unwrap();
         let wait = std::time::Duration::from_secs(5);
         let mut term = Term::to_writer(Box::new(std::io::sink()));
-        let e = start(&[given], d.path(), false, false, wait, &mut term).err().unwrap();
+        let e = start(&[given], d.path(), false, None, wait, &mut term).err().unwrap();
         assert!(e.starts_with("--mcp-config: MCP is not built into") && e.contains("`mcp`"), "{e}");
         // The workspace's own settings: said, not started, and nobody is asked.
         std::fs::create_dir_all(d.path().join(".cline")).unwrap();
         std::fs::write(d.path().join(WORKSPACE_FILE), &settings).unwrap();
         let buf = crate::run::ui::term::Captured::default();
         let mut term = Term::to_writer(Box::new(buf.clone()));
-        let hub = start(&[], d.path(), false, false, wait, &mut term).unwrap();
+        let hub = start(&[], d.path(), false, None, wait, &mut term).unwrap();
         assert!(hub.is_empty());
         let said = buf.text();
         assert!(said.contains("MCP: the servers db (configured in") && said.contains("`mcp`"), "{said}");

@@ -133,14 +133,14 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         let dirs = root.join(".config/user-dirs.dirs");
         let candidates = [dirs.clone(), outside.path().join("user-dirs.dirs")];
-        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), false), [dirs.clone()]);
+        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), false), std::slice::from_ref(&dirs));
         assert!(!dirs.exists(), "nothing is created without `create`");
-        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), true), [dirs.clone()]);
+        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), true), std::slice::from_ref(&dirs));
         assert!(dirs.is_file() && std::fs::read(&dirs).unwrap().is_empty(), "created empty, to be bound read-only");
         assert!(!outside.path().join("user-dirs.dirs").exists());
         // One that is there is left as it is.
         std::fs::write(&dirs, "XDG_DOCUMENTS_DIR=\"$HOME/Docs\"\n").unwrap();
-        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), true), [dirs.clone()]);
+        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), true), std::slice::from_ref(&dirs));
         assert_eq!(std::fs::read_to_string(&dirs).unwrap(), "XDG_DOCUMENTS_DIR=\"$HOME/Docs\"\n");
     }
 
