@@ -137,7 +137,11 @@ pub(crate) fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<
     let mut cmd = if std::path::Path::new(program).components().count() == 1 && !program.is_empty() {
         let found = std::env::var_os("PATH").and_then(|p| program_in(&p, program));
         let name = program.to_string_lossy();
-        Command::new(found.ok_or_else(|| format!("`{name}` was not found in PATH's absolute directories"))?)
+        let mut cmd =
+            Command::new(found.ok_or_else(|| format!("`{name}` was not found in PATH's absolute directories"))?);
+        // Named as before, as the shell names itself in its errors (`sh: 1: Syntax error…`).
+        std::os::unix::process::CommandExt::arg0(&mut cmd, program);
+        cmd
     } else {
         Command::new(program)
     };
