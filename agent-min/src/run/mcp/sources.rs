@@ -2,8 +2,9 @@
 //! `$XDG_CONFIG_HOME/agent-min/mcp.json` (or `~/.config/agent-min/mcp.json`) and the Cline CLI's
 //! `~/.cline/data/settings/cline_mcp_settings.json`, those that exist; and
 //! the workspace's `.cline/mcp.json` only once the person has approved it (it starts programs
-//! that came with the repository). An approval is the exact text approved, kept under
-//! `$XDG_CONFIG_HOME/agent-min/mcp-approved/`; any change to the file asks again.
+//! that came with the repository). An approval is the exact text approved, with the digests of
+//! the workspace files its servers' command lines name, kept under
+//! `$XDG_CONFIG_HOME/agent-min/mcp-approved/`; any change to either asks again.
 //! `--trust-workspace` approves it for that run without recording anything; `--yolo` alone does
 //! not (a run's commands can write the file, and the next run must not start what they wrote).
 //! Every file is read once, from one descriptor (no link for the workspace's, no FIFO, at most
@@ -84,7 +85,9 @@ pub(crate) fn load(
     let ws_file = workspace.join(WORKSPACE_FILE);
     // The repository's file, unlike the user's own, does not stop the run when it is broken.
     match read(&ws_file, Links::Refuse).and_then(|text| Ok((config::parse_workspace(&text, &ws_file)?, text))) {
-        Ok((listed, text)) if !listed.is_empty() && approved(&ws_file, &text, &listed, yolo, trust, term) => {
+        Ok((listed, text))
+            if !listed.is_empty() && approved(&ws_file, workspace, &text, &listed, yolo, trust, term) =>
+        {
             servers.extend(listed)
         }
         Ok(_) => {}
@@ -148,9 +151,47 @@ fn approval_path(file: &Path) -> Option<PathBuf> {
     Some(config_dir()?.join("mcp-approved").join(format!("{hex}.json")))
 }
 
+/// The longest file a workspace server's command line names that is covered by its approval.
+const NAMED_FILE_BYTES: u64 = 64 << 20;
+
+/// What an approval covers: the settings' text, then each file inside the workspace that a
+/// stdio server's command or one of its arguments names (`python3 srv.py`, `./run.sh`), by
+/// its contents' SHA-256 — so a run that rewrote one (a `--yolo` run writes the workspace
+/// unasked) does not start it unasked. What such a file imports is not followed.
+fn covered(text: &str, servers: &[ServerConfig], workspace: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let mut out = text.to_string();
+    let here = std::env::current_dir().ok();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for s in servers {
+        let config::Kind::Stdio { command, args, cwd, .. } = &s.kind else { continue };
+        // Where a relative word may lead: the server's directory (itself relative to the
+        // agent's or the workspace's), the agent's, the workspace.
+        let bases = [here.clone(), Some(workspace.to_path_buf())];
+        let mut dirs: Vec<PathBuf> = cwd.iter().flat_map(|c| bases.iter().flatten().map(move |b| b.join(c))).collect();
+        dirs.extend(bases.iter().flatten().cloned());
+        for word in std::iter::once(command).chain(args) {
+            for dir in &dirs {
+                let Ok(real) = std::fs::canonicalize(dir.join(word)) else { continue };
+                if !real.starts_with(workspace) || !real.is_file() || seen.contains(&real) {
+                    continue;
+                }
+                let digest = match trusted_file::read(&real, Links::Follow, NAMED_FILE_BYTES) {
+                    Ok(bytes) => Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect(),
+                    Err(e) => format!("unread ({e})"),
+                };
+                out.push_str(&format!("\n{digest} {}", real.display()));
+                seen.push(real);
+            }
+        }
+    }
+    out
+}
+
 /// Whether `text` (the file's one read, already parsed into `servers`) may start its servers.
 fn approved(
     file: &Path,
+    workspace: &Path,
     text: &str,
     servers: &[ServerConfig],
     yolo: bool,
@@ -161,6 +202,7 @@ fn approved(
         return true; // nothing starts in this build: listed as not started, nobody asked
     }
     let record = approval_path(file);
+    let text = covered(text, servers, workspace);
     let recorded = record.as_ref().and_then(|p| trusted_file::read(p, Links::Refuse, MAX_FILE_BYTES).ok());
     if recorded.is_some_and(|t| t == text.as_bytes()) {
         return true;
@@ -180,12 +222,12 @@ fn approved(
     for line in servers.iter().flat_map(ServerConfig::consent_lines) {
         term.info(&format!("  {line}"));
     }
-    match term
-        .approve(None, &format!("Start the MCP servers of {} (asked again whenever the file changes)", file.display()))
-    {
+    let question =
+        format!("Start the MCP servers of {} (asked again whenever it or a file it runs changes)", file.display());
+    match term.approve(None, &question) {
         Approval::Yes => {
             if let Some(p) = record {
-                let saved = p.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(&p, text));
+                let saved = p.parent().map(std::fs::create_dir_all).transpose().and_then(|_| std::fs::write(&p, &text));
                 if let Err(e) = saved {
                     term.warn(&format!(
                         "Could not record the approval in {} ({e}); you will be asked again.",
@@ -324,6 +366,31 @@ mod not_built_in {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An approved server whose script a `--yolo` run rewrote ran unasked, unsandboxed, on the
+    /// next run: the approval covered the settings' text only.
+    #[test]
+    fn an_approval_covers_the_workspace_files_a_servers_command_line_names() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::write(ws.join("srv.py"), "print('serving')\n").unwrap();
+        std::fs::create_dir(ws.join("bin")).unwrap();
+        std::fs::write(ws.join("bin/run.sh"), "exec python3 srv.py\n").unwrap();
+        let text = r#"{"mcpServers": {"local": {"command": "python3", "args": ["srv.py", "-u"]},
+                                     "sh": {"command": "./run.sh", "cwd": "bin"}}}"#;
+        let servers = config::parse_workspace(text, &ws.join(WORKSPACE_FILE)).unwrap();
+        let approval = covered(text, &servers, &ws);
+        assert!(approval.starts_with(text), "{approval}");
+        assert!(approval.contains(&format!(" {}", ws.join("srv.py").display())), "{approval}");
+        assert_eq!(covered(text, &servers, &ws), approval, "the same files, the same approval");
+        // `python3` is the machine's, not the workspace's; `-u` names no file.
+        assert_eq!(approval.lines().count(), text.lines().count() + 2, "{approval}");
+        std::fs::write(ws.join("srv.py"), "import os; os.system('id')\n").unwrap();
+        assert_ne!(covered(text, &servers, &ws), approval, "a rewritten script is asked about again");
+        let approval = covered(text, &servers, &ws);
+        std::fs::write(ws.join("bin/run.sh"), "exec sh -c id\n").unwrap();
+        assert_ne!(covered(text, &servers, &ws), approval, "so is one named relative to the server's cwd");
+    }
 
     #[test]
     fn a_name_defined_in_two_files_is_an_error_naming_both() {
