@@ -225,8 +225,14 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # once, the Cline CLI's rule and workflow frontmatter (name, disabled), Ollama's key and retried
 # stream errors, OpenRouter's per-model providers and sampling, the wait a refusal asks for,
 # Node's words for a failed read and every signal's name: 16 KB, all of it in the minimal
+# agent's parts.
+# Raised to 4.742 MB on 2026-12-06, at 4,739,808 B: three reviews (security, ACP, the native
+# path) — the ACP server's calls tracked by id, resolved at a turn's end and after a retry, its
+# time limit and error codes; an MCP approval covering the files its servers run, user-dirs.dirs
+# guarded; curl's URL in its config pipe, programs found on absolute PATH entries only, a write
+# checked again where it lands, mid-stream errors retried: 16 KB, 5 KB of it in the minimal
 # agent's parts.)
-line binary "  the same, no larger than today (ceiling 4.726 MB)" "$(mb "$b")" "$(is "$b <= 4726000")" must
+line binary "  the same, no larger than today (ceiling 4.742 MB)" "$(mb "$b")" "$(is "$b <= 4742000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -274,8 +280,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # settings, which the minimal agent reads (or names, for MCP) as the default one does, the
 # folders guarded, and the roll-back of an editor's refused prompt in the loop: 19 KB.
 # Raised to 3.062 MB on 2026-12-06, at 3,059,776 B: the same reviews' changes (above), every one
-# in the minimal agent's own parts: 16 KB.)
-line binary "  the same, no larger than today (ceiling 3.062 MB)" "$(mb "$m")" "$(is "$m <= 3062000")" must
+# in the minimal agent's own parts: 16 KB.
+# Raised to 3.067 MB on 2026-12-06, at 3,065,104 B: the same reviews' fixes (above) in the
+# minimal agent's own parts — curl's config pipe and PATH lookup, the write checked again, the
+# stream errors, .clineignore's `..`: 5 KB.)
+line binary "  the same, no larger than today (ceiling 3.067 MB)" "$(mb "$m")" "$(is "$m <= 3067000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
