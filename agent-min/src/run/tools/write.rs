@@ -34,10 +34,23 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let content = doc_form::without_bom(&content);
     let pv = preview::unified(doc_form::without_bom(old.as_deref().unwrap_or("")), &form.text(content), path);
     let edit = match check_edit(ctx, path, &format!("{verb} {path}"), Some(&pv)) {
-        Ok((_, edit)) => edit,
+        Ok((r, edit)) if r.abs == abs => edit,
+        Ok((r, _)) => return moved(ctx, path, &abs, &r.abs),
         Err(o) => return denied_file_note(o, old.is_some()),
     };
     save(ctx, &abs, path, content, edit, form)
+}
+
+/// The path led elsewhere when it was checked again (a directory on it swapped for a link, or
+/// back): nothing is written, since no one check saw where the write would go.
+fn moved(ctx: &mut Ctx<'_>, path: &str, before: &Path, now: &Path) -> Outcome {
+    let msg = format!(
+        "{path} changed while the edit was prepared: it now leads to {} rather than {}, so the file was not written. Check the path (list_files) and try again.",
+        now.display(),
+        before.display()
+    );
+    ctx.term.outcome(false, "the path changed before the write; nothing written");
+    Outcome::Failure { text: tool_error(&msg), mistake: false }
 }
 
 /// The raw content with at most one leading and one trailing newline removed, so the first
@@ -144,7 +157,8 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     let pv = preview::unified(&original, &form.text(&new), path);
     let edit = match check_edit(ctx, path, &format!("Edit {path}"), Some(&pv)) {
-        Ok((_, edit)) => edit,
+        Ok((r, edit)) if r.abs == resolved.abs => edit,
+        Ok((r, _)) => return moved(ctx, path, &resolved.abs, &r.abs),
         Err(o) => return denied_file_note(o, existing.is_some()),
     };
     save(ctx, &resolved.abs, path, doc_form::without_bom(&new), edit, form)
@@ -290,13 +304,7 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, f
     // editor's follows links, so it is looked at again at the last moment.
     let now = ctx.ws.resolve(path).abs;
     if now != abs {
-        let msg = format!(
-            "{path} changed while the edit was prepared: it now leads to {} rather than {}, so the file was not written. Check the path (list_files) and try again.",
-            now.display(),
-            abs.display()
-        );
-        ctx.term.outcome(false, "the path changed before the write; nothing written");
-        return Outcome::Failure { text: tool_error(&msg), mistake: false };
+        return moved(ctx, path, abs, &now);
     }
     let written = match ctx.term.buffer_write(abs, &saved) {
         Some(through_editor) => through_editor,
@@ -406,6 +414,78 @@ mod tests {
             assert!(text.contains("changed while the edit was prepared"), "{text}");
             assert_eq!(std::fs::read_to_string(d.path().join(".git/config")).unwrap(), "[core]\n", "{tool}");
             assert_eq!(std::fs::read_to_string(d.path().join("ok.old/config")).unwrap(), "[core]\n", "{tool}");
+        }
+    }
+
+    /// Swaps a link for a directory and back, on the read and on the approval: the checks
+    /// see `ok` in turn outside, inside (asked about as inside), outside.
+    struct Flip {
+        ok: PathBuf,
+        outside: PathBuf,
+    }
+
+    impl Flip {
+        fn to_dir(&self) {
+            std::fs::remove_file(&self.ok).unwrap();
+            std::fs::create_dir(&self.ok).unwrap();
+            std::fs::write(self.ok.join("f"), "inside\n").unwrap();
+        }
+        fn to_link(&self) {
+            std::fs::remove_dir_all(&self.ok).unwrap();
+            std::os::unix::fs::symlink(&self.outside, &self.ok).unwrap();
+        }
+    }
+
+    impl crate::run::ui::term::Buffers for std::sync::Arc<Flip> {
+        fn read(&mut self, _: &Path) -> Option<Result<String, String>> {
+            self.to_dir();
+            None
+        }
+        fn write(&mut self, _: &Path, _: &str) -> Option<Result<(), String>> {
+            None
+        }
+    }
+
+    impl crate::run::ui::term::Asker for std::sync::Arc<Flip> {
+        fn approve(&mut self, _: Option<&str>, what: &str) -> crate::run::ui::term::Approval {
+            // (replace_in_file asks first to read the file, outside: a read, said so.)
+            if !what.contains("OUTSIDE") {
+                self.to_link();
+            }
+            crate::run::ui::term::Approval::Yes
+        }
+        fn answer(&mut self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    #[test]
+    fn an_edit_asked_about_as_inside_is_not_written_where_the_path_led_before() {
+        // The path led outside when it was resolved for the write, inside when it was checked
+        // and asked about, outside again at the write: it was written outside, unasked.
+        for tool in ["write_to_file", "replace_in_file"] {
+            let parent = tempfile::tempdir().unwrap();
+            let (root, outside) = (parent.path().join("ws"), parent.path().join("outside"));
+            std::fs::create_dir_all(&root).unwrap();
+            std::fs::create_dir_all(&outside).unwrap();
+            std::fs::write(outside.join("f"), "inside\n").unwrap();
+            std::os::unix::fs::symlink(&outside, root.join("ok")).unwrap();
+            let ws = Workspace::new(&root).unwrap();
+            let flip = std::sync::Arc::new(Flip { ok: ws.root().join("ok"), outside: outside.clone() });
+            let term = crate::run::ui::term::Term::new()
+                .answered_by(Box::new(flip.clone()))
+                .with_buffers(Box::new(flip.clone()));
+            let diff = "------- SEARCH\ninside\n=======\nwritten\n+++++++ REPLACE";
+            let params = match tool {
+                "write_to_file" => [("path", "ok/f"), ("content", "written\n")],
+                _ => [("path", "ok/f"), ("diff", diff)],
+            };
+            let out = with_ctx_on(&ws, term, |ctx| {
+                ctx.yolo = false;
+                run(&call(tool, &params), ctx)
+            });
+            assert!(matches!(&out, Outcome::Failure { text, .. } if text.contains("changed while")), "{tool}: {out:?}");
+            assert_eq!(std::fs::read_to_string(outside.join("f")).unwrap(), "inside\n", "{tool}: written outside");
         }
     }
 
