@@ -1198,3 +1198,27 @@ for line in sys.stdin:
     assert!(r.stdout.contains("half [connected] "), "{}", r.stdout);
     assert!(r.stdout.contains("    half://notes (notes)\n"), "{}", r.stdout);
 }
+
+/// A server's settings may give it its own `PATH` (`"env": {"PATH": …}`, an nvm's `npx`): a
+/// bare command is found there, as the program's environment has it — it was looked up on the
+/// agent's PATH alone and not found. A relative entry there finds nothing, as on the agent's.
+#[test]
+fn a_servers_own_path_finds_its_command() {
+    let tools = tempfile::tempdir().unwrap();
+    let bin = tools.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let node = String::from_utf8(Command::new("sh").args(["-c", "command -v node"]).output().unwrap().stdout).unwrap();
+    let script = bin.join("only-here-everything");
+    std::fs::write(&script, format!("#!/bin/sh\nexec {} {} stdio\n", node.trim(), node_server("server-everything")))
+        .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let cfg = settings(
+        tools.path(),
+        json!({"mine": {"command": "only-here-everything", "env": {"PATH": path}},
+               "relative": {"command": "only-here-everything", "env": {"PATH": "bin:/usr/bin"}}}),
+    );
+    let r = run_cmd("mcp", tools.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
+    assert!(r.stdout.contains("mine [connected]"), "{}", r.all());
+    assert!(!r.stdout.contains("relative [connected]"), "{}", r.all());
+}

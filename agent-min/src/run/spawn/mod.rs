@@ -112,14 +112,15 @@ pub(crate) fn find_git() -> Option<std::path::PathBuf> {
     find_program("git")
 }
 
-/// Finds the program `name` on `PATH`, in its absolute directories only; `None` if it is not
-/// there.
+/// Finds the program `name` on `PATH` (without one, `/bin:/usr/bin`, as `execvp` searches), in
+/// its absolute directories only; `None` if it is not there.
 pub(crate) fn find_program(name: &str) -> Option<std::path::PathBuf> {
-    program_in(&std::env::var_os("PATH")?, name)
+    program_in(&std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into()), name)
 }
 
-/// The first executable `name` in the directories of `path` (a `PATH` value).
-fn program_in(path: &OsStr, name: impl AsRef<std::path::Path>) -> Option<std::path::PathBuf> {
+/// The first executable `name` in the absolute directories of `path` (a `PATH` value: a child's
+/// own, which its settings give).
+pub(crate) fn program_in(path: &OsStr, name: impl AsRef<std::path::Path>) -> Option<std::path::PathBuf> {
     // Only absolute directories: a relative or empty entry (`.`, `node_modules/.bin`) would find
     // a program the workspace holds — a `curl` given the key's pipe, a `git` or `sh` run
     // outside the sandbox.
@@ -135,8 +136,8 @@ fn program_in(path: &OsStr, name: impl AsRef<std::path::Path>) -> Option<std::pa
 pub(crate) fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<Command, String> {
     let program = program.as_ref();
     let mut cmd = if std::path::Path::new(program).components().count() == 1 && !program.is_empty() {
-        let found = std::env::var_os("PATH").and_then(|p| program_in(&p, program));
         let name = program.to_string_lossy();
+        let found = find_program(&name);
         let mut cmd =
             Command::new(found.ok_or_else(|| format!("`{name}` was not found in PATH's absolute directories"))?);
         // Named as before, as the shell names itself in its errors (`sh: 1: Syntax error…`).
