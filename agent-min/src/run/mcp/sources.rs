@@ -151,15 +151,13 @@ fn approval_path(file: &Path) -> Option<PathBuf> {
     Some(config_dir()?.join("mcp-approved").join(format!("{hex}.json")))
 }
 
-/// The longest file a workspace server's command line names that is covered by its approval.
-const NAMED_FILE_BYTES: u64 = 64 << 20;
-
-/// What an approval covers: the settings' text, then each file inside the workspace that a
-/// stdio server's command or one of its arguments names (`python3 srv.py`, `./run.sh`), by
-/// its contents' SHA-256 — so a run that rewrote one (a `--yolo` run writes the workspace
-/// unasked) does not start it unasked. What such a file imports is not followed.
+/// What an approval covers: the settings' text, then each program or script inside the
+/// workspace that a stdio server's command or one of its arguments names (`python3 srv.py`,
+/// `./run.sh`: a file that is executable or has a script's extension; not the data files a
+/// server writes itself, `--db data.db`), by its contents' SHA-256 — so a run that rewrote one
+/// (a `--yolo` run writes the workspace unasked) does not have it started unasked. What such a
+/// file imports is not followed.
 fn covered(text: &str, servers: &[ServerConfig], workspace: &Path) -> String {
-    use sha2::{Digest, Sha256};
     let mut out = text.to_string();
     let here = std::env::current_dir().ok();
     let mut seen: Vec<PathBuf> = Vec::new();
@@ -173,19 +171,43 @@ fn covered(text: &str, servers: &[ServerConfig], workspace: &Path) -> String {
         for word in std::iter::once(command).chain(args) {
             for dir in &dirs {
                 let Ok(real) = std::fs::canonicalize(dir.join(word)) else { continue };
-                if !real.starts_with(workspace) || !real.is_file() || seen.contains(&real) {
+                if !real.starts_with(workspace) || !runs(&real) || seen.contains(&real) {
                     continue;
                 }
-                let digest = match trusted_file::read(&real, Links::Follow, NAMED_FILE_BYTES) {
-                    Ok(bytes) => Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect(),
-                    Err(e) => format!("unread ({e})"),
-                };
+                let digest = digest_of(&real).unwrap_or_else(|e| format!("unread ({e})"));
                 out.push_str(&format!("\n{digest} {}", real.display()));
                 seen.push(real);
             }
         }
     }
     out
+}
+
+/// Whether `file` is a program or a script: a regular file that is executable or has the
+/// extension of a language servers are written in.
+fn runs(file: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    const SCRIPTS: &[&str] =
+        &["py", "js", "mjs", "cjs", "ts", "mts", "cts", "sh", "bash", "zsh", "rb", "pl", "php", "lua", "jar", "ps1"];
+    let Ok(meta) = std::fs::metadata(file) else { return false };
+    let script =
+        file.extension().and_then(|e| e.to_str()).is_some_and(|e| SCRIPTS.contains(&e.to_ascii_lowercase().as_str()));
+    meta.is_file() && (meta.permissions().mode() & 0o111 != 0 || script)
+}
+
+/// The SHA-256 of `file`'s contents, in hex, read in pieces (a server's binary may be large).
+fn digest_of(file: &Path) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut f = std::fs::File::open(file)?;
+    let (mut hasher, mut buf) = (Sha256::new(), vec![0u8; 1 << 16]);
+    loop {
+        match f.read(&mut buf)? {
+            0 => break,
+            n => hasher.update(&buf[..n]),
+        }
+    }
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Whether `text` (the file's one read, already parsed into `servers`) may start its servers.
@@ -390,6 +412,19 @@ mod tests {
         let approval = covered(text, &servers, &ws);
         std::fs::write(ws.join("bin/run.sh"), "exec sh -c id\n").unwrap();
         assert_ne!(covered(text, &servers, &ws), approval, "so is one named relative to the server's cwd");
+        // A data file the server writes itself is not the approval's: it would ask every run.
+        let text =
+            r#"{"mcpServers": {"db": {"command": "python3", "args": ["srv.py", "--db", "d.db", "--env", ".env"]}}}"#;
+        std::fs::write(ws.join("d.db"), "rows").unwrap();
+        std::fs::write(ws.join(".env"), "A=1").unwrap();
+        let servers = config::parse_workspace(text, &ws.join(WORKSPACE_FILE)).unwrap();
+        let approval = covered(text, &servers, &ws);
+        std::fs::write(ws.join("d.db"), "more rows").unwrap();
+        assert_eq!(covered(text, &servers, &ws), approval);
+        assert_eq!(approval.lines().count(), 2, "srv.py alone: {approval}");
+        // An executable is a program whatever its name.
+        std::fs::set_permissions(ws.join("d.db"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        assert_ne!(covered(text, &servers, &ws), approval);
     }
 
     #[test]
