@@ -459,6 +459,11 @@ impl Stream {
             return Vec::new();
         }
         let Ok(v) = serde_json::from_str::<Value>(data) else {
+            if ev.event.as_deref() == Some("error") {
+                // The server's own words, not JSON: a failure of the stream, worth another try.
+                let message = format!("the stream failed: {data}");
+                return vec![Delta::Error(ApiError { status: None, message, retryable: true, retry_after: None })];
+            }
             return Vec::new();
         };
         // As the OpenAI SDK reads it: an `error` that is there and truthy (some gateways put
@@ -571,33 +576,29 @@ pub(crate) fn stream_error(v: &Value) -> ApiError {
     let e = v.get("error").filter(|e| e.is_object()).unwrap_or(v);
     let message = json_error_message(v).unwrap_or_else(|| v.to_string());
     let code = e.get("code").and_then(Value::as_u64).map(|c| c as u16);
-    let words = format!(
-        "{} {} {}",
-        e.get("type").and_then(Value::as_str).unwrap_or(""),
-        e.get("code").and_then(Value::as_str).unwrap_or(""),
-        message
-    )
-    .to_ascii_lowercase();
     // Cline sends a request whose stream failed again, whatever the failure but a spend limit
-    // (`task/index.ts`, 3 times): here every failure but the request's own faults — a status
-    // the SDKs do not retry (4xx but 408, 409 and 429), or words that name such a fault (the
-    // same request gets the same answer).
-    let faults = [
-        "invalid",
-        "authentication",
-        "unauthorized",
-        "permission",
-        "forbidden",
-        "not_found",
-        "quota",
-        "billing",
-        "credit",
-        "spend",
-    ];
+    // (`task/index.ts`, 3 times): here every failure but the request's own faults — by its
+    // status as an HTTP error's (4xx but 408, 409 and 429; a quota), else by a type or code that
+    // names such a fault (the same request gets the same answer). The message's prose is not
+    // read for it: "an invalid response upstream" is no fault of the request.
     let retryable = match code {
-        Some(c) => !(400..500).contains(&c) || matches!(c, 408 | 409 | 429),
-        None => true,
-    } && !faults.iter().any(|w| words.contains(w));
+        Some(c) if c >= 400 => ApiError::from_status(c, message.clone(), None).retryable,
+        _ => {
+            let kind = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_ascii_lowercase();
+            let words = format!("{} {}", kind("type"), kind("code"));
+            let faults = [
+                "invalid",
+                "authentication",
+                "unauthorized",
+                "permission",
+                "forbidden",
+                "not_found",
+                "quota",
+                "billing",
+            ];
+            !faults.iter().any(|w| words.contains(w))
+        }
+    };
     ApiError { status: code, message, retryable, retry_after: None }
 }
 
@@ -1112,9 +1113,23 @@ mod tests {
         let out = Stream::default()
             .event(&data(r#"{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"error"}]}"#));
         assert!(matches!(&out[..], [Delta::Text(_), Delta::Error(e)] if e.retryable), "{out:?}");
-        // An SSE `error` event is an error whatever its data says.
-        let ev = SseEvent { event: Some("error".into()), data: r#"{"message":"upstream reset"}"#.into() };
-        assert!(matches!(&Stream::default().event(&ev)[..], [Delta::Error(e)] if e.retryable));
+        // An SSE `error` event is an error whatever its data says, JSON or not.
+        for data in [r#"{"message":"upstream reset"}"#, "upstream reset"] {
+            let ev = SseEvent { event: Some("error".into()), data: data.into() };
+            let out = Stream::default().event(&ev);
+            assert!(
+                matches!(&out[..], [Delta::Error(e)] if e.retryable && e.message.contains("upstream reset")),
+                "{out:?}"
+            );
+        }
+        // A server's status decides, not the prose of its message.
+        for retried in [
+            r#"{"error":{"code":502,"message":"Upstream returned an invalid response"}}"#,
+            r#"{"error":{"message":"stream suspended"}}"#,
+        ] {
+            let out = Stream::default().event(&data(retried));
+            assert!(matches!(&out[..], [Delta::Error(e)] if e.retryable), "{retried}: {out:?}");
+        }
     }
 
     #[test]
