@@ -408,7 +408,15 @@ pub(crate) fn session_task(opts: &cli::Options, s: SessionSetup, saved: Option<&
         return Err(e);
     }
     let ws = open_workspace(&setup.root, &mut term)?;
-    let line = opts.sandbox.resolve(setup.yolo, ws.root()).and_then(sandbox::configure)?;
+    // Guarded as for `run`: the trusted places are the same for every session, and the policy
+    // guards them in each session's workspace (the first session's policy is the process's).
+    let state_dir = if opts.no_save { None } else { opts.state_dir.clone().or_else(state::default_dir) };
+    let trusted = trusted_places(state_dir.as_deref());
+    let policy = opts.sandbox.resolve(setup.yolo, ws.root()).map(|mut p| {
+        p.guard(&trusted, &Vec::from_iter(project::rules::deciding_file()), ws.root());
+        p
+    });
+    let line = policy.and_then(sandbox::configure)?;
     line.iter().for_each(|l| term.info(l));
     let mut around = surroundings(&opts, &setup, &ws, saved.map(|r| &r.meta), events)?;
     let mcp_wait = opts.mcp_startup_timeout.map_or(mcp::hub::CONNECT_WAIT, clock::clamped_secs);

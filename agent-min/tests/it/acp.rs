@@ -1220,3 +1220,28 @@ fn an_unknown_session_is_not_found_and_a_missing_cwd_is_invalid_params() {
     assert_eq!(answers[1]["error"]["data"], json!({"sessionId": "nope"}), "{answers:?}");
     assert_eq!(answers[2]["error"]["data"], json!({"sessionId": "nope"}), "{answers:?}");
 }
+
+/// An editor's session guards what later runs trust as `run` does — here agent-min's config
+/// directory, within the workspace: it guarded nothing, and a command planted MCP settings
+/// there that every later run would start.
+#[test]
+fn a_session_guards_what_later_runs_trust_within_its_workspace() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    // The state and config directories inside the workspace (as a session in the home
+    // directory has them).
+    let state = root.join(".state");
+    std::fs::create_dir(&state).unwrap();
+    let cmd = "mkdir -p .state/config/agent-min && echo '{}' > .state/config/agent-min/mcp.json && echo PLANTED; \
+               echo ok > inside.txt && echo INSIDE-OK";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let env = [("ACP_PROMPT", "t")];
+    let (seen, _) = run_client_with("once", &env, &["--yolo"], &server, &root, &state);
+    assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("PLANTED")), "{told}");
+    assert!(!state.join("config/agent-min/mcp.json").exists(), "planted");
+}

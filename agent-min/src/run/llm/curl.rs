@@ -274,10 +274,6 @@ fn send(req: &Request<'_>, post: bool, killer: Option<&Killer>) -> Result<Respon
     }
 }
 
-/// A pipe holding `text`, its write end closed: the read end, close-on-exec, numbered 3 or
-/// higher (so the child's stdin/stdout/stderr can never land on it). The headers reach curl this
-/// way, never through a file or argv: nothing holding the key exists on disk, even after a
-/// kill -9.
 /// `text` as a value in a curl config file: in double quotes, in which curl reads `\\`, `\"`
 /// and `\t` as escapes (a line break was refused before).
 fn config_quoted(text: &str) -> String {
@@ -285,6 +281,10 @@ fn config_quoted(text: &str) -> String {
     format!("\"{escaped}\"")
 }
 
+/// A pipe holding `text`, its write end closed: the read end, close-on-exec, numbered 3 or
+/// higher (so the child's stdin/stdout/stderr can never land on it). curl's config (the headers
+/// and the URL) reaches it this way, never through a file or argv: nothing holding the key
+/// exists on disk, even after a kill -9.
 fn headers_pipe(text: &[u8]) -> io::Result<OwnedFd> {
     // The whole text is written before curl starts: it must fit in the pipe's buffer.
     if text.len() > 16 * 1024 {

@@ -85,10 +85,12 @@ pub(crate) struct Policy {
     /// the system's `/tmp` is not writable to them, so nothing there (another run's state, a
     /// socket) can be planted or changed.
     pub tmp: Option<PathBuf>,
-    /// The directories that decide what later runs trust and that lie where the tools or
-    /// commands may write ([`guarded`]): read-only to sandboxed commands, never written by the
-    /// file tools (real paths).
-    pub guarded: Vec<PathBuf>,
+    /// The directories that decide what later runs trust ([`guarded`]): those that lie where
+    /// the tools or commands may write are read-only to sandboxed commands and never written by
+    /// the file tools ([`Policy::guarded`]).
+    pub trusted: Vec<PathBuf>,
+    /// The files that decide where such a directory is (`user-dirs.dirs`), guarded alike.
+    pub deciding: Vec<PathBuf>,
 }
 
 impl Default for Policy {
@@ -100,7 +102,8 @@ impl Default for Policy {
             network: true,
             env: EnvPolicy::default(),
             tmp: None,
-            guarded: Vec::new(),
+            trusted: Vec::new(),
+            deciding: Vec::new(),
         }
     }
 }
@@ -215,20 +218,30 @@ pub(crate) fn current() -> &'static Policy {
 }
 
 impl Policy {
-    /// Guards those of `candidates` ([`guarded::inside`]) and of `files`
-    /// ([`guarded::files_inside`]) that lie inside the workspace or a directory commands may
-    /// write.
+    /// Guards the directories `candidates` and the `files` deciding where they are, in every
+    /// workspace (an editor's sessions each have their own) — those of them within the reach of
+    /// a workspace's tools and commands ([`Policy::guarded`]); guarded at once for `workspace`.
     pub(crate) fn guard(&mut self, candidates: &[PathBuf], files: &[PathBuf], workspace: &Path) {
+        self.trusted = candidates.to_vec();
+        self.deciding = files.to_vec();
+        self.guarded(workspace);
+    }
+
+    /// The guarded places for `workspace` ([`guarded::inside`], [`guarded::files_inside`]):
+    /// those that lie inside it or a directory commands may write (real paths; under
+    /// `workspace-write`, created when missing so that they can be bound read-only).
+    pub(crate) fn guarded(&self, workspace: &Path) -> Vec<PathBuf> {
         let mut roots = vec![workspace.to_path_buf()];
         roots.extend(self.writable.iter().cloned());
         let create = self.mode == Mode::WorkspaceWrite;
-        self.guarded = guarded::inside(candidates, &roots, create);
-        self.guarded.extend(guarded::files_inside(files, &roots, create));
+        let mut out = guarded::inside(&self.trusted, &roots, create);
+        out.extend(guarded::files_inside(&self.deciding, &roots, create));
+        out
     }
 
-    /// Whether `path` (real) lies in a guarded directory: which one.
-    pub(crate) fn guarded_dir(&self, path: &Path) -> Option<&Path> {
-        self.guarded.iter().find(|g| path.starts_with(g)).map(PathBuf::as_path)
+    /// Whether `path` (real) lies in a place guarded for `workspace`: which one.
+    pub(crate) fn guarded_dir(&self, workspace: &Path, path: &Path) -> Option<PathBuf> {
+        self.guarded(workspace).into_iter().find(|g| path.starts_with(g))
     }
 
     /// One line for the start of a run, saying how commands are confined.

@@ -251,7 +251,7 @@ fn sandboxed(setup: &mut ChildSetup, sandbox: &sandbox::Policy, workspace: &Path
     if sandbox.mode == Mode::WorkspaceWrite {
         writable.extend(sandbox.writable.iter().cloned());
         writable.extend(sandbox.tmp.iter().cloned());
-        setup.read_only = protected(workspace, &sandbox.guarded, &writable)?;
+        setup.read_only = protected(workspace, &sandbox.guarded(workspace), &writable)?;
     }
     setup.masked = environ_holding(&crate::run::ui::redact::secrets());
     setup.ruleset = Some(rules::ruleset(&writable)?);

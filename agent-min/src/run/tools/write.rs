@@ -187,7 +187,7 @@ pub(super) fn refuse_protected(ctx: &mut Ctx<'_>, abs: &Path, path: &str) -> Res
         })
         .copied()
         .or(git.then_some(".git"));
-    let (dir, holds) = if let Some(dir) = crate::run::sandbox::current().guarded_dir(&real) {
+    let (dir, holds) = if let Some(dir) = crate::run::sandbox::current().guarded_dir(root, &real) {
         (dir.display().to_string(), "it holds settings, approvals, hooks or rules that every later run trusts")
     } else if let Some(dir) = in_workspace {
         (
