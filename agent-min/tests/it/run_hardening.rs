@@ -907,6 +907,32 @@ fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_lat
 }
 
 #[test]
+fn in_the_home_directory_a_dangling_user_dirs_link_cannot_be_filled_in() {
+    // `~/.config/user-dirs.dirs` a link to a dotfiles file not made yet: a command creating
+    // that file would decide Cline's documents folder, and with it whose global hooks run.
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().to_str().unwrap();
+    let config = format!("{h}/.config");
+    std::fs::create_dir(&config).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/user-dirs.dirs", home.path().join(".config/user-dirs.dirs")).unwrap();
+    let envs = [("HOME", h), ("XDG_CONFIG_HOME", config.as_str())];
+    let cmd = "mkdir -p dotfiles; echo 'XDG_DOCUMENTS_DIR=\"$HOME/planted\"' > .config/user-dirs.dirs && echo PLANTED through-link; \
+               echo 'XDG_DOCUMENTS_DIR=\"$HOME/planted\"' > dotfiles/user-dirs.dirs && echo PLANTED target; \
+               echo ok > inside.txt && echo INSIDE-OK";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(home.path(), &args_with(&base, &["t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("PLANTED")), "{told}");
+    let dirs = std::fs::read_to_string(home.path().join("dotfiles/user-dirs.dirs")).unwrap_or_default();
+    assert!(!dirs.contains("planted"), "user-dirs.dirs was written through its link: {dirs}");
+}
+
+#[test]
 fn sandboxed_commands_cannot_plant_git_hooks_git_config_cline_hooks_or_mcp_settings() {
     // Issue 25, finding 5: what a --yolo command writes there runs later outside the sandbox.
     let ws = tempfile::tempdir().unwrap();

@@ -10,20 +10,40 @@
 
 use std::path::{Path, PathBuf};
 
-/// Of `candidates`, those strictly inside one of `roots` (canonical directories), each as its
-/// real path. With `create`, a missing one is created first, so that it can be made read-only
-/// (a bind mount needs something to bind; Cline creates its own folders too) — else a run
-/// could plant there what the next one trusts; without, it is returned as far as it resolves
-/// (the file tools still refuse it). A candidate that is a root or holds one is left out: the
-/// person chose to work there; so is one inside a candidate already guarded.
-pub(crate) fn inside(candidates: &[PathBuf], roots: &[PathBuf], create: bool) -> Vec<PathBuf> {
+/// What a candidate is: a directory later runs trust, or a file that decides where one is
+/// (`user-dirs.dirs`, which names Cline's documents folder).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Place {
+    /// A directory: created (with its parents) when missing.
+    Dir,
+    /// A file: created empty when missing, which decides as a missing one does.
+    File,
+}
+
+/// Of `candidates` (each a `place`), those strictly inside one of `roots` (canonical
+/// directories), each as its real path. With `create`, a missing one is created first, so that
+/// it can be made read-only (a bind mount needs something to bind; Cline creates its own
+/// folders too) — else a run could plant there what the next one trusts; without, or when it
+/// cannot be made, it is returned as far as it resolves (the file tools still refuse it). A
+/// candidate that is a root or holds one is left out: the person chose to work there; so is one
+/// inside a candidate already guarded. A dangling link is followed to where a command would
+/// create it ([`real_path`]).
+pub(crate) fn inside(candidates: &[PathBuf], place: Place, roots: &[PathBuf], create: bool) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for c in candidates {
         let real = real_path(c);
         if !roots.iter().any(|r| real.starts_with(r) && real != *r) || out.iter().any(|o| real.starts_with(o)) {
             continue;
         }
-        let made = create && std::fs::create_dir_all(&real).is_ok();
+        let made = create
+            && match place {
+                Place::Dir => std::fs::create_dir_all(&real).is_ok(),
+                Place::File => {
+                    real.exists()
+                        || real.parent().is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+                            && std::fs::OpenOptions::new().write(true).create_new(true).open(&real).is_ok()
+                }
+            };
         let real = if made { real_path(&real) } else { real };
         if !out.contains(&real) {
             out.push(real);
@@ -32,49 +52,32 @@ pub(crate) fn inside(candidates: &[PathBuf], roots: &[PathBuf], create: bool) ->
     out
 }
 
-/// As [`inside`], for files that decide where a trusted directory is (`user-dirs.dirs`, which
-/// names Cline's documents folder): a missing one is created empty, which decides as a
-/// missing one does, so that it can be made read-only too.
-pub(crate) fn files_inside(candidates: &[PathBuf], roots: &[PathBuf], create: bool) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    for c in candidates {
-        let real = real_path(c);
-        if !roots.iter().any(|r| real.starts_with(r) && real != *r) {
-            continue;
-        }
-        if create && !real.exists() {
-            let made = real.parent().is_some_and(|p| std::fs::create_dir_all(p).is_ok())
-                && std::fs::OpenOptions::new().write(true).create_new(true).open(&real).is_ok();
-            if !made {
-                continue;
+/// `path` with its existing part resolved (links followed), the rest appended as written. A
+/// dangling link is followed too (up to 40 links, the kernel's limit), to where a file or
+/// directory created through it would be: the place it decides is there.
+pub(crate) fn real_path(path: &Path) -> PathBuf {
+    let mut path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    'links: for _ in 0..=40 {
+        let mut existing = path.as_path();
+        loop {
+            let rest = path.strip_prefix(existing).unwrap_or(Path::new(""));
+            if let Ok(real) = std::fs::canonicalize(existing) {
+                // (Joined only when there is a rest: an empty one would add a trailing `/`,
+                // which makes a file's path name no file.)
+                return if rest.as_os_str().is_empty() { real } else { real.join(rest) };
+            }
+            if let (Ok(target), Some(dir)) = (std::fs::read_link(existing), existing.parent()) {
+                let led = dir.join(target);
+                path = if rest.as_os_str().is_empty() { led } else { led.join(rest) };
+                continue 'links;
+            }
+            match existing.parent() {
+                Some(p) => existing = p,
+                None => return path.clone(),
             }
         }
-        let real = real_path(&real);
-        if !out.contains(&real) {
-            out.push(real);
-        }
     }
-    out
-}
-
-/// `path` with its existing part resolved (links followed), the rest appended as written.
-pub(crate) fn real_path(path: &Path) -> PathBuf {
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut existing = path.as_path();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(existing) {
-            // (Joined only when there is a rest: an empty one would add a trailing `/`, which
-            // makes a file's path name no file.)
-            return match path.strip_prefix(existing) {
-                Ok(rest) if !rest.as_os_str().is_empty() => real.join(rest),
-                _ => real,
-            };
-        }
-        match existing.parent() {
-            Some(p) => existing = p,
-            None => return path.clone(),
-        }
-    }
+    path
 }
 
 /// A warning when `workspace` is the home directory `home` or holds it: the tools and commands
@@ -106,10 +109,10 @@ mod tests {
             outside.path().join("state"),
             root.clone(), // the workspace itself: the person works there
         ];
-        let guarded = inside(&candidates, std::slice::from_ref(&root), false);
+        let guarded = inside(&candidates, Place::Dir, std::slice::from_ref(&root), false);
         assert_eq!(guarded, candidates[..3]);
         assert!(!root.join(".agents").exists(), "nothing is created without `create`");
-        let guarded = inside(&candidates, std::slice::from_ref(&root), true);
+        let guarded = inside(&candidates, Place::Dir, std::slice::from_ref(&root), true);
         assert_eq!(guarded, candidates[..3]);
         assert!(guarded.iter().all(|d| d.is_dir()), "created, to be bound read-only");
         assert!(!outside.path().join("state").exists());
@@ -117,12 +120,12 @@ mod tests {
         // is not, on its own (`--sandbox-allow-write ~/.cline/data`).
         let settings = root.join(".cline/data/settings");
         let nested = [root.join(".cline"), settings.clone()];
-        assert_eq!(inside(&nested, std::slice::from_ref(&root), true), [root.join(".cline")]);
+        assert_eq!(inside(&nested, Place::Dir, std::slice::from_ref(&root), true), [root.join(".cline")]);
         let data = root.join(".cline/data");
-        assert_eq!(inside(&nested, &[data], true), [settings]);
+        assert_eq!(inside(&nested, Place::Dir, &[data], true), [settings]);
         // Reached through a link into the root, it is guarded by its real path.
         std::os::unix::fs::symlink(root.join("Documents"), outside.path().join("docs")).unwrap();
-        let linked = inside(&[outside.path().join("docs/Cline")], std::slice::from_ref(&root), false);
+        let linked = inside(&[outside.path().join("docs/Cline")], Place::Dir, std::slice::from_ref(&root), false);
         assert_eq!(linked, vec![root.join("Documents/Cline")]);
     }
 
@@ -133,15 +136,44 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         let dirs = root.join(".config/user-dirs.dirs");
         let candidates = [dirs.clone(), outside.path().join("user-dirs.dirs")];
-        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), false), std::slice::from_ref(&dirs));
+        assert_eq!(inside(&candidates, Place::File, std::slice::from_ref(&root), false), std::slice::from_ref(&dirs));
         assert!(!dirs.exists(), "nothing is created without `create`");
-        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), true), std::slice::from_ref(&dirs));
+        assert_eq!(inside(&candidates, Place::File, std::slice::from_ref(&root), true), std::slice::from_ref(&dirs));
         assert!(dirs.is_file() && std::fs::read(&dirs).unwrap().is_empty(), "created empty, to be bound read-only");
         assert!(!outside.path().join("user-dirs.dirs").exists());
         // One that is there is left as it is.
         std::fs::write(&dirs, "XDG_DOCUMENTS_DIR=\"$HOME/Docs\"\n").unwrap();
-        assert_eq!(files_inside(&candidates, std::slice::from_ref(&root), true), std::slice::from_ref(&dirs));
+        assert_eq!(inside(&candidates, Place::File, std::slice::from_ref(&root), true), std::slice::from_ref(&dirs));
         assert_eq!(std::fs::read_to_string(&dirs).unwrap(), "XDG_DOCUMENTS_DIR=\"$HOME/Docs\"\n");
+    }
+
+    #[test]
+    fn a_dangling_link_is_guarded_where_it_leads() {
+        let home = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(home.path()).unwrap();
+        let roots = std::slice::from_ref(&root);
+        std::fs::create_dir(root.join(".config")).unwrap();
+        // `user-dirs.dirs` a link to a file not yet there (in the workspace, where a command
+        // could write it, and so decide the documents folder): that file is made and guarded.
+        let dirs = root.join(".config/user-dirs.dirs");
+        std::os::unix::fs::symlink("../dotfiles/user-dirs.dirs", &dirs).unwrap();
+        let target = root.join("dotfiles/user-dirs.dirs");
+        assert_eq!(real_path(&dirs), target);
+        assert_eq!(inside(std::slice::from_ref(&dirs), Place::File, roots, false), std::slice::from_ref(&target));
+        assert!(!target.exists(), "nothing is created without `create`");
+        assert_eq!(inside(std::slice::from_ref(&dirs), Place::File, roots, true), std::slice::from_ref(&target));
+        assert!(target.is_file() && std::fs::read(&dirs).unwrap().is_empty(), "made empty, read through the link");
+        // A directory the same, through a relative link in a parent, and a chain of two links.
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join(".config/agent-min")).unwrap();
+        std::os::unix::fs::symlink("store/real", root.join("elsewhere")).unwrap();
+        let settings = root.join(".config/agent-min/mcp");
+        let led = root.join("store/real/mcp");
+        assert_eq!(inside(std::slice::from_ref(&settings), Place::Dir, roots, true), std::slice::from_ref(&led));
+        assert!(led.is_dir());
+        // A loop of links ends, as written.
+        std::os::unix::fs::symlink("b", root.join("a")).unwrap();
+        std::os::unix::fs::symlink("a", root.join("b")).unwrap();
+        assert!(real_path(&root.join("a/x")).ends_with("x"));
     }
 
     #[test]

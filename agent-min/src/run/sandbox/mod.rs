@@ -227,15 +227,15 @@ impl Policy {
         self.guarded(workspace);
     }
 
-    /// The guarded places for `workspace` ([`guarded::inside`], [`guarded::files_inside`]):
+    /// The guarded places for `workspace` ([`guarded::inside`]):
     /// those that lie inside it or a directory commands may write (real paths; under
     /// `workspace-write`, created when missing so that they can be bound read-only).
     pub(crate) fn guarded(&self, workspace: &Path) -> Vec<PathBuf> {
         let mut roots = vec![workspace.to_path_buf()];
         roots.extend(self.writable.iter().cloned());
         let create = self.mode == Mode::WorkspaceWrite;
-        let mut out = guarded::inside(&self.trusted, &roots, create);
-        out.extend(guarded::files_inside(&self.deciding, &roots, create));
+        let mut out = guarded::inside(&self.trusted, guarded::Place::Dir, &roots, create);
+        out.extend(guarded::inside(&self.deciding, guarded::Place::File, &roots, create));
         out
     }
 
