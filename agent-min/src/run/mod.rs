@@ -16,6 +16,7 @@ pub(crate) mod cli;
 pub(crate) mod clock;
 pub(crate) mod config;
 pub mod dialect;
+pub(crate) mod digest;
 #[cfg(feature = "output-schema")]
 pub(crate) mod json_schema;
 pub mod llm;

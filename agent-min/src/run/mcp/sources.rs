@@ -147,7 +147,7 @@ fn read(file: &Path, links: Links) -> Result<String, String> {
 /// Where the approval of `file`'s current text is kept.
 fn approval_path(file: &Path) -> Option<PathBuf> {
     let abs = std::fs::canonicalize(file).ok()?;
-    let hex: String = abs.to_string_lossy().bytes().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::run::digest::hex(abs.to_string_lossy().as_bytes());
     Some(config_dir()?.join("mcp-approved").join(format!("{hex}.json")))
 }
 
@@ -174,7 +174,9 @@ fn covered(text: &str, servers: &[ServerConfig], workspace: &Path) -> String {
                 if !real.starts_with(workspace) || !runs(&real) || seen.contains(&real) {
                     continue;
                 }
-                let digest = digest_of(&real).unwrap_or_else(|e| format!("unread ({e})"));
+                let digest = std::fs::File::open(&real)
+                    .and_then(crate::run::digest::sha256_of)
+                    .unwrap_or_else(|e| format!("unread ({e})"));
                 out.push_str(&format!("\n{digest} {}", real.display()));
                 seen.push(real);
             }
@@ -193,21 +195,6 @@ fn runs(file: &Path) -> bool {
     let script =
         file.extension().and_then(|e| e.to_str()).is_some_and(|e| SCRIPTS.contains(&e.to_ascii_lowercase().as_str()));
     meta.is_file() && (meta.permissions().mode() & 0o111 != 0 || script)
-}
-
-/// The SHA-256 of `file`'s contents, in hex, read in pieces (a server's binary may be large).
-fn digest_of(file: &Path) -> std::io::Result<String> {
-    use sha2::{Digest, Sha256};
-    use std::io::Read;
-    let mut f = std::fs::File::open(file)?;
-    let (mut hasher, mut buf) = (Sha256::new(), vec![0u8; 1 << 16]);
-    loop {
-        match f.read(&mut buf)? {
-            0 => break,
-            n => hasher.update(&buf[..n]),
-        }
-    }
-    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Whether `text` (the file's one read, already parsed into `servers`) may start its servers.

@@ -66,21 +66,16 @@ impl StdioTransport {
         env: &[(String, String)],
         cwd: Option<&std::path::Path>,
     ) -> Result<Self, McpError> {
-        // A bare name is found on the server's own PATH when its settings set one, as the
-        // program's environment would have it (absolute directories only, as always); else on
-        // the agent's.
-        let bare = !command.is_empty() && !command.contains('/');
-        let own = env.iter().rev().find(|(k, _)| k == "PATH").filter(|_| bare);
-        let found = own.and_then(|(_, path)| spawn::program_in(std::ffi::OsStr::new(path), command));
-        // A minimal environment, its own process group, dies with the agent, ptrace-scoped.
-        let mut cmd = match found {
-            Some(program) => {
-                let mut cmd = spawn::command(program, spawn::Policy::McpServer).map_err(McpError::Transport)?;
-                std::os::unix::process::CommandExt::arg0(&mut cmd, command);
-                cmd
-            }
-            None => spawn::command(command, spawn::Policy::McpServer).map_err(McpError::Transport)?,
-        };
+        // A bare name is found on the server's own PATH when its settings set one, as Node's
+        // `spawn` finds it in the child's environment (absolute directories only, as always);
+        // else on the agent's. A minimal environment, its own process group, dies with the
+        // agent, ptrace-scoped.
+        let own = env.iter().rev().find(|(k, _)| k == "PATH");
+        let mut cmd = match own {
+            Some((_, path)) => spawn::command_on(std::ffi::OsStr::new(path), command, spawn::Policy::McpServer),
+            None => spawn::command(command, spawn::Policy::McpServer),
+        }
+        .map_err(McpError::Transport)?;
         cmd.args(args);
         // The agent's own keys are not in that environment, and a `${env:…}` of one is refused
         // (`config.rs`); a value the settings write out is the person's own, as in Cline.

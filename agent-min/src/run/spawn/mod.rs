@@ -115,7 +115,12 @@ pub(crate) fn find_git() -> Option<std::path::PathBuf> {
 /// Finds the program `name` on `PATH` (without one, `/bin:/usr/bin`, as `execvp` searches), in
 /// its absolute directories only; `None` if it is not there.
 pub(crate) fn find_program(name: &str) -> Option<std::path::PathBuf> {
-    program_in(&std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into()), name)
+    program_in(&agents_path(), name)
+}
+
+/// The agent's own `PATH`; without one, `/bin:/usr/bin`, as `execvp` searches.
+fn agents_path() -> std::ffi::OsString {
+    std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into())
 }
 
 /// The first executable `name` in the absolute directories of `path` (a `PATH` value: a child's
@@ -134,10 +139,16 @@ pub(crate) fn program_in(path: &OsStr, name: impl AsRef<std::path::Path>) -> Opt
 /// bare name is looked up as [`find_program`] does. Fails when it is not found there or a
 /// sandbox cannot be prepared (never by running unconfined, or a workspace's program, instead).
 pub(crate) fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<Command, String> {
+    command_on(&agents_path(), program, policy)
+}
+
+/// As [`command`], with a bare name looked up in the absolute directories of `path` (a child's
+/// own `PATH`, which its settings give: Node's `spawn` looks there, in the child's environment).
+pub(crate) fn command_on(path: &OsStr, program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<Command, String> {
     let program = program.as_ref();
     let mut cmd = if std::path::Path::new(program).components().count() == 1 && !program.is_empty() {
         let name = program.to_string_lossy();
-        let found = find_program(&name);
+        let found = program_in(path, name.as_ref());
         let mut cmd =
             Command::new(found.ok_or_else(|| format!("`{name}` was not found in PATH's absolute directories"))?);
         // Named as before, as the shell names itself in its errors (`sh: 1: Syntax error…`).
@@ -453,6 +464,11 @@ mod tests {
             let relative = format!("{up}{}", d.path().strip_prefix("/").unwrap().display());
             assert!(Path::new(&relative).join(name).is_file(), "{relative} leads to the fake");
             assert_eq!(program_in(OsStr::new(&format!(":.:{relative}:/nonexistent")), name), None);
+            // A child's own PATH is the one searched: named as given, found there or nowhere.
+            let cmd = command_on(OsStr::new(&dir), name, Policy::Editor).unwrap();
+            assert_eq!((cmd.get_program(), cmd.get_args().len()), (d.path().join(name).as_os_str(), 0));
+            let e = command_on(OsStr::new("/nonexistent"), name, Policy::Editor).unwrap_err();
+            assert!(e.contains("not found in PATH's absolute directories"), "{e}");
         }
     }
     use std::path::PathBuf;

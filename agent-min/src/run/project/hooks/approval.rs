@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 /// The approvals file.
 pub(crate) struct Approvals {
@@ -57,11 +56,6 @@ fn key(root: &Path) -> String {
     root.display().to_string()
 }
 
-/// The SHA-256 of a hook's bytes, in hex.
-pub(crate) fn hash(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,10 +74,5 @@ mod tests {
         assert!(!again.is_approved(ws1, "PreToolUse", "h-edited"), "an edited hook asks again");
         assert!(!again.is_approved(ws2, "PreToolUse", "h1"), "another workspace asks again");
         assert!(!Approvals::new(None).is_approved(ws1, "PreToolUse", "h1"));
-    }
-
-    #[test]
-    fn the_hash_is_sha256_of_the_bytes() {
-        assert_eq!(hash(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

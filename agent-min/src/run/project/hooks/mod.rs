@@ -222,7 +222,7 @@ fn find(path: &Path, src: Source) -> Found {
     }
     match opened.read(MAX_HOOK_BYTES) {
         Ok(bytes) => {
-            let hash = approval::hash(&bytes);
+            let hash = crate::run::digest::sha256(&bytes);
             Found::Hook(bytes, hash)
         }
         Err(e) => Found::Unusable(e.to_string()),
