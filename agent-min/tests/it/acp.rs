@@ -1114,6 +1114,48 @@ fn the_time_limit_ends_a_turn_waiting_for_a_permission_and_the_agent_lives_on() 
     assert!(said.contains("the time limit was reached (--timeout 2s"), "{said}");
 }
 
+/// `--timeout` ends a turn waiting on an MCP call, and the session's stdio MCP server serves the
+/// next prompt: the watchdog killed every child of the agent, the servers of every session with
+/// them, so the next call started the server again (or found none).
+#[test]
+fn the_time_limit_ends_an_mcp_call_and_the_server_lives_on_for_the_next_prompt() {
+    let call =
+        |seconds: &str| tool("use_mcp_tool", &[("server_name", "py"), ("tool_name", "slow"), ("arguments", seconds)]);
+    let server = Server::start(vec![
+        anthropic(&call(r#"{"seconds": 600}"#)),
+        anthropic(&call(r#"{"seconds": 0}"#)),
+        anthropic(&completion("done")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (mcp, _) = slow_mcp_server(state.path());
+    let prompts = json!(["Call the slow tool.", "Call it without waiting."]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str()), ("ACP_MCP", mcp.as_str())];
+    let (seen, messages) = run_client_with("prompts", &env, &["--timeout", "5"], &server, &root, state.path());
+    assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
+    assert_eq!(seen["answers"][1]["stopReason"], "end_turn", "{seen}");
+    let said: String = updates_of(&messages, "session/prompt", 0)
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+        .map(|u| u["content"]["text"].as_str().unwrap_or_default())
+        .collect();
+    assert!(said.contains("the time limit was reached (--timeout 5s"), "{said}");
+    // The call ended at the limit, the server told so; not by its death.
+    let ended = updates_of(&messages, "session/prompt", 0)
+        .into_iter()
+        .find(|u| u["sessionUpdate"] == "tool_call_update" && u["status"] == "failed")
+        .unwrap_or_else(|| panic!("the call did not end: {messages:?}"));
+    let why = ended["content"][0]["content"]["text"].as_str().unwrap_or_default();
+    assert!(why.contains("the time limit was reached (--timeout)"), "{ended}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3, "{seen}");
+    assert!(reqs[2].last_user().contains("slept"), "{}", reqs[2].last_user());
+    // One server process all along: not killed, so not started again.
+    let pids = std::fs::read_to_string(state.path().join("pids")).unwrap();
+    assert_eq!(pids.lines().count(), 1, "{pids}");
+}
+
 /// A session opened after a cancelled prompt connects its HTTP MCP servers. The cancel's mark
 /// outlived the turn, and the curl of the new session's server was killed as it started, as
 /// part of the cancelled turn.

@@ -42,6 +42,18 @@ pub(crate) struct Client {
     pub init: Value,
 }
 
+/// Why a call a turn waits on ends before its answer: the editor cancelled the turn, or the
+/// `--timeout` watchdog stopped its work (the server itself lives on, for the next prompt).
+fn turn_stopped() -> Option<&'static str> {
+    if interrupt::turn_cancelled() {
+        Some("the turn was cancelled (session/cancel)")
+    } else if interrupt::work_stopped() {
+        Some("the time limit was reached (--timeout)")
+    } else {
+        None
+    }
+}
+
 impl Client {
     /// Performs the handshake: `initialize`, then `notifications/initialized`.
     pub(crate) fn connect(transport: Box<dyn Transport>, timeout: Duration) -> Result<Client, McpError> {
@@ -89,12 +101,14 @@ impl Client {
             Instant::now().checked_add(timeout).unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
         self.transport.send(&jsonrpc::request(id, method, params), deadline)?;
         loop {
-            // In a turn, waits in slices, to see the editor's cancel.
+            // In a turn, waits in slices, to see the editor's cancel and the time limit.
             let until = if in_turn { deadline.min(Instant::now() + CANCEL_CHECK) } else { deadline };
             let msg = match self.transport.recv(until) {
                 Ok(m) => m,
-                Err(McpError::Timeout) if until < deadline && !interrupt::turn_cancelled() => continue,
-                Err(McpError::Timeout) if until < deadline => return Err(self.given_up(id, "the turn was cancelled")),
+                Err(McpError::Timeout) if until < deadline => match turn_stopped() {
+                    None => continue,
+                    Some(why) => return Err(self.given_up(id, why)),
+                },
                 Err(McpError::Timeout) => {
                     self.given_up(id, "McpError: MCP error -32001: Request timed out");
                     return Err(McpError::Timeout);
@@ -111,8 +125,8 @@ impl Client {
             }
             // A server that keeps talking never lets a wait time out: the cancel is looked for
             // after each of its messages too.
-            if in_turn && interrupt::turn_cancelled() {
-                return Err(self.given_up(id, "the turn was cancelled"));
+            if let Some(why) = turn_stopped().filter(|_| in_turn) {
+                return Err(self.given_up(id, why));
             }
             if Instant::now() >= deadline {
                 return Err(McpError::Timeout);
@@ -121,12 +135,12 @@ impl Client {
     }
 
     /// Tells the server request `id` is given up (`notifications/cancelled`, with `reason`);
-    /// the error a cancelled turn's call ends with.
+    /// the error a stopped turn's call ends with.
     fn given_up(&mut self, id: u64, reason: &str) -> McpError {
         let cancel = json!({"requestId": id, "reason": reason});
         let soon = Instant::now() + Duration::from_secs(2);
         let _ = self.transport.send(&jsonrpc::notification("notifications/cancelled", Some(cancel)), soon);
-        McpError::Transport("the turn was cancelled (session/cancel)".to_string())
+        McpError::Transport(reason.to_string())
     }
 
     /// Every item of a paginated list (`tools/list` → `tools`), following `nextCursor`; each

@@ -90,7 +90,7 @@ impl StdioTransport {
             let hint = if e.kind() == std::io::ErrorKind::NotFound { " (not found on PATH)" } else { "" };
             McpError::Transport(format!("could not start `{command}`{hint}: {e}"))
         })?;
-        let group = interrupt::track_group(child.id());
+        let group = interrupt::track_server(child.id());
         let stdout = child.stdout.take().expect("piped stdout");
         // Bounded: a server that floods stdout between calls waits on its pipe instead of
         // filling our memory (at most this many messages of at most MAX_LINE each are held).

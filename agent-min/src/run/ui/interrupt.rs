@@ -12,12 +12,21 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-static LIVE: Mutex<Live> =
-    Mutex::new(Live { pids: Vec::new(), groups: Vec::new(), files: Vec::new(), renames: Vec::new(), turn: Vec::new() });
+static LIVE: Mutex<Live> = Mutex::new(Live {
+    pids: Vec::new(),
+    groups: Vec::new(),
+    servers: Vec::new(),
+    files: Vec::new(),
+    renames: Vec::new(),
+    turn: Vec::new(),
+});
 
 struct Live {
     pids: Vec<i32>,
     groups: Vec<i32>,
+    /// The process groups of the MCP servers: they outlive turns (and an editor's prompts), so
+    /// the `--timeout` watchdog leaves them; an interrupt or the process's end stops them.
+    servers: Vec<i32>,
     /// What a cancelled turn stops (a curl request, a command's group), as `kill` targets.
     turn: Vec<i32>,
     files: Vec<PathBuf>,
@@ -163,8 +172,10 @@ fn finish(ending: Ending) -> ! {
     std::process::exit(ending.code());
 }
 
-/// Kills curl and any running command, without exiting (the `--timeout` watchdog): the blocked
-/// reads and waits of the main thread then end, and the loop stops at its next check.
+/// Kills curl and any running command or hook, without exiting (the `--timeout` watchdog): the
+/// blocked reads and waits of the main thread then end, and the loop stops at its next check
+/// (an MCP call sees [`work_stopped`]). The MCP servers live on: an editor's sessions keep
+/// theirs for the next prompt.
 pub(crate) fn kill_children() {
     WORK_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
     kill_registered(&lock());
@@ -224,7 +235,7 @@ fn freeze_if_interrupted(item: &Item) {
     }
     match item {
         Item::Pid(p) => send_signal(*p, libc::SIGKILL),
-        Item::Group(g) => send_signal(-*g, libc::SIGKILL),
+        Item::Group(g) | Item::Server(g) => send_signal(-*g, libc::SIGKILL),
         Item::File(f) => {
             let _ = std::fs::remove_file(f);
         }
@@ -241,8 +252,17 @@ fn freeze_if_interrupted(item: &Item) {
 }
 
 fn kill_everything() {
-    kill_children();
-    remove_half_written(&lock());
+    WORK_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+    let live = lock();
+    kill_registered(&live);
+    kill_servers(&live);
+    remove_half_written(&live);
+}
+
+fn kill_servers(live: &Live) {
+    for &pgid in &live.servers {
+        send_signal(-pgid, libc::SIGKILL);
+    }
 }
 
 /// Removes the registered temporary files and puts back what was renamed.
@@ -264,6 +284,7 @@ fn remove_half_written(live: &Live) {
 fn after_panic() {
     if let Ok(live) = LIVE.try_lock() {
         kill_registered(&live);
+        kill_servers(&live);
         remove_half_written(&live);
     }
 }
@@ -283,6 +304,7 @@ pub(crate) fn send_signal(target: i32, sig: i32) {
 enum Item {
     Pid(i32),
     Group(i32),
+    Server(i32),
     File(PathBuf),
     Rename(PathBuf),
 }
@@ -304,6 +326,15 @@ pub(crate) fn track_group(pgid: u32) -> Guard {
     lock().groups.push(pgid);
     freeze_if_interrupted(&Item::Group(pgid));
     Guard(Item::Group(pgid))
+}
+
+/// Registers an MCP server's process group, to be killed on Ctrl-C and at the process's end,
+/// not by the `--timeout` watchdog ([`kill_children`]).
+pub(crate) fn track_server(pgid: u32) -> Guard {
+    let pgid = pgid as i32;
+    lock().servers.push(pgid);
+    freeze_if_interrupted(&Item::Server(pgid));
+    Guard(Item::Server(pgid))
 }
 
 /// Registers a temporary file to be removed on Ctrl-C.
@@ -337,6 +368,7 @@ impl Drop for Guard {
                 live.groups.retain(|x| x != g);
                 live.turn.retain(|x| *x != -g);
             }
+            Item::Server(g) => live.servers.retain(|x| x != g),
             Item::File(f) => live.files.retain(|x| x != f),
             Item::Rename(r) => live.renames.retain(|(x, _)| x != r),
         }
@@ -358,6 +390,7 @@ mod tests {
         let live = Live {
             pids: Vec::new(),
             groups: Vec::new(),
+            servers: Vec::new(),
             turn: Vec::new(),
             files: vec![tmp.clone()],
             renames: vec![(renamed.clone(), original.clone())],
