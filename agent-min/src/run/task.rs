@@ -1413,7 +1413,10 @@ impl Task {
         let words = feedback.as_ref().map(|f| (&*f.words, &*f.blocks));
         let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), words);
         let body = format!("{command}{body}");
-        let result = format!("{}{body}{warning}{}", after(&pre), before(&post));
+        // A refused call ran nothing: what PreToolUse said about running it is not passed on
+        // (Cline runs that hook only once the call is approved).
+        let pre = if denied { "" } else { pre.as_str() };
+        let result = format!("{}{body}{warning}{}", after(pre), before(&post));
         // After the handler's reset of the count, as in Cline.
         if matches!(repeated, Verdict::Escalate) {
             self.mistakes.looped(&call.name, tools::repeat::HARD_THRESHOLD);

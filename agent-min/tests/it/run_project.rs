@@ -355,6 +355,29 @@ fn ws_hooks(e: &Env) -> PathBuf {
     e.ws().join(".clinerules/hooks")
 }
 
+/// A call the person refuses ran nothing, so the model is not told what PreToolUse said about
+/// running it (Cline asks first and runs the hook only for an approved call; agent-min runs it
+/// before asking, and dropped nothing).
+#[test]
+fn a_refused_call_s_result_carries_no_pre_tool_use_context() {
+    let e = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    // A global hook: it runs without the workspace approval a person would be asked for first.
+    let global = e.home().join("Documents/Cline/Hooks");
+    recording_hook(&global, "PreToolUse", out.path(), r#"{"contextModification": "WORKSPACE_RULES: migrating now"}"#);
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "x.txt"), ("content", "x")])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = e.run_typing(&server, &["write x.txt"], b"n\n");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(inputs(out.path(), "PreToolUse").len(), 1, "the hook ran");
+    assert!(!e.ws().join("x.txt").exists());
+    let next = server.requests()[1].last_user();
+    assert!(next.contains("The user denied this operation"), "{next}");
+    assert!(!next.contains("migrating now"), "{next}");
+}
+
 #[test]
 fn pre_and_post_tool_use_see_clines_input_and_their_contexts_bracket_the_tool_result() {
     let e = Env::new();

@@ -15,7 +15,8 @@
 //! `crate::run::prompt` (the base system prompt), `crate::run::clock`,
 //! `crate::run::trusted_file` (reading the settings), `crate::run::places` (where the Cline
 //! CLI's settings are), `crate::run::spawn` (starting a server),
-//! `crate::run::built` (what a build without MCP says).
+//! `crate::run::built` (what a build without MCP says), `crate::run::digest` (what an approval
+//! of a workspace's settings covers).
 
 pub(crate) mod client;
 pub(crate) mod config;

@@ -9,7 +9,8 @@
 //! tool names, `.clineignore`, the directories never entered), [`crate::run::session::events`],
 //! [`crate::run::ui`], `crate::run::trusted_file` (reading what the workspace holds),
 //! `crate::run::spawn` (running a hook), `crate::run::built` (what a build without hooks says),
-//! `crate::run::places` (the home directory, Cline's home folder).
+//! `crate::run::places` (the home directory, Cline's home folder), `crate::run::digest` (a
+//! hook approval's SHA-256).
 
 mod cli_file;
 pub(crate) mod conditionals;
