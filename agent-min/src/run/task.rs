@@ -163,8 +163,9 @@ pub struct Task {
     /// they go to the model before the feedback on the completion (Cline pushed them before it
     /// waited for the person's answer), and are saved as the unanswered message.
     completed_after: Option<String>,
-    /// The editor's question the turn ended at (`End::Asked`): the next prompt answers it.
-    asked: Option<Call>,
+    /// The editor's question the turn ended at (`End::Asked`), and when it was asked: the next
+    /// prompt answers it.
+    asked: Option<(Call, std::time::Instant)>,
     /// The images that go with the next user message (read by `read_file` since the last one,
     /// or left with an unsent one), after its text's results.
     next_parts: Vec<Part>,
@@ -232,7 +233,7 @@ struct BeforePrompt {
     without_native_call: u32,
     unsent: Option<String>,
     completed_after: Option<String>,
-    asked: Option<Call>,
+    asked: Option<(Call, std::time::Instant)>,
     next_parts: Vec<Part>,
     focus: Option<FocusChain>,
     last_request_tokens: u64,
@@ -461,7 +462,10 @@ impl Task {
         m
     }
 
-    /// The user message of a later prompt of a conversation (after the `UserPromptSubmit` hook).
+    /// The user message of a later prompt of a conversation: after the `UserPromptSubmit` hook;
+    /// an answer to the question the turn ended at after `PostToolUse` (it is that call's
+    /// result, as in Cline's ToolExecutor), guidance after a stop at the mistake limit after
+    /// none (Cline asks for it and runs no hook).
     fn follow_up(&mut self, text: &str) -> Next {
         let unsent = self.unsent.take();
         let completed_after = self.completed_after.take();
@@ -476,12 +480,23 @@ impl Task {
         let asked = self.asked.take();
         let (instructions, blocks, mut reply) = match &asked {
             // The answer to the question the turn ended at, as its result (the terminal's
-            // `<answer>`: mentions expanded, then a slash command before it), after what a
-            // hook's stop left unsent.
-            Some(call) => {
+            // `<answer>`: mentions expanded, then a slash command before it), PostToolUse's
+            // context after it, after what a hook's stop left unsent.
+            Some((call, at)) => {
                 let m = self.expand_mentions(text);
                 let answer = self.command_in_answer(format!("<answer>\n{}\n</answer>{}", m.words, m.blocks));
-                let result = tools::result_message(call, &answer, None);
+                let ms = at.elapsed().as_millis() as u64;
+                let hooks = &mut self.around.project.hooks;
+                let post =
+                    match lifecycle::post_tool(hooks, call, &answer, true, ms, &mut self.term, &mut self.around.events)
+                    {
+                        Gate::Go(hooked) => hooked,
+                        Gate::Stop(why) => {
+                            self.asked = asked;
+                            return self.hook_stop(why, unsent.or(completed_after).unwrap_or_default());
+                        }
+                    };
+                let result = format!("{}{}", tools::result_message(call, &answer, None), before(&post));
                 (String::new(), String::new(), prompt::after_unsent(unsent.as_deref(), &result))
             }
             None => {
@@ -494,6 +509,9 @@ impl Task {
             reply = format!("{results}\n\n{reply}");
         }
         let head = format!("{instructions}{reply}{blocks}");
+        if asked.is_some() || guidance {
+            return Next::Continue(format!("{head}\n\n{}", self.environment_details(false)));
+        }
         let hooks = &mut self.around.project.hooks;
         match lifecycle::follow_up(hooks, text, head, &mut self.term, &mut self.around.events) {
             Gate::Go(next) => Next::Continue(format!("{next}\n\n{}", self.environment_details(false))),
@@ -1326,7 +1344,7 @@ impl Task {
         if let Outcome::Asked(question) = outcome {
             // An editor's person answers with the next prompt (`follow_up`); its hooks and
             // loop detection then have nothing to look at yet.
-            self.asked = Some(call.clone());
+            self.asked = Some((call.clone(), started));
             self.mistakes.clear();
             return (String::new(), Some(End::Asked(question)), false);
         }

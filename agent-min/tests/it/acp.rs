@@ -669,7 +669,13 @@ fn after_a_stop_at_the_mistake_limit_the_next_prompt_is_the_persons_guidance() {
     let mcp = json!([{"name": "shared", "command": "/nonexistent/other", "args": [], "env": []}]).to_string();
     // An empty prompt sends nothing to the model.
     let prompts = json!(["", "Do the task.", "Use attempt_completion now."]).to_string();
-    let env = [("ACP_PROMPTS", prompts.as_str()), ("ACP_MCP", mcp.as_str())];
+    let hooks = RecordingHooks::new(state.path(), &["UserPromptSubmit"]);
+    let env = [
+        ("ACP_PROMPTS", prompts.as_str()),
+        ("ACP_MCP", mcp.as_str()),
+        ("HOME", &hooks.home),
+        ("XDG_DOCUMENTS_DIR", &hooks.docs),
+    ];
     let more = ["--max-mistakes", "2", "--mcp-config", cfg.to_str().unwrap()];
     let (seen, _) = run_client_with("prompts", &env, &more, &server, &root, state.path());
     let stops: Vec<&str> =
@@ -684,6 +690,11 @@ fn after_a_stop_at_the_mistake_limit_the_next_prompt_is_the_persons_guidance() {
         guided.contains("You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>\nUse attempt_completion now.\n</feedback>"),
         "{guided}"
     );
+    // Cline asks for guidance and runs no hook on it: UserPromptSubmit saw the task only.
+    assert!(!guided.contains("UserPromptSubmit saw it"), "{guided}");
+    let submitted: Vec<Value> =
+        hooks.inputs("UserPromptSubmit").iter().map(|i| i["userPromptSubmit"]["prompt"].clone()).collect();
+    assert_eq!(submitted, [json!("Do the task.")]);
 }
 
 /// The client's MCP servers for a slow call (the Python SDK's test server, its `slow` tool), and
@@ -903,6 +914,74 @@ fn a_question_ends_the_turn_and_the_next_prompt_answers_it() {
     let answered = next.find(answer).unwrap_or_else(|| panic!("{next}"));
     assert!(listed < answered && next.contains("<file_content path=\"seen.txt\">"), "{next}");
     assert!(!next.contains("<feedback>") && !next.contains("no answer"), "{next}");
+}
+
+/// Global hooks (in the documents folder of a home of the test's own: they run unasked) that
+/// record their input and answer with a context naming them; `home` and `docs` are for the
+/// agent's `HOME` and `XDG_DOCUMENTS_DIR`.
+struct RecordingHooks {
+    home: String,
+    docs: String,
+    out: PathBuf,
+}
+
+impl RecordingHooks {
+    fn new(state: &Path, names: &[&str]) -> RecordingHooks {
+        let home = state.join("home");
+        let docs = home.join("Documents");
+        let out = state.join("hooks-out");
+        std::fs::create_dir_all(docs.join("Cline/Hooks")).unwrap();
+        std::fs::create_dir(&out).unwrap();
+        for name in names {
+            let log = out.join(format!("{name}.jsonl"));
+            let script = format!(
+                "#!/bin/sh\ncat >> '{log}'\necho >> '{log}'\necho '{{\"contextModification\": \"{name} saw it\"}}'\n",
+                log = log.display()
+            );
+            let path = docs.join("Cline/Hooks").join(name);
+            std::fs::write(&path, script).unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        }
+        RecordingHooks { home: home.display().to_string(), docs: docs.display().to_string(), out }
+    }
+
+    /// The inputs hook `name` was given, in order.
+    fn inputs(&self, name: &str) -> Vec<Value> {
+        let text = std::fs::read_to_string(self.out.join(format!("{name}.jsonl"))).unwrap_or_default();
+        text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+}
+
+/// In an editor the answer to a question is that call's result, so PostToolUse sees it (Cline's
+/// ToolExecutor runs it after the question's handler returns the answer) and its context follows
+/// the result; UserPromptSubmit does not, as no prompt was submitted (it saw the answer as one).
+#[test]
+fn an_answer_to_a_question_goes_to_post_tool_use_not_to_user_prompt_submit() {
+    let ask = tool("ask_followup_question", &[("question", "Which color?")]);
+    let server = Server::start(vec![anthropic(&ask), anthropic(&completion("painted blue"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let hooks = RecordingHooks::new(state.path(), &["PostToolUse", "UserPromptSubmit"]);
+    let seen_by = |name: &str| hooks.inputs(name);
+    let prompts = json!(["Paint it.", "blue"]).to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str()), ("HOME", &hooks.home), ("XDG_DOCUMENTS_DIR", &hooks.docs)];
+    let (seen, _) = run_client_with("prompts", &env, &[], &server, &root, state.path());
+    assert_eq!(seen["answers"][1]["stopReason"], "end_turn", "{seen}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{seen}");
+    let next = reqs[1].last_user();
+    let answered = "[ask_followup_question for 'Which color?'] Result:\n<answer>\nblue\n</answer>\n\n<hook_context source=\"PostToolUse\" type=\"general\">\nPostToolUse saw it\n</hook_context>";
+    assert!(next.contains(answered), "{next}");
+    assert!(!next.contains("UserPromptSubmit saw it"), "{next}");
+    let post = seen_by("PostToolUse");
+    assert_eq!(post.len(), 1, "{post:?}");
+    assert_eq!(post[0]["postToolUse"]["toolName"], "ask_followup_question", "{post:?}");
+    assert_eq!(post[0]["postToolUse"]["result"], "<answer>\nblue\n</answer>", "{post:?}");
+    // UserPromptSubmit saw the task's prompt only.
+    let submitted = seen_by("UserPromptSubmit");
+    assert_eq!(submitted.len(), 1, "{submitted:?}");
+    assert_eq!(submitted[0]["userPromptSubmit"]["prompt"], "Paint it.", "{submitted:?}");
 }
 
 /// Natively, the question's call is answered by the next prompt, paired by id (the scripted
