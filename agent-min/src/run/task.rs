@@ -7,6 +7,7 @@
 //! turn ([`crate::run::session::state`]), the context window ([`crate::run::budget::context`]), tokens and cost
 //! ([`crate::run::budget::accounting`]) and the run's limits ([`crate::run::budget::limits`]).
 
+use std::ops::Range;
 use std::time::Duration;
 
 use crate::run::budget::accounting::{self, Accounting};
@@ -1237,14 +1238,15 @@ impl Task {
         let mut rejected = false;
         self.ran_in_reply = 0;
         for (k, planned) in reply.calls.iter().enumerate() {
-            let text = if rejected {
+            let (text, own) = if rejected {
                 let text = format!("{} {}", prompt::SKIPPED_AFTER_REJECTION, planned.call.description());
                 // Its complete `tool_call` event went out: its result is said too.
                 let id = call_id(self.turn_number(), planned.n);
                 self.around.events.tool_result(&id, &planned.call.name, false, &text, None);
-                text
+                let all = 0..text.len();
+                (text, all)
             } else {
-                let (text, end, denied) = self.run_call(&planned.call, planned.n);
+                let (text, own, end, denied) = self.run_call(&planned.call, planned.n);
                 if let Some(End::Completed(_) | End::Asked(_)) = &end {
                     self.not_run_after(&reply.calls[k + 1..], matches!(end, Some(End::Asked(_))));
                     if reply.answered_in_text() && !results.is_empty() {
@@ -1263,9 +1265,9 @@ impl Task {
                 }
                 self.ran_in_reply += 1;
                 rejected = denied;
-                text
+                (text, own)
             };
-            self.answer_in_history(planned.n, &text);
+            self.answer_in_history(planned.n, &text[own]);
             results.push(text);
             if k + 1 < reply.calls.len() && !rejected {
                 // Saved with each result while more calls follow: a task stopped in a later one
@@ -1319,9 +1321,11 @@ impl Task {
         }
     }
 
-    /// Runs call `n` of the reply with its hooks: its result text, the end of the task if it
-    /// ended it, and whether the person refused it.
-    fn run_call(&mut self, call: &Call, n: usize) -> (String, Option<End>, bool) {
+    /// Runs call `n` of the reply with its hooks: its result text, the part of it that is the
+    /// call's own result (natively its `tool_result`; a hook's context and loop detection's
+    /// warning around it go out as text after the results, as in Cline), the end of the task if
+    /// it ended it, and whether the person refused it.
+    fn run_call(&mut self, call: &Call, n: usize) -> (String, Range<usize>, Option<End>, bool) {
         let hooks = &mut self.around.project.hooks;
         // Cline's handlers check parameters, `.clineignore` and the command permissions before
         // their PreToolUse hook: a call refused so reaches no hook.
@@ -1334,19 +1338,21 @@ impl Task {
         };
         let pre = match pre {
             Gate::Go(hooked) => hooked,
-            Gate::Stop(why) => return (String::new(), Some(self.hook_stop(why, String::new()).into_end()), false),
+            Gate::Stop(why) => {
+                return (String::new(), 0..0, Some(self.hook_stop(why, String::new()).into_end()), false)
+            }
         };
         let started = std::time::Instant::now();
         let outcome = self.execute(call, n);
         if let Some(question) = self.unanswered.take() {
-            return (String::new(), Some(self.wait_for_a_person(call, n, &question)), false);
+            return (String::new(), 0..0, Some(self.wait_for_a_person(call, n, &question)), false);
         }
         if let Outcome::Asked(question) = outcome {
             // An editor's person answers with the next prompt (`follow_up`); its hooks and
             // loop detection then have nothing to look at yet.
             self.asked = Some((call.clone(), started));
             self.mistakes.clear();
-            return (String::new(), Some(End::Asked(question)), false);
+            return (String::new(), 0..0, Some(End::Asked(question)), false);
         }
         let outcome = match (outcome, self.around.output_schema.as_mut()) {
             (Outcome::Complete(done), Some(schema)) => match schema.check(&done) {
@@ -1356,7 +1362,7 @@ impl Task {
                     Outcome::Failure { text: tools::tool_error(&text), mistake: false }
                 }
                 Schema::Fail(why) => {
-                    return (String::new(), Some(self.stop(why, None, String::new()).into_end()), false)
+                    return (String::new(), 0..0, Some(self.stop(why, None, String::new()).into_end()), false)
                 }
             },
             (outcome, _) => outcome,
@@ -1390,7 +1396,9 @@ impl Task {
         };
         let post = match post {
             Gate::Go(hooked) => hooked,
-            Gate::Stop(why) => return (String::new(), Some(self.hook_stop(why, String::new()).into_end()), false),
+            Gate::Stop(why) => {
+                return (String::new(), 0..0, Some(self.hook_stop(why, String::new()).into_end()), false)
+            }
         };
         self.take_progress(call, n);
         if matches!(outcome, Outcome::Complete(_)) {
@@ -1433,13 +1441,14 @@ impl Task {
         let body = format!("{command}{body}");
         // A refused call ran nothing: what PreToolUse said about running it is not passed on
         // (Cline runs that hook only once the call is approved).
-        let pre = if denied { "" } else { pre.as_str() };
-        let result = format!("{}{body}{warning}{}", after(pre), before(&post));
+        let pre = after(if denied { "" } else { pre.as_str() });
+        let own = pre.len()..pre.len() + body.len();
+        let result = format!("{pre}{body}{warning}{}", before(&post));
         // After the handler's reset of the count, as in Cline.
         if matches!(repeated, Verdict::Escalate) {
             self.mistakes.looped(&call.name, tools::repeat::HARD_THRESHOLD);
         }
-        (result, end, denied)
+        (result, own, end, denied)
     }
 
     /// Runs one tool call: checks its parameters, then hands it to the tool.

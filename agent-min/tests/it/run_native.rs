@@ -252,6 +252,53 @@ fn anthropic_history_carries_tool_use_and_tool_result_with_matching_ids() {
     assert_eq!(m[2]["content"].as_array().unwrap().len(), 3);
 }
 
+/// Each call's `tool_result` holds its own result; what hooks say beside it goes out as text
+/// blocks after all the results, in order, as Cline's `ensureToolResultsFollowToolUse` orders
+/// them (it was inside the `tool_result`, the PreToolUse context before `[read_file …] Result:`).
+#[test]
+fn hook_contexts_go_after_the_tool_results_not_inside_them() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "milk\n").unwrap();
+    std::fs::write(ws.path().join("b.txt"), "eggs\n").unwrap();
+    // Global hooks, in a home of the test's own: they run unasked.
+    let home = tempfile::tempdir().unwrap();
+    let docs = home.path().join("Documents");
+    std::fs::create_dir_all(docs.join("Cline/Hooks")).unwrap();
+    for name in ["PreToolUse", "PostToolUse"] {
+        let hook = docs.join("Cline/Hooks").join(name);
+        let answer = format!(r#"{{"contextModification": "{name} on it"}}"#);
+        std::fs::write(&hook, format!("#!/bin/sh\ncat >/dev/null\necho '{answer}'\n")).unwrap();
+        std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let server = Server::start(vec![
+        reply(vec![
+            call("toolu_A", "read_file", &[r#"{"path":"a.txt"}"#]),
+            call("toolu_B", "read_file", &[r#"{"path":"b.txt"}"#]),
+        ]),
+        reply(vec![call("toolu_C", "attempt_completion", &[r#"{"result":"ok"}"#])]),
+    ]);
+    let base = anthropic_args(&server);
+    let (h, d) = (home.path().to_str().unwrap(), docs.to_str().unwrap());
+    let envs = [("HOME", h), ("XDG_DOCUMENTS_DIR", d)];
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["read both"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let content = reqs[1].body["messages"][2]["content"].as_array().unwrap().clone();
+    for (k, (id, file, line)) in [("toolu_A", "a.txt", "milk"), ("toolu_B", "b.txt", "eggs")].into_iter().enumerate() {
+        assert_eq!(content[k]["type"], "tool_result", "{content:?}");
+        assert_eq!(content[k]["tool_use_id"], id);
+        let result = content[k]["content"].as_str().unwrap();
+        let own = format!("[read_file for '{file}'] Result:\n1 | {line}");
+        assert!(result.starts_with(&own) && !result.contains("hook_context"), "{result}");
+    }
+    let context =
+        |source: &str| format!("<hook_context source=\"{source}\" type=\"general\">\n{source} on it\n</hook_context>");
+    let texts: Vec<&str> = content[2..].iter().map(|b| b["text"].as_str().unwrap()).collect();
+    let (pre, post) = (context("PreToolUse"), context("PostToolUse"));
+    assert_eq!(texts[..4], [pre.as_str(), post.as_str(), pre.as_str(), post.as_str()], "{texts:?}");
+    assert!(texts.last().unwrap().starts_with("<environment_details>"), "{texts:?}");
+}
+
 #[test]
 fn with_one_tool_per_reply_parallel_calls_get_tool_already_used_and_bad_arguments_are_mistakes() {
     let ws = tempfile::tempdir().unwrap();

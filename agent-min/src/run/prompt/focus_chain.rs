@@ -370,6 +370,6 @@ mod wire_tests {
         let u = Message::user(format!("not JSON\n\n{note}\n\n{env}"));
         let (ans, rest) = answers(Some(&a), &u);
         assert_eq!(ans[0].content, "not JSON");
-        assert_eq!(text_blocks(rest), [note.as_str(), env]);
+        assert_eq!(text_blocks(&rest), [note.as_str(), env]);
     }
 }

@@ -229,7 +229,7 @@ fn content(prev: Option<&Message>, m: &Message) -> Value {
             obj(vec![("type", s("image")), ("source", source)])
         }));
         if answers.is_empty() || !rest.trim().is_empty() {
-            blocks.extend(history::text_blocks(rest).into_iter().map(|t| json!({"type": "text", "text": t})));
+            blocks.extend(history::text_blocks(&rest).into_iter().map(|t| json!({"type": "text", "text": t})));
         }
         if blocks.is_empty() {
             return json!(m.content);

@@ -5,6 +5,9 @@
 //! (`ensureToolResultsFollowToolUse`). Done here, when the request is built, so no saved task,
 //! resume or context cut can ever send a call without its result: the APIs reject that.
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use crate::run::llm::types::{Message, Part, Role, ToolUsePart};
 
 /// Cline's placeholder for a call whose result was never recorded.
@@ -22,16 +25,18 @@ pub(crate) struct Answer<'a> {
 }
 
 /// The results a user message carries for the calls of `prev` (the message before it), and
-/// the text left over (the environment details, and when every call has its own answer, any
-/// text after the copies of those answers the message starts with: a resumption notice, the
-/// person's words, a hook's context), which goes out after them.
-pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<Answer<'a>>, &'a str) {
+/// the text left over (the environment details, and when every call has its own answer, the
+/// text around the copies of those answers the message starts with: a hook's context or loop
+/// detection's warning beside a result, a resumption notice, the person's words), which goes
+/// out after them — as Cline's `ensureToolResultsFollowToolUse` puts every `tool_result` first
+/// and the other blocks after, in their order.
+pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<Answer<'a>>, Cow<'a, str>) {
     let calls: Vec<&ToolUsePart> = match prev {
         Some(p) if p.role == Role::Assistant && user.role == Role::User => p.tool_uses().collect(),
         _ => Vec::new(),
     };
     if calls.is_empty() {
-        return (Vec::new(), &user.content);
+        return (Vec::new(), Cow::Borrowed(&user.content));
     }
     let (result, rest) = split_results(&user.content);
     let mut result = Some(result);
@@ -51,13 +56,20 @@ pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<
         .collect();
     match result {
         // Every call was answered: the message's text starts with copies of the results of the
-        // calls that ran (the loop writes them there too); what follows them is said as text.
+        // calls that ran (the loop writes them there too); what stands between and after them is
+        // said as text.
         Some(head) => {
-            let (_, after) = copies(head, out.iter().filter_map(|a| a.call.answer.as_deref()));
+            let Copies { between, after, .. } = copies(head, out.iter().filter_map(|a| a.call.answer.as_deref()));
             // `head` starts the text: from `after` on, the text is contiguous.
-            (out, if after == head.len() { rest } else { &user.content[after..] })
+            let tail = if after == head.len() { rest } else { &user.content[after..] };
+            if between.is_empty() {
+                return (out, Cow::Borrowed(tail));
+            }
+            let pieces: Vec<&str> =
+                between.into_iter().map(|r| &head[r]).chain(Some(tail)).filter(|t| !t.is_empty()).collect();
+            (out, Cow::Owned(pieces.join("\n\n")))
         }
-        None => (out, rest),
+        None => (out, Cow::Borrowed(rest)),
     }
 }
 
@@ -65,7 +77,7 @@ pub(crate) fn answers<'a>(prev: Option<&'a Message>, user: &'a Message) -> (Vec<
 /// the message with them, and [`answers`] sends each once, as its call's result): each copy's
 /// call, as its index among `prev`'s parts, and the copy's byte range. Empty when a call has no
 /// recorded result (the text is then the result itself).
-pub(crate) fn copies_of_answers(prev: &Message, user: &Message) -> Vec<(usize, std::ops::Range<usize>)> {
+pub(crate) fn copies_of_answers(prev: &Message, user: &Message) -> Vec<(usize, Range<usize>)> {
     let calls: Vec<(usize, &ToolUsePart)> = prev
         .parts
         .iter()
@@ -79,7 +91,7 @@ pub(crate) fn copies_of_answers(prev: &Message, user: &Message) -> Vec<(usize, s
         return Vec::new();
     }
     let (head, _) = split_results(&user.content);
-    let (found, _) = copies(head, calls.iter().map(|(_, t)| t.answer.as_deref().unwrap_or_default()));
+    let found = copies(head, calls.iter().map(|(_, t)| t.answer.as_deref().unwrap_or_default())).found;
     found.into_iter().map(|(n, range)| (calls[n].0, range)).collect()
 }
 
@@ -101,19 +113,37 @@ pub(crate) fn request_bytes(messages: &[Message], from: usize) -> usize {
         .sum()
 }
 
-/// The copies of `answers` that `head` starts with (some of them, in order, each followed by a
-/// blank line or the end): each one's index among `answers` and its range in `head`; and where
-/// the text after them starts.
-fn copies<'b>(head: &str, answers: impl Iterator<Item = &'b str>) -> (Vec<(usize, std::ops::Range<usize>)>, usize) {
-    let mut at = 0;
-    let mut found = Vec::new();
+/// Where a user message's text holds copies of its calls' answers ([`copies`]).
+struct Copies {
+    /// Each copy's index among the answers, and its range.
+    found: Vec<(usize, Range<usize>)>,
+    /// The stretches of text before and between the copies (what the loop writes beside a
+    /// result: a hook's context, loop detection's warning), without the blank line that ends each.
+    between: Vec<Range<usize>>,
+    /// Where the text after them starts.
+    after: usize,
+}
+
+/// The copies of `answers` that `head` holds: some of them, in order, each a paragraph of its
+/// own (at the start or after a blank line, followed by a blank line or the end).
+fn copies<'b>(head: &str, answers: impl Iterator<Item = &'b str>) -> Copies {
+    let (mut at, mut found, mut between) = (0, Vec::new(), Vec::new());
     for (n, a) in answers.enumerate() {
-        if let Some(r) = head[at..].strip_prefix(a).filter(|r| r.is_empty() || r.starts_with("\n\n")) {
-            found.push((n, at..at + a.len()));
-            at += a.len() + r.len().min(2);
+        if a.is_empty() {
+            continue;
         }
+        let paragraph = |p: usize| {
+            (p == at || head[..p].ends_with("\n\n"))
+                && (head.len() == p + a.len() || head[p + a.len()..].starts_with("\n\n"))
+        };
+        let Some(p) = head[at..].match_indices(a).map(|(i, _)| at + i).find(|&p| paragraph(p)) else { continue };
+        if p > at {
+            between.push(at..p - 2);
+        }
+        found.push((n, p..p + a.len()));
+        at = (p + a.len() + 2).min(head.len());
     }
-    (found, at)
+    Copies { found, between, after: at }
 }
 
 /// A user message's text cut where its results end: before the focus chain's reminder, which
@@ -261,6 +291,33 @@ mod tests {
         // A copy is only a whole result: one that merely starts alike is text.
         let u = Message::user(format!("{r1}X\n\n{env}"));
         assert_eq!(answers(Some(&a), &u).1, u.content);
+    }
+
+    /// What the loop writes beside a result (a hook's context before or after it, loop
+    /// detection's warning) is not the call's answer: it goes out after all the results, in
+    /// order; the copies are still found, for the context's cuts.
+    #[test]
+    fn text_beside_the_copies_goes_after_the_results() {
+        let mut a = Message::assistant("");
+        let (r1, r2) = ("[read_file for 'a'] Result:\nA", "[read_file for 'b'] Result:\nB");
+        a.parts = vec![call("t1", Some(r1)), call("t2", Some(r2))];
+        let pre = "<hook_context source=\"PreToolUse\" type=\"general\">\np\n</hook_context>";
+        let warn = "Tool [read_file] has been called 3 times consecutively with identical arguments.";
+        let post = "<hook_context source=\"PostToolUse\" type=\"general\">\nq\n</hook_context>";
+        let env = "<environment_details>\nE\n</environment_details>";
+        let u = Message::user(format!("{pre}\n\n{r1}\n\n{warn}\n\n{post}\n\n{pre}\n\n{r2}\n\n{post}\n\n{env}"));
+        let (ans, rest) = answers(Some(&a), &u);
+        assert_eq!(ans.iter().map(|x| x.content.as_str()).collect::<Vec<_>>(), [r1, r2]);
+        assert_eq!(rest, format!("{pre}\n\n{warn}\n\n{post}\n\n{pre}\n\n{post}\n\n{env}"));
+        let found: Vec<&str> = copies_of_answers(&a, &u).into_iter().map(|(_, r)| &u.content[r]).collect();
+        assert_eq!(found, [r1, r2]);
+        // A task saved before: each answer held what stood beside it, and is found whole.
+        let (w1, w2) = (format!("{pre}\n\n{r1}\n\n{post}"), format!("{r2}\n\n{post}"));
+        a.parts = vec![call("t1", Some(&w1)), call("t2", Some(&w2))];
+        let u = Message::user(format!("{w1}\n\n{w2}\n\n{env}"));
+        let (ans, rest) = answers(Some(&a), &u);
+        assert_eq!(ans.iter().map(|x| x.content.as_str()).collect::<Vec<_>>(), [w1.as_str(), w2.as_str()]);
+        assert_eq!(rest, env);
     }
 
     #[test]

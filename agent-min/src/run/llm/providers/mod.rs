@@ -220,7 +220,7 @@ pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool, st
         }
         let images: Vec<&ImagePart> = m.images().collect();
         if answers.is_empty() || !rest.is_empty() || !images.is_empty() {
-            msgs.push(chat_user(rest, &images, ollama, strings));
+            msgs.push(chat_user(&rest, &images, ollama, strings));
         }
     }
     msgs

@@ -107,9 +107,9 @@ fn input(messages: &[Message]) -> Vec<Value> {
             ]));
         }
         if answers.is_empty() || !rest.is_empty() || m.images().next().is_some() {
-            let mut blocks = history::text_blocks(rest);
+            let mut blocks = history::text_blocks(&rest);
             if blocks.is_empty() && m.images().next().is_none() {
-                blocks.push(rest);
+                blocks.push(&rest);
             }
             // Cline's `input_image` (detail `auto`, a data URL) for each image, before the text.
             let images = m.images().map(|i| {
