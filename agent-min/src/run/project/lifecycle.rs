@@ -289,6 +289,8 @@ pub(crate) fn pre_compact(h: &mut Hooks, c: &Compaction<'_>, term: &mut Term, ev
         "ulid": h.meta.task_id,
         "contextSize": c.messages.len(),
         "compactionStrategy": c.strategy,
+        // Cline's index of its last `api_req_started` UI message, which agent-min has none
+        // of: the history's last message, in the file the hook is given.
         "previousApiReqIndex": c.messages.len().saturating_sub(1),
         "tokensIn": c.tokens[0],
         "tokensOut": c.tokens[1],
