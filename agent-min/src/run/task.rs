@@ -415,7 +415,8 @@ impl Task {
             self.started(false);
         }
         let hooks = &mut self.around.project.hooks;
-        let start = match lifecycle::task_start(hooks, &task, &mut self.term, &mut self.around.events) {
+        let person = &self.around.meta.task;
+        let start = match lifecycle::task_start(hooks, person, &task, &mut self.term, &mut self.around.events) {
             Gate::Go(first) => {
                 // A prompt or workflow named in the task goes before its `<task>` block, the
                 // command out of it; the words' mentions expanded after the block.

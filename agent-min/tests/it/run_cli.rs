@@ -368,12 +368,29 @@ fn output_schema_retries_an_invalid_result_once_then_prints_valid_json() {
         anthropic(&completion("{\"todos\": [\"a\", \"b\"]}")),
     ]);
     let base = anthropic_args(&server);
+    // Global hooks (in a home of the test's own) that record what they are given.
+    let home = tempfile::tempdir().unwrap();
+    let (hooks, out) = (home.path().join("Documents/Cline/Hooks"), home.path().join("out"));
+    std::fs::create_dir_all(&hooks).unwrap();
+    for name in ["TaskStart", "UserPromptSubmit"] {
+        let script = format!("#!/bin/sh\ncat > '{}.{name}.json'\n", out.display());
+        std::fs::write(hooks.join(name), script).unwrap();
+        std::fs::set_permissions(hooks.join(name), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let docs = home.path().join("Documents");
+    let envs = [("HOME", home.path().to_str().unwrap()), ("XDG_DOCUMENTS_DIR", docs.to_str().unwrap())];
     let args = args_with(&base, &["--no-save", "--output-schema", "s.json", "list the TODOs"]);
-    let r = run_piped(ws.path(), &args, &[], b"");
+    let r = run_piped(ws.path(), &args, &envs, b"");
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert_eq!(r.stdout, "{\"todos\":[\"a\",\"b\"]}\n");
     let reqs = server.requests();
     assert!(reqs[0].last_user().contains("valid against this JSON Schema"), "the model is told");
+    // The hooks are given the person's task, without agent-min's instructions.
+    let given = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(format!("{}.{name}.json", out.display())).unwrap()).unwrap()
+    };
+    assert_eq!(given("TaskStart")["taskStart"]["taskMetadata"]["initialTask"], "list the TODOs");
+    assert_eq!(given("UserPromptSubmit")["userPromptSubmit"]["prompt"], "list the TODOs");
     assert!(reqs[1].last_user().contains("does not match the required JSON Schema"), "{}", reqs[1].last_user());
     // Invalid twice: the run fails.
     let server = Server::start(vec![anthropic(&completion("no")), anthropic(&completion("{\"todos\": 3}"))]);

@@ -32,15 +32,16 @@ fn stop(hook: Hook, a: &Answer) -> Gate {
 /// `TaskStart`, then `UserPromptSubmit` with the task, as a new task starts: the first user
 /// message, with the hooks' contexts after the `<task>` block, in that order; the caller adds
 /// the environment details, built once the hooks have run (as Cline's `loadContext` builds
-/// them), so that they show what a hook changed.
-pub(crate) fn task_start(h: &mut Hooks, task: &str, term: &mut Term, events: &mut Events) -> Gate {
+/// them), so that they show what a hook changed. The hooks see the person's `task`; the block
+/// holds `told`, the task as the model is told it (with `--output-schema`'s instructions).
+pub(crate) fn task_start(h: &mut Hooks, task: &str, told: &str, term: &mut Term, events: &mut Events) -> Gate {
     let md = input::task_metadata(&h.meta, &[("initialTask", task)]);
     let a = h.run(Hook::TaskStart, json!({ "taskMetadata": md }), term, events);
     if a.cancel {
         return stop(Hook::TaskStart, &a);
     }
-    let block = format!("<task>\n{task}\n</task>");
-    let prompt = prompt_of(&block);
+    let prompt = prompt_of(&format!("<task>\n{task}\n</task>"));
+    let block = format!("<task>\n{told}\n</task>");
     let mut parts = vec![block];
     if let Some(c) = a.context.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
         parts.push(format!("<hook_context source=\"TaskStart\">\n{c}\n</hook_context>"));
