@@ -88,9 +88,14 @@ impl Opened {
         self.meta.len()
     }
 
-    /// Its permission bits.
-    pub(crate) fn mode(&self) -> u32 {
-        self.meta.mode() & 0o7777
+    /// Whether this process may execute it, as `access(X_OK)` judges (and Cline's hook
+    /// discovery asks): by the owner's bits when it is ours, else the group's when we are in
+    /// its group, else the others'; for root, any execute bit.
+    pub(crate) fn executable(&self) -> bool {
+        let (uid, gid) = (rustix::process::geteuid().as_raw(), rustix::process::getegid().as_raw());
+        let groups = rustix::process::getgroups().unwrap_or_default();
+        let in_group = |g: u32| g == gid || groups.iter().any(|x| x.as_raw() == g);
+        may_execute(self.meta.mode(), self.meta.uid(), self.meta.gid(), uid, in_group)
     }
 
     /// Where the descriptor really is (the kernel's name for it, after every link).
@@ -117,9 +122,40 @@ impl Opened {
     }
 }
 
+/// Whether user `uid` may execute a file of `mode` owned by `owner` and `group`, as the kernel
+/// decides for `access(X_OK)` (one class's bits only: an owner denied is denied, whatever the
+/// others may do); `in_group` says whether the user is in a group.
+fn may_execute(mode: u32, owner: u32, group: u32, uid: u32, in_group: impl Fn(u32) -> bool) -> bool {
+    let bits = match () {
+        () if uid == 0 => 0o111,
+        () if uid == owner => 0o100,
+        () if in_group(group) => 0o010,
+        () => 0o001,
+    };
+    mode & bits != 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn execute_permission_is_judged_by_the_callers_class_of_bits() {
+        let member = |g: u32| g == 20;
+        // The owner: only the owner's bit counts (`0o601`: others may, the owner may not).
+        assert!(may_execute(0o700, 1000, 20, 1000, member));
+        assert!(!may_execute(0o601, 1000, 20, 1000, member));
+        assert!(!may_execute(0o611, 1000, 20, 1000, member));
+        // In the file's group: the group's bit.
+        assert!(may_execute(0o610, 1, 20, 1000, member));
+        assert!(!may_execute(0o701, 1, 20, 1000, member));
+        // Anyone else: the others' bit.
+        assert!(may_execute(0o601, 1, 30, 1000, member));
+        assert!(!may_execute(0o770, 1, 30, 1000, member));
+        // Root: any execute bit, and none is none.
+        assert!(may_execute(0o601, 1, 30, 0, member) && may_execute(0o610, 1, 30, 0, member));
+        assert!(!may_execute(0o666, 1, 30, 0, member));
+    }
 
     #[test]
     fn a_fifo_is_refused_without_blocking() {

@@ -217,7 +217,8 @@ fn find(path: &Path, src: Source) -> Found {
         Err(Error::Missing) => return Found::None,
         Err(e) => return Found::Unusable(e.to_string()),
     };
-    if opened.mode() & 0o111 == 0 {
+    // Executable by this user (Cline: `fs.access(X_OK)`), not merely by someone.
+    if !opened.executable() {
         return Found::None;
     }
     match opened.read(MAX_HOOK_BYTES) {
