@@ -67,6 +67,8 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         return ExitCode::from(2);
     }
     crate::run::ui::interrupt::install();
+    // A prompt's time limit ends its turn, not the session's MCP servers.
+    crate::run::ui::interrupt::keep_servers();
     let (wire, incoming) = Wire::start();
     let mut agent = Agent { opts, wire, sessions: HashMap::new(), fs: FileSystemCapabilities::default() };
     for message in incoming {

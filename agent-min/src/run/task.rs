@@ -164,9 +164,9 @@ pub struct Task {
     /// they go to the model before the feedback on the completion (Cline pushed them before it
     /// waited for the person's answer), and are saved as the unanswered message.
     completed_after: Option<String>,
-    /// The editor's question the turn ended at (`End::Asked`), and when it was asked: the next
-    /// prompt answers it.
-    asked: Option<(Call, std::time::Instant)>,
+    /// The editor's question the turn ended at (`End::Asked`), its place among the reply's
+    /// calls and when it was asked: the next prompt answers it.
+    asked: Option<(Call, usize, std::time::Instant)>,
     /// The images that go with the next user message (read by `read_file` since the last one,
     /// or left with an unsent one), after its text's results.
     next_parts: Vec<Part>,
@@ -234,7 +234,7 @@ struct BeforePrompt {
     without_native_call: u32,
     unsent: Option<String>,
     completed_after: Option<String>,
-    asked: Option<(Call, std::time::Instant)>,
+    asked: Option<(Call, usize, std::time::Instant)>,
     next_parts: Vec<Part>,
     focus: Option<FocusChain>,
     last_request_tokens: u64,
@@ -484,7 +484,7 @@ impl Task {
             // The answer to the question the turn ended at, as its result (the terminal's
             // `<answer>`: mentions expanded, then a slash command before it), PostToolUse's
             // context after it, after what a hook's stop left unsent.
-            Some((call, at)) => {
+            Some((call, n, at)) => {
                 let m = self.expand_mentions(text);
                 let answer = self.command_in_answer(format!("<answer>\n{}\n</answer>{}", m.words, m.blocks));
                 let ms = at.elapsed().as_millis() as u64;
@@ -498,7 +498,10 @@ impl Task {
                             return self.hook_stop(why, unsent.or(completed_after).unwrap_or_default());
                         }
                     };
-                let result = format!("{}{}", tools::result_message(call, &answer, None), before(&post));
+                // Natively the call's own result, PostToolUse's context after the results.
+                let own = tools::result_message(call, &answer, None);
+                self.answer_in_history(*n, &own);
+                let result = format!("{own}{}", before(&post));
                 (String::new(), String::new(), prompt::after_unsent(unsent.as_deref(), &result))
             }
             None => {
@@ -1351,7 +1354,7 @@ impl Task {
         if let Outcome::Asked(question) = outcome {
             // An editor's person answers with the next prompt (`follow_up`); its hooks and
             // loop detection then have nothing to look at yet.
-            self.asked = Some((call.clone(), started));
+            self.asked = Some((call.clone(), n, started));
             self.mistakes.clear();
             return (String::new(), 0..0, Some(End::Asked(question)), false);
         }

@@ -1007,7 +1007,8 @@ fn natively_the_next_prompt_is_the_question_s_result() {
     let root = std::fs::canonicalize(ws.path()).unwrap();
     let state = tempfile::tempdir().unwrap();
     let prompts = json!(["Paint it.", "blue"]).to_string();
-    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let hooks = RecordingHooks::new(state.path(), &["PostToolUse"]);
+    let env = [("ACP_PROMPTS", prompts.as_str()), ("HOME", &hooks.home), ("XDG_DOCUMENTS_DIR", &hooks.docs)];
     let (seen, _) = run_client_with("prompts", &env, &["--tool-calls", "native"], &server, &root, state.path());
     assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
     assert_eq!(seen["answers"][1]["stopReason"], "end_turn", "{seen}");
@@ -1018,8 +1019,12 @@ fn natively_the_next_prompt_is_the_question_s_result() {
         let r = results.as_array().unwrap().iter().find(|b| b["tool_use_id"] == id);
         text_of(&r.unwrap_or_else(|| panic!("no result for {id}: {results}"))["content"])
     };
-    assert!(result("toolu_q").contains("<answer>\nblue\n</answer>"), "{results}");
+    assert!(result("toolu_q").ends_with("<answer>\nblue\n</answer>"), "{results}");
     assert!(result("toolu_l").starts_with("This tool was not executed: ask_followup_question"), "{results}");
+    // PostToolUse's context on the answer: a text block after the results, as in Cline.
+    let context = "<hook_context source=\"PostToolUse\" type=\"general\">\nPostToolUse saw it\n</hook_context>";
+    let texts: Vec<&Value> = results.as_array().unwrap().iter().filter(|b| b["type"] == "text").collect();
+    assert_eq!(texts[0]["text"], context, "{results}");
 }
 
 /// An editor's stdio MCP server starts in the session's directory, not where the editor

@@ -14,7 +14,7 @@ use super::jsonrpc::{self, Incoming, McpError};
 use super::Transport;
 use crate::run::ui::interrupt;
 
-/// How often a call a turn waits on looks for the editor's cancel.
+/// How often a request looks for the editor's cancel and the time limit.
 const CANCEL_CHECK: Duration = Duration::from_millis(50);
 
 /// The protocol version we ask for.
@@ -42,8 +42,8 @@ pub(crate) struct Client {
     pub init: Value,
 }
 
-/// Why a call a turn waits on ends before its answer: the editor cancelled the turn, or the
-/// `--timeout` watchdog stopped its work (the server itself lives on, for the next prompt).
+/// Why a request ends before its answer: the editor cancelled the turn, or the `--timeout`
+/// watchdog stopped its work (in an editor the server itself lives on, for the next prompt).
 fn turn_stopped() -> Option<&'static str> {
     if interrupt::turn_cancelled() {
         Some("the turn was cancelled (session/cancel)")
@@ -82,27 +82,19 @@ impl Client {
         self.init.get("capabilities").and_then(|c| c.get(capability)).is_some()
     }
 
-    /// Sends `method` and waits up to `timeout` for its answer.
+    /// Sends `method` and waits up to `timeout` for its answer. The wait also ends when the
+    /// editor cancels the turn (`session/cancel`) or the `--timeout` watchdog stops its work,
+    /// the server told so as at a timeout. (A request over streamable HTTP is curl's, which
+    /// both kill.)
     pub(crate) fn request(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, McpError> {
-        self.ask(method, params, timeout, false)
-    }
-
-    /// [`Client::request`] for a call a turn is waiting on: it also ends when the editor
-    /// cancels the turn (`session/cancel`), the server told so as at a timeout. (A call over
-    /// streamable HTTP is curl's, which the cancel kills.)
-    fn request_in_turn(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, McpError> {
-        self.ask(method, params, timeout, true)
-    }
-
-    fn ask(&mut self, method: &str, params: Value, timeout: Duration, in_turn: bool) -> Result<Value, McpError> {
         self.next_id += 1;
         let id = self.next_id;
         let deadline =
             Instant::now().checked_add(timeout).unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
         self.transport.send(&jsonrpc::request(id, method, params), deadline)?;
         loop {
-            // In a turn, waits in slices, to see the editor's cancel and the time limit.
-            let until = if in_turn { deadline.min(Instant::now() + CANCEL_CHECK) } else { deadline };
+            // Waits in slices, to see the editor's cancel and the time limit.
+            let until = deadline.min(Instant::now() + CANCEL_CHECK);
             let msg = match self.transport.recv(until) {
                 Ok(m) => m,
                 Err(McpError::Timeout) if until < deadline => match turn_stopped() {
@@ -125,7 +117,7 @@ impl Client {
             }
             // A server that keeps talking never lets a wait time out: the cancel is looked for
             // after each of its messages too.
-            if let Some(why) = turn_stopped().filter(|_| in_turn) {
+            if let Some(why) = turn_stopped() {
                 return Err(self.given_up(id, why));
             }
             if Instant::now() >= deadline {
@@ -178,12 +170,12 @@ impl Client {
 
     /// `tools/call`.
     pub(crate) fn call_tool(&mut self, name: &str, arguments: Value, timeout: Duration) -> Result<Value, McpError> {
-        self.request_in_turn("tools/call", json!({"name": name, "arguments": arguments}), timeout)
+        self.request("tools/call", json!({"name": name, "arguments": arguments}), timeout)
     }
 
     /// `resources/read`.
     pub(crate) fn read_resource(&mut self, uri: &str, timeout: Duration) -> Result<Value, McpError> {
-        self.request_in_turn("resources/read", json!({"uri": uri}), timeout)
+        self.request("resources/read", json!({"uri": uri}), timeout)
     }
 
     /// `prompts/get`, without arguments (as Cline asks for a prompt named in a slash command).

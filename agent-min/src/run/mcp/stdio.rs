@@ -237,8 +237,9 @@ impl Transport for StdioTransport {
             match w.try_send(line) {
                 Ok(()) => break true,
                 Err(TrySendError::Disconnected(_)) => break false,
-                // The server is not reading its stdin: wait for it, until the deadline.
-                Err(TrySendError::Full(back)) if Instant::now() < deadline => {
+                // The server is not reading its stdin: wait for it, until the deadline (or the
+                // editor's cancel, or the time limit).
+                Err(TrySendError::Full(back)) if Instant::now() < deadline && !interrupt::work_stopped() => {
                     line = back;
                     std::thread::sleep(Duration::from_millis(5));
                 }

@@ -52,16 +52,35 @@ pub(crate) fn inside(candidates: &[PathBuf], place: Place, roots: &[PathBuf], cr
     out
 }
 
-/// `path` with its existing part resolved (links followed), the rest appended as written. A
-/// dangling link is followed too (up to 40 links, the kernel's limit), to where a file or
-/// directory created through it would be: the place it decides is there.
+/// `path` with its existing part resolved (links followed), the rest appended as written but
+/// for `.` and `..`, taken as a directory made there would take them. A dangling link is
+/// followed too (up to 40 links, the kernel's limit), to where a file or directory created
+/// through it would be: the place it decides is there.
 pub(crate) fn real_path(path: &Path) -> PathBuf {
+    use std::path::Component;
     let mut path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     'links: for _ in 0..=40 {
         let mut existing = path.as_path();
         loop {
             let rest = path.strip_prefix(existing).unwrap_or(Path::new(""));
             if let Ok(real) = std::fs::canonicalize(existing) {
+                if rest.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
+                    // (A link's target may hold `missing/../..`: unresolved, the path would
+                    // seem inside a root it leads out of. Nothing of the rest exists, so each
+                    // `..` takes back the part before it; what it now names is looked at again.)
+                    let mut joined = real;
+                    for c in rest.components() {
+                        match c {
+                            Component::ParentDir => {
+                                joined.pop();
+                            }
+                            Component::CurDir => {}
+                            part => joined.push(part),
+                        }
+                    }
+                    path = joined;
+                    continue 'links;
+                }
                 // (Joined only when there is a rest: an empty one would add a trailing `/`,
                 // which makes a file's path name no file.)
                 return if rest.as_os_str().is_empty() { real } else { real.join(rest) };
@@ -170,6 +189,16 @@ mod tests {
         let led = root.join("store/real/mcp");
         assert_eq!(inside(std::slice::from_ref(&settings), Place::Dir, roots, true), std::slice::from_ref(&led));
         assert!(led.is_dir());
+        // A link that leads out through `..` past a missing directory is judged where it leads:
+        // outside, so neither guarded nor made.
+        let outer = root.parent().unwrap().to_path_buf();
+        let escaped = outer.join(format!("escaped-{}", std::process::id()));
+        let name = escaped.file_name().unwrap().to_str().unwrap();
+        std::os::unix::fs::symlink(format!("nothere/../../../{name}"), root.join(".config/out")).unwrap();
+        assert_eq!(real_path(&root.join(".config/out")), escaped);
+        assert_eq!(inside(&[root.join(".config/out")], Place::Dir, roots, true), Vec::<PathBuf>::new());
+        assert_eq!(inside(&[root.join(".config/out")], Place::File, roots, true), Vec::<PathBuf>::new());
+        assert!(!escaped.exists() && !root.join(".config/nothere").exists());
         // A loop of links ends, as written.
         std::os::unix::fs::symlink("b", root.join("a")).unwrap();
         std::os::unix::fs::symlink("a", root.join("b")).unwrap();

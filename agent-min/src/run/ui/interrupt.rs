@@ -174,11 +174,24 @@ fn finish(ending: Ending) -> ! {
 
 /// Kills curl and any running command or hook, without exiting (the `--timeout` watchdog): the
 /// blocked reads and waits of the main thread then end, and the loop stops at its next check
-/// (an MCP call sees [`work_stopped`]). The MCP servers live on: an editor's sessions keep
-/// theirs for the next prompt.
+/// (an MCP request sees [`work_stopped`]). The MCP servers too, unless [`keep_servers`] was
+/// called: an editor's sessions keep theirs for the next prompt.
 pub(crate) fn kill_children() {
     WORK_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
-    kill_registered(&lock());
+    let live = lock();
+    kill_registered(&live);
+    if !SERVERS_KEPT.load(std::sync::atomic::Ordering::SeqCst) {
+        kill_servers(&live);
+    }
+}
+
+/// Set by [`keep_servers`].
+static SERVERS_KEPT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The MCP servers outlive a prompt the `--timeout` watchdog stops (`agent-min acp`: a session
+/// keeps its servers for its next prompt). A run ends at its time limit, and its servers with it.
+pub(crate) fn keep_servers() {
+    SERVERS_KEPT.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
 fn kill_registered(live: &Live) {
@@ -328,8 +341,8 @@ pub(crate) fn track_group(pgid: u32) -> Guard {
     Guard(Item::Group(pgid))
 }
 
-/// Registers an MCP server's process group, to be killed on Ctrl-C and at the process's end,
-/// not by the `--timeout` watchdog ([`kill_children`]).
+/// Registers an MCP server's process group, to be killed on Ctrl-C and at the process's end
+/// (by the `--timeout` watchdog only when not kept: [`keep_servers`]).
 pub(crate) fn track_server(pgid: u32) -> Guard {
     let pgid = pgid as i32;
     lock().servers.push(pgid);

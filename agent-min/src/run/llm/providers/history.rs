@@ -125,20 +125,27 @@ struct Copies {
 }
 
 /// The copies of `answers` that `head` holds: some of them, in order, each a paragraph of its
-/// own (at the start or after a blank line, followed by a blank line or the end).
+/// own (at the start or after a blank line, followed by a blank line or the end), none after a
+/// later answer's copy (an answer the text has no copy of — a call's refusal recorded on it
+/// alone — may still appear inside a later result, which is not its copy).
 fn copies<'b>(head: &str, answers: impl Iterator<Item = &'b str>) -> Copies {
-    let (mut at, mut found, mut between) = (0, Vec::new(), Vec::new());
-    for (n, a) in answers.enumerate() {
-        if a.is_empty() {
-            continue;
-        }
+    let answers: Vec<&str> = answers.collect();
+    // Where `a`'s first copy from `at` on starts.
+    let first = |a: &str, at: usize| {
         let paragraph = |p: usize| {
             (p == at || head[..p].ends_with("\n\n"))
                 && (head.len() == p + a.len() || head[p + a.len()..].starts_with("\n\n"))
         };
-        let Some(p) = head[at..].match_indices(a).map(|(i, _)| at + i).find(|&p| paragraph(p)) else { continue };
+        head[at..].match_indices(a).map(|(i, _)| at + i).find(|&p| paragraph(p))
+    };
+    let (mut at, mut found, mut between) = (0, Vec::new(), Vec::new());
+    for (n, a) in answers.iter().enumerate() {
+        let Some(p) = first(a, at).filter(|_| !a.is_empty()) else { continue };
+        if answers[n + 1..].iter().any(|b| !b.is_empty() && first(b, at).is_some_and(|q| q < p)) {
+            continue;
+        }
         if p > at {
-            between.push(at..p - 2);
+            between.push(at..(p - 2).max(at));
         }
         found.push((n, p..p + a.len()));
         at = (p + a.len() + 2).min(head.len());
@@ -318,6 +325,27 @@ mod tests {
         let (ans, rest) = answers(Some(&a), &u);
         assert_eq!(ans.iter().map(|x| x.content.as_str()).collect::<Vec<_>>(), [w1.as_str(), w2.as_str()]);
         assert_eq!(rest, env);
+    }
+
+    /// An answer the text has no copy of (a call's refusal, recorded on it alone) is not taken
+    /// from inside a later call's result that happens to hold the same words as a paragraph.
+    #[test]
+    fn an_answer_without_a_copy_is_not_found_inside_a_later_result() {
+        let mut a = Message::assistant("");
+        let refused = "The arguments are not valid JSON.";
+        let r2 = format!("[read_file for 'notes.md'] Result:\nfirst\n\n{refused}\n\nlast");
+        a.parts = vec![call("t1", Some(refused)), call("t2", Some(&r2))];
+        let env = "<environment_details>\nE\n</environment_details>";
+        let u = Message::user(format!("{r2}\n\n{env}"));
+        let (ans, rest) = answers(Some(&a), &u);
+        assert_eq!(ans.iter().map(|x| x.content.as_str()).collect::<Vec<_>>(), [refused, r2.as_str()]);
+        assert_eq!(rest, env);
+        let found: Vec<usize> = copies_of_answers(&a, &u).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(found, [1]);
+        // A stray newline after a copy's blank line: the text between is empty, not a panic.
+        let u = Message::user(format!("{refused}\n\n\n{r2}"));
+        let (ans, _) = answers(Some(&a), &u);
+        assert_eq!(ans.len(), 2);
     }
 
     #[test]
