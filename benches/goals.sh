@@ -233,8 +233,13 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # checked again where it lands, mid-stream errors retried: 16 KB, 5 KB of it in the minimal
 # agent's parts. Then 4.746 MB, at 4,743,384 B: the review of those fixes — an MCP approval's
 # programs told from its data files and hashed whole, a server's own PATH, an editor's sessions
-# guarding the trusted places: 3.6 KB, none of it in the minimal agent's parts.)
-line binary "  the same, no larger than today (ceiling 4.746 MB)" "$(mb "$b")" "$(is "$b <= 4746000")" must
+# guarding the trusted places: 3.6 KB, none of it in the minimal agent's parts.
+# Raised to 4.749 MB on 2026-12-06 (a later session), at 4,746,992 B: a review of the hooks
+# against Cline and of the session's own diff — native hook contexts sent after the results,
+# an answered question's PostToolUse, a hook executable by this user, dangling links guarded
+# where they lead, MCP servers kept by an editor at a time limit, one SHA-256 module: 3.6 KB,
+# most of it in the minimal agent's parts.)
+line binary "  the same, no larger than today (ceiling 4.749 MB)" "$(mb "$b")" "$(is "$b <= 4749000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -285,8 +290,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # in the minimal agent's own parts: 16 KB.
 # Raised to 3.067 MB on 2026-12-06, at 3,065,104 B: the same reviews' fixes (above) in the
 # minimal agent's own parts — curl's config pipe and PATH lookup, the write checked again, the
-# stream errors, .clineignore's `..`: 5 KB.)
-line binary "  the same, no larger than today (ceiling 3.067 MB)" "$(mb "$m")" "$(is "$m <= 3067000")" must
+# stream errors, .clineignore's `..`: 5 KB.
+# Raised to 3.072 MB on 2026-12-06 (a later session), at 3,069,792 B: the same review's fixes
+# (above) in the minimal agent's own parts — the native results' copies found with text
+# between them, the question's answer and its hook, guarded paths through dangling links: 4.7 KB.)
+line binary "  the same, no larger than today (ceiling 3.072 MB)" "$(mb "$m")" "$(is "$m <= 3072000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
