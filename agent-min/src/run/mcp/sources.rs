@@ -162,24 +162,28 @@ fn covered(text: &str, servers: &[ServerConfig], workspace: &Path) -> String {
     let here = std::env::current_dir().ok();
     let mut seen: Vec<PathBuf> = Vec::new();
     for s in servers {
-        let config::Kind::Stdio { command, args, cwd, .. } = &s.kind else { continue };
+        let config::Kind::Stdio { command, args, cwd, env } = &s.kind else { continue };
         // Where a relative word may lead: the server's directory (itself relative to the
         // agent's or the workspace's), the agent's, the workspace.
         let bases = [here.clone(), Some(workspace.to_path_buf())];
         let mut dirs: Vec<PathBuf> = cwd.iter().flat_map(|c| bases.iter().flatten().map(move |b| b.join(c))).collect();
         dirs.extend(bases.iter().flatten().cloned());
-        for word in std::iter::once(command).chain(args) {
-            for dir in &dirs {
-                let Ok(real) = std::fs::canonicalize(dir.join(word)) else { continue };
-                if !real.starts_with(workspace) || !runs(&real) || seen.contains(&real) {
-                    continue;
-                }
-                let digest = std::fs::File::open(&real)
-                    .and_then(crate::run::digest::sha256_of)
-                    .unwrap_or_else(|e| format!("unread ({e})"));
-                out.push_str(&format!("\n{digest} {}", real.display()));
-                seen.push(real);
+        // A bare command is found on PATH, the server's own when its settings set one (as it
+        // is started): found in the workspace (`"PATH": "/ws/bin:/usr/bin"`), it is covered too.
+        let path =
+            env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, p)| p.into()).or_else(|| std::env::var_os("PATH"));
+        let on_path = path.filter(|_| !command.contains('/')).and_then(|p| crate::run::spawn::program_in(&p, command));
+        let named = std::iter::once(command).chain(args).flat_map(|word| dirs.iter().map(move |d| d.join(word)));
+        for file in on_path.into_iter().chain(named) {
+            let Ok(real) = std::fs::canonicalize(&file) else { continue };
+            if !real.starts_with(workspace) || !runs(&real) || seen.contains(&real) {
+                continue;
             }
+            let digest = std::fs::File::open(&real)
+                .and_then(crate::run::digest::sha256_of)
+                .unwrap_or_else(|e| format!("unread ({e})"));
+            out.push_str(&format!("\n{digest} {}", real.display()));
+            seen.push(real);
         }
     }
     out
@@ -412,6 +416,19 @@ mod tests {
         // An executable is a program whatever its name.
         std::fs::set_permissions(ws.join("d.db"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         assert_ne!(covered(text, &servers, &ws), approval);
+        // A bare command its own PATH finds in the workspace is the workspace's program.
+        std::fs::create_dir(ws.join("tools")).unwrap();
+        std::fs::write(ws.join("tools/serve"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(ws.join("tools/serve"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let text = format!(
+            r#"{{"mcpServers": {{"t": {{"command": "serve", "env": {{"PATH": "{}/tools:/usr/bin"}}}}}}}}"#,
+            ws.display()
+        );
+        let servers = config::parse_workspace(&text, &ws.join(WORKSPACE_FILE)).unwrap();
+        let approval = covered(&text, &servers, &ws);
+        assert!(approval.contains(&format!(" {}", ws.join("tools/serve").display())), "{approval}");
+        std::fs::write(ws.join("tools/serve"), "#!/bin/sh\nid\n").unwrap();
+        assert_ne!(covered(&text, &servers, &ws), approval, "a rewritten program is asked about again");
     }
 
     #[test]
