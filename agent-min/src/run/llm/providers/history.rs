@@ -130,18 +130,25 @@ struct Copies {
 /// alone — may still appear inside a later result, which is not its copy).
 fn copies<'b>(head: &str, answers: impl Iterator<Item = &'b str>) -> Copies {
     let answers: Vec<&str> = answers.collect();
-    // Where `a`'s first copy from `at` on starts.
-    let first = |a: &str, at: usize| {
+    // Where `a`'s first copy in `head[at..end]` starts.
+    let first = |a: &str, at: usize, end: usize| {
         let paragraph = |p: usize| {
             (p == at || head[..p].ends_with("\n\n"))
                 && (head.len() == p + a.len() || head[p + a.len()..].starts_with("\n\n"))
         };
-        head[at..].match_indices(a).map(|(i, _)| at + i).find(|&p| paragraph(p))
+        head[at..end].match_indices(a).map(|(i, _)| at + i).find(|&p| paragraph(p))
     };
     let (mut at, mut found, mut between) = (0, Vec::new(), Vec::new());
     for (n, a) in answers.iter().enumerate() {
-        let Some(p) = first(a, at).filter(|_| !a.is_empty()) else { continue };
-        if answers[n + 1..].iter().any(|b| !b.is_empty() && first(b, at).is_some_and(|q| q < p)) {
+        if a.is_empty() {
+            continue;
+        }
+        let Some(p) = first(a, at, head.len()) else { continue };
+        // (Only the text skipped is searched for the later ones: usually none, or a hook's
+        // context — a copy that starts before `p` ends by `p` plus its length.)
+        let end = |b: &str| (p + b.len()..=head.len()).find(|&e| head.is_char_boundary(e)).unwrap_or(head.len());
+        let before = |b: &&str| !b.is_empty() && first(b, at, end(b)).is_some_and(|q| q < p);
+        if p > at && answers[n + 1..].iter().any(before) {
             continue;
         }
         if p > at {
@@ -342,6 +349,11 @@ mod tests {
         assert_eq!(rest, env);
         let found: Vec<usize> = copies_of_answers(&a, &u).into_iter().map(|(k, _)| k).collect();
         assert_eq!(found, [1]);
+        // The text skipped is searched up to a character's boundary.
+        a.parts = vec![call("t1", Some("A")), call("t2", Some("zzzz"))];
+        let u = Message::user("ab\n\nA\n\n\u{e9}");
+        assert_eq!(answers(Some(&a), &u).1, "ab\n\n\u{e9}");
+        a.parts = vec![call("t1", Some(refused)), call("t2", Some(&r2))];
         // A stray newline after a copy's blank line: the text between is empty, not a panic.
         let u = Message::user(format!("{refused}\n\n\n{r2}"));
         let (ans, _) = answers(Some(&a), &u);
