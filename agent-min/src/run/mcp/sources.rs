@@ -170,9 +170,8 @@ fn covered(text: &str, servers: &[ServerConfig], workspace: &Path) -> String {
         dirs.extend(bases.iter().flatten().cloned());
         // A bare command is found on PATH, the server's own when its settings set one (as it
         // is started): found in the workspace (`"PATH": "/ws/bin:/usr/bin"`), it is covered too.
-        let path =
-            env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, p)| p.into()).or_else(|| std::env::var_os("PATH"));
-        let on_path = path.filter(|_| !command.contains('/')).and_then(|p| crate::run::spawn::program_in(&p, command));
+        let found = |c: &str| crate::run::spawn::program_in(&crate::run::spawn::path_for(env), c);
+        let on_path = (!command.contains('/')).then(|| found(command)).flatten();
         let named = std::iter::once(command).chain(args).flat_map(|word| dirs.iter().map(move |d| d.join(word)));
         for file in on_path.into_iter().chain(named) {
             let Ok(real) = std::fs::canonicalize(&file) else { continue };

@@ -70,12 +70,8 @@ impl StdioTransport {
         // `spawn` finds it in the child's environment (absolute directories only, as always);
         // else on the agent's. A minimal environment, its own process group, dies with the
         // agent, ptrace-scoped.
-        let own = env.iter().rev().find(|(k, _)| k == "PATH");
-        let mut cmd = match own {
-            Some((_, path)) => spawn::command_on(std::ffi::OsStr::new(path), command, spawn::Policy::McpServer),
-            None => spawn::command(command, spawn::Policy::McpServer),
-        }
-        .map_err(McpError::Transport)?;
+        let mut cmd =
+            spawn::command_on(&spawn::path_for(env), command, spawn::Policy::McpServer).map_err(McpError::Transport)?;
         cmd.args(args);
         // The agent's own keys are not in that environment, and a `${env:…}` of one is refused
         // (`config.rs`); a value the settings write out is the person's own, as in Cline.

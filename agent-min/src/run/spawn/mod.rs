@@ -123,6 +123,12 @@ fn agents_path() -> std::ffi::OsString {
     std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into())
 }
 
+/// The `PATH` a child given the variables `env` is looked up on: its own when `env` sets one
+/// (Node's `spawn` looks in the child's environment), else the agent's.
+pub(crate) fn path_for(env: &[(String, String)]) -> std::ffi::OsString {
+    env.iter().rev().find(|(k, _)| k == "PATH").map_or_else(agents_path, |(_, p)| p.into())
+}
+
 /// The first executable `name` in the absolute directories of `path` (a `PATH` value: a child's
 /// own, which its settings give).
 pub(crate) fn program_in(path: &OsStr, name: impl AsRef<std::path::Path>) -> Option<std::path::PathBuf> {
