@@ -499,7 +499,7 @@ impl Task {
                         }
                     };
                 // Natively the call's own result, PostToolUse's context after the results.
-                let own = tools::result_message(call, &answer, None);
+                let own = tools::result_message(call, &answer);
                 self.answer_in_history(*n, &own);
                 let result = format!("{own}{}", before(&post));
                 (String::new(), String::new(), prompt::after_unsent(unsent.as_deref(), &result))
@@ -1440,14 +1440,17 @@ impl Task {
         let mut feedback = feedback.map(|f| self.mentions(&f));
         let command = feedback.as_mut().map(|f| self.command_in(&mut f.words)).unwrap_or_default();
         let text = if call.name == "ask_followup_question" { self.command_in_answer(text) } else { text };
-        let words = feedback.as_ref().map(|f| (&*f.words, &*f.blocks));
-        let body = tools::result_message(call, &crate::run::ui::redact::apply(&text), words);
-        let body = format!("{command}{body}");
+        // The person's feedback comes before the result it was given on, in a paragraph of its
+        // own: natively it is text after the results (Cline pushes it as a text block, which
+        // its `ensureToolResultsFollowToolUse` puts after them), not part of the `tool_result`.
+        let said = feedback.as_ref().map(|f| tools::feedback_paragraph(&f.words, &f.blocks)).unwrap_or_default();
+        let body = tools::result_message(call, &crate::run::ui::redact::apply(&text));
         // A refused call ran nothing: what PreToolUse said about running it is not passed on
         // (Cline runs that hook only once the call is approved).
         let pre = after(if denied { "" } else { pre.as_str() });
-        let own = pre.len()..pre.len() + body.len();
-        let result = format!("{pre}{body}{warning}{}", before(&post));
+        let start = pre.len() + command.len() + said.len();
+        let own = start..start + body.len();
+        let result = format!("{pre}{command}{said}{body}{warning}{}", before(&post));
         // After the handler's reset of the count, as in Cline.
         if matches!(repeated, Verdict::Escalate) {
             self.mistakes.looped(&call.name, tools::repeat::HARD_THRESHOLD);

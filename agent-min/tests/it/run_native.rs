@@ -802,12 +802,17 @@ fn a_denied_native_call_is_answered_with_the_denial() {
     let m = server.requests()[1].body["messages"].as_array().unwrap().clone();
     assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_W");
     let text = m[2]["content"][0]["content"].as_str().unwrap();
-    // Cline's framing: the person's feedback, then the denial.
+    // Cline's order: the denial in the `tool_result`, the person's feedback (a text block Cline
+    // pushed while asking) after the results, as its `ensureToolResultsFollowToolUse` puts it.
+    assert!(text.starts_with("[write_to_file for 'a.txt'] Result:\nThe user denied this operation."), "{text}");
+    assert!(!text.contains("<feedback>"), "{text}");
+    let after = m[2]["content"][1]["text"].as_str().unwrap();
     assert!(
-        text.starts_with(
-            "The user provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>\n\n"
-        ) && text.contains("The user denied this operation."),
-        "{text}"
+        after.starts_with(
+            "The user provided the following feedback:\n<feedback>\nplease use b.txt instead\n</feedback>"
+        ),
+        "{}",
+        m[2]
     );
 }
 

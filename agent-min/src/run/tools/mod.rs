@@ -174,7 +174,7 @@ pub(crate) enum Outcome {
     Denied {
         /// The result for the model (Cline's `toolDenied`, or a file tool's own wording).
         text: String,
-        /// What the person said, framed by [`result_message`] as Cline does.
+        /// What the person said, framed by [`feedback_paragraph`] as Cline does.
         feedback: Option<String>,
     },
     /// `attempt_completion`: the task is done with this result.
@@ -329,18 +329,17 @@ pub(crate) fn missing_param_result(call: &Call, param: &str, failures: registry:
     tool_error(&missing(call, param, failures))
 }
 
-/// The user message part for a tool's result, framed as Cline does: the person's feedback
-/// first (it is pushed while asking; `(words, blocks)`: what their mentions stand for follows
-/// `</feedback>`, as Cline's `parseMentions` appends it to that block), then
-/// `[description] Result:` and the text.
-pub(crate) fn result_message(call: &Call, text: &str, feedback: Option<(&str, &str)>) -> String {
+/// The user message part for a tool's result, framed as Cline does: `[description] Result:` and
+/// the text (the person's feedback, pushed while asking, goes before it: [`feedback_paragraph`]).
+pub(crate) fn result_message(call: &Call, text: &str) -> String {
     let text = if text.is_empty() { "(tool did not return anything)" } else { text };
-    let result = format!("{} Result:\n{text}", call.description());
-    match feedback {
-        // What the words' mentions stand for goes right after `</feedback>`, in its block.
-        Some((words, blocks)) => format!("{}{blocks}\n\n{result}", prompt::user_feedback(words)),
-        None => result,
-    }
+    format!("{} Result:\n{text}", call.description())
+}
+
+/// The person's feedback on a call, said before its result: Cline's `<feedback>` block, what its
+/// words' mentions stand for right after `</feedback>`, and the blank line that ends the paragraph.
+pub(crate) fn feedback_paragraph(words: &str, blocks: &str) -> String {
+    format!("{}{blocks}\n\n", prompt::user_feedback(words))
 }
 
 /// How much a tool touching a path needs approval.
