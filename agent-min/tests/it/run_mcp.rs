@@ -1084,6 +1084,49 @@ for line in sys.stdin:
     assert!(r.stdout.contains("late [connected]") && r.stdout.contains("plain"), "{}", r.all());
 }
 
+/// An MCP tool with an array parameter that says nothing of its items (common: many servers
+/// declare `{"type": "array"}`) is offered to OpenAI with `items: {}`: the API refuses a request
+/// holding such a schema ("array schema missing items"), so one such tool failed every request.
+#[test]
+fn an_array_parameter_without_items_does_not_get_every_openai_request_refused() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let script = cfg_dir.path().join("tags.py");
+    std::fs::write(
+        &script,
+        r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "tags", "version": "1"}}
+    elif m["method"] == "tools/list":
+        schema = {"type": "object", "properties": {"tags": {"type": "array", "description": "Tags"}}}
+        r = {"tools": [{"name": "tag", "description": "Tags things", "inputSchema": schema}]}
+    else:
+        r = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+"#,
+    )
+    .unwrap();
+    let cfg = settings(cfg_dir.path(), json!({"tags": {"command": "python3", "args": [script.display().to_string()]}}));
+    let done = r#"{"result":"ok"}"#;
+    let server =
+        Server::start(vec![native::openai("", "", &[native::call("call_1", "attempt_completion", &[done])], 5)]);
+    let base = openai_args(&server);
+    let args = args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "t"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let tools = reqs[0].body["tools"].as_array().unwrap();
+    let (_, tag) = mcp_function(tools, |t| &t["function"]["name"], "tag");
+    assert_eq!(
+        tag["function"]["parameters"]["properties"]["tags"],
+        json!({"type": "array", "description": "Tags", "items": {}})
+    );
+}
+
 #[test]
 fn native_mode_follows_tools_list_changed_in_the_next_request() {
     let ws = tempfile::tempdir().unwrap();

@@ -36,13 +36,19 @@ pub(crate) struct ToolSpec {
 }
 
 impl ToolSpec {
-    /// The OpenAI shape (`toolSpecFunctionDefinition`).
+    /// The OpenAI shape (`toolSpecFunctionDefinition`), with `items: {}` (any item) in every
+    /// array schema that has none: OpenAI refuses the whole request for one such parameter
+    /// ("array schema missing items"), which MCP servers often declare (Cline sends it as is).
     fn openai(&self) -> Value {
+        let mut properties = Value::Object(self.properties.clone());
+        for schema in properties.as_object_mut().into_iter().flat_map(|p| p.values_mut()) {
+            with_items(schema);
+        }
         json!({"type": "function", "function": {
             "name": self.name,
             "description": self.description,
             "strict": false,
-            "parameters": {"type": "object", "properties": self.properties, "required": self.required, "additionalProperties": false},
+            "parameters": {"type": "object", "properties": properties, "required": self.required, "additionalProperties": false},
         }})
     }
 
@@ -53,6 +59,28 @@ impl ToolSpec {
             "description": self.description,
             "input_schema": {"type": "object", "properties": self.properties, "required": self.required},
         })
+    }
+}
+
+/// Gives every array schema in `schema` (itself, and those nested in it) that says nothing of
+/// its items `items: {}`, which JSON Schema reads as the same thing: any item.
+fn with_items(schema: &mut Value) {
+    let Value::Object(o) = schema else { return };
+    let array = |t: &Value| t == "array" || t.as_array().is_some_and(|ts| ts.iter().any(|t| t == "array"));
+    if o.get("type").is_some_and(array) && !o.contains_key("items") && !o.contains_key("prefixItems") {
+        o.insert("items".into(), json!({}));
+    }
+    for (key, value) in o.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties" | "$defs" | "definitions" | "patternProperties", Value::Object(m)) => {
+                m.values_mut().for_each(with_items)
+            }
+            ("items" | "additionalProperties" | "not" | "contains", v @ Value::Object(_)) => with_items(v),
+            ("items" | "prefixItems" | "anyOf" | "oneOf" | "allOf", Value::Array(a)) => {
+                a.iter_mut().for_each(with_items)
+            }
+            _ => {}
+        }
     }
 }
 
@@ -208,5 +236,35 @@ mod tests {
                     "required": ["message"], "additionalProperties": false}})
         );
         assert_eq!(r.as_array().unwrap().len(), 10);
+    }
+
+    /// OpenAI refuses a request whose tools hold an array schema without `items` ("array schema
+    /// missing items"), as MCP servers often declare them; Anthropic takes them as they are.
+    #[test]
+    fn array_schemas_without_items_get_any_item_for_openai() {
+        let properties: Map<String, Value> = serde_json::from_value(json!({
+            "tags": {"type": "array", "description": "Tags"},
+            "rows": {"type": "array", "items": {"type": "array"}},
+            "maybe": {"type": ["array", "null"]},
+            "filter": {"type": "object", "properties": {"ids": {"type": "array"}}},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}]},
+            "named": {"type": "array", "items": {"type": "string"}},
+        }))
+        .unwrap();
+        let spec = ToolSpec { name: "c0mcp0t".into(), description: "d".into(), properties, required: vec![] };
+        let want = json!({
+            "tags": {"type": "array", "description": "Tags", "items": {}},
+            "rows": {"type": "array", "items": {"type": "array", "items": {}}},
+            "maybe": {"type": ["array", "null"], "items": {}},
+            "filter": {"type": "object", "properties": {"ids": {"type": "array", "items": {}}}},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}]},
+            "named": {"type": "array", "items": {"type": "string"}},
+        });
+        let o = openai(&ours(std::slice::from_ref(&spec)));
+        assert_eq!(o.as_array().unwrap().last().unwrap()["function"]["parameters"]["properties"], want);
+        let r = responses(&ours(std::slice::from_ref(&spec)));
+        assert_eq!(r.as_array().unwrap().last().unwrap()["parameters"]["properties"], want);
+        let a = anthropic(&ours(std::slice::from_ref(&spec)));
+        assert_eq!(a.as_array().unwrap().last().unwrap()["input_schema"]["properties"], Value::Object(spec.properties));
     }
 }

@@ -322,7 +322,10 @@ pub fn ollama(text: &str, calls: &[(&str, Value)], chunk: usize) -> Resp {
 /// What the real API answers a request whose history breaks its rules, or `None`.
 pub fn check(path: &str, body: &Value) -> Option<Value> {
     if path.ends_with("/responses") {
-        let problem = responses_problem(body).or_else(|| tool_name_problem(body)).or_else(|| image_problem(path, body));
+        let problem = responses_problem(body)
+            .or_else(|| tool_name_problem(body))
+            .or_else(|| tool_schema_problem(body))
+            .or_else(|| image_problem(path, body));
         return problem
             .map(|m| json!({"error":{"message":m,"type":"invalid_request_error","param":"input","code":null}}));
     }
@@ -331,7 +334,10 @@ pub fn check(path: &str, body: &Value) -> Option<Value> {
         if path.ends_with("/v1/messages") {
             anthropic_problem(body, msgs)
         } else {
-            chat_problem(msgs).or_else(|| reasoning_back_problem(body, msgs)).or_else(|| gemini_problem(body, msgs))
+            chat_problem(msgs)
+                .or_else(|| reasoning_back_problem(body, msgs))
+                .or_else(|| gemini_problem(body, msgs))
+                .or_else(|| path.ends_with("/chat/completions").then(|| tool_schema_problem(body)).flatten())
         }
     });
     let problem = problem.or_else(|| image_problem(path, body));
@@ -468,6 +474,49 @@ fn tool_name_problem(body: &Value) -> Option<String> {
         let ok = (1..=64).contains(&name.len())
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         (!ok).then(|| format!("Invalid 'tools[{i}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{{1,64}}$'."))
+    })
+}
+
+/// OpenAI refuses a function whose parameters hold an array schema without `items` (with
+/// `strict: false` too), in its words; Anthropic and Ollama take it.
+fn tool_schema_problem(body: &Value) -> Option<String> {
+    fn missing(schema: &Value, at: &mut Vec<String>) -> bool {
+        let Some(o) = schema.as_object() else { return false };
+        let array = |t: &Value| t == "array" || t.as_array().is_some_and(|ts| ts.iter().any(|t| t == "array"));
+        if o.get("type").is_some_and(array) && !o.contains_key("items") && !o.contains_key("prefixItems") {
+            return true;
+        }
+        for key in ["properties", "$defs"] {
+            for (name, sub) in o.get(key).and_then(Value::as_object).into_iter().flatten() {
+                at.extend([key.to_string(), name.clone()]);
+                if missing(sub, at) {
+                    return true;
+                }
+                at.truncate(at.len() - 2);
+            }
+        }
+        at.push("items".into());
+        let found = o.get("items").is_some_and(|i| missing(i, at));
+        if !found {
+            at.pop();
+        }
+        found
+    }
+    let tools = body.get("tools")?.as_array()?;
+    tools.iter().find_map(|t| {
+        let (name, params) = match t.get("function") {
+            Some(f) => (&f["name"], &f["parameters"]),
+            None => (&t["name"], &t["parameters"]),
+        };
+        let mut at = Vec::new();
+        missing(params, &mut at).then(|| {
+            let context: Vec<String> = at.iter().map(|k| format!("'{k}'")).collect();
+            format!(
+                "Invalid schema for function '{}': In context=({}), array schema missing items.",
+                name.as_str().unwrap_or(""),
+                context.join(", ")
+            )
+        })
     })
 }
 

@@ -198,16 +198,28 @@ pub(crate) struct HttpRequest {
     pub body: Vec<u8>,
 }
 
+/// How a server takes the chat format ([`chat_messages`]).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct ChatForm {
+    /// Ollama: a call's arguments as an object, no ids, string contents.
+    pub ollama: bool,
+    /// String contents alone (llama-cpp-python).
+    pub strings: bool,
+    /// OpenAI's own API: call ids of at most 40 characters ([`chat_call_id`]).
+    pub openai_native: bool,
+}
+
 /// The conversation in the chat format OpenAI-compatible servers and Ollama share: the system
 /// prompt first, then each message with its role. Native calls go out as `assistant.tool_calls`
 /// and their results as `role: "tool"` messages, then the rest of the user message as Cline's
-/// text parts; Ollama (`ollama`) wants the arguments as an object, no ids and string contents,
-/// and `strings` sends string contents alone.
-pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool, strings: bool) -> Vec<Value> {
+/// text parts, as the server takes them (`form`).
+pub(crate) fn chat_messages(system: &str, messages: &[Message], form: ChatForm) -> Vec<Value> {
+    let ollama = form.ollama;
+    let strings = form.strings;
     let mut msgs = vec![json!({"role": "system", "content": system})];
     for (i, m) in messages.iter().enumerate() {
         if m.role == Role::Assistant {
-            msgs.push(chat_assistant(m, ollama));
+            msgs.push(chat_assistant(m, form));
             continue;
         }
         let (answers, rest) = history::answers(i.checked_sub(1).map(|p| &messages[p]), m);
@@ -215,7 +227,7 @@ pub(crate) fn chat_messages(system: &str, messages: &[Message], ollama: bool, st
             msgs.push(if ollama {
                 json!({"role": "tool", "tool_name": a.call.name, "content": a.content})
             } else {
-                json!({"role": "tool", "tool_call_id": a.call.id, "content": a.content})
+                json!({"role": "tool", "tool_call_id": chat_call_id(&a.call.id, form.openai_native), "content": a.content})
             });
         }
         let images: Vec<&ImagePart> = m.images().collect();
@@ -264,7 +276,25 @@ pub(super) fn s(text: &str) -> Value {
     Value::String(text.to_string())
 }
 
-fn chat_assistant(m: &Message, ollama: bool) -> Value {
+/// A call's id as Cline's `transformToolCallIdForNativeApi` sends it in Chat Completions (the
+/// same for the call and its result, or the server refuses the pair): an id of OpenAI's
+/// Responses API (`fc_` and 53 characters: a task begun there) as `call_` and its last 35
+/// characters, to any server; to OpenAI's own API (`openai_native`) any id cut to its first 40
+/// characters, OpenAI's limit (vLLM's `chatcmpl-tool-…` ids, say, have 46).
+fn chat_call_id(id: &str, openai_native: bool) -> String {
+    const MAX: usize = 40;
+    let chars = id.chars().count();
+    if id.starts_with("fc_") && chars == 53 {
+        return format!("call_{}", id.chars().skip(chars - (MAX - 5)).collect::<String>());
+    }
+    if openai_native && chars > MAX {
+        return id.chars().take(MAX).collect();
+    }
+    id.to_string()
+}
+
+fn chat_assistant(m: &Message, form: ChatForm) -> Value {
+    let ollama = form.ollama;
     let calls: Vec<Value> = m
         .tool_uses()
         .map(|t| {
@@ -272,8 +302,9 @@ fn chat_assistant(m: &Message, ollama: bool) -> Value {
                 let args: Value = serde_json::from_str(&t.input).unwrap_or_else(|_| json!({}));
                 json!({"function": {"name": t.name, "arguments": args}})
             } else {
+                let id = chat_call_id(&t.id, form.openai_native);
                 let mut call =
-                    json!({"id": t.id, "type": "function", "function": {"name": t.name, "arguments": t.input}});
+                    json!({"id": id, "type": "function", "function": {"name": t.name, "arguments": t.input}});
                 // Back to the server that attached it (Google's thought signature).
                 if let Some(extra) = &t.extra {
                     call["extra_content"] = extra.clone();
@@ -519,6 +550,35 @@ mod tests {
             ..ApiConfig::test(provider, model)
         };
         serde_json::from_slice(&build_request(&cfg, "SYS", &image_read()).body).unwrap()
+    }
+
+    /// Call ids as Cline's `transformToolCallIdForNativeApi` makes them: a task begun on the
+    /// Responses API (`fc_…`) or on vLLM (`chatcmpl-tool-…`, 46 characters) goes on at OpenAI's
+    /// Chat Completions, which refuses ids over 40 characters; the call and its result keep one id.
+    #[test]
+    fn call_ids_fit_openais_limit_and_stay_paired() {
+        let fc = format!("fc_{}", "0123456789abcdef".repeat(4).get(..50).unwrap().to_string());
+        let vllm = format!("chatcmpl-tool-{}", "a1".repeat(16));
+        assert_eq!((fc.len(), vllm.len()), (53, 46));
+        let mut a = Message::assistant("");
+        let part = |id: &str| {
+            let (name, input, answer, extra) = ("list_files".into(), "{}".into(), Some("[r] Result:\nok".into()), None);
+            Part::ToolUse(ToolUsePart { id: id.into(), name, input, answer, extra })
+        };
+        a.parts = vec![part(&fc), part(&vllm), part("call_short")];
+        let u = Message::user("[r] Result:\nok\n\n[r] Result:\nok\n\n[r] Result:\nok");
+        let history = [Message::user("<task>\nt\n</task>"), a, u];
+        let fc_as = format!("call_{}", &fc[53 - 35..]);
+        for (native, want) in [(true, [fc_as.clone(), vllm[..40].to_string()]), (false, [fc_as.clone(), vllm.clone()])]
+        {
+            let msgs = chat_messages("SYS", &history, ChatForm { openai_native: native, ..ChatForm::default() });
+            let calls: Vec<&str> =
+                msgs[2]["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+            let answered: Vec<&str> = msgs[3..6].iter().map(|m| m["tool_call_id"].as_str().unwrap()).collect();
+            assert_eq!(calls, [want[0].as_str(), want[1].as_str(), "call_short"], "native {native}");
+            assert_eq!(answered, calls, "native {native}: each result names its call");
+            assert!(!native || calls.iter().all(|id| id.len() <= 40));
+        }
     }
 
     /// A model that takes no images gets each one named after its message's text, on every

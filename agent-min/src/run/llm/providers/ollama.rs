@@ -10,7 +10,8 @@ use crate::run::llm::types::{ApiError, BlockDelta, Delta, Message, StopReason, U
 /// Builds the request as Cline's `OllamaHandler.createMessage` does: `options.num_ctx` and no
 /// output limit (`num_predict` only when `--max-tokens` gives one).
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
-    let msgs = super::chat_messages(system, messages, true, true);
+    let msgs =
+        super::chat_messages(system, messages, super::ChatForm { ollama: true, strings: true, openai_native: false });
     let mut body = json!({
         "model": cfg.model,
         "messages": msgs,

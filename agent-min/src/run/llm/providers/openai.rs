@@ -42,7 +42,8 @@ fn needs_cache_marks(model: &str) -> bool {
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let native = cfg.openai_native && cfg.facts.known;
     let reasoning = is_reasoning_family(&cfg.model);
-    let mut msgs = super::chat_messages(system, messages, false, cfg.string_contents);
+    let form = super::ChatForm { ollama: false, strings: cfg.string_contents, openai_native: cfg.openai_native };
+    let mut msgs = super::chat_messages(system, messages, form);
     if native {
         msgs[0]["role"] = Value::from(cfg.facts.system_role.as_deref().unwrap_or("system"));
     } else if reasoning {
