@@ -430,6 +430,13 @@ fn responses_problem(body: &Value) -> Option<String> {
             return Some(format!("Unsupported parameter: '{key}'."));
         }
     }
+    let effort = body.pointer("/reasoning/effort").and_then(Value::as_str);
+    if body["model"] == "gpt-5-pro" && effort.is_some_and(|e| e != "high") {
+        let e = effort.unwrap_or("");
+        return Some(format!(
+            "Unsupported value: '{e}' is not supported with the 'gpt-5-pro' model. Supported values are: 'high'."
+        ));
+    }
     if let Some(n) = body.get("max_output_tokens").and_then(Value::as_u64).filter(|&n| n < 16) {
         return Some(format!(
             "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got {n} instead."

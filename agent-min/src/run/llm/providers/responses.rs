@@ -7,7 +7,7 @@
 //! (Cline's `convertToOpenAIResponsesInput`), `stream: true`, the tools flat
 //! (`{type, name, description, parameters, strict}`, Cline's `mapResponseTools`), `store: true`
 //! and `reasoning: {effort, summary: "auto"}` (effort `medium` unless `--reasoning-effort` says
-//! otherwise; `none` sends no `reasoning`). `max_output_tokens` only with `--max-tokens` (Cline
+//! otherwise — `high` for gpt-5-pro, which takes nothing else; `none` sends no `reasoning`). `max_output_tokens` only with `--max-tokens` (Cline
 //! sends none). Every request carries the whole conversation: Cline chains with
 //! `previous_response_id` only in its websocket mode (behind a feature flag), and a stateless
 //! full request never loses data.
@@ -41,6 +41,16 @@ pub(crate) fn summary_refused(status: u16, message: &str) -> bool {
     status == 400 && message.contains("reasoning summaries")
 }
 
+/// The effort sent when `--reasoning-effort` says none: Cline's `medium`, but `high` for
+/// gpt-5-pro, which "defaults to (and only supports) high reasoning effort" (OpenAI's API
+/// reference) and refuses `medium` — Cline has no gpt-5-pro, so its default would be refused.
+fn default_effort(model: &str) -> &'static str {
+    match model.strip_prefix("gpt-5-pro") {
+        Some(rest) if rest.is_empty() || rest.starts_with('-') => "high",
+        _ => "medium",
+    }
+}
+
 /// Builds the request (see the module's documentation).
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let mut body = vec![
@@ -55,7 +65,7 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     }
     body.push(("store", Value::Bool(true)));
     // Cline's `normalizeOpenaiReasoningEffort`: medium unless given; `none` sends none.
-    let effort = cfg.reasoning_effort.as_deref().unwrap_or("medium");
+    let effort = cfg.reasoning_effort.as_deref().unwrap_or(default_effort(&cfg.model));
     if effort != "none" {
         let mut reasoning = vec![("effort", s(effort))];
         if !cfg.no_reasoning_summary {
@@ -574,6 +584,21 @@ mod tests {
         let c3 = ApiConfig { reasoning_effort: Some("xhigh".into()), ..c };
         let b3: Value = serde_json::from_slice(&request(&c3, "SYS", &msgs).body).unwrap();
         assert_eq!(b3["reasoning"], json!({"effort": "xhigh", "summary": "auto"}));
+    }
+
+    /// gpt-5-pro takes `high` only (the API refuses `medium`, the others' default).
+    #[test]
+    fn gpt_5_pro_thinks_hard_unless_told() {
+        let effort = |model: &str, given: Option<&str>| {
+            let c = ApiConfig { reasoning_effort: given.map(String::from), ..cfg(model) };
+            let b: Value = serde_json::from_slice(&request(&c, "SYS", &[Message::user("t")]).body).unwrap();
+            b["reasoning"]["effort"].clone()
+        };
+        assert_eq!(effort("gpt-5-pro", None), "high");
+        assert_eq!(effort("gpt-5-pro-2025-10-06", None), "high");
+        assert_eq!(effort("gpt-5-pro", Some("low")), "low", "what the person says goes, for the API to judge");
+        assert_eq!(effort("gpt-5-professional", None), "medium");
+        assert_eq!(effort("gpt-5.5", None), "medium");
     }
 
     #[test]
