@@ -482,7 +482,11 @@ impl Decoder {
             return s.line(&String::from_utf8_lossy(&rest));
         }
         let events = self.sse.finish();
-        self.events(events)
+        let mut out = self.events(events);
+        if let Kind::Responses(s) = &mut self.kind {
+            out.extend(s.finish());
+        }
+        out
     }
 
     fn events(&mut self, events: Vec<SseEvent>) -> Vec<Delta> {

@@ -165,6 +165,13 @@ impl Stream {
             return Vec::new();
         }
         let Ok(v) = serde_json::from_str::<Value>(data) else {
+            if ev.event.as_deref() == Some("error") {
+                // The server's own words, not JSON: a failure of the stream, worth another try
+                // (as on Chat Completions).
+                self.done = true;
+                let message = format!("the stream failed: {data}");
+                return vec![Delta::Error(ApiError { status: None, message, retryable: true, retry_after: None })];
+            }
             return Vec::new();
         };
         let kind = v.get("type").and_then(Value::as_str).or(ev.event.as_deref()).unwrap_or("");
@@ -264,6 +271,18 @@ impl Stream {
             _ => {}
         }
         out
+    }
+
+    /// The body ended: without its last event (`response.completed`, `.incomplete`, `.failed`
+    /// or `error`, one of which OpenAI always sends) the response was cut on the way — by a
+    /// proxy, say — and what came is not the whole reply: asked again.
+    pub(crate) fn finish(&mut self) -> Vec<Delta> {
+        if self.done {
+            return Vec::new();
+        }
+        self.done = true;
+        let message = "the stream ended before the response did (no response.completed)".to_string();
+        vec![Delta::Error(ApiError { status: None, message, retryable: true, retry_after: None })]
     }
 
     /// A `function_call` item, as added (`arguments` usually empty) or done (whole): its id,
@@ -498,6 +517,28 @@ mod tests {
             json!({"type":"error","code":"invalid_prompt","message":"Invalid prompt","param":null,"sequence_number":1}),
         ));
         assert!(matches!(&out[..], [Delta::Error(e)] if !e.retryable && e.message.contains("Invalid prompt")));
+        // The server's words, not JSON: tried again.
+        let mut s = Stream::default();
+        let out = s.event(&SseEvent { event: Some("error".into()), data: "upstream exploded".into() });
+        assert!(matches!(&out[..], [Delta::Error(e)] if e.retryable && e.message.contains("upstream exploded")));
+        assert_eq!(s.finish(), vec![], "ended by its error");
+    }
+
+    /// A body that ends without the response's last event was cut on the way: what came is not
+    /// the whole reply, and it is asked again rather than taken as one.
+    #[test]
+    fn a_stream_cut_before_its_last_event_is_asked_again() {
+        let ev = |v: Value| SseEvent { event: None, data: v.to_string() };
+        let text = json!({"type":"response.output_text.delta","output_index":0,"delta":"Half a thou"});
+        let mut s = Stream::default();
+        assert_eq!(s.event(&ev(text.clone())), vec![Delta::Text("Half a thou".into())]);
+        assert!(
+            matches!(&s.finish()[..], [Delta::Error(e)] if e.retryable && e.message.contains("response.completed"))
+        );
+        let mut s = Stream::default();
+        s.event(&ev(text));
+        s.event(&ev(json!({"type":"response.completed","response":{"status":"completed"}})));
+        assert_eq!(s.finish(), vec![]);
     }
 
     fn cfg(model: &str) -> ApiConfig {
