@@ -556,6 +556,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         // the models Cline's table says).
         openai_native: provider == Provider::OpenAi && (opts.openai_native || llm::providers::is_openai_api(&base_url)),
         no_reasoning_summary: false,
+        no_stream: false,
         no_images: opts.no_images,
     };
     // A server sent string contents has no place for an image: its model is told it takes none.

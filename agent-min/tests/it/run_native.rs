@@ -1275,6 +1275,83 @@ fn a_refused_reasoning_summary_is_asked_again_without_it() {
     assert!(!r.stderr.contains("verified"), "{}", r.all());
 }
 
+/// OpenAI streams gpt-5, o3 and others only to organisations it has verified, and refuses the
+/// stream of one it has not (Cline streams always, and fails on every request): the request
+/// goes again asking for the whole reply (`stream: false`), and so do the rest of the task's,
+/// on Chat Completions (gpt-5) and on the Responses API (gpt-5.5) alike — the reply read from
+/// OpenAI's `chat.completion` and `response` objects, calls, reasoning and usage included.
+#[test]
+fn a_refused_stream_is_asked_again_for_whole_replies() {
+    let unverified = json!({"error": {"message": "Your organization must be verified to stream this model. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.", "type": "invalid_request_error", "param": "stream", "code": "unsupported_value"}});
+    let chat = |call: Value, finish: &str| {
+        json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-5-2025-08-07",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "refusal": null, "tool_calls": [call]}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 1200, "completion_tokens": 80, "prompt_tokens_details": {"cached_tokens": 1024}}})
+    };
+    let function = |id: &str, name: &str, args: &str| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}});
+    let response = |output: Value| {
+        json!({"id": "resp_1", "object": "response", "status": "completed", "model": "gpt-5.5", "output": output,
+            "usage": {"input_tokens": 1200, "input_tokens_details": {"cached_tokens": 1024}, "output_tokens": 80}})
+    };
+    let item = |id: &str, name: &str, args: &str| json!({"id": format!("fc_{id}"), "type": "function_call", "status": "completed", "call_id": id, "name": name, "arguments": args});
+    let thought =
+        json!({"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "**Listing** first."}]});
+    let said = json!({"id": "msg_1", "type": "message", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "Listing.", "annotations": []}]});
+    let cases = [
+        (
+            "gpt-5",
+            "/v1/chat/completions",
+            common::status(200, chat(function("call_A", "list_files", r#"{"path":"."}"#), "tool_calls")),
+            common::status(200, chat(function("call_Z", "attempt_completion", r#"{"result":"listed"}"#), "tool_calls")),
+        ),
+        (
+            "gpt-5.5",
+            "/v1/responses",
+            common::status(200, response(json!([thought, said, item("call_A", "list_files", r#"{"path":"."}"#)]))),
+            common::status(200, response(json!([item("call_Z", "attempt_completion", r#"{"result":"listed"}"#)]))),
+        ),
+    ];
+    for (model, path, first, second) in cases {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+        let server = Server::start(vec![common::status(400, unverified.clone()), first, second]);
+        let url = server.openai_url();
+        let args =
+            ["--provider", "openai-native", "--base-url", &url, "--model", model, "--yolo", "--no-save", "--json", "t"];
+        let r = run_agent(ws.path(), &args, &[("OPENAI_API_KEY", KEY)], LIMIT);
+        assert_eq!(r.code, Some(0), "{model}: {}", r.all());
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 3, "{model}: {}", r.all());
+        assert!(reqs.iter().all(|q| q.path == path), "{model}");
+        let streamed: Vec<&Value> = reqs.iter().map(|q| &q.body["stream"]).collect();
+        assert_eq!(streamed, [&json!(true), &json!(false), &json!(false)], "{model}");
+        assert!(reqs[1..].iter().all(|q| q.body.get("stream_options").is_none()), "{model}");
+        // The retry is the same request otherwise.
+        let (mut a, mut b) = (reqs[0].body.clone(), reqs[1].body.clone());
+        for body in [&mut a, &mut b] {
+            body.as_object_mut().unwrap().remove("stream");
+            body.as_object_mut().unwrap().remove("stream_options");
+        }
+        assert_eq!(a, b, "{model}");
+        // The listing went back as the call's result, and the run ended with the completion.
+        assert!(reqs[2].body.to_string().contains("a.txt"), "{model}: {}", reqs[2].body);
+        let events = events::parse(&r.stdout);
+        let done = events::of(&events, "completion");
+        assert_eq!(done.last().map(|e| e["result"].as_str()), Some(Some("listed")), "{model}: {}", r.stdout);
+        let usage = events::of(&events, "api_request");
+        assert_eq!(usage.len(), 2, "{model}: {}", r.stdout);
+        assert!(
+            usage.iter().all(|u| u["tokens_out"] == 80 && u["cache_read"] == 1024 && u["estimated"] == false),
+            "{model}: {usage:?}"
+        );
+        if model == "gpt-5.5" {
+            let reasoning: String =
+                events::of(&events, "reasoning").iter().map(|e| e["text"].as_str().unwrap_or("")).collect();
+            assert!(reasoning.contains("Listing** first."), "{model}: {}", r.stdout);
+        }
+    }
+}
+
 /// OpenAI's models that only the Responses API serves and that Cline's table does not list
 /// (so Cline itself would ask its default model instead) go there at OpenAI's own API.
 #[test]

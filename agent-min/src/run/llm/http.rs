@@ -8,6 +8,9 @@ use super::providers::{self, ApiConfig};
 use super::types::{ApiError, Delta, Flow, Message, Transport, QUIET_AFTER};
 use crate::run::clock::MAX_WAIT;
 
+/// Seconds a reply asked for whole may take to come (`--idle-timeout` if longer).
+const WHOLE_REPLY_WAIT: u32 = 600;
+
 /// The real thing: the provider's HTTP API through curl.
 pub(crate) struct Http {
     /// Where and how to connect.
@@ -47,12 +50,16 @@ impl Transport for Http {
 
     fn send(&mut self, system: &str, messages: &[Message], on: &mut dyn FnMut(Delta) -> Flow) -> Result<(), ApiError> {
         let req = providers::build_request(&self.cfg, system, messages);
+        // A reply asked for whole says nothing until it is done: a model that thinks long
+        // takes minutes (OpenAI's SDK waits 10 by default).
+        let idle_timeout =
+            if self.cfg.no_stream { self.cfg.idle_timeout.max(WHOLE_REPLY_WAIT) } else { self.cfg.idle_timeout };
         let mut resp = curl::post(&curl::Request {
             url: &req.url,
             headers: &req.headers,
             body: &req.body,
             connect_timeout: self.cfg.connect_timeout,
-            idle_timeout: self.cfg.idle_timeout,
+            idle_timeout,
         })
         .map_err(|e| curl_error(e, &req.url))?;
         if !(200..300).contains(&resp.status) {
@@ -73,6 +80,15 @@ impl Transport for Http {
                 self.cfg.no_reasoning_summary = true;
                 return self.send(system, messages, on);
             }
+            // Nor does it stream gpt-5, o3 and others to such an organisation: ask again, for
+            // this request and the rest, for whole replies.
+            if matches!(wire, providers::Wire::Responses | providers::Wire::ChatCompletions)
+                && !self.cfg.no_stream
+                && providers::stream_refused(status, &message)
+            {
+                self.cfg.no_stream = true;
+                return self.send(system, messages, on);
+            }
             // A server or model without image input refuses every request that holds one:
             // ask again with each image named in text (Cline fails here, and on every later
             // request of the task).
@@ -90,7 +106,9 @@ impl Transport for Http {
             };
             return Err(ApiError::from_status(status, message, retry_after));
         }
-        let mut decoder = providers::Decoder::of(providers::Wire::of(&self.cfg));
+        let wire = providers::Wire::of(&self.cfg);
+        let mut decoder =
+            if self.cfg.no_stream { providers::Decoder::whole(wire) } else { providers::Decoder::of(wire) };
         let mut buf = vec![0u8; 16 * 1024];
         let mut drain_until = None;
         // Whether the consumer heard of the pause since its last delta.

@@ -150,6 +150,10 @@ pub(crate) struct ApiConfig {
     /// The model takes no images (`--no-images`, or the server refused one and [`super::Http`]
     /// asked again without): each image goes as a line of text saying it was not sent.
     pub no_images: bool,
+    /// OpenAI requests ask for the whole reply at once (`stream: false`): OpenAI refused to
+    /// stream the model to this organisation ([`stream_refused`]) and [`super::Http`] asked
+    /// again so; the reply is read by [`Decoder::whole`].
+    pub no_stream: bool,
     /// The provider as declared (`openrouter` speaks `openai`'s wire): its name in messages,
     /// the variable its key came from.
     pub declared: &'static registry::ProviderDecl,
@@ -184,6 +188,7 @@ impl ApiConfig {
             openai_native: false,
             no_reasoning_summary: false,
             no_images: false,
+            no_stream: false,
         }
     }
 }
@@ -419,11 +424,21 @@ pub(crate) fn json_error_message(v: &serde_json::Value) -> Option<String> {
     Some(if kinds.is_empty() { msg.to_string() } else { format!("{msg} ({})", kinds.join(", ")) })
 }
 
-/// A stream decoder for one reply: SSE for Anthropic and OpenAI's two, NDJSON for Ollama.
+/// Whether an error refused to stream the model: OpenAI streams gpt-5, o3 and others only to
+/// organisations it has verified ("Your organization must be verified to stream this model"),
+/// and answers the same request without `stream` (Cline fails on every request).
+pub(crate) fn stream_refused(status: u16, message: &str) -> bool {
+    status == 400 && message.contains("verified to stream")
+}
+
+/// A stream decoder for one reply: SSE for Anthropic and OpenAI's two, NDJSON for Ollama; or
+/// one whole JSON reply of OpenAI's two ([`Decoder::whole`]).
 pub struct Decoder {
     sse: SseDecoder,
     lines: Vec<u8>,
     kind: Kind,
+    /// The body so far, for a reply asked for whole: read at its end.
+    whole: Option<Vec<u8>>,
 }
 
 enum Kind {
@@ -448,11 +463,26 @@ impl Decoder {
             Wire::Responses => Kind::Responses(responses::Stream::default()),
             Wire::Ollama => Kind::Ollama(ollama::Stream::default()),
         };
-        Decoder { sse: SseDecoder::new(), lines: Vec::new(), kind }
+        Decoder { sse: SseDecoder::new(), lines: Vec::new(), kind, whole: None }
+    }
+
+    /// A decoder for one reply asked for whole (`stream: false`, [`ApiConfig::no_stream`]) in
+    /// wire format `w`: Chat Completions' `chat.completion` or the Responses API's `response`
+    /// object, read when the body ends, as the deltas its stream would have given.
+    pub fn whole(w: Wire) -> Self {
+        Decoder { whole: Some(Vec::new()), ..Decoder::of(w) }
     }
 
     /// Feeds raw body bytes.
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Delta> {
+        if let Some(body) = &mut self.whole {
+            if body.len() + bytes.len() > MAX_EVENT_BYTES {
+                self.whole = Some(Vec::new());
+                return vec![overflow()];
+            }
+            body.extend_from_slice(bytes);
+            return Vec::new();
+        }
         if let Kind::Ollama(s) = &mut self.kind {
             let mut out = Vec::new();
             for piece in bytes.split_inclusive(|&b| b == b'\n') {
@@ -477,6 +507,18 @@ impl Decoder {
 
     /// The body ended.
     pub fn finish(&mut self) -> Vec<Delta> {
+        if let Some(body) = self.whole.take() {
+            let data = String::from_utf8_lossy(&body).trim().to_string();
+            let events = match &self.kind {
+                Kind::Responses(_) => responses::as_events(&data),
+                _ => vec![SseEvent { event: None, data }],
+            };
+            let mut out = self.events(events);
+            if let Kind::Responses(s) = &mut self.kind {
+                out.extend(s.finish());
+            }
+            return out;
+        }
         if let Kind::Ollama(s) = &mut self.kind {
             let rest = std::mem::take(&mut self.lines);
             return s.line(&String::from_utf8_lossy(&rest));
@@ -561,7 +603,7 @@ mod tests {
     /// Chat Completions, which refuses ids over 40 characters; the call and its result keep one id.
     #[test]
     fn call_ids_fit_openais_limit_and_stay_paired() {
-        let fc = format!("fc_{}", "0123456789abcdef".repeat(4).get(..50).unwrap().to_string());
+        let fc = format!("fc_{}", "0123456789abcdef".repeat(4).get(..50).unwrap());
         let vllm = format!("chatcmpl-tool-{}", "a1".repeat(16));
         assert_eq!((fc.len(), vllm.len()), (53, 46));
         let mut a = Message::assistant("");

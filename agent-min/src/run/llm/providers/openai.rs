@@ -69,8 +69,13 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     } else {
         compatible_settings(cfg, reasoning, &mut body);
     }
-    body["stream"] = json!(true);
-    body["stream_options"] = json!({"include_usage": true});
+    if cfg.no_stream {
+        // The whole reply at once (OpenAI would not stream the model): its usage comes with it.
+        body["stream"] = json!(false);
+    } else {
+        body["stream"] = json!(true);
+        body["stream_options"] = json!({"include_usage": true});
+    }
     streamed_post(cfg, "chat/completions", &body)
 }
 
@@ -133,10 +138,9 @@ fn with_reasoning_content(msgs: &mut [Value], messages: &[Message]) {
 /// events out, the key (if any) as a bearer token (as `api-key` at Azure OpenAI: [`azure_url`]).
 /// Chat Completions and the Responses API.
 pub(crate) fn streamed_post(cfg: &ApiConfig, path: &str, body: &Value) -> HttpRequest {
-    let mut headers = vec![
-        ("content-type".to_string(), "application/json".to_string()),
-        ("accept".to_string(), "text/event-stream".to_string()),
-    ];
+    let accept = if cfg.no_stream { "application/json" } else { "text/event-stream" };
+    let mut headers =
+        vec![("content-type".to_string(), "application/json".to_string()), ("accept".to_string(), accept.to_string())];
     let azure = azure_url(&cfg.base_url, &cfg.model, path);
     if let Some(k) = &cfg.api_key {
         headers.push(match azure {

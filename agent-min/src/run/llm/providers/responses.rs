@@ -20,7 +20,7 @@
 //! input `function_call`'s item id is optional). The summary is shown and saved as reasoning, as
 //! on the Chat Completions wire.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::{history, obj, s, ApiConfig, HttpRequest};
 use crate::run::llm::sse::SseEvent;
@@ -51,13 +51,65 @@ fn default_effort(model: &str) -> &'static str {
     }
 }
 
+/// A `response` object asked for whole (`stream: false`) as the events its stream would have
+/// sent, for [`Stream`] to read: each output item's text, refusal and reasoning summary as
+/// deltas, each function call as its `done` item, then the response's last event, named by its
+/// `status` (`completed`, `incomplete`, `failed`; an `error` object alone is an `error` event).
+pub(crate) fn as_events(body: &str) -> Vec<SseEvent> {
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        let message = format!("the reply is not JSON: {}", body.chars().take(200).collect::<String>());
+        return vec![event(json!({"type": "response.failed", "response": {"error": {"message": message}}}))];
+    };
+    if v.get("output").is_none() && v.get("error").is_some_and(Value::is_object) {
+        return vec![event(json!({"type": "error", "error": v["error"]}))];
+    }
+    let mut events = Vec::new();
+    for (i, item) in v["output"].as_array().into_iter().flatten().enumerate() {
+        match item["type"].as_str() {
+            Some("message") => {
+                for part in item["content"].as_array().into_iter().flatten() {
+                    match part["type"].as_str() {
+                        Some("output_text") => events.push(
+                            json!({"type": "response.output_text.delta", "output_index": i, "delta": part["text"]}),
+                        ),
+                        Some("refusal") => events.push(
+                            json!({"type": "response.refusal.delta", "output_index": i, "delta": part["refusal"]}),
+                        ),
+                        _ => {}
+                    }
+                }
+            }
+            Some("reasoning") => {
+                for (k, part) in item["summary"].as_array().into_iter().flatten().enumerate() {
+                    events.push(json!({"type": "response.reasoning_summary_part.added", "output_index": i, "summary_index": k, "part": part}));
+                }
+            }
+            Some("function_call") => {
+                events.push(json!({"type": "response.output_item.done", "output_index": i, "item": item}))
+            }
+            _ => {}
+        }
+    }
+    let last = match v["status"].as_str() {
+        Some("incomplete") => "response.incomplete",
+        Some("failed") => "response.failed",
+        _ => "response.completed",
+    };
+    events.push(json!({"type": last, "response": v}));
+    events.into_iter().map(event).collect()
+}
+
+fn event(v: Value) -> SseEvent {
+    SseEvent { event: None, data: v.to_string() }
+}
+
 /// Builds the request (see the module's documentation).
 pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> HttpRequest {
     let mut body = vec![
         ("model", s(&cfg.model)),
         ("instructions", s(system)),
         ("input", Value::Array(input(messages))),
-        ("stream", Value::Bool(true)),
+        ("stream", Value::Bool(!cfg.no_stream)),
     ];
     // Cline refuses to ask without tools; the XML dialect's request simply has none.
     if let Some(tools) = &cfg.tools {
@@ -522,6 +574,30 @@ mod tests {
         let out = s.event(&SseEvent { event: Some("error".into()), data: "upstream exploded".into() });
         assert!(matches!(&out[..], [Delta::Error(e)] if e.retryable && e.message.contains("upstream exploded")));
         assert_eq!(s.finish(), vec![], "ended by its error");
+    }
+
+    /// A `response` asked for whole reads as its stream would: a cut one is a cut reply, an
+    /// error object an error, a body that is not JSON a failure worth another try.
+    #[test]
+    fn a_whole_response_reads_as_its_stream() {
+        let read = |body: Value| {
+            let mut d = super::super::Decoder::whole(Wire::Responses);
+            let text = body.to_string();
+            let (a, b) = text.split_at(text.len() / 2);
+            assert_eq!((d.push(a.as_bytes()), d.push(b.as_bytes())), (vec![], vec![]), "nothing before the end");
+            d.finish()
+        };
+        let cut = read(json!({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
+            "output": [{"type": "message", "content": [{"type": "output_text", "text": "Half"}]}]}));
+        assert_eq!(cut[..2], [Delta::Text("Half".into()), Delta::Stop(StopReason::MaxTokens)]);
+        let failed = read(json!({"error": {"message": "The server had an error", "code": "server_error"}}));
+        assert!(
+            matches!(&failed[..], [Delta::Error(e)] if e.retryable && e.message.contains("The server had an error")),
+            "{failed:?}"
+        );
+        let mut d = super::super::Decoder::whole(Wire::Responses);
+        d.push(b"<html>Bad gateway</html>");
+        assert!(matches!(&d.finish()[..], [Delta::Error(e)] if e.retryable && e.message.contains("Bad gateway")));
     }
 
     /// A body that ends without the response's last event was cut on the way: what came is not
