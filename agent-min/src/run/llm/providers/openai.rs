@@ -46,7 +46,7 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     let mut msgs = super::chat_messages(system, messages, form);
     if native {
         msgs[0]["role"] = Value::from(cfg.facts.system_role.as_deref().unwrap_or("system"));
-    } else if reasoning {
+    } else if reasoning && !super::is_openrouter(&cfg.base_url) {
         msgs[0]["role"] = json!("developer");
     }
     if wants_reasoning_back(&cfg.model) {
@@ -207,7 +207,10 @@ fn azure_url(base_url: &str, model: &str, path: &str) -> Option<String> {
 
 /// Cline's OpenAI-compatible handler's settings (see [`request`]).
 fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
-    if !reasoning {
+    // Cline's OpenRouter handler (`openrouter-stream.ts`) is its own: a temperature for every
+    // model, `max_tokens`, its own way to ask for reasoning ([`openrouter_reasoning`]).
+    let openrouter = super::is_openrouter(&cfg.base_url);
+    if !reasoning || openrouter {
         if let Some(t) = temperature(&cfg.model) {
             body["temperature"] = t;
         }
@@ -220,21 +223,23 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
         && !m.contains("deepseek-reasoner")
         && !m.starts_with("deepseek-v4-");
     let limit = cfg.max_tokens.or(cfg.facts.max_output().filter(|_| deepseek_chat));
-    match (limit, reasoning) {
+    match (limit, reasoning && !openrouter) {
         (Some(n), false) => body["max_tokens"] = json!(n),
         (Some(n), true) => body["max_completion_tokens"] = json!(n),
         (None, _) => {}
     }
-    // Cline's default for the reasoning families is medium, and `none` sends none; another
-    // model gets the effort only when it is asked for.
-    match (cfg.reasoning_effort.as_deref(), reasoning) {
-        (Some("none"), _) | (None, false) => {}
-        (Some(effort), _) => body["reasoning_effort"] = json!(effort),
-        (None, true) => body["reasoning_effort"] = json!("medium"),
-    }
-    if super::is_openrouter(&cfg.base_url) {
+    if openrouter {
+        openrouter_reasoning(cfg, body);
         openrouter_claude_thinking(cfg, openrouter_1m(cfg).unwrap_or(&cfg.model), body);
         openrouter_model_settings(cfg, body);
+    } else {
+        // Cline's default for the reasoning families is medium, and `none` sends none; another
+        // model gets the effort only when it is asked for.
+        match (cfg.reasoning_effort.as_deref(), reasoning) {
+            (Some("none"), _) | (None, false) => {}
+            (Some(effort), _) => body["reasoning_effort"] = json!(effort),
+            (None, true) => body["reasoning_effort"] = json!("medium"),
+        }
     }
     if let Some(tools) = &cfg.tools {
         body["tools"] = tool_specs::openai(tools);
@@ -246,6 +251,26 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
             body["parallel_tool_calls"] = json!(parallel);
         }
     }
+}
+
+/// How Cline's OpenRouter handler asks for reasoning: `reasoning: {effort}` when
+/// `--reasoning-effort` names one and Cline deems that the model takes one
+/// (`supportsReasoningEffortForModel`; no default effort, no OpenAI `reasoning_effort`), and
+/// `include_reasoning` unless the effort is `none` or the model is one Cline asks for none
+/// (`shouldSkipReasoningForModel`: grok-4, devstral). A Claude model's own ways follow
+/// ([`openrouter_claude_thinking`]).
+fn openrouter_reasoning(cfg: &ApiConfig, body: &mut Value) {
+    let id = cfg.model.to_ascii_lowercase();
+    const TAKE_EFFORT: [&str; 13] = [
+        "deepseek", "gemini", "glm", "gpt", "kimi", "mimo", "minimax", "moonshot", "/o", "qwen", "z-ai", "zai", "grok",
+    ];
+    let takes = id.starts_with('o') || TAKE_EFFORT.iter().any(|p| id.contains(p));
+    let effort = cfg.reasoning_effort.as_deref().filter(|_| takes);
+    if let Some(e) = effort.filter(|e| *e != "none") {
+        body["reasoning"] = json!({"effort": e});
+    }
+    let skipped = cfg.model.contains("grok-4") || cfg.model.contains("devstral");
+    body["include_reasoning"] = json!(!skipped && effort != Some("none"));
 }
 
 /// Cline's OpenRouter ids of the Claude models that think with a budget (`openrouter-stream.ts`).
@@ -932,6 +957,46 @@ mod tests {
         // Elsewhere (a LiteLLM proxy, say) the body is as before.
         let b = asked("http://127.0.0.1:4000/v1", "anthropic/claude-sonnet-4.5", Some(2048), None);
         assert_eq!((b.get("reasoning"), &b["temperature"]), (None, &json!(0)));
+    }
+
+    /// At OpenRouter a model is asked as Cline's OpenRouter handler asks it, not as its generic
+    /// OpenAI-compatible one: the system prompt as `system` and a temperature for GPT-5 too,
+    /// `max_tokens`, the effort only when given, as `reasoning: {effort}`, and
+    /// `include_reasoning`. Elsewhere a reasoning model keeps OpenAI's own settings.
+    #[test]
+    fn openrouter_asks_for_reasoning_as_clines_openrouter_handler_does() {
+        let asked = |base: &str, model: &str, effort: Option<&str>, max: Option<u32>| -> Value {
+            let cfg = ApiConfig {
+                base_url: base.to_string(),
+                reasoning_effort: effort.map(str::to_string),
+                max_tokens: max,
+                ..ApiConfig::test(super::super::Provider::OpenAi, model)
+            };
+            serde_json::from_slice(&request(&cfg, "SYS", &[Message::user("hi")]).body).unwrap()
+        };
+        let or = "https://openrouter.ai/api/v1";
+        let b = asked(or, "openai/gpt-5", None, Some(4000));
+        assert_eq!(b["messages"][0]["role"], "system");
+        assert_eq!(
+            (&b["temperature"], &b["include_reasoning"], &b["max_tokens"]),
+            (&json!(0), &json!(true), &json!(4000))
+        );
+        for absent in ["reasoning", "reasoning_effort", "max_completion_tokens"] {
+            assert_eq!(b.get(absent), None, "{absent}");
+        }
+        let b = asked(or, "openai/gpt-5", Some("high"), None);
+        assert_eq!((&b["reasoning"], b.get("reasoning_effort")), (&json!({"effort": "high"}), None));
+        let b = asked(or, "deepseek/deepseek-v3.2", Some("none"), None);
+        assert_eq!((b.get("reasoning"), &b["include_reasoning"]), (None, &json!(false)));
+        // A model Cline deems without an effort: none sent, and its reasoning still included.
+        let b = asked(or, "meta-llama/llama-4-maverick", Some("none"), None);
+        assert_eq!((b.get("reasoning"), &b["include_reasoning"]), (None, &json!(true)));
+        assert_eq!(asked(or, "x-ai/grok-4", Some("high"), None)["include_reasoning"], json!(false));
+        // Elsewhere: OpenAI's reasoning-model settings.
+        let b = asked("http://127.0.0.1:4000/v1", "openai/gpt-5", None, Some(4000));
+        assert_eq!(b["messages"][0]["role"], "developer");
+        assert_eq!((&b["reasoning_effort"], &b["max_completion_tokens"]), (&json!("medium"), &json!(4000)));
+        assert_eq!((b.get("temperature"), b.get("include_reasoning")), (None, None));
     }
 
     /// Cline's OpenRouter handler sends `parallel_tool_calls` from its parallel-calling
