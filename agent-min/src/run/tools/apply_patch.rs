@@ -106,6 +106,7 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
         let old = files.get(&path).map(String::as_str);
         match change {
             Change::Delete => {
+                let abs = entry(ctx, &path, abs)?;
                 ask(ctx, &path, &format!("Delete {path}"), &preview::unified(old.unwrap_or(""), "", &path))?;
                 steps.push(Step { shown: path, abs, content: None, form: Form::of(None) });
             }
@@ -129,6 +130,7 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
                         steps.push(Step { shown: path, abs, content: Some(content), form });
                     }
                     Some(to) => {
+                        let abs = entry(ctx, &path, abs)?;
                         let to_abs = confined(ctx, &to)?;
                         if to_abs.symlink_metadata().is_ok() {
                             return Err(error(ctx, &format!("Move target already exists: {to}")));
@@ -174,6 +176,22 @@ fn confined(ctx: &mut Ctx<'_>, path: &str) -> Result<PathBuf, Outcome> {
     }
     super::write::refuse_protected(ctx, &r.abs, path)?;
     Ok(r.abs)
+}
+
+/// What a removal of `path` (deleted, or moved away) unlinks: a symbolic link itself, as Cline's
+/// `fs.rm` of the path removes it — not `target`, the file it leads to ([`confined`]'s answer,
+/// which would leave the link dangling and lose the file, an `AGENTS.md` that `CLAUDE.md` links
+/// to, say). The link's own name is judged as any patch path is.
+fn entry(ctx: &mut Ctx<'_>, path: &str, target: PathBuf) -> Result<PathBuf, Outcome> {
+    let p = Path::new(path);
+    let (Some(name), Some(parent)) = (p.file_name(), p.parent()) else { return Ok(target) };
+    let dir = ctx.ws.resolve(&parent.to_string_lossy());
+    let link = dir.abs.join(name);
+    if dir.error.is_some() || !dir.inside || !link.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(target);
+    }
+    super::write::refuse_protected(ctx, &link, path)?;
+    Ok(link)
 }
 
 /// One file's approval (automatic under `--yolo`); a denial is Cline's patch denial.
@@ -255,6 +273,29 @@ mod tests {
         assert_eq!(std::fs::read_to_string(root.path().join("dir/new.txt")).unwrap(), "hi");
         assert_eq!(std::fs::read_to_string(root.path().join("a.py")).unwrap(), "def f():\n    return 2\n");
         assert!(!root.path().join("old.txt").exists());
+    }
+
+    /// Deleting or moving away a symbolic link removes the link, as Cline's `fs.rm` of the path
+    /// does; the file it leads to (`CLAUDE.md -> AGENTS.md`, a common layout) stays whole.
+    #[test]
+    fn deleting_or_moving_a_link_removes_the_link_not_its_file() {
+        for patch in [
+            "*** Begin Patch\n*** Delete File: CLAUDE.md\n*** End Patch",
+            "*** Begin Patch\n*** Update File: CLAUDE.md\n*** Move to: NOTES.md\n # Rules\n+more\n*** End Patch",
+        ] {
+            let root = tempfile::tempdir().unwrap();
+            std::fs::write(root.path().join("AGENTS.md"), "# Rules\n").unwrap();
+            std::os::unix::fs::symlink("AGENTS.md", root.path().join("CLAUDE.md")).unwrap();
+            let ws = Workspace::new(root.path()).unwrap();
+            let out = with_ctx(&ws, |ctx| {
+                ctx.yolo = true;
+                ctx.tool = "apply_patch";
+                run(&call("apply_patch", &[("input", patch)]), ctx)
+            });
+            assert!(matches!(&out, Outcome::Success(t) if t.contains("CLAUDE.md: [deleted]")), "{patch}: {out:?}");
+            assert!(root.path().join("CLAUDE.md").symlink_metadata().is_err(), "{patch}: the link is gone");
+            assert_eq!(std::fs::read_to_string(root.path().join("AGENTS.md")).unwrap(), "# Rules\n", "{patch}");
+        }
     }
 
     #[test]

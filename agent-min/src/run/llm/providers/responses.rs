@@ -20,7 +20,7 @@
 //! input `function_call`'s item id is optional). The summary is shown and saved as reasoning, as
 //! on the Chat Completions wire.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{history, obj, s, ApiConfig, HttpRequest};
 use crate::run::llm::sse::SseEvent;
@@ -56,37 +56,41 @@ fn default_effort(model: &str) -> &'static str {
 /// deltas, each function call as its `done` item, then the response's last event, named by its
 /// `status` (`completed`, `incomplete`, `failed`; an `error` object alone is an `error` event).
 pub(crate) fn as_events(body: &str) -> Vec<SseEvent> {
+    // (Built with `obj`, not `json!`: the providers are in the minimal agent, held to a size.)
+    let ev = |kind: &str, mut fields: Vec<(&str, Value)>| {
+        fields.insert(0, ("type", s(kind)));
+        SseEvent { event: None, data: obj(fields).to_string() }
+    };
     let Ok(v) = serde_json::from_str::<Value>(body) else {
         let message = format!("the reply is not JSON: {}", body.chars().take(200).collect::<String>());
-        return vec![event(json!({"type": "response.failed", "response": {"error": {"message": message}}}))];
+        let error = obj(vec![("error", obj(vec![("message", Value::String(message))]))]);
+        return vec![ev("response.failed", vec![("response", error)])];
     };
     if v.get("output").is_none() && v.get("error").is_some_and(Value::is_object) {
-        return vec![event(json!({"type": "error", "error": v["error"]}))];
+        return vec![ev("error", vec![("error", v["error"].clone())])];
     }
     let mut events = Vec::new();
     for (i, item) in v["output"].as_array().into_iter().flatten().enumerate() {
+        let at = || ("output_index", Value::from(i));
+        let parts = |key: &str| item[key].as_array().cloned().unwrap_or_default();
         match item["type"].as_str() {
             Some("message") => {
-                for part in item["content"].as_array().into_iter().flatten() {
-                    match part["type"].as_str() {
-                        Some("output_text") => events.push(
-                            json!({"type": "response.output_text.delta", "output_index": i, "delta": part["text"]}),
-                        ),
-                        Some("refusal") => events.push(
-                            json!({"type": "response.refusal.delta", "output_index": i, "delta": part["refusal"]}),
-                        ),
-                        _ => {}
-                    }
+                for part in parts("content") {
+                    let (kind, key) = match part["type"].as_str() {
+                        Some("output_text") => ("response.output_text.delta", "text"),
+                        Some("refusal") => ("response.refusal.delta", "refusal"),
+                        _ => continue,
+                    };
+                    events.push(ev(kind, vec![at(), ("delta", part[key].clone())]));
                 }
             }
             Some("reasoning") => {
-                for (k, part) in item["summary"].as_array().into_iter().flatten().enumerate() {
-                    events.push(json!({"type": "response.reasoning_summary_part.added", "output_index": i, "summary_index": k, "part": part}));
+                for (k, part) in parts("summary").into_iter().enumerate() {
+                    let kind = "response.reasoning_summary_part.added";
+                    events.push(ev(kind, vec![at(), ("summary_index", Value::from(k)), ("part", part)]));
                 }
             }
-            Some("function_call") => {
-                events.push(json!({"type": "response.output_item.done", "output_index": i, "item": item}))
-            }
+            Some("function_call") => events.push(ev("response.output_item.done", vec![at(), ("item", item.clone())])),
             _ => {}
         }
     }
@@ -95,12 +99,8 @@ pub(crate) fn as_events(body: &str) -> Vec<SseEvent> {
         Some("failed") => "response.failed",
         _ => "response.completed",
     };
-    events.push(json!({"type": last, "response": v}));
-    events.into_iter().map(event).collect()
-}
-
-fn event(v: Value) -> SseEvent {
-    SseEvent { event: None, data: v.to_string() }
+    events.push(ev(last, vec![("response", v)]));
+    events
 }
 
 /// Builds the request (see the module's documentation).
