@@ -566,7 +566,8 @@ pub(crate) fn js_trim(s: &str) -> &str {
     s.trim_matches(is_js_space)
 }
 
-fn js_trim_end(s: &str) -> &str {
+/// `s` trimmed at its end as JavaScript's `trimEnd()` does.
+pub(crate) fn js_trim_end(s: &str) -> &str {
     s.trim_end_matches(is_js_space)
 }
 

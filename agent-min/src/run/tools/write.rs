@@ -62,14 +62,19 @@ pub(crate) fn content_of(raw: &str) -> &str {
 
 /// Cline's clean-up of a Markdown fence some models wrap file content in: a first line
 /// starting with ```` ``` ```` (```` ```python ````) and a last line ending with one are dropped.
-/// Cline then trims; we remove only the newline left at each end, as [`content_of`] does.
+/// Cline then trims; we remove only the newline left at each end, as [`content_of`] does — but
+/// look for the closing fence where Cline's trim leaves the end (after a dropped first line,
+/// whitespace after the fence does not hide it: ```` ```\n\n ````), and drop a line's `\r` with it.
 fn strip_fences(content: &str) -> String {
     let mut s = content.to_string();
+    let mut end = s.len();
     if s.starts_with("```") {
         s = content_of(s.split_once('\n').map_or("", |(_, rest)| rest)).to_string();
+        end = super::v4a::js_trim_end(&s).len();
     }
-    if s.ends_with("```") {
-        s = content_of(s.rsplit_once('\n').map_or("", |(head, _)| head)).to_string();
+    if s[..end].ends_with("```") {
+        let head = s[..end].rsplit_once('\n').map_or("", |(head, _)| head);
+        s = content_of(head.strip_suffix('\r').unwrap_or(head)).to_string();
     }
     s
 }
@@ -789,6 +794,12 @@ secrets/
     fn fences_are_dropped_and_entities_repaired_for_non_claude_models() {
         assert_eq!(strip_fences("```python\n    x = 1\n```"), "    x = 1");
         assert_eq!(strip_fences("plain\n"), "plain\n");
+        // Where Cline's trim leaves the end: blank lines or spaces after the closing fence, CRLF.
+        assert_eq!(strip_fences("```python\ncode\n```\n\n"), "code");
+        assert_eq!(strip_fences("```python\ncode\n``` \n"), "code");
+        assert_eq!(strip_fences("```python\r\ncode\r\n```\r\n"), "code");
+        // Without an opening fence Cline does not trim: a fence line followed by more stays.
+        assert_eq!(strip_fences("code\n```\n\n"), "code\n```\n\n");
         assert_eq!(model_content_fixes("a &lt;b&gt; &amp;lt; \u{FFFD}", "gpt-4.1", "x.html"), "a <b> &lt; ");
         assert_eq!(model_content_fixes("&lt;a/&gt;", "gpt-4.1", "pom.XML"), "&lt;a/&gt;");
         assert_eq!(model_content_fixes("&lt; \u{FFFD}", "claude-sonnet-4-5", "x.html"), "&lt; \u{FFFD}");
