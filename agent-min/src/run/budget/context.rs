@@ -226,9 +226,10 @@ impl ContextWindow {
 }
 
 /// The characters of a conversation as Cline's 30 % rule counts them
-/// (`countCharactersAndSavingsInRange`): each message's text and each image's base64.
+/// (`countCharactersAndSavingsInRange`): each message's text and each image's base64, in
+/// JavaScript's `length` (UTF-16 units: a CJK character is one, not three bytes).
 fn characters(messages: &[Message]) -> usize {
-    messages.iter().map(|m| m.content.len() + m.images().map(|i| i.data.len()).sum::<usize>()).sum()
+    messages.iter().map(|m| m.content.encode_utf16().count() + m.images().map(|i| i.data.len()).sum::<usize>()).sum()
 }
 
 /// Cline's rule after de-duplicating file reads: history is still removed unless the
@@ -327,13 +328,20 @@ fn copies(m: &Message) -> Vec<(String, Copy)> {
 /// read becomes its header and the notice; a written file's `<final_file_content>` holds
 /// ` NOTICE ` (the rest of the result kept); a `<file_content>` block holds the notice. What
 /// follows the result (other tools' notices, the environment details) is kept. `None` when
-/// nothing would change (a copy already replaced is left as it is).
-fn copy_replacement(m: &Message, copy: &Copy) -> Option<(std::ops::Range<usize>, String)> {
+/// nothing would change (a copy already replaced is left as it is). `answered`: where `m`'s text
+/// holds its calls' recorded results ([`history::copies_of_answers`]); a read's result ends
+/// where its copy does (a file may hold a paragraph that looks like the start of the next part).
+fn copy_replacement(
+    m: &Message,
+    copy: &Copy,
+    answered: &[(usize, std::ops::Range<usize>)],
+) -> Option<(std::ops::Range<usize>, String)> {
     let c = &m.content;
     let (body, with) = match copy {
         Copy::Read => {
             let (_, _, header_end) = result_header(c)?;
-            let end = first_result_end(c, header_end);
+            let copied = answered.iter().find(|(_, r)| r.start == 0 && header_end <= r.end);
+            let end = copied.map_or_else(|| first_result_end(c, header_end), |(_, r)| r.end);
             (header_end..end, format!("\n{DUPLICATE_READ_NOTICE}"))
         }
         Copy::Written => {
@@ -383,12 +391,12 @@ pub(crate) fn dedupe_reads(messages: &mut [Message]) -> usize {
         .collect();
     let mut replaced = 0;
     for (i, copy) in stale {
-        let Some((old, with)) = copy_replacement(&messages[i], copy) else { continue };
         // The copy of a call's result it falls in: the call's recorded answer changes alike. One
         // across a result's copy and what follows it (a `<file_content>` opened in one result and
         // closed in the next) is no copy of a file, and is left as it is (Cline reads each result
         // on its own); one after the copies (words with a mention) is the text's alone.
         let answered = history::copies_of_answers(&messages[i - 1], &messages[i]);
+        let Some((old, with)) = copy_replacement(&messages[i], copy, &answered) else { continue };
         let within = answered.iter().find(|(_, r)| r.start <= old.start && old.end <= r.end).cloned();
         if within.is_none() && answered.iter().any(|(_, r)| old.start < r.end && r.start < old.end) {
             continue;
@@ -555,6 +563,32 @@ mod tests {
         assert_eq!(dedupe_reads(&mut m), 0, "idempotent");
     }
 
+    /// A native read's result is replaced to its end, however the file reads: a paragraph in it
+    /// that looks like the start of the next part (`Tool [`…, `[x for 'y'] Result:`) used to end
+    /// the replacement there, leaving the stale file's tail after the notice.
+    #[test]
+    fn a_native_read_is_replaced_whole_whatever_the_file_holds() {
+        use crate::run::llm::providers::history::answers;
+        use crate::run::llm::ToolUsePart;
+        let call = |id: &str, answer: &str| {
+            let (name, input, extra) = ("read_file".into(), r#"{"path":"doc.md"}"#.into(), None);
+            Part::ToolUse(ToolUsePart { id: id.into(), name, input, answer: Some(answer.into()), extra })
+        };
+        let read = "[read_file for 'doc.md'] Result:\n# Doc\n\nTool [x] is described here\nSTALE_TAIL\n\n[list_files for '.'] Result:\nSTALE_TOO";
+        let env = "<environment_details>\nE\n</environment_details>";
+        let mut m = vec![Message::user("task"), Message::assistant("")];
+        let (mut first, mut second) = (Message::assistant(""), Message::assistant(""));
+        first.parts = vec![call("t1", read)];
+        second.parts = vec![call("t2", read)];
+        m.extend([Message::user(format!("x\n\n{env}")), first, Message::user(format!("{read}\n\n{env}"))]);
+        m.extend([second, Message::user(format!("{read}\n\n{env}"))]);
+        assert_eq!(dedupe_reads(&mut m), 1);
+        let notice = format!("[read_file for 'doc.md'] Result:\n{DUPLICATE_READ_NOTICE}");
+        assert_eq!(m[4].content, format!("{notice}\n\n{env}"));
+        assert_eq!(answers(Some(&m[3]), &m[4]).0[0].content, notice);
+        assert!(m[6].content.contains("STALE_TAIL"), "the latest copy is kept whole");
+    }
+
     /// A `<file_content>` found across two native results (opened in one, closed in the next)
     /// is no copy of a file: left as it was, so the copies still match the recorded answers.
     #[test]
@@ -584,6 +618,12 @@ mod tests {
         assert_eq!(dedupe_reads(&mut m), 0);
         assert_eq!(m, was);
         assert_eq!(answers(Some(&m[3]), &m[4]).1, env, "the copies still match the answers");
+    }
+
+    /// Characters are counted as JavaScript's `length`: UTF-16 units, not UTF-8 bytes.
+    #[test]
+    fn characters_are_counted_in_utf16_units() {
+        assert_eq!(characters(&[Message::user("漢字ab😀")]), 6);
     }
 
     #[test]
