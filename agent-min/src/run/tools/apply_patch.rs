@@ -65,13 +65,30 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
     // Cline checks the sentinels before loading any file.
     v4a::check_sentinels(input).map_err(|e| error(ctx, &e))?;
     let (mut files, mut forms) = (HashMap::new(), HashMap::new());
-    for path in v4a::files_to_load(input) {
+    for (path, deleted) in v4a::marked_files(input) {
         if let Some(blocked) = clineignore::patch_refusal(ctx.ws.root(), &path) {
             ctx.term.outcome(false, &blocked.outcome);
             let text = format!("Error executing apply_patch: {}", blocked.text);
             return Err(Outcome::Failure { text: tool_error(&text), mistake: false });
         }
         let abs = confined(ctx, &path)?;
+        if deleted {
+            // Only shown, in the deletion's preview: a file of any size or encoding is deleted,
+            // as Cline deletes it (editing is what takes UTF-8 text within the limit).
+            let shown = match fsx::read_regular_no_follow(&abs, fsx::MAX_FILE_BYTES) {
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(text) => text,
+                    Err(e) => format!("({} bytes, not UTF-8 text)\n", e.as_bytes().len()),
+                },
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(error(ctx, &format!("File not found: {path}")))
+                }
+                Err(e) if abs.is_file() => format!("(the file {e})\n"),
+                Err(e) => return Err(error(ctx, &format!("{path}: {e}"))),
+            };
+            files.insert(path, shown);
+            continue;
+        }
         match fsx::read_regular_no_follow(&abs, fsx::MAX_FILE_BYTES) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 // An editor's buffer may hold changes not yet saved: the patch applies to those.
@@ -296,6 +313,37 @@ mod tests {
             assert!(root.path().join("CLAUDE.md").symlink_metadata().is_err(), "{patch}: the link is gone");
             assert_eq!(std::fs::read_to_string(root.path().join("AGENTS.md")).unwrap(), "# Rules\n", "{patch}");
         }
+    }
+
+    /// A file the patch deletes is deleted whatever it holds, binary or over the size limit, as
+    /// Cline deletes it; only editing needs UTF-8 text within the limit.
+    #[test]
+    fn a_binary_or_large_file_is_deleted_as_any() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("logo.png"), [0x89, b'P', b'N', b'G', 0xff, 0x00]).unwrap();
+        let big = std::fs::File::create(root.path().join("app.log")).unwrap();
+        big.set_len(crate::run::tools::fsx::MAX_FILE_BYTES + 1).unwrap();
+        let ws = Workspace::new(root.path()).unwrap();
+        let patch = "*** Begin Patch\n*** Delete File: logo.png\n*** Delete File: app.log\n*** End Patch";
+        let out = with_ctx(&ws, |ctx| {
+            ctx.yolo = true;
+            ctx.tool = "apply_patch";
+            run(&call("apply_patch", &[("input", patch)]), ctx)
+        });
+        assert!(
+            matches!(&out, Outcome::Success(t) if t.ends_with("logo.png: [deleted]\n\napp.log: [deleted]")),
+            "{out:?}"
+        );
+        assert!(!root.path().join("logo.png").exists() && !root.path().join("app.log").exists());
+        // Editing one still needs UTF-8 text.
+        std::fs::write(root.path().join("logo.png"), [0xff, b'\n']).unwrap();
+        let patch = "*** Begin Patch\n*** Update File: logo.png\n@@\n+x\n*** End Patch";
+        let out = with_ctx(&ws, |ctx| {
+            ctx.yolo = true;
+            ctx.tool = "apply_patch";
+            run(&call("apply_patch", &[("input", patch)]), ctx)
+        });
+        assert!(matches!(&out, Outcome::Failure { text, .. } if text.contains("is not a UTF-8 text file")), "{out:?}");
     }
 
     #[test]

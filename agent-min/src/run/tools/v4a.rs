@@ -71,6 +71,12 @@ struct Chunk {
 /// The files an `Update` or `Delete` names, as Cline's `extractFilesForOperations` finds them
 /// (a path at the very end of the text is taken to be incomplete and left out).
 pub fn files_to_load(text: &str) -> Vec<String> {
+    marked_files(text).into_iter().map(|(file, _)| file).collect()
+}
+
+/// The files [`files_to_load`] names, each with whether the patch only deletes it (`*** Delete
+/// File:`; its content is needed for nothing but showing what goes).
+pub fn marked_files(text: &str) -> Vec<(String, bool)> {
     let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
     let trimmed = js_trim(text);
     let mut files = Vec::new();
@@ -79,7 +85,7 @@ pub fn files_to_load(text: &str) -> Vec<String> {
             if let Some(rest) = line.strip_prefix(marker) {
                 let file = js_trim(rest);
                 if !trimmed.ends_with(file) {
-                    files.push(file.to_string());
+                    files.push((file.to_string(), marker == DELETE));
                 }
                 break;
             }
