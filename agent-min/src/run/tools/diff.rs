@@ -325,7 +325,9 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
     replacements.sort_by_key(|r| r.start);
     for pair in replacements.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
-        if b.start < a.end.min(len) || (a.start, a.end) == (b.start, b.end) {
+        // (Two empty SEARCH parts on an empty file both insert at its start, in order, as in
+        // Cline: no text is matched twice.)
+        if b.start < a.end.min(len) || (a.start, a.end) == (b.start, b.end) && a.start < a.end {
             return Err(DiffError::Overlap { block: b.block.max(a.block) });
         }
     }
@@ -515,5 +517,13 @@ mod tests {
         let original = "    a\n".repeat(200_000);
         let diff = format!("------- SEARCH\n{}b\n=======\nx\n+++++++ REPLACE", "a\n".repeat(2_000));
         assert!(matches!(apply(&original, &diff), Err(DiffError::NoMatch { .. })));
+    }
+
+    /// Two empty SEARCH parts on an empty file both insert, in order, as Cline's do.
+    #[test]
+    fn two_empty_searches_on_an_empty_file_both_insert() {
+        let diff =
+            "------- SEARCH\n=======\nfirst\n+++++++ REPLACE\n------- SEARCH\n=======\nsecond\n+++++++ REPLACE\n";
+        assert_eq!(apply("", diff).unwrap(), "first\nsecond\n");
     }
 }

@@ -141,8 +141,9 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let original = doc_form::without_bom(existing.as_deref().unwrap_or_default()).to_string();
     let new = match diff::apply(&original, &diff_text) {
         Ok(n) => n,
-        // Cline edits a missing file as an empty one: only an empty SEARCH can apply.
-        Err(_) if existing.is_none() => {
+        // Cline edits a missing file as an empty one: only an empty SEARCH can apply. (A diff
+        // refused for its own faults says so, not that the file is missing.)
+        Err(diff::DiffError::NoMatch { .. }) if existing.is_none() => {
             let msg = format!(
                 "The file {path} does not exist, so replace_in_file cannot edit it. Use write_to_file to create it, or check the path with list_files."
             );
@@ -766,6 +767,10 @@ secrets/
             o => panic!("{o:?}"),
         }
         assert!(!d.path().join("nope.txt").exists());
+        // A diff refused for its own fault says that fault, not only that the file is missing.
+        let unclosed = "------- SEARCH\n=======\nnew\n------- SEARCH\n";
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "nope.txt"), ("diff", unclosed)]), ctx));
+        assert!(matches!(&out, Outcome::Failure { text, .. } if !text.contains("does not exist")), "{out:?}");
         // An empty SEARCH creates it, as in Cline.
         let diff = "------- SEARCH\n=======\nnew\n+++++++ REPLACE";
         let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "nope.txt"), ("diff", diff)]), ctx));
