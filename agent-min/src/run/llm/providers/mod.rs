@@ -466,7 +466,7 @@ impl Decoder {
         Decoder { sse: SseDecoder::new(), lines: Vec::new(), kind, whole: None }
     }
 
-    /// A decoder for one reply asked for whole (`stream: false`, [`ApiConfig::no_stream`]) in
+    /// A decoder for one reply asked for whole (`stream: false`, `ApiConfig::no_stream`) in
     /// wire format `w`: Chat Completions' `chat.completion` or the Responses API's `response`
     /// object, read when the body ends, as the deltas its stream would have given.
     pub fn whole(w: Wire) -> Self {
