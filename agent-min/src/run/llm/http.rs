@@ -151,15 +151,20 @@ impl Transport for Http {
                 }
             }
         }
+        let mut ended = Ok(());
         for d in decoder.finish() {
             if let Delta::Error(e) = d {
-                return Err(e);
+                ended = Err(e);
+                break;
             }
             if on(d).stops_now() {
                 break;
             }
         }
-        resp.finish().map_err(|e| dropped(e.to_string()))
+        // A body cut short says why through curl (a timeout, a reset): that, rather than what
+        // the decoder makes of the part that came.
+        resp.finish().map_err(|e| dropped(e.to_string()))?;
+        ended
     }
 }
 
@@ -246,6 +251,54 @@ mod tests {
             refused.message,
             "nothing is listening at http://127.0.0.1:9/v1/messages (connection refused); start the server, or check --base-url"
         );
+    }
+
+    /// A body cut short (here: fewer bytes than its `Content-Length`) is named by curl's
+    /// failure — the connection dropped — not by what the decoder makes of the part that came
+    /// (a Responses stream without its last event, a whole reply that is not JSON).
+    #[test]
+    fn a_body_cut_short_is_reported_as_the_dropped_connection() {
+        use std::io::{Read, Write};
+        for (model, whole) in [("gpt-5.5", false), ("gpt-5", true)] {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let addr = listener.local_addr().unwrap();
+            let server = std::thread::spawn(move || {
+                let (mut c, _) = listener.accept().unwrap();
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 4096];
+                // The request: its headers, then its body (whatever it holds).
+                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                    let n = c.read(&mut buf).unwrap();
+                    seen.extend_from_slice(&buf[..n]);
+                }
+                let part = "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"Hal\"}\n\n";
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\n\r\n",
+                    part.len() + 500
+                );
+                c.write_all(head.as_bytes()).unwrap();
+                c.write_all(part.as_bytes()).unwrap();
+                // Closed here, 500 bytes short.
+            });
+            let mut cfg = ApiConfig {
+                base_url: format!("http://{addr}/v1"),
+                facts: crate::run::llm::models::lookup(providers::Provider::OpenAi, model).facts,
+                openai_native: true,
+                no_stream: whole,
+                connect_timeout: 5,
+                idle_timeout: 30,
+                ..ApiConfig::test(providers::Provider::OpenAi, model)
+            };
+            cfg.tools = None;
+            let mut http = Http::new(cfg);
+            let e = http.send("SYS", &[Message::user("hi")], &mut |_| Flow::Continue).unwrap_err();
+            server.join().unwrap();
+            assert!(
+                e.retryable && e.message.starts_with("the connection dropped mid-stream"),
+                "{model}: {}",
+                e.message
+            );
+        }
     }
 
     #[test]

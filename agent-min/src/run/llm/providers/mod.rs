@@ -511,6 +511,12 @@ impl Decoder {
             let data = String::from_utf8_lossy(&body).trim().to_string();
             let events = match &self.kind {
                 Kind::Responses(_) => responses::as_events(&data),
+                // Not JSON (a gateway's page, a stream after all): a failure worth another try,
+                // as the stream decoder reads an `error` event's words.
+                _ if serde_json::from_str::<serde::de::IgnoredAny>(&data).is_err() => {
+                    let start: String = data.chars().take(200).collect();
+                    vec![SseEvent { event: Some("error".into()), data: format!("the reply is not JSON: {start}") }]
+                }
                 _ => vec![SseEvent { event: None, data }],
             };
             let mut out = self.events(events);

@@ -595,9 +595,11 @@ mod tests {
             matches!(&failed[..], [Delta::Error(e)] if e.retryable && e.message.contains("The server had an error")),
             "{failed:?}"
         );
-        let mut d = super::super::Decoder::whole(Wire::Responses);
-        d.push(b"<html>Bad gateway</html>");
-        assert!(matches!(&d.finish()[..], [Delta::Error(e)] if e.retryable && e.message.contains("Bad gateway")));
+        for wire in [Wire::Responses, Wire::ChatCompletions] {
+            let mut d = super::super::Decoder::whole(wire);
+            d.push(b"<html>Bad gateway</html>");
+            assert!(matches!(&d.finish()[..], [Delta::Error(e)] if e.retryable && e.message.contains("Bad gateway")));
+        }
     }
 
     /// A body that ends without the response's last event was cut on the way: what came is not
