@@ -238,8 +238,14 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # against Cline and of the session's own diff — native hook contexts sent after the results,
 # an answered question's PostToolUse, a hook executable by this user, dangling links guarded
 # where they lead, MCP servers kept by an editor at a time limit, one SHA-256 module: 3.6 KB,
-# most of it in the minimal agent's parts.)
-line binary "  the same, no larger than today (ceiling 4.749 MB)" "$(mb "$b")" "$(is "$b <= 4749000")" must
+# most of it in the minimal agent's parts.
+# Raised to 4.759 MB on 2026-12-06 (a third session), at 4,757,712 B: reviews of the GPT-5,
+# Claude, context-cut and edit-tool paths against Cline and OpenAI — whole replies when OpenAI
+# refuses to stream to an unverified organisation, MCP array schemas given `items`, Cline's call
+# ids and OpenRouter request, gpt-5-pro's effort, a cut Responses stream retried, a patch's link
+# removed as the link, binary files deleted, fences and empty SEARCHes as Cline: 9.7 KB, nearly
+# all of it in the minimal agent's parts.)
+line binary "  the same, no larger than today (ceiling 4.759 MB)" "$(mb "$b")" "$(is "$b <= 4759000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -293,8 +299,10 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # stream errors, .clineignore's `..`: 5 KB.
 # Raised to 3.072 MB on 2026-12-06 (a later session), at 3,069,792 B: the same review's fixes
 # (above) in the minimal agent's own parts — the native results' copies found with text
-# between them, the question's answer and its hook, guarded paths through dangling links: 4.7 KB.)
-line binary "  the same, no larger than today (ceiling 3.072 MB)" "$(mb "$m")" "$(is "$m <= 3072000")" must
+# between them, the question's answer and its hook, guarded paths through dangling links: 4.7 KB.
+# Raised to 3.081 MB on 2026-12-06 (a third session), at 3,079,888 B: the same reviews' fixes
+# (above), all in the minimal agent's own parts (providers, tools, context cuts): 9.9 KB.)
+line binary "  the same, no larger than today (ceiling 3.081 MB)" "$(mb "$m")" "$(is "$m <= 3081000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
