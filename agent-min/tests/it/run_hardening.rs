@@ -390,6 +390,8 @@ fn under_yolo_commands_are_sandboxed_by_default_and_the_model_is_told_how_to_ask
     let told = server.requests()[1].last_user();
     assert!(told.contains("Permission denied") && told.contains("agent-min's sandbox"), "{told}");
     assert!(told.contains("--sandbox-allow-write DIR"), "{told}");
+    // Nobody answers a question under --yolo: the note names no tool the model lacks.
+    assert!(!told.contains("ask_followup_question") && told.contains("attempt_completion"), "{told}");
 
     // Allowed explicitly, the same command writes there.
     let server = Server::start(script());

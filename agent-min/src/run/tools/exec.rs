@@ -68,7 +68,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
                 ctx.memory.logs.push(log);
             }
             let mut text = r.to_result(timeout);
-            if let Some(note) = sandbox::notice::for_failure(policy, r.code, &text) {
+            if let Some(note) = sandbox::notice::for_failure(policy, r.code, &text, ctx.yolo) {
                 text.push_str("\n\n");
                 text.push_str(&note);
             }
@@ -508,7 +508,7 @@ mod tests {
         assert!(out.starts_with("in\n"), "{out}");
         assert!(out.contains("Permission denied") && out.contains("rc=2"), "{out}");
         assert!(!target.exists(), "the sandbox let a command write outside the workspace");
-        let note = sandbox::notice::for_failure(&sandboxed(ws.path(), false), Some(1), &out).unwrap();
+        let note = sandbox::notice::for_failure(&sandboxed(ws.path(), false), Some(1), &out, false).unwrap();
         assert!(note.contains("--sandbox-allow-write DIR") && note.contains("no network"), "{note}");
         // The same command unconfined does write there: the refusal above is the sandbox's.
         run(&Policy::default());
