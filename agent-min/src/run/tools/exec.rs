@@ -47,6 +47,10 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     }
     ctx.decide(true, By::Yolo, None);
     let policy = sandbox::current();
+    // Cline's `CommandExecutor` drops a leading `cd <workspace> && `: the command runs there
+    // anyway, and a workspace path with a space in it would make that `cd` fail.
+    let prefix = format!("cd {} && ", ctx.ws.root().display());
+    let command = command.strip_prefix(prefix.as_str()).unwrap_or(command);
     let ran = execute(command, ctx.ws.root(), timeout, policy, &mut |chunk| ctx.term.reasoning(chunk));
     ctx.memory.reads.clear();
     match ran {
@@ -370,6 +374,26 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert!(text.contains("Command execution timed out after 0.3 seconds. It was stopped"), "{text}");
+    }
+
+    /// A leading `cd <workspace> && ` is dropped, as Cline's `CommandExecutor` drops it: with a
+    /// space in the workspace's path that `cd` would fail (`sh -c`), though the command runs
+    /// there anyway.
+    #[test]
+    fn a_leading_cd_to_the_workspace_is_dropped() {
+        use super::super::testutil::{call, with_ctx};
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("my proj");
+        std::fs::create_dir(&root).unwrap();
+        let ws = crate::run::tools::paths::Workspace::new(&root).unwrap();
+        let command = format!("cd {} && pwd", ws.root().display());
+        let c = call("execute_command", &[("command", &command), ("requires_approval", "false")]);
+        let out = with_ctx(&ws, |ctx| {
+            ctx.yolo = true;
+            super::super::run(&c, ctx)
+        });
+        let Outcome::Success(text) = &out else { panic!("{out:?}") };
+        assert!(text.contains(&format!("{}", ws.root().display())) && !text.contains("can't cd"), "{text}");
     }
 
     #[test]
