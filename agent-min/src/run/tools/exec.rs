@@ -115,6 +115,9 @@ pub(super) fn gemini_command_fixes(command: &str, model: &str) -> String {
     }
 }
 
+/// Said of a process that left the command's group and outlived it.
+const SURVIVOR_NOTE: &str = "\nNote: a process it started left its process group (setsid or a daemon) and is still running; its further output is not read.";
+
 /// What a command did.
 pub(crate) struct Ran {
     output: Output,
@@ -138,8 +141,9 @@ impl Ran {
             let so_far = if out.is_empty() { String::new() } else { format!("\nOutput so far:\n{out}") };
             // Cline's text, where the command goes on running in the person's terminal; here it
             // was stopped, which the model must know (a server it started is not there to ask).
+            let escaped = if self.survivor { SURVIVOR_NOTE } else { "" };
             return format!(
-                "Command execution timed out after {} seconds. It was stopped: its processes were killed.{so_far}{log}",
+                "Command execution timed out after {} seconds. It was stopped: its processes were killed.{escaped}{so_far}{log}",
                 timeout.as_secs_f64()
             );
         }
@@ -150,7 +154,7 @@ impl Ran {
             (None, None) => "Command executed.".to_string(),
         };
         if self.survivor {
-            s.push_str("\nNote: a process it started left its process group (setsid or a daemon) and is still running; its further output is not read.");
+            s.push_str(SURVIVOR_NOTE);
         } else if self.background_killed {
             s.push_str("\nNote: processes it left running in the background were stopped.");
         }
@@ -190,10 +194,17 @@ pub(crate) fn execute(
     // A bounded queue: a command printing faster than the output is shown waits for it, so
     // memory stays at a few chunks plus the kept head and tail, whatever it prints.
     let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(QUEUE_CHUNKS);
+    // Set when the pipe is closed: what is left to take is the queue's, not a writer's.
+    let at_end = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader_end = at_end.clone();
     std::thread::spawn(move || {
         let mut buf = [0u8; 8192];
         while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+            if n == 0 {
+                reader_end.store(true, std::sync::atomic::Ordering::Release);
+                break;
+            }
+            if tx.send(buf[..n].to_vec()).is_err() {
                 break;
             }
         }
@@ -220,15 +231,23 @@ pub(crate) fn execute(
         }
     };
     // The shell is gone; collect what is left. Something it started in the background may still
-    // hold the pipe open: give it a moment, then stop the whole group. A process that left the
-    // group (setsid) cannot be stopped that way and may write forever: the drain has an absolute
-    // deadline, after which the rest is not read.
+    // hold the pipe open: give it a moment, then stop the whole group — whether it is quiet or
+    // writing all along. A process that left the group (setsid) cannot be stopped that way and
+    // may write forever: the drain has an absolute deadline, after which the rest is not read
+    // (unless the pipe is closed already, and only the queue, bounded, is left to show).
     let (mut background_killed, mut survivor) = (false, true);
     let now = Instant::now();
     let (drain_until, give_up) = (now + Duration::from_millis(300), now + DRAIN_LIMIT);
+    let mut group_killed = false;
     loop {
-        if Instant::now() >= give_up {
+        let now = Instant::now();
+        if now >= give_up && !at_end.load(std::sync::atomic::Ordering::Acquire) {
             break;
+        }
+        if now >= drain_until && !group_killed {
+            interrupt::send_signal(-pgid, libc::SIGKILL);
+            group_killed = true;
+            background_killed = !timed_out;
         }
         match rx.recv_timeout(Duration::from_millis(20)) {
             Ok(chunk) => take(chunk, show),
@@ -236,21 +255,7 @@ pub(crate) fn execute(
                 survivor = false;
                 break;
             }
-            Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < drain_until => {}
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                interrupt::send_signal(-pgid, libc::SIGKILL);
-                background_killed = !timed_out;
-                while let Some(left) = give_up.checked_duration_since(Instant::now()) {
-                    match rx.recv_timeout(left.min(Duration::from_millis(500))) {
-                        Ok(chunk) => take(chunk, show),
-                        Err(e) => {
-                            survivor = e == mpsc::RecvTimeoutError::Timeout;
-                            break;
-                        }
-                    }
-                }
-                break;
-            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
     }
     output.finish();
@@ -461,6 +466,34 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert!(dead(&stat()), "the job still runs: {}", stat());
+    }
+
+    /// A job in the command's group that writes without a pause (`npm test &` with a lot to
+    /// say) is stopped with the group too: it was waited for until a quiet moment that never
+    /// came, left running, and reported as a process that had left the group.
+    #[test]
+    fn a_background_job_writing_all_along_is_stopped_too() {
+        let d = tempfile::tempdir().unwrap();
+        let cmd = "sh -c 'while :; do echo tick; done' & echo started";
+        let r = execute(cmd, d.path(), Duration::from_secs(60), &Policy::default(), &mut |_| {}).unwrap();
+        let out = r.to_result(Duration::ZERO);
+        assert!(r.background_killed && !r.survivor, "{}", &out[..out.len().min(300)]);
+        assert!(!out.contains("left its process group"));
+    }
+
+    /// A command stopped at its time limit that left a process outside its group says so: not
+    /// all its processes were killed.
+    #[test]
+    fn a_timed_out_command_names_the_process_that_outlived_it() {
+        let d = tempfile::tempdir().unwrap();
+        let cmd = "setsid sh -c 'while :; do echo tick; sleep 0.2; done' & echo $! > esc.pid; sleep 30";
+        let r = execute(cmd, d.path(), Duration::from_millis(500), &Policy::default(), &mut |_| {});
+        if let Ok(pid) = std::fs::read_to_string(d.path().join("esc.pid")) {
+            crate::run::ui::interrupt::send_signal(pid.trim().parse().unwrap_or(0), libc::SIGKILL);
+        }
+        let out = r.unwrap().to_result(Duration::from_millis(500));
+        assert!(out.starts_with("Command execution timed out after 0.5 seconds."), "{out}");
+        assert!(out.contains("is still running"), "{out}");
     }
 
     #[test]
