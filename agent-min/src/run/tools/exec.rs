@@ -22,6 +22,10 @@ use crate::run::ui::interrupt;
 /// How long output is still read after the shell exits.
 const DRAIN_LIMIT: Duration = Duration::from_secs(2);
 
+/// How long a command stopped at its time limit has to clean up after SIGTERM (Cline's
+/// `gracefulTimeoutMs`).
+const TERM_GRACE: Duration = Duration::from_secs(2);
+
 /// Chunks (of at most 8 KiB) queued between the pipe reader and the agent.
 const QUEUE_CHUNKS: usize = 16;
 
@@ -226,6 +230,18 @@ pub(crate) fn execute(
         }
         if Instant::now() >= deadline {
             timed_out = true;
+            // As Cline stops a command (`terminateProcessTree`): SIGTERM, up to 2 s to clean up
+            // (a clone removes its half-made directory, git its index.lock) while the output is
+            // still read, then SIGKILL for what is left of the group.
+            interrupt::send_signal(-pgid, libc::SIGTERM);
+            let grace = Instant::now() + TERM_GRACE;
+            while Instant::now() < grace {
+                match rx.recv_timeout(Duration::from_millis(20)) {
+                    Ok(chunk) => take(chunk, show),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                }
+            }
             interrupt::send_signal(-pgid, libc::SIGKILL);
             break child.wait().map_err(|e| e.to_string())?;
         }
@@ -479,6 +495,17 @@ mod tests {
         let out = r.to_result(Duration::ZERO);
         assert!(r.background_killed && !r.survivor, "{}", &out[..out.len().min(300)]);
         assert!(!out.contains("left its process group"));
+    }
+
+    /// A command stopped at its time limit gets SIGTERM and time to clean up before SIGKILL, as
+    /// Cline's `terminateProcessTree` gives it (a clone removing its half-made directory).
+    #[test]
+    fn a_timed_out_command_may_clean_up() {
+        let d = tempfile::tempdir().unwrap();
+        let cmd = "trap 'echo cleaned > t; exit 1' TERM; sleep 30 & wait";
+        let r = execute(cmd, d.path(), Duration::from_millis(300), &Policy::default(), &mut |_| {}).unwrap();
+        assert!(r.timed_out);
+        assert_eq!(std::fs::read_to_string(d.path().join("t")).unwrap_or_default(), "cleaned\n");
     }
 
     /// A command stopped at its time limit that left a process outside its group says so: not
