@@ -72,43 +72,34 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
             return Err(Outcome::Failure { text: tool_error(&text), mistake: false });
         }
         let abs = confined(ctx, &path)?;
-        if deleted {
-            // Only shown, in the deletion's preview: a file of any size or encoding is deleted,
-            // as Cline deletes it (editing is what takes UTF-8 text within the limit).
-            let shown = match fsx::read_regular_no_follow(&abs, fsx::MAX_FILE_BYTES) {
-                Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(text) => text,
-                    Err(e) => format!("({} bytes, not UTF-8 text)\n", e.as_bytes().len()),
-                },
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(error(ctx, &format!("File not found: {path}")))
-                }
-                Err(e) if abs.is_file() => format!("(the file {e})\n"),
-                Err(e) => return Err(error(ctx, &format!("{path}: {e}"))),
-            };
-            files.insert(path, shown);
-            continue;
-        }
-        match fsx::read_regular_no_follow(&abs, fsx::MAX_FILE_BYTES) {
+        // A file the patch only deletes is only shown, in the deletion's preview: one of any size
+        // or encoding is deleted, as Cline deletes it (editing is what takes UTF-8 text within the
+        // limit).
+        let text = match fsx::read_regular_no_follow(&abs, fsx::MAX_FILE_BYTES) {
             Ok(bytes) => match String::from_utf8(bytes) {
-                // An editor's buffer may hold changes not yet saved: the patch applies to those.
-                // Line endings are made LF to apply it, as Cline does; the file keeps its own.
-                Ok(s) => {
-                    let text = match ctx.term.buffer_text(&abs) {
-                        None => s,
-                        Some(Ok(text)) => text,
-                        Some(Err(e)) => return Err(error(ctx, &format!("{path}: the editor could not read it: {e}"))),
-                    };
-                    forms.insert(path.clone(), Form::of(Some(&text)));
-                    files.insert(path, text.replace("\r\n", "\n"))
-                }
+                Ok(text) => text,
+                Err(e) if deleted => format!("({} bytes, not UTF-8 text)\n", e.as_bytes().len()),
                 Err(_) => return Err(error(ctx, &format!("{path} is not a UTF-8 text file"))),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(error(ctx, &format!("File not found: {path}")))
             }
+            Err(e) if deleted && abs.is_file() => format!("(the file {e})\n"),
             Err(e) => return Err(error(ctx, &format!("{path}: {e}"))),
         };
+        if deleted {
+            files.insert(path, text);
+            continue;
+        }
+        // An editor's buffer may hold changes not yet saved: the patch applies to those. Line
+        // endings are made LF to apply it, as Cline does; the file keeps its own.
+        let text = match ctx.term.buffer_text(&abs) {
+            None => text,
+            Some(Ok(text)) => text,
+            Some(Err(e)) => return Err(error(ctx, &format!("{path}: the editor could not read it: {e}"))),
+        };
+        forms.insert(path.clone(), Form::of(Some(&text)));
+        files.insert(path, text.replace("\r\n", "\n"));
     }
     let applied = v4a::apply(input, &files).map_err(|e| error(ctx, &e))?;
     // Cline skips a chunk whose context it cannot find and reports success; the model would
