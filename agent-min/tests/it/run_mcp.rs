@@ -89,6 +89,39 @@ pub(crate) fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
     }
 }
 
+/// A raw JSON-RPC MCP server on stdio (Python's standard library alone, quick to start on a
+/// loaded machine), for what no SDK server does: written to `dir/NAME.py`, answering
+/// `initialize` with `CAPS` (and `VERSION` if `body` sets one, else the version asked for) and
+/// every other request with `answer(method, params)`, or an error if that raises `Refuse`.
+/// Returns its settings entry.
+fn raw_server(dir: &Path, name: &str, body: &str) -> Value {
+    let script = dir.join(format!("{name}.py"));
+    let prelude = r#"import json, sys, time
+start = time.monotonic()
+class Refuse(Exception):
+    pass
+VERSION = None
+"#;
+    let lp = r#"
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        info = {"name": "raw", "version": "1"}
+        out = {"result": {"protocolVersion": VERSION or m["params"]["protocolVersion"], "capabilities": CAPS, "serverInfo": info}}
+    else:
+        try:
+            out = {"result": answer(m["method"], m.get("params") or {})}
+        except Refuse as e:
+            out = {"error": {"code": -32603, "message": str(e)}}
+    out.update(jsonrpc="2.0", id=m["id"])
+    print(json.dumps(out), flush=True)
+"#;
+    std::fs::write(&script, format!("{prelude}{body}{lp}")).unwrap();
+    json!({"command": "python3", "args": [script.display().to_string()]})
+}
+
 #[test]
 fn a_scripted_model_calls_real_servers_and_gets_their_real_answers() {
     let ws = tempfile::tempdir().unwrap();
@@ -1059,26 +1092,17 @@ fn native_mode_leaves_out_tool_names_the_apis_refuse_and_says_so() {
 #[test]
 fn a_server_listing_its_tools_after_its_startup_budget_still_lists_them() {
     let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("late.py");
-    std::fs::write(
-        &script,
-        r#"import json, sys, time
-start = time.monotonic()
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    if m["method"] == "initialize":
-        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "late", "version": "1"}}
-    else:
-        time.sleep(max(0.0, start + 4 - time.monotonic()))
-        r = {"tools": [{"name": "plain", "description": "d", "inputSchema": {"type": "object"}}]}
-    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+    let mut late = raw_server(
+        dir.path(),
+        "late",
+        r#"CAPS = {"tools": {}}
+def answer(method, params):
+    time.sleep(max(0.0, start + 4 - time.monotonic()))
+    return {"tools": [{"name": "plain", "description": "d", "inputSchema": {"type": "object"}}]}
 "#,
-    )
-    .unwrap();
-    let args = [script.display().to_string()];
-    let cfg = settings(dir.path(), json!({"late": {"command": "python3", "args": args, "startupTimeout": 3}}));
+    );
+    late["startupTimeout"] = json!(3);
+    let cfg = settings(dir.path(), json!({ "late": late }));
     let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stdout.contains("late [connected]") && r.stdout.contains("plain"), "{}", r.all());
@@ -1091,26 +1115,18 @@ for line in sys.stdin:
 fn an_array_parameter_without_items_does_not_get_every_openai_request_refused() {
     let ws = tempfile::tempdir().unwrap();
     let cfg_dir = tempfile::tempdir().unwrap();
-    let script = cfg_dir.path().join("tags.py");
-    std::fs::write(
-        &script,
-        r#"import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    if m["method"] == "initialize":
-        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "tags", "version": "1"}}
-    elif m["method"] == "tools/list":
-        schema = {"type": "object", "properties": {"tags": {"type": "array", "description": "Tags"}}}
-        r = {"tools": [{"name": "tag", "description": "Tags things", "inputSchema": schema}]}
-    else:
-        r = {}
-    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+    let tags = raw_server(
+        cfg_dir.path(),
+        "tags",
+        r#"CAPS = {"tools": {}}
+def answer(method, params):
+    if method != "tools/list":
+        return {}
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "description": "Tags"}}}
+    return {"tools": [{"name": "tag", "description": "Tags things", "inputSchema": schema}]}
 "#,
-    )
-    .unwrap();
-    let cfg = settings(cfg_dir.path(), json!({"tags": {"command": "python3", "args": [script.display().to_string()]}}));
+    );
+    let cfg = settings(cfg_dir.path(), json!({ "tags": tags }));
     let done = r#"{"result":"ok"}"#;
     let server =
         Server::start(vec![native::openai("", "", &[native::call("call_1", "attempt_completion", &[done])], 5)]);
@@ -1181,25 +1197,14 @@ fn native_mode_follows_tools_list_changed_in_the_next_request() {
 fn a_server_answering_with_a_newer_protocol_version_the_sdk_supports_connects() {
     let dir = tempfile::tempdir().unwrap();
     for (version, connects) in [("2025-11-25", true), ("2024-10-07", true), ("2099-01-01", false)] {
-        let script = dir.path().join("newer.py");
-        std::fs::write(
-            &script,
-            format!(
-                r#"import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    if m["method"] == "initialize":
-        r = {{"protocolVersion": "{version}", "capabilities": {{"tools": {{}}}}, "serverInfo": {{"name": "n", "version": "1"}}}}
-    else:
-        r = {{"tools": [{{"name": "t", "description": "d", "inputSchema": {{"type": "object"}}}}]}}
-    print(json.dumps({{"jsonrpc": "2.0", "id": m["id"], "result": r}}), flush=True)
+        let body = format!(
+            r#"CAPS = {{"tools": {{}}}}
+VERSION = "{version}"
+def answer(method, params):
+    return {{"tools": [{{"name": "t", "description": "d", "inputSchema": {{"type": "object"}}}}]}}
 "#
-            ),
-        )
-        .unwrap();
-        let cfg = settings(dir.path(), json!({"n": {"command": python(), "args": [script.display().to_string()]}}));
+        );
+        let cfg = settings(dir.path(), json!({ "n": raw_server(dir.path(), "newer", &body) }));
         let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
         let out = r.all();
         assert_eq!(out.contains("n [connected] "), connects, "{version}: {out}");
@@ -1212,34 +1217,64 @@ fn a_server_whose_tool_list_fails_stays_connected_with_its_resources() {
     // Cline's `fetchToolsList` answers a failed `tools/list` with no tools: the server stays
     // connected and its resources listed. (A raw JSON-RPC server: no SDK fails this list.)
     let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("half.py");
-    std::fs::write(
-        &script,
-        r#"import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    method, r = m["method"], None
-    if method == "initialize":
-        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}, "resources": {}}, "serverInfo": {"name": "half", "version": "1"}}
-    elif method == "resources/list":
-        r = {"resources": [{"uri": "half://notes", "name": "notes"}]}
-    elif method == "resources/templates/list":
-        r = {"resourceTemplates": []}
-    if r is None:
-        out = {"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32603, "message": "no tools today"}}
-    else:
-        out = {"jsonrpc": "2.0", "id": m["id"], "result": r}
-    print(json.dumps(out), flush=True)
+    let half = raw_server(
+        dir.path(),
+        "half",
+        r#"CAPS = {"tools": {}, "resources": {}}
+def answer(method, params):
+    if method == "resources/list":
+        return {"resources": [{"uri": "half://notes", "name": "notes"}]}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": []}
+    raise Refuse("no tools today")
 "#,
-    )
-    .unwrap();
-    let cfg = settings(dir.path(), json!({"half": {"command": python(), "args": [script.display().to_string()]}}));
+    );
+    let cfg = settings(dir.path(), json!({ "half": half }));
     let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(r.stdout.contains("half [connected] "), "{}", r.stdout);
     assert!(r.stdout.contains("    half://notes (notes)\n"), "{}", r.stdout);
+}
+
+/// A list is read as far as it goes: a page that fails after the first keeps the pages read, an
+/// empty or repeated cursor ends it, and a tool named twice is listed once (a server answering
+/// `"nextCursor": ""` was asked for its first page a hundred times, each tool listed a hundred
+/// times, and two functions of one name get every model request refused; a failed second page
+/// lost the first). The lists are asked for even when the server declared no capabilities, as
+/// Cline's SDK asks.
+#[test]
+fn a_paginated_list_ends_at_an_empty_or_repeated_cursor_and_keeps_what_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = |name: &str, pages: &str| {
+        let body = format!(
+            r#"CAPS = {{}}
+PAGES = {pages}
+def answer(method, params):
+    if method != "tools/list":
+        raise Refuse("not here")
+    page = PAGES[int(params.get("cursor") or 0)]
+    if page is None:
+        raise Refuse("page lost")
+    tools = [{{"name": n, "description": "d", "inputSchema": {{"type": "object"}}}} for n in page[0]]
+    return {{"tools": tools, "nextCursor": page[1]}}
+"#
+        );
+        raw_server(dir.path(), name, &body)
+    };
+    let cfg = settings(
+        dir.path(),
+        json!({
+            "empty": server("empty", r#"[(["e1", "e2"], "")]"#),
+            "same": server("same", r#"[(["s0"], "1"), (["s1", "s0"], "1")]"#),
+            "lost": server("lost", r#"[(["l0"], "1"), None]"#),
+        }),
+    );
+    let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let listed = |tool: &str| r.stdout.lines().filter(|l| l.trim_start().starts_with(&format!("{tool} "))).count();
+    for (tool, times) in [("e1", 1), ("e2", 1), ("s0", 1), ("s1", 1), ("l0", 1)] {
+        assert_eq!(listed(tool), times, "{tool} in:\n{}", r.stdout);
+    }
 }
 
 /// A server's settings may give it its own `PATH` (`"env": {"PATH": …}`, an nvm's `npx`): a

@@ -32,6 +32,15 @@ const MAX_PAGES: usize = 100;
 /// Items kept per list.
 const MAX_ITEMS: usize = 10_000;
 
+/// What names a listed item among its list: a resource's `uri`, a template's `uriTemplate`, a
+/// tool's or prompt's `name` (an item with none of them is its whole text).
+fn identity(item: &Value) -> String {
+    ["uri", "uriTemplate", "name"]
+        .iter()
+        .find_map(|k| item.get(*k).and_then(Value::as_str))
+        .map_or_else(|| item.to_string(), |id| id.to_string())
+}
+
 /// A connected session.
 pub(crate) struct Client {
     transport: Box<dyn Transport>,
@@ -75,11 +84,6 @@ impl Client {
         c.init = init;
         c.transport.send(&jsonrpc::notification("notifications/initialized", None), Instant::now() + timeout)?;
         Ok(c)
-    }
-
-    /// Whether the server declared `capability` (`tools`, `resources`, …).
-    pub(crate) fn has(&self, capability: &str) -> bool {
-        self.init.get("capabilities").and_then(|c| c.get(capability)).is_some()
     }
 
     /// Sends `method` and waits up to `timeout` for its answer. The wait also ends when the
@@ -136,7 +140,12 @@ impl Client {
     }
 
     /// Every item of a paginated list (`tools/list` → `tools`), following `nextCursor`; each
-    /// page may take `timeout`, and all of them together end by `deadline`.
+    /// page may take `timeout`, and all of them together end by `deadline`. Only the first
+    /// page's failure fails the list (Cline reads that page alone): the pages already read are
+    /// kept when a later one fails or the time runs out. An empty or already-followed cursor
+    /// ends the list (a server answering `"nextCursor": ""` was asked for the same page a hundred
+    /// times), and an item whose identity was already listed is dropped: two tools of one name
+    /// become two functions of one name, which the model APIs refuse in every request.
     pub(crate) fn list_all(
         &mut self,
         method: &str,
@@ -145,22 +154,33 @@ impl Client {
         deadline: Instant,
     ) -> Result<Vec<Value>, McpError> {
         let mut items = Vec::new();
+        let mut listed = std::collections::HashSet::new();
+        let mut followed = std::collections::HashSet::new();
         let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
+        for page_no in 0..MAX_PAGES {
             let params = match &cursor {
                 Some(c) => json!({"cursor": c}),
                 None => json!({}),
             };
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(McpError::Timeout);
-            }
-            let page = self.request(method, params, timeout.min(left))?;
+            let page = match left.is_zero() {
+                true => Err(McpError::Timeout),
+                false => self.request(method, params, timeout.min(left)),
+            };
+            let page = match page {
+                Ok(page) => page,
+                Err(e) if page_no == 0 => return Err(e),
+                Err(_) => break,
+            };
             if let Some(a) = page.get(key).and_then(Value::as_array) {
-                items.extend(a.iter().filter(|v| v.is_object()).cloned());
+                let new = a.iter().filter(|v| v.is_object() && listed.insert(identity(v)));
+                items.extend(new.cloned());
             }
             items.truncate(MAX_ITEMS);
-            cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_string);
+            cursor = match page.get("nextCursor").and_then(Value::as_str) {
+                Some(c) if !c.is_empty() && followed.insert(c.to_string()) => Some(c.to_string()),
+                _ => None,
+            };
             if cursor.is_none() || items.len() >= MAX_ITEMS {
                 break;
             }

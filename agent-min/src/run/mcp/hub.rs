@@ -375,19 +375,19 @@ fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result
         Err(McpError::Timeout) => return Err(slow_start("no answer to `initialize`", budget)),
         Err(e) => return Err(e.to_string()),
     };
-    let list = |c: &mut Client, cap: &str, method: &str, key: &str| {
-        if !c.has(cap) {
-            return Ok(Vec::new());
-        }
+    // Every list is asked for whatever capabilities the server declared, as Cline's MCP SDK
+    // (strict capabilities off) asks: a server that serves tools under `capabilities: {}`
+    // listed none here; one without a list answers "method not found", read as empty.
+    let list = |c: &mut Client, method: &str, key: &str| {
         let by = deadline.max(Instant::now() + LIST_TIMEOUT);
         c.list_all(method, key, LIST_TIMEOUT, by).map_err(|e| format!("{method} failed: {e}"))
     };
     // Cline treats a failed list as empty (`fetchToolsList` too: the server stays connected,
     // its resources usable, without tools).
-    let tools = list(&mut client, "tools", "tools/list", "tools").unwrap_or_default();
-    let resources = list(&mut client, "resources", "resources/list", "resources").unwrap_or_default();
-    let templates = list(&mut client, "resources", "resources/templates/list", "resourceTemplates").unwrap_or_default();
-    let prompts = list(&mut client, "prompts", "prompts/list", "prompts").unwrap_or_default();
+    let tools = list(&mut client, "tools/list", "tools").unwrap_or_default();
+    let resources = list(&mut client, "resources/list", "resources").unwrap_or_default();
+    let templates = list(&mut client, "resources/templates/list", "resourceTemplates").unwrap_or_default();
+    let prompts = list(&mut client, "prompts/list", "prompts").unwrap_or_default();
     client.tools_changed = false;
     Ok(Conn { client, tools, resources, templates, prompts, garbage_told: 0 })
 }
