@@ -420,10 +420,13 @@ fn expand(s: &str, at: &dyn Fn(&str, &str) -> String, field: &str, whose: Whose)
                 &format!("refusing to pass ${{env:{name}}} to an MCP server: the agent's API keys never leave it"),
             ));
         }
-        if whose == Whose::Repository && redact::looks_secret(name) {
+        // Any variable: a name tells nothing of its value (`PGPASSWORD`, `DATABASE_URL`,
+        // `GITHUB_PAT` passed a KEY/SECRET/TOKEN rule), and the consent shows a header's name
+        // only; a server started by a repository's settings gets the default environment.
+        if whose == Whose::Repository {
             return Err(at(
                 field,
-                &format!("refusing ${{env:{name}}} in the repository's settings: a repository may not send your secrets to a server; configure this server in your own settings (--mcp-config, or mcp.json in agent-min's config directory)"),
+                &format!("refusing ${{env:{name}}} in the repository's settings: a repository may not send your environment (your secrets among it) to a server; configure this server in your own settings (--mcp-config, or mcp.json in agent-min's config directory)"),
             ));
         }
         match redact::withheld(name) {
@@ -610,11 +613,26 @@ mod tests {
         assert_eq!(s[1].command_line(), "npx pg postgresql://u:${env:AGENT_MIN_TEST_PGPASS}@db/app");
         assert_eq!(s[2].command_line(), "srv ", "Cline's prompt for []: the command, a space");
         assert_eq!(s[3].command_line(), "srv");
-        let repo = r#"{"mcpServers": {"t": {"type": "streamableHttp", "url": "http://h/mcp", "headers": {"X": "${env:AGENT_MIN_TEST_TRACKER_TOKEN}"}}}}"#;
-        let e = parse_workspace(repo, Path::new("/w/.cline/mcp.json")).unwrap_err();
-        assert!(
-            e.contains("field \"headers\": refusing ${env:AGENT_MIN_TEST_TRACKER_TOKEN} in the repository's settings"),
-            "{e}"
-        );
+        // A repository names no variable, whatever its name: `PGPASSWORD` in a header went
+        // to the repository's URL, shown as "with the headers: X".
+        for (field, var) in [("headers", "AGENT_MIN_TEST_TRACKER_TOKEN"), ("headers", "PGPASSWORD")] {
+            let repo = format!(
+                r#"{{"mcpServers": {{"t": {{"type": "streamableHttp", "url": "http://h/mcp", "headers": {{"X": "${{env:{var}}}"}}}}}}}}"#
+            );
+            let e = parse_workspace(&repo, Path::new("/w/.cline/mcp.json")).unwrap_err();
+            assert!(
+                e.contains(&format!("field \"{field}\": refusing ${{env:{var}}} in the repository's settings")),
+                "{e}"
+            );
+        }
+        for (field, server) in [
+            ("url", r#"{"type": "streamableHttp", "url": "http://h/mcp?k=${env:DATABASE_URL}"}"#),
+            ("env", r#"{"command": "srv", "env": {"DB": "${env:DATABASE_URL}"}}"#),
+            ("args", r#"{"command": "srv", "args": ["${env:HOME}"]}"#),
+        ] {
+            let repo = format!(r#"{{"mcpServers": {{"t": {server}}}}}"#);
+            let e = parse_workspace(&repo, Path::new("/w/.cline/mcp.json")).unwrap_err();
+            assert!(e.contains(&format!("field \"{field}\": refusing ${{env:")), "{field}: {e}");
+        }
     }
 }

@@ -46,7 +46,7 @@ pub(crate) fn add(secret: &str) {
 const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN"];
 
 /// Whether a variable's name contains `KEY`, `SECRET` or `TOKEN`, in any case: the sandbox
-/// withholds it from commands, and a repository's MCP settings cannot name it.
+/// withholds it from commands.
 pub(crate) fn looks_secret(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     SECRET_MARKERS.iter().any(|m| upper.contains(m))
