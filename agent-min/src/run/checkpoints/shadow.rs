@@ -589,6 +589,13 @@ impl Shadow {
         let not_in_target = self.added(hash, &before.hash)?;
         let new: Vec<Vec<u8>> =
             self.added(&known, &before.hash)?.into_iter().filter(|p| not_in_target.contains(p)).collect();
+        let lost = self.lost_with_folders(hash, &before.hash)?;
+        if !lost.is_empty() {
+            return Err(format!(
+                "not restored: where the checkpoint has a file the workspace now has a folder, and putting the file back would delete what no checkpoint holds in it: {}; move them away first",
+                lost.join(", ")
+            ));
+        }
         self.untrack(&new)?;
         let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())?;
         self.git.check(&["read-tree", "-u", "--reset", hash], None)?;
@@ -596,6 +603,33 @@ impl Shadow {
         // more of what is new, which `before` and its own pre-restore checkpoint still hold.
         let _ = fs::write(self.restored_file(), format!("{} {hash}\n", before.hash));
         Ok(())
+    }
+
+    /// What restoring `hash` over `before` would delete that no checkpoint holds (at most
+    /// [`LOST_NAMED`] of them): where `hash` has a file or link and the workspace a folder,
+    /// `read-tree` removes the whole folder — its ignored, excluded and left-out files, a
+    /// nested repository's `.git` — as Cline's `reset --hard` does. (Files created since the
+    /// last checkpoint go too, though a restore leaves them elsewhere: `before` holds them.)
+    fn lost_with_folders(&self, hash: &str, before: &str) -> Result<Vec<String>, String> {
+        use std::os::unix::ffi::OsStrExt;
+        let mut folders = Vec::new();
+        for p in self.added(before, hash)? {
+            let on_disk = self.workspace.join(std::ffi::OsStr::from_bytes(&p));
+            if fs::symlink_metadata(&on_disk).is_ok_and(|m| m.is_dir()) {
+                folders.push(p);
+            }
+        }
+        if folders.is_empty() {
+            return Ok(Vec::new());
+        }
+        let listed = self.git.check(&["ls-tree", "-r", "--name-only", "-z", before], None)?;
+        let saved: std::collections::HashSet<&[u8]> =
+            listed.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
+        let mut lost = Vec::new();
+        for folder in folders {
+            unsaved_under(&self.workspace, folder, &saved, &mut lost);
+        }
+        Ok(lost)
     }
 
     /// Bytes the shadow repository takes on disk.
@@ -609,6 +643,30 @@ impl Shadow {
             fs::read_dir(p).map(|es| es.flatten().map(|e| walk(&e.path())).sum()).unwrap_or(0)
         }
         walk(self.git.git_dir())
+    }
+}
+
+/// Files of a restore's loss named, at most.
+const LOST_NAMED: usize = 10;
+
+/// Adds to `lost` the files under the workspace's folder `rel` (links not followed) that are
+/// not in `saved`; a `.git` folder is named whole, unread.
+fn unsaved_under(ws: &Path, rel: Vec<u8>, saved: &std::collections::HashSet<&[u8]>, lost: &mut Vec<String>) {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(entries) = fs::read_dir(ws.join(std::ffi::OsStr::from_bytes(&rel))) else { return };
+    for e in entries.flatten() {
+        if lost.len() >= LOST_NAMED {
+            return;
+        }
+        let mut path = rel.clone();
+        path.push(b'/');
+        path.extend_from_slice(e.file_name().as_bytes());
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && e.file_name() != ".git" {
+            unsaved_under(ws, path, saved, lost);
+        } else if is_dir || !saved.contains(path.as_slice()) {
+            lost.push(String::from_utf8_lossy(&path).into_owned());
+        }
     }
 }
 
@@ -892,6 +950,35 @@ mod tests {
         let err = s.restore(&first.hash, &before).unwrap_err();
         assert!(err.contains("data.txt") && err.contains("not restored"), "{err}");
         assert_eq!(fs::metadata(f.ws.join("data.txt")).unwrap().len(), exclusions::MAX_FILE_BYTES + 1);
+    }
+
+    /// Where the checkpoint has a file and the workspace now a folder, the restore would
+    /// delete the folder whole, with what no checkpoint holds (an excluded log, a nested
+    /// repository's `.git`, its history with it): refused, naming them, nothing touched. A
+    /// folder holding only saved files is replaced, as before.
+    #[test]
+    fn a_restore_that_would_delete_unsaved_files_with_their_folder_is_refused() {
+        let f = fixture();
+        write(&f.ws, "lib", "a file at first");
+        write(&f.ws, "tool", "a file at first");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        for name in ["lib", "tool"] {
+            fs::remove_file(f.ws.join(name)).unwrap();
+            write(&f.ws, &format!("{name}/a.c"), "int a;");
+        }
+        write(&f.ws, "lib/run.log", "excluded: in no checkpoint");
+        write(&f.ws, "lib/.git/HEAD", "ref: refs/heads/main\n");
+        let _held = s.lock().unwrap();
+        let before = s.snapshot("before", None, false).unwrap().unwrap();
+        let err = s.restore(&first.hash, &before).unwrap_err();
+        assert!(err.contains("lib/run.log") && err.contains("lib/.git") && !err.contains("a.c"), "{err}");
+        assert!(f.ws.join("lib/.git/HEAD").is_file() && f.ws.join("lib/run.log").is_file());
+        fs::remove_dir_all(f.ws.join("lib")).unwrap();
+        write(&f.ws, "lib", "a file at first");
+        let before = s.snapshot("before", None, false).unwrap().unwrap();
+        s.restore(&first.hash, &before).unwrap();
+        assert_eq!(fs::read_to_string(f.ws.join("tool")).unwrap(), "a file at first");
     }
 
     #[test]
