@@ -147,9 +147,16 @@ impl Shadow {
         &self.workspace
     }
 
-    /// Takes the workspace's checkpoint lock (Cline's wait).
+    /// Takes the workspace's checkpoint lock (Cline's wait). With it held no git of ours can be
+    /// writing the shadow repository, so git's own lock files left by one killed (at its time
+    /// limit, by Ctrl-C) are removed: every later checkpoint of the run failed on them
+    /// ("index.lock: File exists").
     pub fn lock(&self) -> Result<lock::Held, String> {
-        lock::acquire(&self.dir.join("lock"), lock::WAIT)
+        let held = lock::acquire(&self.dir.join("lock"), lock::WAIT)?;
+        for stale in ["index.lock", "HEAD.lock", "config.lock", "refs/heads/checkpoints.lock"] {
+            let _ = fs::remove_file(self.git.git_dir().join(stale));
+        }
+        Ok(held)
     }
 
     fn journal(&self) -> PathBuf {
@@ -169,16 +176,13 @@ impl Shadow {
     }
 
     /// With the lock held: whatever a killed process left is put right. Nested repositories are
-    /// re-enabled, git's stale lock files removed (no git of ours can be running), and a
+    /// re-enabled (git's stale lock files went as the lock was taken), and a
     /// repository git positively reports as damaged is moved aside whole — its checkpoints
     /// kept — so a fresh series starts. Any other failure (git could not run, was killed, timed
     /// out, said something else) is an error: nothing is moved.
     fn repair(&self) -> Result<(), String> {
         nested::repair(&self.journal())?;
         let git_dir = self.git.git_dir();
-        for stale in ["index.lock", "HEAD.lock", "config.lock", "refs/heads/checkpoints.lock"] {
-            let _ = fs::remove_file(git_dir.join(stale));
-        }
         if git_dir.join("HEAD").exists() {
             if let Some(why) = self.damage()? {
                 let aside = self.dir.join(format!(".git.broken-{}", crate::run::session::state::now_secs()));
@@ -1011,6 +1015,19 @@ mod tests {
         assert_eq!(second.files, vec!["a.txt"]);
         let diff = String::from_utf8(s.diff(&first.hash, Some(&second.hash)).unwrap()).unwrap();
         assert!(diff.contains("\n-one\n") && diff.contains("\n+two\n"), "the earlier checkpoint survived: {diff}");
+    }
+
+    /// A git of ours killed during the run (its time limit, Ctrl-C during a command) leaves its
+    /// `index.lock`: the next checkpoint still is taken (every later one failed on it).
+    #[test]
+    fn a_git_killed_during_the_run_does_not_fail_the_checkpoints_after_it() {
+        let f = fixture();
+        write(&f.ws, "a.txt", "one");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        snap(&s, "first");
+        fs::write(s.git.git_dir().join("index.lock"), "").unwrap();
+        write(&f.ws, "a.txt", "two");
+        assert_eq!(snap(&s, "second").files, vec!["a.txt"]);
     }
 
     #[test]

@@ -103,9 +103,16 @@ pub(crate) const GIT_SAFETY_CONFIG: &[&str] = &[
 ];
 
 /// The environment that goes with [`GIT_SAFETY_CONFIG`] (on top of [`Policy::Git`]'s empty
-/// one): no user or system config, never a prompt for credentials, C messages.
-pub(crate) const GIT_SAFETY_ENV: &[(&str, &str)] =
-    &[("GIT_CONFIG_GLOBAL", "/dev/null"), ("GIT_CONFIG_NOSYSTEM", "1"), ("GIT_TERMINAL_PROMPT", "0"), ("LC_ALL", "C")];
+/// one): no user or system config, never a prompt for credentials, C messages, and no lock
+/// taken by a command that only reads (`status` and `diff` refresh the index when they can: a
+/// reader killed then leaves an `index.lock`, and one running takes the lock from a writer).
+pub(crate) const GIT_SAFETY_ENV: &[(&str, &str)] = &[
+    ("GIT_CONFIG_GLOBAL", "/dev/null"),
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+    ("LC_ALL", "C"),
+    ("GIT_OPTIONAL_LOCKS", "0"),
+];
 
 /// Finds `git` on `PATH`; `None` if it is not installed.
 pub(crate) fn find_git() -> Option<std::path::PathBuf> {
