@@ -347,8 +347,16 @@ impl Shadow {
             for dir in &dirs {
                 let out = self.git.run(&["ls-tree", "-z", &format!("{tree}:{dir}")], None);
                 let out = out.map_err(|e| format!("cannot run git: {e}"))?;
-                // A folder not in the tree yet is empty.
-                listings.push(if out.ok() { out.text() } else { String::new() });
+                // A folder not in the tree yet is empty. One naming a file in bytes that are
+                // not UTF-8 is left to the whole scan: its name, read as text, went back into
+                // the tree mangled (U+FFFD), and a restore then wrote the mangled name.
+                listings.push(match out.ok() {
+                    false => String::new(),
+                    true => match String::from_utf8(out.stdout) {
+                        Ok(listing) => listing,
+                        Err(_) => return Ok(None),
+                    },
+                });
             }
             let leaf = rel_text.rsplit('/').next().unwrap_or(rel_text);
             let tracked = entry(&listings[dirs.len() - 1], leaf).is_some();
@@ -1222,5 +1230,24 @@ mod tests {
         assert_eq!(t.files, vec!["src/new/c.rs"]);
         let whole = s.snapshot("whole", Some(&t.hash), false).unwrap().unwrap();
         assert_eq!(whole.files, vec!["src/a.rs"]);
+    }
+
+    /// An edit's checkpoint next to a file whose name is not UTF-8 keeps that name's bytes (it
+    /// went back into the tree as `caf\u{fffd}.txt`, and a restore wrote that name).
+    #[test]
+    fn an_edits_checkpoint_keeps_the_names_beside_it_byte_for_byte() {
+        use std::os::unix::ffi::OsStrExt;
+        let f = fixture();
+        let latin1 = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+        fs::write(f.ws.join(latin1), "latin-1 name").unwrap();
+        write(&f.ws, "a.txt", "one");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        let _held = s.lock().unwrap();
+        write(&f.ws, "a.txt", "two");
+        let t = s.snapshot_of(Scope::Paths(&[f.ws.join("a.txt")]), "a", Some(&first.hash), false).unwrap().unwrap();
+        let names = s.git.check(&["ls-tree", "--name-only", "-z", &t.hash], None).unwrap().stdout;
+        assert_eq!(names, b"a.txt\0caf\xe9.txt\0");
+        assert_eq!(s.snapshot("whole", Some(&t.hash), true).unwrap(), None, "the whole scan finds nothing more");
     }
 }
