@@ -214,6 +214,7 @@ fn open_workspace(root: &std::path::Path, term: &mut Term) -> Result<Workspace, 
     existing_dir(root)?;
     let ws = Workspace::new(root)
         .map_err(|e| format!("the workspace {shown} is not usable ({e}); pass an existing directory with --cwd"))?;
+    crate::run::spawn::distrust_programs_in(ws.root());
     if let Err(e) = probe_writable(ws.root()) {
         term.warn(&format!(
             "the workspace {} is not writable ({e}): write_to_file, replace_in_file and commands that write there will fail",

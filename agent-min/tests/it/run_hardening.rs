@@ -623,6 +623,30 @@ fn curl_gets_the_key_only_through_its_header_pipe_never_in_its_environment() {
     assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY), "the key was still sent");
 }
 
+/// A `curl` in the workspace is never the agent's, though `PATH` names its folder first (an
+/// activated `.venv/bin`): a command or an edit could have put it there, and it would get the
+/// key's pipe.
+#[test]
+fn a_curl_planted_in_the_workspace_is_not_run_though_path_names_it() {
+    let ws = tempfile::tempdir().unwrap();
+    let bin = ws.path().join(".venv/bin");
+    let marker = ws.path().join("planted-ran");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("curl"), format!("#!/bin/sh\ncat > '{}'\nexit 7\n", marker.display())).unwrap();
+    Command::new("chmod").arg("755").arg(bin.join("curl")).status().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    // Sandboxed, the workspace is a writable place; unconfined, it is still the workspace.
+    for sandbox in ["workspace-write", "off"] {
+        let server = Server::start(vec![anthropic(&completion("done"))]);
+        let base = anthropic_args(&server);
+        let args = args_with(&base, &["--sandbox", sandbox, "t"]);
+        let r = run_agent(ws.path(), &args, &[("PATH", &path)], LIMIT);
+        assert_eq!(r.code, Some(0), "{sandbox}: {}", r.all());
+        assert!(!marker.exists(), "{sandbox}: the workspace's curl ran and read the key's pipe");
+        assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY));
+    }
+}
+
 #[test]
 fn for_an_unprivileged_user_the_sandbox_confines_writes_and_cuts_the_network_too() {
     // As root the network namespace needs no user namespace; as anyone else it does. Run the

@@ -59,6 +59,7 @@ impl Shadow {
     /// Opens (creating if needed) the shadow repository of `workspace` (absolute, canonical)
     /// under `state_dir`, refusing what Cline refuses, and repairing what a crash left.
     pub fn open(state_dir: &Path, workspace: &Path) -> Result<Shadow, String> {
+        crate::run::spawn::distrust_programs_in(workspace);
         let program = find_git()
             .ok_or("git is not installed (or not on PATH); install git to get checkpoints, or pass --no-checkpoints")?;
         Shadow::open_with(program, state_dir, workspace)

@@ -119,10 +119,39 @@ pub(crate) fn find_git() -> Option<std::path::PathBuf> {
     find_program("git")
 }
 
-/// Finds the program `name` on `PATH` (without one, `/bin:/usr/bin`, as `execvp` searches), in
-/// its absolute directories only; `None` if it is not there.
+/// Finds the agent's own program `name` (`curl`, `git`) on `PATH` (without one,
+/// `/bin:/usr/bin`, as `execvp` searches), in its absolute directories only and outside the
+/// places commands or the file tools may write ([`distrust_programs_in`], the sandbox's
+/// writable directories and its temporary one); `None` if it is not there.
 pub(crate) fn find_program(name: &str) -> Option<std::path::PathBuf> {
-    program_in(&agents_path(), name)
+    let policy = sandbox::current();
+    let mut untrusted = UNTRUSTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    untrusted.extend(policy.writable.iter().chain(&policy.tmp).cloned());
+    program_outside(&agents_path(), name, &untrusted)
+}
+
+/// The places programs are never taken from as the agent's own: the workspaces of the run.
+static UNTRUSTED: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Makes [`find_program`] pass over `PATH` directories inside `dir` (a workspace): an
+/// activated `.venv/bin` or `node_modules/.bin` on `PATH` would otherwise give the agent a
+/// `curl` a command or an edit put there — handed the key's pipe — or a `git` run unsandboxed.
+pub(crate) fn distrust_programs_in(dir: &Path) {
+    let real = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let mut places = UNTRUSTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !places.contains(&real) {
+        places.push(real);
+    }
+}
+
+/// [`program_in`] over the directories of `path` not inside one of `untrusted` (real paths;
+/// a directory is compared by its real path too, so a link into a workspace is passed over).
+fn program_outside(path: &OsStr, name: &str, untrusted: &[std::path::PathBuf]) -> Option<std::path::PathBuf> {
+    let trusted = std::env::split_paths(path).filter(|d| {
+        let real = d.canonicalize().unwrap_or_else(|_| d.clone());
+        !untrusted.iter().any(|u| real.starts_with(u))
+    });
+    first_executable(trusted, name)
 }
 
 /// The agent's own `PATH`; without one, `/bin:/usr/bin`, as `execvp` searches.
@@ -142,7 +171,15 @@ pub(crate) fn program_in(path: &OsStr, name: impl AsRef<std::path::Path>) -> Opt
     // Only absolute directories: a relative or empty entry (`.`, `node_modules/.bin`) would find
     // a program the workspace holds — a `curl` given the key's pipe, a `git` or `sh` run
     // outside the sandbox.
-    std::env::split_paths(path).filter(|d| d.is_absolute()).map(|d| d.join(name.as_ref())).find(|p| {
+    first_executable(std::env::split_paths(path), name)
+}
+
+/// The first executable `name` in the absolute ones of `dirs`.
+fn first_executable(
+    dirs: impl Iterator<Item = std::path::PathBuf>,
+    name: impl AsRef<std::path::Path>,
+) -> Option<std::path::PathBuf> {
+    dirs.filter(|d| d.is_absolute()).map(|d| d.join(name.as_ref())).find(|p| {
         use std::os::unix::fs::PermissionsExt;
         p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     })
@@ -484,6 +521,28 @@ mod tests {
             assert!(e.contains("not found in PATH's absolute directories"), "{e}");
         }
     }
+    /// The agent's own `curl` and `git` are never taken from a workspace, whatever `PATH`
+    /// says: not from a directory in it, nor through a link leading there.
+    #[test]
+    fn the_agents_own_programs_are_never_taken_from_a_workspace() {
+        let (ws, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let ws_real = ws.path().canonicalize().unwrap();
+        for (dir, name) in [(ws.path().join(".venv/bin"), "curl"), (elsewhere.path().join("bin"), "curl")] {
+            std::fs::create_dir_all(&dir).unwrap();
+            let fake = dir.join(name);
+            std::fs::write(&fake, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        }
+        let link = elsewhere.path().join("venv-link");
+        std::os::unix::fs::symlink(ws.path().join(".venv/bin"), &link).unwrap();
+        let path = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap();
+        let planted = ws.path().join(".venv/bin");
+        let other = elsewhere.path().join("bin");
+        let found = program_outside(&path(&[&planted, &link, &other]), "curl", std::slice::from_ref(&ws_real));
+        assert_eq!(found, Some(other.join("curl")));
+        assert_eq!(program_outside(&path(&[&planted]), "curl", &[]), Some(planted.join("curl")), "found when trusted");
+    }
+
     use std::path::PathBuf;
 
     /// Every `.rs` file under `dir`.
