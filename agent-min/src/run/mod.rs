@@ -565,7 +565,11 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     let root = opts.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     Ok(Setup {
         images,
-        dialect: dialect::of_run(opts.tool_calls.native(provider, &model), !opts.no_recover_text_calls),
+        dialect: dialect::of_run(
+            opts.tool_calls.native(provider, &model),
+            !opts.no_recover_text_calls,
+            opts.tool_calls != crate::run::native::ToolCalls::Xml,
+        ),
         transport: Box::new(llm::Http::new(cfg)),
         root,
         task,
@@ -641,7 +645,7 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         api_key: None,
         num_ctx: 32768,
         temporary: opts.cwd.is_none(),
-        dialect: &dialect::xml::Xml, // recordings are replies in the XML dialect
-        images: true,                // a recording's model is asked nothing
+        dialect: &dialect::xml::Xml { native_setting: false }, // recordings are replies in the XML dialect
+        images: true,                                          // a recording's model is asked nothing
     })
 }

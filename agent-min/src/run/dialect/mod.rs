@@ -98,15 +98,18 @@ pub struct Offer {
 
 /// The dialect: native tool calls when `native` (recovering calls written as text), else XML.
 pub fn of(native: bool) -> &'static dyn Dialect {
-    of_run(native, true)
+    of_run(native, true, false)
 }
 
-/// [`of`], with text-call recovery on or off (`--no-recover-text-calls`).
-pub(crate) fn of_run(native: bool, recover: bool) -> &'static dyn Dialect {
-    match (native, recover) {
-        (true, true) => &native::Native { recover: true },
-        (true, false) => &native::Native { recover: false },
-        (false, _) => &xml::Xml,
+/// [`of`], with text-call recovery on or off (`--no-recover-text-calls`), and the XML dialect
+/// chosen by `--tool-calls auto` (`native_setting`: Cline's native-calls setting on, no native
+/// variant taking the model) or by `--tool-calls xml` (off).
+pub(crate) fn of_run(native: bool, recover: bool, native_setting: bool) -> &'static dyn Dialect {
+    match (native, recover, native_setting) {
+        (true, true, _) => &native::Native { recover: true },
+        (true, false, _) => &native::Native { recover: false },
+        (false, _, true) => &xml::Xml { native_setting: true },
+        (false, _, false) => &xml::Xml { native_setting: false },
     }
 }
 

@@ -59,7 +59,7 @@ impl Dialect for Native {
     }
 
     fn family(&self, provider: &str, model: &str) -> Family {
-        super::system::family(true, provider, model)
+        super::system::family(true, true, provider, model)
     }
 
     /// Cline's native variant; elsewhere the XML family's prompt with TOOL USE swapped.

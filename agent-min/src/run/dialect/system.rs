@@ -154,10 +154,11 @@ fn is_gpt_51_plus(id: &str) -> bool {
 }
 
 /// The variant a run's prompt is: Cline's native one when calls are `native` and one matches,
-/// else the XML family's.
-pub(crate) fn family(native: bool, provider: &str, model: &str) -> Family {
-    let native = if native { native_family(provider, model) } else { None };
-    native.unwrap_or_else(|| crate::run::prompt::system::family(provider, model))
+/// else the XML family's, as Cline's matchers choose it with its `nativeToolCallEnabled`
+/// setting on or off (`native_setting`; on whenever calls are native).
+pub(crate) fn family(native: bool, native_setting: bool, provider: &str, model: &str) -> Family {
+    let found = if native { native_family(provider, model) } else { None };
+    found.unwrap_or_else(|| crate::run::prompt::system::family(provider, model, native || native_setting))
 }
 
 /// The system prompt of `family` for this machine and workspace `cwd`; `parallel`: several
@@ -242,9 +243,12 @@ mod tests {
         assert_eq!(n("openai", "gpt-4o"), None);
         assert_eq!(n("anthropic", "claude-3-7-sonnet-latest"), None);
         assert_eq!(n("ollama", "gpt-oss:20b"), None);
-        assert_eq!(family(false, "anthropic", "claude-sonnet-4-5"), Family::NextGen);
-        assert_eq!(family(true, "anthropic", "claude-sonnet-4-5"), Family::NativeNextGen);
-        assert_eq!(family(true, "openai", "gpt-4o"), Family::Generic);
+        assert_eq!(family(false, false, "anthropic", "claude-sonnet-4-5"), Family::NextGen);
+        assert_eq!(family(true, true, "anthropic", "claude-sonnet-4-5"), Family::NativeNextGen);
+        assert_eq!(family(true, true, "openai", "gpt-4o"), Family::Generic);
+        // Native calls forced on a model no native variant takes: the XML prompt Cline's
+        // matchers give with native calls on, its TOOL USE swapped.
+        assert_eq!(family(true, true, "openai", "gpt-5-chat-latest"), Family::Generic);
     }
 
     /// The four models of the default path: the variant `--tool-calls auto` gives each, and its
@@ -258,9 +262,10 @@ mod tests {
             (Provider::Anthropic, "anthropic", "claude-3-7-sonnet", Family::Generic, 52108),
             (Provider::OpenAi, "openai", "gpt-5", Family::NativeGpt5, 11219),
             (Provider::OpenAi, "openai", "gpt-4o", Family::Generic, 52108),
+            (Provider::OpenAi, "openai", "gpt-5-chat-latest", Family::Generic, 52108),
         ] {
             let native = ToolCalls::Auto.native(provider, model);
-            let dialect = crate::run::dialect::of(native);
+            let dialect = crate::run::dialect::of_run(native, true, true);
             let f = dialect.family(p, model);
             assert_eq!(f, want, "{model}");
             let env = Env {

@@ -11,7 +11,11 @@ use crate::run::ui::term::Term;
 
 /// Tool calls as XML tags in the reply text.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Xml;
+pub(crate) struct Xml {
+    /// Cline's `nativeToolCallEnabled` (on by default; off under `--tool-calls xml`): on, XML is
+    /// what a model no native variant takes gets, and Cline's matchers give it another prompt.
+    pub native_setting: bool,
+}
 
 impl Dialect for Xml {
     fn name(&self) -> &'static str {
@@ -19,7 +23,7 @@ impl Dialect for Xml {
     }
 
     fn family(&self, provider: &str, model: &str) -> Family {
-        super::system::family(false, provider, model)
+        super::system::family(false, self.native_setting, provider, model)
     }
 
     fn system_prompt(&self, family: Family, cwd: &str, parallel: bool) -> String {

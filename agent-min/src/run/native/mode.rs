@@ -29,12 +29,14 @@ impl ToolCalls {
         }
     }
 
-    /// Whether this run uses native calls with `provider` and `model`.
+    /// Whether this run uses native calls with `provider` and `model`: under `auto`, where
+    /// Cline's would — one of its native variants takes the model (`gpt-5-chat`, a next-gen
+    /// name none takes, gets XML).
     pub(crate) fn native(self, provider: Provider, model: &str) -> bool {
         match self {
             ToolCalls::Xml => false,
             ToolCalls::Native => true,
-            ToolCalls::Auto => provider.decl().next_gen && is_next_gen_family(model),
+            ToolCalls::Auto => crate::run::dialect::system::native_family(provider.decl().name, model).is_some(),
         }
     }
 }
@@ -139,6 +141,9 @@ mod tests {
         assert!(ToolCalls::Auto.native(Provider::Anthropic, "claude-fable-5"));
         assert!(!ToolCalls::Auto.native(Provider::Ollama, "gpt-oss:20b"));
         assert!(!ToolCalls::Auto.native(Provider::OpenAi, "gpt-4.1"));
+        // No native variant of Cline's takes it, so Cline sends it XML (the generic prompt).
+        assert!(!ToolCalls::Auto.native(Provider::OpenAi, "gpt-5-chat-latest"));
+        assert!(ToolCalls::Auto.native(Provider::OpenAi, "gpt-5.1"));
         assert!(ToolCalls::Native.native(Provider::Ollama, "qwen3"));
         assert!(!ToolCalls::Xml.native(Provider::Anthropic, "claude-sonnet-4-5"));
         assert_eq!(ToolCalls::parse("auto"), Some(ToolCalls::Auto));

@@ -70,14 +70,24 @@ pub struct Env<'a> {
     pub parallel: bool,
 }
 
-/// Cline's choice of variant (`variants/*/config.ts` matchers, in registry order), for a
-/// provider (`anthropic` | `openai` | `ollama`) and a model name.
-pub(crate) fn family(provider: &str, model: &str) -> Family {
+/// Cline's choice of XML variant (`variants/*/config.ts` matchers, in registry order), for a
+/// provider (`anthropic` | `openai` | `ollama`) and a model name, with Cline's
+/// `nativeToolCallEnabled` on or off (`native_setting`). On — its default — a model gets XML
+/// only where no native variant takes it (`gpt-5-chat`, a provider Cline does not call
+/// next-gen), and then the `gpt-5` variant never matches and `next-gen` only off next-gen
+/// providers: the rest falls back to generic.
+pub(crate) fn family(provider: &str, model: &str, native_setting: bool) -> Family {
     let id = model.to_lowercase();
     // Cline's next-gen providers include anthropic and openai(-compatible), not ollama.
     let next_gen_provider = crate::run::llm::providers::registry::is_next_gen(provider);
     let gpt5 = id.contains("gpt-5") || id.contains("gpt5");
-    if gpt5 && !id.contains("chat") && next_gen_provider {
+    // Cline tests "chat" on the model id as given, not lowercased.
+    let chat = model.contains("chat");
+    if native_setting {
+        let next_gen = !next_gen_provider && is_next_gen_model(&id) && !(gpt5 && !chat);
+        return if next_gen { Family::NextGen } else { Family::Generic };
+    }
+    if gpt5 && !chat && next_gen_provider {
         return Family::Gpt5;
     }
     if is_next_gen_model(&id) {
@@ -143,22 +153,35 @@ mod tests {
 
     #[test]
     fn families_follow_clines_matchers() {
-        assert_eq!(family("openai", "gpt-5"), Family::Gpt5);
-        assert_eq!(family("openai", "gpt-5-mini"), Family::Gpt5);
-        assert_eq!(family("openai", "gpt-5-chat-latest"), Family::NextGen);
-        assert_eq!(family("ollama", "gpt-5"), Family::NextGen);
-        assert_eq!(family("anthropic", "claude-sonnet-4-5"), Family::NextGen);
-        assert_eq!(family("openai", "anthropic/claude-opus-4.1"), Family::NextGen);
-        assert_eq!(family("anthropic", "claude-3-7-sonnet-latest"), Family::Generic);
-        assert_eq!(family("anthropic", "claude-3-5-haiku"), Family::Generic);
-        assert_eq!(family("openai", "gpt-4.1"), Family::Generic);
-        assert_eq!(family("ollama", "qwen2.5-coder:7b"), Family::Generic);
-        assert_eq!(family("openai", "deepseek-chat"), Family::NextGen);
-        assert_eq!(family("openai", "gemini-2.5-pro"), Family::NextGen);
+        // With Cline's native-calls setting off (`--tool-calls xml`).
+        let xml_off = |p: &str, m: &str| family(p, m, false);
+        assert_eq!(xml_off("openai", "gpt-5"), Family::Gpt5);
+        assert_eq!(xml_off("openai", "gpt-5-mini"), Family::Gpt5);
+        assert_eq!(xml_off("openai", "gpt-5-chat-latest"), Family::NextGen);
+        assert_eq!(xml_off("ollama", "gpt-5"), Family::NextGen);
+        assert_eq!(xml_off("anthropic", "claude-sonnet-4-5"), Family::NextGen);
+        assert_eq!(xml_off("openai", "anthropic/claude-opus-4.1"), Family::NextGen);
+        assert_eq!(xml_off("anthropic", "claude-3-7-sonnet-latest"), Family::Generic);
+        assert_eq!(xml_off("anthropic", "claude-3-5-haiku"), Family::Generic);
+        assert_eq!(xml_off("openai", "gpt-4.1"), Family::Generic);
+        assert_eq!(xml_off("ollama", "qwen2.5-coder:7b"), Family::Generic);
+        assert_eq!(xml_off("openai", "deepseek-chat"), Family::NextGen);
+        assert_eq!(xml_off("openai", "gemini-2.5-pro"), Family::NextGen);
         // Cline's `isNextGenOpenSourceModelFamily`: the next-gen XML variant, on Ollama too.
-        assert_eq!(family("openai", "kimi-k2-0905-preview"), Family::NextGen);
-        assert_eq!(family("openai", "moonshotai/kimi-k2.5"), Family::NextGen);
-        assert_eq!(family("ollama", "kimi-k2:1t-cloud"), Family::NextGen);
+        assert_eq!(xml_off("openai", "kimi-k2-0905-preview"), Family::NextGen);
+        assert_eq!(xml_off("openai", "moonshotai/kimi-k2.5"), Family::NextGen);
+        assert_eq!(xml_off("ollama", "kimi-k2:1t-cloud"), Family::NextGen);
+        // "chat" is looked for in the name as given.
+        assert_eq!(xml_off("openai", "GPT-5-Chat"), Family::Gpt5);
+        // With it on (its default; `--tool-calls auto`), for the models no native variant
+        // takes: Cline falls back to generic where the next-gen and gpt-5 variants want it off.
+        let xml_on = |p: &str, m: &str| family(p, m, true);
+        assert_eq!(xml_on("openai", "gpt-5-chat-latest"), Family::Generic);
+        assert_eq!(xml_on("ollama", "gpt-5"), Family::Generic);
+        assert_eq!(xml_on("ollama", "gpt-5-chat"), Family::NextGen);
+        assert_eq!(xml_on("ollama", "kimi-k2:1t-cloud"), Family::NextGen);
+        assert_eq!(xml_on("ollama", "qwen2.5-coder:7b"), Family::Generic);
+        assert_eq!(xml_on("anthropic", "claude-3-7-sonnet-latest"), Family::Generic);
     }
 
     /// The patches built in are the differences of the texts in the repository: regenerate

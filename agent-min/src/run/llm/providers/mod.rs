@@ -773,7 +773,7 @@ mod first_request {
             tools: Some(Tools {
                 parallel: true,
                 builtin: crate::run::dialect::native::definitions(
-                    crate::run::dialect::system::family(true, provider.decl().name, model),
+                    crate::run::dialect::system::family(true, true, provider.decl().name, model),
                     "/w",
                 ),
                 extra: Vec::new(),
