@@ -55,9 +55,12 @@ pub(crate) struct Wire {
     cancels_read: Mutex<HashMap<String, u64>>,
 }
 
-/// A response to one of the agent's requests: an object with an id and a result or an error.
+/// A response to one of the agent's requests: an object with an id and no method (JSON-RPC
+/// 2.0 §5). One with neither a result nor an error is still a response — a faulty one, which
+/// fails the request it answers; it is never answered itself (the TS SDK's `handleResponse`
+/// does the same).
 fn is_response(msg: &Value) -> bool {
-    msg.get("id").is_some() && (msg.get("result").is_some() || msg.get("error").is_some())
+    msg.is_object() && msg.get("method").is_none() && msg.get("id").is_some()
 }
 
 impl Wire {
@@ -259,7 +262,8 @@ impl Wire {
                             Some(m) => format!("the editor answered: {m}"),
                             None => format!("the editor answered with an error: {e}"),
                         }),
-                        (None, None) => Err("the editor's answer has no result".to_string()),
+                        // A faulty response fails the request, as an error would.
+                        (None, None) => Err("the editor's answer has neither a result nor an error".to_string()),
                     };
                 }
                 Answer::Response(_) => {} // an answer to nothing pending

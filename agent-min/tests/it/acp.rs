@@ -1371,3 +1371,140 @@ fn a_session_guards_what_later_runs_trust_within_its_workspace() {
     assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("PLANTED")), "{told}");
     assert!(!state.join("config/agent-min/mcp.json").exists(), "planted");
 }
+
+/// `agent-min acp` spoken to line by line, as a faulty or departing client would: each line it
+/// writes is read on a thread (a hung agent fails the test at LIMIT, not forever).
+struct Raw {
+    child: std::process::Child,
+    input: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+impl Raw {
+    /// The agent, its model `server`, in the workspace `root`, its state in `state`.
+    fn start(server: &Server, root: &Path, state: &Path) -> Raw {
+        use std::io::BufRead;
+        let (url, tasks) = (server.anthropic_url(), state.join("tasks").display().to_string());
+        let mut cmd = Command::new(bin());
+        cmd.args(["acp", "--provider", "anthropic", "--base-url", &url, "--model", "claude-test"])
+            .args(["--retry-delay", "0.05", "--state-dir", &tasks])
+            .current_dir(root);
+        agent_env(&mut cmd, state).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let mut child = cmd.spawn().unwrap();
+        let input = child.stdin.take();
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let msg = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+                let _ = tx.send(msg);
+            }
+        });
+        Raw { child, input, lines }
+    }
+
+    /// Writes one line.
+    fn send(&mut self, msg: &Value) {
+        let line = msg.to_string() + "\n";
+        std::io::Write::write_all(self.input.as_mut().expect("the input is open"), line.as_bytes()).unwrap();
+    }
+
+    /// The next message the agent writes; `None` once its output has ended.
+    fn next(&self) -> Option<Value> {
+        match self.lines.recv_timeout(LIMIT) {
+            Ok(m) => Some(m),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => None,
+            Err(e) => panic!("the agent wrote nothing for {LIMIT:?}: {e}"),
+        }
+    }
+
+    /// Every message until the agent's answer to the client's request `id` (included).
+    fn until_answer(&self, id: u64) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let m = self.next().unwrap_or_else(|| panic!("request {id} was never answered: {seen:?}"));
+            let answer = m["id"] == id && m.get("method").is_none();
+            seen.push(m);
+            if answer {
+                return seen;
+            }
+        }
+    }
+
+    /// The next request of the agent's with this method, and the messages before it.
+    fn until_request(&self, method: &str) -> (Value, Vec<Value>) {
+        let mut seen = Vec::new();
+        loop {
+            let m = self.next().unwrap_or_else(|| panic!("no {method} came: {seen:?}"));
+            if m["method"] == method && m.get("id").is_some() {
+                return (m, seen);
+            }
+            seen.push(m);
+        }
+    }
+
+    /// `initialize` and `session/new` in `root`: the session's id.
+    fn open_session(&mut self, root: &Path) -> String {
+        self.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}}));
+        self.until_answer(1);
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": root, "mcpServers": []}}),
+        );
+        let answer = self.until_answer(2).pop().unwrap();
+        answer["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{answer}")).to_string()
+    }
+
+    /// Sends `session/prompt` with `text` as request `id`.
+    fn prompt(&mut self, id: u64, session: &str, text: &str) {
+        let prompt = json!([{"type": "text", "text": text}]);
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": {"sessionId": session, "prompt": prompt}}));
+    }
+}
+
+/// A reply to a command that needs approval, and one after it.
+fn a_command_to_approve() -> Vec<Resp> {
+    vec![
+        anthropic(&tool("execute_command", &[("command", "echo ran > ran.txt"), ("requires_approval", "true")])),
+        anthropic(&completion("done")),
+        anthropic(&completion("done again")),
+    ]
+}
+
+/// A response to the agent's request with neither `result` nor `error` is a response (JSON-RPC
+/// 2.0 §5: an id and no method): it fails the request it answers, as an error would — the
+/// permission is not given — and is never answered. It was answered `-32600` with the client's
+/// id (the same id as the agent's own request), and the request waited for good.
+#[test]
+fn a_response_with_neither_result_nor_error_fails_the_request_and_is_not_answered() {
+    let server = Server::start(a_command_to_approve());
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut agent = Raw::start(&server, &root, state.path());
+    let session = agent.open_session(&root);
+    agent.prompt(3, &session, "Run the command.");
+    let (asked, _) = agent.until_request("session/request_permission");
+    agent.send(&json!({"jsonrpc": "2.0", "id": asked["id"]}));
+    // (The agent's ids count from 0, the client's from 1: its answer to the prompt is no answer
+    // to the response.)
+    assert_ne!(asked["id"], 3);
+    let mut after = Vec::new();
+    loop {
+        let m = agent.next().unwrap_or_else(|| panic!("the prompt was never answered: {after:?}"));
+        let answers = |id: &Value| m.get("method").is_none() && &m["id"] == id;
+        assert!(!answers(&asked["id"]), "the agent answered the client's response: {m}");
+        let done = answers(&json!(3));
+        after.push(m);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(after.last().unwrap()["result"]["stopReason"], "end_turn", "{after:?}");
+    // Not allowed: the command did not run, and the model was told it was denied.
+    assert!(!root.join("ran.txt").exists());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(reqs[1].last_user().contains("The user denied this operation"), "{}", reqs[1].last_user());
+    drop(agent.input.take());
+    assert_eq!(wait_exit(&mut agent.child, LIMIT).code(), Some(0));
+}
