@@ -231,7 +231,11 @@ impl Agent {
             s.update(SessionUpdate::AgentMessageChunk(updates::chunk(said)));
             return Ok(serde_json::to_value(PromptResponse::new(StopReason::EndTurn)).unwrap_or(Value::Null));
         }
-        self.wire.turn_starts(&req.session_id.0, cancels_before);
+        if !self.wire.turn_starts(&req.session_id.0, cancels_before) {
+            // The editor is gone (its input ended): a turn now would make model requests and
+            // run commands nobody sees.
+            return Ok(serde_json::to_value(PromptResponse::new(StopReason::Cancelled)).unwrap_or(Value::Null));
+        }
         let end = live.task.converse(&text, &attached);
         self.wire.turn_ends();
         let cancelled = live.cancel.load(Ordering::SeqCst);

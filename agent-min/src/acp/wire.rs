@@ -2,7 +2,9 @@
 //! stdout. A reader thread sorts what arrives: requests for the main loop, responses to the
 //! agent's own requests (`session/request_permission`), and `session/cancel`, which is acted on
 //! at once — the session's cancel flag set, curl and any running command killed, a pending
-//! permission request given up — while the main thread is busy with the turn.
+//! permission request given up — while the main thread is busy with the turn. The end of the
+//! input (the editor closed the connection) stops the running turn the same way, and no prompt
+//! starts after it.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Read, Write};
@@ -53,6 +55,9 @@ pub(crate) struct Wire {
     cancels: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>,
     /// How many `session/cancel`s of each session were read.
     cancels_read: Mutex<HashMap<String, u64>>,
+    /// The input ended: nothing more will be read, so no answer to the agent's requests, and
+    /// no turn starts (set under `running`, which [`Wire::turn_starts`] holds).
+    closed: AtomicBool,
 }
 
 /// A response to one of the agent's requests: an object with an id and no method (JSON-RPC
@@ -78,6 +83,7 @@ impl Wire {
             running: Mutex::new(None),
             cancels: cancels.clone(),
             cancels_read: Mutex::default(),
+            closed: AtomicBool::new(false),
         });
         let reader = wire.clone();
         std::thread::spawn(move || reader.read(requests, answer_tx));
@@ -90,10 +96,10 @@ impl Wire {
         loop {
             line.clear();
             match (&mut stdin).take(MAX_LINE).read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => return,
+                Ok(0) | Err(_) => return self.disconnected(&answers),
                 Ok(_) if !line.ends_with(b"\n") && line.len() as u64 >= MAX_LINE => {
                     eprintln!("agent-min acp: a message longer than {MAX_LINE} bytes; closing the connection");
-                    return;
+                    return self.disconnected(&answers);
                 }
                 Ok(_) => {}
             }
@@ -136,6 +142,23 @@ impl Wire {
         }
     }
 
+    /// The input ended (or a line was too long to read on): the editor is gone. Every session
+    /// is cancelled and the running turn stopped as `session/cancel` stops it — curl and a
+    /// running command killed, a pending request given up — rather than left to go on making
+    /// model requests and running auto-approved commands nobody will see; no prompt read
+    /// before the end starts ([`Wire::turn_starts`]).
+    fn disconnected(&self, answers: &Sender<Answer>) {
+        let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        self.closed.store(true, Ordering::SeqCst);
+        for flag in self.cancels.lock().unwrap_or_else(|e| e.into_inner()).values() {
+            flag.store(true, Ordering::SeqCst);
+        }
+        if running.is_some() {
+            interrupt::kill_turn();
+            let _ = answers.send(Answer::Cancelled(self.turn.load(Ordering::SeqCst)));
+        }
+    }
+
     /// How many cancels of `session` were read so far.
     fn cancels_read(&self, session: &str) -> u64 {
         self.cancels_read.lock().unwrap_or_else(|e| e.into_inner()).get(session).copied().unwrap_or(0)
@@ -146,14 +169,20 @@ impl Wire {
     /// after it (the client cancelled it before it started), not by one read before it, in the
     /// order the client sent them — which the turn it cancelled kept seeing until it ended
     /// (the flag was cleared as the next prompt was read, and a cancelled turn went on).
-    pub(crate) fn turn_starts(&self, session: &str, cancels_before: u64) {
+    /// `false`, and nothing starts, once the input has ended: the editor that sent the prompt
+    /// is gone.
+    pub(crate) fn turn_starts(&self, session: &str, cancels_before: u64) -> bool {
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        if self.closed.load(Ordering::SeqCst) {
+            return false;
+        }
         if let Some(flag) = self.cancels.lock().unwrap_or_else(|e| e.into_inner()).get(session) {
             flag.store(self.cancels_read(session) > cancels_before, Ordering::SeqCst);
         }
         *running = Some(session.to_string());
         self.turn.fetch_add(1, Ordering::SeqCst);
         interrupt::turn_begins();
+        true
     }
 
     /// The prompt's turn has ended: a cancel stops nothing more until the next one.

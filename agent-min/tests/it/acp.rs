@@ -1508,3 +1508,34 @@ fn a_response_with_neither_result_nor_error_fails_the_request_and_is_not_answere
     drop(agent.input.take());
     assert_eq!(wait_exit(&mut agent.child, LIMIT).code(), Some(0));
 }
+
+/// The editor closing the connection (the end of the agent's input) stops the turn as a cancel
+/// does, and a prompt it sent before does not start: the agent exits at once. The pending
+/// permission was taken as denied and the turn went on — making model requests, running what
+/// needs no approval — and then the queued prompt ran as well.
+#[test]
+fn the_editor_closing_the_connection_stops_the_turn_and_no_queued_prompt_starts() {
+    let server = Server::start(a_command_to_approve());
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut agent = Raw::start(&server, &root, state.path());
+    let session = agent.open_session(&root);
+    agent.prompt(3, &session, "Run the command.");
+    agent.until_request("session/request_permission");
+    // A second prompt waits behind the running one; then the editor goes.
+    agent.prompt(4, &session, "Then say done.");
+    drop(agent.input.take());
+    assert_eq!(wait_exit(&mut agent.child, LIMIT).code(), Some(0));
+    let mut said = Vec::new();
+    while let Some(m) = agent.next() {
+        said.push(m);
+    }
+    let stop = |id: u64| {
+        let answer = said.iter().find(|m| m["id"] == id && m.get("method").is_none());
+        answer.map(|a| a["result"]["stopReason"].clone()).unwrap_or_else(|| panic!("{id} not answered: {said:?}"))
+    };
+    assert_eq!((stop(3), stop(4)), (json!("cancelled"), json!("cancelled")), "{said:?}");
+    assert!(!root.join("ran.txt").exists());
+    assert_eq!(server.requests().len(), 1, "requests after the editor had gone");
+}
