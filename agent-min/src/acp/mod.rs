@@ -30,10 +30,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol_schema::v1::{
-    AgentCapabilities, ContentBlock, EmbeddedResourceResource, Error, FileSystemCapabilities, Implementation,
-    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionUpdate,
-    StopReason,
+    AgentCapabilities, CloseSessionRequest, CloseSessionResponse, ContentBlock, EmbeddedResourceResource, Error,
+    FileSystemCapabilities, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
+    LoadSessionResponse, McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse, PromptCapabilities,
+    PromptRequest, PromptResponse, SessionCapabilities, SessionCloseCapabilities, SessionUpdate, StopReason,
 };
 use agent_client_protocol_schema::ProtocolVersion;
 use serde_json::Value;
@@ -124,6 +124,7 @@ impl Agent {
             "session/new" => self.new_session(m.params),
             "session/load" => self.load_session(m.params),
             "session/prompt" => self.prompt(m.params, m.cancels_before),
+            "session/close" => self.close_session(m.params),
             other => Err(failure(METHOD_NOT_FOUND, format!("Method not found: {other}"))),
         };
         match result {
@@ -147,18 +148,37 @@ impl Agent {
         Ok(serde_json::to_value(NewSessionResponse::new(id)).unwrap_or(Value::Null))
     }
 
+    /// `session/close`: the session's turn was cancelled as the request was read (`wire`); now
+    /// that it has ended, the session is dropped — its task let go (free for `resume`), its MCP
+    /// servers stopped. A later request naming it finds no session.
+    fn close_session(&mut self, params: Value) -> Result<Value, Error> {
+        let req: CloseSessionRequest =
+            serde_json::from_value(params).map_err(|e| failure(INVALID_PARAMS, format!("Invalid params: {e}")))?;
+        if !self.close(&req.session_id.0) {
+            return Err(no_session(&req.session_id.0));
+        }
+        Ok(serde_json::to_value(CloseSessionResponse::new()).unwrap_or(Value::Null))
+    }
+
+    /// Drops session `id`, if open: its task let go, its MCP servers stopped.
+    fn close(&mut self, id: &str) -> bool {
+        let Some(live) = self.sessions.remove(id) else { return false };
+        self.wire.forget(id);
+        live.task.hang_up();
+        true
+    }
+
     /// `session/load`: the saved task of that id (every session is saved as a task, under its
     /// id, as `run` saves one) is set up again in its workspace, its conversation is sent back
-    /// as `session/update` notifications, and the next prompt continues it.
+    /// as `session/update` notifications, and the next prompt continues it. A session open in
+    /// this process is closed first and loaded from what it saved (after each turn), as an
+    /// editor reopening a thread it still holds expects its history again.
     fn load_session(&mut self, params: Value) -> Result<Value, Error> {
         let req: LoadSessionRequest =
             serde_json::from_value(params).map_err(|e| failure(INVALID_PARAMS, format!("Invalid params: {e}")))?;
         let id = req.session_id.0.to_string();
         if !is_session_id(&id) {
             return Err(failure(INVALID_PARAMS, format!("{id:?} is not a session id")));
-        }
-        if self.sessions.contains_key(&id) {
-            return Err(failure(INVALID_PARAMS, format!("session {id} is already open")));
         }
         let store = crate::run::open_store(&self.opts, None).map_err(|e| failure(INTERNAL_ERROR, e))?;
         // A session is named exactly (the store also finds a task by a prefix of its id).
@@ -174,6 +194,8 @@ impl Agent {
             let msg = format!("session {id} belongs to the workspace {}, not {}", have.display(), req.cwd.display());
             return Err(failure(INVALID_PARAMS, msg));
         }
+        // The open session holds the task (its claim): let go before it is taken up again.
+        self.close(&id);
         self.open(req.cwd, &req.mcp_servers, Some(saved))?;
         let live = &self.sessions[&id];
         let shared = live.shared.lock().unwrap_or_else(|e| e.into_inner());
@@ -281,7 +303,8 @@ fn initialize(load_session: bool) -> InitializeResponse {
     let caps = AgentCapabilities::new()
         .load_session(load_session)
         .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
-        .mcp_capabilities(McpCapabilities::new().http(true).sse(true));
+        .mcp_capabilities(McpCapabilities::new().http(true).sse(true))
+        .session_capabilities(SessionCapabilities::new().close(SessionCloseCapabilities::new()));
     InitializeResponse::new(ProtocolVersion::V1)
         .agent_capabilities(caps)
         .agent_info(Implementation::new("agent-min", env!("CARGO_PKG_VERSION")))

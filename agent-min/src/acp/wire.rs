@@ -120,6 +120,11 @@ impl Wire {
                 Some(method) => {
                     // Taken, not copied: a prompt's params can be most of a 64 MiB line.
                     let params = msg.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+                    // `session/close` cancels the session's work now, as `session/cancel` does;
+                    // the main thread, free once the turn has ended, then drops the session.
+                    if method == "session/close" && id.is_some() {
+                        self.cancel(&params, &answers);
+                    }
                     let session = params.get("sessionId").and_then(Value::as_str).unwrap_or_default();
                     let cancels_before = self.cancels_read(session);
                     if requests.send(Incoming { id, method: method.to_string(), params, cancels_before }).is_err() {
@@ -213,6 +218,12 @@ impl Wire {
     /// Registers a session's cancel flag.
     pub(crate) fn on_cancel(&self, session: &str, flag: Arc<AtomicBool>) {
         self.cancels.lock().unwrap_or_else(|e| e.into_inner()).insert(session.to_string(), flag);
+    }
+
+    /// Forgets a closed session's cancel flag. Its count of cancels read stays: a prompt read
+    /// after the close (of the session loaded again) was counted against it.
+    pub(crate) fn forget(&self, session: &str) {
+        self.cancels.lock().unwrap_or_else(|e| e.into_inner()).remove(session);
     }
 
     /// One message, one line; keys masked as in everything the agent shows.

@@ -18,6 +18,11 @@
 // ACP_PROMPTS (a JSON array: a string is one text block, an array the blocks) in turn.
 // ACP_SCENARIO=cancel-when: a session (its mcpServers ACP_MCP), a prompt, ACP_PROMPT, cancelled
 // once a call is under way (approved, and the file ACP_MARKER exists).
+// ACP_SCENARIO=close: a session (its mcpServers ACP_MCP), a prompt, ACP_PROMPT, whose permission
+// request is held while the client closes the session (session/close); whether the MCP server
+// whose pid ACP_PIDFILE holds was alive before and after the close; a prompt in the closed
+// session; session/load of it, a second session/load while it is open, then a prompt,
+// ACP_PROMPT2.
 // ACP_NOTES: the buffer's text of notes.txt (default "unsaved line\n").
 // ACP_ANSWER: the option chosen in every permission request (default allow_once; the
 // `approvals` scenario chooses its own); "never": none is chosen until the prompt it came in
@@ -112,10 +117,13 @@ const buffers = new Map([[join(workspace, "notes.txt"), process.env.ACP_NOTES ??
 let conn;
 // A session to cancel before answering the next permission request (scenario `two`).
 let cancelFirst = null;
+// Called with each permission request as it arrives.
+let permissionAsked = () => {};
 const app = acp
   .client({ name: "agent-min-acp-test" })
   .onRequest("session/request_permission", async ({ params }) => {
     seen.permissions.push(params);
+    permissionAsked(params);
     if (cancelFirst !== null) {
       await conn.notify("session/cancel", { sessionId: cancelFirst });
       cancelFirst = null;
@@ -174,6 +182,37 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
       });
       await Promise.all(answered);
     }
+    return;
+  }
+  if (scenario === "close") {
+    const text = (t) => [{ type: "text", text: t }];
+    session = await ctx.request("session/new", { cwd: workspace, mcpServers: JSON.parse(process.env.ACP_MCP ?? "[]") });
+    seen.session = session;
+    const sessionId = session.sessionId;
+    const asked = new Promise((resolve) => (permissionAsked = resolve));
+    const first = ctx.request("session/prompt", { sessionId, prompt: text(process.env.ACP_PROMPT) });
+    await asked;
+    const pid = Number(readFileSync(process.env.ACP_PIDFILE, "utf8").trim().split("\n")[0]);
+    seen.mcpAliveBeforeClose = alive(pid);
+    seen.closed = await ctx.request("session/close", { sessionId });
+    // The close is answered once the session is dropped: its server is gone by then.
+    seen.mcpAliveAfterClose = alive(pid);
+    seen.first = await first;
+    // The held request is answered now (the agent no longer waits for it), on the wire before
+    // the next request.
+    await Promise.all(
+      held.splice(0).map((answerIt) => {
+        const written = sentByClient((m) => m.id !== undefined && m.method === undefined);
+        answerIt();
+        return written;
+      }),
+    );
+    seen.afterClose = await ctx
+      .request("session/prompt", { sessionId, prompt: text("Are you still there?") })
+      .then((result) => ({ result }), (e) => ({ code: e.code, data: e.data }));
+    seen.loaded = await ctx.request("session/load", { sessionId, cwd: workspace, mcpServers: [] });
+    seen.reloaded = await ctx.request("session/load", { sessionId, cwd: workspace, mcpServers: [] });
+    seen.second = await ctx.request("session/prompt", { sessionId, prompt: text(process.env.ACP_PROMPT2) });
     return;
   }
   if (scenario === "cancel-when") {
@@ -258,6 +297,16 @@ await app.connectWith(acp.ndJsonStream(output, input), async (ctx) => {
 
 agent.stdin.end();
 seen.exit = await exited;
+
+// Whether process `pid` exists (signal 0 checks without sending anything).
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 // Resolves once `marker` exists (a file event, not a timer).
 function fileExists(marker) {

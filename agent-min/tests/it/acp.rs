@@ -85,6 +85,7 @@ fn types(method: &str) -> (&'static str, Option<&'static str>) {
         "session/new" => ("NewSessionRequest", Some("NewSessionResponse")),
         "session/load" => ("LoadSessionRequest", Some("LoadSessionResponse")),
         "session/prompt" => ("PromptRequest", Some("PromptResponse")),
+        "session/close" => ("CloseSessionRequest", Some("CloseSessionResponse")),
         "session/cancel" => ("CancelNotification", None),
         "session/update" => ("SessionNotification", None),
         "session/request_permission" => ("RequestPermissionRequest", Some("RequestPermissionResponse")),
@@ -95,8 +96,9 @@ fn types(method: &str) -> (&'static str, Option<&'static str>) {
 }
 
 /// Checks every line of the transcript: JSON-RPC 2.0, the sender's branch of the schema, and
-/// the params or result of its method; returns the messages by sender.
-fn validate(transcript: &str) -> Vec<(String, Value)> {
+/// the params or result of its method; returns the messages by sender. Only requests of the
+/// methods `may_fail` may be answered with an error (the test then looks at it).
+fn validate(transcript: &str, may_fail: &[&str]) -> Vec<(String, Value)> {
     let schema = Schema::load();
     let mut pending: HashMap<(String, String), String> = HashMap::new(); // (asker, id) → method
     let mut out = Vec::new();
@@ -120,7 +122,11 @@ fn validate(transcript: &str) -> Vec<(String, Value)> {
                 let asker = if from == "agent" { "client" } else { "agent" };
                 let method =
                     pending.remove(&(asker.to_string(), id)).unwrap_or_else(|| panic!("an answer to nothing: {msg}"));
-                assert!(msg.get("error").is_none(), "{from} answered {method} with an error: {msg}");
+                if msg.get("error").is_some() {
+                    assert!(may_fail.contains(&method.as_str()), "{from} answered {method} with an error: {msg}");
+                    out.push((from, msg));
+                    continue;
+                }
                 (types(&method).1, "result")
             }
             (None, None) => panic!("neither a request nor a response: {msg}"),
@@ -340,6 +346,20 @@ fn run_client_with(
     root: &Path,
     state: &Path,
 ) -> (Value, Vec<(String, Value)>) {
+    run_client_failing(scenario, env, more, &[], server, root, state)
+}
+
+/// [`run_client_with`], where the agent may answer requests of the methods `may_fail` with an
+/// error.
+fn run_client_failing(
+    scenario: &str,
+    env: &[(&str, &str)],
+    more: &[&str],
+    may_fail: &[&str],
+    server: &Server,
+    root: &Path,
+    state: &Path,
+) -> (Value, Vec<(String, Value)>) {
     let sdk = sdk();
     let transcript = state.join("transcript.ndjson");
     let (url, tasks) = (server.anthropic_url(), state.join("tasks").display().to_string());
@@ -377,7 +397,7 @@ fn run_client_with(
     assert_eq!(run.code, Some(0), "the client failed:\n{}", run.all());
     let seen: Value = serde_json::from_str(run.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", run.all()));
     assert_eq!(seen["exit"]["code"], 0, "agent-min acp did not exit cleanly: {}", run.all());
-    let messages = validate(&std::fs::read_to_string(&transcript).unwrap());
+    let messages = validate(&std::fs::read_to_string(&transcript).unwrap(), may_fail);
     (seen, messages)
 }
 
@@ -1538,4 +1558,54 @@ fn the_editor_closing_the_connection_stops_the_turn_and_no_queued_prompt_starts(
     assert_eq!((stop(3), stop(4)), (json!("cancelled"), json!("cancelled")), "{said:?}");
     assert!(!root.join("ran.txt").exists());
     assert_eq!(server.requests().len(), 1, "requests after the editor had gone");
+}
+
+/// `session/close` (advertised as `sessionCapabilities.close`) cancels the session's turn — its
+/// pending permission request given up — and drops the session: its MCP server stops, and a
+/// later prompt finds no session (`-32002`). The session can then be loaded; loading it again
+/// while it is open replays its history again. Sessions were never closed: each kept its task
+/// and its MCP servers until the process ended, and a load of an open one was refused.
+#[test]
+fn a_closed_session_stops_its_work_and_servers_and_can_be_loaded_again() {
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", "echo ran > ran.txt"), ("requires_approval", "true")])),
+        anthropic(&completion("still here")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (mcp, _) = slow_mcp_server(state.path());
+    let pidfile = state.path().join("pids").display().to_string();
+    let env = [
+        ("ACP_MCP", mcp.as_str()),
+        ("ACP_PIDFILE", pidfile.as_str()),
+        ("ACP_ANSWER", "never"),
+        ("ACP_PROMPT", "Run the command."),
+        ("ACP_PROMPT2", "Are you still here?"),
+    ];
+    let (seen, messages) = run_client_failing("close", &env, &[], &["session/prompt"], &server, &root, state.path());
+    assert_eq!(seen["initialize"]["agentCapabilities"]["sessionCapabilities"]["close"], json!({}), "{seen}");
+
+    // The close cancelled the turn waiting for its permission, and stopped the MCP server.
+    assert_eq!(seen["first"]["stopReason"], "cancelled", "{seen}");
+    assert_eq!(seen["closed"], json!({}), "{seen}");
+    assert_eq!((&seen["mcpAliveBeforeClose"], &seen["mcpAliveAfterClose"]), (&json!(true), &json!(false)), "{seen}");
+    assert!(!root.join("ran.txt").exists());
+    let id = seen["session"]["sessionId"].as_str().unwrap();
+    assert_eq!(seen["afterClose"], json!({"code": -32002, "data": {"sessionId": id}}), "{seen}");
+
+    // Loaded after the close, and again while open: the history both times.
+    for n in 0..2 {
+        let history = updates_of(&messages, "session/load", n);
+        let words: Vec<&Value> = history
+            .iter()
+            .filter(|u| u["sessionUpdate"] == "user_message_chunk")
+            .map(|u| &u["content"]["text"])
+            .collect();
+        assert_eq!(words, [&json!("Run the command.")], "load {n}: {history:?}");
+    }
+    assert_eq!(seen["second"]["stopReason"], "end_turn", "{seen}");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{seen}");
+    assert!(reqs[1].body["messages"][0].to_string().contains("Run the command."), "the conversation went on");
 }
