@@ -1277,6 +1277,31 @@ def answer(method, params):
     }
 }
 
+/// A server's URL may hold a token in its path or query (Zapier's `/api/mcp/s/<secret>/mcp`,
+/// `?api_key=`), which no redaction knows of: a failure names the server's origin only — its
+/// text reaches the model, the events and the saved task. Nothing listens on port 1.
+#[test]
+fn a_failure_names_the_servers_origin_not_a_token_in_its_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        dir.path(),
+        json!({
+            "http": {"type": "streamableHttp", "url": "http://127.0.0.1:1/mcp?api_key=SEKRETSEKRET"},
+            "sse": {"type": "sse", "url": "http://127.0.0.1:1/api/mcp/s/SEKRETSEKRET/sse"},
+        }),
+    );
+    let r = run_cmd("mcp", dir.path(), &["list", "--json", "--mcp-config", &cfg], &[], LIMIT);
+    let errors: Vec<String> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["error"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(errors.len(), 2, "{}", r.all());
+    for e in &errors {
+        assert!(e.contains("http://127.0.0.1:1") && !e.contains("SEKRET"), "{e}");
+    }
+}
+
 /// A server's settings may give it its own `PATH` (`"env": {"PATH": …}`, an nvm's `npx`): a
 /// bare command is found there, as the program's environment has it — it was looked up on the
 /// agent's PATH alone and not found. A relative entry there finds nothing, as on the agent's.

@@ -73,7 +73,7 @@ impl HttpTransport {
         let mut resp = curl::post(&req).map_err(|e| match e {
             // curl's "operation timed out": nothing came back before the deadline.
             curl::CurlError::Failed { code: 28, .. } => McpError::Timeout,
-            e => McpError::Transport(format!("HTTP request to {} failed: {e}", self.url)),
+            e => McpError::Transport(format!("HTTP request to {} failed: {e}", super::sse::origin(&self.url))),
         })?;
         if let Some(s) = resp.header("mcp-session-id") {
             self.session = Some(s.to_string());
@@ -126,13 +126,16 @@ impl HttpTransport {
         loop {
             let n = resp
                 .read_chunk(&mut buf)
-                .map_err(|e| McpError::Transport(format!("reading from {}: {e}", self.url)))?;
+                .map_err(|e| McpError::Transport(format!("reading from {}: {e}", super::sse::origin(&self.url))))?;
             if n == 0 {
                 break;
             }
             total += n;
             if total > MAX_BODY {
-                return Err(McpError::Transport(format!("the response from {} is larger than 16 MiB", self.url)));
+                return Err(McpError::Transport(format!(
+                    "the response from {} is larger than 16 MiB",
+                    super::sse::origin(&self.url)
+                )));
             }
             if !sse {
                 plain.extend_from_slice(&buf[..n]);
@@ -161,7 +164,10 @@ impl HttpTransport {
                 }
                 Ok(v) => self.queue.push(v, plain.len()),
                 Err(e) => {
-                    return Err(McpError::Transport(format!("the server at {} sent invalid JSON: {e}", self.url)))
+                    return Err(McpError::Transport(format!(
+                        "the server at {} sent invalid JSON: {e}",
+                        super::sse::origin(&self.url)
+                    )))
                 }
             }
         }
