@@ -940,6 +940,60 @@ fn a_file_grown_over_the_size_limit_is_never_deleted_by_a_restore() {
     assert_eq!(std::fs::read_to_string(ws.join("seed.txt")).unwrap(), "seed");
 }
 
+/// A files restore that fails midway (git cannot write a file: here a 64 kB limit on file
+/// size, as a full disk; a kill at the time limit or Ctrl-C lands the same way) leaves the
+/// files partly restored: the error says so and names the undo checkpoint, which the task now
+/// holds (it had none, and the files as they were could not be named), and which puts them
+/// back.
+#[test]
+fn a_restore_that_fails_midway_names_the_checkpoint_that_undoes_it() {
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.join("a.txt"), "one").unwrap();
+    // Incompressible enough that git's write of it stays far above 64 kB.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let noise: String = (0..600_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b"0123456789abcdef"[(x >> 60) as usize])
+        })
+        .collect();
+    std::fs::write(ws.join("big.txt"), &noise).unwrap();
+    let (r, cps) = write_run(&ws, &ws, &state_dir, &["x.txt"], &[]);
+    assert_eq!(cps.len(), 2, "{}", r.all());
+    std::fs::write(ws.join("a.txt"), "two").unwrap();
+    std::fs::remove_file(ws.join("big.txt")).unwrap();
+    let before = files(&ws);
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\""])
+        .arg(bin())
+        .args(["checkpoints", "restore", "--last", "1", "--files", "--yes", "--state-dir", &state_dir])
+        .current_dir(&ws)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one", "written before git failed");
+    let task = saved_task(state.path());
+    let undo = task["checkpoints"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(undo["tool"], "restore", "{task}");
+    let n = undo["number"].to_string();
+    assert!(
+        r.stderr.contains("the restore failed midway") && r.stderr.contains(&format!(" {n} --files` puts them back")),
+        "{}",
+        r.stderr
+    );
+    let r = checkpoints(state.path(), &ws, &["restore", "--last", &n, "--files", "--yes"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(files(&ws), before);
+}
+
 /// As Cline's `git reset --hard`: a files restore leaves alone the files created since the
 /// last checkpoint (none of them is in the checkpoint restored either); the undo checkpoint
 /// still keeps them.

@@ -113,6 +113,9 @@ pub(crate) fn restore(
         done.undo_task = Some(copy_aside(store, shadow.dir(), &record)?);
     }
     let mut before_files = None;
+    // A restore that failed after git began writing the files: the task keeps its conversation
+    // and gets the undo checkpoint, which the error names.
+    let mut failed = None;
     let here = shadow.workspace().display().to_string();
     if what.files() {
         let message = format!(
@@ -124,10 +127,14 @@ pub(crate) fn restore(
         let ours = record.checkpoints.iter().rev().find(|c| c.workspace(&record.meta.cwd) == here);
         let since = ours.map(|c| c.hash.as_str());
         let taken = shadow.snapshot(&message, since, false)?.ok_or("the current state could not be checkpointed")?;
-        shadow.restore(&cp.hash, &taken)?;
+        match shadow.restore(&cp.hash, &taken) {
+            Ok(()) => {}
+            Err(f) if !f.touched => return Err(f.why),
+            Err(f) => failed = Some(f.why),
+        }
         before_files = Some(taken);
     }
-    if what.task() {
+    if what.task() && failed.is_none() {
         // Only a task-only restore leaves files the conversation does not know (Cline's
         // `restoreType === "task"`): the next `resume` names them.
         if !what.files() {
@@ -173,7 +180,16 @@ pub(crate) fn restore(
         cuts: &record.cuts,
         file_context_warning: &record.file_context_warning,
     };
-    store.save(&snap).map_err(|e| {
+    let saved = store.save(&snap);
+    if let (Some(why), Some(undo)) = (failed, done.undo_files) {
+        let id = &record.meta.id;
+        let kept = match saved {
+            Ok(()) => format!("checkpoint {undo} holds them as they were: `agent-min checkpoints restore {id} {undo} --files` puts them back"),
+            Err(e) => format!("they were checkpointed first ({undo}), but the task could not be saved ({e})"),
+        };
+        return Err(format!("the restore failed midway ({why}); the files may be partly restored: {kept}; the conversation was left as it was"));
+    }
+    saved.map_err(|e| {
         format!("the files were restored but the task could not be saved in {} ({e})", store.dir().display())
     })?;
     Ok(done)

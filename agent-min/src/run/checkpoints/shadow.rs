@@ -576,7 +576,23 @@ impl Shadow {
     /// alone as Cline's `git reset --hard` leaves untracked files; excluded, ignored and
     /// left-out files are never touched. Refuses, naming them, if it would overwrite files the
     /// pre-restore checkpoint `before` had to leave out.
-    pub(crate) fn restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
+    pub(crate) fn restore(&self, hash: &str, before: &Taken) -> Result<(), RestoreFailed> {
+        self.prepare_restore(hash, before).map_err(|why| RestoreFailed { why, touched: false })?;
+        let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())
+            .map_err(|why| RestoreFailed { why, touched: false })?;
+        // From here the workspace may change: git writes file after file, and one it cannot
+        // write (a folder made read-only) or a kill ends it midway.
+        let written = self.git.check(&["read-tree", "-u", "--reset", hash], None);
+        // Without this note the next restore takes `before` as what was known: it then deletes
+        // more of what is new, which `before` and its own pre-restore checkpoint still hold —
+        // or, after a restore that failed midway, leaves the files it wrote.
+        let _ = fs::write(self.restored_file(), format!("{} {hash}\n", before.hash));
+        written.map(|_| ()).map_err(|why| RestoreFailed { why, touched: true })
+    }
+
+    /// What a restore checks and sets up before it changes the workspace: refuses what would
+    /// lose files no checkpoint holds, and untracks what it leaves alone.
+    fn prepare_restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
         self.git.check(&["cat-file", "-e", &format!("{hash}^{{commit}}")], None).map_err(|_| {
             format!("checkpoint commit {hash} is not in the shadow repository {}", self.git.git_dir().display())
         })?;
@@ -609,13 +625,7 @@ impl Shadow {
                 lost.join(", ")
             ));
         }
-        self.untrack(&new)?;
-        let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())?;
-        self.git.check(&["read-tree", "-u", "--reset", hash], None)?;
-        // Without this note the next restore takes `before` as what was known: it then deletes
-        // more of what is new, which `before` and its own pre-restore checkpoint still hold.
-        let _ = fs::write(self.restored_file(), format!("{} {hash}\n", before.hash));
-        Ok(())
+        self.untrack(&new)
     }
 
     /// What restoring `hash` over `before` would delete that no checkpoint holds (at most
@@ -657,6 +667,16 @@ impl Shadow {
         }
         walk(self.git.git_dir())
     }
+}
+
+/// Why a files restore failed, and whether the workspace may have changed by then (partly
+/// restored: the pre-restore checkpoint is then the way back).
+#[derive(Debug)]
+pub(crate) struct RestoreFailed {
+    /// What went wrong.
+    pub why: String,
+    /// Whether git had begun writing the workspace.
+    pub touched: bool,
 }
 
 /// Files of a restore's loss named, at most.
@@ -960,7 +980,7 @@ mod tests {
         fs::write(f.ws.join("data.txt"), vec![b'y'; (exclusions::MAX_FILE_BYTES + 1) as usize]).unwrap();
         let _held = s.lock().unwrap();
         let before = s.snapshot("before", None, false).unwrap().unwrap();
-        let err = s.restore(&first.hash, &before).unwrap_err();
+        let err = s.restore(&first.hash, &before).unwrap_err().why;
         assert!(err.contains("data.txt") && err.contains("not restored"), "{err}");
         assert_eq!(fs::metadata(f.ws.join("data.txt")).unwrap().len(), exclusions::MAX_FILE_BYTES + 1);
     }
@@ -984,7 +1004,7 @@ mod tests {
         write(&f.ws, "lib/.git/HEAD", "ref: refs/heads/main\n");
         let _held = s.lock().unwrap();
         let before = s.snapshot("before", None, false).unwrap().unwrap();
-        let err = s.restore(&first.hash, &before).unwrap_err();
+        let err = s.restore(&first.hash, &before).unwrap_err().why;
         assert!(err.contains("lib/run.log") && err.contains("lib/.git") && !err.contains("a.c"), "{err}");
         assert!(f.ws.join("lib/.git/HEAD").is_file() && f.ws.join("lib/run.log").is_file());
         fs::remove_dir_all(f.ws.join("lib")).unwrap();
