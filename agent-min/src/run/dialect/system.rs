@@ -261,6 +261,7 @@ mod tests {
             (Provider::Anthropic, "anthropic", "claude-sonnet-4-5", Family::NativeNextGen, 11156),
             (Provider::Anthropic, "anthropic", "claude-3-7-sonnet", Family::Generic, 52108),
             (Provider::OpenAi, "openai", "gpt-5", Family::NativeGpt5, 11219),
+            (Provider::OpenAi, "openai", "gpt-5.1", Family::NativeGpt51, 17036),
             (Provider::OpenAi, "openai", "gpt-4o", Family::Generic, 52108),
             (Provider::OpenAi, "openai", "gpt-5-chat-latest", Family::Generic, 52108),
         ] {
