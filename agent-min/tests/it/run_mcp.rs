@@ -495,11 +495,15 @@ fn a_workspace_approval_is_remembered_until_the_file_changes() {
 
 /// A run against the Python SDK server over HTTP (`mode`: `streamable-http` with SSE or
 /// `streamable-http-json` with JSON answers, or the older HTTP+SSE transport, `sse`): a
-/// paginated list, a call, a call that times out, and a call after it on the same session.
+/// paginated list, a call, a call that times out — the server told so, and its tool stopped —
+/// and a call after it on the same session.
 fn http_run(mode: &str) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let pids = tempfile::tempdir().unwrap();
+    let pidfile = pids.path().join("pids");
     let mut py = Command::new(python())
         .args([py_script(), mode.into(), port.to_string()])
+        .env("PIDFILE", &pidfile)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -538,6 +542,10 @@ fn http_run(mode: &str) {
         ),
         "{mode}: {r2}"
     );
+    // The server got `notifications/cancelled`: its tool stopped (over streamable HTTP the
+    // request was given up without telling it, and the tool ran on).
+    let calls = pids.path().join("pids.calls");
+    wait_for("the slow tool's cancel", || std::fs::read_to_string(&calls).is_ok_and(|c| c.contains("cancelled")));
     // The session outlives a timed-out request (its late answer, if any, is ignored).
     let r3 = reqs[3].last_user();
     assert!(r3.starts_with("[use_mcp_tool for 'web'] Result:\nlast page 4"), "{mode}: {r3}");

@@ -21,11 +21,18 @@ if os.environ.get("PIDFILE"):
 
 @mcp.tool()
 async def slow(seconds: float) -> str:
-    """Sleeps, then answers (with $PIDFILE set, first appends "slow" to $PIDFILE.calls)."""
+    """Sleeps, then answers (with $PIDFILE set, first appends "slow" to $PIDFILE.calls, and
+    "cancelled" when the client's notifications/cancelled stops it)."""
     if os.environ.get("PIDFILE"):
         with open(os.environ["PIDFILE"] + ".calls", "a") as f:
             f.write("slow\n")
-    await anyio.sleep(seconds)
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        if os.environ.get("PIDFILE"):
+            with open(os.environ["PIDFILE"] + ".calls", "a") as f:
+                f.write("cancelled\n")
+        raise
     return "slept"
 
 @mcp.tool()

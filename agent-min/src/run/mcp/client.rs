@@ -26,6 +26,9 @@ pub(crate) const PROTOCOL_VERSION: &str = "2025-06-18";
 /// each.
 const SUPPORTED: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
 
+/// The reason a timed-out request's `notifications/cancelled` gives (the SDK's words).
+const TIMED_OUT: &str = "McpError: MCP error -32001: Request timed out";
+
 /// Pages followed per list (each page is one request); bounds a server that never stops.
 const MAX_PAGES: usize = 100;
 
@@ -95,7 +98,17 @@ impl Client {
         let id = self.next_id;
         let deadline =
             Instant::now().checked_add(timeout).unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
-        self.transport.send(&jsonrpc::request(id, method, params), deadline)?;
+        // Over streamable HTTP the whole wait is the send (curl's POST, ended at the deadline
+        // or killed by a stopped turn): the server is told so then too — a dropped connection
+        // is no cancel to it, and its tool would run on.
+        match self.transport.send(&jsonrpc::request(id, method, params), deadline) {
+            Ok(()) => {}
+            Err(McpError::Timeout) => {
+                self.given_up(id, TIMED_OUT);
+                return Err(McpError::Timeout);
+            }
+            Err(e) => return Err(turn_stopped().map_or(e, |why| self.given_up(id, why))),
+        }
         loop {
             // Waits in slices, to see the editor's cancel and the time limit.
             let until = deadline.min(Instant::now() + CANCEL_CHECK);
@@ -106,7 +119,7 @@ impl Client {
                     Some(why) => return Err(self.given_up(id, why)),
                 },
                 Err(McpError::Timeout) => {
-                    self.given_up(id, "McpError: MCP error -32001: Request timed out");
+                    self.given_up(id, TIMED_OUT);
                     return Err(McpError::Timeout);
                 }
                 Err(e) => return Err(e),
@@ -125,6 +138,7 @@ impl Client {
                 return Err(self.given_up(id, why));
             }
             if Instant::now() >= deadline {
+                self.given_up(id, TIMED_OUT);
                 return Err(McpError::Timeout);
             }
         }
