@@ -201,11 +201,13 @@ pub(crate) fn lfs_patterns(workspace: &Path) -> Vec<String> {
 
 /// The `info/exclude` file's text (Cline's `writeExcludesFile`: patterns joined by newlines),
 /// and the state directory when it is inside the workspace (`state`, relative to it; empty
-/// when it is the workspace: then what it keeps, its tasks and checkpoints).
+/// when it is the workspace: then what it keeps, its tasks, checkpoints and hook approvals).
 pub(crate) fn exclude_file(workspace: &Path, state: Option<&Path>) -> String {
     let lfs = lfs_patterns(workspace);
     let state: Vec<String> = match state {
-        Some(rel) if rel.as_os_str().is_empty() => vec!["/tasks/".into(), "/checkpoints/".into()],
+        Some(rel) if rel.as_os_str().is_empty() => {
+            vec!["/tasks/".into(), "/checkpoints/".into(), "/hook-approvals.json".into()]
+        }
         Some(rel) => vec![format!("/{}/", escape_pattern(&rel.to_string_lossy()))],
         None => vec![],
     };

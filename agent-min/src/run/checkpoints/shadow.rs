@@ -861,6 +861,8 @@ mod tests {
         let ws = w.path().canonicalize().unwrap();
         write(&ws, "src/a.rs", "fn a() {}");
         write(&ws, "tasks/t1.json", "{}");
+        // The person's hook approvals: a files restore must not roll them back.
+        write(&ws, "hook-approvals.json", "{}");
         let s = Shadow::open(&ws, &ws).unwrap();
         assert_eq!(snap(&s, "one").files, vec!["src/a.rs"]);
     }
