@@ -84,7 +84,7 @@ pub(crate) fn family(provider: &str, model: &str, native_setting: bool) -> Famil
     // Cline tests "chat" on the model id as given, not lowercased.
     let chat = model.contains("chat");
     if native_setting {
-        let next_gen = !next_gen_provider && is_next_gen_model(&id) && !(gpt5 && !chat);
+        let next_gen = !next_gen_provider && is_next_gen_model(&id) && (!gpt5 || chat);
         return if next_gen { Family::NextGen } else { Family::Generic };
     }
     if gpt5 && !chat && next_gen_provider {
