@@ -23,7 +23,7 @@ mod wire;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -41,6 +41,7 @@ use serde_json::Value;
 use crate::run::mcp::config::{Kind, ServerConfig};
 use crate::run::session::state::Record;
 use crate::run::task::{End, Task};
+use crate::run::tools::mentions;
 use crate::run::ui::term::Term;
 use crate::run::{cli, session_task, SessionSetup};
 use wire::{Incoming, Wire};
@@ -245,7 +246,8 @@ impl Agent {
         let req: PromptRequest =
             serde_json::from_value(params).map_err(|e| failure(INVALID_PARAMS, format!("Invalid params: {e}")))?;
         let live = self.sessions.get_mut(&*req.session_id.0).ok_or_else(|| no_session(&req.session_id.0))?;
-        let (text, attached) = prompt_text(&req.prompt);
+        let root = live.shared.lock().unwrap_or_else(|e| e.into_inner()).root.clone();
+        let (text, attached) = prompt_text(&req.prompt, &root);
         if text.trim().is_empty() {
             // As Cline's `prompt`: nothing to say, no turn. Said, as the blocks left out are.
             let said = "agent-min reads a prompt's text, resource links and embedded text resources; this one had none, so nothing was sent to the model.";
@@ -310,29 +312,101 @@ fn initialize(load_session: bool) -> InitializeResponse {
         .agent_info(Implementation::new("agent-min", env!("CARGO_PKG_VERSION")))
 }
 
-/// A prompt's content as the task's text — its text and linked resources by their URIs, then
-/// each embedded text resource with its URI — and that last part alone (the files, whose `@`
-/// are not the person's mentions).
-fn prompt_text(blocks: &[ContentBlock]) -> (String, String) {
-    let mut words = Vec::new();
-    let mut files = Vec::new();
+/// A piece of a prompt's words, in the order of its blocks.
+enum Piece {
+    Text(String),
+    /// A file of the workspace (its path from the root): its mention, `@/path`; whether its
+    /// text was sent.
+    Mention(String, bool),
+    /// Something else sent: Cline's text for a mentioned file, with its name.
+    Named(String),
+    /// Something else linked: its name.
+    Link(String),
+}
+
+/// A prompt's content as the task's words and the files sent with it, (name, text) — what
+/// the words' mentions of them take (`Task::converse`). The blocks stay in order: an editor
+/// splits one typed message around its mentions, so text blocks join as they are. A file of
+/// the workspace `root` is its mention in place, `@/path` as the person would type it (an
+/// embedded one's text is the editor's, maybe unsaved; a linked one's is read from disk); any
+/// other resource is named in place with Cline's words for a mention (a file outside the
+/// workspace by its absolute path, anything else by its URI), its text following the words. A
+/// resource is parted by a space from text glued to it. Binary content is not read: Cline's
+/// note for a binary file says so.
+fn prompt_text(blocks: &[ContentBlock], root: &Path) -> (String, Vec<(String, String)>) {
+    let mut pieces = Vec::new();
+    let mut given = Vec::new();
     for b in blocks {
-        match b {
-            ContentBlock::Text(t) => words.push(t.text.clone()),
-            ContentBlock::ResourceLink(l) => words.push(l.uri.clone()),
-            ContentBlock::Resource(r) => {
-                if let EmbeddedResourceResource::TextResourceContents(t) = &r.resource {
-                    files.push(format!("<file_content path=\"{}\">\n{}\n</file_content>", t.uri, t.text));
-                }
+        let (uri, content) = match b {
+            ContentBlock::Text(t) => {
+                pieces.push(Piece::Text(t.text.clone()));
+                continue;
             }
-            _ => {}
-        }
+            ContentBlock::ResourceLink(l) => (l.uri.as_str(), None),
+            ContentBlock::Resource(r) => match &r.resource {
+                EmbeddedResourceResource::TextResourceContents(t) => (t.uri.as_str(), Some(t.text.clone())),
+                EmbeddedResourceResource::BlobResourceContents(b) => {
+                    (b.uri.as_str(), Some(mentions::BINARY_FILE.to_string()))
+                }
+                _ => continue,
+            },
+            _ => continue, // images and audio: not offered (`initialize`)
+        };
+        let (name, inside) = resource_name(uri, root);
+        pieces.push(match (inside, &content) {
+            (true, _) => Piece::Mention(name.clone(), content.is_some()),
+            (false, Some(_)) => Piece::Named(name.clone()),
+            (false, None) => Piece::Link(name.clone()),
+        });
+        given.extend(content.map(|c| (name, c)));
     }
-    let (words, files) = (words.join("\n"), files.join("\n"));
-    match (words.is_empty(), files.is_empty()) {
-        (_, true) => (words, files),
-        (true, false) => (files.clone(), files),
-        (false, false) => (format!("{words}\n{files}"), files),
+    // From the end, so a mention is written as the text after it lets it be read back. A
+    // resource is a word of its own: a space parts it from text glued to it (a typed mention
+    // before it would take it in; a word after it, into its mention).
+    let mut words = String::new();
+    let mut resource_after = false;
+    for piece in pieces.into_iter().rev() {
+        let glued = |w: &str| w.starts_with(|c: char| !c.is_whitespace() && !".,;:!?()".contains(c));
+        if !matches!(piece, Piece::Text(_)) && glued(&words) {
+            words.insert(0, ' ');
+        }
+        let resource = !matches!(piece, Piece::Text(_));
+        let text = match piece {
+            Piece::Text(t) if resource_after && t.ends_with(|c: char| !c.is_whitespace()) => format!("{t} "),
+            Piece::Text(t) => t,
+            Piece::Link(name) => name,
+            Piece::Mention(rel, sent) => match mentions::mention_of(&rel, &words) {
+                Some(mention) => mention,
+                // Not to be written as a mention there (a quote and a space in its path):
+                // named as a mention would be, its text following; a link, by its path.
+                None if sent => mentions::file_words(&rel),
+                None => rel,
+            },
+            Piece::Named(name) => mentions::file_words(&name),
+        };
+        words.insert_str(0, &text);
+        resource_after = resource;
+    }
+    (words, given)
+}
+
+/// How a prompt names the resource at `uri`: a file of the workspace `root` by its path from
+/// the root (`true`), another file by its absolute path, anything else by its URI.
+fn resource_name(uri: &str, root: &Path) -> (String, bool) {
+    let path = uri
+        .strip_prefix("file://")
+        .and_then(|p| crate::run::json_schema::percent_decode(p.strip_prefix("localhost").unwrap_or(p)));
+    let Some(path) = path.map(PathBuf::from).filter(|p| p.is_absolute()) else { return (uri.to_string(), false) };
+    // The root is canonical; the editor's path may go through a link to it.
+    let rel = |p: &Path| {
+        let r = p.strip_prefix(root).ok()?;
+        let plain = r.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        (plain && !r.as_os_str().is_empty()).then(|| r.to_string_lossy().into_owned())
+    };
+    let canonical = || std::fs::canonicalize(&path).ok();
+    match rel(&path).or_else(|| canonical().as_deref().and_then(rel)) {
+        Some(rel) => (rel, true),
+        None => (path.display().to_string(), false),
     }
 }
 
@@ -407,6 +481,29 @@ mod tests {
             let e = server_config(&McpServer::Sse(McpServerSse::new("s", bad)), w).unwrap_err();
             assert!(e.contains("must be http:// or https://"), "{e}");
         }
+    }
+
+    #[test]
+    fn a_prompt_s_resources_are_words_of_their_own_in_place() {
+        let blocks: Vec<ContentBlock> = serde_json::from_value(serde_json::json!([
+            {"type": "text", "text": "Explain @/a.txt"},
+            {"type": "resource_link", "uri": "file:///ws/b.txt", "name": "b.txt"},
+            {"type": "text", "text": " then "},
+            {"type": "resource", "resource": {"uri": "file:///ws/my%20file.rs", "text": "x"}},
+            {"type": "text", "text": "'s bug, "},
+            {"type": "resource_link", "uri": "https://example.com/x", "name": "x"},
+            {"type": "resource", "resource": {"uri": "file:///ws/../etc/p", "text": "p"}},
+            {"type": "resource", "resource": {"uri": "file:///ws/i.png", "blob": "AA=="}},
+        ]))
+        .unwrap();
+        let (words, given) = prompt_text(&blocks, Path::new("/ws"));
+        assert_eq!(
+            words,
+            "Explain @/a.txt @/b.txt then @\"/my file.rs\" 's bug, https://example.com/x \
+             '/ws/../etc/p' (see below for file content) @/i.png"
+        );
+        let given: Vec<(&str, &str)> = given.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        assert_eq!(given, [("my file.rs", "x"), ("/ws/../etc/p", "p"), ("i.png", mentions::BINARY_FILE)]);
     }
 
     #[test]

@@ -627,7 +627,7 @@ fn escape(name: &str) -> String {
 }
 
 /// A URI fragment's percent-escapes decoded (`#/$defs/a%20b`); None when malformed.
-fn percent_decode(s: &str) -> Option<String> {
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -182,9 +182,9 @@ pub struct Task {
     began: bool,
     /// A saved task taken up by `session/load` (when it was saved): its next prompt resumes it.
     resumed_at: Option<u64>,
-    /// The end of the current prompt that holds files an editor embedded in it: their text is
-    /// not the person's words, so its `@` are not mentions.
-    attached: String,
+    /// The files an editor sent with the current prompt, (name, text): the text its mentions
+    /// of them take (the editor's buffer), kept out of the words (its `@` are not mentions).
+    attached: Vec<(String, String)>,
     /// What stopped the last prompt, when a limit (its `limit` name) or the model's refusal
     /// ([`REFUSAL`]) did: an editor's stop reason.
     stopped_by: Option<&'static str>,
@@ -292,7 +292,7 @@ impl Task {
             ran_in_reply: 0,
             conversing: false,
             began: false,
-            attached: String::new(),
+            attached: Vec::new(),
             stopped_by: None,
             cancelled_reply: None,
             focus,
@@ -313,9 +313,9 @@ impl Task {
     /// One prompt of a conversation (`agent-min acp`): the first opens the task as `run` does,
     /// a later one continues it after its last end — as feedback on its completion, or after
     /// what a stop left unsent. The task stays for the next prompt.
-    pub(crate) fn converse(&mut self, prompt: &str, attached: &str) -> End {
+    pub(crate) fn converse(&mut self, prompt: &str, attached: &[(String, String)]) -> End {
         self.stopped_by = None;
-        self.attached = attached.to_string();
+        self.attached = attached.to_vec();
         self.around.limits.restart(self.turns, self.around.accounting.run_cost);
         let before = self.before_prompt();
         let start = match self.conversing {
@@ -440,24 +440,23 @@ impl Task {
         start
     }
 
-    /// The `@` mentions of the person's `words` expanded — not in the files an editor attached
-    /// to the prompt, which end it.
+    /// The `@` mentions of the prompt's `words` expanded, with the files an editor sent with it.
     fn expand_mentions(&mut self, words: &str) -> mentions::Expansion {
-        let attached = (!self.attached.is_empty()).then(|| words.rfind(&self.attached)).flatten();
-        match attached {
-            Some(at) => {
-                let mut m = self.mentions(&words[..at]);
-                m.words.push_str(&words[at..]);
-                m
-            }
-            None => self.mentions(words),
-        }
+        let attached = std::mem::take(&mut self.attached);
+        let m = self.mentions_with(words, &attached);
+        self.attached = attached;
+        m
     }
 
     /// The `@` mentions of `words` expanded; the files whose text they added are watched, as
     /// Cline's `parseMentions` tracks them (`file_mentioned`), for `# Recently Modified Files`.
     fn mentions(&mut self, words: &str) -> mentions::Expansion {
-        let m = mentions::expand(self.ws.root(), words);
+        self.mentions_with(words, &[])
+    }
+
+    /// [`Task::mentions`], with the files an editor sent (`mentions::expand_with`).
+    fn mentions_with(&mut self, words: &str, given: &[(String, String)]) -> mentions::Expansion {
+        let m = mentions::expand_with(self.ws.root(), words, given);
         for (shown, abs) in &m.files {
             self.memory.watched.saw(shown, abs);
         }

@@ -1108,6 +1108,45 @@ fn a_file_the_editor_embeds_is_not_read_for_mentions() {
     assert!(first.contains("see @/b.txt") && !first.contains("bravo content"), "{first}");
 }
 
+/// Zed splits a typed message around its @-mentions: [text, resource, text]. The words reach
+/// the model in order, the workspace's file named in place as Cline names a mention of it, its
+/// text — the editor's, not the file on disk — after the task with the path from the root; a
+/// file outside the workspace keeps its absolute path; binary content is named, not dropped.
+#[test]
+fn a_prompt_split_around_an_editors_mentions_keeps_its_words_in_order() {
+    let server = Server::start(vec![anthropic(&completion("fixed"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    std::fs::create_dir(root.join("src")).unwrap();
+    std::fs::write(root.join("src/a.rs"), "fn a() { saved }").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let uri = |rel: &str| format!("file://{}/{rel}", root.display());
+    let text = |t: &str| json!({"type": "text", "text": t});
+    let prompts = json!([[
+        text("Fix the bug in "),
+        {"type": "resource", "resource": {"uri": uri("src/a.rs"), "text": "fn a() { unsaved }", "mimeType": "text/x-rust"}},
+        text(" where it crashes, as in "),
+        {"type": "resource", "resource": {"uri": "file:///elsewhere/b.rs", "text": "fn b() {}"}},
+        text(" and "),
+        {"type": "resource", "resource": {"uri": uri("logo.png"), "blob": "iVBORw0KGgo=", "mimeType": "image/png"}},
+        text("."),
+    ]])
+    .to_string();
+    let env = [("ACP_PROMPTS", prompts.as_str())];
+    let (seen, _) = run_client("prompts", &env, &server, &root, state.path());
+    assert_eq!(seen["answers"][0]["stopReason"], "end_turn", "{seen}");
+    let first = text_of(&server.requests()[0].body["messages"][0]["content"]);
+    let task = "<task>\nFix the bug in 'src/a.rs' (see below for file content) where it crashes, as in \
+                '/elsewhere/b.rs' (see below for file content) and 'logo.png' (see below for file content).\n</task>";
+    assert!(first.contains(task), "{first}");
+    let after = &first[first.find("</task>").unwrap()..];
+    let a = after.find("<file_content path=\"src/a.rs\">\nfn a() { unsaved }\n</file_content>");
+    let png = after.find("<file_content path=\"logo.png\">\n(Binary file, unable to display content)\n</file_content>");
+    let b = after.find("<file_content path=\"/elsewhere/b.rs\">\nfn b() {}\n</file_content>");
+    assert!(a.is_some() && png.is_some() && b.is_some(), "{first}");
+    assert!(!first.contains("{ saved }"), "the file on disk was read: {first}");
+}
+
 /// Each `toolCallId` of a session's `tool_call`s, with the call's `rawInput`, in the order on
 /// the wire; panics if an id is announced twice for different calls.
 fn announced(messages: &[(String, Value)]) -> Vec<(&str, &Value)> {

@@ -42,10 +42,21 @@ pub(crate) struct Expansion {
 
 /// Expands the mentions of `text`, the person's words, in the workspace `root`.
 pub(crate) fn expand(root: &Path, text: &str) -> Expansion {
+    expand_with(root, text, &[])
+}
+
+/// Cline's text for a file whose binary content is left out.
+pub(crate) const BINARY_FILE: &str = "(Binary file, unable to display content)";
+
+/// [`expand`], with files an editor sent along with the words: (their name, their text). A file
+/// mention naming one (`@/a.rs` for `a.rs`) takes that text rather than the file on disk (the
+/// editor's buffer may be unsaved); those not mentioned follow the mentions' blocks, in order.
+pub(crate) fn expand_with(root: &Path, text: &str, given: &[(String, String)]) -> Expansion {
     let found = find(text);
-    if found.is_empty() {
+    if found.is_empty() && given.is_empty() {
         return Expansion { words: text.to_string(), ..Default::default() };
     }
+    let mut used = vec![false; given.len()];
     let mut words = String::with_capacity(text.len());
     let mut mentions: Vec<&str> = Vec::new();
     let mut last = 0;
@@ -70,6 +81,13 @@ pub(crate) fn expand(root: &Path, text: &str) -> Expansion {
         if is_file_mention(mention) {
             let path = file_path(mention);
             let tag = if mention.ends_with('/') { "folder_content" } else { "file_content" };
+            let sent = (tag == "file_content").then(|| given.iter().position(|(name, _)| *name == path)).flatten();
+            if let Some(i) = sent {
+                used[i] = true;
+                files.push((path.clone(), root.join(&path)));
+                blocks.push_str(&file_block(&path, &given[i].1));
+                continue;
+            }
             let content = match file_or_folder(root, &path) {
                 Ok(content) => {
                     if tag == "file_content" {
@@ -79,7 +97,11 @@ pub(crate) fn expand(root: &Path, text: &str) -> Expansion {
                 }
                 Err(e) => format!("Error fetching content: {e}"),
             };
-            blocks.push_str(&format!("\n\n<{tag} path=\"{path}\">\n{content}\n</{tag}>"));
+            if tag == "file_content" {
+                blocks.push_str(&file_block(&path, &content));
+            } else {
+                blocks.push_str(&format!("\n\n<{tag} path=\"{path}\">\n{content}\n</{tag}>"));
+            }
         } else if mention == "git-changes" {
             let state = working_state(git.get_or_insert_with(|| Git::find(root)).as_mut());
             blocks.push_str(&format!("\n\n<git_working_state>\n{state}\n</git_working_state>"));
@@ -88,7 +110,31 @@ pub(crate) fn expand(root: &Path, text: &str) -> Expansion {
             blocks.push_str(&format!("\n\n<git_commit hash=\"{mention}\">\n{info}\n</git_commit>"));
         }
     }
+    for ((name, content), _) in given.iter().zip(used).filter(|(_, used)| !used) {
+        blocks.push_str(&file_block(name, content));
+    }
     Expansion { words, blocks: redact::apply(&blocks).into_owned(), files }
+}
+
+/// What a mentioned file adds after the words: `\n\n<file_content path="…">…</file_content>`.
+pub(crate) fn file_block(path: &str, content: &str) -> String {
+    format!("\n\n<file_content path=\"{path}\">\n{content}\n</file_content>")
+}
+
+/// Cline's text in place of a mention of the file `shown`.
+pub(crate) fn file_words(shown: &str) -> String {
+    format!("'{shown}' (see below for file content)")
+}
+
+/// The mention of the workspace's file `rel` (`@/rel`, or `@"/rel"` for a path with spaces) to
+/// go before `rest`, if the mention syntax reads exactly that back there.
+pub(crate) fn mention_of(rel: &str, rest: &str) -> Option<String> {
+    let plain = format!("@/{rel}");
+    let quoted = format!("@\"/{rel}\"");
+    [plain, quoted].into_iter().find(|m| {
+        let text = format!("{m}{rest}");
+        find(&text).first() == Some(&(0, m.len())) && file_path(&text[1..m.len()]) == rel
+    })
 }
 
 /// Cline's replacement of one mention (without its `@`); `None`: it stays as written (URLs,
@@ -391,7 +437,7 @@ fn file_or_folder(root: &Path, path: &str) -> Result<String, String> {
     if meta.is_file() {
         let bytes = read::read_bytes(&r.abs).map_err(failed)?;
         if is_binary(&bytes) {
-            return Ok("(Binary file, unable to display content)".to_string());
+            return Ok(BINARY_FILE.to_string());
         }
         return read::text_of(&r.abs, bytes).map_err(failed);
     }

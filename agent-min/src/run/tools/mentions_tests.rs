@@ -312,3 +312,26 @@ fn a_long_run_of_punctuation_is_scanned_once() {
     assert_eq!(found[0].len(), 400_003);
     assert_eq!(found[1], "@/", "the lazy match closes at once, before the punctuation");
 }
+
+/// An editor's file: its mention takes the editor's text, not the file on disk; one not
+/// mentioned follows the mentions' blocks. A mention is written so the regex reads it back.
+#[test]
+fn a_file_an_editor_sent_is_the_text_its_mention_takes() {
+    let d = workspace(&[("a.rs", b"on disk"), ("b.rs", b"bravo")]);
+    let root = d.path().canonicalize().unwrap();
+    let given = [("a.rs".to_string(), "unsaved".to_string()), ("/x/c.rs".to_string(), "charlie".to_string())];
+    let e = expand_with(&root, "Fix @/a.rs and @/b.rs", &given);
+    assert_eq!(e.words, "Fix 'a.rs' (see below for file content) and 'b.rs' (see below for file content)");
+    assert_eq!(
+        e.blocks,
+        "\n\n<file_content path=\"a.rs\">\nunsaved\n</file_content>\
+         \n\n<file_content path=\"b.rs\">\nbravo\n</file_content>\
+         \n\n<file_content path=\"/x/c.rs\">\ncharlie\n</file_content>"
+    );
+    assert_eq!(mention_of("a.rs", " where"), Some("@/a.rs".to_string()));
+    assert_eq!(mention_of("a.rs", "."), Some("@/a.rs".to_string()));
+    assert_eq!(mention_of("my a.rs", " x"), Some("@\"/my a.rs\"".to_string()));
+    assert_eq!(mention_of("a.", " x"), Some("@\"/a.\"".to_string()));
+    assert_eq!(mention_of("a.rs", "x"), None);
+    assert_eq!(mention_of("my \"a\".rs", " x"), None);
+}
