@@ -69,7 +69,10 @@ impl Asker for Approvals {
             Some(false) => return Approval::No(None),
             None => {}
         }
-        let fields = ToolCallUpdateFields::new().title(what.to_string());
+        // The call by its id alone: an editor applies the request's fields to the call's card
+        // (Zed does), and a title here would rename it. The card already shows the call: its
+        // title, the paths it touches (an outside path whole), its diff or command.
+        let fields = ToolCallUpdateFields::new();
         let options = OPTIONS.iter().map(|(id, name, kind)| PermissionOption::new(*id, *name, *kind)).collect();
         let request = RequestPermissionRequest::new(session_id, ToolCallUpdate::new(call.id.clone(), fields), options);
         let answer = wire

@@ -255,6 +255,9 @@ fn an_editor_grants_rejects_and_cancels_over_acp_with_the_official_sdk() {
     );
     let asked = &seen["permissions"][0];
     assert_eq!(asked["toolCall"]["toolCallId"], *id);
+    // Not renamed: Zed applies the request's toolCall fields to the call's card.
+    let title = &asked["toolCall"]["title"];
+    assert!(title.is_null() || *title == call["title"], "the card {} renamed {title}", call["title"]);
     let options: Vec<&str> = asked["options"].as_array().unwrap().iter().map(|o| o["kind"].as_str().unwrap()).collect();
     assert_eq!(options, ["allow_once", "allow_always", "reject_once", "reject_always"]);
 
