@@ -126,38 +126,11 @@ pub fn in_yolo_mode(prompt: &str) -> String {
     s
 }
 
-/// Cline's choice among its native variants (`variants/index.ts` order: `native-gpt-5`,
-/// `native-gpt-5-1`, `gemini-3`, `native-next-gen`), or `None` where none matches (a provider
-/// Cline does not call next-gen, a model outside its next-gen families, `gpt-5-chat`): there the
-/// native dialect keeps the XML family's prompt with its TOOL USE section swapped. Gemini 3,
-/// which Cline gives its own `gemini-3` variant, gets `native-next-gen`.
-pub(crate) fn native_family(provider: &str, model: &str) -> Option<Family> {
-    if !crate::run::llm::providers::registry::is_next_gen(provider) {
-        return None;
-    }
-    let id = model.trim().to_lowercase();
-    let gpt5 = id.contains("gpt-5") || id.contains("gpt5");
-    // Cline tests "chat" on the model id as given, not lowercased.
-    let chat = model.contains("chat");
-    if id.contains("gpt-oss") || id.contains("gpt_oss") || (gpt5 && !is_gpt_51_plus(&id) && !chat) {
-        return Some(Family::NativeGpt5);
-    }
-    if is_gpt_51_plus(&id) && !chat {
-        return Some(Family::NativeGpt51);
-    }
-    (!gpt5 && crate::run::native::mode::is_next_gen_family(&id)).then_some(Family::NativeNextGen)
-}
-
-/// Cline's `isGPT51PlusModel`: GPT-5.1 to 5.6, dotted or dashed.
-fn is_gpt_51_plus(id: &str) -> bool {
-    (1..=6).any(|v| id.contains(&format!("gpt-5.{v}")) || id.contains(&format!("gpt-5-{v}")))
-}
-
 /// The variant a run's prompt is: Cline's native one when calls are `native` and one matches,
 /// else the XML family's, as Cline's matchers choose it with its `nativeToolCallEnabled`
 /// setting on or off (`native_setting`; on whenever calls are native).
 pub(crate) fn family(native: bool, native_setting: bool, provider: &str, model: &str) -> Family {
-    let found = if native { native_family(provider, model) } else { None };
+    let found = if native { crate::run::native::mode::native_family(provider, model) } else { None };
     found.unwrap_or_else(|| crate::run::prompt::system::family(provider, model, native || native_setting))
 }
 
@@ -228,7 +201,7 @@ mod tests {
 
     #[test]
     fn native_variants_follow_clines_matchers() {
-        let n = |p, m| native_family(p, m);
+        let n = |p, m| crate::run::native::mode::native_family(p, m);
         assert_eq!(n("anthropic", "claude-sonnet-4-5"), Some(Family::NativeNextGen));
         assert_eq!(n("openai", "anthropic/claude-opus-4.1"), Some(Family::NativeNextGen));
         assert_eq!(n("openai", "gemini-2.5-pro"), Some(Family::NativeNextGen));

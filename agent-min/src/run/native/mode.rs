@@ -5,6 +5,7 @@
 //! families (`isNextGenModelFamily` in `utils/model-utils.ts`).
 
 use crate::run::llm::providers::Provider;
+use crate::run::prompt::system::Family;
 
 /// Which dialect tool calls are made in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,9 +37,36 @@ impl ToolCalls {
         match self {
             ToolCalls::Xml => false,
             ToolCalls::Native => true,
-            ToolCalls::Auto => crate::run::dialect::system::native_family(provider.decl().name, model).is_some(),
+            ToolCalls::Auto => native_family(provider.decl().name, model).is_some(),
         }
     }
+}
+
+/// Cline's choice among its native variants (`variants/index.ts` order: `native-gpt-5`,
+/// `native-gpt-5-1`, `gemini-3`, `native-next-gen`), or `None` where none matches (a provider
+/// Cline does not call next-gen, a model outside its next-gen families, `gpt-5-chat`): there the
+/// native dialect keeps the XML family's prompt with its TOOL USE section swapped. Gemini 3,
+/// which Cline gives its own `gemini-3` variant, gets `native-next-gen`.
+pub(crate) fn native_family(provider: &str, model: &str) -> Option<Family> {
+    if !crate::run::llm::providers::registry::is_next_gen(provider) {
+        return None;
+    }
+    let id = model.trim().to_lowercase();
+    let gpt5 = id.contains("gpt-5") || id.contains("gpt5");
+    // Cline tests "chat" on the model id as given, not lowercased.
+    let chat = model.contains("chat");
+    if id.contains("gpt-oss") || id.contains("gpt_oss") || (gpt5 && !is_gpt_51_plus(&id) && !chat) {
+        return Some(Family::NativeGpt5);
+    }
+    if is_gpt_51_plus(&id) && !chat {
+        return Some(Family::NativeGpt51);
+    }
+    (!gpt5 && is_next_gen_family(&id)).then_some(Family::NativeNextGen)
+}
+
+/// Cline's `isGPT51PlusModel`: GPT-5.1 to 5.6, dotted or dashed.
+fn is_gpt_51_plus(id: &str) -> bool {
+    (1..=6).any(|v| id.contains(&format!("gpt-5.{v}")) || id.contains(&format!("gpt-5-{v}")))
 }
 
 /// Cline's `isNextGenModelFamily`: Claude 4+, Gemini 2.5 and 3, Grok 4, GPT-5, gpt-oss,
