@@ -245,7 +245,13 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # ids and OpenRouter request, gpt-5-pro's effort, a cut Responses stream retried, a patch's link
 # removed as the link, binary files deleted, fences and empty SEARCHes as Cline: 9.7 KB, nearly
 # all of it in the minimal agent's parts; 4,758,480 B with the execute_command fixes after them.)
-line binary "  the same, no larger than today (ceiling 4.759 MB)" "$(mb "$b")" "$(is "$b <= 4759000")" must
+# Raised to 4.772 MB on 2026-12-07, at 4,771,120 B: reviews of MCP, checkpoints, ACP and the
+# prompts against Cline and the protocols — MCP lists to an empty or repeated cursor, failures
+# named by origin, cancels over streamable HTTP; a restore refused where a folder would go, one
+# failed midway kept undoable, stale git locks removed, names kept as bytes; curl and git never
+# taken from the workspace; ACP's session/close, disconnect, prompt blocks in order: 13.2 KB,
+# 1.9 KB of it in the minimal agent's parts.
+line binary "  the same, no larger than today (ceiling 4.772 MB)" "$(mb "$b")" "$(is "$b <= 4772000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -303,7 +309,10 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # Raised to 3.081 MB on 2026-12-06 (a third session), at 3,079,888 B: the same reviews' fixes
 # (above), all in the minimal agent's own parts (providers, tools, context cuts): 9.9 KB;
 # 3,080,704 B with the execute_command fixes after them.)
-line binary "  the same, no larger than today (ceiling 3.081 MB)" "$(mb "$m")" "$(is "$m <= 3081000")" must
+# Raised to 3.083 MB on 2026-12-07, at 3,082,144 B: of the same reviews' fixes (above), those
+# in the minimal agent's own parts (curl never taken from the workspace, --tool-calls auto as
+# Cline's matchers choose): 1.9 KB.
+line binary "  the same, no larger than today (ceiling 3.083 MB)" "$(mb "$m")" "$(is "$m <= 3083000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
