@@ -518,6 +518,37 @@ fn running_as_root() -> bool {
     String::from_utf8_lossy(&out.stdout).trim() == "0"
 }
 
+/// `len` hex digits of xorshift64: incompressible enough that git's object of them stays far
+/// above 64 kB.
+fn noise(len: usize) -> String {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b"0123456789abcdef"[(x >> 60) as usize])
+        })
+        .collect()
+}
+
+/// `agent-min ARGS` in `ws` with a 64 kB limit on every file it and its git write, as on a
+/// full disk (EFBIG instead of ENOSPC; SIGXFSZ ignored so the write fails rather than killing
+/// git).
+fn with_64_kb_files(ws: &Path, args: &[String]) -> Run {
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\""])
+        .arg(bin())
+        .args(args)
+        .current_dir(ws)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    wait_limited(cmd.spawn().unwrap(), LIMIT)
+}
+
 #[test]
 fn a_full_disk_makes_checkpoints_fail_loudly_the_task_go_on_and_earlier_ones_survive() {
     let ws_dir = tempfile::tempdir().unwrap();
@@ -539,31 +570,12 @@ fn a_full_disk_makes_checkpoints_fail_loudly_the_task_go_on_and_earlier_ones_sur
     // A 600 kB file the next checkpoint must store, and a 64 kB limit on every file the agent
     // and its git write: git's object cannot be written, as on a full disk (EFBIG instead of
     // ENOSPC; SIGXFSZ ignored so the write fails rather than killing git).
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let noise: String = (0..600_000)
-        .map(|_| {
-            // xorshift64: incompressible enough that git's object stays far above 64 kB.
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            char::from(b"0123456789abcdef"[(x >> 60) as usize])
-        })
-        .collect();
-    std::fs::write(ws.join("big.txt"), noise).unwrap();
+    std::fs::write(ws.join("big.txt"), noise(600_000)).unwrap();
     let server = one_write("b.txt");
     let base = anthropic_args(&server);
-    let mut cmd = Command::new("bash");
-    cmd.args(["-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\""])
-        .arg(bin())
-        .arg("run")
-        .args(args_with(&base, &["--state-dir", &state_dir, "second"]))
-        .current_dir(&ws)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
+    let mut args = vec!["run".to_string()];
+    args.extend(args_with(&base, &["--state-dir", &state_dir, "second"]).iter().map(|a| a.to_string()));
+    let r = with_64_kb_files(&ws, &args);
     assert_eq!(r.code, Some(0), "{}", r.all());
     assert!(
         r.stderr.contains(
@@ -952,32 +964,14 @@ fn a_restore_that_fails_midway_names_the_checkpoint_that_undoes_it() {
     let state = tempfile::tempdir().unwrap();
     let state_dir = state.path().display().to_string();
     std::fs::write(ws.join("a.txt"), "one").unwrap();
-    // Incompressible enough that git's write of it stays far above 64 kB.
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let noise: String = (0..600_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            char::from(b"0123456789abcdef"[(x >> 60) as usize])
-        })
-        .collect();
-    std::fs::write(ws.join("big.txt"), &noise).unwrap();
+    std::fs::write(ws.join("big.txt"), noise(600_000)).unwrap();
     let (r, cps) = write_run(&ws, &ws, &state_dir, &["x.txt"], &[]);
     assert_eq!(cps.len(), 2, "{}", r.all());
     std::fs::write(ws.join("a.txt"), "two").unwrap();
     std::fs::remove_file(ws.join("big.txt")).unwrap();
     let before = files(&ws);
-    let mut cmd = Command::new("bash");
-    cmd.args(["-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\""])
-        .arg(bin())
-        .args(["checkpoints", "restore", "--last", "1", "--files", "--yes", "--state-dir", &state_dir])
-        .current_dir(&ws)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let r = wait_limited(cmd.spawn().unwrap(), LIMIT);
+    let restore = ["checkpoints", "restore", "--last", "1", "--files", "--yes", "--state-dir", &state_dir];
+    let r = with_64_kb_files(&ws, &restore.map(String::from));
     assert_eq!(r.code, Some(1), "{}", r.all());
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one", "written before git failed");
     let task = saved_task(state.path());
