@@ -73,7 +73,7 @@ impl HttpTransport {
         let mut resp = curl::post(&req).map_err(|e| match e {
             // curl's "operation timed out": nothing came back before the deadline.
             curl::CurlError::Failed { code: 28, .. } => McpError::Timeout,
-            e => McpError::Transport(format!("HTTP request to {} failed: {e}", super::sse::origin(&self.url))),
+            e => McpError::Transport(format!("HTTP request to {} failed: {e}", super::sse::named(&self.url))),
         })?;
         if let Some(s) = resp.header("mcp-session-id") {
             self.session = Some(s.to_string());
@@ -126,7 +126,7 @@ impl HttpTransport {
         loop {
             let n = resp
                 .read_chunk(&mut buf)
-                .map_err(|e| McpError::Transport(format!("reading from {}: {e}", super::sse::origin(&self.url))))?;
+                .map_err(|e| McpError::Transport(format!("reading from {}: {e}", super::sse::named(&self.url))))?;
             if n == 0 {
                 break;
             }
@@ -134,7 +134,7 @@ impl HttpTransport {
             if total > MAX_BODY {
                 return Err(McpError::Transport(format!(
                     "the response from {} is larger than 16 MiB",
-                    super::sse::origin(&self.url)
+                    super::sse::named(&self.url)
                 )));
             }
             if !sse {
@@ -166,7 +166,7 @@ impl HttpTransport {
                 Err(e) => {
                     return Err(McpError::Transport(format!(
                         "the server at {} sent invalid JSON: {e}",
-                        super::sse::origin(&self.url)
+                        super::sse::named(&self.url)
                     )))
                 }
             }

@@ -136,7 +136,7 @@ impl SseTransport {
                 }
                 Ok(Read::End(_)) => unreachable!("next() turns the end into an error"),
                 Err(McpError::Closed(why)) => {
-                    return Err(McpError::Transport(format!("SSE error: {why} (connecting to {})", origin(&self.url))))
+                    return Err(McpError::Transport(format!("SSE error: {why} (connecting to {})", named(&self.url))))
                 }
                 Err(e) => return Err(e),
             }
@@ -162,7 +162,7 @@ fn stream(url: &str, extra: &[(String, String)], killer: &curl::Killer, to_clien
     let req = curl::Request { url, headers: &headers, body: b"", connect_timeout: 30, idle_timeout: 7 * 86_400 };
     let mut resp = match curl::get_stream(&req, killer) {
         Ok(r) => r,
-        Err(e) => return format!("the event stream of {} could not be opened: {e}", origin(url)),
+        Err(e) => return format!("the event stream of {} could not be opened: {e}", named(url)),
     };
     let why = read_events(url, &mut resp, to_client);
     killer.reaped();
@@ -174,12 +174,12 @@ fn stream(url: &str, extra: &[(String, String)], killer: &curl::Killer, to_clien
 fn read_events(url: &str, resp: &mut curl::Response, to_client: &SyncSender<Read>) -> String {
     if !(200..300).contains(&resp.status) {
         let body = String::from_utf8_lossy(&resp.read_rest(4096)).trim().to_string();
-        return format!("Non-200 status code ({}) from {}: {body}", resp.status, origin(url));
+        return format!("Non-200 status code ({}) from {}: {body}", resp.status, named(url));
     }
     if !resp.header("content-type").is_some_and(|c| c.starts_with("text/event-stream")) {
         return format!(
             "{} answered with no event stream (content type {:?})",
-            origin(url),
+            named(url),
             resp.header("content-type")
         );
     }
@@ -189,7 +189,7 @@ fn read_events(url: &str, resp: &mut curl::Response, to_client: &SyncSender<Read
         let n = match resp.read_chunk(&mut buf) {
             Ok(0) => return "the server closed the event stream".to_string(),
             Ok(n) => n,
-            Err(e) => return format!("reading the event stream of {}: {e}", origin(url)),
+            Err(e) => return format!("reading the event stream of {}: {e}", named(url)),
         };
         for ev in decoder.push(&buf[..n]) {
             let read = match ev.event.as_deref() {
@@ -202,7 +202,7 @@ fn read_events(url: &str, resp: &mut curl::Response, to_client: &SyncSender<Read
             }
         }
         if decoder.overflowed() {
-            return format!("an event of {}'s stream is larger than {} MiB", origin(url), MAX_BODY >> 20);
+            return format!("an event of {}'s stream is larger than {} MiB", named(url), MAX_BODY >> 20);
         }
     }
 }
@@ -226,16 +226,26 @@ fn resolve(url: &str, e: &str) -> Result<String, McpError> {
     };
     if origin(&full) != base || full.contains(char::is_whitespace) {
         return Err(McpError::Transport(format!(
-            "the server's endpoint {e:?} is not on the origin of the server's URL ({base}); refused (its headers would go elsewhere)"
+            "the server's endpoint {e:?} is not on the origin of the server's URL ({}); refused (its headers would go elsewhere)",
+            named(url)
         )));
     }
     Ok(full)
 }
 
-/// `scheme://host[:port]` of a URL, lower-cased: also how a server's URL is named in errors,
-/// which reach the model, events and saved tasks — its path and query may hold a token
+/// How a server's URL is named in errors, which reach the model, events and saved tasks: its
+/// origin without `user:password@` — its path, query and user part may hold a token
 /// (`/api/mcp/s/<secret>/mcp`, `?api_key=…`) that no redaction knows of.
-pub(super) fn origin(url: &str) -> String {
+pub(super) fn named(url: &str) -> String {
+    let o = origin(url);
+    match (o.split_once("://"), o.rfind('@')) {
+        (Some((scheme, _)), Some(at)) => format!("{scheme}://{}", &o[at + 1..]),
+        _ => o,
+    }
+}
+
+/// `scheme://host[:port]` of a URL (with any `user:password@`), lower-cased.
+fn origin(url: &str) -> String {
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
     let host = rest.split(['/', '?', '#']).next().unwrap_or("");
     format!("{}://{}", scheme.to_ascii_lowercase(), host.to_ascii_lowercase())
@@ -340,6 +350,13 @@ mod tests {
         assert_eq!(m["params"]["n"], 400 - QUEUE as u64);
         drop(t);
         server.join().unwrap();
+    }
+
+    /// Errors name a server by its origin alone, a token in its user part left out too.
+    #[test]
+    fn a_server_is_named_by_its_origin_without_its_user_part() {
+        assert_eq!(named("https://u:Tok@H.example:8443/mcp?k=1"), "https://h.example:8443");
+        assert_eq!(named("http://127.0.0.1:1/api/mcp/s/SEKRET/sse"), "http://127.0.0.1:1");
     }
 
     #[test]

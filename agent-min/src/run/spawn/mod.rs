@@ -127,7 +127,17 @@ pub(crate) fn find_program(name: &str) -> Option<std::path::PathBuf> {
     let policy = sandbox::current();
     let mut untrusted = UNTRUSTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
     untrusted.extend(policy.writable.iter().chain(&policy.tmp).cloned());
+    let home = crate::run::places::home_dir().and_then(|h| h.canonicalize().ok());
+    untrusted.retain(|place| worth_distrusting(place, home.as_deref()));
     program_outside(&agents_path(), name, &untrusted)
+}
+
+/// Whether `place` can be passed over when looking for the agent's programs: not `/` nor a
+/// folder holding the home directory (a workspace there — `cd / && agent-min run` in a
+/// container, a run in `~` — holds every `PATH` directory, `~/.local/bin` and `~/.cargo/bin`
+/// too, and no curl or git would be found at all).
+fn worth_distrusting(place: &Path, home: Option<&Path>) -> bool {
+    place != Path::new("/") && !home.is_some_and(|h| h.starts_with(place))
 }
 
 /// The places programs are never taken from as the agent's own: the workspaces of the run.
@@ -144,12 +154,13 @@ pub(crate) fn distrust_programs_in(dir: &Path) {
     }
 }
 
-/// [`program_in`] over the directories of `path` not inside one of `untrusted` (real paths;
-/// a directory is compared by its real path too, so a link into a workspace is passed over).
+/// [`program_in`] over the absolute directories of `path` not inside one of `untrusted` (real
+/// paths), each by its real path: a link into a workspace is passed over, and the program found
+/// is named by the directory checked, not by a link that could be swapped after the check.
 fn program_outside(path: &OsStr, name: &str, untrusted: &[std::path::PathBuf]) -> Option<std::path::PathBuf> {
-    let trusted = std::env::split_paths(path).filter(|d| {
-        let real = d.canonicalize().unwrap_or_else(|_| d.clone());
-        !untrusted.iter().any(|u| real.starts_with(u))
+    let trusted = std::env::split_paths(path).filter(|d| d.is_absolute()).filter_map(|d| {
+        let real = d.canonicalize().ok()?;
+        (!untrusted.iter().any(|u| real.starts_with(u))).then_some(real)
     });
     first_executable(trusted, name)
 }
@@ -540,7 +551,18 @@ mod tests {
         let other = elsewhere.path().join("bin");
         let found = program_outside(&path(&[&planted, &link, &other]), "curl", std::slice::from_ref(&ws_real));
         assert_eq!(found, Some(other.join("curl")));
-        assert_eq!(program_outside(&path(&[&planted]), "curl", &[]), Some(planted.join("curl")), "found when trusted");
+        let planted_real = planted.canonicalize().unwrap();
+        assert_eq!(program_outside(&path(&[&planted]), "curl", &[]), Some(planted_real.join("curl")), "when trusted");
+        // Named by the real directory checked, not the link.
+        assert_eq!(program_outside(&path(&[&link]), "curl", &[]), Some(planted_real.join("curl")));
+        // A workspace at `/` or holding the home directory is not passed over: it holds every
+        // directory of PATH, and curl was found nowhere.
+        let home = Path::new("/home/u");
+        assert!(!worth_distrusting(Path::new("/"), Some(home)));
+        assert!(!worth_distrusting(Path::new("/"), None));
+        assert!(!worth_distrusting(home, Some(home)));
+        assert!(!worth_distrusting(Path::new("/home"), Some(home)));
+        assert!(worth_distrusting(Path::new("/home/u/project"), Some(home)));
     }
 
     use std::path::PathBuf;
