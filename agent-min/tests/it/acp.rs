@@ -1345,6 +1345,54 @@ fn a_session_opened_after_a_cancelled_prompt_connects_its_http_mcp_server() {
     assert!(system.contains("## web\n\n### Available Tools\n- slow: "), "the server's tools are offered: {system}");
 }
 
+/// The editor's cancel during an MCP call over streamable HTTP tells the server
+/// (`notifications/cancelled`), and the server's tool stops: the notification's curl was part
+/// of the cancelled turn and was killed as it started, so the tool ran on.
+#[test]
+fn a_cancel_during_an_http_mcp_call_tells_the_server() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let pids = tempfile::tempdir().unwrap();
+    let pidfile = pids.path().join("pids");
+    let mut py = Command::new(crate::run_mcp::python())
+        .args([crate::run_mcp::py_script(), "streamable-http".into(), port.to_string()])
+        .env("PIDFILE", &pidfile)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the Python SDK server");
+    crate::run_mcp::wait_for("the HTTP server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let call =
+        tool("use_mcp_tool", &[("server_name", "web"), ("tool_name", "slow"), ("arguments", r#"{"seconds": 120}"#)]);
+    let server = Server::start(vec![anthropic(&call), anthropic(&completion("done"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut agent = Raw::start(&server, &root, state.path());
+    agent.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}}));
+    agent.until_answer(1);
+    let web = json!([{"type": "http", "name": "web", "url": format!("http://127.0.0.1:{port}/mcp"), "headers": []}]);
+    agent
+        .send(&json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": root, "mcpServers": web}}));
+    let answer = agent.until_answer(2).pop().unwrap();
+    let session = answer["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{answer}")).to_string();
+    agent.prompt(3, &session, "Call it.");
+    let (asked, _) = agent.until_request("session/request_permission");
+    let allow = asked["params"]["options"].as_array().unwrap().iter().find(|o| o["kind"] == "allow_once").unwrap();
+    let outcome = json!({"outcome": "selected", "optionId": allow["optionId"]});
+    agent.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": outcome}}));
+    let calls = pids.path().join("pids.calls");
+    let said = |word: &str| std::fs::read_to_string(&calls).is_ok_and(|c| c.contains(word));
+    crate::run_mcp::wait_for("the slow tool to start", || said("slow"));
+    agent.send(&json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}));
+    let answered = agent.until_answer(3).pop().unwrap();
+    assert_eq!(answered["result"]["stopReason"], "cancelled", "{answered}");
+    crate::run_mcp::wait_for("the server's tool to be cancelled", || said("cancelled"));
+    drop(agent.input.take());
+    assert_eq!(wait_exit(&mut agent.child, LIMIT).code(), Some(0));
+    let _ = py.kill();
+    let _ = py.wait();
+}
+
 /// A call announced as its reply streamed, and never run because the turn was cancelled, is
 /// resolved (failed) before the prompt is answered: the editor showed it pending for good.
 #[test]

@@ -143,6 +143,13 @@ pub(crate) fn post(req: &Request<'_>) -> Result<Response, CurlError> {
     send(req, true, None)
 }
 
+/// A POST that a cancelled turn does not stop (it is still killed with the agent): an MCP
+/// notification, above all the `notifications/cancelled` a cancel itself sends — as part of
+/// the turn, its curl was killed as it started, and the server's tool ran on.
+pub(crate) fn post_beyond_turn(req: &Request<'_>) -> Result<Response, CurlError> {
+    send(req, true, Some(&Killer::default()))
+}
+
 /// A GET of `req.url` (the body is not sent): status and headers, then the body as [`post`]'s.
 pub(crate) fn get(req: &Request<'_>) -> Result<Response, CurlError> {
     send(req, false, None)

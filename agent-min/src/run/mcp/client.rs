@@ -122,7 +122,9 @@ impl Client {
                     self.given_up(id, TIMED_OUT);
                     return Err(McpError::Timeout);
                 }
-                Err(e) => return Err(e),
+                // A stopped turn's curl, killed mid-answer, ends the reply without one: the
+                // server is told, as at any stop.
+                Err(e) => return Err(turn_stopped().map_or(e, |why| self.given_up(id, why))),
             };
             match jsonrpc::classify(&msg) {
                 Incoming::Response { id: got, result } if got == id => return result,

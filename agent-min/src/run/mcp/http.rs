@@ -70,7 +70,9 @@ impl HttpTransport {
             connect_timeout: secs.min(30),
             idle_timeout: secs,
         };
-        let mut resp = curl::post(&req).map_err(|e| match e {
+        // A notification is no part of the turn: the cancel of a cancelled turn must still go.
+        let post = if msg.get("id").is_some() { curl::post } else { curl::post_beyond_turn };
+        let mut resp = post(&req).map_err(|e| match e {
             // curl's "operation timed out": nothing came back before the deadline.
             curl::CurlError::Failed { code: 28, .. } => McpError::Timeout,
             e => McpError::Transport(format!("HTTP request to {} failed: {e}", super::sse::named(&self.url))),

@@ -267,9 +267,10 @@ impl Transport for SseTransport {
             connect_timeout: secs.min(30),
             idle_timeout: secs,
         };
-        let mut resp = curl::post(&req).map_err(|e| match e {
+        let post = if msg.get("id").is_some() { curl::post } else { curl::post_beyond_turn };
+        let mut resp = post(&req).map_err(|e| match e {
             curl::CurlError::Failed { code: 28, .. } => McpError::Timeout,
-            e => McpError::Transport(format!("HTTP request to {endpoint} failed: {e}")),
+            e => McpError::Transport(format!("HTTP request to {} failed: {e}", named(&endpoint))),
         })?;
         let status = resp.status;
         let body = if (200..300).contains(&status) { Vec::new() } else { resp.read_rest(4096) };
