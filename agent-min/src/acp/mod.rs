@@ -195,6 +195,11 @@ impl Agent {
             let msg = format!("session {id} belongs to the workspace {}, not {}", have.display(), req.cwd.display());
             return Err(failure(INVALID_PARAMS, msg));
         }
+        // What the client sent is checked before an open session is let go: a load refused for
+        // it left the editor without the session it had.
+        for s in &req.mcp_servers {
+            server_config(s, &req.cwd).map_err(|e| failure(INVALID_PARAMS, e))?;
+        }
         // The open session holds the task (its claim): let go before it is taken up again.
         self.close(&id);
         self.open(req.cwd, &req.mcp_servers, Some(saved))?;

@@ -1345,6 +1345,30 @@ fn a_session_opened_after_a_cancelled_prompt_connects_its_http_mcp_server() {
     assert!(system.contains("## web\n\n### Available Tools\n- slow: "), "the server's tools are offered: {system}");
 }
 
+/// Loading a session that is open, with MCP servers the agent refuses, leaves the open session
+/// as it was: it was closed first, and the editor lost it.
+#[test]
+fn a_refused_load_of_an_open_session_leaves_it_open() {
+    let server = Server::start(vec![anthropic(&completion("one")), anthropic(&completion("two"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mut agent = Raw::start(&server, &root, state.path());
+    let session = agent.open_session(&root);
+    agent.prompt(3, &session, "Say one.");
+    assert_eq!(agent.until_answer(3).pop().unwrap()["result"]["stopReason"], "end_turn");
+    let bad = json!([{"type": "http", "name": "x", "url": "ftp://example.com/mcp", "headers": []}]);
+    let load = json!({"sessionId": session, "cwd": root, "mcpServers": bad});
+    agent.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "session/load", "params": load}));
+    let refused = agent.until_answer(4).pop().unwrap();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    agent.prompt(5, &session, "Say two.");
+    let answered = agent.until_answer(5).pop().unwrap();
+    assert_eq!(answered["result"]["stopReason"], "end_turn", "{answered}");
+    drop(agent.input.take());
+    assert_eq!(wait_exit(&mut agent.child, LIMIT).code(), Some(0));
+}
+
 /// The editor's cancel during an MCP call over streamable HTTP tells the server
 /// (`notifications/cancelled`), and the server's tool stops: the notification's curl was part
 /// of the cancelled turn and was killed as it started, so the tool ran on.
