@@ -398,9 +398,13 @@ fn prompt_text(blocks: &[ContentBlock], root: &Path) -> (String, Vec<(String, St
 /// How a prompt names the resource at `uri`: a file of the workspace `root` by its path from
 /// the root (`true`), another file by its absolute path, anything else by its URI.
 fn resource_name(uri: &str, root: &Path) -> (String, bool) {
-    let path = uri
-        .strip_prefix("file://")
-        .and_then(|p| crate::run::json_schema::percent_decode(p.strip_prefix("localhost").unwrap_or(p)));
+    // A query and a fragment are no part of the path: Zed names a selection
+    // `file:///p/a.rs#L10:20` and a symbol `…?symbol=f#L1:5` (a `#` or `?` in a file's name is
+    // written `%23`, `%3F`).
+    let path = uri.strip_prefix("file://").and_then(|p| {
+        let p = p.split(['?', '#']).next().unwrap_or(p);
+        crate::run::json_schema::percent_decode(p.strip_prefix("localhost").unwrap_or(p))
+    });
     let Some(path) = path.map(PathBuf::from).filter(|p| p.is_absolute()) else { return (uri.to_string(), false) };
     // The root is canonical; the editor's path may go through a link to it.
     let rel = |p: &Path| {
@@ -509,6 +513,16 @@ mod tests {
         );
         let given: Vec<(&str, &str)> = given.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
         assert_eq!(given, [("my file.rs", "x"), ("/ws/../etc/p", "p"), ("i.png", mentions::BINARY_FILE)]);
+    }
+
+    /// Zed's mentions of a selection and of a symbol name the file with a fragment and a query:
+    /// the file is the path alone (`a.rs#L10:20` was taken for a file of that name).
+    #[test]
+    fn a_selection_or_symbol_uri_names_its_file() {
+        for uri in ["file:///ws/src/a.rs#L10:20", "file:///ws/src/a.rs?symbol=f#L1:5", "file:///ws/src/a.rs"] {
+            assert_eq!(resource_name(uri, Path::new("/ws")), ("src/a.rs".to_string(), true), "{uri}");
+        }
+        assert_eq!(resource_name("file:///ws/a%23b.rs", Path::new("/ws")), ("a#b.rs".to_string(), true));
     }
 
     #[test]
