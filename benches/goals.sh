@@ -250,8 +250,10 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # named by origin, cancels over streamable HTTP; a restore refused where a folder would go, one
 # failed midway kept undoable, stale git locks removed, names kept as bytes; curl and git never
 # taken from the workspace; ACP's session/close, disconnect, prompt blocks in order: 13.2 KB,
-# 1.9 KB of it in the minimal agent's parts.
-line binary "  the same, no larger than today (ceiling 4.772 MB)" "$(mb "$b")" "$(is "$b <= 4772000")" must
+# 1.9 KB of it in the minimal agent's parts. Raised to 4.774 MB the same day, at 4,772,880 B,
+# for a review of those fixes: an editor's cancel tells an HTTP MCP server, errors name no
+# user part, a refused load keeps the session, Zed's selection URIs: 1.8 KB.
+line binary "  the same, no larger than today (ceiling 4.774 MB)" "$(mb "$b")" "$(is "$b <= 4774000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
