@@ -21,7 +21,8 @@
 //! policy; the system calls are in `sys.rs`, the only `unsafe` here.
 //!
 //! May use: [`crate::run::sandbox`], [`crate::run::ui::redact`], `crate::run::built`,
-//! [`crate::run::trusted_file`].
+//! [`crate::run::trusted_file`], `crate::run::places` (the home directory: a workspace holding
+//! it is not passed over in the agent's own lookups).
 
 #[cfg(feature = "sandbox")]
 mod seccomp;
