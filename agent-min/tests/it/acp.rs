@@ -1350,10 +1350,7 @@ fn a_session_opened_after_a_cancelled_prompt_connects_its_http_mcp_server() {
 #[test]
 fn a_refused_load_of_an_open_session_leaves_it_open() {
     let server = Server::start(vec![anthropic(&completion("one")), anthropic(&completion("two"))]);
-    let ws = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(ws.path()).unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let mut agent = Raw::start(&server, &root, state.path());
+    let (mut agent, root, _dirs) = Raw::fresh(&server);
     let session = agent.open_session(&root);
     agent.prompt(3, &session, "Say one.");
     assert_eq!(agent.until_answer(3).pop().unwrap()["result"]["stopReason"], "end_turn");
@@ -1388,10 +1385,7 @@ fn a_cancel_during_an_http_mcp_call_tells_the_server() {
     let call =
         tool("use_mcp_tool", &[("server_name", "web"), ("tool_name", "slow"), ("arguments", r#"{"seconds": 120}"#)]);
     let server = Server::start(vec![anthropic(&call), anthropic(&completion("done"))]);
-    let ws = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(ws.path()).unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let mut agent = Raw::start(&server, &root, state.path());
+    let (mut agent, root, _dirs) = Raw::fresh(&server);
     agent.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}}));
     agent.until_answer(1);
     let web = json!([{"type": "http", "name": "web", "url": format!("http://127.0.0.1:{port}/mcp"), "headers": []}]);
@@ -1537,6 +1531,14 @@ impl Raw {
         Raw { child, input, lines }
     }
 
+    /// The agent in a new workspace (its canonical root) with a new state directory, both kept
+    /// as long as the caller holds the third value.
+    fn fresh(server: &Server) -> (Raw, PathBuf, (tempfile::TempDir, tempfile::TempDir)) {
+        let (ws, state) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let root = std::fs::canonicalize(ws.path()).unwrap();
+        (Raw::start(server, &root, state.path()), root, (ws, state))
+    }
+
     /// Writes one line.
     fn send(&mut self, msg: &Value) {
         let line = msg.to_string() + "\n";
@@ -1611,10 +1613,7 @@ fn a_command_to_approve() -> Vec<Resp> {
 #[test]
 fn a_response_with_neither_result_nor_error_fails_the_request_and_is_not_answered() {
     let server = Server::start(a_command_to_approve());
-    let ws = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(ws.path()).unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let mut agent = Raw::start(&server, &root, state.path());
+    let (mut agent, root, _dirs) = Raw::fresh(&server);
     let session = agent.open_session(&root);
     agent.prompt(3, &session, "Run the command.");
     let (asked, _) = agent.until_request("session/request_permission");
@@ -1650,10 +1649,7 @@ fn a_response_with_neither_result_nor_error_fails_the_request_and_is_not_answere
 #[test]
 fn the_editor_closing_the_connection_stops_the_turn_and_no_queued_prompt_starts() {
     let server = Server::start(a_command_to_approve());
-    let ws = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(ws.path()).unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let mut agent = Raw::start(&server, &root, state.path());
+    let (mut agent, root, _dirs) = Raw::fresh(&server);
     let session = agent.open_session(&root);
     agent.prompt(3, &session, "Run the command.");
     agent.until_request("session/request_permission");
