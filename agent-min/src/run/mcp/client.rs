@@ -50,8 +50,6 @@ pub(crate) struct Client {
     next_id: u64,
     /// A `notifications/tools/list_changed` arrived since the last look.
     pub tools_changed: bool,
-    /// What the server said about itself at `initialize` (`serverInfo`, `capabilities`).
-    pub init: Value,
 }
 
 /// Why a request ends before its answer: the editor cancelled the turn, or the `--timeout`
@@ -69,7 +67,7 @@ fn turn_stopped() -> Option<&'static str> {
 impl Client {
     /// Performs the handshake: `initialize`, then `notifications/initialized`.
     pub(crate) fn connect(transport: Box<dyn Transport>, timeout: Duration) -> Result<Client, McpError> {
-        let mut c = Client { transport, next_id: 0, tools_changed: false, init: Value::Null };
+        let mut c = Client { transport, next_id: 0, tools_changed: false };
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
@@ -84,7 +82,6 @@ impl Client {
             )));
         }
         c.transport.negotiated(version);
-        c.init = init;
         c.transport.send(&jsonrpc::notification("notifications/initialized", None), Instant::now() + timeout)?;
         Ok(c)
     }

@@ -97,11 +97,7 @@ pub(crate) fn expand_with(root: &Path, text: &str, given: &[(String, String)]) -
                 }
                 Err(e) => format!("Error fetching content: {e}"),
             };
-            if tag == "file_content" {
-                blocks.push_str(&file_block(&path, &content));
-            } else {
-                blocks.push_str(&format!("\n\n<{tag} path=\"{path}\">\n{content}\n</{tag}>"));
-            }
+            blocks.push_str(&content_block(tag, &path, &content));
         } else if mention == "git-changes" {
             let state = working_state(git.get_or_insert_with(|| Git::find(root)).as_mut());
             blocks.push_str(&format!("\n\n<git_working_state>\n{state}\n</git_working_state>"));
@@ -118,12 +114,22 @@ pub(crate) fn expand_with(root: &Path, text: &str, given: &[(String, String)]) -
 
 /// What a mentioned file adds after the words: `\n\n<file_content path="…">…</file_content>`.
 pub(crate) fn file_block(path: &str, content: &str) -> String {
-    format!("\n\n<file_content path=\"{path}\">\n{content}\n</file_content>")
+    content_block("file_content", path, content)
+}
+
+/// What a mentioned file or folder adds after the words: `\n\n<TAG path="…">…</TAG>`.
+fn content_block(tag: &str, path: &str, content: &str) -> String {
+    format!("\n\n<{tag} path=\"{path}\">\n{content}\n</{tag}>")
 }
 
 /// Cline's text in place of a mention of the file `shown`.
 pub(crate) fn file_words(shown: &str) -> String {
-    format!("'{shown}' (see below for file content)")
+    content_words(shown, "file")
+}
+
+/// Cline's text in place of a mention of the file or folder (`what`) `shown`.
+fn content_words(shown: &str, what: &str) -> String {
+    format!("'{shown}' (see below for {what} content)")
 }
 
 /// The mention of the workspace's file `rel` (`@/rel`, or `@"/rel"` for a path with spaces) to
@@ -150,7 +156,7 @@ fn replacement(mention: &str) -> Option<String> {
             None => path.clone(),
         };
         let what = if path.ends_with('/') { "folder" } else { "file" };
-        return Some(format!("'{shown}' (see below for {what} content)"));
+        return Some(content_words(&shown, what));
     }
     match mention {
         "git-changes" => Some("Working directory changes (see below for details)".to_string()),
