@@ -367,20 +367,20 @@ fn prompt_text(blocks: &[ContentBlock], root: &Path) -> (String, Vec<(String, St
     }
     // From the end, so a mention is written as the text after it lets it be read back. A
     // resource is a word of its own: a space parts it from text glued to it (a typed mention
-    // before it would take it in; a word after it, into its mention).
-    let mut words = String::new();
+    // before it would take it in; a word after it, into its mention). The words after a piece
+    // are kept as parts, last first, and joined once: only their head is ever looked at.
+    let mut after: Vec<String> = Vec::new();
     let mut resource_after = false;
     for piece in pieces.into_iter().rev() {
-        let glued = |w: &str| w.starts_with(|c: char| !c.is_whitespace() && !".,;:!?()".contains(c));
-        if !matches!(piece, Piece::Text(_)) && glued(&words) {
-            words.insert(0, ' ');
-        }
         let resource = !matches!(piece, Piece::Text(_));
+        if resource && head(&after).starts_with(|c: char| !c.is_whitespace() && !".,;:!?()".contains(c)) {
+            after.push(" ".to_string());
+        }
         let text = match piece {
             Piece::Text(t) if resource_after && t.ends_with(|c: char| !c.is_whitespace()) => format!("{t} "),
             Piece::Text(t) => t,
             Piece::Link(name) => name,
-            Piece::Mention(rel, sent) => match mentions::mention_of(&rel, &words) {
+            Piece::Mention(rel, sent) => match mentions::mention_of(&rel, &head(&after)) {
                 Some(mention) => mention,
                 // Not to be written as a mention there (a quote and a space in its path):
                 // named as a mention would be, its text following; a link, by its path.
@@ -389,10 +389,26 @@ fn prompt_text(blocks: &[ContentBlock], root: &Path) -> (String, Vec<(String, St
             },
             Piece::Named(name) => mentions::file_words(&name),
         };
-        words.insert_str(0, &text);
+        after.push(text);
         resource_after = resource;
     }
-    (words, given)
+    after.reverse();
+    (after.concat(), given)
+}
+
+/// The head of the words whose parts are `after` (last first) that decides how a mention
+/// before them reads ([`mentions::mention_of`]): up to their first character that is not
+/// `.,;:!?()`. Only a resource reads it, and the parts after one up to the next resource or
+/// other word, so a prompt of many blocks is read in linear time.
+fn head(after: &[String]) -> String {
+    let mut head = String::new();
+    for c in after.iter().rev().flat_map(|part| part.chars()) {
+        head.push(c);
+        if !".,;:!?()".contains(c) {
+            break;
+        }
+    }
+    head
 }
 
 /// How a prompt names the resource at `uri`: a file of the workspace `root` by its path from
@@ -513,6 +529,25 @@ mod tests {
         );
         let given: Vec<(&str, &str)> = given.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
         assert_eq!(given, [("my file.rs", "x"), ("/ws/../etc/p", "p"), ("i.png", mentions::BINARY_FILE)]);
+    }
+
+    /// A mention is written only where the words after it, across as many blocks as their
+    /// leading punctuation spans, read it back: `.` `)` `more` would stretch `@/a.txt` into
+    /// `@/a.txt.)more`, so the file is named by its path there; `.` `)` ` ` would not.
+    #[test]
+    fn a_mention_looks_past_blocks_of_punctuation_after_it() {
+        let prompt = |last: &str| -> Vec<ContentBlock> {
+            serde_json::from_value(serde_json::json!([
+                {"type": "resource_link", "uri": "file:///ws/a.txt", "name": "a.txt"},
+                {"type": "text", "text": "."},
+                {"type": "text", "text": ""},
+                {"type": "text", "text": ")"},
+                {"type": "text", "text": last},
+            ]))
+            .unwrap()
+        };
+        assert_eq!(prompt_text(&prompt("more"), Path::new("/ws")).0, "a.txt.)more");
+        assert_eq!(prompt_text(&prompt(" more"), Path::new("/ws")).0, "@/a.txt.) more");
     }
 
     /// Zed's mentions of a selection and of a symbol name the file with a fragment and a query:

@@ -133,7 +133,8 @@ fn content_words(shown: &str, what: &str) -> String {
 }
 
 /// The mention of the workspace's file `rel` (`@/rel`, or `@"/rel"` for a path with spaces) to
-/// go before `rest`, if the mention syntax reads exactly that back there.
+/// go before `rest`, if the mention syntax reads exactly that back there. Only `rest`'s leading
+/// `.,;:!?()` and the character after them matter (the regex's closing lookahead).
 pub(crate) fn mention_of(rel: &str, rest: &str) -> Option<String> {
     let plain = format!("@/{rel}");
     let quoted = format!("@\"/{rel}\"");
