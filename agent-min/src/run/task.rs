@@ -828,7 +828,13 @@ impl Task {
             String::new()
         };
         let base = self.settings.dialect.with_skills(&self.base_system, &section);
-        self.system = self.around.project.system_prompt(&base, &self.messages, &mut self.term);
+        // The rules' conditions read the whole task, as Cline's read its never-cut messages:
+        // a cut must not turn off a rule an edit it removed turned on.
+        let whole = match self.cuts.is_empty() {
+            true => std::borrow::Cow::Borrowed(&self.messages[..]),
+            false => std::borrow::Cow::Owned(crate::run::budget::context::uncut(&self.messages, &self.cuts)),
+        };
+        self.system = self.around.project.system_prompt(&base, &whole, &mut self.term);
         if let Err(why) = self.fit_context() {
             let unsent = self.unsend();
             return self.stop(why, None, unsent);

@@ -95,6 +95,41 @@ fn crossing_the_threshold_drops_repeated_reads_then_half_the_history() {
     assert!(r.stderr.contains("Context window:"), "{}", r.stderr);
 }
 
+/// A conditional rule an edit turned on stays on after a cut removed the edit: Cline's
+/// conditions read its messages, which its cuts never touch.
+#[test]
+fn a_rule_an_edit_turned_on_stays_on_after_the_cut_removes_the_edit() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join(".clinerules")).unwrap();
+    std::fs::write(ws.path().join(".clinerules/web.md"), "---\npaths: [\"web/**\"]\n---\nWEBRULE: use tabs.").unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let write = tool("write_to_file", &[("path", "web/a.txt"), ("content", "x")]);
+    let read = tool("read_file", &[("path", ".clinerules/web.md")]);
+    // As in the test above: the sixth request is cut, removing the second and third pairs —
+    // the second reply is the write. (Its system prompt was made before the cut; the
+    // seventh's is the first made after it.)
+    let server = Server::start(vec![
+        anthropic_usage(&list, 1000),
+        anthropic_usage(&write, 2000),
+        anthropic_usage(&list, 3000),
+        anthropic_usage(&list, 4000),
+        anthropic_usage(&list, 7990),
+        anthropic_usage(&read, 3000),
+        anthropic_usage(&completion("fits"), 3500),
+    ]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["--json", "--yolo", "--context-window", "10000", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 7);
+    assert_eq!(events::of(&events::parse(&r.stdout), "context_truncated").len(), 1);
+    assert!(!contents(&reqs[6]).iter().any(|c| c.contains("web/a.txt")), "the write was cut");
+    let rule_on: Vec<bool> =
+        reqs.iter().map(|q| q.body["system"][0]["text"].as_str().unwrap().contains("WEBRULE")).collect();
+    assert_eq!(rule_on, [false, false, true, true, true, true, true]);
+}
+
 #[test]
 fn dropping_repeated_reads_alone_can_be_enough() {
     let ws = tempfile::tempdir().unwrap();

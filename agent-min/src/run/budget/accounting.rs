@@ -185,7 +185,8 @@ pub struct Accounting {
     pub cost: f64,
     /// Dollars spent by this run (what `--max-cost` limits).
     pub run_cost: f64,
-    /// Whether a server's bill made costs known without prices (see [`Usage::billed`]).
+    /// Whether costs are known without prices: a server's bill (see [`Usage::billed`]), or the
+    /// saved totals of an earlier run that knew them.
     billed: bool,
 }
 
@@ -257,6 +258,9 @@ impl Accounting {
         self.requests = t.requests;
         self.estimated = t.estimated_requests;
         self.cost = t.cost_usd.unwrap_or(0.0);
+        // A server's bill or an earlier run's `--price-*` flags: known once, kept (a resumed
+        // run that fails before its first billed reply saved `null` over them).
+        self.billed |= t.cost_usd.is_some();
     }
 
     /// The end-of-run summary line.
@@ -311,6 +315,20 @@ mod tests {
         a.record(&absurd, false);
         a.record(&absurd, false);
         assert_eq!(a.usage.input, u64::MAX);
+    }
+
+    /// A resumed task keeps the cost its earlier runs knew, though this run has no prices
+    /// (a model costed from the server's bill, or first run with `--price-*` flags).
+    #[test]
+    fn a_resumed_tasks_known_cost_is_kept_without_prices() {
+        let saved = Totals { requests: 3, cost_usd: Some(0.5), ..Totals::default() };
+        let mut a = Accounting::new(None, true);
+        a.restore(&saved);
+        assert_eq!(a.totals().cost_usd, Some(0.5));
+        assert!(a.summary().contains("cost $0.5000"), "{}", a.summary());
+        let mut unknown = Accounting::new(None, true);
+        unknown.restore(&Totals { cost_usd: None, ..saved });
+        assert_eq!(unknown.totals().cost_usd, None);
     }
 
     #[test]
