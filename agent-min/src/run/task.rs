@@ -687,8 +687,12 @@ impl Task {
         // The last request's reported size, as Cline's context manager reads it from the saved
         // messages: the first request after a resume is measured from it (and cut if it must
         // be), not estimated from the text alone.
+        // Not when a cut came after that request (its request failed): the size was of the
+        // conversation before the cut, which is estimated afresh, as the run would have.
         if let Some(i) = self.messages.iter().rposition(|m| m.role == Role::Assistant) {
-            self.around.context.observe(self.last_request_tokens, 0, i + 1);
+            if !self.cuts.last().is_some_and(|cut| cut.len > i + 1) {
+                self.around.context.observe(self.last_request_tokens, 0, i + 1);
+            }
         }
         next
     }

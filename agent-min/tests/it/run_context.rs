@@ -355,3 +355,44 @@ fn a_resumed_task_measures_its_first_request_from_the_saved_usage() {
     assert_eq!(sent.len(), 5, "{sent:#?}");
     assert_eq!(sent[1], NOTICE);
 }
+
+/// A task whose request failed just after a cut is resumed without a second cut: the saved
+/// size was measured before the cut, so the resumed request is estimated from its text, as the
+/// run would have sent it again.
+#[test]
+fn a_task_resumed_after_a_failed_request_that_followed_a_cut_is_not_cut_again() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    std::fs::write(ws.path().join("a.txt"), "alpha\n").unwrap();
+    let list = tool("list_files", &[("path", ".")]);
+    let read = tool("read_file", &[("path", "a.txt")]);
+    let err = status(500, json!({"type":"error","error":{"type":"api_error","message":"boom"}}));
+    // A 100,000-token window (threshold 80,000): the sixth request is cut (11 messages to 7),
+    // then fails for good (four attempts). Its conversation is some 11,000 tokens of text.
+    let server = Server::start(vec![
+        anthropic_usage(&list, 10_000),
+        anthropic_usage(&list, 20_000),
+        anthropic_usage(&read, 30_000),
+        anthropic_usage(&list, 40_000),
+        anthropic_usage(&read, 79_990),
+        err.clone(),
+        err.clone(),
+        err.clone(),
+        err,
+    ]);
+    let base = anthropic_args(&server);
+    let first = ["--json", "--context-window", "100000", "--state-dir", &state_dir, "t"];
+    let r = run_agent(ws.path(), &args_with(&base, &first), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(events::of(&events::parse(&r.stdout), "context_truncated").len(), 1);
+    assert_eq!(contents(&server.requests()[5]).len(), 7);
+
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let again = ["--json", "--last", "--context-window", "100000", "--state-dir", &state_dir];
+    let r = run_cmd("resume", ws.path(), &args_with(&base, &again), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(events::of(&events::parse(&r.stdout), "context_truncated"), Vec::<&Value>::new());
+    assert_eq!(contents(&server.requests()[0]).len(), 7, "the cut conversation, not cut again");
+}
