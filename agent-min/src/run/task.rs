@@ -690,7 +690,7 @@ impl Task {
         // Not when a cut came after that request (its request failed): the size was of the
         // conversation before the cut, which is estimated afresh, as the run would have.
         if let Some(i) = self.messages.iter().rposition(|m| m.role == Role::Assistant) {
-            if !self.cuts.last().is_some_and(|cut| cut.len > i + 1) {
+            if self.cuts.last().is_none_or(|cut| cut.len <= i + 1) {
                 self.around.context.observe(self.last_request_tokens, 0, i + 1);
             }
         }

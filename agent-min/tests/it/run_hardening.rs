@@ -647,6 +647,47 @@ fn a_curl_planted_in_the_workspace_is_not_run_though_path_names_it() {
     }
 }
 
+/// The children the agent trusts — a global hook, the person's MCP server — get a `PATH`
+/// without the workspace's folders: a program a sandboxed command wrote into an activated
+/// `.venv/bin` (a hook's `#!/usr/bin/env python3`, a tool it calls by name, an `npx` server's
+/// `node`) would run outside the sandbox.
+#[test]
+fn a_program_planted_in_the_workspace_is_not_run_by_a_hook_or_an_mcp_server_though_path_names_it() {
+    let ws = tempfile::tempdir().unwrap();
+    let (outside, _tmp) = outside_and_tmpdir();
+    let bin = ws.path().join(".venv/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let marker = outside.path().join("escaped");
+    let probe = format!("#!/bin/sh\necho \"$0 $*\" >> '{}'\n", marker.display());
+    std::fs::write(bin.join("am-probe"), probe).unwrap();
+    Command::new("chmod").arg("755").arg(bin.join("am-probe")).status().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    // A global hook calling it by name, and a server named by it.
+    let home = tempfile::tempdir().unwrap();
+    let hooks = home.path().join("Documents/Cline/Hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let ran = home.path().join("hook-ran");
+    let hook = format!("#!/bin/sh\ncat > /dev/null\nam-probe hook; echo \"$PATH\" > '{}'\n", ran.display());
+    std::fs::write(hooks.join("TaskStart"), hook).unwrap();
+    Command::new("chmod").arg("755").arg(hooks.join("TaskStart")).status().unwrap();
+    let cfg = home.path().join("mcp.json");
+    std::fs::write(&cfg, r#"{"mcpServers": {"probe": {"command": "am-probe", "args": ["server"]}}}"#).unwrap();
+    let docs = home.path().join("Documents");
+    let envs = [
+        ("PATH", path.as_str()),
+        ("HOME", home.path().to_str().unwrap()),
+        ("XDG_DOCUMENTS_DIR", docs.to_str().unwrap()),
+    ];
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--mcp-config", cfg.to_str().unwrap(), "--no-save", "t"]);
+    let r = run_agent(ws.path(), &args, &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(!marker.exists(), "ran: {:?}\n{}", std::fs::read_to_string(&marker), r.all());
+    let hook_path = std::fs::read_to_string(&ran).unwrap_or_else(|e| panic!("the hook ran: {e}\n{}", r.all()));
+    assert!(!hook_path.contains(".venv"), "the hook's PATH: {hook_path}");
+}
+
 #[test]
 fn for_an_unprivileged_user_the_sandbox_confines_writes_and_cuts_the_network_too() {
     // As root the network namespace needs no user namespace; as anyone else it does. Run the

@@ -8,12 +8,15 @@
 //! | policy | environment | group | dies with the agent | confinement |
 //! |---|---|---|---|---|
 //! | [`Policy::Curl`] | no API key | the agent's | `PR_SET_PDEATHSIG` | — (the key's reader) |
-//! | [`Policy::Git`] | only what the caller sets, plus `PATH` | the agent's | `PR_SET_PDEATHSIG` | ptrace scope |
-//! | [`Policy::Editor`] | no API key | the agent's (the terminal's) | `PR_SET_PDEATHSIG` | — (the person's own) |
-//! | [`Policy::Hook`] | no API key | its own | watchdog | ptrace scope |
-//! | [`Policy::McpServer`] | a minimal one, plus its config's | its own | both | ptrace scope |
+//! | [`Policy::Git`] | only what the caller sets, plus the trusted `PATH` | the agent's | `PR_SET_PDEATHSIG` | ptrace scope |
+//! | [`Policy::Editor`] | no API key; the trusted `PATH` | the agent's (the terminal's) | `PR_SET_PDEATHSIG` | — (the person's own) |
+//! | [`Policy::Hook`] | no API key; the trusted `PATH` | its own | watchdog | ptrace scope |
+//! | [`Policy::McpServer`] | a minimal one with the trusted `PATH`, plus its config's | its own | both | ptrace scope |
 //! | [`Policy::Extractor`] | none | the agent's | `PR_SET_PDEATHSIG` | ptrace scope, [`EXTRACTOR_LIMITS`]; it gives up file access itself |
 //! | [`Policy::Command`] | the sandbox's, a private `TMPDIR` | its own session | watchdog | the sandbox, or ptrace scope under `--sandbox off` |
+//!
+//! The trusted `PATH` ([`trusted_path`]) is the agent's without the directories a command or an
+//! edit may write; every bare program name is looked up on it.
 //!
 //! "ptrace scope" is a Landlock domain that restricts nothing on the file system: a process
 //! in it cannot ptrace, nor open `/proc/PID/mem` of, any process outside it —
@@ -125,12 +128,28 @@ pub(crate) fn find_git() -> Option<std::path::PathBuf> {
 /// places commands or the file tools may write ([`distrust_programs_in`], the sandbox's
 /// writable directories and its temporary one); `None` if it is not there.
 pub(crate) fn find_program(name: &str) -> Option<std::path::PathBuf> {
+    first_executable(trusted_dirs(&agents_path()).into_iter(), name)
+}
+
+/// The agent's `PATH` as the children it trusts get it — hooks, MCP servers, the editor, git —
+/// and as bare program names are looked up for any child: the directories [`find_program`]
+/// searches, each by its real path. A `#!/usr/bin/env python3` hook, an `npx` server (whose
+/// `#!/usr/bin/env node` looks on its `PATH`) or a hook calling `jq` by name would otherwise
+/// run what a sandboxed command wrote into an activated `.venv/bin`, outside the sandbox.
+pub(crate) fn trusted_path() -> std::ffi::OsString {
+    std::env::join_paths(trusted_dirs(&agents_path())).unwrap_or_default()
+}
+
+/// The absolute directories of `path` outside the places commands or the file tools may
+/// write, by their real paths (a link into a workspace is passed over, and a program found is
+/// named by the directory checked, not by a link that could be swapped after the check).
+fn trusted_dirs(path: &OsStr) -> Vec<std::path::PathBuf> {
     let policy = sandbox::current();
     let mut untrusted = UNTRUSTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
     untrusted.extend(policy.writable.iter().chain(&policy.tmp).cloned());
     let home = crate::run::places::home_dir().and_then(|h| h.canonicalize().ok());
     untrusted.retain(|place| worth_distrusting(place, home.as_deref()));
-    program_outside(&agents_path(), name, &untrusted)
+    dirs_outside(path, &untrusted)
 }
 
 /// Whether `place` can be passed over when looking for the agent's programs: not `/` nor a
@@ -155,15 +174,17 @@ pub(crate) fn distrust_programs_in(dir: &Path) {
     }
 }
 
-/// [`program_in`] over the absolute directories of `path` not inside one of `untrusted` (real
-/// paths), each by its real path: a link into a workspace is passed over, and the program found
-/// is named by the directory checked, not by a link that could be swapped after the check.
-fn program_outside(path: &OsStr, name: &str, untrusted: &[std::path::PathBuf]) -> Option<std::path::PathBuf> {
-    let trusted = std::env::split_paths(path).filter(|d| d.is_absolute()).filter_map(|d| {
-        let real = d.canonicalize().ok()?;
-        (!untrusted.iter().any(|u| real.starts_with(u))).then_some(real)
-    });
-    first_executable(trusted, name)
+/// The absolute directories of `path` not inside one of `untrusted` (real paths), each by its
+/// real path, without repeats.
+fn dirs_outside(path: &OsStr, untrusted: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<std::path::PathBuf> = Vec::new();
+    for d in std::env::split_paths(path).filter(|d| d.is_absolute()) {
+        let Ok(real) = d.canonicalize() else { continue };
+        if !untrusted.iter().any(|u| real.starts_with(u)) && !dirs.contains(&real) {
+            dirs.push(real);
+        }
+    }
+    dirs
 }
 
 /// The agent's own `PATH`; without one, `/bin:/usr/bin`, as `execvp` searches.
@@ -172,9 +193,9 @@ fn agents_path() -> std::ffi::OsString {
 }
 
 /// The `PATH` a child given the variables `env` is looked up on: its own when `env` sets one
-/// (Node's `spawn` looks in the child's environment), else the agent's.
+/// (Node's `spawn` looks in the child's environment), else the agent's [`trusted_path`].
 pub(crate) fn path_for(env: &[(String, String)]) -> std::ffi::OsString {
-    env.iter().rev().find(|(k, _)| k == "PATH").map_or_else(agents_path, |(_, p)| p.into())
+    env.iter().rev().find(|(k, _)| k == "PATH").map_or_else(trusted_path, |(_, p)| p.into())
 }
 
 /// The first executable `name` in the absolute directories of `path` (a `PATH` value: a child's
@@ -201,7 +222,7 @@ fn first_executable(
 /// bare name is looked up as [`find_program`] does. Fails when it is not found there or a
 /// sandbox cannot be prepared (never by running unconfined, or a workspace's program, instead).
 pub(crate) fn command(program: impl AsRef<OsStr>, policy: Policy<'_>) -> Result<Command, String> {
-    command_on(&agents_path(), program, policy)
+    command_on(&trusted_path(), program, policy)
 }
 
 /// As [`command`], with a bare name looked up in the absolute directories of `path` (a child's
@@ -227,16 +248,18 @@ pub(crate) fn command_on(path: &OsStr, program: impl AsRef<OsStr>, policy: Polic
             setup.inherit_fd = Some(headers_fd);
         }
         Policy::Git => {
-            cmd.env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()));
+            cmd.env_clear().env("PATH", trusted_path());
             setup.die_with_agent = true;
             setup.ruleset = rules::ptrace_scope();
         }
         Policy::Editor => {
             without_keys(&mut cmd);
+            cmd.env("PATH", trusted_path());
             setup.die_with_agent = true;
         }
         Policy::Hook => {
             without_keys(&mut cmd);
+            cmd.env("PATH", trusted_path());
             (setup.group, setup.watchdog) = (Group::Own, true);
             setup.ruleset = rules::ptrace_scope();
         }
@@ -247,6 +270,8 @@ pub(crate) fn command_on(path: &OsStr, program: impl AsRef<OsStr>, policy: Polic
                     cmd.env(k, v);
                 }
             }
+            // Its settings' `env` may give a `PATH` of its own (added after this).
+            cmd.env("PATH", trusted_path());
             (setup.group, setup.watchdog, setup.die_with_agent) = (Group::Own, true, true);
             setup.ruleset = rules::ptrace_scope();
         }
@@ -550,12 +575,15 @@ mod tests {
         let path = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap();
         let planted = ws.path().join(".venv/bin");
         let other = elsewhere.path().join("bin");
-        let found = program_outside(&path(&[&planted, &link, &other]), "curl", std::slice::from_ref(&ws_real));
+        let program_outside = |path: &OsStr, untrusted: &[std::path::PathBuf]| {
+            first_executable(dirs_outside(path, untrusted).into_iter(), "curl")
+        };
+        let found = program_outside(&path(&[&planted, &link, &other]), std::slice::from_ref(&ws_real));
         assert_eq!(found, Some(other.join("curl")));
         let planted_real = planted.canonicalize().unwrap();
-        assert_eq!(program_outside(&path(&[&planted]), "curl", &[]), Some(planted_real.join("curl")), "when trusted");
+        assert_eq!(program_outside(&path(&[&planted]), &[]), Some(planted_real.join("curl")), "when trusted");
         // Named by the real directory checked, not the link.
-        assert_eq!(program_outside(&path(&[&link]), "curl", &[]), Some(planted_real.join("curl")));
+        assert_eq!(program_outside(&path(&[&link]), &[]), Some(planted_real.join("curl")));
         // A workspace at `/` or holding the home directory is not passed over: it holds every
         // directory of PATH, and curl was found nowhere.
         let home = Path::new("/home/u");
