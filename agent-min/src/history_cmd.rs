@@ -50,7 +50,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     for r in &tasks {
         if json {
-            println!("{}", serde_json::to_string(&entry(r)).unwrap_or_default());
+            println!("{}", crate::run::ui::term::json_visible(&serde_json::to_string(&entry(r)).unwrap_or_default()));
         } else {
             println!("{}", summary_line(r));
         }

@@ -293,3 +293,27 @@ fn ctrl_c_mid_reply_keeps_the_streamed_text_in_the_events() {
     let end = events.last().unwrap();
     assert_eq!((end["type"].as_str(), end["status"].as_str()), (Some("completion"), Some("interrupted")), "{stdout}");
 }
+
+/// `--json` lines carry no character a terminal acts on: the model's C1 control (`U+009B`, a
+/// CSI) and bidirectional override are `\u` escapes, the same JSON string (the lines are read
+/// on terminals, `tail -f`); `history --json` too.
+#[test]
+fn json_lines_escape_what_a_terminal_would_act_on() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let said = "red \u{9b}31m and \u{202e}txt.exe";
+    let server = Server::start(vec![anthropic(&completion(said))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--json", "--state-dir", &state_dir, said]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    for (out, name) in [
+        (&r.stdout, "run"),
+        (&run_cmd("history", ws.path(), &["--json", "--state-dir", &state_dir], &[], LIMIT).stdout, "history"),
+    ] {
+        assert!(!out.contains('\u{9b}') && !out.contains('\u{202e}'), "{name}: {out:?}");
+        assert!(out.contains("\\u009b31m") && out.contains("\\u202etxt.exe"), "{name}: {out}");
+    }
+    let events = events::parse(&r.stdout);
+    assert_eq!(events::of(&events, "completion")[0]["result"], said, "the same text, escaped");
+}

@@ -630,7 +630,7 @@ impl Events {
         let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
         let line = Line { event, version: VERSION, task_id: &self.task_id, ts };
         let Ok(text) = serde_json::to_string(&line) else { return };
-        let mut line = crate::run::ui::redact::apply(&text).into_owned();
+        let mut line = crate::run::ui::term::json_visible(&crate::run::ui::redact::apply(&text)).into_owned();
         line.push('\n');
         // A closed stdout (the reader went away) must not stop the task.
         let _ = out.write_all(line.as_bytes()).and_then(|_| out.flush());

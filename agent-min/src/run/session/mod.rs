@@ -5,7 +5,7 @@
 //! back in place of a model is `crate::run::replay`.
 //!
 //! Owns: what outlives a run and what a script sees of one. May use: [`crate::run::llm`]'s types
-//! (messages, usage, errors), [`crate::run::budget`] (totals), [`crate::run::ui`] (redaction,
+//! (messages, usage, errors), [`crate::run::budget`] (totals), [`crate::run::ui`] (redaction, escaping,
 //! interrupts), `crate::run::clock`.
 
 pub mod claim;

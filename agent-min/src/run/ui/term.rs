@@ -558,6 +558,25 @@ pub(crate) fn visible(s: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// A line of JSON with the characters a terminal acts on that JSON leaves raw — C1 controls
+/// (`U+009B` starts a CSI sequence) and the bidirectional overrides and isolates — written as
+/// `\uXXXX` escapes: the same JSON value, safe on a terminal (`--json` read with `tail -f`).
+/// JSON escapes every C0 control itself, and these characters can stand only inside strings.
+pub(crate) fn json_visible(json: &str) -> std::borrow::Cow<'_, str> {
+    let acted_on = |c: char| matches!(c, '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !json.contains(acted_on) {
+        return json.into();
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            c if acted_on(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.into()
+}
+
 /// What a stream held back is shown when the terminal goes (the process ends with it).
 impl Drop for Term {
     fn drop(&mut self) {
