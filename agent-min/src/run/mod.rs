@@ -454,13 +454,14 @@ fn asked_window(setup: &Setup) -> ContextWindow {
         return ContextWindow::new(fallback);
     };
     let (base, model) = (&setup.base_url, &setup.model);
+    let shown = ui::redact::strip_userinfo(base);
     let (said, unsaid) = if llm::server_window::is_local(base) {
-        let unsaid = format!("the server at {base} did not say its size (asked /props, /api/v0/models, /api/show, /v1/models); assuming {fallback} tokens. Pass --context-window N (the server's context size)");
+        let unsaid = format!("the server at {shown} did not say its size (asked /props, /api/v0/models, /api/show, /v1/models); assuming {fallback} tokens. Pass --context-window N (the server's context size)");
         (llm::server_window::ask(provider, base, model), unsaid)
     } else if llm::providers::is_openrouter(base) && !llm::models::lookup(provider, model).facts.known {
         // OpenRouter's own list knows the models Cline's tables do not (Cline's OpenRouter
         // provider reads every model's facts from it).
-        let list = format!("{}/models", base.trim_end_matches('/'));
+        let list = format!("{}/models", shown.trim_end_matches('/'));
         let unsaid = format!("OpenRouter's model list (GET {list}) did not answer for {model}; assuming {fallback} tokens. Pass --context-window N (the model's context length)");
         (llm::server_window::ask_openrouter(base, model), unsaid)
     } else {

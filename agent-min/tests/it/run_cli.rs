@@ -147,6 +147,29 @@ fn a_refused_connection_is_not_retried_and_says_nothing_listens() {
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
+/// A base URL's `user:password@` (curl sends it as Basic auth) is never shown: not in the
+/// refused connection's message nor a 404's hint, on the terminal or in the events, short
+/// password or long.
+#[test]
+fn a_base_urls_credentials_are_not_in_its_errors() {
+    let ws = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let server = Server::start(vec![status(404, serde_json::json!({"error": {"message": "no such route"}}))]);
+    let found = server.openai_url().replacen("http://", "http://me:pw5x@", 1);
+    for (base, said) in [
+        (format!("http://me:Qz-basepw-0123@127.0.0.1:{port}/v1"), "nothing is listening at http://127.0.0.1:"),
+        (found, "posted to http://127.0.0.1:"),
+    ] {
+        let args = ["--provider", "openai", "--model", "m", "--base-url", &base, "--yolo", "--no-save", "--json", "t"];
+        let r = run_agent(ws.path(), &args, &[], LIMIT);
+        assert_eq!(r.code, Some(1), "{}", r.all());
+        assert!(r.stderr.contains(said), "{}", r.stderr);
+        for secret in ["Qz-basepw-0123", "pw5x", "me:pw", "me:Qz"] {
+            assert!(!r.all().contains(secret), "{secret}: {}", r.all());
+        }
+    }
+}
+
 /// Runs agent-min on a pseudo-terminal (util-linux `script`), as a person sees it; nobody types
 /// (a question would wait: the run is bounded by `LIMIT`).
 fn on_a_terminal(ws: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {

@@ -61,7 +61,7 @@ impl Transport for Http {
             connect_timeout: self.cfg.connect_timeout,
             idle_timeout,
         })
-        .map_err(|e| curl_error(e, &req.url))?;
+        .map_err(|e| curl_error(e, &shown_url(&req.url)))?;
         if !(200..300).contains(&resp.status) {
             let body = resp.read_rest(64 * 1024);
             let now =
@@ -100,7 +100,7 @@ impl Transport for Http {
                 self.refused_images = Some(message);
                 return self.send(system, messages, on);
             }
-            let message = match status_hint(&self.cfg, &req.url, status) {
+            let message = match status_hint(&self.cfg, &shown_url(&req.url), status) {
                 Some(hint) => format!("{message} — {hint}"),
                 None => message,
             };
@@ -168,6 +168,11 @@ impl Transport for Http {
     }
 }
 
+/// A URL as messages show it: without the `user:password@` curl sends as Basic auth.
+fn shown_url(url: &str) -> String {
+    crate::run::ui::redact::strip_userinfo(url)
+}
+
 fn dropped(detail: String) -> ApiError {
     ApiError {
         status: None,
@@ -202,7 +207,7 @@ fn status_hint(cfg: &ApiConfig, url: &str, status: u16) -> Option<String> {
         404 if cfg.provider() == providers::Provider::Anthropic && cfg.base_url.trim_end_matches('/').ends_with("/v1") => {
             Some(format!(
                 "posted to {url}; agent-min adds /v1/messages to an Anthropic base URL itself, so drop /v1 from --base-url ({})",
-                cfg.base_url.trim_end_matches('/').trim_end_matches("/v1")
+                shown_url(cfg.base_url.trim_end_matches('/').trim_end_matches("/v1"))
             ))
         }
         404 => Some(format!("posted to {url}; check --base-url and --model")),

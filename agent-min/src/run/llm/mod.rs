@@ -4,7 +4,7 @@
 //!
 //! Owns: everything between "a conversation" and "a stream of deltas". May use: `crate::run::clock`,
 //! `crate::run::ui::interrupt` (so Ctrl-C kills curl) and `crate::run::ui::redact` (the key
-//! variables curl never inherits), `crate::run::spawn` (how curl is started), `crate::run::texts`
+//! variables curl never inherits; URLs shown without their credentials), `crate::run::spawn` (how curl is started), `crate::run::texts`
 //! (the model table), nothing else of the agent. The types
 //! everyone shares live in `types`, which depends on nothing, so the providers and the transport
 //! never import each other in a circle.
