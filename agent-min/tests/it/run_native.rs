@@ -1779,3 +1779,47 @@ fn recovered_text_calls_that_ran_are_kept_when_the_reply_also_reasoned() {
         );
     }
 }
+
+/// A gateway that answers a streamed request with one JSON body and a 200 — its error, or the
+/// whole reply with `stream` ignored — is read as such: the error is retried and named (it
+/// was an empty reply, answered "You did not use a tool"), the whole reply's call is run. On
+/// Anthropic's wire a 200 body that holds no event is a failure named by its words, retried.
+#[test]
+fn a_streamed_request_answered_with_one_json_body_is_read_whole() {
+    let chat = json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-5",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+            "tool_calls": [{"id": "call_A", "type": "function", "function": {"name": "list_files", "arguments": "{\"path\":\".\"}"}}]}}],
+        "usage": {"prompt_tokens": 1200, "completion_tokens": 80}});
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![
+        common::status(200, json!({"error": {"message": "upstream timeout", "code": 504}})),
+        common::status(200, chat),
+        openai(&completion("listed")),
+    ]);
+    let base = openai_args(&server);
+    let args = args_with(&base, &["--tool-calls", "native", "--no-save", "--json", "t"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let events = events::parse(&r.stdout);
+    let retries = events::of(&events, "retry");
+    assert_eq!(retries.len(), 1, "{}", r.stdout);
+    assert!(retries[0]["error"].as_str().unwrap().contains("upstream timeout"), "{}", retries[0]);
+    let calls: Vec<&Value> = events::of(&events, "tool_result").into_iter().map(|e| &e["tool"]).collect();
+    assert_eq!(calls, [&json!("list_files"), &json!("attempt_completion")]);
+    let reqs = server.requests();
+    assert!(reqs.iter().all(|q| !q.body.to_string().contains("You did not use a tool")), "{}", r.all());
+
+    let server = Server::start(vec![
+        common::status(200, json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "--json", "t"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let events = events::parse(&r.stdout);
+    let retries = events::of(&events, "retry");
+    assert_eq!(retries.len(), 1, "{}", r.stdout);
+    assert!(retries[0]["error"].as_str().unwrap().contains("Overloaded"), "{}", retries[0]);
+    assert_eq!(server.requests().len(), 2);
+}

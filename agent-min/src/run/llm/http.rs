@@ -107,8 +107,16 @@ impl Transport for Http {
             return Err(ApiError::from_status(status, message, retry_after));
         }
         let wire = providers::Wire::of(&self.cfg);
-        let mut decoder =
-            if self.cfg.no_stream { providers::Decoder::whole(wire) } else { providers::Decoder::of(wire) };
+        // A gateway may answer a streamed request with one JSON body: its error, or the whole
+        // reply (`stream` ignored). OpenAI's wires read it as the whole reply it is.
+        let json = resp
+            .header("content-type")
+            .is_some_and(|t| t.trim_start().to_ascii_lowercase().starts_with("application/json"));
+        let whole = self.cfg.no_stream
+            || (json && matches!(wire, providers::Wire::Responses | providers::Wire::ChatCompletions));
+        let mut decoder = if whole { providers::Decoder::whole(wire) } else { providers::Decoder::of(wire) };
+        // The body's start, to name a reply that held nothing to decode; whether it held any.
+        let (mut head, mut decoded) = (Vec::new(), false);
         let mut buf = vec![0u8; 16 * 1024];
         let mut drain_until = None;
         // Whether the consumer heard of the pause since its last delta.
@@ -135,8 +143,9 @@ impl Transport for Http {
                     return Err(dropped(e.to_string()));
                 }
             };
+            head.extend_from_slice(&buf[..n.min(HEAD_BYTES.saturating_sub(head.len()))]);
             for d in decoder.push(&buf[..n]) {
-                told_quiet = false;
+                (told_quiet, decoded) = (false, true);
                 if let Delta::Error(e) = d {
                     resp.abort();
                     return Err(e);
@@ -153,6 +162,7 @@ impl Transport for Http {
         }
         let mut ended = Ok(());
         for d in decoder.finish() {
+            decoded = true;
             if let Delta::Error(e) = d {
                 ended = Err(e);
                 break;
@@ -164,9 +174,22 @@ impl Transport for Http {
         // A body cut short says why through curl (a timeout, a reset): that, rather than what
         // the decoder makes of the part that came.
         resp.finish().map_err(|e| dropped(e.to_string()))?;
+        if !decoded && !head.iter().all(u8::is_ascii_whitespace) {
+            // Not the stream asked for (a proxy's error as JSON, a page): a failure named by its
+            // words, tried again, as Cline's "Invalid API Response" is — not an empty reply.
+            return Err(ApiError {
+                status: None,
+                message: format!("the server's reply held no model output: {}", providers::error_message(&head)),
+                retryable: true,
+                retry_after: None,
+            });
+        }
         ended
     }
 }
+
+/// How much of a reply's body is kept to name it when it held nothing to decode.
+const HEAD_BYTES: usize = 4096;
 
 /// A URL as messages show it: without the `user:password@` curl sends as Basic auth.
 fn shown_url(url: &str) -> String {
