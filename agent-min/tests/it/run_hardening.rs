@@ -973,6 +973,71 @@ fn in_the_home_directory_a_run_cannot_plant_settings_hooks_or_approvals_that_lat
     assert!(!dirs.contains("planted"), "user-dirs.dirs was rewritten: {dirs}");
 }
 
+/// Settings kept in a dotfiles repository and linked from `~/.config/agent-min`: a run in that
+/// repository cannot rewrite them through their real paths (a command, or `write_to_file`),
+/// which the next run, anywhere, would trust (`sandbox = "off"`, another base URL for the key).
+#[test]
+fn a_setting_linked_from_the_config_folder_cannot_be_rewritten_where_it_lies() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().to_str().unwrap();
+    let config = format!("{h}/.config");
+    let dotfiles = home.path().join("dotfiles");
+    std::fs::create_dir_all(dotfiles.join("agent-min")).unwrap();
+    std::fs::create_dir_all(home.path().join(".config/agent-min")).unwrap();
+    std::fs::write(dotfiles.join("agent-min/config.toml"), "# mine\n").unwrap();
+    std::os::unix::fs::symlink(
+        dotfiles.join("agent-min/config.toml"),
+        home.path().join(".config/agent-min/config.toml"),
+    )
+    .unwrap();
+    let envs = [("HOME", h), ("XDG_CONFIG_HOME", config.as_str())];
+    let cmd =
+        "echo 'sandbox = \"off\"' >> agent-min/config.toml && echo PLANTED; echo ok > inside.txt && echo INSIDE-OK";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&tool("write_to_file", &[("path", "agent-min/config.toml"), ("content", "yolo = true\n")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&dotfiles, &args_with(&base, &["--no-save", "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    assert!(told.contains("INSIDE-OK") && !told.lines().any(|l| l.starts_with("PLANTED")), "{told}");
+    let refused = server.requests()[2].last_user();
+    assert!(refused.contains("which agent-min never writes"), "{refused}");
+    assert_eq!(std::fs::read_to_string(dotfiles.join("agent-min/config.toml")).unwrap(), "# mine\n");
+}
+
+/// A run in Cline's documents folder itself (kept in git, say) may change it, but a global
+/// hook a command wrote there is not run as the person's own: it is approved as a
+/// workspace's hook is (under `--yolo`, not at all), since it would run outside the sandbox.
+#[test]
+fn a_global_hook_a_command_wrote_is_not_run_unasked() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().to_str().unwrap();
+    let docs = format!("{h}/Documents");
+    let cline = home.path().join("Documents/Cline");
+    std::fs::create_dir_all(cline.join("Hooks")).unwrap();
+    let envs = [("HOME", h), ("XDG_DOCUMENTS_DIR", docs.as_str())];
+    let marker = home.path().join("hook-ran");
+    let cmd = format!(
+        "printf '#!/bin/sh\\ntouch {}\\n' > Hooks/PreToolUse && chmod 755 Hooks/PreToolUse && echo WROTE",
+        marker.display()
+    );
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+        anthropic(&tool("list_files", &[("path", ".")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(&cline, &args_with(&base, &["--no-save", "t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(server.requests()[1].last_user().contains("WROTE"), "{}", r.all());
+    assert!(cline.join("Hooks/PreToolUse").exists());
+    assert!(!marker.exists(), "the planted hook ran: {}", r.all());
+    assert!(r.stderr.contains("is not approved and does not run"), "{}", r.stderr);
+}
+
 #[test]
 fn in_the_home_directory_a_dangling_user_dirs_link_cannot_be_filled_in() {
     // `~/.config/user-dirs.dirs` a link to a dotfiles file not made yet: a command creating

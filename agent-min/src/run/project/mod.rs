@@ -10,7 +10,8 @@
 //! [`crate::run::ui`], `crate::run::trusted_file` (reading what the workspace holds),
 //! `crate::run::spawn` (running a hook), `crate::run::built` (what a build without hooks says),
 //! `crate::run::places` (the home directory, Cline's home folder), `crate::run::digest` (a
-//! hook approval's SHA-256).
+//! hook approval's SHA-256), `crate::run::sandbox` (where commands may write: a global hook
+//! there is approved as a workspace's).
 
 mod cli_file;
 pub(crate) mod conditionals;

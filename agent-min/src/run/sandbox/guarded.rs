@@ -52,6 +52,39 @@ pub(crate) fn inside(candidates: &[PathBuf], place: Place, roots: &[PathBuf], cr
     out
 }
 
+/// The links inside the directories `dirs` (their trees, not following links; at most
+/// [`MAX_LINK_DEPTH`] levels down and [`MAX_LINK_ENTRIES`] entries looked at), each as where it
+/// leads ([`real_path`]): a setting, hook or rule kept in a dotfiles repository and linked
+/// from `~/.config/agent-min` is trusted where it lies — in a workspace, a command could
+/// rewrite it through its real path, and the next run would trust what it wrote.
+pub(crate) fn links_within(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut seen = 0usize;
+    let mut todo: Vec<(PathBuf, usize)> = dirs.iter().map(|d| (real_path(d), 0)).collect();
+    while let Some((dir, depth)) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_LINK_ENTRIES {
+                return out;
+            }
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_symlink() {
+                out.push(real_path(&entry.path()));
+            } else if kind.is_dir() && depth < MAX_LINK_DEPTH {
+                todo.push((entry.path(), depth + 1));
+            }
+        }
+    }
+    out
+}
+
+/// How deep [`links_within`] looks (`Documents/Cline/Rules/topic/file.md` is 2 down).
+const MAX_LINK_DEPTH: usize = 3;
+
+/// How many entries [`links_within`] looks at, in all: it runs before every command.
+const MAX_LINK_ENTRIES: usize = 4096;
+
 /// `path` with its existing part resolved (links followed), the rest appended as written but
 /// for `.` and `..`, taken as a directory made there would take them. A dangling link is
 /// followed too (up to 40 links, the kernel's limit), to where a file or directory created
@@ -203,6 +236,26 @@ mod tests {
         std::os::unix::fs::symlink("b", root.join("a")).unwrap();
         std::os::unix::fs::symlink("a", root.join("b")).unwrap();
         assert!(real_path(&root.join("a/x")).ends_with("x"));
+    }
+
+    /// A trusted file that is a link into a root (a dotfiles repository) is guarded where it
+    /// leads; links out of every root, and files that are no links, are not.
+    #[test]
+    fn a_link_inside_a_trusted_directory_is_guarded_where_it_leads() {
+        let home = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(home.path()).unwrap().join("dotfiles");
+        std::fs::create_dir_all(root.join("hooks")).unwrap();
+        std::fs::write(root.join("config.toml"), "").unwrap();
+        let config = home.path().join(".config/agent-min");
+        std::fs::create_dir_all(config.join("rules/deep")).unwrap();
+        std::fs::write(config.join("mcp.json"), "{}").unwrap();
+        std::os::unix::fs::symlink(root.join("config.toml"), config.join("config.toml")).unwrap();
+        std::os::unix::fs::symlink(root.join("hooks"), config.join("rules/deep/hooks")).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", config.join("elsewhere")).unwrap();
+        let links = links_within(std::slice::from_ref(&config));
+        let mut guarded = inside(&links, Place::File, std::slice::from_ref(&root), false);
+        guarded.sort();
+        assert_eq!(guarded, [root.join("config.toml"), root.join("hooks")]);
     }
 
     #[test]

@@ -229,13 +229,21 @@ impl Policy {
 
     /// The guarded places for `workspace` ([`guarded::inside`]):
     /// those that lie inside it or a directory commands may write (real paths; under
-    /// `workspace-write`, created when missing so that they can be bound read-only).
+    /// `workspace-write`, created when missing so that they can be bound read-only), and there
+    /// too what a link inside them leads to ([`guarded::links_within`]).
     pub(crate) fn guarded(&self, workspace: &Path) -> Vec<PathBuf> {
         let mut roots = vec![workspace.to_path_buf()];
         roots.extend(self.writable.iter().cloned());
         let create = self.mode == Mode::WorkspaceWrite;
         let mut out = guarded::inside(&self.trusted, guarded::Place::Dir, &roots, create);
         out.extend(guarded::inside(&self.deciding, guarded::Place::File, &roots, create));
+        // What a link in them leads to, if within reach (nothing is created for it).
+        let links = guarded::links_within(&self.trusted);
+        for led in guarded::inside(&links, guarded::Place::File, &roots, false) {
+            if !out.contains(&led) {
+                out.push(led);
+            }
+        }
         out
     }
 

@@ -408,6 +408,18 @@ impl Hooks {
         out
     }
 
+    /// Whether a hook lies where this run's tools and commands may write — the workspace (a
+    /// run in Cline's documents folder itself) or a `--sandbox-allow-write` directory — and is
+    /// not kept read-only to them there: a global one then is approved as a workspace's is (a
+    /// command could have written it, and it runs outside the sandbox).
+    fn within_reach(&self, path: &Path) -> bool {
+        let real = crate::run::sandbox::guarded::real_path(path);
+        let root = crate::run::sandbox::guarded::real_path(&self.root);
+        let policy = crate::run::sandbox::current();
+        (real.starts_with(&root) || policy.writable.iter().any(|w| real.starts_with(w)))
+            && policy.guarded_dir(&root, &real).is_none()
+    }
+
     fn warn_once(&mut self, term: &mut Term, message: String) {
         if !self.warned.contains(&message) {
             term.warn(&message);
@@ -517,7 +529,7 @@ impl Hooks {
     /// or in an earlier run), or under `--trust-workspace` as it was when the run started.
     /// `--yolo` alone approves none: a run's commands could have written them.
     fn allowed(&mut self, script: &Script, term: &mut Term) -> bool {
-        if script.src == Source::Global {
+        if script.src == Source::Global && !self.within_reach(&script.path) {
             return true;
         }
         let (hook, hash) = (script.hook, script.hash.clone());
