@@ -194,6 +194,15 @@ const RULES: &[Case] = &[
         File("a\nB\n"),
     ),
     case("deletion with an empty REPLACE", "a\nb\nc\n", "------- SEARCH\nb\n=======\n+++++++ REPLACE", File("a\nc\n")),
+    // A whitespace-only SEARCH on an empty file matches its one empty line: the file becomes the
+    // REPLACE text (there is no end of content to append to).
+    case("whitespace SEARCH on an empty file", "", "------- SEARCH\n\n=======\nx\n+++++++ REPLACE", File("x\n")),
+    case(
+        "blank SEARCH on an empty file",
+        "",
+        "------- SEARCH\n  \n=======\nprint(1)\n+++++++ REPLACE",
+        File("print(1)\n"),
+    ),
     case(
         "empty SEARCH on a non-empty file is Cline's error",
         "x\n",

@@ -77,8 +77,8 @@ pub enum DiffError {
         /// 1-based number of the later block in the file.
         block: usize,
     },
-    /// Refused: a SEARCH of only whitespace matched the end of the file, where Cline would
-    /// append the REPLACE text.
+    /// Refused: a SEARCH of only whitespace matched the end of a non-empty file, where Cline
+    /// would append the REPLACE text.
     WhitespaceSearchAtEnd {
         /// 1-based block number.
         block: usize,
@@ -273,7 +273,9 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
                     return Err(DiffError::TooMuchSearching { block: block.max(1) });
                 }
                 let found = found.ok_or_else(|| DiffError::NoMatch { search: search.clone() })?;
-                if js_trim(&search).is_empty() && found.0 >= original.len() {
+                // (An empty file's one empty line is no end to append to: Cline's match of it
+                // makes the file the REPLACE text, and so does ours.)
+                if js_trim(&search).is_empty() && !original.is_empty() && found.0 >= original.len() {
                     return Err(DiffError::WhitespaceSearchAtEnd { block: block.max(1) });
                 }
                 found

@@ -776,6 +776,11 @@ secrets/
         let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "nope.txt"), ("diff", diff)]), ctx));
         assert!(matches!(out, Outcome::Success(_)), "{out:?}");
         assert_eq!(std::fs::read_to_string(d.path().join("nope.txt")).unwrap(), "new\n");
+        // So does a SEARCH of a blank line: it matches the empty file's one empty line.
+        let diff = "------- SEARCH\n\n=======\nprint(1)\n+++++++ REPLACE";
+        let out = with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "blank.py"), ("diff", diff)]), ctx));
+        assert!(matches!(out, Outcome::Success(_)), "{out:?}");
+        assert_eq!(std::fs::read_to_string(d.path().join("blank.py")).unwrap(), "print(1)\n");
     }
 
     #[test]
