@@ -66,6 +66,12 @@ fn read_open(f: fs::File, max: u64) -> io::Result<Vec<u8>> {
 /// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
 /// Keeps the permissions of an existing file. Creates missing parent directories.
 ///
+/// Two kinds of existing file are not replaced so: one with more than one name (a hard link) is
+/// written in place ([`write_in_place`]), since a rename would leave its other names with the
+/// old text; and one without write permission for its owner is refused, naming it and the fix,
+/// for root too (a rename needs only the directory's permission, so a read-only file would be
+/// replaced by a new read-only one).
+///
 /// `path` must be absolute and already resolved (no symlinks in its existing part, as
 /// [`super::paths::Workspace::resolve`] returns it): the directories are opened one by one,
 /// relative to the previous one's descriptor, **without following any symlink**, at the moment
@@ -75,7 +81,16 @@ fn read_open(f: fs::File, max: u64) -> io::Result<Vec<u8>> {
 pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
     let (dir, name) = open_parent(path, true, Act::Write)?;
     let mode = match rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => Some(st.st_mode & 0o7777),
+        Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {
+            let mode = st.st_mode & 0o7777;
+            if mode & 0o200 == 0 {
+                return Err(read_only(path, mode));
+            }
+            if st.st_nlink > 1 {
+                return write_in_place(&dir, name, path, &st, contents);
+            }
+            Some(mode)
+        }
         Ok(_) => return Err(changed(path, "is no longer a regular file (a symlink, directory or device)", Act::Write)),
         Err(e) if e == Errno::NOENT => None,
         Err(e) => return Err(e.into()),
@@ -98,6 +113,52 @@ pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
         let _ = rfs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
     }
     result
+}
+
+/// Writes `contents` over the file `name` in `dir` (`path`), which `seen` described: a file with
+/// more than one name keeps being one file, so every name reads the new text. It is opened once,
+/// relative to the directory's descriptor and without following a symlink, and written only if
+/// that descriptor is the file that was looked at (the same device and inode, still a regular
+/// file with write permission for its owner). Not atomic: the text is written from the start
+/// and the file cut to its length, as an editor saving in place does.
+fn write_in_place(
+    dir: &OwnedFd,
+    name: &std::ffi::OsStr,
+    path: &Path,
+    seen: &rfs::Stat,
+    contents: &[u8],
+) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let f = match rfs::openat(dir, name, flags, Mode::empty()) {
+        Ok(fd) => fs::File::from(fd),
+        Err(e) if e == Errno::LOOP => return Err(changed(path, "is a symbolic link", Act::Write)),
+        Err(e) => return Err(e.into()),
+    };
+    let st = rfs::fstat(&f)?;
+    if (st.st_dev, st.st_ino) != (seen.st_dev, seen.st_ino)
+        || FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
+    {
+        return Err(changed(path, "is no longer the file that was looked at", Act::Write));
+    }
+    if st.st_mode & 0o200 == 0 {
+        return Err(read_only(path, st.st_mode & 0o7777));
+    }
+    f.write_all_at(contents, 0)?;
+    f.set_len(contents.len() as u64)?;
+    f.sync_all()
+}
+
+/// The refusal of a file without write permission for its owner.
+fn read_only(path: &Path, mode: u32) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!(
+            "{} is read-only (mode {mode:04o}), so it was not changed; agent-min writes no file its owner may not write. If it should change, ask the user to make it writable (chmod u+w {}) and try again.",
+            path.display(),
+            path.display()
+        ),
+    )
 }
 
 /// Reads `path` like [`read_regular`], but opens it as [`atomic_write`] writes: every
@@ -305,6 +366,49 @@ mod tests {
         assert!(atomic_write(&ws.join("sub/f.txt"), b"new").is_err());
         assert_eq!(fs::read_to_string(outside.join("secret")).unwrap(), "top secret");
         assert!(fs::symlink_metadata(ws.join("sub/f.txt")).unwrap().file_type().is_symlink());
+    }
+
+    /// A file with two names is one file: a write through either name is read through both (a
+    /// rename would have given the written name a new file, the other keeping the old text).
+    #[test]
+    fn a_hard_linked_file_is_written_in_place() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let (_d, ws, _) = swap_setup();
+        let (a, b) = (ws.join("sub/a.txt"), ws.join("sub/b.txt"));
+        fs::write(&a, "old text, longer than the new").unwrap();
+        fs::set_permissions(&a, fs::Permissions::from_mode(0o640)).unwrap();
+        fs::hard_link(&a, &b).unwrap();
+        let ino = fs::metadata(&a).unwrap().ino();
+        atomic_write(&a, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&a).unwrap(), "new");
+        assert_eq!(fs::read_to_string(&b).unwrap(), "new");
+        assert_eq!(fs::metadata(&a).unwrap().ino(), ino);
+        assert_eq!(fs::metadata(&b).unwrap().nlink(), 2);
+        assert_eq!(fs::metadata(&a).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(fs::read_dir(ws.join("sub")).unwrap().count(), 2, "a temp file was left");
+    }
+
+    /// A read-only file is refused (for root too, who could write it, and whom a rename would
+    /// let replace it anyway): the error names the file and the fix, and nothing changes.
+    #[test]
+    fn a_read_only_file_is_refused_and_unchanged() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_d, ws, _) = swap_setup();
+        let (p, link) = (ws.join("sub/ro.txt"), ws.join("sub/ro-link.txt"));
+        fs::write(&p, "old").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o444)).unwrap();
+        let e = atomic_write(&p, b"new").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+        let msg = e.to_string();
+        assert!(msg.contains(&format!("{} is read-only (mode 0444)", p.display())), "{msg}");
+        assert!(msg.contains(&format!("chmod u+w {}", p.display())), "{msg}");
+        assert_eq!(fs::read_to_string(&p).unwrap(), "old");
+        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o444);
+        // With a second name too.
+        fs::hard_link(&p, &link).unwrap();
+        assert_eq!(atomic_write(&link, b"new").unwrap_err().kind(), io::ErrorKind::PermissionDenied);
+        assert_eq!(fs::read_to_string(&p).unwrap(), "old");
+        assert_eq!(fs::read_dir(ws.join("sub")).unwrap().count(), 2, "a temp file was left");
     }
 
     #[test]
