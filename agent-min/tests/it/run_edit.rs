@@ -70,3 +70,47 @@ fn an_edit_that_changes_nothing_is_a_plain_success_and_a_failed_editor_writes_no
     let next = server.requests()[1].last_user();
     assert!(next.contains("The person's editor failed (the editor `false` exited with exit status: 1"), "{next}");
 }
+
+/// An edit of a long file is shown to the person who approves it: past 4,000,000 old × new
+/// lines the preview was one line, "(too large to preview)".
+#[test]
+fn an_edit_of_a_long_file_shows_its_lines_at_the_prompt() {
+    let ws = tempfile::tempdir().unwrap();
+    let text: String = (1..=5_000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(ws.path().join("big.txt"), &text).unwrap();
+    let diff = "------- SEARCH\nline 2500\n=======\nchanged 2500\n+++++++ REPLACE";
+    let server = Server::start(vec![
+        anthropic(&tool("replace_in_file", &[("path", "big.txt"), ("diff", diff)])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = run_with_editor(ws.path(), &server, "true", b"y\n");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let shown = r.all();
+    assert!(shown.contains("  │ -line 2500\n  │ +changed 2500\n"), "{shown}");
+    assert!(shown.contains("  │  line 2499\n") && shown.contains("  │  line 2501\n"), "{shown}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("big.txt")).unwrap(),
+        text.replace("line 2500\n", "changed 2500\n")
+    );
+}
+
+/// A new file is shown whole to the person who approves it (it was its first 40 lines), up to
+/// a bound past which the prompt says how to see the rest.
+#[test]
+fn a_new_file_is_shown_whole_at_the_prompt() {
+    let ws = tempfile::tempdir().unwrap();
+    let content: String = (1..=100).map(|i| format!("echo line {i}\n")).collect();
+    let huge: String = (1..=6_000).map(|i| format!("row {i}\n")).collect();
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "run.sh"), ("content", &content)])),
+        anthropic(&tool("write_to_file", &[("path", "huge.txt"), ("content", &huge)])),
+        anthropic(&completion("ok")),
+    ]);
+    let r = run_with_editor(ws.path(), &server, "true", b"y\ny\n");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let shown = r.all();
+    assert!(shown.contains("  │ +echo line 99\n  │ +echo line 100\n"), "{shown}");
+    let cut = "  │ +row 5000\n  │ … and 1000 more lines not shown (a preview stops at 5000 lines or 256 KB); answer e to see the whole proposed file in your editor\n";
+    assert!(shown.contains(cut), "{}", &shown[shown.len().saturating_sub(2000)..]);
+    assert_eq!(shown.matches("more lines not shown").count(), 1);
+}

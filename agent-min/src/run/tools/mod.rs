@@ -457,7 +457,8 @@ pub(crate) fn check_edit(
         return check_path(ctx, path, Access::Write, what, preview).map(|r| (r, false));
     }
     if let Some(p) = preview {
-        ctx.term.block(p);
+        // This prompt offers `e`, which shows what a cut preview left out.
+        ctx.term.block(&preview::with_edit_hint(p));
     }
     ctx.term.attention(ask_type(ctx.tool), what);
     match ctx.term.approve_edit(ctx.call_id, what) {

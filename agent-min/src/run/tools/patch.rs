@@ -3,8 +3,8 @@
 //! lines of context, `@@ -a,b +c,d @@` headers, `\ No newline at end of file` markers.
 
 /// One line of the diff: kept, removed or added.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Op {
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Op {
     Keep,
     Del,
     Add,
@@ -16,14 +16,19 @@ fn lines(s: &str) -> Vec<&str> {
 }
 
 /// A shortest edit script (Myers' O(ND) greedy algorithm), removals before additions where
-/// both are possible. Gives up (`None`) past `max_d` edits, so the cost stays bounded.
-fn myers<'a>(a: &[&'a str], b: &[&'a str], max_d: usize) -> Option<Vec<(Op, &'a str)>> {
+/// both are possible. Gives up (`None`) past `max_d` edits, so the cost stays bounded: time
+/// about `(a.len() + b.len()) × max_d`, memory about `max_d²` (each step keeps only the
+/// diagonals it reached, `2d + 1` of them; none beyond `max_d` is ever reached).
+pub(super) fn myers<'a>(a: &[&'a str], b: &[&'a str], max_d: usize) -> Option<Vec<(Op, &'a str)>> {
     let (n, m) = (a.len() as isize, b.len() as isize);
-    let offset = (n + m + 1) as usize;
+    // The diagonals reached are -d..=d, and read one beyond.
+    let most = ((n + m) as usize).min(max_d);
+    let offset = most + 1;
     let mut v = vec![0isize; 2 * offset + 1];
+    // trace[d]: the furthest x on the diagonals -d..=d before step d.
     let mut trace: Vec<Vec<isize>> = Vec::new();
-    for d in 0..=((n + m) as usize).min(max_d) {
-        trace.push(v.clone());
+    for d in 0..=most {
+        trace.push(v[offset - d..=offset + d].to_vec());
         let d = d as isize;
         let mut k = -d;
         while k <= d {
@@ -36,7 +41,7 @@ fn myers<'a>(a: &[&'a str], b: &[&'a str], max_d: usize) -> Option<Vec<(Op, &'a 
             }
             v[i] = x;
             if x >= n && y >= m {
-                return Some(backtrack(&trace, a, b, offset, d, v));
+                return Some(backtrack(&trace, a, b, offset, d, &v));
             }
             k += 2;
         }
@@ -44,22 +49,25 @@ fn myers<'a>(a: &[&'a str], b: &[&'a str], max_d: usize) -> Option<Vec<(Op, &'a 
     None
 }
 
+/// The edit script `myers` found in `d` steps, walked back from `last` (every diagonal after
+/// step `d`) through `trace`.
 fn backtrack<'a>(
     trace: &[Vec<isize>],
     a: &[&'a str],
     b: &[&'a str],
     offset: usize,
     d: isize,
-    last: Vec<isize>,
+    last: &[isize],
 ) -> Vec<(Op, &'a str)> {
     let mut ops = Vec::new();
     let (mut x, mut y) = (a.len() as isize, b.len() as isize);
-    let mut v = last;
+    // The diagonals known at this step, and the diagonal its first value is on.
+    let (mut v, mut lo) = (last, -(offset as isize));
     for d in (0..=d).rev() {
+        let at = |k: isize| v[(k - lo) as usize];
         let k = x - y;
-        let i = |k: isize| (k + offset as isize) as usize;
-        let prev_k = if k == -d || (k != d && v[i(k - 1)] < v[i(k + 1)]) { k + 1 } else { k - 1 };
-        let prev_x = if d == 0 { 0 } else { v[i(prev_k)] };
+        let prev_k = if k == -d || (k != d && at(k - 1) < at(k + 1)) { k + 1 } else { k - 1 };
+        let prev_x = if d == 0 { 0 } else { at(prev_k) };
         let prev_y = prev_x - prev_k;
         while x > prev_x.max(0) && y > prev_y.max(0) && x > 0 && y > 0 && a[(x - 1) as usize] == b[(y - 1) as usize] {
             ops.push((Op::Keep, a[(x - 1) as usize]));
@@ -74,7 +82,7 @@ fn backtrack<'a>(
             }
             x = prev_x;
             y = prev_y;
-            v = trace[d as usize].clone();
+            (v, lo) = (&trace[d as usize], -d);
         }
     }
     while x > 0 && y > 0 {
