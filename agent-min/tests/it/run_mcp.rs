@@ -564,6 +564,33 @@ fn streamable_http_server_with_json_answers_through_curl() {
     http_run("streamable-http-json");
 }
 
+/// A URL the server redirects (the Python SDK's server sends `/mcp/` to `/mcp` with a 307) is
+/// followed at the same origin, as Cline's `fetch` follows it: the tool is listed and called.
+#[test]
+fn a_streamable_http_server_that_redirects_its_url_is_followed() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut py = Command::new(python())
+        .args([py_script(), "streamable-http".into(), port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the Python SDK server");
+    wait_for("the HTTP server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let web = json!({"type": "streamableHttp", "url": format!("http://127.0.0.1:{port}/mcp/")});
+    let cfg = settings(cfg_dir.path(), json!({ "web": web }));
+    let server =
+        Server::start(vec![anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 3}"#)), anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "--no-save", "t"]), &[], LIMIT);
+    let _ = py.kill();
+    let _ = py.wait();
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let r1 = server.requests()[1].last_user();
+    assert!(r1.starts_with("[use_mcp_tool for 'web'] Result:\nlast page 3"), "{r1}\n{}", r.all());
+}
+
 #[test]
 fn an_sse_server_a_url_without_type_is_reached_through_curl() {
     http_run("sse");

@@ -24,6 +24,38 @@ pub(crate) const MAX_BODY: usize = 16 << 20;
 /// Most messages kept for the client (the newest: the answer a POST waited for is its last).
 const MAX_QUEUED: usize = 64;
 
+/// Most redirects followed for one message (`fetch` follows 20; a loop ends sooner here).
+const MAX_REDIRECTS: u32 = 5;
+
+/// `url`'s scheme and authority, lowercased: `http://host:port`.
+fn origin(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    format!("{scheme}://{authority}").to_ascii_lowercase()
+}
+
+/// A `Location` header's URL, absolute or relative to `base`.
+fn resolve(base: &str, location: &str) -> String {
+    let location = location.trim();
+    if location.contains("://") {
+        return location.to_string();
+    }
+    let (scheme, rest) = base.split_once("://").unwrap_or(("http", base));
+    let path_at = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..path_at];
+    if let Some(from_root) = location.strip_prefix('/') {
+        return match from_root.strip_prefix('/') {
+            Some(network) => format!("{scheme}://{network}"), // `//host/path`
+            None => format!("{scheme}://{authority}/{from_root}"),
+        };
+    }
+    let path = &rest[path_at..];
+    let path = &path[..path.find(['?', '#']).unwrap_or(path.len())];
+    let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+    let dir = if dir.is_empty() { "/" } else { dir };
+    format!("{scheme}://{authority}{dir}{location}")
+}
+
 /// A streamable HTTP server.
 pub(crate) struct HttpTransport {
     url: String,
@@ -50,6 +82,11 @@ impl HttpTransport {
     }
 
     fn post(&mut self, msg: &Value, deadline: Instant) -> Result<(), McpError> {
+        self.post_redirected(msg, deadline, 0)
+    }
+
+    /// [`HttpTransport::post`] after `redirects` redirects were followed.
+    fn post_redirected(&mut self, msg: &Value, deadline: Instant, redirects: u32) -> Result<(), McpError> {
         let mut headers = vec![
             ("Content-Type".to_string(), "application/json".to_string()),
             ("Accept".to_string(), "application/json, text/event-stream".to_string()),
@@ -77,6 +114,27 @@ impl HttpTransport {
             curl::CurlError::Failed { code: 28, .. } => McpError::Timeout,
             e => McpError::Transport(format!("HTTP request to {} failed: {e}", super::sse::named(&self.url))),
         })?;
+        if matches!(resp.status, 307 | 308) && redirects < MAX_REDIRECTS {
+            // As `fetch` follows (the Python SDK's server sends `/mcp/` to `/mcp`): the same
+            // POST, at the same origin only — the config's headers are not sent elsewhere.
+            let (led, status) = (resp.header("location").map(|l| resolve(&self.url, l)), resp.status);
+            resp.abort();
+            return match led {
+                Some(url) if origin(&url) == origin(&self.url) => {
+                    self.url = url;
+                    self.post_redirected(msg, deadline, redirects + 1)
+                }
+                Some(url) => Err(McpError::Transport(format!(
+                    "{} redirects to another origin, {}, which is not followed (the settings' headers would go there); put that URL in the settings if it is the server's",
+                    super::sse::named(&self.url),
+                    super::sse::named(&url)
+                ))),
+                None => Err(McpError::Transport(format!(
+                    "{} answered HTTP {status} without a Location",
+                    super::sse::named(&self.url)
+                ))),
+            };
+        }
         if let Some(s) = resp.header("mcp-session-id") {
             self.session = Some(s.to_string());
         }
@@ -198,6 +256,19 @@ mod tests {
     use super::*;
     use std::io::{BufRead as _, BufReader, Read as _, Write as _};
     use std::time::Duration;
+
+    #[test]
+    fn a_location_is_resolved_against_the_url_and_its_origin_compared() {
+        let base = "http://127.0.0.1:8000/api/mcp/?x=1";
+        assert_eq!(resolve(base, "http://127.0.0.1:8000/api/mcp"), "http://127.0.0.1:8000/api/mcp");
+        assert_eq!(resolve(base, "/mcp"), "http://127.0.0.1:8000/mcp");
+        assert_eq!(resolve(base, "next"), "http://127.0.0.1:8000/api/mcp/next");
+        assert_eq!(resolve("http://h", "mcp"), "http://h/mcp");
+        assert_eq!(resolve(base, "//evil.example/mcp"), "http://evil.example/mcp");
+        assert_eq!(origin("HTTP://Host:80/a?b"), "http://host:80");
+        assert_ne!(origin(&resolve(base, "//evil.example/mcp")), origin(base));
+        assert_ne!(origin("https://127.0.0.1:8000/mcp"), origin(base));
+    }
 
     /// Reads one request (its head, and its body by `Content-Length`) from a test server's
     /// connection.
