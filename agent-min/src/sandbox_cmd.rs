@@ -85,7 +85,9 @@ fn probes() -> Result<(), String> {
     let policy = choice.resolve(true, &ws)?;
     let outside = base.join("outside");
     let me = std::process::id();
-    let questions: [(&str, String); 6] = [
+    // A terminal of this user's that the command is not given, such as the one the agent runs on.
+    let terminal = other_terminal();
+    let mut questions: Vec<(&str, String)> = vec![
         ("write in the workspace", "echo x > inside".into()),
         ("write outside it (the system temp directory)", format!("echo x > '{}'", outside.display())),
         ("write in the workspace's .git", "echo x > .git/planted".into()),
@@ -93,6 +95,9 @@ fn probes() -> Result<(), String> {
         ("open the terminal (/dev/tty)", ": </dev/tty".into()),
         ("open /proc/PID/mem of a process outside", format!("exec 3</proc/{me}/mem")),
     ];
+    if let Some((_, name)) = &terminal {
+        questions.push(("read another terminal (/dev/pts/N)", format!("exec 3<'{name}'")));
+    }
     println!("Probes (a command under --sandbox workspace-write, network off):");
     for (what, script) in questions {
         let cmd = spawn::command("sh", spawn::Policy::Command { sandbox: &policy, workspace: &ws });
@@ -108,9 +113,21 @@ fn probes() -> Result<(), String> {
             .success();
         println!("  {what}: {}", if ok { "possible" } else { "refused" });
     }
+    drop(terminal);
     if let Some(tmp) = &policy.tmp {
         let _ = std::fs::remove_dir_all(tmp);
     }
     let _ = std::fs::remove_dir_all(&base);
     Ok(())
+}
+
+/// A new pseudo-terminal: its main side (held open while the probe runs) and the path of its
+/// other side. `None` where none can be made.
+fn other_terminal() -> Option<(std::os::fd::OwnedFd, String)> {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let main = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).ok()?;
+    grantpt(&main).ok()?;
+    unlockpt(&main).ok()?;
+    let name = ptsname(&main, Vec::new()).ok()?.into_string().ok()?;
+    Some((main, name))
 }

@@ -1218,6 +1218,55 @@ fn a_sandboxed_command_cannot_type_into_the_agents_terminal() {
 }
 
 #[test]
+fn a_sandboxed_command_cannot_read_what_is_typed_into_another_terminal() {
+    // Security review, finding 1: `dd if=/dev/pts/0` from a --yolo command read what the person
+    // typed into the agent's terminal — and could read any other terminal of theirs. The test's
+    // own pseudo-terminal stands for one: a line typed into it waits there while a sandboxed
+    // command tries to open it by its path, under both sandbox modes.
+    use std::os::fd::AsRawFd;
+    for sandbox in ["workspace-write", "read-only"] {
+        let ws = tempfile::tempdir().unwrap();
+        let (mut terminal, tty) = pty();
+        let path = std::fs::read_link(format!("/proc/self/fd/{}", tty.as_raw_fd())).unwrap();
+        assert!(path.starts_with("/dev/pts"), "{}", path.display());
+        terminal.write_all(b"hunter2-typed\n").unwrap();
+        // Nor through a device node of its own (root may `mknod`; any other user may not).
+        let rdev = std::os::unix::fs::MetadataExt::rdev(&tty.metadata().unwrap());
+        let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+        let cmd = format!(
+            "timeout 10 head -c 14 {tty} && echo OPENED || echo REFUSED; \
+             timeout 10 head -c 1 /dev/ptmx >/dev/null 2>&1 && echo PTMX || echo NO-PTMX; \
+             mknod term c {major} {minor} 2>/dev/null && echo MADE || echo NO-MKNOD; \
+             test \"$(head -c 4 /dev/urandom | wc -c)\" = 4 && echo x > /dev/null && echo DEVICES-OK",
+            tty = sh_quote(&path.display().to_string())
+        );
+        let server = Server::start(vec![
+            anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+            anthropic(&completion("done")),
+        ]);
+        let base = anthropic_args(&server);
+        let r = run_agent(ws.path(), &args_with(&base, &["--no-save", "--sandbox", sandbox, "t"]), &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{sandbox}: {}", r.all());
+        let told = server.requests()[1].last_user();
+        let line = |l: &str| told.lines().any(|x| x == l);
+        assert!(!told.contains("hunter2"), "--sandbox {sandbox}: a command read the terminal: {told}");
+        assert!(line("REFUSED") && !line("OPENED"), "--sandbox {sandbox}: {told}");
+        assert!(line("NO-PTMX") && line("NO-MKNOD") && line("DEVICES-OK"), "--sandbox {sandbox}: {told}");
+        // The line is still there for whoever the terminal is for.
+        let mut pending = [rustix::event::PollFd::new(&tty, rustix::event::PollFlags::IN)];
+        let limit = rustix::event::Timespec { tv_sec: LIMIT.as_secs() as i64, tv_nsec: 0 };
+        assert_eq!(
+            rustix::event::poll(&mut pending, Some(&limit)).unwrap(),
+            1,
+            "--sandbox {sandbox}: the line is gone"
+        );
+        let mut got = [0u8; 64];
+        let n = (&tty).read(&mut got).unwrap();
+        assert_eq!(&got[..n], b"hunter2-typed\n", "--sandbox {sandbox}");
+    }
+}
+
+#[test]
 fn sandbox_check_names_the_kernel_features_and_what_probe_commands_could_do() {
     let ws = tempfile::tempdir().unwrap();
     let r = run_cmd("sandbox", ws.path(), &["check"], &[], LIMIT);
@@ -1229,6 +1278,7 @@ fn sandbox_check_names_the_kernel_features_and_what_probe_commands_could_do() {
         "  write in the workspace's .git: refused",
         "  open the terminal (/dev/tty): refused",
         "  open /proc/PID/mem of a process outside: refused",
+        "  read another terminal (/dev/pts/N): refused",
     ] {
         assert!(r.stdout.contains(line), "{line:?} missing:\n{}", r.stdout);
     }

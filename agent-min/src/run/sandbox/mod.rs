@@ -2,8 +2,9 @@
 //!
 //! Owns: the environment policy ([`mod@env`]: no variable whose name says `KEY`, `SECRET` or
 //! `TOKEN`), the agent's own hardening once its key is read ([`process`]: the key wiped from
-//! its environment in place, non-dumpable), the Landlock rules ([`rules`]: read everywhere,
-//! write only in the workspace, the temp directory and `--sandbox-allow-write` directories),
+//! its environment in place, non-dumpable), the Landlock rules ([`rules`]: read everywhere
+//! but `/dev` — no terminal —, write only in the workspace, the temp directory and
+//! `--sandbox-allow-write` directories),
 //! the network namespace that cuts commands off the network, the directories outside any
 //! project that later runs trust, kept from commands and tools when they lie within reach
 //! ([`guarded`]), and what the model is told when the sandbox may be why a command failed
@@ -39,9 +40,9 @@ pub(crate) use env::EnvPolicy;
 pub(crate) enum Mode {
     /// No confinement (the default without `--yolo`, where a person approves every command).
     Off,
-    /// Read everywhere, write nowhere (except `/dev/null` and the like).
+    /// Read everywhere (but devices), write nowhere (except `/dev/null` and the like).
     ReadOnly,
-    /// Read everywhere, write in the workspace, the temp directory and `--sandbox-allow-write`
+    /// Read everywhere (but devices), write in the workspace, the temp directory and `--sandbox-allow-write`
     /// directories (the default under `--yolo`).
     WorkspaceWrite,
 }
