@@ -1285,6 +1285,54 @@ fn a_hook_and_what_it_started_die_with_the_agent_on_kill_9() {
     assert!(all_ended, "after kill -9 of the agent its hook lives on");
 }
 
+#[test]
+fn a_hook_flooding_its_output_until_its_timeout_keeps_the_agents_memory_bounded() {
+    // Security review: a hook's output was queued without bound between its pipes and the agent
+    // (`cat /dev/zero` on both streams took the agent to 143 MB before the hook's timeout). Only
+    // the last 1 MB of each stream is kept; the queue now holds a few chunks, and the hook waits
+    // for the agent.
+    let e = Env::new();
+    hook(&e.home().join("Documents/Cline/Hooks"), "TaskStart", "#!/bin/sh\ncat /dev/zero &\ncat /dev/zero >&2\n");
+    let mut done = anthropic(&completion("ok"));
+    done.stall = Duration::from_secs(5); // the agent waits here while its peak memory is read
+    let server = Server::start(vec![done]);
+    let base = anthropic_args(&server);
+    let mut cmd = std::process::Command::new(bin());
+    cmd.arg("run")
+        .args(args_with(&base, &["--no-save", "--hook-timeout", "5", "t"]))
+        .current_dir(e.ws())
+        .env("ANTHROPIC_API_KEY", KEY);
+    for (k, v) in e.vars() {
+        cmd.env(k, v);
+    }
+    let mut agent = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = agent.stderr.take().unwrap();
+    let shown = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).unwrap();
+        s
+    });
+    // The first request is made once the TaskStart hook has been stopped.
+    server.wait_for_requests(1, LIMIT);
+    let status = std::fs::read_to_string(format!("/proc/{}/status", agent.id())).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    let peak: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert_eq!(agent.wait().unwrap().code(), Some(0));
+    let shown = shown.join().unwrap();
+    assert!(
+        shown.contains("TaskStart hook execution timed out after 5000ms and was killed"),
+        "{}",
+        shown.chars().take(600).collect::<String>()
+    );
+    eprintln!("agent peak RSS: {peak} KiB for a hook flooding its output for 5 s");
+    assert!(peak < 32 * 1024, "the agent's peak RSS was {} MiB for a hook flooding its output", peak / 1024);
+}
+
 #[cfg(feature = "skills")]
 const SKILL: &str = "---\nname: release-notes\ndescription: Write release notes from the git log\n---\n\n# Release notes\n\n1. Run `git log --oneline`.\n2. Group by feature.\n";
 

@@ -4,7 +4,10 @@
 //! stream is kept: Cline caps what it shows at 1 MB of both together but keeps all of stdout
 //! and looks for the answer from its end, so neither a hook's logging on stderr nor a long log
 //! before its answer on stdout may crowd the answer out (a guard's `cancel` would be lost, and
-//! the call run); at the timeout the whole group is killed.
+//! the call run). Between the pipes and the agent a queue of a few chunks: a hook printing
+//! faster than the agent keeps its last megabyte waits for it, so the agent's memory is bounded
+//! whatever the hook prints. At the timeout the whole group is killed, and so is what the hook
+//! left running when it exited (once its output is read): a hook leaves nothing behind.
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -21,8 +24,11 @@ use crate::run::ui::interrupt;
 pub(crate) const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 
 /// How long output is still read after the script exited (something it left in the
-/// background may hold the pipes open).
+/// background may hold the pipes open); then its process group is killed.
 const DRAIN: Duration = Duration::from_secs(1);
+
+/// Chunks (of up to 8 KiB) queued between the pipes and the agent, as `execute_command`'s.
+const QUEUE_CHUNKS: usize = 16;
 
 /// What a finished run left.
 #[derive(Debug, Default)]
@@ -69,7 +75,8 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
     std::thread::spawn(move || {
         let _ = stdin.write_all(&input);
     });
-    let (tx, rx) = mpsc::channel::<(bool, Vec<u8>)>();
+    // Bounded: a reader that gets ahead waits, and so does the hook writing into its pipe.
+    let (tx, rx) = mpsc::sync_channel::<(bool, Vec<u8>)>(QUEUE_CHUNKS);
     for (is_err, mut pipe) in [
         (false, Box::new(child.stdout.take().expect("piped")) as Box<dyn Read + Send>),
         (true, Box::new(child.stderr.take().expect("piped"))),
@@ -90,19 +97,19 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
         ran.truncated |= keep_last(if is_err { &mut err } else { &mut out }, &chunk);
     };
     let deadline = Instant::now() + timeout;
-    let status = loop {
+    loop {
         if let Ok(piece) = rx.recv_timeout(Duration::from_millis(20)) {
             take(piece, &mut ran);
         }
-        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
-            break st;
+        if exited(pgid)? {
+            break;
         }
         if Instant::now() >= deadline {
             ran.timed_out = true;
             interrupt::send_signal(-pgid, libc::SIGKILL);
-            break child.wait().map_err(|e| e.to_string())?;
+            break;
         }
-    };
+    }
     let until = Instant::now() + DRAIN;
     while let Some(left) = until.checked_duration_since(Instant::now()) {
         match rx.recv_timeout(left) {
@@ -110,10 +117,27 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
             Err(_) => break,
         }
     }
+    // What the hook left running ends with it. Its first process is not reaped yet, so the
+    // group's number is still its own (never another's that took the number since).
+    interrupt::send_signal(-pgid, libc::SIGKILL);
+    let status = child.wait().map_err(|e| e.to_string())?;
     ran.code = status.code();
     ran.stdout = String::from_utf8_lossy(out.make_contiguous()).into_owned();
     ran.stderr = String::from_utf8_lossy(err.make_contiguous()).into_owned();
     Ok(ran)
+}
+
+/// Whether the child `pid` has exited, leaving it unreaped (a zombie keeps its number, and its
+/// process group's, from being taken).
+fn exited(pid: i32) -> Result<bool, String> {
+    use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
+    let Some(pid) = Pid::from_raw(pid) else { return Ok(true) };
+    let how = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    match waitid(WaitId::Pid(pid), how) {
+        Ok(status) => Ok(status.is_some()),
+        Err(rustix::io::Errno::INTR) => Ok(false),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Appends `chunk` to `kept`, dropping from the front what goes beyond [`MAX_OUTPUT_BYTES`]:
@@ -175,6 +199,44 @@ mod tests {
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
         std::thread::sleep(Duration::from_millis(3500));
         assert!(!marker.exists(), "the background child was killed with the group");
+    }
+
+    /// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
+    fn ended(pid: i32) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        }
+    }
+
+    /// A hook that exits leaves nothing running: what it started in the background, quiet or
+    /// holding its output open, is killed with its group once the hook's output is read.
+    #[test]
+    fn what_a_hook_left_in_the_background_ends_with_it() {
+        let d = tempfile::tempdir().unwrap();
+        let (quiet, holding) = (d.path().join("quiet.pid"), d.path().join("holding.pid"));
+        let s = script(
+            d.path(),
+            &format!(
+                "#!/bin/sh\nsleep 1000 >/dev/null 2>&1 </dev/null & echo $! > '{}'\nsleep 1000 & echo $! > '{}'\necho done\n",
+                quiet.display(),
+                holding.display()
+            ),
+        );
+        let r = run(&s, &s, d.path(), "", Duration::from_secs(20)).unwrap();
+        assert_eq!((r.stdout.as_str(), r.code, r.timed_out), ("done\n", Some(0), false));
+        let pids: Vec<i32> =
+            [&quiet, &holding].iter().map(|f| std::fs::read_to_string(f).unwrap().trim().parse().unwrap()).collect();
+        // SIGKILL is sent before `run` returns; the processes' end follows at once.
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(30) && !pids.iter().all(|&p| ended(p)) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let alive: Vec<i32> = pids.iter().copied().filter(|&p| !ended(p)).collect();
+        for &p in &alive {
+            interrupt::send_signal(p, libc::SIGKILL);
+        }
+        assert!(alive.is_empty(), "the hook's background processes {alive:?} outlived it");
     }
 
     #[test]
