@@ -126,7 +126,7 @@ pub(crate) fn sections(root: &Path, src: &Sources, paths: &[String], warn: &mut 
     if !src.no_rules {
         for (dir, layout) in &src.global_dirs {
             if dir.is_dir() {
-                let files = layout.files(dir);
+                let files = layout.files(dir, warn);
                 let content = match layout {
                     Layout::Extension => total_content(&files, dir, paths, warn),
                     Layout::Cli => cli_content(&files, dir, paths, warn),
@@ -173,7 +173,7 @@ fn local_cline_rules(root: &Path, cwd: &str, paths: &[String], warn: &mut Reader
         if !directory_inside(&at, warn) {
             return None;
         }
-        let files = read_directory(&at, &["workflows", "hooks", "skills"]);
+        let files = read_directory(&at, &["workflows", "hooks", "skills"], warn);
         let content = total_content(&files, root, paths, warn);
         return (!content.is_empty()).then(|| texts::local_directory(cwd, &content));
     }
@@ -196,7 +196,8 @@ fn cline_cli_rules(dir: &Path, root: &Path, cwd: &str, paths: &[String], warn: &
     if !dir.is_dir() || !directory_inside(dir, warn) {
         return None;
     }
-    let content = cli_content(&Layout::Cli.files(dir), root, paths, warn);
+    let files = Layout::Cli.files(dir, warn);
+    let content = cli_content(&files, root, paths, warn);
     (!content.is_empty()).then(|| texts::cline_cli_directory(cwd, &content))
 }
 
@@ -208,7 +209,7 @@ fn cursor_rules(root: &Path, cwd: &str, warn: &mut Reader) -> Vec<String> {
     let dir = root.join(".cursor").join("rules");
     if dir.is_dir() && directory_inside(&dir, warn) {
         let files: Vec<PathBuf> =
-            read_directory(&dir, &[]).into_iter().filter(|f| f.extension().is_some_and(|e| e == "mdc")).collect();
+            read_directory(&dir, &[], warn).into_iter().filter(|f| f.extension().is_some_and(|e| e == "mdc")).collect();
         // Cline evaluates these without the request's paths.
         let content = total_content(&files, root, &[], warn);
         if !content.is_empty() {
@@ -272,19 +273,24 @@ pub(crate) enum Layout {
 }
 
 impl Layout {
-    /// The files of `dir` that count, in the order they are read.
-    pub(super) fn files(self, dir: &Path) -> Vec<PathBuf> {
+    /// The files of `dir` that count, in the order they are read; none, with a warning, when
+    /// it holds more than [`MAX_DIRECTORY_ENTRIES`] entries.
+    pub(super) fn files(self, dir: &Path, warn: &mut Reader) -> Vec<PathBuf> {
         match self {
-            Layout::Extension => read_directory(dir, &[]),
+            Layout::Extension => read_directory(dir, &[], warn),
             Layout::Cli => {
                 let markdown = |name: &str| {
                     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
                     ["md", "markdown", "txt"].iter().any(|m| ext.eq_ignore_ascii_case(m))
                 };
                 let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
-                let mut files: Vec<_> = rd
+                let Some(entries) = at_most(rd, MAX_DIRECTORY_ENTRIES) else {
+                    warn.warnings.push(too_many(dir));
+                    return Vec::new();
+                };
+                let mut files: Vec<_> = entries
+                    .into_iter()
                     .filter_map(Result::ok)
-                    .take(MAX_DIRECTORY_ENTRIES)
                     .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
                     .filter(|e| e.file_name().to_str().is_some_and(markdown))
                     .collect();
@@ -295,27 +301,44 @@ impl Layout {
     }
 }
 
-/// Most entries looked at under one rules directory.
+/// Most entries looked at under one rules (or workflows) directory, its subdirectories'
+/// included. A directory holding more is not used at all, with a warning (Cline reads them
+/// all): its files are taken in sorted order, and which come first is known only once all are
+/// listed — the cost, on every request, that the cap is there to bound. Reading stops one
+/// entry past it.
 const MAX_DIRECTORY_ENTRIES: usize = 10_000;
+
+/// The first `n` of `items`, or `None` when there are more; nothing past the `n + 1`th is read.
+fn at_most<T>(items: impl Iterator<Item = T>, n: usize) -> Option<Vec<T>> {
+    let first: Vec<T> = items.take(n.saturating_add(1)).collect();
+    (first.len() <= n).then_some(first)
+}
+
+/// The warning for a directory past [`MAX_DIRECTORY_ENTRIES`].
+fn too_many(dir: &Path) -> String {
+    format!("{}: more than 10,000 entries; none of its files were used", dir.display())
+}
 
 /// Every regular file under `dir`, recursively, in the order of Node's recursive
 /// `fs.readdir` (Cline's `readDirectory`): each directory's entries sorted by name (libuv sorts
 /// them byte-wise), its files before anything under it, and its subdirectories taken from a
 /// stack — the last first, each with everything under it before the one before it. `excluded`
-/// subfolders of `dir` are left out; at most [`MAX_DIRECTORY_ENTRIES`] entries looked at.
-pub(super) fn read_directory(dir: &Path, excluded: &[&str]) -> Vec<PathBuf> {
+/// subfolders of `dir` are left out. None, with a warning, when more than
+/// [`MAX_DIRECTORY_ENTRIES`] entries are found under it (reading stops there).
+pub(super) fn read_directory(dir: &Path, excluded: &[&str], warn: &mut Reader) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
-    let mut seen = 0;
+    let mut left = MAX_DIRECTORY_ENTRIES;
     while let Some(d) = stack.pop() {
         let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+        let Some(entries) = at_most(rd, left) else {
+            warn.warnings.push(too_many(dir));
+            return Vec::new();
+        };
+        left -= entries.len();
+        let mut entries: Vec<_> = entries.into_iter().filter_map(Result::ok).collect();
         entries.sort_by_key(|e| e.file_name());
         for e in entries {
-            seen += 1;
-            if seen > MAX_DIRECTORY_ENTRIES {
-                return out;
-            }
             let Ok(t) = e.file_type() else { continue };
             let path = e.path();
             if t.is_dir() {
@@ -535,9 +558,43 @@ mod tests {
         for f in files.iter().rev() {
             write(d.path(), f, "x");
         }
-        let got = read_directory(d.path(), &[]);
+        let got = read_directory(d.path(), &[], &mut Reader::new());
         let got: Vec<_> = got.iter().map(|p| p.strip_prefix(d.path()).unwrap().to_str().unwrap()).collect();
         assert_eq!(got, files);
+    }
+
+    /// A rules directory of more than 10,000 entries is not used, and a warning says so: it was
+    /// listed and sorted whole on every request before the cap applied. The Cline CLI's
+    /// directory alike.
+    #[test]
+    fn a_rules_directory_past_the_entry_cap_is_left_out_with_a_warning() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        let many = r.join("many");
+        std::fs::create_dir_all(&many).unwrap();
+        for i in 0..20_000 {
+            std::fs::write(many.join(format!("{i:05}.md")), "rule").unwrap();
+        }
+        for (at, name) in [(".clinerules", ".clinerules"), (".cline/rules", "rules")] {
+            std::fs::create_dir_all(r.join(at).parent().unwrap()).unwrap();
+            std::fs::rename(&many, r.join(at)).unwrap();
+            let mut reader = Reader::new();
+            let s = sections(r, &none(), &[], &mut reader);
+            assert!(s.is_empty(), "{at}: {}", s.join("\n").len());
+            let w = reader.warnings.join("\n");
+            assert!(w.contains(&format!("{name}: more than 10,000 entries")), "{at}: {w}");
+            std::fs::rename(r.join(at), &many).unwrap();
+        }
+    }
+
+    /// The cap bounds the reading, not only what is kept: nothing past one entry more is read,
+    /// however many there are.
+    #[test]
+    fn the_entry_cap_reads_one_entry_past_it_and_no_further() {
+        let mut read = 0;
+        assert!(at_most((0..).inspect(|_| read += 1), 10_000).is_none());
+        assert_eq!(read, 10_001);
+        assert_eq!(at_most(0..10_000, 10_000).map(|v| v.len()), Some(10_000));
     }
 
     #[test]

@@ -100,7 +100,7 @@ fn workflow(name: &str, root: &Path, global: &[(PathBuf, Layout)], warn: &mut Re
         if workspace && !rules::directory_inside(&dir, warn) {
             continue;
         }
-        listed.push((layout.files(&dir), layout, workspace));
+        listed.push((layout.files(&dir, warn), layout, workspace));
     }
     let whole = |f: &PathBuf| f.file_name().is_some_and(|n| n == name);
     let stem = |f: &PathBuf| f.file_stem().is_some_and(|n| n == name);
