@@ -253,7 +253,14 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # 1.9 KB of it in the minimal agent's parts. Raised to 4.774 MB the same day, at 4,772,880 B,
 # for a review of those fixes: an editor's cancel tells an HTTP MCP server, errors name no
 # user part, a refused load keeps the session, Zed's selection URIs: 1.8 KB.
-line binary "  the same, no larger than today (ceiling 4.774 MB)" "$(mb "$b")" "$(is "$b <= 4774000")" must
+# Raised to 4.783 MB on 2026-12-07 (a later session), at 4,781,864 B: reviews of the providers,
+# the tools, the context bookkeeping and the sandbox — an edit's preview diffed past 2,000 lines
+# and a new file shown whole, echoes of large files cut, hard links written in place, a JSON
+# body to a streamed request read whole, JSON lines escaping C1 controls, no base URL password
+# in errors; hooks, MCP servers and git given a PATH without the workspace, commands kept from
+# terminals and device nodes, linked settings guarded, bounded hook output, MCP redirects
+# followed at one origin: 9.0 KB, 7.6 KB of it in the minimal agent's parts.
+line binary "  the same, no larger than today (ceiling 4.783 MB)" "$(mb "$b")" "$(is "$b <= 4783000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -314,7 +321,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # Raised to 3.083 MB on 2026-12-07, at 3,082,144 B: of the same reviews' fixes (above), those
 # in the minimal agent's own parts (curl never taken from the workspace, --tool-calls auto as
 # Cline's matchers choose): 1.9 KB.
-line binary "  the same, no larger than today (ceiling 3.083 MB)" "$(mb "$m")" "$(is "$m <= 3083000")" must
+# Raised to 3.091 MB on 2026-12-07 (a later session), at 3,090,136 B: of the same reviews' fixes
+# (above), those in the minimal agent's own parts (the edit preview's bounded diff, the cut
+# echoes, writes in place, the streamed JSON body, escaped JSON lines, the trusted PATH, the
+# rules directory's cap): 7.6 KB.
+line binary "  the same, no larger than today (ceiling 3.091 MB)" "$(mb "$m")" "$(is "$m <= 3091000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
