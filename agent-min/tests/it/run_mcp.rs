@@ -500,15 +500,7 @@ fn a_workspace_approval_is_remembered_until_the_file_changes() {
 fn http_run(mode: &str) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let pids = tempfile::tempdir().unwrap();
-    let pidfile = pids.path().join("pids");
-    let mut py = Command::new(python())
-        .args([py_script(), mode.into(), port.to_string()])
-        .env("PIDFILE", &pidfile)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the Python SDK server");
-    wait_for("the HTTP server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let mut py = py_server(mode, port, Some(&pids.path().join("pids")));
     let ws = tempfile::tempdir().unwrap();
     let cfg_dir = tempfile::tempdir().unwrap();
     // SSE as a Cline user writes it most often: a `url` and no type, which Cline takes for SSE.
@@ -569,13 +561,7 @@ fn streamable_http_server_with_json_answers_through_curl() {
 #[test]
 fn a_streamable_http_server_that_redirects_its_url_is_followed() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut py = Command::new(python())
-        .args([py_script(), "streamable-http".into(), port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the Python SDK server");
-    wait_for("the HTTP server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let mut py = py_server("streamable-http", port, None);
     let ws = tempfile::tempdir().unwrap();
     let cfg_dir = tempfile::tempdir().unwrap();
     let web = json!({"type": "streamableHttp", "url": format!("http://127.0.0.1:{port}/mcp/")});
@@ -596,16 +582,22 @@ fn an_sse_server_a_url_without_type_is_reached_through_curl() {
     http_run("sse");
 }
 
+/// The Python SDK server in `mode` on `port`, listening; recording its tools' processes in
+/// `pidfile`, if given.
+fn py_server(mode: &str, port: u16, pidfile: Option<&Path>) -> std::process::Child {
+    let mut cmd = Command::new(python());
+    cmd.args([py_script(), mode.into(), port.to_string()]).stdout(Stdio::null()).stderr(Stdio::null());
+    if let Some(f) = pidfile {
+        cmd.env("PIDFILE", f);
+    }
+    let py = cmd.spawn().expect("start the Python SDK server");
+    wait_for("the Python SDK server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    py
+}
+
 /// The Python SDK server over SSE on `port`.
 fn sse_server(port: u16) -> std::process::Child {
-    let py = Command::new(python())
-        .args([py_script(), "sse".into(), port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the Python SDK server");
-    wait_for("the SSE server", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
-    py
+    py_server("sse", port, None)
 }
 
 #[test]
