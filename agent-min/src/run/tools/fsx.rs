@@ -66,11 +66,11 @@ fn read_open(f: fs::File, max: u64) -> io::Result<Vec<u8>> {
 /// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
 /// Keeps the permissions of an existing file. Creates missing parent directories.
 ///
-/// Two kinds of existing file are not replaced so: one with more than one name (a hard link) is
-/// written in place ([`write_in_place`]), since a rename would leave its other names with the
-/// old text; and one without write permission for its owner is refused, naming it and the fix,
-/// for root too (a rename needs only the directory's permission, so a read-only file would be
-/// replaced by a new read-only one).
+/// A file with more than one name (a hard link) is replaced too: its other names, which may lie
+/// outside the workspace (pnpm's store, linked into `node_modules`), keep their text. A file
+/// without write permission for its owner is refused, naming it and the fix, for root too (a
+/// rename needs only the directory's permission, so a read-only file would be replaced by a new
+/// read-only one).
 ///
 /// `path` must be absolute and already resolved (no symlinks in its existing part, as
 /// [`super::paths::Workspace::resolve`] returns it): the directories are opened one by one,
@@ -85,9 +85,6 @@ pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
             let mode = st.st_mode & 0o7777;
             if mode & 0o200 == 0 {
                 return Err(read_only(path, mode));
-            }
-            if st.st_nlink > 1 {
-                return write_in_place(&dir, name, path, &st, contents);
             }
             Some(mode)
         }
@@ -113,40 +110,6 @@ pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
         let _ = rfs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
     }
     result
-}
-
-/// Writes `contents` over the file `name` in `dir` (`path`), which `seen` described: a file with
-/// more than one name keeps being one file, so every name reads the new text. It is opened once,
-/// relative to the directory's descriptor and without following a symlink, and written only if
-/// that descriptor is the file that was looked at (the same device and inode, still a regular
-/// file with write permission for its owner). Not atomic: the text is written from the start
-/// and the file cut to its length, as an editor saving in place does.
-fn write_in_place(
-    dir: &OwnedFd,
-    name: &std::ffi::OsStr,
-    path: &Path,
-    seen: &rfs::Stat,
-    contents: &[u8],
-) -> io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let f = match rfs::openat(dir, name, flags, Mode::empty()) {
-        Ok(fd) => fs::File::from(fd),
-        Err(e) if e == Errno::LOOP => return Err(changed(path, "is a symbolic link", Act::Write)),
-        Err(e) => return Err(e.into()),
-    };
-    let st = rfs::fstat(&f)?;
-    if (st.st_dev, st.st_ino) != (seen.st_dev, seen.st_ino)
-        || FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
-    {
-        return Err(changed(path, "is no longer the file that was looked at", Act::Write));
-    }
-    if st.st_mode & 0o200 == 0 {
-        return Err(read_only(path, st.st_mode & 0o7777));
-    }
-    f.write_all_at(contents, 0)?;
-    f.set_len(contents.len() as u64)?;
-    f.sync_all()
 }
 
 /// The refusal of a file without write permission for its owner.
@@ -368,24 +331,20 @@ mod tests {
         assert!(fs::symlink_metadata(ws.join("sub/f.txt")).unwrap().file_type().is_symlink());
     }
 
-    /// A file with two names is one file: a write through either name is read through both (a
-    /// rename would have given the written name a new file, the other keeping the old text).
+    /// A write to a file with two names gives the written name a new file: the other name,
+    /// which may lie outside the workspace (pnpm's store), keeps its text.
     #[test]
-    fn a_hard_linked_file_is_written_in_place() {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    fn a_hard_linked_files_other_name_is_left_as_it_was() {
+        use std::os::unix::fs::PermissionsExt;
         let (_d, ws, _) = swap_setup();
         let (a, b) = (ws.join("sub/a.txt"), ws.join("sub/b.txt"));
-        fs::write(&a, "old text, longer than the new").unwrap();
+        fs::write(&a, "old text").unwrap();
         fs::set_permissions(&a, fs::Permissions::from_mode(0o640)).unwrap();
         fs::hard_link(&a, &b).unwrap();
-        let ino = fs::metadata(&a).unwrap().ino();
         atomic_write(&a, b"new").unwrap();
         assert_eq!(fs::read_to_string(&a).unwrap(), "new");
-        assert_eq!(fs::read_to_string(&b).unwrap(), "new");
-        assert_eq!(fs::metadata(&a).unwrap().ino(), ino);
-        assert_eq!(fs::metadata(&b).unwrap().nlink(), 2);
+        assert_eq!(fs::read_to_string(&b).unwrap(), "old text");
         assert_eq!(fs::metadata(&a).unwrap().permissions().mode() & 0o777, 0o640);
-        assert_eq!(fs::read_dir(ws.join("sub")).unwrap().count(), 2, "a temp file was left");
     }
 
     /// A read-only file is refused (for root too, who could write it, and whom a rename would
