@@ -1782,7 +1782,8 @@ fn recovered_text_calls_that_ran_are_kept_when_the_reply_also_reasoned() {
 
 /// A gateway that answers a streamed request with one JSON body and a 200 — its error, or the
 /// whole reply with `stream` ignored — is read as such: the error is retried and named (it
-/// was an empty reply, answered "You did not use a tool"), the whole reply's call is run. On
+/// was an empty reply, answered "You did not use a tool"), the whole reply's call is run; an
+/// event stream labelled JSON is still a stream (the body's first byte decides). On
 /// Anthropic's wire a 200 body that holds no event is a failure named by its words, retried.
 #[test]
 fn a_streamed_request_answered_with_one_json_body_is_read_whole() {
@@ -1790,11 +1791,15 @@ fn a_streamed_request_answered_with_one_json_body_is_read_whole() {
         "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
             "tool_calls": [{"id": "call_A", "type": "function", "function": {"name": "list_files", "arguments": "{\"path\":\".\"}"}}]}}],
         "usage": {"prompt_tokens": 1200, "completion_tokens": 80}});
+    // And a true event stream labelled `application/json` (Foundry Local labels its so): a stream.
+    let mut labelled = openai(&completion("listed"));
+    labelled.headers.retain(|(k, _)| !k.eq_ignore_ascii_case("content-type"));
+    labelled.headers.push(("Content-Type".into(), "application/json".into()));
     let ws = tempfile::tempdir().unwrap();
     let server = Server::start(vec![
         common::status(200, json!({"error": {"message": "upstream timeout", "code": 504}})),
         common::status(200, chat),
-        openai(&completion("listed")),
+        labelled,
     ]);
     let base = openai_args(&server);
     let args = args_with(&base, &["--tool-calls", "native", "--no-save", "--json", "t"]);

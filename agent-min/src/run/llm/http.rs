@@ -109,12 +109,16 @@ impl Transport for Http {
         let wire = providers::Wire::of(&self.cfg);
         // A gateway may answer a streamed request with one JSON body: its error, or the whole
         // reply (`stream` ignored). OpenAI's wires read it as the whole reply it is.
+        // (Labelled JSON and starting with `{` or `[`: some servers label a true event stream
+        // `application/json` — Foundry Local — so the body's first byte decides.)
         let json = resp
             .header("content-type")
             .is_some_and(|t| t.trim_start().to_ascii_lowercase().starts_with("application/json"));
-        let whole = self.cfg.no_stream
-            || (json && matches!(wire, providers::Wire::Responses | providers::Wire::ChatCompletions));
-        let mut decoder = if whole { providers::Decoder::whole(wire) } else { providers::Decoder::of(wire) };
+        let mut sniff = !self.cfg.no_stream
+            && json
+            && matches!(wire, providers::Wire::Responses | providers::Wire::ChatCompletions);
+        let mut decoder =
+            if self.cfg.no_stream { providers::Decoder::whole(wire) } else { providers::Decoder::of(wire) };
         // The body's start, to name a reply that held nothing to decode; whether it held any.
         let (mut head, mut decoded) = (Vec::new(), false);
         let mut buf = vec![0u8; 16 * 1024];
@@ -144,7 +148,15 @@ impl Transport for Http {
                 }
             };
             head.extend_from_slice(&buf[..n.min(HEAD_BYTES.saturating_sub(head.len()))]);
-            for d in decoder.push(&buf[..n]) {
+            let mut bytes = &buf[..n];
+            if sniff {
+                let Some(at) = bytes.iter().position(|b| !b.is_ascii_whitespace()) else { continue };
+                if matches!(bytes[at], b'{' | b'[') {
+                    decoder = providers::Decoder::whole(wire);
+                }
+                (sniff, bytes) = (false, &bytes[at..]);
+            }
+            for d in decoder.push(bytes) {
                 (told_quiet, decoded) = (false, true);
                 if let Delta::Error(e) = d {
                     resp.abort();
