@@ -137,7 +137,15 @@ pub(crate) fn find_program(name: &str) -> Option<std::path::PathBuf> {
 /// `#!/usr/bin/env node` looks on its `PATH`) or a hook calling `jq` by name would otherwise
 /// run what a sandboxed command wrote into an activated `.venv/bin`, outside the sandbox.
 pub(crate) fn trusted_path() -> std::ffi::OsString {
-    std::env::join_paths(trusted_dirs(&agents_path())).unwrap_or_default()
+    // Never empty: an empty `PATH` searches the working directory (execvp, `sh`) — the
+    // workspace, for a hook. A real path holding `:` cannot be a `PATH` entry.
+    let dirs = trusted_dirs(&agents_path()).into_iter().filter(|d| !d.as_os_str().as_encoded_bytes().contains(&b':'));
+    let path = std::env::join_paths(dirs).unwrap_or_default();
+    if path.is_empty() {
+        "/usr/bin:/bin".into()
+    } else {
+        path
+    }
 }
 
 /// The absolute directories of `path` outside the places commands or the file tools may
