@@ -52,37 +52,46 @@ pub(crate) fn inside(candidates: &[PathBuf], place: Place, roots: &[PathBuf], cr
     out
 }
 
-/// The links inside the directories `dirs` (their trees, not following links; at most
-/// [`MAX_LINK_DEPTH`] levels down and [`MAX_LINK_ENTRIES`] entries looked at), each as where it
-/// leads ([`real_path`]): a setting, hook or rule kept in a dotfiles repository and linked
-/// from `~/.config/agent-min` is trusted where it lies — in a workspace, a command could
-/// rewrite it through its real path, and the next run would trust what it wrote.
+/// The links inside the directories `dirs` (their trees, not following links; nearest first,
+/// at most [`MAX_LINK_DEPTH`] levels down and [`MAX_LINK_ENTRIES`] entries looked at in each
+/// directory of `dirs`), each as where it leads ([`real_path`]): a setting, hook or rule kept
+/// in a dotfiles repository and linked from `~/.config/agent-min` is trusted where it lies — in
+/// a workspace, a command could rewrite it through its real path, and the next run would trust
+/// what it wrote. Each directory has its budget, the nearest entries (the settings files) come
+/// first, and folders of saved tasks ([`DATA_DIRS`]) are not entered, so they use none of it.
 pub(crate) fn links_within(dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut seen = 0usize;
-    let mut todo: Vec<(PathBuf, usize)> = dirs.iter().map(|d| (real_path(d), 0)).collect();
-    while let Some((dir, depth)) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > MAX_LINK_ENTRIES {
-                return out;
-            }
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_symlink() {
-                out.push(real_path(&entry.path()));
-            } else if kind.is_dir() && depth < MAX_LINK_DEPTH {
-                todo.push((entry.path(), depth + 1));
+    for top in dirs {
+        let (mut seen, mut todo) = (0usize, std::collections::VecDeque::from([(real_path(top), 0)]));
+        'walk: while let Some((dir, depth)) = todo.pop_front() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                seen += 1;
+                if seen > MAX_LINK_ENTRIES {
+                    break 'walk;
+                }
+                let Ok(kind) = entry.file_type() else { continue };
+                if kind.is_symlink() {
+                    out.push(real_path(&entry.path()));
+                } else if kind.is_dir() && depth < MAX_LINK_DEPTH && !DATA_DIRS.iter().any(|d| entry.file_name() == *d)
+                {
+                    todo.push_back((entry.path(), depth + 1));
+                }
             }
         }
     }
     out
 }
 
+/// Folders of data, not settings, that [`links_within`] does not enter: Cline's and
+/// agent-min's saved tasks and checkpoints, a folder kept in git.
+const DATA_DIRS: &[&str] = &["tasks", "checkpoints", "workspaces", ".git", "node_modules"];
+
 /// How deep [`links_within`] looks (`Documents/Cline/Rules/topic/file.md` is 2 down).
 const MAX_LINK_DEPTH: usize = 3;
 
-/// How many entries [`links_within`] looks at, in all: it runs before every command.
+/// How many entries [`links_within`] looks at in each trusted directory: it runs before every
+/// command and write.
 const MAX_LINK_ENTRIES: usize = 4096;
 
 /// `path` with its existing part resolved (links followed), the rest appended as written but
@@ -252,7 +261,17 @@ mod tests {
         std::os::unix::fs::symlink(root.join("config.toml"), config.join("config.toml")).unwrap();
         std::os::unix::fs::symlink(root.join("hooks"), config.join("rules/deep/hooks")).unwrap();
         std::os::unix::fs::symlink("/etc/hostname", config.join("elsewhere")).unwrap();
-        let links = links_within(std::slice::from_ref(&config));
+        // Big folders of saved tasks beside them, in another trusted directory and
+        // in this one: neither uses up the budget before the settings are seen.
+        let tasks = home.path().join(".cline/data/tasks");
+        for i in 0..MAX_LINK_ENTRIES + 10 {
+            std::fs::create_dir_all(tasks.join(i.to_string())).unwrap();
+        }
+        std::fs::create_dir_all(config.join("tasks")).unwrap();
+        for i in 0..MAX_LINK_ENTRIES + 10 {
+            std::fs::write(config.join("tasks").join(i.to_string()), "").unwrap();
+        }
+        let links = links_within(&[config.clone(), home.path().join(".cline")]);
         let mut guarded = inside(&links, Place::File, std::slice::from_ref(&root), false);
         guarded.sort();
         assert_eq!(guarded, [root.join("config.toml"), root.join("hooks")]);

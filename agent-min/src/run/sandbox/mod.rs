@@ -238,9 +238,10 @@ impl Policy {
         let create = self.mode == Mode::WorkspaceWrite;
         let mut out = guarded::inside(&self.trusted, guarded::Place::Dir, &roots, create);
         out.extend(guarded::inside(&self.deciding, guarded::Place::File, &roots, create));
-        // What a link in them leads to, if within reach (nothing is created for it).
+        // What a link in them leads to, if within reach (made, empty, where it is missing, as
+        // the files above are: else a command could make it).
         let links = guarded::links_within(&self.trusted);
-        for led in guarded::inside(&links, guarded::Place::File, &roots, false) {
+        for led in guarded::inside(&links, guarded::Place::File, &roots, create) {
             if !out.contains(&led) {
                 out.push(led);
             }
