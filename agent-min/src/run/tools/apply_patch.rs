@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::doc_form::{self, Form};
 use super::v4a::{self, Change};
-use super::{check_path, clineignore, fsx, notebook, preview, read, tool_error, Access, Call, Ctx, Outcome};
+use super::{check_path, clineignore, fsx, notebook, preview, tool_error, Access, Call, Ctx, Outcome};
 
 /// Cline's text when the person says no to a file of the patch.
 pub(crate) const PATCH_DENIED: &str = "The user denied this patch operation.";
@@ -243,8 +243,7 @@ fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
         match (&s.content, &saved) {
             (Some(c), Some(saved)) => {
                 let shown = doc_form::with_eol(saved, crate::run::prompt::eol_of(c));
-                // Cut as read_file cuts a file (Cline sends it whole).
-                let shown = read::truncate_content(notebook::for_model(&s.shown, &shown));
+                let shown = notebook::for_model(&s.shown, &shown);
                 lines.push(format!("\n<final_file_content path=\"{}\">\n{shown}\n</final_file_content>", s.shown))
             }
             _ => lines.push(format!("\n{}: [deleted]", s.shown)),
@@ -282,28 +281,6 @@ mod tests {
         assert_eq!(std::fs::read_to_string(root.path().join("dir/new.txt")).unwrap(), "hi");
         assert_eq!(std::fs::read_to_string(root.path().join("a.py")).unwrap(), "def f():\n    return 2\n");
         assert!(!root.path().join("old.txt").exists());
-    }
-
-    /// A large file's `<final_file_content>` is cut as read_file cuts a file (400 KB and Cline's
-    /// note); the file itself is written whole.
-    #[test]
-    fn a_large_patched_file_is_echoed_cut() {
-        let root = tempfile::tempdir().unwrap();
-        let text: String = (0..80_700).map(|i| format!("line {i:07}\n")).collect();
-        std::fs::write(root.path().join("big.txt"), &text).unwrap();
-        let ws = Workspace::new(root.path()).unwrap();
-        let patch = "*** Begin Patch\n*** Update File: big.txt\n line 0000004\n-line 0000005\n+LINE 5\n line 0000006\n*** End Patch";
-        let out = with_ctx(&ws, |ctx| {
-            ctx.tool = "apply_patch";
-            run(&call("apply_patch", &[("input", patch)]), ctx)
-        });
-        let Outcome::Success(text_out) = out else { panic!("{out:?}") };
-        assert!(text_out.len() < 420 * 1024, "{} bytes", text_out.len());
-        assert!(text_out.contains("line 0000004\nLINE 5\nline 0000006\n"));
-        assert!(text_out.contains("[FILE TRUNCATED: This content is 1.0 MB but only the first 400.0 KB is shown"));
-        assert!(text_out.ends_with("\n</final_file_content>"), "{}", &text_out[text_out.len() - 300..]);
-        let saved = std::fs::read_to_string(root.path().join("big.txt")).unwrap();
-        assert_eq!(saved, text.replace("line 0000005\n", "LINE 5\n"));
     }
 
     /// Deleting or moving away a symbolic link removes the link, as Cline's `fs.rm` of the path

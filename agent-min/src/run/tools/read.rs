@@ -243,8 +243,7 @@ pub fn as_extractor() -> Option<std::process::ExitCode> {
 }
 
 /// Cline's `truncateContent` (`prompt/content_limits.rs`). A key the cut went through is masked.
-/// (Also the cut of the file an edit echoes to the model, `write.rs` and `apply_patch.rs`.)
-pub(super) fn truncate_content(text: String) -> String {
+fn truncate_content(text: String) -> String {
     match crate::run::prompt::content_limits::cut(&text) {
         None => text,
         Some((at, note)) => format!("{}{note}", crate::run::ui::redact::cut_end(&text[..at])),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::doc_form::{self, Form};
 use super::{check_edit, check_path, editor, patch, tool_error, Access, Call, Ctx, Outcome};
-use super::{diff, fsx, notebook, preview, read};
+use super::{diff, fsx, notebook, preview};
 use crate::run::prompt;
 
 pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
@@ -155,7 +155,7 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             return Outcome::Failure {
                 text: tool_error(&format!(
                     "{e}\n\n{}",
-                    prompt::diff_error(path, &read::truncate_content(notebook::for_model(path, &original)))
+                    prompt::diff_error(path, &notebook::for_model(path, &original))
                 )),
                 mistake: true,
             };
@@ -330,9 +330,7 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, f
     // not). A notebook is shown without its outputs, as Cline shows it.
     let eol = prompt::eol_of(proposed);
     let (normal_proposed, normal_saved) = (prompt::normalized(proposed, eol), prompt::normalized(&content, eol));
-    // Cut as read_file cuts a file (Cline sends it whole, which a file of megabytes makes too
-    // long for every later request).
-    let shown = read::truncate_content(notebook::for_model(path, &doc_form::with_eol(&saved, eol)));
+    let shown = notebook::for_model(path, &doc_form::with_eol(&saved, eol));
     if normal_proposed == normal_saved {
         return Outcome::Success(prompt::file_edit_without_user_changes(path, &shown));
     }
@@ -618,39 +616,6 @@ secrets/
             std::fs::read_to_string(d.path().join(".env")).unwrap(),
             "DB_PASSWORD=hunter2
 "
-        );
-    }
-
-    /// The file echoed after an edit — the saved file after a success, the file as it is after
-    /// a failed diff — is cut as read_file cuts a file (400 KB and Cline's note): a 1 MB file's
-    /// whole echo made every later request too long for good.
-    #[test]
-    fn the_echoes_of_a_large_file_are_cut_as_read_file_cuts_it() {
-        let d = tempfile::tempdir().unwrap();
-        let ws = Workspace::new(d.path()).unwrap();
-        let text: String = (0..80_700).map(|i| format!("line {i:07}\n")).collect();
-        assert!(text.len() > 1024 * 1024);
-        std::fs::write(d.path().join("big.txt"), &text).unwrap();
-        let edit = |diff: &str| {
-            with_ctx(&ws, |ctx| run(&call("replace_in_file", &[("path", "big.txt"), ("diff", diff)]), ctx))
-        };
-        let note = "[FILE TRUNCATED: This content is 1.0 MB but only the first 400.0 KB is shown";
-        let failed = match edit(failing_diff()) {
-            Outcome::Failure { text, .. } => text,
-            o => panic!("{o:?}"),
-        };
-        assert!(failed.len() < 420 * 1024, "{} bytes", failed.len());
-        assert!(failed.contains("<file_content path=\"big.txt\">\nline 0000000\n") && failed.contains(note));
-        assert_eq!(std::fs::read_to_string(d.path().join("big.txt")).unwrap(), text);
-        let saved = match edit("------- SEARCH\nline 0000005\n=======\nLINE 5\n+++++++ REPLACE") {
-            Outcome::Success(text) => text,
-            o => panic!("{o:?}"),
-        };
-        assert!(saved.len() < 420 * 1024, "{} bytes", saved.len());
-        assert!(saved.contains("line 0000004\nLINE 5\nline 0000006\n") && saved.contains(note), "{}", &saved[..500]);
-        assert_eq!(
-            std::fs::read_to_string(d.path().join("big.txt")).unwrap(),
-            text.replace("line 0000005\n", "LINE 5\n")
         );
     }
 
