@@ -98,19 +98,19 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
         ran.truncated |= keep_last(if is_err { &mut err } else { &mut out }, &chunk);
     };
     let deadline = Instant::now() + timeout;
-    loop {
+    let status = loop {
         if let Ok(piece) = rx.recv_timeout(Duration::from_millis(20)) {
             take(piece, &mut ran);
         }
-        if exited(pgid)? {
-            break;
+        if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
+            break st;
         }
         if Instant::now() >= deadline {
             ran.timed_out = true;
             interrupt::send_signal(-pgid, libc::SIGKILL);
-            break;
+            break child.wait().map_err(|e| e.to_string())?;
         }
-    }
+    };
     let until = Instant::now() + DRAIN;
     while let Some(left) = until.checked_duration_since(Instant::now()) {
         match rx.recv_timeout(left) {
@@ -118,24 +118,10 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
             Err(_) => break,
         }
     }
-    let status = child.wait().map_err(|e| e.to_string())?;
     ran.code = status.code();
     ran.stdout = String::from_utf8_lossy(out.make_contiguous()).into_owned();
     ran.stderr = String::from_utf8_lossy(err.make_contiguous()).into_owned();
     Ok(ran)
-}
-
-/// Whether the child `pid` has exited, leaving it unreaped (a zombie keeps its number, and its
-/// process group's, from being taken).
-fn exited(pid: i32) -> Result<bool, String> {
-    use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
-    let Some(pid) = Pid::from_raw(pid) else { return Ok(true) };
-    let how = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
-    match waitid(WaitId::Pid(pid), how) {
-        Ok(status) => Ok(status.is_some()),
-        Err(rustix::io::Errno::INTR) => Ok(false),
-        Err(e) => Err(e.to_string()),
-    }
 }
 
 /// Appends `chunk` to `kept`, dropping from the front what goes beyond [`MAX_OUTPUT_BYTES`]:
