@@ -1352,3 +1352,57 @@ fn a_servers_own_path_finds_its_command() {
     assert!(r.stdout.contains("mine [connected]"), "{}", r.all());
     assert!(!r.stdout.contains("relative [connected]"), "{}", r.all());
 }
+
+/// The real `get-tiny-image` tool (a 20×20 PNG between two texts): a model that takes images
+/// (Claude Sonnet 4.5, Cline's `supportsImages`) gets the image, in the user message after the
+/// result, and no note saying it cannot see it; a model that takes none (`--no-images`) gets
+/// Cline's note, and no image.
+#[test]
+fn an_mcp_tools_image_reaches_a_model_that_takes_images() {
+    let js = std::fs::read_to_string(
+        Path::new(&node_server("server-everything")).parent().unwrap().join("tools/get-tiny-image.js"),
+    )
+    .unwrap();
+    let tiny = js.split("MCP_TINY_IMAGE = \"").nth(1).and_then(|s| s.split('"').next()).unwrap().to_string();
+    assert!(tiny.starts_with("iVBORw0KGgo"), "the server's image is a PNG in base64");
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(
+        cfg_dir.path(),
+        json!({"everything": {"command": "node", "args": [node_server("server-everything"), "stdio"]}}),
+    );
+    for (model, sees) in [("claude-sonnet-4-5", true), ("claude-test", false)] {
+        let ws = tempfile::tempdir().unwrap();
+        let server = Server::start(vec![
+            anthropic(&use_mcp("everything", "get-tiny-image", "{}")),
+            anthropic(&completion("done")),
+        ]);
+        let url = server.anthropic_url();
+        let mut args = vec!["--provider", "anthropic", "--base-url", &url, "--model", model, "--tool-calls", "xml"];
+        if !sees {
+            args.push("--no-images");
+        }
+        args.extend(["--yolo", "--no-save", "--mcp-config", &cfg, "show me the logo"]);
+        let r = run_agent(ws.path(), &args, &[], LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+        assert!(!r.all().contains("iVBORw0KGgo"), "no base64 on the terminal: {}", r.all());
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 2, "{}", r.all());
+        let content = reqs[1].body["messages"].as_array().unwrap().last().unwrap()["content"].clone();
+        let text = text_of(&content);
+        assert!(
+            text.starts_with("[use_mcp_tool for 'everything'] Result:\nHere's the image you requested:\n\nThe image above is the MCP logo."),
+            "{text}"
+        );
+        let images: Vec<&Value> =
+            content.as_array().map(|b| b.iter().filter(|b| b["type"] == "image").collect()).unwrap_or_default();
+        if sees {
+            assert!(r.all().contains("image/png, 20x20 pixels"), "the terminal names the image: {}", r.all());
+            assert!(!text.contains("images were provided"), "{text}");
+            assert_eq!(images.len(), 1, "{content}");
+            assert_eq!(images[0]["source"], json!({"type": "base64", "media_type": "image/png", "data": tiny}));
+        } else {
+            assert!(text.contains("The image above is the MCP logo.\n\n[1 images were provided in the response, and while they are displayed to the user, you do not have the ability to view them.]"), "{text}");
+            assert!(images.is_empty(), "{content}");
+        }
+    }
+}

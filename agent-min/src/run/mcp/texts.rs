@@ -48,12 +48,12 @@ pub(crate) fn invalid_arguments(server: &str, tool: &str) -> String {
 }
 
 /// A `tools/call` result as the model reads it: text items as text, resources as their JSON
-/// (without `blob`), `isError` prefixed with `Error:`; images are counted in a note (this agent
-/// sends the model text only). Returns the text and the number of images.
-pub(crate) fn tool_result(result: &Value) -> (String, usize) {
+/// (without `blob`), `isError` prefixed with `Error:` (not yet cut: [`truncate`] it once the
+/// caller has added its notes). Returns the text and the `data` of each image item, in order.
+pub(crate) fn tool_result(result: &Value) -> (String, Vec<&str>) {
     let items = result.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     let mut parts = Vec::new();
-    let mut images = 0;
+    let mut images = Vec::new();
     for item in items {
         match item.get("type").and_then(Value::as_str) {
             Some("text") => {
@@ -68,24 +68,31 @@ pub(crate) fn tool_result(result: &Value) -> (String, usize) {
                 }
                 parts.push(serde_json::to_string_pretty(&as_javascript(r)).unwrap_or_default());
             }
-            Some("image") => images += 1,
+            Some("image") => images.push(item.get("data").and_then(Value::as_str).unwrap_or("")),
             _ => {}
         }
     }
     let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
     let joined = parts.join("\n\n");
-    let mut text = match (is_error, joined.is_empty()) {
+    let text = match (is_error, joined.is_empty()) {
         (true, true) => "Error:\n".to_string(),
         (true, false) => format!("Error:\n{joined}"),
         (false, true) => "(No response)".to_string(),
         (false, false) => joined,
     };
-    if images > 0 {
-        text.push_str(&format!(
-            "\n\n[{images} images were provided in the response, and while they are displayed to the user, you do not have the ability to view them.]"
-        ));
-    }
-    (truncate(&text), images)
+    (text, images)
+}
+
+/// Cline's note after a result's text when the model takes no images.
+pub(crate) fn images_not_viewable(count: usize) -> String {
+    format!(
+        "\n\n[{count} images were provided in the response, and while they are displayed to the user, you do not have the ability to view them.]"
+    )
+}
+
+/// The note after a result's text for an image the model takes but is not sent (`why`).
+pub(crate) fn image_not_sent(number: usize, why: &str) -> String {
+    format!("\n\n[Image {number} of the response was not sent to you: {why}.]")
 }
 
 /// A `resources/read` result: the text of each content item (blobs are skipped, as Cline does).
@@ -163,10 +170,12 @@ mod tests {
         let r = json!({"content": [{"type": "text", "text": "a"}, {"type": "image", "data": "x", "mimeType": "image/png"},
             {"type": "resource", "resource": {"uri": "f://x", "text": "t", "blob": "zzz"}}]});
         let (text, images) = tool_result(&r);
-        assert_eq!(images, 1);
-        assert!(text.starts_with("a\n\n{\n  \"uri\": \"f://x\",\n  \"text\": \"t\"\n}"), "{text}");
-        assert!(!text.contains("zzz"));
-        assert!(text.ends_with("you do not have the ability to view them.]"));
+        assert_eq!(images, ["x"]);
+        assert_eq!(text, "a\n\n{\n  \"uri\": \"f://x\",\n  \"text\": \"t\"\n}");
+        assert_eq!(
+            images_not_viewable(1),
+            "\n\n[1 images were provided in the response, and while they are displayed to the user, you do not have the ability to view them.]"
+        );
         assert_eq!(tool_result(&json!({"content": [], "isError": true})).0, "Error:\n");
         assert_eq!(
             tool_result(&json!({"content": [{"type": "text", "text": "bad"}], "isError": true})).0,

@@ -28,6 +28,20 @@ pub(crate) const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024 / 4 * 3;
 /// its images.
 pub(crate) const MAX_HELD_BYTES: usize = 20 * 1024 * 1024;
 
+/// Why an image of `adding` bytes (base64) is not sent when the conversation holds `held`:
+/// `None` when it fits under [`MAX_HELD_BYTES`].
+pub(crate) fn past_held(held: usize, adding: usize) -> Option<String> {
+    let mb = |n: usize| format!("{:.1} MB", n as f64 / (1024.0 * 1024.0));
+    (held + adding > MAX_HELD_BYTES).then(|| {
+        format!(
+            "the conversation already holds {} of images, and this one ({}) would take it past {}, the most agent-min sends in one request",
+            mb(held),
+            mb(adding),
+            mb(MAX_HELD_BYTES)
+        )
+    })
+}
+
 /// An image read for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Image {
@@ -68,7 +82,25 @@ pub(crate) fn read(abs: &Path, supported: bool) -> Result<Image, String> {
         std::io::ErrorKind::InvalidInput => format!("{} {e}.", abs.display()),
         _ => e.to_string(),
     })?;
-    let (format, width, height) = match image_size::read(&bytes) {
+    sized(&bytes)
+}
+
+/// An image a tool's result carries as base64 (an MCP server's `image` item), held to what a
+/// read image file is: at most 5 MB in base64, its format and dimensions from the decoded bytes
+/// with Cline's refusals. The server's `mimeType` is not taken (the APIs refuse bytes of
+/// another type than the one stated), and the bytes are encoded afresh: what the server sent
+/// reaches a request only as valid base64. `Err` says why it is not sent.
+pub(crate) fn from_base64(data: &str) -> Result<Image, String> {
+    if data.len() as u64 > MAX_IMAGE_BYTES / 3 * 4 + 4 {
+        return Err("it is larger than 5 MB in base64, the most the APIs take for one image".to_string());
+    }
+    let bytes = decode_base64(data).ok_or("its data is not base64")?;
+    sized(&bytes)
+}
+
+/// The image `bytes` hold, for the model: Cline's `extractImageContent` refusals.
+fn sized(bytes: &[u8]) -> Result<Image, String> {
+    let (format, width, height) = match image_size::read(bytes) {
         Header::Sized(f, w, h) if w > 0 && h > 0 => (f, w, h),
         Header::Sized(..) | Header::Unsized(_) => {
             return Err("Could not determine image dimensions, so image could not be read".to_string())
@@ -81,7 +113,42 @@ pub(crate) fn read(abs: &Path, supported: bool) -> Result<Image, String> {
     }
     // The media type of the bytes, not of the name (Cline's `getMimeType` goes by the
     // extension, and the APIs refuse an image whose bytes are not its stated type).
-    Ok(Image { media_type: format.media_type(), data: base64(&bytes), width, height })
+    Ok(Image { media_type: format.media_type(), data: base64(bytes), width, height })
+}
+
+/// Standard base64 (RFC 4648 §4) decoded; ASCII whitespace is skipped (a MIME encoder's line
+/// breaks) and padding may be left out. `None` for any other character, a character after
+/// padding, or a length no encoder makes.
+fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    let (mut acc, mut bits, mut padded) = (0u32, 0u32, 0usize);
+    for &c in s.as_bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => {
+                padded += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => continue,
+            _ => return None,
+        };
+        if padded > 0 {
+            return None;
+        }
+        acc = acc << 6 | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // Six bits left over: one character past a whole group, which no encoder writes.
+    (bits < 6 && padded <= 2).then_some(out)
 }
 
 /// Standard base64 with padding (RFC 4648 §4).
@@ -105,6 +172,41 @@ fn base64(bytes: &[u8]) -> String {
 mod tests {
     use super::super::image_size::tests::png_of;
     use super::*;
+
+    #[test]
+    fn base64_decodes_what_it_encodes_and_nothing_else() {
+        for n in 0..40u8 {
+            let bytes: Vec<u8> = (0..n).map(|i| i.wrapping_mul(97)).collect();
+            let text = base64(&bytes);
+            assert_eq!(decode_base64(&text), Some(bytes.clone()), "{text}");
+            assert_eq!(decode_base64(text.trim_end_matches('=')), Some(bytes.clone()), "unpadded {text}");
+            let wrapped: String = text
+                .chars()
+                .enumerate()
+                .flat_map(|(i, c)| (i % 5 == 4).then_some('\n').into_iter().chain([c]))
+                .collect();
+            assert_eq!(decode_base64(&wrapped), Some(bytes), "{wrapped:?}");
+        }
+        for bad in ["A", "AAAAA", "Zg==Zg", "Zm9v!", "Zg===", "data:image/png;base64,Zg=="] {
+            assert_eq!(decode_base64(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_image_in_base64_is_checked_as_a_read_one_and_its_type_taken_from_its_bytes() {
+        let png = png_of(3, 2);
+        let image = from_base64(&base64(&png)).unwrap();
+        assert_eq!((image.media_type, image.width, image.height), ("image/png", 3, 2));
+        assert_eq!(image.data, base64(&png));
+        assert_eq!(
+            from_base64("R0lGODlhAQABAAAAACw=").unwrap_err(),
+            "Error reading image: unsupported file type: undefined"
+        );
+        assert_eq!(from_base64("not base64!").unwrap_err(), "its data is not base64");
+        assert!(from_base64(&base64(&png_of(8000, 1))).unwrap_err().starts_with("Image dimensions exceed 7500px"));
+        let big = "A".repeat(5 * 1024 * 1024 + 8);
+        assert!(from_base64(&big).unwrap_err().contains("larger than 5 MB"));
+    }
 
     #[test]
     fn base64_is_rfc_4648() {

@@ -53,10 +53,16 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     }
     match result {
         Ok(v) => {
-            let (text, _) = texts::tool_result(&v);
+            let (mut text, images) = texts::tool_result(&v);
+            let sent = with_images(ctx, &mut text, &images);
+            let text = texts::truncate(&text);
             let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
             call_event(ctx, server, Target::Tool(tool), !is_error, ms, None);
-            ctx.term.outcome(!is_error, &summary(&text));
+            let shown = match sent.as_slice() {
+                [] => summary(&text),
+                sent => format!("{}\n    (with {})", summary(&text), sent.join("; ")),
+            };
+            ctx.term.outcome(!is_error, &shown);
             Outcome::Success(text)
         }
         Err(e) => {
@@ -66,6 +72,36 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             Outcome::Failure { text: with_note(format!("Error executing MCP tool: {}", e.message), &e), mistake: false }
         }
     }
+}
+
+/// The images of a tool's result (`data` of each), as Cline's handler passes them on: to a
+/// model that takes images, each goes with the next user message, after the tool results (as a
+/// read image file does), held to the same limits (one that is not sent is named in a note
+/// after `text`, with why); a model that takes none gets Cline's note. Returns what each sent
+/// image is, for the terminal.
+fn with_images(ctx: &mut Ctx<'_>, text: &mut String, images: &[&str]) -> Vec<String> {
+    if images.is_empty() {
+        return Vec::new();
+    }
+    if !ctx.images {
+        text.push_str(&texts::images_not_viewable(images.len()));
+        return Vec::new();
+    }
+    let mut held = (ctx.images_held)() + ctx.memory.images.iter().map(|i| i.data.len()).sum::<usize>();
+    let mut sent = Vec::new();
+    for (i, data) in images.iter().enumerate() {
+        let image = super::image::from_base64(data)
+            .and_then(|image| super::image::past_held(held, image.data.len()).map_or(Ok(image), Err));
+        match image {
+            Ok(image) => {
+                held += image.data.len();
+                sent.push(format!("{}, {}x{} pixels", image.media_type, image.width, image.height));
+                ctx.memory.images.push(image);
+            }
+            Err(why) => text.push_str(&texts::image_not_sent(i + 1, why.trim_end_matches('.'))),
+        }
+    }
+    sent
 }
 
 /// A call's `arguments` as Cline reads them: parsed only when given; absent ones become `{}`,

@@ -62,23 +62,18 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         false => extract_text(&r.abs).and_then(|t| from_buffer(ctx, &r.abs, t)).map(Read::Text),
     };
     // Counted for an image only: the conversation's images are summed over every message.
-    let held = match &read {
-        Ok(Read::Image(_)) => (ctx.images_held)() + ctx.memory.images.iter().map(|i| i.data.len()).sum::<usize>(),
-        _ => 0,
-    };
-    let (body, summary) = match read {
-        Ok(Read::Image(image)) if held + image.data.len() > super::image::MAX_HELD_BYTES => {
-            let mb = |n: usize| format!("{:.1} MB", n as f64 / (1024.0 * 1024.0));
+    if let Ok(Read::Image(image)) = &read {
+        let held = (ctx.images_held)() + ctx.memory.images.iter().map(|i| i.data.len()).sum::<usize>();
+        if let Some(why) = super::image::past_held(held, image.data.len()) {
             let e = format!(
-                "Error reading file: the conversation already holds {} of images, and this one ({}) would take it past {}, the most agent-min sends in one request. Use what you learned from the images already read, or read a smaller image.",
-                mb(held),
-                mb(image.data.len()),
-                mb(super::image::MAX_HELD_BYTES)
+                "Error reading file: {why}. Use what you learned from the images already read, or read a smaller image."
             );
             ctx.term.outcome(false, &e);
             // Nothing the model did wrong: not counted as a mistake.
             return Outcome::Failure { text: tool_error(&e), mistake: false };
         }
+    }
+    let (body, summary) = match read {
         Ok(Read::Text(text)) => with_line_numbers(&text, start, end),
         // No line numbers for an image (Cline's `buildReadResponse`); the image goes after the
         // results, in the same user message (Cline's `userMessageContent`), on every read of it.
