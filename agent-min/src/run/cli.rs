@@ -186,9 +186,19 @@ fn with_config(args: Vec<OsString>, file: Option<PathBuf>) -> Result<Vec<OsStrin
             _ => Ok(args),
         };
     };
-    let from_file = crate::run::config::arguments(&file, profile.as_deref())?;
-    if let Err(e) = parse_with(from_file.clone(), false) {
-        return Err(format!("in the config file {}: {e}", file.display()));
+    // An option that takes no value parses alone and leaves no task.
+    let is_switch = |flag: &str| parse_with(vec![format!("--{flag}").into()], false).is_ok_and(|o| o.task.is_none());
+    let from_file = crate::run::config::arguments(&file, profile.as_deref(), &is_switch)?;
+    match parse_with(from_file.clone(), false) {
+        Err(e) => return Err(format!("in the config file {}: {e}", file.display())),
+        Ok(o) if o.task.is_some() => {
+            return Err(format!(
+                "in the config file {}: {:?} is not the value of an option; a task cannot come from the config file",
+                file.display(),
+                o.task.unwrap_or_default()
+            ))
+        }
+        Ok(_) => {}
     }
     Ok(from_file.into_iter().chain(args).collect())
 }

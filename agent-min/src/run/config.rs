@@ -3,7 +3,9 @@
 //! Its keys are `run`'s long options with `_` or `-` (`model = "…"`, `max_cost = 0.5`,
 //! `yolo = true`, `rules = ["a.md", "b.md"]`); `[profiles.NAME]` tables hold more of them,
 //! chosen by `--profile NAME` or the file's own `profile = "NAME"`. The file becomes arguments
-//! placed before the command line's, so one parser reads both and a flag beats the file.
+//! placed before the command line's, so one parser reads both and a flag beats the file. A
+//! relative path in the file is read from the file's folder (`rules = ["team.md"]` is the
+//! one beside it, wherever the agent is started), as a path in a file usually is.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -13,6 +15,9 @@ const MAX_CONFIG: u64 = 1 << 20;
 
 /// Options that cannot come from the file: they name one task, one run, or the file itself.
 const NOT_IN_THE_FILE: &[&str] = &["help", "version", "replay", "last", "profile", "no-config", "output-last-message"];
+
+/// Options whose values are paths: relative ones are read from the config file's folder.
+const PATHS: &[&str] = &["cwd", "output-schema", "state-dir", "rules", "mcp-config", "sandbox-allow-write"];
 
 /// The default config file, if a home is known.
 pub(crate) fn default_path() -> Option<PathBuf> {
@@ -26,8 +31,13 @@ pub(crate) fn default_path() -> Option<PathBuf> {
 /// The arguments the config file at `path` stands for, with profile `profile` (or the file's
 /// own `profile` key) applied over its top level. A missing file is no arguments; a file that
 /// does not parse, an unknown profile or a value of the wrong kind is an error naming the file
-/// and the key.
-pub(crate) fn arguments(path: &Path, profile: Option<&str>) -> Result<Vec<OsString>, String> {
+/// and the key. `is_switch` says whether an option takes no value (`--yolo`): such a key must
+/// be `true` or `false`, since a string given to it would become the task.
+pub(crate) fn arguments(
+    path: &Path,
+    profile: Option<&str>,
+    is_switch: &dyn Fn(&str) -> bool,
+) -> Result<Vec<OsString>, String> {
     let shown = path.display();
     let text = match read_bounded(path) {
         Ok(Some(t)) => t,
@@ -67,24 +77,42 @@ pub(crate) fn arguments(path: &Path, profile: Option<&str>) -> Result<Vec<OsStri
             }
         }
     }
+    let folder = path.parent().unwrap_or(Path::new(""));
     let mut args = Vec::new();
     for (key, value, at) in merged {
-        push(&mut args, key, value, &at)?;
+        push(&mut args, key, value, &at, folder, is_switch)?;
     }
     Ok(args)
 }
 
-/// `key = value` as the long option it stands for.
-fn push(args: &mut Vec<OsString>, key: &str, value: &toml::Value, at: &str) -> Result<(), String> {
+/// `key = value` as the long option it stands for; a relative path is joined to `folder`.
+fn push(
+    args: &mut Vec<OsString>,
+    key: &str,
+    value: &toml::Value,
+    at: &str,
+    folder: &Path,
+    is_switch: &dyn Fn(&str) -> bool,
+) -> Result<(), String> {
     let flag = key.replace('_', "-");
     if NOT_IN_THE_FILE.contains(&flag.as_str()) || flag.is_empty() || flag.starts_with('-') {
         return Err(format!("{at}: `{key}` cannot be set in the config file; give --{flag} on the command line"));
     }
     let long = OsString::from(format!("--{flag}"));
+    if !matches!(value, toml::Value::Boolean(_)) && is_switch(&flag) {
+        let given = value.as_str().map_or_else(|| format!("a {}", value.type_str()), |s| format!("{s:?}"));
+        return Err(format!("{at}: `{key}` is true or false, without quotes (it is {given})"));
+    }
+    let path = |s: &str| -> OsString {
+        match PATHS.contains(&flag.as_str()) && !s.is_empty() && Path::new(s).is_relative() {
+            true => folder.join(s).into(),
+            false => s.into(),
+        }
+    };
     match value {
         toml::Value::Boolean(true) => args.push(long),
         toml::Value::Boolean(false) => {}
-        toml::Value::String(s) => args.extend([long, s.into()]),
+        toml::Value::String(s) => args.extend([long, path(s)]),
         toml::Value::Integer(n) => args.extend([long, n.to_string().into()]),
         toml::Value::Float(x) => args.extend([long, x.to_string().into()]),
         toml::Value::Array(items) => {
@@ -92,7 +120,7 @@ fn push(args: &mut Vec<OsString>, key: &str, value: &toml::Value, at: &str) -> R
                 let Some(s) = item.as_str() else {
                     return Err(format!("{at}: `{key}` must be a list of strings"));
                 };
-                args.extend([long.clone(), s.into()]);
+                args.extend([long.clone(), path(s)]);
             }
         }
         _ => return Err(format!("{at}: `{key}` must be a string, a number, true/false or a list of strings")),
@@ -119,6 +147,11 @@ fn one_line(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// `arguments` with `yolo` the one switch.
+    fn args(f: &Path, profile: Option<&str>) -> Result<Vec<OsString>, String> {
+        arguments(f, profile, &|flag| flag == "yolo")
+    }
+
     fn strings(a: &[OsString]) -> Vec<String> {
         a.iter().map(|s| s.to_string_lossy().into_owned()).collect()
     }
@@ -129,16 +162,16 @@ mod tests {
         let f = d.path().join("config.toml");
         std::fs::write(
             &f,
-            "model = \"m1\"\nmax_tokens = 100\nyolo = false\nrules = [\"a.md\", \"b.md\"]\n\n[profiles.ci]\nyolo = true\nmodel = \"m2\"\nmax-cost = 0.5\n",
+            "model = \"m1\"\nmax_tokens = 100\nyolo = false\nrules = [\"/a.md\", \"/b.md\"]\n\n[profiles.ci]\nyolo = true\nmodel = \"m2\"\nmax-cost = 0.5\n",
         )
         .unwrap();
         // Keys in the file's tables come in name order; a profile's replace the top level's
         // (`max-cost` and `max_cost` are one key), its others come after.
         assert_eq!(
-            strings(&arguments(&f, None).unwrap()),
-            ["--max-tokens", "100", "--model", "m1", "--rules", "a.md", "--rules", "b.md"]
+            strings(&args(&f, None).unwrap()),
+            ["--max-tokens", "100", "--model", "m1", "--rules", "/a.md", "--rules", "/b.md"]
         );
-        let ci = strings(&arguments(&f, Some("ci")).unwrap());
+        let ci = strings(&args(&f, Some("ci")).unwrap());
         assert_eq!(
             ci,
             [
@@ -147,35 +180,71 @@ mod tests {
                 "--model",
                 "m2",
                 "--rules",
-                "a.md",
+                "/a.md",
                 "--rules",
-                "b.md",
+                "/b.md",
                 "--yolo",
                 "--max-cost",
                 "0.5"
             ]
         );
-        let e = arguments(&f, Some("nope")).unwrap_err();
+        let e = args(&f, Some("nope")).unwrap_err();
         assert!(e.contains("profile \"nope\"") && e.contains("it has: ci"), "{e}");
         // A profile turns off what the top level turns on.
         std::fs::write(&f, "yolo = true\nmax_cost = 1\n\n[profiles.careful]\nyolo = false\nmax-cost = 0.5\n").unwrap();
-        assert_eq!(strings(&arguments(&f, None).unwrap()), ["--max-cost", "1", "--yolo"]);
-        assert_eq!(strings(&arguments(&f, Some("careful")).unwrap()), ["--max-cost", "0.5"]);
+        assert_eq!(strings(&args(&f, None).unwrap()), ["--max-cost", "1", "--yolo"]);
+        assert_eq!(strings(&args(&f, Some("careful")).unwrap()), ["--max-cost", "0.5"]);
     }
 
     #[test]
     fn errors_name_the_file_and_the_key() {
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join("config.toml");
-        assert!(arguments(&f, None).unwrap().is_empty(), "no file, no arguments");
-        assert!(arguments(&f, Some("x")).unwrap_err().contains("there is no config file"));
+        assert!(args(&f, None).unwrap().is_empty(), "no file, no arguments");
+        assert!(args(&f, Some("x")).unwrap_err().contains("there is no config file"));
         std::fs::write(&f, "model = ").unwrap();
-        assert!(arguments(&f, None).unwrap_err().contains("is not valid TOML"));
+        assert!(args(&f, None).unwrap_err().contains("is not valid TOML"));
         std::fs::write(&f, "replay = \"x.jsonl\"").unwrap();
-        let e = arguments(&f, None).unwrap_err();
+        let e = args(&f, None).unwrap_err();
         assert!(e.contains("`replay` cannot be set") && e.contains(&f.display().to_string()), "{e}");
         std::fs::write(&f, "[profiles.a]\nmodel = { x = 1 }").unwrap();
-        assert!(arguments(&f, Some("a")).unwrap_err().contains("[profiles.a]: `model` must be"));
+        assert!(args(&f, Some("a")).unwrap_err().contains("[profiles.a]: `model` must be"));
+    }
+
+    #[test]
+    fn a_switch_given_a_string_is_refused_not_made_the_task() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("config.toml");
+        for bad in ["yolo = \"false\"", "yolo = 0", "[profiles.p]\nyolo = \"true\""] {
+            std::fs::write(&f, bad).unwrap();
+            let e = args(&f, Some("p").filter(|_| bad.contains("profiles"))).unwrap_err();
+            assert!(
+                e.contains("`yolo` is true or false, without quotes") && e.contains(&f.display().to_string()),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn relative_paths_are_read_from_the_files_folder() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("config.toml");
+        std::fs::write(&f, "rules = [\"team.md\", \"/etc/x.md\"]\nmcp_config = \"mcp.json\"\nmodel = \"a/b\"\n")
+            .unwrap();
+        let dir = d.path().display();
+        assert_eq!(
+            strings(&args(&f, None).unwrap()),
+            [
+                "--mcp-config",
+                &format!("{dir}/mcp.json"),
+                "--model",
+                "a/b",
+                "--rules",
+                &format!("{dir}/team.md"),
+                "--rules",
+                "/etc/x.md"
+            ]
+        );
     }
 
     #[test]
@@ -184,6 +253,6 @@ mod tests {
         let f = d.path().join("config.toml");
         use rustix::fs::{FileType, Mode, CWD};
         rustix::fs::mknodat(CWD, &f, FileType::Fifo, Mode::RUSR | Mode::WUSR, 0).unwrap();
-        assert!(arguments(&f, None).unwrap_err().contains("not a regular file"));
+        assert!(args(&f, None).unwrap_err().contains("not a regular file"));
     }
 }

@@ -462,6 +462,36 @@ fn short_flags_a_config_profile_and_anthropic_base_url() {
     );
 }
 
+/// A switch written as a string (`yolo = "false"`) was a `--yolo` and a task "false": now the
+/// run stops before anything, naming the file and the key; a relative path in the file is the
+/// file's neighbour wherever the agent starts.
+#[test]
+fn a_config_files_quoted_switch_is_refused_and_its_paths_are_its_own() {
+    let ws = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let file = config.path().join("agent-min/config.toml");
+    std::fs::create_dir(config.path().join("agent-min")).unwrap();
+    std::fs::write(&file, "yolo = \"false\"\n").unwrap();
+    let cfg = config.path().to_str().unwrap();
+    let server = Server::start(vec![anthropic(&completion("ok"))]);
+    let url = server.anthropic_url();
+    let envs = [("XDG_CONFIG_HOME", cfg), ("ANTHROPIC_BASE_URL", url.as_str())];
+    let r = run_piped(ws.path(), &["-P", "anthropic", "-m", "claude-test", "--no-save", "list the files"], &envs, b"");
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(
+        r.stderr.contains(&format!("{}: `yolo` is true or false, without quotes (it is \"false\")", file.display())),
+        "{}",
+        r.stderr
+    );
+    assert!(server.requests().is_empty());
+    std::fs::write(&file, "rules = [\"team.md\"]\n").unwrap();
+    std::fs::write(config.path().join("agent-min/team.md"), "Always answer in French.\n").unwrap();
+    let r = run_piped(ws.path(), &["-P", "anthropic", "-m", "claude-test", "--no-save", "t"], &envs, b"");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let system = server.requests()[0].body["system"][0]["text"].as_str().unwrap().to_string();
+    assert!(system.contains("Always answer in French."), "{system}");
+}
+
 #[test]
 fn checkpoints_and_resume_last_take_the_latest_task_of_the_current_directory() {
     let state = tempfile::tempdir().unwrap();
