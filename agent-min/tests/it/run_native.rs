@@ -425,6 +425,63 @@ fn thinking_signatures_survive_a_tool_turn_and_a_resume() {
     assert_eq!(saved["messages"][1]["parts"][0]["signature"], "SIG-abc123");
 }
 
+/// An adaptive model's reply with thinking between its calls (interleaved thinking) goes back
+/// block for block as it came — Anthropic refuses a thinking block moved — through a resume
+/// too (the saved parts keep where the text stood).
+#[test]
+fn an_interleaved_replys_thinking_goes_back_where_it_stood() {
+    use native::Block;
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "A\n").unwrap();
+    std::fs::write(ws.path().join("b.txt"), "B\n").unwrap();
+    let blocks = [
+        Block::Thinking("Read a first.", "SIG-one@content.0"),
+        Block::Text("Reading both."),
+        Block::Call(call("toolu_A", "read_file", &[r#"{"path":"a.txt"}"#])),
+        Block::Thinking("Now b.", "SIG-two@content.3"),
+        Block::Call(call("toolu_B", "read_file", &[r#"{"path":"b.txt"}"#])),
+        Block::Text("Both asked."),
+    ];
+    let server = Server::start(vec![native::anthropic_blocks(&blocks, 6)]);
+    let sd = state.path().to_str().unwrap();
+    let base = anthropic_args(&server);
+    let args = with_mode(&base, "native", &["--thinking-budget", "2048", "--max-turns", "1", "--state-dir", sd, "t"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(1), "stops at --max-turns 1: {}", r.all());
+    drop(server);
+    let server = Server::start(vec![native::anthropic(
+        AnthropicReply {
+            calls: vec![call("toolu_C", "attempt_completion", &[r#"{"result":"done"}"#])],
+            ..Default::default()
+        },
+        5,
+    )]);
+    let base = anthropic_args(&server);
+    let args = with_mode(&base, "native", &["--thinking-budget", "2048", "--state-dir", sd, "--last"]);
+    let r = run_cmd("resume", ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let m = server.requests()[0].body["messages"].as_array().unwrap().clone();
+    assert_eq!(
+        m[1]["content"],
+        json!([
+            {"type": "thinking", "thinking": "Read a first.", "signature": "SIG-one@content.0"},
+            // Cline's line break before a text block that is not the reply's first.
+            {"type": "text", "text": "\nReading both."},
+            {"type": "tool_use", "id": "toolu_A", "name": "read_file", "input": {"path": "a.txt"}},
+            {"type": "thinking", "thinking": "Now b.", "signature": "SIG-two@content.3"},
+            {"type": "tool_use", "id": "toolu_B", "name": "read_file", "input": {"path": "b.txt"}},
+            {"type": "text", "text": "\nBoth asked."},
+        ])
+    );
+    let ids: Vec<&str> = m[2]["content"].as_array().unwrap().iter().filter_map(|b| b["tool_use_id"].as_str()).collect();
+    assert_eq!(ids, ["toolu_A", "toolu_B"]);
+    let saved = std::fs::read_dir(state.path().join("tasks")).unwrap().next().unwrap().unwrap().path();
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(saved).unwrap()).unwrap();
+    assert_eq!(saved["version"], 8, "a save with text marks is version 8");
+    assert_eq!(saved["messages"][1]["content"], "\nReading both.\nBoth asked.");
+}
+
 #[test]
 fn a_call_cut_at_the_token_limit_still_gets_its_result() {
     let ws = tempfile::tempdir().unwrap();

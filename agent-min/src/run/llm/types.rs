@@ -56,6 +56,7 @@ impl Message {
             Part::ToolUse(t) => t.name.len() + t.input.len() + t.extra.as_ref().map_or(0, json_bytes),
             Part::Image(i) => i.estimated_tokens() as usize * 4,
             Part::ReasoningDetails(d) => d.iter().map(json_bytes).sum(),
+            Part::TextEnd(_) => 0,
         };
         self.content.len() + self.parts.iter().map(part).sum::<usize>()
     }
@@ -107,6 +108,12 @@ pub enum Part {
     ToolUse(ToolUsePart),
     /// An image a user message carries (a `read_file` of an image), after its tool results.
     Image(ImagePart),
+    /// Where the reply's text stood among its other blocks: its text since the previous mark,
+    /// up to byte `.0` of the message's text, was one block here. Only a reply whose blocks
+    /// came in another order than its thinking, its text, its calls has marks (Anthropic takes
+    /// the thinking of such an interleaved reply back only block for block, where it stood); a
+    /// message without them sends its text before its calls.
+    TextEnd(usize),
     /// OpenRouter's `reasoning_details` of a reply, each object as streamed: what it needs back
     /// to go on reasoning through tool calls (Gemini 3's thought signatures among them; its
     /// "Preserving reasoning blocks"), sent back consolidated as Cline does.

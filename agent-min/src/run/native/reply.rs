@@ -51,6 +51,16 @@ struct Pending {
     extra: Option<serde_json::Value>,
 }
 
+/// A block of a reply, in the order the blocks started.
+enum Slot {
+    /// The next of [`Assembly::thinking`].
+    Thinking,
+    /// [`Assembly::calls`]`[n]`.
+    Call(usize),
+    /// The text up to this byte was a block before what follows.
+    TextEnd(usize),
+}
+
 /// Everything a native reply streams besides its usage and stop reason.
 #[derive(Default)]
 struct Assembly {
@@ -66,6 +76,10 @@ struct Assembly {
     arguments: usize,
     /// The first call's parameter count and decoded size when it was last shown.
     shown: (usize, usize),
+    /// The blocks in the order they started, and where the text stood among them.
+    order: Vec<Slot>,
+    /// The text's length at the last [`Slot::TextEnd`].
+    marked: usize,
 }
 
 /// Streams one native reply from `transport`, presenting it on `screen`.
@@ -214,14 +228,44 @@ impl Assembly {
         let size = match &part {
             Part::Thinking { text, signature } => text.len() + signature.as_ref().map_or(0, String::len),
             Part::RedactedThinking { data } => data.len(),
-            Part::ToolUse(_) | Part::Image(_) | Part::ReasoningDetails(_) => 0,
+            Part::ToolUse(_) | Part::Image(_) | Part::ReasoningDetails(_) | Part::TextEnd(_) => 0,
         };
         if self.thinking.len() >= MAX_THINKING_BLOCKS || self.thinking_bytes + size > MAX_THINKING {
             return false;
         }
         self.thinking_bytes += size;
         self.thinking.push(part);
+        self.starts(Slot::Thinking);
         true
+    }
+
+    /// A block other than text starts: the text streamed since the last one was a block of
+    /// its own before it.
+    fn starts(&mut self, slot: Slot) {
+        if self.text.len() > self.marked {
+            self.marked = self.text.len();
+            self.order.push(Slot::TextEnd(self.marked));
+        }
+        self.order.push(slot);
+    }
+
+    /// Whether the blocks came as the parts of a message without marks are sent: thinking,
+    /// then text, then calls (each of them may be missing).
+    fn in_usual_order(&self) -> bool {
+        let mut stage = 0; // 0 thinking, 1 text, 2 calls
+        for slot in &self.order {
+            let at = match slot {
+                Slot::Thinking => 0,
+                Slot::TextEnd(_) => 1,
+                Slot::Call(_) => 2,
+            };
+            if at < stage || at == 1 && stage == 1 {
+                return false;
+            }
+            stage = at;
+        }
+        // Text after a call.
+        !(stage == 2 && self.text.len() > self.marked)
     }
 
     /// Adds reasoning to the open thinking block (opening one); false past the bounds.
@@ -305,6 +349,7 @@ impl Assembly {
             Some(p) => p,
             None if self.calls.len() >= MAX_CALLS => return None,
             None => {
+                self.starts(Slot::Call(self.calls.len()));
                 self.calls.push(Pending {
                     index,
                     id: None,
@@ -348,10 +393,7 @@ impl Assembly {
     /// with `--one-tool-per-reply`), one cut off or invalid is answered with why; all of them
     /// go into history, each with an id.
     fn finish(mut self, reply: &mut Reply, screen: &mut Screen<'_>) {
-        let mut parts = std::mem::take(&mut self.thinking);
-        if !self.details.is_empty() {
-            parts.push(Part::ReasoningDetails(std::mem::take(&mut self.details)));
-        }
+        let mut calls = Vec::with_capacity(self.calls.len());
         for (n, c) in self.calls.iter().enumerate() {
             let id = c.id.clone().unwrap_or_else(|| format!("call_{}_{n}", screen.turn));
             let name = if c.name.is_empty() { "unknown".to_string() } else { c.name.clone() };
@@ -414,8 +456,33 @@ impl Assembly {
                     }
                 }
             }
-            parts.push(Part::ToolUse(ToolUsePart { id, name, input, answer, extra: c.extra.clone() }));
+            calls.push(Some(Part::ToolUse(ToolUsePart { id, name, input, answer, extra: c.extra.clone() })));
         }
+        let details = (!self.details.is_empty()).then(|| Part::ReasoningDetails(std::mem::take(&mut self.details)));
+        let usual = self.in_usual_order();
+        let mut thinking = std::mem::take(&mut self.thinking).into_iter();
+        let mut parts = Vec::new();
+        if usual {
+            parts.extend(thinking.by_ref());
+            parts.extend(details);
+        } else {
+            // Block for block, as they came: Anthropic refuses the thinking of an interleaved
+            // reply moved ("`thinking` or `redacted_thinking` blocks in the latest assistant
+            // message cannot be modified").
+            for slot in &self.order {
+                match slot {
+                    Slot::Thinking => parts.extend(thinking.next()),
+                    Slot::Call(n) => parts.extend(calls.get_mut(*n).and_then(Option::take)),
+                    Slot::TextEnd(end) => parts.push(Part::TextEnd(*end)),
+                }
+            }
+            if self.text.len() > self.marked {
+                parts.push(Part::TextEnd(self.text.len()));
+            }
+            parts.extend(thinking);
+            parts.extend(details);
+        }
+        parts.extend(calls.into_iter().flatten());
         reply.text = self.text;
         reply.parts = parts;
     }

@@ -23,7 +23,8 @@
 //! the conversation back as it was then (absent while no cut was made). Version 7 added
 //! `file_context_warning`, the files a task-only checkpoint restore found changed since the
 //! conversation it put back, for the next `resume` to name (Cline's pending file context warning;
-//! absent when none, and once a resume has named them). A save
+//! absent when none, and once a resume has named them). Version 8 added a reply's `text_end`
+//! parts, where its text stood among its thinking and calls when they came interleaved. A save
 //! that does not fit — a missing field, a wrong type, an unknown role — is an error naming the
 //! file and the field, never a task of empty strings.
 
@@ -43,7 +44,10 @@ use crate::run::llm::{ImagePart, Message, Part, Role, ToolUsePart};
 /// File format version (the `version` field). A change to the format is a bump; this
 /// agent-min reads every version from 1 up to it. A save is written with the oldest version
 /// that has what it holds, so an older agent-min reads whatever it could.
-pub(crate) const VERSION: u32 = 7;
+pub(crate) const VERSION: u32 = 8;
+
+/// The version of a save with a pending file context warning and no reply's text marks.
+const VERSION_WITH_WARNING: u32 = 7;
 
 /// The version of a save with cuts of the context window and no pending file context warning.
 const VERSION_WITH_CUTS: u32 = 6;
@@ -238,6 +242,13 @@ pub(crate) enum SavedPart {
         /// The reasoning objects, in order.
         details: Vec<serde_json::Value>,
     },
+    /// Where the reply's text stood among its other blocks: the text since the previous mark,
+    /// up to byte `end` of the message's text, was one block here (version 8; only a reply
+    /// whose thinking, text and calls came interleaved has them).
+    TextEnd {
+        /// A byte offset into the message's text.
+        end: usize,
+    },
     /// An image a user message carries (version 2).
     Image {
         /// `image/png`, `image/jpeg` or `image/webp`.
@@ -266,6 +277,7 @@ impl From<&Part> for SavedPart {
                 extra_content: t.extra.clone(),
             },
             Part::ReasoningDetails(d) => SavedPart::ReasoningDetails { details: d.clone() },
+            Part::TextEnd(end) => SavedPart::TextEnd { end: *end },
             Part::Image(i) => SavedPart::Image {
                 media_type: i.media_type.clone(),
                 data: i.data.clone(),
@@ -292,6 +304,7 @@ impl SavedPart {
                 Part::ToolUse(ToolUsePart { id, name, input, answer, extra: extra_content })
             }
             SavedPart::ReasoningDetails { details } => Part::ReasoningDetails(details),
+            SavedPart::TextEnd { end } => Part::TextEnd(end),
             SavedPart::Image { media_type, data, width, height } => {
                 if !matches!(media_type.as_str(), "image/png" | "image/jpeg" | "image/webp") {
                     return Err(("media_type", "not image/png, image/jpeg or image/webp"));
@@ -659,8 +672,10 @@ impl Store {
         };
         let has_echoes = s.messages.iter().flat_map(|m| &m.parts).any(echoes);
         let v = TaskFile {
-            version: if !s.file_context_warning.is_empty() {
+            version: if s.messages.iter().flat_map(|m| &m.parts).any(|p| matches!(p, Part::TextEnd(_))) {
                 VERSION
+            } else if !s.file_context_warning.is_empty() {
+                VERSION_WITH_WARNING
             } else if !s.cuts.is_empty() || s.checkpoints.iter().any(|c| c.cuts > 0) {
                 VERSION_WITH_CUTS
             } else if has_echoes {
@@ -1325,8 +1340,8 @@ mod tests {
         assert!(e.contains("field checkpoints[0]") && e.contains("unknown field `surprise`"), "{e}");
         let e = with(&|v| v["messages"][1]["parts"][2]["extra_content"] = "TS".into());
         assert!(e.contains("field messages[1].parts[2].extra_content: not a JSON object"), "{e}");
-        let e = with(&|v| v["version"] = 8.into());
-        assert!(e.contains("field version: format version 8 (this agent-min reads versions 1 to 7)"), "{e}");
+        let e = with(&|v| v["version"] = 9.into());
+        assert!(e.contains("field version: format version 9 (this agent-min reads versions 1 to 8)"), "{e}");
         fs::write(&path, "{\"version\": 1, \"id\": ").unwrap();
         let e = store.load(id).unwrap_err();
         assert!(e.starts_with(&file) && e.contains("EOF"), "{e}");

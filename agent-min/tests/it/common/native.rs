@@ -50,79 +50,78 @@ fn event_stream(body: String, chunk: usize) -> Resp {
     }
 }
 
+/// A block of an Anthropic reply, for [`anthropic_blocks`].
+pub enum Block<'a> {
+    /// Thinking: its text and signature.
+    Thinking(&'a str, &'a str),
+    /// Redacted thinking's data.
+    Redacted(&'a str),
+    /// Text.
+    Text(&'a str),
+    /// A tool call.
+    Call(Call<'a>),
+}
+
 /// An Anthropic stream, written `chunk` bytes at a time (1–3 cut through UTF-8 characters).
 pub fn anthropic(r: AnthropicReply<'_>, chunk: usize) -> Resp {
+    let mut blocks = Vec::new();
+    blocks.extend(r.thinking.map(|(t, sig)| Block::Thinking(t, sig)));
+    blocks.extend(r.redacted.map(Block::Redacted));
+    if !r.text.is_empty() {
+        blocks.push(Block::Text(r.text));
+    }
+    let calls = !r.calls.is_empty();
+    blocks.extend(r.calls.into_iter().map(Block::Call));
+    let stop = r.stop.unwrap_or(if calls { "tool_use" } else { "end_turn" });
+    anthropic_stream(&blocks, stop, r.input_tokens, chunk)
+}
+
+/// An Anthropic stream of `blocks` in the order given (interleaved thinking: thinking between
+/// calls), ending `tool_use` when it holds a call.
+pub fn anthropic_blocks(blocks: &[Block<'_>], chunk: usize) -> Resp {
+    let calls = blocks.iter().any(|b| matches!(b, Block::Call(_)));
+    anthropic_stream(blocks, if calls { "tool_use" } else { "end_turn" }, 0, chunk)
+}
+
+fn anthropic_stream(blocks: &[Block<'_>], stop: &str, input_tokens: u64, chunk: usize) -> Resp {
     let ev = |b: &mut String, name: &str, data: Value| b.push_str(&sse(Some(name), &data));
     let mut b = String::new();
     ev(
         &mut b,
         "message_start",
-        json!({"type":"message_start","message":{"id":"msg_n","type":"message","role":"assistant","content":[],"model":"claude-test","usage":{"input_tokens":if r.input_tokens == 0 { 80 } else { r.input_tokens },"output_tokens":1}}}),
+        json!({"type":"message_start","message":{"id":"msg_n","type":"message","role":"assistant","content":[],"model":"claude-test","usage":{"input_tokens":if input_tokens == 0 { 80 } else { input_tokens },"output_tokens":1}}}),
     );
-    let mut index = 0;
-    if let Some((text, sig)) = r.thinking {
-        ev(
-            &mut b,
-            "content_block_start",
-            json!({"type":"content_block_start","index":index,"content_block":{"type":"thinking","thinking":""}}),
-        );
-        for p in super::pieces(text, 4) {
-            ev(
-                &mut b,
-                "content_block_delta",
-                json!({"type":"content_block_delta","index":index,"delta":{"type":"thinking_delta","thinking":p}}),
-            );
-        }
-        ev(
-            &mut b,
-            "content_block_delta",
-            json!({"type":"content_block_delta","index":index,"delta":{"type":"signature_delta","signature":sig}}),
-        );
-        ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
-        index += 1;
-    }
-    if let Some(data) = r.redacted {
-        ev(
-            &mut b,
-            "content_block_start",
-            json!({"type":"content_block_start","index":index,"content_block":{"type":"redacted_thinking","data":data}}),
-        );
-        ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
-        index += 1;
-    }
-    if !r.text.is_empty() {
-        ev(
-            &mut b,
-            "content_block_start",
-            json!({"type":"content_block_start","index":index,"content_block":{"type":"text","text":""}}),
-        );
-        for p in super::pieces(r.text, 5) {
-            ev(
-                &mut b,
-                "content_block_delta",
-                json!({"type":"content_block_delta","index":index,"delta":{"type":"text_delta","text":p}}),
-            );
+    for (index, block) in blocks.iter().enumerate() {
+        let start = |b: &mut String, block: Value| {
+            ev(b, "content_block_start", json!({"type":"content_block_start","index":index,"content_block":block}))
+        };
+        let delta = |b: &mut String, delta: Value| {
+            ev(b, "content_block_delta", json!({"type":"content_block_delta","index":index,"delta":delta}))
+        };
+        match block {
+            Block::Thinking(text, sig) => {
+                start(&mut b, json!({"type":"thinking","thinking":""}));
+                for p in super::pieces(text, 4) {
+                    delta(&mut b, json!({"type":"thinking_delta","thinking":p}));
+                }
+                delta(&mut b, json!({"type":"signature_delta","signature":sig}));
+            }
+            Block::Redacted(data) => start(&mut b, json!({"type":"redacted_thinking","data":data})),
+            Block::Text(text) => {
+                start(&mut b, json!({"type":"text","text":""}));
+                for p in super::pieces(text, 5) {
+                    delta(&mut b, json!({"type":"text_delta","text":p}));
+                }
+            }
+            Block::Call(c) => {
+                start(&mut b, json!({"type":"tool_use","id":c.id,"name":c.name,"input":{}}));
+                for f in &c.fragments {
+                    delta(&mut b, json!({"type":"input_json_delta","partial_json":f}));
+                }
+            }
         }
         ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
-        index += 1;
     }
-    for c in &r.calls {
-        ev(
-            &mut b,
-            "content_block_start",
-            json!({"type":"content_block_start","index":index,"content_block":{"type":"tool_use","id":c.id,"name":c.name,"input":{}}}),
-        );
-        for f in &c.fragments {
-            ev(
-                &mut b,
-                "content_block_delta",
-                json!({"type":"content_block_delta","index":index,"delta":{"type":"input_json_delta","partial_json":f}}),
-            );
-        }
-        ev(&mut b, "content_block_stop", json!({"type":"content_block_stop","index":index}));
-        index += 1;
-    }
-    let stop = r.stop.unwrap_or(if r.calls.is_empty() { "end_turn" } else { "tool_use" });
     ev(
         &mut b,
         "message_delta",
@@ -551,6 +550,17 @@ fn anthropic_problem(body: &Value, msgs: &[Value]) -> Option<String> {
             }
             if blocks.iter().any(|b| b["type"] == "thinking" && b["signature"].as_str().unwrap_or("").is_empty()) {
                 return Some(format!("messages.{i}: thinking block without a signature"));
+            }
+            // The API knows from a signature where its block stood in the reply; a test's
+            // signature says it as `@content.N`. In the latest assistant message a block moved
+            // is refused.
+            let latest = msgs.iter().rposition(|m| m["role"] == "assistant") == Some(i);
+            for (k, b) in blocks.iter().enumerate().filter(|_| latest) {
+                let sealed = b["signature"].as_str().or(b["data"].as_str()).unwrap_or("");
+                let stood = sealed.split("@content.").nth(1).and_then(|n| n.parse::<usize>().ok());
+                if stood.is_some_and(|n| n != k) {
+                    return Some(format!("messages.{i}.content.{k}: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response."));
+                }
             }
             let next = msgs.get(i + 1).and_then(|n| n["content"].as_array().cloned()).unwrap_or_default();
             let results: Vec<&str> = next

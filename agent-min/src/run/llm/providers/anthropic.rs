@@ -216,7 +216,8 @@ fn mark_last_block(content: &mut Value) {
 /// them: after the results), then its text as Cline's separate text blocks (task, hook
 /// contexts, environment details). An assistant message is a plain string, or blocks when it
 /// carries thinking or calls — thinking first (unchanged, signatures included), then text,
-/// then `tool_use`.
+/// then `tool_use`; a reply whose blocks came interleaved goes back block for block, as it
+/// came (its text cut at its [`Part::TextEnd`] marks).
 fn content(prev: Option<&Message>, m: &Message) -> Value {
     if m.role == Role::User {
         let (answers, rest) = history::answers(prev, m);
@@ -239,7 +240,17 @@ fn content(prev: Option<&Message>, m: &Message) -> Value {
     if m.parts.is_empty() {
         return json!(m.content);
     }
+    // The text goes where its marks put it (an interleaved reply, block for block), else
+    // before the first call; marks that no longer fit the text put it there too.
+    let marked = text_marks_fit(m);
     let mut blocks = Vec::new();
+    let mut sent = if marked { 0 } else { usize::MAX }; // text bytes sent so far (MAX: none yet)
+    let text = |blocks: &mut Vec<Value>, t: &str| {
+        // The API refuses an empty or blank text block.
+        if !t.trim().is_empty() {
+            blocks.push(json!({"type": "text", "text": t}));
+        }
+    };
     for p in &m.parts {
         match p {
             // Only Anthropic's own thinking (signed) can go back; other providers' reasoning stays local.
@@ -247,20 +258,47 @@ fn content(prev: Option<&Message>, m: &Message) -> Value {
                 blocks.push(json!({"type": "thinking", "thinking": text, "signature": sig}))
             }
             Part::RedactedThinking { data } => blocks.push(json!({"type": "redacted_thinking", "data": data})),
+            Part::TextEnd(end) if marked => {
+                text(&mut blocks, &m.content[sent..*end]);
+                sent = *end;
+            }
+            Part::ToolUse(t) => {
+                if sent == usize::MAX {
+                    text(&mut blocks, &m.content);
+                    sent = m.content.len();
+                }
+                let input: Value = serde_json::from_str(&t.input).unwrap_or_else(|_| json!({}));
+                blocks.push(json!({"type": "tool_use", "id": t.id, "name": t.name, "input": input}));
+            }
             _ => {}
         }
     }
-    if !m.content.trim().is_empty() {
-        blocks.push(json!({"type": "text", "text": m.content}));
-    }
-    for t in m.tool_uses() {
-        let input: Value = serde_json::from_str(&t.input).unwrap_or_else(|_| json!({}));
-        blocks.push(json!({"type": "tool_use", "id": t.id, "name": t.name, "input": input}));
+    match sent {
+        usize::MAX => text(&mut blocks, &m.content),
+        n => text(&mut blocks, &m.content[n..]),
     }
     if blocks.is_empty() {
         return json!(m.content);
     }
     Value::Array(blocks)
+}
+
+/// Whether `m` has text marks and they cut its text as it is: rising, within it, on character
+/// boundaries (a text changed since the reply, say by a cut of the context window, is sent
+/// whole before the calls instead).
+fn text_marks_fit(m: &Message) -> bool {
+    let mut last = 0;
+    let mut any = false;
+    for p in &m.parts {
+        if let Part::TextEnd(end) = p {
+            if *end < last || !m.content.is_char_boundary(*end) {
+                return false;
+            }
+            last = *end;
+            any = true;
+        }
+    }
+    any
 }
 
 /// Decoder state for one streamed message.
@@ -615,6 +653,45 @@ mod tests {
         // A user message is always blocks, as Cline's user content is (its `userContent` array).
         assert_eq!(content(None, &Message::user("plain")), json!([{"type": "text", "text": "plain"}]));
         assert_eq!(content(None, &Message::assistant("plain")), json!("plain"));
+    }
+
+    #[test]
+    fn an_interleaved_reply_goes_back_block_for_block_unless_its_text_changed() {
+        use crate::run::llm::types::ToolUsePart;
+        let call = |id: &str| {
+            Part::ToolUse(ToolUsePart {
+                id: id.into(),
+                name: "read_file".into(),
+                input: "{}".into(),
+                answer: None,
+                extra: None,
+            })
+        };
+        let think = |s: &str| Part::Thinking { text: s.into(), signature: Some(format!("SIG-{s}")) };
+        let mut a = Message::assistant("One.\nTwo.");
+        a.parts = vec![think("a"), Part::TextEnd(4), call("t1"), think("b"), call("t2"), Part::TextEnd(9)];
+        let blocks = |m: &Message| -> Vec<String> {
+            content(None, m)
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| match b["type"].as_str().unwrap() {
+                    "text" => format!("text {:?}", b["text"].as_str().unwrap()),
+                    "thinking" => format!("thinking {}", b["thinking"].as_str().unwrap()),
+                    _ => format!("tool_use {}", b["id"].as_str().unwrap()),
+                })
+                .collect()
+        };
+        assert_eq!(
+            blocks(&a),
+            ["thinking a", "text \"One.\"", "tool_use t1", "thinking b", "tool_use t2", "text \"\\nTwo.\""]
+        );
+        // A mark past the text, or inside a character, and the text goes whole before the calls.
+        for text in ["One.", "\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}"] {
+            a.content = text.into();
+            let want = format!("text {text:?}");
+            assert_eq!(blocks(&a), ["thinking a", &want, "tool_use t1", "thinking b", "tool_use t2"], "{text}");
+        }
     }
 
     #[test]
