@@ -1170,6 +1170,62 @@ def answer(method, params):
     );
 }
 
+/// Two tools Anthropic's API would refuse every request for, as Cline sends them: one with a
+/// parameter name outside its pattern (left out, with a warning naming it and the way to use
+/// it), one whose parameters refer into the schema's `$defs` (Pydantic's shape: the
+/// definitions go along, so the references resolve, and the model sends the nested object
+/// whole to the server).
+#[test]
+fn tools_anthropic_would_refuse_every_request_for_are_fixed_or_left_out() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let shop = raw_server(
+        cfg_dir.path(),
+        "shop",
+        r##"CAPS = {"tools": {}}
+def answer(method, params):
+    if method == "tools/call":
+        return {"content": [{"type": "text", "text": "got " + json.dumps(params["arguments"], sort_keys=True)}]}
+    if method != "tools/list":
+        return {}
+    odd = {"type": "object", "properties": {"StartTime<": {"type": "string"}}}
+    paint = {"type": "object", "required": ["box"], "$defs": {"Box": {"type": "object", "properties": {"w": {"type": "integer"}}}},
+             "properties": {"box": {"$ref": "#/$defs/Box"}}}
+    return {"tools": [{"name": "calls", "description": "Lists calls", "inputSchema": odd},
+                      {"name": "paint", "description": "Paints a box", "inputSchema": paint}]}
+"##,
+    );
+    let cfg = settings(cfg_dir.path(), json!({ "shop": shop }));
+    let reply = |calls| native::anthropic(native::AnthropicReply { calls, ..Default::default() }, 5);
+    let done = || reply(vec![native::call("toolu_2", "attempt_completion", &[r#"{"result":"ok"}"#])]);
+    // The first run shows the definitions (and the server's uid, for the second to call).
+    let server = Server::start(vec![done()]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "--yolo", "t"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(
+        r.stderr
+            .contains("MCP tool 'calls' of server 'shop' is not offered as a native tool: its parameter 'StartTime<'"),
+        "{}",
+        r.stderr
+    );
+    let tools = server.requests()[0].body["tools"].as_array().unwrap().clone();
+    let (uid, def) = mcp_function(&tools, |t| &t["name"], "paint");
+    assert_eq!(def["input_schema"]["properties"]["box"], json!({"description": "", "$ref": "#/$defs/Box"}));
+    assert_eq!(def["input_schema"]["$defs"]["Box"]["properties"]["w"], json!({"type": "integer"}));
+    // The model sends the nested object, and the server gets it whole.
+    let paint = format!("{uid}0mcp0paint");
+    let server = Server::start(vec![reply(vec![native::call("toolu_1", &paint, &[r#"{"box": {"w": 2}}"#])]), done()]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--tool-calls", "native", "--mcp-config", &cfg, "--yolo", "t"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let result = reqs[1].body["messages"].as_array().unwrap().last().unwrap()["content"][0]["content"].clone();
+    assert!(result.as_str().unwrap().contains(r#"got {"box": {"w": 2}}"#), "{result}");
+}
+
 #[test]
 fn native_mode_follows_tools_list_changed_in_the_next_request() {
     let ws = tempfile::tempdir().unwrap();

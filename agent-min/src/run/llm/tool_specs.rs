@@ -33,6 +33,10 @@ pub(crate) struct ToolSpec {
     pub properties: Map<String, Value>,
     /// The names of the required parameters.
     pub required: Vec<String>,
+    /// The input schema's own definitions (`$defs`, `definitions`) that its parameters'
+    /// `$ref`s point into (`#/$defs/…`): kept at the top of the parameters' schema, where they
+    /// resolve.
+    pub defs: Map<String, Value>,
 }
 
 impl ToolSpec {
@@ -40,25 +44,30 @@ impl ToolSpec {
     /// array schema that has none: OpenAI refuses the whole request for one such parameter
     /// ("array schema missing items"), which MCP servers often declare (Cline sends it as is).
     fn openai(&self) -> Value {
-        let mut properties = Value::Object(self.properties.clone());
-        for schema in properties.as_object_mut().into_iter().flat_map(|p| p.values_mut()) {
-            with_items(schema);
-        }
+        let mut parameters = json!({"type": "object", "properties": self.properties, "required": self.required, "additionalProperties": false});
+        self.with_defs(&mut parameters);
+        // Every schema in it, the definitions' too.
+        with_items(&mut parameters);
         json!({"type": "function", "function": {
             "name": self.name,
             "description": self.description,
             "strict": false,
-            "parameters": {"type": "object", "properties": properties, "required": self.required, "additionalProperties": false},
+            "parameters": parameters,
         }})
+    }
+
+    /// `schema` (the parameters' object schema) with the definitions its `$ref`s point into.
+    fn with_defs(&self, schema: &mut Value) {
+        for (k, v) in &self.defs {
+            schema[k] = v.clone();
+        }
     }
 
     /// The Anthropic shape (`toolSpecInputSchema`).
     fn anthropic(&self) -> Value {
-        json!({
-            "name": self.name,
-            "description": self.description,
-            "input_schema": {"type": "object", "properties": self.properties, "required": self.required},
-        })
+        let mut input_schema = json!({"type": "object", "properties": self.properties, "required": self.required});
+        self.with_defs(&mut input_schema);
+        json!({"name": self.name, "description": self.description, "input_schema": input_schema})
     }
 }
 
@@ -206,6 +215,7 @@ mod tests {
             description: "srv: Echoes".into(),
             properties: properties.clone(),
             required: vec!["message".into()],
+            defs: Map::new(),
         };
         let extra = [spec("access_mcp_resource"), spec("cabcde0mcp0echo")];
         let o = openai(&ours(&extra));
@@ -251,7 +261,8 @@ mod tests {
             "named": {"type": "array", "items": {"type": "string"}},
         }))
         .unwrap();
-        let spec = ToolSpec { name: "c0mcp0t".into(), description: "d".into(), properties, required: vec![] };
+        let defs = serde_json::from_value(json!({"$defs": {"Row": {"type": "array"}}})).unwrap();
+        let spec = ToolSpec { name: "c0mcp0t".into(), description: "d".into(), properties, required: vec![], defs };
         let want = json!({
             "tags": {"type": "array", "description": "Tags", "items": {}},
             "rows": {"type": "array", "items": {"type": "array", "items": {}}},
@@ -262,6 +273,9 @@ mod tests {
         });
         let o = openai(&ours(std::slice::from_ref(&spec)));
         assert_eq!(o.as_array().unwrap().last().unwrap()["function"]["parameters"]["properties"], want);
+        // The definitions go beside the properties, their arrays given items too.
+        let defs = &o.as_array().unwrap().last().unwrap()["function"]["parameters"]["$defs"];
+        assert_eq!(defs, &json!({"Row": {"type": "array", "items": {}}}));
         let r = responses(&ours(std::slice::from_ref(&spec)));
         assert_eq!(r.as_array().unwrap().last().unwrap()["parameters"]["properties"], want);
         let a = anthropic(&ours(std::slice::from_ref(&spec)));

@@ -9,8 +9,10 @@
 //! the same function names in every run, so a resumed or replayed task's calls still resolve.
 //!
 //! Function names the APIs refuse (over 64 characters — Cline leaves those tools out silently —
-//! or characters outside `[a-zA-Z0-9_-]`, which Cline sends and the API rejects) are left out
-//! with a warning naming the tool and the way to reach it (`--tool-calls xml`).
+//! or characters outside `[a-zA-Z0-9_-]`, which Cline sends and the API rejects), and parameter
+//! names Anthropic's API refuses (outside `[a-zA-Z0-9_.-]{1,64}`, which Cline sends too), are
+//! left out with a warning naming the tool and the way to reach it (`--tool-calls xml`). The
+//! input schema's `$defs` go with the parameters, so that their `$ref`s resolve.
 
 use std::sync::Mutex;
 
@@ -107,6 +109,7 @@ fn access_mcp_resource() -> ToolSpec {
         description: "Request to access a resource provided by a connected MCP server. Resources represent data sources that can be used as context, such as files, API responses, or system information. You must only use this tool if you have been informed of the MCP server and the resource you are trying to access.".into(),
         properties,
         required: vec!["server_name".into(), "uri".into()],
+        defs: Map::new(),
     }
 }
 
@@ -152,17 +155,31 @@ fn tool_spec(server: &str, uid: &str, tool: &Value, cwd: &str) -> Result<ToolSpe
         let prop = prop.as_object().unwrap_or(&empty);
         // Every key but these four overwrites the parameter's own (`name`, `required`, …).
         let name = prop.get("name").map_or_else(|| key.clone(), js_string);
+        // Anthropic's API refuses every request that offers a tool with another property name
+        // (Cline sends it, and the task fails on its first request).
+        let fits = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+        if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(fits) {
+            return Err(format!("MCP tool '{tool_name}' of server '{server}' is not offered as a native tool: its parameter '{name}' is not 1 to {MAX_NAME} characters of a-z, A-Z, 0-9, '_', '.' and '-', which the API checks; run with --tool-calls xml to use it"));
+        }
         let is_required = prop.get("required").map_or(listed.contains(&key.as_str()), truthy);
         let instruction = match prop.get("instruction").or_else(|| prop.get("description")) {
             Some(Value::String(s)) => s.as_str(),
             _ => "",
         };
-        let ty = prop.get("type").filter(|t| truthy(t)).cloned().unwrap_or_else(|| Value::from("string"));
+        // A schema given by reference or by alternatives has its type there: "string" beside
+        // it (Cline's default) would tell the model a nested object is a string.
+        let composed = ["$ref", "anyOf", "oneOf", "allOf"].iter().any(|k| prop.contains_key(*k));
+        let ty = match prop.get("type").filter(|t| truthy(t)) {
+            Some(t) => Some(t.clone()),
+            None => (!composed).then(|| Value::from("string")),
+        };
         let mut out = Map::new();
-        out.insert("type".into(), ty.clone());
+        if let Some(ty) = &ty {
+            out.insert("type".into(), ty.clone());
+        }
         out.insert("description".into(), Value::from(placeholders(instruction, cwd)));
         for (k, shape) in [("items", "array"), ("properties", "object")] {
-            if let Some(v) = prop.get(k).filter(|v| truthy(v) && ty == shape) {
+            if let Some(v) = prop.get(k).filter(|v| truthy(v) && ty.as_ref().is_some_and(|t| t == shape)) {
                 out.insert(k.into(), v.clone());
             }
         }
@@ -190,7 +207,14 @@ fn tool_spec(server: &str, uid: &str, tool: &Value, cwd: &str) -> Result<ToolSpe
         Some(d) => d,
         None => tool_name,
     };
-    Ok(ToolSpec { name, description: placeholders(&format!("{server}: {description}"), cwd), properties, required })
+    // The definitions the parameters' `$ref`s point into (Pydantic puts every nested model and
+    // enum there), kept where `#/$defs/…` resolves: left behind, a reference points at nothing.
+    let defs = ["$defs", "definitions"]
+        .iter()
+        .filter_map(|k| schema.and_then(|s| s.get(*k)).filter(|v| v.is_object()).map(|v| (k.to_string(), v.clone())))
+        .collect();
+    let description = placeholders(&format!("{server}: {description}"), cwd);
+    Ok(ToolSpec { name, description, properties, required, defs })
 }
 
 /// Cline's `replacer`, applied to every description it converts.
@@ -270,6 +294,29 @@ mod tests {
         assert_eq!((bare.description.as_str(), bare.properties.len()), ("srv: ping", 0));
     }
 
+    /// Pydantic's shape (FastMCP): nested models and enums in `$defs`, referred to by `$ref`,
+    /// optional fields as `anyOf` with null. The definitions go along; no "string" beside them.
+    #[test]
+    fn referenced_definitions_go_with_the_parameters() {
+        let tool = json!({"name": "paint", "inputSchema": {"type": "object", "required": ["color"],
+        "$defs": {"Color": {"enum": ["red", "blue"], "type": "string"}, "Box": {"type": "object", "properties": {"w": {"type": "integer"}}}},
+        "properties": {
+            "color": {"$ref": "#/$defs/Color"},
+            "box": {"$ref": "#/$defs/Box", "description": "Where"},
+            "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}
+        }}});
+        let spec = tool_spec("srv", "cabcde", &tool, "/w").unwrap();
+        assert_eq!(
+            Value::Object(spec.properties),
+            json!({
+                "color": {"description": "", "$ref": "#/$defs/Color"},
+                "box": {"description": "Where", "$ref": "#/$defs/Box"},
+                "note": {"description": "", "anyOf": [{"type": "string"}, {"type": "null"}], "default": null}
+            })
+        );
+        assert_eq!(Value::Object(spec.defs), json!({"$defs": tool["inputSchema"]["$defs"]}));
+    }
+
     #[test]
     fn names_the_apis_refuse_are_left_out_with_the_reason() {
         let long = json!({"name": "x".repeat(MAX_NAME - 10)});
@@ -279,5 +326,13 @@ mod tests {
         assert_eq!(tool_spec("srv", "cabcde", &fits, "/w").unwrap().name.len(), MAX_NAME);
         let dotted = tool_spec("srv", "cabcde", &json!({"name": "github.create_issue"}), "/w").unwrap_err();
         assert!(dotted.contains("'github.create_issue'") && dotted.contains("a-z, A-Z, 0-9"), "{dotted}");
+        // Parameter names Anthropic refuses (Twilio's `StartTime<`, `settings[include_credits]`).
+        for bad in ["StartTime<", "settings[include_credits]", "", &"p".repeat(65)] {
+            let tool = json!({"name": "t", "inputSchema": {"properties": {bad: {"type": "string"}}}});
+            let why = tool_spec("srv", "cabcde", &tool, "/w").unwrap_err();
+            assert!(why.contains(&format!("its parameter '{bad}'")) && why.contains("--tool-calls xml"), "{why}");
+        }
+        let fine = json!({"name": "t", "inputSchema": {"properties": {"a.b-c_D9": {}, &"p".repeat(64): {}}}});
+        assert_eq!(tool_spec("srv", "cabcde", &fine, "/w").unwrap().properties.len(), 2);
     }
 }

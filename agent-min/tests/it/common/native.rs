@@ -526,7 +526,46 @@ fn tool_schema_problem(body: &Value) -> Option<String> {
     })
 }
 
+/// What Anthropic's API refuses in a tool's `input_schema`: a property name outside its
+/// pattern, in its words, and a local `$ref` that resolves to nothing in the schema.
+fn anthropic_tool_problem(body: &Value) -> Option<String> {
+    fn refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::Object(o) => {
+                out.extend(o.get("$ref").and_then(Value::as_str));
+                o.values().for_each(|v| refs(v, out));
+            }
+            Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let fits = |k: &str| {
+        (1..=64).contains(&k.len()) && k.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+    };
+    for (n, t) in body.get("tools")?.as_array()?.iter().enumerate() {
+        let schema = &t["input_schema"];
+        let keys = schema["properties"].as_object().into_iter().flat_map(|p| p.keys());
+        if keys.clone().any(|k| !fits(k)) {
+            return Some(format!("tools.{n}.custom.input_schema.properties: Property keys should match pattern '^[a-zA-Z0-9_.-]{{1,64}}$'"));
+        }
+        let mut found = Vec::new();
+        refs(schema, &mut found);
+        for r in found {
+            let resolved = r.strip_prefix('#').is_some_and(|p| schema.pointer(p).is_some());
+            if !resolved {
+                return Some(format!(
+                    "tools.{n}.custom.input_schema: JSON schema is invalid: reference {r:?} could not be resolved"
+                ));
+            }
+        }
+    }
+    None
+}
+
 fn anthropic_problem(body: &Value, msgs: &[Value]) -> Option<String> {
+    if let Some(problem) = anthropic_tool_problem(body) {
+        return Some(problem);
+    }
     let thinking = body.pointer("/thinking/type").and_then(Value::as_str) == Some("enabled");
     let has_tools = body.get("tools").is_some_and(|t| t.as_array().is_some_and(|a| !a.is_empty()));
     for (i, m) in msgs.iter().enumerate() {
