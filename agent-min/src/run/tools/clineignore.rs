@@ -237,7 +237,10 @@ fn expand_includes(root: &Path, text: &str) -> Result<String, String> {
         match line.trim().strip_prefix("!include ") {
             Some(file) => {
                 let left = MAX_RULES_BYTES.saturating_sub(out.len() as u64);
-                match trusted_file::read(&root.join(file.trim()), Links::Follow, left) {
+                // Node's `path.join(cwd, file)`: an absolute name is still under the workspace
+                // (Rust's `join` would replace the root with it).
+                let file = file.trim().trim_start_matches('/');
+                match trusted_file::read(&root.join(file), Links::Follow, left) {
                     Ok(bytes) => {
                         out.push('\n');
                         out.push_str(&String::from_utf8_lossy(&bytes));
@@ -566,6 +569,9 @@ mod tests {
         assert!(!ig.allows("debug/app.js"));
         assert!(!ig.allows("secret.txt"));
         assert!(ig.allows("app.js"));
+        // An absolute name is the workspace's file, as Node's `path.join` makes it.
+        std::fs::write(d.path().join(".clineignore"), "!include /.gitignore\n").unwrap();
+        assert!(!ClineIgnore::load(d.path()).allows("server.log"));
         std::fs::write(d.path().join(".clineignore"), "!include missing-file.txt").unwrap();
         assert!(ClineIgnore::load(d.path()).allows("regular-file.txt"));
         std::fs::write(d.path().join(".clineignore"), "!include non-existent.txt\n*.tmp").unwrap();
