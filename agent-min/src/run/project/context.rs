@@ -54,18 +54,20 @@ fn between<'a>(s: &'a str, after: &[&str], open: &str, close: &str) -> Option<(u
     Some((at, &s[start..end]))
 }
 
-/// The paths of the tool calls the model made that Cline's rule context counts: its first
-/// complete tool use per reply in the XML dialect, and in native mode every call kept in the
-/// reply's parts that was put to the tools (answered with its result, or not yet) — not one
-/// answered with `toolAlreadyUsed` or skipped after a refusal: those never ran, and Cline asks
-/// about none of them. `asked_reads`: whether a read outside the workspace is asked about (not
-/// under `--yolo`).
+/// The paths of the tool calls the model made that Cline's rule context counts: every call that
+/// was put to the tools (Cline asks about or reports each one, its parallel tool calling on by
+/// default) — in the XML dialect each complete tool use of a reply but the last ones its next
+/// message says were skipped (after a refusal, or with one tool per reply), in native mode every
+/// call kept in the reply's parts that was answered with its result, or not yet answered — not
+/// one answered with `toolAlreadyUsed` or skipped after a refusal: those never ran, and Cline
+/// asks about none of them. `asked_reads`: whether a read outside the workspace is asked about
+/// (not under `--yolo`).
 pub(super) fn tool_paths(messages: &[Message], root: &Path, asked_reads: bool) -> Vec<String> {
     let ws = Workspace::new(root).ok();
     let mut paths = Vec::new();
-    for m in messages.iter().filter(|m| m.role == Role::Assistant) {
+    for (i, m) in messages.iter().enumerate().filter(|(_, m)| m.role == Role::Assistant) {
         let parsed = parser_core::parse(&m.content);
-        let first = parsed.iter().find_map(|b| match b {
+        let complete = parsed.iter().filter_map(|b| match b {
             parser_core::Block::ToolUse(t) if !t.partial => {
                 // Only the params read here: this runs on every request, over the whole
                 // history, and must not copy every write's content.
@@ -77,13 +79,24 @@ pub(super) fn tool_paths(messages: &[Message], root: &Path, asked_reads: bool) -
             }
             _ => None,
         });
+        let xml: Vec<Call> = complete.collect();
+        let skipped = messages.get(i + 1).map_or(0, |next| skipped_calls(&next.content));
+        let ran = xml.len().saturating_sub(skipped);
         let native = m.tool_uses().filter(|t| t.answer.as_deref().is_none_or(crate::run::tools::was_run));
-        let calls = first.into_iter().chain(native.map(|t| Call::from_input(&t.name, &t.input)));
+        let calls = xml.into_iter().take(ran).chain(native.map(|t| Call::from_input(&t.name, &t.input)));
         for call in calls {
             paths.extend(call_paths(&call, ws.as_ref(), asked_reads));
         }
     }
     paths
+}
+
+/// How many of a reply's calls the results in `next` (the user message after it) say were not
+/// run: the last ones, each skipped after a refusal or refused as a further tool of the reply.
+fn skipped_calls(next: &str) -> usize {
+    let already = crate::run::prompt::tool_already_used("");
+    let already = &already["Tool [".len()..];
+    next.matches(crate::run::prompt::SKIPPED_AFTER_REJECTION).count() + next.matches(already).count()
 }
 
 /// The paths of one call that count. Cline asks about every edit under its default settings

@@ -220,6 +220,14 @@ mod tests {
         assert!(s.contains(".clinerules/all.md\nAlways.") && !s.contains("Web rule."), "{s}");
         history.push(msg(Role::Assistant, "<replace_in_file>\n<path>web/app.ts</path>\n</replace_in_file>"));
         assert!(p.system_prompt("BASE\n", &history, &mut term).contains(".clinerules/web.md\nWeb rule."));
+        // Every call of an XML reply runs (Cline's parallel tool calling, on by default), so
+        // an edit after a read counts too — but not one its results say was skipped.
+        let mut later = history[..1].to_vec();
+        let read_then_edit = "<read_file>\n<path>README.md</path>\n</read_file>\n<replace_in_file>\n<path>web/app.ts</path>\n</replace_in_file>";
+        later.push(msg(Role::Assistant, read_then_edit));
+        assert!(p.system_prompt("BASE\n", &later, &mut term).contains("Web rule."));
+        later.push(msg(Role::User, "[read_file for 'README.md'] Result:\nThe user denied this operation.\n\nSkipping tool due to user rejecting a previous tool. [replace_in_file for 'web/app.ts']"));
+        assert!(!p.system_prompt("BASE\n", &later, &mut term).contains("Web rule."));
         // Named by the person in the task: active from the first request.
         let named = vec![msg(Role::User, "<task>\nfix web/app.ts\n</task>")];
         assert!(p.system_prompt("BASE\n", &named, &mut term).contains("Web rule."));
