@@ -1598,7 +1598,17 @@ impl Task {
             self.notice(NoticeKind::ToolCallRecovered, &text);
         }
         let Some(hint) = self.settings.dialect.tools_ignored_hint() else { return };
-        let native_call = !reply.calls.is_empty() && !reply.recovered || reply.invalid_call.is_some();
+        // The providers' own APIs never drop `tools`: there a reply without a call is the model's
+        // choice, answered as Cline answers it, and `--tool-calls xml` would be bad advice.
+        let own_api = ["https://api.anthropic.com", "https://api.openai.com"]
+            .iter()
+            .any(|u| self.around.meta.base_url.trim_end_matches('/').starts_with(u));
+        if own_api {
+            return;
+        }
+        // A call cut at the token limit, or one the reply made invalid, was still made natively.
+        let native_call = reply.parts.iter().any(|p| matches!(p, Part::ToolUse(_))) && !reply.recovered
+            || reply.invalid_call.is_some();
         self.without_native_call = if native_call { 0 } else { self.without_native_call.saturating_add(1) };
         if self.without_native_call == 2 {
             self.notice(NoticeKind::ToolsIgnored, hint);

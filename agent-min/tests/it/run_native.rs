@@ -482,6 +482,37 @@ fn an_interleaved_replys_thinking_goes_back_where_it_stood() {
     assert_eq!(saved["messages"][1]["content"], "\nReading both.\nBoth asked.");
 }
 
+/// Two replies whose native calls the token limit cut are still native calls: the person is
+/// not told the server may be ignoring `tools` (and to try `--tool-calls xml`).
+#[test]
+fn calls_cut_at_the_token_limit_do_not_count_as_tools_ignored() {
+    let ws = tempfile::tempdir().unwrap();
+    let cut = |id| {
+        native::anthropic(
+            AnthropicReply {
+                calls: vec![call(id, "write_to_file", &[r#"{"absolutePath":"big.txt","content":"lots of"#])],
+                stop: Some("max_tokens"),
+                ..Default::default()
+            },
+            5,
+        )
+    };
+    let server = Server::start(vec![
+        cut("toolu_1"),
+        cut("toolu_2"),
+        reply(vec![call("toolu_3", "attempt_completion", &[r#"{"result":"ok"}"#])]),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["--json", "--yolo", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let notices: Vec<String> = events::of(&events::parse(&r.stdout), "notice")
+        .iter()
+        .map(|n| n["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(notices.iter().filter(|k| *k == "cut_off").count(), 2, "{notices:?}");
+    assert!(!notices.iter().any(|k| k == "tools_ignored"), "{notices:?}");
+}
+
 #[test]
 fn a_call_cut_at_the_token_limit_still_gets_its_result() {
     let ws = tempfile::tempdir().unwrap();
