@@ -263,6 +263,8 @@ fn cline_cli_hint(arg: &lexopt::Arg) -> &'static str {
         Long("id") => "to go on with a saved task: agent-min resume ID; ",
         Short('k') | Long("key") => "the key is read from the provider's variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, OLLAMA_API_KEY), never from the command line; ",
         Long("acp") => "for editors: agent-min acp; ",
+        Short('c') => "the working directory is -C DIR or --cwd DIR here; ",
+        Short('a') | Long("act") => "agent-min always acts (there is no plan mode to leave): drop it; ",
         _ => "",
     }
 }
@@ -446,7 +448,10 @@ fn seconds(p: &mut lexopt::Parser, flag: &str) -> Result<f64, String> {
 
 /// The declared providers' names, as a sentence lists them ("a, b or c").
 fn provider_names() -> String {
-    let names: Vec<&str> = crate::run::llm::providers::registry::PROVIDERS.iter().map(|d| d.name).collect();
+    use crate::run::llm::providers::registry::{NATIVE_OPENAI, PROVIDERS};
+    // `openai-native` (Cline's handler for OpenAI's own API) is named too: it is not `openai`'s
+    // plain alias, it asks the Responses API for the models Cline asks it for.
+    let names: Vec<&str> = PROVIDERS.iter().map(|d| d.name).chain([NATIVE_OPENAI]).collect();
     match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
         _ => names.join(""),
@@ -590,6 +595,10 @@ mod tests {
         assert!(parse(args(&["-p", "t"])).unwrap_err().contains("no plan mode"));
         assert!(parse(args(&["--id", "x"])).unwrap_err().contains("agent-min resume ID"));
         assert!(parse(args(&["-k", "sk-x", "t"])).unwrap_err().contains("never from the command line"));
+        assert!(parse(args(&["-c", "/tmp", "t"])).unwrap_err().contains("-C DIR or --cwd DIR"));
+        assert!(parse(args(&["--act", "t"])).unwrap_err().contains("agent-min always acts"));
+        let e = parse(args(&["--provider", "gemini"])).unwrap_err();
+        assert!(e.ends_with("use --provider anthropic, openai, openrouter, ollama or openai-native"), "{e}");
     }
 
     #[test]
