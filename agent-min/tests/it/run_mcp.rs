@@ -600,46 +600,64 @@ fn sse_server(port: u16) -> std::process::Child {
     py_server("sse", port, None)
 }
 
-#[test]
-fn an_sse_server_restarted_during_the_task_is_connected_again() {
-    // Its stream ends with the old process: the next call finds it closed, and the hub
-    // connects again (once), as for a stdio server that died; the call after that works.
+/// A server restarted between two calls (a redeploy) no longer knows the session: over SSE its
+/// stream has ended, over streamable HTTP it answers the old `Mcp-Session-Id` with a 404. The
+/// request was not processed, so a new session is made and it goes again — the
+/// specification's "MUST start a new session" — without counting as a crash: twice in a task,
+/// and the server is still there (it was lost for the task at the second, its one restart used).
+fn a_server_restarted_between_calls_gets_a_new_session(mode: &str) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut py = sse_server(port);
+    let mut py = py_server(mode, port, None);
     let ws = tempfile::tempdir().unwrap();
     let cfg_dir = tempfile::tempdir().unwrap();
-    let cfg = settings(cfg_dir.path(), json!({"web": {"url": format!("http://127.0.0.1:{port}/sse")}}));
-    let (second, gate) = gated(anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 4}"#)));
+    let web = match mode {
+        "sse" => json!({"url": format!("http://127.0.0.1:{port}/sse")}),
+        _ => json!({"type": "streamableHttp", "url": format!("http://127.0.0.1:{port}/mcp")}),
+    };
+    let cfg = settings(cfg_dir.path(), json!({ "web": web }));
+    let (second, gate2) = gated(anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 4}"#)));
+    let (third, gate3) = gated(anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 5}"#)));
     let server = Server::start(vec![
         anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 3}"#)),
         second,
-        anthropic(&use_mcp("web", "zz_last_page", r#"{"x": 5}"#)),
+        third,
         anthropic(&completion("done")),
     ]);
     let base = anthropic_args(&server);
     let state = tempfile::tempdir().unwrap();
-    let args = args_with(&base, &["--mcp-config", &cfg, "--json", "--no-save", "over sse"]);
+    let args = args_with(&base, &["--mcp-config", &cfg, "--json", "--no-save", "over http"]);
     let child = agent_cmd("run", ws.path(), &args, &[], state.path()).stdin(Stdio::null()).spawn().unwrap();
-    // While the model's second answer is held: the server restarts (a new process, no sessions).
-    server.wait_for_requests(2, LIMIT);
-    let _ = py.kill();
-    let _ = py.wait();
-    let mut py = sse_server(port);
-    gate.open();
+    // While the model's next answer is held: the server restarts (a new process, no sessions).
+    for (n, gate) in [(2, gate2), (3, gate3)] {
+        server.wait_for_requests(n, LIMIT);
+        let _ = py.kill();
+        let _ = py.wait();
+        py = py_server(mode, port, None);
+        gate.open();
+    }
     let r = wait_limited(child, LIMIT);
     let _ = py.kill();
     let _ = py.wait();
     assert_eq!(r.code, Some(0), "{}", r.all());
     let reqs = server.requests();
-    assert!(reqs[1].last_user().contains("last page 3"), "{}", reqs[1].last_user());
-    let r2 = reqs[2].last_user();
-    assert!(r2.contains("MCP error -32000: Connection closed") && r2.contains("It has been restarted"), "{r2}");
-    let r3 = reqs[3].last_user();
-    assert!(r3.starts_with("[use_mcp_tool for 'web'] Result:\nlast page 5"), "{r3}");
+    for (n, page) in [(1, 3), (2, 4), (3, 5)] {
+        let said = reqs[n].last_user();
+        assert!(said.starts_with(&format!("[use_mcp_tool for 'web'] Result:\nlast page {page}")), "{mode}: {said}");
+    }
     let events = common::events::parse(&r.stdout);
     let kinds: Vec<&str> =
         events.iter().filter(|e| e["type"] == "mcp_server").map(|e| e["event"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["started", "crashed", "restarted", "stopped"], "{kinds:?}");
+    assert_eq!(kinds, ["started", "stopped"], "{mode}: {kinds:?}");
+}
+
+#[test]
+fn an_sse_server_restarted_between_calls_gets_a_new_session() {
+    a_server_restarted_between_calls_gets_a_new_session("sse");
+}
+
+#[test]
+fn a_streamable_http_server_restarted_between_calls_gets_a_new_session() {
+    a_server_restarted_between_calls_gets_a_new_session("streamable-http");
 }
 
 #[test]
@@ -1461,4 +1479,33 @@ fn an_mcp_tools_image_reaches_a_model_that_takes_images() {
             assert!(images.is_empty(), "{content}");
         }
     }
+}
+
+/// A server that never answers `initialize`: the start gives up at its timeout without
+/// cancelling it ("The `initialize` request MUST NOT be cancelled by clients"; an HTTP server
+/// with no session yet answers such a cancel with a 400). The server logs every line it gets
+/// until its stdin closes (SIGTERM ignored, so that what was sent before the stop is read).
+#[test]
+fn an_initialize_given_up_is_not_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("got.log");
+    let script = dir.path().join("mute.py");
+    std::fs::write(
+        &script,
+        format!(
+            "import signal, sys\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwith open({:?}, 'a') as f:\n    for line in sys.stdin:\n        f.write(line)\n        f.flush()\n    f.write('EOF\\n')\n",
+            log.display().to_string()
+        ),
+    )
+    .unwrap();
+    let cfg = settings(
+        dir.path(),
+        json!({"mute": {"command": "python3", "args": [script.display().to_string()], "startupTimeout": 1}}),
+    );
+    let r = run_cmd("mcp", dir.path(), &["list", "--mcp-config", &cfg], &[], LIMIT);
+    assert!(r.stdout.contains("mute") && !r.stdout.contains("[connected]"), "{}", r.all());
+    wait_for("the server's stdin to close", || std::fs::read_to_string(&log).is_ok_and(|l| l.ends_with("EOF\n")));
+    let got = std::fs::read_to_string(&log).unwrap();
+    assert!(got.contains("\"initialize\""), "{got}");
+    assert!(!got.contains("notifications/cancelled"), "{got}");
 }

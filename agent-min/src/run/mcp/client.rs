@@ -50,6 +50,9 @@ pub(crate) struct Client {
     next_id: u64,
     /// A `notifications/tools/list_changed` arrived since the last look.
     pub tools_changed: bool,
+    /// The handshake is done: before it, a request given up is not cancelled ("The
+    /// `initialize` request MUST NOT be cancelled by clients").
+    initialized: bool,
 }
 
 /// Why a request ends before its answer: the editor cancelled the turn, or the `--timeout`
@@ -67,7 +70,7 @@ fn turn_stopped() -> Option<&'static str> {
 impl Client {
     /// Performs the handshake: `initialize`, then `notifications/initialized`.
     pub(crate) fn connect(transport: Box<dyn Transport>, timeout: Duration) -> Result<Client, McpError> {
-        let mut c = Client { transport, next_id: 0, tools_changed: false };
+        let mut c = Client { transport, next_id: 0, tools_changed: false, initialized: false };
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
@@ -83,6 +86,7 @@ impl Client {
         }
         c.transport.negotiated(version);
         c.transport.send(&jsonrpc::notification("notifications/initialized", None), Instant::now() + timeout)?;
+        c.initialized = true;
         Ok(c)
     }
 
@@ -146,9 +150,11 @@ impl Client {
     /// Tells the server request `id` is given up (`notifications/cancelled`, with `reason`);
     /// the error a stopped turn's call ends with.
     fn given_up(&mut self, id: u64, reason: &str) -> McpError {
-        let cancel = json!({"requestId": id, "reason": reason});
-        let soon = Instant::now() + Duration::from_secs(2);
-        let _ = self.transport.send(&jsonrpc::notification("notifications/cancelled", Some(cancel)), soon);
+        if self.initialized {
+            let cancel = json!({"requestId": id, "reason": reason});
+            let soon = Instant::now() + Duration::from_secs(2);
+            let _ = self.transport.send(&jsonrpc::notification("notifications/cancelled", Some(cancel)), soon);
+        }
         McpError::Transport(reason.to_string())
     }
 

@@ -140,7 +140,7 @@ impl HttpTransport {
         }
         if resp.status == 404 && self.session.is_some() {
             resp.abort();
-            return Err(McpError::Closed("the server ended the session (HTTP 404)".into()));
+            return Err(McpError::Expired("the server ended the session (HTTP 404)".into()));
         }
         if resp.status == 202 || resp.status == 204 {
             resp.abort();

@@ -257,7 +257,23 @@ impl Hub {
             }
             State::Failed(why) => return Err(plain(format!("Server \"{name}\" is not connected: {why}"))),
         };
-        let result = f(&mut conn.client);
+        let mut result = f(&mut conn.client);
+        if let Err(McpError::Expired(how)) = &result {
+            // The request was not processed: a new session, and the request once more (Cline's
+            // transport reconnects too). Not a crash: the server's one restart is kept.
+            let how = how.clone();
+            let wait = s.cfg.startup_timeout.unwrap_or(self.wait);
+            let renewed = open(&s.cfg).map_err(|e| e.to_string()).and_then(|t| connect(t, Instant::now() + wait, wait));
+            result = match renewed {
+                Ok(fresh) => {
+                    let changed = fresh.tools != conn.tools;
+                    **conn = fresh;
+                    self.changed |= changed;
+                    f(&mut conn.client)
+                }
+                Err(e) => Err(McpError::Closed(format!("{how}, and a new session could not be made: {e}"))),
+            };
+        }
         if conn.client.tools_changed {
             conn.client.tools_changed = false;
             let by = Instant::now() + LIST_TIMEOUT;

@@ -21,6 +21,10 @@ pub(crate) enum McpError {
     },
     /// Could not talk to it at all (spawn failed, HTTP error, a broken reply).
     Transport(String),
+    /// The server no longer knows the session (HTTP 404 to its id, or the event stream of an
+    /// SSE server ended before the request went out): the request was not processed, and a
+    /// new session may be made for it (the specification's "MUST start a new session").
+    Expired(String),
 }
 
 impl McpError {}
@@ -32,6 +36,7 @@ impl std::fmt::Display for McpError {
             McpError::Closed(_) => write!(f, "MCP error -32000: Connection closed"),
             McpError::Rpc { code, message } => write!(f, "MCP error {code}: {message}"),
             McpError::Transport(m) => write!(f, "{m}"),
+            McpError::Expired(why) => write!(f, "MCP error -32000: Connection closed ({why})"),
         }
     }
 }

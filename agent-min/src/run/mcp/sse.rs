@@ -98,7 +98,8 @@ impl SseTransport {
                 }
             }
             if let Some(why) = &self.ended {
-                return Err(McpError::Closed(why.clone()));
+                // Before anything was sent: nothing of the request reached the server.
+                return Err(McpError::Expired(why.clone()));
             }
         }
         Ok(())
@@ -278,7 +279,7 @@ impl Transport for SseTransport {
         if !(200..300).contains(&status) {
             let text = String::from_utf8_lossy(&body).trim().to_string();
             if status == 404 {
-                return Err(McpError::Closed(format!("the server does not know the session (HTTP 404: {text})")));
+                return Err(McpError::Expired(format!("the server does not know the session (HTTP 404: {text})")));
             }
             return Err(McpError::Transport(format!("Error POSTing to endpoint (HTTP {status}): {text}")));
         }
