@@ -595,11 +595,6 @@ fn py_server(mode: &str, port: u16, pidfile: Option<&Path>) -> std::process::Chi
     py
 }
 
-/// The Python SDK server over SSE on `port`.
-fn sse_server(port: u16) -> std::process::Child {
-    py_server("sse", port, None)
-}
-
 /// A server restarted between two calls (a redeploy) no longer knows the session: over SSE its
 /// stream has ended, over streamable HTTP it answers the old `Mcp-Session-Id` with a 404. The
 /// request was not processed, so a new session is made and it goes again — the
