@@ -1504,3 +1504,45 @@ fn an_initialize_given_up_is_not_cancelled() {
     assert!(got.contains("\"initialize\""), "{got}");
     assert!(!got.contains("notifications/cancelled"), "{got}");
 }
+
+/// An answer line over the 16 MiB agent-min reads from a stdio server is said at once (it was
+/// dropped, and the call waited out its whole timeout to be told "Request timed out"); the
+/// server's next answer is read as usual.
+#[test]
+fn a_stdio_answer_over_the_line_limit_fails_its_call_at_once() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let mut big = raw_server(
+        cfg_dir.path(),
+        "big",
+        r#"CAPS = {"tools": {}}
+def answer(method, params):
+    if method == "tools/list":
+        return {"tools": [{"name": "dump", "description": "d", "inputSchema": {"type": "object"}}]}
+    if method == "tools/call":
+        size = params["arguments"].get("mib", 0) << 20
+        return {"content": [{"type": "text", "text": "x" * size + "small answer"}]}
+    return {}
+"#,
+    );
+    big["timeout"] = json!(3600);
+    let cfg = settings(cfg_dir.path(), json!({ "big": big }));
+    let server = Server::start(vec![
+        anthropic(&use_mcp("big", "dump", r#"{"mib": 17}"#)),
+        anthropic(&use_mcp("big", "dump", r#"{"mib": 0}"#)),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "--yolo", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let r1 = reqs[1].last_user();
+    assert!(
+        r1.starts_with(
+            "[use_mcp_tool for 'big'] Result:\nError executing MCP tool: the server sent a message larger than 16 MiB"
+        ),
+        "{r1}"
+    );
+    let r2 = reqs[2].last_user();
+    assert!(r2.starts_with("[use_mcp_tool for 'big'] Result:\nsmall answer"), "{r2}");
+}

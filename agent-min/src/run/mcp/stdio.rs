@@ -40,6 +40,8 @@ const GRACE: Duration = Duration::from_millis(500);
 enum Line {
     Message(Value),
     Garbage,
+    /// A line past [`MAX_LINE`], dropped unread.
+    TooLong,
     Eof,
 }
 
@@ -178,7 +180,7 @@ fn read_lines(stdout: impl Read, tx: mpsc::SyncSender<Line>) {
                     Ok(_) => {}
                 }
             }
-            if tx.send(Line::Garbage).is_err() {
+            if tx.send(Line::TooLong).is_err() {
                 return;
             }
             continue;
@@ -258,6 +260,14 @@ impl Transport for StdioTransport {
             match self.lines.recv_timeout(left) {
                 Ok(Line::Message(v)) => return Ok(v),
                 Ok(Line::Garbage) => self.garbage += 1,
+                // Most likely the answer waited for: said now, not at the timeout as "Request
+                // timed out" (as the HTTP transports say their limit).
+                Ok(Line::TooLong) => {
+                    return Err(McpError::Transport(format!(
+                        "the server sent a message larger than {} MiB, the most agent-min reads (most likely this call's answer); it was dropped",
+                        MAX_LINE >> 20
+                    )))
+                }
                 Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => self.exited = true,
                 Err(RecvTimeoutError::Timeout) => return Err(McpError::Timeout),
             }
