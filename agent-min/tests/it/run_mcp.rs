@@ -1546,3 +1546,52 @@ def answer(method, params):
     let r2 = reqs[2].last_user();
     assert!(r2.starts_with("[use_mcp_tool for 'big'] Result:\nsmall answer"), "{r2}");
 }
+
+/// A server that announces its tools later, while nothing calls it (`tools/list_changed` sent
+/// between requests): the next request offers them. The notification sat unread until the
+/// server was next called, so a tool it added was never offered.
+#[test]
+fn tools_a_server_announces_while_idle_reach_the_next_request() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let go = cfg_dir.path().join("go");
+    let sent = cfg_dir.path().join("sent");
+    let body = format!(
+        r#"import os, threading
+CAPS = {{"tools": {{"listChanged": True}}}}
+late = []
+def watch():
+    while not os.path.exists({go:?}):
+        time.sleep(0.02)
+    late.append({{"name": "late_tool", "description": "Added later", "inputSchema": {{"type": "object"}}}})
+    print(json.dumps({{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}}), flush=True)
+    open({sent:?}, "w").close()
+threading.Thread(target=watch, daemon=True).start()
+def answer(method, params):
+    if method == "tools/list":
+        return {{"tools": [{{"name": "early_tool", "description": "There from the start", "inputSchema": {{"type": "object"}}}}] + late}}
+    return {{}}
+"#,
+        go = go.display().to_string(),
+        sent = sent.display().to_string()
+    );
+    let later = raw_server(cfg_dir.path(), "later", &body);
+    let cfg = settings(cfg_dir.path(), json!({ "later": later }));
+    let (first, gate) = gated(anthropic(&tool("list_files", &[("path", ".")])));
+    let server = Server::start(vec![first, anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--mcp-config", &cfg, "--yolo", "--no-save", "t"]);
+    let state = tempfile::tempdir().unwrap();
+    let child = agent_cmd("run", ws.path(), &args, &[], state.path()).stdin(Stdio::null()).spawn().unwrap();
+    // While the first reply is held: the server adds its tool and says so.
+    server.wait_for_requests(1, LIMIT);
+    std::fs::write(&go, "").unwrap();
+    wait_for("the server's notification", || sent.exists());
+    gate.open();
+    let r = wait_limited(child, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let system = |n: usize| reqs[n].body["system"][0]["text"].as_str().unwrap().to_string();
+    assert!(system(0).contains("early_tool") && !system(0).contains("late_tool"), "{}", system(0));
+    assert!(system(1).contains("- late_tool: Added later"), "{}", system(1));
+}

@@ -45,6 +45,12 @@ fn identity(item: &Value) -> String {
 }
 
 /// A connected session.
+/// Most messages read from a server between requests, before each request.
+const MAX_IDLE: usize = 64;
+
+/// How long an answer to a server's request made between ours may take to send.
+const IDLE_ANSWER: Duration = Duration::from_secs(2);
+
 pub(crate) struct Client {
     transport: Box<dyn Transport>,
     next_id: u64,
@@ -143,6 +149,22 @@ impl Client {
             if Instant::now() >= deadline {
                 self.given_up(id, TIMED_OUT);
                 return Err(McpError::Timeout);
+            }
+        }
+    }
+
+    /// Reads what the server sent while no request waited for it (at most [`MAX_IDLE`]
+    /// messages, none waited for): a `notifications/tools/list_changed` is noted, a request of
+    /// the server's (a ping) answered, anything else (a late answer) dropped.
+    pub(crate) fn poll(&mut self) {
+        for _ in 0..MAX_IDLE {
+            let Ok(msg) = self.transport.recv(Instant::now()) else { return };
+            match jsonrpc::classify(&msg) {
+                Incoming::Notification(m) => self.tools_changed |= m == "notifications/tools/list_changed",
+                Incoming::Request { id, method } => {
+                    let _ = self.transport.send(&jsonrpc::answer(&id, &method), Instant::now() + IDLE_ANSWER);
+                }
+                Incoming::Response { .. } | Incoming::Invalid => {}
             }
         }
     }

@@ -274,14 +274,7 @@ impl Hub {
                 Err(e) => Err(McpError::Closed(format!("{how}, and a new session could not be made: {e}"))),
             };
         }
-        if conn.client.tools_changed {
-            conn.client.tools_changed = false;
-            let by = Instant::now() + LIST_TIMEOUT;
-            if let Ok(tools) = conn.client.list_all("tools/list", "tools", LIST_TIMEOUT, by) {
-                conn.tools = tools;
-                self.changed = true;
-            }
-        }
+        self.changed |= relist_if_changed(conn);
         match result {
             Ok(v) => Ok(v),
             Err(e @ McpError::Closed(_)) => {
@@ -290,6 +283,18 @@ impl Hub {
                 Err(CallError { message: e.to_string(), note: Some(note) })
             }
             Err(e) => Err(plain(e.to_string())),
+        }
+    }
+
+    /// Before a request: what each server said while no call waited (its `tools/list_changed`
+    /// sat in the pipe until the server was next called, and a server that announced its tools
+    /// later never had them offered); a server whose tools changed is listed again.
+    pub(crate) fn poll(&mut self) {
+        for s in &mut self.servers {
+            if let State::Connected(conn) = &mut s.state {
+                conn.client.poll();
+                self.changed |= relist_if_changed(conn);
+            }
         }
     }
 
@@ -400,12 +405,30 @@ fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result
     };
     // Cline treats a failed list as empty (`fetchToolsList` too: the server stays connected,
     // its resources usable, without tools).
+    // A change said while the tools are listed or after is kept: the next look lists them again
+    // (it was cleared after the other lists, and a change said meanwhile was lost).
+    client.tools_changed = false;
     let tools = list(&mut client, "tools/list", "tools").unwrap_or_default();
     let resources = list(&mut client, "resources/list", "resources").unwrap_or_default();
     let templates = list(&mut client, "resources/templates/list", "resourceTemplates").unwrap_or_default();
     let prompts = list(&mut client, "prompts/list", "prompts").unwrap_or_default();
-    client.tools_changed = false;
     Ok(Conn { client, tools, resources, templates, prompts, garbage_told: 0 })
+}
+
+/// Lists `conn`'s tools again if the server said they changed; whether they were listed.
+fn relist_if_changed(conn: &mut Conn) -> bool {
+    if !conn.client.tools_changed {
+        return false;
+    }
+    conn.client.tools_changed = false;
+    let by = Instant::now() + LIST_TIMEOUT;
+    match conn.client.list_all("tools/list", "tools", LIST_TIMEOUT, by) {
+        Ok(tools) => {
+            conn.tools = tools;
+            true
+        }
+        Err(_) => false,
+    }
 }
 
 fn server_event(events: &mut Events, s: &Server, event: McpServerEvent) {

@@ -154,9 +154,11 @@ pub(crate) fn insert_xml(prompt: &mut String, hub: &mut Hub, task_progress: bool
     hub.shown_section = section;
 }
 
-/// Before a request: if what the servers offer changed (`notifications/tools/list_changed`, a
-/// server died or came back), the prompt's servers section is replaced by the current one.
+/// Before a request: what the servers said since is read ([`Hub::poll`]); if what they offer
+/// changed (`notifications/tools/list_changed`, a server died or came back), the prompt's
+/// servers section is replaced by the current one.
 pub(crate) fn update(prompt: &mut String, hub: &mut Hub) {
+    hub.poll();
     if !hub.take_changed() || hub.shown_section.is_empty() {
         return;
     }
