@@ -40,9 +40,11 @@ fn updates_of(root: &Path, messages: &[Message]) -> Vec<SessionUpdate> {
                     out.push(SessionUpdate::AgentMessageChunk(chunk(m.content.trim())));
                 }
                 for t in m.tool_uses() {
-                    // Read as it ran (`path || absolutePath`, `response` for `result`).
-                    let read = Call::from_input(&t.name, &t.input);
-                    call(&mut out, root, &mut calls, &t.name, &read.shown_params().into_iter().collect());
+                    // Read as it ran (`path || absolutePath`, `response` for `result`; an MCP
+                    // tool's function as the `use_mcp_tool` it ran as, shown as live).
+                    let read = crate::run::native::mcp_call::to_call(&t.name, &t.input)
+                        .unwrap_or_else(|| Call::from_input(&t.name, &t.input));
+                    call(&mut out, root, &mut calls, &read.name, &read.shown_params().into_iter().collect());
                 }
             }
             Role::Assistant => {
@@ -149,5 +151,27 @@ mod tests {
         assert_eq!(shown[1], "text: explained");
         assert_eq!(shown[2], "text: Listing.");
         assert!(shown[3].starts_with("call: "), "{shown:?}");
+    }
+
+    #[test]
+    fn a_native_mcp_call_is_shown_as_it_was_live() {
+        use crate::run::llm::{Part, ToolUsePart};
+        let uid = crate::run::mcp::native::server_key("history-test-search");
+        let mut m = Message::assistant("");
+        m.parts = vec![Part::ToolUse(ToolUsePart {
+            id: "toolu_1".into(),
+            name: format!("{uid}0mcp0search"),
+            input: r#"{"q":"x"}"#.into(),
+            answer: None,
+            extra: None,
+        })];
+        let titles: Vec<String> = updates_of(Path::new("/w"), &[m])
+            .into_iter()
+            .filter_map(|u| match u {
+                SessionUpdate::ToolCall(t) => Some(t.title),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(titles, ["search (history-test-search)"]);
     }
 }
