@@ -186,9 +186,13 @@ fn with_config(args: Vec<OsString>, file: Option<PathBuf>) -> Result<Vec<OsStrin
             _ => Ok(args),
         };
     };
-    // An option that takes no value parses alone and leaves no task.
-    let is_switch = |flag: &str| parse_with(vec![format!("--{flag}").into()], false).is_ok_and(|o| o.task.is_none());
-    let from_file = crate::run::config::arguments(&file, profile.as_deref(), &is_switch)?;
+    // A value the option leaves unread becomes the task (`--yolo false`; `--auto-approve` and
+    // `--thinking` read a value only when it is one of theirs).
+    let refuses = |flag: &str, value: &str| {
+        let given = vec![format!("--{flag}").into(), value.into()];
+        parse_with(given, false).is_ok_and(|o| o.task.as_deref() == Some(value))
+    };
+    let from_file = crate::run::config::arguments(&file, profile.as_deref(), &refuses)?;
     match parse_with(from_file.clone(), false) {
         Err(e) => return Err(format!("in the config file {}: {e}", file.display())),
         Ok(o) if o.task.is_some() => {

@@ -31,12 +31,13 @@ pub(crate) fn default_path() -> Option<PathBuf> {
 /// The arguments the config file at `path` stands for, with profile `profile` (or the file's
 /// own `profile` key) applied over its top level. A missing file is no arguments; a file that
 /// does not parse, an unknown profile or a value of the wrong kind is an error naming the file
-/// and the key. `is_switch` says whether an option takes no value (`--yolo`): such a key must
-/// be `true` or `false`, since a string given to it would become the task.
+/// and the key. `refuses(flag, value)` says whether the option leaves `value` unread (`--yolo`
+/// takes none; `--auto-approve` takes `true` or `false` only): such a key must be `true` or
+/// `false`, since the value would become the task.
 pub(crate) fn arguments(
     path: &Path,
     profile: Option<&str>,
-    is_switch: &dyn Fn(&str) -> bool,
+    refuses: &dyn Fn(&str, &str) -> bool,
 ) -> Result<Vec<OsString>, String> {
     let shown = path.display();
     let text = match read_bounded(path) {
@@ -80,7 +81,7 @@ pub(crate) fn arguments(
     let folder = path.parent().unwrap_or(Path::new(""));
     let mut args = Vec::new();
     for (key, value, at) in merged {
-        push(&mut args, key, value, &at, folder, is_switch)?;
+        push(&mut args, key, value, &at, folder, refuses)?;
     }
     Ok(args)
 }
@@ -92,16 +93,22 @@ fn push(
     value: &toml::Value,
     at: &str,
     folder: &Path,
-    is_switch: &dyn Fn(&str) -> bool,
+    refuses: &dyn Fn(&str, &str) -> bool,
 ) -> Result<(), String> {
     let flag = key.replace('_', "-");
     if NOT_IN_THE_FILE.contains(&flag.as_str()) || flag.is_empty() || flag.starts_with('-') {
         return Err(format!("{at}: `{key}` cannot be set in the config file; give --{flag} on the command line"));
     }
     let long = OsString::from(format!("--{flag}"));
-    if !matches!(value, toml::Value::Boolean(_)) && is_switch(&flag) {
-        let given = value.as_str().map_or_else(|| format!("a {}", value.type_str()), |s| format!("{s:?}"));
-        return Err(format!("{at}: `{key}` is true or false, without quotes (it is {given})"));
+    let given = match value {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(n) => Some(n.to_string()),
+        toml::Value::Float(x) => Some(x.to_string()),
+        _ => None,
+    };
+    if let Some(given) = given.filter(|g| refuses(&flag, g)) {
+        let shown = value.as_str().map_or(given.clone(), |s| format!("{s:?}"));
+        return Err(format!("{at}: `{key}` is true or false, without quotes (it is {shown})"));
     }
     let path = |s: &str| -> OsString {
         match PATHS.contains(&flag.as_str()) && !s.is_empty() && Path::new(s).is_relative() {
@@ -149,7 +156,7 @@ mod tests {
 
     /// `arguments` with `yolo` the one switch.
     fn args(f: &Path, profile: Option<&str>) -> Result<Vec<OsString>, String> {
-        arguments(f, profile, &|flag| flag == "yolo")
+        arguments(f, profile, &|flag, _| flag == "yolo")
     }
 
     fn strings(a: &[OsString]) -> Vec<String> {

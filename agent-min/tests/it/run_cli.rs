@@ -484,6 +484,18 @@ fn a_config_files_quoted_switch_is_refused_and_its_paths_are_its_own() {
         r.stderr
     );
     assert!(server.requests().is_empty());
+    // An option whose value is optional takes its own values from the file, quoted or not.
+    std::fs::write(&file, "auto_approve = \"true\"\n").unwrap();
+    let r = run_piped(ws.path(), &["-P", "anthropic", "-m", "claude-test", "--no-save", "t"], &envs, b"");
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("Commands run sandboxed"), "auto_approve = \"true\" approves: {}", r.stderr);
+    std::fs::write(&file, "auto_approve = \"maybe\"\n").unwrap();
+    let r = run_piped(ws.path(), &["-P", "anthropic", "-m", "claude-test", "--no-save", "t"], &envs, b"");
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(r.stderr.contains("`auto_approve` is true or false, without quotes (it is \"maybe\")"), "{}", r.stderr);
+    let server = Server::start(vec![anthropic(&completion("ok"))]);
+    let url = server.anthropic_url();
+    let envs = [("XDG_CONFIG_HOME", cfg), ("ANTHROPIC_BASE_URL", url.as_str())];
     std::fs::write(&file, "rules = [\"team.md\"]\n").unwrap();
     std::fs::write(config.path().join("agent-min/team.md"), "Always answer in French.\n").unwrap();
     let r = run_piped(ws.path(), &["-P", "anthropic", "-m", "claude-test", "--no-save", "t"], &envs, b"");
