@@ -85,7 +85,8 @@ impl Dialect for Native {
         offer: super::Offer,
         term: &mut Term,
     ) {
-        let mut extra = crate::run::mcp::native::tool_specs(hub, cwd, term);
+        let strict_names = matches!(transport.provider(), "anthropic" | "openrouter");
+        let mut extra = crate::run::mcp::native::tool_specs(hub, cwd, term, strict_names);
         let mut builtin = definitions(family, cwd);
         if !offer.ask {
             builtin.retain(|d| d["function"]["name"] != "ask_followup_question");

@@ -73,7 +73,10 @@ fn uid(name: &str, salt: u64) -> String {
 /// any server is configured) and every connected server's tools. Tools whose function name the
 /// APIs would refuse are left out, each warned about once on `term`. `cwd` fills Cline's
 /// `{{CWD}}` placeholder, which its converter replaces in every description.
-pub(crate) fn tool_specs(hub: &mut Hub, cwd: &str, term: &mut Term) -> Vec<ToolSpec> {
+///
+/// `strict_names`: the request goes to an API that checks parameter names (Anthropic's, and
+/// OpenRouter's, which passes the tools on to Anthropic's and Google's).
+pub(crate) fn tool_specs(hub: &mut Hub, cwd: &str, term: &mut Term, strict_names: bool) -> Vec<ToolSpec> {
     if hub.is_empty() {
         return Vec::new();
     }
@@ -82,7 +85,7 @@ pub(crate) fn tool_specs(hub: &mut Hub, cwd: &str, term: &mut Term) -> Vec<ToolS
     for (cfg, conn) in hub.connected() {
         let uid = server_key(&cfg.name);
         for tool in &conn.tools {
-            match tool_spec(&cfg.name, &uid, tool, cwd) {
+            match tool_spec(&cfg.name, &uid, tool, cwd, strict_names) {
                 Ok(spec) => specs.push(spec),
                 Err(why) => refused.push(why),
             }
@@ -130,7 +133,7 @@ pub(crate) fn drop_task_progress(specs: &mut [ToolSpec]) {
 /// then `toolSpecFunctionDefinition` builds each schema: `type`, `description`, `items` for
 /// arrays, `properties` for objects, and every other key of the property (enum, format, …).
 /// `Err` says why the tool cannot be offered.
-fn tool_spec(server: &str, uid: &str, tool: &Value, cwd: &str) -> Result<ToolSpec, String> {
+fn tool_spec(server: &str, uid: &str, tool: &Value, cwd: &str, strict_names: bool) -> Result<ToolSpec, String> {
     let tool_name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
     let name = format!("{uid}{IDENTIFIER}{tool_name}");
     let valid = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
@@ -156,9 +159,9 @@ fn tool_spec(server: &str, uid: &str, tool: &Value, cwd: &str) -> Result<ToolSpe
         // Every key but these four overwrites the parameter's own (`name`, `required`, …).
         let name = prop.get("name").map_or_else(|| key.clone(), js_string);
         // Anthropic's API refuses every request that offers a tool with another property name
-        // (Cline sends it, and the task fails on its first request).
+        // (Cline sends it, and the task fails on its first request); OpenAI's takes it.
         let fits = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
-        if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(fits) {
+        if strict_names && (name.is_empty() || name.len() > MAX_NAME || !name.chars().all(fits)) {
             return Err(format!("MCP tool '{tool_name}' of server '{server}' is not offered as a native tool: its parameter '{name}' is not 1 to {MAX_NAME} characters of a-z, A-Z, 0-9, '_', '.' and '-', which the API checks; run with --tool-calls xml to use it"));
         }
         let is_required = prop.get("required").map_or(listed.contains(&key.as_str()), truthy);
@@ -275,7 +278,7 @@ mod tests {
                 "any": {"description": "Untyped"}
             }}
         });
-        let spec = tool_spec("srv", "cabcde", &tool, "/w").unwrap();
+        let spec = tool_spec("srv", "cabcde", &tool, "/w", true).unwrap();
         assert_eq!(spec.name, "cabcde0mcp0pick");
         assert_eq!(spec.description, "srv: Picks in /w");
         assert_eq!(
@@ -290,7 +293,7 @@ mod tests {
         );
         // `opts` has a `required` of its own, which Cline's copy makes the parameter's.
         assert_eq!(spec.required, ["choice", "opts"]);
-        let bare = tool_spec("srv", "cabcde", &json!({"name": "ping"}), "/w").unwrap();
+        let bare = tool_spec("srv", "cabcde", &json!({"name": "ping"}), "/w", true).unwrap();
         assert_eq!((bare.description.as_str(), bare.properties.len()), ("srv: ping", 0));
     }
 
@@ -305,7 +308,7 @@ mod tests {
             "box": {"$ref": "#/$defs/Box", "description": "Where"},
             "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null}
         }}});
-        let spec = tool_spec("srv", "cabcde", &tool, "/w").unwrap();
+        let spec = tool_spec("srv", "cabcde", &tool, "/w", true).unwrap();
         assert_eq!(
             Value::Object(spec.properties),
             json!({
@@ -320,19 +323,22 @@ mod tests {
     #[test]
     fn names_the_apis_refuse_are_left_out_with_the_reason() {
         let long = json!({"name": "x".repeat(MAX_NAME - 10)});
-        let why = tool_spec("srv", "cabcde", &long, "/w").unwrap_err();
+        let why = tool_spec("srv", "cabcde", &long, "/w", true).unwrap_err();
         assert!(why.contains("longer than 64 characters") && why.contains("--tool-calls xml"), "{why}");
         let fits = json!({"name": "x".repeat(MAX_NAME - 11)});
-        assert_eq!(tool_spec("srv", "cabcde", &fits, "/w").unwrap().name.len(), MAX_NAME);
-        let dotted = tool_spec("srv", "cabcde", &json!({"name": "github.create_issue"}), "/w").unwrap_err();
+        assert_eq!(tool_spec("srv", "cabcde", &fits, "/w", true).unwrap().name.len(), MAX_NAME);
+        let dotted = tool_spec("srv", "cabcde", &json!({"name": "github.create_issue"}), "/w", true).unwrap_err();
         assert!(dotted.contains("'github.create_issue'") && dotted.contains("a-z, A-Z, 0-9"), "{dotted}");
         // Parameter names Anthropic refuses (Twilio's `StartTime<`, `settings[include_credits]`).
         for bad in ["StartTime<", "settings[include_credits]", "", &"p".repeat(65)] {
             let tool = json!({"name": "t", "inputSchema": {"properties": {bad: {"type": "string"}}}});
-            let why = tool_spec("srv", "cabcde", &tool, "/w").unwrap_err();
+            let why = tool_spec("srv", "cabcde", &tool, "/w", true).unwrap_err();
             assert!(why.contains(&format!("its parameter '{bad}'")) && why.contains("--tool-calls xml"), "{why}");
         }
+        // OpenAI's API takes them.
+        let odd = json!({"name": "t", "inputSchema": {"properties": {"StartTime<": {"type": "string"}}}});
+        assert!(tool_spec("srv", "cabcde", &odd, "/w", false).is_ok());
         let fine = json!({"name": "t", "inputSchema": {"properties": {"a.b-c_D9": {}, &"p".repeat(64): {}}}});
-        assert_eq!(tool_spec("srv", "cabcde", &fine, "/w").unwrap().properties.len(), 2);
+        assert_eq!(tool_spec("srv", "cabcde", &fine, "/w", true).unwrap().properties.len(), 2);
     }
 }

@@ -459,7 +459,12 @@ impl Assembly {
             calls.push(Some(Part::ToolUse(ToolUsePart { id, name, input, answer, extra: c.extra.clone() })));
         }
         let details = (!self.details.is_empty()).then(|| Part::ReasoningDetails(std::mem::take(&mut self.details)));
-        let usual = self.in_usual_order();
+        // Only sealed thinking (Anthropic's, signed or redacted) must go back where it stood.
+        let sealed = self
+            .thinking
+            .iter()
+            .any(|p| matches!(p, Part::Thinking { signature: Some(_), .. } | Part::RedactedThinking { .. }));
+        let usual = !sealed || self.in_usual_order();
         let mut thinking = std::mem::take(&mut self.thinking).into_iter();
         let mut parts = Vec::new();
         if usual {

@@ -672,7 +672,13 @@ impl Store {
         };
         let has_echoes = s.messages.iter().flat_map(|m| &m.parts).any(echoes);
         let v = TaskFile {
-            version: if s.messages.iter().flat_map(|m| &m.parts).any(|p| matches!(p, Part::TextEnd(_))) {
+            version: if s
+                .messages
+                .iter()
+                .chain(s.cuts.iter().flat_map(|c| c.was.iter().map(|(_, m)| m)))
+                .flat_map(|m| &m.parts)
+                .any(|p| matches!(p, Part::TextEnd(_)))
+            {
                 VERSION
             } else if !s.file_context_warning.is_empty() {
                 VERSION_WITH_WARNING
@@ -1066,6 +1072,31 @@ mod tests {
         let (version, r) = save_bare(&store, &m, &[], None);
         assert_eq!(version, 1);
         assert!(r.file_context_warning.is_empty());
+    }
+
+    /// A reply's text marks round-trip as version 8 — also when only a cut of the context
+    /// window still holds the reply (an older agent-min would fail on the part there).
+    #[test]
+    fn text_marks_round_trip_as_version_8_also_in_a_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), None).unwrap();
+        let m = meta("20250101-000000-abcdef");
+        let mut reply = Message::assistant("ab");
+        reply.parts = vec![
+            Part::Thinking { text: "t".into(), signature: Some("S".into()) },
+            Part::TextEnd(1),
+            Part::RedactedThinking { data: "R".into() },
+            Part::TextEnd(2),
+        ];
+        let msgs = [Message::user("<task>t</task>"), reply.clone()];
+        store.save(&Snapshot { messages: &msgs, ..snapshot_of(&m) }).unwrap();
+        let raw: Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
+        assert_eq!(raw["version"], 8);
+        assert_eq!(store.load(&m.id).unwrap().messages[1].parts, reply.parts);
+        let cuts = [Undo { len: 1, removed: 0, was: vec![(1, reply)] }];
+        store.save(&Snapshot { messages: &msgs[..1], cuts: &cuts, ..snapshot_of(&m) }).unwrap();
+        let raw: Value = serde_json::from_str(&fs::read_to_string(store.path(&m.id)).unwrap()).unwrap();
+        assert_eq!(raw["version"], 8);
     }
 
     /// What a server attached to a reply to have it back (a call's `extra_content`, OpenRouter's

@@ -283,22 +283,21 @@ fn content(prev: Option<&Message>, m: &Message) -> Value {
     Value::Array(blocks)
 }
 
-/// Whether `m` has text marks and they cut its text as it is: rising, within it, on character
-/// boundaries (a text changed since the reply, say by a cut of the context window, is sent
-/// whole before the calls instead).
+/// Whether `m` has text marks and they cut its text as it is: rising, on character boundaries,
+/// the last at its end, as the reply left them (a text changed since — a reply that said
+/// nothing is kept as Cline's "Failure: I did not provide a response." — is sent whole before
+/// the calls instead).
 fn text_marks_fit(m: &Message) -> bool {
-    let mut last = 0;
-    let mut any = false;
+    let mut last = None;
     for p in &m.parts {
         if let Part::TextEnd(end) = p {
-            if *end < last || !m.content.is_char_boundary(*end) {
+            if last.is_some_and(|l| *end < l) || !m.content.is_char_boundary(*end) {
                 return false;
             }
-            last = *end;
-            any = true;
+            last = Some(*end);
         }
     }
-    any
+    last == Some(m.content.len())
 }
 
 /// Decoder state for one streamed message.
@@ -686,8 +685,10 @@ mod tests {
             blocks(&a),
             ["thinking a", "text \"One.\"", "tool_use t1", "thinking b", "tool_use t2", "text \"\\nTwo.\""]
         );
-        // A mark past the text, or inside a character, and the text goes whole before the calls.
-        for text in ["One.", "\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}"] {
+        // A mark past the text, inside a character, or short of its end (the text was replaced
+        // since, by Cline's "Failure: I did not provide a response." of a reply that said
+        // nothing), and the text goes whole before the calls.
+        for text in ["One.", "\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}", "One.\nTwo. And more."] {
             a.content = text.into();
             let want = format!("text {text:?}");
             assert_eq!(blocks(&a), ["thinking a", &want, "tool_use t1", "thinking b", "tool_use t2"], "{text}");
