@@ -237,11 +237,14 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
         format_utc(cp.time)
     );
     if what.files() {
-        let (mut changes, new) = {
+        let (mut changes, mut new, left_out) = {
             let _held = shadow.lock()?;
-            (shadow.changes(&cp.hash, None)?, shadow.created_since_last()?)
+            let left_out = shadow.kept_by_restore(&cp.hash, &cp.left_out)?;
+            (shadow.changes(&cp.hash, None)?, shadow.created_since_last()?, left_out)
         };
-        // Created since the last checkpoint and not in N: left alone (Cline's `reset --hard`).
+        // Created since the last checkpoint and not in N, or left out of N: left alone (Cline's
+        // `reset --hard` leaves what it does not track).
+        new.extend(left_out.iter().cloned());
         let (kept, _): (Vec<_>, Vec<_>) = changes.iter().partition(|(s, p)| *s == 'A' && new.contains(p));
         let kept: Vec<String> = kept.into_iter().map(|(_, p)| p.clone()).collect();
         changes.retain(|(s, p)| !(*s == 'A' && new.contains(p)));
@@ -259,7 +262,12 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
             plan.push_str(&format!("    … and {} more\n", changes.len() - 30));
         }
         if !kept.is_empty() {
-            plan.push_str(&format!("  left as they are (created since the last checkpoint): {}\n", first_ten(&kept)));
+            let why = if left_out.is_empty() {
+                "created since the last checkpoint"
+            } else {
+                "created since the last checkpoint, or left out of this one"
+            };
+            plan.push_str(&format!("  left as they are ({why}): {}\n", first_ten(&kept)));
         }
     }
     if what.task() {

@@ -1339,6 +1339,12 @@ impl Task {
     /// warning around it go out as text after the results, as in Cline), the end of the task if
     /// it ended it, and whether the person refused it.
     fn run_call(&mut self, call: &Call, n: usize) -> (String, Range<usize>, Option<End>, bool) {
+        if tools::missing_param(call).is_none() {
+            // Before its PreToolUse hook too, as Cline waits for the initial checkpoint before the
+            // handler: the hook must not run while the start checkpoint has nested repositories'
+            // `.git` renamed away.
+            self.checkpoint_before(call);
+        }
         let hooks = &mut self.around.project.hooks;
         // Cline's handlers check parameters, `.clineignore` and the command permissions before
         // their PreToolUse hook: a call refused so reaches no hook.
@@ -1480,7 +1486,6 @@ impl Task {
             let failures = tools::registry::Failures { count, context_percent };
             Outcome::Failure { text: tools::missing_param_result(call, param, failures), mistake: true }
         } else {
-            self.checkpoint_before(call);
             let (messages, next) = (&self.messages, &self.next_parts);
             let images_held = || {
                 let next = next.iter().filter_map(|p| if let Part::Image(i) = p { Some(i) } else { None });

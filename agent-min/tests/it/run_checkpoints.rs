@@ -1195,3 +1195,64 @@ fn the_file_alert_of_a_resume_that_failed_is_sent_by_the_next_one() {
     assert!(sent.ends_with(&format!("\n\n{}\n\n{}", file_alert(&ws), resumption(&ws, false))), "{sent}");
     assert_eq!(alerts_in(&server.requests()[0]), 1);
 }
+
+/// A file an MCP server's tool changed is in a checkpoint: the reply's checkpoint after an MCP
+/// call looks at the whole workspace, as after a command (a run that changed files only through
+/// MCP had no checkpoint at all, nothing to restore), and the start checkpoint is taken first.
+#[test]
+fn a_file_an_mcp_tool_changed_is_checkpointed() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("f.txt"), "before\n").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let script = cfg_dir.path().join("writer.py");
+    std::fs::write(
+        &script,
+        r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    p = m.get("params") or {}
+    if m["method"] == "initialize":
+        out = {"protocolVersion": p["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "w", "version": "1"}}
+    elif m["method"] == "tools/list":
+        out = {"tools": [{"name": "write", "description": "Writes a file", "inputSchema": {"type": "object"}}]}
+    elif m["method"] == "tools/call":
+        with open(p["arguments"]["path"], "w") as f:
+            f.write(p["arguments"]["text"])
+        out = {"content": [{"type": "text", "text": "written"}]}
+    else:
+        out = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": out}), flush=True)
+"#,
+    )
+    .unwrap();
+    let cfg = cfg_dir.path().join("mcp.json");
+    let servers =
+        serde_json::json!({"mcpServers": {"w": {"command": "python3", "args": [script.display().to_string()]}}});
+    std::fs::write(&cfg, servers.to_string()).unwrap();
+    let target = ws.path().join("f.txt").display().to_string();
+    let args = serde_json::json!({"path": target, "text": "after\n"}).to_string();
+    let server = Server::start(vec![
+        anthropic(&tool("use_mcp_tool", &[("server_name", "w"), ("tool_name", "write"), ("arguments", &args)])),
+        anthropic(&completion("Done.")),
+    ]);
+    let base = anthropic_args(&server);
+    let sd = state.path().display().to_string();
+    let cfg = cfg.display().to_string();
+    let r = run_agent(
+        ws.path(),
+        &args_with(&base, &["--state-dir", &sd, "--mcp-config", &cfg, "--yolo", "--json", "t"]),
+        &[],
+        LIMIT,
+    );
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(ws.path().join("f.txt")).unwrap(), "after\n");
+    let events = common::events::parse(&r.stdout);
+    let taken: Vec<(String, u64)> = common::events::of(&events, "checkpoint")
+        .iter()
+        .map(|c| (c["tool"].as_str().unwrap().to_string(), c["files_changed"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(taken, [("start".to_string(), 1), ("use_mcp_tool".to_string(), 1)], "{}", r.all());
+}

@@ -127,7 +127,7 @@ pub(crate) fn restore(
         let ours = record.checkpoints.iter().rev().find(|c| c.workspace(&record.meta.cwd) == here);
         let since = ours.map(|c| c.hash.as_str());
         let taken = shadow.snapshot(&message, since, false)?.ok_or("the current state could not be checkpointed")?;
-        match shadow.restore(&cp.hash, &taken) {
+        match shadow.restore(&cp.hash, &cp.left_out, &taken) {
             Ok(()) => {}
             Err(f) if !f.touched => return Err(f.why),
             Err(f) => failed = Some(f.why),

@@ -573,11 +573,13 @@ impl Shadow {
 
     /// Puts the workspace's files back as at `hash` (lock held by the caller): files tracked
     /// now but not then are removed — except those created since the last checkpoint, left
-    /// alone as Cline's `git reset --hard` leaves untracked files; excluded, ignored and
-    /// left-out files are never touched. Refuses, naming them, if it would overwrite files the
-    /// pre-restore checkpoint `before` had to leave out.
-    pub(crate) fn restore(&self, hash: &str, before: &Taken) -> Result<(), RestoreFailed> {
-        self.prepare_restore(hash, before).map_err(|why| RestoreFailed { why, touched: false })?;
+    /// alone as Cline's `git reset --hard` leaves untracked files, and those the checkpoint had
+    /// to leave out (`left_out_then`, its record's: they existed then, and deleting them would
+    /// lose what the checkpoint never held); excluded, ignored and left-out files are never
+    /// touched. Refuses, naming them, if it would overwrite files the pre-restore checkpoint
+    /// `before` had to leave out.
+    pub(crate) fn restore(&self, hash: &str, left_out_then: &[String], before: &Taken) -> Result<(), RestoreFailed> {
+        self.prepare_restore(hash, left_out_then, before).map_err(|why| RestoreFailed { why, touched: false })?;
         let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())
             .map_err(|why| RestoreFailed { why, touched: false })?;
         // From here the workspace may change: git writes file after file, and one it cannot
@@ -592,13 +594,13 @@ impl Shadow {
 
     /// What a restore checks and sets up before it changes the workspace: refuses what would
     /// lose files no checkpoint holds, and untracks what it leaves alone.
-    fn prepare_restore(&self, hash: &str, before: &Taken) -> Result<(), String> {
+    fn prepare_restore(&self, hash: &str, left_out_then: &[String], before: &Taken) -> Result<(), String> {
         self.git.check(&["cat-file", "-e", &format!("{hash}^{{commit}}")], None).map_err(|_| {
             format!("checkpoint commit {hash} is not in the shadow repository {}", self.git.git_dir().display())
         })?;
         let mut unsaved = Vec::new();
         for entry in &before.left_out {
-            let path = entry.rsplit_once(" (").map_or(entry.as_str(), |(p, _)| p);
+            let path = left_out_path(entry);
             let out = self.git.check(&["ls-tree", "--name-only", hash, "--", path], None)?;
             if !out.stdout.is_empty() {
                 unsaved.push(entry.clone());
@@ -616,8 +618,9 @@ impl Shadow {
         let parent = parent.map_err(|e| format!("cannot run git: {e}"))?;
         let known = if parent.ok() { self.known_tree(parent.text().trim()) } else { EMPTY_TREE.to_string() };
         let not_in_target = self.added(hash, &before.hash)?;
-        let new: Vec<Vec<u8>> =
+        let mut new: Vec<Vec<u8>> =
             self.added(&known, &before.hash)?.into_iter().filter(|p| not_in_target.contains(p)).collect();
+        new.extend(kept_left_out(left_out_then, &not_in_target));
         let lost = self.lost_with_folders(hash, &before.hash)?;
         if !lost.is_empty() {
             return Err(format!(
@@ -626,6 +629,20 @@ impl Shadow {
             ));
         }
         self.untrack(&new)
+    }
+
+    /// The files a restore to `hash` (whose checkpoint left out `left_out_then`) leaves as they
+    /// are: those created since the last checkpoint, and those the checkpoint left out that
+    /// a later one saved (`git` would delete them). Lock held by the caller.
+    pub(crate) fn kept_by_restore(&self, hash: &str, left_out_then: &[String]) -> Result<Vec<String>, String> {
+        let head =
+            self.git.run(&["rev-parse", "--verify", "-q", "HEAD"], None).map_err(|e| format!("cannot run git: {e}"))?;
+        let now = if head.ok() { head.text().trim().to_string() } else { return Ok(Vec::new()) };
+        let not_in_target = self.added(hash, &now)?;
+        Ok(kept_left_out(left_out_then, &not_in_target)
+            .into_iter()
+            .map(|p| String::from_utf8_lossy(&p).into_owned())
+            .collect())
     }
 
     /// What restoring `hash` over `before` would delete that no checkpoint holds (at most
@@ -780,6 +797,17 @@ fn nul_paths(out: &[u8]) -> impl Iterator<Item = String> + '_ {
     out.split(|b| *b == 0).filter(|p| !p.is_empty()).map(|p| String::from_utf8_lossy(p).into_owned())
 }
 
+/// The path of a checkpoint's `left_out` entry ("path (why)").
+fn left_out_path(entry: &str) -> &str {
+    entry.rsplit_once(" (").map_or(entry, |(p, _)| p)
+}
+
+/// Of the paths a checkpoint left out, those a restore to it would delete (tracked since, not
+/// in it: `not_in_target`), to be left alone.
+fn kept_left_out(left_out_then: &[String], not_in_target: &std::collections::HashSet<Vec<u8>>) -> Vec<Vec<u8>> {
+    left_out_then.iter().map(|e| left_out_path(e).as_bytes().to_vec()).filter(|p| not_in_target.contains(p)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -918,6 +946,29 @@ mod tests {
         }
     }
 
+    /// A file the checkpoint left out (over 10 MiB then) that a later one saved (small since)
+    /// is left as it is by a restore to it, and the plan says so: git would delete it, though
+    /// it existed at the checkpoint (Cline, with no size limit, puts its content back).
+    #[test]
+    fn a_file_left_out_of_the_checkpoint_is_left_alone_by_a_restore_to_it() {
+        let f = fixture();
+        write(&f.ws, "a.txt", "one");
+        fs::write(f.ws.join("data.txt"), vec![b'x'; (exclusions::MAX_FILE_BYTES + 1) as usize]).unwrap();
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        assert_eq!(first.left_out, vec![format!("data.txt (over {} MiB)", exclusions::MAX_FILE_BYTES >> 20)]);
+        write(&f.ws, "data.txt", "small now");
+        write(&f.ws, "a.txt", "two");
+        let _held = s.lock().unwrap();
+        let second = s.snapshot("second", Some(&first.hash), false).unwrap().unwrap();
+        assert_eq!(second.files, vec!["a.txt", "data.txt"]);
+        assert_eq!(s.kept_by_restore(&first.hash, &first.left_out).unwrap(), ["data.txt"]);
+        let before = s.snapshot("before restore", None, false).unwrap().unwrap();
+        s.restore(&first.hash, &first.left_out, &before).unwrap();
+        assert_eq!(fs::read_to_string(f.ws.join("a.txt")).unwrap(), "one");
+        assert_eq!(fs::read_to_string(f.ws.join("data.txt")).unwrap(), "small now");
+    }
+
     #[test]
     fn restore_puts_back_edited_and_deleted_files_and_removes_created_ones() {
         let f = fixture();
@@ -941,13 +992,13 @@ mod tests {
         let changes = s.changes(&first.hash, None).unwrap();
         assert_eq!(changes, vec![('D', "a.txt".to_string()), ('A', "b/new.txt".to_string())]);
         let before = s.snapshot("before restore", None, false).unwrap().unwrap();
-        s.restore(&first.hash, &before).unwrap();
+        s.restore(&first.hash, &[], &before).unwrap();
         assert_eq!(fs::read_to_string(f.ws.join("a.txt")).unwrap(), "one");
         assert!(!f.ws.join("b/new.txt").exists());
         assert_eq!(fs::read_to_string(f.ws.join("keep.log")).unwrap(), "changed, still never touched");
         // The restore is itself undoable: the pre-restore checkpoint holds the later state.
         let now = s.snapshot("after", None, false).unwrap().unwrap();
-        s.restore(&before.hash, &now).unwrap();
+        s.restore(&before.hash, &[], &now).unwrap();
         assert!(!f.ws.join("a.txt").exists());
         assert_eq!(fs::read_to_string(f.ws.join("b/new.txt")).unwrap(), "new");
         let diff = String::from_utf8(s.diff(&first.hash, Some(&second.hash)).unwrap()).unwrap();
@@ -966,7 +1017,7 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), f.ws.join("sub")).unwrap();
         let _held = s.lock().unwrap();
         let before = s.snapshot("before", None, false).unwrap().unwrap();
-        s.restore(&first.hash, &before).unwrap();
+        s.restore(&first.hash, &[], &before).unwrap();
         let outside_file = fs::read_to_string(outside.path().join("a.txt")).unwrap();
         assert_eq!(outside_file, "the user's own file outside", "the restore wrote outside the workspace");
         assert!(fs::symlink_metadata(f.ws.join("sub")).unwrap().is_dir(), "the link became the directory again");
@@ -982,7 +1033,7 @@ mod tests {
         fs::write(f.ws.join("data.txt"), vec![b'y'; (exclusions::MAX_FILE_BYTES + 1) as usize]).unwrap();
         let _held = s.lock().unwrap();
         let before = s.snapshot("before", None, false).unwrap().unwrap();
-        let err = s.restore(&first.hash, &before).unwrap_err().why;
+        let err = s.restore(&first.hash, &[], &before).unwrap_err().why;
         assert!(err.contains("data.txt") && err.contains("not restored"), "{err}");
         assert_eq!(fs::metadata(f.ws.join("data.txt")).unwrap().len(), exclusions::MAX_FILE_BYTES + 1);
     }
@@ -1006,13 +1057,13 @@ mod tests {
         write(&f.ws, "lib/.git/HEAD", "ref: refs/heads/main\n");
         let _held = s.lock().unwrap();
         let before = s.snapshot("before", None, false).unwrap().unwrap();
-        let err = s.restore(&first.hash, &before).unwrap_err().why;
+        let err = s.restore(&first.hash, &[], &before).unwrap_err().why;
         assert!(err.contains("lib/run.log") && err.contains("lib/.git") && !err.contains("a.c"), "{err}");
         assert!(f.ws.join("lib/.git/HEAD").is_file() && f.ws.join("lib/run.log").is_file());
         fs::remove_dir_all(f.ws.join("lib")).unwrap();
         write(&f.ws, "lib", "a file at first");
         let before = s.snapshot("before", None, false).unwrap().unwrap();
-        s.restore(&first.hash, &before).unwrap();
+        s.restore(&first.hash, &[], &before).unwrap();
         assert_eq!(fs::read_to_string(f.ws.join("tool")).unwrap(), "a file at first");
     }
 
@@ -1106,7 +1157,7 @@ mod tests {
         }
         let _held = s.lock().unwrap();
         let before = s.snapshot("before", None, false).unwrap().unwrap();
-        s.restore(&first.hash, &before).unwrap();
+        s.restore(&first.hash, &[], &before).unwrap();
         assert_eq!(fs::read(f.ws.join("crlf.txt")).unwrap(), b"one\r\ntwo\r\n");
         assert_eq!(fs::read(f.ws.join("id.txt")).unwrap(), b"$Id$\n");
         assert_eq!(fs::read(f.ws.join("x.enc")).unwrap(), b"plain\n");
@@ -1128,7 +1179,7 @@ mod tests {
         write(&f.ws, "a.txt", "two\n");
         let _held = s.lock().unwrap();
         let before = s.snapshot("before", None, false).unwrap().unwrap();
-        s.restore(&first.hash, &before).unwrap();
+        s.restore(&first.hash, &[], &before).unwrap();
         s.diff(&first.hash, None).unwrap();
         assert_eq!(fs::read_to_string(f.ws.join("a.txt")).unwrap(), "one\n");
         assert!(!marker.exists(), "a filter ran");

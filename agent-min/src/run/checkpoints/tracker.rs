@@ -150,10 +150,11 @@ impl Tracker {
         &self.records
     }
 
-    /// Before a tool runs: if it may change files and is the run's first such tool, waits for
-    /// the initial checkpoint and records it.
+    /// Before a tool runs (and its PreToolUse hook): if it is not known to read only (an edit,
+    /// a command, an MCP server's tool) and is the run's first such tool, waits for the initial
+    /// checkpoint and records it — Cline waits for it before every tool but its `READ_ONLY_TOOLS`.
     pub(crate) fn before(&mut self, tool: &str, turn: u32, at: At, term: &mut Term, events: &mut Events) {
-        if !changes_files(tool) {
+        if !changes_files(tool) && reads_only(tool) {
             return;
         }
         if !super::BUILT_IN {
@@ -192,10 +193,12 @@ impl Tracker {
     /// ([`Tracker::after_reply`]) is due; `wrote`: the one path it wrote, when that is all it can
     /// have changed (an edit tool, no hook), else `None` (the whole workspace is looked at).
     pub(crate) fn ran(&mut self, tool: &str, wrote: Option<PathBuf>) {
-        if !changes_files(tool) {
-            self.scan_due |= !reads_only(tool);
+        if reads_only(tool) {
             return;
         }
+        // A tool that may change files unseen (an MCP server's) is covered by a checkpoint of
+        // the whole workspace, as a command is: a run that changed files only through MCP had none.
+        let wrote = if changes_files(tool) { wrote } else { None };
         let due = self.due.get_or_insert_with(|| Due { tools: Vec::new(), wrote: Some(Vec::new()) });
         if !due.tools.iter().any(|t| t == tool) {
             due.tools.push(tool.to_string());
