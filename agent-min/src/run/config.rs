@@ -108,12 +108,20 @@ fn push(
     };
     if let Some(given) = given.filter(|g| refuses(&flag, g)) {
         let shown = value.as_str().map_or(given.clone(), |s| format!("{s:?}"));
-        return Err(format!("{at}: `{key}` is true or false, without quotes (it is {shown})"));
+        return Err(format!(
+            "{at}: `{key}` does not take {shown} (it would become the task); a switch is true or false, without quotes"
+        ));
     }
     let path = |s: &str| -> OsString {
-        match PATHS.contains(&flag.as_str()) && !s.is_empty() && Path::new(s).is_relative() {
-            true => folder.join(s).into(),
-            false => s.into(),
+        if !PATHS.contains(&flag.as_str()) || s.is_empty() {
+            return s.into();
+        }
+        // `~/…` is the home's, as a shell would have it.
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+        match (s.strip_prefix("~/"), home) {
+            (Some(rest), Some(home)) => Path::new(&home).join(rest).into(),
+            _ if Path::new(s).is_relative() => folder.join(s).into(),
+            _ => s.into(),
         }
     };
     match value {
@@ -226,7 +234,9 @@ mod tests {
             std::fs::write(&f, bad).unwrap();
             let e = args(&f, Some("p").filter(|_| bad.contains("profiles"))).unwrap_err();
             assert!(
-                e.contains("`yolo` is true or false, without quotes") && e.contains(&f.display().to_string()),
+                e.contains("`yolo` does not take")
+                    && e.contains("a switch is true or false")
+                    && e.contains(&f.display().to_string()),
                 "{e}"
             );
         }
@@ -236,9 +246,10 @@ mod tests {
     fn relative_paths_are_read_from_the_files_folder() {
         let d = tempfile::tempdir().unwrap();
         let f = d.path().join("config.toml");
-        std::fs::write(&f, "rules = [\"team.md\", \"/etc/x.md\"]\nmcp_config = \"mcp.json\"\nmodel = \"a/b\"\n")
-            .unwrap();
+        let text = "rules = [\"team.md\", \"/etc/x.md\", \"~/r.md\"]\nmcp_config = \"mcp.json\"\nmodel = \"a/b\"\n";
+        std::fs::write(&f, text).unwrap();
         let dir = d.path().display();
+        let home = std::env::var("HOME").unwrap();
         assert_eq!(
             strings(&args(&f, None).unwrap()),
             [
@@ -249,7 +260,9 @@ mod tests {
                 "--rules",
                 &format!("{dir}/team.md"),
                 "--rules",
-                "/etc/x.md"
+                "/etc/x.md",
+                "--rules",
+                &format!("{home}/r.md")
             ]
         );
     }

@@ -479,7 +479,7 @@ fn a_config_files_quoted_switch_is_refused_and_its_paths_are_its_own() {
     let r = run_piped(ws.path(), &["-P", "anthropic", "-m", "claude-test", "--no-save", "list the files"], &envs, b"");
     assert_eq!(r.code, Some(2), "{}", r.all());
     assert!(
-        r.stderr.contains(&format!("{}: `yolo` is true or false, without quotes (it is \"false\")", file.display())),
+        r.stderr.contains(&format!("{}: `yolo` does not take \"false\" (it would become the task)", file.display())),
         "{}",
         r.stderr
     );
@@ -492,7 +492,7 @@ fn a_config_files_quoted_switch_is_refused_and_its_paths_are_its_own() {
     std::fs::write(&file, "auto_approve = \"maybe\"\n").unwrap();
     let r = run_piped(ws.path(), &["-P", "anthropic", "-m", "claude-test", "--no-save", "t"], &envs, b"");
     assert_eq!(r.code, Some(2), "{}", r.all());
-    assert!(r.stderr.contains("`auto_approve` is true or false, without quotes (it is \"maybe\")"), "{}", r.stderr);
+    assert!(r.stderr.contains("`auto_approve` does not take \"maybe\""), "{}", r.stderr);
     let server = Server::start(vec![anthropic(&completion("ok"))]);
     let url = server.anthropic_url();
     let envs = [("XDG_CONFIG_HOME", cfg), ("ANTHROPIC_BASE_URL", url.as_str())];

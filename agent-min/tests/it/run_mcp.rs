@@ -101,11 +101,13 @@ start = time.monotonic()
 class Refuse(Exception):
     pass
 VERSION = None
+NOTIFIED = []
 "#;
     let lp = r#"
 for line in sys.stdin:
     m = json.loads(line)
     if "id" not in m:
+        NOTIFIED.append(m["method"])
         continue
     if m["method"] == "initialize":
         info = {"name": "raw", "version": "1"}
@@ -1506,8 +1508,8 @@ fn an_initialize_given_up_is_not_cancelled() {
 }
 
 /// An answer line over the 16 MiB agent-min reads from a stdio server is said at once (it was
-/// dropped, and the call waited out its whole timeout to be told "Request timed out"); the
-/// server's next answer is read as usual.
+/// dropped, and the call waited out its whole timeout to be told "Request timed out"), the
+/// request given up with `notifications/cancelled`; the server's next answer is read as usual.
 #[test]
 fn a_stdio_answer_over_the_line_limit_fails_its_call_at_once() {
     let ws = tempfile::tempdir().unwrap();
@@ -1521,7 +1523,7 @@ def answer(method, params):
         return {"tools": [{"name": "dump", "description": "d", "inputSchema": {"type": "object"}}]}
     if method == "tools/call":
         size = params["arguments"].get("mib", 0) << 20
-        return {"content": [{"type": "text", "text": "x" * size + "small answer"}]}
+        return {"content": [{"type": "text", "text": "x" * size + "small answer after " + ", ".join(NOTIFIED)}]}
     return {}
 "#,
     );
@@ -1544,7 +1546,13 @@ def answer(method, params):
         "{r1}"
     );
     let r2 = reqs[2].last_user();
-    assert!(r2.starts_with("[use_mcp_tool for 'big'] Result:\nsmall answer"), "{r2}");
+    // The first call was given up, and the server told so before the next.
+    assert!(
+        r2.starts_with(
+            "[use_mcp_tool for 'big'] Result:\nsmall answer after notifications/initialized, notifications/cancelled"
+        ),
+        "{r2}"
+    );
 }
 
 /// A server that announces its tools later, while nothing calls it (`tools/list_changed` sent

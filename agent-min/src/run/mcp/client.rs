@@ -129,6 +129,13 @@ impl Client {
                     self.given_up(id, TIMED_OUT);
                     return Err(McpError::Timeout);
                 }
+                // The answer, most likely, dropped for its size: the request is given up, and
+                // the server told (should it still be working on it, it stops; a late answer
+                // is dropped), so that the model's call again does not run it twice.
+                Err(McpError::Dropped(m)) => {
+                    self.given_up(id, &m);
+                    return Err(McpError::Dropped(m));
+                }
                 // A stopped turn's curl, killed mid-answer, ends the reply without one: the
                 // server is told, as at any stop.
                 Err(e) => return Err(turn_stopped().map_or(e, |why| self.given_up(id, why))),

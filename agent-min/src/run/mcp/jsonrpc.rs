@@ -25,6 +25,9 @@ pub(crate) enum McpError {
     /// SSE server ended before the request went out): the request was not processed, and a
     /// new session may be made for it (the specification's "MUST start a new session").
     Expired(String),
+    /// A message of the server's was dropped unread (past the size agent-min reads): most
+    /// likely the answer waited for, which will not come. The message says so.
+    Dropped(String),
 }
 
 impl McpError {}
@@ -37,6 +40,7 @@ impl std::fmt::Display for McpError {
             McpError::Rpc { code, message } => write!(f, "MCP error {code}: {message}"),
             McpError::Transport(m) => write!(f, "{m}"),
             McpError::Expired(why) => write!(f, "MCP error -32000: Connection closed ({why})"),
+            McpError::Dropped(m) => write!(f, "{m}"),
         }
     }
 }

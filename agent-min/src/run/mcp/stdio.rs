@@ -263,7 +263,7 @@ impl Transport for StdioTransport {
                 // Most likely the answer waited for: said now, not at the timeout as "Request
                 // timed out" (as the HTTP transports say their limit).
                 Ok(Line::TooLong) => {
-                    return Err(McpError::Transport(format!(
+                    return Err(McpError::Dropped(format!(
                         "the server sent a message larger than {} MiB, the most agent-min reads (most likely this call's answer); it was dropped",
                         MAX_LINE >> 20
                     )))

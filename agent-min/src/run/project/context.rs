@@ -81,7 +81,9 @@ pub(super) fn tool_paths(messages: &[Message], root: &Path, asked_reads: bool) -
         });
         let xml: Vec<Call> = complete.collect();
         let skipped = messages.get(i + 1).map_or(0, |next| skipped_calls(&next.content));
-        let ran = xml.len().saturating_sub(skipped);
+        // The calls after a completion or a question never run (and leave no result saying so).
+        let ends = xml.iter().position(|c| matches!(c.name.as_str(), "attempt_completion" | "ask_followup_question"));
+        let ran = xml.len().saturating_sub(skipped).min(ends.map_or(usize::MAX, |i| i + 1));
         let native = m.tool_uses().filter(|t| t.answer.as_deref().is_none_or(crate::run::tools::was_run));
         let calls = xml.into_iter().take(ran).chain(native.map(|t| Call::from_input(&t.name, &t.input)));
         for call in calls {

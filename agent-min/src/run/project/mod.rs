@@ -228,6 +228,11 @@ mod tests {
         assert!(p.system_prompt("BASE\n", &later, &mut term).contains("Web rule."));
         later.push(msg(Role::User, "[read_file for 'README.md'] Result:\nThe user denied this operation.\n\nSkipping tool due to user rejecting a previous tool. [replace_in_file for 'web/app.ts']"));
         assert!(!p.system_prompt("BASE\n", &later, &mut term).contains("Web rule."));
+        // Nor one after a question, which ends the reply's calls.
+        let mut asked = history[..1].to_vec();
+        let ask_then_edit = "<ask_followup_question>\n<question>Which?</question>\n</ask_followup_question>\n<write_to_file>\n<path>web/app.ts</path>\n<content>x</content>\n</write_to_file>";
+        asked.push(msg(Role::Assistant, ask_then_edit));
+        assert!(!p.system_prompt("BASE\n", &asked, &mut term).contains("Web rule."));
         // Named by the person in the task: active from the first request.
         let named = vec![msg(Role::User, "<task>\nfix web/app.ts\n</task>")];
         assert!(p.system_prompt("BASE\n", &named, &mut term).contains("Web rule."));

@@ -60,7 +60,7 @@ pub(crate) fn events() -> Value {
 pub(crate) fn task() -> Value {
     let mut v = generate::<TaskFile>(
         false,
-        "A task saved by agent-min (STATE_DIR/tasks/ID.json); fields added after version 1 may be absent. A save is written with the oldest version that has what it holds: 2 images, 3 a checkpoint of another workspace, 4 the focus chain's checklist, 5 what a server attached to a reply to have it back, 6 what a cut of the context window removed, 7 files a task-only checkpoint restore found changed, for the next resume to name; 1 none of these.",
+        "A task saved by agent-min (STATE_DIR/tasks/ID.json); fields added after version 1 may be absent. A save is written with the oldest version that has what it holds: 2 images, 3 a checkpoint of another workspace, 4 the focus chain's checklist, 5 what a server attached to a reply to have it back, 6 what a cut of the context window removed, 7 files a task-only checkpoint restore found changed, for the next resume to name, 8 where a reply's text stood among its interleaved thinking and calls; 1 none of these.",
     );
     v["properties"]["version"] = json!({"enum": (1..=state::VERSION).collect::<Vec<u32>>()});
     v
