@@ -260,7 +260,15 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # in errors; hooks, MCP servers and git given a PATH without the workspace, commands kept from
 # terminals and device nodes, linked settings guarded, bounded hook output, MCP redirects
 # followed at one origin: 9.0 KB, 7.6 KB of it in the minimal agent's parts.
-line binary "  the same, no larger than today (ceiling 4.783 MB)" "$(mb "$b")" "$(is "$b <= 4783000")" must
+# Raised to 4.802 MB on 2026-12-07 (a third session that day), at 4,800,776 B: reviews of the
+# native default path, MCP and ACP, the project files and CLI, checkpoints — an interleaved
+# reply sent back block for block (its text marks saved, version 8), MCP tools' images sent,
+# parameter names Anthropic refuses left out and $defs kept, a new MCP session after a 404 or
+# an ended stream, servers read between calls, oversized stdio answers failed at once, the
+# config file's quoted switches refused and its paths its own, rules counting every XML call,
+# MCP tools waiting for the start checkpoint, left-out files kept by a restore: 19.1 KB, 12.1 KB
+# of it in the minimal agent's parts.
+line binary "  the same, no larger than today (ceiling 4.802 MB)" "$(mb "$b")" "$(is "$b <= 4802000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -325,7 +333,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # (above), those in the minimal agent's own parts (the edit preview's bounded diff, the cut
 # echoes, writes in place, the streamed JSON body, escaped JSON lines, the trusted PATH, the
 # rules directory's cap): 7.6 KB.
-line binary "  the same, no larger than today (ceiling 3.091 MB)" "$(mb "$m")" "$(is "$m <= 3091000")" must
+# Raised to 3.103 MB on 2026-12-07 (a third session that day), at 3,101,936 B: of the same
+# reviews' fixes (above), those in the minimal agent's own parts (the interleaved reply's
+# marks, their save and wire, the config file's checks, the rules' count of XML calls, the
+# checkpoint-free parts of the loop's changes): 12.1 KB.
+line binary "  the same, no larger than today (ceiling 3.103 MB)" "$(mb "$m")" "$(is "$m <= 3103000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
