@@ -80,7 +80,8 @@ pub(super) fn tool_paths(messages: &[Message], root: &Path, asked_reads: bool) -
             _ => None,
         });
         let xml: Vec<Call> = complete.collect();
-        let skipped = messages.get(i + 1).map_or(0, |next| skipped_calls(&next.content));
+        // Those are the reply's last calls.
+        let skipped = messages.get(i + 1).map_or(0, |next| crate::run::tools::not_run_in(&next.content));
         // The calls after a completion or a question never run (and leave no result saying so).
         let ends = xml.iter().position(|c| matches!(c.name.as_str(), "attempt_completion" | "ask_followup_question"));
         let ran = xml.len().saturating_sub(skipped).min(ends.map_or(usize::MAX, |i| i + 1));
@@ -91,14 +92,6 @@ pub(super) fn tool_paths(messages: &[Message], root: &Path, asked_reads: bool) -
         }
     }
     paths
-}
-
-/// How many of a reply's calls the results in `next` (the user message after it) say were not
-/// run: the last ones, each skipped after a refusal or refused as a further tool of the reply.
-fn skipped_calls(next: &str) -> usize {
-    let already = crate::run::prompt::tool_already_used("");
-    let already = &already["Tool [".len()..];
-    next.matches(crate::run::prompt::SKIPPED_AFTER_REJECTION).count() + next.matches(already).count()
 }
 
 /// The paths of one call that count. Cline asks about every edit under its default settings

@@ -489,6 +489,14 @@ fn denied(ctx: &mut Ctx<'_>, feedback: Option<String>) -> Outcome {
     Outcome::Denied { text: prompt::TOOL_DENIED.to_string(), feedback }
 }
 
+/// How many calls the results in `text` (an XML dialect's user message) say were not run:
+/// each skipped after a refusal or refused as a further tool of its reply.
+pub(crate) fn not_run_in(text: &str) -> usize {
+    let already = prompt::tool_already_used("");
+    let already = &already["Tool [".len()..];
+    text.matches(prompt::SKIPPED_AFTER_REJECTION).count() + text.matches(already).count()
+}
+
 /// Whether a native call whose recorded answer is `answer` was put to the tools: not one
 /// answered with Cline's `toolAlreadyUsed`, nor one skipped after a refusal.
 pub(crate) fn was_run(answer: &str) -> bool {
