@@ -360,6 +360,18 @@ fn a_dir_listing_ran(stdout: &str) -> bool {
     stdout.contains("● list_files")
 }
 
+/// `resume --last` of the task saved in `sd` (thinking on) against a server that completes, as
+/// Anthropic insists on the signed thinking and the results: the request's messages.
+fn resumed_with_thinking(ws: &std::path::Path, sd: &str) -> Vec<Value> {
+    let done = call("toolu_Z", "attempt_completion", &[r#"{"result":"done"}"#]);
+    let server = Server::start(vec![native::anthropic(AnthropicReply { calls: vec![done], ..Default::default() }, 5)]);
+    let base = anthropic_args(&server);
+    let args = with_mode(&base, "native", &["--thinking-budget", "2048", "--state-dir", sd, "--last"]);
+    let r = run_cmd("resume", ws, &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    server.requests()[0].body["messages"].as_array().unwrap().clone()
+}
+
 #[test]
 fn thinking_signatures_survive_a_tool_turn_and_a_resume() {
     let ws = tempfile::tempdir().unwrap();
@@ -396,18 +408,7 @@ fn thinking_signatures_survive_a_tool_turn_and_a_resume() {
     drop(server);
 
     // Resume against a server that, like Anthropic, insists on the signed thinking and the result.
-    let server = Server::start(vec![native::anthropic(
-        AnthropicReply {
-            calls: vec![call("toolu_U", "attempt_completion", &[r#"{"result":"done"}"#])],
-            ..Default::default()
-        },
-        5,
-    )]);
-    let base = anthropic_args(&server);
-    let args = with_mode(&base, "native", &["--thinking-budget", "2048", "--state-dir", sd, "--last"]);
-    let r = run_cmd("resume", ws.path(), &args, &[], LIMIT);
-    assert_eq!(r.code, Some(0), "{}", r.all());
-    let m = server.requests()[0].body["messages"].as_array().unwrap().clone();
+    let m = resumed_with_thinking(ws.path(), sd);
     assert_eq!(
         m[1]["content"],
         json!([
@@ -450,18 +451,7 @@ fn an_interleaved_replys_thinking_goes_back_where_it_stood() {
     let r = run_agent(ws.path(), &args, &[], LIMIT);
     assert_eq!(r.code, Some(1), "stops at --max-turns 1: {}", r.all());
     drop(server);
-    let server = Server::start(vec![native::anthropic(
-        AnthropicReply {
-            calls: vec![call("toolu_C", "attempt_completion", &[r#"{"result":"done"}"#])],
-            ..Default::default()
-        },
-        5,
-    )]);
-    let base = anthropic_args(&server);
-    let args = with_mode(&base, "native", &["--thinking-budget", "2048", "--state-dir", sd, "--last"]);
-    let r = run_cmd("resume", ws.path(), &args, &[], LIMIT);
-    assert_eq!(r.code, Some(0), "{}", r.all());
-    let m = server.requests()[0].body["messages"].as_array().unwrap().clone();
+    let m = resumed_with_thinking(ws.path(), sd);
     assert_eq!(
         m[1]["content"],
         json!([

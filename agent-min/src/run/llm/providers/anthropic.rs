@@ -656,16 +656,7 @@ mod tests {
 
     #[test]
     fn an_interleaved_reply_goes_back_block_for_block_unless_its_text_changed() {
-        use crate::run::llm::types::ToolUsePart;
-        let call = |id: &str| {
-            Part::ToolUse(ToolUsePart {
-                id: id.into(),
-                name: "read_file".into(),
-                input: "{}".into(),
-                answer: None,
-                extra: None,
-            })
-        };
+        let call = Part::read_file_call;
         let think = |s: &str| Part::Thinking { text: s.into(), signature: Some(format!("SIG-{s}")) };
         let mut a = Message::assistant("One.\nTwo.");
         a.parts = vec![think("a"), Part::TextEnd(4), call("t1"), think("b"), call("t2"), Part::TextEnd(9)];
