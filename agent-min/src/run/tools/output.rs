@@ -202,7 +202,10 @@ impl Output {
         }
         self.write(pending);
         self.first = lines.iter().take(SUMMARY_LINES).cloned().collect();
-        let from = lines.len().saturating_sub(SUMMARY_LINES);
+        // The last lines are those after the first ones: with fewer than twice SUMMARY_LINES
+        // (the 512 KB limit reached first), Cline's take both from the same lines — the first
+        // ones twice, and a negative count of lines written to the file between them.
+        let from = lines.len().saturating_sub(SUMMARY_LINES).max(self.first.len());
         self.last = lines.into_iter().skip(from).collect();
     }
 
@@ -413,6 +416,21 @@ mod tests {
         assert_eq!(o.render(), want);
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    /// Fifty lines of 12 KB pass 512 KB before 100 lines: each line is in the summary once, and
+    /// no count is negative (Cline's shows the first lines twice and "(-N lines written to …)").
+    #[test]
+    fn past_512_kb_in_under_100_lines_each_line_is_shown_once() {
+        let d = tempfile::tempdir().unwrap();
+        let text: String = (0..50).map(|i| format!("L{i:02}{}\n", "y".repeat(12 * 1024))).collect();
+        let o = feed(text.as_bytes(), 8192, d.path());
+        assert!(o.log_path().is_some(), "past 512 KB: a log file");
+        let r = o.render();
+        for i in 0..50 {
+            assert_eq!(r.matches(&format!("L{i:02}")).count(), 1, "line {i}");
+        }
+        assert!(r.contains("... (0 lines written to ") && !r.contains("(-"), "{}", &r[..80]);
     }
 
     #[test]
