@@ -809,6 +809,9 @@ impl Task {
         if let Some(hit) = self.around.limits.check(self.turns, self.around.accounting.run_cost) {
             return self.stop(hit.message, Some(hit.limit), user_content);
         }
+        // The initial checkpoint starts with the first request, after the task's hooks (Cline's
+        // `initialCheckpointCommitPromise`); a no-op later.
+        self.around.checkpoints.begin();
         // The servers' section lives in the base prompt, which the project's rules extend each turn.
         crate::run::mcp::prompt::update(&mut self.base_system, &mut self.around.mcp);
         // Cline's skills, read afresh: listed in the prompt, loaded with use_skill.

@@ -1521,3 +1521,34 @@ fn an_unapproved_notification_hook_is_asked_about_at_the_start_and_then_hears_ev
         inputs(out.path(), "Notification").iter().map(|v| v["notification"]["event"].to_string()).collect();
     assert_eq!(events, ["\"user_attention\"", "\"task_complete\""], "{}", r.all());
 }
+
+/// The TaskStart hook runs before the initial checkpoint begins, as in Cline (whose commit
+/// starts with the first request): while it is taken, nested repositories' `.git` are renamed
+/// away, which a hook running git must not see. The hook watches for the shadow repository's
+/// folder for up to 2 s: it used to appear at once, the checkpoint starting with the run.
+#[test]
+fn the_task_start_hook_runs_before_the_initial_checkpoint_begins() {
+    let e = Env::new();
+    let state = tempfile::tempdir().unwrap();
+    let shadow = state.path().join("checkpoints");
+    let said = e.home().join("said.txt");
+    hook(
+        &ws_hooks(&e),
+        "TaskStart",
+        &format!(
+            "#!/bin/sh\ncat >/dev/null\ni=0\nwhile [ $i -lt 100 ]; do\n  if [ -e '{}' ]; then echo seen > '{}'; echo '{{}}'; exit 0; fi\n  sleep 0.02; i=$((i+1))\ndone\necho unseen > '{}'\necho '{{}}'\n",
+            shadow.display(),
+            said.display(),
+            said.display()
+        ),
+    );
+    let server = Server::start(vec![
+        anthropic(&tool("write_to_file", &[("path", "x.txt"), ("content", "x")])),
+        anthropic(&completion("ok")),
+    ]);
+    let sd = state.path().display().to_string();
+    let r = e.run(&server, &["--state-dir", &sd, "do it"]);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(&said).unwrap(), "unseen\n");
+    assert!(shadow.exists(), "the checkpoint was taken afterwards: {}", r.all());
+}

@@ -50,6 +50,9 @@ type Opening = JoinHandle<Result<(Shadow, Result<Taken, String>), String>>;
 
 enum Repo {
     Off,
+    /// Not opened yet: the state directory, the workspace and the start checkpoint's message
+    /// ([`Tracker::begin`] opens it).
+    Pending(PathBuf, PathBuf, String),
     /// Being opened, the initial checkpoint being taken.
     Opening(Opening),
     On(Shadow),
@@ -104,7 +107,8 @@ impl Tracker {
     }
 
     /// Checkpoints of `workspace` in `STATE_DIR/checkpoints/`, for task `task_id`; the
-    /// repository is opened and the initial checkpoint taken in the background from now on.
+    /// repository is opened and the initial checkpoint taken in the background from
+    /// [`Tracker::begin`] on.
     pub(crate) fn new(state_dir: PathBuf, workspace: PathBuf, task_id: &str) -> Tracker {
         if !super::BUILT_IN {
             let mut off = Tracker::off();
@@ -112,6 +116,28 @@ impl Tracker {
             return off;
         }
         let message = format!("checkpoint-{}-{task_id} start", place::cwd_hash(&workspace));
+        Tracker {
+            repo: Repo::Pending(state_dir, workspace, message),
+            task_id: task_id.to_string(),
+            records: Vec::new(),
+            started: false,
+            scan_due: false,
+            not_built: false,
+            due: None,
+        }
+    }
+
+    /// Starts opening the repository and taking the initial checkpoint, in the background — as
+    /// Cline at the task's first request, after its TaskStart (or TaskResume) and
+    /// UserPromptSubmit hooks: while the checkpoint is taken, nested repositories' `.git` are
+    /// renamed away, and a hook must not see that. Later calls do nothing.
+    pub(crate) fn begin(&mut self) {
+        if !matches!(self.repo, Repo::Pending(..)) {
+            return;
+        }
+        let Repo::Pending(state_dir, workspace, message) = std::mem::replace(&mut self.repo, Repo::Off) else {
+            return;
+        };
         let opening = std::thread::spawn(move || {
             let shadow = Shadow::open(&state_dir, &workspace)?;
             let taken = shadow
@@ -120,15 +146,7 @@ impl Tracker {
                 .and_then(|t| t.ok_or_else(|| "nothing was committed".to_string()));
             Ok((shadow, taken))
         });
-        Tracker {
-            repo: Repo::Opening(opening),
-            task_id: task_id.to_string(),
-            records: Vec::new(),
-            started: false,
-            scan_due: false,
-            not_built: false,
-            due: None,
-        }
+        self.repo = Repo::Opening(opening);
     }
 
     /// Continues the series of a resumed task.
@@ -238,6 +256,7 @@ impl Tracker {
 
     /// Waits for the background start; its checkpoint, if it was taken.
     fn wait(&mut self, term: &mut Term) -> Option<Taken> {
+        self.begin();
         if !matches!(self.repo, Repo::Opening(_)) {
             return None;
         }
