@@ -132,7 +132,9 @@ impl Tracker {
     /// UserPromptSubmit hooks: while the checkpoint is taken, nested repositories' `.git` are
     /// renamed away, and a hook must not see that. Later calls do nothing.
     pub(crate) fn begin(&mut self) {
-        if !matches!(self.repo, Repo::Pending(..)) {
+        // (A constant: without the feature nothing is pending, and the shadow repository's code
+        // stays out of the build.)
+        if !super::BUILT_IN || !matches!(self.repo, Repo::Pending(..)) {
             return;
         }
         let Repo::Pending(state_dir, workspace, message) = std::mem::replace(&mut self.repo, Repo::Off) else {
