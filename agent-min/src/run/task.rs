@@ -1330,10 +1330,13 @@ impl Task {
 
     /// Native calls: call `n`'s result goes into history with the call itself, so each call is
     /// paired with its own result by id on the wire (`llm/providers/history.rs`).
+    /// Cline's reminder that tool uses are XML tags (after a missing parameter, a cut write) is
+    /// left out: it tells a model that calls natively the wrong format, as Cline's own native
+    /// texts (`noToolsUsed(true)`) know.
     fn answer_in_history(&mut self, n: usize, text: &str) {
         let Some(reply) = self.messages.last_mut().filter(|m| m.role == Role::Assistant) else { return };
         if let Some(Part::ToolUse(t)) = reply.parts.iter_mut().filter(|p| matches!(p, Part::ToolUse(_))).nth(n) {
-            t.answer = Some(text.to_string());
+            t.answer = Some(text.replace(&format!("\n\n{}", prompt::TOOL_USE_REMINDER), ""));
         }
     }
 
