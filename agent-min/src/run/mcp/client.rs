@@ -44,13 +44,13 @@ fn identity(item: &Value) -> String {
         .map_or_else(|| item.to_string(), |id| id.to_string())
 }
 
-/// A connected session.
 /// Most messages read from a server between requests, before each request.
 const MAX_IDLE: usize = 64;
 
 /// How long an answer to a server's request made between ours may take to send.
 const IDLE_ANSWER: Duration = Duration::from_secs(2);
 
+/// A connected session.
 pub(crate) struct Client {
     transport: Box<dyn Transport>,
     next_id: u64,

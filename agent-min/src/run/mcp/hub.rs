@@ -262,9 +262,7 @@ impl Hub {
             // The request was not processed: a new session, and the request once more (Cline's
             // transport reconnects too). Not a crash: the server's one restart is kept.
             let how = how.clone();
-            let wait = s.cfg.startup_timeout.unwrap_or(self.wait);
-            let renewed = open(&s.cfg).map_err(|e| e.to_string()).and_then(|t| connect(t, Instant::now() + wait, wait));
-            result = match renewed {
+            result = match reconnect(&s.cfg, self.wait) {
                 Ok(fresh) => {
                     let changed = fresh.tools != conn.tools;
                     **conn = fresh;
@@ -315,17 +313,12 @@ impl Hub {
             );
         }
         s.restarted = true;
-        let wait = s.cfg.startup_timeout.unwrap_or(run_wait);
         s.state = State::Failed(how.to_string());
         server_event(events, s, McpServerEvent::Crashed);
-        let state = match open(&s.cfg) {
-            Ok(t) => match connect(t, Instant::now() + wait, wait) {
-                Ok(c) => State::Connected(Box::new(c)),
-                Err(e) => State::Failed(e),
-            },
-            Err(e) => State::Failed(e.to_string()),
+        s.state = match reconnect(&s.cfg, run_wait) {
+            Ok(c) => State::Connected(Box::new(c)),
+            Err(e) => State::Failed(e),
         };
-        s.state = state;
         server_event(events, s, McpServerEvent::Restarted);
         match &s.state {
             State::Connected(_) => format!(
@@ -416,6 +409,14 @@ fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result
     let templates = list(&mut client, "resources/templates/list", "resourceTemplates").unwrap_or_default();
     let prompts = list(&mut client, "prompts/list", "prompts").unwrap_or_default();
     Ok(Conn { client, tools, resources, templates, prompts, garbage_told: 0 })
+}
+
+/// A server started or connected again (its transport opened, the handshake and the lists),
+/// within its startup timeout or the run's `wait`.
+fn reconnect(cfg: &ServerConfig, wait: Duration) -> Result<Conn, String> {
+    let wait = cfg.startup_timeout.unwrap_or(wait);
+    let t = open(cfg).map_err(|e| e.to_string())?;
+    connect(t, Instant::now() + wait, wait)
 }
 
 /// Lists `conn`'s tools again if the server said they changed; whether they were listed.

@@ -55,6 +55,19 @@ pub(crate) struct Image {
     pub height: u32,
 }
 
+impl Image {
+    /// What the image is, without its bytes, for the terminal.
+    pub(crate) fn describe(&self) -> String {
+        format!("{}, {}x{} pixels", self.media_type, self.width, self.height)
+    }
+}
+
+/// The bytes (base64) of images the conversation holds when a tool adds one: its messages'
+/// and the next one's (`held`, counted when asked), and those read since (`read`).
+pub(crate) fn held_with(held: &dyn Fn() -> usize, read: &[Image]) -> usize {
+    held() + read.iter().map(|i| i.data.len()).sum::<usize>()
+}
+
 /// Whether `read_file` treats `abs` as an image (by its extension, as Cline does).
 pub(crate) fn is_image(abs: &Path) -> bool {
     abs.extension().is_some_and(|e| EXTENSIONS.contains(&e.to_string_lossy().to_lowercase().as_str()))

@@ -87,7 +87,7 @@ fn with_images(ctx: &mut Ctx<'_>, text: &mut String, images: &[&str]) -> Vec<Str
         text.push_str(&texts::images_not_viewable(images.len()));
         return Vec::new();
     }
-    let mut held = (ctx.images_held)() + ctx.memory.images.iter().map(|i| i.data.len()).sum::<usize>();
+    let mut held = super::image::held_with(ctx.images_held, &ctx.memory.images);
     let mut sent = Vec::new();
     for (i, data) in images.iter().enumerate() {
         let image = super::image::from_base64(data)
@@ -95,7 +95,7 @@ fn with_images(ctx: &mut Ctx<'_>, text: &mut String, images: &[&str]) -> Vec<Str
         match image {
             Ok(image) => {
                 held += image.data.len();
-                sent.push(format!("{}, {}x{} pixels", image.media_type, image.width, image.height));
+                sent.push(image.describe());
                 ctx.memory.images.push(image);
             }
             Err(why) => text.push_str(&texts::image_not_sent(i + 1, why.trim_end_matches('.'))),

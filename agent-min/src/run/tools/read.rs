@@ -63,7 +63,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     // Counted for an image only: the conversation's images are summed over every message.
     if let Ok(Read::Image(image)) = &read {
-        let held = (ctx.images_held)() + ctx.memory.images.iter().map(|i| i.data.len()).sum::<usize>();
+        let held = super::image::held_with(ctx.images_held, &ctx.memory.images);
         if let Some(why) = super::image::past_held(held, image.data.len()) {
             let e = format!(
                 "Error reading file: {why}. Use what you learned from the images already read, or read a smaller image."
@@ -78,7 +78,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         // No line numbers for an image (Cline's `buildReadResponse`); the image goes after the
         // results, in the same user message (Cline's `userMessageContent`), on every read of it.
         Ok(Read::Image(image)) => {
-            let summary = format!("{}, {}x{} pixels", image.media_type, image.width, image.height);
+            let summary = image.describe();
             ctx.memory.images.push(image);
             ("Successfully read image".to_string(), summary)
         }
