@@ -99,9 +99,9 @@ const RULES: &[Case] = &[
     ),
     case(
         "an exact match may start mid-line",
-        " x\nx\n",
-        "------- SEARCH\nx\n=======\ny\n+++++++ REPLACE",
-        File(" y\nx\n"),
+        " x = f(a)\nz\n",
+        "------- SEARCH\nf(a)\n=======\nf(b)\n+++++++ REPLACE",
+        File(" x = f(b)\nz\n"),
     ),
     case(
         "line-trimmed before block anchor",
@@ -252,6 +252,12 @@ const RULES: &[Case] = &[
         File("a\nB\n"),
     ),
     case(
+        "a match past the end leaves no line for the next block",
+        "",
+        "------- SEARCH\n\n=======\nA\n+++++++ REPLACE\n------- SEARCH\n\n=======\nB\n+++++++ REPLACE",
+        ClineError,
+    ),
+    case(
         "unicode content",
         "héllo\nwörld ✓\n",
         "------- SEARCH\nwörld ✓\n=======\n🦀\n+++++++ REPLACE",
@@ -333,6 +339,35 @@ const REFUSALS: &[Case] = &[
         Refused(|e| *e == DiffError::WhitespaceSearchAtEnd { block: 1 }),
     ),
 ];
+
+/// Where Cline's exact match starts inside a line though the same text starts a later line, it
+/// edits the wrong line (and reports success); a SEARCH part is whole lines, so the line that
+/// starts with it is edited (listed in docs/agent.md).
+const WHOLE_LINES: &[Case] = &[
+    case(
+        "a line that ends with the SEARCH is not the line it names",
+        "max_count = 0\ncount = 0\n",
+        "------- SEARCH\ncount = 0\n=======\ncount = 10\n+++++++ REPLACE",
+        File("max_count = 0\ncount = 10\n"),
+    ),
+    case(
+        "a blank SEARCH line is a blank line, not a line's end",
+        "import os\n\ndef f():\n    pass\n",
+        "------- SEARCH\n\n=======\n# added\n+++++++ REPLACE",
+        File("import os\n# added\ndef f():\n    pass\n"),
+    ),
+    case(
+        "the first line-start place after the last block's match",
+        " x\nx\nx\n",
+        "------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n------- SEARCH\nx\n=======\nz\n+++++++ REPLACE",
+        File(" x\ny\nz\n"),
+    ),
+];
+
+#[test]
+fn a_search_names_whole_lines() {
+    check(WHOLE_LINES);
+}
 
 #[test]
 fn where_cline_loses_content_we_refuse() {

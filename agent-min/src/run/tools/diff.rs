@@ -220,11 +220,26 @@ struct Replacement {
     block: usize,
 }
 
+/// Where an exact match of a SEARCH part may start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Matching {
+    /// Cline's `indexOf`: the first place, also inside a line.
+    IndexOf,
+    /// The first place that starts a line, else the first place (what [`apply`] does).
+    WholeLines,
+}
+
 /// Applies `diff` to `original`, as Cline's `constructNewFileContent(diff, original, true)`
 /// does, or refuses. See the module docs. The searches may scan `SEARCH_BOUND` (64) times the
 /// file and the diff together (and 1 MiB more); past that the diff is refused
-/// ([`DiffError::TooMuchSearching`]).
+/// ([`DiffError::TooMuchSearching`]). An exact match is [`Matching::WholeLines`].
 pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
+    apply_matching(original, diff, Matching::WholeLines)
+}
+
+/// [`apply`] with exact matches found as `matching` says ([`Matching::IndexOf`] is Cline's
+/// engine exactly, for comparing the two).
+pub fn apply_matching(original: &str, diff: &str, matching: Matching) -> Result<String, DiffError> {
     let bound = SEARCH_BOUND * (original.len() + diff.len()) + (1 << 20);
     let mut scanned = 0;
     let mut diff_lines: Vec<&str> = diff.split('\n').collect();
@@ -268,7 +283,7 @@ pub fn apply(original: &str, diff: &str) -> Result<String, DiffError> {
                 }
                 (0, 0)
             } else {
-                let found = find(original, &mut lines, &search, last_processed, &mut scanned);
+                let found = find(original, &mut lines, &search, last_processed, matching, &mut scanned);
                 if scanned > bound {
                     return Err(DiffError::TooMuchSearching { block: block.max(1) });
                 }
@@ -358,27 +373,45 @@ fn find<'a>(
     lines: &mut Option<Lines<'a>>,
     search: &str,
     from: usize,
+    matching: Matching,
     scanned: &mut usize,
 ) -> Option<(usize, usize)> {
     let len = original.len();
-    let from = from.min(len);
-    // Each search looks from `from` (the last from the start) to its match's end, or to the end.
+    // `from` may be one past the end (a match of a last line without `\n`): then, as in Cline,
+    // no line is left for the line searches, and `indexOf` finds nothing but an empty text.
+    let at = from.min(len);
+    // Each search looks from `at` (the last from the start) to its match's end, or to the end.
     let mut charge = |start: usize, m: Option<(usize, usize)>| {
         *scanned += m.map_or(len, |(_, end)| end.min(len)).saturating_sub(start) + search.len();
         m
     };
-    let exact = original[from..].find(search).map(|i| (from + i, from + i + search.len()));
-    if let Some(m) = charge(from, exact) {
+    let exact_from = |from| exact(original, search, from, matching).map(|i| (i, i + search.len()));
+    if let Some(m) = charge(at, exact_from(at)) {
         return Some(m);
     }
     let lines = lines.get_or_insert_with(|| Lines::new(original));
-    if let Some(m) = charge(from, line_trimmed(lines, search, from)) {
+    if let Some(m) = charge(at, line_trimmed(lines, search, from)) {
         return Some(m);
     }
-    if let Some(m) = charge(from, block_anchor(lines, search, from)) {
+    if let Some(m) = charge(at, block_anchor(lines, search, from)) {
         return Some(m);
     }
-    charge(0, original.find(search).map(|i| (i, i + search.len())))
+    charge(0, exact_from(0))
+}
+
+/// Where `search` is found at or after `from`: its first place, as Cline's `indexOf` finds it,
+/// unless that starts inside a line and a later one starts a line — then that one. A SEARCH
+/// part is whole lines (Cline's prompt: "The system requires exact line matches and cannot match
+/// partial lines"), but `indexOf` matches inside a line, so Cline edits `max_count = 0` for
+/// SEARCH `count = 0` when `count = 0` is the next line, and puts a blank line's replacement at
+/// the end of the line before it, and reports success.
+fn exact(original: &str, search: &str, from: usize, matching: Matching) -> Option<usize> {
+    let first = from + original[from..].find(search)?;
+    if matching == Matching::IndexOf || first == 0 || original.as_bytes()[first - 1] == b'\n' {
+        return Some(first);
+    }
+    let at_line_start = original[first..].find(&format!("\n{search}")).map(|i| first + i + 1);
+    Some(at_line_start.unwrap_or(first))
 }
 
 /// The original split on `\n` as JavaScript's `split` does (a final empty line after a last

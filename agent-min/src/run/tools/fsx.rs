@@ -5,7 +5,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
@@ -97,7 +97,7 @@ pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
     let _guard = interrupt::track_file(parent.join(&tmp));
     let result = (|| {
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let mut f = fs::File::from(rfs::openat(&dir, tmp.as_str(), flags, Mode::from_raw_mode(0o644))?);
+        let mut f = fs::File::from(rfs::openat(&dir, tmp.as_str(), flags, Mode::from_raw_mode(temp_mode(mode)))?);
         f.write_all(contents)?;
         if let Some(m) = mode {
             rfs::fchmod(&f, Mode::from_raw_mode(m))?;
@@ -110,6 +110,17 @@ pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
         let _ = rfs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
     }
     result
+}
+
+/// The mode a save's temp file is created with, before its content is written: a new file's
+/// (`0644`, less the umask), or for a file that exists (`existing`, whose mode the temp file
+/// gets once written) the owner's alone — a `0600` file's new secrets were readable to all
+/// while being written.
+fn temp_mode(existing: Option<u32>) -> u32 {
+    match existing {
+        Some(_) => 0o600,
+        None => 0o644,
+    }
 }
 
 /// The refusal of a file without write permission for its owner.
@@ -186,6 +197,7 @@ fn open_parent(path: &Path, create: bool, act: Act) -> io::Result<(OwnedFd, &std
     })?;
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let mut dir = rfs::open("/", dir_flags, Mode::empty())?;
+    let mut at = PathBuf::from("/");
     for c in path.parent().unwrap_or(Path::new("/")).components() {
         let Component::Normal(part) = c else {
             if matches!(c, Component::ParentDir) {
@@ -201,8 +213,19 @@ fn open_parent(path: &Path, create: bool, act: Act) -> io::Result<(OwnedFd, &std
             }
             next = rfs::openat(&dir, part, dir_flags, Mode::empty());
         }
+        at.push(part);
         dir = match next {
             Ok(d) => d,
+            // A file where a directory is needed (`a.txt/b.txt`) is no race: named as it is.
+            Err(Errno::NOTDIR)
+                if rfs::statat(&dir, part, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+                    let kind = FileType::from_raw_mode(st.st_mode);
+                    kind != FileType::Symlink && kind != FileType::Directory
+                }) =>
+            {
+                let what = format!("{} is a file, not a directory", at.display());
+                return Err(io::Error::new(io::ErrorKind::NotADirectory, what));
+            }
             Err(e) if e == Errno::LOOP || e == Errno::NOTDIR => {
                 return Err(changed(path, "has a directory that is now a symbolic link or not a directory", act))
             }
@@ -368,6 +391,29 @@ mod tests {
         assert_eq!(atomic_write(&link, b"new").unwrap_err().kind(), io::ErrorKind::PermissionDenied);
         assert_eq!(fs::read_to_string(&p).unwrap(), "old");
         assert_eq!(fs::read_dir(ws.join("sub")).unwrap().count(), 2, "a temp file was left");
+    }
+
+    /// A file that exists is rewritten through a temp file only its owner can open until it is
+    /// given the file's mode (after its content is written); a new file's is created as usual.
+    #[test]
+    fn a_saves_temp_file_is_the_owners_until_written() {
+        assert_eq!(temp_mode(Some(0o600)), 0o600);
+        assert_eq!(temp_mode(Some(0o644)), 0o600);
+        assert_eq!(temp_mode(None), 0o644);
+    }
+
+    /// A file where a folder should be (`a.txt/b.txt`) is named as such, not as a path that
+    /// changed after its check; nothing is written.
+    #[test]
+    fn a_file_in_place_of_a_folder_is_named() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("a.txt");
+        fs::write(&file, "a").unwrap();
+        let e = atomic_write(&file.join("b.txt"), b"b").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotADirectory);
+        assert_eq!(e.to_string(), format!("{} is a file, not a directory", file.display()));
+        assert_eq!(read_regular_no_follow(&file.join("b.txt"), 10).unwrap_err().kind(), io::ErrorKind::NotADirectory);
+        assert_eq!(fs::read_to_string(&file).unwrap(), "a");
     }
 
     #[test]

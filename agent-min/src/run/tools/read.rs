@@ -17,17 +17,23 @@ use super::{check_path, tool_error, Access, Call, Ctx, Outcome};
 /// Lines shown when no `end_line` is given (Cline's `DEFAULT_MAX_LINES`).
 pub(crate) const MAX_LINES: usize = 1000;
 
-/// Cline's `fileReadCache`: how many times each unchanged file was read in this task.
+/// Cline's `fileReadCache`: how many times each part of an unchanged file was read in this task.
+///
+/// Cline counts reads by path alone, so a model paging through a long file as its own result
+/// asks (`Use start_line=1001 to continue reading.`) is told of lines it never saw that it
+/// already has them, and the third page that it should "use the information you already have";
+/// here a read counts as a repeat only when it shows the same lines.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct ReadCache {
-    reads: HashMap<String, (u32, Option<SystemTime>)>,
+    reads: HashMap<(String, String), (u32, Option<SystemTime>)>,
 }
 
 impl ReadCache {
-    /// Counts a successful read of `abs` as it is now; returns the count (1 for a fresh read).
-    fn count(&mut self, abs: &Path) -> u32 {
+    /// Counts a successful read of `shown` (the lines shown, or an image's description) of
+    /// `abs` as it is now; returns the count (1 for a fresh read).
+    fn count(&mut self, abs: &Path, shown: &str) -> u32 {
         let mtime = std::fs::metadata(abs).and_then(|m| m.modified()).ok();
-        let key = abs.to_string_lossy().to_lowercase();
+        let key = (abs.to_string_lossy().to_lowercase(), shown.to_string());
         let entry = self.reads.entry(key).or_insert((0, mtime));
         if entry.1 != mtime {
             *entry = (0, mtime);
@@ -38,7 +44,8 @@ impl ReadCache {
 
     /// Forgets `abs` (it was just edited), as Cline does after a save.
     pub(crate) fn forget(&mut self, abs: &Path) {
-        self.reads.remove(&abs.to_string_lossy().to_lowercase());
+        let path = abs.to_string_lossy().to_lowercase();
+        self.reads.retain(|(p, _), _| *p != path);
     }
 
     /// Forgets every read: a command may have changed any file, in ways an unchanged mtime
@@ -91,7 +98,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     ctx.term.outcome(true, &summary);
     ctx.memory.watched.saw(path, &r.abs);
-    let prefix = match ctx.memory.reads.count(&r.abs) {
+    let prefix = match ctx.memory.reads.count(&r.abs, &summary) {
         1 => None,
         n if n >= 3 => Some(format!(
             "[DUPLICATE READ] You have already read '{path}' {n} times in this conversation. The content has not changed since your last read. Please use the information you already have and proceed with your task."
@@ -481,8 +488,34 @@ mod tests {
         let p = d.path().join("f");
         std::fs::write(&p, "x").unwrap();
         let mut c = ReadCache::default();
-        assert_eq!([c.count(&p), c.count(&p), c.count(&p)], [1, 2, 3]);
+        let all = "lines 1-1 of 1";
+        assert_eq!([c.count(&p, all), c.count(&p, all), c.count(&p, all)], [1, 2, 3]);
         c.forget(&p);
-        assert_eq!(c.count(&p), 1);
+        assert_eq!(c.count(&p, all), 1);
+    }
+
+    /// A model paging through a long file as the result itself asks is shown each page as a
+    /// fresh read (Cline says "[DUPLICATE READ] … use the information you already have" of the
+    /// third page, lines the model never saw); reading a page again is still a repeat.
+    #[test]
+    fn paging_through_a_long_file_is_not_a_repeated_read() {
+        use super::super::testutil::{call, with_ctx};
+        let d = tempfile::tempdir().unwrap();
+        let text: String = (1..=2500).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(d.path().join("long.txt"), text).unwrap();
+        let ws = crate::run::tools::paths::Workspace::new(d.path()).unwrap();
+        let page = |start: &str| call("read_file", &[("path", "long.txt"), ("start_line", start)]);
+        let texts = with_ctx(&ws, |ctx| {
+            [page("1"), page("1001"), page("2001"), page("1001")].map(|c| match super::super::run(&c, ctx) {
+                Outcome::Success(s) => format!("fresh: {s}"),
+                Outcome::Repeated(s) => format!("repeated: {s}"),
+                _ => panic!("the read failed"),
+            })
+        });
+        assert!(texts[0].starts_with("fresh: 1 | line 1\n"), "{}", &texts[0][..40]);
+        assert!(texts[0].ends_with("Use start_line=1001 to continue reading.)"));
+        assert!(texts[1].starts_with("fresh: 1001 | line 1001\n"), "{}", &texts[1][..40]);
+        assert!(texts[2].starts_with("fresh: 2001 | line 2001\n"), "{}", &texts[2][..40]);
+        assert!(texts[3].starts_with("repeated: [File already read]"), "{}", &texts[3][..40]);
     }
 }

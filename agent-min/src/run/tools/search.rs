@@ -78,6 +78,15 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         return Outcome::Failure { text: tool_error(&msg), mistake: true };
     }
     let ignored = crate::run::tools::clineignore::ClineIgnore::load(ctx.ws.root());
+    // A `.clineignore` that cannot be used blocks every file: said so, not `Found 0 results.`,
+    // which would tell the model the code holds no match.
+    if let Some(why) = ignored.unusable() {
+        ctx.term.outcome(false, &format!("blocked: {why}"));
+        return Outcome::Failure {
+            text: tool_error(&crate::run::prompt::cline_ignore_unusable(path, why)),
+            mistake: false,
+        };
+    }
     let skipped = walk::Skipped::default();
     let found =
         match search(ctx.ws.root(), &r.abs, &matcher, glob.unwrap_or("*"), &|p| ignored.allows_path(p), &skipped) {
@@ -581,6 +590,19 @@ mod tests {
         let Outcome::Failure { text, mistake: true } = out else { panic!("{out:?}") };
         assert!(text.contains("Error searching files: File not found: ") && text.contains("nonexistent"), "{text}");
         assert!(matches!(search("."), Outcome::Success(t) if t.starts_with("Found 1 result.")));
+    }
+
+    /// A `.clineignore` that cannot be used (over 256 KiB) blocks every file; the search says
+    /// so rather than `Found 0 results.`, which would tell the model the code holds no match.
+    #[test]
+    fn an_unusable_clineignore_is_named_not_zero_results() {
+        use crate::run::tools::testutil::{call, with_ctx};
+        let big = "# padding\n".repeat(30_000);
+        let d = tree(&[("src/a.rs", "needle\n"), (".clineignore", &big)]);
+        let ws = crate::run::tools::paths::Workspace::new(d.path()).unwrap();
+        let out = with_ctx(&ws, |ctx| run(&call("search_files", &[("path", "src"), ("regex", "needle")]), ctx));
+        let Outcome::Failure { text, mistake: false } = out else { panic!("{out:?}") };
+        assert!(text.contains("Access to src is blocked: the .clineignore file"), "{text}");
     }
 
     #[test]

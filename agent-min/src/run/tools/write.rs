@@ -62,21 +62,25 @@ pub(crate) fn content_of(raw: &str) -> &str {
 
 /// Cline's clean-up of a Markdown fence some models wrap file content in: a first line
 /// starting with ```` ``` ```` (```` ```python ````) and a last line ending with one are dropped.
+/// Cline drops each on its own, so a Markdown file that ends with a code block loses its
+/// closing fence (and one that starts with one its opening line); here they are dropped only
+/// as a pair around content with no fence line of its own, which is how a wrapper looks.
 /// Cline then trims; we remove only the newline left at each end, as [`content_of`] does — but
-/// look for the closing fence where Cline's trim leaves the end (after a dropped first line,
-/// whitespace after the fence does not hide it: ```` ```\n\n ````), and drop a line's `\r` with it.
+/// look for the closing fence where Cline's trim leaves the end (whitespace after the fence
+/// does not hide it: ```` ```\n\n ````), and drop a line's `\r` with it.
 fn strip_fences(content: &str) -> String {
-    let mut s = content.to_string();
-    let mut end = s.len();
-    if s.starts_with("```") {
-        s = content_of(s.split_once('\n').map_or("", |(_, rest)| rest)).to_string();
-        end = super::v4a::js_trim_end(&s).len();
+    let Some((_, rest)) = content.split_once('\n').filter(|_| content.starts_with("```")) else {
+        return content.to_string();
+    };
+    let rest = content_of(rest);
+    let body = super::v4a::js_trim_end(rest);
+    let Some(head) = body.strip_suffix("```").map(|b| b.rsplit_once('\n').map_or("", |(head, _)| head)) else {
+        return content.to_string();
+    };
+    if head.split('\n').any(|l| l.starts_with("```")) {
+        return content.to_string();
     }
-    if s[..end].ends_with("```") {
-        let head = s[..end].rsplit_once('\n').map_or("", |(head, _)| head);
-        s = content_of(head.strip_suffix('\r').unwrap_or(head)).to_string();
-    }
-    s
+    content_of(head.strip_suffix('\r').unwrap_or(head)).to_string()
 }
 
 /// Cline's `applyModelContentFixes`: for models other than Claude, HTML entities some models
@@ -276,7 +280,8 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> R
                 format!("{path} is not a UTF-8 text file; it cannot be edited with this tool (write_to_file can replace it whole)."),
             ),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        // (Under a file where a folder should be, there is no file: the save names why.)
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
             fail(ctx, format!("{path} {e}; it cannot be edited."))
         }
@@ -810,6 +815,16 @@ secrets/
         assert_eq!(strip_fences("```python\r\ncode\r\n```\r\n"), "code");
         // Without an opening fence Cline does not trim: a fence line followed by more stays.
         assert_eq!(strip_fences("code\n```\n\n"), "code\n```\n\n");
+        // Only a pair wrapping the content is dropped: a Markdown file that ends (or starts)
+        // with a code block keeps its fences, where Cline drops the closing (or opening) line.
+        let readme = "# Title\n\n```sh\nmake\n```";
+        assert_eq!(strip_fences(readme), readme);
+        let starts = "```sh\nmake\n```\n\nThen run it.";
+        assert_eq!(strip_fences(starts), starts);
+        let both = "```sh\nmake\n```\n\nor\n\n```sh\nmake all\n```";
+        assert_eq!(strip_fences(both), both);
+        assert_eq!(strip_fences("```python\ncode"), "```python\ncode");
+        assert_eq!(strip_fences("```\n```"), "");
         assert_eq!(model_content_fixes("a &lt;b&gt; &amp;lt; \u{FFFD}", "gpt-4.1", "x.html"), "a <b> &lt; ");
         assert_eq!(model_content_fixes("&lt;a/&gt;", "gpt-4.1", "pom.XML"), "&lt;a/&gt;");
         assert_eq!(model_content_fixes("&lt; \u{FFFD}", "claude-sonnet-4-5", "x.html"), "&lt; \u{FFFD}");
