@@ -19,6 +19,7 @@ pub mod dialect;
 pub(crate) mod digest;
 #[cfg(feature = "output-schema")]
 pub(crate) mod json_schema;
+pub(crate) mod last_message;
 pub mod llm;
 pub mod mcp;
 pub mod native;
@@ -95,6 +96,11 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     if let Some(Err(e)) = opts.cwd.as_deref().map(existing_dir) {
         return usage_error(cmd, &e);
     }
+    // `-o`'s folder, opened before any command runs (and a missing one said now, not after).
+    let last_message = match opts.output_last_message.as_deref().map(last_message::LastMessage::open).transpose() {
+        Ok(opened) => opened,
+        Err(e) => return usage_error(cmd, &e),
+    };
     let setup = match &opts.replay {
         Some(file) => replay_setup(opts, file, &mut term),
         None => live_setup(opts, saved.as_ref()),
@@ -155,9 +161,9 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
             end_temporary_workspace(root, opts.keep, &mut t);
         }
     }
-    if let (End::Completed(result), Some(file)) = (&end, &opts.output_last_message) {
-        if let Err(e) = write_last_message(file, result) {
-            eprintln!("agent-min: could not write the final result to {} ({e})", file.display());
+    if let (End::Completed(result), Some(file)) = (&end, &last_message) {
+        if let Err(e) = file.write(result) {
+            eprintln!("agent-min: could not write the final result to {} ({e})", file.path().display());
             return ExitCode::from(1);
         }
     }
@@ -193,18 +199,6 @@ fn print_result(result: &str) {
         let _ = out.write_all(b"\n");
     }
     let _ = out.flush();
-}
-
-/// `-o FILE`: the final result, written whole or not at all (a temporary file renamed over it).
-fn write_last_message(file: &std::path::Path, result: &str) -> std::io::Result<()> {
-    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let name = file.file_name().ok_or_else(|| std::io::Error::other("not a file name"))?;
-    let tmp = dir.join(format!(".{}.tmp.{}", name.to_string_lossy(), std::process::id()));
-    let text = redact::apply(result);
-    std::fs::write(&tmp, text.as_bytes())?;
-    std::fs::rename(&tmp, file).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 /// The workspace, or why `root` cannot be one (a usage error: exit 2). A workspace the user

@@ -333,6 +333,16 @@ fn piped_input_beside_a_task_is_context_and_stdout_carries_only_the_result() {
     assert_eq!(r.stdout, "Looks fine: one line added.\n", "stdout is the result alone");
     assert!(r.stderr.contains("Task completed"), "the transcript is on stderr: {}", r.stderr);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "Looks fine: one line added.");
+    // A folder that is not there is said before the task runs (no request made), not after.
+    let args = args_with(&base, &["--no-save", "-o", "/nonexistent-agent-min/review.md", "review this"]);
+    let r = run_piped(ws.path(), &args, &[], b"");
+    assert_eq!(r.code, Some(2), "{}", r.all());
+    assert!(
+        r.stderr.contains("-o /nonexistent-agent-min/review.md: its folder /nonexistent-agent-min cannot be opened"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(server.requests().len(), 1, "no second request");
 }
 
 #[test]
