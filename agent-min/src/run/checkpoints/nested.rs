@@ -7,9 +7,14 @@
 //! `.git` symlink) is disabled the same way: git would otherwise store a gitlink for the
 //! folder and none of its files, silently.
 
+use std::ffi::OsString;
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use rustix::fs::{self as rfs, Mode, OFlags};
 
 use super::exclusions::GIT_DISABLED_SUFFIX;
 
@@ -57,9 +62,11 @@ pub(crate) fn find(workspace: &Path, shadows: &Path) -> Vec<PathBuf> {
 /// The nested repositories disabled for one operation; enabled again when dropped.
 pub(crate) struct Disabled {
     journal: PathBuf,
-    renamed: Vec<PathBuf>,
-    /// Each rename is also undone by a Ctrl-C (the journal covers `kill -9`).
+    /// Each rename is also undone by a Ctrl-C (the journal covers `kill -9`); unregistered
+    /// before the folders below are closed.
     _on_interrupt: Vec<crate::run::ui::interrupt::Guard>,
+    /// The folder each `.git` was renamed in, held open, and the `.git`'s path.
+    renamed: Vec<(Arc<OwnedFd>, PathBuf)>,
 }
 
 fn disabled_name(git: &Path) -> PathBuf {
@@ -68,9 +75,38 @@ fn disabled_name(git: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// `.git` and `.git_disabled`, the names renamed in the folder.
+fn names() -> (OsString, OsString) {
+    (".git".into(), format!(".git{GIT_DISABLED_SUFFIX}").into())
+}
+
+/// The folder holding `git` (absolute, canonical, as [`find`] returns it), opened from `/` one
+/// component at a time without following a link. The renames happen in that open folder, not
+/// by path: a command (a daemon left running) could swap a folder on the way for a link to
+/// the workspace between [`find`] and the rename, which would then disable the workspace's own
+/// `.git` — and with its protection gone, a later command could plant a `core.fsmonitor` that
+/// the person's next `git status` runs; or swap it back before the rename back.
+fn open_folder_of(git: &Path) -> std::io::Result<OwnedFd> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut dir = rfs::open("/", flags, Mode::empty())?;
+    for c in git.parent().unwrap_or(Path::new("/")).components() {
+        match c {
+            Component::Normal(part) => dir = rfs::openat(&dir, part, flags, Mode::empty())?,
+            Component::RootDir => {}
+            _ => return Err(std::io::Error::other("not a canonical path")),
+        }
+    }
+    Ok(dir)
+}
+
 /// Renames every nested `.git` to `.git_disabled`, journalled in `journal` first.
 pub(crate) fn disable(workspace: &Path, shadows: &Path, journal: &Path) -> Result<Disabled, String> {
     let nested: Vec<PathBuf> = find(workspace, shadows).into_iter().filter(|g| !present(&disabled_name(g))).collect();
+    disable_found(nested, journal)
+}
+
+/// Renames the `.git` entries [`find`] found, journalled in `journal` first.
+fn disable_found(nested: Vec<PathBuf>, journal: &Path) -> Result<Disabled, String> {
     if !nested.is_empty() {
         let text: String = nested.iter().map(|p| format!("{}\0", p.display())).collect();
         let write = || -> std::io::Result<()> {
@@ -81,21 +117,28 @@ pub(crate) fn disable(workspace: &Path, shadows: &Path, journal: &Path) -> Resul
         write().map_err(|e| format!("cannot write {} ({e})", journal.display()))?;
     }
     let mut done = Disabled { journal: journal.to_path_buf(), renamed: Vec::new(), _on_interrupt: Vec::new() };
+    let (git_name, off_name) = names();
     for git in nested {
-        done._on_interrupt.push(crate::run::ui::interrupt::track_rename(disabled_name(&git), git.clone()));
-        fs::rename(&git, disabled_name(&git))
-            .map_err(|e| format!("cannot disable the nested repository {} ({e})", git.display()))?;
-        done.renamed.push(git);
+        let cannot =
+            |e: &dyn std::fmt::Display| format!("cannot disable the nested repository {} ({e})", git.display());
+        let dir = Arc::new(open_folder_of(&git).map_err(|e| cannot(&e))?);
+        let guard = crate::run::ui::interrupt::track_rename(dir.clone(), off_name.clone(), git_name.clone());
+        done._on_interrupt.push(guard);
+        rfs::renameat(&*dir, &git_name, &*dir, &off_name).map_err(|e| cannot(&e))?;
+        done.renamed.push((dir, git));
     }
     Ok(done)
 }
 
 impl Drop for Disabled {
     fn drop(&mut self) {
-        for git in &self.renamed {
-            let _ = fs::rename(disabled_name(git), git);
+        let (git_name, off_name) = names();
+        let mut all_back = true;
+        for (dir, _) in &self.renamed {
+            let _ = rfs::renameat(&**dir, &off_name, &**dir, &git_name);
+            all_back &= rfs::statat(&**dir, &git_name, rfs::AtFlags::SYMLINK_NOFOLLOW).is_ok();
         }
-        if self.renamed.iter().all(|g| present(g)) {
+        if all_back {
             let _ = fs::remove_file(&self.journal);
         }
     }
@@ -114,10 +157,15 @@ pub(crate) fn repair(journal: &Path) -> Result<usize, String> {
     for entry in text.split(|b| *b == 0).filter(|e| !e.is_empty()) {
         use std::os::unix::ffi::OsStrExt;
         let git = PathBuf::from(std::ffi::OsStr::from_bytes(entry));
-        let off = disabled_name(&git);
-        if !present(&git) && present(&off) {
-            fs::rename(&off, &git)
-                .map_err(|e| format!("cannot re-enable the nested repository {} ({e})", git.display()))?;
+        let cannot =
+            |e: &dyn std::fmt::Display| format!("cannot re-enable the nested repository {} ({e})", git.display());
+        // The folder as it is now, reached without following a link: gone or swapped for one,
+        // there is nothing of ours to put back there.
+        let Ok(dir) = open_folder_of(&git) else { continue };
+        let (git_name, off_name) = names();
+        let at = |name: &OsString| rfs::statat(&dir, name, rfs::AtFlags::SYMLINK_NOFOLLOW).is_ok();
+        if !at(&git_name) && at(&off_name) {
+            rfs::renameat(&dir, &off_name, &dir, &git_name).map_err(|e| cannot(&e))?;
             n += 1;
         }
     }
@@ -132,7 +180,7 @@ mod tests {
     #[test]
     fn nested_repos_are_disabled_then_put_back_and_a_crash_is_repaired() {
         let d = tempfile::tempdir().unwrap();
-        let ws = d.path().join("ws");
+        let ws = d.path().canonicalize().unwrap().join("ws");
         for dir in [".git", "lib/.git/objects", "node_modules/x/.git", "own/.git_disabled"] {
             fs::create_dir_all(ws.join(dir)).unwrap();
         }
@@ -150,5 +198,46 @@ mod tests {
         // The normal path: dropped, everything is back and the journal gone.
         drop(disable(&ws, Path::new("/nonexistent"), &journal).unwrap());
         assert!(ws.join("lib/.git").is_dir() && !journal.exists());
+    }
+
+    /// A folder swapped for a link to the workspace after the search (by a command's daemon)
+    /// leads no rename to the workspace's own `.git`; one moved away while disabled gets its
+    /// `.git` back where it went, and the workspace's `.git` is never renamed.
+    #[test]
+    fn a_folder_swapped_for_a_link_never_renames_the_workspaces_own_git() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().canonicalize().unwrap().join("ws");
+        for dir in [".git/objects", "sub/.git/objects"] {
+            fs::create_dir_all(ws.join(dir)).unwrap();
+        }
+        let journal = d.path().join("journal");
+        // Between the search and the rename.
+        let found = find(&ws, Path::new("/nonexistent"));
+        assert_eq!(found, vec![ws.join("sub/.git")]);
+        fs::rename(ws.join("sub"), ws.join("real-sub")).unwrap();
+        std::os::unix::fs::symlink(".", ws.join("sub")).unwrap();
+        assert!(disable_found(found, &journal).is_err());
+        assert!(ws.join(".git/objects").is_dir() && !ws.join(".git_disabled").exists());
+        fs::remove_file(ws.join("sub")).unwrap();
+        fs::rename(ws.join("real-sub"), ws.join("sub")).unwrap();
+        // While disabled: the folder moved away and a link to the workspace put in its place.
+        let guard = disable(&ws, Path::new("/nonexistent"), &journal).unwrap();
+        assert!(ws.join("sub/.git_disabled/objects").is_dir());
+        fs::rename(ws.join("sub"), ws.join("real-sub")).unwrap();
+        std::os::unix::fs::symlink(".", ws.join("sub")).unwrap();
+        fs::rename(ws.join(".git"), ws.join(".git_disabled")).unwrap(); // bait for a rename by path
+        drop(guard);
+        assert!(ws.join("real-sub/.git/objects").is_dir(), "put back where the folder went");
+        assert!(ws.join(".git_disabled").is_dir() && !ws.join(".git").exists(), "the bait is left alone");
+        // After a crash, repair goes no way through a link either.
+        fs::rename(ws.join(".git_disabled"), ws.join(".git")).unwrap();
+        fs::remove_file(ws.join("sub")).unwrap();
+        fs::rename(ws.join("real-sub"), ws.join("sub")).unwrap();
+        std::mem::forget(disable(&ws, Path::new("/nonexistent"), &journal).unwrap());
+        fs::rename(ws.join("sub"), ws.join("real-sub")).unwrap();
+        std::os::unix::fs::symlink(".", ws.join("sub")).unwrap();
+        fs::rename(ws.join(".git"), ws.join(".git_disabled")).unwrap();
+        assert_eq!(repair(&journal).unwrap(), 0);
+        assert!(ws.join(".git_disabled").is_dir() && !ws.join(".git").exists());
     }
 }

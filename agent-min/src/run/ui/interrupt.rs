@@ -9,8 +9,11 @@
 //! thread never has to notice: blocking reads and waits simply end with the process.
 #![allow(unsafe_code)] // kill(2) and the child set-up that ties a child's life to the agent's
 
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
 
 static LIVE: Mutex<Live> = Mutex::new(Live {
     pids: Vec::new(),
@@ -30,8 +33,8 @@ struct Live {
     /// What a cancelled turn stops (a curl request, a command's group), as `kill` targets.
     turn: Vec<i32>,
     files: Vec<PathBuf>,
-    /// (renamed, original): put back on an interrupt.
-    renames: Vec<(PathBuf, PathBuf)>,
+    /// Put back on an interrupt.
+    renames: Vec<Rename>,
 }
 
 /// Starts the watcher thread, and makes a panic clean up as an interrupt does. Call once,
@@ -252,10 +255,9 @@ fn freeze_if_interrupted(item: &Item) {
         Item::File(f) => {
             let _ = std::fs::remove_file(f);
         }
-        Item::Rename(r) => {
-            let original = lock().renames.iter().find(|(x, _)| x == r).map(|(_, o)| o.clone());
-            if let Some(o) = original {
-                let _ = std::fs::rename(r, o);
+        Item::Rename(id) => {
+            if let Some(r) = lock().renames.iter().find(|r| r.id == *id) {
+                r.undo();
             }
         }
     }
@@ -285,8 +287,8 @@ fn remove_half_written(live: &Live) {
             let _ = std::fs::remove_dir_all(f); // a private temporary directory
         }
     }
-    for (renamed, original) in &live.renames {
-        let _ = std::fs::rename(renamed, original);
+    for r in &live.renames {
+        r.undo();
     }
 }
 
@@ -319,7 +321,22 @@ enum Item {
     Group(i32),
     Server(i32),
     File(PathBuf),
-    Rename(PathBuf),
+    Rename(u64),
+}
+
+/// A temporary rename inside one folder, held open: `renamed` is renamed back to `original`
+/// there, wherever the folder's path now leads.
+struct Rename {
+    id: u64,
+    dir: Arc<OwnedFd>,
+    renamed: OsString,
+    original: OsString,
+}
+
+impl Rename {
+    fn undo(&self) {
+        let _ = rustix::fs::renameat(&*self.dir, &self.renamed, &*self.dir, &self.original);
+    }
 }
 
 /// Keeps a process, process group or file registered until dropped.
@@ -357,12 +374,14 @@ pub(crate) fn track_file(path: PathBuf) -> Guard {
     Guard(Item::File(path))
 }
 
-/// Registers a temporary rename (a nested repository disabled during a checkpoint) to be undone
-/// on Ctrl-C: `renamed` is renamed back to `original`.
-pub(crate) fn track_rename(renamed: PathBuf, original: PathBuf) -> Guard {
-    lock().renames.push((renamed.clone(), original));
-    freeze_if_interrupted(&Item::Rename(renamed.clone()));
-    Guard(Item::Rename(renamed))
+/// Registers a temporary rename in the open folder `dir` (a nested repository disabled during a
+/// checkpoint) to be undone on Ctrl-C: `renamed` is renamed back to `original` there.
+pub(crate) fn track_rename(dir: Arc<OwnedFd>, renamed: OsString, original: OsString) -> Guard {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    lock().renames.push(Rename { id, dir, renamed, original });
+    freeze_if_interrupted(&Item::Rename(id));
+    Guard(Item::Rename(id))
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Live> {
@@ -383,7 +402,7 @@ impl Drop for Guard {
             }
             Item::Server(g) => live.servers.retain(|x| x != g),
             Item::File(f) => live.files.retain(|x| x != f),
-            Item::Rename(r) => live.renames.retain(|(x, _)| x != r),
+            Item::Rename(id) => live.renames.retain(|r| r.id != *id),
         }
     }
 }
@@ -406,7 +425,14 @@ mod tests {
             servers: Vec::new(),
             turn: Vec::new(),
             files: vec![tmp.clone()],
-            renames: vec![(renamed.clone(), original.clone())],
+            renames: vec![Rename {
+                id: 0,
+                dir: Arc::new(
+                    rustix::fs::open(dir.path(), rustix::fs::OFlags::DIRECTORY, rustix::fs::Mode::empty()).unwrap(),
+                ),
+                renamed: ".git_disabled".into(),
+                original: ".git".into(),
+            }],
         };
         remove_half_written(&live);
         assert!(!tmp.exists() && !renamed.exists() && original.is_dir());
