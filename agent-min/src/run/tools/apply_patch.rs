@@ -95,7 +95,10 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
         // endings are made LF to apply it, as Cline does; the file keeps its own.
         let text = match ctx.term.buffer_text(&abs) {
             None => text,
-            Some(Ok(text)) => text,
+            Some(Ok(text)) => {
+                still_there(ctx, &path, &abs).map_err(|e| error(ctx, &format!("{path}: {e}")))?;
+                text
+            }
             Some(Err(e)) => return Err(error(ctx, &format!("{path}: the editor could not read it: {e}"))),
         };
         forms.insert(path.clone(), Form::of(Some(&text)));
@@ -202,6 +205,22 @@ fn entry(ctx: &mut Ctx<'_>, path: &str, target: PathBuf) -> Result<PathBuf, Outc
     Ok(link)
 }
 
+/// Whether `path` still leads to `abs`, where it was checked. An editor's reads and writes
+/// follow links (ours never do): a directory on the path swapped for a link since the check (a
+/// command left running can do it during the approval prompt) would lead them where no check
+/// looked, `.git/config` say. Looked at again at the last moment, as `write_to_file` does.
+fn still_there(ctx: &Ctx<'_>, path: &str, abs: &Path) -> Result<(), String> {
+    let now = ctx.ws.resolve(path).abs;
+    match now == abs {
+        true => Ok(()),
+        false => Err(format!(
+            "the path changed while the patch was prepared: it now leads to {} rather than {}, so it was not written",
+            now.display(),
+            abs.display()
+        )),
+    }
+}
+
 /// One file's approval (automatic under `--yolo`); a denial is Cline's patch denial.
 fn ask(ctx: &mut Ctx<'_>, path: &str, what: &str, pv: &str) -> Result<(), Outcome> {
     // Each file is approved on its own; the call's event reports the first decision.
@@ -220,9 +239,10 @@ fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
         // ACP has no delete: a file deleted by the patch is deleted on disk.
         let saved = s.content.as_deref().map(|c| s.form.text(c));
         let done = match &saved {
-            Some(c) => match ctx.term.buffer_write(&s.abs, c) {
-                Some(through_editor) => through_editor,
-                None => fsx::atomic_write(&s.abs, &s.form.bytes(c)).map_err(|e| e.to_string()),
+            Some(c) => match still_there(ctx, &s.shown, &s.abs).map(|()| ctx.term.buffer_write(&s.abs, c)) {
+                Err(e) => Err(e),
+                Ok(Some(through_editor)) => through_editor,
+                Ok(None) => fsx::atomic_write(&s.abs, &s.form.bytes(c)).map_err(|e| e.to_string()),
             },
             // By the parent's descriptor: a directory swapped for a link since the check (during
             // the prompt) makes it fail instead of removing a file outside the workspace.
@@ -281,6 +301,78 @@ mod tests {
         assert_eq!(std::fs::read_to_string(root.path().join("dir/new.txt")).unwrap(), "hi");
         assert_eq!(std::fs::read_to_string(root.path().join("a.py")).unwrap(), "def f():\n    return 2\n");
         assert!(!root.path().join("old.txt").exists());
+    }
+
+    /// An editor whose reads and writes follow links, as a real one's do, and the person at
+    /// its prompt; a command left running swaps `dir` for a link to `to` on the editor's read
+    /// of the file (`on_read`) or while the person is asked.
+    struct SwappedUnderTheEditor {
+        dir: std::path::PathBuf,
+        to: std::path::PathBuf,
+        on_read: bool,
+    }
+
+    impl SwappedUnderTheEditor {
+        fn swap(&self) {
+            if !self.dir.is_symlink() {
+                std::fs::rename(&self.dir, self.dir.with_extension("old")).unwrap();
+                std::os::unix::fs::symlink(&self.to, &self.dir).unwrap();
+            }
+        }
+    }
+
+    impl crate::run::ui::term::Buffers for std::sync::Arc<SwappedUnderTheEditor> {
+        fn read(&mut self, path: &std::path::Path) -> Option<Result<String, String>> {
+            if self.on_read {
+                self.swap();
+            }
+            Some(std::fs::read_to_string(path).map_err(|e| e.to_string()))
+        }
+        fn write(&mut self, path: &std::path::Path, text: &str) -> Option<Result<(), String>> {
+            Some(std::fs::write(path, text).map_err(|e| e.to_string()))
+        }
+    }
+
+    impl crate::run::ui::term::Asker for std::sync::Arc<SwappedUnderTheEditor> {
+        fn approve(&mut self, _: Option<&str>, _: &str) -> crate::run::ui::term::Approval {
+            self.swap();
+            crate::run::ui::term::Approval::Yes
+        }
+        fn answer(&mut self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    /// A directory swapped for a link to `.git` while the patch is prepared — during its
+    /// approval prompt, or as the editor reads the file — leads neither the editor's write to
+    /// `.git/config` (a `core.fsmonitor` there runs at the person's next `git status`) nor its
+    /// read there.
+    #[test]
+    fn a_directory_swapped_for_a_link_does_not_lead_the_editor_elsewhere() {
+        for on_read in [false, true] {
+            let d = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(d.path().join(".git")).unwrap();
+            std::fs::write(d.path().join(".git/config"), "[core]\n").unwrap();
+            std::fs::create_dir(d.path().join("ok")).unwrap();
+            std::fs::write(d.path().join("ok/config"), "[core]\n").unwrap();
+            let ws = Workspace::new(d.path()).unwrap();
+            let swap = std::sync::Arc::new(SwappedUnderTheEditor {
+                dir: d.path().join("ok"),
+                to: d.path().join(".git"),
+                on_read,
+            });
+            let term =
+                crate::run::ui::term::Term::new().with_buffers(Box::new(swap.clone())).answered_by(Box::new(swap));
+            let patch = "*** Begin Patch\n*** Update File: ok/config\n [core]\n+\tfsmonitor = \"touch pwned; false\"\n*** End Patch";
+            let out = with_ctx_on(&ws, term, |ctx| {
+                (ctx.tool, ctx.yolo) = ("apply_patch", false);
+                run(&call("apply_patch", &[("input", patch)]), ctx)
+            });
+            let Outcome::Failure { text, .. } = out else { panic!("written: {out:?}") };
+            assert!(text.contains("ok/config: the path changed while the patch was prepared"), "{on_read}: {text}");
+            assert_eq!(std::fs::read_to_string(d.path().join(".git/config")).unwrap(), "[core]\n");
+            assert_eq!(std::fs::read_to_string(d.path().join("ok.old/config")).unwrap(), "[core]\n");
+        }
     }
 
     /// Deleting or moving away a symbolic link removes the link, as Cline's `fs.rm` of the path
