@@ -64,6 +64,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // As `run` does: an activated `.venv/bin` on PATH could hold a curl a command planted, and
+    // it would get the pipe with the servers' headers.
+    crate::run::spawn::distrust_programs_in(&cwd);
     interrupt::install();
     let mut term = Term::stderr();
     let mut events = Events::off();

@@ -647,6 +647,28 @@ fn a_curl_planted_in_the_workspace_is_not_run_though_path_names_it() {
     }
 }
 
+/// `agent-min mcp list` in a workspace passes over its folders on `PATH` as `run` does: a curl
+/// planted in an activated `.venv/bin` would get the pipe holding the person's MCP headers
+/// (an `Authorization` from their global settings).
+#[test]
+fn mcp_list_does_not_run_a_curl_planted_in_the_workspace() {
+    let ws = tempfile::tempdir().unwrap();
+    let bin = ws.path().join(".venv/bin");
+    let marker = ws.path().join("planted-ran");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("curl"), format!("#!/bin/sh\ncat > '{}'\nexit 7\n", marker.display())).unwrap();
+    Command::new("chmod").arg("755").arg(bin.join("curl")).status().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let home = tempfile::tempdir().unwrap();
+    let cfg = home.path().join("mcp.json");
+    let servers = r#"{"mcpServers": {"web": {"type": "streamableHttp", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer tracker-SECRET"}, "timeout": 3}}}"#;
+    std::fs::write(&cfg, servers).unwrap();
+    let envs = [("PATH", path.as_str()), ("HOME", home.path().to_str().unwrap())];
+    let r = run_cmd("mcp", ws.path(), &["list", "--mcp-config", cfg.to_str().unwrap()], &envs, LIMIT);
+    assert!(r.stdout.contains("web") || r.stderr.contains("web"), "{}", r.all());
+    assert!(!marker.exists(), "the workspace's curl ran: {:?}", std::fs::read_to_string(&marker));
+}
+
 /// The children the agent trusts — a global hook, the person's MCP server — get a `PATH`
 /// without the workspace's folders: a program a sandboxed command wrote into an activated
 /// `.venv/bin` (a hook's `#!/usr/bin/env python3`, a tool it calls by name, an `npx` server's
