@@ -13,7 +13,7 @@
 //! `crate::run::clock`, `crate::run::places` (the home directory), `crate::run::spawn` (how git is started),
 //! `crate::run::tools::registry` (which tools change files), `crate::run::built` (what a
 //! build without checkpoints says), `crate::run::prompt` (the file alert an unsent resume
-//! message holds). Nothing here runs git in
+//! message holds), `crate::run::trusted_file` (reading a small file without blocking). Nothing here runs git in
 //! the user's own repository, or with the user's git configuration or hooks.
 
 pub(crate) mod exclusions;
@@ -34,15 +34,12 @@ pub use tracker::Tracker;
 /// Every way to the shadow repository starts with this test, so the optimizer leaves it out.
 pub(crate) const BUILT_IN: bool = cfg!(feature = "checkpoints");
 
-/// Reads a text file of at most `cap` bytes (regular files only), decoded lossily as node's
-/// `fs.readFile(path, "utf8")` does in Cline: one stray byte does not lose the whole file.
+/// Reads a text file of at most `cap` bytes (regular files only, opened without blocking and
+/// judged on the open file: a FIFO a command swapped in after a check by path would block the
+/// agent forever), decoded lossily as node's `fs.readFile(path, "utf8")` does in Cline: one
+/// stray byte does not lose the whole file.
 pub(crate) fn read_small(path: &std::path::Path, cap: u64) -> std::io::Result<String> {
-    use std::io::Read;
-    let m = std::fs::metadata(path)?;
-    if !m.is_file() || m.len() > cap {
-        return Err(std::io::Error::other("not a small regular file"));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?.take(cap).read_to_end(&mut bytes)?;
+    let bytes = crate::run::trusted_file::read(path, crate::run::trusted_file::Links::Follow, cap)
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
