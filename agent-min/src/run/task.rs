@@ -607,7 +607,13 @@ impl Task {
         let (hooks, history) = (&mut self.around.project.hooks, (&self.messages[..], updated, cut));
         let (said, events) = (format!("{body}{alert}"), &mut self.around.events);
         match lifecycle::task_resume(hooks, history, &said, words.unwrap_or(""), &mut self.term, events) {
-            Gate::Go(next) => Next::Continue(format!("{next}\n\n{}", self.environment_details(true))),
+            Gate::Go(next) => {
+                // Saved before the request, as a new task's first message is: a Ctrl-C while it
+                // runs keeps the person's words for the next resume.
+                let first = format!("{next}\n\n{}", self.environment_details(true));
+                self.save("running", None, Some(&first));
+                Next::Continue(first)
+            }
             Gate::Stop(why) => {
                 self.file_context_warning = files;
                 let env = self.environment_details(true);
@@ -799,6 +805,8 @@ impl Task {
                     // As Cline: the guidance starts the counts afresh, loop detection's too.
                     self.mistakes.clear();
                     self.memory.repeats = Default::default();
+                    // The person's words are kept if the request that follows is stopped.
+                    self.save("running", None, Some(&user_content));
                 }
                 None => {
                     let why = self.mistake_limit_message();

@@ -261,6 +261,50 @@ fn words_given_with_a_resume_follow_the_notice_and_outlive_a_failed_request() {
     assert_eq!(saved_tasks(state.path())[0]["task"], "list");
 }
 
+/// The person's words given with a resume are saved before its first request: a Ctrl-C while
+/// that request runs (a slow thinking model) keeps them for the next resume, and the task shows
+/// as running meanwhile (it showed the killed process's `interrupted`).
+#[test]
+fn words_given_with_a_resume_are_saved_before_its_first_request() {
+    let ws = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let list = tool("list_files", &[("path", ".")]);
+    // The resumed request's reply stalls after its first text delta, until the signal comes.
+    let mut slow = anthropic("Thinking about the changelog now.");
+    let body = String::from_utf8(slow.body.clone()).unwrap();
+    let delta = body.find("text_delta").expect("a text delta");
+    slow.stall_at = delta + body[delta..].find("\r\n\r\n").unwrap() + 4;
+    slow.stall = Duration::from_secs(60);
+    let server = Server::start(vec![anthropic(&list), slow, anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let r =
+        run_agent(ws.path(), &args_with(&base, &["--state-dir", &state_dir, "--max-turns", "1", "list"]), &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    let id = saved_tasks(state.path())[0]["id"].as_str().unwrap().to_string();
+
+    let args = args_with(&base, &["--state-dir", &state_dir, "--json", &id, "ALSO UPDATE THE CHANGELOG"]);
+    let mut child = agent_cmd("resume", ws.path(), &args, &[], state.path()).stdin(Stdio::null()).spawn().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() > 0 && !line.contains("\"type\":\"text\"") {
+        line.clear();
+    }
+    assert!(line.contains("\"type\":\"text\""), "the resumed request never streamed");
+    let h = run_cmd("history", ws.path(), &["--state-dir", &state_dir], &[], LIMIT);
+    assert!(h.stdout.contains(" running ") && !h.stdout.contains(" interrupted "), "{}", h.stdout);
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let saved = &saved_tasks(state.path())[0];
+    let pending = saved["pending"].as_str().unwrap_or_default();
+    assert!(pending.contains("ALSO UPDATE THE CHANGELOG"), "the words were lost: {saved}");
+
+    let r = run_cmd("resume", ws.path(), &args_with(&base, &["--state-dir", &state_dir, "--last"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let sent = server.requests()[2].last_user();
+    assert!(sent.contains("ALSO UPDATE THE CHANGELOG"), "{sent}");
+}
+
 /// The `# Context Window Usage` line of a request's last user message.
 fn context_usage(request: &Value) -> String {
     let msgs = request["messages"].as_array().unwrap();
