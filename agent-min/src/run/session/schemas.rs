@@ -116,4 +116,30 @@ mod tests {
         assert_eq!(task()["additionalProperties"], false);
         assert_eq!(history()["additionalProperties"], false);
     }
+
+    /// Every event type is named where a script's author looks: `run --help`'s `--json` line,
+    /// and a row of the README's and of docs/agent.md's tables (four were missing from the
+    /// help, one from the README).
+    #[test]
+    fn every_event_type_is_named_in_the_help_and_both_tables() {
+        let help = crate::run::texts::AGENT_MIN_RUN_TXT.get();
+        let json_line = &help[help.find("    --json ").unwrap()..help.find("    --state-dir").unwrap()];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let readme = std::fs::read_to_string(root.join("../README.md")).unwrap();
+        let agent_md = std::fs::read_to_string(root.join("../docs/agent.md")).unwrap();
+        let mut missing = Vec::new();
+        for e in events()["oneOf"].as_array().unwrap() {
+            let name = e["properties"]["type"]["const"].as_str().unwrap();
+            let word = |w: &str| w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_') == name;
+            if !json_line.split_whitespace().any(word) {
+                missing.push(format!("{name}: run --help"));
+            }
+            for (file, text) in [("README.md", &readme), ("docs/agent.md", &agent_md)] {
+                if !text.contains(&format!("\n| `{name}` |")) {
+                    missing.push(format!("{name}: {file}"));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "event types not named: {missing:?}");
+    }
 }
