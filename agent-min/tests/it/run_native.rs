@@ -597,7 +597,26 @@ fn a_stream_closed_inside_a_call_without_a_stop_reason_is_asked_again() {
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3, "{}", r.all());
     assert_eq!(reqs[1].body["messages"], reqs[0].body["messages"], "the same request, asked again");
-    assert!(r.all().contains("without a stop reason"), "{}", r.all());
+    assert!(r.all().contains("the stream ended before the message did (no message_stop)"), "{}", r.all());
+}
+
+/// A text reply cut on the way (a proxy closing mid-sentence, no stop reason, no
+/// `message_stop`) is asked again, as one cut inside a call is: it was taken for a whole reply
+/// without a tool, a mistake with Cline's reminder.
+#[test]
+fn a_stream_closed_inside_text_without_a_stop_reason_is_asked_again() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut cut = native::anthropic(AnthropicReply { text: "I will now write the file", ..Default::default() }, 5);
+    let body = String::from_utf8(cut.body).unwrap();
+    cut.body = body.as_bytes()[..body.find("event: content_block_stop").unwrap()].to_vec();
+    let server = Server::start(vec![cut, reply(vec![call("toolu_E", "attempt_completion", &[r#"{"result":"ok"}"#])])]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["write"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{}", r.all());
+    assert_eq!(reqs[1].body["messages"], reqs[0].body["messages"], "the same request, asked again");
+    assert!(r.all().contains("no message_stop"), "{}", r.all());
 }
 
 /// The cut-off texts of the native dialect name no XML (no tags, no format reminder: Cline's

@@ -306,9 +306,24 @@ pub(crate) struct Stream {
     usage: Usage,
     /// Content block index → tool call number, for the `tool_use` blocks seen so far.
     tool_blocks: Vec<(u64, usize)>,
+    /// `message_start` came.
+    started: bool,
+    /// The message's end came: its stop reason, `message_stop` or an `error`.
+    ended: bool,
 }
 
 impl Stream {
+    /// The body ended: a message begun and never ended (no stop reason, no `message_stop`,
+    /// which Anthropic always sends) was cut on the way — by a proxy, say — and what came is
+    /// not the whole reply: asked again, rather than taken for one without a tool.
+    pub(crate) fn finish(&mut self) -> Vec<Delta> {
+        if !self.started || std::mem::replace(&mut self.ended, true) {
+            return Vec::new();
+        }
+        let message = "the stream ended before the message did (no message_stop)".to_string();
+        vec![Delta::Error(ApiError { status: None, message, retryable: true, retry_after: None })]
+    }
+
     /// Handles one SSE event.
     pub(crate) fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
         let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
@@ -317,6 +332,7 @@ impl Stream {
         let ty = v.get("type").and_then(Value::as_str).or(ev.event.as_deref()).unwrap_or("");
         match ty {
             "message_start" => {
+                self.started = true;
                 if let Some(u) = v.pointer("/message/usage") {
                     self.read_usage(u);
                 }
@@ -367,6 +383,7 @@ impl Stream {
                 // (`stream.rs`) stops reading at the usage, and must not miss a refusal.
                 let mut out = Vec::new();
                 if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.ended = true;
                     out.push(Delta::Stop(match r {
                         // Cut at the context window rather than the output limit (Sonnet 4.5
                         // and later stop there rather than refuse the request): cut all the
@@ -384,7 +401,14 @@ impl Stream {
                 }
                 out
             }
-            "error" => vec![Delta::Error(stream_error(&v))],
+            "message_stop" => {
+                self.ended = true;
+                Vec::new()
+            }
+            "error" => {
+                self.ended = true;
+                vec![Delta::Error(stream_error(&v))]
+            }
             _ => Vec::new(),
         }
     }
@@ -490,6 +514,38 @@ mod tests {
 
     fn ev(name: &str, data: &str) -> SseEvent {
         SseEvent { event: Some(name.into()), data: data.into() }
+    }
+
+    /// A message cut on the way (a proxy closing mid-text) is a retryable error, not a whole
+    /// reply without a tool (a mistake); one that ended, or never began, is not.
+    #[test]
+    fn a_message_without_its_end_is_a_cut_stream() {
+        let start = ev("message_start", r#"{"type":"message_start","message":{"usage":{"input_tokens":3}}}"#);
+        let text = ev(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"I will now"}}"#,
+        );
+        let mut s = Stream::default();
+        s.event(&start);
+        s.event(&text);
+        let cut = s.finish();
+        assert!(
+            matches!(&cut[..], [Delta::Error(e)] if e.retryable && e.message.contains("no message_stop")),
+            "{cut:?}"
+        );
+        assert!(s.finish().is_empty(), "said once");
+        let stop = ev(
+            "message_delta",
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}"#,
+        );
+        for end in [stop, ev("message_stop", r#"{"type":"message_stop"}"#)] {
+            let mut s = Stream::default();
+            s.event(&start);
+            s.event(&text);
+            s.event(&end);
+            assert!(s.finish().is_empty());
+        }
+        assert!(Stream::default().finish().is_empty());
     }
 
     #[test]

@@ -531,9 +531,13 @@ impl Decoder {
         }
         let events = self.sse.finish();
         let mut out = self.events(events);
-        if let Kind::Responses(s) = &mut self.kind {
-            out.extend(s.finish());
-        }
+        // A stream without its last event was cut on the way.
+        out.extend(match &mut self.kind {
+            Kind::Anthropic(s) => s.finish(),
+            Kind::OpenAi(s) => s.finish(),
+            Kind::Responses(s) => s.finish(),
+            Kind::Ollama(_) => Vec::new(),
+        });
         out
     }
 

@@ -318,9 +318,23 @@ fn openrouter_claude_thinking(cfg: &ApiConfig, id: &str, body: &mut Value) {
     if id.starts_with("anthropic/") {
         fields.remove("reasoning_effort");
     }
-    if let (Some(budget), true) = (cfg.thinking_budget.filter(|&b| b > 0), OPENROUTER_BUDGETED_CLAUDE.contains(&id)) {
+    if let (Some(mut budget), true) = (cfg.thinking_budget.filter(|&b| b > 0), OPENROUTER_BUDGETED_CLAUDE.contains(&id))
+    {
         fields.remove("temperature");
         fields.remove("reasoning_effort");
+        // Anthropic refuses a `max_tokens` not above the budget, which OpenRouter passes on
+        // (Cline sends no `max_tokens` here; `--max-tokens` does): raised as on Anthropic's
+        // own wire, never past the model's maximum, where the budget gives way.
+        if let Some(max) = fields.get("max_tokens").and_then(Value::as_u64).map(|m| m as u32) {
+            if budget >= max {
+                let mut raised = budget.saturating_add(max);
+                if let Some(cap) = cfg.facts.max_output().filter(|_| cfg.facts.known) {
+                    raised = raised.min(cap);
+                }
+                budget = budget.min(raised.saturating_sub(1));
+                fields.insert("max_tokens".into(), json!(raised));
+            }
+        }
         fields.insert("reasoning".into(), json!({"max_tokens": budget}));
     }
 }
@@ -475,9 +489,24 @@ pub(crate) struct Stream {
     done: bool,
     /// Whether a refusal's text began (it is marked once, at its start).
     refused: bool,
+    /// A chunk came.
+    started: bool,
+    /// The completion's end came: a `finish_reason`, `[DONE]` or an error.
+    ended: bool,
 }
 
 impl Stream {
+    /// The streamed body ended: a completion begun with neither a `finish_reason` nor `[DONE]`
+    /// (every server sends one or the other) was cut on the way — by a proxy, say — and what
+    /// came is not the whole reply: asked again, rather than taken for one without a tool.
+    pub(crate) fn finish(&mut self) -> Vec<Delta> {
+        if !self.started || self.done || std::mem::replace(&mut self.ended, true) {
+            return Vec::new();
+        }
+        let message = "the stream ended before the completion did (no finish_reason, no [DONE])".to_string();
+        vec![Delta::Error(ApiError { status: None, message, retryable: true, retry_after: None })]
+    }
+
     /// Handles one SSE event.
     pub(crate) fn event(&mut self, ev: &SseEvent) -> Vec<Delta> {
         let data = ev.data.trim();
@@ -500,8 +529,10 @@ impl Stream {
         // `"error": null` on every chunk); an `event: error` whatever its data.
         let truthy = |e: &Value| !matches!(e, Value::Null | Value::Bool(false)) && e != 0 && e != "";
         if v.get("error").is_some_and(truthy) || ev.event.as_deref() == Some("error") {
+            self.ended = true;
             return vec![Delta::Error(stream_error(&v))];
         }
+        self.started = true;
         let mut out = Vec::new();
         if let Some(choice) = v.pointer("/choices/0") {
             let delta = choice.get("delta").or_else(|| choice.get("message"));
@@ -541,6 +572,7 @@ impl Stream {
                 }
             }
             if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
+                self.ended = true;
                 out.push(Delta::Stop(match r {
                     "length" => StopReason::MaxTokens,
                     "stop" | "tool_calls" => StopReason::EndTurn,
@@ -638,6 +670,28 @@ mod tests {
 
     fn data(s: &str) -> SseEvent {
         SseEvent { event: None, data: s.into() }
+    }
+
+    /// A completion cut on the way is a retryable error, not a whole reply without a tool; one
+    /// ended by its `finish_reason` or by `[DONE]` is whole.
+    #[test]
+    fn a_completion_without_its_end_is_a_cut_stream() {
+        let text = data(r#"{"choices":[{"index":0,"delta":{"content":"I will now"}}]}"#);
+        let mut s = Stream::default();
+        s.event(&text);
+        let cut = s.finish();
+        assert!(
+            matches!(&cut[..], [Delta::Error(e)] if e.retryable && e.message.contains("no finish_reason")),
+            "{cut:?}"
+        );
+        let stop = data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#);
+        for end in [stop, data("[DONE]")] {
+            let mut s = Stream::default();
+            s.event(&text);
+            s.event(&end);
+            assert!(s.finish().is_empty());
+        }
+        assert!(Stream::default().finish().is_empty());
     }
 
     /// A reply the content filter ended is refused, in the server's word (it is not "no tool").
@@ -937,6 +991,15 @@ mod tests {
         // An effort alone is not Claude's at OpenRouter (as Cline): none is sent.
         let b = asked(or, "anthropic/claude-sonnet-4.5", None, Some("high"));
         assert_eq!((b.get("reasoning"), b.get("reasoning_effort")), (None, None));
+        // With `--max-tokens` not above the budget, raised past it (Anthropic refuses less).
+        let cfg = ApiConfig {
+            base_url: or.to_string(),
+            thinking_budget: Some(4096),
+            max_tokens: Some(2000),
+            ..ApiConfig::test(super::super::Provider::OpenAi, "anthropic/claude-sonnet-4.5")
+        };
+        let b: Value = serde_json::from_slice(&request(&cfg, "SYS", &[Message::user("hi")]).body).unwrap();
+        assert_eq!((&b["max_tokens"], &b["reasoning"]), (&json!(6096), &json!({"max_tokens": 4096})));
         // The 1M id is the model's at OpenRouter.
         let b = asked(or, "anthropic/claude-sonnet-4.5:1m", Some(1024), None);
         assert_eq!(b["reasoning"], json!({"max_tokens": 1024}));
