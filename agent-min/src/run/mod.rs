@@ -448,7 +448,7 @@ fn asked_window(setup: &Setup) -> ContextWindow {
         return ContextWindow::new(fallback);
     };
     let (base, model) = (&setup.base_url, &setup.model);
-    let shown = ui::redact::strip_userinfo(base);
+    let shown = ui::redact::without_credentials(base);
     let (said, unsaid) = if llm::server_window::is_local(base) {
         let unsaid = format!("the server at {shown} did not say its size (asked /props, /api/v0/models, /api/show, /v1/models); assuming {fallback} tokens. Pass --context-window N (the server's context size)");
         (llm::server_window::ask(provider, base, model), unsaid)

@@ -205,7 +205,7 @@ const HEAD_BYTES: usize = 4096;
 
 /// A URL as messages show it: without the `user:password@` curl sends as Basic auth.
 fn shown_url(url: &str) -> String {
-    crate::run::ui::redact::strip_userinfo(url)
+    crate::run::ui::redact::without_credentials(url)
 }
 
 fn dropped(detail: String) -> ApiError {

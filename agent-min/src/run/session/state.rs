@@ -3,7 +3,7 @@
 //! `STATE_DIR/tasks/ID.json`, so a run killed at any moment — even by SIGKILL in the middle of a
 //! streamed reply — leaves the last completed turn on disk for `agent-min resume`.
 //!
-//! What is saved: the task text, provider, model, base URL (without any user:password part),
+//! What is saved: the task text, provider, model, base URL (without any user:password part or credential query parameter),
 //! workspace, status, the conversation, the user message that was about to be sent
 //! (`pending`), and the token/cost totals. Never the API key: it is not part of the state, and
 //! as a second line of defence any occurrence of it (say, in a command's output that printed the
@@ -703,7 +703,7 @@ impl Store {
             outcome: s.outcome.map(str::to_string),
             provider: m.provider.clone(),
             model: m.model.clone(),
-            base_url: crate::run::ui::redact::strip_userinfo(&m.base_url),
+            base_url: crate::run::ui::redact::without_credentials(&m.base_url),
             cwd: m.cwd.clone(),
             turns: s.turns,
             totals: s.totals.clone(),
@@ -1419,11 +1419,19 @@ mod tests {
     }
 
     #[test]
-    fn userinfo_is_stripped() {
-        use crate::run::ui::redact::strip_userinfo;
-        assert_eq!(strip_userinfo("http://a:b@h:1/x@y"), "http://h:1/x@y");
-        assert_eq!(strip_userinfo("http://h/v1"), "http://h/v1");
-        assert_eq!(strip_userinfo("http://h?k=a@b/c"), "http://h?k=a@b/c", "the authority ends at `?`");
+    fn credentials_in_the_url_are_stripped() {
+        use crate::run::ui::redact::without_credentials;
+        assert_eq!(without_credentials("http://a:b@h:1/x@y"), "http://h:1/x@y");
+        assert_eq!(without_credentials("http://h/v1"), "http://h/v1");
+        assert_eq!(without_credentials("http://h?k=a@b/c"), "http://h?k=a@b/c", "the authority ends at `?`");
+        // A gateway's key in the query is not saved; its other parameters are.
+        let azure = "https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21&api-key=SECRET1#f";
+        assert_eq!(
+            without_credentials(azure),
+            "https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21#f"
+        );
+        assert_eq!(without_credentials("https://gw/v1?token=S&x=1&sig=S2"), "https://gw/v1?x=1");
+        assert_eq!(without_credentials("https://gw/v1?access_token=S"), "https://gw/v1");
     }
 
     fn snapshot_of(m: &Meta) -> Snapshot<'_> {

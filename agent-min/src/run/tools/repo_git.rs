@@ -216,7 +216,7 @@ pub(crate) fn remotes_and_head(root: &Path) -> (Vec<String>, Option<String>) {
 fn without_credentials(url: &str) -> String {
     if let Some(scheme_end) = url.find("://").map(|s| s + 3) {
         let end = url[scheme_end..].find(['?', '#']).map_or(url.len(), |e| scheme_end + e);
-        return crate::run::ui::redact::strip_userinfo(&url[..end]);
+        return crate::run::ui::redact::without_credentials(&url[..end]);
     }
     let first_slash = url.find('/').unwrap_or(url.len());
     match url[..first_slash].rfind('@') {

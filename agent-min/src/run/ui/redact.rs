@@ -242,10 +242,12 @@ fn continuation(shown: &str, text: &str) -> Continuation {
     }
 }
 
-/// `scheme://user:pw@host/…` → `scheme://host/…`: a URL without its user and password (the
-/// authority ends at the first `/`, `?` or `#`).
-pub(crate) fn strip_userinfo(url: &str) -> String {
-    match url.split_once("://") {
+/// A URL without what may be a credential, as it is saved and shown: `scheme://user:pw@host/…`
+/// → `scheme://host/…` (the authority ends at the first `/`, `?` or `#`), and without the query
+/// parameters whose names say they hold one (`?api-key=…`, `?token=…`, `?sig=…`, `?code=…`: a
+/// gateway's key in its URL); others (`?api-version=…`) stay.
+pub(crate) fn without_credentials(url: &str) -> String {
+    let url = match url.split_once("://") {
         Some((scheme, rest)) => {
             let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
             match rest[..host_end].rfind('@') {
@@ -254,7 +256,22 @@ pub(crate) fn strip_userinfo(url: &str) -> String {
             }
         }
         None => url.to_string(),
+    };
+    let Some((before, query)) = url.split_once('?') else { return url };
+    let (query, fragment) = query.split_once('#').map_or((query, None), |(q, f)| (q, Some(f)));
+    let secret = |param: &&str| {
+        let name = param.split('=').next().unwrap_or("").to_ascii_lowercase();
+        ["key", "token", "secret", "sig", "pass", "auth", "code", "credential"].iter().any(|w| name.contains(w))
+    };
+    let kept: Vec<&str> = query.split('&').filter(|p| !secret(p)).collect();
+    let mut out = before.to_string();
+    if !kept.is_empty() && kept != [""] {
+        out = format!("{out}?{}", kept.join("&"));
     }
+    if let Some(f) = fragment {
+        out = format!("{out}#{f}");
+    }
+    out
 }
 
 /// A value still streaming, as far as it can be shown: masked, without an end that may be a
