@@ -264,11 +264,27 @@ fn responses_only(name: &str) -> bool {
 
 /// `gpt-5.N…` with N at least 4, or `gpt-6…` and on.
 fn newer_gpt(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix("gpt-") else { return false };
+    gpt_version(name).is_some_and(|v| v >= (5, 4))
+}
+
+/// `gpt-MAJOR.MINOR…` as numbers (`gpt-5-mini` is 5.0).
+fn gpt_version(name: &str) -> Option<(u32, u32)> {
+    let rest = name.strip_prefix("gpt-")?;
     let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).fold(0u32, |n, b| n * 10 + u32::from(b - b'0'));
     let major = digits(rest);
     let minor = rest.split_once('.').map_or(0, |(_, r)| digits(r));
-    major > 5 || major == 5 && minor >= 4
+    Some((major, minor))
+}
+
+/// Whether `model` (also behind a gateway's `vendor/` prefix) takes a reasoning effort of
+/// `none`: OpenAI's GPT-5.1 and later, not their `chat`, `codex` or `pro` models. For these
+/// `--reasoning-effort none` is sent as `none` (Cline sends nothing, leaving the model's
+/// default — and a newer GPT behind a Chat Completions proxy refuses function tools with any
+/// effort but `none`, which then cannot be asked for).
+pub(crate) fn takes_effort_none(model: &str) -> bool {
+    let m = model.to_ascii_lowercase();
+    let name = m.rsplit('/').next().unwrap_or(&m);
+    gpt_version(name).is_some_and(|v| v >= (5, 1)) && !["chat", "codex", "-pro"].iter().any(|w| name.contains(w))
 }
 
 /// `20250929` or `2025-08-07`.

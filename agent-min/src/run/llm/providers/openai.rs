@@ -236,6 +236,9 @@ fn compatible_settings(cfg: &ApiConfig, reasoning: bool, body: &mut Value) {
         // Cline's default for the reasoning families is medium, and `none` sends none; another
         // model gets the effort only when it is asked for.
         match (cfg.reasoning_effort.as_deref(), reasoning) {
+            (Some("none"), _) if crate::run::llm::models::takes_effort_none(&cfg.model) => {
+                body["reasoning_effort"] = json!("none")
+            }
             (Some("none"), _) | (None, false) => {}
             (Some(effort), _) => body["reasoning_effort"] = json!(effort),
             (None, true) => body["reasoning_effort"] = json!("medium"),
@@ -429,7 +432,8 @@ fn native_settings(cfg: &ApiConfig, body: &mut Value) {
     // Cline's table says gpt-5-chat-latest takes one; OpenAI refuses it ("Unsupported
     // parameter: 'reasoning.effort' is not supported with this model").
     let refuses = cfg.model.to_ascii_lowercase().starts_with("gpt-5-chat");
-    if cfg.facts.supports_reasoning_effort && effort != "none" && !refuses {
+    let none_taken = effort == "none" && crate::run::llm::models::takes_effort_none(&cfg.model);
+    if cfg.facts.supports_reasoning_effort && (effort != "none" || none_taken) && !refuses {
         body["reasoning_effort"] = Value::from(effort);
     }
     if let Some(t) = cfg.facts.temperature {
@@ -856,6 +860,11 @@ mod tests {
         assert_eq!(effort("gpt-5", None), Some(json!("medium")));
         assert_eq!(effort("gpt-4.1", None), None);
         assert_eq!(effort("gpt-4.1", Some("none")), None);
+        // A model that takes `none` is sent it, also behind a gateway's prefix: a newer GPT
+        // behind a Chat Completions proxy refuses function tools with any other effort.
+        assert_eq!(effort("azure/gpt-5.5", Some("none")), Some(json!("none")));
+        assert_eq!(effort("gpt-5.1", Some("none")), Some(json!("none")));
+        assert_eq!(effort("gpt-5.1-codex", Some("none")), None);
         let m = body["messages"].as_array().unwrap();
         assert_eq!(m[2]["tool_calls"][0]["id"], "call_a");
         assert_eq!(m[2]["tool_calls"][0]["function"]["arguments"], r#"{"path":"."}"#);
@@ -1166,6 +1175,7 @@ mod tests {
         assert_eq!(body("gpt-5", true, None), row(true, json!(1), json!("medium"), "developer"));
         assert_eq!(body("gpt-5", false, None), row(false, Value::Null, json!("medium"), "developer"));
         assert_eq!(body("gpt-5-mini", true, Some("none")), row(true, json!(1), Value::Null, "developer"));
+        assert_eq!(body("gpt-5.1", true, Some("none")), row(true, json!(1), json!("none"), "developer"));
         assert_eq!(body("gpt-4.1", true, None), row(false, json!(0), Value::Null, "system"));
         assert_eq!(body("o3", true, Some("high")), row_o(Value::Null, json!("high")));
         assert_eq!(body("o4-mini", true, None), row_o(Value::Null, json!("medium")));

@@ -118,7 +118,9 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
     body.push(("store", Value::Bool(true)));
     // Cline's `normalizeOpenaiReasoningEffort`: medium unless given; `none` sends none.
     let effort = cfg.reasoning_effort.as_deref().unwrap_or(default_effort(&cfg.model));
-    if effort != "none" {
+    if effort == "none" && crate::run::llm::models::takes_effort_none(&cfg.model) {
+        body.push(("reasoning", obj(vec![("effort", s("none"))])));
+    } else if effort != "none" {
         let mut reasoning = vec![("effort", s(effort))];
         if !cfg.no_reasoning_summary {
             reasoning.push(("summary", s("auto")));
@@ -696,10 +698,15 @@ mod tests {
             settings,
             json!({"model": "gpt-5.5", "stream": true, "store": true, "reasoning": {"effort": "medium", "summary": "auto"}})
         );
-        // `none` sends no reasoning; --max-tokens goes as max_output_tokens.
+        // `none` is sent as `none` to a model that takes it (Cline sends no reasoning, which
+        // leaves the model's default), else as no reasoning; --max-tokens goes as
+        // max_output_tokens.
         let c2 = ApiConfig { reasoning_effort: Some("none".into()), max_tokens: Some(500), ..c.clone() };
         let b2: Value = serde_json::from_slice(&request(&c2, "SYS", &msgs).body).unwrap();
-        assert_eq!((b2.get("reasoning"), &b2["max_output_tokens"]), (None, &json!(500)));
+        assert_eq!((&b2["reasoning"], &b2["max_output_tokens"]), (&json!({"effort": "none"}), &json!(500)));
+        let c2 = ApiConfig { model: "gpt-5.1-codex".into(), reasoning_effort: Some("none".into()), ..c.clone() };
+        let b2: Value = serde_json::from_slice(&request(&c2, "SYS", &msgs).body).unwrap();
+        assert_eq!(b2.get("reasoning"), None);
         let c3 = ApiConfig { reasoning_effort: Some("xhigh".into()), ..c };
         let b3: Value = serde_json::from_slice(&request(&c3, "SYS", &msgs).body).unwrap();
         assert_eq!(b3["reasoning"], json!({"effort": "xhigh", "summary": "auto"}));
