@@ -188,6 +188,9 @@ pub struct Accounting {
     /// Whether costs are known without prices: a server's bill (see [`Usage::billed`]), or the
     /// saved totals of an earlier run that knew them.
     billed: bool,
+    /// Requests of this run with usage but no cost (a resumed task priced by an earlier run's
+    /// `--price-*` flags, resumed without them): the cost shown leaves them out.
+    unpriced: u32,
 }
 
 impl Accounting {
@@ -204,7 +207,9 @@ impl Accounting {
     /// A request's cost: what the server billed, else its usage at the model's prices.
     fn cost_of(&mut self, u: &Usage) -> Option<f64> {
         self.billed |= u.billed.is_some();
-        u.billed.or_else(|| self.prices.as_ref().map(|p| cost(u, p, self.cache_in_prompt)))
+        let c = u.billed.or_else(|| self.prices.as_ref().map(|p| cost(u, p, self.cache_in_prompt)));
+        self.unpriced += u32::from(c.is_none() && (u.input > 0 || u.output > 0));
+        c
     }
 
     /// Whether the provider's prompt count includes the cached tokens.
@@ -277,6 +282,13 @@ impl Accounting {
         );
         if self.priced() {
             line.push_str(&format!("; cost ${:.4}", self.cost));
+            if self.unpriced > 0 {
+                line.push_str(&format!(
+                    " without {} request{} of this run, which had no prices (resume with the --price-* flags the task was priced with)",
+                    self.unpriced,
+                    if self.unpriced == 1 { "" } else { "s" }
+                ));
+            }
         }
         if self.estimated > 0 && self.estimated >= self.requests {
             line.push_str("; the server reported no usage, so these counts are estimates (~4 characters per token)");
@@ -426,6 +438,12 @@ mod tests {
         assert_eq!((b.usage, b.requests, b.estimated), (a.usage, 1, 1));
         assert!((b.cost - round(a.cost)).abs() < 1e-12);
         assert_eq!(b.run_cost, 0.0, "a restored total is not this run's spending");
+        // Resumed without the prices: the earlier cost is kept, and the summary says what it
+        // leaves out rather than showing a partial cost as whole.
+        assert!(!b.summary().contains("without"), "{}", b.summary());
+        b.record(&Usage { input: 400_000, output: 10, ..Usage::default() }, false);
+        let line = b.summary();
+        assert!(line.contains("without 1 request of this run, which had no prices"), "{line}");
     }
 
     #[test]
