@@ -1289,7 +1289,10 @@ impl Task {
                 }
                 self.ran_in_reply += 1;
                 rejected = denied;
-                (text, own)
+                match reply.answered_in_text() {
+                    true => (text, own),
+                    false => without_xml_reminder(text, own),
+                }
             };
             self.answer_in_history(planned.n, &text[own]);
             results.push(text);
@@ -1338,13 +1341,10 @@ impl Task {
 
     /// Native calls: call `n`'s result goes into history with the call itself, so each call is
     /// paired with its own result by id on the wire (`llm/providers/history.rs`).
-    /// Cline's reminder that tool uses are XML tags (after a missing parameter, a cut write) is
-    /// left out: it tells a model that calls natively the wrong format, as Cline's own native
-    /// texts (`noToolsUsed(true)`) know.
     fn answer_in_history(&mut self, n: usize, text: &str) {
         let Some(reply) = self.messages.last_mut().filter(|m| m.role == Role::Assistant) else { return };
         if let Some(Part::ToolUse(t)) = reply.parts.iter_mut().filter(|p| matches!(p, Part::ToolUse(_))).nth(n) {
-            t.answer = Some(text.replace(&format!("\n\n{}", prompt::TOOL_USE_REMINDER), ""));
+            t.answer = Some(text.to_string());
         }
     }
 
@@ -1710,6 +1710,23 @@ fn before(hooked: &str) -> String {
 /// Why the task stopped when the provider's safety system ended the reply (`word`: its stop
 /// reason). The reply is dropped with its request, which `resume` sends again; in an editor
 /// the whole prompt is (`Task::roll_back`).
+/// A native call's result without Cline's reminder that tool uses are XML tags (after a missing
+/// parameter, a cut write): it tells a model that calls natively the wrong format, as Cline's own
+/// native texts (`noToolsUsed(true)`) know. Taken out of the whole text, with `own` (the call's
+/// own result in it) shortened to match, so the result goes out once: the history finds the
+/// call's answer in the message text by its words.
+fn without_xml_reminder(text: String, own: Range<usize>) -> (String, Range<usize>) {
+    let reminder = format!("\n\n{}", prompt::TOOL_USE_REMINDER);
+    match text[own.clone()].find(&reminder) {
+        Some(at) => {
+            let at = own.start + at;
+            let text = format!("{}{}", &text[..at], &text[at + reminder.len()..]);
+            (text, own.start..own.end - reminder.len())
+        }
+        None => (text, own),
+    }
+}
+
 fn refused(word: &str) -> String {
     format!(
         "the provider's safety system ended the model's reply (stop reason \"{word}\"); the same conversation would be refused again, so the task stopped. Start a new task with different instructions (in an editor, the next prompt goes on from before this one)"

@@ -350,6 +350,9 @@ fn with_one_tool_per_reply_parallel_calls_get_tool_already_used_and_bad_argument
         !missing.contains("XML-style tags") && missing.ends_with("Please retry with complete response.\n</error>"),
         "{missing}"
     );
+    // Once: the text after the results does not say it again, with the reminder or without.
+    let after: String = m.iter().skip_while(|x| x["tool_call_id"] != "call_3").skip(1).map(|x| x.to_string()).collect();
+    assert!(!after.contains("Missing value") && !after.contains("XML-style tags"), "{after}");
 
     let m = reqs[3].body["messages"].as_array().unwrap();
     let last_tool = m.iter().rev().find(|x| x["role"] == "tool").unwrap();
