@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use parser_core::{Block, StreamParser};
 
 use crate::run::llm::{ApiError, Delta, Flow, Message, Transport};
-use crate::run::prompt;
 use crate::run::reply::{reply_too_long, request_bytes, Planned, Reply, Screen, MAX_REPLY_TEXT};
 use crate::run::tools::{content_of, Call};
 use crate::run::ui::shown::ShownText;
@@ -143,10 +142,8 @@ pub fn read_reply(
         let received = reply.text.len();
         reply.estimate_usage(request_bytes(system, messages), received, transport.max_output());
     }
-    if stopped_early && parser.len() > tool_at.map_or(0, |i| i + 1) {
-        reply.text.push_str("\n\n");
-        reply.text.push_str(prompt::INTERRUPTED_BY_TOOL);
-    }
+    // (Cline appends "[Response interrupted by a tool use result…]" to the message it shows,
+    // not to the one its history keeps: what was read, as here.)
     Ok(reply)
 }
 
@@ -351,7 +348,7 @@ mod tests {
         let (reply, ..) = read(&[two], None);
         assert_eq!(reply.calls[0].call.name, "list_files");
         assert_eq!(reply.extra_tools, ["read_file"]);
-        assert!(reply.text.ends_with(prompt::INTERRUPTED_BY_TOOL));
+        assert!(reply.text.ends_with("</read_file>"), "kept as read, without a note: {}", reply.text);
     }
 
     #[test]

@@ -263,9 +263,6 @@ pub(crate) fn interrupted_by_user(said: &str) -> String {
     format!("{said}\n\n[Response interrupted by user]")
 }
 
-/// Cline's note appended to a reply that was cut short because a tool closed.
-pub const INTERRUPTED_BY_TOOL: &str = "[Response interrupted by a tool use result. Only one tool may be used at a time and should be placed at the end of the message.]";
-
 /// What the model hears when its reply ended inside a tool call: cut by the output limit
 /// (`cut`), or ended by the model itself before the closing tag. (Ours; XML. The native
 /// dialect's own is `native::prompt::truncated_tool`.)
