@@ -28,10 +28,7 @@ pub(super) fn followup(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         ctx.term.info(&format!("  {}. {o}", i + 1));
     }
     let answer = match ctx.term.prompt("Your answer: ") {
-        Some(a) => match a.trim().parse::<usize>() {
-            Ok(n) if n >= 1 && n <= options.len() => options[n - 1].clone(),
-            _ => a,
-        },
+        Some(a) => chosen(&options, a),
         None => "(no answer: input ended)".to_string(),
     };
     // The answer's mentions expanded (Cline's loadContext on the `<answer>` block).
@@ -47,9 +44,53 @@ fn short(s: &str) -> String {
     }
 }
 
-/// Options are a JSON array of strings; anything else gives none.
+/// The answer typed: an option's number is that option, unless what was typed is itself one
+/// of the options (`2` among `["1", "2", "3"]` is 2, not the second option); anything else is
+/// sent as typed, as Cline sends it.
+fn chosen(options: &[String], typed: String) -> String {
+    let t = typed.trim();
+    if options.iter().any(|o| o.trim() == t) {
+        return typed;
+    }
+    match t.parse::<usize>() {
+        Ok(n) if n >= 1 && n <= options.len() => options[n - 1].clone(),
+        _ => typed,
+    }
+}
+
+/// Cline's `parsePartialArrayString`: a JSON array of strings, or, when that is not JSON, one
+/// that starts with `["` split on `", "` (a model's array with a stray quote or an unfinished
+/// end still gives its options); anything else gives none.
 pub(crate) fn parse_options(s: &str) -> Vec<String> {
-    serde_json::from_str::<Vec<String>>(s).unwrap_or_default()
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(s) {
+        let items = v.as_array().map(|a| a.iter().filter_map(|o| o.as_str().map(str::to_string)).collect());
+        return items.unwrap_or_default();
+    }
+    let Some(content) = s.trim().strip_prefix("[\"") else { return Vec::new() };
+    let content = content.strip_suffix("\"]").unwrap_or(content);
+    content.split("\", \"").map(str::trim).filter(|o| !o.is_empty()).map(str::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_read_as_clines_parse_partial_array_string_reads_them() {
+        assert_eq!(parse_options(r#"["a", "b"]"#), ["a", "b"]);
+        assert_eq!(parse_options(r#"["say "hi"", "b"]"#), [r#"say "hi""#, "b"], "not JSON: split");
+        assert_eq!(parse_options(r#"["a", "b"#), ["a", "b"], "unfinished");
+        assert!(parse_options("a, b").is_empty() && parse_options("{}").is_empty());
+    }
+
+    #[test]
+    fn a_typed_number_is_its_option_unless_it_is_an_option_itself() {
+        let opts = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(chosen(&opts(&["red", "blue"]), "2".into()), "blue");
+        assert_eq!(chosen(&opts(&["1", "3", "5"]), "3".into()), "3");
+        assert_eq!(chosen(&opts(&["1", "3", "5"]), "2".into()), "3", "not an option: the second");
+        assert_eq!(chosen(&opts(&["red"]), "green".into()), "green");
+    }
 }
 
 pub(super) fn complete(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
