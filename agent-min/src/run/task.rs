@@ -1375,6 +1375,17 @@ impl Task {
                 return (String::new(), 0..0, Some(self.hook_stop(why, String::new()).into_end()), false)
             }
         };
+        // A turn the client cancelled (or the timeout ended) — during an earlier call of the
+        // reply, or this call's hook — runs no more of it: the call's edit or command would
+        // still happen after the person pressed Stop.
+        if let Some(hit) = self.around.limits.stopped_now() {
+            return (
+                String::new(),
+                0..0,
+                Some(self.stop(hit.message, Some(hit.limit), String::new()).into_end()),
+                false,
+            );
+        }
         let started = std::time::Instant::now();
         let outcome = self.execute(call, n);
         if let Some(question) = self.unanswered.take() {

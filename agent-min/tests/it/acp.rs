@@ -755,6 +755,29 @@ fn a_cancel_stops_an_mcp_call_under_way_at_once() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// A cancel during one call of a reply runs none of the reply's later calls: under `--yolo` the
+/// write after the slow MCP call still happened after the person pressed Stop (and was shown
+/// as failed).
+#[test]
+fn a_cancel_runs_no_later_call_of_the_reply() {
+    let slow =
+        tool("use_mcp_tool", &[("server_name", "py"), ("tool_name", "slow"), ("arguments", r#"{"seconds": 600}"#)]);
+    let write = tool("write_to_file", &[("path", "a.txt"), ("content", "written after the cancel")]);
+    let server = Server::start(vec![anthropic(&format!("{slow}\n{write}"))]);
+    let ws = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(ws.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (mcp, marker) = slow_mcp_server(state.path());
+    let env =
+        [("ACP_MCP", mcp.as_str()), ("ACP_PROMPT", "Call it, then write."), ("ACP_MARKER", marker.to_str().unwrap())];
+    let (seen, messages) = run_client_with("cancel-when", &env, &["--yolo"], &server, &root, state.path());
+    assert_eq!(seen["first"]["stopReason"], "cancelled", "{seen}");
+    assert!(!root.join("a.txt").exists(), "the write ran after the cancel");
+    let statuses = last_statuses(&messages);
+    assert!(statuses.values().all(|s| s == "failed"), "{statuses:?}");
+    assert_eq!(server.requests().len(), 1);
+}
+
 /// A client may send its next prompt right after a cancel, before the cancelled prompt is
 /// answered: the cancelled turn still ends `cancelled`, and the next one runs. (The flag was
 /// cleared as the next prompt was read, and the cancelled turn went on with another request.)
