@@ -71,6 +71,17 @@ pub(crate) fn parse_options(s: &str) -> Vec<String> {
     content.split("\", \"").map(str::trim).filter(|o| !o.is_empty()).map(str::to_string).collect()
 }
 
+pub(super) fn complete(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
+    let result = call.param("result").unwrap_or_default();
+    ctx.term.tool("attempt_completion", "");
+    ctx.term.line(Style::Bold, "Task completed");
+    ctx.term.text(&format!("{result}\n"));
+    if let Some(cmd) = call.param("command") {
+        ctx.term.info(&format!("Suggested command to see the result: {cmd}"));
+    }
+    Outcome::Complete(result.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,15 +102,4 @@ mod tests {
         assert_eq!(chosen(&opts(&["1", "3", "5"]), "2".into()), "3", "not an option: the second");
         assert_eq!(chosen(&opts(&["red"]), "green".into()), "green");
     }
-}
-
-pub(super) fn complete(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
-    let result = call.param("result").unwrap_or_default();
-    ctx.term.tool("attempt_completion", "");
-    ctx.term.line(Style::Bold, "Task completed");
-    ctx.term.text(&format!("{result}\n"));
-    if let Some(cmd) = call.param("command") {
-        ctx.term.info(&format!("Suggested command to see the result: {cmd}"));
-    }
-    Outcome::Complete(result.to_string())
 }
