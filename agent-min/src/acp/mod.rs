@@ -357,8 +357,14 @@ fn prompt_text(blocks: &[ContentBlock], root: &Path) -> (String, Vec<(String, St
             },
             _ => continue, // images and audio: not offered (`initialize`)
         };
-        let (name, inside) = resource_name(uri, root);
-        pieces.push(match (inside, &content) {
+        let (mut name, inside) = resource_name(uri, root);
+        // A selection's text (Zed's `file:///p/a.rs#L2:3`) is those lines, not the file: named
+        // with them, never as a mention of the whole file.
+        let part = content.as_ref().and(selected_lines(uri));
+        if let Some(lines) = &part {
+            name = format!("{name} ({lines})");
+        }
+        pieces.push(match (inside && part.is_none(), &content) {
             (true, _) => Piece::Mention(name.clone(), content.is_some()),
             (false, Some(_)) => Piece::Named(name.clone()),
             (false, None) => Piece::Link(name.clone()),
@@ -409,6 +415,20 @@ fn head(after: &[String]) -> String {
         }
     }
     head
+}
+
+/// The lines a URI's fragment names (Zed's selections: `#L10:20`, also `#L10-20` and `#L10`),
+/// as words: `lines 10-20`, `line 10`.
+fn selected_lines(uri: &str) -> Option<String> {
+    let lines = uri.rsplit_once('#')?.1.strip_prefix('L')?;
+    let number = |s: &str| (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.to_string());
+    match lines.split_once([':', '-']) {
+        Some((a, b)) => {
+            let (a, b) = (number(a)?, number(b.trim_start_matches('L'))?);
+            Some(if a == b { format!("line {a}") } else { format!("lines {a}-{b}") })
+        }
+        None => number(lines).map(|a| format!("line {a}")),
+    }
 }
 
 /// How a prompt names the resource at `uri`: a file of the workspace `root` by its path from
@@ -558,6 +578,28 @@ mod tests {
             assert_eq!(resource_name(uri, Path::new("/ws")), ("src/a.rs".to_string(), true), "{uri}");
         }
         assert_eq!(resource_name("file:///ws/a%23b.rs", Path::new("/ws")), ("a#b.rs".to_string(), true));
+    }
+
+    /// The text of a selection is named as those lines of the file, never as the file: the
+    /// model took `fn b` and `fn c` for the whole of `big.rs`.
+    #[test]
+    fn a_selections_text_is_named_as_those_lines() {
+        let blocks: Vec<ContentBlock> = serde_json::from_value(serde_json::json!([
+            {"type": "text", "text": "Why "},
+            {"type": "resource", "resource": {"uri": "file:///ws/big.rs#L2:3", "text": "fn b() {}\nfn c() {}"}},
+            {"type": "text", "text": " and "},
+            {"type": "resource", "resource": {"uri": "file:///ws/big.rs?symbol=e#L5:5", "text": "fn e() {}"}},
+        ]))
+        .unwrap();
+        let (words, given) = prompt_text(&blocks, Path::new("/ws"));
+        assert_eq!(
+            words,
+            "Why 'big.rs (lines 2-3)' (see below for file content) and 'big.rs (line 5)' (see below for file content)"
+        );
+        assert_eq!(given[0], ("big.rs (lines 2-3)".to_string(), "fn b() {}\nfn c() {}".to_string()));
+        assert_eq!(selected_lines("file:///a.rs#L10-20").as_deref(), Some("lines 10-20"));
+        assert_eq!(selected_lines("file:///a.rs#L7").as_deref(), Some("line 7"));
+        assert_eq!(selected_lines("file:///a.rs#intro"), None);
     }
 
     #[test]
