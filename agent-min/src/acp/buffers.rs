@@ -39,6 +39,11 @@ impl EditorBuffers {
     fn session_id(&self) -> String {
         self.session.lock().unwrap_or_else(|e| e.into_inner()).id.clone()
     }
+
+    /// `abs` as the editor names it (under the `cwd` it gave: its buffers are by that path).
+    fn for_editor(&self, abs: &Path) -> std::path::PathBuf {
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).for_editor(abs)
+    }
 }
 
 impl Buffers for EditorBuffers {
@@ -46,7 +51,7 @@ impl Buffers for EditorBuffers {
         if !self.read {
             return None;
         }
-        let request = ReadTextFileRequest::new(self.session_id(), abs.to_path_buf());
+        let request = ReadTextFileRequest::new(self.session_id(), self.for_editor(abs));
         Some(self.wire().call("fs/read_text_file", request).and_then(|v| {
             serde_json::from_value::<ReadTextFileResponse>(v)
                 .map(|r| r.content)
@@ -58,7 +63,7 @@ impl Buffers for EditorBuffers {
         if !self.write {
             return None;
         }
-        let request = WriteTextFileRequest::new(self.session_id(), abs.to_path_buf(), text.to_string());
+        let request = WriteTextFileRequest::new(self.session_id(), self.for_editor(abs), text.to_string());
         // The file's text as it is to be, keys it holds included (see `call_unmasked`).
         Some(self.wire().call_unmasked("fs/write_text_file", request).map(|_| ()))
     }

@@ -20,7 +20,7 @@ use crate::run::tools::Call;
 
 /// Sends `messages` to the editor as updates of `session`.
 pub(crate) fn replay(session: &Session, messages: &[Message]) {
-    for update in updates_of(&session.root, messages) {
+    for update in updates_of(&session.shown_root, messages) {
         session.update(update);
     }
 }

@@ -21,7 +21,11 @@ use crate::run::session::events::{Event, Tap};
 pub(crate) struct Session {
     pub wire: Arc<Wire>,
     pub id: String,
+    /// The workspace, canonical: where the tools' paths are.
     pub root: PathBuf,
+    /// The workspace as the editor named it (`cwd`, perhaps through a link): where the paths
+    /// the editor is sent are, so they are the paths of its own worktree and buffers.
+    pub shown_root: PathBuf,
     /// The complete tool calls announced and not yet resolved, by the loop's call id (which
     /// the tool asking for approval names: the call an approval is about).
     pub open: IndexMap<String, Call>,
@@ -46,11 +50,17 @@ impl Session {
         Session {
             wire,
             id: String::new(),
+            shown_root: root.clone(),
             root,
             open: IndexMap::new(),
             announced: HashSet::new(),
             cancel: Arc::default(),
         }
+    }
+
+    /// `abs` (a path under [`Session::root`]) as the editor names it, under its `cwd`.
+    pub(crate) fn for_editor(&self, abs: &std::path::Path) -> PathBuf {
+        abs.strip_prefix(&self.root).map_or_else(|_| abs.to_path_buf(), |rel| self.shown_root.join(rel))
     }
 
     /// Sends one update of this session.
@@ -133,7 +143,7 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                         s.update(SessionUpdate::AgentMessageChunk(chunk(&format!("\n\n{text}"))));
                     }
                     None => {
-                        let call = tool_call(&s.root, &id, tool, params);
+                        let call = tool_call(&s.shown_root, &id, tool, params);
                         s.update(SessionUpdate::ToolCall(call));
                     }
                 }

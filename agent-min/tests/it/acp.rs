@@ -457,6 +457,39 @@ fn an_editor_that_offers_its_file_system_gets_the_reads_and_writes_of_text_files
     assert!(result.contains("edited line") && !result.contains("saved line"), "{result}");
 }
 
+/// A `cwd` through a link (macOS's `/tmp`, a linked home): the editor is sent paths under the
+/// `cwd` it gave — its worktree's and its buffers' — not the workspace's real path, in the
+/// calls' locations and in its file-system requests.
+#[test]
+fn an_editor_s_cwd_through_a_link_is_where_its_paths_are() {
+    let server = Server::start(vec![
+        anthropic(&tool(
+            "replace_in_file",
+            &[("path", "notes.txt"), ("diff", "------- SEARCH\nunsaved line\n=======\nedited line\n+++++++ REPLACE")],
+        )),
+        anthropic(&completion("done")),
+    ]);
+    let ws = tempfile::tempdir().unwrap();
+    let real = std::fs::canonicalize(ws.path()).unwrap().join("real");
+    std::fs::create_dir(&real).unwrap();
+    std::fs::write(real.join("notes.txt"), "saved line\n").unwrap();
+    let link = real.with_file_name("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let env = [("ACP_FS", "1"), ("ACP_PROMPT", "Edit notes.txt.")];
+    let (seen, messages) = run_client("once", &env, &server, &link, state.path());
+    assert_eq!(seen["first"]["stopReason"], "end_turn", "{seen}");
+    let notes = link.join("notes.txt").display().to_string();
+    let paths: Vec<&str> = seen["fs"].as_array().unwrap().iter().map(|c| c["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, [notes.as_str(), notes.as_str()], "{seen}");
+    assert_eq!(seen["buffers"][&notes], "edited line\n", "{seen}");
+    let located: Vec<&Value> = updates_of(&messages, "session/prompt", 0)
+        .into_iter()
+        .filter_map(|u| u.get("locations")?.as_array()?.first()?.get("path"))
+        .collect();
+    assert!(!located.is_empty() && located.iter().all(|p| *p == &json!(notes)), "{located:?}");
+}
+
 #[test]
 fn two_sessions_in_one_process_each_start_and_a_cancel_stops_only_its_own() {
     let server = Server::start(vec![
