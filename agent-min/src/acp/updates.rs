@@ -246,6 +246,11 @@ const MAX_DIFF_FILE: u64 = 1 << 20;
 /// An edit's diff: the file as it is and as the edit would leave it.
 fn diff(tool: &str, path: &Path, params: &IndexMap<String, String>) -> Option<Diff> {
     let old = read_small(path);
+    // A file that is there but not shown (large, not UTF-8, unreadable) gets no diff: one
+    // without its old text says the file is new (the schema's `oldText`: "None for new files").
+    if old.is_none() && path.symlink_metadata().is_ok() {
+        return None;
+    }
     let new = match tool {
         _ if !has_diff(tool) => return None,
         "write_to_file" => params.get("content")?.clone(),
@@ -289,5 +294,23 @@ mod tests {
         assert_eq!((v["kind"].as_str(), v["title"].as_str()), (Some("edit"), Some("Patch src/a.rs, b.txt")), "{v}");
         let paths: Vec<&str> = v["locations"].as_array().unwrap().iter().map(|l| l["path"].as_str().unwrap()).collect();
         assert_eq!(paths, ["/w/src/a.rs", "/w/b.txt"]);
+    }
+
+    /// An overwrite of a file not shown in a diff (over 1 MiB, not UTF-8) carries no diff: one
+    /// without old text says the file is new. A new file's diff has none; a small file's has it.
+    #[test]
+    fn a_file_too_large_or_binary_to_show_gets_no_diff_rather_than_a_new_files() {
+        let d = tempfile::tempdir().unwrap();
+        let params: IndexMap<String, String> = [("content".to_string(), "x".to_string())].into_iter().collect();
+        std::fs::write(d.path().join("big.txt"), "a".repeat(2 << 20)).unwrap();
+        std::fs::write(d.path().join("bin.dat"), [0xff, 0xfe, 0x00]).unwrap();
+        std::fs::write(d.path().join("small.txt"), "old").unwrap();
+        for name in ["big.txt", "bin.dat"] {
+            assert!(diff("write_to_file", &d.path().join(name), &params).is_none(), "{name}");
+        }
+        let new = serde_json::to_value(diff("write_to_file", &d.path().join("new.txt"), &params).unwrap()).unwrap();
+        assert_eq!(new.get("oldText"), None, "{new}");
+        let small = serde_json::to_value(diff("write_to_file", &d.path().join("small.txt"), &params).unwrap()).unwrap();
+        assert_eq!(small["oldText"], "old");
     }
 }
