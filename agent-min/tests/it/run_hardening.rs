@@ -623,18 +623,24 @@ fn curl_gets_the_key_only_through_its_header_pipe_never_in_its_environment() {
     assert_eq!(server.requests()[0].header("x-api-key"), Some(KEY), "the key was still sent");
 }
 
+/// A `curl` planted in `ws`'s activated `.venv/bin`, which writes what it reads to the marker
+/// file: the marker, and a `PATH` naming that folder first.
+fn plant_curl(ws: &Path) -> (std::path::PathBuf, String) {
+    let bin = ws.join(".venv/bin");
+    let marker = ws.join("planted-ran");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("curl"), format!("#!/bin/sh\ncat > '{}'\nexit 7\n", marker.display())).unwrap();
+    Command::new("chmod").arg("755").arg(bin.join("curl")).status().unwrap();
+    (marker, format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
+}
+
 /// A `curl` in the workspace is never the agent's, though `PATH` names its folder first (an
 /// activated `.venv/bin`): a command or an edit could have put it there, and it would get the
 /// key's pipe.
 #[test]
 fn a_curl_planted_in_the_workspace_is_not_run_though_path_names_it() {
     let ws = tempfile::tempdir().unwrap();
-    let bin = ws.path().join(".venv/bin");
-    let marker = ws.path().join("planted-ran");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::fs::write(bin.join("curl"), format!("#!/bin/sh\ncat > '{}'\nexit 7\n", marker.display())).unwrap();
-    Command::new("chmod").arg("755").arg(bin.join("curl")).status().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let (marker, path) = plant_curl(ws.path());
     // Sandboxed, the workspace is a writable place; unconfined, it is still the workspace.
     for sandbox in ["workspace-write", "off"] {
         let server = Server::start(vec![anthropic(&completion("done"))]);
@@ -653,12 +659,7 @@ fn a_curl_planted_in_the_workspace_is_not_run_though_path_names_it() {
 #[test]
 fn mcp_list_does_not_run_a_curl_planted_in_the_workspace() {
     let ws = tempfile::tempdir().unwrap();
-    let bin = ws.path().join(".venv/bin");
-    let marker = ws.path().join("planted-ran");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::fs::write(bin.join("curl"), format!("#!/bin/sh\ncat > '{}'\nexit 7\n", marker.display())).unwrap();
-    Command::new("chmod").arg("755").arg(bin.join("curl")).status().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let (marker, path) = plant_curl(ws.path());
     let home = tempfile::tempdir().unwrap();
     let cfg = home.path().join("mcp.json");
     let servers = r#"{"mcpServers": {"web": {"type": "streamableHttp", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer tracker-SECRET"}, "timeout": 3}}}"#;
