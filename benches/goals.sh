@@ -268,7 +268,14 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # config file's quoted switches refused and its paths its own, rules counting every XML call,
 # MCP tools waiting for the start checkpoint, left-out files kept by a restore: 19.1 KB, 12.1 KB
 # of it in the minimal agent's parts.
-line binary "  the same, no larger than today (ceiling 4.802 MB)" "$(mb "$b")" "$(is "$b <= 4802000")" must
+# Raised to 4.812 MB on 2026-12-07 (a fourth session that day), at 4,811,208 B: reviews of the
+# file tools, the providers, security, long runs, the loop and ACP — a SEARCH matched at a line
+# start, fences stripped only in pairs, reads counted by the lines shown, `-o` through a folder
+# opened at the start, nested repositories renamed in an open folder, apply_patch's second look
+# before an editor's write, streams without their last event retried, credentials kept out of
+# saved URLs, a cancelled turn's later calls not run, a loaded session's call statuses and
+# words, editor paths under its cwd: 11.4 KB, 8.1 KB of it in the minimal agent's parts.
+line binary "  the same, no larger than today (ceiling 4.812 MB)" "$(mb "$b")" "$(is "$b <= 4812000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -337,7 +344,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # reviews' fixes (above), those in the minimal agent's own parts (the interleaved reply's
 # marks, their save and wire, the config file's checks, the rules' count of XML calls, the
 # checkpoint-free parts of the loop's changes): 12.1 KB.
-line binary "  the same, no larger than today (ceiling 3.103 MB)" "$(mb "$m")" "$(is "$m <= 3103000")" must
+# Raised to 3.111 MB on 2026-12-07 (a fourth session that day), at 3,110,336 B: of the same
+# reviews' fixes (above), those in the minimal agent's own parts (the SEARCH matching, the
+# fences, the read counts, `-o`, the cut streams, the URLs, the resume save, the cancel check,
+# the native reminder, the options of a question): 8.1 KB.
+line binary "  the same, no larger than today (ceiling 3.111 MB)" "$(mb "$m")" "$(is "$m <= 3111000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
