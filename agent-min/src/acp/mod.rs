@@ -205,7 +205,7 @@ impl Agent {
         self.open(req.cwd, &req.mcp_servers, Some(saved))?;
         let live = &self.sessions[&id];
         let shared = live.shared.lock().unwrap_or_else(|e| e.into_inner());
-        history::replay(&shared, live.task.messages());
+        history::replay(&shared, live.task.messages(), live.task.unsent());
         drop(shared);
         Ok(serde_json::to_value(LoadSessionResponse::new()).unwrap_or(Value::Null))
     }

@@ -58,9 +58,11 @@ impl Session {
         }
     }
 
-    /// `abs` (a path under [`Session::root`]) as the editor names it, under its `cwd`.
+    /// `abs` (a path under [`Session::root`]) as the editor names it, under its `cwd` — while
+    /// that `cwd` still leads to the workspace (a link retargeted since would lead the editor's
+    /// write elsewhere, past the tools' checks): otherwise `abs` itself.
     pub(crate) fn for_editor(&self, abs: &std::path::Path) -> PathBuf {
-        abs.strip_prefix(&self.root).map_or_else(|_| abs.to_path_buf(), |rel| self.shown_root.join(rel))
+        editor_path(&self.root, &self.shown_root, abs)
     }
 
     /// Sends one update of this session.
@@ -189,6 +191,16 @@ pub(super) fn chunk(text: &str) -> ContentChunk {
     ContentChunk::new(ContentBlock::Text(TextContent::new(text)))
 }
 
+/// `abs`, under the workspace `root` (canonical), as under `shown_root` (the editor's `cwd`)
+/// while that still leads to `root`; otherwise `abs` itself.
+fn editor_path(root: &Path, shown_root: &Path, abs: &Path) -> PathBuf {
+    let leads_here = shown_root == root || shown_root.canonicalize().is_ok_and(|r| r == root);
+    match abs.strip_prefix(root) {
+        Ok(rel) if leads_here => shown_root.join(rel),
+        _ => abs.to_path_buf(),
+    }
+}
+
 /// The tools whose call shows the edit's diff.
 fn has_diff(tool: &str) -> bool {
     matches!(tool, "write_to_file" | "replace_in_file")
@@ -294,6 +306,24 @@ mod tests {
         assert_eq!((v["kind"].as_str(), v["title"].as_str()), (Some("edit"), Some("Patch src/a.rs, b.txt")), "{v}");
         let paths: Vec<&str> = v["locations"].as_array().unwrap().iter().map(|l| l["path"].as_str().unwrap()).collect();
         assert_eq!(paths, ["/w/src/a.rs", "/w/b.txt"]);
+    }
+
+    /// A path goes to the editor under its `cwd` only while that link leads to the workspace:
+    /// retargeted, the editor would write where no check looked.
+    #[test]
+    fn a_path_goes_under_the_editors_cwd_only_while_it_leads_to_the_workspace() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap().join("real");
+        let other = root.with_file_name("other");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::create_dir(&other).unwrap();
+        let link = root.with_file_name("link");
+        std::os::unix::fs::symlink(&root, &link).unwrap();
+        let abs = root.join("a.txt");
+        assert_eq!(editor_path(&root, &link, &abs), link.join("a.txt"));
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&other, &link).unwrap();
+        assert_eq!(editor_path(&root, &link, &abs), abs);
     }
 
     /// An overwrite of a file not shown in a diff (over 1 MiB, not UTF-8) carries no diff: one

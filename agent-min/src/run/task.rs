@@ -713,6 +713,12 @@ impl Task {
         &self.messages
     }
 
+    /// What a stop left to send with the next request (a taken-up task's: the results of its
+    /// last reply's calls that ran), if anything.
+    pub(crate) fn unsent(&self) -> Option<&str> {
+        self.unsent.as_deref()
+    }
+
     fn started(&mut self, resumed: bool) {
         self.began = true;
         let m = &self.around.meta;
@@ -1718,9 +1724,6 @@ fn before(hooked: &str) -> String {
     }
 }
 
-/// Why the task stopped when the provider's safety system ended the reply (`word`: its stop
-/// reason). The reply is dropped with its request, which `resume` sends again; in an editor
-/// the whole prompt is (`Task::roll_back`).
 /// A native call's result without Cline's reminder that tool uses are XML tags (after a missing
 /// parameter, a cut write): it tells a model that calls natively the wrong format, as Cline's own
 /// native texts (`noToolsUsed(true)`) know. Taken out of the whole text, with `own` (the call's
@@ -1738,6 +1741,9 @@ fn without_xml_reminder(text: String, own: Range<usize>) -> (String, Range<usize
     }
 }
 
+/// Why the task stopped when the provider's safety system ended the reply (`word`: its stop
+/// reason). The reply is dropped with its request, which `resume` sends again; in an editor
+/// the whole prompt is (`Task::roll_back`).
 fn refused(word: &str) -> String {
     format!(
         "the provider's safety system ended the model's reply (stop reason \"{word}\"); the same conversation would be refused again, so the task stopped. Start a new task with different instructions (in an editor, the next prompt goes on from before this one)"

@@ -252,6 +252,12 @@ const RULES: &[Case] = &[
         File("a\nB\n"),
     ),
     case(
+        "a SEARCH without its first line's indentation edits that line",
+        "def main():\n    run()\n\nrun()\n",
+        "------- SEARCH\nrun()\n=======\nrun(verbose=True)\n+++++++ REPLACE",
+        File("def main():\n    run(verbose=True)\n\nrun()\n"),
+    ),
+    case(
         "a match past the end leaves no line for the next block",
         "",
         "------- SEARCH\n\n=======\nA\n+++++++ REPLACE\n------- SEARCH\n\n=======\nB\n+++++++ REPLACE",
@@ -358,15 +364,25 @@ const WHOLE_LINES: &[Case] = &[
     ),
     case(
         "the first line-start place after the last block's match",
-        " x\nx\nx\n",
+        "a x\nx\nx\n",
         "------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n------- SEARCH\nx\n=======\nz\n+++++++ REPLACE",
-        File(" x\ny\nz\n"),
+        File("a x\ny\nz\n"),
     ),
 ];
 
 #[test]
 fn a_search_names_whole_lines() {
     check(WHOLE_LINES);
+}
+
+/// Blocks in file order whose exact match starts inside a line with no line starting with it
+/// later: each look for a line start goes to the file's end, and is counted against the bound
+/// (100,000 of them took 6 s, 200,000 24 s).
+#[test]
+fn looks_for_a_line_start_are_bounded_too() {
+    let original = "x = a\n".repeat(20_000);
+    let diff = "------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n".repeat(20_000);
+    assert!(matches!(apply(&original, &diff), Err(DiffError::TooMuchSearching { .. })));
 }
 
 #[test]

@@ -189,7 +189,8 @@ pub struct Accounting {
     /// saved totals of an earlier run that knew them.
     billed: bool,
     /// Requests of this run with usage but no cost (a resumed task priced by an earlier run's
-    /// `--price-*` flags, resumed without them): the cost shown leaves them out.
+    /// `--price-*` flags, resumed without them; a reply a billing gateway sent no bill for):
+    /// the cost shown leaves them out.
     unpriced: u32,
 }
 
@@ -284,7 +285,7 @@ impl Accounting {
             line.push_str(&format!("; cost ${:.4}", self.cost));
             if self.unpriced > 0 {
                 line.push_str(&format!(
-                    " without {} request{} of this run, which had no prices (resume with the --price-* flags the task was priced with)",
+                    " without {} request{} of this run, which had neither prices (--price-* flags, as an earlier run of the task may have had) nor a bill from the server",
                     self.unpriced,
                     if self.unpriced == 1 { "" } else { "s" }
                 ));
@@ -443,7 +444,7 @@ mod tests {
         assert!(!b.summary().contains("without"), "{}", b.summary());
         b.record(&Usage { input: 400_000, output: 10, ..Usage::default() }, false);
         let line = b.summary();
-        assert!(line.contains("without 1 request of this run, which had no prices"), "{line}");
+        assert!(line.contains("without 1 request of this run, which had neither prices"), "{line}");
     }
 
     #[test]

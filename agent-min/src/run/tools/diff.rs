@@ -381,12 +381,15 @@ fn find<'a>(
     // no line is left for the line searches, and `indexOf` finds nothing but an empty text.
     let at = from.min(len);
     // Each search looks from `at` (the last from the start) to its match's end, or to the end.
+    // (The exact search's look for a match that starts a line is charged by `exact` itself.)
+    let exact_from =
+        |from, scanned: &mut usize| exact(original, search, from, matching, scanned).map(|i| (i, i + search.len()));
+    let found = exact_from(at, scanned);
     let mut charge = |start: usize, m: Option<(usize, usize)>| {
         *scanned += m.map_or(len, |(_, end)| end.min(len)).saturating_sub(start) + search.len();
         m
     };
-    let exact_from = |from| exact(original, search, from, matching).map(|i| (i, i + search.len()));
-    if let Some(m) = charge(at, exact_from(at)) {
+    if let Some(m) = charge(at, found) {
         return Some(m);
     }
     let lines = lines.get_or_insert_with(|| Lines::new(original));
@@ -396,21 +399,28 @@ fn find<'a>(
     if let Some(m) = charge(at, block_anchor(lines, search, from)) {
         return Some(m);
     }
-    charge(0, exact_from(0))
+    let found = exact_from(0, scanned);
+    *scanned += found.map_or(len, |(_, end)| end.min(len)) + search.len();
+    found
 }
 
 /// Where `search` is found at or after `from`: its first place, as Cline's `indexOf` finds it,
-/// unless that starts inside a line and a later one starts a line — then that one. A SEARCH
-/// part is whole lines (Cline's prompt: "The system requires exact line matches and cannot match
-/// partial lines"), but `indexOf` matches inside a line, so Cline edits `max_count = 0` for
-/// SEARCH `count = 0` when `count = 0` is the next line, and puts a blank line's replacement at
-/// the end of the line before it, and reports success.
-fn exact(original: &str, search: &str, from: usize, matching: Matching) -> Option<usize> {
+/// unless text other than indentation comes before it on its line and a later place starts a
+/// line — then that one. A SEARCH part is whole lines (Cline's prompt: "The system requires
+/// exact line matches and cannot match partial lines"), but `indexOf` matches inside a line, so
+/// Cline edits `max_count = 0` for SEARCH `count = 0` when `count = 0` is the next line, and
+/// puts a blank line's replacement at the end of the line before it, and reports success. (A
+/// SEARCH that left out its first line's indentation still matches that line, as in Cline.)
+/// The look for a later place is added to `scanned` (to its match, or to the end).
+fn exact(original: &str, search: &str, from: usize, matching: Matching, scanned: &mut usize) -> Option<usize> {
     let first = from + original[from..].find(search)?;
-    if matching == Matching::IndexOf || first == 0 || original.as_bytes()[first - 1] == b'\n' {
+    let line_start = original[..first].rfind('\n').map_or(0, |i| i + 1);
+    *scanned += first - line_start;
+    if matching == Matching::IndexOf || original[line_start..first].trim_matches([' ', '\t']).is_empty() {
         return Some(first);
     }
     let at_line_start = original[first..].find(&format!("\n{search}")).map(|i| first + i + 1);
+    *scanned += at_line_start.map_or(original.len(), |i| i + search.len()) - first;
     Some(at_line_start.unwrap_or(first))
 }
 

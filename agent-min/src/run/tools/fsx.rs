@@ -395,6 +395,8 @@ mod tests {
 
     /// A file that exists is rewritten through a temp file only its owner can open until it is
     /// given the file's mode (after its content is written); a new file's is created as usual.
+    /// (The mapping `atomic_write` creates its temp file with: the write itself is too quick to
+    /// be watched.)
     #[test]
     fn a_saves_temp_file_is_the_owners_until_written() {
         assert_eq!(temp_mode(Some(0o600)), 0o600);

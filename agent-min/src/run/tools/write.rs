@@ -64,7 +64,8 @@ pub(crate) fn content_of(raw: &str) -> &str {
 /// starting with ```` ``` ```` (```` ```python ````) and a last line ending with one are dropped.
 /// Cline drops each on its own, so a Markdown file that ends with a code block loses its
 /// closing fence (and one that starts with one its opening line); here they are dropped only
-/// as a pair around content with no fence line of its own, which is how a wrapper looks.
+/// as a pair around content whose own fences pair up ([`wrappable`]), which is how a wrapper
+/// looks.
 /// Cline then trims; we remove only the newline left at each end, as [`content_of`] does — but
 /// look for the closing fence where Cline's trim leaves the end (whitespace after the fence
 /// does not hide it: ```` ```\n\n ````), and drop a line's `\r` with it.
@@ -77,10 +78,27 @@ fn strip_fences(content: &str) -> String {
     let Some(head) = body.strip_suffix("```").map(|b| b.rsplit_once('\n').map_or("", |(head, _)| head)) else {
         return content.to_string();
     };
-    if head.split('\n').any(|l| l.starts_with("```")) {
+    if !wrappable(head) {
         return content.to_string();
     }
     content_of(head.strip_suffix('\r').unwrap_or(head)).to_string()
+}
+
+/// Whether `body` can sit inside a wrapping fence: its own fence lines pair up, each opened
+/// with a language (```` ```sh ````) and closed by a bare ```` ``` ```` — a Markdown file the
+/// model wrapped. A bare fence where one would open means the outer lines are the file's own
+/// (a file that starts and ends with a code block), which are kept.
+fn wrappable(body: &str) -> bool {
+    let mut open = false;
+    for fence in body.lines().map(|l| l.trim_end_matches('\r')).filter_map(|l| l.strip_prefix("```")) {
+        let bare = fence.trim().is_empty();
+        match (open, bare) {
+            (false, false) => open = true,
+            (true, true) => open = false,
+            _ => return false,
+        }
+    }
+    !open
 }
 
 /// Cline's `applyModelContentFixes`: for models other than Claude, HTML entities some models
@@ -280,8 +298,12 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> R
                 format!("{path} is not a UTF-8 text file; it cannot be edited with this tool (write_to_file can replace it whole)."),
             ),
         },
-        // (Under a file where a folder should be, there is no file: the save names why.)
-        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        // A file where a folder should be (`a.txt/b.txt`): said now, before any preview or
+        // approval of a file that cannot be made.
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            fail(ctx, format!("Error writing file {path}: {e}; nothing was written."))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
             fail(ctx, format!("{path} {e}; it cannot be edited."))
         }
@@ -805,6 +827,31 @@ secrets/
         assert_eq!(std::fs::read_to_string(d.path().join("f.txt")).unwrap(), "a\nb\n");
     }
 
+    /// A file where a folder should be is said before any preview or approval: the person was
+    /// asked to approve creating `a.txt/b.txt`, and without a terminal the run stopped for it.
+    #[test]
+    fn a_file_in_place_of_a_folder_is_refused_before_the_approval() {
+        struct NeverAsked;
+        impl crate::run::ui::term::Asker for NeverAsked {
+            fn approve(&mut self, _: Option<&str>, what: &str) -> crate::run::ui::term::Approval {
+                panic!("asked: {what}")
+            }
+            fn answer(&mut self, _: &str) -> Option<String> {
+                None
+            }
+        }
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.txt"), "a").unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let term = crate::run::ui::term::Term::new().answered_by(Box::new(NeverAsked));
+        let out = with_ctx_on(&ws, term, |ctx| {
+            ctx.yolo = false;
+            run(&call("write_to_file", &[("path", "a.txt/b.txt"), ("content", "b")]), ctx)
+        });
+        let Outcome::Failure { text, .. } = out else { panic!("{out:?}") };
+        assert!(text.contains("a.txt is a file, not a directory; nothing was written."), "{text}");
+    }
+
     #[test]
     fn fences_are_dropped_and_entities_repaired_for_non_claude_models() {
         assert_eq!(strip_fences("```python\n    x = 1\n```"), "    x = 1");
@@ -823,6 +870,9 @@ secrets/
         assert_eq!(strip_fences(starts), starts);
         let both = "```sh\nmake\n```\n\nor\n\n```sh\nmake all\n```";
         assert_eq!(strip_fences(both), both);
+        // A Markdown file the model wrapped, its own code blocks inside: unwrapped, as in Cline.
+        let wrapped = "```markdown\n# Tool\n\n```sh\nmake\n```\n\nDone.\n```";
+        assert_eq!(strip_fences(wrapped), "# Tool\n\n```sh\nmake\n```\n\nDone.");
         assert_eq!(strip_fences("```python\ncode"), "```python\ncode");
         assert_eq!(strip_fences("```\n```"), "");
         assert_eq!(model_content_fixes("a &lt;b&gt; &amp;lt; \u{FFFD}", "gpt-4.1", "x.html"), "a <b> &lt; ");

@@ -527,7 +527,9 @@ impl Decoder {
         }
         if let Kind::Ollama(s) = &mut self.kind {
             let rest = std::mem::take(&mut self.lines);
-            return s.line(&String::from_utf8_lossy(&rest));
+            let mut out = s.line(&String::from_utf8_lossy(&rest));
+            out.extend(s.finish());
+            return out;
         }
         let events = self.sse.finish();
         let mut out = self.events(events);

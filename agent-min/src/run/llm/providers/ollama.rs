@@ -41,9 +41,23 @@ pub(crate) fn request(cfg: &ApiConfig, system: &str, messages: &[Message]) -> Ht
 #[derive(Default)]
 pub(crate) struct Stream {
     calls: usize,
+    /// A line came.
+    started: bool,
+    /// The last line (`done: true`) or an error came.
+    ended: bool,
 }
 
 impl Stream {
+    /// The body ended: a reply begun without its `done: true` line (which Ollama always
+    /// sends) was cut on the way, and is asked again rather than taken for a whole one.
+    pub(crate) fn finish(&mut self) -> Vec<Delta> {
+        if !self.started || std::mem::replace(&mut self.ended, true) {
+            return Vec::new();
+        }
+        let message = "the stream ended before the reply did (no done: true)".to_string();
+        vec![Delta::Error(ApiError { status: None, message, retryable: true, retry_after: None })]
+    }
+
     /// Handles one NDJSON line.
     pub(crate) fn line(&mut self, line: &str) -> Vec<Delta> {
         let line = line.trim();
@@ -53,7 +67,9 @@ impl Stream {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             return Vec::new();
         };
+        self.started = true;
         if let Some(e) = v.get("error") {
+            self.ended = true;
             // Retried, as Cline's `OllamaHandler` retries every error (`retryAllErrors`): a
             // runner that died ("llama runner process has terminated") is started again.
             let message = e.as_str().map(str::to_string).unwrap_or_else(|| e.to_string());
@@ -82,6 +98,7 @@ impl Stream {
             out.push(Delta::Block(BlockDelta::ToolCall { index, id: None, name, arguments }));
         }
         if v.get("done").and_then(Value::as_bool) == Some(true) {
+            self.ended = true;
             let get = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
             out.push(Delta::Usage(Usage {
                 input: get("prompt_eval_count"),
@@ -116,6 +133,19 @@ mod tests {
         // Cline's ollama.ts sends num_ctx alone: the model writes as long as it needs.
         assert_eq!(options(None), json!({"num_ctx": 32768}));
         assert_eq!(options(Some(100)), json!({"num_ctx": 32768, "num_predict": 100}));
+    }
+
+    /// A reply cut on the way (no `done: true`) is a retryable error, not a whole reply.
+    #[test]
+    fn a_reply_without_its_last_line_is_a_cut_stream() {
+        let mut s = Stream::default();
+        s.line(r#"{"message":{"role":"assistant","content":"I will"},"done":false}"#);
+        let cut = s.finish();
+        assert!(matches!(&cut[..], [Delta::Error(e)] if e.retryable && e.message.contains("no done: true")), "{cut:?}");
+        s.line(r#"{"message":{"role":"assistant","content":""},"done":true}"#);
+        let mut whole = Stream::default();
+        whole.line(r#"{"message":{"role":"assistant","content":"ok"},"done":true}"#);
+        assert!(whole.finish().is_empty() && Stream::default().finish().is_empty());
     }
 
     #[test]
