@@ -140,9 +140,7 @@ fn check_native_calls(reply: &Reply, one_tool: bool) {
 /// XML: the calls returned are exactly the complete tool blocks of a whole parse of the reply
 /// text, in order (`first_only`: the first tool block, and only if it is complete).
 fn check_xml_calls(reply: &Reply, first_only: bool) {
-    let note = format!("\n\n{}", agent_min::run::prompt::INTERRUPTED_BY_TOOL);
-    let text = reply.text.strip_suffix(note.as_str()).unwrap_or(&reply.text);
-    let whole = parse(text);
+    let whole = parse(&reply.text);
     let tools: Vec<_> = whole
         .blocks()
         .into_iter()
