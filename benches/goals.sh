@@ -275,7 +275,11 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # before an editor's write, streams without their last event retried, credentials kept out of
 # saved URLs, a cancelled turn's later calls not run, a loaded session's call statuses and
 # words, editor paths under its cwd: 11.4 KB, 8.1 KB of it in the minimal agent's parts.
-line binary "  the same, no larger than today (ceiling 4.812 MB)" "$(mb "$b")" "$(is "$b <= 4812000")" must
+# Raised to 4.814 MB the same session, at 4,813,096 B: the review of its own diff (a SEARCH
+# after indentation taken, its look for a line start bounded, wrapped Markdown's paired fences,
+# the refusal of a file in place of a folder before its approval, Ollama's cut stream, a loaded
+# session's unsent results): 1.9 KB, 1.3 KB of it in the minimal agent's parts.
+line binary "  the same, no larger than today (ceiling 4.814 MB)" "$(mb "$b")" "$(is "$b <= 4814000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -348,7 +352,9 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # reviews' fixes (above), those in the minimal agent's own parts (the SEARCH matching, the
 # fences, the read counts, `-o`, the cut streams, the URLs, the resume save, the cancel check,
 # the native reminder, the options of a question): 8.1 KB.
-line binary "  the same, no larger than today (ceiling 3.111 MB)" "$(mb "$m")" "$(is "$m <= 3111000")" must
+# Raised to 3.112 MB the same session, at 3,111,600 B: of the diff review's fixes (above), those
+# in the minimal agent's own parts: 1.3 KB.
+line binary "  the same, no larger than today (ceiling 3.112 MB)" "$(mb "$m")" "$(is "$m <= 3112000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
