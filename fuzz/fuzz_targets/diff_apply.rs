@@ -7,7 +7,9 @@
 //! - when every block's SEARCH part is found exactly, after the previous block's match (Cline's
 //!   first strategy), the result is what a naive, position-by-position model gives — including
 //!   Cline's rule that a match ending on a last line without a newline gains one (the REPLACE
-//!   text keeps its final `\n`).
+//!   text keeps its final `\n`): with Cline's `indexOf` (`Matching::IndexOf`), and with
+//!   agent-min's rule that a match after other text than indentation on its line yields to a
+//!   later one that starts a line (`Matching::WholeLines`, what `apply` does).
 #![no_main]
 
 use agent_min::run::tools::diff;
@@ -63,12 +65,21 @@ fn block(search: &[&str], replace: &[&str]) -> String {
 /// is the file's last lines, the last one without its `\n`, Cline's trimmed-line search takes
 /// it (and the REPLACE text keeps its final `\n`) — unless an earlier run of lines matches when
 /// trimmed, which that search would take first. `None` when some block falls outside this case.
-fn reference(original: &str, lines: &[&str], blocks: &[(String, String)]) -> Option<String> {
+fn reference(original: &str, lines: &[&str], blocks: &[(String, String)], whole_lines: bool) -> Option<String> {
     let bytes = original.as_bytes();
     let mut out = String::new();
     let mut last = 0;
+    let at = |i: usize, search: &str| bytes[i..].starts_with(search.as_bytes());
+    let starts_a_line = |i: usize| i == 0 || bytes[i - 1] == b'\n';
+    let after_text = |i: usize| {
+        let line_start = (0..=i).rev().find(|&j| starts_a_line(j)).unwrap_or(0);
+        bytes[line_start..i].iter().any(|b| !matches!(b, b' ' | b'\t'))
+    };
     for (search, replace) in blocks {
-        let exact = (last..=bytes.len()).find(|&i| bytes[i..].starts_with(search.as_bytes()));
+        let mut exact = (last..=bytes.len()).find(|&i| at(i, search));
+        if let Some(first) = exact.filter(|&i| whole_lines && after_text(i)) {
+            exact = (first + 1..=bytes.len()).find(|&i| starts_a_line(i) && at(i, search)).or(exact);
+        }
         let (start, end) = match exact {
             Some(i) => (i, i + search.len()),
             None => {
@@ -139,8 +150,12 @@ fuzz_target!(|case: Case<'_>| {
         return;
     }
     let applied = diff::apply(original, &text);
-    if let Some(expected) = reference(original, &lines, &parts) {
+    if let Some(expected) = reference(original, &lines, &parts, true) {
         assert_eq!(applied.as_deref(), Ok(expected.as_str()), "{text:?}");
+    }
+    if let Some(expected) = reference(original, &lines, &parts, false) {
+        let as_cline = diff::apply_matching(original, &text, diff::Matching::IndexOf);
+        assert_eq!(as_cline.as_deref(), Ok(expected.as_str()), "Cline's matching: {text:?}");
     }
     // One block that cannot match anywhere makes the whole diff fail: nothing is applied.
     if let (Ok(_), Some(missing)) = (&applied, case.missing) {
