@@ -9,12 +9,13 @@
 //! swapping the folder for a link to another.
 
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{self as rfs, Mode, OFlags};
 
+use crate::run::tools::fsx;
 use crate::run::ui::redact;
 
 /// Where `-o` writes: its folder, open since the run started, and the file's name there.
@@ -46,29 +47,9 @@ impl LastMessage {
 
     /// Writes `result` (keys masked) to the file: a new temporary file, then a rename over it.
     pub(crate) fn write(&self, result: &str) -> io::Result<()> {
-        let tmp = temp_name(&self.name);
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd = rfs::openat(&self.dir, &tmp, flags, Mode::from_raw_mode(0o644))?;
-        let written = (|| {
-            let mut f = std::fs::File::from(fd);
-            f.write_all(redact::apply(result).as_bytes())?;
-            f.sync_all()?;
-            rfs::renameat(&self.dir, &tmp, &self.dir, &self.name).map_err(io::Error::from)
-        })();
-        if written.is_err() {
-            let _ = rfs::unlinkat(&self.dir, &tmp, rfs::AtFlags::empty());
-        }
-        written
+        let at = self.shown.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        fsx::replace_in(&self.dir, at, &self.name, redact::apply(result).as_bytes(), None)
     }
-}
-
-/// A name beside `name` that no one else picks: the process id and the time in nanoseconds.
-fn temp_name(name: &OsString) -> OsString {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    let mut tmp = OsString::from(".");
-    tmp.push(name);
-    tmp.push(format!(".tmp.{}.{nanos:x}", std::process::id()));
-    tmp
 }
 
 #[cfg(test)]

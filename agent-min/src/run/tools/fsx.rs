@@ -92,22 +92,35 @@ pub(crate) fn atomic_write(path: &Path, contents: &[u8]) -> io::Result<()> {
         Err(e) if e == Errno::NOENT => None,
         Err(e) => return Err(e.into()),
     };
+    replace_in(&dir, path.parent().unwrap_or(Path::new("/")), name, contents, mode)
+}
+
+/// Writes `contents` as `name` in the open folder `dir` (whose path is `at`, for the temporary
+/// file's removal on Ctrl-C), whole or not at all: a new temporary file beside it (`O_EXCL`,
+/// never through a link), fsync, a rename over `name`, fsync of the folder. `mode`: the mode
+/// the file gets (an existing file's, kept); `None`, a new file's.
+pub(crate) fn replace_in(
+    dir: &OwnedFd,
+    at: &Path,
+    name: &std::ffi::OsStr,
+    contents: &[u8],
+    mode: Option<u32>,
+) -> io::Result<()> {
     let tmp = unique_name(&format!(".{}.agent-min-tmp", name.to_string_lossy()));
-    let parent = path.parent().unwrap_or(Path::new("/"));
-    let _guard = interrupt::track_file(parent.join(&tmp));
+    let _guard = interrupt::track_file(at.join(&tmp));
     let result = (|| {
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let mut f = fs::File::from(rfs::openat(&dir, tmp.as_str(), flags, Mode::from_raw_mode(temp_mode(mode)))?);
+        let mut f = fs::File::from(rfs::openat(dir, tmp.as_str(), flags, Mode::from_raw_mode(temp_mode(mode)))?);
         f.write_all(contents)?;
         if let Some(m) = mode {
             rfs::fchmod(&f, Mode::from_raw_mode(m))?;
         }
         f.sync_all()?;
-        rfs::renameat(&dir, tmp.as_str(), &dir, name)?;
-        rfs::fsync(&dir).map_err(io::Error::from)
+        rfs::renameat(dir, tmp.as_str(), dir, name)?;
+        rfs::fsync(dir).map_err(io::Error::from)
     })();
     if result.is_err() {
-        let _ = rfs::unlinkat(&dir, tmp.as_str(), AtFlags::empty());
+        let _ = rfs::unlinkat(dir, tmp.as_str(), AtFlags::empty());
     }
     result
 }
