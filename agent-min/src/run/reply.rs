@@ -101,6 +101,9 @@ pub struct Reply {
     pub invalid_call: Option<String>,
     /// Native dialect: `tool` was not a native call but one written as XML in the text.
     pub recovered: bool,
+    /// Native dialect: calls past the most one reply may make, left out of it (never run, not
+    /// in history); the model is told how many.
+    pub dropped_calls: usize,
 }
 
 impl Reply {

@@ -1313,6 +1313,11 @@ impl Task {
         for name in &reply.extra_tools {
             results.push(prompt::tool_already_used(name));
         }
+        if reply.dropped_calls > 0 {
+            let text = crate::run::native::calls_left_out(reply.dropped_calls);
+            self.notice(NoticeKind::CallsLeftOut, &text);
+            results.push(text);
+        }
         if let (Some(name), false) = (&reply.open_tool, self.settings.one_tool_per_reply) {
             // Said after the reply's complete calls too: part of what the model meant did not run.
             self.notice(NoticeKind::CutOff, &cut_off(name, cut));

@@ -1934,3 +1934,32 @@ fn a_streamed_request_answered_with_one_json_body_is_read_whole() {
     assert!(retries[0]["error"].as_str().unwrap().contains("Overloaded"), "{}", retries[0]);
     assert_eq!(server.requests().len(), 2);
 }
+
+#[test]
+fn calls_past_the_64th_of_a_reply_are_left_out_and_the_model_is_told_how_many() {
+    let ws = tempfile::tempdir().unwrap();
+    // Distinct files: the same read three times in a row would be loop detection's business.
+    let ids: Vec<(String, String)> =
+        (0..70).map(|k| (format!("toolu_{k:02}"), format!(r#"{{"path":"f{k}.txt"}}"#))).collect();
+    for k in 0..70 {
+        std::fs::write(ws.path().join(format!("f{k}.txt")), "a\n").unwrap();
+    }
+    let calls = ids.iter().map(|(id, args)| call(id, "read_file", &[args.as_str()])).collect();
+    let done = vec![call("toolu_Z", "attempt_completion", &[r#"{"result":"ok"}"#])];
+    let server = Server::start(vec![reply(calls), reply(done)]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &with_mode(&base, "native", &["--json", "read it"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    let m = reqs[1].body["messages"].as_array().unwrap();
+    let (said, answers) = (&m[1]["content"], m[2]["content"].as_array().unwrap());
+    let uses: Vec<&Value> = said.as_array().unwrap().iter().filter(|p| p["type"] == "tool_use").collect();
+    assert_eq!(uses.len(), 64, "the first 64 calls are kept");
+    let results: Vec<&Value> = answers.iter().filter(|p| p["type"] == "tool_result").collect();
+    assert_eq!(results.len(), 64, "each kept call is answered");
+    let note = "[6 more tool calls of your reply were not run: at most 64 tool calls of one reply are run. Make them again if still needed.]";
+    assert!(answers.iter().any(|p| p["text"].as_str().is_some_and(|t| t.contains(note))), "{answers:?}");
+    let events = events::parse(&r.stdout);
+    let notices = events::of(&events, "notice").into_iter().filter(|e| e["kind"] == "calls_left_out").count();
+    assert_eq!(notices, 1, "{}", r.stdout);
+}

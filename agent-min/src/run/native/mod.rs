@@ -22,4 +22,4 @@ pub(crate) mod thinking_tags;
 pub(crate) use mode::ToolCalls;
 pub(crate) use prompt::{invalid_arguments, no_tools_used, system, truncated_text, truncated_tool};
 pub(crate) use recover::TOOLS_IGNORED;
-pub(crate) use reply::read_reply;
+pub(crate) use reply::{calls_left_out, read_reply};

@@ -28,6 +28,16 @@ const MAX_THINKING: usize = 8 << 20;
 /// Most tool calls kept per reply (each needs a result in history).
 const MAX_CALLS: usize = 64;
 
+/// What the model is told of the `n` calls of its reply past [`MAX_CALLS`]: they never ran
+/// (Cline runs every call; a reply of more is rare, and a server streaming calls without end
+/// must not grow the reply without bound).
+pub(crate) fn calls_left_out(n: usize) -> String {
+    let (calls, were, them) = if n == 1 { ("call", "was", "it") } else { ("calls", "were", "them") };
+    format!(
+        "[{n} more tool {calls} of your reply {were} not run: at most {MAX_CALLS} tool calls of one reply are run. Make {them} again if still needed.]"
+    )
+}
+
 /// Most thinking blocks kept per reply.
 const MAX_THINKING_BLOCKS: usize = 256;
 
@@ -80,6 +90,10 @@ struct Assembly {
     order: Vec<Slot>,
     /// The text's length at the last [`Slot::TextEnd`].
     marked: usize,
+    /// Calls past [`MAX_CALLS`], left out (the model is told how many), and the server's index
+    /// and id of the last one, whose further fragments are not counted again.
+    dropped: usize,
+    last_dropped: Option<(usize, Option<String>)>,
 }
 
 /// Streams one native reply from `transport`, presenting it on `screen`.
@@ -347,7 +361,18 @@ impl Assembly {
         };
         let pos = match known.filter(same) {
             Some(p) => p,
-            None if self.calls.len() >= MAX_CALLS => return None,
+            None if self.calls.len() >= MAX_CALLS => {
+                let this = (index, id);
+                let new = match &self.last_dropped {
+                    Some((i, old)) => *i != this.0 || (this.1.is_some() && *old != this.1),
+                    None => true,
+                };
+                if new {
+                    self.dropped += 1;
+                    self.last_dropped = Some(this);
+                }
+                return None;
+            }
             None => {
                 self.starts(Slot::Call(self.calls.len()));
                 self.calls.push(Pending {
@@ -490,6 +515,7 @@ impl Assembly {
         parts.extend(calls.into_iter().flatten());
         reply.text = self.text;
         reply.parts = parts;
+        reply.dropped_calls = self.dropped;
     }
 }
 
@@ -533,6 +559,21 @@ mod tests {
         let ids: Vec<_> = a.calls.iter().map(|c| c.id.clone().unwrap()).collect();
         assert_eq!(ids, ["c1", "c2", "c3"]);
         assert_eq!(a.calls[0].args.finish().unwrap().0, vec![("path".to_string(), "ab".to_string())]);
+    }
+
+    #[test]
+    fn calls_past_the_most_are_counted_once_each_whatever_their_fragments() {
+        let mut a = Assembly::default();
+        for k in 0..MAX_CALLS + 3 {
+            a.call(k, Some(format!("c{k}")), Some("read_file".into()), r#"{"path":"#);
+            a.call(k, None, None, r#""a"}"#);
+        }
+        // Some servers send every call at index 0, each with a new id.
+        a.call(0, Some("d1".into()), Some("read_file".into()), "{}");
+        a.call(0, None, None, " ");
+        a.call(0, Some("d2".into()), Some("read_file".into()), "{}");
+        assert_eq!((a.calls.len(), a.dropped), (MAX_CALLS, 5));
+        assert_eq!(calls_left_out(1), format!("[1 more tool call of your reply was not run: at most {MAX_CALLS} tool calls of one reply are run. Make it again if still needed.]"));
     }
 
     #[test]

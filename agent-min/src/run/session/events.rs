@@ -26,7 +26,7 @@ use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ApiError, Usage};
 
 /// The version of the event format, in every event's `version` field.
-pub(crate) const VERSION: u32 = 4;
+pub(crate) const VERSION: u32 = 5;
 
 /// Least time between two `text` (or `reasoning`) events of one stream: at most ten a second,
 /// whatever the server's token rate.
@@ -220,6 +220,9 @@ pub(crate) enum NoticeKind {
     /// The server refused a request for its image: the request was sent again with each image
     /// named in text, as every later one is.
     ImagesRefused,
+    /// Native dialect: the reply made more tool calls than one reply may; those past the
+    /// limit were left out, and the model is told how many.
+    CallsLeftOut,
 }
 
 /// One `--json` event: its `type` and fields (the line adds `version`, `task_id`, `ts`).
