@@ -505,6 +505,7 @@ fn server_config(s: &McpServer, cwd: &std::path::Path) -> Result<ServerConfig, S
         kind,
         disabled: false,
         auto_approve: Vec::new(),
+        auto_approve_ignored: Vec::new(),
         timeout: Duration::from_secs(60),
         startup_timeout: None,
     })

@@ -1603,3 +1603,31 @@ def answer(method, params):
     assert!(system(0).contains("early_tool") && !system(0).contains("late_tool"), "{}", system(0));
     assert!(system(1).contains("- late_tool: Added later"), "{}", system(1));
 }
+
+#[test]
+fn a_workspace_s_settings_cannot_auto_approve_their_own_tools() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join(".cline")).unwrap();
+    let everything =
+        json!({"command": "node", "args": [node_server("server-everything"), "stdio"], "autoApprove": ["get-sum"]});
+    std::fs::write(ws.path().join(".cline/mcp.json"), json!({"mcpServers": {"everything": everything}}).to_string())
+        .unwrap();
+    let cfg_home = home.path().display().to_string();
+    let env = [("XDG_CONFIG_HOME", cfg_home.as_str())];
+    let server = Server::start(vec![
+        anthropic(&use_mcp("everything", "get-sum", r#"{"a": 1, "b": 1}"#)),
+        anthropic(&completion("done")),
+    ]);
+    let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
+    let args = args_with(&base, &["--trust-workspace", "--no-save", "t"]);
+    let r = run_interactive_env(ws.path(), &args, &env, b"n\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("Use MCP tool get-sum on server everything with arguments"), "asked: {}", r.stderr);
+    let reqs = server.requests();
+    assert_eq!(reqs[1].last_user().lines().nth(1), Some("The user denied this operation."), "{}", reqs[1].last_user());
+    // The consent names what is not honoured.
+    let cwd = ws.path().display().to_string();
+    let r = run_cmd("mcp", ws.path(), &["list", "--cwd", &cwd], &env, LIMIT);
+    assert!(r.stderr.contains("its autoApprove is not honoured from a repository's settings"), "{}", r.stderr);
+}

@@ -192,6 +192,9 @@ pub(crate) struct ServerConfig {
     pub disabled: bool,
     /// `autoApprove`: tools that run without asking.
     pub auto_approve: Vec<String>,
+    /// A repository's `autoApprove`, not honoured: its tools are asked about as any other (Cline
+    /// reads `autoApprove` from the person's own settings only), and the consent names them.
+    pub auto_approve_ignored: Vec<String>,
     /// `timeout`: per tool call.
     pub timeout: Duration,
     /// `startupTimeout` (agent-min's; Cline ignores it): how long the server may take to start
@@ -231,7 +234,7 @@ impl ServerConfig {
                 if let Some(dir) = cwd {
                     lines.push(format!("    in the directory: {}", shell_word(&dir.display().to_string())));
                 }
-                lines
+                self.ignored_line(lines)
             }
             Kind::Http { url, headers, .. } => {
                 let mut lines = vec![format!("{}: {}", self.name, shell_word(url))];
@@ -239,9 +242,21 @@ impl ServerConfig {
                     let names: Vec<String> = headers.iter().map(|(k, _)| shell_word(k)).collect();
                     lines.push(format!("    with the headers: {}", names.join(", ")));
                 }
-                lines
+                self.ignored_line(lines)
             }
         }
+    }
+
+    /// `lines` with the repository's `autoApprove` named as not honoured, if it gave one.
+    fn ignored_line(&self, mut lines: Vec<String>) -> Vec<String> {
+        if !self.auto_approve_ignored.is_empty() {
+            let names: Vec<String> = self.auto_approve_ignored.iter().map(|t| shell_word(t)).collect();
+            lines.push(format!(
+                "    its autoApprove is not honoured from a repository's settings (each call is asked; list them in your own settings to run them unasked): {}",
+                names.join(", ")
+            ));
+        }
+        lines
     }
 }
 
@@ -396,7 +411,10 @@ fn server(name: &str, s: ServerSettings, file: &Path, whose: Whose) -> Result<Se
         file: file.to_path_buf(),
         kind,
         disabled: s.disabled,
-        auto_approve: s.auto_approve,
+        // A repository may not approve its own server's tools: what a run writes, or a cloned
+        // project, would have them run unasked once the person agreed to start the server.
+        auto_approve: if whose == Whose::Person { s.auto_approve.clone() } else { Vec::new() },
+        auto_approve_ignored: if whose == Whose::Repository { s.auto_approve } else { Vec::new() },
         timeout: crate::run::clock::clamped_secs(s.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS as f64)),
         startup_timeout: s.startup_timeout.map(crate::run::clock::clamped_secs),
         written,
@@ -460,6 +478,7 @@ mod tests {
             },
             disabled: false,
             auto_approve: Vec::new(),
+            auto_approve_ignored: vec!["write_file".into()],
             timeout: Duration::from_secs(60),
             startup_timeout: None,
         };
@@ -469,6 +488,7 @@ mod tests {
                 r"docs: npx -y pkg@1 $'true\n(that is all)' 'it'\''s'",
                 "    with the environment: PATH=/w/.bin:/usr/bin NODE_OPTIONS='--require ./x.js'",
                 "    in the directory: '/w/sub dir'",
+                "    its autoApprove is not honoured from a repository's settings (each call is asked; list them in your own settings to run them unasked): write_file",
             ]
         );
         assert!(server.consent_lines().iter().all(|l| !l.contains('\n')));
@@ -476,6 +496,19 @@ mod tests {
 
     fn p(text: &str) -> Result<Vec<ServerConfig>, String> {
         parse(text, Path::new("/cfg/mcp.json"))
+    }
+
+    #[test]
+    fn a_repositorys_auto_approve_is_not_honoured_but_named() {
+        let text = r#"{"mcpServers": {"fs": {"command": "npx", "autoApprove": ["write_file"]}}}"#;
+        let own = parse(text, Path::new("/cfg/mcp.json")).unwrap();
+        assert_eq!(
+            (own[0].auto_approve.as_slice(), own[0].auto_approve_ignored.len()),
+            (["write_file".to_string()].as_slice(), 0)
+        );
+        let repo = parse_workspace(text, Path::new("/w/.cline/mcp.json")).unwrap();
+        assert!(repo[0].auto_approve.is_empty(), "a repository's settings approve no tool");
+        assert!(repo[0].consent_lines().last().unwrap().ends_with("run them unasked): write_file"));
     }
 
     #[test]
