@@ -269,6 +269,16 @@ fn cline_cli_hint(arg: &lexopt::Arg) -> &'static str {
         Long("acp") => "for editors: agent-min acp; ",
         Short('c') => "the working directory is -C DIR or --cwd DIR here; ",
         Short('a') | Long("act") => "agent-min always acts (there is no plan mode to leave): drop it; ",
+        // codex exec's and claude -p's everyday flags, by what does their job here.
+        Long("full-auto" | "dangerously-skip-permissions" | "dangerously-bypass-approvals-and-sandbox") => {
+            "to approve edits and commands inside the workspace: -y / --yolo; "
+        }
+        Long("output-format") => "for events as JSON lines: --json (the result alone is stdout's when it is not a terminal); ",
+        Long("continue" | "resume") => "to go on with a saved task: agent-min resume --last (or resume ID); ",
+        Long("append-system-prompt") => "for your own instructions: --rules FILE, or a .clinerules file; ",
+        Long(o) if o.contains(char::is_whitespace) => {
+            "a task that starts with '-' goes after `--`: agent-min run -- \"-v is broken\"; "
+        }
         _ => "",
     }
 }
@@ -302,7 +312,10 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
             Short('m') | Long("model") => o.model = Some(p.value().map_err(err)?.string().map_err(err)?),
             Long("base-url") => o.base_url = Some(p.value().map_err(err)?.string().map_err(err)?),
             Short('y') | Long("yolo") => o.yolo = true,
-            Short('C') | Long("cwd") => o.cwd = Some(p.value().map_err(err)?.into()),
+            // `--cd` is codex's spelling; `--skip-git-repo-check` its consent to a folder that is
+            // no git repository, which agent-min never asks for.
+            Short('C') | Long("cwd" | "cd") => o.cwd = Some(p.value().map_err(err)?.into()),
+            Long("skip-git-repo-check") => {}
             Short('o') | Long("output-last-message") => o.output_last_message = Some(p.value().map_err(err)?.into()),
             Long("output-schema") => o.output_schema = Some(p.value().map_err(err)?.into()),
             Long("profile") => o.profile = Some(p.value().map_err(err)?.string().map_err(err)?),
@@ -422,6 +435,9 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
     }
     if o.max_mistakes == 0 {
         return Err("--max-mistakes must be at least 1".to_string());
+    }
+    if o.max_turns == Some(0) {
+        return Err("--max-turns must be at least 1 (it counts the requests to the model)".to_string());
     }
     Ok(o)
 }
@@ -601,6 +617,16 @@ mod tests {
         assert!(parse(args(&["-k", "sk-x", "t"])).unwrap_err().contains("never from the command line"));
         assert!(parse(args(&["-c", "/tmp", "t"])).unwrap_err().contains("-C DIR or --cwd DIR"));
         assert!(parse(args(&["--act", "t"])).unwrap_err().contains("agent-min always acts"));
+        // codex exec's and claude -p's.
+        assert!(parse(args(&["--full-auto", "t"])).unwrap_err().contains("-y / --yolo"));
+        assert!(parse(args(&["--output-format", "json", "t"])).unwrap_err().contains("--json"));
+        assert!(parse(args(&["--continue"])).unwrap_err().contains("agent-min resume --last"));
+        let o = parse(args(&["--cd", "/tmp", "--skip-git-repo-check", "t"])).unwrap();
+        assert_eq!((o.cwd.as_deref(), o.task.as_deref()), (Some(std::path::Path::new("/tmp")), Some("t")));
+        let e = parse(args(&["--verbose should print more"])).unwrap_err();
+        assert!(e.contains("goes after `--`"), "{e}");
+        assert_eq!(parse(args(&["--", "-v is broken"])).unwrap().task.as_deref(), Some("-v is broken"));
+        assert!(parse(args(&["--max-turns", "0", "t"])).unwrap_err().contains("--max-turns must be at least 1"));
         let e = parse(args(&["--provider", "gemini"])).unwrap_err();
         assert!(e.ends_with("use --provider anthropic, openai, openrouter, ollama or openai-native"), "{e}");
     }

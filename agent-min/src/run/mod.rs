@@ -101,6 +101,12 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(opened) => opened,
         Err(e) => return usage_error(cmd, &e),
     };
+    // Emptied now: a run that ends without a result (failed, stopped, killed) leaves no earlier
+    // run's result there for a script to take for this one's — codex writes an empty file then.
+    if let Some(Err(e)) = last_message.as_ref().map(|f| f.write("")) {
+        let shown = opts.output_last_message.as_deref().unwrap_or(std::path::Path::new("")).display();
+        return usage_error(cmd, &format!("-o {shown}: cannot be written ({e})"));
+    }
     let setup = match &opts.replay {
         Some(file) => replay_setup(opts, file, &mut term),
         None => live_setup(opts, saved.as_ref()),
@@ -161,11 +167,15 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
             end_temporary_workspace(root, opts.keep, &mut t);
         }
     }
-    if let (End::Completed(result), Some(file)) = (&end, &last_message) {
-        if let Err(e) = file.write(result) {
-            eprintln!("agent-min: could not write the final result to {} ({e})", file.path().display());
-            return ExitCode::from(1);
+    match (&end, &last_message) {
+        (End::Completed(result), Some(file)) => {
+            if let Err(e) = file.write(result) {
+                eprintln!("agent-min: could not write the final result to {} ({e})", file.path().display());
+                return ExitCode::from(1);
+            }
         }
+        (_, Some(file)) => eprintln!("agent-min: no final result; {} is left empty", file.path().display()),
+        (_, None) => {}
     }
     match &end {
         End::Completed(result) => {
@@ -526,6 +536,14 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         .unwrap_or_else(|| decl.default_base_url.to_string());
     let api_key = decl.key_var.and_then(env);
     if api_key.is_none() && decl.key_required(&base_url) {
+        if opts.provider.is_none() {
+            // No provider asked for and no key found: every variable that would have chosen one.
+            let vars: Vec<&str> = declared.iter().filter(|d| d.chosen_by_key).filter_map(|d| d.key_var).collect();
+            return Err(format!(
+                "no API key found: set {} (the first set picks the provider), or use --provider ollama, or --base-url URL for a local OpenAI-compatible server (which needs none)",
+                or_list(&vars)
+            ));
+        }
         return Err(decl.missing_key.to_string());
     }
     let model = opts.model.clone().unwrap_or_else(|| decl.default_model.to_string());
@@ -643,4 +661,13 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         dialect: &dialect::xml::Xml { native_setting: false }, // recordings are replies in the XML dialect
         images: true,                                          // a recording's model is asked nothing
     })
+}
+
+/// `a, b or c`.
+fn or_list(items: &[&str]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }

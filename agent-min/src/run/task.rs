@@ -970,16 +970,26 @@ impl Task {
             let unsent = self.unsend();
             self.unsent = Some(unsent);
         }
-        let resume = match &self.around.store {
-            Some(_) => format!(
-                "; the task is saved: continue it with `agent-min resume {} --yolo`, or at a terminal",
-                self.around.meta.id
-            ),
-            None => String::new(),
+        let saved = self.around.store.is_some();
+        let id = &self.around.meta.id;
+        // The model's question is answered with words, which --yolo cannot give (it answers
+        // that no person is there, and the model asks again); an approval, by a policy.
+        let fix = if call.name == "ask_followup_question" {
+            match saved {
+                true => format!("answer it: `agent-min resume {id} \"your answer\"`, or run at a terminal"),
+                false => "run at a terminal to answer it".to_string(),
+            }
+        } else {
+            let resume = match saved {
+                true => {
+                    format!("; the task is saved: continue it with `agent-min resume {id} --yolo`, or at a terminal")
+                }
+                false => String::new(),
+            };
+            format!(
+                "run at a terminal to answer, or let a policy decide: --yolo approves edits and commands inside the workspace (CLINE_COMMAND_PERMISSIONS refuses commands by pattern, as in Cline; it approves none){resume}"
+            )
         };
-        let fix = format!(
-            "run at a terminal to answer, or let a policy decide: --yolo approves edits and commands inside the workspace (CLINE_COMMAND_PERMISSIONS refuses commands by pattern, as in Cline; it approves none){resume}"
-        );
         let id = call_id(self.turn_number(), n);
         self.around.events.approval_needed(&id, &call.name, &call.shown_params(), &fix);
         // Resumed, the reply stays as it was: this call and any after it are not run then

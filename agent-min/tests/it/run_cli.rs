@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::*;
+use serde_json::json;
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -300,6 +301,23 @@ fn without_a_terminal_a_followup_question_stops_the_run_too() {
     assert_eq!(r.code, Some(3), "{}", r.all());
     assert!(r.stderr.contains("Which file?"), "{}", r.stderr);
     assert_eq!(server.requests().len(), 1, "no answer was invented for the model");
+    assert!(r.stderr.contains("run at a terminal to answer it"), "{}", r.stderr);
+    assert!(!r.stderr.contains("--yolo"), "--yolo cannot answer a question: {}", r.stderr);
+
+    // Saved, the way to answer is named, and following it gives the model the answer.
+    let ask = anthropic(&tool("ask_followup_question", &[("question", "Which file?")]));
+    let server = Server::start(vec![ask, anthropic(&completion("done"))]);
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().display().to_string();
+    let r = run_agent(ws.path(), &args_with(&asking_args(&server), &["--state-dir", &state_dir, "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(3), "{}", r.all());
+    let advice = r.stderr.split("answer it: `agent-min resume ").nth(1).unwrap_or_else(|| panic!("{}", r.stderr));
+    let id = advice.split(' ').next().unwrap();
+    assert!(advice.starts_with(&format!("{id} \"your answer\"`")), "{}", r.stderr);
+    let r = run_cmd("resume", ws.path(), &[id, "src/a.rs", "--state-dir", &state_dir], &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let sent = server.requests()[1].last_user();
+    assert!(sent.contains("<user_message>\nsrc/a.rs\n</user_message>"), "{sent}");
 }
 
 #[test]
@@ -343,6 +361,17 @@ fn piped_input_beside_a_task_is_context_and_stdout_carries_only_the_result() {
         r.stderr
     );
     assert_eq!(server.requests().len(), 1, "no second request");
+    // A run that ends without a result leaves the file empty, not the last run's result there.
+    let refusing = Server::start(vec![status(
+        401,
+        json!({"type":"error","error":{"type":"authentication_error","message":"no"}}),
+    )]);
+    let base = anthropic_args(&refusing);
+    let args = args_with(&base, &["--no-save", "-o", out.to_str().unwrap(), "review this"]);
+    let r = run_piped(ws.path(), &args, &[], b"");
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "", "no earlier result is left for this run's");
+    assert!(r.stderr.contains(&format!("no final result; {} is left empty", out.display())), "{}", r.stderr);
 }
 
 #[test]

@@ -255,7 +255,7 @@ fn usage_errors_exit_2_and_name_the_fix() {
     let run = |args: &[&str], envs: &[(&str, &str)]| {
         let mut c = Command::new(bin());
         c.arg("run").args(args).current_dir(ws.path()).env_remove("ANTHROPIC_API_KEY").env_remove("OPENAI_API_KEY");
-        c.env_remove("OPENAI_BASE_URL");
+        c.env_remove("OPENAI_BASE_URL").env_remove("OPENROUTER_API_KEY");
         for (k, v) in envs {
             c.env(k, v);
         }
@@ -268,9 +268,10 @@ fn usage_errors_exit_2_and_name_the_fix() {
     let (code, err) = run(&["--provider", "anthropic", "t"], &[]);
     assert_eq!(code, Some(2));
     assert!(err.contains("ANTHROPIC_API_KEY is not set"), "{err}");
+    // No provider asked for: every variable that would pick one is named.
     let (code, err) = run(&["t"], &[]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("OPENAI_API_KEY is not set"), "{err}");
+    assert!(err.contains("no API key found: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY (the first set picks the provider)"), "{err}");
     let (code, err) = run(&["--max-turns", "lots", "t"], &[]);
     assert_eq!(code, Some(2));
     assert!(err.contains("--max-turns expects a whole number"), "{err}");
