@@ -30,6 +30,9 @@ fn the_persons_edit_is_saved_and_sent_back_as_clines_user_changes() {
     let next = server.requests()[1].last_user();
     let want = "[write_to_file for 'a.txt'] Result:\nThe user made the following updates to your content:\n\n@@ -1,2 +1,2 @@\n-hello world\n+hello there\n bye\n\n\nThe updated content, which includes both your original modifications and the additional edits, has been successfully saved to a.txt. Here is the full, updated content of the file that was saved:\n\n<final_file_content path=\"a.txt\">\nhello there\nbye\n</final_file_content>\n\nPlease note:\n1. You do not need to re-write the file with these changes, as they have already been applied.";
     assert!(next.starts_with(want), "{next}");
+    // Cline's `user_edited`: the next details list the file.
+    let section = "# Recently Modified Files\nThese files have been modified since you last accessed them (file was just edited so you may need to re-read it before editing):\na.txt\n\n# Current Time";
+    assert!(next.contains(section), "{next}");
 }
 
 #[test]

@@ -73,3 +73,22 @@ fn a_mentioned_file_changed_later_is_reported_as_recently_modified() {
     assert!(!users[0].contains("# Recently Modified Files"), "{}", users[0]);
     assert!(users[1].contains(section), "after the command changed it: {}", users[1]);
 }
+
+/// So is a file named in the person's answer to a question, typed at the terminal.
+#[test]
+fn a_file_mentioned_in_an_answer_and_changed_later_is_reported_as_recently_modified() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
+    let server = Server::start(vec![
+        anthropic(&tool("ask_followup_question", &[("question", "Which file?")])),
+        anthropic(&tool("execute_command", &[("command", "echo two >> a.txt"), ("requires_approval", "false")])),
+        anthropic(&completion("ok")),
+    ]);
+    let base: Vec<String> = anthropic_args(&server).into_iter().filter(|a| a != "--yolo").collect();
+    let r = run_interactive(ws.path(), &args_with(&base, &["--no-save", "t"]), b"@/a.txt\ny\n", LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let users: Vec<String> = server.requests().iter().map(|q| q.last_user()).collect();
+    assert!(users[1].contains("<file_content path=\"a.txt\">"), "{}", users[1]);
+    let section = "# Recently Modified Files\nThese files have been modified since you last accessed them (file was just edited so you may need to re-read it before editing):\na.txt\n\n# Current Time";
+    assert!(users[2].contains(section), "after the command changed it: {}", users[2]);
+}

@@ -33,6 +33,10 @@ pub(super) fn followup(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     };
     // The answer's mentions expanded (Cline's loadContext on the `<answer>` block).
     let answer = super::mentions::expand(ctx.ws.root(), &answer);
+    // Each file it names is watched, as every mention is (Cline's `trackFileContext`).
+    for (shown, abs) in &answer.files {
+        ctx.memory.watched.saw(shown, abs);
+    }
     Outcome::Success(format!("<answer>\n{}\n</answer>{}", answer.words, answer.blocks))
 }
 

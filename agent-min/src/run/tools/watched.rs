@@ -31,17 +31,29 @@ impl Watched {
     }
 
     /// The watched files changed by something else since the agent last read or wrote them
-    /// (Cline's `getAndClearRecentlyModifiedFiles`); each is reported once.
+    /// (Cline's `getAndClearRecentlyModifiedFiles`); each is reported once. A file deleted, or
+    /// created where there was none, is not "modified": Cline's watcher reports `change` events
+    /// only (not `unlink` or `add`), and a model told to re-read a deleted file gets an error.
     pub(crate) fn take_modified(&mut self) -> Vec<String> {
         let mut out = Vec::new();
         for (shown, abs, seen) in &mut self.files {
             let now = stamp(abs);
-            if now != *seen {
-                *seen = now;
+            if seen.is_some() && now.is_some() && now != *seen {
                 out.push(shown.clone());
             }
+            *seen = now;
         }
         out
+    }
+
+    /// The person changed `abs` before it was saved (their edit of a proposed file): reported
+    /// as modified in the next details, as Cline's `user_edited` records it.
+    pub(crate) fn edited_by_person(&mut self, shown: &str, abs: &Path) {
+        self.saw(shown, abs);
+        if let Some(entry) = self.files.iter_mut().find(|(_, a, seen)| a == abs && seen.is_some()) {
+            // No file has device and inode 0: the next look sees a change.
+            entry.2 = Some((0, 0, 0, 0, 0));
+        }
     }
 }
 
@@ -63,11 +75,19 @@ mod tests {
         std::fs::write(&a, "22").unwrap();
         w.saw("a.txt", &a);
         assert!(w.take_modified().is_empty());
-        // Someone else's edit and a deletion: reported, then not again.
+        // Someone else's edit: reported, then not again. A deletion is not a modification,
+        // nor is the file's coming back (Cline's watcher reports `change` only).
         std::fs::write(&a, "333").unwrap();
         std::fs::remove_file(&b).unwrap();
-        assert_eq!(w.take_modified(), ["a.txt", "b.txt"]);
+        assert_eq!(w.take_modified(), ["a.txt"]);
         assert!(w.take_modified().is_empty());
+        std::fs::write(&b, "back").unwrap();
+        assert!(w.take_modified().is_empty());
+        std::fs::write(&b, "changed after").unwrap();
+        assert_eq!(w.take_modified(), ["b.txt"], "watched again once it is back");
+        // The person's edit of a proposal is reported.
+        w.edited_by_person("a.txt", &a);
+        assert_eq!(w.take_modified(), ["a.txt"]);
         // A file never read or written is not watched.
         std::fs::write(d.path().join("c.txt"), "x").unwrap();
         assert!(w.take_modified().is_empty());

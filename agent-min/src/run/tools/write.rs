@@ -361,6 +361,8 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, f
     if normal_proposed == normal_saved {
         return Outcome::Success(prompt::file_edit_without_user_changes(path, &shown));
     }
+    // Cline's `user_edited`: the file is listed under the next details' Recently Modified Files.
+    ctx.memory.watched.edited_by_person(path, abs);
     let changes = patch::pretty_patch(&normal_proposed, &normal_saved)
         .unwrap_or_else(|| "(the changes are too many to show as a patch)".to_string());
     Outcome::Success(prompt::file_edit_with_user_changes(path, &changes, &shown))
