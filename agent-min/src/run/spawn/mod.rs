@@ -304,7 +304,7 @@ pub(crate) fn command_on(path: &OsStr, program: impl AsRef<OsStr>, policy: Polic
                 .env("GIT_PAGER", "cat")
                 .env("SYSTEMD_PAGER", "")
                 .env("MANPAGER", "cat");
-            if std::env::var_os("EDITOR").is_none() {
+            if editor_unset(std::env::var_os("EDITOR")) {
                 cmd.env("EDITOR", "cat");
             }
             (setup.group, setup.watchdog) = (Group::Session, true);
@@ -313,6 +313,12 @@ pub(crate) fn command_on(path: &OsStr, program: impl AsRef<OsStr>, policy: Polic
     }
     sys::before_exec(&mut cmd, setup);
     Ok(cmd)
+}
+
+/// Whether a command gets `EDITOR=cat`: as Cline's `process.env.EDITOR || "cat"`, also for an
+/// empty `EDITOR` (git would fall back to its own editor, waiting for a terminal).
+fn editor_unset(editor: Option<std::ffi::OsString>) -> bool {
+    editor.is_none_or(|e| e.is_empty())
 }
 
 /// Whether `path` is a file a kernel cannot execute — neither `#!` nor ELF at its start —
@@ -541,6 +547,12 @@ fn nested_git(workspace: &Path) -> Vec<std::path::PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_editor_is_replaced_as_cline_replaces_it() {
+        assert!(editor_unset(None) && editor_unset(Some("".into())));
+        assert!(!editor_unset(Some("vim".into())));
+    }
 
     /// A `git` (or `curl`, `sh`) in the working directory (an empty or relative `PATH` entry)
     /// is never the one run: the workspace could hold it.

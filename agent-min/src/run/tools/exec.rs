@@ -45,7 +45,8 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     if !ctx.yolo {
         // Cline's `command` ask says the command itself.
         ctx.term.attention("command", command);
-        if let Err(denied) = ask(ctx, &format!("Run `{command}` in {}", ctx.ws.root().display())) {
+        let flagged = call.param("requires_approval").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        if let Err(denied) = ask(ctx, &run_question(command, ctx.ws.root(), flagged)) {
             return denied;
         }
     }
@@ -214,8 +215,12 @@ pub(crate) fn execute(
         }
     });
     let mut output = Output::new(&std::env::temp_dir());
+    let mut shown = ShownText::default();
     let mut take = |chunk: Vec<u8>, show: &mut dyn FnMut(&str)| {
-        show(&String::from_utf8_lossy(&chunk));
+        let text = shown.push(&chunk);
+        if !text.is_empty() {
+            show(&text);
+        }
         output.push(&chunk);
     };
     let deadline = Instant::now().checked_add(timeout).unwrap_or_else(|| Instant::now() + clock::MAX_WAIT);
@@ -255,32 +260,122 @@ pub(crate) fn execute(
     let now = Instant::now();
     let (drain_until, give_up) = (now + Duration::from_millis(300), now + DRAIN_LIMIT);
     let mut group_killed = false;
+    // What may have been written before the shell exited and is still on its way (the queue,
+    // the chunk the reader holds, a pipe's buffer at its largest): taking it may outlast the
+    // deadline on a slow terminal, and is no sign of a writer still running.
+    let backlog = (QUEUE_CHUNKS + 1) * 8192 + (1 << 20);
+    // Bytes taken since the shell exited.
+    let (mut after_exit, mut idle) = (0usize, false);
     loop {
         let now = Instant::now();
-        if now >= give_up && !at_end.load(std::sync::atomic::Ordering::Acquire) {
+        let backlogged = !idle && after_exit <= backlog;
+        if now >= give_up && !at_end.load(std::sync::atomic::Ordering::Acquire) && !backlogged {
             break;
         }
         if now >= drain_until && !group_killed {
+            // Said only when something of the group was still there to stop.
+            background_killed = !timed_out && interrupt::group_alive(pgid);
             interrupt::send_signal(-pgid, libc::SIGKILL);
             group_killed = true;
-            background_killed = !timed_out;
         }
         match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok(chunk) => take(chunk, show),
+            Ok(chunk) => {
+                (idle, after_exit) = (false, after_exit + chunk.len());
+                take(chunk, show)
+            }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 survivor = false;
                 break;
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Timeout) => idle = true,
         }
+    }
+    let rest = shown.finish();
+    if !rest.is_empty() {
+        show(&rest);
     }
     output.finish();
     Ok(Ran { output, code: status.code(), signal: status.signal(), timed_out, background_killed, survivor })
 }
 
+/// What the person is asked before a command runs; `flagged`: the model's `requires_approval`
+/// was true, which Cline's approval says in its own words.
+fn run_question(command: &str, root: &std::path::Path, flagged: bool) -> String {
+    let note = if flagged { " (the model has determined this command requires explicit approval)" } else { "" };
+    format!("Run `{command}` in {}{note}", root.display())
+}
+
+/// The output as text for the terminal, whole characters only: a character (or a `\r\n`)
+/// cut between two reads is held until the next, not shown as two replacement marks.
+#[derive(Default)]
+struct ShownText {
+    held: Vec<u8>,
+}
+
+impl ShownText {
+    /// The text of `chunk` after what was held, but for an unfinished character or `\r` at its end.
+    fn push(&mut self, chunk: &[u8]) -> String {
+        self.held.extend_from_slice(chunk);
+        let mut keep = match std::str::from_utf8(&self.held) {
+            Ok(_) => self.held.len(),
+            // Cut inside a character (`error_len` is None): its start waits for the rest.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => self.held.len(),
+        };
+        if keep > 0 && self.held[keep - 1] == b'\r' {
+            keep -= 1;
+        }
+        let rest = self.held.split_off(keep);
+        let text = String::from_utf8_lossy(&self.held).into_owned();
+        self.held = rest;
+        text
+    }
+
+    /// What is still held, at the end of the output.
+    fn finish(&mut self) -> String {
+        String::from_utf8_lossy(&std::mem::take(&mut self.held)).into_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_and_line_ends_cut_between_reads_are_shown_whole() {
+        let mut s = ShownText::default();
+        let bytes = "é\r\n✓".as_bytes();
+        let mut shown = String::new();
+        for b in bytes {
+            shown.push_str(&s.push(std::slice::from_ref(b)));
+        }
+        shown.push_str(&s.finish());
+        assert_eq!(shown, "é\r\n✓");
+        assert_eq!(s.push(b"a\xffb"), "a\u{fffd}b", "an invalid byte is not held");
+        assert_eq!((s.push(b"\xe2\x9c"), s.finish()), (String::new(), "\u{fffd}".to_string()));
+    }
+
+    #[test]
+    fn the_question_says_when_the_model_flagged_the_command() {
+        let root = std::path::Path::new("/w");
+        assert_eq!(run_question("rm -rf build", root, false), "Run `rm -rf build` in /w");
+        assert_eq!(
+            run_question("rm -rf build", root, true),
+            "Run `rm -rf build` in /w (the model has determined this command requires explicit approval)"
+        );
+    }
+
+    #[test]
+    fn a_slow_terminal_is_no_background_process() {
+        let d = tempfile::tempdir().unwrap();
+        // Each piece shown takes 100 ms: what was queued when the shell exited takes longer to
+        // show than the drain's 2 s, and nothing of the command was left running.
+        let mut show = |_: &str| std::thread::sleep(Duration::from_millis(100));
+        let command = "head -c 300000 /dev/zero | tr '\\0' a";
+        let r = execute(command, d.path(), Duration::from_secs(600), &Policy::default(), &mut show).unwrap();
+        assert_eq!((r.background_killed, r.survivor), (false, false));
+        assert_eq!(r.output.render().matches('a').count(), 300000);
+    }
 
     fn run_sh(cmd: &str, timeout_ms: u64) -> Ran {
         let d = tempfile::tempdir().unwrap();

@@ -315,6 +315,16 @@ pub(crate) fn send_signal(target: i32, sig: i32) {
     }
 }
 
+/// Whether process group `pgid` still has a process (a zombie not yet reaped counts).
+pub(crate) fn group_alive(pgid: i32) -> bool {
+    if pgid <= 1 {
+        return false;
+    }
+    // SAFETY: kill(2) with signal 0 sends nothing and only checks that the group exists; it
+    // takes integers alone.
+    unsafe { libc::kill(-pgid, 0) == 0 }
+}
+
 /// What a [`Guard`] unregisters when dropped.
 enum Item {
     Pid(i32),
