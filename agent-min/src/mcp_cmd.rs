@@ -92,7 +92,12 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             out.push_str(&server_text(s));
         }
     }
-    print!("{}", visible(&out));
+    // A server's names and errors are untrusted: made safe for a terminal, and with --json in
+    // JSON's own escapes (`visible` writes `\x9b`, which no JSON reader takes).
+    match opts.json {
+        true => print!("{}", crate::run::ui::term::json_visible(&out)),
+        false => print!("{}", visible(&out)),
+    }
     hub.stop(&mut events);
     if failed {
         ExitCode::from(1)

@@ -1631,3 +1631,28 @@ fn a_workspace_s_settings_cannot_auto_approve_their_own_tools() {
     let r = run_cmd("mcp", ws.path(), &["list", "--cwd", &cwd], &env, LIMIT);
     assert!(r.stderr.contains("its autoApprove is not honoured from a repository's settings"), "{}", r.stderr);
 }
+
+/// `mcp list --json` stays JSON whatever a server names its tools (a bidirectional override,
+/// which a terminal acts on, in JSON's own escape), and a server whose `cwd` is missing is told
+/// by its directory, not as a program not found on PATH.
+#[test]
+fn mcp_list_json_is_json_with_a_servers_odd_names_and_a_missing_cwd_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = raw_server(
+        dir.path(),
+        "odd",
+        "CAPS = {\"tools\": {}}\ndef answer(method, params):\n    return {\"tools\": [{\"name\": \"a\\u202eb\\u009b\", \"inputSchema\": {\"type\": \"object\"}}]}\n",
+    );
+    let mut lost = raw_server(dir.path(), "lost", "CAPS = {}\ndef answer(method, params):\n    return {}\n");
+    lost["cwd"] = json!("/nonexistent-agent-min-dir");
+    let cfg = settings(dir.path(), json!({"odd": odd, "lost": lost}));
+    let r = run_cmd("mcp", dir.path(), &["list", "--json", "--mcp-config", &cfg], &[], LIMIT);
+    let lines: Vec<Value> =
+        r.stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l:?}"))).collect();
+    let odd = lines.iter().find(|s| s["server"] == "odd").expect(&r.stdout);
+    assert_eq!(odd["tools"], json!(["a\u{202e}b\u{9b}"]), "{}", r.stdout);
+    assert!(!r.stdout.contains('\u{202e}') && !r.stdout.contains('\u{9b}'), "escaped: {}", r.stdout);
+    let lost = lines.iter().find(|s| s["server"] == "lost").expect(&r.stdout);
+    let error = lost["error"].as_str().unwrap_or_default();
+    assert!(error.contains("its working directory /nonexistent-agent-min-dir does not exist"), "{}", r.stdout);
+}

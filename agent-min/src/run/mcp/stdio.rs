@@ -85,7 +85,17 @@ impl StdioTransport {
         }
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().map_err(|e| {
-            let hint = if e.kind() == std::io::ErrorKind::NotFound { " (not found on PATH)" } else { "" };
+            // The command was found already (`command_on`): a missing working directory, or a
+            // script's missing interpreter, is what is not there.
+            let hint = match (e.kind(), cwd) {
+                (std::io::ErrorKind::NotFound, Some(dir)) if !dir.is_dir() => {
+                    format!(" (its working directory {} does not exist; fix \"cwd\")", dir.display())
+                }
+                (std::io::ErrorKind::NotFound, _) => {
+                    " (the program, or the interpreter its first line names, is missing)".to_string()
+                }
+                _ => String::new(),
+            };
             McpError::Transport(format!("could not start `{command}`{hint}: {e}"))
         })?;
         let group = interrupt::track_server(child.id());

@@ -393,13 +393,13 @@ fn is_binary(bytes: &[u8]) -> bool {
                 }
             }
             suspicious += 1;
-            if i >= 32 && suspicious * 100 / n > 10 {
+            if i >= 32 && suspicious * 100 > 10 * n {
                 return true;
             }
         }
         i += 1;
     }
-    suspicious * 100 / n > 10
+    suspicious * 100 > 10 * n
 }
 
 /// Node's `path.join(dir, name)` of a mention's folder and an entry, with `/`.

@@ -222,6 +222,12 @@ fn binary_as_isbinaryfile_tells_it() {
     assert!(!is_binary(b"\xef\xbb\xbfwith a BOM"));
     assert!(is_binary(&[0x80u8; 64]));
     assert!(!is_binary(b"mostly text with one \x80 stray byte in a long enough line of text here"));
+    // isbinaryfile compares the share as a JavaScript number: 52 of 512 bytes is 10.16 %, over 10.
+    let mut latin1 = vec![b'a'; 460];
+    latin1.extend([0x80u8; 52]);
+    assert!(is_binary(&latin1));
+    latin1[460] = b'a';
+    assert!(!is_binary(&latin1), "51 of 512 is 9.96 %");
 }
 
 #[test]
