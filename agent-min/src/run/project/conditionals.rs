@@ -143,7 +143,8 @@ fn expand_empty_alternatives(p: String, out: &mut Vec<String>) {
 /// (as the model wrote them), normalised to workspace-relative POSIX paths.
 pub(crate) fn candidates(user_text: &str, tool_paths: &[String], root: &std::path::Path) -> Vec<String> {
     let mut raw = extract_path_like_strings(user_text);
-    raw.extend(tool_paths.iter().cloned());
+    // A tool's path as Cline's tool messages carry it (`getReadablePath`), `..` and `.` resolved.
+    raw.extend(tool_paths.iter().map(|p| readable(root, &p.replace('\\', "/"))));
     let mut out: Vec<String> = Vec::new();
     for c in raw {
         let mut p = c.replace('\\', "/");
@@ -164,6 +165,30 @@ pub(crate) fn candidates(user_text: &str, tool_paths: &[String], root: &std::pat
     }
     out.sort();
     out
+}
+
+/// Cline's `getReadablePath(cwd, path)`, lexically: the path resolved against `root` (`.`, `..`
+/// and doubled slashes gone); relative to `root` inside it, the root itself as its folder's
+/// name, absolute outside it.
+fn readable(root: &std::path::Path, path: &str) -> String {
+    use std::path::Component;
+    let mut abs = std::path::PathBuf::from("/");
+    for c in root.join(path).components() {
+        match c {
+            Component::Normal(s) => abs.push(s),
+            Component::ParentDir => {
+                abs.pop();
+            }
+            _ => {}
+        }
+    }
+    if abs == root {
+        return root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    }
+    match abs.strip_prefix(root) {
+        Ok(rel) => rel.to_string_lossy().into_owned(),
+        Err(_) => abs.to_string_lossy().into_owned(),
+    }
 }
 
 /// Cline's `extractPathLikeStrings`: tokens that look like `dir/file` or `name.ext`, outside
@@ -366,5 +391,8 @@ mod tests {
         let root = std::path::Path::new("/ws");
         let c = candidates("look at src/b.ts", &owned(&["./src/b.ts", "/ws/lib/a.rs", "docs\\x.md"]), root);
         assert_eq!(c, ["docs/x.md", "lib/a.rs", "src/b.ts"]);
+        // As Cline's getReadablePath gives a tool's path: resolved, then relative.
+        let c = candidates("", &owned(&["src/../web/app.tsx", "web/./b.tsx", "web//c.tsx", "../out/d.ts", "."]), root);
+        assert_eq!(c, ["out/d.ts", "web/app.tsx", "web/b.tsx", "web/c.tsx", "ws"]);
     }
 }
