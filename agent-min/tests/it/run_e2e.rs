@@ -963,3 +963,17 @@ fn a_task_on_the_desktop_gets_clines_note_instead_of_its_files() {
     );
     assert!(!first.contains("private.pdf"), "{first}");
 }
+
+/// `# Current Time` is the machine's local time with its zone, as Cline's Node gives it.
+#[test]
+fn the_current_time_is_in_the_machines_time_zone() {
+    let ws = tempfile::tempdir().unwrap();
+    let server = Server::start(vec![anthropic(&completion("ok"))]);
+    let base = anthropic_args(&server);
+    // A POSIX rule, 5 h 30 min east of UTC all year: no zone database needed on the machine.
+    let r = run_agent(ws.path(), &args_with(&base, &["t"]), &[("TZ", "IST-5:30")], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let first = server.requests()[0].last_user();
+    let time = first.split("# Current Time\n").nth(1).and_then(|t| t.lines().next()).expect(&first);
+    assert!(time.ends_with(" (IST-5:30, UTC+5.5:00)"), "{time}");
+}

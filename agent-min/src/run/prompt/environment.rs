@@ -145,8 +145,23 @@ pub(crate) fn shows_context_usage(next_gen: bool, tokens: u64, window: u64) -> b
 }
 
 /// `new Intl.DateTimeFormat(undefined, {numeric date and time, hour12: true}).format(now)`
-/// in `en-US` with the zone Cline appends: agent-min reports the time in UTC.
+/// in `en-US` in the machine's time zone, with the zone and offset Cline appends.
 pub(crate) fn current_time(secs: u64) -> String {
+    let (zone, offset) = crate::run::clock::local_zone(secs);
+    time_in(secs, &zone, offset)
+}
+
+/// [`current_time`] in `zone`, `offset` seconds east of UTC: the offset in hours as JavaScript
+/// writes a number (`UTC-8:00`, `UTC+5.5:00`, Cline's `${offset}:00`).
+fn time_in(secs: u64, zone: &str, offset: i64) -> String {
+    let local = secs.saturating_add_signed(offset);
+    let hours = offset as f64 / 3600.0;
+    let sign = if hours >= 0.0 { "+" } else { "" };
+    format!("{} ({zone}, UTC{sign}{hours}:00)", clock_face(local))
+}
+
+/// The date and time of `secs` in `en-US`'s numeric form with a 12-hour clock.
+fn clock_face(secs: u64) -> String {
     let (y, m, d, hh, mm, ss) = crate::run::clock::civil(secs);
     let (h12, ampm) = match hh {
         0 => (12, "AM"),
@@ -154,7 +169,7 @@ pub(crate) fn current_time(secs: u64) -> String {
         12 => (12, "PM"),
         _ => (hh - 12, "PM"),
     };
-    format!("{m}/{d}/{y}, {h12}:{mm:02}:{ss:02} {ampm} (UTC, UTC+0:00)")
+    format!("{m}/{d}/{y}, {h12}:{mm:02}:{ss:02} {ampm}")
 }
 
 /// JavaScript's `toLocaleString()` in `en-US`: thousands separated by commas, at most three
@@ -226,7 +241,12 @@ mod tests {
         assert!(shows_context_usage(false, 0, 200_000));
         assert!(!shows_context_usage(true, 119_999, 200_000));
         assert!(shows_context_usage(true, 120_000, 200_000));
-        assert_eq!(current_time(12 * 3600), "1/1/1970, 12:00:00 PM (UTC, UTC+0:00)");
-        assert_eq!(current_time(13 * 3600 + 5), "1/1/1970, 1:00:05 PM (UTC, UTC+0:00)");
+        assert_eq!(time_in(12 * 3600, "UTC", 0), "1/1/1970, 12:00:00 PM (UTC, UTC+0:00)");
+        assert_eq!(time_in(13 * 3600 + 5, "UTC", 0), "1/1/1970, 1:00:05 PM (UTC, UTC+0:00)");
+        // What Node prints at this moment in these zones (TZ=… node -e …).
+        let t = 1_700_000_000;
+        assert_eq!(time_in(t, "America/New_York", -5 * 3600), "11/14/2023, 5:13:20 PM (America/New_York, UTC-5:00)");
+        assert_eq!(time_in(t, "Asia/Kolkata", 19_800), "11/15/2023, 3:43:20 AM (Asia/Kolkata, UTC+5.5:00)");
+        assert_eq!(time_in(t, "Asia/Kathmandu", 20_700), "11/15/2023, 3:58:20 AM (Asia/Kathmandu, UTC+5.75:00)");
     }
 }

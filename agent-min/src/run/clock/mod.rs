@@ -3,6 +3,14 @@
 
 use std::time::Duration;
 
+mod zone;
+
+/// The machine's time zone at `secs`: its name as Node shows it, and its offset east of UTC
+/// in seconds.
+pub(crate) fn local_zone(secs: u64) -> (String, i64) {
+    (zone::name(), zone::offset_at(secs))
+}
+
 /// The longest wait a number of seconds turns into (a command's timeout, a retry delay).
 pub(crate) const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
 
