@@ -271,6 +271,7 @@ const UNSAFE_FILES: &[&str] = &[
     "run/ui/interrupt.rs", // kill(2) and the pre_exec that ties a child's life to the agent's
     "run/spawn/sys.rs",    // the child's pre-exec setup and the watchdog (fork, prctl, Landlock)
     "run/project/hooks/sys.rs", // the sealed memory copy a hook runs from (memfd, seals)
+    "run/clock/sys.rs",    // localtime_r, for the machine's offset from UTC
 ];
 
 #[test]

@@ -1,14 +1,16 @@
-//! The current time for `<environment_details>`, without a date crate; durations from
-//! untrusted numbers of seconds.
+//! The current time for `<environment_details>`, without a date crate (the machine's time
+//! zone from the C library, `sys.rs`); durations from untrusted numbers of seconds.
+//!
+//! May use: nothing else of the agent.
 
 use std::time::Duration;
 
-mod zone;
+mod sys;
 
 /// The machine's time zone at `secs`: its name as Node shows it, and its offset east of UTC
 /// in seconds.
 pub(crate) fn local_zone(secs: u64) -> (String, i64) {
-    (zone::name(), zone::offset_at(secs))
+    (sys::zone_name(), sys::offset_at(secs))
 }
 
 /// The longest wait a number of seconds turns into (a command's timeout, a retry delay).

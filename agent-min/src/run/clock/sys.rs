@@ -21,7 +21,7 @@ pub(crate) fn offset_at(secs: u64) -> i64 {
 
 /// The zone's name: `TZ` (without POSIX's leading `:`, a path taken after `zoneinfo/`), else
 /// where `/etc/localtime` links; UTC's other names as `UTC`, as V8 gives them.
-pub(crate) fn name() -> String {
+pub(crate) fn zone_name() -> String {
     let from_tz = std::env::var("TZ").ok().map(|tz| tz.trim_start_matches(':').to_string());
     let link = || std::fs::read_link("/etc/localtime").ok().map(|p| p.to_string_lossy().into_owned());
     let raw = match from_tz {
