@@ -70,7 +70,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     interrupt::install();
     let mut term = Term::stderr();
     let mut events = Events::off();
-    let mut hub = match sources::start(&opts.files, &cwd, false, opts.trust, opts.wait, &mut term) {
+    let mut hub = match sources::start_now(&opts.files, &cwd, opts.trust, opts.wait, &mut term) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("agent-min mcp list: {e}");
@@ -170,6 +170,7 @@ fn server_text(s: &crate::run::mcp::hub::Server) -> String {
         }
         State::Failed(e) => t.push_str(&format!("  error: {e}\n")),
         State::Disabled => t.push_str("  (\"disabled\": true in its settings)\n"),
+        State::Starting(_) => t.push_str("  (still starting)\n"),
     }
     t
 }
@@ -181,7 +182,7 @@ fn server_json(s: &crate::run::mcp::hub::Server) -> Value {
             (names(&c.tools, "name"), names(&c.resources, "uri"), names(&c.templates, "uriTemplate"), None)
         }
         State::Failed(e) => (vec![], vec![], vec![], Some(e.clone())),
-        State::Disabled => (vec![], vec![], vec![], None),
+        State::Disabled | State::Starting(_) => (vec![], vec![], vec![], None),
     };
     json!({"server": s.cfg.name, "file": s.cfg.file.display().to_string(), "state": s.state_name(),
            "command": s.cfg.command_line(), "tools": tools, "resources": resources,

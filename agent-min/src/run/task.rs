@@ -828,6 +828,14 @@ impl Task {
         self.around.checkpoints.begin();
         // The servers' section lives in the base prompt, which the project's rules extend each turn.
         crate::run::mcp::prompt::update(&mut self.base_system, &mut self.around.mcp);
+        for (name, how) in self.around.mcp.take_ready(&mut self.around.events) {
+            match how {
+                Ok(tools) => {
+                    self.term.info(&format!("MCP: {name} is ready ({tools} tools), offered from this request on"))
+                }
+                Err(e) => self.term.warn(&format!("MCP: server \"{name}\" failed to start and is left out: {e}")),
+            }
+        }
         // Cline's skills, read afresh: listed in the prompt, loaded with use_skill.
         self.memory.skills = self.around.project.skills(&mut self.term);
         let skills = !self.memory.skills.is_empty();

@@ -1656,3 +1656,70 @@ fn mcp_list_json_is_json_with_a_servers_odd_names_and_a_missing_cwd_is_named() {
     let error = lost["error"].as_str().unwrap_or_default();
     assert!(error.contains("its working directory /nonexistent-agent-min-dir does not exist"), "{}", r.stdout);
 }
+
+/// A server not up when the first request goes out (an `npx -y` server's first run downloads
+/// itself) goes on starting, as Cline's does: its tools are offered from the request after it
+/// is ready (a `ready` event), and a call before then is told it is still starting.
+#[test]
+fn a_server_slower_than_the_startup_wait_is_offered_once_it_is_ready() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // In the workspace: the model's command may write there (the sandbox keeps it there).
+    let (go, ready) = (ws.path().join("GO"), ws.path().join("READY"));
+    let body = format!(
+        r#"import os
+CAPS = {{"tools": {{}}}}
+while not os.path.exists({go:?}):
+    time.sleep(0.02)
+def answer(method, params):
+    if method == "tools/list":
+        return {{"tools": [{{"name": "late_tool", "description": "Arrived late.", "inputSchema": {{"type": "object"}}}}]}}
+    if method == "prompts/list":
+        open({ready:?}, "w").close()
+        return {{"prompts": []}}
+    if method == "resources/list":
+        return {{"resources": []}}
+    return {{"resourceTemplates": []}}
+"#,
+        go = go.display().to_string(),
+        ready = ready.display().to_string()
+    );
+    let late = raw_server(dir.path(), "late", &body);
+    let cfg = settings(dir.path(), json!({"late": late}));
+    let start = "touch GO; for i in $(seq 600); do [ -e READY ] && break; sleep 0.1; done".to_string();
+    let list = || anthropic(&tool("list_files", &[("path", ".")]));
+    let server = Server::start(vec![
+        anthropic(&use_mcp("late", "late_tool", "{}")),
+        anthropic(&tool("execute_command", &[("command", &start), ("requires_approval", "false")])),
+        list(),
+        list(),
+        list(),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--mcp-config", &cfg, "--mcp-startup-timeout", "1", "--json", "t"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("MCP: server \"late\""), "{}", r.stderr);
+    assert!(r.stderr.contains("it goes on starting"), "{}", r.stderr);
+    let reqs = server.requests();
+    let system = |k: usize| reqs[k].body["system"][0]["text"].as_str().unwrap().to_string();
+    assert!(!system(0).contains("late_tool"), "not offered before it is ready");
+    assert!(
+        reqs[1].last_user().contains("Server \"late\" is still starting"),
+        "a call before then: {}",
+        reqs[1].last_user()
+    );
+    // The request after the `ready` event offers it.
+    let events = events::parse(&r.stdout);
+    let ready_at = events
+        .iter()
+        .position(|e| e["type"] == "mcp_server" && e["event"] == "ready")
+        .unwrap_or_else(|| panic!("no ready event: {}", r.stdout));
+    assert_eq!(events[ready_at]["state"], "connected", "{}", events[ready_at]);
+    let first = events::of(&events, "mcp_server")[0].clone();
+    assert_eq!((first["event"].as_str(), first["state"].as_str()), (Some("started"), Some("starting")));
+    let before = events[..ready_at].iter().filter(|e| e["type"] == "request_started").count();
+    assert!(before >= 2 && before < reqs.len(), "{before}");
+    assert!(system(before).contains("late_tool"), "the request after it is ready offers its tool");
+}

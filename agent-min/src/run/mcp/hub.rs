@@ -1,6 +1,7 @@
 //! The hub: every configured server, started together before the first request (waiting at
-//! most [`CONNECT_WAIT`], as Cline's `attemptApiRequest` does), its tools, resources and
-//! templates listed, and the calls routed to it.
+//! most [`CONNECT_WAIT`], as Cline's `attemptApiRequest` does; one not up by then goes on
+//! starting, as Cline's connection does, and is taken up by [`Hub::poll`] before a later
+//! request), its tools, resources and templates listed, and the calls routed to it.
 //!
 //! A server that fails to start is kept as `Failed` with the reason (shown once, left out of
 //! the prompt). A server that dies during the task is restarted once, and the model is told;
@@ -24,7 +25,13 @@ use crate::run::session::events::{Event, Events, McpServerEvent, McpState};
 
 /// How long the first request waits for servers to connect by default (Cline:
 /// `pWaitFor(…, 10_000)`); `--mcp-startup-timeout` and a server's `startupTimeout` change it.
+/// A server not up by then goes on starting, as Cline's does, for [`INITIALIZE_TIMEOUT`].
 pub(crate) const CONNECT_WAIT: Duration = Duration::from_secs(10);
+
+/// How long a server has to answer `initialize`, whatever the first request waited: the MCP
+/// SDK's `DEFAULT_REQUEST_TIMEOUT_MSEC`, which Cline's `client.connect` leaves as it is (an
+/// `npx -y` server's first run downloads itself).
+const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Cline's `DEFAULT_REQUEST_TIMEOUT_MS` for the lists (and a prompt).
 pub(crate) const LIST_TIMEOUT: Duration = Duration::from_secs(5);
@@ -62,10 +69,21 @@ pub(crate) struct Conn {
 pub(crate) enum State {
     /// Running and listed.
     Connected(Box<Conn>),
+    /// Not up when the first request was made: its connection goes on in the background, and
+    /// [`Hub::poll`] takes it up when it ends.
+    Starting(mpsc::Receiver<Progress>),
     /// Could not start, or stopped for good: why.
     Failed(String),
     /// `"disabled": true`.
     Disabled,
+}
+
+/// How a server's start goes, as its thread reports it.
+pub(crate) enum Progress {
+    /// It answered `initialize`; its lists are being asked for.
+    Initialized,
+    /// It connected and listed what it offers, or failed.
+    Done(Result<Conn, String>),
 }
 
 /// One configured server.
@@ -82,6 +100,7 @@ impl Server {
     pub(crate) fn state_name(&self) -> &'static str {
         match self.state {
             State::Connected(_) => "connected",
+            State::Starting(_) => "starting",
             State::Failed(_) => "failed",
             State::Disabled => "disabled",
         }
@@ -108,6 +127,8 @@ pub struct Hub {
     pub(super) native_refused: Vec<String>,
     /// How long a (re)starting server may take unless its settings say otherwise.
     wait: Duration,
+    /// Servers that were still starting and have finished since, to report ([`Hub::take_ready`]).
+    ready: Vec<usize>,
 }
 
 impl Hub {
@@ -119,52 +140,96 @@ impl Hub {
     /// Starts every enabled server and waits (each at most its `startupTimeout`, else `wait`)
     /// for them to connect and list what they offer ([`Hub::report_started`] sends the
     /// outcomes as events).
-    pub(crate) fn start(cfgs: Vec<ServerConfig>, wait: Duration) -> Hub {
+    ///
+    /// With `later` (a run), a server not up by then goes on starting in the background, given
+    /// [`INITIALIZE_TIMEOUT`] at least to answer `initialize` ([`Hub::poll`] takes it up);
+    /// without (`mcp list`), it fails at its wait.
+    pub(crate) fn start(cfgs: Vec<ServerConfig>, wait: Duration, later: bool) -> Hub {
         if !super::BUILT_IN {
             return Hub::none(); // `sources` says why; nothing of the transports is built
         }
         let started = Instant::now();
-        let deadline = started + cfgs.iter().map(|c| c.startup_timeout.unwrap_or(wait)).max().unwrap_or(wait);
-        let (tx, rx) = mpsc::channel();
         let mut servers = Vec::new();
-        let mut pending = 0;
-        for (i, cfg) in cfgs.into_iter().enumerate() {
+        for cfg in cfgs {
             let state = if cfg.disabled {
                 State::Disabled
             } else {
                 // Spawned here, on the calling thread (the child's death signal is tied to it);
-                // the handshakes run in parallel.
+                // the handshakes run in parallel, each given at least the SDK's time to answer
+                // `initialize` whatever the first request waits.
                 match open(&cfg) {
                     Ok(t) => {
-                        let tx = tx.clone();
-                        pending += 1;
+                        let (tx, rx) = mpsc::channel();
                         let own = cfg.startup_timeout.unwrap_or(wait);
+                        let budget = if later { own.max(INITIALIZE_TIMEOUT) } else { own };
+                        let by = (started + budget, started + own);
                         std::thread::spawn(move || {
-                            let _ = tx.send((i, connect(t, started + own, own)));
+                            let done = connect(t, by, budget, &|| {
+                                let _ = tx.send(Progress::Initialized);
+                            });
+                            let _ = tx.send(Progress::Done(done));
                         });
-                        State::Failed(slow_start("did not finish starting", own))
+                        State::Starting(rx)
                     }
                     Err(e) => State::Failed(e.to_string()),
                 }
             };
             servers.push(Server { cfg, state, restarted: false });
         }
-        drop(tx);
-        while pending > 0 {
-            let left = deadline.saturating_duration_since(Instant::now());
-            // A server still listing past the deadline has each list's own time (`connect`).
-            match rx.recv_timeout(left + LISTS * LIST_TIMEOUT + Duration::from_millis(200)) {
-                Ok((i, r)) => {
-                    pending -= 1;
-                    servers[i].state = match r {
-                        Ok(c) => State::Connected(Box::new(c)),
-                        Err(e) => State::Failed(e),
-                    };
+        // The first request waits for each at most its `startupTimeout`, else `wait`; a server
+        // that answered `initialize` by then has each list's own time (`connect`), and without
+        // `later` the thread's own verdict is waited for.
+        for s in &mut servers {
+            let State::Starting(rx) = &s.state else { continue };
+            let own = started + s.cfg.startup_timeout.unwrap_or(wait);
+            let lists = own + LISTS * LIST_TIMEOUT + Duration::from_millis(200);
+            let mut initialized = false;
+            loop {
+                let until = if initialized || !later { lists } else { own };
+                match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                    Ok(Progress::Initialized) => initialized = true,
+                    Ok(Progress::Done(r)) => {
+                        s.state = ended(r);
+                        break;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        s.state = State::Failed("its start failed".into());
+                        break;
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => break,
                 }
-                Err(_) => break, // the rest are late: left as failed; their threads stop them
             }
         }
         Hub { servers, wait, ..Hub::default() }
+    }
+
+    /// `mcp list`, which waits for nothing later: a server still starting is given up (its
+    /// thread stops it when its handshake ends), named as too slow for the wait.
+    pub(crate) fn give_up_on_starting(&mut self) {
+        let wait = self.wait;
+        for s in &mut self.servers {
+            if let State::Starting(_) = s.state {
+                s.state = State::Failed(slow_start("did not finish starting", s.cfg.startup_timeout.unwrap_or(wait)));
+            }
+        }
+    }
+
+    /// The servers that were still starting at the first request and have finished since
+    /// ([`Hub::poll`] takes them up): one `ready` event each, and each one's name with how it
+    /// ended, for the person.
+    pub(crate) fn take_ready(&mut self, events: &mut Events) -> Vec<(String, Result<usize, String>)> {
+        let mut out = Vec::new();
+        for i in std::mem::take(&mut self.ready) {
+            let s = &self.servers[i];
+            server_event(events, s, McpServerEvent::Ready);
+            let how = match &s.state {
+                State::Connected(c) => Ok(c.tools.len()),
+                State::Failed(e) => Err(e.clone()),
+                _ => continue,
+            };
+            out.push((s.cfg.name.clone(), how));
+        }
+        out
     }
 
     /// One `mcp_server` event per server with how its start went (after `task_started`).
@@ -256,6 +321,11 @@ impl Hub {
                 }))
             }
             State::Failed(why) => return Err(plain(format!("Server \"{name}\" is not connected: {why}"))),
+            State::Starting(_) => {
+                return Err(plain(format!(
+                    "Server \"{name}\" is still starting; its tools are listed under 'Connected MCP Servers' once it is ready. Try again later."
+                )))
+            }
         };
         let mut result = f(&mut conn.client);
         if let Err(McpError::Expired(how)) = &result {
@@ -291,7 +361,21 @@ impl Hub {
         if !super::BUILT_IN {
             return; // no server was started (and the clients stay out of the build)
         }
-        for s in &mut self.servers {
+        for (i, s) in self.servers.iter_mut().enumerate() {
+            if let State::Starting(rx) = &s.state {
+                let end = loop {
+                    match rx.try_recv() {
+                        Ok(Progress::Initialized) => {}
+                        Ok(Progress::Done(r)) => break Some(ended(r)),
+                        Err(mpsc::TryRecvError::Empty) => break None,
+                        Err(mpsc::TryRecvError::Disconnected) => break Some(State::Failed("its start failed".into())),
+                    }
+                };
+                let Some(end) = end else { continue };
+                s.state = end;
+                self.ready.push(i);
+                self.changed = true;
+            }
             if let State::Connected(conn) = &mut s.state {
                 conn.client.poll();
                 self.changed |= relist_if_changed(conn);
@@ -327,7 +411,7 @@ impl Hub {
             State::Failed(e) => {
                 format!("The MCP server \"{name}\" stopped during the call ({how}) and could not be restarted: {e}")
             }
-            State::Disabled => format!("The MCP server \"{name}\" stopped during the call ({how})."),
+            State::Disabled | State::Starting(_) => format!("The MCP server \"{name}\" stopped during the call ({how})."),
         }
     }
 
@@ -354,7 +438,8 @@ impl Hub {
     /// Stops every server (closing stdin, then SIGTERM and SIGKILL to each process group).
     pub(crate) fn stop(&mut self, events: &mut Events) {
         for s in &mut self.servers {
-            if matches!(s.state, State::Connected(_)) {
+            // (One still starting is stopped by its thread when its handshake ends.)
+            if matches!(s.state, State::Connected(_) | State::Starting(_)) {
                 s.state = State::Failed("stopped at the end of the task".into());
                 server_event(events, s, McpServerEvent::Stopped);
             }
@@ -371,6 +456,14 @@ fn open(cfg: &ServerConfig) -> Result<Box<dyn Transport>, McpError> {
     })
 }
 
+/// A connection's outcome as a state.
+fn ended(r: Result<Conn, String>) -> State {
+    match r {
+        Ok(c) => State::Connected(Box::new(c)),
+        Err(e) => State::Failed(e),
+    }
+}
+
 /// Why a server is not up after `budget`, and the likely cause and fix.
 fn slow_start(what: &str, budget: Duration) -> String {
     let secs = budget.as_secs_f64();
@@ -384,14 +477,23 @@ fn slow_start(what: &str, budget: Duration) -> String {
 /// own 5 s (a server that answered `initialize` late in its budget would otherwise have no time
 /// left to list its tools, and stay connected without them). The error names the failure and
 /// adds the server's stderr.
-fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result<Conn, String> {
-    let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+/// `by`: the handshake's deadline, and the one the lists may use up (the first request's wait);
+/// `initialized` is called once the handshake is done.
+fn connect(
+    t: Box<dyn Transport>,
+    by: (Instant, Instant),
+    budget: Duration,
+    initialized: &dyn Fn(),
+) -> Result<Conn, String> {
+    let (handshake, deadline) = by;
+    let left = handshake.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
     let mut client = match Client::connect(t, left) {
         Ok(c) => c,
         Err(McpError::Closed(how)) => return Err(format!("the server stopped during the handshake: {how}")),
         Err(McpError::Timeout) => return Err(slow_start("no answer to `initialize`", budget)),
         Err(e) => return Err(e.to_string()),
     };
+    initialized();
     // Every list is asked for whatever capabilities the server declared, as Cline's MCP SDK
     // (strict capabilities off) asks: a server that serves tools under `capabilities: {}`
     // listed none here; one without a list answers "method not found", read as empty.
@@ -416,7 +518,8 @@ fn connect(t: Box<dyn Transport>, deadline: Instant, budget: Duration) -> Result
 fn reconnect(cfg: &ServerConfig, wait: Duration) -> Result<Conn, String> {
     let wait = cfg.startup_timeout.unwrap_or(wait);
     let t = open(cfg).map_err(|e| e.to_string())?;
-    connect(t, Instant::now() + wait, wait)
+    let by = Instant::now() + wait;
+    connect(t, (by, by), wait, &|| {})
 }
 
 /// Lists `conn`'s tools again if the server said they changed; whether they were listed.
@@ -438,6 +541,7 @@ fn relist_if_changed(conn: &mut Conn) -> bool {
 fn server_event(events: &mut Events, s: &Server, event: McpServerEvent) {
     let (state, tools, resources, error) = match &s.state {
         State::Connected(c) => (McpState::Connected, c.tools.len(), c.resources.len() + c.templates.len(), None),
+        State::Starting(_) => (McpState::Starting, 0, 0, None),
         State::Failed(e) => (McpState::Failed, 0, 0, Some(e.clone())),
         State::Disabled => (McpState::Disabled, 0, 0, None),
     };
@@ -462,7 +566,7 @@ mod tests {
             std::path::Path::new("/cfg/mcp.json"),
         )
         .unwrap();
-        let mut hub = Hub::start(cfg, Duration::from_secs(1));
+        let mut hub = Hub::start(cfg, Duration::from_secs(1), true);
         let mut events = Events::off();
         let message = |r: Result<Value, CallError>| r.unwrap_err().message;
         // Cline's `readResource`…

@@ -285,7 +285,7 @@ mod tests {
                 std::path::Path::new("m.json"),
             )
             .unwrap();
-            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT)
+            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT, false)
         };
         let heading = "====\n\nMCP SERVERS\n";
         for (family, snap) in [
@@ -344,7 +344,7 @@ mod tests {
         };
         let hub = |json: &str| {
             let cfg = crate::run::mcp::config::parse(json, std::path::Path::new("m.json")).unwrap();
-            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT)
+            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT, false)
         };
         let only_disabled = system(hub(r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#));
         assert!(only_disabled.contains("## use_mcp_tool\n") && !only_disabled.contains("MCP SERVERS"));
@@ -369,7 +369,7 @@ mod tests {
         let hub = || {
             let json = r#"{"mcpServers": {"a": {"command": "x", "disabled": true}}}"#;
             let cfg = crate::run::mcp::config::parse(json, std::path::Path::new("m.json")).unwrap();
-            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT)
+            Hub::start(cfg, crate::run::mcp::hub::CONNECT_WAIT, false)
         };
         for on in [true, false] {
             let mut p = "# Tool Use Examples".to_string();

@@ -279,6 +279,18 @@ pub(crate) fn start(
     start_with(files, Vec::new(), workspace, yolo, trust, wait, term)
 }
 
+/// [`start`] for `agent-min mcp list`, which waits for nothing later: a server not up after
+/// the wait is reported as failed, with how to give it longer.
+pub(crate) fn start_now(
+    files: &[PathBuf],
+    workspace: &Path,
+    trust: Option<&str>,
+    wait: std::time::Duration,
+    term: &mut Term,
+) -> Result<super::Hub, String> {
+    start_for(files, Vec::new(), workspace, (false, trust), wait, false, term)
+}
+
 /// As [`start`], with `more` servers after the files' (an editor's session's, over ACP); of
 /// a name given in both, the files' server is used, and a warning names both places.
 pub(crate) fn start_with(
@@ -288,6 +300,20 @@ pub(crate) fn start_with(
     yolo: bool,
     trust: Option<&str>,
     wait: std::time::Duration,
+    term: &mut Term,
+) -> Result<super::Hub, String> {
+    start_for(files, more, workspace, (yolo, trust), wait, true, term)
+}
+
+/// The servers started; `later`: one not up after the wait goes on starting (a run, whose
+/// later requests offer it once it is ready), else it is given up.
+fn start_for(
+    files: &[PathBuf],
+    more: Vec<super::config::ServerConfig>,
+    workspace: &Path,
+    (yolo, trust): (bool, Option<&str>),
+    wait: std::time::Duration,
+    later: bool,
     term: &mut Term,
 ) -> Result<super::Hub, String> {
     if !super::BUILT_IN && !files.is_empty() {
@@ -324,8 +350,11 @@ pub(crate) fn start_with(
         return Ok(super::Hub::none());
     }
     term.start_spinner("starting MCP servers…");
-    let hub = super::Hub::start(servers, wait);
+    let mut hub = super::Hub::start(servers, wait, later);
     term.stop_spinner();
+    if !later {
+        hub.give_up_on_starting();
+    }
     for s in hub.servers() {
         match &s.state {
             super::hub::State::Connected(c) => term.info(&format!(
@@ -341,6 +370,12 @@ pub(crate) fn start_with(
                 s.cfg.file.display()
             )),
             super::hub::State::Disabled => term.info(&format!("MCP: {} is disabled", s.cfg.name)),
+            super::hub::State::Starting(_) => term.warn(&format!(
+                "MCP: server \"{}\" ({}) is not up after {} seconds (an npx or uvx server's first run downloads itself); it goes on starting, and its tools are offered from the request after it is ready",
+                s.cfg.name,
+                s.cfg.file.display(),
+                s.cfg.startup_timeout.unwrap_or(wait).as_secs_f64()
+            )),
         }
     }
     Ok(hub)

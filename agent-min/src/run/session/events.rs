@@ -184,6 +184,9 @@ pub(crate) enum McpServerEvent {
     Restarted,
     /// Stopped at the end.
     Stopped,
+    /// Still starting at the first request (`starting`), it finished later: connected, or
+    /// failed.
+    Ready,
 }
 
 /// An MCP server's state.
@@ -192,6 +195,9 @@ pub(crate) enum McpServerEvent {
 pub(crate) enum McpState {
     /// Running and listed.
     Connected,
+    /// Still starting (its first run downloading itself, say): its tools are offered once it
+    /// is connected (a `ready` event).
+    Starting,
     /// Could not start, or died.
     Failed,
     /// `disabled` in the settings.
