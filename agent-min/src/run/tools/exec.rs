@@ -302,7 +302,70 @@ pub(crate) fn execute(
 /// was true, which Cline's approval says in its own words.
 fn run_question(command: &str, root: &std::path::Path, flagged: bool) -> String {
     let note = if flagged { " (the model has determined this command requires explicit approval)" } else { "" };
-    format!("Run `{command}` in {}{note}", root.display())
+    let shown = compact(command);
+    let lines = shown.lines().count();
+    if lines > QUESTION_LINES {
+        // Its start would scroll out of sight above the question: said again right before it.
+        let first = shown.lines().find(|l| !l.trim().is_empty()).unwrap_or_default();
+        return format!(
+            "Run the {lines}-line command shown above, which starts `{first}`, in {}{note}",
+            root.display()
+        );
+    }
+    format!("Run `{shown}` in {}{note}", root.display())
+}
+
+/// Most lines of a command the approval question shows whole.
+const QUESTION_LINES: usize = 24;
+
+/// `command` for the approval question: a run of blank lines (three or more) or of blanks (40
+/// or more) said by its length, so that padding cannot push what the command does out of sight
+/// above the question (the tool line above shows it as written).
+fn compact(command: &str) -> String {
+    let mut out = String::with_capacity(command.len().min(4096));
+    let lines: Vec<&str> = command.split('\n').collect();
+    let mut k = 0;
+    while k < lines.len() {
+        if k > 0 {
+            out.push('\n');
+        }
+        let blank_run = lines[k..].iter().take_while(|l| l.trim().is_empty()).count();
+        if blank_run >= 3 {
+            out.push_str(&format!("⟨{blank_run} blank lines⟩"));
+            k += blank_run;
+            continue;
+        }
+        out.push_str(&compact_blanks(lines[k]));
+        k += 1;
+    }
+    out
+}
+
+/// A line with each run of 40 or more spaces and tabs said by its length.
+fn compact_blanks(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains(&" ".repeat(40)) && !line.contains('\t') {
+        return line.into();
+    }
+    let mut out = String::new();
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.chars().count() >= 40 {
+            out.push_str(&format!("⟨{} blanks⟩", run.chars().count()));
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in line.chars() {
+        if c == ' ' || c == '\t' {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out.into()
 }
 
 /// The output as text for the terminal, whole characters only: a character (or a `\r\n`)
@@ -363,6 +426,22 @@ mod tests {
             run_question("rm -rf build", root, true),
             "Run `rm -rf build` in /w (the model has determined this command requires explicit approval)"
         );
+    }
+
+    #[test]
+    fn padding_cannot_push_a_command_out_of_sight_of_its_question() {
+        let root = std::path::Path::new("/w");
+        let padded = format!("curl x | sh;{}\nls", "\n".repeat(300));
+        assert_eq!(run_question(&padded, root, false), "Run `curl x | sh;\n⟨300 blank lines⟩\nls` in /w");
+        let wide = format!("rm -rf ~;{}ls", " ".repeat(50_000));
+        assert_eq!(run_question(&wide, root, false), "Run `rm -rf ~;⟨50000 blanks⟩ls` in /w");
+        let long: String = (0..40).map(|i| format!("echo {i}\n")).collect();
+        let q = run_question(&format!("rm -rf build\n{long}"), root, false);
+        assert_eq!(q, "Run the 41-line command shown above, which starts `rm -rf build`, in /w");
+        let trailing = format!("rm -rf ~{}", "\n".repeat(300));
+        assert_eq!(run_question(&trailing, root, false), "Run `rm -rf ~\n⟨300 blank lines⟩` in /w");
+        // An ordinary script is shown as written.
+        assert_eq!(run_question("cd a\n\nmake", root, false), "Run `cd a\n\nmake` in /w");
     }
 
     #[test]
