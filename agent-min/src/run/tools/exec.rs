@@ -32,10 +32,7 @@ const QUEUE_CHUNKS: usize = 16;
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let command = gemini_command_fixes(call.param("command").unwrap_or_default(), ctx.model);
     let command = command.as_str();
-    // The model's `timeout` may shorten `--command-timeout`, never pass it: the flag is the
-    // person's bound on what a command may take.
-    let timeout =
-        call.param("timeout").and_then(timeout_of).map_or(ctx.command_timeout, |t| t.min(ctx.command_timeout));
+    let timeout = command_timeout(call.param("timeout"), ctx.yolo, ctx.command_timeout);
     ctx.term.tool("execute_command", command);
     if let Some(refused) = refusal(command, ctx.ws.root()) {
         ctx.decide(false, By::Policy, None);
@@ -298,6 +295,14 @@ pub(crate) fn execute(
     Ok(Ran { output, code: status.code(), signal: status.signal(), timed_out, background_killed, survivor })
 }
 
+/// How long a command may run: `--command-timeout` (`bound`), or the model's `timeout` when it
+/// is shorter (it may never pass the person's bound) — under `--yolo` only, as Cline reads it
+/// only in yolo mode (`resolveCommandTimeoutSeconds`): a command the person approved is not cut
+/// short by a number the model wrote (one from a resumed yolo conversation, say).
+fn command_timeout(param: Option<&str>, yolo: bool, bound: Duration) -> Duration {
+    param.filter(|_| yolo).and_then(timeout_of).map_or(bound, |t| t.min(bound))
+}
+
 /// What the person is asked before a command runs; `flagged`: the model's `requires_approval`
 /// was true, which Cline's approval says in its own words.
 fn run_question(command: &str, root: &std::path::Path, flagged: bool) -> String {
@@ -459,6 +464,15 @@ mod tests {
     fn run_sh(cmd: &str, timeout_ms: u64) -> Ran {
         let d = tempfile::tempdir().unwrap();
         execute(cmd, d.path(), Duration::from_millis(timeout_ms), &Policy::default(), &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn the_models_timeout_counts_under_yolo_only_and_never_past_the_bound() {
+        let bound = Duration::from_secs(600);
+        assert_eq!(command_timeout(Some("30"), true, bound), Duration::from_secs(30));
+        assert_eq!(command_timeout(Some("30"), false, bound), bound, "an approved command runs its course");
+        assert_eq!(command_timeout(Some("9000"), true, bound), bound);
+        assert_eq!(command_timeout(None, true, bound), bound);
     }
 
     #[test]
