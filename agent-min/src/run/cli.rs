@@ -134,9 +134,45 @@ pub(crate) fn task_text(arg: &str, stdin: impl std::io::Read, piped: bool) -> Re
 
 /// At most [`MAX_STDIN_TASK`] bytes of UTF-8 text from standard input.
 fn read_stdin(stdin: impl std::io::Read, what: &str) -> Result<String, String> {
+    read_stdin_telling(stdin, what, STDIN_QUIET, &mut |line| eprintln!("{line}"))
+}
+
+/// How long standard input may give nothing before the person is told what is waited for.
+const STDIN_QUIET: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// [`read_stdin`], saying once through `tell` when nothing came for `quiet`: a pipe left open
+/// (`sleep 60 | agent-min run …`, a `while read` loop's file) would otherwise wait unexplained.
+fn read_stdin_telling(
+    stdin: impl std::io::Read,
+    what: &str,
+    quiet: std::time::Duration,
+    tell: &mut (dyn FnMut(String) + Send),
+) -> Result<String, String> {
     use std::io::Read;
+    let (first_came, waited) = std::sync::mpsc::channel::<()>();
+    let note = match std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        true => format!("agent-min: reading {what} from the terminal; end it with Ctrl-D"),
+        false => format!(
+            "agent-min: waiting for {what} (nothing came for {} s); if none is coming, run with </dev/null",
+            quiet.as_secs_f64()
+        ),
+    };
     let mut buf = Vec::new();
-    stdin.take(MAX_STDIN_TASK + 1).read_to_end(&mut buf).map_err(|e| format!("cannot read {what}: {e}"))?;
+    let mut stdin = stdin.take(MAX_STDIN_TASK + 1);
+    let mut first = [0u8; 8192];
+    let n = std::thread::scope(|scope| {
+        scope.spawn(move || {
+            if waited.recv_timeout(quiet) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                tell(note);
+            }
+        });
+        let n = stdin.read(&mut first);
+        drop(first_came);
+        n
+    })
+    .map_err(|e| format!("cannot read {what}: {e}"))?;
+    buf.extend_from_slice(&first[..n]);
+    stdin.read_to_end(&mut buf).map_err(|e| format!("cannot read {what}: {e}"))?;
     if buf.len() as u64 > MAX_STDIN_TASK {
         return Err(format!("{what} is over {MAX_STDIN_TASK} bytes; shorten it or point the model at a file"));
     }
@@ -276,9 +312,6 @@ fn cline_cli_hint(arg: &lexopt::Arg) -> &'static str {
         Long("output-format") => "for events as JSON lines: --json (the result alone is stdout's when it is not a terminal); ",
         Long("continue" | "resume") => "to go on with a saved task: agent-min resume --last (or resume ID); ",
         Long("append-system-prompt") => "for your own instructions: --rules FILE, or a .clinerules file; ",
-        Long(o) if o.contains(char::is_whitespace) => {
-            "a task that starts with '-' goes after `--`: agent-min run -- \"-v is broken\"; "
-        }
         _ => "",
     }
 }
@@ -294,6 +327,8 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
         replay_delay_ms: 15,
         ..Options::default()
     };
+    // An argument that starts with '-' and holds a space is a task, not an option.
+    let dashed_task = args.iter().any(|a| a.to_str().is_some_and(|s| s.starts_with('-') && s.contains(' ')));
     let mut p = lexopt::Parser::from_args(args);
     let err = |e: lexopt::Error| e.to_string();
     while let Some(arg) = p.next().map_err(err)? {
@@ -428,7 +463,12 @@ fn parse_with(args: Vec<OsString>, resume: bool) -> Result<Options, String> {
                 return Err(format!("unexpected extra argument {:?}; put the whole task in one quoted argument", v))
             }
             other => {
-                let hint = cline_cli_hint(&other);
+                let hint = match cline_cli_hint(&other) {
+                    "" if dashed_task => {
+                        "a task that starts with '-' goes after `--`: agent-min run -- \"-v is broken\"; "
+                    }
+                    hint => hint,
+                };
                 return Err(format!("{}; {hint}see `agent-min run --help`", other.unexpected()));
             }
         }
@@ -563,6 +603,30 @@ mod tests {
     }
 
     #[test]
+    fn a_quiet_standard_input_is_said_once_and_a_prompt_one_not_at_all() {
+        // A pipe that stays open and quiet until the note was said, then gives the task.
+        let (r, mut w) = std::io::pipe().unwrap();
+        let (said_tx, said_rx) = std::sync::mpsc::channel();
+        let writer = std::thread::spawn(move || {
+            let line: String = said_rx.recv().unwrap();
+            std::io::Write::write_all(&mut w, b"late task\n").unwrap();
+            line
+        });
+        let quiet = std::time::Duration::from_millis(10);
+        let mut tell = move |line: String| said_tx.send(line).unwrap();
+        let text = read_stdin_telling(r, "the task on standard input", quiet, &mut tell).unwrap();
+        assert_eq!(text, "late task\n");
+        let line = writer.join().unwrap();
+        assert!(line.contains("waiting for the task on standard input") && line.ends_with("</dev/null"), "{line}");
+        // Input already there: nothing said.
+        let mut told = Vec::new();
+        let mut tell = |line: String| told.push(line);
+        let long = std::time::Duration::from_secs(600);
+        assert_eq!(read_stdin_telling(&b"now"[..], "x", long, &mut tell).unwrap(), "now");
+        assert!(told.is_empty());
+    }
+
+    #[test]
     fn piped_input_beside_a_task_is_context_as_the_cline_cli_joins_it() {
         assert_eq!(
             task_text("review this", &b"\ndiff --git a b\n+x\n\n"[..], true).unwrap(),
@@ -623,8 +687,10 @@ mod tests {
         assert!(parse(args(&["--continue"])).unwrap_err().contains("agent-min resume --last"));
         let o = parse(args(&["--cd", "/tmp", "--skip-git-repo-check", "t"])).unwrap();
         assert_eq!((o.cwd.as_deref(), o.task.as_deref()), (Some(std::path::Path::new("/tmp")), Some("t")));
-        let e = parse(args(&["--verbose should print more"])).unwrap_err();
-        assert!(e.contains("goes after `--`"), "{e}");
+        for task in ["--verbose should print more", "-v is broken"] {
+            let e = parse(args(&[task])).unwrap_err();
+            assert!(e.contains("goes after `--`"), "{e}");
+        }
         assert_eq!(parse(args(&["--", "-v is broken"])).unwrap().task.as_deref(), Some("-v is broken"));
         assert!(parse(args(&["--max-turns", "0", "t"])).unwrap_err().contains("--max-turns must be at least 1"));
         let e = parse(args(&["--provider", "gemini"])).unwrap_err();

@@ -37,6 +37,15 @@ impl LastMessage {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let dir = rfs::open(dir, flags, Mode::empty())
             .map_err(|e| format!("-o {shown}: its folder {} cannot be opened ({e})", dir.display()))?;
+        // The result replaces the file by a rename: a device, a folder or a link there would be
+        // replaced itself (`-o /dev/stdout`, run as root, would replace that link in /dev).
+        if let Ok(st) = rfs::statat(&dir, name, rfs::AtFlags::SYMLINK_NOFOLLOW) {
+            if rfs::FileType::from_raw_mode(st.st_mode) != rfs::FileType::RegularFile {
+                return Err(format!(
+                    "-o {shown}: is not a regular file (a link, a folder or a device); give a file's name (the result is on stdout too, when stdout is not a terminal)"
+                ));
+            }
+        }
         Ok(LastMessage { dir, name: name.to_os_string(), shown: file.to_path_buf() })
     }
 
@@ -72,6 +81,22 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
         assert_eq!(std::fs::read_to_string(ws.join("review.md")).unwrap(), "the result");
         assert!(!ws.join("review.md").symlink_metadata().unwrap().file_type().is_symlink());
+    }
+
+    /// A link, a folder or a device at FILE is refused when the run starts: the rename would
+    /// replace it (`-o /dev/stdout`).
+    #[test]
+    fn what_is_not_a_regular_file_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/dev/null", d.path().join("out")).unwrap();
+        std::fs::create_dir(d.path().join("dir")).unwrap();
+        for name in ["out", "dir"] {
+            let e = LastMessage::open(&d.path().join(name)).unwrap_err();
+            assert!(e.contains("is not a regular file"), "{e}");
+        }
+        std::fs::write(d.path().join("plain"), "old").unwrap();
+        assert!(LastMessage::open(&d.path().join("plain")).is_ok());
+        assert!(LastMessage::open(&d.path().join("new")).is_ok());
     }
 
     /// The folder is the one open since the start: swapped for a link to another folder, the

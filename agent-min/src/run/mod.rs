@@ -101,12 +101,6 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(opened) => opened,
         Err(e) => return usage_error(cmd, &e),
     };
-    // Emptied now: a run that ends without a result (failed, stopped, killed) leaves no earlier
-    // run's result there for a script to take for this one's — codex writes an empty file then.
-    if let Some(Err(e)) = last_message.as_ref().map(|f| f.write("")) {
-        let shown = opts.output_last_message.as_deref().unwrap_or(std::path::Path::new("")).display();
-        return usage_error(cmd, &format!("-o {shown}: cannot be written ({e})"));
-    }
     let setup = match &opts.replay {
         Some(file) => replay_setup(opts, file, &mut term),
         None => live_setup(opts, saved.as_ref()),
@@ -153,6 +147,13 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
         Ok(hub) => hub,
         Err(e) => return refuse(&e),
     };
+    // Emptied now, when the task is about to run (the piped input read, the setup done): a run
+    // that ends without a result (failed, stopped, killed) leaves no earlier run's result there
+    // for a script to take for this one's — codex writes an empty file then.
+    if let Some(Err(e)) = last_message.as_ref().map(|f| f.write("")) {
+        let shown = opts.output_last_message.as_deref().unwrap_or(std::path::Path::new("")).display();
+        return refuse(&format!("-o {shown}: cannot be written ({e})"));
+    }
     let settings = task_settings(opts, &setup);
     let replaying = opts.replay.is_some();
     let task = Task::new(settings, setup.transport, ws, term, around);
@@ -536,8 +537,9 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
         .unwrap_or_else(|| decl.default_base_url.to_string());
     let api_key = decl.key_var.and_then(env);
     if api_key.is_none() && decl.key_required(&base_url) {
-        if opts.provider.is_none() {
-            // No provider asked for and no key found: every variable that would have chosen one.
+        if opts.provider.is_none() && !elsewhere {
+            // No provider asked for and no key found: every variable that would have chosen one
+            // (with a server named by URL, only its provider's key is read: its message says so).
             let vars: Vec<&str> = declared.iter().filter(|d| d.chosen_by_key).filter_map(|d| d.key_var).collect();
             return Err(format!(
                 "no API key found: set {} (the first set picks the provider), or use --provider ollama, or --base-url URL for a local OpenAI-compatible server (which needs none)",

@@ -272,6 +272,10 @@ fn usage_errors_exit_2_and_name_the_fix() {
     let (code, err) = run(&["t"], &[]);
     assert_eq!(code, Some(2));
     assert!(err.contains("no API key found: set ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENROUTER_API_KEY (the first set picks the provider)"), "{err}");
+    // A server named by URL reads its provider's key only: that one is named.
+    let (code, err) = run(&["--base-url", "https://api.openai.com/v1", "t"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("OPENAI_API_KEY is not set"), "{err}");
     let (code, err) = run(&["--max-turns", "lots", "t"], &[]);
     assert_eq!(code, Some(2));
     assert!(err.contains("--max-turns expects a whole number"), "{err}");

@@ -10,7 +10,16 @@ mod sys;
 /// The machine's time zone at `secs`: its name as Node shows it, and its offset east of UTC
 /// in seconds.
 pub(crate) fn local_zone(secs: u64) -> (String, i64) {
-    (sys::zone_name(), sys::offset_at(secs))
+    named_zone(sys::zone_name(), sys::offset_at(secs))
+}
+
+/// A zone's name with its offset: never "UTC" away from UTC (a zone file that names nothing),
+/// but ICU's `Etc/Unknown` then.
+fn named_zone(name: String, offset: i64) -> (String, i64) {
+    match name == "UTC" && offset != 0 {
+        true => ("Etc/Unknown".to_string(), offset),
+        false => (name, offset),
+    }
 }
 
 /// The longest wait a number of seconds turns into (a command's timeout, a retry delay).
@@ -52,5 +61,12 @@ mod tests {
         assert_eq!(super::format_utc(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(super::format_utc(951_782_400), "2000-02-29 00:00:00 UTC");
         assert_eq!(super::format_utc(1_700_000_000), "2023-11-14 22:13:20 UTC");
+    }
+
+    #[test]
+    fn utc_is_never_named_away_from_utc() {
+        assert_eq!(super::named_zone("UTC".into(), 3600), ("Etc/Unknown".to_string(), 3600));
+        assert_eq!(super::named_zone("UTC".into(), 0), ("UTC".to_string(), 0));
+        assert_eq!(super::named_zone("Europe/Paris".into(), 3600), ("Europe/Paris".to_string(), 3600));
     }
 }

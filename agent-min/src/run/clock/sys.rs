@@ -24,10 +24,16 @@ pub(crate) fn offset_at(secs: u64) -> i64 {
 pub(crate) fn zone_name() -> String {
     let from_tz = std::env::var("TZ").ok().map(|tz| tz.trim_start_matches(':').to_string());
     let link = || std::fs::read_link("/etc/localtime").ok().map(|p| p.to_string_lossy().into_owned());
+    // A copied or mounted /etc/localtime (Docker's `-v /etc/localtime:…`) is no link: Debian's
+    // /etc/timezone may name it.
+    let named = || {
+        let text = std::fs::read_to_string("/etc/timezone").ok()?;
+        Some(text.lines().next()?.trim().to_string())
+    };
     let raw = match from_tz {
         Some(tz) if !tz.is_empty() => tz,
         Some(_) => String::new(),
-        None => link().unwrap_or_default(),
+        None => link().or_else(named).unwrap_or_default(),
     };
     canonical(&raw)
 }

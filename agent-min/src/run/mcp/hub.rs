@@ -71,11 +71,21 @@ pub(crate) enum State {
     Connected(Box<Conn>),
     /// Not up when the first request was made: its connection goes on in the background, and
     /// [`Hub::poll`] takes it up when it ends.
-    Starting(mpsc::Receiver<Progress>),
+    Starting(Starting),
     /// Could not start, or stopped for good: why.
     Failed(String),
     /// `"disabled": true`.
     Disabled,
+}
+
+/// A server's start going on in the background.
+pub(crate) struct Starting {
+    /// What its thread reports.
+    rx: mpsc::Receiver<Progress>,
+    /// It answered `initialize`: its lists come within their own time, and are waited for.
+    initialized: bool,
+    /// Its process group (stdio), stopped with the hub.
+    group: Option<i32>,
 }
 
 /// How a server's start goes, as its thread reports it.
@@ -160,6 +170,7 @@ impl Hub {
                 match open(&cfg) {
                     Ok(t) => {
                         let (tx, rx) = mpsc::channel();
+                        let group = t.process_group();
                         let own = cfg.startup_timeout.unwrap_or(wait);
                         let budget = if later { own.max(INITIALIZE_TIMEOUT) } else { own };
                         let by = (started + budget, started + own);
@@ -169,7 +180,7 @@ impl Hub {
                             });
                             let _ = tx.send(Progress::Done(done));
                         });
-                        State::Starting(rx)
+                        State::Starting(Starting { rx, initialized: false, group })
                     }
                     Err(e) => State::Failed(e.to_string()),
                 }
@@ -180,14 +191,13 @@ impl Hub {
         // that answered `initialize` by then has each list's own time (`connect`), and without
         // `later` the thread's own verdict is waited for.
         for s in &mut servers {
-            let State::Starting(rx) = &s.state else { continue };
+            let State::Starting(st) = &mut s.state else { continue };
             let own = started + s.cfg.startup_timeout.unwrap_or(wait);
             let lists = own + LISTS * LIST_TIMEOUT + Duration::from_millis(200);
-            let mut initialized = false;
             loop {
-                let until = if initialized || !later { lists } else { own };
-                match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
-                    Ok(Progress::Initialized) => initialized = true,
+                let until = if st.initialized || !later { lists } else { own };
+                match st.rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                    Ok(Progress::Initialized) => st.initialized = true,
                     Ok(Progress::Done(r)) => {
                         s.state = ended(r);
                         break;
@@ -323,7 +333,7 @@ impl Hub {
             State::Failed(why) => return Err(plain(format!("Server \"{name}\" is not connected: {why}"))),
             State::Starting(_) => {
                 return Err(plain(format!(
-                    "Server \"{name}\" is still starting; its tools are listed under 'Connected MCP Servers' once it is ready. Try again later."
+                    "Server \"{name}\" is still starting; its tools are offered once it is ready. Try again later."
                 )))
             }
         };
@@ -362,10 +372,21 @@ impl Hub {
             return; // no server was started (and the clients stay out of the build)
         }
         for (i, s) in self.servers.iter_mut().enumerate() {
-            if let State::Starting(rx) = &s.state {
+            if let State::Starting(st) = &mut s.state {
+                // One that answered `initialize` is waited for while it lists, as the first
+                // request waits (each list has its own time): its tools go with this request.
                 let end = loop {
-                    match rx.try_recv() {
-                        Ok(Progress::Initialized) => {}
+                    let next = match st.initialized {
+                        true => {
+                            st.rx.recv_timeout(LISTS * LIST_TIMEOUT + Duration::from_millis(200)).map_err(|e| match e {
+                                mpsc::RecvTimeoutError::Timeout => mpsc::TryRecvError::Empty,
+                                mpsc::RecvTimeoutError::Disconnected => mpsc::TryRecvError::Disconnected,
+                            })
+                        }
+                        false => st.rx.try_recv(),
+                    };
+                    match next {
+                        Ok(Progress::Initialized) => st.initialized = true,
                         Ok(Progress::Done(r)) => break Some(ended(r)),
                         Err(mpsc::TryRecvError::Empty) => break None,
                         Err(mpsc::TryRecvError::Disconnected) => break Some(State::Failed("its start failed".into())),
@@ -438,7 +459,10 @@ impl Hub {
     /// Stops every server (closing stdin, then SIGTERM and SIGKILL to each process group).
     pub(crate) fn stop(&mut self, events: &mut Events) {
         for s in &mut self.servers {
-            // (One still starting is stopped by its thread when its handshake ends.)
+            if let State::Starting(Starting { group: Some(g), .. }) = s.state {
+                // Its handshake fails at once, and its thread lets it go.
+                crate::run::ui::interrupt::send_signal(-g, libc::SIGKILL);
+            }
             if matches!(s.state, State::Connected(_) | State::Starting(_)) {
                 s.state = State::Failed("stopped at the end of the task".into());
                 server_event(events, s, McpServerEvent::Stopped);

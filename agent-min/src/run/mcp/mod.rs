@@ -55,4 +55,8 @@ pub(crate) trait Transport: Send {
     fn garbage_lines(&self) -> usize {
         0
     }
+    /// The server's process group, for a server run as a child (stdio).
+    fn process_group(&self) -> Option<i32> {
+        None
+    }
 }

@@ -287,6 +287,11 @@ impl Transport for StdioTransport {
     fn garbage_lines(&self) -> usize {
         self.garbage
     }
+
+    fn process_group(&self) -> Option<i32> {
+        // Its own group, led by it (`spawn::Policy::McpServer`).
+        i32::try_from(self.child.id()).ok()
+    }
 }
 
 impl Drop for StdioTransport {

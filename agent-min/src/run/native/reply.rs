@@ -94,6 +94,8 @@ struct Assembly {
     /// and id of the last one, whose further fragments are not counted again.
     dropped: usize,
     last_dropped: Option<(usize, Option<String>)>,
+    /// Whether the last fragment was a dropped call's.
+    dropping: bool,
 }
 
 /// Streams one native reply from `transport`, presenting it on `screen`.
@@ -354,6 +356,10 @@ impl Assembly {
     ) -> Option<(String, Vec<(String, String)>)> {
         // The server's index names the call; a new id at an index already used is a new call
         // (some OpenAI-compatible servers send every call whole at index 0).
+        // A fragment without an id right after a dropped call, at its index, is its rest.
+        if id.is_none() && self.dropping && self.last_dropped.as_ref().is_some_and(|(i, _)| *i == index) {
+            return None;
+        }
         let known = self.calls.iter().rposition(|c| c.index == index);
         let same = |p: &usize| match (&id, &self.calls[*p].id) {
             (Some(new), Some(old)) => new == old,
@@ -371,6 +377,7 @@ impl Assembly {
                     self.dropped += 1;
                     self.last_dropped = Some(this);
                 }
+                self.dropping = true;
                 return None;
             }
             None => {
@@ -386,6 +393,7 @@ impl Assembly {
                 self.calls.len() - 1
             }
         };
+        self.dropping = false;
         let call = &mut self.calls[pos];
         if let Some(id) = id {
             call.id.get_or_insert(id);
@@ -573,6 +581,7 @@ mod tests {
         a.call(0, None, None, " ");
         a.call(0, Some("d2".into()), Some("read_file".into()), "{}");
         assert_eq!((a.calls.len(), a.dropped), (MAX_CALLS, 5));
+        assert_eq!(a.calls[0].args.raw(), r#"{"path":"a"}"#, "a dropped call's rest went to no kept call");
         assert_eq!(calls_left_out(1), format!("[1 more tool call of your reply was not run: at most {MAX_CALLS} tool calls of one reply are run. Make it again if still needed.]"));
     }
 

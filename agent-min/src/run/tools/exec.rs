@@ -251,17 +251,20 @@ pub(crate) fn execute(
     // The shell is gone; collect what is left. Something it started in the background may still
     // hold the pipe open: give it a moment, then stop the whole group — whether it is quiet or
     // writing all along. A process that left the group (setsid) cannot be stopped that way and
-    // may write forever: the drain has an absolute deadline, after which the rest is not read
-    // (unless the pipe is closed already, and only the queue, bounded, is left to show).
+    // may write forever: the drain has a deadline, after which the rest is not read — unless
+    // the pipe is closed already and only the queue, bounded, is left to show, or what could
+    // have been on its way when the shell exited (a bounded number of chunks) is still coming.
     let (mut background_killed, mut survivor) = (false, true);
     let now = Instant::now();
     let (drain_until, give_up) = (now + Duration::from_millis(300), now + DRAIN_LIMIT);
     let mut group_killed = false;
-    // What may have been written before the shell exited and is still on its way (the queue,
-    // the chunk the reader holds, a pipe's buffer at its largest): taking it may outlast the
-    // deadline on a slow terminal, and is no sign of a writer still running.
-    let backlog = (QUEUE_CHUNKS + 1) * 8192 + (1 << 20);
-    // Bytes taken since the shell exited.
+    // What may have been written before the shell exited and is still on its way — the queue,
+    // the chunk the reader holds, a pipe's buffer at its largest (1 MiB, 8 KiB a read) — in
+    // chunks: taking it may outlast the deadline on a slow terminal, and is no sign of a writer
+    // still running. Counted in chunks, not bytes, so that a survivor writing a line at a time
+    // is cut off after as many chunks, whatever its pace.
+    let backlog = QUEUE_CHUNKS + 1 + (1 << 20) / 8192;
+    // Chunks taken since the shell exited.
     let (mut after_exit, mut idle) = (0usize, false);
     loop {
         let now = Instant::now();
@@ -277,7 +280,7 @@ pub(crate) fn execute(
         }
         match rx.recv_timeout(Duration::from_millis(20)) {
             Ok(chunk) => {
-                (idle, after_exit) = (false, after_exit + chunk.len());
+                (idle, after_exit) = (false, after_exit + 1);
                 take(chunk, show)
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -309,11 +312,17 @@ fn run_question(command: &str, root: &std::path::Path, flagged: bool) -> String 
     let note = if flagged { " (the model has determined this command requires explicit approval)" } else { "" };
     let shown = compact(command);
     let lines = shown.lines().count();
-    if lines > QUESTION_LINES {
+    if lines > QUESTION_LINES || shown.chars().count() > QUESTION_CHARS {
         // Its start would scroll out of sight above the question: said again right before it.
         let first = shown.lines().find(|l| !l.trim().is_empty()).unwrap_or_default();
+        let start: String = first.chars().take(QUESTION_START).collect();
+        let cut = if start.len() < first.len() { "…" } else { "" };
+        let size = match lines {
+            1 => format!("{} characters", command.chars().count()),
+            n => format!("{n} lines"),
+        };
         return format!(
-            "Run the {lines}-line command shown above, which starts `{first}`, in {}{note}",
+            "Run the command shown above ({size}), which starts `{start}{cut}`, in {}{note}",
             root.display()
         );
     }
@@ -322,6 +331,12 @@ fn run_question(command: &str, root: &std::path::Path, flagged: bool) -> String 
 
 /// Most lines of a command the approval question shows whole.
 const QUESTION_LINES: usize = 24;
+
+/// Most characters of a command the approval question shows whole (a terminal screen or so).
+const QUESTION_CHARS: usize = 2000;
+
+/// Characters of a long command's first line the question repeats.
+const QUESTION_START: usize = 200;
 
 /// `command` for the approval question: a run of blank lines (three or more) or of blanks (40
 /// or more) said by its length, so that padding cannot push what the command does out of sight
@@ -346,9 +361,10 @@ fn compact(command: &str) -> String {
     out
 }
 
-/// A line with each run of 40 or more spaces and tabs said by its length.
+/// A line with each run of 40 or more blanks (spaces, tabs, any Unicode space) said by its
+/// length.
 fn compact_blanks(line: &str) -> std::borrow::Cow<'_, str> {
-    if !line.contains(&" ".repeat(40)) && !line.contains('\t') {
+    if line.chars().filter(|c| c.is_whitespace()).count() < 40 {
         return line.into();
     }
     let mut out = String::new();
@@ -362,7 +378,7 @@ fn compact_blanks(line: &str) -> std::borrow::Cow<'_, str> {
         run.clear();
     };
     for c in line.chars() {
-        if c == ' ' || c == '\t' {
+        if c.is_whitespace() {
             run.push(c);
         } else {
             flush(&mut run, &mut out);
@@ -442,7 +458,16 @@ mod tests {
         assert_eq!(run_question(&wide, root, false), "Run `rm -rf ~;⟨50000 blanks⟩ls` in /w");
         let long: String = (0..40).map(|i| format!("echo {i}\n")).collect();
         let q = run_question(&format!("rm -rf build\n{long}"), root, false);
-        assert_eq!(q, "Run the 41-line command shown above, which starts `rm -rf build`, in /w");
+        assert_eq!(q, "Run the command shown above (41 lines), which starts `rm -rf build`, in /w");
+        // One long line, or blanks of other kinds, cannot do it either.
+        let q = run_question(&format!("rm -rf ~/.ssh; echo {}", "QUJD".repeat(15_000)), root, false);
+        assert!(
+            q.starts_with("Run the command shown above (60020 characters), which starts `rm -rf ~/.ssh; echo QUJD"),
+            "{q}"
+        );
+        assert!(q.ends_with("…`, in /w") && q.chars().count() < 320, "{q}");
+        let nbsp = format!("rm -rf ~;{}ls", "\u{a0}\u{3000}".repeat(100));
+        assert_eq!(run_question(&nbsp, root, false), "Run `rm -rf ~;⟨200 blanks⟩ls` in /w");
         let trailing = format!("rm -rf ~{}", "\n".repeat(300));
         assert_eq!(run_question(&trailing, root, false), "Run `rm -rf ~\n⟨300 blank lines⟩` in /w");
         // An ordinary script is shown as written.
