@@ -170,7 +170,7 @@ impl Hub {
                 match open(&cfg) {
                     Ok(t) => {
                         let (tx, rx) = mpsc::channel();
-                        let group = t.process_group();
+                        let group = t.server_group();
                         let own = cfg.startup_timeout.unwrap_or(wait);
                         let budget = if later { own.max(INITIALIZE_TIMEOUT) } else { own };
                         let by = (started + budget, started + own);

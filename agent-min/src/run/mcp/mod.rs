@@ -56,7 +56,7 @@ pub(crate) trait Transport: Send {
         0
     }
     /// The server's process group, for a server run as a child (stdio).
-    fn process_group(&self) -> Option<i32> {
+    fn server_group(&self) -> Option<i32> {
         None
     }
 }

@@ -288,7 +288,7 @@ impl Transport for StdioTransport {
         self.garbage
     }
 
-    fn process_group(&self) -> Option<i32> {
+    fn server_group(&self) -> Option<i32> {
         // Its own group, led by it (`spawn::Policy::McpServer`).
         i32::try_from(self.child.id()).ok()
     }
