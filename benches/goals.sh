@@ -279,7 +279,15 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # after indentation taken, its look for a line start bounded, wrapped Markdown's paired fences,
 # the refusal of a file in place of a folder before its approval, Ollama's cut stream, a loaded
 # session's unsent results): 1.9 KB, 1.3 KB of it in the minimal agent's parts.
-line binary "  the same, no larger than today (ceiling 4.814 MB)" "$(mb "$b")" "$(is "$b <= 4814000")" must
+# Raised to 4.833 MB on 2026-12-07 (a fifth session that day), at 4,832,648 B: reviews of MCP,
+# the project conventions, execute_command, the command line and the environment details — an
+# MCP server slower than the first request's wait going on starting and taken up later, the
+# machine's time zone in Current Time (localtime_r), the approval question's padding compacted,
+# the command drain's backlog, the native calls past 64 told, -o emptied and checked, the quiet
+# stdin said, the CLI's hints for codex's and claude's flags, a workspace's autoApprove not
+# honoured, Recently Modified Files as Cline's watcher: 20.4 KB, 17.4 KB of it in the minimal
+# agent's parts.
+line binary "  the same, no larger than today (ceiling 4.833 MB)" "$(mb "$b")" "$(is "$b <= 4833000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -354,7 +362,11 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # the native reminder, the options of a question): 8.1 KB.
 # Raised to 3.112 MB the same session, at 3,111,600 B: of the diff review's fixes (above), those
 # in the minimal agent's own parts: 1.3 KB.
-line binary "  the same, no larger than today (ceiling 3.112 MB)" "$(mb "$m")" "$(is "$m <= 3112000")" must
+# Raised to 3.129 MB on 2026-12-07 (a fifth session that day), at 3,128,256 B: of the same
+# reviews' fixes (above), those in the minimal agent's own parts (the time zone, the approval
+# question, the drain, the calls past 64, -o, the quiet stdin, the CLI's hints, the watcher):
+# 17.4 KB.
+line binary "  the same, no larger than today (ceiling 3.129 MB)" "$(mb "$m")" "$(is "$m <= 3129000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
   # engine) and serde_json, with std, alone, in the same settings (benches/size_floor.sh).
