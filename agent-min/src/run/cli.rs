@@ -512,9 +512,15 @@ fn provider_names() -> String {
     // `openai-native` (Cline's handler for OpenAI's own API) is named too: it is not `openai`'s
     // plain alias, it asks the Responses API for the models Cline asks it for.
     let names: Vec<&str> = PROVIDERS.iter().map(|d| d.name).chain([NATIVE_OPENAI]).collect();
-    match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => names.join(""),
+    or_list(&names)
+}
+
+/// `items` as a sentence lists them: "a, b or c".
+pub(crate) fn or_list(items: &[&str]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

@@ -543,7 +543,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
             let vars: Vec<&str> = declared.iter().filter(|d| d.chosen_by_key).filter_map(|d| d.key_var).collect();
             return Err(format!(
                 "no API key found: set {} (the first set picks the provider), or use --provider ollama, or --base-url URL for a local OpenAI-compatible server (which needs none)",
-                or_list(&vars)
+                cli::or_list(&vars)
             ));
         }
         return Err(decl.missing_key.to_string());
@@ -663,13 +663,4 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         dialect: &dialect::xml::Xml { native_setting: false }, // recordings are replies in the XML dialect
         images: true,                                          // a recording's model is asked nothing
     })
-}
-
-/// `a, b or c`.
-fn or_list(items: &[&str]) -> String {
-    match items.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
 }

@@ -39,6 +39,10 @@ pub(crate) const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 /// The lists a server is asked for as it connects: tools, resources, templates, prompts.
 const LISTS: u32 = 4;
 
+/// How long a server that answered `initialize` may take to list what it offers: each list its
+/// own time, and a moment for the answer to travel.
+const LISTS_WAIT: Duration = LIST_TIMEOUT.saturating_mul(LISTS).saturating_add(Duration::from_millis(200));
+
 /// The MCP SDK's `DEFAULT_REQUEST_TIMEOUT_MSEC`: what Cline's `readResource` waits.
 const RESOURCE_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -86,6 +90,29 @@ pub(crate) struct Starting {
     initialized: bool,
     /// Its process group (stdio), stopped with the hub.
     group: Option<i32>,
+}
+
+impl Starting {
+    /// How the start ended, if it has: its thread's reports are read, each until the deadline
+    /// `until(initialized)` gives (`None`: only what is there already), `initialized` being
+    /// whether it answered `initialize`; `None` when it is still starting at that deadline.
+    fn ended(&mut self, until: impl Fn(bool) -> Option<Instant>) -> Option<State> {
+        loop {
+            let next = match until(self.initialized) {
+                Some(t) => self.rx.recv_timeout(t.saturating_duration_since(Instant::now())),
+                None => self.rx.try_recv().map_err(|e| match e {
+                    mpsc::TryRecvError::Empty => mpsc::RecvTimeoutError::Timeout,
+                    mpsc::TryRecvError::Disconnected => mpsc::RecvTimeoutError::Disconnected,
+                }),
+            };
+            match next {
+                Ok(Progress::Initialized) => self.initialized = true,
+                Ok(Progress::Done(r)) => return Some(ended(r)),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Some(State::Failed("its start failed".into())),
+                Err(mpsc::RecvTimeoutError::Timeout) => return None,
+            }
+        }
+    }
 }
 
 /// How a server's start goes, as its thread reports it.
@@ -193,21 +220,9 @@ impl Hub {
         for s in &mut servers {
             let State::Starting(st) = &mut s.state else { continue };
             let own = started + s.cfg.startup_timeout.unwrap_or(wait);
-            let lists = own + LISTS * LIST_TIMEOUT + Duration::from_millis(200);
-            loop {
-                let until = if st.initialized || !later { lists } else { own };
-                match st.rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
-                    Ok(Progress::Initialized) => st.initialized = true,
-                    Ok(Progress::Done(r)) => {
-                        s.state = ended(r);
-                        break;
-                    }
-                    Err(mpsc::RecvTimeoutError::Disconnected) => {
-                        s.state = State::Failed("its start failed".into());
-                        break;
-                    }
-                    Err(mpsc::RecvTimeoutError::Timeout) => break,
-                }
+            let lists = own + LISTS_WAIT;
+            if let Some(end) = st.ended(|initialized| Some(if initialized || !later { lists } else { own })) {
+                s.state = end;
             }
         }
         Hub { servers, wait, ..Hub::default() }
@@ -375,24 +390,8 @@ impl Hub {
             if let State::Starting(st) = &mut s.state {
                 // One that answered `initialize` is waited for while it lists, as the first
                 // request waits (each list has its own time): its tools go with this request.
-                let end = loop {
-                    let next = match st.initialized {
-                        true => {
-                            st.rx.recv_timeout(LISTS * LIST_TIMEOUT + Duration::from_millis(200)).map_err(|e| match e {
-                                mpsc::RecvTimeoutError::Timeout => mpsc::TryRecvError::Empty,
-                                mpsc::RecvTimeoutError::Disconnected => mpsc::TryRecvError::Disconnected,
-                            })
-                        }
-                        false => st.rx.try_recv(),
-                    };
-                    match next {
-                        Ok(Progress::Initialized) => st.initialized = true,
-                        Ok(Progress::Done(r)) => break Some(ended(r)),
-                        Err(mpsc::TryRecvError::Empty) => break None,
-                        Err(mpsc::TryRecvError::Disconnected) => break Some(State::Failed("its start failed".into())),
-                    }
-                };
-                let Some(end) = end else { continue };
+                let lists = Instant::now() + LISTS_WAIT;
+                let Some(end) = st.ended(|initialized| initialized.then_some(lists)) else { continue };
                 s.state = end;
                 self.ready.push(i);
                 self.changed = true;
