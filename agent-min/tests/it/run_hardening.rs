@@ -343,6 +343,33 @@ fn a_sandboxed_command_cannot_read_the_key_from_the_environment_of_whatever_star
     assert!(told.lines().any(|l| l == "LAUNCHER-HIDDEN"), "{told}");
 }
 
+/// A variable whose name is not UTF-8 but says it holds a token is withheld like any other
+/// (the agent used to skip such names when listing what to withhold, so the command got it).
+#[test]
+fn a_secret_variable_whose_name_is_not_utf8_is_withheld_too() {
+    use std::os::unix::ffi::OsStrExt;
+    let ws = tempfile::tempdir().unwrap();
+    const VALUE: &str = "odd-named-SECRET-5e6f7a8b";
+    // The shell's own initial environment, as the agent started it (dash leaves such a name
+    // out of what it passes on; bash, another system's `sh`, does not).
+    let cmd = "tr '\\0' '\\n' </proc/$$/environ | grep -a -c odd-named-SECRET; echo end";
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let args = args_with(&base, &["--no-save", "t"]);
+    let state = tempfile::tempdir().unwrap();
+    let mut agent = Command::new(bin());
+    agent.arg("run").args(&args).env(std::ffi::OsStr::from_bytes(b"DEPLOY_TOKEN\xff"), VALUE);
+    agent_env(&mut agent, state.path()).current_dir(ws.path()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let r = wait_limited(agent.stdin(Stdio::null()).spawn().unwrap(), LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let told = server.requests()[1].last_user();
+    assert!(told.lines().any(|l| l == "0") && told.contains("end"), "the command saw the variable:\n{told}");
+    assert!(!r.all().contains(VALUE), "{}", r.all());
+}
+
 /// Every file below `dir`.
 fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

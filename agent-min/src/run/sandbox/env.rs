@@ -41,9 +41,15 @@ impl EnvPolicy {
         !withheld || self.keep.iter().any(|k| k == name)
     }
 
-    /// The names of the variables of this process that a command does not get.
-    pub(crate) fn withheld(&self) -> Vec<String> {
-        std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| !self.passes(k)).collect()
+    /// The names of the variables of this process that a command does not get. A name that is
+    /// not UTF-8 is judged by its text with the odd bytes replaced: `MY_TOKEN\xff` is withheld
+    /// like `MY_TOKEN`.
+    pub(crate) fn withheld(&self) -> Vec<std::ffi::OsString> {
+        Self::withheld_of(self, std::env::vars_os().map(|(k, _)| k))
+    }
+
+    fn withheld_of(&self, names: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+        names.filter(|k| !self.passes(&k.to_string_lossy())).collect()
     }
 }
 
@@ -69,5 +75,14 @@ mod tests {
         assert!(!p.passes("ANTHROPIC_API_KEY"), "the agent's own key never passes");
         assert!(!p.passes("HOME"));
         assert!(!p.passes("NPM_TOKEN"));
+    }
+
+    #[test]
+    fn a_name_that_is_not_utf8_is_judged_by_its_text() {
+        use std::os::unix::ffi::OsStringExt;
+        let odd = |s: &[u8]| std::ffi::OsString::from_vec(s.to_vec());
+        let names = [odd(b"MY_TOKEN\xff"), odd(b"\xfeAPI_KEY"), odd(b"PLAIN\xff"), odd(b"PATH")];
+        let out = EnvPolicy::default().withheld_of(names.into_iter());
+        assert_eq!(out, [odd(b"MY_TOKEN\xff"), odd(b"\xfeAPI_KEY")]);
     }
 }

@@ -14,11 +14,11 @@ use crate::run::ui::redact;
 /// Call it once, early, after the API key has been read.
 pub(crate) fn harden(policy: &EnvPolicy) -> Result<(), String> {
     let secret = |n: &str| super::env::looks_secret(n) || redact::KEY_VARS.contains(&n);
-    for name in policy.withheld().into_iter().filter(|n| secret(n)) {
+    for name in policy.withheld().into_iter().filter(|n| secret(&n.to_string_lossy())) {
         if let Some(value) = std::env::var_os(&name) {
             redact::add(&value.to_string_lossy());
-            if let Some(v) = value.to_str() {
-                redact::withhold(&name, v);
+            if let (Some(n), Some(v)) = (name.to_str(), value.to_str()) {
+                redact::withhold(n, v);
             }
         }
         sys::wipe_env_value(&name);
