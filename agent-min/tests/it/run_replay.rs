@@ -8,6 +8,8 @@ use std::process::Command;
 
 use common::bin;
 
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 fn demo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sessions/demo.jsonl")
 }
@@ -151,4 +153,45 @@ fn a_replay_refused_after_its_workspace_was_made_leaves_no_temporary_workspace()
     let (code, err) = refused_replay(&["--replay", d.to_str().unwrap(), "--max-cost", "1"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--max-cost needs prices"), "{err}");
+}
+
+/// Ctrl-C while a replay's command runs: the command is stopped and the temporary workspace
+/// removed (it used to be left in the temporary directory).
+#[test]
+fn an_interrupted_replay_leaves_no_temporary_workspace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("waits.jsonl");
+    let cmd = "touch started; while :; do sleep 1; done";
+    let reply = format!(
+        "<execute_command>\\n<command>{cmd}</command>\\n<requires_approval>false</requires_approval>\\n</execute_command>"
+    );
+    std::fs::write(
+        &rec,
+        format!("{{\"type\":\"session\",\"task\":\"t\"}}\n{{\"type\":\"reply\",\"text\":\"{reply}\"}}\n"),
+    )
+    .unwrap();
+    let mut child = Command::new(bin())
+        .args(["run", "--replay", rec.to_str().unwrap(), "--replay-delay", "0"])
+        .env_remove("ANTHROPIC_API_KEY")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", tmp.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The command has started once `started` is in the workspace (wherever it is below TMPDIR).
+    let started = || std::fs::read_dir(tmp.path()).unwrap().flatten().any(|e| e.path().join("started").exists());
+    let deadline = std::time::Instant::now() + LIMIT;
+    while !started() {
+        assert!(std::time::Instant::now() < deadline, "the command never started");
+        assert!(child.try_wait().unwrap().is_none(), "the replay ended before its command started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = common::wait_limited(child, LIMIT);
+    assert_eq!(out.code, Some(130), "{}", out.all());
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}\n{}", out.all());
 }
