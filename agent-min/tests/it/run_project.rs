@@ -577,6 +577,23 @@ fn a_pre_tool_use_cancel_stops_the_task_before_the_tool_runs_and_resume_continue
     assert!(server.requests()[0].last_user().contains("[TASK RESUMPTION]"));
 }
 
+/// A hook written in Node (Cline's hooks README shows `#!/usr/bin/env node`) runs: Node
+/// resolved the real path of the sealed copy it was given, found none, and the guard failed open.
+#[test]
+fn a_node_hook_runs_and_its_cancel_blocks_the_tool() {
+    let e = Env::new();
+    hook(
+        &ws_hooks(&e),
+        "PreToolUse",
+        "#!/usr/bin/env node\nlet s = '';\nprocess.stdin.on('data', d => s += d).on('end', () => {\n  const tool = JSON.parse(s).preToolUse.toolName;\n  console.log(JSON.stringify({cancel: true, errorMessage: `node says no to ${tool}`}));\n});\n",
+    );
+    let server = Server::start(vec![anthropic(&tool("write_to_file", &[("path", "x.txt"), ("content", "x")]))]);
+    let r = e.run(&server, &["write x"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("the PreToolUse hook cancelled the task: node says no to write_to_file"), "{}", r.stderr);
+    assert!(!e.ws().join("x.txt").exists(), "the tool did not run");
+}
+
 /// A guard that logs more than 1 MB on stdout before its answer still blocks the tool: the end
 /// of stdout, where Cline finds the answer, is what is kept.
 #[test]

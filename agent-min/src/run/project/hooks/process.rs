@@ -11,8 +11,9 @@
 //! the agent ends, when the watchdog kills its group.
 
 use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -53,8 +54,9 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
         return Err(start_error(shown, &std::io::Error::from_raw_os_error(libc::ENOEXEC)));
     }
     // No API key, its own process group, killed with the agent, ptrace-scoped.
-    let mut cmd = spawn::command(script, spawn::Policy::Hook)?;
-    cmd.current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let (program, args) = launch(script);
+    let mut cmd = spawn::command(&program, spawn::Policy::Hook)?;
+    cmd.args(args).current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     // ETXTBSY: a child another thread forked while the script's file was open for writing
     // still holds that descriptor until it execs; it is gone in moments.
     let mut started = cmd.spawn();
@@ -134,6 +136,64 @@ fn keep_last(kept: &mut VecDeque<u8>, chunk: &[u8]) -> bool {
     over > 0
 }
 
+/// How `script` (a `/proc/self/fd/N` of its sealed copy) is started: executed itself, its
+/// `#!` line choosing the interpreter — except Node, which resolves its main script's real path
+/// and finds none for a memory file (`ENOENT … '/memfd:agent-min-hook (deleted)'`: every
+/// `#!/usr/bin/env node` hook failed). Node is started as the kernel would start it, with
+/// `--preserve-symlinks-main` before the script, which keeps the path as given; nothing else
+/// changes (an environment variable would reach the Node programs the hook runs).
+fn launch(script: &Path) -> (PathBuf, Vec<OsString>) {
+    use std::io::Read;
+    let mut head = [0u8; 256]; // the kernel's BINPRM_BUF_SIZE: all of the `#!` line it reads
+    let n = std::fs::File::open(script).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
+    match node_line(&head[..n]) {
+        Some((interpreter, mut args)) => {
+            args.push(script.as_os_str().to_owned());
+            (interpreter, args)
+        }
+        None => (script.to_path_buf(), Vec::new()),
+    }
+}
+
+/// The flag that keeps Node's main script at the path it is given.
+const PRESERVE: &[u8] = b"--preserve-symlinks-main";
+
+/// For a `#!` line that starts Node — `#!/usr/bin/node [arg]`, `#!/usr/bin/env node`,
+/// `#!/usr/bin/env -S node …` — its interpreter and the arguments to put before the script,
+/// [`PRESERVE`] included (in `-S`'s one string, which `env` splits). The line is read as the
+/// kernel reads it: the interpreter up to a blank, the rest of the line, trimmed, as one
+/// argument. `None` for any other line.
+fn node_line(head: &[u8]) -> Option<(PathBuf, Vec<OsString>)> {
+    use std::os::unix::ffi::OsStrExt;
+    let line = head.strip_prefix(b"#!")?;
+    let line = &line[..line.iter().position(|&b| b == b'\n')?];
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let line = &line[line.iter().position(|b| !blank(b))?..];
+    let (interpreter, rest) = line.split_at(line.iter().position(blank).unwrap_or(line.len()));
+    if !interpreter.contains(&b'/') {
+        return None; // the kernel resolves it against the working directory: left to it
+    }
+    let rest = rest.trim_ascii();
+    let name = |word: &[u8]| word.rsplit(|&b| b == b'/').next().unwrap_or(word).to_vec();
+    let is_node = |word: &[u8]| matches!(name(word).as_slice(), b"node" | b"nodejs");
+    let arg = |bytes: &[u8]| OsStr::from_bytes(bytes).to_owned();
+    let interpreter_path = PathBuf::from(OsStr::from_bytes(interpreter));
+    let args = if is_node(interpreter) {
+        [(!rest.is_empty()).then(|| arg(rest)), Some(arg(PRESERVE))].into_iter().flatten().collect()
+    } else if name(interpreter) != b"env" {
+        return None;
+    } else if is_node(rest) {
+        vec![arg(rest), arg(PRESERVE)]
+    } else {
+        let split = rest.strip_prefix(b"-S")?.trim_ascii_start();
+        if !is_node(&split[..split.iter().position(blank).unwrap_or(split.len())]) {
+            return None;
+        }
+        vec![arg(&[rest, b" ", PRESERVE].concat())]
+    };
+    Some((interpreter_path, args))
+}
+
 fn start_error(script: &Path, e: &std::io::Error) -> String {
     let shown = script.display();
     match e.raw_os_error() {
@@ -158,6 +218,38 @@ mod tests {
         std::fs::write(&p, body).unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
         p
+    }
+
+    #[test]
+    fn node_is_started_with_its_main_script_kept_at_the_path_given() {
+        let line = |head: &str| {
+            node_line(head.as_bytes()).map(|(p, a)| {
+                let args: Vec<String> = a.iter().map(|x| x.to_string_lossy().into_owned()).collect();
+                format!("{} {}", p.display(), args.join("|"))
+            })
+        };
+        let flag = "--preserve-symlinks-main";
+        assert_eq!(line("#!/usr/bin/env node\nx"), Some(format!("/usr/bin/env node|{flag}")));
+        assert_eq!(
+            line("#! /usr/local/bin/node  --no-warnings \nx"),
+            Some(format!("/usr/local/bin/node --no-warnings|{flag}"))
+        );
+        assert_eq!(line("#!/opt/n/bin/nodejs\n"), Some(format!("/opt/n/bin/nodejs {flag}")));
+        assert_eq!(
+            line("#!/usr/bin/env -S node --no-warnings\n"),
+            Some(format!("/usr/bin/env -S node --no-warnings {flag}"))
+        );
+        for other in [
+            "#!/bin/sh\n",
+            "#!/usr/bin/env python3\n",
+            "#!/usr/bin/env -S deno run\n",
+            "#!node\n",
+            "#!/usr/bin/env node",
+            "echo\n",
+            "#!/usr/bin/nodemon\n",
+        ] {
+            assert_eq!(line(other), None, "{other:?}");
+        }
     }
 
     #[test]
