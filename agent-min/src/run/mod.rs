@@ -522,14 +522,20 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     redact::add_from_env();
     // Everything about the provider comes from its declaration (`llm/providers/registry.rs`).
     let declared = llm::providers::registry::PROVIDERS;
-    // Without --provider, the first whose key is set; but a server named by --base-url or
+    // Without --provider, a server named by --base-url is the provider at its host, else an
+    // OpenAI-compatible one; without either, the first whose key is set — but a server named by
     // OPENAI_BASE_URL is not sent OpenRouter's key, nor the task sent to OpenRouter instead.
     let elsewhere = opts.base_url.is_some() || env("OPENAI_BASE_URL").is_some();
-    let decl = opts.provider.unwrap_or_else(|| {
-        let chosen = |d: &&llm::providers::registry::ProviderDecl| {
-            d.chosen_by_key && d.key_var.is_some_and(|v| env(v).is_some()) && !(elsewhere && d.base_url_var.is_none())
-        };
-        declared.iter().find(chosen).unwrap_or(llm::providers::registry::FALLBACK.decl())
+    let decl = opts.provider.unwrap_or_else(|| match &opts.base_url {
+        Some(url) => llm::providers::registry::by_url(url),
+        None => {
+            let chosen = |d: &&llm::providers::registry::ProviderDecl| {
+                d.chosen_by_key
+                    && d.key_var.is_some_and(|v| env(v).is_some())
+                    && !(elsewhere && d.base_url_var.is_none())
+            };
+            declared.iter().find(chosen).unwrap_or(llm::providers::registry::FALLBACK.decl())
+        }
     });
     let provider = decl.provider;
     let base_url = opts

@@ -107,6 +107,28 @@ fn openrouter_is_openai_s_wire_format_with_its_own_key() {
     assert_eq!(server.requests()[0].header("authorization"), None);
 }
 
+/// Without --provider, a server named by --base-url is OpenAI-compatible (unless its host is
+/// one provider's own): the Anthropic key, set for other work, is not sent there — it was, as
+/// `x-api-key` on `/v1/messages`, because Anthropic's key was the first one set.
+#[test]
+fn a_server_named_by_base_url_is_never_sent_the_anthropic_key_because_it_is_set() {
+    let ws = tempfile::tempdir().unwrap();
+    const GROQ: &str = "gsk-other-provider-key-123";
+    let server = Server::start(vec![openai(&completion("done")), openai(&completion("done"))]);
+    let args = ["--base-url", &server.openai_url(), "--model", "m", "--no-save", "t"];
+    for envs in [vec![("ANTHROPIC_API_KEY", KEY)], vec![("ANTHROPIC_API_KEY", KEY), ("OPENAI_API_KEY", GROQ)]] {
+        let r = run_agent(ws.path(), &args, &envs, LIMIT);
+        assert_eq!(r.code, Some(0), "{}", r.all());
+    }
+    let reqs = server.requests();
+    for req in &reqs {
+        assert_eq!(req.path, "/v1/chat/completions");
+        assert!(!format!("{:?}", req.headers).contains(KEY), "{:?}", req.headers);
+    }
+    assert_eq!(reqs[0].header("authorization"), None);
+    assert_eq!(reqs[1].header("authorization"), Some(format!("Bearer {GROQ}").as_str()));
+}
+
 fn openai_task_completes_with_bearer_key_and_usage(provider: &str, key_var: &str) {
     let ws = tempfile::tempdir().unwrap();
     let server = Server::start(vec![

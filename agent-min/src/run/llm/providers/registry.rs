@@ -127,6 +127,18 @@ pub(crate) fn decl(p: Provider) -> &'static ProviderDecl {
     PROVIDERS.iter().find(|d| d.provider == p).expect("every Provider is declared in PROVIDERS")
 }
 
+/// The provider a server named by `--base-url` without `--provider` is: the one whose own API
+/// is at that host (`api.anthropic.com`, `openrouter.ai`, `api.openai.com`), else an
+/// OpenAI-compatible one ([`FALLBACK`]) — never the first whose key is set, which sent the
+/// Anthropic key to whatever server the URL named.
+pub(crate) fn by_url(base_url: &str) -> &'static ProviderDecl {
+    let host = super::host_of(base_url);
+    PROVIDERS
+        .iter()
+        .find(|d| d.chosen_by_key && !host.is_empty() && super::host_of(d.default_base_url) == host)
+        .unwrap_or(FALLBACK.decl())
+}
+
 /// The provider a `--provider` value (or a saved task's provider) names.
 pub(crate) fn by_name(s: &str) -> Option<Provider> {
     named(s).map(|d| d.provider)
@@ -188,6 +200,21 @@ mod tests {
     }
 
     /// A key is required at the host named, or under it, not wherever its name appears.
+    #[test]
+    fn a_url_given_without_a_provider_is_the_provider_at_its_host_else_openai_compatible() {
+        for (url, name) in [
+            ("https://api.anthropic.com", "anthropic"),
+            ("https://openrouter.ai/api/v1", "openrouter"),
+            ("https://api.openai.com/v1", "openai"),
+            ("https://api.groq.com/openai/v1", "openai"),
+            ("http://127.0.0.1:8080/v1", "openai"),
+            ("https://api.anthropic.com.evil.example/v1", "openai"),
+            ("", "openai"),
+        ] {
+            assert_eq!(by_url(url).name, name, "{url}");
+        }
+    }
+
     #[test]
     fn a_key_is_required_by_host() {
         let ollama = named("ollama").unwrap();
