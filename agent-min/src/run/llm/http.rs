@@ -343,6 +343,7 @@ mod tests {
 
     #[test]
     fn classification_of_statuses() {
+        let body = |s: &str| crate::run::llm::providers::error_message(s.as_bytes());
         for s in [429, 500, 502, 503, 529, 408, 409] {
             assert!(ApiError::from_status(s, "x".into(), None).retryable, "{s}");
         }
@@ -351,6 +352,15 @@ mod tests {
         }
         let quota = ApiError::from_status(429, "You exceeded your current quota (insufficient_quota)".into(), None);
         assert!(!quota.retryable);
+        let inactive =
+            "Your account is not active, please check your billing details on our website. (billing_not_active)";
+        assert!(!ApiError::from_status(429, inactive.into(), None).retryable);
+        // Groq's per-minute limit: it points at the billing page, and clears in seconds.
+        let groq = body(
+            r#"{"error":{"message":"Rate limit reached for model `llama-3.3-70b-versatile` in organization `org_1` service tier `on_demand` on tokens per minute (TPM): Limit 6000, Used 5034, Requested 1443. Please try again in 4.77s. Need more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing","type":"tokens","code":"rate_limit_exceeded"}}"#,
+        );
+        let limit = ApiError::from_status(429, groq, Some(4.77));
+        assert!(limit.retryable, "{limit:?}");
     }
 
     #[test]

@@ -334,10 +334,20 @@ impl ApiError {
     /// Classifies an HTTP error status and its body's message.
     pub(crate) fn from_status(status: u16, message: String, retry_after: Option<f64>) -> Self {
         let lower = message.to_ascii_lowercase();
-        let quota = lower.contains("insufficient_quota")
-            || lower.contains("exceeded your current quota")
-            || lower.contains("billing")
-            || lower.contains("credit balance");
+        // Out of money, by the servers' own codes and wordings — not any mention of billing:
+        // Groq's per-minute limit ends "Upgrade to Dev Tier today at …/settings/billing", and
+        // clears in seconds.
+        let quota = [
+            "insufficient_quota",
+            "exceeded your current quota",
+            "credit balance",
+            "billing_error",
+            "billing_not_active",
+            "billing_hard_limit",
+            "check your billing details",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
         // The statuses Anthropic's and OpenAI's SDKs retry: 408, 409 (a lock conflict), 429, 5xx.
         let retryable = !quota && (matches!(status, 408 | 409 | 429) || status >= 500);
         ApiError { status: Some(status), message, retryable, retry_after }
