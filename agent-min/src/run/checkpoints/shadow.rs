@@ -363,7 +363,8 @@ impl Shadow {
             let tracked = entry(&listings[dirs.len() - 1], leaf).is_some();
             if !tracked {
                 // As in the whole scan: an untracked ignored or excluded file is not added.
-                let out = self.git.run(&["check-ignore", "-q", "--no-index", "--", rel_text], None);
+                // (check-ignore refuses the literal-pathspecs setting: exit 128 on every path.)
+                let out = self.git.run_with(&["check-ignore", "-q", "--no-index", "--", rel_text], None, false);
                 match out.map_err(|e| format!("cannot run git: {e}"))?.code {
                     Some(0) => continue,
                     Some(1) => {}
@@ -1304,6 +1305,12 @@ mod tests {
         assert_eq!(t.files, vec!["src/new/c.rs"]);
         let whole = s.snapshot("whole", Some(&t.hash), false).unwrap().unwrap();
         assert_eq!(whole.files, vec!["src/a.rs"]);
+        // So is one beside a new file: the paths are checked against the ignore files without
+        // the whole scan (which every new file fell back to).
+        write(&f.ws, "src/a.rs", "behind the back again");
+        write(&f.ws, "src/new/d.rs", "d");
+        let t = s.snapshot_of(Scope::Paths(&[f.ws.join("src/new/d.rs")]), "d", Some(&whole.hash), false).unwrap();
+        assert_eq!(t.unwrap().files, vec!["src/new/d.rs"]);
     }
 
     /// An edit's checkpoint next to a file whose name is not UTF-8 keeps that name's bytes (it
