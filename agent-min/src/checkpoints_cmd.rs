@@ -265,7 +265,7 @@ fn restore_cmd(store: &Store, dir: &Path, record: Record, n: u32, what: What, ye
             let why = if left_out.is_empty() {
                 "created since the last checkpoint"
             } else {
-                "created since the last checkpoint, or left out of this one"
+                "created since the last checkpoint, left out of this one, or not known to it: it holds only the files an edit wrote"
             };
             plan.push_str(&format!("  left as they are ({why}): {}\n", first_ten(&kept)));
         }

@@ -398,7 +398,8 @@ impl Shadow {
             tree = child;
             files.push(rel_text.to_string());
         }
-        let hash = self.git.check(&["commit-tree", &tree, "-m", message, "-p", base], None)?.text().trim().to_string();
+        let marked = format!("{message}\n\n{PATHS_ONLY}");
+        let hash = self.git.check(&["commit-tree", &tree, "-m", &marked, "-p", base], None)?.text().trim().to_string();
         self.git.check(&["update-ref", "-m", message, "HEAD", &hash, base], None)?;
         files.sort();
         files.dedup();
@@ -572,6 +573,29 @@ impl Shadow {
         Ok(out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect())
     }
 
+    /// The files whose presence at checkpoint `hash` is unknown: when it holds the edited paths
+    /// only, what the first whole scan after it (on the way to `now`) found that the
+    /// checkpoint before that scan had not — made by the person or a command before `hash` was
+    /// taken, or after: no one knows. A restore to `hash` leaves them (Cline's checkpoint, a
+    /// whole scan, would have held a file made before it; deleting the person's new file is
+    /// the loss to avoid, keeping a command's the lesser harm). Empty for a whole scan.
+    fn unknown_at(&self, hash: &str, now: &str) -> Result<std::collections::HashSet<Vec<u8>>, String> {
+        let paths_only = |c: &str| -> Result<bool, String> {
+            let out = self.git.check(&["log", "-1", "--format=%B", c], None)?;
+            Ok(out.text().trim_end().ends_with(PATHS_ONLY))
+        };
+        if !paths_only(hash)? {
+            return Ok(Default::default());
+        }
+        let later = self.git.check(&["rev-list", "--reverse", "--ancestry-path", &format!("{hash}..{now}")], None)?;
+        for c in later.text().lines() {
+            if !paths_only(c)? {
+                return self.added(&format!("{c}^"), c);
+            }
+        }
+        Ok(Default::default())
+    }
+
     /// Puts the workspace's files back as at `hash` (lock held by the caller): files tracked
     /// now but not then are removed — except those created since the last checkpoint, left
     /// alone as Cline's `git reset --hard` leaves untracked files, and those the checkpoint had
@@ -622,6 +646,9 @@ impl Shadow {
         let mut new: Vec<Vec<u8>> =
             self.added(&known, &before.hash)?.into_iter().filter(|p| not_in_target.contains(p)).collect();
         new.extend(kept_left_out(left_out_then, &not_in_target));
+        new.extend(self.unknown_at(hash, &before.hash)?.into_iter().filter(|p| not_in_target.contains(p)));
+        new.sort();
+        new.dedup();
         let lost = self.lost_with_folders(hash, &before.hash)?;
         if !lost.is_empty() {
             return Err(format!(
@@ -633,17 +660,19 @@ impl Shadow {
     }
 
     /// The files a restore to `hash` (whose checkpoint left out `left_out_then`) leaves as they
-    /// are: those created since the last checkpoint, and those the checkpoint left out that
-    /// a later one saved (`git` would delete them). Lock held by the caller.
+    /// are: those created since the last checkpoint, those the checkpoint left out that a
+    /// later one saved (`git` would delete them), and those it cannot know of
+    /// ([`Shadow::unknown_at`]). Lock held by the caller.
     pub(crate) fn kept_by_restore(&self, hash: &str, left_out_then: &[String]) -> Result<Vec<String>, String> {
         let head =
             self.git.run(&["rev-parse", "--verify", "-q", "HEAD"], None).map_err(|e| format!("cannot run git: {e}"))?;
         let now = if head.ok() { head.text().trim().to_string() } else { return Ok(Vec::new()) };
         let not_in_target = self.added(hash, &now)?;
-        Ok(kept_left_out(left_out_then, &not_in_target)
-            .into_iter()
-            .map(|p| String::from_utf8_lossy(&p).into_owned())
-            .collect())
+        let mut kept = kept_left_out(left_out_then, &not_in_target);
+        kept.extend(self.unknown_at(hash, &now)?.into_iter().filter(|p| not_in_target.contains(p)));
+        kept.sort();
+        kept.dedup();
+        Ok(kept.into_iter().map(|p| String::from_utf8_lossy(&p).into_owned()).collect())
     }
 
     /// What restoring `hash` over `before` would delete that no checkpoint holds (at most
@@ -696,6 +725,9 @@ pub(crate) struct RestoreFailed {
     /// Whether git had begun writing the workspace.
     pub touched: bool,
 }
+
+/// The last line of the message of a checkpoint of the edited paths only (`commit_paths`).
+const PATHS_ONLY: &str = "Scope: the edited paths only";
 
 /// Files of a restore's loss named, at most.
 const LOST_NAMED: usize = 10;
@@ -968,6 +1000,36 @@ mod tests {
         s.restore(&first.hash, &first.left_out, &before).unwrap();
         assert_eq!(fs::read_to_string(f.ws.join("a.txt")).unwrap(), "one");
         assert_eq!(fs::read_to_string(f.ws.join("data.txt")).unwrap(), "small now");
+    }
+
+    /// A file the person made before an edit's checkpoint (which holds the edited paths only)
+    /// and which the next whole scan saved is left alone by a restore to that checkpoint: it
+    /// was deleted, though Cline's checkpoint, a whole scan, would have held it. What an edit
+    /// made after the checkpoint is still removed.
+    #[test]
+    fn a_restore_to_an_edits_checkpoint_keeps_the_files_it_could_not_know_of() {
+        let f = fixture();
+        write(&f.ws, "a.rs", "one");
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        let _held = s.lock().unwrap();
+        write(&f.ws, "notes.md", "the person's notes");
+        write(&f.ws, "a.rs", "two");
+        let edit = s.snapshot_of(Scope::Paths(&[f.ws.join("a.rs")]), "edit", Some(&first.hash), false);
+        let edit = edit.unwrap().unwrap();
+        assert_eq!(edit.files, vec!["a.rs"]);
+        write(&f.ws, "later.rs", "written by the next edit");
+        let next = s.snapshot_of(Scope::Paths(&[f.ws.join("later.rs")]), "edit 2", Some(&edit.hash), false);
+        let next = next.unwrap().unwrap();
+        let command = s.snapshot("command", Some(&next.hash), false).unwrap().unwrap();
+        assert_eq!(command.files, vec!["notes.md"]);
+        assert_eq!(s.kept_by_restore(&edit.hash, &[]).unwrap(), ["notes.md"]);
+        assert!(s.kept_by_restore(&first.hash, &[]).unwrap().is_empty(), "a whole scan knows");
+        let before = s.snapshot("before restore", None, false).unwrap().unwrap();
+        s.restore(&edit.hash, &[], &before).unwrap();
+        assert_eq!(fs::read_to_string(f.ws.join("notes.md")).unwrap(), "the person's notes");
+        assert_eq!(fs::read_to_string(f.ws.join("a.rs")).unwrap(), "two");
+        assert!(!f.ws.join("later.rs").exists(), "made after the checkpoint");
     }
 
     #[test]
