@@ -108,10 +108,13 @@ pub(crate) fn disable(workspace: &Path, shadows: &Path, journal: &Path) -> Resul
 /// Renames the `.git` entries [`find`] found, journalled in `journal` first.
 fn disable_found(nested: Vec<PathBuf>, journal: &Path) -> Result<Disabled, String> {
     if !nested.is_empty() {
-        let text: String = nested.iter().map(|p| format!("{}\0", p.display())).collect();
+        // The paths' bytes: `display` wrote a name that is not UTF-8 mangled, and `repair` then
+        // found no such folder and left its `.git` disabled for good.
+        use std::os::unix::ffi::OsStrExt;
+        let text: Vec<u8> = nested.iter().flat_map(|p| [p.as_os_str().as_bytes(), b"\0"].concat()).collect();
         let write = || -> std::io::Result<()> {
             let mut f = fs::File::create(journal)?;
-            f.write_all(text.as_bytes())?;
+            f.write_all(&text)?;
             f.sync_all()
         };
         write().map_err(|e| format!("cannot write {} ({e})", journal.display()))?;
@@ -198,6 +201,20 @@ mod tests {
         // The normal path: dropped, everything is back and the journal gone.
         drop(disable(&ws, Path::new("/nonexistent"), &journal).unwrap());
         assert!(ws.join("lib/.git").is_dir() && !journal.exists());
+    }
+
+    #[test]
+    fn a_crash_is_repaired_where_a_folders_name_is_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().canonicalize().unwrap().join("ws");
+        let lib = ws.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+        fs::create_dir_all(lib.join(".git/objects")).unwrap();
+        let journal = d.path().join("journal");
+        std::mem::forget(disable(&ws, Path::new("/nonexistent"), &journal).unwrap());
+        assert!(!lib.join(".git").exists());
+        assert_eq!(repair(&journal).unwrap(), 1);
+        assert!(lib.join(".git/objects").is_dir());
     }
 
     /// A folder swapped for a link to the workspace after the search (by a command's daemon)
