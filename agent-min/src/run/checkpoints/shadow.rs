@@ -398,7 +398,7 @@ impl Shadow {
             tree = child;
             files.push(rel_text.to_string());
         }
-        let marked = format!("{message}\n\n{PATHS_ONLY}");
+        let marked = format!("{}\n\n{PATHS_ONLY}", with_left_out(message, &left_out));
         let hash = self.git.check(&["commit-tree", &tree, "-m", &marked, "-p", base], None)?.text().trim().to_string();
         self.git.check(&["update-ref", "-m", message, "HEAD", &hash, base], None)?;
         files.sort();
@@ -488,7 +488,8 @@ impl Shadow {
             return Ok(None);
         }
         let head = self.head();
-        let mut args = vec!["commit-tree", tree.as_str(), "-m", message];
+        let full = with_left_out(message, &left_out);
+        let mut args = vec!["commit-tree", tree.as_str(), "-m", &full];
         if let Some(parent) = &head {
             args.extend(["-p", parent.as_str()]);
         }
@@ -573,6 +574,16 @@ impl Shadow {
         Ok(out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect())
     }
 
+    /// What checkpoint `hash` left out: every entry its commit message lists (the task's
+    /// record keeps only the first 50), and `recorded`, the record's (a checkpoint taken before
+    /// the message listed them).
+    fn left_out_at(&self, hash: &str, recorded: &[String]) -> Result<Vec<String>, String> {
+        let message = self.git.check(&["log", "-1", "--format=%B", hash], None)?.text();
+        let mut all: Vec<String> = message.lines().filter_map(|l| l.strip_prefix(LEFT_OUT)).map(String::from).collect();
+        all.extend(recorded.iter().cloned());
+        Ok(all)
+    }
+
     /// The files whose presence at checkpoint `hash` is unknown: when it holds the edited paths
     /// only, what the first whole scan after it (on the way to `now`) found that the
     /// checkpoint before that scan had not — made by the person or a command before `hash` was
@@ -645,7 +656,7 @@ impl Shadow {
         let not_in_target = self.added(hash, &before.hash)?;
         let mut new: Vec<Vec<u8>> =
             self.added(&known, &before.hash)?.into_iter().filter(|p| not_in_target.contains(p)).collect();
-        new.extend(kept_left_out(left_out_then, &not_in_target));
+        new.extend(kept_left_out(&self.left_out_at(hash, left_out_then)?, &not_in_target));
         new.extend(self.unknown_at(hash, &before.hash)?.into_iter().filter(|p| not_in_target.contains(p)));
         new.sort();
         new.dedup();
@@ -668,7 +679,7 @@ impl Shadow {
             self.git.run(&["rev-parse", "--verify", "-q", "HEAD"], None).map_err(|e| format!("cannot run git: {e}"))?;
         let now = if head.ok() { head.text().trim().to_string() } else { return Ok(Vec::new()) };
         let not_in_target = self.added(hash, &now)?;
-        let mut kept = kept_left_out(left_out_then, &not_in_target);
+        let mut kept = kept_left_out(&self.left_out_at(hash, left_out_then)?, &not_in_target);
         kept.extend(self.unknown_at(hash, &now)?.into_iter().filter(|p| not_in_target.contains(p)));
         kept.sort();
         kept.dedup();
@@ -728,6 +739,22 @@ pub(crate) struct RestoreFailed {
 
 /// The last line of the message of a checkpoint of the edited paths only (`commit_paths`).
 const PATHS_ONLY: &str = "Scope: the edited paths only";
+
+/// The start of each line of a checkpoint's message that names a file it left out.
+const LEFT_OUT: &str = "Left out: ";
+
+/// A checkpoint's message: `message`, then a line per file it left out (all of them: a
+/// restore to it leaves them alone, and the task's record keeps only the first 50).
+fn with_left_out(message: &str, left_out: &[String]) -> String {
+    let mut full = message.to_string();
+    if !left_out.is_empty() {
+        full.push('\n');
+    }
+    for entry in left_out {
+        full.push_str(&format!("\n{LEFT_OUT}{}", entry.replace('\n', " ")));
+    }
+    full
+}
 
 /// Files of a restore's loss named, at most.
 const LOST_NAMED: usize = 10;
@@ -1030,6 +1057,34 @@ mod tests {
         assert_eq!(fs::read_to_string(f.ws.join("notes.md")).unwrap(), "the person's notes");
         assert_eq!(fs::read_to_string(f.ws.join("a.rs")).unwrap(), "two");
         assert!(!f.ws.join("later.rs").exists(), "made after the checkpoint");
+    }
+
+    /// The task's record keeps the first 50 files a checkpoint left out; a restore leaves all
+    /// of them alone (it deleted the 51st and later ones).
+    #[test]
+    fn every_file_left_out_is_left_alone_though_the_record_names_fifty() {
+        let f = fixture();
+        write(&f.ws, "a.txt", "one");
+        let names: Vec<String> = (0..55).map(|i| format!("data{i:02}.txt")).collect();
+        for n in &names {
+            // Sparse: over the limit without taking the disk.
+            fs::File::create(f.ws.join(n)).unwrap().set_len(exclusions::MAX_FILE_BYTES + 1).unwrap();
+        }
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        assert_eq!(first.left_out.len(), 55);
+        for n in &names {
+            write(&f.ws, n, "small now");
+        }
+        let _held = s.lock().unwrap();
+        s.snapshot("second", Some(&first.hash), false).unwrap().unwrap();
+        let recorded = &first.left_out[..50];
+        assert_eq!(s.kept_by_restore(&first.hash, recorded).unwrap(), names);
+        let before = s.snapshot("before restore", None, false).unwrap().unwrap();
+        s.restore(&first.hash, recorded, &before).unwrap();
+        for n in &names {
+            assert_eq!(fs::read_to_string(f.ws.join(n)).unwrap(), "small now", "{n}");
+        }
     }
 
     #[test]
