@@ -713,6 +713,21 @@ impl Shadow {
         Ok(lost)
     }
 
+    /// git's own housekeeping when it is due (`gc --auto`: over 6,700 loose objects or 50
+    /// packs), as Cline's `git commit` does after every checkpoint; our plumbing (`commit-tree`,
+    /// `hash-object`, bulk `add`s into packs of their own) starts none, so the repository grew
+    /// for good. Once a run, with its first checkpoint, in the background (lock held by the
+    /// caller); a failure only leaves it untidy.
+    pub fn tidy(&self) {
+        self.tidy_with(&[]);
+    }
+
+    fn tidy_with(&self, settings: &[&str]) {
+        let mut args = settings.to_vec();
+        args.extend(["gc", "--auto", "--quiet"]);
+        let _ = self.git.run(&args, None);
+    }
+
     /// Bytes the shadow repository takes on disk.
     pub fn disk_bytes(&self) -> u64 {
         fn walk(p: &Path) -> u64 {
@@ -979,6 +994,34 @@ mod tests {
         let second = s.snapshot("second", Some(&first.hash), false).unwrap().unwrap();
         let diff = String::from_utf8(s.diff(&first.hash, Some(&second.hash)).unwrap()).unwrap();
         assert!(diff.contains("\n-line 1\n+changed\n"), "{diff}");
+    }
+
+    /// Packs and loose objects are gathered when git's limits are passed (here one pack).
+    #[test]
+    fn housekeeping_gathers_the_packs_once_due() {
+        let f = fixture();
+        let packs = |s: &Shadow| {
+            let dir = s.git.git_dir().join("objects/pack");
+            fs::read_dir(dir).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".pack")).count()
+        };
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let mut last = None;
+        for round in 0..3 {
+            for i in 0..(BULK_FILES + 1) {
+                write(&f.ws, &format!("r{round}/f{i}.txt"), &format!("{round} {i}\n"));
+            }
+            let _held = s.lock().unwrap();
+            last = Some(s.snapshot("bulk", last.as_deref(), false).unwrap().unwrap().hash);
+        }
+        assert_eq!(packs(&s), 3, "a pack per bulk add");
+        let _held = s.lock().unwrap();
+        s.tidy();
+        assert_eq!(packs(&s), 3, "not due by git's own limits");
+        s.tidy_with(&["-c", "gc.autoPackLimit=2"]);
+        assert_eq!(packs(&s), 1);
+        assert_eq!(s.snapshot("again", last.as_deref(), true).unwrap(), None, "everything is still there");
+        let listed = s.git.check(&["ls-tree", "-r", "--name-only", last.as_deref().unwrap()], None).unwrap().text();
+        assert_eq!(listed.lines().count(), 3 * (BULK_FILES + 1));
     }
 
     #[test]
