@@ -342,7 +342,19 @@ pub(crate) fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message])
     } else {
         messages
     };
-    match Wire::of(cfg) {
+    let limited;
+    let wire = Wire::of(cfg);
+    let messages = match wire {
+        Wire::Anthropic => match within_anthropics_image_limits(messages) {
+            Some(fewer) => {
+                limited = fewer;
+                &limited[..]
+            }
+            None => messages,
+        },
+        _ => messages,
+    };
+    match wire {
         Wire::Anthropic => anthropic::request(cfg, system, messages),
         Wire::ChatCompletions => openai::request(cfg, system, messages),
         Wire::Responses => responses::request(cfg, system, messages),
@@ -353,18 +365,67 @@ pub(crate) fn build_request(cfg: &ApiConfig, system: &str, messages: &[Message])
 /// `messages` with each image taken out and named at the end of its message's text (after the
 /// environment details, where no tool result is looked for), for a model that takes none.
 fn without_images(messages: &[Message]) -> Vec<Message> {
+    named_instead(messages, |i| Some(not_sent(i)))
+}
+
+/// `messages` with each image `why` gives a line for (asked in the conversation's order)
+/// taken out and that line put at the end of its message's text.
+fn named_instead(messages: &[Message], mut why: impl FnMut(&ImagePart) -> Option<String>) -> Vec<Message> {
     messages
         .iter()
         .map(|m| {
-            let names: Vec<String> = m.images().map(not_sent).collect();
+            let mut names = Vec::new();
+            let parts: Vec<Part> = m
+                .parts
+                .iter()
+                .filter(|p| {
+                    let Part::Image(i) = p else { return true };
+                    why(i).map(|line| names.push(line)).is_none()
+                })
+                .cloned()
+                .collect();
             if names.is_empty() {
                 return m.clone();
             }
-            let parts = m.parts.iter().filter(|p| !matches!(p, Part::Image(_))).cloned().collect();
             let content = format!("{}\n\n{}", m.content.trim_end(), names.join("\n\n"));
             Message { role: m.role, content, parts }
         })
         .collect()
+}
+
+/// Anthropic's limits on the images of one request: at most 100, and in a request of more
+/// than 20, none over 2000 pixels a side ("At least one of the image dimensions exceed max
+/// allowed size for many-image requests"). Every request carries the whole history, so once a
+/// task had read its 21st large screenshot every later request — and every resume — was
+/// refused. Past 20 images, those over 2000 pixels a side are named instead of sent, and past
+/// 100 the oldest; `None` when the request is within the limits.
+fn within_anthropics_image_limits(messages: &[Message]) -> Option<Vec<Message>> {
+    const MANY: usize = 20;
+    const MANY_SIDE: u32 = 2000;
+    const MOST: usize = 100;
+    let images: Vec<&ImagePart> = messages.iter().flat_map(Message::images).collect();
+    let large = |i: &ImagePart| i.width.max(i.height) > MANY_SIDE;
+    if images.len() <= MANY {
+        return None;
+    }
+    let sendable = images.iter().filter(|i| !large(i)).count();
+    // The oldest of the sendable ones past the most a request takes.
+    let mut too_old = sendable.saturating_sub(MOST);
+    Some(named_instead(messages, |i| {
+        if large(i) {
+            return Some(format!(
+                "[Image not sent ({}): over {MANY_SIDE} pixels a side, which Anthropic refuses in a request of more than {MANY} images]",
+                i.describe()
+            ));
+        }
+        (too_old > 0).then(|| {
+            too_old -= 1;
+            format!(
+                "[Image not sent ({}): Anthropic takes at most {MOST} images in a request; this is one of the oldest]",
+                i.describe()
+            )
+        })
+    }))
 }
 
 /// The line that stands for an image a server is not sent.
@@ -608,6 +669,59 @@ mod tests {
             ..ApiConfig::test(provider, model)
         };
         serde_json::from_slice(&build_request(&cfg, "SYS", &image_read()).body).unwrap()
+    }
+
+    /// Anthropic's image limits: past 20 images in a request none over 2000 pixels a side, at
+    /// most 100 — every request carries the whole history, so a task that read its 21st large
+    /// screenshot was refused for good. Those images are named instead, the newest kept.
+    #[test]
+    fn a_request_to_anthropic_keeps_within_its_image_limits() {
+        let image = |side: u32| {
+            Part::Image(ImagePart { media_type: "image/png".into(), data: "AA==".into(), width: side, height: 900 })
+        };
+        let reads = |sides: &[u32]| {
+            let mut history = vec![Message::user("<task>\nt\n</task>")];
+            for side in sides {
+                history.push(Message::assistant("looking"));
+                let mut u = Message::user("[read_file for 'p.png'] Result:\nSuccessfully read image");
+                u.parts = vec![image(*side)];
+                history.push(u);
+            }
+            history
+        };
+        let cfg = ApiConfig::test(Provider::Anthropic, "claude-sonnet-4-5");
+        let sent = |history: &[Message]| -> (usize, String) {
+            let body: Value = serde_json::from_slice(&build_request(&cfg, "SYS", history).body).unwrap();
+            let text = body["messages"].to_string();
+            let blocks = body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default());
+            let images = blocks.filter(|b| b["type"] == "image").count();
+            (images, text)
+        };
+        // 20 large ones: as they are.
+        let (n, text) = sent(&reads(&[2880; 20]));
+        assert_eq!(n, 20);
+        assert!(!text.contains("Image not sent"));
+        // 21 large and 3 small: the small ones only, the others named.
+        let mut sides = vec![2880; 21];
+        sides.extend([800, 2000, 1200]);
+        let (n, text) = sent(&reads(&sides));
+        assert_eq!(n, 3);
+        assert_eq!(text.matches("[Image not sent (image/png, 2880x900 pixels): over 2000 pixels a side, which Anthropic refuses in a request of more than 20 images]").count(), 21);
+        // 105 small: the newest 100.
+        let history = reads(&[1000; 105]);
+        let (n, text) = sent(&history);
+        assert_eq!(n, 100);
+        assert_eq!(
+            text.matches("Anthropic takes at most 100 images in a request; this is one of the oldest").count(),
+            5
+        );
+        let body: Value = serde_json::from_slice(&build_request(&cfg, "SYS", &history).body).unwrap();
+        let last = body["messages"].as_array().unwrap().last().unwrap().to_string();
+        assert!(last.contains("\"type\":\"image\"") && !last.contains("not sent"), "{last}");
     }
 
     /// Call ids as Cline's `transformToolCallIdForNativeApi` makes them: a task begun on the
