@@ -836,6 +836,8 @@ impl Task {
                 Err(e) => self.term.warn(&format!("MCP: server \"{name}\" failed to start and is left out: {e}")),
             }
         }
+        // What the servers logged while no call waited (read by `prompt::update`'s poll).
+        self.around.mcp.show_notes(&mut self.term, &mut self.around.events);
         // Cline's skills, read afresh: listed in the prompt, loaded with use_skill.
         self.memory.skills = self.around.project.skills(&mut self.term);
         let skills = !self.memory.skills.is_empty();

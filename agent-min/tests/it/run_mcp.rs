@@ -385,7 +385,7 @@ fn python_sdk_server_timeout_garbage_crash_restart_once_and_pagination() {
 
     // Pagination: tools/list returns two tools a page; the last page's tool is listed and callable.
     let system = reqs[0].body["system"][0]["text"].as_str().unwrap();
-    for t in ["- slow: ", "- crash: ", "- garbage: ", "- fail: ", "- zz_last_page: Only on the last page"] {
+    for t in ["- slow: ", "- crash: ", "- garbage: ", "- fail: ", "- zz_last_page: Only on a later page"] {
         assert!(system.contains(t), "{t} missing from the prompt");
     }
     assert!(reqs[1].last_user().starts_with("[use_mcp_tool for 'py'] Result:\nlast page 7"), "{}", reqs[1].last_user());
@@ -1602,6 +1602,30 @@ def answer(method, params):
     let system = |n: usize| reqs[n].body["system"][0]["text"].as_str().unwrap().to_string();
     assert!(system(0).contains("early_tool") && !system(0).contains("late_tool"), "{}", system(0));
     assert!(system(1).contains("- late_tool: Added later"), "{}", system(1));
+}
+
+/// A server's log messages (`notifications/message`, the Python SDK's `send_log_message`) are
+/// shown, as Cline's task says them (`mcp_notification`), on stderr and as events.
+#[test]
+fn a_servers_log_messages_are_shown() {
+    let ws = tempfile::tempdir().unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = settings(cfg_dir.path(), json!({"py": {"command": python(), "args": [py_script()]}}));
+    let server = Server::start(vec![anthropic(&use_mcp("py", "log", "{}")), anthropic(&completion("done"))]);
+    let base = anthropic_args(&server);
+    let r = run_agent(ws.path(), &args_with(&base, &["--mcp-config", &cfg, "--yolo", "--json", "t"]), &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("MCP [py] [steps] half way\n"), "{}", r.stderr);
+    assert!(r.stderr.contains("MCP [py] {\"done\":2}\n"), "{}", r.stderr);
+    let ev = events::parse(&r.stdout);
+    let notes = events::of(&ev, "mcp_notification");
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert_eq!(
+        (&notes[0]["server"], &notes[0]["level"], &notes[0]["message"]),
+        (&json!("py"), &json!("warning"), &json!("[steps] half way"))
+    );
+    assert_eq!(notes[1]["level"], "info");
+    assert!(server.requests()[1].last_user().contains("logged"));
 }
 
 #[test]

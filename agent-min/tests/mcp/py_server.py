@@ -1,7 +1,8 @@
 """An MCP server on the official Python SDK (FastMCP), for agent-min's tests.
 
 Tools that sleep, crash mid-call, print garbage on stdout, raise, add a tool (with
-notifications/tools/list_changed), and a tools/list paginated two tools a page.
+notifications/tools/list_changed), log (notifications/message), and a tools/list paginated
+two tools a page.
 `python py_server.py [stdio|streamable-http|streamable-http-json|sse] [PORT]`; with $PIDFILE set, appends its pid there.
 """
 import os, sys
@@ -55,7 +56,7 @@ def fail() -> str:
 
 @mcp.tool()
 def zz_last_page(x: int) -> str:
-    """Only on the last page of tools/list."""
+    """Only on a later page of tools/list."""
     return f"last page {x}"
 
 @mcp.tool()
@@ -67,6 +68,13 @@ async def grow(ctx: Context) -> str:
     mcp.add_tool(grown)
     await ctx.session.send_tool_list_changed()
     return "grew"
+
+@mcp.tool()
+async def log(ctx: Context) -> str:
+    """Sends two log messages (notifications/message), then answers."""
+    await ctx.session.send_log_message(level="warning", data="half way", logger="steps")
+    await ctx.session.send_log_message(level="info", data={"done": 2})
+    return "logged"
 
 async def paged_tools(req):
     tools = await mcp.list_tools()

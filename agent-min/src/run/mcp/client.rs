@@ -47,6 +47,10 @@ fn identity(item: &Value) -> String {
 /// Most messages read from a server between requests, before each request.
 const MAX_IDLE: usize = 64;
 
+/// A server's log messages kept between two looks (a server logging in a loop is not kept
+/// whole: the rest are counted).
+const MAX_NOTES: usize = 20;
+
 /// How long an answer to a server's request made between ours may take to send.
 const IDLE_ANSWER: Duration = Duration::from_secs(2);
 
@@ -56,6 +60,11 @@ pub(crate) struct Client {
     next_id: u64,
     /// A `notifications/tools/list_changed` arrived since the last look.
     pub tools_changed: bool,
+    /// The server's log messages (`notifications/message`) not yet shown: `(level, text)`, the
+    /// first [`MAX_NOTES`] since the last look.
+    pub notes: Vec<(String, String)>,
+    /// Those past [`MAX_NOTES`] since the last look, counted.
+    pub notes_dropped: usize,
     /// The handshake is done: before it, a request given up is not cancelled ("The
     /// `initialize` request MUST NOT be cancelled by clients").
     initialized: bool,
@@ -76,7 +85,14 @@ fn turn_stopped() -> Option<&'static str> {
 impl Client {
     /// Performs the handshake: `initialize`, then `notifications/initialized`.
     pub(crate) fn connect(transport: Box<dyn Transport>, timeout: Duration) -> Result<Client, McpError> {
-        let mut c = Client { transport, next_id: 0, tools_changed: false, initialized: false };
+        let mut c = Client {
+            transport,
+            next_id: 0,
+            tools_changed: false,
+            notes: Vec::new(),
+            notes_dropped: 0,
+            initialized: false,
+        };
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
@@ -143,7 +159,7 @@ impl Client {
             match jsonrpc::classify(&msg) {
                 Incoming::Response { id: got, result } if got == id => return result,
                 Incoming::Response { .. } | Incoming::Invalid => {} // a late answer to a cancelled request
-                Incoming::Notification(m) => self.tools_changed |= m == "notifications/tools/list_changed",
+                Incoming::Notification(m) => self.noted(&m, &msg),
                 Incoming::Request { id: their, method } => {
                     let _ = self.transport.send(&jsonrpc::answer(&their, &method), deadline);
                 }
@@ -167,11 +183,23 @@ impl Client {
         for _ in 0..MAX_IDLE {
             let Ok(msg) = self.transport.recv(Instant::now()) else { return };
             match jsonrpc::classify(&msg) {
-                Incoming::Notification(m) => self.tools_changed |= m == "notifications/tools/list_changed",
+                Incoming::Notification(m) => self.noted(&m, &msg),
                 Incoming::Request { id, method } => {
                     let _ = self.transport.send(&jsonrpc::answer(&id, &method), Instant::now() + IDLE_ANSWER);
                 }
                 Incoming::Response { .. } | Incoming::Invalid => {}
+            }
+        }
+    }
+
+    /// A notification `method` (the whole message `msg`): a changed tool list noted, a log
+    /// message kept for the person (at most [`MAX_NOTES`] between looks, the rest counted).
+    fn noted(&mut self, method: &str, msg: &Value) {
+        self.tools_changed |= method == "notifications/tools/list_changed";
+        if let Some(note) = jsonrpc::log_message(msg) {
+            match self.notes.len() < MAX_NOTES {
+                true => self.notes.push(note),
+                false => self.notes_dropped += 1,
             }
         }
     }

@@ -257,6 +257,29 @@ impl Hub {
         out
     }
 
+    /// Shows the log messages (`notifications/message`) the servers sent since the last look,
+    /// as Cline's task says each (`mcp_notification`: `[server] message`), on the terminal and
+    /// as `mcp_notification` events; a server's messages past the most kept are counted.
+    pub(crate) fn show_notes(&mut self, term: &mut crate::run::ui::term::Term, events: &mut Events) {
+        for s in &mut self.servers {
+            let State::Connected(conn) = &mut s.state else { continue };
+            let (notes, dropped) =
+                (std::mem::take(&mut conn.client.notes), std::mem::take(&mut conn.client.notes_dropped));
+            let server = &s.cfg.name;
+            for (level, message) in notes {
+                let line = format!("MCP [{server}] {message}");
+                match level.as_str() {
+                    "warning" | "error" | "critical" | "alert" | "emergency" => term.warn(&line),
+                    _ => term.info(&line),
+                }
+                events.emit(&Event::McpNotification { server: server.clone(), level, message });
+            }
+            if dropped > 0 {
+                term.info(&format!("MCP [{server}] … and {dropped} more log messages, not shown"));
+            }
+        }
+    }
+
     /// One `mcp_server` event per server with how its start went (after `task_started`).
     pub(crate) fn report_started(&self, events: &mut Events) {
         for s in &self.servers {

@@ -81,6 +81,36 @@ pub(crate) enum Incoming {
     Invalid,
 }
 
+/// The most characters of a server's log message shown.
+const MAX_LOG_CHARS: usize = 2000;
+
+/// A `notifications/message` (a server's log message) as Cline's McpHub shows it: its
+/// `level` (`info` when absent), and `[logger] data` (the logger when given; `data`, else
+/// `message`). Cline's schema takes a string `data` only and drops any other; here any other
+/// value is shown as its JSON. Cut to [`MAX_LOG_CHARS`] characters. `None` for any other message.
+pub(crate) fn log_message(msg: &Value) -> Option<(String, String)> {
+    if msg.get("method").and_then(Value::as_str) != Some("notifications/message") || msg.get("id").is_some() {
+        return None;
+    }
+    let params = msg.get("params").cloned().unwrap_or(Value::Null);
+    let text = |k: &str| params.get(k).and_then(Value::as_str).map(str::to_string);
+    let level = text("level").unwrap_or_else(|| "info".to_string());
+    let data = match params.get("data") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(v) if !v.is_null() && !v.is_string() => v.to_string(),
+        _ => text("message").unwrap_or_default(),
+    };
+    let message = match text("logger").filter(|l| !l.is_empty()) {
+        Some(logger) => format!("[{logger}] {data}"),
+        None => data,
+    };
+    let message = match message.char_indices().nth(MAX_LOG_CHARS) {
+        Some((at, _)) => format!("{}…", &message[..at]),
+        None => message,
+    };
+    Some((level, message))
+}
+
 /// Classifies a message.
 pub(crate) fn classify(msg: &Value) -> Incoming {
     let method = msg.get("method").and_then(Value::as_str);
@@ -116,6 +146,26 @@ pub(crate) fn answer(id: &Value, method: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_message_reads_as_cline_shows_it() {
+        let log = |params: Value| {
+            log_message(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params}))
+        };
+        let pair = |l: &str, m: &str| Some((l.to_string(), m.to_string()));
+        assert_eq!(
+            log(serde_json::json!({"level": "error", "logger": "db", "data": "down"})),
+            pair("error", "[db] down")
+        );
+        assert_eq!(log(serde_json::json!({"message": "old style"})), pair("info", "old style"));
+        assert_eq!(log(serde_json::json!({"level": "debug", "data": {"n": 1}})), pair("debug", "{\"n\":1}"));
+        assert_eq!(log(Value::Null), pair("info", ""));
+        let long = log(serde_json::json!({"data": "é".repeat(3000)})).unwrap().1;
+        assert_eq!(long.chars().count(), 2001);
+        assert!(long.ends_with('…'));
+        let other = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}});
+        assert_eq!(log_message(&other), None);
+    }
 
     #[test]
     fn classifies_responses_errors_notifications_and_requests() {

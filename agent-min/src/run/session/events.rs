@@ -26,7 +26,7 @@ use crate::run::budget::accounting::Totals;
 use crate::run::llm::{ApiError, Usage};
 
 /// The version of the event format, in every event's `version` field.
-pub(crate) const VERSION: u32 = 5;
+pub(crate) const VERSION: u32 = 6;
 
 /// Least time between two `text` (or `reasoning`) events of one stream: at most ten a second,
 /// whatever the server's token rate.
@@ -454,6 +454,16 @@ pub(crate) enum Event {
         resources: u64,
         /// Why it failed.
         error: Option<String>,
+    },
+    /// A log message an MCP server sent (`notifications/message`), as Cline shows it
+    /// (`mcp_notification`).
+    McpNotification {
+        /// The server.
+        server: String,
+        /// Its level (`debug`, `info`, `warning`, `error`, …; `info` when it gave none).
+        level: String,
+        /// `[logger] data`, as Cline writes it (cut to 2,000 characters).
+        message: String,
     },
     /// A `use_mcp_tool` (`tool`) or `access_mcp_resource` (`uri`) call that reached the hub.
     McpCall {

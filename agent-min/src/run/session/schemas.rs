@@ -103,7 +103,7 @@ mod tests {
     fn every_event_type_is_a_closed_object_with_the_common_fields() {
         let v = events();
         let variants = v["oneOf"].as_array().unwrap();
-        assert_eq!(variants.len(), 19);
+        assert_eq!(variants.len(), 20);
         for e in variants {
             assert_eq!(e["additionalProperties"], false);
             for k in ["type", "version", "task_id", "ts"] {

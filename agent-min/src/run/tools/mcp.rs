@@ -48,6 +48,8 @@ pub(super) fn use_tool(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let start = Instant::now();
     let result = ctx.mcp.call_tool(server, tool, args, ctx.events);
     let ms = start.elapsed().as_millis() as u64;
+    // What the server logged meanwhile (Cline shows its notifications before and after).
+    ctx.mcp.show_notes(ctx.term, ctx.events);
     if let Some(note) = ctx.mcp.garbage_note(server) {
         ctx.term.warn(&note);
     }
