@@ -436,20 +436,18 @@ impl Stream {
         }))
     }
 
+    /// The usage of `message_start` or `message_delta`. The counts are cumulative, so each is
+    /// the largest seen: a server that writes `"input_tokens": 0` in its `message_delta`
+    /// (sglang's `/v1/messages`, some gateways) no longer erases the prompt's count, which the
+    /// context window and `--max-cost` go by (Cline takes the input counts from
+    /// `message_start` alone).
     fn read_usage(&mut self, u: &Value) {
-        let get = |k: &str| u.get(k).and_then(Value::as_u64);
-        if let Some(n) = get("input_tokens") {
-            self.usage.input = n;
-        }
-        if let Some(n) = get("output_tokens") {
-            self.usage.output = n;
-        }
-        if let Some(n) = get("cache_read_input_tokens") {
-            self.usage.cache_read = n;
-        }
-        if let Some(n) = get("cache_creation_input_tokens") {
-            self.usage.cache_write = n;
-        }
+        let get = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let usage = &mut self.usage;
+        usage.input = usage.input.max(get("input_tokens"));
+        usage.output = usage.output.max(get("output_tokens"));
+        usage.cache_read = usage.cache_read.max(get("cache_read_input_tokens"));
+        usage.cache_write = usage.cache_write.max(get("cache_creation_input_tokens"));
     }
 }
 
@@ -546,6 +544,19 @@ mod tests {
             assert!(s.finish().is_empty());
         }
         assert!(Stream::default().finish().is_empty());
+    }
+
+    /// A `message_delta` with zeros for the prompt's counts (sglang, some gateways) keeps those
+    /// of `message_start`: the counts are cumulative.
+    #[test]
+    fn zeros_in_the_final_usage_keep_the_prompts_counts() {
+        let mut s = Stream::default();
+        let start = r#"{"type":"message_start","message":{"usage":{"input_tokens":5000,"output_tokens":1,"cache_read_input_tokens":100000,"cache_creation_input_tokens":7}}}"#;
+        s.event(&ev("message_start", start));
+        let delta = r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":0,"output_tokens":50,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}"#;
+        let out = s.event(&ev("message_delta", delta));
+        let usage = out.iter().find_map(|d| if let Delta::Usage(u) = d { Some(*u) } else { None }).unwrap();
+        assert_eq!((usage.input, usage.output, usage.cache_read, usage.cache_write), (5000, 50, 100000, 7));
     }
 
     #[test]
