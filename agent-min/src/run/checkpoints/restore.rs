@@ -44,6 +44,7 @@ pub(crate) struct Done {
 /// continues from there. The cuts of the context window made since the checkpoint are undone
 /// first: the conversation is the one it had then, not a prefix of the cut one.
 pub(crate) fn cut(record: &mut Record, cp: &CheckpointRecord) {
+    let cuts_undone = record.cuts.len() > cp.cuts as usize;
     record.undo_cuts_since(cp.cuts as usize);
     let keep = (cp.messages as usize).min(record.messages.len());
     let following = record.messages.get(keep).map(|m| (m.content.clone(), m.parts.clone()));
@@ -56,6 +57,11 @@ pub(crate) fn cut(record: &mut Record, cp: &CheckpointRecord) {
         (true, None) => (record.pending.take(), pending),
         (false, _) => (None, Vec::new()),
     };
+    // The last request's reported size was of the whole conversation: a resume would measure
+    // the shorter one by it (and cut it for nothing). Unknown now, so estimated from the text.
+    if keep < record.messages.len() || cuts_undone {
+        record.last_request_tokens = 0;
+    }
     record.messages.truncate(keep);
     record.turns = cp.turn;
     record.status = "running".into();
@@ -307,6 +313,24 @@ mod tests {
         assert_eq!(r.pending.as_deref(), Some("result 1"));
         assert_eq!((r.turns, r.status.as_str(), r.outcome.is_none()), (1, "running", true));
         assert_eq!(r.checkpoints.iter().map(|c| c.number).collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    /// The last request's size was of the whole conversation: after a cut back it is unknown
+    /// (a resume measured the restored conversation by it, and halved it for nothing).
+    #[test]
+    fn cutting_back_forgets_the_last_requests_size() {
+        let mut r = record();
+        r.last_request_tokens = 158_000;
+        let target = r.checkpoints[1].clone();
+        cut(&mut r, &target);
+        assert_eq!(r.last_request_tokens, 0);
+        // Cut to where it already is: the size still holds.
+        let mut r = record();
+        r.last_request_tokens = 158_000;
+        r.checkpoints.push(cp(4, 3, 6));
+        let target = r.checkpoints[3].clone();
+        cut(&mut r, &target);
+        assert_eq!(r.last_request_tokens, 158_000);
     }
 
     #[test]
