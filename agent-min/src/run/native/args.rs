@@ -4,9 +4,11 @@
 //! call streams. Fragments may end anywhere: inside a key, inside a `\n` or `\u00e9` escape,
 //! between the two halves of a surrogate pair.
 //!
-//! The final values come from [`Args::finish`], which parses the whole text with serde_json,
-//! so what runs is exactly what a JSON parser reads; the incremental reading is only for
-//! display.
+//! The final values come from [`Args::finish`], which parses the text with serde_json, so
+//! what runs is exactly what a JSON parser reads; the incremental reading is only for
+//! display. As Cline's streaming parser, the first whole object is the arguments, whatever
+//! follows it; raw line breaks and other control characters inside its strings are read as
+//! the escapes JSON wants (Cline's salvage reads them so).
 
 use serde_json::{Map, Value};
 
@@ -64,8 +66,12 @@ impl Text {
     fn step(&mut self, c: char) -> Step {
         if let Some((acc, n)) = self.hex {
             let Some(d) = c.to_digit(16) else {
+                // Not an escape after all (serde_json refuses it in the final text): the
+                // character is read as itself, so a `"` still ends the string — swallowed, it
+                // made a whole object look cut off.
                 self.hex = None;
-                return Step::Char(char::REPLACEMENT_CHARACTER);
+                self.high = None;
+                return self.step(c);
             };
             let acc = acc * 16 + d;
             if n < 3 {
@@ -179,7 +185,10 @@ impl Args {
             State::AfterValue if ws => {}
             State::AfterValue if c == ',' => self.state = State::Key,
             State::AfterValue if c == '}' => self.state = State::Done,
-            State::Done if ws => {}
+            // Anything after the object is not read: the first whole object is the arguments
+            // (Cline's streaming JSON parser keeps it; a gateway that sends the arguments again
+            // after their pieces made every call refused).
+            State::Done => {}
             _ => self.broken = true,
         }
     }
@@ -255,7 +264,9 @@ impl Args {
         if !self.broken && self.state != State::Done {
             return Err(Invalid::Incomplete);
         }
-        let map: Map<String, Value> = serde_json::from_str(&self.raw).map_err(|e| Invalid::Malformed(e.to_string()))?;
+        let map = first_object(&self.raw)
+            .or_else(|e| first_object(&with_control_characters_escaped(&self.raw)).map_err(|_| e))
+            .map_err(Invalid::Malformed)?;
         let compact = serde_json::to_string(&map).map_err(|e| Invalid::Malformed(e.to_string()))?;
         let params = map
             .into_iter()
@@ -269,6 +280,50 @@ impl Args {
             .collect();
         Ok((params, compact))
     }
+}
+
+/// The first JSON object of `text`, whatever follows it (as Cline's `@streamparser/json`
+/// reads a call's arguments: `{"a":1}{"a":1}` is `{"a":1}`); serde_json's message when there
+/// is none.
+fn first_object(text: &str) -> Result<Map<String, Value>, String> {
+    match serde_json::Deserializer::from_str(text).into_iter::<Map<String, Value>>().next() {
+        Some(Ok(map)) => Ok(map),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err("no JSON object".to_string()),
+    }
+}
+
+/// `text` with each raw control character inside a string written as its escape (`\n`, `\t`,
+/// `\u001b`): a model that writes a file's line breaks raw inside the JSON string means them,
+/// and Cline's salvage of such arguments reads them so; JSON refuses them.
+fn with_control_characters_escaped(text: &str) -> String {
+    let (mut out, mut in_string, mut escape) = (String::with_capacity(text.len()), false, false);
+    for c in text.chars() {
+        match c {
+            _ if escape => escape = false,
+            '\\' if in_string => escape = true,
+            '"' => in_string = !in_string,
+            '\n' if in_string => {
+                out.push_str("\\n");
+                continue;
+            }
+            '\t' if in_string => {
+                out.push_str("\\t");
+                continue;
+            }
+            '\r' if in_string => {
+                out.push_str("\\r");
+                continue;
+            }
+            c if in_string && c < ' ' => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Why arguments cannot be used.
@@ -356,11 +411,47 @@ mod tests {
         let mut a = Args::new();
         a.push("{}");
         assert_eq!(a.finish().unwrap().0, Vec::<(String, String)>::new());
-        for bad in ["[1]", "{\"a\" 1}", "{\"a\":1}}", "nope"] {
+        for bad in ["[1]", "{\"a\" 1}", "nope", "{\"path\":\"a\\u12\"}"] {
             let mut a = Args::new();
             a.push(bad);
             assert!(matches!(a.finish(), Err(Invalid::Malformed(_))), "{bad}");
         }
+    }
+
+    /// As Cline's streaming JSON parser reads a call's arguments: the first whole object,
+    /// whatever follows (a gateway that sends the arguments again after their pieces made
+    /// every call refused).
+    #[test]
+    fn the_first_whole_object_is_the_arguments() {
+        for text in [r#"{"path":"a.txt"}{"path":"a.txt"}"#, r#"{"path":"a.txt"} done"#, r#"{"path":"a.txt"}}"#] {
+            let mut a = Args::new();
+            for piece in [&text[..5], &text[5..]] {
+                a.push(piece);
+            }
+            assert_eq!(a.finish().unwrap(), (pairs(&[("path", "a.txt")]), r#"{"path":"a.txt"}"#.to_string()), "{text}");
+            assert_eq!(a.params(), pairs(&[("path", "a.txt")]), "{text}");
+        }
+    }
+
+    /// Line breaks and tabs written raw inside a string (JSON wants them escaped) are what the
+    /// model meant, as Cline's salvage reads them; the object kept is valid JSON.
+    #[test]
+    fn raw_control_characters_inside_strings_are_read_as_meant() {
+        let mut a = Args::new();
+        a.push("{\"absolutePath\":\"a.py\",\"content\":\"def f():\n\treturn \\\"x\\\"\u{1b}\n\"}");
+        let (params, compact) = a.finish().unwrap();
+        assert_eq!(params, pairs(&[("absolutePath", "a.py"), ("content", "def f():\n\treturn \"x\"\u{1b}\n")]));
+        assert_eq!(compact, r#"{"absolutePath":"a.py","content":"def f():\n\treturn \"x\"\u001b\n"}"#);
+    }
+
+    /// A `\u` with a character that is no hex digit does not swallow the closing quote: the
+    /// object is whole (and malformed), not cut off.
+    #[test]
+    fn a_bad_unicode_escape_leaves_the_string_its_end() {
+        let mut a = Args::new();
+        a.push(r#"{"path":"a\u12"}"#);
+        assert!(a.is_complete());
+        assert!(matches!(a.finish(), Err(Invalid::Malformed(_))));
     }
 
     #[test]
