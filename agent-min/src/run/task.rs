@@ -1215,9 +1215,16 @@ impl Task {
     }
 
     fn overflow_message(&self, e: &crate::run::llm::ApiError) -> String {
+        let provider = self.transport.provider();
+        // All that can go is gone (the task, its first reply and the latest message are kept):
+        // a smaller window cannot help; what those hold is too big.
+        if self.messages.len() <= 3 {
+            return format!(
+                "{provider} API error: {e} — the prompt is too long for the model even with all older history removed: the task's own message (with the files and input attached to it) or the latest tool result is too large; start a new task with less in it, or use a model with a larger context window"
+            );
+        }
         format!(
-            "{} API error: {e} — the prompt is still too long for the model after removing older history; pass a smaller --context-window (now {} tokens) so history is cut earlier, or start a new task",
-            self.transport.provider(),
+            "{provider} API error: {e} — the prompt is still too long for the model after removing older history; pass a smaller --context-window (now {} tokens) so history is cut earlier, or start a new task",
             self.around.context.window()
         )
     }

@@ -281,7 +281,9 @@ fn context_errors_until_no_history_is_left_to_cut_fail_naming_the_fix() {
         server.requests()[3..].iter().map(|r| r.body["messages"].as_array().unwrap().len()).collect();
     assert_eq!(sizes, [7, 5, 3], "cut while more than 3 messages were left, then stopped");
     assert!(r.stderr.contains("prompt is too long"), "{}", r.stderr);
-    assert!(r.stderr.contains("--context-window"), "{}", r.stderr);
+    // Nothing more can be cut: a smaller --context-window would not help, and is not advised.
+    assert!(r.stderr.contains("even with all older history removed: the task's own message"), "{}", r.stderr);
+    assert!(!r.stderr.contains("--context-window"), "{}", r.stderr);
 }
 
 /// A refusal after a cut cuts again while history is left (Cline re-arms its cut when more than
