@@ -169,22 +169,37 @@ fn persons_words(content: &str, first: bool) -> Option<&str> {
     // The last a message holds (a resume after a stop keeps the feedback it carried before its
     // notice; the feedback on a call comes after the results), where a part of the message
     // starts (after a blank line), as agent-min writes each.
+    // A slash command's instructions open the block of the person's words (Cline's
+    // `parseSlashCommands`): what starts at `i` starts a part also after them.
+    let unopened = |i: usize| match content[..i].ends_with("</explicit_instructions>\n") {
+        true => content[..i].rfind("<explicit_instructions").unwrap_or(i),
+        false => i,
+    };
+    let part = |&i: &usize| {
+        let i = unopened(i);
+        i == 0 || content[..i].ends_with("\n\n")
+    };
     let last = |open: &str, close: &str| {
-        let part = |&i: &usize| i == 0 || content[..i].ends_with("\n\n");
         let at = content.match_indices(open).map(|(i, _)| i).filter(part).last()?;
         let words = content[at + open.len()..].split(close).next()?.trim();
         Some((at, words))
     };
+    // The feedback on a completion: a block of its own after the note (the instructions
+    // between them).
+    let note = "The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n";
+    let on_completion = content
+        .match_indices("<feedback>")
+        .map(|(i, _)| i)
+        .filter(|&i| content[..unopened(i)].ends_with(note) && part(&(unopened(i) - note.len())))
+        .last()
+        .and_then(|at| Some((at, content[at + "<feedback>".len()..].split("</feedback>").next()?.trim())));
     let words = match inner("<task>", "</task>").filter(|_| first) {
         Some(task) => task,
         None => {
             [
                 last("New instructions for task continuation:\n<user_message>", "</user_message>"),
                 last("The user provided the following feedback:\n<feedback>", "</feedback>"),
-                last(
-                    "The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>",
-                    "</feedback>",
-                ),
+                on_completion,
                 last(
                     "You seem to be having trouble proceeding. The user has provided the following feedback to help guide you:\n<feedback>",
                     "</feedback>",
@@ -212,6 +227,12 @@ mod tests {
         assert_eq!(persons_words(first, true), Some("Write hello.txt"));
         let later = "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\nNow other.txt\n</feedback>\n\n<environment_details>\n</environment_details>";
         assert_eq!(persons_words(later, false), Some("Now other.txt"));
+        // With a slash command, its instructions open the feedback's block (Cline's order).
+        let ins = "<explicit_instructions type=\"w.md\">\nDo w.\n</explicit_instructions>\n";
+        let commanded = later.replace("<feedback>", &format!("{ins}<feedback>"));
+        assert_eq!(persons_words(&commanded, false), Some("Now other.txt"));
+        let stopped = format!("[write_to_file for 'a'] Result:\nok\n\n{ins}The user provided the following feedback:\n<feedback>\nmore\n</feedback>");
+        assert_eq!(persons_words(&stopped, false), Some("more"));
         let resumed = "[TASK RESUMPTION] This task was interrupted just now.\n\nNew instructions for task continuation:\n<user_message>\nGo on\n</user_message>\n\n<environment_details>\n</environment_details>";
         assert_eq!(persons_words(resumed, false), Some("Go on"));
         assert_eq!(persons_words("[write_to_file for 'a.txt'] Result:\nThe content was saved.", false), None);

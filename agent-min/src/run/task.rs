@@ -479,7 +479,7 @@ impl Task {
         }
         let follow_up = if guidance { prompt::guidance_after } else { prompt::follow_up };
         let asked = self.asked.take();
-        let (instructions, blocks, mut reply) = match &asked {
+        let (blocks, mut reply) = match &asked {
             // The answer to the question the turn ended at, as its result (the terminal's
             // `<answer>`: mentions expanded, then a slash command before it), PostToolUse's
             // context after it, after what a hook's stop left unsent.
@@ -501,18 +501,19 @@ impl Task {
                 let own = tools::result_message(call, &answer);
                 self.answer_in_history(*n, &own);
                 let result = format!("{own}{}", before(&post));
-                (String::new(), String::new(), prompt::after_unsent(unsent.as_deref(), &result))
+                (String::new(), prompt::after_unsent(unsent.as_deref(), &result))
             }
+            // A slash command's instructions open the block of the person's words (Cline's
+            // `parseSlashCommands`).
             None => {
                 let (instructions, m) = self.read_words(text);
-                let reply = follow_up(&m.words, unsent.as_deref());
-                (instructions, m.blocks, reply)
+                (m.blocks, follow_up(&m.words, unsent.as_deref(), &instructions))
             }
         };
         if let (None, Some(results)) = (&unsent, &completed_after) {
             reply = format!("{results}\n\n{reply}");
         }
-        let head = format!("{instructions}{reply}{blocks}");
+        let head = format!("{reply}{blocks}");
         if asked.is_some() || guidance {
             return Next::Continue(format!("{head}\n\n{}", self.environment_details(false)));
         }

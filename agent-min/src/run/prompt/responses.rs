@@ -74,12 +74,14 @@ pub(crate) fn starts_a_part(text: &str) -> bool {
 /// completion (`unsent` is `None`), Cline's feedback on the result of `attempt_completion`
 /// (`AttemptCompletionHandler`); after a stop, what was left unsent if anything (without its
 /// environment details: fresh ones follow) and then the person's words as feedback.
-pub(crate) fn follow_up(prompt: &str, unsent: Option<&str>) -> String {
+/// `instructions` (what a slash command in the words stands for, or "") go where Cline's
+/// `parseSlashCommands` puts them: at the start of the text block holding the `<feedback>`.
+pub(crate) fn follow_up(prompt: &str, unsent: Option<&str>, instructions: &str) -> String {
     match unsent.map(str::trim_end) {
         None => format!(
-            "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\n{prompt}\n</feedback>"
+            "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n{instructions}<feedback>\n{prompt}\n</feedback>"
         ),
-        Some(earlier) => after(earlier, &user_feedback(prompt)),
+        Some(earlier) => after(earlier, &format!("{instructions}{}", user_feedback(prompt))),
     }
 }
 
@@ -91,8 +93,8 @@ pub(crate) fn after_unsent(unsent: Option<&str>, words: &str) -> String {
 /// A later prompt after a stop at the mistake limit: Cline's answer to its
 /// `mistake_limit_reached` ask — what was left unsent (without its environment details), then
 /// the person's words as guidance ([`too_many_mistakes`]).
-pub(crate) fn guidance_after(prompt: &str, unsent: Option<&str>) -> String {
-    after(unsent.unwrap_or_default(), &too_many_mistakes(prompt))
+pub(crate) fn guidance_after(prompt: &str, unsent: Option<&str>, instructions: &str) -> String {
+    after(unsent.unwrap_or_default(), &format!("{instructions}{}", too_many_mistakes(prompt)))
 }
 
 /// `earlier` (a user message left unsent, its environment details dropped: fresh ones follow)
@@ -564,15 +566,32 @@ mod follow_up_tests {
         // Cline's AttemptCompletionHandler: its blocks `[attempt_completion] Result: Done`, the
         // feedback note and the feedback, each a block of its own (here after a blank line).
         assert_eq!(
-            follow_up("more", None),
+            follow_up("more", None, ""),
             "[attempt_completion] Result: Done\n\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n<feedback>\nmore\n</feedback>"
         );
-        assert_eq!(follow_up("more", Some("")), user_feedback("more"));
+        assert_eq!(follow_up("more", Some(""), ""), user_feedback("more"));
         let env = "<environment_details>\nx\n</environment_details>";
-        assert_eq!(follow_up("more", Some(env)), user_feedback("more"));
+        assert_eq!(follow_up("more", Some(env), ""), user_feedback("more"));
         assert_eq!(
-            follow_up("more", Some(&format!("results\n\n{env}"))),
+            follow_up("more", Some(&format!("results\n\n{env}")), ""),
             format!("results\n\n{}", user_feedback("more"))
+        );
+    }
+
+    /// A slash command's instructions open the block holding the `<feedback>`, as Cline's
+    /// `parseSlashCommands` writes them into it: after the completion's result and note (they
+    /// went before `[attempt_completion] Result:`), after what was left unsent.
+    #[test]
+    fn a_slash_commands_instructions_open_the_feedbacks_block() {
+        let ins = "<explicit_instructions type=\"w.md\">\nDo w.\n</explicit_instructions>\n";
+        assert_eq!(
+            follow_up("more", None, ins),
+            format!("[attempt_completion] Result: Done\n\nThe user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n\n{ins}<feedback>\nmore\n</feedback>")
+        );
+        assert_eq!(follow_up("more", Some("results"), ins), format!("results\n\n{ins}{}", user_feedback("more")));
+        assert_eq!(
+            guidance_after("more", Some("results"), ins),
+            format!("results\n\n{ins}{}", too_many_mistakes("more"))
         );
     }
 }
