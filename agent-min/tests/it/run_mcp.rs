@@ -1628,6 +1628,51 @@ fn a_servers_log_messages_are_shown() {
     assert!(server.requests()[1].last_user().contains("logged"));
 }
 
+/// A server still starting when the task ends is stopped with what it started (its process
+/// group), and said so: it had no test of its own.
+#[test]
+fn a_server_still_starting_when_the_task_ends_is_stopped_with_its_children() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // In the workspace: the model's command waits for it (however slowly Python starts).
+    let pidfile = ws.path().join("PIDS");
+    let body = format!(
+        r#"import os, subprocess
+CAPS = {{}}
+child = subprocess.Popen(["sleep", "600"])
+with open({pids:?}, "w") as f:
+    f.write(f"{{os.getpid()}}\n{{child.pid}}\n")
+while True:
+    time.sleep(0.05)
+"#,
+        pids = pidfile.display().to_string()
+    );
+    let never = raw_server(dir.path(), "never", &body);
+    let cfg = settings(dir.path(), json!({"never": never}));
+    let wait = r#"for i in $(seq 600); do [ "$(grep -c . PIDS 2>/dev/null)" = 2 ] && break; sleep 0.1; done"#;
+    let server = Server::start(vec![
+        anthropic(&tool("execute_command", &[("command", wait), ("requires_approval", "false")])),
+        anthropic(&completion("done")),
+    ]);
+    let base = anthropic_args(&server);
+    let args =
+        args_with(&base, &["--mcp-config", &cfg, "--mcp-startup-timeout", "1", "--json", "--no-save", "--yolo", "t"]);
+    let r = run_agent(ws.path(), &args, &[], LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let started = pids(&pidfile);
+    assert_eq!(started.len(), 2, "the server and its child started: {}", r.all());
+    let ev = events::parse(&r.stdout);
+    let said: Vec<(String, String)> = events::of(&ev, "mcp_server")
+        .iter()
+        .map(|e| (e["event"].as_str().unwrap().to_string(), e["state"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(said.first().map(|(e, s)| (e.as_str(), s.as_str())), Some(("started", "starting")), "{said:?}");
+    assert_eq!(said.last().map(|(e, _)| e.as_str()), Some("stopped"), "{said:?}");
+    for pid in started {
+        wait_for("the server's group to be gone", || !alive(pid));
+    }
+}
+
 #[test]
 fn a_workspace_s_settings_cannot_auto_approve_their_own_tools() {
     let ws = tempfile::tempdir().unwrap();
