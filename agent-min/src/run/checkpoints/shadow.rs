@@ -312,6 +312,8 @@ impl Shadow {
     /// files are left out may have changed), inside a nested repository.
     fn commit_paths(&self, paths: &[PathBuf], base: &str, message: &str) -> Result<Option<Taken>, String> {
         use std::os::unix::fs::PermissionsExt;
+        // Before anything is read: a file made before this instant was there when it was taken.
+        let taken = files_clock();
         if self.head().as_deref() != Some(base) {
             return Ok(None);
         }
@@ -363,8 +365,10 @@ impl Shadow {
             let tracked = entry(&listings[dirs.len() - 1], leaf).is_some();
             if !tracked {
                 // As in the whole scan: an untracked ignored or excluded file is not added.
-                // (check-ignore refuses the literal-pathspecs setting: exit 128 on every path.)
-                let out = self.git.run_with(&["check-ignore", "-q", "--no-index", "--", rel_text], None, false);
+                // (check-ignore refuses the literal-pathspecs setting: exit 128 on every path;
+                // without it `./` keeps a name like `:foo` from being read as pathspec magic.)
+                let path = format!("./{rel_text}");
+                let out = self.git.run_with(&["check-ignore", "-q", "--no-index", "--", &path], None, false);
                 match out.map_err(|e| format!("cannot run git: {e}"))?.code {
                     Some(0) => continue,
                     Some(1) => {}
@@ -398,8 +402,15 @@ impl Shadow {
             tree = child;
             files.push(rel_text.to_string());
         }
-        let marked = format!("{}\n\n{PATHS_ONLY}", with_left_out(message, &left_out));
-        let hash = self.git.check(&["commit-tree", &tree, "-m", &marked, "-p", base], None)?.text().trim().to_string();
+        let marked = format!(
+            "{}\n\n{TAKEN_AT}{}.{:09}\n{PATHS_ONLY}",
+            with_left_out(message, &left_out),
+            taken.tv_sec,
+            taken.tv_nsec
+        );
+        // The message on stdin: its list of left-out files may be longer than one argument may.
+        let hash = self.git.check(&["commit-tree", &tree, "-p", base, "-F", "-"], Some(marked.as_bytes()))?;
+        let hash = hash.text().trim().to_string();
         self.git.check(&["update-ref", "-m", message, "HEAD", &hash, base], None)?;
         files.sort();
         files.dedup();
@@ -489,11 +500,11 @@ impl Shadow {
         }
         let head = self.head();
         let full = with_left_out(message, &left_out);
-        let mut args = vec!["commit-tree", tree.as_str(), "-m", &full];
+        let mut args = vec!["commit-tree", tree.as_str(), "-F", "-"];
         if let Some(parent) = &head {
             args.extend(["-p", parent.as_str()]);
         }
-        let hash = self.git.check(&args, None)?.text().trim().to_string();
+        let hash = self.git.check(&args, Some(full.as_bytes()))?.text().trim().to_string();
         let old = head.unwrap_or_default();
         self.git.check(&["update-ref", "-m", message, "HEAD", &hash, &old], None)?;
         Ok(Some(Taken { hash, files, left_out }))
@@ -584,24 +595,31 @@ impl Shadow {
         Ok(all)
     }
 
-    /// The files whose presence at checkpoint `hash` is unknown: when it holds the edited paths
-    /// only, what the first whole scan after it (on the way to `now`) found that the
-    /// checkpoint before that scan had not — made by the person or a command before `hash` was
-    /// taken, or after: no one knows. A restore to `hash` leaves them (Cline's checkpoint, a
-    /// whole scan, would have held a file made before it; deleting the person's new file is
-    /// the loss to avoid, keeping a command's the lesser harm). Empty for a whole scan.
+    /// The files that were there when checkpoint `hash` was taken though it does not hold
+    /// them: when it holds the edited paths only, those the first whole scan after it (on the
+    /// way to `now`) found new and that were made before it was taken (by their birth time,
+    /// else their last status change). A restore to `hash` leaves them, as Cline's checkpoint
+    /// — a whole scan — would have held them (a note the person wrote before an edit was
+    /// deleted); what a command made after it goes, as in Cline. Empty for a whole scan.
     fn unknown_at(&self, hash: &str, now: &str) -> Result<std::collections::HashSet<Vec<u8>>, String> {
-        let paths_only = |c: &str| -> Result<bool, String> {
-            let out = self.git.check(&["log", "-1", "--format=%B", c], None)?;
-            Ok(out.text().trim_end().ends_with(PATHS_ONLY))
-        };
-        if !paths_only(hash)? {
+        let message = |c: &str| self.git.check(&["log", "-1", "--format=%B", c], None).map(|o| o.text());
+        let first = message(hash)?;
+        if !first.trim_end().ends_with(PATHS_ONLY) {
             return Ok(Default::default());
         }
+        let Some(taken) = first.lines().find_map(|l| l.strip_prefix(TAKEN_AT)).and_then(parse_instant) else {
+            return Ok(Default::default());
+        };
         let later = self.git.check(&["rev-list", "--reverse", "--ancestry-path", &format!("{hash}..{now}")], None)?;
         for c in later.text().lines() {
-            if !paths_only(c)? {
-                return self.added(&format!("{c}^"), c);
+            if !message(c)?.trim_end().ends_with(PATHS_ONLY) {
+                let mut found = self.added(&format!("{c}^"), c)?;
+                found.retain(|p| {
+                    use std::os::unix::ffi::OsStrExt;
+                    let on_disk = self.workspace.join(std::ffi::OsStr::from_bytes(p));
+                    fs::symlink_metadata(on_disk).is_ok_and(|m| made_at(&m) < taken)
+                });
+                return Ok(found);
             }
         }
         Ok(Default::default())
@@ -716,16 +734,22 @@ impl Shadow {
     /// git's own housekeeping when it is due (`gc --auto`: over 6,700 loose objects or 50
     /// packs), as Cline's `git commit` does after every checkpoint; our plumbing (`commit-tree`,
     /// `hash-object`, bulk `add`s into packs of their own) starts none, so the repository grew
-    /// for good. Once a run, with its first checkpoint, in the background (lock held by the
-    /// caller); a failure only leaves it untidy.
-    pub fn tidy(&self) {
-        self.tidy_with(&[]);
+    /// for good. Returned to be run on a thread of its own, without the lock: no tool waits for
+    /// it, and git's own `gc.pid` keeps two apart (what it packs or prunes is never what a
+    /// checkpoint being taken needs: loose objects younger than two weeks stay). A failure, or
+    /// the end of the process, only leaves it untidy.
+    pub fn tidy(&self) -> impl FnOnce() + Send + 'static {
+        self.tidy_with(&[])
     }
 
-    fn tidy_with(&self, settings: &[&str]) {
-        let mut args = settings.to_vec();
-        args.extend(["gc", "--auto", "--quiet"]);
-        let _ = self.git.run(&args, None);
+    fn tidy_with(&self, settings: &[&str]) -> impl FnOnce() + Send + 'static {
+        let git = self.git.clone();
+        let mut args: Vec<String> = settings.iter().map(|s| s.to_string()).collect();
+        args.extend(["gc", "--auto", "--quiet"].map(String::from));
+        move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let _ = git.run(&args, None);
+        }
     }
 
     /// Bytes the shadow repository takes on disk.
@@ -754,6 +778,33 @@ pub(crate) struct RestoreFailed {
 
 /// The last line of the message of a checkpoint of the edited paths only (`commit_paths`).
 const PATHS_ONLY: &str = "Scope: the edited paths only";
+
+/// The line of an edit's checkpoint's message that says when it was taken (the clock file
+/// times are written by: `seconds.nanoseconds`).
+const TAKEN_AT: &str = "Taken at: ";
+
+/// Now, by the clock the kernel stamps files with (`CLOCK_REALTIME_COARSE`): a file made
+/// after this instant never has an earlier birth time.
+fn files_clock() -> rustix::time::Timespec {
+    rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse)
+}
+
+/// `seconds.nanoseconds` as an instant.
+fn parse_instant(text: &str) -> Option<std::time::SystemTime> {
+    let (secs, nanos) = text.trim().split_once('.')?;
+    let at = std::time::Duration::new(secs.parse().ok()?, nanos.parse().ok()?);
+    Some(std::time::UNIX_EPOCH + at)
+}
+
+/// When a file was made: its birth time where the file system keeps one, else its last
+/// status change (never earlier than its birth).
+fn made_at(m: &fs::Metadata) -> std::time::SystemTime {
+    use std::os::unix::fs::MetadataExt;
+    m.created().unwrap_or_else(|_| {
+        let changed = std::time::Duration::new(m.ctime().max(0) as u64, m.ctime_nsec().clamp(0, 999_999_999) as u32);
+        std::time::UNIX_EPOCH + changed
+    })
+}
 
 /// The start of each line of a checkpoint's message that names a file it left out.
 const LEFT_OUT: &str = "Left out: ";
@@ -1015,9 +1066,9 @@ mod tests {
         }
         assert_eq!(packs(&s), 3, "a pack per bulk add");
         let _held = s.lock().unwrap();
-        s.tidy();
+        s.tidy()();
         assert_eq!(packs(&s), 3, "not due by git's own limits");
-        s.tidy_with(&["-c", "gc.autoPackLimit=2"]);
+        s.tidy_with(&["-c", "gc.autoPackLimit=2"])();
         assert_eq!(packs(&s), 1);
         assert_eq!(s.snapshot("again", last.as_deref(), true).unwrap(), None, "everything is still there");
         let listed = s.git.check(&["ls-tree", "-r", "--name-only", last.as_deref().unwrap()], None).unwrap().text();
@@ -1075,7 +1126,7 @@ mod tests {
     /// A file the person made before an edit's checkpoint (which holds the edited paths only)
     /// and which the next whole scan saved is left alone by a restore to that checkpoint: it
     /// was deleted, though Cline's checkpoint, a whole scan, would have held it. What an edit
-    /// made after the checkpoint is still removed.
+    /// or a command made after the checkpoint is still removed.
     #[test]
     fn a_restore_to_an_edits_checkpoint_keeps_the_files_it_could_not_know_of() {
         let f = fixture();
@@ -1084,6 +1135,14 @@ mod tests {
         let first = snap(&s, "first");
         let _held = s.lock().unwrap();
         write(&f.ws, "notes.md", "the person's notes");
+        // The edit comes after the file clock has moved past the note's birth (seconds later,
+        // in a real task: the model's turn).
+        let born = made_at(&fs::symlink_metadata(f.ws.join("notes.md")).unwrap());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while parse_instant(&format!("{}.{:09}", files_clock().tv_sec, files_clock().tv_nsec)).unwrap() <= born {
+            assert!(std::time::Instant::now() < deadline, "the file clock did not move");
+            std::thread::yield_now();
+        }
         write(&f.ws, "a.rs", "two");
         let edit = s.snapshot_of(Scope::Paths(&[f.ws.join("a.rs")]), "edit", Some(&first.hash), false);
         let edit = edit.unwrap().unwrap();
@@ -1091,8 +1150,10 @@ mod tests {
         write(&f.ws, "later.rs", "written by the next edit");
         let next = s.snapshot_of(Scope::Paths(&[f.ws.join("later.rs")]), "edit 2", Some(&edit.hash), false);
         let next = next.unwrap().unwrap();
+        // A command then writes a file: made after the edit's checkpoint, it goes, as in Cline.
+        write(&f.ws, "made.txt", "a command's output");
         let command = s.snapshot("command", Some(&next.hash), false).unwrap().unwrap();
-        assert_eq!(command.files, vec!["notes.md"]);
+        assert_eq!(command.files, vec!["made.txt", "notes.md"]);
         assert_eq!(s.kept_by_restore(&edit.hash, &[]).unwrap(), ["notes.md"]);
         assert!(s.kept_by_restore(&first.hash, &[]).unwrap().is_empty(), "a whole scan knows");
         let before = s.snapshot("before restore", None, false).unwrap().unwrap();
@@ -1100,6 +1161,7 @@ mod tests {
         assert_eq!(fs::read_to_string(f.ws.join("notes.md")).unwrap(), "the person's notes");
         assert_eq!(fs::read_to_string(f.ws.join("a.rs")).unwrap(), "two");
         assert!(!f.ws.join("later.rs").exists(), "made after the checkpoint");
+        assert!(!f.ws.join("made.txt").exists(), "made after the checkpoint, by a command");
     }
 
     /// The task's record keeps the first 50 files a checkpoint left out; a restore leaves all
@@ -1470,7 +1532,16 @@ mod tests {
         write(&f.ws, "src/a.rs", "behind the back again");
         write(&f.ws, "src/new/d.rs", "d");
         let t = s.snapshot_of(Scope::Paths(&[f.ws.join("src/new/d.rs")]), "d", Some(&whole.hash), false).unwrap();
-        assert_eq!(t.unwrap().files, vec!["src/new/d.rs"]);
+        let t = t.unwrap();
+        assert_eq!(t.files, vec!["src/new/d.rs"]);
+        // A new file whose name looks like pathspec magic is checked as the name it is.
+        write(&f.ws, ".gitignore", "");
+        let t = s.snapshot("whole", Some(&t.hash), false).unwrap().unwrap();
+        write(&f.ws, ".gitignore", "foo\n");
+        let t = s.snapshot("whole", Some(&t.hash), false).unwrap().unwrap();
+        write(&f.ws, ":foo", "not ignored");
+        let t = s.snapshot_of(Scope::Paths(&[f.ws.join(":foo")]), "colon", Some(&t.hash), false).unwrap();
+        assert_eq!(t.unwrap().files, vec![":foo"]);
     }
 
     /// An edit's checkpoint next to a file whose name is not UTF-8 keeps that name's bytes (it

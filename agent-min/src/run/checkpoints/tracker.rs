@@ -142,12 +142,12 @@ impl Tracker {
         };
         let opening = std::thread::spawn(move || {
             let shadow = Shadow::open(&state_dir, &workspace)?;
-            let taken = shadow.lock().and_then(|_held| {
-                let taken = shadow.snapshot(&message, None, false);
-                shadow.tidy();
-                taken
-            });
-            let taken = taken.and_then(|t| t.ok_or_else(|| "nothing was committed".to_string()));
+            let taken = shadow
+                .lock()
+                .and_then(|_held| shadow.snapshot(&message, None, false))
+                .and_then(|t| t.ok_or_else(|| "nothing was committed".to_string()));
+            // git's housekeeping, when due: on a thread no tool waits for.
+            std::thread::spawn(shadow.tidy());
             Ok((shadow, taken))
         });
         self.repo = Repo::Opening(opening);
