@@ -527,7 +527,7 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     // OPENAI_BASE_URL is not sent OpenRouter's key, nor the task sent to OpenRouter instead.
     let elsewhere = opts.base_url.is_some() || env("OPENAI_BASE_URL").is_some();
     let decl = opts.provider.unwrap_or_else(|| match &opts.base_url {
-        Some(url) => llm::providers::registry::by_url(url),
+        Some(url) => llm::providers::registry::by_url(url, env("ANTHROPIC_BASE_URL").as_deref()),
         None => {
             let chosen = |d: &&llm::providers::registry::ProviderDecl| {
                 d.chosen_by_key

@@ -128,15 +128,25 @@ pub(crate) fn decl(p: Provider) -> &'static ProviderDecl {
 }
 
 /// The provider a server named by `--base-url` without `--provider` is: the one whose own API
-/// is at that host (`api.anthropic.com`, `openrouter.ai`, `api.openai.com`), else an
-/// OpenAI-compatible one ([`FALLBACK`]) — never the first whose key is set, which sent the
-/// Anthropic key to whatever server the URL named.
-pub(crate) fn by_url(base_url: &str) -> &'static ProviderDecl {
+/// is at that host (`api.anthropic.com`, `openrouter.ai`, `api.openai.com`); Anthropic's wire
+/// format for an Anthropic-compatible endpoint — a path with an `/anthropic` segment (z.ai,
+/// DeepSeek, Moonshot, MiniMax) or the host `anthropic_base_url` (`$ANTHROPIC_BASE_URL`)
+/// names; else an OpenAI-compatible one ([`FALLBACK`]). Never the first whose key is set,
+/// which sent the Anthropic key to whatever server the URL named.
+pub(crate) fn by_url(base_url: &str, anthropic_base_url: Option<&str>) -> &'static ProviderDecl {
     let host = super::host_of(base_url);
-    PROVIDERS
-        .iter()
-        .find(|d| d.chosen_by_key && !host.is_empty() && super::host_of(d.default_base_url) == host)
-        .unwrap_or(FALLBACK.decl())
+    if let Some(home) =
+        PROVIDERS.iter().find(|d| d.chosen_by_key && !host.is_empty() && super::host_of(d.default_base_url) == host)
+    {
+        return home;
+    }
+    let path = base_url.split_once("://").map_or(base_url, |(_, r)| r).split(['?', '#']).next().unwrap_or("");
+    let anthropic_path = path.split('/').skip(1).any(|segment| segment.eq_ignore_ascii_case("anthropic"));
+    let anthropic_host = anthropic_base_url.is_some_and(|u| !host.is_empty() && super::host_of(u) == host);
+    match anthropic_path || anthropic_host {
+        true => decl(Provider::Anthropic),
+        false => FALLBACK.decl(),
+    }
 }
 
 /// The provider a `--provider` value (or a saved task's provider) names.
@@ -210,9 +220,18 @@ mod tests {
             ("http://127.0.0.1:8080/v1", "openai"),
             ("https://api.anthropic.com.evil.example/v1", "openai"),
             ("", "openai"),
+            // Anthropic-compatible endpoints.
+            ("https://api.z.ai/api/anthropic", "anthropic"),
+            ("https://api.deepseek.com/anthropic", "anthropic"),
+            ("https://gateway.example/v1?route=anthropic", "openai"),
+            ("https://anthropic.example/v1", "openai"),
         ] {
-            assert_eq!(by_url(url).name, name, "{url}");
+            assert_eq!(by_url(url, None).name, name, "{url}");
         }
+        // The host $ANTHROPIC_BASE_URL names.
+        let gateway = Some("https://llm.corp.example/claude");
+        assert_eq!(by_url("https://llm.corp.example/claude", gateway).name, "anthropic");
+        assert_eq!(by_url("https://other.example/v1", gateway).name, "openai");
     }
 
     #[test]
