@@ -111,8 +111,10 @@ fn launch_inner(opts: &cli::Options, saved: Option<Record>) -> ExitCode {
     };
     // From here a replay's temporary workspace exists: a refusal removes it (unless --keep).
     let temporary = setup.temporary.then(|| setup.root.clone());
-    // Ctrl-C and SIGTERM remove it too, once what runs in it is stopped.
-    let _gone_on_interrupt = temporary.as_ref().filter(|_| !opts.keep).map(|root| interrupt::track_file(root.clone()));
+    // Ctrl-C and SIGTERM remove it too, once what runs in it is stopped and the final words
+    // (a `TaskCancel` hook, which runs in it) are said.
+    let _gone_on_interrupt =
+        temporary.as_ref().filter(|_| !opts.keep).map(|root| interrupt::track_until_exit(root.clone()));
     let refuse = |e: &str| {
         if let (Some(root), false) = (&temporary, opts.keep) {
             let _ = std::fs::remove_dir_all(root);

@@ -137,6 +137,8 @@ impl Transport for Replay {
         _messages: &[Message],
         on: &mut dyn FnMut(Delta) -> Flow,
     ) -> Result<(), ApiError> {
+        // After Ctrl-C no request is made (a live one's curl would not start).
+        crate::run::ui::interrupt::hold_if_ending();
         let Some(reply) = self.replies.pop_front() else {
             return Err(ApiError::fatal(format!(
                 "the recording has no reply left for request {} (it holds {})",

@@ -156,10 +156,18 @@ fn a_replay_refused_after_its_workspace_was_made_leaves_no_temporary_workspace()
 }
 
 /// Ctrl-C while a replay's command runs: the command is stopped and the temporary workspace
-/// removed (it used to be left in the temporary directory).
+/// removed (it used to be left in the temporary directory) — after the `TaskCancel` hook,
+/// which runs in it.
 #[test]
 fn an_interrupted_replay_leaves_no_temporary_workspace() {
     let tmp = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let hooks = home.path().join("Documents/Cline/Hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    let seen = home.path().join("cancel-saw");
+    let hook = hooks.join("TaskCancel");
+    std::fs::write(&hook, format!("#!/bin/sh\ncat >/dev/null\nls > '{}'\n", seen.display())).unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("waits.jsonl");
     let cmd = "touch started; while :; do sleep 1; done";
@@ -176,6 +184,9 @@ fn an_interrupted_replay_leaves_no_temporary_workspace() {
         .env_remove("ANTHROPIC_API_KEY")
         .env("NO_COLOR", "1")
         .env("TMPDIR", tmp.path())
+        .env("HOME", home.path())
+        .env("XDG_DOCUMENTS_DIR", home.path().join("Documents"))
+        .env_remove("XDG_CONFIG_HOME")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -194,4 +205,7 @@ fn an_interrupted_replay_leaves_no_temporary_workspace() {
     assert_eq!(out.code, Some(130), "{}", out.all());
     let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name()).collect();
     assert!(left.is_empty(), "left behind: {left:?}\n{}", out.all());
+    let listed =
+        std::fs::read_to_string(&seen).unwrap_or_else(|e| panic!("the hook did not run ({e}):\n{}", out.all()));
+    assert!(listed.lines().any(|l| l == "started"), "the hook ran in the workspace: {listed:?}");
 }

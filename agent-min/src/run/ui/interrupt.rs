@@ -22,6 +22,7 @@ static LIVE: Mutex<Live> = Mutex::new(Live {
     files: Vec::new(),
     renames: Vec::new(),
     turn: Vec::new(),
+    at_exit: Vec::new(),
 });
 
 struct Live {
@@ -35,6 +36,9 @@ struct Live {
     files: Vec<PathBuf>,
     /// Put back on an interrupt.
     renames: Vec<Rename>,
+    /// Removed (a directory and all it holds) at an interrupt's exit, after the final words
+    /// (a replay's temporary workspace: the `TaskCancel` hook still runs in it).
+    at_exit: Vec<PathBuf>,
 }
 
 /// Starts the watcher thread, and makes a panic clean up as an interrupt does. Call once,
@@ -172,7 +176,14 @@ fn finish(ending: Ending) -> ! {
     if let Some(words) = words {
         words(&ending);
     }
+    remove_at_exit(&lock());
     std::process::exit(ending.code());
+}
+
+fn remove_at_exit(live: &Live) {
+    for dir in &live.at_exit {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 /// Kills curl and any running command or hook, without exiting (the `--timeout` watchdog): the
@@ -243,6 +254,17 @@ fn take_last_words() -> Option<LastWords> {
     LAST_WORDS.lock().unwrap_or_else(|e| e.into_inner()).take()
 }
 
+/// After an interrupt, a thread about to do more work that starts no process (a replay's next
+/// request) waits here for the exit, as one starting a process would: the loop must not go on
+/// to a request, nor end the task as failed, while the final words are said.
+pub(crate) fn hold_if_ending() {
+    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) && !LAST_WORDS_THREAD.with(|t| t.get()) {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// After an interrupt, any thread but the last words' one is stopped here: what it just
 /// registered is killed or removed, and it waits for the exit.
 fn freeze_if_interrupted(item: &Item) {
@@ -260,6 +282,7 @@ fn freeze_if_interrupted(item: &Item) {
                 r.undo();
             }
         }
+        Item::AtExit(_) => {} // the exit removes it
     }
     loop {
         std::thread::park();
@@ -301,6 +324,7 @@ fn after_panic() {
         kill_registered(&live);
         kill_servers(&live);
         remove_half_written(&live);
+        remove_at_exit(&live);
     }
 }
 
@@ -332,6 +356,7 @@ enum Item {
     Server(i32),
     File(PathBuf),
     Rename(u64),
+    AtExit(PathBuf),
 }
 
 /// A temporary rename inside one folder, held open: `renamed` is renamed back to `original`
@@ -384,6 +409,14 @@ pub(crate) fn track_file(path: PathBuf) -> Guard {
     Guard(Item::File(path))
 }
 
+/// Registers a directory to be removed, with all it holds, when an interrupt (or the
+/// watchdog) ends the process — after the final words, which may still run in it.
+pub(crate) fn track_until_exit(dir: PathBuf) -> Guard {
+    lock().at_exit.push(dir.clone());
+    freeze_if_interrupted(&Item::AtExit(dir.clone()));
+    Guard(Item::AtExit(dir))
+}
+
 /// Registers a temporary rename in the open folder `dir` (a nested repository disabled during a
 /// checkpoint) to be undone on Ctrl-C: `renamed` is renamed back to `original` there.
 pub(crate) fn track_rename(dir: Arc<OwnedFd>, renamed: OsString, original: OsString) -> Guard {
@@ -413,6 +446,7 @@ impl Drop for Guard {
             Item::Server(g) => live.servers.retain(|x| x != g),
             Item::File(f) => live.files.retain(|x| x != f),
             Item::Rename(id) => live.renames.retain(|r| r.id != *id),
+            Item::AtExit(d) => live.at_exit.retain(|x| x != d),
         }
     }
 }
