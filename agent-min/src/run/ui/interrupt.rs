@@ -468,6 +468,7 @@ mod tests {
             groups: Vec::new(),
             servers: Vec::new(),
             turn: Vec::new(),
+            at_exit: Vec::new(),
             files: vec![tmp.clone()],
             renames: vec![Rename {
                 id: 0,

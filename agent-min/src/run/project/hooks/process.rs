@@ -160,36 +160,47 @@ const PRESERVE: &[u8] = b"--preserve-symlinks-main";
 
 /// For a `#!` line that starts Node — `#!/usr/bin/node [arg]`, `#!/usr/bin/env node`,
 /// `#!/usr/bin/env -S node …` — its interpreter and the arguments to put before the script,
-/// [`PRESERVE`] included (in `-S`'s one string, which `env` splits). The line is read as the
-/// kernel reads it: the interpreter up to a blank, the rest of the line, trimmed, as one
-/// argument. `None` for any other line.
+/// with [`PRESERVE`] right after Node's name (in `-S`'s one string, which `env` splits: after
+/// `node`, so neither a `--` nor a `#` comment that follows takes it). The line is read as the
+/// kernel reads it: up to its line feed or the 256th byte, the interpreter up to a blank, the
+/// rest, trimmed of blanks (not of a `\r`), as one argument. `None` for any other line.
 fn node_line(head: &[u8]) -> Option<(PathBuf, Vec<OsString>)> {
     use std::os::unix::ffi::OsStrExt;
     let line = head.strip_prefix(b"#!")?;
-    let line = &line[..line.iter().position(|&b| b == b'\n')?];
+    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
-    let line = &line[line.iter().position(|b| !blank(b))?..];
+    let trim = |s: &[u8]| -> std::ops::Range<usize> {
+        let start = s.iter().position(|b| !blank(b)).unwrap_or(s.len());
+        let end = s.iter().rposition(|b| !blank(b)).map_or(start, |i| i + 1);
+        start..end.max(start)
+    };
+    let line = &line[trim(line)];
     let (interpreter, rest) = line.split_at(line.iter().position(blank).unwrap_or(line.len()));
     if !interpreter.contains(&b'/') {
         return None; // the kernel resolves it against the working directory: left to it
     }
-    let rest = rest.trim_ascii();
+    let rest = &rest[trim(rest)];
     let name = |word: &[u8]| word.rsplit(|&b| b == b'/').next().unwrap_or(word).to_vec();
     let is_node = |word: &[u8]| matches!(name(word).as_slice(), b"node" | b"nodejs");
     let arg = |bytes: &[u8]| OsStr::from_bytes(bytes).to_owned();
     let interpreter_path = PathBuf::from(OsStr::from_bytes(interpreter));
     let args = if is_node(interpreter) {
-        [(!rest.is_empty()).then(|| arg(rest)), Some(arg(PRESERVE))].into_iter().flatten().collect()
+        [Some(arg(PRESERVE)), (!rest.is_empty()).then(|| arg(rest))].into_iter().flatten().collect()
     } else if name(interpreter) != b"env" {
         return None;
     } else if is_node(rest) {
         vec![arg(rest), arg(PRESERVE)]
     } else {
-        let split = rest.strip_prefix(b"-S")?.trim_ascii_start();
-        if !is_node(&split[..split.iter().position(blank).unwrap_or(split.len())]) {
+        let after_s = rest.strip_prefix(b"-S")?;
+        let skip = after_s.iter().position(|b| !blank(b)).unwrap_or(after_s.len());
+        let split = &after_s[skip..];
+        let node_end = split.iter().position(blank).unwrap_or(split.len());
+        if !is_node(&split[..node_end]) {
             return None;
         }
-        vec![arg(&[rest, b" ", PRESERVE].concat())]
+        // `-S`, the node word, the flag, then the rest as written.
+        let at = 2 + skip + node_end;
+        vec![arg(&[&rest[..at], b" ", PRESERVE, &rest[at..]].concat())]
     };
     Some((interpreter_path, args))
 }
@@ -232,21 +243,25 @@ mod tests {
         assert_eq!(line("#!/usr/bin/env node\nx"), Some(format!("/usr/bin/env node|{flag}")));
         assert_eq!(
             line("#! /usr/local/bin/node  --no-warnings \nx"),
-            Some(format!("/usr/local/bin/node --no-warnings|{flag}"))
+            Some(format!("/usr/local/bin/node {flag}|--no-warnings"))
         );
+        assert_eq!(line("#!/usr/bin/node --\n"), Some(format!("/usr/bin/node {flag}|--")));
         assert_eq!(line("#!/opt/n/bin/nodejs\n"), Some(format!("/opt/n/bin/nodejs {flag}")));
         assert_eq!(
             line("#!/usr/bin/env -S node --no-warnings\n"),
-            Some(format!("/usr/bin/env -S node --no-warnings {flag}"))
+            Some(format!("/usr/bin/env -S node {flag} --no-warnings"))
         );
+        assert_eq!(line("#!/usr/bin/env -S node # why\n"), Some(format!("/usr/bin/env -S node {flag} # why")));
+        // No line feed in the first 256 bytes, or none at all: the line is what there is.
+        assert_eq!(line("#!/usr/bin/env node"), Some(format!("/usr/bin/env node|{flag}")));
         for other in [
             "#!/bin/sh\n",
             "#!/usr/bin/env python3\n",
             "#!/usr/bin/env -S deno run\n",
             "#!node\n",
-            "#!/usr/bin/env node",
             "echo\n",
             "#!/usr/bin/nodemon\n",
+            "#!/usr/bin/env node\r\n",
         ] {
             assert_eq!(line(other), None, "{other:?}");
         }
