@@ -1221,7 +1221,7 @@ impl Task {
         // a smaller window cannot help; what those hold is too big.
         if self.messages.len() <= 3 {
             return format!(
-                "{provider} API error: {e} — the prompt is too long for the model even with all older history removed: the task's own message (with the files and input attached to it) or the latest tool result is too large; start a new task with less in it, or use a model with a larger context window"
+                "{provider} API error: {e} — the prompt is too long for the model even with all older history removed: the system prompt (rules, MCP servers' tools, skills), the task's own message (with the files and input attached to it) or the latest tool result is too large; start a new task with less in it, or use a model with a larger context window"
             );
         }
         format!(

@@ -94,7 +94,8 @@ pub(crate) fn log_message(msg: &Value) -> Option<(String, String)> {
     }
     let params = msg.get("params").cloned().unwrap_or(Value::Null);
     let text = |k: &str| params.get(k).and_then(Value::as_str).map(str::to_string);
-    let level = text("level").unwrap_or_else(|| "info".to_string());
+    // A level is a word (RFC 5424's, in the protocol): a longer one is cut.
+    let level: String = text("level").unwrap_or_else(|| "info".to_string()).chars().take(16).collect();
     let data = match params.get("data") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         Some(v) if !v.is_null() && !v.is_string() => v.to_string(),
@@ -160,6 +161,7 @@ mod tests {
         assert_eq!(log(serde_json::json!({"message": "old style"})), pair("info", "old style"));
         assert_eq!(log(serde_json::json!({"level": "debug", "data": {"n": 1}})), pair("debug", "{\"n\":1}"));
         assert_eq!(log(Value::Null), pair("info", ""));
+        assert_eq!(log(serde_json::json!({"level": "x".repeat(1000), "data": "d"})), pair(&"x".repeat(16), "d"));
         let long = log(serde_json::json!({"data": "é".repeat(3000)})).unwrap().1;
         assert_eq!(long.chars().count(), 2001);
         assert!(long.ends_with('…'));
