@@ -397,34 +397,49 @@ fn named_instead(messages: &[Message], mut why: impl FnMut(&ImagePart) -> Option
 /// than 20, none over 2000 pixels a side ("At least one of the image dimensions exceed max
 /// allowed size for many-image requests"). Every request carries the whole history, so once a
 /// task had read its 21st large screenshot every later request — and every resume — was
-/// refused. Past 20 images, those over 2000 pixels a side are named instead of sent, and past
-/// 100 the oldest; `None` when the request is within the limits.
+/// refused. Past 20 images, those over 2000 pixels a side are named instead of sent (and past
+/// 100 the oldest, twenty at a time, so the history's start changes — and its prompt cache is
+/// written again — once every twenty images, not with each); when the latest message holds a
+/// large image, the newest 20 are sent whatever their size, it among them. `None` when the
+/// request is within the limits.
 fn within_anthropics_image_limits(messages: &[Message]) -> Option<Vec<Message>> {
     const MANY: usize = 20;
     const MANY_SIDE: u32 = 2000;
     const MOST: usize = 100;
     let images: Vec<&ImagePart> = messages.iter().flat_map(Message::images).collect();
-    let large = |i: &ImagePart| i.width.max(i.height) > MANY_SIDE;
     if images.len() <= MANY {
         return None;
     }
-    let sendable = images.iter().filter(|i| !large(i)).count();
-    // The oldest of the sendable ones past the most a request takes.
-    let mut too_old = sendable.saturating_sub(MOST);
-    Some(named_instead(messages, |i| {
-        if large(i) {
-            return Some(format!(
-                "[Image not sent ({}): over {MANY_SIDE} pixels a side, which Anthropic refuses in a request of more than {MANY} images]",
-                i.describe()
-            ));
-        }
-        (too_old > 0).then(|| {
-            too_old -= 1;
-            format!(
-                "[Image not sent ({}): Anthropic takes at most {MOST} images in a request; this is one of the oldest]",
-                i.describe()
-            )
-        })
+    let large = |i: &ImagePart| i.width.max(i.height) > MANY_SIDE;
+    let latest_large = messages.last().is_some_and(|m| m.images().any(large));
+    // Whether each image goes, in the conversation's order, and why.
+    let why: Vec<Option<String>> = if latest_large {
+        let first_kept = images.len() - MANY;
+        let old = |i: &ImagePart| {
+            format!("[Image not sent ({}): Anthropic takes an image over {MANY_SIDE} pixels a side only in a request of at most {MANY} images; this is one of the oldest]", i.describe())
+        };
+        images.iter().enumerate().map(|(k, i)| (k < first_kept).then(|| old(i))).collect()
+    } else {
+        let small = images.iter().filter(|i| !large(i)).count();
+        let mut too_old = small.saturating_sub(MOST).div_ceil(MANY) * MANY;
+        let named = |i: &ImagePart, too_old: &mut usize| {
+            if large(i) {
+                return Some(format!(
+                    "[Image not sent ({}): over {MANY_SIDE} pixels a side, which Anthropic refuses in a request of more than {MANY} images]",
+                    i.describe()
+                ));
+            }
+            (*too_old > 0).then(|| {
+                *too_old -= 1;
+                format!("[Image not sent ({}): Anthropic takes at most {MOST} images in a request; this is one of the oldest]", i.describe())
+            })
+        };
+        images.iter().map(|i| named(i, &mut too_old)).collect()
+    };
+    let mut at = 0;
+    Some(named_instead(messages, |_| {
+        at += 1;
+        why[at - 1].clone()
     }))
 }
 
@@ -711,14 +726,27 @@ mod tests {
         let (n, text) = sent(&reads(&sides));
         assert_eq!(n, 3);
         assert_eq!(text.matches("[Image not sent (image/png, 2880x900 pixels): over 2000 pixels a side, which Anthropic refuses in a request of more than 20 images]").count(), 21);
-        // 105 small: the newest 100.
+        // 105 small: the oldest twenty go (the history's start then stays as it is for the
+        // next twenty images).
         let history = reads(&[1000; 105]);
         let (n, text) = sent(&history);
-        assert_eq!(n, 100);
+        assert_eq!(n, 85);
         assert_eq!(
             text.matches("Anthropic takes at most 100 images in a request; this is one of the oldest").count(),
-            5
+            20
         );
+        assert_eq!(sent(&reads(&[1000; 120])).0, 100);
+        assert_eq!(sent(&reads(&[1000; 121])).0, 81);
+        // The latest read is a large screenshot: the newest 20 go as they are, it among them.
+        let mut sides = vec![800; 25];
+        sides.push(2880);
+        let latest_large = reads(&sides);
+        let (n, text) = sent(&latest_large);
+        assert_eq!(n, 20);
+        assert_eq!(text.matches("only in a request of at most 20 images; this is one of the oldest").count(), 6);
+        let body: Value = serde_json::from_slice(&build_request(&cfg, "SYS", &latest_large).body).unwrap();
+        let last = body["messages"].as_array().unwrap().last().unwrap().to_string();
+        assert!(last.contains("\"type\":\"image\"") && !last.contains("not sent"), "{last}");
         let body: Value = serde_json::from_slice(&build_request(&cfg, "SYS", &history).body).unwrap();
         let last = body["messages"].as_array().unwrap().last().unwrap().to_string();
         assert!(last.contains("\"type\":\"image\"") && !last.contains("not sent"), "{last}");
