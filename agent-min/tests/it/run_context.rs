@@ -282,7 +282,7 @@ fn context_errors_until_no_history_is_left_to_cut_fail_naming_the_fix() {
     assert_eq!(sizes, [7, 5, 3], "cut while more than 3 messages were left, then stopped");
     assert!(r.stderr.contains("prompt is too long"), "{}", r.stderr);
     // Nothing more can be cut: a smaller --context-window would not help, and is not advised.
-    assert!(r.stderr.contains("even with all older history removed: the task's own message"), "{}", r.stderr);
+    assert!(r.stderr.contains("even with all older history removed: the system prompt"), "{}", r.stderr);
     assert!(!r.stderr.contains("--context-window"), "{}", r.stderr);
 }
 

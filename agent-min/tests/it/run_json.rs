@@ -69,7 +69,7 @@ fn json_events_follow_the_schema() {
     assert_eq!(last["result"], "Both files are there.");
     let id = events[0]["task_id"].as_str().unwrap();
     assert!(events.iter().all(|e| e["task_id"] == id));
-    assert!(events.iter().all(|e| e["version"] == 5), "every event names the format's version");
+    assert!(events.iter().all(|e| e["version"] == 6), "every event names the format's version");
 
     // The human output went to stderr.
     assert!(r.stderr.contains("● read_file a.txt"), "{}", r.stderr);
@@ -164,7 +164,7 @@ fn failed_runs_emit_error_and_a_failed_completion() {
 
 #[test]
 fn the_schema_checker_rejects_what_the_docs_do_not_allow() {
-    let good = json!({"type":"text","version":5,"task_id":"x","ts":1,"turn":1,"text":"hi"});
+    let good = json!({"type":"text","version":6,"task_id":"x","ts":1,"turn":1,"text":"hi"});
     assert!(events::validate(&good).is_ok(), "{:?}", events::validate(&good));
     let mut other_version = good.clone();
     other_version["version"] = json!(1);
