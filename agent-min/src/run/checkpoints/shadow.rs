@@ -154,7 +154,7 @@ impl Shadow {
     /// ("index.lock: File exists").
     pub fn lock(&self) -> Result<lock::Held, String> {
         let held = lock::acquire(&self.dir.join("lock"), lock::WAIT)?;
-        for stale in ["index.lock", "HEAD.lock", "config.lock", "refs/heads/checkpoints.lock"] {
+        for stale in ["index.lock", "HEAD.lock", "config.lock", "refs/heads/checkpoints.lock", "packed-refs.lock"] {
             let _ = fs::remove_file(self.git.git_dir().join(stale));
         }
         Ok(held)
@@ -597,32 +597,49 @@ impl Shadow {
 
     /// The files that were there when checkpoint `hash` was taken though it does not hold
     /// them: when it holds the edited paths only, those the first whole scan after it (on the
-    /// way to `now`) found new and that were made before it was taken (by their birth time,
-    /// else their last status change). A restore to `hash` leaves them, as Cline's checkpoint
-    /// — a whole scan — would have held them (a note the person wrote before an edit was
-    /// deleted); what a command made after it goes, as in Cline. Empty for a whole scan.
+    /// way to `now`) found new and that were made before it was taken, by their birth time —
+    /// all of them where the file system keeps none, or the checkpoint's message says no time
+    /// (the safe side: a file kept, never one lost). A restore to `hash` leaves them, as
+    /// Cline's checkpoint — a whole scan — would have held them (a note the person wrote before
+    /// an edit was deleted); what a command made after it goes, as in Cline, and so does a
+    /// file a command moved (its birth time is its old path's: both would stay). Empty for a
+    /// whole scan.
     fn unknown_at(&self, hash: &str, now: &str) -> Result<std::collections::HashSet<Vec<u8>>, String> {
         let message = |c: &str| self.git.check(&["log", "-1", "--format=%B", c], None).map(|o| o.text());
         let first = message(hash)?;
         if !first.trim_end().ends_with(PATHS_ONLY) {
             return Ok(Default::default());
         }
-        let Some(taken) = first.lines().find_map(|l| l.strip_prefix(TAKEN_AT)).and_then(parse_instant) else {
-            return Ok(Default::default());
-        };
+        let taken = first.lines().find_map(|l| l.strip_prefix(TAKEN_AT)).and_then(parse_instant);
         let later = self.git.check(&["rev-list", "--reverse", "--ancestry-path", &format!("{hash}..{now}")], None)?;
         for c in later.text().lines() {
-            if !message(c)?.trim_end().ends_with(PATHS_ONLY) {
-                let mut found = self.added(&format!("{c}^"), c)?;
-                found.retain(|p| {
-                    use std::os::unix::ffi::OsStrExt;
-                    let on_disk = self.workspace.join(std::ffi::OsStr::from_bytes(p));
-                    fs::symlink_metadata(on_disk).is_ok_and(|m| made_at(&m) < taken)
-                });
-                return Ok(found);
+            if message(c)?.trim_end().ends_with(PATHS_ONLY) {
+                continue;
             }
+            let mut found = self.added(&format!("{c}^"), c)?;
+            let moved = self.moved_to(hash, c)?;
+            found.retain(|p| {
+                use std::os::unix::ffi::OsStrExt;
+                let on_disk = self.workspace.join(std::ffi::OsStr::from_bytes(p));
+                let born = fs::symlink_metadata(on_disk).ok().and_then(|m| m.created().ok());
+                !moved.contains(p)
+                    && match (taken, born) {
+                        (Some(taken), Some(born)) => born < taken,
+                        _ => true,
+                    }
+            });
+            return Ok(found);
         }
         Ok(Default::default())
+    }
+
+    /// The paths of `to` that are a file of `from` moved there, whole (`git diff-tree -M100%`).
+    fn moved_to(&self, from: &str, to: &str) -> Result<std::collections::HashSet<Vec<u8>>, String> {
+        let args = ["diff-tree", "-r", "-z", "-M100%", "--diff-filter=R", "--name-status", from, to];
+        let out = self.git.check(&args, None)?;
+        let fields: Vec<&[u8]> = out.stdout.split(|b| *b == 0).collect();
+        // `R100 NUL old NUL new NUL` per move.
+        Ok(fields.chunks(3).filter(|f| f.len() == 3 && f[0].starts_with(b"R")).map(|f| f[2].to_vec()).collect())
     }
 
     /// Puts the workspace's files back as at `hash` (lock held by the caller): files tracked
@@ -734,10 +751,10 @@ impl Shadow {
     /// git's own housekeeping when it is due (`gc --auto`: over 6,700 loose objects or 50
     /// packs), as Cline's `git commit` does after every checkpoint; our plumbing (`commit-tree`,
     /// `hash-object`, bulk `add`s into packs of their own) starts none, so the repository grew
-    /// for good. Returned to be run on a thread of its own, without the lock: no tool waits for
-    /// it, and git's own `gc.pid` keeps two apart (what it packs or prunes is never what a
-    /// checkpoint being taken needs: loose objects younger than two weeks stay). A failure, or
-    /// the end of the process, only leaves it untidy.
+    /// for good. Returned to be run on a thread of its own that no tool waits for; it takes the
+    /// lock, so no checkpoint runs beside it (git warns that gc beside a writer may prune an
+    /// object just written, and the lock's clean-up of stale lock files would take its own). A
+    /// failure, or the end of the process, only leaves it untidy.
     pub fn tidy(&self) -> impl FnOnce() + Send + 'static {
         self.tidy_with(&[])
     }
@@ -746,7 +763,9 @@ impl Shadow {
         let git = self.git.clone();
         let mut args: Vec<String> = settings.iter().map(|s| s.to_string()).collect();
         args.extend(["gc", "--auto", "--quiet"].map(String::from));
+        let lock_file = self.dir.join("lock");
         move || {
+            let Ok(_held) = lock::acquire(&lock_file, lock::WAIT) else { return };
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let _ = git.run(&args, None);
         }
@@ -794,16 +813,6 @@ fn parse_instant(text: &str) -> Option<std::time::SystemTime> {
     let (secs, nanos) = text.trim().split_once('.')?;
     let at = std::time::Duration::new(secs.parse().ok()?, nanos.parse().ok()?);
     Some(std::time::UNIX_EPOCH + at)
-}
-
-/// When a file was made: its birth time where the file system keeps one, else its last
-/// status change (never earlier than its birth).
-fn made_at(m: &fs::Metadata) -> std::time::SystemTime {
-    use std::os::unix::fs::MetadataExt;
-    m.created().unwrap_or_else(|_| {
-        let changed = std::time::Duration::new(m.ctime().max(0) as u64, m.ctime_nsec().clamp(0, 999_999_999) as u32);
-        std::time::UNIX_EPOCH + changed
-    })
 }
 
 /// The start of each line of a checkpoint's message that names a file it left out.
@@ -1065,11 +1074,11 @@ mod tests {
             last = Some(s.snapshot("bulk", last.as_deref(), false).unwrap().unwrap().hash);
         }
         assert_eq!(packs(&s), 3, "a pack per bulk add");
-        let _held = s.lock().unwrap();
         s.tidy()();
         assert_eq!(packs(&s), 3, "not due by git's own limits");
         s.tidy_with(&["-c", "gc.autoPackLimit=2"])();
         assert_eq!(packs(&s), 1);
+        let _held = s.lock().unwrap();
         assert_eq!(s.snapshot("again", last.as_deref(), true).unwrap(), None, "everything is still there");
         let listed = s.git.check(&["ls-tree", "-r", "--name-only", last.as_deref().unwrap()], None).unwrap().text();
         assert_eq!(listed.lines().count(), 3 * (BULK_FILES + 1));
@@ -1131,13 +1140,14 @@ mod tests {
     fn a_restore_to_an_edits_checkpoint_keeps_the_files_it_could_not_know_of() {
         let f = fixture();
         write(&f.ws, "a.rs", "one");
+        write(&f.ws, "old.txt", "moved by a command later");
         let s = Shadow::open(&f.state, &f.ws).unwrap();
         let first = snap(&s, "first");
         let _held = s.lock().unwrap();
         write(&f.ws, "notes.md", "the person's notes");
         // The edit comes after the file clock has moved past the note's birth (seconds later,
         // in a real task: the model's turn).
-        let born = made_at(&fs::symlink_metadata(f.ws.join("notes.md")).unwrap());
+        let born = fs::symlink_metadata(f.ws.join("notes.md")).unwrap().created().unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         while parse_instant(&format!("{}.{:09}", files_clock().tv_sec, files_clock().tv_nsec)).unwrap() <= born {
             assert!(std::time::Instant::now() < deadline, "the file clock did not move");
@@ -1150,10 +1160,12 @@ mod tests {
         write(&f.ws, "later.rs", "written by the next edit");
         let next = s.snapshot_of(Scope::Paths(&[f.ws.join("later.rs")]), "edit 2", Some(&edit.hash), false);
         let next = next.unwrap().unwrap();
-        // A command then writes a file: made after the edit's checkpoint, it goes, as in Cline.
+        // A command then writes a file, and moves one (which keeps its birth time): made or
+        // moved after the edit's checkpoint, they go, as in Cline.
         write(&f.ws, "made.txt", "a command's output");
+        fs::rename(f.ws.join("old.txt"), f.ws.join("new.txt")).unwrap();
         let command = s.snapshot("command", Some(&next.hash), false).unwrap().unwrap();
-        assert_eq!(command.files, vec!["made.txt", "notes.md"]);
+        assert_eq!(command.files, vec!["made.txt", "new.txt", "notes.md", "old.txt"]);
         assert_eq!(s.kept_by_restore(&edit.hash, &[]).unwrap(), ["notes.md"]);
         assert!(s.kept_by_restore(&first.hash, &[]).unwrap().is_empty(), "a whole scan knows");
         let before = s.snapshot("before restore", None, false).unwrap().unwrap();
@@ -1162,6 +1174,8 @@ mod tests {
         assert_eq!(fs::read_to_string(f.ws.join("a.rs")).unwrap(), "two");
         assert!(!f.ws.join("later.rs").exists(), "made after the checkpoint");
         assert!(!f.ws.join("made.txt").exists(), "made after the checkpoint, by a command");
+        assert!(!f.ws.join("new.txt").exists(), "moved after the checkpoint");
+        assert_eq!(fs::read_to_string(f.ws.join("old.txt")).unwrap(), "moved by a command later");
     }
 
     /// The task's record keeps the first 50 files a checkpoint left out; a restore leaves all

@@ -400,8 +400,8 @@ fn named_instead(messages: &[Message], mut why: impl FnMut(&ImagePart) -> Option
 /// refused. Past 20 images, those over 2000 pixels a side are named instead of sent (and past
 /// 100 the oldest, twenty at a time, so the history's start changes — and its prompt cache is
 /// written again — once every twenty images, not with each); when the latest message holds a
-/// large image, the newest 20 are sent whatever their size, it among them. `None` when the
-/// request is within the limits.
+/// large image, at most the newest 20 are sent whatever their size (the older ones named
+/// twenty at a time too), it among them. `None` when the request is within the limits.
 fn within_anthropics_image_limits(messages: &[Message]) -> Option<Vec<Message>> {
     const MANY: usize = 20;
     const MANY_SIDE: u32 = 2000;
@@ -414,7 +414,9 @@ fn within_anthropics_image_limits(messages: &[Message]) -> Option<Vec<Message>> 
     let latest_large = messages.last().is_some_and(|m| m.images().any(large));
     // Whether each image goes, in the conversation's order, and why.
     let why: Vec<Option<String>> = if latest_large {
-        let first_kept = images.len() - MANY;
+        // Twenty at a time too (each later image moved the start by one); what is left is at
+        // most 20, the latest message's among them unless it holds more than 20 itself.
+        let first_kept = (images.len() - MANY).div_ceil(MANY) * MANY;
         let old = |i: &ImagePart| {
             format!("[Image not sent ({}): Anthropic takes an image over {MANY_SIDE} pixels a side only in a request of at most {MANY} images; this is one of the oldest]", i.describe())
         };
@@ -742,8 +744,14 @@ mod tests {
         sides.push(2880);
         let latest_large = reads(&sides);
         let (n, text) = sent(&latest_large);
-        assert_eq!(n, 20);
-        assert_eq!(text.matches("only in a request of at most 20 images; this is one of the oldest").count(), 6);
+        assert_eq!(n, 6, "26 images: the oldest 20 named, as one step");
+        assert_eq!(text.matches("only in a request of at most 20 images; this is one of the oldest").count(), 20);
+        let mut sides = vec![800; 40];
+        sides.push(2880);
+        assert_eq!(sent(&reads(&sides)).0, 1, "41: the oldest 40");
+        sides.pop();
+        sides.extend([800, 2880]);
+        assert_eq!(sent(&reads(&sides)).0, 2, "42: the same 40, the history's start unchanged");
         let body: Value = serde_json::from_slice(&build_request(&cfg, "SYS", &latest_large).body).unwrap();
         let last = body["messages"].as_array().unwrap().last().unwrap().to_string();
         assert!(last.contains("\"type\":\"image\"") && !last.contains("not sent"), "{last}");

@@ -130,8 +130,8 @@ pub(crate) fn decl(p: Provider) -> &'static ProviderDecl {
 /// The provider a server named by `--base-url` without `--provider` is: the one whose own API
 /// is at that host (`api.anthropic.com`, `openrouter.ai`, `api.openai.com`); Anthropic's wire
 /// format for an Anthropic-compatible endpoint — a path with an `/anthropic` segment (z.ai,
-/// DeepSeek, Moonshot, MiniMax) or the host `anthropic_base_url` (`$ANTHROPIC_BASE_URL`)
-/// names; else an OpenAI-compatible one ([`FALLBACK`]). Never the first whose key is set,
+/// DeepSeek, Moonshot, MiniMax), or `anthropic_base_url` (`$ANTHROPIC_BASE_URL`) or a URL under
+/// it; else an OpenAI-compatible one ([`FALLBACK`]). Never the first whose key is set,
 /// which sent the Anthropic key to whatever server the URL named.
 pub(crate) fn by_url(base_url: &str, anthropic_base_url: Option<&str>) -> &'static ProviderDecl {
     let host = super::host_of(base_url);
@@ -142,8 +142,16 @@ pub(crate) fn by_url(base_url: &str, anthropic_base_url: Option<&str>) -> &'stat
     }
     let path = base_url.split_once("://").map_or(base_url, |(_, r)| r).split(['?', '#']).next().unwrap_or("");
     let anthropic_path = path.split('/').skip(1).any(|segment| segment.eq_ignore_ascii_case("anthropic"));
-    let anthropic_host = anthropic_base_url.is_some_and(|u| !host.is_empty() && super::host_of(u) == host);
-    match anthropic_path || anthropic_host {
+    // `$ANTHROPIC_BASE_URL` itself, or a URL under it: scheme, host, port and path (a host alone
+    // would take another port of the same machine — llama.cpp beside a proxy — for it).
+    let anthropic_url = anthropic_base_url.map(|u| u.trim_end_matches('/')).is_some_and(|u| {
+        let given = base_url.trim_end_matches('/');
+        !u.is_empty() && given.get(..u.len()).is_some_and(|p| p.eq_ignore_ascii_case(u)) && {
+            let rest = &given[u.len()..];
+            rest.is_empty() || rest.starts_with('/')
+        }
+    });
+    match anthropic_path || anthropic_url {
         true => decl(Provider::Anthropic),
         false => FALLBACK.decl(),
     }
@@ -228,10 +236,16 @@ mod tests {
         ] {
             assert_eq!(by_url(url, None).name, name, "{url}");
         }
-        // The host $ANTHROPIC_BASE_URL names.
-        let gateway = Some("https://llm.corp.example/claude");
+        // $ANTHROPIC_BASE_URL itself, or under it; not another path or port of its host.
+        let gateway = Some("https://llm.corp.example/claude/");
         assert_eq!(by_url("https://llm.corp.example/claude", gateway).name, "anthropic");
+        assert_eq!(by_url("https://llm.corp.example/claude/v1", gateway).name, "anthropic");
+        assert_eq!(by_url("https://llm.corp.example/claudette", gateway).name, "openai");
+        assert_eq!(by_url("https://llm.corp.example/v1", gateway).name, "openai");
         assert_eq!(by_url("https://other.example/v1", gateway).name, "openai");
+        let proxy = Some("http://localhost:4000");
+        assert_eq!(by_url("http://localhost:8080/v1", proxy).name, "openai", "llama.cpp beside a proxy");
+        assert_eq!(by_url("http://[::1]:8080/v1", Some("http://[::2]:4000")).name, "openai");
     }
 
     #[test]

@@ -167,7 +167,8 @@ const PRESERVE: &[u8] = b"--preserve-symlinks-main";
 fn node_line(head: &[u8]) -> Option<(PathBuf, Vec<OsString>)> {
     use std::os::unix::ffi::OsStrExt;
     let line = head.strip_prefix(b"#!")?;
-    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
+    // The kernel reads `#!` and 253 bytes more (BINPRM_BUF_SIZE less its terminating NUL).
+    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len().min(253))];
     let blank = |b: &u8| *b == b' ' || *b == b'\t';
     let trim = |s: &[u8]| -> std::ops::Range<usize> {
         let start = s.iter().position(|b| !blank(b)).unwrap_or(s.len());
