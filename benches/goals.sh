@@ -287,14 +287,14 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # stdin said, the CLI's hints for codex's and claude's flags, a workspace's autoApprove not
 # honoured, Recently Modified Files as Cline's watcher: 20.4 KB, 17.4 KB of it in the minimal
 # agent's parts.
-# Raised to 4.861 MB on 2026-12-07 (a sixth session that day), at 4,860,088 B: reviews of the
+# Raised to 4.862 MB on 2026-12-07 (a sixth session that day), at 4,861,528 B: reviews of the
 # providers, checkpoints and hooks, the native path and the context window, and of the session's
 # own diff — MCP log messages shown (an event type), Node hooks started with their flag, a
 # restore to an edit's checkpoint keeping the files made before it (birth times, the file
 # clock), gc --auto, the left-out list in the checkpoint's message, Anthropic's image limits,
 # the first-object rule for native arguments, the --base-url provider by host, the replay's
-# workspace at exit: 27.4 KB, 7.2 KB of it in the minimal agent's parts.
-line binary "  the same, no larger than today (ceiling 4.861 MB)" "$(mb "$b")" "$(is "$b <= 4861000")" must
+# workspace at exit: 28.9 KB, 7.2 KB of it in the minimal agent's parts.
+line binary "  the same, no larger than today (ceiling 4.862 MB)" "$(mb "$b")" "$(is "$b <= 4862000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
