@@ -585,11 +585,17 @@ impl Shadow {
         Ok(out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect())
     }
 
+    /// The whole message of commit `c`: what a checkpoint records beside its tree (the files
+    /// it left out, when an edit's was taken).
+    fn message_of(&self, c: &str) -> Result<String, String> {
+        Ok(self.git.check(&["log", "-1", "--format=%B", c], None)?.text())
+    }
+
     /// What checkpoint `hash` left out: every entry its commit message lists (the task's
     /// record keeps only the first 50), and `recorded`, the record's (a checkpoint taken before
     /// the message listed them).
     fn left_out_at(&self, hash: &str, recorded: &[String]) -> Result<Vec<String>, String> {
-        let message = self.git.check(&["log", "-1", "--format=%B", hash], None)?.text();
+        let message = self.message_of(hash)?;
         let mut all: Vec<String> = message.lines().filter_map(|l| l.strip_prefix(LEFT_OUT)).map(String::from).collect();
         all.extend(recorded.iter().cloned());
         Ok(all)
@@ -605,7 +611,7 @@ impl Shadow {
     /// file a command moved (its birth time is its old path's: both would stay). Empty for a
     /// whole scan.
     fn unknown_at(&self, hash: &str, now: &str) -> Result<std::collections::HashSet<Vec<u8>>, String> {
-        let message = |c: &str| self.git.check(&["log", "-1", "--format=%B", c], None).map(|o| o.text());
+        let message = |c: &str| self.message_of(c);
         let first = message(hash)?;
         if !first.trim_end().ends_with(PATHS_ONLY) {
             return Ok(Default::default());
@@ -1149,7 +1155,11 @@ mod tests {
         // in a real task: the model's turn).
         let born = fs::symlink_metadata(f.ws.join("notes.md")).unwrap().created().unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while parse_instant(&format!("{}.{:09}", files_clock().tv_sec, files_clock().tv_nsec)).unwrap() <= born {
+        let clock_now = || {
+            let t = files_clock(); // one reading: seconds and nanoseconds of the same instant
+            parse_instant(&format!("{}.{:09}", t.tv_sec, t.tv_nsec)).unwrap()
+        };
+        while clock_now() <= born {
             assert!(std::time::Instant::now() < deadline, "the file clock did not move");
             std::thread::yield_now();
         }
