@@ -2,6 +2,7 @@
 //! work tree, an empty environment (no user or system config, no hooks, no signing, no pager,
 //! no credentials, no API key), a time limit, and bounded output.
 
+use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -87,6 +88,12 @@ impl Git {
 
     /// [`Git::run`], with pathspec magic (`:(exclude,literal)…`) allowed unless `literal`.
     pub(crate) fn run_with(&self, args: &[&str], input: Option<&[u8]>, literal: bool) -> std::io::Result<Output> {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        self.run_os(&args, input, literal)
+    }
+
+    /// [`Git::run_with`] with arguments that need not be UTF-8 (a path named in bytes).
+    pub(crate) fn run_os(&self, args: &[&OsStr], input: Option<&[u8]>, literal: bool) -> std::io::Result<Output> {
         // Only the environment set here; dies with the agent (an orphan git still writing the
         // shadow repository after a kill -9, its lock released, could race the next run's
         // repair); ptrace-scoped.
@@ -153,7 +160,11 @@ impl Git {
         let Some(status) = status else {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
-                format!("git {} took longer than {}s and was stopped", args.join(" "), GIT_TIMEOUT.as_secs()),
+                format!(
+                    "git {} took longer than {}s and was stopped",
+                    args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" "),
+                    GIT_TIMEOUT.as_secs()
+                ),
             ));
         };
         Ok(Output { code: status.code(), stdout, stderr: String::from_utf8_lossy(&stderr).into_owned(), truncated })

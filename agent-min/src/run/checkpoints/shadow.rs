@@ -53,6 +53,9 @@ pub struct Taken {
     pub files: Vec<String>,
     /// Paths left out: over the size limit, or unreadable (with why).
     pub left_out: Vec<String>,
+    /// The paths of `left_out`, as bytes: a name need not be UTF-8, and a restore must match
+    /// it exactly (read as text, it did not, and a restore deleted or overwrote the file).
+    pub left_out_paths: Vec<Vec<u8>>,
 }
 
 impl Shadow {
@@ -244,7 +247,7 @@ impl Shadow {
     /// Stages the workspace as it is now (lock held by the caller). Returns what was left out;
     /// a path left out is not in the index at all (not even as an earlier checkpoint staged
     /// it), so no checkpoint holds a stale copy of it and no restore deletes it.
-    fn stage(&self) -> Result<Vec<String>, String> {
+    fn stage(&self) -> Result<(Vec<String>, Vec<Vec<u8>>), String> {
         self.sync_index()?;
         let _nested = nested::disable(&self.workspace, &self.state_dir().join("checkpoints"), &self.journal())?;
         let listing = self.git.check(&["ls-files", "-z", "--others", "--modified", "--exclude-standard"], None)?;
@@ -285,7 +288,7 @@ impl Shadow {
         }
         // An earlier checkpoint may have staged the path when it was small (or readable).
         self.untrack(&untrack)?;
-        Ok(left_out)
+        Ok((left_out, untrack))
     }
 
     /// Removes `paths` (workspace-relative) from the index, leaving the files as they are.
@@ -319,7 +322,7 @@ impl Shadow {
         }
         let mut tree = self.git.check(&["rev-parse", "--verify", &format!("{base}^{{tree}}")], None)?.text();
         tree.truncate(tree.trim_end().len());
-        let (mut files, mut left_out) = (Vec::new(), Vec::new());
+        let (mut files, mut left_out, mut left_out_paths) = (Vec::new(), Vec::new(), Vec::new());
         for abs in paths {
             // Written outside the workspace: nothing of it is checkpointed.
             let Some(rel) = self.relative(abs) else { continue };
@@ -336,6 +339,7 @@ impl Shadow {
                         return Ok(None);
                     }
                     left_out.push(format!("{rel_text} (over {} MiB)", exclusions::MAX_FILE_BYTES >> 20));
+                    left_out_paths.push(rel_text.as_bytes().to_vec());
                     continue;
                 }
                 // git's own rule: executable when its owner may execute it.
@@ -404,7 +408,7 @@ impl Shadow {
         }
         let marked = format!(
             "{}\n\n{TAKEN_AT}{}.{:09}\n{PATHS_ONLY}",
-            with_left_out(message, &left_out),
+            with_left_out(message, &left_out, &left_out_paths),
             taken.tv_sec,
             taken.tv_nsec
         );
@@ -414,7 +418,7 @@ impl Shadow {
         self.git.check(&["update-ref", "-m", message, "HEAD", &hash, base], None)?;
         files.sort();
         files.dedup();
-        Ok(Some(Taken { hash, files, left_out }))
+        Ok(Some(Taken { hash, files, left_out, left_out_paths }))
     }
 
     /// Before the whole scan: the index brought back to the last commit where checkpoints of
@@ -487,7 +491,7 @@ impl Shadow {
                 return Ok(Some(taken));
             }
         }
-        let left_out = self.stage()?;
+        let (left_out, left_out_paths) = self.stage()?;
         let since =
             since.filter(|h| self.git.run(&["cat-file", "-e", &format!("{h}^{{commit}}")], None).is_ok_and(|o| o.ok()));
         // The commit from the index as staged: `git commit` would first re-examine every file
@@ -499,7 +503,7 @@ impl Shadow {
             return Ok(None);
         }
         let head = self.head();
-        let full = with_left_out(message, &left_out);
+        let full = with_left_out(message, &left_out, &left_out_paths);
         let mut args = vec!["commit-tree", tree.as_str(), "-F", "-"];
         if let Some(parent) = &head {
             args.extend(["-p", parent.as_str()]);
@@ -507,7 +511,7 @@ impl Shadow {
         let hash = self.git.check(&args, Some(full.as_bytes()))?.text().trim().to_string();
         let old = head.unwrap_or_default();
         self.git.check(&["update-ref", "-m", message, "HEAD", &hash, &old], None)?;
-        Ok(Some(Taken { hash, files, left_out }))
+        Ok(Some(Taken { hash, files, left_out, left_out_paths }))
     }
 
     /// `(status letter, path)` of each file that differs between `from` and `to`, or between
@@ -594,10 +598,10 @@ impl Shadow {
     /// What checkpoint `hash` left out: every entry its commit message lists (the task's
     /// record keeps only the first 50), and `recorded`, the record's (a checkpoint taken before
     /// the message listed them).
-    fn left_out_at(&self, hash: &str, recorded: &[String]) -> Result<Vec<String>, String> {
+    fn left_out_at(&self, hash: &str, recorded: &[String]) -> Result<Vec<Vec<u8>>, String> {
         let message = self.message_of(hash)?;
-        let mut all: Vec<String> = message.lines().filter_map(|l| l.strip_prefix(LEFT_OUT)).map(String::from).collect();
-        all.extend(recorded.iter().cloned());
+        let mut all: Vec<Vec<u8>> = message.lines().filter_map(left_out_line).collect();
+        all.extend(recorded.iter().map(|e| left_out_path(e).as_bytes().to_vec()));
         Ok(all)
     }
 
@@ -676,9 +680,14 @@ impl Shadow {
             format!("checkpoint commit {hash} is not in the shadow repository {}", self.git.git_dir().display())
         })?;
         let mut unsaved = Vec::new();
-        for entry in &before.left_out {
-            let path = left_out_path(entry);
-            let out = self.git.check(&["ls-tree", "--name-only", hash, "--", path], None)?;
+        for (entry, path) in before.left_out.iter().zip(&before.left_out_paths) {
+            use std::os::unix::ffi::OsStrExt;
+            let args = ["ls-tree", "--name-only", hash, "--"].map(std::ffi::OsStr::new);
+            let out = self.git.run_os(&[&args[..], &[std::ffi::OsStr::from_bytes(path)]].concat(), None, true);
+            let out = out.map_err(|e| format!("cannot run git: {e}"))?;
+            if !out.ok() {
+                return Err(format!("git ls-tree failed: {}", first_lines(out.stderr.trim(), 3)));
+            }
             if !out.stdout.is_empty() {
                 unsaved.push(entry.clone());
             }
@@ -823,18 +832,67 @@ fn parse_instant(text: &str) -> Option<std::time::SystemTime> {
 
 /// The start of each line of a checkpoint's message that names a file it left out.
 const LEFT_OUT: &str = "Left out: ";
+/// The same, for a name that is not UTF-8 or holds a line break: written escaped (`\\`, `\n`,
+/// `\xHH` for each byte that is not UTF-8).
+const LEFT_OUT_ESCAPED: &str = "Left out, escaped: ";
 
 /// A checkpoint's message: `message`, then a line per file it left out (all of them: a
-/// restore to it leaves them alone, and the task's record keeps only the first 50).
-fn with_left_out(message: &str, left_out: &[String]) -> String {
+/// restore to it leaves them alone, and the task's record keeps only the first 50), its name
+/// written so that it reads back as the same bytes.
+fn with_left_out(message: &str, left_out: &[String], paths: &[Vec<u8>]) -> String {
     let mut full = message.to_string();
     if !left_out.is_empty() {
         full.push('\n');
     }
-    for entry in left_out {
-        full.push_str(&format!("\n{LEFT_OUT}{}", entry.replace('\n', " ")));
+    for (entry, path) in left_out.iter().zip(paths) {
+        match std::str::from_utf8(path) {
+            Ok(name) if !name.contains('\n') && entry.starts_with(name) => {
+                full.push_str(&format!("\n{LEFT_OUT}{entry}"));
+            }
+            _ => {
+                let why = &entry[entry.rfind(" (").unwrap_or(entry.len())..];
+                full.push_str(&format!("\n{LEFT_OUT_ESCAPED}{}{}", escape_name(path), why.replace('\n', " ")));
+            }
+        }
     }
     full
+}
+
+/// The path a line of a checkpoint's message names as left out, if it names one.
+fn left_out_line(line: &str) -> Option<Vec<u8>> {
+    if let Some(entry) = line.strip_prefix(LEFT_OUT) {
+        return Some(left_out_path(entry).as_bytes().to_vec());
+    }
+    line.strip_prefix(LEFT_OUT_ESCAPED).map(|entry| unescape_name(left_out_path(entry)))
+}
+
+/// `name` as text: `\` and a line break escaped, and each byte that is not UTF-8 as `\xHH`.
+fn escape_name(name: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in name.utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\").replace('\n', "\\n"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The bytes [`escape_name`] wrote as `text`.
+fn unescape_name(text: &str) -> Vec<u8> {
+    let (bytes, mut out) = (text.as_bytes(), Vec::new());
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        let hex = rest.get(2..4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (rest, hex) {
+            ([b'\\', b'x', ..], Some(b)) => (out.push(b), i += 4),
+            ([b'\\', b'n', ..], _) => (out.push(b'\n'), i += 2),
+            ([b'\\', b'\\', ..], _) => (out.push(b'\\'), i += 2),
+            _ => (out.push(rest[0]), i += 1),
+        };
+    }
+    out
 }
 
 /// Files of a restore's loss named, at most.
@@ -945,8 +1003,8 @@ fn left_out_path(entry: &str) -> &str {
 
 /// Of the paths a checkpoint left out, those a restore to it would delete (tracked since, not
 /// in it: `not_in_target`), to be left alone.
-fn kept_left_out(left_out_then: &[String], not_in_target: &std::collections::HashSet<Vec<u8>>) -> Vec<Vec<u8>> {
-    left_out_then.iter().map(|e| left_out_path(e).as_bytes().to_vec()).filter(|p| not_in_target.contains(p)).collect()
+fn kept_left_out(left_out_then: &[Vec<u8>], not_in_target: &std::collections::HashSet<Vec<u8>>) -> Vec<Vec<u8>> {
+    left_out_then.iter().filter(|p| not_in_target.contains(*p)).cloned().collect()
 }
 
 #[cfg(test)]
@@ -1136,6 +1194,38 @@ mod tests {
         s.restore(&first.hash, &first.left_out, &before).unwrap();
         assert_eq!(fs::read_to_string(f.ws.join("a.txt")).unwrap(), "one");
         assert_eq!(fs::read_to_string(f.ws.join("data.txt")).unwrap(), "small now");
+    }
+
+    /// A left-out file whose name is not UTF-8 is known by its bytes: a restore to the
+    /// checkpoint that left it out leaves it alone, and one that would overwrite it while the
+    /// current state leaves it out is refused. Its name read as text matched nothing, and the
+    /// first restore deleted it, the second overwrote it.
+    #[test]
+    fn a_left_out_file_whose_name_is_not_utf8_is_known_by_its_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        // Not UTF-8, and with what the message's escapes and its "(why)" could be confused by.
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9 (1)\\x41.txt");
+        let f = fixture();
+        // Sparse: over the limit without taking the disk.
+        let big = || fs::File::create(f.ws.join(name)).unwrap().set_len(exclusions::MAX_FILE_BYTES + 1).unwrap();
+        write(&f.ws, "a.txt", "one");
+        big();
+        let s = Shadow::open(&f.state, &f.ws).unwrap();
+        let first = snap(&s, "first");
+        assert_eq!(first.left_out_paths, vec![name.as_bytes().to_vec()]);
+        fs::write(f.ws.join(name), "small now").unwrap();
+        write(&f.ws, "a.txt", "two");
+        let _held = s.lock().unwrap();
+        let second = s.snapshot("second", Some(&first.hash), false).unwrap().unwrap();
+        let before = s.snapshot("before restore", None, false).unwrap().unwrap();
+        s.restore(&first.hash, &first.left_out, &before).unwrap();
+        assert_eq!(fs::read_to_string(f.ws.join("a.txt")).unwrap(), "one");
+        assert_eq!(fs::read(f.ws.join(name)).unwrap(), b"small now");
+        big();
+        let before = s.snapshot("before restore", None, false).unwrap().unwrap();
+        let refused = s.restore(&second.hash, &second.left_out, &before).unwrap_err();
+        assert!(refused.why.contains("could not save") && !refused.touched, "{}", refused.why);
+        assert_eq!(fs::metadata(f.ws.join(name)).unwrap().len(), exclusions::MAX_FILE_BYTES + 1);
     }
 
     /// A file the person made before an edit's checkpoint (which holds the edited paths only)
