@@ -1483,7 +1483,11 @@ impl Task {
                 return (String::new(), 0..0, Some(self.hook_stop(why, String::new()).into_end()), false)
             }
         };
-        self.take_progress(call, n);
+        // As Cline's ToolExecutor, which takes a call's `task_progress` after it returns: a
+        // thrown failure never gets there (a failed patch's list would tick what failed).
+        if !thrown {
+            self.take_progress(call, n);
+        }
         if matches!(outcome, Outcome::Complete(_)) {
             lifecycle::task_complete(&mut self.around.project.hooks, call, &mut self.term, &mut self.around.events);
         }

@@ -449,6 +449,28 @@ fn failed_patches_count_no_mistake_and_no_repeated_call() {
     assert!(!r.user(4).contains("has been called 3 times"), "{}", r.user(4));
 }
 
+/// A thrown failure's `task_progress` is not taken, as Cline's ToolExecutor takes the list only
+/// after the handler returns: a failed patch's list ticked what had failed. A failure that is
+/// the tool's answer (a missing file for read_file) still gives its list.
+#[test]
+fn a_failed_patch_s_task_progress_is_not_the_checklist() {
+    let s = Setup { native: true, ..Setup::new() };
+    let patch = r#"{"input":"*** Update File: nope.txt\n-x\n+y","task_progress":"- [x] Patch\n- [ ] Test"}"#;
+    let read = r#"{"path":"nope.txt","task_progress":"- [ ] Patch\n- [ ] Test"}"#;
+    let r = run(
+        &s,
+        vec![
+            native_reply(&[("toolu_p", "apply_patch", patch)]),
+            native_reply(&[("toolu_r", "read_file", read)]),
+            native_reply(NATIVE_DONE),
+        ],
+        None,
+    );
+    assert_eq!(r.end, End::Completed("done".to_string()), "{}", r.shown);
+    let lists: Vec<_> = r.events_of("task_progress").iter().map(|e| e["list"].clone()).collect();
+    assert_eq!(lists, ["- [ ] Patch\n- [ ] Test"], "{}", r.shown);
+}
+
 #[test]
 fn a_repeated_read_does_not_reset_the_count() {
     // Cline's read handler returns a cached read (`[File already read]`) before its reset.
