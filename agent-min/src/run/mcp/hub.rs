@@ -182,6 +182,12 @@ impl Hub {
     /// [`INITIALIZE_TIMEOUT`] at least to answer `initialize` ([`Hub::poll`] takes it up);
     /// without (`mcp list`), it fails at its wait.
     pub(crate) fn start(cfgs: Vec<ServerConfig>, wait: Duration, later: bool) -> Hub {
+        // Each server's uid, in the settings' order (the order its tools are offered in): a
+        // history loaded before any request names its native calls by uid, and shows the
+        // server's name only if the uid is known.
+        for cfg in &cfgs {
+            super::native::server_key(&cfg.name);
+        }
         if !super::BUILT_IN {
             return Hub::none(); // `sources` says why; nothing of the transports is built
         }

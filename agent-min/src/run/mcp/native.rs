@@ -265,6 +265,29 @@ mod tests {
         assert_eq!(server_by_key("cZZZZZ"), "cZZZZZ", "an unknown key stands for itself, as in Cline");
     }
 
+    /// The servers' uids are known once the settings are read, before any request: a history
+    /// loaded first (an editor's `session/load` after a restart) named an MCP call's server by
+    /// its uid.
+    #[test]
+    fn a_configured_servers_uid_resolves_before_any_request() {
+        let name = "native-test-configured";
+        let key = uid(name, 0);
+        assert_eq!(server_by_key(&key), key, "not known before its settings are read");
+        let cfg = super::super::config::ServerConfig {
+            name: name.into(),
+            file: "/w/.cline/mcp.json".into(),
+            kind: super::super::config::Kind::Stdio { command: "true".into(), args: vec![], env: vec![], cwd: None },
+            disabled: true,
+            auto_approve: vec![],
+            auto_approve_ignored: vec![],
+            timeout: std::time::Duration::from_secs(60),
+            startup_timeout: None,
+            written: String::new(),
+        };
+        let _hub = Hub::start(vec![cfg], std::time::Duration::ZERO, false);
+        assert_eq!(server_by_key(&key), name);
+    }
+
     #[test]
     fn a_tool_becomes_clines_definition() {
         let tool = json!({
