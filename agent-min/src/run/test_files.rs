@@ -1,4 +1,4 @@
-//! Unit tests' file fixtures.
+//! Unit tests' file fixtures (and what they measure of themselves).
 
 use std::path::Path;
 
@@ -34,4 +34,13 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
         .unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The CPU time the calling thread has used, in clock ticks (utime + stime of
+/// `/proc/thread-self/stat`, counted at 100 a second): what a wait spent, whatever else the
+/// test process runs meanwhile.
+pub(crate) fn thread_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }

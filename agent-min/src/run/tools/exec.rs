@@ -225,7 +225,10 @@ pub(crate) fn execute(
     let status = loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(chunk) => take(chunk, show),
-            Err(mpsc::RecvTimeoutError::Timeout) | Err(mpsc::RecvTimeoutError::Disconnected) => {}
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            // The output is closed (`exec >log 2>&1; make`) and the command runs on: the queue
+            // answers at once from now on, so the wait for the command is here (it spun a core).
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(Duration::from_millis(50)),
         }
         if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
             break st;
@@ -549,6 +552,20 @@ mod tests {
         assert_eq!(r.code, Some(3));
         let text = r.to_result(Duration::from_secs(1));
         assert_eq!(text, "Command failed with exit code 3.\nOutput:\none\ntwo\nthree");
+    }
+
+    /// A command that closes its output and runs on is waited for, not polled without a pause:
+    /// the wait spun a core for as long as the command ran.
+    #[test]
+    fn a_command_that_closed_its_output_is_waited_for_without_spinning() {
+        let d = tempfile::tempdir().unwrap();
+        let before = crate::run::test_files::thread_ticks();
+        let cmd = "exec >/dev/null 2>&1; sleep 2";
+        let r = execute(cmd, d.path(), Duration::from_secs(30), &Policy::default(), &mut |_| {}).unwrap();
+        assert_eq!(r.code, Some(0));
+        // Two seconds of polling without a pause cost about 200 ticks; a wait costs a few.
+        let used = crate::run::test_files::thread_ticks() - before;
+        assert!(used < 30, "{used} ticks of CPU for a 2 s command that printed nothing");
     }
 
     #[test]

@@ -101,8 +101,11 @@ pub(crate) fn run(script: &Path, shown: &Path, cwd: &Path, input: &str, timeout:
     };
     let deadline = Instant::now() + timeout;
     let status = loop {
-        if let Ok(piece) = rx.recv_timeout(Duration::from_millis(20)) {
-            take(piece, &mut ran);
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(piece) => take(piece, &mut ran),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            // Both pipes closed, the hook running on: the queue answers at once now.
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(Duration::from_millis(20)),
         }
         if let Some(st) = child.try_wait().map_err(|e| e.to_string())? {
             break st;
@@ -278,6 +281,18 @@ mod tests {
         assert!(r.stderr.contains(&d.path().canonicalize().unwrap().display().to_string()), "runs in the workspace");
         assert_eq!(r.code, Some(3));
         assert!(!r.timed_out && !r.truncated);
+    }
+
+    /// A hook that closes its output and runs on is waited for, not polled without a pause.
+    #[test]
+    fn a_hook_that_closed_its_output_is_waited_for_without_spinning() {
+        let d = tempfile::tempdir().unwrap();
+        let s = script(d.path(), "#!/bin/sh\nexec >/dev/null 2>&1\nsleep 2\n");
+        let before = crate::run::test_files::thread_ticks();
+        let r = run(&s, &s, d.path(), "{}\n", Duration::from_secs(30)).unwrap();
+        assert_eq!(r.code, Some(0));
+        let used = crate::run::test_files::thread_ticks() - before;
+        assert!(used < 30, "{used} ticks of CPU for a 2 s hook that printed nothing");
     }
 
     #[test]
