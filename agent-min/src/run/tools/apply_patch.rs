@@ -25,6 +25,10 @@ struct Step {
     /// How it is saved: an updated file keeps its line ending and BOM, a new one (added, or
     /// the target of a move) is LF without BOM, as Cline's editor documents save them.
     form: Form,
+    /// What `abs` was when the patch read it (`None`: nothing, for a file it makes), and the
+    /// text an editor's buffer held: a file changed since is not written over.
+    was: Option<fsx::Stamp>,
+    buffer: Option<String>,
 }
 
 pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
@@ -64,7 +68,8 @@ fn error(ctx: &mut Ctx<'_>, msg: &str) -> Outcome {
 fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> {
     // Cline checks the sentinels before loading any file.
     v4a::check_sentinels(input).map_err(|e| error(ctx, &e))?;
-    let (mut files, mut forms) = (HashMap::new(), HashMap::new());
+    let (mut files, mut forms, mut stamps, mut buffers) =
+        (HashMap::new(), HashMap::new(), HashMap::new(), HashMap::new());
     for (path, deleted) in v4a::marked_files(input) {
         if let Some(blocked) = clineignore::patch_refusal(ctx.ws.root(), &path) {
             ctx.term.outcome(false, &blocked.outcome);
@@ -72,6 +77,8 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
             return Err(Outcome::Failure { text: tool_error(&text), mistake: false });
         }
         let abs = confined(ctx, &path)?;
+        // Before the read: a write after it changes the stamp.
+        stamps.insert(path.clone(), fsx::stamp(&abs));
         // A file the patch only deletes is only shown, in the deletion's preview: one of any size
         // or encoding is deleted, as Cline deletes it (editing is what takes UTF-8 text within the
         // limit).
@@ -97,6 +104,7 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
             None => text,
             Some(Ok(text)) => {
                 still_there(ctx, &path, &abs).map_err(|e| error(ctx, &format!("{path}: {e}")))?;
+                buffers.insert(path.clone(), text.clone());
                 text
             }
             Some(Err(e)) => return Err(error(ctx, &format!("{path}: the editor could not read it: {e}"))),
@@ -118,8 +126,9 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
         match change {
             Change::Delete => {
                 let abs = entry(ctx, &path, abs)?;
+                let was = fsx::stamp(&abs);
                 ask(ctx, &path, &format!("Delete {path}"), &preview::unified(old.unwrap_or(""), "", &path))?;
-                steps.push(Step { shown: path, abs, content: None, form: Form::of(None) });
+                steps.push(Step { shown: path, abs, content: None, form: Form::of(None), was, buffer: None });
             }
             Change::Add(content) => {
                 // Cline overwrites a file that exists but was not named for update; we refuse.
@@ -127,7 +136,14 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
                     return Err(error(ctx, &format!("Add File Error: File already exists: {path}")));
                 }
                 ask(ctx, &path, &format!("Create {path}"), &preview::unified("", &content, &path))?;
-                steps.push(Step { shown: path, abs, content: Some(content), form: Form::of(None) });
+                steps.push(Step {
+                    shown: path,
+                    abs,
+                    content: Some(content),
+                    form: Form::of(None),
+                    was: None,
+                    buffer: None,
+                });
             }
             Change::Update { content, move_to } => {
                 if content.is_empty() {
@@ -138,17 +154,30 @@ fn prepare(input: &str, ctx: &mut Ctx<'_>) -> Result<(Vec<Step>, u64), Outcome> 
                     None => {
                         ask(ctx, &path, &format!("Edit {path}"), &pv)?;
                         let form = forms.get(&path).copied().unwrap_or(Form::of(None));
-                        steps.push(Step { shown: path, abs, content: Some(content), form });
+                        let (was, buffer) = (stamps.get(&path).copied().flatten(), buffers.remove(&path));
+                        steps.push(Step { shown: path, abs, content: Some(content), form, was, buffer });
                     }
                     Some(to) => {
+                        let target = abs.clone();
                         let abs = entry(ctx, &path, abs)?;
+                        // The stamp taken before the read, unless the move takes a link away.
+                        let was = if abs == target { stamps.get(&path).copied().flatten() } else { fsx::stamp(&abs) };
                         let to_abs = confined(ctx, &to)?;
                         if to_abs.symlink_metadata().is_ok() {
                             return Err(error(ctx, &format!("Move target already exists: {to}")));
                         }
                         ask(ctx, &to, &format!("Move {path} to {to}"), &pv)?;
-                        steps.push(Step { shown: to, abs: to_abs, content: Some(content), form: Form::of(None) });
-                        steps.push(Step { shown: path, abs, content: None, form: Form::of(None) });
+                        let form = Form::of(None);
+                        steps.push(Step {
+                            shown: to,
+                            abs: to_abs,
+                            content: Some(content),
+                            form,
+                            was: None,
+                            buffer: None,
+                        });
+                        let buffer = buffers.remove(&path);
+                        steps.push(Step { shown: path, abs, content: None, form, was, buffer });
                     }
                 }
             }
@@ -234,6 +263,23 @@ fn ask(ctx: &mut Ctx<'_>, path: &str, what: &str, pv: &str) -> Result<(), Outcom
 
 /// Writes every approved file and gives Cline's result.
 fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
+    // Written meanwhile (the person saved their own change while asked, or a command did):
+    // nothing is written, as writing would lose that change, which no checkpoint holds.
+    // (A path that leads elsewhere now is refused below, saying so.)
+    for s in &steps {
+        let changed = still_there(ctx, &s.shown, &s.abs).is_ok() && fsx::stamp(&s.abs) != s.was
+            || still_there(ctx, &s.shown, &s.abs).is_ok()
+                && s.buffer
+                    .as_ref()
+                    .is_some_and(|was| matches!(ctx.term.buffer_text(&s.abs), Some(Ok(now)) if now != *was));
+        if changed {
+            let msg = format!(
+                "{} was changed (by the person or a program) while this patch waited, so no file was changed: applying it would have overwritten that change. Read the file again and make the patch on what it holds now.",
+                s.shown
+            );
+            return error(ctx, &msg);
+        }
+    }
     let mut lines = vec!["Successfully applied patch to the following files:".to_string()];
     for (i, s) in steps.iter().enumerate() {
         // ACP has no delete: a file deleted by the patch is deleted on disk.

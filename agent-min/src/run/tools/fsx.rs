@@ -148,6 +148,18 @@ fn read_only(path: &Path, mode: u32) -> io::Error {
     )
 }
 
+/// What a file looked like on disk: device, inode, size, modified and changed times. Another
+/// stamp later means it was written, replaced or removed meanwhile (`ctime` moves on any write).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Stamp([i64; 7]);
+
+/// The stamp of `path` (a final link not followed), `None` if there is nothing there.
+pub(crate) fn stamp(path: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = fs::symlink_metadata(path).ok()?;
+    Some(Stamp([m.dev() as i64, m.ino() as i64, m.size() as i64, m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()]))
+}
+
 /// Reads `path` like [`read_regular`], but opens it as [`atomic_write`] writes: every
 /// directory relative to its parent's descriptor and the file itself, all without following a
 /// symlink. A path that changed into a link after it was resolved is an error, not a read of

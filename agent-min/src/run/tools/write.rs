@@ -24,6 +24,8 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     if let Err(o) = refuse_protected(ctx, &abs, path) {
         return o;
     }
+    // Before the read: a write after it changes the stamp, and the edit is not saved over it.
+    let stamp = fsx::stamp(&abs);
     let old = match current_content(ctx, &abs, path, Whole::Replaced) {
         Ok(old) => old,
         Err(o) => return o,
@@ -38,7 +40,7 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok((r, _)) => return moved(ctx, path, &abs, &r.abs),
         Err(o) => return denied_file_note(o, old.is_some()),
     };
-    save(ctx, &abs, path, content, edit, form)
+    save(ctx, &abs, path, content, edit, form, Read { stamp, text: old.as_deref() })
 }
 
 /// The path led elsewhere when it was checked again (a directory on it swapped for a link, or
@@ -154,6 +156,7 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
             return denied_file_note(o, resolved.abs.exists());
         }
     }
+    let stamp = fsx::stamp(&resolved.abs);
     let existing = match current_content(ctx, &resolved.abs, path, Whole::Edited) {
         Ok(s) => s,
         Err(o) => return o,
@@ -189,7 +192,8 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok((r, _)) => return moved(ctx, path, &resolved.abs, &r.abs),
         Err(o) => return denied_file_note(o, existing.is_some()),
     };
-    save(ctx, &resolved.abs, path, doc_form::without_bom(&new), edit, form)
+    let read = Read { stamp, text: existing.as_deref() };
+    save(ctx, &resolved.abs, path, doc_form::without_bom(&new), edit, form, read)
 }
 
 /// Refuses a file under `.git/` (anywhere), `.clinerules/hooks/` or `.cline/` of the workspace,
@@ -311,12 +315,19 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> R
     }
 }
 
+/// The file as the edit read it: its stamp on disk, taken before the read, and its text (an
+/// editor's buffer's, when an editor holds it).
+struct Read<'a> {
+    stamp: Option<fsx::Stamp>,
+    text: Option<&'a str>,
+}
+
 /// Writes the file in its `form` — after the person's edits, when they chose to edit the
 /// proposal — and gives the model Cline's success text with the file as saved (and the
 /// person's changes as a patch, when they made any). `abs` is where `path` led when it was
 /// checked (`refuse_protected`, the preview, the approval): the file is written there or
-/// nowhere.
-fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, form: Form) -> Outcome {
+/// nowhere. Nor is it written if it changed since `read`.
+fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, form: Form, read: Read<'_>) -> Outcome {
     let content = if edit {
         match editor::edit(proposed, path) {
             Ok(edited) => edited,
@@ -338,6 +349,18 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, f
     let now = ctx.ws.resolve(path).abs;
     if now != abs {
         return moved(ctx, path, abs, &now);
+    }
+    // Written meanwhile (the person saved their own change while asked, or a command did):
+    // saving the edit would lose that change, which no checkpoint holds. (Cline's VS Code
+    // document takes the person's edits in; its headless writer overwrites them.)
+    let changed = fsx::stamp(abs) != read.stamp
+        || read.text.is_some_and(|was| matches!(ctx.term.buffer_text(abs), Some(Ok(now)) if now != was));
+    if changed {
+        let msg = format!(
+            "{path} was changed (by the person or a program) while this edit waited, so the edit was not saved: saving it would have overwritten that change. Read the file again and make the edit on what it holds now."
+        );
+        ctx.term.outcome(false, "the file changed meanwhile; the edit was not saved");
+        return Outcome::Failure { text: tool_error(&msg), mistake: false };
     }
     let written = match ctx.term.buffer_write(abs, &saved) {
         Some(through_editor) => through_editor,
@@ -521,6 +544,86 @@ mod tests {
             });
             assert!(matches!(&out, Outcome::Failure { text, .. } if text.contains("changed while")), "{tool}: {out:?}");
             assert_eq!(std::fs::read_to_string(outside.join("f")).unwrap(), "inside\n", "{tool}: written outside");
+        }
+    }
+
+    /// Saves its own line to the file while it is asked about the edit, on disk or (`buffer`)
+    /// in the editor's buffer, as a person would.
+    struct SavesMeanwhile {
+        file: PathBuf,
+        buffer: std::sync::Mutex<Option<String>>,
+        in_editor: bool,
+    }
+
+    impl crate::run::ui::term::Asker for std::sync::Arc<SavesMeanwhile> {
+        fn approve(&mut self, _: Option<&str>, _: &str) -> crate::run::ui::term::Approval {
+            if self.in_editor {
+                self.buffer.lock().unwrap().as_mut().unwrap().push_str("mine\n");
+            } else {
+                let mut text = std::fs::read_to_string(&self.file).unwrap();
+                text.push_str("mine\n");
+                std::fs::write(&self.file, text).unwrap();
+            }
+            crate::run::ui::term::Approval::Yes
+        }
+        fn answer(&mut self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    impl crate::run::ui::term::Buffers for std::sync::Arc<SavesMeanwhile> {
+        fn read(&mut self, _: &Path) -> Option<Result<String, String>> {
+            self.in_editor.then(|| Ok(self.buffer.lock().unwrap().clone().unwrap()))
+        }
+        fn write(&mut self, _: &Path, text: &str) -> Option<Result<(), String>> {
+            self.in_editor.then(|| {
+                *self.buffer.lock().unwrap() = Some(text.to_string());
+                Ok(())
+            })
+        }
+    }
+
+    /// A change saved to the file while the person is asked about an edit (by them, in their
+    /// editor, or by a command) is not overwritten: the edit is refused and the model told to
+    /// read the file again. It was overwritten, and the model told the edit succeeded.
+    #[test]
+    fn a_change_saved_while_the_edit_is_asked_about_is_not_overwritten() {
+        for tool in ["write_to_file", "replace_in_file", "apply_patch"] {
+            for in_editor in [false, true] {
+                let d = tempfile::tempdir().unwrap();
+                let ws = Workspace::new(d.path()).unwrap();
+                let file = ws.root().join("m.txt");
+                std::fs::write(&file, "one\ntwo\n").unwrap();
+                let person = std::sync::Arc::new(SavesMeanwhile {
+                    file: file.clone(),
+                    buffer: std::sync::Mutex::new(Some("one\ntwo\n".to_string())),
+                    in_editor,
+                });
+                let term = crate::run::ui::term::Term::new()
+                    .answered_by(Box::new(person.clone()))
+                    .with_buffers(Box::new(person.clone()));
+                let diff = "------- SEARCH\none\n=======\nONE\n+++++++ REPLACE";
+                let patch = "*** Begin Patch\n*** Update File: m.txt\n-one\n+ONE\n two\n*** End Patch";
+                let params: &[(&str, &str)] = match tool {
+                    "write_to_file" => &[("path", "m.txt"), ("content", "ONE\ntwo\n")],
+                    "replace_in_file" => &[("path", "m.txt"), ("diff", diff)],
+                    _ => &[("input", patch)],
+                };
+                let out = with_ctx_on(&ws, term, |ctx| {
+                    (ctx.tool, ctx.yolo) = (tool, false);
+                    run(&call(tool, params), ctx)
+                });
+                let said = format!("{tool}, in the editor: {in_editor}: {out:?}");
+                assert!(
+                    matches!(&out, Outcome::Failure { text, mistake: false } if text.contains("Read the file again")),
+                    "{said}"
+                );
+                let now = match in_editor {
+                    true => person.buffer.lock().unwrap().clone().unwrap(),
+                    false => std::fs::read_to_string(&file).unwrap(),
+                };
+                assert_eq!(now, "one\ntwo\nmine\n", "{said}");
+            }
         }
     }
 
