@@ -55,7 +55,7 @@ fn updates_of(root: &Path, messages: &[Message], unsent: Option<&str>) -> Vec<Se
                     let read = crate::run::native::mcp_call::to_call(&t.name, &t.input)
                         .unwrap_or_else(|| Call::from_input(&t.name, &t.input));
                     let status = match &t.answer {
-                        Some(answer) => status_of(answer.split_once(" Result:").map_or(answer, |(_, r)| r)),
+                        Some(answer) => status_of(&read.name, answer.split_once(" Result:").map_or(answer, |(_, r)| r)),
                         None => ToolCallStatus::Failed,
                     };
                     call(&mut out, root, &mut calls, &read.name, &read.shown_params().into_iter().collect(), status);
@@ -70,7 +70,9 @@ fn updates_of(root: &Path, messages: &[Message], unsent: Option<&str>) -> Vec<Se
                         Block::Text { content, .. } => out.push(SessionUpdate::AgentMessageChunk(chunk(content))),
                         Block::ToolUse(t) => {
                             let read = Call::from_xml(&t);
-                            let status = results.of(&read.description()).map_or(ToolCallStatus::Failed, status_of);
+                            let status = results
+                                .of(&read.description())
+                                .map_or(ToolCallStatus::Failed, |result| status_of(t.name, result));
                             call(
                                 &mut out,
                                 root,
@@ -134,8 +136,10 @@ impl<'a> Results<'a> {
     }
 }
 
-/// How a call ended, by its result: `failed` when it says the call did not run or failed.
-fn status_of(result: &str) -> ToolCallStatus {
+/// How a call of `tool` ended, by its result: `failed` when it says the call did not run or
+/// failed — for an MCP tool also the server's error (`isError`, Cline's `Error:` line) and a
+/// call that failed (Cline's `Error executing MCP tool:`), as the live session shows them.
+pub(super) fn status_of(tool: &str, result: &str) -> ToolCallStatus {
     let result = result.trim_start();
     let failed = [
         "The tool execution failed with the following error:",
@@ -143,16 +147,21 @@ fn status_of(result: &str) -> ToolCallStatus {
         prompt::SKIPPED_AFTER_REJECTION,
         prompt::NOT_RUN_AFTER_COMPLETION,
         prompt::NOT_RUN_AFTER_QUESTION,
-        "Error:\n",
     ]
     .iter()
     .any(|p| result.starts_with(p))
-        || result.starts_with("Tool [") && result.contains("] was not executed because a tool has already been used");
+        || result.starts_with("Tool [") && result.contains("] was not executed because a tool has already been used")
+        || tool == "use_mcp_tool" && mcp_failed(result);
     if failed {
         ToolCallStatus::Failed
     } else {
         ToolCallStatus::Completed
     }
+}
+
+/// Whether an MCP tool's result says it failed: the server's error (`isError`) or the call's.
+pub(super) fn mcp_failed(result: &str) -> bool {
+    result.starts_with("Error:\n") || result.starts_with("Error executing MCP tool:")
 }
 
 /// The person's words in a user message: the task (in the `first` message only), or a later

@@ -106,6 +106,16 @@ impl Session {
     }
 }
 
+/// How a call that ended is shown: failed unless `ok`, or for an MCP tool a server's error
+/// (`isError`: the tool's answer to the model, a failure to the person), as a loaded session
+/// shows it.
+fn result_status(tool: &str, ok: bool, result: &str) -> ToolCallStatus {
+    match ok && !(tool == "use_mcp_tool" && super::history::mcp_failed(result)) {
+        true => ToolCallStatus::Completed,
+        false => ToolCallStatus::Failed,
+    }
+}
+
 /// The tools whose calls are said as text, not shown as tool calls.
 pub(crate) fn said(tool: &str) -> Option<&'static str> {
     match tool {
@@ -162,7 +172,7 @@ pub(crate) fn tap(session: Arc<Mutex<Session>>) -> Tap {
                 }
                 // A call the person cancelled (a command killed by it) did not complete.
                 let cancelled = s.cancel.load(std::sync::atomic::Ordering::SeqCst);
-                let status = if *ok && !cancelled { ToolCallStatus::Completed } else { ToolCallStatus::Failed };
+                let status = result_status(tool, *ok && !cancelled, result);
                 let mut fields =
                     ToolCallUpdateFields::new().status(status).raw_output(serde_json::Value::String(result.clone()));
                 // The update's content replaces the call's: an edit that was made keeps its
@@ -306,6 +316,33 @@ mod tests {
         assert_eq!((v["kind"].as_str(), v["title"].as_str()), (Some("edit"), Some("Patch src/a.rs, b.txt")), "{v}");
         let paths: Vec<&str> = v["locations"].as_array().unwrap().iter().map(|l| l["path"].as_str().unwrap()).collect();
         assert_eq!(paths, ["/w/src/a.rs", "/w/b.txt"]);
+    }
+
+    /// An MCP call the server answered with an error, or that failed, is shown failed, live and
+    /// when the session is loaded again (it was `completed` live and `failed` loaded, and the
+    /// other way round); a file that says `Error:` is no failure of read_file.
+    #[test]
+    fn an_mcp_calls_error_is_a_failure_live_and_loaded() {
+        use crate::run::tools::Outcome;
+        let cases = [
+            ("use_mcp_tool", Outcome::Success("Error:\nMCP error -32602: Tool nope not found".into())),
+            ("use_mcp_tool", Outcome::Failure { text: "Error executing MCP tool: timed out".into(), mistake: false }),
+            ("use_mcp_tool", Outcome::Success("It worked.".into())),
+            ("read_file", Outcome::Success("Error:\nin the file".into())),
+        ];
+        let expected =
+            [ToolCallStatus::Failed, ToolCallStatus::Failed, ToolCallStatus::Completed, ToolCallStatus::Completed];
+        for ((tool, outcome), expected) in cases.iter().zip(expected) {
+            let (ok, text) = match outcome {
+                Outcome::Success(t) => (true, t.as_str()),
+                Outcome::Failure { text, .. } => (false, text.as_str()),
+                _ => unreachable!(),
+            };
+            assert_eq!(result_status(tool, ok, text), expected, "live: {tool} {text}");
+            let answer = format!("[{tool} for 'x'] Result:\n{text}");
+            let loaded = super::super::history::status_of(tool, answer.split_once(" Result:").unwrap().1);
+            assert_eq!(loaded, expected, "loaded: {tool} {text}");
+        }
     }
 
     /// A path goes to the editor under its `cwd` only while that link leads to the workspace:
