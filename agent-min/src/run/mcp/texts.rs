@@ -64,11 +64,20 @@ pub(crate) fn tool_result(result: &Value) -> (String, Vec<&str>) {
             Some("resource") => {
                 let mut r = item.get("resource").cloned().unwrap_or(Value::Null);
                 if let Some(o) = r.as_object_mut() {
-                    o.remove("blob");
+                    o.shift_remove("blob");
                 }
                 parts.push(serde_json::to_string_pretty(&as_javascript(r)).unwrap_or_default());
             }
             Some("image") => images.push(item.get("data").and_then(Value::as_str).unwrap_or("")),
+            // A link to a resource (protocol 2025-06-18), which Cline drops: the model was told
+            // links follow and got none, then guessed URIs. Given as its JSON, as a resource is.
+            Some("resource_link") => {
+                let mut link = item.clone();
+                if let Some(o) = link.as_object_mut() {
+                    o.shift_remove("type");
+                }
+                parts.push(serde_json::to_string_pretty(&as_javascript(link)).unwrap_or_default());
+            }
             _ => {}
         }
     }
@@ -182,7 +191,22 @@ mod tests {
             "Error:\nbad"
         );
         assert_eq!(tool_result(&json!({"content": []})).0, "(No response)");
+        // The rest in its order, as Cline's `{blob, ...rest}` leaves it.
+        let middle = json!({"content": [{"type": "resource", "resource": {"uri": "u", "blob": "b", "mimeType": "m", "text": "t"}}]});
+        assert_eq!(tool_result(&middle).0, "{\n  \"uri\": \"u\",\n  \"mimeType\": \"m\",\n  \"text\": \"t\"\n}");
         assert_eq!(resource_result(&json!({"contents": [{"uri": "u", "blob": "b"}]})), "(Empty response)");
+    }
+
+    /// A result's links to resources reach the model as their JSON (Cline drops them, and the
+    /// model read "Here are 2 resource links" followed by none).
+    #[test]
+    fn a_results_resource_links_are_given_not_dropped() {
+        let r = json!({"content": [{"type": "text", "text": "Links:"},
+            {"type": "resource_link", "uri": "demo://a", "name": "a", "mimeType": "text/plain"}]});
+        assert_eq!(
+            tool_result(&r).0,
+            "Links:\n\n{\n  \"uri\": \"demo://a\",\n  \"name\": \"a\",\n  \"mimeType\": \"text/plain\"\n}"
+        );
     }
 
     #[test]
