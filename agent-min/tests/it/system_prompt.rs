@@ -291,6 +291,40 @@ fn native_next_gen_says_several_tools_may_be_used_as_cline_does() {
     assert_eq!(on, expected);
 }
 
+/// Under `--yolo` the native definitions are Cline's in yolo mode: no `ask_followup_question`,
+/// and GPT-5.1's `execute_command` (Cline's generic spec, its native GPT-5.1 variant having
+/// none) takes the generic spec's `timeout`, which the other native variants' specs lack.
+#[test]
+fn native_definitions_in_yolo_mode_are_clines() {
+    use agent_min::run::dialect::native_definitions;
+    let timeout = serde_json::json!({"type": "integer", "description": "Integer representing the timeout in seconds for how long to run the terminal command, before timing out and continuing the task."});
+    for family in [Family::NativeNextGen, Family::NativeGpt5, Family::NativeGpt51] {
+        let (asked, yolo) =
+            (native_definitions(family, "/w", true, false), native_definitions(family, "/w", true, true));
+        let name = |t: &serde_json::Value| t["function"]["name"].as_str().unwrap().to_string();
+        let without_ask: Vec<_> = asked.iter().filter(|t| name(t) != "ask_followup_question").cloned().collect();
+        assert_eq!(yolo.len(), without_ask.len(), "{family:?}");
+        for (y, a) in yolo.iter().zip(&without_ask) {
+            let mut want = a.clone();
+            if family == Family::NativeGpt51 && name(a) == "execute_command" {
+                want["function"]["parameters"]["properties"]
+                    .as_object_mut()
+                    .unwrap()
+                    .insert("timeout".into(), timeout.clone());
+            }
+            assert_eq!(y, &want, "{family:?}");
+        }
+        let command = yolo.iter().find(|t| name(t) == "execute_command").unwrap();
+        let keys: Vec<&String> = command["function"]["parameters"]["properties"].as_object().unwrap().keys().collect();
+        let expected: &[&str] = if family == Family::NativeGpt51 {
+            &["command", "requires_approval", "timeout"]
+        } else {
+            &["command", "requires_approval"]
+        };
+        assert_eq!(keys, expected, "{family:?}");
+    }
+}
+
 /// The native definitions each variant sends are Cline's (`*.tools.snap`), for the tools
 /// agent-min has, in Cline's order, naming the workspace they are for; with the focus chain
 /// off, without `task_progress`.
@@ -308,7 +342,7 @@ fn native_definitions_are_clines_per_variant() {
             let cwd = "/home/dev/my app";
             let cline: Vec<serde_json::Value> =
                 serde_json::from_str(&fixture(snap).replace("/test/project", cwd)).unwrap();
-            let ours = native_definitions(family, cwd, focus_chain);
+            let ours = native_definitions(family, cwd, focus_chain, false);
             let names: Vec<&str> = ours.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
             let want: Vec<serde_json::Value> = cline
                 .into_iter()

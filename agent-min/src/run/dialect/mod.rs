@@ -114,11 +114,9 @@ pub(crate) fn of_run(native: bool, recover: bool, native_setting: bool) -> &'sta
 }
 
 /// The native tool definitions `family` sends from workspace `cwd`, before the MCP servers'
-/// (for the snapshot tests); `focus_chain`: with Cline's `task_progress` parameter.
-pub fn native_definitions(family: Family, cwd: &str, focus_chain: bool) -> Vec<serde_json::Value> {
-    let mut defs = native::definitions(family, cwd);
-    if !focus_chain {
-        native::drop_task_progress(&mut defs);
-    }
-    defs
+/// (for the snapshot tests); `focus_chain`: with Cline's `task_progress` parameter; `yolo`: as
+/// `--yolo` offers them.
+pub fn native_definitions(family: Family, cwd: &str, focus_chain: bool, yolo: bool) -> Vec<serde_json::Value> {
+    let offer = Offer { skills: false, task_progress: focus_chain, parallel: true, ask: !yolo };
+    native::offered(family, cwd, offer)
 }

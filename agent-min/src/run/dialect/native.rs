@@ -47,6 +47,29 @@ pub(crate) fn drop_task_progress(defs: &mut [Value]) {
     }
 }
 
+/// The declared tools' definitions `family` offers from `cwd` as `offer` says: without
+/// `ask_followup_question` in yolo mode (`!offer.ask`), where GPT-5.1's `execute_command` takes
+/// a `timeout` (Cline has no native GPT-5.1 spec of it and falls back to the generic one, whose
+/// `timeout` its `contextRequirements` offer in yolo mode; its native GPT-5 and next-gen specs
+/// have none); without `task_progress` when the focus chain is off.
+pub(crate) fn offered(family: Family, cwd: &str, offer: super::Offer) -> Vec<Value> {
+    let mut defs = definitions(family, cwd);
+    if !offer.ask {
+        defs.retain(|d| d["function"]["name"] != "ask_followup_question");
+        for d in defs.iter_mut().filter(|d| family == Family::NativeGpt51 && d["function"]["name"] == "execute_command")
+        {
+            if let Some(p) = d["function"]["parameters"]["properties"].as_object_mut() {
+                let timeout = "Integer representing the timeout in seconds for how long to run the terminal command, before timing out and continuing the task.";
+                p.insert("timeout".into(), serde_json::json!({"type": "integer", "description": timeout}));
+            }
+        }
+    }
+    if !offer.task_progress {
+        drop_task_progress(&mut defs);
+    }
+    defs
+}
+
 /// `s` as the inside of a JSON string.
 fn json_str(s: &str) -> String {
     let quoted = Value::String(s.to_string()).to_string();
@@ -87,12 +110,8 @@ impl Dialect for Native {
     ) {
         let strict_names = matches!(transport.provider(), "anthropic" | "openrouter");
         let mut extra = crate::run::mcp::native::tool_specs(hub, cwd, term, strict_names);
-        let mut builtin = definitions(family, cwd);
-        if !offer.ask {
-            builtin.retain(|d| d["function"]["name"] != "ask_followup_question");
-        }
+        let mut builtin = offered(family, cwd, offer);
         if !offer.task_progress {
-            drop_task_progress(&mut builtin);
             crate::run::mcp::native::drop_task_progress(&mut extra);
         }
         // Last, as in Cline's variants (after attempt_completion).
