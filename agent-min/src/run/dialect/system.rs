@@ -137,18 +137,92 @@ pub(crate) fn family(native: bool, native_setting: bool, provider: &str, model: 
 /// The system prompt of `family` for this machine and workspace `cwd`; `parallel`: several
 /// tool calls per reply.
 pub(crate) fn system(family: Family, cwd: &str, parallel: bool) -> String {
-    let os = match std::env::consts::OS {
-        "linux" => "Linux",
-        "macos" => "macOS",
-        other => other,
-    };
+    let release = rustix::system::uname().release().to_string_lossy().into_owned();
+    let os = os_name(std::env::consts::OS, &release);
     let home = std::env::var("HOME").unwrap_or_default();
-    render(family, &Env { cwd, os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home, parallel })
+    render(family, &Env { cwd, os: &os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home, parallel })
+}
+
+/// Cline's `osName()` (npm `os-name` 6, with `macos-release` 3) for Rust's `platform` and the
+/// kernel's `release`: `Linux 6.18` (the release's first two numbers, or all of it if it does
+/// not start with them), `macOS Sequoia` (its Darwin version's name; `OS X …` before Darwin
+/// 16), the platform itself elsewhere.
+fn os_name(platform: &str, release: &str) -> String {
+    match platform {
+        "linux" => {
+            let major_minor = || {
+                let (major, rest) = release.split_at(release.find(|c: char| !c.is_ascii_digit())?);
+                let minor = rest.strip_prefix('.')?;
+                let digits = minor.find(|c: char| !c.is_ascii_digit()).unwrap_or(minor.len());
+                (!major.is_empty() && digits > 0).then(|| format!("{major}.{}", &minor[..digits]))
+            };
+            let id = major_minor().unwrap_or_else(|| release.to_string());
+            if id.is_empty() {
+                "Linux".to_string()
+            } else {
+                format!("Linux {id}")
+            }
+        }
+        "macos" => {
+            // `Number(release.split('.')[0])`: not a number is NaN, which is no version.
+            let darwin: Option<u32> = release.split('.').next().and_then(|n| n.parse().ok());
+            let prefix = if darwin.is_some_and(|d| d > 15) { "macOS" } else { "OS X" };
+            const NAMES: [&str; 23] = [
+                "Puma",
+                "Jaguar",
+                "Panther",
+                "Tiger",
+                "Leopard",
+                "Snow Leopard",
+                "Lion",
+                "Mountain Lion",
+                "Mavericks",
+                "Yosemite",
+                "El Capitan",
+                "Sierra",
+                "High Sierra",
+                "Mojave",
+                "Catalina",
+                "Big Sur",
+                "Monterey",
+                "Ventura",
+                "Sonoma",
+                "Sequoia",
+                "Tahoe",
+                "",
+                "Golden Gate",
+            ];
+            // Darwin 5 is Puma, … 25 Tahoe, 27 Golden Gate (26 has no name: `Unknown`).
+            let name =
+                darwin.and_then(|d| d.checked_sub(5)).and_then(|i| NAMES.get(i as usize)).filter(|n| !n.is_empty());
+            match name {
+                Some(name) => format!("{prefix} {name}"),
+                None => prefix.to_string(),
+            }
+        }
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Operating System:` is what Cline's `os-name` says (it said `Linux` where Cline says
+    /// `Linux 6.18`, and `macOS` for `macOS Sequoia`).
+    #[test]
+    fn the_operating_system_is_named_as_clines_os_name_names_it() {
+        assert_eq!(os_name("linux", "6.18.44-fc-v1300"), "Linux 6.18");
+        assert_eq!(os_name("linux", "5.15.0-91-generic"), "Linux 5.15");
+        assert_eq!(os_name("linux", "6.8"), "Linux 6.8");
+        assert_eq!(os_name("linux", "weird"), "Linux weird", "the regular expression leaves it whole");
+        assert_eq!(os_name("linux", ""), "Linux");
+        assert_eq!(os_name("macos", "24.1.0"), "macOS Sequoia");
+        assert_eq!(os_name("macos", "25.0.0"), "macOS Tahoe");
+        assert_eq!(os_name("macos", "26.0.0"), "macOS", "Unknown: the prefix alone");
+        assert_eq!(os_name("macos", "15.6.0"), "OS X El Capitan");
+        assert_eq!(os_name("freebsd", "14.1-RELEASE"), "freebsd");
+    }
 
     #[test]
     fn yolo_offers_execute_commands_timeout_as_cline_does() {
