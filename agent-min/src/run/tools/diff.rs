@@ -229,6 +229,22 @@ pub enum Matching {
     WholeLines,
 }
 
+/// The SEARCH parts of `diff`, one after the other (what [`apply`] looks for in the file).
+pub(crate) fn search_parts(diff: &str) -> String {
+    let (mut in_search, mut parts) = (false, String::new());
+    for line in diff.split('\n') {
+        if is_search_start(line) {
+            in_search = true;
+        } else if is_separator(line) || is_replace_end(line) {
+            in_search = false;
+        } else if in_search {
+            parts.push_str(line);
+            parts.push('\n');
+        }
+    }
+    parts
+}
+
 /// Applies `diff` to `original`, as Cline's `constructNewFileContent(diff, original, true)`
 /// does, or refuses. See the module docs. The searches may scan `SEARCH_BOUND` (64) times the
 /// file and the diff together (and 1 MiB more); past that the diff is refused

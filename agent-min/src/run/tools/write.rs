@@ -164,7 +164,15 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     let form = Form::of(existing.as_deref());
     // Cline edits the text as decoded: without the BOM.
     let original = doc_form::without_bom(existing.as_deref().unwrap_or_default()).to_string();
-    let new = match diff::apply(&original, &diff_text) {
+    // A SEARCH that quotes entities the file holds (`Tom &amp; Jerry` in HTML) is applied as
+    // written when it matches so: the clean-up made it text the model never wrote, which
+    // matched nothing (or the wrong place), and the entities of its REPLACE were lost.
+    let raw = call.param("diff").unwrap_or_default();
+    let searched = diff::search_parts(raw);
+    let as_written = (model_content_fixes(&searched, ctx.model, path) != searched)
+        .then(|| diff::apply(&original, raw).ok())
+        .flatten();
+    let new = match as_written.map_or_else(|| diff::apply(&original, &diff_text), Ok) {
         Ok(n) => n,
         // Cline edits a missing file as an empty one: only an empty SEARCH can apply. (A diff
         // refused for its own faults says so, not that the file is missing.)
@@ -983,6 +991,29 @@ secrets/
         assert_eq!(model_content_fixes("a &lt;b&gt; &amp;lt; \u{FFFD}", "gpt-4.1", "x.html"), "a <b> &lt; ");
         assert_eq!(model_content_fixes("&lt;a/&gt;", "gpt-4.1", "pom.XML"), "&lt;a/&gt;");
         assert_eq!(model_content_fixes("&lt; \u{FFFD}", "claude-sonnet-4-5", "x.html"), "&lt; \u{FFFD}");
+    }
+
+    /// A non-Claude model's SEARCH that quotes the file's entities is applied as written; one
+    /// that matches only once cleaned up (a model that escaped the file's `<`) as Cline does.
+    /// The first failed ("does not match anything", quoting a SEARCH the model never wrote).
+    #[test]
+    fn a_search_quoting_the_files_entities_is_applied_as_written() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        std::fs::write(d.path().join("a.html"), "<p>Tom &amp; Jerry</p>\n").unwrap();
+        std::fs::write(d.path().join("b.html"), "<b>x</b>\n").unwrap();
+        for (path, search, replace, after) in [
+            ("a.html", "<p>Tom &amp; Jerry</p>", "<p>Tom &amp; Jerry!</p>", "<p>Tom &amp; Jerry!</p>\n"),
+            ("b.html", "&lt;b&gt;x&lt;/b&gt;", "&lt;b&gt;y&lt;/b&gt;", "<b>y</b>\n"),
+        ] {
+            let diff = format!("------- SEARCH\n{search}\n=======\n{replace}\n+++++++ REPLACE");
+            let out = with_ctx(&ws, |ctx| {
+                ctx.model = "gemini-2.5-pro";
+                run(&call("replace_in_file", &[("path", path), ("diff", &diff)]), ctx)
+            });
+            assert!(matches!(out, Outcome::Success(_)), "{path}: {out:?}");
+            assert_eq!(std::fs::read_to_string(d.path().join(path)).unwrap(), after);
+        }
     }
 
     /// A new file is LF (VS Code's document for it on Linux); the model is shown it in the
