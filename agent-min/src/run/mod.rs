@@ -420,7 +420,8 @@ pub(crate) fn session_task(opts: &cli::Options, s: SessionSetup, saved: Option<&
     }
     let ws = open_workspace(&setup.root, &mut term)?;
     // Guarded as for `run`: the trusted places are the same for every session, and the policy
-    // guards them in each session's workspace (the first session's policy is the process's).
+    // guards them in each session's workspace (each session's policy is current in its turns:
+    // `Task::converse`).
     let state_dir = if opts.no_save { None } else { opts.state_dir.clone().or_else(state::default_dir) };
     let trusted = trusted_places(state_dir.as_deref());
     let policy = opts.sandbox.resolve(setup.yolo, ws.root()).map(|mut p| {
@@ -563,6 +564,11 @@ fn live_setup_for(opts: &cli::Options, task: String) -> Result<Setup, String> {
     let num_ctx =
         opts.num_ctx.or_else(|| opts.context_window.map(|w| w.min(u64::from(u32::MAX)) as u32)).unwrap_or(32768);
     // llama-cpp-python reads only string contents (asked only of a server on this machine).
+    // The question runs curl, before the workspace is opened: never one of the workspace's
+    // (an activated `.venv/bin` on PATH, say; it would run before the keys are wiped).
+    if let Ok(real) = opts.cwd.as_deref().unwrap_or(std::path::Path::new(".")).canonicalize() {
+        crate::run::spawn::distrust_programs_in(&real);
+    }
     let string_contents = provider == Provider::OpenAi && llm::server_window::takes_only_strings(&base_url);
     let cfg = ApiConfig {
         string_contents,

@@ -135,6 +135,9 @@ pub struct Around {
 /// A running task.
 pub struct Task {
     settings: Settings,
+    /// The command sandbox's policy for this task, current when it was made (its workspace's):
+    /// made current again at each prompt, as an editor's sessions each have their own.
+    sandbox: std::sync::Arc<crate::run::sandbox::Policy>,
     transport: Box<dyn Transport>,
     ws: Workspace,
     term: Term,
@@ -268,6 +271,7 @@ impl Task {
         around.events.set_task_id(&around.meta.id);
         Task {
             settings,
+            sandbox: crate::run::sandbox::current(),
             transport,
             ws,
             term,
@@ -314,6 +318,7 @@ impl Task {
     /// a later one continues it after its last end — as feedback on its completion, or after
     /// what a stop left unsent. The task stays for the next prompt.
     pub(crate) fn converse(&mut self, prompt: &str, attached: &[(String, String)]) -> End {
+        crate::run::sandbox::activate(self.sandbox.clone());
         self.stopped_by = None;
         self.attached = attached.to_vec();
         self.around.limits.restart(self.turns, self.around.accounting.run_cost);

@@ -680,6 +680,30 @@ fn a_curl_planted_in_the_workspace_is_not_run_though_path_names_it() {
     }
 }
 
+/// A run against an OpenAI-compatible server on this machine (LM Studio, llama.cpp) asks it
+/// first whether it takes only strings — with curl, before the workspace is opened and the
+/// sandbox set up. That early look fixed the sandbox's policy at "off" for the whole run (its
+/// commands wrote anywhere, though the banner said sandboxed) and could run a curl planted in
+/// the workspace before the key was wiped from the agent's environment.
+#[test]
+fn a_run_against_a_local_server_is_sandboxed_and_runs_no_planted_curl() {
+    let ws = tempfile::tempdir().unwrap();
+    let (marker, path) = plant_curl(ws.path());
+    let (outside, tmp) = outside_and_tmpdir();
+    let target = outside.path().join("escaped.txt");
+    let cmd = format!("echo x > '{}'", target.display());
+    let server = Server::start(vec![
+        openai(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")])),
+        openai(&completion("done")),
+    ]);
+    let envs = [("PATH", path.as_str()), ("TMPDIR", tmp.path().to_str().unwrap())];
+    let r = run_agent(ws.path(), &args_with(&openai_args(&server), &["t"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(r.stderr.contains("Commands run sandboxed (--sandbox workspace-write"), "{}", r.stderr);
+    assert!(!target.exists(), "a sandboxed command wrote outside the workspace");
+    assert!(!marker.exists(), "the workspace's curl ran");
+}
+
 /// `agent-min mcp list` in a workspace passes over its folders on `PATH` as `run` does: a curl
 /// planted in an activated `.venv/bin` would get the pipe holding the person's MCP headers
 /// (an `Authorization` from their global settings).

@@ -31,7 +31,7 @@ pub(crate) mod rules;
 mod sys;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 pub(crate) use env::EnvPolicy;
 
@@ -171,6 +171,7 @@ fn private_tmp() -> Result<PathBuf, String> {
         .create(&dir)
         .map_err(|e| format!("cannot create a temporary directory for commands ({}): {e}", dir.display()))?;
     std::mem::forget(crate::run::ui::interrupt::track_file(dir.clone()));
+    TMPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(dir.clone());
     Ok(dir)
 }
 
@@ -194,28 +195,45 @@ fn remove_stale_tmps(base: &Path) {
     }
 }
 
-/// Removes the run's private temporary directory, if there is one. Call when the run ends.
+/// Removes the private temporary directories made for commands (the run's, or each editor
+/// session's). Call when the agent ends.
 pub(crate) fn remove_private_tmp() {
-    if let Some(dir) = POLICY.get().and_then(|p| p.tmp.as_ref()) {
+    for dir in TMPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).drain(..) {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
 
-static POLICY: OnceLock<Policy> = OnceLock::new();
+/// The policy commands run under now: the run's, or in an editor the policy of the session
+/// whose turn it is (each has its own workspace).
+static POLICY: RwLock<Option<Arc<Policy>>> = RwLock::new(None);
 
-/// Sets the policy for this process's commands and hardens the process (its secrets wiped
-/// from its environment, non-dumpable). Once; later calls change nothing. Returns the line
-/// to show when commands are sandboxed.
+/// The private temporary directories made.
+static TMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Makes `policy` the one for this process's commands ([`activate`]) and hardens the process
+/// (its secrets wiped from its environment, non-dumpable; again for a later editor session,
+/// which changes nothing more). Returns the line to show when commands are sandboxed.
 pub(crate) fn configure(policy: Policy) -> Result<Option<String>, String> {
     process::harden(&policy.env)?;
     let line = (policy.mode != Mode::Off).then(|| policy.describe());
-    let _ = POLICY.set(policy);
+    activate(Arc::new(policy));
     Ok(line)
 }
 
-/// The policy commands run under ([`Policy::default`] until [`configure`] is called).
-pub(crate) fn current() -> &'static Policy {
-    POLICY.get_or_init(Policy::default)
+/// Makes `policy` the one commands run under from now on: an editor's session makes its own
+/// current for its turn. (Once it was set once per process: a second session's commands ran
+/// under the first's, which let them write the first workspace's `.git` and not their own.)
+pub(crate) fn activate(policy: Arc<Policy>) {
+    *POLICY.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(policy);
+}
+
+/// The policy commands run under ([`Policy::default`], unconfined, until [`configure`] is
+/// called — without fixing it: what looks before that, a probe of the model's server, must
+/// not keep the real policy from being set).
+pub(crate) fn current() -> Arc<Policy> {
+    static OFF: OnceLock<Arc<Policy>> = OnceLock::new();
+    let now = POLICY.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    now.unwrap_or_else(|| OFF.get_or_init(|| Arc::new(Policy::default())).clone())
 }
 
 impl Policy {

@@ -53,7 +53,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     // anyway, and a workspace path with a space in it would make that `cd` fail.
     let prefix = format!("cd {} && ", ctx.ws.root().display());
     let command = command.strip_prefix(prefix.as_str()).unwrap_or(command);
-    let ran = execute(command, ctx.ws.root(), timeout, policy, &mut |chunk| ctx.term.reasoning(chunk));
+    let ran = execute(command, ctx.ws.root(), timeout, &policy, &mut |chunk| ctx.term.reasoning(chunk));
     ctx.memory.reads.clear();
     match ran {
         Err(e) => {
@@ -74,7 +74,7 @@ pub(super) fn run(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
                 ctx.memory.logs.push(log);
             }
             let mut text = r.to_result(timeout);
-            if let Some(note) = sandbox::notice::for_failure(policy, r.code, &text, ctx.yolo) {
+            if let Some(note) = sandbox::notice::for_failure(&policy, r.code, &text, ctx.yolo) {
                 text.push_str("\n\n");
                 text.push_str(&note);
             }
