@@ -1569,11 +1569,17 @@ struct Raw {
 impl Raw {
     /// The agent, its model `server`, in the workspace `root`, its state in `state`.
     fn start(server: &Server, root: &Path, state: &Path) -> Raw {
+        Raw::start_with(server, root, state, &[])
+    }
+
+    /// [`Raw::start`] with more options.
+    fn start_with(server: &Server, root: &Path, state: &Path, more: &[&str]) -> Raw {
         use std::io::BufRead;
         let (url, tasks) = (server.anthropic_url(), state.join("tasks").display().to_string());
         let mut cmd = Command::new(bin());
         cmd.args(["acp", "--provider", "anthropic", "--base-url", &url, "--model", "claude-test"])
             .args(["--retry-delay", "0.05", "--state-dir", &tasks])
+            .args(more)
             .current_dir(root);
         agent_env(&mut cmd, state).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
         let mut child = cmd.spawn().unwrap();
@@ -1641,10 +1647,15 @@ impl Raw {
     fn open_session(&mut self, root: &Path) -> String {
         self.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}}));
         self.until_answer(1);
+        self.new_session(2, root)
+    }
+
+    /// `session/new` in `root` as request `id`: the session's id.
+    fn new_session(&mut self, id: u64, root: &Path) -> String {
         self.send(
-            &json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": root, "mcpServers": []}}),
+            &json!({"jsonrpc": "2.0", "id": id, "method": "session/new", "params": {"cwd": root, "mcpServers": []}}),
         );
-        let answer = self.until_answer(2).pop().unwrap();
+        let answer = self.until_answer(id).pop().unwrap();
         answer["result"]["sessionId"].as_str().unwrap_or_else(|| panic!("{answer}")).to_string()
     }
 
@@ -1652,6 +1663,40 @@ impl Raw {
     fn prompt(&mut self, id: u64, session: &str, text: &str) {
         let prompt = json!([{"type": "text", "text": text}]);
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": {"sessionId": session, "prompt": prompt}}));
+    }
+}
+
+/// Under `--yolo` each session's commands are confined to its own workspace, whichever
+/// session was opened last: a second session's ran under the first's policy, so they could
+/// write the first project's `.git` (a hook that runs at its next commit) and not their own
+/// workspace.
+#[test]
+fn each_sessions_commands_are_confined_to_its_own_workspace() {
+    let (first, second, state) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b) = (std::fs::canonicalize(first.path()).unwrap(), std::fs::canonicalize(second.path()).unwrap());
+    // Each session's command: into the other's `.git`, and into its own workspace.
+    let command = |own: &Path, other: &Path| {
+        std::fs::create_dir_all(other.join(".git")).unwrap();
+        let cmd =
+            format!("touch '{}'; touch '{}'", other.join(".git/planted").display(), own.join("made.txt").display());
+        anthropic(&tool("execute_command", &[("command", &cmd), ("requires_approval", "false")]))
+    };
+    let server = Server::start(vec![
+        command(&b, &a),
+        anthropic(&completion("done")),
+        command(&a, &b),
+        anthropic(&completion("done")),
+    ]);
+    let mut agent = Raw::start_with(&server, &a, state.path(), &["--yolo"]);
+    let in_a = agent.open_session(&a);
+    let in_b = agent.new_session(3, &b);
+    for (id, session, own, other) in [(4, &in_b, &b, &a), (5, &in_a, &a, &b)] {
+        agent.prompt(id, session, "Run it.");
+        let answer = agent.until_answer(id).pop().unwrap();
+        assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+        assert!(!other.join(".git/planted").exists(), "{session}: its command wrote the other workspace's .git");
+        assert!(own.join("made.txt").exists(), "{session}: its command could not write its own workspace");
     }
 }
 
