@@ -324,8 +324,9 @@ fn a_command_cannot_read_the_key_from_the_agents_proc_environ_nor_inherit_secret
 #[test]
 fn a_sandboxed_command_cannot_read_the_key_from_the_environment_of_whatever_started_the_agent() {
     let ws = tempfile::tempdir().unwrap();
-    let cmd = "L=$(cut -d' ' -f4 /proc/$PPID/stat); \
-               if tr '\\0' '\\n' < /proc/$L/environ | grep -q '^ANTHROPIC_API_KEY='; then echo LAUNCHER-HOLDS-KEY; else echo LAUNCHER-HIDDEN; fi";
+    // Its environment as the process's and as its thread's (the same text, another file).
+    let cmd = "L=$(cut -d' ' -f4 /proc/$PPID/stat); for f in /proc/$L/environ /proc/$L/task/$L/environ; do \
+               if tr '\\0' '\\n' < $f | grep -q '^ANTHROPIC_API_KEY='; then echo LAUNCHER-HOLDS-KEY; else echo LAUNCHER-HIDDEN; fi; done";
     let server = Server::start(vec![
         anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
         anthropic(&completion("done")),
@@ -340,7 +341,7 @@ fn a_sandboxed_command_cannot_read_the_key_from_the_environment_of_whatever_star
     let r = wait_limited(launcher.stdin(Stdio::null()).spawn().unwrap(), LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let told = server.requests()[1].last_user();
-    assert!(told.lines().any(|l| l == "LAUNCHER-HIDDEN"), "{told}");
+    assert_eq!(told.lines().filter(|l| *l == "LAUNCHER-HIDDEN").count(), 2, "{told}");
 }
 
 /// A variable whose name is not UTF-8 but says it holds a token is withheld like any other

@@ -474,10 +474,11 @@ fn gitfile_dirs(dot_git: &Path, writable: &[std::path::PathBuf]) -> Vec<std::pat
 }
 
 /// The `/proc/PID/environ` of every process this user can read whose environment holds one of
-/// `secrets`: the shell, `timeout` or CI step that started agent-min still holds the key it
-/// passed (the agent wipes only its own copy), and Landlock's ptrace scope covers a process's
-/// memory, not its `environ`. A sandboxed command sees these files covered with `/dev/null`.
-/// At most 4,096 processes and 1 MiB per file are read.
+/// `secrets`, and each of its threads' (`/proc/PID/task/TID/environ`, the same text): the
+/// shell, `timeout` or CI step that started agent-min still holds the key it passed (the agent
+/// wipes only its own copy), and Landlock's ptrace scope covers a process's memory, not its
+/// `environ`. A sandboxed command sees these files covered with `/dev/null`. At most 4,096
+/// processes (and 1,024 threads each) and 1 MiB per file are read.
 #[cfg(feature = "sandbox")]
 fn environ_holding(secrets: &[String]) -> Vec<std::ffi::CString> {
     use std::io::Read;
@@ -500,9 +501,14 @@ fn environ_holding(secrets: &[String]) -> Vec<std::ffi::CString> {
         if f.take(1 << 20).read_to_end(&mut buf).is_err() {
             continue;
         }
-        let holds = secrets.iter().any(|s| memchr::memmem::find(&buf, s.as_bytes()).is_some());
-        if let (true, Ok(c)) = (holds, std::ffi::CString::new(path.as_os_str().as_bytes())) {
-            found.push(c);
+        if !secrets.iter().any(|s| memchr::memmem::find(&buf, s.as_bytes()).is_some()) {
+            continue;
+        }
+        let threads = std::fs::read_dir(e.path().join("task")).into_iter().flatten().flatten().take(1024);
+        for file in std::iter::once(path).chain(threads.map(|t| t.path().join("environ"))) {
+            if let Ok(c) = std::ffi::CString::new(file.as_os_str().as_bytes()) {
+                found.push(c);
+            }
         }
     }
     found
