@@ -143,7 +143,7 @@ pub(crate) fn system(family: Family, cwd: &str, parallel: bool) -> String {
     render(family, &Env { cwd, os: &os, ide: "agent-min (terminal)", shell: "/bin/sh", home: &home, parallel })
 }
 
-/// Cline's `osName()` (npm `os-name` 6, with `macos-release` 3) for Rust's `platform` and the
+/// Cline's `osName()` (npm `os-name` 6.1.0, with its lock's `macos-release` 3.4.0) for Rust's `platform` and the
 /// kernel's `release`: `Linux 6.18` (the release's first two numbers, or all of it if it does
 /// not start with them), `macOS Sequoia` (its Darwin version's name; `OS X …` before Darwin
 /// 16), the platform itself elsewhere.
@@ -167,7 +167,7 @@ fn os_name(platform: &str, release: &str) -> String {
             // `Number(release.split('.')[0])`: not a number is NaN, which is no version.
             let darwin: Option<u32> = release.split('.').next().and_then(|n| n.parse().ok());
             let prefix = if darwin.is_some_and(|d| d > 15) { "macOS" } else { "OS X" };
-            const NAMES: [&str; 23] = [
+            const NAMES: [&str; 21] = [
                 "Puma",
                 "Jaguar",
                 "Panther",
@@ -189,12 +189,9 @@ fn os_name(platform: &str, release: &str) -> String {
                 "Sonoma",
                 "Sequoia",
                 "Tahoe",
-                "",
-                "Golden Gate",
             ];
-            // Darwin 5 is Puma, … 25 Tahoe, 27 Golden Gate (26 has no name: `Unknown`).
-            let name =
-                darwin.and_then(|d| d.checked_sub(5)).and_then(|i| NAMES.get(i as usize)).filter(|n| !n.is_empty());
+            // Darwin 5 is Puma, … 25 Tahoe; a later one has no name there (`Unknown`).
+            let name = darwin.and_then(|d| d.checked_sub(5)).and_then(|i| NAMES.get(i as usize));
             match name {
                 Some(name) => format!("{prefix} {name}"),
                 None => prefix.to_string(),
@@ -220,6 +217,7 @@ mod tests {
         assert_eq!(os_name("macos", "24.1.0"), "macOS Sequoia");
         assert_eq!(os_name("macos", "25.0.0"), "macOS Tahoe");
         assert_eq!(os_name("macos", "26.0.0"), "macOS", "Unknown: the prefix alone");
+        assert_eq!(os_name("macos", "27.0.0"), "macOS", "macos-release 3.4.0 names none after Tahoe");
         assert_eq!(os_name("macos", "15.6.0"), "OS X El Capitan");
         assert_eq!(os_name("freebsd", "14.1-RELEASE"), "freebsd");
     }

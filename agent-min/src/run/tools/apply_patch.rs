@@ -267,11 +267,13 @@ fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
     // nothing is written, as writing would lose that change, which no checkpoint holds.
     // (A path that leads elsewhere now is refused below, saying so.)
     for s in &steps {
-        let changed = still_there(ctx, &s.shown, &s.abs).is_ok() && fsx::stamp(&s.abs) != s.was
-            || still_there(ctx, &s.shown, &s.abs).is_ok()
-                && s.buffer
-                    .as_ref()
-                    .is_some_and(|was| matches!(ctx.term.buffer_text(&s.abs), Some(Ok(now)) if now != *was));
+        // In an editor a file read from its buffer is written there: the buffer's text must be
+        // as read (saving it to disk meanwhile loses nothing).
+        let changed = still_there(ctx, &s.shown, &s.abs).is_ok()
+            && match (&s.buffer, ctx.term.buffer_text(&s.abs)) {
+                (Some(was), Some(Ok(now))) => now != *was,
+                _ => fsx::stamp(&s.abs) != s.was,
+            };
         if changed {
             let msg = format!(
                 "{} was changed (by the person or a program) while this patch waited, so no file was changed: applying it would have overwritten that change. Read the file again and make the patch on what it holds now.",

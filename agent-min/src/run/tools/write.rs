@@ -361,8 +361,12 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, f
     // Written meanwhile (the person saved their own change while asked, or a command did):
     // saving the edit would lose that change, which no checkpoint holds. (Cline's VS Code
     // document takes the person's edits in; its headless writer overwrites them.)
-    let changed = fsx::stamp(abs) != read.stamp
-        || read.text.is_some_and(|was| matches!(ctx.term.buffer_text(abs), Some(Ok(now)) if now != was));
+    // In an editor the edit goes to its buffer: its text is what must be as read (the person
+    // saving it to disk meanwhile changed nothing the edit would lose).
+    let changed = match (ctx.term.buffer_text(abs), read.text) {
+        (Some(Ok(now)), Some(was)) => now != was,
+        _ => fsx::stamp(abs) != read.stamp,
+    };
     if changed {
         let msg = format!(
             "{path} was changed (by the person or a program) while this edit waited, so the edit was not saved: saving it would have overwritten that change. Read the file again and make the edit on what it holds now."
@@ -561,11 +565,15 @@ mod tests {
         file: PathBuf,
         buffer: std::sync::Mutex<Option<String>>,
         in_editor: bool,
+        /// Only saves the editor's buffer to disk, changing nothing in it.
+        saves_buffer: bool,
     }
 
     impl crate::run::ui::term::Asker for std::sync::Arc<SavesMeanwhile> {
         fn approve(&mut self, _: Option<&str>, _: &str) -> crate::run::ui::term::Approval {
-            if self.in_editor {
+            if self.saves_buffer {
+                std::fs::write(&self.file, self.buffer.lock().unwrap().clone().unwrap()).unwrap();
+            } else if self.in_editor {
                 self.buffer.lock().unwrap().as_mut().unwrap().push_str("mine\n");
             } else {
                 let mut text = std::fs::read_to_string(&self.file).unwrap();
@@ -606,6 +614,7 @@ mod tests {
                     file: file.clone(),
                     buffer: std::sync::Mutex::new(Some("one\ntwo\n".to_string())),
                     in_editor,
+                    saves_buffer: false,
                 });
                 let term = crate::run::ui::term::Term::new()
                     .answered_by(Box::new(person.clone()))
@@ -632,6 +641,37 @@ mod tests {
                 };
                 assert_eq!(now, "one\ntwo\nmine\n", "{said}");
             }
+        }
+    }
+
+    /// In an editor, the person saving the buffer the edit was made from (its unsaved lines
+    /// written to disk) while asked loses nothing: the edit goes to the buffer, as it was read.
+    #[test]
+    fn a_buffer_saved_to_disk_while_the_edit_is_asked_about_is_still_edited() {
+        for tool in ["replace_in_file", "apply_patch"] {
+            let d = tempfile::tempdir().unwrap();
+            let ws = Workspace::new(d.path()).unwrap();
+            let file = ws.root().join("m.txt");
+            std::fs::write(&file, "one\ntwo\n").unwrap();
+            let person = std::sync::Arc::new(SavesMeanwhile {
+                file: file.clone(),
+                buffer: std::sync::Mutex::new(Some("one\ntwo\nunsaved\n".to_string())),
+                in_editor: true,
+                saves_buffer: true,
+            });
+            let term = crate::run::ui::term::Term::new()
+                .answered_by(Box::new(person.clone()))
+                .with_buffers(Box::new(person.clone()));
+            let diff = "------- SEARCH\none\n=======\nONE\n+++++++ REPLACE";
+            let patch = "*** Begin Patch\n*** Update File: m.txt\n-one\n+ONE\n two\n*** End Patch";
+            let params: &[(&str, &str)] =
+                if tool == "apply_patch" { &[("input", patch)] } else { &[("path", "m.txt"), ("diff", diff)] };
+            let out = with_ctx_on(&ws, term, |ctx| {
+                (ctx.tool, ctx.yolo) = (tool, false);
+                run(&call(tool, params), ctx)
+            });
+            assert!(matches!(out, Outcome::Success(_)), "{tool}: {out:?}");
+            assert_eq!(person.buffer.lock().unwrap().clone().unwrap(), "ONE\ntwo\nunsaved\n", "{tool}");
         }
     }
 
