@@ -246,7 +246,23 @@ fn with_config(args: Vec<OsString>, file: Option<PathBuf>) -> Result<Vec<OsStrin
 /// Parses the arguments after `resume`: a task id and what to say with it (`--last` and what
 /// to say), `--replay` not allowed.
 pub(crate) fn parse_resume(args: Vec<OsString>) -> Result<Options, String> {
+    let given = parse_with(args.clone(), true)?;
     let mut o = parse_with(with_config(args, crate::run::config::default_path())?, true)?;
+    // The saved task's provider, model, URL and workspace hold unless the command line gives
+    // them again: a config file's are for new tasks (its provider's key went to the server the
+    // task was saved with, asking it for another model).
+    if given.provider.is_none() {
+        (o.provider, o.openai_native) = (None, false);
+    }
+    if given.model.is_none() {
+        o.model = None;
+    }
+    if given.base_url.is_none() {
+        o.base_url = None;
+    }
+    if given.cwd.is_none() {
+        o.cwd = None;
+    }
     if o.replay.is_some() {
         return Err("--replay cannot be resumed (replays are not saved); run it again instead".to_string());
     }

@@ -211,6 +211,35 @@ fn resume_last_continues_a_task_stopped_by_a_limit() {
     assert!(r.stderr.contains("over 3 requests"), "totals include the earlier run: {}", r.stderr);
 }
 
+/// A config file's provider, model and URL are for new tasks: `resume` keeps the saved task's.
+/// They counted as given again, so the Anthropic key went to the server the task was saved
+/// with, asking it for another model in another wire format.
+#[test]
+fn a_config_files_provider_and_model_leave_a_resumed_task_as_it_was_saved() {
+    let (ws, state, config) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let state_dir = state.path().display().to_string();
+    let list = tool("list_files", &[("path", ".")]);
+    let server = Server::start(vec![openai(&list), openai(&completion("done later"))]);
+    let mut first: Vec<String> = openai_args(&server);
+    first.extend(["--state-dir".into(), state_dir.clone(), "--max-turns".into(), "1".into(), "list".into()]);
+    let first: Vec<&str> = first.iter().map(String::as_str).collect();
+    let r = run_agent(ws.path(), &first, &[], LIMIT);
+    assert_eq!(r.code, Some(1), "{}", r.all());
+    std::fs::create_dir(config.path().join("agent-min")).unwrap();
+    let toml = "provider = \"anthropic\"\nmodel = \"claude-other\"\nbase_url = \"http://127.0.0.1:9\"\n";
+    std::fs::write(config.path().join("agent-min/config.toml"), toml).unwrap();
+    let envs = [("XDG_CONFIG_HOME", config.path().to_str().unwrap())];
+    let r = run_cmd("resume", ws.path(), &["--last", "--state-dir", &state_dir, "--yolo"], &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "{}", r.all());
+    assert!(reqs[1].path.ends_with("/chat/completions"), "{}", reqs[1].path);
+    assert_eq!(reqs[1].body["model"], "gpt-test");
+    assert_eq!(reqs[1].header("x-api-key"), None, "the Anthropic key was sent");
+    assert_eq!(saved_tasks(state.path())[0]["provider"], "openai");
+}
+
 /// `resume ID "words"` (and `--last "words"`, as `codex exec resume`) sends the words after the
 /// notice as Cline's `New instructions for task continuation:`, their mentions read; a resume
 /// whose request failed keeps them for the next one, which says them once.
