@@ -416,7 +416,7 @@ pub(crate) enum Event {
     /// A hook script ran.
     Hook {
         /// Which hook.
-        #[schemars(extend("enum" = ["TaskStart", "TaskResume", "TaskCancel", "TaskComplete", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact"]))]
+        #[schemars(extend("enum" = ["TaskStart", "TaskResume", "TaskCancel", "TaskComplete", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Notification"]))]
         hook: String,
         /// Where the script came from.
         #[schemars(extend("enum" = ["global", "workspace"]))]

@@ -117,6 +117,18 @@ mod tests {
         assert_eq!(history()["additionalProperties"], false);
     }
 
+    /// The `hook` event names every hook it is sent for (`Notification` was missing: a stream
+    /// with one failed validation against the published schema).
+    #[test]
+    fn the_hook_events_names_are_every_hooks() {
+        let v = events();
+        let hook = v["oneOf"].as_array().unwrap().iter().find(|e| e["properties"]["type"]["const"] == "hook").unwrap();
+        let names: Vec<&str> =
+            hook["properties"]["hook"]["enum"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+        let all: Vec<&str> = crate::run::project::hooks::Hook::ALL.iter().map(|h| h.name()).collect();
+        assert_eq!(names, all);
+    }
+
     /// Every event type is named where a script's author looks: `run --help`'s `--json` line,
     /// and a row of the README's and of docs/agent.md's tables (four were missing from the
     /// help, one from the README).
