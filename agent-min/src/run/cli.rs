@@ -207,6 +207,9 @@ fn with_config(args: Vec<OsString>, file: Option<PathBuf>) -> Result<Vec<OsStrin
     let (mut profile, mut no_config, mut it) = (None, false, args.iter());
     while let Some(a) = it.next() {
         match a.to_str() {
+            // The help and the version need no config file: one that no longer parses (an
+            // option renamed since) kept `--help` from showing the fix its error pointed to.
+            Some("-h" | "--help" | "-V" | "--version") => return Ok(args),
             Some("--no-config") => no_config = true,
             Some("--profile") => profile = it.next().map(|p| p.to_string_lossy().into_owned()),
             Some(s) if s.starts_with("--profile=") => profile = Some(s["--profile=".len()..].to_string()),

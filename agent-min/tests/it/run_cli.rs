@@ -504,6 +504,24 @@ fn short_flags_a_config_profile_and_anthropic_base_url() {
 /// A switch written as a string (`yolo = "false"`) was a `--yolo` and a task "false": now the
 /// run stops before anything, naming the file and the key; a relative path in the file is the
 /// file's neighbour wherever the agent starts.
+/// A config file that no longer parses (an option renamed since) still lets `--help` and
+/// `--version` answer: the error pointed to the help, which the same error kept from showing.
+#[test]
+fn help_and_version_answer_whatever_the_config_file_says() {
+    let (ws, config) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::create_dir(config.path().join("agent-min")).unwrap();
+    std::fs::write(config.path().join("agent-min/config.toml"), "modle = \"x\"\n").unwrap();
+    let envs = [("XDG_CONFIG_HOME", config.path().to_str().unwrap())];
+    for (sub, args) in [("run", ["--help"]), ("run", ["--version"]), ("resume", ["--help"]), ("acp", ["--help"])] {
+        let r = run_cmd(sub, ws.path(), &args, &envs, LIMIT);
+        assert_eq!(r.code, Some(0), "{sub} {args:?}: {}", r.all());
+        assert!(!r.stdout.is_empty(), "{sub} {args:?}");
+    }
+    let r = run_cmd("run", ws.path(), &["t"], &envs, LIMIT);
+    assert_eq!(r.code, Some(2), "the broken file is still refused for a run: {}", r.all());
+    assert!(r.stderr.contains("--modle"), "{}", r.stderr);
+}
+
 #[test]
 fn a_config_files_quoted_switch_is_refused_and_its_paths_are_its_own() {
     let ws = tempfile::tempdir().unwrap();
