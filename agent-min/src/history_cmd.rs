@@ -34,6 +34,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             Err(e) => return usage_error(&e.to_string()),
         }
     }
+    // Where `run` saves: the config file's `state_dir` unless given here.
+    if opts.state_dir.is_none() {
+        match crate::run::cli::from_config_file() {
+            Ok(configured) => opts.state_dir = configured.state_dir,
+            Err(e) => return usage_error(&e),
+        }
+    }
     let (tasks, unreadable) = match crate::run::open_store(&opts, None).and_then(|s: Store| s.list_all()) {
         Ok(t) => t,
         Err(e) => return usage_error(&e),

@@ -140,6 +140,10 @@ fn parse(args: Vec<OsString>) -> Result<Option<Opts>, String> {
             other => return Err(format!("{}; see `agent-min mcp --help`", other.unexpected())),
         }
     }
+    // The config file's `mcp_config` first, as `run` reads it.
+    let mut files = crate::run::cli::from_config_file()?.mcp_config;
+    files.append(&mut o.files);
+    o.files = files;
     Ok(Some(o))
 }
 

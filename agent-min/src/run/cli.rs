@@ -201,6 +201,13 @@ pub(crate) fn parse(args: Vec<OsString>) -> Result<Options, String> {
     parse_with(with_config(args, crate::run::config::default_path())?, false)
 }
 
+/// What the config file says (its top level), for the commands that read some of it without
+/// running a task: `history` and `checkpoints` its `state_dir`, `mcp list` its `mcp_config`,
+/// so that they look where `run` saved or started them.
+pub(crate) fn from_config_file() -> Result<Options, String> {
+    parse_with(with_config(Vec::new(), crate::run::config::default_path())?, false)
+}
+
 /// `args` preceded by what the config file at `file` says (see [`crate::run::config`]), the
 /// file's own options checked on their own so an error names it.
 fn with_config(args: Vec<OsString>, file: Option<PathBuf>) -> Result<Vec<OsString>, String> {

@@ -504,6 +504,30 @@ fn short_flags_a_config_profile_and_anthropic_base_url() {
 /// A switch written as a string (`yolo = "false"`) was a `--yolo` and a task "false": now the
 /// run stops before anything, naming the file and the key; a relative path in the file is the
 /// file's neighbour wherever the agent starts.
+/// `history`, `checkpoints` and `mcp list` look where `run` saved and started things: the
+/// config file's `state_dir` and `mcp_config` (they read only their own flags, and said there
+/// was no task, and no server).
+#[test]
+fn history_checkpoints_and_mcp_list_read_the_config_file_as_run_does() {
+    let (ws, config, state) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::create_dir(config.path().join("agent-min")).unwrap();
+    let servers = r#"{"mcpServers": {"team": {"command": "/nonexistent/team-server"}}}"#;
+    std::fs::write(config.path().join("agent-min/team-mcp.json"), servers).unwrap();
+    let toml = format!("state_dir = {:?}\nmcp_config = [\"team-mcp.json\"]\n", state.path().display().to_string());
+    std::fs::write(config.path().join("agent-min/config.toml"), toml).unwrap();
+    let envs = [("XDG_CONFIG_HOME", config.path().to_str().unwrap())];
+    let server = Server::start(vec![anthropic(&completion("done"))]);
+    let r = run_agent(ws.path(), &args_with(&anthropic_args(&server), &["remember me"]), &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    let history = run_cmd("history", ws.path(), &[], &envs, LIMIT);
+    assert!(history.stdout.contains("remember me"), "{}", history.all());
+    let list = run_cmd("checkpoints", ws.path(), &["list", "--last"], &envs, LIMIT);
+    assert_eq!(list.code, Some(0), "{}", list.all());
+    let mcp = run_cmd("mcp", ws.path(), &["list"], &envs, LIMIT);
+    assert!(mcp.all().contains("team"), "{}", mcp.all());
+}
+
 /// A config file that no longer parses (an option renamed since) still lets `--help` and
 /// `--version` answer: the error pointed to the help, which the same error kept from showing.
 #[test]
