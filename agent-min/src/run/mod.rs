@@ -664,6 +664,13 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
             (false, _) => "",
         }
     ));
+    // A recording's replies are read as they were made: in the native dialect when its streams
+    // hold native calls (`--tool-calls` says otherwise), else as Cline's XML.
+    let native = match opts.tool_calls {
+        crate::run::native::ToolCalls::Native => true,
+        crate::run::native::ToolCalls::Xml => false,
+        crate::run::native::ToolCalls::Auto => rec.has_native_calls(),
+    };
     let transport = rec.into_transport(Duration::from_millis(opts.replay_delay_ms));
     Ok(Setup {
         transport: Box::new(transport),
@@ -676,7 +683,7 @@ fn replay_setup(opts: &cli::Options, file: &std::path::Path, term: &mut Term) ->
         api_key: None,
         num_ctx: 32768,
         temporary: opts.cwd.is_none(),
-        dialect: &dialect::xml::Xml { native_setting: false }, // recordings are replies in the XML dialect
-        images: true,                                          // a recording's model is asked nothing
+        dialect: dialect::of_run(native, !opts.no_recover_text_calls, native),
+        images: true, // a recording's model is asked nothing
     })
 }

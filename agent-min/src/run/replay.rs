@@ -113,6 +113,18 @@ impl Recording {
         Ok(())
     }
 
+    /// Whether a recorded stream holds a native tool call (Anthropic's `tool_use` block, Chat
+    /// Completions' or Ollama's `tool_calls`, the Responses API's `function_call` item): such a
+    /// recording is read in the native dialect.
+    pub(crate) fn has_native_calls(&self) -> bool {
+        self.replies.iter().any(|r| match r {
+            Recorded::Sse(_, body) => {
+                ["\"tool_use\"", "\"tool_calls\"", "\"function_call\""].iter().any(|m| body.contains(m))
+            }
+            Recorded::Text(_) => false,
+        })
+    }
+
     /// Turns the recording into a transport that streams with `delay` between pieces.
     pub(crate) fn into_transport(self, delay: Duration) -> Replay {
         Replay { replies: self.replies, delay, served: 0 }

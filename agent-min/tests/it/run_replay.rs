@@ -102,6 +102,47 @@ fn a_recording_that_runs_out_fails_clearly() {
     assert!(out.contains("the recording has no reply left for request 2"), "{out}");
 }
 
+/// A recording of a native session (the default for Claude 4+ and GPT-5) replays: its streams'
+/// tool calls are read in the native dialect. They were dropped, the reply called empty, and
+/// the replay ran out of replies.
+#[test]
+fn a_recording_of_native_tool_calls_replays() {
+    let anthropic = [
+        r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"attempt_completion","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"result\":\"done natively\"}"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}"#,
+        r#"{"type":"message_stop"}"#,
+    ];
+    let anthropic: String = anthropic
+        .iter()
+        .map(|d| {
+            let kind = serde_json::from_str::<serde_json::Value>(d).unwrap()["type"].as_str().unwrap().to_string();
+            format!("event: {kind}\ndata: {d}\n\n")
+        })
+        .collect();
+    let openai = [
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"attempt_completion","arguments":"{\"result\":\"done natively\"}"}}]}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        "[DONE]",
+    ];
+    let openai: String = openai.iter().map(|d| format!("data: {d}\n\n")).collect();
+    for (provider, sse) in [("anthropic", anthropic), ("openai", openai)] {
+        let ws = tempfile::tempdir().unwrap();
+        let rec = ws.path().join("native.jsonl");
+        let lines = [
+            serde_json::json!({"type": "session", "task": "t"}).to_string(),
+            serde_json::json!({"type": "reply", "provider": provider, "sse": sse}).to_string(),
+        ];
+        std::fs::write(&rec, lines.join("\n") + "\n").unwrap();
+        let (code, out, result) =
+            replay(&["--replay", rec.to_str().unwrap(), "--cwd", ws.path().to_str().unwrap(), "--yolo"]);
+        assert_eq!(code, Some(0), "{provider}: {out}");
+        assert_eq!(result, "done natively\n", "{provider}: {out}");
+    }
+}
+
 #[test]
 fn a_broken_recording_is_a_usage_error() {
     let ws = tempfile::tempdir().unwrap();
