@@ -270,8 +270,8 @@ fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
         // In an editor a file read from its buffer is written there: the buffer's text must be
         // as read (saving it to disk meanwhile loses nothing).
         let changed = still_there(ctx, &s.shown, &s.abs).is_ok()
-            && match (&s.buffer, ctx.term.buffer_text(&s.abs)) {
-                (Some(was), Some(Ok(now))) => now != *was,
+            && match s.buffer.as_ref().map(|was| (was, ctx.term.buffer_text(&s.abs))) {
+                Some((was, Some(Ok(now)))) => now != *was,
                 _ => fsx::stamp(&s.abs) != s.was,
             };
         if changed {

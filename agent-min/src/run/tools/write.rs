@@ -363,8 +363,9 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, f
     // document takes the person's edits in; its headless writer overwrites them.)
     // In an editor the edit goes to its buffer: its text is what must be as read (the person
     // saving it to disk meanwhile changed nothing the edit would lose).
-    let changed = match (ctx.term.buffer_text(abs), read.text) {
-        (Some(Ok(now)), Some(was)) => now != was,
+    // (A file that was not there is not asked of the editor, which would answer an error.)
+    let changed = match read.text.map(|was| (was, ctx.term.buffer_text(abs))) {
+        Some((was, Some(Ok(now)))) => now != was,
         _ => fsx::stamp(abs) != read.stamp,
     };
     if changed {
