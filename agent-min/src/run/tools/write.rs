@@ -600,6 +600,41 @@ mod tests {
         }
     }
 
+    /// `tool`'s edit of `m.txt` (`one\ntwo\n` on disk; `buffer` in the editor, `in_editor`)
+    /// as [`SavesMeanwhile`] answers it: the outcome, and what the buffer (in the editor) or the
+    /// file then holds.
+    fn edit_while_asked(tool: &'static str, buffer: &str, in_editor: bool, saves_buffer: bool) -> (Outcome, String) {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        let file = ws.root().join("m.txt");
+        std::fs::write(&file, "one\ntwo\n").unwrap();
+        let person = std::sync::Arc::new(SavesMeanwhile {
+            file: file.clone(),
+            buffer: std::sync::Mutex::new(Some(buffer.to_string())),
+            in_editor,
+            saves_buffer,
+        });
+        let term = crate::run::ui::term::Term::new()
+            .answered_by(Box::new(person.clone()))
+            .with_buffers(Box::new(person.clone()));
+        let diff = "------- SEARCH\none\n=======\nONE\n+++++++ REPLACE";
+        let patch = "*** Begin Patch\n*** Update File: m.txt\n-one\n+ONE\n two\n*** End Patch";
+        let params: &[(&str, &str)] = match tool {
+            "write_to_file" => &[("path", "m.txt"), ("content", "ONE\ntwo\n")],
+            "replace_in_file" => &[("path", "m.txt"), ("diff", diff)],
+            _ => &[("input", patch)],
+        };
+        let out = with_ctx_on(&ws, term, |ctx| {
+            (ctx.tool, ctx.yolo) = (tool, false);
+            run(&call(tool, params), ctx)
+        });
+        let now = match in_editor {
+            true => person.buffer.lock().unwrap().clone().unwrap(),
+            false => std::fs::read_to_string(&file).unwrap(),
+        };
+        (out, now)
+    }
+
     /// A change saved to the file while the person is asked about an edit (by them, in their
     /// editor, or by a command) is not overwritten: the edit is refused and the model told to
     /// read the file again. It was overwritten, and the model told the edit succeeded.
@@ -607,39 +642,12 @@ mod tests {
     fn a_change_saved_while_the_edit_is_asked_about_is_not_overwritten() {
         for tool in ["write_to_file", "replace_in_file", "apply_patch"] {
             for in_editor in [false, true] {
-                let d = tempfile::tempdir().unwrap();
-                let ws = Workspace::new(d.path()).unwrap();
-                let file = ws.root().join("m.txt");
-                std::fs::write(&file, "one\ntwo\n").unwrap();
-                let person = std::sync::Arc::new(SavesMeanwhile {
-                    file: file.clone(),
-                    buffer: std::sync::Mutex::new(Some("one\ntwo\n".to_string())),
-                    in_editor,
-                    saves_buffer: false,
-                });
-                let term = crate::run::ui::term::Term::new()
-                    .answered_by(Box::new(person.clone()))
-                    .with_buffers(Box::new(person.clone()));
-                let diff = "------- SEARCH\none\n=======\nONE\n+++++++ REPLACE";
-                let patch = "*** Begin Patch\n*** Update File: m.txt\n-one\n+ONE\n two\n*** End Patch";
-                let params: &[(&str, &str)] = match tool {
-                    "write_to_file" => &[("path", "m.txt"), ("content", "ONE\ntwo\n")],
-                    "replace_in_file" => &[("path", "m.txt"), ("diff", diff)],
-                    _ => &[("input", patch)],
-                };
-                let out = with_ctx_on(&ws, term, |ctx| {
-                    (ctx.tool, ctx.yolo) = (tool, false);
-                    run(&call(tool, params), ctx)
-                });
+                let (out, now) = edit_while_asked(tool, "one\ntwo\n", in_editor, false);
                 let said = format!("{tool}, in the editor: {in_editor}: {out:?}");
                 assert!(
                     matches!(&out, Outcome::Failure { text, mistake: false } if text.contains("Read the file again")),
                     "{said}"
                 );
-                let now = match in_editor {
-                    true => person.buffer.lock().unwrap().clone().unwrap(),
-                    false => std::fs::read_to_string(&file).unwrap(),
-                };
                 assert_eq!(now, "one\ntwo\nmine\n", "{said}");
             }
         }
@@ -650,29 +658,9 @@ mod tests {
     #[test]
     fn a_buffer_saved_to_disk_while_the_edit_is_asked_about_is_still_edited() {
         for tool in ["replace_in_file", "apply_patch"] {
-            let d = tempfile::tempdir().unwrap();
-            let ws = Workspace::new(d.path()).unwrap();
-            let file = ws.root().join("m.txt");
-            std::fs::write(&file, "one\ntwo\n").unwrap();
-            let person = std::sync::Arc::new(SavesMeanwhile {
-                file: file.clone(),
-                buffer: std::sync::Mutex::new(Some("one\ntwo\nunsaved\n".to_string())),
-                in_editor: true,
-                saves_buffer: true,
-            });
-            let term = crate::run::ui::term::Term::new()
-                .answered_by(Box::new(person.clone()))
-                .with_buffers(Box::new(person.clone()));
-            let diff = "------- SEARCH\none\n=======\nONE\n+++++++ REPLACE";
-            let patch = "*** Begin Patch\n*** Update File: m.txt\n-one\n+ONE\n two\n*** End Patch";
-            let params: &[(&str, &str)] =
-                if tool == "apply_patch" { &[("input", patch)] } else { &[("path", "m.txt"), ("diff", diff)] };
-            let out = with_ctx_on(&ws, term, |ctx| {
-                (ctx.tool, ctx.yolo) = (tool, false);
-                run(&call(tool, params), ctx)
-            });
+            let (out, now) = edit_while_asked(tool, "one\ntwo\nunsaved\n", true, true);
             assert!(matches!(out, Outcome::Success(_)), "{tool}: {out:?}");
-            assert_eq!(person.buffer.lock().unwrap().clone().unwrap(), "ONE\ntwo\nunsaved\n", "{tool}");
+            assert_eq!(now, "ONE\ntwo\nunsaved\n", "{tool}");
         }
     }
 
