@@ -64,7 +64,7 @@ fn parse(args: Vec<OsString>) -> Result<Args, String> {
     }
     // Where `run` saves: the config file's `state_dir` unless given here.
     if a.state_dir.is_none() {
-        a.state_dir = crate::run::cli::from_config_file()?.state_dir;
+        a.state_dir = crate::run::cli::from_config_file("checkpoints").state_dir;
     }
     // A task id has a dash or at least 8 digits; a checkpoint number is short.
     let is_id = |s: &str| s.contains('-') || s.len() >= 8 || s.parse::<u32>().is_err();

@@ -36,10 +36,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
     // Where `run` saves: the config file's `state_dir` unless given here.
     if opts.state_dir.is_none() {
-        match crate::run::cli::from_config_file() {
-            Ok(configured) => opts.state_dir = configured.state_dir,
-            Err(e) => return usage_error(&e),
-        }
+        opts.state_dir = crate::run::cli::from_config_file("history").state_dir;
     }
     let (tasks, unreadable) = match crate::run::open_store(&opts, None).and_then(|s: Store| s.list_all()) {
         Ok(t) => t,

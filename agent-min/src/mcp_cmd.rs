@@ -141,7 +141,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Opts>, String> {
         }
     }
     // The config file's `mcp_config` first, as `run` reads it.
-    let mut files = crate::run::cli::from_config_file()?.mcp_config;
+    let mut files = crate::run::cli::from_config_file("mcp").mcp_config;
     files.append(&mut o.files);
     o.files = files;
     Ok(Some(o))

@@ -203,9 +203,16 @@ pub(crate) fn parse(args: Vec<OsString>) -> Result<Options, String> {
 
 /// What the config file says (its top level), for the commands that read some of it without
 /// running a task: `history` and `checkpoints` its `state_dir`, `mcp list` its `mcp_config`,
-/// so that they look where `run` saved or started them.
-pub(crate) fn from_config_file() -> Result<Options, String> {
-    parse_with(with_config(Vec::new(), crate::run::config::default_path())?, false)
+/// so that they look where `run` saved or started them. A file that does not parse is said in
+/// a warning on stderr (naming the command) and passed over: these commands work without it.
+pub(crate) fn from_config_file(command: &str) -> Options {
+    match with_config(Vec::new(), crate::run::config::default_path()).and_then(|args| parse_with(args, false)) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("agent-min {command}: warning: the config file is passed over: {e}");
+            Options::default()
+        }
+    }
 }
 
 /// `args` preceded by what the config file at `file` says (see [`crate::run::config`]), the
@@ -270,7 +277,8 @@ pub(crate) fn parse_resume(args: Vec<OsString>) -> Result<Options, String> {
     if given.base_url.is_none() {
         o.base_url = None;
     }
-    if given.cwd.is_none() {
+    // (With `--last` the file's `cwd` says where to take the latest task from: that task's.)
+    if given.cwd.is_none() && !o.last {
         o.cwd = None;
     }
     if o.replay.is_some() {

@@ -544,6 +544,14 @@ fn help_and_version_answer_whatever_the_config_file_says() {
     let r = run_cmd("run", ws.path(), &["t"], &envs, LIMIT);
     assert_eq!(r.code, Some(2), "the broken file is still refused for a run: {}", r.all());
     assert!(r.stderr.contains("--modle"), "{}", r.stderr);
+    // The commands that only read what a run left work without it, saying so.
+    let r = run_cmd("history", ws.path(), &[], &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
+    assert!(
+        r.stderr.contains("warning: the config file is passed over") && r.stderr.contains("--modle"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

@@ -318,15 +318,19 @@ fn a_command_cannot_read_the_key_from_the_agents_proc_environ_nor_inherit_secret
     assert!(text.starts_with("The notes say [REDACTED].\n"), "{text:?}");
 }
 
-/// The process that started the agent (a shell, `timeout`, a CI step) still holds the key in
-/// its environment: a sandboxed command finds that process's `/proc/PID/environ` covered (a
-/// review read the key there under both sandbox modes). The agent's own was wiped already.
+/// The process that started the agent (a shell, `timeout`, a CI step, node) still holds the
+/// key in its environment: a sandboxed command finds it in none of that process's files — its
+/// `/proc/PID/environ`, each thread's `task/TID/environ`, nor a thread's own `/proc/TID`, which
+/// `/proc` does not list but answers by number (a review read the key in each). The agent's own
+/// was wiped already.
 #[test]
 fn a_sandboxed_command_cannot_read_the_key_from_the_environment_of_whatever_started_the_agent() {
     let ws = tempfile::tempdir().unwrap();
-    // Its environment as the process's and as its thread's (the same text, another file).
-    let cmd = "L=$(cut -d' ' -f4 /proc/$PPID/stat); for f in /proc/$L/environ /proc/$L/task/$L/environ; do \
-               if tr '\\0' '\\n' < $f | grep -q '^ANTHROPIC_API_KEY='; then echo LAUNCHER-HOLDS-KEY; else echo LAUNCHER-HIDDEN; fi; done";
+    // Every process from the launcher up to the agent (the launcher's thread is between them:
+    // made before the agent was; the agent's own value is wiped, its name left), and the
+    // launcher's threads through its own `task/`.
+    let cmd = "L=$(cut -d' ' -f4 /proc/$PPID/stat); for f in $(seq $L $((PPID - 1)) | sed 's|.*|/proc/&/environ|') /proc/$L/task/*/environ; do \
+               if tr '\\0' '\\n' < $f 2>/dev/null | grep -q '^ANTHROPIC_API_KEY='; then echo \"HOLDS-KEY $f\"; fi; done; echo SCANNED-$L-$PPID";
     let server = Server::start(vec![
         anthropic(&tool("execute_command", &[("command", cmd), ("requires_approval", "false")])),
         anthropic(&completion("done")),
@@ -334,14 +338,19 @@ fn a_sandboxed_command_cannot_read_the_key_from_the_environment_of_whatever_star
     let base = anthropic_args(&server);
     let args = args_with(&base, &["--no-save", "t"]);
     let state = tempfile::tempdir().unwrap();
-    // A shell that starts the agent as its child and waits: it keeps the key it was given.
-    let mut launcher = Command::new("sh");
-    launcher.arg("-c").arg("\"$@\"; exit $?").arg("sh").arg(setsid()).arg(bin()).arg("run").args(&args);
+    // A launcher with a second thread that starts the agent as its child and waits: it keeps the
+    // key it was given.
+    let mut launcher = Command::new("python3");
+    let threaded = "import subprocess, sys, threading, time\n\
+        threading.Thread(target=time.sleep, args=(600,), daemon=True).start()\n\
+        sys.exit(subprocess.call(sys.argv[1:]))";
+    launcher.arg("-c").arg(threaded).arg(setsid()).arg(bin()).arg("run").args(&args);
     agent_env(&mut launcher, state.path()).current_dir(ws.path()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let r = wait_limited(launcher.stdin(Stdio::null()).spawn().unwrap(), LIMIT);
     assert_eq!(r.code, Some(0), "{}", r.all());
     let told = server.requests()[1].last_user();
-    assert_eq!(told.lines().filter(|l| *l == "LAUNCHER-HIDDEN").count(), 2, "{told}");
+    assert!(told.lines().any(|l| l.starts_with("SCANNED-")), "{told}");
+    assert!(!told.lines().any(|l| l.starts_with("HOLDS-KEY")), "{told}");
 }
 
 /// A variable whose name is not UTF-8 but says it holds a token is withheld like any other

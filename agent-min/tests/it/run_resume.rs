@@ -238,6 +238,16 @@ fn a_config_files_provider_and_model_leave_a_resumed_task_as_it_was_saved() {
     assert_eq!(reqs[1].body["model"], "gpt-test");
     assert_eq!(reqs[1].header("x-api-key"), None, "the Anthropic key was sent");
     assert_eq!(saved_tasks(state.path())[0]["provider"], "openai");
+
+    // The file's `cwd` still says where `--last` takes the latest task from.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let cwd = std::fs::canonicalize(ws.path()).unwrap().display().to_string();
+    std::fs::write(config.path().join("agent-min/config.toml"), format!("cwd = {cwd:?}\n")).unwrap();
+    let server = Server::start(vec![openai(&completion("again"))]);
+    let url = server.openai_url();
+    let r =
+        run_cmd("resume", elsewhere.path(), &["--last", "--state-dir", &state_dir, "--base-url", &url], &envs, LIMIT);
+    assert_eq!(r.code, Some(0), "{}", r.all());
 }
 
 /// `resume ID "words"` (and `--last "words"`, as `codex exec resume`) sends the words after the

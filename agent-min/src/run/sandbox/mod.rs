@@ -20,8 +20,9 @@
 //!
 //! How a child is actually started (and this policy applied to it) is [`crate::run::spawn`]'s.
 //!
-//! The policy is set once from the command line ([`configure`]) before the first command and
-//! read by `execute_command` ([`current`]).
+//! The policy is set from the command line ([`configure`]) before the first command, made
+//! current again by each task at each prompt (an editor's sessions each have their own:
+//! [`activate`]), and read by `execute_command` ([`current`]).
 
 pub(crate) mod env;
 pub(crate) mod guarded;

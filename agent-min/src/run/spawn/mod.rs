@@ -473,12 +473,13 @@ fn gitfile_dirs(dot_git: &Path, writable: &[std::path::PathBuf]) -> Vec<std::pat
     out
 }
 
-/// The `/proc/PID/environ` of every process this user can read whose environment holds one of
-/// `secrets`, and each of its threads' (`/proc/PID/task/TID/environ`, the same text): the
-/// shell, `timeout` or CI step that started agent-min still holds the key it passed (the agent
-/// wipes only its own copy), and Landlock's ptrace scope covers a process's memory, not its
-/// `environ`. A sandboxed command sees these files covered with `/dev/null`. At most 4,096
-/// processes (and 1,024 threads each) and 1 MiB per file are read.
+/// The `/proc/PID` of every process this user can read whose environment holds one of
+/// `secrets`, and the `/proc/TID` of each of its threads: the shell, `timeout` or CI step that
+/// started agent-min still holds the key it passed (the agent wipes only its own copy), and
+/// Landlock's ptrace scope covers a process's memory, not its `environ`. Whole directories: the
+/// same text is each thread's `task/TID/environ`, and a thread's own `/proc/TID` (not listed,
+/// but found by its number) holds the group's `task/` again. A sandboxed command sees them
+/// empty. At most 4,096 processes (and 1,024 threads each) and 1 MiB per file are read.
 #[cfg(feature = "sandbox")]
 fn environ_holding(secrets: &[String]) -> Vec<std::ffi::CString> {
     use std::io::Read;
@@ -505,8 +506,9 @@ fn environ_holding(secrets: &[String]) -> Vec<std::ffi::CString> {
             continue;
         }
         let threads = std::fs::read_dir(e.path().join("task")).into_iter().flatten().flatten().take(1024);
-        for file in std::iter::once(path).chain(threads.map(|t| t.path().join("environ"))) {
-            if let Ok(c) = std::ffi::CString::new(file.as_os_str().as_bytes()) {
+        let ids = threads.map(|t| t.file_name()).filter(|t| *t != name);
+        for dir in std::iter::once(e.path()).chain(ids.map(|t| std::path::Path::new("/proc").join(t))) {
+            if let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) {
                 found.push(c);
             }
         }

@@ -44,8 +44,9 @@ pub(crate) struct ChildSetup {
     pub id_maps: Option<(String, String)>,
     /// 6. A new mount namespace in which these paths are bound read-only,
     pub read_only: Vec<ReadOnly>,
-    ///    and these files (other processes' `/proc/PID/environ` holding a secret) are covered
-    ///    with `/dev/null` (one that is gone by then is skipped).
+    ///    and these directories (`/proc/ID` of other processes holding a secret in their
+    ///    environment, and of each of their threads) are covered with an empty read-only tmpfs
+    ///    (one that is gone by then is skipped).
     pub masked: Vec<CString>,
     /// 7. The Landlock ruleset (also sets `no_new_privs`).
     pub ruleset: Option<landlock::RulesetCreated>,
@@ -150,7 +151,8 @@ pub(crate) fn before_exec(cmd: &mut Command, setup: ChildSetup) {
                     check(libc::mount(none, p, none, f, std::ptr::null()))?;
                 }
                 for m in &s.masked {
-                    let r = libc::mount(c"/dev/null".as_ptr(), m.as_ptr(), none, libc::MS_BIND, std::ptr::null());
+                    let f = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+                    let r = libc::mount(c"none".as_ptr(), m.as_ptr(), c"tmpfs".as_ptr(), f, std::ptr::null());
                     // A process that ended since it was found has no file left to cover.
                     if r != 0 && *libc::__errno_location() != libc::ENOENT {
                         check(r)?;

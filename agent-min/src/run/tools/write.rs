@@ -26,8 +26,8 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
     }
     // Before the read: a write after it changes the stamp, and the edit is not saved over it.
     let stamp = fsx::stamp(&abs);
-    let old = match current_content(ctx, &abs, path, Whole::Replaced) {
-        Ok(old) => old,
+    let (old, in_buffer) = match current_content(ctx, &abs, path, Whole::Replaced) {
+        Ok(read) => read,
         Err(o) => return o,
     };
     let verb = if old.is_some() { "Overwrite" } else { "Create" };
@@ -40,7 +40,7 @@ pub(super) fn write_to_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok((r, _)) => return moved(ctx, path, &abs, &r.abs),
         Err(o) => return denied_file_note(o, old.is_some()),
     };
-    save(ctx, &abs, path, content, edit, form, Read { stamp, text: old.as_deref() })
+    save(ctx, &abs, path, content, edit, form, Read { stamp, buffer: old.as_deref().filter(|_| in_buffer) })
 }
 
 /// The path led elsewhere when it was checked again (a directory on it swapped for a link, or
@@ -157,8 +157,8 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         }
     }
     let stamp = fsx::stamp(&resolved.abs);
-    let existing = match current_content(ctx, &resolved.abs, path, Whole::Edited) {
-        Ok(s) => s,
+    let (existing, in_buffer) = match current_content(ctx, &resolved.abs, path, Whole::Edited) {
+        Ok(read) => read,
         Err(o) => return o,
     };
     let form = Form::of(existing.as_deref());
@@ -200,7 +200,7 @@ pub(super) fn replace_in_file(call: &Call, ctx: &mut Ctx<'_>) -> Outcome {
         Ok((r, _)) => return moved(ctx, path, &resolved.abs, &r.abs),
         Err(o) => return denied_file_note(o, existing.is_some()),
     };
-    let read = Read { stamp, text: existing.as_deref() };
+    let read = Read { stamp, buffer: existing.as_deref().filter(|_| in_buffer) };
     save(ctx, &resolved.abs, path, doc_form::without_bom(&new), edit, form, read)
 }
 
@@ -290,8 +290,8 @@ enum Whole {
 }
 
 /// The file's current text (`None` if it does not exist yet): only a regular file, at most
-/// [`fsx::MAX_FILE_BYTES`].
-fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> Result<Option<String>, Outcome> {
+/// [`fsx::MAX_FILE_BYTES`]; and whether an editor's buffer gave it.
+fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> Result<(Option<String>, bool), Outcome> {
     let fail = |ctx: &mut Ctx<'_>, msg: String| {
         ctx.term.outcome(false, &msg);
         Err(Outcome::Failure { text: tool_error(&msg), mistake: false })
@@ -300,17 +300,17 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> R
         Ok(bytes) => match String::from_utf8(bytes) {
             // An editor's buffer may hold changes not yet saved: the edit applies to those.
             Ok(s) => match ctx.term.buffer_text(abs) {
-                None => Ok(Some(s)),
-                Some(Ok(text)) => Ok(Some(text)),
+                None => Ok((Some(s), false)),
+                Some(Ok(text)) => Ok((Some(text), true)),
                 Some(Err(e)) => fail(ctx, format!("Error reading file {path} from the editor: {e}")),
             },
-            Err(e) if whole == Whole::Replaced => Ok(Some(String::from_utf8_lossy(e.as_bytes()).into_owned())),
+            Err(e) if whole == Whole::Replaced => Ok((Some(String::from_utf8_lossy(e.as_bytes()).into_owned()), false)),
             Err(_) => fail(
                 ctx,
                 format!("{path} is not a UTF-8 text file; it cannot be edited with this tool (write_to_file can replace it whole)."),
             ),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((None, false)),
         // A file where a folder should be (`a.txt/b.txt`): said now, before any preview or
         // approval of a file that cannot be made.
         Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
@@ -323,11 +323,11 @@ fn current_content(ctx: &mut Ctx<'_>, abs: &Path, path: &str, whole: Whole) -> R
     }
 }
 
-/// The file as the edit read it: its stamp on disk, taken before the read, and its text (an
-/// editor's buffer's, when an editor holds it).
+/// The file as the edit read it: its stamp on disk, taken before the read, and the text an
+/// editor's buffer gave (`None`: read from disk, or not there).
 struct Read<'a> {
     stamp: Option<fsx::Stamp>,
-    text: Option<&'a str>,
+    buffer: Option<&'a str>,
 }
 
 /// Writes the file in its `form` — after the person's edits, when they chose to edit the
@@ -363,8 +363,9 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, f
     // document takes the person's edits in; its headless writer overwrites them.)
     // In an editor the edit goes to its buffer: its text is what must be as read (the person
     // saving it to disk meanwhile changed nothing the edit would lose).
-    // (A file that was not there is not asked of the editor, which would answer an error.)
-    let changed = match read.text.map(|was| (was, ctx.term.buffer_text(abs))) {
+    // (A file read from disk is not asked of the editor: a file that was not there would be
+    // answered an error, one not UTF-8 decoded otherwise than here.)
+    let changed = match read.buffer.map(|was| (was, ctx.term.buffer_text(abs))) {
         Some((was, Some(Ok(now)))) => now != was,
         _ => fsx::stamp(abs) != read.stamp,
     };
@@ -633,6 +634,44 @@ mod tests {
             false => std::fs::read_to_string(&file).unwrap(),
         };
         (out, now)
+    }
+
+    /// An editor that decodes a file by its own encoding, asked nothing meanwhile.
+    struct Latin1Editor;
+
+    impl crate::run::ui::term::Buffers for Latin1Editor {
+        fn read(&mut self, _: &Path) -> Option<Result<String, String>> {
+            Some(Ok("café\n".to_string()))
+        }
+        fn write(&mut self, _: &Path, _: &str) -> Option<Result<(), String>> {
+            Some(Ok(()))
+        }
+    }
+
+    impl crate::run::ui::term::Asker for Latin1Editor {
+        fn approve(&mut self, _: Option<&str>, _: &str) -> crate::run::ui::term::Approval {
+            crate::run::ui::term::Approval::Yes
+        }
+        fn answer(&mut self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    /// In an editor, a file that is not UTF-8 on disk (read from disk, decoded here) is
+    /// overwritten when nothing changed: its check was against the editor's own decoding, which
+    /// never matched, and every try was refused as changed meanwhile.
+    #[test]
+    fn a_file_read_from_disk_in_an_editor_is_checked_on_disk() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(d.path()).unwrap();
+        std::fs::write(d.path().join("l.txt"), b"caf\xe9\n").unwrap();
+        let term =
+            crate::run::ui::term::Term::new().answered_by(Box::new(Latin1Editor)).with_buffers(Box::new(Latin1Editor));
+        let out = with_ctx_on(&ws, term, |ctx| {
+            ctx.yolo = false;
+            run(&call("write_to_file", &[("path", "l.txt"), ("content", "new\n")]), ctx)
+        });
+        assert!(matches!(out, Outcome::Success(_)), "{out:?}");
     }
 
     /// A change saved to the file while the person is asked about an edit (by them, in their
