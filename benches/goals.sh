@@ -294,15 +294,15 @@ line binary "agent-min release, stripped, default features (goal <= 3.5 MB)" "$(
 # clock), gc --auto, the left-out list in the checkpoint's message, Anthropic's image limits,
 # the first-object rule for native arguments, the --base-url provider by host, the replay's
 # workspace at exit: 28.9 KB, 7.2 KB of it in the minimal agent's parts.
-# Raised to 4.876 MB on 2026-12-07 (a seventh session), at 4,875,848 B: reviews of the tools,
+# Raised to 4.877 MB on 2026-12-07 (a seventh session), at 4,876,712 B: reviews of the tools,
 # the prompt, the loop, MCP and ACP, security and the CLI — an edit not written over a change
 # saved while it was asked about (the file's stamp, the editor's buffer), the sandbox's policy
 # per task (a local server's probe had fixed it at off; an editor's second session ran under the
 # first's), each thread's environ covered, GPT-5.1's yolo timeout, the OS named as os-name does
 # (uname: rustix's `system`), resource links and MCP errors, a left-out name's bytes, the
-# config file for history, checkpoints and mcp list, native replays: 14.3 KB, 8.8 KB of it in the
-# minimal agent's parts.
-line binary "  the same, no larger than today (ceiling 4.876 MB)" "$(mb "$b")" "$(is "$b <= 4876000")" must
+# config file for history, checkpoints and mcp list, native replays, a launcher's /proc/PID
+# covered whole: 15.2 KB, 9.1 KB of it in the minimal agent's parts.
+line binary "  the same, no larger than today (ceiling 4.877 MB)" "$(mb "$b")" "$(is "$b <= 4877000")" must
 m=$(size "$tgt/release-min/agent-min")
 line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "$(mb "$m")" "$(is "$m <= 2000000")"
 # (Raised from 2.9 to 2.92 MB on 2026-12-03, at 2,905,024 B: the Responses API, OpenAI's own
@@ -384,10 +384,10 @@ line binary "minimal agent (--no-default-features), stripped (goal <= 2.0 MB)" "
 # Raised to 3.136 MB on 2026-12-07 (a sixth session that day), at 3,135,416 B: of the same
 # reviews' fixes (above), those in the minimal agent's own parts (native arguments, the image
 # limits, the usage counts, the provider by URL, the replay's exit, the 429 wordings): 7.2 KB.
-# Raised to 3.145 MB on 2026-12-07 (a seventh session), at 3,144,280 B: of the same reviews'
+# Raised to 3.145 MB on 2026-12-07 (a seventh session), at 3,144,568 B: of the same reviews'
 # fixes (above), those in the minimal agent's own parts (the edits' stamp, the policy per task,
 # the OS name, the SEARCH as written, the resume's saved provider, the config file's readers,
-# native replays, the closed command output waited for): 8.8 KB.
+# native replays, the closed command output waited for): 9.1 KB.
 line binary "  the same, no larger than today (ceiling 3.145 MB)" "$(mb "$m")" "$(is "$m <= 3145000")" must
 if [ $binary_only = 0 ]; then
   # What the minimal agent cannot go below: its search and walk (ripgrep's crates, the regex
