@@ -269,12 +269,9 @@ fn commit(steps: Vec<Step>, fuzz: u64, ctx: &mut Ctx<'_>) -> Outcome {
     for s in &steps {
         // In an editor a file read from its buffer is written there: the buffer's text must be
         // as read (saving it to disk meanwhile loses nothing).
-        let changed = still_there(ctx, &s.shown, &s.abs).is_ok()
-            && match s.buffer.as_ref().map(|was| (was, ctx.term.buffer_text(&s.abs))) {
-                Some((was, Some(Ok(now)))) => now != *was,
-                _ => fsx::stamp(&s.abs) != s.was,
-            };
-        if changed {
+        if still_there(ctx, &s.shown, &s.abs).is_ok()
+            && super::write::changed_since(ctx, &s.abs, s.was, s.buffer.as_deref())
+        {
             let msg = format!(
                 "{} was changed (by the person or a program) while this patch waited, so no file was changed: applying it would have overwritten that change. Read the file again and make the patch on what it holds now.",
                 s.shown

@@ -330,6 +330,16 @@ struct Read<'a> {
     buffer: Option<&'a str>,
 }
 
+/// Whether the file at `abs` changed since it was read: in an editor, when its buffer gave
+/// the text (`buffer`), whether the buffer's text differs (the edit goes there); else whether
+/// its stamp on disk differs from `stamp`. Shared with `apply_patch`.
+pub(super) fn changed_since(ctx: &mut Ctx<'_>, abs: &Path, stamp: Option<fsx::Stamp>, buffer: Option<&str>) -> bool {
+    match buffer.map(|was| (was, ctx.term.buffer_text(abs))) {
+        Some((was, Some(Ok(now)))) => now != was,
+        _ => fsx::stamp(abs) != stamp,
+    }
+}
+
 /// Writes the file in its `form` — after the person's edits, when they chose to edit the
 /// proposal — and gives the model Cline's success text with the file as saved (and the
 /// person's changes as a patch, when they made any). `abs` is where `path` led when it was
@@ -365,11 +375,7 @@ fn save(ctx: &mut Ctx<'_>, abs: &Path, path: &str, proposed: &str, edit: bool, f
     // saving it to disk meanwhile changed nothing the edit would lose).
     // (A file read from disk is not asked of the editor: a file that was not there would be
     // answered an error, one not UTF-8 decoded otherwise than here.)
-    let changed = match read.buffer.map(|was| (was, ctx.term.buffer_text(abs))) {
-        Some((was, Some(Ok(now)))) => now != was,
-        _ => fsx::stamp(abs) != read.stamp,
-    };
-    if changed {
+    if changed_since(ctx, abs, read.stamp, read.buffer) {
         let msg = format!(
             "{path} was changed (by the person or a program) while this edit waited, so the edit was not saved: saving it would have overwritten that change. Read the file again and make the edit on what it holds now."
         );
